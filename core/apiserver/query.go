@@ -1,0 +1,171 @@
+package apiserver
+
+import (
+	"fmt"
+	"net/url"
+	"strconv"
+
+	"kubeplay/core/schema"
+	"kubeplay/core/selector"
+	"kubeplay/core/storage"
+)
+
+// listOptions are the query parameters of get, list and watch, parsed and checked
+// as kube-apiserver's parameter codec and ValidateListOptions do.
+type listOptions struct {
+	Labels  selector.Labels
+	Fields  selector.Fields
+	Watch   bool
+	// ResourceVersion is the raw parameter; RV its value when set and not "0".
+	ResourceVersion   string
+	RV                int64
+	Match             string // resourceVersionMatch
+	Limit             int64
+	Continue          string
+	TimeoutSeconds    *int64
+	AllowBookmarks    bool
+	SendInitialEvents *bool
+}
+
+// parseBool reads a boolean query parameter as kube's conversion does.
+func parseBool(name, v string) (bool, error) {
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return false, errBadRequest(fmt.Sprintf("strconv.ParseBool: parsing %q: invalid syntax", v))
+	}
+	return b, nil
+}
+
+func parseInt(v string) (int64, error) {
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		return 0, errBadRequest(err.Error())
+	}
+	return n, nil
+}
+
+// parseListOptions reads the list/watch/get parameters of q for res.
+func parseListOptions(q url.Values, res *schema.Resource) (*listOptions, error) {
+	o := &listOptions{}
+	var err error
+	if v := q.Get("labelSelector"); v != "" {
+		if o.Labels, err = selector.ParseLabels(v); err != nil {
+			return nil, errBadRequest(err.Error())
+		}
+	}
+	if v := q.Get("fieldSelector"); v != "" {
+		if o.Fields, err = selector.ParseFields(v); err != nil {
+			return nil, errBadRequest(err.Error())
+		}
+		if err := o.Fields.Check(res.SupportsField, res.Kind); err != nil {
+			return nil, errBadRequest(err.Error())
+		}
+	}
+	if v := q.Get("watch"); v != "" {
+		if o.Watch, err = parseBool("watch", v); err != nil {
+			return nil, err
+		}
+	}
+	if v := q.Get("allowWatchBookmarks"); v != "" {
+		if o.AllowBookmarks, err = parseBool("allowWatchBookmarks", v); err != nil {
+			return nil, err
+		}
+	}
+	if v := q.Get("sendInitialEvents"); v != "" {
+		b, err := parseBool("sendInitialEvents", v)
+		if err != nil {
+			return nil, err
+		}
+		o.SendInitialEvents = &b
+	}
+	if v := q.Get("timeoutSeconds"); v != "" {
+		n, err := parseInt(v)
+		if err != nil {
+			return nil, err
+		}
+		o.TimeoutSeconds = &n
+	}
+	if v := q.Get("limit"); v != "" {
+		if o.Limit, err = parseInt(v); err != nil {
+			return nil, err
+		}
+	}
+	o.Continue = q.Get("continue")
+	o.Match = q.Get("resourceVersionMatch")
+	o.ResourceVersion = q.Get("resourceVersion")
+	if errs := o.validate(); len(errs) > 0 {
+		return nil, errInvalid("meta.k8s.io", "ListOptions", "", errs)
+	}
+	if o.ResourceVersion != "" {
+		if o.RV, err = parseResourceVersion(o.ResourceVersion); err != nil {
+			return nil, err
+		}
+	}
+	return o, nil
+}
+
+// parseResourceVersion reads a resourceVersion parameter: opaque to clients, a
+// revision number to the server.
+func parseResourceVersion(v string) (int64, error) {
+	n, err := strconv.ParseUint(v, 10, 63)
+	if err != nil {
+		return 0, errBadRequest(fmt.Sprintf("invalid resource version %q: %v", v, err))
+	}
+	return int64(n), nil
+}
+
+// validate is kube's ValidateListOptions for list and watch.
+func (o *listOptions) validate() []fieldError {
+	var errs []fieldError
+	if o.Watch {
+		if o.SendInitialEvents != nil && o.Match != "NotOlderThan" {
+			errs = append(errs, forbiddenValue("resourceVersionMatch", "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan"))
+		}
+		if o.Match != "" {
+			if o.SendInitialEvents == nil {
+				errs = append(errs, forbiddenValue("resourceVersionMatch", "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided"))
+			}
+			if o.Match != "NotOlderThan" {
+				errs = append(errs, fieldError{Type: "FieldValueNotSupported", Field: "resourceVersionMatch", Value: o.Match, hasVal: true,
+					Detail: `supported values: "NotOlderThan"`})
+			}
+			if o.Continue != "" {
+				errs = append(errs, forbiddenValue("resourceVersionMatch", "resourceVersionMatch is forbidden when continue is provided"))
+			}
+		}
+		return errs
+	}
+	if o.Match != "" {
+		if o.ResourceVersion == "" {
+			errs = append(errs, forbiddenValue("resourceVersionMatch", "resourceVersionMatch is forbidden unless resourceVersion is provided"))
+		}
+		if o.Continue != "" {
+			errs = append(errs, forbiddenValue("resourceVersionMatch", "resourceVersionMatch is forbidden when continue is provided"))
+		}
+		if o.Match != "Exact" && o.Match != "NotOlderThan" {
+			errs = append(errs, fieldError{Type: "FieldValueNotSupported", Field: "resourceVersionMatch", Value: o.Match, hasVal: true,
+				Detail: `supported values: "Exact", "NotOlderThan", ""`})
+		}
+		if o.Match == "Exact" && o.ResourceVersion == "0" {
+			errs = append(errs, forbiddenValue("resourceVersionMatch", `resourceVersionMatch "exact" is forbidden for resourceVersion "0"`))
+		}
+	}
+	if o.SendInitialEvents != nil {
+		errs = append(errs, forbiddenValue("sendInitialEvents", "sendInitialEvents is forbidden for list"))
+	}
+	return errs
+}
+
+// filter is the store filter for the selectors, or nil when they select everything.
+func (o *listOptions) filter() storage.Filter {
+	if o.Labels.Empty() && o.Fields.Empty() {
+		return nil
+	}
+	labels, fields := o.Labels, o.Fields
+	return func(a storage.Attrs) bool {
+		return labels.Matches(a.Labels) && fields.Matches(a.Fields)
+	}
+}
+
+// hasSelectors says whether the list is filtered (remainingItemCount is unknown).
+func (o *listOptions) hasSelectors() bool { return !o.Labels.Empty() || !o.Fields.Empty() }

@@ -1,0 +1,134 @@
+package apiserver
+
+import (
+	"context"
+	"net/http"
+	"strings"
+)
+
+// RequestInfo is what a request is about, parsed from its method and path as
+// kube-apiserver's RequestInfoFactory does. Later filters (authorization, API
+// Priority and Fairness, logging) classify requests by it.
+type RequestInfo struct {
+	IsResourceRequest bool
+	Path              string
+	// Verb is kube's verb: get, list, watch, create, update, patch, delete,
+	// deletecollection for resources; the lowercase HTTP method otherwise.
+	Verb        string
+	APIPrefix   string // "api" or "apis"
+	APIGroup    string
+	APIVersion  string
+	Namespace   string
+	Resource    string
+	Subresource string
+	Name        string
+	Parts       []string
+}
+
+// specialVerbs take the form /api/v1/watch/namespaces/NS/pods.
+var specialVerbs = map[string]bool{"proxy": true, "watch": true}
+
+// ParseRequestInfo classifies r.
+func ParseRequestInfo(r *http.Request) *RequestInfo {
+	info := &RequestInfo{Path: r.URL.Path, Verb: strings.ToLower(r.Method)}
+	parts := splitPath(r.URL.Path)
+	if len(parts) < 3 || (parts[0] != "api" && parts[0] != "apis") {
+		return info
+	}
+	info.APIPrefix = parts[0]
+	parts = parts[1:]
+	if info.APIPrefix == "apis" {
+		if len(parts) < 3 {
+			return info // /apis/GROUP or /apis/GROUP/VERSION: discovery
+		}
+		info.APIGroup = parts[0]
+		parts = parts[1:]
+	}
+	info.IsResourceRequest = true
+	info.APIVersion = parts[0]
+	parts = parts[1:]
+
+	if specialVerbs[parts[0]] {
+		if len(parts) < 2 {
+			info.IsResourceRequest = false
+			return info
+		}
+		info.Verb = parts[0]
+		parts = parts[1:]
+	} else {
+		switch r.Method {
+		case http.MethodPost:
+			info.Verb = "create"
+		case http.MethodGet, http.MethodHead:
+			info.Verb = "get"
+		case http.MethodPut:
+			info.Verb = "update"
+		case http.MethodPatch:
+			info.Verb = "patch"
+		case http.MethodDelete:
+			info.Verb = "delete"
+		default:
+			info.Verb = ""
+		}
+	}
+
+	if parts[0] == "namespaces" && len(parts) > 1 {
+		info.Namespace = parts[1]
+		// /namespaces/NS/status and /finalize are the namespace's own subresources.
+		if len(parts) > 2 && parts[2] != "status" && parts[2] != "finalize" {
+			parts = parts[2:]
+		}
+	}
+	info.Parts = parts
+	switch {
+	case len(parts) >= 3:
+		info.Subresource = parts[2]
+		fallthrough
+	case len(parts) == 2:
+		info.Name = parts[1]
+		fallthrough
+	case len(parts) == 1:
+		info.Resource = parts[0]
+	}
+	if info.Name == "" && info.Verb == "get" {
+		info.Verb = "list"
+	}
+	if info.Name == "" && info.Verb == "delete" {
+		info.Verb = "deletecollection"
+	}
+	if info.Verb == "list" && isWatchRequest(r) {
+		info.Verb = "watch"
+	}
+	return info
+}
+
+func isWatchRequest(r *http.Request) bool {
+	switch strings.ToLower(r.URL.Query().Get("watch")) {
+	case "1", "true", "t", "y", "yes":
+		return true
+	}
+	return false
+}
+
+func splitPath(p string) []string {
+	p = strings.Trim(p, "/")
+	if p == "" {
+		return nil
+	}
+	return strings.Split(p, "/")
+}
+
+type ctxKey int
+
+const requestInfoKey ctxKey = iota
+
+// WithRequestInfo stores info in ctx.
+func WithRequestInfo(ctx context.Context, info *RequestInfo) context.Context {
+	return context.WithValue(ctx, requestInfoKey, info)
+}
+
+// RequestInfoFrom returns the request's RequestInfo.
+func RequestInfoFrom(ctx context.Context) *RequestInfo {
+	info, _ := ctx.Value(requestInfoKey).(*RequestInfo)
+	return info
+}

@@ -1,0 +1,407 @@
+package apiserver
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"kubeplay/core/object"
+	"kubeplay/core/schema"
+	"kubeplay/core/storage"
+)
+
+// target is what a resource request addresses.
+type target struct {
+	res       *schema.Resource
+	namespace string // "" for cluster-scoped resources and all-namespace lists
+	name      string
+	sub       string
+}
+
+// serveResource routes a resource request to its verb.
+func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info *RequestInfo) {
+	t, allow, st := s.resolve(info)
+	if st != nil {
+		writeStatus(w, st)
+		return
+	}
+	if !methodAllowed(r.Method, allow) {
+		w.Header().Set("Allow", strings.Join(allow, ", "))
+		writeStatus(w, errMethodNotAllowed())
+		return
+	}
+	if t.sub != "" && t.sub != "status" {
+		writeStatus(w, errPathNotFound())
+		return
+	}
+	var err error
+	switch info.Verb {
+	case "get":
+		err = s.get(w, r, t)
+	case "list":
+		err = s.list(w, r, t)
+	case "watch":
+		err = s.serveWatch(w, r, t)
+	case "create":
+		err = s.create(w, r, t)
+	case "update":
+		err = s.update(w, r, t)
+	case "patch":
+		err = s.patch(w, r, t)
+	case "delete":
+		err = s.delete(w, r, t)
+	case "deletecollection":
+		err = s.deleteCollection(w, r, t)
+	default:
+		w.Header().Set("Allow", strings.Join(allow, ", "))
+		err = errMethodNotAllowed()
+	}
+	if err != nil {
+		writeStatus(w, asStatus(err))
+	}
+}
+
+// resolve finds the resource and the methods its path allows.
+func (s *Server) resolve(info *RequestInfo) (target, []string, *Status) {
+	var t target
+	res := s.registry.Lookup(info.APIGroup, info.APIVersion, info.Resource)
+	if res == nil || (info.APIPrefix == "api") != (res.Group == "") {
+		return t, nil, errPathNotFound()
+	}
+	t = target{res: res, namespace: info.Namespace, name: info.Name, sub: info.Subresource}
+	if res.Plural == "namespaces" {
+		t.namespace = ""
+	}
+	parts := info.Parts
+	if len(parts) > 3 {
+		return t, nil, errPathNotFound()
+	}
+	// A namespaced path to a cluster-scoped resource, or a named object of a
+	// namespaced resource without its namespace, does not exist.
+	inNamespace := info.Namespace != "" && res.Plural != "namespaces"
+	if inNamespace && !res.Namespaced {
+		return t, nil, errPathNotFound()
+	}
+	if info.Verb == "watch" {
+		if t.sub != "" {
+			return t, nil, errPathNotFound()
+		}
+		return t, []string{http.MethodGet}, nil
+	}
+	switch {
+	case t.name == "" && res.Namespaced && !inNamespace:
+		return t, []string{http.MethodGet}, nil
+	case t.name == "":
+		allow := []string{http.MethodGet, http.MethodPost}
+		if res.HasVerb("deletecollection") {
+			allow = append(allow, http.MethodDelete)
+		}
+		return t, allow, nil
+	case res.Namespaced && !inNamespace:
+		return t, nil, errPathNotFound()
+	case t.sub != "":
+		sub := res.Sub(t.sub)
+		if sub == nil {
+			return t, nil, errPathNotFound()
+		}
+		return t, verbMethods(sub.Verbs), nil
+	}
+	return t, []string{http.MethodDelete, http.MethodGet, http.MethodPatch, http.MethodPut}, nil
+}
+
+func verbMethods(verbs []string) []string {
+	var out []string
+	for _, v := range verbs {
+		switch v {
+		case "get":
+			out = append(out, http.MethodGet)
+		case "create":
+			out = append(out, http.MethodPost)
+		case "update":
+			out = append(out, http.MethodPut)
+		case "patch":
+			out = append(out, http.MethodPatch)
+		case "delete":
+			out = append(out, http.MethodDelete)
+		}
+	}
+	return out
+}
+
+func methodAllowed(method string, allow []string) bool {
+	if method == http.MethodHead {
+		method = http.MethodGet
+	}
+	for _, m := range allow {
+		if m == method {
+			return true
+		}
+	}
+	return false
+}
+
+// waitFresh waits (briefly) until the store has reached rev, as kube-apiserver's
+// watch cache does, and answers 504 "Too large resource version" otherwise.
+func (s *Server) waitFresh(ctx context.Context, rev int64) error {
+	if rev <= s.store.Revision() {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.FreshnessWait)
+	defer cancel()
+	if err := s.store.WaitForRevision(ctx, rev); err != nil {
+		return errTooLargeResourceVersion(rev, s.store.Revision())
+	}
+	return nil
+}
+
+func (s *Server) get(w http.ResponseWriter, r *http.Request, t target) error {
+	if v := r.URL.Query().Get("resourceVersion"); v != "" && v != "0" {
+		rv, err := parseResourceVersion(v)
+		if err != nil {
+			return err
+		}
+		if err := s.waitFresh(r.Context(), rv); err != nil {
+			return err
+		}
+	}
+	val, ok := s.store.Get(objectKey(t.res, t.namespace, t.name))
+	if !ok {
+		return errNotFound(t.res.Group, t.res.Plural, t.name)
+	}
+	writeObject(w, http.StatusOK, t.res, val)
+	return nil
+}
+
+func writeObject(w http.ResponseWriter, code int, res *schema.Resource, stored []byte) {
+	b := object.WithTypeMeta(stored, res.Kind, res.APIVersion())
+	writeBody(w, code, "application/json", append(b, '\n'))
+}
+
+// listBinding ties continue tokens to one list: collection, namespace, selectors.
+func listBinding(t target, o *listOptions) string {
+	return collectionPrefix(t.res, t.namespace) + "\x00" + o.Labels.String() + "\x00" + o.Fields.String()
+}
+
+func (s *Server) list(w http.ResponseWriter, r *http.Request, t target) error {
+	o, err := parseListOptions(r.URL.Query(), t.res)
+	if err != nil {
+		return err
+	}
+	prefix := collectionPrefix(t.res, t.namespace)
+	lo := storage.ListOptions{Prefix: prefix, Filter: o.filter()}
+	if o.Limit > 0 {
+		lo.Limit = int(o.Limit)
+	}
+	binding := listBinding(t, o)
+	switch {
+	case o.Continue != "":
+		if o.ResourceVersion != "" && o.ResourceVersion != "0" {
+			return errBadRequest("specifying resource version is not allowed when using continue")
+		}
+		rv, after, err := decodeContinue(o.Continue, binding)
+		if err != nil {
+			return err
+		}
+		lo.After = prefix + after
+		if rv > 0 {
+			lo.Rev = rv
+		}
+	case o.Match == "Exact" || (o.Match == "" && o.RV > 0 && o.Limit > 0):
+		if err := s.waitFresh(r.Context(), o.RV); err != nil {
+			return err
+		}
+		lo.Rev = o.RV
+	case o.RV > 0: // Not older than
+		if err := s.waitFresh(r.Context(), o.RV); err != nil {
+			return err
+		}
+	}
+	res, err := s.store.List(lo)
+	switch {
+	case errors.Is(err, storage.ErrCompacted) && o.Continue != "":
+		st := errExpired(inconsistentContinue)
+		st.Metadata.Continue = encodeContinue(-1, strings.TrimPrefix(lo.After, prefix), binding)
+		return st
+	case errors.Is(err, storage.ErrCompacted):
+		return errExpired("The resourceVersion for the provided list is too old.")
+	case errors.Is(err, storage.ErrFutureRevision):
+		return errTooLargeResourceVersion(lo.Rev, s.store.Revision())
+	case err != nil:
+		return err
+	}
+	meta := listMeta{ResourceVersion: strconv.FormatInt(res.Rev, 10)}
+	if res.More && len(res.Items) > 0 {
+		meta.Continue = encodeContinue(res.Rev, strings.TrimPrefix(res.Items[len(res.Items)-1].Key, prefix), binding)
+		if !o.hasSelectors() && res.Remaining > 0 {
+			n := res.Remaining
+			meta.RemainingItemCount = &n
+		}
+	}
+	writeList(w, t.res, meta, res.Items)
+	return nil
+}
+
+const inconsistentContinue = "The provided continue parameter is too old to display a consistent list result. " +
+	"You can start a new list without the continue parameter, or use the continue token in this response to " +
+	"retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - " +
+	"objects that were created, modified, or deleted between the time the first chunk was returned and now may " +
+	"show up in the list."
+
+type listMeta struct {
+	ResourceVersion    string `json:"resourceVersion,omitempty"`
+	Continue           string `json:"continue,omitempty"`
+	RemainingItemCount *int64 `json:"remainingItemCount,omitempty"`
+}
+
+// writeList writes a <Kind>List whose items are the stored bytes as they are.
+func writeList(w http.ResponseWriter, res *schema.Resource, meta listMeta, items []storage.Item) {
+	size := 128
+	for _, it := range items {
+		size += len(it.Value) + 1
+	}
+	b := make([]byte, 0, size)
+	b = append(b, `{"kind":`...)
+	b = strconv.AppendQuote(b, res.ListKind())
+	b = append(b, `,"apiVersion":`...)
+	b = strconv.AppendQuote(b, res.APIVersion())
+	b = append(b, `,"metadata":`...)
+	mb, _ := json.Marshal(meta)
+	b = append(b, mb...)
+	b = append(b, `,"items":[`...)
+	for i, it := range items {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, it.Value...)
+	}
+	b = append(b, "]}\n"...)
+	writeBody(w, http.StatusOK, "application/json", b)
+}
+
+// readBody reads a request body within the server's limit.
+func readBody(r *http.Request) ([]byte, error) {
+	if r.Body == nil {
+		return nil, nil
+	}
+	b, err := io.ReadAll(r.Body)
+	var tooLarge *http.MaxBytesError
+	if errors.As(err, &tooLarge) {
+		return nil, errRequestEntityTooLarge(tooLarge.Limit)
+	}
+	if err != nil {
+		return nil, errBadRequest(err.Error())
+	}
+	return b, nil
+}
+
+// readObject reads and decodes the object of a create or update, checking that
+// it is of the resource's kind and apiVersion (defaulting them when absent).
+func readObject(r *http.Request, res *schema.Resource) (object.Object, error) {
+	if err := checkContentType(r); err != nil {
+		return nil, err
+	}
+	body, err := readBody(r)
+	if err != nil {
+		return nil, err
+	}
+	obj, err := object.Decode(body)
+	if err != nil {
+		return nil, errBadRequest(fmt.Sprintf("the object provided is unrecognized (must be of type %s): couldn't get version/kind; json parse error: %v", res.Kind, err))
+	}
+	kind, _ := obj["kind"].(string)
+	apiVersion, _ := obj["apiVersion"].(string)
+	if apiVersion != "" && apiVersion != res.APIVersion() {
+		return nil, errBadRequest(fmt.Sprintf("the API version in the data (%s) does not match the expected API version (%s)", apiVersion, res.APIVersion()))
+	}
+	if kind != "" && kind != res.Kind {
+		return nil, errBadRequest(fmt.Sprintf("the object provided is unrecognized (must be of type %s): kind %q does not match the resource's kind", res.Kind, kind))
+	}
+	if err := checkMetadataTypes(obj, res); err != nil {
+		return nil, err
+	}
+	return obj, nil
+}
+
+func checkContentType(r *http.Request) error {
+	ct := r.Header.Get("Content-Type")
+	if ct == "" {
+		return nil
+	}
+	mt, _, _ := strings.Cut(ct, ";")
+	if strings.TrimSpace(strings.ToLower(mt)) == "application/json" {
+		return nil
+	}
+	return newStatus(http.StatusUnsupportedMediaType, "UnsupportedMediaType",
+		"the body of the request was in an unknown format - accepted media types include: application/json", nil)
+}
+
+// checkMetadataTypes rejects metadata whose fields have the wrong JSON types, as
+// kube's typed decoder does.
+func checkMetadataTypes(obj object.Object, res *schema.Resource) error {
+	bad := func(field, want string, v any) error {
+		return errBadRequest(fmt.Sprintf("the object provided is unrecognized (must be of type %s): json: cannot unmarshal %s into Go struct field %s of type %s",
+			res.Kind, jsonTypeName(v), field, want))
+	}
+	md, present := obj["metadata"]
+	if !present || md == nil {
+		obj["metadata"] = map[string]any{}
+		return nil
+	}
+	m, ok := md.(map[string]any)
+	if !ok {
+		return bad(res.Kind+".metadata", "v1.ObjectMeta", md)
+	}
+	for _, f := range []string{"name", "generateName", "namespace", "resourceVersion", "uid"} {
+		if v, ok := m[f]; ok && v != nil {
+			if _, ok := v.(string); !ok {
+				return bad("ObjectMeta.metadata."+f, "string", v)
+			}
+		}
+	}
+	for _, f := range []string{"labels", "annotations"} {
+		if v, ok := m[f]; ok && v != nil {
+			mm, ok := v.(map[string]any)
+			if !ok {
+				return bad("ObjectMeta.metadata."+f, "map[string]string", v)
+			}
+			for _, x := range mm {
+				if _, ok := x.(string); !ok {
+					return bad("ObjectMeta.metadata."+f, "string", x)
+				}
+			}
+		}
+	}
+	if v, ok := m["finalizers"]; ok && v != nil {
+		list, ok := v.([]any)
+		if !ok {
+			return bad("ObjectMeta.metadata.finalizers", "[]string", v)
+		}
+		for _, x := range list {
+			if _, ok := x.(string); !ok {
+				return bad("ObjectMeta.metadata.finalizers", "string", x)
+			}
+		}
+	}
+	return nil
+}
+
+func jsonTypeName(v any) string {
+	switch v.(type) {
+	case map[string]any:
+		return "object"
+	case []any:
+		return "array"
+	case string:
+		return "string"
+	case bool:
+		return "bool"
+	case nil:
+		return "null"
+	}
+	return "number"
+}

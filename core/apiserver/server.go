@@ -1,0 +1,267 @@
+// Package apiserver owns kubeplay's Kubernetes API: an http.Handler that routes
+// requests as kube-apiserver does, serves discovery, the verbs on every resource
+// type of the schema registry, list/watch with kube's resourceVersion semantics,
+// chunking, and answers every error as a metav1.Status.
+//
+// The handler is a chain of filters around the router, in kube-apiserver's generic
+// server order: panic recovery, request info, request log, body limit, then the
+// host's filters (authentication, API Priority and Fairness) and the router.
+package apiserver
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"kubeplay/core/object"
+	"kubeplay/core/schema"
+	"kubeplay/core/storage"
+)
+
+// Filter wraps a handler, as kube-apiserver's filters do.
+type Filter func(http.Handler) http.Handler
+
+// Config configures a Server. The zero value serves an in-memory sandbox.
+type Config struct {
+	// Persister makes the store durable; nil keeps it in memory.
+	Persister storage.Persister
+	// HistoryWindow and HistoryLimit bound the change history (default 5m, 10,000).
+	HistoryWindow time.Duration
+	HistoryLimit  int
+	// WatchBuffer is how far a watcher may lag before it is closed (default 1,000).
+	WatchBuffer int
+	// BookmarkInterval is how often a watch with allowWatchBookmarks gets a BOOKMARK
+	// (default 1m, as kube-apiserver's watch cache).
+	BookmarkInterval time.Duration
+	// MaxWatchTimeout caps a watch's life; 0 uses kube's 30–60 min. The browser host
+	// sets it below the service worker's lifetime.
+	MaxWatchTimeout time.Duration
+	// FreshnessWait is how long a read waits for a newer resourceVersion than the
+	// store has before 504 "Too large resource version" (default 3s, as kube).
+	FreshnessWait time.Duration
+	// MaxRequestBytes limits request bodies (default 3 MiB, as kube-apiserver).
+	MaxRequestBytes int64
+	// Filters run after request info and before the router, outermost first:
+	// authentication, API Priority and Fairness.
+	Filters []Filter
+	// Logf, when set, gets one line per request.
+	Logf func(format string, args ...any)
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// Server is the API server core.
+type Server struct {
+	cfg      Config
+	store    *storage.Store
+	registry *schema.Registry
+	handler  http.Handler
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+}
+
+// New starts a server: it opens (or restores) the store, creates the system
+// namespaces if they are missing and starts the namespace controller.
+func New(cfg Config) (*Server, error) {
+	if cfg.BookmarkInterval <= 0 {
+		cfg.BookmarkInterval = time.Minute
+	}
+	if cfg.FreshnessWait <= 0 {
+		cfg.FreshnessWait = 3 * time.Second
+	}
+	if cfg.MaxRequestBytes <= 0 {
+		cfg.MaxRequestBytes = 3 << 20
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	s := &Server{cfg: cfg, registry: schema.NewRegistry(schema.Builtins()...)}
+	store, err := storage.Open(storage.Config{
+		Attrs:         s.attrs,
+		Restamp:       object.Restamp,
+		HistoryWindow: cfg.HistoryWindow,
+		HistoryLimit:  cfg.HistoryLimit,
+		WatchBuffer:   cfg.WatchBuffer,
+		Persister:     cfg.Persister,
+		Now:           cfg.Now,
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.store = store
+	s.ctx, s.cancel = context.WithCancel(context.Background())
+	if err := s.bootstrap(); err != nil {
+		store.Close()
+		return nil, err
+	}
+	s.handler = s.buildChain()
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		s.runNamespaceController(s.ctx)
+	}()
+	return s, nil
+}
+
+// Close stops the controllers and closes the store (ending every watch).
+func (s *Server) Close() error {
+	s.cancel()
+	err := s.store.Close()
+	s.wg.Wait()
+	return err
+}
+
+// Store is the server's store, for hosts and tests.
+func (s *Server) Store() *storage.Store { return s.store }
+
+// ServeHTTP serves the API.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
+
+func (s *Server) buildChain() http.Handler {
+	var h http.Handler = http.HandlerFunc(s.route)
+	for i := len(s.cfg.Filters) - 1; i >= 0; i-- {
+		h = s.cfg.Filters[i](h)
+	}
+	h = withMaxBody(h, s.cfg.MaxRequestBytes)
+	h = withStandardHeaders(h)
+	if s.cfg.Logf != nil {
+		h = withRequestLog(h, s.cfg.Logf, s.cfg.Now)
+	}
+	h = withRequestInfo(h)
+	return withPanicRecovery(h)
+}
+
+func withPanicRecovery(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			if v := recover(); v != nil {
+				if v == http.ErrAbortHandler {
+					panic(v)
+				}
+				writeStatus(w, errInternal(fmt.Errorf("panic: %v", v)))
+			}
+		}()
+		next.ServeHTTP(w, r)
+	})
+}
+
+func withRequestInfo(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		next.ServeHTTP(w, r.WithContext(WithRequestInfo(r.Context(), ParseRequestInfo(r))))
+	})
+}
+
+// withStandardHeaders sets the headers kube-apiserver puts on every response.
+func withStandardHeaders(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("Cache-Control", "no-cache, private")
+		h.Set("Audit-Id", newUID())
+		next.ServeHTTP(w, r)
+	})
+}
+
+// withMaxBody answers 413 for bodies over limit before anything reads them, and
+// caps what a handler can read when the length is not announced.
+func withMaxBody(next http.Handler, limit int64) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.ContentLength > limit {
+			writeStatus(w, errRequestEntityTooLarge(limit))
+			return
+		}
+		if r.Body != nil {
+			r.Body = http.MaxBytesReader(w, r.Body, limit)
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+type statusRecorder struct {
+	http.ResponseWriter
+	code  int
+	bytes int
+}
+
+func (r *statusRecorder) WriteHeader(code int) {
+	if r.code == 0 {
+		r.code = code
+	}
+	r.ResponseWriter.WriteHeader(code)
+}
+
+func (r *statusRecorder) Write(b []byte) (int, error) {
+	if r.code == 0 {
+		r.code = http.StatusOK
+	}
+	n, err := r.ResponseWriter.Write(b)
+	r.bytes += n
+	return n, err
+}
+
+func (r *statusRecorder) Flush() {
+	if f, ok := r.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
+
+func withRequestLog(next http.Handler, logf func(string, ...any), now func() time.Time) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := now()
+		rec := &statusRecorder{ResponseWriter: w}
+		next.ServeHTTP(rec, r)
+		info := RequestInfoFrom(r.Context())
+		logf("%s %s verb=%s code=%d bytes=%d in %s", r.Method, r.URL.RequestURI(), info.Verb, rec.code, rec.bytes,
+			now().Sub(start).Round(time.Microsecond))
+	})
+}
+
+// route dispatches to discovery, health, version or the resource handlers.
+func (s *Server) route(w http.ResponseWriter, r *http.Request) {
+	info := RequestInfoFrom(r.Context())
+	if info.IsResourceRequest {
+		s.serveResource(w, r, info)
+		return
+	}
+	p := strings.TrimSuffix(r.URL.Path, "/")
+	switch {
+	case p == "/version":
+		s.serveVersion(w, r)
+	case p == "/healthz" || p == "/livez" || p == "/readyz" ||
+		strings.HasPrefix(p, "/healthz/") || strings.HasPrefix(p, "/livez/") || strings.HasPrefix(p, "/readyz/"):
+		serveHealth(w, r)
+	case p == "/api" || p == "/apis" || strings.HasPrefix(p, "/api/") || strings.HasPrefix(p, "/apis/"):
+		s.serveDiscovery(w, r)
+	case p == "/openapi/v3" || strings.HasPrefix(p, "/openapi/v3/"):
+		s.serveOpenAPI(w, r)
+	default:
+		writeStatus(w, errPathNotFound())
+	}
+}
+
+func newUID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	h := hex.EncodeToString(b[:])
+	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
+}
+
+// attrs gives the store the labels and fields of a stored object.
+func (s *Server) attrs(key string, value []byte) storage.Attrs {
+	res := s.resourceForKey(key)
+	obj, err := object.Decode(value)
+	if err != nil || res == nil {
+		return storage.Attrs{}
+	}
+	return storage.Attrs{Labels: object.Labels(obj), Fields: res.FieldSet(obj)}
+}

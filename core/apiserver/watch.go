@@ -1,0 +1,230 @@
+package apiserver
+
+import (
+	"errors"
+	"math/rand/v2"
+	"net/http"
+	"net/url"
+	"strconv"
+	"time"
+
+	"kubeplay/core/object"
+	"kubeplay/core/schema"
+	"kubeplay/core/selector"
+	"kubeplay/core/storage"
+)
+
+// kube-apiserver's --min-request-timeout: a watch without timeoutSeconds lives
+// between one and two of these.
+const minRequestTimeout = 30 * time.Minute
+
+// initialEventsEndAnnotation marks the bookmark that ends a watch's initial events.
+const initialEventsEndAnnotation = "k8s.io/initial-events-end"
+
+// serveWatch streams changes as kube-apiserver's watch handler does: newline
+// separated JSON WatchEvents, each flushed as it happens.
+func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, t target) error {
+	q := r.URL.Query()
+	if q.Get("watch") == "" {
+		q = cloneValues(q)
+		q.Set("watch", "true")
+	}
+	o, err := parseListOptions(q, t.res)
+	if err != nil {
+		return err
+	}
+	if t.name != "" {
+		o.Fields = append(o.Fields, selector.Term{Field: "metadata.name", Equal: true, Value: t.name})
+	}
+	wo := storage.WatchOptions{Prefix: collectionPrefix(t.res, t.namespace), Filter: o.filter()}
+	initial := false
+	switch {
+	case o.SendInitialEvents != nil && *o.SendInitialEvents:
+		if o.RV > 0 {
+			if err := s.waitFresh(r.Context(), o.RV); err != nil {
+				return err
+			}
+		}
+		wo.Initial, initial = true, true
+	case o.SendInitialEvents != nil: // false: changes only
+		wo.Since = o.RV
+		if o.ResourceVersion == "" || o.ResourceVersion == "0" {
+			wo.Since = s.store.Revision()
+		}
+	case o.ResourceVersion == "" || o.ResourceVersion == "0":
+		wo.Initial = true
+	default:
+		wo.Since = o.RV
+	}
+
+	timeout := minRequestTimeout + time.Duration(rand.Int64N(int64(minRequestTimeout)))
+	if o.TimeoutSeconds != nil && *o.TimeoutSeconds != 0 {
+		timeout = time.Duration(*o.TimeoutSeconds) * time.Second
+	}
+	if s.cfg.MaxWatchTimeout > 0 && timeout > s.cfg.MaxWatchTimeout {
+		timeout = s.cfg.MaxWatchTimeout
+	}
+
+	watcher, err := s.store.Watch(wo)
+	if errors.Is(err, storage.ErrCompacted) {
+		// kube-apiserver answers 200 and ends the stream with an ERROR event.
+		st := errExpired("too old resource version: " + strconv.FormatInt(o.RV, 10) +
+			" (" + strconv.FormatInt(s.store.CompactedRevision(), 10) + ")")
+		startStream(w)
+		b, _ := jsonMarshal(st)
+		_, _ = w.Write(watchFrame(nil, "ERROR", b))
+		return nil
+	}
+	if err != nil {
+		return errInternal(err)
+	}
+	defer watcher.Stop()
+
+	flusher := http.NewResponseController(w)
+	startStream(w)
+	_ = flusher.Flush()
+
+	ctx := r.Context()
+	deadline := time.NewTimer(timeout)
+	defer deadline.Stop()
+	var bookmarks <-chan time.Time
+	if o.AllowBookmarks {
+		tick := time.NewTicker(s.cfg.BookmarkInterval)
+		defer tick.Stop()
+		bookmarks = tick.C
+		// Like kube's watch cache, promise one bookmark just before the deadline so
+		// the client can resume from a fresh revision.
+		if timeout > 2*time.Second {
+			last := time.NewTimer(timeout - 2*time.Second)
+			defer last.Stop()
+			go func() {
+				select {
+				case <-last.C:
+					watcher.RequestBookmark()
+				case <-ctx.Done():
+				}
+			}()
+		}
+	}
+
+	// Queued events (initial state or retained history) go out first, then the
+	// end-of-initial-events bookmark, then live changes.
+	for watcher.Replaying() {
+		e, err := watcher.Next(ctx)
+		if err != nil {
+			return nil
+		}
+		if _, err := w.Write(s.encodeEvent(t.res, e)); err != nil {
+			return nil
+		}
+	}
+	if initial && o.AllowBookmarks {
+		if err := s.writeInitialEnd(w, t.res, watcher.StartRevision()); err != nil {
+			return nil
+		}
+	}
+	if err := flusher.Flush(); err != nil {
+		return nil
+	}
+
+	events := make(chan *storage.Event)
+	failed := make(chan error, 1)
+	go func() {
+		for {
+			e, err := watcher.Next(ctx)
+			if err != nil {
+				failed <- err
+				return
+			}
+			select {
+			case events <- e:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	for {
+		select {
+		case e := <-events:
+			if e.Type == storage.Bookmark && !o.AllowBookmarks {
+				continue
+			}
+			if _, err := w.Write(s.encodeEvent(t.res, e)); err != nil {
+				return nil
+			}
+			if err := flusher.Flush(); err != nil {
+				return nil
+			}
+		case <-bookmarks:
+			watcher.RequestBookmark()
+		case <-failed:
+			return nil
+		case <-deadline.C:
+			return nil
+		case <-ctx.Done():
+			return nil
+		}
+	}
+}
+
+func startStream(w http.ResponseWriter) {
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Transfer-Encoding", "chunked")
+	w.WriteHeader(http.StatusOK)
+}
+
+func cloneValues(q url.Values) url.Values {
+	out := make(url.Values, len(q)+1)
+	for k, v := range q {
+		out[k] = v
+	}
+	return out
+}
+
+// writeInitialEnd sends the bookmark that tells a WatchList client its initial
+// events are complete.
+func (s *Server) writeInitialEnd(w http.ResponseWriter, res *schema.Resource, rev int64) error {
+	obj := bookmarkObject(res, rev, true)
+	if _, err := w.Write(watchFrame(nil, string(storage.Bookmark), obj)); err != nil {
+		return err
+	}
+	return http.NewResponseController(w).Flush()
+}
+
+// encodeEvent returns e's JSON WatchEvent line, encoded once for all watchers.
+func (s *Server) encodeEvent(res *schema.Resource, e *storage.Event) []byte {
+	return e.Encoded("json", func(e *storage.Event) []byte { return jsonEventFrame(res, e) })
+}
+
+// jsonEventFrame encodes one event as a JSON WatchEvent line.
+func jsonEventFrame(res *schema.Resource, e *storage.Event) []byte {
+	if e.Type == storage.Bookmark {
+		return watchFrame(nil, string(e.Type), bookmarkObject(res, e.Rev, false))
+	}
+	buf := make([]byte, 0, len(e.Object)+len(res.Kind)+len(res.APIVersion())+64)
+	buf = append(buf, `{"type":"`...)
+	buf = append(buf, e.Type...)
+	buf = append(buf, `","object":`...)
+	buf = object.AppendWithTypeMeta(buf, e.Object, res.Kind, res.APIVersion())
+	return append(buf, "}\n"...)
+}
+
+func watchFrame(dst []byte, typ string, obj []byte) []byte {
+	dst = append(dst, `{"type":"`...)
+	dst = append(dst, typ...)
+	dst = append(dst, `","object":`...)
+	dst = append(dst, obj...)
+	return append(dst, "}\n"...)
+}
+
+// bookmarkObject is the object of a BOOKMARK event: only kind, apiVersion and the
+// revision, as kube-apiserver sends it.
+func bookmarkObject(res *schema.Resource, rev int64, initialEnd bool) []byte {
+	b := []byte(`{"kind":"` + res.Kind + `","apiVersion":"` + res.APIVersion() + `","metadata":{"resourceVersion":"` +
+		strconv.FormatInt(rev, 10) + `","creationTimestamp":null`)
+	if initialEnd {
+		b = append(b, `,"annotations":{"`+initialEventsEndAnnotation+`":"true"}`...)
+	}
+	return append(b, "}}"...)
+}

@@ -1,0 +1,263 @@
+// Package object owns the in-memory form of API objects: JSON decoded into maps with
+// numbers kept exact, encoding in kube-apiserver's field order, and accessors for the
+// metadata fields the server reads and writes.
+//
+// Objects are stored without their TypeMeta (kind and apiVersion), as typed list items
+// are served by kube-apiserver; WithTypeMeta puts it back for single objects and watch
+// events without decoding.
+package object
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+)
+
+// Object is a decoded API object.
+type Object = map[string]any
+
+// Decode parses one JSON object, keeping numbers as json.Number so that integers
+// survive a round trip exactly. Trailing data after the object is an error.
+func Decode(data []byte) (Object, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("invalid character after top-level value")
+	}
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("json: cannot unmarshal %s into Go value of type struct", jsonKind(v))
+	}
+	return obj, nil
+}
+
+func jsonKind(v any) string {
+	switch v.(type) {
+	case []any:
+		return "array"
+	case string:
+		return "string"
+	case json.Number:
+		return "number"
+	case bool:
+		return "bool"
+	case nil:
+		return "null"
+	}
+	return "object"
+}
+
+// metadataOrder is ObjectMeta's field order in kube-apiserver's JSON.
+var metadataOrder = []string{
+	"name", "generateName", "namespace", "selfLink", "uid", "resourceVersion",
+	"generation", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds",
+	"labels", "annotations", "ownerReferences", "finalizers", "managedFields",
+}
+
+var metadataRank = func() map[string]int {
+	m := make(map[string]int, len(metadataOrder))
+	for i, k := range metadataOrder {
+		m[k] = i
+	}
+	return m
+}()
+
+// Encode writes obj as JSON without kind and apiVersion: metadata first in
+// ObjectMeta's order, then the other fields by name. This is the stored form.
+func Encode(obj Object) ([]byte, error) {
+	var buf bytes.Buffer
+	buf.WriteByte('{')
+	first := true
+	if md, ok := obj["metadata"]; ok {
+		buf.WriteString(`"metadata":`)
+		if m, ok := md.(map[string]any); ok {
+			if err := encodeOrdered(&buf, m, metadataRank); err != nil {
+				return nil, err
+			}
+		} else if err := encodeValue(&buf, md); err != nil {
+			return nil, err
+		}
+		first = false
+	}
+	for _, k := range sortedKeys(obj) {
+		if k == "metadata" || k == "kind" || k == "apiVersion" {
+			continue
+		}
+		if !first {
+			buf.WriteByte(',')
+		}
+		first = false
+		if err := encodeField(&buf, k, obj[k]); err != nil {
+			return nil, err
+		}
+	}
+	buf.WriteByte('}')
+	return buf.Bytes(), nil
+}
+
+func encodeOrdered(buf *bytes.Buffer, m map[string]any, rank map[string]int) error {
+	keys := sortedKeys(m)
+	sort.SliceStable(keys, func(i, j int) bool {
+		ri, iok := rank[keys[i]]
+		rj, jok := rank[keys[j]]
+		switch {
+		case iok && jok:
+			return ri < rj
+		case iok != jok:
+			return iok
+		}
+		return false
+	})
+	buf.WriteByte('{')
+	for i, k := range keys {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		if err := encodeField(buf, k, m[k]); err != nil {
+			return err
+		}
+	}
+	buf.WriteByte('}')
+	return nil
+}
+
+func encodeField(buf *bytes.Buffer, k string, v any) error {
+	if err := encodeValue(buf, k); err != nil {
+		return err
+	}
+	buf.WriteByte(':')
+	return encodeValue(buf, v)
+}
+
+func encodeValue(buf *bytes.Buffer, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	buf.Write(b)
+	return nil
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// WithTypeMeta returns stored object bytes with kind and apiVersion put in front,
+// as kube-apiserver serves a single object or a watch event's object.
+func WithTypeMeta(stored []byte, kind, apiVersion string) []byte {
+	out := make([]byte, 0, len(stored)+len(kind)+len(apiVersion)+32)
+	return AppendWithTypeMeta(out, stored, kind, apiVersion)
+}
+
+// AppendWithTypeMeta appends stored with kind and apiVersion in front to dst.
+func AppendWithTypeMeta(dst, stored []byte, kind, apiVersion string) []byte {
+	dst = append(dst, `{"kind":`...)
+	dst = strconv.AppendQuote(dst, kind)
+	dst = append(dst, `,"apiVersion":`...)
+	dst = strconv.AppendQuote(dst, apiVersion)
+	rest := bytes.TrimLeft(stored, " \t\r\n")
+	if len(rest) > 0 && rest[0] == '{' {
+		rest = rest[1:]
+	}
+	if r := bytes.TrimLeft(rest, " \t\r\n"); len(r) > 0 && r[0] != '}' {
+		dst = append(dst, ',')
+	}
+	return append(dst, rest...)
+}
+
+// Meta returns obj's metadata map, creating it if absent. A metadata value that
+// is not an object is replaced; callers validate before they get here.
+func Meta(obj Object) map[string]any {
+	m, ok := obj["metadata"].(map[string]any)
+	if !ok {
+		m = map[string]any{}
+		obj["metadata"] = m
+	}
+	return m
+}
+
+// MetaString returns a string field of obj's metadata, or "".
+func MetaString(obj Object, field string) string {
+	m, _ := obj["metadata"].(map[string]any)
+	s, _ := m[field].(string)
+	return s
+}
+
+// StringMap returns a map[string]string field of m (labels, annotations, data), or nil.
+func StringMap(m map[string]any, field string) map[string]string {
+	raw, ok := m[field].(map[string]any)
+	if !ok {
+		return nil
+	}
+	out := make(map[string]string, len(raw))
+	for k, v := range raw {
+		if s, ok := v.(string); ok {
+			out[k] = s
+		}
+	}
+	return out
+}
+
+// Labels returns obj's metadata.labels.
+func Labels(obj Object) map[string]string {
+	m, _ := obj["metadata"].(map[string]any)
+	return StringMap(m, "labels")
+}
+
+// Strings returns a []string field of m (finalizers), or nil.
+func Strings(m map[string]any, field string) []string {
+	raw, ok := m[field].([]any)
+	if !ok {
+		return nil
+	}
+	out := make([]string, 0, len(raw))
+	for _, v := range raw {
+		if s, ok := v.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// Path returns the value at a dotted path of nested maps ("spec.nodeName"), or nil.
+func Path(obj Object, path ...string) any {
+	var cur any = obj
+	for _, p := range path {
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return nil
+		}
+		cur = m[p]
+	}
+	return cur
+}
+
+// SetResourceVersion sets metadata.resourceVersion to rev.
+func SetResourceVersion(obj Object, rev int64) {
+	Meta(obj)["resourceVersion"] = strconv.FormatInt(rev, 10)
+}
+
+// Restamp decodes stored bytes, sets metadata.resourceVersion to rev and encodes
+// them again: the form of an object in a DELETED event, which carries the revision
+// of its deletion.
+func Restamp(stored []byte, rev int64) ([]byte, error) {
+	obj, err := Decode(stored)
+	if err != nil {
+		return nil, err
+	}
+	SetResourceVersion(obj, rev)
+	return Encode(obj)
+}

@@ -1,0 +1,205 @@
+package schema
+
+import (
+	"fmt"
+
+	"kubeplay/core/object"
+)
+
+// Verb sets as kube-apiserver's discovery lists them.
+var (
+	allVerbs     = []string{"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"}
+	clusterVerbs = []string{"create", "delete", "get", "list", "patch", "update", "watch"}
+	statusVerbs  = []string{"get", "patch", "update"}
+)
+
+func str(path ...string) func(object.Object) string {
+	return func(o object.Object) string {
+		switch v := object.Path(o, path...).(type) {
+		case string:
+			return v
+		case nil:
+			return ""
+		default:
+			return fmt.Sprint(v)
+		}
+	}
+}
+
+func boolField(path ...string) func(object.Object) string {
+	return func(o object.Object) string {
+		if b, _ := object.Path(o, path...).(bool); b {
+			return "true"
+		}
+		return "false"
+	}
+}
+
+func setDefault(m map[string]any, key string, v any) {
+	if _, ok := m[key]; !ok {
+		m[key] = v
+	}
+}
+
+func sub(o object.Object, key string) map[string]any {
+	m, ok := o[key].(map[string]any)
+	if !ok {
+		m = map[string]any{}
+		o[key] = m
+	}
+	return m
+}
+
+// Builtins returns the built-in kinds of kube-apiserver v1.32 that kubeplay serves.
+func Builtins() []*Resource {
+	return []*Resource{
+		{
+			Version: "v1", Kind: "Namespace", Plural: "namespaces", Singular: "namespace",
+			ShortNames: []string{"ns"}, Verbs: clusterVerbs, Names: DNSLabel,
+			Subs: []Subresource{
+				{Name: "finalize", Kind: "Namespace", Verbs: []string{"update"}},
+				{Name: "status", Kind: "Namespace", Verbs: statusVerbs},
+			},
+			ReturnDeleted: true,
+			Fields:        map[string]func(object.Object) string{"status.phase": str("status", "phase")},
+			Prepare: func(o object.Object) {
+				name := object.MetaString(o, "name")
+				md := object.Meta(o)
+				labels, _ := md["labels"].(map[string]any)
+				if labels == nil {
+					labels = map[string]any{}
+					md["labels"] = labels
+				}
+				labels["kubernetes.io/metadata.name"] = name
+				setDefault(sub(o, "spec"), "finalizers", []any{"kubernetes"})
+				sub(o, "status")["phase"] = "Active"
+			},
+		},
+		{
+			Version: "v1", Kind: "Pod", Plural: "pods", Singular: "pod", Namespaced: true,
+			ShortNames: []string{"po"}, Categories: []string{"all"}, Verbs: allVerbs,
+			Subs: []Subresource{
+				{Name: "eviction", Kind: "Eviction", Group: "policy", Verbs: []string{"create"}},
+				{Name: "log", Kind: "Pod", Verbs: []string{"get"}},
+				{Name: "status", Kind: "Pod", Verbs: statusVerbs},
+			},
+			ReturnDeleted: true,
+			Fields: map[string]func(object.Object) string{
+				"spec.nodeName":            str("spec", "nodeName"),
+				"spec.restartPolicy":       str("spec", "restartPolicy"),
+				"spec.schedulerName":       str("spec", "schedulerName"),
+				"spec.serviceAccountName":  str("spec", "serviceAccountName"),
+				"spec.hostNetwork":         boolField("spec", "hostNetwork"),
+				"status.phase":             str("status", "phase"),
+				"status.podIP":             str("status", "podIP"),
+				"status.nominatedNodeName": str("status", "nominatedNodeName"),
+			},
+			Prepare: func(o object.Object) {
+				spec := sub(o, "spec")
+				setDefault(spec, "restartPolicy", "Always")
+				setDefault(spec, "schedulerName", "default-scheduler")
+				setDefault(spec, "serviceAccountName", "default")
+				setDefault(spec, "dnsPolicy", "ClusterFirst")
+				setDefault(spec, "terminationGracePeriodSeconds", 30)
+				st := sub(o, "status")
+				setDefault(st, "phase", "Pending")
+				setDefault(st, "qosClass", "BestEffort")
+			},
+		},
+		{
+			Version: "v1", Kind: "ConfigMap", Plural: "configmaps", Singular: "configmap",
+			Namespaced: true, ShortNames: []string{"cm"}, Verbs: allVerbs,
+		},
+		{
+			Version: "v1", Kind: "Secret", Plural: "secrets", Singular: "secret",
+			Namespaced: true, Verbs: allVerbs,
+			Fields:  map[string]func(object.Object) string{"type": str("type")},
+			Prepare: func(o object.Object) { setDefault(o, "type", "Opaque") },
+		},
+		{
+			Version: "v1", Kind: "Service", Plural: "services", Singular: "service",
+			Namespaced: true, ShortNames: []string{"svc"}, Categories: []string{"all"},
+			Verbs: allVerbs, Names: DNS1035Label, CreateOnUpdate: true,
+			Subs: []Subresource{
+				{Name: "status", Kind: "Service", Verbs: statusVerbs},
+			},
+			Fields: map[string]func(object.Object) string{
+				"spec.clusterIP": str("spec", "clusterIP"),
+				"spec.type":      str("spec", "type"),
+			},
+			Prepare: func(o object.Object) {
+				spec := sub(o, "spec")
+				setDefault(spec, "type", "ClusterIP")
+				setDefault(spec, "sessionAffinity", "None")
+				setDefault(sub(o, "status"), "loadBalancer", map[string]any{})
+			},
+		},
+		{
+			Version: "v1", Kind: "Endpoints", Plural: "endpoints", Singular: "endpoints",
+			Namespaced: true, ShortNames: []string{"ep"}, Verbs: allVerbs, CreateOnUpdate: true,
+		},
+		{
+			Version: "v1", Kind: "Node", Plural: "nodes", Singular: "node",
+			ShortNames: []string{"no"}, Verbs: allVerbs,
+			Subs: []Subresource{
+				{Name: "status", Kind: "Node", Verbs: statusVerbs},
+			},
+			ReturnDeleted: true,
+			Fields:        map[string]func(object.Object) string{"spec.unschedulable": boolField("spec", "unschedulable")},
+		},
+		{
+			Version: "v1", Kind: "Event", Plural: "events", Singular: "event", Namespaced: true,
+			ShortNames: []string{"ev"}, Verbs: allVerbs, CreateOnUpdate: true,
+			Fields: map[string]func(object.Object) string{
+				"involvedObject.kind":            str("involvedObject", "kind"),
+				"involvedObject.namespace":       str("involvedObject", "namespace"),
+				"involvedObject.name":            str("involvedObject", "name"),
+				"involvedObject.uid":             str("involvedObject", "uid"),
+				"involvedObject.apiVersion":      str("involvedObject", "apiVersion"),
+				"involvedObject.resourceVersion": str("involvedObject", "resourceVersion"),
+				"involvedObject.fieldPath":       str("involvedObject", "fieldPath"),
+				"reason":                         str("reason"),
+				"reportingComponent":             str("reportingComponent"),
+				"source":                         str("source", "component"),
+				"type":                           str("type"),
+			},
+		},
+		{
+			Version: "v1", Kind: "ServiceAccount", Plural: "serviceaccounts", Singular: "serviceaccount",
+			Namespaced: true, ShortNames: []string{"sa"}, Verbs: allVerbs,
+		},
+		{
+			Group: "apps", Version: "v1", Kind: "Deployment", Plural: "deployments", Singular: "deployment",
+			Namespaced: true, ShortNames: []string{"deploy"}, Categories: []string{"all"}, Verbs: allVerbs,
+			Generation: true,
+			Subs: []Subresource{
+				{Name: "scale", Kind: "Scale", Group: "autoscaling", Verbs: statusVerbs},
+				{Name: "status", Kind: "Deployment", Group: "apps", Verbs: statusVerbs},
+			},
+			Prepare: func(o object.Object) {
+				spec := sub(o, "spec")
+				setDefault(spec, "replicas", 1)
+				setDefault(spec, "revisionHistoryLimit", 10)
+				setDefault(spec, "progressDeadlineSeconds", 600)
+			},
+		},
+		{
+			Group: "apps", Version: "v1", Kind: "ReplicaSet", Plural: "replicasets", Singular: "replicaset",
+			Namespaced: true, ShortNames: []string{"rs"}, Categories: []string{"all"}, Verbs: allVerbs,
+			Generation: true,
+			Subs: []Subresource{
+				{Name: "scale", Kind: "Scale", Group: "autoscaling", Verbs: statusVerbs},
+				{Name: "status", Kind: "ReplicaSet", Group: "apps", Verbs: statusVerbs},
+			},
+			Fields: map[string]func(object.Object) string{"status.replicas": str("status", "replicas")},
+			Prepare: func(o object.Object) {
+				setDefault(sub(o, "spec"), "replicas", 1)
+				setDefault(sub(o, "status"), "replicas", 0)
+			},
+		},
+		{
+			Group: "coordination.k8s.io", Version: "v1", Kind: "Lease", Plural: "leases", Singular: "lease",
+			Namespaced: true, Verbs: allVerbs, CreateOnUpdate: true,
+		},
+	}
+}

@@ -1,0 +1,245 @@
+// Package schema owns the resource types kubeplay serves: for each, its group,
+// version, kind, resource names, scope, verbs and subresources as discovery shows
+// them, how its names are validated, which fields its field selectors support, and
+// the per-kind rules of kube-apiserver's registry (generation, create on update,
+// what delete returns).
+package schema
+
+import (
+	"sort"
+	"strings"
+
+	"kubeplay/core/object"
+)
+
+// NameRule is how a kind validates metadata.name.
+type NameRule int
+
+// Name rules, as kube-apiserver applies them per kind.
+const (
+	DNSSubdomain    NameRule = iota // RFC 1123 subdomain, at most 253 characters
+	DNSLabel                        // RFC 1123 label, at most 63 characters
+	DNS1035Label                    // RFC 1035 label (starts with a letter)
+)
+
+// Subresource is a subresource served under a resource.
+type Subresource struct {
+	Name  string
+	Kind  string // the kind its requests and responses carry
+	Group string // Kind's group
+	Verbs []string
+}
+
+// Resource describes one served resource type.
+type Resource struct {
+	Group      string
+	Version    string
+	Kind       string
+	Plural     string
+	Singular   string
+	ShortNames []string
+	Categories []string
+	Namespaced bool
+	Verbs      []string
+	Subs       []Subresource
+
+	Names NameRule
+	// Generation: the kind tracks metadata.generation (bumped on spec changes).
+	Generation bool
+	// CreateOnUpdate: PUT to a missing object creates it.
+	CreateOnUpdate bool
+	// ReturnDeleted: DELETE answers with the object rather than a Success Status.
+	ReturnDeleted bool
+	// Fields are the kind-specific field selector fields beyond metadata.name and
+	// metadata.namespace, and how to read them from an object.
+	Fields map[string]func(object.Object) string
+	// Prepare fills defaults into a new object (status, spec defaults).
+	Prepare func(object.Object)
+}
+
+// APIVersion is the kind's apiVersion: "v1" or "apps/v1".
+func (r *Resource) APIVersion() string {
+	if r.Group == "" {
+		return r.Version
+	}
+	return r.Group + "/" + r.Version
+}
+
+// ListKind is the kind of the resource's collections.
+func (r *Resource) ListKind() string { return r.Kind + "List" }
+
+// GroupResource is the resource as messages name it: "configmaps", "deployments.apps".
+func (r *Resource) GroupResource() string {
+	if r.Group == "" {
+		return r.Plural
+	}
+	return r.Plural + "." + r.Group
+}
+
+// Sub returns the named subresource, or nil.
+func (r *Resource) Sub(name string) *Subresource {
+	for i := range r.Subs {
+		if r.Subs[i].Name == name {
+			return &r.Subs[i]
+		}
+	}
+	return nil
+}
+
+// SupportsField says whether a field selector may use field.
+func (r *Resource) SupportsField(field string) bool {
+	if field == "metadata.name" || field == "metadata.namespace" {
+		return true
+	}
+	_, ok := r.Fields[field]
+	return ok
+}
+
+// FieldSet returns the field selector fields of obj.
+func (r *Resource) FieldSet(obj object.Object) map[string]string {
+	fs := make(map[string]string, 2+len(r.Fields))
+	fs["metadata.name"] = object.MetaString(obj, "name")
+	if r.Namespaced {
+		fs["metadata.namespace"] = object.MetaString(obj, "namespace")
+	}
+	for f, get := range r.Fields {
+		fs[f] = get(obj)
+	}
+	return fs
+}
+
+// HasVerb says whether the resource serves verb.
+func (r *Resource) HasVerb(verb string) bool {
+	for _, v := range r.Verbs {
+		if v == verb {
+			return true
+		}
+	}
+	return false
+}
+
+// GroupVersion is one served API group version.
+type GroupVersion struct {
+	Group, Version string
+}
+
+// String is "v1" for the core group and "group/version" otherwise.
+func (gv GroupVersion) String() string {
+	if gv.Group == "" {
+		return gv.Version
+	}
+	return gv.Group + "/" + gv.Version
+}
+
+// Registry holds the served resources.
+type Registry struct {
+	resources []*Resource
+	byGVR     map[string]*Resource
+}
+
+// NewRegistry returns a registry serving rs.
+func NewRegistry(rs ...*Resource) *Registry {
+	reg := &Registry{byGVR: map[string]*Resource{}}
+	for _, r := range rs {
+		reg.Add(r)
+	}
+	return reg
+}
+
+// Add serves r (replacing a resource of the same group, version and plural).
+func (reg *Registry) Add(r *Resource) {
+	key := r.Group + "/" + r.Version + "/" + r.Plural
+	if old, ok := reg.byGVR[key]; ok {
+		for i, x := range reg.resources {
+			if x == old {
+				reg.resources[i] = r
+			}
+		}
+	} else {
+		reg.resources = append(reg.resources, r)
+	}
+	reg.byGVR[key] = r
+}
+
+// Lookup finds a resource by group, version and plural name.
+func (reg *Registry) Lookup(group, version, plural string) *Resource {
+	return reg.byGVR[group+"/"+version+"/"+plural]
+}
+
+// Resources returns every resource of one group version, in the order added.
+func (reg *Registry) Resources(gv GroupVersion) []*Resource {
+	var out []*Resource
+	for _, r := range reg.resources {
+		if r.Group == gv.Group && r.Version == gv.Version {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// GroupVersions returns the served group versions: the core group first, then the
+// others by group name in the order kube-apiserver lists them (its priority order
+// for built-ins, then alphabetical).
+func (reg *Registry) GroupVersions() []GroupVersion {
+	seen := map[GroupVersion]bool{}
+	var out []GroupVersion
+	for _, r := range reg.resources {
+		gv := GroupVersion{r.Group, r.Version}
+		if !seen[gv] {
+			seen[gv] = true
+			out = append(out, gv)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		pi, pj := groupPriority(out[i].Group), groupPriority(out[j].Group)
+		if pi != pj {
+			return pi < pj
+		}
+		if out[i].Group != out[j].Group {
+			return out[i].Group < out[j].Group
+		}
+		return versionPriority(out[i].Version) < versionPriority(out[j].Version)
+	})
+	return out
+}
+
+// builtinGroupOrder is kube-apiserver's discovery order for the built-in groups.
+var builtinGroupOrder = []string{"", "apps", "events.k8s.io", "authentication.k8s.io",
+	"authorization.k8s.io", "autoscaling", "batch", "certificates.k8s.io",
+	"networking.k8s.io", "policy", "rbac.authorization.k8s.io", "storage.k8s.io",
+	"admissionregistration.k8s.io", "apiextensions.k8s.io", "scheduling.k8s.io",
+	"coordination.k8s.io", "node.k8s.io", "discovery.k8s.io", "flowcontrol.apiserver.k8s.io"}
+
+func groupPriority(g string) int {
+	for i, b := range builtinGroupOrder {
+		if b == g {
+			return i
+		}
+	}
+	return len(builtinGroupOrder)
+}
+
+// versionPriority orders GA before beta before alpha, newest first.
+func versionPriority(v string) string {
+	rank := "0"
+	switch {
+	case strings.Contains(v, "alpha"):
+		rank = "2"
+	case strings.Contains(v, "beta"):
+		rank = "1"
+	}
+	return rank + v
+}
+
+// ByGroupResource finds a resource by group and plural name, whatever its version.
+func (reg *Registry) ByGroupResource(group, plural string) *Resource {
+	for _, r := range reg.resources {
+		if r.Group == group && r.Plural == plural {
+			return r
+		}
+	}
+	return nil
+}
+
+// All returns every served resource, in the order added.
+func (reg *Registry) All() []*Resource { return append([]*Resource(nil), reg.resources...) }

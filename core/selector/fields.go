@@ -1,0 +1,157 @@
+package selector
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Term is one term of a field selector: Field = Value or Field != Value.
+type Term struct {
+	Field string
+	Equal bool
+	Value string
+}
+
+// Fields is a parsed field selector: the AND of its terms, sorted. The zero value
+// selects everything.
+type Fields []Term
+
+// Empty says whether the selector selects everything.
+func (s Fields) Empty() bool { return len(s) == 0 }
+
+// Matches says whether an object's selectable fields satisfy every term. A field
+// the object lacks reads as the empty string.
+func (s Fields) Matches(fields map[string]string) bool {
+	for _, t := range s {
+		if (fields[t.Field] == t.Value) != t.Equal {
+			return false
+		}
+	}
+	return true
+}
+
+// Check rejects fields the kind does not support, with the message of kube's
+// field label conversion.
+func (s Fields) Check(supported func(string) bool, kind string) error {
+	for _, t := range s {
+		if !supported(t.Field) {
+			return fmt.Errorf("field label not supported: %s", t.Field)
+		}
+	}
+	return nil
+}
+
+// String prints the selector canonically with values escaped.
+func (s Fields) String() string {
+	parts := make([]string, len(s))
+	for i, t := range s {
+		op := "!="
+		if t.Equal {
+			op = "="
+		}
+		parts[i] = t.Field + op + escapeValue(t.Value)
+	}
+	return strings.Join(parts, ",")
+}
+
+// Lookup returns the value a selector requires for field with '=', if any.
+func (s Fields) Lookup(field string) (string, bool) {
+	for _, t := range s {
+		if t.Field == field && t.Equal {
+			return t.Value, true
+		}
+	}
+	return "", false
+}
+
+var valueEscaper = strings.NewReplacer(`\`, `\\`, `,`, `\,`, `=`, `\=`)
+
+func escapeValue(v string) string { return valueEscaper.Replace(v) }
+
+// ParseFields parses a field selector as fields.ParseSelector does: terms split
+// on unescaped commas, each "field=value", "field==value" or "field!=value",
+// values with \\, \, and \= escapes.
+func ParseFields(selector string) (Fields, error) {
+	var out Fields
+	for _, part := range splitTerms(selector) {
+		if part == "" {
+			continue
+		}
+		field, op, rhs, ok := splitTerm(part)
+		if !ok {
+			return nil, fmt.Errorf("invalid selector: '%s'; can't understand '%s'", selector, part)
+		}
+		value, err := unescapeValue(rhs)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Term{Field: field, Equal: op != "!=", Value: value})
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].String() < out[j].String() })
+	return out, nil
+}
+
+// String prints one term.
+func (t Term) String() string { return Fields{t}.String() }
+
+func splitTerms(s string) []string {
+	var terms []string
+	start, escaped := 0, false
+	for i := 0; i < len(s); i++ {
+		switch {
+		case escaped:
+			escaped = false
+		case s[i] == '\\':
+			escaped = true
+		case s[i] == ',':
+			terms = append(terms, s[start:i])
+			start = i + 1
+		}
+	}
+	return append(terms, s[start:])
+}
+
+// splitTerm splits at the first operator; "!=" and "==" win over "=".
+func splitTerm(term string) (field, op, rhs string, ok bool) {
+	for i := 0; i < len(term); i++ {
+		for _, op := range []string{"!=", "==", "="} {
+			if strings.HasPrefix(term[i:], op) {
+				return term[:i], op, term[i+len(op):], true
+			}
+		}
+	}
+	return "", "", "", false
+}
+
+func unescapeValue(s string) (string, error) {
+	if !strings.ContainsAny(s, `\,=`) {
+		return s, nil
+	}
+	var b strings.Builder
+	escaped := false
+	for _, c := range s {
+		if escaped {
+			switch c {
+			case '\\', ',', '=':
+				b.WriteRune(c)
+			default:
+				return "", fmt.Errorf("invalid field selector: invalid escape sequence: %s", string([]rune{'\\', c}))
+			}
+			escaped = false
+			continue
+		}
+		switch c {
+		case '\\':
+			escaped = true
+		case ',', '=':
+			return "", fmt.Errorf("invalid field selector: unescaped character in value: %v", c)
+		default:
+			b.WriteRune(c)
+		}
+	}
+	if escaped {
+		return "", fmt.Errorf("invalid field selector: invalid escape sequence: %s", `\`)
+	}
+	return b.String(), nil
+}

@@ -1,0 +1,159 @@
+package storage
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/tidwall/buntdb"
+)
+
+// ListOptions select a page of keys under a prefix at one revision.
+type ListOptions struct {
+	Prefix string
+	// Rev is the revision to list at: 0 for the current one. An older revision is
+	// rebuilt from history (ErrCompacted past it); a newer one is ErrFutureRevision.
+	Rev int64
+	// After lists only keys greater than this one (a continue token's position).
+	After string
+	// Limit caps the number of items; 0 means no limit.
+	Limit int
+	// Filter keeps only matching objects; nil keeps all.
+	Filter Filter
+}
+
+// Item is one listed object.
+type Item struct {
+	Key   string
+	Value string
+}
+
+// ListResult is a page of a list.
+type ListResult struct {
+	Rev   int64
+	Items []Item
+	// More says that keys after the last item remain (the list continues).
+	More bool
+	// Remaining counts the objects after this page; -1 when unknown (filtered).
+	Remaining int64
+}
+
+// List returns objects under opts.Prefix in key order.
+func (s *Store) List(opts ListOptions) (ListResult, error) {
+	s.mu.Lock()
+	rev, compacted := s.rev, s.compacted
+	if opts.Rev == 0 || opts.Rev == rev {
+		// Current state: read under buntdb's read lock, released before the caller
+		// writes anything. Values are strings, shared without copying.
+		res := ListResult{Rev: rev, Remaining: -1}
+		err := s.db.View(func(tx *buntdb.Tx) error {
+			s.mu.Unlock()
+			return scan(tx, opts, &res, s.cfg.Attrs)
+		})
+		return res, err
+	}
+	s.mu.Unlock()
+	switch {
+	case opts.Rev > rev:
+		return ListResult{}, ErrFutureRevision
+	case opts.Rev < compacted:
+		return ListResult{}, ErrCompacted
+	}
+	return s.listAt(opts, rev)
+}
+
+func scan(tx *buntdb.Tx, opts ListOptions, res *ListResult, attrs func(string, []byte) Attrs) error {
+	start := objectPrefix + opts.Prefix
+	pivot := start
+	if opts.After != "" {
+		pivot = objectPrefix + opts.After + "\x00"
+	}
+	return tx.AscendGreaterOrEqual("", pivot, func(k, v string) bool {
+		if !strings.HasPrefix(k, start) {
+			return false
+		}
+		if opts.Limit > 0 && len(res.Items) >= opts.Limit {
+			if opts.Filter != nil {
+				res.More = true
+				return false
+			}
+			if !res.More {
+				res.More, res.Remaining = true, 0
+			}
+			res.Remaining++
+			return true
+		}
+		key := k[len(objectPrefix):]
+		if opts.Filter != nil && !opts.Filter(attrs(key, []byte(v))) {
+			return true
+		}
+		res.Items = append(res.Items, Item{Key: key, Value: v})
+		return true
+	})
+}
+
+// listAt rebuilds the objects under the prefix as they were at opts.Rev: the current
+// ones with every later change undone, newest first.
+func (s *Store) listAt(opts ListOptions, current int64) (ListResult, error) {
+	state := map[string]string{}
+	start := objectPrefix + opts.Prefix
+	var corrupt error
+	err := s.db.View(func(tx *buntdb.Tx) error {
+		// The revision may have moved since List looked; undo up to what this view sees.
+		head := readInt(tx, revKey)
+		if readInt(tx, compactedKey) > opts.Rev {
+			return ErrCompacted
+		}
+		_ = tx.AscendGreaterOrEqual("", start, func(k, v string) bool {
+			if !strings.HasPrefix(k, start) {
+				return false
+			}
+			state[k[len(objectPrefix):]] = v
+			return true
+		})
+		return tx.DescendRange("", historyKey(head), historyKey(opts.Rev), func(_, v string) bool {
+			e, err := decodeHistory([]byte(v))
+			if err != nil {
+				corrupt = err
+				return false
+			}
+			if !strings.HasPrefix(e.Key, opts.Prefix) {
+				return true
+			}
+			if e.Type == Added {
+				delete(state, e.Key)
+			} else {
+				state[e.Key] = string(e.Prev)
+			}
+			return true
+		})
+	})
+	if err == nil {
+		err = corrupt
+	}
+	if err != nil {
+		return ListResult{}, err
+	}
+	keys := make([]string, 0, len(state))
+	for k := range state {
+		if opts.After == "" || k > opts.After {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	res := ListResult{Rev: opts.Rev, Remaining: -1}
+	for i, k := range keys {
+		if opts.Limit > 0 && len(res.Items) >= opts.Limit {
+			res.More = true
+			if opts.Filter == nil {
+				res.Remaining = int64(len(keys) - i)
+			}
+			break
+		}
+		v := state[k]
+		if opts.Filter != nil && !opts.Filter(s.cfg.Attrs(k, []byte(v))) {
+			continue
+		}
+		res.Items = append(res.Items, Item{Key: k, Value: v})
+	}
+	return res, nil
+}

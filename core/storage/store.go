@@ -1,0 +1,398 @@
+// Package storage owns kubeplay's revisioned object store: current objects and a
+// bounded history of changes in buntdb under one etcd-like revision counter, lists at
+// the current or an exact past revision, watch fan-out, compaction, and persistence
+// through a Persister.
+//
+// Keys and values are opaque to the store: values are the encoded objects, so a list
+// or a watch event is mostly copying bytes. What the store needs to know about an
+// object (its labels and fields for filtering, its form at another revision) it asks
+// through Config.
+package storage
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/tidwall/buntdb"
+)
+
+// Errors a Store returns. Callers translate them into API Status errors.
+var (
+	// ErrCompacted: the requested revision is older than the retained history.
+	ErrCompacted = errors.New("storage: revision has been compacted")
+	// ErrFutureRevision: the requested revision is newer than the store's.
+	ErrFutureRevision = errors.New("storage: revision is newer than the store")
+	// ErrNotFound: a key the operation needs does not exist.
+	ErrNotFound = errors.New("storage: key not found")
+	// ErrWatcherTooSlow: a watcher fell too far behind and was closed.
+	ErrWatcherTooSlow = errors.New("storage: watcher fell too far behind and was closed")
+	// ErrClosed: the store is closed.
+	ErrClosed = errors.New("storage: store is closed")
+)
+
+// Attrs are the labels and fields of one object, for label and field selectors.
+type Attrs struct {
+	Labels map[string]string
+	Fields map[string]string
+}
+
+// Filter decides whether an object with these attributes is seen by a list or watch.
+type Filter func(Attrs) bool
+
+// Config tells a Store how to treat the objects it holds.
+type Config struct {
+	// Attrs returns the labels and fields of an object stored at key.
+	Attrs func(key string, value []byte) Attrs
+	// Restamp returns value with its resourceVersion set to rev.
+	Restamp func(value []byte, rev int64) ([]byte, error)
+	// HistoryWindow is how long changes are kept for watches and exact lists (default 5m).
+	HistoryWindow time.Duration
+	// HistoryLimit caps the number of retained changes (default 10,000).
+	HistoryLimit int
+	// WatchBuffer is how many events a watcher may lag behind before it is closed
+	// (default 1,000).
+	WatchBuffer int
+	// Persister makes commits durable; nil keeps everything in memory.
+	Persister Persister
+	// SnapshotEvery is how many journal records trigger a snapshot (default 10,000).
+	SnapshotEvery int
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// Store is the revisioned object store. It is safe for concurrent use; writes are
+// serialized, reads run concurrently.
+type Store struct {
+	cfg Config
+	db  *buntdb.DB
+
+	// mu serializes commits, watcher registration and event dispatch, so that a
+	// watcher registered at revision R sees exactly the events after R.
+	mu        sync.Mutex
+	rev       int64 // guarded by mu for writes; read with revision()
+	compacted int64 // history holds every change after this revision
+	revCond   *sync.Cond
+	revMu     sync.Mutex
+	watchers  map[*Watcher]struct{}
+	journaled int // records since the last snapshot
+	restoreErrors []error
+	closed    bool
+}
+
+const (
+	objectPrefix  = "o/"
+	historyPrefix = "h/"
+	revKey        = "m/rev"
+	compactedKey  = "m/compacted"
+)
+
+// Open builds a store, restoring it through cfg.Persister when there is one.
+func Open(cfg Config) (*Store, error) {
+	if cfg.HistoryWindow <= 0 {
+		cfg.HistoryWindow = 5 * time.Minute
+	}
+	if cfg.HistoryLimit <= 0 {
+		cfg.HistoryLimit = 10000
+	}
+	if cfg.WatchBuffer <= 0 {
+		cfg.WatchBuffer = 1000
+	}
+	if cfg.SnapshotEvery <= 0 {
+		cfg.SnapshotEvery = 10000
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Attrs == nil {
+		cfg.Attrs = func(string, []byte) Attrs { return Attrs{} }
+	}
+	if cfg.Restamp == nil {
+		cfg.Restamp = func(v []byte, _ int64) ([]byte, error) { return v, nil }
+	}
+	db, err := buntdb.Open(":memory:")
+	if err != nil {
+		return nil, err
+	}
+	// Expiry and shrinking are ours to manage; buntdb only holds the data.
+	if err := db.SetConfig(buntdb.Config{SyncPolicy: buntdb.Never, AutoShrinkDisabled: true}); err != nil {
+		return nil, err
+	}
+	s := &Store{cfg: cfg, db: db, watchers: map[*Watcher]struct{}{}}
+	s.revCond = sync.NewCond(&s.revMu)
+	if cfg.Persister != nil {
+		if err := s.restore(); err != nil {
+			db.Close()
+			return nil, err
+		}
+	}
+	err = db.View(func(tx *buntdb.Tx) error {
+		s.rev = readInt(tx, revKey)
+		s.compacted = readInt(tx, compactedKey)
+		return nil
+	})
+	return s, err
+}
+
+func readInt(tx *buntdb.Tx, key string) int64 {
+	v, err := tx.Get(key)
+	if err != nil {
+		return 0
+	}
+	n, _ := strconv.ParseInt(v, 10, 64)
+	return n
+}
+
+// Close stops every watcher and closes the persister.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	for w := range s.watchers {
+		w.close(ErrClosed)
+	}
+	s.watchers = nil
+	s.revMu.Lock()
+	s.revCond.Broadcast()
+	s.revMu.Unlock()
+	var err error
+	if s.cfg.Persister != nil {
+		err = s.cfg.Persister.Close()
+	}
+	return errors.Join(err, s.db.Close())
+}
+
+// Revision is the store's current revision: that of the last commit.
+func (s *Store) Revision() int64 {
+	s.revMu.Lock()
+	defer s.revMu.Unlock()
+	return s.rev
+}
+
+// CompactedRevision is the oldest revision still served: history holds every change
+// after it.
+func (s *Store) CompactedRevision() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.compacted
+}
+
+// WaitForRevision blocks until the store has reached rev or ctx is done.
+func (s *Store) WaitForRevision(ctx context.Context, rev int64) error {
+	s.revMu.Lock()
+	defer s.revMu.Unlock()
+	if s.rev >= rev {
+		return nil
+	}
+	stop := context.AfterFunc(ctx, func() {
+		s.revMu.Lock()
+		s.revCond.Broadcast()
+		s.revMu.Unlock()
+	})
+	defer stop()
+	for s.rev < rev && !s.closed {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		s.revCond.Wait()
+	}
+	if s.rev < rev {
+		return ErrClosed
+	}
+	return nil
+}
+
+// Get returns the current value at key.
+func (s *Store) Get(key string) (value []byte, ok bool) {
+	_ = s.db.View(func(tx *buntdb.Tx) error {
+		v, err := tx.Get(objectPrefix + key)
+		if err == nil {
+			value, ok = []byte(v), true
+		}
+		return nil
+	})
+	return value, ok
+}
+
+// Op says what a mutation does.
+type Op int
+
+const (
+	// Keep leaves the key as it is: no revision, no event (an update that changed nothing).
+	Keep Op = iota
+	// Put creates or replaces the value.
+	Put
+	// Delete removes the key; Change.Value is the object as the DELETED event carries it.
+	Delete
+)
+
+// Change is what a mutation function decides.
+type Change struct {
+	Op    Op
+	Value []byte
+}
+
+// MutateFunc sees the current value (nil when absent) and the revision the commit
+// will have, and decides the change. An error aborts with nothing written.
+type MutateFunc func(current []byte, rev int64) (Change, error)
+
+// Mutate atomically reads key, applies fn and commits its change as one revision.
+// It returns the revision of the commit (or the current one for Keep) and the value
+// now stored (for Delete, the value fn gave).
+func (s *Store) Mutate(key string, fn MutateFunc) (int64, []byte, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return 0, nil, ErrClosed
+	}
+	okey := objectPrefix + key
+	var cur []byte
+	_ = s.db.View(func(tx *buntdb.Tx) error {
+		if v, err := tx.Get(okey); err == nil {
+			cur = []byte(v)
+		}
+		return nil
+	})
+	next := s.rev + 1
+	ch, err := fn(cur, next)
+	if err != nil {
+		return 0, nil, err
+	}
+	var ev *Event
+	switch ch.Op {
+	case Keep:
+		return s.rev, cur, nil
+	case Put:
+		typ := Added
+		if cur != nil {
+			typ = Modified
+		}
+		ev = &Event{Type: typ, Key: key, Rev: next, Object: ch.Value, Prev: cur}
+	case Delete:
+		if cur == nil {
+			return 0, nil, ErrNotFound
+		}
+		ev = &Event{Type: Deleted, Key: key, Rev: next, Object: ch.Value, Prev: cur}
+	default:
+		return 0, nil, fmt.Errorf("storage: unknown op %d", ch.Op)
+	}
+	if err := s.commit(ev); err != nil {
+		return 0, nil, err
+	}
+	return next, ch.Value, nil
+}
+
+// commit writes ev and the new revision in one transaction, journals it, compacts
+// history as needed and dispatches ev to watchers. Called with s.mu held.
+func (s *Store) commit(ev *Event) error {
+	ev.time = s.cfg.Now()
+	var rec journalRecord
+	okey := objectPrefix + ev.Key
+	hkey := historyKey(ev.Rev)
+	hval := string(encodeHistory(ev))
+	rev := strconv.FormatInt(ev.Rev, 10)
+	if ev.Type == Deleted {
+		rec.del(okey)
+	} else {
+		rec.set(okey, string(ev.Object))
+	}
+	rec.set(hkey, hval)
+	rec.set(revKey, rev)
+	s.compactLocked(&rec, ev.time, ev.Rev, 16)
+	if s.cfg.Persister != nil {
+		if err := s.cfg.Persister.Append(rec.encode()); err != nil {
+			return fmt.Errorf("storage: journal write failed: %w", err)
+		}
+	}
+	if err := s.db.Update(func(tx *buntdb.Tx) error { return rec.apply(tx) }); err != nil {
+		return err
+	}
+	s.revMu.Lock()
+	s.rev = ev.Rev
+	s.revCond.Broadcast()
+	s.revMu.Unlock()
+	s.dispatch(ev)
+	s.journaled++
+	if s.cfg.Persister != nil && s.journaled >= s.cfg.SnapshotEvery {
+		// A failed snapshot leaves the journal in place; nothing is lost.
+		if err := s.snapshotLocked(); err == nil {
+			s.journaled = 0
+		}
+	}
+	return nil
+}
+
+func historyKey(rev int64) string { return fmt.Sprintf("%s%020d", historyPrefix, rev) }
+
+// compactLocked adds to rec the deletion of history entries that are past the
+// window or over the limit, a few per commit so that no commit pays for all. head
+// is the newest revision that will be in history once rec is applied.
+func (s *Store) compactLocked(rec *journalRecord, now time.Time, head int64, max int) {
+	var drop []string
+	compacted := s.compacted
+	_ = s.db.View(func(tx *buntdb.Tx) error {
+		return tx.AscendGreaterOrEqual("", historyPrefix, func(k, v string) bool {
+			if len(drop) >= max || !strings.HasPrefix(k, historyPrefix) {
+				return false
+			}
+			h, err := decodeHistory([]byte(v))
+			if err != nil || head-compacted > int64(s.cfg.HistoryLimit) || now.Sub(h.time) > s.cfg.HistoryWindow {
+				drop = append(drop, k)
+				if err == nil {
+					compacted = h.Rev
+				}
+				return true
+			}
+			return false
+		})
+	})
+	for _, k := range drop {
+		rec.del(k)
+	}
+	if compacted != s.compacted {
+		s.compacted = compacted
+		rec.set(compactedKey, strconv.FormatInt(compacted, 10))
+	}
+}
+
+// Compact drops every history entry past the window or over the limit now, and,
+// when upTo > 0, every entry at or below revision upTo. It returns the compacted
+// revision. The playground and tests use it to show 410 Gone on demand.
+func (s *Store) Compact(upTo int64) (int64, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return 0, ErrClosed
+	}
+	if upTo > s.rev {
+		upTo = s.rev
+	}
+	var rec journalRecord
+	if upTo > s.compacted {
+		_ = s.db.View(func(tx *buntdb.Tx) error {
+			return tx.AscendRange("", historyPrefix, historyKey(upTo+1), func(k, _ string) bool {
+				rec.del(k)
+				return true
+			})
+		})
+		s.compacted = upTo
+		rec.set(compactedKey, strconv.FormatInt(upTo, 10))
+	}
+	s.compactLocked(&rec, s.cfg.Now(), s.rev, int(^uint(0)>>1))
+	if rec.empty() {
+		return s.compacted, nil
+	}
+	if s.cfg.Persister != nil {
+		if err := s.cfg.Persister.Append(rec.encode()); err != nil {
+			return 0, err
+		}
+	}
+	return s.compacted, s.db.Update(func(tx *buntdb.Tx) error { return rec.apply(tx) })
+}

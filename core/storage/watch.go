@@ -1,0 +1,194 @@
+package storage
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/tidwall/buntdb"
+)
+
+// ErrStopped: the watcher was stopped by its owner.
+var ErrStopped = errors.New("storage: watcher stopped")
+
+// WatchOptions choose what a watcher sees.
+type WatchOptions struct {
+	Prefix string
+	// Since delivers every change after this revision (from history when it is
+	// older than the store; ErrCompacted when history no longer has it). Ignored
+	// when Initial is set.
+	Since int64
+	// Initial starts with a synthetic ADDED event for every current object, then
+	// delivers every change after the revision that state was read at.
+	Initial bool
+	Filter  Filter
+}
+
+// Watcher receives the changes under a prefix, in revision order. A watcher that
+// falls more than Config.WatchBuffer events behind is closed with
+// ErrWatcherTooSlow, so a slow reader never holds up writers or memory.
+type Watcher struct {
+	store   *Store
+	opts    WatchOptions
+	after   int64 // changes at or below this revision are already covered
+	start   int64
+	backlog []*Event
+	ch      chan *Event
+	err     error // why ch was closed; written under store.mu before close
+	closed  bool
+}
+
+// Watch registers a watcher.
+func (s *Store) Watch(opts WatchOptions) (*Watcher, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, ErrClosed
+	}
+	w := &Watcher{store: s, opts: opts, ch: make(chan *Event, s.cfg.WatchBuffer)}
+	var err error
+	if opts.Initial {
+		w.after, w.start = s.rev, s.rev
+		err = s.db.View(func(tx *buntdb.Tx) error {
+			res := ListResult{}
+			if err := scan(tx, ListOptions{Prefix: opts.Prefix, Filter: opts.Filter}, &res, s.cfg.Attrs); err != nil {
+				return err
+			}
+			w.backlog = make([]*Event, len(res.Items))
+			for i, it := range res.Items {
+				w.backlog[i] = &Event{Type: Added, Key: it.Key, Rev: s.rev, Object: []byte(it.Value)}
+			}
+			return nil
+		})
+	} else {
+		w.after, w.start = opts.Since, opts.Since
+		if opts.Since < s.compacted {
+			return nil, ErrCompacted
+		}
+		if opts.Since < s.rev {
+			err = s.replay(w)
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	s.watchers[w] = struct{}{}
+	return w, nil
+}
+
+// replay queues the retained changes after w.after. Called with s.mu held.
+func (s *Store) replay(w *Watcher) error {
+	var bad error
+	err := s.db.View(func(tx *buntdb.Tx) error {
+		return tx.AscendRange("", historyKey(w.after+1), historyKey(s.rev+1), func(_, v string) bool {
+			e, err := decodeHistory([]byte(v))
+			if err != nil {
+				bad = err
+				return false
+			}
+			if strings.HasPrefix(e.Key, w.opts.Prefix) {
+				if e = e.forFilter(w.opts.Filter, &s.cfg); e != nil {
+					w.backlog = append(w.backlog, e)
+				}
+			}
+			return true
+		})
+	})
+	if err == nil {
+		err = bad
+	}
+	if err == nil {
+		w.after = s.rev
+	}
+	return err
+}
+
+// dispatch hands ev to every watcher it concerns. Called with s.mu held.
+func (s *Store) dispatch(ev *Event) {
+	for w := range s.watchers {
+		if ev.Rev <= w.after || !strings.HasPrefix(ev.Key, w.opts.Prefix) {
+			continue
+		}
+		e := ev.forFilter(w.opts.Filter, &s.cfg)
+		if e == nil {
+			continue
+		}
+		select {
+		case w.ch <- e:
+		default:
+			delete(s.watchers, w)
+			w.close(ErrWatcherTooSlow)
+		}
+	}
+}
+
+// close ends delivery. Called with store.mu held.
+func (w *Watcher) close(err error) {
+	if w.closed {
+		return
+	}
+	w.closed, w.err = true, err
+	close(w.ch)
+}
+
+// StartRevision is the revision the watch started from: the state's revision for an
+// Initial watch, Since otherwise.
+func (w *Watcher) StartRevision() int64 { return w.start }
+
+// Replaying says whether events queued at registration (the initial state or
+// the retained history) are still to be read.
+func (w *Watcher) Replaying() bool { return len(w.backlog) > 0 }
+
+// Next returns the next event, waiting for one. After the watcher is closed it
+// returns the reason: ErrStopped, ErrWatcherTooSlow or ErrClosed.
+func (w *Watcher) Next(ctx context.Context) (*Event, error) {
+	if len(w.backlog) > 0 {
+		e := w.backlog[0]
+		w.backlog[0] = nil
+		w.backlog = w.backlog[1:]
+		return e, nil
+	}
+	select {
+	case e, ok := <-w.ch:
+		if !ok {
+			return nil, w.err
+		}
+		return e, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// RequestBookmark queues a BOOKMARK at the store's current revision behind every
+// change already queued, so it promises only what has really been sent. A watcher
+// that is behind or waiting for a future revision gets none.
+func (w *Watcher) RequestBookmark() {
+	s := w.store
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if w.closed || s.rev < w.after {
+		return
+	}
+	select {
+	case w.ch <- &Event{Type: Bookmark, Rev: s.rev}:
+	default:
+	}
+}
+
+// Stop unregisters the watcher and frees it at once.
+func (w *Watcher) Stop() {
+	s := w.store
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.watchers != nil {
+		delete(s.watchers, w)
+	}
+	w.close(ErrStopped)
+}
+
+// Watchers is the number of registered watchers.
+func (s *Store) Watchers() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.watchers)
+}

@@ -1,0 +1,111 @@
+// Command playground is kubeplay's native host: it serves the core API server on
+// a local address for kubectl and client libraries, optionally durable on disk.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"kubeplay/core/apiserver"
+	"kubeplay/core/storage"
+)
+
+func main() {
+	listen := flag.String("listen", "127.0.0.1:8080", "address to serve the API on")
+	data := flag.String("data", "", "directory to persist the store in (fsync on every write); empty keeps it in memory")
+	kubeconfigOut := flag.String("kubeconfig-out", "", "write a kubeconfig for this server to this file")
+	quiet := flag.Bool("quiet", false, "do not log one line per request")
+	flag.Parse()
+	if err := run(*listen, *data, *kubeconfigOut, *quiet); err != nil {
+		fmt.Fprintln(os.Stderr, "playground:", err)
+		os.Exit(1)
+	}
+}
+
+func run(listen, data, kubeconfigOut string, quiet bool) error {
+	cfg := apiserver.Config{}
+	if !quiet {
+		cfg.Logf = log.Printf
+	}
+	if data != "" {
+		p, err := storage.OpenFilePersister(data)
+		if err != nil {
+			return err
+		}
+		cfg.Persister = p
+	}
+	srv, err := apiserver.New(cfg)
+	if err != nil {
+		return err
+	}
+	defer srv.Close()
+
+	ln, err := net.Listen("tcp", listen)
+	if err != nil {
+		return err
+	}
+	url := "http://" + ln.Addr().String()
+	if kubeconfigOut != "" {
+		if err := os.WriteFile(kubeconfigOut, kubeconfig(url), 0o600); err != nil {
+			return err
+		}
+	}
+	log.Printf("kubeplay API at %s (store: %s)", url, storeName(data))
+
+	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	log.Printf("shutting down")
+	// Watches never finish on their own: close them with the store after a grace.
+	sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if err := hs.Shutdown(sctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	return nil
+}
+
+func storeName(data string) string {
+	if data == "" {
+		return "in memory"
+	}
+	return data
+}
+
+// kubeconfig is a kubeconfig with one cluster, user and context for url.
+func kubeconfig(url string) []byte {
+	return []byte(`apiVersion: v1
+kind: Config
+clusters:
+- name: kubeplay
+  cluster:
+    server: ` + url + `
+users:
+- name: kubeplay
+  user:
+    token: kubeplay
+contexts:
+- name: kubeplay
+  context:
+    cluster: kubeplay
+    user: kubeplay
+    namespace: default
+current-context: kubeplay
+`)
+}
