@@ -95,7 +95,7 @@ func (s *Server) openAPIDocument(gv schema.GroupVersion) map[string]any {
 		schemas[definitionName(res, res.ListKind())] = map[string]any{
 			"type": "object", "required": []string{"items"},
 			"x-kubernetes-group-version-kind": []any{map[string]string{"group": res.Group, "version": res.Version, "kind": res.ListKind()}},
-			"properties": map[string]any{"items": map[string]any{"type": "array", "items": ref}},
+			"properties":                      map[string]any{"items": map[string]any{"type": "array", "items": ref}},
 		}
 		op := func(action, id string, body bool, params ...any) map[string]any {
 			resp := ref

@@ -13,9 +13,9 @@ import (
 // listOptions are the query parameters of get, list and watch, parsed and checked
 // as kube-apiserver's parameter codec and ValidateListOptions do.
 type listOptions struct {
-	Labels  selector.Labels
-	Fields  selector.Fields
-	Watch   bool
+	Labels selector.Labels
+	Fields selector.Fields
+	Watch  bool
 	// ResourceVersion is the raw parameter; RV its value when set and not "0".
 	ResourceVersion   string
 	RV                int64

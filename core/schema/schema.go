@@ -17,9 +17,9 @@ type NameRule int
 
 // Name rules, as kube-apiserver applies them per kind.
 const (
-	DNSSubdomain    NameRule = iota // RFC 1123 subdomain, at most 253 characters
-	DNSLabel                        // RFC 1123 label, at most 63 characters
-	DNS1035Label                    // RFC 1035 label (starts with a letter)
+	DNSSubdomain NameRule = iota // RFC 1123 subdomain, at most 253 characters
+	DNSLabel                     // RFC 1123 label, at most 63 characters
+	DNS1035Label                 // RFC 1035 label (starts with a letter)
 )
 
 // Subresource is a subresource served under a resource.

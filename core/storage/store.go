@@ -73,15 +73,15 @@ type Store struct {
 
 	// mu serializes commits, watcher registration and event dispatch, so that a
 	// watcher registered at revision R sees exactly the events after R.
-	mu        sync.Mutex
-	rev       int64 // guarded by mu for writes; read with revision()
-	compacted int64 // history holds every change after this revision
-	revCond   *sync.Cond
-	revMu     sync.Mutex
-	watchers  map[*Watcher]struct{}
-	journaled int // records since the last snapshot
+	mu            sync.Mutex
+	rev           int64 // guarded by mu for writes; read with revision()
+	compacted     int64 // history holds every change after this revision
+	revCond       *sync.Cond
+	revMu         sync.Mutex
+	watchers      map[*Watcher]struct{}
+	journaled     int // records since the last snapshot
 	restoreErrors []error
-	closed    bool
+	closed        bool
 }
 
 const (

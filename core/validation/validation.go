@@ -19,7 +19,7 @@ const (
 	// DNS1123SubdomainMaxLength is the longest RFC 1123 subdomain.
 	DNS1123SubdomainMaxLength = 253
 	// DNS1123LabelMaxLength is the longest RFC 1123 or RFC 1035 label.
-	DNS1123LabelMaxLength = 63
+	DNS1123LabelMaxLength  = 63
 	qualifiedNameMaxLength = 63
 	labelValueMaxLength    = 63
 )
