@@ -1,0 +1,77 @@
+package apiserver
+
+import (
+	"slices"
+	"testing"
+	"time"
+)
+
+func TestK8S_NS_1_SystemNamespaces(t *testing.T) {
+	s := newTestServer(t, Config{})
+	names := s.do("GET", "/api/v1/namespaces", nil).must(t, 200).names()
+	for _, want := range []string{"default", "kube-node-lease", "kube-public", "kube-system"} {
+		if !slices.Contains(names, want) {
+			t.Fatalf("missing namespace %s in %v", want, names)
+		}
+	}
+	ns := s.do("GET", "/api/v1/namespaces/default", nil).must(t, 200)
+	if ns.str("status", "phase") != "Active" {
+		t.Fatalf("default: %s", ns.Body)
+	}
+	// The system namespaces cannot be deleted.
+	s.do("DELETE", "/api/v1/namespaces/kube-system", nil).
+		wantStatus(t, 403, "Forbidden", `namespaces "kube-system" is forbidden: this namespace may not be deleted`)
+}
+
+func TestK8S_NS_1_CreateIntoMissingNamespace(t *testing.T) {
+	s := newTestServer(t, Config{})
+	s.do("POST", "/api/v1/namespaces/nope/configmaps", cm("a", nil, nil)).
+		wantStatus(t, 404, "NotFound", `namespaces "nope" not found`)
+}
+
+func TestK8S_NS_1_DeleteCascades(t *testing.T) {
+	s := newTestServer(t, Config{})
+	s.do("POST", "/api/v1/namespaces", map[string]any{"metadata": map[string]any{"name": "team"}}).must(t, 201)
+	for _, n := range []string{"a", "b", "c"} {
+		s.createCM("team", n, nil)
+	}
+	s.createCM("default", "keep", nil)
+	w := s.watch("/api/v1/namespaces/team/configmaps?watch=1&resourceVersion=" + s.do("GET", "/api/v1/namespaces/team/configmaps", nil).str("metadata", "resourceVersion"))
+
+	del := s.do("DELETE", "/api/v1/namespaces/team", nil).must(t, 200)
+	if del.str("kind") != "Namespace" || del.str("status", "phase") != "Terminating" || del.str("metadata", "deletionTimestamp") == "" {
+		t.Fatalf("delete answer: %s", del.Body)
+	}
+	// While it terminates, nothing new may be created in it.
+	r := s.do("POST", "/api/v1/namespaces/team/configmaps", cm("late", nil, nil))
+	if r.Code == 403 {
+		r.wantStatus(t, 403, "Forbidden", `configmaps "late" is forbidden: unable to create new content in namespace team because it is being terminated`)
+		if dig(r.Obj, "details", "causes").([]any)[0].(map[string]any)["reason"] != "NamespaceTerminating" {
+			t.Fatalf("cause: %s", r.Body)
+		}
+	} else if r.Code != 404 { // the controller may already have finished
+		t.Fatalf("create in terminating namespace: %d %s", r.Code, r.Body)
+	}
+	// Its contents are deleted (seen by a watcher), then the namespace is gone.
+	deleted := map[string]bool{}
+	for len(deleted) < 3 {
+		e := w.next()
+		if e.Type != "DELETED" {
+			t.Fatalf("event %s %s", e.Type, e.name())
+		}
+		deleted[e.name()] = true
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for s.do("GET", "/api/v1/namespaces/team", nil).Code != 404 {
+		if time.Now().After(deadline) {
+			t.Fatal("namespace not removed")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if n := len(s.do("GET", "/api/v1/namespaces/team/configmaps", nil).items()); n != 0 {
+		t.Fatalf("%d objects left in deleted namespace", n)
+	}
+	s.do("GET", "/api/v1/namespaces/default/configmaps/keep", nil).must(t, 200)
+	// The name can be used again.
+	s.do("POST", "/api/v1/namespaces", map[string]any{"metadata": map[string]any{"name": "team"}}).must(t, 201)
+}

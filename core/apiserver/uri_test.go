@@ -1,0 +1,187 @@
+package apiserver
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestK8S_URI_1_Paths(t *testing.T) {
+	s := newTestServer(t, Config{})
+	s.createCM("default", "a", nil)
+	s.do("POST", "/apis/apps/v1/namespaces/default/deployments", map[string]any{
+		"apiVersion": "apps/v1", "kind": "Deployment", "metadata": map[string]any{"name": "web"},
+		"spec": map[string]any{"selector": map[string]any{"matchLabels": map[string]any{"app": "w"}},
+			"template": map[string]any{"metadata": map[string]any{"labels": map[string]any{"app": "w"}}}},
+	}).must(t, 201)
+
+	// Core group under /api/v1, named groups under /apis/G/V.
+	s.do("GET", "/api/v1/namespaces/default/configmaps/a", nil).must(t, 200)
+	s.do("GET", "/apis/apps/v1/namespaces/default/deployments/web", nil).must(t, 200)
+	// The core group is not served under /apis, nor named groups under /api.
+	s.do("GET", "/apis/v1/namespaces/default/configmaps/a", nil).wantStatus(t, 404, "NotFound", "the server could not find the requested resource")
+	s.do("GET", "/api/apps/v1/namespaces/default/deployments", nil).wantStatus(t, 404, "NotFound", "")
+	// Cluster-scoped collection, namespaced collection, all-namespaces list.
+	if names := s.do("GET", "/api/v1/namespaces", nil).must(t, 200).names(); !slices.Contains(names, "kube-system") {
+		t.Fatalf("namespaces %v", names)
+	}
+	all := s.do("GET", "/api/v1/configmaps", nil).must(t, 200)
+	if all.str("kind") != "ConfigMapList" || !slices.Contains(all.names(), "a") {
+		t.Fatalf("all-namespaces list: %s", all.Body)
+	}
+	// A cluster-scoped resource under a namespace does not exist.
+	s.do("GET", "/api/v1/namespaces/default/nodes", nil).wantStatus(t, 404, "NotFound", "")
+	// Subresource status of a single object.
+	st := s.do("GET", "/apis/apps/v1/namespaces/default/deployments/web/status", nil).must(t, 200)
+	if st.str("kind") != "Deployment" {
+		t.Fatalf("status subresource: %s", st.Body)
+	}
+	s.do("GET", "/api/v1/namespaces/default/configmaps/a/nope", nil).wantStatus(t, 404, "NotFound", "")
+	// Unknown resource.
+	s.do("GET", "/api/v1/namespaces/default/widgets", nil).wantStatus(t, 404, "NotFound", "")
+}
+
+func TestK8S_URI_2_Discovery(t *testing.T) {
+	s := newTestServer(t, Config{})
+	api := s.do("GET", "/api", nil).must(t, 200)
+	if api.str("kind") != "APIVersions" || !slices.Contains(anyStrings(api.Obj["versions"]), "v1") {
+		t.Fatalf("/api: %s", api.Body)
+	}
+	groups := s.do("GET", "/apis", nil).must(t, 200)
+	if groups.str("kind") != "APIGroupList" {
+		t.Fatalf("/apis: %s", groups.Body)
+	}
+	var names []string
+	for _, g := range groups.Obj["groups"].([]any) {
+		names = append(names, dig(g, "name").(string))
+		if dig(g, "preferredVersion", "groupVersion") == nil {
+			t.Fatalf("group without preferredVersion: %v", g)
+		}
+	}
+	if !slices.Equal(names, []string{"apps", "coordination.k8s.io"}) {
+		t.Fatalf("groups %v", names)
+	}
+
+	v1 := s.do("GET", "/api/v1", nil).must(t, 200)
+	if v1.str("kind") != "APIResourceList" || v1.str("groupVersion") != "v1" {
+		t.Fatalf("/api/v1: %s", v1.Body)
+	}
+	byName := map[string]map[string]any{}
+	for _, r := range v1.Obj["resources"].([]any) {
+		m := r.(map[string]any)
+		byName[m["name"].(string)] = m
+	}
+	pods := byName["pods"]
+	if pods == nil || pods["kind"] != "Pod" || pods["namespaced"] != true || !slices.Equal(anyStrings(pods["shortNames"]), []string{"po"}) ||
+		!slices.Equal(anyStrings(pods["verbs"]), []string{"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"}) {
+		t.Fatalf("pods resource: %v", pods)
+	}
+	if ns := byName["namespaces"]; ns == nil || ns["namespaced"] != false {
+		t.Fatalf("namespaces: %v", ns)
+	}
+	if byName["pods/status"] == nil || byName["namespaces/status"] == nil {
+		t.Fatalf("status subresources missing: %v", keys(byName))
+	}
+	apps := s.do("GET", "/apis/apps/v1", nil).must(t, 200)
+	if apps.str("groupVersion") != "apps/v1" {
+		t.Fatalf("/apis/apps/v1: %s", apps.Body)
+	}
+	s.do("GET", "/apis/apps", nil).must(t, 200)
+	s.do("GET", "/apis/nope/v1", nil).wantStatus(t, 404, "NotFound", "")
+
+	// Aggregated discovery, v2 and v2beta1.
+	for _, v := range []string{"v2", "v2beta1"} {
+		accept := "application/json;g=apidiscovery.k8s.io;v=" + v + ";as=APIGroupDiscoveryList,application/json"
+		for _, path := range []string{"/api", "/apis"} {
+			agg := s.do("GET", path, nil, "Accept", accept).must(t, 200)
+			if agg.str("kind") != "APIGroupDiscoveryList" || agg.str("apiVersion") != "apidiscovery.k8s.io/"+v {
+				t.Fatalf("aggregated %s %s: %s", v, path, agg.Body)
+			}
+			if ct := agg.Header.Get("Content-Type"); !strings.Contains(ct, "as=APIGroupDiscoveryList") || !strings.Contains(ct, "v="+v) {
+				t.Fatalf("aggregated Content-Type %q", ct)
+			}
+		}
+	}
+
+	ver := s.do("GET", "/version", nil).must(t, 200)
+	if ver.str("major") != "1" || !strings.HasPrefix(ver.str("gitVersion"), "v1.32") {
+		t.Fatalf("/version: %s", ver.Body)
+	}
+	for _, p := range []string{"/healthz", "/livez", "/readyz"} {
+		r := s.do("GET", p, nil).must(t, 200)
+		if string(r.Body) != "ok" {
+			t.Fatalf("%s: %q", p, r.Body)
+		}
+		v := s.do("GET", p+"?verbose", nil).must(t, 200)
+		if !strings.Contains(string(v.Body), "[+]ping ok") || !strings.Contains(string(v.Body), "passed") {
+			t.Fatalf("%s?verbose: %q", p, v.Body)
+		}
+	}
+
+	// OpenAPI v3: an index and one document per group version, whose PATCH
+	// operations advertise fieldValidation (kubectl's server-side validation check).
+	idx := s.do("GET", "/openapi/v3", nil).must(t, 200)
+	url, _ := dig(idx.Obj, "paths", "apis/apps/v1", "serverRelativeURL").(string)
+	if !strings.HasPrefix(url, "/openapi/v3/apis/apps/v1?hash=") {
+		t.Fatalf("openapi index: %s", idx.Body)
+	}
+	doc := s.do("GET", url, nil).must(t, 200)
+	patch := dig(doc.Obj, "paths", "/apis/apps/v1/namespaces/{namespace}/deployments/{name}", "patch")
+	if dig(patch, "x-kubernetes-group-version-kind", "kind") != "Deployment" || !strings.Contains(string(doc.Body), `"fieldValidation"`) {
+		t.Fatalf("openapi document: %.300s", doc.Body)
+	}
+}
+
+func TestK8S_URI_3_BuiltinKinds(t *testing.T) {
+	s := newTestServer(t, Config{})
+	want := map[string]string{ // path → list kind
+		"/api/v1/namespaces": "NamespaceList", "/api/v1/pods": "PodList", "/api/v1/configmaps": "ConfigMapList",
+		"/api/v1/secrets": "SecretList", "/api/v1/services": "ServiceList", "/api/v1/endpoints": "EndpointsList",
+		"/api/v1/nodes": "NodeList", "/api/v1/events": "EventList", "/api/v1/serviceaccounts": "ServiceAccountList",
+		"/apis/coordination.k8s.io/v1/leases": "LeaseList", "/apis/apps/v1/deployments": "DeploymentList",
+		"/apis/apps/v1/replicasets": "ReplicaSetList",
+	}
+	for path, kind := range want {
+		r := s.do("GET", path, nil).must(t, 200)
+		if r.str("kind") != kind {
+			t.Errorf("%s: kind %q, want %q", path, r.str("kind"), kind)
+		}
+	}
+}
+
+// K8S-ENC-7: collections are <Kind>List, never List.
+func TestK8S_ENC_7_ListKinds(t *testing.T) {
+	s := newTestServer(t, Config{})
+	s.createCM("default", "a", nil)
+	for _, p := range []string{"/api/v1/namespaces/default/configmaps", "/api/v1/configmaps", "/api/v1/configmaps?limit=1", "/apis/apps/v1/deployments"} {
+		r := s.do("GET", p, nil).must(t, 200)
+		if k := r.str("kind"); k == "List" || !strings.HasSuffix(k, "List") || r.str("apiVersion") == "" {
+			t.Fatalf("%s: kind %q apiVersion %q", p, k, r.str("apiVersion"))
+		}
+		for _, it := range r.items() {
+			if it["kind"] != nil {
+				// kube-apiserver leaves kind/apiVersion off list items.
+				t.Fatalf("%s: item carries kind: %v", p, it["kind"])
+			}
+		}
+	}
+}
+
+func anyStrings(v any) []string {
+	var out []string
+	list, _ := v.([]any)
+	for _, x := range list {
+		s, _ := x.(string)
+		out = append(out, s)
+	}
+	return out
+}
+
+func keys[V any](m map[string]V) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
