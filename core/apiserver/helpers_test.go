@@ -175,7 +175,10 @@ type watchEvent struct {
 }
 
 func (e watchEvent) name() string { s, _ := dig(e.Object, "metadata", "name").(string); return s }
-func (e watchEvent) rv() string   { s, _ := dig(e.Object, "metadata", "resourceVersion").(string); return s }
+func (e watchEvent) rv() string {
+	s, _ := dig(e.Object, "metadata", "resourceVersion").(string)
+	return s
+}
 
 func (s *testServer) watch(path string) *watchStream {
 	s.t.Helper()

@@ -109,7 +109,8 @@ func parseListOptions(q url.Values, res *schema.Resource) (*listOptions, error) 
 func parseResourceVersion(v string) (int64, error) {
 	n, err := strconv.ParseUint(v, 10, 63)
 	if err != nil {
-		return 0, errBadRequest(fmt.Sprintf("invalid resource version %q: %v", v, err))
+		// kube's versioner words it as a field error on resourceVersion.
+		return 0, errBadRequest(fmt.Sprintf("resourceVersion: Invalid value: %q: %v", v, err))
 	}
 	return int64(n), nil
 }

@@ -1,6 +1,7 @@
 package apiserver
 
 import (
+	"encoding/json"
 	"errors"
 	"math/rand/v2"
 	"net/http"
@@ -71,7 +72,7 @@ func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, t target) er
 		st := errExpired("too old resource version: " + strconv.FormatInt(o.RV, 10) +
 			" (" + strconv.FormatInt(s.store.CompactedRevision(), 10) + ")")
 		startStream(w)
-		b, _ := jsonMarshal(st)
+		b, _ := json.Marshal(st)
 		_, _ = w.Write(watchFrame(nil, "ERROR", b))
 		return nil
 	}

@@ -1,0 +1,178 @@
+package apiserver
+
+import (
+	"slices"
+	"strconv"
+	"testing"
+	"time"
+)
+
+// rvFixture: a (rv1), b (rv2), a modified (rv3), c (rv4).
+type rvFixture struct {
+	s                  *testServer
+	rv1, rv2, rv3, rv4 string
+}
+
+func newRVFixture(t *testing.T) *rvFixture {
+	s := newTestServer(t, Config{FreshnessWait: 50 * time.Millisecond})
+	f := &rvFixture{s: s}
+	a := s.createCM("default", "a", nil)
+	f.rv1 = a.str("metadata", "resourceVersion")
+	f.rv2 = s.createCM("default", "b", nil).str("metadata", "resourceVersion")
+	a.Obj["data"] = map[string]any{"k": "new"}
+	f.rv3 = s.do("PUT", "/api/v1/namespaces/default/configmaps/a", a.Obj).must(t, 200).str("metadata", "resourceVersion")
+	f.rv4 = s.createCM("default", "c", nil).str("metadata", "resourceVersion")
+	return f
+}
+
+func TestK8S_RV_1_Get(t *testing.T) {
+	f := newRVFixture(t)
+	const a = "/api/v1/namespaces/default/configmaps/a"
+	for _, q := range []string{"", "?resourceVersion=0", "?resourceVersion=" + f.rv1, "?resourceVersion=" + f.rv4} {
+		r := f.s.do("GET", a+q, nil).must(t, 200)
+		if r.str("data", "k") != "new" || r.str("metadata", "resourceVersion") != f.rv3 {
+			t.Fatalf("get%s: %s", q, r.Body)
+		}
+	}
+}
+
+func TestK8S_RV_2_ListTable(t *testing.T) {
+	f := newRVFixture(t)
+	const coll = "/api/v1/namespaces/default/configmaps"
+	current := f.rv4
+	type want struct {
+		code  int
+		rv    string   // the list's resourceVersion
+		names []string // items
+		aData string   // a's data.k: "v" at rv1/rv2, "new" from rv3
+	}
+	recent := want{200, current, []string{"a", "b", "c"}, "new"}
+	atRV2 := want{200, f.rv2, []string{"a", "b"}, "v"}
+	invalid := want{code: 422}
+	cases := []struct {
+		query string
+		want  want
+	}{
+		// resourceVersionMatch unset, limit unset.
+		{"", recent},
+		{"resourceVersion=0", recent},                     // Any: kubeplay serves the latest
+		{"resourceVersion=" + f.rv2, recent},              // Not older than
+		{"resourceVersion=" + f.rv2 + "&limit=10", atRV2}, // with limit: Exact
+		{"limit=10", recent},
+		{"resourceVersion=0&limit=10", recent},
+		// resourceVersionMatch=Exact.
+		{"resourceVersionMatch=Exact", invalid},
+		{"resourceVersionMatch=Exact&resourceVersion=0", invalid},
+		{"resourceVersionMatch=Exact&resourceVersion=" + f.rv2, atRV2},
+		{"resourceVersionMatch=Exact&resourceVersion=" + f.rv2 + "&limit=10", atRV2},
+		{"resourceVersionMatch=Exact&limit=10", invalid},
+		// resourceVersionMatch=NotOlderThan.
+		{"resourceVersionMatch=NotOlderThan", invalid},
+		{"resourceVersionMatch=NotOlderThan&resourceVersion=0", recent},
+		{"resourceVersionMatch=NotOlderThan&resourceVersion=" + f.rv2, recent},
+		{"resourceVersionMatch=NotOlderThan&resourceVersion=" + f.rv2 + "&limit=10", recent},
+		{"resourceVersionMatch=NotOlderThan&limit=10", invalid},
+		// Unknown match.
+		{"resourceVersionMatch=Newest&resourceVersion=1", invalid},
+	}
+	for _, c := range cases {
+		r := f.s.do("GET", coll+"?"+c.query, nil)
+		if c.want.code != 200 {
+			r.wantStatus(t, c.want.code, "Invalid", "")
+			continue
+		}
+		r.must(t, 200)
+		if got := r.str("metadata", "resourceVersion"); got != c.want.rv {
+			t.Errorf("%q: list rv %s, want %s", c.query, got, c.want.rv)
+		}
+		if names := r.names(); !slices.Equal(names, c.want.names) {
+			t.Errorf("%q: items %v, want %v", c.query, names, c.want.names)
+		}
+		if got := r.items()[0]["data"].(map[string]any)["k"]; got != c.want.aData {
+			t.Errorf("%q: a.data.k %v, want %s", c.query, got, c.want.aData)
+		}
+	}
+	// The exact list at rv2 shows each object as it was then.
+	r := f.s.do("GET", coll+"?resourceVersionMatch=Exact&resourceVersion="+f.rv1, nil).must(t, 200)
+	if !slices.Equal(r.names(), []string{"a"}) || dig(r.items()[0], "metadata", "resourceVersion") != f.rv1 {
+		t.Fatalf("exact at rv1: %s", r.Body)
+	}
+
+	// Continue tokens: with resourceVersion unset or "0" they are followed, with
+	// another resourceVersion they are a 400.
+	page := f.s.do("GET", coll+"?limit=1", nil).must(t, 200)
+	token := page.str("metadata", "continue")
+	for _, q := range []string{"", "&resourceVersion=0"} {
+		next := f.s.do("GET", coll+"?limit=1&continue="+token+q, nil).must(t, 200)
+		if !slices.Equal(next.names(), []string{"b"}) || next.str("metadata", "resourceVersion") != current {
+			t.Fatalf("continue%s: %s", q, next.Body)
+		}
+	}
+	f.s.do("GET", coll+"?limit=1&continue="+token+"&resourceVersion="+f.rv2, nil).
+		wantStatus(t, 400, "BadRequest", "specifying resource version is not allowed when using continue")
+	f.s.do("GET", coll+"?limit=1&continue="+token+"&resourceVersionMatch=Exact&resourceVersion="+f.rv2, nil).
+		wantStatus(t, 422, "Invalid", "")
+}
+
+func TestK8S_RV_3_TooLarge(t *testing.T) {
+	f := newRVFixture(t)
+	cur, _ := strconv.ParseInt(f.rv4, 10, 64)
+	future := strconv.FormatInt(cur+100, 10)
+	for _, p := range []string{
+		"/api/v1/namespaces/default/configmaps/a?resourceVersion=" + future,
+		"/api/v1/namespaces/default/configmaps?resourceVersion=" + future,
+		"/api/v1/namespaces/default/configmaps?resourceVersionMatch=Exact&resourceVersion=" + future,
+	} {
+		r := f.s.do("GET", p, nil).wantStatus(t, 504, "Timeout",
+			"Timeout: Too large resource version: "+future+", current: "+f.rv4)
+		if r.Header.Get("Retry-After") != "1" || dig(r.Obj, "details", "retryAfterSeconds") != float64(1) {
+			t.Fatalf("%s: Retry-After %q, details %v", p, r.Header.Get("Retry-After"), r.Obj["details"])
+		}
+	}
+	// A read that waits for a revision the store reaches meanwhile succeeds.
+	next := strconv.FormatInt(cur+1, 10)
+	done := make(chan *response)
+	go func() {
+		done <- f.s.do("GET", "/api/v1/namespaces/default/configmaps?resourceVersion="+next, nil)
+	}()
+	time.Sleep(10 * time.Millisecond)
+	f.s.createCM("default", "d", nil)
+	if r := <-done; r.Code != 200 && r.Code != 504 {
+		t.Fatalf("waiting read: %d %s", r.Code, r.Body)
+	}
+	// A watch from a future revision waits for it rather than failing.
+	w := f.s.watch(cmWatch + "&resourceVersion=" + strconv.FormatInt(cur+2, 10))
+	f.s.createCM("default", "e", nil)
+	f.s.createCM("default", "g", nil)
+	if e := w.next(); e.name() != "g" {
+		t.Fatalf("future watch got %s %s", e.Type, e.name())
+	}
+}
+
+func TestK8S_RV_4_Malformed(t *testing.T) {
+	s := newTestServer(t, Config{})
+	rev := s.srv.Store().Revision()
+	for _, p := range []string{
+		"/api/v1/namespaces/default/configmaps?resourceVersion=abc",
+		"/api/v1/namespaces/default/configmaps?resourceVersion=-1",
+		"/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=1.5",
+		"/api/v1/namespaces/default/configmaps/a?resourceVersion=x",
+	} {
+		s.do("GET", p, nil).wantStatus(t, 400, "BadRequest", "")
+	}
+	r := s.do("GET", "/api/v1/namespaces/default/configmaps?resourceVersion=abc", nil)
+	if want := `resourceVersion: Invalid value: "abc": strconv.ParseUint: parsing "abc": invalid syntax`; r.str("message") != want {
+		t.Fatalf("message %q", r.str("message"))
+	}
+	// A malformed precondition resourceVersion on update is a conflict-free 400 or
+	// 409 as kube decides, never a write.
+	s.createCM("default", "a", nil)
+	bad := cm("a", nil, nil)
+	bad["metadata"].(map[string]any)["resourceVersion"] = "zzz"
+	if c := s.do("PUT", "/api/v1/namespaces/default/configmaps/a", bad).Code; c < 400 || c >= 500 {
+		t.Fatalf("PUT with malformed resourceVersion: %d", c)
+	}
+	if s.srv.Store().Revision() != rev+1 {
+		t.Fatal("malformed requests changed the store")
+	}
+}
