@@ -47,18 +47,41 @@ func (s *Server) bootstrap() error {
 func (s *Server) checkNamespaceOpen(ns string, res *schema.Resource, name string) error {
 	val, ok := s.store.Get(objectKey(s.namespaces(), "", ns))
 	if !ok {
+		s.nsStates.Delete(ns)
 		return errNotFound("", "namespaces", ns)
 	}
-	obj, err := object.Decode(val)
+	terminating, err := s.namespaceTerminating(ns, val)
 	if err != nil {
 		return errInternal(err)
 	}
-	if object.Meta(obj)["deletionTimestamp"] != nil {
+	if terminating {
 		return errForbidden(res.Group, res.Plural, name,
 			fmt.Sprintf("unable to create new content in namespace %s because it is being terminated", ns),
 			StatusCause{Type: "NamespaceTerminating", Message: fmt.Sprintf("namespace %s is being terminated", ns), Field: "metadata.namespace"})
 	}
 	return nil
+}
+
+// namespaceState caches whether a namespace, as stored, is terminating, so that
+// creating into it does not decode the namespace every time.
+type namespaceState struct {
+	stored      string
+	terminating bool
+}
+
+func (s *Server) namespaceTerminating(ns string, stored []byte) (bool, error) {
+	if v, ok := s.nsStates.Load(ns); ok {
+		if st := v.(namespaceState); st.stored == string(stored) {
+			return st.terminating, nil
+		}
+	}
+	obj, err := object.Decode(stored)
+	if err != nil {
+		return false, err
+	}
+	terminating := object.Meta(obj)["deletionTimestamp"] != nil
+	s.nsStates.Store(ns, namespaceState{stored: string(stored), terminating: terminating})
+	return terminating, nil
 }
 
 // runNamespaceController finishes namespace deletions, as kube's namespace

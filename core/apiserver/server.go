@@ -61,6 +61,7 @@ type Server struct {
 	store    *storage.Store
 	registry *schema.Registry
 	handler  http.Handler
+	nsStates sync.Map // namespace name → namespaceState
 
 	ctx    context.Context
 	cancel context.CancelFunc

@@ -14,7 +14,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -79,9 +78,16 @@ type Store struct {
 	revCond       *sync.Cond
 	revMu         sync.Mutex
 	watchers      map[*Watcher]struct{}
-	journaled     int // records since the last snapshot
+	history       []retained // the changes history holds, oldest first; guarded by mu
+	journaled     int        // records since the last snapshot
 	restoreErrors []error
 	closed        bool
+}
+
+// retained locates one change in history, so compaction needs no read.
+type retained struct {
+	rev  int64
+	time time.Time
 }
 
 const (
@@ -133,9 +139,23 @@ func Open(cfg Config) (*Store, error) {
 	err = db.View(func(tx *buntdb.Tx) error {
 		s.rev = readInt(tx, revKey)
 		s.compacted = readInt(tx, compactedKey)
-		return nil
+		var bad error
+		err := tx.AscendRange("", historyPrefix, historyKey(s.rev+1), func(_, v string) bool {
+			e, err := decodeHistory([]byte(v))
+			if err != nil {
+				bad = err
+				return false
+			}
+			s.history = append(s.history, retained{rev: e.Rev, time: e.time})
+			return true
+		})
+		return errors.Join(err, bad)
 	})
-	return s, err
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	return s, nil
 }
 
 func readInt(tx *buntdb.Tx, key string) int64 {
@@ -305,7 +325,10 @@ func (s *Store) commit(ev *Event) error {
 	}
 	rec.set(hkey, hval)
 	rec.set(revKey, rev)
-	s.compactLocked(&rec, ev.time, ev.Rev, 16)
+	drop, compacted := s.compactLocked(&rec, ev.time, ev.Rev, 0, s.compacted, 16)
+	if compacted != s.compacted {
+		rec.set(compactedKey, strconv.FormatInt(compacted, 10))
+	}
 	if s.cfg.Persister != nil {
 		if err := s.cfg.Persister.Append(rec.encode()); err != nil {
 			return fmt.Errorf("storage: journal write failed: %w", err)
@@ -314,6 +337,8 @@ func (s *Store) commit(ev *Event) error {
 	if err := s.db.Update(func(tx *buntdb.Tx) error { return rec.apply(tx) }); err != nil {
 		return err
 	}
+	s.dropHistory(drop, compacted)
+	s.history = append(s.history, retained{rev: ev.Rev, time: ev.time})
 	s.revMu.Lock()
 	s.rev = ev.Rev
 	s.revCond.Broadcast()
@@ -332,34 +357,31 @@ func (s *Store) commit(ev *Event) error {
 func historyKey(rev int64) string { return fmt.Sprintf("%s%020d", historyPrefix, rev) }
 
 // compactLocked adds to rec the deletion of history entries that are past the
-// window or over the limit, a few per commit so that no commit pays for all. head
-// is the newest revision that will be in history once rec is applied.
-func (s *Store) compactLocked(rec *journalRecord, now time.Time, head int64, max int) {
-	var drop []string
-	compacted := s.compacted
-	_ = s.db.View(func(tx *buntdb.Tx) error {
-		return tx.AscendGreaterOrEqual("", historyPrefix, func(k, v string) bool {
-			if len(drop) >= max || !strings.HasPrefix(k, historyPrefix) {
-				return false
-			}
-			h, err := decodeHistory([]byte(v))
-			if err != nil || head-compacted > int64(s.cfg.HistoryLimit) || now.Sub(h.time) > s.cfg.HistoryWindow {
-				drop = append(drop, k)
-				if err == nil {
-					compacted = h.Rev
-				}
-				return true
-			}
-			return false
-		})
-	})
-	for _, k := range drop {
-		rec.del(k)
+// window or over the limit, at most max of them so that no commit pays for all.
+// It looks at the retained changes from index from on, with compacted the
+// revision compaction has reached before them; head is the newest revision that
+// will be in history once rec is applied. It returns the index it stopped at and
+// the compacted revision then; dropHistory applies both once rec is committed.
+func (s *Store) compactLocked(rec *journalRecord, now time.Time, head int64, from int, compacted int64, max int) (int, int64) {
+	n := from
+	for ; n < len(s.history) && n-from < max; n++ {
+		h := s.history[n]
+		if head-compacted <= int64(s.cfg.HistoryLimit) && now.Sub(h.time) <= s.cfg.HistoryWindow {
+			break
+		}
+		rec.del(historyKey(h.rev))
+		compacted = h.rev
 	}
-	if compacted != s.compacted {
-		s.compacted = compacted
-		rec.set(compactedKey, strconv.FormatInt(compacted, 10))
+	return n, compacted
+}
+
+// dropHistory forgets the n oldest retained changes after their deletion committed.
+func (s *Store) dropHistory(n int, compacted int64) {
+	s.history = s.history[n:]
+	if cap(s.history) > 1024 && len(s.history) < cap(s.history)/4 {
+		s.history = append([]retained(nil), s.history...)
 	}
+	s.compacted = compacted
 }
 
 // Compact drops every history entry past the window or over the limit now, and,
@@ -375,17 +397,18 @@ func (s *Store) Compact(upTo int64) (int64, error) {
 		upTo = s.rev
 	}
 	var rec journalRecord
-	if upTo > s.compacted {
-		_ = s.db.View(func(tx *buntdb.Tx) error {
-			return tx.AscendRange("", historyPrefix, historyKey(upTo+1), func(k, _ string) bool {
-				rec.del(k)
-				return true
-			})
-		})
-		s.compacted = upTo
-		rec.set(compactedKey, strconv.FormatInt(upTo, 10))
+	n, compacted := 0, s.compacted
+	for ; n < len(s.history) && s.history[n].rev <= upTo; n++ {
+		rec.del(historyKey(s.history[n].rev))
+		compacted = s.history[n].rev
 	}
-	s.compactLocked(&rec, s.cfg.Now(), s.rev, int(^uint(0)>>1))
+	if upTo > compacted {
+		compacted = upTo
+	}
+	n, compacted = s.compactLocked(&rec, s.cfg.Now(), s.rev, n, compacted, len(s.history))
+	if compacted != s.compacted {
+		rec.set(compactedKey, strconv.FormatInt(compacted, 10))
+	}
 	if rec.empty() {
 		return s.compacted, nil
 	}
@@ -394,5 +417,9 @@ func (s *Store) Compact(upTo int64) (int64, error) {
 			return 0, err
 		}
 	}
-	return s.compacted, s.db.Update(func(tx *buntdb.Tx) error { return rec.apply(tx) })
+	if err := s.db.Update(func(tx *buntdb.Tx) error { return rec.apply(tx) }); err != nil {
+		return 0, err
+	}
+	s.dropHistory(n, compacted)
+	return s.compacted, nil
 }
