@@ -15,6 +15,7 @@ import (
 	"io"
 	"sort"
 	"strconv"
+	"unicode/utf8"
 )
 
 // Object is a decoded API object.
@@ -72,17 +73,20 @@ var metadataRank = func() map[string]int {
 
 // Encode writes obj as JSON without kind and apiVersion: metadata first in
 // ObjectMeta's order, then the other fields by name. This is the stored form.
+// Values are written as encoding/json writes them (HTML-safe string escaping).
 func Encode(obj Object) ([]byte, error) {
-	var buf bytes.Buffer
-	buf.WriteByte('{')
+	b := make([]byte, 0, 512)
+	b = append(b, '{')
 	first := true
+	var err error
 	if md, ok := obj["metadata"]; ok {
-		buf.WriteString(`"metadata":`)
+		b = append(b, `"metadata":`...)
 		if m, ok := md.(map[string]any); ok {
-			if err := encodeOrdered(&buf, m, metadataRank); err != nil {
-				return nil, err
-			}
-		} else if err := encodeValue(&buf, md); err != nil {
+			b, err = appendOrdered(b, m)
+		} else {
+			b, err = appendValue(b, md)
+		}
+		if err != nil {
 			return nil, err
 		}
 		first = false
@@ -92,22 +96,24 @@ func Encode(obj Object) ([]byte, error) {
 			continue
 		}
 		if !first {
-			buf.WriteByte(',')
+			b = append(b, ',')
 		}
 		first = false
-		if err := encodeField(&buf, k, obj[k]); err != nil {
+		b = appendString(b, k)
+		b = append(b, ':')
+		if b, err = appendValue(b, obj[k]); err != nil {
 			return nil, err
 		}
 	}
-	buf.WriteByte('}')
-	return buf.Bytes(), nil
+	return append(b, '}'), nil
 }
 
-func encodeOrdered(buf *bytes.Buffer, m map[string]any, rank map[string]int) error {
+// appendOrdered writes metadata with ObjectMeta's fields in their order first.
+func appendOrdered(b []byte, m map[string]any) ([]byte, error) {
 	keys := sortedKeys(m)
 	sort.SliceStable(keys, func(i, j int) bool {
-		ri, iok := rank[keys[i]]
-		rj, jok := rank[keys[j]]
+		ri, iok := metadataRank[keys[i]]
+		rj, jok := metadataRank[keys[j]]
 		switch {
 		case iok && jok:
 			return ri < rj
@@ -116,34 +122,119 @@ func encodeOrdered(buf *bytes.Buffer, m map[string]any, rank map[string]int) err
 		}
 		return false
 	})
-	buf.WriteByte('{')
+	return appendMap(b, m, keys)
+}
+
+func appendMap(b []byte, m map[string]any, keys []string) ([]byte, error) {
+	b = append(b, '{')
+	var err error
 	for i, k := range keys {
 		if i > 0 {
-			buf.WriteByte(',')
+			b = append(b, ',')
 		}
-		if err := encodeField(buf, k, m[k]); err != nil {
-			return err
+		b = appendString(b, k)
+		b = append(b, ':')
+		if b, err = appendValue(b, m[k]); err != nil {
+			return nil, err
 		}
 	}
-	buf.WriteByte('}')
-	return nil
+	return append(b, '}'), nil
 }
 
-func encodeField(buf *bytes.Buffer, k string, v any) error {
-	if err := encodeValue(buf, k); err != nil {
-		return err
+// appendValue writes a decoded JSON value; other Go values go through
+// encoding/json.
+func appendValue(b []byte, v any) ([]byte, error) {
+	switch x := v.(type) {
+	case nil:
+		return append(b, "null"...), nil
+	case string:
+		return appendString(b, x), nil
+	case bool:
+		return strconv.AppendBool(b, x), nil
+	case json.Number:
+		if x == "" {
+			return append(b, '0'), nil
+		}
+		return append(b, x...), nil
+	case int:
+		return strconv.AppendInt(b, int64(x), 10), nil
+	case int64:
+		return strconv.AppendInt(b, x, 10), nil
+	case map[string]any:
+		return appendMap(b, x, sortedKeys(x))
+	case []any:
+		b = append(b, '[')
+		var err error
+		for i, e := range x {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			if b, err = appendValue(b, e); err != nil {
+				return nil, err
+			}
+		}
+		return append(b, ']'), nil
 	}
-	buf.WriteByte(':')
-	return encodeValue(buf, v)
-}
-
-func encodeValue(buf *bytes.Buffer, v any) error {
-	b, err := json.Marshal(v)
+	data, err := json.Marshal(v)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	buf.Write(b)
-	return nil
+	return append(b, data...), nil
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendString quotes s exactly as encoding/json does, HTML escaping included.
+func appendString(b []byte, s string) []byte {
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
 }
 
 func sortedKeys(m map[string]any) []string {

@@ -127,7 +127,7 @@ func QualifiedName(v string) []string {
 	case len(name) > qualifiedNameMaxLength:
 		errs = append(errs, "name part "+maxLen(qualifiedNameMaxLength))
 	}
-	if len(name) > 0 && !qualifiedNameRe.MatchString(name) {
+	if !qualifiedNameRe.MatchString(name) { // an empty name gets both messages, as in kube
 		errs = append(errs, "name part "+regexError("must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character", qualifiedNameFmt, "MyName", "my.name", "123-abc"))
 	}
 	return errs

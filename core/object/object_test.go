@@ -1,0 +1,59 @@
+package object
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+)
+
+// Encode must write every value exactly as encoding/json does (kube-apiserver's
+// serializer), only ordering metadata as ObjectMeta does.
+func FuzzEncodeMatchesEncodingJSON(f *testing.F) {
+	for _, seed := range []string{
+		`{"data":{"a":"<b>&amp;\u2028\u2029\u0001\n\t\"\\"}}`,
+		`{"spec":{"replicas":3,"f":1.5e300,"big":123456789012345678901234567890,"n":null,"t":true,"l":[1,"x",{}]}}`,
+		`{"data":{"bad":"\xff\xfe","emoji":"😀","k":"日本語"}}`,
+		`{"metadata":{"labels":{"a":"b"},"name":"x","uid":"u","namespace":"n"},"data":{}}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		obj, err := Decode(data)
+		if err != nil {
+			return
+		}
+		delete(obj, "metadata")
+		delete(obj, "kind")
+		delete(obj, "apiVersion")
+		got, err := Encode(obj)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := json.Marshal(obj)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Fatalf("Encode\n got %s\nwant %s", got, want)
+		}
+	})
+}
+
+func TestEncodeMetadataOrder(t *testing.T) {
+	obj, err := Decode([]byte(`{"kind":"ConfigMap","apiVersion":"v1","data":{"k":"v"},"metadata":{"labels":{"a":"b"},"uid":"u","name":"n","namespace":"ns","resourceVersion":"5","x-unknown":1}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Encode(obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"metadata":{"name":"n","namespace":"ns","uid":"u","resourceVersion":"5","labels":{"a":"b"},"x-unknown":1},"data":{"k":"v"}}`
+	if string(b) != want {
+		t.Fatalf("got  %s\nwant %s", b, want)
+	}
+	typed := WithTypeMeta(b, "ConfigMap", "v1")
+	if string(typed) != `{"kind":"ConfigMap","apiVersion":"v1",`+want[1:] {
+		t.Fatalf("WithTypeMeta: %s", typed)
+	}
+}
