@@ -1,6 +1,7 @@
 package apiserver
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"math/rand/v2"
@@ -225,7 +226,22 @@ func bookmarkObject(res *schema.Resource, rev int64, initialEnd bool) []byte {
 	b := []byte(`{"kind":"` + res.Kind + `","apiVersion":"` + res.APIVersion() + `","metadata":{"resourceVersion":"` +
 		strconv.FormatInt(rev, 10) + `","creationTimestamp":null`)
 	if initialEnd {
-		b = append(b, `,"annotations":{"`+initialEventsEndAnnotation+`":"true"}`...)
+		b = append(b, `,"annotations":{"`+initialEventsEndAnnotation+`":"true","`+initialEventsListBlueprintAnnotation+`":"`...)
+		b = append(b, listBlueprint(res)...)
+		b = append(b, `"}`...)
 	}
 	return append(b, "}}"...)
+}
+
+// initialEventsListBlueprintAnnotation carries, on the end-of-initial-events
+// bookmark, the base64 of an empty list of the resource in the response's encoding:
+// client-go's typed List over WatchList (1.32+) builds its result from it and
+// fails without it.
+const initialEventsListBlueprintAnnotation = "kubernetes.io/initial-events-list-blueprint"
+
+// listBlueprint is the empty <Kind>List kube-apiserver encodes into the
+// blueprint annotation, base64-encoded.
+func listBlueprint(res *schema.Resource) string {
+	list := `{"kind":"` + res.ListKind() + `","apiVersion":"` + res.APIVersion() + `","metadata":{},"items":null}` + "\n"
+	return base64.StdEncoding.EncodeToString([]byte(list))
 }
