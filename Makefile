@@ -18,7 +18,7 @@ lint:
 
 # The core must keep compiling for the browser.
 wasm-check:
-	GOOS=js GOARCH=wasm $(GO) build ./core/...
+	GOOS=js GOARCH=wasm $(GO) build ./core/... ./wasm/...
 
 # Benchmarks report ratios against floors measured in the same run.
 bench:

@@ -1,0 +1,93 @@
+//go:build js && wasm
+
+// Command wasm is the browser host: one long-lived Go instance holding the core,
+// driven from a service worker (or a Durable Object) through globalThis.kubeplay:
+//
+//	kubeplay.start(host) → Promise<{revision, restoreErrors}>
+//	    host: {snapshot, journal, append, writeSnapshot, maxWatchSeconds}
+//	kubeplay.handle(method, url, headers, body) → Promise<{status, headers, body}>
+//	kubeplay.stop() → Promise
+package main
+
+import (
+	"errors"
+	"net/http"
+	"sync"
+	"syscall/js"
+	"time"
+
+	"kubeplay/core/apiserver"
+	"kubeplay/wasm/bridge"
+)
+
+var (
+	mu     sync.Mutex
+	server *apiserver.Server
+)
+
+func main() {
+	api := js.Global().Get("Object").New()
+	api.Set("start", js.FuncOf(start))
+	api.Set("stop", js.FuncOf(stop))
+	api.Set("handle", bridge.Handler(http.HandlerFunc(serve)))
+	js.Global().Set("kubeplay", api)
+	if ready := js.Global().Get("kubeplayReady"); ready.Type() == js.TypeFunction {
+		ready.Invoke()
+	}
+	select {}
+}
+
+func serve(w http.ResponseWriter, r *http.Request) {
+	mu.Lock()
+	s := server
+	mu.Unlock()
+	if s == nil {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusServiceUnavailable)
+		_, _ = w.Write([]byte(`{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"the kubeplay core is not started","reason":"ServiceUnavailable","code":503}`))
+		return
+	}
+	s.ServeHTTP(w, r)
+}
+
+func start(_ js.Value, args []js.Value) any {
+	return bridge.Async(func() (any, error) {
+		if len(args) < 1 {
+			return nil, errors.New("start(host)")
+		}
+		host := args[0]
+		cfg := apiserver.Config{Persister: bridge.NewPersister(host)}
+		if v := host.Get("maxWatchSeconds"); v.Type() == js.TypeNumber {
+			cfg.MaxWatchTimeout = time.Duration(v.Float() * float64(time.Second))
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if server != nil {
+			server.Close()
+			server = nil
+		}
+		s, err := apiserver.New(cfg)
+		if err != nil {
+			return nil, err
+		}
+		server = s
+		restoreErrors := []any{}
+		for _, e := range s.Store().RestoreErrors() {
+			restoreErrors = append(restoreErrors, e.Error())
+		}
+		return map[string]any{"revision": int(s.Store().Revision()), "restoreErrors": restoreErrors}, nil
+	})
+}
+
+func stop(js.Value, []js.Value) any {
+	return bridge.Async(func() (any, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if server != nil {
+			err := server.Close()
+			server = nil
+			return nil, err
+		}
+		return nil, nil
+	})
+}
