@@ -241,6 +241,8 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request) {
 		serveHealth(w, r)
 	case p == "/api" || p == "/apis" || strings.HasPrefix(p, "/api/") || strings.HasPrefix(p, "/apis/"):
 		s.serveDiscovery(w, r)
+	case p == "/debug/kubeplay/compact":
+		s.serveCompact(w, r)
 	case p == "/openapi/v3" || strings.HasPrefix(p, "/openapi/v3/"):
 		s.serveOpenAPI(w, r)
 	default:

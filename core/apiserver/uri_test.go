@@ -185,3 +185,18 @@ func keys[V any](m map[string]V) []string {
 	slices.Sort(out)
 	return out
 }
+
+func TestPLAY_DebugCompact(t *testing.T) {
+	s := newTestServer(t, Config{})
+	rv := s.createCM("default", "a", nil).str("metadata", "resourceVersion")
+	s.createCM("default", "b", nil)
+	s.do("GET", "/debug/kubeplay/compact", nil).wantStatus(t, 405, "MethodNotAllowed", "")
+	r := s.do("POST", "/debug/kubeplay/compact", nil).must(t, 200)
+	if r.str("compactedRevision") != s.listRV("/api/v1/namespaces/default/configmaps") {
+		t.Fatalf("compact: %s", r.Body)
+	}
+	e := s.watch(cmWatch + "&resourceVersion=" + rv).next()
+	if e.Type != "ERROR" || e.Object["code"] != float64(410) {
+		t.Fatalf("watch after compaction: %s %v", e.Type, e.Object)
+	}
+}
