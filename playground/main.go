@@ -24,20 +24,27 @@ func main() {
 	data := flag.String("data", "", "directory to persist the store in (fsync on every write); empty keeps it in memory")
 	kubeconfigOut := flag.String("kubeconfig-out", "", "write a kubeconfig for this server to this file")
 	quiet := flag.Bool("quiet", false, "do not log one line per request")
+	site := flag.String("site", "build/site", "directory of the built playground (served at /); empty serves only the API")
+	cors := flag.String("cors-allowed-origins", "", "comma-separated origins allowed to call the API cross-origin (the playground's remote target), e.g. http://localhost:5173")
 	flag.Parse()
-	if err := run(*listen, *data, *kubeconfigOut, *quiet); err != nil {
+	if err := run(options{listen: *listen, data: *data, kubeconfigOut: *kubeconfigOut, quiet: *quiet, site: *site, cors: *cors}); err != nil {
 		fmt.Fprintln(os.Stderr, "playground:", err)
 		os.Exit(1)
 	}
 }
 
-func run(listen, data, kubeconfigOut string, quiet bool) error {
+type options struct {
+	listen, data, kubeconfigOut, site, cors string
+	quiet                                   bool
+}
+
+func run(o options) error {
 	cfg := apiserver.Config{}
-	if !quiet {
+	if !o.quiet {
 		cfg.Logf = log.Printf
 	}
-	if data != "" {
-		p, err := storage.OpenFilePersister(data)
+	if o.data != "" {
+		p, err := storage.OpenFilePersister(o.data)
 		if err != nil {
 			return err
 		}
@@ -49,19 +56,20 @@ func run(listen, data, kubeconfigOut string, quiet bool) error {
 	}
 	defer srv.Close()
 
-	ln, err := net.Listen("tcp", listen)
+	ln, err := net.Listen("tcp", o.listen)
 	if err != nil {
 		return err
 	}
 	url := "http://" + ln.Addr().String()
-	if kubeconfigOut != "" {
-		if err := os.WriteFile(kubeconfigOut, kubeconfig(url), 0o600); err != nil {
+	if o.kubeconfigOut != "" {
+		if err := os.WriteFile(o.kubeconfigOut, kubeconfig(url), 0o600); err != nil {
 			return err
 		}
 	}
-	log.Printf("kubeplay API at %s (store: %s)", url, storeName(data))
+	handler := newHandler(srv, o.site, splitOrigins(o.cors))
+	log.Printf("kubeplay API at %s (store: %s)", url, storeName(o.data))
 
-	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
+	hs := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	errc := make(chan error, 1)

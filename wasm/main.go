@@ -56,7 +56,9 @@ func start(_ js.Value, args []js.Value) any {
 			return nil, errors.New("start(host)")
 		}
 		host := args[0]
-		cfg := apiserver.Config{Persister: bridge.NewPersister(host)}
+		persister := bridge.NewPersister(host)
+		// Snapshots keep the journal short, so a restarted worker restores fast.
+		cfg := apiserver.Config{Persister: persister, SnapshotEvery: 500}
 		if v := host.Get("maxWatchSeconds"); v.Type() == js.TypeNumber {
 			cfg.MaxWatchTimeout = time.Duration(v.Float() * float64(time.Second))
 		}
@@ -72,6 +74,9 @@ func start(_ js.Value, args []js.Value) any {
 		}
 		server = s
 		restoreErrors := []any{}
+		for _, e := range persister.Skipped() {
+			restoreErrors = append(restoreErrors, e)
+		}
 		for _, e := range s.Store().RestoreErrors() {
 			restoreErrors = append(restoreErrors, e.Error())
 		}

@@ -32,7 +32,7 @@ func TestK8S_BadInput_NothingStored(t *testing.T) {
 		{"malformed resourceVersion", "GET", coll + "?resourceVersion=x", "", "", 400, "BadRequest"},
 		{"malformed limit", "GET", coll + "?limit=ten", "", "", 400, "BadRequest"},
 		{"malformed timeoutSeconds", "GET", coll + "?watch=1&timeoutSeconds=soon", "", "", 400, "BadRequest"},
-		{"malformed watch", "GET", coll + "?watch=maybe", "", "", 400, "BadRequest"},
+		{"empty limit", "GET", coll + "?limit=", "", "", 400, "BadRequest"}, // kube: any watch value but 0/false is true, an empty int is 400
 		{"malformed label selector", "GET", coll + "?labelSelector=a%20in%20(b", "", "", 400, "BadRequest"},
 		{"malformed field selector", "GET", coll + "?fieldSelector=metadata.name", "", "", 400, "BadRequest"},
 		{"malformed continue", "GET", coll + "?continue=%25%25", "", "", 400, "BadRequest"},

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/url"
 	"strconv"
+	"strings"
 
 	"kubeplay/core/schema"
 	"kubeplay/core/selector"
@@ -27,13 +28,21 @@ type listOptions struct {
 	SendInitialEvents *bool
 }
 
-// parseBool reads a boolean query parameter as kube's conversion does.
+// parseBool reads a boolean query parameter as kube's conversion does
+// (runtime.Convert_Slice_string_To_bool): only "0" and "false" (any case) are
+// false; anything else, even an empty value, is true. It never fails.
 func parseBool(name, v string) (bool, error) {
-	b, err := strconv.ParseBool(v)
-	if err != nil {
-		return false, errBadRequest(fmt.Sprintf("strconv.ParseBool: parsing %q: invalid syntax", v))
+	return v != "0" && !strings.EqualFold(v, "false"), nil
+}
+
+// param is a query parameter's first value and whether it is present at all: kube
+// converts a present parameter even when its value is empty ("limit=" is 400,
+// "watch=" is true).
+func param(q url.Values, name string) (string, bool) {
+	if vs := q[name]; len(vs) > 0 {
+		return vs[0], true
 	}
-	return b, nil
+	return "", false
 }
 
 func parseInt(v string) (int64, error) {
@@ -61,31 +70,31 @@ func parseListOptions(q url.Values, res *schema.Resource) (*listOptions, error) 
 			return nil, errBadRequest(err.Error())
 		}
 	}
-	if v := q.Get("watch"); v != "" {
+	if v, ok := param(q, "watch"); ok {
 		if o.Watch, err = parseBool("watch", v); err != nil {
 			return nil, err
 		}
 	}
-	if v := q.Get("allowWatchBookmarks"); v != "" {
+	if v, ok := param(q, "allowWatchBookmarks"); ok {
 		if o.AllowBookmarks, err = parseBool("allowWatchBookmarks", v); err != nil {
 			return nil, err
 		}
 	}
-	if v := q.Get("sendInitialEvents"); v != "" {
+	if v, ok := param(q, "sendInitialEvents"); ok {
 		b, err := parseBool("sendInitialEvents", v)
 		if err != nil {
 			return nil, err
 		}
 		o.SendInitialEvents = &b
 	}
-	if v := q.Get("timeoutSeconds"); v != "" {
+	if v, ok := param(q, "timeoutSeconds"); ok {
 		n, err := parseInt(v)
 		if err != nil {
 			return nil, err
 		}
 		o.TimeoutSeconds = &n
 	}
-	if v := q.Get("limit"); v != "" {
+	if v, ok := param(q, "limit"); ok {
 		if o.Limit, err = parseInt(v); err != nil {
 			return nil, err
 		}

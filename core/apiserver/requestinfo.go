@@ -81,10 +81,10 @@ func ParseRequestInfo(r *http.Request) *RequestInfo {
 	}
 	info.Parts = parts
 	switch {
-	case len(parts) >= 3:
+	case len(parts) >= 3 && info.Verb != "proxy": // kube's specialVerbsNoSubresources
 		info.Subresource = parts[2]
 		fallthrough
-	case len(parts) == 2:
+	case len(parts) >= 2:
 		info.Name = parts[1]
 		fallthrough
 	case len(parts) == 1:
@@ -102,12 +102,11 @@ func ParseRequestInfo(r *http.Request) *RequestInfo {
 	return info
 }
 
+// isWatchRequest reads the watch parameter as kube's conversion does: present and
+// neither "0" nor "false" (any case), even when empty.
 func isWatchRequest(r *http.Request) bool {
-	switch strings.ToLower(r.URL.Query().Get("watch")) {
-	case "1", "true", "t", "y", "yes":
-		return true
-	}
-	return false
+	vs := r.URL.Query()["watch"]
+	return len(vs) > 0 && vs[0] != "0" && !strings.EqualFold(vs[0], "false")
 }
 
 func splitPath(p string) []string {

@@ -88,6 +88,9 @@ func (s *Server) resolve(info *RequestInfo) (target, []string, *Status) {
 	if inNamespace && !res.Namespaced {
 		return t, nil, errPathNotFound()
 	}
+	if info.Verb == "proxy" { // the /proxy/ path prefix is gone from kube-apiserver
+		return t, nil, errPathNotFound()
+	}
 	if info.Verb == "watch" {
 		if t.sub != "" {
 			return t, nil, errPathNotFound()

@@ -30,6 +30,8 @@ type Filter func(http.Handler) http.Handler
 type Config struct {
 	// Persister makes the store durable; nil keeps it in memory.
 	Persister storage.Persister
+	// SnapshotEvery is how many journaled commits trigger a snapshot (default 10,000).
+	SnapshotEvery int
 	// HistoryWindow and HistoryLimit bound the change history (default 5m, 10,000).
 	HistoryWindow time.Duration
 	HistoryLimit  int
@@ -91,6 +93,7 @@ func New(cfg Config) (*Server, error) {
 		HistoryLimit:  cfg.HistoryLimit,
 		WatchBuffer:   cfg.WatchBuffer,
 		Persister:     cfg.Persister,
+		SnapshotEvery: cfg.SnapshotEvery,
 		Now:           cfg.Now,
 	})
 	if err != nil {

@@ -129,25 +129,12 @@ func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, t target) er
 		return nil
 	}
 
-	events := make(chan *storage.Event)
-	failed := make(chan error, 1)
-	go func() {
-		for {
-			e, err := watcher.Next(ctx)
-			if err != nil {
-				failed <- err
-				return
-			}
-			select {
-			case events <- e:
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
 	for {
 		select {
-		case e := <-events:
+		case e, ok := <-watcher.C():
+			if !ok {
+				return nil // stopped, too slow, or the store closed
+			}
 			if e.Type == storage.Bookmark && !o.AllowBookmarks {
 				continue
 			}
@@ -159,8 +146,6 @@ func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, t target) er
 			}
 		case <-bookmarks:
 			watcher.RequestBookmark()
-		case <-failed:
-			return nil
 		case <-deadline.C:
 			return nil
 		case <-ctx.Done():

@@ -74,7 +74,11 @@ func escapeValue(v string) string { return valueEscaper.Replace(v) }
 // values with \\, \, and \= escapes.
 func ParseFields(selector string) (Fields, error) {
 	var out Fields
-	for _, part := range splitTerms(selector) {
+	// Like fields.ParseSelector, sort the raw terms first: that order decides which
+	// bad term is reported and the order String prints them in.
+	parts := splitTerms(selector)
+	sort.Strings(parts)
+	for _, part := range parts {
 		if part == "" {
 			continue
 		}
@@ -88,7 +92,6 @@ func ParseFields(selector string) (Fields, error) {
 		}
 		out = append(out, Term{Field: field, Equal: op != "!=", Value: value})
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].String() < out[j].String() })
 	return out, nil
 }
 

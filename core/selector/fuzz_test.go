@@ -2,6 +2,7 @@ package selector
 
 import (
 	"reflect"
+	"sort"
 	"strings"
 	"testing"
 )
@@ -117,10 +118,12 @@ func FuzzParseLabels(f *testing.F) {
 		if err != nil {
 			t.Fatalf("ParseLabels(%q) printed %q, which does not parse: %v", in, str, err)
 		}
+		// Requirements are sorted by key only and, as in apimachinery, not stably:
+		// equal keys may trade places, so compare them as sets.
 		if !reflect.DeepEqual(normLabels(sel), normLabels(again)) {
 			t.Fatalf("round trip of %q through %q:\n got %#v\nwant %#v", in, str, again, sel)
 		}
-		if s2 := again.String(); s2 != str {
+		if s2 := again.String(); normLabels(again).String() != normLabels(sel).String() {
 			t.Fatalf("String() not canonical for %q: %q then %q", in, str, s2)
 		}
 		// Matching never panics and agrees between the two parses, on a label set
@@ -142,7 +145,8 @@ func FuzzParseLabels(f *testing.F) {
 	})
 }
 
-// normLabels makes nil and empty value lists compare equal.
+// normLabels makes nil and empty value lists compare equal and orders
+// requirements with equal keys by their text.
 func normLabels(s Labels) Labels {
 	out := make(Labels, len(s))
 	for i, r := range s {
@@ -151,6 +155,12 @@ func normLabels(s Labels) Labels {
 		}
 		out[i] = r
 	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Key != out[j].Key {
+			return out[i].Key < out[j].Key
+		}
+		return out[i].String() < out[j].String()
+	})
 	return out
 }
 
@@ -177,10 +187,12 @@ func FuzzParseFields(f *testing.F) {
 		if len(sel) == 0 && len(again) == 0 {
 			return
 		}
-		if !reflect.DeepEqual(sel, again) {
+		// Terms keep the order of their raw text, as in apimachinery, and "a==b"
+		// prints as "a=b": a round trip may reorder them, so compare them as sets.
+		if !reflect.DeepEqual(normFields(sel), normFields(again)) {
 			t.Fatalf("round trip of %q through %q:\n got %#v\nwant %#v", in, str, again, sel)
 		}
-		if s2 := again.String(); s2 != str {
+		if s2 := normFields(again).String(); s2 != normFields(sel).String() {
 			t.Fatalf("String() not canonical for %q: %q then %q", in, str, s2)
 		}
 		// A term alone matches exactly when its field has (or lacks) its value.
@@ -204,4 +216,59 @@ func FuzzParseFields(f *testing.F) {
 			t.Fatalf("Check with every field supported: %v", err)
 		}
 	})
+}
+
+// normFields orders terms by their text.
+func normFields(s Fields) Fields {
+	out := append(Fields(nil), s...)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].String() < out[j].String() })
+	return out
+}
+
+// TestK8S_WATCH_6_SelectorEdgesAsApimachinery pins inputs on which the parsers once
+// differed from k8s.io/apimachinery v0.32 (found by fuzzing the two side by side);
+// the expectations are apimachinery's answers.
+func TestK8S_WATCH_6_SelectorEdgesAsApimachinery(t *testing.T) {
+	const nameRegex = "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"
+	for _, c := range []struct{ in, str, err string }{
+		// A NUL ending an identifier or operator is consumed with it; one where a
+		// token would start ends the input.
+		{in: "0\x000", err: "unable to parse requirement: found '0', expected: in, notin, =, ==, !=, gt, lt"},
+		{in: "a=\x00=b", err: "unable to parse requirement: found '=', expected: identifier"},
+		{in: "a=b\x00,c", str: "a=b,c"},
+		{in: "  \x00a", str: ""},
+		// An empty name part fails both checks.
+		{in: "0/", err: `unable to parse requirement: <nil>: Invalid value: "0/": name part must be non-empty; ` + nameRegex},
+		{in: "/x", err: `unable to parse requirement: <nil>: Invalid value: "/x": prefix part must be non-empty`},
+		// "!key" ends the requirement whatever follows.
+		{in: "!0!", err: "found '!', expected: ',' or 'end of string'"},
+		{in: "!a=b", err: "found '=', expected: ',' or 'end of string'"},
+		{in: "!a,b", str: "!a,b"},
+		// Equal keys keep the order of apimachinery's (unstable) sort.
+		{in: "0,0,0,0,0,0,0<0,0,0,00,0,0,0", str: "0<0,0,0,0,0,0,0,0,0,0,0,0,00"},
+	} {
+		sel, err := ParseLabels(c.in)
+		switch {
+		case c.err != "" && (err == nil || err.Error() != c.err):
+			t.Errorf("ParseLabels(%q) = %q, %v; want error %q", c.in, sel, err, c.err)
+		case c.err == "" && (err != nil || sel.String() != c.str):
+			t.Errorf("ParseLabels(%q) = %q, %v; want %q", c.in, sel, err, c.str)
+		}
+	}
+	for _, c := range []struct{ in, str, err string }{
+		// Raw terms are sorted before parsing: the first bad one in that order is
+		// reported, and String keeps that order.
+		{in: `b=\x,a=\y`, err: `invalid field selector: invalid escape sequence: \y`},
+		{in: "a==x,a=w", str: "a=x,a=w"},
+		{in: "b=1,a=2", str: "a=2,b=1"},
+		{in: `z!=1,a=\,`, str: `a=\,,z!=1`},
+	} {
+		sel, err := ParseFields(c.in)
+		switch {
+		case c.err != "" && (err == nil || err.Error() != c.err):
+			t.Errorf("ParseFields(%q) = %q, %v; want error %q", c.in, sel, err, c.err)
+		case c.err == "" && (err != nil || sel.String() != c.str):
+			t.Errorf("ParseFields(%q) = %q, %v; want %q", c.in, sel, err, c.str)
+		}
+	}
 }

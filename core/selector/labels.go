@@ -126,7 +126,9 @@ func ParseLabels(s string) (Labels, error) {
 	if err != nil {
 		return nil, err
 	}
-	sort.SliceStable(reqs, func(i, j int) bool { return reqs[i].Key < reqs[j].Key })
+	// Not stable, like apimachinery's sort.Sort(ByKey(...)): the same algorithm, so
+	// requirements with equal keys print in the same order as kube's.
+	sort.Slice(reqs, func(i, j int) bool { return reqs[i].Key < reqs[j].Key })
 	return reqs, nil
 }
 
@@ -170,7 +172,8 @@ func isSymbol(c byte) bool {
 }
 
 // lex splits s into tokens; a run of symbols takes the longest known operator.
-// A NUL byte ends the input, as in apimachinery's lexer.
+// As in apimachinery's lexer, a NUL byte where a token would start ends the input,
+// and a NUL byte ending an identifier or operator is consumed with it.
 func lex(s string) ([]item, error) {
 	var out []item
 	i := 0
@@ -199,6 +202,9 @@ func lex(s string) ([]item, error) {
 				continue
 			}
 			i = start + len(last.lit)
+			if i < len(s) && s[i] == 0 {
+				i++
+			}
 			out = append(out, last)
 			continue
 		}
@@ -206,6 +212,9 @@ func lex(s string) ([]item, error) {
 			i++
 		}
 		lit := s[start:i]
+		if i < len(s) && s[i] == 0 {
+			i++
+		}
 		if t, ok := literalTokens[lit]; ok {
 			out = append(out, item{t, lit})
 		} else {
@@ -280,7 +289,8 @@ func (p *labelParser) requirement() (*Requirement, error) {
 	if errs := validation.QualifiedName(key); len(errs) > 0 {
 		return nil, fmt.Errorf("<nil>: Invalid value: %q: %s", key, strings.Join(errs, "; "))
 	}
-	if t := p.peek(true).tok; t == tokEnd || t == tokComma {
+	// "!key" is complete whatever follows; what follows is the caller's to judge.
+	if t := p.peek(true).tok; t == tokEnd || t == tokComma || op == DoesNotExist {
 		if op != DoesNotExist {
 			op = Exists
 		}

@@ -40,15 +40,24 @@ type ListResult struct {
 // List returns objects under opts.Prefix in key order.
 func (s *Store) List(opts ListOptions) (ListResult, error) {
 	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return ListResult{}, ErrClosed
+	}
 	rev, compacted := s.rev, s.compacted
 	if opts.Rev == 0 || opts.Rev == rev {
 		// Current state: read under buntdb's read lock, released before the caller
 		// writes anything. Values are strings, shared without copying.
 		res := ListResult{Rev: rev, Remaining: -1}
+		unlocked := false
 		err := s.db.View(func(tx *buntdb.Tx) error {
 			s.mu.Unlock()
+			unlocked = true
 			return scan(tx, opts, &res, s.cfg.Attrs)
 		})
+		if !unlocked { // buntdb refused (closed) before running the scan
+			s.mu.Unlock()
+		}
 		return res, err
 	}
 	s.mu.Unlock()

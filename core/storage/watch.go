@@ -135,6 +135,10 @@ func (w *Watcher) close(err error) {
 // Initial watch, Since otherwise.
 func (w *Watcher) StartRevision() int64 { return w.start }
 
+// C is the channel of live changes, for select loops, once Replaying is false.
+// It is closed when the watcher ends (Next then returns the reason).
+func (w *Watcher) C() <-chan *Event { return w.ch }
+
 // Replaying says whether events queued at registration (the initial state or
 // the retained history) are still to be read.
 func (w *Watcher) Replaying() bool { return len(w.backlog) > 0 }

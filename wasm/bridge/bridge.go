@@ -10,8 +10,10 @@ package bridge
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"net/http"
 	"strings"
@@ -92,20 +94,25 @@ func newPromise() (promise, resolve, reject js.Value) {
 
 // Persister is a storage.Persister over JavaScript functions:
 //
-//	append(Uint8Array) → Promise      durably journal one record
-//	snapshot(Uint8Array) → Promise    durably replace snapshot and journal
+//	append(Uint8Array) → Promise          durably journal one record
+//	writeSnapshot(Uint8Array) → Promise   durably replace snapshot and journal
 //
 // and the state the host read before starting: the latest snapshot and the
-// journal records after it.
+// journal records after it. Each journal entry carries a CRC-32C of its record, so
+// an entry damaged in the host's storage is skipped and reported (Skipped) while
+// the entries around it are kept.
 type Persister struct {
 	snapshot []byte
 	journal  [][]byte
 	appendFn js.Value
 	snapFn   js.Value
+	skipped  []string
 }
 
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
 // NewPersister reads the host's state object:
-// {snapshot: Uint8Array|null, journal: Uint8Array[], append, snapshot}.
+// {snapshot: Uint8Array|null, journal: Uint8Array[], append, writeSnapshot}.
 func NewPersister(host js.Value) *Persister {
 	p := &Persister{appendFn: host.Get("append"), snapFn: host.Get("writeSnapshot")}
 	p.snapshot = bytesFromJS(host.Get("snapshot"))
@@ -117,15 +124,22 @@ func NewPersister(host js.Value) *Persister {
 	return p
 }
 
-// Load hands over the snapshot and the journal read at start.
+// Skipped describes the journal entries Load found damaged and left out.
+func (p *Persister) Skipped() []string { return p.skipped }
+
+// Load hands over the snapshot and the intact journal records read at start.
 func (p *Persister) Load(snapshot func(io.Reader) error, record func([]byte) error) error {
 	if p.snapshot != nil {
 		if err := snapshot(bytes.NewReader(p.snapshot)); err != nil {
 			return fmt.Errorf("snapshot: %w", err)
 		}
 	}
-	for _, r := range p.journal {
-		if err := record(r); err != nil {
+	for i, entry := range p.journal {
+		if len(entry) < 4 || binary.LittleEndian.Uint32(entry) != crc32.Checksum(entry[4:], castagnoli) {
+			p.skipped = append(p.skipped, fmt.Sprintf("journal entry %d of %d is damaged (checksum mismatch); skipped", i+1, len(p.journal)))
+			continue
+		}
+		if err := record(entry[4:]); err != nil {
 			return err
 		}
 	}
@@ -135,7 +149,8 @@ func (p *Persister) Load(snapshot func(io.Reader) error, record func([]byte) err
 
 // Append journals one record and returns once the host says it is durable.
 func (p *Persister) Append(record []byte) error {
-	_, err := await(p.appendFn.Invoke(bytesToJS(record)))
+	entry := binary.LittleEndian.AppendUint32(make([]byte, 0, 4+len(record)), crc32.Checksum(record, castagnoli))
+	_, err := await(p.appendFn.Invoke(bytesToJS(append(entry, record...))))
 	return err
 }
 

@@ -1,0 +1,225 @@
+// kubeplay service worker: hosts the Go core (kubeplay.wasm, one long-lived
+// instance) and answers the page's API requests with it; everything else comes from
+// the offline cache. Every acknowledged write is journaled to IndexedDB before its
+// response is released, so a stopped worker restarts with nothing lost.
+//
+// Routing, for same-origin requests from controlled pages:
+//   /api /apis /version /openapi /healthz /livez /readyz /metrics /debug
+//       → the in-browser core, unless the request carries
+//         `X-Kubeplay-Target: network`, which goes to the network (the native
+//         server that served the page).
+//   other GET → cache first (the build's assets), then network.
+// Messages: the page may post {type: 'kubeplay-status'} to ask for the state and
+// {type: 'kubeplay-reset'} to wipe the sandbox; the worker answers every client
+// with {type: 'kubeplay-status', state, revision, restoreErrors, error}.
+
+// The Go runtime's JavaScript support: workers may import scripts only while
+// their script first runs.
+importScripts('/wasm_exec.js');
+
+const BUILD = '__KUBEPLAY_BUILD__';
+const ASSETS = __KUBEPLAY_ASSETS__;
+const CACHE = 'kubeplay-' + BUILD;
+const API = /^\/(api|apis|version|openapi|healthz|livez|readyz|metrics|debug)(\/|$)/;
+// Chrome stops a worker about 5 minutes into an event even while it streams, so
+// watches end before that and clients resume from their last resourceVersion.
+const MAX_WATCH_SECONDS = 240;
+
+self.addEventListener('install', (event) => {
+  event.waitUntil((async () => {
+    const cache = await caches.open(CACHE);
+    await cache.addAll(ASSETS);
+    await self.skipWaiting();
+  })());
+});
+
+self.addEventListener('activate', (event) => {
+  event.waitUntil((async () => {
+    for (const key of await caches.keys()) {
+      if (key.startsWith('kubeplay-') && key !== CACHE) await caches.delete(key);
+    }
+    await self.clients.claim();
+  })());
+});
+
+self.addEventListener('fetch', (event) => {
+  const url = new URL(event.request.url);
+  if (url.origin !== self.location.origin) return;
+  if (API.test(url.pathname)) {
+    if (event.request.headers.get('X-Kubeplay-Target') === 'network') return;
+    event.respondWith(serveAPI(event.request));
+    return;
+  }
+  if (event.request.method === 'GET') event.respondWith(serveAsset(event.request));
+});
+
+self.addEventListener('message', (event) => {
+  const msg = event.data || {};
+  if (msg.type === 'kubeplay-reset') event.waitUntil(reset());
+  else if (msg.type === 'kubeplay-status') event.waitUntil(core().then(() => {}, () => {}).then(broadcast));
+});
+
+async function serveAsset(request) {
+  const cached = await caches.match(request, { ignoreSearch: true });
+  if (cached) return cached;
+  try {
+    return await fetch(request);
+  } catch (err) {
+    if (request.mode === 'navigate') {
+      const index = await caches.match('/index.html');
+      if (index) return index;
+    }
+    return new Response('offline and not cached: ' + new URL(request.url).pathname, { status: 504 });
+  }
+}
+
+// ---- the core ---------------------------------------------------------------
+
+let corePromise = null;
+let state = { state: 'starting' };
+
+function core() {
+  if (!corePromise) {
+    corePromise = startCore().catch((err) => {
+      corePromise = null;
+      state = { state: 'error', error: String(err && err.message || err) };
+      broadcast();
+      throw err;
+    });
+  }
+  return corePromise;
+}
+
+async function startCore() {
+  const ready = new Promise((resolve) => { self.kubeplayReady = resolve; });
+  const go = new self.Go();
+  const response = (await caches.match('/kubeplay.wasm')) || (await fetch('/kubeplay.wasm'));
+  if (!response.ok) throw new Error('loading kubeplay.wasm: HTTP ' + response.status);
+  const { instance } = await WebAssembly.instantiateStreaming(response, go.importObject);
+  go.run(instance).then(() => {
+    corePromise = null;
+    state = { state: 'error', error: 'the kubeplay core exited' };
+  });
+  await ready;
+  return start();
+}
+
+async function start() {
+  const saved = await loadState();
+  const info = await self.kubeplay.start({
+    snapshot: saved.snapshot,
+    journal: saved.journal,
+    append: journalAppend,
+    writeSnapshot,
+    maxWatchSeconds: MAX_WATCH_SECONDS,
+  });
+  state = { state: 'ready', revision: info.revision, restoreErrors: info.restoreErrors };
+  broadcast();
+  return info;
+}
+
+async function serveAPI(request) {
+  try {
+    await core();
+  } catch (err) {
+    return statusResponse(503, 'ServiceUnavailable', 'the in-browser kubeplay core failed to start: ' + (err && err.message || err));
+  }
+  try {
+    const body = request.method === 'GET' || request.method === 'HEAD' ? null : new Uint8Array(await request.arrayBuffer());
+    const headers = [];
+    request.headers.forEach((value, name) => headers.push([name, value]));
+    const res = await self.kubeplay.handle(request.method, request.url, headers, body);
+    return new Response(request.method === 'HEAD' ? null : res.body, { status: res.status, headers: res.headers });
+  } catch (err) {
+    return statusResponse(500, 'InternalError', 'kubeplay service worker: ' + (err && err.message || err));
+  }
+}
+
+function statusResponse(code, reason, message) {
+  const status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, code };
+  return new Response(JSON.stringify(status) + '\n', { status: code, headers: { 'Content-Type': 'application/json' } });
+}
+
+async function reset() {
+  await core().catch(() => {});
+  if (self.kubeplay) await self.kubeplay.stop();
+  const db = await openDB();
+  await txDone(db, ['journal', 'snapshot'], 'readwrite', (tx) => {
+    tx.objectStore('journal').clear();
+    tx.objectStore('snapshot').clear();
+  });
+  corePromise = self.kubeplay ? start() : null;
+  await core();
+}
+
+async function broadcast() {
+  for (const client of await self.clients.matchAll({ includeUncontrolled: true })) {
+    client.postMessage({ type: 'kubeplay-status', ...state });
+  }
+}
+
+// ---- IndexedDB: a journal of records and one snapshot ------------------------
+
+let dbPromise = null;
+
+function openDB() {
+  if (!dbPromise) {
+    dbPromise = new Promise((resolve, reject) => {
+      const req = indexedDB.open('kubeplay', 1);
+      req.onupgradeneeded = () => {
+        req.result.createObjectStore('journal', { autoIncrement: true });
+        req.result.createObjectStore('snapshot');
+      };
+      req.onsuccess = () => resolve(req.result);
+      req.onerror = () => { dbPromise = null; reject(req.error); };
+    });
+  }
+  return dbPromise;
+}
+
+function txDone(db, stores, mode, fn) {
+  return new Promise((resolve, reject) => {
+    const tx = db.transaction(stores, mode, { durability: 'strict' });
+    let result;
+    tx.oncomplete = () => resolve(result);
+    tx.onerror = () => reject(tx.error);
+    tx.onabort = () => reject(tx.error || new Error('IndexedDB transaction aborted'));
+    result = fn(tx);
+  });
+}
+
+async function loadState() {
+  const db = await openDB();
+  let snapshot = null;
+  const journal = [];
+  await txDone(db, ['journal', 'snapshot'], 'readonly', (tx) => {
+    tx.objectStore('snapshot').get('latest').onsuccess = (e) => { snapshot = asBytes(e.target.result); };
+    tx.objectStore('journal').openCursor().onsuccess = (e) => {
+      const cursor = e.target.result;
+      if (!cursor) return;
+      // A damaged entry still goes to the core, which checks and reports it.
+      journal.push(asBytes(cursor.value) || new Uint8Array(0));
+      cursor.continue();
+    };
+  });
+  return { snapshot, journal };
+}
+
+function asBytes(v) {
+  if (v instanceof Uint8Array) return v;
+  if (v instanceof ArrayBuffer) return new Uint8Array(v);
+  return v == null ? null : undefined;
+}
+
+async function journalAppend(record) {
+  const db = await openDB();
+  await txDone(db, ['journal'], 'readwrite', (tx) => { tx.objectStore('journal').add(record); });
+}
+
+async function writeSnapshot(snapshot) {
+  const db = await openDB();
+  await txDone(db, ['journal', 'snapshot'], 'readwrite', (tx) => {
+    tx.objectStore('snapshot').put(snapshot, 'latest');
+    tx.objectStore('journal').clear();
+  });
+}

@@ -1,0 +1,7 @@
+// Package tutorials holds the playground's tutorials as data; its test replays every one against the core so none can drift.
+//
+// index.json lists the tutorials; each listed file is one tutorial of narrated
+// steps with expectations. README.md describes the format. The player in ui/ runs
+// the steps with ui/src/tutorial-runner.js, which follows the same semantics as
+// the replay in tutorials_test.go.
+package tutorials

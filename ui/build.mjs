@@ -1,0 +1,99 @@
+// Builds the playground into OUT_DIR (default /work/main/build/site, i.e.
+// ../build/site from here):
+//   index.html        the page (from ui/index.html), referencing
+//   ui/app.js         the bundle of ui/src/main.js (ES module, minified)
+//   ui/app.css        its CSS
+//   ui/app.js.map     source map, with --sourcemap only (the worker caches every file)
+//   tutorials/*.json  copied from ../tutorials/ when that directory exists
+// Other files in OUT_DIR (sw.js, the .wasm, wasm_exec.js) are left alone.
+//
+// Usage: node build.mjs [--out DIR] [--watch] [--no-minify] [--sourcemap]   (or OUT_DIR=DIR)
+import * as esbuild from 'esbuild';
+import { createHash } from 'node:crypto';
+import { mkdir, readFile, writeFile, readdir, copyFile, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const repo = path.resolve(here, '..');
+const args = process.argv.slice(2);
+const flag = (name) => args.includes(name);
+const opt = (name) => {
+  const i = args.indexOf(name);
+  return i >= 0 ? args[i + 1] : undefined;
+};
+const outDir = path.resolve(opt('--out') || process.env.OUT_DIR || path.join(repo, 'build', 'site'));
+const minify = !flag('--no-minify');
+
+const buildOptions = {
+  entryPoints: { app: path.join(here, 'src', 'main.js') },
+  bundle: true,
+  format: 'esm',
+  target: ['chrome111', 'firefox115', 'safari16.4'],
+  outdir: path.join(outDir, 'ui'),
+  minify,
+  sourcemap: flag('--sourcemap') ? 'linked' : false,
+  legalComments: 'linked',
+  logLevel: 'warning',
+  metafile: true,
+  plugins: [{ name: 'kubeplay-site', setup: (b) => b.onEnd((r) => (r.errors.length ? null : writeSite())) }],
+};
+
+async function hashOf(file) {
+  return createHash('sha256').update(await readFile(file)).digest('hex').slice(0, 12);
+}
+
+async function exists(p) {
+  try {
+    await stat(p);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function writeSite() {
+  const js = path.join(outDir, 'ui', 'app.js');
+  const css = path.join(outDir, 'ui', 'app.css');
+  const html = (await readFile(path.join(here, 'index.html'), 'utf8'))
+    .replace('%JS_VERSION%', await hashOf(js))
+    .replace('%CSS_VERSION%', await hashOf(css));
+  await writeFile(path.join(outDir, 'index.html'), html);
+  await copyTutorials();
+}
+
+async function copyTutorials() {
+  const src = path.join(repo, 'tutorials');
+  if (!(await exists(src))) return;
+  const dst = path.join(outDir, 'tutorials');
+  await mkdir(dst, { recursive: true });
+  const files = (await readdir(src)).filter((f) => f.endsWith('.json')).sort();
+  for (const f of files) await copyFile(path.join(src, f), path.join(dst, f));
+  // The player reads index.json; derive one if the tutorials do not have it yet.
+  if (files.length && !files.includes('index.json')) {
+    const index = [];
+    for (const f of files) {
+      try {
+        const t = JSON.parse(await readFile(path.join(src, f), 'utf8'));
+        if (t && t.id && Array.isArray(t.steps)) index.push({ id: t.id, title: t.title || t.id, file: f });
+      } catch {
+        // not a tutorial
+      }
+    }
+    await writeFile(path.join(dst, 'index.json'), JSON.stringify(index, null, 2) + '\n');
+  }
+}
+
+const t0 = Date.now();
+await mkdir(path.join(outDir, 'ui'), { recursive: true });
+if (flag('--watch')) {
+  const ctx = await esbuild.context(buildOptions);
+  await ctx.watch();
+  console.log(`watching ui/src → ${outDir}`);
+} else {
+  const result = await esbuild.build(buildOptions);
+  const sizes = Object.entries(result.metafile.outputs)
+    .filter(([f]) => !f.endsWith('.map') && !f.endsWith('.txt'))
+    .map(([f, o]) => `${path.basename(f)} ${(o.bytes / 1024).toFixed(0)} KiB`);
+  console.log(`built ${outDir} (${sizes.join(', ')}) in ${Date.now() - t0} ms`);
+}

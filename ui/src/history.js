@@ -1,0 +1,58 @@
+// history.js — the last requests sent, in localStorage ("kubeplay.history").
+// An entry: {id, at, target, spec, status, ms} where spec is the builder's
+// request spec (see builder.js) and can be restored into it.
+
+const KEY = 'kubeplay.history';
+export const HISTORY_MAX = 50;
+
+const listeners = new Set();
+
+export function loadHistory() {
+  try {
+    const v = JSON.parse(localStorage.getItem(KEY) || '[]');
+    return Array.isArray(v) ? v : [];
+  } catch {
+    return [];
+  }
+}
+
+function save(list) {
+  try {
+    localStorage.setItem(KEY, JSON.stringify(list));
+  } catch {
+    // quota or no storage: keep only the newest ones we can
+    try {
+      localStorage.setItem(KEY, JSON.stringify(list.slice(0, 10).map((e) => ({ ...e, spec: { ...e.spec, body: (e.spec.body || '').slice(0, 4096) } }))));
+    } catch {
+      // give up quietly: history is a convenience
+    }
+  }
+  for (const fn of listeners) fn(list);
+}
+
+/** Adds an entry at the front; returns its id. */
+export function addHistory(entry) {
+  const list = loadHistory();
+  const id = `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 7)}`;
+  list.unshift({ id, at: new Date().toISOString(), ...entry });
+  save(list.slice(0, HISTORY_MAX));
+  return id;
+}
+
+/** Updates the entry with id (status, timing known later). */
+export function updateHistory(id, patch) {
+  const list = loadHistory();
+  const e = list.find((x) => x.id === id);
+  if (!e) return;
+  Object.assign(e, patch);
+  save(list);
+}
+
+export function clearHistory() {
+  save([]);
+}
+
+export function onHistoryChange(fn) {
+  listeners.add(fn);
+  return () => listeners.delete(fn);
+}

@@ -1,0 +1,279 @@
+// kubeplay playground — entry point (bundled by ui/build.mjs into /ui/app.js and
+// /ui/app.css; the page is /index.html).
+//
+// Views (tabs, also chosen by the URL hash): #request (builder, response,
+// history), #watch (watch panel), #tutorials (tutorial player).
+//
+// Stable data-testid attributes for browser tests:
+//   header:
+//     target-select          the target <select>: sandbox | native | remote
+//     remote-url             remote kubeplay base URL (shown for "remote")
+//     remote-token           optional bearer token for the remote target
+//     remote-apply           applies URL and token
+//     sandbox-status         sandbox state; attribute data-state = starting|ready|error
+//     sandbox-error          the error panel when the sandbox cannot start
+//     restore-errors         journal entries skipped on restore (hidden when none)
+//     reset-sandbox          wipes the sandbox (asks to confirm first)
+//     tab-request, tab-watch, tab-tutorials   the tabs
+//   request builder:
+//     template-select        example requests
+//     method                 method <select>
+//     path                   path input (completion list: path-completions)
+//     namespace              namespace used by completion and examples
+//     params, param-row, add-param        query parameter rows
+//     headers, header-row, add-header     header rows
+//     body-editor            CodeMirror body editor container (data-mode = json|yaml)
+//     body-mode-json, body-mode-yaml      body language toggle (converts the text)
+//     body-hint              e.g. "YAML is converted to JSON before sending"
+//     send, stop             send the request / abort a streaming one
+//     prepare-error          why a request could not be built (bad YAML)
+//     copy-curl, copy-kubectl, copy-output   copy as curl / kubectl, and the text
+//     open-watch             follow a watch request in the watch panel
+//   response:
+//     response-status        "201 Created"; attribute data-status = the code (0: network error)
+//     response-time          timing in ms
+//     response-headers       headers table
+//     response-status-error  Status failure: code, reason, message, causes
+//     response-body          the body (pretty and highlighted, or raw)
+//     response-raw           raw toggle (checkbox)
+//   history:
+//     history-list, history-item, history-clear
+//   watch panel:
+//     watch-path, watch-label-selector, watch-field-selector, watch-resource-version, watch-timeout,
+//     watch-bookmarks, watch-initial-events, watch-start, watch-compact, watch-list
+//     watch-events           one per watch (container; data-state = connecting|streaming|
+//                            backoff|relisting|stopped|failed); rows are <tr> with
+//                            data-type = ADDED|MODIFIED|DELETED|BOOKMARK|ERROR|RECONNECT|
+//                            RELIST|INFO and data-code (410 on Gone rows)
+//     watch-state, watch-last-rv, watch-objects, watch-count, watch-stop,
+//     watch-reconnect (drop the connection on purpose), watch-remove
+//   tutorials:
+//     tutorial-list, tutorial-item (data-id), tutorial-progress, tutorial-steps,
+//     tutorial-step-title, tutorial-narration, tutorial-request, tutorial-run-step,
+//     tutorial-next, tutorial-prev, tutorial-restart, tutorial-open-builder,
+//     tutorial-step-result (data-ok = true|false), tutorial-expectations,
+//     tutorial-complete
+//
+// window.kubeplayUI exposes {apiFetch, currentTarget, setTarget, builder, watch,
+// tutorials, sandboxStatus} for tests and the console.
+
+import './styles.css';
+import { h, mount } from './dom.js';
+import { apiFetch, currentTarget, setTarget, onTargetChange, TARGET_KINDS } from './api.js';
+import { initSandbox, onSandboxStatus, resetSandbox, sandboxStatus, dismissRestoreErrors } from './sandbox.js';
+import { invalidateDiscovery, loadDiscovery } from './discovery.js';
+import { createResponseView } from './response.js';
+import { createBuilder } from './builder.js';
+import { createHistoryView } from './historyview.js';
+import { createWatchPanel } from './watch.js';
+import { createTutorialPlayer } from './tutorials.js';
+
+function main() {
+  const app = document.getElementById('app') || document.body.appendChild(h('div', { id: 'app' }));
+
+  // ---- header: target switch, sandbox status, reset ---------------------------
+  const target = currentTarget();
+  const targetSelect = h(
+    'select',
+    { testid: 'target-select', title: 'Where requests go', on: { change: onTargetSelect } },
+    TARGET_KINDS.map((t) => h('option', { value: t.kind, selected: t.kind === target.kind }, t.label)),
+  );
+  const remoteUrl = h('input', { type: 'url', testid: 'remote-url', placeholder: 'https://kubeplay.example:8080', value: target.url, size: 28, spellcheck: 'false' });
+  const remoteToken = h('input', { type: 'password', testid: 'remote-token', placeholder: 'bearer token (optional)', value: target.token, size: 16, autocomplete: 'off' });
+  const remoteApply = h('button', { type: 'submit', testid: 'remote-apply' }, 'Use');
+  const remoteBox = h(
+    'form',
+    { class: 'remote-box', hidden: target.kind !== 'remote', on: { submit: (e) => { e.preventDefault(); setTarget({ kind: 'remote', url: remoteUrl.value, token: remoteToken.value }); } } },
+    remoteUrl,
+    remoteToken,
+    remoteApply,
+  );
+  const targetInfo = h('span', { class: 'target-info muted', testid: 'target-info' });
+  const sandboxBadge = h('span', { class: 'badge', testid: 'sandbox-status', dataset: { state: 'starting' } }, 'starting sandbox…');
+  const resetBtn = h('button', { type: 'button', class: 'danger small', testid: 'reset-sandbox', on: { click: onReset } }, 'Reset sandbox');
+
+  const tabs = [
+    { id: 'request', label: 'Request' },
+    { id: 'watch', label: 'Watch' },
+    { id: 'tutorials', label: 'Tutorials' },
+  ];
+  const tabButtons = tabs.map((t) => h('button', { type: 'button', class: 'tab', testid: `tab-${t.id}`, on: { click: () => { location.hash = t.id; } } }, t.label));
+
+  const header = h(
+    'header',
+    { class: 'topbar' },
+    h('div', { class: 'brand' }, h('span', { class: 'logo' }, '⎈'), ' kubeplay'),
+    h('nav', { class: 'tabs' }, tabButtons),
+    h('div', { class: 'grow' }),
+    h('div', { class: 'target' }, h('label', {}, 'Target ', targetSelect), remoteBox, targetInfo),
+    h('div', { class: 'sandbox' }, sandboxBadge, resetBtn),
+  );
+
+  // ---- banners ------------------------------------------------------------------
+  const sandboxError = h('div', { class: 'banner error', testid: 'sandbox-error', hidden: true });
+  const restoreErrors = h('div', { class: 'banner warn', testid: 'restore-errors', hidden: true });
+  const startingPanel = h('div', { class: 'banner info', testid: 'sandbox-starting', hidden: true }, h('span', { class: 'spinner' }), ' Starting the in-browser sandbox… (downloading and starting the Kubernetes API core)');
+  const pageError = h('div', { class: 'banner error', testid: 'page-error', hidden: true });
+
+  // ---- views ----------------------------------------------------------------------
+  const responseView = createResponseView();
+  let watchPanel;
+  let tutorials;
+  const builder = createBuilder({
+    responseView,
+    onOpenWatch: (path) => {
+      watchPanel.setPath(path);
+      location.hash = 'watch';
+    },
+  });
+  const historyView = createHistoryView({ onRestore: (spec) => builder.setSpec(spec) });
+  watchPanel = createWatchPanel({ getNamespace: builder.getNamespace });
+  tutorials = createTutorialPlayer({
+    onOpenInBuilder: (spec) => {
+      builder.setSpec(spec);
+      location.hash = 'request';
+    },
+  });
+
+  const views = {
+    request: h('main', { class: 'view view-request' }, historyView.el, builder.el, responseView.el),
+    watch: h('main', { class: 'view view-watch' }, watchPanel.el),
+    tutorials: h('main', { class: 'view view-tutorials' }, tutorials.el),
+  };
+
+  mount(app, header, pageError, sandboxError, startingPanel, restoreErrors, Object.values(views));
+  const boot = document.getElementById('boot');
+  if (boot) boot.remove();
+
+  // ---- tabs -----------------------------------------------------------------------
+  function showTab() {
+    const id = location.hash.replace('#', '') in views ? location.hash.replace('#', '') : 'request';
+    for (const [k, v] of Object.entries(views)) v.hidden = k !== id;
+    tabs.forEach((t, i) => tabButtons[i].classList.toggle('active', t.id === id));
+  }
+  window.addEventListener('hashchange', showTab);
+  showTab();
+
+  // ---- target -----------------------------------------------------------------------
+  function onTargetSelect() {
+    const kind = targetSelect.value;
+    remoteBox.hidden = kind !== 'remote';
+    if (kind === 'remote') {
+      remoteUrl.focus();
+      if (!remoteUrl.value.trim()) return; // wait for a URL
+    }
+    setTarget({ kind, url: remoteUrl.value, token: remoteToken.value });
+  }
+
+  function renderTarget(t) {
+    targetSelect.value = t.kind;
+    remoteBox.hidden = t.kind !== 'remote';
+    targetInfo.textContent = t.kind === 'remote' ? '' : t.kind === 'native' ? location.host : '';
+    document.body.dataset.target = t.kind;
+    renderSandbox(sandboxStatus());
+  }
+
+  onTargetChange((t) => {
+    renderTarget(t);
+    invalidateDiscovery();
+    loadDiscovery().catch(() => {});
+    tutorials.refresh();
+  });
+  renderTarget(target);
+
+  // ---- sandbox ----------------------------------------------------------------------
+  function renderSandbox(s) {
+    const onSandbox = currentTarget().kind === 'sandbox';
+    sandboxBadge.dataset.state = s.state;
+    sandboxBadge.className = `badge sb-${s.state}`;
+    sandboxBadge.textContent =
+      s.state === 'ready' ? 'sandbox ready' : s.state === 'error' ? 'sandbox error' : 'starting sandbox…';
+    sandboxBadge.title = s.error || (s.state === 'ready' && s.revision !== null && s.revision !== undefined ? `in-browser sandbox, started at revision ${s.revision}` : '');
+    resetBtn.disabled = s.state === 'starting';
+    startingPanel.hidden = !(onSandbox && s.state === 'starting');
+    if (s.state === 'error') {
+      mount(
+        sandboxError,
+        h('strong', {}, 'The in-browser sandbox is not available. '),
+        s.error,
+        s.hint ? h('div', { class: 'hint' }, s.hint) : null,
+        h(
+          'div',
+          { class: 'row' },
+          h('button', { type: 'button', on: { click: () => location.reload() } }, 'Reload'),
+          onSandbox ? h('button', { type: 'button', on: { click: () => setTarget({ kind: 'native' }) } }, 'Use the native server instead') : null,
+        ),
+      );
+      // On another target the badge is enough; the panel is for sandbox users.
+      sandboxError.hidden = !onSandbox;
+    } else {
+      sandboxError.hidden = true;
+    }
+    if (s.restoreErrors.length) {
+      mount(
+        restoreErrors,
+        h('strong', {}, `${s.restoreErrors.length} journal entr${s.restoreErrors.length === 1 ? 'y was' : 'ies were'} corrupt and skipped when the sandbox restarted:`),
+        h('ul', {}, s.restoreErrors.map((e) => h('li', { class: 'mono' }, e))),
+        h('button', { type: 'button', class: 'small', on: { click: dismissRestoreErrors } }, 'Dismiss'),
+      );
+      restoreErrors.hidden = false;
+    } else {
+      restoreErrors.hidden = true;
+    }
+  }
+
+  let wasReady = false;
+  onSandboxStatus((s) => {
+    renderSandbox(s);
+    if (s.state === 'ready' && !wasReady && currentTarget().kind === 'sandbox') {
+      invalidateDiscovery();
+      loadDiscovery().catch(() => {});
+    }
+    wasReady = s.state === 'ready';
+  });
+
+  async function onReset() {
+    if (!confirm('Reset the sandbox? Every object in the in-browser sandbox is deleted and it starts empty.')) return;
+    try {
+      const s = await resetSandbox();
+      invalidateDiscovery();
+      if (s.state === 'ready') {
+        loadDiscovery().catch(() => {});
+        watchPanel.restartAll();
+        tutorials.refresh();
+        builder.refreshNamespaces();
+      }
+    } catch (e) {
+      showPageError(e.message);
+    }
+  }
+
+  function showPageError(msg) {
+    mount(pageError, h('strong', {}, 'Error: '), msg, h('button', { type: 'button', class: 'icon', on: { click: () => { pageError.hidden = true; } } }, '×'));
+    pageError.hidden = false;
+  }
+
+  window.addEventListener('unhandledrejection', (e) => {
+    const r = e.reason;
+    if (r && r.name === 'AbortError') return;
+    console.error(r);
+  });
+
+  initSandbox();
+  if (currentTarget().kind !== 'sandbox') loadDiscovery().catch(() => {});
+
+  window.kubeplayUI = { apiFetch, currentTarget, setTarget, builder, watch: watchPanel, tutorials, sandboxStatus };
+}
+
+function fatal(err) {
+  console.error(err);
+  const box = document.getElementById('boot') || document.body.appendChild(document.createElement('div'));
+  box.className = 'banner error';
+  box.textContent = `The playground failed to start: ${err && err.message ? err.message : err}`;
+}
+
+try {
+  main();
+} catch (err) {
+  fatal(err);
+}

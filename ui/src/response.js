@@ -1,0 +1,218 @@
+// response.js — the response view: status line, timing, headers, body (pretty
+// and highlighted, or raw), Status errors and Tables rendered visibly. Bodies
+// are shown while they stream (watches).
+
+import { h, mount } from './dom.js';
+import { highlightJson, highlightYaml, hexDump } from './highlight.js';
+
+export const STATUS_TEXT = {
+  100: 'Continue', 101: 'Switching Protocols', 200: 'OK', 201: 'Created', 202: 'Accepted', 204: 'No Content',
+  206: 'Partial Content', 301: 'Moved Permanently', 302: 'Found', 304: 'Not Modified', 307: 'Temporary Redirect',
+  308: 'Permanent Redirect', 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found',
+  405: 'Method Not Allowed', 406: 'Not Acceptable', 409: 'Conflict', 410: 'Gone', 411: 'Length Required',
+  412: 'Precondition Failed', 413: 'Request Entity Too Large', 414: 'URI Too Long', 415: 'Unsupported Media Type',
+  422: 'Unprocessable Entity', 429: 'Too Many Requests', 500: 'Internal Server Error', 501: 'Not Implemented',
+  502: 'Bad Gateway', 503: 'Service Unavailable', 504: 'Gateway Timeout',
+};
+
+export function statusLine(status, statusText) {
+  return `${status} ${statusText || STATUS_TEXT[status] || ''}`.trim();
+}
+
+function isTexty(ct) {
+  return !ct || /json|yaml|text\/|xml|javascript/i.test(ct);
+}
+
+/** Pretty JSON text for a body that is one JSON value or a stream of them. */
+export function prettyJson(text) {
+  const t = text.trim();
+  if (!t) return { ok: true, text: '' };
+  try {
+    return { ok: true, text: JSON.stringify(JSON.parse(t), null, 2), value: JSON.parse(t) };
+  } catch {
+    // a watch stream: one JSON value per line
+    const lines = t.split('\n').filter((l) => l.trim());
+    try {
+      return { ok: true, text: lines.map((l) => JSON.stringify(JSON.parse(l), null, 2)).join('\n'), stream: true };
+    } catch {
+      return { ok: false, text };
+    }
+  }
+}
+
+export function createResponseView() {
+  const statusEl = h('span', { class: 'status', testid: 'response-status', dataset: { status: '' } }, 'No request sent yet');
+  const timeEl = h('span', { class: 'timing', testid: 'response-time' });
+  const sizeEl = h('span', { class: 'size' });
+  const rawBox = h('input', { type: 'checkbox', testid: 'response-raw', on: { change: () => render() } });
+  const headersEl = h('table', { class: 'headers-table', testid: 'response-headers' });
+  const headersDetails = h('details', { class: 'resp-headers' }, h('summary', {}, 'Headers'), headersEl);
+  const errorEl = h('div', { class: 'status-error', testid: 'response-status-error', hidden: true });
+  const tableEl = h('div', { class: 'table-view', hidden: true });
+  const bodyEl = h('pre', { class: 'code-view', testid: 'response-body' });
+  const root = h(
+    'section',
+    { class: 'panel response', testid: 'response' },
+    h('div', { class: 'resp-line' }, statusEl, timeEl, sizeEl, h('label', { class: 'raw-toggle' }, rawBox, ' Raw')),
+    headersDetails,
+    errorEl,
+    tableEl,
+    bodyEl,
+  );
+
+  let chunks = [];
+  let size = 0;
+  let contentType = '';
+  let streaming = false;
+  let decoder = null;
+  let renderQueued = false;
+
+  function reset() {
+    chunks = [];
+    size = 0;
+    contentType = '';
+    errorEl.hidden = true;
+    tableEl.hidden = true;
+    mount(bodyEl);
+    sizeEl.textContent = '';
+  }
+
+  function setStatus(text, cls, code) {
+    statusEl.textContent = text;
+    statusEl.className = `status ${cls}`;
+    statusEl.dataset.status = String(code);
+  }
+
+  function pending(label) {
+    reset();
+    setStatus(label || 'Sending…', 'pending', '');
+    timeEl.textContent = '';
+    mount(headersEl);
+  }
+
+  function error(err, ms) {
+    reset();
+    setStatus(`Request failed: ${err && err.message ? err.message : err}`, 'err', 0);
+    timeEl.textContent = ms !== undefined ? `${Math.round(ms)} ms` : '';
+    mount(headersEl);
+    bodyEl.textContent =
+      'The request did not reach a server, or its response could not be read.\n' +
+      'A remote kubeplay server must allow this page\'s origin (CORS: --cors-allowed-origins).';
+  }
+
+  function begin(res, ms) {
+    reset();
+    const cls = res.status >= 500 ? 'err' : res.status >= 400 ? 'warn' : 'ok';
+    setStatus(statusLine(res.status, res.statusText), cls, res.status);
+    timeEl.textContent = `${Math.round(ms)} ms to headers`;
+    contentType = res.headers.get('Content-Type') || '';
+    const rows = [];
+    res.headers.forEach((v, k) => rows.push(h('tr', {}, h('th', {}, k), h('td', {}, v))));
+    mount(headersEl, rows.length ? rows : h('tr', {}, h('td', {}, '(none visible)')));
+    headersDetails.querySelector('summary').textContent = `Headers (${rows.length})`;
+    streaming = true;
+    decoder = new TextDecoder();
+  }
+
+  function append(bytes) {
+    chunks.push(bytes);
+    size += bytes.length;
+    sizeEl.textContent = formatSize(size);
+    if (!isTexty(contentType)) return;
+    // While streaming, show the raw text as it comes.
+    bodyEl.appendChild(document.createTextNode(decoder.decode(bytes, { stream: true })));
+    if (!renderQueued) {
+      renderQueued = true;
+      requestAnimationFrame(() => {
+        renderQueued = false;
+        bodyEl.scrollTop = bodyEl.scrollHeight;
+      });
+    }
+  }
+
+  function end(totalMs, note) {
+    streaming = false;
+    timeEl.textContent = `${timeEl.textContent.replace(/ to headers$/, '')} to headers, ${Math.round(totalMs)} ms total${note ? ` (${note})` : ''}`;
+    render();
+  }
+
+  function bytes() {
+    const all = new Uint8Array(size);
+    let off = 0;
+    for (const c of chunks) {
+      all.set(c, off);
+      off += c.length;
+    }
+    return all;
+  }
+
+  function render() {
+    if (streaming) return;
+    const all = bytes();
+    errorEl.hidden = true;
+    tableEl.hidden = true;
+    if (!isTexty(contentType)) {
+      bodyEl.textContent = size ? `${contentType} — ${formatSize(size)} binary\n\n${hexDump(all)}` : '';
+      return;
+    }
+    const text = new TextDecoder().decode(all);
+    let value;
+    if (/json/i.test(contentType)) {
+      const p = prettyJson(text);
+      value = p.value;
+      if (rawBox.checked || !p.ok) bodyEl.textContent = text;
+      else bodyEl.innerHTML = highlightJson(p.text);
+    } else if (/yaml/i.test(contentType)) {
+      if (rawBox.checked) bodyEl.textContent = text;
+      else bodyEl.innerHTML = highlightYaml(text);
+    } else {
+      bodyEl.textContent = text;
+    }
+    if (value && typeof value === 'object') {
+      if (value.kind === 'Status' && value.status === 'Failure') showStatusError(value);
+      if (value.kind === 'Table' && Array.isArray(value.columnDefinitions) && !rawBox.checked) showTable(value);
+    }
+  }
+
+  function showStatusError(s) {
+    const causes = (s.details && s.details.causes) || [];
+    mount(
+      errorEl,
+      h('div', { class: 'se-head' }, h('strong', {}, `${s.code || ''} ${s.reason || 'Failure'}`)),
+      h('div', { class: 'se-msg' }, s.message || ''),
+      causes.length
+        ? h('ul', {}, causes.map((c) => h('li', {}, `${c.field ? c.field + ': ' : ''}${c.message || c.reason || ''}`)))
+        : null,
+    );
+    errorEl.hidden = false;
+  }
+
+  function showTable(t) {
+    const cols = t.columnDefinitions.filter((c) => !c.priority);
+    const idx = cols.map((c) => t.columnDefinitions.indexOf(c));
+    mount(
+      tableEl,
+      h(
+        'table',
+        { class: 'k8s-table' },
+        h('thead', {}, h('tr', {}, cols.map((c) => h('th', { title: c.description || '' }, c.name)))),
+        h('tbody', {}, (t.rows || []).map((r) => h('tr', {}, idx.map((i) => h('td', {}, fmtCell(r.cells[i])))))),
+      ),
+    );
+    tableEl.hidden = false;
+  }
+
+  return { el: root, pending, error, begin, append, end, reset };
+}
+
+function fmtCell(v) {
+  if (v === null || v === undefined) return '<none>';
+  if (typeof v === 'object') return JSON.stringify(v);
+  return String(v);
+}
+
+function formatSize(n) {
+  if (n < 1024) return `${n} B`;
+  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KiB`;
+  return `${(n / 1024 / 1024).toFixed(2)} MiB`;
+}

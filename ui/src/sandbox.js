@@ -1,0 +1,181 @@
+// sandbox.js — the in-browser sandbox: registers the service worker /sw.js,
+// follows its kubeplay-status messages and asks it to reset.
+//
+// Contract with sw.js:
+//   worker → page: {type: 'kubeplay-status', state: 'ready'|'error', revision,
+//                   restoreErrors: [string], error}
+//   page → worker: {type: 'kubeplay-reset'} wipes IndexedDB and restarts the core;
+//                  {type: 'kubeplay-status'} asks the worker to post its status.
+//
+// State: {state: 'starting'|'ready'|'error', revision, restoreErrors, error, hint}
+// Once the worker controls the page, the page asks it for its status; should no
+// answer come, a probe of /version through the worker settles "ready".
+
+import { setSandboxUnavailable } from './api.js';
+
+const listeners = new Set();
+
+const status = {
+  state: 'starting',
+  revision: null,
+  restoreErrors: [],
+  error: null,
+  hint: null,
+};
+
+let registration = null;
+let probing = false;
+let waiters = [];
+
+function emit() {
+  const snapshot = sandboxStatus();
+  for (const fn of listeners) {
+    try { fn(snapshot); } catch (e) { console.error(e); }
+  }
+  if (status.state !== 'starting') {
+    const w = waiters;
+    waiters = [];
+    for (const fn of w) fn(snapshot);
+  }
+}
+
+function set(patch) {
+  Object.assign(status, patch);
+  // Requests to a sandbox that cannot run fail at once (unless a reload may fix it).
+  setSandboxUnavailable(status.state === 'error' && !navigator.serviceWorker?.controller ? status.error : null);
+  emit();
+}
+
+/** A copy of the current status. */
+export function sandboxStatus() {
+  return { ...status, restoreErrors: [...status.restoreErrors] };
+}
+
+/** Calls fn(status) on every change (and once now); returns unsubscribe. */
+export function onSandboxStatus(fn) {
+  listeners.add(fn);
+  fn(sandboxStatus());
+  return () => listeners.delete(fn);
+}
+
+/** Resolves with the status once it is no longer "starting". */
+export function whenSettled() {
+  if (status.state !== 'starting') return Promise.resolve(sandboxStatus());
+  return new Promise((resolve) => waiters.push(resolve));
+}
+
+function onMessage(e) {
+  const d = e.data;
+  if (!d || d.type !== 'kubeplay-status') return;
+  if (d.state === 'ready') {
+    set({
+      state: 'ready',
+      revision: d.revision ?? status.revision,
+      restoreErrors: Array.isArray(d.restoreErrors) ? d.restoreErrors.map(String) : [],
+      error: null,
+      hint: null,
+    });
+  } else if (d.state === 'error') {
+    set({ state: 'error', error: String(d.error || 'the sandbox failed to start'), hint: null });
+  }
+}
+
+/** Registers /sw.js and starts following the sandbox. Safe to call once. */
+export function initSandbox() {
+  const sw = navigator.serviceWorker;
+  if (!sw) {
+    set({
+      state: 'error',
+      error: 'Service workers are not available here, so the in-browser sandbox cannot run.',
+      hint: 'They need a secure context (https, or http://localhost) and may be disabled in private windows. Choose "Native server" or a remote kubeplay URL as the target instead.',
+    });
+    return;
+  }
+  sw.addEventListener('message', onMessage);
+  sw.startMessages();
+  sw.addEventListener('controllerchange', () => askStatus());
+
+  sw.register('/sw.js').then(
+    (reg) => {
+      registration = reg;
+      if (sw.controller) askStatus();
+      // An active worker that does not control the page: a hard reload bypassed it.
+      setTimeout(() => {
+        if (!sw.controller && status.state === 'starting' && registration && registration.active) {
+          set({
+            state: 'error',
+            error: 'The sandbox worker is installed but does not control this page.',
+            hint: 'This happens after a hard reload (Shift+Reload). Reload the page normally.',
+            reloadable: true,
+          });
+        }
+      }, 8000);
+    },
+    (err) => {
+      set({
+        state: 'error',
+        error: `Could not register the sandbox service worker /sw.js: ${err && err.message ? err.message : err}`,
+        hint: 'The sandbox files (sw.js, the .wasm) may be missing from this site. You can still use "Native server" or a remote kubeplay URL as the target.',
+      });
+    },
+  );
+}
+
+function askStatus() {
+  const c = navigator.serviceWorker.controller;
+  if (!c) return;
+  try {
+    c.postMessage({ type: 'kubeplay-status' });
+  } catch {
+    // a worker being replaced: the probe below settles it
+  }
+  setTimeout(() => { if (status.state === 'starting') probe(); }, 3000);
+}
+
+// Asks the sandbox for /version until it answers, to learn it is up when no
+// status message reached this page.
+async function probe() {
+  if (probing) return;
+  probing = true;
+  try {
+    for (let i = 0; i < 60 && status.state === 'starting'; i++) {
+      if (!navigator.serviceWorker.controller) return;
+      try {
+        const res = await fetch('/version', { cache: 'no-store' });
+        if (res.ok) {
+          const body = await res.json().catch(() => null);
+          if (status.state === 'starting' && body && typeof body === 'object') {
+            set({ state: 'ready', error: null, hint: null });
+          }
+          return;
+        }
+      } catch {
+        // the worker is still starting the core
+      }
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    if (status.state === 'starting') {
+      set({ state: 'error', error: 'The sandbox did not answer /version within 30 seconds.', hint: 'Reload the page, or reset the sandbox.' });
+    }
+  } finally {
+    probing = false;
+  }
+}
+
+/** Asks the worker to wipe and restart the sandbox; resolves when it is back. */
+export async function resetSandbox() {
+  const sw = navigator.serviceWorker;
+  const worker = (sw && sw.controller) || (registration && registration.active);
+  if (!worker) throw new Error('The sandbox service worker is not running, so it cannot be reset.');
+  set({ state: 'starting', restoreErrors: [], error: null, hint: null, revision: null });
+  worker.postMessage({ type: 'kubeplay-reset' });
+  // The worker answers with a kubeplay-status message; probe too, in case the
+  // message is lost (a worker restarted in between posts to fresh clients only).
+  setTimeout(() => { if (status.state === 'starting') probe(); }, 5000);
+  return whenSettled();
+}
+
+/** Hides the restore errors from view (they stay in the console). */
+export function dismissRestoreErrors() {
+  set({ restoreErrors: [] });
+}

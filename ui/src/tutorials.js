@@ -1,0 +1,314 @@
+// tutorials.js — the tutorial player: lists /tutorials/index.json, shows each
+// step's narration and request, runs it with runStep (tutorial-runner.js)
+// through apiFetch, and shows the response and every expectation passed or
+// failed. Progress (current step, saved variables, results) is kept per
+// tutorial in localStorage ("kubeplay.tutorial.<id>").
+
+import { h, mount } from './dom.js';
+import { apiFetch, currentTarget } from './api.js';
+import { runStep, substitute } from './tutorial-runner.js';
+import { highlightJson } from './highlight.js';
+import { statusLine } from './response.js';
+
+const STORE = 'kubeplay.tutorial.';
+
+function loadProgress(id) {
+  try {
+    const v = JSON.parse(localStorage.getItem(STORE + id) || 'null');
+    if (v && typeof v === 'object') return { index: v.index | 0, vars: v.vars || {}, results: v.results || {} };
+  } catch {
+    // start afresh
+  }
+  return { index: 0, vars: {}, results: {} };
+}
+
+function saveProgress(id, p) {
+  try {
+    localStorage.setItem(STORE + id, JSON.stringify(p));
+  } catch {
+    // progress is a convenience
+  }
+}
+
+/** Narration: paragraphs split by blank lines, `code` in backticks. */
+export function renderNarration(text) {
+  return String(text || '')
+    .split(/\n\s*\n/)
+    .map((para) => {
+      const p = h('p');
+      const parts = para.split(/(`[^`]*`)/);
+      for (const part of parts) {
+        if (part.startsWith('`') && part.endsWith('`') && part.length >= 2) p.appendChild(h('code', {}, part.slice(1, -1)));
+        else if (part) p.appendChild(document.createTextNode(part));
+      }
+      return p;
+    });
+}
+
+/**
+ * The expectations of a step as a list of {label, prefixes}; a failure message
+ * from runStep starting with one of the prefixes belongs to that expectation.
+ */
+export function expectationItems(step, vars) {
+  const e = step.expect || {};
+  const items = [];
+  if (e.status !== undefined) items.push({ label: `status is ${e.status}`, prefixes: ['status:'] });
+  for (const [p, v] of Object.entries(e.json || {})) items.push({ label: `${p} = ${JSON.stringify(substitute(v, vars))}`, prefixes: [`${p}:`] });
+  for (const p of e.jsonPresent || []) items.push({ label: `${p} is present`, prefixes: [`${p}:`] });
+  for (const p of e.jsonAbsent || []) items.push({ label: `${p} is absent`, prefixes: [`${p}:`] });
+  for (const s of e.contains || []) {
+    const t = substitute(s, vars);
+    items.push({ label: `body contains ${JSON.stringify(t)}`, prefixes: [`body does not contain ${JSON.stringify(t)}`] });
+  }
+  (e.events || []).forEach((ev, i) => {
+    const bits = [ev.type, ev.name !== undefined ? `named ${substitute(ev.name, vars)}` : '', ...Object.entries(ev.json || {}).map(([k, v]) => `${k} = ${JSON.stringify(substitute(v, vars))}`)].filter(Boolean);
+    items.push({ label: `event ${i}: ${bits.join(', ')}`, prefixes: [`events.${i}:`, `events.${i}.`] });
+  });
+  if (e.eventCount !== undefined) items.push({ label: `${e.eventCount} events`, prefixes: ['eventCount:'] });
+  for (const [name, p] of Object.entries(step.save || {})) items.push({ label: `save ${name} from ${p}`, prefixes: [`save ${name}:`] });
+  return items;
+}
+
+/** The builder spec for a step's request with variables filled in. */
+export function stepToSpec(step, vars, ns) {
+  const r = substitute(step.request || {}, vars);
+  const headers = Object.entries(r.headers || {});
+  if (!headers.some(([k]) => k.toLowerCase() === 'accept')) headers.unshift(['Accept', 'application/json']);
+  let body = '';
+  let bodyMode = 'json';
+  if (r.body !== undefined && r.body !== null) {
+    if (typeof r.body === 'string') {
+      body = r.body;
+      const ct = (headers.find(([k]) => k.toLowerCase() === 'content-type') || [])[1] || '';
+      if (/yaml/i.test(ct)) bodyMode = 'yaml';
+    } else {
+      body = JSON.stringify(r.body, null, 2) + '\n';
+    }
+    if (!headers.some(([k]) => k.toLowerCase() === 'content-type')) headers.push(['Content-Type', 'application/json']);
+  }
+  return { method: (r.method || 'GET').toUpperCase(), path: r.path || '/', namespace: vars.ns || ns, params: [], headers, body, bodyMode };
+}
+
+export function createTutorialPlayer({ onOpenInBuilder }) {
+  const list = h('ul', { class: 'tutorial-list', testid: 'tutorial-list' }, h('li', { class: 'muted' }, 'Loading tutorials…'));
+  const player = h('div', { class: 'tutorial-player', testid: 'tutorial-player' }, h('p', { class: 'muted' }, 'Choose a tutorial.'));
+  const el = h('section', { class: 'tutorials' }, h('aside', { class: 'panel' }, h('strong', {}, 'Tutorials'), list), h('div', { class: 'panel tutorial-main' }, player));
+
+  let index = [];
+  let current = null; // {meta, tut, progress}
+  let running = false;
+
+  async function load() {
+    try {
+      const res = await fetch('/tutorials/index.json', { cache: 'no-cache' });
+      if (!res.ok) throw new Error(`HTTP ${res.status}`);
+      index = await res.json();
+      if (!Array.isArray(index)) throw new Error('index.json is not a list');
+    } catch (e) {
+      mount(list, h('li', { class: 'muted', testid: 'tutorial-load-error' }, `No tutorials: could not load /tutorials/index.json (${e.message}).`));
+      return;
+    }
+    renderList();
+    const want = sessionStorage.getItem('kubeplay.tutorial.open');
+    if (want && index.some((t) => t.id === want)) open(want);
+  }
+
+  function renderList() {
+    mount(
+      list,
+      index.map((t) => {
+        const p = loadProgress(t.id);
+        const done = Object.values(p.results).filter(Boolean).length;
+        return h(
+          'li',
+          {},
+          h(
+            'button',
+            { type: 'button', class: `tutorial-item${current && current.meta.id === t.id ? ' active' : ''}`, testid: 'tutorial-item', dataset: { id: t.id }, on: { click: () => open(t.id) } },
+            h('span', {}, t.title),
+            done ? h('span', { class: 'muted' }, ` · ${done} passed`) : null,
+          ),
+        );
+      }),
+    );
+  }
+
+  async function open(id) {
+    const meta = index.find((t) => t.id === id);
+    if (!meta) return;
+    mount(player, h('p', { class: 'muted' }, `Loading ${meta.title}…`));
+    try {
+      const res = await fetch(`/tutorials/${meta.file}`, { cache: 'no-cache' });
+      if (!res.ok) throw new Error(`HTTP ${res.status}`);
+      const tut = await res.json();
+      if (!Array.isArray(tut.steps) || !tut.steps.length) throw new Error('the tutorial has no steps');
+      const progress = loadProgress(id);
+      progress.index = Math.min(Math.max(0, progress.index), tut.steps.length - 1);
+      current = { meta, tut, progress, lastResult: null };
+      sessionStorage.setItem('kubeplay.tutorial.open', id);
+      renderList();
+      renderPlayer();
+    } catch (e) {
+      mount(player, h('div', { class: 'status-error' }, `Could not load ${meta.file}: ${e.message}`));
+    }
+  }
+
+  function go(i) {
+    if (!current) return;
+    current.progress.index = Math.min(Math.max(0, i), current.tut.steps.length - 1);
+    current.lastResult = null;
+    saveProgress(current.meta.id, current.progress);
+    renderPlayer();
+  }
+
+  function restart() {
+    if (!current) return;
+    current.progress = { index: 0, vars: {}, results: {} };
+    current.lastResult = null;
+    saveProgress(current.meta.id, current.progress);
+    renderList();
+    renderPlayer();
+  }
+
+  async function run() {
+    if (!current || running) return;
+    const { tut, progress } = current;
+    const i = progress.index;
+    const step = tut.steps[i];
+    running = true;
+    renderPlayer();
+    const target = currentTarget();
+    const t0 = performance.now();
+    let result;
+    try {
+      result = await runStep(step, progress.vars, (path, init) => apiFetch(path, init, target));
+    } catch (e) {
+      result = { ok: false, status: 0, headers: {}, bodyText: '', json: null, events: null, failures: [`runner error: ${e.message}`], vars: progress.vars };
+    }
+    result.ms = performance.now() - t0;
+    running = false;
+    if (current.tut !== tut) return;
+    progress.vars = result.vars || progress.vars;
+    progress.results[i] = !!result.ok;
+    saveProgress(current.meta.id, progress);
+    current.lastResult = { index: i, result };
+    renderList();
+    renderPlayer();
+  }
+
+  function renderPlayer() {
+    if (!current) return;
+    const { tut, progress } = current;
+    const n = tut.steps.length;
+    const i = progress.index;
+    const step = tut.steps[i];
+    const passed = Object.entries(progress.results).filter(([, ok]) => ok).length;
+    const req = substitute(step.request || {}, progress.vars);
+    const res = current.lastResult && current.lastResult.index === i ? current.lastResult.result : null;
+
+    const pills = h(
+      'ol',
+      { class: 'step-pills', testid: 'tutorial-steps' },
+      tut.steps.map((s, k) => {
+        const r = progress.results[k];
+        const cls = ['pill', k === i ? 'current' : '', r === true ? 'pass' : r === false ? 'fail' : ''].filter(Boolean).join(' ');
+        return h('li', {}, h('button', { type: 'button', class: cls, title: s.title, on: { click: () => go(k) } }, String(k + 1)));
+      }),
+    );
+
+    const bodyText = req.body === undefined || req.body === null ? '' : typeof req.body === 'string' ? req.body : JSON.stringify(req.body, null, 2);
+    const bodyPre = bodyText ? h('pre', { class: 'code-view small' }) : null;
+    if (bodyPre) {
+      if (typeof req.body === 'string') bodyPre.textContent = bodyText;
+      else bodyPre.innerHTML = highlightJson(bodyText);
+    }
+
+    const runBtn = h('button', { type: 'button', class: 'primary', testid: 'tutorial-run-step', disabled: running, on: { click: run } }, running ? 'Running…' : res ? 'Run again' : 'Run step');
+    const nextBtn = h('button', { type: 'button', testid: 'tutorial-next', disabled: i >= n - 1, class: res && res.ok ? 'primary' : '', on: { click: () => go(i + 1) } }, 'Next →');
+    const prevBtn = h('button', { type: 'button', testid: 'tutorial-prev', disabled: i === 0, on: { click: () => go(i - 1) } }, '← Previous');
+    const restartBtn = h('button', { type: 'button', testid: 'tutorial-restart', on: { click: () => { if (confirm('Start this tutorial over (forgets saved variables and results)?')) restart(); } } }, 'Start over');
+    const builderBtn = h('button', { type: 'button', testid: 'tutorial-open-builder', title: 'Load this request into the request builder to experiment', on: { click: () => onOpenInBuilder(stepToSpec(step, progress.vars, 'default')) } }, 'Open in builder');
+
+    const varsEntries = Object.entries(progress.vars);
+    mount(
+      player,
+      h('header', { class: 'tut-head' }, h('h2', {}, tut.title), tut.summary ? h('p', { class: 'muted' }, tut.summary) : null),
+      h(
+        'div',
+        { class: 'tut-progress' },
+        h('span', { testid: 'tutorial-progress' }, `Step ${i + 1} of ${n}`),
+        h('progress', { max: n, value: passed }),
+        h('span', { class: 'muted' }, `${passed} passed`),
+        pills,
+      ),
+      h('h3', { testid: 'tutorial-step-title' }, step.title),
+      h('div', { class: 'narration', testid: 'tutorial-narration' }, renderNarration(step.narration)),
+      h(
+        'div',
+        { class: 'tut-request', testid: 'tutorial-request' },
+        h('div', { class: 'req-line' }, h('span', { class: `method m-${(req.method || 'GET').toLowerCase()}` }, (req.method || 'GET').toUpperCase()), h('code', {}, req.path)),
+        Object.entries(req.headers || {}).map(([k, v]) => h('div', { class: 'req-header mono' }, `${k}: ${v}`)),
+        step.watch ? h('div', { class: 'muted' }, `Reads ${step.watch.events} watch event${step.watch.events === 1 ? '' : 's'}, then closes the stream.`) : null,
+        bodyPre,
+      ),
+      h('div', { class: 'row actions' }, prevBtn, runBtn, nextBtn, h('span', { class: 'grow' }), builderBtn, restartBtn),
+      res ? renderResult(step, res, current.progress.vars) : null,
+      i === n - 1 && passed === n ? h('div', { class: 'tut-done', testid: 'tutorial-complete' }, 'Tutorial complete: every step passed.') : null,
+      varsEntries.length
+        ? h('details', { class: 'tut-vars' }, h('summary', {}, `Saved variables (${varsEntries.length})`), h('table', { class: 'headers-table' }, varsEntries.map(([k, v]) => h('tr', {}, h('th', {}, k), h('td', { class: 'mono' }, typeof v === 'string' ? v : JSON.stringify(v))))))
+        : null,
+    );
+  }
+
+  function renderResult(step, res, vars) {
+    const items = expectationItems(step, vars);
+    const used = new Set();
+    const rows = items.map((it) => {
+      const mine = res.failures.filter((f) => it.prefixes.some((p) => f.startsWith(p)));
+      mine.forEach((f) => used.add(f));
+      // An expectation cannot pass if the request itself never ran.
+      const ok = mine.length === 0 && res.status !== 0;
+      return h('li', { class: ok ? 'pass' : 'fail', dataset: { ok: String(ok) } }, h('span', { class: 'mark' }, ok ? '✔' : '✘'), ' ', it.label, mine.length ? h('div', { class: 'fail-detail' }, mine.join('; ')) : null);
+    });
+    const other = res.failures.filter((f) => !used.has(f));
+    const body = res.events ? null : res.json !== null && res.json !== undefined ? JSON.stringify(res.json, null, 2) : res.bodyText;
+    const bodyPre = body ? h('pre', { class: 'code-view small' }) : null;
+    if (bodyPre) {
+      if (res.json !== null && res.json !== undefined) bodyPre.innerHTML = highlightJson(body);
+      else bodyPre.textContent = body;
+    }
+    return h(
+      'div',
+      { class: `step-result ${res.ok ? 'ok' : 'bad'}`, testid: 'tutorial-step-result', dataset: { ok: String(!!res.ok) } },
+      h(
+        'div',
+        { class: 'row' },
+        h('strong', {}, res.ok ? 'Passed' : 'Failed'),
+        h('span', { class: 'status' }, res.status ? statusLine(res.status) : 'no response'),
+        res.ms !== undefined ? h('span', { class: 'muted' }, `${Math.round(res.ms)} ms`) : null,
+      ),
+      rows.length ? h('ul', { class: 'expectations', testid: 'tutorial-expectations' }, rows) : h('p', { class: 'muted' }, 'This step has no expectations.'),
+      other.length ? h('ul', { class: 'expectations' }, other.map((f) => h('li', { class: 'fail', dataset: { ok: 'false' } }, h('span', { class: 'mark' }, '✘'), ' ', f))) : null,
+      res.events
+        ? h(
+            'table',
+            { class: 'events small' },
+            h('thead', {}, h('tr', {}, h('th', {}, '#'), h('th', {}, 'type'), h('th', {}, 'name'), h('th', {}, 'resourceVersion'))),
+            h('tbody', {}, res.events.map((e, k) => h('tr', { class: `ev ev-${String(e.type || '').toLowerCase()}${e.object && e.object.code === 410 ? ' ev-gone' : ''}` }, h('td', {}, String(k)), h('td', {}, e.type), h('td', {}, (e.object && e.object.metadata && e.object.metadata.name) || (e.object && e.object.reason) || ''), h('td', { class: 'mono' }, (e.object && e.object.metadata && e.object.metadata.resourceVersion) || '')))),
+          )
+        : null,
+      bodyPre ? h('details', { class: 'tut-body', open: !res.ok }, h('summary', {}, 'Response body'), bodyPre) : null,
+    );
+  }
+
+  /** Reloads the current tutorial's view (after a reset or target change). */
+  function refresh() {
+    if (current) {
+      current.lastResult = null;
+      renderPlayer();
+    }
+  }
+
+  load();
+  return { el, refresh, open };
+}

@@ -1,0 +1,196 @@
+// Runs every tutorial in tutorials/ against the native server with the pure
+// runner, and checks the runner's helpers. `node --test test/` from ui/.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+
+import { runStep, substitute, getPath } from '../src/tutorial-runner.js';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const repo = path.resolve(here, '..', '..');
+const tutorialsDir = path.join(repo, 'tutorials');
+
+let server = null;
+let base = '';
+let buildDir = '';
+
+// Builds the playground command and starts it on a free port; the binary logs
+// "kubeplay API at http://ADDR" on stderr once it listens.
+before(async () => {
+  buildDir = await mkdtemp(path.join(tmpdir(), 'kubeplay-tutorials-'));
+  const bin = path.join(buildDir, process.platform === 'win32' ? 'playground.exe' : 'playground');
+  await promisify(execFile)('go', ['build', '-o', bin, './playground'], { cwd: repo });
+  server = spawn(bin, ['--listen', '127.0.0.1:0', '--quiet'], { cwd: repo, stdio: ['ignore', 'ignore', 'pipe'] });
+  base = await new Promise((resolve, reject) => {
+    let err = '';
+    const timer = setTimeout(() => reject(new Error(`playground did not start:\n${err}`)), 30000);
+    server.stderr.setEncoding('utf8');
+    server.stderr.on('data', (chunk) => {
+      err += chunk;
+      const m = /kubeplay API at (http:\/\/\S+)/.exec(err);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]);
+      }
+    });
+    server.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`playground exited with ${code}:\n${err}`));
+    });
+  });
+}, { timeout: 180000 });
+
+// Waits (up to 10s) until no namespace is Terminating: the tutorials delete their
+// namespaces, and closing the core while its namespace controller is still
+// finalizing one can hang its shutdown.
+async function settleNamespaces() {
+  const deadline = Date.now() + 10000;
+  while (Date.now() < deadline) {
+    try {
+      const list = await (await fetch(`${base}/api/v1/namespaces`)).json();
+      if (!list.items.some((ns) => ns.status && ns.status.phase === 'Terminating')) return;
+    } catch {
+      return;
+    }
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+after(async () => {
+  if (server && server.exitCode === null) {
+    await settleNamespaces();
+    const exited = new Promise((resolve) => server.once('exit', resolve));
+    server.kill('SIGTERM');
+    // The playground allows watches 2s to finish; do not wait on it forever.
+    const timer = setTimeout(() => server.kill('SIGKILL'), 5000);
+    await exited;
+    clearTimeout(timer);
+  }
+  if (buildDir) await rm(buildDir, { recursive: true, force: true });
+}, { timeout: 30000 });
+
+const fetchFn = (p, init) => fetch(base + p, init);
+
+async function loadIndex() {
+  return JSON.parse(await readFile(path.join(tutorialsDir, 'index.json'), 'utf8'));
+}
+
+test('PLAY-7 every tutorial replays against the native server', async (t) => {
+  const index = await loadIndex();
+  assert.ok(index.length > 0);
+  for (const entry of index) {
+    const tut = JSON.parse(await readFile(path.join(tutorialsDir, entry.file), 'utf8'));
+    assert.equal(tut.id, entry.id);
+    await t.test(tut.id, async () => {
+      // Twice on the same server: a tutorial must replay where it already ran.
+      for (let run = 1; run <= 2; run++) {
+        let vars = {};
+        for (const [i, step] of tut.steps.entries()) {
+          const res = await runStep(step, vars, fetchFn);
+          assert.ok(res.ok, `tutorial ${tut.id}, run ${run}, step ${i + 1} (${JSON.stringify(step.title)}):\n  ` +
+            `${res.failures.join('\n  ')}\nstatus ${res.status}, body:\n${res.bodyText.slice(0, 2000)}`);
+          assert.notEqual(res.vars, vars, 'runStep must return a new vars object');
+          vars = res.vars;
+        }
+      }
+    });
+  }
+});
+
+test('substitute replaces known variables in strings, arrays and object values', () => {
+  const vars = { ns: 'demo', rv: '42', n: 7 };
+  assert.equal(substitute('/api/v1/namespaces/{{ns}}/pods?resourceVersion={{ rv }}', vars),
+    '/api/v1/namespaces/demo/pods?resourceVersion=42');
+  assert.equal(substitute('{{missing}}/{{n}}', vars), '{{missing}}/7');
+  assert.deepEqual(substitute({ metadata: { namespace: '{{ns}}', '{{ns}}': 1 }, list: ['{{rv}}', 3, null] }, vars),
+    { metadata: { namespace: 'demo', '{{ns}}': 1 }, list: ['42', 3, null] });
+  assert.equal(substitute(5, vars), 5);
+});
+
+test('getPath indexes objects and arrays, with length for arrays', () => {
+  const obj = { metadata: { resourceVersion: '9', ts: null }, items: [{ metadata: { name: 'a' } }, { metadata: { name: 'b' } }] };
+  assert.equal(getPath(obj, 'metadata.resourceVersion'), '9');
+  assert.equal(getPath(obj, 'items.1.metadata.name'), 'b');
+  assert.equal(getPath(obj, 'items.length'), 2);
+  assert.equal(getPath(obj, 'metadata.ts'), null);
+  assert.equal(getPath(obj, 'items.2.metadata'), undefined);
+  assert.equal(getPath(obj, 'items.01'), undefined);
+  assert.equal(getPath(obj, 'metadata.continue'), undefined);
+  assert.equal(getPath(obj, 'metadata.resourceVersion.x'), undefined);
+  assert.equal(getPath(obj, ''), obj);
+});
+
+test('runStep reports unmet expectations and does not send with unknown variables', async () => {
+  let calls = 0;
+  const fake = async (p, init) => {
+    calls++;
+    assert.equal(p, '/api/v1/namespaces/demo/configmaps');
+    assert.equal(init.method, 'POST');
+    assert.equal(init.headers['Content-Type'], 'application/json');
+    assert.deepEqual(JSON.parse(init.body), { metadata: { name: 'x', namespace: 'demo' } });
+    return new Response(JSON.stringify({ metadata: { name: 'x', resourceVersion: '5' } }), { status: 201 });
+  };
+  const step = {
+    title: 't', narration: 'n',
+    request: { method: 'POST', path: '/api/v1/namespaces/{{ns}}/configmaps', body: { metadata: { name: 'x', namespace: '{{ns}}' } } },
+    expect: { status: 200, json: { 'metadata.name': 'y' }, jsonPresent: ['metadata.uid'], jsonAbsent: ['metadata.resourceVersion'], contains: ['{{ns}}'] },
+    save: { rv: 'metadata.resourceVersion', none: 'metadata.none' },
+  };
+  const vars = { ns: 'demo' };
+  const res = await runStep(step, vars, fake);
+  assert.equal(res.ok, false);
+  assert.equal(res.status, 201);
+  assert.deepEqual(res.failures, [
+    'status: got 201, want 200',
+    'metadata.name: got "x", want "y"',
+    'metadata.uid: missing, want present',
+    'metadata.resourceVersion: got "5", want absent',
+    'body does not contain "demo"',
+    'save none: metadata.none not found',
+  ]);
+  assert.equal(res.vars.rv, '5');
+  assert.deepEqual(vars, { ns: 'demo' }, 'the caller\'s vars are not modified');
+
+  const skipped = await runStep(step, {}, fake);
+  assert.equal(calls, 1);
+  assert.equal(skipped.ok, false);
+  assert.match(skipped.failures[0], /unknown variable\(s\): \{\{ns\}\}/);
+});
+
+test('runStep reads a watch stream line by line and aborts after N events', async () => {
+  let aborted = false;
+  const enc = new TextEncoder();
+  const fake = async (p, init) => {
+    init.signal.addEventListener('abort', () => { aborted = true; });
+    const body = new ReadableStream({
+      start(c) {
+        // Events split across chunks; the stream then stays open.
+        c.enqueue(enc.encode('{"type":"ADDED","object":{"metadata":{"name":"a","resourceVersion":"3"}}}\n{"type":"MOD'));
+        c.enqueue(enc.encode('IFIED","object":{"metadata":{"name":"a","resourceVersion":"4"}}}\n'));
+      },
+    });
+    return new Response(body, { status: 200, headers: { 'Content-Type': 'application/json' } });
+  };
+  const step = {
+    title: 'w', narration: 'n',
+    request: { method: 'GET', path: '/api/v1/configmaps?watch=1&timeoutSeconds=5' },
+    watch: { events: 2 },
+    expect: { status: 200, events: [{ type: 'ADDED', name: 'a' }, { type: 'MODIFIED', json: { 'object.metadata.resourceVersion': '4' } }], eventCount: 2 },
+    save: { last: 'events.1.object.metadata.resourceVersion' },
+  };
+  const res = await runStep(step, {}, fake);
+  assert.deepEqual(res.failures, []);
+  assert.equal(res.events.length, 2);
+  assert.equal(res.vars.last, '4');
+  assert.ok(aborted, 'the watch request was aborted');
+
+  // A stream that ends early stops the read; the count expectation reports it.
+  const short = async () => new Response('{"type":"ADDED","object":{}}\n', { status: 200 });
+  const r2 = await runStep({ ...step, expect: { eventCount: 2, events: [{ type: 'ADDED' }, { type: 'DELETED' }] }, save: {} }, {}, short);
+  assert.deepEqual(r2.failures, ['events.1: missing (got 1 events), want DELETED', 'eventCount: got 1, want 2']);
+});

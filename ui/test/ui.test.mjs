@@ -1,0 +1,169 @@
+// Unit tests of the playground's pure modules (no browser): copy as curl /
+// kubectl, YAML → JSON, the watch stream splitter and the reflector-like
+// WatchSession (reconnect from the last resourceVersion, relist after 410).
+// `node --test test/` from ui/.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+
+import { toCurl, toKubectl, shq, parsePath } from '../src/copyas.js';
+import { yamlToJson, convertText } from '../src/yamljson.js';
+import { JSONStreamSplitter, WatchSession, splitWatchPath } from '../src/watchstream.js';
+
+test('shq quotes for a POSIX shell', () => {
+  assert.equal(shq('/api/v1/pods'), '/api/v1/pods');
+  assert.equal(shq("it's"), `'it'\\''s'`);
+  assert.equal(shq('a b'), "'a b'");
+});
+
+test('toCurl is exact: method, headers, body, URL', () => {
+  const req = {
+    method: 'POST',
+    path: '/api/v1/namespaces/default/configmaps?fieldManager=me',
+    headers: [['Accept', 'application/json'], ['Content-Type', 'application/json']],
+    body: '{"metadata":{"name":"x"}}',
+  };
+  assert.equal(
+    toCurl(req, 'http://127.0.0.1:8080/'),
+    `curl -sS -X POST -H 'Accept: application/json' -H 'Content-Type: application/json' --data-binary '{"metadata":{"name":"x"}}' 'http://127.0.0.1:8080/api/v1/namespaces/default/configmaps?fieldManager=me'`,
+  );
+  const multi = toCurl({ ...req, body: 'a: 1\nb: 2\n' }, 'http://h', [['Authorization', 'Bearer t']]);
+  assert.match(multi, /--data-binary @- .*<<'EOF'\na: 1\nb: 2\nEOF$/s);
+  assert.match(multi, /-H 'Authorization: Bearer t'/);
+  const watch = toCurl({ method: 'GET', path: '/api/v1/pods?watch=true', headers: [] }, 'http://h');
+  assert.equal(watch, `curl -sS -N 'http://h/api/v1/pods?watch=true'`);
+});
+
+test('toKubectl maps verbs', () => {
+  const get = toKubectl({ method: 'GET', path: '/apis/apps/v1/namespaces/ns1/deployments?labelSelector=app%3Dweb', headers: [] });
+  assert.match(get, /^kubectl get --raw '\/apis\/apps\/v1\/namespaces\/ns1\/deployments\?labelSelector=app%3Dweb'$/m);
+  assert.match(get, /# or: kubectl get deployments\.v1\.apps -n ns1 -l app=web -o json/);
+  const create = toKubectl({ method: 'POST', path: '/api/v1/namespaces/default/configmaps', headers: [['Content-Type', 'application/json']], body: '{}' });
+  assert.equal(create, `kubectl create --raw /api/v1/namespaces/default/configmaps -f - <<'EOF'\n{}\nEOF`);
+  const del = toKubectl({ method: 'DELETE', path: '/api/v1/namespaces/default/configmaps/demo', headers: [] });
+  assert.equal(del, 'kubectl delete --raw /api/v1/namespaces/default/configmaps/demo');
+  const patch = toKubectl({
+    method: 'PATCH',
+    path: '/api/v1/namespaces/default/configmaps/demo',
+    headers: [['Content-Type', 'application/merge-patch+json']],
+    body: '{\n "data": {"a": "b"}\n}',
+  });
+  assert.equal(patch, `kubectl patch configmaps demo -n default --type=merge -p '{"data":{"a":"b"}}'`);
+  const apply = toKubectl({
+    method: 'PATCH',
+    path: '/api/v1/namespaces/default/configmaps/demo?fieldManager=me&force=true',
+    headers: [['Content-Type', 'application/apply-patch+yaml']],
+    body: 'kind: ConfigMap\n',
+  });
+  assert.equal(apply, `kubectl apply --server-side --field-manager=me --force-conflicts -f - <<'EOF'\nkind: ConfigMap\nEOF`);
+  const remote = toKubectl({ method: 'GET', path: '/version', headers: [] }, { server: 'https://k:6443', token: 't' });
+  assert.equal(remote, 'kubectl --server=https://k:6443 --token=t get --raw /version');
+});
+
+test('parsePath', () => {
+  assert.deepEqual(parsePath('/api/v1/namespaces/default/pods/p1/status?x=1'), {
+    group: '', version: 'v1', namespace: 'default', resource: 'pods', name: 'p1', subresource: 'status', legacyWatch: false,
+  });
+  assert.equal(parsePath('/api/v1/namespaces/default').name, 'default');
+  assert.equal(parsePath('/api/v1/namespaces/default/status').subresource, 'status');
+  assert.equal(parsePath('/version'), null);
+});
+
+test('yamlToJson', () => {
+  assert.equal(yamlToJson('a: 1\nb: [x, y]\n'), '{"a":1,"b":["x","y"]}');
+  assert.throws(() => yamlToJson('a: [1\n'), /YAML/);
+  assert.throws(() => yamlToJson('a: 1\n---\nb: 2\n'), /2 documents/);
+  assert.deepEqual(convertText('{"a":{"b":1}}', 'json', 'yaml'), { ok: true, text: 'a:\n  b: 1\n' });
+});
+
+test('JSONStreamSplitter splits lines and chunks anywhere', () => {
+  const s = new JSONStreamSplitter();
+  const text = '{"type":"ADDED","object":{"s":"}{\\"\\n"}}\n{"type":"BOOKMARK","object":{}}\n';
+  const out = [];
+  for (const ch of text) out.push(...s.push(ch));
+  assert.deepEqual(out.map((x) => JSON.parse(x).type), ['ADDED', 'BOOKMARK']);
+  assert.equal(s.rest(), '');
+});
+
+test('splitWatchPath drops what the session sets', () => {
+  const { collection, params } = splitWatchPath('/api/v1/watch/namespaces/a/pods?watch=1&resourceVersion=5&labelSelector=x%3Dy');
+  assert.equal(collection, '/api/v1/namespaces/a/pods');
+  assert.equal(params.toString(), 'labelSelector=x%3Dy');
+});
+
+function stream(lines) {
+  return new Response(lines.map((l) => JSON.stringify(l) + '\n').join(''), { status: 200, headers: { 'Content-Type': 'application/json' } });
+}
+
+const cm = (name, rv) => ({ kind: 'ConfigMap', metadata: { name, namespace: 'd', resourceVersion: rv } });
+
+test('WatchSession: re-watch from the last RV after a clean end, relist after 410', async () => {
+  const calls = [];
+  let session;
+  const fetchFn = async (path) => {
+    calls.push(path);
+    const q = new URLSearchParams(path.split('?')[1]);
+    switch (calls.length) {
+      case 1:
+        assert.equal(q.get('resourceVersion'), null);
+        assert.equal(q.get('labelSelector'), 'app=x');
+        return stream([{ type: 'ADDED', object: cm('a', '5') }, { type: 'BOOKMARK', object: { kind: 'ConfigMap', metadata: { resourceVersion: '7' } } }]);
+      case 2:
+        assert.equal(q.get('resourceVersion'), '7');
+        return stream([{ type: 'ERROR', object: { kind: 'Status', code: 410, reason: 'Expired', message: 'too old' } }]);
+      case 3: // the relist
+        assert.equal(q.get('watch'), null);
+        assert.equal(q.get('limit'), '500');
+        return new Response(JSON.stringify({ kind: 'ConfigMapList', metadata: { resourceVersion: '20' }, items: [cm('b', '15'), cm('c', '18')] }));
+      case 4:
+        assert.equal(q.get('resourceVersion'), '20');
+        return new Response('', { status: 410 });
+      case 5:
+        return new Response(JSON.stringify({ kind: 'ConfigMapList', metadata: { resourceVersion: '30' }, items: [] }));
+      default:
+        assert.equal(q.get('resourceVersion'), '30');
+        session.stop();
+        throw new DOMException('aborted', 'AbortError');
+    }
+  };
+  const records = [];
+  session = new WatchSession({ path: '/api/v1/namespaces/d/configmaps?watch=true', labelSelector: 'app=x', allowWatchBookmarks: true }, fetchFn, {
+    onRecord: (r) => records.push(r),
+    sleep: async () => {},
+  });
+  await session.start();
+  assert.equal(calls.length, 6);
+  const kinds = records.map((r) => (r.kind === 'event' ? r.type : r.kind));
+  assert.deepEqual(kinds, ['info', 'ADDED', 'BOOKMARK', 'reconnect', 'info', 'error', 'reconnect', 'relist', 'error', 'reconnect', 'relist']);
+  assert.equal(session.state, 'stopped');
+  assert.equal(session.lastRV, '30');
+});
+
+test('WatchSession: watch-list first, then resume without initial events', async () => {
+  const queries = [];
+  let session;
+  const fetchFn = async (path) => {
+    const q = new URLSearchParams(path.split('?')[1]);
+    queries.push(q);
+    if (queries.length === 1) {
+      return stream([
+        { type: 'ADDED', object: cm('a', '5') },
+        { type: 'BOOKMARK', object: { kind: 'ConfigMap', metadata: { resourceVersion: '9', annotations: { 'k8s.io/initial-events-end': 'true' } } } },
+      ]);
+    }
+    session.stop();
+    throw new DOMException('aborted', 'AbortError');
+  };
+  session = new WatchSession({ path: '/api/v1/configmaps', sendInitialEvents: true }, fetchFn, { sleep: async () => {} });
+  await session.start();
+  assert.equal(queries[0].get('sendInitialEvents'), 'true');
+  assert.equal(queries[0].get('resourceVersionMatch'), 'NotOlderThan');
+  assert.equal(queries[0].get('allowWatchBookmarks'), 'true');
+  assert.equal(queries[1].get('sendInitialEvents'), null);
+  assert.equal(queries[1].get('resourceVersion'), '9');
+});
+
+test('WatchSession: a refused watch (400) stops', async () => {
+  const s = new WatchSession({ path: '/api/v1/pods', labelSelector: '!!' }, async () => new Response(JSON.stringify({ kind: 'Status', code: 400, reason: 'BadRequest', message: 'bad selector' }), { status: 400 }), { sleep: async () => {} });
+  await s.start();
+  assert.equal(s.state, 'failed');
+});
