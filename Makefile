@@ -1,25 +1,50 @@
-# kubeplay: `make run` serves the playground API, `make test` runs every test.
+# kubeplay: `make run` serves the playground, `make test` runs every test.
 GO      ?= go
 LISTEN  ?= 127.0.0.1:8080
+SITE    := build/site
 export GONOSUMDB = github.com/syumai
 
-.PHONY: run test lint wasm-check bench
+.PHONY: run test lint wasm-check site ui-deps bench size go-test ui-test browser-test
 
-run:
-	$(GO) run ./playground --listen $(LISTEN) --kubeconfig-out kubeconfig
+run: site
+	$(GO) run ./playground --listen $(LISTEN) --site $(SITE) --kubeconfig-out kubeconfig
 
-test: lint wasm-check
+test: lint wasm-check site go-test ui-test browser-test
+
+go-test:
 	$(GO) test -count=1 ./...
+
+ui-test: ui-deps
+	cd ui && npm test
+
+# Headless Chromium drives the built playground through the native command.
+browser-test: site
+	cd ui && node --test test-browser/
 
 # Formatting and vet gate every test run.
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 
-# The core must keep compiling for the browser.
+# The core and the browser host must keep compiling for js/wasm.
 wasm-check:
 	GOOS=js GOARCH=wasm $(GO) build ./core/... ./wasm/...
+
+ui/node_modules/.package-lock.json: ui/package-lock.json
+	cd ui && npm ci --no-audit --no-fund
+
+ui-deps: ui/node_modules/.package-lock.json
+
+# The playground as the browser gets it: page, bundle, tutorials, wasm, worker.
+site: ui-deps
+	cd ui && node build.mjs --out ../$(SITE)
+	cp "$$($(GO) env GOROOT)/lib/wasm/wasm_exec.js" $(SITE)/wasm_exec.js
+	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags=-s -o $(SITE)/kubeplay.wasm ./wasm
+	node serviceworker/build.mjs $(SITE)
 
 # Benchmarks report ratios against floors measured in the same run.
 bench:
 	$(GO) test -run='^$$' -bench=. -benchmem -count=1 ./core/...
+
+size: site
+	node tools/size.mjs $(SITE)

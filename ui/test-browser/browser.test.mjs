@@ -1,0 +1,194 @@
+// Browser end-to-end tests (PLAY-1, PLAY-2, PLAY-3, PLAY-4, PLAY-7, PLAY-8,
+// PLAY-10): the built playground served by the native command, opened in headless
+// Debian Chromium through playwright-core; the core runs in the service worker.
+// Screenshots go to build/artifacts/.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, execFileSync } from 'node:child_process';
+import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { chromium } from 'playwright-core';
+
+const repo = resolve(import.meta.dirname, '..', '..');
+const site = join(repo, 'build', 'site');
+const artifacts = join(repo, 'build', 'artifacts');
+const chromiumPath = process.env.CHROMIUM || '/usr/bin/chromium';
+
+let server, base, context, scratch;
+
+async function startServer() {
+  const bin = join(scratch, 'playground');
+  execFileSync('go', ['build', '-o', bin, './playground'], { cwd: repo, stdio: 'inherit' });
+  const proc = spawn(bin, ['--listen', '127.0.0.1:0', '--site', site, '--quiet'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const url = await new Promise((resolveURL, reject) => {
+    let buf = '';
+    proc.stderr.on('data', (d) => {
+      buf += d;
+      const m = buf.match(/kubeplay API at (http:\/\/\S+)/);
+      if (m) resolveURL(m[1]);
+    });
+    proc.on('exit', (code) => reject(new Error('playground exited ' + code + ': ' + buf)));
+  });
+  return { proc, url };
+}
+
+before(async () => {
+  scratch = mkdtempSync(join(tmpdir(), 'kubeplay-browser-'));
+  mkdirSync(artifacts, { recursive: true });
+  ({ proc: server, url: base } = await startServer());
+  context = await chromium.launchPersistentContext(join(scratch, 'profile'), {
+    executablePath: chromiumPath,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync'],
+    viewport: { width: 1400, height: 900 },
+  });
+});
+
+after(async () => {
+  await context?.close();
+  server?.kill('SIGTERM');
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+// openPlayground loads the page and waits until the in-browser core is ready.
+async function openPlayground() {
+  const page = await context.newPage();
+  await page.goto(base + '/');
+  await page.waitForFunction(() => navigator.serviceWorker.controller !== null, null, { timeout: 30000 });
+  await page.waitForSelector('[data-testid="sandbox-status"][data-state="ready"]', { timeout: 30000 });
+  return page;
+}
+
+// api runs fetch in the page (so the service worker answers) and returns
+// {status, json}.
+function api(page, method, path, body, headers = {}) {
+  return page.evaluate(async ({ method, path, body, headers }) => {
+    const init = { method, headers: { ...headers } };
+    if (body !== undefined) {
+      init.body = JSON.stringify(body);
+      init.headers['Content-Type'] = 'application/json';
+    }
+    const r = await fetch(path, init);
+    const text = await r.text();
+    let json = null;
+    try { json = JSON.parse(text); } catch {}
+    return { status: r.status, json, text };
+  }, { method, path, body, headers });
+}
+
+const cm = (name) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { k: name } });
+const CMS = '/api/v1/namespaces/default/configmaps';
+
+test('PLAY-1 PLAY-2: create, list, watch and delete through the service worker; a watch sees another tab', async () => {
+  const a = await openPlayground();
+  const b = await openPlayground();
+  const created = await api(a, 'POST', CMS, cm('from-a'));
+  assert.equal(created.status, 201, created.text);
+  const list = await api(b, 'GET', CMS);
+  assert.equal(list.json.kind, 'ConfigMapList');
+  assert.ok(list.json.items.some((i) => i.metadata.name === 'from-a'), 'tab B sees tab A\'s write (one core)');
+
+  // A watch opened in tab A receives a write made in tab B.
+  await a.evaluate(({ path, rv }) => {
+    window.__events = [];
+    const ctl = new AbortController();
+    window.__stopWatch = () => ctl.abort();
+    fetch(`${path}?watch=1&resourceVersion=${rv}`, { signal: ctl.signal }).then(async (r) => {
+      const reader = r.body.getReader();
+      const dec = new TextDecoder();
+      let buf = '';
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) return;
+        buf += dec.decode(value, { stream: true });
+        let i;
+        while ((i = buf.indexOf('\n')) >= 0) {
+          window.__events.push(JSON.parse(buf.slice(0, i)));
+          buf = buf.slice(i + 1);
+        }
+      }
+    }).catch(() => {});
+  }, { path: CMS, rv: list.json.metadata.resourceVersion });
+  assert.equal((await api(b, 'POST', CMS, cm('from-b'))).status, 201);
+  assert.equal((await api(b, 'DELETE', CMS + '/from-a')).status, 200);
+  await a.waitForFunction(() => window.__events.length >= 2, null, { timeout: 10000 });
+  const events = await a.evaluate(() => window.__events.map((e) => `${e.type} ${e.object.metadata.name}`));
+  assert.deepEqual(events.slice(0, 2), ['ADDED from-b', 'DELETED from-a']);
+  await a.evaluate(() => window.__stopWatch());
+
+  // Bad input gets a Status from the core, not a worker crash.
+  const bad = await api(a, 'POST', CMS, 'not json at all');
+  assert.equal(bad.status, 400);
+  assert.equal(bad.json.kind, 'Status');
+
+  // The native server (X-Kubeplay-Target: network) is a different store.
+  const native = await api(a, 'GET', CMS, undefined, { 'X-Kubeplay-Target': 'network' });
+  assert.equal(native.status, 200);
+  assert.ok(!native.json.items.some((i) => i.metadata.name === 'from-b'), 'the native server does not see sandbox objects');
+
+  await a.screenshot({ path: join(artifacts, 'request-builder.png'), fullPage: true });
+  await a.click('[data-testid="tab-watch"]');
+  await a.screenshot({ path: join(artifacts, 'watch-panel.png'), fullPage: true });
+  await a.close();
+  await b.close();
+});
+
+test('PLAY-3: stopping the service worker between writes loses no acknowledged write', async () => {
+  const page = await openPlayground();
+  const cdp = await context.newCDPSession(page);
+  const acked = [];
+  let lastRV = 0;
+  for (let i = 0; i < 12; i++) {
+    const r = await api(page, 'POST', CMS, cm(`durable-${i}`));
+    assert.equal(r.status, 201, r.text);
+    const rv = Number(r.json.metadata.resourceVersion);
+    assert.ok(rv > lastRV, `resourceVersion went backwards: ${rv} after ${lastRV}`);
+    lastRV = rv;
+    acked.push(r.json.metadata.name);
+    await cdp.send('ServiceWorker.enable');
+    await cdp.send('ServiceWorker.stopAllWorkers');
+  }
+  const list = await api(page, 'GET', CMS);
+  assert.equal(list.status, 200, list.text);
+  const names = new Set(list.json.items.map((i) => i.metadata.name));
+  for (const n of acked) assert.ok(names.has(n), `acknowledged ${n} lost after worker restarts`);
+  assert.ok(Number(list.json.metadata.resourceVersion) >= lastRV);
+  await page.close();
+});
+
+test('PLAY-7: a tutorial plays through the UI end to end', async () => {
+  const page = await openPlayground();
+  await page.click('[data-testid="tab-tutorials"]');
+  await page.click('[data-testid="tutorial-item"][data-id="chunked-lists"]');
+  await page.waitForSelector('[data-testid="tutorial-steps"] > *');
+  const total = await page.$$eval('[data-testid="tutorial-steps"] > *', (els) => els.length);
+  assert.ok(total > 3, 'tutorial has steps');
+  for (let i = 0; i < total; i++) {
+    await page.click('[data-testid="tutorial-run-step"]');
+    const result = await page.waitForSelector('[data-testid="tutorial-step-result"]', { timeout: 15000 });
+    const ok = await result.getAttribute('data-ok');
+    assert.equal(ok, 'true', `step ${i + 1}: ${await result.innerText()}`);
+    if (i < total - 1) await page.click('[data-testid="tutorial-next"]');
+  }
+  await page.waitForSelector('[data-testid="tutorial-complete"]');
+  await page.screenshot({ path: join(artifacts, 'tutorial.png'), fullPage: true });
+  await page.close();
+});
+
+test('PLAY-10: the playground works offline after the first load', async () => {
+  const page = await openPlayground();
+  await context.setOffline(true);
+  try {
+    await page.reload();
+    await page.waitForSelector('[data-testid="sandbox-status"][data-state="ready"]', { timeout: 30000 });
+    const r = await api(page, 'POST', CMS, cm('offline'));
+    assert.equal(r.status, 201, r.text);
+    assert.equal((await api(page, 'GET', CMS + '/offline')).status, 200);
+    await page.screenshot({ path: join(artifacts, 'offline.png'), fullPage: true });
+  } finally {
+    await context.setOffline(false);
+    await page.close();
+  }
+});
