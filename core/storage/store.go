@@ -313,7 +313,7 @@ func (s *Store) Mutate(key string, fn MutateFunc) (int64, []byte, error) {
 // history as needed and dispatches ev to watchers. Called with s.mu held.
 func (s *Store) commit(ev *Event) error {
 	ev.time = s.cfg.Now()
-	var rec journalRecord
+	rec := journalRecord{ops: make([]journalOp, 0, 4)} // object, history, revision, and room for compaction
 	okey := objectPrefix + ev.Key
 	hkey := historyKey(ev.Rev)
 	hval := string(encodeHistory(ev))
@@ -354,7 +354,16 @@ func (s *Store) commit(ev *Event) error {
 	return nil
 }
 
-func historyKey(rev int64) string { return fmt.Sprintf("%s%020d", historyPrefix, rev) }
+// historyKey is "h/" and the revision zero-padded to 20 digits, so keys sort by revision.
+func historyKey(rev int64) string {
+	b := make([]byte, 0, len(historyPrefix)+20)
+	b = append(b, historyPrefix...)
+	digits := strconv.AppendInt(nil, rev, 10)
+	for i := len(digits); i < 20; i++ {
+		b = append(b, '0')
+	}
+	return string(append(b, digits...))
+}
 
 // compactLocked adds to rec the deletion of history entries that are past the
 // window or over the limit, at most max of them so that no commit pays for all.
