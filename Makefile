@@ -44,7 +44,7 @@ site: ui-deps
 
 # Benchmarks report ratios against floors measured in the same run.
 bench:
-	$(GO) test -run='^$$' -bench=. -benchmem -count=1 ./core/...
+	$(GO) test -run='^$$' -bench=. -benchmem -benchtime=3s -count=1 ./core/...
 
 size: site
 	node tools/size.mjs $(SITE)

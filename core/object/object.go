@@ -24,6 +24,9 @@ type Object = map[string]any
 // Decode parses one JSON object, keeping numbers as json.Number so that integers
 // survive a round trip exactly. Trailing data after the object is an error.
 func Decode(data []byte) (Object, error) {
+	if obj, ok := decodeFast(data); ok {
+		return obj, nil
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	var v any

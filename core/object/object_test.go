@@ -3,6 +3,9 @@ package object
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"io"
+	"reflect"
 	"testing"
 )
 
@@ -56,4 +59,40 @@ func TestEncodeMetadataOrder(t *testing.T) {
 	if string(typed) != `{"kind":"ConfigMap","apiVersion":"v1",`+want[1:] {
 		t.Fatalf("WithTypeMeta: %s", typed)
 	}
+}
+
+// The fast decoder must agree with encoding/json (UseNumber) on every input it
+// accepts, and accept every plain object encoding/json accepts.
+func FuzzDecodeMatchesEncodingJSON(f *testing.F) {
+	for _, seed := range []string{
+		`{"a":"\u00e9\ud83d\ude00\ud800x\\\"\/\b\f\n\r\t","b":[1,-0.5e+3,0,1E2,true,false,null,{}],"c":{"d":[]}}`,
+		`{"bad":"\xff","dup":1,"dup":2,"e":"é日本"}`,
+		` {"x" : [ ] } `, `{"n":01}`, `{"n":-}`, `{"s":"\u12"}`, `[1]`, `{"a":1}x`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		fast, ok := decodeFast(data)
+		dec := json.NewDecoder(bytes.NewReader(data))
+		dec.UseNumber()
+		var want any
+		err := dec.Decode(&want)
+		if err == nil {
+			if _, e := dec.Token(); e != io.EOF {
+				err = errors.New("trailing data")
+			}
+		}
+		m, isObj := want.(map[string]any)
+		if !ok && err == nil && isObj && len(data) < 1000 { // deeper nesting may fall back
+			t.Fatalf("fast decoder rejected a valid object: %q", data)
+		}
+		if ok {
+			if err != nil || !isObj {
+				t.Fatalf("fast decoder accepted what encoding/json rejects (%v): %q", err, data)
+			}
+			if !reflect.DeepEqual(fast, m) {
+				t.Fatalf("decoders differ on %q:\nfast %#v\njson %#v", data, fast, m)
+			}
+		}
+	})
 }
