@@ -4,7 +4,7 @@ LISTEN  ?= 127.0.0.1:8080
 SITE    := build/site
 export GONOSUMDB = github.com/syumai
 
-.PHONY: run test lint wasm-check site ui-deps bench size go-test ui-test browser-test
+.PHONY: run test lint wasm-check site site-floor ui-deps bench bench-browser size go-test ui-test browser-test
 
 run: site
 	$(GO) run ./playground --listen $(LISTEN) --site $(SITE) --kubeconfig-out kubeconfig
@@ -42,9 +42,18 @@ site: ui-deps
 	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags=-s -o $(SITE)/kubeplay.wasm ./wasm
 	node serviceworker/build.mjs $(SITE)
 
+# The same site with an empty Go wasm in place of the core: the browser floor.
+site-floor: site
+	rm -rf build/site-floor && cp -r $(SITE) build/site-floor
+	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags=-s -o build/site-floor/kubeplay.wasm ./wasm/floor
+	node serviceworker/build.mjs build/site-floor
+
 # Benchmarks report ratios against floors measured in the same run.
-bench:
+bench: bench-browser
 	$(GO) test -run='^$$' -bench=. -benchmem -benchtime=3s -count=1 ./core/...
+
+bench-browser: site-floor
+	cd ui && node test-browser/bench.mjs
 
 size: site
 	node tools/size.mjs $(SITE)
