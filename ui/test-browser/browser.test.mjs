@@ -5,7 +5,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, execFileSync } from 'node:child_process';
-import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { chromium } from 'playwright-core';
@@ -17,10 +17,10 @@ const chromiumPath = process.env.CHROMIUM || '/usr/bin/chromium';
 
 let server, base, context, scratch;
 
-async function startServer() {
+async function startServer(siteDir = site) {
   const bin = join(scratch, 'playground');
-  execFileSync('go', ['build', '-o', bin, './playground'], { cwd: repo, stdio: 'inherit' });
-  const proc = spawn(bin, ['--listen', '127.0.0.1:0', '--site', site, '--quiet'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  try { statSync(bin); } catch { execFileSync('go', ['build', '-o', bin, './playground'], { cwd: repo, stdio: 'inherit' }); }
+  const proc = spawn(bin, ['--listen', '127.0.0.1:0', '--site', siteDir, '--quiet'], { stdio: ['ignore', 'ignore', 'pipe'] });
   const url = await new Promise((resolveURL, reject) => {
     let buf = '';
     proc.stderr.on('data', (d) => {
@@ -190,5 +190,77 @@ test('PLAY-10: the playground works offline after the first load', async () => {
   } finally {
     await context.setOffline(false);
     await page.close();
+  }
+});
+
+test('PLAY-3: a damaged IndexedDB journal entry is reported and skipped, the entries around it kept', async () => {
+  const page = await openPlayground();
+  for (const n of ['keep-1', 'damaged', 'keep-2']) assert.equal((await api(page, 'POST', CMS, cm(n))).status, 201);
+  // Flip a byte in the journal entry that created "damaged".
+  const hit = await page.evaluate(() => new Promise((resolve, reject) => {
+    const open = indexedDB.open('kubeplay');
+    open.onerror = () => reject(open.error);
+    open.onsuccess = () => {
+      const tx = open.result.transaction('journal', 'readwrite');
+      let found = false;
+      tx.objectStore('journal').openCursor().onsuccess = (e) => {
+        const c = e.target.result;
+        if (!c) return;
+        const text = new TextDecoder().decode(c.value);
+        if (text.includes('"name":"damaged"')) {
+          const v = new Uint8Array(c.value);
+          v[v.length - 3] ^= 0xff;
+          c.update(v);
+          found = true;
+        }
+        c.continue();
+      };
+      tx.oncomplete = () => resolve(found);
+    };
+  }));
+  assert.ok(hit, 'found the journal entry to damage');
+  const cdp = await context.newCDPSession(page);
+  await cdp.send('ServiceWorker.enable');
+  await cdp.send('ServiceWorker.stopAllWorkers');
+  const list = await api(page, 'GET', CMS);
+  assert.equal(list.status, 200);
+  const names = list.json.items.map((i) => i.metadata.name);
+  assert.ok(names.includes('keep-1') && names.includes('keep-2'), `entries around the damaged one kept: ${names}`);
+  assert.ok(!names.includes('damaged'));
+  const shown = await page.waitForSelector('[data-testid="restore-errors"]', { state: 'visible', timeout: 10000 });
+  assert.match(await shown.innerText(), /damaged/);
+  await page.screenshot({ path: join(artifacts, 'restore-errors.png'), fullPage: true });
+  // Reset wipes the sandbox deliberately.
+  page.once('dialog', (d) => d.accept());
+  await page.click('[data-testid="reset-sandbox"]');
+  await page.waitForFunction(async () => {
+    const r = await fetch('/api/v1/namespaces/default/configmaps');
+    const list = await r.json();
+    return Array.isArray(list.items) && list.items.length === 0;
+  }, null, { timeout: 15000, polling: 200 });
+  await page.close();
+});
+
+test('PLAY-1: a wasm load failure shows a clear error, and the API answers a Status', async () => {
+  const broken = join(scratch, 'broken-site');
+  cpSync(site, broken, { recursive: true });
+  writeFileSync(join(broken, 'kubeplay.wasm'), 'not wasm');
+  execFileSync('node', [join(repo, 'serviceworker', 'build.mjs'), broken]);
+  const { proc, url } = await startServer(broken);
+  const ctx = await chromium.launchPersistentContext(join(scratch, 'profile-broken'), {
+    executablePath: chromiumPath, headless: true, args: ['--no-sandbox', '--disable-gpu'],
+  });
+  try {
+    const page = await ctx.newPage();
+    await page.goto(url + '/');
+    await page.waitForSelector('[data-testid="sandbox-status"][data-state="error"]', { timeout: 30000 });
+    const r = await api(page, 'GET', '/version');
+    assert.equal(r.status, 503);
+    assert.equal(r.json.reason, 'ServiceUnavailable');
+    assert.match(r.json.message, /failed to start/);
+    await page.screenshot({ path: join(artifacts, 'wasm-load-error.png'), fullPage: true });
+  } finally {
+    await ctx.close();
+    proc.kill();
   }
 });
