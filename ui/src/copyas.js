@@ -48,7 +48,7 @@ export function toCurl(req, baseUrl, extraHeaders = []) {
   return parts.join(' ') + tail;
 }
 
-/** The resource a path names (see discovery.parseApiPath; repeated to stay DOM-free). */
+/** The resource a path names: group, version, namespace, resource, name, subresource. */
 export function parsePath(path) {
   const p = path.split('?')[0].replace(/\/+$/, '');
   const m = p.match(/^(\/api\/v1|\/apis\/([^/]+)\/([^/]+))(\/watch)?\/(.*)$/);

@@ -121,33 +121,6 @@ export function pathCandidates(disc, ns) {
   return out;
 }
 
-/** The resource a path names: {resource, namespace, name, subresource} or null. */
-export function parseApiPath(path) {
-  const p = path.split('?')[0].replace(/\/+$/, '');
-  const m = p.match(/^(\/api\/v1|\/apis\/[^/]+\/[^/]+)(?:\/watch)?\/(.*)$/);
-  if (!m) return null;
-  const prefix = m[1];
-  let rest = m[2].split('/').filter(Boolean);
-  let namespace = '';
-  const namespaceSub = rest.length === 3 && (rest[2] === 'status' || rest[2] === 'finalize');
-  if (rest[0] === 'namespaces' && rest.length >= 3 && !namespaceSub) {
-    namespace = rest[1];
-    rest = rest.slice(2);
-  }
-  const [resource, name = '', subresource = ''] = rest;
-  if (!resource) return null;
-  const gm = prefix.match(/^\/apis\/([^/]+)\/([^/]+)$/);
-  return {
-    prefix,
-    group: gm ? gm[1] : '',
-    version: gm ? gm[2] : 'v1',
-    namespace,
-    resource,
-    name,
-    subresource,
-  };
-}
-
 const nameCache = new Map();
 
 /** Names of the objects in a collection path (cached a few seconds). */
