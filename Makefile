@@ -12,7 +12,7 @@ run: site
 test: lint wasm-check site go-test ui-test browser-test
 
 go-test:
-	$(GO) test -count=1 ./...
+	$(GO) test -count=1 -race ./...
 
 ui-test: ui-deps
 	cd ui && npm test
