@@ -66,7 +66,7 @@ func parseListOptions(q url.Values, res *schema.Resource) (*listOptions, error) 
 		if o.Fields, err = selector.ParseFields(v); err != nil {
 			return nil, errBadRequest(err.Error())
 		}
-		if err := o.Fields.Check(res.SupportsField, res.Kind); err != nil {
+		if err := o.Fields.Check(res.SupportsField); err != nil {
 			return nil, errBadRequest(err.Error())
 		}
 	}

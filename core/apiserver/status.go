@@ -138,9 +138,9 @@ func errInvalid(group, kind, name string, errs []fieldError) *Status {
 	}
 	var msg string
 	if len(msgs) == 1 {
-		msg = fmt.Sprintf("%s %q is invalid: %s", qualifyKind(group, kind), name, msgs[0])
+		msg = fmt.Sprintf("%s %q is invalid: %s", qualify(group, kind), name, msgs[0])
 	} else {
-		msg = fmt.Sprintf("%s %q is invalid: [%s]", qualifyKind(group, kind), name, strings.Join(msgs, ", "))
+		msg = fmt.Sprintf("%s %q is invalid: [%s]", qualify(group, kind), name, strings.Join(msgs, ", "))
 	}
 	return newStatus(http.StatusUnprocessableEntity, "Invalid", msg,
 		&StatusDetails{Name: name, Group: group, Kind: kind, Causes: causes})
@@ -203,13 +203,6 @@ func qualify(group, resource string) string {
 		return resource
 	}
 	return resource + "." + group
-}
-
-func qualifyKind(group, kind string) string {
-	if group == "" {
-		return kind
-	}
-	return kind + "." + group
 }
 
 // writeStatus answers with st as JSON, setting Retry-After when it asks for one.

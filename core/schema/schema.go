@@ -68,14 +68,6 @@ func (r *Resource) APIVersion() string {
 // ListKind is the kind of the resource's collections.
 func (r *Resource) ListKind() string { return r.Kind + "List" }
 
-// GroupResource is the resource as messages name it: "configmaps", "deployments.apps".
-func (r *Resource) GroupResource() string {
-	if r.Group == "" {
-		return r.Plural
-	}
-	return r.Plural + "." + r.Group
-}
-
 // Sub returns the named subresource, or nil.
 func (r *Resource) Sub(name string) *Subresource {
 	for i := range r.Subs {

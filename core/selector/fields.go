@@ -31,9 +31,9 @@ func (s Fields) Matches(fields map[string]string) bool {
 	return true
 }
 
-// Check rejects fields the kind does not support, with the message of kube's
+// Check rejects fields the resource does not support, with the message of kube's
 // field label conversion.
-func (s Fields) Check(supported func(string) bool, kind string) error {
+func (s Fields) Check(supported func(string) bool) error {
 	for _, t := range s {
 		if !supported(t.Field) {
 			return fmt.Errorf("field label not supported: %s", t.Field)
@@ -53,16 +53,6 @@ func (s Fields) String() string {
 		parts[i] = t.Field + op + escapeValue(t.Value)
 	}
 	return strings.Join(parts, ",")
-}
-
-// Lookup returns the value a selector requires for field with '=', if any.
-func (s Fields) Lookup(field string) (string, bool) {
-	for _, t := range s {
-		if t.Field == field && t.Equal {
-			return t.Value, true
-		}
-	}
-	return "", false
 }
 
 var valueEscaper = strings.NewReplacer(`\`, `\\`, `,`, `\,`, `=`, `\=`)

@@ -6,6 +6,7 @@ package validation
 
 import (
 	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -45,21 +46,7 @@ func regexError(msg, format string, examples ...string) string {
 }
 
 func maxLen(n int) string {
-	return "must be no more than " + itoa(n) + " characters"
-}
-
-func itoa(n int) string {
-	if n == 0 {
-		return "0"
-	}
-	var b [20]byte
-	i := len(b)
-	for n > 0 {
-		i--
-		b[i] = byte('0' + n%10)
-		n /= 10
-	}
-	return string(b[i:])
+	return "must be no more than " + strconv.Itoa(n) + " characters"
 }
 
 // DNS1123Subdomain checks an RFC 1123 subdomain (most object names).
