@@ -4,9 +4,9 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"maps"
 	"math/rand/v2"
 	"net/http"
-	"net/url"
 	"strconv"
 	"time"
 
@@ -28,7 +28,7 @@ const initialEventsEndAnnotation = "k8s.io/initial-events-end"
 func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, t target) error {
 	q := r.URL.Query()
 	if q.Get("watch") == "" {
-		q = cloneValues(q)
+		q = maps.Clone(q)
 		q.Set("watch", "true")
 	}
 	o, err := parseListOptions(q, t.res)
@@ -161,14 +161,6 @@ func startStream(w http.ResponseWriter) {
 	w.WriteHeader(http.StatusOK)
 }
 
-func cloneValues(q url.Values) url.Values {
-	out := make(url.Values, len(q)+1)
-	for k, v := range q {
-		out[k] = v
-	}
-	return out
-}
-
 // writeInitialEnd sends the bookmark that tells a WatchList client its initial
 // events are complete.
 func (s *Server) writeInitialEnd(w http.ResponseWriter, res *schema.Resource, rev int64) error {
@@ -189,20 +181,21 @@ func jsonEventFrame(res *schema.Resource, e *storage.Event) []byte {
 	if e.Type == storage.Bookmark {
 		return watchFrame(nil, string(e.Type), bookmarkObject(res, e.Rev, false))
 	}
-	buf := make([]byte, 0, len(e.Object)+len(res.Kind)+len(res.APIVersion())+64)
-	buf = append(buf, `{"type":"`...)
-	buf = append(buf, e.Type...)
-	buf = append(buf, `","object":`...)
+	buf := appendFrameHead(make([]byte, 0, len(e.Object)+len(res.Kind)+len(res.APIVersion())+64), string(e.Type))
 	buf = object.AppendWithTypeMeta(buf, e.Object, res.Kind, res.APIVersion())
 	return append(buf, "}\n"...)
 }
 
+// watchFrame appends a WatchEvent line whose object is obj.
 func watchFrame(dst []byte, typ string, obj []byte) []byte {
+	return append(append(appendFrameHead(dst, typ), obj...), "}\n"...)
+}
+
+// appendFrameHead appends a WatchEvent up to its object: {"type":"T","object":
+func appendFrameHead(dst []byte, typ string) []byte {
 	dst = append(dst, `{"type":"`...)
 	dst = append(dst, typ...)
-	dst = append(dst, `","object":`...)
-	dst = append(dst, obj...)
-	return append(dst, "}\n"...)
+	return append(dst, `","object":`...)
 }
 
 // bookmarkObject is the object of a BOOKMARK event: only kind, apiVersion and the
