@@ -130,18 +130,23 @@ func TestK8S_RV_3_TooLarge(t *testing.T) {
 		}
 	}
 	// A read that waits for a revision the store reaches meanwhile succeeds.
-	next := strconv.FormatInt(cur+1, 10)
+	patient := newTestServer(t, Config{FreshnessWait: 10 * time.Second})
+	next := strconv.FormatInt(patient.srv.Store().Revision()+1, 10)
 	done := make(chan *response)
 	go func() {
-		done <- f.s.do("GET", "/api/v1/namespaces/default/configmaps?resourceVersion="+next, nil)
+		done <- patient.do("GET", "/api/v1/namespaces/default/configmaps?resourceVersion="+next, nil)
 	}()
-	time.Sleep(10 * time.Millisecond)
-	f.s.createCM("default", "d", nil)
-	if r := <-done; r.Code != 200 && r.Code != 504 {
-		t.Fatalf("waiting read: %d %s", r.Code, r.Body)
+	time.Sleep(20 * time.Millisecond)
+	patient.createCM("default", "d", nil)
+	r := (<-done).must(t, 200)
+	if got, _ := strconv.ParseInt(r.str("metadata", "resourceVersion"), 10, 64); got < patient.srv.Store().Revision() {
+		t.Fatalf("waiting read answered at %s, want at least %s", r.str("metadata", "resourceVersion"), next)
+	}
+	if !slices.Contains(r.names(), "d") {
+		t.Fatalf("waiting read does not show the write it waited for: %v", r.names())
 	}
 	// A watch from a future revision waits for it rather than failing.
-	w := f.s.watch(cmWatch + "&resourceVersion=" + strconv.FormatInt(cur+2, 10))
+	w := f.s.watch(cmWatch + "&resourceVersion=" + strconv.FormatInt(cur+1, 10))
 	f.s.createCM("default", "e", nil)
 	f.s.createCM("default", "g", nil)
 	if e := w.next(); e.name() != "g" {
