@@ -30,28 +30,45 @@ func (s *Server) serveOpenAPI(w http.ResponseWriter, r *http.Request) {
 		writeStatus(w, errMethodNotAllowed())
 		return
 	}
+	specs := s.openAPISpecs()
 	if p == "openapi/v3" {
+		writeBody(w, http.StatusOK, "application/json", specs.index)
+		return
+	}
+	if doc, ok := specs.docs[strings.TrimPrefix(p, "openapi/v3/")]; ok {
+		if r.URL.Query().Get("hash") != "" {
+			w.Header().Set("Cache-Control", "public, immutable")
+		}
+		writeBody(w, http.StatusOK, "application/json", doc)
+		return
+	}
+	writeStatus(w, errPathNotFound())
+}
+
+// openAPISpecs are the encoded index and documents, built once: kubectl reads
+// them before every create, and they change only with the registry (which is
+// fixed when the server starts; serving CRDs will have to rebuild them).
+type openAPISpecs struct {
+	index []byte
+	docs  map[string][]byte // by group-version path, e.g. "apis/apps/v1"
+}
+
+func (s *Server) openAPISpecs() *openAPISpecs {
+	s.openAPIOnce.Do(func() {
+		specs := &openAPISpecs{docs: map[string][]byte{}}
 		paths := map[string]any{}
 		for _, gv := range s.registry.GroupVersions() {
 			doc, _ := jsonMarshal(s.openAPIDocument(gv))
 			sum := sha512.Sum512(doc)
+			specs.docs[gvPath(gv)] = doc
 			paths[gvPath(gv)] = map[string]string{
 				"serverRelativeURL": "/openapi/v3/" + gvPath(gv) + "?hash=" + strings.ToUpper(hex.EncodeToString(sum[:])),
 			}
 		}
-		writeJSON(w, http.StatusOK, map[string]any{"paths": paths})
-		return
-	}
-	for _, gv := range s.registry.GroupVersions() {
-		if p == "openapi/v3/"+gvPath(gv) {
-			if r.URL.Query().Get("hash") != "" {
-				w.Header().Set("Cache-Control", "public, immutable")
-			}
-			writeJSON(w, http.StatusOK, s.openAPIDocument(gv))
-			return
-		}
-	}
-	writeStatus(w, errPathNotFound())
+		specs.index, _ = jsonMarshal(map[string]any{"paths": paths})
+		s.openAPI = specs
+	})
+	return s.openAPI
 }
 
 func queryParam(name, desc string) map[string]any {

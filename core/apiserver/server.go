@@ -65,6 +65,9 @@ type Server struct {
 	handler  http.Handler
 	nsStates sync.Map // namespace name → namespaceState
 
+	openAPIOnce sync.Once
+	openAPI     *openAPISpecs
+
 	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
