@@ -90,17 +90,22 @@ function core() {
   return corePromise;
 }
 
+// startCore loads the Go instance once per worker, then starts (or, after a
+// reset, restarts) the core in it from what IndexedDB holds.
 async function startCore() {
-  const ready = new Promise((resolve) => { self.kubeplayReady = resolve; });
-  const go = new self.Go();
-  const response = (await caches.match('/kubeplay.wasm')) || (await fetch('/kubeplay.wasm'));
-  if (!response.ok) throw new Error('loading kubeplay.wasm: HTTP ' + response.status);
-  const { instance } = await WebAssembly.instantiateStreaming(response, go.importObject);
-  go.run(instance).then(() => {
-    corePromise = null;
-    state = { state: 'error', error: 'the kubeplay core exited' };
-  });
-  await ready;
+  if (!self.kubeplay) {
+    const ready = new Promise((resolve) => { self.kubeplayReady = resolve; });
+    const go = new self.Go();
+    const response = (await caches.match('/kubeplay.wasm')) || (await fetch('/kubeplay.wasm'));
+    if (!response.ok) throw new Error('loading kubeplay.wasm: HTTP ' + response.status);
+    const { instance } = await WebAssembly.instantiateStreaming(response, go.importObject);
+    go.run(instance).then(() => {
+      corePromise = null;
+      self.kubeplay = undefined;
+      state = { state: 'error', error: 'the kubeplay core exited' };
+    });
+    await ready;
+  }
   return start();
 }
 
@@ -148,7 +153,7 @@ async function reset() {
     tx.objectStore('journal').clear();
     tx.objectStore('snapshot').clear();
   });
-  corePromise = self.kubeplay ? start() : null;
+  corePromise = null;
   await core();
 }
 

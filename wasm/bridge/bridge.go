@@ -11,12 +11,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"hash/crc32"
 	"io"
 	"net/http"
-	"strings"
 	"sync"
 	"syscall/js"
 )
@@ -337,11 +337,12 @@ func (w *streamWriter) fail(err error) {
 	if w.started {
 		return
 	}
-	msg := strings.ReplaceAll(err.Error(), `"`, `'`)
 	w.status = http.StatusInternalServerError
 	w.header = http.Header{"Content-Type": {"application/json"}}
 	w.buf.Reset()
-	w.buf.WriteString(`{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"` + msg + `","reason":"InternalError","code":500}`)
+	body, _ := json.Marshal(map[string]any{"kind": "Status", "apiVersion": "v1", "metadata": map[string]any{},
+		"status": "Failure", "message": err.Error(), "reason": "InternalError", "code": http.StatusInternalServerError})
+	w.buf.Write(body)
 }
 
 // Async runs fn on its own goroutine and returns a Promise of its result, which
