@@ -93,6 +93,9 @@ function core() {
 // startCore loads the Go instance once per worker, then starts (or, after a
 // reset, restarts) the core in it from what IndexedDB holds.
 async function startCore() {
+  // IndexedDB reads while the wasm compiles and the Go runtime starts.
+  const saved = loadState();
+  saved.catch(() => {});
   if (!self.kubeplay) {
     const ready = new Promise((resolve) => { self.kubeplayReady = resolve; });
     const go = new self.Go();
@@ -106,11 +109,10 @@ async function startCore() {
     });
     await ready;
   }
-  return start();
+  return start(await saved);
 }
 
-async function start() {
-  const saved = await loadState();
+async function start(saved) {
   const info = await self.kubeplay.start({
     snapshot: saved.snapshot,
     journal: saved.journal,
