@@ -40,7 +40,15 @@ var secretPrinter = &Printer{
 		if typ == "" {
 			typ = "Opaque" // SetDefaults_Secret
 		}
-		return []any{name(obj), typ, int64(len(mapAt(obj, "data"))), created(obj, now)}
+		// The v1 to internal conversion merges stringData into data (kube
+		// does it on write, so a stored Secret has no stringData).
+		keys := len(mapAt(obj, "data"))
+		for k := range mapAt(obj, "stringData") {
+			if _, dup := mapAt(obj, "data")[k]; !dup {
+				keys++
+			}
+		}
+		return []any{name(obj), typ, int64(keys), created(obj, now)}
 	},
 }
 

@@ -230,11 +230,11 @@ func parseJSONPath(s string) (jsonPath, error) {
 			if end < 0 {
 				return nil, errUnsupported
 			}
-			st, err := parseBracket(s[i+1 : i+end])
+			steps, err := parseBracket(s[i+1 : i+end])
 			if err != nil {
 				return nil, err
 			}
-			p = append(p, st)
+			p = append(p, steps...)
 			i += end + 1
 		default:
 			return nil, errUnsupported
@@ -271,21 +271,22 @@ func filterEnd(s string, from int) int {
 	return -1
 }
 
-func parseBracket(text string) (step, error) {
+func parseBracket(text string) (jsonPath, error) {
 	if text == "*" {
 		text = ":"
 	}
 	if strings.Contains(text, ",") {
-		return step{}, errUnsupported // unions
+		return nil, errUnsupported // unions
 	}
 	if len(text) >= 2 && text[0] == '\'' && text[len(text)-1] == '\'' && !strings.Contains(text[1:len(text)-1], "'") {
-		return step{kind: fieldStep, field: text[1 : len(text)-1]}, nil
+		// client-go reads ['key'] as the path .key, so a key with a dot in it
+		// becomes two fields.
+		return parseJSONPath("." + text[1:len(text)-1])
 	}
 	m := sliceRe.FindStringSubmatch(text)
 	if m == nil {
-		return step{}, errUnsupported
+		return nil, errUnsupported
 	}
-	st := step{kind: indexStep}
 	num := func(s string) (int, bool, error) {
 		if s == "" {
 			return 0, false, nil
@@ -293,24 +294,22 @@ func parseBracket(text string) (step, error) {
 		n, err := strconv.Atoi(s)
 		return n, true, err
 	}
-	var err error
-	if st.start, st.hasStart, err = num(m[1]); err != nil {
-		return st, err
-	}
-	switch {
-	case m[2] == "" && st.hasStart:
+	st := step{kind: indexStep}
+	var err1, err2, err3 error
+	st.start, st.hasStart, err1 = num(m[1])
+	if m[2] == "" {
+		// [n] (and even []) selects one element: the end is derived.
 		st.end, st.hasEnd, st.derivedEnd = st.start+1, true, true
-	case m[2] != "":
-		if st.end, st.hasEnd, err = num(m[2][1:]); err != nil {
-			return st, err
-		}
+	} else {
+		st.end, st.hasEnd, err2 = num(m[2][1:])
 	}
 	if m[3] != "" {
-		if st.stride, st.hasStride, err = num(m[3][1:]); err != nil {
-			return st, err
-		}
+		st.stride, st.hasStride, err3 = num(m[3][1:])
 	}
-	return st, nil
+	if err := errors.Join(err1, err2, err3); err != nil {
+		return nil, err
+	}
+	return jsonPath{st}, nil
 }
 
 func parseFilter(text string) (step, error) {
