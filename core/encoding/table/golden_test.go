@@ -22,7 +22,7 @@ import (
 // and row conditions, cell for cell.
 
 // goldenNow is the fixed clock of the tests; fixtures write times as "@now-5m".
-var goldenNow = time.Date(2026, 11, 23, 11, 0, 0, 123456000, time.UTC)
+var goldenNow = time.Date(2026, 11, 23, 11, 0, 0, 0, time.UTC)
 
 type caseFile struct {
 	Group, Resource, APIVersion, Kind string
@@ -48,7 +48,9 @@ type goldenFile struct {
 
 var nowPlaceholder = regexp.MustCompile(`"@now([+-][0-9yhdms]+)?"`)
 
-// fixtureTime replaces "@now±offset" as testdata/realprinters does.
+// fixtureTime replaces "@now±offset" as testdata/realprinters does, but in
+// whole seconds as kube-apiserver stores timestamps (the generator adds
+// microseconds only so that its fixtures also decode as MicroTime).
 func fixtureTime(raw []byte, now time.Time) []byte {
 	return nowPlaceholder.ReplaceAllFunc(raw, func(m []byte) []byte {
 		s := strings.Trim(string(m), `"`)[len("@now"):]
@@ -67,7 +69,7 @@ func fixtureTime(raw []byte, now time.Time) []byte {
 				d = -d
 			}
 		}
-		return []byte(`"` + now.Add(d).Format("2006-01-02T15:04:05.000000Z07:00") + `"`)
+		return []byte(`"` + now.Add(d).Format(time.RFC3339) + `"`)
 	})
 }
 
