@@ -193,7 +193,7 @@ func parseJSONPath(s string) (jsonPath, error) {
 	var p jsonPath
 	for i := 0; i < len(s); {
 		switch c := s[i]; {
-		case c == ' ' || c == '\t' || c == '@' || c == '$':
+		case c == ' ' || c == '@' || c == '$':
 			i++
 		case strings.HasPrefix(s[i:], "[?("):
 			end := filterEnd(s, i+3)
@@ -212,12 +212,12 @@ func parseJSONPath(s string) (jsonPath, error) {
 			j := i + 1
 			for j < len(s) && !isTerminator(s[j]) {
 				if s[j] == '\\' {
+					if j+1 == len(s) {
+						return nil, errUnsupported // it would escape the closing brace
+					}
 					j++ // an escaped character does not end the field
 				}
 				j++
-			}
-			if j > len(s) {
-				j = len(s)
 			}
 			if raw := s[i+1 : j]; raw == "*" {
 				p = append(p, step{kind: wildcardStep})
@@ -378,6 +378,8 @@ func (p jsonPath) eval(cur []any) ([]any, error) {
 			case wildcardStep:
 				switch x := v.(type) {
 				case map[string]any:
+					// client-go visits a map in Go's random order; sorted
+					// keys make the first value at least deterministic.
 					keys := make([]string, 0, len(x))
 					for k := range x {
 						keys = append(keys, k)
@@ -388,6 +390,10 @@ func (p jsonPath) eval(cur []any) ([]any, error) {
 					}
 				case []any:
 					next = append(next, x...)
+				case string:
+					for i := 0; i < len(x); i++ {
+						next = append(next, x[i]) // the bytes, as reflection indexes a string
+					}
 				}
 			case indexStep:
 				if v == nil {
@@ -499,6 +505,13 @@ func (st step) match(e any) (bool, error) {
 
 // compare is text/template's eq/ne/lt/le/gt/ge on basic kinds of the same kind.
 func compare(a, b any, op string) (bool, error) {
+	// Bytes of a string (from .*) compare with integers, as uint and int do.
+	if x, ok := a.(uint8); ok {
+		a = int64(x)
+	}
+	if y, ok := b.(uint8); ok {
+		b = int64(y)
+	}
 	var c int
 	switch x := a.(type) {
 	case string:
