@@ -20,7 +20,7 @@ import (
 // kubeTable builds the metav1.Table kube-apiserver's asTable builds from the
 // same printer output, so that encoding/json (kube's JSON serializer) gives the
 // bytes Build must give.
-func kubeTable(t *testing.T, p *Printer, items []Item, opts Options) *metav1.Table {
+func kubeTable(t testing.TB, p *Printer, items []Item, opts Options) *metav1.Table {
 	t.Helper()
 	tbl := &metav1.Table{
 		TypeMeta: metav1.TypeMeta{Kind: "Table", APIVersion: "meta.k8s.io/" + opts.Version},
@@ -71,7 +71,7 @@ func kubeTable(t *testing.T, p *Printer, items []Item, opts Options) *metav1.Tab
 	return tbl
 }
 
-func podItems(t *testing.T) []Item {
+func podItems(t testing.TB) []Item {
 	t.Helper()
 	var fx fixture
 	for _, f := range loadFixtures(t) {

@@ -168,9 +168,9 @@ type step struct {
 	start, end, stride          int
 	hasStart, hasEnd, hasStride bool
 	derivedEnd                  bool
-	left, right                 jsonPath // filter operands; right may be a literal
+	left, right                 jsonPath // filter operands; right is nil for a literal
 	literal                     any      // filter right-hand literal: string, int64, float64, bool
-	op                          string   // filter operator, "exists" for [?(@.f)]
+	op                          string   // filter operator, "exists" for [?(@.f)]; any other run of !<>= fails when evaluated, as in client-go
 }
 
 type stepKind int
@@ -317,11 +317,6 @@ func parseFilter(text string) (step, error) {
 	if m == nil {
 		left, err := parseJSONPath(text)
 		return step{kind: filterStep, left: left, op: "exists"}, err
-	}
-	switch m[2] {
-	case "==", "!=", "<", "<=", ">", ">=":
-	default:
-		return step{}, errUnsupported
 	}
 	left, err := parseJSONPath(m[1])
 	if err != nil {
@@ -558,8 +553,10 @@ func compare(a, b any, op string) (bool, error) {
 		return c <= 0, nil
 	case ">":
 		return c > 0, nil
+	case ">=":
+		return c >= 0, nil
 	}
-	return c >= 0, nil
+	return false, errors.New("unrecognized filter operator " + op)
 }
 
 func cmpOrdered[T int64 | float64](x, y T) int {

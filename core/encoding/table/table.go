@@ -74,9 +74,10 @@ var builtins = map[string]*Printer{
 }
 
 // For returns the printer of a built-in resource (group "" for core), or kube's
-// default convertor (columns Name and Created At) for any other resource. A
-// custom resource is printed by ForCustom, which kube-apiserver always uses for
-// CRDs (with an Age column when the CRD declares none: see DefaultCustomColumns).
+// default convertor (columns Name and Created At) for any other resource. Custom
+// resources are not printed by the default convertor in kube-apiserver: use
+// ForCustom with the CRD version's additionalPrinterColumns (none gives Name and
+// Age).
 func For(group, resource string) *Printer {
 	if p, ok := builtins[group+"/"+resource]; ok {
 		return p
