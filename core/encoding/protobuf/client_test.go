@@ -74,7 +74,7 @@ func samplePod() *corev1.Pod {
 				TerminationMessagePolicy: corev1.TerminationMessageReadFile,
 				ImagePullPolicy:          corev1.PullIfNotPresent,
 			}},
-			Volumes: []corev1.Volume{{Name: "data", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}},
+			Volumes:                       []corev1.Volume{{Name: "data", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}},
 			RestartPolicy:                 corev1.RestartPolicyAlways,
 			TerminationGracePeriodSeconds: &grace,
 			DNSPolicy:                     corev1.DNSClusterFirst,
