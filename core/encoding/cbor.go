@@ -20,7 +20,9 @@ var SelfDescribedCBOR = []byte{0xd9, 0xd9, 0xf7}
 // strings, maps in bytewise-lexical key order, floats in their shortest form;
 // decoding rejects duplicate map keys, invalid UTF-8, NaN and infinities,
 // bignums, undefined simple values and nesting past 64 levels, and reads byte
-// strings as strings.
+// strings as strings — a byte string tagged "expected base64" (how clients
+// write []byte fields such as ConfigMap binaryData) as its base64 text, so the
+// object's JSON form is the same whichever media it arrived in.
 var (
 	cborEncode = mustEncMode(cbor.EncOptions{
 		Sort:          cbor.SortBytewiseLexical,
@@ -35,26 +37,27 @@ var (
 		FieldName:     cbor.FieldNameToByteString,
 	})
 	cborDecode = mustDecMode(cbor.DecOptions{
-		DupMapKey:             cbor.DupMapKeyEnforcedAPF,
-		TimeTag:               cbor.DecTagOptional,
-		MaxNestedLevels:       64,
-		MaxArrayElements:      1024,
-		MaxMapPairs:           1024,
-		IndefLength:           cbor.IndefLengthAllowed,
-		TagsMd:                cbor.TagsAllowed,
-		IntDec:                cbor.IntDecConvertSignedOrFail,
-		MapKeyByteString:      cbor.MapKeyByteStringForbidden,
-		DefaultMapType:        reflect.TypeOf(map[string]any(nil)),
-		UTF8:                  cbor.UTF8RejectInvalid,
-		DefaultByteStringType: reflect.TypeOf(""),
-		ByteStringToString:    cbor.ByteStringToStringAllowed,
-		FieldNameByteString:   cbor.FieldNameByteStringAllowed,
-		UnrecognizedTagToAny:  cbor.UnrecognizedTagContentToAny,
-		TimeTagToAny:          cbor.TimeTagToRFC3339Nano,
-		NaN:                   cbor.NaNDecodeForbidden,
-		Inf:                   cbor.InfDecodeForbidden,
-		BignumTag:             cbor.BignumTagForbidden,
-		SimpleValues:          cborSimpleValues(),
+		DupMapKey:                cbor.DupMapKeyEnforcedAPF,
+		TimeTag:                  cbor.DecTagOptional,
+		MaxNestedLevels:          64,
+		MaxArrayElements:         1024,
+		MaxMapPairs:              1024,
+		IndefLength:              cbor.IndefLengthAllowed,
+		TagsMd:                   cbor.TagsAllowed,
+		IntDec:                   cbor.IntDecConvertSignedOrFail,
+		MapKeyByteString:         cbor.MapKeyByteStringForbidden,
+		DefaultMapType:           reflect.TypeOf(map[string]any(nil)),
+		UTF8:                     cbor.UTF8RejectInvalid,
+		DefaultByteStringType:    reflect.TypeOf(""),
+		ByteStringToString:       cbor.ByteStringToStringAllowedWithExpectedLaterEncoding,
+		ByteStringExpectedFormat: cbor.ByteStringExpectedBase64,
+		FieldNameByteString:      cbor.FieldNameByteStringAllowed,
+		UnrecognizedTagToAny:     cbor.UnrecognizedTagContentToAny,
+		TimeTagToAny:             cbor.TimeTagToRFC3339Nano,
+		NaN:                      cbor.NaNDecodeForbidden,
+		Inf:                      cbor.InfDecodeForbidden,
+		BignumTag:                cbor.BignumTagForbidden,
+		SimpleValues:             cborSimpleValues(),
 	})
 )
 
