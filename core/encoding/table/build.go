@@ -11,26 +11,26 @@ import (
 	"kubeplay/core/object"
 )
 
-// IncludeObjectPolicy is the includeObject query parameter: what each row's
-// "object" holds.
-type IncludeObjectPolicy string
+// IncludeObject is the includeObject query parameter: what each row's "object"
+// holds.
+type IncludeObject string
 
 // The includeObject policies. The default (an absent or empty parameter) is
 // IncludeMetadata.
 const (
-	IncludeNone     IncludeObjectPolicy = "None"     // "object": null
-	IncludeMetadata IncludeObjectPolicy = "Metadata" // a PartialObjectMetadata
-	IncludeObject   IncludeObjectPolicy = "Object"   // the whole object with kind and apiVersion
+	IncludeNone     IncludeObject = "None"     // "object": null
+	IncludeMetadata IncludeObject = "Metadata" // a PartialObjectMetadata
+	IncludeObjects  IncludeObject = "Object"   // the whole object with kind and apiVersion
 )
 
 // ParseIncludeObject parses the includeObject query parameter. A bad value gets
 // the message of kube-apiserver's 400 BadRequest Status (reason BadRequest).
-func ParseIncludeObject(s string) (IncludeObjectPolicy, error) {
-	switch IncludeObjectPolicy(s) {
+func ParseIncludeObject(s string) (IncludeObject, error) {
+	switch IncludeObject(s) {
 	case "":
 		return IncludeMetadata, nil
-	case IncludeNone, IncludeMetadata, IncludeObject:
-		return IncludeObjectPolicy(s), nil
+	case IncludeNone, IncludeMetadata, IncludeObjects:
+		return IncludeObject(s), nil
 	}
 	return "", errors.New("Unable to convert to Table as requested: includeObject: Invalid value: " +
 		strconv.Quote(s) + ": must be 'Metadata', 'Object', 'None', or empty")
@@ -48,16 +48,16 @@ type ListMeta struct {
 type Item struct {
 	Object object.Object // decoded, for the cells and the metadata
 	// Raw is Object as stored (JSON without kind and apiVersion); with
-	// IncludeObject it is copied instead of encoding Object again. Optional.
+	// IncludeObjects it is copied instead of encoding Object again. Optional.
 	Raw []byte
-	// Kind and APIVersion of the object, for IncludeObject (e.g. "Pod", "v1").
+	// Kind and APIVersion of the object, for IncludeObjects (e.g. "Pod", "v1").
 	Kind, APIVersion string
 }
 
 // Options say how to encode a Table.
 type Options struct {
 	Version   string // of meta.k8s.io: "v1" or "v1beta1"
-	Include   IncludeObjectPolicy
+	Include   IncludeObject
 	NoHeaders bool // "columnDefinitions": null, as on watch events after the first
 	ListMeta  ListMeta
 	Now       time.Time // ages are measured at Now
@@ -149,11 +149,11 @@ func Build(dst []byte, p *Printer, items []Item, opts Options) ([]byte, error) {
 }
 
 // appendRowObject writes a row's "object" for the includeObject policy.
-func appendRowObject(dst []byte, it Item, include IncludeObjectPolicy, metaAPIVersion string) ([]byte, error) {
+func appendRowObject(dst []byte, it Item, include IncludeObject, metaAPIVersion string) ([]byte, error) {
 	switch include {
 	case IncludeNone:
 		return append(dst, "null"...), nil
-	case IncludeObject:
+	case IncludeObjects:
 		raw := it.Raw
 		if raw == nil {
 			var err error
@@ -303,7 +303,7 @@ func appendString(dst []byte, s string) []byte {
 type Watch struct {
 	Printer *Printer
 	Version string
-	Include IncludeObjectPolicy
+	Include IncludeObject
 	started bool
 }
 

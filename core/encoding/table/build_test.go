@@ -53,7 +53,7 @@ func kubeTable(t testing.TB, p *Printer, items []Item, opts Options) *metav1.Tab
 		}
 		switch opts.Include {
 		case IncludeNone:
-		case IncludeObject:
+		case IncludeObjects:
 			row.Object = runtime.RawExtension{Raw: object.WithTypeMeta(raw, it.Kind, it.APIVersion)}
 		default:
 			var typed struct {
@@ -97,7 +97,7 @@ func TestK8S_ENC_5_BuildMatchesKubeEncoding(t *testing.T) {
 	}{
 		{"list metadata", For("", "pods"), pods, Options{Version: "v1", ListMeta: ListMeta{ResourceVersion: "812", Continue: "eyJ2IjoibWV0YS5rOHMuaW8vdjEifQ", RemainingItemCount: &count}}},
 		{"list none", For("", "pods"), pods, Options{Version: "v1", Include: IncludeNone, ListMeta: ListMeta{ResourceVersion: "9"}}},
-		{"list object", For("", "pods"), pods, Options{Version: "v1", Include: IncludeObject}},
+		{"list object", For("", "pods"), pods, Options{Version: "v1", Include: IncludeObjects}},
 		{"v1beta1", For("", "pods"), pods[:3], Options{Version: "v1beta1", Include: IncludeMetadata}},
 		{"no headers", For("", "pods"), pods[:1], Options{Version: "v1", NoHeaders: true}},
 		{"empty list", For("", "pods"), nil, Options{Version: "v1", ListMeta: ListMeta{ResourceVersion: "5"}}},
@@ -139,7 +139,7 @@ func TestK8S_ENC_5_RowObjectShapes(t *testing.T) {
 	}
 	stored, _ := object.Encode(obj)
 	it := Item{Object: obj, Raw: stored, Kind: "Pod", APIVersion: "v1"}
-	rowObject := func(include IncludeObjectPolicy, version string) string {
+	rowObject := func(include IncludeObject, version string) string {
 		b, err := Build(nil, For("", "pods"), []Item{it}, Options{Version: version, Include: include, Now: goldenNow})
 		if err != nil {
 			t.Fatal(err)
@@ -153,14 +153,14 @@ func TestK8S_ENC_5_RowObjectShapes(t *testing.T) {
 		return string(tbl.Rows[0].Object)
 	}
 	for _, tc := range []struct {
-		include IncludeObjectPolicy
+		include IncludeObject
 		version string
 		want    string
 	}{
 		{IncludeNone, "v1", `null`},
 		{"", "v1", `{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1","metadata":{"name":"p","namespace":"default","uid":"u1","resourceVersion":"7","creationTimestamp":null,"labels":{"app":"\u003cweb\u003e"}}}`},
 		{IncludeMetadata, "v1beta1", `{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1beta1","metadata":{"name":"p","namespace":"default","uid":"u1","resourceVersion":"7","creationTimestamp":null,"labels":{"app":"\u003cweb\u003e"}}}`},
-		{IncludeObject, "v1", `{"kind":"Pod","apiVersion":"v1","metadata":{"name":"p","namespace":"default","uid":"u1","resourceVersion":"7","labels":{"app":"\u003cweb\u003e"}},"spec":{"containers":[{"image":"a","name":"a"}]},"status":{"phase":"Running"}}`},
+		{IncludeObjects, "v1", `{"kind":"Pod","apiVersion":"v1","metadata":{"name":"p","namespace":"default","uid":"u1","resourceVersion":"7","labels":{"app":"\u003cweb\u003e"}},"spec":{"containers":[{"image":"a","name":"a"}]},"status":{"phase":"Running"}}`},
 	} {
 		if got := rowObject(tc.include, tc.version); got != tc.want {
 			t.Errorf("includeObject=%q %s:\n got %s\nwant %s", tc.include, tc.version, got, tc.want)
@@ -187,7 +187,7 @@ func TestK8S_ENC_5_BadVersion(t *testing.T) {
 }
 
 func TestK8S_ENC_5_ParseIncludeObject(t *testing.T) {
-	for in, want := range map[string]IncludeObjectPolicy{"": IncludeMetadata, "None": IncludeNone, "Metadata": IncludeMetadata, "Object": IncludeObject} {
+	for in, want := range map[string]IncludeObject{"": IncludeMetadata, "None": IncludeNone, "Metadata": IncludeMetadata, "Object": IncludeObjects} {
 		if got, err := ParseIncludeObject(in); err != nil || got != want {
 			t.Errorf("ParseIncludeObject(%q) = %q, %v; want %q", in, got, err, want)
 		}

@@ -60,7 +60,7 @@ func FuzzPrinters(f *testing.F) {
 					t.Fatalf("cell of type %T", c)
 				}
 			}
-			for _, include := range []IncludeObjectPolicy{IncludeNone, IncludeMetadata, IncludeObject} {
+			for _, include := range []IncludeObject{IncludeNone, IncludeMetadata, IncludeObjects} {
 				b, err := Build(nil, p, []Item{{Object: obj, Kind: "Thing", APIVersion: "v1"}}, Options{Version: "v1", Include: include, Now: now})
 				if err != nil {
 					continue // an object.Encode failure, reported to the caller
