@@ -295,8 +295,11 @@ func appendString(dst []byte, s string) []byte {
 
 // Watch encodes the Table of each event of one watch stream. kube-apiserver's
 // watch encoder sends the column definitions with the first event only; later
-// events carry "columnDefinitions": null. Status objects (ERROR events) are not
-// Tables and do not go through Watch.
+// events carry "columnDefinitions": null. BOOKMARK events go through it too
+// (kube prints the bookmark's nearly empty object as a row, and a bookmark can
+// be the event that carries the columns); Status objects (ERROR events) are not
+// Tables and do not go through Watch. A Watch serves one stream, one event at
+// a time.
 type Watch struct {
 	Printer *Printer
 	Version string

@@ -251,21 +251,30 @@ func isTerminator(c byte) bool {
 	return false
 }
 
-// filterEnd finds the ")" closing a filter that starts at from, outside a quoted
-// literal, followed by "]".
+// filterEnd finds the ")" that closes a filter starting at from, with
+// client-go's scan: the first quote opens a literal, a later unescaped quote of
+// the same kind marks it closed for good, and a ")" counts while no literal is
+// open. It must be followed by "]".
 func filterEnd(s string, from int) int {
-	var quote byte
+	begin, end := false, false
+	var pair byte
 	for i := from; i < len(s); i++ {
-		switch c := s[i]; {
-		case quote == 0 && (c == '"' || c == '\''):
-			quote = c
-		case quote != 0 && c == quote && s[i-1] != '\\':
-			quote = 0
-		case quote == 0 && c == ')':
-			if i+1 < len(s) && s[i+1] == ']' {
-				return i
-			}
+		switch c := s[i]; c {
+		case '\n':
 			return -1
+		case '"', '\'':
+			if !begin {
+				begin, pair = true, c
+			} else if c == pair && s[i-1] != '\\' {
+				end = true
+			}
+		case ')':
+			if begin == end {
+				if i+1 < len(s) && s[i+1] == ']' {
+					return i
+				}
+				return -1
+			}
 		}
 	}
 	return -1
@@ -323,7 +332,7 @@ func parseFilter(text string) (step, error) {
 		return step{}, err
 	}
 	st := step{kind: filterStep, left: left, op: m[2]}
-	r := strings.TrimSpace(m[3])
+	r := strings.Trim(m[3], " ") // client-go skips spaces, nothing else
 	switch {
 	case len(r) >= 2 && (r[0] == '"' || r[0] == '\'') && r[len(r)-1] == r[0]:
 		body := r[1 : len(r)-1]

@@ -69,40 +69,31 @@ func podCells(pod object.Object, now time.Time) []any {
 	var lastRestart, lastSidecarRestart time.Time
 	ready := 0
 	initializing := false
-	initStatuses := listAt(status, "initContainerStatuses")
-	for i, cs := range initStatuses {
-		restarts += intAt(cs, "restartCount")
-		finished := timeAt(cs, "lastState", "terminated", "finishedAt")
-		hasLast := has(cs, "lastState", "terminated")
-		if hasLast && lastRestart.Before(finished) {
-			lastRestart = finished
+	for i, v := range listAt(status, "initContainerStatuses") {
+		cs := readContainerStatus(v)
+		restarts += cs.restarts
+		if cs.lastTerminated && lastRestart.Before(cs.lastFinished) {
+			lastRestart = cs.lastFinished
 		}
-		sidecar := sidecars[strAt(cs, "name")]
+		sidecar := sidecars[cs.name]
 		if sidecar {
-			sidecarRestarts += intAt(cs, "restartCount")
-			if hasLast && lastSidecarRestart.Before(finished) {
-				lastSidecarRestart = finished
+			sidecarRestarts += cs.restarts
+			if cs.lastTerminated && lastSidecarRestart.Before(cs.lastFinished) {
+				lastSidecarRestart = cs.lastFinished
 			}
 		}
-		terminated := has(cs, "state", "terminated")
 		switch {
-		case terminated && intAt(cs, "state", "terminated", "exitCode") == 0:
+		case cs.terminated && cs.exitCode == 0:
 			continue
-		case sidecar && boolAt(cs, "started"):
-			if boolAt(cs, "ready") {
+		case sidecar && cs.started:
+			if cs.ready {
 				ready++
 			}
 			continue
-		case terminated:
-			if r := strAt(cs, "state", "terminated", "reason"); r != "" {
-				reason = "Init:" + r
-			} else if sig := intAt(cs, "state", "terminated", "signal"); sig != 0 {
-				reason = "Init:Signal:" + strconv.FormatInt(sig, 10)
-			} else {
-				reason = "Init:ExitCode:" + strconv.FormatInt(intAt(cs, "state", "terminated", "exitCode"), 10)
-			}
-		case waitingReason(cs) != "" && waitingReason(cs) != "PodInitializing":
-			reason = "Init:" + waitingReason(cs)
+		case cs.terminated:
+			reason = "Init:" + cs.terminatedReason()
+		case cs.waiting != "" && cs.waiting != "PodInitializing":
+			reason = "Init:" + cs.waiting
 		default:
 			reason = "Init:" + strconv.Itoa(i) + "/" + strconv.Itoa(len(listAt(spec, "initContainers")))
 		}
@@ -115,26 +106,17 @@ func podCells(pod object.Object, now time.Time) []any {
 		hasRunning := false
 		statuses := listAt(status, "containerStatuses")
 		for i := len(statuses) - 1; i >= 0; i-- {
-			cs := statuses[i]
-			restarts += intAt(cs, "restartCount")
-			if has(cs, "lastState", "terminated") {
-				if finished := timeAt(cs, "lastState", "terminated", "finishedAt"); lastRestart.Before(finished) {
-					lastRestart = finished
-				}
+			cs := readContainerStatus(statuses[i])
+			restarts += cs.restarts
+			if cs.lastTerminated && lastRestart.Before(cs.lastFinished) {
+				lastRestart = cs.lastFinished
 			}
-			waiting, terminated := waitingReason(cs), has(cs, "state", "terminated")
 			switch {
-			case waiting != "":
-				reason = waiting
-			case terminated && strAt(cs, "state", "terminated", "reason") != "":
-				reason = strAt(cs, "state", "terminated", "reason")
-			case terminated:
-				if sig := intAt(cs, "state", "terminated", "signal"); sig != 0 {
-					reason = "Signal:" + strconv.FormatInt(sig, 10)
-				} else {
-					reason = "ExitCode:" + strconv.FormatInt(intAt(cs, "state", "terminated", "exitCode"), 10)
-				}
-			case boolAt(cs, "ready") && has(cs, "state", "running"):
+			case cs.waiting != "":
+				reason = cs.waiting
+			case cs.terminated:
+				reason = cs.terminatedReason()
+			case cs.ready && cs.running:
 				hasRunning = true
 				ready++
 			}
@@ -193,8 +175,50 @@ func podCells(pod object.Object, now time.Time) []any {
 	}
 }
 
-// waitingReason is a container status's state.waiting.reason, or "".
-func waitingReason(cs any) string { return strAt(cs, "state", "waiting", "reason") }
+// containerStatus is what printPod reads from a v1.ContainerStatus.
+type containerStatus struct {
+	name             string
+	restarts         int64
+	ready, started   bool
+	running          bool   // state.running is set
+	waiting          string // state.waiting.reason
+	terminated       bool   // state.terminated is set
+	reason           string // state.terminated.reason
+	exitCode, signal int64
+	lastTerminated   bool // lastState.terminated is set
+	lastFinished     time.Time
+}
+
+func readContainerStatus(v any) containerStatus {
+	state, last := mapAt(v, "state"), mapAt(v, "lastState", "terminated")
+	term := mapAt(state, "terminated")
+	return containerStatus{
+		name:           strAt(v, "name"),
+		restarts:       intAt(v, "restartCount"),
+		ready:          boolAt(v, "ready"),
+		started:        boolAt(v, "started"),
+		running:        mapAt(state, "running") != nil,
+		waiting:        strAt(state, "waiting", "reason"),
+		terminated:     term != nil,
+		reason:         strAt(term, "reason"),
+		exitCode:       intAt(term, "exitCode"),
+		signal:         intAt(term, "signal"),
+		lastTerminated: last != nil,
+		lastFinished:   timeAt(last, "finishedAt"),
+	}
+}
+
+// terminatedReason names a terminated state: its reason, else its signal or
+// exit code.
+func (cs containerStatus) terminatedReason() string {
+	switch {
+	case cs.reason != "":
+		return cs.reason
+	case cs.signal != 0:
+		return "Signal:" + strconv.FormatInt(cs.signal, 10)
+	}
+	return "ExitCode:" + strconv.FormatInt(cs.exitCode, 10)
+}
 
 // firstConditionIs says whether the first condition of type t has status s.
 func firstConditionIs(conditions []any, t, s string) bool {
