@@ -134,8 +134,8 @@ type acceptClause struct {
 }
 
 // parseAccept splits an Accept header as kube-apiserver's parser does: entries
-// that are not type/subtype (or "*") are dropped, parameters without exactly one
-// "=" are ignored, q is read as a float (a q of 0 still counts), and the entries
+// that are not type/subtype (or "*") are dropped, parameters are split at
+// their first two "=" and ignored when nothing or something more follows, q is read as a float (a q of 0 still counts), and the entries
 // are ordered by q and then by specificity.
 func parseAccept(header string) []acceptClause {
 	var clauses []acceptClause
@@ -154,16 +154,24 @@ func parseAccept(header string) []acceptClause {
 				continue
 			}
 			c.subtype = "*"
-		case strings.Contains(sub, "/"):
-			continue
 		default:
+			// Like parameters, the subtype ends at the next "/" and is dropped
+			// when anything follows it.
+			sub, rest, _ := strings.Cut(sub, "/")
+			if rest != "" {
+				continue
+			}
 			c.subtype = strings.Trim(sub, " ")
 		}
 		if paramPart != "" {
 			c.params = map[string]string{}
 			for _, p := range strings.Split(paramPart, ";") {
-				k, v, ok := strings.Cut(p, "=")
-				if !ok || strings.Contains(v, "=") {
+				k, after, _ := strings.Cut(p, "=")
+				if after == "" {
+					continue
+				}
+				v, rest, _ := strings.Cut(after, "=")
+				if rest != "" {
 					continue
 				}
 				k = strings.Trim(k, " ")
