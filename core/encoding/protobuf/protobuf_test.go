@@ -22,6 +22,7 @@ import (
 
 	"kubeplay/core/encoding/protobuf"
 	"kubeplay/core/object"
+	"kubeplay/core/schema"
 )
 
 // gogoMessage is what k8s.io/api's generated types implement.
@@ -315,5 +316,36 @@ func TestK8S_ENC_3_Unknown(t *testing.T) {
 	}
 	if back["data"].(map[string]any)["k"] != "v" {
 		t.Fatalf("got %v", back)
+	}
+}
+
+// TestK8S_ENC_3_ServedKinds checks that every built-in kind the server serves,
+// its list, its subresources' kinds and the meta kinds sent with its requests
+// have a protobuf encoding, and that CRD-like kinds do not.
+func TestK8S_ENC_3_ServedKinds(t *testing.T) {
+	for _, r := range schema.Builtins() {
+		gv := r.Version
+		if r.Group != "" {
+			gv = r.Group + "/" + r.Version
+		}
+		for _, kind := range []string{r.Kind, r.Kind + "List", "DeleteOptions", "WatchEvent", "Status"} {
+			if !protobuf.Supported(gv, kind) {
+				t.Errorf("%s %s has no protobuf encoding", gv, kind)
+			}
+		}
+		for _, sub := range r.Subs {
+			sgv := gv
+			if sub.Group != "" {
+				sgv = sub.Group + "/v1"
+			}
+			if !protobuf.Supported(sgv, sub.Kind) {
+				t.Errorf("%s %s (%s/%s) has no protobuf encoding", sgv, sub.Kind, r.Plural, sub.Name)
+			}
+		}
+	}
+	for _, k := range [][2]string{{"stable.example.com/v1", "CronTab"}, {"v1", "List"}, {"apps/v1", "Pod"}, {"", "Pod"}} {
+		if protobuf.Supported(k[0], k[1]) {
+			t.Errorf("%s %s should not be supported", k[0], k[1])
+		}
 	}
 }
