@@ -74,6 +74,9 @@ func roots() []root {
 		add(gv, &metav1.DeleteOptions{}, nil)
 		add(gv, &metav1.WatchEvent{}, nil)
 	}
+	// The metadata-only forms client-go's metadata client asks for
+	// (as=PartialObjectMetadata[List];g=meta.k8s.io;v=v1).
+	add("meta.k8s.io/v1", &metav1.PartialObjectMetadata{}, &metav1.PartialObjectMetadataList{})
 	add("meta.k8s.io/v1", &metav1.ListMeta{}, nil)
 	add("meta.k8s.io/v1", &metav1.ObjectMeta{}, nil)
 	return rs

@@ -54,9 +54,14 @@ func lookup(apiVersion, kind string) (*message, error) {
 }
 
 // Supported reports whether kind in apiVersion has a protobuf encoding here: the
-// served built-in kinds and their lists, Eviction, Scale, and the meta kinds
-// Status, DeleteOptions and WatchEvent (in every served group version and
-// meta.k8s.io/v1, as kube registers them), ListMeta and ObjectMeta (meta.k8s.io/v1).
+// served built-in kinds and their lists, Eviction, Scale, the meta kinds Status,
+// DeleteOptions and WatchEvent (in every served group version and meta.k8s.io/v1,
+// as kube registers them), and in meta.k8s.io/v1 PartialObjectMetadata,
+// PartialObjectMetadataList, ListMeta and ObjectMeta. Custom resources have none,
+// as in kube-apiserver.
+//
+// The generic WatchEvent form holds its object as JSON (RawExtension); the watch
+// stream holds it enveloped, which AppendWatchEvent and ParseWatchEvent handle.
 func Supported(apiVersion, kind string) bool {
 	_, ok := kinds[apiVersion+"/"+kind]
 	return ok

@@ -68,6 +68,8 @@ func kindsUnderTest() []typedKind {
 		{"v1", "Status", func() gogoMessage { return &metav1.Status{} }},
 		{"apps/v1", "DeleteOptions", func() gogoMessage { return &metav1.DeleteOptions{} }},
 		{"meta.k8s.io/v1", "WatchEvent", func() gogoMessage { return &metav1.WatchEvent{} }},
+		{"meta.k8s.io/v1", "PartialObjectMetadata", func() gogoMessage { return &metav1.PartialObjectMetadata{} }},
+		{"meta.k8s.io/v1", "PartialObjectMetadataList", func() gogoMessage { return &metav1.PartialObjectMetadataList{} }},
 		{"meta.k8s.io/v1", "ListMeta", func() gogoMessage { return &metav1.ListMeta{} }},
 		{"meta.k8s.io/v1", "ObjectMeta", func() gogoMessage { return &metav1.ObjectMeta{} }},
 	}
@@ -346,6 +348,28 @@ func TestK8S_ENC_3_ServedKinds(t *testing.T) {
 	for _, k := range [][2]string{{"stable.example.com/v1", "CronTab"}, {"v1", "List"}, {"apps/v1", "Pod"}, {"", "Pod"}} {
 		if protobuf.Supported(k[0], k[1]) {
 			t.Errorf("%s %s should not be supported", k[0], k[1])
+		}
+	}
+}
+
+// TestK8S_ENC_3_LongLengths checks nested lengths of two and three varint bytes,
+// where the encoder moves a message it has already written.
+func TestK8S_ENC_3_LongLengths(t *testing.T) {
+	for _, n := range []int{127, 128, 16383, 16384, 300000} {
+		cm := &corev1.ConfigMap{
+			ObjectMeta: metav1.ObjectMeta{Name: "big", Annotations: map[string]string{"a": strings.Repeat("x", n)}},
+			Data:       map[string]string{"k": strings.Repeat("y", n)},
+		}
+		want, err := cm.Marshal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := protobuf.Marshal([]byte("prefix"), "v1", "ConfigMap", jsonForm(t, cm))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, append([]byte("prefix"), want...)) {
+			t.Fatalf("%d bytes: Marshal differs from gogo", n)
 		}
 	}
 }
