@@ -316,7 +316,7 @@ func (s *fakeServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case r.Method == http.MethodDelete:
 		reply(http.StatusOK, "v1", "Status", object.Object{"status": "Success"})
 	case key == "GET /api/v1/namespaces/default/pods" && r.URL.Query().Get("watch") == "true":
-		w.Header().Set("Content-Type", protobuf.MediaType+";stream=watch")
+		w.Header().Set("Content-Type", protobuf.WatchMediaType)
 		pod := jsonForm(s.t, samplePod())
 		var stream []byte
 		for _, typ := range []string{"ADDED", "MODIFIED", "DELETED"} {
