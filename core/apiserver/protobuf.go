@@ -1,0 +1,72 @@
+package apiserver
+
+import (
+	"errors"
+	"fmt"
+
+	"kubeplay/core/encoding/protobuf"
+	"kubeplay/core/object"
+	"kubeplay/core/schema"
+)
+
+// protobufServed: the built-in kinds have protobuf messages; custom resources
+// do not, and clients asking for protobuf fall back to what else they accept.
+func protobufServed(res *schema.Resource) bool {
+	return protobuf.Supported(res.APIVersion(), res.Kind)
+}
+
+// typeMetaOf reads kind and apiVersion off a JSON document's object.
+func typeMetaOf(obj object.Object) (apiVersion, kind string, err error) {
+	apiVersion, _ = obj["apiVersion"].(string)
+	kind, _ = obj["kind"].(string)
+	if apiVersion == "" || kind == "" {
+		return "", "", errors.New("the object has no kind and apiVersion")
+	}
+	return apiVersion, kind, nil
+}
+
+// protobufObject is a JSON document (with kind and apiVersion) as an enveloped
+// protobuf object.
+func protobufObject(doc []byte) ([]byte, error) {
+	obj, err := object.Decode(doc)
+	if err != nil {
+		return nil, err
+	}
+	apiVersion, kind, err := typeMetaOf(obj)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := protobuf.Marshal(nil, apiVersion, kind, obj)
+	if err != nil {
+		return nil, err
+	}
+	return protobuf.AppendEnvelope(nil, apiVersion, kind, raw), nil
+}
+
+// protobufWatchFrame is one length-delimited WatchEvent of a protobuf watch.
+func protobufWatchFrame(typ string, doc []byte) ([]byte, error) {
+	obj, err := protobufObject(doc)
+	if err != nil {
+		return nil, err
+	}
+	return protobuf.AppendFrame(nil, protobuf.AppendWatchEvent(nil, typ, obj)), nil
+}
+
+// decodeProtobuf reads an enveloped protobuf request body into the JSON object
+// form, with the kind and apiVersion of its envelope.
+func decodeProtobuf(res *schema.Resource, body []byte) (object.Object, error) {
+	apiVersion, kind, raw, err := protobuf.ParseEnvelope(body)
+	if err != nil {
+		return nil, errBadRequest(err.Error())
+	}
+	obj, err := protobuf.Unmarshal(apiVersion, kind, raw)
+	if err != nil {
+		if !protobuf.Supported(apiVersion, kind) {
+			return nil, errBadRequest(fmt.Sprintf("the object provided is unrecognized (must be of type %s): no kind %q is registered for version %q", res.Kind, kind, apiVersion))
+		}
+		return nil, errBadRequest(err.Error())
+	}
+	obj["apiVersion"] = apiVersion
+	obj["kind"] = kind
+	return obj, nil
+}
