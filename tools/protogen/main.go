@@ -74,6 +74,9 @@ func roots() []root {
 		add(gv, &metav1.DeleteOptions{}, nil)
 		add(gv, &metav1.WatchEvent{}, nil)
 	}
+	// The metadata-only forms client-go's metadata client asks for
+	// (as=PartialObjectMetadata[List];g=meta.k8s.io;v=v1).
+	add("meta.k8s.io/v1", &metav1.PartialObjectMetadata{}, &metav1.PartialObjectMetadataList{})
 	add("meta.k8s.io/v1", &metav1.ListMeta{}, nil)
 	add("meta.k8s.io/v1", &metav1.ObjectMeta{}, nil)
 	return rs
@@ -187,12 +190,28 @@ func (g *generator) message(t reflect.Type) int {
 		m.fields = append(m.fields, f)
 	}
 	sort.Slice(m.fields, func(a, b int) bool { return m.fields[a].num < m.fields[b].num })
+	g.checkNames(t, m, map[string]bool{})
 	for k := 1; k < len(m.fields); k++ {
 		if m.fields[k].num == m.fields[k-1].num {
 			log.Fatalf("%v: field number %d twice", t, m.fields[k].num)
 		}
 	}
 	return i
+}
+
+// checkNames makes sure the JSON names of m, with its inlined messages' fields
+// in the same object, are distinct.
+func (g *generator) checkNames(t reflect.Type, m *message, seen map[string]bool) {
+	for _, f := range m.fields {
+		if f.inline {
+			g.checkNames(t, g.messages[f.msg], seen)
+			continue
+		}
+		if seen[f.name] {
+			log.Fatalf("%v: JSON name %q twice", t, f.name)
+		}
+		seen[f.name] = true
+	}
 }
 
 // kind sets f's kind for the element type ft. The wire type follows from the Go
@@ -242,7 +261,7 @@ func main() {
 	b.WriteString("// messages holds every message type reachable from the served kinds.\n")
 	b.WriteString("var messages = [...]message{\n")
 	for i, m := range g.messages {
-		fmt.Fprintf(&b, "\t%d: {name: %q, fields: []field{\n", i, m.name)
+		fmt.Fprintf(&b, "\t%d: {fields: []field{ // %s\n", i, m.name)
 		for _, f := range m.fields {
 			var flags []string
 			if f.pointer {

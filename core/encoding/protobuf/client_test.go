@@ -29,6 +29,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
 	restwatch "k8s.io/client-go/rest/watch"
 
@@ -315,13 +316,25 @@ func (s *fakeServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case r.Method == http.MethodDelete:
 		reply(http.StatusOK, "v1", "Status", object.Object{"status": "Success"})
 	case key == "GET /api/v1/namespaces/default/pods" && r.URL.Query().Get("watch") == "true":
-		w.Header().Set("Content-Type", protobuf.MediaType+";stream=watch")
+		w.Header().Set("Content-Type", protobuf.WatchMediaType)
 		pod := jsonForm(s.t, samplePod())
 		var stream []byte
 		for _, typ := range []string{"ADDED", "MODIFIED", "DELETED"} {
 			stream = protobuf.AppendFrame(stream, protobuf.AppendWatchEvent(nil, typ, envelope(s.t, "v1", "Pod", pod)))
 		}
 		_, _ = w.Write(stream)
+	case key == "GET /api/v1/namespaces/default/pods" && strings.HasPrefix(r.Header.Get("Accept"), protobuf.MediaType+";as=PartialObjectMetadataList;g=meta.k8s.io;v=v1"):
+		meta := jsonForm(s.t, samplePod())["metadata"].(map[string]any)
+		item, err := protobuf.Marshal(nil, "meta.k8s.io/v1", "PartialObjectMetadata", object.Object{"metadata": meta})
+		if err != nil {
+			s.t.Fatal(err)
+		}
+		list, err := protobuf.AppendList(nil, object.Object{"resourceVersion": "1042"}, [][]byte{item})
+		if err != nil {
+			s.t.Fatal(err)
+		}
+		w.Header().Set("Content-Type", protobuf.MediaType)
+		_, _ = w.Write(protobuf.AppendEnvelope(nil, "meta.k8s.io/v1", "PartialObjectMetadataList", list))
 	case key == "GET /api/v1/namespaces/default/pods":
 		item, err := protobuf.Marshal(nil, "v1", "Pod", jsonForm(s.t, samplePod()))
 		if err != nil {
@@ -422,6 +435,18 @@ func TestK8S_ENC_3_ClientGo(t *testing.T) {
 	want.TypeMeta = metav1.TypeMeta{}
 	if len(list.Items) != 2 || list.ResourceVersion != "1042" || list.Continue != "abc" || *list.RemainingItemCount != 3 || !equality.Semantic.DeepEqual(&list.Items[1], want) {
 		t.Fatalf("list %#v", list)
+	}
+
+	metaClient, err := metadata.NewForConfig(&rest.Config{Host: srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	partial, err := metaClient.Resource(corev1.SchemeGroupVersion.WithResource("pods")).Namespace("default").List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(partial.Items) != 1 || partial.ResourceVersion != "1042" || !equality.Semantic.DeepEqual(partial.Items[0].ObjectMeta, want.ObjectMeta) {
+		t.Fatalf("metadata list %#v", partial)
 	}
 
 	_, err = client.CoreV1().Pods("default").Get(ctx, "missing", metav1.GetOptions{})

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -101,11 +101,12 @@ func appendMap(b []byte, f *field, v any) ([]byte, error) {
 	if !ok {
 		return nil, typeError("an object", v)
 	}
-	keys := make([]string, 0, len(entries))
+	var buf [16]string
+	keys := buf[:0]
 	for k := range entries {
 		keys = append(keys, k)
 	}
-	sort.Strings(keys)
+	slices.Sort(keys)
 	for _, k := range keys {
 		b = protowire.AppendTag(b, protowire.Number(f.num), protowire.BytesType)
 		start := len(b)

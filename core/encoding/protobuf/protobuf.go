@@ -22,10 +22,23 @@
 //     microseconds, both empty when zero; Quantity is {string=1}; IntOrString is
 //     {type=1, intVal=2, strVal=3}; RawExtension and FieldsV1 are {raw=1} holding
 //     JSON (written as encoding/json writes the value: keys sorted, compact).
-//   - Quantities are passed through as stored; kube-apiserver canonicalizes them
-//     (1.5 → "1500m"). Decoding checks their form.
 //   - Errors name the JSON path of the field ("spec.replicas: expected an int32,
 //     got string \"x\""); nothing here panics on bad input.
+//
+// Where the bytes can differ from kube-apiserver's for the same object:
+//
+//   - Quantities are passed through as stored, where kube-apiserver writes the
+//     canonical form of the parsed value ("0.5" → "500m", "1024Mi" → "1Gi").
+//     Decoding checks their form and keeps the string as sent.
+//   - RawExtension and FieldsV1 hold the JSON re-encoded from the object form,
+//     keys sorted; kube keeps the bytes it was given (managedFields as
+//     structured-merge-diff ordered them, which differs for keys such as
+//     k:{"port":9} and k:{"port":10}).
+//   - A pointer to a zero Time (an empty message) decodes as null and encodes
+//     back as unset, as JSON cannot say otherwise (kube's JSON neither).
+//   - When a special type's message (Time, Quantity, IntOrString, ...) appears
+//     twice on the wire, the last one wins whole; gogo merges IntOrString's and
+//     RawExtension's fields. No encoder writes that.
 package protobuf
 
 import (
@@ -39,8 +52,11 @@ import (
 	"kubeplay/core/object"
 )
 
-// MediaType is the protobuf media type of the Kubernetes API.
-const MediaType = "application/vnd.kubernetes.protobuf"
+// Media types: objects, and watch streams as kube-apiserver labels them.
+const (
+	MediaType      = "application/vnd.kubernetes.protobuf"
+	WatchMediaType = MediaType + ";stream=watch"
+)
 
 // magic starts every enveloped protobuf object.
 var magic = []byte("k8s\x00")
@@ -54,9 +70,14 @@ func lookup(apiVersion, kind string) (*message, error) {
 }
 
 // Supported reports whether kind in apiVersion has a protobuf encoding here: the
-// served built-in kinds and their lists, Eviction, Scale, and the meta kinds
-// Status, DeleteOptions and WatchEvent (in every served group version and
-// meta.k8s.io/v1, as kube registers them), ListMeta and ObjectMeta (meta.k8s.io/v1).
+// served built-in kinds and their lists, Eviction, Scale, the meta kinds Status,
+// DeleteOptions and WatchEvent (in every served group version and meta.k8s.io/v1,
+// as kube registers them), and in meta.k8s.io/v1 PartialObjectMetadata,
+// PartialObjectMetadataList, ListMeta and ObjectMeta. Custom resources have none,
+// as in kube-apiserver.
+//
+// The generic WatchEvent form holds its object as JSON (RawExtension); the watch
+// stream holds it enveloped, which AppendWatchEvent and ParseWatchEvent handle.
 func Supported(apiVersion, kind string) bool {
 	_, ok := kinds[apiVersion+"/"+kind]
 	return ok

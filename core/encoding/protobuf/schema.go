@@ -32,16 +32,15 @@ const (
 
 // field is one field of a message, in field-number order within the message.
 type field struct {
+	name  string // JSON name; empty for flagInline
 	num   int32
-	name  string // JSON name
 	kind  kind
 	flags uint8
 	msg   uint16 // for kindMessage: index in messages
 }
 
-// message is one message type. Names are the Go type names, used in errors.
+// message is one message type (schema_gen.go names its Go type in a comment).
 type message struct {
-	name   string
 	fields []field
 }
 

@@ -4,12 +4,12 @@ package protobuf
 
 // messages holds every message type reachable from the served kinds.
 var messages = [...]message{
-	0: {name: "Namespace", fields: []field{
+	0: {fields: []field{ // Namespace
 		{num: 1, name: "metadata", kind: kindMessage, msg: 1, flags: flagOmitEmpty},
 		{num: 2, name: "spec", kind: kindMessage, msg: 4, flags: flagOmitEmpty},
 		{num: 3, name: "status", kind: kindMessage, msg: 5, flags: flagOmitEmpty},
 	}},
-	1: {name: "ObjectMeta", fields: []field{
+	1: {fields: []field{ // ObjectMeta
 		{num: 1, name: "name", kind: kindString, flags: flagOmitEmpty},
 		{num: 2, name: "generateName", kind: kindString, flags: flagOmitEmpty},
 		{num: 3, name: "namespace", kind: kindString, flags: flagOmitEmpty},
@@ -26,7 +26,7 @@ var messages = [...]message{
 		{num: 14, name: "finalizers", kind: kindString, flags: flagRepeated | flagOmitEmpty},
 		{num: 17, name: "managedFields", kind: kindMessage, msg: 3, flags: flagRepeated | flagOmitEmpty},
 	}},
-	2: {name: "OwnerReference", fields: []field{
+	2: {fields: []field{ // OwnerReference
 		{num: 1, name: "kind", kind: kindString},
 		{num: 3, name: "name", kind: kindString},
 		{num: 4, name: "uid", kind: kindString},
@@ -34,7 +34,7 @@ var messages = [...]message{
 		{num: 6, name: "controller", kind: kindBool, flags: flagPointer | flagOmitEmpty},
 		{num: 7, name: "blockOwnerDeletion", kind: kindBool, flags: flagPointer | flagOmitEmpty},
 	}},
-	3: {name: "ManagedFieldsEntry", fields: []field{
+	3: {fields: []field{ // ManagedFieldsEntry
 		{num: 1, name: "manager", kind: kindString, flags: flagOmitEmpty},
 		{num: 2, name: "operation", kind: kindString, flags: flagOmitEmpty},
 		{num: 3, name: "apiVersion", kind: kindString, flags: flagOmitEmpty},
@@ -43,36 +43,36 @@ var messages = [...]message{
 		{num: 7, name: "fieldsV1", kind: kindFieldsV1, flags: flagPointer | flagOmitEmpty},
 		{num: 8, name: "subresource", kind: kindString, flags: flagOmitEmpty},
 	}},
-	4: {name: "NamespaceSpec", fields: []field{
+	4: {fields: []field{ // NamespaceSpec
 		{num: 1, name: "finalizers", kind: kindString, flags: flagRepeated | flagOmitEmpty},
 	}},
-	5: {name: "NamespaceStatus", fields: []field{
+	5: {fields: []field{ // NamespaceStatus
 		{num: 1, name: "phase", kind: kindString, flags: flagOmitEmpty},
 		{num: 2, name: "conditions", kind: kindMessage, msg: 6, flags: flagRepeated | flagOmitEmpty},
 	}},
-	6: {name: "NamespaceCondition", fields: []field{
+	6: {fields: []field{ // NamespaceCondition
 		{num: 1, name: "type", kind: kindString},
 		{num: 2, name: "status", kind: kindString},
 		{num: 4, name: "lastTransitionTime", kind: kindTime, flags: flagOmitEmpty},
 		{num: 5, name: "reason", kind: kindString, flags: flagOmitEmpty},
 		{num: 6, name: "message", kind: kindString, flags: flagOmitEmpty},
 	}},
-	7: {name: "NamespaceList", fields: []field{
+	7: {fields: []field{ // NamespaceList
 		{num: 1, name: "metadata", kind: kindMessage, msg: 8, flags: flagOmitEmpty},
 		{num: 2, name: "items", kind: kindMessage, msg: 0, flags: flagRepeated},
 	}},
-	8: {name: "ListMeta", fields: []field{
+	8: {fields: []field{ // ListMeta
 		{num: 1, name: "selfLink", kind: kindString, flags: flagOmitEmpty},
 		{num: 2, name: "resourceVersion", kind: kindString, flags: flagOmitEmpty},
 		{num: 3, name: "continue", kind: kindString, flags: flagOmitEmpty},
 		{num: 4, name: "remainingItemCount", kind: kindInt64, flags: flagPointer | flagOmitEmpty},
 	}},
-	9: {name: "Pod", fields: []field{
+	9: {fields: []field{ // Pod
 		{num: 1, name: "metadata", kind: kindMessage, msg: 1, flags: flagOmitEmpty},
 		{num: 2, name: "spec", kind: kindMessage, msg: 10, flags: flagOmitEmpty},
 		{num: 3, name: "status", kind: kindMessage, msg: 114, flags: flagOmitEmpty},
 	}},
-	10: {name: "PodSpec", fields: []field{
+	10: {fields: []field{ // PodSpec
 		{num: 1, name: "volumes", kind: kindMessage, msg: 11, flags: flagRepeated | flagOmitEmpty},
 		{num: 2, name: "containers", kind: kindMessage, msg: 61, flags: flagRepeated},
 		{num: 3, name: "restartPolicy", kind: kindString, flags: flagOmitEmpty},
@@ -114,11 +114,11 @@ var messages = [...]message{
 		{num: 39, name: "resourceClaims", kind: kindMessage, msg: 113, flags: flagRepeated | flagOmitEmpty},
 		{num: 40, name: "resources", kind: kindMessage, msg: 70, flags: flagPointer | flagOmitEmpty},
 	}},
-	11: {name: "Volume", fields: []field{
+	11: {fields: []field{ // Volume
 		{num: 1, name: "name", kind: kindString},
 		{num: 2, name: "", kind: kindMessage, msg: 12, flags: flagInline},
 	}},
-	12: {name: "VolumeSource", fields: []field{
+	12: {fields: []field{ // VolumeSource
 		{num: 1, name: "hostPath", kind: kindMessage, msg: 13, flags: flagPointer | flagOmitEmpty},
 		{num: 2, name: "emptyDir", kind: kindMessage, msg: 14, flags: flagPointer | flagOmitEmpty},
 		{num: 3, name: "gcePersistentDisk", kind: kindMessage, msg: 15, flags: flagPointer | flagOmitEmpty},
@@ -150,48 +150,48 @@ var messages = [...]message{
 		{num: 29, name: "ephemeral", kind: kindMessage, msg: 54, flags: flagPointer | flagOmitEmpty},
 		{num: 30, name: "image", kind: kindMessage, msg: 60, flags: flagPointer | flagOmitEmpty},
 	}},
-	13: {name: "HostPathVolumeSource", fields: []field{
+	13: {fields: []field{ // HostPathVolumeSource
 		{num: 1, name: "path", kind: kindString},
 		{num: 2, name: "type", kind: kindString, flags: flagPointer | flagOmitEmpty},
 	}},
-	14: {name: "EmptyDirVolumeSource", fields: []field{
+	14: {fields: []field{ // EmptyDirVolumeSource
 		{num: 1, name: "medium", kind: kindString, flags: flagOmitEmpty},
 		{num: 2, name: "sizeLimit", kind: kindQuantity, flags: flagPointer | flagOmitEmpty},
 	}},
-	15: {name: "GCEPersistentDiskVolumeSource", fields: []field{
+	15: {fields: []field{ // GCEPersistentDiskVolumeSource
 		{num: 1, name: "pdName", kind: kindString},
 		{num: 2, name: "fsType", kind: kindString, flags: flagOmitEmpty},
 		{num: 3, name: "partition", kind: kindInt32, flags: flagOmitEmpty},
 		{num: 4, name: "readOnly", kind: kindBool, flags: flagOmitEmpty},
 	}},
-	16: {name: "AWSElasticBlockStoreVolumeSource", fields: []field{
+	16: {fields: []field{ // AWSElasticBlockStoreVolumeSource
 		{num: 1, name: "volumeID", kind: kindString},
 		{num: 2, name: "fsType", kind: kindString, flags: flagOmitEmpty},
 		{num: 3, name: "partition", kind: kindInt32, flags: flagOmitEmpty},
 		{num: 4, name: "readOnly", kind: kindBool, flags: flagOmitEmpty},
 	}},
-	17: {name: "GitRepoVolumeSource", fields: []field{
+	17: {fields: []field{ // GitRepoVolumeSource
 		{num: 1, name: "repository", kind: kindString},
 		{num: 2, name: "revision", kind: kindString, flags: flagOmitEmpty},
 		{num: 3, name: "directory", kind: kindString, flags: flagOmitEmpty},
 	}},
-	18: {name: "SecretVolumeSource", fields: []field{
+	18: {fields: []field{ // SecretVolumeSource
 		{num: 1, name: "secretName", kind: kindString, flags: flagOmitEmpty},
 		{num: 2, name: "items", kind: kindMessage, msg: 19, flags: flagRepeated | flagOmitEmpty},
 		{num: 3, name: "defaultMode", kind: kindInt32, flags: flagPointer | flagOmitEmpty},
 		{num: 4, name: "optional", kind: kindBool, flags: flagPointer | flagOmitEmpty},
 	}},
-	19: {name: "KeyToPath", fields: []field{
+	19: {fields: []field{ // KeyToPath
 		{num: 1, name: "key", kind: kindString},
 		{num: 2, name: "path", kind: kindString},
 		{num: 3, name: "mode", kind: kindInt32, flags: flagPointer | flagOmitEmpty},
 	}},
-	20: {name: "NFSVolumeSource", fields: []field{
+	20: {fields: []field{ // NFSVolumeSource
 		{num: 1, name: "server", kind: kindString},
 		{num: 2, name: "path", kind: kindString},
 		{num: 3, name: "readOnly", kind: kindBool, flags: flagOmitEmpty},
 	}},
-	21: {name: "ISCSIVolumeSource", fields: []field{
+	21: {fields: []field{ // ISCSIVolumeSource
 		{num: 1, name: "targetPortal", kind: kindString},
 		{num: 2, name: "iqn", kind: kindString},
 		{num: 3, name: "lun", kind: kindInt32},
@@ -204,19 +204,19 @@ var messages = [...]message{
 		{num: 11, name: "chapAuthSession", kind: kindBool, flags: flagOmitEmpty},
 		{num: 12, name: "initiatorName", kind: kindString, flags: flagPointer | flagOmitEmpty},
 	}},
-	22: {name: "LocalObjectReference", fields: []field{
+	22: {fields: []field{ // LocalObjectReference
 		{num: 1, name: "name", kind: kindString, flags: flagOmitEmpty},
 	}},
-	23: {name: "GlusterfsVolumeSource", fields: []field{
+	23: {fields: []field{ // GlusterfsVolumeSource
 		{num: 1, name: "endpoints", kind: kindString},
 		{num: 2, name: "path", kind: kindString},
 		{num: 3, name: "readOnly", kind: kindBool, flags: flagOmitEmpty},
 	}},
-	24: {name: "PersistentVolumeClaimVolumeSource", fields: []field{
+	24: {fields: []field{ // PersistentVolumeClaimVolumeSource
 		{num: 1, name: "claimName", kind: kindString},
 		{num: 2, name: "readOnly", kind: kindBool, flags: flagOmitEmpty},
 	}},
-	25: {name: "RBDVolumeSource", fields: []field{
+	25: {fields: []field{ // RBDVolumeSource
 		{num: 1, name: "monitors", kind: kindString, flags: flagRepeated},
 		{num: 2, name: "image", kind: kindString},
 		{num: 3, name: "fsType", kind: kindString, flags: flagOmitEmpty},
@@ -226,20 +226,20 @@ var messages = [...]message{
 		{num: 7, name: "secretRef", kind: kindMessage, msg: 22, flags: flagPointer | flagOmitEmpty},
 		{num: 8, name: "readOnly", kind: kindBool, flags: flagOmitEmpty},
 	}},
-	26: {name: "FlexVolumeSource", fields: []field{
+	26: {fields: []field{ // FlexVolumeSource
 		{num: 1, name: "driver", kind: kindString},
 		{num: 2, name: "fsType", kind: kindString, flags: flagOmitEmpty},
 		{num: 3, name: "secretRef", kind: kindMessage, msg: 22, flags: flagPointer | flagOmitEmpty},
 		{num: 4, name: "readOnly", kind: kindBool, flags: flagOmitEmpty},
 		{num: 5, name: "options", kind: kindString, flags: flagMap | flagOmitEmpty},
 	}},
-	27: {name: "CinderVolumeSource", fields: []field{
+	27: {fields: []field{ // CinderVolumeSource
 		{num: 1, name: "volumeID", kind: kindString},
 		{num: 2, name: "fsType", kind: kindString, flags: flagOmitEmpty},
 		{num: 3, name: "readOnly", kind: kindBool, flags: flagOmitEmpty},
 		{num: 4, name: "secretRef", kind: kindMessage, msg: 22, flags: flagPointer | flagOmitEmpty},
 	}},
-	28: {name: "CephFSVolumeSource", fields: []field{
+	28: {fields: []field{ // CephFSVolumeSource
 		{num: 1, name: "monitors", kind: kindString, flags: flagRepeated},
 		{num: 2, name: "path", kind: kindString, flags: flagOmitEmpty},
 		{num: 3, name: "user", kind: kindString, flags: flagOmitEmpty},
@@ -247,54 +247,54 @@ var messages = [...]message{
 		{num: 5, name: "secretRef", kind: kindMessage, msg: 22, flags: flagPointer | flagOmitEmpty},
 		{num: 6, name: "readOnly", kind: kindBool, flags: flagOmitEmpty},
 	}},
-	29: {name: "FlockerVolumeSource", fields: []field{
+	29: {fields: []field{ // FlockerVolumeSource
 		{num: 1, name: "datasetName", kind: kindString, flags: flagOmitEmpty},
 		{num: 2, name: "datasetUUID", kind: kindString, flags: flagOmitEmpty},
 	}},
-	30: {name: "DownwardAPIVolumeSource", fields: []field{
+	30: {fields: []field{ // DownwardAPIVolumeSource
 		{num: 1, name: "items", kind: kindMessage, msg: 31, flags: flagRepeated | flagOmitEmpty},
 		{num: 2, name: "defaultMode", kind: kindInt32, flags: flagPointer | flagOmitEmpty},
 	}},
-	31: {name: "DownwardAPIVolumeFile", fields: []field{
+	31: {fields: []field{ // DownwardAPIVolumeFile
 		{num: 1, name: "path", kind: kindString},
 		{num: 2, name: "fieldRef", kind: kindMessage, msg: 32, flags: flagPointer | flagOmitEmpty},
 		{num: 3, name: "resourceFieldRef", kind: kindMessage, msg: 33, flags: flagPointer | flagOmitEmpty},
 		{num: 4, name: "mode", kind: kindInt32, flags: flagPointer | flagOmitEmpty},
 	}},
-	32: {name: "ObjectFieldSelector", fields: []field{
+	32: {fields: []field{ // ObjectFieldSelector
 		{num: 1, name: "apiVersion", kind: kindString, flags: flagOmitEmpty},
 		{num: 2, name: "fieldPath", kind: kindString},
 	}},
-	33: {name: "ResourceFieldSelector", fields: []field{
+	33: {fields: []field{ // ResourceFieldSelector
 		{num: 1, name: "containerName", kind: kindString, flags: flagOmitEmpty},
 		{num: 2, name: "resource", kind: kindString},
 		{num: 3, name: "divisor", kind: kindQuantity, flags: flagOmitEmpty},
 	}},
-	34: {name: "FCVolumeSource", fields: []field{
+	34: {fields: []field{ // FCVolumeSource
 		{num: 1, name: "targetWWNs", kind: kindString, flags: flagRepeated | flagOmitEmpty},
 		{num: 2, name: "lun", kind: kindInt32, flags: flagPointer | flagOmitEmpty},
 		{num: 3, name: "fsType", kind: kindString, flags: flagOmitEmpty},
 		{num: 4, name: "readOnly", kind: kindBool, flags: flagOmitEmpty},
 		{num: 5, name: "wwids", kind: kindString, flags: flagRepeated | flagOmitEmpty},
 	}},
-	35: {name: "AzureFileVolumeSource", fields: []field{
+	35: {fields: []field{ // AzureFileVolumeSource
 		{num: 1, name: "secretName", kind: kindString},
 		{num: 2, name: "shareName", kind: kindString},
 		{num: 3, name: "readOnly", kind: kindBool, flags: flagOmitEmpty},
 	}},
-	36: {name: "ConfigMapVolumeSource", fields: []field{
+	36: {fields: []field{ // ConfigMapVolumeSource
 		{num: 1, name: "", kind: kindMessage, msg: 22, flags: flagInline},
 		{num: 2, name: "items", kind: kindMessage, msg: 19, flags: flagRepeated | flagOmitEmpty},
 		{num: 3, name: "defaultMode", kind: kindInt32, flags: flagPointer | flagOmitEmpty},
 		{num: 4, name: "optional", kind: kindBool, flags: flagPointer | flagOmitEmpty},
 	}},
-	37: {name: "VsphereVirtualDiskVolumeSource", fields: []field{
+	37: {fields: []field{ // VsphereVirtualDiskVolumeSource
 		{num: 1, name: "volumePath", kind: kindString},
 		{num: 2, name: "fsType", kind: kindString, flags: flagOmitEmpty},
 		{num: 3, name: "storagePolicyName", kind: kindString, flags: flagOmitEmpty},
 		{num: 4, name: "storagePolicyID", kind: kindString, flags: flagOmitEmpty},
 	}},
-	38: {name: "QuobyteVolumeSource", fields: []field{
+	38: {fields: []field{ // QuobyteVolumeSource
 		{num: 1, name: "registry", kind: kindString},
 		{num: 2, name: "volume", kind: kindString},
 		{num: 3, name: "readOnly", kind: kindBool, flags: flagOmitEmpty},
@@ -302,7 +302,7 @@ var messages = [...]message{
 		{num: 5, name: "group", kind: kindString, flags: flagOmitEmpty},
 		{num: 6, name: "tenant", kind: kindString, flags: flagOmitEmpty},
 	}},
-	39: {name: "AzureDiskVolumeSource", fields: []field{
+	39: {fields: []field{ // AzureDiskVolumeSource
 		{num: 1, name: "diskName", kind: kindString},
 		{num: 2, name: "diskURI", kind: kindString},
 		{num: 3, name: "cachingMode", kind: kindString, flags: flagPointer | flagOmitEmpty},
@@ -310,61 +310,61 @@ var messages = [...]message{
 		{num: 5, name: "readOnly", kind: kindBool, flags: flagPointer | flagOmitEmpty},
 		{num: 6, name: "kind", kind: kindString, flags: flagPointer | flagOmitEmpty},
 	}},
-	40: {name: "PhotonPersistentDiskVolumeSource", fields: []field{
+	40: {fields: []field{ // PhotonPersistentDiskVolumeSource
 		{num: 1, name: "pdID", kind: kindString},
 		{num: 2, name: "fsType", kind: kindString, flags: flagOmitEmpty},
 	}},
-	41: {name: "ProjectedVolumeSource", fields: []field{
+	41: {fields: []field{ // ProjectedVolumeSource
 		{num: 1, name: "sources", kind: kindMessage, msg: 42, flags: flagRepeated},
 		{num: 2, name: "defaultMode", kind: kindInt32, flags: flagPointer | flagOmitEmpty},
 	}},
-	42: {name: "VolumeProjection", fields: []field{
+	42: {fields: []field{ // VolumeProjection
 		{num: 1, name: "secret", kind: kindMessage, msg: 43, flags: flagPointer | flagOmitEmpty},
 		{num: 2, name: "downwardAPI", kind: kindMessage, msg: 44, flags: flagPointer | flagOmitEmpty},
 		{num: 3, name: "configMap", kind: kindMessage, msg: 45, flags: flagPointer | flagOmitEmpty},
 		{num: 4, name: "serviceAccountToken", kind: kindMessage, msg: 46, flags: flagPointer | flagOmitEmpty},
 		{num: 5, name: "clusterTrustBundle", kind: kindMessage, msg: 47, flags: flagPointer | flagOmitEmpty},
 	}},
-	43: {name: "SecretProjection", fields: []field{
+	43: {fields: []field{ // SecretProjection
 		{num: 1, name: "", kind: kindMessage, msg: 22, flags: flagInline},
 		{num: 2, name: "items", kind: kindMessage, msg: 19, flags: flagRepeated | flagOmitEmpty},
 		{num: 4, name: "optional", kind: kindBool, flags: flagPointer | flagOmitEmpty},
 	}},
-	44: {name: "DownwardAPIProjection", fields: []field{
+	44: {fields: []field{ // DownwardAPIProjection
 		{num: 1, name: "items", kind: kindMessage, msg: 31, flags: flagRepeated | flagOmitEmpty},
 	}},
-	45: {name: "ConfigMapProjection", fields: []field{
+	45: {fields: []field{ // ConfigMapProjection
 		{num: 1, name: "", kind: kindMessage, msg: 22, flags: flagInline},
 		{num: 2, name: "items", kind: kindMessage, msg: 19, flags: flagRepeated | flagOmitEmpty},
 		{num: 4, name: "optional", kind: kindBool, flags: flagPointer | flagOmitEmpty},
 	}},
-	46: {name: "ServiceAccountTokenProjection", fields: []field{
+	46: {fields: []field{ // ServiceAccountTokenProjection
 		{num: 1, name: "audience", kind: kindString, flags: flagOmitEmpty},
 		{num: 2, name: "expirationSeconds", kind: kindInt64, flags: flagPointer | flagOmitEmpty},
 		{num: 3, name: "path", kind: kindString},
 	}},
-	47: {name: "ClusterTrustBundleProjection", fields: []field{
+	47: {fields: []field{ // ClusterTrustBundleProjection
 		{num: 1, name: "name", kind: kindString, flags: flagPointer | flagOmitEmpty},
 		{num: 2, name: "signerName", kind: kindString, flags: flagPointer | flagOmitEmpty},
 		{num: 3, name: "labelSelector", kind: kindMessage, msg: 48, flags: flagPointer | flagOmitEmpty},
 		{num: 4, name: "path", kind: kindString},
 		{num: 5, name: "optional", kind: kindBool, flags: flagPointer | flagOmitEmpty},
 	}},
-	48: {name: "LabelSelector", fields: []field{
+	48: {fields: []field{ // LabelSelector
 		{num: 1, name: "matchLabels", kind: kindString, flags: flagMap | flagOmitEmpty},
 		{num: 2, name: "matchExpressions", kind: kindMessage, msg: 49, flags: flagRepeated | flagOmitEmpty},
 	}},
-	49: {name: "LabelSelectorRequirement", fields: []field{
+	49: {fields: []field{ // LabelSelectorRequirement
 		{num: 1, name: "key", kind: kindString},
 		{num: 2, name: "operator", kind: kindString},
 		{num: 3, name: "values", kind: kindString, flags: flagRepeated | flagOmitEmpty},
 	}},
-	50: {name: "PortworxVolumeSource", fields: []field{
+	50: {fields: []field{ // PortworxVolumeSource
 		{num: 1, name: "volumeID", kind: kindString},
 		{num: 2, name: "fsType", kind: kindString, flags: flagOmitEmpty},
 		{num: 3, name: "readOnly", kind: kindBool, flags: flagOmitEmpty},
 	}},
-	51: {name: "ScaleIOVolumeSource", fields: []field{
+	51: {fields: []field{ // ScaleIOVolumeSource
 		{num: 1, name: "gateway", kind: kindString},
 		{num: 2, name: "system", kind: kindString},
 		{num: 3, name: "secretRef", kind: kindMessage, msg: 22, flags: flagPointer},
@@ -376,28 +376,28 @@ var messages = [...]message{
 		{num: 9, name: "fsType", kind: kindString, flags: flagOmitEmpty},
 		{num: 10, name: "readOnly", kind: kindBool, flags: flagOmitEmpty},
 	}},
-	52: {name: "StorageOSVolumeSource", fields: []field{
+	52: {fields: []field{ // StorageOSVolumeSource
 		{num: 1, name: "volumeName", kind: kindString, flags: flagOmitEmpty},
 		{num: 2, name: "volumeNamespace", kind: kindString, flags: flagOmitEmpty},
 		{num: 3, name: "fsType", kind: kindString, flags: flagOmitEmpty},
 		{num: 4, name: "readOnly", kind: kindBool, flags: flagOmitEmpty},
 		{num: 5, name: "secretRef", kind: kindMessage, msg: 22, flags: flagPointer | flagOmitEmpty},
 	}},
-	53: {name: "CSIVolumeSource", fields: []field{
+	53: {fields: []field{ // CSIVolumeSource
 		{num: 1, name: "driver", kind: kindString},
 		{num: 2, name: "readOnly", kind: kindBool, flags: flagPointer | flagOmitEmpty},
 		{num: 3, name: "fsType", kind: kindString, flags: flagPointer | flagOmitEmpty},
 		{num: 4, name: "volumeAttributes", kind: kindString, flags: flagMap | flagOmitEmpty},
 		{num: 5, name: "nodePublishSecretRef", kind: kindMessage, msg: 22, flags: flagPointer | flagOmitEmpty},
 	}},
-	54: {name: "EphemeralVolumeSource", fields: []field{
+	54: {fields: []field{ // EphemeralVolumeSource
 		{num: 1, name: "volumeClaimTemplate", kind: kindMessage, msg: 55, flags: flagPointer | flagOmitEmpty},
 	}},
-	55: {name: "PersistentVolumeClaimTemplate", fields: []field{
+	55: {fields: []field{ // PersistentVolumeClaimTemplate
 		{num: 1, name: "metadata", kind: kindMessage, msg: 1, flags: flagOmitEmpty},
 		{num: 2, name: "spec", kind: kindMessage, msg: 56},
 	}},
-	56: {name: "PersistentVolumeClaimSpec", fields: []field{
+	56: {fields: []field{ // PersistentVolumeClaimSpec
 		{num: 1, name: "accessModes", kind: kindString, flags: flagRepeated | flagOmitEmpty},
 		{num: 2, name: "resources", kind: kindMessage, msg: 57, flags: flagOmitEmpty},
 		{num: 3, name: "volumeName", kind: kindString, flags: flagOmitEmpty},
@@ -408,26 +408,26 @@ var messages = [...]message{
 		{num: 8, name: "dataSourceRef", kind: kindMessage, msg: 59, flags: flagPointer | flagOmitEmpty},
 		{num: 9, name: "volumeAttributesClassName", kind: kindString, flags: flagPointer | flagOmitEmpty},
 	}},
-	57: {name: "VolumeResourceRequirements", fields: []field{
+	57: {fields: []field{ // VolumeResourceRequirements
 		{num: 1, name: "limits", kind: kindQuantity, flags: flagMap | flagOmitEmpty},
 		{num: 2, name: "requests", kind: kindQuantity, flags: flagMap | flagOmitEmpty},
 	}},
-	58: {name: "TypedLocalObjectReference", fields: []field{
+	58: {fields: []field{ // TypedLocalObjectReference
 		{num: 1, name: "apiGroup", kind: kindString, flags: flagPointer},
 		{num: 2, name: "kind", kind: kindString},
 		{num: 3, name: "name", kind: kindString},
 	}},
-	59: {name: "TypedObjectReference", fields: []field{
+	59: {fields: []field{ // TypedObjectReference
 		{num: 1, name: "apiGroup", kind: kindString, flags: flagPointer},
 		{num: 2, name: "kind", kind: kindString},
 		{num: 3, name: "name", kind: kindString},
 		{num: 4, name: "namespace", kind: kindString, flags: flagPointer | flagOmitEmpty},
 	}},
-	60: {name: "ImageVolumeSource", fields: []field{
+	60: {fields: []field{ // ImageVolumeSource
 		{num: 1, name: "reference", kind: kindString, flags: flagOmitEmpty},
 		{num: 2, name: "pullPolicy", kind: kindString, flags: flagOmitEmpty},
 	}},
-	61: {name: "Container", fields: []field{
+	61: {fields: []field{ // Container
 		{num: 1, name: "name", kind: kindString},
 		{num: 2, name: "image", kind: kindString, flags: flagOmitEmpty},
 		{num: 3, name: "command", kind: kindString, flags: flagRepeated | flagOmitEmpty},
@@ -453,61 +453,61 @@ var messages = [...]message{
 		{num: 23, name: "resizePolicy", kind: kindMessage, msg: 72, flags: flagRepeated | flagOmitEmpty},
 		{num: 24, name: "restartPolicy", kind: kindString, flags: flagPointer | flagOmitEmpty},
 	}},
-	62: {name: "ContainerPort", fields: []field{
+	62: {fields: []field{ // ContainerPort
 		{num: 1, name: "name", kind: kindString, flags: flagOmitEmpty},
 		{num: 2, name: "hostPort", kind: kindInt32, flags: flagOmitEmpty},
 		{num: 3, name: "containerPort", kind: kindInt32},
 		{num: 4, name: "protocol", kind: kindString, flags: flagOmitEmpty},
 		{num: 5, name: "hostIP", kind: kindString, flags: flagOmitEmpty},
 	}},
-	63: {name: "EnvFromSource", fields: []field{
+	63: {fields: []field{ // EnvFromSource
 		{num: 1, name: "prefix", kind: kindString, flags: flagOmitEmpty},
 		{num: 2, name: "configMapRef", kind: kindMessage, msg: 64, flags: flagPointer | flagOmitEmpty},
 		{num: 3, name: "secretRef", kind: kindMessage, msg: 65, flags: flagPointer | flagOmitEmpty},
 	}},
-	64: {name: "ConfigMapEnvSource", fields: []field{
+	64: {fields: []field{ // ConfigMapEnvSource
 		{num: 1, name: "", kind: kindMessage, msg: 22, flags: flagInline},
 		{num: 2, name: "optional", kind: kindBool, flags: flagPointer | flagOmitEmpty},
 	}},
-	65: {name: "SecretEnvSource", fields: []field{
+	65: {fields: []field{ // SecretEnvSource
 		{num: 1, name: "", kind: kindMessage, msg: 22, flags: flagInline},
 		{num: 2, name: "optional", kind: kindBool, flags: flagPointer | flagOmitEmpty},
 	}},
-	66: {name: "EnvVar", fields: []field{
+	66: {fields: []field{ // EnvVar
 		{num: 1, name: "name", kind: kindString},
 		{num: 2, name: "value", kind: kindString, flags: flagOmitEmpty},
 		{num: 3, name: "valueFrom", kind: kindMessage, msg: 67, flags: flagPointer | flagOmitEmpty},
 	}},
-	67: {name: "EnvVarSource", fields: []field{
+	67: {fields: []field{ // EnvVarSource
 		{num: 1, name: "fieldRef", kind: kindMessage, msg: 32, flags: flagPointer | flagOmitEmpty},
 		{num: 2, name: "resourceFieldRef", kind: kindMessage, msg: 33, flags: flagPointer | flagOmitEmpty},
 		{num: 3, name: "configMapKeyRef", kind: kindMessage, msg: 68, flags: flagPointer | flagOmitEmpty},
 		{num: 4, name: "secretKeyRef", kind: kindMessage, msg: 69, flags: flagPointer | flagOmitEmpty},
 	}},
-	68: {name: "ConfigMapKeySelector", fields: []field{
+	68: {fields: []field{ // ConfigMapKeySelector
 		{num: 1, name: "", kind: kindMessage, msg: 22, flags: flagInline},
 		{num: 2, name: "key", kind: kindString},
 		{num: 3, name: "optional", kind: kindBool, flags: flagPointer | flagOmitEmpty},
 	}},
-	69: {name: "SecretKeySelector", fields: []field{
+	69: {fields: []field{ // SecretKeySelector
 		{num: 1, name: "", kind: kindMessage, msg: 22, flags: flagInline},
 		{num: 2, name: "key", kind: kindString},
 		{num: 3, name: "optional", kind: kindBool, flags: flagPointer | flagOmitEmpty},
 	}},
-	70: {name: "ResourceRequirements", fields: []field{
+	70: {fields: []field{ // ResourceRequirements
 		{num: 1, name: "limits", kind: kindQuantity, flags: flagMap | flagOmitEmpty},
 		{num: 2, name: "requests", kind: kindQuantity, flags: flagMap | flagOmitEmpty},
 		{num: 3, name: "claims", kind: kindMessage, msg: 71, flags: flagRepeated | flagOmitEmpty},
 	}},
-	71: {name: "ResourceClaim", fields: []field{
+	71: {fields: []field{ // ResourceClaim
 		{num: 1, name: "name", kind: kindString},
 		{num: 2, name: "request", kind: kindString, flags: flagOmitEmpty},
 	}},
-	72: {name: "ContainerResizePolicy", fields: []field{
+	72: {fields: []field{ // ContainerResizePolicy
 		{num: 1, name: "resourceName", kind: kindString},
 		{num: 2, name: "restartPolicy", kind: kindString},
 	}},
-	73: {name: "VolumeMount", fields: []field{
+	73: {fields: []field{ // VolumeMount
 		{num: 1, name: "name", kind: kindString},
 		{num: 2, name: "readOnly", kind: kindBool, flags: flagOmitEmpty},
 		{num: 3, name: "mountPath", kind: kindString},
@@ -516,11 +516,11 @@ var messages = [...]message{
 		{num: 6, name: "subPathExpr", kind: kindString, flags: flagOmitEmpty},
 		{num: 7, name: "recursiveReadOnly", kind: kindString, flags: flagPointer | flagOmitEmpty},
 	}},
-	74: {name: "VolumeDevice", fields: []field{
+	74: {fields: []field{ // VolumeDevice
 		{num: 1, name: "name", kind: kindString},
 		{num: 2, name: "devicePath", kind: kindString},
 	}},
-	75: {name: "Probe", fields: []field{
+	75: {fields: []field{ // Probe
 		{num: 1, name: "", kind: kindMessage, msg: 76, flags: flagInline},
 		{num: 2, name: "initialDelaySeconds", kind: kindInt32, flags: flagOmitEmpty},
 		{num: 3, name: "timeoutSeconds", kind: kindInt32, flags: flagOmitEmpty},
@@ -529,48 +529,48 @@ var messages = [...]message{
 		{num: 6, name: "failureThreshold", kind: kindInt32, flags: flagOmitEmpty},
 		{num: 7, name: "terminationGracePeriodSeconds", kind: kindInt64, flags: flagPointer | flagOmitEmpty},
 	}},
-	76: {name: "ProbeHandler", fields: []field{
+	76: {fields: []field{ // ProbeHandler
 		{num: 1, name: "exec", kind: kindMessage, msg: 77, flags: flagPointer | flagOmitEmpty},
 		{num: 2, name: "httpGet", kind: kindMessage, msg: 78, flags: flagPointer | flagOmitEmpty},
 		{num: 3, name: "tcpSocket", kind: kindMessage, msg: 80, flags: flagPointer | flagOmitEmpty},
 		{num: 4, name: "grpc", kind: kindMessage, msg: 81, flags: flagPointer | flagOmitEmpty},
 	}},
-	77: {name: "ExecAction", fields: []field{
+	77: {fields: []field{ // ExecAction
 		{num: 1, name: "command", kind: kindString, flags: flagRepeated | flagOmitEmpty},
 	}},
-	78: {name: "HTTPGetAction", fields: []field{
+	78: {fields: []field{ // HTTPGetAction
 		{num: 1, name: "path", kind: kindString, flags: flagOmitEmpty},
 		{num: 2, name: "port", kind: kindIntOrString},
 		{num: 3, name: "host", kind: kindString, flags: flagOmitEmpty},
 		{num: 4, name: "scheme", kind: kindString, flags: flagOmitEmpty},
 		{num: 5, name: "httpHeaders", kind: kindMessage, msg: 79, flags: flagRepeated | flagOmitEmpty},
 	}},
-	79: {name: "HTTPHeader", fields: []field{
+	79: {fields: []field{ // HTTPHeader
 		{num: 1, name: "name", kind: kindString},
 		{num: 2, name: "value", kind: kindString},
 	}},
-	80: {name: "TCPSocketAction", fields: []field{
+	80: {fields: []field{ // TCPSocketAction
 		{num: 1, name: "port", kind: kindIntOrString},
 		{num: 2, name: "host", kind: kindString, flags: flagOmitEmpty},
 	}},
-	81: {name: "GRPCAction", fields: []field{
+	81: {fields: []field{ // GRPCAction
 		{num: 1, name: "port", kind: kindInt32},
 		{num: 2, name: "service", kind: kindString, flags: flagPointer},
 	}},
-	82: {name: "Lifecycle", fields: []field{
+	82: {fields: []field{ // Lifecycle
 		{num: 1, name: "postStart", kind: kindMessage, msg: 83, flags: flagPointer | flagOmitEmpty},
 		{num: 2, name: "preStop", kind: kindMessage, msg: 83, flags: flagPointer | flagOmitEmpty},
 	}},
-	83: {name: "LifecycleHandler", fields: []field{
+	83: {fields: []field{ // LifecycleHandler
 		{num: 1, name: "exec", kind: kindMessage, msg: 77, flags: flagPointer | flagOmitEmpty},
 		{num: 2, name: "httpGet", kind: kindMessage, msg: 78, flags: flagPointer | flagOmitEmpty},
 		{num: 3, name: "tcpSocket", kind: kindMessage, msg: 80, flags: flagPointer | flagOmitEmpty},
 		{num: 4, name: "sleep", kind: kindMessage, msg: 84, flags: flagPointer | flagOmitEmpty},
 	}},
-	84: {name: "SleepAction", fields: []field{
+	84: {fields: []field{ // SleepAction
 		{num: 1, name: "seconds", kind: kindInt64},
 	}},
-	85: {name: "SecurityContext", fields: []field{
+	85: {fields: []field{ // SecurityContext
 		{num: 1, name: "capabilities", kind: kindMessage, msg: 86, flags: flagPointer | flagOmitEmpty},
 		{num: 2, name: "privileged", kind: kindBool, flags: flagPointer | flagOmitEmpty},
 		{num: 3, name: "seLinuxOptions", kind: kindMessage, msg: 87, flags: flagPointer | flagOmitEmpty},
@@ -584,35 +584,35 @@ var messages = [...]message{
 		{num: 11, name: "seccompProfile", kind: kindMessage, msg: 89, flags: flagPointer | flagOmitEmpty},
 		{num: 12, name: "appArmorProfile", kind: kindMessage, msg: 90, flags: flagPointer | flagOmitEmpty},
 	}},
-	86: {name: "Capabilities", fields: []field{
+	86: {fields: []field{ // Capabilities
 		{num: 1, name: "add", kind: kindString, flags: flagRepeated | flagOmitEmpty},
 		{num: 2, name: "drop", kind: kindString, flags: flagRepeated | flagOmitEmpty},
 	}},
-	87: {name: "SELinuxOptions", fields: []field{
+	87: {fields: []field{ // SELinuxOptions
 		{num: 1, name: "user", kind: kindString, flags: flagOmitEmpty},
 		{num: 2, name: "role", kind: kindString, flags: flagOmitEmpty},
 		{num: 3, name: "type", kind: kindString, flags: flagOmitEmpty},
 		{num: 4, name: "level", kind: kindString, flags: flagOmitEmpty},
 	}},
-	88: {name: "WindowsSecurityContextOptions", fields: []field{
+	88: {fields: []field{ // WindowsSecurityContextOptions
 		{num: 1, name: "gmsaCredentialSpecName", kind: kindString, flags: flagPointer | flagOmitEmpty},
 		{num: 2, name: "gmsaCredentialSpec", kind: kindString, flags: flagPointer | flagOmitEmpty},
 		{num: 3, name: "runAsUserName", kind: kindString, flags: flagPointer | flagOmitEmpty},
 		{num: 4, name: "hostProcess", kind: kindBool, flags: flagPointer | flagOmitEmpty},
 	}},
-	89: {name: "SeccompProfile", fields: []field{
+	89: {fields: []field{ // SeccompProfile
 		{num: 1, name: "type", kind: kindString},
 		{num: 2, name: "localhostProfile", kind: kindString, flags: flagPointer | flagOmitEmpty},
 	}},
-	90: {name: "AppArmorProfile", fields: []field{
+	90: {fields: []field{ // AppArmorProfile
 		{num: 1, name: "type", kind: kindString},
 		{num: 2, name: "localhostProfile", kind: kindString, flags: flagPointer | flagOmitEmpty},
 	}},
-	91: {name: "EphemeralContainer", fields: []field{
+	91: {fields: []field{ // EphemeralContainer
 		{num: 1, name: "", kind: kindMessage, msg: 92, flags: flagInline},
 		{num: 2, name: "targetContainerName", kind: kindString, flags: flagOmitEmpty},
 	}},
-	92: {name: "EphemeralContainerCommon", fields: []field{
+	92: {fields: []field{ // EphemeralContainerCommon
 		{num: 1, name: "name", kind: kindString},
 		{num: 2, name: "image", kind: kindString, flags: flagOmitEmpty},
 		{num: 3, name: "command", kind: kindString, flags: flagRepeated | flagOmitEmpty},
@@ -638,7 +638,7 @@ var messages = [...]message{
 		{num: 23, name: "resizePolicy", kind: kindMessage, msg: 72, flags: flagRepeated | flagOmitEmpty},
 		{num: 24, name: "restartPolicy", kind: kindString, flags: flagPointer | flagOmitEmpty},
 	}},
-	93: {name: "PodSecurityContext", fields: []field{
+	93: {fields: []field{ // PodSecurityContext
 		{num: 1, name: "seLinuxOptions", kind: kindMessage, msg: 87, flags: flagPointer | flagOmitEmpty},
 		{num: 2, name: "runAsUser", kind: kindInt64, flags: flagPointer | flagOmitEmpty},
 		{num: 3, name: "runAsNonRoot", kind: kindBool, flags: flagPointer | flagOmitEmpty},
@@ -653,40 +653,40 @@ var messages = [...]message{
 		{num: 12, name: "supplementalGroupsPolicy", kind: kindString, flags: flagPointer | flagOmitEmpty},
 		{num: 13, name: "seLinuxChangePolicy", kind: kindString, flags: flagPointer | flagOmitEmpty},
 	}},
-	94: {name: "Sysctl", fields: []field{
+	94: {fields: []field{ // Sysctl
 		{num: 1, name: "name", kind: kindString},
 		{num: 2, name: "value", kind: kindString},
 	}},
-	95: {name: "Affinity", fields: []field{
+	95: {fields: []field{ // Affinity
 		{num: 1, name: "nodeAffinity", kind: kindMessage, msg: 96, flags: flagPointer | flagOmitEmpty},
 		{num: 2, name: "podAffinity", kind: kindMessage, msg: 101, flags: flagPointer | flagOmitEmpty},
 		{num: 3, name: "podAntiAffinity", kind: kindMessage, msg: 104, flags: flagPointer | flagOmitEmpty},
 	}},
-	96: {name: "NodeAffinity", fields: []field{
+	96: {fields: []field{ // NodeAffinity
 		{num: 1, name: "requiredDuringSchedulingIgnoredDuringExecution", kind: kindMessage, msg: 97, flags: flagPointer | flagOmitEmpty},
 		{num: 2, name: "preferredDuringSchedulingIgnoredDuringExecution", kind: kindMessage, msg: 100, flags: flagRepeated | flagOmitEmpty},
 	}},
-	97: {name: "NodeSelector", fields: []field{
+	97: {fields: []field{ // NodeSelector
 		{num: 1, name: "nodeSelectorTerms", kind: kindMessage, msg: 98, flags: flagRepeated},
 	}},
-	98: {name: "NodeSelectorTerm", fields: []field{
+	98: {fields: []field{ // NodeSelectorTerm
 		{num: 1, name: "matchExpressions", kind: kindMessage, msg: 99, flags: flagRepeated | flagOmitEmpty},
 		{num: 2, name: "matchFields", kind: kindMessage, msg: 99, flags: flagRepeated | flagOmitEmpty},
 	}},
-	99: {name: "NodeSelectorRequirement", fields: []field{
+	99: {fields: []field{ // NodeSelectorRequirement
 		{num: 1, name: "key", kind: kindString},
 		{num: 2, name: "operator", kind: kindString},
 		{num: 3, name: "values", kind: kindString, flags: flagRepeated | flagOmitEmpty},
 	}},
-	100: {name: "PreferredSchedulingTerm", fields: []field{
+	100: {fields: []field{ // PreferredSchedulingTerm
 		{num: 1, name: "weight", kind: kindInt32},
 		{num: 2, name: "preference", kind: kindMessage, msg: 98},
 	}},
-	101: {name: "PodAffinity", fields: []field{
+	101: {fields: []field{ // PodAffinity
 		{num: 1, name: "requiredDuringSchedulingIgnoredDuringExecution", kind: kindMessage, msg: 102, flags: flagRepeated | flagOmitEmpty},
 		{num: 2, name: "preferredDuringSchedulingIgnoredDuringExecution", kind: kindMessage, msg: 103, flags: flagRepeated | flagOmitEmpty},
 	}},
-	102: {name: "PodAffinityTerm", fields: []field{
+	102: {fields: []field{ // PodAffinityTerm
 		{num: 1, name: "labelSelector", kind: kindMessage, msg: 48, flags: flagPointer | flagOmitEmpty},
 		{num: 2, name: "namespaces", kind: kindString, flags: flagRepeated | flagOmitEmpty},
 		{num: 3, name: "topologyKey", kind: kindString},
@@ -694,38 +694,38 @@ var messages = [...]message{
 		{num: 5, name: "matchLabelKeys", kind: kindString, flags: flagRepeated | flagOmitEmpty},
 		{num: 6, name: "mismatchLabelKeys", kind: kindString, flags: flagRepeated | flagOmitEmpty},
 	}},
-	103: {name: "WeightedPodAffinityTerm", fields: []field{
+	103: {fields: []field{ // WeightedPodAffinityTerm
 		{num: 1, name: "weight", kind: kindInt32},
 		{num: 2, name: "podAffinityTerm", kind: kindMessage, msg: 102},
 	}},
-	104: {name: "PodAntiAffinity", fields: []field{
+	104: {fields: []field{ // PodAntiAffinity
 		{num: 1, name: "requiredDuringSchedulingIgnoredDuringExecution", kind: kindMessage, msg: 102, flags: flagRepeated | flagOmitEmpty},
 		{num: 2, name: "preferredDuringSchedulingIgnoredDuringExecution", kind: kindMessage, msg: 103, flags: flagRepeated | flagOmitEmpty},
 	}},
-	105: {name: "Toleration", fields: []field{
+	105: {fields: []field{ // Toleration
 		{num: 1, name: "key", kind: kindString, flags: flagOmitEmpty},
 		{num: 2, name: "operator", kind: kindString, flags: flagOmitEmpty},
 		{num: 3, name: "value", kind: kindString, flags: flagOmitEmpty},
 		{num: 4, name: "effect", kind: kindString, flags: flagOmitEmpty},
 		{num: 5, name: "tolerationSeconds", kind: kindInt64, flags: flagPointer | flagOmitEmpty},
 	}},
-	106: {name: "HostAlias", fields: []field{
+	106: {fields: []field{ // HostAlias
 		{num: 1, name: "ip", kind: kindString},
 		{num: 2, name: "hostnames", kind: kindString, flags: flagRepeated | flagOmitEmpty},
 	}},
-	107: {name: "PodDNSConfig", fields: []field{
+	107: {fields: []field{ // PodDNSConfig
 		{num: 1, name: "nameservers", kind: kindString, flags: flagRepeated | flagOmitEmpty},
 		{num: 2, name: "searches", kind: kindString, flags: flagRepeated | flagOmitEmpty},
 		{num: 3, name: "options", kind: kindMessage, msg: 108, flags: flagRepeated | flagOmitEmpty},
 	}},
-	108: {name: "PodDNSConfigOption", fields: []field{
+	108: {fields: []field{ // PodDNSConfigOption
 		{num: 1, name: "name", kind: kindString, flags: flagOmitEmpty},
 		{num: 2, name: "value", kind: kindString, flags: flagPointer | flagOmitEmpty},
 	}},
-	109: {name: "PodReadinessGate", fields: []field{
+	109: {fields: []field{ // PodReadinessGate
 		{num: 1, name: "conditionType", kind: kindString},
 	}},
-	110: {name: "TopologySpreadConstraint", fields: []field{
+	110: {fields: []field{ // TopologySpreadConstraint
 		{num: 1, name: "maxSkew", kind: kindInt32},
 		{num: 2, name: "topologyKey", kind: kindString},
 		{num: 3, name: "whenUnsatisfiable", kind: kindString},
@@ -735,18 +735,18 @@ var messages = [...]message{
 		{num: 7, name: "nodeTaintsPolicy", kind: kindString, flags: flagPointer | flagOmitEmpty},
 		{num: 8, name: "matchLabelKeys", kind: kindString, flags: flagRepeated | flagOmitEmpty},
 	}},
-	111: {name: "PodOS", fields: []field{
+	111: {fields: []field{ // PodOS
 		{num: 1, name: "name", kind: kindString},
 	}},
-	112: {name: "PodSchedulingGate", fields: []field{
+	112: {fields: []field{ // PodSchedulingGate
 		{num: 1, name: "name", kind: kindString},
 	}},
-	113: {name: "PodResourceClaim", fields: []field{
+	113: {fields: []field{ // PodResourceClaim
 		{num: 1, name: "name", kind: kindString},
 		{num: 3, name: "resourceClaimName", kind: kindString, flags: flagPointer | flagOmitEmpty},
 		{num: 4, name: "resourceClaimTemplateName", kind: kindString, flags: flagPointer | flagOmitEmpty},
 	}},
-	114: {name: "PodStatus", fields: []field{
+	114: {fields: []field{ // PodStatus
 		{num: 1, name: "phase", kind: kindString, flags: flagOmitEmpty},
 		{num: 2, name: "conditions", kind: kindMessage, msg: 115, flags: flagRepeated | flagOmitEmpty},
 		{num: 3, name: "message", kind: kindString, flags: flagOmitEmpty},
@@ -764,7 +764,7 @@ var messages = [...]message{
 		{num: 15, name: "resourceClaimStatuses", kind: kindMessage, msg: 128, flags: flagRepeated | flagOmitEmpty},
 		{num: 16, name: "hostIPs", kind: kindMessage, msg: 116, flags: flagRepeated | flagOmitEmpty},
 	}},
-	115: {name: "PodCondition", fields: []field{
+	115: {fields: []field{ // PodCondition
 		{num: 1, name: "type", kind: kindString},
 		{num: 2, name: "status", kind: kindString},
 		{num: 3, name: "lastProbeTime", kind: kindTime, flags: flagOmitEmpty},
@@ -772,13 +772,13 @@ var messages = [...]message{
 		{num: 5, name: "reason", kind: kindString, flags: flagOmitEmpty},
 		{num: 6, name: "message", kind: kindString, flags: flagOmitEmpty},
 	}},
-	116: {name: "HostIP", fields: []field{
+	116: {fields: []field{ // HostIP
 		{num: 1, name: "ip", kind: kindString},
 	}},
-	117: {name: "PodIP", fields: []field{
+	117: {fields: []field{ // PodIP
 		{num: 1, name: "ip", kind: kindString},
 	}},
-	118: {name: "ContainerStatus", fields: []field{
+	118: {fields: []field{ // ContainerStatus
 		{num: 1, name: "name", kind: kindString},
 		{num: 2, name: "state", kind: kindMessage, msg: 119, flags: flagOmitEmpty},
 		{num: 3, name: "lastState", kind: kindMessage, msg: 119, flags: flagOmitEmpty},
@@ -794,19 +794,19 @@ var messages = [...]message{
 		{num: 13, name: "user", kind: kindMessage, msg: 124, flags: flagPointer | flagOmitEmpty},
 		{num: 14, name: "allocatedResourcesStatus", kind: kindMessage, msg: 126, flags: flagRepeated | flagOmitEmpty},
 	}},
-	119: {name: "ContainerState", fields: []field{
+	119: {fields: []field{ // ContainerState
 		{num: 1, name: "waiting", kind: kindMessage, msg: 120, flags: flagPointer | flagOmitEmpty},
 		{num: 2, name: "running", kind: kindMessage, msg: 121, flags: flagPointer | flagOmitEmpty},
 		{num: 3, name: "terminated", kind: kindMessage, msg: 122, flags: flagPointer | flagOmitEmpty},
 	}},
-	120: {name: "ContainerStateWaiting", fields: []field{
+	120: {fields: []field{ // ContainerStateWaiting
 		{num: 1, name: "reason", kind: kindString, flags: flagOmitEmpty},
 		{num: 2, name: "message", kind: kindString, flags: flagOmitEmpty},
 	}},
-	121: {name: "ContainerStateRunning", fields: []field{
+	121: {fields: []field{ // ContainerStateRunning
 		{num: 1, name: "startedAt", kind: kindTime, flags: flagOmitEmpty},
 	}},
-	122: {name: "ContainerStateTerminated", fields: []field{
+	122: {fields: []field{ // ContainerStateTerminated
 		{num: 1, name: "exitCode", kind: kindInt32},
 		{num: 2, name: "signal", kind: kindInt32, flags: flagOmitEmpty},
 		{num: 3, name: "reason", kind: kindString, flags: flagOmitEmpty},
@@ -815,63 +815,63 @@ var messages = [...]message{
 		{num: 6, name: "finishedAt", kind: kindTime, flags: flagOmitEmpty},
 		{num: 7, name: "containerID", kind: kindString, flags: flagOmitEmpty},
 	}},
-	123: {name: "VolumeMountStatus", fields: []field{
+	123: {fields: []field{ // VolumeMountStatus
 		{num: 1, name: "name", kind: kindString},
 		{num: 2, name: "mountPath", kind: kindString},
 		{num: 3, name: "readOnly", kind: kindBool, flags: flagOmitEmpty},
 		{num: 4, name: "recursiveReadOnly", kind: kindString, flags: flagPointer | flagOmitEmpty},
 	}},
-	124: {name: "ContainerUser", fields: []field{
+	124: {fields: []field{ // ContainerUser
 		{num: 1, name: "linux", kind: kindMessage, msg: 125, flags: flagPointer | flagOmitEmpty},
 	}},
-	125: {name: "LinuxContainerUser", fields: []field{
+	125: {fields: []field{ // LinuxContainerUser
 		{num: 1, name: "uid", kind: kindInt64},
 		{num: 2, name: "gid", kind: kindInt64},
 		{num: 3, name: "supplementalGroups", kind: kindInt64, flags: flagRepeated | flagOmitEmpty},
 	}},
-	126: {name: "ResourceStatus", fields: []field{
+	126: {fields: []field{ // ResourceStatus
 		{num: 1, name: "name", kind: kindString},
 		{num: 2, name: "resources", kind: kindMessage, msg: 127, flags: flagRepeated | flagOmitEmpty},
 	}},
-	127: {name: "ResourceHealth", fields: []field{
+	127: {fields: []field{ // ResourceHealth
 		{num: 1, name: "resourceID", kind: kindString},
 		{num: 2, name: "health", kind: kindString, flags: flagOmitEmpty},
 	}},
-	128: {name: "PodResourceClaimStatus", fields: []field{
+	128: {fields: []field{ // PodResourceClaimStatus
 		{num: 1, name: "name", kind: kindString},
 		{num: 2, name: "resourceClaimName", kind: kindString, flags: flagPointer | flagOmitEmpty},
 	}},
-	129: {name: "PodList", fields: []field{
+	129: {fields: []field{ // PodList
 		{num: 1, name: "metadata", kind: kindMessage, msg: 8, flags: flagOmitEmpty},
 		{num: 2, name: "items", kind: kindMessage, msg: 9, flags: flagRepeated},
 	}},
-	130: {name: "ConfigMap", fields: []field{
+	130: {fields: []field{ // ConfigMap
 		{num: 1, name: "metadata", kind: kindMessage, msg: 1, flags: flagOmitEmpty},
 		{num: 2, name: "data", kind: kindString, flags: flagMap | flagOmitEmpty},
 		{num: 3, name: "binaryData", kind: kindBytes, flags: flagMap | flagOmitEmpty},
 		{num: 4, name: "immutable", kind: kindBool, flags: flagPointer | flagOmitEmpty},
 	}},
-	131: {name: "ConfigMapList", fields: []field{
+	131: {fields: []field{ // ConfigMapList
 		{num: 1, name: "metadata", kind: kindMessage, msg: 8, flags: flagOmitEmpty},
 		{num: 2, name: "items", kind: kindMessage, msg: 130, flags: flagRepeated},
 	}},
-	132: {name: "Secret", fields: []field{
+	132: {fields: []field{ // Secret
 		{num: 1, name: "metadata", kind: kindMessage, msg: 1, flags: flagOmitEmpty},
 		{num: 2, name: "data", kind: kindBytes, flags: flagMap | flagOmitEmpty},
 		{num: 3, name: "type", kind: kindString, flags: flagOmitEmpty},
 		{num: 4, name: "stringData", kind: kindString, flags: flagMap | flagOmitEmpty},
 		{num: 5, name: "immutable", kind: kindBool, flags: flagPointer | flagOmitEmpty},
 	}},
-	133: {name: "SecretList", fields: []field{
+	133: {fields: []field{ // SecretList
 		{num: 1, name: "metadata", kind: kindMessage, msg: 8, flags: flagOmitEmpty},
 		{num: 2, name: "items", kind: kindMessage, msg: 132, flags: flagRepeated},
 	}},
-	134: {name: "Service", fields: []field{
+	134: {fields: []field{ // Service
 		{num: 1, name: "metadata", kind: kindMessage, msg: 1, flags: flagOmitEmpty},
 		{num: 2, name: "spec", kind: kindMessage, msg: 135, flags: flagOmitEmpty},
 		{num: 3, name: "status", kind: kindMessage, msg: 139, flags: flagOmitEmpty},
 	}},
-	135: {name: "ServiceSpec", fields: []field{
+	135: {fields: []field{ // ServiceSpec
 		{num: 1, name: "ports", kind: kindMessage, msg: 136, flags: flagRepeated | flagOmitEmpty},
 		{num: 2, name: "selector", kind: kindString, flags: flagMap | flagOmitEmpty},
 		{num: 3, name: "clusterIP", kind: kindString, flags: flagOmitEmpty},
@@ -893,7 +893,7 @@ var messages = [...]message{
 		{num: 22, name: "internalTrafficPolicy", kind: kindString, flags: flagPointer | flagOmitEmpty},
 		{num: 23, name: "trafficDistribution", kind: kindString, flags: flagPointer | flagOmitEmpty},
 	}},
-	136: {name: "ServicePort", fields: []field{
+	136: {fields: []field{ // ServicePort
 		{num: 1, name: "name", kind: kindString, flags: flagOmitEmpty},
 		{num: 2, name: "protocol", kind: kindString, flags: flagOmitEmpty},
 		{num: 3, name: "port", kind: kindInt32},
@@ -901,31 +901,31 @@ var messages = [...]message{
 		{num: 5, name: "nodePort", kind: kindInt32, flags: flagOmitEmpty},
 		{num: 6, name: "appProtocol", kind: kindString, flags: flagPointer | flagOmitEmpty},
 	}},
-	137: {name: "SessionAffinityConfig", fields: []field{
+	137: {fields: []field{ // SessionAffinityConfig
 		{num: 1, name: "clientIP", kind: kindMessage, msg: 138, flags: flagPointer | flagOmitEmpty},
 	}},
-	138: {name: "ClientIPConfig", fields: []field{
+	138: {fields: []field{ // ClientIPConfig
 		{num: 1, name: "timeoutSeconds", kind: kindInt32, flags: flagPointer | flagOmitEmpty},
 	}},
-	139: {name: "ServiceStatus", fields: []field{
+	139: {fields: []field{ // ServiceStatus
 		{num: 1, name: "loadBalancer", kind: kindMessage, msg: 140, flags: flagOmitEmpty},
 		{num: 2, name: "conditions", kind: kindMessage, msg: 143, flags: flagRepeated | flagOmitEmpty},
 	}},
-	140: {name: "LoadBalancerStatus", fields: []field{
+	140: {fields: []field{ // LoadBalancerStatus
 		{num: 1, name: "ingress", kind: kindMessage, msg: 141, flags: flagRepeated | flagOmitEmpty},
 	}},
-	141: {name: "LoadBalancerIngress", fields: []field{
+	141: {fields: []field{ // LoadBalancerIngress
 		{num: 1, name: "ip", kind: kindString, flags: flagOmitEmpty},
 		{num: 2, name: "hostname", kind: kindString, flags: flagOmitEmpty},
 		{num: 3, name: "ipMode", kind: kindString, flags: flagPointer | flagOmitEmpty},
 		{num: 4, name: "ports", kind: kindMessage, msg: 142, flags: flagRepeated | flagOmitEmpty},
 	}},
-	142: {name: "PortStatus", fields: []field{
+	142: {fields: []field{ // PortStatus
 		{num: 1, name: "port", kind: kindInt32},
 		{num: 2, name: "protocol", kind: kindString},
 		{num: 3, name: "error", kind: kindString, flags: flagPointer | flagOmitEmpty},
 	}},
-	143: {name: "Condition", fields: []field{
+	143: {fields: []field{ // Condition
 		{num: 1, name: "type", kind: kindString},
 		{num: 2, name: "status", kind: kindString},
 		{num: 3, name: "observedGeneration", kind: kindInt64, flags: flagOmitEmpty},
@@ -933,26 +933,26 @@ var messages = [...]message{
 		{num: 5, name: "reason", kind: kindString},
 		{num: 6, name: "message", kind: kindString},
 	}},
-	144: {name: "ServiceList", fields: []field{
+	144: {fields: []field{ // ServiceList
 		{num: 1, name: "metadata", kind: kindMessage, msg: 8, flags: flagOmitEmpty},
 		{num: 2, name: "items", kind: kindMessage, msg: 134, flags: flagRepeated},
 	}},
-	145: {name: "Endpoints", fields: []field{
+	145: {fields: []field{ // Endpoints
 		{num: 1, name: "metadata", kind: kindMessage, msg: 1, flags: flagOmitEmpty},
 		{num: 2, name: "subsets", kind: kindMessage, msg: 146, flags: flagRepeated | flagOmitEmpty},
 	}},
-	146: {name: "EndpointSubset", fields: []field{
+	146: {fields: []field{ // EndpointSubset
 		{num: 1, name: "addresses", kind: kindMessage, msg: 147, flags: flagRepeated | flagOmitEmpty},
 		{num: 2, name: "notReadyAddresses", kind: kindMessage, msg: 147, flags: flagRepeated | flagOmitEmpty},
 		{num: 3, name: "ports", kind: kindMessage, msg: 149, flags: flagRepeated | flagOmitEmpty},
 	}},
-	147: {name: "EndpointAddress", fields: []field{
+	147: {fields: []field{ // EndpointAddress
 		{num: 1, name: "ip", kind: kindString},
 		{num: 2, name: "targetRef", kind: kindMessage, msg: 148, flags: flagPointer | flagOmitEmpty},
 		{num: 3, name: "hostname", kind: kindString, flags: flagOmitEmpty},
 		{num: 4, name: "nodeName", kind: kindString, flags: flagPointer | flagOmitEmpty},
 	}},
-	148: {name: "ObjectReference", fields: []field{
+	148: {fields: []field{ // ObjectReference
 		{num: 1, name: "kind", kind: kindString, flags: flagOmitEmpty},
 		{num: 2, name: "namespace", kind: kindString, flags: flagOmitEmpty},
 		{num: 3, name: "name", kind: kindString, flags: flagOmitEmpty},
@@ -961,22 +961,22 @@ var messages = [...]message{
 		{num: 6, name: "resourceVersion", kind: kindString, flags: flagOmitEmpty},
 		{num: 7, name: "fieldPath", kind: kindString, flags: flagOmitEmpty},
 	}},
-	149: {name: "EndpointPort", fields: []field{
+	149: {fields: []field{ // EndpointPort
 		{num: 1, name: "name", kind: kindString, flags: flagOmitEmpty},
 		{num: 2, name: "port", kind: kindInt32},
 		{num: 3, name: "protocol", kind: kindString, flags: flagOmitEmpty},
 		{num: 4, name: "appProtocol", kind: kindString, flags: flagPointer | flagOmitEmpty},
 	}},
-	150: {name: "EndpointsList", fields: []field{
+	150: {fields: []field{ // EndpointsList
 		{num: 1, name: "metadata", kind: kindMessage, msg: 8, flags: flagOmitEmpty},
 		{num: 2, name: "items", kind: kindMessage, msg: 145, flags: flagRepeated},
 	}},
-	151: {name: "Node", fields: []field{
+	151: {fields: []field{ // Node
 		{num: 1, name: "metadata", kind: kindMessage, msg: 1, flags: flagOmitEmpty},
 		{num: 2, name: "spec", kind: kindMessage, msg: 152, flags: flagOmitEmpty},
 		{num: 3, name: "status", kind: kindMessage, msg: 156, flags: flagOmitEmpty},
 	}},
-	152: {name: "NodeSpec", fields: []field{
+	152: {fields: []field{ // NodeSpec
 		{num: 1, name: "podCIDR", kind: kindString, flags: flagOmitEmpty},
 		{num: 2, name: "externalID", kind: kindString, flags: flagOmitEmpty},
 		{num: 3, name: "providerID", kind: kindString, flags: flagOmitEmpty},
@@ -985,23 +985,23 @@ var messages = [...]message{
 		{num: 6, name: "configSource", kind: kindMessage, msg: 154, flags: flagPointer | flagOmitEmpty},
 		{num: 7, name: "podCIDRs", kind: kindString, flags: flagRepeated | flagOmitEmpty},
 	}},
-	153: {name: "Taint", fields: []field{
+	153: {fields: []field{ // Taint
 		{num: 1, name: "key", kind: kindString},
 		{num: 2, name: "value", kind: kindString, flags: flagOmitEmpty},
 		{num: 3, name: "effect", kind: kindString},
 		{num: 4, name: "timeAdded", kind: kindTime, flags: flagPointer | flagOmitEmpty},
 	}},
-	154: {name: "NodeConfigSource", fields: []field{
+	154: {fields: []field{ // NodeConfigSource
 		{num: 2, name: "configMap", kind: kindMessage, msg: 155, flags: flagPointer | flagOmitEmpty},
 	}},
-	155: {name: "ConfigMapNodeConfigSource", fields: []field{
+	155: {fields: []field{ // ConfigMapNodeConfigSource
 		{num: 1, name: "namespace", kind: kindString},
 		{num: 2, name: "name", kind: kindString},
 		{num: 3, name: "uid", kind: kindString, flags: flagOmitEmpty},
 		{num: 4, name: "resourceVersion", kind: kindString, flags: flagOmitEmpty},
 		{num: 5, name: "kubeletConfigKey", kind: kindString},
 	}},
-	156: {name: "NodeStatus", fields: []field{
+	156: {fields: []field{ // NodeStatus
 		{num: 1, name: "capacity", kind: kindQuantity, flags: flagMap | flagOmitEmpty},
 		{num: 2, name: "allocatable", kind: kindQuantity, flags: flagMap | flagOmitEmpty},
 		{num: 3, name: "phase", kind: kindString, flags: flagOmitEmpty},
@@ -1016,7 +1016,7 @@ var messages = [...]message{
 		{num: 12, name: "runtimeHandlers", kind: kindMessage, msg: 165, flags: flagRepeated | flagOmitEmpty},
 		{num: 13, name: "features", kind: kindMessage, msg: 167, flags: flagPointer | flagOmitEmpty},
 	}},
-	157: {name: "NodeCondition", fields: []field{
+	157: {fields: []field{ // NodeCondition
 		{num: 1, name: "type", kind: kindString},
 		{num: 2, name: "status", kind: kindString},
 		{num: 3, name: "lastHeartbeatTime", kind: kindTime, flags: flagOmitEmpty},
@@ -1024,17 +1024,17 @@ var messages = [...]message{
 		{num: 5, name: "reason", kind: kindString, flags: flagOmitEmpty},
 		{num: 6, name: "message", kind: kindString, flags: flagOmitEmpty},
 	}},
-	158: {name: "NodeAddress", fields: []field{
+	158: {fields: []field{ // NodeAddress
 		{num: 1, name: "type", kind: kindString},
 		{num: 2, name: "address", kind: kindString},
 	}},
-	159: {name: "NodeDaemonEndpoints", fields: []field{
+	159: {fields: []field{ // NodeDaemonEndpoints
 		{num: 1, name: "kubeletEndpoint", kind: kindMessage, msg: 160, flags: flagOmitEmpty},
 	}},
-	160: {name: "DaemonEndpoint", fields: []field{
+	160: {fields: []field{ // DaemonEndpoint
 		{num: 1, name: "Port", kind: kindInt32},
 	}},
-	161: {name: "NodeSystemInfo", fields: []field{
+	161: {fields: []field{ // NodeSystemInfo
 		{num: 1, name: "machineID", kind: kindString},
 		{num: 2, name: "systemUUID", kind: kindString},
 		{num: 3, name: "bootID", kind: kindString},
@@ -1046,36 +1046,36 @@ var messages = [...]message{
 		{num: 9, name: "operatingSystem", kind: kindString},
 		{num: 10, name: "architecture", kind: kindString},
 	}},
-	162: {name: "ContainerImage", fields: []field{
+	162: {fields: []field{ // ContainerImage
 		{num: 1, name: "names", kind: kindString, flags: flagRepeated},
 		{num: 2, name: "sizeBytes", kind: kindInt64, flags: flagOmitEmpty},
 	}},
-	163: {name: "AttachedVolume", fields: []field{
+	163: {fields: []field{ // AttachedVolume
 		{num: 1, name: "name", kind: kindString},
 		{num: 2, name: "devicePath", kind: kindString},
 	}},
-	164: {name: "NodeConfigStatus", fields: []field{
+	164: {fields: []field{ // NodeConfigStatus
 		{num: 1, name: "assigned", kind: kindMessage, msg: 154, flags: flagPointer | flagOmitEmpty},
 		{num: 2, name: "active", kind: kindMessage, msg: 154, flags: flagPointer | flagOmitEmpty},
 		{num: 3, name: "lastKnownGood", kind: kindMessage, msg: 154, flags: flagPointer | flagOmitEmpty},
 		{num: 4, name: "error", kind: kindString, flags: flagOmitEmpty},
 	}},
-	165: {name: "NodeRuntimeHandler", fields: []field{
+	165: {fields: []field{ // NodeRuntimeHandler
 		{num: 1, name: "name", kind: kindString},
 		{num: 2, name: "features", kind: kindMessage, msg: 166, flags: flagPointer | flagOmitEmpty},
 	}},
-	166: {name: "NodeRuntimeHandlerFeatures", fields: []field{
+	166: {fields: []field{ // NodeRuntimeHandlerFeatures
 		{num: 1, name: "recursiveReadOnlyMounts", kind: kindBool, flags: flagPointer | flagOmitEmpty},
 		{num: 2, name: "userNamespaces", kind: kindBool, flags: flagPointer | flagOmitEmpty},
 	}},
-	167: {name: "NodeFeatures", fields: []field{
+	167: {fields: []field{ // NodeFeatures
 		{num: 1, name: "supplementalGroupsPolicy", kind: kindBool, flags: flagPointer | flagOmitEmpty},
 	}},
-	168: {name: "NodeList", fields: []field{
+	168: {fields: []field{ // NodeList
 		{num: 1, name: "metadata", kind: kindMessage, msg: 8, flags: flagOmitEmpty},
 		{num: 2, name: "items", kind: kindMessage, msg: 151, flags: flagRepeated},
 	}},
-	169: {name: "Event", fields: []field{
+	169: {fields: []field{ // Event
 		{num: 1, name: "metadata", kind: kindMessage, msg: 1},
 		{num: 2, name: "involvedObject", kind: kindMessage, msg: 148},
 		{num: 3, name: "reason", kind: kindString, flags: flagOmitEmpty},
@@ -1092,34 +1092,34 @@ var messages = [...]message{
 		{num: 14, name: "reportingComponent", kind: kindString},
 		{num: 15, name: "reportingInstance", kind: kindString},
 	}},
-	170: {name: "EventSource", fields: []field{
+	170: {fields: []field{ // EventSource
 		{num: 1, name: "component", kind: kindString, flags: flagOmitEmpty},
 		{num: 2, name: "host", kind: kindString, flags: flagOmitEmpty},
 	}},
-	171: {name: "EventSeries", fields: []field{
+	171: {fields: []field{ // EventSeries
 		{num: 1, name: "count", kind: kindInt32, flags: flagOmitEmpty},
 		{num: 2, name: "lastObservedTime", kind: kindMicroTime, flags: flagOmitEmpty},
 	}},
-	172: {name: "EventList", fields: []field{
+	172: {fields: []field{ // EventList
 		{num: 1, name: "metadata", kind: kindMessage, msg: 8, flags: flagOmitEmpty},
 		{num: 2, name: "items", kind: kindMessage, msg: 169, flags: flagRepeated},
 	}},
-	173: {name: "ServiceAccount", fields: []field{
+	173: {fields: []field{ // ServiceAccount
 		{num: 1, name: "metadata", kind: kindMessage, msg: 1, flags: flagOmitEmpty},
 		{num: 2, name: "secrets", kind: kindMessage, msg: 148, flags: flagRepeated | flagOmitEmpty},
 		{num: 3, name: "imagePullSecrets", kind: kindMessage, msg: 22, flags: flagRepeated | flagOmitEmpty},
 		{num: 4, name: "automountServiceAccountToken", kind: kindBool, flags: flagPointer | flagOmitEmpty},
 	}},
-	174: {name: "ServiceAccountList", fields: []field{
+	174: {fields: []field{ // ServiceAccountList
 		{num: 1, name: "metadata", kind: kindMessage, msg: 8, flags: flagOmitEmpty},
 		{num: 2, name: "items", kind: kindMessage, msg: 173, flags: flagRepeated},
 	}},
-	175: {name: "Deployment", fields: []field{
+	175: {fields: []field{ // Deployment
 		{num: 1, name: "metadata", kind: kindMessage, msg: 1, flags: flagOmitEmpty},
 		{num: 2, name: "spec", kind: kindMessage, msg: 176, flags: flagOmitEmpty},
 		{num: 3, name: "status", kind: kindMessage, msg: 180, flags: flagOmitEmpty},
 	}},
-	176: {name: "DeploymentSpec", fields: []field{
+	176: {fields: []field{ // DeploymentSpec
 		{num: 1, name: "replicas", kind: kindInt32, flags: flagPointer | flagOmitEmpty},
 		{num: 2, name: "selector", kind: kindMessage, msg: 48, flags: flagPointer},
 		{num: 3, name: "template", kind: kindMessage, msg: 177},
@@ -1129,19 +1129,19 @@ var messages = [...]message{
 		{num: 7, name: "paused", kind: kindBool, flags: flagOmitEmpty},
 		{num: 9, name: "progressDeadlineSeconds", kind: kindInt32, flags: flagPointer | flagOmitEmpty},
 	}},
-	177: {name: "PodTemplateSpec", fields: []field{
+	177: {fields: []field{ // PodTemplateSpec
 		{num: 1, name: "metadata", kind: kindMessage, msg: 1, flags: flagOmitEmpty},
 		{num: 2, name: "spec", kind: kindMessage, msg: 10, flags: flagOmitEmpty},
 	}},
-	178: {name: "DeploymentStrategy", fields: []field{
+	178: {fields: []field{ // DeploymentStrategy
 		{num: 1, name: "type", kind: kindString, flags: flagOmitEmpty},
 		{num: 2, name: "rollingUpdate", kind: kindMessage, msg: 179, flags: flagPointer | flagOmitEmpty},
 	}},
-	179: {name: "RollingUpdateDeployment", fields: []field{
+	179: {fields: []field{ // RollingUpdateDeployment
 		{num: 1, name: "maxUnavailable", kind: kindIntOrString, flags: flagPointer | flagOmitEmpty},
 		{num: 2, name: "maxSurge", kind: kindIntOrString, flags: flagPointer | flagOmitEmpty},
 	}},
-	180: {name: "DeploymentStatus", fields: []field{
+	180: {fields: []field{ // DeploymentStatus
 		{num: 1, name: "observedGeneration", kind: kindInt64, flags: flagOmitEmpty},
 		{num: 2, name: "replicas", kind: kindInt32, flags: flagOmitEmpty},
 		{num: 3, name: "updatedReplicas", kind: kindInt32, flags: flagOmitEmpty},
@@ -1151,7 +1151,7 @@ var messages = [...]message{
 		{num: 7, name: "readyReplicas", kind: kindInt32, flags: flagOmitEmpty},
 		{num: 8, name: "collisionCount", kind: kindInt32, flags: flagPointer | flagOmitEmpty},
 	}},
-	181: {name: "DeploymentCondition", fields: []field{
+	181: {fields: []field{ // DeploymentCondition
 		{num: 1, name: "type", kind: kindString},
 		{num: 2, name: "status", kind: kindString},
 		{num: 4, name: "reason", kind: kindString, flags: flagOmitEmpty},
@@ -1159,22 +1159,22 @@ var messages = [...]message{
 		{num: 6, name: "lastUpdateTime", kind: kindTime, flags: flagOmitEmpty},
 		{num: 7, name: "lastTransitionTime", kind: kindTime, flags: flagOmitEmpty},
 	}},
-	182: {name: "DeploymentList", fields: []field{
+	182: {fields: []field{ // DeploymentList
 		{num: 1, name: "metadata", kind: kindMessage, msg: 8, flags: flagOmitEmpty},
 		{num: 2, name: "items", kind: kindMessage, msg: 175, flags: flagRepeated},
 	}},
-	183: {name: "ReplicaSet", fields: []field{
+	183: {fields: []field{ // ReplicaSet
 		{num: 1, name: "metadata", kind: kindMessage, msg: 1, flags: flagOmitEmpty},
 		{num: 2, name: "spec", kind: kindMessage, msg: 184, flags: flagOmitEmpty},
 		{num: 3, name: "status", kind: kindMessage, msg: 185, flags: flagOmitEmpty},
 	}},
-	184: {name: "ReplicaSetSpec", fields: []field{
+	184: {fields: []field{ // ReplicaSetSpec
 		{num: 1, name: "replicas", kind: kindInt32, flags: flagPointer | flagOmitEmpty},
 		{num: 2, name: "selector", kind: kindMessage, msg: 48, flags: flagPointer},
 		{num: 3, name: "template", kind: kindMessage, msg: 177, flags: flagOmitEmpty},
 		{num: 4, name: "minReadySeconds", kind: kindInt32, flags: flagOmitEmpty},
 	}},
-	185: {name: "ReplicaSetStatus", fields: []field{
+	185: {fields: []field{ // ReplicaSetStatus
 		{num: 1, name: "replicas", kind: kindInt32},
 		{num: 2, name: "fullyLabeledReplicas", kind: kindInt32, flags: flagOmitEmpty},
 		{num: 3, name: "observedGeneration", kind: kindInt64, flags: flagOmitEmpty},
@@ -1182,22 +1182,22 @@ var messages = [...]message{
 		{num: 5, name: "availableReplicas", kind: kindInt32, flags: flagOmitEmpty},
 		{num: 6, name: "conditions", kind: kindMessage, msg: 186, flags: flagRepeated | flagOmitEmpty},
 	}},
-	186: {name: "ReplicaSetCondition", fields: []field{
+	186: {fields: []field{ // ReplicaSetCondition
 		{num: 1, name: "type", kind: kindString},
 		{num: 2, name: "status", kind: kindString},
 		{num: 3, name: "lastTransitionTime", kind: kindTime, flags: flagOmitEmpty},
 		{num: 4, name: "reason", kind: kindString, flags: flagOmitEmpty},
 		{num: 5, name: "message", kind: kindString, flags: flagOmitEmpty},
 	}},
-	187: {name: "ReplicaSetList", fields: []field{
+	187: {fields: []field{ // ReplicaSetList
 		{num: 1, name: "metadata", kind: kindMessage, msg: 8, flags: flagOmitEmpty},
 		{num: 2, name: "items", kind: kindMessage, msg: 183, flags: flagRepeated},
 	}},
-	188: {name: "Lease", fields: []field{
+	188: {fields: []field{ // Lease
 		{num: 1, name: "metadata", kind: kindMessage, msg: 1, flags: flagOmitEmpty},
 		{num: 2, name: "spec", kind: kindMessage, msg: 189, flags: flagOmitEmpty},
 	}},
-	189: {name: "LeaseSpec", fields: []field{
+	189: {fields: []field{ // LeaseSpec
 		{num: 1, name: "holderIdentity", kind: kindString, flags: flagPointer | flagOmitEmpty},
 		{num: 2, name: "leaseDurationSeconds", kind: kindInt32, flags: flagPointer | flagOmitEmpty},
 		{num: 3, name: "acquireTime", kind: kindMicroTime, flags: flagPointer | flagOmitEmpty},
@@ -1206,15 +1206,15 @@ var messages = [...]message{
 		{num: 6, name: "strategy", kind: kindString, flags: flagPointer | flagOmitEmpty},
 		{num: 7, name: "preferredHolder", kind: kindString, flags: flagPointer | flagOmitEmpty},
 	}},
-	190: {name: "LeaseList", fields: []field{
+	190: {fields: []field{ // LeaseList
 		{num: 1, name: "metadata", kind: kindMessage, msg: 8, flags: flagOmitEmpty},
 		{num: 2, name: "items", kind: kindMessage, msg: 188, flags: flagRepeated},
 	}},
-	191: {name: "Eviction", fields: []field{
+	191: {fields: []field{ // Eviction
 		{num: 1, name: "metadata", kind: kindMessage, msg: 1, flags: flagOmitEmpty},
 		{num: 2, name: "deleteOptions", kind: kindMessage, msg: 192, flags: flagPointer | flagOmitEmpty},
 	}},
-	192: {name: "DeleteOptions", fields: []field{
+	192: {fields: []field{ // DeleteOptions
 		{num: 1, name: "gracePeriodSeconds", kind: kindInt64, flags: flagPointer | flagOmitEmpty},
 		{num: 2, name: "preconditions", kind: kindMessage, msg: 193, flags: flagPointer | flagOmitEmpty},
 		{num: 3, name: "orphanDependents", kind: kindBool, flags: flagPointer | flagOmitEmpty},
@@ -1222,23 +1222,23 @@ var messages = [...]message{
 		{num: 5, name: "dryRun", kind: kindString, flags: flagRepeated | flagOmitEmpty},
 		{num: 6, name: "ignoreStoreReadErrorWithClusterBreakingPotential", kind: kindBool, flags: flagPointer | flagOmitEmpty},
 	}},
-	193: {name: "Preconditions", fields: []field{
+	193: {fields: []field{ // Preconditions
 		{num: 1, name: "uid", kind: kindString, flags: flagPointer | flagOmitEmpty},
 		{num: 2, name: "resourceVersion", kind: kindString, flags: flagPointer | flagOmitEmpty},
 	}},
-	194: {name: "Scale", fields: []field{
+	194: {fields: []field{ // Scale
 		{num: 1, name: "metadata", kind: kindMessage, msg: 1, flags: flagOmitEmpty},
 		{num: 2, name: "spec", kind: kindMessage, msg: 195, flags: flagOmitEmpty},
 		{num: 3, name: "status", kind: kindMessage, msg: 196, flags: flagOmitEmpty},
 	}},
-	195: {name: "ScaleSpec", fields: []field{
+	195: {fields: []field{ // ScaleSpec
 		{num: 1, name: "replicas", kind: kindInt32, flags: flagOmitEmpty},
 	}},
-	196: {name: "ScaleStatus", fields: []field{
+	196: {fields: []field{ // ScaleStatus
 		{num: 1, name: "replicas", kind: kindInt32},
 		{num: 2, name: "selector", kind: kindString, flags: flagOmitEmpty},
 	}},
-	197: {name: "Status", fields: []field{
+	197: {fields: []field{ // Status
 		{num: 1, name: "metadata", kind: kindMessage, msg: 8, flags: flagOmitEmpty},
 		{num: 2, name: "status", kind: kindString, flags: flagOmitEmpty},
 		{num: 3, name: "message", kind: kindString, flags: flagOmitEmpty},
@@ -1246,7 +1246,7 @@ var messages = [...]message{
 		{num: 5, name: "details", kind: kindMessage, msg: 198, flags: flagPointer | flagOmitEmpty},
 		{num: 6, name: "code", kind: kindInt32, flags: flagOmitEmpty},
 	}},
-	198: {name: "StatusDetails", fields: []field{
+	198: {fields: []field{ // StatusDetails
 		{num: 1, name: "name", kind: kindString, flags: flagOmitEmpty},
 		{num: 2, name: "group", kind: kindString, flags: flagOmitEmpty},
 		{num: 3, name: "kind", kind: kindString, flags: flagOmitEmpty},
@@ -1254,63 +1254,72 @@ var messages = [...]message{
 		{num: 5, name: "retryAfterSeconds", kind: kindInt32, flags: flagOmitEmpty},
 		{num: 6, name: "uid", kind: kindString, flags: flagOmitEmpty},
 	}},
-	199: {name: "StatusCause", fields: []field{
+	199: {fields: []field{ // StatusCause
 		{num: 1, name: "reason", kind: kindString, flags: flagOmitEmpty},
 		{num: 2, name: "message", kind: kindString, flags: flagOmitEmpty},
 		{num: 3, name: "field", kind: kindString, flags: flagOmitEmpty},
 	}},
-	200: {name: "WatchEvent", fields: []field{
+	200: {fields: []field{ // WatchEvent
 		{num: 1, name: "type", kind: kindString},
 		{num: 2, name: "object", kind: kindRawExtension},
+	}},
+	201: {fields: []field{ // PartialObjectMetadata
+		{num: 1, name: "metadata", kind: kindMessage, msg: 1, flags: flagOmitEmpty},
+	}},
+	202: {fields: []field{ // PartialObjectMetadataList
+		{num: 1, name: "metadata", kind: kindMessage, msg: 8, flags: flagOmitEmpty},
+		{num: 2, name: "items", kind: kindMessage, msg: 201, flags: flagRepeated},
 	}},
 }
 
 // kinds maps "apiVersion/kind" to the kind's message in messages.
 var kinds = map[string]uint16{
-	"apps/v1/DeleteOptions":                192,
-	"apps/v1/Deployment":                   175,
-	"apps/v1/DeploymentList":               182,
-	"apps/v1/ReplicaSet":                   183,
-	"apps/v1/ReplicaSetList":               187,
-	"apps/v1/Status":                       197,
-	"apps/v1/WatchEvent":                   200,
-	"autoscaling/v1/DeleteOptions":         192,
-	"autoscaling/v1/Scale":                 194,
-	"autoscaling/v1/Status":                197,
-	"autoscaling/v1/WatchEvent":            200,
-	"coordination.k8s.io/v1/DeleteOptions": 192,
-	"coordination.k8s.io/v1/Lease":         188,
-	"coordination.k8s.io/v1/LeaseList":     190,
-	"coordination.k8s.io/v1/Status":        197,
-	"coordination.k8s.io/v1/WatchEvent":    200,
-	"meta.k8s.io/v1/DeleteOptions":         192,
-	"meta.k8s.io/v1/ListMeta":              8,
-	"meta.k8s.io/v1/ObjectMeta":            1,
-	"meta.k8s.io/v1/Status":                197,
-	"meta.k8s.io/v1/WatchEvent":            200,
-	"policy/v1/DeleteOptions":              192,
-	"policy/v1/Eviction":                   191,
-	"policy/v1/Status":                     197,
-	"policy/v1/WatchEvent":                 200,
-	"v1/ConfigMap":                         130,
-	"v1/ConfigMapList":                     131,
-	"v1/DeleteOptions":                     192,
-	"v1/Endpoints":                         145,
-	"v1/EndpointsList":                     150,
-	"v1/Event":                             169,
-	"v1/EventList":                         172,
-	"v1/Namespace":                         0,
-	"v1/NamespaceList":                     7,
-	"v1/Node":                              151,
-	"v1/NodeList":                          168,
-	"v1/Pod":                               9,
-	"v1/PodList":                           129,
-	"v1/Secret":                            132,
-	"v1/SecretList":                        133,
-	"v1/Service":                           134,
-	"v1/ServiceAccount":                    173,
-	"v1/ServiceAccountList":                174,
-	"v1/ServiceList":                       144,
-	"v1/Status":                            197,
-	"v1/WatchEvent":                        200,
+	"apps/v1/DeleteOptions":                    192,
+	"apps/v1/Deployment":                       175,
+	"apps/v1/DeploymentList":                   182,
+	"apps/v1/ReplicaSet":                       183,
+	"apps/v1/ReplicaSetList":                   187,
+	"apps/v1/Status":                           197,
+	"apps/v1/WatchEvent":                       200,
+	"autoscaling/v1/DeleteOptions":             192,
+	"autoscaling/v1/Scale":                     194,
+	"autoscaling/v1/Status":                    197,
+	"autoscaling/v1/WatchEvent":                200,
+	"coordination.k8s.io/v1/DeleteOptions":     192,
+	"coordination.k8s.io/v1/Lease":             188,
+	"coordination.k8s.io/v1/LeaseList":         190,
+	"coordination.k8s.io/v1/Status":            197,
+	"coordination.k8s.io/v1/WatchEvent":        200,
+	"meta.k8s.io/v1/DeleteOptions":             192,
+	"meta.k8s.io/v1/ListMeta":                  8,
+	"meta.k8s.io/v1/ObjectMeta":                1,
+	"meta.k8s.io/v1/PartialObjectMetadata":     201,
+	"meta.k8s.io/v1/PartialObjectMetadataList": 202,
+	"meta.k8s.io/v1/Status":                    197,
+	"meta.k8s.io/v1/WatchEvent":                200,
+	"policy/v1/DeleteOptions":                  192,
+	"policy/v1/Eviction":                       191,
+	"policy/v1/Status":                         197,
+	"policy/v1/WatchEvent":                     200,
+	"v1/ConfigMap":                             130,
+	"v1/ConfigMapList":                         131,
+	"v1/DeleteOptions":                         192,
+	"v1/Endpoints":                             145,
+	"v1/EndpointsList":                         150,
+	"v1/Event":                                 169,
+	"v1/EventList":                             172,
+	"v1/Namespace":                             0,
+	"v1/NamespaceList":                         7,
+	"v1/Node":                                  151,
+	"v1/NodeList":                              168,
+	"v1/Pod":                                   9,
+	"v1/PodList":                               129,
+	"v1/Secret":                                132,
+	"v1/SecretList":                            133,
+	"v1/Service":                               134,
+	"v1/ServiceAccount":                        173,
+	"v1/ServiceAccountList":                    174,
+	"v1/ServiceList":                           144,
+	"v1/Status":                                197,
+	"v1/WatchEvent":                            200,
 }
