@@ -64,6 +64,7 @@ type Server struct {
 	registry *schema.Registry
 	handler  http.Handler
 	nsStates sync.Map // namespace name → namespaceState
+	messages messageCache
 
 	openAPIOnce sync.Once
 	openAPI     *openAPISpecs

@@ -119,6 +119,14 @@ func Unmarshal(apiVersion, kind string, raw []byte) (object.Object, error) {
 // contentType ""}, as kube-apiserver's protobuf serializer writes it (raw, and the
 // two empty strings, are always written).
 func AppendEnvelope(dst []byte, apiVersion, kind string, raw []byte) []byte {
+	dst = AppendEnvelopeHead(dst, apiVersion, kind, len(raw))
+	return AppendEnvelopeTail(append(dst, raw...))
+}
+
+// AppendEnvelopeHead appends an envelope up to its raw message, which has n
+// bytes: the caller writes the message and then AppendEnvelopeTail, so a large
+// message can be streamed instead of copied.
+func AppendEnvelopeHead(dst []byte, apiVersion, kind string, n int) []byte {
 	dst = append(dst, magic...)
 	typeMeta := protowire.SizeTag(1) + protowire.SizeBytes(len(apiVersion)) +
 		protowire.SizeTag(2) + protowire.SizeBytes(len(kind))
@@ -129,7 +137,12 @@ func AppendEnvelope(dst []byte, apiVersion, kind string, raw []byte) []byte {
 	dst = protowire.AppendTag(dst, 2, protowire.BytesType)
 	dst = protowire.AppendString(dst, kind)
 	dst = protowire.AppendTag(dst, 2, protowire.BytesType)
-	dst = protowire.AppendBytes(dst, raw)
+	return protowire.AppendVarint(dst, uint64(n))
+}
+
+// AppendEnvelopeTail appends what follows the raw message in an envelope: the
+// empty contentEncoding and contentType.
+func AppendEnvelopeTail(dst []byte) []byte {
 	dst = protowire.AppendTag(dst, 3, protowire.BytesType)
 	dst = protowire.AppendString(dst, "")
 	dst = protowire.AppendTag(dst, 4, protowire.BytesType)
@@ -208,10 +221,16 @@ func AppendList(dst []byte, listMeta object.Object, items [][]byte) ([]byte, err
 		return nil, fmt.Errorf("protobuf: encoding ListMeta: %w", err)
 	}
 	for _, item := range items {
-		dst = protowire.AppendTag(dst, 2, protowire.BytesType)
-		dst = protowire.AppendBytes(dst, item)
+		dst = append(AppendListItemHead(dst, len(item)), item...)
 	}
 	return dst, nil
+}
+
+// AppendListItemHead appends the field head of a list item of n bytes (field 2
+// of every <Kind>List), for callers that stream the items.
+func AppendListItemHead(dst []byte, n int) []byte {
+	dst = protowire.AppendTag(dst, 2, protowire.BytesType)
+	return protowire.AppendVarint(dst, uint64(n))
 }
 
 // AppendWatchEvent appends a metav1.WatchEvent message {type = 1, object = 2
