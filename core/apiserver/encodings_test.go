@@ -266,3 +266,33 @@ func TestK8S_ENC_BadInput(t *testing.T) {
 		t.Fatalf("bad input changed the store: revision %d → %d", rev, got)
 	}
 }
+
+func TestPLAY_3_DecodeBinaryForDisplay(t *testing.T) {
+	s := newTestServer(t, Config{})
+	s.createCM("default", "a", map[string]string{"app": "web"})
+	fetch := func(accept, query string) ([]byte, string) {
+		req, _ := http.NewRequest("GET", s.hs.URL+cms+query, nil)
+		req.Header.Set("Accept", accept)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return b, resp.Header.Get("Content-Type")
+	}
+	for _, accept := range []string{"application/vnd.kubernetes.protobuf", "application/cbor"} {
+		body, ct := fetch(accept, "/a")
+		r := s.do("POST", "/debug/kubeplay/decode", body, "Content-Type", ct).must(t, 200)
+		if r.str("kind") != "ConfigMap" || r.str("metadata", "labels", "app") != "web" || r.str("data", "k") != "v" {
+			t.Errorf("%s decoded: %s", accept, r.Body)
+		}
+		stream, ct := fetch(accept, "?watch=1&resourceVersion=0&timeoutSeconds=1")
+		r = s.do("POST", "/debug/kubeplay/decode", stream, "Content-Type", ct).must(t, 200)
+		var events []watchEvent
+		if err := json.Unmarshal(r.Body, &events); err != nil || len(events) != 1 || events[0].Type != "ADDED" || events[0].name() != "a" {
+			t.Errorf("%s stream decoded: %s (%v)", ct, r.Body, err)
+		}
+	}
+	s.do("POST", "/debug/kubeplay/decode", "k8s\x00garbage", "Content-Type", "application/vnd.kubernetes.protobuf").wantStatus(t, 400, "BadRequest", "")
+}

@@ -221,3 +221,14 @@ func AppendCBORWatchEvent(dst []byte, typ string, obj []byte) ([]byte, error) {
 	}
 	return append(append(dst, SelfDescribedCBOR...), b...), nil
 }
+
+// SplitCBORSequence takes the first data item off a CBOR sequence (a watch in
+// application/cbor-seq): the item and the bytes after it.
+func SplitCBORSequence(data []byte) (item, rest []byte, err error) {
+	var raw cbor.RawMessage
+	rest, err = cborDecode.UnmarshalFirst(data, &raw)
+	if err != nil {
+		return nil, data, err
+	}
+	return data[:len(data)-len(rest)], rest, nil
+}

@@ -324,3 +324,27 @@ test('PLAY-2: a new build replaces the old worker cleanly and keeps the sandbox'
     proc.kill();
   }
 });
+
+test('PLAY-3 K8S-ENC-3: a protobuf answer is shown decoded as JSON and as hex; a Table renders', async () => {
+  const page = await openPlayground();
+  assert.equal((await api(page, 'POST', CMS, cm('binary-view'))).status, 201);
+  await page.evaluate((path) => window.kubeplayUI.builder.setSpec({
+    method: 'GET', path, headers: [['Accept', 'application/vnd.kubernetes.protobuf']],
+  }), CMS + '/binary-view');
+  await page.click('[data-testid="send"]');
+  await page.waitForSelector('[data-testid="response-status"][data-status="200"]');
+  const decoded = await page.waitForSelector('[data-testid="response-decoded"]:has-text("binary-view")', { timeout: 10000 });
+  const text = await decoded.innerText();
+  assert.match(text, /decoded from application\/vnd\.kubernetes\.protobuf/);
+  assert.match(text, /"kind": "ConfigMap"/);
+  assert.match(await page.innerText('[data-testid="response-body"]'), /^application\/vnd\.kubernetes\.protobuf — .* binary\n\n00000000  6b 38 73 00/);
+  await page.screenshot({ path: join(artifacts, 'protobuf-response.png'), fullPage: true });
+
+  await page.evaluate((path) => window.kubeplayUI.builder.setSpec({
+    method: 'GET', path, headers: [['Accept', 'application/json;as=Table;v=v1;g=meta.k8s.io']],
+  }), CMS);
+  await page.click('[data-testid="send"]');
+  await page.waitForSelector('.k8s-table th:has-text("Data")', { timeout: 10000 });
+  await page.screenshot({ path: join(artifacts, 'table-response.png'), fullPage: true });
+  await page.close();
+});
