@@ -6,7 +6,6 @@ import (
 	"math"
 	"strconv"
 	"time"
-	"unicode/utf8"
 
 	"kubeplay/core/object"
 )
@@ -84,12 +83,12 @@ func Build(dst []byte, p *Printer, items []Item, opts Options) ([]byte, error) {
 	if lm := opts.ListMeta; lm.ResourceVersion != "" || lm.Continue != "" || lm.RemainingItemCount != nil {
 		if lm.ResourceVersion != "" {
 			dst = append(dst, `"resourceVersion":`...)
-			dst = appendString(dst, lm.ResourceVersion)
+			dst = object.AppendString(dst, lm.ResourceVersion)
 			sep = ","
 		}
 		if lm.Continue != "" {
 			dst = append(dst, sep+`"continue":`...)
-			dst = appendString(dst, lm.Continue)
+			dst = object.AppendString(dst, lm.Continue)
 			sep = ","
 		}
 		if lm.RemainingItemCount != nil {
@@ -124,16 +123,16 @@ func Build(dst []byte, p *Printer, items []Item, opts Options) ([]byte, error) {
 					dst = append(dst, ',')
 				}
 				dst = append(dst, `{"type":`...)
-				dst = appendString(dst, c.Type)
+				dst = object.AppendString(dst, c.Type)
 				dst = append(dst, `,"status":`...)
-				dst = appendString(dst, c.Status)
+				dst = object.AppendString(dst, c.Status)
 				if c.Reason != "" {
 					dst = append(dst, `,"reason":`...)
-					dst = appendString(dst, c.Reason)
+					dst = object.AppendString(dst, c.Reason)
 				}
 				if c.Message != "" {
 					dst = append(dst, `,"message":`...)
-					dst = appendString(dst, c.Message)
+					dst = object.AppendString(dst, c.Message)
 				}
 				dst = append(dst, '}')
 			}
@@ -183,13 +182,13 @@ func appendColumns(dst []byte, cols []Column) []byte {
 			dst = append(dst, ',')
 		}
 		dst = append(dst, `{"name":`...)
-		dst = appendString(dst, c.Name)
+		dst = object.AppendString(dst, c.Name)
 		dst = append(dst, `,"type":`...)
-		dst = appendString(dst, c.Type)
+		dst = object.AppendString(dst, c.Type)
 		dst = append(dst, `,"format":`...)
-		dst = appendString(dst, c.Format)
+		dst = object.AppendString(dst, c.Format)
 		dst = append(dst, `,"description":`...)
-		dst = appendString(dst, c.Description)
+		dst = object.AppendString(dst, c.Description)
 		dst = append(dst, `,"priority":`...)
 		dst = strconv.AppendInt(dst, int64(c.Priority), 10)
 		dst = append(dst, '}')
@@ -208,7 +207,7 @@ func appendCells(dst []byte, cells []any) ([]byte, error) {
 		case nil:
 			dst = append(dst, "null"...)
 		case string:
-			dst = appendString(dst, v)
+			dst = object.AppendString(dst, v)
 		case int64:
 			dst = strconv.AppendInt(dst, v, 10)
 		case bool:
@@ -242,55 +241,6 @@ func appendFloat(dst []byte, f float64) []byte {
 		}
 	}
 	return dst
-}
-
-// appendString writes s as a JSON string the way encoding/json does by default:
-// <, >, & and U+2028/U+2029 escaped, invalid UTF-8 replaced by U+FFFD.
-func appendString(dst []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		b := s[i]
-		if b < utf8.RuneSelf {
-			if b >= 0x20 && b != '"' && b != '\\' && b != '<' && b != '>' && b != '&' {
-				i++
-				continue
-			}
-			dst = append(dst, s[start:i]...)
-			switch b {
-			case '"', '\\':
-				dst = append(dst, '\\', b)
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', hex[b>>4], hex[b&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, '\\', 'u', '2', '0', '2', hex[r&0xf])
-		default:
-			i += size
-			continue
-		}
-		i += size
-		start = i
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
 }
 
 // Watch encodes the Table of each event of one watch stream. kube-apiserver's

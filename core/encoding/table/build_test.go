@@ -236,8 +236,8 @@ func TestK8S_ENC_5_JSONScalarsMatchEncodingJSON(t *testing.T) {
 	floats := []float64{0, -0.0, 1, 0.25, 1e-7, 1e-6, 123456789, 1e20, 1e21, 1.5e300, -2.5e-9, 5e-324}
 	for _, s := range strs {
 		want, _ := json.Marshal(s)
-		if got := appendString(nil, s); string(got) != string(want) {
-			t.Errorf("appendString(%q) = %s, want %s", s, got, want)
+		if got := object.AppendString(nil, s); string(got) != string(want) {
+			t.Errorf("object.AppendString(%q) = %s, want %s", s, got, want)
 		}
 	}
 	for _, f := range floats {
