@@ -326,9 +326,10 @@ func Strings(m map[string]any, field string) []string {
 	return out
 }
 
-// Path returns the value at a dotted path of nested maps ("spec.nodeName"), or nil.
-func Path(obj Object, path ...string) any {
-	var cur any = obj
+// Path returns the value at a path of nested maps ("spec", "nodeName") in v, or
+// nil when a key is missing or a value on the way is not a map.
+func Path(v any, path ...string) any {
+	cur := v
 	for _, p := range path {
 		m, ok := cur.(map[string]any)
 		if !ok {

@@ -2,6 +2,7 @@ package table
 
 import (
 	"encoding/json"
+	"kubeplay/core/object"
 	"math"
 	"strconv"
 	"time"
@@ -12,42 +13,30 @@ import (
 // read them the way a typed decode would, treating anything of the wrong shape as
 // absent, so that no input can make a printer panic.
 
-// at walks nested maps; a missing key or a non-map on the way gives nil.
-func at(v any, path ...string) any {
-	for _, p := range path {
-		m, ok := v.(map[string]any)
-		if !ok {
-			return nil
-		}
-		v = m[p]
-	}
-	return v
-}
-
 func strAt(v any, path ...string) string {
-	s, _ := at(v, path...).(string)
+	s, _ := object.Path(v, path...).(string)
 	return s
 }
 
 func mapAt(v any, path ...string) map[string]any {
-	m, _ := at(v, path...).(map[string]any)
+	m, _ := object.Path(v, path...).(map[string]any)
 	return m
 }
 
 func listAt(v any, path ...string) []any {
-	l, _ := at(v, path...).([]any)
+	l, _ := object.Path(v, path...).([]any)
 	return l
 }
 
 func boolAt(v any, path ...string) bool {
-	b, _ := at(v, path...).(bool)
+	b, _ := object.Path(v, path...).(bool)
 	return b
 }
 
 // intAt reads an integer field; a missing field or a value that is not an
 // integer reads as 0.
 func intAt(v any, path ...string) int64 {
-	n, _ := toInt(at(v, path...))
+	n, _ := toInt(object.Path(v, path...))
 	return n
 }
 
@@ -74,7 +63,7 @@ func toInt(v any) (int64, bool) {
 // timeAt reads an RFC 3339 timestamp; missing or unparseable reads as the zero
 // time, which the cells show as <unknown>.
 func timeAt(v any, path ...string) time.Time {
-	s, _ := at(v, path...).(string)
+	s, _ := object.Path(v, path...).(string)
 	t, err := time.Parse(time.RFC3339, s)
 	if err != nil {
 		return time.Time{}

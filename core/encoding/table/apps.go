@@ -23,7 +23,7 @@ var deploymentPrinter = &Printer{
 	},
 	cells: func(d object.Object, now time.Time) []any {
 		names, images := containerCells(d)
-		selector, ok := labelSelector(at(d, "spec", "selector"))
+		selector, ok := labelSelector(object.Path(d, "spec", "selector"))
 		if !ok {
 			selector = "<invalid>"
 		}
@@ -50,7 +50,7 @@ var replicaSetPrinter = &Printer{
 	cells: func(rs object.Object, now time.Time) []any {
 		names, images := containerCells(rs)
 		// metav1.FormatLabelSelector
-		selector, ok := labelSelector(at(rs, "spec", "selector"))
+		selector, ok := labelSelector(object.Path(rs, "spec", "selector"))
 		switch {
 		case !ok:
 			selector = "<error>"
@@ -67,7 +67,7 @@ var replicaSetPrinter = &Printer{
 // replicas is spec.replicas, which SetDefaults_Deployment and
 // SetDefaults_ReplicaSet set to 1 when absent.
 func replicas(obj object.Object) int64 {
-	if at(obj, "spec", "replicas") == nil {
+	if object.Path(obj, "spec", "replicas") == nil {
 		return 1
 	}
 	return intAt(obj, "spec", "replicas")
@@ -101,7 +101,7 @@ func labelSelector(v any) (s string, ok bool) {
 	}
 	sort.Slice(reqs, func(i, j int) bool { return reqs[i].key < reqs[j].key })
 	for _, e := range listAt(sel, "matchExpressions") {
-		key, op, values := strAt(e, "key"), strAt(e, "operator"), stringList(at(e, "values"))
+		key, op, values := strAt(e, "key"), strAt(e, "operator"), stringList(object.Path(e, "values"))
 		if !validLabelKey(key) {
 			return "", false
 		}

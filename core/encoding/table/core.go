@@ -99,14 +99,14 @@ func serviceCells(svc object.Object, now time.Time) []any {
 	}
 	return []any{
 		name(svc), typ, clusterIP, serviceExternalIP(svc, typ), orNone(strings.Join(ports, ",")),
-		created(svc, now), formatLabels(stringMap(at(spec, "selector"))),
+		created(svc, now), formatLabels(stringMap(object.Path(spec, "selector"))),
 	}
 }
 
 // serviceExternalIP is getServiceExternalIP with wide output (the server prints
 // wide), so load balancer addresses are never shortened.
 func serviceExternalIP(svc object.Object, typ string) string {
-	external := stringList(at(svc, "spec", "externalIPs"))
+	external := stringList(object.Path(svc, "spec", "externalIPs"))
 	switch typ {
 	case "ClusterIP", "NodePort":
 		if len(external) > 0 {
@@ -217,7 +217,7 @@ func nodeCells(node object.Object, now time.Time) []any {
 	}
 
 	roleSet := map[string]bool{}
-	for k, v := range stringMap(at(node, "metadata", "labels")) {
+	for k, v := range stringMap(object.Path(node, "metadata", "labels")) {
 		switch {
 		case strings.HasPrefix(k, "node-role.kubernetes.io/"):
 			if role := strings.TrimPrefix(k, "node-role.kubernetes.io/"); role != "" {

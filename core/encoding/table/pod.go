@@ -130,7 +130,7 @@ func podCells(pod object.Object, now time.Time) []any {
 		}
 	}
 
-	if at(pod, "metadata", "deletionTimestamp") != nil {
+	if object.Path(pod, "metadata", "deletionTimestamp") != nil {
 		switch {
 		case strAt(status, "reason") == "NodeLost":
 			reason = "Unknown"
