@@ -2,10 +2,11 @@ package table
 
 import (
 	"encoding/json"
-	"kubeplay/core/object"
 	"math"
 	"strconv"
 	"time"
+
+	"kubeplay/core/object"
 )
 
 // Objects arrive as decoded JSON (map[string]any, []any, string, json.Number,
