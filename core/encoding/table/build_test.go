@@ -4,14 +4,15 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"k8s.io/apimachinery/pkg/api/meta"
-	"k8s.io/apimachinery/pkg/apis/meta/v1beta1/validation"
-	"k8s.io/apimachinery/pkg/runtime"
 	"strings"
 	"testing"
 	"time"
+
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1beta1/validation"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	"kubeplay/core/object"
 )

@@ -3,13 +3,14 @@ package table
 import (
 	"bytes"
 	"encoding/json"
-	"k8s.io/apimachinery/pkg/util/duration"
-	"k8s.io/client-go/util/jsonpath"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/duration"
+	"k8s.io/client-go/util/jsonpath"
 
 	"kubeplay/core/object"
 )
