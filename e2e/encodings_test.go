@@ -246,8 +246,10 @@ func samePodSpec(a, b corev1.PodSpec) bool {
 func podCRUD(cs *kubernetes.Clientset) crud[*corev1.Pod] {
 	api := cs.CoreV1().Pods(cgNamespace)
 	return crud[*corev1.Pod]{
-		create: func(ctx context.Context, o *corev1.Pod) (*corev1.Pod, error) { return api.Create(ctx, o, metav1.CreateOptions{}) },
-		get:    func(ctx context.Context, n string) (*corev1.Pod, error) { return api.Get(ctx, n, metav1.GetOptions{}) },
+		create: func(ctx context.Context, o *corev1.Pod) (*corev1.Pod, error) {
+			return api.Create(ctx, o, metav1.CreateOptions{})
+		},
+		get: func(ctx context.Context, n string) (*corev1.Pod, error) { return api.Get(ctx, n, metav1.GetOptions{}) },
 		list: func(ctx context.Context) ([]*corev1.Pod, error) {
 			l, err := api.List(ctx, metav1.ListOptions{})
 			if err != nil {
@@ -262,7 +264,9 @@ func podCRUD(cs *kubernetes.Clientset) crud[*corev1.Pod] {
 		watch: func(ctx context.Context, rv string) (watch.Interface, error) {
 			return api.Watch(ctx, metav1.ListOptions{ResourceVersion: rv})
 		},
-		update: func(ctx context.Context, o *corev1.Pod) (*corev1.Pod, error) { return api.Update(ctx, o, metav1.UpdateOptions{}) },
+		update: func(ctx context.Context, o *corev1.Pod) (*corev1.Pod, error) {
+			return api.Update(ctx, o, metav1.UpdateOptions{})
+		},
 		delete: func(ctx context.Context, n string) error { return api.Delete(ctx, n, metav1.DeleteOptions{}) },
 		meta:   func(o *corev1.Pod) *metav1.ObjectMeta { return &o.ObjectMeta },
 		same:   func(a, b *corev1.Pod) bool { return samePodSpec(a.Spec, b.Spec) },
@@ -275,7 +279,9 @@ func configMapCRUD(cs *kubernetes.Clientset) crud[*corev1.ConfigMap] {
 		create: func(ctx context.Context, o *corev1.ConfigMap) (*corev1.ConfigMap, error) {
 			return api.Create(ctx, o, metav1.CreateOptions{})
 		},
-		get: func(ctx context.Context, n string) (*corev1.ConfigMap, error) { return api.Get(ctx, n, metav1.GetOptions{}) },
+		get: func(ctx context.Context, n string) (*corev1.ConfigMap, error) {
+			return api.Get(ctx, n, metav1.GetOptions{})
+		},
 		list: func(ctx context.Context) ([]*corev1.ConfigMap, error) {
 			l, err := api.List(ctx, metav1.ListOptions{})
 			if err != nil {
@@ -307,7 +313,9 @@ func serviceCRUD(cs *kubernetes.Clientset) crud[*corev1.Service] {
 		create: func(ctx context.Context, o *corev1.Service) (*corev1.Service, error) {
 			return api.Create(ctx, o, metav1.CreateOptions{})
 		},
-		get: func(ctx context.Context, n string) (*corev1.Service, error) { return api.Get(ctx, n, metav1.GetOptions{}) },
+		get: func(ctx context.Context, n string) (*corev1.Service, error) {
+			return api.Get(ctx, n, metav1.GetOptions{})
+		},
 		list: func(ctx context.Context) ([]*corev1.Service, error) {
 			l, err := api.List(ctx, metav1.ListOptions{})
 			if err != nil {
