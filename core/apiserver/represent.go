@@ -32,8 +32,8 @@ type reply struct {
 	// include is what the rows of a Table carry (includeObject).
 	include table.IncludeObject
 	now     func() time.Time
-	// messages caches the protobuf messages of stored objects.
-	messages *messageCache
+	// items caches stored objects in the binary media, for lists.
+	items *itemCache
 }
 
 // gzipThreshold is the size above which kube-apiserver compresses a response
@@ -53,7 +53,7 @@ func (s *Server) negotiateReply(r *http.Request, res *schema.Resource, watch boo
 	if err != nil {
 		return reply{}, notAcceptable(err)
 	}
-	rep := reply{out: out, gzip: acceptsGzip(r), pretty: out.Media == encoding.JSON && (out.Pretty || prettyPrinted(r)), now: s.cfg.Now, messages: &s.messages}
+	rep := reply{out: out, gzip: acceptsGzip(r), pretty: out.Media == encoding.JSON && (out.Pretty || prettyPrinted(r)), now: s.cfg.Now, items: &s.items}
 	if out.Convert != nil && out.Convert.Kind == "Table" {
 		if rep.include, err = table.ParseIncludeObject(r.URL.Query().Get("includeObject")); err != nil {
 			return reply{}, errBadRequest(err.Error())
@@ -166,8 +166,8 @@ func (rep reply) writeObject(w http.ResponseWriter, code int, res *schema.Resour
 // buffers small writes), so a large list costs one copy into the connection and
 // no large allocation; other media build the document.
 func (rep reply) writeList(w http.ResponseWriter, res *schema.Resource, meta listMeta, items []storage.Item) {
-	if rep.out.Media == encoding.Protobuf && rep.out.Convert == nil {
-		rep.writeProtobufList(w, res, meta, items)
+	if (rep.out.Media == encoding.Protobuf || rep.out.Media == encoding.CBOR) && rep.out.Convert == nil {
+		rep.writeBinaryList(w, res, meta, items)
 		return
 	}
 	if rep.out.Convert != nil || rep.out.Media != encoding.JSON || rep.pretty || rep.gzip && listSize(res, meta, items) > gzipThreshold {

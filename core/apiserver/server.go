@@ -64,7 +64,7 @@ type Server struct {
 	registry *schema.Registry
 	handler  http.Handler
 	nsStates sync.Map // namespace name → namespaceState
-	messages messageCache
+	items    itemCache
 
 	openAPIOnce sync.Once
 	openAPI     *openAPISpecs

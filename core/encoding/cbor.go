@@ -98,15 +98,68 @@ func cborSimpleValues() *cbor.SimpleValueRegistry {
 // AppendCBOR appends doc — a value in core/object's form (maps, slices,
 // json.Number, strings, bools, nil) — as a self-described CBOR document.
 func AppendCBOR(dst []byte, doc any) ([]byte, error) {
-	v, err := toCBORValue(doc)
-	if err != nil {
-		return dst, err
-	}
-	b, err := cborEncode.Marshal(v)
+	b, err := MarshalCBOR(doc)
 	if err != nil {
 		return dst, err
 	}
 	return append(append(dst, SelfDescribedCBOR...), b...), nil
+}
+
+// MarshalCBOR encodes doc as one CBOR data item without the self-described
+// tag: as it sits inside another document.
+func MarshalCBOR(doc any) ([]byte, error) {
+	v, err := toCBORValue(doc)
+	if err != nil {
+		return nil, err
+	}
+	return cborEncode.Marshal(v)
+}
+
+// CBORListFrame is a self-described <Kind>List of n items around them: the
+// bytes before the first item and after the last. The items go in between as
+// MarshalCBOR encodes them, so that their encodings can be cached and streamed;
+// the whole is what AppendCBOR writes for the list.
+func CBORListFrame(kind, apiVersion string, meta map[string]any, n int) (head, tail []byte, err error) {
+	m, err := MarshalCBOR(meta)
+	if err != nil {
+		return nil, nil, err
+	}
+	// Keys in bytewise-lexical order of their encodings, as cborEncode sorts
+	// them: shorter byte strings first.
+	head = append(head, SelfDescribedCBOR...)
+	head = appendCBORHead(head, cborMap, 4)
+	head = appendCBORBytes(appendCBORBytes(head, "kind"), kind)
+	head = appendCBORHead(appendCBORBytes(head, "items"), cborArray, uint64(n))
+	tail = append(appendCBORBytes(nil, "metadata"), m...)
+	tail = appendCBORBytes(appendCBORBytes(tail, "apiVersion"), apiVersion)
+	return head, tail, nil
+}
+
+// CBOR major types.
+const (
+	cborByteString = 2 << 5
+	cborArray      = 4 << 5
+	cborMap        = 5 << 5
+)
+
+// appendCBORHead appends the head of a data item of a major type with argument n.
+func appendCBORHead(dst []byte, major byte, n uint64) []byte {
+	switch {
+	case n < 24:
+		return append(dst, major|byte(n))
+	case n <= math.MaxUint8:
+		return append(dst, major|24, byte(n))
+	case n <= math.MaxUint16:
+		return append(dst, major|25, byte(n>>8), byte(n))
+	case n <= math.MaxUint32:
+		return append(dst, major|26, byte(n>>24), byte(n>>16), byte(n>>8), byte(n))
+	}
+	return append(dst, major|27, byte(n>>56), byte(n>>48), byte(n>>40), byte(n>>32), byte(n>>24), byte(n>>16), byte(n>>8), byte(n))
+}
+
+// appendCBORBytes appends s as a byte string, as kube writes strings.
+func appendCBORBytes(dst []byte, s string) []byte {
+	return append(appendCBORHead(dst, cborByteString, uint64(len(s))), s...)
 }
 
 // toCBORValue turns json.Numbers into integers (or floats when they have a

@@ -142,3 +142,30 @@ func FuzzYAMLToJSON(f *testing.F) {
 		}
 	})
 }
+
+func TestK8S_ENC_4_CBORListFromCachedItems(t *testing.T) {
+	var items []any
+	var encoded [][]byte
+	for _, fx := range cborFixtures {
+		obj, _ := object.Decode([]byte(fx))
+		items = append(items, map[string]any(obj))
+		b, err := MarshalCBOR(obj)
+		if err != nil {
+			t.Fatal(err)
+		}
+		encoded = append(encoded, b)
+	}
+	meta := map[string]any{"resourceVersion": "42", "continue": strings.Repeat("c", 300)}
+	head, tail, err := CBORListFrame("ConfigMapList", "v1", meta, len(encoded))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := append(bytes.Join(append([][]byte{head}, encoded...), nil), tail...)
+	want, err := AppendCBOR(nil, map[string]any{"kind": "ConfigMapList", "apiVersion": "v1", "metadata": meta, "items": items})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("list from cached items differs from the list encoded whole:\n got %x\nwant %x", got, want)
+	}
+}

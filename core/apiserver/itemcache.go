@@ -1,0 +1,149 @@
+package apiserver
+
+import (
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"sync"
+
+	"kubeplay/core/encoding"
+	"kubeplay/core/encoding/protobuf"
+	"kubeplay/core/object"
+	"kubeplay/core/schema"
+	"kubeplay/core/storage"
+)
+
+// itemCache keeps stored objects encoded in the binary media (a protobuf
+// message, a CBOR map), so that a list in protobuf or CBOR costs about a copy
+// per item, as a list in JSON (the stored form) does. An entry is valid while
+// the stored value it was made from is the current one; the cache is emptied
+// when it outgrows its budget.
+type itemCache struct {
+	mu      sync.Mutex
+	entries map[itemCacheKey]cachedItem
+	size    int
+}
+
+type itemCacheKey struct {
+	media encoding.Media
+	key   string // the storage key
+}
+
+type cachedItem struct {
+	stored  string // the stored JSON the encoding was made from
+	encoded []byte
+}
+
+// itemCacheBudget bounds the bytes of cached encodings.
+const itemCacheBudget = 64 << 20
+
+// encoded is a stored object of res in media (protobuf or CBOR), without
+// envelope or tag: as it sits inside a list.
+func (c *itemCache) encoded(media encoding.Media, res *schema.Resource, it storage.Item) ([]byte, error) {
+	k := itemCacheKey{media, it.Key}
+	c.mu.Lock()
+	e, ok := c.entries[k]
+	c.mu.Unlock()
+	if ok && e.stored == it.Value {
+		return e.encoded, nil
+	}
+	obj, err := object.Decode([]byte(it.Value))
+	if err != nil {
+		return nil, err
+	}
+	var b []byte
+	if media == encoding.Protobuf {
+		b, err = protobuf.Marshal(nil, res.APIVersion(), res.Kind, obj)
+	} else {
+		b, err = encoding.MarshalCBOR(obj)
+	}
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.entries == nil || c.size+len(b) > itemCacheBudget {
+		c.entries, c.size = map[itemCacheKey]cachedItem{}, 0
+	}
+	c.size += len(b) - len(c.entries[k].encoded)
+	c.entries[k] = cachedItem{stored: it.Value, encoded: b}
+	return b, nil
+}
+
+// object is the list metadata in the JSON object form.
+func (m listMeta) object() object.Object {
+	lm := object.Object{}
+	if m.ResourceVersion != "" {
+		lm["resourceVersion"] = m.ResourceVersion
+	}
+	if m.Continue != "" {
+		lm["continue"] = m.Continue
+	}
+	if m.RemainingItemCount != nil {
+		lm["remainingItemCount"] = json.Number(strconv.FormatInt(*m.RemainingItemCount, 10))
+	}
+	return lm
+}
+
+// writeBinaryList answers with a <Kind>List of stored items in protobuf or
+// CBOR. Like the JSON list it hands the (cached) item encodings to w one by one
+// instead of building the whole body; with gzip it builds it.
+func (rep reply) writeBinaryList(w http.ResponseWriter, res *schema.Resource, meta listMeta, items []storage.Item) {
+	media := rep.out.Media
+	encoded := make([][]byte, len(items))
+	size := 0
+	for i, it := range items {
+		b, err := rep.items.encoded(media, res, it)
+		if err != nil {
+			rep.writeStatus(w, errInternal(err))
+			return
+		}
+		encoded[i] = b
+		size += len(b)
+	}
+	var head, tail []byte
+	var itemHead func(dst []byte, n int) []byte
+	var err error
+	if media == encoding.Protobuf {
+		head, tail, err = protobufListFrame(res, meta, encoded)
+		itemHead = protobuf.AppendListItemHead
+	} else {
+		head, tail, err = encoding.CBORListFrame(res.ListKind(), res.APIVersion(), meta.object(), len(encoded))
+		itemHead = func(dst []byte, _ int) []byte { return dst }
+	}
+	if err != nil {
+		rep.writeStatus(w, errInternal(err))
+		return
+	}
+	var scratch [16]byte
+	total := len(head) + len(tail) + size
+	for _, b := range encoded {
+		total += len(itemHead(scratch[:0], len(b)))
+	}
+	if rep.gzip && total > gzipThreshold {
+		body := append(make([]byte, 0, total), head...)
+		for _, b := range encoded {
+			body = append(itemHead(body, len(b)), b...)
+		}
+		rep.send(w, http.StatusOK, media.ContentType(), append(body, tail...))
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", media.ContentType())
+	h.Set("Content-Length", strconv.Itoa(total))
+	w.WriteHeader(http.StatusOK)
+	if _, err := w.Write(head); err != nil {
+		return
+	}
+	for _, b := range encoded {
+		if ih := itemHead(scratch[:0], len(b)); len(ih) > 0 {
+			if _, err := w.Write(ih); err != nil {
+				return
+			}
+		}
+		if _, err := w.Write(b); err != nil {
+			return
+		}
+	}
+	_, _ = w.Write(tail)
+}
