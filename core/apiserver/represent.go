@@ -334,6 +334,9 @@ type watchCodec struct {
 	// table prints each event as a Table (as=Table): the first with the column
 	// definitions, so it is per watch and not shared.
 	table *table.Watch
+	// build encodes an event the first time a watcher of this representation
+	// asks for it (made once per watch, not per event).
+	build func(*storage.Event) []byte
 }
 
 func newWatchCodec(t target) *watchCodec {
@@ -342,8 +345,14 @@ func newWatchCodec(t target) *watchCodec {
 		key += ";as=" + c.Kind + ";v=" + c.Version
 	}
 	c := &watchCodec{rep: t.rep, res: t.res, key: key}
-	if conv := t.rep.out.Convert; conv != nil && conv.Kind == "Table" {
+	switch conv := t.rep.out.Convert; {
+	case conv != nil && conv.Kind == "Table":
 		c.table = &table.Watch{Printer: table.For(t.res.Group, t.res.Plural), Version: conv.Version, Include: t.rep.include}
+	case t.rep.out.Media == encoding.JSON && conv == nil:
+		c.key = "json"
+		c.build = func(e *storage.Event) []byte { return jsonEventFrame(c.res, e) }
+	default:
+		c.build = c.encodeEvent
 	}
 	return c
 }
@@ -359,26 +368,26 @@ func (c *watchCodec) start(w http.ResponseWriter) {
 
 // event is e's frame.
 func (c *watchCodec) event(e *storage.Event) []byte {
-	if c.rep.out.Media == encoding.JSON && c.rep.out.Convert == nil {
-		return e.Encoded("json", func(e *storage.Event) []byte { return jsonEventFrame(c.res, e) })
-	}
 	if c.table != nil {
 		return c.tableEvent(e)
 	}
-	return e.Encoded(c.key, func(e *storage.Event) []byte {
-		if e.Type == storage.Bookmark {
-			return c.frame(string(e.Type), c.bookmark(e.Rev, false))
+	return e.Encoded(c.key, c.build)
+}
+
+// encodeEvent encodes e in the watch's media, converted if asked for.
+func (c *watchCodec) encodeEvent(e *storage.Event) []byte {
+	if e.Type == storage.Bookmark {
+		return c.frame(string(e.Type), c.bookmark(e.Rev, false))
+	}
+	doc := object.WithTypeMeta(e.Object, c.res.Kind, c.res.APIVersion())
+	if conv := c.rep.out.Convert; conv != nil && conv.Kind != "PartialObjectMetadataList" {
+		// A conversion that fails leaves the object as it is, as kube's watch does
+		// (PartialObjectMetadataList never applies to a single object).
+		if converted, err := c.rep.convertObject(*conv, c.res, e.Object, doc); err == nil {
+			doc = converted
 		}
-		doc := object.WithTypeMeta(e.Object, c.res.Kind, c.res.APIVersion())
-		if conv := c.rep.out.Convert; conv != nil && conv.Kind != "PartialObjectMetadataList" {
-			// A conversion that fails leaves the object as it is, as kube's watch does
-			// (PartialObjectMetadataList never applies to a single object).
-			if converted, err := c.rep.convertObject(*conv, c.res, e.Object, doc); err == nil {
-				doc = converted
-			}
-		}
-		return c.frame(string(e.Type), doc)
-	})
+	}
+	return c.frame(string(e.Type), doc)
 }
 
 // tableEvent is e's object printed as a one-row Table; like kube-apiserver, a
