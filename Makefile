@@ -57,3 +57,24 @@ bench-browser: site-floor
 
 size: site
 	node tools/size.mjs $(SITE)
+
+# ---- edge: Cloudflare Workers (front Worker in Go + one Durable Object per sandbox)
+EDGE := build/edge
+ASSETS_GEN := $(GO) run github.com/syumai/workers/cmd/workers-assets-gen -mode=go
+
+edge/node_modules/.package-lock.json: edge/package-lock.json
+	cd edge && npm ci --no-audit --no-fund
+
+edge-deps: edge/node_modules/.package-lock.json
+
+# Both Workers' code and wrangler configs; the floor Worker for the benchmarks.
+edge: site edge-deps
+	$(ASSETS_GEN) -o $(EDGE)/front
+	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags=-s -o $(EDGE)/front/app.wasm ./wasm/edgefront
+	$(ASSETS_GEN) -o $(EDGE)/floor
+	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags=-s -o $(EDGE)/floor/app.wasm ./wasm/edgefloor
+	node edge/build.mjs
+
+# The whole edge in a local workerd on EDGE_LISTEN (default 127.0.0.1:8787).
+edge-dev: edge
+	node edge/dev.mjs
