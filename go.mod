@@ -3,6 +3,7 @@ module kubeplay
 go 1.26.8
 
 require (
+	github.com/syumai/workers v0.32.0
 	github.com/tidwall/buntdb v1.3.0
 	k8s.io/api v0.32.3
 	k8s.io/apimachinery v0.32.3
@@ -30,7 +31,6 @@ require (
 	github.com/modern-go/reflect2 v1.0.2 // indirect
 	github.com/munnerz/goautoneg v0.0.0-20191010083416-a7dc8b61c822 // indirect
 	github.com/pkg/errors v0.9.1 // indirect
-	github.com/syumai/workers v0.32.0 // indirect
 	github.com/tidwall/btree v1.4.2 // indirect
 	github.com/tidwall/gjson v1.14.3 // indirect
 	github.com/tidwall/grect v0.1.4 // indirect
