@@ -24,7 +24,7 @@ import coreModule from './kubeplay.wasm';
 // the 413 says what kube-apiserver's says).
 const MAX_BODY_BYTES = 3 << 20;
 const SNAPSHOT_PART_BYTES = 1 << 20;
-// Last activity is stored at most this often; idle expiry is coarser anyway.
+// Last activity is stored at most this often (or a quarter of the idle limit).
 const ACTIVITY_WRITE_MS = 60_000;
 // Paths the object answers itself, not the core.
 const STATUS_PATH = '/kubeplay/status';
@@ -35,6 +35,7 @@ export class Sandbox extends DurableObject {
     this.sql = ctx.storage.sql;
     this.core = null; // Promise<{api, info}> once started
     this.instanceStartedAt = Date.now();
+    this.openWatches = 0;
     this.sql.exec(`CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
       CREATE TABLE IF NOT EXISTS journal (seq INTEGER PRIMARY KEY AUTOINCREMENT, entry BLOB NOT NULL);
       CREATE TABLE IF NOT EXISTS snapshot (part INTEGER PRIMARY KEY, data BLOB NOT NULL);`);
@@ -90,6 +91,7 @@ export class Sandbox extends DurableObject {
         instanceStartedAt: this.instanceStartedAt,
         expiresAt: this.meta.expiresAt,
         wasmMemoryBytes: this.memory.buffer.byteLength,
+        openWatches: this.openWatches,
       });
     }
     const headers = [];
@@ -97,7 +99,43 @@ export class Sandbox extends DurableObject {
       if (name !== 'authorization') headers.push([name, value]);
     });
     const res = await api.handle(request.method, url.toString(), headers, body);
-    return new Response(request.method === 'HEAD' ? null : res.body, { status: res.status, headers: res.headers });
+    if (request.method === 'HEAD') return new Response(null, { status: res.status, headers: res.headers });
+    const watch = /^(1|true)$/.test(url.searchParams.get('watch') || '');
+    return new Response(watch ? this.countedWatch(res.body) : res.body, { status: res.status, headers: res.headers });
+  }
+
+  // countedWatch passes a watch stream through and counts it while it is open,
+  // so the status shows that a client going away ends its watch.
+  countedWatch(stream) {
+    const reader = stream.getReader();
+    let open = true;
+    const close = () => {
+      if (open) {
+        open = false;
+        this.openWatches--;
+      }
+    };
+    this.openWatches++;
+    return new ReadableStream({
+      async pull(controller) {
+        try {
+          const { done, value } = await reader.read();
+          if (done) {
+            close();
+            controller.close();
+          } else {
+            controller.enqueue(value);
+          }
+        } catch (err) {
+          close();
+          controller.error(err);
+        }
+      },
+      cancel(reason) {
+        close();
+        return reader.cancel(reason);
+      },
+    });
   }
 
   // startCore instantiates this object's own Go instance once and starts the core
@@ -168,7 +206,7 @@ export class Sandbox extends DurableObject {
 
   touch() {
     const now = Date.now();
-    if (now - this.meta.lastActive < ACTIVITY_WRITE_MS) return;
+    if (now - this.meta.lastActive < Math.min(ACTIVITY_WRITE_MS, this.meta.idleSeconds * 250)) return;
     this.meta.lastActive = now;
     this.sql.exec("UPDATE meta SET value = ? WHERE key = 'lastActive'", String(now));
     this.ctx.storage.setAlarm(this.deadline());

@@ -1,6 +1,8 @@
 // The local edge as a workerd config (Cap'n Proto text): the Go front Worker,
 // the sandbox Worker with its Durable Object classes on local-disk SQLite storage,
 // the built playground as a disk service, and (for benchmarks) the floor Worker.
+// The front Worker listens on plain HTTP and, given a key pair, on HTTPS too:
+// kubectl sends a kubeconfig's bearer token only over TLS.
 // Module paths are relative to the config file, which lives in build/edge.
 
 export const COMPATIBILITY_DATE = '2025-09-01';
@@ -10,8 +12,9 @@ export const COMPATIBILITY_DATE = '2025-09-01';
  *   siteDir, storageDir  absolute directories (the playground, Durable Object storage)
  *   vars                 text bindings of the front Worker (INSTRUCTOR_TOKEN, limits)
  *   floor                also serve the floor Worker on the socket "floor"
+ *   tls                  {key, cert} PEM: also serve the front Worker on the socket "https"
  */
-export function workerdConfig({ siteDir, storageDir, vars = {}, floor = false }) {
+export function workerdConfig({ siteDir, storageDir, vars = {}, floor = false, tls = null }) {
   const text = Object.entries(vars)
     .filter(([, v]) => v !== undefined && v !== '')
     .map(([name, value]) => `      (name = ${q(name)}, text = ${q(String(value))}),`)
@@ -26,7 +29,9 @@ const config :Workerd.Config = (
     (name = "storage", disk = (path = ${q(storageDir)}, writable = true)),${floor ? '\n    (name = "floor", worker = .floor),' : ''}
   ],
   sockets = [
-    (name = "http", address = "127.0.0.1:0", http = (), service = "front"),${floor ? '\n    (name = "floor", address = "127.0.0.1:0", http = (), service = "floor"),' : ''}
+    (name = "http", address = "127.0.0.1:0", http = (), service = "front"),${tls ? `
+    (name = "https", address = "127.0.0.1:0", service = "front",
+     https = (options = (), tlsOptions = (keypair = (privateKey = ${q(tls.key)}, certificateChain = ${q(tls.cert)})))),` : ''}${floor ? '\n    (name = "floor", address = "127.0.0.1:0", http = (), service = "floor"),' : ''}
   ],
 );
 

@@ -2,7 +2,7 @@
 // edge (build/edge, from `make edge`), starts workerd on 127.0.0.1 ports it
 // chooses and reports, and restarts it on the same ports with the same storage.
 
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -26,14 +26,16 @@ export function workerdBinary() {
  *   storageDir  Durable Object storage (created if missing)
  *   vars        the front Worker's text bindings
  *   floor       also serve the floor Worker
+ *   https       also serve HTTPS with a self-signed certificate for 127.0.0.1
  *   listen      {http: 'HOST:PORT'} fixed addresses instead of ephemeral ports
  *   log         'inherit' to show workerd's output (default: kept for errors)
- * Returns {url, floorUrl, pid, stop(), restart(), output()}.
+ * Returns {url, httpsUrl, ca (PEM), floorUrl, pid, stop(), restart(), output()}.
  */
-export async function startEdge({ storageDir, vars = {}, floor = false, listen = {}, log = 'keep' }) {
+export async function startEdge({ storageDir, vars = {}, floor = false, https = false, listen = {}, log = 'keep' }) {
   fs.mkdirSync(storageDir, { recursive: true });
   const configPath = path.join(BUILD, `workerd-${process.pid}-${randomBytes(4).toString('hex')}.capnp`);
-  fs.writeFileSync(configPath, workerdConfig({ siteDir: SITE, storageDir: path.resolve(storageDir), vars, floor }));
+  const tls = https ? selfSignedCertificate(path.resolve(storageDir)) : null;
+  fs.writeFileSync(configPath, workerdConfig({ siteDir: SITE, storageDir: path.resolve(storageDir), vars, floor, tls }));
   let addresses = { ...listen };
   let proc = null;
   let output = '';
@@ -46,7 +48,7 @@ export async function startEdge({ storageDir, vars = {}, floor = false, listen =
       proc.stdout.on('data', (d) => { output += d; });
       proc.stderr.on('data', (d) => { output += d; });
     }
-    const wanted = floor ? ['http', 'floor'] : ['http'];
+    const wanted = ['http', ...(https ? ['https'] : []), ...(floor ? ['floor'] : [])];
     const ports = await new Promise((resolve, reject) => {
       const seen = {};
       let buf = '';
@@ -78,7 +80,9 @@ export async function startEdge({ storageDir, vars = {}, floor = false, listen =
   await launch();
   const edge = {
     get url() { return `http://${addresses.http}`; },
+    get httpsUrl() { return https ? `https://${addresses.https}` : null; },
     get floorUrl() { return floor ? `http://${addresses.floor}` : null; },
+    ca: tls?.cert,
     get pid() { return proc.pid; },
     output: () => output,
     stop: async (signal) => {
@@ -91,4 +95,16 @@ export async function startEdge({ storageDir, vars = {}, floor = false, listen =
     },
   };
   return edge;
+}
+
+// selfSignedCertificate makes (once per storage directory) a key pair for
+// 127.0.0.1 with openssl; the certificate is its own CA.
+function selfSignedCertificate(dir) {
+  const key = path.join(dir, 'tls-key.pem');
+  const cert = path.join(dir, 'tls-cert.pem');
+  if (!fs.existsSync(cert)) {
+    execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes',
+      '-keyout', key, '-out', cert, '-days', '7', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: 'ignore' });
+  }
+  return { key: fs.readFileSync(key, 'utf8'), cert: fs.readFileSync(cert, 'utf8') };
 }
