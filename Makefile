@@ -4,12 +4,13 @@ LISTEN  ?= 127.0.0.1:8080
 SITE    := build/site
 export GONOSUMDB = github.com/syumai
 
-.PHONY: run test lint wasm-check site site-floor ui-deps bench bench-browser size go-test ui-test browser-test
+.PHONY: run test lint wasm-check site site-floor ui-deps bench bench-browser size go-test ui-test browser-test \
+	edge edge-deps edge-dev edge-test bench-edge
 
 run: site
 	$(GO) run ./playground --listen $(LISTEN) --site $(SITE) --kubeconfig-out kubeconfig
 
-test: lint wasm-check site go-test ui-test browser-test
+test: lint wasm-check site go-test ui-test browser-test edge-test
 
 go-test:
 	$(GO) test -count=1 -race ./...
@@ -78,3 +79,7 @@ edge: site edge-deps
 # The whole edge in a local workerd on EDGE_LISTEN (default 127.0.0.1:8787).
 edge-dev: edge
 	node edge/dev.mjs
+
+# The edge in a local workerd: kubectl, restarts, isolation, bad input, Chromium.
+edge-test: edge
+	cd edge && npm test
