@@ -50,14 +50,15 @@ site-floor: site
 	node serviceworker/build.mjs build/site-floor
 
 # Benchmarks report ratios against floors measured in the same run.
-bench: bench-browser
+bench: bench-browser bench-edge
 	$(GO) test -run='^$$' -bench=. -benchmem -benchtime=3s -count=1 ./core/...
 
 bench-browser: site-floor
 	cd ui && node test-browser/bench.mjs
 
-size: site
+size: site edge
 	node tools/size.mjs $(SITE)
+	node edge/size.mjs
 
 # ---- edge: Cloudflare Workers (front Worker in Go + one Durable Object per sandbox)
 EDGE := build/edge
@@ -83,3 +84,8 @@ edge-dev: edge
 # The edge in a local workerd: kubectl, restarts, isolation, bad input, Chromium.
 edge-test: edge
 	cd edge && npm test
+
+# The edge's speed and size figures (cold start vs the floor Worker, restore with
+# 1k/10k writes and objects, warm CPU, throughput vs native loopback).
+bench-edge: edge
+	node edge/bench.mjs
