@@ -30,6 +30,7 @@ lint:
 # The core and the browser host must keep compiling for js/wasm.
 wasm-check:
 	GOOS=js GOARCH=wasm $(GO) build ./core/... ./wasm/...
+	GOOS=js GOARCH=wasm $(GO) vet ./wasm/...
 
 ui/node_modules/.package-lock.json: ui/package-lock.json
 	cd ui && npm ci --no-audit --no-fund
