@@ -33,6 +33,7 @@ writeJSONC(path.join(sandbox, 'wrangler.jsonc'), {
   workers_dev: false,
   rules: [{ type: 'CompiledWasm', globs: ['**/*.wasm'], fallthrough: false }],
   durable_objects: { bindings: durableObjects },
+  vars: { UNLOAD_IDLE_SECONDS: '120' },
   migrations: [{ tag: 'v1', new_sqlite_classes: ['Sandbox', 'CreationLimiter'] }],
 });
 

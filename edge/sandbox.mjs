@@ -26,6 +26,10 @@ const MAX_BODY_BYTES = 3 << 20;
 const SNAPSHOT_PART_BYTES = 1 << 20;
 // Last activity is stored at most this often (or a quarter of the idle limit).
 const ACTIVITY_WRITE_MS = 60_000;
+// A core idle this long (no requests, no open watch) is stopped and the object
+// reset, so its memory goes back to the isolate; the next request restores it
+// from storage. UNLOAD_IDLE_SECONDS (a binding of this Worker) overrides it.
+const DEFAULT_UNLOAD_IDLE_SECONDS = 120;
 // Paths the object answers itself, not the core.
 const STATUS_PATH = '/kubeplay/status';
 
@@ -36,6 +40,8 @@ export class Sandbox extends DurableObject {
     this.core = null; // Promise<{api, info}> once started
     this.instanceStartedAt = Date.now();
     this.openWatches = 0;
+    this.lastRequestAt = 0;
+    this.unloadIdleMs = (Number(env.UNLOAD_IDLE_SECONDS) || DEFAULT_UNLOAD_IDLE_SECONDS) * 1000;
     this.sql.exec(`CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
       CREATE TABLE IF NOT EXISTS journal (seq INTEGER PRIMARY KEY AUTOINCREMENT, entry BLOB NOT NULL);
       CREATE TABLE IF NOT EXISTS snapshot (part INTEGER PRIMARY KEY, data BLOB NOT NULL);`);
@@ -84,6 +90,7 @@ export class Sandbox extends DurableObject {
     }
     this.touch();
     const { api, info } = await this.startCore();
+    this.lastRequestAt = Date.now();
     if (url.pathname === STATUS_PATH) {
       return jsonResponse(200, {
         restoredRevision: info.revision,
@@ -171,6 +178,7 @@ export class Sandbox extends DurableObject {
       writeSnapshot: (snapshot) => this.writeSnapshot(snapshot),
     });
     for (const e of info.restoreErrors) console.error('kubeplay sandbox restore:', e);
+    await this.ctx.storage.setAlarm(Math.min(this.deadline(), Date.now() + this.unloadIdleMs));
     return { api, info };
   }
 
@@ -204,6 +212,16 @@ export class Sandbox extends DurableObject {
     });
   }
 
+  // unload stops the core and resets the object: the Go instance and everything
+  // it holds are dropped; storage already has every acknowledged write.
+  async unload() {
+    const { api } = await this.core.catch(() => ({}));
+    if (api) await api.stop().catch(() => {});
+    this.core = null;
+    console.log('kubeplay sandbox idle: core unloaded');
+    this.ctx.abort('idle: kubeplay core unloaded');
+  }
+
   touch() {
     const now = Date.now();
     if (now - this.meta.lastActive < Math.min(ACTIVITY_WRITE_MS, this.meta.idleSeconds * 250)) return;
@@ -216,12 +234,21 @@ export class Sandbox extends DurableObject {
     return Math.min(this.meta.expiresAt, this.meta.lastActive + this.meta.idleSeconds * 1000);
   }
 
-  // alarm deletes an expired or idle sandbox with all its storage.
+  // alarm deletes an expired or idle sandbox with all its storage, and unloads
+  // a core nobody has used for a while.
   async alarm() {
     if (!this.meta) return;
     const deadline = this.deadline();
-    if (Date.now() < deadline) {
-      await this.ctx.storage.setAlarm(deadline);
+    const now = Date.now();
+    if (now < deadline) {
+      if (this.core && this.openWatches === 0 && now - this.lastRequestAt >= this.unloadIdleMs) {
+        await this.ctx.storage.setAlarm(deadline);
+        await this.ctx.storage.sync();
+        await this.unload();
+        return;
+      }
+      const unloadAt = this.core ? Math.max(now, this.lastRequestAt) + this.unloadIdleMs : Infinity;
+      await this.ctx.storage.setAlarm(Math.min(deadline, unloadAt));
       return;
     }
     if (this.core) {

@@ -11,14 +11,11 @@ export const COMPATIBILITY_DATE = '2025-09-01';
  * workerdConfig returns the config text.
  *   siteDir, storageDir  absolute directories (the playground, Durable Object storage)
  *   vars                 text bindings of the front Worker (INSTRUCTOR_TOKEN, limits)
+ *   sandboxVars          text bindings of the sandbox Worker (UNLOAD_IDLE_SECONDS)
  *   floor                also serve the floor Worker on the socket "floor"
  *   tls                  {key, cert} PEM: also serve the front Worker on the socket "https"
  */
-export function workerdConfig({ siteDir, storageDir, vars = {}, floor = false, tls = null }) {
-  const text = Object.entries(vars)
-    .filter(([, v]) => v !== undefined && v !== '')
-    .map(([name, value]) => `      (name = ${q(name)}, text = ${q(String(value))}),`)
-    .join('\n');
+export function workerdConfig({ siteDir, storageDir, vars = {}, sandboxVars = {}, floor = false, tls = null }) {
   return `using Workerd = import "/workerd/workerd.capnp";
 
 const config :Workerd.Config = (
@@ -47,7 +44,7 @@ const front :Workerd.Worker = (
     (name = "SANDBOX", durableObjectNamespace = (className = "Sandbox", serviceName = "sandbox")),
     (name = "LIMITER", durableObjectNamespace = (className = "CreationLimiter", serviceName = "sandbox")),
     (name = "ASSETS", service = "assets"),
-${text}
+${textBindings(vars)}
   ],
 );
 
@@ -63,6 +60,9 @@ const sandbox :Workerd.Worker = (
     (className = "CreationLimiter", uniqueKey = "kubeplay-creation-limiter", enableSql = true),
   ],
   durableObjectStorage = (localDisk = "storage"),
+  bindings = [
+${textBindings(sandboxVars)}
+  ],
 );
 ${floor ? `
 const floor :Workerd.Worker = (
@@ -75,6 +75,13 @@ const floor :Workerd.Worker = (
   compatibilityDate = "${COMPATIBILITY_DATE}",
 );
 ` : ''}`;
+}
+
+function textBindings(vars) {
+  return Object.entries(vars)
+    .filter(([, v]) => v !== undefined && v !== '')
+    .map(([name, value]) => `    (name = ${q(name)}, text = ${q(String(value))}),`)
+    .join('\n');
 }
 
 function q(s) {

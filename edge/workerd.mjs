@@ -25,17 +25,18 @@ export function workerdBinary() {
  * startEdge starts workerd and resolves once it listens.
  *   storageDir  Durable Object storage (created if missing)
  *   vars        the front Worker's text bindings
+ *   sandboxVars the sandbox Worker's text bindings
  *   floor       also serve the floor Worker
  *   https       also serve HTTPS with a self-signed certificate for 127.0.0.1
  *   listen      {http: 'HOST:PORT'} fixed addresses instead of ephemeral ports
  *   log         'inherit' to show workerd's output (default: kept for errors)
  * Returns {url, httpsUrl, ca (PEM), floorUrl, pid, stop(), restart(), output()}.
  */
-export async function startEdge({ storageDir, vars = {}, floor = false, https = false, listen = {}, log = 'keep' }) {
+export async function startEdge({ storageDir, vars = {}, sandboxVars = {}, floor = false, https = false, listen = {}, log = 'keep' }) {
   fs.mkdirSync(storageDir, { recursive: true });
   const configPath = path.join(BUILD, `workerd-${process.pid}-${randomBytes(4).toString('hex')}.capnp`);
   const tls = https ? selfSignedCertificate(path.resolve(storageDir)) : null;
-  fs.writeFileSync(configPath, workerdConfig({ siteDir: SITE, storageDir: path.resolve(storageDir), vars, floor, tls }));
+  fs.writeFileSync(configPath, workerdConfig({ siteDir: SITE, storageDir: path.resolve(storageDir), vars, sandboxVars, floor, tls }));
   let addresses = { ...listen };
   let proc = null;
   let output = '';

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { CMS, call, configMap, createSandbox, edgeIn, scratchDir } from './helpers.mjs';
+import { CMS, call, configMap, createSandbox, edgeIn, eventually, scratchDir } from './helpers.mjs';
 
 const names = (list) => list.json.items.map((i) => i.metadata.name).sort();
 
@@ -98,6 +98,44 @@ test('PLAY-9: a damaged journal entry in storage is reported and skipped; the en
     } finally {
       await again.stop();
     }
+  } finally {
+    await edge.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('PLAY-9: an idle sandbox object is evicted (core unloaded, object reset) and rebuilds from storage; an open watch keeps it', async () => {
+  const dir = scratchDir('evict');
+  const edge = await edgeIn(dir, { sandboxVars: { UNLOAD_IDLE_SECONDS: '1' } });
+  const idle = () => new Promise((r) => setTimeout(r, 3500));
+  try {
+    const sb = await createSandbox(edge);
+    const first = await call(sb, 'POST', CMS, { body: configMap('before-eviction') });
+    assert.equal(first.status, 201);
+    const started = (await call(sb, 'GET', '/kubeplay/status')).json.instanceStartedAt;
+
+    // A watch is open: the object stays.
+    const ctl = new AbortController();
+    const watch = await fetch(`${sb.server}${CMS}?watch=1&resourceVersion=${first.json.metadata.resourceVersion}`, { headers: sb.auth, signal: ctl.signal });
+    assert.equal(watch.status, 200);
+    await idle();
+    assert.equal((await call(sb, 'GET', '/kubeplay/status')).json.instanceStartedAt, started, 'not evicted while watched');
+    ctl.abort();
+    await watch.body?.cancel().catch(() => {});
+    // workerd notices a client gone when it writes the next event to it.
+    assert.equal((await call(sb, 'POST', CMS, { body: configMap('ends-the-watch') })).status, 201);
+    await eventually(async () => (await call(sb, 'GET', '/kubeplay/status')).json.openWatches === 0, 'the watch to end');
+
+    // Idle: evicted; the next request finds everything, and versions keep growing.
+    await idle();
+    const status = (await call(sb, 'GET', '/kubeplay/status')).json;
+    assert.notEqual(status.instanceStartedAt, started, 'a new object instance');
+    assert.deepEqual(status.restoreErrors, []);
+    assert.match(edge.output(), /core unloaded/);
+    const second = await call(sb, 'POST', CMS, { body: configMap('after-eviction') });
+    assert.equal(second.status, 201);
+    assert.ok(Number(second.json.metadata.resourceVersion) > Number(first.json.metadata.resourceVersion));
+    assert.deepEqual(names(await call(sb, 'GET', CMS)), ['after-eviction', 'before-eviction', 'ends-the-watch']);
   } finally {
     await edge.stop();
     fs.rmSync(dir, { recursive: true, force: true });
