@@ -50,7 +50,12 @@ func forwardToSandbox(w http.ResponseWriter, r *http.Request) {
 		writeStatus(w, failure)
 		return
 	}
-	target := "https://sandbox/" + r.PathValue("rest")
+	// The path as the client escaped it, less the /s/{id} prefix.
+	rest := strings.TrimPrefix(r.URL.EscapedPath(), "/s/"+id)
+	if rest == "" {
+		rest = "/"
+	}
+	target := "https://sandbox" + rest
 	if r.URL.RawQuery != "" {
 		target += "?" + r.URL.RawQuery
 	}
