@@ -11,7 +11,17 @@
 //   other GET → cache first (the build's assets), then network.
 // Messages: the page may post {type: 'kubeplay-status'} to ask for the state and
 // {type: 'kubeplay-reset'} to wipe the sandbox; the worker answers every client
-// with {type: 'kubeplay-status', state, revision, restoreErrors, error}.
+// with {type: 'kubeplay-status', state, revision, restoreErrors, error, build}.
+//
+// Updates: a new build has a new BUILD id (a hash of every asset), so the browser
+// installs it as a new worker; it caches its assets, skips waiting, deletes the
+// old build's cache and claims the open pages. The sandbox's data lives in
+// IndexedDB, shared by every build, so the new worker's core restores it. Chrome
+// activates the new worker only once the old one has no fetch in flight, and an
+// open watch is one; so the installed worker announces itself on a
+// BroadcastChannel, and an older worker still running stops its core. That ends
+// its watches (clients resume them from their last resourceVersion on the new
+// core) and lets the new worker take over at once.
 
 // The Go runtime's JavaScript support: workers may import scripts only while
 // their script first runs.
@@ -25,10 +35,17 @@ const API = /^\/(api|apis|version|openapi|healthz|livez|readyz|metrics|debug)(\/
 // watches end before that and clients resume from their last resourceVersion.
 const MAX_WATCH_SECONDS = 240;
 
+const builds = new BroadcastChannel('kubeplay-build');
+let retired = false;
+builds.onmessage = (e) => {
+  if (e.data && e.data.build !== BUILD && !retired) retire();
+};
+
 self.addEventListener('install', (event) => {
   event.waitUntil((async () => {
     const cache = await caches.open(CACHE);
     await cache.addAll(ASSETS);
+    builds.postMessage({ build: BUILD });
     await self.skipWaiting();
   })());
 });
@@ -93,6 +110,9 @@ function core() {
 // startCore loads the Go instance once per worker, then starts (or, after a
 // reset, restarts) the core in it from what IndexedDB holds.
 async function startCore() {
+  // IndexedDB reads while the wasm compiles and the Go runtime starts.
+  const saved = loadState();
+  saved.catch(() => {});
   if (!self.kubeplay) {
     const ready = new Promise((resolve) => { self.kubeplayReady = resolve; });
     const go = new self.Go();
@@ -106,11 +126,10 @@ async function startCore() {
     });
     await ready;
   }
-  return start();
+  return start(await saved);
 }
 
-async function start() {
-  const saved = await loadState();
+async function start(saved) {
   const info = await self.kubeplay.start({
     snapshot: saved.snapshot,
     journal: saved.journal,
@@ -124,6 +143,9 @@ async function start() {
 }
 
 async function serveAPI(request) {
+  if (retired) {
+    return statusResponse(503, 'ServiceUnavailable', 'this kubeplay worker was replaced by a newer build; reload the page');
+  }
   try {
     await core();
   } catch (err) {
@@ -145,6 +167,15 @@ function statusResponse(code, reason, message) {
   return new Response(JSON.stringify(status) + '\n', { status: code, headers: { 'Content-Type': 'application/json' } });
 }
 
+// retire stops this worker's core for good: a newer build has taken over.
+async function retire() {
+  retired = true;
+  const running = corePromise;
+  if (!running) return;
+  await running.catch(() => {});
+  if (self.kubeplay) await self.kubeplay.stop();
+}
+
 async function reset() {
   await core().catch(() => {});
   if (self.kubeplay) await self.kubeplay.stop();
@@ -159,7 +190,7 @@ async function reset() {
 
 async function broadcast() {
   for (const client of await self.clients.matchAll({ includeUncontrolled: true })) {
-    client.postMessage({ type: 'kubeplay-status', ...state });
+    client.postMessage({ type: 'kubeplay-status', ...state, build: BUILD });
   }
 }
 

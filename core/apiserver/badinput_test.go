@@ -74,7 +74,7 @@ func TestK8S_BadInput_Messages(t *testing.T) {
 		"invalid selector: 'metadata.name'; can't understand 'metadata.name'")
 	s.do("GET", coll+"?limit=ten", nil).wantStatus(t, 400, "BadRequest", `strconv.ParseInt: parsing "ten": invalid syntax`)
 	s.do("POST", coll, `{"metadata":{"name":"x"}}`, "Content-Type", "text/plain").wantStatus(t, 415, "UnsupportedMediaType",
-		"the body of the request was in an unknown format - accepted media types include: application/json")
+		"the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf, application/cbor")
 	s.do("POST", coll, `{"metadata":{"name":"x","namespace":"kube-system"}}`).wantStatus(t, 400, "BadRequest",
 		"the namespace of the provided object does not match the namespace sent on the request")
 }

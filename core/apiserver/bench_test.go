@@ -132,6 +132,47 @@ func (w *frameWriter) Write(b []byte) (int, error) {
 // the ratio to a floor: waking 1,000 goroutines through channels.
 func BenchmarkWatchFanout1000(b *testing.B) {
 	const watchers = 1000
+	fanout := watchFanout(b, watchers, "application/json")
+
+	// Floor: the same number of goroutines, each woken by a channel send.
+	var floor sync.WaitGroup
+	chans := make([]chan []byte, watchers)
+	for i := range chans {
+		chans[i] = make(chan []byte, 16)
+		go func(c chan []byte) {
+			for range c {
+				floor.Done()
+			}
+		}(chans[i])
+	}
+	frame := []byte("x")
+	start := time.Now()
+	for i := 0; i < b.N; i++ {
+		floor.Add(watchers)
+		for _, c := range chans {
+			c <- frame
+		}
+		floor.Wait()
+	}
+	floorTime := time.Since(start)
+	for _, c := range chans {
+		close(c)
+	}
+	b.ReportMetric(float64(fanout)/float64(floorTime), "x-chan-floor")
+}
+
+// BenchmarkWatchEncodingByMedia fans one write out to 200 watchers in each
+// watch media: every event is encoded once per media, however many watchers
+// share it (encodings/event must be 1).
+func BenchmarkWatchEncodingByMedia(b *testing.B) {
+	for _, accept := range []string{"application/json", "application/vnd.kubernetes.protobuf", "application/cbor"} {
+		b.Run(accept[strings.LastIndex(accept, "/")+1:], func(b *testing.B) { watchFanout(b, 200, accept) })
+	}
+}
+
+// watchFanout times b.N updates each delivered to watchers watchers asking for
+// accept, reporting ns per delivered watcher and distinct encodings per event.
+func watchFanout(b *testing.B, watchers int, accept string) time.Duration {
 	srv := newBenchServer(b)
 	w := &bufferWriter{h: http.Header{}}
 	serve(b, srv, w, "POST", "/api/v1/namespaces/default/configmaps", configMapBody("target", 512))
@@ -149,6 +190,7 @@ func BenchmarkWatchFanout1000(b *testing.B) {
 	for i := 0; i < watchers; i++ {
 		fw := &frameWriter{h: http.Header{}, frames: make(chan []byte, 16)}
 		r := httptest.NewRequest("GET", "/api/v1/namespaces/default/configmaps?watch=1&resourceVersion="+strconv.FormatInt(rv, 10), nil).WithContext(ctx)
+		r.Header.Set("Accept", accept)
 		go srv.ServeHTTP(fw, r)
 		go func() {
 			ready.Done()
@@ -183,32 +225,63 @@ func BenchmarkWatchFanout1000(b *testing.B) {
 	b.StopTimer()
 	b.ReportMetric(float64(fanout.Nanoseconds())/float64(b.N*watchers), "ns/watcher")
 	b.ReportMetric(float64(len(encodings))/float64(b.N), "encodings/event")
+	return fanout
+}
 
-	// Floor: the same number of goroutines, each woken by a channel send.
-	var floor sync.WaitGroup
-	chans := make([]chan []byte, watchers)
-	for i := range chans {
-		chans[i] = make(chan []byte, 16)
-		go func(c chan []byte) {
-			for range c {
-				floor.Done()
-			}
-		}(chans[i])
+// podBody is a Pod of about 1.5 KiB, as controllers write them.
+func podBody(name string) []byte {
+	return []byte(`{"apiVersion":"v1","kind":"Pod","metadata":{"name":"` + name + `","labels":{"app":"web","pod-template-hash":"7d4b9c8f5"},` +
+		`"annotations":{"kubectl.kubernetes.io/restartedAt":"2026-01-01T00:00:00Z"},"ownerReferences":[{"apiVersion":"apps/v1","kind":"ReplicaSet","name":"web-7d4b9c8f5","uid":"0b6f7c43-8a8e-4c1c-9b44-1f0d3a1f9e21","controller":true,"blockOwnerDeletion":true}]},` +
+		`"spec":{"containers":[{"name":"web","image":"nginx:1.27","ports":[{"containerPort":80,"protocol":"TCP"}],"env":[{"name":"MODE","value":"production"}],` +
+		`"resources":{"requests":{"cpu":"250m","memory":"64Mi"},"limits":{"memory":"128Mi"}},"readinessProbe":{"httpGet":{"path":"/healthz","port":80},"periodSeconds":5},` +
+		`"terminationMessagePath":"/dev/termination-log","terminationMessagePolicy":"File","imagePullPolicy":"IfNotPresent"}],"restartPolicy":"Always","terminationGracePeriodSeconds":30,` +
+		`"dnsPolicy":"ClusterFirst","serviceAccountName":"default","nodeName":"node-1","schedulerName":"default-scheduler","tolerations":[{"key":"node.kubernetes.io/not-ready","operator":"Exists","effect":"NoExecute","tolerationSeconds":300}]},` +
+		`"status":{"phase":"Running","conditions":[{"type":"Ready","status":"True","lastTransitionTime":"2026-01-01T00:00:05Z"}],"hostIP":"10.0.0.1","podIP":"10.244.1.7","startTime":"2026-01-01T00:00:00Z",` +
+		`"containerStatuses":[{"name":"web","ready":true,"restartCount":0,"image":"nginx:1.27","imageID":"docker.io/library/nginx@sha256:0d17b565","containerID":"containerd://5c1d","started":true,"state":{"running":{"startedAt":"2026-01-01T00:00:03Z"}}}],"qosClass":"Burstable"}}`)
+}
+
+// BenchmarkListPods10kByMedia lists 10,000 Pods as JSON, protobuf and CBOR in
+// the same loop and reports each one's time and its ratio to JSON. JSON is the
+// stored form (a copy); protobuf serves cached item messages; CBOR converts.
+func BenchmarkListPods10kByMedia(b *testing.B) {
+	srv := newBenchServer(b)
+	w := &bufferWriter{h: http.Header{}}
+	for i := 0; i < 10000; i++ {
+		serve(b, srv, w, "POST", "/api/v1/namespaces/default/pods", podBody(fmt.Sprintf("web-%05d", i)))
 	}
-	frame := []byte("x")
-	start = time.Now()
-	for i := 0; i < b.N; i++ {
-		floor.Add(watchers)
-		for _, c := range chans {
-			c <- frame
+	media := []string{"application/json", "application/vnd.kubernetes.protobuf", "application/cbor"}
+	reqs := make([]*http.Request, len(media))
+	sizes := make([]int, len(media))
+	for i, m := range media {
+		reqs[i] = httptest.NewRequest("GET", "/api/v1/namespaces/default/pods", nil)
+		reqs[i].Header.Set("Accept", m)
+		w.reset()
+		srv.ServeHTTP(w, reqs[i]) // warms the protobuf message cache
+		if w.code != 200 || w.h.Get("Content-Type") != m {
+			b.Fatalf("%s: %d %q", m, w.code, w.h.Get("Content-Type"))
 		}
-		floor.Wait()
+		sizes[i] = w.buf.Len()
 	}
-	floorTime := time.Since(start)
-	for _, c := range chans {
-		close(c)
+	runtime.GC()
+	times := make([]time.Duration, len(media))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for j, r := range reqs {
+			start := time.Now()
+			w.reset()
+			srv.ServeHTTP(w, r)
+			times[j] += time.Since(start)
+		}
 	}
-	b.ReportMetric(float64(fanout)/float64(floorTime), "x-chan-floor")
+	b.StopTimer()
+	names := []string{"json", "protobuf", "cbor"}
+	for j := range media {
+		b.ReportMetric(float64(times[j].Nanoseconds())/float64(b.N)/1e6, names[j]+"-ms/list")
+		b.ReportMetric(float64(sizes[j])/(1<<20), names[j]+"-MiB")
+		if j > 0 {
+			b.ReportMetric(float64(times[j])/float64(times[0]), names[j]+"-x-json")
+		}
+	}
 }
 
 // BenchmarkCreate creates ConfigMaps through the handler against the in-memory

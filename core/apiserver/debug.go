@@ -1,8 +1,14 @@
 package apiserver
 
 import (
+	"fmt"
+	"mime"
 	"net/http"
 	"strconv"
+
+	"kubeplay/core/encoding"
+	"kubeplay/core/encoding/protobuf"
+	"kubeplay/core/object"
 )
 
 // serveCompact is kubeplay's teaching affordance, not a kube-apiserver API:
@@ -30,4 +36,93 @@ func (s *Server) serveCompact(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]string{"compactedRevision": strconv.FormatInt(rev, 10)})
+}
+
+// serveDecode is kubeplay's other teaching affordance: POST
+// /debug/kubeplay/decode with a body in a binary media — Kubernetes protobuf
+// (an object, or a watch stream with ";stream=watch"), CBOR (an object) or a
+// CBOR sequence (a watch) — answers its JSON form, so the playground can show
+// what a binary response says. A stream becomes a JSON array of WatchEvents.
+func (s *Server) serveDecode(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost)
+		writeStatus(w, errMethodNotAllowed())
+		return
+	}
+	body, err := readBody(r)
+	if err != nil {
+		writeStatus(w, asStatus(err))
+		return
+	}
+	doc, err := decodeForDisplay(r.Header.Get("Content-Type"), body)
+	if err != nil {
+		writeStatus(w, errBadRequest(err.Error()))
+		return
+	}
+	writeJSON(w, http.StatusOK, doc)
+}
+
+// decodeForDisplay turns a binary body into JSON values: an object, or a list
+// of {type, object} events for a stream.
+func decodeForDisplay(contentType string, body []byte) (any, error) {
+	mt, params, err := mime.ParseMediaType(contentType)
+	if err != nil {
+		return nil, fmt.Errorf("Content-Type %q: %v", contentType, err)
+	}
+	switch {
+	case mt == encoding.Protobuf.ContentType() && params["stream"] == "watch":
+		events := []any{}
+		for len(body) > 0 {
+			msg, rest, err := protobuf.SplitFrame(body)
+			if err != nil {
+				return nil, err
+			}
+			typ, obj, err := protobuf.ParseWatchEvent(msg)
+			if err != nil {
+				return nil, err
+			}
+			o, err := decodeProtobufDocument(obj)
+			if err != nil {
+				return nil, err
+			}
+			events = append(events, map[string]any{"type": typ, "object": o})
+			body = rest
+		}
+		return events, nil
+	case mt == encoding.Protobuf.ContentType():
+		return decodeProtobufDocument(body)
+	case mt == encoding.CBOR.ContentType():
+		return encoding.DecodeCBOR(body)
+	case mt == "application/cbor-seq":
+		events := []any{}
+		for len(body) > 0 {
+			item, rest, err := encoding.SplitCBORSequence(body)
+			if err != nil {
+				return nil, err
+			}
+			ev, err := encoding.DecodeCBOR(item)
+			if err != nil {
+				return nil, err
+			}
+			events = append(events, ev)
+			body = rest
+		}
+		return events, nil
+	}
+	return nil, fmt.Errorf("%s is not a binary media kubeplay decodes (protobuf, protobuf;stream=watch, cbor, cbor-seq)", mt)
+}
+
+// decodeProtobufDocument reads an enveloped protobuf object with its kind and
+// apiVersion.
+func decodeProtobufDocument(data []byte) (object.Object, error) {
+	apiVersion, kind, raw, err := protobuf.ParseEnvelope(data)
+	if err != nil {
+		return nil, err
+	}
+	obj, err := protobuf.Unmarshal(apiVersion, kind, raw)
+	if err != nil {
+		return nil, err
+	}
+	obj["apiVersion"], obj["kind"] = apiVersion, kind
+	return obj, nil
 }

@@ -2,14 +2,12 @@ package apiserver
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"strconv"
 	"strings"
-	"unsafe"
 
 	"kubeplay/core/object"
 	"kubeplay/core/schema"
@@ -22,6 +20,7 @@ type target struct {
 	namespace string // "" for cluster-scoped resources and all-namespace lists
 	name      string
 	sub       string
+	rep       reply // how the request is answered
 }
 
 // serveResource routes a resource request to its verb.
@@ -38,6 +37,11 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info *Req
 	}
 	if t.sub != "" && t.sub != "status" {
 		writeStatus(w, errPathNotFound())
+		return
+	}
+	t.rep, st = s.negotiateReply(r, t.res, info.Verb == "watch")
+	if st != nil {
+		writeStatus(w, st)
 		return
 	}
 	var err error
@@ -63,7 +67,7 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info *Req
 		err = errMethodNotAllowed()
 	}
 	if err != nil {
-		writeStatus(w, asStatus(err))
+		t.rep.writeStatus(w, asStatus(err))
 	}
 }
 
@@ -177,13 +181,8 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request, t target) error {
 	if !ok {
 		return errNotFound(t.res.Group, t.res.Plural, t.name)
 	}
-	writeObject(w, http.StatusOK, t.res, val)
+	t.rep.writeObject(w, http.StatusOK, t.res, val)
 	return nil
-}
-
-func writeObject(w http.ResponseWriter, code int, res *schema.Resource, stored []byte) {
-	b := object.WithTypeMeta(stored, res.Kind, res.APIVersion())
-	writeBody(w, code, "application/json", append(b, '\n'))
 }
 
 // listBinding ties continue tokens to one list: collection, namespace, selectors.
@@ -246,7 +245,7 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request, t target) error {
 			meta.RemainingItemCount = &n
 		}
 	}
-	writeList(w, t.res, meta, res.Items)
+	t.rep.writeList(w, t.res, meta, res.Items)
 	return nil
 }
 
@@ -260,50 +259,6 @@ type listMeta struct {
 	ResourceVersion    string `json:"resourceVersion,omitempty"`
 	Continue           string `json:"continue,omitempty"`
 	RemainingItemCount *int64 `json:"remainingItemCount,omitempty"`
-}
-
-// writeList writes a <Kind>List whose items are the stored bytes as they are,
-// each handed to w without copying (the ResponseWriter buffers small writes), so
-// a large list costs one copy into the connection and no large allocation.
-func writeList(w http.ResponseWriter, res *schema.Resource, meta listMeta, items []storage.Item) {
-	head := make([]byte, 0, 128)
-	head = append(head, `{"kind":`...)
-	head = strconv.AppendQuote(head, res.ListKind())
-	head = append(head, `,"apiVersion":`...)
-	head = strconv.AppendQuote(head, res.APIVersion())
-	head = append(head, `,"metadata":`...)
-	mb, _ := json.Marshal(meta)
-	head = append(head, mb...)
-	head = append(head, `,"items":[`...)
-	tail := []byte("]}\n")
-	size := len(head) + len(tail)
-	for i, it := range items {
-		size += len(it.Value)
-		if i > 0 {
-			size++
-		}
-	}
-	h := w.Header()
-	h.Set("Content-Type", "application/json")
-	h.Set("Content-Length", strconv.Itoa(size))
-	w.WriteHeader(http.StatusOK)
-	if _, err := w.Write(head); err != nil {
-		return
-	}
-	comma := []byte{','}
-	for i, it := range items {
-		if i > 0 {
-			if _, err := w.Write(comma); err != nil {
-				return
-			}
-		}
-		// Writers must not modify what they are given, so the stored string's
-		// bytes can be lent without a copy.
-		if _, err := w.Write(unsafe.Slice(unsafe.StringData(it.Value), len(it.Value))); err != nil {
-			return
-		}
-	}
-	_, _ = w.Write(tail)
 }
 
 // readBody reads a request body within the server's limit.
@@ -325,16 +280,13 @@ func readBody(r *http.Request) ([]byte, error) {
 // readObject reads and decodes the object of a create or update, checking that
 // it is of the resource's kind and apiVersion (defaulting them when absent).
 func readObject(r *http.Request, res *schema.Resource) (object.Object, error) {
-	if err := checkContentType(r); err != nil {
-		return nil, err
-	}
 	body, err := readBody(r)
 	if err != nil {
 		return nil, err
 	}
-	obj, err := object.Decode(body)
+	obj, err := decodeBody(r, res, body)
 	if err != nil {
-		return nil, errBadRequest(fmt.Sprintf("the object provided is unrecognized (must be of type %s): couldn't get version/kind; json parse error: %v", res.Kind, err))
+		return nil, err
 	}
 	kind, _ := obj["kind"].(string)
 	apiVersion, _ := obj["apiVersion"].(string)
@@ -348,19 +300,6 @@ func readObject(r *http.Request, res *schema.Resource) (object.Object, error) {
 		return nil, err
 	}
 	return obj, nil
-}
-
-func checkContentType(r *http.Request) error {
-	ct := r.Header.Get("Content-Type")
-	if ct == "" {
-		return nil
-	}
-	mt, _, _ := strings.Cut(ct, ";")
-	if strings.TrimSpace(strings.ToLower(mt)) == "application/json" {
-		return nil
-	}
-	return newStatus(http.StatusUnsupportedMediaType, "UnsupportedMediaType",
-		"the body of the request was in an unknown format - accepted media types include: application/json", nil)
 }
 
 // checkMetadataTypes rejects metadata whose fields have the wrong JSON types, as

@@ -64,6 +64,7 @@ type Server struct {
 	registry *schema.Registry
 	handler  http.Handler
 	nsStates sync.Map // namespace name → namespaceState
+	messages messageCache
 
 	openAPIOnce sync.Once
 	openAPI     *openAPISpecs
@@ -249,6 +250,8 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request) {
 		s.serveDiscovery(w, r)
 	case p == "/debug/kubeplay/compact":
 		s.serveCompact(w, r)
+	case p == "/debug/kubeplay/decode":
+		s.serveDecode(w, r)
 	case p == "/openapi/v3" || strings.HasPrefix(p, "/openapi/v3/"):
 		s.serveOpenAPI(w, r)
 	default:

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"time"
 
+	"kubeplay/core/encoding"
+	"kubeplay/core/encoding/protobuf"
 	"kubeplay/core/object"
 	"kubeplay/core/schema"
 	"kubeplay/core/selector"
@@ -72,9 +74,10 @@ func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, t target) er
 		// kube-apiserver answers 200 and ends the stream with an ERROR event.
 		st := errExpired("too old resource version: " + strconv.FormatInt(o.RV, 10) +
 			" (" + strconv.FormatInt(s.store.CompactedRevision(), 10) + ")")
-		startStream(w)
+		codec := newWatchCodec(t)
+		codec.start(w)
 		b, _ := json.Marshal(st)
-		_, _ = w.Write(watchFrame(nil, "ERROR", b))
+		_, _ = w.Write(codec.frame("ERROR", b))
 		return nil
 	}
 	if err != nil {
@@ -82,8 +85,9 @@ func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, t target) er
 	}
 	defer watcher.Stop()
 
+	codec := newWatchCodec(t)
 	flusher := http.NewResponseController(w)
-	startStream(w)
+	codec.start(w)
 	_ = flusher.Flush()
 
 	ctx := r.Context()
@@ -116,12 +120,12 @@ func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, t target) er
 		if err != nil {
 			return nil
 		}
-		if _, err := w.Write(s.encodeEvent(t.res, e)); err != nil {
+		if _, err := w.Write(codec.event(e)); err != nil {
 			return nil
 		}
 	}
 	if initial && o.AllowBookmarks {
-		if err := s.writeInitialEnd(w, t.res, watcher.StartRevision()); err != nil {
+		if err := codec.writeInitialEnd(w, watcher.StartRevision()); err != nil {
 			return nil
 		}
 	}
@@ -138,7 +142,7 @@ func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, t target) er
 			if e.Type == storage.Bookmark && !o.AllowBookmarks {
 				continue
 			}
-			if _, err := w.Write(s.encodeEvent(t.res, e)); err != nil {
+			if _, err := w.Write(codec.event(e)); err != nil {
 				return nil
 			}
 			if err := flusher.Flush(); err != nil {
@@ -154,32 +158,10 @@ func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, t target) er
 	}
 }
 
-func startStream(w http.ResponseWriter) {
-	h := w.Header()
-	h.Set("Content-Type", "application/json")
-	h.Set("Transfer-Encoding", "chunked")
-	w.WriteHeader(http.StatusOK)
-}
-
-// writeInitialEnd sends the bookmark that tells a WatchList client its initial
-// events are complete.
-func (s *Server) writeInitialEnd(w http.ResponseWriter, res *schema.Resource, rev int64) error {
-	obj := bookmarkObject(res, rev, true)
-	if _, err := w.Write(watchFrame(nil, string(storage.Bookmark), obj)); err != nil {
-		return err
-	}
-	return http.NewResponseController(w).Flush()
-}
-
-// encodeEvent returns e's JSON WatchEvent line, encoded once for all watchers.
-func (s *Server) encodeEvent(res *schema.Resource, e *storage.Event) []byte {
-	return e.Encoded("json", func(e *storage.Event) []byte { return jsonEventFrame(res, e) })
-}
-
 // jsonEventFrame encodes one event as a JSON WatchEvent line.
 func jsonEventFrame(res *schema.Resource, e *storage.Event) []byte {
 	if e.Type == storage.Bookmark {
-		return watchFrame(nil, string(e.Type), bookmarkObject(res, e.Rev, false))
+		return watchFrame(nil, string(e.Type), bookmarkObject(res, e.Rev, ""))
 	}
 	buf := appendFrameHead(make([]byte, 0, len(e.Object)+len(res.Kind)+len(res.APIVersion())+64), string(e.Type))
 	buf = object.AppendWithTypeMeta(buf, e.Object, res.Kind, res.APIVersion())
@@ -199,13 +181,14 @@ func appendFrameHead(dst []byte, typ string) []byte {
 }
 
 // bookmarkObject is the object of a BOOKMARK event: only kind, apiVersion and the
-// revision, as kube-apiserver sends it.
-func bookmarkObject(res *schema.Resource, rev int64, initialEnd bool) []byte {
+// revision, as kube-apiserver sends it; with a blueprint, the end-of-initial-events
+// annotations.
+func bookmarkObject(res *schema.Resource, rev int64, blueprint string) []byte {
 	b := []byte(`{"kind":"` + res.Kind + `","apiVersion":"` + res.APIVersion() + `","metadata":{"resourceVersion":"` +
 		strconv.FormatInt(rev, 10) + `","creationTimestamp":null`)
-	if initialEnd {
+	if blueprint != "" {
 		b = append(b, `,"annotations":{"`+initialEventsEndAnnotation+`":"true","`+initialEventsListBlueprintAnnotation+`":"`...)
-		b = append(b, listBlueprint(res)...)
+		b = append(b, blueprint...)
 		b = append(b, `"}`...)
 	}
 	return append(b, "}}"...)
@@ -218,8 +201,18 @@ func bookmarkObject(res *schema.Resource, rev int64, initialEnd bool) []byte {
 const initialEventsListBlueprintAnnotation = "kubernetes.io/initial-events-list-blueprint"
 
 // listBlueprint is the empty <Kind>List kube-apiserver encodes into the
-// blueprint annotation, base64-encoded.
-func listBlueprint(res *schema.Resource) string {
-	list := `{"kind":"` + res.ListKind() + `","apiVersion":"` + res.APIVersion() + `","metadata":{},"items":null}` + "\n"
-	return base64.StdEncoding.EncodeToString([]byte(list))
+// blueprint annotation, in the watch's media, base64-encoded.
+func listBlueprint(res *schema.Resource, media encoding.Media) string {
+	list := []byte(`{"kind":"` + res.ListKind() + `","apiVersion":"` + res.APIVersion() + `","metadata":{},"items":null}` + "\n")
+	switch media {
+	case encoding.Protobuf:
+		if raw, err := protobuf.AppendList(nil, object.Object{}, nil); err == nil {
+			list = protobuf.AppendEnvelope(nil, res.APIVersion(), res.ListKind(), raw)
+		}
+	case encoding.CBOR:
+		if b, err := encoding.AppendCBOR(nil, map[string]any{"kind": res.ListKind(), "apiVersion": res.APIVersion(), "metadata": map[string]any{}, "items": nil}); err == nil {
+			list = b
+		}
+	}
+	return base64.StdEncoding.EncodeToString(list)
 }

@@ -105,7 +105,7 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request, t target) error 
 	if err != nil {
 		return err
 	}
-	writeObject(w, http.StatusCreated, t.res, stored)
+	t.rep.writeObject(w, http.StatusCreated, t.res, stored)
 	return nil
 }
 
@@ -124,7 +124,7 @@ func (s *Server) update(w http.ResponseWriter, r *http.Request, t target) error 
 	if err != nil {
 		return err
 	}
-	writeObject(w, code, t.res, stored)
+	t.rep.writeObject(w, code, t.res, stored)
 	return nil
 }
 
@@ -294,7 +294,7 @@ func (s *Server) patch(w http.ResponseWriter, r *http.Request, t target) error {
 	if err != nil {
 		return err
 	}
-	writeObject(w, code, t.res, stored)
+	t.rep.writeObject(w, code, t.res, stored)
 	return nil
 }
 
@@ -326,11 +326,22 @@ type deleteOptions struct {
 	} `json:"preconditions"`
 }
 
-func readDeleteOptions(r *http.Request) (*deleteOptions, error) {
+func readDeleteOptions(r *http.Request, res *schema.Resource) (*deleteOptions, error) {
 	var o deleteOptions
 	body, err := readBody(r)
 	if err != nil {
 		return nil, err
+	}
+	if len(body) > 0 && !isJSONBody(r) {
+		// YAML, CBOR or protobuf (client-go's protobuf clients send DeleteOptions
+		// so): read it into the JSON form first.
+		obj, err := decodeBody(r, res, body)
+		if err != nil {
+			return nil, err
+		}
+		if body, err = json.Marshal(obj); err != nil {
+			return nil, errBadRequest(err.Error())
+		}
 	}
 	if len(bytes.TrimSpace(body)) > 0 {
 		if err := json.Unmarshal(body, &o); err != nil {
@@ -411,7 +422,7 @@ func statusMap(obj object.Object) map[string]any {
 }
 
 func (s *Server) delete(w http.ResponseWriter, r *http.Request, t target) error {
-	opts, err := readDeleteOptions(r)
+	opts, err := readDeleteOptions(r, t.res)
 	if err != nil {
 		return err
 	}
@@ -420,14 +431,14 @@ func (s *Server) delete(w http.ResponseWriter, r *http.Request, t target) error 
 		return err
 	}
 	if !gone || t.res.ReturnDeleted {
-		writeObject(w, http.StatusOK, t.res, stored)
+		t.rep.writeObject(w, http.StatusOK, t.res, stored)
 		return nil
 	}
 	uid := ""
 	if obj, err := object.Decode(stored); err == nil {
 		uid = object.MetaString(obj, "uid")
 	}
-	writeJSON(w, http.StatusOK, &Status{Kind: "Status", APIVersion: "v1", Status: "Success",
+	t.rep.sendStatus(w, http.StatusOK, &Status{Kind: "Status", APIVersion: "v1", Status: "Success",
 		Details: &StatusDetails{Name: t.name, Group: t.res.Group, Kind: t.res.Plural, UID: uid}})
 	return nil
 }
@@ -437,7 +448,7 @@ func (s *Server) deleteCollection(w http.ResponseWriter, r *http.Request, t targ
 	if err != nil {
 		return err
 	}
-	opts, err := readDeleteOptions(r)
+	opts, err := readDeleteOptions(r, t.res)
 	if err != nil {
 		return err
 	}
@@ -461,7 +472,7 @@ func (s *Server) deleteCollection(w http.ResponseWriter, r *http.Request, t targ
 		}
 		items = append(items, storage.Item{Key: it.Key, Value: string(stored)})
 	}
-	writeList(w, t.res, listMeta{ResourceVersion: strconv.FormatInt(s.store.Revision(), 10)}, items)
+	t.rep.writeList(w, t.res, listMeta{ResourceVersion: strconv.FormatInt(s.store.Revision(), 10)}, items)
 	return nil
 }
 

@@ -102,7 +102,7 @@ func Encode(obj Object) ([]byte, error) {
 			b = append(b, ',')
 		}
 		first = false
-		b = appendString(b, k)
+		b = AppendString(b, k)
 		b = append(b, ':')
 		if b, err = appendValue(b, obj[k]); err != nil {
 			return nil, err
@@ -135,7 +135,7 @@ func appendMap(b []byte, m map[string]any, keys []string) ([]byte, error) {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendString(b, k)
+		b = AppendString(b, k)
 		b = append(b, ':')
 		if b, err = appendValue(b, m[k]); err != nil {
 			return nil, err
@@ -151,7 +151,7 @@ func appendValue(b []byte, v any) ([]byte, error) {
 	case nil:
 		return append(b, "null"...), nil
 	case string:
-		return appendString(b, x), nil
+		return AppendString(b, x), nil
 	case bool:
 		return strconv.AppendBool(b, x), nil
 	case json.Number:
@@ -187,8 +187,8 @@ func appendValue(b []byte, v any) ([]byte, error) {
 
 const hexDigits = "0123456789abcdef"
 
-// appendString quotes s exactly as encoding/json does, HTML escaping included.
-func appendString(b []byte, s string) []byte {
+// AppendString quotes s exactly as encoding/json does, HTML escaping included.
+func AppendString(b []byte, s string) []byte {
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
@@ -326,9 +326,10 @@ func Strings(m map[string]any, field string) []string {
 	return out
 }
 
-// Path returns the value at a dotted path of nested maps ("spec.nodeName"), or nil.
-func Path(obj Object, path ...string) any {
-	var cur any = obj
+// Path returns the value at a path of nested maps ("spec", "nodeName") in v, or
+// nil when a key is missing or a value on the way is not a map.
+func Path(v any, path ...string) any {
+	cur := v
 	for _, p := range path {
 		m, ok := cur.(map[string]any)
 		if !ok {

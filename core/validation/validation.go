@@ -5,7 +5,6 @@
 package validation
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
 )
@@ -25,13 +24,62 @@ const (
 	labelValueMaxLength    = 63
 )
 
-var (
-	dns1123LabelRe     = regexp.MustCompile("^" + dns1123LabelFmt + "$")
-	dns1123SubdomainRe = regexp.MustCompile("^" + dns1123SubdomainFmt + "$")
-	dns1035LabelRe     = regexp.MustCompile("^" + dns1035LabelFmt + "$")
-	qualifiedNameRe    = regexp.MustCompile("^" + qualifiedNameFmt + "$")
-	labelValueRe       = regexp.MustCompile("^" + labelValueFmt + "$")
-)
+// The matchers below accept exactly the languages of the *Fmt expressions above
+// (anchored at both ends), which the messages quote. They scan instead of using
+// regexp: compiling five expressions at package init and backtracking through
+// them cost a service worker's cold start more than everything else here.
+
+func isLowerAlnum(c byte) bool { return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' }
+
+func isAlnum(c byte) bool { return isLowerAlnum(c) || c >= 'A' && c <= 'Z' }
+
+// matchDNS1123Label matches dns1123LabelFmt.
+func matchDNS1123Label(v string) bool {
+	if v == "" || !isLowerAlnum(v[0]) || !isLowerAlnum(v[len(v)-1]) {
+		return false
+	}
+	for i := 1; i < len(v)-1; i++ {
+		if !isLowerAlnum(v[i]) && v[i] != '-' {
+			return false
+		}
+	}
+	return true
+}
+
+// matchDNS1123Subdomain matches dns1123SubdomainFmt: labels joined by dots.
+func matchDNS1123Subdomain(v string) bool {
+	for {
+		label, rest, more := strings.Cut(v, ".")
+		if !matchDNS1123Label(label) {
+			return false
+		}
+		if !more {
+			return true
+		}
+		v = rest
+	}
+}
+
+// matchDNS1035Label matches dns1035LabelFmt: a DNS-1123 label starting with a letter.
+func matchDNS1035Label(v string) bool {
+	return v != "" && v[0] >= 'a' && v[0] <= 'z' && matchDNS1123Label(v)
+}
+
+// matchQualifiedName matches qualifiedNameFmt.
+func matchQualifiedName(v string) bool {
+	if v == "" || !isAlnum(v[0]) || !isAlnum(v[len(v)-1]) {
+		return false
+	}
+	for i := 1; i < len(v)-1; i++ {
+		if c := v[i]; !isAlnum(c) && c != '-' && c != '_' && c != '.' {
+			return false
+		}
+	}
+	return true
+}
+
+// matchLabelValue matches labelValueFmt: empty or a qualified name.
+func matchLabelValue(v string) bool { return v == "" || matchQualifiedName(v) }
 
 // regexError is apimachinery's RegexError wording.
 func regexError(msg, format string, examples ...string) string {
@@ -55,7 +103,7 @@ func DNS1123Subdomain(v string) []string {
 	if len(v) > DNS1123SubdomainMaxLength {
 		errs = append(errs, maxLen(DNS1123SubdomainMaxLength))
 	}
-	if !dns1123SubdomainRe.MatchString(v) {
+	if !matchDNS1123Subdomain(v) {
 		errs = append(errs, regexError("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character", dns1123SubdomainFmt, "example.com"))
 	}
 	return errs
@@ -67,10 +115,14 @@ func DNS1123Label(v string) []string {
 	if len(v) > DNS1123LabelMaxLength {
 		errs = append(errs, maxLen(DNS1123LabelMaxLength))
 	}
-	if !dns1123LabelRe.MatchString(v) {
-		errs = append(errs, regexError("a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character", dns1123LabelFmt, "my-name", "123-abc"))
+	if matchDNS1123Label(v) {
+		return errs
 	}
-	return errs
+	if matchDNS1123Subdomain(v) {
+		// A valid subdomain that is no label: the length is checked, so it is the dots.
+		return append(errs, "must not contain dots")
+	}
+	return append(errs, regexError("a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character", dns1123LabelFmt, "my-name", "123-abc"))
 }
 
 // DNS1035Label checks an RFC 1035 label (service names).
@@ -79,7 +131,7 @@ func DNS1035Label(v string) []string {
 	if len(v) > DNS1123LabelMaxLength {
 		errs = append(errs, maxLen(DNS1123LabelMaxLength))
 	}
-	if !dns1035LabelRe.MatchString(v) {
+	if !matchDNS1035Label(v) {
 		errs = append(errs, regexError("a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character", dns1035LabelFmt, "my-name", "abc-123"))
 	}
 	return errs
@@ -114,7 +166,7 @@ func QualifiedName(v string) []string {
 	case len(name) > qualifiedNameMaxLength:
 		errs = append(errs, "name part "+maxLen(qualifiedNameMaxLength))
 	}
-	if !qualifiedNameRe.MatchString(name) { // an empty name gets both messages, as in kube
+	if !matchQualifiedName(name) { // an empty name gets both messages, as in kube
 		errs = append(errs, "name part "+regexError("must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character", qualifiedNameFmt, "MyName", "my.name", "123-abc"))
 	}
 	return errs
@@ -127,7 +179,7 @@ func LabelValue(v string) []string {
 	if len(v) > labelValueMaxLength {
 		errs = append(errs, maxLen(labelValueMaxLength))
 	}
-	if !labelValueRe.MatchString(v) {
+	if !matchLabelValue(v) {
 		errs = append(errs, regexError("a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character", labelValueFmt, "MyValue", "my_value", "12345"))
 	}
 	return errs

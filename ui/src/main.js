@@ -10,7 +10,8 @@
 //     remote-url             remote kubeplay base URL (shown for "remote")
 //     remote-token           optional bearer token for the remote target
 //     remote-apply           applies URL and token
-//     sandbox-status         sandbox state; attribute data-state = starting|ready|error
+//     sandbox-status         sandbox state; attribute data-state = starting|ready|error,
+//                            data-build = the service worker's build id
 //     sandbox-error          the error panel when the sandbox cannot start
 //     restore-errors         journal entries skipped on restore (hidden when none)
 //     reset-sandbox          wipes the sandbox (asks to confirm first)
@@ -185,10 +186,11 @@ function main() {
   function renderSandbox(s) {
     const onSandbox = currentTarget().kind === 'sandbox';
     sandboxBadge.dataset.state = s.state;
+    if (s.build) sandboxBadge.dataset.build = s.build;
     sandboxBadge.className = `badge sb-${s.state}`;
     sandboxBadge.textContent =
       s.state === 'ready' ? 'sandbox ready' : s.state === 'error' ? 'sandbox error' : 'starting sandbox…';
-    sandboxBadge.title = s.error || (s.state === 'ready' && s.revision !== null && s.revision !== undefined ? `in-browser sandbox, started at revision ${s.revision}` : '');
+    sandboxBadge.title = s.error || (s.state === 'ready' && s.revision !== null && s.revision !== undefined ? `in-browser sandbox (build ${s.build}), started at revision ${s.revision}` : '');
     resetBtn.disabled = s.state === 'starting';
     startingPanel.hidden = !(onSandbox && s.state === 'starting');
     if (s.state === 'error') {

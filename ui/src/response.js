@@ -1,7 +1,10 @@
 // response.js — the response view: status line, timing, headers, body (pretty
 // and highlighted, or raw), Status errors and Tables rendered visibly. Bodies
-// are shown while they stream (watches).
+// are shown while they stream (watches). Binary bodies (Kubernetes protobuf,
+// CBOR, their watch streams) are shown as a hex dump and, decoded by the
+// target's POST /debug/kubeplay/decode, as JSON.
 
+import { apiFetch } from './api.js';
 import { h, mount } from './dom.js';
 import { highlightJson, highlightYaml, hexDump } from './highlight.js';
 
@@ -49,6 +52,7 @@ export function createResponseView() {
   const headersDetails = h('details', { class: 'resp-headers' }, h('summary', {}, 'Headers'), headersEl);
   const errorEl = h('div', { class: 'status-error', testid: 'response-status-error', hidden: true });
   const tableEl = h('div', { class: 'table-view', hidden: true });
+  const decodedEl = h('pre', { class: 'code-view', testid: 'response-decoded', hidden: true });
   const bodyEl = h('pre', { class: 'code-view', testid: 'response-body' });
   const root = h(
     'section',
@@ -57,6 +61,7 @@ export function createResponseView() {
     headersDetails,
     errorEl,
     tableEl,
+    decodedEl,
     bodyEl,
   );
 
@@ -66,13 +71,16 @@ export function createResponseView() {
   let streaming = false;
   let decoder = null;
   let renderQueued = false;
+  let generation = 0; // drops decodings of an earlier response
 
   function reset() {
     chunks = [];
     size = 0;
     contentType = '';
+    generation++;
     errorEl.hidden = true;
     tableEl.hidden = true;
+    decodedEl.hidden = true;
     mount(bodyEl);
     sizeEl.textContent = '';
   }
@@ -151,8 +159,10 @@ export function createResponseView() {
     const all = bytes();
     errorEl.hidden = true;
     tableEl.hidden = true;
+    bodyEl.classList.toggle('hex', !isTexty(contentType));
     if (!isTexty(contentType)) {
       bodyEl.textContent = size ? `${contentType} — ${formatSize(size)} binary\n\n${hexDump(all)}` : '';
+      if (size && /vnd\.kubernetes\.protobuf|cbor/i.test(contentType)) showDecoded(all, contentType);
       return;
     }
     const text = new TextDecoder().decode(all);
@@ -172,6 +182,28 @@ export function createResponseView() {
       if (value.kind === 'Status' && value.status === 'Failure') showStatusError(value);
       if (value.kind === 'Table' && Array.isArray(value.columnDefinitions) && !rawBox.checked) showTable(value);
     }
+  }
+
+  // showDecoded asks the target to decode a binary body and shows it as JSON
+  // above the hex dump (the Status or Table it holds, too).
+  async function showDecoded(body, ct) {
+    const mine = generation;
+    decodedEl.hidden = false;
+    decodedEl.textContent = `Decoding ${ct} …`;
+    let text;
+    let value;
+    try {
+      const res = await apiFetch('/debug/kubeplay/decode', { method: 'POST', body, headers: { 'Content-Type': ct } });
+      text = await res.text();
+      value = JSON.parse(text);
+      if (!res.ok) throw new Error(value.message || text);
+    } catch (err) {
+      if (mine === generation) decodedEl.textContent = `Could not decode this ${ct} body: ${err && err.message ? err.message : err}`;
+      return;
+    }
+    if (mine !== generation) return;
+    decodedEl.innerHTML = `<span class="decoded-note">decoded from ${ct}:</span>\n` + highlightJson(JSON.stringify(value, null, 2));
+    if (value && value.kind === 'Status' && value.status === 'Failure') showStatusError(value);
   }
 
   function showStatusError(s) {

@@ -3,11 +3,12 @@
 //
 // Contract with sw.js:
 //   worker → page: {type: 'kubeplay-status', state: 'ready'|'error', revision,
-//                   restoreErrors: [string], error}
+//                   restoreErrors: [string], error, build}
 //   page → worker: {type: 'kubeplay-reset'} wipes IndexedDB and restarts the core;
 //                  {type: 'kubeplay-status'} asks the worker to post its status.
 //
-// State: {state: 'starting'|'ready'|'error', revision, restoreErrors, error, hint}
+// State: {state: 'starting'|'ready'|'error', revision, restoreErrors, error, hint,
+//         build (the worker's build id)}
 // Once the worker controls the page, the page asks it for its status; should no
 // answer come, a probe of /version through the worker settles "ready".
 
@@ -21,6 +22,7 @@ const status = {
   restoreErrors: [],
   error: null,
   hint: null,
+  build: null,
 };
 
 let registration = null;
@@ -67,6 +69,7 @@ export function whenSettled() {
 function onMessage(e) {
   const d = e.data;
   if (!d || d.type !== 'kubeplay-status') return;
+  if (d.build) status.build = String(d.build);
   if (d.state === 'ready') {
     set({
       state: 'ready',

@@ -5,7 +5,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, execFileSync } from 'node:child_process';
-import { cpSync, mkdtempSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { chromium } from 'playwright-core';
@@ -263,4 +263,88 @@ test('PLAY-1: a wasm load failure shows a clear error, and the API answers a Sta
     await ctx.close();
     proc.kill();
   }
+});
+
+test('PLAY-2: a new build replaces the old worker cleanly and keeps the sandbox', async () => {
+  const dir = join(scratch, 'update-site');
+  cpSync(site, dir, { recursive: true });
+  const { proc, url } = await startServer(dir);
+  const ctx = await chromium.launchPersistentContext(join(scratch, 'profile-update'), {
+    executablePath: chromiumPath, headless: true, args: ['--no-sandbox', '--disable-gpu'],
+  });
+  const badge = '[data-testid="sandbox-status"]';
+  try {
+    const page = await ctx.newPage();
+    await page.goto(url + '/');
+    await page.waitForSelector(`${badge}[data-state="ready"][data-build]`, { timeout: 30000 });
+    const oldBuild = await page.getAttribute(badge, 'data-build');
+    const before = await api(page, 'POST', CMS, cm('before-update'));
+    assert.equal(before.status, 201, before.text);
+    const rvBefore = Number(before.json.metadata.resourceVersion);
+    // A watch open on the old worker across the update.
+    await page.evaluate((path) => {
+      self.oldWatch = (async () => {
+        const r = await fetch(path);
+        const reader = r.body.getReader();
+        try {
+          while (!(await reader.read()).done);
+          return 'ended';
+        } catch (err) {
+          return 'failed: ' + err;
+        }
+      })();
+    }, `${CMS}?watch=1&resourceVersion=${rvBefore}`);
+
+    // The next build: a changed page, so a new build id, worker and cache.
+    const index = join(dir, 'index.html');
+    writeFileSync(index, readFileSync(index, 'utf8').replace('</body>', '<!-- build two --></body>'));
+    execFileSync('node', [join(repo, 'serviceworker', 'build.mjs'), dir]);
+    await page.evaluate(() => navigator.serviceWorker.getRegistration().then((r) => r.update()));
+    await page.waitForFunction((old) => {
+      const b = document.querySelector('[data-testid="sandbox-status"]');
+      const active = navigator.serviceWorker.controller;
+      return b.dataset.state === 'ready' && b.dataset.build && b.dataset.build !== old && active && active.state === 'activated';
+    }, oldBuild, { timeout: 30000 });
+    const newBuild = await page.getAttribute(badge, 'data-build');
+
+    // Only the new build's cache is left, and the page's assets come from it.
+    assert.deepEqual(await page.evaluate(() => caches.keys()), ['kubeplay-' + newBuild]);
+    assert.match(await page.evaluate(() => fetch('/').then((r) => r.text())), /build two/);
+    // The old worker stopped its core: its watch ended instead of going stale.
+    const watchEnd = await page.evaluate(() => Promise.race([self.oldWatch, new Promise((r) => setTimeout(() => r('still open'), 20000))]));
+    assert.equal(watchEnd, 'ended');
+    // The sandbox survived the update and resourceVersions keep increasing.
+    assert.equal((await api(page, 'GET', CMS + '/before-update')).status, 200);
+    const after = await api(page, 'POST', CMS, cm('after-update'));
+    assert.equal(after.status, 201, after.text);
+    assert.ok(Number(after.json.metadata.resourceVersion) > rvBefore);
+    await page.screenshot({ path: join(artifacts, 'after-update.png'), fullPage: true });
+  } finally {
+    await ctx.close();
+    proc.kill();
+  }
+});
+
+test('PLAY-3 K8S-ENC-3: a protobuf answer is shown decoded as JSON and as hex; a Table renders', async () => {
+  const page = await openPlayground();
+  assert.equal((await api(page, 'POST', CMS, cm('binary-view'))).status, 201);
+  await page.evaluate((path) => window.kubeplayUI.builder.setSpec({
+    method: 'GET', path, headers: [['Accept', 'application/vnd.kubernetes.protobuf']],
+  }), CMS + '/binary-view');
+  await page.click('[data-testid="send"]');
+  await page.waitForSelector('[data-testid="response-status"][data-status="200"]');
+  const decoded = await page.waitForSelector('[data-testid="response-decoded"]:has-text("binary-view")', { timeout: 10000 });
+  const text = await decoded.innerText();
+  assert.match(text, /decoded from application\/vnd\.kubernetes\.protobuf/);
+  assert.match(text, /"kind": "ConfigMap"/);
+  assert.match(await page.innerText('[data-testid="response-body"]'), /^application\/vnd\.kubernetes\.protobuf — .* binary\n\n00000000  6b 38 73 00/);
+  await page.screenshot({ path: join(artifacts, 'protobuf-response.png'), fullPage: true });
+
+  await page.evaluate((path) => window.kubeplayUI.builder.setSpec({
+    method: 'GET', path, headers: [['Accept', 'application/json;as=Table;v=v1;g=meta.k8s.io']],
+  }), CMS);
+  await page.click('[data-testid="send"]');
+  await page.waitForSelector('.k8s-table th:has-text("Data")', { timeout: 10000 });
+  await page.screenshot({ path: join(artifacts, 'table-response.png'), fullPage: true });
+  await page.close();
 });

@@ -1,0 +1,107 @@
+package apiserver
+
+import (
+	"encoding/json"
+	"net/http"
+
+	"kubeplay/core/encoding"
+	"kubeplay/core/encoding/table"
+	"kubeplay/core/object"
+	"kubeplay/core/schema"
+	"kubeplay/core/storage"
+)
+
+// goType is how kube-apiserver's messages name the Go type of a resource's
+// object or list (%T of the typed object).
+func goType(res *schema.Resource, list bool) string {
+	kind := res.Kind
+	if list {
+		kind = res.ListKind()
+	}
+	return "*" + res.Version + "." + kind
+}
+
+// convertObject answers a get (or a write) with the conversion c asked for.
+func (rep reply) convertObject(c encoding.Conversion, res *schema.Resource, stored, doc []byte) ([]byte, error) {
+	switch c.Kind {
+	case "PartialObjectMetadata":
+		return partialObjectMetadata(c, stored)
+	case "PartialObjectMetadataList":
+		return nil, newStatus(http.StatusNotAcceptable, "NotAcceptable",
+			"you requested PartialObjectMetadataList, but the requested object is not a list ("+goType(res, false)+")", nil)
+	}
+	return rep.tableOf(c, res, table.ListMeta{}, []storage.Item{{Value: string(stored)}})
+}
+
+// convertList answers a list with the conversion c asked for.
+func (rep reply) convertList(c encoding.Conversion, res *schema.Resource, meta listMeta, items []storage.Item) ([]byte, error) {
+	switch c.Kind {
+	case "PartialObjectMetadata":
+		return nil, newStatus(http.StatusNotAcceptable, "NotAcceptable",
+			"you requested PartialObjectMetadata, but the requested object is a list ("+goType(res, true)+")", nil)
+	case "PartialObjectMetadataList":
+		doc := []byte(`{"kind":"PartialObjectMetadataList","apiVersion":"meta.k8s.io/` + c.Version + `","metadata":`)
+		mb, _ := json.Marshal(meta)
+		doc = append(doc, mb...)
+		doc = append(doc, `,"items":`...)
+		if len(items) == 0 {
+			doc = append(doc, "null"...)
+		}
+		for i, it := range items {
+			if i == 0 {
+				doc = append(doc, '[')
+			} else {
+				doc = append(doc, ',')
+			}
+			p, err := partialObjectMetadata(c, []byte(it.Value))
+			if err != nil {
+				return nil, err
+			}
+			doc = append(doc, p...)
+		}
+		if len(items) > 0 {
+			doc = append(doc, ']')
+		}
+		return append(doc, '}'), nil
+	}
+	return rep.tableOf(c, res, table.ListMeta{ResourceVersion: meta.ResourceVersion, Continue: meta.Continue, RemainingItemCount: meta.RemainingItemCount}, items)
+}
+
+// partialObjectMetadata is an object reduced to its metadata.
+func partialObjectMetadata(c encoding.Conversion, stored []byte) ([]byte, error) {
+	obj, err := object.Decode(stored)
+	if err != nil {
+		return nil, errInternal(err)
+	}
+	doc := []byte(`{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/` + c.Version + `","metadata":`)
+	mb, err := object.Encode(map[string]any{"metadata": obj["metadata"]})
+	if err != nil {
+		return nil, errInternal(err)
+	}
+	// {"metadata":{...}} → {...}
+	doc = append(doc, mb[len(`{"metadata":`):len(mb)-1]...)
+	return append(doc, '}'), nil
+}
+
+// tableOf prints items as a Table (kube-apiserver's server-side printing). A
+// single object's Table carries its resourceVersion (meta is then empty).
+func (rep reply) tableOf(c encoding.Conversion, res *schema.Resource, meta table.ListMeta, items []storage.Item) ([]byte, error) {
+	rows := make([]table.Item, len(items))
+	for i, it := range items {
+		obj, err := object.Decode([]byte(it.Value))
+		if err != nil {
+			return nil, errInternal(err)
+		}
+		rows[i] = table.Item{Object: obj, Raw: []byte(it.Value), Kind: res.Kind, APIVersion: res.APIVersion()}
+	}
+	if meta == (table.ListMeta{}) && len(rows) == 1 {
+		meta.ResourceVersion = object.MetaString(rows[0].Object, "resourceVersion")
+	}
+	doc, err := table.Build(nil, table.For(res.Group, res.Plural), rows, table.Options{
+		Version: c.Version, Include: rep.include, ListMeta: meta, Now: rep.now(),
+	})
+	if err != nil {
+		return nil, errInternal(err)
+	}
+	return doc, nil
+}

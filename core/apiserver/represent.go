@@ -1,0 +1,452 @@
+package apiserver
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+	"unsafe"
+
+	"kubeplay/core/encoding"
+	"kubeplay/core/encoding/table"
+	"kubeplay/core/object"
+	"kubeplay/core/schema"
+	"kubeplay/core/storage"
+)
+
+// reply is how one resource request is answered: the representation negotiated
+// from its Accept header, whether the client takes gzip, and pretty JSON for
+// humans. Every body a resource request sends goes through it.
+type reply struct {
+	out    encoding.Output
+	gzip   bool
+	pretty bool
+	// status is the negotiated representation of an error Status (never converted).
+	status    encoding.Output
+	statusErr error
+	// include is what the rows of a Table carry (includeObject).
+	include table.IncludeObject
+	now     func() time.Time
+	// messages caches the protobuf messages of stored objects.
+	messages *messageCache
+}
+
+// gzipThreshold is the size above which kube-apiserver compresses a response
+// for a client that accepts gzip.
+const gzipThreshold = 128 * 1024
+
+// endpointFor says what a resource can be served as.
+func endpointFor(res *schema.Resource, watch bool) encoding.Endpoint {
+	return encoding.Endpoint{Protobuf: protobufServed(res), Conversions: true, Watch: watch}
+}
+
+// negotiateReply reads the request's Accept and Accept-Encoding headers (and,
+// for a Table, includeObject).
+func (s *Server) negotiateReply(r *http.Request, res *schema.Resource, watch bool) (reply, *Status) {
+	accept := r.Header.Get("Accept")
+	out, err := encoding.NegotiateOutput(accept, endpointFor(res, watch))
+	if err != nil {
+		return reply{}, notAcceptable(err)
+	}
+	rep := reply{out: out, gzip: acceptsGzip(r), pretty: out.Media == encoding.JSON && (out.Pretty || prettyPrinted(r)), now: s.cfg.Now, messages: &s.messages}
+	if out.Convert != nil && out.Convert.Kind == "Table" {
+		if rep.include, err = table.ParseIncludeObject(r.URL.Query().Get("includeObject")); err != nil {
+			return reply{}, errBadRequest(err.Error())
+		}
+	}
+	st := encoding.Endpoint{Protobuf: protobufServed(res)}
+	rep.status, rep.statusErr = encoding.NegotiateOutput(accept, st)
+	return rep, nil
+}
+
+// notAcceptable turns a negotiation error into its Status.
+func notAcceptable(err error) *Status {
+	var ua *encoding.UnsupportedMediaTypeError
+	if errors.As(err, &ua) {
+		return newStatus(http.StatusUnsupportedMediaType, "UnsupportedMediaType", err.Error(), nil)
+	}
+	return newStatus(http.StatusNotAcceptable, "NotAcceptable", err.Error(), nil)
+}
+
+// acceptsGzip reads Accept-Encoding as kube-apiserver does: a "gzip" token.
+func acceptsGzip(r *http.Request) bool {
+	for _, tok := range strings.Split(r.Header.Get("Accept-Encoding"), ",") {
+		if strings.TrimSpace(tok) == "gzip" {
+			return true
+		}
+	}
+	return false
+}
+
+// prettyPrinted: kube-apiserver indents JSON for ?pretty=true and for the user
+// agents of browsers, curl and wget.
+func prettyPrinted(r *http.Request) bool {
+	if strings.Contains(r.URL.RawQuery, "pretty") {
+		if v := r.URL.Query().Get("pretty"); v != "" {
+			b, _ := strconv.ParseBool(v)
+			return b
+		}
+	}
+	ua := r.UserAgent()
+	return strings.HasPrefix(ua, "curl") || strings.HasPrefix(ua, "Wget") || strings.HasPrefix(ua, "Mozilla/5.0")
+}
+
+// send writes a complete body, compressed when the client takes gzip and the
+// body is over the threshold.
+func (rep reply) send(w http.ResponseWriter, code int, contentType string, body []byte) {
+	if rep.gzip && len(body) > gzipThreshold {
+		h := w.Header()
+		h.Set("Content-Type", contentType)
+		h.Set("Content-Encoding", "gzip")
+		h.Add("Vary", "Accept-Encoding")
+		w.WriteHeader(code)
+		zw := gzip.NewWriter(w)
+		_, _ = zw.Write(body)
+		_ = zw.Close()
+		return
+	}
+	writeBody(w, code, contentType, body)
+}
+
+// jsonDocument finishes a JSON document: indented for humans (without a final
+// newline, as kube's pretty serializer), else one line ending in a newline.
+func (rep reply) jsonDocument(doc []byte) []byte {
+	if rep.pretty {
+		var buf bytes.Buffer
+		if json.Indent(&buf, doc, "", "  ") == nil {
+			return buf.Bytes()
+		}
+	}
+	return append(doc, '\n')
+}
+
+// encodeDocument turns a JSON document (with kind and apiVersion) into out's
+// media.
+func (rep reply) encodeDocument(media encoding.Media, doc []byte) ([]byte, error) {
+	switch media {
+	case encoding.YAML:
+		return encoding.JSONToYAML(doc)
+	case encoding.CBOR:
+		obj, err := object.Decode(doc)
+		if err != nil {
+			return nil, err
+		}
+		return encoding.AppendCBOR(nil, obj)
+	case encoding.Protobuf:
+		return protobufObject(doc)
+	}
+	return rep.jsonDocument(doc), nil
+}
+
+// writeObject answers with one stored object of res.
+func (rep reply) writeObject(w http.ResponseWriter, code int, res *schema.Resource, stored []byte) {
+	doc := object.WithTypeMeta(stored, res.Kind, res.APIVersion())
+	if c := rep.out.Convert; c != nil {
+		var err error
+		if doc, err = rep.convertObject(*c, res, stored, doc); err != nil {
+			rep.writeStatus(w, asStatus(err))
+			return
+		}
+	}
+	body, err := rep.encodeDocument(rep.out.Media, doc)
+	if err != nil {
+		rep.writeStatus(w, errInternal(err))
+		return
+	}
+	rep.send(w, code, rep.out.Media.ContentType(), body)
+}
+
+// writeList answers with a <Kind>List of stored items. JSON streams the stored
+// bytes as they are, each handed to w without copying (the ResponseWriter
+// buffers small writes), so a large list costs one copy into the connection and
+// no large allocation; other media build the document.
+func (rep reply) writeList(w http.ResponseWriter, res *schema.Resource, meta listMeta, items []storage.Item) {
+	if rep.out.Media == encoding.Protobuf && rep.out.Convert == nil {
+		rep.writeProtobufList(w, res, meta, items)
+		return
+	}
+	if rep.out.Convert != nil || rep.out.Media != encoding.JSON || rep.pretty || rep.gzip && listSize(res, meta, items) > gzipThreshold {
+		doc, err := rep.listDocument(res, meta, items)
+		if err == nil {
+			doc, err = rep.encodeDocument(rep.out.Media, doc)
+		}
+		if err != nil {
+			rep.writeStatus(w, asStatus(err))
+			return
+		}
+		rep.send(w, http.StatusOK, rep.out.Media.ContentType(), doc)
+		return
+	}
+	head, tail := listFrame(res, meta)
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(listSize(res, meta, items)))
+	w.WriteHeader(http.StatusOK)
+	if _, err := w.Write(head); err != nil {
+		return
+	}
+	comma := []byte{','}
+	for i, it := range items {
+		if i > 0 {
+			if _, err := w.Write(comma); err != nil {
+				return
+			}
+		}
+		// Writers must not modify what they are given, so the stored string's
+		// bytes can be lent without a copy.
+		if _, err := w.Write(unsafe.Slice(unsafe.StringData(it.Value), len(it.Value))); err != nil {
+			return
+		}
+	}
+	_, _ = w.Write(tail)
+}
+
+// listFrame is a JSON <Kind>List around its items: the head up to "items":[ and
+// the tail after them.
+func listFrame(res *schema.Resource, meta listMeta) (head, tail []byte) {
+	head = make([]byte, 0, 128)
+	head = append(head, `{"kind":`...)
+	head = strconv.AppendQuote(head, res.ListKind())
+	head = append(head, `,"apiVersion":`...)
+	head = strconv.AppendQuote(head, res.APIVersion())
+	head = append(head, `,"metadata":`...)
+	mb, _ := json.Marshal(meta)
+	head = append(head, mb...)
+	head = append(head, `,"items":[`...)
+	return head, []byte("]}\n")
+}
+
+// listSize is the length of the JSON list of items.
+func listSize(res *schema.Resource, meta listMeta, items []storage.Item) int {
+	head, tail := listFrame(res, meta)
+	size := len(head) + len(tail)
+	for i, it := range items {
+		size += len(it.Value)
+		if i > 0 {
+			size++
+		}
+	}
+	return size
+}
+
+// listDocument builds the list as one JSON document (without the final
+// newline), converted when the client asked for a Table or metadata only.
+func (rep reply) listDocument(res *schema.Resource, meta listMeta, items []storage.Item) ([]byte, error) {
+	if c := rep.out.Convert; c != nil {
+		return rep.convertList(*c, res, meta, items)
+	}
+	head, tail := listFrame(res, meta)
+	doc := make([]byte, 0, listSize(res, meta, items))
+	doc = append(doc, head...)
+	for i, it := range items {
+		if i > 0 {
+			doc = append(doc, ',')
+		}
+		// Items in a typed list carry no kind and apiVersion in JSON; protobuf and
+		// CBOR drop them the same way.
+		doc = append(doc, it.Value...)
+	}
+	doc = append(doc, tail...)
+	return doc[:len(doc)-1], nil
+}
+
+// writeStatus answers with an error Status in the negotiated representation.
+func (rep reply) writeStatus(w http.ResponseWriter, st *Status) { rep.sendStatus(w, st.Code, st) }
+
+// sendStatus answers with st and the HTTP status code; when the Accept header
+// allows no representation of a Status, kube-apiserver answers 406 in JSON
+// instead.
+func (rep reply) sendStatus(w http.ResponseWriter, code int, st *Status) {
+	if rep.statusErr != nil {
+		writeStatus(w, notAcceptable(rep.statusErr))
+		return
+	}
+	if rep.status.Media == encoding.JSON && !rep.pretty {
+		if st.Details != nil && st.Details.RetryAfterSeconds > 0 {
+			w.Header().Set("Retry-After", strconv.Itoa(int(st.Details.RetryAfterSeconds)))
+		}
+		writeJSON(w, code, st)
+		return
+	}
+	doc, err := json.Marshal(st)
+	if err != nil {
+		writeStatus(w, st)
+		return
+	}
+	body, err := rep.encodeDocument(rep.status.Media, doc)
+	if err != nil {
+		writeJSON(w, code, st)
+		return
+	}
+	if st.Details != nil && st.Details.RetryAfterSeconds > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(int(st.Details.RetryAfterSeconds)))
+	}
+	rep.send(w, code, rep.status.Media.ContentType(), body)
+}
+
+// isJSONBody: the request body is JSON (or its Content-Type is absent).
+func isJSONBody(r *http.Request) bool {
+	media, err := encoding.NegotiateInput(r.Header.Get("Content-Type"), encoding.Endpoint{})
+	return err == nil && media == encoding.JSON
+}
+
+// decodeBody reads a request body in the media its Content-Type names into the
+// JSON object form; bodies kube-apiserver could not read are 415 or 400.
+func decodeBody(r *http.Request, res *schema.Resource, body []byte) (object.Object, error) {
+	media, err := encoding.NegotiateInput(r.Header.Get("Content-Type"), endpointFor(res, false))
+	if err != nil {
+		return nil, notAcceptable(err)
+	}
+	switch media {
+	case encoding.YAML:
+		doc, err := encoding.YAMLToJSON(body)
+		if err != nil {
+			return nil, errBadRequest(err.Error())
+		}
+		body = doc
+	case encoding.CBOR:
+		obj, err := encoding.DecodeCBOR(body)
+		if err != nil {
+			return nil, errBadRequest(fmt.Sprintf("the object provided is unrecognized (must be of type %s): %v", res.Kind, err))
+		}
+		return obj, nil
+	case encoding.Protobuf:
+		return decodeProtobuf(res, body)
+	}
+	obj, err := object.Decode(body)
+	if err != nil {
+		return nil, errBadRequest(fmt.Sprintf("the object provided is unrecognized (must be of type %s): couldn't get version/kind; json parse error: %v", res.Kind, err))
+	}
+	return obj, nil
+}
+
+// watchCodec writes a watch's events in the negotiated representation. Events
+// are encoded once per representation, however many watchers share it.
+type watchCodec struct {
+	rep reply
+	res *schema.Resource
+	key string // the representation, for Event.Encoded
+	// table prints each event as a Table (as=Table): the first with the column
+	// definitions, so it is per watch and not shared.
+	table *table.Watch
+}
+
+func newWatchCodec(t target) *watchCodec {
+	key := t.rep.out.Media.ContentType()
+	if c := t.rep.out.Convert; c != nil {
+		key += ";as=" + c.Kind + ";v=" + c.Version
+	}
+	c := &watchCodec{rep: t.rep, res: t.res, key: key}
+	if conv := t.rep.out.Convert; conv != nil && conv.Kind == "Table" {
+		c.table = &table.Watch{Printer: table.For(t.res.Group, t.res.Plural), Version: conv.Version, Include: t.rep.include}
+	}
+	return c
+}
+
+// start sends the response header of the stream.
+func (c *watchCodec) start(w http.ResponseWriter) {
+	ct, _ := c.rep.out.Media.StreamContentType()
+	h := w.Header()
+	h.Set("Content-Type", ct)
+	h.Set("Transfer-Encoding", "chunked")
+	w.WriteHeader(http.StatusOK)
+}
+
+// event is e's frame.
+func (c *watchCodec) event(e *storage.Event) []byte {
+	if c.rep.out.Media == encoding.JSON && c.rep.out.Convert == nil {
+		return e.Encoded("json", func(e *storage.Event) []byte { return jsonEventFrame(c.res, e) })
+	}
+	if c.table != nil {
+		return c.tableEvent(e)
+	}
+	return e.Encoded(c.key, func(e *storage.Event) []byte {
+		if e.Type == storage.Bookmark {
+			return c.frame(string(e.Type), c.bookmark(e.Rev, false))
+		}
+		doc := object.WithTypeMeta(e.Object, c.res.Kind, c.res.APIVersion())
+		if conv := c.rep.out.Convert; conv != nil && conv.Kind != "PartialObjectMetadataList" {
+			// A conversion that fails leaves the object as it is, as kube's watch does
+			// (PartialObjectMetadataList never applies to a single object).
+			if converted, err := c.rep.convertObject(*conv, c.res, e.Object, doc); err == nil {
+				doc = converted
+			}
+		}
+		return c.frame(string(e.Type), doc)
+	})
+}
+
+// tableEvent is e's object printed as a one-row Table; like kube-apiserver, a
+// bookmark's object (only a resourceVersion) is printed too.
+func (c *watchCodec) tableEvent(e *storage.Event) []byte {
+	stored := e.Object
+	if e.Type == storage.Bookmark {
+		stored = []byte(`{"metadata":{"resourceVersion":"` + strconv.FormatInt(e.Rev, 10) + `"}}`)
+	}
+	obj, err := object.Decode(stored)
+	if err != nil {
+		return c.internalError(string(e.Type), err)
+	}
+	doc, err := c.table.Append(nil, table.Item{Object: obj, Raw: stored, Kind: c.res.Kind, APIVersion: c.res.APIVersion()}, c.rep.now())
+	if err != nil {
+		return c.internalError(string(e.Type), err)
+	}
+	return c.frame(string(e.Type), doc)
+}
+
+// bookmark is the object of a BOOKMARK event, its list blueprint (on the
+// end-of-initial-events bookmark) in the stream's media.
+func (c *watchCodec) bookmark(rev int64, initialEnd bool) []byte {
+	blueprint := ""
+	if initialEnd {
+		blueprint = listBlueprint(c.res, c.rep.out.Media)
+	}
+	return bookmarkObject(c.res, rev, blueprint)
+}
+
+// frame is one WatchEvent of type typ whose object is the JSON document doc.
+func (c *watchCodec) frame(typ string, doc []byte) []byte {
+	switch c.rep.out.Media {
+	case encoding.CBOR:
+		obj, err := object.Decode(doc)
+		if err == nil {
+			var raw, b []byte
+			if raw, err = encoding.AppendCBOR(nil, obj); err == nil {
+				if b, err = encoding.AppendCBORWatchEvent(nil, typ, raw); err == nil {
+					return b
+				}
+			}
+		}
+		return c.internalError(typ, err)
+	case encoding.Protobuf:
+		b, err := protobufWatchFrame(typ, doc)
+		if err != nil {
+			return c.internalError(typ, err)
+		}
+		return b
+	}
+	return watchFrame(nil, typ, doc)
+}
+
+// internalError is the frame sent in place of an event that cannot be encoded.
+func (c *watchCodec) internalError(typ string, err error) []byte {
+	st, _ := json.Marshal(errInternal(fmt.Errorf("unable to encode watch object of type %s: %v", typ, err)))
+	if c.rep.out.Media == encoding.JSON {
+		return watchFrame(nil, "ERROR", st)
+	}
+	return c.frame("ERROR", st)
+}
+
+// writeInitialEnd sends the bookmark that tells a WatchList client its initial
+// events are complete.
+func (c *watchCodec) writeInitialEnd(w http.ResponseWriter, rev int64) error {
+	if _, err := w.Write(c.frame(string(storage.Bookmark), c.bookmark(rev, true))); err != nil {
+		return err
+	}
+	return http.NewResponseController(w).Flush()
+}

@@ -1,0 +1,406 @@
+package protobuf
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"time"
+
+	"google.golang.org/protobuf/encoding/protowire"
+)
+
+func parseError(n int) error { return &fieldError{msg: protowire.ParseError(n).Error()} }
+
+// decodeMessage reads the fields of message m from data into out, as gogo's
+// generated Unmarshal reads them into a typed struct: the last value of a scalar
+// wins, embedded messages merge, repeated fields append, unknown fields are
+// skipped. finish then makes out what encoding/json writes for that struct.
+func decodeMessage(data []byte, m *message, out map[string]any) error {
+	for len(data) > 0 {
+		num, typ, n := protowire.ConsumeTag(data)
+		if n < 0 {
+			return parseError(n)
+		}
+		data = data[n:]
+		f := m.lookupField(int32(num))
+		if f == nil {
+			if n = protowire.ConsumeFieldValue(num, typ, data); n < 0 {
+				return parseError(n)
+			}
+			data = data[n:]
+			continue
+		}
+		n, err := decodeField(data, typ, f, out)
+		if err != nil {
+			return at(err, f.name)
+		}
+		data = data[n:]
+	}
+	return nil
+}
+
+func isVarint(k kind) bool { return k == kindBool || k == kindInt32 || k == kindInt64 }
+
+func varintValue(k kind, v uint64) any {
+	switch k {
+	case kindBool:
+		return v != 0
+	case kindInt32:
+		return json.Number(strconv.FormatInt(int64(int32(v)), 10))
+	}
+	return json.Number(strconv.FormatInt(int64(v), 10))
+}
+
+// decodeField reads the value of f at the start of data, whose wire type is typ,
+// into out, and reports how many bytes it used.
+func decodeField(data []byte, typ protowire.Type, f *field, out map[string]any) (int, error) {
+	packed := isVarint(f.kind) && f.flags&flagRepeated != 0 && typ == protowire.BytesType
+	if want := protowire.BytesType; !packed {
+		if isVarint(f.kind) && f.flags&flagMap == 0 {
+			want = protowire.VarintType
+		}
+		if typ != want {
+			return 0, &fieldError{msg: fmt.Sprintf("wrong wire type %d", typ)}
+		}
+	}
+	if typ == protowire.VarintType {
+		v, n := protowire.ConsumeVarint(data)
+		if n < 0 {
+			return 0, parseError(n)
+		}
+		if f.flags&flagRepeated != 0 {
+			out[f.name] = appendList(out[f.name], varintValue(f.kind, v))
+		} else {
+			out[f.name] = varintValue(f.kind, v)
+		}
+		return n, nil
+	}
+	payload, n := protowire.ConsumeBytes(data)
+	if n < 0 {
+		return 0, parseError(n)
+	}
+	switch {
+	case packed:
+		for len(payload) > 0 {
+			v, m := protowire.ConsumeVarint(payload)
+			if m < 0 {
+				return 0, parseError(m)
+			}
+			out[f.name] = appendList(out[f.name], varintValue(f.kind, v))
+			payload = payload[m:]
+		}
+	case f.flags&flagInline != 0:
+		return n, decodeMessage(payload, &messages[f.msg], out)
+	case f.flags&flagMap != 0:
+		key, v, err := decodeEntry(payload, f)
+		if err != nil {
+			return 0, err
+		}
+		entries, _ := out[f.name].(map[string]any)
+		if entries == nil {
+			entries = map[string]any{}
+			out[f.name] = entries
+		}
+		entries[key] = v
+	case f.kind == kindMessage && f.flags&flagRepeated != 0:
+		list, _ := out[f.name].([]any)
+		obj := map[string]any{}
+		out[f.name] = append(list, obj)
+		if err := decodeMessage(payload, &messages[f.msg], obj); err != nil {
+			return 0, at(err, index(len(list)))
+		}
+	case f.kind == kindMessage:
+		obj, _ := out[f.name].(map[string]any)
+		if obj == nil {
+			obj = map[string]any{}
+			out[f.name] = obj
+		}
+		return n, decodeMessage(payload, &messages[f.msg], obj)
+	default:
+		v, err := decodeBytesValue(payload, f.kind, f.msg)
+		if err != nil {
+			return 0, err
+		}
+		if f.flags&flagRepeated != 0 {
+			out[f.name] = appendList(out[f.name], v)
+		} else {
+			out[f.name] = v
+		}
+	}
+	return n, nil
+}
+
+func appendList(list any, v any) []any {
+	l, _ := list.([]any)
+	return append(l, v)
+}
+
+// decodeBytesValue reads one length-delimited value of kind k.
+func decodeBytesValue(payload []byte, k kind, msg uint16) (any, error) {
+	switch k {
+	case kindString:
+		return string(payload), nil
+	case kindBytes:
+		return base64.StdEncoding.EncodeToString(payload), nil
+	}
+	return decodeSpecial(payload, k)
+}
+
+// decodeEntry reads one map entry {key = 1, value = 2}; a missing part is its
+// zero value, as gogo reads it.
+func decodeEntry(data []byte, f *field) (string, any, error) {
+	var key string
+	var value any
+	for len(data) > 0 {
+		num, typ, n := protowire.ConsumeTag(data)
+		if n < 0 {
+			return "", nil, parseError(n)
+		}
+		data = data[n:]
+		if (num == 1 || num == 2) && typ != protowire.BytesType {
+			return "", nil, &fieldError{msg: fmt.Sprintf("wrong wire type %d in a map entry", typ)}
+		}
+		switch num {
+		case 1:
+			var s []byte
+			if s, n = protowire.ConsumeBytes(data); n >= 0 {
+				key = string(s)
+			}
+		case 2:
+			var payload []byte
+			if payload, n = protowire.ConsumeBytes(data); n >= 0 {
+				v, err := decodeBytesValue(payload, f.kind, f.msg)
+				if err != nil {
+					return "", nil, at(err, key)
+				}
+				value = v
+			}
+		default:
+			n = protowire.ConsumeFieldValue(num, typ, data)
+		}
+		if n < 0 {
+			return "", nil, parseError(n)
+		}
+		data = data[n:]
+	}
+	if value == nil {
+		v, err := decodeBytesValue(nil, f.kind, f.msg)
+		if err != nil {
+			return "", nil, at(err, key)
+		}
+		value = v
+	}
+	return key, value, nil
+}
+
+// scalars reads a special type's message, whose fields are all scalars: each
+// field's last value by number (varints as uint64, bytes as []byte). Fields other
+// than 1..3 are skipped; wire types must match want (indexed by number - 1).
+func scalars(data []byte, want []protowire.Type) ([3]any, error) {
+	var vals [3]any
+	for len(data) > 0 {
+		num, typ, n := protowire.ConsumeTag(data)
+		if n < 0 {
+			return vals, parseError(n)
+		}
+		data = data[n:]
+		if int(num) > len(want) {
+			if n = protowire.ConsumeFieldValue(num, typ, data); n < 0 {
+				return vals, parseError(n)
+			}
+			data = data[n:]
+			continue
+		}
+		if typ != want[num-1] {
+			return vals, &fieldError{msg: fmt.Sprintf("wrong wire type %d for field %d", typ, num)}
+		}
+		if typ == protowire.VarintType {
+			v, n := protowire.ConsumeVarint(data)
+			if n < 0 {
+				return vals, parseError(n)
+			}
+			vals[num-1] = v
+			data = data[n:]
+		} else {
+			v, n := protowire.ConsumeBytes(data)
+			if n < 0 {
+				return vals, parseError(n)
+			}
+			vals[num-1] = v
+			data = data[n:]
+		}
+	}
+	return vals, nil
+}
+
+var (
+	timestampWire = []protowire.Type{protowire.VarintType, protowire.VarintType}
+	intstrWire    = []protowire.Type{protowire.VarintType, protowire.VarintType, protowire.BytesType}
+	bytesWire     = []protowire.Type{protowire.BytesType}
+)
+
+// decodeSpecial reads a special type's message into the JSON value its
+// MarshalJSON writes.
+func decodeSpecial(data []byte, k kind) (any, error) {
+	switch k {
+	case kindTime, kindMicroTime:
+		if len(data) == 0 {
+			return nil, nil // zero time
+		}
+		vals, err := scalars(data, timestampWire)
+		if err != nil {
+			return nil, err
+		}
+		seconds, _ := vals[0].(uint64)
+		nanos, _ := vals[1].(uint64)
+		if k == kindTime {
+			t := time.Unix(int64(seconds), 0) // Time drops the nanoseconds
+			if t.IsZero() {
+				return nil, nil
+			}
+			return t.UTC().Format(time.RFC3339), nil
+		}
+		t := time.Unix(int64(seconds), int64(time.Duration(int32(nanos)).Truncate(time.Microsecond)))
+		if t.IsZero() {
+			return nil, nil
+		}
+		return t.UTC().Format(rfc3339Micro), nil
+	case kindQuantity:
+		vals, err := scalars(data, bytesWire)
+		if err != nil {
+			return nil, err
+		}
+		s, ok := vals[0].([]byte)
+		if !ok {
+			return "0", nil // the zero Quantity
+		}
+		if err := checkQuantity(string(s)); err != nil {
+			return nil, err
+		}
+		return string(s), nil
+	case kindIntOrString:
+		vals, err := scalars(data, intstrWire)
+		if err != nil {
+			return nil, err
+		}
+		typ, _ := vals[0].(uint64)
+		switch typ {
+		case 0:
+			i, _ := vals[1].(uint64)
+			return json.Number(strconv.FormatInt(int64(int32(i)), 10)), nil
+		case 1:
+			s, _ := vals[2].([]byte)
+			return string(s), nil
+		}
+		return nil, &fieldError{msg: "impossible IntOrString.Type"}
+	case kindRawExtension, kindFieldsV1:
+		vals, err := scalars(data, bytesWire)
+		if err != nil {
+			return nil, err
+		}
+		raw, ok := vals[0].([]byte)
+		if !ok {
+			return nil, nil // Raw nil marshals as null
+		}
+		return decodeJSONValue(raw)
+	}
+	return nil, &fieldError{msg: fmt.Sprintf("no decoding for kind %d", k)}
+}
+
+// decodeJSONValue parses raw JSON embedded in a message (RawExtension, FieldsV1).
+func decodeJSONValue(raw []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	err := dec.Decode(&v)
+	if err == nil {
+		if _, err = dec.Token(); err == io.EOF {
+			return v, nil
+		}
+		err = fmt.Errorf("invalid data after the JSON value")
+	}
+	return nil, &fieldError{msg: "embedded JSON: " + err.Error()}
+}
+
+// finish makes out, holding the fields decodeMessage read for message m, what
+// encoding/json writes for the typed struct: absent fields become their zero JSON
+// value unless omitempty leaves them out, and omitempty drops empty values.
+func finish(m *message, out map[string]any) {
+	for i := range m.fields {
+		f := &m.fields[i]
+		if f.flags&flagInline != 0 {
+			finish(&messages[f.msg], out)
+			continue
+		}
+		v, present := out[f.name]
+		omit := f.flags&flagOmitEmpty != 0
+		switch {
+		case f.flags&(flagRepeated|flagMap) != 0:
+			switch {
+			case !present && !omit:
+				out[f.name] = nil
+			case present && f.kind == kindMessage && f.flags&flagRepeated != 0:
+				for _, e := range v.([]any) {
+					finish(&messages[f.msg], e.(map[string]any))
+				}
+			}
+		case f.flags&flagPointer != 0:
+			switch {
+			case !present && !omit:
+				out[f.name] = nil
+			case present && f.kind == kindMessage:
+				finish(&messages[f.msg], v.(map[string]any))
+			}
+		case f.kind == kindMessage:
+			obj, _ := v.(map[string]any)
+			if obj == nil {
+				obj = map[string]any{}
+				out[f.name] = obj
+			}
+			finish(&messages[f.msg], obj)
+		case !present:
+			if zero, ok := zeroJSON(f.kind); !omit || !ok {
+				out[f.name] = zero
+			}
+		case omit && f.kind <= kindInt64 && isEmpty(v):
+			delete(out, f.name)
+		}
+	}
+}
+
+// zeroJSON is the JSON encoding/json writes for a zero value of kind k, and
+// whether omitempty drops it (structs are never dropped).
+func zeroJSON(k kind) (any, bool) {
+	switch k {
+	case kindString:
+		return "", true
+	case kindBool:
+		return false, true
+	case kindInt32, kindInt64:
+		return json.Number("0"), true
+	case kindQuantity:
+		return "0", false
+	case kindIntOrString:
+		return json.Number("0"), false
+	case kindBytes:
+		return nil, true
+	}
+	return nil, false // Time, MicroTime, RawExtension, FieldsV1: null
+}
+
+// isEmpty reports whether omitempty drops a present scalar: "", false, 0 or
+// an empty []byte.
+func isEmpty(v any) bool {
+	switch v := v.(type) {
+	case string:
+		return v == ""
+	case bool:
+		return !v
+	case json.Number:
+		return v == "0"
+	}
+	return false
+}

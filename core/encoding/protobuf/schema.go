@@ -1,0 +1,62 @@
+package protobuf
+
+//go:generate go run ../../../tools/protogen -out schema_gen.go
+
+// kind is how a field's value is written on the wire and in JSON.
+type kind uint8
+
+const (
+	kindString       kind = iota // bytes; JSON string
+	kindBytes                    // bytes; JSON base64 string
+	kindBool                     // varint; JSON bool
+	kindInt32                    // varint; JSON number
+	kindInt64                    // varint; JSON number
+	kindMessage                  // embedded message (messages[msg]); JSON object
+	kindTime                     // metav1.Time: {seconds=1, nanos=2}; JSON RFC 3339 seconds or null
+	kindMicroTime                // metav1.MicroTime: as Time; JSON RFC 3339 microseconds or null
+	kindQuantity                 // resource.Quantity: {string=1}; JSON string
+	kindIntOrString              // intstr.IntOrString: {type=1, intVal=2, strVal=3}; JSON number or string
+	kindRawExtension             // runtime.RawExtension: {raw=1}; JSON the raw JSON value
+	kindFieldsV1                 // metav1.FieldsV1: {Raw=1}; JSON the raw JSON value
+)
+
+// Field flags: the Go shape of the field in k8s.io/api, which decides what gogo's
+// generated Marshal writes and what encoding/json writes.
+const (
+	flagPointer   = 1 << iota // *T: written only when set
+	flagRepeated              // []T: one wire field per element
+	flagMap                   // map[string]T: entries {key=1, value=2}, keys sorted
+	flagOmitEmpty             // json:",omitempty"
+	flagInline                // json:",inline": the message's JSON fields sit in the parent object
+)
+
+// field is one field of a message, in field-number order within the message.
+type field struct {
+	name  string // JSON name; empty for flagInline
+	num   int32
+	kind  kind
+	flags uint8
+	msg   uint16 // for kindMessage: index in messages
+}
+
+// message is one message type (schema_gen.go names its Go type in a comment).
+type message struct {
+	fields []field
+}
+
+// lookupField finds the field numbered num; fields are sorted by number.
+func (m *message) lookupField(num int32) *field {
+	lo, hi := 0, len(m.fields)
+	for lo < hi {
+		mid := (lo + hi) / 2
+		switch f := &m.fields[mid]; {
+		case f.num == num:
+			return f
+		case f.num < num:
+			lo = mid + 1
+		default:
+			hi = mid
+		}
+	}
+	return nil
+}

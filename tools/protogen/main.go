@@ -1,0 +1,351 @@
+// Command protogen writes the message table of kubeplay/core/encoding/protobuf.
+//
+// It walks the Go types of k8s.io/api and k8s.io/apimachinery reflectively: the
+// `protobuf` struct tags give field numbers and wire types, the Go kinds give
+// pointer, value, slice and map shapes, and the `json` tags give the JSON names and
+// omitempty. The output is plain Go data, so the core never imports a k8s.io module
+// and carries no reflection-driven runtime. Run it with `go generate` in
+// core/encoding/protobuf.
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"go/format"
+	"log"
+	"os"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+
+	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/intstr"
+)
+
+// root is one kind served by name.
+type root struct {
+	apiVersion string
+	kind       string
+	typ        reflect.Type
+}
+
+func typeOf(v any) reflect.Type { return reflect.TypeOf(v).Elem() }
+
+// servedGroupVersions are the group versions of the built-in kinds; the meta kinds
+// that kube registers in every group version are served under each of them.
+var servedGroupVersions = []string{"v1", "apps/v1", "coordination.k8s.io/v1", "policy/v1", "autoscaling/v1", "meta.k8s.io/v1"}
+
+func roots() []root {
+	rs := []root{}
+	add := func(apiVersion string, obj, list any) {
+		t := typeOf(obj)
+		rs = append(rs, root{apiVersion, t.Name(), t})
+		if list != nil {
+			lt := typeOf(list)
+			rs = append(rs, root{apiVersion, lt.Name(), lt})
+		}
+	}
+	add("v1", &corev1.Namespace{}, &corev1.NamespaceList{})
+	add("v1", &corev1.Pod{}, &corev1.PodList{})
+	add("v1", &corev1.ConfigMap{}, &corev1.ConfigMapList{})
+	add("v1", &corev1.Secret{}, &corev1.SecretList{})
+	add("v1", &corev1.Service{}, &corev1.ServiceList{})
+	add("v1", &corev1.Endpoints{}, &corev1.EndpointsList{})
+	add("v1", &corev1.Node{}, &corev1.NodeList{})
+	add("v1", &corev1.Event{}, &corev1.EventList{})
+	add("v1", &corev1.ServiceAccount{}, &corev1.ServiceAccountList{})
+	add("apps/v1", &appsv1.Deployment{}, &appsv1.DeploymentList{})
+	add("apps/v1", &appsv1.ReplicaSet{}, &appsv1.ReplicaSetList{})
+	add("coordination.k8s.io/v1", &coordinationv1.Lease{}, &coordinationv1.LeaseList{})
+	add("policy/v1", &policyv1.Eviction{}, nil)
+	add("autoscaling/v1", &autoscalingv1.Scale{}, nil)
+	for _, gv := range servedGroupVersions {
+		add(gv, &metav1.Status{}, nil)
+		add(gv, &metav1.DeleteOptions{}, nil)
+		add(gv, &metav1.WatchEvent{}, nil)
+	}
+	// The metadata-only forms client-go's metadata client asks for
+	// (as=PartialObjectMetadata[List];g=meta.k8s.io;v=v1).
+	add("meta.k8s.io/v1", &metav1.PartialObjectMetadata{}, &metav1.PartialObjectMetadataList{})
+	add("meta.k8s.io/v1", &metav1.ListMeta{}, nil)
+	add("meta.k8s.io/v1", &metav1.ObjectMeta{}, nil)
+	return rs
+}
+
+// specials are the types with their own protobuf and JSON forms, handled by the
+// runtime; the value is the name of the runtime's kind constant.
+var specials = map[reflect.Type]string{
+	typeOf(&metav1.Time{}):          "kindTime",
+	typeOf(&metav1.MicroTime{}):     "kindMicroTime",
+	typeOf(&resource.Quantity{}):    "kindQuantity",
+	typeOf(&intstr.IntOrString{}):   "kindIntOrString",
+	typeOf(&runtime.RawExtension{}): "kindRawExtension",
+	typeOf(&metav1.FieldsV1{}):      "kindFieldsV1",
+}
+
+type field struct {
+	num       int
+	name      string
+	kind      string
+	msg       int
+	pointer   bool
+	repeated  bool
+	isMap     bool
+	omitEmpty bool
+	inline    bool
+	goName    string
+}
+
+type message struct {
+	name   string
+	fields []field
+}
+
+type generator struct {
+	messages []*message
+	index    map[reflect.Type]int
+}
+
+var jsonMarshaler = reflect.TypeOf((*json.Marshaler)(nil)).Elem()
+
+func (g *generator) message(t reflect.Type) int {
+	if i, ok := g.index[t]; ok {
+		return i
+	}
+	if t.Kind() != reflect.Struct {
+		log.Fatalf("%v: not a struct", t)
+	}
+	if t.Implements(jsonMarshaler) || reflect.PointerTo(t).Implements(jsonMarshaler) {
+		log.Fatalf("%v has its own JSON form and is not a known special type", t)
+	}
+	m := &message{name: t.Name()}
+	i := len(g.messages)
+	g.messages = append(g.messages, m)
+	g.index[t] = i
+	for j := 0; j < t.NumField(); j++ {
+		sf := t.Field(j)
+		tag, ok := sf.Tag.Lookup("protobuf")
+		if !ok || tag == "-" {
+			if sf.Anonymous && sf.Type == typeOf(&metav1.TypeMeta{}) {
+				continue // kind and apiVersion travel in the envelope
+			}
+			log.Fatalf("%v.%s has no protobuf tag", t, sf.Name)
+		}
+		inline := sf.Anonymous && (sf.Tag.Get("json") == "" || sf.Tag.Get("json")[0] == ',')
+		if inline && (sf.Type.Kind() != reflect.Struct || specials[sf.Type] != "") {
+			log.Fatalf("%v.%s: only plain structs can be inlined", t, sf.Name)
+		}
+		parts := strings.Split(tag, ",")
+		num, err := strconv.Atoi(parts[1])
+		if err != nil {
+			log.Fatalf("%v.%s: bad protobuf tag %q", t, sf.Name, tag)
+		}
+		f := field{num: num, goName: sf.Name, msg: -1, inline: inline}
+		jsonTag := sf.Tag.Get("json")
+		jsonName, opts, _ := strings.Cut(jsonTag, ",")
+		switch {
+		case inline:
+			// no name: the message's JSON fields sit in the parent object
+		case jsonName == "-":
+			log.Fatalf("%v.%s: field without a JSON name", t, sf.Name)
+		case jsonName == "":
+			f.name = sf.Name
+		default:
+			f.name = jsonName
+		}
+		f.omitEmpty = strings.Contains(","+opts+",", ",omitempty,")
+		ft := sf.Type
+		switch {
+		case ft.Kind() == reflect.Pointer:
+			f.pointer = true
+			ft = ft.Elem()
+		case ft.Kind() == reflect.Map:
+			f.isMap = true
+			if ft.Key().Kind() != reflect.String {
+				log.Fatalf("%v.%s: map key %v is not a string", t, sf.Name, ft.Key())
+			}
+			// Map entries are {key = 1, value = 2}; meta/v1 leaves the tags out.
+			if k, v := sf.Tag.Get("protobuf_key"), sf.Tag.Get("protobuf_val"); k != "" && !strings.HasPrefix(k, "bytes,1,") || v != "" && !strings.Contains(v, ",2,") {
+				log.Fatalf("%v.%s: unexpected map entry tags %q %q", t, sf.Name, k, v)
+			}
+			ft = ft.Elem()
+		case ft.Kind() == reflect.Slice && ft.Elem().Kind() != reflect.Uint8:
+			f.repeated = true
+			ft = ft.Elem()
+		}
+		g.kind(&f, ft, t)
+		if f.isMap && f.kind == "kindMessage" {
+			log.Fatalf("%v.%s: maps of plain messages are not handled", t, sf.Name)
+		}
+		m.fields = append(m.fields, f)
+	}
+	sort.Slice(m.fields, func(a, b int) bool { return m.fields[a].num < m.fields[b].num })
+	g.checkNames(t, m, map[string]bool{})
+	for k := 1; k < len(m.fields); k++ {
+		if m.fields[k].num == m.fields[k-1].num {
+			log.Fatalf("%v: field number %d twice", t, m.fields[k].num)
+		}
+	}
+	return i
+}
+
+// checkNames makes sure the JSON names of m, with its inlined messages' fields
+// in the same object, are distinct.
+func (g *generator) checkNames(t reflect.Type, m *message, seen map[string]bool) {
+	for _, f := range m.fields {
+		if f.inline {
+			g.checkNames(t, g.messages[f.msg], seen)
+			continue
+		}
+		if seen[f.name] {
+			log.Fatalf("%v: JSON name %q twice", t, f.name)
+		}
+		seen[f.name] = true
+	}
+}
+
+// kind sets f's kind for the element type ft. The wire type follows from the Go
+// type, as in the generated marshalers: the tags' wire types are not reliable
+// (ListMeta.remainingItemCount is tagged bytes and written as a varint).
+func (g *generator) kind(f *field, ft reflect.Type, owner reflect.Type) {
+	switch {
+	case specials[ft] != "":
+		f.kind = specials[ft]
+	case ft.Kind() == reflect.Struct:
+		f.kind = "kindMessage"
+		f.msg = g.message(ft)
+	case ft.Kind() == reflect.String:
+		f.kind = "kindString"
+	case ft.Kind() == reflect.Slice && ft.Elem().Kind() == reflect.Uint8:
+		f.kind = "kindBytes"
+	case ft.Kind() == reflect.Bool:
+		f.kind = "kindBool"
+	case ft.Kind() == reflect.Int32:
+		f.kind = "kindInt32"
+	case ft.Kind() == reflect.Int64:
+		f.kind = "kindInt64"
+	default:
+		log.Fatalf("%v.%s: unhandled Go type %v", owner, f.goName, ft)
+	}
+}
+
+func main() {
+	out := flag.String("out", "schema_gen.go", "output file")
+	flag.Parse()
+	g := &generator{index: map[reflect.Type]int{}}
+	type entry struct {
+		key string
+		msg int
+	}
+	var kinds []entry
+	for _, r := range roots() {
+		kinds = append(kinds, entry{r.apiVersion + "/" + r.kind, g.message(r.typ)})
+		if strings.HasSuffix(r.kind, "List") {
+			checkList(r.typ)
+		}
+	}
+	sort.Slice(kinds, func(a, b int) bool { return kinds[a].key < kinds[b].key })
+
+	var b bytes.Buffer
+	b.WriteString("// Code generated by tools/protogen from k8s.io/api " + moduleVersion() + "; DO NOT EDIT.\n\npackage protobuf\n\n")
+	b.WriteString("// messages holds every message type reachable from the served kinds.\n")
+	b.WriteString("var messages = [...]message{\n")
+	for i, m := range g.messages {
+		fmt.Fprintf(&b, "\t%d: {fields: []field{ // %s\n", i, m.name)
+		for _, f := range m.fields {
+			var flags []string
+			if f.pointer {
+				flags = append(flags, "flagPointer")
+			}
+			if f.repeated {
+				flags = append(flags, "flagRepeated")
+			}
+			if f.isMap {
+				flags = append(flags, "flagMap")
+			}
+			if f.inline {
+				flags = append(flags, "flagInline")
+			}
+			if f.omitEmpty {
+				flags = append(flags, "flagOmitEmpty")
+			}
+			fl := ""
+			if len(flags) > 0 {
+				fl = ", flags: " + strings.Join(flags, "|")
+			}
+			msg := ""
+			if f.msg >= 0 {
+				msg = fmt.Sprintf(", msg: %d", f.msg)
+			}
+			fmt.Fprintf(&b, "\t\t{num: %d, name: %q, kind: %s%s%s},\n", f.num, f.name, f.kind, msg, fl)
+		}
+		b.WriteString("\t}},\n")
+	}
+	b.WriteString("}\n\n// kinds maps \"apiVersion/kind\" to the kind's message in messages.\n")
+	b.WriteString("var kinds = map[string]uint16{\n")
+	for _, k := range kinds {
+		fmt.Fprintf(&b, "\t%q: %d,\n", k.key, k.msg)
+	}
+	b.WriteString("}\n")
+	src, err := format.Source(b.Bytes())
+	if err != nil {
+		log.Fatalf("format: %v\n%s", err, b.Bytes())
+	}
+	if err := os.WriteFile(*out, src, 0o644); err != nil {
+		log.Fatal(err)
+	}
+}
+
+// checkList makes sure a list kind has the shape AppendList writes:
+// metadata (ListMeta) = 1, items = 2, and nothing else.
+func checkList(t reflect.Type) {
+	meta, ok1 := t.FieldByName("ListMeta")
+	items, ok2 := t.FieldByName("Items")
+	if !ok1 || !ok2 || t.NumField() != 3 ||
+		!strings.HasPrefix(meta.Tag.Get("protobuf"), "bytes,1,opt,") ||
+		!strings.HasPrefix(items.Tag.Get("protobuf"), "bytes,2,rep,") {
+		log.Fatalf("%v does not have the list shape {TypeMeta, metadata=1, items=2}", t)
+	}
+}
+
+// moduleVersion names the k8s.io/api version the table was generated from.
+func moduleVersion() string {
+	data, err := os.ReadFile(findGoMod())
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if f := strings.Fields(line); len(f) == 2 && f[0] == "k8s.io/api" {
+			return f[1]
+		}
+	}
+	log.Fatal("k8s.io/api not in go.mod")
+	return ""
+}
+
+func findGoMod() string {
+	dir, err := os.Getwd()
+	if err != nil {
+		log.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(dir + "/go.mod"); err == nil {
+			return dir + "/go.mod"
+		}
+		i := strings.LastIndex(dir, "/")
+		if i <= 0 {
+			log.Fatal("no go.mod above the working directory")
+		}
+		dir = dir[:i]
+	}
+}
