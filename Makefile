@@ -4,12 +4,13 @@ LISTEN  ?= 127.0.0.1:8080
 SITE    := build/site
 export GONOSUMDB = github.com/syumai
 
-.PHONY: run test lint wasm-check site site-floor ui-deps bench bench-browser size go-test ui-test browser-test
+.PHONY: run test lint wasm-check site site-floor ui-deps bench bench-browser size go-test ui-test browser-test \
+	edge edge-deps edge-dev edge-test bench-edge
 
 run: site
 	$(GO) run ./playground --listen $(LISTEN) --site $(SITE) --kubeconfig-out kubeconfig
 
-test: lint wasm-check site go-test ui-test browser-test
+test: lint wasm-check site go-test ui-test browser-test edge-test
 
 go-test:
 	$(GO) test -count=1 -race ./...
@@ -29,6 +30,7 @@ lint:
 # The core and the browser host must keep compiling for js/wasm.
 wasm-check:
 	GOOS=js GOARCH=wasm $(GO) build ./core/... ./wasm/...
+	GOOS=js GOARCH=wasm $(GO) vet ./wasm/...
 
 ui/node_modules/.package-lock.json: ui/package-lock.json
 	cd ui && npm ci --no-audit --no-fund
@@ -49,11 +51,42 @@ site-floor: site
 	node serviceworker/build.mjs build/site-floor
 
 # Benchmarks report ratios against floors measured in the same run.
-bench: bench-browser
+bench: bench-browser bench-edge
 	$(GO) test -run='^$$' -bench=. -benchmem -benchtime=3s -count=1 ./core/...
 
 bench-browser: site-floor
 	cd ui && node test-browser/bench.mjs
 
-size: site
+size: site edge
 	node tools/size.mjs $(SITE)
+	node edge/size.mjs
+
+# ---- edge: Cloudflare Workers (front Worker in Go + one Durable Object per sandbox)
+EDGE := build/edge
+ASSETS_GEN := $(GO) run github.com/syumai/workers/cmd/workers-assets-gen -mode=go
+
+edge/node_modules/.package-lock.json: edge/package-lock.json
+	cd edge && npm ci --no-audit --no-fund
+
+edge-deps: edge/node_modules/.package-lock.json
+
+# Both Workers' code and wrangler configs; the floor Worker for the benchmarks.
+edge: site edge-deps
+	$(ASSETS_GEN) -o $(EDGE)/front
+	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags=-s -o $(EDGE)/front/app.wasm ./wasm/edgefront
+	$(ASSETS_GEN) -o $(EDGE)/floor
+	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags=-s -o $(EDGE)/floor/app.wasm ./wasm/edgefloor
+	node edge/build.mjs
+
+# The whole edge in a local workerd on EDGE_LISTEN (default 127.0.0.1:8787).
+edge-dev: edge
+	node edge/dev.mjs
+
+# The edge in a local workerd: kubectl, restarts, isolation, bad input, Chromium.
+edge-test: edge
+	cd edge && npm test
+
+# The edge's speed and size figures (cold start vs the floor Worker, restore with
+# 1k/10k writes and objects, warm CPU, throughput vs native loopback).
+bench-edge: edge
+	node edge/bench.mjs

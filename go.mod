@@ -5,6 +5,7 @@ go 1.26.8
 require (
 	github.com/fxamacker/cbor/v2 v2.7.0
 	github.com/google/gofuzz v1.2.0
+	github.com/syumai/workers v0.32.0
 	github.com/tidwall/buntdb v1.3.0
 	google.golang.org/protobuf v1.35.1
 	k8s.io/api v0.32.3

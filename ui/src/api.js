@@ -18,6 +18,11 @@
 //   setSandboxUnavailable(reason|null) — sandbox.js reports that the worker cannot
 //     run, so sandbox requests fail at once instead of waiting for it
 //   TARGET_KINDS — [{kind, label}]
+//
+// A link may preset the target in its fragment, which never reaches a server:
+// #target=remote&url=<base URL>&token=<bearer token> (what the edge's sandbox
+// creation returns as the playground link). It is stored like a choice made in
+// the page and removed from the address bar.
 
 const STORAGE_KEY = 'kubeplay.target';
 const EVENT = 'kubeplay-target-change';
@@ -32,6 +37,14 @@ const events = new EventTarget();
 
 // The last choice made on this page (also the fallback when storage is unusable).
 let memo = null;
+
+function presetFromLocation() {
+  if (typeof location === 'undefined' || !location.hash.startsWith('#target=')) return;
+  const p = new URLSearchParams(location.hash.slice(1));
+  if (p.get('target') !== 'remote' || !/^https?:\/\//i.test(p.get('url') || '')) return;
+  setTarget({ kind: 'remote', url: p.get('url'), token: p.get('token') || '' });
+  history.replaceState(null, '', location.pathname + location.search);
+}
 
 function readStored() {
   try {
@@ -159,3 +172,5 @@ function waitForController(signal) {
     }
   });
 }
+
+presetFromLocation();

@@ -1,0 +1,362 @@
+// kubeplay sandbox Worker: one Durable Object per sandbox hosts the Go core
+// (kubeplay.wasm, the same build the service worker runs) through the long-lived
+// bridge of wasm/main.go, and persists it to the object's SQLite storage:
+//
+//   journal(seq, entry)   one CRC-framed record per acknowledged write
+//   snapshot(part, data)  the latest snapshot, in parts under the 2 MB value limit
+//   meta(key, value)      token hash, expiry, idle limit, last activity
+//
+// Durable Objects hold every outgoing message until the storage writes made
+// before it are durable, so a write's response is released only once its journal
+// entry is stored. The front Worker (wasm/edgefront) routes to these objects:
+//
+//   https://control/create  POST {tokenHash, expiresAt, idleSeconds} → 201 | 409
+//   https://sandbox/<path>  a client request, prefix stripped, token still attached
+//
+// CreationLimiter is a per-caller fixed-window counter for sandbox creation:
+//   https://control/take?limit=N&window=SECONDS → 200 | 429 {retryAfterSeconds}
+
+import { DurableObject } from 'cloudflare:workers';
+import './wasm_exec.js';
+import coreModule from './kubeplay.wasm';
+
+// Request bodies over this size never reach the core (kube-apiserver's limit;
+// the 413 says what kube-apiserver's says).
+const MAX_BODY_BYTES = 3 << 20;
+const SNAPSHOT_PART_BYTES = 1 << 20;
+// Last activity is stored at most this often (or a quarter of the idle limit).
+const ACTIVITY_WRITE_MS = 60_000;
+// A core idle this long (no requests, no open watch) is stopped and the object
+// reset, so its memory goes back to the isolate; the next request restores it
+// from storage. UNLOAD_IDLE_SECONDS (a binding of this Worker) overrides it.
+const DEFAULT_UNLOAD_IDLE_SECONDS = 120;
+// Paths the object answers itself, not the core.
+const STATUS_PATH = '/kubeplay/status';
+
+export class Sandbox extends DurableObject {
+  constructor(ctx, env) {
+    super(ctx, env);
+    this.sql = ctx.storage.sql;
+    this.core = null; // Promise<{api, info}> once started
+    this.instanceStartedAt = Date.now();
+    this.openWatches = 0;
+    this.lastRequestAt = 0;
+    this.unloadIdleMs = (Number(env.UNLOAD_IDLE_SECONDS) || DEFAULT_UNLOAD_IDLE_SECONDS) * 1000;
+    this.sql.exec(`CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+      CREATE TABLE IF NOT EXISTS journal (seq INTEGER PRIMARY KEY AUTOINCREMENT, entry BLOB NOT NULL);
+      CREATE TABLE IF NOT EXISTS snapshot (part INTEGER PRIMARY KEY, data BLOB NOT NULL);`);
+    this.meta = readMeta(this.sql);
+  }
+
+  async fetch(request) {
+    const url = new URL(request.url);
+    try {
+      if (url.hostname === 'control') return await this.control(request, url);
+      return await this.serve(request, url);
+    } catch (err) {
+      console.error('kubeplay sandbox:', err && err.stack || err);
+      return statusResponse(500, 'InternalError', 'kubeplay sandbox: ' + (err && err.message || err));
+    }
+  }
+
+  async control(request, url) {
+    if (url.pathname !== '/create' || request.method !== 'POST') return statusResponse(404, 'NotFound', 'the server could not find the requested resource');
+    if (this.meta) return statusResponse(409, 'AlreadyExists', 'sandbox already exists');
+    const { tokenHash, expiresAt, idleSeconds } = await request.json();
+    if (!/^[0-9a-f]{64}$/.test(tokenHash) || !(expiresAt > Date.now()) || !(idleSeconds > 0)) {
+      return statusResponse(400, 'BadRequest', 'invalid sandbox record');
+    }
+    const now = Date.now();
+    const meta = { tokenHash, expiresAt, idleSeconds, createdAt: now, lastActive: now };
+    this.ctx.storage.transactionSync(() => {
+      for (const [key, value] of Object.entries(meta)) this.sql.exec('INSERT INTO meta (key, value) VALUES (?, ?)', key, String(value));
+    });
+    this.meta = readMeta(this.sql);
+    await this.ctx.storage.setAlarm(this.deadline());
+    return new Response(null, { status: 201 });
+  }
+
+  async serve(request, url) {
+    if (!this.meta) return statusResponse(404, 'NotFound', 'the server could not find the requested resource');
+    if (!(await tokenMatches(request.headers.get('Authorization'), this.meta.tokenHash))) {
+      return statusResponse(401, 'Unauthorized', 'Unauthorized');
+    }
+    const declared = Number(request.headers.get('Content-Length') || 0);
+    if (declared > MAX_BODY_BYTES) return tooLarge();
+    let body = null;
+    if (request.body) {
+      body = await readLimited(request.body, MAX_BODY_BYTES);
+      if (!body) return tooLarge();
+    }
+    this.touch();
+    const { api, info } = await this.startCore();
+    this.lastRequestAt = Date.now();
+    if (url.pathname === STATUS_PATH) {
+      return jsonResponse(200, {
+        restoredRevision: info.revision,
+        restoreErrors: info.restoreErrors,
+        instanceStartedAt: this.instanceStartedAt,
+        expiresAt: this.meta.expiresAt,
+        wasmMemoryBytes: this.memory.buffer.byteLength,
+        openWatches: this.openWatches,
+      });
+    }
+    const headers = [];
+    request.headers.forEach((value, name) => {
+      if (name !== 'authorization') headers.push([name, value]);
+    });
+    const res = await api.handle(request.method, url.toString(), headers, body);
+    if (request.method === 'HEAD') return new Response(null, { status: res.status, headers: res.headers });
+    const watch = /^(1|true)$/.test(url.searchParams.get('watch') || '');
+    return new Response(watch ? this.countedWatch(res.body) : res.body, { status: res.status, headers: res.headers });
+  }
+
+  // countedWatch passes a watch stream through and counts it while it is open,
+  // so the status shows that a client going away ends its watch.
+  countedWatch(stream) {
+    const reader = stream.getReader();
+    let open = true;
+    const close = () => {
+      if (open) {
+        open = false;
+        this.openWatches--;
+      }
+    };
+    this.openWatches++;
+    return new ReadableStream({
+      async pull(controller) {
+        try {
+          const { done, value } = await reader.read();
+          if (done) {
+            close();
+            controller.close();
+          } else {
+            controller.enqueue(value);
+          }
+        } catch (err) {
+          close();
+          controller.error(err);
+        }
+      },
+      cancel(reason) {
+        close();
+        return reader.cancel(reason);
+      },
+    });
+  }
+
+  // startCore instantiates this object's own Go instance once and starts the core
+  // in it from storage. Objects of one class may share an isolate, so the API
+  // object the Go program publishes on globalThis is taken at once, before
+  // another object's instance can replace it.
+  startCore() {
+    if (!this.core) {
+      this.core = this.instantiate().catch((err) => {
+        this.core = null;
+        throw err;
+      });
+    }
+    return this.core;
+  }
+
+  async instantiate() {
+    const go = new Go();
+    let api = null;
+    globalThis.kubeplayReady = () => { api = globalThis.kubeplay; };
+    const instance = new WebAssembly.Instance(coreModule, go.importObject);
+    this.memory = instance.exports.mem;
+    go.run(instance).then(() => {
+      console.error('kubeplay sandbox: the core exited');
+      this.core = null;
+    });
+    delete globalThis.kubeplayReady;
+    if (!api) throw new Error('the kubeplay core did not become ready');
+    const info = await api.start({
+      snapshot: this.readSnapshot(),
+      journal: this.sql.exec('SELECT entry FROM journal ORDER BY seq').toArray().map((row) => new Uint8Array(row.entry)),
+      append: (entry) => this.append(entry),
+      writeSnapshot: (snapshot) => this.writeSnapshot(snapshot),
+    });
+    for (const e of info.restoreErrors) console.error('kubeplay sandbox restore:', e);
+    await this.ctx.storage.setAlarm(Math.min(this.deadline(), Date.now() + this.unloadIdleMs));
+    return { api, info };
+  }
+
+  readSnapshot() {
+    const parts = this.sql.exec('SELECT data FROM snapshot ORDER BY part').toArray();
+    if (parts.length === 0) return null;
+    const size = parts.reduce((n, p) => n + p.data.byteLength, 0);
+    const out = new Uint8Array(size);
+    let at = 0;
+    for (const p of parts) {
+      out.set(new Uint8Array(p.data), at);
+      at += p.data.byteLength;
+    }
+    return out;
+  }
+
+  // append stores one journal entry. The write is committed with the current
+  // output gate: nothing this object sends afterwards leaves before it is durable.
+  async append(entry) {
+    this.sql.exec('INSERT INTO journal (entry) VALUES (?)', copyBuffer(entry));
+  }
+
+  // writeSnapshot replaces the snapshot and empties the journal in one transaction.
+  async writeSnapshot(snapshot) {
+    this.ctx.storage.transactionSync(() => {
+      this.sql.exec('DELETE FROM snapshot');
+      for (let at = 0, part = 0; at < snapshot.byteLength; at += SNAPSHOT_PART_BYTES, part++) {
+        this.sql.exec('INSERT INTO snapshot (part, data) VALUES (?, ?)', part, copyBuffer(snapshot.subarray(at, at + SNAPSHOT_PART_BYTES)));
+      }
+      this.sql.exec('DELETE FROM journal');
+    });
+  }
+
+  // unload stops the core and resets the object: the Go instance and everything
+  // it holds are dropped; storage already has every acknowledged write.
+  async unload() {
+    const { api } = await this.core.catch(() => ({}));
+    if (api) await api.stop().catch(() => {});
+    this.core = null;
+    console.log('kubeplay sandbox idle: core unloaded');
+    this.ctx.abort('idle: kubeplay core unloaded');
+  }
+
+  touch() {
+    const now = Date.now();
+    if (now - this.meta.lastActive < Math.min(ACTIVITY_WRITE_MS, this.meta.idleSeconds * 250)) return;
+    this.meta.lastActive = now;
+    this.sql.exec("UPDATE meta SET value = ? WHERE key = 'lastActive'", String(now));
+    this.ctx.storage.setAlarm(this.deadline());
+  }
+
+  deadline() {
+    return Math.min(this.meta.expiresAt, this.meta.lastActive + this.meta.idleSeconds * 1000);
+  }
+
+  // alarm deletes an expired or idle sandbox with all its storage, and unloads
+  // a core nobody has used for a while.
+  async alarm() {
+    if (!this.meta) return;
+    const deadline = this.deadline();
+    const now = Date.now();
+    if (now < deadline) {
+      if (this.core && this.openWatches === 0 && now - this.lastRequestAt >= this.unloadIdleMs) {
+        await this.ctx.storage.setAlarm(deadline);
+        await this.ctx.storage.sync();
+        await this.unload();
+        return;
+      }
+      const unloadAt = this.core ? Math.max(now, this.lastRequestAt) + this.unloadIdleMs : Infinity;
+      await this.ctx.storage.setAlarm(Math.min(deadline, unloadAt));
+      return;
+    }
+    if (this.core) {
+      const { api } = await this.core.catch(() => ({}));
+      if (api) await api.stop().catch(() => {});
+    }
+    this.core = null;
+    this.meta = null;
+    await this.ctx.storage.deleteAlarm();
+    await this.ctx.storage.deleteAll();
+    console.log('kubeplay sandbox expired and deleted');
+  }
+}
+
+export class CreationLimiter extends DurableObject {
+  constructor(ctx, env) {
+    super(ctx, env);
+    this.storage = ctx.storage;
+  }
+
+  async fetch(request) {
+    const url = new URL(request.url);
+    const limit = Number(url.searchParams.get('limit'));
+    const windowMs = Number(url.searchParams.get('window')) * 1000;
+    const now = Date.now();
+    let w = (await this.storage.get('window')) || { start: now, used: 0 };
+    if (now - w.start >= windowMs) w = { start: now, used: 0 };
+    if (w.used >= limit) {
+      return jsonResponse(429, { retryAfterSeconds: Math.max(1, Math.ceil((w.start + windowMs - now) / 1000)) });
+    }
+    w.used++;
+    await this.storage.put('window', w);
+    await this.storage.setAlarm(w.start + windowMs);
+    return jsonResponse(200, { remaining: limit - w.used });
+  }
+
+  async alarm() {
+    await this.storage.deleteAll();
+  }
+}
+
+// The sandbox Worker has no public routes: only the front Worker reaches its
+// objects, through Durable Object bindings.
+export default {
+  fetch() {
+    return statusResponse(404, 'NotFound', 'the server could not find the requested resource');
+  },
+};
+
+function readMeta(sql) {
+  const rows = sql.exec('SELECT key, value FROM meta').toArray();
+  if (rows.length === 0) return null;
+  const m = Object.fromEntries(rows.map((r) => [r.key, r.value]));
+  return {
+    tokenHash: m.tokenHash,
+    expiresAt: Number(m.expiresAt),
+    idleSeconds: Number(m.idleSeconds),
+    createdAt: Number(m.createdAt),
+    lastActive: Number(m.lastActive),
+  };
+}
+
+// tokenMatches compares the SHA-256 of the presented bearer token with the stored
+// hash in constant time.
+async function tokenMatches(authorization, tokenHash) {
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization || '');
+  if (!m) return false;
+  const presented = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(m[1])));
+  const stored = new Uint8Array(tokenHash.match(/../g).map((h) => parseInt(h, 16)));
+  return crypto.subtle.timingSafeEqual(presented, stored);
+}
+
+// readLimited reads a body of at most limit bytes, or returns null past it.
+async function readLimited(stream, limit) {
+  const reader = stream.getReader();
+  const chunks = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel();
+      return null;
+    }
+    chunks.push(value);
+  }
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.byteLength;
+  }
+  return out;
+}
+
+function copyBuffer(bytes) {
+  return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
+}
+
+function tooLarge() {
+  return statusResponse(413, 'RequestEntityTooLarge', `Request entity too large: limit is ${MAX_BODY_BYTES}`);
+}
+
+function statusResponse(code, reason, message) {
+  return jsonResponse(code, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, code });
+}
+
+function jsonResponse(code, value) {
+  return new Response(JSON.stringify(value) + '\n', { status: code, headers: { 'Content-Type': 'application/json' } });
+}

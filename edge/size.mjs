@@ -1,0 +1,45 @@
+// Raw and gzip size of each edge Worker as it would be uploaded (its modules),
+// against Cloudflare's 64 MiB uncompressed per-Worker limit. Exported for the
+// benchmark; run directly by `make size`.
+import fs from 'node:fs';
+import path from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { fileURLToPath } from 'node:url';
+import { BUILD } from './workerd.mjs';
+
+export const WORKER_LIMIT_BYTES = 64 * 1024 * 1024;
+export const WORKERS = {
+  'front (Go, syumai/workers)': ['front', ['worker.mjs', 'runtime.mjs', 'wasm_exec.js', 'app.wasm']],
+  'sandbox (Durable Object + core)': ['sandbox', ['sandbox.mjs', 'wasm_exec.js', 'kubeplay.wasm']],
+  'floor (minimal Go worker)': ['floor', ['worker.mjs', 'runtime.mjs', 'wasm_exec.js', 'app.wasm']],
+};
+
+/** {name: {raw, gzip}} for each built Worker. */
+export function workerSizes() {
+  const out = {};
+  for (const [name, [dir, files]] of Object.entries(WORKERS)) {
+    let raw = 0;
+    let gzip = 0;
+    for (const f of files) {
+      const data = fs.readFileSync(path.join(BUILD, dir, f));
+      raw += data.length;
+      gzip += gzipSync(data, { level: 9 }).length;
+    }
+    out[name] = { raw, gzip };
+  }
+  return out;
+}
+
+export const mib = (n) => (n / 1048576).toFixed(2) + ' MiB';
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  let over = false;
+  for (const [name, { raw, gzip }] of Object.entries(workerSizes())) {
+    console.log(`edge ${name.padEnd(32)} raw ${mib(raw).padStart(10)}  gzip ${mib(gzip).padStart(10)}  (${(100 * raw / WORKER_LIMIT_BYTES).toFixed(0)}% of 64 MiB)`);
+    if (raw > WORKER_LIMIT_BYTES) over = true;
+  }
+  if (over) {
+    console.error('an edge Worker is over the 64 MiB limit');
+    process.exit(1);
+  }
+}

@@ -1,0 +1,196 @@
+// PLAY-9, PLAY-10 (edge half): the edge in a local workerd, as a user meets it —
+// sandboxes created over HTTP, real kubectl with the returned kubeconfig, workerd
+// killed between writes, two sandboxes side by side, bad input of every kind.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import {
+  CMS, call, configMap, createSandbox, edgeIn, eventually, haveKubectl, kubectl, kubectlStream, scratchDir, writeKubeconfig,
+} from './helpers.mjs';
+
+let dir, edge;
+
+before(async () => {
+  dir = scratchDir('main');
+  edge = await edgeIn(dir, { https: true, vars: { INSTRUCTOR_TOKEN: 'instructor-secret', CREATE_LIMIT_PER_HOUR: '50' } });
+});
+
+after(async () => {
+  await edge?.stop();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+test('PLAY-9: kubectl drives a sandbox: create -f, get -o yaml, get -w sees a later change, delete', { skip: !haveKubectl && 'kubectl not installed' }, async () => {
+  const sb = await createSandbox(edge, { overHTTPS: true });
+  assert.match(sb.id, /^[0-9a-f]{32}$/);
+  assert.equal(sb.server, `${edge.httpsUrl}/s/${sb.id}`);
+  const kc = writeKubeconfig(dir, sb, edge);
+  // The test's own calls go over plain HTTP to the same sandbox.
+  sb.server = `${edge.url}/s/${sb.id}`;
+  const manifest = path.join(dir, 'cm.yaml');
+  fs.writeFileSync(manifest, 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: from-kubectl\ndata:\n  greeting: hello\n');
+  assert.match(await kubectl(kc, ['create', '-f', manifest]), /configmap\/from-kubectl created/);
+  const yaml = await kubectl(kc, ['get', 'configmap', 'from-kubectl', '-o', 'yaml']);
+  assert.match(yaml, /greeting: hello/);
+  assert.match(yaml, /resourceVersion: "\d+"/);
+
+  const watch = kubectlStream(kc, ['get', 'configmaps', '-w', '--no-headers', '-o', 'custom-columns=NAME:.metadata.name,GREETING:.data.greeting']);
+  try {
+    await eventually(() => watch.lines().some((l) => /from-kubectl\s+hello/.test(l)), 'the watch to list from-kubectl');
+    await eventually(async () => (await call(sb, 'GET', '/kubeplay/status')).json.openWatches === 1, 'the sandbox to count the watch');
+    await kubectl(kc, ['patch', 'configmap', 'from-kubectl', '--type', 'merge', '-p', '{"data":{"greeting":"changed"}}']);
+    await eventually(() => watch.lines().some((l) => /from-kubectl\s+changed/.test(l)), `the watch to see the change (got ${watch.lines()})`);
+  } finally {
+    watch.child.kill('SIGTERM');
+  }
+  // The client went away: the watch ends in the Durable Object too, at the
+  // latest when the next event finds nobody to write to (workerd notices a
+  // closed connection when it writes).
+  assert.equal((await call(sb, 'POST', CMS, { body: configMap('after-the-watch') })).status, 201);
+  await eventually(async () => (await call(sb, 'GET', '/kubeplay/status')).json.openWatches === 0, 'the watch to end after kubectl left');
+
+  assert.match(await kubectl(kc, ['delete', 'configmap', 'from-kubectl']), /deleted/);
+  const gone = await call(sb, 'GET', `${CMS}/from-kubectl`);
+  assert.equal(gone.status, 404);
+  assert.equal(gone.json.reason, 'NotFound');
+});
+
+test('PLAY-10: two sandboxes are isolated; tokens, unknown ids and oversize bodies get Status errors', async () => {
+  const a = await createSandbox(edge);
+  const b = await createSandbox(edge);
+  assert.notEqual(a.token, b.token);
+  assert.equal((await call(a, 'POST', CMS, { body: configMap('only-in-a') })).status, 201);
+
+  // A's token opens neither B's reads nor B's writes.
+  for (const [method, body] of [['GET', undefined], ['POST', configMap('from-a-token')]]) {
+    const r = await call(b, method, CMS, { body, token: a.token });
+    assert.equal(r.status, 401, `${method} with A's token on B`);
+    assert.deepEqual(r.json, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'Unauthorized', reason: 'Unauthorized', code: 401 });
+  }
+  for (const token of [null, '', 'not-the-token', b.token + 'x']) {
+    const r = await call(b, 'GET', CMS, { token });
+    assert.equal(r.status, 401, `token ${JSON.stringify(token)}`);
+    assert.equal(r.json.reason, 'Unauthorized');
+  }
+  const bList = await call(b, 'GET', CMS);
+  assert.equal(bList.status, 200);
+  assert.deepEqual(bList.json.items, [], 'B never sees A\'s objects');
+  assert.equal((await call(a, 'GET', `${CMS}/only-in-a`)).status, 200);
+
+  // Unknown and malformed ids: 404 Status.
+  for (const id of ['0123456789abcdef0123456789abcdef', 'not-an-id', a.id.toUpperCase()]) {
+    const r = await call(a, 'GET', CMS, { server: `${edge.url}/s/${id}` });
+    assert.equal(r.status, 404, id);
+    assert.deepEqual(r.json, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'the server could not find the requested resource', reason: 'NotFound', code: 404 });
+  }
+
+  // Over 3 MiB: 413 before the core, with or without a declared length; nothing stored.
+  const before = await call(a, 'GET', CMS);
+  const big = configMap('too-big', { blob: 'x'.repeat(3 << 20) });
+  const declared = await call(a, 'POST', CMS, { body: big });
+  assert.equal(declared.status, 413);
+  assert.deepEqual(declared.json, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'Request entity too large: limit is 3145728', reason: 'RequestEntityTooLarge', code: 413 });
+  const bytes = new TextEncoder().encode(JSON.stringify(big));
+  const chunked = await fetch(a.server + CMS, {
+    method: 'POST',
+    headers: { ...a.auth, 'Content-Type': 'application/json' },
+    duplex: 'half',
+    body: new ReadableStream({
+      start(controller) {
+        for (let at = 0; at < bytes.length; at += 64 << 10) controller.enqueue(bytes.subarray(at, at + (64 << 10)));
+        controller.close();
+      },
+    }),
+  });
+  assert.equal(chunked.status, 413, 'a streamed body without Content-Length');
+  assert.equal((await chunked.json()).reason, 'RequestEntityTooLarge');
+  const afterList = await call(a, 'GET', CMS);
+  assert.deepEqual(afterList.json.items.map((i) => i.metadata.name), before.json.items.map((i) => i.metadata.name));
+  assert.equal(afterList.json.metadata.resourceVersion, before.json.metadata.resourceVersion, 'nothing was written');
+  assert.equal((await call(a, 'GET', `${CMS}/too-big`)).status, 404);
+
+  // B's trouble (a bad body) does not touch A.
+  const bad = await call(b, 'POST', CMS, { body: 'not json at all' });
+  assert.equal(bad.status, 400);
+  assert.equal(bad.json.kind, 'Status');
+  assert.equal((await call(a, 'GET', `${CMS}/only-in-a`)).status, 200);
+});
+
+test('PLAY-9: malformed creation requests and workshop mode', async () => {
+  for (const body of ['{', '[]', '{"unknown":1}', '{} {}']) {
+    const r = await fetch(edge.url + '/sandboxes', { method: 'POST', body });
+    assert.equal(r.status, 400, body);
+    const s = await r.json();
+    assert.equal(s.kind, 'Status');
+    assert.equal(s.reason, 'BadRequest');
+  }
+  assert.equal((await fetch(edge.url + '/sandboxes')).status, 405);
+
+  const workshop = (auth, body) => fetch(edge.url + '/workshops', { method: 'POST', headers: auth ? { Authorization: auth } : {}, body });
+  for (const auth of [undefined, 'Bearer wrong', 'instructor-secret', 'Bearer instructor-secret2']) {
+    const r = await workshop(auth, '{"attendees":2}');
+    assert.equal(r.status, 401, String(auth));
+    assert.equal((await r.json()).reason, 'Unauthorized');
+  }
+  for (const body of ['{"attendees":0}', '{"attendees":101}', '{"attendees":"3"}', 'nope']) {
+    const r = await workshop('Bearer instructor-secret', body);
+    assert.equal(r.status, 400, body);
+  }
+  const r = await fetch(edge.url + '/workshops', { method: 'POST', headers: { Authorization: 'Bearer instructor-secret' }, body: '{"attendees":3}' });
+  assert.equal(r.status, 201);
+  const { sandboxes } = await r.json();
+  assert.equal(sandboxes.length, 3);
+  assert.equal(new Set(sandboxes.map((s) => s.id)).size, 3);
+  for (const [i, s] of sandboxes.entries()) {
+    assert.match(s.kubeconfig, new RegExp(`server: ${s.server.replace(/[.]/g, '\\.')}\\n`));
+    assert.match(s.kubeconfig, new RegExp(`token: ${s.token}\\n`));
+    const link = new URL(s.playground);
+    assert.equal(link.origin, edge.url);
+    const preset = new URLSearchParams(link.hash.slice(1));
+    assert.deepEqual([preset.get('target'), preset.get('url'), preset.get('token')], ['remote', s.server, s.token]);
+    assert.equal((await call(s, 'POST', CMS, { body: configMap(`attendee-${i}`) })).status, 201);
+  }
+  // Each attendee sees only their own object.
+  for (const [i, s] of sandboxes.entries()) {
+    const names = (await call(s, 'GET', CMS)).json.items.map((o) => o.metadata.name);
+    assert.deepEqual(names, [`attendee-${i}`]);
+  }
+  if (haveKubectl) {
+    // The kubeconfig as handed out, pointed at the HTTPS socket kubectl needs.
+    const s = sandboxes[1];
+    const kc = writeKubeconfig(dir, { ...s, kubeconfig: s.kubeconfig.replace(edge.url, edge.httpsUrl) }, edge);
+    const out = await kubectl(kc, ['get', 'configmaps', '-o', 'name']);
+    assert.equal(out.trim(), 'configmap/attendee-1');
+  }
+});
+
+test('PLAY-9: creation is limited per caller; idle sandboxes expire and their storage is deleted', async () => {
+  const own = scratchDir('limits');
+  const small = await edgeIn(own, { vars: { CREATE_LIMIT_PER_HOUR: '2', SANDBOX_IDLE_SECONDS: '2' } });
+  try {
+    const first = await createSandbox(small);
+    await createSandbox(small);
+    const refused = await fetch(small.url + '/sandboxes', { method: 'POST' });
+    assert.equal(refused.status, 429);
+    const s = await refused.json();
+    assert.equal(s.reason, 'TooManyRequests');
+    assert.ok(s.details.retryAfterSeconds > 0);
+    assert.equal(refused.headers.get('Retry-After'), String(s.details.retryAfterSeconds));
+    // Another caller (address) has its own allowance.
+    const other = await fetch(small.url + '/sandboxes', { method: 'POST', headers: { 'CF-Connecting-IP': '192.0.2.7' } });
+    assert.equal(other.status, 201);
+
+    assert.equal((await call(first, 'POST', CMS, { body: configMap('short-lived') })).status, 201);
+    // Left alone past its idle limit, the sandbox is deleted by its alarm: its
+    // id becomes unknown. (Any request would count as activity, so wait first.)
+    await new Promise((r) => setTimeout(r, 4000));
+    const r = await call(first, 'GET', `${CMS}/short-lived`);
+    assert.equal(r.status, 404);
+    assert.equal(r.json.message, 'the server could not find the requested resource');
+    assert.match(small.output(), /kubeplay sandbox expired and deleted/);
+  } finally {
+    await small.stop();
+    fs.rmSync(own, { recursive: true, force: true });
+  }
+});
