@@ -94,9 +94,14 @@ func (s *Server) runNamespaceController(ctx context.Context) {
 		return
 	}
 	defer w.Stop()
-	// Content with finalizers can hold a namespace; look again now and then.
-	resync := time.NewTicker(time.Second)
-	defer resync.Stop()
+	// Content with finalizers can hold a namespace; look again every second while
+	// one is terminating. With none, nothing ticks, so an idle host can sleep.
+	var resync *time.Ticker
+	defer func() {
+		if resync != nil {
+			resync.Stop()
+		}
+	}()
 	events := make(chan *storage.Event)
 	go func() {
 		defer close(events)
@@ -131,14 +136,29 @@ func (s *Server) runNamespaceController(ctx context.Context) {
 			} else {
 				delete(terminating, name)
 			}
-		case <-resync.C:
+		case <-tickOf(resync):
 		}
 		for name := range terminating {
 			if s.finalizeNamespace(name) {
 				delete(terminating, name)
 			}
 		}
+		switch {
+		case len(terminating) > 0 && resync == nil:
+			resync = time.NewTicker(time.Second)
+		case len(terminating) == 0 && resync != nil:
+			resync.Stop()
+			resync = nil
+		}
 	}
+}
+
+// tickOf is t's channel, or nil (never ready) without a ticker.
+func tickOf(t *time.Ticker) <-chan time.Time {
+	if t == nil {
+		return nil
+	}
+	return t.C
 }
 
 // finalizeNamespace deletes the content of a terminating namespace and, when none

@@ -75,3 +75,34 @@ func TestK8S_NS_1_DeleteCascades(t *testing.T) {
 	// The name can be used again.
 	s.do("POST", "/api/v1/namespaces", map[string]any{"metadata": map[string]any{"name": "team"}}).must(t, 201)
 }
+
+func TestK8S_NS_1_FinalizerHoldsNamespace(t *testing.T) {
+	s := newTestServer(t, Config{})
+	s.do("POST", "/api/v1/namespaces", map[string]any{"metadata": map[string]any{"name": "held"}}).must(t, 201)
+	s.do("POST", "/api/v1/namespaces/held/configmaps", map[string]any{
+		"metadata": map[string]any{"name": "pinned", "finalizers": []string{"example.com/hold"}},
+	}).must(t, 201)
+	s.do("DELETE", "/api/v1/namespaces/held", nil).must(t, 200)
+	// The object's finalizer holds it, and it holds the namespace.
+	deadline := time.Now().Add(10 * time.Second)
+	for s.do("GET", "/api/v1/namespaces/held/configmaps/pinned", nil).str("metadata", "deletionTimestamp") == "" {
+		if time.Now().After(deadline) {
+			t.Fatal("the namespace controller never deleted the content")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	time.Sleep(1500 * time.Millisecond) // past a resync: still held
+	if r := s.do("GET", "/api/v1/namespaces/held", nil).must(t, 200); r.str("status", "phase") != "Terminating" {
+		t.Fatalf("namespace: %s", r.Body)
+	}
+	// Releasing the finalizer lets the next resync finish the namespace.
+	s.do("PATCH", "/api/v1/namespaces/held/configmaps/pinned", `{"metadata":{"finalizers":null}}`,
+		"Content-Type", "application/merge-patch+json").must(t, 200)
+	deadline = time.Now().Add(10 * time.Second)
+	for s.do("GET", "/api/v1/namespaces/held", nil).Code != 404 {
+		if time.Now().After(deadline) {
+			t.Fatal("namespace not removed after its content's finalizer was released")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
