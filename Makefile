@@ -65,8 +65,9 @@ size: site edge
 EDGE := build/edge
 ASSETS_GEN := $(GO) run github.com/syumai/workers/cmd/workers-assets-gen -mode=go
 
+# npm install, not npm ci: see .ci/run (the mirror lacks workerd's other platforms).
 edge/node_modules/.package-lock.json: edge/package-lock.json
-	cd edge && npm ci --no-audit --no-fund
+	cd edge && npm install --no-audit --no-fund
 
 edge-deps: edge/node_modules/.package-lock.json
 
