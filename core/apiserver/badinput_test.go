@@ -75,6 +75,10 @@ func TestK8S_BadInput_Messages(t *testing.T) {
 	s.do("GET", coll+"?limit=ten", nil).wantStatus(t, 400, "BadRequest", `strconv.ParseInt: parsing "ten": invalid syntax`)
 	s.do("POST", coll, `{"metadata":{"name":"x"}}`, "Content-Type", "text/plain").wantStatus(t, 415, "UnsupportedMediaType",
 		"the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf, application/cbor")
+	s.do("POST", coll, `not json`).wantStatus(t, 400, "BadRequest",
+		"the object provided is unrecognized (must be of type ConfigMap): couldn't get version/kind; json parse error: invalid character 'o' in literal null (expecting 'u') (6e6f74206a736f6e)")
+	s.do("POST", coll, `{"metadata":{"name":1}}`).wantStatus(t, 400, "BadRequest",
+		`ConfigMap in version "v1" cannot be handled as a ConfigMap: json: cannot unmarshal number into Go struct field ObjectMeta.metadata.name of type string`)
 	s.do("POST", coll, `{"metadata":{"name":"x","namespace":"kube-system"}}`).wantStatus(t, 400, "BadRequest",
 		"the namespace of the provided object does not match the namespace sent on the request")
 }

@@ -3,6 +3,7 @@ package apiserver
 import (
 	"bytes"
 	"compress/gzip"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -320,9 +321,27 @@ func decodeBody(r *http.Request, res *schema.Resource, body []byte) (object.Obje
 	}
 	obj, err := object.Decode(body)
 	if err != nil {
-		return nil, errBadRequest(fmt.Sprintf("the object provided is unrecognized (must be of type %s): couldn't get version/kind; json parse error: %v", res.Kind, err))
+		return nil, errBadRequest(fmt.Sprintf("the object provided is unrecognized (must be of type %s): couldn't get version/kind; json parse error: %v (%s)",
+			res.Kind, err, summarizeBody(body)))
 	}
 	return obj, nil
+}
+
+// summarizeBody is how kube-apiserver quotes a body it could not read: up to 30
+// bytes, as text when it starts like a JSON object, else in hex.
+func summarizeBody(body []byte) string {
+	const max = 30
+	short, more := body, ""
+	if len(body) > max {
+		short, more = body[:max], " ..."
+	}
+	switch {
+	case len(body) == 0:
+		return "<empty>"
+	case body[0] == '{':
+		return string(short) + more
+	}
+	return hex.EncodeToString(short) + more
 }
 
 // watchCodec writes a watch's events in the negotiated representation. Events

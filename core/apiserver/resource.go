@@ -305,9 +305,11 @@ func readObject(r *http.Request, res *schema.Resource) (object.Object, error) {
 // checkMetadataTypes rejects metadata whose fields have the wrong JSON types, as
 // kube's typed decoder does.
 func checkMetadataTypes(obj object.Object, res *schema.Resource) error {
+	// The decoder knew the kind (the body's or the resource's), so kube-apiserver
+	// words it as an object it could not handle.
 	bad := func(field, want string, v any) error {
-		return errBadRequest(fmt.Sprintf("the object provided is unrecognized (must be of type %s): json: cannot unmarshal %s into Go struct field %s of type %s",
-			res.Kind, jsonTypeName(v), field, want))
+		return errBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: json: cannot unmarshal %s into Go struct field %s of type %s",
+			res.Kind, res.Version, res.Kind, jsonTypeName(v), field, want))
 	}
 	md, present := obj["metadata"]
 	if !present || md == nil {
