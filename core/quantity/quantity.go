@@ -1,0 +1,299 @@
+// Package quantity owns Kubernetes resource quantities ("500m", "1Gi", "1e3"):
+// reading them as k8s.io/apimachinery's resource.ParseQuantity does, with its
+// errors, and writing the canonical form kube-apiserver stores and serves
+// ("0.5" becomes "500m", "1024Mi" becomes "1Gi", "1000" becomes "1k").
+package quantity
+
+import (
+	"errors"
+	"math/big"
+	"strconv"
+	"strings"
+)
+
+// The errors of resource.ParseQuantity.
+var (
+	ErrFormatWrong = errors.New("quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'")
+	ErrNumeric     = errors.New("unable to parse numeric part of quantity")
+	ErrSuffix      = errors.New("unable to parse quantity's suffix")
+)
+
+type format uint8
+
+const (
+	decimalExponent format = iota // 1e3
+	binarySI                      // 1Ki
+	decimalSI                     // 1k
+)
+
+// decimalSuffixes maps a power of ten to its SI suffix, and back.
+var decimalSuffixes = map[string]int{"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
+
+// binarySuffixes maps a power of two to its binary suffix, and back.
+var binarySuffixes = map[string]int{"Ki": 10, "Mi": 20, "Gi": 30, "Ti": 40, "Pi": 50, "Ei": 60}
+
+// Canonical returns s as kube-apiserver writes the quantity back: the canonical
+// form, or s itself where resource.ParseQuantity keeps the string it was given
+// (small integers already in canonical shape, such as "100m", "1Gi" or "1e3").
+func Canonical(s string) (string, error) {
+	if s == "" {
+		return "", ErrFormatWrong
+	}
+	if s == "0" {
+		return s, nil
+	}
+	positive, value, num, denom, suffix, err := split(s)
+	if err != nil {
+		return "", err
+	}
+	base, exponent, f, ok := interpret(suffix)
+	if !ok {
+		return "", ErrSuffix
+	}
+
+	// The exact-integer path of ParseQuantity, which keeps some strings as given.
+	precision, scale, multiplier := -1, 0, int64(1)
+	switch f {
+	case decimalExponent, decimalSI:
+		scale = exponent
+		precision = 18 - (len(num) + len(denom))
+	case binarySI:
+		if exponent >= 0 && denom == "" {
+			multiplier <<= uint(exponent)
+			precision = 15 - len(num) - int(float32(exponent)*3/10) - 1
+		}
+	}
+	if precision >= 0 {
+		scale -= len(denom)
+		if scale >= -9 {
+			shifted := num + denom
+			v, err := strconv.ParseInt(shifted, 10, 64)
+			if err != nil {
+				return "", ErrNumeric
+			}
+			if result, ok := multiply(v, multiplier); ok {
+				switch f {
+				case binarySI:
+					if exponent%10 == 0 && v&0x07 != 0 {
+						return s, nil
+					}
+				default:
+					if scale%3 == 0 && !strings.HasSuffix(shifted, "000") && shifted[0] != '0' {
+						return s, nil
+					}
+				}
+				if !positive {
+					result = -result
+				}
+				return canonical(big.NewInt(result), scale, f), nil
+			}
+		}
+	}
+
+	// The arbitrary-precision path: the value, in units of 10^scale.
+	mantissa, scale, ok := parseDecimal(value)
+	if !ok {
+		return "", ErrNumeric
+	}
+	if base == 10 {
+		scale += exponent
+	} else {
+		mantissa.Lsh(mantissa, uint(exponent))
+	}
+	negative := mantissa.Sign() < 0
+	mantissa.Abs(mantissa)
+	if mantissa.Sign() != 0 && scale < -9 {
+		// Round up to whole nano units. A value with fewer digits than the
+		// places dropped is less than one nano: it becomes one.
+		if drop := -9 - scale; drop > len(mantissa.String()) {
+			mantissa = big.NewInt(1)
+		} else {
+			div := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(drop)), nil)
+			q, m := new(big.Int).QuoRem(mantissa, div, new(big.Int))
+			if m.Sign() != 0 {
+				q.Add(q, big.NewInt(1))
+			}
+			mantissa = q
+		}
+		scale = -9
+	}
+	if f == binarySI && compare(mantissa, scale, big.NewInt(1<<63-1), 0) > 0 {
+		mantissa, scale = big.NewInt(1<<63-1), 0
+	}
+	if f == binarySI && mantissa.Sign() > 0 && compare(mantissa, scale, big.NewInt(1), 0) < 0 {
+		f = decimalSI
+	}
+	if negative {
+		mantissa.Neg(mantissa)
+	}
+	return canonical(mantissa, scale, f), nil
+}
+
+// split reads sign, number, fraction and suffix as ParseQuantity does. value is
+// the numeric text (sign, digits and fraction) before the suffix.
+func split(s string) (positive bool, value, num, denom, suffix string, err error) {
+	positive = true
+	pos, end := 0, len(s)
+	if pos < end {
+		switch s[0] {
+		case '-':
+			positive = false
+			pos++
+		case '+':
+			pos++
+		}
+	}
+	for ; pos < end && s[pos] == '0'; pos++ {
+	}
+	if pos >= end {
+		return positive, "0", "0", "", "", nil
+	}
+	start := pos
+	for ; pos < end && isDigit(s[pos]); pos++ {
+	}
+	num = s[start:pos]
+	if pos >= end {
+		return positive, s, num, "", "", nil
+	}
+	if num == "" {
+		num = "0"
+	}
+	if s[pos] == '.' {
+		pos++
+		start = pos
+		for ; pos < end && isDigit(s[pos]); pos++ {
+		}
+		denom = s[start:pos]
+		if pos >= end {
+			return positive, s, num, denom, "", nil
+		}
+	}
+	value = s[:pos]
+	suffixStart := pos
+	for ; pos < end && strings.IndexByte("eEinumkKMGTP", s[pos]) >= 0; pos++ {
+	}
+	if pos < end && (s[pos] == '-' || s[pos] == '+') {
+		pos++
+	}
+	for ; pos < end && isDigit(s[pos]); pos++ {
+	}
+	if pos < end {
+		return false, "", "", "", "", ErrFormatWrong
+	}
+	return positive, value, num, denom, s[suffixStart:], nil
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+// interpret reads a suffix: its base, exponent and format.
+func interpret(suffix string) (base, exponent int, f format, ok bool) {
+	if e, ok := decimalSuffixes[suffix]; ok {
+		return 10, e, decimalSI, true
+	}
+	if e, ok := binarySuffixes[suffix]; ok {
+		return 2, e, binarySI, true
+	}
+	if len(suffix) > 1 && (suffix[0] == 'e' || suffix[0] == 'E') {
+		e, err := strconv.ParseInt(suffix[1:], 10, 64)
+		if err != nil {
+			return 0, 0, decimalExponent, false
+		}
+		return 10, int(int32(e)), decimalExponent, true
+	}
+	return 0, 0, decimalExponent, false
+}
+
+// multiply is a*b unless it overflows.
+func multiply(a, b int64) (int64, bool) {
+	if a == 0 || b == 0 {
+		return 0, true
+	}
+	c := a * b
+	return c, c/b == a
+}
+
+// parseDecimal reads "[+-]digits[.digits]" as mantissa × 10^scale.
+func parseDecimal(s string) (*big.Int, int, bool) {
+	intPart, frac, _ := strings.Cut(s, ".")
+	m, ok := new(big.Int).SetString(intPart+frac, 10)
+	if !ok {
+		return nil, 0, false
+	}
+	return m, -len(frac), true
+}
+
+// compare compares a×10^as with b×10^bs.
+func compare(a *big.Int, as int, b *big.Int, bs int) int {
+	x, y := new(big.Int).Set(a), new(big.Int).Set(b)
+	if as > bs {
+		x.Mul(x, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(as-bs)), nil))
+	} else if bs > as {
+		y.Mul(y, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(bs-as)), nil))
+	}
+	return x.Cmp(y)
+}
+
+// canonical writes mantissa × 10^scale in format f as resource.Quantity's
+// String does for a parsed value.
+func canonical(mantissa *big.Int, scale int, f format) string {
+	if mantissa.Sign() == 0 {
+		return "0"
+	}
+	if f == binarySI {
+		if compare(mantissa, scale, big.NewInt(-1024), 0) > 0 && compare(mantissa, scale, big.NewInt(1024), 0) < 0 {
+			f = decimalSI
+		} else if whole, exact := atScale0(mantissa, scale); !exact {
+			f = decimalSI
+		} else {
+			n, times := removeFactors(whole, big.NewInt(1024))
+			for s, e := range binarySuffixes {
+				if e == times*10 {
+					return n.String() + s
+				}
+			}
+			return n.String()
+		}
+	}
+	n, times := removeFactors(new(big.Int).Set(mantissa), big.NewInt(10))
+	exponent := scale + times
+	for exponent%3 != 0 {
+		n.Mul(n, big.NewInt(10))
+		exponent--
+	}
+	if f == decimalExponent {
+		if exponent == 0 {
+			return n.String()
+		}
+		return n.String() + "e" + strconv.Itoa(exponent)
+	}
+	for s, e := range decimalSuffixes {
+		if e == exponent {
+			return n.String() + s
+		}
+	}
+	return n.String() // kube writes no suffix it has no name for
+}
+
+// atScale0 is mantissa × 10^scale as an integer, and whether that is exact.
+func atScale0(mantissa *big.Int, scale int) (*big.Int, bool) {
+	if scale >= 0 {
+		return new(big.Int).Mul(mantissa, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(scale)), nil)), true
+	}
+	q, m := new(big.Int).QuoRem(mantissa, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(-scale)), nil), new(big.Int))
+	return q, m.Sign() == 0
+}
+
+// removeFactors divides out factor as often as it goes evenly.
+func removeFactors(n, factor *big.Int) (*big.Int, int) {
+	times := 0
+	q, m := new(big.Int), new(big.Int)
+	for n.Sign() != 0 {
+		q.QuoRem(n, factor, m)
+		if m.Sign() != 0 {
+			break
+		}
+		times++
+		n, q = q, n
+	}
+	return n, times
+}
