@@ -296,3 +296,31 @@ func TestPLAY_3_DecodeBinaryForDisplay(t *testing.T) {
 	}
 	s.do("POST", "/debug/kubeplay/decode", "k8s\x00garbage", "Content-Type", "application/vnd.kubernetes.protobuf").wantStatus(t, 400, "BadRequest", "")
 }
+
+func TestK8S_ENC_3_QuantitiesCanonical(t *testing.T) {
+	s := newTestServer(t, Config{})
+	const pods = "/api/v1/namespaces/default/pods"
+	pod := func(name, cpu, mem string) string {
+		return `{"metadata":{"name":"` + name + `"},"spec":{"containers":[{"name":"c","image":"nginx","resources":{"requests":{"cpu":"` + cpu + `","memory":"` + mem + `"}}}]}}`
+	}
+	r := s.do("POST", pods, pod("q", "0.5", "1024Mi")).must(t, 201)
+	req := dig(r.Obj, "spec", "containers").([]any)[0]
+	if cpu, mem := dig(req, "resources", "requests", "cpu"), dig(req, "resources", "requests", "memory"); cpu != "500m" || mem != "1Gi" {
+		t.Fatalf("quantities stored as %v and %v, want 500m and 1Gi as kube stores them", cpu, mem)
+	}
+	// Strings kube keeps as given stay as given.
+	r = s.do("POST", pods, pod("kept", "100m", "64Mi")).must(t, 201)
+	req = dig(r.Obj, "spec", "containers").([]any)[0]
+	if cpu := dig(req, "resources", "requests", "cpu"); cpu != "100m" {
+		t.Fatalf("cpu %v", cpu)
+	}
+	rev := s.srv.Store().Revision()
+	s.do("POST", pods, pod("bad", "lots", "1Gi")).wantStatus(t, 400, "BadRequest",
+		`Pod in version "v1" cannot be handled as a Pod: quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'`)
+	s.do("PATCH", pods+"/q", `{"spec":{"containers":[{"name":"c","image":"nginx","resources":{"limits":{"cpu":"1KK"}}}]}}`,
+		"Content-Type", "application/merge-patch+json").wantStatus(t, 400, "BadRequest",
+		`Pod in version "v1" cannot be handled as a Pod: unable to parse quantity's suffix`)
+	if s.srv.Store().Revision() != rev {
+		t.Fatal("a bad quantity was stored")
+	}
+}

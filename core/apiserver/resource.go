@@ -9,7 +9,9 @@ import (
 	"strconv"
 	"strings"
 
+	"kubeplay/core/encoding/protobuf"
 	"kubeplay/core/object"
+	"kubeplay/core/quantity"
 	"kubeplay/core/schema"
 	"kubeplay/core/storage"
 )
@@ -299,7 +301,34 @@ func readObject(r *http.Request, res *schema.Resource) (object.Object, error) {
 	if err := checkMetadataTypes(obj, res); err != nil {
 		return nil, err
 	}
+	if err := canonicalQuantities(obj, res); err != nil {
+		return nil, err
+	}
 	return obj, nil
+}
+
+// canonicalQuantities writes the resource quantities of a built-in kind's object
+// in canonical form ("0.5" → "500m"), as kube-apiserver's typed decoding does; a
+// malformed quantity is answered as kube answers the decode error.
+func canonicalQuantities(obj object.Object, res *schema.Resource) error {
+	if !protobuf.Supported(res.APIVersion(), res.Kind) {
+		return nil
+	}
+	var bad error // kube's message names the quantity error, not the field
+	err := protobuf.RewriteQuantities(res.APIVersion(), res.Kind, obj, func(s string) (string, error) {
+		c, err := quantity.Canonical(s)
+		if err != nil {
+			bad = err
+		}
+		return c, err
+	})
+	switch {
+	case bad != nil:
+		return errBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %v", res.Kind, res.Version, res.Kind, bad))
+	case err != nil:
+		return errInternal(err)
+	}
+	return nil
 }
 
 // checkMetadataTypes rejects metadata whose fields have the wrong JSON types, as

@@ -286,6 +286,9 @@ func (s *Server) patch(w http.ResponseWriter, r *http.Request, t target) error {
 		if err := checkMetadataTypes(patched, t.res); err != nil {
 			return nil, err
 		}
+		if err := canonicalQuantities(patched, t.res); err != nil {
+			return nil, err
+		}
 		if object.MetaString(patched, "name") != t.name {
 			return nil, errBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", object.MetaString(patched, "name"), t.name))
 		}

@@ -27,9 +27,10 @@
 //
 // Where the bytes can differ from kube-apiserver's for the same object:
 //
-//   - Quantities are passed through as stored, where kube-apiserver writes the
-//     canonical form of the parsed value ("0.5" → "500m", "1024Mi" → "1Gi").
-//     Decoding checks their form and keeps the string as sent.
+//   - Quantities are passed through as they are. The API server stores them in
+//     kube's canonical form ("0.5" → "500m", core/quantity, applied with
+//     RewriteQuantities), so what passes through is what kube writes; decoding
+//     checks their form and keeps the string as sent.
 //   - RawExtension and FieldsV1 hold the JSON re-encoded from the object form,
 //     keys sorted; kube keeps the bytes it was given (managedFields as
 //     structured-merge-diff ordered them, which differs for keys such as

@@ -7,8 +7,8 @@ import (
 
 // checkQuantity accepts the strings resource.ParseQuantity accepts by their form:
 // a signed decimal number and a suffix (binary SI, decimal SI, or an exponent), with
-// ParseQuantity's error messages. It does not canonicalize: kube-apiserver writes
-// the canonical form of a parsed quantity, kubeplay passes the string through.
+// ParseQuantity's error messages. It does not canonicalize: the API server stores
+// quantities canonically (core/quantity) before they are encoded.
 func checkQuantity(s string) error {
 	if s == "" {
 		return &fieldError{msg: errQuantityFormat}
