@@ -27,9 +27,10 @@ type reply struct {
 	out    encoding.Output
 	gzip   bool
 	pretty bool
-	// status is the negotiated representation of an error Status (never converted).
-	status    encoding.Output
-	statusErr error
+	// accept and protobuf are kept to negotiate a Status answer when the
+	// response was converted (a Status never is).
+	accept   string
+	protobuf bool
 	// include is what the rows of a Table carry (includeObject).
 	include table.IncludeObject
 	now     func() time.Time
@@ -54,15 +55,24 @@ func (s *Server) negotiateReply(r *http.Request, res *schema.Resource, watch boo
 	if err != nil {
 		return reply{}, notAcceptable(err)
 	}
-	rep := reply{out: out, gzip: acceptsGzip(r), pretty: out.Media == encoding.JSON && (out.Pretty || prettyPrinted(r)), now: s.cfg.Now, items: &s.items}
+	rep := reply{out: out, gzip: acceptsGzip(r), pretty: out.Media == encoding.JSON && (out.Pretty || prettyPrinted(r)),
+		accept: accept, protobuf: protobufServed(res), now: s.cfg.Now, items: &s.items}
 	if out.Convert != nil && out.Convert.Kind == "Table" {
 		if rep.include, err = table.ParseIncludeObject(r.URL.Query().Get("includeObject")); err != nil {
 			return reply{}, errBadRequest(err.Error())
 		}
 	}
-	st := encoding.Endpoint{Protobuf: protobufServed(res)}
-	rep.status, rep.statusErr = encoding.NegotiateOutput(accept, st)
 	return rep, nil
+}
+
+// statusOutput is the representation of a Status answer: the response's when it
+// is not converted (the first clause without a conversion is the same for both),
+// else the first clause that asks for no conversion.
+func (rep reply) statusOutput() (encoding.Output, error) {
+	if rep.out.Convert == nil {
+		return rep.out, nil
+	}
+	return encoding.NegotiateOutput(rep.accept, encoding.Endpoint{Protobuf: rep.protobuf})
 }
 
 // notAcceptable turns a negotiation error into its Status.
@@ -263,11 +273,12 @@ func (rep reply) writeStatus(w http.ResponseWriter, st *Status) { rep.sendStatus
 // allows no representation of a Status, kube-apiserver answers 406 in JSON
 // instead.
 func (rep reply) sendStatus(w http.ResponseWriter, code int, st *Status) {
-	if rep.statusErr != nil {
-		writeStatus(w, notAcceptable(rep.statusErr))
+	out, err := rep.statusOutput()
+	if err != nil {
+		writeStatus(w, notAcceptable(err))
 		return
 	}
-	if rep.status.Media == encoding.JSON && !rep.pretty {
+	if out.Media == encoding.JSON && !rep.pretty {
 		if st.Details != nil && st.Details.RetryAfterSeconds > 0 {
 			w.Header().Set("Retry-After", strconv.Itoa(int(st.Details.RetryAfterSeconds)))
 		}
@@ -279,7 +290,7 @@ func (rep reply) sendStatus(w http.ResponseWriter, code int, st *Status) {
 		writeStatus(w, st)
 		return
 	}
-	body, err := rep.encodeDocument(rep.status.Media, doc)
+	body, err := rep.encodeDocument(out.Media, doc)
 	if err != nil {
 		writeJSON(w, code, st)
 		return
@@ -287,7 +298,7 @@ func (rep reply) sendStatus(w http.ResponseWriter, code int, st *Status) {
 	if st.Details != nil && st.Details.RetryAfterSeconds > 0 {
 		w.Header().Set("Retry-After", strconv.Itoa(int(st.Details.RetryAfterSeconds)))
 	}
-	rep.send(w, code, rep.status.Media.ContentType(), body)
+	rep.send(w, code, out.Media.ContentType(), body)
 }
 
 // isJSONBody: the request body is JSON (or its Content-Type is absent).
