@@ -181,8 +181,16 @@ func (rep reply) writeList(w http.ResponseWriter, res *schema.Resource, meta lis
 		rep.writeBinaryList(w, res, meta, items)
 		return
 	}
-	if rep.out.Convert != nil || rep.out.Media != encoding.JSON || rep.pretty || rep.gzip && listSize(res, meta, items) > gzipThreshold {
-		doc, err := rep.listDocument(res, meta, items)
+	head, tail := listFrame(res, meta)
+	size := len(head) + len(tail)
+	for i, it := range items {
+		size += len(it.Value)
+		if i > 0 {
+			size++ // the comma
+		}
+	}
+	if rep.out.Convert != nil || rep.out.Media != encoding.JSON || rep.pretty || rep.gzip && size > gzipThreshold {
+		doc, err := rep.listDocument(res, meta, items, head, tail, size)
 		if err == nil {
 			doc, err = rep.encodeDocument(rep.out.Media, doc)
 		}
@@ -193,10 +201,9 @@ func (rep reply) writeList(w http.ResponseWriter, res *schema.Resource, meta lis
 		rep.send(w, http.StatusOK, rep.out.Media.ContentType(), doc)
 		return
 	}
-	head, tail := listFrame(res, meta)
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
-	h.Set("Content-Length", strconv.Itoa(listSize(res, meta, items)))
+	h.Set("Content-Length", strconv.Itoa(size))
 	w.WriteHeader(http.StatusOK)
 	if _, err := w.Write(head); err != nil {
 		return
@@ -232,27 +239,14 @@ func listFrame(res *schema.Resource, meta listMeta) (head, tail []byte) {
 	return head, []byte("]}\n")
 }
 
-// listSize is the length of the JSON list of items.
-func listSize(res *schema.Resource, meta listMeta, items []storage.Item) int {
-	head, tail := listFrame(res, meta)
-	size := len(head) + len(tail)
-	for i, it := range items {
-		size += len(it.Value)
-		if i > 0 {
-			size++
-		}
-	}
-	return size
-}
-
-// listDocument builds the list as one JSON document (without the final
-// newline), converted when the client asked for a Table or metadata only.
-func (rep reply) listDocument(res *schema.Resource, meta listMeta, items []storage.Item) ([]byte, error) {
+// listDocument builds the list as one JSON document of size bytes (without the
+// final newline) from its frame, converted when the client asked for a Table
+// or metadata only.
+func (rep reply) listDocument(res *schema.Resource, meta listMeta, items []storage.Item, head, tail []byte, size int) ([]byte, error) {
 	if c := rep.out.Convert; c != nil {
 		return rep.convertList(*c, res, meta, items)
 	}
-	head, tail := listFrame(res, meta)
-	doc := make([]byte, 0, listSize(res, meta, items))
+	doc := make([]byte, 0, size)
 	doc = append(doc, head...)
 	for i, it := range items {
 		if i > 0 {
