@@ -252,8 +252,7 @@ func (rep reply) listDocument(res *schema.Resource, meta listMeta, items []stora
 		if i > 0 {
 			doc = append(doc, ',')
 		}
-		// Items in a typed list carry no kind and apiVersion in JSON; protobuf and
-		// CBOR drop them the same way.
+		// Items in a typed list carry no kind and apiVersion, in YAML as in JSON.
 		doc = append(doc, it.Value...)
 	}
 	doc = append(doc, tail...)
