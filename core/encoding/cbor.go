@@ -7,6 +7,7 @@ import (
 	"math"
 	"reflect"
 	"strconv"
+	"sync"
 
 	"github.com/fxamacker/cbor/v2"
 )
@@ -22,42 +23,48 @@ var SelfDescribedCBOR = []byte{0xd9, 0xd9, 0xf7}
 // bignums, undefined simple values and nesting past 64 levels, and reads byte
 // strings as strings — a byte string tagged "expected base64" (how clients
 // write []byte fields such as ConfigMap binaryData) as its base64 text, so the
-// object's JSON form is the same whichever media it arrived in.
+// object's JSON form is the same whichever media it arrived in. They are built
+// on first use, not at start: every instant of start-up delays a browser
+// host's first answer.
 var (
-	cborEncode = mustEncMode(cbor.EncOptions{
-		Sort:          cbor.SortBytewiseLexical,
-		ShortestFloat: cbor.ShortestFloat16,
-		NaNConvert:    cbor.NaNConvertReject,
-		InfConvert:    cbor.InfConvertReject,
-		BigIntConvert: cbor.BigIntConvertReject,
-		IndefLength:   cbor.IndefLengthForbidden,
-		NilContainers: cbor.NilContainerAsNull,
-		TagsMd:        cbor.TagsAllowed,
-		String:        cbor.StringToByteString,
-		FieldName:     cbor.FieldNameToByteString,
+	cborEncode = sync.OnceValue(func() cbor.EncMode {
+		return mustEncMode(cbor.EncOptions{
+			Sort:          cbor.SortBytewiseLexical,
+			ShortestFloat: cbor.ShortestFloat16,
+			NaNConvert:    cbor.NaNConvertReject,
+			InfConvert:    cbor.InfConvertReject,
+			BigIntConvert: cbor.BigIntConvertReject,
+			IndefLength:   cbor.IndefLengthForbidden,
+			NilContainers: cbor.NilContainerAsNull,
+			TagsMd:        cbor.TagsAllowed,
+			String:        cbor.StringToByteString,
+			FieldName:     cbor.FieldNameToByteString,
+		})
 	})
-	cborDecode = mustDecMode(cbor.DecOptions{
-		DupMapKey:                cbor.DupMapKeyEnforcedAPF,
-		TimeTag:                  cbor.DecTagOptional,
-		MaxNestedLevels:          64,
-		MaxArrayElements:         1024,
-		MaxMapPairs:              1024,
-		IndefLength:              cbor.IndefLengthAllowed,
-		TagsMd:                   cbor.TagsAllowed,
-		IntDec:                   cbor.IntDecConvertSignedOrFail,
-		MapKeyByteString:         cbor.MapKeyByteStringForbidden,
-		DefaultMapType:           reflect.TypeOf(map[string]any(nil)),
-		UTF8:                     cbor.UTF8RejectInvalid,
-		DefaultByteStringType:    reflect.TypeOf(""),
-		ByteStringToString:       cbor.ByteStringToStringAllowedWithExpectedLaterEncoding,
-		ByteStringExpectedFormat: cbor.ByteStringExpectedBase64,
-		FieldNameByteString:      cbor.FieldNameByteStringAllowed,
-		UnrecognizedTagToAny:     cbor.UnrecognizedTagContentToAny,
-		TimeTagToAny:             cbor.TimeTagToRFC3339Nano,
-		NaN:                      cbor.NaNDecodeForbidden,
-		Inf:                      cbor.InfDecodeForbidden,
-		BignumTag:                cbor.BignumTagForbidden,
-		SimpleValues:             cborSimpleValues(),
+	cborDecode = sync.OnceValue(func() cbor.DecMode {
+		return mustDecMode(cbor.DecOptions{
+			DupMapKey:                cbor.DupMapKeyEnforcedAPF,
+			TimeTag:                  cbor.DecTagOptional,
+			MaxNestedLevels:          64,
+			MaxArrayElements:         1024,
+			MaxMapPairs:              1024,
+			IndefLength:              cbor.IndefLengthAllowed,
+			TagsMd:                   cbor.TagsAllowed,
+			IntDec:                   cbor.IntDecConvertSignedOrFail,
+			MapKeyByteString:         cbor.MapKeyByteStringForbidden,
+			DefaultMapType:           reflect.TypeOf(map[string]any(nil)),
+			UTF8:                     cbor.UTF8RejectInvalid,
+			DefaultByteStringType:    reflect.TypeOf(""),
+			ByteStringToString:       cbor.ByteStringToStringAllowedWithExpectedLaterEncoding,
+			ByteStringExpectedFormat: cbor.ByteStringExpectedBase64,
+			FieldNameByteString:      cbor.FieldNameByteStringAllowed,
+			UnrecognizedTagToAny:     cbor.UnrecognizedTagContentToAny,
+			TimeTagToAny:             cbor.TimeTagToRFC3339Nano,
+			NaN:                      cbor.NaNDecodeForbidden,
+			Inf:                      cbor.InfDecodeForbidden,
+			BignumTag:                cbor.BignumTagForbidden,
+			SimpleValues:             cborSimpleValues(),
+		})
 	})
 )
 
@@ -112,7 +119,7 @@ func MarshalCBOR(doc any) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return cborEncode.Marshal(v)
+	return cborEncode().Marshal(v)
 }
 
 // CBORListFrame is a self-described <Kind>List of n items around them: the
@@ -209,7 +216,7 @@ var ErrNotCBORObject = errors.New("the CBOR document is not a map")
 // into core/object's form, numbers as json.Number. Trailing bytes are an error.
 func DecodeCBOR(data []byte) (map[string]any, error) {
 	var v any
-	if err := cborDecode.Unmarshal(data, &v); err != nil {
+	if err := cborDecode().Unmarshal(data, &v); err != nil {
 		return nil, err
 	}
 	m, ok := v.(map[string]any)
@@ -268,7 +275,7 @@ func fromCBORValue(v any) (any, error) {
 // self-described map {"type": typ, "object": obj}, where obj is the event's
 // object already in CBOR.
 func AppendCBORWatchEvent(dst []byte, typ string, obj []byte) ([]byte, error) {
-	b, err := cborEncode.Marshal(map[string]any{"type": typ, "object": cbor.RawMessage(obj)})
+	b, err := cborEncode().Marshal(map[string]any{"type": typ, "object": cbor.RawMessage(obj)})
 	if err != nil {
 		return dst, err
 	}
@@ -279,7 +286,7 @@ func AppendCBORWatchEvent(dst []byte, typ string, obj []byte) ([]byte, error) {
 // application/cbor-seq): the item and the bytes after it.
 func SplitCBORSequence(data []byte) (item, rest []byte, err error) {
 	var raw cbor.RawMessage
-	rest, err = cborDecode.UnmarshalFirst(data, &raw)
+	rest, err = cborDecode().UnmarshalFirst(data, &raw)
 	if err != nil {
 		return nil, data, err
 	}

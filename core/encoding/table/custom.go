@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"kubeplay/core/object"
@@ -184,8 +185,8 @@ const (
 
 var (
 	errUnsupported = errors.New("unsupported JSONPath")
-	sliceRe        = regexp.MustCompile(`^(-?\d*)(:-?\d*)?(:-?\d*)?$`)
-	filterRe       = regexp.MustCompile(`^([^!<>=]+)([!<>=]+)(.+?)$`)
+	sliceRe        = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(-?\d*)(:-?\d*)?(:-?\d*)?$`) })
+	filterRe       = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([^!<>=]+)([!<>=]+)(.+?)$`) })
 )
 
 // parseJSONPath parses the inside of a {…} template action as client-go does.
@@ -292,7 +293,7 @@ func parseBracket(text string) (jsonPath, error) {
 		// becomes two fields.
 		return parseJSONPath("." + text[1:len(text)-1])
 	}
-	m := sliceRe.FindStringSubmatch(text)
+	m := sliceRe().FindStringSubmatch(text)
 	if m == nil {
 		return nil, errUnsupported
 	}
@@ -322,7 +323,7 @@ func parseBracket(text string) (jsonPath, error) {
 }
 
 func parseFilter(text string) (step, error) {
-	m := filterRe.FindStringSubmatch(text)
+	m := filterRe().FindStringSubmatch(text)
 	if m == nil {
 		left, err := parseJSONPath(text)
 		return step{kind: filterStep, left: left, op: "exists"}, err
