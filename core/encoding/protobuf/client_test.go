@@ -33,8 +33,15 @@ import (
 	"k8s.io/client-go/rest"
 	restwatch "k8s.io/client-go/rest/watch"
 
+	"kubeplay/core/encoding"
 	"kubeplay/core/encoding/protobuf"
 	"kubeplay/core/object"
+)
+
+// The media under test, as core/encoding names them.
+var (
+	pb         = encoding.Protobuf.ContentType()
+	pbWatch, _ = encoding.Protobuf.StreamContentType()
 )
 
 func samplePod() *corev1.Pod {
@@ -281,7 +288,7 @@ type fakeServer struct {
 func (s *fakeServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	key := r.Method + " " + r.URL.Path
 	if r.Method != http.MethodGet {
-		if ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); ct != protobuf.MediaType {
+		if ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); ct != pb {
 			s.t.Errorf("%s: Content-Type %q", key, r.Header.Get("Content-Type"))
 		}
 		body, _ := io.ReadAll(r.Body)
@@ -300,7 +307,7 @@ func (s *fakeServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.mu.Unlock()
 	}
 	reply := func(code int, apiVersion, kind string, obj object.Object) {
-		w.Header().Set("Content-Type", protobuf.MediaType)
+		w.Header().Set("Content-Type", pb)
 		w.WriteHeader(code)
 		_, _ = w.Write(envelope(s.t, apiVersion, kind, obj))
 	}
@@ -316,14 +323,14 @@ func (s *fakeServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case r.Method == http.MethodDelete:
 		reply(http.StatusOK, "v1", "Status", object.Object{"status": "Success"})
 	case key == "GET /api/v1/namespaces/default/pods" && r.URL.Query().Get("watch") == "true":
-		w.Header().Set("Content-Type", protobuf.WatchMediaType)
+		w.Header().Set("Content-Type", pbWatch)
 		pod := jsonForm(s.t, samplePod())
 		var stream []byte
 		for _, typ := range []string{"ADDED", "MODIFIED", "DELETED"} {
 			stream = protobuf.AppendFrame(stream, protobuf.AppendWatchEvent(nil, typ, envelope(s.t, "v1", "Pod", pod)))
 		}
 		_, _ = w.Write(stream)
-	case key == "GET /api/v1/namespaces/default/pods" && strings.HasPrefix(r.Header.Get("Accept"), protobuf.MediaType+";as=PartialObjectMetadataList;g=meta.k8s.io;v=v1"):
+	case key == "GET /api/v1/namespaces/default/pods" && strings.HasPrefix(r.Header.Get("Accept"), pb+";as=PartialObjectMetadataList;g=meta.k8s.io;v=v1"):
 		meta := jsonForm(s.t, samplePod())["metadata"].(map[string]any)
 		item, err := protobuf.Marshal(nil, "meta.k8s.io/v1", "PartialObjectMetadata", object.Object{"metadata": meta})
 		if err != nil {
@@ -333,7 +340,7 @@ func (s *fakeServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			s.t.Fatal(err)
 		}
-		w.Header().Set("Content-Type", protobuf.MediaType)
+		w.Header().Set("Content-Type", pb)
 		_, _ = w.Write(protobuf.AppendEnvelope(nil, "meta.k8s.io/v1", "PartialObjectMetadataList", list))
 	case key == "GET /api/v1/namespaces/default/pods":
 		item, err := protobuf.Marshal(nil, "v1", "Pod", jsonForm(s.t, samplePod()))
@@ -344,7 +351,7 @@ func (s *fakeServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			s.t.Fatal(err)
 		}
-		w.Header().Set("Content-Type", protobuf.MediaType)
+		w.Header().Set("Content-Type", pb)
 		_, _ = w.Write(protobuf.AppendEnvelope(nil, "v1", "PodList", list))
 	default:
 		reply(http.StatusNotFound, "v1", "Status", object.Object{
@@ -363,7 +370,7 @@ func TestK8S_ENC_3_ClientGo(t *testing.T) {
 	srv := httptest.NewServer(fake)
 	defer srv.Close()
 	client, err := kubernetes.NewForConfig(&rest.Config{Host: srv.URL, ContentConfig: rest.ContentConfig{
-		ContentType: protobuf.MediaType, AcceptContentTypes: protobuf.MediaType,
+		ContentType: pb, AcceptContentTypes: pb,
 	}})
 	if err != nil {
 		t.Fatal(err)

@@ -53,12 +53,6 @@ import (
 	"kubeplay/core/object"
 )
 
-// Media types: objects, and watch streams as kube-apiserver labels them.
-const (
-	MediaType      = "application/vnd.kubernetes.protobuf"
-	WatchMediaType = MediaType + ";stream=watch"
-)
-
 // magic starts every enveloped protobuf object.
 var magic = []byte("k8s\x00")
 
