@@ -8,7 +8,6 @@ import (
 
 	"kubeplay/core/encoding"
 	"kubeplay/core/encoding/protobuf"
-	"kubeplay/core/object"
 )
 
 // serveCompact is kubeplay's teaching affordance, not a kube-apiserver API:
@@ -81,7 +80,7 @@ func decodeForDisplay(contentType string, body []byte) (any, error) {
 			if err != nil {
 				return nil, err
 			}
-			o, err := decodeProtobufDocument(obj)
+			o, _, _, err := decodeProtobufDocument(obj)
 			if err != nil {
 				return nil, err
 			}
@@ -90,7 +89,8 @@ func decodeForDisplay(contentType string, body []byte) (any, error) {
 		}
 		return events, nil
 	case mt == encoding.Protobuf.ContentType():
-		return decodeProtobufDocument(body)
+		obj, _, _, err := decodeProtobufDocument(body)
+		return obj, err
 	case mt == encoding.CBOR.ContentType():
 		return encoding.DecodeCBOR(body)
 	case mt == "application/cbor-seq":
@@ -110,19 +110,4 @@ func decodeForDisplay(contentType string, body []byte) (any, error) {
 		return events, nil
 	}
 	return nil, fmt.Errorf("%s is not a binary media kubeplay decodes (protobuf, protobuf;stream=watch, cbor, cbor-seq)", mt)
-}
-
-// decodeProtobufDocument reads an enveloped protobuf object with its kind and
-// apiVersion.
-func decodeProtobufDocument(data []byte) (object.Object, error) {
-	apiVersion, kind, raw, err := protobuf.ParseEnvelope(data)
-	if err != nil {
-		return nil, err
-	}
-	obj, err := protobuf.Unmarshal(apiVersion, kind, raw)
-	if err != nil {
-		return nil, err
-	}
-	obj["apiVersion"], obj["kind"] = apiVersion, kind
-	return obj, nil
 }

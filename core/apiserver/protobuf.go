@@ -55,20 +55,29 @@ func protobufWatchFrame(typ string, doc []byte) ([]byte, error) {
 // decodeProtobuf reads an enveloped protobuf request body into the JSON object
 // form, with the kind and apiVersion of its envelope.
 func decodeProtobuf(res *schema.Resource, body []byte) (object.Object, error) {
-	apiVersion, kind, raw, err := protobuf.ParseEnvelope(body)
-	if err != nil {
+	obj, apiVersion, kind, err := decodeProtobufDocument(body)
+	switch {
+	case err != nil && kind != "" && !protobuf.Supported(apiVersion, kind):
+		return nil, errBadRequest(fmt.Sprintf("the object provided is unrecognized (must be of type %s): no kind %q is registered for version %q", res.Kind, kind, apiVersion))
+	case err != nil:
 		return nil, errBadRequest(err.Error())
 	}
-	obj, err := protobuf.Unmarshal(apiVersion, kind, raw)
-	if err != nil {
-		if !protobuf.Supported(apiVersion, kind) {
-			return nil, errBadRequest(fmt.Sprintf("the object provided is unrecognized (must be of type %s): no kind %q is registered for version %q", res.Kind, kind, apiVersion))
-		}
-		return nil, errBadRequest(err.Error())
-	}
-	obj["apiVersion"] = apiVersion
-	obj["kind"] = kind
 	return obj, nil
+}
+
+// decodeProtobufDocument reads an enveloped protobuf object into the JSON
+// object form, with the kind and apiVersion of its envelope (also returned,
+// when the envelope could be read, to name what failed).
+func decodeProtobufDocument(data []byte) (obj object.Object, apiVersion, kind string, err error) {
+	apiVersion, kind, raw, err := protobuf.ParseEnvelope(data)
+	if err != nil {
+		return nil, "", "", err
+	}
+	if obj, err = protobuf.Unmarshal(apiVersion, kind, raw); err != nil {
+		return nil, apiVersion, kind, err
+	}
+	obj["apiVersion"], obj["kind"] = apiVersion, kind
+	return obj, apiVersion, kind, nil
 }
 
 // protobufListFrame is an enveloped <Kind>List message around its encoded
