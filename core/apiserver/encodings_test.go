@@ -262,6 +262,8 @@ func TestK8S_ENC_BadInput(t *testing.T) {
 			t.Errorf("%s: %d %s", c.name, r.Code, r.Body)
 		}
 	}
+	s.do("POST", cms, protobuf.AppendEnvelope(nil, "v1", "Widget", good), "Content-Type", pb).wantStatus(t, 400, "BadRequest",
+		`the object provided is unrecognized (must be of type ConfigMap): no kind "Widget" is registered for version "v1"`)
 	if got := s.srv.Store().Revision(); got != rev {
 		t.Fatalf("bad input changed the store: revision %d → %d", rev, got)
 	}
