@@ -314,19 +314,8 @@ func canonicalQuantities(obj object.Object, res *schema.Resource) error {
 	if !protobuf.Supported(res.APIVersion(), res.Kind) {
 		return nil
 	}
-	var bad error // kube's message names the quantity error, not the field
-	err := protobuf.RewriteQuantities(res.APIVersion(), res.Kind, obj, func(s string) (string, error) {
-		c, err := quantity.Canonical(s)
-		if err != nil {
-			bad = err
-		}
-		return c, err
-	})
-	switch {
-	case bad != nil:
-		return errBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %v", res.Kind, res.Version, res.Kind, bad))
-	case err != nil:
-		return errInternal(err)
+	if err := protobuf.RewriteQuantities(res.APIVersion(), res.Kind, obj, quantity.Canonical); err != nil {
+		return errBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %v", res.Kind, res.Version, res.Kind, err))
 	}
 	return nil
 }

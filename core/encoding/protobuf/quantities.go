@@ -6,7 +6,7 @@ import "kubeplay/core/object"
 // in apiVersion in JSON form, with what rewrite returns for it (kube-apiserver
 // stores quantities in canonical form), following the kind's message table. A
 // value that is no string is left alone (encoding reports it); rewrite's error
-// stops the walk and is returned with the field's path.
+// stops the walk and is returned as it is (kube's decoding errors name no field).
 func RewriteQuantities(apiVersion, kind string, obj object.Object, rewrite func(string) (string, error)) error {
 	m, err := lookup(apiVersion, kind)
 	if err != nil {
@@ -37,7 +37,7 @@ func rewriteMessage(m *message, obj map[string]any, rewrite func(string) (string
 			if entries, ok := v.(map[string]any); ok {
 				for k, ev := range entries {
 					if entries[k], err = rewriteValue(f, ev, rewrite); err != nil {
-						return at(at(err, k), f.name)
+						return err
 					}
 				}
 			}
@@ -45,13 +45,13 @@ func rewriteMessage(m *message, obj map[string]any, rewrite func(string) (string
 			if list, ok := v.([]any); ok {
 				for i, ev := range list {
 					if list[i], err = rewriteValue(f, ev, rewrite); err != nil {
-						return at(at(err, index(i)), f.name)
+						return err
 					}
 				}
 			}
 		default:
 			if obj[f.name], err = rewriteValue(f, v, rewrite); err != nil {
-				return at(err, f.name)
+				return err
 			}
 		}
 	}
@@ -64,11 +64,11 @@ func rewriteValue(f *field, v any, rewrite func(string) (string, error)) (any, e
 		if f.kind != kindQuantity {
 			return v, nil
 		}
-		s, err := rewrite(v)
+		c, err := rewrite(v)
 		if err != nil {
-			return v, &fieldError{msg: err.Error()}
+			return v, err // the object keeps what it had
 		}
-		return s, nil
+		return c, nil
 	case map[string]any:
 		if f.kind == kindMessage {
 			return v, rewriteMessage(&messages[f.msg], v, rewrite)
