@@ -38,6 +38,25 @@ type fastDecoder struct {
 // maxDepth stays below encoding/json's nesting limit, which falls back.
 const maxDepth = 1000
 
+// next reads what follows an element of an object or array: a comma (more
+// elements follow) or the closer (the container is done, ok). Anything else
+// is a syntax error (not more, not ok).
+func (d *fastDecoder) next(closer byte) (more, ok bool) {
+	d.space()
+	if d.i >= len(d.data) {
+		return false, false
+	}
+	switch d.data[d.i] {
+	case ',':
+		d.i++
+		return true, true
+	case closer:
+		d.i++
+		return false, true
+	}
+	return false, false
+}
+
 func (d *fastDecoder) space() {
 	for d.i < len(d.data) {
 		switch d.data[d.i] {
@@ -85,19 +104,9 @@ func (d *fastDecoder) value(depth int) (any, bool) {
 				return nil, false
 			}
 			m[k] = v
-			d.space()
-			if d.i >= len(d.data) {
-				return nil, false
+			if more, ok := d.next('}'); !more {
+				return m, ok
 			}
-			if d.data[d.i] == ',' {
-				d.i++
-				continue
-			}
-			if d.data[d.i] == '}' {
-				d.i++
-				return m, true
-			}
-			return nil, false
 		}
 	case c == '[':
 		d.i++
@@ -113,19 +122,9 @@ func (d *fastDecoder) value(depth int) (any, bool) {
 				return nil, false
 			}
 			list = append(list, v)
-			d.space()
-			if d.i >= len(d.data) {
-				return nil, false
+			if more, ok := d.next(']'); !more {
+				return list, ok
 			}
-			if d.data[d.i] == ',' {
-				d.i++
-				continue
-			}
-			if d.data[d.i] == ']' {
-				d.i++
-				return list, true
-			}
-			return nil, false
 		}
 	case c == '"':
 		return d.str()
