@@ -209,8 +209,8 @@ func toCBORValue(v any) (any, error) {
 	return v, nil
 }
 
-// ErrNotCBORObject is returned for a CBOR document that is not a map.
-var ErrNotCBORObject = errors.New("the CBOR document is not a map")
+// errNotCBORObject is returned for a CBOR document that is not a map.
+var errNotCBORObject = errors.New("the CBOR document is not a map")
 
 // DecodeCBOR reads one CBOR document (with or without the self-described tag)
 // into core/object's form, numbers as json.Number. Trailing bytes are an error.
@@ -221,7 +221,7 @@ func DecodeCBOR(data []byte) (map[string]any, error) {
 	}
 	m, ok := v.(map[string]any)
 	if !ok {
-		return nil, ErrNotCBORObject
+		return nil, errNotCBORObject
 	}
 	out, err := fromCBORValue(m)
 	if err != nil {
