@@ -73,14 +73,11 @@ func partialObjectMetadata(c encoding.Conversion, stored []byte) ([]byte, error)
 	if err != nil {
 		return nil, errInternal(err)
 	}
-	doc := []byte(`{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/` + c.Version + `","metadata":`)
-	mb, err := object.Encode(map[string]any{"metadata": obj["metadata"]})
+	doc, err := object.AppendPartialObjectMetadata(nil, obj, "meta.k8s.io/"+c.Version)
 	if err != nil {
 		return nil, errInternal(err)
 	}
-	// {"metadata":{...}} → {...}
-	doc = append(doc, mb[len(`{"metadata":`):len(mb)-1]...)
-	return append(doc, '}'), nil
+	return doc, nil
 }
 
 // tableOf prints items as a Table (kube-apiserver's server-side printing). A

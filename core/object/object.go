@@ -272,6 +272,24 @@ func AppendWithTypeMeta(dst, stored []byte, kind, apiVersion string) []byte {
 	return append(dst, rest...)
 }
 
+// AppendPartialObjectMetadata appends obj reduced to its metadata, as the
+// PartialObjectMetadata of apiVersion (meta.k8s.io/v1 or v1beta1) that
+// meta.AsPartialObjectMetadata makes: the whole ObjectMeta, with a missing
+// creationTimestamp written as null as a typed ObjectMeta writes it.
+func AppendPartialObjectMetadata(dst []byte, obj Object, apiVersion string) ([]byte, error) {
+	m := map[string]any{"creationTimestamp": nil}
+	if md, ok := obj["metadata"].(map[string]any); ok {
+		for k, v := range md {
+			m[k] = v
+		}
+	}
+	raw, err := Encode(Object{"metadata": m})
+	if err != nil {
+		return dst, err
+	}
+	return AppendWithTypeMeta(dst, raw, "PartialObjectMetadata", apiVersion), nil
+}
+
 // Meta returns obj's metadata map, creating it if absent. A metadata value that
 // is not an object is replaced; callers validate before they get here.
 func Meta(obj Object) map[string]any {

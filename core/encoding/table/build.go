@@ -162,17 +162,7 @@ func appendRowObject(dst []byte, it Item, include IncludeObject, metaAPIVersion 
 		}
 		return object.AppendWithTypeMeta(dst, raw, it.Kind, it.APIVersion), nil
 	}
-	// meta.AsPartialObjectMetadata: the whole ObjectMeta. A typed ObjectMeta
-	// writes a missing creationTimestamp as null.
-	m := map[string]any{"creationTimestamp": nil}
-	for k, v := range mapAt(it.Object, "metadata") {
-		m[k] = v
-	}
-	raw, err := object.Encode(object.Object{"metadata": m})
-	if err != nil {
-		return dst, err
-	}
-	return object.AppendWithTypeMeta(dst, raw, "PartialObjectMetadata", metaAPIVersion), nil
+	return object.AppendPartialObjectMetadata(dst, it.Object, metaAPIVersion)
 }
 
 func appendColumns(dst []byte, cols []Column) []byte {
