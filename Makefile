@@ -30,7 +30,8 @@ lint:
 # The core and the browser host must keep compiling for js/wasm.
 wasm-check:
 	GOOS=js GOARCH=wasm $(GO) build ./core/... ./wasm/...
-	GOOS=js GOARCH=wasm $(GO) vet ./wasm/...
+	GOOS=js GOARCH=wasm $(GO) vet ./wasm/... ./core/web
+	GOOS=js GOARCH=wasm $(GO) test -count=1 -exec="$$($(GO) env GOROOT)/lib/wasm/go_js_wasm_exec" ./core/web
 
 ui/node_modules/.package-lock.json: ui/package-lock.json
 	cd ui && npm ci --no-audit --no-fund

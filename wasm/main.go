@@ -11,12 +11,12 @@ package main
 
 import (
 	"errors"
-	"net/http"
 	"sync"
 	"syscall/js"
 	"time"
 
 	"kubeplay/core/apiserver"
+	"kubeplay/core/web"
 	"kubeplay/wasm/bridge"
 )
 
@@ -29,7 +29,7 @@ func main() {
 	api := js.Global().Get("Object").New()
 	api.Set("start", js.FuncOf(start))
 	api.Set("stop", js.FuncOf(stop))
-	api.Set("handle", bridge.Handler(http.HandlerFunc(serve)))
+	api.Set("handle", bridge.Handler(web.HandlerFunc(serve)))
 	js.Global().Set("kubeplay", api)
 	if ready := js.Global().Get("kubeplayReady"); ready.Type() == js.TypeFunction {
 		ready.Invoke()
@@ -37,13 +37,13 @@ func main() {
 	select {}
 }
 
-func serve(w http.ResponseWriter, r *http.Request) {
+func serve(w web.ResponseWriter, r *web.Request) {
 	mu.Lock()
 	s := server
 	mu.Unlock()
 	if s == nil {
 		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(http.StatusServiceUnavailable)
+		w.WriteHeader(web.StatusServiceUnavailable)
 		_, _ = w.Write([]byte(`{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"the kubeplay core is not started","reason":"ServiceUnavailable","code":503}`))
 		return
 	}

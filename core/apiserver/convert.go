@@ -2,13 +2,13 @@ package apiserver
 
 import (
 	"encoding/json"
-	"net/http"
 
 	"kubeplay/core/encoding"
 	"kubeplay/core/encoding/table"
 	"kubeplay/core/object"
 	"kubeplay/core/schema"
 	"kubeplay/core/storage"
+	"kubeplay/core/web"
 )
 
 // goType is how kube-apiserver's messages name the Go type of a resource's
@@ -27,7 +27,7 @@ func (rep reply) convertObject(c encoding.Conversion, res *schema.Resource, stor
 	case "PartialObjectMetadata":
 		return partialObjectMetadata(c, stored)
 	case "PartialObjectMetadataList":
-		return nil, newStatus(http.StatusNotAcceptable, "NotAcceptable",
+		return nil, newStatus(web.StatusNotAcceptable, "NotAcceptable",
 			"you requested PartialObjectMetadataList, but the requested object is not a list ("+goType(res, false)+")", nil)
 	}
 	return rep.tableOf(c, res, table.ListMeta{}, []storage.Item{{Value: string(stored)}})
@@ -37,7 +37,7 @@ func (rep reply) convertObject(c encoding.Conversion, res *schema.Resource, stor
 func (rep reply) convertList(c encoding.Conversion, res *schema.Resource, meta listMeta, items []storage.Item) ([]byte, error) {
 	switch c.Kind {
 	case "PartialObjectMetadata":
-		return nil, newStatus(http.StatusNotAcceptable, "NotAcceptable",
+		return nil, newStatus(web.StatusNotAcceptable, "NotAcceptable",
 			"you requested PartialObjectMetadata, but the requested object is a list ("+goType(res, true)+")", nil)
 	case "PartialObjectMetadataList":
 		doc := []byte(`{"kind":"PartialObjectMetadataList","apiVersion":"meta.k8s.io/` + c.Version + `","metadata":`)

@@ -3,20 +3,20 @@ package apiserver
 import (
 	"fmt"
 	"mime"
-	"net/http"
 	"strconv"
 
 	"kubeplay/core/encoding"
 	"kubeplay/core/encoding/protobuf"
+	"kubeplay/core/web"
 )
 
 // serveCompact is kubeplay's teaching affordance, not a kube-apiserver API:
 // POST /debug/kubeplay/compact[?resourceVersion=N] drops the change history up to
 // N (default: everything up to now), as etcd compaction does, so that 410 Gone
 // can be shown on demand. It answers {"compactedRevision": "N"}.
-func (s *Server) serveCompact(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodPost {
-		w.Header().Set("Allow", http.MethodPost)
+func (s *Server) serveCompact(w web.ResponseWriter, r *web.Request) {
+	if r.Method != web.MethodPost {
+		w.Header().Set("Allow", web.MethodPost)
 		writeStatus(w, errMethodNotAllowed())
 		return
 	}
@@ -34,7 +34,7 @@ func (s *Server) serveCompact(w http.ResponseWriter, r *http.Request) {
 		writeStatus(w, errInternal(err))
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]string{"compactedRevision": strconv.FormatInt(rev, 10)})
+	writeJSON(w, web.StatusOK, map[string]string{"compactedRevision": strconv.FormatInt(rev, 10)})
 }
 
 // serveDecode is kubeplay's other teaching affordance: POST
@@ -42,9 +42,9 @@ func (s *Server) serveCompact(w http.ResponseWriter, r *http.Request) {
 // (an object, or a watch stream with ";stream=watch"), CBOR (an object) or a
 // CBOR sequence (a watch) — answers its JSON form, so the playground can show
 // what a binary response says. A stream becomes a JSON array of WatchEvents.
-func (s *Server) serveDecode(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodPost {
-		w.Header().Set("Allow", http.MethodPost)
+func (s *Server) serveDecode(w web.ResponseWriter, r *web.Request) {
+	if r.Method != web.MethodPost {
+		w.Header().Set("Allow", web.MethodPost)
 		writeStatus(w, errMethodNotAllowed())
 		return
 	}
@@ -58,7 +58,7 @@ func (s *Server) serveDecode(w http.ResponseWriter, r *http.Request) {
 		writeStatus(w, errBadRequest(err.Error()))
 		return
 	}
-	writeJSON(w, http.StatusOK, doc)
+	writeJSON(w, web.StatusOK, doc)
 }
 
 // decodeForDisplay turns a binary body into JSON values: an object, or a list

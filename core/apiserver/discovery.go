@@ -1,12 +1,11 @@
 package apiserver
 
 import (
-	"net"
-	"net/http"
 	"runtime"
 	"strings"
 
 	"kubeplay/core/schema"
+	"kubeplay/core/web"
 )
 
 // Aggregated discovery media types, as kube-apiserver and client-go spell them.
@@ -112,7 +111,7 @@ type discoverySubresource struct {
 
 // wantsAggregated returns the aggregated discovery media type the Accept header
 // prefers, or "" for the legacy documents.
-func wantsAggregated(r *http.Request) string {
+func wantsAggregated(r *web.Request) string {
 	for _, part := range strings.Split(r.Header.Get("Accept"), ",") {
 		mt := strings.ReplaceAll(strings.TrimSpace(part), " ", "")
 		if i := strings.Index(mt, ";q="); i >= 0 {
@@ -130,8 +129,8 @@ func wantsAggregated(r *http.Request) string {
 	return ""
 }
 
-func (s *Server) serveDiscovery(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+func (s *Server) serveDiscovery(w web.ResponseWriter, r *web.Request) {
+	if r.Method != web.MethodGet && r.Method != web.MethodHead {
 		writeStatus(w, errMethodNotAllowed())
 		return
 	}
@@ -143,7 +142,7 @@ func (s *Server) serveDiscovery(w http.ResponseWriter, r *http.Request) {
 			s.writeAggregated(w, mt, true, gvs)
 			return
 		}
-		writeJSON(w, http.StatusOK, apiVersions{Kind: "APIVersions", Versions: []string{"v1"},
+		writeJSON(w, web.StatusOK, apiVersions{Kind: "APIVersions", Versions: []string{"v1"},
 			ServerAddressByClientCIDRs: []serverAddress{{ClientCIDR: "0.0.0.0/0", ServerAddress: serverAddr(r)}}})
 	case len(parts) == 1 && parts[0] == "apis":
 		if mt := wantsAggregated(r); mt != "" {
@@ -154,13 +153,13 @@ func (s *Server) serveDiscovery(w http.ResponseWriter, r *http.Request) {
 		for _, g := range groupsOf(gvs) {
 			list.Groups = append(list.Groups, g)
 		}
-		writeJSON(w, http.StatusOK, list)
+		writeJSON(w, web.StatusOK, list)
 	case len(parts) == 2 && parts[0] == "api" && parts[1] == "v1":
-		writeJSON(w, http.StatusOK, s.resourceList(schema.GroupVersion{Version: "v1"}))
+		writeJSON(w, web.StatusOK, s.resourceList(schema.GroupVersion{Version: "v1"}))
 	case len(parts) == 2 && parts[0] == "apis":
 		for _, g := range groupsOf(gvs) {
 			if g.Name == parts[1] {
-				writeJSON(w, http.StatusOK, struct {
+				writeJSON(w, web.StatusOK, struct {
 					Kind       string `json:"kind"`
 					APIVersion string `json:"apiVersion"`
 					apiGroup
@@ -175,16 +174,16 @@ func (s *Server) serveDiscovery(w http.ResponseWriter, r *http.Request) {
 			writeStatus(w, errPathNotFound())
 			return
 		}
-		writeJSON(w, http.StatusOK, s.resourceList(gv))
+		writeJSON(w, web.StatusOK, s.resourceList(gv))
 	default:
 		writeStatus(w, errPathNotFound())
 	}
 }
 
-func serverAddr(r *http.Request) string {
+func serverAddr(r *web.Request) string {
 	host := r.Host
-	if _, _, err := net.SplitHostPort(host); err != nil {
-		host = net.JoinHostPort(host, "443")
+	if !web.HasPort(host) {
+		host = web.JoinHostPort(host, "443")
 	}
 	return host
 }
@@ -238,7 +237,7 @@ func subVersion(sub schema.Subresource) string {
 	return ""
 }
 
-func (s *Server) writeAggregated(w http.ResponseWriter, mediaType string, core bool, gvs []schema.GroupVersion) {
+func (s *Server) writeAggregated(w web.ResponseWriter, mediaType string, core bool, gvs []schema.GroupVersion) {
 	apiVersion := "apidiscovery.k8s.io/v2"
 	if mediaType == aggregatedV2beta1 {
 		apiVersion = "apidiscovery.k8s.io/v2beta1"
@@ -283,7 +282,7 @@ func (s *Server) writeAggregated(w http.ResponseWriter, mediaType string, core b
 		writeStatus(w, errInternal(err))
 		return
 	}
-	writeBody(w, http.StatusOK, mediaType, b)
+	writeBody(w, web.StatusOK, mediaType, b)
 }
 
 type versionInfo struct {
@@ -301,12 +300,12 @@ type versionInfo struct {
 // KubernetesVersion is the kube-apiserver release whose behaviour kubeplay follows.
 const KubernetesVersion = "v1.32.0"
 
-func (s *Server) serveVersion(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+func (s *Server) serveVersion(w web.ResponseWriter, r *web.Request) {
+	if r.Method != web.MethodGet && r.Method != web.MethodHead {
 		writeStatus(w, errMethodNotAllowed())
 		return
 	}
-	writeJSON(w, http.StatusOK, versionInfo{
+	writeJSON(w, web.StatusOK, versionInfo{
 		Major: "1", Minor: "32", GitVersion: KubernetesVersion + "+kubeplay", GitCommit: "kubeplay",
 		GitTreeState: "clean", BuildDate: "1970-01-01T00:00:00Z", GoVersion: runtime.Version(),
 		Compiler: runtime.Compiler, Platform: runtime.GOOS + "/" + runtime.GOARCH,
@@ -316,12 +315,12 @@ func (s *Server) serveVersion(w http.ResponseWriter, r *http.Request) {
 // healthChecks are the checks /healthz, /livez and /readyz report with ?verbose.
 var healthChecks = []string{"ping", "log", "etcd", "poststarthook/start-apiserver-admission-initializer"}
 
-func serveHealth(w http.ResponseWriter, r *http.Request) {
+func serveHealth(w web.ResponseWriter, r *web.Request) {
 	parts := splitPath(r.URL.Path)
 	if len(parts) == 2 {
 		for _, c := range healthChecks {
 			if c == parts[1] {
-				writeBody(w, http.StatusOK, "text/plain; charset=utf-8", []byte("ok"))
+				writeBody(w, web.StatusOK, "text/plain; charset=utf-8", []byte("ok"))
 				return
 			}
 		}
@@ -334,8 +333,8 @@ func serveHealth(w http.ResponseWriter, r *http.Request) {
 			b.WriteString("[+]" + c + " ok\n")
 		}
 		b.WriteString(parts[0] + " check passed\n")
-		writeBody(w, http.StatusOK, "text/plain; charset=utf-8", []byte(b.String()))
+		writeBody(w, web.StatusOK, "text/plain; charset=utf-8", []byte(b.String()))
 		return
 	}
-	writeBody(w, http.StatusOK, "text/plain; charset=utf-8", []byte("ok"))
+	writeBody(w, web.StatusOK, "text/plain; charset=utf-8", []byte("ok"))
 }

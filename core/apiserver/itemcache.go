@@ -2,7 +2,6 @@ package apiserver
 
 import (
 	"encoding/json"
-	"net/http"
 	"strconv"
 	"sync"
 
@@ -11,6 +10,7 @@ import (
 	"kubeplay/core/object"
 	"kubeplay/core/schema"
 	"kubeplay/core/storage"
+	"kubeplay/core/web"
 )
 
 // itemCache keeps stored objects encoded in the binary media (a protobuf
@@ -88,7 +88,7 @@ func (m listMeta) object() object.Object {
 // writeBinaryList answers with a <Kind>List of stored items in protobuf or
 // CBOR. Like the JSON list it hands the (cached) item encodings to w one by one
 // instead of building the whole body; with gzip it builds it.
-func (rep reply) writeBinaryList(w http.ResponseWriter, res *schema.Resource, meta listMeta, items []storage.Item) {
+func (rep reply) writeBinaryList(w web.ResponseWriter, res *schema.Resource, meta listMeta, items []storage.Item) {
 	media := rep.out.Media
 	encoded := make([][]byte, len(items))
 	size := 0
@@ -125,13 +125,13 @@ func (rep reply) writeBinaryList(w http.ResponseWriter, res *schema.Resource, me
 		for _, b := range encoded {
 			body = append(itemHead(body, len(b)), b...)
 		}
-		rep.send(w, http.StatusOK, media.ContentType(), append(body, tail...))
+		rep.send(w, web.StatusOK, media.ContentType(), append(body, tail...))
 		return
 	}
 	h := w.Header()
 	h.Set("Content-Type", media.ContentType())
 	h.Set("Content-Length", strconv.Itoa(total))
-	w.WriteHeader(http.StatusOK)
+	w.WriteHeader(web.StatusOK)
 	if _, err := w.Write(head); err != nil {
 		return
 	}

@@ -3,10 +3,10 @@ package apiserver
 import (
 	"crypto/sha512"
 	"encoding/hex"
-	"net/http"
 	"strings"
 
 	"kubeplay/core/schema"
+	"kubeplay/core/web"
 )
 
 // OpenAPI v3, as far as the registry knows it: one document per group version
@@ -23,23 +23,23 @@ func gvPath(gv schema.GroupVersion) string {
 	return "apis/" + gv.Group + "/" + gv.Version
 }
 
-func (s *Server) serveOpenAPI(w http.ResponseWriter, r *http.Request) {
+func (s *Server) serveOpenAPI(w web.ResponseWriter, r *web.Request) {
 	p := strings.Trim(r.URL.Path, "/")
-	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+	if r.Method != web.MethodGet && r.Method != web.MethodHead {
 		w.Header().Set("Allow", "GET")
 		writeStatus(w, errMethodNotAllowed())
 		return
 	}
 	specs := s.openAPISpecs()
 	if p == "openapi/v3" {
-		writeBody(w, http.StatusOK, "application/json", specs.index)
+		writeBody(w, web.StatusOK, "application/json", specs.index)
 		return
 	}
 	if doc, ok := specs.docs[strings.TrimPrefix(p, "openapi/v3/")]; ok {
 		if r.URL.Query().Get("hash") != "" {
 			w.Header().Set("Cache-Control", "public, immutable")
 		}
-		writeBody(w, http.StatusOK, "application/json", doc)
+		writeBody(w, web.StatusOK, "application/json", doc)
 		return
 	}
 	writeStatus(w, errPathNotFound())

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"strconv"
 	"strings"
 	"time"
@@ -18,6 +17,7 @@ import (
 	"kubeplay/core/object"
 	"kubeplay/core/schema"
 	"kubeplay/core/storage"
+	"kubeplay/core/web"
 )
 
 // reply is how one resource request is answered: the representation negotiated
@@ -49,7 +49,7 @@ func endpointFor(res *schema.Resource, watch bool) encoding.Endpoint {
 
 // negotiateReply reads the request's Accept and Accept-Encoding headers (and,
 // for a Table, includeObject).
-func (s *Server) negotiateReply(r *http.Request, res *schema.Resource, watch bool) (reply, *Status) {
+func (s *Server) negotiateReply(r *web.Request, res *schema.Resource, watch bool) (reply, *Status) {
 	accept := r.Header.Get("Accept")
 	out, err := encoding.NegotiateOutput(accept, endpointFor(res, watch))
 	if err != nil {
@@ -79,13 +79,13 @@ func (rep reply) statusOutput() (encoding.Output, error) {
 func notAcceptable(err error) *Status {
 	var ua *encoding.UnsupportedMediaTypeError
 	if errors.As(err, &ua) {
-		return newStatus(http.StatusUnsupportedMediaType, "UnsupportedMediaType", err.Error(), nil)
+		return newStatus(web.StatusUnsupportedMediaType, "UnsupportedMediaType", err.Error(), nil)
 	}
-	return newStatus(http.StatusNotAcceptable, "NotAcceptable", err.Error(), nil)
+	return newStatus(web.StatusNotAcceptable, "NotAcceptable", err.Error(), nil)
 }
 
 // acceptsGzip reads Accept-Encoding as kube-apiserver does: a "gzip" token.
-func acceptsGzip(r *http.Request) bool {
+func acceptsGzip(r *web.Request) bool {
 	for _, tok := range strings.Split(r.Header.Get("Accept-Encoding"), ",") {
 		if strings.TrimSpace(tok) == "gzip" {
 			return true
@@ -96,7 +96,7 @@ func acceptsGzip(r *http.Request) bool {
 
 // prettyPrinted: kube-apiserver indents JSON for ?pretty=true and for the user
 // agents of browsers, curl and wget.
-func prettyPrinted(r *http.Request) bool {
+func prettyPrinted(r *web.Request) bool {
 	if strings.Contains(r.URL.RawQuery, "pretty") {
 		if v := r.URL.Query().Get("pretty"); v != "" {
 			b, _ := strconv.ParseBool(v)
@@ -109,7 +109,7 @@ func prettyPrinted(r *http.Request) bool {
 
 // send writes a complete body, compressed when the client takes gzip and the
 // body is over the threshold.
-func (rep reply) send(w http.ResponseWriter, code int, contentType string, body []byte) {
+func (rep reply) send(w web.ResponseWriter, code int, contentType string, body []byte) {
 	if rep.gzip && len(body) > gzipThreshold {
 		h := w.Header()
 		h.Set("Content-Type", contentType)
@@ -155,7 +155,7 @@ func (rep reply) encodeDocument(media encoding.Media, doc []byte) ([]byte, error
 }
 
 // writeObject answers with one stored object of res.
-func (rep reply) writeObject(w http.ResponseWriter, code int, res *schema.Resource, stored []byte) {
+func (rep reply) writeObject(w web.ResponseWriter, code int, res *schema.Resource, stored []byte) {
 	doc := object.WithTypeMeta(stored, res.Kind, res.APIVersion())
 	if c := rep.out.Convert; c != nil {
 		var err error
@@ -176,7 +176,7 @@ func (rep reply) writeObject(w http.ResponseWriter, code int, res *schema.Resour
 // bytes as they are, each handed to w without copying (the ResponseWriter
 // buffers small writes), so a large list costs one copy into the connection and
 // no large allocation; other media build the document.
-func (rep reply) writeList(w http.ResponseWriter, res *schema.Resource, meta listMeta, items []storage.Item) {
+func (rep reply) writeList(w web.ResponseWriter, res *schema.Resource, meta listMeta, items []storage.Item) {
 	if (rep.out.Media == encoding.Protobuf || rep.out.Media == encoding.CBOR) && rep.out.Convert == nil {
 		rep.writeBinaryList(w, res, meta, items)
 		return
@@ -198,13 +198,13 @@ func (rep reply) writeList(w http.ResponseWriter, res *schema.Resource, meta lis
 			rep.writeStatus(w, asStatus(err))
 			return
 		}
-		rep.send(w, http.StatusOK, rep.out.Media.ContentType(), doc)
+		rep.send(w, web.StatusOK, rep.out.Media.ContentType(), doc)
 		return
 	}
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
 	h.Set("Content-Length", strconv.Itoa(size))
-	w.WriteHeader(http.StatusOK)
+	w.WriteHeader(web.StatusOK)
 	if _, err := w.Write(head); err != nil {
 		return
 	}
@@ -260,12 +260,12 @@ func (rep reply) listDocument(res *schema.Resource, meta listMeta, items []stora
 }
 
 // writeStatus answers with an error Status in the negotiated representation.
-func (rep reply) writeStatus(w http.ResponseWriter, st *Status) { rep.sendStatus(w, st.Code, st) }
+func (rep reply) writeStatus(w web.ResponseWriter, st *Status) { rep.sendStatus(w, st.Code, st) }
 
 // sendStatus answers with st and the HTTP status code; when the Accept header
 // allows no representation of a Status, kube-apiserver answers 406 in JSON
 // instead.
-func (rep reply) sendStatus(w http.ResponseWriter, code int, st *Status) {
+func (rep reply) sendStatus(w web.ResponseWriter, code int, st *Status) {
 	out, err := rep.statusOutput()
 	if err != nil {
 		writeStatus(w, notAcceptable(err))
@@ -295,14 +295,14 @@ func (rep reply) sendStatus(w http.ResponseWriter, code int, st *Status) {
 }
 
 // isJSONBody: the request body is JSON (or its Content-Type is absent).
-func isJSONBody(r *http.Request) bool {
+func isJSONBody(r *web.Request) bool {
 	media, err := encoding.NegotiateInput(r.Header.Get("Content-Type"), encoding.Endpoint{})
 	return err == nil && media == encoding.JSON
 }
 
 // decodeBody reads a request body in the media its Content-Type names into the
 // JSON object form; bodies kube-apiserver could not read are 415 or 400.
-func decodeBody(r *http.Request, res *schema.Resource, body []byte) (object.Object, error) {
+func decodeBody(r *web.Request, res *schema.Resource, body []byte) (object.Object, error) {
 	media, err := encoding.NegotiateInput(r.Header.Get("Content-Type"), endpointFor(res, false))
 	if err != nil {
 		return nil, notAcceptable(err)
@@ -381,12 +381,12 @@ func newWatchCodec(t target) *watchCodec {
 }
 
 // start sends the response header of the stream.
-func (c *watchCodec) start(w http.ResponseWriter) {
+func (c *watchCodec) start(w web.ResponseWriter) {
 	ct, _ := c.rep.out.Media.StreamContentType()
 	h := w.Header()
 	h.Set("Content-Type", ct)
 	h.Set("Transfer-Encoding", "chunked")
-	w.WriteHeader(http.StatusOK)
+	w.WriteHeader(web.StatusOK)
 }
 
 // event is e's frame.
@@ -476,9 +476,9 @@ func (c *watchCodec) internalError(typ string, err error) []byte {
 
 // writeInitialEnd sends the bookmark that tells a WatchList client its initial
 // events are complete.
-func (c *watchCodec) writeInitialEnd(w http.ResponseWriter, rev int64) error {
+func (c *watchCodec) writeInitialEnd(w web.ResponseWriter, rev int64) error {
 	if _, err := w.Write(c.frame(string(storage.Bookmark), c.bookmark(rev, true))); err != nil {
 		return err
 	}
-	return http.NewResponseController(w).Flush()
+	return web.Flush(w)
 }

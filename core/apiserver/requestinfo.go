@@ -2,7 +2,7 @@ package apiserver
 
 import (
 	"context"
-	"net/http"
+	"kubeplay/core/web"
 	"strings"
 )
 
@@ -29,7 +29,7 @@ type RequestInfo struct {
 var specialVerbs = map[string]bool{"proxy": true, "watch": true}
 
 // ParseRequestInfo classifies r.
-func ParseRequestInfo(r *http.Request) *RequestInfo {
+func ParseRequestInfo(r *web.Request) *RequestInfo {
 	info := &RequestInfo{Path: r.URL.Path, Verb: strings.ToLower(r.Method)}
 	parts := splitPath(r.URL.Path)
 	if len(parts) < 3 || (parts[0] != "api" && parts[0] != "apis") {
@@ -57,15 +57,15 @@ func ParseRequestInfo(r *http.Request) *RequestInfo {
 		parts = parts[1:]
 	} else {
 		switch r.Method {
-		case http.MethodPost:
+		case web.MethodPost:
 			info.Verb = "create"
-		case http.MethodGet, http.MethodHead:
+		case web.MethodGet, web.MethodHead:
 			info.Verb = "get"
-		case http.MethodPut:
+		case web.MethodPut:
 			info.Verb = "update"
-		case http.MethodPatch:
+		case web.MethodPatch:
 			info.Verb = "patch"
-		case http.MethodDelete:
+		case web.MethodDelete:
 			info.Verb = "delete"
 		default:
 			info.Verb = ""
@@ -104,7 +104,7 @@ func ParseRequestInfo(r *http.Request) *RequestInfo {
 
 // isWatchRequest reads the watch parameter as kube's conversion does: present and
 // neither "0" nor "false" (any case), even when empty.
-func isWatchRequest(r *http.Request) bool {
+func isWatchRequest(r *web.Request) bool {
 	vs := r.URL.Query()["watch"]
 	return len(vs) > 0 && vs[0] != "0" && !strings.EqualFold(vs[0], "false")
 }

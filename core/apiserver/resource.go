@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"strconv"
 	"strings"
 
@@ -14,6 +13,7 @@ import (
 	"kubeplay/core/quantity"
 	"kubeplay/core/schema"
 	"kubeplay/core/storage"
+	"kubeplay/core/web"
 )
 
 // target is what a resource request addresses.
@@ -26,7 +26,7 @@ type target struct {
 }
 
 // serveResource routes a resource request to its verb.
-func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info *RequestInfo) {
+func (s *Server) serveResource(w web.ResponseWriter, r *web.Request, info *RequestInfo) {
 	t, allow, st := s.resolve(info)
 	if st != nil {
 		writeStatus(w, st)
@@ -101,15 +101,15 @@ func (s *Server) resolve(info *RequestInfo) (target, []string, *Status) {
 		if t.sub != "" {
 			return t, nil, errPathNotFound()
 		}
-		return t, []string{http.MethodGet}, nil
+		return t, []string{web.MethodGet}, nil
 	}
 	switch {
 	case t.name == "" && res.Namespaced && !inNamespace:
-		return t, []string{http.MethodGet}, nil
+		return t, []string{web.MethodGet}, nil
 	case t.name == "":
-		allow := []string{http.MethodGet, http.MethodPost}
+		allow := []string{web.MethodGet, web.MethodPost}
 		if res.HasVerb("deletecollection") {
-			allow = append(allow, http.MethodDelete)
+			allow = append(allow, web.MethodDelete)
 		}
 		return t, allow, nil
 	case res.Namespaced && !inNamespace:
@@ -121,7 +121,7 @@ func (s *Server) resolve(info *RequestInfo) (target, []string, *Status) {
 		}
 		return t, verbMethods(sub.Verbs), nil
 	}
-	return t, []string{http.MethodDelete, http.MethodGet, http.MethodPatch, http.MethodPut}, nil
+	return t, []string{web.MethodDelete, web.MethodGet, web.MethodPatch, web.MethodPut}, nil
 }
 
 func verbMethods(verbs []string) []string {
@@ -129,23 +129,23 @@ func verbMethods(verbs []string) []string {
 	for _, v := range verbs {
 		switch v {
 		case "get":
-			out = append(out, http.MethodGet)
+			out = append(out, web.MethodGet)
 		case "create":
-			out = append(out, http.MethodPost)
+			out = append(out, web.MethodPost)
 		case "update":
-			out = append(out, http.MethodPut)
+			out = append(out, web.MethodPut)
 		case "patch":
-			out = append(out, http.MethodPatch)
+			out = append(out, web.MethodPatch)
 		case "delete":
-			out = append(out, http.MethodDelete)
+			out = append(out, web.MethodDelete)
 		}
 	}
 	return out
 }
 
 func methodAllowed(method string, allow []string) bool {
-	if method == http.MethodHead {
-		method = http.MethodGet
+	if method == web.MethodHead {
+		method = web.MethodGet
 	}
 	for _, m := range allow {
 		if m == method {
@@ -169,7 +169,7 @@ func (s *Server) waitFresh(ctx context.Context, rev int64) error {
 	return nil
 }
 
-func (s *Server) get(w http.ResponseWriter, r *http.Request, t target) error {
+func (s *Server) get(w web.ResponseWriter, r *web.Request, t target) error {
 	if v := r.URL.Query().Get("resourceVersion"); v != "" && v != "0" {
 		rv, err := parseResourceVersion(v)
 		if err != nil {
@@ -183,7 +183,7 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request, t target) error {
 	if !ok {
 		return errNotFound(t.res.Group, t.res.Plural, t.name)
 	}
-	t.rep.writeObject(w, http.StatusOK, t.res, val)
+	t.rep.writeObject(w, web.StatusOK, t.res, val)
 	return nil
 }
 
@@ -192,7 +192,7 @@ func listBinding(t target, o *listOptions) string {
 	return collectionPrefix(t.res, t.namespace) + "\x00" + o.Labels.String() + "\x00" + o.Fields.String()
 }
 
-func (s *Server) list(w http.ResponseWriter, r *http.Request, t target) error {
+func (s *Server) list(w web.ResponseWriter, r *web.Request, t target) error {
 	o, err := parseListOptions(r.URL.Query(), t.res)
 	if err != nil {
 		return err
@@ -264,12 +264,12 @@ type listMeta struct {
 }
 
 // readBody reads a request body within the server's limit.
-func readBody(r *http.Request) ([]byte, error) {
+func readBody(r *web.Request) ([]byte, error) {
 	if r.Body == nil {
 		return nil, nil
 	}
 	b, err := io.ReadAll(r.Body)
-	var tooLarge *http.MaxBytesError
+	var tooLarge *web.MaxBytesError
 	if errors.As(err, &tooLarge) {
 		return nil, errRequestEntityTooLarge(tooLarge.Limit)
 	}
@@ -281,7 +281,7 @@ func readBody(r *http.Request) ([]byte, error) {
 
 // readObject reads and decodes the object of a create or update, checking that
 // it is of the resource's kind and apiVersion (defaulting them when absent).
-func readObject(r *http.Request, res *schema.Resource) (object.Object, error) {
+func readObject(r *web.Request, res *schema.Resource) (object.Object, error) {
 	body, err := readBody(r)
 	if err != nil {
 		return nil, err

@@ -1,4 +1,4 @@
-// Package apiserver owns kubeplay's Kubernetes API: an http.Handler that routes
+// Package apiserver owns kubeplay's Kubernetes API: an http.Handler (core/web's Handler) that routes
 // requests as kube-apiserver does, serves discovery, the verbs on every resource
 // type of the schema registry, list/watch with kube's resourceVersion semantics,
 // chunking, and answers every error as a metav1.Status.
@@ -13,7 +13,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
-	"net/http"
 	"strings"
 	"sync"
 	"time"
@@ -21,10 +20,11 @@ import (
 	"kubeplay/core/object"
 	"kubeplay/core/schema"
 	"kubeplay/core/storage"
+	"kubeplay/core/web"
 )
 
 // Filter wraps a handler, as kube-apiserver's filters do.
-type Filter func(http.Handler) http.Handler
+type Filter func(web.Handler) web.Handler
 
 // Config configures a Server. The zero value serves an in-memory sandbox.
 type Config struct {
@@ -62,7 +62,7 @@ type Server struct {
 	cfg      Config
 	store    *storage.Store
 	registry *schema.Registry
-	handler  http.Handler
+	handler  web.Handler
 	nsStates sync.Map // namespace name → namespaceState
 	items    itemCache
 
@@ -130,10 +130,10 @@ func (s *Server) Close() error {
 func (s *Server) Store() *storage.Store { return s.store }
 
 // ServeHTTP serves the API.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
+func (s *Server) ServeHTTP(w web.ResponseWriter, r *web.Request) { s.handler.ServeHTTP(w, r) }
 
-func (s *Server) buildChain() http.Handler {
-	var h http.Handler = http.HandlerFunc(s.route)
+func (s *Server) buildChain() web.Handler {
+	var h web.Handler = web.HandlerFunc(s.route)
 	for i := len(s.cfg.Filters) - 1; i >= 0; i-- {
 		h = s.cfg.Filters[i](h)
 	}
@@ -146,11 +146,11 @@ func (s *Server) buildChain() http.Handler {
 	return withPanicRecovery(h)
 }
 
-func withPanicRecovery(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+func withPanicRecovery(next web.Handler) web.Handler {
+	return web.HandlerFunc(func(w web.ResponseWriter, r *web.Request) {
 		defer func() {
 			if v := recover(); v != nil {
-				if v == http.ErrAbortHandler {
+				if v == web.ErrAbortHandler {
 					panic(v)
 				}
 				writeStatus(w, errInternal(fmt.Errorf("panic: %v", v)))
@@ -160,15 +160,15 @@ func withPanicRecovery(next http.Handler) http.Handler {
 	})
 }
 
-func withRequestInfo(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+func withRequestInfo(next web.Handler) web.Handler {
+	return web.HandlerFunc(func(w web.ResponseWriter, r *web.Request) {
 		next.ServeHTTP(w, r.WithContext(WithRequestInfo(r.Context(), ParseRequestInfo(r))))
 	})
 }
 
 // withStandardHeaders sets the headers kube-apiserver puts on every response.
-func withStandardHeaders(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+func withStandardHeaders(next web.Handler) web.Handler {
+	return web.HandlerFunc(func(w web.ResponseWriter, r *web.Request) {
 		h := w.Header()
 		h.Set("Cache-Control", "no-cache, private")
 		h.Set("Audit-Id", newUID())
@@ -178,21 +178,21 @@ func withStandardHeaders(next http.Handler) http.Handler {
 
 // withMaxBody answers 413 for bodies over limit before anything reads them, and
 // caps what a handler can read when the length is not announced.
-func withMaxBody(next http.Handler, limit int64) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+func withMaxBody(next web.Handler, limit int64) web.Handler {
+	return web.HandlerFunc(func(w web.ResponseWriter, r *web.Request) {
 		if r.ContentLength > limit {
 			writeStatus(w, errRequestEntityTooLarge(limit))
 			return
 		}
 		if r.Body != nil {
-			r.Body = http.MaxBytesReader(w, r.Body, limit)
+			r.Body = web.MaxBytesReader(w, r.Body, limit)
 		}
 		next.ServeHTTP(w, r)
 	})
 }
 
 type statusRecorder struct {
-	http.ResponseWriter
+	web.ResponseWriter
 	code  int
 	bytes int
 }
@@ -206,7 +206,7 @@ func (r *statusRecorder) WriteHeader(code int) {
 
 func (r *statusRecorder) Write(b []byte) (int, error) {
 	if r.code == 0 {
-		r.code = http.StatusOK
+		r.code = web.StatusOK
 	}
 	n, err := r.ResponseWriter.Write(b)
 	r.bytes += n
@@ -214,15 +214,15 @@ func (r *statusRecorder) Write(b []byte) (int, error) {
 }
 
 func (r *statusRecorder) Flush() {
-	if f, ok := r.ResponseWriter.(http.Flusher); ok {
+	if f, ok := r.ResponseWriter.(web.Flusher); ok {
 		f.Flush()
 	}
 }
 
-func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
+func (r *statusRecorder) Unwrap() web.ResponseWriter { return r.ResponseWriter }
 
-func withRequestLog(next http.Handler, logf func(string, ...any), now func() time.Time) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+func withRequestLog(next web.Handler, logf func(string, ...any), now func() time.Time) web.Handler {
+	return web.HandlerFunc(func(w web.ResponseWriter, r *web.Request) {
 		start := now()
 		rec := &statusRecorder{ResponseWriter: w}
 		next.ServeHTTP(rec, r)
@@ -233,7 +233,7 @@ func withRequestLog(next http.Handler, logf func(string, ...any), now func() tim
 }
 
 // route dispatches to discovery, health, version or the resource handlers.
-func (s *Server) route(w http.ResponseWriter, r *http.Request) {
+func (s *Server) route(w web.ResponseWriter, r *web.Request) {
 	info := RequestInfoFrom(r.Context())
 	if info.IsResourceRequest {
 		s.serveResource(w, r, info)

@@ -3,7 +3,7 @@ package apiserver
 import (
 	"encoding/json"
 	"fmt"
-	"net/http"
+	"kubeplay/core/web"
 	"strconv"
 	"strings"
 )
@@ -53,17 +53,17 @@ func newStatus(code int, reason, msg string, details *StatusDetails) *Status {
 // "deployments.apps").
 
 func errNotFound(group, resource, name string) *Status {
-	return newStatus(http.StatusNotFound, "NotFound", fmt.Sprintf("%s %q not found", qualify(group, resource), name),
+	return newStatus(web.StatusNotFound, "NotFound", fmt.Sprintf("%s %q not found", qualify(group, resource), name),
 		&StatusDetails{Name: name, Group: group, Kind: resource})
 }
 
 func errAlreadyExists(group, resource, name string) *Status {
-	return newStatus(http.StatusConflict, "AlreadyExists", fmt.Sprintf("%s %q already exists", qualify(group, resource), name),
+	return newStatus(web.StatusConflict, "AlreadyExists", fmt.Sprintf("%s %q already exists", qualify(group, resource), name),
 		&StatusDetails{Name: name, Group: group, Kind: resource})
 }
 
 func errConflict(group, resource, name, why string) *Status {
-	return newStatus(http.StatusConflict, "Conflict",
+	return newStatus(web.StatusConflict, "Conflict",
 		fmt.Sprintf("Operation cannot be fulfilled on %s %q: %s", qualify(group, resource), name, why),
 		&StatusDetails{Name: name, Group: group, Kind: resource})
 }
@@ -142,12 +142,12 @@ func errInvalid(group, kind, name string, errs []fieldError) *Status {
 	} else {
 		msg = fmt.Sprintf("%s %q is invalid: [%s]", qualify(group, kind), name, strings.Join(msgs, ", "))
 	}
-	return newStatus(http.StatusUnprocessableEntity, "Invalid", msg,
+	return newStatus(web.StatusUnprocessableEntity, "Invalid", msg,
 		&StatusDetails{Name: name, Group: group, Kind: kind, Causes: causes})
 }
 
 func errBadRequest(msg string) *Status {
-	return newStatus(http.StatusBadRequest, "BadRequest", msg, nil)
+	return newStatus(web.StatusBadRequest, "BadRequest", msg, nil)
 }
 
 func errForbidden(group, resource, name, why string, causes ...StatusCause) *Status {
@@ -157,45 +157,45 @@ func errForbidden(group, resource, name, why string, causes ...StatusCause) *Sta
 	} else {
 		msg = fmt.Sprintf("%s %q is forbidden: %s", qualify(group, resource), name, why)
 	}
-	return newStatus(http.StatusForbidden, "Forbidden", msg,
+	return newStatus(web.StatusForbidden, "Forbidden", msg,
 		&StatusDetails{Name: name, Group: group, Kind: resource, Causes: causes})
 }
 
 func errMethodNotAllowed() *Status {
-	return newStatus(http.StatusMethodNotAllowed, "MethodNotAllowed",
+	return newStatus(web.StatusMethodNotAllowed, "MethodNotAllowed",
 		"the server does not allow this method on the requested resource", &StatusDetails{})
 }
 
 func errPathNotFound() *Status {
-	return newStatus(http.StatusNotFound, "NotFound", "the server could not find the requested resource", &StatusDetails{})
+	return newStatus(web.StatusNotFound, "NotFound", "the server could not find the requested resource", &StatusDetails{})
 }
 
 // errExpired is kube's NewResourceExpired: 410 Gone with reason Expired.
 func errExpired(msg string) *Status {
-	return newStatus(http.StatusGone, "Expired", msg, nil)
+	return newStatus(web.StatusGone, "Expired", msg, nil)
 }
 
 // errTooLargeResourceVersion is what kube-apiserver answers when a read asks for a
 // revision the store has not reached after waiting.
 func errTooLargeResourceVersion(requested, current int64) *Status {
-	st := newStatus(http.StatusGatewayTimeout, "Timeout",
+	st := newStatus(web.StatusGatewayTimeout, "Timeout",
 		fmt.Sprintf("Timeout: Too large resource version: %d, current: %d", requested, current),
 		&StatusDetails{RetryAfterSeconds: 1, Causes: []StatusCause{{Type: "ResourceVersionTooLarge", Message: "Too large resource version"}}})
 	return st
 }
 
 func errRequestEntityTooLarge(limit int64) *Status {
-	return newStatus(http.StatusRequestEntityTooLarge, "RequestEntityTooLarge",
+	return newStatus(web.StatusRequestEntityTooLarge, "RequestEntityTooLarge",
 		fmt.Sprintf("Request entity too large: limit is %d", limit), nil)
 }
 
 func errInternal(err error) *Status {
-	return newStatus(http.StatusInternalServerError, "InternalError",
+	return newStatus(web.StatusInternalServerError, "InternalError",
 		fmt.Sprintf("Internal error occurred: %v", err), &StatusDetails{Causes: []StatusCause{{Message: err.Error()}}})
 }
 
 func errServiceUnavailable(msg string) *Status {
-	return newStatus(http.StatusServiceUnavailable, "ServiceUnavailable", msg, nil)
+	return newStatus(web.StatusServiceUnavailable, "ServiceUnavailable", msg, nil)
 }
 
 func qualify(group, resource string) string {
@@ -206,7 +206,7 @@ func qualify(group, resource string) string {
 }
 
 // writeStatus answers with st as JSON, setting Retry-After when it asks for one.
-func writeStatus(w http.ResponseWriter, st *Status) {
+func writeStatus(w web.ResponseWriter, st *Status) {
 	if st.Details != nil && st.Details.RetryAfterSeconds > 0 {
 		w.Header().Set("Retry-After", strconv.Itoa(int(st.Details.RetryAfterSeconds)))
 	}
@@ -231,16 +231,16 @@ func jsonMarshal(v any) ([]byte, error) {
 	return append(b, '\n'), nil
 }
 
-func writeJSON(w http.ResponseWriter, code int, v any) {
+func writeJSON(w web.ResponseWriter, code int, v any) {
 	b, err := jsonMarshal(v)
 	if err != nil {
-		code = http.StatusInternalServerError
+		code = web.StatusInternalServerError
 		b = []byte(`{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"encoding failed","reason":"InternalError","code":500}` + "\n")
 	}
 	writeBody(w, code, "application/json", b)
 }
 
-func writeBody(w http.ResponseWriter, code int, contentType string, b []byte) {
+func writeBody(w web.ResponseWriter, code int, contentType string, b []byte) {
 	h := w.Header()
 	h.Set("Content-Type", contentType)
 	h.Set("Content-Length", strconv.Itoa(len(b)))

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"maps"
 	"math/rand/v2"
-	"net/http"
 	"strconv"
 	"time"
 
@@ -16,6 +15,7 @@ import (
 	"kubeplay/core/schema"
 	"kubeplay/core/selector"
 	"kubeplay/core/storage"
+	"kubeplay/core/web"
 )
 
 // kube-apiserver's --min-request-timeout: a watch without timeoutSeconds lives
@@ -27,7 +27,7 @@ const initialEventsEndAnnotation = "k8s.io/initial-events-end"
 
 // serveWatch streams changes as kube-apiserver's watch handler does: newline
 // separated JSON WatchEvents, each flushed as it happens.
-func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, t target) error {
+func (s *Server) serveWatch(w web.ResponseWriter, r *web.Request, t target) error {
 	q := r.URL.Query()
 	if q.Get("watch") == "" {
 		q = maps.Clone(q)
@@ -86,9 +86,8 @@ func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, t target) er
 	defer watcher.Stop()
 
 	codec := newWatchCodec(t)
-	flusher := http.NewResponseController(w)
 	codec.start(w)
-	_ = flusher.Flush()
+	_ = web.Flush(w)
 
 	ctx := r.Context()
 	deadline := time.NewTimer(timeout)
@@ -129,7 +128,7 @@ func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, t target) er
 			return nil
 		}
 	}
-	if err := flusher.Flush(); err != nil {
+	if err := web.Flush(w); err != nil {
 		return nil
 	}
 
@@ -145,7 +144,7 @@ func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, t target) er
 			if _, err := w.Write(codec.event(e)); err != nil {
 				return nil
 			}
-			if err := flusher.Flush(); err != nil {
+			if err := web.Flush(w); err != nil {
 				return nil
 			}
 		case <-bookmarks:

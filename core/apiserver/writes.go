@@ -6,13 +6,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"strconv"
 	"time"
 
 	"kubeplay/core/object"
 	"kubeplay/core/schema"
 	"kubeplay/core/storage"
+	"kubeplay/core/web"
 )
 
 // timestamp formats t as metav1.Time does: RFC 3339, seconds, UTC.
@@ -82,7 +82,7 @@ func checkObjectNamespace(obj object.Object, t target) error {
 	return nil
 }
 
-func (s *Server) create(w http.ResponseWriter, r *http.Request, t target) error {
+func (s *Server) create(w web.ResponseWriter, r *web.Request, t target) error {
 	obj, err := readObject(r, t.res)
 	if err != nil {
 		return err
@@ -105,11 +105,11 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request, t target) error 
 	if err != nil {
 		return err
 	}
-	t.rep.writeObject(w, http.StatusCreated, t.res, stored)
+	t.rep.writeObject(w, web.StatusCreated, t.res, stored)
 	return nil
 }
 
-func (s *Server) update(w http.ResponseWriter, r *http.Request, t target) error {
+func (s *Server) update(w web.ResponseWriter, r *web.Request, t target) error {
 	obj, err := readObject(r, t.res)
 	if err != nil {
 		return err
@@ -134,7 +134,7 @@ func (s *Server) update(w http.ResponseWriter, r *http.Request, t target) error 
 // only when something changed.
 func (s *Server) replace(t target, next func(old object.Object) (object.Object, error)) (int, []byte, error) {
 	key := objectKey(t.res, t.namespace, t.name)
-	code := http.StatusOK
+	code := web.StatusOK
 	_, stored, err := s.store.Mutate(key, func(cur []byte, rev int64) (storage.Change, error) {
 		if cur == nil {
 			if !t.res.CreateOnUpdate || t.sub != "" {
@@ -147,7 +147,7 @@ func (s *Server) replace(t target, next func(old object.Object) (object.Object, 
 			if err := s.prepareNew(obj, t); err != nil {
 				return storage.Change{}, err
 			}
-			code = http.StatusCreated
+			code = web.StatusCreated
 			object.SetResourceVersion(obj, rev)
 			b, err := object.Encode(obj)
 			return storage.Change{Op: storage.Put, Value: b}, err
@@ -256,13 +256,13 @@ func deepCopy(o object.Object) object.Object {
 
 // patch applies a JSON merge patch (RFC 7386). The other patch types come with the
 // writes work.
-func (s *Server) patch(w http.ResponseWriter, r *http.Request, t target) error {
+func (s *Server) patch(w web.ResponseWriter, r *web.Request, t target) error {
 	mt := r.Header.Get("Content-Type")
 	if i := bytes.IndexByte([]byte(mt), ';'); i >= 0 {
 		mt = mt[:i]
 	}
 	if mt != "application/merge-patch+json" {
-		return newStatus(http.StatusUnsupportedMediaType, "UnsupportedMediaType",
+		return newStatus(web.StatusUnsupportedMediaType, "UnsupportedMediaType",
 			"the body of the request was in an unknown format - accepted media types include: application/merge-patch+json", nil)
 	}
 	body, err := readBody(r)
@@ -329,7 +329,7 @@ type deleteOptions struct {
 	} `json:"preconditions"`
 }
 
-func readDeleteOptions(r *http.Request, res *schema.Resource) (*deleteOptions, error) {
+func readDeleteOptions(r *web.Request, res *schema.Resource) (*deleteOptions, error) {
 	var o deleteOptions
 	body, err := readBody(r)
 	if err != nil {
@@ -424,7 +424,7 @@ func statusMap(obj object.Object) map[string]any {
 	return st
 }
 
-func (s *Server) delete(w http.ResponseWriter, r *http.Request, t target) error {
+func (s *Server) delete(w web.ResponseWriter, r *web.Request, t target) error {
 	opts, err := readDeleteOptions(r, t.res)
 	if err != nil {
 		return err
@@ -434,19 +434,19 @@ func (s *Server) delete(w http.ResponseWriter, r *http.Request, t target) error 
 		return err
 	}
 	if !gone || t.res.ReturnDeleted {
-		t.rep.writeObject(w, http.StatusOK, t.res, stored)
+		t.rep.writeObject(w, web.StatusOK, t.res, stored)
 		return nil
 	}
 	uid := ""
 	if obj, err := object.Decode(stored); err == nil {
 		uid = object.MetaString(obj, "uid")
 	}
-	t.rep.sendStatus(w, http.StatusOK, &Status{Kind: "Status", APIVersion: "v1", Status: "Success",
+	t.rep.sendStatus(w, web.StatusOK, &Status{Kind: "Status", APIVersion: "v1", Status: "Success",
 		Details: &StatusDetails{Name: t.name, Group: t.res.Group, Kind: t.res.Plural, UID: uid}})
 	return nil
 }
 
-func (s *Server) deleteCollection(w http.ResponseWriter, r *http.Request, t target) error {
+func (s *Server) deleteCollection(w web.ResponseWriter, r *web.Request, t target) error {
 	o, err := parseListOptions(r.URL.Query(), t.res)
 	if err != nil {
 		return err
@@ -467,7 +467,7 @@ func (s *Server) deleteCollection(w http.ResponseWriter, r *http.Request, t targ
 		}
 		stored, _, err := s.deleteObject(t, object.MetaString(obj, "name"), opts)
 		var st *Status
-		if errors.As(err, &st) && st.Code == http.StatusNotFound {
+		if errors.As(err, &st) && st.Code == web.StatusNotFound {
 			continue // deleted meanwhile
 		}
 		if err != nil {

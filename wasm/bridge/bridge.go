@@ -1,7 +1,7 @@
 //go:build js && wasm
 
 // Package bridge is the host-neutral js/wasm side of kubeplay: it hands requests
-// from JavaScript (a service worker, a Durable Object) to the core's http.Handler
+// from JavaScript (a service worker, a Durable Object) to the core's web.Handler
 // and streams the answer back as a ReadableStream, and it persists the store
 // through journal and snapshot functions that the JavaScript host provides
 // (IndexedDB in the browser, Durable Object storage at the edge).
@@ -16,9 +16,10 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
-	"net/http"
 	"sync"
 	"syscall/js"
+
+	"kubeplay/core/web"
 )
 
 // await blocks the calling goroutine until promise settles. It must not run on
@@ -172,7 +173,7 @@ func (p *Persister) Close() error { return nil }
 // Promise of {status, headers: [[name, value]...], body: ReadableStream}. The
 // promise resolves as soon as the handler writes its header (a watch keeps
 // streaming); cancelling the stream cancels the request's context.
-func Handler(h http.Handler) js.Func {
+func Handler(h web.Handler) js.Func {
 	return js.FuncOf(func(_ js.Value, args []js.Value) any {
 		promise, resolve, reject := newPromise()
 		if len(args) < 4 {
@@ -187,22 +188,20 @@ func Handler(h http.Handler) js.Func {
 	})
 }
 
-func serve(h http.Handler, method, url string, headers js.Value, body []byte, resolve, reject js.Value) {
+func serve(h web.Handler, method, url string, headers js.Value, body []byte, resolve, reject js.Value) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, method, url, bytes.NewReader(body))
+	req, err := web.NewRequest(ctx, method, url, body)
 	if err != nil {
 		reject.Invoke(js.Global().Get("Error").New(err.Error()))
 		return
 	}
-	req.ContentLength = int64(len(body))
 	for i := 0; i < headers.Length(); i++ {
 		kv := headers.Index(i)
 		req.Header.Add(kv.Index(0).String(), kv.Index(1).String())
 	}
 	req.RemoteAddr = "127.0.0.1:0"
-	req.RequestURI = req.URL.RequestURI()
-	w := &streamWriter{header: http.Header{}, resolve: resolve, cancel: cancel}
+	w := &streamWriter{header: web.Header{}, resolve: resolve, cancel: cancel}
 	func() {
 		defer func() {
 			if p := recover(); p != nil {
@@ -214,9 +213,9 @@ func serve(h http.Handler, method, url string, headers js.Value, body []byte, re
 	w.finish()
 }
 
-// streamWriter is an http.ResponseWriter whose body becomes a ReadableStream.
+// streamWriter is an web.ResponseWriter whose body becomes a ReadableStream.
 type streamWriter struct {
-	header  http.Header
+	header  web.Header
 	resolve js.Value
 	cancel  context.CancelFunc
 
@@ -229,7 +228,7 @@ type streamWriter struct {
 	release    []js.Func
 }
 
-func (w *streamWriter) Header() http.Header { return w.header }
+func (w *streamWriter) Header() web.Header { return w.header }
 
 func (w *streamWriter) WriteHeader(code int) {
 	w.mu.Lock()
@@ -246,7 +245,7 @@ func (w *streamWriter) Write(b []byte) (int, error) {
 		return 0, errors.New("client went away")
 	}
 	if w.status == 0 {
-		w.status = http.StatusOK
+		w.status = web.StatusOK
 	}
 	w.buf.Write(b)
 	if w.buf.Len() >= 256<<10 {
@@ -261,7 +260,7 @@ func (w *streamWriter) Flush() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.status == 0 {
-		w.status = http.StatusOK
+		w.status = web.StatusOK
 	}
 	w.flushLocked()
 }
@@ -319,7 +318,7 @@ func (w *streamWriter) finish() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.status == 0 {
-		w.status = http.StatusOK
+		w.status = web.StatusOK
 	}
 	w.flushLocked()
 	if !w.closed {
@@ -337,11 +336,11 @@ func (w *streamWriter) fail(err error) {
 	if w.started {
 		return
 	}
-	w.status = http.StatusInternalServerError
-	w.header = http.Header{"Content-Type": {"application/json"}}
+	w.status = web.StatusInternalServerError
+	w.header = web.Header{"Content-Type": {"application/json"}}
 	w.buf.Reset()
 	body, _ := json.Marshal(map[string]any{"kind": "Status", "apiVersion": "v1", "metadata": map[string]any{},
-		"status": "Failure", "message": err.Error(), "reason": "InternalError", "code": http.StatusInternalServerError})
+		"status": "Failure", "message": err.Error(), "reason": "InternalError", "code": web.StatusInternalServerError})
 	w.buf.Write(body)
 }
 

@@ -1,13 +1,13 @@
 package table
 
 import (
-	"net"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
 	"kubeplay/core/object"
+	"kubeplay/core/web"
 )
 
 var namespacePrinter = &Printer{
@@ -170,7 +170,7 @@ func formatEndpoints(subsets []any) string {
 		for _, p := range ports {
 			port := strconv.Itoa(int(int32(intAt(p, "port"))))
 			for _, a := range addrs {
-				add(net.JoinHostPort(strAt(a, "ip"), port))
+				add(web.JoinHostPort(strAt(a, "ip"), port))
 			}
 		}
 	}

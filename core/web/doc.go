@@ -1,0 +1,36 @@
+// Package web is the HTTP surface the core is written against: handlers, requests,
+// response writers and the few helpers the API server needs.
+//
+// Natively these are net/http's own types (aliases), so the core is an ordinary
+// http.Handler for servers, httptest and clients. In WebAssembly they are a small
+// stand-in with the same names and semantics: net/http and the TLS stack it pulls
+// in cost 1.4 MB of the browser's .wasm, which every visitor reads and compiles
+// before the first answer, while the hosts there (a service worker, a Durable
+// Object) hand requests over as values and need none of its client or server.
+package web
+
+// The methods and status codes the core uses, with net/http's values.
+const (
+	MethodGet    = "GET"
+	MethodHead   = "HEAD"
+	MethodPost   = "POST"
+	MethodPut    = "PUT"
+	MethodPatch  = "PATCH"
+	MethodDelete = "DELETE"
+
+	StatusOK                    = 200
+	StatusCreated               = 201
+	StatusBadRequest            = 400
+	StatusForbidden             = 403
+	StatusNotFound              = 404
+	StatusMethodNotAllowed      = 405
+	StatusNotAcceptable         = 406
+	StatusConflict              = 409
+	StatusGone                  = 410
+	StatusRequestEntityTooLarge = 413
+	StatusUnsupportedMediaType  = 415
+	StatusUnprocessableEntity   = 422
+	StatusInternalServerError   = 500
+	StatusServiceUnavailable    = 503
+	StatusGatewayTimeout        = 504
+)
