@@ -45,11 +45,15 @@ site: ui-deps
 	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags=-s -o $(SITE)/kubeplay.wasm ./wasm
 	node serviceworker/build.mjs $(SITE)
 
-# The same site with an empty Go wasm in place of the core: the browser floor.
+# The same site with an empty Go wasm in place of the core: the browser floor;
+# and with the floor carrying the core unstarted: what the core's size alone costs.
 site-floor: site
 	rm -rf build/site-floor && cp -r $(SITE) build/site-floor
 	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags=-s -o build/site-floor/kubeplay.wasm ./wasm/floor
 	node serviceworker/build.mjs build/site-floor
+	rm -rf build/site-floor-linked && cp -r $(SITE) build/site-floor-linked
+	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags=-s -tags linked -o build/site-floor-linked/kubeplay.wasm ./wasm/floor
+	node serviceworker/build.mjs build/site-floor-linked
 
 # Benchmarks report ratios against floors measured in the same run.
 bench: bench-browser bench-edge

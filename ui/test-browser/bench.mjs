@@ -1,7 +1,9 @@
 // Browser benchmarks (issue: the browser host), ratios measured side by side in
 // one run of headless Chromium:
 //  - cold start to the first API answer: the kubeplay service worker versus the
-//    same worker loading an empty Go wasm (build/site-floor, the floor);
+//    same worker loading an empty Go wasm (build/site-floor, the floor), and versus
+//    the floor carrying the core's code unstarted (build/site-floor-linked), which
+//    splits the ratio into what the core's size costs and what its work costs;
 //  - small-object GET throughput in the service worker versus the native server
 //    through loopback, both fetched from the same page.
 // Usage: node test-browser/bench.mjs   (after `make site site-floor`)
@@ -59,11 +61,14 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 const real = await serve(join(repo, 'build', 'site'));
 const floor = await serve(join(repo, 'build', 'site-floor'));
+const linked = await serve(join(repo, 'build', 'site-floor-linked'));
 try {
   const rounds = 9;
   const coldReal = await coldStarts(real.url, rounds);
   const coldFloor = await coldStarts(floor.url, rounds);
+  const coldLinked = await coldStarts(linked.url, rounds);
   console.log(`cold start to first answer: kubeplay ${coldReal.toFixed(1)} ms, empty Go wasm worker ${coldFloor.toFixed(1)} ms, ratio ${(coldReal / coldFloor).toFixed(2)}x (target <= 2x)`);
+  console.log(`  of which the core's size: floor carrying the core unstarted ${coldLinked.toFixed(1)} ms = ${(coldLinked / coldFloor).toFixed(2)}x the floor; kubeplay = ${(coldReal / coldLinked).toFixed(2)}x that`);
 
   const context = await browser.newContext();
   const page = await context.newPage();
@@ -96,5 +101,6 @@ try {
   await browser.close();
   real.proc.kill();
   floor.proc.kill();
+  linked.proc.kill();
   rmSync(scratch, { recursive: true, force: true });
 }

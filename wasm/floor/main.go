@@ -1,8 +1,9 @@
 //go:build js && wasm
 
 // Command floor is the benchmark floor for the browser host: an empty Go wasm
-// (no net/http, no core) exposing the same kubeplay.start/stop/handle binding to
-// the same service worker. Cold start and request cost are measured against it.
+// (no core) exposing the same kubeplay.start/stop/handle binding to the same
+// service worker. Cold start and request cost are measured against it. Built with
+// -tags linked (linked.go) it also carries the core without starting it.
 package main
 
 import "syscall/js"
