@@ -106,7 +106,10 @@ export class Sandbox extends DurableObject {
       if (name !== 'authorization') headers.push([name, value]);
     });
     const res = await api.handle(request.method, url.toString(), headers, body);
-    if (request.method === 'HEAD') return new Response(null, { status: res.status, headers: res.headers });
+    if (request.method === 'HEAD') {
+      res.body.cancel(); // ends the request in the core, as a closed connection would
+      return new Response(null, { status: res.status, headers: res.headers });
+    }
     const watch = /^(1|true)$/.test(url.searchParams.get('watch') || '');
     return new Response(watch ? this.countedWatch(res.body) : res.body, { status: res.status, headers: res.headers });
   }

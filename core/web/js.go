@@ -8,6 +8,7 @@ import (
 	"errors"
 	"io"
 	"net/url"
+	"slices"
 )
 
 // Request is an HTTP request as a host hands it to the core.
@@ -90,6 +91,18 @@ func (h Header) Add(key, value string) {
 
 // Del removes key.
 func (h Header) Del(key string) { delete(h, CanonicalHeaderKey(key)) }
+
+// Clone is a deep copy of h.
+func (h Header) Clone() Header {
+	if h == nil {
+		return nil
+	}
+	c := make(Header, len(h))
+	for k, v := range h {
+		c[k] = slices.Clone(v)
+	}
+	return c
+}
 
 // CanonicalHeaderKey is net/textproto's canonical form of a header name:
 // "content-type" → "Content-Type". A name holding a byte that is not a token

@@ -65,6 +65,11 @@ func TestHeaderMatchesNetHTTP(t *testing.T) {
 	if len(ours) != len(theirs) {
 		t.Errorf("%d keys, net/http has %d", len(ours), len(theirs))
 	}
+	clone := ours.Clone()
+	clone.Add("Content-Type", "changed")
+	if strings.Join(ours.Values("Content-Type"), ",") != strings.Join(theirs.Values("Content-Type"), ",") || Header(nil).Clone() != nil {
+		t.Error("Clone shares values with the original, or a nil header's clone is not nil")
+	}
 }
 
 func TestMaxBytesReaderMatchesNetHTTP(t *testing.T) {

@@ -128,6 +128,20 @@ test('PLAY-1 PLAY-2: create, list, watch and delete through the service worker; 
   assert.equal(native.status, 200);
   assert.ok(!native.json.items.some((i) => i.metadata.name === 'from-b'), 'the native server does not see sandbox objects');
 
+  // The in-browser core answers as the native server does where the bridge,
+  // not the core, decides: a path that does not parse, and pretty JSON for a
+  // browser's User-Agent (which a service worker's request lacks).
+  const answer = (headers) => a.evaluate(async (headers) => {
+    const r = await fetch('/api/v1/namespaces/%zz', { headers });
+    return { status: r.status, type: r.headers.get('content-type'), text: await r.text() };
+  }, headers);
+  assert.deepEqual(await answer({}), await answer({ 'X-Kubeplay-Target': 'network' }));
+  assert.equal((await answer({})).status, 400);
+  const ns = await api(a, 'GET', '/api/v1/namespaces/default');
+  const nativeNS = await api(a, 'GET', '/api/v1/namespaces/default', undefined, { 'X-Kubeplay-Target': 'network' });
+  assert.match(nativeNS.text, /^{\n {2}"kind": "Namespace"/, 'the native server pretty-prints for a browser');
+  assert.match(ns.text, /^{\n {2}"kind": "Namespace"/, 'so does the in-browser core');
+
   await a.screenshot({ path: join(artifacts, 'request-builder.png'), fullPage: true });
   await a.click('[data-testid="tab-watch"]');
   await a.screenshot({ path: join(artifacts, 'watch-panel.png'), fullPage: true });

@@ -191,9 +191,15 @@ func Handler(h web.Handler) js.Func {
 func serve(h web.Handler, method, url string, headers js.Value, body []byte, resolve, reject js.Value) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	w := &streamWriter{header: web.Header{}, resolve: resolve, cancel: cancel}
+	defer w.finish()
 	req, err := web.NewRequest(ctx, method, url, body)
 	if err != nil {
-		reject.Invoke(js.Global().Get("Error").New(err.Error()))
+		// What net/http's server answers for a request line it cannot parse
+		// (a path such as /api/%zz), before any handler runs.
+		w.header.Set("Content-Type", "text/plain; charset=utf-8")
+		w.WriteHeader(web.StatusBadRequest)
+		_, _ = w.Write([]byte("400 Bad Request"))
 		return
 	}
 	for i := 0; i < headers.Length(); i++ {
@@ -201,19 +207,15 @@ func serve(h web.Handler, method, url string, headers js.Value, body []byte, res
 		req.Header.Add(kv.Index(0).String(), kv.Index(1).String())
 	}
 	req.RemoteAddr = "127.0.0.1:0"
-	w := &streamWriter{header: web.Header{}, resolve: resolve, cancel: cancel}
-	func() {
-		defer func() {
-			if p := recover(); p != nil {
-				w.fail(fmt.Errorf("kubeplay core panicked: %v", p))
-			}
-		}()
-		h.ServeHTTP(w, req)
+	defer func() {
+		if p := recover(); p != nil {
+			w.fail(fmt.Errorf("kubeplay core panicked: %v", p))
+		}
 	}()
-	w.finish()
+	h.ServeHTTP(w, req)
 }
 
-// streamWriter is an web.ResponseWriter whose body becomes a ReadableStream.
+// streamWriter is a web.ResponseWriter whose body becomes a ReadableStream.
 type streamWriter struct {
 	header  web.Header
 	resolve js.Value
@@ -221,6 +223,8 @@ type streamWriter struct {
 
 	mu         sync.Mutex
 	status     int
+	sent       web.Header // the header as it was when the status was written
+	aborted    error      // the handler failed after the response started
 	buf        bytes.Buffer
 	controller js.Value // set once the response is handed over
 	started    bool
@@ -233,9 +237,19 @@ func (w *streamWriter) Header() web.Header { return w.header }
 func (w *streamWriter) WriteHeader(code int) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.status == 0 {
-		w.status = code
+	w.writeHeaderLocked(code)
+}
+
+// writeHeaderLocked fixes the status and, as net/http does, the header: later
+// changes to Header() are not sent. Hop-by-hop fields are the transport's.
+func (w *streamWriter) writeHeaderLocked(code int) {
+	if w.status != 0 {
+		return
 	}
+	w.status = code
+	w.sent = w.header.Clone()
+	w.sent.Del("Transfer-Encoding")
+	w.sent.Del("Connection")
 }
 
 func (w *streamWriter) Write(b []byte) (int, error) {
@@ -244,9 +258,7 @@ func (w *streamWriter) Write(b []byte) (int, error) {
 	if w.closed {
 		return 0, errors.New("client went away")
 	}
-	if w.status == 0 {
-		w.status = web.StatusOK
-	}
+	w.writeHeaderLocked(web.StatusOK)
 	w.buf.Write(b)
 	if w.buf.Len() >= 256<<10 {
 		w.flushLocked()
@@ -259,9 +271,7 @@ func (w *streamWriter) Write(b []byte) (int, error) {
 func (w *streamWriter) Flush() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.status == 0 {
-		w.status = web.StatusOK
-	}
+	w.writeHeaderLocked(web.StatusOK)
 	w.flushLocked()
 }
 
@@ -302,7 +312,7 @@ func (w *streamWriter) startLocked() {
 	stream := js.Global().Get("ReadableStream").New(source)
 
 	headers := js.Global().Get("Array").New()
-	for name, values := range w.header {
+	for name, values := range w.sent {
 		for _, v := range values {
 			headers.Call("push", js.ValueOf([]any{name, v}))
 		}
@@ -317,11 +327,15 @@ func (w *streamWriter) startLocked() {
 func (w *streamWriter) finish() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.status == 0 {
-		w.status = web.StatusOK
-	}
+	w.writeHeaderLocked(web.StatusOK)
 	w.flushLocked()
-	if !w.closed {
+	switch {
+	case w.closed:
+	case w.aborted != nil:
+		// As a server cuts the connection: the reader sees an error, not an
+		// answer that merely looks complete.
+		w.controller.Call("error", js.Global().Get("Error").New(w.aborted.Error()))
+	default:
 		w.controller.Call("close")
 	}
 	for _, f := range w.release {
@@ -329,15 +343,17 @@ func (w *streamWriter) finish() {
 	}
 }
 
-// fail answers a handler panic with a 500 Status if nothing was sent yet.
+// fail answers a handler panic with a 500 Status if nothing was sent yet, and
+// otherwise ends the stream with an error.
 func (w *streamWriter) fail(err error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.started {
+		w.aborted = err
 		return
 	}
 	w.status = web.StatusInternalServerError
-	w.header = web.Header{"Content-Type": {"application/json"}}
+	w.sent = web.Header{"Content-Type": {"application/json"}}
 	w.buf.Reset()
 	body, _ := json.Marshal(map[string]any{"kind": "Status", "apiVersion": "v1", "metadata": map[string]any{},
 		"status": "Failure", "message": err.Error(), "reason": "InternalError", "code": web.StatusInternalServerError})
