@@ -183,12 +183,12 @@ func Handler(h web.Handler) js.Func {
 		method, url := args[0].String(), args[1].String()
 		headers := args[2]
 		body := bytesFromJS(args[3])
-		go serve(h, method, url, headers, body, resolve, reject)
+		go serve(h, method, url, headers, body, resolve)
 		return promise
 	})
 }
 
-func serve(h web.Handler, method, url string, headers js.Value, body []byte, resolve, reject js.Value) {
+func serve(h web.Handler, method, url string, headers js.Value, body []byte, resolve js.Value) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	w := &streamWriter{header: web.Header{}, resolve: resolve, cancel: cancel}
