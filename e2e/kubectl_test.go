@@ -23,6 +23,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"kubeplay/core/apiserver"
+	"kubeplay/core/object"
 )
 
 // The kubectl tests drive the real kubectl binary (v1.32) against the core over
@@ -215,19 +216,8 @@ func kcLines(s string) []string {
 	return out
 }
 
-func kcDig(v any, path ...string) any {
-	for _, p := range path {
-		m, ok := v.(map[string]any)
-		if !ok {
-			return nil
-		}
-		v = m[p]
-	}
-	return v
-}
-
 func kcDigStr(v any, path ...string) string {
-	s, _ := kcDig(v, path...).(string)
+	s, _ := object.Path(v, path...).(string)
 	return s
 }
 
@@ -416,11 +406,11 @@ func TestK8S_VERB_1_KubectlCreateFromFiles(t *testing.T) {
 		}
 	}
 	dep := k.getJSON("deployment.apps", "web", "-n", "team-a")
-	if kcDigStr(dep, "apiVersion") != "apps/v1" || kcDigStr(dep, "kind") != "Deployment" || kcDig(dep, "spec", "replicas") != float64(2) {
+	if kcDigStr(dep, "apiVersion") != "apps/v1" || kcDigStr(dep, "kind") != "Deployment" || object.Path(dep, "spec", "replicas") != float64(2) {
 		t.Errorf("deployment web = %v", dep)
 	}
-	if g, _ := kcDig(dep, "metadata", "generation").(float64); g != 1 {
-		t.Errorf("deployment web has metadata.generation %v, want 1", kcDig(dep, "metadata", "generation"))
+	if g, _ := object.Path(dep, "metadata", "generation").(float64); g != 1 {
+		t.Errorf("deployment web has metadata.generation %v, want 1", object.Path(dep, "metadata", "generation"))
 	}
 	if got := kcDigStr(k.getJSON("deploy", "stdin-web"), "metadata", "namespace"); got != "default" {
 		t.Errorf("deployment from stdin landed in namespace %q, want the context's default", got)

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"kubeplay/core/object"
 )
 
 func TestK8S_CHUNK_1_Pages(t *testing.T) {
@@ -34,7 +36,7 @@ func TestK8S_CHUNK_1_Pages(t *testing.T) {
 			t.Fatalf("page %d has rv %s, list has %s", page, r.str("metadata", "resourceVersion"), listRV)
 		}
 		token = r.str("metadata", "continue")
-		remaining, has := dig(r.Obj, "metadata", "remainingItemCount").(float64)
+		remaining, has := object.Path(r.Obj, "metadata", "remainingItemCount").(float64)
 		if token == "" {
 			if has {
 				t.Fatalf("last page carries remainingItemCount: %s", r.Body)
@@ -42,7 +44,7 @@ func TestK8S_CHUNK_1_Pages(t *testing.T) {
 			break
 		}
 		if !has || int(remaining) != len(want)-len(got) {
-			t.Fatalf("page %d: remainingItemCount %v, want %d", page, dig(r.Obj, "metadata", "remainingItemCount"), len(want)-len(got))
+			t.Fatalf("page %d: remainingItemCount %v, want %d", page, object.Path(r.Obj, "metadata", "remainingItemCount"), len(want)-len(got))
 		}
 	}
 	if !slices.Equal(got, want) {
@@ -50,7 +52,7 @@ func TestK8S_CHUNK_1_Pages(t *testing.T) {
 	}
 	// With a selector the remaining count is unknown, so absent.
 	r := s.do("GET", coll+"?limit=1&labelSelector=even%3Dtrue", nil).must(t, 200)
-	if r.str("metadata", "continue") == "" || dig(r.Obj, "metadata", "remainingItemCount") != nil {
+	if r.str("metadata", "continue") == "" || object.Path(r.Obj, "metadata", "remainingItemCount") != nil {
 		t.Fatalf("selector page: %s", r.Body)
 	}
 	var sel []string

@@ -140,7 +140,7 @@ func TestK8S_ENC_4_CBOR(t *testing.T) {
 		t.Fatalf("answer lacks the self-described tag: %x", r.Body[:8])
 	}
 	back, err := encoding.DecodeCBOR(r.Body)
-	if err != nil || back["kind"] != "ConfigMap" || dig(back, "data", "k") != "v" {
+	if err != nil || back["kind"] != "ConfigMap" || object.Path(back, "data", "k") != "v" {
 		t.Fatalf("CBOR answer: %v %v", back, err)
 	}
 	req, _ := http.NewRequest("GET", s.hs.URL+cms+"?watch=1&resourceVersion=0&timeoutSeconds=1", nil)
@@ -168,16 +168,16 @@ func TestK8S_ENC_5_Tables(t *testing.T) {
 		t.Fatalf("not a Table: %s", r.Body)
 	}
 	cols, _ := r.Obj["columnDefinitions"].([]any)
-	if len(cols) != 3 || dig(cols[1], "name") != "Data" {
+	if len(cols) != 3 || object.Path(cols[1], "name") != "Data" {
 		t.Fatalf("ConfigMap columns: %v", cols)
 	}
 	rows, _ := r.Obj["rows"].([]any)
-	if len(rows) != 1 || dig(rows[0], "object", "kind") != "PartialObjectMetadata" {
+	if len(rows) != 1 || object.Path(rows[0], "object", "kind") != "PartialObjectMetadata" {
 		t.Fatalf("rows: %v", rows)
 	}
 	r = s.do("GET", cms+"/a?includeObject=Object", nil, "Accept", table).must(t, 200)
 	rows, _ = r.Obj["rows"].([]any)
-	if dig(rows[0], "object", "kind") != "ConfigMap" || dig(rows[0], "object", "data", "k") != "v" {
+	if object.Path(rows[0], "object", "kind") != "ConfigMap" || object.Path(rows[0], "object", "data", "k") != "v" {
 		t.Fatalf("includeObject=Object: %s", r.Body)
 	}
 	s.do("GET", cms+"?includeObject=All", nil, "Accept", table).wantStatus(t, 400, "BadRequest",
@@ -306,14 +306,14 @@ func TestK8S_ENC_3_QuantitiesCanonical(t *testing.T) {
 		return `{"metadata":{"name":"` + name + `"},"spec":{"containers":[{"name":"c","image":"nginx","resources":{"requests":{"cpu":"` + cpu + `","memory":"` + mem + `"}}}]}}`
 	}
 	r := s.do("POST", pods, pod("q", "0.5", "1024Mi")).must(t, 201)
-	req := dig(r.Obj, "spec", "containers").([]any)[0]
-	if cpu, mem := dig(req, "resources", "requests", "cpu"), dig(req, "resources", "requests", "memory"); cpu != "500m" || mem != "1Gi" {
+	req := object.Path(r.Obj, "spec", "containers").([]any)[0]
+	if cpu, mem := object.Path(req, "resources", "requests", "cpu"), object.Path(req, "resources", "requests", "memory"); cpu != "500m" || mem != "1Gi" {
 		t.Fatalf("quantities stored as %v and %v, want 500m and 1Gi as kube stores them", cpu, mem)
 	}
 	// Strings kube keeps as given stay as given.
 	r = s.do("POST", pods, pod("kept", "100m", "64Mi")).must(t, 201)
-	req = dig(r.Obj, "spec", "containers").([]any)[0]
-	if cpu := dig(req, "resources", "requests", "cpu"); cpu != "100m" {
+	req = object.Path(r.Obj, "spec", "containers").([]any)[0]
+	if cpu := object.Path(req, "resources", "requests", "cpu"); cpu != "100m" {
 		t.Fatalf("cpu %v", cpu)
 	}
 	rev := s.srv.Store().Revision()

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"kubeplay/core/object"
 )
 
 // testServer is the real handler behind httptest, spoken to over HTTP.
@@ -43,18 +45,7 @@ type response struct {
 }
 
 func (r *response) str(path ...string) string {
-	v, _ := dig(r.Obj, path...).(string)
-	return v
-}
-
-func dig(v any, path ...string) any {
-	for _, p := range path {
-		m, ok := v.(map[string]any)
-		if !ok {
-			return nil
-		}
-		v = m[p]
-	}
+	v, _ := object.Path(r.Obj, path...).(string)
 	return v
 }
 
@@ -70,7 +61,7 @@ func (r *response) items() []map[string]any {
 func (r *response) names() []string {
 	var out []string
 	for _, it := range r.items() {
-		n, _ := dig(it, "metadata", "name").(string)
+		n, _ := object.Path(it, "metadata", "name").(string)
 		out = append(out, n)
 	}
 	return out
@@ -174,9 +165,12 @@ type watchEvent struct {
 	Object map[string]any `json:"object"`
 }
 
-func (e watchEvent) name() string { s, _ := dig(e.Object, "metadata", "name").(string); return s }
+func (e watchEvent) name() string {
+	s, _ := object.Path(e.Object, "metadata", "name").(string)
+	return s
+}
 func (e watchEvent) rv() string {
-	s, _ := dig(e.Object, "metadata", "resourceVersion").(string)
+	s, _ := object.Path(e.Object, "metadata", "resourceVersion").(string)
 	return s
 }
 

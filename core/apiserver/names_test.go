@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"kubeplay/core/object"
 )
 
 func TestK8S_NAME_1_UniquePerNamespace(t *testing.T) {
@@ -56,11 +58,11 @@ func TestK8S_NAME_1_Validation(t *testing.T) {
 	rev := s.srv.Store().Revision()
 	r := s.do("POST", "/api/v1/namespaces/default/configmaps", cm("Bad_Name", nil, nil)).
 		wantStatus(t, 422, "Invalid", `ConfigMap "Bad_Name" is invalid: metadata.name: Invalid value: "Bad_Name": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`)
-	causes, _ := dig(r.Obj, "details", "causes").([]any)
-	if len(causes) != 1 || dig(causes[0], "reason") != "FieldValueInvalid" || dig(causes[0], "field") != "metadata.name" {
+	causes, _ := object.Path(r.Obj, "details", "causes").([]any)
+	if len(causes) != 1 || object.Path(causes[0], "reason") != "FieldValueInvalid" || object.Path(causes[0], "field") != "metadata.name" {
 		t.Fatalf("causes: %s", r.Body)
 	}
-	if dig(r.Obj, "details", "kind") != "ConfigMap" || dig(r.Obj, "details", "name") != "Bad_Name" {
+	if object.Path(r.Obj, "details", "kind") != "ConfigMap" || object.Path(r.Obj, "details", "name") != "Bad_Name" {
 		t.Fatalf("details: %s", r.Body)
 	}
 	// Namespaces are RFC 1123 labels; Services RFC 1035 labels.
@@ -78,7 +80,7 @@ func TestK8S_NAME_1_Validation(t *testing.T) {
 	}
 	// Bad label keys and values are rejected with the same wording.
 	r = s.do("POST", "/api/v1/namespaces/default/configmaps", cm("ok", map[string]string{"-bad": "x y"}, nil)).wantStatus(t, 422, "Invalid", "")
-	if got := len(dig(r.Obj, "details", "causes").([]any)); got != 2 {
+	if got := len(object.Path(r.Obj, "details", "causes").([]any)); got != 2 {
 		t.Fatalf("want 2 causes: %s", r.Body)
 	}
 	if s.srv.Store().Revision() != rev {

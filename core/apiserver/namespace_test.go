@@ -4,6 +4,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"kubeplay/core/object"
 )
 
 func TestK8S_NS_1_SystemNamespaces(t *testing.T) {
@@ -46,7 +48,7 @@ func TestK8S_NS_1_DeleteCascades(t *testing.T) {
 	r := s.do("POST", "/api/v1/namespaces/team/configmaps", cm("late", nil, nil))
 	if r.Code == 403 {
 		r.wantStatus(t, 403, "Forbidden", `configmaps "late" is forbidden: unable to create new content in namespace team because it is being terminated`)
-		if dig(r.Obj, "details", "causes").([]any)[0].(map[string]any)["reason"] != "NamespaceTerminating" {
+		if object.Path(r.Obj, "details", "causes").([]any)[0].(map[string]any)["reason"] != "NamespaceTerminating" {
 			t.Fatalf("cause: %s", r.Body)
 		}
 	} else if r.Code != 404 { // the controller may already have finished

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"kubeplay/core/object"
 )
 
 // rvFixture: a (rv1), b (rv2), a modified (rv3), c (rv4).
@@ -94,7 +96,7 @@ func TestK8S_RV_2_ListTable(t *testing.T) {
 	}
 	// The exact list at rv2 shows each object as it was then.
 	r := f.s.do("GET", coll+"?resourceVersionMatch=Exact&resourceVersion="+f.rv1, nil).must(t, 200)
-	if !slices.Equal(r.names(), []string{"a"}) || dig(r.items()[0], "metadata", "resourceVersion") != f.rv1 {
+	if !slices.Equal(r.names(), []string{"a"}) || object.Path(r.items()[0], "metadata", "resourceVersion") != f.rv1 {
 		t.Fatalf("exact at rv1: %s", r.Body)
 	}
 
@@ -125,7 +127,7 @@ func TestK8S_RV_3_TooLarge(t *testing.T) {
 	} {
 		r := f.s.do("GET", p, nil).wantStatus(t, 504, "Timeout",
 			"Timeout: Too large resource version: "+future+", current: "+f.rv4)
-		if r.Header.Get("Retry-After") != "1" || dig(r.Obj, "details", "retryAfterSeconds") != float64(1) {
+		if r.Header.Get("Retry-After") != "1" || object.Path(r.Obj, "details", "retryAfterSeconds") != float64(1) {
 			t.Fatalf("%s: Retry-After %q, details %v", p, r.Header.Get("Retry-After"), r.Obj["details"])
 		}
 	}

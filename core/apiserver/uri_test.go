@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"kubeplay/core/object"
 )
 
 func TestK8S_URI_1_Paths(t *testing.T) {
@@ -53,8 +55,8 @@ func TestK8S_URI_2_Discovery(t *testing.T) {
 	}
 	var names []string
 	for _, g := range groups.Obj["groups"].([]any) {
-		names = append(names, dig(g, "name").(string))
-		if dig(g, "preferredVersion", "groupVersion") == nil {
+		names = append(names, object.Path(g, "name").(string))
+		if object.Path(g, "preferredVersion", "groupVersion") == nil {
 			t.Fatalf("group without preferredVersion: %v", g)
 		}
 	}
@@ -121,13 +123,13 @@ func TestK8S_URI_2_Discovery(t *testing.T) {
 	// OpenAPI v3: an index and one document per group version, whose PATCH
 	// operations advertise fieldValidation (kubectl's server-side validation check).
 	idx := s.do("GET", "/openapi/v3", nil).must(t, 200)
-	url, _ := dig(idx.Obj, "paths", "apis/apps/v1", "serverRelativeURL").(string)
+	url, _ := object.Path(idx.Obj, "paths", "apis/apps/v1", "serverRelativeURL").(string)
 	if !strings.HasPrefix(url, "/openapi/v3/apis/apps/v1?hash=") {
 		t.Fatalf("openapi index: %s", idx.Body)
 	}
 	doc := s.do("GET", url, nil).must(t, 200)
-	patch := dig(doc.Obj, "paths", "/apis/apps/v1/namespaces/{namespace}/deployments/{name}", "patch")
-	if dig(patch, "x-kubernetes-group-version-kind", "kind") != "Deployment" || !strings.Contains(string(doc.Body), `"fieldValidation"`) {
+	patch := object.Path(doc.Obj, "paths", "/apis/apps/v1/namespaces/{namespace}/deployments/{name}", "patch")
+	if object.Path(patch, "x-kubernetes-group-version-kind", "kind") != "Deployment" || !strings.Contains(string(doc.Body), `"fieldValidation"`) {
 		t.Fatalf("openapi document: %.300s", doc.Body)
 	}
 }

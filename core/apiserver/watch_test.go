@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"kubeplay/core/object"
 )
 
 const cmWatch = "/api/v1/namespaces/default/configmaps?watch=1"
@@ -168,7 +170,7 @@ func TestK8S_WATCH_5_SendInitialEvents(t *testing.T) {
 	for {
 		e := w.next()
 		if e.Type == "BOOKMARK" {
-			ann, _ := dig(e.Object, "metadata", "annotations").(map[string]any)
+			ann, _ := object.Path(e.Object, "metadata", "annotations").(map[string]any)
 			if ann["k8s.io/initial-events-end"] != "true" {
 				t.Fatalf("bookmark without initial-events-end: %v", e.Object)
 			}
