@@ -1025,3 +1025,17 @@ func TestK8S_NS_1_KubectlDeleteNamespaceCascades(t *testing.T) {
 		t.Errorf("objects left in team-a-2: %q", out)
 	}
 }
+
+// TestK8S_WRITE_3_KubectlDryRunServerWritesNothing: `--dry-run=server` never writes.
+// Until dry run is implemented kubectl gets a 400 and the store is untouched.
+func TestK8S_WRITE_3_KubectlDryRunServerWritesNothing(t *testing.T) {
+	k := newKubectl(t)
+	errOut := k.fails("create", "configmap", "drytest", "--from-literal=a=b", "--dry-run=server")
+	if !strings.Contains(errOut, "dryRun is not supported") {
+		t.Fatalf("stderr: %s", errOut)
+	}
+	k.fails("get", "configmap", "drytest")
+	k.must("create", "configmap", "kept", "--from-literal=a=b")
+	k.fails("delete", "configmap", "kept", "--dry-run=server")
+	k.must("get", "configmap", "kept")
+}

@@ -46,6 +46,10 @@ func (s *Server) serveResource(w web.ResponseWriter, r *web.Request, info *Reque
 		writeStatus(w, st)
 		return
 	}
+	if st := refuseDryRun(r, info.Verb); st != nil {
+		t.rep.writeStatus(w, st)
+		return
+	}
 	var err error
 	switch info.Verb {
 	case "get":
@@ -71,6 +75,20 @@ func (s *Server) serveResource(w web.ResponseWriter, r *web.Request, info *Reque
 	if err != nil {
 		t.rep.writeStatus(w, asStatus(err))
 	}
+}
+
+// refuseDryRun answers a write that asks for a dry run: kubeplay does not run one
+// yet, and a write must never happen when a client asked for none.
+func refuseDryRun(r *web.Request, verb string) *Status {
+	switch verb {
+	case "create", "update", "patch", "delete", "deletecollection":
+	default:
+		return nil
+	}
+	if _, ok := r.URL.Query()["dryRun"]; !ok {
+		return nil
+	}
+	return errBadRequest("dryRun is not supported by kubeplay yet: the request was not performed")
 }
 
 // resolve finds the resource and the methods its path allows.
