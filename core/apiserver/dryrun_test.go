@@ -23,6 +23,7 @@ func TestK8S_WRITE_3_DryRunRefusedUntilImplemented(t *testing.T) {
 		{"DELETE", "/api/v1/namespaces/default/configmaps/keep?dryRun=All", "", nil},
 		{"DELETE", "/api/v1/namespaces/default/configmaps?dryRun=All", "", nil},
 		{"DELETE", "/api/v1/namespaces/default/configmaps/keep?dryRun=", "", nil},
+		{"DELETE", "/api/v1/namespaces/default/configmaps/keep", "", map[string]any{"kind": "DeleteOptions", "apiVersion": "v1", "dryRun": []string{"All"}}},
 		{"PUT", "/api/v1/namespaces/default?dryRun=All", "", map[string]any{"metadata": map[string]any{"name": "default"}}},
 	} {
 		var headers []string

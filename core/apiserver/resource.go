@@ -88,6 +88,11 @@ func refuseDryRun(r *web.Request, verb string) *Status {
 	if _, ok := r.URL.Query()["dryRun"]; !ok {
 		return nil
 	}
+	return errDryRunUnsupported()
+}
+
+// errDryRunUnsupported refuses a dry run, asked for in the query or in DeleteOptions.
+func errDryRunUnsupported() *Status {
 	return errBadRequest("dryRun is not supported by kubeplay yet: the request was not performed")
 }
 

@@ -323,6 +323,7 @@ func mergePatch(target, patch any) any {
 
 // deleteOptions are the parts of metav1.DeleteOptions kubeplay honours.
 type deleteOptions struct {
+	DryRun        []string `json:"dryRun"`
 	Preconditions *struct {
 		UID             *string `json:"uid"`
 		ResourceVersion *string `json:"resourceVersion"`
@@ -350,6 +351,9 @@ func readDeleteOptions(r *web.Request, res *schema.Resource) (*deleteOptions, er
 		if err := json.Unmarshal(body, &o); err != nil {
 			return nil, errBadRequest(fmt.Sprintf("error decoding DeleteOptions: %v", err))
 		}
+	}
+	if len(o.DryRun) > 0 {
+		return nil, errDryRunUnsupported()
 	}
 	return &o, nil
 }
