@@ -362,3 +362,76 @@ func TestPLAY_8_DurabilitySIGKILL(t *testing.T) {
 	}
 	c.CloseIdleConnections()
 }
+
+// PLAY-8, issue 12's reproduction: with --data, 100 ConfigMaps written, then one
+// record's length field changed by hand. The restart keeps the other 99, reports
+// the damaged record, never cuts the journal, never reuses a resourceVersion, and
+// answers a watch from before the lost change with 410 so its client relists.
+func TestPLAY_8_DamagedJournalRecordCostsOnlyItself(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("needs SIGKILL")
+	}
+	bin := durBuildPlayground(t)
+	dataDir := filepath.Join(t.TempDir(), "data")
+	p := durStart(t, bin, dataDir)
+	c := &http.Client{Transport: &http.Transport{}}
+	var rvs []int64
+	for i := range 100 {
+		rv, code, err := durCreate(t.Context(), c, p.url, fmt.Sprintf("cm-%03d", i))
+		if err != nil || code != http.StatusCreated {
+			t.Fatalf("create %d: %d %v", i, code, err)
+		}
+		rvs = append(rvs, rv)
+	}
+	p.kill(t)
+	c.CloseIdleConnections()
+
+	// Change the length field of the record that created cm-010: the frame's
+	// header, 13 bytes in, after magic, kind and revision.
+	path := filepath.Join(dataDir, "journal")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := bytes.Index(data, []byte(`"name":"cm-010"`))
+	start := bytes.LastIndex(data[:at], []byte("kpf\x01"))
+	if at < 0 || start < 0 {
+		t.Fatal("record of cm-010 not found in the journal")
+	}
+	data[start+13]++
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	p = durStart(t, bin, dataDir)
+	have, listRV := durList(t, c, p.url)
+	if len(have) != 99 {
+		t.Fatalf("%d of 100 ConfigMaps after the restart\n%s", len(have), p.log())
+	}
+	if _, ok := have["cm-010"]; ok {
+		t.Fatal("the damaged record's object came back")
+	}
+	if !strings.Contains(p.log(), "restore: storage: journal entry") || !strings.Contains(p.log(), "is damaged") {
+		t.Fatalf("the damage is not logged:\n%s", p.log())
+	}
+	if st, _ := os.Stat(path); st.Size() < int64(len(data)) {
+		t.Fatalf("journal cut from %d to %d bytes", len(data), st.Size())
+	}
+	if listRV < rvs[99] {
+		t.Fatalf("resourceVersion went back from %d to %d", rvs[99], listRV)
+	}
+	rv, code, err := durCreate(t.Context(), c, p.url, "after")
+	if err != nil || code != http.StatusCreated || rv <= rvs[99] {
+		t.Fatalf("the next write: rv %d (code %d, %v), acknowledged up to %d", rv, code, err, rvs[99])
+	}
+	resp, err := c.Get(fmt.Sprintf("%s/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=%d", p.url, rvs[5]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	// kube answers a watch from a compacted revision with an ERROR event.
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), `"type":"ERROR"`) || !strings.Contains(string(body), `"code":410`) {
+		t.Fatalf("watch from before the lost change: %d %s", resp.StatusCode, body)
+	}
+}

@@ -55,6 +55,9 @@ func run(o options) error {
 		return err
 	}
 	defer srv.Close()
+	for _, e := range srv.Store().RestoreErrors() {
+		log.Printf("restore: %v", e)
+	}
 
 	ln, err := net.Listen("tcp", o.listen)
 	if err != nil {

@@ -77,9 +77,6 @@ func start(_ js.Value, args []js.Value) any {
 		}
 		server = s
 		restoreErrors := []any{}
-		for _, e := range persister.Skipped() {
-			restoreErrors = append(restoreErrors, e)
-		}
 		for _, e := range s.Store().RestoreErrors() {
 			restoreErrors = append(restoreErrors, e.Error())
 		}

@@ -2,35 +2,31 @@ package storage
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/binary"
 	"errors"
-	"fmt"
 	"hash/crc32"
 	"io"
-	"log"
 	"os"
 	"path/filepath"
 )
 
-// FilePersister keeps a snapshot and a journal in a directory. Every Append is
-// written and fsynced before it returns, so an acknowledged write survives a crash;
-// a torn record at the end of the journal (a write that was never acknowledged) is
-// cut off at the next start.
+// FilePersister keeps a snapshot and a journal of frames in a directory. Every
+// Append is written and fsynced before it returns, so an acknowledged write
+// survives a crash. At start, an unfinished frame at the very end of the journal (a
+// write that was never acknowledged) is cut off; nothing before it ever is: damaged
+// frames stay where they are, reported by the store at every start until a
+// snapshot replaces the journal.
 type FilePersister struct {
 	dir     string
 	journal *os.File
-	// Logf reports records skipped at load; nil uses the standard logger.
-	Logf func(format string, args ...any)
+	size    int64 // of the journal: where the next frame goes
 }
 
 const (
 	snapshotFile = "snapshot"
 	journalFile  = "journal"
-	frameHeader  = 8 // uint32 length, uint32 CRC-32C of the payload
-	maxRecord    = 1 << 30
 )
-
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // OpenFilePersister opens (creating it if needed) the data directory dir.
 func OpenFilePersister(dir string) (*FilePersister, error) {
@@ -40,22 +36,14 @@ func OpenFilePersister(dir string) (*FilePersister, error) {
 	return &FilePersister{dir: dir}, nil
 }
 
-func (p *FilePersister) logf(format string, args ...any) {
-	if p.Logf != nil {
-		p.Logf(format, args...)
-		return
-	}
-	log.Printf(format, args...)
-}
-
-// Load reads the snapshot, then the journal's records; it leaves the journal open
-// for appending after the last whole record.
-func (p *FilePersister) Load(snapshot func(io.Reader) error, record func([]byte) error) error {
+// Load reads the snapshot, then the journal; it leaves the journal open for
+// appending after its last byte, an unfinished last frame cut off.
+func (p *FilePersister) Load(snapshot func(io.Reader) error, journal func(io.Reader) (int64, error)) error {
 	if f, err := os.Open(filepath.Join(p.dir, snapshotFile)); err == nil {
-		err = snapshot(bufio.NewReader(f))
+		err = snapshot(f)
 		f.Close()
 		if err != nil {
-			return fmt.Errorf("snapshot: %w", err)
+			return err
 		}
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return err
@@ -64,16 +52,19 @@ func (p *FilePersister) Load(snapshot func(io.Reader) error, record func([]byte)
 	if err != nil {
 		return err
 	}
-	good, err := readFrames(f, record, p.logf)
+	r, legacy, err := legacyJournal(bufio.NewReaderSize(f, readChunk))
 	if err != nil {
 		f.Close()
 		return err
 	}
-	if err := f.Truncate(good); err != nil {
-		f.Close()
-		return err
+	sound, err := journal(r)
+	if legacy {
+		sound = 1 << 62 // offsets in the converted stream are not the file's; the store snapshots next
 	}
-	if _, err := f.Seek(good, io.SeekStart); err != nil {
+	if err == nil {
+		err = p.keep(f, sound)
+	}
+	if err != nil {
 		f.Close()
 		return err
 	}
@@ -81,50 +72,75 @@ func (p *FilePersister) Load(snapshot func(io.Reader) error, record func([]byte)
 	return nil
 }
 
-// readFrames calls record for each intact frame and returns the offset after the
-// last whole frame. A frame whose checksum fails is reported and skipped.
-func readFrames(f *os.File, record func([]byte) error, logf func(string, ...any)) (int64, error) {
-	r := bufio.NewReader(f)
-	var off int64
-	hdr := make([]byte, frameHeader)
-	for {
-		if _, err := io.ReadFull(r, hdr); err != nil {
-			return off, nil // end, or a torn header
-		}
-		n := binary.LittleEndian.Uint32(hdr)
-		sum := binary.LittleEndian.Uint32(hdr[4:])
-		if n > maxRecord {
-			logf("storage: journal record at offset %d has impossible length %d; ignoring the rest", off, n)
-			return off, nil
-		}
-		payload := make([]byte, n)
-		if _, err := io.ReadFull(r, payload); err != nil {
-			return off, nil // torn record: never acknowledged
-		}
-		off += frameHeader + int64(n)
-		if crc32.Checksum(payload, castagnoli) != sum {
-			logf("storage: journal record ending at offset %d is corrupt; skipped", off)
-			continue
-		}
-		if err := record(payload); err != nil {
-			return off, err
+// keep cuts f to its first n bytes, when it is longer, and makes it the journal.
+func (p *FilePersister) keep(f *os.File, n int64) error {
+	st, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if st.Size() > n {
+		if err := f.Truncate(n); err != nil {
+			return err
 		}
 	}
+	p.size = min(n, st.Size())
+	_, err = f.Seek(p.size, io.SeekStart)
+	return err
 }
 
-// Append writes one framed record and fsyncs it.
-func (p *FilePersister) Append(rec []byte) error {
+// legacyJournal reads a journal written before frames (records framed by a
+// uint32 length and a CRC-32C) as frames: one is when it does not start with a
+// frame's magic and its first record checks. Any other journal passes as it is.
+// The store snapshots after replaying legacy records, so this is read once.
+func legacyJournal(r *bufio.Reader) (io.Reader, bool, error) {
+	if head, _ := r.Peek(len(frameMagic)); len(head) == 0 || bytes.Equal(head, frameMagic) {
+		return r, false, nil
+	}
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, false, err
+	}
+	record := func(b []byte) (n int, ok bool) {
+		if len(b) < 8 {
+			return 0, false
+		}
+		size := binary.LittleEndian.Uint32(b)
+		if uint64(size) > uint64(len(b)-8) {
+			return 0, false // the end, or a torn last record: never acknowledged
+		}
+		return 8 + int(size), crc32.Checksum(b[8:8+size], castagnoli) == binary.LittleEndian.Uint32(b[4:])
+	}
+	if _, ok := record(data); !ok {
+		return bytes.NewReader(data), false, nil
+	}
+	var frames bytes.Buffer
+	for n, ok := record(data); n > 0; n, ok = record(data) {
+		if ok {
+			frames.Write(LegacyFrame(data[8:n]))
+		} else {
+			frames.Write(data[:n]) // not a frame: the store reports it as damage
+		}
+		data = data[n:]
+	}
+	return &frames, true, nil
+}
+
+// Append writes one frame and fsyncs it. A failed write is cut off again, so the
+// next frame follows the last whole one.
+func (p *FilePersister) Append(frame []byte) error {
 	if p.journal == nil {
 		return errors.New("storage: journal not loaded")
 	}
-	frame := make([]byte, frameHeader, frameHeader+len(rec))
-	binary.LittleEndian.PutUint32(frame, uint32(len(rec)))
-	binary.LittleEndian.PutUint32(frame[4:], crc32.Checksum(rec, castagnoli))
-	frame = append(frame, rec...)
 	if _, err := p.journal.Write(frame); err != nil {
+		_ = p.journal.Truncate(p.size)
+		_, _ = p.journal.Seek(p.size, io.SeekStart)
 		return err
 	}
-	return p.journal.Sync()
+	if err := p.journal.Sync(); err != nil {
+		return err
+	}
+	p.size += int64(len(frame))
+	return nil
 }
 
 // Snapshot writes a new snapshot beside the old one, renames it into place and
@@ -165,6 +181,7 @@ func (p *FilePersister) Snapshot(write func(io.Writer) error) error {
 	if _, err := p.journal.Seek(0, io.SeekStart); err != nil {
 		return err
 	}
+	p.size = 0
 	return p.journal.Sync()
 }
 

@@ -1,25 +1,29 @@
 package storage
 
 import (
+	"bufio"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 
 	"github.com/tidwall/buntdb"
 )
 
 // Persister makes the store durable. Each host brings its own: a file with fsync
-// natively, IndexedDB in the browser, Durable Object storage at the edge. The store
-// gives it opaque records: one per commit, and now and then a whole snapshot that
-// replaces every record before it.
+// natively, IndexedDB in the browser, Durable Object storage at the edge. It keeps
+// bytes the store gives it and hands them back; the store frames and checks them
+// (frame.go), so every host finds and confines damage the same way.
 type Persister interface {
-	// Load hands over the latest snapshot (snapshot is not called when there is none)
-	// and then every journal record written after it, oldest first.
-	Load(snapshot func(io.Reader) error, record func([]byte) error) error
-	// Append durably records one commit. The commit is acknowledged only after it
-	// returns nil; an error aborts the commit.
-	Append(record []byte) error
+	// Load hands over the latest snapshot (snapshot is not called when there is
+	// none) and then every journal byte written after it, in order, as one stream.
+	// journal returns the length of the stream's sound prefix: bytes after it are
+	// an unfinished last write, never acknowledged, which the persister may drop.
+	Load(snapshot func(io.Reader) error, journal func(io.Reader) (int64, error)) error
+	// Append durably records one journal entry (a frame). The commit is
+	// acknowledged only after it returns nil; an error aborts the commit.
+	Append(entry []byte) error
 	// Snapshot durably replaces the snapshot and the journal with what write writes.
 	Snapshot(write func(io.Writer) error) error
 	// Close releases the persister.
@@ -61,12 +65,13 @@ func (r *journalRecord) apply(tx *buntdb.Tx) error {
 	return nil
 }
 
-func (r *journalRecord) encode() []byte {
-	n := 8
+// frame encodes the record as one frame of kind at revision rev.
+func (r *journalRecord) frame(kind byte, rev int64) []byte {
+	n := frameHeaderSize + 8
 	for _, op := range r.ops {
 		n += 12 + len(op.key) + len(op.value)
 	}
-	b := make([]byte, 0, n)
+	b := make([]byte, frameHeaderSize, n)
 	b = binary.AppendUvarint(b, uint64(len(r.ops)))
 	for _, op := range r.ops {
 		if op.del {
@@ -78,6 +83,7 @@ func (r *journalRecord) encode() []byte {
 			b = appendBytes(b, []byte(op.value))
 		}
 	}
+	sealFrame(b, kind, rev)
 	return b
 }
 
@@ -110,36 +116,274 @@ func decodeJournalRecord(b []byte) (*journalRecord, error) {
 	return rec, nil
 }
 
-// restore rebuilds the database from the persister's snapshot and journal. A record
-// that does not decode is reported through the persister's own means and skipped.
-func (s *Store) restore() error {
-	var skipped []error
+// damage is what a restore found wrong in the persisted bytes, and the revisions it
+// may have cost: settleDamage makes sure the store's revision never goes back below
+// one that was acknowledged, and that watches and continue tokens from before a
+// lost change answer 410, so their clients relist.
+type damage struct {
+	errs    []error
+	lastRev int64 // the newest revision an intact header carried
+	unknown int64 // damaged stretches since then whose revision is unknown
+	upTo    int64 // changes up to this revision may be lost
+	legacy  bool  // something was read from a format before frames
+}
+
+// maxReported caps the restore errors kept for hosts to show.
+const maxReported = 50
+
+func (d *damage) report(err error) {
+	switch {
+	case len(d.errs) < maxReported:
+		d.errs = append(d.errs, err)
+	case len(d.errs) == maxReported:
+		d.errs = append(d.errs, errors.New("storage: more damage, not listed"))
+	}
+}
+
+// seen notes an intact header carrying rev (0 for a legacy record: unknown).
+func (d *damage) seen(rev int64) {
+	if rev <= 0 {
+		return
+	}
+	if d.unknown > 0 {
+		d.upTo = max(d.upTo, rev-1)
+		d.unknown = 0
+	}
+	d.lastRev = max(d.lastRev, rev)
+}
+
+// minCommitFrame is less than any commit's frame: a header and a record setting at
+// least the object, its history entry and the revision.
+const minCommitFrame = frameHeaderSize + 16
+
+// lost notes a damaged piece: with its revision when its header survived, or else
+// as many commits as its bytes could have held.
+func (d *damage) lost(p piece) {
+	if p.headerOK && p.rev > 0 {
+		d.seen(p.rev)
+		d.upTo = max(d.upTo, p.rev)
+		return
+	}
+	d.unknown += max(1, p.n/minCommitFrame)
+}
+
+// finish settles damage of unknown revision at the end: it may have held commits
+// after the last revision seen, each of which may have been acknowledged.
+func (d *damage) finish() {
+	if d.unknown > 0 {
+		d.upTo = max(d.upTo, d.lastRev+d.unknown)
+		d.unknown = 0
+	}
+}
+
+// errDamaged marks a frame whose checksums hold but whose content is not what its
+// place needs; the frame is skipped and reported like any damage.
+type errDamaged string
+
+func (e errDamaged) Error() string { return string(e) }
+
+// restore rebuilds the database from the persister's snapshot and journal,
+// skipping and reporting whatever is damaged.
+func (s *Store) restore() (*damage, error) {
+	d := &damage{}
 	err := s.cfg.Persister.Load(
-		func(r io.Reader) error { return s.db.Load(r) },
-		func(b []byte) error {
-			rec, err := decodeJournalRecord(b)
-			if err != nil {
-				skipped = append(skipped, err)
-				return nil
-			}
-			s.journaled++
-			return s.db.Update(func(tx *buntdb.Tx) error { return rec.apply(tx) })
+		func(r io.Reader) error { return s.loadSnapshot(r, d) },
+		func(r io.Reader) (int64, error) {
+			return s.readFrames(r, d, "journal entry", true, func(p piece) error {
+				if p.kind != frameJournal && p.kind != frameLegacy {
+					return errDamaged(fmt.Sprintf("a frame of kind %q among journal entries", p.kind))
+				}
+				d.legacy = d.legacy || p.kind == frameLegacy
+				s.journaled++
+				return s.applyRecord(p.payload)
+			})
 		})
 	if err != nil {
-		return fmt.Errorf("storage: restore: %w", err)
+		return nil, fmt.Errorf("storage: restore: %w", err)
 	}
-	s.restoreErrors = skipped
+	return d, nil
+}
+
+// applyRecord writes the operations of an encoded journal record into the database.
+func (s *Store) applyRecord(b []byte) error {
+	rec, err := decodeJournalRecord(b)
+	if err != nil {
+		return errDamaged("the record does not decode")
+	}
+	return s.db.Update(func(tx *buntdb.Tx) error { return rec.apply(tx) })
+}
+
+// readFrames hands every intact frame of r to apply and notes and reports the rest, as
+// "<what> N of M". With torn, an unfinished write at the very end is not damage
+// (it was never acknowledged): scan returns where it starts, or else the length of r.
+func (s *Store) readFrames(r io.Reader, d *damage, what string, torn bool, apply func(piece) error) (int64, error) {
+	type bad struct {
+		at int
+		p  piece
+	}
+	var bads []bad
+	sc := newFrameScanner(r)
+	n, sound := 0, int64(-1)
+	for {
+		p, ok := sc.next()
+		if !ok {
+			break
+		}
+		n++
+		if p.damage == "" {
+			err := apply(p)
+			var dmg errDamaged
+			if !errors.As(err, &dmg) {
+				if err != nil {
+					return 0, err
+				}
+				d.seen(p.rev)
+				continue
+			}
+			p.damage, p.headerOK = string(dmg), true
+		}
+		if torn && p.torn {
+			// Never acknowledged, so nobody saw its revision; yet it is not
+			// given out again.
+			if p.headerOK {
+				d.lastRev = max(d.lastRev, p.rev)
+			}
+			sound = p.off
+			continue
+		}
+		p.payload = nil
+		d.lost(p)
+		bads = append(bads, bad{n, p})
+	}
+	if sc.err != nil {
+		return 0, sc.err
+	}
+	for _, b := range bads {
+		d.report(fmt.Errorf("storage: %s %d of %d is damaged (%v); skipped", what, b.at, n, b.p))
+	}
+	if sound < 0 {
+		sound = sc.off
+	}
+	return sound, nil
+}
+
+// loadSnapshot reads a snapshot written by writeSnapshot, or by buntdb before
+// frames existed.
+func (s *Store) loadSnapshot(r io.Reader, d *damage) error {
+	br := bufio.NewReader(r)
+	if head, _ := br.Peek(len(frameMagic)); len(head) > 0 && head[0] == '*' {
+		d.legacy = true
+		if err := s.db.Load(br); err != nil {
+			return fmt.Errorf("snapshot: %w", err)
+		}
+		return nil
+	}
+	parts, ended := 0, false
+	_, err := s.readFrames(br, d, "snapshot part", false, func(p piece) error {
+		switch p.kind {
+		case frameSnapshotHead:
+			return nil
+		case frameSnapshotPart:
+			parts++
+			return s.applyRecord(p.payload)
+		case frameSnapshotEnd:
+			want, k := binary.Uvarint(p.payload)
+			if k <= 0 || want != uint64(parts) {
+				d.report(fmt.Errorf("storage: the snapshot names %d parts, %d were read", want, parts))
+			}
+			ended = true
+			return nil
+		}
+		return errDamaged(fmt.Sprintf("a frame of kind %q in a snapshot", p.kind))
+	})
+	if err != nil {
+		return err
+	}
+	if !ended {
+		d.report(errors.New("storage: the snapshot is incomplete: its end is missing"))
+		d.upTo = max(d.upTo, d.lastRev)
+	}
 	return nil
 }
 
-// RestoreErrors lists the journal records that could not be read at start and were
-// skipped, so hosts can show them.
+// settleDamage, once the store has read its state back, keeps its promises over
+// what the restore found: the revision continues above every one that may have
+// been acknowledged, history is compacted past every change that may be lost (so
+// a watch or continue token from before it answers 410 and its client relists),
+// both journaled; and a restore from an older format is snapshotted at once.
+func (s *Store) settleDamage(d *damage) error {
+	s.restoreErrors = d.errs
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	d.finish()
+	var rec journalRecord
+	if floor := max(d.upTo, d.lastRev); floor > s.rev {
+		s.setRevision(floor)
+		rec.set(revKey, strconv.FormatInt(floor, 10))
+	}
+	if _, err := s.compactAndCommit(rec, d.upTo); err != nil {
+		return err
+	}
+	if d.legacy {
+		if err := s.snapshotLocked(); err != nil {
+			return err
+		}
+		s.journaled = 0
+	}
+	return nil
+}
+
+// RestoreErrors lists the damage the store found in its persisted state at start
+// and skipped, so hosts can show it.
 func (s *Store) RestoreErrors() []error { return s.restoreErrors }
+
+// snapshotPartBytes is about how much of the database one snapshot frame holds:
+// damage to a snapshot costs the objects of the part it hits.
+const snapshotPartBytes = 64 << 10
+
+// writeSnapshot writes the whole database as frames: a head, parts of at most
+// about snapshotPartBytes, and an end that counts them; every frame carries the
+// store's revision. Called with s.mu held.
+func (s *Store) writeSnapshot(w io.Writer) error {
+	if _, err := w.Write(appendFrame(nil, frameSnapshotHead, s.rev, nil)); err != nil {
+		return err
+	}
+	var (
+		rec         journalRecord
+		size, parts int
+		err         error
+	)
+	flush := func() {
+		if rec.empty() || err != nil {
+			return
+		}
+		_, err = w.Write(rec.frame(frameSnapshotPart, s.rev))
+		rec.ops, size = rec.ops[:0], 0
+		parts++
+	}
+	if verr := s.db.View(func(tx *buntdb.Tx) error {
+		return tx.Ascend("", func(k, v string) bool {
+			rec.set(k, v)
+			if size += len(k) + len(v); size >= snapshotPartBytes {
+				flush()
+			}
+			return err == nil
+		})
+	}); verr != nil {
+		return verr
+	}
+	flush()
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(appendFrame(nil, frameSnapshotEnd, s.rev, binary.AppendUvarint(nil, uint64(parts))))
+	return err
+}
 
 // snapshotLocked writes the whole database as the persister's new snapshot.
 // Called with s.mu held.
 func (s *Store) snapshotLocked() error {
-	return s.cfg.Persister.Snapshot(func(w io.Writer) error { return s.db.Save(w) })
+	return s.cfg.Persister.Snapshot(s.writeSnapshot)
 }
 
 // Snapshot compacts the journal into a snapshot now.

@@ -130,8 +130,9 @@ func Open(cfg Config) (*Store, error) {
 	}
 	s := &Store{cfg: cfg, db: db, watchers: map[*Watcher]struct{}{}}
 	s.revCond = sync.NewCond(&s.revMu)
+	var d *damage
 	if cfg.Persister != nil {
-		if err := s.restore(); err != nil {
+		if d, err = s.restore(); err != nil {
 			db.Close()
 			return nil, err
 		}
@@ -154,6 +155,12 @@ func Open(cfg Config) (*Store, error) {
 	if err != nil {
 		db.Close()
 		return nil, err
+	}
+	if d != nil {
+		if err := s.settleDamage(d); err != nil {
+			db.Close()
+			return nil, err
+		}
 	}
 	return s, nil
 }
@@ -330,7 +337,7 @@ func (s *Store) commit(ev *Event) error {
 		rec.set(compactedKey, strconv.FormatInt(compacted, 10))
 	}
 	if s.cfg.Persister != nil {
-		if err := s.cfg.Persister.Append(rec.encode()); err != nil {
+		if err := s.cfg.Persister.Append(rec.frame(frameJournal, ev.Rev)); err != nil {
 			return fmt.Errorf("storage: journal write failed: %w", err)
 		}
 	}
@@ -339,10 +346,7 @@ func (s *Store) commit(ev *Event) error {
 	}
 	s.dropHistory(drop, compacted)
 	s.history = append(s.history, retained{rev: ev.Rev, time: ev.time})
-	s.revMu.Lock()
-	s.rev = ev.Rev
-	s.revCond.Broadcast()
-	s.revMu.Unlock()
+	s.setRevision(ev.Rev)
 	s.dispatch(ev)
 	s.journaled++
 	if s.cfg.Persister != nil && s.journaled >= s.cfg.SnapshotEvery {
@@ -393,6 +397,15 @@ func (s *Store) dropHistory(n int, compacted int64) {
 	s.compacted = compacted
 }
 
+// setRevision moves the revision on and wakes those waiting for it. Called with
+// s.mu held.
+func (s *Store) setRevision(rev int64) {
+	s.revMu.Lock()
+	s.rev = rev
+	s.revCond.Broadcast()
+	s.revMu.Unlock()
+}
+
 // Compact drops every history entry past the window or over the limit now, and,
 // when upTo > 0, every entry at or below revision upTo. It returns the compacted
 // revision. The playground and tests use it to show 410 Gone on demand.
@@ -402,10 +415,14 @@ func (s *Store) Compact(upTo int64) (int64, error) {
 	if s.closed {
 		return 0, ErrClosed
 	}
-	if upTo > s.rev {
-		upTo = s.rev
-	}
-	var rec journalRecord
+	return s.compactAndCommit(journalRecord{}, upTo)
+}
+
+// compactAndCommit journals and applies rec together with the deletion of every
+// history entry at or below upTo, or past the window or over the limit. It returns
+// the compacted revision. Called with s.mu held.
+func (s *Store) compactAndCommit(rec journalRecord, upTo int64) (int64, error) {
+	upTo = min(upTo, s.rev)
 	n, compacted := 0, s.compacted
 	for ; n < len(s.history) && s.history[n].rev <= upTo; n++ {
 		rec.del(historyKey(s.history[n].rev))
@@ -422,7 +439,7 @@ func (s *Store) Compact(upTo int64) (int64, error) {
 		return s.compacted, nil
 	}
 	if s.cfg.Persister != nil {
-		if err := s.cfg.Persister.Append(rec.encode()); err != nil {
+		if err := s.cfg.Persister.Append(rec.frame(frameJournal, s.rev)); err != nil {
 			return 0, err
 		}
 	}

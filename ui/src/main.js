@@ -214,7 +214,7 @@ function main() {
     if (s.restoreErrors.length) {
       mount(
         restoreErrors,
-        h('strong', {}, `${s.restoreErrors.length} journal entr${s.restoreErrors.length === 1 ? 'y was' : 'ies were'} corrupt and skipped when the sandbox restarted:`),
+        h('strong', {}, `${s.restoreErrors.length} damaged part${s.restoreErrors.length === 1 ? ' was' : 's were'} skipped when the sandbox restored its stored state:`),
         h('ul', {}, s.restoreErrors.map((e) => h('li', { class: 'mono' }, e))),
         h('button', { type: 'button', class: 'small', on: { click: dismissRestoreErrors } }, 'Dismiss'),
       );

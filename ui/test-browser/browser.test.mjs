@@ -207,10 +207,16 @@ test('PLAY-10: the playground works offline after the first load', async () => {
   }
 });
 
-test('PLAY-3: a damaged IndexedDB journal entry is reported and skipped, the entries around it kept', async () => {
+test('PLAY-3: damaged IndexedDB journal entries are reported and skipped, the entries around them kept, revisions never reused', async () => {
   const page = await openPlayground();
-  for (const n of ['keep-1', 'damaged', 'keep-2']) assert.equal((await api(page, 'POST', CMS, cm(n))).status, 201);
-  // Flip a byte in the journal entry that created "damaged".
+  let lastRV = 0;
+  for (const n of ['keep-1', 'damaged', 'keep-2', 'damaged-last']) {
+    const r = await api(page, 'POST', CMS, cm(n));
+    assert.equal(r.status, 201);
+    lastRV = Number(r.json.metadata.resourceVersion);
+  }
+  // Flip a byte in the journal entries that created "damaged" and "damaged-last"
+  // (the newest: its revision can only be known from the damage itself).
   const hit = await page.evaluate(() => new Promise((resolve, reject) => {
     const open = indexedDB.open('kubeplay');
     open.onerror = () => reject(open.error);
@@ -227,6 +233,11 @@ test('PLAY-3: a damaged IndexedDB journal entry is reported and skipped, the ent
           c.update(v);
           found = true;
         }
+        if (text.includes('"name":"damaged-last"')) {
+          const v = new Uint8Array(c.value);
+          v[14] ^= 0xff; // the length in the frame's header
+          c.update(v);
+        }
         c.continue();
       };
       tx.oncomplete = () => resolve(found);
@@ -240,7 +251,10 @@ test('PLAY-3: a damaged IndexedDB journal entry is reported and skipped, the ent
   assert.equal(list.status, 200);
   const names = list.json.items.map((i) => i.metadata.name);
   assert.ok(names.includes('keep-1') && names.includes('keep-2'), `entries around the damaged one kept: ${names}`);
-  assert.ok(!names.includes('damaged'));
+  assert.ok(!names.includes('damaged') && !names.includes('damaged-last'));
+  const after = await api(page, 'POST', CMS, cm('after-restore'));
+  assert.equal(after.status, 201);
+  assert.ok(Number(after.json.metadata.resourceVersion) > lastRV, `resourceVersion ${after.json.metadata.resourceVersion} reuses one up to ${lastRV}`);
   const shown = await page.waitForSelector('[data-testid="restore-errors"]', { state: 'visible', timeout: 10000 });
   assert.match(await shown.innerText(), /damaged/);
   await page.screenshot({ path: join(artifacts, 'restore-errors.png'), fullPage: true });

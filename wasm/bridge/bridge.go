@@ -19,6 +19,7 @@ import (
 	"sync"
 	"syscall/js"
 
+	"kubeplay/core/storage"
 	"kubeplay/core/web"
 )
 
@@ -95,22 +96,18 @@ func newPromise() (promise, resolve, reject js.Value) {
 
 // Persister is a storage.Persister over JavaScript functions:
 //
-//	append(Uint8Array) → Promise          durably journal one record
+//	append(Uint8Array) → Promise          durably journal one entry
 //	writeSnapshot(Uint8Array) → Promise   durably replace snapshot and journal
 //
 // and the state the host read before starting: the latest snapshot and the
-// journal records after it. Each journal entry carries a CRC-32C of its record, so
-// an entry damaged in the host's storage is skipped and reported (Skipped) while
-// the entries around it are kept.
+// journal entries after it. Entries are the store's frames, which carry their
+// own checksums: the store finds, skips and reports a damaged one.
 type Persister struct {
 	snapshot []byte
 	journal  [][]byte
 	appendFn js.Value
 	snapFn   js.Value
-	skipped  []string
 }
-
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // NewPersister reads the host's state object:
 // {snapshot: Uint8Array|null, journal: Uint8Array[], append, writeSnapshot}.
@@ -119,39 +116,43 @@ func NewPersister(host js.Value) *Persister {
 	p.snapshot = bytesFromJS(host.Get("snapshot"))
 	if j := host.Get("journal"); !j.IsUndefined() && !j.IsNull() {
 		for i := 0; i < j.Length(); i++ {
-			p.journal = append(p.journal, bytesFromJS(j.Index(i)))
+			p.journal = append(p.journal, legacyEntry(bytesFromJS(j.Index(i))))
 		}
 	}
 	return p
 }
 
-// Skipped describes the journal entries Load found damaged and left out.
-func (p *Persister) Skipped() []string { return p.skipped }
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
-// Load hands over the snapshot and the intact journal records read at start.
-func (p *Persister) Load(snapshot func(io.Reader) error, record func([]byte) error) error {
+// legacyEntry turns an entry of the format before frames (a CRC-32C of the
+// record, then the record) into a frame, when it is one and intact.
+func legacyEntry(entry []byte) []byte {
+	if len(entry) >= 4 && binary.LittleEndian.Uint32(entry) == crc32.Checksum(entry[4:], castagnoli) {
+		return storage.LegacyFrame(entry[4:])
+	}
+	return entry
+}
+
+// Load hands over the snapshot and the journal entries read at start.
+func (p *Persister) Load(snapshot func(io.Reader) error, journal func(io.Reader) (int64, error)) error {
 	if p.snapshot != nil {
 		if err := snapshot(bytes.NewReader(p.snapshot)); err != nil {
-			return fmt.Errorf("snapshot: %w", err)
-		}
-	}
-	for i, entry := range p.journal {
-		if len(entry) < 4 || binary.LittleEndian.Uint32(entry) != crc32.Checksum(entry[4:], castagnoli) {
-			p.skipped = append(p.skipped, fmt.Sprintf("journal entry %d of %d is damaged (checksum mismatch); skipped", i+1, len(p.journal)))
-			continue
-		}
-		if err := record(entry[4:]); err != nil {
 			return err
 		}
 	}
+	entries := make([]io.Reader, len(p.journal))
+	for i, e := range p.journal {
+		entries[i] = bytes.NewReader(e)
+	}
+	// Entries are written whole or not at all: there is no unfinished one to cut.
+	_, err := journal(io.MultiReader(entries...))
 	p.snapshot, p.journal = nil, nil
-	return nil
+	return err
 }
 
-// Append journals one record and returns once the host says it is durable.
-func (p *Persister) Append(record []byte) error {
-	entry := binary.LittleEndian.AppendUint32(make([]byte, 0, 4+len(record)), crc32.Checksum(record, castagnoli))
-	_, err := await(p.appendFn.Invoke(bytesToJS(append(entry, record...))))
+// Append journals one entry and returns once the host says it is durable.
+func (p *Persister) Append(entry []byte) error {
+	_, err := await(p.appendFn.Invoke(bytesToJS(entry)))
 	return err
 }
 

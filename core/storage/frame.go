@@ -1,0 +1,237 @@
+package storage
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"hash/crc32"
+	"io"
+)
+
+// Everything the store makes durable (each commit's journal record, the parts of a
+// snapshot) is written as a frame, so that damage anywhere in a host's storage is
+// found, stays confined to the frame it hit, and never hides the frames after it:
+//
+//	magic    4 bytes  "kpf" 0x01
+//	kind     1 byte   frameJournal, frameLegacy, frameSnapshotHead, …Part, …End
+//	rev      8 bytes  the store's revision once the frame is applied
+//	length   4 bytes  of the payload
+//	sum      4 bytes  CRC-32C of the payload
+//	hsum     4 bytes  CRC-32C of the 21 header bytes before it
+//	payload  length bytes
+//
+// (integers little-endian). A reader that meets bytes that are not an intact frame
+// skips to the next magic whose header checks (frameScanner): one damaged frame
+// costs only itself, and the revision in an intact header survives damage to its
+// payload.
+const (
+	frameHeaderSize = 25
+	// maxFrame bounds a payload: a commit holds at most a few objects of the API's
+	// 3 MiB request limit, and snapshot parts are cut at snapshotPartBytes.
+	maxFrame = 256 << 20
+	// readChunk is how much a scanner reads at a time.
+	readChunk = 64 << 10
+)
+
+// Frame kinds.
+const (
+	frameJournal      = 'J' // one commit's journalRecord
+	frameLegacy       = 'L' // a journalRecord read from an older host format (revision 0: unknown)
+	frameSnapshotHead = 'H' // a snapshot begins (empty payload)
+	frameSnapshotPart = 'S' // a journalRecord of the snapshot's keys
+	frameSnapshotEnd  = 'E' // a snapshot ends: payload is the uvarint count of its parts
+)
+
+var (
+	frameMagic = []byte("kpf\x01")
+	castagnoli = crc32.MakeTable(crc32.Castagnoli)
+)
+
+type frameHeader struct {
+	kind   byte
+	rev    int64
+	length int
+	sum    uint32
+}
+
+// appendFrame appends one frame holding payload to dst.
+func appendFrame(dst []byte, kind byte, rev int64, payload []byte) []byte {
+	start := len(dst)
+	dst = append(dst, make([]byte, frameHeaderSize)...)
+	dst = append(dst, payload...)
+	sealFrame(dst[start:], kind, rev)
+	return dst
+}
+
+// sealFrame writes the header of frame, whose payload follows frameHeaderSize
+// reserved bytes.
+func sealFrame(frame []byte, kind byte, rev int64) {
+	h, payload := frame[:frameHeaderSize], frame[frameHeaderSize:]
+	copy(h, frameMagic)
+	h[4] = kind
+	binary.LittleEndian.PutUint64(h[5:], uint64(rev))
+	binary.LittleEndian.PutUint32(h[13:], uint32(len(payload)))
+	binary.LittleEndian.PutUint32(h[17:], crc32.Checksum(payload, castagnoli))
+	binary.LittleEndian.PutUint32(h[21:], crc32.Checksum(h[:21], castagnoli))
+}
+
+// LegacyFrame wraps a journal record that a host read, intact, from the format it
+// kept before frames, so the store can replay it; the store snapshots after such
+// a restore, which leaves only frames behind.
+func LegacyFrame(record []byte) []byte {
+	return appendFrame(make([]byte, 0, frameHeaderSize+len(record)), frameLegacy, 0, record)
+}
+
+// parseFrameHeader reads a header whose magic and checksum hold.
+func parseFrameHeader(b []byte) (frameHeader, bool) {
+	if len(b) < frameHeaderSize || !bytes.Equal(b[:4], frameMagic) ||
+		binary.LittleEndian.Uint32(b[21:]) != crc32.Checksum(b[:21], castagnoli) {
+		return frameHeader{}, false
+	}
+	h := frameHeader{
+		kind:   b[4],
+		rev:    int64(binary.LittleEndian.Uint64(b[5:])),
+		length: int(binary.LittleEndian.Uint32(b[13:])),
+		sum:    binary.LittleEndian.Uint32(b[17:]),
+	}
+	return h, h.length <= maxFrame
+}
+
+// piece is what a frameScanner found next: an intact frame, or a stretch of
+// bytes holding none.
+type piece struct {
+	off, n  int64 // where the piece lies in the stream, and its length
+	kind    byte
+	rev     int64
+	payload []byte // an intact frame's payload; valid until the scanner's next call
+
+	// For damage: why, whether the header (so kind and rev) survived, and whether
+	// the stretch is an unfinished last write: the stream ends inside a frame whose
+	// header is intact, or in bytes too few for a header, or in zeros.
+	damage   string
+	headerOK bool
+	torn     bool
+}
+
+func (p piece) String() string {
+	if p.damage == "" {
+		return fmt.Sprintf("frame %q at revision %d", p.kind, p.rev)
+	}
+	s := fmt.Sprintf("%d bytes at offset %d: %s", p.n, p.off, p.damage)
+	if p.headerOK {
+		s += fmt.Sprintf(" (revision %d)", p.rev)
+	}
+	return s
+}
+
+// frameScanner reads frames from a byte stream, resynchronising after damage on the
+// next magic whose header checks. It holds at most one frame and a read chunk.
+type frameScanner struct {
+	src io.Reader
+	buf []byte // read from src, not yet consumed
+	off int64  // stream offset of buf[0]
+	eof bool
+	err error // a read error other than EOF, which ends the scan
+}
+
+func newFrameScanner(r io.Reader) *frameScanner { return &frameScanner{src: r} }
+
+// fill reads until buf holds n bytes or the stream ends; it reports whether it does.
+func (sc *frameScanner) fill(n int) bool {
+	for len(sc.buf) < n && !sc.eof {
+		if cap(sc.buf)-len(sc.buf) < readChunk {
+			grown := make([]byte, len(sc.buf), max(n, len(sc.buf))+readChunk)
+			copy(grown, sc.buf)
+			sc.buf = grown
+		}
+		m, err := sc.src.Read(sc.buf[len(sc.buf):cap(sc.buf)])
+		sc.buf = sc.buf[:len(sc.buf)+m]
+		if err != nil {
+			sc.eof = true
+			if err != io.EOF {
+				sc.err = err
+			}
+		}
+	}
+	return len(sc.buf) >= n
+}
+
+func (sc *frameScanner) consume(n int) {
+	sc.buf = sc.buf[n:]
+	sc.off += int64(n)
+}
+
+// next returns the next piece of the stream; ok is false at its end.
+func (sc *frameScanner) next() (p piece, ok bool) {
+	if !sc.fill(1) {
+		return p, false
+	}
+	p.off = sc.off
+	h, hok := frameHeader{}, sc.fill(frameHeaderSize)
+	if hok {
+		h, hok = parseFrameHeader(sc.buf)
+	}
+	switch {
+	case !hok:
+		p.damage = "no intact frame header"
+		p.torn = len(sc.buf) < frameHeaderSize
+	case !sc.fill(frameHeaderSize + h.length):
+		p.damage = fmt.Sprintf("the data ends inside a frame of %d bytes", frameHeaderSize+h.length)
+		p.torn = true
+	case crc32.Checksum(sc.buf[frameHeaderSize:frameHeaderSize+h.length], castagnoli) != h.sum:
+		p.damage = "checksum mismatch"
+	default:
+		p.kind, p.rev, p.payload = h.kind, h.rev, sc.buf[frameHeaderSize:frameHeaderSize+h.length]
+		p.n = int64(frameHeaderSize + h.length)
+		sc.consume(frameHeaderSize + h.length)
+		return p, true
+	}
+	if hok {
+		p.headerOK, p.kind, p.rev = true, h.kind, h.rev
+	}
+	zeros := sc.resync()
+	p.n = sc.off - p.off
+	// Only the end of the stream can be an unfinished write; zeros there are what
+	// a file system leaves of one.
+	atEnd := len(sc.buf) == 0 && sc.eof
+	p.torn = atEnd && (p.torn || zeros)
+	return p, true
+}
+
+// resync consumes bytes up to the next magic whose header checks, or to the end.
+// It reports whether every byte it consumed was zero.
+func (sc *frameScanner) resync() (zeros bool) {
+	zeros = true
+	skip := func(n int) {
+		for _, b := range sc.buf[:n] {
+			if b != 0 {
+				zeros = false
+				break
+			}
+		}
+		sc.consume(n)
+	}
+	skip(1)
+	for {
+		i := bytes.Index(sc.buf, frameMagic)
+		if i < 0 {
+			if sc.eof {
+				skip(len(sc.buf))
+				return zeros
+			}
+			// Keep a tail that may be the start of a magic split by the read.
+			skip(max(0, len(sc.buf)-(len(frameMagic)-1)))
+			sc.fill(len(sc.buf) + readChunk)
+			continue
+		}
+		skip(i)
+		if !sc.fill(frameHeaderSize) {
+			skip(len(sc.buf))
+			return zeros
+		}
+		if _, ok := parseFrameHeader(sc.buf); ok {
+			return zeros
+		}
+		skip(1)
+	}
+}
