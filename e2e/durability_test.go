@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -433,5 +434,80 @@ func TestPLAY_8_DamagedJournalRecordCostsOnlyItself(t *testing.T) {
 	// kube answers a watch from a compacted revision with an ERROR event.
 	if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), `"type":"ERROR"`) || !strings.Contains(string(body), `"code":410`) {
 		t.Fatalf("watch from before the lost change: %d %s", resp.StatusCode, body)
+	}
+}
+
+// durRSS is the resident memory of a process, from /proc.
+func durRSS(t *testing.T, pid int) int64 {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		t.Skipf("no /proc: %v", err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmRSS:" {
+			kb, _ := strconv.ParseInt(f[1], 10, 64)
+			return kb << 10
+		}
+	}
+	t.Fatal("no VmRSS")
+	return 0
+}
+
+// K8S-WATCH-7, issue 12's reproduction: ten ConfigMaps of the largest size kube
+// allows, then 40 watches without a resourceVersion whose clients never read. A
+// watch holds the store's objects, not copies of them, so the server's memory
+// stays bounded, and it keeps answering; when the watches end, it is given back.
+func TestK8S_WATCH_7_NonReadingWatchesBoundedMemory(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("reads /proc")
+	}
+	bin := durBuildPlayground(t)
+	p := durStart(t, bin, t.TempDir())
+	c := &http.Client{Transport: &http.Transport{}}
+	value := strings.Repeat("x", 1<<20-16)
+	for i := range 10 {
+		body := fmt.Sprintf(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"big-%d"},"data":{"v":%q}}`, i, value)
+		resp, err := c.Post(p.url+"/api/v1/namespaces/default/configmaps", "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusCreated {
+			t.Fatalf("create big-%d: %d", i, resp.StatusCode)
+		}
+	}
+	pid := p.cmd.Process.Pid
+	base := durRSS(t, pid)
+
+	host := strings.TrimPrefix(p.url, "http://")
+	var conns []net.Conn
+	for range 40 {
+		conn, err := net.Dial("tcp", host)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Ask for the whole collection, then never read a byte.
+		fmt.Fprintf(conn, "GET /api/v1/namespaces/default/configmaps?watch=1 HTTP/1.1\r\nHost: %s\r\n\r\n", host)
+		conns = append(conns, conn)
+	}
+	// Let the server go as far as the watches let it.
+	var peak int64
+	for range 20 {
+		time.Sleep(100 * time.Millisecond)
+		peak = max(peak, durRSS(t, pid))
+	}
+	if _, code, err := durCreate(t.Context(), c, p.url, "still-answering"); err != nil || code != http.StatusCreated {
+		t.Fatalf("server stopped answering: %d %v", code, err)
+	}
+	for _, conn := range conns {
+		conn.Close()
+	}
+	t.Logf("RSS %d MiB with the objects, %d MiB with 40 non-reading watches (+%.1f MiB per watch)",
+		base>>20, peak>>20, float64(peak-base)/40/(1<<20))
+	// Each watch may hold what is in flight (an event and its frame, a few MiB),
+	// never the collection (10 MiB) or more.
+	if perWatch := (peak - base) / 40; perWatch > 4<<20 {
+		t.Fatalf("each non-reading watch costs %.1f MiB", float64(perWatch)/(1<<20))
 	}
 }

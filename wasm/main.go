@@ -58,10 +58,12 @@ func start(_ js.Value, args []js.Value) any {
 		host := args[0]
 		persister := bridge.NewPersister(host)
 		// Snapshots keep the journal short, and a shorter change history (1,000
-		// changes, within kube's 5 minutes) keeps the snapshot small, so a
-		// restarted worker or Durable Object restores in about the same time
-		// however many writes came before.
-		cfg := apiserver.Config{Persister: persister, SnapshotEvery: 500, HistoryLimit: 1000}
+		// changes or 32 MiB, within kube's 5 minutes) keeps the snapshot small, so
+		// a restarted worker or Durable Object restores in about the same time
+		// however many writes came before; and the whole sandbox, watchers' lag
+		// included, fits the edge's 128 MB isolate.
+		cfg := apiserver.Config{Persister: persister, SnapshotEvery: 500, HistoryLimit: 1000,
+			HistoryBytes: 32 << 20, WatchBufferBytes: 16 << 20}
 		if v := host.Get("maxWatchSeconds"); v.Type() == js.TypeNumber {
 			cfg.MaxWatchTimeout = time.Duration(v.Float() * float64(time.Second))
 		}

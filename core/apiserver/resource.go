@@ -2,6 +2,7 @@ package apiserver
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
@@ -327,7 +328,28 @@ func readObject(r *web.Request, res *schema.Resource) (object.Object, error) {
 	if err := canonicalQuantities(obj, res); err != nil {
 		return nil, err
 	}
+	mergeStringData(obj, res)
 	return obj, nil
+}
+
+// mergeStringData writes a Secret's stringData into its data, as kube's conversion
+// does on every write: a stored Secret has no stringData.
+func mergeStringData(obj object.Object, res *schema.Resource) {
+	if res.Group != "" || res.Kind != "Secret" {
+		return
+	}
+	sd, _ := obj["stringData"].(map[string]any)
+	data, _ := obj["data"].(map[string]any)
+	if data == nil && len(sd) > 0 {
+		data = map[string]any{}
+		obj["data"] = data
+	}
+	for k, v := range sd {
+		if s, ok := v.(string); ok {
+			data[k] = base64.StdEncoding.EncodeToString([]byte(s))
+		}
+	}
+	delete(obj, "stringData")
 }
 
 // canonicalQuantities writes the resource quantities of a built-in kind's object

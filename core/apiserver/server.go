@@ -32,11 +32,15 @@ type Config struct {
 	Persister storage.Persister
 	// SnapshotEvery is how many journaled commits trigger a snapshot (default 10,000).
 	SnapshotEvery int
-	// HistoryWindow and HistoryLimit bound the change history (default 5m, 10,000).
+	// HistoryWindow, HistoryLimit and HistoryBytes bound the change history
+	// (default 5m, 10,000 changes, 256 MiB).
 	HistoryWindow time.Duration
 	HistoryLimit  int
-	// WatchBuffer is how far a watcher may lag before it is closed (default 1,000).
-	WatchBuffer int
+	HistoryBytes  int64
+	// WatchBuffer and WatchBufferBytes are how far a watcher may lag before it is
+	// closed (default 1,000 events, 64 MiB of objects).
+	WatchBuffer      int
+	WatchBufferBytes int64
 	// BookmarkInterval is how often a watch with allowWatchBookmarks gets a BOOKMARK
 	// (default 1m, as kube-apiserver's watch cache).
 	BookmarkInterval time.Duration
@@ -91,14 +95,16 @@ func New(cfg Config) (*Server, error) {
 	}
 	s := &Server{cfg: cfg, registry: schema.NewRegistry(schema.Builtins()...)}
 	store, err := storage.Open(storage.Config{
-		Attrs:         s.attrs,
-		Restamp:       object.Restamp,
-		HistoryWindow: cfg.HistoryWindow,
-		HistoryLimit:  cfg.HistoryLimit,
-		WatchBuffer:   cfg.WatchBuffer,
-		Persister:     cfg.Persister,
-		SnapshotEvery: cfg.SnapshotEvery,
-		Now:           cfg.Now,
+		Attrs:            s.attrs,
+		Restamp:          object.Restamp,
+		HistoryWindow:    cfg.HistoryWindow,
+		HistoryLimit:     cfg.HistoryLimit,
+		HistoryBytes:     cfg.HistoryBytes,
+		WatchBuffer:      cfg.WatchBuffer,
+		WatchBufferBytes: cfg.WatchBufferBytes,
+		Persister:        cfg.Persister,
+		SnapshotEvery:    cfg.SnapshotEvery,
+		Now:              cfg.Now,
 	})
 	if err != nil {
 		return nil, err

@@ -103,6 +103,8 @@ func (e fieldError) body() string {
 		s = "Forbidden"
 	case "FieldValueNotSupported":
 		s = "Unsupported value: " + formatValue(e.Value)
+	case "FieldValueTooLong":
+		s = "Too long"
 	case "FieldValueDuplicate":
 		s = "Duplicate value: " + formatValue(e.Value)
 	default:

@@ -1,10 +1,15 @@
 package apiserver
 
 import (
+	"encoding/base64"
+	"fmt"
 	"sort"
 
+	"kubeplay/core/encoding/protobuf"
+	"kubeplay/core/object"
 	"kubeplay/core/schema"
 	"kubeplay/core/validation"
+	"kubeplay/core/web"
 )
 
 // validateName returns the messages for a name that breaks rule.
@@ -39,4 +44,65 @@ func validateLabels(labels map[string]string, field string) []fieldError {
 		}
 	}
 	return errs
+}
+
+// maxDataBytes is kube's limit on the bytes of a ConfigMap's or Secret's values
+// (api.MaxSecretSize).
+const maxDataBytes = 1 << 20
+
+// validateDataSize applies kube's size limit to the values of a ConfigMap (data
+// and binaryData, reported on the object, "[]") and a Secret (data, as bytes).
+func validateDataSize(obj object.Object, res *schema.Resource) []fieldError {
+	if res.Group != "" {
+		return nil
+	}
+	var field string
+	var size int
+	switch res.Kind {
+	case "ConfigMap":
+		field = "[]"
+		for _, v := range object.StringMap(obj, "data") {
+			size += len(v)
+		}
+		for _, v := range object.StringMap(obj, "binaryData") {
+			size += base64.StdEncoding.DecodedLen(len(v))
+		}
+	case "Secret":
+		field = "data"
+		for _, v := range object.StringMap(obj, "data") {
+			size += base64.StdEncoding.DecodedLen(len(v))
+		}
+	default:
+		return nil
+	}
+	if size <= maxDataBytes {
+		return nil
+	}
+	return []fieldError{{Type: "FieldValueTooLong", Field: field, Detail: fmt.Sprintf("may not be more than %d bytes", maxDataBytes)}}
+}
+
+// maxStorageRequest is etcd's default --max-request-bytes, which bounds every
+// object kube-apiserver stores.
+const maxStorageRequest = 3 << 19
+
+// checkStorageSize refuses an object etcd would refuse, as kube-apiserver answers
+// it: a 500 with etcd's message. What etcd measures is its transaction: the
+// object as kube stores it (protobuf for the built-in kinds, JSON otherwise) and
+// its key, thrice; without managedFields, kubeplay's objects are a little smaller
+// than kube's, so the edge is approximate. stored is the object's JSON.
+func checkStorageSize(res *schema.Resource, key string, obj object.Object, stored []byte) error {
+	if len(stored) <= maxStorageRequest-(256<<10) {
+		return nil // protobuf is never much larger than JSON: no need to measure
+	}
+	size := len(stored)
+	if protobufServed(res) {
+		if raw, err := protobuf.Marshal(nil, res.APIVersion(), res.Kind, obj); err == nil {
+			size = len(protobuf.AppendEnvelope(nil, res.APIVersion(), res.Kind, raw))
+		}
+	}
+	etcdKey := len("/registry/") + len(key) // kube's keys hold no group for the built-in groups; close enough
+	if size+3*etcdKey+13 > maxStorageRequest {
+		return newStatus(web.StatusInternalServerError, "", "etcdserver: request is too large", nil)
+	}
+	return nil
 }

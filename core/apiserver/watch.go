@@ -1,6 +1,7 @@
 package apiserver
 
 import (
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -89,70 +90,65 @@ func (s *Server) serveWatch(w web.ResponseWriter, r *web.Request, t target) erro
 	codec.start(w)
 	_ = web.Flush(w)
 
-	ctx := r.Context()
-	deadline := time.NewTimer(timeout)
-	defer deadline.Stop()
-	var bookmarks <-chan time.Time
+	ctx, cancel := context.WithTimeout(r.Context(), timeout)
+	defer cancel()
 	if o.AllowBookmarks {
-		tick := time.NewTicker(s.cfg.BookmarkInterval)
-		defer tick.Stop()
-		bookmarks = tick.C
-		// Like kube's watch cache, promise one bookmark just before the deadline so
-		// the client can resume from a fresh revision.
-		if timeout > 2*time.Second {
-			last := time.NewTimer(timeout - 2*time.Second)
-			defer last.Stop()
-			go func() {
-				select {
-				case <-last.C:
-					watcher.RequestBookmark()
-				case <-ctx.Done():
-				}
-			}()
-		}
+		go s.requestBookmarks(ctx, watcher, timeout)
 	}
 
 	// Queued events (initial state or retained history) go out first, then the
 	// end-of-initial-events bookmark, then live changes.
-	for watcher.Replaying() {
-		e, err := watcher.Next(ctx)
-		if err != nil {
-			return nil
-		}
-		if _, err := w.Write(codec.event(e)); err != nil {
-			return nil
-		}
-	}
-	if initial && o.AllowBookmarks {
-		if err := codec.writeInitialEnd(w, watcher.StartRevision()); err != nil {
-			return nil
-		}
-	}
-	if err := web.Flush(w); err != nil {
-		return nil
-	}
-
+	replaying := true
 	for {
-		select {
-		case e, ok := <-watcher.C():
-			if !ok {
-				return nil // stopped, too slow, or the store closed
-			}
-			if e.Type == storage.Bookmark && !o.AllowBookmarks {
-				continue
-			}
-			if _, err := w.Write(codec.event(e)); err != nil {
-				return nil
+		if replaying && !watcher.Replaying() {
+			replaying = false
+			if initial && o.AllowBookmarks {
+				if err := codec.writeInitialEnd(w, watcher.StartRevision()); err != nil {
+					return nil
+				}
 			}
 			if err := web.Flush(w); err != nil {
 				return nil
 			}
-		case <-bookmarks:
+		}
+		e, err := watcher.Next(ctx)
+		if err != nil {
+			return nil // the deadline, a gone client, stopped, too slow, or the store closed
+		}
+		if e.Type == storage.Bookmark && !o.AllowBookmarks {
+			continue
+		}
+		if _, err := w.Write(codec.event(e)); err != nil {
+			return nil
+		}
+		if !replaying {
+			if err := web.Flush(w); err != nil {
+				return nil
+			}
+		}
+	}
+}
+
+// requestBookmarks asks for a BOOKMARK every BookmarkInterval and, like kube's
+// watch cache, one just before the watch's deadline, so the client can resume
+// from a fresh revision.
+func (s *Server) requestBookmarks(ctx context.Context, watcher *storage.Watcher, timeout time.Duration) {
+	tick := time.NewTicker(s.cfg.BookmarkInterval)
+	defer tick.Stop()
+	var last <-chan time.Time
+	if timeout > 2*time.Second {
+		t := time.NewTimer(timeout - 2*time.Second)
+		defer t.Stop()
+		last = t.C
+	}
+	for {
+		select {
+		case <-tick.C:
 			watcher.RequestBookmark()
-		case <-deadline.C:
-			return nil
+		case <-last:
+			watcher.RequestBookmark()
 		case <-ctx.Done():
-			return nil
+			return
 		}
 	}
 }

@@ -43,7 +43,7 @@ func (s *Server) prepareNew(obj object.Object, t target) error {
 			meta["name"] = name
 		}
 	}
-	if errs := validateObjectMeta(meta, t.res, name); len(errs) > 0 {
+	if errs := append(validateObjectMeta(meta, t.res, name), validateDataSize(obj, t.res)...); len(errs) > 0 {
 		return errInvalid(t.res.Group, t.res.Kind, name, errs)
 	}
 	if t.res.Namespaced {
@@ -94,12 +94,16 @@ func (s *Server) create(w web.ResponseWriter, r *web.Request, t target) error {
 		return err
 	}
 	name := object.MetaString(obj, "name")
-	_, stored, err := s.store.Mutate(objectKey(t.res, t.namespace, name), func(cur []byte, rev int64) (storage.Change, error) {
+	key := objectKey(t.res, t.namespace, name)
+	_, stored, err := s.store.Mutate(key, func(cur []byte, rev int64) (storage.Change, error) {
 		if cur != nil {
 			return storage.Change{}, errAlreadyExists(t.res.Group, t.res.Plural, name)
 		}
 		object.SetResourceVersion(obj, rev)
 		b, err := object.Encode(obj)
+		if err == nil {
+			err = checkStorageSize(t.res, key, obj, b)
+		}
 		return storage.Change{Op: storage.Put, Value: b}, err
 	})
 	if err != nil {
@@ -150,6 +154,9 @@ func (s *Server) replace(t target, next func(old object.Object) (object.Object, 
 			code = web.StatusCreated
 			object.SetResourceVersion(obj, rev)
 			b, err := object.Encode(obj)
+			if err == nil {
+				err = checkStorageSize(t.res, key, obj, b)
+			}
 			return storage.Change{Op: storage.Put, Value: b}, err
 		}
 		old, err := object.Decode(cur)
@@ -165,7 +172,7 @@ func (s *Server) replace(t target, next func(old object.Object) (object.Object, 
 		if rv, _ := meta["resourceVersion"].(string); rv != "" && rv != oldRV {
 			return storage.Change{}, errConflict(t.res.Group, t.res.Plural, t.name, conflictModified)
 		}
-		if errs := validateObjectMeta(meta, t.res, t.name); len(errs) > 0 {
+		if errs := append(validateObjectMeta(meta, t.res, t.name), validateDataSize(obj, t.res)...); len(errs) > 0 {
 			return storage.Change{}, errInvalid(t.res.Group, t.res.Kind, t.name, errs)
 		}
 		obj = mergeOwnedFields(old, obj, t)
@@ -183,6 +190,9 @@ func (s *Server) replace(t target, next func(old object.Object) (object.Object, 
 		}
 		object.SetResourceVersion(obj, rev)
 		if b, err = object.Encode(obj); err != nil {
+			return storage.Change{}, err
+		}
+		if err := checkStorageSize(t.res, key, obj, b); err != nil {
 			return storage.Change{}, err
 		}
 		if object.Meta(obj)["deletionTimestamp"] != nil && len(object.Strings(object.Meta(obj), "finalizers")) == 0 &&
@@ -289,6 +299,7 @@ func (s *Server) patch(w web.ResponseWriter, r *web.Request, t target) error {
 		if err := canonicalQuantities(patched, t.res); err != nil {
 			return nil, err
 		}
+		mergeStringData(patched, t.res)
 		if object.MetaString(patched, "name") != t.name {
 			return nil, errBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", object.MetaString(patched, "name"), t.name))
 		}

@@ -56,6 +56,13 @@ type Config struct {
 	// WatchBuffer is how many events a watcher may lag behind before it is closed
 	// (default 1,000).
 	WatchBuffer int
+	// WatchBufferBytes is how many bytes of objects a watcher may lag behind before
+	// it is closed (default 64 MiB), so a watcher that does not read cannot pin
+	// more than that of changes history has dropped.
+	WatchBufferBytes int64
+	// HistoryBytes caps the bytes of retained changes (default 256 MiB): large
+	// objects written fast are compacted sooner than HistoryWindow.
+	HistoryBytes int64
 	// Persister makes commits durable; nil keeps everything in memory.
 	Persister Persister
 	// SnapshotEvery is how many journal records trigger a snapshot (default 10,000).
@@ -79,6 +86,7 @@ type Store struct {
 	revMu         sync.Mutex
 	watchers      map[*Watcher]struct{}
 	history       []retained // the changes history holds, oldest first; guarded by mu
+	historyBytes  int64      // the sum of their sizes; guarded by mu
 	journaled     int        // records since the last snapshot
 	restoreErrors []error
 	closed        bool
@@ -88,6 +96,7 @@ type Store struct {
 type retained struct {
 	rev  int64
 	time time.Time
+	size int // of the history entry
 }
 
 const (
@@ -107,6 +116,12 @@ func Open(cfg Config) (*Store, error) {
 	}
 	if cfg.WatchBuffer <= 0 {
 		cfg.WatchBuffer = 1000
+	}
+	if cfg.WatchBufferBytes <= 0 {
+		cfg.WatchBufferBytes = 64 << 20
+	}
+	if cfg.HistoryBytes <= 0 {
+		cfg.HistoryBytes = 256 << 20
 	}
 	if cfg.SnapshotEvery <= 0 {
 		cfg.SnapshotEvery = 10000
@@ -147,7 +162,8 @@ func Open(cfg Config) (*Store, error) {
 				bad = err
 				return false
 			}
-			s.history = append(s.history, retained{rev: e.Rev, time: e.time})
+			s.history = append(s.history, retained{rev: e.Rev, time: e.time, size: len(v)})
+			s.historyBytes += int64(len(v))
 			return true
 		})
 		return errors.Join(err, bad)
@@ -332,7 +348,7 @@ func (s *Store) commit(ev *Event) error {
 	}
 	rec.set(hkey, hval)
 	rec.set(revKey, rev)
-	drop, compacted := s.compactLocked(&rec, ev.time, ev.Rev, 0, s.compacted, 16)
+	drop, compacted := s.compactLocked(&rec, ev.time, ev.Rev, len(hval), 0, s.compacted, 16)
 	if compacted != s.compacted {
 		rec.set(compactedKey, strconv.FormatInt(compacted, 10))
 	}
@@ -345,7 +361,8 @@ func (s *Store) commit(ev *Event) error {
 		return err
 	}
 	s.dropHistory(drop, compacted)
-	s.history = append(s.history, retained{rev: ev.Rev, time: ev.time})
+	s.history = append(s.history, retained{rev: ev.Rev, time: ev.time, size: len(hval)})
+	s.historyBytes += int64(len(hval))
 	s.setRevision(ev.Rev)
 	s.dispatch(ev)
 	s.journaled++
@@ -370,26 +387,35 @@ func historyKey(rev int64) string {
 }
 
 // compactLocked adds to rec the deletion of history entries that are past the
-// window or over the limit, at most max of them so that no commit pays for all.
+// window or over the limits, at most max of them so that no commit pays for all.
 // It looks at the retained changes from index from on, with compacted the
 // revision compaction has reached before them; head is the newest revision that
-// will be in history once rec is applied. It returns the index it stopped at and
-// the compacted revision then; dropHistory applies both once rec is committed.
-func (s *Store) compactLocked(rec *journalRecord, now time.Time, head int64, from int, compacted int64, max int) (int, int64) {
+// will be in history once rec is applied, and adding the bytes that entry adds.
+// It returns the index it stopped at and the compacted revision then;
+// dropHistory applies both once rec is committed.
+func (s *Store) compactLocked(rec *journalRecord, now time.Time, head int64, adding, from int, compacted int64, max int) (int, int64) {
+	bytes := s.historyBytes + int64(adding)
+	for _, h := range s.history[:from] {
+		bytes -= int64(h.size)
+	}
 	n := from
 	for ; n < len(s.history) && n-from < max; n++ {
 		h := s.history[n]
-		if head-compacted <= int64(s.cfg.HistoryLimit) && now.Sub(h.time) <= s.cfg.HistoryWindow {
+		if head-compacted <= int64(s.cfg.HistoryLimit) && now.Sub(h.time) <= s.cfg.HistoryWindow && bytes <= s.cfg.HistoryBytes {
 			break
 		}
 		rec.del(historyKey(h.rev))
 		compacted = h.rev
+		bytes -= int64(h.size)
 	}
 	return n, compacted
 }
 
 // dropHistory forgets the n oldest retained changes after their deletion committed.
 func (s *Store) dropHistory(n int, compacted int64) {
+	for _, h := range s.history[:n] {
+		s.historyBytes -= int64(h.size)
+	}
 	s.history = s.history[n:]
 	if cap(s.history) > 1024 && len(s.history) < cap(s.history)/4 {
 		s.history = append([]retained(nil), s.history...)
@@ -431,7 +457,7 @@ func (s *Store) compactAndCommit(rec journalRecord, upTo int64) (int64, error) {
 	if upTo > compacted {
 		compacted = upTo
 	}
-	n, compacted = s.compactLocked(&rec, s.cfg.Now(), s.rev, n, compacted, len(s.history))
+	n, compacted = s.compactLocked(&rec, s.cfg.Now(), s.rev, 0, n, compacted, len(s.history))
 	if compacted != s.compacted {
 		rec.set(compactedKey, strconv.FormatInt(compacted, 10))
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -227,5 +228,57 @@ func TestStore_FilePersisterRestores(t *testing.T) {
 	// Revisions keep increasing after a restart.
 	if r := put(t, s, "k/new", "x"); r != rev+1 {
 		t.Fatalf("revision after restart %d, want %d", r, rev+1)
+	}
+}
+
+// A watcher that does not read is closed once the objects it lags behind pass
+// WatchBufferBytes, before WatchBuffer events: it pins no more than that.
+func TestK8S_WATCH_7_SlowWatcherBoundedByBytes(t *testing.T) {
+	s := open(t, Config{WatchBuffer: 1000, WatchBufferBytes: 10 << 10})
+	w, err := s.Watch(WatchOptions{Prefix: "k/", Since: s.Revision()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	big := strings.Repeat("x", 4<<10)
+	for i := 0; i < 5; i++ {
+		put(t, s, fmt.Sprintf("k/%d", i), big)
+	}
+	if s.Watchers() != 0 {
+		t.Fatal("the watcher holding 20 KiB was not dropped")
+	}
+	var err2 error
+	for n := 0; n < 10 && err2 == nil; n++ {
+		_, err2 = w.Next(context.Background())
+	}
+	if !errors.Is(err2, ErrWatcherTooSlow) {
+		t.Fatalf("ended with %v", err2)
+	}
+	// A reader that keeps up is never dropped.
+	w2, _ := s.Watch(WatchOptions{Prefix: "k/", Since: s.Revision()})
+	for i := 0; i < 20; i++ {
+		put(t, s, fmt.Sprintf("k/%d", i), big)
+		if _, err := w2.Next(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// History is compacted by size as well as by count and age, so large objects
+// written fast cannot grow memory without bound.
+func TestStore_HistoryBoundedByBytes(t *testing.T) {
+	s := open(t, Config{HistoryBytes: 64 << 10})
+	big := strings.Repeat("x", 8<<10)
+	first := put(t, s, "k/0", big)
+	for i := 1; i < 40; i++ {
+		put(t, s, "k/0", big)
+	}
+	if s.CompactedRevision() < first {
+		t.Fatalf("compacted %d: history kept every change", s.CompactedRevision())
+	}
+	if _, err := s.Watch(WatchOptions{Prefix: "k/", Since: first}); !errors.Is(err, ErrCompacted) {
+		t.Fatalf("watch from the first change: %v", err)
+	}
+	if s.Revision()-s.CompactedRevision() > 8 {
+		t.Fatalf("%d changes retained, more than 64 KiB of 16 KiB entries", s.Revision()-s.CompactedRevision())
 	}
 }

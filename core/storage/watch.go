@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync/atomic"
 
 	"github.com/tidwall/buntdb"
 )
@@ -25,17 +26,30 @@ type WatchOptions struct {
 }
 
 // Watcher receives the changes under a prefix, in revision order. A watcher that
-// falls more than Config.WatchBuffer events behind is closed with
-// ErrWatcherTooSlow, so a slow reader never holds up writers or memory.
+// falls more than Config.WatchBuffer events, or Config.WatchBufferBytes bytes of
+// objects, behind is closed with ErrWatcherTooSlow, so a slow reader never holds
+// up writers or memory.
 type Watcher struct {
-	store   *Store
-	opts    WatchOptions
-	after   int64 // changes at or below this revision are already covered
-	start   int64
-	backlog []*Event
-	ch      chan *Event
-	err     error // why ch was closed; written under store.mu before close
-	closed  bool
+	store *Store
+	opts  WatchOptions
+	after int64 // changes at or below this revision are already covered
+	start int64
+	// backlog is what was queued at registration (the initial state, or retained
+	// history), as the store's own strings: a watch pins no copy of it, and each
+	// event is built only when it is read (peeked holds the next one).
+	backlog    []pending
+	peeked     *Event
+	backlogErr error // a history entry that did not decode
+	ch         chan *Event
+	queued     atomic.Int64 // bytes of the objects of the events in ch
+	err        error        // why ch was closed; written under store.mu before close
+	closed     bool
+}
+
+// pending is a queued event not built yet: a current object, or a history entry.
+type pending struct {
+	key, value string
+	history    bool
 }
 
 // Watch registers a watcher.
@@ -54,9 +68,9 @@ func (s *Store) Watch(opts WatchOptions) (*Watcher, error) {
 			if err := scan(tx, ListOptions{Prefix: opts.Prefix, Filter: opts.Filter}, &res, s.cfg.Attrs); err != nil {
 				return err
 			}
-			w.backlog = make([]*Event, len(res.Items))
+			w.backlog = make([]pending, len(res.Items))
 			for i, it := range res.Items {
-				w.backlog[i] = &Event{Type: Added, Key: it.Key, Rev: s.rev, Object: []byte(it.Value)}
+				w.backlog[i] = pending{key: it.Key, value: it.Value}
 			}
 			return nil
 		})
@@ -78,29 +92,29 @@ func (s *Store) Watch(opts WatchOptions) (*Watcher, error) {
 
 // replay queues the retained changes after w.after. Called with s.mu held.
 func (s *Store) replay(w *Watcher) error {
-	var bad error
 	err := s.db.View(func(tx *buntdb.Tx) error {
 		return tx.AscendRange("", historyKey(w.after+1), historyKey(s.rev+1), func(_, v string) bool {
-			e, err := decodeHistory([]byte(v))
-			if err != nil {
-				bad = err
-				return false
-			}
-			if strings.HasPrefix(e.Key, w.opts.Prefix) {
-				if e = e.forFilter(w.opts.Filter, &s.cfg); e != nil {
-					w.backlog = append(w.backlog, e)
-				}
-			}
+			w.backlog = append(w.backlog, pending{value: v, history: true})
 			return true
 		})
 	})
 	if err == nil {
-		err = bad
-	}
-	if err == nil {
 		w.after = s.rev
 	}
 	return err
+}
+
+// build turns a queued event into the one this watcher sends, or nil when it is
+// not the watcher's business.
+func (w *Watcher) build(p pending) (*Event, error) {
+	if !p.history {
+		return &Event{Type: Added, Key: p.key, Rev: w.start, Object: []byte(p.value)}, nil
+	}
+	e, err := decodeHistory([]byte(p.value))
+	if err != nil || !strings.HasPrefix(e.Key, w.opts.Prefix) {
+		return nil, err
+	}
+	return e.forFilter(w.opts.Filter, &w.store.cfg), nil
 }
 
 // dispatch hands ev to every watcher it concerns. Called with s.mu held.
@@ -115,10 +129,13 @@ func (s *Store) dispatch(ev *Event) {
 		}
 		select {
 		case w.ch <- e:
+			if w.queued.Add(int64(len(e.Object))) <= s.cfg.WatchBufferBytes {
+				continue
+			}
 		default:
-			delete(s.watchers, w)
-			w.close(ErrWatcherTooSlow)
 		}
+		delete(s.watchers, w)
+		w.close(ErrWatcherTooSlow)
 	}
 }
 
@@ -135,28 +152,36 @@ func (w *Watcher) close(err error) {
 // Initial watch, Since otherwise.
 func (w *Watcher) StartRevision() int64 { return w.start }
 
-// C is the channel of live changes, for select loops, once Replaying is false.
-// It is closed when the watcher ends (Next then returns the reason).
-func (w *Watcher) C() <-chan *Event { return w.ch }
-
 // Replaying says whether events queued at registration (the initial state or
 // the retained history) are still to be read.
-func (w *Watcher) Replaying() bool { return len(w.backlog) > 0 }
-
-// Next returns the next event, waiting for one. After the watcher is closed it
-// returns the reason: ErrStopped, ErrWatcherTooSlow or ErrClosed.
-func (w *Watcher) Next(ctx context.Context) (*Event, error) {
-	if len(w.backlog) > 0 {
-		e := w.backlog[0]
-		w.backlog[0] = nil
+func (w *Watcher) Replaying() bool {
+	for w.peeked == nil && len(w.backlog) > 0 && w.backlogErr == nil {
+		p := w.backlog[0]
+		w.backlog[0] = pending{}
 		w.backlog = w.backlog[1:]
+		w.peeked, w.backlogErr = w.build(p)
+	}
+	return w.peeked != nil
+}
+
+// Next returns the next event, waiting for one until ctx is done. After the
+// watcher is closed it returns the reason: ErrStopped, ErrWatcherTooSlow or
+// ErrClosed (or a damaged history entry's error).
+func (w *Watcher) Next(ctx context.Context) (*Event, error) {
+	if w.Replaying() {
+		e := w.peeked
+		w.peeked = nil
 		return e, nil
+	}
+	if w.backlogErr != nil {
+		return nil, w.backlogErr
 	}
 	select {
 	case e, ok := <-w.ch:
 		if !ok {
 			return nil, w.err
 		}
+		w.queued.Add(-int64(len(e.Object)))
 		return e, nil
 	case <-ctx.Done():
 		return nil, ctx.Err()
