@@ -116,7 +116,8 @@ func (rep reply) send(w web.ResponseWriter, code int, contentType string, body [
 		h.Set("Content-Encoding", "gzip")
 		h.Add("Vary", "Accept-Encoding")
 		w.WriteHeader(code)
-		zw := gzip.NewWriter(w)
+		// kube-apiserver compresses at gzip's best speed (its level 1).
+		zw, _ := gzip.NewWriterLevel(w, gzip.BestSpeed)
 		_, _ = zw.Write(body)
 		_ = zw.Close()
 		return
