@@ -4,13 +4,28 @@ LISTEN  ?= 127.0.0.1:8080
 SITE    := build/site
 export GONOSUMDB = github.com/syumai
 
-.PHONY: run test lint wasm-check site site-floor ui-deps bench bench-browser size go-test ui-test browser-test \
+.PHONY: run test deps lint wasm-check site site-floor ui-deps bench bench-browser size go-test ui-test browser-test \
 	edge edge-deps edge-dev edge-test bench-edge
 
+# `make run` needs Go and Node (npm installs the UI's build tools on first use).
 run: site
 	$(GO) run ./playground --listen $(LISTEN) --site $(SITE) --kubeconfig-out kubeconfig
 
-test: lint wasm-check site go-test ui-test browser-test edge-test
+test: deps lint wasm-check site go-test ui-test browser-test edge-test
+
+# What the tests need beyond Go, installed from Debian's packages when missing
+# (with sudo when not root): gcc for -race, Node and npm, Chromium for the browser
+# tests, openssl for the edge tests' HTTPS. kubectl, when missing, skips its tests.
+MISSING_PKGS := $(if $(shell command -v gcc),,gcc libc6-dev) \
+	$(if $(shell command -v node),,nodejs) $(if $(shell command -v npm),,npm) \
+	$(if $(wildcard /usr/bin/chromium),,chromium) $(if $(shell command -v openssl),,openssl)
+deps:
+	@if [ -n "$(strip $(MISSING_PKGS))" ]; then \
+		sudo=""; [ "$$(id -u)" -eq 0 ] || sudo=sudo; \
+		echo "installing $(strip $(MISSING_PKGS))"; \
+		$$sudo apt-get update && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y --no-install-recommends $(strip $(MISSING_PKGS)); \
+	fi
+	@command -v kubectl >/dev/null || echo "WARNING: kubectl not found; the kubectl end-to-end tests will skip" >&2
 
 go-test:
 	$(GO) test -count=1 -race ./...
