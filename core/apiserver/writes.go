@@ -124,7 +124,8 @@ func (s *Server) update(w web.ResponseWriter, r *web.Request, t target) error {
 	if err := checkObjectNamespace(obj, t); err != nil {
 		return err
 	}
-	code, stored, err := s.replace(t, func(old object.Object) (object.Object, error) { return obj, nil })
+	// A copy per attempt: the store may run the update again on a newer object.
+	code, stored, err := s.replace(t, func(old object.Object) (object.Object, error) { return object.DeepCopy(obj), nil })
 	if err != nil {
 		return err
 	}
@@ -138,8 +139,9 @@ func (s *Server) update(w web.ResponseWriter, r *web.Request, t target) error {
 // only when something changed.
 func (s *Server) replace(t target, next func(old object.Object) (object.Object, error)) (int, []byte, error) {
 	key := objectKey(t.res, t.namespace, t.name)
-	code := web.StatusOK
+	var code int
 	_, stored, err := s.store.Mutate(key, func(cur []byte, rev int64) (storage.Change, error) {
+		code = web.StatusOK
 		if cur == nil {
 			if !t.res.CreateOnUpdate || t.sub != "" {
 				return storage.Change{}, errNotFound(t.res.Group, t.res.Plural, t.name)
@@ -215,7 +217,7 @@ func mustParseRV(rv string) int64 {
 // resource each change only their own part.
 func mergeOwnedFields(old, obj object.Object, t target) object.Object {
 	if t.sub == "status" {
-		out := deepCopy(old)
+		out := object.DeepCopy(old)
 		if st, ok := obj["status"]; ok {
 			out["status"] = st
 		} else {
@@ -245,23 +247,20 @@ func mergeOwnedFields(old, obj object.Object, t target) object.Object {
 
 // specChanged says whether anything but metadata and status differs.
 func specChanged(a, b object.Object) bool {
-	strip := func(o object.Object) []byte {
-		c := make(map[string]any, len(o))
-		for k, v := range o {
-			if k != "metadata" && k != "status" {
-				c[k] = v
-			}
+	for k, v := range a {
+		if k == "metadata" || k == "status" {
+			continue
 		}
-		out, _ := json.Marshal(c)
-		return out
+		if w, ok := b[k]; !ok || !object.Equal(v, w) {
+			return true
+		}
 	}
-	return !bytes.Equal(strip(a), strip(b))
-}
-
-func deepCopy(o object.Object) object.Object {
-	b, _ := json.Marshal(o)
-	c, _ := object.Decode(b)
-	return c
+	for k := range b {
+		if _, ok := a[k]; !ok && k != "metadata" && k != "status" {
+			return true
+		}
+	}
+	return false
 }
 
 // patch applies a JSON merge patch (RFC 7386). The other patch types come with the
@@ -289,7 +288,7 @@ func (s *Server) patch(w web.ResponseWriter, r *web.Request, t target) error {
 		if old == nil {
 			return nil, errNotFound(t.res.Group, t.res.Plural, t.name)
 		}
-		patched, ok := mergePatch(deepCopy(old), p).(map[string]any)
+		patched, ok := mergePatch(object.DeepCopy(old), p).(map[string]any)
 		if !ok {
 			return nil, errBadRequest("the patch does not describe an object")
 		}
@@ -377,8 +376,9 @@ const namespaceTerminatingMessage = "The system is ensuring all content is remov
 // for a namespace, its content) hold it. It returns the object as now stored or as
 // deleted, and whether it is gone.
 func (s *Server) deleteObject(t target, name string, opts *deleteOptions) ([]byte, bool, error) {
-	gone := false
+	var gone bool
 	_, stored, err := s.store.Mutate(objectKey(t.res, t.namespace, name), func(cur []byte, rev int64) (storage.Change, error) {
+		gone = false
 		if cur == nil {
 			return storage.Change{}, errNotFound(t.res.Group, t.res.Plural, name)
 		}

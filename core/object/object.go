@@ -367,10 +367,163 @@ func SetResourceVersion(obj Object, rev int64) {
 // them again: the form of an object in a DELETED event, which carries the revision
 // of its deletion.
 func Restamp(stored []byte, rev int64) ([]byte, error) {
+	if b, ok := restampInPlace(stored, rev); ok {
+		return b, nil
+	}
 	obj, err := Decode(stored)
 	if err != nil {
 		return nil, err
 	}
 	SetResourceVersion(obj, rev)
 	return Encode(obj)
+}
+
+// restampInPlace rewrites the resourceVersion of an object in the stored form
+// without decoding it. Encode writes metadata first and, in it, resourceVersion
+// after name, generateName, namespace, selfLink and uid, all strings: the first
+// "resourceVersion":" after {"metadata":{ is the object's own, unless one of
+// those fields is not a string, which the scan then refuses.
+func restampInPlace(stored []byte, rev int64) ([]byte, bool) {
+	const head, field = `{"metadata":{`, `"resourceVersion":"`
+	if !bytes.HasPrefix(stored, []byte(head)) {
+		return nil, false
+	}
+	i := bytes.Index(stored, []byte(field))
+	if i < 0 {
+		return nil, false
+	}
+	// Everything between the head and the field must be string members.
+	for at := len(head); at < i; {
+		n, ok := skipStringMember(stored[at:i])
+		if !ok {
+			return nil, false
+		}
+		at += n
+	}
+	start := i + len(field)
+	end := start
+	for end < len(stored) && stored[end] >= '0' && stored[end] <= '9' {
+		end++
+	}
+	if end == len(stored) || stored[end] != '"' {
+		return nil, false
+	}
+	out := make([]byte, 0, len(stored)+20)
+	out = append(out, stored[:start]...)
+	out = strconv.AppendInt(out, rev, 10)
+	return append(out, stored[end:]...), true
+}
+
+// skipStringMember reads `"key":"value",` (the comma optional at the end of b)
+// and returns its length.
+func skipStringMember(b []byte) (int, bool) {
+	at := 0
+	for part := 0; part < 2; part++ {
+		n, ok := skipString(b[at:])
+		if !ok {
+			return 0, false
+		}
+		at += n
+		if part == 0 {
+			if at >= len(b) || b[at] != ':' {
+				return 0, false
+			}
+			at++
+		}
+	}
+	if at < len(b) {
+		if b[at] != ',' {
+			return 0, false
+		}
+		at++
+	}
+	return at, true
+}
+
+// skipString reads one JSON string at the start of b and returns its length.
+func skipString(b []byte) (int, bool) {
+	if len(b) == 0 || b[0] != '"' {
+		return 0, false
+	}
+	for i := 1; i < len(b); i++ {
+		switch b[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1, true
+		}
+	}
+	return 0, false
+}
+
+// DeepCopy copies obj and every map and list in it; strings, numbers and other
+// leaves are immutable and shared.
+func DeepCopy(obj Object) Object {
+	return copyValue(map[string]any(obj)).(map[string]any)
+}
+
+func copyValue(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		c := make(map[string]any, len(t))
+		for k, e := range t {
+			c[k] = copyValue(e)
+		}
+		return c
+	case []any:
+		c := make([]any, len(t))
+		for i, e := range t {
+			c[i] = copyValue(e)
+		}
+		return c
+	}
+	return v
+}
+
+// Equal says whether two values of the object form are the same JSON: maps with
+// the same keys and equal values, lists with equal elements in order, equal
+// leaves (numbers compared as they are written).
+func Equal(a, b any) bool {
+	switch x := a.(type) {
+	case map[string]any:
+		y, ok := b.(map[string]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for k, e := range x {
+			f, ok := y[k]
+			if !ok || !Equal(e, f) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		y, ok := b.([]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for i := range x {
+			if !Equal(x[i], y[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	return leafJSON(a) == leafJSON(b)
+}
+
+// numberText is a number as it is written, whatever its Go type.
+type numberText string
+
+// leafJSON is what a leaf compares by: numbers by their text.
+func leafJSON(v any) any {
+	switch n := v.(type) {
+	case json.Number:
+		return numberText(n)
+	case float64, float32, int, int32, int64, uint, uint32, uint64:
+		if b, err := appendValue(nil, n); err == nil {
+			return numberText(b)
+		}
+	}
+	return v
 }

@@ -96,3 +96,88 @@ func FuzzDecodeMatchesEncodingJSON(f *testing.F) {
 		}
 	})
 }
+
+// FuzzRestampInPlaceMatchesDecode: the in-place rewrite of a stored object's
+// resourceVersion gives exactly what decoding, setting and encoding it gives, or
+// declines.
+func FuzzRestampInPlaceMatchesDecode(f *testing.F) {
+	for _, s := range []string{
+		`{"metadata":{"name":"a","namespace":"default","uid":"u","resourceVersion":"12"},"data":{"resourceVersion":"9"}}`,
+		`{"metadata":{"name":"a\"resourceVersion\":\"1","resourceVersion":"5","labels":{"x":"y"}}}`,
+		`{"aaa":{"resourceVersion":"3"},"metadata":{"name":"n","resourceVersion":"4"}}`,
+		`{"metadata":{"name":"n","generation":2,"resourceVersion":"7"}}`,
+		`{"metadata":{"name":"n"},"spec":{"template":{"metadata":{"resourceVersion":"1"}}}}`,
+		`{"metadata":{"name":"n","resourceVersion":"x1"}}`,
+	} {
+		f.Add([]byte(s), int64(42))
+	}
+	f.Fuzz(func(t *testing.T, data []byte, rev int64) {
+		obj, err := Decode(data)
+		if err != nil || rev < 0 {
+			return
+		}
+		stored, err := Encode(obj)
+		if err != nil {
+			return
+		}
+		fast, ok := restampInPlace(stored, rev)
+		if !ok {
+			return
+		}
+		SetResourceVersion(obj, rev)
+		want, err := Encode(obj)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(fast, want) {
+			t.Fatalf("in place %s\n    want %s", fast, want)
+		}
+	})
+}
+
+// FuzzEqualMatchesEncoding: two objects are Equal exactly when they encode to the
+// same stored bytes; a DeepCopy is Equal and shares no map or list.
+func FuzzEqualMatchesEncoding(f *testing.F) {
+	f.Add([]byte(`{"a":{"b":[1,"1",{"c":null}]},"d":true}`), []byte(`{"d":true,"a":{"b":[1,"1",{"c":null}]}}`))
+	f.Add([]byte(`{"a":1}`), []byte(`{"a":"1"}`))
+	f.Add([]byte(`{"a":1.0}`), []byte(`{"a":1}`))
+	f.Add([]byte(`{"a":[]}`), []byte(`{"a":{}}`))
+	f.Fuzz(func(t *testing.T, x, y []byte) {
+		a, err1 := Decode(x)
+		b, err2 := Decode(y)
+		if err1 != nil || err2 != nil {
+			return
+		}
+		ea, err1 := Encode(a)
+		eb, err2 := Encode(b)
+		if err1 != nil || err2 != nil {
+			return
+		}
+		if got, want := Equal(map[string]any(a), map[string]any(b)), bytes.Equal(ea, eb); got != want {
+			t.Fatalf("Equal %v, encodings equal %v:\n%s\n%s", got, want, ea, eb)
+		}
+		c := DeepCopy(a)
+		if !Equal(map[string]any(c), map[string]any(a)) {
+			t.Fatal("copy differs")
+		}
+		var scribble func(v any)
+		scribble = func(v any) {
+			switch t := v.(type) {
+			case map[string]any:
+				for k, e := range t {
+					scribble(e)
+					t[k] = "changed"
+				}
+			case []any:
+				for i, e := range t {
+					scribble(e)
+					t[i] = "changed"
+				}
+			}
+		}
+		scribble(map[string]any(c))
+		if again, _ := Encode(a); !bytes.Equal(again, ea) {
+			t.Fatal("changing the copy changed the original")
+		}
+	})
+}

@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"errors"
 	"sort"
 	"strings"
 
@@ -37,31 +38,34 @@ type ListResult struct {
 	Remaining int64
 }
 
-// List returns objects under opts.Prefix in key order.
+// List returns objects under opts.Prefix in key order. It takes no store lock:
+// the database's read lock gives it a state and the revision of that state.
 func (s *Store) List(opts ListOptions) (ListResult, error) {
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
+	if s.closed.Load() {
 		return ListResult{}, ErrClosed
 	}
-	rev, compacted := s.rev, s.compacted
-	if opts.Rev == 0 || opts.Rev == rev {
-		// Current state: read under buntdb's read lock, released before the caller
-		// writes anything. Values are strings, shared without copying.
-		res := ListResult{Rev: rev, Remaining: -1}
-		unlocked := false
-		err := s.db.View(func(tx *buntdb.Tx) error {
-			s.mu.Unlock()
-			unlocked = true
-			return scan(tx, opts, &res, s.cfg.Attrs)
-		})
-		if !unlocked { // buntdb refused (closed) before running the scan
-			s.mu.Unlock()
+	var (
+		res            ListResult
+		rev, compacted int64
+		current        bool
+	)
+	err := s.db.View(func(tx *buntdb.Tx) error {
+		rev, compacted = readInt(tx, revKey), readInt(tx, compactedKey)
+		if opts.Rev != 0 && opts.Rev != rev {
+			return nil
 		}
-		return res, err
-	}
-	s.mu.Unlock()
+		// Values are strings, shared without copying; the caller writes its answer
+		// after the read lock is released.
+		current, res = true, ListResult{Rev: rev, Remaining: -1}
+		return scan(tx, opts, &res, s.cfg.Attrs)
+	})
 	switch {
+	case errors.Is(err, buntdb.ErrDatabaseClosed):
+		return ListResult{}, ErrClosed
+	case err != nil:
+		return ListResult{}, err
+	case current:
+		return res, nil
 	case opts.Rev > rev:
 		return ListResult{}, ErrFutureRevision
 	case opts.Rev < compacted:

@@ -390,7 +390,7 @@ func (s *Store) snapshotLocked() error {
 func (s *Store) Snapshot() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.cfg.Persister == nil || s.closed {
+	if s.cfg.Persister == nil || s.closed.Load() {
 		return nil
 	}
 	if err := s.snapshotLocked(); err != nil {

@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/tidwall/buntdb"
@@ -77,19 +78,29 @@ type Store struct {
 	cfg Config
 	db  *buntdb.DB
 
-	// mu serializes commits, watcher registration and event dispatch, so that a
-	// watcher registered at revision R sees exactly the events after R.
+	// Locks, taken in this order:
+	//
+	//   mu     serializes commits (the journal append, the database update and
+	//          the dispatch to watchers), watcher registration, compaction and
+	//          snapshots, so that a watcher registered at revision R sees exactly
+	//          the events after R. Readers of current objects (Get, List at the
+	//          current revision) never take it: the database's read lock gives
+	//          them a state and its revision (the m/rev key, written in the same
+	//          transaction), so a slow journal write holds up writers only. A
+	//          mutation's function runs outside it too (Mutate).
+	//   the database's own lock: taken inside mu by commits, alone by readers.
+	//   revMu  guards rev for Revision and WaitForRevision (revCond).
 	mu            sync.Mutex
-	rev           int64 // guarded by mu for writes; read with revision()
-	compacted     int64 // history holds every change after this revision
+	rev           int64 // written under mu and revMu; read under either
+	compacted     int64 // history holds every change after this revision; guarded by mu
 	revCond       *sync.Cond
 	revMu         sync.Mutex
-	watchers      map[*Watcher]struct{}
-	history       []retained // the changes history holds, oldest first; guarded by mu
-	historyBytes  int64      // the sum of their sizes; guarded by mu
-	journaled     int        // records since the last snapshot
-	restoreErrors []error
-	closed        bool
+	watchers      map[*Watcher]struct{} // guarded by mu
+	history       []retained            // the changes history holds, oldest first; guarded by mu
+	historyBytes  int64                 // the sum of their sizes; guarded by mu
+	journaled     int                   // records since the last snapshot; guarded by mu
+	restoreErrors []error               // written by Open only
+	closed        atomic.Bool           // set under mu
 }
 
 // retained locates one change in history, so compaction needs no read.
@@ -194,10 +205,9 @@ func readInt(tx *buntdb.Tx, key string) int64 {
 func (s *Store) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.closed {
+	if s.closed.Swap(true) {
 		return nil
 	}
-	s.closed = true
 	for w := range s.watchers {
 		w.close(ErrClosed)
 	}
@@ -240,7 +250,7 @@ func (s *Store) WaitForRevision(ctx context.Context, rev int64) error {
 		s.revMu.Unlock()
 	})
 	defer stop()
-	for s.rev < rev && !s.closed {
+	for s.rev < rev && !s.closed.Load() {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
@@ -283,53 +293,130 @@ type Change struct {
 }
 
 // MutateFunc sees the current value (nil when absent) and the revision the commit
-// will have, and decides the change. An error aborts with nothing written.
+// will have, and decides the change. An error aborts with nothing written. It
+// runs outside the store's commit lock and may run more than once (when another
+// commit changed the key meanwhile), so it must have no effect but its result.
 type MutateFunc func(current []byte, rev int64) (Change, error)
 
-// Mutate atomically reads key, applies fn and commits its change as one revision.
-// It returns the revision of the commit (or the current one for Keep) and the value
-// now stored (for Delete, the value fn gave).
+// optimisticTries is how often Mutate computes a change outside the commit lock
+// before it computes it under the lock, so a key many write at once cannot
+// starve one of them.
+const optimisticTries = 3
+
+// Mutate atomically reads key, applies fn and commits its change as one revision,
+// as etcd's clients do with a compare-and-swap: fn runs on the value read outside
+// the commit lock, and the change commits only if the key still holds that value
+// (else fn runs again on the new one). When only the revision moved meanwhile, the
+// change is restamped with the revision it gets. It returns the revision of the
+// commit (or the current one for Keep) and the value now stored (for Delete, the
+// value fn gave).
 func (s *Store) Mutate(key string, fn MutateFunc) (int64, []byte, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return 0, nil, ErrClosed
-	}
 	okey := objectPrefix + key
-	var cur []byte
-	_ = s.db.View(func(tx *buntdb.Tx) error {
-		if v, err := tx.Get(okey); err == nil {
-			cur = []byte(v)
+	for try := 0; ; try++ {
+		if s.closed.Load() {
+			return 0, nil, ErrClosed
 		}
+		locked := try >= optimisticTries
+		if locked {
+			s.mu.Lock()
+		}
+		cur, present, rev, err := s.read(okey)
+		if err != nil {
+			if locked {
+				s.mu.Unlock()
+			}
+			return 0, nil, err
+		}
+		ch, err := fn(bytesOf(cur, present), rev+1)
+		if err != nil {
+			if locked {
+				s.mu.Unlock()
+			}
+			return 0, nil, err
+		}
+		if !locked {
+			s.mu.Lock()
+		}
+		rev, stored, err := s.commitIfUnchanged(key, okey, cur, present, rev, ch)
+		s.mu.Unlock()
+		if err != errChanged {
+			return rev, stored, err
+		}
+	}
+}
+
+// errChanged: the key changed between a mutation's read and its commit.
+var errChanged = errors.New("storage: key changed")
+
+// read returns the current value at okey and the revision of the state it was
+// read from.
+func (s *Store) read(okey string) (value string, present bool, rev int64, err error) {
+	err = s.db.View(func(tx *buntdb.Tx) error {
+		v, gerr := tx.Get(okey)
+		value, present = v, gerr == nil
+		rev = readInt(tx, revKey)
 		return nil
 	})
-	next := s.rev + 1
-	ch, err := fn(cur, next)
 	if err != nil {
-		return 0, nil, err
+		return "", false, 0, ErrClosed
 	}
+	return value, present, rev, nil
+}
+
+func bytesOf(v string, present bool) []byte {
+	if !present {
+		return nil
+	}
+	return []byte(v)
+}
+
+// commitIfUnchanged commits ch, decided on cur (present or not) read at revision
+// read, unless the key no longer holds cur: then errChanged. Called with s.mu held.
+func (s *Store) commitIfUnchanged(key, okey, cur string, present bool, read int64, ch Change) (int64, []byte, error) {
+	if s.closed.Load() {
+		return 0, nil, ErrClosed
+	}
+	if s.rev != read {
+		now, nowPresent, _, err := s.read(okey)
+		if err != nil {
+			return 0, nil, err
+		}
+		// Strings the key has not been rewritten since share their bytes, so
+		// this is a pointer comparison unless the key changed.
+		if now != cur || nowPresent != present {
+			return 0, nil, errChanged
+		}
+	}
+	next := s.rev + 1
 	var ev *Event
 	switch ch.Op {
 	case Keep:
-		return s.rev, cur, nil
+		return s.rev, bytesOf(cur, present), nil
 	case Put:
 		typ := Added
-		if cur != nil {
+		if present {
 			typ = Modified
 		}
-		ev = &Event{Type: typ, Key: key, Rev: next, Object: ch.Value, Prev: cur}
+		ev = &Event{Type: typ, Key: key, Rev: next, Object: ch.Value, Prev: bytesOf(cur, present)}
 	case Delete:
-		if cur == nil {
+		if !present {
 			return 0, nil, ErrNotFound
 		}
-		ev = &Event{Type: Deleted, Key: key, Rev: next, Object: ch.Value, Prev: cur}
+		ev = &Event{Type: Deleted, Key: key, Rev: next, Object: ch.Value, Prev: []byte(cur)}
 	default:
 		return 0, nil, fmt.Errorf("storage: unknown op %d", ch.Op)
+	}
+	if next != read+1 {
+		b, err := s.cfg.Restamp(ev.Object, next)
+		if err != nil {
+			return 0, nil, err
+		}
+		ev.Object = b
 	}
 	if err := s.commit(ev); err != nil {
 		return 0, nil, err
 	}
-	return next, ch.Value, nil
+	return next, ev.Object, nil
 }
 
 // commit writes ev and the new revision in one transaction, journals it, compacts
@@ -438,7 +525,7 @@ func (s *Store) setRevision(rev int64) {
 func (s *Store) Compact(upTo int64) (int64, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.closed {
+	if s.closed.Load() {
 		return 0, ErrClosed
 	}
 	return s.compactAndCommit(journalRecord{}, upTo)

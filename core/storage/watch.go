@@ -56,7 +56,7 @@ type pending struct {
 func (s *Store) Watch(opts WatchOptions) (*Watcher, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.closed {
+	if s.closed.Load() {
 		return nil, ErrClosed
 	}
 	w := &Watcher{store: s, opts: opts, ch: make(chan *Event, s.cfg.WatchBuffer)}
