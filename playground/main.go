@@ -38,7 +38,35 @@ type options struct {
 	quiet                                   bool
 }
 
+// run serves until SIGINT or SIGTERM.
 func run(o options) error {
+	s, err := start(o)
+	if err != nil {
+		return err
+	}
+	log.Printf("kubeplay API at %s (store: %s)", s.url, storeName(o.data))
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	select {
+	case err := <-s.errc:
+		s.api.Close()
+		return err
+	case <-ctx.Done():
+	}
+	log.Printf("shutting down")
+	return s.shutdown()
+}
+
+// server is a running playground: the core behind an HTTP server on a listener.
+type server struct {
+	url  string
+	api  *apiserver.Server
+	http *http.Server
+	errc chan error // what Serve returned
+}
+
+// start opens the store, listens and serves in the background.
+func start(o options) (*server, error) {
 	cfg := apiserver.Config{}
 	if !o.quiet {
 		cfg.Logf = log.Printf
@@ -46,44 +74,39 @@ func run(o options) error {
 	if o.data != "" {
 		p, err := storage.OpenFilePersister(o.data)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		cfg.Persister = p
 	}
-	srv, err := apiserver.New(cfg)
+	api, err := apiserver.New(cfg)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	defer srv.Close()
-
 	ln, err := net.Listen("tcp", o.listen)
 	if err != nil {
-		return err
+		api.Close()
+		return nil, err
 	}
-	url := "http://" + ln.Addr().String()
+	s := &server{url: "http://" + ln.Addr().String(), api: api, errc: make(chan error, 1)}
 	if o.kubeconfigOut != "" {
-		if err := os.WriteFile(o.kubeconfigOut, kubeconfig(url), 0o600); err != nil {
-			return err
+		if err := os.WriteFile(o.kubeconfigOut, kubeconfig(s.url), 0o600); err != nil {
+			ln.Close()
+			api.Close()
+			return nil, err
 		}
 	}
-	handler := newHandler(srv, o.site, splitOrigins(o.cors))
-	log.Printf("kubeplay API at %s (store: %s)", url, storeName(o.data))
+	s.http = &http.Server{Handler: newHandler(api, o.site, splitOrigins(o.cors)), ReadHeaderTimeout: 10 * time.Second}
+	go func() { s.errc <- s.http.Serve(ln) }()
+	return s, nil
+}
 
-	hs := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
-	}
-	log.Printf("shutting down")
-	// Watches never finish on their own: close them with the store after a grace.
-	sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+// shutdown stops serving and closes the store. Watches never finish on their
+// own: they end with the store after a grace.
+func (s *server) shutdown() error {
+	defer s.api.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	if err := hs.Shutdown(sctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+	if err := s.http.Shutdown(ctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
 		return err
 	}
 	return nil
