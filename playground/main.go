@@ -25,17 +25,20 @@ func main() {
 	kubeconfigOut := flag.String("kubeconfig-out", "", "write a kubeconfig for this server to this file")
 	quiet := flag.Bool("quiet", false, "do not log one line per request")
 	site := flag.String("site", "build/site", "directory of the built playground (served at /); empty serves only the API")
-	cors := flag.String("cors-allowed-origins", "", "comma-separated origins allowed to call the API cross-origin (the playground's remote target), e.g. http://localhost:5173")
+	cors := flag.String("cors-allowed-origins", "", "comma-separated origins whose pages may call the API (the playground's remote target), e.g. http://localhost:5173; * for every origin, without credentials")
+	allowedHosts := flag.String("allowed-hosts", "", "comma-separated host names that may name this server in requests besides localhost, IP literals and --listen's host (a guard against DNS rebinding), e.g. laptop.lan")
 	flag.Parse()
-	if err := run(options{listen: *listen, data: *data, kubeconfigOut: *kubeconfigOut, quiet: *quiet, site: *site, cors: *cors}); err != nil {
+	if err := run(options{listen: *listen, data: *data, kubeconfigOut: *kubeconfigOut, quiet: *quiet, site: *site, cors: *cors, allowedHosts: *allowedHosts}); err != nil {
 		fmt.Fprintln(os.Stderr, "playground:", err)
 		os.Exit(1)
 	}
 }
 
+// options are the command's flags.
 type options struct {
-	listen, data, kubeconfigOut, site, cors string
-	quiet                                   bool
+	listen, data, kubeconfigOut, site string
+	cors, allowedHosts                string // comma-separated
+	quiet                             bool
 }
 
 // run serves until SIGINT or SIGTERM.
@@ -95,7 +98,7 @@ func start(o options) (*server, error) {
 			return nil, err
 		}
 	}
-	s.http = &http.Server{Handler: newHandler(api, o.site, splitOrigins(o.cors)), ReadHeaderTimeout: 10 * time.Second}
+	s.http = &http.Server{Handler: newHandler(api, o), ReadHeaderTimeout: 10 * time.Second}
 	go func() { s.errc <- s.http.Serve(ln) }()
 	return s, nil
 }

@@ -13,9 +13,13 @@ import (
 var apiPath = regexp.MustCompile(`^/(api|apis|version|openapi|healthz|livez|readyz|metrics|debug)(/|$)`)
 
 // newHandler serves the API from the core and, when site is set, the built
-// playground from that directory at every other path.
-func newHandler(api http.Handler, site string, allowedOrigins []string) http.Handler {
-	api = withCORS(api, allowedOrigins)
+// playground from that directory at every other path, all behind the guard.
+func newHandler(api http.Handler, o options) http.Handler {
+	return newGuard(withSite(api, o.site), o.listen, splitList(o.allowedHosts), splitList(o.cors))
+}
+
+// withSite serves the built playground in site at the paths that are not the API's.
+func withSite(api http.Handler, site string) http.Handler {
 	if site == "" {
 		return api
 	}
@@ -37,41 +41,13 @@ func newHandler(api http.Handler, site string, allowedOrigins []string) http.Han
 	})
 }
 
-func splitOrigins(s string) []string {
+// splitList splits a comma-separated flag value.
+func splitList(s string) []string {
 	var out []string
-	for _, o := range strings.Split(s, ",") {
-		if o = strings.TrimSpace(o); o != "" {
-			out = append(out, o)
+	for _, v := range strings.Split(s, ",") {
+		if v = strings.TrimSpace(v); v != "" {
+			out = append(out, v)
 		}
 	}
 	return out
-}
-
-// withCORS lets the listed origins call the API from a browser, as
-// kube-apiserver's --cors-allowed-origins does.
-func withCORS(next http.Handler, origins []string) http.Handler {
-	if len(origins) == 0 {
-		return next
-	}
-	allowed := map[string]bool{}
-	for _, o := range origins {
-		allowed[o] = true
-	}
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		origin := r.Header.Get("Origin")
-		if origin != "" && (allowed[origin] || allowed["*"]) {
-			h := w.Header()
-			h.Set("Access-Control-Allow-Origin", origin)
-			h.Set("Access-Control-Allow-Credentials", "true")
-			h.Set("Access-Control-Allow-Methods", "POST, GET, OPTIONS, PUT, DELETE, PATCH")
-			h.Set("Access-Control-Allow-Headers", "Content-Type, Content-Length, Accept-Encoding, X-CSRF-Token, Authorization, X-Requested-With, If-Modified-Since, Accept, X-Kubeplay-Target")
-			h.Set("Access-Control-Expose-Headers", "Date, Content-Type, Content-Length, Audit-Id, Retry-After")
-			h.Add("Vary", "Origin")
-			if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
-				w.WriteHeader(http.StatusNoContent)
-				return
-			}
-		}
-		next.ServeHTTP(w, r)
-	})
 }
