@@ -16,6 +16,9 @@ func startPlayground(t *testing.T, o options) *server {
 		o.listen = "127.0.0.1:0"
 	}
 	o.quiet = true
+	if o.limits == (limits{}) {
+		o.limits = defaultLimits
+	}
 	s, err := start(o)
 	if err != nil {
 		t.Fatal(err)

@@ -27,8 +27,11 @@ func main() {
 	site := flag.String("site", "build/site", "directory of the built playground (served at /); empty serves only the API")
 	cors := flag.String("cors-allowed-origins", "", "comma-separated origins whose pages may call the API (the playground's remote target), e.g. http://localhost:5173; * for every origin, without credentials")
 	allowedHosts := flag.String("allowed-hosts", "", "comma-separated host names that may name this server in requests besides localhost, IP literals and --listen's host (a guard against DNS rebinding), e.g. laptop.lan")
+	l := defaultLimits
+	flag.DurationVar(&l.requestTimeout, "request-timeout", l.requestTimeout, "how long a client may take to send a request's body, as kube-apiserver's --request-timeout (watches have none and are not cut)")
+	flag.IntVar(&l.maxConnections, "max-connections", l.maxConnections, "open connections at most; past it the connection idle longest is closed (keep it below the open-file limit)")
 	flag.Parse()
-	if err := run(options{listen: *listen, data: *data, kubeconfigOut: *kubeconfigOut, quiet: *quiet, site: *site, cors: *cors, allowedHosts: *allowedHosts}); err != nil {
+	if err := run(options{listen: *listen, data: *data, kubeconfigOut: *kubeconfigOut, quiet: *quiet, site: *site, cors: *cors, allowedHosts: *allowedHosts, limits: l}); err != nil {
 		fmt.Fprintln(os.Stderr, "playground:", err)
 		os.Exit(1)
 	}
@@ -39,6 +42,7 @@ type options struct {
 	listen, data, kubeconfigOut, site string
 	cors, allowedHosts                string // comma-separated
 	quiet                             bool
+	limits                            limits
 }
 
 // run serves until SIGINT or SIGTERM.
@@ -98,7 +102,7 @@ func start(o options) (*server, error) {
 			return nil, err
 		}
 	}
-	s.http = &http.Server{Handler: newHandler(api, o), ReadHeaderTimeout: 10 * time.Second}
+	s.http = o.limits.httpServer(newHandler(api, o))
 	go func() { s.errc <- s.http.Serve(ln) }()
 	return s, nil
 }
