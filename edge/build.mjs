@@ -6,7 +6,7 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { BUILD, SITE, ROOT } from './workerd.mjs';
+import { BUILD, SITE, ROOT, siteFiles } from './workerd.mjs';
 import { COMPATIBILITY_DATE } from './workerd-config.mjs';
 
 const front = path.join(BUILD, 'front');
@@ -46,7 +46,8 @@ writeJSONC(path.join(front, 'wrangler.jsonc'), {
   assets: { directory: '../../site', binding: 'ASSETS', run_worker_first: true },
   durable_objects: { bindings: durableObjects.map((b) => ({ ...b, script_name: 'kubeplay-sandbox' })) },
   // INSTRUCTOR_TOKEN is a secret: `npx wrangler secret put INSTRUCTOR_TOKEN -c build/edge/front/wrangler.jsonc`.
-  vars: { CREATE_LIMIT_PER_HOUR: '10', SANDBOX_TTL_SECONDS: '86400', SANDBOX_IDLE_SECONDS: '7200' },
+  // SITE_FILES: the files of build/site, the only asset paths the Worker serves.
+  vars: { CREATE_LIMIT_PER_HOUR: '10', SANDBOX_TTL_SECONDS: '86400', SANDBOX_IDLE_SECONDS: '7200', SITE_FILES: siteFiles(SITE) },
 });
 console.log(`built ${path.relative(process.cwd(), BUILD)}: front/ and sandbox/, each with its wrangler.jsonc`);
 
