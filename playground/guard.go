@@ -43,8 +43,9 @@ func newGuard(next http.Handler, listen string, allowedHosts, corsOrigins []stri
 	for _, o := range corsOrigins {
 		if o == "*" {
 			g.anyOrigin = true
+		} else {
+			g.origins[o] = true
 		}
-		g.origins[o] = true
 	}
 	return g
 }

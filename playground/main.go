@@ -1,5 +1,8 @@
 // Command playground is kubeplay's native host: it serves the core API server on
-// a local address for kubectl and client libraries, optionally durable on disk.
+// a local address for kubectl and client libraries, optionally durable on disk,
+// and the built playground. The API has no authentication, so the command
+// refuses what web pages could send it behind the user's back (guard.go) and
+// bounds what idle and slow clients can hold of it (limits.go).
 package main
 
 import (
