@@ -77,12 +77,12 @@ func (p *durProcess) log() string {
 
 var durAPILine = regexp.MustCompile(`kubeplay API at (http://\S+)`)
 
-// durStart runs the binary on dataDir with an ephemeral port and waits until it
+// durStart runs the binary with flags on an ephemeral port and waits until it
 // serves. The process is killed when the test ends if it still runs.
-func durStart(t *testing.T, bin, dataDir string) *durProcess {
+func durStart(t *testing.T, bin string, flags ...string) *durProcess {
 	t.Helper()
 	p := &durProcess{done: make(chan struct{})}
-	p.cmd = exec.Command(bin, "--listen", "127.0.0.1:0", "--data", dataDir, "--quiet")
+	p.cmd = exec.Command(bin, append([]string{"--listen", "127.0.0.1:0", "--quiet"}, flags...)...)
 	stderr, err := p.cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -248,7 +248,7 @@ func TestPLAY_8_DurabilitySIGKILL(t *testing.T) {
 	acked := map[string]int64{} // every acknowledged name → its resourceVersion
 	var maxAcked int64
 	for cycle := range cycles {
-		p := durStart(t, bin, dataDir)
+		p := durStart(t, bin, "--data", dataDir)
 		tr := &http.Transport{}
 		c := &http.Client{Transport: tr}
 
@@ -346,7 +346,7 @@ func TestPLAY_8_DurabilitySIGKILL(t *testing.T) {
 	}
 
 	// A last restart: everything acknowledged in every cycle is there.
-	p := durStart(t, bin, dataDir)
+	p := durStart(t, bin, "--data", dataDir)
 	c := &http.Client{Transport: &http.Transport{}}
 	have, _ := durList(t, c, p.url)
 	for name, rv := range acked {

@@ -6,7 +6,7 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { BUILD, SITE, ROOT } from './workerd.mjs';
+import { BUILD, SITE, ROOT, siteFiles } from './workerd.mjs';
 import { COMPATIBILITY_DATE } from './workerd-config.mjs';
 
 const front = path.join(BUILD, 'front');
@@ -37,6 +37,10 @@ writeJSONC(path.join(sandbox, 'wrangler.jsonc'), {
   migrations: [{ tag: 'v1', new_sqlite_classes: ['Sandbox', 'CreationLimiter'] }],
 });
 
+// The only asset paths the front Worker serves; a Worker variable holds 5 KB.
+const files = siteFiles(SITE);
+if (files.length > 5 << 10) throw new Error(`SITE_FILES is ${files.length} bytes, over a Worker variable's 5 KB`);
+
 writeJSONC(path.join(front, 'wrangler.jsonc'), {
   name: 'kubeplay',
   main: 'worker.mjs',
@@ -46,7 +50,7 @@ writeJSONC(path.join(front, 'wrangler.jsonc'), {
   assets: { directory: '../../site', binding: 'ASSETS', run_worker_first: true },
   durable_objects: { bindings: durableObjects.map((b) => ({ ...b, script_name: 'kubeplay-sandbox' })) },
   // INSTRUCTOR_TOKEN is a secret: `npx wrangler secret put INSTRUCTOR_TOKEN -c build/edge/front/wrangler.jsonc`.
-  vars: { CREATE_LIMIT_PER_HOUR: '10', SANDBOX_TTL_SECONDS: '86400', SANDBOX_IDLE_SECONDS: '7200' },
+  vars: { CREATE_LIMIT_PER_HOUR: '10', SANDBOX_TTL_SECONDS: '86400', SANDBOX_IDLE_SECONDS: '7200', SITE_FILES: files },
 });
 console.log(`built ${path.relative(process.cwd(), BUILD)}: front/ and sandbox/, each with its wrangler.jsonc`);
 

@@ -24,6 +24,7 @@ export function workerdBinary() {
 /**
  * startEdge starts workerd and resolves once it listens.
  *   storageDir  Durable Object storage (created if missing)
+ *   siteDir     the playground to serve (default build/site)
  *   vars        the front Worker's text bindings
  *   sandboxVars the sandbox Worker's text bindings
  *   floor       also serve the floor Worker
@@ -32,11 +33,12 @@ export function workerdBinary() {
  *   log         'inherit' to show workerd's output (default: kept for errors)
  * Returns {url, httpsUrl, ca (PEM), floorUrl, pid, stop(), restart(), output()}.
  */
-export async function startEdge({ storageDir, vars = {}, sandboxVars = {}, floor = false, https = false, listen = {}, log = 'keep' }) {
+export async function startEdge({ storageDir, siteDir = SITE, vars = {}, sandboxVars = {}, floor = false, https = false, listen = {}, log = 'keep' }) {
   fs.mkdirSync(storageDir, { recursive: true });
+  vars = { SITE_FILES: siteFiles(siteDir), ...vars };
   const configPath = path.join(BUILD, `workerd-${process.pid}-${randomBytes(4).toString('hex')}.capnp`);
   const tls = https ? selfSignedCertificate(path.resolve(storageDir)) : null;
-  fs.writeFileSync(configPath, workerdConfig({ siteDir: SITE, storageDir: path.resolve(storageDir), vars, sandboxVars, floor, tls }));
+  fs.writeFileSync(configPath, workerdConfig({ siteDir: path.resolve(siteDir), storageDir: path.resolve(storageDir), vars, sandboxVars, floor, tls }));
   let addresses = { ...listen };
   let proc = null;
   let output = '';
@@ -96,6 +98,22 @@ export async function startEdge({ storageDir, vars = {}, sandboxVars = {}, floor
     },
   };
   return edge;
+}
+
+/**
+ * siteFiles lists the regular files of the built site in dir as URL paths
+ * ("/index.html /kubeplay.wasm …"): the front Worker's SITE_FILES, the only
+ * paths it serves. Symlinks are left out.
+ */
+export function siteFiles(dir) {
+  const files = [];
+  (function walk(rel) {
+    for (const entry of fs.readdirSync(path.join(dir, rel), { withFileTypes: true })) {
+      if (entry.isDirectory()) walk(`${rel}/${entry.name}`);
+      else if (entry.isFile()) files.push(`${rel}/${entry.name}`);
+    }
+  })('');
+  return files.sort().join(' ');
 }
 
 // selfSignedCertificate makes (once per storage directory) a key pair for

@@ -1,5 +1,8 @@
 // Command playground is kubeplay's native host: it serves the core API server on
-// a local address for kubectl and client libraries, optionally durable on disk.
+// a local address for kubectl and client libraries, optionally durable on disk,
+// and the built playground. The API has no authentication, so the command
+// refuses what web pages could send it behind the user's back (guard.go) and
+// bounds what idle and slow clients can hold of it (limits.go).
 package main
 
 import (
@@ -25,20 +28,55 @@ func main() {
 	kubeconfigOut := flag.String("kubeconfig-out", "", "write a kubeconfig for this server to this file")
 	quiet := flag.Bool("quiet", false, "do not log one line per request")
 	site := flag.String("site", "build/site", "directory of the built playground (served at /); empty serves only the API")
-	cors := flag.String("cors-allowed-origins", "", "comma-separated origins allowed to call the API cross-origin (the playground's remote target), e.g. http://localhost:5173")
+	cors := flag.String("cors-allowed-origins", "", "comma-separated origins whose pages may call the API (the playground's remote target), e.g. http://localhost:5173; * for every origin, without credentials")
+	allowedHosts := flag.String("allowed-hosts", "", "comma-separated host names that may name this server in requests besides localhost, IP literals and --listen's host (a guard against DNS rebinding), e.g. laptop.lan")
+	l := defaultLimits
+	flag.DurationVar(&l.requestTimeout, "request-timeout", l.requestTimeout, "how long a client may take to send a request's body, as kube-apiserver's --request-timeout (watches have none and are not cut)")
+	flag.IntVar(&l.maxConnections, "max-connections", l.maxConnections, "open connections at most; past it the connection idle longest is closed (keep it below the open-file limit)")
 	flag.Parse()
-	if err := run(options{listen: *listen, data: *data, kubeconfigOut: *kubeconfigOut, quiet: *quiet, site: *site, cors: *cors}); err != nil {
+	if err := run(options{listen: *listen, data: *data, kubeconfigOut: *kubeconfigOut, quiet: *quiet, site: *site, cors: *cors, allowedHosts: *allowedHosts, limits: l}); err != nil {
 		fmt.Fprintln(os.Stderr, "playground:", err)
 		os.Exit(1)
 	}
 }
 
+// options are the command's flags.
 type options struct {
-	listen, data, kubeconfigOut, site, cors string
-	quiet                                   bool
+	listen, data, kubeconfigOut, site string
+	cors, allowedHosts                string // comma-separated
+	quiet                             bool
+	limits                            limits
 }
 
+// run serves until SIGINT or SIGTERM.
 func run(o options) error {
+	s, err := start(o)
+	if err != nil {
+		return err
+	}
+	log.Printf("kubeplay API at %s (store: %s)", s.url, storeName(o.data))
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	select {
+	case err := <-s.errc:
+		s.api.Close()
+		return err
+	case <-ctx.Done():
+	}
+	log.Printf("shutting down")
+	return s.shutdown()
+}
+
+// server is a running playground: the core behind an HTTP server on a listener.
+type server struct {
+	url  string
+	api  *apiserver.Server
+	http *http.Server
+	errc chan error // what Serve returned
+}
+
+// start opens the store, listens and serves in the background.
+func start(o options) (*server, error) {
 	cfg := apiserver.Config{}
 	if !o.quiet {
 		cfg.Logf = log.Printf
@@ -46,47 +84,42 @@ func run(o options) error {
 	if o.data != "" {
 		p, err := storage.OpenFilePersister(o.data)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		cfg.Persister = p
 	}
-	srv, err := apiserver.New(cfg)
+	api, err := apiserver.New(cfg)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	defer srv.Close()
-	for _, e := range srv.Store().RestoreErrors() {
+	for _, e := range api.Store().RestoreErrors() {
 		log.Printf("restore: %v", e)
 	}
-
 	ln, err := net.Listen("tcp", o.listen)
 	if err != nil {
-		return err
+		api.Close()
+		return nil, err
 	}
-	url := "http://" + ln.Addr().String()
+	s := &server{url: "http://" + ln.Addr().String(), api: api, errc: make(chan error, 1)}
 	if o.kubeconfigOut != "" {
-		if err := os.WriteFile(o.kubeconfigOut, kubeconfig(url), 0o600); err != nil {
-			return err
+		if err := os.WriteFile(o.kubeconfigOut, kubeconfig(s.url), 0o600); err != nil {
+			ln.Close()
+			api.Close()
+			return nil, err
 		}
 	}
-	handler := newHandler(srv, o.site, splitOrigins(o.cors))
-	log.Printf("kubeplay API at %s (store: %s)", url, storeName(o.data))
+	s.http = o.limits.httpServer(newHandler(api, o))
+	go func() { s.errc <- s.http.Serve(ln) }()
+	return s, nil
+}
 
-	hs := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
-	}
-	log.Printf("shutting down")
-	// Watches never finish on their own: close them with the store after a grace.
-	sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+// shutdown stops serving and closes the store. Watches never finish on their
+// own: they end with the store after a grace.
+func (s *server) shutdown() error {
+	defer s.api.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	if err := hs.Shutdown(sctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+	if err := s.http.Shutdown(ctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
 		return err
 	}
 	return nil

@@ -1,11 +1,15 @@
 package main
 
 import (
+	"io/fs"
 	"log"
 	"net/http"
 	"os"
+	"path"
 	"regexp"
 	"strings"
+
+	"kubeplay/sitepolicy"
 )
 
 // apiPath matches the paths the core serves; the service worker intercepts the
@@ -13,65 +17,93 @@ import (
 var apiPath = regexp.MustCompile(`^/(api|apis|version|openapi|healthz|livez|readyz|metrics|debug)(/|$)`)
 
 // newHandler serves the API from the core and, when site is set, the built
-// playground from that directory at every other path.
-func newHandler(api http.Handler, site string, allowedOrigins []string) http.Handler {
-	api = withCORS(api, allowedOrigins)
+// playground from that directory at every other path, all behind the guard.
+func newHandler(api http.Handler, o options) http.Handler {
+	return newGuard(withSite(api, o.site), o.listen, splitList(o.allowedHosts), splitList(o.cors))
+}
+
+// withSite serves the built playground in site at the paths that are not the API's.
+func withSite(api http.Handler, site string) http.Handler {
 	if site == "" {
 		return api
 	}
-	if st, err := os.Stat(site); err != nil || !st.IsDir() {
+	root, err := os.OpenRoot(site)
+	if err != nil {
 		log.Printf("playground site %q is not built (make site); serving the API only", site)
 		return api
 	}
-	files := http.FileServer(http.Dir(site))
+	files := siteFiles{root}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if apiPath.MatchString(r.URL.Path) {
 			api.ServeHTTP(w, r)
 			return
 		}
-		// The worker script and the page must be revalidated so new builds take over.
-		if r.URL.Path == "/sw.js" || r.URL.Path == "/" || r.URL.Path == "/index.html" {
-			w.Header().Set("Cache-Control", "no-cache")
-		}
 		files.ServeHTTP(w, r)
 	})
 }
 
-func splitOrigins(s string) []string {
+// siteFiles serves the files of the built site and nothing else: a directory
+// answers with its index.html or 404, never with a listing, and the os.Root
+// keeps every path, through symlinks too, inside the site.
+type siteFiles struct{ root *os.Root }
+
+func (s siteFiles) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		writeStatus(w, http.StatusMethodNotAllowed, "MethodNotAllowed", "the server does not allow this method on the requested resource")
+		return
+	}
+	name := path.Clean(r.URL.Path)
+	f, st := s.open(name)
+	if st != nil && st.IsDir() {
+		f.Close()
+		f, st = s.open(path.Join(name, "index.html"))
+		if st != nil && !strings.HasSuffix(r.URL.Path, "/") {
+			f.Close()
+			http.Redirect(w, r, path.Base(name)+"/", http.StatusMovedPermanently)
+			return
+		}
+	}
+	if st == nil || !st.Mode().IsRegular() {
+		if st != nil {
+			f.Close()
+		}
+		writeStatus(w, http.StatusNotFound, "NotFound", "the server could not find the requested resource")
+		return
+	}
+	defer f.Close()
+	sitepolicy.SetHeaders(w.Header())
+	// The worker script and the page must be revalidated so new builds take over.
+	if name == "/sw.js" || name == "/" || name == "/index.html" {
+		w.Header().Set("Cache-Control", "no-cache")
+	}
+	http.ServeContent(w, r, st.Name(), st.ModTime(), f)
+}
+
+// open opens the site's file at the URL path name; nil info when there is none.
+func (s siteFiles) open(name string) (*os.File, fs.FileInfo) {
+	rel := strings.TrimPrefix(name, "/")
+	if rel == "" {
+		rel = "."
+	}
+	f, err := s.root.Open(rel)
+	if err != nil {
+		return nil, nil
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, nil
+	}
+	return f, st
+}
+
+// splitList splits a comma-separated flag value.
+func splitList(s string) []string {
 	var out []string
-	for _, o := range strings.Split(s, ",") {
-		if o = strings.TrimSpace(o); o != "" {
-			out = append(out, o)
+	for _, v := range strings.Split(s, ",") {
+		if v = strings.TrimSpace(v); v != "" {
+			out = append(out, v)
 		}
 	}
 	return out
-}
-
-// withCORS lets the listed origins call the API from a browser, as
-// kube-apiserver's --cors-allowed-origins does.
-func withCORS(next http.Handler, origins []string) http.Handler {
-	if len(origins) == 0 {
-		return next
-	}
-	allowed := map[string]bool{}
-	for _, o := range origins {
-		allowed[o] = true
-	}
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		origin := r.Header.Get("Origin")
-		if origin != "" && (allowed[origin] || allowed["*"]) {
-			h := w.Header()
-			h.Set("Access-Control-Allow-Origin", origin)
-			h.Set("Access-Control-Allow-Credentials", "true")
-			h.Set("Access-Control-Allow-Methods", "POST, GET, OPTIONS, PUT, DELETE, PATCH")
-			h.Set("Access-Control-Allow-Headers", "Content-Type, Content-Length, Accept-Encoding, X-CSRF-Token, Authorization, X-Requested-With, If-Modified-Since, Accept, X-Kubeplay-Target")
-			h.Set("Access-Control-Expose-Headers", "Date, Content-Type, Content-Length, Audit-Id, Retry-After")
-			h.Add("Vary", "Origin")
-			if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
-				w.WriteHeader(http.StatusNoContent)
-				return
-			}
-		}
-		next.ServeHTTP(w, r)
-	})
 }

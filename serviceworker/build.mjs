@@ -2,7 +2,7 @@
 // asset, so a new build installs a new worker and cache, and the asset list is
 // what the worker caches for offline use.
 import { createHash } from 'node:crypto';
-import { readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { lstatSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
 const out = process.argv[2] || 'build/site';
@@ -10,8 +10,9 @@ const files = [];
 (function walk(dir) {
   for (const name of readdirSync(dir).sort()) {
     const path = join(dir, name);
-    if (statSync(path).isDirectory()) walk(path);
-    else if (name !== 'sw.js') files.push(path);
+    const st = lstatSync(path); // a symlink is not a built file: the hosts do not serve it
+    if (st.isDirectory()) walk(path);
+    else if (st.isFile() && name !== 'sw.js') files.push(path);
   }
 })(out);
 const hash = createHash('sha256');

@@ -27,7 +27,7 @@ after(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-test('PLAY-9: the playground link opens the front Worker\'s playground preset to its sandbox', { skip: !fs.existsSync(chromiumPath) && 'no Chromium' }, async () => {
+test('PLAY-9: the playground link opens the front Worker\'s playground offering its sandbox as the target', { skip: !fs.existsSync(chromiumPath) && 'no Chromium' }, async () => {
   const sb = await createSandbox(edge);
   const other = await createSandbox(edge);
   assert.equal((await call(sb, 'POST', CMS, { body: configMap('made-with-curl') })).status, 201);
@@ -35,6 +35,9 @@ test('PLAY-9: the playground link opens the front Worker\'s playground preset to
 
   const page = await context.newPage();
   await page.goto(sb.playground);
+  // The page offers the link's sandbox as its target and uses it once accepted.
+  assert.equal(await page.textContent('[data-testid="target-offer-url"]'), sb.server);
+  await page.click('[data-testid="target-offer-accept"]');
   await page.waitForFunction(() => document.body.dataset.target === 'remote');
   assert.equal(new URL(page.url()).hash, '', 'the token leaves the address bar');
   const stored = await page.evaluate(() => JSON.parse(localStorage.getItem('kubeplay.target')));

@@ -8,6 +8,7 @@ import path from 'node:path';
 import {
   CMS, call, configMap, createSandbox, edgeIn, eventually, haveKubectl, kubectl, kubectlStream, scratchDir, writeKubeconfig,
 } from './helpers.mjs';
+import { SITE } from '../workerd.mjs';
 
 let dir, edge;
 
@@ -191,6 +192,52 @@ test('PLAY-9: creation is limited per caller; idle sandboxes expire and their st
     assert.match(small.output(), /kubeplay sandbox expired and deleted/);
   } finally {
     await small.stop();
+    fs.rmSync(own, { recursive: true, force: true });
+  }
+});
+
+test('PLAY-9: the bearer scheme is case-insensitive, as kube-apiserver reads it', async () => {
+  const sb = await createSandbox(edge);
+  for (const scheme of ['bearer', 'BEARER', 'Bearer']) {
+    const r = await call(sb, 'GET', CMS, { token: null, headers: { Authorization: `${scheme} ${sb.token}` } });
+    assert.equal(r.status, 200, `${scheme}: ${r.text}`);
+  }
+  const workshop = await fetch(edge.url + '/workshops', { method: 'POST', headers: { Authorization: 'bearer instructor-secret' }, body: '{"attendees":1}' });
+  assert.equal(workshop.status, 201, await workshop.text());
+  for (const auth of [`Basic ${sb.token}`, 'bearer', 'bearer ', sb.token, `bearer${sb.token}`]) {
+    const r = await call(sb, 'GET', CMS, { token: null, headers: { Authorization: auth } });
+    assert.equal(r.status, 401, auth);
+  }
+});
+
+test('PLAY-9: the front Worker serves only the built files: no directory listing, no symlink out of the site; each with the page\'s security headers', async () => {
+  const own = scratchDir('site');
+  const site = path.join(own, 'site');
+  const outside = path.join(own, 'outside');
+  fs.cpSync(SITE, site, { recursive: true });
+  fs.mkdirSync(outside);
+  fs.writeFileSync(path.join(outside, 'secret.txt'), 'SECRET');
+  fs.symlinkSync(outside, path.join(site, 'escape'));
+  fs.symlinkSync(path.join(outside, 'secret.txt'), path.join(site, 'secret.txt'));
+  const e = await edgeIn(own, { siteDir: site });
+  try {
+    for (const p of ['/ui/', '/ui', '/tutorials/', '/tutorials', '/escape/', '/escape/secret.txt', '/secret.txt']) {
+      const r = await fetch(e.url + p);
+      const text = await r.text();
+      assert.equal(r.status, 404, `${p}: ${text}`);
+      assert.doesNotMatch(text, /SECRET|app\.js|index\.json/, p);
+      assert.equal(JSON.parse(text).reason, 'NotFound', p);
+    }
+    for (const p of ['/', '/index.html', '/ui/app.js', '/sw.js', '/tutorials/index.json', '/kubeplay.wasm']) {
+      const r = await fetch(e.url + p);
+      await r.arrayBuffer();
+      assert.equal(r.status, 200, p);
+      assert.match(r.headers.get('content-security-policy') || '', /script-src 'self' 'wasm-unsafe-eval';.*frame-ancestors 'none'/, p);
+      assert.equal(r.headers.get('x-content-type-options'), 'nosniff', p);
+      assert.equal(r.headers.get('x-frame-options'), 'DENY', p);
+    }
+  } finally {
+    await e.stop();
     fs.rmSync(own, { recursive: true, force: true });
   }
 });

@@ -18,11 +18,15 @@
 //   setSandboxUnavailable(reason|null) — sandbox.js reports that the worker cannot
 //     run, so sandbox requests fail at once instead of waiting for it
 //   TARGET_KINDS — [{kind, label}]
+//   linkOffer() → {url, token} | null, answerLinkOffer(accept)
 //
-// A link may preset the target in its fragment, which never reaches a server:
-// #target=remote&url=<base URL>&token=<bearer token> (what the edge's sandbox
-// creation returns as the playground link). It is stored like a choice made in
-// the page and removed from the address bar.
+// A link may offer a remote target in its fragment, which never reaches a
+// server: #target=remote&url=<base URL>&token=<bearer token> (what the edge's
+// sandbox creation returns as the playground link). The page asks before using
+// it: that server would see every request sent from here and its answers would
+// be shown here, so a link from anyone must not choose it silently. Accepted,
+// it is stored like a choice made in the page; either way the fragment then
+// leaves the address bar.
 
 const STORAGE_KEY = 'kubeplay.target';
 const EVENT = 'kubeplay-target-change';
@@ -38,12 +42,19 @@ const events = new EventTarget();
 // The last choice made on this page (also the fallback when storage is unusable).
 let memo = null;
 
-function presetFromLocation() {
-  if (typeof location === 'undefined' || !location.hash.startsWith('#target=')) return;
+/** The remote target the page's link offers, or null. */
+export function linkOffer() {
+  if (typeof location === 'undefined' || !location.hash.startsWith('#target=')) return null;
   const p = new URLSearchParams(location.hash.slice(1));
-  if (p.get('target') !== 'remote' || !/^https?:\/\//i.test(p.get('url') || '')) return;
-  setTarget({ kind: 'remote', url: p.get('url'), token: p.get('token') || '' });
+  if (p.get('target') !== 'remote' || !/^https?:\/\//i.test(p.get('url') || '')) return null;
+  return { url: p.get('url'), token: p.get('token') || '' };
+}
+
+/** Uses the link's offered target when accept is true; drops the offer either way. */
+export function answerLinkOffer(accept) {
+  const offer = linkOffer();
   history.replaceState(null, '', location.pathname + location.search);
+  if (offer && accept) setTarget({ kind: 'remote', ...offer });
 }
 
 function readStored() {
@@ -173,4 +184,3 @@ function waitForController(signal) {
   });
 }
 
-presetFromLocation();

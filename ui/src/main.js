@@ -15,6 +15,8 @@
 //     sandbox-error          the error panel when the sandbox cannot start
 //     restore-errors         journal entries skipped on restore (hidden when none)
 //     reset-sandbox          wipes the sandbox (asks to confirm first)
+//     target-offer           a link's offer of a remote target (#target=remote&url=…),
+//                            with target-offer-url, target-offer-accept, target-offer-dismiss
 //     tab-request, tab-watch, tab-tutorials   the tabs
 //   request builder:
 //     template-select        example requests
@@ -60,7 +62,7 @@
 
 import './styles.css';
 import { h, mount } from './dom.js';
-import { apiFetch, currentTarget, setTarget, onTargetChange, TARGET_KINDS } from './api.js';
+import { apiFetch, currentTarget, setTarget, onTargetChange, linkOffer, answerLinkOffer, TARGET_KINDS } from './api.js';
 import { initSandbox, onSandboxStatus, resetSandbox, sandboxStatus, dismissRestoreErrors } from './sandbox.js';
 import { invalidateDiscovery, loadDiscovery } from './discovery.js';
 import { createResponseView } from './response.js';
@@ -115,6 +117,7 @@ function main() {
   const restoreErrors = h('div', { class: 'banner warn', testid: 'restore-errors', hidden: true });
   const startingPanel = h('div', { class: 'banner info', testid: 'sandbox-starting', hidden: true }, h('span', { class: 'spinner' }), ' Starting the in-browser sandbox… (downloading and starting the Kubernetes API core)');
   const pageError = h('div', { class: 'banner error', testid: 'page-error', hidden: true });
+  const targetOffer = renderLinkOffer(linkOffer());
 
   // ---- views ----------------------------------------------------------------------
   const responseView = createResponseView();
@@ -142,7 +145,7 @@ function main() {
     tutorials: h('main', { class: 'view view-tutorials' }, tutorials.el),
   };
 
-  mount(app, header, pageError, sandboxError, startingPanel, restoreErrors, Object.values(views));
+  mount(app, header, targetOffer, pageError, sandboxError, startingPanel, restoreErrors, Object.values(views));
   const boot = document.getElementById('boot');
   if (boot) boot.remove();
 
@@ -265,6 +268,31 @@ function main() {
   if (currentTarget().kind !== 'sandbox') loadDiscovery().catch(() => {});
 
   window.kubeplayUI = { apiFetch, currentTarget, setTarget, builder, watch: watchPanel, tutorials, sandboxStatus };
+}
+
+// renderLinkOffer asks whether to use the remote target a link offers (null
+// when it offers none): until accepted, requests go where they went before.
+function renderLinkOffer(offer) {
+  if (!offer) return null;
+  const answer = (accept) => () => {
+    answerLinkOffer(accept);
+    box.remove();
+  };
+  const box = h(
+    'div',
+    { class: 'banner warn', testid: 'target-offer' },
+    h('strong', {}, 'This link asks to send your requests to another server: '),
+    h('span', { class: 'mono', testid: 'target-offer-url' }, offer.url),
+    offer.token ? ' (with the token the link carries)' : '',
+    h('div', { class: 'hint' }, 'That server sees every request sent from this page, and its answers are shown here. Use it only if you trust where the link came from, such as your workshop or the sandbox you just created.'),
+    h(
+      'div',
+      { class: 'row' },
+      h('button', { type: 'button', testid: 'target-offer-accept', on: { click: answer(true) } }, 'Use this server'),
+      h('button', { type: 'button', testid: 'target-offer-dismiss', on: { click: answer(false) } }, 'Keep the current target'),
+    ),
+  );
+  return box;
 }
 
 function fatal(err) {

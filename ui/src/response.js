@@ -202,7 +202,9 @@ export function createResponseView() {
       return;
     }
     if (mine !== generation) return;
-    decodedEl.innerHTML = `<span class="decoded-note">decoded from ${ct}:</span>\n` + highlightJson(JSON.stringify(value, null, 2));
+    const json = h('span');
+    json.innerHTML = highlightJson(JSON.stringify(value, null, 2));
+    mount(decodedEl, h('span', { class: 'decoded-note' }, `decoded from ${ct}:`), '\n', json);
     if (value && value.kind === 'Status' && value.status === 'Failure') showStatusError(value);
   }
 

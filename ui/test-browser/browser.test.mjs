@@ -1,10 +1,13 @@
 // Browser end-to-end tests (PLAY-1, PLAY-2, PLAY-3, PLAY-4, PLAY-7, PLAY-8,
 // PLAY-10): the built playground served by the native command, opened in headless
 // Debian Chromium through playwright-core; the core runs in the service worker.
+// The safety tests play the attacker too: a page on another port, a remote
+// server with a hostile answer, a link that offers a target.
 // Screenshots go to build/artifacts/.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, execFileSync } from 'node:child_process';
+import { createServer } from 'node:http';
 import { cpSync, mkdtempSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -374,5 +377,175 @@ test('PLAY-3 K8S-ENC-3: a protobuf answer is shown decoded as JSON and as hex; a
   await page.click('[data-testid="send"]');
   await page.waitForSelector('.k8s-table th:has-text("Data")', { timeout: 10000 });
   await page.screenshot({ path: join(artifacts, 'table-response.png'), fullPage: true });
+  await page.close();
+});
+
+// serveOn serves handler on another port of 127.0.0.1, i.e. another origin than
+// the playground's; resolves {url, close}.
+function serveOn(handler) {
+  return new Promise((resolveServer) => {
+    const srv = createServer(handler);
+    srv.listen(0, '127.0.0.1', () => resolveServer({
+      url: `http://127.0.0.1:${srv.address().port}`,
+      close: () => { srv.closeAllConnections(); srv.close(); },
+    }));
+  });
+}
+
+// listNames lists the native server's ConfigMaps as curl would (no Origin).
+async function listNames() {
+  const list = await (await fetch(base + CMS)).json();
+  return list.items.map((i) => i.metadata.name);
+}
+
+test('PLAY-8: a page on another port cannot write to the native server with a no-cors fetch or sendBeacon; the playground and kubectl can', async () => {
+  const target = base + CMS;
+  const evil = await serveOn((req, res) => {
+    res.setHeader('Content-Type', 'text/html');
+    // A Blob without a type: no Content-Type, which kube reads as JSON.
+    res.end(`<!doctype html><script>
+      const body = (name) => new Blob([JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name } })]);
+      fetch(${JSON.stringify(target)}, { method: 'POST', mode: 'no-cors', body: body('attack-no-cors') });
+      navigator.sendBeacon(${JSON.stringify(target)}, body('attack-beacon'));
+    </script>`);
+  });
+  const attacker = await context.newPage();
+  const answers = [];
+  attacker.on('response', (r) => { if (r.url() === target) answers.push(`${r.request().method()} ${r.status()}`); });
+  try {
+    await attacker.goto(evil.url + '/');
+    for (let i = 0; i < 100 && answers.length < 2; i++) await new Promise((r) => setTimeout(r, 100));
+    assert.deepEqual(answers, ['POST 403', 'POST 403'], 'the native server refuses both');
+    assert.deepEqual((await listNames()).filter((n) => n.startsWith('attack-')), [], 'nothing created');
+  } finally {
+    await attacker.close();
+    evil.close();
+  }
+
+  // The playground's own page writes to the native server (same origin).
+  const page = await openPlayground();
+  const own = await api(page, 'POST', CMS, cm('from-the-playground'), { 'X-Kubeplay-Target': 'network' });
+  assert.equal(own.status, 201, own.text);
+  await page.close();
+
+  // kubectl sends no Origin: unaffected.
+  const kubeconfig = join(scratch, 'kubeconfig');
+  writeFileSync(kubeconfig, `apiVersion: v1\nkind: Config\nclusters:\n- name: k\n  cluster:\n    server: ${base}\nusers:\n- name: k\n  user:\n    token: kubeplay\ncontexts:\n- name: k\n  context:\n    cluster: k\n    user: k\n    namespace: default\ncurrent-context: k\n`);
+  const kubectl = (...args) => execFileSync('kubectl', ['--kubeconfig', kubeconfig, '--cache-dir', join(scratch, 'kube-cache'), ...args], { encoding: 'utf8' });
+  assert.match(kubectl('create', 'configmap', 'from-kubectl', '--from-literal=k=v'), /configmap\/from-kubectl created/);
+  const names = await listNames();
+  assert.ok(names.includes('from-kubectl') && names.includes('from-the-playground'), `${names}`);
+});
+
+// openWithLink opens the playground at the link (from a blank page, so a link
+// differing only in its fragment loads it anew) and waits for the sandbox.
+async function openWithLink(page, link) {
+  await page.goto('about:blank');
+  await page.goto(link);
+  await page.waitForSelector('[data-testid="sandbox-status"][data-state="ready"]', { timeout: 30000 });
+}
+
+const storedTarget = (page) => page.evaluate(() => JSON.parse(localStorage.getItem('kubeplay.target') || 'null'));
+
+test('PLAY-3: a link offering a remote target is used only once the user accepts it', async () => {
+  const page = await openPlayground();
+  try {
+    await page.evaluate(() => window.kubeplayUI.setTarget({ kind: 'sandbox' }));
+    const remote = 'http://127.0.0.1:9/s/0123';
+    const link = `${base}/#target=remote&url=${encodeURIComponent(remote)}&token=t0ken`;
+    await openWithLink(page, link);
+    await page.waitForSelector('[data-testid="target-offer"]');
+    assert.equal(await page.textContent('[data-testid="target-offer-url"]'), remote);
+    assert.equal(await page.evaluate(() => document.body.dataset.target), 'sandbox', 'not used before the user answers');
+    assert.equal((await storedTarget(page)).kind, 'sandbox');
+    await page.screenshot({ path: join(artifacts, 'target-offer.png'), fullPage: true });
+    // Unanswered, the offer survives a reload, and still is not used.
+    await page.reload();
+    await page.waitForSelector('[data-testid="target-offer"]');
+    assert.equal((await storedTarget(page)).kind, 'sandbox');
+
+    await page.click('[data-testid="target-offer-dismiss"]');
+    await page.waitForSelector('[data-testid="target-offer"]', { state: 'detached' });
+    assert.equal(new URL(page.url()).hash, '', 'the offer leaves the address bar');
+    assert.equal((await storedTarget(page)).kind, 'sandbox');
+
+    await openWithLink(page, link);
+    await page.click('[data-testid="target-offer-accept"]');
+    await page.waitForFunction(() => document.body.dataset.target === 'remote');
+    assert.equal(new URL(page.url()).hash, '', 'the token leaves the address bar');
+    assert.deepEqual(await storedTarget(page), { kind: 'remote', url: remote, token: 't0ken' });
+  } finally {
+    await page.evaluate(() => window.kubeplayUI.setTarget({ kind: 'sandbox' }));
+    await page.close();
+  }
+});
+
+test('PLAY-3: a remote server\'s answer cannot run script in the playground (Content-Type, decoded body)', async () => {
+  const hostile = 'application/cbor<img src=x onerror=window.__pwned=1>';
+  const remote = await serveOn((req, res) => {
+    res.setHeader('Access-Control-Allow-Origin', '*');
+    res.setHeader('Access-Control-Allow-Headers', '*');
+    if (req.method === 'OPTIONS') {
+      res.writeHead(204);
+      res.end();
+    } else if (req.url.startsWith('/debug/kubeplay/decode')) {
+      res.setHeader('Content-Type', 'application/json');
+      res.end(JSON.stringify({ kind: 'ConfigMap', metadata: { name: '<img src=x onerror=window.__pwned=2>' } }));
+    } else {
+      res.setHeader('Content-Type', hostile);
+      res.end(Buffer.from([0xa1, 0x61, 0x6b, 0x61, 0x76]));
+    }
+  });
+  const page = await context.newPage();
+  try {
+    await openWithLink(page, `${base}/#target=remote&url=${encodeURIComponent(remote.url)}`);
+    await page.click('[data-testid="target-offer-accept"]');
+    await page.waitForFunction(() => document.body.dataset.target === 'remote');
+    await page.evaluate((path) => window.kubeplayUI.builder.setSpec({ method: 'GET', path }), CMS);
+    await page.click('[data-testid="send"]');
+    const decoded = await page.waitForSelector('[data-testid="response-decoded"]:has-text("decoded from")', { timeout: 10000 });
+    assert.match(await decoded.innerText(), /decoded from application\/cbor<img src=x onerror=window.__pwned=1>:/, 'shown as text');
+    assert.match(await decoded.innerText(), /<img src=x onerror=window.__pwned=2>/);
+    assert.equal(await page.$$eval('[data-testid="response"] img', (imgs) => imgs.length), 0);
+    await new Promise((r) => setTimeout(r, 500)); // an image's error event would have fired
+    assert.equal(await page.evaluate(() => window.__pwned), undefined);
+    await page.screenshot({ path: join(artifacts, 'hostile-response.png'), fullPage: true });
+  } finally {
+    await page.evaluate(() => window.kubeplayUI.setTarget({ kind: 'sandbox' }));
+    await page.close();
+    remote.close();
+  }
+});
+
+test('PLAY-3: the page and its worker carry a Content-Security-Policy and the playground works under it', async () => {
+  for (const path of ['/', '/index.html', '/sw.js', '/ui/app.js', '/kubeplay.wasm']) {
+    const r = await fetch(base + path);
+    await r.arrayBuffer();
+    assert.equal(r.status, 200, path);
+    const csp = r.headers.get('content-security-policy') || '';
+    assert.match(csp, /script-src 'self' 'wasm-unsafe-eval';/, `${path}: ${csp}`);
+    assert.match(csp, /frame-ancestors 'none'/, path);
+    assert.equal(r.headers.get('x-content-type-options'), 'nosniff', path);
+    assert.equal(r.headers.get('x-frame-options'), 'DENY', path);
+  }
+  const page = await context.newPage();
+  await page.addInitScript(() => {
+    window.__violations = [];
+    document.addEventListener('securitypolicyviolation', (e) => window.__violations.push(`${e.violatedDirective} ${e.blockedURI}`));
+  });
+  await page.goto(base + '/');
+  await page.waitForSelector('[data-testid="sandbox-status"][data-state="ready"]', { timeout: 30000 });
+  // The builder with CodeMirror, a request and its answer, a watch, the tutorials.
+  await page.selectOption('[data-testid="method"]', 'POST');
+  await page.fill('[data-testid="path"]', CMS);
+  await page.click('[data-testid="body-editor"] .cm-content');
+  await page.keyboard.press('Control+A');
+  await page.keyboard.type(JSON.stringify(cm('under-csp')));
+  await page.click('[data-testid="send"]');
+  await page.waitForSelector('[data-testid="response-status"][data-status="201"]', { timeout: 10000 });
+  await page.click('[data-testid="tab-watch"]');
+  await page.click('[data-testid="tab-tutorials"]');
+  await page.waitForSelector('[data-testid="tutorial-item"]');
+  assert.deepEqual(await page.evaluate(() => window.__violations), []);
   await page.close();
 });

@@ -6,15 +6,19 @@ import (
 	"mime"
 	"net/http"
 	"path"
+	"slices"
+	"strings"
 
 	"github.com/syumai/workers/cloudflare"
 	"github.com/syumai/workers/cloudflare/fetch"
+
+	"kubeplay/sitepolicy"
 )
 
 // serveAsset answers from the ASSETS binding (Workers static assets, or a disk
-// service in local workerd): the built playground. Its target is preset to a
-// sandbox by the link a sandbox creation returns (in the URL fragment, so the
-// token never reaches a server log).
+// service in local workerd): the built playground, with its security headers.
+// A sandbox creation's link offers the page a sandbox as its target (in the
+// URL fragment, so the token never reaches a server log).
 func serveAsset(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		methodNotAllowed(w, r)
@@ -23,6 +27,10 @@ func serveAsset(w http.ResponseWriter, r *http.Request) {
 	name := r.URL.Path
 	if name == "/" {
 		name = "/index.html"
+	}
+	if !siteFile(name) {
+		writeStatus(w, errNotFound())
+		return
 	}
 	req, err := fetch.NewRequest(r.Context(), r.Method, "https://assets"+name, nil)
 	if err != nil {
@@ -45,5 +53,14 @@ func serveAsset(w http.ResponseWriter, r *http.Request) {
 			res.Header.Set("Content-Type", t)
 		}
 	}
+	sitepolicy.SetHeaders(res.Header)
 	relay(w, res)
+}
+
+// siteFile reports whether name is a file of the built site, as SITE_FILES
+// (written by edge/build.mjs and edge/workerd.mjs) lists them. A directory
+// (which local workerd would list) or a symlink (whose target may be outside
+// the site) never is.
+func siteFile(name string) bool {
+	return slices.Contains(strings.Fields(cloudflare.Getenv("SITE_FILES")), name)
 }

@@ -15,6 +15,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/syumai/workers/cloudflare"
@@ -123,14 +124,23 @@ func decodeCreationRequest(r *http.Request, v any) *status {
 	return nil
 }
 
+// bearerToken is the token of an Authorization header of the bearer scheme,
+// read as kube-apiserver's bearer token authenticator reads it: the scheme in
+// any case, then one space, then the token up to the next space.
+func bearerToken(authorization string) (string, bool) {
+	scheme, rest, _ := strings.Cut(authorization, " ")
+	token, _, _ := strings.Cut(rest, " ")
+	return token, strings.EqualFold(scheme, "bearer") && token != ""
+}
+
 // bearerEquals compares the bearer token in authorization with want in
 // constant time (over their SHA-256, so lengths do not leak either).
 func bearerEquals(authorization, want string) bool {
-	const prefix = "Bearer "
-	if len(authorization) <= len(prefix) || authorization[:len(prefix)] != prefix {
+	token, ok := bearerToken(authorization)
+	if !ok {
 		return false
 	}
-	got := sha256.Sum256([]byte(authorization[len(prefix):]))
+	got := sha256.Sum256([]byte(token))
 	expected := sha256.Sum256([]byte(want))
 	return subtle.ConstantTimeCompare(got[:], expected[:]) == 1
 }

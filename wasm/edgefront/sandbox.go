@@ -37,7 +37,7 @@ func forwardToSandbox(w http.ResponseWriter, r *http.Request) {
 		writeStatus(w, errNotFound())
 		return
 	}
-	if !strings.HasPrefix(r.Header.Get("Authorization"), "Bearer ") {
+	if _, ok := bearerToken(r.Header.Get("Authorization")); !ok {
 		writeStatus(w, errUnauthorized())
 		return
 	}

@@ -1,0 +1,75 @@
+package main
+
+import (
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// writeSite lays out a built site in a temporary directory, with files outside
+// it that symlinks inside point at.
+func writeSite(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	site := filepath.Join(dir, "site")
+	outside := filepath.Join(dir, "outside")
+	for name, content := range map[string]string{
+		"site/index.html":           "<!doctype html><title>kubeplay</title>",
+		"site/ui/app.js":            "console.log('app')",
+		"site/tutorials/index.json": "[]",
+		"site/docs/index.html":      "<!doctype html><title>docs</title>",
+		"outside/secret.txt":        "SECRET",
+	} {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for link, target := range map[string]string{
+		"escape":     outside,
+		"secret.txt": filepath.Join(outside, "secret.txt"),
+		"up":         "../outside",
+	} {
+		if err := os.Symlink(target, filepath.Join(site, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return site
+}
+
+// The static site serves the built files only: no directory listings, nothing
+// reached through a symlink out of the site, 404 for a directory without an
+// index.html; every file carries the page's security headers.
+func TestPLAY_8_SiteServesOnlyBuiltFiles(t *testing.T) {
+	s := startPlayground(t, options{site: writeSite(t)})
+	for _, path := range []string{"/ui/", "/ui", "/tutorials/", "/tutorials", "/escape/secret.txt", "/escape/", "/secret.txt", "/up/secret.txt", "/%2e%2e/outside/secret.txt", "/missing.js"} {
+		code, _, body := send(t, s, "GET", path, "", nil, "")
+		if code != http.StatusNotFound || strings.Contains(body, "app.js") || strings.Contains(body, "SECRET") || strings.Contains(body, "index.json") {
+			t.Errorf("GET %s: %d %q, want 404 without the directory's or the outside's content", path, code, body)
+		}
+	}
+	for path, want := range map[string]string{"/": "<title>kubeplay", "/index.html": "<title>kubeplay", "/ui/app.js": "console.log", "/docs/": "<title>docs", "/tutorials/index.json": "[]"} {
+		code, hdr, body := send(t, s, "GET", path, "", nil, "")
+		if code != http.StatusOK || !strings.Contains(body, want) {
+			t.Errorf("GET %s: %d %q", path, code, body)
+		}
+		if csp := hdr.Get("Content-Security-Policy"); !strings.Contains(csp, "script-src 'self'") || !strings.Contains(csp, "frame-ancestors 'none'") {
+			t.Errorf("GET %s: Content-Security-Policy %q", path, csp)
+		}
+		if hdr.Get("X-Content-Type-Options") != "nosniff" || hdr.Get("X-Frame-Options") != "DENY" {
+			t.Errorf("GET %s: X-Content-Type-Options %q, X-Frame-Options %q", path, hdr.Get("X-Content-Type-Options"), hdr.Get("X-Frame-Options"))
+		}
+	}
+	if code, _, body := send(t, s, "POST", "/index.html", "", nil, ""); code != http.StatusMethodNotAllowed {
+		t.Errorf("POST /index.html: %d %s", code, body)
+	}
+	// The API is the core's, site or not.
+	if code, _, body := send(t, s, "GET", "/version", "", nil, ""); code != http.StatusOK || !strings.Contains(body, "gitVersion") {
+		t.Errorf("GET /version: %d %s", code, body)
+	}
+}
