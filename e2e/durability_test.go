@@ -374,7 +374,7 @@ func TestPLAY_8_DamagedJournalRecordCostsOnlyItself(t *testing.T) {
 	}
 	bin := durBuildPlayground(t)
 	dataDir := filepath.Join(t.TempDir(), "data")
-	p := durStart(t, bin, dataDir)
+	p := durStart(t, bin, "--data", dataDir)
 	c := &http.Client{Transport: &http.Transport{}}
 	var rvs []int64
 	for i := range 100 {
@@ -404,7 +404,7 @@ func TestPLAY_8_DamagedJournalRecordCostsOnlyItself(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	p = durStart(t, bin, dataDir)
+	p = durStart(t, bin, "--data", dataDir)
 	have, listRV := durList(t, c, p.url)
 	if len(have) != 99 {
 		t.Fatalf("%d of 100 ConfigMaps after the restart\n%s", len(have), p.log())
@@ -463,7 +463,7 @@ func TestK8S_WATCH_7_NonReadingWatchesBoundedMemory(t *testing.T) {
 		t.Skip("reads /proc")
 	}
 	bin := durBuildPlayground(t)
-	p := durStart(t, bin, t.TempDir())
+	p := durStart(t, bin, "--data", t.TempDir())
 	c := &http.Client{Transport: &http.Transport{}}
 	value := strings.Repeat("x", 1<<20-16)
 	for i := range 10 {
