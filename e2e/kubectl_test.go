@@ -57,7 +57,8 @@ type kcRequest struct {
 	Accept string
 }
 
-// kcRecorder records every request that reaches the router.
+// kcRecorder records every request of kubectl's that reaches the router (not
+// those of the core's own controllers).
 type kcRecorder struct {
 	mu   sync.Mutex
 	reqs []kcRequest
@@ -65,6 +66,10 @@ type kcRecorder struct {
 
 func (rec *kcRecorder) filter(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !strings.HasPrefix(r.UserAgent(), "kubectl") {
+			next.ServeHTTP(w, r)
+			return
+		}
 		req := kcRequest{Method: r.Method, Path: r.URL.Path, Query: r.URL.Query(), Accept: r.Header.Get("Accept")}
 		if info := apiserver.RequestInfoFrom(r.Context()); info != nil {
 			req.Verb = info.Verb

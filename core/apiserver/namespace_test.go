@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"kubeplay/core/clock"
 	"kubeplay/core/object"
 )
 
@@ -79,7 +80,8 @@ func TestK8S_NS_1_DeleteCascades(t *testing.T) {
 }
 
 func TestK8S_NS_1_FinalizerHoldsNamespace(t *testing.T) {
-	s := newTestServer(t, Config{})
+	clk := clock.NewFake(time.Now())
+	s := newTestServer(t, Config{Clock: clk})
 	s.do("POST", "/api/v1/namespaces", map[string]any{"metadata": map[string]any{"name": "held"}}).must(t, 201)
 	s.do("POST", "/api/v1/namespaces/held/configmaps", map[string]any{
 		"metadata": map[string]any{"name": "pinned", "finalizers": []string{"example.com/hold"}},
@@ -93,11 +95,15 @@ func TestK8S_NS_1_FinalizerHoldsNamespace(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	time.Sleep(1500 * time.Millisecond) // past a resync: still held
+	// The controller looks again every second, by its clock: still held.
+	for range 3 {
+		clk.Step(time.Second)
+		time.Sleep(10 * time.Millisecond)
+	}
 	if r := s.do("GET", "/api/v1/namespaces/held", nil).must(t, 200); r.str("status", "phase") != "Terminating" {
 		t.Fatalf("namespace: %s", r.Body)
 	}
-	// Releasing the finalizer lets the next resync finish the namespace.
+	// Releasing the finalizer lets the next look finish the namespace.
 	s.do("PATCH", "/api/v1/namespaces/held/configmaps/pinned", `{"metadata":{"finalizers":null}}`,
 		"Content-Type", "application/merge-patch+json").must(t, 200)
 	deadline = time.Now().Add(10 * time.Second)
@@ -105,6 +111,25 @@ func TestK8S_NS_1_FinalizerHoldsNamespace(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatal("namespace not removed after its content's finalizer was released")
 		}
-		time.Sleep(20 * time.Millisecond)
+		clk.Step(time.Second)
+		time.Sleep(5 * time.Millisecond)
 	}
+}
+
+// TestK8S_NS_1_FinalizeSubresource: PUT namespaces/NAME/finalize changes
+// spec.finalizers and nothing else, as kube's finalize strategy does.
+func TestK8S_NS_1_FinalizeSubresource(t *testing.T) {
+	s := newTestServer(t, Config{})
+	ns := s.do("POST", "/api/v1/namespaces", map[string]any{"metadata": map[string]any{"name": "fin"}}).must(t, 201)
+	body := ns.Obj
+	body["spec"] = map[string]any{"finalizers": []any{"kubernetes", "example.com/extra"}}
+	object.Meta(body)["labels"] = map[string]any{"ignored": "yes"}
+	r := s.do("PUT", "/api/v1/namespaces/fin/finalize", body).must(t, 200)
+	if f := object.Strings(r.Obj["spec"].(map[string]any), "finalizers"); len(f) != 2 || f[1] != "example.com/extra" {
+		t.Fatalf("%s", r.Body)
+	}
+	if r.str("metadata", "labels", "ignored") != "" {
+		t.Fatalf("finalize changed labels: %s", r.Body)
+	}
+	s.do("GET", "/api/v1/namespaces/fin/finalize", nil).must(t, 405)
 }

@@ -56,7 +56,7 @@ func (s *Server) negotiateReply(r *web.Request, res *schema.Resource, watch bool
 		return reply{}, notAcceptable(err)
 	}
 	rep := reply{out: out, gzip: acceptsGzip(r), pretty: out.Media == encoding.JSON && (out.Pretty || prettyPrinted(r)),
-		accept: accept, protobuf: protobufServed(res), now: s.cfg.Now, items: &s.items}
+		accept: accept, protobuf: protobufServed(res), now: s.cfg.Clock.Now, items: &s.items}
 	if out.Convert != nil && out.Convert.Kind == "Table" {
 		if rep.include, err = table.ParseIncludeObject(r.URL.Query().Get("includeObject")); err != nil {
 			return reply{}, errBadRequest(err.Error())

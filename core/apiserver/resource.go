@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"kubeplay/core/clock"
 	"kubeplay/core/encoding/protobuf"
 	"kubeplay/core/object"
 	"kubeplay/core/quantity"
@@ -38,7 +39,7 @@ func (s *Server) serveResource(w web.ResponseWriter, r *web.Request, info *Reque
 		writeStatus(w, errMethodNotAllowed())
 		return
 	}
-	if t.sub != "" && t.sub != "status" {
+	if t.sub != "" && t.sub != "status" && t.sub != "finalize" {
 		writeStatus(w, errPathNotFound())
 		return
 	}
@@ -185,7 +186,7 @@ func (s *Server) waitFresh(ctx context.Context, rev int64) error {
 	if rev <= s.store.Revision() {
 		return nil
 	}
-	ctx, cancel := context.WithTimeout(ctx, s.cfg.FreshnessWait)
+	ctx, cancel := clock.WithTimeout(ctx, s.cfg.Clock, s.cfg.FreshnessWait)
 	defer cancel()
 	if err := s.store.WaitForRevision(ctx, rev); err != nil {
 		return errTooLargeResourceVersion(rev, s.store.Revision())

@@ -17,6 +17,9 @@ import (
 	"sync"
 	"time"
 
+	"kubeplay/core/auth"
+	"kubeplay/core/clock"
+	"kubeplay/core/controllers"
 	"kubeplay/core/object"
 	"kubeplay/core/schema"
 	"kubeplay/core/storage"
@@ -57,8 +60,9 @@ type Config struct {
 	Filters []Filter
 	// Logf, when set, gets one line per request.
 	Logf func(format string, args ...any)
-	// Now is the clock; nil means time.Now.
-	Now func() time.Time
+	// Clock is the server's time: timestamps, watch deadlines and bookmarks, the
+	// history window, the controllers; nil is the wall clock. Tests drive a fake.
+	Clock clock.Clock
 }
 
 // Server is the API server core.
@@ -90,8 +94,8 @@ func New(cfg Config) (*Server, error) {
 	if cfg.MaxRequestBytes <= 0 {
 		cfg.MaxRequestBytes = 3 << 20
 	}
-	if cfg.Now == nil {
-		cfg.Now = time.Now
+	if cfg.Clock == nil {
+		cfg.Clock = clock.Real
 	}
 	s := &Server{cfg: cfg, registry: schema.NewRegistry(schema.Builtins()...)}
 	store, err := storage.Open(storage.Config{
@@ -104,7 +108,7 @@ func New(cfg Config) (*Server, error) {
 		WatchBufferBytes: cfg.WatchBufferBytes,
 		Persister:        cfg.Persister,
 		SnapshotEvery:    cfg.SnapshotEvery,
-		Now:              cfg.Now,
+		Clock:            cfg.Clock,
 	})
 	if err != nil {
 		return nil, err
@@ -116,10 +120,11 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s.handler = s.buildChain()
+	ns := controllers.NewNamespace(s, cfg.Clock)
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
-		s.runNamespaceController(s.ctx)
+		ns.Run(s.ctx)
 	}()
 	return s, nil
 }
@@ -146,7 +151,7 @@ func (s *Server) buildChain() web.Handler {
 	h = withMaxBody(h, s.cfg.MaxRequestBytes)
 	h = withStandardHeaders(h)
 	if s.cfg.Logf != nil {
-		h = withRequestLog(h, s.cfg.Logf, s.cfg.Now)
+		h = withRequestLog(h, s.cfg.Logf, s.cfg.Clock)
 	}
 	h = withRequestInfo(h)
 	return withPanicRecovery(h)
@@ -227,14 +232,18 @@ func (r *statusRecorder) Flush() {
 
 func (r *statusRecorder) Unwrap() web.ResponseWriter { return r.ResponseWriter }
 
-func withRequestLog(next web.Handler, logf func(string, ...any), now func() time.Time) web.Handler {
+func withRequestLog(next web.Handler, logf func(string, ...any), clk clock.Clock) web.Handler {
 	return web.HandlerFunc(func(w web.ResponseWriter, r *web.Request) {
-		start := now()
+		start := clk.Now()
 		rec := &statusRecorder{ResponseWriter: w}
 		next.ServeHTTP(rec, r)
 		info := RequestInfoFrom(r.Context())
-		logf("%s %s verb=%s code=%d bytes=%d in %s", r.Method, r.URL.RequestURI(), info.Verb, rec.code, rec.bytes,
-			now().Sub(start).Round(time.Microsecond))
+		user := ""
+		if u, ok := auth.UserFrom(r.Context()); ok {
+			user = " user=" + u.Name
+		}
+		logf("%s %s verb=%s code=%d bytes=%d%s in %s", r.Method, r.URL.RequestURI(), info.Verb, rec.code, rec.bytes, user,
+			clk.Now().Sub(start).Round(time.Microsecond))
 	})
 }
 

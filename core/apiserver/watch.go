@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"time"
 
+	"kubeplay/core/clock"
 	"kubeplay/core/encoding"
 	"kubeplay/core/encoding/protobuf"
 	"kubeplay/core/object"
@@ -90,7 +91,7 @@ func (s *Server) serveWatch(w web.ResponseWriter, r *web.Request, t target) erro
 	codec.start(w)
 	_ = web.Flush(w)
 
-	ctx, cancel := context.WithTimeout(r.Context(), timeout)
+	ctx, cancel := clock.WithTimeout(r.Context(), s.cfg.Clock, timeout)
 	defer cancel()
 	if o.AllowBookmarks {
 		go s.requestBookmarks(ctx, watcher, timeout)
@@ -133,17 +134,17 @@ func (s *Server) serveWatch(w web.ResponseWriter, r *web.Request, t target) erro
 // watch cache, one just before the watch's deadline, so the client can resume
 // from a fresh revision.
 func (s *Server) requestBookmarks(ctx context.Context, watcher *storage.Watcher, timeout time.Duration) {
-	tick := time.NewTicker(s.cfg.BookmarkInterval)
+	tick := s.cfg.Clock.NewTicker(s.cfg.BookmarkInterval)
 	defer tick.Stop()
 	var last <-chan time.Time
 	if timeout > 2*time.Second {
-		t := time.NewTimer(timeout - 2*time.Second)
+		t := s.cfg.Clock.NewTimer(timeout - 2*time.Second)
 		defer t.Stop()
-		last = t.C
+		last = t.C()
 	}
 	for {
 		select {
-		case <-tick.C:
+		case <-tick.C():
 			watcher.RequestBookmark()
 		case <-last:
 			watcher.RequestBookmark()

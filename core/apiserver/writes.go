@@ -52,7 +52,7 @@ func (s *Server) prepareNew(obj object.Object, t target) error {
 		}
 	}
 	meta["uid"] = newUID()
-	meta["creationTimestamp"] = timestamp(s.cfg.Now())
+	meta["creationTimestamp"] = timestamp(s.cfg.Clock.Now())
 	for _, f := range []string{"resourceVersion", "deletionTimestamp", "deletionGracePeriodSeconds", "selfLink"} {
 		delete(meta, f)
 	}
@@ -216,6 +216,21 @@ func mustParseRV(rv string) int64 {
 // server's metadata fields come from old, and the status subresource and the main
 // resource each change only their own part.
 func mergeOwnedFields(old, obj object.Object, t target) object.Object {
+	if t.sub == "finalize" {
+		// A namespace's finalize subresource changes spec.finalizers only.
+		out := object.DeepCopy(old)
+		spec, _ := out["spec"].(map[string]any)
+		if spec == nil {
+			spec = map[string]any{}
+			out["spec"] = spec
+		}
+		if f, ok := object.Path(obj, "spec", "finalizers").([]any); ok && len(f) > 0 {
+			spec["finalizers"] = f
+		} else {
+			delete(spec, "finalizers")
+		}
+		return out
+	}
 	if t.sub == "status" {
 		out := object.DeepCopy(old)
 		if st, ok := obj["status"]; ok {
@@ -398,21 +413,25 @@ func (s *Server) deleteObject(t target, name string, opts *deleteOptions) ([]byt
 			}
 		}
 		deleting := meta["deletionTimestamp"] != nil
-		if t.res.Plural == "namespaces" {
-			if immortalNamespaces[name] {
-				return storage.Change{}, errForbidden("", "namespaces", name, "this namespace may not be deleted")
-			}
+		spec, _ := obj["spec"].(map[string]any)
+		nsFinalizers := t.res.Plural == "namespaces" && len(object.Strings(spec, "finalizers")) > 0
+		if t.res.Plural == "namespaces" && immortalNamespaces[name] {
+			return storage.Change{}, errForbidden("", "namespaces", name, "this namespace may not be deleted")
+		}
+		if nsFinalizers {
+			// The namespace controller empties it, then removes the finalizer
+			// (the finalize subresource) and deletes it again.
 			if deleting {
 				return storage.Change{}, errConflict("", "namespaces", name, namespaceTerminatingMessage)
 			}
-			meta["deletionTimestamp"] = timestamp(s.cfg.Now())
+			meta["deletionTimestamp"] = timestamp(s.cfg.Clock.Now())
 			meta["deletionGracePeriodSeconds"] = 0
 			statusMap(obj)["phase"] = "Terminating"
 		} else if len(object.Strings(meta, "finalizers")) > 0 {
 			if deleting {
 				return storage.Change{Op: storage.Keep}, nil
 			}
-			meta["deletionTimestamp"] = timestamp(s.cfg.Now())
+			meta["deletionTimestamp"] = timestamp(s.cfg.Clock.Now())
 			meta["deletionGracePeriodSeconds"] = 0
 		} else {
 			gone = true

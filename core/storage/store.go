@@ -19,6 +19,8 @@ import (
 	"time"
 
 	"github.com/tidwall/buntdb"
+
+	"kubeplay/core/clock"
 )
 
 // Errors a Store returns. Callers translate them into API Status errors.
@@ -68,8 +70,8 @@ type Config struct {
 	Persister Persister
 	// SnapshotEvery is how many journal records trigger a snapshot (default 10,000).
 	SnapshotEvery int
-	// Now is the clock; nil means time.Now.
-	Now func() time.Time
+	// Clock is the store's time (the history window); nil is the wall clock.
+	Clock clock.Clock
 }
 
 // Store is the revisioned object store. It is safe for concurrent use; writes are
@@ -137,8 +139,8 @@ func Open(cfg Config) (*Store, error) {
 	if cfg.SnapshotEvery <= 0 {
 		cfg.SnapshotEvery = 10000
 	}
-	if cfg.Now == nil {
-		cfg.Now = time.Now
+	if cfg.Clock == nil {
+		cfg.Clock = clock.Real
 	}
 	if cfg.Attrs == nil {
 		cfg.Attrs = func(string, []byte) Attrs { return Attrs{} }
@@ -422,7 +424,7 @@ func (s *Store) commitIfUnchanged(key, okey, cur string, present bool, read int6
 // commit writes ev and the new revision in one transaction, journals it, compacts
 // history as needed and dispatches ev to watchers. Called with s.mu held.
 func (s *Store) commit(ev *Event) error {
-	ev.time = s.cfg.Now()
+	ev.time = s.cfg.Clock.Now()
 	rec := journalRecord{ops: make([]journalOp, 0, 4)} // object, history, revision, and room for compaction
 	okey := objectPrefix + ev.Key
 	hkey := historyKey(ev.Rev)
@@ -544,7 +546,7 @@ func (s *Store) compactAndCommit(rec journalRecord, upTo int64) (int64, error) {
 	if upTo > compacted {
 		compacted = upTo
 	}
-	n, compacted = s.compactLocked(&rec, s.cfg.Now(), s.rev, 0, n, compacted, len(s.history))
+	n, compacted = s.compactLocked(&rec, s.cfg.Clock.Now(), s.rev, 0, n, compacted, len(s.history))
 	if compacted != s.compacted {
 		rec.set(compactedKey, strconv.FormatInt(compacted, 10))
 	}

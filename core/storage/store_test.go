@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"kubeplay/core/clock"
 )
 
 func open(t *testing.T, cfg Config) *Store {
@@ -108,8 +110,8 @@ func TestStore_RevisionsAndListAtRevision(t *testing.T) {
 }
 
 func TestStore_HistoryBounds(t *testing.T) {
-	now := time.Unix(1000, 0)
-	s := open(t, Config{HistoryLimit: 10, HistoryWindow: time.Minute, Now: func() time.Time { return now }})
+	clk := clock.NewFake(time.Unix(1000, 0))
+	s := open(t, Config{HistoryLimit: 10, HistoryWindow: time.Minute, Clock: clk})
 	for i := 0; i < 50; i++ {
 		put(t, s, fmt.Sprintf("k/%d", i%5), fmt.Sprint(i))
 	}
@@ -117,7 +119,7 @@ func TestStore_HistoryBounds(t *testing.T) {
 		t.Fatalf("count cap: compacted %d at revision %d", c, s.Revision())
 	}
 	// Past the window, a single commit drops the old entries (a few at a time).
-	now = now.Add(2 * time.Minute)
+	clk.Step(2 * time.Minute)
 	for i := 0; i < 5; i++ {
 		put(t, s, "k/x", fmt.Sprint(i))
 	}

@@ -3,6 +3,8 @@
 package web
 
 import (
+	"bytes"
+	"context"
 	"io"
 	"net/http"
 )
@@ -29,3 +31,17 @@ func MaxBytesReader(w ResponseWriter, r io.ReadCloser, n int64) io.ReadCloser {
 // Flush sends what w has buffered to the client, through any wrappers that
 // unwrap to a Flusher.
 func Flush(w ResponseWriter) error { return http.NewResponseController(w).Flush() }
+
+// NewRequest builds a server-side request for rawURL with body, cancelled with ctx.
+func NewRequest(ctx context.Context, method, rawURL string, body []byte) (*Request, error) {
+	var rd io.Reader
+	if len(body) > 0 {
+		rd = bytes.NewReader(body)
+	}
+	r, err := http.NewRequestWithContext(ctx, method, rawURL, rd)
+	if err != nil {
+		return nil, err
+	}
+	r.RequestURI = r.URL.RequestURI()
+	return r, nil
+}

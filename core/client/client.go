@@ -1,0 +1,200 @@
+// Package client is an in-process Kubernetes API client over the core's handler:
+// its requests go through the same filter chain as a network client's (request
+// log, and later authentication and API Priority and Fairness) with the caller's
+// own identity, and its responses stream, so watches work. It is what the core's
+// controllers, the xDS server and tests use, natively and in wasm alike: no
+// network, no HTTP parsing. Informer keeps a local, indexed copy of a collection
+// on top of it, as client-go's reflector and indexer do.
+package client
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+
+	"kubeplay/core/auth"
+	"kubeplay/core/object"
+	"kubeplay/core/web"
+)
+
+// Client sends requests to a handler as one caller.
+type Client struct {
+	handler   web.Handler
+	user      auth.User
+	userAgent string
+}
+
+// New is a client of h acting as user, announcing itself as userAgent.
+func New(h web.Handler, user auth.User, userAgent string) *Client {
+	return &Client{handler: h, user: user, userAgent: userAgent}
+}
+
+// Response is an answer whose body is still streaming: Body must be closed.
+type Response struct {
+	Code   int
+	Header web.Header
+	Body   io.ReadCloser
+}
+
+// Error is an answer that is not a success: the Status kube-apiserver sent.
+type Error struct {
+	Code    int
+	Reason  string
+	Message string
+}
+
+func (e *Error) Error() string { return fmt.Sprintf("%d %s: %s", e.Code, e.Reason, e.Message) }
+
+// IsNotFound and the others say what a failed call's Status was.
+func IsNotFound(err error) bool { return hasCode(err, web.StatusNotFound) }
+
+// IsConflict is a 409: the object changed, or already exists.
+func IsConflict(err error) bool { return hasCode(err, web.StatusConflict) }
+
+// IsGone is a 410: the resourceVersion is older than the history kept.
+func IsGone(err error) bool { return hasCode(err, web.StatusGone) }
+
+func hasCode(err error, code int) bool {
+	var e *Error
+	return errors.As(err, &e) && e.Code == code
+}
+
+// Stream sends a request and returns as soon as the handler has written its
+// status, with the body still coming (a watch keeps it open). Cancelling ctx
+// ends the request.
+func (c *Client) Stream(ctx context.Context, method, path, contentType string, body []byte) (*Response, error) {
+	ctx, cancel := context.WithCancel(auth.WithUser(ctx, c.user))
+	r, err := web.NewRequest(ctx, method, "http://kubeplay.local"+path, body)
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	r.Header.Set("Accept", "application/json")
+	r.Header.Set("User-Agent", c.userAgent)
+	if contentType != "" {
+		r.Header.Set("Content-Type", contentType)
+	}
+	pr, pw := io.Pipe()
+	w := &pipeWriter{header: web.Header{}, body: pw, started: make(chan struct{})}
+	go func() {
+		defer cancel()
+		defer func() {
+			if v := recover(); v != nil {
+				pw.CloseWithError(fmt.Errorf("client: handler panicked: %v", v))
+				w.WriteHeader(web.StatusInternalServerError)
+			}
+		}()
+		c.handler.ServeHTTP(w, r)
+		w.WriteHeader(web.StatusOK)
+		pw.Close()
+	}()
+	<-w.started
+	return &Response{Code: w.code, Header: w.sent, Body: &cancelOnClose{ReadCloser: pr, cancel: cancel}}, nil
+}
+
+// Do sends a request and reads the whole answer: the body of a success, or an
+// *Error with the Status of a failure.
+func (c *Client) Do(ctx context.Context, method, path, contentType string, body []byte) ([]byte, error) {
+	resp, err := c.Stream(ctx, method, path, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, err
+	}
+	if resp.Code/100 != 2 {
+		return nil, statusError(resp.Code, data)
+	}
+	return data, nil
+}
+
+func statusError(code int, body []byte) error {
+	var st struct{ Reason, Message string }
+	_ = json.Unmarshal(body, &st)
+	if st.Message == "" {
+		st.Message = string(bytes.TrimSpace(body))
+	}
+	return &Error{Code: code, Reason: st.Reason, Message: st.Message}
+}
+
+// Get reads one object (or any JSON answer) at path.
+func (c *Client) Get(ctx context.Context, path string) (object.Object, error) {
+	return decoded(c.Do(ctx, web.MethodGet, path, "", nil))
+}
+
+// Create POSTs obj to the collection at path and returns what was stored.
+func (c *Client) Create(ctx context.Context, path string, obj object.Object) (object.Object, error) {
+	return c.send(ctx, web.MethodPost, path, "application/json", obj)
+}
+
+// Update PUTs obj at path (an object or a subresource) and returns what was stored.
+func (c *Client) Update(ctx context.Context, path string, obj object.Object) (object.Object, error) {
+	return c.send(ctx, web.MethodPut, path, "application/json", obj)
+}
+
+// Delete deletes the object at path; the answer is the object when it stays
+// (finalizers) or a Status.
+func (c *Client) Delete(ctx context.Context, path string) (object.Object, error) {
+	return decoded(c.Do(ctx, web.MethodDelete, path, "", nil))
+}
+
+func (c *Client) send(ctx context.Context, method, path, contentType string, obj object.Object) (object.Object, error) {
+	body, err := json.Marshal(obj)
+	if err != nil {
+		return nil, err
+	}
+	return decoded(c.Do(ctx, method, path, contentType, body))
+}
+
+func decoded(data []byte, err error) (object.Object, error) {
+	if err != nil {
+		return nil, err
+	}
+	return object.Decode(data)
+}
+
+// pipeWriter is the handler's side of a streamed answer.
+type pipeWriter struct {
+	header  web.Header
+	sent    web.Header // the header as it was when the status was written
+	code    int
+	body    *io.PipeWriter
+	once    sync.Once
+	started chan struct{}
+}
+
+func (w *pipeWriter) Header() web.Header { return w.header }
+
+func (w *pipeWriter) WriteHeader(code int) {
+	w.once.Do(func() {
+		w.code, w.sent = code, w.header.Clone()
+		close(w.started)
+	})
+}
+
+// Write hands b to the reader, waiting until it has taken it: a client that
+// stops reading holds its watch back, as a network client's would.
+func (w *pipeWriter) Write(b []byte) (int, error) {
+	w.WriteHeader(web.StatusOK)
+	return w.body.Write(b)
+}
+
+// Flush has nothing to do: every Write reaches the reader.
+func (w *pipeWriter) Flush() {}
+
+// cancelOnClose ends the request when its reader closes the body.
+type cancelOnClose struct {
+	io.ReadCloser
+	cancel context.CancelFunc
+}
+
+func (c *cancelOnClose) Close() error {
+	c.cancel()
+	return c.ReadCloser.Close()
+}

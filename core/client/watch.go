@@ -1,0 +1,60 @@
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"kubeplay/core/object"
+	"kubeplay/core/web"
+)
+
+// Event is one watch event.
+type Event struct {
+	Type   string // ADDED, MODIFIED, DELETED, BOOKMARK, ERROR
+	Object object.Object
+}
+
+// Watch is an open watch.
+type Watch struct {
+	body io.ReadCloser
+	dec  *json.Decoder
+}
+
+// Watch opens a watch on the collection at path with query (without watch=1).
+func (c *Client) Watch(ctx context.Context, path, query string) (*Watch, error) {
+	q := "watch=1"
+	if query != "" {
+		q += "&" + query
+	}
+	resp, err := c.Stream(ctx, web.MethodGet, path+"?"+q, "", nil)
+	if err != nil {
+		return nil, err
+	}
+	if resp.Code != web.StatusOK {
+		defer resp.Body.Close()
+		data, _ := io.ReadAll(resp.Body)
+		return nil, statusError(resp.Code, data)
+	}
+	return &Watch{body: resp.Body, dec: json.NewDecoder(resp.Body)}, nil
+}
+
+// Next returns the next event; io.EOF when the server ended the watch.
+func (w *Watch) Next() (Event, error) {
+	var frame struct {
+		Type   string          `json:"type"`
+		Object json.RawMessage `json:"object"`
+	}
+	if err := w.dec.Decode(&frame); err != nil {
+		return Event{}, err
+	}
+	obj, err := object.Decode(frame.Object)
+	if err != nil {
+		return Event{}, fmt.Errorf("client: watch event %s: %w", frame.Type, err)
+	}
+	return Event{Type: frame.Type, Object: obj}, nil
+}
+
+// Stop ends the watch.
+func (w *Watch) Stop() { w.body.Close() }
