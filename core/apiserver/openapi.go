@@ -45,17 +45,20 @@ func (s *Server) serveOpenAPI(w web.ResponseWriter, r *web.Request) {
 	writeStatus(w, errPathNotFound())
 }
 
-// openAPISpecs are the encoded index and documents, built once: kubectl reads
-// them before every create, and they change only with the registry (which is
-// fixed when the server starts; serving CRDs will have to rebuild them).
+// openAPISpecs are the encoded index and documents, built once per generation of
+// the registry: kubectl reads them before every create, and they change only
+// with the served resources.
 type openAPISpecs struct {
-	index []byte
-	docs  map[string][]byte // by group-version path, e.g. "apis/apps/v1"
+	generation uint64
+	index      []byte
+	docs       map[string][]byte // by group-version path, e.g. "apis/apps/v1"
 }
 
 func (s *Server) openAPISpecs() *openAPISpecs {
-	s.openAPIOnce.Do(func() {
-		specs := &openAPISpecs{docs: map[string][]byte{}}
+	s.openAPIMu.Lock()
+	defer s.openAPIMu.Unlock()
+	if gen := s.registry.Generation(); s.openAPI == nil || s.openAPI.generation != gen {
+		specs := &openAPISpecs{generation: gen, docs: map[string][]byte{}}
 		paths := map[string]any{}
 		for _, gv := range s.registry.GroupVersions() {
 			doc, _ := jsonMarshal(s.openAPIDocument(gv))
@@ -67,7 +70,7 @@ func (s *Server) openAPISpecs() *openAPISpecs {
 		}
 		specs.index, _ = jsonMarshal(map[string]any{"paths": paths})
 		s.openAPI = specs
-	})
+	}
 	return s.openAPI
 }
 

@@ -74,8 +74,8 @@ type Server struct {
 	nsStates sync.Map // namespace name → namespaceState
 	items    itemCache
 
-	openAPIOnce sync.Once
-	openAPI     *openAPISpecs
+	openAPIMu sync.Mutex
+	openAPI   *openAPISpecs // of the registry's generation openAPI.generation
 
 	ctx    context.Context
 	cancel context.CancelFunc

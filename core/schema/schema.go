@@ -8,6 +8,8 @@ package schema
 import (
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"kubeplay/core/object"
 )
@@ -123,15 +125,26 @@ func (gv GroupVersion) String() string {
 	return gv.Group + "/" + gv.Version
 }
 
-// Registry holds the served resources.
+// Registry holds the served resources. Readers see an immutable snapshot; Add
+// publishes a new one (copy on write, as apiextensions' customStorage does), so
+// lookups take no lock and a resource becoming served never races a request in
+// flight. Generation counts the changes, so what is derived from the registry
+// (discovery, OpenAPI documents) can tell when to rebuild.
 type Registry struct {
-	resources []*Resource
-	byGVR     map[string]*Resource
+	mu   sync.Mutex // serializes writers
+	snap atomic.Pointer[registrySnapshot]
+}
+
+type registrySnapshot struct {
+	generation uint64
+	resources  []*Resource
+	byGVR      map[string]*Resource
 }
 
 // NewRegistry returns a registry serving rs.
 func NewRegistry(rs ...*Resource) *Registry {
-	reg := &Registry{byGVR: map[string]*Resource{}}
+	reg := &Registry{}
+	reg.snap.Store(&registrySnapshot{byGVR: map[string]*Resource{}})
 	for _, r := range rs {
 		reg.Add(r)
 	}
@@ -140,28 +153,43 @@ func NewRegistry(rs ...*Resource) *Registry {
 
 // Add serves r (replacing a resource of the same group, version and plural).
 func (reg *Registry) Add(r *Resource) {
+	reg.mu.Lock()
+	defer reg.mu.Unlock()
+	old := reg.snap.Load()
+	next := &registrySnapshot{
+		generation: old.generation + 1,
+		resources:  append(make([]*Resource, 0, len(old.resources)+1), old.resources...),
+		byGVR:      make(map[string]*Resource, len(old.byGVR)+1),
+	}
+	for k, v := range old.byGVR {
+		next.byGVR[k] = v
+	}
 	key := r.Group + "/" + r.Version + "/" + r.Plural
-	if old, ok := reg.byGVR[key]; ok {
-		for i, x := range reg.resources {
-			if x == old {
-				reg.resources[i] = r
+	if prev, ok := next.byGVR[key]; ok {
+		for i, x := range next.resources {
+			if x == prev {
+				next.resources[i] = r
 			}
 		}
 	} else {
-		reg.resources = append(reg.resources, r)
+		next.resources = append(next.resources, r)
 	}
-	reg.byGVR[key] = r
+	next.byGVR[key] = r
+	reg.snap.Store(next)
 }
+
+// Generation changes whenever the served resources do.
+func (reg *Registry) Generation() uint64 { return reg.snap.Load().generation }
 
 // Lookup finds a resource by group, version and plural name.
 func (reg *Registry) Lookup(group, version, plural string) *Resource {
-	return reg.byGVR[group+"/"+version+"/"+plural]
+	return reg.snap.Load().byGVR[group+"/"+version+"/"+plural]
 }
 
 // Resources returns every resource of one group version, in the order added.
 func (reg *Registry) Resources(gv GroupVersion) []*Resource {
 	var out []*Resource
-	for _, r := range reg.resources {
+	for _, r := range reg.snap.Load().resources {
 		if r.Group == gv.Group && r.Version == gv.Version {
 			out = append(out, r)
 		}
@@ -175,7 +203,7 @@ func (reg *Registry) Resources(gv GroupVersion) []*Resource {
 func (reg *Registry) GroupVersions() []GroupVersion {
 	seen := map[GroupVersion]bool{}
 	var out []GroupVersion
-	for _, r := range reg.resources {
+	for _, r := range reg.snap.Load().resources {
 		gv := GroupVersion{r.Group, r.Version}
 		if !seen[gv] {
 			seen[gv] = true
@@ -225,7 +253,7 @@ func versionPriority(v string) string {
 
 // ByGroupResource finds a resource by group and plural name, whatever its version.
 func (reg *Registry) ByGroupResource(group, plural string) *Resource {
-	for _, r := range reg.resources {
+	for _, r := range reg.snap.Load().resources {
 		if r.Group == group && r.Plural == plural {
 			return r
 		}
@@ -234,4 +262,6 @@ func (reg *Registry) ByGroupResource(group, plural string) *Resource {
 }
 
 // All returns every served resource, in the order added.
-func (reg *Registry) All() []*Resource { return append([]*Resource(nil), reg.resources...) }
+func (reg *Registry) All() []*Resource {
+	return append([]*Resource(nil), reg.snap.Load().resources...)
+}
