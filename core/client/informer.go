@@ -82,29 +82,25 @@ func (inf *Informer) Get(key string) (object.Object, bool) {
 func (inf *Informer) List() []object.Object {
 	inf.mu.RLock()
 	defer inf.mu.RUnlock()
-	keys := make([]string, 0, len(inf.items))
-	for k := range inf.items {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	out := make([]object.Object, len(keys))
-	for i, k := range keys {
-		out[i] = inf.items[k]
-	}
-	return out
+	return sorted(inf, inf.items)
 }
 
 // ByIndex is every object whose index function gave value, by key.
 func (inf *Informer) ByIndex(index, value string) []object.Object {
 	inf.mu.RLock()
 	defer inf.mu.RUnlock()
-	keys := make([]string, 0, len(inf.indices[index][value]))
-	for k := range inf.indices[index][value] {
-		keys = append(keys, k)
+	return sorted(inf, inf.indices[index][value])
+}
+
+// sorted is the objects of keys, by key; called with mu held.
+func sorted[V any](inf *Informer, keys map[string]V) []object.Object {
+	ks := make([]string, 0, len(keys))
+	for k := range keys {
+		ks = append(ks, k)
 	}
-	sort.Strings(keys)
-	out := make([]object.Object, len(keys))
-	for i, k := range keys {
+	sort.Strings(ks)
+	out := make([]object.Object, len(ks))
+	for i, k := range ks {
 		out[i] = inf.items[k]
 	}
 	return out
