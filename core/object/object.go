@@ -27,20 +27,28 @@ func Decode(data []byte) (Object, error) {
 	if obj, ok := decodeFast(data); ok {
 		return obj, nil
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
 	var v any
-	if err := dec.Decode(&v); err != nil {
+	if err := decodeStd(data, &v); err != nil {
 		return nil, err
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, errors.New("invalid character after top-level value")
 	}
 	obj, ok := v.(map[string]any)
 	if !ok {
 		return nil, fmt.Errorf("json: cannot unmarshal %s into Go value of type struct", jsonKind(v))
 	}
 	return obj, nil
+}
+
+// decodeStd parses one JSON value with encoding/json, numbers as json.Number.
+func decodeStd(data []byte, v *any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return errors.New("invalid character after top-level value")
+	}
+	return nil
 }
 
 func jsonKind(v any) string {

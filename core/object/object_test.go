@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -93,6 +94,25 @@ func FuzzDecodeMatchesEncodingJSON(f *testing.F) {
 			if !reflect.DeepEqual(fast, m) {
 				t.Fatalf("decoders differ on %q:\nfast %#v\njson %#v", data, fast, m)
 			}
+		}
+	})
+}
+
+// Skip must accept exactly the documents encoding/json accepts, nesting limit
+// included: the typed decoders rely on it to tell syntax errors.
+func FuzzScannerSkipMatchesValid(f *testing.F) {
+	for _, seed := range []string{
+		`{"a":[1,{"b":"\u00e9"},[],{}],"c":null}`, ` [ true , false ] `, `"x\"y"`, `-0.5e+3`,
+		`{"a":1,}`, `[1,]`, `{"a" 1}`, `{1:2}`, `"\x"`, `tru`, `[`, `{"a":"b"}x`,
+		strings.Repeat("[", MaxNesting) + strings.Repeat("]", MaxNesting),
+		strings.Repeat("[", MaxNesting+1) + strings.Repeat("]", MaxNesting+1),
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s := NewScanner(data)
+		if got, want := s.Skip() && s.AtEnd(), json.Valid(data); got != want {
+			t.Fatalf("Skip says %v, encoding/json %v: %q", got, want, data)
 		}
 	})
 }
