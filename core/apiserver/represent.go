@@ -13,6 +13,7 @@ import (
 	"unsafe"
 
 	"kubeplay/core/encoding"
+	"kubeplay/core/encoding/protobuf"
 	"kubeplay/core/encoding/table"
 	"kubeplay/core/object"
 	"kubeplay/core/schema"
@@ -301,20 +302,26 @@ func isJSONBody(r *web.Request) bool {
 }
 
 // decodeBody reads a request body in the media its Content-Type names into the
-// JSON object form; bodies kube-apiserver could not read are 415 or 400.
+// JSON object form; bodies kube-apiserver could not read are 415 or 400. A
+// built-in kind's body is read into its Go type as kube reads it: a value of
+// the wrong type is kube's 400, fields the type does not have are dropped.
 func decodeBody(r *web.Request, res *schema.Resource, body []byte) (object.Object, error) {
 	media, err := encoding.NegotiateInput(r.Header.Get("Content-Type"), endpointFor(res, false))
 	if err != nil {
 		return nil, notAcceptable(err)
 	}
+	typed := protobufServed(res)
+	doc := body
 	switch media {
 	case encoding.YAML:
-		doc, err := encoding.YAMLToJSON(body)
-		if err != nil {
+		if doc, err = encoding.YAMLToJSON(body); err != nil {
 			return nil, errBadRequest(err.Error())
 		}
-		body = doc
 	case encoding.CBOR:
+		if typed {
+			obj, err := protobuf.DecodeCBOR(res.APIVersion(), res.Kind, body)
+			return obj, decodeError(res, err, body)
+		}
 		obj, err := encoding.DecodeCBOR(body)
 		if err != nil {
 			return nil, errBadRequest(fmt.Sprintf("the object provided is unrecognized (must be of type %s): %v", res.Kind, err))
@@ -323,12 +330,30 @@ func decodeBody(r *web.Request, res *schema.Resource, body []byte) (object.Objec
 	case encoding.Protobuf:
 		return decodeProtobuf(res, body)
 	}
-	obj, err := object.Decode(body)
+	if typed {
+		obj, err := protobuf.DecodeJSON(res.APIVersion(), res.Kind, doc)
+		return obj, decodeError(res, err, body)
+	}
+	obj, err := object.Decode(doc)
 	if err != nil {
 		return nil, errBadRequest(fmt.Sprintf("the object provided is unrecognized (must be of type %s): couldn't get version/kind; json parse error: %v (%s)",
 			res.Kind, err, summarizeBody(body)))
 	}
 	return obj, nil
+}
+
+// decodeError is kube's answer to a body it could not decode into res's type:
+// an unrecognized object when its kind could not be read, else an object it
+// cannot handle.
+func decodeError(res *schema.Resource, err error, body []byte) error {
+	var kindErr *protobuf.KindError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &kindErr):
+		return errBadRequest(fmt.Sprintf("the object provided is unrecognized (must be of type %s): %v (%s)", res.Kind, err, summarizeBody(body)))
+	}
+	return errBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %v", res.Kind, res.Version, res.Kind, err))
 }
 
 // summarizeBody is how kube-apiserver quotes a body it could not read: up to 30
