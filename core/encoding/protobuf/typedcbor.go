@@ -72,6 +72,7 @@ func cborType(v any) string {
 //     (or one tagged as raw bytes), never text.
 //   - null leaves a value field as it was; an int-or-string reads it as the
 //     empty string.
+//   - As DecodeJSON, a time whose year in UTC leaves 0000..9999 is an error.
 func DecodeCBOR(apiVersion, kind string, data []byte) (object.Object, error) {
 	m, err := lookup(apiVersion, kind)
 	if err != nil {
@@ -344,7 +345,7 @@ func (d *cborDecoder) special(k kind, v any) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		return timeValue(t, layout, s), nil
+		return timeValue(t, layout)
 	case kindQuantity:
 		return quantity.Canonical(strings.TrimSpace(s))
 	}

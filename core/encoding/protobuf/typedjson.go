@@ -3,6 +3,7 @@ package protobuf
 import (
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"strconv"
 	"strings"
 	"time"
@@ -57,6 +58,9 @@ func (e *unmarshalTypeError) Error() string {
 //   - Values come out as the typed object writes them: integers in decimal,
 //     []byte in standard base64 (a JSON array of bytes is read too), quantities
 //     canonical, times in UTC at their precision (a zero time is dropped).
+//   - Stricter than kube, as kube would then serve what it cannot read back: a
+//     time whose year in UTC leaves 0000..9999 is an error, and so is a number
+//     no float64 holds in a free-form value (below).
 //   - Free-form values (RawExtension, FieldsV1) are kept as JSON. Their numbers
 //     must fit a float64, as kube's CBOR and unstructured forms need: kube
 //     would accept a larger one here and then fail to serve it.
@@ -477,7 +481,12 @@ func (d *jsonDecoder) special(k kind, c byte, strct string) (any, bool, bool) {
 			d.fail(err)
 			return nil, false, ok
 		}
-		return timeValue(t, layout, s), true, ok
+		v, err := timeValue(t, layout)
+		if err != nil {
+			d.fail(err)
+			return nil, false, ok
+		}
+		return v, true, ok
 	case kindQuantity:
 		// Quantity parses the raw bytes, without the quotes of a string and
 		// without unescaping it.
@@ -529,16 +538,19 @@ func (d *jsonDecoder) special(k kind, c byte, strct string) (any, bool, bool) {
 	return v, err == nil, err == nil
 }
 
+// errTimeRange rejects a time whose year in UTC leaves 0000..9999: kube would
+// store it and then serve JSON it cannot read back ("-0001-12-31T23:00:00Z").
+var errTimeRange = errors.New("Time.MarshalJSON: year outside of range [0,9999]")
+
 // timeValue is a parsed time as Time or MicroTime writes it: in UTC at the
-// layout's precision, nothing for the zero time. A time RFC 3339 cannot write
-// in UTC (the year leaves 0000..9999) is kept as given, the same instant.
-func timeValue(t time.Time, layout, given string) any {
+// layout's precision, nothing for the zero time.
+func timeValue(t time.Time, layout string) (any, error) {
 	if t.IsZero() {
-		return nil
+		return nil, nil
 	}
 	u := t.UTC()
 	if y := u.Year(); y < 0 || y > 9999 {
-		return given
+		return nil, errTimeRange
 	}
-	return u.Format(layout)
+	return u.Format(layout), nil
 }

@@ -72,6 +72,9 @@ func checkDecodeJSON(t *testing.T, k typedKind, data []byte) {
 		}
 		return
 	}
+	if wantErr == nil && err != nil && kubeCannotReadBack(k, want, err) {
+		return
+	}
 	switch {
 	case wantErr != nil && err == nil:
 		t.Fatalf("%s %s: accepted, kube says %q", k.kind, data, wantErr)
@@ -94,6 +97,21 @@ func checkDecodeJSON(t *testing.T, k typedKind, data []byte) {
 	if a, b := asStored(t, k, want), asStored(t, k, again); !reflect.DeepEqual(a, b) {
 		t.Fatalf("%s %s: decoded differently\n got %v\nwant %v", k.kind, data, b, a)
 	}
+}
+
+// kubeCannotReadBack says err is kubeplay's deliberate refusal of a time RFC
+// 3339 cannot write in UTC, and kube, which accepted the body, indeed cannot
+// read back the JSON it serves for it.
+func kubeCannotReadBack(k typedKind, kubeObj any, err error) bool {
+	if err.Error() != "Time.MarshalJSON: year outside of range [0,9999]" {
+		return false
+	}
+	doc, jerr := json.Marshal(kubeObj)
+	if jerr != nil {
+		return true
+	}
+	_, _, rerr := kubeDecode(k, doc)
+	return rerr != nil
 }
 
 // kubeCBOR is kube-apiserver's CBOR serializer.
