@@ -141,7 +141,7 @@ var wrongTypeDivergences = map[string]struct{ reason, message string }{
 	"json/ev.firstTimestamp.year0": {"unreadable time", `Event in version "v1" cannot be handled as a Event: Time.MarshalJSON: year outside of range [0,9999]`},
 	"yaml/ev.firstTimestamp.year0": {"unreadable time", `Event in version "v1" cannot be handled as a Event: Time.MarshalJSON: year outside of range [0,9999]`},
 	"cbor/ev.firstTimestamp.year0": {"unreadable time", `Event in version "v1" cannot be handled as a Event: Time.MarshalJSON: year outside of range [0,9999]`},
-	"json/Kind.secret": {reason: "kind mismatch: worded from kube's scheme"},
+	"json/Kind.secret":             {reason: "kind mismatch: worded from kube's scheme"},
 }
 
 // TestK8S_WRITE_5_WrongTypeRejected replays kube-apiserver's recorded answers
