@@ -197,13 +197,7 @@ func (d *cborDecoder) field(out map[string]any, f *field, v any) error {
 		}
 		set = true
 	}
-	switch {
-	case !set:
-	case v == nil:
-		delete(out, f.name)
-	default:
-		out[f.name] = v
-	}
+	setField(out, f.name, v, set)
 	return nil
 }
 

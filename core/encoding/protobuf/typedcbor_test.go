@@ -4,33 +4,15 @@ import (
 	"bytes"
 	"encoding/json"
 	"reflect"
-	"strings"
 	"testing"
 
 	"github.com/fxamacker/cbor/v2"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"kubeplay/core/encoding"
 	"kubeplay/core/encoding/protobuf"
 	"kubeplay/core/object"
 )
-
-// kubeDecodeCBOR decodes data as kube-apiserver's CBOR serializer does for a
-// body sent to k's resource (skip: the body names another kind).
-func kubeDecodeCBOR(k typedKind, data []byte) (obj any, skip bool, err error) {
-	group, version, _ := strings.Cut(k.apiVersion, "/")
-	if version == "" {
-		group, version = "", group
-	}
-	into := k.newObj()
-	out, _, err := kubeCBOR.Decode(data, &schema.GroupVersionKind{Group: group, Version: version, Kind: k.kind}, into.(runtime.Object))
-	if err == nil && reflect.TypeOf(out) != reflect.TypeOf(into) {
-		return nil, true, nil
-	}
-	return out, false, err
-}
 
 // checkDecodeCBOR compares DecodeCBOR with kube's CBOR serializer on data, as
 // checkDecodeJSON does for JSON.
@@ -41,7 +23,7 @@ func checkDecodeCBOR(t *testing.T, k typedKind, data []byte) {
 			return // another kind: checked after decoding
 		}
 	}
-	want, skip, wantErr := kubeDecodeCBOR(k, data)
+	want, skip, wantErr := kubeDecodeWith(kubeCBOR, k, data)
 	if skip {
 		return
 	}

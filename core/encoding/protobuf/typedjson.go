@@ -233,14 +233,20 @@ func (d *jsonDecoder) field(out map[string]any, f *field, strct string) bool {
 	default:
 		v, set, ok = d.one(f, false, strct, cur)
 	}
+	setField(out, f.name, v, set)
+	return ok
+}
+
+// setField stores v as out's field name when set, or removes the field when v
+// is nil.
+func setField(out map[string]any, name string, v any, set bool) {
 	switch {
 	case !set:
 	case v == nil:
-		delete(out, f.name)
+		delete(out, name)
 	default:
-		out[f.name] = v
+		out[name] = v
 	}
-	return ok
 }
 
 // mapValue decodes a map field. A key given twice merges into the map there.

@@ -42,12 +42,18 @@ func kubeDecode(k typedKind, data []byte) (obj any, skip bool, err error) {
 	if json.Unmarshal(data, &named) == nil && (named.Kind != "" && named.Kind != k.kind || named.APIVersion != "" && named.APIVersion != k.apiVersion) {
 		return nil, true, nil
 	}
+	return kubeDecodeWith(kubeJSON, k, data)
+}
+
+// kubeDecodeWith decodes data with one of kube's serializers into k's type
+// (skip: the body names another kind).
+func kubeDecodeWith(d runtime.Decoder, k typedKind, data []byte) (obj any, skip bool, err error) {
 	group, version, _ := strings.Cut(k.apiVersion, "/")
 	if version == "" {
 		group, version = "", group
 	}
 	into := k.newObj()
-	out, _, err := kubeJSON.Decode(data, &schema.GroupVersionKind{Group: group, Version: version, Kind: k.kind}, into.(runtime.Object))
+	out, _, err := d.Decode(data, &schema.GroupVersionKind{Group: group, Version: version, Kind: k.kind}, into.(runtime.Object))
 	if err == nil && reflect.TypeOf(out) != reflect.TypeOf(into) {
 		return nil, true, nil
 	}
