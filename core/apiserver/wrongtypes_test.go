@@ -11,6 +11,7 @@ import (
 
 	"github.com/fxamacker/cbor/v2"
 
+	"kubeplay/core/encoding/protobuf"
 	"kubeplay/core/object"
 )
 
@@ -284,5 +285,51 @@ func TestK8S_WRITE_5_DecodedAsKubeStoresIt(t *testing.T) {
 		"Content-Type", "application/yaml").must(t, 201)
 	if got := []any{object.Path(r.Obj, "spec", "replicas"), object.Path(r.Obj, "spec", "revisionHistoryLimit")}; !reflect.DeepEqual(got, []any{100.0, 0.0}) {
 		t.Errorf("replicas, revisionHistoryLimit: %v", got)
+	}
+}
+
+// TestK8S_WRITE_5_ProtobufBodyStaysTyped: a protobuf body is typed by its
+// construction. It is still read as kube reads it (quantities canonical, a
+// []byte as base64), and what is stored is served in every representation and
+// read back as the kind.
+func TestK8S_WRITE_5_ProtobufBodyStaysTyped(t *testing.T) {
+	s := newTestServer(t, Config{})
+	const pb = "application/vnd.kubernetes.protobuf"
+	for _, c := range []struct {
+		apiVersion, kind, coll, body string
+		field                        []string
+		want                         any
+	}{
+		{"v1", "Pod", "/api/v1/namespaces/default/pods",
+			`{"metadata":{"name":"pb"},"spec":{"containers":[{"name":"c","image":"nginx","resources":{"limits":{"cpu":"0.5","memory":"1024Mi"}},"livenessProbe":{"httpGet":{"port":"http"}},"ports":[{"containerPort":80}]}]}}`,
+			[]string{"spec", "containers"}, nil},
+		{"v1", "Secret", "/api/v1/namespaces/default/secrets", `{"metadata":{"name":"pb"},"data":{"a":"AQI="},"type":"Opaque"}`,
+			[]string{"data", "a"}, "AQI="},
+		{"apps/v1", "Deployment", "/apis/apps/v1/namespaces/default/deployments",
+			`{"metadata":{"name":"pb"},"spec":{"replicas":3,"selector":{"matchLabels":{"a":"b"}},"strategy":{"rollingUpdate":{"maxSurge":2}},"template":{"metadata":{"labels":{"a":"b"}},"spec":{"containers":[{"name":"c","image":"nginx"}]}}}}`,
+			[]string{"spec", "strategy", "rollingUpdate", "maxSurge"}, 2.0},
+	} {
+		obj, err := object.Decode([]byte(c.body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, err := protobuf.Marshal(nil, c.apiVersion, c.kind, obj)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := s.do("POST", c.coll, protobuf.AppendEnvelope(nil, c.apiVersion, c.kind, raw), "Content-Type", pb, "Accept", "application/json").must(t, 201)
+		if c.kind == "Pod" {
+			limits := object.Path(object.Path(r.Obj, c.field...).([]any)[0], "resources", "limits")
+			if !reflect.DeepEqual(limits, map[string]any{"cpu": "500m", "memory": "1Gi"}) {
+				t.Errorf("quantities stored as %v", limits)
+			}
+		} else if got := object.Path(r.Obj, c.field...); got != c.want {
+			t.Errorf("%s %v: %v, want %v", c.kind, c.field, got, c.want)
+		}
+		item := c.coll + "/pb"
+		for _, media := range fzServedMedia {
+			got := s.do("GET", item, nil, "Accept", media).must(t, 200)
+			fzReadBack(t, "get "+item, media, got.Body, c.apiVersion, c.kind)
+		}
 	}
 }
