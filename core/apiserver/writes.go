@@ -362,7 +362,7 @@ func readDeleteOptions(r *web.Request, res *schema.Resource) (*deleteOptions, er
 	if len(body) > 0 && !isJSONBody(r) {
 		// YAML, CBOR or protobuf (client-go's protobuf clients send DeleteOptions
 		// so): read it into the JSON form first.
-		obj, err := decodeBody(r, res, body)
+		obj, err := decodeBodyAs(r, res, "v1", "meta.k8s.io/v1", "DeleteOptions", body)
 		if err != nil {
 			return nil, err
 		}
