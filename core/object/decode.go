@@ -53,9 +53,9 @@ func NewScanner(data []byte) *Scanner { return &Scanner{data: data} }
 // maxDepth stays below encoding/json's nesting limit, which falls back.
 const maxDepth = 1000
 
-// MaxNesting is encoding/json's limit on nested objects and arrays: one level
+// maxNesting is encoding/json's limit on nested objects and arrays: one level
 // more is a syntax error ("exceeded max depth").
-const MaxNesting = 10000
+const maxNesting = 10000
 
 // Pos is the offset of the next byte to read.
 func (s *Scanner) Pos() int { return s.i }
@@ -188,7 +188,7 @@ func (s *Scanner) Skip() bool {
 	for {
 		switch c := s.Peek(); {
 		case c == '{' || c == '[':
-			if len(open) == MaxNesting {
+			if len(open) == maxNesting {
 				return false
 			}
 			s.i++

@@ -1,6 +1,7 @@
 // Package object owns the in-memory form of API objects: JSON decoded into maps with
-// numbers kept exact, encoding in kube-apiserver's field order, and accessors for the
-// metadata fields the server reads and writes.
+// numbers kept exact (by a Scanner, which the typed decoders of
+// core/encoding/protobuf read bodies with too), encoding in kube-apiserver's field
+// order, and accessors for the metadata fields the server reads and writes.
 //
 // Objects are stored without their TypeMeta (kind and apiVersion), as typed list items
 // are served by kube-apiserver; WithTypeMeta puts it back for single objects and watch

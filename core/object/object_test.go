@@ -104,8 +104,8 @@ func FuzzScannerSkipMatchesValid(f *testing.F) {
 	for _, seed := range []string{
 		`{"a":[1,{"b":"\u00e9"},[],{}],"c":null}`, ` [ true , false ] `, `"x\"y"`, `-0.5e+3`,
 		`{"a":1,}`, `[1,]`, `{"a" 1}`, `{1:2}`, `"\x"`, `tru`, `[`, `{"a":"b"}x`,
-		strings.Repeat("[", MaxNesting) + strings.Repeat("]", MaxNesting),
-		strings.Repeat("[", MaxNesting+1) + strings.Repeat("]", MaxNesting+1),
+		strings.Repeat("[", maxNesting) + strings.Repeat("]", maxNesting),
+		strings.Repeat("[", maxNesting+1) + strings.Repeat("]", maxNesting+1),
 	} {
 		f.Add([]byte(seed))
 	}
