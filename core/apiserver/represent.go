@@ -335,7 +335,18 @@ func decodeBodyAs(r *web.Request, res *schema.Resource, version, apiVersion, kin
 		}
 		return obj, nil
 	case encoding.Protobuf:
-		return decodeProtobuf(res, body)
+		obj, err := decodeProtobuf(res, body)
+		if err != nil {
+			return nil, err
+		}
+		// Typed already, but protobuf carries times and free-form JSON that
+		// JSON cannot serve: read the object as its JSON body would be.
+		apiVersion, kind := obj["apiVersion"].(string), obj["kind"].(string)
+		if doc, err = json.Marshal(obj); err != nil {
+			return nil, errBadRequest(err.Error())
+		}
+		obj, err = protobuf.DecodeJSON(apiVersion, kind, doc)
+		return obj, decodeError(version, kind, err, body)
 	}
 	if typed {
 		obj, err := protobuf.DecodeJSON(apiVersion, kind, doc)

@@ -292,7 +292,8 @@ func TestK8S_WRITE_5_DecodedAsKubeStoresIt(t *testing.T) {
 // TestK8S_WRITE_5_ProtobufBodyStaysTyped: a protobuf body is typed by its
 // construction. It is still read as kube reads it (quantities canonical, a
 // []byte as base64), and what is stored is served in every representation and
-// read back as the kind.
+// read back as the kind; a time or free-form number JSON cannot write is
+// refused as in a JSON body.
 func TestK8S_WRITE_5_ProtobufBodyStaysTyped(t *testing.T) {
 	s := newTestServer(t, Config{})
 	const pb = "application/vnd.kubernetes.protobuf"
@@ -331,6 +332,27 @@ func TestK8S_WRITE_5_ProtobufBodyStaysTyped(t *testing.T) {
 		for _, media := range fzServedMedia {
 			got := s.do("GET", item, nil, "Accept", media).must(t, 200)
 			fzReadBack(t, "get "+item, media, got.Body, c.apiVersion, c.kind)
+		}
+	}
+	// What protobuf carries and JSON could not serve is refused as its JSON is.
+	for _, c := range []struct{ kind, coll, body, message string }{
+		{"Event", "/api/v1/namespaces/default/events", `{"metadata":{"name":"early"},"involvedObject":{"name":"p"},"firstTimestamp":"0000-01-01T00:00:00+01:00"}`,
+			`Event in version "v1" cannot be handled as a Event: parsing time "-0001-12-31T23:00:00Z" as "2006-01-02T15:04:05Z07:00": cannot parse "-0001-12-31T23:00:00Z" as "2006"`},
+		{"ConfigMap", "/api/v1/namespaces/default/configmaps", `{"metadata":{"name":"huge","managedFields":[{"manager":"m","fieldsV1":{"f:a":1e400}}]}}`,
+			`ConfigMap in version "v1" cannot be handled as a ConfigMap: json: cannot unmarshal number 1e400 into Go value of type float64`},
+	} {
+		obj, err := object.Decode([]byte(c.body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, err := protobuf.Marshal(nil, "v1", c.kind, obj)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rev := s.srv.Store().Revision()
+		s.do("POST", c.coll, protobuf.AppendEnvelope(nil, "v1", c.kind, raw), "Content-Type", pb).wantStatus(t, 400, "BadRequest", c.message)
+		if s.srv.Store().Revision() != rev {
+			t.Fatal("stored")
 		}
 	}
 }
