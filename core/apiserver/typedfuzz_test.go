@@ -11,8 +11,13 @@ import (
 	"kubeplay/core/object"
 )
 
-// fzWriteKinds are the collections the typed-write fuzz target writes to.
-var fzWriteKinds = []string{"cm", "secret", "pod", "deploy", "svc", "event", "lease", "ep", "sa", "rs", "node"}
+// fzWriteKinds are the collections the typed-write fuzz target writes to
+// (wrongTypeCollections' keys), with their kinds.
+var fzWriteKinds = []struct{ res, apiVersion, kind string }{
+	{"cm", "v1", "ConfigMap"}, {"secret", "v1", "Secret"}, {"pod", "v1", "Pod"}, {"deploy", "apps/v1", "Deployment"},
+	{"svc", "v1", "Service"}, {"event", "v1", "Event"}, {"lease", "coordination.k8s.io/v1", "Lease"},
+	{"ep", "v1", "Endpoints"}, {"sa", "v1", "ServiceAccount"}, {"rs", "apps/v1", "ReplicaSet"}, {"node", "v1", "Node"},
+}
 
 // fzServedMedia are the representations every stored object is served in.
 var fzServedMedia = []string{
@@ -58,8 +63,8 @@ func fzReadBack(t *testing.T, what, media string, body []byte, apiVersion, kind 
 	}
 }
 
-// FuzzK8S_WRITE_5_AcceptedBodyServedEverywhere: whatever a create (JSON, YAML
-// or CBOR body) or a merge patch accepts, the object it stored is served by get
+// FuzzK8S_WRITE_5_AcceptedBodyServedEverywhere: whatever a create (JSON, YAML,
+// CBOR or protobuf body) or a merge patch accepts, the object it stored is served by get
 // and list in every representation (JSON, YAML, protobuf, CBOR, Table), each
 // decodes, and each is an object kube would read back. The seeds are the bodies
 // of the recorded kube answers.
@@ -67,8 +72,8 @@ func FuzzK8S_WRITE_5_AcceptedBodyServedEverywhere(f *testing.F) {
 	k := loadKubeAnswers(&testing.T{})
 	for _, c := range k.Cases {
 		for i, kind := range fzWriteKinds {
-			if kind == c.Kind {
-				for how := range 4 {
+			if kind.res == c.Kind {
+				for how := range 5 {
 					f.Add(uint8(i), uint8(how), []byte(strings.ReplaceAll(c.Body, "NAME", "fz")))
 				}
 			}
@@ -76,10 +81,10 @@ func FuzzK8S_WRITE_5_AcceptedBodyServedEverywhere(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, kind, how uint8, body []byte) {
 		s := fzServer(t)
-		res := fzWriteKinds[int(kind)%len(fzWriteKinds)]
-		coll := wrongTypeCollections[res]
+		w := fzWriteKinds[int(kind)%len(fzWriteKinds)]
+		res, coll := w.res, wrongTypeCollections[w.res]
 		method, contentType, item := http.MethodPost, "application/json", ""
-		switch how % 4 {
+		switch how % 5 {
 		case 1:
 			contentType = "application/yaml"
 		case 2:
@@ -87,6 +92,14 @@ func FuzzK8S_WRITE_5_AcceptedBodyServedEverywhere(f *testing.F) {
 			if v, err := object.DecodeValue(body); err == nil {
 				if doc, err := encoding.AppendCBOR(nil, v); err == nil {
 					body = doc
+				}
+			}
+		case 4: // protobuf, when the JSON fits the kind's messages
+			if v, err := object.DecodeValue(body); err == nil {
+				if obj, ok := v.(map[string]any); ok {
+					if raw, err := protobuf.Marshal(nil, w.apiVersion, w.kind, obj); err == nil {
+						contentType, body = "application/vnd.kubernetes.protobuf", protobuf.AppendEnvelope(nil, w.apiVersion, w.kind, raw)
+					}
 				}
 			}
 		case 3: // a merge patch of a valid object
