@@ -69,7 +69,8 @@ func fzDo(s *Server, method, path, rawQuery, contentType string, body []byte) (i
 	return rec.Code, rec.Body.Bytes()
 }
 
-func fzServe(s *Server, method, path, rawQuery, contentType string, body []byte) (*httptest.ResponseRecorder, *http.Request) {
+// fzServe serves one request in-process; headers are extra name, value pairs.
+func fzServe(s *Server, method, path, rawQuery, contentType string, body []byte, headers ...string) (*httptest.ResponseRecorder, *http.Request) {
 	ctx, cancel := context.WithTimeout(context.Background(), fzWatchBudget)
 	defer cancel()
 	r := httptest.NewRequest(http.MethodGet, "/", nil).WithContext(ctx)
@@ -82,6 +83,9 @@ func fzServe(s *Server, method, path, rawQuery, contentType string, body []byte)
 		if contentType != "" {
 			r.Header.Set("Content-Type", contentType)
 		}
+	}
+	for i := 0; i+1 < len(headers); i += 2 {
+		r.Header.Set(headers[i], headers[i+1])
 	}
 	rec := httptest.NewRecorder()
 	s.ServeHTTP(rec, r)

@@ -13,6 +13,7 @@ import (
 	"unsafe"
 
 	"kubeplay/core/encoding"
+	"kubeplay/core/encoding/protobuf"
 	"kubeplay/core/encoding/table"
 	"kubeplay/core/object"
 	"kubeplay/core/schema"
@@ -301,35 +302,77 @@ func isJSONBody(r *web.Request) bool {
 	return err == nil && media == encoding.JSON
 }
 
-// decodeBody reads a request body in the media its Content-Type names into the
-// JSON object form; bodies kube-apiserver could not read are 415 or 400.
+// decodeBody reads a request body for res in the media its Content-Type names
+// into the JSON object form of res's kind.
 func decodeBody(r *web.Request, res *schema.Resource, body []byte) (object.Object, error) {
+	return decodeBodyAs(r, res, res.Version, res.APIVersion(), res.Kind, body)
+}
+
+// decodeBodyAs reads a request body for res into the JSON object form of kind
+// in apiVersion (version without its group); bodies kube-apiserver could not
+// read are 415 or 400. A built-in kind's body is read into its Go type as kube
+// reads it: a value of the wrong type is kube's 400, fields the type does not
+// have are dropped.
+func decodeBodyAs(r *web.Request, res *schema.Resource, version, apiVersion, kind string, body []byte) (object.Object, error) {
 	media, err := encoding.NegotiateInput(r.Header.Get("Content-Type"), endpointFor(res, false))
 	if err != nil {
 		return nil, notAcceptable(err)
 	}
+	typed := protobuf.Supported(apiVersion, kind)
+	doc := body
 	switch media {
 	case encoding.YAML:
-		doc, err := encoding.YAMLToJSON(body)
-		if err != nil {
+		if doc, err = encoding.YAMLToJSON(body); err != nil {
 			return nil, errBadRequest(err.Error())
 		}
-		body = doc
 	case encoding.CBOR:
+		if typed {
+			obj, err := protobuf.DecodeCBOR(apiVersion, kind, body)
+			return obj, decodeError(version, kind, err, body)
+		}
 		obj, err := encoding.DecodeCBOR(body)
 		if err != nil {
-			return nil, errBadRequest(fmt.Sprintf("the object provided is unrecognized (must be of type %s): %v", res.Kind, err))
+			return nil, errBadRequest(fmt.Sprintf("the object provided is unrecognized (must be of type %s): %v", kind, err))
 		}
 		return obj, nil
 	case encoding.Protobuf:
-		return decodeProtobuf(res, body)
+		obj, err := decodeProtobuf(res, body)
+		if err != nil {
+			return nil, err
+		}
+		// Typed already, but protobuf carries times and free-form JSON that
+		// JSON cannot serve: read the object as its JSON body would be.
+		apiVersion, kind := obj["apiVersion"].(string), obj["kind"].(string)
+		if doc, err = json.Marshal(obj); err != nil {
+			return nil, errBadRequest(err.Error())
+		}
+		obj, err = protobuf.DecodeJSON(apiVersion, kind, doc)
+		return obj, decodeError(version, kind, err, body)
 	}
-	obj, err := object.Decode(body)
+	if typed {
+		obj, err := protobuf.DecodeJSON(apiVersion, kind, doc)
+		return obj, decodeError(version, kind, err, body)
+	}
+	obj, err := object.Decode(doc)
 	if err != nil {
 		return nil, errBadRequest(fmt.Sprintf("the object provided is unrecognized (must be of type %s): couldn't get version/kind; json parse error: %v (%s)",
-			res.Kind, err, summarizeBody(body)))
+			kind, err, summarizeBody(body)))
 	}
 	return obj, nil
+}
+
+// decodeError is kube's answer to a body it could not decode into kind: an
+// unrecognized object when the body's kind could not be read, else an object
+// it cannot handle.
+func decodeError(version, kind string, err error, body []byte) error {
+	var kindErr *protobuf.KindError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &kindErr):
+		return errBadRequest(fmt.Sprintf("the object provided is unrecognized (must be of type %s): %v (%s)", kind, err, summarizeBody(body)))
+	}
+	return errBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %v", kind, version, kind, err))
 }
 
 // summarizeBody is how kube-apiserver quotes a body it could not read: up to 30

@@ -10,9 +10,7 @@ import (
 	"strings"
 
 	"kubeplay/core/clock"
-	"kubeplay/core/encoding/protobuf"
 	"kubeplay/core/object"
-	"kubeplay/core/quantity"
 	"kubeplay/core/schema"
 	"kubeplay/core/storage"
 	"kubeplay/core/web"
@@ -323,12 +321,6 @@ func readObject(r *web.Request, res *schema.Resource) (object.Object, error) {
 	if kind != "" && kind != res.Kind {
 		return nil, errBadRequest(fmt.Sprintf("the object provided is unrecognized (must be of type %s): kind %q does not match the resource's kind", res.Kind, kind))
 	}
-	if err := checkMetadataTypes(obj, res); err != nil {
-		return nil, err
-	}
-	if err := canonicalQuantities(obj, res); err != nil {
-		return nil, err
-	}
 	mergeStringData(obj, res)
 	return obj, nil
 }
@@ -351,85 +343,4 @@ func mergeStringData(obj object.Object, res *schema.Resource) {
 		}
 	}
 	delete(obj, "stringData")
-}
-
-// canonicalQuantities writes the resource quantities of a built-in kind's object
-// in canonical form ("0.5" → "500m"), as kube-apiserver's typed decoding does; a
-// malformed quantity is answered as kube answers the decode error.
-func canonicalQuantities(obj object.Object, res *schema.Resource) error {
-	if !protobuf.Supported(res.APIVersion(), res.Kind) {
-		return nil
-	}
-	if err := protobuf.RewriteQuantities(res.APIVersion(), res.Kind, obj, quantity.Canonical); err != nil {
-		return errBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %v", res.Kind, res.Version, res.Kind, err))
-	}
-	return nil
-}
-
-// checkMetadataTypes rejects metadata whose fields have the wrong JSON types, as
-// kube's typed decoder does.
-func checkMetadataTypes(obj object.Object, res *schema.Resource) error {
-	// The decoder knew the kind (the body's or the resource's), so kube-apiserver
-	// words it as an object it could not handle.
-	bad := func(field, want string, v any) error {
-		return errBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: json: cannot unmarshal %s into Go struct field %s of type %s",
-			res.Kind, res.Version, res.Kind, jsonTypeName(v), field, want))
-	}
-	md, present := obj["metadata"]
-	if !present || md == nil {
-		obj["metadata"] = map[string]any{}
-		return nil
-	}
-	m, ok := md.(map[string]any)
-	if !ok {
-		return bad(res.Kind+".metadata", "v1.ObjectMeta", md)
-	}
-	for _, f := range []string{"name", "generateName", "namespace", "resourceVersion", "uid"} {
-		if v, ok := m[f]; ok && v != nil {
-			if _, ok := v.(string); !ok {
-				return bad("ObjectMeta.metadata."+f, "string", v)
-			}
-		}
-	}
-	for _, f := range []string{"labels", "annotations"} {
-		if v, ok := m[f]; ok && v != nil {
-			mm, ok := v.(map[string]any)
-			if !ok {
-				return bad("ObjectMeta.metadata."+f, "map[string]string", v)
-			}
-			for _, x := range mm {
-				if _, ok := x.(string); !ok {
-					return bad("ObjectMeta.metadata."+f, "string", x)
-				}
-			}
-		}
-	}
-	if v, ok := m["finalizers"]; ok && v != nil {
-		list, ok := v.([]any)
-		if !ok {
-			return bad("ObjectMeta.metadata.finalizers", "[]string", v)
-		}
-		for _, x := range list {
-			if _, ok := x.(string); !ok {
-				return bad("ObjectMeta.metadata.finalizers", "string", x)
-			}
-		}
-	}
-	return nil
-}
-
-func jsonTypeName(v any) string {
-	switch v.(type) {
-	case map[string]any:
-		return "object"
-	case []any:
-		return "array"
-	case string:
-		return "string"
-	case bool:
-		return "bool"
-	case nil:
-		return "null"
-	}
-	return "number"
 }

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"time"
 
+	"kubeplay/core/encoding/protobuf"
 	"kubeplay/core/object"
 	"kubeplay/core/schema"
 	"kubeplay/core/storage"
@@ -293,6 +294,12 @@ func (s *Server) patch(w web.ResponseWriter, r *web.Request, t target) error {
 	if err != nil {
 		return err
 	}
+	// kube first reads the patch into a map of floats (its field validation):
+	// numbers no float64 holds are an error there.
+	var check map[string]any
+	if err := json.Unmarshal(body, &check); err != nil {
+		return errBadRequest(fmt.Sprintf("error decoding patch: %v", err))
+	}
 	var p any
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
@@ -303,14 +310,13 @@ func (s *Server) patch(w web.ResponseWriter, r *web.Request, t target) error {
 		if old == nil {
 			return nil, errNotFound(t.res.Group, t.res.Plural, t.name)
 		}
-		patched, ok := mergePatch(object.DeepCopy(old), p).(map[string]any)
+		current := object.DeepCopy(old)
+		current["kind"], current["apiVersion"] = t.res.Kind, t.res.APIVersion()
+		patched, ok := mergePatch(current, p).(map[string]any)
 		if !ok {
 			return nil, errBadRequest("the patch does not describe an object")
 		}
-		if err := checkMetadataTypes(patched, t.res); err != nil {
-			return nil, err
-		}
-		if err := canonicalQuantities(patched, t.res); err != nil {
+		if patched, err = decodePatched(t.res, patched); err != nil {
 			return nil, err
 		}
 		mergeStringData(patched, t.res)
@@ -324,6 +330,24 @@ func (s *Server) patch(w web.ResponseWriter, r *web.Request, t target) error {
 	}
 	t.rep.writeObject(w, code, t.res, stored)
 	return nil
+}
+
+// decodePatched reads a patched object into its kind's Go type as kube does:
+// from its JSON (keys sorted, as the merge patch library writes it), an error
+// being an invalid patch that shows that JSON.
+func decodePatched(res *schema.Resource, patched object.Object) (object.Object, error) {
+	if !protobufServed(res) {
+		return patched, nil
+	}
+	doc, err := json.Marshal(patched)
+	if err != nil {
+		return nil, errInternal(err)
+	}
+	obj, err := protobuf.DecodeJSON(res.APIVersion(), res.Kind, doc)
+	if err != nil {
+		return nil, errInvalid("", "", "", []fieldError{invalidValue("patch", string(doc), err.Error())})
+	}
+	return obj, nil
 }
 
 // mergePatch applies an RFC 7386 merge patch to target.
@@ -364,7 +388,7 @@ func readDeleteOptions(r *web.Request, res *schema.Resource) (*deleteOptions, er
 	if len(body) > 0 && !isJSONBody(r) {
 		// YAML, CBOR or protobuf (client-go's protobuf clients send DeleteOptions
 		// so): read it into the JSON form first.
-		obj, err := decodeBody(r, res, body)
+		obj, err := decodeBodyAs(r, res, "v1", "meta.k8s.io/v1", "DeleteOptions", body)
 		if err != nil {
 			return nil, err
 		}

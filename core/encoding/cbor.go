@@ -41,6 +41,14 @@ var (
 			FieldName:     cbor.FieldNameToByteString,
 		})
 	})
+	// cborDecodeTyped reads a document as kube's typed decoding sees it:
+	// byte strings apart from text strings, integers of any size.
+	cborDecodeTyped = sync.OnceValue(func() cbor.DecMode {
+		o := cborDecode().DecOptions()
+		o.IntDec = cbor.IntDecConvertNone
+		o.DefaultByteStringType = reflect.TypeOf(ByteString(""))
+		return mustDecMode(o)
+	})
 	cborDecode = sync.OnceValue(func() cbor.DecMode {
 		return mustDecMode(cbor.DecOptions{
 			DupMapKey:                cbor.DupMapKeyEnforcedAPF,
@@ -230,6 +238,26 @@ func DecodeCBOR(data []byte) (map[string]any, error) {
 	return out.(map[string]any), nil
 }
 
+// ByteString is a CBOR byte string as DecodeCBORValue reads it: its bytes, or
+// for one tagged as expected to be written as base64 later, that base64 text.
+type ByteString string
+
+// DecodeCBORValue reads one CBOR document of any kind (with or without the
+// self-described tag) as kube's typed decoding sees it: maps with string keys,
+// arrays, text strings as string, byte strings as ByteString, integers as
+// int64 (negative) or uint64, floats as float64, bools and nil.
+func DecodeCBORValue(data []byte) (any, error) {
+	var v any
+	if err := cborDecodeTyped().Unmarshal(data, &v); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// CBORToObject turns a value DecodeCBORValue read into core/object's form, as
+// DecodeCBOR reads it.
+func CBORToObject(v any) (any, error) { return fromCBORValue(v) }
+
 func fromCBORValue(v any) (any, error) {
 	switch v := v.(type) {
 	case map[string]any:
@@ -266,6 +294,8 @@ func fromCBORValue(v any) (any, error) {
 	case cbor.Tag:
 		return nil, fmt.Errorf("unsupported CBOR tag %d", v.Number)
 	case []byte:
+		return string(v), nil
+	case ByteString:
 		return string(v), nil
 	}
 	return v, nil

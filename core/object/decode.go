@@ -13,211 +13,355 @@ import (
 // encoding/json for the value and its exact error message. Its results are fuzzed
 // against encoding/json.
 func decodeFast(data []byte) (Object, bool) {
-	d := fastDecoder{data: data}
-	d.space()
-	if d.i >= len(d.data) || d.data[d.i] != '{' {
+	s := NewScanner(data)
+	if s.Peek() != '{' {
 		return nil, false
 	}
-	v, ok := d.value(0)
-	if !ok {
-		return nil, false
-	}
-	d.space()
-	if d.i != len(d.data) {
+	v, ok := s.value(0)
+	if !ok || !s.AtEnd() {
 		return nil, false
 	}
 	obj, _ := v.(map[string]any)
 	return obj, true
 }
 
-type fastDecoder struct {
+// DecodeValue parses one JSON value of any kind as Decode parses an object.
+func DecodeValue(data []byte) (any, error) {
+	s := NewScanner(data)
+	if v, ok := s.value(0); ok && s.AtEnd() {
+		return v, nil
+	}
+	var v any
+	if err := decodeStd(data, &v); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// A Scanner reads a JSON document one token at a time, unescaping strings and
+// keeping numbers as their literals, as encoding/json reads them. Its methods
+// report only whether they succeeded: on a syntax error (or any doubt) they
+// fail, and the caller asks encoding/json for the error's wording.
+type Scanner struct {
 	data []byte
 	i    int
 }
 
+// NewScanner scans data from its start.
+func NewScanner(data []byte) *Scanner { return &Scanner{data: data} }
+
 // maxDepth stays below encoding/json's nesting limit, which falls back.
 const maxDepth = 1000
 
-// next reads what follows an element of an object or array: a comma (more
+// maxNesting is encoding/json's limit on nested objects and arrays: one level
+// more is a syntax error ("exceeded max depth").
+const maxNesting = 10000
+
+// Pos is the offset of the next byte to read.
+func (s *Scanner) Pos() int { return s.i }
+
+// Span is the document's bytes from start to the current position.
+func (s *Scanner) Span(start int) []byte { return s.data[start:s.i] }
+
+// Peek skips white space and returns the next byte without consuming it, or
+// 0 at the end.
+func (s *Scanner) Peek() byte {
+	s.space()
+	if s.i >= len(s.data) {
+		return 0
+	}
+	return s.data[s.i]
+}
+
+// Consume skips white space and consumes c if it comes next.
+func (s *Scanner) Consume(c byte) bool {
+	if s.Peek() != c {
+		return false
+	}
+	s.i++
+	return true
+}
+
+// AtEnd reports whether only white space remains.
+func (s *Scanner) AtEnd() bool { return s.Peek() == 0 && s.i == len(s.data) }
+
+// Next reads what follows an element of an object or array: a comma (more
 // elements follow) or the closer (the container is done, ok). Anything else
 // is a syntax error (not more, not ok).
-func (d *fastDecoder) next(closer byte) (more, ok bool) {
-	d.space()
-	if d.i >= len(d.data) {
-		return false, false
-	}
-	switch d.data[d.i] {
+func (s *Scanner) Next(closer byte) (more, ok bool) {
+	switch s.Peek() {
 	case ',':
-		d.i++
+		s.i++
 		return true, true
 	case closer:
-		d.i++
+		s.i++
 		return false, true
 	}
 	return false, false
 }
 
-func (d *fastDecoder) space() {
-	for d.i < len(d.data) {
-		switch d.data[d.i] {
+// Empty consumes the closer of a container just opened if it comes next:
+// the container has no elements.
+func (s *Scanner) Empty(closer byte) bool { return s.Consume(closer) }
+
+// Key reads an object's key and the colon after it.
+func (s *Scanner) Key() (string, bool) {
+	if s.Peek() != '"' {
+		return "", false
+	}
+	k, ok := s.String()
+	return k, ok && s.Consume(':')
+}
+
+func (s *Scanner) space() {
+	for s.i < len(s.data) {
+		switch s.data[s.i] {
 		case ' ', '\t', '\n', '\r':
-			d.i++
+			s.i++
 		default:
 			return
 		}
 	}
 }
 
-func (d *fastDecoder) value(depth int) (any, bool) {
+func (s *Scanner) value(depth int) (any, bool) {
 	if depth > maxDepth {
 		return nil, false
 	}
-	d.space()
-	if d.i >= len(d.data) {
-		return nil, false
-	}
-	switch c := d.data[d.i]; {
+	switch c := s.Peek(); {
 	case c == '{':
-		d.i++
+		s.i++
 		m := map[string]any{}
-		d.space()
-		if d.i < len(d.data) && d.data[d.i] == '}' {
-			d.i++
+		if s.Empty('}') {
 			return m, true
 		}
 		for {
-			d.space()
-			if d.i >= len(d.data) || d.data[d.i] != '"' {
-				return nil, false
-			}
-			k, ok := d.str()
+			k, ok := s.Key()
 			if !ok {
 				return nil, false
 			}
-			d.space()
-			if d.i >= len(d.data) || d.data[d.i] != ':' {
-				return nil, false
-			}
-			d.i++
-			v, ok := d.value(depth + 1)
+			v, ok := s.value(depth + 1)
 			if !ok {
 				return nil, false
 			}
 			m[k] = v
-			if more, ok := d.next('}'); !more {
+			if more, ok := s.Next('}'); !more {
 				return m, ok
 			}
 		}
 	case c == '[':
-		d.i++
+		s.i++
 		list := []any{}
-		d.space()
-		if d.i < len(d.data) && d.data[d.i] == ']' {
-			d.i++
+		if s.Empty(']') {
 			return list, true
 		}
 		for {
-			v, ok := d.value(depth + 1)
+			v, ok := s.value(depth + 1)
 			if !ok {
 				return nil, false
 			}
 			list = append(list, v)
-			if more, ok := d.next(']'); !more {
+			if more, ok := s.Next(']'); !more {
 				return list, ok
 			}
 		}
 	case c == '"':
-		return d.str()
+		return s.String()
 	case c == 't':
-		return true, d.literal("true")
+		return true, s.Literal("true")
 	case c == 'f':
-		return false, d.literal("false")
+		return false, s.Literal("false")
 	case c == 'n':
-		return nil, d.literal("null")
+		return nil, s.Literal("null")
 	case c == '-' || (c >= '0' && c <= '9'):
-		return d.number()
+		n, ok := s.Number()
+		return json.Number(n), ok
 	}
 	return nil, false
 }
 
-func (d *fastDecoder) literal(word string) bool {
-	if len(d.data)-d.i < len(word) || string(d.data[d.i:d.i+len(word)]) != word {
+// Skip reads one value of any kind without keeping it, up to encoding/json's
+// nesting limit.
+func (s *Scanner) Skip() bool {
+	var buf [32]byte
+	open := buf[:0] // the closers of the containers the value is inside
+	for {
+		switch c := s.Peek(); {
+		case c == '{' || c == '[':
+			if len(open) == maxNesting {
+				return false
+			}
+			s.i++
+			closer := byte(']')
+			if c == '{' {
+				closer = '}'
+			}
+			if !s.Empty(closer) {
+				if c == '{' {
+					if _, ok := s.Key(); !ok {
+						return false
+					}
+				}
+				open = append(open, closer)
+				continue // to the container's first element
+			}
+		case c == '"':
+			if !s.skipString() {
+				return false
+			}
+		case c == 't':
+			if !s.Literal("true") {
+				return false
+			}
+		case c == 'f':
+			if !s.Literal("false") {
+				return false
+			}
+		case c == 'n':
+			if !s.Literal("null") {
+				return false
+			}
+		case c == '-' || (c >= '0' && c <= '9'):
+			if _, ok := s.Number(); !ok {
+				return false
+			}
+		default:
+			return false
+		}
+		// A value is done: close the containers it ends, then go on to the
+		// next element of the innermost one still open.
+		for {
+			if len(open) == 0 {
+				return true
+			}
+			closer := open[len(open)-1]
+			more, ok := s.Next(closer)
+			if !ok {
+				return false
+			}
+			if !more {
+				open = open[:len(open)-1]
+				continue
+			}
+			if closer == '}' {
+				if _, ok := s.Key(); !ok {
+					return false
+				}
+			}
+			break
+		}
+	}
+}
+
+// Literal reads true, false or null.
+func (s *Scanner) Literal(word string) bool {
+	if len(s.data)-s.i < len(word) || string(s.data[s.i:s.i+len(word)]) != word {
 		return false
 	}
-	d.i += len(word)
+	s.i += len(word)
 	return true
 }
 
-// number scans JSON's number grammar.
-func (d *fastDecoder) number() (any, bool) {
-	start := d.i
-	if d.data[d.i] == '-' {
-		d.i++
+// Number reads a number by JSON's grammar and returns its literal.
+func (s *Scanner) Number() (string, bool) {
+	start := s.i
+	if s.data[s.i] == '-' {
+		s.i++
 	}
 	digits := func() int {
 		n := 0
-		for d.i < len(d.data) && d.data[d.i] >= '0' && d.data[d.i] <= '9' {
-			d.i++
+		for s.i < len(s.data) && s.data[s.i] >= '0' && s.data[s.i] <= '9' {
+			s.i++
 			n++
 		}
 		return n
 	}
-	if d.i < len(d.data) && d.data[d.i] == '0' {
-		d.i++
+	if s.i < len(s.data) && s.data[s.i] == '0' {
+		s.i++
 	} else if digits() == 0 {
-		return nil, false
+		return "", false
 	}
-	if d.i < len(d.data) && d.data[d.i] == '.' {
-		d.i++
+	if s.i < len(s.data) && s.data[s.i] == '.' {
+		s.i++
 		if digits() == 0 {
-			return nil, false
+			return "", false
 		}
 	}
-	if d.i < len(d.data) && (d.data[d.i] == 'e' || d.data[d.i] == 'E') {
-		d.i++
-		if d.i < len(d.data) && (d.data[d.i] == '+' || d.data[d.i] == '-') {
-			d.i++
+	if s.i < len(s.data) && (s.data[s.i] == 'e' || s.data[s.i] == 'E') {
+		s.i++
+		if s.i < len(s.data) && (s.data[s.i] == '+' || s.data[s.i] == '-') {
+			s.i++
 		}
 		if digits() == 0 {
-			return nil, false
+			return "", false
 		}
 	}
-	return json.Number(d.data[start:d.i]), true
+	return string(s.data[start:s.i]), true
 }
 
-// str reads a string at d.i (a '"'), unescaping as encoding/json does.
-func (d *fastDecoder) str() (string, bool) {
-	d.i++
-	start := d.i
-	for d.i < len(d.data) {
-		c := d.data[d.i]
+// skipString reads a string without unescaping it.
+func (s *Scanner) skipString() bool {
+	for s.i++; s.i < len(s.data); s.i++ {
+		switch c := s.data[s.i]; {
+		case c == '"':
+			s.i++
+			return true
+		case c < 0x20:
+			return false
+		case c == '\\':
+			s.i++
+			if s.i >= len(s.data) {
+				return false
+			}
+			switch s.data[s.i] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			case 'u':
+				if _, ok := s.hex4(s.i + 1); !ok {
+					return false
+				}
+				s.i += 4
+			default:
+				return false
+			}
+		}
+	}
+	return false
+}
+
+// String reads a string (the next byte is its quote), unescaping it as
+// encoding/json does.
+func (s *Scanner) String() (string, bool) {
+	s.i++
+	start := s.i
+	for s.i < len(s.data) {
+		c := s.data[s.i]
 		if c == '"' {
-			s := string(d.data[start:d.i])
-			d.i++
-			return s, true
+			str := string(s.data[start:s.i])
+			s.i++
+			return str, true
 		}
 		if c == '\\' || c < 0x20 || c >= utf8.RuneSelf {
 			break
 		}
-		d.i++
+		s.i++
 	}
 	// The slow path: escapes or non-ASCII.
 	var b []byte
-	b = append(b, d.data[start:d.i]...)
-	for d.i < len(d.data) {
-		c := d.data[d.i]
+	b = append(b, s.data[start:s.i]...)
+	for s.i < len(s.data) {
+		c := s.data[s.i]
 		switch {
 		case c == '"':
-			d.i++
+			s.i++
 			return string(b), true
 		case c < 0x20:
 			return "", false
 		case c == '\\':
-			d.i++
-			if d.i >= len(d.data) {
+			s.i++
+			if s.i >= len(s.data) {
 				return "", false
 			}
-			switch e := d.data[d.i]; e {
+			switch e := s.data[s.i]; e {
 			case '"', '\\', '/':
 				b = append(b, e)
 			case 'b':
@@ -231,18 +375,18 @@ func (d *fastDecoder) str() (string, bool) {
 			case 't':
 				b = append(b, '\t')
 			case 'u':
-				r, ok := d.hex4(d.i + 1)
+				r, ok := s.hex4(s.i + 1)
 				if !ok {
 					return "", false
 				}
-				d.i += 4
+				s.i += 4
 				if utf16.IsSurrogate(r) {
 					r2, ok := rune(-1), false
-					if d.i+2 < len(d.data) && d.data[d.i+1] == '\\' && d.data[d.i+2] == 'u' {
-						r2, ok = d.hex4(d.i + 3)
+					if s.i+2 < len(s.data) && s.data[s.i+1] == '\\' && s.data[s.i+2] == 'u' {
+						r2, ok = s.hex4(s.i + 3)
 					}
 					if dec := utf16.DecodeRune(r, r2); ok && dec != utf8.RuneError {
-						d.i += 6
+						s.i += 6
 						r = dec
 					} else {
 						r = utf8.RuneError
@@ -252,28 +396,28 @@ func (d *fastDecoder) str() (string, bool) {
 			default:
 				return "", false
 			}
-			d.i++
+			s.i++
 		case c < utf8.RuneSelf:
 			b = append(b, c)
-			d.i++
+			s.i++
 		default:
-			r, size := utf8.DecodeRune(d.data[d.i:])
+			r, size := utf8.DecodeRune(s.data[s.i:])
 			if r == utf8.RuneError && size == 1 {
 				b = utf8.AppendRune(b, utf8.RuneError)
 			} else {
-				b = append(b, d.data[d.i:d.i+size]...)
+				b = append(b, s.data[s.i:s.i+size]...)
 			}
-			d.i += size
+			s.i += size
 		}
 	}
 	return "", false
 }
 
-func (d *fastDecoder) hex4(at int) (rune, bool) {
-	if at+4 > len(d.data) {
+func (s *Scanner) hex4(at int) (rune, bool) {
+	if at+4 > len(s.data) {
 		return 0, false
 	}
-	n, err := strconv.ParseUint(string(d.data[at:at+4]), 16, 32)
+	n, err := strconv.ParseUint(string(s.data[at:at+4]), 16, 32)
 	if err != nil {
 		return 0, false
 	}

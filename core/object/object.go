@@ -1,6 +1,7 @@
 // Package object owns the in-memory form of API objects: JSON decoded into maps with
-// numbers kept exact, encoding in kube-apiserver's field order, and accessors for the
-// metadata fields the server reads and writes.
+// numbers kept exact (by a Scanner, which the typed decoders of
+// core/encoding/protobuf read bodies with too), encoding in kube-apiserver's field
+// order, and accessors for the metadata fields the server reads and writes.
 //
 // Objects are stored without their TypeMeta (kind and apiVersion), as typed list items
 // are served by kube-apiserver; WithTypeMeta puts it back for single objects and watch
@@ -27,20 +28,28 @@ func Decode(data []byte) (Object, error) {
 	if obj, ok := decodeFast(data); ok {
 		return obj, nil
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
 	var v any
-	if err := dec.Decode(&v); err != nil {
+	if err := decodeStd(data, &v); err != nil {
 		return nil, err
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, errors.New("invalid character after top-level value")
 	}
 	obj, ok := v.(map[string]any)
 	if !ok {
 		return nil, fmt.Errorf("json: cannot unmarshal %s into Go value of type struct", jsonKind(v))
 	}
 	return obj, nil
+}
+
+// decodeStd parses one JSON value with encoding/json, numbers as json.Number.
+func decodeStd(data []byte, v *any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return errors.New("invalid character after top-level value")
+	}
+	return nil
 }
 
 func jsonKind(v any) string {

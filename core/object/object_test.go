@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -178,6 +179,25 @@ func FuzzEqualMatchesEncoding(f *testing.F) {
 		scribble(map[string]any(c))
 		if again, _ := Encode(a); !bytes.Equal(again, ea) {
 			t.Fatal("changing the copy changed the original")
+		}
+	})
+}
+
+// Skip must accept exactly the documents encoding/json accepts, nesting limit
+// included: the typed decoders rely on it to tell syntax errors.
+func FuzzScannerSkipMatchesValid(f *testing.F) {
+	for _, seed := range []string{
+		`{"a":[1,{"b":"\u00e9"},[],{}],"c":null}`, ` [ true , false ] `, `"x\"y"`, `-0.5e+3`,
+		`{"a":1,}`, `[1,]`, `{"a" 1}`, `{1:2}`, `"\x"`, `tru`, `[`, `{"a":"b"}x`,
+		strings.Repeat("[", maxNesting) + strings.Repeat("]", maxNesting),
+		strings.Repeat("[", maxNesting+1) + strings.Repeat("]", maxNesting+1),
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s := NewScanner(data)
+		if got, want := s.Skip() && s.AtEnd(), json.Valid(data); got != want {
+			t.Fatalf("Skip says %v, encoding/json %v: %q", got, want, data)
 		}
 	})
 }

@@ -104,16 +104,32 @@ type field struct {
 	omitEmpty bool
 	inline    bool
 	goName    string
+	goType    string // the field's Go type, pointer stripped, as reflect prints it
+	elemType  string // for repeated and map fields: the element's
 }
 
 type message struct {
-	name   string
-	fields []field
+	name     string
+	goType   string
+	typeMeta bool // embeds metav1.TypeMeta: kind and apiVersion are its JSON fields
+	fields   []field
 }
 
 type generator struct {
 	messages []*message
 	index    map[reflect.Type]int
+	types    []string // the Go type names the table refers to, by first use
+	typeIDs  map[string]int
+}
+
+// typeID numbers a Go type name for the goTypes table.
+func (g *generator) typeID(name string) int {
+	if id, ok := g.typeIDs[name]; ok {
+		return id
+	}
+	g.typeIDs[name] = len(g.types)
+	g.types = append(g.types, name)
+	return len(g.types) - 1
 }
 
 var jsonMarshaler = reflect.TypeOf((*json.Marshaler)(nil)).Elem()
@@ -128,7 +144,7 @@ func (g *generator) message(t reflect.Type) int {
 	if t.Implements(jsonMarshaler) || reflect.PointerTo(t).Implements(jsonMarshaler) {
 		log.Fatalf("%v has its own JSON form and is not a known special type", t)
 	}
-	m := &message{name: t.Name()}
+	m := &message{name: t.Name(), goType: t.String()}
 	i := len(g.messages)
 	g.messages = append(g.messages, m)
 	g.index[t] = i
@@ -137,7 +153,8 @@ func (g *generator) message(t reflect.Type) int {
 		tag, ok := sf.Tag.Lookup("protobuf")
 		if !ok || tag == "-" {
 			if sf.Anonymous && sf.Type == typeOf(&metav1.TypeMeta{}) {
-				continue // kind and apiVersion travel in the envelope
+				m.typeMeta = true // kind and apiVersion travel in the envelope
+				continue
 			}
 			log.Fatalf("%v.%s has no protobuf tag", t, sf.Name)
 		}
@@ -165,10 +182,12 @@ func (g *generator) message(t reflect.Type) int {
 		}
 		f.omitEmpty = strings.Contains(","+opts+",", ",omitempty,")
 		ft := sf.Type
+		f.goType = ft.String()
 		switch {
 		case ft.Kind() == reflect.Pointer:
 			f.pointer = true
 			ft = ft.Elem()
+			f.goType = ft.String()
 		case ft.Kind() == reflect.Map:
 			f.isMap = true
 			if ft.Key().Kind() != reflect.String {
@@ -179,9 +198,14 @@ func (g *generator) message(t reflect.Type) int {
 				log.Fatalf("%v.%s: unexpected map entry tags %q %q", t, sf.Name, k, v)
 			}
 			ft = ft.Elem()
+			f.elemType = ft.String()
 		case ft.Kind() == reflect.Slice && ft.Elem().Kind() != reflect.Uint8:
 			f.repeated = true
 			ft = ft.Elem()
+			f.elemType = ft.String()
+		}
+		if ft.Kind() == reflect.Pointer {
+			log.Fatalf("%v.%s: pointer elements are not handled", t, sf.Name)
 		}
 		g.kind(&f, ft, t)
 		if f.isMap && f.kind == "kindMessage" {
@@ -242,7 +266,7 @@ func (g *generator) kind(f *field, ft reflect.Type, owner reflect.Type) {
 func main() {
 	out := flag.String("out", "schema_gen.go", "output file")
 	flag.Parse()
-	g := &generator{index: map[reflect.Type]int{}}
+	g := &generator{index: map[reflect.Type]int{}, typeIDs: map[string]int{"": 0}, types: []string{""}}
 	type entry struct {
 		key string
 		msg int
@@ -261,7 +285,11 @@ func main() {
 	b.WriteString("// messages holds every message type reachable from the served kinds.\n")
 	b.WriteString("var messages = [...]message{\n")
 	for i, m := range g.messages {
-		fmt.Fprintf(&b, "\t%d: {fields: []field{ // %s\n", i, m.name)
+		tm := ""
+		if m.typeMeta {
+			tm = ", typeMeta: true"
+		}
+		fmt.Fprintf(&b, "\t%d: {goType: %d%s, fields: []field{ // %s\n", i, g.typeID(m.goType), tm, m.name)
 		for _, f := range m.fields {
 			var flags []string
 			if f.pointer {
@@ -287,9 +315,18 @@ func main() {
 			if f.msg >= 0 {
 				msg = fmt.Sprintf(", msg: %d", f.msg)
 			}
-			fmt.Fprintf(&b, "\t\t{num: %d, name: %q, kind: %s%s%s},\n", f.num, f.name, f.kind, msg, fl)
+			types := fmt.Sprintf(", goType: %d", g.typeID(f.goType))
+			if f.elemType != "" {
+				types += fmt.Sprintf(", elemType: %d", g.typeID(f.elemType))
+			}
+			fmt.Fprintf(&b, "\t\t{num: %d, name: %q, kind: %s%s%s%s},\n", f.num, f.name, f.kind, msg, fl, types)
 		}
 		b.WriteString("\t}},\n")
+	}
+	b.WriteString("}\n\n// goTypes are the Go type names of the messages and fields, as kube's decoding errors\n// print them (\"int32\", \"[]v1.Container\", \"v1.ResourceList\").\n")
+	b.WriteString("var goTypes = [...]string{\n")
+	for i, name := range g.types {
+		fmt.Fprintf(&b, "\t%d: %q,\n", i, name)
 	}
 	b.WriteString("}\n\n// kinds maps \"apiVersion/kind\" to the kind's message in messages.\n")
 	b.WriteString("var kinds = map[string]uint16{\n")

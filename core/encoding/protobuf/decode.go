@@ -1,15 +1,16 @@
 package protobuf
 
 import (
-	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"io"
 	"strconv"
 	"time"
 
 	"google.golang.org/protobuf/encoding/protowire"
+
+	"kubeplay/core/object"
+	"kubeplay/core/quantity"
 )
 
 func parseError(n int) error { return &fieldError{msg: protowire.ParseError(n).Error()} }
@@ -277,10 +278,11 @@ func decodeSpecial(data []byte, k kind) (any, error) {
 		if !ok {
 			return "0", nil // the zero Quantity
 		}
-		if err := checkQuantity(string(s)); err != nil {
-			return nil, err
+		q, err := quantity.Canonical(string(s))
+		if err != nil {
+			return nil, &fieldError{msg: err.Error()}
 		}
-		return string(s), nil
+		return q, nil
 	case kindIntOrString:
 		vals, err := scalars(data, intstrWire)
 		if err != nil {
@@ -312,17 +314,11 @@ func decodeSpecial(data []byte, k kind) (any, error) {
 
 // decodeJSONValue parses raw JSON embedded in a message (RawExtension, FieldsV1).
 func decodeJSONValue(raw []byte) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var v any
-	err := dec.Decode(&v)
-	if err == nil {
-		if _, err = dec.Token(); err == io.EOF {
-			return v, nil
-		}
-		err = fmt.Errorf("invalid data after the JSON value")
+	v, err := object.DecodeValue(raw)
+	if err != nil {
+		return nil, &fieldError{msg: "embedded JSON: " + err.Error()}
 	}
-	return nil, &fieldError{msg: "embedded JSON: " + err.Error()}
+	return v, nil
 }
 
 // finish makes out, holding the fields decodeMessage read for message m, what

@@ -1,5 +1,7 @@
 package protobuf
 
+import "strings"
+
 //go:generate go run ../../../tools/protogen -out schema_gen.go
 
 // kind is how a field's value is written on the wire and in JSON.
@@ -32,16 +34,27 @@ const (
 
 // field is one field of a message, in field-number order within the message.
 type field struct {
-	name  string // JSON name; empty for flagInline
-	num   int32
-	kind  kind
-	flags uint8
-	msg   uint16 // for kindMessage: index in messages
+	name     string // JSON name; empty for flagInline
+	num      int32
+	kind     kind
+	flags    uint8
+	msg      uint16 // for kindMessage: index in messages
+	goType   uint16 // index in goTypes: the field's Go type, pointer stripped
+	elemType uint16 // index in goTypes: for repeated and map fields, an element's
 }
 
-// message is one message type (schema_gen.go names its Go type in a comment).
+// message is one message type.
 type message struct {
-	fields []field
+	fields   []field
+	goType   uint16 // index in goTypes: "v1.ConfigMap"
+	typeMeta bool   // the Go type embeds metav1.TypeMeta (kind and apiVersion)
+}
+
+// structName is the message's Go type name without its package ("ConfigMap"),
+// as encoding/json names a struct in its errors.
+func (m *message) structName() string {
+	t := goTypes[m.goType]
+	return t[strings.LastIndexByte(t, '.')+1:]
 }
 
 // lookupField finds the field numbered num; fields are sorted by number.
