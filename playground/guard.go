@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"kubeplay/core/apiserver"
+	"kubeplay/core/apierrors"
 )
 
 // guard keeps web pages from using the server behind a developer's back. The
@@ -117,7 +117,7 @@ func (g *guard) allowCORS(h http.Header, origin string) {
 
 // writeStatus answers with a metav1.Status, as kube-apiserver's filters do.
 func writeStatus(w http.ResponseWriter, code int, reason, message string) {
-	body, _ := json.Marshal(&apiserver.Status{Kind: "Status", APIVersion: "v1", Status: "Failure", Message: message, Reason: reason, Code: code, Details: &apiserver.StatusDetails{}})
+	body, _ := json.Marshal(apierrors.New(code, reason, message, &apierrors.StatusDetails{}))
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Content-Length", strconv.Itoa(len(body)+1))
 	w.WriteHeader(code)

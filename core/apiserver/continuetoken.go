@@ -8,6 +8,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+
+	"kubeplay/core/apierrors"
 )
 
 // A continue token carries what kube-apiserver's does ({"v","rv","start"}, base64
@@ -46,7 +48,7 @@ func encodeContinue(rv int64, start, binding string) string {
 
 // decodeContinue checks a token and returns its revision and the key it continues after.
 func decodeContinue(token, binding string) (rv int64, after string, err error) {
-	invalid := func(why string) error { return errBadRequest("continue key is not valid: " + why) }
+	invalid := func(why string) error { return apierrors.NewBadRequest("continue key is not valid: " + why) }
 	data, err := base64.RawURLEncoding.DecodeString(token)
 	if err != nil {
 		return 0, "", invalid(err.Error())

@@ -3,6 +3,7 @@ package apiserver
 import (
 	"encoding/json"
 
+	"kubeplay/core/apierrors"
 	"kubeplay/core/encoding"
 	"kubeplay/core/encoding/table"
 	"kubeplay/core/object"
@@ -27,7 +28,7 @@ func (rep reply) convertObject(c encoding.Conversion, res *schema.Resource, stor
 	case "PartialObjectMetadata":
 		return partialObjectMetadata(c, stored)
 	case "PartialObjectMetadataList":
-		return nil, newStatus(web.StatusNotAcceptable, "NotAcceptable",
+		return nil, apierrors.New(web.StatusNotAcceptable, "NotAcceptable",
 			"you requested PartialObjectMetadataList, but the requested object is not a list ("+goType(res, false)+")", nil)
 	}
 	return rep.tableOf(c, res, table.ListMeta{}, []storage.Item{{Value: string(stored)}})
@@ -37,7 +38,7 @@ func (rep reply) convertObject(c encoding.Conversion, res *schema.Resource, stor
 func (rep reply) convertList(c encoding.Conversion, res *schema.Resource, meta listMeta, items []storage.Item) ([]byte, error) {
 	switch c.Kind {
 	case "PartialObjectMetadata":
-		return nil, newStatus(web.StatusNotAcceptable, "NotAcceptable",
+		return nil, apierrors.New(web.StatusNotAcceptable, "NotAcceptable",
 			"you requested PartialObjectMetadata, but the requested object is a list ("+goType(res, true)+")", nil)
 	case "PartialObjectMetadataList":
 		doc := []byte(`{"kind":"PartialObjectMetadataList","apiVersion":"meta.k8s.io/` + c.Version + `","metadata":`)
@@ -71,11 +72,11 @@ func (rep reply) convertList(c encoding.Conversion, res *schema.Resource, meta l
 func partialObjectMetadata(c encoding.Conversion, stored []byte) ([]byte, error) {
 	obj, err := object.Decode(stored)
 	if err != nil {
-		return nil, errInternal(err)
+		return nil, apierrors.NewInternal(err)
 	}
 	doc, err := object.AppendPartialObjectMetadata(nil, obj, "meta.k8s.io/"+c.Version)
 	if err != nil {
-		return nil, errInternal(err)
+		return nil, apierrors.NewInternal(err)
 	}
 	return doc, nil
 }
@@ -87,7 +88,7 @@ func (rep reply) tableOf(c encoding.Conversion, res *schema.Resource, meta table
 	for i, it := range items {
 		obj, err := object.Decode([]byte(it.Value))
 		if err != nil {
-			return nil, errInternal(err)
+			return nil, apierrors.NewInternal(err)
 		}
 		rows[i] = table.Item{Object: obj, Raw: []byte(it.Value), Kind: res.Kind, APIVersion: res.APIVersion()}
 	}
@@ -98,7 +99,7 @@ func (rep reply) tableOf(c encoding.Conversion, res *schema.Resource, meta table
 		Version: c.Version, Include: rep.include, ListMeta: meta, Now: rep.now(),
 	})
 	if err != nil {
-		return nil, errInternal(err)
+		return nil, apierrors.NewInternal(err)
 	}
 	return doc, nil
 }

@@ -5,6 +5,7 @@ import (
 	"mime"
 	"strconv"
 
+	"kubeplay/core/apierrors"
 	"kubeplay/core/encoding"
 	"kubeplay/core/encoding/protobuf"
 	"kubeplay/core/web"
@@ -17,21 +18,21 @@ import (
 func (s *Server) serveCompact(w web.ResponseWriter, r *web.Request) {
 	if r.Method != web.MethodPost {
 		w.Header().Set("Allow", web.MethodPost)
-		writeStatus(w, errMethodNotAllowed())
+		writeStatus(w, apierrors.NewMethodNotAllowed())
 		return
 	}
 	upTo := s.store.Revision()
 	if v := r.URL.Query().Get("resourceVersion"); v != "" {
 		n, err := parseResourceVersion(v)
 		if err != nil {
-			writeStatus(w, asStatus(err))
+			writeStatus(w, apierrors.As(err))
 			return
 		}
 		upTo = n
 	}
 	rev, err := s.store.Compact(upTo)
 	if err != nil {
-		writeStatus(w, errInternal(err))
+		writeStatus(w, apierrors.NewInternal(err))
 		return
 	}
 	writeJSON(w, web.StatusOK, map[string]string{"compactedRevision": strconv.FormatInt(rev, 10)})
@@ -45,17 +46,17 @@ func (s *Server) serveCompact(w web.ResponseWriter, r *web.Request) {
 func (s *Server) serveDecode(w web.ResponseWriter, r *web.Request) {
 	if r.Method != web.MethodPost {
 		w.Header().Set("Allow", web.MethodPost)
-		writeStatus(w, errMethodNotAllowed())
+		writeStatus(w, apierrors.NewMethodNotAllowed())
 		return
 	}
 	body, err := readBody(r)
 	if err != nil {
-		writeStatus(w, asStatus(err))
+		writeStatus(w, apierrors.As(err))
 		return
 	}
 	doc, err := decodeForDisplay(r.Header.Get("Content-Type"), body)
 	if err != nil {
-		writeStatus(w, errBadRequest(err.Error()))
+		writeStatus(w, apierrors.NewBadRequest(err.Error()))
 		return
 	}
 	writeJSON(w, web.StatusOK, doc)

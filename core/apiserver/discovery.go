@@ -4,6 +4,7 @@ import (
 	"runtime"
 	"strings"
 
+	"kubeplay/core/apierrors"
 	"kubeplay/core/schema"
 	"kubeplay/core/web"
 )
@@ -131,7 +132,7 @@ func wantsAggregated(r *web.Request) string {
 
 func (s *Server) serveDiscovery(w web.ResponseWriter, r *web.Request) {
 	if r.Method != web.MethodGet && r.Method != web.MethodHead {
-		writeStatus(w, errMethodNotAllowed())
+		writeStatus(w, apierrors.NewMethodNotAllowed())
 		return
 	}
 	parts := splitPath(r.URL.Path)
@@ -167,16 +168,16 @@ func (s *Server) serveDiscovery(w web.ResponseWriter, r *web.Request) {
 				return
 			}
 		}
-		writeStatus(w, errPathNotFound())
+		writeStatus(w, apierrors.NewPathNotFound())
 	case len(parts) == 3 && parts[0] == "apis":
 		gv := schema.GroupVersion{Group: parts[1], Version: parts[2]}
 		if len(s.registry.Resources(gv)) == 0 {
-			writeStatus(w, errPathNotFound())
+			writeStatus(w, apierrors.NewPathNotFound())
 			return
 		}
 		writeJSON(w, web.StatusOK, s.resourceList(gv))
 	default:
-		writeStatus(w, errPathNotFound())
+		writeStatus(w, apierrors.NewPathNotFound())
 	}
 }
 
@@ -279,7 +280,7 @@ func (s *Server) writeAggregated(w web.ResponseWriter, mediaType string, core bo
 	w.Header().Set("Vary", "Accept")
 	b, err := jsonMarshal(list)
 	if err != nil {
-		writeStatus(w, errInternal(err))
+		writeStatus(w, apierrors.NewInternal(err))
 		return
 	}
 	writeBody(w, web.StatusOK, mediaType, b)
@@ -302,7 +303,7 @@ const KubernetesVersion = "v1.32.0"
 
 func (s *Server) serveVersion(w web.ResponseWriter, r *web.Request) {
 	if r.Method != web.MethodGet && r.Method != web.MethodHead {
-		writeStatus(w, errMethodNotAllowed())
+		writeStatus(w, apierrors.NewMethodNotAllowed())
 		return
 	}
 	writeJSON(w, web.StatusOK, versionInfo{
@@ -324,7 +325,7 @@ func serveHealth(w web.ResponseWriter, r *web.Request) {
 				return
 			}
 		}
-		writeStatus(w, errPathNotFound())
+		writeStatus(w, apierrors.NewPathNotFound())
 		return
 	}
 	if _, verbose := r.URL.Query()["verbose"]; verbose {

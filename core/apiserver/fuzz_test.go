@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"kubeplay/core/apierrors"
 )
 
 // The fuzz targets send arbitrary requests through the whole handler (filters,
@@ -98,9 +100,9 @@ func (fzBody) Close() error { return nil }
 
 // fzCheckStatus checks that an error answer is a Status with the answer's code,
 // and returns it.
-func fzCheckStatus(t *testing.T, what string, rec *httptest.ResponseRecorder) *Status {
+func fzCheckStatus(t *testing.T, what string, rec *httptest.ResponseRecorder) *apierrors.Status {
 	t.Helper()
-	var st Status
+	var st apierrors.Status
 	if err := json.Unmarshal(rec.Body.Bytes(), &st); err != nil {
 		t.Fatalf("%s: %d answer is not JSON: %v\n%q", what, rec.Code, err, rec.Body.String())
 	}
@@ -121,7 +123,7 @@ func fzCheckStatus(t *testing.T, what string, rec *httptest.ResponseRecorder) *S
 
 // fzTooLargeRV says whether an answer is kube's 504 for a resourceVersion the
 // store has not reached (the fuzzer's deadline cuts the wait short).
-func fzTooLargeRV(st *Status) bool {
+func fzTooLargeRV(st *apierrors.Status) bool {
 	return st.Code == http.StatusGatewayTimeout && st.Reason == "Timeout" &&
 		strings.Contains(st.Message, "Too large resource version")
 }
@@ -385,7 +387,7 @@ func FuzzContinueToken(f *testing.F) {
 		// through the handler too.
 		rv, after, err := decodeContinue(token, binding)
 		if err != nil {
-			st, ok := err.(*Status)
+			st, ok := err.(*apierrors.Status)
 			if !ok || st.Code != http.StatusBadRequest || st.Message == "" {
 				t.Fatalf("decodeContinue(%q): %v, want a 400 Status", token, err)
 			}

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"sync"
 
+	"kubeplay/core/apierrors"
 	"kubeplay/core/encoding"
 	"kubeplay/core/encoding/protobuf"
 	"kubeplay/core/object"
@@ -95,7 +96,7 @@ func (rep reply) writeBinaryList(w web.ResponseWriter, res *schema.Resource, met
 	for i, it := range items {
 		b, err := rep.items.encoded(media, res, it)
 		if err != nil {
-			rep.writeStatus(w, errInternal(err))
+			rep.writeStatus(w, apierrors.NewInternal(err))
 			return
 		}
 		encoded[i] = b
@@ -112,7 +113,7 @@ func (rep reply) writeBinaryList(w web.ResponseWriter, res *schema.Resource, met
 		itemHead = func(dst []byte, _ int) []byte { return dst }
 	}
 	if err != nil {
-		rep.writeStatus(w, errInternal(err))
+		rep.writeStatus(w, apierrors.NewInternal(err))
 		return
 	}
 	var scratch [16]byte

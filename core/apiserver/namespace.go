@@ -3,6 +3,7 @@ package apiserver
 import (
 	"fmt"
 
+	"kubeplay/core/apierrors"
 	"kubeplay/core/object"
 	"kubeplay/core/schema"
 	"kubeplay/core/storage"
@@ -46,16 +47,16 @@ func (s *Server) checkNamespaceOpen(ns string, res *schema.Resource, name string
 	val, ok := s.store.Get(objectKey(s.namespaces(), "", ns))
 	if !ok {
 		s.nsStates.Delete(ns)
-		return errNotFound("", "namespaces", ns)
+		return apierrors.NewNotFound("", "namespaces", ns)
 	}
 	terminating, err := s.namespaceTerminating(ns, val)
 	if err != nil {
-		return errInternal(err)
+		return apierrors.NewInternal(err)
 	}
 	if terminating {
-		return errForbidden(res.Group, res.Plural, name,
+		return apierrors.NewForbidden(res.Group, res.Plural, name,
 			fmt.Sprintf("unable to create new content in namespace %s because it is being terminated", ns),
-			StatusCause{Type: "NamespaceTerminating", Message: fmt.Sprintf("namespace %s is being terminated", ns), Field: "metadata.namespace"})
+			apierrors.StatusCause{Type: "NamespaceTerminating", Message: fmt.Sprintf("namespace %s is being terminated", ns), Field: "metadata.namespace"})
 	}
 	return nil
 }

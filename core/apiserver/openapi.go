@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"strings"
 
+	"kubeplay/core/apierrors"
 	"kubeplay/core/schema"
 	"kubeplay/core/web"
 )
@@ -27,7 +28,7 @@ func (s *Server) serveOpenAPI(w web.ResponseWriter, r *web.Request) {
 	p := strings.Trim(r.URL.Path, "/")
 	if r.Method != web.MethodGet && r.Method != web.MethodHead {
 		w.Header().Set("Allow", "GET")
-		writeStatus(w, errMethodNotAllowed())
+		writeStatus(w, apierrors.NewMethodNotAllowed())
 		return
 	}
 	specs := s.openAPISpecs()
@@ -42,7 +43,7 @@ func (s *Server) serveOpenAPI(w web.ResponseWriter, r *web.Request) {
 		writeBody(w, web.StatusOK, "application/json", doc)
 		return
 	}
-	writeStatus(w, errPathNotFound())
+	writeStatus(w, apierrors.NewPathNotFound())
 }
 
 // openAPISpecs are the encoded index and documents, built once per generation of

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"kubeplay/core/apierrors"
 	"kubeplay/core/encoding/protobuf"
 	"kubeplay/core/object"
 	"kubeplay/core/schema"
@@ -58,9 +59,9 @@ func decodeProtobuf(res *schema.Resource, body []byte) (object.Object, error) {
 	obj, apiVersion, kind, err := decodeProtobufDocument(body)
 	switch {
 	case err != nil && kind != "" && !protobuf.Supported(apiVersion, kind):
-		return nil, errBadRequest(fmt.Sprintf("the object provided is unrecognized (must be of type %s): no kind %q is registered for version %q", res.Kind, kind, apiVersion))
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("the object provided is unrecognized (must be of type %s): no kind %q is registered for version %q", res.Kind, kind, apiVersion))
 	case err != nil:
-		return nil, errBadRequest(err.Error())
+		return nil, apierrors.NewBadRequest(err.Error())
 	}
 	return obj, nil
 }

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 
+	"kubeplay/core/apierrors"
+	"kubeplay/core/field"
 	"kubeplay/core/schema"
 	"kubeplay/core/selector"
 	"kubeplay/core/storage"
@@ -48,7 +50,7 @@ func param(q url.Values, name string) (string, bool) {
 func parseInt(v string) (int64, error) {
 	n, err := strconv.ParseInt(v, 10, 64)
 	if err != nil {
-		return 0, errBadRequest(err.Error())
+		return 0, apierrors.NewBadRequest(err.Error())
 	}
 	return n, nil
 }
@@ -59,15 +61,15 @@ func parseListOptions(q url.Values, res *schema.Resource) (*listOptions, error) 
 	var err error
 	if v := q.Get("labelSelector"); v != "" {
 		if o.Labels, err = selector.ParseLabels(v); err != nil {
-			return nil, errBadRequest(err.Error())
+			return nil, apierrors.NewBadRequest(err.Error())
 		}
 	}
 	if v := q.Get("fieldSelector"); v != "" {
 		if o.Fields, err = selector.ParseFields(v); err != nil {
-			return nil, errBadRequest(err.Error())
+			return nil, apierrors.NewBadRequest(err.Error())
 		}
 		if err := o.Fields.Check(res.SupportsField); err != nil {
-			return nil, errBadRequest(err.Error())
+			return nil, apierrors.NewBadRequest(err.Error())
 		}
 	}
 	if v, ok := param(q, "watch"); ok {
@@ -103,7 +105,7 @@ func parseListOptions(q url.Values, res *schema.Resource) (*listOptions, error) 
 	o.Match = q.Get("resourceVersionMatch")
 	o.ResourceVersion = q.Get("resourceVersion")
 	if errs := o.validate(); len(errs) > 0 {
-		return nil, errInvalid("meta.k8s.io", "ListOptions", "", errs)
+		return nil, apierrors.NewInvalid("meta.k8s.io", "ListOptions", "", errs)
 	}
 	if o.ResourceVersion != "" {
 		if o.RV, err = parseResourceVersion(o.ResourceVersion); err != nil {
@@ -119,49 +121,47 @@ func parseResourceVersion(v string) (int64, error) {
 	n, err := strconv.ParseUint(v, 10, 63)
 	if err != nil {
 		// kube's versioner words it as a field error on resourceVersion.
-		return 0, errBadRequest(fmt.Sprintf("resourceVersion: Invalid value: %q: %v", v, err))
+		return 0, apierrors.NewBadRequest(fmt.Sprintf("resourceVersion: Invalid value: %q: %v", v, err))
 	}
 	return int64(n), nil
 }
 
 // validate is kube's ValidateListOptions for list and watch.
-func (o *listOptions) validate() []fieldError {
-	var errs []fieldError
+func (o *listOptions) validate() field.ErrorList {
+	var errs field.ErrorList
 	if o.Watch {
 		if o.SendInitialEvents != nil && o.Match != "NotOlderThan" {
-			errs = append(errs, forbiddenValue("resourceVersionMatch", "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan"))
+			errs = append(errs, field.Forbidden(field.NewPath("resourceVersionMatch"), "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan"))
 		}
 		if o.Match != "" {
 			if o.SendInitialEvents == nil {
-				errs = append(errs, forbiddenValue("resourceVersionMatch", "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided"))
+				errs = append(errs, field.Forbidden(field.NewPath("resourceVersionMatch"), "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided"))
 			}
 			if o.Match != "NotOlderThan" {
-				errs = append(errs, fieldError{Type: "FieldValueNotSupported", Field: "resourceVersionMatch", Value: o.Match, hasVal: true,
-					Detail: `supported values: "NotOlderThan"`})
+				errs = append(errs, field.NotSupported(field.NewPath("resourceVersionMatch"), o.Match, []string{"NotOlderThan"}))
 			}
 			if o.Continue != "" {
-				errs = append(errs, forbiddenValue("resourceVersionMatch", "resourceVersionMatch is forbidden when continue is provided"))
+				errs = append(errs, field.Forbidden(field.NewPath("resourceVersionMatch"), "resourceVersionMatch is forbidden when continue is provided"))
 			}
 		}
 		return errs
 	}
 	if o.Match != "" {
 		if o.ResourceVersion == "" {
-			errs = append(errs, forbiddenValue("resourceVersionMatch", "resourceVersionMatch is forbidden unless resourceVersion is provided"))
+			errs = append(errs, field.Forbidden(field.NewPath("resourceVersionMatch"), "resourceVersionMatch is forbidden unless resourceVersion is provided"))
 		}
 		if o.Continue != "" {
-			errs = append(errs, forbiddenValue("resourceVersionMatch", "resourceVersionMatch is forbidden when continue is provided"))
+			errs = append(errs, field.Forbidden(field.NewPath("resourceVersionMatch"), "resourceVersionMatch is forbidden when continue is provided"))
 		}
 		if o.Match != "Exact" && o.Match != "NotOlderThan" {
-			errs = append(errs, fieldError{Type: "FieldValueNotSupported", Field: "resourceVersionMatch", Value: o.Match, hasVal: true,
-				Detail: `supported values: "Exact", "NotOlderThan", ""`})
+			errs = append(errs, field.NotSupported(field.NewPath("resourceVersionMatch"), o.Match, []string{"Exact", "NotOlderThan", ""}))
 		}
 		if o.Match == "Exact" && o.ResourceVersion == "0" {
-			errs = append(errs, forbiddenValue("resourceVersionMatch", `resourceVersionMatch "exact" is forbidden for resourceVersion "0"`))
+			errs = append(errs, field.Forbidden(field.NewPath("resourceVersionMatch"), `resourceVersionMatch "exact" is forbidden for resourceVersion "0"`))
 		}
 	}
 	if o.SendInitialEvents != nil {
-		errs = append(errs, forbiddenValue("sendInitialEvents", "sendInitialEvents is forbidden for list"))
+		errs = append(errs, field.Forbidden(field.NewPath("sendInitialEvents"), "sendInitialEvents is forbidden for list"))
 	}
 	return errs
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 	"unsafe"
 
+	"kubeplay/core/apierrors"
 	"kubeplay/core/encoding"
 	"kubeplay/core/encoding/protobuf"
 	"kubeplay/core/encoding/table"
@@ -50,7 +51,7 @@ func endpointFor(res *schema.Resource, watch bool) encoding.Endpoint {
 
 // negotiateReply reads the request's Accept and Accept-Encoding headers (and,
 // for a Table, includeObject).
-func (s *Server) negotiateReply(r *web.Request, res *schema.Resource, watch bool) (reply, *Status) {
+func (s *Server) negotiateReply(r *web.Request, res *schema.Resource, watch bool) (reply, *apierrors.Status) {
 	accept := r.Header.Get("Accept")
 	out, err := encoding.NegotiateOutput(accept, endpointFor(res, watch))
 	if err != nil {
@@ -60,7 +61,7 @@ func (s *Server) negotiateReply(r *web.Request, res *schema.Resource, watch bool
 		accept: accept, protobuf: protobufServed(res), now: s.cfg.Clock.Now, items: &s.items}
 	if out.Convert != nil && out.Convert.Kind == "Table" {
 		if rep.include, err = table.ParseIncludeObject(r.URL.Query().Get("includeObject")); err != nil {
-			return reply{}, errBadRequest(err.Error())
+			return reply{}, apierrors.NewBadRequest(err.Error())
 		}
 	}
 	return rep, nil
@@ -77,12 +78,12 @@ func (rep reply) statusOutput() (encoding.Output, error) {
 }
 
 // notAcceptable turns a negotiation error into its Status.
-func notAcceptable(err error) *Status {
+func notAcceptable(err error) *apierrors.Status {
 	var ua *encoding.UnsupportedMediaTypeError
 	if errors.As(err, &ua) {
-		return newStatus(web.StatusUnsupportedMediaType, "UnsupportedMediaType", err.Error(), nil)
+		return apierrors.New(web.StatusUnsupportedMediaType, "UnsupportedMediaType", err.Error(), nil)
 	}
-	return newStatus(web.StatusNotAcceptable, "NotAcceptable", err.Error(), nil)
+	return apierrors.New(web.StatusNotAcceptable, "NotAcceptable", err.Error(), nil)
 }
 
 // acceptsGzip reads Accept-Encoding as kube-apiserver does: a "gzip" token.
@@ -162,13 +163,13 @@ func (rep reply) writeObject(w web.ResponseWriter, code int, res *schema.Resourc
 	if c := rep.out.Convert; c != nil {
 		var err error
 		if doc, err = rep.convertObject(*c, res, stored, doc); err != nil {
-			rep.writeStatus(w, asStatus(err))
+			rep.writeStatus(w, apierrors.As(err))
 			return
 		}
 	}
 	body, err := rep.encodeDocument(rep.out.Media, doc)
 	if err != nil {
-		rep.writeStatus(w, errInternal(err))
+		rep.writeStatus(w, apierrors.NewInternal(err))
 		return
 	}
 	rep.send(w, code, rep.out.Media.ContentType(), body)
@@ -197,7 +198,7 @@ func (rep reply) writeList(w web.ResponseWriter, res *schema.Resource, meta list
 			doc, err = rep.encodeDocument(rep.out.Media, doc)
 		}
 		if err != nil {
-			rep.writeStatus(w, asStatus(err))
+			rep.writeStatus(w, apierrors.As(err))
 			return
 		}
 		rep.send(w, web.StatusOK, rep.out.Media.ContentType(), doc)
@@ -262,12 +263,14 @@ func (rep reply) listDocument(res *schema.Resource, meta listMeta, items []stora
 }
 
 // writeStatus answers with an error Status in the negotiated representation.
-func (rep reply) writeStatus(w web.ResponseWriter, st *Status) { rep.sendStatus(w, st.Code, st) }
+func (rep reply) writeStatus(w web.ResponseWriter, st *apierrors.Status) {
+	rep.sendStatus(w, st.Code, st)
+}
 
 // sendStatus answers with st and the HTTP status code; when the Accept header
 // allows no representation of a Status, kube-apiserver answers 406 in JSON
 // instead.
-func (rep reply) sendStatus(w web.ResponseWriter, code int, st *Status) {
+func (rep reply) sendStatus(w web.ResponseWriter, code int, st *apierrors.Status) {
 	out, err := rep.statusOutput()
 	if err != nil {
 		writeStatus(w, notAcceptable(err))
@@ -323,7 +326,7 @@ func decodeBodyAs(r *web.Request, res *schema.Resource, version, apiVersion, kin
 	switch media {
 	case encoding.YAML:
 		if doc, err = encoding.YAMLToJSON(body); err != nil {
-			return nil, errBadRequest(err.Error())
+			return nil, apierrors.NewBadRequest(err.Error())
 		}
 	case encoding.CBOR:
 		if typed {
@@ -332,7 +335,7 @@ func decodeBodyAs(r *web.Request, res *schema.Resource, version, apiVersion, kin
 		}
 		obj, err := encoding.DecodeCBOR(body)
 		if err != nil {
-			return nil, errBadRequest(fmt.Sprintf("the object provided is unrecognized (must be of type %s): %v", kind, err))
+			return nil, apierrors.NewBadRequest(fmt.Sprintf("the object provided is unrecognized (must be of type %s): %v", kind, err))
 		}
 		return obj, nil
 	case encoding.Protobuf:
@@ -344,7 +347,7 @@ func decodeBodyAs(r *web.Request, res *schema.Resource, version, apiVersion, kin
 		// JSON cannot serve: read the object as its JSON body would be.
 		apiVersion, kind := obj["apiVersion"].(string), obj["kind"].(string)
 		if doc, err = json.Marshal(obj); err != nil {
-			return nil, errBadRequest(err.Error())
+			return nil, apierrors.NewBadRequest(err.Error())
 		}
 		obj, err = protobuf.DecodeJSON(apiVersion, kind, doc)
 		return obj, decodeError(version, kind, err, body)
@@ -355,7 +358,7 @@ func decodeBodyAs(r *web.Request, res *schema.Resource, version, apiVersion, kin
 	}
 	obj, err := object.Decode(doc)
 	if err != nil {
-		return nil, errBadRequest(fmt.Sprintf("the object provided is unrecognized (must be of type %s): couldn't get version/kind; json parse error: %v (%s)",
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("the object provided is unrecognized (must be of type %s): couldn't get version/kind; json parse error: %v (%s)",
 			kind, err, summarizeBody(body)))
 	}
 	return obj, nil
@@ -370,9 +373,9 @@ func decodeError(version, kind string, err error, body []byte) error {
 	case err == nil:
 		return nil
 	case errors.As(err, &kindErr):
-		return errBadRequest(fmt.Sprintf("the object provided is unrecognized (must be of type %s): %v (%s)", kind, err, summarizeBody(body)))
+		return apierrors.NewBadRequest(fmt.Sprintf("the object provided is unrecognized (must be of type %s): %v (%s)", kind, err, summarizeBody(body)))
 	}
-	return errBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %v", kind, version, kind, err))
+	return apierrors.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %v", kind, version, kind, err))
 }
 
 // summarizeBody is how kube-apiserver quotes a body it could not read: up to 30
@@ -511,7 +514,7 @@ func (c *watchCodec) frame(typ string, doc []byte) []byte {
 
 // internalError is the frame sent in place of an event that cannot be encoded.
 func (c *watchCodec) internalError(typ string, err error) []byte {
-	st, _ := json.Marshal(errInternal(fmt.Errorf("unable to encode watch object of type %s: %v", typ, err)))
+	st, _ := json.Marshal(apierrors.NewInternal(fmt.Errorf("unable to encode watch object of type %s: %v", typ, err)))
 	if c.rep.out.Media == encoding.JSON {
 		return watchFrame(nil, "ERROR", st)
 	}

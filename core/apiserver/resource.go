@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"kubeplay/core/apierrors"
 	"kubeplay/core/clock"
 	"kubeplay/core/object"
 	"kubeplay/core/schema"
@@ -34,11 +35,11 @@ func (s *Server) serveResource(w web.ResponseWriter, r *web.Request, info *Reque
 	}
 	if !methodAllowed(r.Method, allow) {
 		w.Header().Set("Allow", strings.Join(allow, ", "))
-		writeStatus(w, errMethodNotAllowed())
+		writeStatus(w, apierrors.NewMethodNotAllowed())
 		return
 	}
 	if t.sub != "" && t.sub != "status" && t.sub != "finalize" {
-		writeStatus(w, errPathNotFound())
+		writeStatus(w, apierrors.NewPathNotFound())
 		return
 	}
 	t.rep, st = s.negotiateReply(r, t.res, info.Verb == "watch")
@@ -70,16 +71,16 @@ func (s *Server) serveResource(w web.ResponseWriter, r *web.Request, info *Reque
 		err = s.deleteCollection(w, r, t)
 	default:
 		w.Header().Set("Allow", strings.Join(allow, ", "))
-		err = errMethodNotAllowed()
+		err = apierrors.NewMethodNotAllowed()
 	}
 	if err != nil {
-		t.rep.writeStatus(w, asStatus(err))
+		t.rep.writeStatus(w, apierrors.As(err))
 	}
 }
 
 // refuseDryRun answers a write that asks for a dry run: kubeplay does not run one
 // yet, and a write must never happen when a client asked for none.
-func refuseDryRun(r *web.Request, verb string) *Status {
+func refuseDryRun(r *web.Request, verb string) *apierrors.Status {
 	switch verb {
 	case "create", "update", "patch", "delete", "deletecollection":
 	default:
@@ -92,16 +93,16 @@ func refuseDryRun(r *web.Request, verb string) *Status {
 }
 
 // errDryRunUnsupported refuses a dry run, asked for in the query or in DeleteOptions.
-func errDryRunUnsupported() *Status {
-	return errBadRequest("dryRun is not supported by kubeplay yet: the request was not performed")
+func errDryRunUnsupported() *apierrors.Status {
+	return apierrors.NewBadRequest("dryRun is not supported by kubeplay yet: the request was not performed")
 }
 
 // resolve finds the resource and the methods its path allows.
-func (s *Server) resolve(info *RequestInfo) (target, []string, *Status) {
+func (s *Server) resolve(info *RequestInfo) (target, []string, *apierrors.Status) {
 	var t target
 	res := s.registry.Lookup(info.APIGroup, info.APIVersion, info.Resource)
 	if res == nil || (info.APIPrefix == "api") != (res.Group == "") {
-		return t, nil, errPathNotFound()
+		return t, nil, apierrors.NewPathNotFound()
 	}
 	t = target{res: res, namespace: info.Namespace, name: info.Name, sub: info.Subresource}
 	if res.Plural == "namespaces" {
@@ -109,20 +110,20 @@ func (s *Server) resolve(info *RequestInfo) (target, []string, *Status) {
 	}
 	parts := info.Parts
 	if len(parts) > 3 {
-		return t, nil, errPathNotFound()
+		return t, nil, apierrors.NewPathNotFound()
 	}
 	// A namespaced path to a cluster-scoped resource, or a named object of a
 	// namespaced resource without its namespace, does not exist.
 	inNamespace := info.Namespace != "" && res.Plural != "namespaces"
 	if inNamespace && !res.Namespaced {
-		return t, nil, errPathNotFound()
+		return t, nil, apierrors.NewPathNotFound()
 	}
 	if info.Verb == "proxy" { // the /proxy/ path prefix is gone from kube-apiserver
-		return t, nil, errPathNotFound()
+		return t, nil, apierrors.NewPathNotFound()
 	}
 	if info.Verb == "watch" {
 		if t.sub != "" {
-			return t, nil, errPathNotFound()
+			return t, nil, apierrors.NewPathNotFound()
 		}
 		return t, []string{web.MethodGet}, nil
 	}
@@ -136,11 +137,11 @@ func (s *Server) resolve(info *RequestInfo) (target, []string, *Status) {
 		}
 		return t, allow, nil
 	case res.Namespaced && !inNamespace:
-		return t, nil, errPathNotFound()
+		return t, nil, apierrors.NewPathNotFound()
 	case t.sub != "":
 		sub := res.Sub(t.sub)
 		if sub == nil {
-			return t, nil, errPathNotFound()
+			return t, nil, apierrors.NewPathNotFound()
 		}
 		return t, verbMethods(sub.Verbs), nil
 	}
@@ -187,7 +188,7 @@ func (s *Server) waitFresh(ctx context.Context, rev int64) error {
 	ctx, cancel := clock.WithTimeout(ctx, s.cfg.Clock, s.cfg.FreshnessWait)
 	defer cancel()
 	if err := s.store.WaitForRevision(ctx, rev); err != nil {
-		return errTooLargeResourceVersion(rev, s.store.Revision())
+		return apierrors.NewTooLargeResourceVersion(rev, s.store.Revision())
 	}
 	return nil
 }
@@ -204,7 +205,7 @@ func (s *Server) get(w web.ResponseWriter, r *web.Request, t target) error {
 	}
 	val, ok := s.store.Get(objectKey(t.res, t.namespace, t.name))
 	if !ok {
-		return errNotFound(t.res.Group, t.res.Plural, t.name)
+		return apierrors.NewNotFound(t.res.Group, t.res.Plural, t.name)
 	}
 	t.rep.writeObject(w, web.StatusOK, t.res, val)
 	return nil
@@ -229,7 +230,7 @@ func (s *Server) list(w web.ResponseWriter, r *web.Request, t target) error {
 	switch {
 	case o.Continue != "":
 		if o.ResourceVersion != "" && o.ResourceVersion != "0" {
-			return errBadRequest("specifying resource version is not allowed when using continue")
+			return apierrors.NewBadRequest("specifying resource version is not allowed when using continue")
 		}
 		rv, after, err := decodeContinue(o.Continue, binding)
 		if err != nil {
@@ -252,13 +253,13 @@ func (s *Server) list(w web.ResponseWriter, r *web.Request, t target) error {
 	res, err := s.store.List(lo)
 	switch {
 	case errors.Is(err, storage.ErrCompacted) && o.Continue != "":
-		st := errExpired(inconsistentContinue)
+		st := apierrors.NewExpired(inconsistentContinue)
 		st.Metadata.Continue = encodeContinue(-1, strings.TrimPrefix(lo.After, prefix), binding)
 		return st
 	case errors.Is(err, storage.ErrCompacted):
-		return errExpired("The resourceVersion for the provided list is too old.")
+		return apierrors.NewExpired("The resourceVersion for the provided list is too old.")
 	case errors.Is(err, storage.ErrFutureRevision):
-		return errTooLargeResourceVersion(lo.Rev, s.store.Revision())
+		return apierrors.NewTooLargeResourceVersion(lo.Rev, s.store.Revision())
 	case err != nil:
 		return err
 	}
@@ -294,10 +295,10 @@ func readBody(r *web.Request) ([]byte, error) {
 	b, err := io.ReadAll(r.Body)
 	var tooLarge *web.MaxBytesError
 	if errors.As(err, &tooLarge) {
-		return nil, errRequestEntityTooLarge(tooLarge.Limit)
+		return nil, apierrors.NewRequestEntityTooLarge(tooLarge.Limit)
 	}
 	if err != nil {
-		return nil, errBadRequest(err.Error())
+		return nil, apierrors.NewBadRequest(err.Error())
 	}
 	return b, nil
 }
@@ -316,10 +317,10 @@ func readObject(r *web.Request, res *schema.Resource) (object.Object, error) {
 	kind, _ := obj["kind"].(string)
 	apiVersion, _ := obj["apiVersion"].(string)
 	if apiVersion != "" && apiVersion != res.APIVersion() {
-		return nil, errBadRequest(fmt.Sprintf("the API version in the data (%s) does not match the expected API version (%s)", apiVersion, res.APIVersion()))
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("the API version in the data (%s) does not match the expected API version (%s)", apiVersion, res.APIVersion()))
 	}
 	if kind != "" && kind != res.Kind {
-		return nil, errBadRequest(fmt.Sprintf("the object provided is unrecognized (must be of type %s): kind %q does not match the resource's kind", res.Kind, kind))
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("the object provided is unrecognized (must be of type %s): kind %q does not match the resource's kind", res.Kind, kind))
 	}
 	mergeStringData(obj, res)
 	return obj, nil

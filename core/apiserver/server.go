@@ -17,6 +17,7 @@ import (
 	"sync"
 	"time"
 
+	"kubeplay/core/apierrors"
 	"kubeplay/core/auth"
 	"kubeplay/core/clock"
 	"kubeplay/core/controllers"
@@ -164,7 +165,7 @@ func withPanicRecovery(next web.Handler) web.Handler {
 				if v == web.ErrAbortHandler {
 					panic(v)
 				}
-				writeStatus(w, errInternal(fmt.Errorf("panic: %v", v)))
+				writeStatus(w, apierrors.NewInternal(fmt.Errorf("panic: %v", v)))
 			}
 		}()
 		next.ServeHTTP(w, r)
@@ -192,7 +193,7 @@ func withStandardHeaders(next web.Handler) web.Handler {
 func withMaxBody(next web.Handler, limit int64) web.Handler {
 	return web.HandlerFunc(func(w web.ResponseWriter, r *web.Request) {
 		if r.ContentLength > limit {
-			writeStatus(w, errRequestEntityTooLarge(limit))
+			writeStatus(w, apierrors.NewRequestEntityTooLarge(limit))
 			return
 		}
 		if r.Body != nil {
@@ -270,7 +271,7 @@ func (s *Server) route(w web.ResponseWriter, r *web.Request) {
 	case p == "/openapi/v3" || strings.HasPrefix(p, "/openapi/v3/"):
 		s.serveOpenAPI(w, r)
 	default:
-		writeStatus(w, errPathNotFound())
+		writeStatus(w, apierrors.NewPathNotFound())
 	}
 }
 

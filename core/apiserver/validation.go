@@ -2,10 +2,11 @@ package apiserver
 
 import (
 	"encoding/base64"
-	"fmt"
 	"sort"
 
+	"kubeplay/core/apierrors"
 	"kubeplay/core/encoding/protobuf"
+	"kubeplay/core/field"
 	"kubeplay/core/object"
 	"kubeplay/core/schema"
 	"kubeplay/core/validation"
@@ -28,19 +29,19 @@ func validateName(rule schema.NameRule, name string) []string {
 }
 
 // validateLabels checks label keys and values as ValidateLabels does.
-func validateLabels(labels map[string]string, field string) []fieldError {
+func validateLabels(labels map[string]string, path string) field.ErrorList {
 	keys := make([]string, 0, len(labels))
 	for k := range labels {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	var errs []fieldError
+	var errs field.ErrorList
 	for _, k := range keys {
 		for _, msg := range validation.QualifiedName(k) {
-			errs = append(errs, invalidValue(field, k, msg))
+			errs = append(errs, field.Invalid(field.NewPath(path), k, msg))
 		}
 		for _, msg := range validation.LabelValue(labels[k]) {
-			errs = append(errs, invalidValue(field, labels[k], msg))
+			errs = append(errs, field.Invalid(field.NewPath(path), labels[k], msg))
 		}
 	}
 	return errs
@@ -52,15 +53,15 @@ const maxDataBytes = 1 << 20
 
 // validateDataSize applies kube's size limit to the values of a ConfigMap (data
 // and binaryData, reported on the object, "[]") and a Secret (data, as bytes).
-func validateDataSize(obj object.Object, res *schema.Resource) []fieldError {
+func validateDataSize(obj object.Object, res *schema.Resource) field.ErrorList {
 	if res.Group != "" {
 		return nil
 	}
-	var field string
+	var path *field.Path
 	var size int
 	switch res.Kind {
 	case "ConfigMap":
-		field = "[]"
+		path = field.NewPath("").Key("")
 		for _, v := range object.StringMap(obj, "data") {
 			size += len(v)
 		}
@@ -68,7 +69,7 @@ func validateDataSize(obj object.Object, res *schema.Resource) []fieldError {
 			size += base64.StdEncoding.DecodedLen(len(v))
 		}
 	case "Secret":
-		field = "data"
+		path = field.NewPath("data")
 		for _, v := range object.StringMap(obj, "data") {
 			size += base64.StdEncoding.DecodedLen(len(v))
 		}
@@ -78,7 +79,7 @@ func validateDataSize(obj object.Object, res *schema.Resource) []fieldError {
 	if size <= maxDataBytes {
 		return nil
 	}
-	return []fieldError{{Type: "FieldValueTooLong", Field: field, Detail: fmt.Sprintf("may not be more than %d bytes", maxDataBytes)}}
+	return field.ErrorList{field.TooLong(path, maxDataBytes)}
 }
 
 // maxStorageRequest is etcd's default --max-request-bytes, which bounds every
@@ -102,7 +103,7 @@ func checkStorageSize(res *schema.Resource, key string, obj object.Object, store
 	}
 	etcdKey := len("/registry/") + len(key) // kube's keys hold no group for the built-in groups; close enough
 	if size+3*etcdKey+13 > maxStorageRequest {
-		return newStatus(web.StatusInternalServerError, "", "etcdserver: request is too large", nil)
+		return apierrors.New(web.StatusInternalServerError, "", "etcdserver: request is too large", nil)
 	}
 	return nil
 }

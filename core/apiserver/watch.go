@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"time"
 
+	"kubeplay/core/apierrors"
 	"kubeplay/core/clock"
 	"kubeplay/core/encoding"
 	"kubeplay/core/encoding/protobuf"
@@ -74,7 +75,7 @@ func (s *Server) serveWatch(w web.ResponseWriter, r *web.Request, t target) erro
 	watcher, err := s.store.Watch(wo)
 	if errors.Is(err, storage.ErrCompacted) {
 		// kube-apiserver answers 200 and ends the stream with an ERROR event.
-		st := errExpired("too old resource version: " + strconv.FormatInt(o.RV, 10) +
+		st := apierrors.NewExpired("too old resource version: " + strconv.FormatInt(o.RV, 10) +
 			" (" + strconv.FormatInt(s.store.CompactedRevision(), 10) + ")")
 		codec := newWatchCodec(t)
 		codec.start(w)
@@ -83,7 +84,7 @@ func (s *Server) serveWatch(w web.ResponseWriter, r *web.Request, t target) erro
 		return nil
 	}
 	if err != nil {
-		return errInternal(err)
+		return apierrors.NewInternal(err)
 	}
 	defer watcher.Stop()
 

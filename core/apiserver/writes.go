@@ -9,7 +9,9 @@ import (
 	"strconv"
 	"time"
 
+	"kubeplay/core/apierrors"
 	"kubeplay/core/encoding/protobuf"
+	"kubeplay/core/field"
 	"kubeplay/core/object"
 	"kubeplay/core/schema"
 	"kubeplay/core/storage"
@@ -45,7 +47,7 @@ func (s *Server) prepareNew(obj object.Object, t target) error {
 		}
 	}
 	if errs := append(validateObjectMeta(meta, t.res, name), validateDataSize(obj, t.res)...); len(errs) > 0 {
-		return errInvalid(t.res.Group, t.res.Kind, name, errs)
+		return apierrors.NewInvalid(t.res.Group, t.res.Kind, name, errs)
 	}
 	if t.res.Namespaced {
 		if err := s.checkNamespaceOpen(t.namespace, t.res, name); err != nil {
@@ -77,7 +79,7 @@ func checkObjectNamespace(obj object.Object, t target) error {
 		return nil
 	}
 	if ns, _ := meta["namespace"].(string); ns != "" && ns != t.namespace {
-		return errBadRequest("the namespace of the provided object does not match the namespace sent on the request")
+		return apierrors.NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
 	}
 	meta["namespace"] = t.namespace
 	return nil
@@ -98,7 +100,7 @@ func (s *Server) create(w web.ResponseWriter, r *web.Request, t target) error {
 	key := objectKey(t.res, t.namespace, name)
 	_, stored, err := s.store.Mutate(key, func(cur []byte, rev int64) (storage.Change, error) {
 		if cur != nil {
-			return storage.Change{}, errAlreadyExists(t.res.Group, t.res.Plural, name)
+			return storage.Change{}, apierrors.NewAlreadyExists(t.res.Group, t.res.Plural, name)
 		}
 		object.SetResourceVersion(obj, rev)
 		b, err := object.Encode(obj)
@@ -120,7 +122,7 @@ func (s *Server) update(w web.ResponseWriter, r *web.Request, t target) error {
 		return err
 	}
 	if name := object.MetaString(obj, "name"); name != t.name {
-		return errBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", name, t.name))
+		return apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", name, t.name))
 	}
 	if err := checkObjectNamespace(obj, t); err != nil {
 		return err
@@ -145,7 +147,7 @@ func (s *Server) replace(t target, next func(old object.Object) (object.Object, 
 		code = web.StatusOK
 		if cur == nil {
 			if !t.res.CreateOnUpdate || t.sub != "" {
-				return storage.Change{}, errNotFound(t.res.Group, t.res.Plural, t.name)
+				return storage.Change{}, apierrors.NewNotFound(t.res.Group, t.res.Plural, t.name)
 			}
 			obj, err := next(nil)
 			if err != nil {
@@ -164,7 +166,7 @@ func (s *Server) replace(t target, next func(old object.Object) (object.Object, 
 		}
 		old, err := object.Decode(cur)
 		if err != nil {
-			return storage.Change{}, errInternal(err)
+			return storage.Change{}, apierrors.NewInternal(err)
 		}
 		obj, err := next(old)
 		if err != nil {
@@ -173,10 +175,10 @@ func (s *Server) replace(t target, next func(old object.Object) (object.Object, 
 		oldMeta, meta := object.Meta(old), object.Meta(obj)
 		oldRV, _ := oldMeta["resourceVersion"].(string)
 		if rv, _ := meta["resourceVersion"].(string); rv != "" && rv != oldRV {
-			return storage.Change{}, errConflict(t.res.Group, t.res.Plural, t.name, conflictModified)
+			return storage.Change{}, apierrors.NewConflict(t.res.Group, t.res.Plural, t.name, apierrors.ConflictModified)
 		}
 		if errs := append(validateObjectMeta(meta, t.res, t.name), validateDataSize(obj, t.res)...); len(errs) > 0 {
-			return storage.Change{}, errInvalid(t.res.Group, t.res.Kind, t.name, errs)
+			return storage.Change{}, apierrors.NewInvalid(t.res.Group, t.res.Kind, t.name, errs)
 		}
 		obj = mergeOwnedFields(old, obj, t)
 		object.SetResourceVersion(obj, mustParseRV(oldRV))
@@ -287,7 +289,7 @@ func (s *Server) patch(w web.ResponseWriter, r *web.Request, t target) error {
 		mt = mt[:i]
 	}
 	if mt != "application/merge-patch+json" {
-		return newStatus(web.StatusUnsupportedMediaType, "UnsupportedMediaType",
+		return apierrors.New(web.StatusUnsupportedMediaType, "UnsupportedMediaType",
 			"the body of the request was in an unknown format - accepted media types include: application/merge-patch+json", nil)
 	}
 	body, err := readBody(r)
@@ -298,30 +300,30 @@ func (s *Server) patch(w web.ResponseWriter, r *web.Request, t target) error {
 	// numbers no float64 holds are an error there.
 	var check map[string]any
 	if err := json.Unmarshal(body, &check); err != nil {
-		return errBadRequest(fmt.Sprintf("error decoding patch: %v", err))
+		return apierrors.NewBadRequest(fmt.Sprintf("error decoding patch: %v", err))
 	}
 	var p any
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
 	if err := dec.Decode(&p); err != nil {
-		return errBadRequest(fmt.Sprintf("error decoding patch: %v", err))
+		return apierrors.NewBadRequest(fmt.Sprintf("error decoding patch: %v", err))
 	}
 	code, stored, err := s.replace(t, func(old object.Object) (object.Object, error) {
 		if old == nil {
-			return nil, errNotFound(t.res.Group, t.res.Plural, t.name)
+			return nil, apierrors.NewNotFound(t.res.Group, t.res.Plural, t.name)
 		}
 		current := object.DeepCopy(old)
 		current["kind"], current["apiVersion"] = t.res.Kind, t.res.APIVersion()
 		patched, ok := mergePatch(current, p).(map[string]any)
 		if !ok {
-			return nil, errBadRequest("the patch does not describe an object")
+			return nil, apierrors.NewBadRequest("the patch does not describe an object")
 		}
 		if patched, err = decodePatched(t.res, patched); err != nil {
 			return nil, err
 		}
 		mergeStringData(patched, t.res)
 		if object.MetaString(patched, "name") != t.name {
-			return nil, errBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", object.MetaString(patched, "name"), t.name))
+			return nil, apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", object.MetaString(patched, "name"), t.name))
 		}
 		return patched, nil
 	})
@@ -341,11 +343,11 @@ func decodePatched(res *schema.Resource, patched object.Object) (object.Object, 
 	}
 	doc, err := json.Marshal(patched)
 	if err != nil {
-		return nil, errInternal(err)
+		return nil, apierrors.NewInternal(err)
 	}
 	obj, err := protobuf.DecodeJSON(res.APIVersion(), res.Kind, doc)
 	if err != nil {
-		return nil, errInvalid("", "", "", []fieldError{invalidValue("patch", string(doc), err.Error())})
+		return nil, apierrors.NewInvalid("", "", "", field.ErrorList{field.Invalid(field.NewPath("patch"), string(doc), err.Error())})
 	}
 	return obj, nil
 }
@@ -393,12 +395,12 @@ func readDeleteOptions(r *web.Request, res *schema.Resource) (*deleteOptions, er
 			return nil, err
 		}
 		if body, err = json.Marshal(obj); err != nil {
-			return nil, errBadRequest(err.Error())
+			return nil, apierrors.NewBadRequest(err.Error())
 		}
 	}
 	if len(bytes.TrimSpace(body)) > 0 {
 		if err := json.Unmarshal(body, &o); err != nil {
-			return nil, errBadRequest(fmt.Sprintf("error decoding DeleteOptions: %v", err))
+			return nil, apierrors.NewBadRequest(fmt.Sprintf("error decoding DeleteOptions: %v", err))
 		}
 	}
 	if len(o.DryRun) > 0 {
@@ -419,20 +421,20 @@ func (s *Server) deleteObject(t target, name string, opts *deleteOptions) ([]byt
 	_, stored, err := s.store.Mutate(objectKey(t.res, t.namespace, name), func(cur []byte, rev int64) (storage.Change, error) {
 		gone = false
 		if cur == nil {
-			return storage.Change{}, errNotFound(t.res.Group, t.res.Plural, name)
+			return storage.Change{}, apierrors.NewNotFound(t.res.Group, t.res.Plural, name)
 		}
 		obj, err := object.Decode(cur)
 		if err != nil {
-			return storage.Change{}, errInternal(err)
+			return storage.Change{}, apierrors.NewInternal(err)
 		}
 		meta := object.Meta(obj)
 		if p := opts.Preconditions; p != nil {
 			if uid, _ := meta["uid"].(string); p.UID != nil && *p.UID != uid {
-				return storage.Change{}, errConflict(t.res.Group, t.res.Plural, name,
+				return storage.Change{}, apierrors.NewConflict(t.res.Group, t.res.Plural, name,
 					fmt.Sprintf("Precondition failed: UID in precondition: %s, UID in object meta: %s", *p.UID, uid))
 			}
 			if rv, _ := meta["resourceVersion"].(string); p.ResourceVersion != nil && *p.ResourceVersion != rv {
-				return storage.Change{}, errConflict(t.res.Group, t.res.Plural, name,
+				return storage.Change{}, apierrors.NewConflict(t.res.Group, t.res.Plural, name,
 					fmt.Sprintf("Precondition failed: ResourceVersion in precondition: %s, ResourceVersion in object meta: %s", *p.ResourceVersion, rv))
 			}
 		}
@@ -440,13 +442,13 @@ func (s *Server) deleteObject(t target, name string, opts *deleteOptions) ([]byt
 		spec, _ := obj["spec"].(map[string]any)
 		nsFinalizers := t.res.Plural == "namespaces" && len(object.Strings(spec, "finalizers")) > 0
 		if t.res.Plural == "namespaces" && immortalNamespaces[name] {
-			return storage.Change{}, errForbidden("", "namespaces", name, "this namespace may not be deleted")
+			return storage.Change{}, apierrors.NewForbidden("", "namespaces", name, "this namespace may not be deleted")
 		}
 		if nsFinalizers {
 			// The namespace controller empties it, then removes the finalizer
 			// (the finalize subresource) and deletes it again.
 			if deleting {
-				return storage.Change{}, errConflict("", "namespaces", name, namespaceTerminatingMessage)
+				return storage.Change{}, apierrors.NewConflict("", "namespaces", name, namespaceTerminatingMessage)
 			}
 			meta["deletionTimestamp"] = timestamp(s.cfg.Clock.Now())
 			meta["deletionGracePeriodSeconds"] = 0
@@ -499,8 +501,8 @@ func (s *Server) delete(w web.ResponseWriter, r *web.Request, t target) error {
 	if obj, err := object.Decode(stored); err == nil {
 		uid = object.MetaString(obj, "uid")
 	}
-	t.rep.sendStatus(w, web.StatusOK, &Status{Kind: "Status", APIVersion: "v1", Status: "Success",
-		Details: &StatusDetails{Name: t.name, Group: t.res.Group, Kind: t.res.Plural, UID: uid}})
+	t.rep.sendStatus(w, web.StatusOK, &apierrors.Status{Kind: "Status", APIVersion: "v1", Status: "Success",
+		Details: &apierrors.StatusDetails{Name: t.name, Group: t.res.Group, Kind: t.res.Plural, UID: uid}})
 	return nil
 }
 
@@ -524,7 +526,7 @@ func (s *Server) deleteCollection(w web.ResponseWriter, r *web.Request, t target
 			continue
 		}
 		stored, _, err := s.deleteObject(t, object.MetaString(obj, "name"), opts)
-		var st *Status
+		var st *apierrors.Status
 		if errors.As(err, &st) && st.Code == web.StatusNotFound {
 			continue // deleted meanwhile
 		}
@@ -539,15 +541,15 @@ func (s *Server) deleteCollection(w web.ResponseWriter, r *web.Request, t target
 
 // validateObjectMeta checks the name (by the kind's rule) and the metadata the
 // server reads.
-func validateObjectMeta(meta map[string]any, res *schema.Resource, name string) []fieldError {
-	var errs []fieldError
+func validateObjectMeta(meta map[string]any, res *schema.Resource, name string) field.ErrorList {
+	var errs field.ErrorList
 	if name == "" {
 		if gen, _ := meta["generateName"].(string); gen == "" {
-			return []fieldError{requiredValue("metadata.name", "name or generateName is required")}
+			return field.ErrorList{field.Required(field.NewPath("metadata.name"), "name or generateName is required")}
 		}
 	}
 	for _, msg := range validateName(res.Names, name) {
-		errs = append(errs, invalidValue("metadata.name", name, msg))
+		errs = append(errs, field.Invalid(field.NewPath("metadata.name"), name, msg))
 	}
 	errs = append(errs, validateLabels(object.StringMap(meta, "labels"), "metadata.labels")...)
 	return errs

@@ -1,0 +1,185 @@
+// Package apierrors owns the errors the API answers with: metav1.Status and its
+// constructors, with k8s.io/apimachinery/pkg/api/errors' codes, reasons and
+// message shapes, so that any package judging a request (the registry, patches,
+// apply, authentication, flow control) returns kube's error without importing
+// the HTTP server. A *Status is an error.
+package apierrors
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"kubeplay/core/field"
+	"kubeplay/core/web"
+)
+
+// StatusCause is one cause in a Status's details.
+type StatusCause struct {
+	Type    string `json:"reason,omitempty"`
+	Message string `json:"message,omitempty"`
+	Field   string `json:"field,omitempty"`
+}
+
+// StatusDetails are a Status's details.
+type StatusDetails struct {
+	Name              string        `json:"name,omitempty"`
+	Group             string        `json:"group,omitempty"`
+	Kind              string        `json:"kind,omitempty"`
+	UID               string        `json:"uid,omitempty"`
+	Causes            []StatusCause `json:"causes,omitempty"`
+	RetryAfterSeconds int32         `json:"retryAfterSeconds,omitempty"`
+}
+
+// Status is metav1.Status: every error kubeplay answers is one.
+type Status struct {
+	Kind       string         `json:"kind"`
+	APIVersion string         `json:"apiVersion"`
+	Metadata   ListMeta       `json:"metadata"`
+	Status     string         `json:"status,omitempty"`
+	Message    string         `json:"message,omitempty"`
+	Reason     string         `json:"reason,omitempty"`
+	Details    *StatusDetails `json:"details,omitempty"`
+	Code       int            `json:"code,omitempty"`
+}
+
+// ListMeta is a Status's (always empty) metadata.
+type ListMeta struct {
+	ResourceVersion string `json:"resourceVersion,omitempty"`
+	Continue        string `json:"continue,omitempty"`
+}
+
+func (s *Status) Error() string { return s.Message }
+
+// New is a failure Status.
+func New(code int, reason, msg string, details *StatusDetails) *Status {
+	return &Status{Kind: "Status", APIVersion: "v1", Status: "Failure", Code: code, Reason: reason, Message: msg, Details: details}
+}
+
+// Success is the Status a delete answers with when the object is gone.
+func Success(details *StatusDetails) *Status {
+	return &Status{Kind: "Status", APIVersion: "v1", Status: "Success", Details: details}
+}
+
+// As is the Status an error is answered with: itself when it is one, an internal
+// error otherwise.
+func As(err error) *Status {
+	var st *Status
+	if errors.As(err, &st) {
+		return st
+	}
+	return NewInternal(err)
+}
+
+// HasCode says whether err is a Status with code.
+func HasCode(err error, code int) bool {
+	var st *Status
+	return errors.As(err, &st) && st.Code == code
+}
+
+// Qualify is a resource as messages name it: "configmaps", "deployments.apps".
+func Qualify(group, resource string) string {
+	if group == "" {
+		return resource
+	}
+	return resource + "." + group
+}
+
+// NewNotFound: the named object does not exist.
+func NewNotFound(group, resource, name string) *Status {
+	return New(web.StatusNotFound, "NotFound", fmt.Sprintf("%s %q not found", Qualify(group, resource), name),
+		&StatusDetails{Name: name, Group: group, Kind: resource})
+}
+
+// NewAlreadyExists: an object of that name exists.
+func NewAlreadyExists(group, resource, name string) *Status {
+	return New(web.StatusConflict, "AlreadyExists", fmt.Sprintf("%s %q already exists", Qualify(group, resource), name),
+		&StatusDetails{Name: name, Group: group, Kind: resource})
+}
+
+// ConflictModified is why an update with a stale resourceVersion conflicts.
+const ConflictModified = "the object has been modified; please apply your changes to the latest version and try again"
+
+// NewConflict: the operation cannot be done on the object now, for why.
+func NewConflict(group, resource, name, why string) *Status {
+	return New(web.StatusConflict, "Conflict",
+		fmt.Sprintf("Operation cannot be fulfilled on %s %q: %s", Qualify(group, resource), name, why),
+		&StatusDetails{Name: name, Group: group, Kind: resource})
+}
+
+// NewInvalid is a 422 with one cause per field error.
+func NewInvalid(group, kind, name string, errs field.ErrorList) *Status {
+	causes := make([]StatusCause, len(errs))
+	msgs := make([]string, len(errs))
+	for i, e := range errs {
+		causes[i] = StatusCause{Type: string(e.Type), Message: e.ErrorBody(), Field: e.Field}
+		msgs[i] = e.Error()
+	}
+	var msg string
+	if len(msgs) == 1 {
+		msg = fmt.Sprintf("%s %q is invalid: %s", Qualify(group, kind), name, msgs[0])
+	} else {
+		msg = fmt.Sprintf("%s %q is invalid: [%s]", Qualify(group, kind), name, strings.Join(msgs, ", "))
+	}
+	return New(web.StatusUnprocessableEntity, "Invalid", msg,
+		&StatusDetails{Name: name, Group: group, Kind: kind, Causes: causes})
+}
+
+// NewBadRequest: the request itself is malformed.
+func NewBadRequest(msg string) *Status {
+	return New(web.StatusBadRequest, "BadRequest", msg, nil)
+}
+
+// NewForbidden: the operation is not allowed on the object (or the collection,
+// without a name), for why.
+func NewForbidden(group, resource, name, why string, causes ...StatusCause) *Status {
+	var msg string
+	if name == "" {
+		msg = fmt.Sprintf("%s is forbidden: %s", Qualify(group, resource), why)
+	} else {
+		msg = fmt.Sprintf("%s %q is forbidden: %s", Qualify(group, resource), name, why)
+	}
+	return New(web.StatusForbidden, "Forbidden", msg,
+		&StatusDetails{Name: name, Group: group, Kind: resource, Causes: causes})
+}
+
+// NewMethodNotAllowed: the resource does not take this method.
+func NewMethodNotAllowed() *Status {
+	return New(web.StatusMethodNotAllowed, "MethodNotAllowed",
+		"the server does not allow this method on the requested resource", &StatusDetails{})
+}
+
+// NewPathNotFound: nothing is served at the path.
+func NewPathNotFound() *Status {
+	return New(web.StatusNotFound, "NotFound", "the server could not find the requested resource", &StatusDetails{})
+}
+
+// NewExpired is kube's NewResourceExpired: 410 Gone with reason Expired.
+func NewExpired(msg string) *Status {
+	return New(web.StatusGone, "Expired", msg, nil)
+}
+
+// NewTooLargeResourceVersion is what kube-apiserver answers when a read asks for
+// a revision the store has not reached after waiting.
+func NewTooLargeResourceVersion(requested, current int64) *Status {
+	return New(web.StatusGatewayTimeout, "Timeout",
+		fmt.Sprintf("Timeout: Too large resource version: %d, current: %d", requested, current),
+		&StatusDetails{RetryAfterSeconds: 1, Causes: []StatusCause{{Type: "ResourceVersionTooLarge", Message: "Too large resource version"}}})
+}
+
+// NewRequestEntityTooLarge: the body is over limit bytes.
+func NewRequestEntityTooLarge(limit int64) *Status {
+	return New(web.StatusRequestEntityTooLarge, "RequestEntityTooLarge",
+		fmt.Sprintf("Request entity too large: limit is %d", limit), nil)
+}
+
+// NewInternal: something failed inside.
+func NewInternal(err error) *Status {
+	return New(web.StatusInternalServerError, "InternalError",
+		fmt.Sprintf("Internal error occurred: %v", err), &StatusDetails{Causes: []StatusCause{{Message: err.Error()}}})
+}
+
+// NewServiceUnavailable: the server cannot answer now.
+func NewServiceUnavailable(msg string) *Status {
+	return New(web.StatusServiceUnavailable, "ServiceUnavailable", msg, nil)
+}

@@ -1,0 +1,162 @@
+// Package field owns how a request's problems are named: paths to fields
+// ("spec.containers[0].image", "metadata.labels[app]") and the field errors of
+// validation, worded as k8s.io/apimachinery/pkg/util/validation/field words them,
+// so every package that judges an object (the registry's strategies, schemas,
+// patches, apply) reports it as kube-apiserver does.
+package field
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Path is the path to a field, written as kube writes it.
+type Path struct {
+	s string
+}
+
+// NewPath starts a path at a top-level field (and its children).
+func NewPath(name string, more ...string) *Path {
+	p := &Path{s: name}
+	for _, m := range more {
+		p = p.Child(m)
+	}
+	return p
+}
+
+// Child is the path to a field of p.
+func (p *Path) Child(name string) *Path {
+	if p == nil || p.s == "" {
+		return &Path{s: name}
+	}
+	return &Path{s: p.s + "." + name}
+}
+
+// Index is the path to element i of the list at p.
+func (p *Path) Index(i int) *Path { return &Path{s: p.String() + "[" + strconv.Itoa(i) + "]"} }
+
+// Key is the path to the value at key of the map at p.
+func (p *Path) Key(key string) *Path { return &Path{s: p.String() + "[" + key + "]"} }
+
+// String is the path as messages show it.
+func (p *Path) String() string {
+	if p == nil {
+		return ""
+	}
+	return p.s
+}
+
+// ErrorType is the kind of a field error, as Status causes name it.
+type ErrorType string
+
+// The error types of kube's field package.
+const (
+	ErrorTypeNotFound     ErrorType = "FieldValueNotFound"
+	ErrorTypeRequired     ErrorType = "FieldValueRequired"
+	ErrorTypeDuplicate    ErrorType = "FieldValueDuplicate"
+	ErrorTypeInvalid      ErrorType = "FieldValueInvalid"
+	ErrorTypeNotSupported ErrorType = "FieldValueNotSupported"
+	ErrorTypeForbidden    ErrorType = "FieldValueForbidden"
+	ErrorTypeTooLong      ErrorType = "FieldValueTooLong"
+	ErrorTypeTooMany      ErrorType = "FieldValueTooMany"
+	ErrorTypeInternal     ErrorType = "InternalError"
+)
+
+// words are how each type begins a message.
+var words = map[ErrorType]string{
+	ErrorTypeNotFound:     "Not found",
+	ErrorTypeRequired:     "Required value",
+	ErrorTypeDuplicate:    "Duplicate value",
+	ErrorTypeInvalid:      "Invalid value",
+	ErrorTypeNotSupported: "Unsupported value",
+	ErrorTypeForbidden:    "Forbidden",
+	ErrorTypeTooLong:      "Too long",
+	ErrorTypeTooMany:      "Too many",
+	ErrorTypeInternal:     "Internal error",
+}
+
+// Error is one field's problem.
+type Error struct {
+	Type     ErrorType
+	Field    string
+	BadValue any
+	Detail   string
+	// showValue: the message quotes BadValue (Invalid, NotSupported, Duplicate,
+	// NotFound do; Required, Forbidden, TooLong without a value do not).
+	showValue bool
+}
+
+// Error is the whole message: the field, then the body.
+func (e *Error) Error() string { return e.Field + ": " + e.ErrorBody() }
+
+// ErrorBody is the message without the field, as a Status cause carries it.
+func (e *Error) ErrorBody() string {
+	s := words[e.Type]
+	if s == "" {
+		s = string(e.Type)
+	}
+	if e.showValue {
+		s += ": " + formatValue(e.BadValue)
+	}
+	if e.Detail != "" {
+		s += ": " + e.Detail
+	}
+	return s
+}
+
+func formatValue(v any) string {
+	switch t := v.(type) {
+	case string:
+		return strconv.Quote(t)
+	case nil:
+		return "null"
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}
+
+// Invalid: the value is not valid, for the reason detail.
+func Invalid(p *Path, value any, detail string) *Error {
+	return &Error{Type: ErrorTypeInvalid, Field: p.String(), BadValue: value, Detail: detail, showValue: true}
+}
+
+// Required: the field must be set.
+func Required(p *Path, detail string) *Error {
+	return &Error{Type: ErrorTypeRequired, Field: p.String(), Detail: detail}
+}
+
+// Forbidden: the field may not be set (or changed) here.
+func Forbidden(p *Path, detail string) *Error {
+	return &Error{Type: ErrorTypeForbidden, Field: p.String(), Detail: detail}
+}
+
+// Duplicate: the value appears twice where it must be unique.
+func Duplicate(p *Path, value any) *Error {
+	return &Error{Type: ErrorTypeDuplicate, Field: p.String(), BadValue: value, showValue: true}
+}
+
+// NotSupported: the value is not one of valid.
+func NotSupported(p *Path, value any, valid []string) *Error {
+	detail := ""
+	if len(valid) > 0 {
+		quoted := make([]string, len(valid))
+		for i, v := range valid {
+			quoted[i] = strconv.Quote(v)
+		}
+		detail = "supported values: " + strings.Join(quoted, ", ")
+	}
+	return &Error{Type: ErrorTypeNotSupported, Field: p.String(), BadValue: value, Detail: detail, showValue: true}
+}
+
+// TooLong: the value is over max bytes (kube leaves the value out of the message).
+func TooLong(p *Path, max int) *Error {
+	return &Error{Type: ErrorTypeTooLong, Field: p.String(), Detail: fmt.Sprintf("may not be more than %d bytes", max)}
+}
+
+// ErrorList is the problems of one object.
+type ErrorList []*Error
