@@ -2,7 +2,6 @@ package apiserver
 
 import (
 	"context"
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +11,7 @@ import (
 	"kubeplay/core/apierrors"
 	"kubeplay/core/clock"
 	"kubeplay/core/object"
+	"kubeplay/core/registry"
 	"kubeplay/core/schema"
 	"kubeplay/core/storage"
 	"kubeplay/core/web"
@@ -203,7 +203,7 @@ func (s *Server) get(w web.ResponseWriter, r *web.Request, t target) error {
 			return err
 		}
 	}
-	val, ok := s.store.Get(objectKey(t.res, t.namespace, t.name))
+	val, ok := s.store.Get(registry.Key(t.res, t.namespace, t.name))
 	if !ok {
 		return apierrors.NewNotFound(t.res.Group, t.res.Plural, t.name)
 	}
@@ -213,7 +213,7 @@ func (s *Server) get(w web.ResponseWriter, r *web.Request, t target) error {
 
 // listBinding ties continue tokens to one list: collection, namespace, selectors.
 func listBinding(t target, o *listOptions) string {
-	return collectionPrefix(t.res, t.namespace) + "\x00" + o.Labels.String() + "\x00" + o.Fields.String()
+	return registry.CollectionPrefix(t.res, t.namespace) + "\x00" + o.Labels.String() + "\x00" + o.Fields.String()
 }
 
 func (s *Server) list(w web.ResponseWriter, r *web.Request, t target) error {
@@ -221,7 +221,7 @@ func (s *Server) list(w web.ResponseWriter, r *web.Request, t target) error {
 	if err != nil {
 		return err
 	}
-	prefix := collectionPrefix(t.res, t.namespace)
+	prefix := registry.CollectionPrefix(t.res, t.namespace)
 	lo := storage.ListOptions{Prefix: prefix, Filter: o.filter()}
 	if o.Limit > 0 {
 		lo.Limit = int(o.Limit)
@@ -322,26 +322,6 @@ func readObject(r *web.Request, res *schema.Resource) (object.Object, error) {
 	if kind != "" && kind != res.Kind {
 		return nil, apierrors.NewBadRequest(fmt.Sprintf("the object provided is unrecognized (must be of type %s): kind %q does not match the resource's kind", res.Kind, kind))
 	}
-	mergeStringData(obj, res)
 	return obj, nil
 }
 
-// mergeStringData writes a Secret's stringData into its data, as kube's conversion
-// does on every write: a stored Secret has no stringData.
-func mergeStringData(obj object.Object, res *schema.Resource) {
-	if res.Group != "" || res.Kind != "Secret" {
-		return
-	}
-	sd, _ := obj["stringData"].(map[string]any)
-	data, _ := obj["data"].(map[string]any)
-	if data == nil && len(sd) > 0 {
-		data = map[string]any{}
-		obj["data"] = data
-	}
-	for k, v := range sd {
-		if s, ok := v.(string); ok {
-			data[k] = base64.StdEncoding.EncodeToString([]byte(s))
-		}
-	}
-	delete(obj, "stringData")
-}

@@ -10,8 +10,6 @@ package apiserver
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"strings"
 	"sync"
@@ -22,6 +20,7 @@ import (
 	"kubeplay/core/clock"
 	"kubeplay/core/controllers"
 	"kubeplay/core/object"
+	"kubeplay/core/registry"
 	"kubeplay/core/schema"
 	"kubeplay/core/storage"
 	"kubeplay/core/web"
@@ -71,8 +70,8 @@ type Server struct {
 	cfg      Config
 	store    *storage.Store
 	registry *schema.Registry
+	objects  *registry.Store
 	handler  web.Handler
-	nsStates sync.Map // namespace name → namespaceState
 	items    itemCache
 
 	openAPIMu sync.Mutex
@@ -116,7 +115,8 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.store = store
 	s.ctx, s.cancel = context.WithCancel(context.Background())
-	if err := s.bootstrap(); err != nil {
+	s.objects = registry.NewStore(store, s.registry, cfg.Clock)
+	if err := s.objects.CreateSystemNamespaces(); err != nil {
 		store.Close()
 		return nil, err
 	}
@@ -183,7 +183,7 @@ func withStandardHeaders(next web.Handler) web.Handler {
 	return web.HandlerFunc(func(w web.ResponseWriter, r *web.Request) {
 		h := w.Header()
 		h.Set("Cache-Control", "no-cache, private")
-		h.Set("Audit-Id", newUID())
+		h.Set("Audit-Id", object.NewUID())
 		next.ServeHTTP(w, r)
 	})
 }
@@ -275,18 +275,9 @@ func (s *Server) route(w web.ResponseWriter, r *web.Request) {
 	}
 }
 
-func newUID() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	h := hex.EncodeToString(b[:])
-	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
-}
-
 // attrs gives the store the labels and fields of a stored object.
 func (s *Server) attrs(key string, value []byte) storage.Attrs {
-	res := s.resourceForKey(key)
+	res := registry.ResourceForKey(s.registry, key)
 	obj, err := object.Decode(value)
 	if err != nil || res == nil {
 		return storage.Attrs{}

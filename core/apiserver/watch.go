@@ -15,6 +15,7 @@ import (
 	"kubeplay/core/encoding"
 	"kubeplay/core/encoding/protobuf"
 	"kubeplay/core/object"
+	"kubeplay/core/registry"
 	"kubeplay/core/schema"
 	"kubeplay/core/selector"
 	"kubeplay/core/storage"
@@ -43,7 +44,7 @@ func (s *Server) serveWatch(w web.ResponseWriter, r *web.Request, t target) erro
 	if t.name != "" {
 		o.Fields = append(o.Fields, selector.Term{Field: "metadata.name", Equal: true, Value: t.name})
 	}
-	wo := storage.WatchOptions{Prefix: collectionPrefix(t.res, t.namespace), Filter: o.filter()}
+	wo := storage.WatchOptions{Prefix: registry.CollectionPrefix(t.res, t.namespace), Filter: o.filter()}
 	initial := false
 	switch {
 	case o.SendInitialEvents != nil && *o.SendInitialEvents:

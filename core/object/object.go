@@ -10,6 +10,8 @@ package object
 
 import (
 	"bytes"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -535,4 +537,14 @@ func leafJSON(v any) any {
 		}
 	}
 	return v
+}
+
+// NewUID is a random (version 4) UUID, as kube gives an object's metadata.uid.
+func NewUID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	h := hex.EncodeToString(b[:])
+	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
 }

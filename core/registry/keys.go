@@ -1,4 +1,4 @@
-package apiserver
+package registry
 
 import (
 	"strings"
@@ -17,15 +17,16 @@ func groupSegment(group string) string {
 	return group
 }
 
-func objectKey(res *schema.Resource, namespace, name string) string {
+// Key is the store key of one object.
+func Key(res *schema.Resource, namespace, name string) string {
 	if res.Namespaced {
 		return groupSegment(res.Group) + "/" + res.Plural + "/" + namespace + "/" + name
 	}
 	return groupSegment(res.Group) + "/" + res.Plural + "/" + name
 }
 
-// collectionPrefix is the key prefix of a list: every namespace when namespace is "".
-func collectionPrefix(res *schema.Resource, namespace string) string {
+// CollectionPrefix is the key prefix of a list: every namespace when namespace is "".
+func CollectionPrefix(res *schema.Resource, namespace string) string {
 	p := groupSegment(res.Group) + "/" + res.Plural + "/"
 	if res.Namespaced && namespace != "" {
 		p += namespace + "/"
@@ -33,7 +34,8 @@ func collectionPrefix(res *schema.Resource, namespace string) string {
 	return p
 }
 
-func (s *Server) resourceForKey(key string) *schema.Resource {
+// ResourceForKey is the served resource a store key belongs to.
+func ResourceForKey(reg *schema.Registry, key string) *schema.Resource {
 	group, rest, ok := strings.Cut(key, "/")
 	if !ok {
 		return nil
@@ -42,5 +44,5 @@ func (s *Server) resourceForKey(key string) *schema.Resource {
 	if group == "core" {
 		group = ""
 	}
-	return s.registry.ByGroupResource(group, plural)
+	return reg.ByGroupResource(group, plural)
 }

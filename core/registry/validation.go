@@ -1,7 +1,6 @@
-package apiserver
+package registry
 
 import (
-	"encoding/base64"
 	"sort"
 
 	"kubeplay/core/apierrors"
@@ -12,6 +11,21 @@ import (
 	"kubeplay/core/validation"
 	"kubeplay/core/web"
 )
+
+// validateObjectMeta checks the name (by the kind's rule) and the metadata the
+// server reads.
+func validateObjectMeta(meta map[string]any, res *schema.Resource, name string) field.ErrorList {
+	var errs field.ErrorList
+	if name == "" {
+		if gen, _ := meta["generateName"].(string); gen == "" {
+			return field.ErrorList{field.Required(field.NewPath("metadata", "name"), "name or generateName is required")}
+		}
+	}
+	for _, msg := range validateName(res.Names, name) {
+		errs = append(errs, field.Invalid(field.NewPath("metadata", "name"), name, msg))
+	}
+	return append(errs, validateLabels(object.StringMap(meta, "labels"), field.NewPath("metadata", "labels"))...)
+}
 
 // validateName returns the messages for a name that breaks rule.
 func validateName(rule schema.NameRule, name string) []string {
@@ -29,7 +43,7 @@ func validateName(rule schema.NameRule, name string) []string {
 }
 
 // validateLabels checks label keys and values as ValidateLabels does.
-func validateLabels(labels map[string]string, path string) field.ErrorList {
+func validateLabels(labels map[string]string, path *field.Path) field.ErrorList {
 	keys := make([]string, 0, len(labels))
 	for k := range labels {
 		keys = append(keys, k)
@@ -38,48 +52,13 @@ func validateLabels(labels map[string]string, path string) field.ErrorList {
 	var errs field.ErrorList
 	for _, k := range keys {
 		for _, msg := range validation.QualifiedName(k) {
-			errs = append(errs, field.Invalid(field.NewPath(path), k, msg))
+			errs = append(errs, field.Invalid(path, k, msg))
 		}
 		for _, msg := range validation.LabelValue(labels[k]) {
-			errs = append(errs, field.Invalid(field.NewPath(path), labels[k], msg))
+			errs = append(errs, field.Invalid(path, labels[k], msg))
 		}
 	}
 	return errs
-}
-
-// maxDataBytes is kube's limit on the bytes of a ConfigMap's or Secret's values
-// (api.MaxSecretSize).
-const maxDataBytes = 1 << 20
-
-// validateDataSize applies kube's size limit to the values of a ConfigMap (data
-// and binaryData, reported on the object, "[]") and a Secret (data, as bytes).
-func validateDataSize(obj object.Object, res *schema.Resource) field.ErrorList {
-	if res.Group != "" {
-		return nil
-	}
-	var path *field.Path
-	var size int
-	switch res.Kind {
-	case "ConfigMap":
-		path = field.NewPath("").Key("")
-		for _, v := range object.StringMap(obj, "data") {
-			size += len(v)
-		}
-		for _, v := range object.StringMap(obj, "binaryData") {
-			size += base64.StdEncoding.DecodedLen(len(v))
-		}
-	case "Secret":
-		path = field.NewPath("data")
-		for _, v := range object.StringMap(obj, "data") {
-			size += base64.StdEncoding.DecodedLen(len(v))
-		}
-	default:
-		return nil
-	}
-	if size <= maxDataBytes {
-		return nil
-	}
-	return field.ErrorList{field.TooLong(path, maxDataBytes)}
 }
 
 // maxStorageRequest is etcd's default --max-request-bytes, which bounds every
@@ -96,7 +75,7 @@ func checkStorageSize(res *schema.Resource, key string, obj object.Object, store
 		return nil // protobuf is never much larger than JSON: no need to measure
 	}
 	size := len(stored)
-	if protobufServed(res) {
+	if protobuf.Supported(res.APIVersion(), res.Kind) {
 		if raw, err := protobuf.Marshal(nil, res.APIVersion(), res.Kind, obj); err == nil {
 			size = len(protobuf.AppendEnvelope(nil, res.APIVersion(), res.Kind, raw))
 		}

@@ -1,0 +1,106 @@
+package registry
+
+import (
+	"fmt"
+	"sync"
+
+	"kubeplay/core/apierrors"
+	"kubeplay/core/object"
+	"kubeplay/core/schema"
+)
+
+// Admission judges a write against the rest of the cluster once the object is
+// prepared, as kube's admission plugins do; an error refuses it. obj is nil for a
+// delete, old for a create.
+type Admission interface {
+	Admit(op Operation, t Target, obj, old object.Object) error
+}
+
+func (s *Store) admit(op Operation, t Target, obj, old object.Object) error {
+	for _, a := range s.admission {
+		if err := a.Admit(op, t, obj, old); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// immortalNamespaces may not be deleted.
+var immortalNamespaces = map[string]bool{"default": true, "kube-public": true, "kube-system": true}
+
+// namespaceLifecycle is kube's NamespaceLifecycle admission: content is created
+// only in a namespace that exists and is not terminating, and the system
+// namespaces are never deleted.
+type namespaceLifecycle struct {
+	store *Store
+	// states caches whether a namespace, as stored, is terminating, so that
+	// creating into it does not decode the namespace every time.
+	states sync.Map // name → namespaceState
+}
+
+type namespaceState struct {
+	stored      string
+	terminating bool
+}
+
+func newNamespaceLifecycle(s *Store) *namespaceLifecycle { return &namespaceLifecycle{store: s} }
+
+func (n *namespaceLifecycle) Admit(op Operation, t Target, _, _ object.Object) error {
+	switch {
+	case op == Delete && t.Res.Group == "" && t.Res.Plural == "namespaces" && immortalNamespaces[t.Name]:
+		return apierrors.NewForbidden("", "namespaces", t.Name, "this namespace may not be deleted")
+	case op != Create || !t.Res.Namespaced:
+		return nil
+	}
+	ns := t.Namespace
+	stored, ok := n.store.storage.Get(Key(n.store.namespaces(), "", ns))
+	if !ok {
+		n.states.Delete(ns)
+		return apierrors.NewNotFound("", "namespaces", ns)
+	}
+	terminating, err := n.terminating(ns, stored)
+	if err != nil {
+		return apierrors.NewInternal(err)
+	}
+	if terminating {
+		return apierrors.NewForbidden(t.Res.Group, t.Res.Plural, t.Name,
+			fmt.Sprintf("unable to create new content in namespace %s because it is being terminated", ns),
+			apierrors.StatusCause{Type: "NamespaceTerminating", Message: fmt.Sprintf("namespace %s is being terminated", ns), Field: "metadata.namespace"})
+	}
+	return nil
+}
+
+func (n *namespaceLifecycle) terminating(ns string, stored []byte) (bool, error) {
+	if v, ok := n.states.Load(ns); ok {
+		if st := v.(namespaceState); st.stored == string(stored) {
+			return st.terminating, nil
+		}
+	}
+	obj, err := object.Decode(stored)
+	if err != nil {
+		return false, err
+	}
+	terminating := object.Meta(obj)["deletionTimestamp"] != nil
+	n.states.Store(ns, namespaceState{stored: string(stored), terminating: terminating})
+	return terminating, nil
+}
+
+// systemNamespaces exist from the start, as on a new cluster.
+var systemNamespaces = []string{"default", "kube-node-lease", "kube-public", "kube-system"}
+
+func (s *Store) namespaces() *schema.Resource { return s.schema.Lookup("", "v1", "namespaces") }
+
+// CreateSystemNamespaces creates the system namespaces that are missing.
+func (s *Store) CreateSystemNamespaces() error {
+	res := s.namespaces()
+	for _, name := range systemNamespaces {
+		if _, ok := s.storage.Get(Key(res, "", name)); ok {
+			continue
+		}
+		obj := object.Object{"metadata": map[string]any{"name": name}}
+		if _, err := s.Create(Target{Res: res}, obj); err != nil && !apierrors.HasCode(err, 409) {
+			return err
+		}
+	}
+	return nil
+}

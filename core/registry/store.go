@@ -1,0 +1,346 @@
+// Package registry owns what happens to an object on its way into and out of
+// storage, as k8s.io/apiserver's generic registry does: one Store for every kind
+// (create, update, delete, delete collection over core/storage, with kube's
+// preconditions, conflicts and generated fields), a Strategy per kind for what
+// differs (defaults, validation, what the main resource and each subresource may
+// change, what deleting does), and admission plugins that judge a write against
+// the rest of the cluster (NamespaceLifecycle). PUT, every PATCH and apply share
+// one update path (Update with an UpdatedObjectInfo), so they share admission,
+// validation and conflict handling. core/apiserver decodes a request, calls the
+// Store and writes the answer.
+package registry
+
+import (
+	"bytes"
+	"crypto/rand"
+	"fmt"
+	"strconv"
+	"time"
+
+	"kubeplay/core/apierrors"
+	"kubeplay/core/clock"
+	"kubeplay/core/object"
+	"kubeplay/core/schema"
+	"kubeplay/core/storage"
+)
+
+// Store is the generic registry store of every served kind.
+type Store struct {
+	storage   *storage.Store
+	schema    *schema.Registry
+	clock     clock.Clock
+	admission []Admission
+}
+
+// NewStore is the registry over st, serving the resources of reg.
+func NewStore(st *storage.Store, reg *schema.Registry, clk clock.Clock) *Store {
+	s := &Store{storage: st, schema: reg, clock: clk}
+	s.admission = []Admission{newNamespaceLifecycle(s)}
+	return s
+}
+
+// Target is what a write addresses.
+type Target struct {
+	Res       *schema.Resource
+	Namespace string // "" for cluster-scoped resources
+	Name      string
+	Sub       string // the subresource, "" for the resource itself
+}
+
+func (t Target) key() string { return Key(t.Res, t.Namespace, t.Name) }
+
+// Operation names a write for admission.
+type Operation string
+
+// The operations admission sees.
+const (
+	Create Operation = "CREATE"
+	Update Operation = "UPDATE"
+	Delete Operation = "DELETE"
+)
+
+// Create stores a new object (decoded from a request, its namespace the
+// target's) and returns it as stored.
+func (s *Store) Create(t Target, obj object.Object) ([]byte, error) {
+	st := strategyFor(t.Res)
+	if err := s.prepareNew(st, t, obj); err != nil {
+		return nil, err
+	}
+	t.Name = object.MetaString(obj, "name")
+	key := t.key()
+	_, stored, err := s.storage.Mutate(key, func(cur []byte, rev int64) (storage.Change, error) {
+		if cur != nil {
+			return storage.Change{}, apierrors.NewAlreadyExists(t.Res.Group, t.Res.Plural, t.Name)
+		}
+		return s.put(t, obj, rev)
+	})
+	return stored, err
+}
+
+// prepareNew turns a new object into the one to store: its name (from
+// generateName), the fields the server owns, the kind's defaults; then it is
+// validated and admitted.
+func (s *Store) prepareNew(st Strategy, t Target, obj object.Object) error {
+	meta := object.Meta(obj)
+	name, _ := meta["name"].(string)
+	if name == "" {
+		if gen, _ := meta["generateName"].(string); gen != "" {
+			name = generateName(gen)
+			meta["name"] = name
+		}
+	}
+	st.Canonicalize(obj)
+	if errs := append(validateObjectMeta(meta, t.Res, name), st.Validate(obj)...); len(errs) > 0 {
+		return apierrors.NewInvalid(t.Res.Group, t.Res.Kind, name, errs)
+	}
+	t.Name = name
+	if err := s.admit(Create, t, obj, nil); err != nil {
+		return err
+	}
+	meta["uid"] = object.NewUID()
+	meta["creationTimestamp"] = Timestamp(s.clock.Now())
+	for _, f := range []string{"resourceVersion", "deletionTimestamp", "deletionGracePeriodSeconds", "selfLink"} {
+		delete(meta, f)
+	}
+	if t.Res.Generation {
+		meta["generation"] = 1
+	} else {
+		delete(meta, "generation")
+	}
+	st.PrepareForCreate(obj)
+	obj["kind"], obj["apiVersion"] = t.Res.Kind, t.Res.APIVersion()
+	return nil
+}
+
+// put is the change that stores obj at revision rev.
+func (s *Store) put(t Target, obj object.Object, rev int64) (storage.Change, error) {
+	object.SetResourceVersion(obj, rev)
+	b, err := object.Encode(obj)
+	if err == nil {
+		err = checkStorageSize(t.Res, t.key(), obj, b)
+	}
+	return storage.Change{Op: storage.Put, Value: b}, err
+}
+
+// UpdatedObjectInfo computes the object a write wants from the one stored (nil
+// when there is none), as kube's rest.UpdatedObjectInfo does: a PUT's body, a
+// patch applied, an apply merged. It may run more than once, on newer objects,
+// and must return a fresh object each time.
+type UpdatedObjectInfo func(old object.Object) (object.Object, error)
+
+// Update is every write to an existing object, PUT, PATCH and apply alike: it
+// computes the new object with info, checks the resourceVersion precondition, keeps
+// what the target may not change, validates and admits it, and stores it only if
+// something changed. A missing object is created where the kind allows it. It
+// returns the object as stored and whether it was created.
+func (s *Store) Update(t Target, info UpdatedObjectInfo) ([]byte, bool, error) {
+	st := strategyFor(t.Res)
+	var created bool
+	_, stored, err := s.storage.Mutate(t.key(), func(cur []byte, rev int64) (storage.Change, error) {
+		created = false
+		if cur == nil {
+			if !t.Res.CreateOnUpdate || t.Sub != "" {
+				return storage.Change{}, apierrors.NewNotFound(t.Res.Group, t.Res.Plural, t.Name)
+			}
+			obj, err := info(nil)
+			if err != nil {
+				return storage.Change{}, err
+			}
+			if err := s.prepareNew(st, t, obj); err != nil {
+				return storage.Change{}, err
+			}
+			created = true
+			return s.put(t, obj, rev)
+		}
+		old, err := object.Decode(cur)
+		if err != nil {
+			return storage.Change{}, apierrors.NewInternal(err)
+		}
+		obj, err := info(old)
+		if err != nil {
+			return storage.Change{}, err
+		}
+		st.Canonicalize(obj)
+		oldMeta, meta := object.Meta(old), object.Meta(obj)
+		oldRV, _ := oldMeta["resourceVersion"].(string)
+		if rv, _ := meta["resourceVersion"].(string); rv != "" && rv != oldRV {
+			return storage.Change{}, apierrors.NewConflict(t.Res.Group, t.Res.Plural, t.Name, apierrors.ConflictModified)
+		}
+		obj = st.PrepareForUpdate(obj, old, t.Sub)
+		keepServerFields(obj, old, t.Res)
+		if errs := append(validateObjectMeta(object.Meta(obj), t.Res, t.Name), st.Validate(obj)...); len(errs) > 0 {
+			return storage.Change{}, apierrors.NewInvalid(t.Res.Group, t.Res.Kind, t.Name, errs)
+		}
+		if err := s.admit(Update, t, obj, old); err != nil {
+			return storage.Change{}, err
+		}
+		object.SetResourceVersion(obj, mustParseRV(oldRV))
+		if b, err := object.Encode(obj); err != nil {
+			return storage.Change{}, err
+		} else if bytes.Equal(b, cur) {
+			return storage.Change{Op: storage.Keep}, nil
+		}
+		if t.Res.Generation && specChanged(old, obj) {
+			gen, _ := strconv.ParseInt(fmt.Sprint(oldMeta["generation"]), 10, 64)
+			object.Meta(obj)["generation"] = gen + 1
+		}
+		ch, err := s.put(t, obj, rev)
+		if err == nil && st.DeleteWhenFinalized(obj, old) {
+			// The last finalizer is gone: the object goes with it.
+			ch.Op = storage.Delete
+		}
+		return ch, err
+	})
+	return stored, created, err
+}
+
+// keepServerFields carries over the metadata only the server writes.
+func keepServerFields(obj, old object.Object, res *schema.Resource) {
+	oldMeta, meta := object.Meta(old), object.Meta(obj)
+	for _, f := range []string{"uid", "creationTimestamp", "generation", "deletionTimestamp", "deletionGracePeriodSeconds", "generateName"} {
+		if v, ok := oldMeta[f]; ok {
+			meta[f] = v
+		} else {
+			delete(meta, f)
+		}
+	}
+	delete(meta, "selfLink")
+	obj["kind"], obj["apiVersion"] = res.Kind, res.APIVersion()
+}
+
+// DeleteOptions are the parts of metav1.DeleteOptions the registry honours.
+type DeleteOptions struct {
+	Preconditions *Preconditions `json:"preconditions"`
+}
+
+// Preconditions must hold for a delete to happen.
+type Preconditions struct {
+	UID             *string `json:"uid"`
+	ResourceVersion *string `json:"resourceVersion"`
+}
+
+// Delete deletes the target, or marks it for deletion when finalizers (or, for a
+// namespace, its content) hold it. It returns the object as now stored, or as
+// deleted, and whether it is gone.
+func (s *Store) Delete(t Target, opts DeleteOptions) ([]byte, bool, error) {
+	st := strategyFor(t.Res)
+	var gone bool
+	_, stored, err := s.storage.Mutate(t.key(), func(cur []byte, rev int64) (storage.Change, error) {
+		gone = false
+		if cur == nil {
+			return storage.Change{}, apierrors.NewNotFound(t.Res.Group, t.Res.Plural, t.Name)
+		}
+		obj, err := object.Decode(cur)
+		if err != nil {
+			return storage.Change{}, apierrors.NewInternal(err)
+		}
+		if err := checkPreconditions(t, obj, opts.Preconditions); err != nil {
+			return storage.Change{}, err
+		}
+		if err := s.admit(Delete, t, nil, obj); err != nil {
+			return storage.Change{}, err
+		}
+		deleting := object.Meta(obj)["deletionTimestamp"] != nil
+		switch how, err := st.BeginDelete(t, obj, s.clock.Now()); {
+		case err != nil:
+			return storage.Change{}, err
+		case how == deleteNow:
+			gone = true
+		case deleting:
+			return storage.Change{Op: storage.Keep}, nil
+		}
+		ch, err := s.put(t, obj, rev)
+		if gone {
+			ch.Op = storage.Delete
+		}
+		return ch, err
+	})
+	return stored, gone, err
+}
+
+func checkPreconditions(t Target, obj object.Object, p *Preconditions) error {
+	if p == nil {
+		return nil
+	}
+	meta := object.Meta(obj)
+	if uid, _ := meta["uid"].(string); p.UID != nil && *p.UID != uid {
+		return apierrors.NewConflict(t.Res.Group, t.Res.Plural, t.Name,
+			fmt.Sprintf("Precondition failed: UID in precondition: %s, UID in object meta: %s", *p.UID, uid))
+	}
+	if rv, _ := meta["resourceVersion"].(string); p.ResourceVersion != nil && *p.ResourceVersion != rv {
+		return apierrors.NewConflict(t.Res.Group, t.Res.Plural, t.Name,
+			fmt.Sprintf("Precondition failed: ResourceVersion in precondition: %s, ResourceVersion in object meta: %s", *p.ResourceVersion, rv))
+	}
+	return nil
+}
+
+// DeleteCollection deletes every object of the target's collection that filter
+// keeps and returns them as deleted (or marked), with the store's revision after.
+func (s *Store) DeleteCollection(t Target, filter storage.Filter, opts DeleteOptions) ([]storage.Item, int64, error) {
+	res, err := s.storage.List(storage.ListOptions{Prefix: CollectionPrefix(t.Res, t.Namespace), Filter: filter})
+	if err != nil {
+		return nil, 0, err
+	}
+	items := make([]storage.Item, 0, len(res.Items))
+	for _, it := range res.Items {
+		obj, err := object.Decode([]byte(it.Value))
+		if err != nil {
+			continue
+		}
+		one := t
+		one.Name = object.MetaString(obj, "name")
+		stored, _, err := s.Delete(one, opts)
+		if apierrors.HasCode(err, 404) {
+			continue // deleted meanwhile
+		}
+		if err != nil {
+			return nil, 0, err
+		}
+		items = append(items, storage.Item{Key: it.Key, Value: string(stored)})
+	}
+	return items, s.storage.Revision(), nil
+}
+
+// Timestamp formats t as metav1.Time does: RFC 3339, seconds, UTC.
+func Timestamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }
+
+// generateName is what kube's name generator makes of a generateName: the prefix,
+// cut to leave room, and five characters from an alphabet without vowels or easily
+// confused characters.
+func generateName(prefix string) string {
+	if len(prefix) > 58 {
+		prefix = prefix[:58]
+	}
+	const alphabet = "bcdfghjklmnpqrstvwxz2456789"
+	var b [5]byte
+	_, _ = rand.Read(b[:])
+	for i := range b {
+		b[i] = alphabet[int(b[i])%len(alphabet)]
+	}
+	return prefix + string(b[:])
+}
+
+func mustParseRV(rv string) int64 {
+	n, _ := strconv.ParseInt(rv, 10, 64)
+	return n
+}
+
+// specChanged says whether anything but metadata, status and the type differs:
+// what bumps metadata.generation.
+func specChanged(a, b object.Object) bool {
+	skip := func(k string) bool { return k == "metadata" || k == "status" || k == "kind" || k == "apiVersion" }
+	for k, v := range a {
+		if skip(k) {
+			continue
+		}
+		if w, ok := b[k]; !ok || !object.Equal(v, w) {
+			return true
+		}
+	}
+	for k := range b {
+		if _, ok := a[k]; !ok && !skip(k) {
+			return true
+		}
+	}
+	return false
+}
