@@ -1031,16 +1031,21 @@ func TestK8S_NS_1_KubectlDeleteNamespaceCascades(t *testing.T) {
 	}
 }
 
-// TestK8S_WRITE_3_KubectlDryRunServerWritesNothing: `--dry-run=server` never writes.
-// Until dry run is implemented kubectl gets a 400 and the store is untouched.
+// TestK8S_WRITE_3_KubectlDryRunServerWritesNothing: `--dry-run=server` runs the
+// write and stores nothing.
 func TestK8S_WRITE_3_KubectlDryRunServerWritesNothing(t *testing.T) {
 	k := newKubectl(t)
-	errOut := k.fails("create", "configmap", "drytest", "--from-literal=a=b", "--dry-run=server")
-	if !strings.Contains(errOut, "dryRun is not supported") {
-		t.Fatalf("stderr: %s", errOut)
+	if out := k.must("create", "configmap", "drytest", "--from-literal=a=b", "--dry-run=server"); !strings.Contains(out, "configmap/drytest created (server dry run)") {
+		t.Fatalf("stdout: %s", out)
 	}
 	k.fails("get", "configmap", "drytest")
 	k.must("create", "configmap", "kept", "--from-literal=a=b")
-	k.fails("delete", "configmap", "kept", "--dry-run=server")
+	if out := k.must("delete", "configmap", "kept", "--dry-run=server"); !strings.Contains(out, `configmap "kept" deleted (server dry run)`) {
+		t.Fatalf("stdout: %s", out)
+	}
 	k.must("get", "configmap", "kept")
+	out := k.must("create", "configmap", "shown", "--from-literal=a=b", "--dry-run=server", "-o", "jsonpath={.metadata.uid}/{.metadata.resourceVersion}")
+	if !strings.HasSuffix(out, "/") || len(out) < 10 {
+		t.Fatalf("dry-run object: %q (a uid, no resourceVersion)", out)
+	}
 }

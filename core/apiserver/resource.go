@@ -10,6 +10,7 @@ import (
 
 	"kubeplay/core/apierrors"
 	"kubeplay/core/clock"
+	"kubeplay/core/field"
 	"kubeplay/core/object"
 	"kubeplay/core/registry"
 	"kubeplay/core/schema"
@@ -23,6 +24,7 @@ type target struct {
 	namespace string // "" for cluster-scoped resources and all-namespace lists
 	name      string
 	sub       string
+	dryRun    bool  // dryRun=All: every stage but storage
 	rep       reply // how the request is answered
 }
 
@@ -47,7 +49,7 @@ func (s *Server) serveResource(w web.ResponseWriter, r *web.Request, info *Reque
 		writeStatus(w, st)
 		return
 	}
-	if st := refuseDryRun(r, info.Verb); st != nil {
+	if t.dryRun, st = parseDryRun(r.URL.Query()["dryRun"], info.Verb); st != nil {
 		t.rep.writeStatus(w, st)
 		return
 	}
@@ -78,23 +80,26 @@ func (s *Server) serveResource(w web.ResponseWriter, r *web.Request, info *Reque
 	}
 }
 
-// refuseDryRun answers a write that asks for a dry run: kubeplay does not run one
-// yet, and a write must never happen when a client asked for none.
-func refuseDryRun(r *web.Request, verb string) *apierrors.Status {
-	switch verb {
-	case "create", "update", "patch", "delete", "deletecollection":
-	default:
-		return nil
-	}
-	if _, ok := r.URL.Query()["dryRun"]; !ok {
-		return nil
-	}
-	return errDryRunUnsupported()
+// optionsKinds are the kinds kube reads a write's query options into.
+var optionsKinds = map[string]string{
+	"create": "CreateOptions", "update": "UpdateOptions", "patch": "PatchOptions",
+	"delete": "DeleteOptions", "deletecollection": "DeleteOptions",
 }
 
-// errDryRunUnsupported refuses a dry run, asked for in the query or in DeleteOptions.
-func errDryRunUnsupported() *apierrors.Status {
-	return apierrors.NewBadRequest("dryRun is not supported by kubeplay yet: the request was not performed")
+// parseDryRun reads a write's dryRun values: none, or "All" (every stage but
+// storage); anything else is kube's 422 on the verb's options kind. Reads ignore it.
+func parseDryRun(values []string, verb string) (bool, *apierrors.Status) {
+	kind, write := optionsKinds[verb]
+	if !write || len(values) == 0 {
+		return false, nil
+	}
+	for _, v := range values {
+		if v != "All" {
+			return false, apierrors.NewInvalid("meta.k8s.io", kind, "",
+				field.ErrorList{field.NotSupported(field.NewPath("dryRun"), values, []string{"All"})})
+		}
+	}
+	return true, nil
 }
 
 // resolve finds the resource and the methods its path allows.
@@ -324,4 +329,3 @@ func readObject(r *web.Request, res *schema.Resource) (object.Object, error) {
 	}
 	return obj, nil
 }
-

@@ -34,7 +34,7 @@ func checkObjectNamespace(obj object.Object, t target) error {
 
 // registryTarget is what the registry is asked to write.
 func (t target) registryTarget() registry.Target {
-	return registry.Target{Res: t.res, Namespace: t.namespace, Name: t.name, Sub: t.sub}
+	return registry.Target{Res: t.res, Namespace: t.namespace, Name: t.name, Sub: t.sub, DryRun: t.dryRun}
 }
 
 func (s *Server) create(w web.ResponseWriter, r *web.Request, t target) error {
@@ -171,45 +171,49 @@ func mergePatch(target, patch any) any {
 }
 
 // deleteOptions is metav1.DeleteOptions as a request carries it: what the
-// registry honours, and a dry run, refused until it exists.
+// registry honours, and a dry run.
 type deleteOptions struct {
 	registry.DeleteOptions
 	DryRun []string `json:"dryRun"`
 }
 
-func readDeleteOptions(r *web.Request, res *schema.Resource) (registry.DeleteOptions, error) {
+// readDeleteOptions reads a delete's body: the options the registry honours, and
+// whether it asks for a dry run.
+func readDeleteOptions(r *web.Request, res *schema.Resource) (registry.DeleteOptions, bool, error) {
 	var o deleteOptions
 	body, err := readBody(r)
 	if err != nil {
-		return o.DeleteOptions, err
+		return o.DeleteOptions, false, err
 	}
 	if len(body) > 0 && !isJSONBody(r) {
 		// YAML, CBOR or protobuf (client-go's protobuf clients send DeleteOptions
 		// so): read it into the JSON form first.
 		obj, err := decodeBodyAs(r, res, "v1", "meta.k8s.io/v1", "DeleteOptions", body)
 		if err != nil {
-			return o.DeleteOptions, err
+			return o.DeleteOptions, false, err
 		}
 		if body, err = json.Marshal(obj); err != nil {
-			return o.DeleteOptions, apierrors.NewBadRequest(err.Error())
+			return o.DeleteOptions, false, apierrors.NewBadRequest(err.Error())
 		}
 	}
 	if len(bytes.TrimSpace(body)) > 0 {
 		if err := json.Unmarshal(body, &o); err != nil {
-			return o.DeleteOptions, apierrors.NewBadRequest(fmt.Sprintf("error decoding DeleteOptions: %v", err))
+			return o.DeleteOptions, false, apierrors.NewBadRequest(fmt.Sprintf("error decoding DeleteOptions: %v", err))
 		}
 	}
-	if len(o.DryRun) > 0 {
-		return o.DeleteOptions, errDryRunUnsupported()
+	dry, st := parseDryRun(o.DryRun, "delete")
+	if st != nil {
+		return o.DeleteOptions, false, st
 	}
-	return o.DeleteOptions, nil
+	return o.DeleteOptions, dry, nil
 }
 
 func (s *Server) delete(w web.ResponseWriter, r *web.Request, t target) error {
-	opts, err := readDeleteOptions(r, t.res)
+	opts, dry, err := readDeleteOptions(r, t.res)
 	if err != nil {
 		return err
 	}
+	t.dryRun = t.dryRun || dry
 	stored, gone, err := s.objects.Delete(t.registryTarget(), opts)
 	if err != nil {
 		return err
@@ -231,10 +235,11 @@ func (s *Server) deleteCollection(w web.ResponseWriter, r *web.Request, t target
 	if err != nil {
 		return err
 	}
-	opts, err := readDeleteOptions(r, t.res)
+	opts, dry, err := readDeleteOptions(r, t.res)
 	if err != nil {
 		return err
 	}
+	t.dryRun = t.dryRun || dry
 	items, rev, err := s.objects.DeleteCollection(t.registryTarget(), o.filter(), opts)
 	if err != nil {
 		return err

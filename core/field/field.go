@@ -106,10 +106,14 @@ func (e *Error) ErrorBody() string {
 	return s
 }
 
+// formatValue shows a bad value as kube's field errors do: strings quoted,
+// lists of strings in Go's syntax; others as JSON.
 func formatValue(v any) string {
 	switch t := v.(type) {
 	case string:
 		return strconv.Quote(t)
+	case []string:
+		return fmt.Sprintf("%#v", t)
 	case nil:
 		return "null"
 	}

@@ -45,6 +45,9 @@ type Target struct {
 	Namespace string // "" for cluster-scoped resources
 	Name      string
 	Sub       string // the subresource, "" for the resource itself
+	// DryRun runs every stage of the write but storage (dryRun=All): no revision,
+	// no event, no journal entry.
+	DryRun bool
 }
 
 func (t Target) key() string { return Key(t.Res, t.Namespace, t.Name) }
@@ -67,14 +70,40 @@ func (s *Store) Create(t Target, obj object.Object) ([]byte, error) {
 		return nil, err
 	}
 	t.Name = object.MetaString(obj, "name")
-	key := t.key()
-	_, stored, err := s.storage.Mutate(key, func(cur []byte, rev int64) (storage.Change, error) {
+	return s.mutate(t, func(cur []byte, rev int64) (storage.Change, error) {
 		if cur != nil {
 			return storage.Change{}, apierrors.NewAlreadyExists(t.Res.Group, t.Res.Plural, t.Name)
 		}
 		return s.put(t, obj, rev)
 	})
-	return stored, err
+}
+
+// mutate commits fn's change at t's key; for a dry run it computes the change and
+// commits nothing, and shows what would be stored with the resourceVersion kube
+// shows then: none for a new object, the current one otherwise.
+func (s *Store) mutate(t Target, fn storage.MutateFunc) ([]byte, error) {
+	if !t.DryRun {
+		_, stored, err := s.storage.Mutate(t.key(), fn)
+		return stored, err
+	}
+	var cur []byte
+	ch, err := s.storage.Try(t.key(), func(c []byte, rev int64) (storage.Change, error) {
+		cur = c
+		return fn(c, rev)
+	})
+	if err != nil || ch.Op == storage.Keep {
+		return ch.Value, err
+	}
+	obj, err := object.Decode(ch.Value)
+	if err != nil {
+		return nil, apierrors.NewInternal(err)
+	}
+	if cur == nil {
+		delete(object.Meta(obj), "resourceVersion")
+	} else if old, err := object.Decode(cur); err == nil {
+		object.Meta(obj)["resourceVersion"] = object.MetaString(old, "resourceVersion")
+	}
+	return object.Encode(obj)
 }
 
 // prepareNew turns a new object into the one to store: its name (from
@@ -136,7 +165,7 @@ type UpdatedObjectInfo func(old object.Object) (object.Object, error)
 func (s *Store) Update(t Target, info UpdatedObjectInfo) ([]byte, bool, error) {
 	st := strategyFor(t.Res)
 	var created bool
-	_, stored, err := s.storage.Mutate(t.key(), func(cur []byte, rev int64) (storage.Change, error) {
+	stored, err := s.mutate(t, func(cur []byte, rev int64) (storage.Change, error) {
 		created = false
 		if cur == nil {
 			if !t.Res.CreateOnUpdate || t.Sub != "" {
@@ -225,7 +254,7 @@ type Preconditions struct {
 func (s *Store) Delete(t Target, opts DeleteOptions) ([]byte, bool, error) {
 	st := strategyFor(t.Res)
 	var gone bool
-	_, stored, err := s.storage.Mutate(t.key(), func(cur []byte, rev int64) (storage.Change, error) {
+	stored, err := s.mutate(t, func(cur []byte, rev int64) (storage.Change, error) {
 		gone = false
 		if cur == nil {
 			return storage.Change{}, apierrors.NewNotFound(t.Res.Group, t.Res.Plural, t.Name)

@@ -347,6 +347,26 @@ func (s *Store) Mutate(key string, fn MutateFunc) (int64, []byte, error) {
 	}
 }
 
+// Try runs fn on the current value at key as Mutate would, with the revision a
+// commit would get, and commits nothing: a dry run. It returns fn's change.
+func (s *Store) Try(key string, fn MutateFunc) (Change, error) {
+	if s.closed.Load() {
+		return Change{}, ErrClosed
+	}
+	cur, present, rev, err := s.read(objectPrefix + key)
+	if err != nil {
+		return Change{}, err
+	}
+	ch, err := fn(bytesOf(cur, present), rev+1)
+	if err == nil && ch.Op == Delete && !present {
+		err = ErrNotFound
+	}
+	if ch.Op == Keep {
+		ch.Value = bytesOf(cur, present)
+	}
+	return ch, err
+}
+
 // errChanged: the key changed between a mutation's read and its commit.
 var errChanged = errors.New("storage: key changed")
 
