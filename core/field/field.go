@@ -107,13 +107,16 @@ func (e *Error) ErrorBody() string {
 }
 
 // formatValue shows a bad value as kube's field errors do: strings quoted,
-// lists of strings in Go's syntax; others as JSON.
+// lists and maps of strings in Go's syntax, a fmt.Stringer as its String
+// (values kube shows as Go values of its own types); others as JSON.
 func formatValue(v any) string {
 	switch t := v.(type) {
 	case string:
 		return strconv.Quote(t)
-	case []string:
+	case []string, map[string]string:
 		return fmt.Sprintf("%#v", t)
+	case fmt.Stringer:
+		return t.String()
 	case nil:
 		return "null"
 	}
@@ -142,6 +145,11 @@ func Forbidden(p *Path, detail string) *Error {
 // Duplicate: the value appears twice where it must be unique.
 func Duplicate(p *Path, value any) *Error {
 	return &Error{Type: ErrorTypeDuplicate, Field: p.String(), BadValue: value, showValue: true}
+}
+
+// NotFound: the value names something that does not exist.
+func NotFound(p *Path, value any) *Error {
+	return &Error{Type: ErrorTypeNotFound, Field: p.String(), BadValue: value, showValue: true}
 }
 
 // NotSupported: the value is not one of valid.
