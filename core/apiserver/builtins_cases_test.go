@@ -119,6 +119,8 @@ var defaultsCases = []kubeCase{
 	kcase("pod-update-image", kpost(kubePods, kpod("dflt-pod-upd", kubeOneContainer)),
 		kpatch(kubePods+"/dflt-pod-upd", `{"spec":{"containers":[{"name":"c","image":"nginx:1.27","imagePullPolicy":"Always"}]},"metadata":{"labels":{"v":"2"}}}`)),
 
+	kcase("pod-guaranteed", kpost(kubePods, kpod("dflt-pod-qos", `"containers":[{"name":"c","image":"nginx","resources":{"limits":{"cpu":"500m","memory":"64Mi"}}}]`))),
+	kcase("pod-status-given", kpost(kubePods, `{"metadata":{"name":"dflt-pod-status"},"spec":{`+kubeOneContainer+`},"status":{"phase":"Running","podIP":"10.1.1.1"}}`)),
 	kcase("deploy-minimal", kpost(kubeDeployments, kworkload("dflt-deploy", kubeSelectA, kubeAppA, kubeOneContainer))),
 	kcase("deploy-recreate", kpost(kubeDeployments, kworkload("dflt-deploy-recreate",
 		`"replicas":3,"revisionHistoryLimit":2,"progressDeadlineSeconds":100,"minReadySeconds":5,"strategy":{"type":"Recreate"},`+kubeSelectA, kubeAppA,
@@ -129,6 +131,13 @@ var defaultsCases = []kubeCase{
 	kcase("deploy-patch-null", kpost(kubeDeployments, kworkload("dflt-deploy-patch", kubeSelectA, kubeAppA, kubeOneContainer)),
 		kpatch(kubeDeployments+"/dflt-deploy-patch", `{"spec":{"revisionHistoryLimit":null,"strategy":{"type":"Recreate","rollingUpdate":null}}}`)),
 
+	kcase("deploy-volume-defaults", kpost(kubeDeployments, kworkload("dflt-deploy-vols", kubeSelectA, kubeAppA, kubeOneContainer+`,"volumes":[
+		{"name":"r","rbd":{"monitors":["10.0.0.1:6789"],"image":"img"}},
+		{"name":"i","iscsi":{"targetPortal":"10.0.0.2:3260","iqn":"iqn.2001-04.com.example:storage","lun":0}},
+		{"name":"a","azureDisk":{"diskName":"d","diskURI":"https://example.com/d.vhd"}},
+		{"name":"s","scaleIO":{"gateway":"https://gw","system":"sys","volumeName":"v","secretRef":{"name":"s"}}},
+		{"name":"h","hostPath":{"path":"/var/log","type":"Directory"}},
+		{"name":"c","configMap":{"name":"c","items":[{"key":"k","path":"p"}]}}]`))),
 	kcase("rs-minimal", kpost(kubeReplicaSets, kworkload("dflt-rs", kubeSelectA, kubeAppA, kubeOneContainer))),
 	kcase("rs-full", kpost(kubeReplicaSets, kworkload("dflt-rs-full", `"replicas":2,"minReadySeconds":3,"selector":{"matchExpressions":[{"key":"app","operator":"In","values":["a","b"]}]}`,
 		`{"app":"a","tier":"web"}`, `"containers":[{"name":"c","image":"nginx","ports":[{"containerPort":80,"name":"http"}]}],"restartPolicy":"Always"`))),

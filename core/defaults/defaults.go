@@ -19,6 +19,7 @@ package defaults
 
 import (
 	"encoding/json"
+	"sort"
 
 	"kubeplay/core/encoding/protobuf"
 	"kubeplay/core/object"
@@ -30,49 +31,60 @@ import (
 // as they are. Defaulting a defaulted object changes nothing.
 func Apply(apiVersion, kind string, obj object.Object) {
 	protobuf.Walk(apiVersion, kind, obj, func(goType string, v map[string]any) {
-		if fn := byType[goType]; fn != nil {
+		if fn := defaulter(goType); fn != nil {
 			fn(v)
 		}
 	})
 }
 
-// byType holds the defaulting function of each Go type that has one (the
-// types of apps/v1 and core/v1 share the package name v1, as in kube's
-// errors). ConfigMap's (data becomes an empty map) shows nowhere: JSON omits
-// an empty map.
-var byType = map[string]func(map[string]any){
-	// core/v1: Pod and its parts, wherever they occur.
-	"v1.Pod":                           pod,
-	"v1.PodSpec":                       podSpec,
-	"v1.Container":                     container,
-	"v1.EphemeralContainer":            container,
-	"v1.ContainerPort":                 protocolTCP,
-	"v1.ObjectFieldSelector":           func(m map[string]any) { setString(m, "apiVersion", "v1") },
-	"v1.ResourceList":                  resourceList,
-	"v1.Probe":                         probe,
-	"v1.HTTPGetAction":                 httpGet,
-	"v1.GRPCAction":                    func(m map[string]any) { setUnset(m, "service", "") },
-	"v1.Volume":                        volume,
-	"v1.HostPathVolumeSource":          func(m map[string]any) { setUnset(m, "type", "") },
-	"v1.SecretVolumeSource":            defaultMode,
-	"v1.ConfigMapVolumeSource":         defaultMode,
-	"v1.DownwardAPIVolumeSource":       defaultMode,
-	"v1.ProjectedVolumeSource":         defaultMode,
-	"v1.ServiceAccountTokenProjection": func(m map[string]any) { setUnset(m, "expirationSeconds", number("3600")) },
-	"v1.ISCSIVolumeSource":             func(m map[string]any) { setString(m, "iscsiInterface", "default") },
-	"v1.RBDVolumeSource":               rbd,
-	"v1.AzureDiskVolumeSource":         azureDisk,
-	"v1.ScaleIOVolumeSource":           scaleIO,
-	"v1.PersistentVolumeClaimSpec":     func(m map[string]any) { setUnset(m, "volumeMode", "Filesystem") },
-	"v1.Service":                       service,
-	"v1.ServicePort":                   protocolTCP,
-	"v1.EndpointPort":                  protocolTCP,
-	"v1.Secret":                        func(m map[string]any) { setString(m, "type", "Opaque") },
-	"v1.Namespace":                     namespace,
-	"v1.NamespaceStatus":               func(m map[string]any) { setString(m, "phase", "Active") },
-	"v1.NodeStatus":                    nodeStatus,
-	"v1.Deployment":                    deployment,
-	"v1.ReplicaSet":                    func(m map[string]any) { setUnset(child(m, "spec"), "replicas", number("1")) },
+// byType is the defaulting function of each Go type that has one (the types
+// of apps/v1 and core/v1 share the package name v1, as in kube's errors),
+// sorted by name. ConfigMap's (data becomes an empty map) shows nowhere: JSON
+// omits an empty map.
+var byType = []struct {
+	goType string
+	fn     func(map[string]any)
+}{
+	{"v1.AzureDiskVolumeSource", azureDisk},
+	{"v1.ConfigMapVolumeSource", defaultMode},
+	{"v1.Container", container},
+	{"v1.ContainerPort", protocolTCP},
+	{"v1.Deployment", deployment},
+	{"v1.DownwardAPIVolumeSource", defaultMode},
+	{"v1.EndpointPort", protocolTCP},
+	{"v1.EphemeralContainer", container},
+	{"v1.GRPCAction", func(m map[string]any) { setUnset(m, "service", "") }},
+	{"v1.HTTPGetAction", httpGet},
+	{"v1.HostPathVolumeSource", func(m map[string]any) { setUnset(m, "type", "") }},
+	{"v1.ISCSIVolumeSource", func(m map[string]any) { setString(m, "iscsiInterface", "default") }},
+	{"v1.Namespace", namespace},
+	{"v1.NamespaceStatus", func(m map[string]any) { setString(m, "phase", "Active") }},
+	{"v1.NodeStatus", nodeStatus},
+	{"v1.ObjectFieldSelector", func(m map[string]any) { setString(m, "apiVersion", "v1") }},
+	{"v1.PersistentVolumeClaimSpec", func(m map[string]any) { setUnset(m, "volumeMode", "Filesystem") }},
+	{"v1.Pod", pod},
+	{"v1.PodSpec", podSpec},
+	{"v1.Probe", probe},
+	{"v1.ProjectedVolumeSource", defaultMode},
+	{"v1.RBDVolumeSource", rbd},
+	{"v1.ReplicaSet", func(m map[string]any) { setUnset(child(m, "spec"), "replicas", number("1")) }},
+	{"v1.ResourceList", resourceList},
+	{"v1.ScaleIOVolumeSource", scaleIO},
+	{"v1.Secret", func(m map[string]any) { setString(m, "type", "Opaque") }},
+	{"v1.SecretVolumeSource", defaultMode},
+	{"v1.Service", service},
+	{"v1.ServiceAccountTokenProjection", func(m map[string]any) { setUnset(m, "expirationSeconds", number("3600")) }},
+	{"v1.ServicePort", protocolTCP},
+	{"v1.Volume", volume},
+}
+
+// defaulter is the defaulting function of goType, or nil.
+func defaulter(goType string) func(map[string]any) {
+	i := sort.Search(len(byType), func(i int) bool { return byType[i].goType >= goType })
+	if i < len(byType) && byType[i].goType == goType {
+		return byType[i].fn
+	}
+	return nil
 }
 
 // number is an integer as decoded objects hold it.

@@ -105,3 +105,15 @@ func FuzzK8S_WRITE_5_DefaultsIdempotent(f *testing.F) {
 		}
 	})
 }
+
+// TestDefaulterTable: byType is sorted, as defaulter's search needs.
+func TestDefaulterTable(t *testing.T) {
+	for i, e := range byType {
+		if i > 0 && byType[i-1].goType >= e.goType {
+			t.Errorf("byType is not sorted at %s", e.goType)
+		}
+		if defaulter(e.goType) == nil {
+			t.Errorf("defaulter(%q) is nil", e.goType)
+		}
+	}
+}

@@ -20,17 +20,17 @@ import (
 func Deployment(d object.Object) field.ErrorList {
 	spec, p := fields(d).obj("spec"), field.NewPath("spec")
 	errs := nonNegative(spec.num("replicas"), p.Child("replicas"))
-	errs = append(errs, selectorAndTemplate(spec, p)...)
-	errs = append(errs, deploymentStrategy(spec.obj("strategy"), p.Child("strategy"))...)
-	errs = append(errs, nonNegative(spec.num("minReadySeconds"), p.Child("minReadySeconds"))...)
+	add(&errs, selectorAndTemplate(spec, p)...)
+	add(&errs, deploymentStrategy(spec.obj("strategy"), p.Child("strategy"))...)
+	add(&errs, nonNegative(spec.num("minReadySeconds"), p.Child("minReadySeconds"))...)
 	if spec.has("revisionHistoryLimit") {
-		errs = append(errs, nonNegative(spec.num("revisionHistoryLimit"), p.Child("revisionHistoryLimit"))...)
+		add(&errs, nonNegative(spec.num("revisionHistoryLimit"), p.Child("revisionHistoryLimit"))...)
 	}
 	if spec.has("progressDeadlineSeconds") {
 		deadline := spec.num("progressDeadlineSeconds")
-		errs = append(errs, nonNegative(deadline, p.Child("progressDeadlineSeconds"))...)
+		add(&errs, nonNegative(deadline, p.Child("progressDeadlineSeconds"))...)
 		if deadline <= spec.num("minReadySeconds") {
-			errs = append(errs, field.Invalid(p.Child("progressDeadlineSeconds"), deadline, "must be greater than minReadySeconds"))
+			add(&errs, field.Invalid(p.Child("progressDeadlineSeconds"), deadline, "must be greater than minReadySeconds"))
 		}
 	}
 	return errs
@@ -46,7 +46,7 @@ func DeploymentUpdate(d, old object.Object) field.ErrorList {
 func ReplicaSet(rs object.Object) field.ErrorList {
 	spec, p := fields(rs).obj("spec"), field.NewPath("spec")
 	errs := nonNegative(spec.num("replicas"), p.Child("replicas"))
-	errs = append(errs, nonNegative(spec.num("minReadySeconds"), p.Child("minReadySeconds"))...)
+	add(&errs, nonNegative(spec.num("minReadySeconds"), p.Child("minReadySeconds"))...)
 	return append(errs, selectorAndTemplate(spec, p)...)
 }
 
@@ -74,30 +74,35 @@ func selectorAndTemplate(spec fields, p *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	sp := p.Child("selector")
 	sel := spec.obj("selector")
+	// What ValidateLabelSelector finds wrong also keeps kube from making a
+	// labels.Selector of it (LabelSelectorAsSelector), and then from checking
+	// the template.
+	var selErrs field.ErrorList
 	if sel == nil {
-		errs = append(errs, field.Required(sp, ""))
+		add(&errs, field.Required(sp, ""))
 	} else {
-		errs = append(errs, selectorErrors(sel, sp)...)
+		selErrs = selectorErrors(sel, sp)
+		add(&errs, selErrs...)
 		if len(sel.strMap("matchLabels"))+len(sel.list("matchExpressions")) == 0 {
-			errs = append(errs, field.Invalid(sp, labelSelector(sel), "empty selector is invalid for deployment"))
+			add(&errs, field.Invalid(sp, labelSelector(sel), "empty selector is invalid for deployment"))
 		}
 	}
-	if !selectorConverts(sel) {
+	if len(selErrs) > 0 {
 		return append(errs, field.Invalid(sp, labelSelector(sel), "invalid label selector"))
 	}
 	tp := p.Child("template")
 	template := spec.obj("template")
 	labels := template.obj("metadata").strMap("labels")
 	if !selectorEmpty(sel) && !selectorMatches(sel, labels) {
-		errs = append(errs, field.Invalid(tp.Child("metadata").Child("labels"), labels, "`selector` does not match template `labels`"))
+		add(&errs, field.Invalid(tp.Child("metadata").Child("labels"), labels, "`selector` does not match template `labels`"))
 	}
-	errs = append(errs, podTemplate(template, tp)...)
+	add(&errs, podTemplate(template, tp)...)
 	tspec := template.obj("spec")
 	if policy := tspec.str("restartPolicy"); policy != "Always" {
-		errs = append(errs, field.NotSupported(tp.Child("spec").Child("restartPolicy"), policy, []string{"Always"}))
+		add(&errs, field.NotSupported(tp.Child("spec").Child("restartPolicy"), policy, []string{"Always"}))
 	}
 	if tspec.has("activeDeadlineSeconds") {
-		errs = append(errs, field.Forbidden(tp.Child("spec").Child("activeDeadlineSeconds"), "activeDeadlineSeconds in ReplicaSet is not Supported"))
+		add(&errs, field.Forbidden(tp.Child("spec").Child("activeDeadlineSeconds"), "activeDeadlineSeconds in ReplicaSet is not Supported"))
 	}
 	return errs
 }
@@ -110,59 +115,21 @@ func selectorErrors(sel fields, p *field.Path) field.ErrorList {
 		switch op := expr.str("operator"); op {
 		case "In", "NotIn":
 			if len(expr.strs("values")) == 0 {
-				errs = append(errs, field.Required(ep.Child("values"), "must be specified when `operator` is 'In' or 'NotIn'"))
+				add(&errs, field.Required(ep.Child("values"), "must be specified when `operator` is 'In' or 'NotIn'"))
 			}
 		case "Exists", "DoesNotExist":
 			if len(expr.strs("values")) > 0 {
-				errs = append(errs, field.Forbidden(ep.Child("values"), "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"))
+				add(&errs, field.Forbidden(ep.Child("values"), "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"))
 			}
 		default:
-			errs = append(errs, field.Invalid(ep.Child("operator"), op, "not a valid selector operator"))
+			add(&errs, field.Invalid(ep.Child("operator"), op, "not a valid selector operator"))
 		}
-		for _, msg := range QualifiedName(expr.str("key")) {
-			errs = append(errs, field.Invalid(ep.Child("key"), expr.str("key"), msg))
-		}
+		addInvalid(&errs, ep.Child("key"), expr.str("key"), QualifiedName(expr.str("key")))
 		for j, v := range expr.strs("values") {
-			for _, msg := range LabelValue(v) {
-				errs = append(errs, field.Invalid(ep.Child("values").Index(j), v, msg))
-			}
+			addInvalid(&errs, ep.Child("values").Index(j), v, LabelValue(v))
 		}
 	}
 	return errs
-}
-
-// selectorConverts says whether kube can make a labels.Selector of sel
-// (LabelSelectorAsSelector): no selector, or every requirement valid.
-func selectorConverts(sel fields) bool {
-	for _, k := range sortedKeys(sel.strMap("matchLabels")) {
-		if len(QualifiedName(k)) > 0 || len(LabelValue(sel.strMap("matchLabels")[k])) > 0 {
-			return false
-		}
-	}
-	for _, expr := range sel.list("matchExpressions") {
-		values := expr.strs("values")
-		switch expr.str("operator") {
-		case "In", "NotIn":
-			if len(values) == 0 {
-				return false
-			}
-		case "Exists", "DoesNotExist":
-			if len(values) > 0 {
-				return false
-			}
-		default:
-			return false
-		}
-		if len(QualifiedName(expr.str("key"))) > 0 {
-			return false
-		}
-		for _, v := range values {
-			if len(LabelValue(v)) > 0 {
-				return false
-			}
-		}
-	}
-	return true
 }
 
 // selectorEmpty: the selector selects everything (an empty one; no selector
@@ -229,12 +196,12 @@ func deploymentStrategy(strategy fields, p *field.Path) field.ErrorList {
 func rollingUpdate(rolling fields, p *field.Path) field.ErrorList {
 	unavailable, surge := intOrString(rolling["maxUnavailable"]), intOrString(rolling["maxSurge"])
 	errs := unavailable.check(p.Child("maxUnavailable"))
-	errs = append(errs, surge.check(p.Child("maxSurge"))...)
+	add(&errs, surge.check(p.Child("maxSurge"))...)
 	if unavailable.value() == 0 && surge.value() == 0 {
-		errs = append(errs, field.Invalid(p.Child("maxUnavailable"), unavailable, "may not be 0 when `maxSurge` is 0"))
+		add(&errs, field.Invalid(p.Child("maxUnavailable"), unavailable, "may not be 0 when `maxSurge` is 0"))
 	}
 	if percent, ok := unavailable.percent(); ok && percent > 100 {
-		errs = append(errs, field.Invalid(p.Child("maxUnavailable"), unavailable, "must not be greater than 100%"))
+		add(&errs, field.Invalid(p.Child("maxUnavailable"), unavailable, "must not be greater than 100%"))
 	}
 	return errs
 }
@@ -269,9 +236,7 @@ func (v intOrStr) check(p *field.Path) field.ErrorList {
 		return nonNegative(v.i, p)
 	}
 	var errs field.ErrorList
-	for _, msg := range percent(v.s) {
-		errs = append(errs, field.Invalid(p, v, msg))
-	}
+	addInvalid(&errs, p, v, percent(v.s))
 	return errs
 }
 

@@ -12,9 +12,9 @@ import (
 // their updates): keys, total size, the keys each Secret type requires, and
 // data that does not change once the object is immutable.
 
-// MaxDataBytes is kube's limit on the bytes of a ConfigMap's or Secret's
+// maxDataBytes is kube's limit on the bytes of a ConfigMap's or Secret's
 // values (api.MaxSecretSize).
-const MaxDataBytes = 1 << 20
+const maxDataBytes = 1 << 20
 
 // immutableWhenSet is kube's word on changing an immutable object's data.
 const immutableWhenSet = "field is immutable when `immutable` is set"
@@ -26,22 +26,18 @@ func ConfigMap(cm object.Object) field.ErrorList {
 	var errs field.ErrorList
 	size := 0
 	for _, k := range sortedKeys(data) {
-		for _, msg := range configKey(k) {
-			errs = append(errs, field.Invalid(field.NewPath("data").Key(k), k, msg))
-		}
+		addInvalid(&errs, field.NewPath("data").Key(k), k, configKey(k))
 		if _, ok := binary[k]; ok {
-			errs = append(errs, field.Invalid(field.NewPath("data").Key(k), k, "duplicate of key present in binaryData"))
+			add(&errs, field.Invalid(field.NewPath("data").Key(k), k, "duplicate of key present in binaryData"))
 		}
 		size += len(data[k])
 	}
 	for _, k := range sortedKeys(binary) {
-		for _, msg := range configKey(k) {
-			errs = append(errs, field.Invalid(field.NewPath("binaryData").Key(k), k, msg))
-		}
+		addInvalid(&errs, field.NewPath("binaryData").Key(k), k, configKey(k))
 		size += base64.StdEncoding.DecodedLen(len(binary[k]))
 	}
-	if size > MaxDataBytes {
-		errs = append(errs, field.TooLong(field.NewPath("").Key(""), MaxDataBytes))
+	if size > maxDataBytes {
+		add(&errs, field.TooLong(field.NewPath("").Key(""), maxDataBytes))
 	}
 	return errs
 }
@@ -52,11 +48,11 @@ func ConfigMapUpdate(cm, old object.Object) field.ErrorList {
 	var errs field.ErrorList
 	if immutable(old) {
 		if !immutable(cm) {
-			errs = append(errs, field.Forbidden(field.NewPath("immutable"), immutableWhenSet))
+			add(&errs, field.Forbidden(field.NewPath("immutable"), immutableWhenSet))
 		}
 		for _, f := range []string{"data", "binaryData"} {
 			if !semanticEqual(cm[f], old[f]) {
-				errs = append(errs, field.Forbidden(field.NewPath(f), immutableWhenSet))
+				add(&errs, field.Forbidden(field.NewPath(f), immutableWhenSet))
 			}
 		}
 	}
@@ -76,23 +72,21 @@ func Secret(secret object.Object) field.ErrorList {
 	var errs field.ErrorList
 	size := 0
 	for _, k := range sortedKeys(data) {
-		for _, msg := range configKey(k) {
-			errs = append(errs, field.Invalid(dataPath.Key(k), k, msg))
-		}
+		addInvalid(&errs, dataPath.Key(k), k, configKey(k))
 		size += base64.StdEncoding.DecodedLen(len(data[k]))
 	}
-	if size > MaxDataBytes {
-		errs = append(errs, field.TooLong(dataPath, MaxDataBytes))
+	if size > maxDataBytes {
+		add(&errs, field.TooLong(dataPath, maxDataBytes))
 	}
 	required := func(keys ...string) {
 		for _, k := range keys {
-			errs = append(errs, field.Required(dataPath.Key(k), ""))
+			add(&errs, field.Required(dataPath.Key(k), ""))
 		}
 	}
 	switch s.str("type") {
 	case "kubernetes.io/service-account-token":
 		if s.obj("metadata").strMap("annotations")["kubernetes.io/service-account.name"] == "" {
-			errs = append(errs, field.Required(field.NewPath("metadata", "annotations").Key("kubernetes.io/service-account.name"), ""))
+			add(&errs, field.Required(field.NewPath("metadata", "annotations").Key("kubernetes.io/service-account.name"), ""))
 		}
 	case "kubernetes.io/dockercfg", "kubernetes.io/dockerconfigjson":
 		key := map[string]string{"kubernetes.io/dockercfg": ".dockercfg", "kubernetes.io/dockerconfigjson": ".dockerconfigjson"}[s.str("type")]
@@ -103,7 +97,7 @@ func Secret(secret object.Object) field.ErrorList {
 		}
 		raw, _ := base64.StdEncoding.DecodeString(v)
 		if err := json.Unmarshal(raw, &map[string]any{}); err != nil {
-			errs = append(errs, field.Invalid(dataPath.Key(key), "<secret contents redacted>", err.Error()))
+			add(&errs, field.Invalid(dataPath.Key(key), "<secret contents redacted>", err.Error()))
 		}
 	case "kubernetes.io/basic-auth":
 		_, user := data["username"]
@@ -130,14 +124,14 @@ func Secret(secret object.Object) field.ErrorList {
 func SecretUpdate(secret, old object.Object) field.ErrorList {
 	var errs field.ErrorList
 	if typ, oldType := fields(secret).str("type"), fields(old).str("type"); typ != oldType {
-		errs = append(errs, field.Invalid(field.NewPath("type"), typ, fieldImmutable))
+		add(&errs, field.Invalid(field.NewPath("type"), typ, fieldImmutable))
 	}
 	if immutable(old) {
 		if !immutable(secret) {
-			errs = append(errs, field.Forbidden(field.NewPath("immutable"), immutableWhenSet))
+			add(&errs, field.Forbidden(field.NewPath("immutable"), immutableWhenSet))
 		}
 		if !semanticEqual(secret["data"], old["data"]) {
-			errs = append(errs, field.Forbidden(field.NewPath("data"), immutableWhenSet))
+			add(&errs, field.Forbidden(field.NewPath("data"), immutableWhenSet))
 		}
 	}
 	return append(errs, Secret(secret)...)

@@ -13,24 +13,34 @@ import (
 
 // fields is one object of a built-in kind in JSON form (decoded into its Go
 // type and defaulted), as the kinds' rules read it: a missing or null field
-// reads as its zero value.
+// reads as its zero value. Its accessors, as add and addInvalid, stay out of
+// line (go:noinline): the checks call them at hundreds of places.
 type fields map[string]any
 
+// str is the string at key.
+//
+//go:noinline
 func (f fields) str(key string) string {
 	s, _ := f[key].(string)
 	return s
 }
 
 // has says whether the field is set (a pointer that is not nil).
+//
+//go:noinline
 func (f fields) has(key string) bool { return f[key] != nil }
 
 // obj is the object at key; nil when there is none.
+//
+//go:noinline
 func (f fields) obj(key string) fields {
 	m, _ := f[key].(map[string]any)
 	return m
 }
 
 // list is the objects in the list at key.
+//
+//go:noinline
 func (f fields) list(key string) []fields {
 	l, _ := f[key].([]any)
 	out := make([]fields, 0, len(l))
@@ -42,6 +52,8 @@ func (f fields) list(key string) []fields {
 }
 
 // strs is the list of strings at key; nil when there is none.
+//
+//go:noinline
 func (f fields) strs(key string) []string {
 	l, ok := f[key].([]any)
 	if !ok {
@@ -56,6 +68,8 @@ func (f fields) strs(key string) []string {
 }
 
 // strMap is the map of strings at key; nil when there is none.
+//
+//go:noinline
 func (f fields) strMap(key string) map[string]string {
 	m, ok := f[key].(map[string]any)
 	if !ok {
@@ -69,6 +83,8 @@ func (f fields) strMap(key string) map[string]string {
 }
 
 // num is the integer at key (0 when there is none).
+//
+//go:noinline
 func (f fields) num(key string) int64 {
 	n, _ := toInt(f[key])
 	return n
@@ -90,6 +106,22 @@ func toInt(v any) (int64, bool) {
 	return 0, false
 }
 
+// add appends errors to a list. It stays out of line (as addInvalid and the
+// field constructors do): inlined at each of the checks' many call sites,
+// it would cost the wasm binary dearly.
+//
+//go:noinline
+func add(list *field.ErrorList, errs ...*field.Error) { *list = append(*list, errs...) }
+
+// addInvalid adds an Invalid error for value per message.
+//
+//go:noinline
+func addInvalid(list *field.ErrorList, p *field.Path, value any, msgs []string) {
+	for _, msg := range msgs {
+		*list = append(*list, field.Invalid(p, value, msg))
+	}
+}
+
 // sortedKeys are a map's keys in order: kube ranges over Go maps, in random
 // order; kubeplay reports a map's errors in the order of its keys.
 func sortedKeys[V any](m map[string]V) []string {
@@ -108,6 +140,8 @@ const (
 )
 
 // nonNegative is ValidateNonnegativeField.
+//
+//go:noinline
 func nonNegative(v int64, p *field.Path) field.ErrorList {
 	if v < 0 {
 		return field.ErrorList{field.Invalid(p, v, isNegativeErrorMsg)}
@@ -158,15 +192,11 @@ func PortName(port string) []string {
 func portNumOrName(v any, p *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if s, ok := v.(string); ok {
-		for _, msg := range PortName(s) {
-			errs = append(errs, field.Invalid(p, s, msg))
-		}
+		addInvalid(&errs, p, s, PortName(s))
 		return errs
 	}
 	n, _ := toInt(v)
-	for _, msg := range PortNumber(n) {
-		errs = append(errs, field.Invalid(p, n, msg))
-	}
+	addInvalid(&errs, p, n, PortNumber(n))
 	return errs
 }
 
@@ -223,18 +253,16 @@ func percent(s string) []string {
 func Labels(labels map[string]string, p *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	for _, k := range sortedKeys(labels) {
-		for _, msg := range QualifiedName(k) {
-			errs = append(errs, field.Invalid(p, k, msg))
-		}
-		for _, msg := range LabelValue(labels[k]) {
-			errs = append(errs, field.Invalid(p, labels[k], msg))
-		}
+		addInvalid(&errs, p, k, QualifiedName(k))
+		addInvalid(&errs, p, labels[k], LabelValue(labels[k]))
 	}
 	return errs
 }
 
 // oneOf is the usual check of an enumerated string: required, then one of
 // valid.
+//
+//go:noinline
 func oneOf(v string, p *field.Path, valid ...string) field.ErrorList {
 	switch {
 	case v == "":

@@ -30,10 +30,10 @@ func Pod(pod object.Object) field.ErrorList {
 	specPath := field.NewPath("spec")
 	errs := podMetadataAndSpec(spec)
 	if len(spec.list("ephemeralContainers")) > 0 {
-		errs = append(errs, field.Forbidden(specPath.Child("ephemeralContainers"), "cannot be set on create"))
+		add(&errs, field.Forbidden(specPath.Child("ephemeralContainers"), "cannot be set on create"))
 	}
 	if spec.str("nodeName") != "" && len(spec.list("schedulingGates")) != 0 {
-		errs = append(errs, field.Forbidden(specPath.Child("nodeName"), "cannot be set until all schedulingGates have been cleared"))
+		add(&errs, field.Forbidden(specPath.Child("nodeName"), "cannot be set until all schedulingGates have been cleared"))
 	}
 	return errs
 }
@@ -45,7 +45,7 @@ func podMetadataAndSpec(spec fields) field.ErrorList {
 	for _, list := range []string{"containers", "initContainers"} {
 		for i, c := range spec.list(list) {
 			if image := c.str("image"); len(strings.TrimSpace(image)) != len(image) {
-				errs = append(errs, field.Invalid(specPath.Child(list).Index(i).Child("image"), image, "must not have leading or trailing whitespace"))
+				add(&errs, field.Invalid(specPath.Child(list).Index(i).Child("image"), image, "must not have leading or trailing whitespace"))
 			}
 		}
 	}
@@ -74,10 +74,10 @@ func PodUpdate(pod, old object.Object) field.ErrorList {
 		for i, c := range containers {
 			image := c.str("image")
 			if image == "" {
-				errs = append(errs, field.Required(specPath.Child(list).Index(i).Child("image"), ""))
+				add(&errs, field.Required(specPath.Child(list).Index(i).Child("image"), ""))
 			}
 			if len(strings.TrimSpace(image)) != len(image) {
-				errs = append(errs, field.Invalid(specPath.Child(list).Index(i).Child("image"), image, "must not have leading or trailing whitespace"))
+				add(&errs, field.Invalid(specPath.Child(list).Index(i).Child("image"), image, "must not have leading or trailing whitespace"))
 			}
 		}
 	}
@@ -88,11 +88,11 @@ func PodUpdate(pod, old object.Object) field.ErrorList {
 	case spec.has("activeDeadlineSeconds") && oldSpec.has("activeDeadlineSeconds") && oldDeadline < deadline:
 		return append(errs, field.Invalid(deadlinePath, deadline, "must be less than or equal to previous value"))
 	case !spec.has("activeDeadlineSeconds") && oldSpec.has("activeDeadlineSeconds"):
-		errs = append(errs, field.Invalid(deadlinePath, nil, "must not update from a positive integer to nil value"))
+		add(&errs, field.Invalid(deadlinePath, nil, "must not update from a positive integer to nil value"))
 	}
-	errs = append(errs, onlyAddedTolerations(spec.list("tolerations"), oldSpec.list("tolerations"), specPath.Child("tolerations"))...)
+	add(&errs, onlyAddedTolerations(spec.list("tolerations"), oldSpec.list("tolerations"), specPath.Child("tolerations"))...)
 	if !semanticEqual(map[string]any(mungedPodSpec(spec, oldSpec)), map[string]any(oldSpec)) {
-		errs = append(errs, field.Forbidden(specPath, "pod updates may not change fields other than "+updatablePodSpecFields))
+		add(&errs, field.Forbidden(specPath, "pod updates may not change fields other than "+updatablePodSpecFields))
 	}
 	return errs
 }
@@ -201,32 +201,30 @@ func isEmpty(v any) bool {
 func podSpec(spec fields, p *field.Path, inPod bool) field.ErrorList {
 	var errs field.ErrorList
 	if !spec.has("terminationGracePeriodSeconds") {
-		errs = append(errs, field.Required(p.Child("terminationGracePeriodSeconds"), ""))
+		add(&errs, field.Required(p.Child("terminationGracePeriodSeconds"), ""))
 	}
 	vols, volErrs := volumes(spec.list("volumes"), p.Child("volumes"))
-	errs = append(errs, volErrs...)
-	errs = append(errs, containers(spec.list("containers"), vols, p.Child("containers"))...)
-	errs = append(errs, initContainers(spec.list("initContainers"), spec.list("containers"), vols, p.Child("initContainers"))...)
-	errs = append(errs, hostNetworkPorts(spec, p, inPod)...)
-	errs = append(errs, oneOf(spec.str("restartPolicy"), p.Child("restartPolicy"), "Always", "OnFailure", "Never")...)
-	errs = append(errs, oneOf(spec.str("dnsPolicy"), p.Child("dnsPolicy"), "ClusterFirstWithHostNet", "ClusterFirst", "Default", "None")...)
-	errs = append(errs, Labels(spec.strMap("nodeSelector"), p.Child("nodeSelector"))...)
+	add(&errs, volErrs...)
+	add(&errs, containers(spec.list("containers"), vols, p.Child("containers"))...)
+	add(&errs, initContainers(spec.list("initContainers"), spec.list("containers"), vols, p.Child("initContainers"))...)
+	add(&errs, hostNetworkPorts(spec, p, inPod)...)
+	add(&errs, oneOf(spec.str("restartPolicy"), p.Child("restartPolicy"), "Always", "OnFailure", "Never")...)
+	add(&errs, oneOf(spec.str("dnsPolicy"), p.Child("dnsPolicy"), "ClusterFirstWithHostNet", "ClusterFirst", "Default", "None")...)
+	add(&errs, Labels(spec.strMap("nodeSelector"), p.Child("nodeSelector"))...)
 	if spec.str("dnsPolicy") == "None" && !spec.has("dnsConfig") {
-		errs = append(errs, field.Required(p.Child("dnsConfig"), "must provide `dnsConfig` when `dnsPolicy` is None"))
+		add(&errs, field.Required(p.Child("dnsConfig"), "must provide `dnsConfig` when `dnsPolicy` is None"))
 	}
 	for _, f := range []struct {
 		name  string
 		check func(string) []string
 	}{{"serviceAccountName", DNS1123Subdomain}, {"nodeName", DNS1123Subdomain}} {
 		if v := spec.str(f.name); v != "" {
-			for _, msg := range f.check(v) {
-				errs = append(errs, field.Invalid(p.Child(f.name), v, msg))
-			}
+			addInvalid(&errs, p.Child(f.name), v, f.check(v))
 		}
 	}
 	if spec.has("activeDeadlineSeconds") {
 		if v := spec.num("activeDeadlineSeconds"); v < 1 || v > math.MaxInt32 {
-			errs = append(errs, field.Invalid(p.Child("activeDeadlineSeconds"), v, inclusiveRange(1, math.MaxInt32)))
+			add(&errs, field.Invalid(p.Child("activeDeadlineSeconds"), v, inclusiveRange(1, math.MaxInt32)))
 		}
 	}
 	for _, f := range []struct {
@@ -234,13 +232,11 @@ func podSpec(spec fields, p *field.Path, inPod bool) field.ErrorList {
 		check func(string) []string
 	}{{"hostname", DNS1123Label}, {"subdomain", DNS1123Label}, {"priorityClassName", DNS1123Subdomain}} {
 		if v := spec.str(f.name); v != "" {
-			for _, msg := range f.check(v) {
-				errs = append(errs, field.Invalid(p.Child(f.name), v, msg))
-			}
+			addInvalid(&errs, p.Child(f.name), v, f.check(v))
 		}
 	}
 	if spec.has("preemptionPolicy") {
-		errs = append(errs, oneOf(spec.str("preemptionPolicy"), p.Child("preemptionPolicy"), "PreemptLowerPriority", "Never")...)
+		add(&errs, oneOf(spec.str("preemptionPolicy"), p.Child("preemptionPolicy"), "PreemptLowerPriority", "Never")...)
 	}
 	return errs
 }
@@ -278,7 +274,7 @@ func volumes(vols []fields, p *field.Path) (map[string]bool, field.ErrorList) {
 		if len(el) == 0 {
 			names[name] = true
 		}
-		errs = append(errs, el...)
+		add(&errs, el...)
 	}
 	return names, errs
 }
@@ -293,42 +289,42 @@ func volumeSource(vol fields, p *field.Path) field.ErrorList {
 			continue
 		}
 		if n++; n > 1 {
-			errs = append(errs, field.Forbidden(p.Child(typ), "may not specify more than 1 volume type"))
+			add(&errs, field.Forbidden(p.Child(typ), "may not specify more than 1 volume type"))
 			continue
 		}
 		src, sp := vol.obj(typ), p.Child(typ)
 		switch typ {
 		case "hostPath":
 			if src.str("path") == "" {
-				errs = append(errs, field.Required(sp.Child("path"), ""))
+				add(&errs, field.Required(sp.Child("path"), ""))
 			} else if slices.Contains(strings.Split(src.str("path"), "/"), "..") {
-				errs = append(errs, field.Invalid(sp.Child("path"), src.str("path"), "must not contain '..'"))
+				add(&errs, field.Invalid(sp.Child("path"), src.str("path"), "must not contain '..'"))
 			}
 		case "secret", "configMap":
 			name := map[string]string{"secret": "secretName", "configMap": "name"}[typ]
 			if src.str(name) == "" {
-				errs = append(errs, field.Required(sp.Child(name), ""))
+				add(&errs, field.Required(sp.Child(name), ""))
 			}
 			if mode := src.num("defaultMode"); src.has("defaultMode") && (mode < 0 || mode > 0o777) {
-				errs = append(errs, field.Invalid(sp.Child("defaultMode"), mode, fileModeErrorMsg))
+				add(&errs, field.Invalid(sp.Child("defaultMode"), mode, fileModeErrorMsg))
 			}
 			for j, item := range src.list("items") {
 				ip := sp.Child("items").Index(j)
 				if item.str("key") == "" {
-					errs = append(errs, field.Required(ip.Child("key"), ""))
+					add(&errs, field.Required(ip.Child("key"), ""))
 				}
 				if item.str("path") == "" {
-					errs = append(errs, field.Required(ip.Child("path"), ""))
+					add(&errs, field.Required(ip.Child("path"), ""))
 				}
 			}
 		case "persistentVolumeClaim":
 			if src.str("claimName") == "" {
-				errs = append(errs, field.Required(sp.Child("claimName"), ""))
+				add(&errs, field.Required(sp.Child("claimName"), ""))
 			}
 		}
 	}
 	if n == 0 {
-		errs = append(errs, field.Required(p, "must specify a volume type"))
+		add(&errs, field.Required(p, "must specify a volume type"))
 	}
 	return errs
 }
@@ -342,18 +338,18 @@ func containers(list []fields, vols map[string]bool, p *field.Path) field.ErrorL
 	names := map[string]bool{}
 	for i, c := range list {
 		idx := p.Index(i)
-		errs = append(errs, containerCommon(c, vols, idx)...)
+		add(&errs, containerCommon(c, vols, idx)...)
 		if name := c.str("name"); names[name] {
-			errs = append(errs, field.Duplicate(idx.Child("name"), name))
+			add(&errs, field.Duplicate(idx.Child("name"), name))
 		} else {
 			names[name] = true
 		}
 		if lc := c.obj("lifecycle"); lc != nil {
-			errs = append(errs, lifecycle(lc, idx.Child("lifecycle"))...)
+			add(&errs, lifecycle(lc, idx.Child("lifecycle"))...)
 		}
-		errs = append(errs, probes(c, idx)...)
+		add(&errs, probes(c, idx)...)
 		if c.has("restartPolicy") {
-			errs = append(errs, field.Forbidden(idx.Child("restartPolicy"), "may not be set for non-init containers"))
+			add(&errs, field.Forbidden(idx.Child("restartPolicy"), "may not be set for non-init containers"))
 		}
 	}
 	return append(errs, hostPortConflicts(list, p)...)
@@ -368,30 +364,30 @@ func initContainers(list, regular []fields, vols map[string]bool, p *field.Path)
 	}
 	for i, c := range list {
 		idx := p.Index(i)
-		errs = append(errs, containerCommon(c, vols, idx)...)
+		add(&errs, containerCommon(c, vols, idx)...)
 		restartAlways := false
 		if c.has("restartPolicy") {
 			restartAlways = c.str("restartPolicy") == "Always"
 			if !restartAlways {
-				errs = append(errs, field.NotSupported(idx.Child("restartPolicy"), c.str("restartPolicy"), []string{"Always"}))
+				add(&errs, field.NotSupported(idx.Child("restartPolicy"), c.str("restartPolicy"), []string{"Always"}))
 			}
 		}
 		if name := c.str("name"); names[name] {
-			errs = append(errs, field.Duplicate(idx.Child("name"), name))
+			add(&errs, field.Duplicate(idx.Child("name"), name))
 		} else if name != "" {
 			names[name] = true
 		}
-		errs = append(errs, hostPortConflicts([]fields{c}, p)...)
+		add(&errs, hostPortConflicts([]fields{c}, p)...)
 		if restartAlways {
 			if lc := c.obj("lifecycle"); lc != nil {
-				errs = append(errs, lifecycle(lc, idx.Child("lifecycle"))...)
+				add(&errs, lifecycle(lc, idx.Child("lifecycle"))...)
 			}
-			errs = append(errs, probes(c, idx)...)
+			add(&errs, probes(c, idx)...)
 			continue
 		}
 		for _, f := range []string{"lifecycle", "livenessProbe", "readinessProbe", "startupProbe"} {
 			if c.has(f) {
-				errs = append(errs, field.Forbidden(idx.Child(f), "may not be set for init containers without restartPolicy=Always"))
+				add(&errs, field.Forbidden(idx.Child(f), "may not be set for init containers without restartPolicy=Always"))
 			}
 		}
 	}
@@ -403,20 +399,18 @@ func initContainers(list, regular []fields, vols map[string]bool, p *field.Path)
 func containerCommon(c fields, vols map[string]bool, p *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if name := c.str("name"); name == "" {
-		errs = append(errs, field.Required(p.Child("name"), ""))
+		add(&errs, field.Required(p.Child("name"), ""))
 	} else {
-		for _, msg := range DNS1123Label(name) {
-			errs = append(errs, field.Invalid(p.Child("name"), name, msg))
-		}
+		addInvalid(&errs, p.Child("name"), name, DNS1123Label(name))
 	}
 	if c.str("image") == "" {
-		errs = append(errs, field.Required(p.Child("image"), ""))
+		add(&errs, field.Required(p.Child("image"), ""))
 	}
-	errs = append(errs, oneOf(c.str("terminationMessagePolicy"), p.Child("terminationMessagePolicy"), "File", "FallbackToLogsOnError")...)
-	errs = append(errs, containerPorts(c.list("ports"), p.Child("ports"))...)
-	errs = append(errs, env(c.list("env"), p.Child("env"))...)
-	errs = append(errs, volumeMounts(c.list("volumeMounts"), vols, p.Child("volumeMounts"))...)
-	errs = append(errs, oneOf(c.str("imagePullPolicy"), p.Child("imagePullPolicy"), "Always", "IfNotPresent", "Never")...)
+	add(&errs, oneOf(c.str("terminationMessagePolicy"), p.Child("terminationMessagePolicy"), "File", "FallbackToLogsOnError")...)
+	add(&errs, containerPorts(c.list("ports"), p.Child("ports"))...)
+	add(&errs, env(c.list("env"), p.Child("env"))...)
+	add(&errs, volumeMounts(c.list("volumeMounts"), vols, p.Child("volumeMounts"))...)
+	add(&errs, oneOf(c.str("imagePullPolicy"), p.Child("imagePullPolicy"), "Always", "IfNotPresent", "Never")...)
 	return append(errs, resources(c.obj("resources"), p.Child("resources"))...)
 }
 
@@ -431,28 +425,22 @@ func containerPorts(ports []fields, p *field.Path) field.ErrorList {
 		idx := p.Index(i)
 		if name := port.str("name"); name != "" {
 			if msgs := PortName(name); len(msgs) > 0 {
-				for _, msg := range msgs {
-					errs = append(errs, field.Invalid(idx.Child("name"), name, msg))
-				}
+				addInvalid(&errs, idx.Child("name"), name, msgs)
 			} else if names[name] {
-				errs = append(errs, field.Duplicate(idx.Child("name"), name))
+				add(&errs, field.Duplicate(idx.Child("name"), name))
 			} else {
 				names[name] = true
 			}
 		}
 		if cp := port.num("containerPort"); cp == 0 {
-			errs = append(errs, field.Required(idx.Child("containerPort"), ""))
+			add(&errs, field.Required(idx.Child("containerPort"), ""))
 		} else {
-			for _, msg := range PortNumber(cp) {
-				errs = append(errs, field.Invalid(idx.Child("containerPort"), cp, msg))
-			}
+			addInvalid(&errs, idx.Child("containerPort"), cp, PortNumber(cp))
 		}
 		if hp := port.num("hostPort"); hp != 0 {
-			for _, msg := range PortNumber(hp) {
-				errs = append(errs, field.Invalid(idx.Child("hostPort"), hp, msg))
-			}
+			addInvalid(&errs, idx.Child("hostPort"), hp, PortNumber(hp))
 		}
-		errs = append(errs, oneOf(port.str("protocol"), idx.Child("protocol"), protocols...)...)
+		add(&errs, oneOf(port.str("protocol"), idx.Child("protocol"), protocols...)...)
 	}
 	return errs
 }
@@ -464,11 +452,9 @@ func env(vars []fields, p *field.Path) field.ErrorList {
 		idx := p.Index(i).Child("name")
 		name := v.str("name")
 		if name == "" {
-			errs = append(errs, field.Required(idx, ""))
+			add(&errs, field.Required(idx, ""))
 		}
-		for _, msg := range envVarName(name) {
-			errs = append(errs, field.Invalid(idx, name, msg))
-		}
+		addInvalid(&errs, idx, name, envVarName(name))
 	}
 	return errs
 }
@@ -481,16 +467,16 @@ func volumeMounts(mounts []fields, vols map[string]bool, p *field.Path) field.Er
 		idx := p.Index(i)
 		name, path := m.str("name"), m.str("mountPath")
 		if name == "" {
-			errs = append(errs, field.Required(idx.Child("name"), ""))
+			add(&errs, field.Required(idx.Child("name"), ""))
 		}
 		if !vols[name] {
-			errs = append(errs, field.NotFound(idx.Child("name"), name))
+			add(&errs, field.NotFound(idx.Child("name"), name))
 		}
 		if path == "" {
-			errs = append(errs, field.Required(idx.Child("mountPath"), ""))
+			add(&errs, field.Required(idx.Child("mountPath"), ""))
 		}
 		if paths[path] {
-			errs = append(errs, field.Invalid(idx.Child("mountPath"), path, "must be unique"))
+			add(&errs, field.Invalid(idx.Child("mountPath"), path, "must be unique"))
 		}
 		paths[path] = true
 	}
@@ -508,33 +494,33 @@ func resources(res fields, p *field.Path) field.ErrorList {
 	cpuOrMemory, hugePages := false, false
 	for _, k := range sortedKeys(limits) {
 		kp := p.Child("limits").Key(k)
-		errs = append(errs, resourceName(k, kp)...)
+		add(&errs, resourceName(k, kp)...)
 		if strings.HasPrefix(limits[k], "-") {
-			errs = append(errs, field.Invalid(kp, limits[k], isNegativeErrorMsg))
+			add(&errs, field.Invalid(kp, limits[k], isNegativeErrorMsg))
 		}
 		hugePages = hugePages || strings.HasPrefix(k, "hugepages-")
 		cpuOrMemory = cpuOrMemory || k == "cpu" || k == "memory"
 	}
 	for _, k := range sortedKeys(requests) {
 		kp := p.Child("requests").Key(k)
-		errs = append(errs, resourceName(k, kp)...)
+		add(&errs, resourceName(k, kp)...)
 		if strings.HasPrefix(requests[k], "-") {
-			errs = append(errs, field.Invalid(kp, requests[k], isNegativeErrorMsg))
+			add(&errs, field.Invalid(kp, requests[k], isNegativeErrorMsg))
 		}
 		overcommit := (!strings.Contains(k, "/") || strings.Contains(k, "kubernetes.io/")) && !strings.HasPrefix(k, "hugepages-")
 		switch limit, ok := limits[k]; {
 		case ok && !overcommit && quantity.Compare(requests[k], limit) != 0:
-			errs = append(errs, field.Invalid(p.Child("requests"), requests[k], "must be equal to "+k+" limit of "+limit))
+			add(&errs, field.Invalid(p.Child("requests"), requests[k], "must be equal to "+k+" limit of "+limit))
 		case ok && quantity.Compare(requests[k], limit) > 0:
-			errs = append(errs, field.Invalid(p.Child("requests"), requests[k], "must be less than or equal to "+k+" limit of "+limit))
+			add(&errs, field.Invalid(p.Child("requests"), requests[k], "must be less than or equal to "+k+" limit of "+limit))
 		case !ok && !overcommit:
-			errs = append(errs, field.Required(p.Child("limits"), "Limit must be set for non overcommitable resources"))
+			add(&errs, field.Required(p.Child("limits"), "Limit must be set for non overcommitable resources"))
 		}
 		hugePages = hugePages || strings.HasPrefix(k, "hugepages-")
 		cpuOrMemory = cpuOrMemory || k == "cpu" || k == "memory"
 	}
 	if hugePages && !cpuOrMemory {
-		errs = append(errs, field.Forbidden(p, "HugePages require cpu or memory"))
+		add(&errs, field.Forbidden(p, "HugePages require cpu or memory"))
 	}
 	return errs
 }
@@ -557,18 +543,16 @@ var standardResources = []string{
 // extended resource ("example.com/gpu").
 func resourceName(name string, p *field.Path) field.ErrorList {
 	var errs field.ErrorList
-	for _, msg := range QualifiedName(name) {
-		errs = append(errs, field.Invalid(p, rawName(name), msg))
-	}
+	addInvalid(&errs, p, rawName(name), QualifiedName(name))
 	if !strings.Contains(name, "/") { // kube's own names are not prefixed
 		if len(errs) == 0 && !slices.Contains(standardResources, name) && !strings.HasPrefix(name, "hugepages-") && !strings.HasPrefix(name, "requests.hugepages-") {
-			errs = append(errs, field.Invalid(p, rawName(name), "must be a standard resource type or fully qualified"))
+			add(&errs, field.Invalid(p, rawName(name), "must be a standard resource type or fully qualified"))
 		}
 		if !slices.Contains([]string{"cpu", "memory", "ephemeral-storage"}, name) && !strings.HasPrefix(name, "hugepages-") {
-			errs = append(errs, field.Invalid(p, rawName(name), "must be a standard resource for containers"))
+			add(&errs, field.Invalid(p, rawName(name), "must be a standard resource for containers"))
 		}
 	} else if !strings.Contains(name, "kubernetes.io/") && (strings.HasPrefix(name, "requests.") || len(QualifiedName("requests."+name)) > 0) {
-		errs = append(errs, field.Invalid(p, rawName(name), "doesn't follow extended resource name standard"))
+		add(&errs, field.Invalid(p, rawName(name), "doesn't follow extended resource name standard"))
 	}
 	return errs
 }
@@ -582,21 +566,21 @@ func probes(c fields, p *field.Path) field.ErrorList {
 			continue
 		}
 		pp := p.Child(name)
-		errs = append(errs, handler(probe, []string{"exec", "httpGet", "tcpSocket", "grpc"}, pp)...)
+		add(&errs, handler(probe, []string{"exec", "httpGet", "tcpSocket", "grpc"}, pp)...)
 		for _, f := range []string{"initialDelaySeconds", "timeoutSeconds", "periodSeconds", "successThreshold", "failureThreshold"} {
-			errs = append(errs, nonNegative(probe.num(f), pp.Child(f))...)
+			add(&errs, nonNegative(probe.num(f), pp.Child(f))...)
 		}
 		if grace := probe.num("terminationGracePeriodSeconds"); probe.has("terminationGracePeriodSeconds") && grace <= 0 {
-			errs = append(errs, field.Invalid(pp.Child("terminationGracePeriodSeconds"), grace, "must be greater than 0"))
+			add(&errs, field.Invalid(pp.Child("terminationGracePeriodSeconds"), grace, "must be greater than 0"))
 		}
 		switch name {
 		case "readinessProbe":
 			if probe.has("terminationGracePeriodSeconds") {
-				errs = append(errs, field.Invalid(pp.Child("terminationGracePeriodSeconds"), probe.num("terminationGracePeriodSeconds"), "must not be set for readinessProbes"))
+				add(&errs, field.Invalid(pp.Child("terminationGracePeriodSeconds"), probe.num("terminationGracePeriodSeconds"), "must not be set for readinessProbes"))
 			}
 		default:
 			if s := probe.num("successThreshold"); s != 1 {
-				errs = append(errs, field.Invalid(pp.Child("successThreshold"), s, "must be 1"))
+				add(&errs, field.Invalid(pp.Child("successThreshold"), s, "must be 1"))
 			}
 		}
 	}
@@ -608,7 +592,7 @@ func lifecycle(lc fields, p *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	for _, hook := range []string{"postStart", "preStop"} {
 		if h := lc.obj(hook); h != nil {
-			errs = append(errs, handler(h, []string{"exec", "httpGet", "tcpSocket", "sleep"}, p.Child(hook))...)
+			add(&errs, handler(h, []string{"exec", "httpGet", "tcpSocket", "sleep"}, p.Child(hook))...)
 		}
 	}
 	return errs
@@ -624,31 +608,31 @@ func handler(h fields, kinds []string, p *field.Path) field.ErrorList {
 		}
 		kp := p.Child(kind)
 		if n++; n > 1 {
-			errs = append(errs, field.Forbidden(kp, "may not specify more than 1 handler type"))
+			add(&errs, field.Forbidden(kp, "may not specify more than 1 handler type"))
 			continue
 		}
 		a := h.obj(kind)
 		switch kind {
 		case "exec":
 			if len(a.strs("command")) == 0 {
-				errs = append(errs, field.Required(kp.Child("command"), ""))
+				add(&errs, field.Required(kp.Child("command"), ""))
 			}
 		case "httpGet":
 			if a.str("path") == "" {
-				errs = append(errs, field.Required(kp.Child("path"), ""))
+				add(&errs, field.Required(kp.Child("path"), ""))
 			}
-			errs = append(errs, portNumOrName(a["port"], kp.Child("port"))...)
+			add(&errs, portNumOrName(a["port"], kp.Child("port"))...)
 			if scheme := a.str("scheme"); scheme != "HTTP" && scheme != "HTTPS" {
-				errs = append(errs, field.NotSupported(kp.Child("scheme"), scheme, []string{"HTTP", "HTTPS"}))
+				add(&errs, field.NotSupported(kp.Child("scheme"), scheme, []string{"HTTP", "HTTPS"}))
 			}
 		case "tcpSocket":
-			errs = append(errs, portNumOrName(a["port"], kp.Child("port"))...)
+			add(&errs, portNumOrName(a["port"], kp.Child("port"))...)
 		case "grpc":
-			errs = append(errs, portNumOrName(a.num("port"), kp.Child("port"))...)
+			add(&errs, portNumOrName(a.num("port"), kp.Child("port"))...)
 		}
 	}
 	if n == 0 {
-		errs = append(errs, field.Required(p, "must specify a handler type"))
+		add(&errs, field.Required(p, "must specify a handler type"))
 	}
 	return errs
 }
@@ -666,7 +650,7 @@ func hostPortConflicts(list []fields, p *field.Path) field.ErrorList {
 			}
 			key := port.str("protocol") + "/" + port.str("hostIP") + "/" + strconv.FormatInt(hp, 10)
 			if seen[key] {
-				errs = append(errs, field.Duplicate(p.Index(i).Child("ports").Index(j).Child("hostPort"), key))
+				add(&errs, field.Duplicate(p.Index(i).Child("ports").Index(j).Child("hostPort"), key))
 			}
 			seen[key] = true
 		}
@@ -684,7 +668,7 @@ func hostNetworkPorts(spec fields, p *field.Path, inPod bool) field.ErrorList {
 	for i, c := range spec.list("containers") {
 		for j, port := range c.list("ports") {
 			if hp, cp := port.num("hostPort"), port.num("containerPort"); (inPod || hp != 0) && hp != cp {
-				errs = append(errs, field.Invalid(p.Child("containers").Index(i).Child("ports").Index(j).Child("hostPort"), hp, "must match `containerPort` when `hostNetwork` is true"))
+				add(&errs, field.Invalid(p.Child("containers").Index(i).Child("ports").Index(j).Child("hostPort"), hp, "must match `containerPort` when `hostNetwork` is true"))
 			}
 		}
 	}
@@ -697,9 +681,9 @@ func hostNetworkPorts(spec fields, p *field.Path, inPod bool) field.ErrorList {
 func podTemplate(template fields, p *field.Path) field.ErrorList {
 	errs := Labels(template.obj("metadata").strMap("labels"), p.Child("labels"))
 	spec := template.obj("spec")
-	errs = append(errs, podSpec(spec, p.Child("spec"), false)...)
+	add(&errs, podSpec(spec, p.Child("spec"), false)...)
 	if len(spec.list("ephemeralContainers")) > 0 {
-		errs = append(errs, field.Forbidden(p.Child("spec").Child("ephemeralContainers"), "ephemeral containers not allowed in pod template"))
+		add(&errs, field.Forbidden(p.Child("spec").Child("ephemeralContainers"), "ephemeral containers not allowed in pod template"))
 	}
 	return errs
 }

@@ -39,62 +39,60 @@ func Service(svc object.Object) field.ErrorList {
 	headless := isHeadless(spec)
 	var errs field.ErrorList
 	if len(ports) == 0 && !headless && typ != "ExternalName" {
-		errs = append(errs, field.Required(p.Child("ports"), ""))
+		add(&errs, field.Required(p.Child("ports"), ""))
 	}
 	switch typ {
 	case "LoadBalancer":
 		for i, port := range ports {
 			if port.num("port") == kubeletPort {
-				errs = append(errs, field.Invalid(p.Child("ports").Index(i), int64(kubeletPort), fmt.Sprintf("may not expose port %d externally since it is used by kubelet", kubeletPort)))
+				add(&errs, field.Invalid(p.Child("ports").Index(i), int64(kubeletPort), fmt.Sprintf("may not expose port %d externally since it is used by kubelet", kubeletPort)))
 			}
 		}
 		if headless {
-			errs = append(errs, field.Invalid(p.Child("clusterIPs").Index(0), "None", "may not be set to 'None' for LoadBalancer services"))
+			add(&errs, field.Invalid(p.Child("clusterIPs").Index(0), "None", "may not be set to 'None' for LoadBalancer services"))
 		}
 	case "NodePort":
 		if headless {
-			errs = append(errs, field.Invalid(p.Child("clusterIPs").Index(0), "None", "may not be set to 'None' for NodePort services"))
+			add(&errs, field.Invalid(p.Child("clusterIPs").Index(0), "None", "may not be set to 'None' for NodePort services"))
 		}
 	case "ExternalName":
 		for _, f := range []string{"clusterIPs", "ipFamilies"} {
 			if len(spec.strs(f)) > 0 {
-				errs = append(errs, field.Forbidden(p.Child(f), "may not be set for ExternalName services"))
+				add(&errs, field.Forbidden(p.Child(f), "may not be set for ExternalName services"))
 			}
 		}
 		if spec.has("ipFamilyPolicy") {
-			errs = append(errs, field.Forbidden(p.Child("ipFamilyPolicy"), "may not be set for ExternalName services"))
+			add(&errs, field.Forbidden(p.Child("ipFamilyPolicy"), "may not be set for ExternalName services"))
 		}
 		if cname := strings.TrimSuffix(spec.str("externalName"), "."); cname != "" {
-			for _, msg := range DNS1123Subdomain(cname) {
-				errs = append(errs, field.Invalid(p.Child("externalName"), cname, msg))
-			}
+			addInvalid(&errs, p.Child("externalName"), cname, DNS1123Subdomain(cname))
 		} else {
-			errs = append(errs, field.Required(p.Child("externalName"), ""))
+			add(&errs, field.Required(p.Child("externalName"), ""))
 		}
 	}
 	names := map[string]bool{}
 	for i, port := range ports {
-		errs = append(errs, servicePort(port, len(ports) > 1, names, p.Child("ports").Index(i))...)
+		add(&errs, servicePort(port, len(ports) > 1, names, p.Child("ports").Index(i))...)
 	}
 	if spec.has("selector") {
-		errs = append(errs, Labels(spec.strMap("selector"), p.Child("selector"))...)
+		add(&errs, Labels(spec.strMap("selector"), p.Child("selector"))...)
 	}
-	errs = append(errs, sessionAffinity(spec, p)...)
-	errs = append(errs, clusterIPs(spec, p)...)
+	add(&errs, sessionAffinity(spec, p)...)
+	add(&errs, clusterIPs(spec, p)...)
 	for i, ip := range spec.strs("externalIPs") {
-		errs = append(errs, validIP(ip, p.Child("externalIPs").Index(i))...)
+		add(&errs, validIP(ip, p.Child("externalIPs").Index(i))...)
 	}
 	if typ == "" {
-		errs = append(errs, field.Required(p.Child("type"), ""))
+		add(&errs, field.Required(p.Child("type"), ""))
 	} else if !slices.Contains(serviceTypes, typ) {
-		errs = append(errs, field.NotSupported(p.Child("type"), typ, serviceTypes))
+		add(&errs, field.NotSupported(p.Child("type"), typ, serviceTypes))
 	}
-	errs = append(errs, servicePortsByType(spec, p)...)
+	add(&errs, servicePortsByType(spec, p)...)
 	if spec.has("allocateLoadBalancerNodePorts") && typ != "LoadBalancer" {
-		errs = append(errs, field.Forbidden(p.Child("allocateLoadBalancerNodePorts"), "may only be used when `type` is 'LoadBalancer'"))
+		add(&errs, field.Forbidden(p.Child("allocateLoadBalancerNodePorts"), "may only be used when `type` is 'LoadBalancer'"))
 	}
 	if typ == "LoadBalancer" && !spec.has("allocateLoadBalancerNodePorts") {
-		errs = append(errs, field.Required(field.NewPath("allocateLoadBalancerNodePorts"), ""))
+		add(&errs, field.Required(field.NewPath("allocateLoadBalancerNodePorts"), ""))
 	}
 	return append(errs, trafficPolicies(spec, p)...)
 }
@@ -121,25 +119,19 @@ func servicePort(port fields, requireName bool, names map[string]bool, p *field.
 	var errs field.ErrorList
 	name := port.str("name")
 	if requireName && name == "" {
-		errs = append(errs, field.Required(p.Child("name"), ""))
+		add(&errs, field.Required(p.Child("name"), ""))
 	} else if name != "" {
-		for _, msg := range DNS1123Label(name) {
-			errs = append(errs, field.Invalid(p.Child("name"), name, msg))
-		}
+		addInvalid(&errs, p.Child("name"), name, DNS1123Label(name))
 		if names[name] {
-			errs = append(errs, field.Duplicate(p.Child("name"), name))
+			add(&errs, field.Duplicate(p.Child("name"), name))
 		}
 		names[name] = true
 	}
-	for _, msg := range PortNumber(port.num("port")) {
-		errs = append(errs, field.Invalid(p.Child("port"), port.num("port"), msg))
-	}
-	errs = append(errs, oneOf(port.str("protocol"), p.Child("protocol"), protocols...)...)
-	errs = append(errs, portNumOrName(port["targetPort"], p.Child("targetPort"))...)
+	addInvalid(&errs, p.Child("port"), port.num("port"), PortNumber(port.num("port")))
+	add(&errs, oneOf(port.str("protocol"), p.Child("protocol"), protocols...)...)
+	add(&errs, portNumOrName(port["targetPort"], p.Child("targetPort"))...)
 	if port.has("appProtocol") {
-		for _, msg := range QualifiedName(port.str("appProtocol")) {
-			errs = append(errs, field.Invalid(p.Child("appProtocol"), port.str("appProtocol"), msg))
-		}
+		addInvalid(&errs, p.Child("appProtocol"), port.str("appProtocol"), QualifiedName(port.str("appProtocol")))
 	}
 	return errs
 }
@@ -183,53 +175,53 @@ func clusterIPs(spec fields, p *field.Path) field.ErrorList {
 	ips := spec.strs("clusterIPs")
 	if ip := spec.str("clusterIP"); ip != "" {
 		if len(ips) == 0 {
-			errs = append(errs, field.Required(ipsPath, ""))
+			add(&errs, field.Required(ipsPath, ""))
 		} else if ips[0] != ip {
-			errs = append(errs, field.Invalid(ipsPath, ips, "first value must match `clusterIP`"))
+			add(&errs, field.Invalid(ipsPath, ips, "first value must match `clusterIP`"))
 		}
 	} else if len(ips) != 0 {
-		errs = append(errs, field.Invalid(ipsPath, ips, "must be empty when `clusterIP` is not specified"))
+		add(&errs, field.Invalid(ipsPath, ips, "must be empty when `clusterIP` is not specified"))
 	}
 	families := spec.strs("ipFamilies")
 	seen := map[string]bool{}
 	for i, family := range families {
 		if !slices.Contains(ipFamilies, family) {
-			errs = append(errs, field.NotSupported(p.Child("ipFamilies").Index(i), family, ipFamilies))
+			add(&errs, field.NotSupported(p.Child("ipFamilies").Index(i), family, ipFamilies))
 		}
 		if seen[family] {
-			errs = append(errs, field.Duplicate(p.Child("ipFamilies").Index(i), family))
+			add(&errs, field.Duplicate(p.Child("ipFamilies").Index(i), family))
 		}
 		seen[family] = true
 	}
 	if policy := spec.str("ipFamilyPolicy"); spec.has("ipFamilyPolicy") && !slices.Contains(ipFamilyPolicies, policy) {
-		errs = append(errs, field.NotSupported(p.Child("ipFamilyPolicy"), policy, ipFamilyPolicies))
+		add(&errs, field.NotSupported(p.Child("ipFamilyPolicy"), policy, ipFamilyPolicies))
 	}
 	invalid := false
 	for i, ip := range ips {
 		if i == 0 && ip == "None" {
 			if len(ips) > 1 {
 				invalid = true
-				errs = append(errs, field.Invalid(ipsPath, ips, "'None' must be the first and only value"))
+				add(&errs, field.Invalid(ipsPath, ips, "'None' must be the first and only value"))
 			}
 			continue
 		}
 		ipErrs := validIP(ip, ipsPath.Index(i))
 		invalid = invalid || len(ipErrs) > 0
-		errs = append(errs, ipErrs...)
+		add(&errs, ipErrs...)
 	}
 	if len(ips) > 2 {
-		errs = append(errs, field.Invalid(ipsPath, ips, "may only hold up to 2 values"))
+		add(&errs, field.Invalid(ipsPath, ips, "may only hold up to 2 values"))
 	}
 	if invalid {
 		return errs
 	}
 	if len(ips) > 1 && (len(ips) > 2 || ipFamily(ips[0]) == ipFamily(ips[1])) {
-		errs = append(errs, field.Invalid(ipsPath, ips, "may specify no more than one IP for each IP family"))
+		add(&errs, field.Invalid(ipsPath, ips, "may specify no more than one IP for each IP family"))
 	}
 	if !isHeadless(spec) {
 		for i := 0; i < len(ips) && i < len(families); i++ {
 			if got := ipFamily(ips[i]); got != families[i] && (families[i] == "IPv4" || families[i] == "IPv6") {
-				errs = append(errs, field.Invalid(ipsPath.Index(i), ips[i], fmt.Sprintf("expected an %s value as indicated by `ipFamilies[%d]`", families[i], i)))
+				add(&errs, field.Invalid(ipsPath.Index(i), ips[i], fmt.Sprintf("expected an %s value as indicated by `ipFamilies[%d]`", families[i], i)))
 			}
 		}
 	}
@@ -279,25 +271,25 @@ func clusterIPsChange(ips, old []string, spec fields) field.ErrorList {
 	case len(old) == len(ips):
 		for i := range old {
 			if old[i] != ips[i] {
-				errs = append(errs, field.Invalid(field.NewPath("spec", "clusterIPs").Index(i), ips, "may not change once set"))
+				add(&errs, field.Invalid(field.NewPath("spec", "clusterIPs").Index(i), ips, "may not change once set"))
 			}
 		}
 	case len(old) > len(ips):
 		if len(ips) == 0 {
-			errs = append(errs, field.Invalid(p, ips, "primary clusterIP can not be unset"))
+			add(&errs, field.Invalid(p, ips, "primary clusterIP can not be unset"))
 		}
 		if len(old) > 0 && len(ips) > 0 && ips[0] != old[0] {
-			errs = append(errs, field.Invalid(p, ips, "may not change once set"))
+			add(&errs, field.Invalid(p, ips, "may not change once set"))
 		}
 		if len(ips) == 1 && spec.str("ipFamilyPolicy") != "SingleStack" {
 			var policy any
 			if spec.has("ipFamilyPolicy") {
 				policy = spec.str("ipFamilyPolicy")
 			}
-			errs = append(errs, field.Invalid(field.NewPath("spec", "ipFamilyPolicy"), policy, "must be set to 'SingleStack' when releasing the secondary clusterIP"))
+			add(&errs, field.Invalid(field.NewPath("spec", "ipFamilyPolicy"), policy, "must be set to 'SingleStack' when releasing the secondary clusterIP"))
 		}
 	case len(old) > 0 && ips[0] != old[0]:
-		errs = append(errs, field.Invalid(p, ips, "may not change once set"))
+		add(&errs, field.Invalid(p, ips, "may not change once set"))
 	}
 	return errs
 }
@@ -310,7 +302,7 @@ func servicePortsByType(spec fields, p *field.Path) field.ErrorList {
 	if spec.str("type") == "ClusterIP" {
 		for i, port := range ports {
 			if port.num("nodePort") != 0 {
-				errs = append(errs, field.Forbidden(p.Child("ports").Index(i).Child("nodePort"), "may not be used when `type` is 'ClusterIP'"))
+				add(&errs, field.Forbidden(p.Child("ports").Index(i).Child("nodePort"), "may not be used when `type` is 'ClusterIP'"))
 			}
 		}
 	}
@@ -322,7 +314,7 @@ func servicePortsByType(spec fields, p *field.Path) field.ErrorList {
 		}
 		key := fmt.Sprint(port.str("protocol"), "/", np)
 		if nodePorts[key] {
-			errs = append(errs, field.Duplicate(p.Child("ports").Index(i).Child("nodePort"), np))
+			add(&errs, field.Duplicate(p.Child("ports").Index(i).Child("nodePort"), np))
 		}
 		nodePorts[key] = true
 	}
@@ -330,7 +322,7 @@ func servicePortsByType(spec fields, p *field.Path) field.ErrorList {
 	for i, port := range ports {
 		key := servicePortKey{port.str("protocol"), port.num("port")}
 		if seen[key] {
-			errs = append(errs, field.Duplicate(p.Child("ports").Index(i), key))
+			add(&errs, field.Duplicate(p.Child("ports").Index(i), key))
 		}
 		seen[key] = true
 	}
@@ -357,30 +349,28 @@ func trafficPolicies(spec fields, p *field.Path) field.ErrorList {
 	etp := spec.str("externalTrafficPolicy")
 	switch {
 	case !external && etp != "":
-		errs = append(errs, field.Invalid(p.Child("externalTrafficPolicy"), etp, "may only be set for externally-accessible services"))
+		add(&errs, field.Invalid(p.Child("externalTrafficPolicy"), etp, "may only be set for externally-accessible services"))
 	case external:
-		errs = append(errs, oneOf(etp, p.Child("externalTrafficPolicy"), trafficPolicyValues...)...)
+		add(&errs, oneOf(etp, p.Child("externalTrafficPolicy"), trafficPolicyValues...)...)
 	}
 	if hc := spec.num("healthCheckNodePort"); hc != 0 {
 		if typ != "LoadBalancer" || etp != "Local" {
-			errs = append(errs, field.Invalid(p.Child("healthCheckNodePort"), hc, "may only be set when `type` is 'LoadBalancer' and `externalTrafficPolicy` is 'Local'"))
+			add(&errs, field.Invalid(p.Child("healthCheckNodePort"), hc, "may only be set when `type` is 'LoadBalancer' and `externalTrafficPolicy` is 'Local'"))
 		} else {
-			for _, msg := range PortNumber(hc) {
-				errs = append(errs, field.Invalid(p.Child("healthCheckNodePort"), hc, msg))
-			}
+			addInvalid(&errs, p.Child("healthCheckNodePort"), hc, PortNumber(hc))
 		}
 	}
 	itp := p.Child("internalTrafficPolicy")
 	switch policy := spec.str("internalTrafficPolicy"); {
 	case !spec.has("internalTrafficPolicy"):
 		if typ == "NodePort" || typ == "LoadBalancer" || typ == "ClusterIP" {
-			errs = append(errs, field.Required(itp, ""))
+			add(&errs, field.Required(itp, ""))
 		}
 	case !slices.Contains(trafficPolicyValues, policy):
-		errs = append(errs, field.NotSupported(itp, policy, trafficPolicyValues))
+		add(&errs, field.NotSupported(itp, policy, trafficPolicyValues))
 	}
 	if spec.has("trafficDistribution") && spec.str("trafficDistribution") != "PreferClose" {
-		errs = append(errs, field.NotSupported(p.Child("trafficDistribution"), spec.str("trafficDistribution"), []string{"PreferClose"}))
+		add(&errs, field.NotSupported(p.Child("trafficDistribution"), spec.str("trafficDistribution"), []string{"PreferClose"}))
 	}
 	return errs
 }
