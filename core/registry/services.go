@@ -53,6 +53,9 @@ func (s serviceStrategy) PrepareForUpdate(obj, old object.Object, sub string) ob
 	return obj
 }
 
+// Validate reports, before the Service rules, what initIPFamilies refused in
+// PrepareForCreate (run again, it changes nothing), as kube's allocation
+// refuses it before validating.
 func (serviceStrategy) Validate(obj object.Object) field.ErrorList {
 	if errs := initIPFamilies(specOf(obj), nil); len(errs) > 0 {
 		return errs
@@ -60,6 +63,7 @@ func (serviceStrategy) Validate(obj object.Object) field.ErrorList {
 	return validation.Service(obj)
 }
 
+// ValidateUpdate is Validate for an update.
 func (serviceStrategy) ValidateUpdate(obj, old object.Object, sub string) field.ErrorList {
 	if sub != "" {
 		return nil

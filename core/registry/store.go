@@ -187,6 +187,9 @@ func (s *Store) Update(t Target, info UpdatedObjectInfo) ([]byte, bool, error) {
 		if err != nil {
 			return storage.Change{}, apierrors.NewInternal(err)
 		}
+		// As kube reads what it stored: with the kind's defaults (an object
+		// stored before a default existed gets it too).
+		st.Canonicalize(old)
 		obj, err := info(old)
 		if err != nil {
 			return storage.Change{}, err

@@ -149,39 +149,28 @@ func onlyAddedTolerations(tolerations, old []fields, p *field.Path) field.ErrorL
 // list or map equals an absent one (which, unlike kube, also takes an empty
 // struct for an unset pointer), numbers compare by value.
 func semanticEqual(a, b any) bool {
-	if isEmpty(a) && isEmpty(b) {
-		return true
-	}
-	switch x := a.(type) {
+	return isEmpty(a) && isEmpty(b) || object.Equal(withoutEmpty(a), withoutEmpty(b))
+}
+
+// withoutEmpty is v without the empty lists and maps in its maps.
+func withoutEmpty(v any) any {
+	switch t := v.(type) {
 	case map[string]any:
-		y, ok := b.(map[string]any)
-		if !ok {
-			return false
-		}
-		for k, v := range x {
-			if !semanticEqual(v, y[k]) {
-				return false
+		out := make(map[string]any, len(t))
+		for k, e := range t {
+			if e = withoutEmpty(e); !isEmpty(e) {
+				out[k] = e
 			}
 		}
-		for k, v := range y {
-			if _, ok := x[k]; !ok && !isEmpty(v) {
-				return false
-			}
-		}
-		return true
+		return out
 	case []any:
-		y, ok := b.([]any)
-		if !ok || len(x) != len(y) {
-			return false
+		out := make([]any, len(t))
+		for i, e := range t {
+			out[i] = withoutEmpty(e)
 		}
-		for i := range x {
-			if !semanticEqual(x[i], y[i]) {
-				return false
-			}
-		}
-		return true
+		return out
 	}
-	return object.Equal(a, b)
+	return v
 }
 
 // isEmpty: nothing, or an empty list or map.
