@@ -111,7 +111,7 @@ type field struct {
 	// retainKeys); mergeKey its patchMergeKey.
 	strategies []string
 	mergeKey   string
-	elemType  string // for repeated and map fields: the element's
+	elemType   string // for repeated and map fields: the element's
 }
 
 type message struct {
@@ -124,7 +124,7 @@ type message struct {
 type generator struct {
 	messages  []*message
 	mergeKeys []string // the merge keys the table refers to, by first use; 0 is none
-	index    map[reflect.Type]int
+	index     map[reflect.Type]int
 	types     []string // the Go type names the table refers to, by first use
 	typeIDs   map[string]int
 }
