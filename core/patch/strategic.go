@@ -83,9 +83,9 @@ func (k target) strategicPatch(body []byte) Mechanism {
 		}
 		original := unstructured(current).(map[string]any)
 		original["kind"], original["apiVersion"] = k.kind, k.apiVersion
-		merged, err := mergeMap(original, p, schema)
+		merged, err := merge(original, p, schema)
 		if err != nil {
-			return nil, statusOf(err)
+			return nil, err
 		}
 		// What the patch left, as kube shows it in its errors.
 		shown := fmt.Sprintf("%+v", p)
@@ -102,6 +102,23 @@ func (k target) strategicPatch(body []byte) Mechanism {
 		}
 		return obj, nil
 	}
+}
+
+// merge merges patch into original, answering errors as kube does. Where
+// kube's engine compares values Go cannot compare (objects in a list of
+// scalars, or as a merge key's value) it panics and kube-apiserver drops the
+// connection; kubeplay answers a 500 instead.
+func merge(original, patch map[string]any, schema protobuf.PatchSchema) (out map[string]any, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			out, err = nil, apierrors.NewInternal(fmt.Errorf("%v", r))
+		}
+	}()
+	out, err = mergeMap(original, patch, schema)
+	if err != nil {
+		return nil, statusOf(err)
+	}
+	return out, nil
 }
 
 // decodeUnstructured reads a patch as kube does (sigs.k8s.io/json, keeping
@@ -410,10 +427,11 @@ func badArgType(want string, got any) error {
 	return fmt.Errorf("expected a %s, but received a %s", want, typeName(got))
 }
 
-// typeName is a value's Go type as reflect prints it ("<nil>" for nil).
+// typeName is a value's Go type as kube's message prints it (fmt's "%s" of
+// reflect.TypeOf: "%!s(<nil>)" for nil).
 func typeName(v any) string {
 	if v == nil {
-		return "<nil>"
+		return "%!s(<nil>)"
 	}
 	return reflect.TypeOf(v).String()
 }
