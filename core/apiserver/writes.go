@@ -53,7 +53,8 @@ func (s *Server) create(w web.ResponseWriter, r *web.Request, t target) error {
 }
 
 func (s *Server) update(w web.ResponseWriter, r *web.Request, t target) error {
-	obj, err := readObject(r, t.res)
+	res := t.answerResource()
+	obj, err := readObject(r, res)
 	if err != nil {
 		return err
 	}
@@ -68,7 +69,7 @@ func (s *Server) update(w web.ResponseWriter, r *web.Request, t target) error {
 	if err != nil {
 		return err
 	}
-	t.rep.writeObject(w, updatedCode(created), t.res, stored)
+	t.rep.writeObject(w, updatedCode(created), res, stored)
 	return nil
 }
 
@@ -83,10 +84,7 @@ func updatedCode(created bool) int {
 // type (core/patch), then checks the patched object's namespace and name as
 // kube's patch handler does.
 func (s *Server) patch(w web.ResponseWriter, r *web.Request, t target) error {
-	apiVersion, kind := t.res.APIVersion(), t.res.Kind
-	if sub := t.res.Sub(t.sub); sub != nil && sub.Kind != t.res.Kind {
-		apiVersion, kind = sub.Group+"/v1", sub.Kind
-	}
+	res := t.answerResource()
 	pt, err := patch.ParseType(r.Header.Get("Content-Type"), protobufServed(t.res))
 	if err != nil {
 		return err
@@ -95,7 +93,7 @@ func (s *Server) patch(w web.ResponseWriter, r *web.Request, t target) error {
 	if err != nil {
 		return err
 	}
-	apply := patch.New(pt, body, apiVersion, kind)
+	apply := patch.New(pt, body, res.APIVersion(), res.Kind)
 	stored, created, err := s.objects.Update(t.registryTarget(), func(old object.Object) (object.Object, error) {
 		if old == nil {
 			return nil, apierrors.NewNotFound(t.res.Group, t.res.Plural, t.name)
@@ -119,7 +117,7 @@ func (s *Server) patch(w web.ResponseWriter, r *web.Request, t target) error {
 	if err != nil {
 		return err
 	}
-	t.rep.writeObject(w, updatedCode(created), t.res, stored)
+	t.rep.writeObject(w, updatedCode(created), res, stored)
 	return nil
 }
 

@@ -421,3 +421,37 @@ func dedupe(sorted []string) []string {
 	}
 	return out
 }
+
+// FromLabelSelector is a metav1.LabelSelector, in its JSON form, as a selector,
+// as LabelSelectorAsSelector makes one: matchLabels as equalities,
+// matchExpressions with their operators (In, NotIn, Exists, DoesNotExist),
+// sorted by key. Expressions it cannot read are left out.
+func FromLabelSelector(sel map[string]any) Labels {
+	var out Labels
+	if ml, ok := sel["matchLabels"].(map[string]any); ok {
+		for k, v := range ml {
+			s, _ := v.(string)
+			out = append(out, Requirement{Key: k, Op: Equals, Values: []string{s}})
+		}
+	}
+	exprs, _ := sel["matchExpressions"].([]any)
+	for _, e := range exprs {
+		m, _ := e.(map[string]any)
+		key, _ := m["key"].(string)
+		var values []string
+		list, _ := m["values"].([]any)
+		for _, v := range list {
+			if s, ok := v.(string); ok {
+				values = append(values, s)
+			}
+		}
+		op := map[string]Operator{"In": In, "NotIn": NotIn, "Exists": Exists, "DoesNotExist": DoesNotExist}[fmt.Sprint(m["operator"])]
+		if op == "" {
+			continue
+		}
+		sort.Strings(values)
+		out = append(out, Requirement{Key: key, Op: op, Values: dedupe(values)})
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Key < out[j].Key })
+	return out
+}
