@@ -236,7 +236,7 @@ func recordPatchAnswers(t *testing.T, url string, cases patchCases) {
 	}
 	out := kubePatchAnswers{
 		Comment: "Answers of kube-apiserver v1.32.13 (the refapi kit: etcd 3.5.16, --feature-gates=CBORServingAndStorage=true, the ServiceAccount admission plugin off) to the PATCH cases of patch-cases.json, recorded by TestK8S_WRITE_2_PatchAsKube with KUBEPLAY_REFAPI set. bases are the cases' base objects as kube stored them (its defaults filled in), which the replay creates. An answer is the code and, for a Status, its reason and message (the patched object an invalid JSON or merge patch's message shows is \"…\"), else the object; objects drop uid, resourceVersion, creationTimestamp, managedFields and null or empty values.",
-		Bases: map[string]map[string]any{},
+		Bases:   map[string]map[string]any{},
 	}
 	for kind, base := range cases.Bases {
 		obj := deepCopyJSON(base)
