@@ -223,7 +223,7 @@ func (s *Store) update(t Target, info UpdatedObjectInfo) ([]byte, bool, error) {
 		} else if bytes.Equal(b, cur) {
 			return storage.Change{Op: storage.Keep}, nil
 		}
-		if t.Res.Generation && specChanged(old, obj) {
+		if st.NewGeneration(obj, old) {
 			gen, _ := strconv.ParseInt(fmt.Sprint(oldMeta["generation"]), 10, 64)
 			object.Meta(obj)["generation"] = gen + 1
 		}
