@@ -71,7 +71,7 @@ func strategyFor(res *schema.Resource) Strategy {
 // subresource that owns status, finalizers that hold a deleted object.
 type resourceStrategy struct{ res *schema.Resource }
 
-func (resourceStrategy) Canonicalize(object.Object)             {}
+func (resourceStrategy) Canonicalize(object.Object) {}
 
 // NewGeneration: a kind that tracks generation bumps it when anything but
 // metadata and status changes.
