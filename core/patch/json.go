@@ -1,6 +1,7 @@
 package patch
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 
@@ -46,8 +47,11 @@ func (k target) jsonPatch(body []byte) Mechanism {
 		if err != nil {
 			return nil, apierrors.NewInternal(err)
 		}
-		patched, err := p.Apply(doc)
-		if err != nil {
+		patched, err := safely(func() ([]byte, error) { return p.Apply(doc) })
+		switch {
+		case apierrors.HasCode(err, 500):
+			return nil, err
+		case err != nil:
 			return nil, apierrors.NewUnprocessable()
 		}
 		return k.decode(patched)
@@ -56,34 +60,39 @@ func (k target) jsonPatch(body []byte) Mechanism {
 
 // checkJSONPatchOps reads a JSON patch as kube first reads it, into a list of
 // {op, path, from string; value any} (its handlers.jsonPatchOp), keys matched
-// case-sensitively: a syntax error or a value of the wrong type is the error,
-// in encoding/json's words (the first type error in the body).
+// case-sensitively: a syntax error anywhere, else the first value of the wrong
+// type in the body, is the error, in encoding/json's words.
 func checkJSONPatchOps(body []byte) error {
 	var v any
 	if err := json.Unmarshal(body, &v); err != nil {
 		return err
 	}
-	ops, ok := v.([]any)
-	switch {
-	case v == nil:
-		return nil
-	case !ok:
-		return typeError(v, "[]handlers.jsonPatchOp", "")
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if tok, _ := dec.Token(); tok == nil {
+		return nil // null
+	} else if tok != json.Delim('[') {
+		return typeError(bytes.TrimSpace(body), "[]handlers.jsonPatchOp", "")
 	}
-	for _, op := range ops {
-		fields, ok := op.(map[string]any)
-		if !ok {
-			if op != nil {
-				return typeError(op, "handlers.jsonPatchOp", "")
-			}
+	for dec.More() {
+		var op json.RawMessage
+		_ = dec.Decode(&op)
+		switch op[0] {
+		case 'n':
 			continue
+		case '{':
+		default:
+			return typeError(op, "handlers.jsonPatchOp", "")
 		}
-		// encoding/json reports the first wrong value in the body; the keys
-		// of one operation are checked in a fixed order, close enough.
-		for _, name := range []string{"op", "path", "from"} {
-			if f, set := fields[name]; set && f != nil {
-				if _, ok := f.(string); !ok {
-					return typeError(f, "string", "jsonPatchOp."+name)
+		fields := json.NewDecoder(bytes.NewReader(op))
+		_, _ = fields.Token()
+		for fields.More() {
+			key, _ := fields.Token()
+			var value json.RawMessage
+			_ = fields.Decode(&value)
+			switch key {
+			case "op", "path", "from":
+				if value[0] != '"' && value[0] != 'n' {
+					return typeError(value, "string", "jsonPatchOp."+key.(string))
 				}
 			}
 		}
@@ -91,17 +100,17 @@ func checkJSONPatchOps(body []byte) error {
 	return nil
 }
 
-// typeError is encoding/json's UnmarshalTypeError for a value v.
-func typeError(v any, goType, structField string) error {
-	kind := "object"
-	switch v.(type) {
-	case []any:
+// typeError is encoding/json's UnmarshalTypeError for the JSON value v.
+func typeError(v []byte, goType, structField string) error {
+	kind := "number"
+	switch v[0] {
+	case '{':
+		kind = "object"
+	case '[':
 		kind = "array"
-	case string:
+	case '"':
 		kind = "string"
-	case float64:
-		kind = "number"
-	case bool:
+	case 't', 'f':
 		kind = "bool"
 	}
 	if structField != "" {
@@ -130,8 +139,10 @@ func (k target) mergePatch(body []byte) Mechanism {
 		if err != nil {
 			return nil, apierrors.NewInternal(err)
 		}
-		patched, err := jsonpatch.MergePatch(doc, body)
+		patched, err := safely(func() ([]byte, error) { return jsonpatch.MergePatch(doc, body) })
 		switch {
+		case apierrors.HasCode(err, 500):
+			return nil, err
 		case err == jsonpatch.ErrBadJSONPatch:
 			return nil, apierrors.NewBadRequest(err.Error())
 		case err != nil:

@@ -12,6 +12,7 @@
 package patch
 
 import (
+	"fmt"
 	"strings"
 
 	"kubeplay/core/apierrors"
@@ -127,6 +128,19 @@ func (k target) decode(patched []byte) (object.Object, error) {
 // invalidPatch is kube's 422 for a patched object its type cannot hold.
 func invalidPatch(shown string, err error) error {
 	return apierrors.NewInvalid("", "", "", field.ErrorList{field.Invalid(field.NewPath("patch"), shown, err.Error())})
+}
+
+// safely runs f, turning a panic of the engine into a 500. kube's libraries
+// panic on a few patches (a JSON patch's test of the root without a value, a
+// strategic merge patch comparing objects) and kube-apiserver then drops the
+// connection; kubeplay answers instead.
+func safely[T any](f func() (T, error)) (v T, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = apierrors.NewInternal(fmt.Errorf("%v", r))
+		}
+	}()
+	return f()
 }
 
 // once runs parse the first time the mechanism runs and keeps its answer.

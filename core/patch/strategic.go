@@ -106,19 +106,15 @@ func (k target) strategicPatch(body []byte) Mechanism {
 
 // merge merges patch into original, answering errors as kube does. Where
 // kube's engine compares values Go cannot compare (objects in a list of
-// scalars, or as a merge key's value) it panics and kube-apiserver drops the
-// connection; kubeplay answers a 500 instead.
-func merge(original, patch map[string]any, schema protobuf.PatchSchema) (out map[string]any, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			out, err = nil, apierrors.NewInternal(fmt.Errorf("%v", r))
+// scalars, or as a merge key's value) it panics: see safely.
+func merge(original, patch map[string]any, schema protobuf.PatchSchema) (map[string]any, error) {
+	return safely(func() (map[string]any, error) {
+		out, err := mergeMap(original, patch, schema)
+		if err != nil {
+			return nil, statusOf(err)
 		}
-	}()
-	out, err = mergeMap(original, patch, schema)
-	if err != nil {
-		return nil, statusOf(err)
-	}
-	return out, nil
+		return out, nil
+	})
 }
 
 // decodeUnstructured reads a patch as kube does (sigs.k8s.io/json, keeping

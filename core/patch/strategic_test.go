@@ -283,20 +283,10 @@ func TestK8S_WRITE_2_StrategicDirectives(t *testing.T) {
 	}
 }
 
-// FuzzK8S_WRITE_2_Strategic: a fuzzed patch body applied by the mechanism to
+// FuzzK8S_WRITE_2_Strategic (seeds in testdata/fuzz): a fuzzed patch body applied by the mechanism to
 // a Deployment fails or succeeds as kube's library does, with the same
 // result.
 func FuzzK8S_WRITE_2_Strategic(f *testing.F) {
-	for _, s := range []string{
-		`{"spec":{"replicas":3}}`,
-		`{"spec":{"template":{"spec":{"containers":[{"name":"web","image":"nginx:1.27"}]}}}}`,
-		`{"metadata":{"$setElementOrder/finalizers":["b","a"],"finalizers":["b"]}}`,
-		`{"metadata":{"$deleteFromPrimitiveList/finalizers":["a"]}}`,
-		`{"spec":{"strategy":{"$retainKeys":["type"],"type":"Recreate"}}}`,
-		`{"spec":{"template":{"spec":{"containers":[{"name":"web","$patch":"delete"}]}}}}`,
-	} {
-		f.Add(s)
-	}
 	k := strategicKinds[0]
 	var original map[string]any
 	_ = json.Unmarshal([]byte(`{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","finalizers":["a","b"]},"spec":{"replicas":1,"strategy":{"type":"RollingUpdate","rollingUpdate":{"maxSurge":1}},"template":{"spec":{"containers":[{"name":"web","image":"nginx","ports":[{"containerPort":80}]}]}}}}`), &original)
