@@ -43,9 +43,9 @@ func (k target) jsonPatch(body []byte) Mechanism {
 		if err != nil {
 			return nil, err
 		}
-		doc, err := object.Encode(k.withTypeMeta(current))
+		doc, err := k.document(current)
 		if err != nil {
-			return nil, apierrors.NewInternal(err)
+			return nil, err
 		}
 		patched, err := safely(func() ([]byte, error) { return p.Apply(doc) })
 		switch {
@@ -135,9 +135,9 @@ func (k target) mergePatch(body []byte) Mechanism {
 		if _, err := check(); err != nil {
 			return nil, err
 		}
-		doc, err := object.Encode(k.withTypeMeta(current))
+		doc, err := k.document(current)
 		if err != nil {
-			return nil, apierrors.NewInternal(err)
+			return nil, err
 		}
 		patched, err := safely(func() ([]byte, error) { return jsonpatch.MergePatch(doc, body) })
 		switch {

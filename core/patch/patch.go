@@ -99,12 +99,14 @@ func New(t Type, body []byte, apiVersion, kind string) Mechanism {
 // target is the kind a patch is for.
 type target struct{ apiVersion, kind string }
 
-// withTypeMeta is the object as kube's patch handler sees it: with its kind
-// and apiVersion.
-func (k target) withTypeMeta(current object.Object) object.Object {
-	obj := object.DeepCopy(current)
-	obj["kind"], obj["apiVersion"] = k.kind, k.apiVersion
-	return obj
+// document is the object's JSON as kube's JSON and merge patches see it:
+// with its kind and apiVersion.
+func (k target) document(current object.Object) ([]byte, error) {
+	doc, err := object.Encode(current)
+	if err != nil {
+		return nil, apierrors.NewInternal(err)
+	}
+	return object.WithTypeMeta(doc, k.kind, k.apiVersion), nil
 }
 
 // decode reads a patched object's JSON into the kind's Go type, as kube
