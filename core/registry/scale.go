@@ -35,7 +35,7 @@ func ScaleOf(parent object.Object) object.Object {
 	}
 	status := map[string]any{"replicas": replicas}
 	sel, _ := object.Path(parent, "spec", "selector").(map[string]any)
-	if s := selector.FromLabelSelector(sel).String(); s != "" {
+	if s, _ := selector.FormatLabelSelector(sel); s != "" {
 		status["selector"] = s
 	}
 	return object.Object{"metadata": sm, "spec": spec, "status": status}

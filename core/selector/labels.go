@@ -422,36 +422,68 @@ func dedupe(sorted []string) []string {
 	return out
 }
 
-// FromLabelSelector is a metav1.LabelSelector, in its JSON form, as a selector,
-// as LabelSelectorAsSelector makes one: matchLabels as equalities,
-// matchExpressions with their operators (In, NotIn, Exists, DoesNotExist),
-// sorted by key. Expressions it cannot read are left out.
-func FromLabelSelector(sel map[string]any) Labels {
-	var out Labels
-	if ml, ok := sel["matchLabels"].(map[string]any); ok {
-		for k, v := range ml {
-			s, _ := v.(string)
-			out = append(out, Requirement{Key: k, Op: Equals, Values: []string{s}})
+// FormatLabelSelector prints a metav1.LabelSelector, in its JSON form, as
+// LabelSelectorAsSelector(sel).String() does: requirements sorted by key
+// (matchLabels before expressions on the same key), values of in/notin
+// sorted. A missing or empty selector prints as "". ok is false where kube's
+// conversion fails: an unknown operator, a bad key or value, values where
+// none belong.
+func FormatLabelSelector(sel map[string]any) (s string, ok bool) {
+	type req struct{ key, text string }
+	var reqs []req
+	labels, _ := sel["matchLabels"].(map[string]any)
+	for k, x := range labels {
+		val, _ := x.(string)
+		if !validLabelKey(k) || len(validation.LabelValue(val)) > 0 {
+			return "", false
 		}
+		reqs = append(reqs, req{k, k + "=" + val})
 	}
+	sort.Slice(reqs, func(i, j int) bool { return reqs[i].key < reqs[j].key })
 	exprs, _ := sel["matchExpressions"].([]any)
-	for _, e := range exprs {
-		m, _ := e.(map[string]any)
-		key, _ := m["key"].(string)
+	for _, x := range exprs {
+		e, _ := x.(map[string]any)
+		key, _ := e["key"].(string)
+		op, _ := e["operator"].(string)
 		var values []string
-		list, _ := m["values"].([]any)
+		list, _ := e["values"].([]any)
 		for _, v := range list {
-			if s, ok := v.(string); ok {
-				values = append(values, s)
+			val, _ := v.(string)
+			if len(validation.LabelValue(val)) > 0 {
+				return "", false
 			}
+			values = append(values, val)
 		}
-		op := map[string]Operator{"In": In, "NotIn": NotIn, "Exists": Exists, "DoesNotExist": DoesNotExist}[fmt.Sprint(m["operator"])]
-		if op == "" {
-			continue
+		if !validLabelKey(key) {
+			return "", false
 		}
-		sort.Strings(values)
-		out = append(out, Requirement{Key: key, Op: op, Values: dedupe(values)})
+		var text string
+		switch op {
+		case "In", "NotIn":
+			if len(values) == 0 {
+				return "", false
+			}
+			sort.Strings(values)
+			text = key + " " + strings.ToLower(op) + " (" + strings.Join(values, ",") + ")"
+		case "Exists", "DoesNotExist":
+			if len(values) != 0 {
+				return "", false
+			}
+			text = key
+			if op == "DoesNotExist" {
+				text = "!" + key
+			}
+		default:
+			return "", false
+		}
+		reqs = append(reqs, req{key, text})
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Key < out[j].Key })
-	return out
+	sort.SliceStable(reqs, func(i, j int) bool { return reqs[i].key < reqs[j].key })
+	parts := make([]string, len(reqs))
+	for i, r := range reqs {
+		parts[i] = r.text
+	}
+	return strings.Join(parts, ","), true
 }
+
+func validLabelKey(k string) bool { return len(validation.QualifiedName(k)) == 0 }
