@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"kubeplay/internal/jsontest"
 )
 
 // TestK8S_WRITE_2_KubectlWrites: the writes kubectl makes with patches, each
@@ -71,7 +73,7 @@ func TestK8S_WRITE_2_KubectlWrites(t *testing.T) {
 		delete(meta, f)
 	}
 	delete(got, "status")
-	dropEmptyValues(got)
+	jsontest.DropEmpty(got, false)
 	if !reflect.DeepEqual(got, recorded.Object) {
 		g, _ := json.MarshalIndent(got, "", " ")
 		w, _ := json.MarshalIndent(recorded.Object, "", " ")
@@ -96,24 +98,4 @@ func TestK8S_WRITE_2_KubectlWrites(t *testing.T) {
 	if after := k.must("get", "deployment", "web", "-o", "jsonpath={.metadata.resourceVersion}"); after != rev {
 		t.Fatalf("kubectl diff changed the object: resourceVersion %s → %s", rev, after)
 	}
-}
-
-// dropEmptyValues removes null values and empty objects, as the recording did.
-func dropEmptyValues(v any) bool {
-	switch v := v.(type) {
-	case nil:
-		return true
-	case map[string]any:
-		for k, e := range v {
-			if dropEmptyValues(e) {
-				delete(v, k)
-			}
-		}
-		return len(v) == 0
-	case []any:
-		for _, e := range v {
-			dropEmptyValues(e)
-		}
-	}
-	return false
 }

@@ -11,6 +11,8 @@ import (
 	"regexp"
 	"testing"
 	"time"
+
+	"kubeplay/internal/jsontest"
 )
 
 // patchCases are the PATCH cases of testdata/patch-cases.json.
@@ -133,27 +135,8 @@ func normalizeStored(obj map[string]any) map[string]any {
 			delete(meta, f)
 		}
 	}
-	dropEmpty(obj)
+	jsontest.DropEmpty(obj, false)
 	return obj
-}
-
-func dropEmpty(v any) bool {
-	switch v := v.(type) {
-	case nil:
-		return true
-	case map[string]any:
-		for k, e := range v {
-			if dropEmpty(e) {
-				delete(v, k)
-			}
-		}
-		return len(v) == 0
-	case []any:
-		for _, e := range v {
-			dropEmpty(e)
-		}
-	}
-	return false
 }
 
 func deepCopyJSON(m map[string]any) map[string]any {

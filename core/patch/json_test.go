@@ -14,6 +14,7 @@ import (
 
 	"kubeplay/core/apierrors"
 	"kubeplay/core/object"
+	"kubeplay/internal/jsontest"
 )
 
 // fuzzDeployment is the object the fuzzed patches apply to.
@@ -47,7 +48,7 @@ func kubeDecodes(doc []byte) (obj map[string]any, ok, skip bool) {
 	_ = json.Unmarshal(b, &m)
 	delete(m, "kind")
 	delete(m, "apiVersion")
-	dropEmpty(m)
+	jsontest.DropEmpty(m, true)
 	return m, true, false
 }
 
@@ -91,38 +92,13 @@ func compareMechanism(t *testing.T, mech Mechanism, wantCode int, wantMsg string
 		_ = json.Unmarshal(b, &g)
 		delete(g, "kind") // the registry writes them
 		delete(g, "apiVersion")
-		dropEmpty(g)
+		jsontest.DropEmpty(g, true)
 		gb, _ := json.Marshal(g)
 		wb, _ := json.Marshal(want)
 		if string(gb) != string(wb) {
 			t.Fatalf("patched\n got %s\nwant %s", gb, wb)
 		}
 	}
-}
-
-func dropEmpty(v any) bool {
-	switch v := v.(type) {
-	case nil:
-		return true
-	case map[string]any:
-		for k, e := range v {
-			if dropEmpty(e) {
-				delete(v, k)
-			}
-		}
-		return len(v) == 0
-	case []any:
-		for _, e := range v {
-			dropEmpty(e)
-		}
-	case string:
-		return v == ""
-	case bool:
-		return !v
-	case float64:
-		return v == 0
-	}
-	return false
 }
 
 // FuzzK8S_WRITE_2_JSONPatch (seeds in testdata/fuzz): a fuzzed JSON patch fails as kube's handler
