@@ -61,6 +61,7 @@ var byType = []struct {
 	{"v1.NamespaceStatus", func(m map[string]any) { setString(m, "phase", "Active") }},
 	{"v1.NodeStatus", nodeStatus},
 	{"v1.ObjectFieldSelector", func(m map[string]any) { setString(m, "apiVersion", "v1") }},
+	{"v1.PersistentVolumeClaim", func(m map[string]any) { setString(child(m, "status"), "phase", "Pending") }},
 	{"v1.PersistentVolumeClaimSpec", func(m map[string]any) { setUnset(m, "volumeMode", "Filesystem") }},
 	{"v1.Pod", pod},
 	{"v1.PodSpec", podSpec},
@@ -75,6 +76,7 @@ var byType = []struct {
 	{"v1.Service", service},
 	{"v1.ServiceAccountTokenProjection", func(m map[string]any) { setUnset(m, "expirationSeconds", number("3600")) }},
 	{"v1.ServicePort", protocolTCP},
+	{"v1.StatefulSet", statefulSet},
 	{"v1.Volume", volume},
 }
 
@@ -334,4 +336,24 @@ func deployment(m map[string]any) {
 	}
 	setUnset(spec, "revisionHistoryLimit", number("10"))
 	setUnset(spec, "progressDeadlineSeconds", number("600"))
+}
+
+// statefulSet is SetDefaults_StatefulSet: pods made in order, rolling updates
+// from partition 0, claims retained, one replica, ten revisions kept.
+func statefulSet(m map[string]any) {
+	spec := child(m, "spec")
+	setString(spec, "podManagementPolicy", "OrderedReady")
+	strategy := child(spec, "updateStrategy")
+	if s, _ := strategy["type"].(string); s == "" {
+		strategy["type"] = "RollingUpdate"
+		setUnset(strategy, "rollingUpdate", map[string]any{})
+	}
+	if rolling, ok := strategy["rollingUpdate"].(map[string]any); ok && strategy["type"] == "RollingUpdate" {
+		setUnset(rolling, "partition", number("0"))
+	}
+	retention := child(spec, "persistentVolumeClaimRetentionPolicy")
+	setString(retention, "whenDeleted", "Retain")
+	setString(retention, "whenScaled", "Retain")
+	setUnset(spec, "replicas", number("1"))
+	setUnset(spec, "revisionHistoryLimit", number("10"))
 }

@@ -56,6 +56,7 @@ var servedKinds = []struct{ apiVersion, kind string }{
 	{"v1", "Pod"}, {"apps/v1", "Deployment"}, {"apps/v1", "ReplicaSet"}, {"v1", "Service"},
 	{"v1", "Namespace"}, {"v1", "Secret"}, {"v1", "ConfigMap"}, {"v1", "Endpoints"},
 	{"v1", "Node"}, {"v1", "Event"}, {"v1", "ServiceAccount"}, {"coordination.k8s.io/v1", "Lease"},
+	{"apps/v1", "StatefulSet"},
 }
 
 // FuzzK8S_WRITE_5_DefaultsIdempotent: for every body kube would decode into a
@@ -81,6 +82,7 @@ func FuzzK8S_WRITE_5_DefaultsIdempotent(f *testing.F) {
 		{7, `{"subsets":[{"ports":[{"port":1}]}]}`},
 		{8, `{"status":{"capacity":{"cpu":"0.0001"}}}`},
 		{11, `{"spec":{}}`},
+		{12, `{"spec":{"updateStrategy":{"type":"OnDelete"},"volumeClaimTemplates":[{"spec":{"resources":{"requests":{"storage":"1Gi"}}}}],"template":{"spec":{"containers":[{"name":"c","image":"x"}]}}}}`},
 	} {
 		f.Add(uint8(s.kind), s.body)
 	}

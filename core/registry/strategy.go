@@ -36,6 +36,9 @@ type Strategy interface {
 	// ValidateUpdate checks the object a write to sub turns old into: the
 	// kind's rules, and what may not change.
 	ValidateUpdate(obj, old object.Object, sub string) field.ErrorList
+	// NewGeneration says whether an update of old to obj bumps
+	// metadata.generation (for the kinds that track it).
+	NewGeneration(obj, old object.Object) bool
 	// BeginDelete marks obj for deletion (deletionTimestamp, finalizers) and says
 	// whether it goes now; an error refuses the delete.
 	BeginDelete(t Target, obj object.Object, now time.Time) (deleteHow, error)
@@ -67,9 +70,11 @@ func strategyFor(res *schema.Resource) Strategy {
 	case "/Service":
 		return serviceStrategy{base}
 	case "apps/Deployment":
-		return workloadStrategy{base, deploymentRules}
+		return deploymentStrategy{workloadStrategy{base, deploymentRules}}
 	case "apps/ReplicaSet":
 		return workloadStrategy{base, replicaSetRules}
+	case "apps/StatefulSet":
+		return workloadStrategy{base, statefulSetRules}
 	}
 	return base
 }
@@ -82,6 +87,12 @@ type resourceStrategy struct{ res *schema.Resource }
 // types (custom resources) have none here.
 func (s resourceStrategy) Canonicalize(obj object.Object) {
 	defaults.Apply(s.res.APIVersion(), s.res.Kind, obj)
+}
+
+// NewGeneration: a kind that tracks generation bumps it when anything but
+// metadata and status changes.
+func (s resourceStrategy) NewGeneration(obj, old object.Object) bool {
+	return s.res.Generation && specChanged(old, obj)
 }
 
 func (resourceStrategy) PrepareForCreate(object.Object)                              {}
@@ -133,6 +144,15 @@ func (resourceStrategy) DeleteWhenFinalized(obj, old object.Object) bool {
 	grace, set := object.Meta(old)["deletionGracePeriodSeconds"]
 	return meta["deletionTimestamp"] != nil && len(object.Strings(meta, "finalizers")) == 0 &&
 		set && fmt.Sprint(grace) == "0"
+}
+
+// deploymentStrategy: annotations bump a Deployment's generation too (kube
+// copies them to its ReplicaSets).
+type deploymentStrategy struct{ workloadStrategy }
+
+func (s deploymentStrategy) NewGeneration(obj, old object.Object) bool {
+	return s.resourceStrategy.NewGeneration(obj, old) ||
+		!object.Equal(object.Meta(obj)["annotations"], object.Meta(old)["annotations"])
 }
 
 // namespaceStrategy: a namespace is held by its spec.finalizers until the

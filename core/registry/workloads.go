@@ -6,18 +6,19 @@ import (
 	"kubeplay/core/validation"
 )
 
-// workloadStrategy is a Deployment's or ReplicaSet's: its pod template is
-// converted as a Pod's spec is, and the kind's rules check it.
+// workloadStrategy is a Deployment's, ReplicaSet's or StatefulSet's: its pod
+// template is converted as a Pod's spec is, and the kind's rules check it (a
+// StatefulSet's own rules are not checked yet).
 type workloadStrategy struct {
 	resourceStrategy
 	rules workloadRules
 }
 
-// workloadRules are what tells a Deployment from a ReplicaSet here.
+// workloadRules are what tells the workload kinds apart here.
 type workloadRules struct {
 	status         func() map[string]any // what a new one's status is
 	validate       func(object.Object) field.ErrorList
-	validateUpdate func(obj, old object.Object) field.ErrorList
+	validateUpdate func(obj, old object.Object) field.ErrorList // nil with validate: no rules
 }
 
 var (
@@ -31,6 +32,9 @@ var (
 		validate:       validation.ReplicaSet,
 		validateUpdate: validation.ReplicaSetUpdate,
 	}
+	statefulSetRules = workloadRules{
+		status: func() map[string]any { return map[string]any{"replicas": 0, "availableReplicas": 0} },
+	}
 )
 
 func (s workloadStrategy) Canonicalize(obj object.Object) {
@@ -43,10 +47,15 @@ func (s workloadStrategy) Canonicalize(obj object.Object) {
 // PrepareForCreate: a new workload has no status yet.
 func (s workloadStrategy) PrepareForCreate(obj object.Object) { obj["status"] = s.rules.status() }
 
-func (s workloadStrategy) Validate(obj object.Object) field.ErrorList { return s.rules.validate(obj) }
+func (s workloadStrategy) Validate(obj object.Object) field.ErrorList {
+	if s.rules.validate == nil {
+		return nil
+	}
+	return s.rules.validate(obj)
+}
 
 func (s workloadStrategy) ValidateUpdate(obj, old object.Object, sub string) field.ErrorList {
-	if sub != "" {
+	if sub != "" || s.rules.validateUpdate == nil {
 		return nil
 	}
 	return s.rules.validateUpdate(obj, old)

@@ -143,6 +143,15 @@ func Builtins() []*Resource {
 			Fields: map[string]func(object.Object) string{"status.replicas": str("status", "replicas")},
 		},
 		{
+			Group: "apps", Version: "v1", Kind: "StatefulSet", Plural: "statefulsets", Singular: "statefulset",
+			Namespaced: true, ShortNames: []string{"sts"}, Categories: []string{"all"}, Verbs: allVerbs,
+			Generation: true,
+			Subs: []Subresource{
+				{Name: "scale", Kind: "Scale", Group: "autoscaling", Verbs: statusVerbs},
+				{Name: "status", Kind: "StatefulSet", Group: "apps", Verbs: statusVerbs},
+			},
+		},
+		{
 			Group: "coordination.k8s.io", Version: "v1", Kind: "Lease", Plural: "leases", Singular: "lease",
 			Namespaced: true, Verbs: allVerbs, CreateOnUpdate: true,
 		},
