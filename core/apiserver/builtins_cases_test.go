@@ -21,12 +21,13 @@ type kubeCase struct {
 }
 
 const (
-	kubePods        = "/api/v1/namespaces/default/pods"
-	kubeDeployments = "/apis/apps/v1/namespaces/default/deployments"
-	kubeReplicaSets = "/apis/apps/v1/namespaces/default/replicasets"
-	kubeServices    = "/api/v1/namespaces/default/services"
-	kubeSecrets     = "/api/v1/namespaces/default/secrets"
-	kubeConfigMaps  = "/api/v1/namespaces/default/configmaps"
+	kubePods         = "/api/v1/namespaces/default/pods"
+	kubeDeployments  = "/apis/apps/v1/namespaces/default/deployments"
+	kubeReplicaSets  = "/apis/apps/v1/namespaces/default/replicasets"
+	kubeStatefulSets = "/apis/apps/v1/namespaces/default/statefulsets"
+	kubeServices     = "/api/v1/namespaces/default/services"
+	kubeSecrets      = "/api/v1/namespaces/default/secrets"
+	kubeConfigMaps   = "/api/v1/namespaces/default/configmaps"
 )
 
 func kpost(path, body string) kubeStep            { return kubeStep{"POST", path, body} }
@@ -142,6 +143,11 @@ var defaultsCases = []kubeCase{
 	kcase("rs-full", kpost(kubeReplicaSets, kworkload("dflt-rs-full", `"replicas":2,"minReadySeconds":3,"selector":{"matchExpressions":[{"key":"app","operator":"In","values":["a","b"]}]}`,
 		`{"app":"a","tier":"web"}`, `"containers":[{"name":"c","image":"nginx","ports":[{"containerPort":80,"name":"http"}]}],"restartPolicy":"Always"`))),
 
+	kcase("sts-minimal", kpost(kubeStatefulSets, kworkload("dflt-sts", kubeSelectA+`,"serviceName":"web"`, kubeAppA, kubeOneContainer))),
+	kcase("sts-full", kpost(kubeStatefulSets, kworkload("dflt-sts-full", kubeSelectA+`,"replicas":2,"updateStrategy":{"type":"OnDelete"},"podManagementPolicy":"Parallel",`+
+		`"persistentVolumeClaimRetentionPolicy":{"whenDeleted":"Delete"},"volumeClaimTemplates":[{"metadata":{"name":"data"},"spec":{"accessModes":["ReadWriteOnce"],"resources":{"requests":{"storage":"1Gi"}}}}]`,
+		kubeAppA, `"containers":[{"name":"c","image":"nginx:1.27","volumeMounts":[{"name":"data","mountPath":"/data"}]}]`)),
+		kpatch(kubeStatefulSets+"/dflt-sts-full", `{"spec":{"updateStrategy":{"type":"RollingUpdate"}}}`)),
 	kcase("svc-minimal", kpost(kubeServices, `{"metadata":{"name":"dflt-svc"},"spec":{"ports":[{"port":80}]}}`)),
 	kcase("svc-named-ports", kpost(kubeServices, `{"metadata":{"name":"dflt-svc-named"},"spec":{"selector":{"app":"a"},"ports":[{"name":"http","port":80,"targetPort":"http-port"},{"name":"dns","port":53,"protocol":"UDP"},{"name":"zero","port":8080,"targetPort":0}]}}`)),
 	kcase("svc-nodeport", kpost(kubeServices, `{"metadata":{"name":"dflt-svc-np"},"spec":{"type":"NodePort","ports":[{"port":80}]}}`)),

@@ -195,9 +195,9 @@ func cutPodUpdateDiff(status map[string]any) {
 	}
 }
 
-// typedForm is obj as kube's typed JSON writes it (empty structs, nulls),
-// which kubeplay's served JSON does not reproduce yet: through the kind's
-// protobuf message and back.
+// typedForm is obj with what kube's typed JSON always shows (empty structs,
+// nulls), which kubeplay's served JSON does not reproduce yet, filled in from
+// the kind's protobuf message.
 func typedForm(obj map[string]any) (map[string]any, error) {
 	apiVersion, _ := obj["apiVersion"].(string)
 	kind, _ := obj["kind"].(string)
@@ -213,10 +213,37 @@ func typedForm(obj map[string]any) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	typed["apiVersion"], typed["kind"] = apiVersion, kind
-	var out map[string]any
-	err = json.Unmarshal(mustJSON(typed), &out)
-	return out, err
+	var filled, full map[string]any
+	if err := json.Unmarshal(mustJSON(obj), &filled); err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(mustJSON(typed), &full); err != nil {
+		return nil, err
+	}
+	fillAbsent(filled, full)
+	return filled, nil
+}
+
+// fillAbsent adds to v what typed has and v lacks, in maps and in lists of the
+// same length.
+func fillAbsent(v, typed any) {
+	switch t := v.(type) {
+	case map[string]any:
+		full, _ := typed.(map[string]any)
+		for k, e := range full {
+			if cur, ok := t[k]; ok {
+				fillAbsent(cur, e)
+			} else {
+				t[k] = e
+			}
+		}
+	case []any:
+		if full, ok := typed.([]any); ok && len(full) == len(t) {
+			for i := range t {
+				fillAbsent(t[i], full[i])
+			}
+		}
+	}
 }
 
 func mustJSON(v any) []byte {

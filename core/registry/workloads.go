@@ -37,10 +37,17 @@ var (
 	}
 )
 
+// Canonicalize adds to the defaults what kube's conversion of a workload
+// does: its template's spec as a Pod's, and a StatefulSet's claim templates
+// named as PersistentVolumeClaims (as kube has since 1.17 kept doing).
 func (s workloadStrategy) Canonicalize(obj object.Object) {
 	s.resourceStrategy.Canonicalize(obj)
 	if spec, ok := object.Path(obj, "spec", "template", "spec").(map[string]any); ok {
 		convertPodSpec(spec)
+	}
+	spec, _ := obj["spec"].(map[string]any)
+	for _, claim := range object.Objects(spec, "volumeClaimTemplates") {
+		claim["apiVersion"], claim["kind"] = "v1", "PersistentVolumeClaim"
 	}
 }
 
