@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"kubeplay/core/apierrors"
+	"kubeplay/core/apply"
 	"kubeplay/core/encoding/protobuf"
 	"kubeplay/core/field"
 	"kubeplay/core/object"
@@ -34,7 +35,7 @@ func checkObjectNamespace(obj object.Object, t target) error {
 
 // registryTarget is what the registry is asked to write.
 func (t target) registryTarget() registry.Target {
-	return registry.Target{Res: t.res, Namespace: t.namespace, Name: t.name, Sub: t.sub, DryRun: t.dryRun}
+	return registry.Target{Res: t.res, Namespace: t.namespace, Name: t.name, Sub: t.sub, DryRun: t.dryRun, Manager: t.manager}
 }
 
 func (s *Server) create(w web.ResponseWriter, r *web.Request, t target) error {
@@ -80,16 +81,22 @@ func updatedCode(created bool) int {
 	return web.StatusOK
 }
 
-// patch applies a JSON merge patch (RFC 7386). The other patch types come with the
-// writes work.
+// patch applies a JSON merge patch (RFC 7386), or a server-side apply. The other
+// patch types come with the writes work.
 func (s *Server) patch(w web.ResponseWriter, r *web.Request, t target) error {
 	mt := r.Header.Get("Content-Type")
 	if i := bytes.IndexByte([]byte(mt), ';'); i >= 0 {
 		mt = mt[:i]
 	}
-	if mt != "application/merge-patch+json" {
+	if mt != "application/merge-patch+json" && !isApply(mt) {
 		return apierrors.New(web.StatusUnsupportedMediaType, "UnsupportedMediaType",
-			"the body of the request was in an unknown format - accepted media types include: application/merge-patch+json", nil)
+			"the body of the request was in an unknown format - accepted media types include: application/merge-patch+json, "+apply.YAMLPatch+", "+apply.CBORPatch, nil)
+	}
+	if st := t.parseWriteOptions(r, "patch", mt); st != nil {
+		return st
+	}
+	if isApply(mt) {
+		return s.apply(w, r, t, mt)
 	}
 	body, err := readBody(r)
 	if err != nil {

@@ -6,8 +6,9 @@
 // change, what deleting does), and admission plugins that judge a write against
 // the rest of the cluster (NamespaceLifecycle). PUT, every PATCH and apply share
 // one update path (Update with an UpdatedObjectInfo), so they share admission,
-// validation and conflict handling. core/apiserver decodes a request, calls the
-// Store and writes the answer.
+// validation and conflict handling. Every create and update is recorded in
+// metadata.managedFields by a FieldManager (core/apply's). core/apiserver
+// decodes a request, calls the Store and writes the answer.
 package registry
 
 import (
@@ -29,12 +30,22 @@ type Store struct {
 	storage   *storage.Store
 	schema    *schema.Registry
 	clock     clock.Clock
+	fields    FieldManager
 	admission []Admission
 }
 
-// NewStore is the registry over st, serving the resources of reg.
-func NewStore(st *storage.Store, reg *schema.Registry, clk clock.Clock) *Store {
-	s := &Store{storage: st, schema: reg, clock: clk}
+// FieldManager keeps metadata.managedFields as kube's field manager does.
+type FieldManager interface {
+	// Update records in obj's managedFields what manager's write to res
+	// (through subresource sub, at now) changes from old (nil for a new
+	// object), and returns obj.
+	Update(res *schema.Resource, sub, manager string, now time.Time, old, obj object.Object) object.Object
+}
+
+// NewStore is the registry over st, serving the resources of reg, recording
+// writes with fields (nil: no managedFields).
+func NewStore(st *storage.Store, reg *schema.Registry, clk clock.Clock, fields FieldManager) *Store {
+	s := &Store{storage: st, schema: reg, clock: clk, fields: fields}
 	s.admission = []Admission{newNamespaceLifecycle(s)}
 	return s
 }
@@ -48,6 +59,13 @@ type Target struct {
 	// DryRun runs every stage of the write but storage (dryRun=All): no revision,
 	// no event, no journal entry.
 	DryRun bool
+	// Manager is who writes, as metadata.managedFields names it: the request's
+	// fieldManager, else its user agent's first segment.
+	Manager string
+	// Apply: the write is a server-side apply, whose UpdatedObjectInfo keeps
+	// managedFields itself; it creates a missing object whatever the kind's
+	// CreateOnUpdate.
+	Apply bool
 }
 
 func (t Target) key() string { return Key(t.Res, t.Namespace, t.Name) }
@@ -106,10 +124,18 @@ func (s *Store) mutate(t Target, fn storage.MutateFunc) ([]byte, error) {
 	return object.Encode(obj)
 }
 
-// prepareNew turns a new object into the one to store: its name (from
-// generateName), the fields the server owns, the kind's defaults; then it is
-// validated and admitted.
+// prepareNew turns a new object into the one to store: in its stored form,
+// with the kind's defaults, the write recorded in managedFields (unless an
+// apply did), its name (from generateName), the fields the server owns and
+// sets; then it is validated and admitted.
 func (s *Store) prepareNew(st Strategy, t Target, obj object.Object) error {
+	st.Canonicalize(obj)
+	if t.Res.Default != nil {
+		t.Res.Default(obj)
+	}
+	if !t.Apply {
+		s.recordFields(t, nil, obj)
+	}
 	meta := object.Meta(obj)
 	name, _ := meta["name"].(string)
 	if name == "" {
@@ -118,7 +144,6 @@ func (s *Store) prepareNew(st Strategy, t Target, obj object.Object) error {
 			meta["name"] = name
 		}
 	}
-	st.Canonicalize(obj)
 	if errs := append(validateObjectMeta(meta, t.Res, name), st.Validate(obj)...); len(errs) > 0 {
 		return apierrors.NewInvalid(t.Res.Group, t.Res.Kind, name, errs)
 	}
@@ -168,7 +193,7 @@ func (s *Store) Update(t Target, info UpdatedObjectInfo) ([]byte, bool, error) {
 	stored, err := s.mutate(t, func(cur []byte, rev int64) (storage.Change, error) {
 		created = false
 		if cur == nil {
-			if !t.Res.CreateOnUpdate || t.Sub != "" {
+			if !(t.Res.CreateOnUpdate || t.Apply) || t.Sub != "" {
 				return storage.Change{}, apierrors.NewNotFound(t.Res.Group, t.Res.Plural, t.Name)
 			}
 			obj, err := info(nil)
@@ -190,6 +215,9 @@ func (s *Store) Update(t Target, info UpdatedObjectInfo) ([]byte, bool, error) {
 			return storage.Change{}, err
 		}
 		st.Canonicalize(obj)
+		if t.Res.Default != nil {
+			t.Res.Default(obj)
+		}
 		oldMeta, meta := object.Meta(old), object.Meta(obj)
 		oldRV, _ := oldMeta["resourceVersion"].(string)
 		if rv, _ := meta["resourceVersion"].(string); rv != "" && rv != oldRV {
@@ -197,6 +225,9 @@ func (s *Store) Update(t Target, info UpdatedObjectInfo) ([]byte, bool, error) {
 		}
 		obj = st.PrepareForUpdate(obj, old, t.Sub)
 		keepServerFields(obj, old, t.Res)
+		if !t.Apply {
+			s.recordFields(t, old, obj)
+		}
 		if errs := append(validateObjectMeta(object.Meta(obj), t.Res, t.Name), st.Validate(obj)...); len(errs) > 0 {
 			return storage.Change{}, apierrors.NewInvalid(t.Res.Group, t.Res.Kind, t.Name, errs)
 		}
@@ -221,6 +252,14 @@ func (s *Store) Update(t Target, info UpdatedObjectInfo) ([]byte, bool, error) {
 		return ch, err
 	})
 	return stored, created, err
+}
+
+// recordFields records t's write from old (nil for a new object) to obj in
+// obj's managedFields.
+func (s *Store) recordFields(t Target, old, obj object.Object) {
+	if s.fields != nil {
+		s.fields.Update(t.Res, t.Sub, t.Manager, s.clock.Now(), old, obj)
+	}
 }
 
 // keepServerFields carries over the metadata only the server writes.

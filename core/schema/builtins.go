@@ -50,6 +50,22 @@ func sub(o object.Object, key string) map[string]any {
 	return m
 }
 
+// nameLabel labels a namespace with its name (kubernetes.io/metadata.name),
+// once it has one.
+func nameLabel(o object.Object) {
+	name := object.MetaString(o, "name")
+	if name == "" {
+		return
+	}
+	md := object.Meta(o)
+	labels, _ := md["labels"].(map[string]any)
+	if labels == nil {
+		labels = map[string]any{}
+		md["labels"] = labels
+	}
+	labels["kubernetes.io/metadata.name"] = name
+}
+
 // Builtins returns the built-in kinds of kube-apiserver v1.32 that kubeplay serves.
 func Builtins() []*Resource {
 	return []*Resource{
@@ -62,15 +78,11 @@ func Builtins() []*Resource {
 			},
 			ReturnDeleted: true,
 			Fields:        map[string]func(object.Object) string{"status.phase": str("status", "phase")},
+			// The name label is a default, and set again once a generated
+			// name is known (kube's Canonicalize).
+			Default: nameLabel,
 			Prepare: func(o object.Object) {
-				name := object.MetaString(o, "name")
-				md := object.Meta(o)
-				labels, _ := md["labels"].(map[string]any)
-				if labels == nil {
-					labels = map[string]any{}
-					md["labels"] = labels
-				}
-				labels["kubernetes.io/metadata.name"] = name
+				nameLabel(o)
 				setDefault(sub(o, "spec"), "finalizers", []any{"kubernetes"})
 				sub(o, "status")["phase"] = "Active"
 			},
@@ -94,13 +106,16 @@ func Builtins() []*Resource {
 				"status.podIP":             str("status", "podIP"),
 				"status.nominatedNodeName": str("status", "nominatedNodeName"),
 			},
-			Prepare: func(o object.Object) {
+			Default: func(o object.Object) {
 				spec := sub(o, "spec")
 				setDefault(spec, "restartPolicy", "Always")
 				setDefault(spec, "schedulerName", "default-scheduler")
-				setDefault(spec, "serviceAccountName", "default")
 				setDefault(spec, "dnsPolicy", "ClusterFirst")
 				setDefault(spec, "terminationGracePeriodSeconds", 30)
+			},
+			Prepare: func(o object.Object) {
+				// The ServiceAccount admission plugin's.
+				setDefault(sub(o, "spec"), "serviceAccountName", "default")
 				st := sub(o, "status")
 				setDefault(st, "phase", "Pending")
 				setDefault(st, "qosClass", "BestEffort")
@@ -114,7 +129,7 @@ func Builtins() []*Resource {
 			Version: "v1", Kind: "Secret", Plural: "secrets", Singular: "secret",
 			Namespaced: true, Verbs: allVerbs,
 			Fields:  map[string]func(object.Object) string{"type": str("type")},
-			Prepare: func(o object.Object) { setDefault(o, "type", "Opaque") },
+			Default: func(o object.Object) { setDefault(o, "type", "Opaque") },
 		},
 		{
 			Version: "v1", Kind: "Service", Plural: "services", Singular: "service",
@@ -127,10 +142,12 @@ func Builtins() []*Resource {
 				"spec.clusterIP": str("spec", "clusterIP"),
 				"spec.type":      str("spec", "type"),
 			},
-			Prepare: func(o object.Object) {
+			Default: func(o object.Object) {
 				spec := sub(o, "spec")
 				setDefault(spec, "type", "ClusterIP")
 				setDefault(spec, "sessionAffinity", "None")
+			},
+			Prepare: func(o object.Object) {
 				setDefault(sub(o, "status"), "loadBalancer", map[string]any{})
 			},
 		},
@@ -176,7 +193,7 @@ func Builtins() []*Resource {
 				{Name: "scale", Kind: "Scale", Group: "autoscaling", Verbs: statusVerbs},
 				{Name: "status", Kind: "Deployment", Group: "apps", Verbs: statusVerbs},
 			},
-			Prepare: func(o object.Object) {
+			Default: func(o object.Object) {
 				spec := sub(o, "spec")
 				setDefault(spec, "replicas", 1)
 				setDefault(spec, "revisionHistoryLimit", 10)
@@ -191,11 +208,9 @@ func Builtins() []*Resource {
 				{Name: "scale", Kind: "Scale", Group: "autoscaling", Verbs: statusVerbs},
 				{Name: "status", Kind: "ReplicaSet", Group: "apps", Verbs: statusVerbs},
 			},
-			Fields: map[string]func(object.Object) string{"status.replicas": str("status", "replicas")},
-			Prepare: func(o object.Object) {
-				setDefault(sub(o, "spec"), "replicas", 1)
-				setDefault(sub(o, "status"), "replicas", 0)
-			},
+			Fields:  map[string]func(object.Object) string{"status.replicas": str("status", "replicas")},
+			Default: func(o object.Object) { setDefault(sub(o, "spec"), "replicas", 1) },
+			Prepare: func(o object.Object) { setDefault(sub(o, "status"), "replicas", 0) },
 		},
 		{
 			Group: "coordination.k8s.io", Version: "v1", Kind: "Lease", Plural: "leases", Singular: "lease",

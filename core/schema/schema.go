@@ -55,7 +55,12 @@ type Resource struct {
 	// Fields are the kind-specific field selector fields beyond metadata.name and
 	// metadata.namespace, and how to read them from an object.
 	Fields map[string]func(object.Object) string
-	// Prepare fills defaults into a new object (status, spec defaults).
+	// Default fills the kind's defaults into an object a write decoded, as
+	// kube's defaulting does on every decode: create, update, patch and apply
+	// alike. The fields it sets are the writer's (metadata.managedFields).
+	Default func(object.Object)
+	// Prepare sets what the server gives a new object on top of its defaults
+	// (kube's PrepareForCreate and admission): its status, server-set fields.
 	Prepare func(object.Object)
 }
 

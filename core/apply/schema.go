@@ -1,0 +1,112 @@
+package apply
+
+import (
+	"bytes"
+	"compress/gzip"
+	_ "embed"
+	"encoding/json"
+	"io"
+	"strconv"
+	"sync"
+
+	"sigs.k8s.io/structured-merge-diff/v4/typed"
+	yaml "sigs.k8s.io/yaml/goyaml.v2"
+
+	"kubeplay/core/object"
+	"kubeplay/core/schema"
+)
+
+//go:generate go run ../../tools/applyschema -out .
+
+// schemaYAML holds the structured-merge-diff types of the served kinds
+// (schema_gen.go names each kind's), gzipped: parsed on first use, since every
+// instant of start-up delays a browser host's first answer.
+//
+//go:embed schema.yaml.gz
+var schemaYAML []byte
+
+// parser is the parsed schema.
+var parser = sync.OnceValues(func() (*typed.Parser, error) {
+	zr, err := gzip.NewReader(bytes.NewReader(schemaYAML))
+	if err != nil {
+		return nil, err
+	}
+	doc, err := io.ReadAll(zr)
+	if err != nil {
+		return nil, err
+	}
+	p := &typed.Parser{}
+	if err := yaml.Unmarshal(doc, &p.Schema); err != nil {
+		return nil, err
+	}
+	return p, nil
+})
+
+// kindType is the structured-merge-diff type of a resource's kind: its schema
+// for the built-in kinds, a type deduced from each object otherwise (kube's, for
+// custom resources without a schema: every field granular, every list atomic).
+func kindType(res *schema.Resource) (typed.ParseableType, error) {
+	name, ok := typeNames[res.APIVersion()+"/"+res.Kind]
+	if !ok {
+		return typed.DeducedParseableType, nil
+	}
+	p, err := parser()
+	if err != nil {
+		return typed.ParseableType{}, err
+	}
+	return p.Type(name), nil
+}
+
+// zeroObject is the kind's empty object as kube's field manager sees it (its Go
+// type's fields without omitempty, null or empty): what a new object is
+// compared with.
+func zeroObject(res *schema.Resource) object.Object {
+	obj := object.Object{}
+	if doc, ok := zeroObjects[res.APIVersion()+"/"+res.Kind]; ok {
+		obj, _ = object.Decode([]byte(doc))
+	}
+	return obj
+}
+
+// toTyped is obj (in core/object's form) as a typed value of res's kind, with
+// its kind and apiVersion, numbers as kube's unstructured objects hold them.
+func toTyped(res *schema.Resource, obj object.Object, opts ...typed.ValidationOptions) (*typed.TypedValue, error) {
+	t, err := kindType(res)
+	if err != nil {
+		return nil, err
+	}
+	u := unstructured(obj).(map[string]any)
+	u["apiVersion"], u["kind"] = res.APIVersion(), res.Kind
+	if meta, ok := u["metadata"].(map[string]any); ok {
+		delete(meta, "managedFields") // nobody's fields, and no part of a merge
+	}
+	return t.FromUnstructured(u, opts...)
+}
+
+// unstructured copies a value of core/object's form into the form
+// structured-merge-diff reads: integers as int64, other numbers as float64.
+func unstructured(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, e := range v {
+			out[k] = unstructured(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(v))
+		for i, e := range v {
+			out[i] = unstructured(e)
+		}
+		return out
+	case json.Number:
+		if i, err := strconv.ParseInt(string(v), 10, 64); err == nil {
+			return i
+		}
+		f, _ := strconv.ParseFloat(string(v), 64)
+		return f
+	case int:
+		return int64(v)
+	}
+	return v
+}
