@@ -107,13 +107,18 @@ func NewConflict(group, resource, name, why string) *Status {
 		&StatusDetails{Name: name, Group: group, Kind: resource})
 }
 
-// NewInvalid is a 422 with one cause per field error.
+// NewInvalid is a 422 with one cause per field error; its message names each
+// distinct error once.
 func NewInvalid(group, kind, name string, errs field.ErrorList) *Status {
 	causes := make([]StatusCause, len(errs))
-	msgs := make([]string, len(errs))
+	var msgs []string
+	seen := map[string]bool{}
 	for i, e := range errs {
 		causes[i] = StatusCause{Type: string(e.Type), Message: e.ErrorBody(), Field: e.Field}
-		msgs[i] = e.Error()
+		if msg := e.Error(); !seen[msg] {
+			seen[msg] = true
+			msgs = append(msgs, msg)
+		}
 	}
 	var msg string
 	if len(msgs) == 1 {

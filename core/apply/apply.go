@@ -109,11 +109,11 @@ func (w write) update(old, obj object.Object, m managed, id managerID) (managed,
 		id.Manager = "unknown"
 	}
 	id.APIVersion, id.Subresource = w.res.APIVersion(), w.sub
-	oldTV, err := toTyped(w.res, old, typed.AllowDuplicates)
+	oldTV, err := toTyped(w.res, withZeroFields(w.res, old), typed.AllowDuplicates)
 	if err != nil {
 		return m, err
 	}
-	newTV, err := toTyped(w.res, obj, typed.AllowDuplicates)
+	newTV, err := toTyped(w.res, withZeroFields(w.res, obj), typed.AllowDuplicates)
 	if err != nil {
 		return m, err
 	}
@@ -246,12 +246,12 @@ func describe(res *schema.Resource, obj object.Object) string {
 }
 
 // configGVK is the group, version and kind a configuration names, as kube
-// prints them; an apiVersion that is no group/version reads as none.
+// prints them; an apiVersion that is no group/version makes them all empty.
 func configGVK(config object.Object) string {
 	apiVersion, _ := config["apiVersion"].(string)
 	kind, _ := config["kind"].(string)
 	if strings.Count(apiVersion, "/") > 1 {
-		apiVersion = ""
+		apiVersion, kind = "", ""
 	}
 	return gvkString(apiVersion, kind)
 }

@@ -68,6 +68,42 @@ func zeroObject(res *schema.Resource) object.Object {
 	return obj
 }
 
+// withZeroFields is obj with the fields of the kind's zero object it lacks, as
+// kube's typed objects always have them (status: {}, a template's
+// creationTimestamp: null): so that comparing two objects finds the changes
+// kube finds, not fields that only kubeplay's sparser form leaves out.
+func withZeroFields(res *schema.Resource, obj object.Object) object.Object {
+	zero := zeroObject(res)
+	if len(zero) == 0 {
+		return obj
+	}
+	return fillFrom(obj, zero).(map[string]any)
+}
+
+// fillFrom is v with what zero has and v lacks, copying only what it changes.
+func fillFrom(v, zero any) any {
+	z, ok := zero.(map[string]any)
+	if !ok {
+		return v
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return v
+	}
+	out := make(map[string]any, len(m)+len(z))
+	for k, e := range m {
+		out[k] = e
+	}
+	for k, ze := range z {
+		if e, ok := m[k]; ok {
+			out[k] = fillFrom(e, ze)
+		} else {
+			out[k] = ze
+		}
+	}
+	return out
+}
+
 // toTyped is obj (in core/object's form) as a typed value of res's kind, with
 // its kind and apiVersion, numbers as kube's unstructured objects hold them.
 func toTyped(res *schema.Resource, obj object.Object, opts ...typed.ValidationOptions) (*typed.TypedValue, error) {

@@ -20,6 +20,7 @@ import (
 
 	"kubeplay/core/apierrors"
 	"kubeplay/core/clock"
+	"kubeplay/core/field"
 	"kubeplay/core/object"
 	"kubeplay/core/schema"
 	"kubeplay/core/storage"
@@ -222,6 +223,11 @@ func (s *Store) Update(t Target, info UpdatedObjectInfo) ([]byte, bool, error) {
 		oldRV, _ := oldMeta["resourceVersion"].(string)
 		if rv, _ := meta["resourceVersion"].(string); rv != "" && rv != oldRV {
 			return storage.Change{}, apierrors.NewConflict(t.Res.Group, t.Res.Plural, t.Name, apierrors.ConflictModified)
+		}
+		if uid, _ := meta["uid"].(string); uid != "" && uid != oldMeta["uid"] {
+			// kube validates the metadata update twice: the cause comes twice.
+			immutable := field.Invalid(field.NewPath("metadata", "uid"), uid, "field is immutable")
+			return storage.Change{}, apierrors.NewInvalid(t.Res.Group, t.Res.Kind, t.Name, field.ErrorList{immutable, immutable})
 		}
 		obj = st.PrepareForUpdate(obj, old, t.Sub)
 		keepServerFields(obj, old, t.Res)
