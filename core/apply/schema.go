@@ -111,7 +111,7 @@ func toTyped(res *schema.Resource, obj object.Object, opts ...typed.ValidationOp
 	if err != nil {
 		return nil, err
 	}
-	u := unstructured(obj).(map[string]any)
+	u := smdValue(obj).(map[string]any)
 	u["apiVersion"], u["kind"] = res.APIVersion(), res.Kind
 	if meta, ok := u["metadata"].(map[string]any); ok {
 		delete(meta, "managedFields") // nobody's fields, and no part of a merge
@@ -119,20 +119,20 @@ func toTyped(res *schema.Resource, obj object.Object, opts ...typed.ValidationOp
 	return t.FromUnstructured(u, opts...)
 }
 
-// unstructured copies a value of core/object's form into the form
+// smdValue copies a value of core/object's form into the form
 // structured-merge-diff reads: integers as int64, other numbers as float64.
-func unstructured(v any) any {
+func smdValue(v any) any {
 	switch v := v.(type) {
 	case map[string]any:
 		out := make(map[string]any, len(v))
 		for k, e := range v {
-			out[k] = unstructured(e)
+			out[k] = smdValue(e)
 		}
 		return out
 	case []any:
 		out := make([]any, len(v))
 		for i, e := range v {
-			out[i] = unstructured(e)
+			out[i] = smdValue(e)
 		}
 		return out
 	case json.Number:
