@@ -109,11 +109,11 @@ func (w write) update(old, obj object.Object, m managed, id managerID) (managed,
 		id.Manager = "unknown"
 	}
 	id.APIVersion, id.Subresource = w.res.APIVersion(), w.sub
-	oldTV, err := toTyped(w.res, withZeroFields(w.res, old), typed.AllowDuplicates)
+	oldTV, err := toTypedUnvalidated(w.res, withZeroFields(w.res, old))
 	if err != nil {
 		return m, err
 	}
-	newTV, err := toTyped(w.res, withZeroFields(w.res, obj), typed.AllowDuplicates)
+	newTV, err := toTypedUnvalidated(w.res, withZeroFields(w.res, obj))
 	if err != nil {
 		return m, err
 	}

@@ -75,15 +75,8 @@ func decodeManaged(meta map[string]any) (managed, error) {
 		case str("fieldsType") != "FieldsV1":
 			return managed{}, fmt.Errorf("invalid fieldsType %q in managed fields entry %d", str("fieldsType"), i)
 		}
-		doc := []byte("{}")
-		if f, ok := entry["fieldsV1"]; ok && f != nil {
-			var err error
-			if doc, err = json.Marshal(f); err != nil {
-				return managed{}, err
-			}
-		}
-		set := &fieldpath.Set{}
-		if err := set.FromJSON(bytes.NewReader(doc)); err != nil {
+		set, err := readFields(entry["fieldsV1"])
+		if err != nil {
 			return managed{}, fmt.Errorf("error decoding versioned set: %v", err)
 		}
 		key := id.String()
@@ -113,11 +106,7 @@ func (m managed) encode(meta map[string]any) error {
 		if vs.Applied() {
 			id.Operation = opApply
 		}
-		doc, err := vs.Set().ToJSON()
-		if err != nil {
-			return err
-		}
-		fields, err := object.DecodeValue(doc)
+		fields, err := writeFields(vs.Set())
 		if err != nil {
 			return err
 		}
@@ -153,6 +142,56 @@ func (m managed) encode(meta map[string]any) error {
 	}
 	meta["managedFields"] = list
 	return nil
+}
+
+// readFields is the set of fields a FieldsV1 value (in core/object's form)
+// holds, as structured-merge-diff reads it from its JSON.
+func readFields(v any) (*fieldpath.Set, error) {
+	set := &fieldpath.Set{}
+	doc := []byte("{}")
+	switch v := v.(type) {
+	case nil:
+	case map[string]any:
+		var err error
+		if doc, err = object.Encode(v); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, fmt.Errorf("fieldsV1 is no object: %v", v)
+	}
+	return set, set.FromJSON(bytes.NewReader(doc))
+}
+
+// writeFields is a set as FieldsV1 (in core/object's form), as
+// structured-merge-diff's Set.ToJSON writes it.
+func writeFields(set *fieldpath.Set) (map[string]any, error) {
+	out := map[string]any{}
+	var err error
+	set.Members.Iterate(func(pe fieldpath.PathElement) {
+		if key, e := fieldpath.SerializePathElement(pe); e != nil {
+			err = e
+		} else {
+			out[key] = map[string]any{}
+		}
+	})
+	set.Children.Iterate(func(pe fieldpath.PathElement) {
+		key, e := fieldpath.SerializePathElement(pe)
+		if e != nil {
+			err = e
+			return
+		}
+		child, _ := set.Children.Get(pe)
+		fields, e := writeFields(child)
+		if e != nil {
+			err = e
+			return
+		}
+		if _, member := out[key]; member && len(fields) > 0 {
+			fields["."] = map[string]any{}
+		}
+		out[key] = fields
+	})
+	return out, err
 }
 
 // isReset says whether a client's managedFields ask to clear them: an empty

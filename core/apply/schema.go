@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"sigs.k8s.io/structured-merge-diff/v4/typed"
+	"sigs.k8s.io/structured-merge-diff/v4/value"
 	yaml "sigs.k8s.io/yaml/goyaml.v2"
 
 	"kubeplay/core/object"
@@ -104,6 +105,16 @@ func fillFrom(v, zero any) any {
 	return out
 }
 
+// toTypedUnvalidated is obj as a typed value, unchecked: the objects of an
+// update, read by the typed decoding, which comparing them checks again.
+func toTypedUnvalidated(res *schema.Resource, obj object.Object) (*typed.TypedValue, error) {
+	t, err := kindType(res)
+	if err != nil {
+		return nil, err
+	}
+	return typed.AsTypedUnvalidated(value.NewValueInterface(smdObject(res, obj)), t.Schema, t.TypeRef), nil
+}
+
 // toTyped is obj (in core/object's form) as a typed value of res's kind, with
 // its kind and apiVersion, numbers as kube's unstructured objects hold them.
 func toTyped(res *schema.Resource, obj object.Object, opts ...typed.ValidationOptions) (*typed.TypedValue, error) {
@@ -111,12 +122,18 @@ func toTyped(res *schema.Resource, obj object.Object, opts ...typed.ValidationOp
 	if err != nil {
 		return nil, err
 	}
+	return t.FromUnstructured(smdObject(res, obj), opts...)
+}
+
+// smdObject is obj in the form structured-merge-diff reads, with its kind and
+// apiVersion, without managedFields (nobody's fields, and no part of a merge).
+func smdObject(res *schema.Resource, obj object.Object) map[string]any {
 	u := smdValue(obj).(map[string]any)
 	u["apiVersion"], u["kind"] = res.APIVersion(), res.Kind
 	if meta, ok := u["metadata"].(map[string]any); ok {
-		delete(meta, "managedFields") // nobody's fields, and no part of a merge
+		delete(meta, "managedFields")
 	}
-	return t.FromUnstructured(u, opts...)
+	return u
 }
 
 // smdValue copies a value of core/object's form into the form
