@@ -10,6 +10,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 
 	"kubeplay/core/apiserver"
 )
@@ -167,11 +169,36 @@ func TestK8S_WRITE_2_KubectlWritesNameTheirManagers(t *testing.T) {
 	}
 }
 
+// managedFieldsJSON is managedFields as JSON, fieldsV1 read as JSON values.
+func managedFieldsJSON(t *testing.T, entries []metav1.ManagedFieldsEntry) string {
+	t.Helper()
+	var out []any
+	for _, e := range entries {
+		var fields any
+		if err := json.Unmarshal(e.FieldsV1.Raw, &fields); err != nil {
+			t.Fatal(err)
+		}
+		e.FieldsV1 = nil
+		b, err := json.Marshal(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m map[string]any
+		if err := json.Unmarshal(b, &m); err != nil {
+			t.Fatal(err)
+		}
+		m["fieldsV1"] = fields
+		out = append(out, m)
+	}
+	b, _ := json.Marshal(out)
+	return string(b)
+}
+
 // TestK8S_WRITE_2_ClientGoApply: client-go's typed Apply with an
 // ApplyConfiguration creates and updates; another manager's conflicting Apply
 // gets kube's 409 (apierrors.IsConflict) with a cause naming the manager and the
 // field; Force takes it; ExtractConfigMap reads each manager's configuration
-// back out of managedFields.
+// back out of managedFields; a protobuf client reads the same managedFields.
 func TestK8S_WRITE_2_ClientGoApply(t *testing.T) {
 	hs, _ := startServer(t, apiserver.Config{})
 	cs := cgClientset(t, hs.URL, cgDriverAgent)
@@ -219,6 +246,20 @@ func TestK8S_WRITE_2_ClientGoApply(t *testing.T) {
 	}
 	if want := map[string]string{"a": "2"}; !reflect.DeepEqual(bobNow.Data, want) {
 		t.Fatalf("bob's configuration: %+v", bobNow)
+	}
+
+	// The same managedFields read as protobuf (client-go's default for built-in kinds).
+	pb, err := kubernetes.NewForConfig(&rest.Config{Host: hs.URL, UserAgent: cgDriverAgent, BearerToken: "kubeplay",
+		ContentConfig: rest.ContentConfig{ContentType: "application/vnd.kubernetes.protobuf"}, QPS: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	viaProtobuf, err := pb.CoreV1().ConfigMaps("default").Get(ctx, "app", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, b := managedFieldsJSON(t, viaProtobuf.ManagedFields), managedFieldsJSON(t, cm.ManagedFields); a != b {
+		t.Fatalf("managedFields as protobuf:\n%s\nas JSON:\n%s", a, b)
 	}
 
 	// An update through the typed client is recorded under its user agent.
