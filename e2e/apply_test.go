@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"reflect"
+	"sort"
 	"strings"
 	"testing"
 
@@ -33,7 +34,9 @@ are the ways you can resolve this warning:
 See https://kubernetes.io/docs/reference/using-api/server-side-apply/#conflicts
 `
 
-// managers is an object's managedFields as [manager, operation, fieldsV1 JSON].
+// managers is an object's managedFields as [manager, operation, fieldsV1 JSON],
+// by manager (the server orders them by time, which a slow run spreads over
+// seconds).
 func managers(t *testing.T, obj map[string]any) [][3]string {
 	t.Helper()
 	entries, _ := kcDig(obj, "metadata", "managedFields").([]any)
@@ -46,6 +49,7 @@ func managers(t *testing.T, obj map[string]any) [][3]string {
 		}
 		out = append(out, [3]string{m["manager"].(string), m["operation"].(string), string(fields)})
 	}
+	sort.Slice(out, func(i, j int) bool { return out[i][0]+out[i][1] < out[j][0]+out[j][1] })
 	return out
 }
 
