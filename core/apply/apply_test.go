@@ -2,8 +2,13 @@ package apply
 
 import (
 	"encoding/json"
+	"fmt"
 	"math/rand"
+	"reflect"
 	"testing"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/applyconfigurations"
 
 	"kubeplay/core/object"
 	"kubeplay/core/schema"
@@ -80,5 +85,59 @@ func TestK8S_WRITE_2_FieldsV1AsStructuredMergeDiff(t *testing.T) {
 	_ = json.Unmarshal([]byte(`{"k:{bad":{}}`), &bad)
 	if _, err := readFields(bad); err == nil {
 		t.Error("a key that is no JSON was read")
+	}
+}
+
+// The schema read from schema.json.gz is client-go's (kube's OpenAPI models as
+// structured-merge-diff types), type for type: the generated file is current
+// and survives its JSON form.
+func TestSchemaIsClientGos(t *testing.T) {
+	p, err := parser()
+	if err != nil {
+		t.Fatal(err)
+	}
+	resolver := applyconfigurations.NewTypeConverter(runtime.NewScheme()).TypeResolver
+	for _, td := range p.Schema.Types {
+		pt := resolver.Type(td.Name)
+		want, ok := pt.Schema.FindNamedType(td.Name)
+		if !ok {
+			t.Errorf("%s: not in client-go's schema", td.Name)
+			continue
+		}
+		stringKeys(reflect.ValueOf(&want.Atom))
+		if !td.Atom.Equals(&want.Atom) {
+			t.Errorf("%s differs from client-go's (run go generate in core/apply)", td.Name)
+		}
+	}
+}
+
+// stringKeys gives every default below v (YAML-decoded, with maps keyed by any
+// type) string keys, as JSON has them.
+func stringKeys(v reflect.Value) {
+	switch v.Kind() {
+	case reflect.Pointer:
+		if !v.IsNil() {
+			stringKeys(v.Elem())
+		}
+	case reflect.Slice:
+		for i := 0; i < v.Len(); i++ {
+			stringKeys(v.Index(i))
+		}
+	case reflect.Struct:
+		for i := 0; i < v.NumField(); i++ {
+			switch f := v.Type().Field(i); {
+			case !f.IsExported():
+			case f.Name == "Default" && !v.Field(i).IsNil():
+				if m, ok := v.Field(i).Interface().(map[any]any); ok {
+					out := map[string]any{}
+					for k, e := range m {
+						out[fmt.Sprint(k)] = e
+					}
+					v.Field(i).Set(reflect.ValueOf(out))
+				}
+			default:
+				stringKeys(v.Field(i))
+			}
+		}
 	}
 }
