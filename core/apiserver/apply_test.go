@@ -74,3 +74,37 @@ func TestK8S_WRITE_2_ApplyCreatesWhateverTheKind(t *testing.T) {
 		`{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"d"},"status":{"replicas":1}}`,
 		"Content-Type", "application/apply-patch+yaml").wantStatus(t, 404, "NotFound", `deployments.apps "d" not found`)
 }
+
+// TestK8S_WRITE_3_DryRunApply: an apply with dryRun=All answers with the object
+// it would store (created, or merged, with its managedFields) and stores
+// nothing: no revision, no watch event, the object as it was.
+func TestK8S_WRITE_3_DryRunApply(t *testing.T) {
+	s := newTestServer(t, Config{})
+	const path = "/api/v1/namespaces/default/configmaps/c"
+	body := func(v string) string {
+		return `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"},"data":{"a":"` + v + `"}}`
+	}
+	created := s.do("PATCH", path+"?fieldManager=alice&dryRun=All", body("1"), "Content-Type", "application/apply-patch+yaml").must(t, 201)
+	mf, _ := created.Obj["metadata"].(map[string]any)["managedFields"].([]any)
+	if created.str("metadata", "uid") == "" || created.str("metadata", "resourceVersion") != "" || len(mf) != 1 {
+		t.Fatalf("dry-run create: %s", created.Body)
+	}
+	s.do("GET", path, nil).must(t, 404)
+	s.do("PATCH", path+"?fieldManager=alice", body("1"), "Content-Type", "application/apply-patch+yaml").must(t, 201)
+	stored := string(s.do("GET", path, nil).must(t, 200).Body)
+	before := s.srv.Store().Revision()
+	w := s.watch("/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=" + s.do("GET", path, nil).str("metadata", "resourceVersion"))
+	forced := s.do("PATCH", path+"?fieldManager=bob&force=true&dryRun=All", body("2"), "Content-Type", "application/apply-patch+yaml").must(t, 200)
+	if forced.str("data", "a") != "2" {
+		t.Fatalf("dry-run apply: %s", forced.Body)
+	}
+	s.do("PATCH", path+"?fieldManager=bob&dryRun=All", body("2"), "Content-Type", "application/apply-patch+yaml").wantStatus(t, 409, "Conflict",
+		`Apply failed with 1 conflict: conflict with "alice": .data.a`)
+	if after := s.srv.Store().Revision(); after != before {
+		t.Fatalf("revision moved from %d to %d", before, after)
+	}
+	if now := string(s.do("GET", path, nil).Body); now != stored {
+		t.Fatalf("object changed:\n%s\nwas\n%s", now, stored)
+	}
+	w.quiet(200 * 1e6)
+}
