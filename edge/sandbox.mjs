@@ -111,7 +111,10 @@ export class Sandbox extends DurableObject {
       return new Response(null, { status: res.status, headers: res.headers });
     }
     const watch = /^(1|true)$/.test(url.searchParams.get('watch') || '');
-    return new Response(watch ? this.countedWatch(res.body) : res.body, { status: res.status, headers: res.headers });
+    // A body the core compressed (Content-Encoding: gzip, answers over 128 KiB)
+    // goes out as it is: workerd would otherwise compress it again.
+    const encodeBody = new Headers(res.headers).has('content-encoding') ? 'manual' : 'automatic';
+    return new Response(watch ? this.countedWatch(res.body) : res.body, { status: res.status, headers: res.headers, encodeBody });
   }
 
   // countedWatch passes a watch stream through and counts it while it is open,

@@ -7,6 +7,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"kubeplay/core/apierrors"
 	"kubeplay/core/clock"
@@ -24,8 +26,9 @@ type target struct {
 	namespace string // "" for cluster-scoped resources and all-namespace lists
 	name      string
 	sub       string
-	dryRun    bool  // dryRun=All: every stage but storage
-	rep       reply // how the request is answered
+	dryRun    bool   // dryRun=All: every stage but storage
+	manager   string // who writes, as managedFields names it
+	rep       reply  // how the request is answered
 }
 
 // serveResource routes a resource request to its verb.
@@ -49,9 +52,12 @@ func (s *Server) serveResource(w web.ResponseWriter, r *web.Request, info *Reque
 		writeStatus(w, st)
 		return
 	}
-	if t.dryRun, st = parseDryRun(r.URL.Query()["dryRun"], info.Verb); st != nil {
-		t.rep.writeStatus(w, st)
-		return
+	// A patch's options are read once its patch type is known.
+	if info.Verb != "patch" {
+		if st = t.parseWriteOptions(r, info.Verb, ""); st != nil {
+			t.rep.writeStatus(w, st)
+			return
+		}
 	}
 	var err error
 	switch info.Verb {
@@ -90,16 +96,100 @@ var optionsKinds = map[string]string{
 // storage); anything else is kube's 422 on the verb's options kind. Reads ignore it.
 func parseDryRun(values []string, verb string) (bool, *apierrors.Status) {
 	kind, write := optionsKinds[verb]
-	if !write || len(values) == 0 {
+	if !write {
 		return false, nil
 	}
+	if errs := validateDryRun(values); len(errs) > 0 {
+		return false, apierrors.NewInvalid("meta.k8s.io", kind, "", errs)
+	}
+	return len(values) > 0, nil
+}
+
+func validateDryRun(values []string) field.ErrorList {
 	for _, v := range values {
 		if v != "All" {
-			return false, apierrors.NewInvalid("meta.k8s.io", kind, "",
-				field.ErrorList{field.NotSupported(field.NewPath("dryRun"), values, []string{"All"})})
+			return field.ErrorList{field.NotSupported(field.NewPath("dryRun"), values, []string{"All"})}
 		}
 	}
-	return true, nil
+	return nil
+}
+
+// parseWriteOptions reads the query options of a write (patchType, for a
+// patch) into t — dryRun, and for a create, update or patch who writes:
+// fieldManager, else the user agent's first segment — and checks them as kube's
+// Validate{Create,Update,Patch}Options do, all problems in one 422. An apply
+// needs a fieldManager; force is for applies only. Reads ignore them.
+func (t *target) parseWriteOptions(r *web.Request, verb, patchType string) *apierrors.Status {
+	kind, write := optionsKinds[verb]
+	q := r.URL.Query()
+	switch {
+	case !write:
+		return nil
+	case kind == "DeleteOptions":
+		var st *apierrors.Status
+		t.dryRun, st = parseDryRun(q["dryRun"], verb)
+		return st
+	}
+	manager := q.Get("fieldManager")
+	var errs field.ErrorList
+	if verb == "patch" {
+		_, force := param(q, "force")
+		switch {
+		case isApply(patchType) && manager == "":
+			errs = append(errs, field.Required(field.NewPath("fieldManager"), "is required for apply patch"))
+		case !isApply(patchType) && force:
+			errs = append(errs, field.Forbidden(field.NewPath("force"), "may not be specified for non-apply patch"))
+		}
+	}
+	errs = append(errs, validateFieldManager(manager)...)
+	errs = append(errs, validateDryRun(q["dryRun"])...)
+	if len(errs) > 0 {
+		return apierrors.NewInvalid("meta.k8s.io", kind, "", errs)
+	}
+	t.dryRun = len(q["dryRun"]) > 0
+	t.manager = manager
+	if manager == "" {
+		t.manager = userAgentManager(r.UserAgent())
+	}
+	return nil
+}
+
+// fieldManagerMaxLength is kube's limit on a field manager's name.
+const fieldManagerMaxLength = 128
+
+// validateFieldManager checks a fieldManager as kube does: at most 128 bytes,
+// printable characters only.
+func validateFieldManager(manager string) field.ErrorList {
+	var errs field.ErrorList
+	path := field.NewPath("fieldManager")
+	if len(manager) > fieldManagerMaxLength {
+		errs = append(errs, field.TooLong(path, fieldManagerMaxLength))
+	}
+	for i, r := range manager {
+		if !unicode.IsPrint(r) {
+			errs = append(errs, field.Invalid(path, manager, fmt.Sprintf("invalid character %#U (at position %d)", r, i)))
+		}
+	}
+	return errs
+}
+
+// userAgentManager is the manager a write without fieldManager is recorded
+// under: its user agent up to the first "/", without unprintable characters,
+// cut to kube's limit ("kubectl" for kubectl, "Go-http-client" for Go's
+// default).
+func userAgentManager(userAgent string) string {
+	prefix, _, _ := strings.Cut(userAgent, "/")
+	var b strings.Builder
+	for _, r := range prefix {
+		if !unicode.IsPrint(r) {
+			continue
+		}
+		if b.Len()+utf8.RuneLen(r) > fieldManagerMaxLength {
+			break
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // resolve finds the resource and the methods its path allows.

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"kubeplay/core/apierrors"
+	"kubeplay/core/apply"
 	"kubeplay/core/auth"
 	"kubeplay/core/clock"
 	"kubeplay/core/controllers"
@@ -71,6 +72,7 @@ type Server struct {
 	store    *storage.Store
 	registry *schema.Registry
 	objects  *registry.Store
+	fields   apply.FieldManager // managedFields, server-side apply
 	handler  web.Handler
 	items    itemCache
 
@@ -115,7 +117,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.store = store
 	s.ctx, s.cancel = context.WithCancel(context.Background())
-	s.objects = registry.NewStore(store, s.registry, cfg.Clock)
+	s.objects = registry.NewStore(store, s.registry, cfg.Clock, s.fields)
 	if err := s.objects.CreateSystemNamespaces(); err != nil {
 		store.Close()
 		return nil, err

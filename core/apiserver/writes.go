@@ -33,7 +33,7 @@ func checkObjectNamespace(obj object.Object, t target) error {
 
 // registryTarget is what the registry is asked to write.
 func (t target) registryTarget() registry.Target {
-	return registry.Target{Res: t.res, Namespace: t.namespace, Name: t.name, Sub: t.sub, DryRun: t.dryRun}
+	return registry.Target{Res: t.res, Namespace: t.namespace, Name: t.name, Sub: t.sub, DryRun: t.dryRun, Manager: t.manager}
 }
 
 func (s *Server) create(w web.ResponseWriter, r *web.Request, t target) error {
@@ -81,24 +81,30 @@ func updatedCode(created bool) int {
 }
 
 // patch has the registry update the object with the mechanism of the patch's
-// type (core/patch), then checks the patched object's namespace and name as
-// kube's patch handler does.
+// type (core/patch; server-side apply in core/apply), then checks the patched
+// object's namespace and name as kube's patch handler does.
 func (s *Server) patch(w web.ResponseWriter, r *web.Request, t target) error {
 	res := t.answerResource()
 	pt, err := patch.ParseType(r.Header.Get("Content-Type"), protobufServed(t.res))
 	if err != nil {
 		return err
 	}
+	if st := t.parseWriteOptions(r, "patch", string(pt)); st != nil {
+		return st
+	}
+	if pt == patch.ApplyYAML || pt == patch.ApplyCBOR {
+		return s.apply(w, r, t, string(pt))
+	}
 	body, err := readBody(r)
 	if err != nil {
 		return err
 	}
-	apply := patch.New(pt, body, res.APIVersion(), res.Kind)
+	mechanism := patch.New(pt, body, res.APIVersion(), res.Kind)
 	stored, created, err := s.objects.Update(t.registryTarget(), func(old object.Object) (object.Object, error) {
 		if old == nil {
 			return nil, apierrors.NewNotFound(t.res.Group, t.res.Plural, t.name)
 		}
-		patched, err := apply(old)
+		patched, err := mechanism(old)
 		if err != nil {
 			return nil, err
 		}

@@ -217,18 +217,18 @@ func toCBORValue(v any) (any, error) {
 	return v, nil
 }
 
-// errNotCBORObject is returned for a CBOR document that is not a map.
+// errNotCBORObject is returned for a CBOR document that is null.
 var errNotCBORObject = errors.New("the CBOR document is not a map")
 
 // DecodeCBOR reads one CBOR document (with or without the self-described tag)
-// into core/object's form, numbers as json.Number. Trailing bytes are an error.
+// into core/object's form, numbers as json.Number. A document that is not a
+// map is an error worded as kube's (the CBOR library's); so are trailing bytes.
 func DecodeCBOR(data []byte) (map[string]any, error) {
-	var v any
-	if err := cborDecode().Unmarshal(data, &v); err != nil {
+	var m map[string]any
+	if err := cborDecode().Unmarshal(data, &m); err != nil {
 		return nil, err
 	}
-	m, ok := v.(map[string]any)
-	if !ok {
+	if m == nil {
 		return nil, errNotCBORObject
 	}
 	out, err := fromCBORValue(m)

@@ -77,13 +77,19 @@ var metadataOrder = []string{
 	"labels", "annotations", "ownerReferences", "finalizers", "managedFields",
 }
 
-var metadataRank = func() map[string]int {
-	m := make(map[string]int, len(metadataOrder))
-	for i, k := range metadataOrder {
+// managedFieldsEntryOrder is ManagedFieldsEntry's field order in kube-apiserver's JSON.
+var managedFieldsEntryOrder = []string{"manager", "operation", "apiVersion", "time", "fieldsType", "fieldsV1", "subresource"}
+
+var metadataRank, managedFieldsEntryRank = rank(metadataOrder), rank(managedFieldsEntryOrder)
+
+// rank numbers a field order.
+func rank(order []string) map[string]int {
+	m := make(map[string]int, len(order))
+	for i, k := range order {
 		m[k] = i
 	}
 	return m
-}()
+}
 
 // Encode writes obj as JSON without kind and apiVersion: metadata first in
 // ObjectMeta's order, then the other fields by name. This is the stored form.
@@ -96,7 +102,7 @@ func Encode(obj Object) ([]byte, error) {
 	if md, ok := obj["metadata"]; ok {
 		b = append(b, `"metadata":`...)
 		if m, ok := md.(map[string]any); ok {
-			b, err = appendOrdered(b, m)
+			b, err = appendMetadata(b, m)
 		} else {
 			b, err = appendValue(b, md)
 		}
@@ -122,12 +128,50 @@ func Encode(obj Object) ([]byte, error) {
 	return append(b, '}'), nil
 }
 
-// appendOrdered writes metadata with ObjectMeta's fields in their order first.
-func appendOrdered(b []byte, m map[string]any) ([]byte, error) {
+// appendMetadata writes metadata with ObjectMeta's fields in their order first,
+// and each managedFields entry's in ManagedFieldsEntry's.
+func appendMetadata(b []byte, m map[string]any) ([]byte, error) {
+	b = append(b, '{')
+	var err error
+	for i, k := range orderedKeys(m, metadataRank) {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = AppendString(b, k)
+		b = append(b, ':')
+		entries, ok := m[k].([]any)
+		if k != "managedFields" || !ok {
+			if b, err = appendValue(b, m[k]); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		b = append(b, '[')
+		for j, e := range entries {
+			if j > 0 {
+				b = append(b, ',')
+			}
+			if entry, ok := e.(map[string]any); ok {
+				b, err = appendMap(b, entry, orderedKeys(entry, managedFieldsEntryRank))
+			} else {
+				b, err = appendValue(b, e)
+			}
+			if err != nil {
+				return nil, err
+			}
+		}
+		b = append(b, ']')
+	}
+	return append(b, '}'), nil
+}
+
+// orderedKeys are m's keys with those rank orders first, in its order, then
+// the others by name.
+func orderedKeys(m map[string]any, rank map[string]int) []string {
 	keys := sortedKeys(m)
 	sort.SliceStable(keys, func(i, j int) bool {
-		ri, iok := metadataRank[keys[i]]
-		rj, jok := metadataRank[keys[j]]
+		ri, iok := rank[keys[i]]
+		rj, jok := rank[keys[j]]
 		switch {
 		case iok && jok:
 			return ri < rj
@@ -136,7 +180,7 @@ func appendOrdered(b []byte, m map[string]any) ([]byte, error) {
 		}
 		return false
 	})
-	return appendMap(b, m, keys)
+	return keys
 }
 
 func appendMap(b []byte, m map[string]any, keys []string) ([]byte, error) {

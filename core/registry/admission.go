@@ -100,7 +100,7 @@ func (s *Store) CreateSystemNamespaces() error {
 			continue
 		}
 		obj := object.Object{"metadata": map[string]any{"name": name}}
-		if _, err := s.Create(Target{Res: res}, obj); err != nil && !apierrors.HasCode(err, 409) {
+		if _, err := s.Create(Target{Res: res, Manager: "kube-apiserver"}, obj); err != nil && !apierrors.HasCode(err, 409) {
 			return err
 		}
 	}

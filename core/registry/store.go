@@ -6,8 +6,9 @@
 // change, what deleting does), and admission plugins that judge a write against
 // the rest of the cluster (NamespaceLifecycle). PUT, every PATCH and apply share
 // one update path (Update with an UpdatedObjectInfo), so they share admission,
-// validation and conflict handling. core/apiserver decodes a request, calls the
-// Store and writes the answer.
+// validation and conflict handling. Every create and update is recorded in
+// metadata.managedFields by a FieldManager (core/apply's). core/apiserver
+// decodes a request, calls the Store and writes the answer.
 package registry
 
 import (
@@ -19,6 +20,7 @@ import (
 
 	"kubeplay/core/apierrors"
 	"kubeplay/core/clock"
+	"kubeplay/core/field"
 	"kubeplay/core/object"
 	"kubeplay/core/schema"
 	"kubeplay/core/storage"
@@ -29,12 +31,22 @@ type Store struct {
 	storage   *storage.Store
 	schema    *schema.Registry
 	clock     clock.Clock
+	fields    FieldManager
 	admission []Admission
 }
 
-// NewStore is the registry over st, serving the resources of reg.
-func NewStore(st *storage.Store, reg *schema.Registry, clk clock.Clock) *Store {
-	s := &Store{storage: st, schema: reg, clock: clk}
+// FieldManager keeps metadata.managedFields as kube's field manager does.
+type FieldManager interface {
+	// Update records in obj's managedFields what manager's write to res
+	// (through subresource sub, at now) changes from old (nil for a new
+	// object), and returns obj.
+	Update(res *schema.Resource, sub, manager string, now time.Time, old, obj object.Object) object.Object
+}
+
+// NewStore is the registry over st, serving the resources of reg, recording
+// writes with fields (nil: no managedFields).
+func NewStore(st *storage.Store, reg *schema.Registry, clk clock.Clock, fields FieldManager) *Store {
+	s := &Store{storage: st, schema: reg, clock: clk, fields: fields}
 	// In the order of kube's admission chain.
 	s.admission = []Admission{newNamespaceLifecycle(s), serviceAccountAdmission{}, nodeTaintAdmission{}, priorityAdmission{}, tolerationAdmission{}}
 	return s
@@ -49,6 +61,13 @@ type Target struct {
 	// DryRun runs every stage of the write but storage (dryRun=All): no revision,
 	// no event, no journal entry.
 	DryRun bool
+	// Manager is who writes, as metadata.managedFields names it: the request's
+	// fieldManager, else its user agent's first segment.
+	Manager string
+	// Apply: the write is a server-side apply, whose UpdatedObjectInfo keeps
+	// managedFields itself; it creates a missing object whatever the kind's
+	// CreateOnUpdate.
+	Apply bool
 }
 
 func (t Target) key() string { return Key(t.Res, t.Namespace, t.Name) }
@@ -108,8 +127,9 @@ func (s *Store) mutate(t Target, fn storage.MutateFunc) ([]byte, error) {
 }
 
 // prepareNew turns a new object into the one to store, in kube's order: its
-// name (from generateName), the kind's defaults and conversions, admission,
-// what the kind sets on create, validation, and the fields the server owns.
+// name (from generateName), the kind's defaults and conversions, the write
+// recorded in managedFields (unless an apply did), admission, what the kind sets
+// on create, validation, and the fields the server owns.
 func (s *Store) prepareNew(st Strategy, t Target, obj object.Object) error {
 	meta := object.Meta(obj)
 	name, _ := meta["name"].(string)
@@ -120,6 +140,9 @@ func (s *Store) prepareNew(st Strategy, t Target, obj object.Object) error {
 		}
 	}
 	st.Canonicalize(obj)
+	if !t.Apply {
+		s.recordFields(t, nil, obj)
+	}
 	t.Name = name
 	if err := s.admit(Create, t, obj, nil); err != nil {
 		return err
@@ -184,7 +207,7 @@ func (s *Store) update(t Target, info UpdatedObjectInfo) ([]byte, bool, error) {
 	stored, err := s.mutate(t, func(cur []byte, rev int64) (storage.Change, error) {
 		created = false
 		if cur == nil {
-			if !t.Res.CreateOnUpdate || t.Sub != "" {
+			if !(t.Res.CreateOnUpdate || t.Apply) || t.Sub != "" {
 				return storage.Change{}, apierrors.NewNotFound(t.Res.Group, t.Res.Plural, t.Name)
 			}
 			obj, err := info(nil)
@@ -214,8 +237,16 @@ func (s *Store) update(t Target, info UpdatedObjectInfo) ([]byte, bool, error) {
 		if rv, _ := meta["resourceVersion"].(string); rv != "" && rv != oldRV {
 			return storage.Change{}, apierrors.NewConflict(t.Res.Group, t.Res.Plural, t.Name, apierrors.ConflictModified)
 		}
+		if uid, _ := meta["uid"].(string); uid != "" && uid != oldMeta["uid"] {
+			// kube validates the metadata update twice: the cause comes twice.
+			immutable := field.Invalid(field.NewPath("metadata", "uid"), uid, "field is immutable")
+			return storage.Change{}, apierrors.NewInvalid(t.Res.Group, t.Res.Kind, t.Name, field.ErrorList{immutable, immutable})
+		}
 		obj = st.PrepareForUpdate(obj, old, t.Sub)
 		keepServerFields(obj, old, t.Res)
+		if !t.Apply {
+			s.recordFields(t, old, obj)
+		}
 		if err := s.admit(Update, t, obj, old); err != nil {
 			return storage.Change{}, err
 		}
@@ -240,6 +271,14 @@ func (s *Store) update(t Target, info UpdatedObjectInfo) ([]byte, bool, error) {
 		return ch, err
 	})
 	return stored, created, err
+}
+
+// recordFields records t's write from old (nil for a new object) to obj in
+// obj's managedFields.
+func (s *Store) recordFields(t Target, old, obj object.Object) {
+	if s.fields != nil {
+		s.fields.Update(t.Res, t.Sub, t.Manager, s.clock.Now(), old, obj)
+	}
 }
 
 // keepServerFields carries over the metadata only the server writes.

@@ -104,11 +104,18 @@ func (s resourceStrategy) PrepareForUpdate(obj, old object.Object, sub string) o
 	case sub == "status":
 		out := object.DeepCopy(old)
 		setOrDelete(out, "status", obj)
+		keepManagedFields(out, obj)
 		return out
 	case s.res.Sub("status") != nil:
 		setOrDelete(obj, "status", old)
 	}
 	return obj
+}
+
+// keepManagedFields gives a subresource's result the managedFields of the
+// object written (an apply's), as kube's status strategies keep them.
+func keepManagedFields(out, obj object.Object) {
+	setOrDelete(object.Meta(out), "managedFields", object.Meta(obj))
 }
 
 // setOrDelete sets dst's field to src's, or removes it when src has none.
@@ -195,6 +202,7 @@ func (s namespaceStrategy) PrepareForUpdate(obj, old object.Object, sub string) 
 		return obj
 	}
 	out := object.DeepCopy(old)
+	keepManagedFields(out, obj)
 	spec, _ := out["spec"].(map[string]any)
 	if spec == nil {
 		spec = map[string]any{}

@@ -1,5 +1,6 @@
 // response.js — the response view: status line, timing, headers, body (pretty
-// and highlighted, or raw), Status errors and Tables rendered visibly. Bodies
+// and highlighted, or raw), Status errors and Tables rendered visibly, an
+// object's managedFields folded out of its body and shown by manager. Bodies
 // are shown while they stream (watches). Binary bodies (Kubernetes protobuf,
 // CBOR, their watch streams) are shown as a hex dump and, decoded by the
 // target's POST /debug/kubeplay/decode, as JSON.
@@ -7,6 +8,7 @@
 import { apiFetch } from './api.js';
 import { h, mount } from './dom.js';
 import { highlightJson, highlightYaml, hexDump } from './highlight.js';
+import { managedFieldsOf, groupByManager, describeEntry, foldManagedFields } from './managedfields.js';
 
 export const STATUS_TEXT = {
   100: 'Continue', 101: 'Switching Protocols', 200: 'OK', 201: 'Created', 202: 'Accepted', 204: 'No Content',
@@ -52,6 +54,7 @@ export function createResponseView() {
   const headersDetails = h('details', { class: 'resp-headers' }, h('summary', {}, 'Headers'), headersEl);
   const errorEl = h('div', { class: 'status-error', testid: 'response-status-error', hidden: true });
   const tableEl = h('div', { class: 'table-view', hidden: true });
+  const managedEl = h('details', { class: 'managed-fields', testid: 'response-managed-fields', hidden: true });
   const decodedEl = h('pre', { class: 'code-view', testid: 'response-decoded', hidden: true });
   const bodyEl = h('pre', { class: 'code-view', testid: 'response-body' });
   const root = h(
@@ -61,6 +64,7 @@ export function createResponseView() {
     headersDetails,
     errorEl,
     tableEl,
+    managedEl,
     decodedEl,
     bodyEl,
   );
@@ -80,6 +84,7 @@ export function createResponseView() {
     generation++;
     errorEl.hidden = true;
     tableEl.hidden = true;
+    managedEl.hidden = true;
     decodedEl.hidden = true;
     mount(bodyEl);
     sizeEl.textContent = '';
@@ -159,6 +164,7 @@ export function createResponseView() {
     const all = bytes();
     errorEl.hidden = true;
     tableEl.hidden = true;
+    managedEl.hidden = true;
     bodyEl.classList.toggle('hex', !isTexty(contentType));
     if (!isTexty(contentType)) {
       bodyEl.textContent = size ? `${contentType} — ${formatSize(size)} binary\n\n${hexDump(all)}` : '';
@@ -171,7 +177,10 @@ export function createResponseView() {
       const p = prettyJson(text);
       value = p.value;
       if (rawBox.checked || !p.ok) bodyEl.textContent = text;
-      else bodyEl.innerHTML = highlightJson(p.text);
+      else if (managedFieldsOf(value).length) {
+        showManagedFields(managedFieldsOf(value));
+        bodyEl.innerHTML = highlightJson(JSON.stringify(foldManagedFields(value), null, 2));
+      } else bodyEl.innerHTML = highlightJson(p.text);
     } else if (/yaml/i.test(contentType)) {
       if (rawBox.checked) bodyEl.textContent = text;
       else bodyEl.innerHTML = highlightYaml(text);
@@ -206,6 +215,23 @@ export function createResponseView() {
     json.innerHTML = highlightJson(JSON.stringify(value, null, 2));
     mount(decodedEl, h('span', { class: 'decoded-note' }, `decoded from ${ct}:`), '\n', json);
     if (value && value.kind === 'Status' && value.status === 'Failure') showStatusError(value);
+  }
+
+  // showManagedFields lists who owns which fields: one entry per manager,
+  // folded, with each of its operations and the field paths it owns.
+  function showManagedFields(entries) {
+    const groups = groupByManager(entries);
+    mount(
+      managedEl,
+      h('summary', {}, `managedFields: ${groups.length} ${groups.length === 1 ? 'manager' : 'managers'} (${groups.map((g) => g.manager).join(', ')})`),
+      groups.map((g) => h(
+        'details',
+        { class: 'mf-manager', testid: 'managed-by', dataset: { manager: g.manager } },
+        h('summary', {}, h('strong', {}, g.manager), ' — ', g.entries.map(describeEntry).join('; ')),
+        g.entries.map((e) => h('ul', { class: 'mf-paths' }, e.paths.map((p) => h('li', {}, p)))),
+      )),
+    );
+    managedEl.hidden = false;
   }
 
   function showStatusError(s) {

@@ -380,6 +380,38 @@ test('PLAY-3 K8S-ENC-3: a protobuf answer is shown decoded as JSON and as hex; a
   await page.close();
 });
 
+test('PLAY-3 K8S-WRITE-2: the example server-side apply works; managedFields are shown folded by manager; a conflict shows its causes', async () => {
+  const page = await openPlayground();
+  await page.selectOption('[data-testid="template-select"]', 'apply-configmap');
+  await page.click('[data-testid="send"]');
+  await page.waitForSelector('[data-testid="response-status"][data-status="201"]', { timeout: 10000 });
+  const managed = await page.waitForSelector('[data-testid="response-managed-fields"]:not([hidden])');
+  assert.match(await managed.innerText(), /managedFields: 1 manager \(playground\)/);
+  await managed.click();
+  await page.click('[data-testid="managed-by"][data-manager="playground"] summary');
+  const entry = await page.innerText('[data-testid="managed-by"][data-manager="playground"]');
+  assert.match(entry, /playground — Apply · v1 · \d{4}-\d\d-\d\dT/);
+  assert.match(entry, /\.data\.greeting/);
+  assert.match(entry, /\.metadata\.labels\.app/);
+  const body = await page.innerText('[data-testid="response-body"]');
+  assert.match(body, /"managedFields": "… 1 entry of 1 manager, shown by manager above/);
+  assert.match(body, /"greeting": "applied"/);
+  await page.screenshot({ path: join(artifacts, 'apply-managed-fields.png'), fullPage: true });
+
+  // Another manager's different value conflicts.
+  await page.evaluate(() => window.kubeplayUI.builder.setSpec({
+    method: 'PATCH', path: '/api/v1/namespaces/default/configmaps/demo', params: [['fieldManager', 'someone-else']],
+    headers: [['Content-Type', 'application/apply-patch+yaml']],
+    body: 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: demo\ndata:\n  greeting: mine\n', bodyMode: 'yaml',
+  }));
+  await page.click('[data-testid="send"]');
+  await page.waitForSelector('[data-testid="response-status"][data-status="409"]', { timeout: 10000 });
+  const conflict = await page.innerText('[data-testid="response-status-error"]');
+  assert.match(conflict, /Apply failed with 1 conflict: conflict with "playground": \.data\.greeting/);
+  assert.match(conflict, /\.data\.greeting: conflict with "playground"/);
+  await page.close();
+});
+
 // serveOn serves handler on another port of 127.0.0.1, i.e. another origin than
 // the playground's; resolves {url, close}.
 function serveOn(handler) {

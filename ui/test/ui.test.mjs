@@ -167,3 +167,29 @@ test('WatchSession: a refused watch (400) stops', async () => {
   await s.start();
   assert.equal(s.state, 'failed');
 });
+
+test('managedFields: fieldsV1 as field paths, entries by manager, folded out of the body', async () => {
+  const { fieldsV1Paths, groupByManager, foldManagedFields, describeEntry, managedFieldsOf } = await import('../src/managedfields.js');
+  assert.deepEqual(fieldsV1Paths({ 'f:data': { '.': {}, 'f:a': {}, 'f:b': {} }, 'f:metadata': { 'f:labels': { 'f:app': {} } } }),
+    ['.data', '.data.a', '.data.b', '.metadata.labels.app']);
+  assert.deepEqual(fieldsV1Paths({ 'f:spec': { 'f:containers': { 'k:{"name":"web"}': { '.': {}, 'f:image': {} } }, 'f:ports': { 'k:{"protocol":"TCP","port":80}': {} } } }),
+    ['.spec.containers[name="web"]', '.spec.containers[name="web"].image', '.spec.ports[port=80,protocol="TCP"]']);
+  assert.deepEqual(fieldsV1Paths({ 'f:finalizers': { 'v:"a"': {} } }), ['.finalizers[="a"]']);
+  const entries = [
+    { manager: 'alice', operation: 'Apply', apiVersion: 'v1', time: '2026-01-02T03:04:05Z', fieldsType: 'FieldsV1', fieldsV1: { 'f:data': { 'f:a': {} } } },
+    { manager: 'kubectl', operation: 'Update', apiVersion: 'v1', subresource: 'status', fieldsV1: { 'f:status': { 'f:phase': {} } } },
+    { manager: 'alice', operation: 'Update', apiVersion: 'v1', fieldsV1: { 'f:data': { 'f:b': {} } } },
+  ];
+  const obj = { kind: 'ConfigMap', metadata: { name: 'c', managedFields: entries }, data: { a: '1' } };
+  assert.equal(managedFieldsOf(obj).length, 3);
+  assert.deepEqual(managedFieldsOf({ kind: 'ConfigMapList', items: [] }), []);
+  const groups = groupByManager(entries);
+  assert.deepEqual(groups.map((g) => [g.manager, g.entries.map((e) => e.operation)]), [['alice', ['Apply', 'Update']], ['kubectl', ['Update']]]);
+  assert.deepEqual(groups[0].entries.map((e) => e.paths), [['.data.a'], ['.data.b']]);
+  assert.equal(describeEntry(groups[0].entries[0]), 'Apply · v1 · 2026-01-02T03:04:05Z');
+  assert.equal(describeEntry(groups[1].entries[0]), 'Update · v1 · subresource status');
+  const folded = foldManagedFields(obj);
+  assert.match(folded.metadata.managedFields, /^… 3 entries of 2 managers/);
+  assert.equal(folded.metadata.name, 'c');
+  assert.equal(obj.metadata.managedFields, entries, 'the object itself is left as it was');
+});

@@ -1,0 +1,3 @@
+module github.com/json-iterator/go
+
+go 1.22
