@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"strconv"
 	"strings"
 
 	"kubeplay/core/apierrors"
 	"kubeplay/core/clock"
 	"kubeplay/core/field"
+	"kubeplay/core/fieldvalidation"
 	"kubeplay/core/object"
 	"kubeplay/core/registry"
 	"kubeplay/core/schema"
@@ -26,6 +28,8 @@ type target struct {
 	sub       string
 	dryRun    bool  // dryRun=All: every stage but storage
 	rep       reply // how the request is answered
+	// validation is what becomes of unknown and duplicate fields in the body.
+	validation fieldvalidation.Directive
 }
 
 // serveResource routes a resource request to its verb.
@@ -49,7 +53,7 @@ func (s *Server) serveResource(w web.ResponseWriter, r *web.Request, info *Reque
 		writeStatus(w, st)
 		return
 	}
-	if t.dryRun, st = parseDryRun(r.URL.Query()["dryRun"], info.Verb); st != nil {
+	if t.dryRun, t.validation, st = parseWriteOptions(r.URL.Query(), info.Verb); st != nil {
 		t.rep.writeStatus(w, st)
 		return
 	}
@@ -86,20 +90,50 @@ var optionsKinds = map[string]string{
 	"delete": "DeleteOptions", "deletecollection": "DeleteOptions",
 }
 
-// parseDryRun reads a write's dryRun values: none, or "All" (every stage but
-// storage); anything else is kube's 422 on the verb's options kind. Reads ignore it.
-func parseDryRun(values []string, verb string) (bool, *apierrors.Status) {
+// parseWriteOptions reads a write's query options that kube validates
+// together: dryRun (none, or "All": every stage but storage) and, for a
+// create, update or patch, fieldValidation. Invalid values are kube's 422 on
+// the verb's options kind. Reads ignore them.
+func parseWriteOptions(q url.Values, verb string) (bool, fieldvalidation.Directive, *apierrors.Status) {
 	kind, write := optionsKinds[verb]
-	if !write || len(values) == 0 {
-		return false, nil
+	if !write {
+		return false, fieldvalidation.Ignore, nil
 	}
-	for _, v := range values {
-		if v != "All" {
-			return false, apierrors.NewInvalid("meta.k8s.io", kind, "",
-				field.ErrorList{field.NotSupported(field.NewPath("dryRun"), values, []string{"All"})})
+	var errs field.ErrorList
+	dry, err := checkDryRun(q["dryRun"])
+	if err != nil {
+		errs = append(errs, err)
+	}
+	validation := fieldvalidation.Ignore
+	if kind != "DeleteOptions" {
+		if validation, err = fieldvalidation.Parse(q.Get("fieldValidation")); err != nil {
+			errs = append(errs, err)
 		}
 	}
-	return true, nil
+	if len(errs) > 0 {
+		return false, validation, apierrors.NewInvalid("meta.k8s.io", kind, "", errs)
+	}
+	return dry, validation, nil
+}
+
+// parseDryRun reads the dryRun values of a write's options (a delete's body)
+// as parseWriteOptions does.
+func parseDryRun(values []string, verb string) (bool, *apierrors.Status) {
+	dry, err := checkDryRun(values)
+	if err != nil {
+		return false, apierrors.NewInvalid("meta.k8s.io", optionsKinds[verb], "", field.ErrorList{err})
+	}
+	return dry, nil
+}
+
+// checkDryRun reads dryRun values: none, or "All".
+func checkDryRun(values []string) (bool, *field.Error) {
+	for _, v := range values {
+		if v != "All" {
+			return false, field.NotSupported(field.NewPath("dryRun"), values, []string{"All"})
+		}
+	}
+	return len(values) > 0, nil
 }
 
 // resolve finds the resource and the methods its path allows.
@@ -308,14 +342,15 @@ func readBody(r *web.Request) ([]byte, error) {
 	return b, nil
 }
 
-// readObject reads and decodes the object of a create or update, checking that
-// it is of the resource's kind and apiVersion (defaulting them when absent).
-func readObject(r *web.Request, res *schema.Resource) (object.Object, error) {
+// readObject reads and decodes the object of a create or update (with its
+// field validation), checking that it is of the resource's kind and
+// apiVersion (defaulting them when absent).
+func readObject(r *web.Request, res *schema.Resource, validation fieldvalidation.Directive) (object.Object, error) {
 	body, err := readBody(r)
 	if err != nil {
 		return nil, err
 	}
-	obj, err := decodeBody(r, res, body)
+	obj, err := decodeBody(r, res, body, validation)
 	if err != nil {
 		return nil, err
 	}

@@ -24,6 +24,7 @@ import (
 	"kubeplay/core/registry"
 	"kubeplay/core/schema"
 	"kubeplay/core/storage"
+	"kubeplay/core/warning"
 	"kubeplay/core/web"
 )
 
@@ -151,6 +152,7 @@ func (s *Server) buildChain() web.Handler {
 		h = s.cfg.Filters[i](h)
 	}
 	h = withMaxBody(h, s.cfg.MaxRequestBytes)
+	h = warning.Filter(h)
 	h = withStandardHeaders(h)
 	if s.cfg.Logf != nil {
 		h = withRequestLog(h, s.cfg.Logf, s.cfg.Clock)

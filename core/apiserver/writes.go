@@ -2,8 +2,10 @@ package apiserver
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 
 	"kubeplay/core/apierrors"
@@ -38,7 +40,7 @@ func (t target) registryTarget() registry.Target {
 }
 
 func (s *Server) create(w web.ResponseWriter, r *web.Request, t target) error {
-	obj, err := readObject(r, t.res)
+	obj, err := readObject(r, t.res, t.validation)
 	if err != nil {
 		return err
 	}
@@ -54,7 +56,7 @@ func (s *Server) create(w web.ResponseWriter, r *web.Request, t target) error {
 }
 
 func (s *Server) update(w web.ResponseWriter, r *web.Request, t target) error {
-	obj, err := readObject(r, t.res)
+	obj, err := readObject(r, t.res, t.validation)
 	if err != nil {
 		return err
 	}
@@ -101,6 +103,12 @@ func (s *Server) patch(w web.ResponseWriter, r *web.Request, t target) error {
 	if err := json.Unmarshal(body, &check); err != nil {
 		return apierrors.NewBadRequest(fmt.Sprintf("error decoding patch: %v", err))
 	}
+	// With Warn or Strict, kube reads the patch strictly too: its keys given
+	// twice count with the fields of the patched object.
+	var patchErrs []error
+	if t.validation.Checks() {
+		patchErrs = protobuf.DuplicateJSONFields(body)
+	}
 	var p any
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
@@ -117,7 +125,7 @@ func (s *Server) patch(w web.ResponseWriter, r *web.Request, t target) error {
 		if !ok {
 			return nil, apierrors.NewBadRequest("the patch does not describe an object")
 		}
-		if patched, err = decodePatched(t.res, patched); err != nil {
+		if patched, err = decodePatched(r.Context(), t, patched, patchErrs); err != nil {
 			return nil, err
 		}
 		if object.MetaString(patched, "name") != t.name {
@@ -134,8 +142,11 @@ func (s *Server) patch(w web.ResponseWriter, r *web.Request, t target) error {
 
 // decodePatched reads a patched object into its kind's Go type as kube does:
 // from its JSON (keys sorted, as the merge patch library writes it), an error
-// being an invalid patch that shows that JSON.
-func decodePatched(res *schema.Resource, patched object.Object) (object.Object, error) {
+// being an invalid patch that shows that JSON. Then the target's field
+// validation judges the unknown and duplicate fields of the patch and the
+// patched object.
+func decodePatched(ctx context.Context, t target, patched object.Object, patchErrs []error) (object.Object, error) {
+	res := t.res
 	if !protobufServed(res) {
 		return patched, nil
 	}
@@ -143,9 +154,18 @@ func decodePatched(res *schema.Resource, patched object.Object) (object.Object, 
 	if err != nil {
 		return nil, apierrors.NewInternal(err)
 	}
+	invalid := func(err error) error {
+		return apierrors.NewInvalid("", "", "", field.ErrorList{field.Invalid(field.NewPath("patch"), string(doc), err.Error())})
+	}
 	obj, err := protobuf.DecodeJSON(res.APIVersion(), res.Kind, doc)
 	if err != nil {
-		return nil, apierrors.NewInvalid("", "", "", field.ErrorList{field.Invalid(field.NewPath("patch"), string(doc), err.Error())})
+		return nil, invalid(err)
+	}
+	if t.validation.Checks() {
+		errs := append(slices.Clone(patchErrs), protobuf.StrictJSON(res.APIVersion(), res.Kind, doc)...)
+		if err := t.validation.Apply(ctx, errs); err != nil {
+			return nil, invalid(err)
+		}
 	}
 	return obj, nil
 }

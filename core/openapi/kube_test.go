@@ -3,16 +3,16 @@ package openapi_test
 import (
 	"bytes"
 	"crypto/sha256"
-	"crypto/tls"
 	"encoding/hex"
 	"encoding/json"
-	"io"
 	"net/http"
 	"net/url"
 	"os"
 	"strings"
 	"testing"
 	"time"
+
+	"kubeplay/internal/refapi"
 )
 
 // Kube's answers to OpenAPI requests and the documents' contents, recorded from
@@ -188,38 +188,12 @@ func documentParts(doc map[string]any) map[string]map[string]any {
 }
 
 // TestRecordKubeOpenAPI records kube's answers and document digests from a
-// running kube-apiserver: KUBEPLAY_REFAPI=https://127.0.0.1:PORT (with
-// KUBEPLAY_REFAPI_TOKEN, default the refapi kit's token). It covers what
-// kubeplay's documents hold, so record again when they change.
+// running kube-apiserver (see internal/refapi). It covers what kubeplay's
+// documents hold, so record again when they change.
 func TestRecordKubeOpenAPI(t *testing.T) {
-	base := os.Getenv("KUBEPLAY_REFAPI")
-	if base == "" {
-		t.Skip("set KUBEPLAY_REFAPI to a kube-apiserver to record its answers")
-	}
-	token := os.Getenv("KUBEPLAY_REFAPI_TOKEN")
-	if token == "" {
-		token = "refapi-admin-token"
-	}
-	client := &http.Client{
-		Transport:     &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}, DisableCompression: true},
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-	}
+	kube := refapi.Connect(t)
 	get := func(method, path string, header map[string]string) (*http.Response, []byte) {
-		req, err := http.NewRequest(method, base+path, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		req.Header.Set("Authorization", "Bearer "+token)
-		for k, v := range header {
-			req.Header.Set(k, v)
-		}
-		res, err := client.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer res.Body.Close()
-		body, _ := io.ReadAll(res.Body)
-		return res, body
+		return kube.Do(method, path, header, nil)
 	}
 	_, idx := get("GET", "/openapi/v3", nil)
 	var index struct {
