@@ -380,6 +380,31 @@ test('PLAY-3 K8S-ENC-3: a protobuf answer is shown decoded as JSON and as hex; a
   await page.close();
 });
 
+test('PLAY-3 K8S-WRITE-4: the server\'s warnings reach the page through the worker and show as kubectl prints them', async () => {
+  const page = await openPlayground();
+  // YAML, as a user types it (the page sends it as JSON), with unknown fields.
+  await page.evaluate((path) => window.kubeplayUI.builder.setSpec({
+    method: 'POST', path, bodyMode: 'yaml',
+    body: 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: warned\n  foo: 1\ndata:\n  a: "1"\nbogus: "a, b"\n',
+  }), CMS);
+  await page.click('[data-testid="send"]');
+  await page.waitForSelector('[data-testid="response-status"][data-status="201"]', { timeout: 10000 });
+  // Two Warning headers, which fetch joins into one: two lines.
+  assert.equal(await page.innerText('[data-testid="response-warnings"]'),
+    'Warning: unknown field "metadata.foo"\nWarning: unknown field "bogus"');
+  // With Strict: a 400 naming them all, and no warnings.
+  await page.evaluate((path) => window.kubeplayUI.builder.setSpec({
+    method: 'POST', path: path + '?fieldValidation=Strict', body: '{"metadata":{"name":"strict","foo":1},"data":{"a":"1","a":"2"}}',
+  }), CMS);
+  await page.click('[data-testid="send"]');
+  await page.waitForSelector('[data-testid="response-status"][data-status="400"]', { timeout: 10000 });
+  assert.match(await page.innerText('[data-testid="response-status-error"]'),
+    /strict decoding error: unknown field "metadata.foo", duplicate field "data.a"/);
+  assert.equal(await page.isHidden('[data-testid="response-warnings"]'), true);
+  await page.screenshot({ path: join(artifacts, 'warnings-response.png'), fullPage: true });
+  await page.close();
+});
+
 // serveOn serves handler on another port of 127.0.0.1, i.e. another origin than
 // the playground's; resolves {url, close}.
 function serveOn(handler) {

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { toCurl, toKubectl, shq, parsePath } from '../src/copyas.js';
 import { yamlToJson, convertText } from '../src/yamljson.js';
 import { JSONStreamSplitter, WatchSession, splitWatchPath } from '../src/watchstream.js';
+import { parseWarnings } from '../src/warnings.js';
 
 test('shq quotes for a POSIX shell', () => {
   assert.equal(shq('/api/v1/pods'), '/api/v1/pods');
@@ -166,4 +167,16 @@ test('WatchSession: a refused watch (400) stops', async () => {
   const s = new WatchSession({ path: '/api/v1/pods', labelSelector: '!!' }, async () => new Response(JSON.stringify({ kind: 'Status', code: 400, reason: 'BadRequest', message: 'bad selector' }), { status: 400 }), { sleep: async () => {} });
   await s.start();
   assert.equal(s.state, 'failed');
+});
+
+test('parseWarnings reads the Warning headers fetch joins, as client-go does', () => {
+  // As kube-apiserver writes them (Go-quoted), joined with ", " by fetch.
+  const joined = String.raw`299 - "unknown field \"spec.foo\"", 299 - "duplicate field \"a, b\"", 299 - "line 8: key \"a\" already set in map"`;
+  assert.deepEqual(parseWarnings(joined).map((w) => w.text), [
+    'unknown field "spec.foo"', 'duplicate field "a, b"', 'line 8: key "a" already set in map',
+  ]);
+  assert.deepEqual(parseWarnings(String.raw`299 - "\u00fc\t\x41\U0001F600 ü"`), [{ code: 299, agent: '-', text: 'ü\tA😀 ü' }]);
+  assert.deepEqual(parseWarnings('199 agent "text" "Mon, 02 Jan 2006 15:04:05 GMT"'), [{ code: 199, agent: 'agent', text: 'text' }]);
+  assert.deepEqual(parseWarnings('not a warning'), [{ code: 0, agent: '', text: 'not a warning' }]);
+  assert.deepEqual(parseWarnings(null), []);
 });
