@@ -392,6 +392,7 @@ test('PLAY-3 K8S-WRITE-4: the server\'s warnings reach the page through the work
   // Two Warning headers, which fetch joins into one: two lines.
   assert.equal(await page.innerText('[data-testid="response-warnings"]'),
     'Warning: unknown field "metadata.foo"\nWarning: unknown field "bogus"');
+  await page.screenshot({ path: join(artifacts, 'warnings-response.png'), fullPage: true });
   // With Strict: a 400 naming them all, and no warnings.
   await page.evaluate((path) => window.kubeplayUI.builder.setSpec({
     method: 'POST', path: path + '?fieldValidation=Strict', body: '{"metadata":{"name":"strict","foo":1},"data":{"a":"1","a":"2"}}',
@@ -401,7 +402,6 @@ test('PLAY-3 K8S-WRITE-4: the server\'s warnings reach the page through the work
   assert.match(await page.innerText('[data-testid="response-status-error"]'),
     /strict decoding error: unknown field "metadata.foo", duplicate field "data.a"/);
   assert.equal(await page.isHidden('[data-testid="response-warnings"]'), true);
-  await page.screenshot({ path: join(artifacts, 'warnings-response.png'), fullPage: true });
   await page.close();
 });
 
