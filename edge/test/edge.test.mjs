@@ -74,7 +74,14 @@ test('K8S-WRITE-4 K8S-URI-2: a sandbox validates fields as kube does and its war
   const res = await call(sb, 'POST', `${CMS}?dryRun=All`, { body: { ...configMap('warned'), zzz: 1, spec: {} } });
   assert.equal(res.status, 201);
   assert.equal(res.headers.get('warning'), '299 - "unknown field \\"zzz\\"", 299 - "unknown field \\"spec\\""');
-  assert.match(await kubectl(kc, ['explain', 'deployment.spec.strategy.type']), /enum: Recreate, RollingUpdate/);
+  // OpenAPI: a document by its hash, then 304 for its ETag (kubectl's cache asks so).
+  const index = await call(sb, 'GET', '/openapi/v3');
+  const doc = await call(sb, 'GET', index.json.paths['apis/apps/v1'].serverRelativeURL);
+  assert.equal(doc.status, 200);
+  assert.equal(doc.headers.get('cache-control'), 'public, immutable');
+  const again = await call(sb, 'GET', '/openapi/v3/apis/apps/v1', { headers: { 'If-None-Match': doc.headers.get('etag') } });
+  assert.equal(again.status, 304);
+  assert.match(await kubectl(kc, ['explain', 'deployment.spec.strategy.type']), /ENUM:\n +Recreate\n +RollingUpdate\n/);
 });
 
 test('PLAY-10: two sandboxes are isolated; tokens, unknown ids and oversize bodies get Status errors', async () => {

@@ -405,6 +405,30 @@ test('PLAY-3 K8S-WRITE-4: the server\'s warnings reach the page through the work
   await page.close();
 });
 
+test('K8S-URI-2: the OpenAPI documents through the worker: the index, a document by its hash, 304 for its ETag, v2 as protobuf', async () => {
+  const page = await openPlayground();
+  const got = await page.evaluate(async () => {
+    const index = await (await fetch('/openapi/v3')).json();
+    const doc = await fetch(index.paths['api/v1'].serverRelativeURL);
+    const schemas = (await doc.json()).components.schemas;
+    const again = await fetch('/openapi/v3/api/v1', { headers: { 'If-None-Match': doc.headers.get('etag') } });
+    const v2 = await fetch('/openapi/v2', { headers: { Accept: 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf' } });
+    return {
+      cache: doc.headers.get('cache-control'),
+      podSpec: schemas['io.k8s.api.core.v1.PodSpec'].properties.restartPolicy.enum,
+      again: again.status,
+      v2: [v2.headers.get('content-type'), (await v2.arrayBuffer()).byteLength > 100000],
+    };
+  });
+  assert.deepEqual(got, {
+    cache: 'public, immutable',
+    podSpec: ['Always', 'Never', 'OnFailure'],
+    again: 304,
+    v2: ['application/com.github.proto-openapi.spec.v2.v1.0+protobuf', true],
+  });
+  await page.close();
+});
+
 // serveOn serves handler on another port of 127.0.0.1, i.e. another origin than
 // the playground's; resolves {url, close}.
 function serveOn(handler) {
