@@ -258,6 +258,7 @@ func TestK8S_URI_2_KubectlAPIResources(t *testing.T) {
 		"serviceaccounts": {"sa", "v1", "true", "ServiceAccount", "create,delete,deletecollection,get,list,patch,update,watch"},
 		"deployments":     {"deploy", "apps/v1", "true", "Deployment", "create,delete,deletecollection,get,list,patch,update,watch"},
 		"replicasets":     {"rs", "apps/v1", "true", "ReplicaSet", "create,delete,deletecollection,get,list,patch,update,watch"},
+		"statefulsets":    {"sts", "apps/v1", "true", "StatefulSet", "create,delete,deletecollection,get,list,patch,update,watch"},
 		"leases":          {"", "coordination.k8s.io/v1", "true", "Lease", "create,delete,deletecollection,get,list,patch,update,watch"},
 	}
 
@@ -303,7 +304,7 @@ func TestK8S_URI_2_KubectlAPIResources(t *testing.T) {
 	}
 
 	// Filters are applied by kubectl to discovery: group, scope, verbs.
-	if got := kcLines(k.must("api-resources", "--api-group=apps", "-o", "name")); !slices.Equal(got, []string{"deployments.apps", "replicasets.apps"}) {
+	if got := kcLines(k.must("api-resources", "--api-group=apps", "-o", "name")); !slices.Equal(got, []string{"deployments.apps", "replicasets.apps", "statefulsets.apps"}) {
 		t.Errorf("api-resources --api-group=apps -o name = %q", got)
 	}
 	clusterScoped := kcLines(k.must("api-resources", "--namespaced=false", "-o", "name"))

@@ -179,6 +179,18 @@ func NewInternal(err error) *Status {
 		fmt.Sprintf("Internal error occurred: %v", err), &StatusDetails{Causes: []StatusCause{{Message: err.Error()}}})
 }
 
+// NewUnknown is kube's answer to an error that is no Status (an error a
+// library returned as is): a 500 with the error's message and no reason.
+func NewUnknown(err error) *Status {
+	return New(web.StatusInternalServerError, "", err.Error(), nil)
+}
+
+// NewUnprocessable is kube's generic 422 (NewGenericServerResponse), which
+// keeps none of the error's own message: a JSON patch that does not apply.
+func NewUnprocessable() *Status {
+	return New(web.StatusUnprocessableEntity, "Invalid", "the server rejected our request due to an error in our request", &StatusDetails{})
+}
+
 // NewServiceUnavailable: the server cannot answer now.
 func NewServiceUnavailable(msg string) *Status {
 	return New(web.StatusServiceUnavailable, "ServiceUnavailable", msg, nil)

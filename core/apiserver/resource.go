@@ -44,7 +44,7 @@ func (s *Server) serveResource(w web.ResponseWriter, r *web.Request, info *Reque
 		writeStatus(w, apierrors.NewMethodNotAllowed())
 		return
 	}
-	if t.sub != "" && t.sub != "status" && t.sub != "finalize" {
+	if t.sub != "" && t.sub != "status" && t.sub != "finalize" && t.sub != "scale" {
 		writeStatus(w, apierrors.NewPathNotFound())
 		return
 	}
@@ -246,8 +246,28 @@ func (s *Server) get(w web.ResponseWriter, r *web.Request, t target) error {
 	if !ok {
 		return apierrors.NewNotFound(t.res.Group, t.res.Plural, t.name)
 	}
-	t.rep.writeObject(w, web.StatusOK, t.res, val)
+	if t.sub == "scale" {
+		obj, err := object.Decode(val)
+		if err != nil {
+			return apierrors.NewInternal(err)
+		}
+		if val, err = object.Encode(registry.ScaleOf(obj)); err != nil {
+			return apierrors.NewInternal(err)
+		}
+	}
+	t.rep.writeObject(w, web.StatusOK, t.answerResource(), val)
 	return nil
+}
+
+// answerResource is the resource whose kind a request reads and answers
+// with: a subresource's own kind when it has one (autoscaling/v1 Scale), else
+// the resource's.
+func (t target) answerResource() *schema.Resource {
+	sub := t.res.Sub(t.sub)
+	if sub == nil || sub.Kind == t.res.Kind {
+		return t.res
+	}
+	return &schema.Resource{Group: sub.Group, Version: subVersion(*sub), Kind: sub.Kind, Plural: t.res.Plural, Namespaced: t.res.Namespaced}
 }
 
 // listBinding ties continue tokens to one list: collection, namespace, selectors.

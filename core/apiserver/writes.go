@@ -2,16 +2,13 @@ package apiserver
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strconv"
 
 	"kubeplay/core/apierrors"
-	"kubeplay/core/encoding/protobuf"
-	"kubeplay/core/field"
 	"kubeplay/core/object"
+	"kubeplay/core/patch"
 	"kubeplay/core/registry"
 	"kubeplay/core/schema"
 	"kubeplay/core/web"
@@ -56,7 +53,8 @@ func (s *Server) create(w web.ResponseWriter, r *web.Request, t target) error {
 }
 
 func (s *Server) update(w web.ResponseWriter, r *web.Request, t target) error {
-	obj, err := readObject(r, t.res, t.validation)
+	res := t.answerResource()
+	obj, err := readObject(r, res, t.validation)
 	if err != nil {
 		return err
 	}
@@ -71,7 +69,7 @@ func (s *Server) update(w web.ResponseWriter, r *web.Request, t target) error {
 	if err != nil {
 		return err
 	}
-	t.rep.writeObject(w, updatedCode(created), t.res, stored)
+	t.rep.writeObject(w, updatedCode(created), res, stored)
 	return nil
 }
 
@@ -82,112 +80,45 @@ func updatedCode(created bool) int {
 	return web.StatusOK
 }
 
-// patch applies a JSON merge patch (RFC 7386). The other patch types come with the
-// writes work.
+// patch has the registry update the object with the mechanism of the patch's
+// type (core/patch), then checks the patched object's namespace and name as
+// kube's patch handler does.
 func (s *Server) patch(w web.ResponseWriter, r *web.Request, t target) error {
-	mt := r.Header.Get("Content-Type")
-	if i := bytes.IndexByte([]byte(mt), ';'); i >= 0 {
-		mt = mt[:i]
-	}
-	if mt != "application/merge-patch+json" {
-		return apierrors.New(web.StatusUnsupportedMediaType, "UnsupportedMediaType",
-			"the body of the request was in an unknown format - accepted media types include: application/merge-patch+json", nil)
+	res := t.answerResource()
+	pt, err := patch.ParseType(r.Header.Get("Content-Type"), protobufServed(t.res))
+	if err != nil {
+		return err
 	}
 	body, err := readBody(r)
 	if err != nil {
 		return err
 	}
-	// kube first reads the patch into a map of floats (its field validation):
-	// numbers no float64 holds are an error there.
-	var check map[string]any
-	if err := json.Unmarshal(body, &check); err != nil {
-		return apierrors.NewBadRequest(fmt.Sprintf("error decoding patch: %v", err))
-	}
-	// With Warn or Strict, kube reads the patch strictly too: its keys given
-	// twice count with the fields of the patched object.
-	var patchErrs []error
-	if t.validation.Checks() {
-		patchErrs = protobuf.DuplicateJSONFields(body)
-	}
-	var p any
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
-	if err := dec.Decode(&p); err != nil {
-		return apierrors.NewBadRequest(fmt.Sprintf("error decoding patch: %v", err))
-	}
+	apply := patch.New(r.Context(), pt, body, res.APIVersion(), res.Kind, t.validation)
 	stored, created, err := s.objects.Update(t.registryTarget(), func(old object.Object) (object.Object, error) {
 		if old == nil {
 			return nil, apierrors.NewNotFound(t.res.Group, t.res.Plural, t.name)
 		}
-		current := object.DeepCopy(old)
-		current["kind"], current["apiVersion"] = t.res.Kind, t.res.APIVersion()
-		patched, ok := mergePatch(current, p).(map[string]any)
-		if !ok {
-			return nil, apierrors.NewBadRequest("the patch does not describe an object")
-		}
-		if patched, err = decodePatched(r.Context(), t, patched, patchErrs); err != nil {
+		patched, err := apply(old)
+		if err != nil {
 			return nil, err
 		}
-		if object.MetaString(patched, "name") != t.name {
-			return nil, apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", object.MetaString(patched, "name"), t.name))
+		if err := checkObjectNamespace(patched, t); err != nil {
+			return nil, err
+		}
+		switch name := object.MetaString(patched, "name"); name {
+		case t.name:
+		case "":
+			return nil, apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s based on URL) was undeterminable: name must be provided", t.name))
+		default:
+			return nil, apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", name, t.name))
 		}
 		return patched, nil
 	})
 	if err != nil {
 		return err
 	}
-	t.rep.writeObject(w, updatedCode(created), t.res, stored)
+	t.rep.writeObject(w, updatedCode(created), res, stored)
 	return nil
-}
-
-// decodePatched reads a patched object into its kind's Go type as kube does:
-// from its JSON (keys sorted, as the merge patch library writes it), an error
-// being an invalid patch that shows that JSON. Then the target's field
-// validation judges the unknown and duplicate fields of the patch and the
-// patched object.
-func decodePatched(ctx context.Context, t target, patched object.Object, patchErrs []error) (object.Object, error) {
-	res := t.res
-	if !protobufServed(res) {
-		return patched, nil
-	}
-	doc, err := json.Marshal(patched)
-	if err != nil {
-		return nil, apierrors.NewInternal(err)
-	}
-	invalid := func(err error) error {
-		return apierrors.NewInvalid("", "", "", field.ErrorList{field.Invalid(field.NewPath("patch"), string(doc), err.Error())})
-	}
-	obj, err := protobuf.DecodeJSON(res.APIVersion(), res.Kind, doc)
-	if err != nil {
-		return nil, invalid(err)
-	}
-	if t.validation.Checks() {
-		errs := append(slices.Clone(patchErrs), protobuf.StrictJSON(res.APIVersion(), res.Kind, doc)...)
-		if err := t.validation.Apply(ctx, errs); err != nil {
-			return nil, invalid(err)
-		}
-	}
-	return obj, nil
-}
-
-// mergePatch applies an RFC 7386 merge patch to target.
-func mergePatch(target, patch any) any {
-	p, ok := patch.(map[string]any)
-	if !ok {
-		return patch
-	}
-	t, ok := target.(map[string]any)
-	if !ok {
-		t = map[string]any{}
-	}
-	for k, v := range p {
-		if v == nil {
-			delete(t, k)
-			continue
-		}
-		t[k] = mergePatch(t[k], v)
-	}
-	return t
 }
 
 // deleteOptions is metav1.DeleteOptions as a request carries it: what the

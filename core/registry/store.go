@@ -161,8 +161,22 @@ type UpdatedObjectInfo func(old object.Object) (object.Object, error)
 // computes the new object with info, checks the resourceVersion precondition, keeps
 // what the target may not change, validates and admits it, and stores it only if
 // something changed. A missing object is created where the kind allows it. It
-// returns the object as stored and whether it was created.
+// returns the object as stored and whether it was created. A write to the
+// scale subresource updates the parent and returns its Scale.
 func (s *Store) Update(t Target, info UpdatedObjectInfo) ([]byte, bool, error) {
+	if t.Sub == "scale" {
+		stored, _, err := s.update(t, scaleInfo(t, info))
+		if err != nil {
+			return nil, false, err
+		}
+		scale, err := scaleAnswer(stored)
+		return scale, false, err
+	}
+	return s.update(t, info)
+}
+
+// update is Update of the object itself or its status.
+func (s *Store) update(t Target, info UpdatedObjectInfo) ([]byte, bool, error) {
 	st := strategyFor(t.Res)
 	var created bool
 	stored, err := s.mutate(t, func(cur []byte, rev int64) (storage.Change, error) {
@@ -209,7 +223,7 @@ func (s *Store) Update(t Target, info UpdatedObjectInfo) ([]byte, bool, error) {
 		} else if bytes.Equal(b, cur) {
 			return storage.Change{Op: storage.Keep}, nil
 		}
-		if t.Res.Generation && specChanged(old, obj) {
+		if st.NewGeneration(obj, old) {
 			gen, _ := strconv.ParseInt(fmt.Sprint(oldMeta["generation"]), 10, 64)
 			object.Meta(obj)["generation"] = gen + 1
 		}

@@ -28,6 +28,9 @@ type Strategy interface {
 	PrepareForUpdate(obj, old object.Object, sub string) object.Object
 	// Validate checks the kind's own rules (metadata is checked for every kind).
 	Validate(obj object.Object) field.ErrorList
+	// NewGeneration says whether an update of old to obj bumps
+	// metadata.generation (for the kinds that track it).
+	NewGeneration(obj, old object.Object) bool
 	// BeginDelete marks obj for deletion (deletionTimestamp, finalizers) and says
 	// whether it goes now; an error refuses the delete.
 	BeginDelete(t Target, obj object.Object, now time.Time) (deleteHow, error)
@@ -47,6 +50,9 @@ const (
 // strategyFor is the strategy of a resource's kind.
 func strategyFor(res *schema.Resource) Strategy {
 	base := resourceStrategy{res: res}
+	if res.Group == "apps" && res.Kind == "Deployment" {
+		return deploymentStrategy{base}
+	}
 	if res.Group != "" {
 		return base
 	}
@@ -65,7 +71,13 @@ func strategyFor(res *schema.Resource) Strategy {
 // subresource that owns status, finalizers that hold a deleted object.
 type resourceStrategy struct{ res *schema.Resource }
 
-func (resourceStrategy) Canonicalize(object.Object)             {}
+func (resourceStrategy) Canonicalize(object.Object) {}
+
+// NewGeneration: a kind that tracks generation bumps it when anything but
+// metadata and status changes.
+func (s resourceStrategy) NewGeneration(obj, old object.Object) bool {
+	return s.res.Generation && specChanged(old, obj)
+}
 func (resourceStrategy) Validate(object.Object) field.ErrorList { return nil }
 func (s resourceStrategy) PrepareForCreate(obj object.Object) {
 	if s.res.Prepare != nil {
@@ -118,6 +130,15 @@ func (resourceStrategy) DeleteWhenFinalized(obj, old object.Object) bool {
 	grace, set := object.Meta(old)["deletionGracePeriodSeconds"]
 	return meta["deletionTimestamp"] != nil && len(object.Strings(meta, "finalizers")) == 0 &&
 		set && fmt.Sprint(grace) == "0"
+}
+
+// deploymentStrategy: annotations bump a Deployment's generation too (kube
+// copies them to its ReplicaSets).
+type deploymentStrategy struct{ resourceStrategy }
+
+func (s deploymentStrategy) NewGeneration(obj, old object.Object) bool {
+	return s.resourceStrategy.NewGeneration(obj, old) ||
+		!object.Equal(object.Meta(obj)["annotations"], object.Meta(old)["annotations"])
 }
 
 // namespaceStrategy: a namespace is held by its spec.finalizers until the

@@ -198,6 +198,26 @@ func Builtins() []*Resource {
 			},
 		},
 		{
+			Group: "apps", Version: "v1", Kind: "StatefulSet", Plural: "statefulsets", Singular: "statefulset",
+			Namespaced: true, ShortNames: []string{"sts"}, Categories: []string{"all"}, Verbs: allVerbs,
+			Generation: true,
+			Subs: []Subresource{
+				{Name: "scale", Kind: "Scale", Group: "autoscaling", Verbs: statusVerbs},
+				{Name: "status", Kind: "StatefulSet", Group: "apps", Verbs: statusVerbs},
+			},
+			Prepare: func(o object.Object) {
+				spec := sub(o, "spec")
+				setDefault(spec, "replicas", 1)
+				setDefault(spec, "podManagementPolicy", "OrderedReady")
+				setDefault(spec, "revisionHistoryLimit", 10)
+				setDefault(spec, "updateStrategy", map[string]any{"type": "RollingUpdate", "rollingUpdate": map[string]any{"partition": 0}})
+				setDefault(spec, "persistentVolumeClaimRetentionPolicy", map[string]any{"whenDeleted": "Retain", "whenScaled": "Retain"})
+				st := sub(o, "status")
+				setDefault(st, "replicas", 0)
+				setDefault(st, "availableReplicas", 0)
+			},
+		},
+		{
 			Group: "coordination.k8s.io", Version: "v1", Kind: "Lease", Plural: "leases", Singular: "lease",
 			Namespaced: true, Verbs: allVerbs, CreateOnUpdate: true,
 		},

@@ -421,3 +421,69 @@ func dedupe(sorted []string) []string {
 	}
 	return out
 }
+
+// FormatLabelSelector prints a metav1.LabelSelector, in its JSON form, as
+// LabelSelectorAsSelector(sel).String() does: requirements sorted by key
+// (matchLabels before expressions on the same key), values of in/notin
+// sorted. A missing or empty selector prints as "". ok is false where kube's
+// conversion fails: an unknown operator, a bad key or value, values where
+// none belong.
+func FormatLabelSelector(sel map[string]any) (s string, ok bool) {
+	type req struct{ key, text string }
+	var reqs []req
+	labels, _ := sel["matchLabels"].(map[string]any)
+	for k, x := range labels {
+		val, _ := x.(string)
+		if !validLabelKey(k) || len(validation.LabelValue(val)) > 0 {
+			return "", false
+		}
+		reqs = append(reqs, req{k, k + "=" + val})
+	}
+	sort.Slice(reqs, func(i, j int) bool { return reqs[i].key < reqs[j].key })
+	exprs, _ := sel["matchExpressions"].([]any)
+	for _, x := range exprs {
+		e, _ := x.(map[string]any)
+		key, _ := e["key"].(string)
+		op, _ := e["operator"].(string)
+		var values []string
+		list, _ := e["values"].([]any)
+		for _, v := range list {
+			val, _ := v.(string)
+			if len(validation.LabelValue(val)) > 0 {
+				return "", false
+			}
+			values = append(values, val)
+		}
+		if !validLabelKey(key) {
+			return "", false
+		}
+		var text string
+		switch op {
+		case "In", "NotIn":
+			if len(values) == 0 {
+				return "", false
+			}
+			sort.Strings(values)
+			text = key + " " + strings.ToLower(op) + " (" + strings.Join(values, ",") + ")"
+		case "Exists", "DoesNotExist":
+			if len(values) != 0 {
+				return "", false
+			}
+			text = key
+			if op == "DoesNotExist" {
+				text = "!" + key
+			}
+		default:
+			return "", false
+		}
+		reqs = append(reqs, req{key, text})
+	}
+	sort.SliceStable(reqs, func(i, j int) bool { return reqs[i].key < reqs[j].key })
+	parts := make([]string, len(reqs))
+	for i, r := range reqs {
+		parts[i] = r.text
+	}
+	return strings.Join(parts, ","), true
+}
+
+func validLabelKey(k string) bool { return len(validation.QualifiedName(k)) == 0 }

@@ -3,7 +3,8 @@
 // It walks the Go types of k8s.io/api and k8s.io/apimachinery reflectively: the
 // `protobuf` struct tags give field numbers and wire types, the Go kinds give
 // pointer, value, slice and map shapes, and the `json` tags give the JSON names and
-// omitempty. The output is plain Go data, so the core never imports a k8s.io module
+// omitempty, and the `patchStrategy` and `patchMergeKey` tags give what a
+// strategic merge patch does with a field. The output is plain Go data, so the core never imports a k8s.io module
 // and carries no reflection-driven runtime. Run it with `go generate` in
 // core/encoding/protobuf.
 package main
@@ -66,6 +67,7 @@ func roots() []root {
 	add("v1", &corev1.ServiceAccount{}, &corev1.ServiceAccountList{})
 	add("apps/v1", &appsv1.Deployment{}, &appsv1.DeploymentList{})
 	add("apps/v1", &appsv1.ReplicaSet{}, &appsv1.ReplicaSetList{})
+	add("apps/v1", &appsv1.StatefulSet{}, &appsv1.StatefulSetList{})
 	add("coordination.k8s.io/v1", &coordinationv1.Lease{}, &coordinationv1.LeaseList{})
 	add("policy/v1", &policyv1.Eviction{}, nil)
 	add("autoscaling/v1", &autoscalingv1.Scale{}, nil)
@@ -105,7 +107,11 @@ type field struct {
 	inline    bool
 	goName    string
 	goType    string // the field's Go type, pointer stripped, as reflect prints it
-	elemType  string // for repeated and map fields: the element's
+	// strategies are the field's patchStrategy tag's values (merge, replace,
+	// retainKeys); mergeKey its patchMergeKey.
+	strategies []string
+	mergeKey   string
+	elemType   string // for repeated and map fields: the element's
 }
 
 type message struct {
@@ -116,10 +122,44 @@ type message struct {
 }
 
 type generator struct {
-	messages []*message
-	index    map[reflect.Type]int
-	types    []string // the Go type names the table refers to, by first use
-	typeIDs  map[string]int
+	messages  []*message
+	mergeKeys []string // the merge keys the table refers to, by first use; 0 is none
+	index     map[reflect.Type]int
+	types     []string // the Go type names the table refers to, by first use
+	typeIDs   map[string]int
+}
+
+// mergeKeyID numbers a merge key for the mergeKeys table.
+func (g *generator) mergeKeyID(key string) int {
+	for i, k := range g.mergeKeys {
+		if k == key {
+			return i
+		}
+	}
+	g.mergeKeys = append(g.mergeKeys, key)
+	return len(g.mergeKeys) - 1
+}
+
+// patchFlags are the flag constants of a field's patch strategies.
+func patchFlags(owner string, f field) []string {
+	var out []string
+	for _, s := range f.strategies {
+		switch s {
+		case "merge":
+			out = append(out, "flagPatchMerge")
+		case "replace":
+			out = append(out, "flagPatchReplace")
+		case "retainKeys":
+			out = append(out, "flagPatchRetainKeys")
+		default:
+			log.Fatalf("%s.%s: unknown patch strategy %q", owner, f.goName, s)
+		}
+	}
+	if len(f.strategies) > 2 || len(f.strategies) == 2 && f.strategies[0] != "retainKeys" && f.strategies[1] != "retainKeys" {
+		// strategic merge patch takes one strategy, or one with retainKeys.
+		log.Fatalf("%s.%s: patch strategies %v", owner, f.goName, f.strategies)
+	}
+	return out
 }
 
 // typeID numbers a Go type name for the goTypes table.
@@ -181,6 +221,10 @@ func (g *generator) message(t reflect.Type) int {
 			f.name = jsonName
 		}
 		f.omitEmpty = strings.Contains(","+opts+",", ",omitempty,")
+		f.mergeKey = sf.Tag.Get("patchMergeKey")
+		if ps := sf.Tag.Get("patchStrategy"); ps != "" {
+			f.strategies = strings.Split(ps, ",")
+		}
 		ft := sf.Type
 		f.goType = ft.String()
 		switch {
@@ -266,7 +310,7 @@ func (g *generator) kind(f *field, ft reflect.Type, owner reflect.Type) {
 func main() {
 	out := flag.String("out", "schema_gen.go", "output file")
 	flag.Parse()
-	g := &generator{index: map[reflect.Type]int{}, typeIDs: map[string]int{"": 0}, types: []string{""}}
+	g := &generator{index: map[reflect.Type]int{}, typeIDs: map[string]int{"": 0}, types: []string{""}, mergeKeys: []string{""}}
 	type entry struct {
 		key string
 		msg int
@@ -307,6 +351,7 @@ func main() {
 			if f.omitEmpty {
 				flags = append(flags, "flagOmitEmpty")
 			}
+			flags = append(flags, patchFlags(m.name, f)...)
 			fl := ""
 			if len(flags) > 0 {
 				fl = ", flags: " + strings.Join(flags, "|")
@@ -319,6 +364,9 @@ func main() {
 			if f.elemType != "" {
 				types += fmt.Sprintf(", elemType: %d", g.typeID(f.elemType))
 			}
+			if f.mergeKey != "" {
+				types += fmt.Sprintf(", mergeKey: %d", g.mergeKeyID(f.mergeKey))
+			}
 			fmt.Fprintf(&b, "\t\t{num: %d, name: %q, kind: %s%s%s%s},\n", f.num, f.name, f.kind, msg, fl, types)
 		}
 		b.WriteString("\t}},\n")
@@ -327,6 +375,11 @@ func main() {
 	b.WriteString("var goTypes = [...]string{\n")
 	for i, name := range g.types {
 		fmt.Fprintf(&b, "\t%d: %q,\n", i, name)
+	}
+	b.WriteString("}\n\n// mergeKeys are the patchMergeKey tags' values (0: none).\n")
+	b.WriteString("var mergeKeys = [...]string{\n")
+	for i, k := range g.mergeKeys {
+		fmt.Fprintf(&b, "\t%d: %q,\n", i, k)
 	}
 	b.WriteString("}\n\n// kinds maps \"apiVersion/kind\" to the kind's message in messages.\n")
 	b.WriteString("var kinds = map[string]uint16{\n")

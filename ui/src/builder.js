@@ -34,7 +34,7 @@ export const MEDIA_TYPES = [
   'application/json-patch+json',
   'application/strategic-merge-patch+json',
   'application/apply-patch+yaml',
-  'application/apply-patch+json',
+  'application/apply-patch+cbor',
   'application/vnd.kubernetes.protobuf',
   'application/cbor',
   'application/json;as=Table;v=v1;g=meta.k8s.io',

@@ -57,9 +57,28 @@ export const TEMPLATES = [
       headers: [['Accept', 'application/json;as=Table;v=v1;g=meta.k8s.io']],
     },
   },
+  // The four PATCH types (kube tells them apart by Content-Type).
+  {
+    id: 'json-patch-configmap',
+    title: 'PATCH: JSON patch the ConfigMap (RFC 6902, with a test)',
+    spec: {
+      method: 'PATCH',
+      path: '/api/v1/namespaces/{ns}/configmaps/demo',
+      headers: [['Accept', 'application/json'], ['Content-Type', 'application/json-patch+json']],
+      body: JSON.stringify(
+        [
+          { op: 'test', path: '/data/greeting', value: 'hello' },
+          { op: 'replace', path: '/data/greeting', value: 'hi there' },
+          { op: 'add', path: '/metadata/labels/patched', value: 'json' },
+        ],
+        null,
+        2,
+      ) + '\n',
+    },
+  },
   {
     id: 'merge-patch-configmap',
-    title: 'Merge-patch the ConfigMap',
+    title: 'PATCH: merge-patch the ConfigMap (RFC 7386; null deletes)',
     spec: {
       method: 'PATCH',
       path: '/api/v1/namespaces/{ns}/configmaps/demo',
@@ -68,8 +87,32 @@ export const TEMPLATES = [
     },
   },
   {
+    id: 'strategic-patch-deployment',
+    title: 'PATCH: strategic-merge-patch the Deployment (containers merged by name)',
+    spec: {
+      method: 'PATCH',
+      path: '/apis/apps/v1/namespaces/{ns}/deployments/web',
+      headers: [['Accept', 'application/json'], ['Content-Type', 'application/strategic-merge-patch+json']],
+      body: JSON.stringify(
+        { spec: { template: { spec: { containers: [{ name: 'nginx', image: 'nginx:1.28' }] } } } },
+        null,
+        2,
+      ) + '\n',
+    },
+  },
+  {
+    id: 'scale-deployment',
+    title: 'PATCH: scale the Deployment (scale subresource)',
+    spec: {
+      method: 'PATCH',
+      path: '/apis/apps/v1/namespaces/{ns}/deployments/web/scale',
+      headers: [['Accept', 'application/json'], ['Content-Type', 'application/merge-patch+json']],
+      body: '{\n  "spec": {\n    "replicas": 3\n  }\n}\n',
+    },
+  },
+  {
     id: 'apply-configmap',
-    title: 'Server-side apply the ConfigMap',
+    title: 'PATCH: server-side apply the ConfigMap',
     spec: {
       method: 'PATCH',
       path: '/api/v1/namespaces/{ns}/configmaps/demo',

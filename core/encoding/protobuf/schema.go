@@ -30,6 +30,10 @@ const (
 	flagMap                   // map[string]T: entries {key=1, value=2}, keys sorted
 	flagOmitEmpty             // json:",omitempty"
 	flagInline                // json:",inline": the message's JSON fields sit in the parent object
+	// The patchStrategy tag's values: what a strategic merge patch does with the field.
+	flagPatchMerge      // merge: lists merge (by mergeKey for lists of objects)
+	flagPatchReplace    // replace: the patch's value replaces the field's
+	flagPatchRetainKeys // retainKeys: the patch's $retainKeys list says which fields stay
 )
 
 // field is one field of a message, in field-number order within the message.
@@ -41,6 +45,7 @@ type field struct {
 	msg      uint16 // for kindMessage: index in messages
 	goType   uint16 // index in goTypes: the field's Go type, pointer stripped
 	elemType uint16 // index in goTypes: for repeated and map fields, an element's
+	mergeKey uint8  // index in mergeKeys: the patchMergeKey tag's value
 }
 
 // message is one message type.

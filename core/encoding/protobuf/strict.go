@@ -1,6 +1,7 @@
 package protobuf
 
 import (
+	"errors"
 	"maps"
 	"slices"
 	"strconv"
@@ -58,33 +59,87 @@ func DuplicateJSONFields(data []byte) []error {
 	return w.errs
 }
 
+// jsonPatchOp is kube's handlers.jsonPatchOp, which it strictly decodes a JSON
+// patch's operations into: op, path and from strings, and any value.
+var jsonPatchOp = message{fields: []field{
+	{name: "op", kind: kindString}, {name: "path", kind: kindString}, {name: "from", kind: kindString}, {name: "value"},
+}}
+
+// StrictJSONPatch returns the field errors kube's strict decoding of a JSON
+// patch (data, which decodes) reports: unknown keys of its operations, and
+// keys given twice in an operation or in any object of a value, each as
+// `json patch unknown field "[0].valu"`.
+func StrictJSONPatch(data []byte) []error {
+	w := strictWalker{s: object.NewScanner(data)}
+	if w.s.Consume('[') && !w.s.Empty(']') {
+		for i := 0; ; i++ {
+			w.push("", i)
+			ok := w.value(&jsonPatchOp, nil)
+			w.pop()
+			if more, _ := w.s.Next(']'); !ok || !more {
+				break
+			}
+		}
+	}
+	for i, e := range w.errs {
+		w.errs[i] = errors.New("json patch " + e.Error())
+	}
+	return w.errs
+}
+
+// UnknownUnstructured returns the unknown fields of data, an object of kind in
+// apiVersion that DecodeJSON read, as kube's unstructured converter
+// (FromUnstructuredWithValidation, which checks a strategic merge patch's
+// result) reports them: sorted, each once per place, `unknown field "%s"`
+// with the path unquoted and without map keys.
+func UnknownUnstructured(apiVersion, kind string, data []byte) []error {
+	m, err := lookup(apiVersion, kind)
+	if err != nil {
+		return nil
+	}
+	w := strictWalker{s: object.NewScanner(data), converter: true}
+	w.value(m, nil)
+	slices.SortFunc(w.errs, func(a, b error) int { return strings.Compare(a.Error(), b.Error()) })
+	return w.errs
+}
+
 // strictWalker walks a JSON value along the message table (or, without a
-// message, as free-form JSON), noting field errors.
+// message, as free-form JSON), noting field errors: as sigs.k8s.io/json does,
+// or (converter) as kube's unstructured converter does.
 type strictWalker struct {
-	s    *object.Scanner
-	path []pathStep // from the root to the value walked
-	errs []error
-	seen map[FieldError]bool
+	s         *object.Scanner
+	path      []pathStep // from the root to the value walked
+	errs      []error
+	seen      map[FieldError]bool
+	converter bool
 }
 
-// pathStep is a key, or a list index when index >= 0.
+// pathStep is a key, or a list index when index >= 0. A map's key is not part
+// of the converter's paths.
 type pathStep struct {
-	key   string
-	index int
+	key    string
+	index  int
+	mapKey bool
 }
 
-func (w *strictWalker) push(key string, index int) { w.path = append(w.path, pathStep{key, index}) }
-func (w *strictWalker) pop()                       { w.path = w.path[:len(w.path)-1] }
+func (w *strictWalker) push(key string, index int) {
+	w.path = append(w.path, pathStep{key, index, false})
+}
+func (w *strictWalker) pushMapKey(key string) { w.path = append(w.path, pathStep{key, -1, true}) }
+func (w *strictWalker) pop()                  { w.path = w.path[:len(w.path)-1] }
 
 // report notes a field error for key in the value walked.
 func (w *strictWalker) report(duplicate bool, key string) {
-	if len(w.errs) >= maxFieldErrors {
+	if w.converter && duplicate || !w.converter && len(w.errs) >= maxFieldErrors {
 		return
 	}
 	var b strings.Builder
 	for _, p := range w.path {
-		if p.index >= 0 {
+		switch {
+		case p.index >= 0:
 			b.WriteString("[" + strconv.Itoa(p.index) + "]")
+			continue
+		case p.mapKey && w.converter:
 			continue
 		}
 		if b.Len() > 0 {
@@ -96,6 +151,10 @@ func (w *strictWalker) report(duplicate bool, key string) {
 		b.WriteByte('.')
 	}
 	b.WriteString(key)
+	if w.converter {
+		w.errs = append(w.errs, errors.New(`unknown field "`+b.String()+`"`))
+		return
+	}
 	e := FieldError{Duplicate: duplicate, Path: b.String()}
 	if w.seen[e] {
 		return
@@ -172,6 +231,14 @@ func (w *strictWalker) object(m *message) bool {
 			ok = w.s.Skip()
 		case m != nil && f == nil:
 			ok = w.s.Skip()
+		case m == &jsonPatchOp:
+			w.push(key, -1)
+			if key == "value" {
+				ok = w.fieldValue(nil)
+			} else {
+				ok = w.s.Skip()
+			}
+			w.pop()
 		default:
 			w.push(key, -1)
 			ok = w.fieldValue(f)
@@ -209,7 +276,7 @@ func (w *strictWalker) fieldValue(f *field) bool {
 			if keys.add(key) {
 				w.report(true, key)
 			}
-			w.push(key, -1)
+			w.pushMapKey(key)
 			ok = w.value(nil, &elem)
 			w.pop()
 			if !ok {

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"kubeplay/core/object"
-	"kubeplay/core/validation"
+	"kubeplay/core/selector"
 )
 
 var deploymentPrinter = &Printer{
@@ -83,64 +83,12 @@ func containerCells(obj object.Object) (names, images string) {
 	return strings.Join(n, ","), strings.Join(i, ",")
 }
 
-// labelSelector prints a metav1.LabelSelector as
-// LabelSelectorAsSelector(sel).String() does: requirements sorted by key
-// (matchLabels before expressions on the same key), values of in/notin sorted.
-// A missing or empty selector prints as "". ok is false where kube's conversion
-// fails: an unknown operator, a bad key or value, values where none belong.
-func labelSelector(v any) (s string, ok bool) {
+// labelSelector prints a metav1.LabelSelector as kube does (see
+// selector.FormatLabelSelector).
+func labelSelector(v any) (string, bool) {
 	sel, _ := v.(map[string]any)
-	type req struct{ key, text string }
-	var reqs []req
-	for k, x := range mapAt(sel, "matchLabels") {
-		val, _ := x.(string)
-		if !validLabelKey(k) || len(validation.LabelValue(val)) > 0 {
-			return "", false
-		}
-		reqs = append(reqs, req{k, k + "=" + val})
-	}
-	sort.Slice(reqs, func(i, j int) bool { return reqs[i].key < reqs[j].key })
-	for _, e := range listAt(sel, "matchExpressions") {
-		key, op, values := strAt(e, "key"), strAt(e, "operator"), stringList(object.Path(e, "values"))
-		if !validLabelKey(key) {
-			return "", false
-		}
-		for _, val := range values {
-			if len(validation.LabelValue(val)) > 0 {
-				return "", false
-			}
-		}
-		var text string
-		switch op {
-		case "In", "NotIn":
-			if len(values) == 0 {
-				return "", false
-			}
-			sorted := append([]string(nil), values...)
-			sort.Strings(sorted)
-			text = key + " " + strings.ToLower(op) + " (" + strings.Join(sorted, ",") + ")"
-		case "Exists", "DoesNotExist":
-			if len(values) != 0 {
-				return "", false
-			}
-			text = key
-			if op == "DoesNotExist" {
-				text = "!" + key
-			}
-		default:
-			return "", false
-		}
-		reqs = append(reqs, req{key, text})
-	}
-	sort.SliceStable(reqs, func(i, j int) bool { return reqs[i].key < reqs[j].key })
-	parts := make([]string, len(reqs))
-	for i, r := range reqs {
-		parts[i] = r.text
-	}
-	return strings.Join(parts, ","), true
+	return selector.FormatLabelSelector(sel)
 }
-
-func validLabelKey(k string) bool { return len(validation.QualifiedName(k)) == 0 }
 
 // formatLabels is labels.FormatLabels: key=value pairs sorted as strings, or <none>.
 func formatLabels(m map[string]string) string {
