@@ -10,6 +10,7 @@ import (
 	kcbor "k8s.io/apimachinery/pkg/runtime/serializer/cbor"
 	kjson "k8s.io/apimachinery/pkg/runtime/serializer/json"
 	"k8s.io/client-go/kubernetes/scheme"
+	sjson "sigs.k8s.io/json"
 
 	"kubeplay/core/encoding"
 	"kubeplay/core/encoding/protobuf"
@@ -250,4 +251,104 @@ func FuzzK8S_WRITE_4_StrictCBOR(f *testing.F) {
 	f.Fuzz(func(t *testing.T, kind uint8, data []byte) {
 		checkStrictCBOR(t, kinds[int(kind)%len(kinds)], data)
 	})
+}
+
+// checkUnknownUnstructured compares UnknownUnstructured with kube's
+// unstructured converter on the object a body holds (a key given twice, once).
+func checkUnknownUnstructured(t *testing.T, k typedKind, body []byte) {
+	t.Helper()
+	var u map[string]any
+	if json.Unmarshal(body, &u) != nil || u == nil {
+		return
+	}
+	doc, _ := json.Marshal(u)
+	if _, err := protobuf.DecodeJSON(k.apiVersion, k.kind, doc); err != nil {
+		return
+	}
+	var want []string
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructuredWithValidation(u, k.newObj(), true); err != nil {
+		strict, ok := runtime.AsStrictDecodingError(err)
+		if !ok {
+			return // a value the converter cannot hold: the patch's error
+		}
+		for _, e := range strict.Errors() {
+			want = append(want, e.Error())
+		}
+	}
+	if got := texts(protobuf.UnknownUnstructured(k.apiVersion, k.kind, doc)); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("%s %s:\n got %q\nwant %q", k.kind, doc, got, want)
+	}
+}
+
+// TestK8S_WRITE_4_UnknownUnstructuredMatchesKube: the seeds' unknown fields
+// as kube's unstructured converter reports them (a strategic merge patch's).
+func TestK8S_WRITE_4_UnknownUnstructuredMatchesKube(t *testing.T) {
+	kinds := kindsByName()
+	for _, s := range strictSeeds {
+		checkUnknownUnstructured(t, kinds[s.kind], []byte(s.body))
+	}
+	checkUnknownUnstructured(t, kinds["Pod"], []byte(`{"spec":{"containers":[{"name":"c","x\"y":1}],"overhead":{"cpu":"1"}},"a\"b":1}`))
+}
+
+// FuzzK8S_WRITE_4_UnknownUnstructured: for any object, UnknownUnstructured
+// reports what kube's unstructured converter does.
+func FuzzK8S_WRITE_4_UnknownUnstructured(f *testing.F) {
+	kinds := writableKinds()
+	for _, s := range strictSeeds {
+		addSeed(f, kinds, s.kind, []byte(s.body))
+	}
+	f.Fuzz(func(t *testing.T, kind uint8, data []byte) {
+		checkUnknownUnstructured(t, kinds[int(kind)%len(kinds)], data)
+	})
+}
+
+// kubeJSONPatchOp is kube's handlers.jsonPatchOp, which it strictly decodes a
+// JSON patch into.
+type kubeJSONPatchOp struct {
+	Op    string `json:"op"`
+	Path  string `json:"path"`
+	From  string `json:"from"`
+	Value any    `json:"value"`
+}
+
+// checkStrictJSONPatch compares StrictJSONPatch with kube's strict decoding of
+// a JSON patch.
+func checkStrictJSONPatch(t *testing.T, body []byte) {
+	t.Helper()
+	var ops []kubeJSONPatchOp
+	strict, err := sjson.UnmarshalStrict(body, &ops)
+	if err != nil {
+		return // not a JSON patch: its own 400
+	}
+	var want []string
+	for _, e := range strict {
+		want = append(want, "json patch "+e.Error())
+	}
+	if got := texts(protobuf.StrictJSONPatch(body)); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("%s:\n got %q\nwant %q", body, got, want)
+	}
+}
+
+var jsonPatchSeeds = []string{
+	`[{"op":"add","path":"/data/x","value":"1","valu":2},{"op":"add","path":"/zzz","value":{"a":1,"a":2}},{"op":"add","op":"add","path":"/metadata/foo","value":[{"b":1,"b":1}]}]`,
+	`[{"op":"test","path":"/a","value":null,"Value":1,"from":"x","from":"y"},null,{"OP":"x"}]`,
+	`[]`,
+	`null`,
+}
+
+// TestK8S_WRITE_4_StrictJSONPatchMatchesKube: a JSON patch's field errors as
+// kube reports them.
+func TestK8S_WRITE_4_StrictJSONPatchMatchesKube(t *testing.T) {
+	for _, s := range jsonPatchSeeds {
+		checkStrictJSONPatch(t, []byte(s))
+	}
+}
+
+// FuzzK8S_WRITE_4_StrictJSONPatch: for any JSON patch kube decodes,
+// StrictJSONPatch reports what kube's strict decoding does.
+func FuzzK8S_WRITE_4_StrictJSONPatch(f *testing.F) {
+	for _, s := range jsonPatchSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(checkStrictJSONPatch)
 }
