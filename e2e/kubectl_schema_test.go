@@ -157,8 +157,22 @@ func TestK8S_WRITE_4_KubectlFieldValidation(t *testing.T) {
 			t.Errorf("kubectl %s sent %v", strings.Join(c.args, " "), q)
 		}
 	}
+	// apply to an object that exists sends a strategic merge patch: Strict is
+	// kube's 422 showing the patch, Warn its warnings. (replace dropped the
+	// annotation apply keeps, so kubectl says it adds it back, as against kube.)
+	missing := "Warning: resource configmaps/unk is missing the kubectl.kubernetes.io/last-applied-configuration annotation which is required by kubectl apply. " +
+		"kubectl apply should only be used on resources created declaratively by either kubectl create --save-config or kubectl apply. The missing annotation will be patched automatically.\n"
+	changed := k.file("changed.yaml", strings.Replace(kcUnknownFields, "a: b", "a: c", 1))
+	errOut := k.fails("apply", "-f", changed)
+	if want := missing + `The request is invalid: patch: Invalid value: "map[bogus:1 data:map[a:c] metadata:map[annotations:map[kubectl.kubernetes.io/last-applied-configuration:`; !strings.HasPrefix(errOut, want) ||
+		!strings.HasSuffix(errOut, `]]": strict decoding error: unknown field "bogus", unknown field "metadata.foo"`+"\n") {
+		t.Errorf("apply of a change with unknown fields: stderr\n%s", errOut)
+	}
+	if out, errOut, err := k.run("", "apply", "--validate=warn", "-f", changed); err != nil || out != "configmap/unk configured\n" || errOut != missing+warnings {
+		t.Errorf("apply --validate=warn of a change: %v\nstdout %q\nstderr %q", err, out, errOut)
+	}
 	// Only the fields the type has were stored.
-	if cm := k.getJSON("cm", "unk"); kcDigStr(cm, "data", "a") != "b" || kcDigStr(cm, "bogus") != "" || kcDigStr(cm, "metadata", "foo") != "" {
+	if cm := k.getJSON("cm", "unk"); kcDigStr(cm, "data", "a") != "c" || kcDigStr(cm, "bogus") != "" || kcDigStr(cm, "metadata", "foo") != "" {
 		t.Errorf("stored %v", cm)
 	}
 }
