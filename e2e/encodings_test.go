@@ -107,6 +107,9 @@ func encodingClientset(t *testing.T, url, contentType, accept string) *kubernete
 }
 
 // Populated fixtures: quantities, int-or-strings, maps, bytes, nested messages.
+// fixturePod is a Pod whose containers already hold what kube defaults in a
+// container (pull policy, termination message, probe timings), so that what
+// comes back compares with what was sent.
 func fixturePod(name string) *corev1.Pod {
 	grace := int64(15)
 	return &corev1.Pod{
@@ -120,7 +123,10 @@ func fixturePod(name string) *corev1.Pod {
 					Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("250m"), corev1.ResourceMemory: resource.MustParse("64Mi")},
 					Limits:   corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("128Mi")},
 				},
-				ReadinessProbe: &corev1.Probe{ProbeHandler: corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: "/", Port: intstr.FromString("http")}}, PeriodSeconds: 5},
+				ReadinessProbe: &corev1.Probe{ProbeHandler: corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: "/", Port: intstr.FromString("http"), Scheme: corev1.URISchemeHTTP}},
+					PeriodSeconds: 5, TimeoutSeconds: 1, SuccessThreshold: 1, FailureThreshold: 3},
+				ImagePullPolicy: corev1.PullIfNotPresent, TerminationMessagePath: corev1.TerminationMessagePathDefault,
+				TerminationMessagePolicy: corev1.TerminationMessageReadFile,
 			}},
 			RestartPolicy:                 corev1.RestartPolicyAlways,
 			TerminationGracePeriodSeconds: &grace,
@@ -153,13 +159,13 @@ func fixtureService(name string) *corev1.Service {
 
 func fixtureDeployment(name string) *appsv1.Deployment {
 	replicas := int32(3)
-	surge := intstr.FromString("25%")
+	surge, unavailable := intstr.FromString("25%"), intstr.FromString("25%")
 	return &appsv1.Deployment{
 		ObjectMeta: metav1.ObjectMeta{Name: name},
 		Spec: appsv1.DeploymentSpec{
 			Replicas: &replicas,
 			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": name}},
-			Strategy: appsv1.DeploymentStrategy{Type: appsv1.RollingUpdateDeploymentStrategyType, RollingUpdate: &appsv1.RollingUpdateDeployment{MaxSurge: &surge}},
+			Strategy: appsv1.DeploymentStrategy{Type: appsv1.RollingUpdateDeploymentStrategyType, RollingUpdate: &appsv1.RollingUpdateDeployment{MaxSurge: &surge, MaxUnavailable: &unavailable}},
 			Template: corev1.PodTemplateSpec{
 				ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": name}},
 				Spec:       fixturePod("template").Spec,

@@ -104,13 +104,22 @@ func TestPLAY_8_IdleConnectionsDoNotExhaustTheServer(t *testing.T) {
 	if res.StatusCode != http.StatusOK {
 		t.Fatalf("with %d idle connections open: %s", idle, res.Status)
 	}
-	closed := 0
-	for _, c := range conns {
-		if closedByServer(c, time.Millisecond) {
-			closed++
+	// Look quickly first; on a loaded machine a close may still be on its way, so
+	// look again, longer, at those that seemed open, until enough are seen closed.
+	want := idle - defaultLimits.maxConnections
+	closed, open := 0, conns
+	for _, wait := range []time.Duration{time.Millisecond, 100 * time.Millisecond} {
+		var still []net.Conn
+		for _, c := range open {
+			if closed < want && closedByServer(c, wait) {
+				closed++
+			} else {
+				still = append(still, c)
+			}
 		}
+		open = still
 	}
-	if want := idle - defaultLimits.maxConnections; closed < want {
+	if closed < want {
 		t.Errorf("the server closed %d of the %d idle connections, want at least %d", closed, idle, want)
 	}
 }

@@ -8,6 +8,7 @@ package apierrors
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"kubeplay/core/field"
@@ -107,13 +108,16 @@ func NewConflict(group, resource, name, why string) *Status {
 		&StatusDetails{Name: name, Group: group, Kind: resource})
 }
 
-// NewInvalid is a 422 with one cause per field error.
+// NewInvalid is a 422 with one cause per field error; the message lists each
+// distinct error once.
 func NewInvalid(group, kind, name string, errs field.ErrorList) *Status {
 	causes := make([]StatusCause, len(errs))
-	msgs := make([]string, len(errs))
+	var msgs []string // each message once, as kube's aggregate error lists them
 	for i, e := range errs {
 		causes[i] = StatusCause{Type: string(e.Type), Message: e.ErrorBody(), Field: e.Field}
-		msgs[i] = e.Error()
+		if msg := e.Error(); !slices.Contains(msgs, msg) {
+			msgs = append(msgs, msg)
+		}
 	}
 	var msg string
 	if len(msgs) == 1 {

@@ -14,7 +14,8 @@ func TestK8S_URI_1_Paths(t *testing.T) {
 	s.do("POST", "/apis/apps/v1/namespaces/default/deployments", map[string]any{
 		"apiVersion": "apps/v1", "kind": "Deployment", "metadata": map[string]any{"name": "web"},
 		"spec": map[string]any{"selector": map[string]any{"matchLabels": map[string]any{"app": "w"}},
-			"template": map[string]any{"metadata": map[string]any{"labels": map[string]any{"app": "w"}}}},
+			"template": map[string]any{"metadata": map[string]any{"labels": map[string]any{"app": "w"}},
+				"spec": map[string]any{"containers": []any{map[string]any{"name": "c", "image": "nginx"}}}}},
 	}).must(t, 201)
 
 	// Core group under /api/v1, named groups under /apis/G/V.

@@ -255,8 +255,12 @@ func TestK8S_WRITE_5_DecodedAsKubeStoresIt(t *testing.T) {
 		{"configmaps", "", `{"metadata":{"name":"b"},"binaryData":{"a":[1,2],"b":null,"c":"YQ\n=="}}`, []string{"binaryData"}, map[string]any{"a": "AQI=", "b": "", "c": "YQ=="}},
 		{"configmaps", "", `{"metadata":{"name":"c","labels":{"a":null}},"Data":{"a":"b"},"x":1e999999999}`, nil, map[string]any{"labels": map[string]any{"a": ""}}},
 		{"configmaps", "", `{"metadata":{"name":"d","labels":{"a":"1"},"labels":{"b":"2"}},"immutable":null}`, nil, map[string]any{"labels": map[string]any{"a": "1", "b": "2"}}},
-		{"pods", "", `{"metadata":{"name":"e"},"spec":{"containers":[{"name":"c","image":"nginx"}],"containers":[{"name":"d"}]}}`, []string{"spec", "containers"}, []any{map[string]any{"name": "d", "image": "nginx"}}},
-		{"pods", "", `{"metadata":{"name":"f"},"spec":{"containers":[{"name":"c","image":"i","resources":{"limits":{"cpu":0.5,"memory":null,"x":1e400}}}]}}`, []string{"spec", "containers"}, []any{map[string]any{"name": "c", "image": "i", "resources": map[string]any{"limits": map[string]any{"cpu": "500m", "memory": "0", "x": "10e399"}}}}},
+		// (kube's typed JSON also shows "resources": {}, which kubeplay leaves out.)
+		{"pods", "", `{"metadata":{"name":"e"},"spec":{"containers":[{"name":"c","image":"nginx"}],"containers":[{"name":"d"}]}}`, []string{"spec", "containers"},
+			[]any{map[string]any{"name": "d", "image": "nginx", "imagePullPolicy": "Always", "terminationMessagePath": "/dev/termination-log", "terminationMessagePolicy": "File"}}},
+		{"pods", "", `{"metadata":{"name":"f"},"spec":{"containers":[{"name":"c","image":"i","resources":{"limits":{"cpu":0.5,"memory":null,"example.com/x":1e400}}}]}}`, []string{"spec", "containers"},
+			[]any{map[string]any{"name": "c", "image": "i", "imagePullPolicy": "Always", "terminationMessagePath": "/dev/termination-log", "terminationMessagePolicy": "File",
+				"resources": map[string]any{"limits": map[string]any{"cpu": "500m", "memory": "0", "example.com/x": "10e399"}, "requests": map[string]any{"cpu": "500m", "memory": "0", "example.com/x": "10e399"}}}}},
 		{"events", "", `{"metadata":{"name":"g"},"involvedObject":{"name":"p"},"firstTimestamp":"2024-01-01T00:00:00.9+02:00","lastTimestamp":"0001-01-01T00:00:00Z","eventTime":"2024-01-01T00:00:00.123456+01:00"}`, nil, nil},
 		{"secrets", "application/yaml", "metadata: {name: h}\ndata: {a: [1, 2]}\n", []string{"data", "a"}, "AQI="},
 	}
@@ -282,7 +286,8 @@ func TestK8S_WRITE_5_DecodedAsKubeStoresIt(t *testing.T) {
 		}
 	}
 	// The deployment kube stores for YAML's 1e2 (a float, which JSON writes 100).
-	r := s.do("POST", "/apis/apps/v1/namespaces/default/deployments", "metadata: {name: dep}\nspec: {replicas: 1e2, revisionHistoryLimit: -0}\n",
+	r := s.do("POST", "/apis/apps/v1/namespaces/default/deployments", "metadata: {name: dep}\nspec: {replicas: 1e2, revisionHistoryLimit: -0, "+
+		"selector: {matchLabels: {app: a}}, template: {metadata: {labels: {app: a}}, spec: {containers: [{name: c, image: nginx}]}}}\n",
 		"Content-Type", "application/yaml").must(t, 201)
 	if got := []any{object.Path(r.Obj, "spec", "replicas"), object.Path(r.Obj, "spec", "revisionHistoryLimit")}; !reflect.DeepEqual(got, []any{100.0, 0.0}) {
 		t.Errorf("replicas, revisionHistoryLimit: %v", got)

@@ -3,6 +3,10 @@
 // validation, worded as k8s.io/apimachinery/pkg/util/validation/field words them,
 // so every package that judges an object (the registry's strategies, schemas,
 // patches, apply) reports it as kube-apiserver does.
+//
+// Paths and errors are built out of line (go:noinline): the built-in kinds'
+// validation builds them at hundreds of places, and inlined there they would
+// cost the wasm binary tens of kilobytes.
 package field
 
 import (
@@ -18,6 +22,8 @@ type Path struct {
 }
 
 // NewPath starts a path at a top-level field (and its children).
+//
+//go:noinline
 func NewPath(name string, more ...string) *Path {
 	p := &Path{s: name}
 	for _, m := range more {
@@ -27,6 +33,8 @@ func NewPath(name string, more ...string) *Path {
 }
 
 // Child is the path to a field of p.
+//
+//go:noinline
 func (p *Path) Child(name string) *Path {
 	if p == nil || p.s == "" {
 		return &Path{s: name}
@@ -35,9 +43,13 @@ func (p *Path) Child(name string) *Path {
 }
 
 // Index is the path to element i of the list at p.
+//
+//go:noinline
 func (p *Path) Index(i int) *Path { return &Path{s: p.String() + "[" + strconv.Itoa(i) + "]"} }
 
 // Key is the path to the value at key of the map at p.
+//
+//go:noinline
 func (p *Path) Key(key string) *Path { return &Path{s: p.String() + "[" + key + "]"} }
 
 // String is the path as messages show it.
@@ -107,13 +119,16 @@ func (e *Error) ErrorBody() string {
 }
 
 // formatValue shows a bad value as kube's field errors do: strings quoted,
-// lists of strings in Go's syntax; others as JSON.
+// lists and maps of strings in Go's syntax, a fmt.Stringer as its String
+// (values kube shows as Go values of its own types); others as JSON.
 func formatValue(v any) string {
 	switch t := v.(type) {
 	case string:
 		return strconv.Quote(t)
-	case []string:
+	case []string, map[string]string:
 		return fmt.Sprintf("%#v", t)
+	case fmt.Stringer:
+		return t.String()
 	case nil:
 		return "null"
 	}
@@ -125,26 +140,43 @@ func formatValue(v any) string {
 }
 
 // Invalid: the value is not valid, for the reason detail.
+//
+//go:noinline
 func Invalid(p *Path, value any, detail string) *Error {
 	return &Error{Type: ErrorTypeInvalid, Field: p.String(), BadValue: value, Detail: detail, showValue: true}
 }
 
 // Required: the field must be set.
+//
+//go:noinline
 func Required(p *Path, detail string) *Error {
 	return &Error{Type: ErrorTypeRequired, Field: p.String(), Detail: detail}
 }
 
 // Forbidden: the field may not be set (or changed) here.
+//
+//go:noinline
 func Forbidden(p *Path, detail string) *Error {
 	return &Error{Type: ErrorTypeForbidden, Field: p.String(), Detail: detail}
 }
 
 // Duplicate: the value appears twice where it must be unique.
+//
+//go:noinline
 func Duplicate(p *Path, value any) *Error {
 	return &Error{Type: ErrorTypeDuplicate, Field: p.String(), BadValue: value, showValue: true}
 }
 
+// NotFound: the value names something that does not exist.
+//
+//go:noinline
+func NotFound(p *Path, value any) *Error {
+	return &Error{Type: ErrorTypeNotFound, Field: p.String(), BadValue: value, showValue: true}
+}
+
 // NotSupported: the value is not one of valid.
+//
+//go:noinline
 func NotSupported(p *Path, value any, valid []string) *Error {
 	detail := ""
 	if len(valid) > 0 {
@@ -158,6 +190,8 @@ func NotSupported(p *Path, value any, valid []string) *Error {
 }
 
 // TooLong: the value is over max bytes (kube leaves the value out of the message).
+//
+//go:noinline
 func TooLong(p *Path, max int) *Error {
 	return &Error{Type: ErrorTypeTooLong, Field: p.String(), Detail: fmt.Sprintf("may not be more than %d bytes", max)}
 }

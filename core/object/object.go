@@ -355,6 +355,19 @@ func Strings(m map[string]any, field string) []string {
 	return out
 }
 
+// Objects returns the objects in a list field of m (containers), skipping
+// elements of other types.
+func Objects(m map[string]any, field string) []map[string]any {
+	raw, _ := m[field].([]any)
+	out := make([]map[string]any, 0, len(raw))
+	for _, v := range raw {
+		if o, ok := v.(map[string]any); ok {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
 // Path returns the value at a path of nested maps ("spec", "nodeName") in v, or
 // nil when a key is missing or a value on the way is not a map.
 func Path(v any, path ...string) any {

@@ -297,3 +297,58 @@ func removeFactors(n, factor *big.Int) (*big.Int, int) {
 	}
 	return n, times
 }
+
+// parse reads a quantity as mantissa × 10^scale, and its format.
+func parse(s string) (mantissa *big.Int, scale int, f format, ok bool) {
+	_, text, _, _, suffix, err := split(s)
+	if err != nil {
+		return nil, 0, f, false
+	}
+	base, exponent, f, ok := interpret(suffix)
+	if !ok {
+		return nil, 0, f, false
+	}
+	if mantissa, scale, ok = parseDecimal(text); !ok {
+		return nil, 0, f, false
+	}
+	if base == 10 {
+		return mantissa, scale + exponent, f, true
+	}
+	return mantissa.Lsh(mantissa, uint(exponent)), scale, f, true
+}
+
+// Compare compares two quantities by value (-1, 0 or +1); one that does not
+// parse counts as zero.
+func Compare(a, b string) int {
+	am, as, _, aok := parse(a)
+	bm, bs, _, bok := parse(b)
+	if !aok {
+		am, as = new(big.Int), 0
+	}
+	if !bok {
+		bm, bs = new(big.Int), 0
+	}
+	return compare(am, as, bm, bs)
+}
+
+// RoundUpMilli is what kube's defaulting makes of a quantity in a resource
+// list (Quantity.RoundUp to milli units): s, a quantity in canonical form,
+// when it has nothing below a thousandth; otherwise the canonical form of its
+// value rounded away from zero to whole thousandths ("100u" becomes "1m",
+// "-1500u" becomes "-2m").
+func RoundUpMilli(s string) string {
+	mantissa, scale, f, ok := parse(s)
+	if !ok || scale >= -3 {
+		return s
+	}
+	div := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(-3-scale)), nil)
+	q, m := new(big.Int).QuoRem(new(big.Int).Abs(mantissa), div, new(big.Int))
+	if m.Sign() == 0 {
+		return s
+	}
+	q.Add(q, big.NewInt(1))
+	if mantissa.Sign() < 0 {
+		q.Neg(q)
+	}
+	return canonical(q, -3, f)
+}

@@ -60,3 +60,62 @@ func hugeExponent(s string) bool {
 	}
 	return digits > 3 && strings.ContainsAny(s, "eE")
 }
+
+// checkRoundUpMilli compares RoundUpMilli of the canonical form with
+// Quantity.RoundUp(-3), what kube's defaulting does to resource lists.
+func checkRoundUpMilli(t *testing.T, s string) {
+	t.Helper()
+	q, err := resource.ParseQuantity(s)
+	if err != nil {
+		return
+	}
+	c, err := Canonical(s)
+	if err != nil {
+		t.Fatalf("%q: %v", s, err)
+	}
+	q.RoundUp(-3)
+	if got, want := RoundUpMilli(c), q.String(); got != want {
+		t.Fatalf("%q (%q): ours %q, apimachinery %q", s, c, got, want)
+	}
+}
+
+var roundUpSeeds = []string{"100u", "1500u", "-1500u", "1u", "0.0005", "250u", "1e-4", "-1e-7", "3.5001", "0.0001Ki", "1.0001k", "999999n", "1000u", "1010u", "12.3456789"}
+
+func TestRoundUpMilliMatchesApimachinery(t *testing.T) {
+	for _, s := range append(append([]string{}, seeds...), roundUpSeeds...) {
+		checkRoundUpMilli(t, s)
+	}
+}
+
+func FuzzRoundUpMilliMatchesApimachinery(f *testing.F) {
+	for _, s := range append(append([]string{}, seeds...), roundUpSeeds...) {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if len(s) > 40 || hugeExponent(s) {
+			return
+		}
+		checkRoundUpMilli(t, s)
+	})
+}
+
+// TestCompareMatchesApimachinery: Compare orders canonical quantities as
+// Quantity.Cmp does.
+func TestCompareMatchesApimachinery(t *testing.T) {
+	for _, a := range seeds {
+		for _, b := range []string{"0", "1", "2", "500m", "1Gi", "1024Mi", "-1", "1e3", "999m"} {
+			qa, err := resource.ParseQuantity(a)
+			if err != nil {
+				continue
+			}
+			ca, _ := Canonical(a)
+			if back := resource.MustParse(ca); back.Cmp(qa) != 0 {
+				continue // kube writes some overflowing values ("1000E") as another
+			}
+			qb := resource.MustParse(b)
+			if got, want := Compare(ca, b), qa.Cmp(qb); got != want {
+				t.Errorf("Compare(%q (%q), %q) = %d, apimachinery %d", ca, a, b, got, want)
+			}
+		}
+	}
+}

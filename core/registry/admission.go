@@ -9,8 +9,10 @@ import (
 	"kubeplay/core/schema"
 )
 
-// Admission judges a write against the rest of the cluster once the object is
-// prepared, as kube's admission plugins do; an error refuses it. obj is nil for a
+// Admission judges a write against the rest of the cluster, as kube's admission
+// plugins do, and may complete the object as kube's mutating plugins do (a Pod's
+// tolerations); an error refuses it. It runs where kube's mutating admission
+// does: after decoding and defaulting, before validation. obj is nil for a
 // delete, old for a create.
 type Admission interface {
 	Admit(op Operation, t Target, obj, old object.Object) error

@@ -35,7 +35,8 @@ type Store struct {
 // NewStore is the registry over st, serving the resources of reg.
 func NewStore(st *storage.Store, reg *schema.Registry, clk clock.Clock) *Store {
 	s := &Store{storage: st, schema: reg, clock: clk}
-	s.admission = []Admission{newNamespaceLifecycle(s)}
+	// In the order of kube's admission chain.
+	s.admission = []Admission{newNamespaceLifecycle(s), serviceAccountAdmission{}, nodeTaintAdmission{}, priorityAdmission{}, tolerationAdmission{}}
 	return s
 }
 
@@ -106,9 +107,9 @@ func (s *Store) mutate(t Target, fn storage.MutateFunc) ([]byte, error) {
 	return object.Encode(obj)
 }
 
-// prepareNew turns a new object into the one to store: its name (from
-// generateName), the fields the server owns, the kind's defaults; then it is
-// validated and admitted.
+// prepareNew turns a new object into the one to store, in kube's order: its
+// name (from generateName), the kind's defaults and conversions, admission,
+// what the kind sets on create, validation, and the fields the server owns.
 func (s *Store) prepareNew(st Strategy, t Target, obj object.Object) error {
 	meta := object.Meta(obj)
 	name, _ := meta["name"].(string)
@@ -119,12 +120,13 @@ func (s *Store) prepareNew(st Strategy, t Target, obj object.Object) error {
 		}
 	}
 	st.Canonicalize(obj)
-	if errs := append(validateObjectMeta(meta, t.Res, name), st.Validate(obj)...); len(errs) > 0 {
-		return apierrors.NewInvalid(t.Res.Group, t.Res.Kind, name, errs)
-	}
 	t.Name = name
 	if err := s.admit(Create, t, obj, nil); err != nil {
 		return err
+	}
+	st.PrepareForCreate(obj)
+	if errs := append(validateObjectMeta(meta, t.Res, name), st.Validate(obj)...); len(errs) > 0 {
+		return apierrors.NewInvalid(t.Res.Group, t.Res.Kind, name, errs)
 	}
 	meta["uid"] = object.NewUID()
 	meta["creationTimestamp"] = Timestamp(s.clock.Now())
@@ -136,7 +138,6 @@ func (s *Store) prepareNew(st Strategy, t Target, obj object.Object) error {
 	} else {
 		delete(meta, "generation")
 	}
-	st.PrepareForCreate(obj)
 	obj["kind"], obj["apiVersion"] = t.Res.Kind, t.Res.APIVersion()
 	return nil
 }
@@ -158,11 +159,12 @@ func (s *Store) put(t Target, obj object.Object, rev int64) (storage.Change, err
 type UpdatedObjectInfo func(old object.Object) (object.Object, error)
 
 // Update is every write to an existing object, PUT, PATCH and apply alike: it
-// computes the new object with info, checks the resourceVersion precondition, keeps
-// what the target may not change, validates and admits it, and stores it only if
-// something changed. A missing object is created where the kind allows it. It
-// returns the object as stored and whether it was created. A write to the
-// scale subresource updates the parent and returns its Scale.
+// computes the new object with info, gives it the kind's defaults, checks the
+// resourceVersion precondition, keeps what the target may not change, admits
+// and validates it, and stores it only if something changed. A missing object
+// is created where the kind allows it. It returns the object as stored and
+// whether it was created. A write to the scale subresource updates the parent
+// and returns its Scale.
 func (s *Store) Update(t Target, info UpdatedObjectInfo) ([]byte, bool, error) {
 	if t.Sub == "scale" {
 		stored, _, err := s.update(t, scaleInfo(t, info))
@@ -199,6 +201,9 @@ func (s *Store) update(t Target, info UpdatedObjectInfo) ([]byte, bool, error) {
 		if err != nil {
 			return storage.Change{}, apierrors.NewInternal(err)
 		}
+		// As kube reads what it stored: with the kind's defaults (an object
+		// stored before a default existed gets it too).
+		st.Canonicalize(old)
 		obj, err := info(old)
 		if err != nil {
 			return storage.Change{}, err
@@ -211,11 +216,11 @@ func (s *Store) update(t Target, info UpdatedObjectInfo) ([]byte, bool, error) {
 		}
 		obj = st.PrepareForUpdate(obj, old, t.Sub)
 		keepServerFields(obj, old, t.Res)
-		if errs := append(validateObjectMeta(object.Meta(obj), t.Res, t.Name), st.Validate(obj)...); len(errs) > 0 {
-			return storage.Change{}, apierrors.NewInvalid(t.Res.Group, t.Res.Kind, t.Name, errs)
-		}
 		if err := s.admit(Update, t, obj, old); err != nil {
 			return storage.Change{}, err
+		}
+		if errs := append(validateObjectMeta(object.Meta(obj), t.Res, t.Name), st.ValidateUpdate(obj, old, t.Sub)...); len(errs) > 0 {
+			return storage.Change{}, apierrors.NewInvalid(t.Res.Group, t.Res.Kind, t.Name, errs)
 		}
 		object.SetResourceVersion(obj, mustParseRV(oldRV))
 		if b, err := object.Encode(obj); err != nil {

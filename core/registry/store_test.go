@@ -95,7 +95,9 @@ func TestK8S_WRITE_1_ConcurrentUpdatesNoneLost(t *testing.T) {
 func TestK8S_WRITE_1_PreconditionsAndGeneration(t *testing.T) {
 	s, reg, _ := newStore(t)
 	dep := target(reg, "apps", "v1", "deployments", "default", "web")
-	spec := map[string]any{"replicas": 1, "selector": map[string]any{"matchLabels": map[string]any{"app": "web"}}}
+	spec := map[string]any{"replicas": 1, "selector": map[string]any{"matchLabels": map[string]any{"app": "web"}},
+		"template": map[string]any{"metadata": map[string]any{"labels": map[string]any{"app": "web"}},
+			"spec": map[string]any{"containers": []any{map[string]any{"name": "c", "image": "nginx"}}}}}
 	b, err := s.Create(dep, object.Object{"metadata": map[string]any{"name": "web"}, "spec": spec})
 	if err != nil {
 		t.Fatal(err)

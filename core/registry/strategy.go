@@ -7,27 +7,35 @@ import (
 	"time"
 
 	"kubeplay/core/apierrors"
+	"kubeplay/core/defaults"
 	"kubeplay/core/field"
 	"kubeplay/core/object"
 	"kubeplay/core/schema"
+	"kubeplay/core/validation"
 )
 
 // Strategy is what one kind does differently on its way into storage, as kube's
 // rest.RESTCreateStrategy, RESTUpdateStrategy and RESTDeleteStrategy are. The
 // generic Store calls it; a new kind or rule is a strategy, not a branch there.
 type Strategy interface {
-	// Canonicalize writes what a request decoded into the form kube stores (its
-	// conversion's effects: a Secret's stringData written into data).
+	// Canonicalize writes what a request decoded into in the form kube stores:
+	// the kind's defaults (core/defaults), which kube gives every object it
+	// decodes, and its conversion's effects (a Secret's stringData written
+	// into data).
 	Canonicalize(obj object.Object)
-	// PrepareForCreate sets the kind's defaults and the status a new object
-	// starts with.
+	// PrepareForCreate sets what a new object starts with (its status), before
+	// it is validated.
 	PrepareForCreate(obj object.Object)
 	// PrepareForUpdate returns the object to store when a write to sub (""
 	// for the resource itself) turns old into obj: each part changes only its
 	// own fields.
 	PrepareForUpdate(obj, old object.Object, sub string) object.Object
-	// Validate checks the kind's own rules (metadata is checked for every kind).
+	// Validate checks a new object against the kind's own rules (metadata is
+	// checked for every kind).
 	Validate(obj object.Object) field.ErrorList
+	// ValidateUpdate checks the object a write to sub turns old into: the
+	// kind's rules, and what may not change.
+	ValidateUpdate(obj, old object.Object, sub string) field.ErrorList
 	// NewGeneration says whether an update of old to obj bumps
 	// metadata.generation (for the kinds that track it).
 	NewGeneration(obj, old object.Object) bool
@@ -50,40 +58,46 @@ const (
 // strategyFor is the strategy of a resource's kind.
 func strategyFor(res *schema.Resource) Strategy {
 	base := resourceStrategy{res: res}
-	if res.Group == "apps" && res.Kind == "Deployment" {
-		return deploymentStrategy{base}
-	}
-	if res.Group != "" {
-		return base
-	}
-	switch res.Kind {
-	case "Namespace":
+	switch res.Group + "/" + res.Kind {
+	case "/Namespace":
 		return namespaceStrategy{base}
-	case "Secret":
+	case "/Secret":
 		return secretStrategy{base}
-	case "ConfigMap":
+	case "/ConfigMap":
 		return configMapStrategy{base}
+	case "/Pod":
+		return podStrategy{base}
+	case "/Service":
+		return serviceStrategy{base}
+	case "apps/Deployment":
+		return deploymentStrategy{workloadStrategy{base, deploymentRules}}
+	case "apps/ReplicaSet":
+		return workloadStrategy{base, replicaSetRules}
+	case "apps/StatefulSet":
+		return workloadStrategy{base, statefulSetRules}
 	}
 	return base
 }
 
-// resourceStrategy is what every kind does: the schema's defaults, a status
+// resourceStrategy is what every kind does: the kind's defaults, a status
 // subresource that owns status, finalizers that hold a deleted object.
 type resourceStrategy struct{ res *schema.Resource }
 
-func (resourceStrategy) Canonicalize(object.Object) {}
+// Canonicalize gives the object its defaults; kinds without built-in Go
+// types (custom resources) have none here.
+func (s resourceStrategy) Canonicalize(obj object.Object) {
+	defaults.Apply(s.res.APIVersion(), s.res.Kind, obj)
+}
 
 // NewGeneration: a kind that tracks generation bumps it when anything but
 // metadata and status changes.
 func (s resourceStrategy) NewGeneration(obj, old object.Object) bool {
 	return s.res.Generation && specChanged(old, obj)
 }
-func (resourceStrategy) Validate(object.Object) field.ErrorList { return nil }
-func (s resourceStrategy) PrepareForCreate(obj object.Object) {
-	if s.res.Prepare != nil {
-		s.res.Prepare(obj)
-	}
-}
+
+func (resourceStrategy) PrepareForCreate(object.Object)                              {}
+func (resourceStrategy) Validate(object.Object) field.ErrorList                      { return nil }
+func (resourceStrategy) ValidateUpdate(_, _ object.Object, _ string) field.ErrorList { return nil }
 
 func (s resourceStrategy) PrepareForUpdate(obj, old object.Object, sub string) object.Object {
 	switch {
@@ -134,7 +148,7 @@ func (resourceStrategy) DeleteWhenFinalized(obj, old object.Object) bool {
 
 // deploymentStrategy: annotations bump a Deployment's generation too (kube
 // copies them to its ReplicaSets).
-type deploymentStrategy struct{ resourceStrategy }
+type deploymentStrategy struct{ workloadStrategy }
 
 func (s deploymentStrategy) NewGeneration(obj, old object.Object) bool {
 	return s.resourceStrategy.NewGeneration(obj, old) ||
@@ -150,9 +164,35 @@ type namespaceStrategy struct{ resourceStrategy }
 // already being deleted.
 const namespaceTerminatingMessage = "The system is ensuring all content is removed from this namespace.  Upon completion, this namespace will automatically be purged by the system."
 
+// PrepareForCreate: a new namespace is Active, and held by the kubernetes
+// finalizer until the namespace controller has emptied it.
+func (namespaceStrategy) PrepareForCreate(obj object.Object) {
+	obj["status"] = map[string]any{"phase": "Active"}
+	spec, _ := obj["spec"].(map[string]any)
+	if spec == nil {
+		spec = map[string]any{}
+		obj["spec"] = spec
+	}
+	finalizers, _ := spec["finalizers"].([]any)
+	if !slices.Contains(finalizers, any("kubernetes")) {
+		spec["finalizers"] = append(finalizers, "kubernetes")
+	}
+}
+
+// PrepareForUpdate: only the finalize subresource changes spec.finalizers.
 func (s namespaceStrategy) PrepareForUpdate(obj, old object.Object, sub string) object.Object {
 	if sub != "finalize" {
-		return s.resourceStrategy.PrepareForUpdate(obj, old, sub)
+		obj = s.resourceStrategy.PrepareForUpdate(obj, old, sub)
+		if sub == "" {
+			spec, _ := obj["spec"].(map[string]any)
+			if spec == nil {
+				spec = map[string]any{}
+				obj["spec"] = spec
+			}
+			oldSpec, _ := old["spec"].(map[string]any)
+			setOrDelete(spec, "finalizers", oldSpec)
+		}
+		return obj
 	}
 	out := object.DeepCopy(old)
 	spec, _ := out["spec"].(map[string]any)
@@ -193,14 +233,11 @@ func (s namespaceStrategy) DeleteWhenFinalized(obj, old object.Object) bool {
 	return len(object.Strings(spec, "finalizers")) == 0 && s.resourceStrategy.DeleteWhenFinalized(obj, old)
 }
 
-// maxDataBytes is kube's limit on the bytes of a ConfigMap's or Secret's values
-// (api.MaxSecretSize).
-const maxDataBytes = 1 << 20
-
-// secretStrategy: stringData is written into data, and data is limited to 1 MiB.
+// secretStrategy: stringData is written into data.
 type secretStrategy struct{ resourceStrategy }
 
-func (secretStrategy) Canonicalize(obj object.Object) {
+func (s secretStrategy) Canonicalize(obj object.Object) {
+	s.resourceStrategy.Canonicalize(obj)
 	sd, _ := obj["stringData"].(map[string]any)
 	data, _ := obj["data"].(map[string]any)
 	if data == nil && len(sd) > 0 {
@@ -220,31 +257,19 @@ func (secretStrategy) Canonicalize(obj object.Object) {
 	delete(obj, "stringData")
 }
 
-func (secretStrategy) Validate(obj object.Object) field.ErrorList {
-	size := 0
-	for _, v := range object.StringMap(obj, "data") {
-		size += base64.StdEncoding.DecodedLen(len(v))
-	}
-	if size > maxDataBytes {
-		return field.ErrorList{field.TooLong(field.NewPath("data"), maxDataBytes)}
-	}
-	return nil
+func (secretStrategy) Validate(obj object.Object) field.ErrorList { return validation.Secret(obj) }
+
+func (secretStrategy) ValidateUpdate(obj, old object.Object, _ string) field.ErrorList {
+	return validation.SecretUpdate(obj, old)
 }
 
-// configMapStrategy: data and binaryData together are limited to 1 MiB, reported
-// on the object itself ("[]").
+// configMapStrategy: a ConfigMap's keys, size and immutability.
 type configMapStrategy struct{ resourceStrategy }
 
 func (configMapStrategy) Validate(obj object.Object) field.ErrorList {
-	size := 0
-	for _, v := range object.StringMap(obj, "data") {
-		size += len(v)
-	}
-	for _, v := range object.StringMap(obj, "binaryData") {
-		size += base64.StdEncoding.DecodedLen(len(v))
-	}
-	if size > maxDataBytes {
-		return field.ErrorList{field.TooLong(field.NewPath("").Key(""), maxDataBytes)}
-	}
-	return nil
+	return validation.ConfigMap(obj)
+}
+
+func (configMapStrategy) ValidateUpdate(obj, old object.Object, _ string) field.ErrorList {
+	return validation.ConfigMapUpdate(obj, old)
 }

@@ -1,8 +1,6 @@
 package registry
 
 import (
-	"sort"
-
 	"kubeplay/core/apierrors"
 	"kubeplay/core/encoding/protobuf"
 	"kubeplay/core/field"
@@ -24,7 +22,7 @@ func validateObjectMeta(meta map[string]any, res *schema.Resource, name string) 
 	for _, msg := range validateName(res.Names, name) {
 		errs = append(errs, field.Invalid(field.NewPath("metadata", "name"), name, msg))
 	}
-	return append(errs, validateLabels(object.StringMap(meta, "labels"), field.NewPath("metadata", "labels"))...)
+	return append(errs, validation.Labels(object.StringMap(meta, "labels"), field.NewPath("metadata", "labels"))...)
 }
 
 // validateName returns the messages for a name that breaks rule.
@@ -40,25 +38,6 @@ func validateName(rule schema.NameRule, name string) []string {
 	default:
 		return validation.DNS1123Subdomain(name)
 	}
-}
-
-// validateLabels checks label keys and values as ValidateLabels does.
-func validateLabels(labels map[string]string, path *field.Path) field.ErrorList {
-	keys := make([]string, 0, len(labels))
-	for k := range labels {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	var errs field.ErrorList
-	for _, k := range keys {
-		for _, msg := range validation.QualifiedName(k) {
-			errs = append(errs, field.Invalid(path, k, msg))
-		}
-		for _, msg := range validation.LabelValue(labels[k]) {
-			errs = append(errs, field.Invalid(path, labels[k], msg))
-		}
-	}
-	return errs
 }
 
 // maxStorageRequest is etcd's default --max-request-bytes, which bounds every

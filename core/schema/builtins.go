@@ -35,21 +35,6 @@ func boolField(path ...string) func(object.Object) string {
 	}
 }
 
-func setDefault(m map[string]any, key string, v any) {
-	if _, ok := m[key]; !ok {
-		m[key] = v
-	}
-}
-
-func sub(o object.Object, key string) map[string]any {
-	m, ok := o[key].(map[string]any)
-	if !ok {
-		m = map[string]any{}
-		o[key] = m
-	}
-	return m
-}
-
 // Builtins returns the built-in kinds of kube-apiserver v1.32 that kubeplay serves.
 func Builtins() []*Resource {
 	return []*Resource{
@@ -62,18 +47,6 @@ func Builtins() []*Resource {
 			},
 			ReturnDeleted: true,
 			Fields:        map[string]func(object.Object) string{"status.phase": str("status", "phase")},
-			Prepare: func(o object.Object) {
-				name := object.MetaString(o, "name")
-				md := object.Meta(o)
-				labels, _ := md["labels"].(map[string]any)
-				if labels == nil {
-					labels = map[string]any{}
-					md["labels"] = labels
-				}
-				labels["kubernetes.io/metadata.name"] = name
-				setDefault(sub(o, "spec"), "finalizers", []any{"kubernetes"})
-				sub(o, "status")["phase"] = "Active"
-			},
 		},
 		{
 			Version: "v1", Kind: "Pod", Plural: "pods", Singular: "pod", Namespaced: true,
@@ -94,17 +67,6 @@ func Builtins() []*Resource {
 				"status.podIP":             str("status", "podIP"),
 				"status.nominatedNodeName": str("status", "nominatedNodeName"),
 			},
-			Prepare: func(o object.Object) {
-				spec := sub(o, "spec")
-				setDefault(spec, "restartPolicy", "Always")
-				setDefault(spec, "schedulerName", "default-scheduler")
-				setDefault(spec, "serviceAccountName", "default")
-				setDefault(spec, "dnsPolicy", "ClusterFirst")
-				setDefault(spec, "terminationGracePeriodSeconds", 30)
-				st := sub(o, "status")
-				setDefault(st, "phase", "Pending")
-				setDefault(st, "qosClass", "BestEffort")
-			},
 		},
 		{
 			Version: "v1", Kind: "ConfigMap", Plural: "configmaps", Singular: "configmap",
@@ -113,8 +75,7 @@ func Builtins() []*Resource {
 		{
 			Version: "v1", Kind: "Secret", Plural: "secrets", Singular: "secret",
 			Namespaced: true, Verbs: allVerbs,
-			Fields:  map[string]func(object.Object) string{"type": str("type")},
-			Prepare: func(o object.Object) { setDefault(o, "type", "Opaque") },
+			Fields: map[string]func(object.Object) string{"type": str("type")},
 		},
 		{
 			Version: "v1", Kind: "Service", Plural: "services", Singular: "service",
@@ -126,12 +87,6 @@ func Builtins() []*Resource {
 			Fields: map[string]func(object.Object) string{
 				"spec.clusterIP": str("spec", "clusterIP"),
 				"spec.type":      str("spec", "type"),
-			},
-			Prepare: func(o object.Object) {
-				spec := sub(o, "spec")
-				setDefault(spec, "type", "ClusterIP")
-				setDefault(spec, "sessionAffinity", "None")
-				setDefault(sub(o, "status"), "loadBalancer", map[string]any{})
 			},
 		},
 		{
@@ -176,12 +131,6 @@ func Builtins() []*Resource {
 				{Name: "scale", Kind: "Scale", Group: "autoscaling", Verbs: statusVerbs},
 				{Name: "status", Kind: "Deployment", Group: "apps", Verbs: statusVerbs},
 			},
-			Prepare: func(o object.Object) {
-				spec := sub(o, "spec")
-				setDefault(spec, "replicas", 1)
-				setDefault(spec, "revisionHistoryLimit", 10)
-				setDefault(spec, "progressDeadlineSeconds", 600)
-			},
 		},
 		{
 			Group: "apps", Version: "v1", Kind: "ReplicaSet", Plural: "replicasets", Singular: "replicaset",
@@ -192,10 +141,6 @@ func Builtins() []*Resource {
 				{Name: "status", Kind: "ReplicaSet", Group: "apps", Verbs: statusVerbs},
 			},
 			Fields: map[string]func(object.Object) string{"status.replicas": str("status", "replicas")},
-			Prepare: func(o object.Object) {
-				setDefault(sub(o, "spec"), "replicas", 1)
-				setDefault(sub(o, "status"), "replicas", 0)
-			},
 		},
 		{
 			Group: "apps", Version: "v1", Kind: "StatefulSet", Plural: "statefulsets", Singular: "statefulset",
@@ -204,17 +149,6 @@ func Builtins() []*Resource {
 			Subs: []Subresource{
 				{Name: "scale", Kind: "Scale", Group: "autoscaling", Verbs: statusVerbs},
 				{Name: "status", Kind: "StatefulSet", Group: "apps", Verbs: statusVerbs},
-			},
-			Prepare: func(o object.Object) {
-				spec := sub(o, "spec")
-				setDefault(spec, "replicas", 1)
-				setDefault(spec, "podManagementPolicy", "OrderedReady")
-				setDefault(spec, "revisionHistoryLimit", 10)
-				setDefault(spec, "updateStrategy", map[string]any{"type": "RollingUpdate", "rollingUpdate": map[string]any{"partition": 0}})
-				setDefault(spec, "persistentVolumeClaimRetentionPolicy", map[string]any{"whenDeleted": "Retain", "whenScaled": "Retain"})
-				st := sub(o, "status")
-				setDefault(st, "replicas", 0)
-				setDefault(st, "availableReplicas", 0)
 			},
 		},
 		{

@@ -55,8 +55,6 @@ type Resource struct {
 	// Fields are the kind-specific field selector fields beyond metadata.name and
 	// metadata.namespace, and how to read them from an object.
 	Fields map[string]func(object.Object) string
-	// Prepare fills defaults into a new object (status, spec defaults).
-	Prepare func(object.Object)
 }
 
 // APIVersion is the kind's apiVersion: "v1" or "apps/v1".

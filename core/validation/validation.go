@@ -1,7 +1,17 @@
 // Package validation owns the name and label rules of Kubernetes, worded as
 // k8s.io/apimachinery/pkg/util/validation words them, so that every message a
 // client sees for a bad name, label key or label value matches kube-apiserver's.
-// Each check returns the list of messages for the value; an empty list means valid.
+// Each such check returns the list of messages for the value; an empty list
+// means valid.
+//
+// It also owns the built-in kinds' own rules that a learner meets first, as
+// k8s.io/kubernetes's pkg/apis/core/validation and pkg/apis/apps/validation
+// judge them (Pod, Deployment, ReplicaSet, Service, ConfigMap and Secret, on
+// create and update): they read an object decoded and defaulted (core/defaults)
+// and return its field errors in kube's order, with kube's words, down to the
+// Go syntax kube shows some values in. Each file says which rules it checks.
+// Where kube ranges over a Go map, in random order, the keys are taken in
+// order.
 package validation
 
 import (

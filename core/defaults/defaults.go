@@ -1,0 +1,359 @@
+// Package defaults owns the defaults kube-apiserver 1.32 gives the built-in
+// kinds when it decodes them, as k8s.io/kubernetes's pkg/apis/*/v1 defaulting
+// functions and +default markers do: what a client sees filled in on every
+// object it creates, replaces, patches or applies (a container's
+// imagePullPolicy, a Deployment's rolling-update strategy, a Service port's
+// targetPort, …).
+//
+// As kube's generated defaulters, the defaults are functions of Go types
+// (PodSpec, Container, ServicePort, ResourceList, …), applied wherever the
+// type occurs, parent before children: a Container in a Deployment's template
+// gets what a Pod's does. The walk follows the kinds' Go types as
+// core/encoding/protobuf's message table holds them (protobuf.Walk), so this
+// package names types, not paths.
+//
+// Defaulting is not all a new object gets: a Pod's status, the ServiceAccount
+// admission's service account or a Service's IP families belong to the kinds'
+// strategies and to admission (core/registry), as in kube.
+package defaults
+
+import (
+	"encoding/json"
+	"sort"
+
+	"kubeplay/core/encoding/protobuf"
+	"kubeplay/core/object"
+	"kubeplay/core/quantity"
+)
+
+// Apply sets kube's defaults on obj, an object of kind in apiVersion in JSON
+// form, in place. Kinds without built-in Go types (custom resources) are left
+// as they are. Defaulting a defaulted object changes nothing.
+func Apply(apiVersion, kind string, obj object.Object) {
+	protobuf.Walk(apiVersion, kind, obj, func(goType string, v map[string]any) {
+		if fn := defaulter(goType); fn != nil {
+			fn(v)
+		}
+	})
+}
+
+// byType is the defaulting function of each Go type that has one (the types
+// of apps/v1 and core/v1 share the package name v1, as in kube's errors),
+// sorted by name. ConfigMap's (data becomes an empty map) shows nowhere: JSON
+// omits an empty map.
+var byType = []struct {
+	goType string
+	fn     func(map[string]any)
+}{
+	{"v1.AzureDiskVolumeSource", azureDisk},
+	{"v1.ConfigMapVolumeSource", defaultMode},
+	{"v1.Container", container},
+	{"v1.ContainerPort", protocolTCP},
+	{"v1.Deployment", deployment},
+	{"v1.DownwardAPIVolumeSource", defaultMode},
+	{"v1.EndpointPort", protocolTCP},
+	{"v1.EphemeralContainer", container},
+	{"v1.GRPCAction", func(m map[string]any) { setUnset(m, "service", "") }},
+	{"v1.HTTPGetAction", httpGet},
+	{"v1.HostPathVolumeSource", func(m map[string]any) { setUnset(m, "type", "") }},
+	{"v1.ISCSIVolumeSource", func(m map[string]any) { setString(m, "iscsiInterface", "default") }},
+	{"v1.Namespace", namespace},
+	{"v1.NamespaceStatus", func(m map[string]any) { setString(m, "phase", "Active") }},
+	{"v1.NodeStatus", nodeStatus},
+	{"v1.ObjectFieldSelector", func(m map[string]any) { setString(m, "apiVersion", "v1") }},
+	{"v1.PersistentVolumeClaim", func(m map[string]any) { setString(child(m, "status"), "phase", "Pending") }},
+	{"v1.PersistentVolumeClaimSpec", func(m map[string]any) { setUnset(m, "volumeMode", "Filesystem") }},
+	{"v1.Pod", pod},
+	{"v1.PodSpec", podSpec},
+	{"v1.Probe", probe},
+	{"v1.ProjectedVolumeSource", defaultMode},
+	{"v1.RBDVolumeSource", rbd},
+	{"v1.ReplicaSet", func(m map[string]any) { setUnset(child(m, "spec"), "replicas", number("1")) }},
+	{"v1.ResourceList", resourceList},
+	{"v1.ScaleIOVolumeSource", scaleIO},
+	{"v1.Secret", func(m map[string]any) { setString(m, "type", "Opaque") }},
+	{"v1.SecretVolumeSource", defaultMode},
+	{"v1.Service", service},
+	{"v1.ServiceAccountTokenProjection", func(m map[string]any) { setUnset(m, "expirationSeconds", number("3600")) }},
+	{"v1.ServicePort", protocolTCP},
+	{"v1.StatefulSet", statefulSet},
+	{"v1.Volume", volume},
+}
+
+// defaulter is the defaulting function of goType, or nil.
+func defaulter(goType string) func(map[string]any) {
+	i := sort.Search(len(byType), func(i int) bool { return byType[i].goType >= goType })
+	if i < len(byType) && byType[i].goType == goType {
+		return byType[i].fn
+	}
+	return nil
+}
+
+// number is an integer as decoded objects hold it.
+func number(s string) json.Number { return json.Number(s) }
+
+// setString sets a string field that is empty or absent, as kube's defaulting
+// does for a value field ("" is its zero value).
+func setString(m map[string]any, key, v string) {
+	if s, _ := m[key].(string); s == "" {
+		m[key] = v
+	}
+}
+
+// setUnset sets a pointer field that is absent or null.
+func setUnset(m map[string]any, key string, v any) {
+	if m[key] == nil {
+		m[key] = v
+	}
+}
+
+// setNumber sets an integer field that is zero or absent.
+func setNumber(m map[string]any, key string, v json.Number) {
+	if isZero(m[key]) {
+		m[key] = v
+	}
+}
+
+// isZero says whether a number field holds its zero value (or nothing).
+func isZero(v any) bool {
+	switch n := v.(type) {
+	case nil:
+		return true
+	case json.Number:
+		return n == "0" || n == ""
+	case int:
+		return n == 0
+	case int64:
+		return n == 0
+	case float64:
+		return n == 0
+	}
+	return false
+}
+
+// child is the object at key in m, created when absent: a struct the typed
+// object always has.
+func child(m map[string]any, key string) map[string]any {
+	c, ok := m[key].(map[string]any)
+	if !ok {
+		c = map[string]any{}
+		m[key] = c
+	}
+	return c
+}
+
+// pod is SetDefaults_Pod: what a Pod's spec gets and a template's does not.
+// Requests default to limits, service links are on, and with the host's
+// network every port is a host port.
+func pod(m map[string]any) {
+	spec := child(m, "spec")
+	for _, list := range []string{"containers", "initContainers"} {
+		for _, c := range object.Objects(spec, list) {
+			res, _ := c["resources"].(map[string]any)
+			limits, _ := res["limits"].(map[string]any)
+			for k, v := range limits {
+				requests, ok := res["requests"].(map[string]any)
+				if !ok {
+					requests = map[string]any{}
+					res["requests"] = requests
+				}
+				if _, ok := requests[k]; !ok {
+					requests[k] = v
+				}
+			}
+		}
+	}
+	setUnset(spec, "enableServiceLinks", true)
+	if hostNetwork, _ := spec["hostNetwork"].(bool); hostNetwork {
+		for _, list := range []string{"containers", "initContainers"} {
+			for _, c := range object.Objects(spec, list) {
+				for _, p := range object.Objects(c, "ports") {
+					if cp := p["containerPort"]; isZero(p["hostPort"]) && !isZero(cp) {
+						p["hostPort"] = cp
+					}
+				}
+			}
+		}
+	}
+}
+
+// podSpec is SetDefaults_PodSpec.
+func podSpec(m map[string]any) {
+	setString(m, "dnsPolicy", "ClusterFirst")
+	setString(m, "restartPolicy", "Always")
+	setUnset(m, "securityContext", map[string]any{})
+	setUnset(m, "terminationGracePeriodSeconds", number("30"))
+	setString(m, "schedulerName", "default-scheduler")
+}
+
+// container is SetDefaults_Container: images tagged latest, or not tagged at
+// all, are pulled always, others when not present.
+func container(m map[string]any) {
+	if s, _ := m["imagePullPolicy"].(string); s == "" {
+		image, _ := m["image"].(string)
+		if imageTag(image) == "latest" {
+			m["imagePullPolicy"] = "Always"
+		} else {
+			m["imagePullPolicy"] = "IfNotPresent"
+		}
+	}
+	setString(m, "terminationMessagePath", "/dev/termination-log")
+	setString(m, "terminationMessagePolicy", "File")
+}
+
+func protocolTCP(m map[string]any) { setString(m, "protocol", "TCP") }
+
+// resourceList rounds quantities up to milli units (kube says it will refuse
+// finer ones one day).
+func resourceList(m map[string]any) {
+	for k, v := range m {
+		if s, ok := v.(string); ok {
+			m[k] = quantity.RoundUpMilli(s)
+		}
+	}
+}
+
+func probe(m map[string]any) {
+	setNumber(m, "timeoutSeconds", number("1"))
+	setNumber(m, "periodSeconds", number("10"))
+	setNumber(m, "successThreshold", number("1"))
+	setNumber(m, "failureThreshold", number("3"))
+}
+
+func httpGet(m map[string]any) {
+	setString(m, "path", "/")
+	setString(m, "scheme", "HTTP")
+}
+
+// volume is SetDefaults_Volume: a volume of no type is an emptyDir.
+func volume(m map[string]any) {
+	for k, v := range m {
+		if k != "name" && v != nil {
+			return
+		}
+	}
+	m["emptyDir"] = map[string]any{}
+}
+
+// defaultMode is the file mode of secret, config map, downward API and
+// projected volumes: 0644.
+func defaultMode(m map[string]any) { setUnset(m, "defaultMode", number("420")) }
+
+func rbd(m map[string]any) {
+	setString(m, "pool", "rbd")
+	setString(m, "user", "admin")
+	setString(m, "keyring", "/etc/ceph/keyring")
+}
+
+func azureDisk(m map[string]any) {
+	setUnset(m, "cachingMode", "ReadWrite")
+	setUnset(m, "fsType", "ext4")
+	setUnset(m, "readOnly", false)
+	setUnset(m, "kind", "Shared")
+}
+
+func scaleIO(m map[string]any) {
+	setString(m, "storageMode", "ThinProvisioned")
+	setString(m, "fsType", "xfs")
+}
+
+// service is SetDefaults_Service.
+func service(m map[string]any) {
+	spec := child(m, "spec")
+	setString(spec, "sessionAffinity", "None")
+	switch spec["sessionAffinity"] {
+	case "None":
+		delete(spec, "sessionAffinityConfig")
+	case "ClientIP":
+		if object.Path(spec, "sessionAffinityConfig", "clientIP", "timeoutSeconds") == nil {
+			spec["sessionAffinityConfig"] = map[string]any{"clientIP": map[string]any{"timeoutSeconds": number("10800")}}
+		}
+	}
+	setString(spec, "type", "ClusterIP")
+	for _, p := range object.Objects(spec, "ports") {
+		protocolTCP(p)
+		if t := p["targetPort"]; isZero(t) || t == "" {
+			p["targetPort"] = p["port"]
+			if p["port"] == nil {
+				p["targetPort"] = number("0")
+			}
+		}
+	}
+	typ := spec["type"]
+	externalIPs, _ := spec["externalIPs"].([]any)
+	if typ == "LoadBalancer" || typ == "NodePort" || typ == "ClusterIP" && len(externalIPs) > 0 {
+		setString(spec, "externalTrafficPolicy", "Cluster")
+	}
+	if typ == "NodePort" || typ == "LoadBalancer" || typ == "ClusterIP" {
+		setUnset(spec, "internalTrafficPolicy", "Cluster")
+	}
+	if typ == "LoadBalancer" {
+		setUnset(spec, "allocateLoadBalancerNodePorts", true)
+		ingress, _ := object.Path(m, "status", "loadBalancer").(map[string]any)
+		for _, in := range object.Objects(ingress, "ingress") {
+			if ip, _ := in["ip"].(string); ip != "" {
+				setUnset(in, "ipMode", "VIP")
+			}
+		}
+	}
+}
+
+// namespace is SetDefaults_Namespace: a named namespace is labelled with its
+// name.
+func namespace(m map[string]any) {
+	meta := child(m, "metadata")
+	if name, _ := meta["name"].(string); name != "" {
+		child(meta, "labels")["kubernetes.io/metadata.name"] = name
+	}
+}
+
+// nodeStatus is SetDefaults_NodeStatus: what a node can allocate is, unless
+// said, its capacity.
+func nodeStatus(m map[string]any) {
+	capacity, ok := m["capacity"].(map[string]any)
+	if m["allocatable"] != nil || !ok {
+		return
+	}
+	allocatable := make(map[string]any, len(capacity))
+	for k, v := range capacity {
+		allocatable[k] = v
+	}
+	m["allocatable"] = allocatable
+}
+
+// deployment is SetDefaults_Deployment: one replica, rolling updates of 25%
+// surge and 25% unavailable, ten old ReplicaSets kept, ten minutes to
+// progress.
+func deployment(m map[string]any) {
+	spec := child(m, "spec")
+	setUnset(spec, "replicas", number("1"))
+	strategy := child(spec, "strategy")
+	setString(strategy, "type", "RollingUpdate")
+	if strategy["type"] == "RollingUpdate" {
+		rolling := child(strategy, "rollingUpdate")
+		setUnset(rolling, "maxUnavailable", "25%")
+		setUnset(rolling, "maxSurge", "25%")
+	}
+	setUnset(spec, "revisionHistoryLimit", number("10"))
+	setUnset(spec, "progressDeadlineSeconds", number("600"))
+}
+
+// statefulSet is SetDefaults_StatefulSet: pods made in order, rolling updates
+// from partition 0, claims retained, one replica, ten revisions kept.
+func statefulSet(m map[string]any) {
+	spec := child(m, "spec")
+	setString(spec, "podManagementPolicy", "OrderedReady")
+	strategy := child(spec, "updateStrategy")
+	if s, _ := strategy["type"].(string); s == "" {
+		strategy["type"] = "RollingUpdate"
+		setUnset(strategy, "rollingUpdate", map[string]any{})
+	}
+	if rolling, ok := strategy["rollingUpdate"].(map[string]any); ok && strategy["type"] == "RollingUpdate" {
+		setUnset(rolling, "partition", number("0"))
+	}
+	retention := child(spec, "persistentVolumeClaimRetentionPolicy")
+	setString(retention, "whenDeleted", "Retain")
+	setString(retention, "whenScaled", "Retain")
+	setUnset(spec, "replicas", number("1"))
+	setUnset(spec, "revisionHistoryLimit", number("10"))
+}

@@ -1,0 +1,274 @@
+package validation
+
+import (
+	"encoding/json"
+	"math"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"kubeplay/core/field"
+)
+
+// fields is one object of a built-in kind in JSON form (decoded into its Go
+// type and defaulted), as the kinds' rules read it: a missing or null field
+// reads as its zero value. Its accessors, as add and addInvalid, stay out of
+// line (go:noinline): the checks call them at hundreds of places.
+type fields map[string]any
+
+// str is the string at key.
+//
+//go:noinline
+func (f fields) str(key string) string {
+	s, _ := f[key].(string)
+	return s
+}
+
+// has says whether the field is set (a pointer that is not nil).
+//
+//go:noinline
+func (f fields) has(key string) bool { return f[key] != nil }
+
+// obj is the object at key; nil when there is none.
+//
+//go:noinline
+func (f fields) obj(key string) fields {
+	m, _ := f[key].(map[string]any)
+	return m
+}
+
+// list is the objects in the list at key.
+//
+//go:noinline
+func (f fields) list(key string) []fields {
+	l, _ := f[key].([]any)
+	out := make([]fields, 0, len(l))
+	for _, e := range l {
+		m, _ := e.(map[string]any)
+		out = append(out, m)
+	}
+	return out
+}
+
+// strs is the list of strings at key; nil when there is none.
+//
+//go:noinline
+func (f fields) strs(key string) []string {
+	l, ok := f[key].([]any)
+	if !ok {
+		return nil
+	}
+	out := make([]string, 0, len(l))
+	for _, e := range l {
+		s, _ := e.(string)
+		out = append(out, s)
+	}
+	return out
+}
+
+// strMap is the map of strings at key; nil when there is none.
+//
+//go:noinline
+func (f fields) strMap(key string) map[string]string {
+	m, ok := f[key].(map[string]any)
+	if !ok {
+		return nil
+	}
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		out[k], _ = v.(string)
+	}
+	return out
+}
+
+// num is the integer at key (0 when there is none).
+//
+//go:noinline
+func (f fields) num(key string) int64 {
+	n, _ := toInt(f[key])
+	return n
+}
+
+// toInt reads an integer as decoded objects hold it.
+func toInt(v any) (int64, bool) {
+	switch n := v.(type) {
+	case json.Number:
+		i, err := n.Int64()
+		return i, err == nil
+	case int:
+		return int64(n), true
+	case int64:
+		return n, true
+	case float64:
+		return int64(n), n == math.Trunc(n)
+	}
+	return 0, false
+}
+
+// add appends errors to a list. It stays out of line (as addInvalid and the
+// field constructors do): inlined at each of the checks' many call sites,
+// it would cost the wasm binary dearly.
+//
+//go:noinline
+func add(list *field.ErrorList, errs ...*field.Error) { *list = append(*list, errs...) }
+
+// addInvalid adds an Invalid error for value per message.
+//
+//go:noinline
+func addInvalid(list *field.ErrorList, p *field.Path, value any, msgs []string) {
+	for _, msg := range msgs {
+		*list = append(*list, field.Invalid(p, value, msg))
+	}
+}
+
+// sortedKeys are a map's keys in order: kube ranges over Go maps, in random
+// order; kubeplay reports a map's errors in the order of its keys.
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// The messages of apimachinery's validation helpers.
+const (
+	isNegativeErrorMsg = "must be greater than or equal to 0"
+	fieldImmutable     = "field is immutable"
+)
+
+// nonNegative is ValidateNonnegativeField.
+//
+//go:noinline
+func nonNegative(v int64, p *field.Path) field.ErrorList {
+	if v < 0 {
+		return field.ErrorList{field.Invalid(p, v, isNegativeErrorMsg)}
+	}
+	return nil
+}
+
+func inclusiveRange(lo, hi int) string {
+	return "must be between " + strconv.Itoa(lo) + " and " + strconv.Itoa(hi) + ", inclusive"
+}
+
+// PortNumber checks a port number (1–65535).
+func PortNumber(port int64) []string {
+	if port >= 1 && port <= 65535 {
+		return nil
+	}
+	return []string{inclusiveRange(1, 65535)}
+}
+
+// PortName checks a port's name: an IANA service name (IsValidPortName).
+func PortName(port string) []string {
+	var errs []string
+	if len(port) > 15 {
+		errs = append(errs, maxLen(15))
+	}
+	letter, charset := false, port != ""
+	for i := 0; i < len(port); i++ {
+		c := port[i]
+		letter = letter || c >= 'a' && c <= 'z'
+		charset = charset && (c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-')
+	}
+	if !charset {
+		errs = append(errs, "must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)")
+	}
+	if !letter {
+		errs = append(errs, "must contain at least one letter (a-z)")
+	}
+	if strings.Contains(port, "--") {
+		errs = append(errs, "must not contain consecutive hyphens")
+	}
+	if port != "" && (port[0] == '-' || port[len(port)-1] == '-') {
+		errs = append(errs, "must not begin or end with a hyphen")
+	}
+	return errs
+}
+
+// portNumOrName is ValidatePortNumOrName, for an int-or-string port.
+func portNumOrName(v any, p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if s, ok := v.(string); ok {
+		addInvalid(&errs, p, s, PortName(s))
+		return errs
+	}
+	n, _ := toInt(v)
+	addInvalid(&errs, p, n, PortNumber(n))
+	return errs
+}
+
+// configKey checks a ConfigMap's or Secret's key (IsConfigMapKey).
+func configKey(key string) []string {
+	var errs []string
+	if len(key) > DNS1123SubdomainMaxLength {
+		errs = append(errs, maxLen(DNS1123SubdomainMaxLength))
+	}
+	ok := key != ""
+	for i := 0; i < len(key); i++ {
+		c := key[i]
+		ok = ok && (c == '-' || c == '.' || c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9')
+	}
+	if !ok {
+		errs = append(errs, regexError("a valid config key must consist of alphanumeric characters, '-', '_' or '.'", "[-._a-zA-Z0-9]+", "key.name", "KEY_NAME", "key-name"))
+	}
+	switch {
+	case key == ".":
+		errs = append(errs, "must not be '.'")
+	case key == "..":
+		errs = append(errs, "must not be '..'")
+	case strings.HasPrefix(key, ".."):
+		errs = append(errs, "must not start with '..'")
+	}
+	return errs
+}
+
+// envVarName checks an environment variable's name as kube 1.32 does
+// (RelaxedEnvironmentVariableValidation is on): printable ASCII but '='.
+func envVarName(name string) []string {
+	for _, r := range name {
+		if r > 0x7e || r < 0x20 || r == '=' {
+			return []string{"a valid environment variable name must consist only of printable ASCII characters other than '='"}
+		}
+	}
+	return nil
+}
+
+// percent checks a percentage ("25%").
+func percent(s string) []string {
+	digits := strings.TrimSuffix(s, "%")
+	ok := len(digits) > 0 && len(digits) == len(s)-1
+	for i := 0; ok && i < len(digits); i++ {
+		ok = digits[i] >= '0' && digits[i] <= '9'
+	}
+	if !ok {
+		return []string{regexError("a valid percent string must be a numeric string followed by an ending '%'", "[0-9]+%", "1%", "93%")}
+	}
+	return nil
+}
+
+// Labels checks a map of labels as ValidateLabels does, keys in order.
+func Labels(labels map[string]string, p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	for _, k := range sortedKeys(labels) {
+		addInvalid(&errs, p, k, QualifiedName(k))
+		addInvalid(&errs, p, labels[k], LabelValue(labels[k]))
+	}
+	return errs
+}
+
+// oneOf is the usual check of an enumerated string: required, then one of
+// valid.
+//
+//go:noinline
+func oneOf(v string, p *field.Path, valid ...string) field.ErrorList {
+	switch {
+	case v == "":
+		return field.ErrorList{field.Required(p, "")}
+	case !slices.Contains(valid, v):
+		return field.ErrorList{field.NotSupported(p, v, valid)}
+	}
+	return nil
+}
