@@ -7,11 +7,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"os"
-	"sort"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -178,8 +179,8 @@ func TestK8S_URI_2_OpenAPICoversServedResources(t *testing.T) {
 		}
 		wantDocs[g], wantDocs[g+"/"+gv.Version] = true, true
 	}
-	if fmt.Sprint(sortedKeys(idx)) != fmt.Sprint(sortedKeys(wantDocs)) {
-		t.Fatalf("index lists %v, want %v", sortedKeys(idx), sortedKeys(wantDocs))
+	if fmt.Sprint(slices.Sorted(maps.Keys(idx))) != fmt.Sprint(slices.Sorted(maps.Keys(wantDocs))) {
+		t.Fatalf("index lists %v, want %v", slices.Sorted(maps.Keys(idx)), slices.Sorted(maps.Keys(wantDocs)))
 	}
 	docs := map[string]map[string]any{}
 	for p, u := range idx {
@@ -364,14 +365,4 @@ func TestK8S_URI_2_OpenAPIExtraDocuments(t *testing.T) {
 	if calls != 1 {
 		t.Fatalf("the document was built %d times for one generation", calls)
 	}
-}
-
-// sortedKeys returns m's keys in order.
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

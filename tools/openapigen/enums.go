@@ -5,7 +5,8 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -225,12 +226,7 @@ const enumMarker = "Possible enum values:"
 // values, and the description that lists them. The published description must
 // be the generated one without that list, or the documents disagree.
 func overlayEnums(defs map[string]any, enums map[string]*enumSchema) error {
-	names := make([]string, 0, len(defs))
-	for n := range defs {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
+	for _, n := range slices.Sorted(maps.Keys(defs)) {
 		if e := enums[n]; e != nil {
 			if err := overlay(defs[n], e, n); err != nil {
 				return err

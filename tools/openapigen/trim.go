@@ -2,7 +2,8 @@ package main
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"kubeplay/core/schema"
@@ -178,12 +179,7 @@ func closure(v any, prefix string, all, kept map[string]any) error {
 func collectRefs(v any, prefix string, names *[]string) {
 	switch v := v.(type) {
 	case map[string]any:
-		keys := make([]string, 0, len(v))
-		for k := range v {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
+		for _, k := range slices.Sorted(maps.Keys(v)) {
 			if ref, ok := v[k].(string); ok && k == "$ref" && strings.HasPrefix(ref, prefix) {
 				*names = append(*names, strings.TrimPrefix(ref, prefix))
 				continue
