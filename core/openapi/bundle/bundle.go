@@ -6,7 +6,7 @@
 // documents, 2.9 times the packed stream). Pack first replaces each run of at
 // least MinMatch bytes that occurred anywhere before (in any earlier
 // document) with a back-reference, then DEFLATEs the result, which still
-// catches the short repeats. Unpacking is a DEFLATE read and a copy loop.
+// catches the short repeats. Unpacking is a DEFLATE read and copies.
 //
 // Inflated, the stream is uvarint(n) and n literal bytes, then steps until the
 // output has the documents' total size: uvarint(literal length) (that many
@@ -143,7 +143,11 @@ func Unpack(packed []byte, sizes []int) ([][]byte, error) {
 			return nil, ErrCorrupt
 		}
 		from := len(out) - dist
-		for j := 0; j < matchLen; j++ { // byte by byte: a match may overlap what it writes
+		if dist >= matchLen {
+			out = append(out, out[from:from+matchLen]...)
+			continue
+		}
+		for j := 0; j < matchLen; j++ { // byte by byte: this match overlaps what it writes
 			out = append(out, out[from+j])
 		}
 	}
