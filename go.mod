@@ -4,6 +4,7 @@ go 1.26.8
 
 require (
 	github.com/fxamacker/cbor/v2 v2.7.0
+	github.com/google/gnostic-models v0.6.8
 	github.com/google/gofuzz v1.2.0
 	github.com/syumai/workers v0.32.0
 	github.com/tidwall/buntdb v1.3.0
@@ -30,7 +31,6 @@ require (
 	github.com/go-openapi/swag v0.23.0 // indirect
 	github.com/gogo/protobuf v1.3.2 // indirect
 	github.com/golang/protobuf v1.5.4 // indirect
-	github.com/google/gnostic-models v0.6.8 // indirect
 	github.com/google/go-cmp v0.6.0 // indirect
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect

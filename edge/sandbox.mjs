@@ -33,6 +33,10 @@ const DEFAULT_UNLOAD_IDLE_SECONDS = 120;
 // Paths the object answers itself, not the core.
 const STATUS_PATH = '/kubeplay/status';
 
+// Answers that carry no body (a 304 to a conditional OpenAPI request, say): a
+// Response with one of these statuses must be built without one.
+const NULL_BODY_STATUS = new Set([101, 204, 205, 304]);
+
 export class Sandbox extends DurableObject {
   constructor(ctx, env) {
     super(ctx, env);
@@ -106,15 +110,15 @@ export class Sandbox extends DurableObject {
       if (name !== 'authorization') headers.push([name, value]);
     });
     const res = await api.handle(request.method, url.toString(), headers, body);
-    if (request.method === 'HEAD') {
+    // encodeBody 'manual': a body the core gzipped (a large list, the OpenAPI
+    // v2 document) is sent as it is; by default the runtime would gzip it again.
+    const init = { status: res.status, headers: res.headers, encodeBody: 'manual' };
+    if (request.method === 'HEAD' || NULL_BODY_STATUS.has(res.status)) {
       res.body.cancel(); // ends the request in the core, as a closed connection would
-      return new Response(null, { status: res.status, headers: res.headers });
+      return new Response(null, init);
     }
     const watch = /^(1|true)$/.test(url.searchParams.get('watch') || '');
-    // A body the core compressed (Content-Encoding: gzip, answers over 128 KiB)
-    // goes out as it is: workerd would otherwise compress it again.
-    const encodeBody = new Headers(res.headers).has('content-encoding') ? 'manual' : 'automatic';
-    return new Response(watch ? this.countedWatch(res.body) : res.body, { status: res.status, headers: res.headers, encodeBody });
+    return new Response(watch ? this.countedWatch(res.body) : res.body, init);
   }
 
   // countedWatch passes a watch stream through and counts it while it is open,

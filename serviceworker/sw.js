@@ -159,16 +159,33 @@ async function serveAPI(request) {
     // sees it (and pretty-prints JSON for browsers), so the core sees it too.
     if (!request.headers.has('user-agent')) headers.push(['user-agent', navigator.userAgent]);
     const res = await self.kubeplay.handle(request.method, request.url, headers, body);
-    if (request.method === 'HEAD') {
-      // Nobody reads a HEAD body: cancelling it ends the request in the core
-      // (a HEAD watch would otherwise run to its timeout).
+    const resHeaders = joinRepeated(res.headers);
+    if (request.method === 'HEAD' || NULL_BODY_STATUS.has(res.status)) {
+      // Nobody reads a HEAD body, and a 304 (to a conditional OpenAPI request)
+      // may not have one: cancelling it ends the request in the core (a HEAD
+      // watch would otherwise run to its timeout).
       res.body.cancel();
-      return new Response(null, { status: res.status, headers: res.headers });
+      return new Response(null, { status: res.status, headers: resHeaders });
     }
-    return new Response(res.body, { status: res.status, headers: res.headers });
+    return new Response(res.body, { status: res.status, headers: resHeaders });
   } catch (err) {
     return statusResponse(500, 'InternalError', 'kubeplay service worker: ' + (err && err.message || err));
   }
+}
+
+// NULL_BODY_STATUS are the statuses a Response must be built without a body for.
+const NULL_BODY_STATUS = new Set([101, 204, 205, 304]);
+
+// joinRepeated joins the values of a header the core sent more than once
+// (Warning) with ", ", as fetch's Headers.get() reads them: Chromium hands a
+// worker's response to the page with one value per header name, the first.
+function joinRepeated(pairs) {
+  const joined = new Map();
+  for (const [name, value] of pairs) {
+    const key = name.toLowerCase();
+    joined.set(key, joined.has(key) ? `${joined.get(key)}, ${value}` : value);
+  }
+  return [...joined];
 }
 
 function statusResponse(code, reason, message) {

@@ -66,6 +66,7 @@ type expect struct {
 	JSONPresent []string       `json:"jsonPresent,omitempty"`
 	JSONAbsent  []string       `json:"jsonAbsent,omitempty"`
 	Contains    []string       `json:"contains,omitempty"`
+	Warnings    *[]string      `json:"warnings,omitempty"`
 	Events      []eventExpect  `json:"events,omitempty"`
 	EventCount  *int           `json:"eventCount,omitempty"`
 }
@@ -246,6 +247,11 @@ func checkShape(t *testing.T, tut *tutorial) {
 			for _, c := range st.Expect.Contains {
 				varsIn(c, used)
 			}
+			if st.Expect.Warnings != nil {
+				for _, w := range *st.Expect.Warnings {
+					varsIn(w, used)
+				}
+			}
 			for _, e := range st.Expect.Events {
 				varsIn(e.JSON, used)
 				if e.Name != nil {
@@ -363,6 +369,19 @@ type stepResult struct {
 	events   []any
 	failures []string
 	vars     map[string]any
+}
+
+// warningTexts are the texts of an answer's Warning headers (299 - "text").
+func warningTexts(h http.Header) []string {
+	out := []string{}
+	for _, v := range h.Values("Warning") {
+		_, quoted, _ := strings.Cut(v, " - ")
+		if text, err := strconv.Unquote(quoted); err == nil {
+			quoted = text
+		}
+		out = append(out, quoted)
+	}
+	return out
 }
 
 // watchLimit bounds a watch step if the stream neither delivers nor ends.
@@ -583,6 +602,15 @@ func runStep(ctx context.Context, client *http.Client, base string, st step, var
 	}
 	if ex.Status != nil && res.status != *ex.Status {
 		fail("status: got %d, want %d", res.status, *ex.Status)
+	}
+	if ex.Warnings != nil {
+		want := []string{}
+		for _, w := range *ex.Warnings {
+			want = append(want, substituteString(w, res.vars))
+		}
+		if got := warningTexts(resp.Header); !slices.Equal(got, want) {
+			fail("warnings: got %s, want %s", show(got, true), show(want, true))
+		}
 	}
 	checkJSON(root, ex.JSON, res.vars, "", &res.failures)
 	for _, p := range ex.JSONPresent {

@@ -16,6 +16,7 @@ import (
 	"kubeplay/core/encoding"
 	"kubeplay/core/encoding/protobuf"
 	"kubeplay/core/encoding/table"
+	"kubeplay/core/fieldvalidation"
 	"kubeplay/core/object"
 	"kubeplay/core/schema"
 	"kubeplay/core/storage"
@@ -306,9 +307,48 @@ func isJSONBody(r *web.Request) bool {
 }
 
 // decodeBody reads a request body for res in the media its Content-Type names
-// into the JSON object form of res's kind.
-func decodeBody(r *web.Request, res *schema.Resource, body []byte) (object.Object, error) {
-	return decodeBodyAs(r, res, res.Version, res.APIVersion(), res.Kind, body)
+// into the JSON object form of res's kind, then does what validation says
+// with the unknown and duplicate fields kube's strict decoding finds in it:
+// warnings, or (Strict) kube's 400.
+func decodeBody(r *web.Request, res *schema.Resource, body []byte, validation fieldvalidation.Directive) (object.Object, error) {
+	obj, err := decodeBodyAs(r, res, res.Version, res.APIVersion(), res.Kind, body)
+	if err != nil || !validation.Checks() {
+		return obj, err
+	}
+	if err := validation.Apply(r.Context(), strictErrors(r, res, body)); err != nil {
+		return nil, decodeError(res.Version, res.Kind, err, body)
+	}
+	return obj, nil
+}
+
+// strictErrors are the unknown and duplicate fields kube's strict decoding
+// finds in a body decodeBodyAs read: for YAML the keys given twice in a
+// mapping first, then what the JSON holds. Protobuf bodies have none (kube's
+// protobuf decoding drops unknown fields in every mode), nor, until custom
+// resources have schemas, bodies of kinds without a Go type.
+func strictErrors(r *web.Request, res *schema.Resource, body []byte) []error {
+	apiVersion, kind := res.APIVersion(), res.Kind
+	if !protobuf.Supported(apiVersion, kind) {
+		return nil
+	}
+	media, _ := encoding.NegotiateInput(r.Header.Get("Content-Type"), endpointFor(res, false))
+	switch media {
+	case encoding.YAML:
+		var errs []error
+		if err := encoding.YAMLStrictError(body); err != nil {
+			errs = append(errs, err)
+		}
+		doc, _ := encoding.YAMLToJSON(body)
+		return append(errs, protobuf.StrictJSON(apiVersion, kind, doc)...)
+	case encoding.CBOR:
+		if err := protobuf.StrictCBOR(apiVersion, kind, body); err != nil {
+			return []error{err}
+		}
+		return nil
+	case encoding.Protobuf:
+		return nil
+	}
+	return protobuf.StrictJSON(apiVersion, kind, body)
 }
 
 // decodeBodyAs reads a request body for res into the JSON object form of kind

@@ -13,6 +13,7 @@ import (
 	"kubeplay/core/apierrors"
 	"kubeplay/core/clock"
 	"kubeplay/core/field"
+	"kubeplay/core/fieldvalidation"
 	"kubeplay/core/object"
 	"kubeplay/core/registry"
 	"kubeplay/core/schema"
@@ -29,6 +30,8 @@ type target struct {
 	dryRun    bool   // dryRun=All: every stage but storage
 	manager   string // who writes, as managedFields names it
 	rep       reply  // how the request is answered
+	// validation is what becomes of unknown and duplicate fields in the body.
+	validation fieldvalidation.Directive
 }
 
 // serveResource routes a resource request to its verb.
@@ -115,8 +118,9 @@ func validateDryRun(values []string) field.ErrorList {
 }
 
 // parseWriteOptions reads the query options of a write (patchType, for a
-// patch) into t — dryRun, and for a create, update or patch who writes:
-// fieldManager, else the user agent's first segment — and checks them as kube's
+// patch) into t — dryRun, and for a create, update or patch who writes
+// (fieldManager, else the user agent's first segment) and what becomes of
+// unknown and duplicate fields (fieldValidation) — and checks them as kube's
 // Validate{Create,Update,Patch}Options do, all problems in one 422. An apply
 // needs a fieldManager; force is for applies only. Reads ignore them.
 func (t *target) parseWriteOptions(r *web.Request, verb, patchType string) *apierrors.Status {
@@ -143,9 +147,14 @@ func (t *target) parseWriteOptions(r *web.Request, verb, patchType string) *apie
 	}
 	errs = append(errs, validateFieldManager(manager)...)
 	errs = append(errs, validateDryRun(q["dryRun"])...)
+	validation, err := fieldvalidation.Parse(q.Get("fieldValidation"))
+	if err != nil {
+		errs = append(errs, err)
+	}
 	if len(errs) > 0 {
 		return apierrors.NewInvalid("meta.k8s.io", kind, "", errs)
 	}
+	t.validation = validation
 	t.dryRun = len(q["dryRun"]) > 0
 	t.manager = manager
 	if manager == "" {
@@ -418,14 +427,15 @@ func readBody(r *web.Request) ([]byte, error) {
 	return b, nil
 }
 
-// readObject reads and decodes the object of a create or update, checking that
-// it is of the resource's kind and apiVersion (defaulting them when absent).
-func readObject(r *web.Request, res *schema.Resource) (object.Object, error) {
+// readObject reads and decodes the object of a create or update (with its
+// field validation), checking that it is of the resource's kind and
+// apiVersion (defaulting them when absent).
+func readObject(r *web.Request, res *schema.Resource, validation fieldvalidation.Directive) (object.Object, error) {
 	body, err := readBody(r)
 	if err != nil {
 		return nil, err
 	}
-	obj, err := decodeBody(r, res, body)
+	obj, err := decodeBody(r, res, body, validation)
 	if err != nil {
 		return nil, err
 	}

@@ -21,9 +21,11 @@ import (
 	"kubeplay/core/clock"
 	"kubeplay/core/controllers"
 	"kubeplay/core/object"
+	"kubeplay/core/openapi"
 	"kubeplay/core/registry"
 	"kubeplay/core/schema"
 	"kubeplay/core/storage"
+	"kubeplay/core/warning"
 	"kubeplay/core/web"
 )
 
@@ -76,8 +78,7 @@ type Server struct {
 	handler  web.Handler
 	items    itemCache
 
-	openAPIMu sync.Mutex
-	openAPI   *openAPISpecs // of the registry's generation openAPI.generation
+	openAPI *openapi.Service
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -116,6 +117,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s.store = store
+	s.openAPI = openapi.New(s.registry, openapi.Options{Clock: cfg.Clock})
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.objects = registry.NewStore(store, s.registry, cfg.Clock, s.fields)
 	if err := s.objects.CreateSystemNamespaces(); err != nil {
@@ -152,6 +154,7 @@ func (s *Server) buildChain() web.Handler {
 		h = s.cfg.Filters[i](h)
 	}
 	h = withMaxBody(h, s.cfg.MaxRequestBytes)
+	h = warning.Filter(h)
 	h = withStandardHeaders(h)
 	if s.cfg.Logf != nil {
 		h = withRequestLog(h, s.cfg.Logf, s.cfg.Clock)
@@ -270,8 +273,8 @@ func (s *Server) route(w web.ResponseWriter, r *web.Request) {
 		s.serveCompact(w, r)
 	case p == "/debug/kubeplay/decode":
 		s.serveDecode(w, r)
-	case p == "/openapi/v3" || strings.HasPrefix(p, "/openapi/v3/"):
-		s.serveOpenAPI(w, r)
+	case p == "/openapi" || strings.HasPrefix(p, "/openapi/"):
+		s.openAPI.ServeHTTP(w, r)
 	default:
 		writeStatus(w, apierrors.NewPathNotFound())
 	}

@@ -37,7 +37,7 @@ func (t target) registryTarget() registry.Target {
 }
 
 func (s *Server) create(w web.ResponseWriter, r *web.Request, t target) error {
-	obj, err := readObject(r, t.res)
+	obj, err := readObject(r, t.res, t.validation)
 	if err != nil {
 		return err
 	}
@@ -54,7 +54,7 @@ func (s *Server) create(w web.ResponseWriter, r *web.Request, t target) error {
 
 func (s *Server) update(w web.ResponseWriter, r *web.Request, t target) error {
 	res := t.answerResource()
-	obj, err := readObject(r, res)
+	obj, err := readObject(r, res, t.validation)
 	if err != nil {
 		return err
 	}
@@ -99,7 +99,7 @@ func (s *Server) patch(w web.ResponseWriter, r *web.Request, t target) error {
 	if err != nil {
 		return err
 	}
-	mechanism := patch.New(pt, body, res.APIVersion(), res.Kind)
+	mechanism := patch.New(r.Context(), pt, body, res.APIVersion(), res.Kind, t.validation)
 	stored, created, err := s.objects.Update(t.registryTarget(), func(old object.Object) (object.Object, error) {
 		if old == nil {
 			return nil, apierrors.NewNotFound(t.res.Group, t.res.Plural, t.name)

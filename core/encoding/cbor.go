@@ -254,6 +254,19 @@ func DecodeCBORValue(data []byte) (any, error) {
 	return v, nil
 }
 
+// CBORNestedDuplicate says err, DecodeCBORValue's error for data, is a key
+// given twice in a map below the top one. kube reads the top level of a body
+// first, for its kind, which sees duplicates there only; its typed decoding
+// then names a nested one as an object it cannot handle.
+func CBORNestedDuplicate(data []byte, err error) bool {
+	var dup *cbor.DupMapKeyError
+	if !errors.As(err, &dup) {
+		return false
+	}
+	var top map[string]cbor.RawMessage
+	return cborDecodeTyped().Unmarshal(data, &top) == nil
+}
+
 // CBORToObject turns a value DecodeCBORValue read into core/object's form, as
 // DecodeCBOR reads it.
 func CBORToObject(v any) (any, error) { return fromCBORValue(v) }

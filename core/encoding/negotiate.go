@@ -216,6 +216,25 @@ func NegotiateOutput(accept string, ep Endpoint) (Output, error) {
 	return out, nil
 }
 
+// PickMedia returns the first of offers ("type/subtype") that a clause of
+// accept matches, taking the clauses in kube's order ("*" matching any type or
+// subtype); an empty accept is "*/*". It is how kube-openapi picks the form of
+// an OpenAPI document. False when no clause matches an offer.
+func PickMedia(accept string, offers ...string) (string, bool) {
+	if accept == "" {
+		accept = "*/*"
+	}
+	for _, c := range parseAccept(accept) {
+		for _, o := range offers {
+			typ, sub, _ := strings.Cut(o, "/")
+			if (c.typ == typ || c.typ == "*") && (c.subtype == sub || c.subtype == "*") {
+				return o, true
+			}
+		}
+	}
+	return "", false
+}
+
 func negotiate(accept string, ep Endpoint) (Output, bool) {
 	if accept == "" {
 		return Output{Media: JSON}, true

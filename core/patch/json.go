@@ -8,6 +8,7 @@ import (
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 
 	"kubeplay/core/apierrors"
+	"kubeplay/core/encoding/protobuf"
 	"kubeplay/core/object"
 )
 
@@ -25,9 +26,13 @@ func init() {
 // (a failing test, a missing path) is kube's generic 422, which keeps none of
 // the library's message.
 func (k target) jsonPatch(body []byte) Mechanism {
+	var patchErrs []error
 	parse := once(func() (jsonpatch.Patch, error) {
 		if err := checkJSONPatchOps(body); err != nil {
 			return nil, apierrors.NewBadRequest("error decoding patch: " + err.Error())
+		}
+		if k.validation.Checks() {
+			patchErrs = protobuf.StrictJSONPatch(body)
 		}
 		p, err := jsonpatch.DecodePatch(body)
 		if err != nil {
@@ -54,7 +59,7 @@ func (k target) jsonPatch(body []byte) Mechanism {
 		case err != nil:
 			return nil, apierrors.NewUnprocessable()
 		}
-		return k.decode(patched)
+		return k.decode(patched, patchErrs)
 	}
 }
 
@@ -122,17 +127,22 @@ func typeError(v []byte, goType, structField string) error {
 // mergePatch is an RFC 7386 JSON merge patch, applied as kube applies it: to
 // the object's JSON, with the library kube uses.
 func (k target) mergePatch(body []byte) Mechanism {
-	check := once(func() (struct{}, error) {
+	check := once(func() ([]error, error) {
 		// kube first reads the patch into a map (its field validation):
-		// anything else, and numbers no float64 holds, are an error there.
+		// anything else, and numbers no float64 holds, are an error there,
+		// and keys given twice are the patch's field errors.
 		var m map[string]any
 		if err := json.Unmarshal(body, &m); err != nil {
-			return struct{}{}, apierrors.NewBadRequest("error decoding patch: " + err.Error())
+			return nil, apierrors.NewBadRequest("error decoding patch: " + err.Error())
 		}
-		return struct{}{}, nil
+		if !k.validation.Checks() {
+			return nil, nil
+		}
+		return protobuf.DuplicateJSONFields(body), nil
 	})
 	return func(current object.Object) (object.Object, error) {
-		if _, err := check(); err != nil {
+		patchErrs, err := check()
+		if err != nil {
 			return nil, err
 		}
 		doc, err := k.document(current)
@@ -148,6 +158,6 @@ func (k target) mergePatch(body []byte) Mechanism {
 		case err != nil:
 			return nil, apierrors.NewUnknown(err)
 		}
-		return k.decode(patched)
+		return k.decode(patched, patchErrs)
 	}
 }

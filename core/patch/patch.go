@@ -9,15 +9,23 @@
 // UpdatedObjectInfo of the registry's single update path, so a patch shares
 // PUT's preconditions, validation, admission and dry run. Server-side apply
 // (the apply-patch types) is core/apply's.
+//
+// With fieldValidation Warn or Strict (core/fieldvalidation), each type reports
+// the unknown and duplicate fields kube's does: those of the patch itself (the
+// keys a JSON or strategic merge patch gives twice, a JSON patch's unknown
+// operation fields), then the unknown fields of the patched object; Strict makes
+// them the patch's 422.
 package patch
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
 	"kubeplay/core/apierrors"
 	"kubeplay/core/encoding/protobuf"
 	"kubeplay/core/field"
+	"kubeplay/core/fieldvalidation"
 	"kubeplay/core/object"
 	"kubeplay/core/web"
 )
@@ -79,9 +87,10 @@ func unsupported(builtin bool, accepted []Type) error {
 // it first runs, so that a missing object is a 404 whatever the patch.
 type Mechanism func(current object.Object) (object.Object, error)
 
-// New is the mechanism of a patch of type t for kind in apiVersion.
-func New(t Type, body []byte, apiVersion, kind string) Mechanism {
-	k := target{apiVersion: apiVersion, kind: kind}
+// New is the mechanism of a patch of type t for kind in apiVersion, with the
+// request's field validation (its warnings go to ctx's response).
+func New(ctx context.Context, t Type, body []byte, apiVersion, kind string, validation fieldvalidation.Directive) Mechanism {
+	k := target{apiVersion: apiVersion, kind: kind, ctx: ctx, validation: validation}
 	switch t {
 	case JSON:
 		return k.jsonPatch(body)
@@ -96,8 +105,12 @@ func New(t Type, body []byte, apiVersion, kind string) Mechanism {
 	return func(object.Object) (object.Object, error) { return nil, err }
 }
 
-// target is the kind a patch is for.
-type target struct{ apiVersion, kind string }
+// target is the kind a patch is for, and the request's field validation.
+type target struct {
+	apiVersion, kind string
+	ctx              context.Context
+	validation       fieldvalidation.Directive
+}
 
 // document is the object's JSON as kube's JSON and merge patches see it:
 // with its kind and apiVersion.
@@ -111,8 +124,10 @@ func (k target) document(current object.Object) ([]byte, error) {
 
 // decode reads a patched object's JSON into the kind's Go type, as kube
 // decodes a JSON or merge patch's result: an error is an invalid patch that
-// shows the patched JSON. Kinds without a Go type keep the object as it is.
-func (k target) decode(patched []byte) (object.Object, error) {
+// shows the patched JSON. Then field validation judges patchErrs (the patch's
+// own field errors) and the patched object's unknown and duplicate fields.
+// Kinds without a Go type keep the object as it is.
+func (k target) decode(patched []byte, patchErrs []error) (object.Object, error) {
 	if !protobuf.Supported(k.apiVersion, k.kind) {
 		obj, err := object.Decode(patched)
 		if err != nil {
@@ -123,6 +138,12 @@ func (k target) decode(patched []byte) (object.Object, error) {
 	obj, err := protobuf.DecodeJSON(k.apiVersion, k.kind, patched)
 	if err != nil {
 		return nil, invalidPatch(string(patched), err)
+	}
+	if k.validation.Checks() {
+		errs := append(patchErrs[:len(patchErrs):len(patchErrs)], protobuf.StrictJSON(k.apiVersion, k.kind, patched)...)
+		if err := k.validation.Apply(k.ctx, errs); err != nil {
+			return nil, invalidPatch(string(patched), err)
+		}
 	}
 	return obj, nil
 }

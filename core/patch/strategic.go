@@ -100,6 +100,14 @@ func (k target) strategicPatch(body []byte) Mechanism {
 		if err != nil {
 			return nil, invalidPatch(shown, err)
 		}
+		if k.validation.Checks() {
+			// The keys the patch gives twice, then the merged object's
+			// unknown fields as kube's unstructured converter finds them.
+			errs := append(protobuf.DuplicateJSONFields(body), protobuf.UnknownUnstructured(k.apiVersion, k.kind, doc)...)
+			if err := k.validation.Apply(k.ctx, errs); err != nil {
+				return nil, invalidPatch(shown, err)
+			}
+		}
 		return obj, nil
 	}
 }

@@ -20,6 +20,8 @@ const (
 
 	StatusOK                    = 200
 	StatusCreated               = 201
+	StatusMovedPermanently      = 301
+	StatusNotModified           = 304
 	StatusBadRequest            = 400
 	StatusForbidden             = 403
 	StatusNotFound              = 404
@@ -27,6 +29,7 @@ const (
 	StatusNotAcceptable         = 406
 	StatusConflict              = 409
 	StatusGone                  = 410
+	StatusPreconditionFailed    = 412
 	StatusRequestEntityTooLarge = 413
 	StatusUnsupportedMediaType  = 415
 	StatusUnprocessableEntity   = 422

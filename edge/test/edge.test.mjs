@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import {
-  CMS, call, configMap, createSandbox, edgeIn, eventually, haveKubectl, kubectl, kubectlStream, scratchDir, writeKubeconfig,
+  CMS, call, configMap, createSandbox, edgeIn, eventually, haveKubectl, kubectl, kubectlRun, kubectlStream, scratchDir, writeKubeconfig,
 } from './helpers.mjs';
 import { SITE } from '../workerd.mjs';
 
@@ -55,6 +55,33 @@ test('PLAY-9: kubectl drives a sandbox: create -f, get -o yaml, get -w sees a la
   const gone = await call(sb, 'GET', `${CMS}/from-kubectl`);
   assert.equal(gone.status, 404);
   assert.equal(gone.json.reason, 'NotFound');
+});
+
+test('K8S-WRITE-4 K8S-URI-2: a sandbox validates fields as kube does and its warnings reach kubectl; explain reads its OpenAPI', { skip: !haveKubectl && 'kubectl not installed' }, async () => {
+  const sb = await createSandbox(edge, { overHTTPS: true });
+  const kc = writeKubeconfig(dir, sb, edge);
+  const manifest = path.join(dir, 'unknown.yaml');
+  fs.writeFileSync(manifest, 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: typo\n  foo: bar\ndata:\n  a: b\nbogus: 1\n');
+  // kubectl's default is Strict: kube's 400 naming both fields.
+  await assert.rejects(kubectlRun(kc, ['create', '-f', manifest]),
+    /Error from server \(BadRequest\): error when creating ".*": ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: unknown field "bogus", unknown field "metadata.foo"/);
+  // Warn: created, and the two Warning headers printed as kubectl prints them.
+  const { stdout, stderr } = await kubectlRun(kc, ['apply', '--validate=warn', '-f', manifest]);
+  assert.equal(stdout, 'configmap/typo created\n');
+  assert.equal(stderr, 'Warning: unknown field "bogus"\nWarning: unknown field "metadata.foo"\n');
+  // Over HTTP too: the headers as the Durable Object sends them.
+  sb.server = `${edge.url}/s/${sb.id}`;
+  const res = await call(sb, 'POST', `${CMS}?dryRun=All`, { body: { ...configMap('warned'), zzz: 1, spec: {} } });
+  assert.equal(res.status, 201);
+  assert.equal(res.headers.get('warning'), '299 - "unknown field \\"zzz\\"", 299 - "unknown field \\"spec\\""');
+  // OpenAPI: a document by its hash, then 304 for its ETag (kubectl's cache asks so).
+  const index = await call(sb, 'GET', '/openapi/v3');
+  const doc = await call(sb, 'GET', index.json.paths['apis/apps/v1'].serverRelativeURL);
+  assert.equal(doc.status, 200);
+  assert.equal(doc.headers.get('cache-control'), 'public, immutable');
+  const again = await call(sb, 'GET', '/openapi/v3/apis/apps/v1', { headers: { 'If-None-Match': doc.headers.get('etag') } });
+  assert.equal(again.status, 304);
+  assert.match(await kubectl(kc, ['explain', 'deployment.spec.strategy.type']), /ENUM:\n +Recreate\n +RollingUpdate\n/);
 });
 
 test('PLAY-10: two sandboxes are isolated; tokens, unknown ids and oversize bodies get Status errors', async () => {

@@ -83,15 +83,20 @@ function kubectlArgs(kubeconfig, args) {
   return ['--kubeconfig', kubeconfig.file, '--certificate-authority', kubeconfig.ca, ...args];
 }
 
-/** Runs kubectl to completion; rejects with its output on failure. */
-export function kubectl(kubeconfig, args, input) {
+/** Runs kubectl to completion; resolves {stdout, stderr}, rejects with its output on failure. */
+export function kubectlRun(kubeconfig, args, input) {
   return new Promise((resolve, reject) => {
     const child = execFile('kubectl', kubectlArgs(kubeconfig, ['--request-timeout=20s', ...args]), { timeout: 30000 }, (err, stdout, stderr) => {
       if (err) reject(new Error(`kubectl ${args.join(' ')}: ${err.message}\n${stdout}\n${stderr}`));
-      else resolve(stdout);
+      else resolve({ stdout, stderr });
     });
     if (input !== undefined) child.stdin.end(input);
   });
+}
+
+/** Runs kubectl to completion; resolves its stdout, rejects with its output on failure. */
+export async function kubectl(kubeconfig, args, input) {
+  return (await kubectlRun(kubeconfig, args, input)).stdout;
 }
 
 /** Starts a long-running kubectl; lines() is its output so far. */

@@ -36,6 +36,7 @@
 //     response-status        "201 Created"; attribute data-status = the code (0: network error)
 //     response-time          timing in ms
 //     response-headers       headers table
+//     response-warnings      the Warning headers' texts, one "Warning: …" line each (as kubectl prints them)
 //     response-status-error  Status failure: code, reason, message, causes
 //     response-body          the body (pretty and highlighted, or raw)
 //     response-raw           raw toggle (checkbox)
@@ -55,7 +56,7 @@
 //     tutorial-step-title, tutorial-narration, tutorial-request, tutorial-run-step,
 //     tutorial-next, tutorial-prev, tutorial-restart, tutorial-open-builder,
 //     tutorial-step-result (data-ok = true|false), tutorial-expectations,
-//     tutorial-complete
+//     tutorial-warnings (the step's answer's warnings), tutorial-complete
 //
 // window.kubeplayUI exposes {apiFetch, currentTarget, setTarget, builder, watch,
 // tutorials, sandboxStatus} for tests and the console.

@@ -1,6 +1,7 @@
-// response.js — the response view: status line, timing, headers, body (pretty
-// and highlighted, or raw), Status errors and Tables rendered visibly, an
-// object's managedFields folded out of its body and shown by manager. Bodies
+// response.js — the response view: status line, timing, headers, the
+// server's warnings (as kubectl prints them), body (pretty and highlighted,
+// or raw), Status errors and Tables rendered visibly, an object's
+// managedFields folded out of its body and shown by manager. Bodies
 // are shown while they stream (watches). Binary bodies (Kubernetes protobuf,
 // CBOR, their watch streams) are shown as a hex dump and, decoded by the
 // target's POST /debug/kubeplay/decode, as JSON.
@@ -9,6 +10,7 @@ import { apiFetch } from './api.js';
 import { h, mount } from './dom.js';
 import { highlightJson, highlightYaml, hexDump } from './highlight.js';
 import { managedFieldsOf, groupByManager, describeEntry, foldManagedFields } from './managedfields.js';
+import { parseWarnings } from './warnings.js';
 
 export const STATUS_TEXT = {
   100: 'Continue', 101: 'Switching Protocols', 200: 'OK', 201: 'Created', 202: 'Accepted', 204: 'No Content',
@@ -52,6 +54,7 @@ export function createResponseView() {
   const rawBox = h('input', { type: 'checkbox', testid: 'response-raw', on: { change: () => render() } });
   const headersEl = h('table', { class: 'headers-table', testid: 'response-headers' });
   const headersDetails = h('details', { class: 'resp-headers' }, h('summary', {}, 'Headers'), headersEl);
+  const warningsEl = h('ul', { class: 'warnings', testid: 'response-warnings', hidden: true });
   const errorEl = h('div', { class: 'status-error', testid: 'response-status-error', hidden: true });
   const tableEl = h('div', { class: 'table-view', hidden: true });
   const managedEl = h('details', { class: 'managed-fields', testid: 'response-managed-fields', hidden: true });
@@ -62,6 +65,7 @@ export function createResponseView() {
     { class: 'panel response', testid: 'response' },
     h('div', { class: 'resp-line' }, statusEl, timeEl, sizeEl, h('label', { class: 'raw-toggle' }, rawBox, ' Raw')),
     headersDetails,
+    warningsEl,
     errorEl,
     tableEl,
     managedEl,
@@ -82,6 +86,7 @@ export function createResponseView() {
     size = 0;
     contentType = '';
     generation++;
+    warningsEl.hidden = true;
     errorEl.hidden = true;
     tableEl.hidden = true;
     managedEl.hidden = true;
@@ -123,6 +128,9 @@ export function createResponseView() {
     res.headers.forEach((v, k) => rows.push(h('tr', {}, h('th', {}, k), h('td', {}, v))));
     mount(headersEl, rows.length ? rows : h('tr', {}, h('td', {}, '(none visible)')));
     headersDetails.querySelector('summary').textContent = `Headers (${rows.length})`;
+    const warnings = parseWarnings(res.headers.get('Warning'));
+    mount(warningsEl, warnings.map((w) => h('li', {}, `Warning: ${w.text}`)));
+    warningsEl.hidden = warnings.length === 0;
     streaming = true;
     decoder = new TextDecoder();
   }

@@ -3,6 +3,8 @@
 // step's expectations. Pure ES module: no DOM, no dependencies. The Go test in
 // tutorials/tutorials_test.go implements the same semantics; keep them in step.
 
+import { parseWarnings } from './warnings.js';
+
 const VAR_RE = /\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g;
 
 // Watch steps stop after this long even if the stream neither delivers enough
@@ -199,7 +201,8 @@ function headersObject(h) {
  * body and, for watch steps, an AbortSignal the runner aborts once it has read
  * `step.watch.events` events. options.watchTimeoutMs bounds a watch step (60s).
  *
- * Resolves to {ok, status, headers, bodyText, json, events, failures, vars}:
+ * Resolves to {ok, status, headers, warnings, bodyText, json, events, failures, vars}:
+ * `warnings` is the texts of the answer's Warning headers;
  * `json` is the parsed body (null if not JSON), or `{events}` for a watch step;
  * `events` is the watch events read (null for other steps); `vars` is a new object
  * with the given vars plus the values this step saved. It never rejects: network
@@ -209,7 +212,7 @@ export async function runStep(step, vars, fetchFn, options = {}) {
   const failures = [];
   const outVars = { ...(vars || {}) };
   const request = step.request || {};
-  const result = { ok: false, status: 0, headers: {}, bodyText: '', json: null, events: null, failures, vars: outVars };
+  const result = { ok: false, status: 0, headers: {}, warnings: [], bodyText: '', json: null, events: null, failures, vars: outVars };
 
   const missing = unknownVars([request.path, request.headers || {}, request.body ?? null], outVars);
   if (missing.size > 0) {
@@ -238,6 +241,7 @@ export async function runStep(step, vars, fetchFn, options = {}) {
     }
     result.status = res.status;
     result.headers = headersObject(res.headers);
+    result.warnings = parseWarnings(res.headers && res.headers.get ? res.headers.get('Warning') : null).map((w) => w.text);
     if (watchN >= 0) {
       const { events, text } = await readEvents(res, watchN, failures);
       result.events = events;
@@ -258,6 +262,10 @@ export async function runStep(step, vars, fetchFn, options = {}) {
   const expect = step.expect || {};
   if (expect.status !== undefined && result.status !== expect.status) {
     failures.push(`status: got ${result.status}, want ${expect.status}`);
+  }
+  if (expect.warnings !== undefined) {
+    const want = substitute(expect.warnings, outVars);
+    if (!deepEqual(result.warnings, want)) failures.push(`warnings: got ${show(result.warnings)}, want ${show(want)}`);
   }
   checkJSON(root, expect.json, outVars, '', failures);
   for (const p of expect.jsonPresent || []) {

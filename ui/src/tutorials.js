@@ -53,6 +53,10 @@ export function expectationItems(step, vars) {
   const e = step.expect || {};
   const items = [];
   if (e.status !== undefined) items.push({ label: `status is ${e.status}`, prefixes: ['status:'] });
+  if (e.warnings !== undefined) {
+    const w = substitute(e.warnings, vars);
+    items.push({ label: w.length ? `warnings: ${w.map((t) => JSON.stringify(t)).join(', ')}` : 'no warnings', prefixes: ['warnings:'] });
+  }
   for (const [p, v] of Object.entries(e.json || {})) items.push({ label: `${p} = ${JSON.stringify(substitute(v, vars))}`, prefixes: [`${p}:`] });
   for (const p of e.jsonPresent || []) items.push({ label: `${p} is present`, prefixes: [`${p}:`] });
   for (const p of e.jsonAbsent || []) items.push({ label: `${p} is absent`, prefixes: [`${p}:`] });
@@ -288,6 +292,7 @@ export function createTutorialPlayer({ onOpenInBuilder }) {
         res.ms !== undefined ? h('span', { class: 'muted' }, `${Math.round(res.ms)} ms`) : null,
       ),
       rows.length ? h('ul', { class: 'expectations', testid: 'tutorial-expectations' }, rows) : h('p', { class: 'muted' }, 'This step has no expectations.'),
+      res.warnings && res.warnings.length ? h('ul', { class: 'warnings', testid: 'tutorial-warnings' }, res.warnings.map((w) => h('li', {}, `Warning: ${w}`))) : null,
       other.length ? h('ul', { class: 'expectations' }, other.map((f) => h('li', { class: 'fail', dataset: { ok: 'false' } }, h('span', { class: 'mark' }, '✘'), ' ', f))) : null,
       res.events
         ? h(

@@ -412,6 +412,55 @@ test('PLAY-3 K8S-WRITE-2: the example server-side apply works; managedFields are
   await page.close();
 });
 
+test('PLAY-3 K8S-WRITE-4: the server\'s warnings reach the page through the worker and show as kubectl prints them', async () => {
+  const page = await openPlayground();
+  // YAML, as a user types it (the page sends it as JSON), with unknown fields.
+  await page.evaluate((path) => window.kubeplayUI.builder.setSpec({
+    method: 'POST', path, bodyMode: 'yaml',
+    body: 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: warned\n  foo: 1\ndata:\n  a: "1"\nbogus: "a, b"\n',
+  }), CMS);
+  await page.click('[data-testid="send"]');
+  await page.waitForSelector('[data-testid="response-status"][data-status="201"]', { timeout: 10000 });
+  // Two Warning headers, which fetch joins into one: two lines.
+  assert.equal(await page.innerText('[data-testid="response-warnings"]'),
+    'Warning: unknown field "metadata.foo"\nWarning: unknown field "bogus"');
+  await page.screenshot({ path: join(artifacts, 'warnings-response.png'), fullPage: true });
+  // With Strict: a 400 naming them all, and no warnings.
+  await page.evaluate((path) => window.kubeplayUI.builder.setSpec({
+    method: 'POST', path: path + '?fieldValidation=Strict', body: '{"metadata":{"name":"strict","foo":1},"data":{"a":"1","a":"2"}}',
+  }), CMS);
+  await page.click('[data-testid="send"]');
+  await page.waitForSelector('[data-testid="response-status"][data-status="400"]', { timeout: 10000 });
+  assert.match(await page.innerText('[data-testid="response-status-error"]'),
+    /strict decoding error: unknown field "metadata.foo", duplicate field "data.a"/);
+  assert.equal(await page.isHidden('[data-testid="response-warnings"]'), true);
+  await page.close();
+});
+
+test('K8S-URI-2: the OpenAPI documents through the worker: the index, a document by its hash, 304 for its ETag, v2 as protobuf', async () => {
+  const page = await openPlayground();
+  const got = await page.evaluate(async () => {
+    const index = await (await fetch('/openapi/v3')).json();
+    const doc = await fetch(index.paths['api/v1'].serverRelativeURL);
+    const schemas = (await doc.json()).components.schemas;
+    const again = await fetch('/openapi/v3/api/v1', { headers: { 'If-None-Match': doc.headers.get('etag') } });
+    const v2 = await fetch('/openapi/v2', { headers: { Accept: 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf' } });
+    return {
+      cache: doc.headers.get('cache-control'),
+      podSpec: schemas['io.k8s.api.core.v1.PodSpec'].properties.restartPolicy.enum,
+      again: again.status,
+      v2: [v2.headers.get('content-type'), (await v2.arrayBuffer()).byteLength > 100000],
+    };
+  });
+  assert.deepEqual(got, {
+    cache: 'public, immutable',
+    podSpec: ['Always', 'Never', 'OnFailure'],
+    again: 304,
+    v2: ['application/com.github.proto-openapi.spec.v2.v1.0+protobuf', true],
+  });
+  await page.close();
+});
+
 // serveOn serves handler on another port of 127.0.0.1, i.e. another origin than
 // the playground's; resolves {url, close}.
 function serveOn(handler) {

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { toCurl, toKubectl, shq, parsePath } from '../src/copyas.js';
 import { yamlToJson, convertText } from '../src/yamljson.js';
 import { JSONStreamSplitter, WatchSession, splitWatchPath } from '../src/watchstream.js';
+import { parseWarnings } from '../src/warnings.js';
 
 test('shq quotes for a POSIX shell', () => {
   assert.equal(shq('/api/v1/pods'), '/api/v1/pods');
@@ -192,4 +193,16 @@ test('managedFields: fieldsV1 as field paths, entries by manager, folded out of 
   assert.match(folded.metadata.managedFields, /^… 3 entries of 2 managers/);
   assert.equal(folded.metadata.name, 'c');
   assert.equal(obj.metadata.managedFields, entries, 'the object itself is left as it was');
+});
+
+test('parseWarnings reads the Warning headers fetch joins, as client-go does', () => {
+  // As kube-apiserver writes them (Go-quoted), joined with ", " by fetch.
+  const joined = String.raw`299 - "unknown field \"spec.foo\"", 299 - "duplicate field \"a, b\"", 299 - "line 8: key \"a\" already set in map"`;
+  assert.deepEqual(parseWarnings(joined).map((w) => w.text), [
+    'unknown field "spec.foo"', 'duplicate field "a, b"', 'line 8: key "a" already set in map',
+  ]);
+  assert.deepEqual(parseWarnings(String.raw`299 - "\u00fc\t\x41\U0001F600 ü"`), [{ code: 299, agent: '-', text: 'ü\tA😀 ü' }]);
+  assert.deepEqual(parseWarnings('199 agent "text" "Mon, 02 Jan 2006 15:04:05 GMT"'), [{ code: 199, agent: 'agent', text: 'text' }]);
+  assert.deepEqual(parseWarnings('not a warning'), [{ code: 0, agent: '', text: 'not a warning' }]);
+  assert.deepEqual(parseWarnings(null), []);
 });

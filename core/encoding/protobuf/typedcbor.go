@@ -64,7 +64,9 @@ func cborType(v any) string {
 // type holds in JSON form, as DecodeJSON does for JSON. The rules are CBOR's:
 //
 //   - A document kube's modes reject, one that is no map, or a kind or
-//     apiVersion that is not a string is a *KindError.
+//     apiVersion that is not a string is a *KindError; but a key given twice
+//     in a nested map is fxamacker/cbor's error, as kube's typed decoding
+//     names it.
 //   - The first error in the document stops decoding; maps are visited in the
 //     canonical key order every kube client writes.
 //   - Integers do not fit a float field, nor floats an integer one; strings may
@@ -80,6 +82,9 @@ func DecodeCBOR(apiVersion, kind string, data []byte) (object.Object, error) {
 	}
 	v, err := encoding.DecodeCBORValue(data)
 	if err != nil {
+		if encoding.CBORNestedDuplicate(data, err) {
+			return nil, err // kube's typed decoding names it
+		}
 		return nil, &KindError{msg: "unable to determine group/version/kind: " + err.Error()}
 	}
 	in, isMap := v.(map[string]any)

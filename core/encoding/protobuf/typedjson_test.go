@@ -231,11 +231,7 @@ func TestK8S_WRITE_5_DecodeJSONMatchesKube(t *testing.T) {
 func FuzzK8S_WRITE_5_DecodeJSON(f *testing.F) {
 	kinds := writableKinds()
 	for _, s := range typedJSONSeeds {
-		for i, k := range kinds {
-			if k.kind == s.kind {
-				f.Add(uint8(i), []byte(s.body))
-			}
-		}
+		addSeed(f, kinds, s.kind, []byte(s.body))
 	}
 	f.Fuzz(func(t *testing.T, kind uint8, data []byte) {
 		checkDecodeJSON(t, kinds[int(kind)%len(kinds)], data)
