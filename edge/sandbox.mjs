@@ -115,17 +115,20 @@ export class Sandbox extends DurableObject {
         openWatches: this.openWatches,
       });
     }
-    const headers = [];
+    let headers = '';
     request.headers.forEach((value, name) => {
-      if (name !== 'authorization') headers.push([name, value]);
+      if (name !== 'authorization') headers += `${name}: ${value}\r\n`;
     });
     const res = await api.handle(request.method, url.origin + path + url.search, headers, body);
+    const init = { status: res.status, headers: JSON.parse(res.headers) };
+    // A whole answer comes as bytes; a streamed one (a watch) as a stream.
+    const streamed = res.body instanceof ReadableStream;
     if (request.method === 'HEAD') {
-      res.body.cancel(); // ends the request in the core, as a closed connection would
-      return new Response(null, { status: res.status, headers: res.headers });
+      if (streamed) res.body.cancel(); // ends the request in the core, as a closed connection would
+      return new Response(null, init);
     }
-    const watch = /^(1|true)$/.test(url.searchParams.get('watch') || '');
-    return new Response(watch ? this.countedWatch(res.body) : res.body, { status: res.status, headers: res.headers });
+    const watch = streamed && /^(1|true)$/.test(url.searchParams.get('watch') || '');
+    return new Response(watch ? this.countedWatch(res.body) : res.body, init);
   }
 
   // countedWatch passes a watch stream through and counts it while it is open,

@@ -153,19 +153,20 @@ async function serveAPI(request) {
   }
   try {
     const body = request.method === 'GET' || request.method === 'HEAD' ? null : new Uint8Array(await request.arrayBuffer());
-    const headers = [];
-    request.headers.forEach((value, name) => headers.push([name, value]));
+    let headers = '';
+    request.headers.forEach((value, name) => { headers += `${name}: ${value}\r\n`; });
     // The browser adds User-Agent only on its way to the network; kube-apiserver
     // sees it (and pretty-prints JSON for browsers), so the core sees it too.
-    if (!request.headers.has('user-agent')) headers.push(['user-agent', navigator.userAgent]);
+    if (!request.headers.has('user-agent')) headers += `user-agent: ${navigator.userAgent}\r\n`;
     const res = await self.kubeplay.handle(request.method, request.url, headers, body);
+    const init = { status: res.status, headers: JSON.parse(res.headers) };
     if (request.method === 'HEAD') {
-      // Nobody reads a HEAD body: cancelling it ends the request in the core
-      // (a HEAD watch would otherwise run to its timeout).
-      res.body.cancel();
-      return new Response(null, { status: res.status, headers: res.headers });
+      // Nobody reads a HEAD body: cancelling a stream ends the request in the
+      // core (a HEAD watch would otherwise run to its timeout).
+      if (res.body instanceof ReadableStream) res.body.cancel();
+      return new Response(null, init);
     }
-    return new Response(res.body, { status: res.status, headers: res.headers });
+    return new Response(res.body, init);
   } catch (err) {
     return statusResponse(500, 'InternalError', 'kubeplay service worker: ' + (err && err.message || err));
   }
