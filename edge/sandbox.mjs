@@ -332,7 +332,7 @@ function readMeta(sql) {
   if (rows.length === 0) return null;
   const m = Object.fromEntries(rows.map((r) => [r.key, r.value]));
   return {
-    tokenHash: m.tokenHash,
+    tokenHash: new Uint8Array(m.tokenHash.match(/../g).map((h) => parseInt(h, 16))),
     expiresAt: Number(m.expiresAt),
     idleSeconds: Number(m.idleSeconds),
     createdAt: Number(m.createdAt),
@@ -341,13 +341,12 @@ function readMeta(sql) {
 }
 
 // tokenMatches compares the SHA-256 of the presented bearer token with the stored
-// hash in constant time.
+// hash (bytes) in constant time.
 async function tokenMatches(authorization, tokenHash) {
   const token = bearerToken(authorization);
   if (token === null) return false;
   const presented = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(token)));
-  const stored = new Uint8Array(tokenHash.match(/../g).map((h) => parseInt(h, 16)));
-  return crypto.subtle.timingSafeEqual(presented, stored);
+  return crypto.subtle.timingSafeEqual(presented, tokenHash);
 }
 
 // readLimited reads a body of at most limit bytes, or returns null past it.
