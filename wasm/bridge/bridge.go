@@ -26,7 +26,7 @@ import (
 )
 
 // JavaScript constructors used on every request, looked up once: each js.Value
-// Go receives costs a finalizer, which makes crossings the bridge's main cost.
+// Go receives costs a finalizer, a large part of what a crossing costs.
 var (
 	jsObject         = js.Global().Get("Object")
 	jsUint8Array     = js.Global().Get("Uint8Array")
@@ -191,11 +191,12 @@ func (p *Persister) Close() error { return nil }
 // (method, url, headers, body Uint8Array|null) and returns a Promise of
 // {status, headers, body}. Headers come in as an HTTP/1 header block
 // ("name: value\r\n" each) and go out as the JSON text of [[name, value], ...]
-// (JSON.parse is native): one string crosses, not two per field. An answer the handler
-// completes before it flushes (most) comes whole: body is a Uint8Array, or null
-// when empty, which hosts hand on without a JavaScript stream. One that flushes
-// (a watch, a large list) streams: the promise resolves at the first flush,
-// body is a ReadableStream, and cancelling it cancels the request's context.
+// (JSON.parse is native): one string crosses, not two per field. An answer
+// the handler completes before it flushes (most) comes whole: body is a
+// Uint8Array, or null when empty, which hosts hand on without a JavaScript
+// stream. One that flushes (a watch, a large list) streams: the promise
+// resolves at the first flush, body is a ReadableStream, and cancelling it
+// cancels the request's context.
 func Handler(h web.Handler) js.Func {
 	return js.FuncOf(func(_ js.Value, args []js.Value) any {
 		promise, resolve, reject := newPromise()
