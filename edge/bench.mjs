@@ -200,7 +200,7 @@ async function warm() {
     await post(sb, 'warm').then((r) => r.arrayBuffer());
     const url = `${sb.server}${CMS}/warm`;
     const N = 200;
-    const ROUNDS = 3;
+    const ROUNDS = 5;
     for (let i = 0; i < 20; i++) await get(url, sb.auth);
     // Each figure is the median of ROUNDS runs of N sequential requests, the runs interleaved.
     const perRequest = { edgeGET: [], thinPath: [], floor: [], control: [] };
