@@ -42,11 +42,12 @@ lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 
-# The core and the browser host must keep compiling for js/wasm.
+# The core and the browser host must keep compiling for js/wasm; the web
+# stand-in and the bridge are tested there, in Node.
 wasm-check:
 	GOOS=js GOARCH=wasm $(GO) build ./core/... ./wasm/...
 	GOOS=js GOARCH=wasm $(GO) vet ./wasm/... ./core/web
-	GOOS=js GOARCH=wasm $(GO) test -count=1 -exec="$$($(GO) env GOROOT)/lib/wasm/go_js_wasm_exec" ./core/web
+	GOOS=js GOARCH=wasm $(GO) test -count=1 -exec="$$($(GO) env GOROOT)/lib/wasm/go_js_wasm_exec" ./core/web ./wasm/bridge
 
 ui/node_modules/.package-lock.json: ui/package-lock.json
 	cd ui && npm ci --no-audit --no-fund

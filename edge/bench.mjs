@@ -7,8 +7,10 @@
 //   restore      a sandbox's first request after a workerd restart with 1k and 10k
 //                writes behind it (snapshots keep it flat), and with 1k and 10k
 //                stored objects (startup time, memory)
-//   warm GET     CPU time per request (front Worker alone, front + sandbox) and
-//                throughput, vs the native server through loopback
+//   warm GET     CPU time per request: the front Worker's thin path alone (a 404
+//                it answers itself), a GET through it and the sandbox object,
+//                and the Go control plane (POST /sandboxes) next to the floor;
+//                throughput vs the native server through loopback
 //   size         each Worker's raw and gzip size against Cloudflare's limits
 //
 // CPU time is workerd's own, summed over its threads (/proc/PID/task/*/schedstat):
@@ -145,7 +147,7 @@ async function coldStart() {
   const pick = (k, f) => median(rows.map((r) => r[k][f]));
   console.log('\n== cold start (fresh workerd; median of 3)');
   console.log(`floor Worker first request          ${ms(pick('floor', 'wall')).padStart(10)}  cpu ${ms(pick('floor', 'cpu'))}`);
-  console.log(`front Worker first request          ${ms(pick('front', 'wall')).padStart(10)}  cpu ${ms(pick('front', 'cpu'))}`);
+  console.log(`front Worker first request (404)    ${ms(pick('front', 'wall')).padStart(10)}  cpu ${ms(pick('front', 'cpu'))}`);
   console.log(`POST /sandboxes                     ${ms(pick('created', 'wall')).padStart(10)}  cpu ${ms(pick('created', 'cpu'))}`);
   console.log(`new sandbox first request           ${ms(pick('first', 'wall')).padStart(10)}  cpu ${ms(pick('first', 'cpu'))}`);
   console.log(`ratio new sandbox / floor: wall ${(pick('first', 'wall') / pick('floor', 'wall')).toFixed(2)}x, cpu ${(pick('first', 'cpu') / pick('floor', 'cpu')).toFixed(2)}x`);
@@ -198,25 +200,40 @@ async function warm() {
     await post(sb, 'warm').then((r) => r.arrayBuffer());
     const url = `${sb.server}${CMS}/warm`;
     const N = 200;
+    const ROUNDS = 5;
     for (let i = 0; i < 20; i++) await get(url, sb.auth);
-    const edgeGET = await measure(edge, async () => { for (let i = 0; i < N; i++) await get(url, sb.auth); });
-    const frontOnly = await measure(edge, async () => {
-      for (let i = 0; i < N; i++) await fetch(edge.url + '/s/not-an-id/api').then((r) => r.arrayBuffer());
-    });
-    const floor = await measure(edge, async () => { for (let i = 0; i < N; i++) await get(edge.floorUrl + '/'); });
-    console.log(`\n== warm requests (${N} sequential; workerd CPU per request)`);
-    console.log(`floor Worker                        ${ms(floor.wall / N).padStart(9)}  cpu ${ms(floor.cpu / N)}`);
-    console.log(`front Worker alone (404)            ${ms(frontOnly.wall / N).padStart(9)}  cpu ${ms(frontOnly.cpu / N)}`);
-    console.log(`GET through front + sandbox         ${ms(edgeGET.wall / N).padStart(9)}  cpu ${ms(edgeGET.cpu / N)}`);
-    console.log(`  of which the sandbox object (difference)      cpu ${ms((edgeGET.cpu - frontOnly.cpu) / N)}  (free plan: 10 ms per invocation)`);
+    // Each figure is the median of ROUNDS runs of N sequential requests, the runs interleaved.
+    const perRequest = { edgeGET: [], thinPath: [], floor: [], control: [] };
+    for (let round = 0; round < ROUNDS; round++) {
+      perRequest.edgeGET.push(await measure(edge, async () => { for (let i = 0; i < N; i++) await get(url, sb.auth); }));
+      perRequest.thinPath.push(await measure(edge, async () => {
+        for (let i = 0; i < N; i++) await fetch(edge.url + '/s/not-an-id/api').then((r) => r.arrayBuffer());
+      }));
+      perRequest.floor.push(await measure(edge, async () => { for (let i = 0; i < N; i++) await get(edge.floorUrl + '/'); }));
+      perRequest.control.push(await measure(edge, async () => { for (let i = 0; i < N / 10; i++) await createSandbox(edge); }));
+    }
+    const cpu = (k, n = N) => median(perRequest[k].map((m) => m.cpu / n));
+    const wall = (k, n = N) => median(perRequest[k].map((m) => m.wall / n));
+    console.log(`\n== warm requests (${N} sequential, median of ${ROUNDS}; workerd CPU per request)`);
+    console.log(`floor Worker (a Go instance)        ${ms(wall('floor')).padStart(9)}  cpu ${ms(cpu('floor'))}`);
+    console.log(`POST /sandboxes (Go control plane)  ${ms(wall('control', N / 10)).padStart(9)}  cpu ${ms(cpu('control', N / 10))}`);
+    console.log(`front Worker's thin path (404)      ${ms(wall('thinPath')).padStart(9)}  cpu ${ms(cpu('thinPath'))}`);
+    console.log(`GET through front + sandbox         ${ms(wall('edgeGET')).padStart(9)}  cpu ${ms(cpu('edgeGET'))}  (target <= 5 ms; free plan: 10 ms per invocation)`);
+    console.log(`  of which the sandbox object (difference)      cpu ${ms(cpu('edgeGET') - cpu('thinPath'))}`);
 
     const nativeURL = `${native.url}${CMS}/warm`;
     await fetch(native.url + CMS, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'warm' } }) });
-    console.log('\n== GET throughput (3 s each)');
+    console.log(`\n== GET throughput (2 s each, edge and native interleaved; median of ${ROUNDS})`);
     for (const c of [1, 8]) {
-      const e = await throughput(url, sb.auth, c);
-      const n = await throughput(nativeURL, {}, c);
-      console.log(`concurrency ${c}: edge ${e.toFixed(0).padStart(6)} req/s   native loopback ${n.toFixed(0).padStart(6)} req/s   ratio ${(e / n).toFixed(3)}`);
+      const rounds = [];
+      for (let round = 0; round < ROUNDS; round++) {
+        const e = await throughput(url, sb.auth, c, 2);
+        const n = await throughput(nativeURL, {}, c, 2);
+        rounds.push({ e, n, ratio: e / n });
+      }
+      const m = (k) => median(rounds.map((r) => r[k]));
+      console.log(`concurrency ${c}: edge ${m('e').toFixed(0).padStart(6)} req/s   native loopback ${m('n').toFixed(0).padStart(6)} req/s   ratio ${m('ratio').toFixed(3)}` +
+        (c === 8 ? '  (target >= 0.25)' : ''));
     }
   } finally {
     native.proc.kill('SIGTERM');

@@ -1,7 +1,9 @@
 // Assembles build/edge after the Go builds of `make edge`:
-//   front/    the Go front Worker (syumai/workers glue + app.wasm) + wrangler.jsonc
-//   sandbox/  the sandbox Worker: sandbox.mjs, Go's wasm_exec.js and the core's
-//             kubeplay.wasm (the very build the browser runs) + wrangler.jsonc
+//   front/    the front Worker: front.mjs (its entry), kube.mjs, the site's
+//             sitepolicy.json, and the Go control plane (syumai/workers glue
+//             + app.wasm) + wrangler.jsonc
+//   sandbox/  the sandbox Worker: sandbox.mjs, kube.mjs, Go's wasm_exec.js and
+//             the core's kubeplay.wasm (the very build the browser runs) + wrangler.jsonc
 // The local workerd config is written per run by workerd.mjs.
 
 import fs from 'node:fs';
@@ -14,8 +16,12 @@ const sandbox = path.join(BUILD, 'sandbox');
 for (const f of ['worker.mjs', 'runtime.mjs', 'wasm_exec.js', 'app.wasm']) {
   if (!fs.existsSync(path.join(front, f))) throw new Error(`build/edge/front/${f} is missing: run make edge`);
 }
+fs.copyFileSync(path.join(ROOT, 'edge', 'front.mjs'), path.join(front, 'front.mjs'));
+fs.copyFileSync(path.join(ROOT, 'edge', 'kube.mjs'), path.join(front, 'kube.mjs'));
+fs.copyFileSync(path.join(ROOT, 'sitepolicy', 'headers.json'), path.join(front, 'sitepolicy.json'));
 fs.mkdirSync(sandbox, { recursive: true });
 fs.copyFileSync(path.join(ROOT, 'edge', 'sandbox.mjs'), path.join(sandbox, 'sandbox.mjs'));
+fs.copyFileSync(path.join(ROOT, 'edge', 'kube.mjs'), path.join(sandbox, 'kube.mjs'));
 fs.copyFileSync(path.join(SITE, 'wasm_exec.js'), path.join(sandbox, 'wasm_exec.js'));
 fs.copyFileSync(path.join(SITE, 'kubeplay.wasm'), path.join(sandbox, 'kubeplay.wasm'));
 
@@ -43,7 +49,7 @@ if (files.length > 5 << 10) throw new Error(`SITE_FILES is ${files.length} bytes
 
 writeJSONC(path.join(front, 'wrangler.jsonc'), {
   name: 'kubeplay',
-  main: 'worker.mjs',
+  main: 'front.mjs',
   compatibility_date: COMPATIBILITY_DATE,
   rules: [{ type: 'CompiledWasm', globs: ['**/*.wasm'], fallthrough: false }],
   // The playground; the Worker runs first so /sandboxes and /s/... reach it.

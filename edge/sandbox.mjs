@@ -8,10 +8,16 @@
 //
 // Durable Objects hold every outgoing message until the storage writes made
 // before it are durable, so a write's response is released only once its journal
-// entry is stored. The front Worker (wasm/edgefront) routes to these objects:
+// entry is stored. The front Worker (front.mjs; its Go control plane,
+// wasm/edgefront) reaches these objects with:
 //
+//   /s/{id}/<path>          a client's request as it came: the object checks the
+//                           token, strips /s/{id} and hands the core <path> at
+//                           the client's own host (discovery reports it)
 //   https://control/create  POST {tokenHash, expiresAt, idleSeconds} → 201 | 409
-//   https://sandbox/<path>  a client request, prefix stripped, token still attached
+//
+// A core that fails to start answers 503 ServiceUnavailable; the next request
+// starts it anew.
 //
 // CreationLimiter is a per-caller fixed-window counter for sandbox creation:
 //   https://control/take?limit=N&window=SECONDS → 200 | 429 {retryAfterSeconds}
@@ -19,10 +25,8 @@
 import { DurableObject } from 'cloudflare:workers';
 import './wasm_exec.js';
 import coreModule from './kubeplay.wasm';
+import { MAX_BODY_BYTES, bearerToken, jsonResponse, notFound, statusResponse, tooLarge, unauthorized, unavailable } from './kube.mjs';
 
-// Request bodies over this size never reach the core (kube-apiserver's limit;
-// the 413 says what kube-apiserver's says).
-const MAX_BODY_BYTES = 3 << 20;
 const SNAPSHOT_PART_BYTES = 1 << 20;
 // Last activity is stored at most this often (or a quarter of the idle limit).
 const ACTIVITY_WRITE_MS = 60_000;
@@ -30,6 +34,8 @@ const ACTIVITY_WRITE_MS = 60_000;
 // reset, so its memory goes back to the isolate; the next request restores it
 // from storage. UNLOAD_IDLE_SECONDS (a binding of this Worker) overrides it.
 const DEFAULT_UNLOAD_IDLE_SECONDS = 120;
+// A client's request: /s/{id} and the path for the core.
+const CLIENT_PATH = /^\/s\/[^/]+(\/.*)?$/;
 // Paths the object answers itself, not the core.
 const STATUS_PATH = '/kubeplay/status';
 
@@ -41,6 +47,7 @@ export class Sandbox extends DurableObject {
   constructor(ctx, env) {
     super(ctx, env);
     this.sql = ctx.storage.sql;
+    this.api = null; // the Go instance's kubeplay API, once instantiated
     this.core = null; // Promise<{api, info}> once started
     this.instanceStartedAt = Date.now();
     this.openWatches = 0;
@@ -55,8 +62,9 @@ export class Sandbox extends DurableObject {
   async fetch(request) {
     const url = new URL(request.url);
     try {
-      if (url.hostname === 'control') return await this.control(request, url);
-      return await this.serve(request, url);
+      const client = CLIENT_PATH.exec(url.pathname);
+      if (client) return await this.serve(request, url, client[1] || '/');
+      return await this.control(request, url);
     } catch (err) {
       console.error('kubeplay sandbox:', err && err.stack || err);
       return statusResponse(500, 'InternalError', 'kubeplay sandbox: ' + (err && err.message || err));
@@ -64,7 +72,7 @@ export class Sandbox extends DurableObject {
   }
 
   async control(request, url) {
-    if (url.pathname !== '/create' || request.method !== 'POST') return statusResponse(404, 'NotFound', 'the server could not find the requested resource');
+    if (url.pathname !== '/create' || request.method !== 'POST') return notFound();
     if (this.meta) return statusResponse(409, 'AlreadyExists', 'sandbox already exists');
     const { tokenHash, expiresAt, idleSeconds } = await request.json();
     if (!/^[0-9a-f]{64}$/.test(tokenHash) || !(expiresAt > Date.now()) || !(idleSeconds > 0)) {
@@ -80,11 +88,10 @@ export class Sandbox extends DurableObject {
     return new Response(null, { status: 201 });
   }
 
-  async serve(request, url) {
-    if (!this.meta) return statusResponse(404, 'NotFound', 'the server could not find the requested resource');
-    if (!(await tokenMatches(request.headers.get('Authorization'), this.meta.tokenHash))) {
-      return statusResponse(401, 'Unauthorized', 'Unauthorized');
-    }
+  // serve answers a client's request for path (below /s/{id}).
+  async serve(request, url, path) {
+    if (!this.meta) return notFound();
+    if (!(await tokenMatches(request.headers.get('Authorization'), this.meta.tokenHash))) return unauthorized();
     const declared = Number(request.headers.get('Content-Length') || 0);
     if (declared > MAX_BODY_BYTES) return tooLarge();
     let body = null;
@@ -93,9 +100,16 @@ export class Sandbox extends DurableObject {
       if (!body) return tooLarge();
     }
     this.touch();
-    const { api, info } = await this.startCore();
+    let core;
+    try {
+      core = await this.startCore();
+    } catch (err) {
+      console.error('kubeplay sandbox: the core did not start:', err && err.stack || err);
+      return unavailable('the sandbox could not start: ' + (err && err.message || err));
+    }
+    const { api, info } = core;
     this.lastRequestAt = Date.now();
-    if (url.pathname === STATUS_PATH) {
+    if (path === STATUS_PATH) {
       return jsonResponse(200, {
         restoredRevision: info.revision,
         restoreErrors: info.restoreErrors,
@@ -105,19 +119,21 @@ export class Sandbox extends DurableObject {
         openWatches: this.openWatches,
       });
     }
-    const headers = [];
+    let headers = '';
     request.headers.forEach((value, name) => {
-      if (name !== 'authorization') headers.push([name, value]);
+      if (name !== 'authorization') headers += `${name}: ${value}\r\n`;
     });
-    const res = await api.handle(request.method, url.toString(), headers, body);
+    const res = await api.handle(request.method, url.origin + path + url.search, headers, body);
     // encodeBody 'manual': a body the core gzipped (a large list, the OpenAPI
     // v2 document) is sent as it is; by default the runtime would gzip it again.
-    const init = { status: res.status, headers: res.headers, encodeBody: 'manual' };
+    const init = { status: res.status, headers: JSON.parse(res.headers), encodeBody: 'manual' };
+    // A whole answer comes as bytes; a streamed one (a watch) as a stream.
+    const streamed = res.body instanceof ReadableStream;
     if (request.method === 'HEAD' || NULL_BODY_STATUS.has(res.status)) {
-      res.body.cancel(); // ends the request in the core, as a closed connection would
+      if (streamed) res.body.cancel(); // ends the request in the core, as a closed connection would
       return new Response(null, init);
     }
-    const watch = /^(1|true)$/.test(url.searchParams.get('watch') || '');
+    const watch = streamed && /^(1|true)$/.test(url.searchParams.get('watch') || '');
     return new Response(watch ? this.countedWatch(res.body) : res.body, init);
   }
 
@@ -155,13 +171,14 @@ export class Sandbox extends DurableObject {
     });
   }
 
-  // startCore instantiates this object's own Go instance once and starts the core
-  // in it from storage. Objects of one class may share an isolate, so the API
-  // object the Go program publishes on globalThis is taken at once, before
-  // another object's instance can replace it.
+  // startCore starts the core from storage in this object's own Go instance,
+  // once; after a failure the next call tries again, in the same instance when
+  // it was the start that failed. Objects of one class may share an isolate, so
+  // the API object the Go program publishes on globalThis is taken at once,
+  // before another object's instance can replace it.
   startCore() {
     if (!this.core) {
-      this.core = this.instantiate().catch((err) => {
+      this.core = this.start().catch((err) => {
         this.core = null;
         throw err;
       });
@@ -169,18 +186,9 @@ export class Sandbox extends DurableObject {
     return this.core;
   }
 
-  async instantiate() {
-    const go = new Go();
-    let api = null;
-    globalThis.kubeplayReady = () => { api = globalThis.kubeplay; };
-    const instance = new WebAssembly.Instance(coreModule, go.importObject);
-    this.memory = instance.exports.mem;
-    go.run(instance).then(() => {
-      console.error('kubeplay sandbox: the core exited');
-      this.core = null;
-    });
-    delete globalThis.kubeplayReady;
-    if (!api) throw new Error('the kubeplay core did not become ready');
+  async start() {
+    this.api ??= this.instantiate();
+    const api = this.api;
     const info = await api.start({
       snapshot: this.readSnapshot(),
       journal: this.sql.exec('SELECT entry FROM journal ORDER BY seq').toArray().map((row) => new Uint8Array(row.entry)),
@@ -190,6 +198,23 @@ export class Sandbox extends DurableObject {
     for (const e of info.restoreErrors) console.error('kubeplay sandbox restore:', e);
     await this.ctx.storage.setAlarm(Math.min(this.deadline(), Date.now() + this.unloadIdleMs));
     return { api, info };
+  }
+
+  // instantiate runs a new Go instance of the core's module and returns its API.
+  instantiate() {
+    const go = new Go();
+    let api = null;
+    globalThis.kubeplayReady = () => { api = globalThis.kubeplay; };
+    const instance = new WebAssembly.Instance(coreModule, go.importObject);
+    this.memory = instance.exports.mem;
+    go.run(instance).then(() => {
+      console.error('kubeplay sandbox: the core exited');
+      this.api = null;
+      this.core = null;
+    });
+    delete globalThis.kubeplayReady;
+    if (!api) throw new Error('the kubeplay core did not become ready');
+    return api;
   }
 
   readSnapshot() {
@@ -304,7 +329,7 @@ export class CreationLimiter extends DurableObject {
 // objects, through Durable Object bindings.
 export default {
   fetch() {
-    return statusResponse(404, 'NotFound', 'the server could not find the requested resource');
+    return notFound();
   },
 };
 
@@ -313,7 +338,7 @@ function readMeta(sql) {
   if (rows.length === 0) return null;
   const m = Object.fromEntries(rows.map((r) => [r.key, r.value]));
   return {
-    tokenHash: m.tokenHash,
+    tokenHash: new Uint8Array(m.tokenHash.match(/../g).map((h) => parseInt(h, 16))),
     expiresAt: Number(m.expiresAt),
     idleSeconds: Number(m.idleSeconds),
     createdAt: Number(m.createdAt),
@@ -322,13 +347,12 @@ function readMeta(sql) {
 }
 
 // tokenMatches compares the SHA-256 of the presented bearer token with the stored
-// hash in constant time.
+// hash (bytes) in constant time.
 async function tokenMatches(authorization, tokenHash) {
-  const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization || '');
-  if (!m) return false;
-  const presented = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(m[1])));
-  const stored = new Uint8Array(tokenHash.match(/../g).map((h) => parseInt(h, 16)));
-  return crypto.subtle.timingSafeEqual(presented, stored);
+  const token = bearerToken(authorization);
+  if (token === null) return false;
+  const presented = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(token)));
+  return crypto.subtle.timingSafeEqual(presented, tokenHash);
 }
 
 // readLimited reads a body of at most limit bytes, or returns null past it.
@@ -357,16 +381,4 @@ async function readLimited(stream, limit) {
 
 function copyBuffer(bytes) {
   return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
-}
-
-function tooLarge() {
-  return statusResponse(413, 'RequestEntityTooLarge', `Request entity too large: limit is ${MAX_BODY_BYTES}`);
-}
-
-function statusResponse(code, reason, message) {
-  return jsonResponse(code, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, code });
-}
-
-function jsonResponse(code, value) {
-  return new Response(JSON.stringify(value) + '\n', { status: code, headers: { 'Content-Type': 'application/json' } });
 }

@@ -9,8 +9,8 @@ import { BUILD } from './workerd.mjs';
 
 export const WORKER_LIMIT_BYTES = 64 * 1024 * 1024;
 export const WORKERS = {
-  'front (Go, syumai/workers)': ['front', ['worker.mjs', 'runtime.mjs', 'wasm_exec.js', 'app.wasm']],
-  'sandbox (Durable Object + core)': ['sandbox', ['sandbox.mjs', 'wasm_exec.js', 'kubeplay.wasm']],
+  'front (JS entry + Go control plane)': ['front', ['front.mjs', 'kube.mjs', 'sitepolicy.json', 'worker.mjs', 'runtime.mjs', 'wasm_exec.js', 'app.wasm']],
+  'sandbox (Durable Object + core)': ['sandbox', ['sandbox.mjs', 'kube.mjs', 'wasm_exec.js', 'kubeplay.wasm']],
   'floor (minimal Go worker)': ['floor', ['worker.mjs', 'runtime.mjs', 'wasm_exec.js', 'app.wasm']],
 };
 

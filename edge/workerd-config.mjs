@@ -1,4 +1,5 @@
-// The local edge as a workerd config (Cap'n Proto text): the Go front Worker,
+// The local edge as a workerd config (Cap'n Proto text): the front Worker
+// (front.mjs, with the Go control plane),
 // the sandbox Worker with its Durable Object classes on local-disk SQLite storage,
 // the built playground as a disk service, and (for benchmarks) the floor Worker.
 // The front Worker listens on plain HTTP and, given a key pair, on HTTPS too:
@@ -12,10 +13,12 @@ export const COMPATIBILITY_DATE = '2025-09-01';
  *   siteDir, storageDir  absolute directories (the playground, Durable Object storage)
  *   vars                 text bindings of the front Worker (INSTRUCTOR_TOKEN, limits)
  *   sandboxVars          text bindings of the sandbox Worker (UNLOAD_IDLE_SECONDS)
+ *   sandboxEntry         path (from build/edge) of a module to run as the sandbox
+ *                        Worker's entry in place of sandbox.mjs, which it may import (tests)
  *   floor                also serve the floor Worker on the socket "floor"
  *   tls                  {key, cert} PEM: also serve the front Worker on the socket "https"
  */
-export function workerdConfig({ siteDir, storageDir, vars = {}, sandboxVars = {}, floor = false, tls = null }) {
+export function workerdConfig({ siteDir, storageDir, vars = {}, sandboxVars = {}, sandboxEntry = null, floor = false, tls = null }) {
   return `using Workerd = import "/workerd/workerd.capnp";
 
 const config :Workerd.Config = (
@@ -34,6 +37,9 @@ const config :Workerd.Config = (
 
 const front :Workerd.Worker = (
   modules = [
+    (name = "front.mjs", esModule = embed "front/front.mjs"),
+    (name = "kube.mjs", esModule = embed "front/kube.mjs"),
+    (name = "sitepolicy.json", json = embed "front/sitepolicy.json"),
     (name = "worker.mjs", esModule = embed "front/worker.mjs"),
     (name = "runtime.mjs", esModule = embed "front/runtime.mjs"),
     (name = "wasm_exec.js", esModule = embed "front/wasm_exec.js"),
@@ -49,8 +55,9 @@ ${textBindings(vars)}
 );
 
 const sandbox :Workerd.Worker = (
-  modules = [
+  modules = [${sandboxEntry ? `\n    (name = "entry.mjs", esModule = embed ${q(sandboxEntry)}),` : ''}
     (name = "sandbox.mjs", esModule = embed "sandbox/sandbox.mjs"),
+    (name = "kube.mjs", esModule = embed "sandbox/kube.mjs"),
     (name = "wasm_exec.js", esModule = embed "sandbox/wasm_exec.js"),
     (name = "kubeplay.wasm", wasm = embed "sandbox/kubeplay.wasm"),
   ],

@@ -27,18 +27,20 @@ export function workerdBinary() {
  *   siteDir     the playground to serve (default build/site)
  *   vars        the front Worker's text bindings
  *   sandboxVars the sandbox Worker's text bindings
+ *   sandboxEntry a module to run as the sandbox Worker's entry (tests)
  *   floor       also serve the floor Worker
  *   https       also serve HTTPS with a self-signed certificate for 127.0.0.1
  *   listen      {http: 'HOST:PORT'} fixed addresses instead of ephemeral ports
  *   log         'inherit' to show workerd's output (default: kept for errors)
  * Returns {url, httpsUrl, ca (PEM), floorUrl, pid, stop(), restart(), output()}.
  */
-export async function startEdge({ storageDir, siteDir = SITE, vars = {}, sandboxVars = {}, floor = false, https = false, listen = {}, log = 'keep' }) {
+export async function startEdge({ storageDir, siteDir = SITE, vars = {}, sandboxVars = {}, sandboxEntry = null, floor = false, https = false, listen = {}, log = 'keep' }) {
   fs.mkdirSync(storageDir, { recursive: true });
   vars = { SITE_FILES: siteFiles(siteDir), ...vars };
   const configPath = path.join(BUILD, `workerd-${process.pid}-${randomBytes(4).toString('hex')}.capnp`);
   const tls = https ? selfSignedCertificate(path.resolve(storageDir)) : null;
-  fs.writeFileSync(configPath, workerdConfig({ siteDir: path.resolve(siteDir), storageDir: path.resolve(storageDir), vars, sandboxVars, floor, tls }));
+  fs.writeFileSync(configPath, workerdConfig({ siteDir: path.resolve(siteDir), storageDir: path.resolve(storageDir), vars, sandboxVars,
+    sandboxEntry: sandboxEntry && path.relative(BUILD, sandboxEntry), floor, tls }));
   let addresses = { ...listen };
   let proc = null;
   let output = '';

@@ -9,9 +9,18 @@
 //         `X-Kubeplay-Target: network`, which goes to the network (the native
 //         server that served the page).
 //   other GET → cache first (the build's assets), then network.
-// Messages: the page may post {type: 'kubeplay-status'} to ask for the state and
-// {type: 'kubeplay-reset'} to wipe the sandbox; the worker answers every client
-// with {type: 'kubeplay-status', state, revision, restoreErrors, error, build}.
+// Messages: the page may post {type: 'kubeplay-status'} to ask for the state,
+// {type: 'kubeplay-reset'} to wipe the sandbox, and {type: 'kubeplay-keepalive'}
+// (every 20 s while it is open) to keep the worker from being stopped for
+// idleness, which starts the core too if the worker had stopped. The worker
+// answers every client with {type: 'kubeplay-status', state, revision,
+// restoreErrors, error, build, startup}; startup says when this worker and its
+// core came up (epoch ms): worker (its time origin), script (this script ran),
+// begin (the core was first needed), fetched (the .wasm response was found),
+// compiled (reading streams into compiling), instantiated, initialized (the Go
+// runtime and package inits ran), loaded (IndexedDB's state was read), started
+// (kubeplay.start resolved). A page sees from it whether its worker restarted,
+// and the benchmarks where a cold start's time goes.
 //
 // Updates: a new build has a new BUILD id (a hash of every asset), so the browser
 // installs it as a new worker; it caches its assets, skips waiting, deletes the
@@ -34,6 +43,9 @@ const API = /^\/(api|apis|version|openapi|healthz|livez|readyz|metrics|debug)(\/
 // Chrome stops a worker about 5 minutes into an event even while it streams, so
 // watches end before that and clients resume from their last resourceVersion.
 const MAX_WATCH_SECONDS = 240;
+
+const now = () => performance.timeOrigin + performance.now();
+const startup = { worker: performance.timeOrigin, script: now() };
 
 const builds = new BroadcastChannel('kubeplay-build');
 let retired = false;
@@ -74,6 +86,7 @@ self.addEventListener('message', (event) => {
   const msg = event.data || {};
   if (msg.type === 'kubeplay-reset') event.waitUntil(reset());
   else if (msg.type === 'kubeplay-status') event.waitUntil(core().then(() => {}, () => {}).then(broadcast));
+  else if (msg.type === 'kubeplay-keepalive' && !retired) event.waitUntil(core().then(() => {}, () => {}));
 });
 
 async function serveAsset(request) {
@@ -110,21 +123,27 @@ function core() {
 // startCore loads the Go instance once per worker, then starts (or, after a
 // reset, restarts) the core in it from what IndexedDB holds.
 async function startCore() {
+  startup.begin ??= now();
   // IndexedDB reads while the wasm compiles and the Go runtime starts.
   const saved = loadState();
-  saved.catch(() => {});
+  saved.then(() => { startup.loaded = now(); }, () => {});
   if (!self.kubeplay) {
     const ready = new Promise((resolve) => { self.kubeplayReady = resolve; });
     const go = new self.Go();
     const response = (await caches.match('/kubeplay.wasm')) || (await fetch('/kubeplay.wasm'));
     if (!response.ok) throw new Error('loading kubeplay.wasm: HTTP ' + response.status);
-    const { instance } = await WebAssembly.instantiateStreaming(response, go.importObject);
+    startup.fetched = now();
+    const module = await WebAssembly.compileStreaming(response);
+    startup.compiled = now();
+    const instance = await WebAssembly.instantiate(module, go.importObject);
+    startup.instantiated = now();
     go.run(instance).then(() => {
       corePromise = null;
       self.kubeplay = undefined;
       state = { state: 'error', error: 'the kubeplay core exited' };
     });
     await ready;
+    startup.initialized = now();
   }
   return start(await saved);
 }
@@ -137,7 +156,8 @@ async function start(saved) {
     writeSnapshot,
     maxWatchSeconds: MAX_WATCH_SECONDS,
   });
-  state = { state: 'ready', revision: info.revision, restoreErrors: info.restoreErrors };
+  startup.started = now();
+  state = { state: 'ready', revision: info.revision, restoreErrors: info.restoreErrors, startup };
   broadcast();
   return info;
 }
@@ -153,21 +173,22 @@ async function serveAPI(request) {
   }
   try {
     const body = request.method === 'GET' || request.method === 'HEAD' ? null : new Uint8Array(await request.arrayBuffer());
-    const headers = [];
-    request.headers.forEach((value, name) => headers.push([name, value]));
+    let headers = '';
+    request.headers.forEach((value, name) => { headers += `${name}: ${value}\r\n`; });
     // The browser adds User-Agent only on its way to the network; kube-apiserver
     // sees it (and pretty-prints JSON for browsers), so the core sees it too.
-    if (!request.headers.has('user-agent')) headers.push(['user-agent', navigator.userAgent]);
+    if (!request.headers.has('user-agent')) headers += `user-agent: ${navigator.userAgent}\r\n`;
     const res = await self.kubeplay.handle(request.method, request.url, headers, body);
-    const resHeaders = joinRepeated(res.headers);
+    // Repeated headers (Warning) joined: Chromium hands a page only the first.
+    const init = { status: res.status, headers: joinRepeated(JSON.parse(res.headers)) };
     if (request.method === 'HEAD' || NULL_BODY_STATUS.has(res.status)) {
       // Nobody reads a HEAD body, and a 304 (to a conditional OpenAPI request)
-      // may not have one: cancelling it ends the request in the core (a HEAD
-      // watch would otherwise run to its timeout).
-      res.body.cancel();
-      return new Response(null, { status: res.status, headers: resHeaders });
+      // may not have one: cancelling a stream ends the request in the core (a
+      // HEAD watch would otherwise run to its timeout).
+      if (res.body instanceof ReadableStream) res.body.cancel();
+      return new Response(null, init);
     }
-    return new Response(res.body, { status: res.status, headers: resHeaders });
+    return new Response(res.body, init);
   } catch (err) {
     return statusResponse(500, 'InternalError', 'kubeplay service worker: ' + (err && err.message || err));
   }

@@ -6,6 +6,8 @@
 //	kubeplay.start(host) → Promise<{revision, restoreErrors}>
 //	    host: {snapshot, journal, append, writeSnapshot, maxWatchSeconds}
 //	kubeplay.handle(method, url, headers, body) → Promise<{status, headers, body}>
+//	    headers: in, "name: value\r\n" lines; out, JSON text of [[name, value], ...];
+//	    body: Uint8Array|null for a whole answer, ReadableStream for a streamed one
 //	kubeplay.stop() → Promise
 package main
 

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import {
-  CMS, call, configMap, createSandbox, edgeIn, eventually, haveKubectl, kubectl, kubectlRun, kubectlStream, scratchDir, writeKubeconfig,
+  CMS, call, configMap, createSandbox, edgeIn, eventually, getHTTPS, haveKubectl, kubectl, kubectlRun, kubectlStream, scratchDir, writeKubeconfig,
 } from './helpers.mjs';
 import { SITE } from '../workerd.mjs';
 
@@ -106,12 +106,25 @@ test('PLAY-10: two sandboxes are isolated; tokens, unknown ids and oversize bodi
   assert.deepEqual(bList.json.items, [], 'B never sees A\'s objects');
   assert.equal((await call(a, 'GET', `${CMS}/only-in-a`)).status, 200);
 
-  // Unknown and malformed ids: 404 Status.
+  // Unknown and malformed ids, and sandbox paths without one: 404 Status.
+  const notFound = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'the server could not find the requested resource', reason: 'NotFound', code: 404 };
   for (const id of ['0123456789abcdef0123456789abcdef', 'not-an-id', a.id.toUpperCase()]) {
     const r = await call(a, 'GET', CMS, { server: `${edge.url}/s/${id}` });
     assert.equal(r.status, 404, id);
-    assert.deepEqual(r.json, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'the server could not find the requested resource', reason: 'NotFound', code: 404 });
+    assert.deepEqual(r.json, notFound);
   }
+  for (const p of ['/s', '/s/', '/s//api']) {
+    const r = await call(a, 'GET', '', { server: edge.url + p });
+    assert.equal(r.status, 404, p);
+    assert.deepEqual(r.json, notFound, p);
+  }
+  // Below /s/{id} the core answers as the native server does: a path that does
+  // not parse is net/http's 400, an unknown one kube's 404 Status.
+  const unparsable = await call(a, 'GET', '/api/%zz');
+  assert.deepEqual([unparsable.status, unparsable.text], [400, '400 Bad Request']);
+  const unknown = await call(a, 'GET', '//api');
+  assert.equal(unknown.status, 404);
+  assert.equal(unknown.json.reason, 'NotFound');
 
   // Over 3 MiB: 413 before the core, with or without a declared length; nothing stored.
   const before = await call(a, 'GET', CMS);
@@ -197,7 +210,9 @@ test('PLAY-9: creation is limited per caller; idle sandboxes expire and their st
   const own = scratchDir('limits');
   const small = await edgeIn(own, { vars: { CREATE_LIMIT_PER_HOUR: '2', SANDBOX_IDLE_SECONDS: '2' } });
   try {
+    // Written to at once: it expires 2 s after its last request.
     const first = await createSandbox(small);
+    assert.equal((await call(first, 'POST', CMS, { body: configMap('short-lived') })).status, 201);
     await createSandbox(small);
     const refused = await fetch(small.url + '/sandboxes', { method: 'POST' });
     assert.equal(refused.status, 429);
@@ -209,7 +224,6 @@ test('PLAY-9: creation is limited per caller; idle sandboxes expire and their st
     const other = await fetch(small.url + '/sandboxes', { method: 'POST', headers: { 'CF-Connecting-IP': '192.0.2.7' } });
     assert.equal(other.status, 201);
 
-    assert.equal((await call(first, 'POST', CMS, { body: configMap('short-lived') })).status, 201);
     // Left alone past its idle limit, the sandbox is deleted by its alarm: its
     // id becomes unknown. (Any request would count as activity, so wait first.)
     await new Promise((r) => setTimeout(r, 4000));
@@ -231,9 +245,50 @@ test('PLAY-9: the bearer scheme is case-insensitive, as kube-apiserver reads it'
   }
   const workshop = await fetch(edge.url + '/workshops', { method: 'POST', headers: { Authorization: 'bearer instructor-secret' }, body: '{"attendees":1}' });
   assert.equal(workshop.status, 201, await workshop.text());
-  for (const auth of [`Basic ${sb.token}`, 'bearer', 'bearer ', sb.token, `bearer${sb.token}`]) {
+  // The token ends at the next space; one space only after the scheme.
+  const extra = await call(sb, 'GET', CMS, { token: null, headers: { Authorization: `Bearer ${sb.token} trailing` } });
+  assert.equal(extra.status, 200, extra.text);
+  for (const auth of [`Basic ${sb.token}`, 'bearer', 'bearer ', sb.token, `bearer${sb.token}`, `Bearer  ${sb.token}`, `Bearer\t${sb.token}`]) {
     const r = await call(sb, 'GET', CMS, { token: null, headers: { Authorization: auth } });
     assert.equal(r.status, 401, auth);
+  }
+});
+
+test('PLAY-9: discovery names the host the client reached, as kube-apiserver does', async () => {
+  const sb = await createSandbox(edge);
+  for (const base of [edge.url, edge.httpsUrl]) {
+    const server = `${base}/s/${sb.id}`;
+    const r = base.startsWith('https:') ? await getHTTPS(server + '/api', sb.token, edge.ca) : await call(sb, 'GET', '/api', { server });
+    assert.equal(r.status, 200, r.text);
+    assert.deepEqual(r.json.serverAddressByClientCIDRs, [{ clientCIDR: '0.0.0.0/0', serverAddress: new URL(base).host }], base);
+  }
+});
+
+test('PLAY-9: a sandbox whose object or core fails to start answers 503 ServiceUnavailable; the next request starts it', async () => {
+  const own = scratchDir('failing');
+  // Each created sandbox's object throws the first time it is constructed after a
+  // restart, and each object's first core start fails.
+  const e = await edgeIn(own, { sandboxEntry: path.resolve(import.meta.dirname, 'failing-sandbox.mjs'), sandboxVars: { FAIL_TO_START: 'object core' } });
+  const unavailable = (r, message) => {
+    assert.equal(r.status, 503, r.text);
+    assert.deepEqual(Object.keys(r.json), ['kind', 'apiVersion', 'metadata', 'status', 'message', 'reason', 'code']);
+    assert.deepEqual({ ...r.json, message: undefined }, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: undefined, reason: 'ServiceUnavailable', code: 503 });
+    assert.match(r.json.message, message);
+  };
+  try {
+    const sb = await createSandbox(e);
+    unavailable(await call(sb, 'GET', CMS), /^the sandbox could not start: injected: the core failed to start$/);
+    assert.equal((await call(sb, 'POST', CMS, { body: configMap('after-a-failed-start') })).status, 201);
+
+    await e.restart('SIGKILL');
+    unavailable(await call(sb, 'GET', CMS), /^the sandbox did not answer: .*injected: the object failed to start/);
+    unavailable(await call(sb, 'GET', CMS), /^the sandbox could not start: injected: the core failed to start$/);
+    const list = await call(sb, 'GET', CMS);
+    assert.equal(list.status, 200, list.text);
+    assert.deepEqual(list.json.items.map((i) => i.metadata.name), ['after-a-failed-start']);
+  } finally {
+    await e.stop();
+    fs.rmSync(own, { recursive: true, force: true });
   }
 });
 

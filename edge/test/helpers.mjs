@@ -36,8 +36,18 @@ export async function createSandbox(edge, { overHTTPS = false } = {}) {
 }
 
 function postHTTPS(url, ca) {
+  return requestHTTPS(url, { method: 'POST', ca });
+}
+
+/** GET over HTTPS with a bearer token, trusting ca; returns {status, text, json}. */
+export async function getHTTPS(url, token, ca) {
+  const r = await requestHTTPS(url, { ca, headers: { Authorization: `Bearer ${token}` } });
+  return { ...r, json: JSON.parse(r.text) };
+}
+
+function requestHTTPS(url, options) {
   return new Promise((resolve, reject) => {
-    const req = https.request(url, { method: 'POST', ca }, (res) => {
+    const req = https.request(url, options, (res) => {
       let text = '';
       res.setEncoding('utf8');
       res.on('data', (d) => { text += d; });

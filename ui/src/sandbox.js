@@ -1,18 +1,30 @@
 // sandbox.js — the in-browser sandbox: registers the service worker /sw.js,
-// follows its kubeplay-status messages and asks it to reset.
+// follows its kubeplay-status messages, asks it to reset, and keeps it running.
 //
 // Contract with sw.js:
 //   worker → page: {type: 'kubeplay-status', state: 'ready'|'error', revision,
-//                   restoreErrors: [string], error, build}
+//                   restoreErrors: [string], error, build, startup}
 //   page → worker: {type: 'kubeplay-reset'} wipes IndexedDB and restarts the core;
-//                  {type: 'kubeplay-status'} asks the worker to post its status.
+//                  {type: 'kubeplay-status'} asks the worker to post its status;
+//                  {type: 'kubeplay-keepalive'} keeps it from stopping.
 //
 // State: {state: 'starting'|'ready'|'error', revision, restoreErrors, error, hint,
-//         build (the worker's build id)}
+//         build (the worker's build id), startup (when the worker and its core
+//         came up, epoch ms: see sw.js)}
+//
+// Chrome stops a worker after 30 s without an event, and the next request pays
+// the core's cold start (100–235 ms) again; so while the page is open, and not
+// hidden for longer than KEEPALIVE_HIDDEN_MS, it posts a keepalive every
+// KEEPALIVE_MS, and one at once when it is shown again (which restarts a
+// stopped worker and its core before the next request needs them). Once every
+// tab is closed or long hidden, the worker stops as usual.
 // Once the worker controls the page, the page asks it for its status; should no
 // answer come, a probe of /version through the worker settles "ready".
 
 import { setSandboxUnavailable } from './api.js';
+
+const KEEPALIVE_MS = 20_000;
+const KEEPALIVE_HIDDEN_MS = 5 * 60_000;
 
 const listeners = new Set();
 
@@ -23,6 +35,7 @@ const status = {
   error: null,
   hint: null,
   build: null,
+  startup: null,
 };
 
 let registration = null;
@@ -77,6 +90,7 @@ function onMessage(e) {
       restoreErrors: Array.isArray(d.restoreErrors) ? d.restoreErrors.map(String) : [],
       error: null,
       hint: null,
+      startup: d.startup ?? null,
     });
   } else if (d.state === 'error') {
     set({ state: 'error', error: String(d.error || 'the sandbox failed to start'), hint: null });
@@ -97,6 +111,7 @@ export function initSandbox() {
   sw.addEventListener('message', onMessage);
   sw.startMessages();
   sw.addEventListener('controllerchange', () => askStatus());
+  keepWorkerAlive(sw);
 
   sw.register('/sw.js').then(
     (reg) => {
@@ -122,6 +137,26 @@ export function initSandbox() {
       });
     },
   );
+}
+
+// keepWorkerAlive posts a keepalive to the controlling worker every KEEPALIVE_MS
+// while the page is visible or hidden for less than KEEPALIVE_HIDDEN_MS, and at
+// once when it is shown again.
+function keepWorkerAlive(sw) {
+  let hiddenSince = document.hidden ? Date.now() : null;
+  const ping = () => {
+    if (hiddenSince !== null && Date.now() - hiddenSince > KEEPALIVE_HIDDEN_MS) return;
+    try {
+      sw.controller?.postMessage({ type: 'kubeplay-keepalive' });
+    } catch {
+      // a worker being replaced: the next one controls the page soon
+    }
+  };
+  setInterval(ping, KEEPALIVE_MS);
+  document.addEventListener('visibilitychange', () => {
+    hiddenSince = document.hidden ? Date.now() : null;
+    if (!document.hidden) ping();
+  });
 }
 
 function askStatus() {

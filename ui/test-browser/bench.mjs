@@ -2,16 +2,34 @@
 // one run of headless Chromium:
 //  - cold start to the first API answer: the kubeplay service worker versus the
 //    same worker loading an empty Go wasm (build/site-floor, the floor), and versus
-//    the floor carrying the core's code unstarted (build/site-floor-linked), which
-//    splits the ratio into what the core's size costs and what its work costs;
+//    the floor carrying the core's code unstarted (build/site-floor-linked, the
+//    linked floor), which splits the ratio into what the core's size costs and
+//    what its work costs; the three are measured in turn, round after round. Each
+//    cold start is split into phases from the worker's own startup marks (sw.js):
+//      boot      the request until the worker's script ran (process, script, wasm_exec.js)
+//      dispatch  until the fetch event asked for the core
+//      fetch     finding kubeplay.wasm in Cache Storage
+//      compile   compileStreaming: reading the bytes streams into compiling them
+//      init      instantiating and running the Go program until it is ready
+//                (runtime and package initialisation)
+//      state     waiting for IndexedDB's state, read meanwhile
+//      start     kubeplay.start: the core's server, restored from that state
+//      answer    serving the request until the page has the answer
+//    and read, measured apart: the page reading the .wasm bytes from Cache Storage.
+//    V8 compiles a wasm function when it is first called, in every new worker;
+//    the rounds run again in a browser told to compile every function up front
+//    (not what browsers do), which separates compiling the core's start and
+//    first answer from running them;
 //  - small-object GET throughput in the service worker versus the native server
 //    through loopback, both fetched from the same page.
+// Chromium is driven without DevTools on its workers (bare-chromium.mjs): an
+// attached worker would start slower and never idle.
 // Usage: node test-browser/bench.mjs   (after `make site site-floor`)
 import { spawn, execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { chromium } from 'playwright-core';
+import { launchBare } from './bare-chromium.mjs';
 
 const repo = resolve(import.meta.dirname, '..', '..');
 const scratch = mkdtempSync(join(tmpdir(), 'kubeplay-bench-'));
@@ -27,54 +45,105 @@ function serve(site) {
   });
 }
 
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM || '/usr/bin/chromium', headless: true,
-  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+const launch = (name, args = []) => launchBare({
+  executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+  userDataDir: join(scratch, name),
+  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--disable-background-networking', '--disable-component-update', '--disable-sync', ...args],
 });
 
-// coldStarts installs the site's worker once, then stops it and times the first
-// API answer, rounds times; returns the median in ms.
-async function coldStarts(base, rounds) {
-  const context = await browser.newContext();
-  const page = await context.newPage();
-  await page.goto(base + '/');
-  await page.waitForFunction(() => navigator.serviceWorker.controller !== null, null, { timeout: 30000 });
-  await page.evaluate(() => fetch('/version').then((r) => r.text()));
-  const cdp = await context.newCDPSession(page);
-  await cdp.send('ServiceWorker.enable');
-  const times = [];
-  for (let i = 0; i < rounds; i++) {
-    await cdp.send('ServiceWorker.stopAllWorkers');
-    times.push(await page.evaluate(async () => {
-      const t = performance.now();
-      const r = await fetch('/version');
-      await r.text();
-      if (!r.ok) throw new Error('status ' + r.status);
-      return performance.now() - t;
-    }));
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const PHASES = ['boot', 'dispatch', 'fetch', 'compile', 'init', 'state', 'start', 'answer'];
+
+// installed opens the site in its own context and waits until its worker controls
+// the page and has answered once.
+async function installed(browser, base) {
+  const page = await (await browser.newContext()).newPage(base + '/');
+  for (let i = 0; ; i++) {
+    if (await page.evaluate(() => !!navigator.serviceWorker?.controller)) break;
+    if (i > 300) throw new Error(`${base}: the worker never took control`);
+    await new Promise((r) => setTimeout(r, 100));
   }
-  await context.close();
-  return median(times);
+  await page.evaluate(() => fetch('/version').then((r) => r.text()));
+  await page.send('ServiceWorker.enable');
+  return page;
 }
 
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+// coldStart stops the page's worker, times the first API answer, and splits
+// it by the new worker's startup marks; read is timed apart, with the worker idle.
+async function coldStart(page) {
+  await page.send('ServiceWorker.stopAllWorkers');
+  return page.evaluate(async () => {
+    const t0 = performance.timeOrigin + performance.now();
+    const r = await fetch('/version');
+    await r.text();
+    const t1 = performance.timeOrigin + performance.now();
+    if (!r.ok) throw new Error('status ' + r.status);
+    const s = await new Promise((resolve) => {
+      const sw = navigator.serviceWorker;
+      sw.addEventListener('message', (e) => { if (e.data?.type === 'kubeplay-status') resolve(e.data.startup); });
+      sw.controller.postMessage({ type: 'kubeplay-status' });
+    });
+    const r0 = performance.now();
+    await (await caches.match('/kubeplay.wasm')).arrayBuffer();
+    const read = performance.now() - r0;
+    const ran = Math.max(s.initialized, s.loaded);
+    return {
+      total: t1 - t0, read,
+      boot: s.script - t0, dispatch: s.begin - s.script, fetch: s.fetched - s.begin, compile: s.compiled - s.fetched,
+      init: s.initialized - s.compiled, state: ran - s.initialized, start: s.started - ran, answer: t1 - s.started,
+    };
+  });
+}
 
-const real = await serve(join(repo, 'build', 'site'));
-const floor = await serve(join(repo, 'build', 'site-floor'));
-const linked = await serve(join(repo, 'build', 'site-floor-linked'));
+// report prints the rounds' median totals, ratios and phases.
+function report(title, runs) {
+  const m = Object.fromEntries(Object.entries(runs).map(([n, rs]) => [n, Object.fromEntries(
+    ['total', 'read', ...PHASES].map((k) => [k, median(rs.map((r) => r[k]))]))]));
+  const ratio = (a, b) => median(runs[a].map((r, i) => r.total / runs[b][i].total));
+  const ms = (x) => `${x.toFixed(1)} ms`;
+  console.log(`cold start to first answer, ${title} (median of ${runs.kubeplay.length} rounds, the three in turn):`);
+  console.log(`  kubeplay ${ms(m.kubeplay.total)}, linked floor ${ms(m['linked floor'].total)}, empty Go wasm worker (floor) ${ms(m.floor.total)}`);
+  console.log(`  kubeplay / linked floor ${ratio('kubeplay', 'linked floor').toFixed(2)}x (target <= 1.15x); ` +
+    `linked floor / floor ${ratio('linked floor', 'floor').toFixed(2)}x (the core's size); kubeplay / floor ${ratio('kubeplay', 'floor').toFixed(2)}x`);
+  console.log(`  phases (median ms; the phases' medians need not add up to the total's):`);
+  console.log(`  ${'phase'.padEnd(10)}${Object.keys(runs).map((n) => n.padStart(14)).join('')}   linked floor share`);
+  for (const k of ['total', ...PHASES, 'read']) {
+    const share = k === 'total' ? '' : `${(100 * m['linked floor'][k] / m['linked floor'].total).toFixed(0).padStart(4)}%`;
+    console.log(`  ${k.padEnd(10)}${Object.keys(runs).map((n) => m[n][k].toFixed(1).padStart(14)).join('')}   ${share}` +
+      (k === 'read' ? '  (apart: the page reading the .wasm from Cache Storage; inside compile above)' : ''));
+  }
+}
+
+const sites = {
+  kubeplay: await serve(join(repo, 'build', 'site')),
+  'linked floor': await serve(join(repo, 'build', 'site-floor-linked')),
+  floor: await serve(join(repo, 'build', 'site-floor')),
+};
+const rounds = Number(process.env.BENCH_ROUNDS || 15);
+
+// coldStarts installs every site in browser, then measures rounds of cold starts.
+async function coldStarts(browser) {
+  const pages = {};
+  for (const [name, { url }] of Object.entries(sites)) pages[name] = await installed(browser, url);
+  const runs = Object.fromEntries(Object.keys(sites).map((n) => [n, []]));
+  for (let i = 0; i < rounds; i++) {
+    for (const name of Object.keys(sites)) runs[name].push(await coldStart(pages[name]));
+  }
+  return { pages, runs };
+}
+
+const browser = await launch('profile');
 try {
-  const rounds = 9;
-  const coldReal = await coldStarts(real.url, rounds);
-  const coldFloor = await coldStarts(floor.url, rounds);
-  const coldLinked = await coldStarts(linked.url, rounds);
-  console.log(`cold start to first answer: kubeplay ${coldReal.toFixed(1)} ms, empty Go wasm worker ${coldFloor.toFixed(1)} ms, ratio ${(coldReal / coldFloor).toFixed(2)}x (target <= 2x)`);
-  console.log(`  of which the core's size: floor carrying the core unstarted ${coldLinked.toFixed(1)} ms = ${(coldLinked / coldFloor).toFixed(2)}x the floor; kubeplay = ${(coldReal / coldLinked).toFixed(2)}x that`);
+  const { pages, runs } = await coldStarts(browser);
+  report('as browsers compile wasm', runs);
+  const eager = await launch('profile-eager', ['--js-flags=--no-wasm-lazy-compilation']);
+  try {
+    report('every function compiled up front', (await coldStarts(eager)).runs);
+  } finally {
+    await eager.close();
+  }
 
-  const context = await browser.newContext();
-  const page = await context.newPage();
-  await page.goto(real.url + '/');
-  await page.waitForFunction(() => navigator.serviceWorker.controller !== null, null, { timeout: 30000 });
-  const result = await page.evaluate(async () => {
+  const result = await pages.kubeplay.evaluate(async () => {
     const path = '/api/v1/namespaces/default/configmaps';
     const body = JSON.stringify({ metadata: { name: 'bench' }, data: { k: 'v' } });
     for (const headers of [{}, { 'X-Kubeplay-Target': 'network' }]) {
@@ -96,11 +165,8 @@ try {
     return { sw, native };
   });
   console.log(`GET small object: service worker ${result.sw.toFixed(0)}/s, native via loopback ${result.native.toFixed(0)}/s, ratio ${(result.sw / result.native * 100).toFixed(0)}% (target >= 50%)`);
-  await context.close();
 } finally {
   await browser.close();
-  real.proc.kill();
-  floor.proc.kill();
-  linked.proc.kill();
+  for (const { proc } of Object.values(sites)) proc.kill();
   rmSync(scratch, { recursive: true, force: true });
 }

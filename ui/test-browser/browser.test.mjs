@@ -12,6 +12,7 @@ import { cpSync, mkdtempSync, mkdirSync, readFileSync, rmSync, statSync, writeFi
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { chromium } from 'playwright-core';
+import { launchBare } from './bare-chromium.mjs';
 
 const repo = resolve(import.meta.dirname, '..', '..');
 const site = join(repo, 'build', 'site');
@@ -150,6 +151,56 @@ test('PLAY-1 PLAY-2: create, list, watch and delete through the service worker; 
   await a.screenshot({ path: join(artifacts, 'watch-panel.png'), fullPage: true });
   await a.close();
   await b.close();
+});
+
+// readyStartup waits (in a bare Chromium page) until the sandbox is ready and
+// returns when its worker and core came up, as the worker reported it.
+async function readyStartup(page) {
+  for (let i = 0; i < 300; i++) {
+    const s = await page.evaluate(() => window.kubeplayUI?.sandboxStatus());
+    if (s?.state === 'ready' && s.startup) return s.startup;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error('the sandbox did not become ready');
+}
+
+// workerStartup asks the page's worker itself for its startup.
+function workerStartup(page) {
+  return page.evaluate(() => new Promise((resolve) => {
+    const sw = navigator.serviceWorker;
+    sw.addEventListener('message', (e) => { if (e.data?.type === 'kubeplay-status') resolve(e.data.startup); });
+    sw.controller.postMessage({ type: 'kubeplay-status' });
+  }));
+}
+
+test('PLAY-1: an open tab keeps its worker warm past Chrome\'s 30 s idle timeout; closing every tab lets it stop', async () => {
+  // playwright-core attaches to service workers, and Chrome never stops one
+  // DevTools is attached to: this test drives Chromium's pages only.
+  const browser = await launchBare({ executablePath: chromiumPath, userDataDir: join(scratch, 'profile-bare'), args: ['--no-sandbox', '--disable-gpu'] });
+  try {
+    // Two contexts, each with its own worker: one tab stays open, the other closes.
+    const open = await (await browser.newContext()).newPage(base + '/');
+    const closing = await browser.newContext();
+    const closed = await closing.newPage(base + '/');
+    const openStartup = await readyStartup(open);
+    const closedStartup = await readyStartup(closed);
+    await closed.close();
+    // Chrome stops a worker 30 s after its last event; no request meanwhile.
+    await new Promise((r) => setTimeout(r, 35000));
+
+    const answer = await open.evaluate(async () => (await fetch('/version')).status);
+    assert.equal(answer, 200);
+    const after = await workerStartup(open);
+    assert.equal(after.worker, openStartup.worker, 'the worker that answered is the one that started before the wait');
+    assert.equal(after.started, openStartup.started, 'and its core was not started (restored) again');
+
+    const reopened = await closing.newPage(base + '/');
+    const again = await readyStartup(reopened);
+    assert.notEqual(again.worker, closedStartup.worker, 'with its only tab closed, the worker stopped: a new one restored the core');
+    assert.ok(again.started > closedStartup.started);
+  } finally {
+    await browser.close();
+  }
 });
 
 test('PLAY-3: stopping the service worker between writes loses no acknowledged write', async () => {

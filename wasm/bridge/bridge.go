@@ -16,11 +16,23 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall/js"
 
 	"kubeplay/core/storage"
 	"kubeplay/core/web"
+)
+
+// JavaScript constructors used on every request, looked up once: each js.Value
+// Go receives costs a finalizer, a large part of what a crossing costs.
+var (
+	jsObject         = js.Global().Get("Object")
+	jsUint8Array     = js.Global().Get("Uint8Array")
+	jsPromise        = js.Global().Get("Promise")
+	jsReadableStream = js.Global().Get("ReadableStream")
+	jsError          = js.Global().Get("Error")
 )
 
 // await blocks the calling goroutine until promise settles. It must not run on
@@ -77,21 +89,27 @@ func bytesFromJS(v js.Value) []byte {
 
 // bytesToJS copies b into a new Uint8Array.
 func bytesToJS(b []byte) js.Value {
-	a := js.Global().Get("Uint8Array").New(len(b))
+	a := jsUint8Array.New(len(b))
 	js.CopyBytesToJS(a, b)
 	return a
 }
 
+// executor is every promise's executor: the Promise constructor calls it
+// before it returns, so newPromise finds its functions here.
+var (
+	executor                        = js.FuncOf(takeResolvers)
+	executorResolve, executorReject js.Value
+)
+
+func takeResolvers(_ js.Value, args []js.Value) any {
+	executorResolve, executorReject = args[0], args[1]
+	return nil
+}
+
 // newPromise returns a JavaScript promise and its resolve and reject functions.
 func newPromise() (promise, resolve, reject js.Value) {
-	var executor js.Func
-	executor = js.FuncOf(func(_ js.Value, args []js.Value) any {
-		resolve, reject = args[0], args[1]
-		return nil
-	})
-	promise = js.Global().Get("Promise").New(executor)
-	executor.Release()
-	return promise, resolve, reject
+	promise = jsPromise.New(executor)
+	return promise, executorResolve, executorReject
 }
 
 // Persister is a storage.Persister over JavaScript functions:
@@ -170,26 +188,66 @@ func (p *Persister) Snapshot(write func(io.Writer) error) error {
 func (p *Persister) Close() error { return nil }
 
 // Handler serves JavaScript requests with h. The returned function takes
-// (method, url, headers [[name, value]...], body Uint8Array|null) and returns a
-// Promise of {status, headers: [[name, value]...], body: ReadableStream}. The
-// promise resolves as soon as the handler writes its header (a watch keeps
-// streaming); cancelling the stream cancels the request's context.
+// (method, url, headers, body Uint8Array|null) and returns a Promise of
+// {status, headers, body}. Headers come in as an HTTP/1 header block
+// ("name: value\r\n" each) and go out as the JSON text of [[name, value], ...]
+// (JSON.parse is native): one string crosses, not two per field. An answer
+// the handler completes before it flushes (most) comes whole: body is a
+// Uint8Array, or null when empty, which hosts hand on without a JavaScript
+// stream. One that flushes (a watch, a large list) streams: the promise
+// resolves at the first flush, body is a ReadableStream, and cancelling it
+// cancels the request's context.
 func Handler(h web.Handler) js.Func {
 	return js.FuncOf(func(_ js.Value, args []js.Value) any {
 		promise, resolve, reject := newPromise()
-		if len(args) < 4 {
-			reject.Invoke(js.Global().Get("Error").New("handle(method, url, headers, body)"))
+		if len(args) < 4 || args[2].Type() != js.TypeString {
+			reject.Invoke(jsError.New("handle(method, url, headers, body)"))
 			return promise
 		}
-		method, url := args[0].String(), args[1].String()
-		headers := args[2]
-		body := bytesFromJS(args[3])
-		go serve(h, method, url, headers, body, resolve)
+		r := request{h: h, method: args[0].String(), url: args[1].String(), headers: args[2].String(),
+			body: bytesFromJS(args[3]), resolve: resolve}
+		select {
+		case requests <- r:
+		default:
+			go serveRequests(r)
+		}
 		return promise
 	})
 }
 
-func serve(h web.Handler, method, url string, headers js.Value, body []byte, resolve js.Value) {
+// request is one call of the handler.
+type request struct {
+	h                    web.Handler
+	method, url, headers string
+	body                 []byte
+	resolve              js.Value
+}
+
+// requests go to the goroutines that served earlier ones and wait for more:
+// a new goroutine's stack would grow, copy by copy, on every request.
+var (
+	requests    = make(chan request)
+	idleServers atomic.Int32
+)
+
+// maxIdleServers is how many goroutines wait for requests at most; more are
+// started while requests overlap, and end when they finish.
+const maxIdleServers = 8
+
+func serveRequests(r request) {
+	for {
+		serve(r)
+		if idleServers.Add(1) > maxIdleServers {
+			idleServers.Add(-1)
+			return
+		}
+		r = <-requests
+		idleServers.Add(-1)
+	}
+}
+
+func serve(r request) {
+	h, method, url, body, resolve := r.h, r.method, r.url, r.body, r.resolve
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	w := &streamWriter{header: web.Header{}, resolve: resolve, cancel: cancel}
@@ -203,9 +261,10 @@ func serve(h web.Handler, method, url string, headers js.Value, body []byte, res
 		_, _ = w.Write([]byte("400 Bad Request"))
 		return
 	}
-	for i := 0; i < headers.Length(); i++ {
-		kv := headers.Index(i)
-		req.Header.Add(kv.Index(0).String(), kv.Index(1).String())
+	for line := range strings.SplitSeq(r.headers, "\r\n") {
+		if name, value, ok := strings.Cut(line, ": "); ok {
+			req.Header.Add(name, value)
+		}
 	}
 	req.RemoteAddr = "127.0.0.1:0"
 	defer func() {
@@ -291,7 +350,6 @@ func (w *streamWriter) flushLocked() {
 
 // startLocked creates the ReadableStream and resolves the promise with it.
 func (w *streamWriter) startLocked() {
-	w.started = true
 	start := js.FuncOf(func(_ js.Value, args []js.Value) any {
 		w.controller = args[0]
 		return nil
@@ -307,21 +365,26 @@ func (w *streamWriter) startLocked() {
 		return nil
 	})
 	w.release = append(w.release, start, cancel)
-	source := js.Global().Get("Object").New()
+	source := jsObject.New()
 	source.Set("start", start)
 	source.Set("cancel", cancel)
-	stream := js.Global().Get("ReadableStream").New(source)
+	w.respondLocked(jsReadableStream.New(source))
+}
 
-	headers := js.Global().Get("Array").New()
+// respondLocked resolves the promise with the status, the header and body.
+func (w *streamWriter) respondLocked(body js.Value) {
+	w.started = true
+	headers := [][2]string{}
 	for name, values := range w.sent {
 		for _, v := range values {
-			headers.Call("push", js.ValueOf([]any{name, v}))
+			headers = append(headers, [2]string{name, v})
 		}
 	}
-	res := js.Global().Get("Object").New()
+	headersJSON, _ := json.Marshal(headers) // strings and arrays always marshal
+	res := jsObject.New()
 	res.Set("status", w.status)
-	res.Set("headers", headers)
-	res.Set("body", stream)
+	res.Set("headers", string(headersJSON))
+	res.Set("body", body)
 	w.resolve.Invoke(res)
 }
 
@@ -329,13 +392,21 @@ func (w *streamWriter) finish() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.writeHeaderLocked(web.StatusOK)
+	if !w.started {
+		body := js.Null()
+		if w.buf.Len() > 0 {
+			body = bytesToJS(w.buf.Bytes())
+		}
+		w.respondLocked(body)
+		return
+	}
 	w.flushLocked()
 	switch {
 	case w.closed:
 	case w.aborted != nil:
 		// As a server cuts the connection: the reader sees an error, not an
 		// answer that merely looks complete.
-		w.controller.Call("error", js.Global().Get("Error").New(w.aborted.Error()))
+		w.controller.Call("error", jsError.New(w.aborted.Error()))
 	default:
 		w.controller.Call("close")
 	}
@@ -368,7 +439,7 @@ func Async(fn func() (any, error)) js.Value {
 	go func() {
 		v, err := fn()
 		if err != nil {
-			reject.Invoke(js.Global().Get("Error").New(err.Error()))
+			reject.Invoke(jsError.New(err.Error()))
 			return
 		}
 		resolve.Invoke(js.ValueOf(v))

@@ -108,7 +108,7 @@ func decodeCreationRequest(r *http.Request, v any) *status {
 		return errBadRequest("reading the request body: " + err.Error())
 	}
 	if len(body) > maxCreationRequestBytes {
-		return errTooLarge()
+		return errTooLarge(maxCreationRequestBytes)
 	}
 	if len(bytes.TrimSpace(body)) == 0 {
 		return nil
@@ -178,6 +178,15 @@ func takeCreationAllowance(r *http.Request) *status {
 		return errInternal(fmt.Errorf("creation limiter answered %d", res.StatusCode))
 	}
 	return errTooManyRequests(refusal.RetryAfterSeconds)
+}
+
+// sandboxStub returns the Durable Object of sandbox id.
+func sandboxStub(id string) (*cloudflare.DurableObjectStub, error) {
+	ns, err := cloudflare.NewDurableObjectNamespace("SANDBOX")
+	if err != nil {
+		return nil, err
+	}
+	return ns.Get(ns.IdFromName(id))
 }
 
 // newSandbox creates a sandbox object with a fresh id and token and describes it.

@@ -1,17 +1,16 @@
 //go:build js && wasm
 
-// Command edgefront is kubeplay's front Worker on Cloudflare Workers, built with
-// github.com/syumai/workers. It owns sandbox lifecycle and routing and holds no
-// state of its own:
+// Command edgefront is the edge's control plane, in Go on
+// github.com/syumai/workers: it creates sandboxes and holds no state of its own.
 //
 //	POST /sandboxes          create one sandbox (limited per caller)
 //	POST /workshops          create N sandboxes for an instructor token
-//	/s/{id}/...              the sandbox's Durable Object, prefix stripped
-//	everything else          the playground's static assets
 //
-// Each sandbox is one Durable Object (edge/sandbox.mjs) that hosts the core and
-// checks the sandbox's bearer token; this Worker answers what it can decide
-// without waking one: unknown ids, missing tokens and oversize bodies.
+// It runs inside the front Worker, whose entry (edge/front.mjs) hands it only
+// these two paths: workers.Serve starts one Go instance per request, which
+// suits requests this rare and nothing else. The front Worker itself routes
+// /s/{id}/... to the sandbox's Durable Object (edge/sandbox.mjs, which hosts
+// the core and checks the sandbox's token) and serves the playground.
 package main
 
 import (
@@ -24,10 +23,7 @@ func main() {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /sandboxes", createSandbox)
 	mux.HandleFunc("POST /workshops", createWorkshop)
-	mux.HandleFunc("/s/{id}", forwardToSandbox)
-	mux.HandleFunc("/s/{id}/{rest...}", forwardToSandbox)
 	mux.HandleFunc("/sandboxes", methodNotAllowed)
 	mux.HandleFunc("/workshops", methodNotAllowed)
-	mux.HandleFunc("/", serveAsset)
 	workers.Serve(mux)
 }

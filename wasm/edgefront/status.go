@@ -28,16 +28,12 @@ func newStatus(code int, reason, message string) *status {
 	return &status{Kind: "Status", APIVersion: "v1", Status: "Failure", Message: message, Reason: reason, Code: code}
 }
 
-func errNotFound() *status {
-	return newStatus(http.StatusNotFound, "NotFound", "the server could not find the requested resource")
-}
-
 func errUnauthorized() *status {
 	return newStatus(http.StatusUnauthorized, "Unauthorized", "Unauthorized")
 }
 
-func errTooLarge() *status {
-	return newStatus(http.StatusRequestEntityTooLarge, "RequestEntityTooLarge", "Request entity too large: limit is "+strconv.Itoa(maxBodyBytes))
+func errTooLarge(limit int) *status {
+	return newStatus(http.StatusRequestEntityTooLarge, "RequestEntityTooLarge", "Request entity too large: limit is "+strconv.Itoa(limit))
 }
 
 func errBadRequest(message string) *status {
@@ -72,6 +68,6 @@ func writeStatus(w http.ResponseWriter, s *status) {
 	_, _ = w.Write(append(body, '\n'))
 }
 
-func methodNotAllowed(w http.ResponseWriter, r *http.Request) {
+func methodNotAllowed(w http.ResponseWriter, _ *http.Request) {
 	writeStatus(w, newStatus(http.StatusMethodNotAllowed, "MethodNotAllowed", "the server does not allow this method on the requested resource"))
 }

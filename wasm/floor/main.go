@@ -16,7 +16,7 @@ func main() {
 	}))
 	api.Set("stop", js.FuncOf(func(js.Value, []js.Value) any { return resolved(nil) }))
 	api.Set("handle", js.FuncOf(func(js.Value, []js.Value) any {
-		return resolved(map[string]any{"status": 200, "headers": []any{[]any{"Content-Type", "application/json"}}, "body": "{}\n"})
+		return resolved(map[string]any{"status": 200, "headers": `[["Content-Type","application/json"]]`, "body": "{}\n"})
 	}))
 	js.Global().Set("kubeplay", api)
 	if ready := js.Global().Get("kubeplayReady"); ready.Type() == js.TypeFunction {

@@ -1,0 +1,89 @@
+// kubeplay front Worker: the entry of every request to the edge. It holds no
+// state and never starts a Go instance on the hot path:
+//
+//   /s/{id}/...        the sandbox's Durable Object (sandbox.mjs), the request
+//                      as it came (the object strips /s/{id} and gives the core
+//                      the client's host); unknown ids, missing tokens and
+//                      declared bodies over 3 MiB are answered here, with
+//                      kube-apiserver's Status, without waking an object
+//   POST /sandboxes    the control plane, in Go (wasm/edgefront, on
+//   POST /workshops    github.com/syumai/workers): one Go instance per
+//                      request, which suits requests this rare
+//   everything else    the built playground from ASSETS, only the files
+//                      SITE_FILES lists, with the site's security headers
+//                      (sitepolicy.json, the Go package sitepolicy's)
+//
+// The sandbox object checks the token itself (SHA-256, constant time) and the
+// body's real size; this Worker checks only what it can without storage.
+
+import controlPlane from './worker.mjs';
+import sitePolicy from './sitepolicy.json';
+import { MAX_BODY_BYTES, bearerToken, methodNotAllowed, notFound, tooLarge, unauthorized, unavailable } from './kube.mjs';
+
+// What wasm/edgefront's newSandbox makes.
+const SANDBOX_ID = /^[0-9a-f]{32}$/;
+const SANDBOX_PATH = /^\/s\/([^/]*)(?:\/|$)/;
+const CONTROL_PATHS = new Set(['/sandboxes', '/workshops']);
+
+// Workers static assets name a file's type; a local disk service does not.
+// Go's mime.TypeByExtension for the types a built site holds.
+const TYPES = {
+  '.css': 'text/css; charset=utf-8',
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.json': 'application/json',
+  '.wasm': 'application/wasm',
+};
+
+export default {
+  async fetch(request, env, ctx) {
+    const url = new URL(request.url);
+    if (CONTROL_PATHS.has(url.pathname)) return controlPlane.fetch(request, env, ctx);
+    const sandbox = SANDBOX_PATH.exec(url.pathname);
+    if (sandbox) return toSandbox(request, env, sandbox[1]);
+    return serveAsset(request, env, url);
+  },
+};
+
+// toSandbox hands the request, body still streaming, to sandbox id's object.
+async function toSandbox(request, env, id) {
+  if (!SANDBOX_ID.test(id)) return notFound();
+  if (bearerToken(request.headers.get('Authorization')) === null) return unauthorized();
+  if (Number(request.headers.get('Content-Length')) > MAX_BODY_BYTES) return tooLarge();
+  try {
+    return await env.SANDBOX.get(env.SANDBOX.idFromName(id)).fetch(request);
+  } catch (err) {
+    // The object failed to start or was reset mid-request; the next request
+    // starts it anew.
+    return unavailable('the sandbox did not answer: ' + (err && err.message || err));
+  }
+}
+
+// serveAsset answers with a file of the built playground.
+async function serveAsset(request, env, url) {
+  if (request.method !== 'GET' && request.method !== 'HEAD') return methodNotAllowed();
+  let name;
+  try {
+    name = url.pathname === '/' ? '/index.html' : decodeURIComponent(url.pathname);
+  } catch {
+    return notFound();
+  }
+  // A directory (which local workerd would list) or a symlink (whose target
+  // may be outside the site) is never in SITE_FILES.
+  if (!(env.SITE_FILES || '').split(' ').includes(name)) return notFound();
+  let res;
+  try {
+    res = await env.ASSETS.fetch('https://assets' + encodeURI(name), { method: request.method });
+  } catch (err) {
+    return unavailable('static assets did not answer: ' + (err && err.message || err));
+  }
+  if (res.status === 404) return notFound();
+  res = new Response(res.body, res);
+  const type = res.headers.get('Content-Type');
+  if (!type || type === 'application/octet-stream') {
+    const ext = /\.[^./]+$/.exec(name);
+    if (ext && TYPES[ext[0]]) res.headers.set('Content-Type', TYPES[ext[0]]);
+  }
+  for (const [header, value] of Object.entries(sitePolicy)) res.headers.set(header, value);
+  return res;
+}

@@ -1,0 +1,32 @@
+// What both edge Workers (front.mjs and sandbox.mjs) say as kube-apiserver says
+// it: the bearer token as its authenticator reads it, its request body limit,
+// and its Status bodies.
+
+// kube-apiserver's request body limit (3 MiB).
+export const MAX_BODY_BYTES = 3 << 20;
+
+/**
+ * bearerToken is the token of an Authorization header of the bearer scheme,
+ * read as kube-apiserver's bearer token authenticator reads it: the scheme in
+ * any case, then one space, then the token up to the next space; null when
+ * there is none.
+ */
+export function bearerToken(authorization) {
+  const [scheme, token = ''] = (authorization || '').split(' ', 2);
+  return scheme.toLowerCase() === 'bearer' && token !== '' ? token : null;
+}
+
+/** A metav1.Status failure, field for field in kube-apiserver's order. */
+export function statusResponse(code, reason, message) {
+  return jsonResponse(code, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, code });
+}
+
+export function jsonResponse(code, value) {
+  return new Response(JSON.stringify(value) + '\n', { status: code, headers: { 'Content-Type': 'application/json' } });
+}
+
+export const notFound = () => statusResponse(404, 'NotFound', 'the server could not find the requested resource');
+export const unauthorized = () => statusResponse(401, 'Unauthorized', 'Unauthorized');
+export const tooLarge = () => statusResponse(413, 'RequestEntityTooLarge', `Request entity too large: limit is ${MAX_BODY_BYTES}`);
+export const unavailable = (message) => statusResponse(503, 'ServiceUnavailable', message);
+export const methodNotAllowed = () => statusResponse(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
