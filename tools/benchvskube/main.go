@@ -9,7 +9,9 @@
 // TLS, so kubeplay's core is served over TLS too, by this program re-run as
 // `benchvskube serve-kubeplay-tls` (the playground command's API host with
 // crypto/tls in front). The playground command itself, over plain HTTP as
-// `make run` serves it, is measured alongside for reference.
+// `make run` serves it, is measured alongside for reference. The list rows also
+// have a floor: the same bytes served from memory by this program re-run as
+// `benchvskube serve-floor`, over the same transport.
 package main
 
 import (
@@ -21,18 +23,22 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
 )
 
 func main() {
-	if len(os.Args) > 1 && os.Args[1] == serveTLSCommand {
-		if err := serveKubeplayTLS(os.Args[2:]); err != nil {
-			fmt.Fprintln(os.Stderr, "benchvskube "+serveTLSCommand+":", err)
-			os.Exit(1)
+	if len(os.Args) > 1 {
+		serve := map[string]func([]string) error{serveTLSCommand: serveKubeplayTLS, serveFloorCommand: serveFloor}[os.Args[1]]
+		if serve != nil {
+			if err := serve(os.Args[2:]); err != nil {
+				fmt.Fprintln(os.Stderr, "benchvskube "+os.Args[1]+":", err)
+				os.Exit(1)
+			}
+			return
 		}
-		return
 	}
 	var cfg config
 	flag.StringVar(&cfg.refapiKit, "refapi", "build/refapi", "refapi kit directory holding a built refapi, start.sh and stop.sh")
@@ -48,6 +54,7 @@ func main() {
 	flag.IntVar(&cfg.runs, "runs", 3, "fresh starts of each server; every row is the median over them")
 	flag.StringVar(&cfg.kubeplayTransports, "kubeplay", "tls,http", "kubeplay transports to measure: tls (same as kube-apiserver's, the compared column), http (the playground command as make run serves it)")
 	flag.BoolVar(&cfg.verbose, "v", false, "print every sample and each phase as it runs")
+	flag.StringVar(&cfg.profileDir, "profile", "", "write a CPU profile of kubeplay (over TLS) per phase into this directory (PHASE.pprof, the last run's)")
 	flag.Parse()
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -69,10 +76,12 @@ type config struct {
 	runs                               int
 	kubeplayTransports                 string
 	verbose                            bool
+	profileDir                         string
 	refapiHome, playgroundBin, selfBin string
 	kubeVersion, goVersion, loadBefore string
-	kubeplayColumn                     string   // the kubeplay column compared with kube
-	kubeplayExtraColumns               []string // other kubeplay columns, for reference
+	kubeplayColumn                     string            // the kubeplay column compared with kube
+	kubeplayExtraColumns               []string          // other kubeplay columns, for reference
+	listBodies                         map[string][]byte // media type → kubeplay's list, for the floor
 }
 
 func run(ctx context.Context, cfg config) error {
@@ -85,6 +94,14 @@ func run(ctx context.Context, cfg config) error {
 	}
 	if cfg.refapiKit, err = filepath.Abs(cfg.refapiKit); err != nil {
 		return err
+	}
+	if cfg.profileDir != "" {
+		if cfg.profileDir, err = filepath.Abs(cfg.profileDir); err != nil {
+			return err
+		}
+		if err := os.MkdirAll(cfg.profileDir, 0o755); err != nil {
+			return err
+		}
 	}
 	for _, f := range []string{"refapi", "start.sh", "stop.sh"} {
 		if _, err := os.Stat(filepath.Join(cfg.refapiKit, f)); err != nil {
@@ -133,6 +150,7 @@ func run(ctx context.Context, cfg config) error {
 	cfg.loadBefore = loadAverage()
 
 	res := newResults()
+	cfg.listBodies = map[string][]byte{}
 	for r := 0; r < cfg.runs; r++ {
 		// Rotate the order so no server always runs first (or last) in a round.
 		for i := range targets {
@@ -141,6 +159,10 @@ func run(ctx context.Context, cfg config) error {
 			if err := runOne(ctx, &cfg, t, res.recorder(t.name), logf); err != nil {
 				return fmt.Errorf("%s: %w", t.name, err)
 			}
+		}
+		fmt.Fprintf(os.Stderr, "run %d/%d: %s (load %s)\n", r+1, cfg.runs, colFloor, loadAverage())
+		if err := runOne(ctx, &cfg, target{name: colFloor, start: startFloor}, res.recorder(colFloor), logf); err != nil {
+			return fmt.Errorf("%s: %w", colFloor, err)
 		}
 	}
 	printReport(os.Stdout, &cfg, res, loadAverage())
@@ -158,10 +180,20 @@ func runOne(ctx context.Context, cfg *config, t target, rec func(string, float64
 			err = serr
 		}
 	}()
+	// kube-apiserver keeps working for a while after it reports ready (its
+	// post-start hooks); measure every server once it is idle.
+	waited, err := settle(ctx, srv.pid)
+	if err != nil {
+		return err
+	}
+	logf("  idle after %v", waited.Round(time.Second/10))
 	if t.name == colKube && cfg.kubeVersion == "" {
 		cfg.kubeVersion = serverVersion(ctx, srv)
 	}
-	return runWorkload(ctx, cfg, srv, rec, logf)
+	if t.name == colFloor {
+		return runFloor(ctx, cfg, srv, rec, logf)
+	}
+	return runWorkload(ctx, cfg, srv, t.name == cfg.kubeplayColumn, rec, logf)
 }
 
 func loadAverage() string {
@@ -186,4 +218,51 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 	case <-t.C:
 		return nil
 	}
+}
+
+// settle waits (up to a minute) until the process uses under 5% of a CPU over
+// a 500 ms window.
+func settle(ctx context.Context, pid int) (time.Duration, error) {
+	start := time.Now()
+	prev, err := cpuTicks(pid)
+	if err != nil {
+		return 0, err
+	}
+	for time.Since(start) < time.Minute {
+		if err := sleepCtx(ctx, 500*time.Millisecond); err != nil {
+			return 0, err
+		}
+		cur, err := cpuTicks(pid)
+		if err != nil {
+			return 0, err
+		}
+		if cur-prev <= 2 { // clock ticks are 10 ms: 2 of 50
+			return time.Since(start), nil
+		}
+		prev = cur
+	}
+	return time.Since(start), nil
+}
+
+// cpuTicks is the user and system CPU time of a process in clock ticks.
+func cpuTicks(pid int) (int64, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, err
+	}
+	// The command name (field 2) may hold spaces; count fields after its ")".
+	i := strings.LastIndexByte(string(b), ')')
+	if i < 0 {
+		return 0, fmt.Errorf("/proc/%d/stat: no command name", pid)
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 13 {
+		return 0, fmt.Errorf("/proc/%d/stat: short", pid)
+	}
+	utime, err1 := strconv.ParseInt(f[11], 10, 64)
+	stime, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0, fmt.Errorf("/proc/%d/stat: %v %v", pid, err1, err2)
+	}
+	return utime + stime, nil
 }

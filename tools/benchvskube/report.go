@@ -116,12 +116,15 @@ func thousands(v float64) string {
 // tableRow is one printed row of the comparison.
 type tableRow struct {
 	label, kubeplay, kube, ratio, goal string
+	floor, maxRatio                    string // "–" where there is no floor
 	extras                             []string
 	missed                             bool
 }
 
 // compare builds the table's rows from the medians: kubeplay is column kp,
-// kube-apiserver column kube, and extras are printed after the goal.
+// kube-apiserver column kube, the floor (where a row has one) colFloor, and
+// extras are printed last. maxRatio is the ratio a server that cost nothing
+// beyond the floor would reach.
 func compare(defs []rowDef, med func(row, col string) float64, kp, kube string, extras []string) []tableRow {
 	var out []tableRow
 	for _, d := range defs {
@@ -139,6 +142,11 @@ func compare(defs []rowDef, med func(row, col string) float64, kp, kube string, 
 			tr.goal += "MISS"
 		} else {
 			tr.goal += "ok"
+		}
+		tr.floor, tr.maxRatio = "–", "–"
+		if f := med(d.key, colFloor); f > 0 {
+			tr.floor = formatValue(f, d.unit)
+			tr.maxRatio = strconv.FormatFloat(advantage(f, b, d.higherIsBetter), 'f', 2, 64) + "×"
 		}
 		for _, e := range extras {
 			tr.extras = append(tr.extras, formatValue(med(d.key, e), d.unit))
@@ -158,18 +166,19 @@ func formatTable(header []string, rows [][]string) string {
 	}
 	var b strings.Builder
 	line := func(r []string) {
+		var l strings.Builder
 		for i, c := range r {
 			pad := strings.Repeat(" ", widths[i]-utf8.RuneCountInString(c))
 			switch {
 			case i == 0:
-				b.WriteString(c + pad)
+				l.WriteString(c + pad)
 			case i == 4: // the goal: left-aligned, so MISS stands out
-				b.WriteString("  " + c + pad)
+				l.WriteString("  " + c + pad)
 			default:
-				b.WriteString("  " + pad + c)
+				l.WriteString("  " + pad + c)
 			}
 		}
-		b.WriteString("\n")
+		b.WriteString(strings.TrimRight(l.String(), " ") + "\n")
 	}
 	line(header)
 	total := len(widths)*2 - 2
@@ -180,7 +189,7 @@ func formatTable(header []string, rows [][]string) string {
 	for _, r := range rows {
 		line(r)
 	}
-	return strings.TrimRight(strings.ReplaceAll(b.String(), " \n", "\n"), " ")
+	return b.String()
 }
 
 func printReport(w io.Writer, cfg *config, res *results, loadAfter string) {
@@ -206,18 +215,20 @@ func printReport(w io.Writer, cfg *config, res *results, loadAfter string) {
 	fmt.Fprintf(w, "client: Go %s net/http (asks for gzip unless the row says no gzip); every row is the median of %d fresh starts of each server\n", cfg.goVersion, cfg.runs)
 	fmt.Fprintf(w, "machine: %d CPUs, load average (1, 5, 15 min) %s before, %s after\n\n", runtime.NumCPU(), cfg.loadBefore, loadAfter)
 
-	header := []string{"row", kp, colKube, "ratio", "goal"}
+	header := []string{"row", kp, colKube, "ratio", "goal", colFloor, "max ratio"}
 	header = append(header, cfg.kubeplayExtraColumns...)
 	var cells [][]string
 	var missed []string
 	for _, r := range rows {
-		cells = append(cells, append([]string{r.label, r.kubeplay, r.kube, r.ratio, r.goal}, r.extras...))
+		cells = append(cells, append([]string{r.label, r.kubeplay, r.kube, r.ratio, r.goal, r.floor, r.maxRatio}, r.extras...))
 		if r.missed {
 			missed = append(missed, r.label)
 		}
 	}
 	fmt.Fprint(w, formatTable(header, cells))
 	fmt.Fprintf(w, "\nratio: kubeplay's advantage (its rate ÷ kube's; kube's time or memory ÷ its): ≥1 means kubeplay is ahead.\n")
+	fmt.Fprintf(w, "floor: kubeplay's list bytes served from memory over the same TLS, gzipped per request at best speed when asked;\n")
+	fmt.Fprintf(w, "  it is the transfer, compression and client's share of a list. max ratio: kube's time ÷ the floor, the most any server could reach.\n")
 	fmt.Fprintf(w, "kube-apiserver's memory is one process holding kube-apiserver and etcd.\n")
 	if len(missed) == 0 {
 		fmt.Fprintf(w, "every row meets its goal.\n")
@@ -226,10 +237,13 @@ func printReport(w io.Writer, cfg *config, res *results, loadAfter string) {
 	}
 
 	fmt.Fprintf(w, "\nsamples (one per run):\n")
-	cols := append([]string{kp, colKube}, cfg.kubeplayExtraColumns...)
+	cols := append([]string{kp, colKube, colFloor}, cfg.kubeplayExtraColumns...)
 	for _, d := range defs {
 		var parts []string
 		for _, c := range cols {
+			if len(res.samples(d.key, c)) == 0 {
+				continue
+			}
 			var vs []string
 			for _, v := range res.samples(d.key, c) {
 				vs = append(vs, formatValue(v, d.unit))

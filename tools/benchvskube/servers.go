@@ -34,9 +34,10 @@ type target struct {
 
 // server is a running server: where it answers, its process and how to stop it.
 type server struct {
-	url  string // base URL, http:// or https://
-	pid  int    // the process whose memory is measured
-	stop func() error
+	url        string // base URL, http:// or https://
+	pid        int    // the process whose memory is measured
+	stop       func() error
+	profileURL string // where to start and stop CPU profiles (kubeplay over TLS with -profile)
 }
 
 // buildPlayground builds the native command (`go build ./playground`) into dir/bin.
@@ -60,25 +61,35 @@ func buildPlayground(ctx context.Context, dir string) (string, error) {
 // startPlayground runs the playground command as `make run` would, durable on
 // disk (--data: fsync on every acknowledged write, as etcd does), over plain HTTP.
 func startPlayground(ctx context.Context, cfg *config) (*server, error) {
-	return startKubeplay(ctx, cfg, cfg.playgroundBin, "--quiet", "--site", "")
+	return startProcess(ctx, cfg, cfg.playgroundBin, true, "--quiet", "--site", "")
 }
 
 // startKubeplayTLS runs the same core behind crypto/tls: this program's
 // serve-kubeplay-tls command.
 func startKubeplayTLS(ctx context.Context, cfg *config) (*server, error) {
-	return startKubeplay(ctx, cfg, cfg.selfBin, serveTLSCommand)
+	if cfg.profileDir != "" {
+		return startProcess(ctx, cfg, cfg.selfBin, true, serveTLSCommand, "--profile-listen", "127.0.0.1:0")
+	}
+	return startProcess(ctx, cfg, cfg.selfBin, true, serveTLSCommand)
 }
 
-var apiLine = regexp.MustCompile(`kubeplay API at (\S+)`)
+var (
+	apiLine     = regexp.MustCompile(`API at (\S+)`)
+	profileLine = regexp.MustCompile(`kubeplay profile control at (\S+)`)
+)
 
-// startKubeplay starts bin args... --data TEMP --listen 127.0.0.1:0 and waits for
-// the `kubeplay API at URL` line on its stderr.
-func startKubeplay(ctx context.Context, cfg *config, bin string, args ...string) (*server, error) {
-	data, err := os.MkdirTemp(cfg.workDir, "kubeplay-data-")
-	if err != nil {
-		return nil, err
+// startProcess starts bin args... [--data TEMP] --listen 127.0.0.1:0 and waits
+// for the `… API at URL` line on its stderr.
+func startProcess(ctx context.Context, cfg *config, bin string, withData bool, args ...string) (*server, error) {
+	data := ""
+	if withData {
+		var err error
+		if data, err = os.MkdirTemp(cfg.workDir, "kubeplay-data-"); err != nil {
+			return nil, err
+		}
+		args = append(args, "--data", data)
 	}
-	args = append(args, "--data", data, "--listen", "127.0.0.1:0")
+	args = append(args, "--listen", "127.0.0.1:0")
 	cmd := exec.Command(bin, args...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // Ctrl-C reaches us, and we stop it
 	stderr, err := cmd.StderrPipe()
@@ -94,6 +105,7 @@ func startKubeplay(ctx context.Context, cfg *config, bin string, args ...string)
 		mu     sync.Mutex
 		last   []string // its last lines of output, for errors
 		urlc   = make(chan string, 1)
+		profc  = make(chan string, 1)
 		exited = make(chan struct{})
 	)
 	go func() {
@@ -110,13 +122,18 @@ func startKubeplay(ctx context.Context, cfg *config, bin string, args ...string)
 				found = true
 				urlc <- m[1]
 			}
+			if m := profileLine.FindStringSubmatch(line); m != nil {
+				profc <- m[1]
+			}
 		}
 		io.Copy(io.Discard, stderr)
 		cmd.Wait()
 		close(exited)
 	}()
 	stop := func() error {
-		defer os.RemoveAll(data)
+		if data != "" {
+			defer os.RemoveAll(data)
+		}
 		select {
 		case <-exited:
 			return nil
@@ -138,7 +155,12 @@ func startKubeplay(ctx context.Context, cfg *config, bin string, args ...string)
 	}
 	select {
 	case u := <-urlc:
-		return &server{url: u, pid: cmd.Process.Pid, stop: stop}, nil
+		srv := &server{url: u, pid: cmd.Process.Pid, stop: stop}
+		select {
+		case srv.profileURL = <-profc: // printed before the API line
+		default:
+		}
+		return srv, nil
 	case <-exited:
 		stop()
 		return nil, fmt.Errorf("%s exited before serving:\n%s", filepath.Base(bin), output())

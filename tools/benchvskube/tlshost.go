@@ -15,6 +15,8 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"runtime/pprof"
+	"sync"
 	"syscall"
 	"time"
 
@@ -31,8 +33,17 @@ func serveKubeplayTLS(args []string) error {
 	fs := flag.NewFlagSet(serveTLSCommand, flag.ContinueOnError)
 	listen := fs.String("listen", "127.0.0.1:0", "address to serve the API on")
 	data := fs.String("data", "", "directory to persist the store in (fsync on every write)")
+	profileListen := fs.String("profile-listen", "", "if set, serve CPU profile control (POST /start?out=FILE, POST /stop) on this address, over plain HTTP")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *profileListen != "" {
+		pln, err := net.Listen("tcp", *profileListen)
+		if err != nil {
+			return err
+		}
+		log.Printf("kubeplay profile control at http://%s", pln.Addr())
+		go http.Serve(pln, profileControl())
 	}
 	cfg := apiserver.Config{}
 	if *data != "" {
@@ -100,4 +111,47 @@ func selfSignedCert() (tls.Certificate, error) {
 		return tls.Certificate{}, err
 	}
 	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}, nil
+}
+
+// profileControl starts and stops a CPU profile on request, so that the
+// benchmark can profile each phase of its workload on its own.
+func profileControl() http.Handler {
+	var (
+		mu  sync.Mutex
+		out *os.File
+	)
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /start", func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		if out != nil {
+			http.Error(w, "already profiling", http.StatusConflict)
+			return
+		}
+		f, err := os.Create(r.URL.Query().Get("out"))
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			f.Close()
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		out = f
+	})
+	mux.HandleFunc("POST /stop", func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		if out == nil {
+			http.Error(w, "not profiling", http.StatusConflict)
+			return
+		}
+		pprof.StopCPUProfile()
+		if err := out.Close(); err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+		}
+		out = nil
+	})
+	return mux
 }

@@ -11,6 +11,8 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"net/url"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -195,7 +197,8 @@ func parallel(ctx context.Context, conns, n int, do func(ctx context.Context, i 
 
 // runWorkload runs every row against a freshly started server and records one
 // value per row.
-func runWorkload(ctx context.Context, cfg *config, srv *server, rec func(string, float64), logf func(string, ...any)) error {
+// With capture, it keeps the lists' bodies in cfg.listBodies for the floor.
+func runWorkload(ctx context.Context, cfg *config, srv *server, capture bool, rec func(string, float64), logf func(string, ...any)) error {
 	c := newClients(srv.url, cfg.conns)
 	defer c.close()
 	cmPath := "/api/v1/namespaces/" + namespace + "/configmaps"
@@ -217,70 +220,53 @@ func runWorkload(ctx context.Context, cfg *config, srv *server, rec func(string,
 	for i := range bodies {
 		bodies[i] = configMap(fmt.Sprintf("cm-%05d", i), cfg.objectBytes, rng)
 	}
+	stopProfile := startProfile(ctx, cfg, srv, rowCreate)
 	rate, err := parallel(ctx, cfg.conns, cfg.objects, func(ctx context.Context, i int) error {
 		_, err := c.expect(ctx, c.work, "POST", cmPath, mediaJSON, bodies[i], 201)
 		return err
 	})
-	if err != nil {
+	if err := errors.Join(err, stopProfile()); err != nil {
 		return err
 	}
 	logf("  create: %.0f/s", rate)
 	rec(rowCreate, rate)
 
+	stopProfile = startProfile(ctx, cfg, srv, rowGet)
 	rate, err = parallel(ctx, cfg.conns, cfg.gets, func(ctx context.Context, i int) error {
 		_, err := c.expect(ctx, c.work, "GET", fmt.Sprintf("%s/cm-%05d", cmPath, i%cfg.objects), mediaJSON, nil, 200)
 		return err
 	})
-	if err != nil {
+	if err := errors.Join(err, stopProfile()); err != nil {
 		return err
 	}
 	logf("  get: %.0f/s", rate)
 	rec(rowGet, rate)
 
 	for _, v := range listVariants {
-		hc := c.plain
-		if v.gzip {
-			hc = c.gzip
-		}
-		// The first list warms up and is checked; the others are timed.
-		r, err := c.expect(ctx, hc, "GET", cmPath, v.accept, nil, 200)
-		if err != nil {
+		stopProfile = startProfile(ctx, cfg, srv, v.row)
+		ms, warm, err := timeLists(ctx, cfg, c, cmPath, v)
+		if err := errors.Join(err, stopProfile()); err != nil {
 			return err
 		}
-		if !strings.HasPrefix(r.contentType, v.accept) {
-			return fmt.Errorf("list as %s came back as %s", v.accept, r.contentType)
-		}
-		if v.gzip != r.uncompressed {
-			return fmt.Errorf("list as %s, asking for gzip %v: the server's answer was gzipped: %v", v.accept, v.gzip, r.uncompressed)
-		}
-		if v.accept == mediaJSON {
-			var l struct{ Items []json.RawMessage }
-			if err := json.Unmarshal(r.body, &l); err != nil {
-				return fmt.Errorf("list: %w", err)
-			}
-			if len(l.Items) != cfg.objects {
-				return fmt.Errorf("list has %d items, want %d", len(l.Items), cfg.objects)
-			}
-		}
-		var ms []float64
-		for range cfg.lists {
-			start := time.Now()
-			if _, err := c.expect(ctx, hc, "GET", cmPath, v.accept, nil, 200); err != nil {
-				return err
-			}
-			ms = append(ms, float64(time.Since(start).Microseconds())/1000)
+		if !v.gzip && capture {
+			cfg.listBodies[v.accept] = warm.body
 		}
 		logf("  %s: %.1f ms (of %.1f)", v.row, median(ms), ms)
 		rec(v.row, median(ms))
 	}
 
 	var fan []float64
+	stopProfile = startProfile(ctx, cfg, srv, rowFanout)
 	for k := range cfg.watchRuns {
-		d, err := fanout(ctx, c, cfg, k)
-		if err != nil {
-			return fmt.Errorf("watch fan-out: %w", err)
+		var d time.Duration
+		if d, err = fanout(ctx, c, cfg, k); err != nil {
+			err = fmt.Errorf("watch fan-out: %w", err)
+			break
 		}
 		fan = append(fan, float64(d.Microseconds())/1000)
+	}
+	if err := errors.Join(err, stopProfile()); err != nil {
+		return err
 	}
 	logf("  fan-out: %.1f ms (of %.1f)", median(fan), fan)
 	rec(rowFanout, median(fan))
@@ -292,6 +278,43 @@ func runWorkload(ctx context.Context, cfg *config, srv *server, rec func(string,
 	logf("  rss: %.0f MB (peak %.0f MB)", rss/1e6, peak/1e6)
 	rec(rowRSS, rss/1e6)
 	return nil
+}
+
+// timeLists lists path as v says: once to warm up and check the answer, which
+// it returns, then cfg.lists times, timed, in milliseconds.
+func timeLists(ctx context.Context, cfg *config, c *clients, path string, v listVariant) ([]float64, response, error) {
+	hc := c.plain
+	if v.gzip {
+		hc = c.gzip
+	}
+	r, err := c.expect(ctx, hc, "GET", path, v.accept, nil, 200)
+	if err != nil {
+		return nil, r, err
+	}
+	if !strings.HasPrefix(r.contentType, v.accept) {
+		return nil, r, fmt.Errorf("list as %s came back as %s", v.accept, r.contentType)
+	}
+	if v.gzip != r.uncompressed {
+		return nil, r, fmt.Errorf("list as %s, asking for gzip %v: the answer was gzipped: %v", v.accept, v.gzip, r.uncompressed)
+	}
+	if v.accept == mediaJSON {
+		var l struct{ Items []json.RawMessage }
+		if err := json.Unmarshal(r.body, &l); err != nil {
+			return nil, r, fmt.Errorf("list: %w", err)
+		}
+		if len(l.Items) != cfg.objects {
+			return nil, r, fmt.Errorf("list has %d items, want %d", len(l.Items), cfg.objects)
+		}
+	}
+	var ms []float64
+	for range cfg.lists {
+		start := time.Now()
+		if _, err := c.expect(ctx, hc, "GET", path, v.accept, nil, 200); err != nil {
+			return nil, r, err
+		}
+		ms = append(ms, float64(time.Since(start).Microseconds())/1000)
+	}
+	return ms, r, nil
 }
 
 // fanout starts cfg.watchers watches of the namespace's ConfigMaps, then makes
@@ -433,4 +456,34 @@ func serverVersion(ctx context.Context, srv *server) string {
 		return "?"
 	}
 	return v.GitVersion
+}
+
+// startProfile starts a CPU profile of the server for one phase, when -profile
+// asks for one and the server offers it; the returned func stops it and writes
+// -profile/PHASE.pprof.
+func startProfile(ctx context.Context, cfg *config, srv *server, phase string) (stop func() error) {
+	if cfg.profileDir == "" || srv.profileURL == "" {
+		return func() error { return nil }
+	}
+	post := func(path string) error {
+		req, err := http.NewRequestWithContext(ctx, "POST", srv.profileURL+path, nil)
+		if err != nil {
+			return err
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return err
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != 200 {
+			return fmt.Errorf("profile %s: %d %s", path, resp.StatusCode, b)
+		}
+		return nil
+	}
+	out := filepath.Join(cfg.profileDir, phase+".pprof")
+	if err := post("/start?out=" + url.QueryEscape(out)); err != nil {
+		return func() error { return err }
+	}
+	return func() error { return post("/stop") }
 }
