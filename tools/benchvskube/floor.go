@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"context"
 	"crypto/tls"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -134,8 +135,9 @@ func runFloor(ctx context.Context, cfg *config, srv *server, rec func(string, fl
 		}
 	}
 	for _, v := range listVariants {
+		end := beginPhase(ctx, &config{}, srv, v.row, cfg.lists+1, rec)
 		ms, _, err := timeLists(ctx, cfg, c, "/floor/"+names[v.accept], v)
-		if err != nil {
+		if err := errors.Join(err, end()); err != nil {
 			return err
 		}
 		logf("  %s: %.1f ms (of %.1f)", v.row, median(ms), ms)

@@ -54,6 +54,7 @@ func main() {
 	flag.IntVar(&cfg.runs, "runs", 3, "fresh starts of each server; every row is the median over them")
 	flag.StringVar(&cfg.kubeplayTransports, "kubeplay", "tls,http", "kubeplay transports to measure: tls (same as kube-apiserver's, the compared column), http (the playground command as make run serves it)")
 	flag.BoolVar(&cfg.verbose, "v", false, "print every sample and each phase as it runs")
+	flag.BoolVar(&cfg.kubeplayInMemory, "kubeplay-in-memory", false, "diagnostic: run kubeplay without --data (no fsync), to see what durability costs it")
 	flag.StringVar(&cfg.profileDir, "profile", "", "write a CPU profile of kubeplay (over TLS) per phase into this directory (PHASE.pprof, the last run's)")
 	flag.Parse()
 
@@ -77,6 +78,7 @@ type config struct {
 	kubeplayTransports                 string
 	verbose                            bool
 	profileDir                         string
+	kubeplayInMemory                   bool
 	refapiHome, playgroundBin, selfBin string
 	kubeVersion, goVersion, loadBefore string
 	kubeplayColumn                     string            // the kubeplay column compared with kube
@@ -243,6 +245,9 @@ func settle(ctx context.Context, pid int) (time.Duration, error) {
 	}
 	return time.Since(start), nil
 }
+
+// msPerTick is the length of a clock tick (USER_HZ, 100 on Linux) in ms.
+const msPerTick = 10
 
 // cpuTicks is the user and system CPU time of a process in clock ticks.
 func cpuTicks(pid int) (int64, error) {

@@ -75,6 +75,37 @@ func rowDefs(cfg *config) []rowDef {
 	}
 }
 
+// cpuRow is the key of the row holding the server's CPU time per operation of row.
+func cpuRow(row string) string { return "cpu-" + row }
+
+// cpuRowDefs are the server CPU time rows: per request for creates and GETs,
+// per list, per fan-out (from the first write until every watcher had every event).
+func cpuRowDefs(cfg *config) []rowDef {
+	label := map[string]string{
+		rowCreate:     "create",
+		rowGet:        "GET",
+		rowListJSONGz: "list, JSON, gzip",
+		rowListJSON:   "list, JSON, no gzip",
+		rowListPBGz:   "list, protobuf, gzip",
+		rowListPB:     "list, protobuf, no gzip",
+		rowFanout:     "fan-out",
+	}
+	var out []rowDef
+	for _, d := range rowDefs(cfg) {
+		switch d.key {
+		case rowRSS:
+			continue
+		case rowCreate, rowGet:
+			d.unit = "µs"
+		default:
+			d.unit = "ms"
+		}
+		d.key, d.label, d.higherIsBetter, d.goal = cpuRow(d.key), label[d.key], false, 0
+		out = append(out, d)
+	}
+	return out
+}
+
 // advantage is kubeplay's advantage over kube: ≥1 means kubeplay is ahead.
 func advantage(kubeplay, kube float64, higherIsBetter bool) float64 {
 	if kubeplay <= 0 || kube <= 0 {
@@ -90,7 +121,7 @@ func formatValue(v float64, unit string) string {
 	switch unit {
 	case "req/s":
 		return thousands(v)
-	case "MB":
+	case "MB", "µs":
 		return strconv.FormatFloat(v, 'f', 0, 64)
 	default:
 		if v >= 100 {
@@ -172,7 +203,7 @@ func formatTable(header []string, rows [][]string) string {
 			switch {
 			case i == 0:
 				l.WriteString(c + pad)
-			case i == 4: // the goal: left-aligned, so MISS stands out
+			case header[i] == "goal": // left-aligned, so MISS stands out
 				l.WriteString("  " + c + pad)
 			default:
 				l.WriteString("  " + pad + c)
@@ -199,7 +230,11 @@ func printReport(w io.Writer, cfg *config, res *results, loadAfter string) {
 	rows := compare(defs, med, kp, colKube, cfg.kubeplayExtraColumns)
 
 	fmt.Fprintf(w, "\nkubeplay %s vs kube-apiserver %s (refapi kit: kube-apiserver with an embedded etcd)\n", gitHead(), cfg.kubeVersion)
-	fmt.Fprintf(w, "both durable: kubeplay --data fsyncs every acknowledged write, etcd fsyncs its WAL\n")
+	if cfg.kubeplayInMemory {
+		fmt.Fprintf(w, "NOT LIKE FOR LIKE (-kubeplay-in-memory): kubeplay keeps its store in memory, etcd fsyncs its WAL\n")
+	} else {
+		fmt.Fprintf(w, "both durable: kubeplay --data fsyncs every acknowledged write, etcd fsyncs its WAL\n")
+	}
 	if kp == colKubeplayTLS {
 		fmt.Fprintf(w, "transport: both over TLS (self-signed, verification skipped), HTTP/1.1 keep-alive; kubeplay's core behind crypto/tls (%s)\n", serveTLSCommand)
 	} else {
@@ -236,9 +271,16 @@ func printReport(w io.Writer, cfg *config, res *results, loadAfter string) {
 		fmt.Fprintf(w, "%d of %d rows miss their goal: %s\n", len(missed), len(rows), strings.Join(missed, "; "))
 	}
 
+	fmt.Fprintf(w, "\nserver CPU time per operation (user+system, 10 ms ticks; steadier than wall time on a busy machine):\n")
+	var cpuCells [][]string
+	for _, r := range compare(cpuRowDefs(cfg), med, kp, colKube, nil) {
+		cpuCells = append(cpuCells, []string{r.label, r.kubeplay, r.kube, r.ratio, r.floor})
+	}
+	fmt.Fprint(w, formatTable([]string{"per", kp, colKube, "ratio", colFloor}, cpuCells))
+
 	fmt.Fprintf(w, "\nsamples (one per run):\n")
 	cols := append([]string{kp, colKube, colFloor}, cfg.kubeplayExtraColumns...)
-	for _, d := range defs {
+	for _, d := range append(defs, cpuRowDefs(cfg)...) {
 		var parts []string
 		for _, c := range cols {
 			if len(res.samples(d.key, c)) == 0 {

@@ -82,7 +82,7 @@ var (
 // for the `… API at URL` line on its stderr.
 func startProcess(ctx context.Context, cfg *config, bin string, withData bool, args ...string) (*server, error) {
 	data := ""
-	if withData {
+	if withData && !cfg.kubeplayInMemory {
 		var err error
 		if data, err = os.MkdirTemp(cfg.workDir, "kubeplay-data-"); err != nil {
 			return nil, err

@@ -220,7 +220,7 @@ func runWorkload(ctx context.Context, cfg *config, srv *server, capture bool, re
 	for i := range bodies {
 		bodies[i] = configMap(fmt.Sprintf("cm-%05d", i), cfg.objectBytes, rng)
 	}
-	stopProfile := startProfile(ctx, cfg, srv, rowCreate)
+	stopProfile := beginPhase(ctx, cfg, srv, rowCreate, cfg.objects, rec)
 	rate, err := parallel(ctx, cfg.conns, cfg.objects, func(ctx context.Context, i int) error {
 		_, err := c.expect(ctx, c.work, "POST", cmPath, mediaJSON, bodies[i], 201)
 		return err
@@ -231,7 +231,7 @@ func runWorkload(ctx context.Context, cfg *config, srv *server, capture bool, re
 	logf("  create: %.0f/s", rate)
 	rec(rowCreate, rate)
 
-	stopProfile = startProfile(ctx, cfg, srv, rowGet)
+	stopProfile = beginPhase(ctx, cfg, srv, rowGet, cfg.gets, rec)
 	rate, err = parallel(ctx, cfg.conns, cfg.gets, func(ctx context.Context, i int) error {
 		_, err := c.expect(ctx, c.work, "GET", fmt.Sprintf("%s/cm-%05d", cmPath, i%cfg.objects), mediaJSON, nil, 200)
 		return err
@@ -243,7 +243,7 @@ func runWorkload(ctx context.Context, cfg *config, srv *server, capture bool, re
 	rec(rowGet, rate)
 
 	for _, v := range listVariants {
-		stopProfile = startProfile(ctx, cfg, srv, v.row)
+		stopProfile = beginPhase(ctx, cfg, srv, v.row, cfg.lists+1, rec)
 		ms, warm, err := timeLists(ctx, cfg, c, cmPath, v)
 		if err := errors.Join(err, stopProfile()); err != nil {
 			return err
@@ -256,20 +256,25 @@ func runWorkload(ctx context.Context, cfg *config, srv *server, capture bool, re
 	}
 
 	var fan []float64
+	var fanCPU []float64
 	stopProfile = startProfile(ctx, cfg, srv, rowFanout)
 	for k := range cfg.watchRuns {
-		var d time.Duration
-		if d, err = fanout(ctx, c, cfg, k); err != nil {
+		var f fanoutResult
+		if f, err = fanout(ctx, c, cfg, srv.pid, k); err != nil {
 			err = fmt.Errorf("watch fan-out: %w", err)
 			break
 		}
-		fan = append(fan, float64(d.Microseconds())/1000)
+		logf("  fan-out %d: writes done after %.1f ms, every watcher had every event after %.1f ms; server CPU %.0f ms",
+			k+1, ms(f.writes), ms(f.all), f.cpuMS)
+		fan = append(fan, ms(f.all))
+		fanCPU = append(fanCPU, f.cpuMS)
 	}
 	if err := errors.Join(err, stopProfile()); err != nil {
 		return err
 	}
 	logf("  fan-out: %.1f ms (of %.1f)", median(fan), fan)
 	rec(rowFanout, median(fan))
+	rec(cpuRow(rowFanout), median(fanCPU))
 
 	rss, peak, err := memory(srv.pid)
 	if err != nil {
@@ -317,20 +322,27 @@ func timeLists(ctx context.Context, cfg *config, c *clients, path string, v list
 	return ms, r, nil
 }
 
+// fanoutResult is one fan-out: how long until every watcher had every write,
+// how long the writes alone took, and the server's CPU time meanwhile.
+type fanoutResult struct {
+	all, writes time.Duration
+	cpuMS       float64
+}
+
 // fanout starts cfg.watchers watches of the namespace's ConfigMaps, then makes
 // cfg.writes creates, and returns the time from the first write until every
 // watcher has seen every one of them.
-func fanout(ctx context.Context, c *clients, cfg *config, run int) (time.Duration, error) {
+func fanout(ctx context.Context, c *clients, cfg *config, pid, run int) (fanoutResult, error) {
 	cmPath := "/api/v1/namespaces/" + namespace + "/configmaps"
 	r, err := c.expect(ctx, c.work, "GET", cmPath+"?limit=1", mediaJSON, nil, 200)
 	if err != nil {
-		return 0, err
+		return fanoutResult{}, err
 	}
 	var l struct {
 		Metadata struct{ ResourceVersion string }
 	}
 	if err := json.Unmarshal(r.body, &l); err != nil || l.Metadata.ResourceVersion == "" {
-		return 0, fmt.Errorf("list's resourceVersion: %v %.200s", err, r.body)
+		return fanoutResult{}, fmt.Errorf("list's resourceVersion: %v %.200s", err, r.body)
 	}
 	prefix := fmt.Sprintf("fan%d-", run)
 	ctx, cancel := context.WithCancel(ctx)
@@ -380,10 +392,10 @@ func fanout(ctx context.Context, c *clients, cfg *config, run int) (time.Duratio
 		select {
 		case err := <-ready:
 			if err != nil {
-				return 0, err
+				return fanoutResult{}, err
 			}
 		case <-ctx.Done():
-			return 0, ctx.Err()
+			return fanoutResult{}, ctx.Err()
 		}
 	}
 
@@ -392,32 +404,43 @@ func fanout(ctx context.Context, c *clients, cfg *config, run int) (time.Duratio
 	for i := range bodies {
 		bodies[i] = configMap(fmt.Sprintf("%s%04d", prefix, i), cfg.objectBytes, rng)
 	}
+	ticks, err := cpuTicks(pid)
+	if err != nil {
+		return fanoutResult{}, err
+	}
 	start := time.Now()
 	if _, err := parallel(ctx, cfg.conns, cfg.writes, func(ctx context.Context, i int) error {
 		_, err := c.expect(ctx, c.work, "POST", cmPath, mediaJSON, bodies[i], 201)
 		return err
 	}); err != nil {
-		return 0, err
+		return fanoutResult{}, err
 	}
+	writes := time.Since(start)
 	var last time.Time
 	timeout := time.After(60 * time.Second)
 	for range cfg.watchers {
 		select {
 		case s := <-done:
 			if s.err != nil {
-				return 0, s.err
+				return fanoutResult{}, s.err
 			}
 			if s.at.After(last) {
 				last = s.at
 			}
 		case <-timeout:
-			return 0, errors.New("not every watcher saw every write within 60s")
+			return fanoutResult{}, errors.New("not every watcher saw every write within 60s")
 		case <-ctx.Done():
-			return 0, ctx.Err()
+			return fanoutResult{}, ctx.Err()
 		}
 	}
-	return last.Sub(start), nil
+	end, err := cpuTicks(pid)
+	if err != nil {
+		return fanoutResult{}, err
+	}
+	return fanoutResult{all: last.Sub(start), writes: writes, cpuMS: float64(end-ticks) * msPerTick}, nil
 }
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 // countUntil reads r until it has seen pattern want times (or r ends) and
 // returns how many times it saw it, matches split across reads included.
@@ -456,6 +479,25 @@ func serverVersion(ctx context.Context, srv *server) string {
 		return "?"
 	}
 	return v.GitVersion
+}
+
+// beginPhase starts measuring a phase of ops operations: the server's CPU time
+// (recorded per operation as row cpuRow(phase), in the unit cpuRowDefs gives it)
+// and, with -profile, a CPU profile. The returned func ends it.
+func beginPhase(ctx context.Context, cfg *config, srv *server, phase string, ops int, rec func(string, float64)) (end func() error) {
+	start, cpuErr := cpuTicks(srv.pid)
+	stopProfile := startProfile(ctx, cfg, srv, phase)
+	return func() error {
+		err := stopProfile()
+		if now, err := cpuTicks(srv.pid); err == nil && cpuErr == nil {
+			perOp := float64(now-start) * msPerTick / float64(ops)
+			if phase == rowCreate || phase == rowGet {
+				perOp *= 1000 // µs, as cpuRowDefs says
+			}
+			rec(cpuRow(phase), perOp)
+		}
+		return err
+	}
 }
 
 // startProfile starts a CPU profile of the server for one phase, when -profile
