@@ -9,9 +9,10 @@
 // TLS, so kubeplay's core is served over TLS too, by this program re-run as
 // `benchvskube serve-kubeplay-tls` (the playground command's API host with
 // crypto/tls in front). The playground command itself, over plain HTTP as
-// `make run` serves it, is measured alongside for reference. The list rows also
-// have a floor: the same bytes served from memory by this program re-run as
-// `benchvskube serve-floor`, over the same transport.
+// `make run` serves it, is measured alongside for reference. Every speed row
+// also has a floor, this program re-run as `benchvskube serve-floor`: the same
+// requests over the same transport answered with only the work no server can
+// skip (see floorServer), so the table shows how far ahead any server could be.
 package main
 
 import (
