@@ -33,7 +33,7 @@ func serveKubeplayTLS(args []string) error {
 	fs := flag.NewFlagSet(serveTLSCommand, flag.ContinueOnError)
 	listen := fs.String("listen", "127.0.0.1:0", "address to serve the API on")
 	data := fs.String("data", "", "directory to persist the store in (fsync on every write)")
-	profileListen := fs.String("profile-listen", "", "if set, serve CPU profile control (POST /start?out=FILE, POST /stop) on this address, over plain HTTP")
+	profileListen := fs.String("profile-listen", "", "if set, serve profile control (POST /start?out=FILE, POST /stop, POST /heap?out=FILE) on this address, over plain HTTP")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -114,7 +114,8 @@ func selfSignedCert() (tls.Certificate, error) {
 }
 
 // profileControl starts and stops a CPU profile on request, so that the
-// benchmark can profile each phase of its workload on its own.
+// benchmark can profile each phase of its workload on its own, and writes a
+// heap profile (POST /heap?out=FILE) when it measures memory.
 func profileControl() http.Handler {
 	var (
 		mu  sync.Mutex
@@ -152,6 +153,17 @@ func profileControl() http.Handler {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 		}
 		out = nil
+	})
+	mux.HandleFunc("POST /heap", func(w http.ResponseWriter, r *http.Request) {
+		f, err := os.Create(r.URL.Query().Get("out"))
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		defer f.Close()
+		if err := pprof.Lookup("heap").WriteTo(f, 0); err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+		}
 	})
 	return mux
 }

@@ -276,6 +276,11 @@ func runWorkload(ctx context.Context, cfg *config, srv *server, capture bool, re
 	rec(rowFanout, median(fan))
 	rec(cpuRow(rowFanout), median(fanCPU))
 
+	if cfg.profileDir != "" && srv.profileURL != "" {
+		if err := postProfile(ctx, srv, "/heap?out="+url.QueryEscape(filepath.Join(cfg.profileDir, "heap.pprof"))); err != nil {
+			return err
+		}
+	}
 	rss, peak, err := memory(srv.pid)
 	if err != nil {
 		return fmt.Errorf("memory of pid %d: %w", srv.pid, err)
@@ -507,25 +512,27 @@ func startProfile(ctx context.Context, cfg *config, srv *server, phase string) (
 	if cfg.profileDir == "" || srv.profileURL == "" {
 		return func() error { return nil }
 	}
-	post := func(path string) error {
-		req, err := http.NewRequestWithContext(ctx, "POST", srv.profileURL+path, nil)
-		if err != nil {
-			return err
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			return err
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		if resp.StatusCode != 200 {
-			return fmt.Errorf("profile %s: %d %s", path, resp.StatusCode, b)
-		}
-		return nil
-	}
 	out := filepath.Join(cfg.profileDir, phase+".pprof")
-	if err := post("/start?out=" + url.QueryEscape(out)); err != nil {
+	if err := postProfile(ctx, srv, "/start?out="+url.QueryEscape(out)); err != nil {
 		return func() error { return err }
 	}
-	return func() error { return post("/stop") }
+	return func() error { return postProfile(ctx, srv, "/stop") }
+}
+
+// postProfile asks the server's profile control for something.
+func postProfile(ctx context.Context, srv *server, path string) error {
+	req, err := http.NewRequestWithContext(ctx, "POST", srv.profileURL+path, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 200 {
+		return fmt.Errorf("profile %s: %d %s", path, resp.StatusCode, b)
+	}
+	return nil
 }
