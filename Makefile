@@ -4,7 +4,7 @@ LISTEN  ?= 127.0.0.1:8080
 SITE    := build/site
 export GONOSUMDB = github.com/syumai
 
-.PHONY: run test deps lint wasm-check site site-floor ui-deps bench bench-browser size go-test ui-test browser-test \
+.PHONY: run test deps lint wasm-check site site-floor ui-deps bench bench-browser bench-vs-kube size go-test ui-test browser-test \
 	edge edge-deps edge-dev edge-test bench-edge
 
 # `make run` needs Go and Node (npm installs the UI's build tools on first use).
@@ -77,6 +77,25 @@ bench: bench-browser bench-edge
 
 bench-browser: site-floor
 	cd ui && node test-browser/bench.mjs
+
+# kubeplay side by side with a real kube-apiserver 1.32 (the refapi kit: kube-apiserver
+# with an embedded etcd, ~300 MB to run), both durable, both over TLS; prints a table
+# with kubeplay's advantage per row against its goals. Never part of make test.
+# The kit is copied from REFAPI_KIT and built on first use (~3.5 min, needs the Go
+# module proxy); BENCH_VS_KUBE_FLAGS passes flags (e.g. -runs 5 -v; -h lists them).
+REFAPI_KIT ?= ../shared/refapi
+REFAPI     := build/refapi
+BENCH_VS_KUBE_FLAGS ?=
+bench-vs-kube: $(REFAPI)/refapi
+	$(GO) build -o build/benchvskube/bin/benchvskube ./tools/benchvskube
+	build/benchvskube/bin/benchvskube -refapi $(REFAPI) -work build/benchvskube $(BENCH_VS_KUBE_FLAGS)
+
+$(REFAPI)/refapi:
+	@test -x $(REFAPI_KIT)/build.sh || { echo "no refapi kit at $(REFAPI_KIT) (set REFAPI_KIT)" >&2; exit 1; }
+	mkdir -p $(REFAPI)
+	cp -r $(REFAPI_KIT)/. $(REFAPI)/
+	chmod -R u+w $(REFAPI)
+	$(REFAPI)/build.sh
 
 size: site edge
 	node tools/size.mjs $(SITE)
