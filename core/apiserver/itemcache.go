@@ -133,18 +133,15 @@ func (rep reply) writeBinaryList(w web.ResponseWriter, res *schema.Resource, met
 	h.Set("Content-Type", media.ContentType())
 	h.Set("Content-Length", strconv.Itoa(total))
 	w.WriteHeader(web.StatusOK)
-	if _, err := w.Write(head); err != nil {
-		return
-	}
+	bw := newBodyWriter(w)
+	defer bw.release()
+	_, _ = bw.Write(head)
 	for _, b := range encoded {
-		if ih := itemHead(scratch[:0], len(b)); len(ih) > 0 {
-			if _, err := w.Write(ih); err != nil {
-				return
-			}
-		}
-		if _, err := w.Write(b); err != nil {
+		_, _ = bw.Write(itemHead(scratch[:0], len(b)))
+		if _, err := bw.Write(b); err != nil {
 			return
 		}
 	}
-	_, _ = w.Write(tail)
+	_, _ = bw.Write(tail)
+	_ = bw.Flush()
 }

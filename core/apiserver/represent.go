@@ -1,6 +1,7 @@
 package apiserver
 
 import (
+	"bufio"
 	"bytes"
 	"compress/gzip"
 	"encoding/hex"
@@ -9,6 +10,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unsafe"
 
@@ -209,23 +211,41 @@ func (rep reply) writeList(w web.ResponseWriter, res *schema.Resource, meta list
 	h.Set("Content-Type", "application/json")
 	h.Set("Content-Length", strconv.Itoa(size))
 	w.WriteHeader(web.StatusOK)
-	if _, err := w.Write(head); err != nil {
-		return
-	}
+	bw := newBodyWriter(w)
+	defer bw.release()
+	_, _ = bw.Write(head)
 	comma := []byte{','}
 	for i, it := range items {
 		if i > 0 {
-			if _, err := w.Write(comma); err != nil {
-				return
-			}
+			_, _ = bw.Write(comma)
 		}
 		// Writers must not modify what they are given, so the stored string's
 		// bytes can be lent without a copy.
-		if _, err := w.Write(unsafe.Slice(unsafe.StringData(it.Value), len(it.Value))); err != nil {
+		if _, err := bw.Write(unsafe.Slice(unsafe.StringData(it.Value), len(it.Value))); err != nil {
 			return
 		}
 	}
-	_, _ = w.Write(tail)
+	_, _ = bw.Write(tail)
+	_ = bw.Flush()
+}
+
+// bodyWriter gathers a list's pieces into writes of up to 64 KiB: handing the
+// transport one piece at a time costs it a TLS record and a system call per
+// item (half a list's time, measured by make bench-vs-kube).
+type bodyWriter struct{ *bufio.Writer }
+
+var bodyBuffers = sync.Pool{New: func() any { return bufio.NewWriterSize(nil, 64<<10) }}
+
+func newBodyWriter(w web.ResponseWriter) bodyWriter {
+	bw := bodyBuffers.Get().(*bufio.Writer)
+	bw.Reset(w)
+	return bodyWriter{bw}
+}
+
+// release returns the buffer once the answer is written.
+func (b bodyWriter) release() {
+	b.Reset(nil)
+	bodyBuffers.Put(b.Writer)
 }
 
 // listFrame is a JSON <Kind>List around its items: the head up to "items":[ and
