@@ -230,10 +230,11 @@ export class Sandbox extends DurableObject {
     return out;
   }
 
-  // append stores one journal entry. The write is committed with the current
-  // output gate: nothing this object sends afterwards leaves before it is durable.
-  async append(entry) {
-    this.sql.exec('INSERT INTO journal (entry) VALUES (?)', copyBuffer(entry));
+  // append stores a batch of journal entries (the core's group commit). The
+  // writes are committed with the current output gate: nothing this object sends
+  // afterwards leaves before they are durable.
+  async append(entries) {
+    for (const entry of entries) this.sql.exec('INSERT INTO journal (entry) VALUES (?)', copyBuffer(entry));
   }
 
   // writeSnapshot replaces the snapshot and empties the journal in one transaction.

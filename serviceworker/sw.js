@@ -294,9 +294,14 @@ function asBytes(v) {
   return v == null ? null : undefined;
 }
 
-async function journalAppend(record) {
+// journalAppend stores a batch of journal entries (the core's group commit) in
+// one transaction.
+async function journalAppend(entries) {
   const db = await openDB();
-  await txDone(db, ['journal'], 'readwrite', (tx) => { tx.objectStore('journal').add(record); });
+  await txDone(db, ['journal'], 'readwrite', (tx) => {
+    const store = tx.objectStore('journal');
+    for (const entry of entries) store.add(entry);
+  });
 }
 
 async function writeSnapshot(snapshot) {

@@ -11,9 +11,10 @@ import (
 	"path/filepath"
 )
 
-// FilePersister keeps a snapshot and a journal of frames in a directory. Every
-// Append is written and fsynced before it returns, so an acknowledged write
-// survives a crash. At start, an unfinished frame at the very end of the journal (a
+// FilePersister keeps a snapshot and a journal of frames in a directory. Append
+// writes a frame; Sync fsyncs the journal, once for every frame written before
+// it (the store's group commit), and only then is a write acknowledged, so an
+// acknowledged write survives a crash. At start, an unfinished frame at the very end of the journal (a
 // write that was never acknowledged) is cut off; nothing before it ever is: damaged
 // frames stay where they are, reported by the store at every start until a
 // snapshot replaces the journal.
@@ -125,8 +126,8 @@ func legacyJournal(r *bufio.Reader) (io.Reader, bool, error) {
 	return &frames, true, nil
 }
 
-// Append writes one frame and fsyncs it. A failed write is cut off again, so the
-// next frame follows the last whole one.
+// Append writes one frame. A failed write is cut off again, so the next frame
+// follows the last whole one.
 func (p *FilePersister) Append(frame []byte) error {
 	if p.journal == nil {
 		return errors.New("storage: journal not loaded")
@@ -136,11 +137,16 @@ func (p *FilePersister) Append(frame []byte) error {
 		_, _ = p.journal.Seek(p.size, io.SeekStart)
 		return err
 	}
-	if err := p.journal.Sync(); err != nil {
-		return err
-	}
 	p.size += int64(len(frame))
 	return nil
+}
+
+// Sync makes every frame written so far durable.
+func (p *FilePersister) Sync() error {
+	if p.journal == nil {
+		return errors.New("storage: journal not loaded")
+	}
+	return p.journal.Sync()
 }
 
 // Snapshot writes a new snapshot beside the old one, renames it into place and

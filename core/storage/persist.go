@@ -21,9 +21,12 @@ type Persister interface {
 	// journal returns the length of the stream's sound prefix: bytes after it are
 	// an unfinished last write, never acknowledged, which the persister may drop.
 	Load(snapshot func(io.Reader) error, journal func(io.Reader) (int64, error)) error
-	// Append durably records one journal entry (a frame). The commit is
-	// acknowledged only after it returns nil; an error aborts the commit.
+	// Append records one journal entry (a frame), not yet durably; an error
+	// aborts the commit.
 	Append(entry []byte) error
+	// Sync makes every entry appended so far durable. A commit is acknowledged
+	// only after a Sync that covers it returns nil.
+	Sync() error
 	// Snapshot durably replaces the snapshot and the journal with what write writes.
 	Snapshot(write func(io.Writer) error) error
 	// Close releases the persister.
@@ -313,24 +316,22 @@ func (s *Store) loadSnapshot(r io.Reader, d *damage) error {
 // both journaled; and a restore from an older format is snapshotted at once.
 func (s *Store) settleDamage(d *damage) error {
 	s.restoreErrors = d.errs
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	d.finish()
+	s.mu.Lock()
 	var rec journalRecord
 	if floor := max(d.upTo, d.lastRev); floor > s.rev {
-		s.setRevision(floor)
+		s.rev = floor
 		rec.set(revKey, strconv.FormatInt(floor, 10))
 	}
-	if _, err := s.compactAndCommit(rec, d.upTo); err != nil {
+	_, seq, err := s.compactAndCommit(rec, d.upTo)
+	s.mu.Unlock()
+	if err == nil {
+		err = s.awaitDurable(seq)
+	}
+	if err != nil || !d.legacy {
 		return err
 	}
-	if d.legacy {
-		if err := s.snapshotLocked(); err != nil {
-			return err
-		}
-		s.journaled = 0
-	}
-	return nil
+	return s.Snapshot()
 }
 
 // RestoreErrors lists the damage the store found in its persisted state at start
@@ -388,14 +389,28 @@ func (s *Store) snapshotLocked() error {
 
 // Snapshot compacts the journal into a snapshot now.
 func (s *Store) Snapshot() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.cfg.Persister == nil || s.closed.Load() {
+	if s.cfg.Persister == nil {
 		return nil
 	}
-	if err := s.snapshotLocked(); err != nil {
-		return err
+	// A snapshot replaces the journal: what is journaled must be durable and
+	// applied first.
+	for {
+		if err := s.flush(); err != nil {
+			return err
+		}
+		s.mu.Lock()
+		if s.closed.Load() {
+			s.mu.Unlock()
+			return nil
+		}
+		if len(s.queue) == 0 {
+			err := s.snapshotLocked()
+			if err == nil {
+				s.journaled = 0
+			}
+			s.mu.Unlock()
+			return err
+		}
+		s.mu.Unlock()
 	}
-	s.journaled = 0
-	return nil
 }

@@ -2,6 +2,7 @@ package storage
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -9,8 +10,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // The journal and snapshot under damage, on both kinds of host persister: a byte
@@ -42,6 +46,7 @@ func (p *entryPersister) Append(e []byte) error {
 	p.entries = append(p.entries, append([]byte(nil), e...))
 	return nil
 }
+func (p *entryPersister) Sync() error { return nil }
 func (p *entryPersister) Snapshot(write func(io.Writer) error) error {
 	var b bytes.Buffer
 	if err := write(&b); err != nil {
@@ -446,4 +451,93 @@ func FuzzJournalDamage(f *testing.F) {
 			t.Fatalf("revision %d below the last intact record's %d", got, lastIntact)
 		}
 	})
+}
+
+// gatePersister holds every Sync until the test lets it go, and counts them.
+type gatePersister struct {
+	entryPersister
+	gate  chan struct{}
+	syncs atomic.Int64
+}
+
+func (p *gatePersister) Sync() error {
+	<-p.gate
+	p.syncs.Add(1)
+	return nil
+}
+
+// TestPLAY_2_GroupCommit: a commit is answered, shown to readers and sent to
+// watchers only once a Sync covers it; writers meanwhile write on it; one Sync
+// covers every commit journaled before it.
+func TestPLAY_2_GroupCommit(t *testing.T) {
+	p := &gatePersister{gate: make(chan struct{})}
+	s, err := Open(Config{Persister: p, SnapshotEvery: 1 << 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	w, err := s.Watch(WatchOptions{Prefix: "k/", Since: s.Revision()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const writers = 8
+	done := make(chan int64, writers)
+	for i := 0; i < writers; i++ {
+		go func() {
+			rev, _, err := s.Mutate("k/counter", func(cur []byte, rev int64) (Change, error) {
+				n, _ := strconv.Atoi(string(cur))
+				return Change{Op: Put, Value: []byte(strconv.Itoa(n + 1))}, nil
+			})
+			if err != nil {
+				t.Error(err)
+			}
+			done <- rev
+		}()
+	}
+	// Every writer journals (each on the one before), none is answered.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		s.mu.Lock()
+		n := len(s.queue)
+		s.mu.Unlock()
+		if n == writers {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of %d commits journaled", n, writers)
+		}
+		time.Sleep(time.Millisecond)
+	}
+	select {
+	case rev := <-done:
+		t.Fatalf("a write at %d was answered before it was durable", rev)
+	default:
+	}
+	if _, ok := s.Get("k/counter"); ok {
+		t.Fatal("a reader saw a commit that is not durable")
+	}
+	if res, _ := s.List(ListOptions{Prefix: "k/"}); len(res.Items) != 0 {
+		t.Fatalf("a list showed %v", res.Items)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	if ev, err := w.Next(ctx); err == nil {
+		t.Fatalf("a watcher got %v before it was durable", ev)
+	}
+	cancel()
+	close(p.gate)
+	for i := 0; i < writers; i++ {
+		<-done
+	}
+	if v, _ := s.Get("k/counter"); string(v) != strconv.Itoa(writers) {
+		t.Fatalf("counter %q after %d increments", v, writers)
+	}
+	for i := 1; i <= writers; i++ {
+		ev, err := w.Next(context.Background())
+		if err != nil || string(ev.Object) != strconv.Itoa(i) {
+			t.Fatalf("event %d: %v %v", i, ev, err)
+		}
+	}
+	if n := p.syncs.Load(); n >= writers {
+		t.Fatalf("%d syncs for %d commits journaled together", n, writers)
+	}
 }

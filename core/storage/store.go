@@ -90,11 +90,31 @@ type Store struct {
 	//          them a state and its revision (the m/rev key, written in the same
 	//          transaction), so a slow journal write holds up writers only. A
 	//          mutation's function runs outside it too (Mutate).
+	//   syncMu lets one committer at a time make the journal durable (group
+	//          commit, commit.go): writers journal under mu, then wait outside
+	//          it for one Sync that covers every entry journaled so far.
+	//   overlayMu guards what writers read of commits not durable yet.
 	//   the database's own lock: taken inside mu by commits, alone by readers.
-	//   revMu  guards rev for Revision and WaitForRevision (revCond).
+	//   revMu  guards durable for Revision and the waits on it (revCond).
+	//
+	// With a persister, a commit waits in queue, journaled but not durable,
+	// until a Sync covers it: only then is it applied to the database (which
+	// readers read: they never see what a crash could lose, and never wait),
+	// dispatched to watchers and answered. Writers see the queued commits
+	// through overlay, so each writes on the one before. Without a persister a
+	// commit is applied at once.
 	mu            sync.Mutex
-	rev           int64 // written under mu and revMu; read under either
-	compacted     int64 // history holds every change after this revision; guarded by mu
+	syncMu        sync.Mutex
+	rev           int64    // the last commit, durable or not; guarded by mu
+	queue         []queued // journaled, not yet durable; guarded by mu
+	queuedSeq     uint64   // numbers the journaled records; guarded by mu
+	appliedSeq    uint64   // the last one applied; guarded by mu
+	overlayMu     sync.RWMutex
+	overlay       map[string]overlaid // object key → its newest queued value; guarded by overlayMu
+	head          int64               // rev, as writers read it; guarded by overlayMu
+	durable       int64               // the last commit applied; guarded by revMu
+	failed        error               // why a Sync failed: the store takes no more writes; guarded by revMu
+	compacted     int64               // history holds every change after this revision; guarded by mu
 	revCond       *sync.Cond
 	revMu         sync.Mutex
 	watchers      map[*Watcher]struct{} // guarded by mu
@@ -156,7 +176,7 @@ func Open(cfg Config) (*Store, error) {
 	if err := db.SetConfig(buntdb.Config{SyncPolicy: buntdb.Never, AutoShrinkDisabled: true}); err != nil {
 		return nil, err
 	}
-	s := &Store{cfg: cfg, db: db, watchers: map[*Watcher]struct{}{}}
+	s := &Store{cfg: cfg, db: db, watchers: map[*Watcher]struct{}{}, overlay: map[string]overlaid{}}
 	s.revCond = sync.NewCond(&s.revMu)
 	var d *damage
 	if cfg.Persister != nil {
@@ -167,6 +187,7 @@ func Open(cfg Config) (*Store, error) {
 	}
 	err = db.View(func(tx *buntdb.Tx) error {
 		s.rev = readInt(tx, revKey)
+		s.durable, s.head = s.rev, s.rev
 		s.compacted = readInt(tx, compactedKey)
 		var bad error
 		err := tx.AscendRange("", historyPrefix, historyKey(s.rev+1), func(_, v string) bool {
@@ -224,11 +245,11 @@ func (s *Store) Close() error {
 	return errors.Join(err, s.db.Close())
 }
 
-// Revision is the store's current revision: that of the last commit.
+// Revision is the store's current revision: that of the last durable commit.
 func (s *Store) Revision() int64 {
 	s.revMu.Lock()
 	defer s.revMu.Unlock()
-	return s.rev
+	return s.durable
 }
 
 // CompactedRevision is the oldest revision still served: history holds every change
@@ -243,7 +264,7 @@ func (s *Store) CompactedRevision() int64 {
 func (s *Store) WaitForRevision(ctx context.Context, rev int64) error {
 	s.revMu.Lock()
 	defer s.revMu.Unlock()
-	if s.rev >= rev {
+	if s.durable >= rev {
 		return nil
 	}
 	stop := context.AfterFunc(ctx, func() {
@@ -252,13 +273,13 @@ func (s *Store) WaitForRevision(ctx context.Context, rev int64) error {
 		s.revMu.Unlock()
 	})
 	defer stop()
-	for s.rev < rev && !s.closed.Load() {
+	for s.durable < rev && !s.closed.Load() && s.failed == nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
 		s.revCond.Wait()
 	}
-	if s.rev < rev {
+	if s.durable < rev {
 		return ErrClosed
 	}
 	return nil
@@ -339,8 +360,11 @@ func (s *Store) Mutate(key string, fn MutateFunc) (int64, []byte, error) {
 		if !locked {
 			s.mu.Lock()
 		}
-		rev, stored, err := s.commitIfUnchanged(key, okey, cur, present, rev, ch)
+		rev, stored, seq, err := s.commitIfUnchanged(key, okey, cur, present, rev, ch)
 		s.mu.Unlock()
+		if err == nil {
+			err = s.awaitDurable(seq)
+		}
 		if err != errChanged {
 			return rev, stored, err
 		}
@@ -370,19 +394,23 @@ func (s *Store) Try(key string, fn MutateFunc) (Change, error) {
 // errChanged: the key changed between a mutation's read and its commit.
 var errChanged = errors.New("storage: key changed")
 
-// read returns the current value at okey and the revision of the state it was
-// read from.
+// read returns the current value at okey as a writer sees it (queued commits
+// included) and the revision it was read at.
 func (s *Store) read(okey string) (value string, present bool, rev int64, err error) {
+	s.overlayMu.RLock()
+	defer s.overlayMu.RUnlock()
+	if o, ok := s.overlay[okey]; ok {
+		return o.value, o.present, s.head, nil
+	}
 	err = s.db.View(func(tx *buntdb.Tx) error {
 		v, gerr := tx.Get(okey)
 		value, present = v, gerr == nil
-		rev = readInt(tx, revKey)
 		return nil
 	})
 	if err != nil {
 		return "", false, 0, ErrClosed
 	}
-	return value, present, rev, nil
+	return value, present, s.head, nil
 }
 
 func bytesOf(v string, present bool) []byte {
@@ -393,27 +421,29 @@ func bytesOf(v string, present bool) []byte {
 }
 
 // commitIfUnchanged commits ch, decided on cur (present or not) read at revision
-// read, unless the key no longer holds cur: then errChanged. Called with s.mu held.
-func (s *Store) commitIfUnchanged(key, okey, cur string, present bool, read int64, ch Change) (int64, []byte, error) {
+// read, unless the key no longer holds cur: then errChanged. It returns the
+// commit's revision, the value stored and the journal record's number, which
+// awaitDurable takes. Called with s.mu held.
+func (s *Store) commitIfUnchanged(key, okey, cur string, present bool, read int64, ch Change) (int64, []byte, uint64, error) {
 	if s.closed.Load() {
-		return 0, nil, ErrClosed
+		return 0, nil, 0, ErrClosed
 	}
 	if s.rev != read {
 		now, nowPresent, _, err := s.read(okey)
 		if err != nil {
-			return 0, nil, err
+			return 0, nil, 0, err
 		}
 		// Strings the key has not been rewritten since share their bytes, so
 		// this is a pointer comparison unless the key changed.
 		if now != cur || nowPresent != present {
-			return 0, nil, errChanged
+			return 0, nil, 0, errChanged
 		}
 	}
 	next := s.rev + 1
 	var ev *Event
 	switch ch.Op {
 	case Keep:
-		return s.rev, bytesOf(cur, present), nil
+		return s.rev, bytesOf(cur, present), s.queuedSeq, nil
 	case Put:
 		typ := Added
 		if present {
@@ -422,28 +452,29 @@ func (s *Store) commitIfUnchanged(key, okey, cur string, present bool, read int6
 		ev = &Event{Type: typ, Key: key, Rev: next, Object: ch.Value, Prev: bytesOf(cur, present)}
 	case Delete:
 		if !present {
-			return 0, nil, ErrNotFound
+			return 0, nil, 0, ErrNotFound
 		}
 		ev = &Event{Type: Deleted, Key: key, Rev: next, Object: ch.Value, Prev: []byte(cur)}
 	default:
-		return 0, nil, fmt.Errorf("storage: unknown op %d", ch.Op)
+		return 0, nil, 0, fmt.Errorf("storage: unknown op %d", ch.Op)
 	}
 	if next != read+1 {
 		b, err := s.cfg.Restamp(ev.Object, next)
 		if err != nil {
-			return 0, nil, err
+			return 0, nil, 0, err
 		}
 		ev.Object = b
 	}
-	if err := s.commit(ev); err != nil {
-		return 0, nil, err
+	seq, err := s.commit(ev)
+	if err != nil {
+		return 0, nil, 0, err
 	}
-	return next, ev.Object, nil
+	return next, ev.Object, seq, nil
 }
 
-// commit writes ev and the new revision in one transaction, journals it, compacts
-// history as needed and dispatches ev to watchers. Called with s.mu held.
-func (s *Store) commit(ev *Event) error {
+// commit records ev and the new revision as one journal record, compacting
+// history as needed, and returns the record's number. Called with s.mu held.
+func (s *Store) commit(ev *Event) (uint64, error) {
 	ev.time = s.cfg.Clock.Now()
 	rec := journalRecord{ops: make([]journalOp, 0, 4)} // object, history, revision, and room for compaction
 	okey := objectPrefix + ev.Key
@@ -461,27 +492,15 @@ func (s *Store) commit(ev *Event) error {
 	if compacted != s.compacted {
 		rec.set(compactedKey, strconv.FormatInt(compacted, 10))
 	}
-	if s.cfg.Persister != nil {
-		if err := s.cfg.Persister.Append(rec.frame(frameJournal, ev.Rev)); err != nil {
-			return fmt.Errorf("storage: journal write failed: %w", err)
-		}
-	}
-	if err := s.db.Update(func(tx *buntdb.Tx) error { return rec.apply(tx) }); err != nil {
-		return err
+	seq, err := s.record(rec, ev, ev.Rev)
+	if err != nil {
+		return 0, err
 	}
 	s.dropHistory(drop, compacted)
 	s.history = append(s.history, retained{rev: ev.Rev, time: ev.time, size: len(hval)})
 	s.historyBytes += int64(len(hval))
-	s.setRevision(ev.Rev)
-	s.dispatch(ev)
 	s.journaled++
-	if s.cfg.Persister != nil && s.journaled >= s.cfg.SnapshotEvery {
-		// A failed snapshot leaves the journal in place; nothing is lost.
-		if err := s.snapshotLocked(); err == nil {
-			s.journaled = 0
-		}
-	}
-	return nil
+	return seq, nil
 }
 
 // historyKey is "h/" and the revision zero-padded to 20 digits, so keys sort by revision.
@@ -532,31 +551,28 @@ func (s *Store) dropHistory(n int, compacted int64) {
 	s.compacted = compacted
 }
 
-// setRevision moves the revision on and wakes those waiting for it. Called with
-// s.mu held.
-func (s *Store) setRevision(rev int64) {
-	s.revMu.Lock()
-	s.rev = rev
-	s.revCond.Broadcast()
-	s.revMu.Unlock()
-}
-
 // Compact drops every history entry past the window or over the limit now, and,
 // when upTo > 0, every entry at or below revision upTo. It returns the compacted
 // revision. The playground and tests use it to show 410 Gone on demand.
 func (s *Store) Compact(upTo int64) (int64, error) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	if s.closed.Load() {
+		s.mu.Unlock()
 		return 0, ErrClosed
 	}
-	return s.compactAndCommit(journalRecord{}, upTo)
+	compacted, seq, err := s.compactAndCommit(journalRecord{}, upTo)
+	s.mu.Unlock()
+	if err != nil {
+		return 0, err
+	}
+	return compacted, s.awaitDurable(seq)
 }
 
-// compactAndCommit journals and applies rec together with the deletion of every
-// history entry at or below upTo, or past the window or over the limit. It returns
-// the compacted revision. Called with s.mu held.
-func (s *Store) compactAndCommit(rec journalRecord, upTo int64) (int64, error) {
+// compactAndCommit records rec together with the deletion of every history
+// entry at or below upTo, or past the window or over the limit. It returns the
+// compacted revision and the record's number (0 when there was nothing to
+// record). Called with s.mu held.
+func (s *Store) compactAndCommit(rec journalRecord, upTo int64) (int64, uint64, error) {
 	upTo = min(upTo, s.rev)
 	n, compacted := 0, s.compacted
 	for ; n < len(s.history) && s.history[n].rev <= upTo; n++ {
@@ -571,16 +587,12 @@ func (s *Store) compactAndCommit(rec journalRecord, upTo int64) (int64, error) {
 		rec.set(compactedKey, strconv.FormatInt(compacted, 10))
 	}
 	if rec.empty() {
-		return s.compacted, nil
+		return s.compacted, 0, nil
 	}
-	if s.cfg.Persister != nil {
-		if err := s.cfg.Persister.Append(rec.frame(frameJournal, s.rev)); err != nil {
-			return 0, err
-		}
-	}
-	if err := s.db.Update(func(tx *buntdb.Tx) error { return rec.apply(tx) }); err != nil {
-		return 0, err
+	seq, err := s.record(rec, nil, s.rev)
+	if err != nil {
+		return 0, 0, err
 	}
 	s.dropHistory(n, compacted)
-	return s.compacted, nil
+	return s.compacted, seq, nil
 }

@@ -52,7 +52,8 @@ type pending struct {
 	history    bool
 }
 
-// Watch registers a watcher.
+// Watch registers a watcher at the revision readers see: what is not durable
+// yet reaches it as events.
 func (s *Store) Watch(opts WatchOptions) (*Watcher, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -61,8 +62,9 @@ func (s *Store) Watch(opts WatchOptions) (*Watcher, error) {
 	}
 	w := &Watcher{store: s, opts: opts, ch: make(chan *Event, s.cfg.WatchBuffer)}
 	var err error
+	rev := s.Revision() // the database's: durable, applied
 	if opts.Initial {
-		w.after, w.start = s.rev, s.rev
+		w.after, w.start = rev, rev
 		err = s.db.View(func(tx *buntdb.Tx) error {
 			res := ListResult{}
 			if err := scan(tx, ListOptions{Prefix: opts.Prefix, Filter: opts.Filter}, &res, s.cfg.Attrs); err != nil {
@@ -79,8 +81,8 @@ func (s *Store) Watch(opts WatchOptions) (*Watcher, error) {
 		if opts.Since < s.compacted {
 			return nil, ErrCompacted
 		}
-		if opts.Since < s.rev {
-			err = s.replay(w)
+		if opts.Since < rev {
+			err = s.replay(w, rev)
 		}
 	}
 	if err != nil {
@@ -90,16 +92,17 @@ func (s *Store) Watch(opts WatchOptions) (*Watcher, error) {
 	return w, nil
 }
 
-// replay queues the retained changes after w.after. Called with s.mu held.
-func (s *Store) replay(w *Watcher) error {
+// replay queues the retained changes after w.after up to rev. Called with s.mu
+// held.
+func (s *Store) replay(w *Watcher, rev int64) error {
 	err := s.db.View(func(tx *buntdb.Tx) error {
-		return tx.AscendRange("", historyKey(w.after+1), historyKey(s.rev+1), func(_, v string) bool {
+		return tx.AscendRange("", historyKey(w.after+1), historyKey(rev+1), func(_, v string) bool {
 			w.backlog = append(w.backlog, pending{value: v, history: true})
 			return true
 		})
 	})
 	if err == nil {
-		w.after = s.rev
+		w.after = rev
 	}
 	return err
 }
@@ -195,11 +198,14 @@ func (w *Watcher) RequestBookmark() {
 	s := w.store
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if w.closed || s.rev < w.after {
+	// Every event up to the durable revision is dispatched (or the watcher's
+	// own starting point).
+	rev := s.Revision()
+	if w.closed || rev < w.after {
 		return
 	}
 	select {
-	case w.ch <- &Event{Type: Bookmark, Rev: s.rev}:
+	case w.ch <- &Event{Type: Bookmark, Rev: rev}:
 	default:
 	}
 }

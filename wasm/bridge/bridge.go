@@ -114,7 +114,7 @@ func newPromise() (promise, resolve, reject js.Value) {
 
 // Persister is a storage.Persister over JavaScript functions:
 //
-//	append(Uint8Array) → Promise          durably journal one entry
+//	append(Uint8Array[]) → Promise        durably journal entries, in order
 //	writeSnapshot(Uint8Array) → Promise   durably replace snapshot and journal
 //
 // and the state the host read before starting: the latest snapshot and the
@@ -125,6 +125,9 @@ type Persister struct {
 	journal  [][]byte
 	appendFn js.Value
 	snapFn   js.Value
+
+	mu     sync.Mutex
+	queued [][]byte // appended, not yet handed to the host
 }
 
 // NewPersister reads the host's state object:
@@ -168,18 +171,43 @@ func (p *Persister) Load(snapshot func(io.Reader) error, journal func(io.Reader)
 	return err
 }
 
-// Append journals one entry and returns once the host says it is durable.
+// Append queues one entry for the next Sync.
 func (p *Persister) Append(entry []byte) error {
-	_, err := await(p.appendFn.Invoke(bytesToJS(entry)))
+	p.mu.Lock()
+	p.queued = append(p.queued, entry)
+	p.mu.Unlock()
+	return nil
+}
+
+// Sync hands the host every entry queued so far, in one call (one IndexedDB
+// transaction, one Durable Object output gate), and returns once the host says
+// they are durable.
+func (p *Persister) Sync() error {
+	p.mu.Lock()
+	batch := p.queued
+	p.queued = nil
+	p.mu.Unlock()
+	if len(batch) == 0 {
+		return nil
+	}
+	entries := js.Global().Get("Array").New(len(batch))
+	for i, e := range batch {
+		entries.SetIndex(i, bytesToJS(e))
+	}
+	_, err := await(p.appendFn.Invoke(entries))
 	return err
 }
 
-// Snapshot replaces the snapshot and empties the journal.
+// Snapshot replaces the snapshot and empties the journal; what was queued is in
+// the snapshot.
 func (p *Persister) Snapshot(write func(io.Writer) error) error {
 	var buf bytes.Buffer
 	if err := write(&buf); err != nil {
 		return err
 	}
+	p.mu.Lock()
+	p.queued = nil
+	p.mu.Unlock()
 	_, err := await(p.snapFn.Invoke(bytesToJS(buf.Bytes())))
 	return err
 }
