@@ -110,6 +110,8 @@ func (e *Error) ErrorBody() string {
 // lists of strings in Go's syntax; others as JSON.
 func formatValue(v any) string {
 	switch t := v.(type) {
+	case GoSyntax:
+		return string(t)
 	case string:
 		return strconv.Quote(t)
 	case []string:
@@ -123,6 +125,10 @@ func formatValue(v any) string {
 	}
 	return string(b)
 }
+
+// GoSyntax is a bad value kube shows as Go prints a struct of its internal types
+// (%#v), already written that way.
+type GoSyntax string
 
 // Invalid: the value is not valid, for the reason detail.
 func Invalid(p *Path, value any, detail string) *Error {

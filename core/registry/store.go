@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"kubeplay/core/apierrors"
+	"kubeplay/core/auth"
 	"kubeplay/core/clock"
 	"kubeplay/core/object"
 	"kubeplay/core/schema"
@@ -48,6 +49,8 @@ type Target struct {
 	// DryRun runs every stage of the write but storage (dryRun=All): no revision,
 	// no event, no journal entry.
 	DryRun bool
+	// User is who asks: the reviews answer about them.
+	User auth.User
 }
 
 func (t Target) key() string { return Key(t.Res, t.Namespace, t.Name) }
@@ -63,8 +66,17 @@ const (
 )
 
 // Create stores a new object (decoded from a request, its namespace the
-// target's) and returns it as stored.
+// target's) and returns it as stored; a virtual kind's (a review's) is
+// answered, not stored.
 func (s *Store) Create(t Target, obj object.Object) ([]byte, error) {
+	if t.Res.Virtual {
+		obj["kind"], obj["apiVersion"] = t.Res.Kind, t.Res.APIVersion()
+		answer, err := auth.Review(t.Res.Kind, t.User, obj, s.clock.Now())
+		if err != nil {
+			return nil, err
+		}
+		return object.Encode(answer)
+	}
 	st := strategyFor(t.Res)
 	if err := s.prepareNew(st, t, obj); err != nil {
 		return nil, err

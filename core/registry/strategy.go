@@ -47,6 +47,12 @@ const (
 // strategyFor is the strategy of a resource's kind.
 func strategyFor(res *schema.Resource) Strategy {
 	base := resourceStrategy{res: res}
+	switch res.APIVersion() + "/" + res.Kind {
+	case "flowcontrol.apiserver.k8s.io/v1/FlowSchema":
+		return flowSchemaStrategy{base}
+	case "flowcontrol.apiserver.k8s.io/v1/PriorityLevelConfiguration":
+		return priorityLevelStrategy{base}
+	}
 	if res.Group != "" {
 		return base
 	}

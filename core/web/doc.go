@@ -21,6 +21,7 @@ const (
 	StatusOK                    = 200
 	StatusCreated               = 201
 	StatusBadRequest            = 400
+	StatusUnauthorized          = 401
 	StatusForbidden             = 403
 	StatusNotFound              = 404
 	StatusMethodNotAllowed      = 405
@@ -30,6 +31,7 @@ const (
 	StatusRequestEntityTooLarge = 413
 	StatusUnsupportedMediaType  = 415
 	StatusUnprocessableEntity   = 422
+	StatusTooManyRequests       = 429
 	StatusInternalServerError   = 500
 	StatusServiceUnavailable    = 503
 	StatusGatewayTimeout        = 504
