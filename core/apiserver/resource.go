@@ -13,6 +13,7 @@ import (
 	"kubeplay/core/field"
 	"kubeplay/core/object"
 	"kubeplay/core/registry"
+	"kubeplay/core/request"
 	"kubeplay/core/schema"
 	"kubeplay/core/storage"
 	"kubeplay/core/web"
@@ -29,7 +30,7 @@ type target struct {
 }
 
 // serveResource routes a resource request to its verb.
-func (s *Server) serveResource(w web.ResponseWriter, r *web.Request, info *RequestInfo) {
+func (s *Server) serveResource(w web.ResponseWriter, r *web.Request, info *request.RequestInfo) {
 	t, allow, st := s.resolve(info)
 	if st != nil {
 		writeStatus(w, st)
@@ -103,7 +104,7 @@ func parseDryRun(values []string, verb string) (bool, *apierrors.Status) {
 }
 
 // resolve finds the resource and the methods its path allows.
-func (s *Server) resolve(info *RequestInfo) (target, []string, *apierrors.Status) {
+func (s *Server) resolve(info *request.RequestInfo) (target, []string, *apierrors.Status) {
 	var t target
 	res := s.registry.Lookup(info.APIGroup, info.APIVersion, info.Resource)
 	if res == nil || (info.APIPrefix == "api") != (res.Group == "") {

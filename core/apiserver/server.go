@@ -21,6 +21,7 @@ import (
 	"kubeplay/core/controllers"
 	"kubeplay/core/object"
 	"kubeplay/core/registry"
+	"kubeplay/core/request"
 	"kubeplay/core/schema"
 	"kubeplay/core/storage"
 	"kubeplay/core/web"
@@ -174,7 +175,7 @@ func withPanicRecovery(next web.Handler) web.Handler {
 
 func withRequestInfo(next web.Handler) web.Handler {
 	return web.HandlerFunc(func(w web.ResponseWriter, r *web.Request) {
-		next.ServeHTTP(w, r.WithContext(WithRequestInfo(r.Context(), ParseRequestInfo(r))))
+		next.ServeHTTP(w, r.WithContext(request.WithRequestInfo(r.Context(), request.ParseRequestInfo(r))))
 	})
 }
 
@@ -238,7 +239,7 @@ func withRequestLog(next web.Handler, logf func(string, ...any), clk clock.Clock
 		start := clk.Now()
 		rec := &statusRecorder{ResponseWriter: w}
 		next.ServeHTTP(rec, r)
-		info := RequestInfoFrom(r.Context())
+		info := request.RequestInfoFrom(r.Context())
 		user := ""
 		if u, ok := auth.UserFrom(r.Context()); ok {
 			user = " user=" + u.Name
@@ -250,7 +251,7 @@ func withRequestLog(next web.Handler, logf func(string, ...any), clk clock.Clock
 
 // route dispatches to discovery, health, version or the resource handlers.
 func (s *Server) route(w web.ResponseWriter, r *web.Request) {
-	info := RequestInfoFrom(r.Context())
+	info := request.RequestInfoFrom(r.Context())
 	if info.IsResourceRequest {
 		s.serveResource(w, r, info)
 		return
