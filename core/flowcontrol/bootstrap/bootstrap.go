@@ -31,13 +31,17 @@ var data []byte
 // config is bootstrap.json's objects, read as every stored object is read
 // (object.Decode: numbers stay exact).
 var config = func() (c struct{ mandatoryPL, mandatoryFS, suggestedPL, suggestedFS []object.Object }) {
-	var raw map[string][]json.RawMessage
+	var raw map[string]json.RawMessage // the lists, and the source's description
 	if err := json.Unmarshal(data, &raw); err != nil {
 		panic("bootstrap.json: " + err.Error())
 	}
 	decode := func(key string) []object.Object {
+		var list []json.RawMessage
+		if err := json.Unmarshal(raw[key], &list); err != nil {
+			panic("bootstrap.json: " + err.Error())
+		}
 		var out []object.Object
-		for _, r := range raw[key] {
+		for _, r := range list {
 			o, err := object.Decode(r)
 			if err != nil {
 				panic("bootstrap.json: " + err.Error())
