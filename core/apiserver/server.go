@@ -285,3 +285,18 @@ func (s *Server) attrs(key string, value []byte) storage.Attrs {
 	}
 	return storage.Attrs{Labels: object.Labels(obj), Fields: res.FieldSet(obj)}
 }
+
+// ObjectCount is how many objects of a resource are stored: what API Priority
+// and Fairness estimates a list's work from (kube keeps such counts per
+// resource too).
+func (s *Server) ObjectCount(group, resource string) int64 {
+	res := s.registry.ByGroupResource(group, resource)
+	if res == nil {
+		return 0
+	}
+	l, err := s.store.List(storage.ListOptions{Prefix: registry.CollectionPrefix(res, ""), Limit: 1})
+	if err != nil || l.Remaining < 0 {
+		return int64(len(l.Items))
+	}
+	return int64(len(l.Items)) + l.Remaining
+}

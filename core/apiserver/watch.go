@@ -16,6 +16,7 @@ import (
 	"kubeplay/core/encoding/protobuf"
 	"kubeplay/core/object"
 	"kubeplay/core/registry"
+	"kubeplay/core/request"
 	"kubeplay/core/schema"
 	"kubeplay/core/selector"
 	"kubeplay/core/storage"
@@ -113,6 +114,7 @@ func (s *Server) serveWatch(w web.ResponseWriter, r *web.Request, t target) erro
 			if err := web.Flush(w); err != nil {
 				return nil
 			}
+			request.WatchInitialized(r.Context())
 		}
 		e, err := watcher.Next(ctx)
 		if err != nil {

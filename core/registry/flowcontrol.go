@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strconv"
 	"strings"
 
 	"kubeplay/core/field"
@@ -25,7 +24,7 @@ type flowSchemaStrategy struct{ resourceStrategy }
 
 // Canonicalize applies v1's default: matchingPrecedence 1000.
 func (flowSchemaStrategy) Canonicalize(obj object.Object) {
-	if spec, ok := obj["spec"].(map[string]any); ok && intOf(spec["matchingPrecedence"]) == 0 {
+	if spec, ok := obj["spec"].(map[string]any); ok && object.Int(spec["matchingPrecedence"]) == 0 {
 		spec["matchingPrecedence"] = 1000
 	}
 }
@@ -41,7 +40,7 @@ func (flowSchemaStrategy) Validate(obj object.Object) field.ErrorList {
 	spec, _ := obj["spec"].(map[string]any)
 	p := field.NewPath("spec")
 	var errs field.ErrorList
-	prec := intOf(spec["matchingPrecedence"])
+	prec := object.Int(spec["matchingPrecedence"])
 	if prec <= 0 {
 		errs = append(errs, field.Invalid(p.Child("matchingPrecedence"), prec, "must be a positive value"))
 	}
@@ -279,7 +278,7 @@ func setUnset(m map[string]any, key string, v any) {
 
 // setZero defaults a value field: absent or zero.
 func setZero(m map[string]any, key string, v any) {
-	if intOf(m[key]) == 0 {
+	if object.Int(m[key]) == 0 {
 		m[key] = v
 	}
 }
@@ -355,15 +354,15 @@ func (priorityLevelStrategy) Validate(obj object.Object) field.ErrorList {
 }
 
 func nonNegative(m map[string]any, key string, p *field.Path, msg string) field.ErrorList {
-	if v, ok := m[key]; ok && v != nil && intOf(v) < 0 {
-		return field.ErrorList{field.Invalid(p.Child(key), intOf(v), msg)}
+	if v, ok := m[key]; ok && v != nil && object.Int(v) < 0 {
+		return field.ErrorList{field.Invalid(p.Child(key), object.Int(v), msg)}
 	}
 	return nil
 }
 
 func percent(m map[string]any, p *field.Path) field.ErrorList {
-	if v, ok := m["lendablePercent"]; ok && v != nil && (intOf(v) < 0 || intOf(v) > 100) {
-		return field.ErrorList{field.Invalid(p.Child("lendablePercent"), intOf(v), "must be between 0 and 100, inclusive")}
+	if v, ok := m["lendablePercent"]; ok && v != nil && (object.Int(v) < 0 || object.Int(v) > 100) {
+		return field.ErrorList{field.Invalid(p.Child("lendablePercent"), object.Int(v), "must be between 0 and 100, inclusive")}
 	}
 	return nil
 }
@@ -389,7 +388,7 @@ func validateLimitResponse(lr map[string]any, p *field.Path) field.ErrorList {
 
 func validateQueuing(q map[string]any, p *field.Path) field.ErrorList {
 	var errs field.ErrorList
-	qll, queues, hand := intOf(q["queueLengthLimit"]), intOf(q["queues"]), intOf(q["handSize"])
+	qll, queues, hand := object.Int(q["queueLengthLimit"]), object.Int(q["queues"]), object.Int(q["handSize"])
 	if qll <= 0 {
 		errs = append(errs, field.Invalid(p.Child("queueLengthLimit"), qll, "must be positive"))
 	}
@@ -408,10 +407,4 @@ func validateQueuing(q map[string]any, p *field.Path) field.ErrorList {
 			fmt.Sprintf("required entropy bits of deckSize %d and handSize %d should not be greater than %d", queues, hand, maxHashBits)))
 	}
 	return errs
-}
-
-// intOf reads a JSON number as an int64 (0 when absent or not a number).
-func intOf(v any) int64 {
-	n, _ := strconv.ParseInt(fmt.Sprint(v), 10, 64)
-	return n
 }

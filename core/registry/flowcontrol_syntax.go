@@ -85,7 +85,7 @@ func flowSchemaSpecSyntax(spec map[string]any) field.GoSyntax {
 			pl, _ := spec["priorityLevelConfiguration"].(map[string]any)
 			g.fields("flowcontrol.PriorityLevelConfigurationReference", []string{"Name"}, func(int) { g.str(pl, "name") })
 		case 1:
-			g.b.WriteString(strconv.FormatInt(intOf(spec["matchingPrecedence"]), 10))
+			g.b.WriteString(strconv.FormatInt(object.Int(spec["matchingPrecedence"]), 10))
 		case 2:
 			g.pointer("flowcontrol.FlowDistinguisherMethod", spec["distinguisherMethod"] != nil)
 		case 3:

@@ -222,7 +222,7 @@ func (s *Store) Update(t Target, info UpdatedObjectInfo) ([]byte, bool, error) {
 			return storage.Change{Op: storage.Keep}, nil
 		}
 		if t.Res.Generation && specChanged(old, obj) {
-			gen, _ := strconv.ParseInt(fmt.Sprint(oldMeta["generation"]), 10, 64)
+			gen := object.Int(oldMeta["generation"])
 			object.Meta(obj)["generation"] = gen + 1
 		}
 		ch, err := s.put(t, obj, rev)

@@ -137,3 +137,20 @@ func RequestInfoFrom(ctx context.Context) *RequestInfo {
 	info, _ := ctx.Value(requestInfoKey).(*RequestInfo)
 	return info
 }
+
+type watchInitKey struct{}
+
+// WithWatchInitialization returns ctx carrying done, for a watch's handler to
+// call once the watch's initial events are sent: API Priority and Fairness
+// holds a watch's seats until then, as kube's flow control does.
+func WithWatchInitialization(ctx context.Context, done func()) context.Context {
+	return context.WithValue(ctx, watchInitKey{}, done)
+}
+
+// WatchInitialized says a watch's initial events are sent (nothing when no one
+// waits for it).
+func WatchInitialized(ctx context.Context) {
+	if done, ok := ctx.Value(watchInitKey{}).(func()); ok {
+		done()
+	}
+}
