@@ -101,7 +101,10 @@ export class Sandbox extends DurableObject {
         openWatches: this.openWatches,
       });
     }
-    const headers = [];
+    // The sandbox's token was checked above; the core knows its holder as the
+    // sandbox's admin (the core's default token table: `kubeplay` is
+    // kubernetes-admin), and impersonation headers pick anyone else.
+    const headers = [['authorization', 'Bearer kubeplay']];
     request.headers.forEach((value, name) => {
       if (name !== 'authorization') headers.push([name, value]);
     });
