@@ -75,6 +75,8 @@ const (
 	priorityLevelsPath = "/apis/flowcontrol.apiserver.k8s.io/v1/prioritylevelconfigurations"
 	// ensurePeriod is how often the mandatory and suggested objects are checked.
 	ensurePeriod = time.Minute
+	// statusRetry is how soon a status write that failed is tried again.
+	statusRetry = 200 * time.Millisecond
 	// maxSeatsPercent is the share of a level's nominal seats one request may
 	// take (kube's priorityLevelMaxSeatsPercent).
 	maxSeatsPercent = 0.15
@@ -107,6 +109,7 @@ type Controller struct {
 	clock   clock.Clock
 	metrics *metricSet
 	watches watchTracker
+	kinds   requestKinds
 
 	mu          sync.RWMutex
 	flowSchemas []*flowSchema // in matching order
@@ -132,6 +135,7 @@ func New(cfg Config) *Controller {
 	}
 	c := &Controller{cfg: cfg, clock: cfg.Clock, metrics: newMetricSet(cfg.Clock), levels: map[string]*level{},
 		watches: watchTracker{counts: map[watchID]int{}}}
+	c.kinds = requestKinds{clock: c.clock, m: c.metrics}
 	c.digest(nil, nil)
 	return c
 }
@@ -190,12 +194,21 @@ func (c *Controller) run(ctx context.Context, cl *client.Client, fsInf, plInf *c
 	borrow := c.clock.NewTicker(borrowingAdjustmentPeriod)
 	defer borrow.Stop()
 	c.ensure(ctx, cl, fsInf, plInf)
+	var retry clock.Timer // after a status write that failed
 	for {
 		updates := c.digest(plInf.List(), fsInf.List())
-		c.writeStatuses(ctx, cl, updates)
+		var due <-chan time.Time
+		if !c.writeStatuses(ctx, cl, updates) {
+			if retry != nil {
+				retry.Stop()
+			}
+			retry = c.clock.NewTimer(statusRetry)
+			due = retry.C()
+		}
 		select {
 		case <-ctx.Done():
 			return
+		case <-due:
 		case <-wake:
 		case <-ensure.C():
 			c.ensure(ctx, cl, fsInf, plInf)
@@ -348,6 +361,7 @@ func (c *Controller) finishLocked() {
 		shareSum += float64(l.shares)
 	}
 	c.nominalSum = 0
+	maxWaiting := 0
 	serverCL := c.cfg.ServerConcurrencyLimit
 	for _, l := range c.levels {
 		cl := 0
@@ -367,6 +381,7 @@ func (c *Controller) finishLocked() {
 		c.nominalSum += cl
 		l.maxSeats = 0
 		if l.queuing.queues > 0 {
+			maxWaiting += l.queuing.queues * l.queuing.queueLengthLimit
 			l.maxSeats = uint64(math.Max(1, math.Min(math.Ceil(float64(cl)*maxSeatsPercent), float64(cl/l.queuing.handSize))))
 		}
 		if l.currentCL < 0 {
@@ -374,6 +389,7 @@ func (c *Controller) finishLocked() {
 			l.stats = seatDemandStats{}
 		}
 	}
+	c.kinds.setLimits(maxWaiting, c.nominalSum)
 	c.updateBorrowingLocked()
 }
 
@@ -485,9 +501,11 @@ func danglingUpdate(fs object.Object, plName string, dangling bool, now time.Tim
 	return &statusUpdate{obj: fs, condition: want}
 }
 
-// writeStatuses writes the Dangling conditions through the status subresource.
-// A FlowSchema that changed meanwhile is seen again by the informer.
-func (c *Controller) writeStatuses(ctx context.Context, cl *client.Client, updates []statusUpdate) {
+// writeStatuses writes the Dangling conditions through the status subresource,
+// and says whether all were written (a FlowSchema that changed meanwhile is
+// tried again after statusRetry, from the informer's newer copy).
+func (c *Controller) writeStatuses(ctx context.Context, cl *client.Client, updates []statusUpdate) bool {
+	ok := true
 	for _, u := range updates {
 		obj := object.DeepCopy(u.obj)
 		status, _ := obj["status"].(map[string]any)
@@ -503,8 +521,11 @@ func (c *Controller) writeStatuses(ctx context.Context, cl *client.Client, updat
 			}
 		}
 		status["conditions"] = append(kept, u.condition)
-		_, _ = cl.Update(ctx, flowSchemasPath+"/"+object.MetaString(obj, "name")+"/status?fieldManager="+fieldManagerConsumer, obj)
+		if _, err := cl.Update(ctx, flowSchemasPath+"/"+object.MetaString(obj, "name")+"/status?fieldManager="+fieldManagerConsumer, obj); err != nil && !client.IsNotFound(err) {
+			ok = false
+		}
 	}
+	return ok
 }
 
 // droppedRequests is kube's tracker of rejections per level, which sets the

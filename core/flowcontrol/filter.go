@@ -74,13 +74,14 @@ func (c *Controller) Filter(next web.Handler) web.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
+		serve := next
 		if h := c.ownHandler(r.URL.Path); h != nil {
-			next = h
+			serve = h
 		}
 		c.mu.RLock()
 		cl := c.classifyLocked(u, info)
 		c.mu.RUnlock()
-		c.handle(w, r, info, u, cl, watch, next)
+		c.handle(w, r, info, u, cl, watch, serve)
 	})
 }
 
@@ -100,8 +101,16 @@ func (c *Controller) handle(w web.ResponseWriter, r *web.Request, info *request.
 	waitCtx, cancel := c.waitContext(r.Context())
 	defer cancel()
 	arrived := c.clock.Now()
+	kind := kindOf(info.Verb)
 	detail := requestDetail{user: u.Name, verb: info.Verb, path: info.Path, namespace: info.Namespace, name: info.Name,
-		apiGroup: info.APIGroup, apiVersion: info.APIVersion, resource: info.Resource, subresource: info.Subresource}
+		apiGroup: info.APIGroup, apiVersion: info.APIVersion, resource: info.Resource, subresource: info.Subresource,
+		queued: func(in bool) {
+			if in {
+				c.kinds.waitingDelta(kind, 1)
+			} else {
+				c.kinds.waitingDelta(kind, -1)
+			}
+		}}
 	req, _ := l.qs.startRequest(waitCtx, we, cl.hash, cl.fs.name, cl.distinguisher, detail)
 	if req == nil {
 		if !l.exempt {
@@ -120,6 +129,8 @@ func (c *Controller) handle(w web.ResponseWriter, r *web.Request, info *request.
 				fm.waited(true, c.clock.Now().Sub(arrived))
 			}
 			fm.dispatched.inc()
+			c.kinds.executingDelta(kind, 1)
+			defer c.kinds.executingDelta(kind, -1)
 			start := c.clock.Now()
 			defer func() { fm.executed(watch, c.clock.Now().Sub(start)) }()
 			setHeaders()

@@ -412,3 +412,56 @@ func (fm *flowMetrics) executed(watch bool, d time.Duration) {
 	}
 	fm.lm.set.executionSeconds.with(fm.lm.clock, fm.lm.name, fm.fs, typ).observe(d.Seconds())
 }
+
+// requestKinds counts the requests waiting and executing by kind, mutating or
+// read-only, as kube's filter does for read_vs_write_current_requests and for
+// apiserver_current_inqueue_requests (the most waiting in the last second).
+type requestKinds struct {
+	clock clock.Clock
+	m     *metricSet
+
+	mu          sync.Mutex
+	waiting     [2]int
+	peak        [2]int
+	windowStart time.Time
+}
+
+// kindNames are the request_kind label's values.
+var kindNames = [2]string{"mutating", "readOnly"}
+
+// kindOf is 1 for kube's non-mutating verbs, 0 otherwise.
+func kindOf(verb string) int {
+	if verb == "get" || verb == "list" || verb == "watch" {
+		return 1
+	}
+	return 0
+}
+
+func (k *requestKinds) waitingDelta(kind, d int) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.waiting[kind] += d
+	now := k.clock.Now()
+	if now.Sub(k.windowStart) >= time.Second {
+		for i := range k.peak {
+			k.m.currentInqueueKind.with(k.clock, kindNames[i]).set(float64(k.peak[i]))
+			k.peak[i] = k.waiting[i]
+		}
+		k.windowStart = now
+	}
+	k.peak[kind] = max(k.peak[kind], k.waiting[kind])
+	k.m.readWrite.with(k.clock, "waiting", kindNames[kind]).add(float64(d))
+}
+
+func (k *requestKinds) executingDelta(kind, d int) {
+	k.m.readWrite.with(k.clock, "executing", kindNames[kind]).add(float64(d))
+}
+
+// setLimits sets the ratios' denominators: all the queues' room, and the seats.
+func (k *requestKinds) setLimits(waiting, executing int) {
+	for _, n := range kindNames {
+		k.m.readWrite.with(k.clock, "waiting", n).setDenominator(float64(waiting))
+		k.m.readWrite.with(k.clock, "executing", n).setDenominator(float64(executing))
+		k.m.currentInqueueKind.with(k.clock, n)
+	}
+}

@@ -124,9 +124,12 @@ type qsRequest struct {
 	rejection rejection
 }
 
-// requestDetail is what the dumps and the panel show of a request.
+// requestDetail is what the dumps and the panel show of a request, and who
+// hears of its queuing.
 type requestDetail struct {
 	user, verb, path, namespace, name, apiGroup, apiVersion, resource, subresource string
+	// queued, when set, is told when the request enters (true) and leaves its queue.
+	queued func(bool)
 }
 
 // queue is one queue of a queueSet: requests waiting, and those it dispatched
@@ -165,6 +168,12 @@ func (q *queue) remove(r *qsRequest) bool {
 	q.waitingSum.maxSeats -= r.work.maxSeats()
 	q.waitingSum.totalWork -= r.totalWork
 	return true
+}
+
+func (r *qsRequest) noteQueued(in bool) {
+	if r.detail.queued != nil {
+		r.detail.queued(in)
+	}
 }
 
 func (q *queue) oldest() *qsRequest {
@@ -314,6 +323,7 @@ func (qs *queueSet) startRequest(ctx context.Context, we workEstimate, hash uint
 		q.nextDispatchR = qs.currentR
 	}
 	q.enqueue(r)
+	r.noteQueued(true)
 	qs.totRequestsWaiting++
 	qs.totSeatsWaiting += we.maxSeats()
 	fm := qs.metrics.flow(fsName)
@@ -402,6 +412,7 @@ func (qs *queueSet) dispatchLocked() bool {
 	fm.inqueue.add(-1)
 	fm.inqueueSeats.add(-float64(r.work.maxSeats()))
 	qs.metrics.waitingRatio.add(-1)
+	r.noteQueued(false)
 	defer qs.boundNextDispatchLocked(q)
 	if r.decision != undecided {
 		qs.noteDemandLocked()
@@ -485,6 +496,7 @@ func (r *qsRequest) wait() bool {
 		defer qs.boundNextDispatchLocked(q)
 		qs.totRequestsWaiting--
 		qs.totSeatsWaiting -= r.work.maxSeats()
+		r.noteQueued(false)
 		qs.rejected++
 		reason := rejectTimeout
 		if r.ctx.Err() == context.Canceled {
