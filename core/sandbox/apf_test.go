@@ -276,7 +276,9 @@ func TestAPF_6_RejectAndQueue(t *testing.T) {
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() { defer wg.Done(); e.doH("GET", "/api/v1/namespaces", nil, slow("tight-user", "1s")) }()
-	e.eventually("the seat taken", func() bool { return strings.Contains(e.state(), `"name":"tight"`) && e.levelState("tight")["executing"] == json.Number("1") })
+	e.eventually("the seat taken", func() bool {
+		return strings.Contains(e.state(), `"name":"tight"`) && e.levelState("tight")["executing"] == json.Number("1")
+	})
 	r := e.doH("GET", "/api/v1/namespaces", nil, impersonating("tight-user"))
 	if r.Code != 429 || string(r.Body) != "Too many requests, please try again later.\n" || r.Header.Get("Retry-After") != "1" ||
 		r.Header.Get("Content-Type") != "text/plain; charset=utf-8" || r.Header.Get("X-Kubernetes-PF-PriorityLevel-UID") != e.uid("prioritylevelconfigurations", "tight") {
@@ -287,7 +289,10 @@ func TestAPF_6_RejectAndQueue(t *testing.T) {
 	go func() { defer wg.Done(); e.doH("GET", "/api/v1/namespaces", nil, slow("queued-user", "1s")) }()
 	e.eventually("executing", func() bool { return e.levelState("queued")["executing"] == json.Number("1") })
 	waited := make(chan resp, 1)
-	go func() { defer wg.Done(); waited <- e.doH("GET", "/api/v1/namespaces", nil, impersonating("queued-user")) }()
+	go func() {
+		defer wg.Done()
+		waited <- e.doH("GET", "/api/v1/namespaces", nil, impersonating("queued-user"))
+	}()
 	e.eventually("waiting", func() bool { return e.levelState("queued")["waiting"] == json.Number("1") })
 	if r := e.doH("GET", "/api/v1/namespaces", nil, impersonating("queued-user")); r.Code != 429 {
 		t.Errorf("queue full: %d", r.Code)
