@@ -136,6 +136,8 @@ func (s *Server) resolve(info *request.RequestInfo) (target, []string, *apierror
 	switch {
 	case t.name == "" && res.Namespaced && !inNamespace:
 		return t, []string{web.MethodGet}, nil
+	case t.name == "" && res.Virtual: // a review: create only
+		return t, verbMethods(res.Verbs), nil
 	case t.name == "":
 		allow := []string{web.MethodGet, web.MethodPost}
 		if res.HasVerb("deletecollection") {

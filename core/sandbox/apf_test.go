@@ -359,3 +359,127 @@ func TestAPF_10_MetricsAsKube(t *testing.T) {
 	}
 	_ = time.Second
 }
+
+// tinyLevel creates a queuing level of one seat (one queue of ten) and a
+// FlowSchema sending user's requests to it.
+func (e *env) tinyLevel(name, user string) {
+	e.t.Helper()
+	pl := object.Object{"apiVersion": "flowcontrol.apiserver.k8s.io/v1", "kind": "PriorityLevelConfiguration", "metadata": map[string]any{"name": name},
+		"spec": map[string]any{"type": "Limited", "limited": map[string]any{"nominalConcurrencyShares": 1, "lendablePercent": 0, "borrowingLimitPercent": 0,
+			"limitResponse": map[string]any{"type": "Queue", "queuing": map[string]any{"queues": 1, "handSize": 1, "queueLengthLimit": 10}}}}}
+	fs := object.Object{"apiVersion": "flowcontrol.apiserver.k8s.io/v1", "kind": "FlowSchema", "metadata": map[string]any{"name": name},
+		"spec": map[string]any{"matchingPrecedence": 500, "priorityLevelConfiguration": map[string]any{"name": name},
+			"rules": []any{map[string]any{
+				"resourceRules":    []any{map[string]any{"apiGroups": []any{"*"}, "namespaces": []any{"*"}, "resources": []any{"*"}, "verbs": []any{"*"}, "clusterScope": true}},
+				"nonResourceRules": []any{map[string]any{"nonResourceURLs": []any{"*"}, "verbs": []any{"*"}}},
+				"subjects":         []any{map[string]any{"kind": "User", "user": map[string]any{"name": user}}}}}}}
+	for _, o := range []struct {
+		plural string
+		obj    object.Object
+	}{{"prioritylevelconfigurations", pl}, {"flowschemas", fs}} {
+		if r := e.do("POST", fcPath+o.plural, o.obj, admin); r.Code != 201 {
+			e.t.Fatalf("%d %s", r.Code, r.Body)
+		}
+	}
+	e.eventually(name+" in use", func() bool {
+		fs, _ := e.classifiedAs(e.doH("GET", "/api/v1/namespaces", nil, impersonating(user)))
+		return fs == name
+	})
+}
+
+// TestAPF_7_WatchHoldsSeatOnlyWhileInitializing: on a level of one seat, an
+// open watch does not keep the next request waiting: its seat went back once
+// its initial events were sent (APF-7).
+func TestAPF_7_WatchHoldsSeatOnlyWhileInitializing(t *testing.T) {
+	e := newEnv(t, Config{})
+	e.tinyLevel("one-seat", "watcher")
+	for _, q := range []string{"?watch=1", "?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true"} {
+		req, _ := http.NewRequest("GET", e.hs.URL+"/api/v1/namespaces"+q, nil)
+		req.Header = impersonating("watcher")
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.StatusCode != 200 || res.Header.Get("X-Kubernetes-PF-FlowSchema-UID") != e.uid("flowschemas", "one-seat") {
+			t.Fatalf("watch: %d %v", res.StatusCode, res.Header)
+		}
+		e.eventually("the watch's seat back", func() bool { return e.levelState("one-seat")["seatsInUse"] == json.Number("0") })
+		if r := e.doH("GET", "/api/v1/namespaces", nil, impersonating("watcher")); r.Code != 200 {
+			t.Errorf("a request while %s is open: %d", q, r.Code)
+		}
+		res.Body.Close()
+	}
+}
+
+// TestAPF_8_ExemptAndLongRunning: no configuration keeps system:masters (the
+// exempt level) waiting, nor lets a stray FlowSchema lock the server out: with
+// every other request sent to a level that rejects, the super-admin is served
+// and can undo it; long-running requests (logs) are not classified at all
+// (APF-8).
+func TestAPF_8_ExemptAndLongRunning(t *testing.T) {
+	e := newEnv(t, Config{})
+	deny := object.DeepCopy(listEventsDefaultSA)
+	object.Meta(deny)["name"] = "everything-to-catch-all"
+	spec := deny["spec"].(map[string]any)
+	spec["matchingPrecedence"] = 2
+	spec["rules"] = []any{map[string]any{
+		"resourceRules":    []any{map[string]any{"apiGroups": []any{"*"}, "namespaces": []any{"*"}, "resources": []any{"*"}, "verbs": []any{"*"}, "clusterScope": true}},
+		"nonResourceRules": []any{map[string]any{"nonResourceURLs": []any{"*"}, "verbs": []any{"*"}}},
+		"subjects":         []any{map[string]any{"kind": "Group", "group": map[string]any{"name": "*"}}}}}
+	if r := e.do("POST", fcPath+"flowschemas", deny, admin); r.Code != 201 {
+		t.Fatalf("%d %s", r.Code, r.Body)
+	}
+	super := as{"Authorization": "Bearer kubeplay-super-admin"}
+	e.eventually("everything else to catch-all", func() bool {
+		fs, _ := e.classifiedAs(e.do("GET", "/api/v1/namespaces", nil, admin))
+		return fs == "everything-to-catch-all"
+	})
+	r := e.do("GET", "/api/v1/namespaces", nil, super)
+	if fs, pl := e.classifiedAs(r); r.Code != 200 || fs != "exempt" || pl != "exempt" {
+		t.Errorf("super-admin: %d %s %s", r.Code, fs, pl)
+	}
+	if r := e.do("DELETE", fcPath+"flowschemas/everything-to-catch-all", nil, super); r.Code != 200 {
+		t.Errorf("undo: %d %s", r.Code, r.Body)
+	}
+	// A log request is long-running: no APF headers.
+	e.do("POST", "/api/v1/namespaces/default/pods", object.Object{"metadata": map[string]any{"name": "p"}, "spec": map[string]any{"containers": []any{map[string]any{"name": "c", "image": "i"}}}}, admin)
+	if r := e.do("GET", "/api/v1/namespaces/default/pods/p/log", nil, admin); r.Header.Get("X-Kubernetes-PF-FlowSchema-UID") != "" {
+		t.Errorf("log classified: %v", r.Header)
+	}
+}
+
+// TestAPF_11_DebugViews: kube's dumps list every level (with kube's columns)
+// and the JSON view shows a waiting flow's queue and hand (APF-11).
+func TestAPF_11_DebugViews(t *testing.T) {
+	e := newEnv(t, Config{})
+	e.tinyLevel("one-seat", "mouse")
+	slow := impersonating("mouse")
+	slow.Set("X-Kubeplay-Simulated-Work", "500ms")
+	var wg sync.WaitGroup
+	for i := 0; i < 2; i++ {
+		wg.Add(1)
+		go func() { defer wg.Done(); e.doH("GET", "/api/v1/namespaces", nil, slow) }()
+	}
+	e.eventually("one waiting", func() bool { return e.levelState("one-seat")["waiting"] == json.Number("1") })
+	st := e.levelState("one-seat")
+	flows, _ := st["flows"].([]any)
+	queues, _ := st["activeQueues"].([]any)
+	if len(flows) != 1 || object.Path(flows[0], "waiting") != json.Number("1") || len(queues) != 1 {
+		t.Errorf("state: %v", st)
+	}
+	hand := e.do("GET", "/debug/kubeplay/apf?flowSchema=global-default&distinguisher=alice", nil, admin).Obj["hand"]
+	if q, _ := object.Path(hand, "queues").([]any); len(q) != 6 {
+		t.Errorf("hand: %v", hand)
+	}
+	for path, head := range map[string]string{
+		"dump_priority_levels": "PriorityLevelName, ActiveQueues, IsIdle, IsQuiescing, WaitingRequests, ExecutingRequests, DispatchedRequests, RejectedRequests, TimedoutRequests, CancelledRequests",
+		"dump_queues":          "PriorityLevelName, Index,",
+		"dump_requests":        "PriorityLevelName, FlowSchemaName, QueueIndex, RequestIndexInQueue, FlowDistingsher, ArriveTime,",
+	} {
+		r := e.do("GET", "/debug/api_priority_and_fairness/"+path, nil, admin)
+		if r.Code != 200 || !strings.HasPrefix(strings.Join(strings.Fields(string(r.Body)), " "), head) || !strings.Contains(string(r.Body), "one-seat,") {
+			t.Errorf("%s: %d %s", path, r.Code, r.Body)
+		}
+	}
+	wg.Wait()
+}

@@ -5,6 +5,8 @@
 package sandbox
 
 import (
+	"sync/atomic"
+
 	"kubeplay/core/apiserver"
 	"kubeplay/core/auth"
 	"kubeplay/core/flowcontrol"
@@ -41,10 +43,18 @@ func New(cfg Config) (*Sandbox, error) {
 		cfg.Seats = DefaultSeats
 	}
 	s := &Sandbox{}
+	// The server's own controllers send requests while it starts: until it is
+	// there, lists count no objects.
+	var started atomic.Pointer[apiserver.Server]
 	s.APF = flowcontrol.New(flowcontrol.Config{
 		ServerConcurrencyLimit: cfg.Seats,
 		Clock:                  cfg.API.Clock,
-		ObjectCount:            func(group, resource string) int64 { return s.ObjectCount(group, resource) },
+		ObjectCount: func(group, resource string) int64 {
+			if api := started.Load(); api != nil {
+				return api.ObjectCount(group, resource)
+			}
+			return 0
+		},
 	})
 	cfg.API.Filters = append([]apiserver.Filter{auth.NewAuthenticator(cfg.Tokens).Filter, s.APF.Filter}, cfg.API.Filters...)
 	api, err := apiserver.New(cfg.API)
@@ -52,6 +62,7 @@ func New(cfg Config) (*Sandbox, error) {
 		return nil, err
 	}
 	s.Server = api
+	started.Store(api)
 	s.APF.Start(api)
 	return s, nil
 }
