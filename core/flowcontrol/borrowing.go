@@ -42,16 +42,15 @@ type integrator struct {
 
 func newIntegrator(clk clock.Clock) *integrator { return &integrator{clock: clk, last: clk.Now()} }
 
-func (g *integrator) set(x float64) {
+func (g *integrator) setAt(now time.Time, x float64) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	g.updateLocked()
+	g.updateLocked(now)
 	g.x = x
 	g.min, g.max = math.Min(g.min, x), math.Max(g.max, x)
 }
 
-func (g *integrator) updateLocked() {
-	now := g.clock.Now()
+func (g *integrator) updateLocked(now time.Time) {
 	dt := now.Sub(g.last).Seconds()
 	g.last = now
 	g.elapsed += dt
@@ -68,7 +67,7 @@ type integral struct {
 func (g *integrator) reset() integral {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	g.updateLocked()
+	g.updateLocked(g.clock.Now())
 	res := integral{duration: g.elapsed, max: g.max, average: math.NaN(), deviation: math.NaN()}
 	if g.elapsed > 0 {
 		res.average = g.ix / g.elapsed

@@ -11,7 +11,6 @@ import (
 
 	"kubeplay/core/apierrors"
 	"kubeplay/core/auth"
-	"kubeplay/core/clock"
 	"kubeplay/core/request"
 	"kubeplay/core/web"
 )
@@ -94,24 +93,24 @@ func (c *Controller) handle(w web.ResponseWriter, r *web.Request, info *request.
 		we = c.estimateWork(r, info, l, fm)
 		fm.workEstimated.observe(float64(we.maxSeats()))
 	}
-	setHeaders := func() {
-		w.Header().Set(HeaderFlowSchemaUID, cl.fs.uid)
-		w.Header().Set(HeaderPriorityLevelUID, l.uid)
+	setHeaders := func() { // canonical keys: no canonicalizing per request
+		h := w.Header()
+		h["X-Kubernetes-Pf-Flowschema-Uid"] = []string{cl.fs.uid}
+		h["X-Kubernetes-Pf-Prioritylevel-Uid"] = []string{l.uid}
 	}
-	waitCtx, cancel := c.waitContext(r.Context())
-	defer cancel()
+	limit := c.waitLimit(r.Context())
 	arrived := c.clock.Now()
 	kind := kindOf(info.Verb)
 	detail := requestDetail{user: u.Name, verb: info.Verb, path: info.Path, namespace: info.Namespace, name: info.Name,
 		apiGroup: info.APIGroup, apiVersion: info.APIVersion, resource: info.Resource, subresource: info.Subresource,
-		queued: func(in bool) {
+		queued: func(in bool, now time.Time) {
 			if in {
-				c.kinds.waitingDelta(kind, 1)
+				c.kinds.waitingDelta(now, kind, 1)
 			} else {
-				c.kinds.waitingDelta(kind, -1)
+				c.kinds.waitingDelta(now, kind, -1)
 			}
 		}}
-	req, _ := l.qs.startRequest(waitCtx, we, cl.hash, cl.fs.name, cl.distinguisher, detail)
+	req, _ := l.qs.startRequest(r.Context(), we, cl.hash, cl.fs.name, cl.distinguisher, detail)
 	if req == nil {
 		if !l.exempt {
 			fm.waited(false, c.clock.Now().Sub(arrived))
@@ -125,14 +124,17 @@ func (c *Controller) handle(w web.ResponseWriter, r *web.Request, info *request.
 	}
 	exec := func(serve func()) func() {
 		return func() {
+			start := c.clock.Now()
 			if !l.exempt {
-				fm.waited(true, c.clock.Now().Sub(arrived))
+				fm.waited(true, start.Sub(arrived))
 			}
 			fm.dispatched.inc()
-			c.kinds.executingDelta(kind, 1)
-			defer c.kinds.executingDelta(kind, -1)
-			start := c.clock.Now()
-			defer func() { fm.executed(watch, c.clock.Now().Sub(start)) }()
+			c.kinds.executingDelta(start, kind, 1)
+			defer func() {
+				end := c.clock.Now()
+				c.kinds.executingDelta(end, kind, -1)
+				fm.executed(watch, end.Sub(start))
+			}()
 			setHeaders()
 			if simulated > 0 && !l.exempt {
 				c.simulateWork(r.Context(), simulated)
@@ -141,7 +143,7 @@ func (c *Controller) handle(w web.ResponseWriter, r *web.Request, info *request.
 		}
 	}
 	if !watch {
-		if !req.finish(exec(func() { next.ServeHTTP(w, r) })) {
+		if !req.finish(limit, exec(func() { next.ServeHTTP(w, r) })) {
 			if !l.exempt {
 				fm.waited(false, c.clock.Now().Sub(arrived))
 			}
@@ -157,7 +159,7 @@ func (c *Controller) handle(w web.ResponseWriter, r *web.Request, info *request.
 	served := make(chan bool, 1)
 	var forget func() // set before start closes
 	go func() {
-		served <- req.finish(exec(func() {
+		served <- req.finish(limit, exec(func() {
 			forget = c.watches.register(info, r)
 			close(start)
 			<-initialized
@@ -204,14 +206,14 @@ func (c *Controller) reject(w web.ResponseWriter, l *level, setHeaders func()) {
 	_, _ = io.WriteString(w, "Too many requests, please try again later.\n")
 }
 
-// waitContext bounds how long a request may wait in its queue: a quarter of its
+// waitLimit is how long a request may wait in its queue: a quarter of its
 // deadline, else the wait limit, and at most a minute.
-func (c *Controller) waitContext(ctx context.Context) (context.Context, context.CancelFunc) {
+func (c *Controller) waitLimit(ctx context.Context) time.Duration {
 	limit := c.cfg.RequestWaitLimit
 	if deadline, ok := ctx.Deadline(); ok {
 		limit = deadline.Sub(c.clock.Now()) / 4
 	}
-	return clock.WithTimeout(ctx, c.clock, min(limit, time.Minute))
+	return min(limit, time.Minute)
 }
 
 // Work estimation, as kube's request/width.go: a list costs one seat per 100

@@ -41,7 +41,7 @@ func simulate(t *testing.T, qs *queueSet, clk *clock.Fake, flows []flowLoad, ste
 			t.Fatalf("%s rejected: %s", flows[f].name, why)
 		}
 		go func() {
-			req.finish(func() {
+			req.finish(time.Minute, func() {
 				started <- r
 				<-r.release
 			})
@@ -121,17 +121,22 @@ func TestAPF_6_MouseNotStarved(t *testing.T) {
 func newTestController(t *testing.T, seats int) (*Controller, *clock.Fake) {
 	clk := clock.NewFake(time.Unix(1_700_000_000, 0))
 	c := New(Config{ServerConcurrencyLimit: seats, Clock: clk})
-	var pls, fss []object.Object
-	for _, o := range append(bootstrap.Mandatory(bootstrap.PriorityLevelConfiguration), bootstrap.Suggested(bootstrap.PriorityLevelConfiguration)...) {
-		object.Meta(o)["uid"] = "uid-" + object.MetaString(o, "name")
-		pls = append(pls, o)
-	}
-	for _, o := range append(bootstrap.Mandatory(bootstrap.FlowSchema), bootstrap.Suggested(bootstrap.FlowSchema)...) {
-		object.Meta(o)["uid"] = "uid-" + object.MetaString(o, "name")
-		fss = append(fss, o)
-	}
-	c.digest(pls, fss)
+	c.digestBootstrap()
 	return c, clk
+}
+
+// digestBootstrap digests kube's bootstrap objects, given uids, as if they had
+// been read from the API.
+func (c *Controller) digestBootstrap() {
+	read := func(kind string) []object.Object {
+		var out []object.Object
+		for _, o := range append(bootstrap.Mandatory(kind), bootstrap.Suggested(kind)...) {
+			object.Meta(o)["uid"] = "uid-" + object.MetaString(o, "name")
+			out = append(out, o)
+		}
+		return out
+	}
+	c.digest(read(bootstrap.PriorityLevelConfiguration), read(bootstrap.FlowSchema))
 }
 
 // TestAPF_5_SeatsAsKube: with kube's 600 seats, every level's nominal, lower

@@ -146,7 +146,7 @@ func ourOrder(t *testing.T, qc queuingConfig, limit int, arrivals []arrival) []i
 			t.Fatalf("rejected request %d: %s", i, why)
 		}
 		go func() {
-			req.finish(func() {
+			req.finish(time.Minute, func() {
 				started <- i
 				<-release[i]
 			})

@@ -115,8 +115,25 @@ func (s *series) set(v float64) {
 
 func (s *series) setLocked(v float64) {
 	if s.f.timing {
-		s.accrueLocked()
+		s.accrueLocked(s.clock.Now())
 	}
+	s.value = v
+}
+
+// addAt adds d to a timing histogram's value at now (the caller's clock
+// reading, which saves reading it again).
+func (s *series) addAt(now time.Time, d float64) {
+	s.f.mu.Lock()
+	defer s.f.mu.Unlock()
+	s.accrueLocked(now)
+	s.value += d
+}
+
+// setAt sets a timing histogram's value at now.
+func (s *series) setAt(now time.Time, v float64) {
+	s.f.mu.Lock()
+	defer s.f.mu.Unlock()
+	s.accrueLocked(now)
 	s.value = v
 }
 
@@ -124,13 +141,13 @@ func (s *series) setLocked(v float64) {
 func (s *series) setDenominator(d float64) {
 	s.f.mu.Lock()
 	defer s.f.mu.Unlock()
-	s.accrueLocked()
+	s.accrueLocked(s.clock.Now())
 	s.denom = d
 }
 
-// accrueLocked credits the time since the last change to the current ratio.
-func (s *series) accrueLocked() {
-	now := s.clock.Now()
+// accrueLocked credits the time since the last change, up to now, to the
+// current ratio.
+func (s *series) accrueLocked(now time.Time) {
 	ns := float64(now.Sub(s.last))
 	s.last = now
 	if ns <= 0 {
@@ -189,7 +206,7 @@ func (f *family) writeTo(b *strings.Builder) {
 	rows := make([]row, 0, len(f.series))
 	for _, s := range f.series {
 		if f.timing {
-			s.accrueLocked()
+			s.accrueLocked(s.clock.Now())
 		}
 		rows = append(rows, row{f.labelPairs(s.values), s})
 	}
@@ -354,9 +371,11 @@ type demandGauge struct {
 	ratio      *series
 }
 
-func (d demandGauge) set(v float64) {
-	d.integrator.set(v)
-	d.ratio.set(v)
+func (d demandGauge) set(v float64) { d.setAt(d.ratio.clock.Now(), v) }
+
+func (d demandGauge) setAt(now time.Time, v float64) {
+	d.integrator.setAt(now, v)
+	d.ratio.setAt(now, v)
 }
 
 func (m *metricSet) level(clk clock.Clock, name string) *levelMetrics {
@@ -378,6 +397,7 @@ type flowMetrics struct {
 	fs                                                      string
 	inqueue, inqueueSeats, executing, executingSeats        *series
 	dispatched, noAccommodation, queueLength, workEstimated *series
+	waitedTrue, waitedFalse, execRegular, execWatch         *series
 }
 
 func (lm *levelMetrics) flow(fs string) *flowMetrics {
@@ -391,6 +411,8 @@ func (lm *levelMetrics) flow(fs string) *flowMetrics {
 			executing: m.executing.with(c, pl, fs), executingSeats: m.executingSeats.with(c, pl, fs),
 			dispatched: m.dispatched.with(c, pl, fs), noAccommodation: m.noAccommodation.with(c, pl, fs),
 			queueLength: m.queueLength.with(c, pl, fs), workEstimated: m.workEstimated.with(c, pl, fs),
+			waitedTrue: m.waitDuration.with(c, pl, fs, "true"), waitedFalse: m.waitDuration.with(c, pl, fs, "false"),
+			execRegular: m.executionSeconds.with(c, pl, fs, "regular"), execWatch: m.executionSeconds.with(c, pl, fs, "watch"),
 		}
 		lm.flows[fs] = fm
 	}
@@ -402,15 +424,19 @@ func (fm *flowMetrics) rejected(reason rejection) {
 }
 
 func (fm *flowMetrics) waited(executed bool, d time.Duration) {
-	fm.lm.set.waitDuration.with(fm.lm.clock, fm.lm.name, fm.fs, strconv.FormatBool(executed)).observe(d.Seconds())
+	s := fm.waitedFalse
+	if executed {
+		s = fm.waitedTrue
+	}
+	s.observe(d.Seconds())
 }
 
 func (fm *flowMetrics) executed(watch bool, d time.Duration) {
-	typ := "regular"
+	s := fm.execRegular
 	if watch {
-		typ = "watch"
+		s = fm.execWatch
 	}
-	fm.lm.set.executionSeconds.with(fm.lm.clock, fm.lm.name, fm.fs, typ).observe(d.Seconds())
+	s.observe(d.Seconds())
 }
 
 // requestKinds counts the requests waiting and executing by kind, mutating or
@@ -424,6 +450,8 @@ type requestKinds struct {
 	waiting     [2]int
 	peak        [2]int
 	windowStart time.Time
+	// the read_vs_write series, by phase (waiting, executing) and kind
+	series [2][2]*series
 }
 
 // kindNames are the request_kind label's values.
@@ -437,11 +465,10 @@ func kindOf(verb string) int {
 	return 0
 }
 
-func (k *requestKinds) waitingDelta(kind, d int) {
+func (k *requestKinds) waitingDelta(now time.Time, kind, d int) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	k.waiting[kind] += d
-	now := k.clock.Now()
 	if now.Sub(k.windowStart) >= time.Second {
 		for i := range k.peak {
 			k.m.currentInqueueKind.with(k.clock, kindNames[i]).set(float64(k.peak[i]))
@@ -450,18 +477,20 @@ func (k *requestKinds) waitingDelta(kind, d int) {
 		k.windowStart = now
 	}
 	k.peak[kind] = max(k.peak[kind], k.waiting[kind])
-	k.m.readWrite.with(k.clock, "waiting", kindNames[kind]).add(float64(d))
+	k.series[0][kind].addAt(now, float64(d))
 }
 
-func (k *requestKinds) executingDelta(kind, d int) {
-	k.m.readWrite.with(k.clock, "executing", kindNames[kind]).add(float64(d))
+func (k *requestKinds) executingDelta(now time.Time, kind, d int) {
+	k.series[1][kind].addAt(now, float64(d))
 }
 
 // setLimits sets the ratios' denominators: all the queues' room, and the seats.
 func (k *requestKinds) setLimits(waiting, executing int) {
-	for _, n := range kindNames {
-		k.m.readWrite.with(k.clock, "waiting", n).setDenominator(float64(waiting))
-		k.m.readWrite.with(k.clock, "executing", n).setDenominator(float64(executing))
+	for i, n := range kindNames {
+		k.series[0][i] = k.m.readWrite.with(k.clock, "waiting", n)
+		k.series[1][i] = k.m.readWrite.with(k.clock, "executing", n)
+		k.series[0][i].setDenominator(float64(waiting))
+		k.series[1][i].setDenominator(float64(executing))
 		k.m.currentInqueueKind.with(k.clock, n)
 	}
 }

@@ -128,8 +128,9 @@ type qsRequest struct {
 // hears of its queuing.
 type requestDetail struct {
 	user, verb, path, namespace, name, apiGroup, apiVersion, resource, subresource string
-	// queued, when set, is told when the request enters (true) and leaves its queue.
-	queued func(bool)
+	// queued, when set, is told when the request enters (true) and leaves its
+	// queue, and when.
+	queued func(in bool, now time.Time)
 }
 
 // queue is one queue of a queueSet: requests waiting, and those it dispatched
@@ -172,7 +173,7 @@ func (q *queue) remove(r *qsRequest) bool {
 
 func (r *qsRequest) noteQueued(in bool) {
 	if r.detail.queued != nil {
-		r.detail.queued(in)
+		r.detail.queued(in, r.qs.lastRealTime)
 	}
 }
 
@@ -206,6 +207,8 @@ type queueSet struct {
 	totRequestsExecuting int
 	totSeatsInUse        int
 	totSeatsWaiting      int
+	activeQueues         int // queues with requests waiting or executing
+	queuedSeatsInUse     int // seats in use by requests that came through a queue
 	queueless            map[*qsRequest]struct{} // executing without a queue
 
 	dispatched, rejected, timedOut, cancelled int
@@ -275,19 +278,12 @@ func (qs *queueSet) advanceEpochLocked() {
 }
 
 // virtualTimeRatioLocked is dR/dt: min(seats requested, limit) over the number
-// of non-empty queues.
+// of non-empty queues (kept as counts, not summed over the queues each time).
 func (qs *queueSet) virtualTimeRatioLocked() float64 {
-	active, seats := 0, 0
-	for _, q := range qs.queues {
-		seats += q.seatsInUse + q.waitingSum.maxSeats
-		if !q.empty() {
-			active++
-		}
-	}
-	if active == 0 {
+	if qs.activeQueues == 0 {
 		return 0
 	}
-	return math.Min(float64(seats), float64(qs.limit)) / float64(active)
+	return math.Min(float64(qs.queuedSeatsInUse+qs.totSeatsWaiting), float64(qs.limit)) / float64(qs.activeQueues)
 }
 
 // startRequest admits a request: it dispatches it at once (exempt, or Reject
@@ -297,7 +293,7 @@ func (qs *queueSet) virtualTimeRatioLocked() float64 {
 func (qs *queueSet) startRequest(ctx context.Context, we workEstimate, hash uint64, fsName, distinguisher string, detail requestDetail) (*qsRequest, rejection) {
 	qs.lockAndSyncTime()
 	defer qs.mu.Unlock()
-	now := qs.clock.Now()
+	now := qs.lastRealTime
 	r := &qsRequest{ctx: ctx, qs: qs, fsName: fsName, flowDistinguisher: distinguisher, work: we, detail: detail,
 		decided: make(chan struct{}), arrival: now, arrivalR: qs.currentR}
 	r.finalWork = seatsTimesDuration(float64(we.FinalSeats), we.AdditionalLatency)
@@ -321,6 +317,7 @@ func (qs *queueSet) startRequest(ctx context.Context, we workEstimate, hash uint
 	}
 	if q.empty() {
 		q.nextDispatchR = qs.currentR
+		qs.activeQueues++
 	}
 	q.enqueue(r)
 	r.noteQueued(true)
@@ -330,7 +327,7 @@ func (qs *queueSet) startRequest(ctx context.Context, we workEstimate, hash uint
 	fm.inqueue.add(1)
 	fm.inqueueSeats.add(float64(we.maxSeats()))
 	fm.queueLength.observe(float64(q.waiting.Len()))
-	qs.metrics.waitingRatio.add(1)
+	qs.metrics.waitingRatio.addAt(qs.lastRealTime, 1)
 	qs.noteDemandLocked()
 	qs.dispatchAsMuchAsPossibleLocked()
 	return r, ""
@@ -387,16 +384,16 @@ func (qs *queueSet) dispatchSansQueueLocked(r *qsRequest) {
 func (qs *queueSet) noteExecutingLocked(r *qsRequest, delta int) {
 	fm := qs.metrics.flow(r.fsName)
 	fm.executing.add(float64(delta))
-	qs.metrics.executingRatio.add(float64(delta))
+	qs.metrics.executingRatio.addAt(qs.lastRealTime, float64(delta))
 	if delta > 0 {
 		fm.executingSeats.add(float64(r.work.maxSeats()))
-		qs.metrics.seatRatio.add(float64(r.work.maxSeats()))
+		qs.metrics.seatRatio.addAt(qs.lastRealTime, float64(r.work.maxSeats()))
 	}
 	qs.noteDemandLocked()
 }
 
 func (qs *queueSet) noteDemandLocked() {
-	qs.metrics.demand.set(float64(qs.totSeatsInUse + qs.totSeatsWaiting))
+	qs.metrics.demand.setAt(qs.lastRealTime, float64(qs.totSeatsInUse+qs.totSeatsWaiting))
 }
 
 // dispatchLocked dispatches the oldest request of the queue whose oldest
@@ -411,7 +408,7 @@ func (qs *queueSet) dispatchLocked() bool {
 	fm := qs.metrics.flow(r.fsName)
 	fm.inqueue.add(-1)
 	fm.inqueueSeats.add(-float64(r.work.maxSeats()))
-	qs.metrics.waitingRatio.add(-1)
+	qs.metrics.waitingRatio.addAt(qs.lastRealTime, -1)
 	r.noteQueued(false)
 	defer qs.boundNextDispatchLocked(q)
 	if r.decision != undecided {
@@ -420,11 +417,12 @@ func (qs *queueSet) dispatchLocked() bool {
 	}
 	r.decision = execute
 	close(r.decided)
-	r.start = qs.clock.Now()
+	r.start = qs.lastRealTime
 	qs.totRequestsExecuting++
 	qs.totSeatsInUse += r.work.maxSeats()
 	q.executing[r] = struct{}{}
 	q.seatsInUse += r.work.maxSeats()
+	qs.queuedSeatsInUse += r.work.maxSeats()
 	qs.noteExecutingLocked(r, 1)
 	q.nextDispatchR += r.totalWork
 	return true
@@ -441,6 +439,9 @@ func (qs *queueSet) findDispatchQueueLocked() (*queue, *qsRequest) {
 	for range qs.queues {
 		qs.robinIndex = (qs.robinIndex + 1) % n
 		q := qs.queues[qs.robinIndex]
+		if q.waiting.Len() == 0 {
+			continue
+		}
 		if r := q.oldest(); r != nil {
 			if finish := q.nextDispatchR + r.totalWork; finish < minFinish {
 				minFinish, minQueue, minIndex = finish, q, qs.robinIndex
@@ -473,13 +474,23 @@ func (qs *queueSet) boundNextDispatchLocked(q *queue) {
 	}
 }
 
-// wait blocks until r is decided or its context ends. It returns whether r is
-// to execute; a request whose context ended first leaves its queue, rejected
-// as time-out (its wait limit passed) or cancelled (its client left).
-func (r *qsRequest) wait() bool {
+// wait blocks until r is decided, its wait limit passes or its client
+// leaves. It returns whether r is to execute; a request that stops waiting
+// leaves its queue, rejected as time-out (its limit passed) or cancelled (its
+// client left).
+func (r *qsRequest) wait(limit time.Duration) bool {
+	reason := rejectCancelled
 	select {
 	case <-r.decided:
-	case <-r.ctx.Done():
+	default:
+		t := r.qs.clock.NewTimer(limit)
+		select {
+		case <-r.decided:
+		case <-r.ctx.Done():
+		case <-t.C():
+			reason = rejectTimeout
+		}
+		t.Stop()
 	}
 	qs := r.qs
 	qs.lockAndSyncTime()
@@ -493,14 +504,15 @@ func (r *qsRequest) wait() bool {
 		return true
 	}
 	if q := r.queue; q != nil && q.remove(r) {
+		if q.empty() {
+			qs.activeQueues--
+		}
 		defer qs.boundNextDispatchLocked(q)
 		qs.totRequestsWaiting--
 		qs.totSeatsWaiting -= r.work.maxSeats()
 		r.noteQueued(false)
 		qs.rejected++
-		reason := rejectTimeout
-		if r.ctx.Err() == context.Canceled {
-			reason = rejectCancelled
+		if reason == rejectCancelled {
 			qs.cancelled++
 		} else {
 			qs.timedOut++
@@ -510,17 +522,17 @@ func (r *qsRequest) wait() bool {
 		fm.rejected(reason)
 		fm.inqueue.add(-1)
 		fm.inqueueSeats.add(-float64(r.work.maxSeats()))
-		qs.metrics.waitingRatio.add(-1)
+		qs.metrics.waitingRatio.addAt(qs.lastRealTime, -1)
 		qs.noteDemandLocked()
 	}
 	return false
 }
 
-// finish waits for r's turn and runs exec if it gets one, then releases its
-// seats (the final seats after the additional latency) and dispatches what
-// that lets through. It says whether exec ran.
-func (r *qsRequest) finish(exec func()) bool {
-	if !r.wait() {
+// finish waits for r's turn, at most limit, and runs exec if it gets one,
+// then releases its seats (the final seats after the additional latency) and
+// dispatches what that lets through. It says whether exec ran.
+func (r *qsRequest) finish(limit time.Duration, exec func()) bool {
+	if !r.wait(limit) {
 		return false
 	}
 	r.qs.mu.Lock()
@@ -537,13 +549,16 @@ func (r *qsRequest) finish(exec func()) bool {
 func (qs *queueSet) finishRequest(r *qsRequest) {
 	qs.lockAndSyncTime()
 	defer qs.mu.Unlock()
-	now := qs.clock.Now()
+	now := qs.lastRealTime
 	qs.totRequestsExecuting--
 	fm := qs.metrics.flow(r.fsName)
 	fm.executing.add(-1)
-	qs.metrics.executingRatio.add(-1)
+	qs.metrics.executingRatio.addAt(qs.lastRealTime, -1)
 	if q := r.queue; q != nil {
 		delete(q.executing, r)
+		if q.empty() {
+			qs.activeQueues--
+		}
 		actual := now.Sub(r.start)
 		q.nextDispatchR -= seatsTimesDuration(float64(r.work.InitialSeats), estimatedServiceDuration-actual)
 		qs.boundNextDispatchLocked(q)
@@ -569,10 +584,11 @@ func (qs *queueSet) releaseSeatsLocked(r *qsRequest) {
 	seats := r.work.maxSeats()
 	qs.totSeatsInUse -= seats
 	qs.metrics.flow(r.fsName).executingSeats.add(-float64(seats))
-	qs.metrics.seatRatio.add(-float64(seats))
+	qs.metrics.seatRatio.addAt(qs.lastRealTime, -float64(seats))
 	qs.noteDemandLocked()
 	if q := r.queue; q != nil {
 		q.seatsInUse -= seats
+		qs.queuedSeatsInUse -= seats
 		qs.removeQueueIfSurplusLocked(q)
 	}
 }
