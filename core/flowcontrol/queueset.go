@@ -207,8 +207,8 @@ type queueSet struct {
 	totRequestsExecuting int
 	totSeatsInUse        int
 	totSeatsWaiting      int
-	activeQueues         int // queues with requests waiting or executing
-	queuedSeatsInUse     int // seats in use by requests that came through a queue
+	activeQueues         int                     // queues with requests waiting or executing
+	queuedSeatsInUse     int                     // seats in use by requests that came through a queue
 	queueless            map[*qsRequest]struct{} // executing without a queue
 
 	dispatched, rejected, timedOut, cancelled int
