@@ -116,6 +116,11 @@ type Controller struct {
 	levels      map[string]*level
 	nominalSum  int
 	fairFrac    float64
+	seenRV      int64         // the newest resourceVersion among the objects digested
+	digested    chan struct{} // closed, and replaced, at every digest
+	ready       chan struct{} // closed once the bootstrap objects are all in effect
+
+	handler web.Handler // what Start runs through; the load is sent there too
 
 	cancel context.CancelFunc
 	done   sync.WaitGroup
@@ -133,7 +138,7 @@ func New(cfg Config) *Controller {
 	if cfg.Clock == nil {
 		cfg.Clock = clock.Real
 	}
-	c := &Controller{cfg: cfg, clock: cfg.Clock, metrics: newMetricSet(cfg.Clock), levels: map[string]*level{},
+	c := &Controller{cfg: cfg, clock: cfg.Clock, metrics: newMetricSet(cfg.Clock), levels: map[string]*level{}, digested: make(chan struct{}), ready: make(chan struct{}),
 		watches: watchTracker{counts: map[watchID]int{}}}
 	c.kinds = requestKinds{clock: c.clock, m: c.metrics}
 	c.digest(nil, nil)
@@ -150,6 +155,9 @@ var loopbackUser = auth.User{Name: "system:apiserver", Groups: []string{auth.All
 func (c *Controller) Start(h web.Handler) {
 	ctx, cancel := context.WithCancel(context.Background())
 	c.cancel = cancel
+	c.mu.Lock()
+	c.handler = h
+	c.mu.Unlock()
 	cl := client.New(h, loopbackUser, "kube-apiserver/v1.32.13 (kubeplay) apf")
 	wake := make(chan struct{}, 1)
 	poke := func(object.Object) {
@@ -320,7 +328,63 @@ func (c *Controller) digest(plObjs, fsObjs []object.Object) []statusUpdate {
 	}
 	c.flowSchemas, c.levels = fss, levels
 	c.finishLocked()
+	for _, o := range append(plObjs, fsObjs...) {
+		c.seenRV = max(c.seenRV, object.Int(object.Meta(o)["resourceVersion"]))
+	}
+	close(c.digested)
+	c.digested = make(chan struct{})
+	if c.bootstrappedLocked(plObjs, fsObjs) {
+		select {
+		case <-c.ready:
+		default:
+			close(c.ready)
+		}
+	}
 	return updates
+}
+
+// bootstrappedLocked says whether every mandatory and suggested object is
+// among the objects digested: the configuration kube-apiserver is ready with.
+func (c *Controller) bootstrappedLocked(plObjs, fsObjs []object.Object) bool {
+	for kind, objs := range map[string][]object.Object{bootstrap.PriorityLevelConfiguration: plObjs, bootstrap.FlowSchema: fsObjs} {
+		have := map[string]bool{}
+		for _, o := range objs {
+			have[object.MetaString(o, "name")] = true
+		}
+		for _, b := range append(bootstrap.Mandatory(kind), bootstrap.Suggested(kind)...) {
+			if !have[object.MetaString(b, "name")] {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// Ready is closed once the mandatory and suggested configuration objects exist
+// and are in effect (kube-apiserver's readiness waits for the same, its
+// priority-and-fairness-config-producer post-start hook).
+func (c *Controller) Ready() <-chan struct{} { return c.ready }
+
+// waitDigested waits, at most limit, until the configuration in effect includes
+// the objects' writes up to resourceVersion rv.
+func (c *Controller) waitDigested(ctx context.Context, rv int64, limit time.Duration) {
+	t := c.clock.NewTimer(limit)
+	defer t.Stop()
+	for {
+		c.mu.RLock()
+		seen, next := c.seenRV, c.digested
+		c.mu.RUnlock()
+		if seen >= rv {
+			return
+		}
+		select {
+		case <-next:
+		case <-t.C():
+			return
+		case <-ctx.Done():
+			return
+		}
+	}
 }
 
 // adopt gives l the queues and metrics of the level of its name, or new ones.

@@ -1,7 +1,6 @@
 package flowcontrol
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
@@ -10,6 +9,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"kubeplay/core/object"
 	"kubeplay/core/web"
 )
 
@@ -143,15 +143,18 @@ type State struct {
 
 // LevelState is one priority level.
 type LevelState struct {
-	Name             string       `json:"name"`
-	UID              string       `json:"uid"`
-	Type             string       `json:"type"` // Exempt, Reject or Queue
-	Quiescing        bool         `json:"quiescing,omitempty"`
-	NominalSeats     int          `json:"nominalSeats"`
-	LowerSeats       int          `json:"lowerSeats"`
-	UpperSeats       int          `json:"upperSeats"`
-	CurrentSeats     int          `json:"currentSeats"`
-	TargetSeats      float64      `json:"targetSeats"`
+	Name         string  `json:"name"`
+	UID          string  `json:"uid"`
+	Type         string  `json:"type"` // Exempt, Reject or Queue
+	Quiescing    bool    `json:"quiescing,omitempty"`
+	NominalSeats int     `json:"nominalSeats"`
+	LowerSeats   int     `json:"lowerSeats"`
+	UpperSeats   int     `json:"upperSeats"`
+	CurrentSeats int     `json:"currentSeats"`
+	TargetSeats  float64 `json:"targetSeats"`
+	// Borrowing and Lending: current seats above, or below, the nominal ones.
+	Borrowing        bool         `json:"borrowing"`
+	Lending          bool         `json:"lending"`
 	SeatsInUse       int          `json:"seatsInUse"`
 	SeatsWaiting     int          `json:"seatsWaiting"`
 	Executing        int          `json:"executing"`
@@ -242,6 +245,7 @@ func (c *Controller) Snapshot(handFS, handDistinguisher string) State {
 func (l *level) state(now time.Time) LevelState {
 	ls := LevelState{Name: l.name, UID: l.uid, Quiescing: l.quiescing, NominalSeats: l.nominal, LowerSeats: l.minCL,
 		UpperSeats: l.maxCL, CurrentSeats: l.currentCL, TargetSeats: l.target,
+		Borrowing: l.currentCL > l.nominal, Lending: l.currentCL < l.nominal,
 		Demand: DemandState{Average: l.stats.avg, StdDev: l.stats.stdDev, HighWatermark: l.stats.highWatermark, Smoothed: l.stats.smoothed}}
 	switch {
 	case l.exempt:
@@ -307,13 +311,17 @@ func (l *level) state(now time.Time) LevelState {
 	return ls
 }
 
+// serveState answers the JSON view (?level=NAME, repeated, keeps only those
+// levels); with ?resourceVersion=RV it waits (up to 5 s) until the
+// configuration written up to RV is in effect.
 func (c *Controller) serveState(w web.ResponseWriter, r *web.Request) {
 	q := r.URL.Query()
-	b, err := json.Marshal(c.Snapshot(q.Get("flowSchema"), q.Get("distinguisher")))
-	if err != nil {
-		b = []byte("{}")
+	if rv := object.Int(q.Get("resourceVersion")); rv > 0 {
+		c.waitDigested(r.Context(), rv, 5*time.Second)
 	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(web.StatusOK)
-	_, _ = w.Write(append(b, '\n'))
+	st := c.Snapshot(q.Get("flowSchema"), q.Get("distinguisher"))
+	if names := q["level"]; len(names) > 0 { // ?level=A&level=B: only those
+		st.Levels = slices.DeleteFunc(st.Levels, func(l LevelState) bool { return !slices.Contains(names, l.Name) })
+	}
+	writeJSON(w, st)
 }

@@ -73,6 +73,14 @@ func (c *Controller) Filter(next web.Handler) web.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
+		switch r.URL.Path {
+		case "/debug/kubeplay/apf/load":
+			c.serveLoad(w, r)
+			return
+		case "/debug/kubeplay/apf/adjust":
+			c.serveAdjust(w, r)
+			return
+		}
 		serve := next
 		if h := c.ownHandler(r.URL.Path); h != nil {
 			serve = h

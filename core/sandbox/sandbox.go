@@ -6,6 +6,7 @@ package sandbox
 
 import (
 	"sync/atomic"
+	"time"
 
 	"kubeplay/core/apiserver"
 	"kubeplay/core/auth"
@@ -64,8 +65,18 @@ func New(cfg Config) (*Sandbox, error) {
 	s.Server = api
 	started.Store(api)
 	s.APF.Start(api)
+	// As kube-apiserver becomes ready only once its APF configuration exists,
+	// the sandbox starts serving with it in effect (a few milliseconds).
+	select {
+	case <-s.APF.Ready():
+	case <-time.After(readyTimeout):
+	}
 	return s, nil
 }
+
+// readyTimeout bounds how long New waits for APF's configuration; past it the
+// sandbox serves with the mandatory levels until the rest arrives.
+const readyTimeout = 10 * time.Second
 
 // Close stops APF's controller, then the server.
 func (s *Sandbox) Close() error {
