@@ -67,9 +67,9 @@ type expect struct {
 	JSONAbsent  []string       `json:"jsonAbsent,omitempty"`
 	Contains    []string       `json:"contains,omitempty"`
 	// Headers are response headers the answer must carry, by name (any case).
-	Headers map[string]string `json:"headers,omitempty"`
-	Events      []eventExpect  `json:"events,omitempty"`
-	EventCount  *int           `json:"eventCount,omitempty"`
+	Headers    map[string]string `json:"headers,omitempty"`
+	Events     []eventExpect     `json:"events,omitempty"`
+	EventCount *int              `json:"eventCount,omitempty"`
 }
 
 type eventExpect struct {
