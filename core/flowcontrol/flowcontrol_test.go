@@ -272,3 +272,54 @@ func TestAPF_7_WorkEstimates(t *testing.T) {
 		t.Errorf("25 watchers: %+v", we)
 	}
 }
+
+// TestAPF_6_TimeoutAndCancel: a queued request that waits past its limit is
+// rejected as time-out; one whose client goes away leaves its queue as
+// cancelled; neither takes a seat, and the queue's next request goes on.
+func TestAPF_6_TimeoutAndCancel(t *testing.T) {
+	clk := clock.NewFake(time.Unix(1_700_000_000, 0))
+	qs := newQueueSet(clk, newMetricSet(clk).level(clk, "l"))
+	if err := qs.configure(queuingConfig{name: "l", queues: 4, handSize: 1, queueLengthLimit: 10}, 1); err != nil {
+		t.Fatal(err)
+	}
+	start := func(ctx context.Context) *qsRequest {
+		r, why := qs.startRequest(ctx, workEstimate{InitialSeats: 1}, hashFlowID("fs", "u"), "fs", "u", requestDetail{})
+		if r == nil {
+			t.Fatalf("rejected: %s", why)
+		}
+		return r
+	}
+	release := make(chan struct{})
+	holding := start(context.Background())
+	held := make(chan bool)
+	go func() { held <- holding.finish(time.Second, func() { <-release }) }()
+
+	timedOut := start(context.Background())
+	ctx, cancel := context.WithCancel(context.Background())
+	cancelled := start(ctx)
+	results := make(chan [2]any, 2)
+	go func() { results <- [2]any{"timeout", timedOut.finish(time.Second, func() {})} }()
+	go func() { results <- [2]any{"cancel", cancelled.finish(time.Minute, func() {})} }()
+	for clk.Waiters() < 2 { // both wait on their limit's timer
+		time.Sleep(time.Millisecond)
+	}
+	cancel()
+	clk.Step(time.Second)
+	for range 2 {
+		if r := <-results; r[1] != false {
+			t.Errorf("%s: executed", r[0])
+		}
+	}
+	if timedOut.rejection != rejectTimeout || cancelled.rejection != rejectCancelled {
+		t.Errorf("reasons %q, %q", timedOut.rejection, cancelled.rejection)
+	}
+	// The seat is still the first request's; the next request waits for it.
+	next := start(context.Background())
+	close(release)
+	if !<-held || !next.finish(time.Second, func() {}) {
+		t.Error("the first or the next request did not execute")
+	}
+	if qs.timedOut != 1 || qs.cancelled != 1 || qs.rejected != 2 || qs.totRequestsWaiting != 0 || qs.totSeatsInUse != 0 {
+		t.Errorf("counts: timed out %d, cancelled %d, rejected %d, waiting %d, seats %d", qs.timedOut, qs.cancelled, qs.rejected, qs.totRequestsWaiting, qs.totSeatsInUse)
+	}
+}
