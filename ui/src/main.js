@@ -21,6 +21,7 @@
 //     tab-request, tab-watch, tab-apf, tab-tutorials   the tabs
 //   request builder:
 //     template-select        example requests
+//     identity-select        who the request is from (sets Impersonate-User/-Group headers)
 //     method                 method <select>
 //     path                   path input (completion list: path-completions)
 //     namespace              namespace used by completion and examples

@@ -82,3 +82,10 @@ test('percentile', () => {
   assert.equal(percentile([1, 2, 3, 4], 0.5), 3);
   assert.equal(percentile([1, 2, 3, 4], 0.99), 4);
 });
+
+test('the builder\'s identities replace the impersonation headers and keep the rest', async () => {
+  const { withIdentity, IDENTITIES } = await import('../src/builder.js');
+  const alice = IDENTITIES.find((x) => x.id === 'alice');
+  assert.deepEqual(withIdentity([['Accept', 'application/json'], ['Impersonate-User', 'bob']], alice), [['Accept', 'application/json'], ['Impersonate-User', 'alice'], ['Impersonate-Group', 'devs']]);
+  assert.deepEqual(withIdentity([['Impersonate-Group', 'x']], IDENTITIES[0]), []);
+});
