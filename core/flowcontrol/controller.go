@@ -109,7 +109,7 @@ type Controller struct {
 	clock   clock.Clock
 	metrics *metricSet
 	watches watchTracker
-	kinds   requestKinds
+	kinds   *requestKinds
 
 	mu          sync.RWMutex
 	flowSchemas []*flowSchema // in matching order
@@ -140,7 +140,7 @@ func New(cfg Config) *Controller {
 	}
 	c := &Controller{cfg: cfg, clock: cfg.Clock, metrics: newMetricSet(cfg.Clock), levels: map[string]*level{}, digested: make(chan struct{}), ready: make(chan struct{}),
 		watches: watchTracker{counts: map[watchID]int{}}}
-	c.kinds = requestKinds{clock: c.clock, m: c.metrics}
+	c.kinds = newRequestKinds(c.clock, c.metrics)
 	c.digest(nil, nil)
 	return c
 }

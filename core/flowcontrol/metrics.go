@@ -450,7 +450,8 @@ type requestKinds struct {
 	waiting     [2]int
 	peak        [2]int
 	windowStart time.Time
-	// the read_vs_write series, by phase (waiting, executing) and kind
+	// the read_vs_write series, by phase (waiting, executing) and kind; set
+	// once, so read without the lock
 	series [2][2]*series
 }
 
@@ -484,13 +485,20 @@ func (k *requestKinds) executingDelta(now time.Time, kind, d int) {
 	k.series[1][kind].addAt(now, float64(d))
 }
 
+func newRequestKinds(clk clock.Clock, m *metricSet) *requestKinds {
+	k := &requestKinds{clock: clk, m: m}
+	for i, n := range kindNames {
+		k.series[0][i] = m.readWrite.with(clk, "waiting", n)
+		k.series[1][i] = m.readWrite.with(clk, "executing", n)
+		m.currentInqueueKind.with(clk, n)
+	}
+	return k
+}
+
 // setLimits sets the ratios' denominators: all the queues' room, and the seats.
 func (k *requestKinds) setLimits(waiting, executing int) {
-	for i, n := range kindNames {
-		k.series[0][i] = k.m.readWrite.with(k.clock, "waiting", n)
-		k.series[1][i] = k.m.readWrite.with(k.clock, "executing", n)
+	for i := range kindNames {
 		k.series[0][i].setDenominator(float64(waiting))
 		k.series[1][i].setDenominator(float64(executing))
-		k.m.currentInqueueKind.with(k.clock, n)
 	}
 }
