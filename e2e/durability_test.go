@@ -497,12 +497,7 @@ func TestK8S_WATCH_7_NonReadingWatchesBoundedMemory(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 		peak = max(peak, durRSS(t, pid))
 	}
-	// The watches are anonymous, so they hold global-default's seats (API Priority
-	// and Fairness keeps a watch's seats until its initial events are sent, and
-	// these never are); the server answers the requests of other levels, here a
-	// service account's (workload-low).
-	sa := &http.Client{Transport: impersonating{"system:serviceaccount:default:default"}}
-	if _, code, err := durCreate(t.Context(), sa, p.url, "still-answering"); err != nil || code != http.StatusCreated {
+	if _, code, err := durCreate(t.Context(), c, p.url, "still-answering"); err != nil || code != http.StatusCreated {
 		t.Fatalf("server stopped answering: %d %v", code, err)
 	}
 	for _, conn := range conns {
@@ -515,13 +510,4 @@ func TestK8S_WATCH_7_NonReadingWatchesBoundedMemory(t *testing.T) {
 	if perWatch := (peak - base) / 40; perWatch > 4<<20 {
 		t.Fatalf("each non-reading watch costs %.1f MiB", float64(perWatch)/(1<<20))
 	}
-}
-
-// impersonating sends every request as user (Impersonate-User).
-type impersonating struct{ user string }
-
-func (i impersonating) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Impersonate-User", i.user)
-	return http.DefaultTransport.RoundTrip(r)
 }

@@ -93,6 +93,11 @@ func (s *Server) serveWatch(w web.ResponseWriter, r *web.Request, t target) erro
 	codec := newWatchCodec(t)
 	codec.start(w)
 	_ = web.Flush(w)
+	// The initial events are queued for this client (the watcher holds them from
+	// its snapshot): for API Priority and Fairness the watch is initialized, as
+	// kube's cacher says once it has handed them to the watch's buffer, whether
+	// or not the client reads them.
+	request.WatchInitialized(r.Context())
 
 	ctx, cancel := clock.WithTimeout(r.Context(), s.cfg.Clock, timeout)
 	defer cancel()
@@ -114,7 +119,6 @@ func (s *Server) serveWatch(w web.ResponseWriter, r *web.Request, t target) erro
 			if err := web.Flush(w); err != nil {
 				return nil
 			}
-			request.WatchInitialized(r.Context())
 		}
 		e, err := watcher.Next(ctx)
 		if err != nil {

@@ -233,7 +233,9 @@ func TestAPF_1_ValidationAsKube(t *testing.T) {
 }
 
 // TestAPF_6_RejectAndQueue: a Reject level answers at once with kube's 429
-// (plain text, Retry-After) when its seats are taken; a queuing level queues,
+// (plain text, Retry-After; kube-apiserver 1.32.13 answered exactly so, headers
+// and body, to a request of a Reject level whose seats non-reading lists held)
+// when its seats are taken; a queuing level queues,
 // then rejects what its queues cannot hold (queue-full), and what waits past
 // its limit (time-out); the rejections show in the metrics (APF-6, APF-10).
 func TestAPF_6_RejectAndQueue(t *testing.T) {
