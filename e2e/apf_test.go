@@ -140,8 +140,19 @@ func TestAPF_12_KubectlIdentities(t *testing.T) {
 			t.Errorf("kubectl %v: %q", args, out)
 		}
 	}
-	// The APF objects through kubectl.
-	if out := k.must("get", "prioritylevelconfigurations", "-o", "name"); strings.Count(out, "\n") != 8 {
-		t.Errorf("priority levels:\n%s", out)
+	// The APF objects through kubectl, printed with kube's columns, FlowSchemas
+	// in matching order.
+	fs := strings.Split(k.must("get", "flowschemas"), "\n")
+	if strings.Join(strings.Fields(fs[0]), " ") != "NAME PRIORITYLEVEL MATCHINGPRECEDENCE DISTINGUISHERMETHOD AGE MISSINGPL" ||
+		!strings.HasPrefix(fs[1], "exempt ") || !strings.HasPrefix(fs[2], "probes ") || !strings.HasPrefix(fs[13], "catch-all ") ||
+		strings.Fields(fs[12])[3] != "ByUser" || strings.Fields(fs[12])[5] != "False" {
+		t.Errorf("flowschemas:\n%s", strings.Join(fs, "\n"))
+	}
+	pl := strings.Split(strings.TrimSpace(k.must("get", "prioritylevelconfigurations", "global-default", "exempt")), "\n")
+	for i, want := range []string{"NAME TYPE NOMINALCONCURRENCYSHARES QUEUES HANDSIZE QUEUELENGTHLIMIT AGE",
+		"global-default Limited 20 128 6 50", "exempt Exempt <none> <none> <none> <none>"} {
+		if i >= len(pl) || !strings.HasPrefix(strings.Join(strings.Fields(pl[i]), " "), want) {
+			t.Errorf("priority levels: want %q in\n%s", want, strings.Join(pl, "\n"))
+		}
 	}
 }
