@@ -580,5 +580,11 @@ test('PLAY-5 APF-6 APF-11: the APF panel\'s load generator fills queues and meet
   const rows = await page.$$eval('[data-testid="apf-load-row"]', (rs) => rs.map((r) => ({ flow: r.dataset.flow, ok: Number(r.dataset.ok), rejected: Number(r.dataset.rejected) })));
   const mouse = rows.find((r) => r.flow === 'mouse-1');
   assert.ok(mouse.ok > 0, `the mouse got through: ${JSON.stringify(rows)}`);
+  // The same panel against the native server (the page's own host).
+  await page.selectOption('[data-testid="target-select"]', 'native');
+  // (its own levels: no demo level was created there)
+  await page.waitForFunction(() => document.querySelector('[data-testid="apf-level-row"][data-level="workload-low"]') &&
+    !document.querySelector('[data-testid="apf-level-row"][data-level="playground-demo"]'), null, { timeout: 20000 });
+  await page.selectOption('[data-testid="target-select"]', 'sandbox');
   await page.close();
 });
