@@ -26,6 +26,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"kubeplay/core/apiserver"
+	"kubeplay/core/request"
 )
 
 // The client-go tests drive the core with client-go v0.32.3 (kubectl 1.32's
@@ -76,7 +77,7 @@ type cgRecorder struct {
 
 func (rec *cgRecorder) filter(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		info := apiserver.RequestInfoFrom(r.Context())
+		info := request.RequestInfoFrom(r.Context())
 		if info == nil || !info.IsResourceRequest {
 			next.ServeHTTP(w, r)
 			return
@@ -185,7 +186,7 @@ func newCGWatchGate() *cgWatchGate { return &cgWatchGate{kill: make(chan struct{
 
 func (g *cgWatchGate) filter(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		info := apiserver.RequestInfoFrom(r.Context())
+		info := request.RequestInfoFrom(r.Context())
 		if info == nil || info.Verb != "watch" {
 			next.ServeHTTP(w, r)
 			return

@@ -24,6 +24,7 @@ import (
 
 	"kubeplay/core/apiserver"
 	"kubeplay/core/object"
+	"kubeplay/core/request"
 )
 
 // The kubectl tests drive the real kubectl binary (v1.32) against the core over
@@ -71,7 +72,7 @@ func (rec *kcRecorder) filter(next http.Handler) http.Handler {
 			return
 		}
 		req := kcRequest{Method: r.Method, Path: r.URL.Path, Query: r.URL.Query(), Accept: r.Header.Get("Accept")}
-		if info := apiserver.RequestInfoFrom(r.Context()); info != nil {
+		if info := request.RequestInfoFrom(r.Context()); info != nil {
 			req.Verb = info.Verb
 		}
 		rec.mu.Lock()

@@ -111,8 +111,8 @@ func (g *guard) allowCORS(h http.Header, origin string) {
 		h.Add("Vary", "Origin")
 	}
 	h.Set("Access-Control-Allow-Methods", "POST, GET, OPTIONS, PUT, DELETE, PATCH")
-	h.Set("Access-Control-Allow-Headers", "Content-Type, Content-Length, Accept-Encoding, X-CSRF-Token, Authorization, X-Requested-With, If-Modified-Since, Accept, X-Kubeplay-Target")
-	h.Set("Access-Control-Expose-Headers", "Date, Content-Type, Content-Length, Audit-Id, Retry-After")
+	h.Set("Access-Control-Allow-Headers", "Content-Type, Content-Length, Accept-Encoding, X-CSRF-Token, Authorization, X-Requested-With, If-Modified-Since, Accept, X-Kubeplay-Target, Impersonate-User, Impersonate-Group, X-Kubeplay-Simulated-Work")
+	h.Set("Access-Control-Expose-Headers", "Date, Content-Type, Content-Length, Audit-Id, Retry-After, X-Kubernetes-PF-FlowSchema-UID, X-Kubernetes-PF-PriorityLevel-UID")
 }
 
 // writeStatus answers with a metav1.Status, as kube-apiserver's filters do.

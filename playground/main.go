@@ -18,7 +18,8 @@ import (
 	"syscall"
 	"time"
 
-	"kubeplay/core/apiserver"
+	"kubeplay/core/auth"
+	"kubeplay/core/sandbox"
 	"kubeplay/core/storage"
 )
 
@@ -30,11 +31,15 @@ func main() {
 	site := flag.String("site", "build/site", "directory of the built playground (served at /); empty serves only the API")
 	cors := flag.String("cors-allowed-origins", "", "comma-separated origins whose pages may call the API (the playground's remote target), e.g. http://localhost:5173; * for every origin, without credentials")
 	allowedHosts := flag.String("allowed-hosts", "", "comma-separated host names that may name this server in requests besides localhost, IP literals and --listen's host (a guard against DNS rebinding), e.g. laptop.lan")
+	tokenFile := flag.String("token-file", "", "bearer tokens in kube-apiserver's --token-file format (token,user,uid,\"group1,group2\"); default: the sandbox's own table (see README)")
+	maxInflight := flag.Int("max-requests-inflight", sandbox.DefaultSeats*2/3, "with --max-mutating-requests-inflight, the seats API Priority and Fairness shares among priority levels (kube-apiserver's flags; their sum is the server's concurrency limit)")
+	maxMutating := flag.Int("max-mutating-requests-inflight", sandbox.DefaultSeats/3, "see --max-requests-inflight")
 	l := defaultLimits
 	flag.DurationVar(&l.requestTimeout, "request-timeout", l.requestTimeout, "how long a client may take to send a request's body, as kube-apiserver's --request-timeout (watches have none and are not cut)")
 	flag.IntVar(&l.maxConnections, "max-connections", l.maxConnections, "open connections at most; past it the connection idle longest is closed (keep it below the open-file limit)")
 	flag.Parse()
-	if err := run(options{listen: *listen, data: *data, kubeconfigOut: *kubeconfigOut, quiet: *quiet, site: *site, cors: *cors, allowedHosts: *allowedHosts, limits: l}); err != nil {
+	if err := run(options{listen: *listen, data: *data, kubeconfigOut: *kubeconfigOut, quiet: *quiet, site: *site, cors: *cors,
+		allowedHosts: *allowedHosts, tokenFile: *tokenFile, seats: *maxInflight + *maxMutating, limits: l}); err != nil {
 		fmt.Fprintln(os.Stderr, "playground:", err)
 		os.Exit(1)
 	}
@@ -44,6 +49,8 @@ func main() {
 type options struct {
 	listen, data, kubeconfigOut, site string
 	cors, allowedHosts                string // comma-separated
+	tokenFile                         string
+	seats                             int
 	quiet                             bool
 	limits                            limits
 }
@@ -70,25 +77,36 @@ func run(o options) error {
 // server is a running playground: the core behind an HTTP server on a listener.
 type server struct {
 	url  string
-	api  *apiserver.Server
+	api  *sandbox.Sandbox
 	http *http.Server
 	errc chan error // what Serve returned
 }
 
 // start opens the store, listens and serves in the background.
 func start(o options) (*server, error) {
-	cfg := apiserver.Config{}
+	cfg := sandbox.Config{Seats: o.seats}
 	if !o.quiet {
-		cfg.Logf = log.Printf
+		cfg.API.Logf = log.Printf
+	}
+	if o.tokenFile != "" {
+		f, err := os.Open(o.tokenFile)
+		if err != nil {
+			return nil, err
+		}
+		cfg.Tokens, err = auth.ParseTokens(o.tokenFile, f)
+		f.Close()
+		if err != nil {
+			return nil, err
+		}
 	}
 	if o.data != "" {
 		p, err := storage.OpenFilePersister(o.data)
 		if err != nil {
 			return nil, err
 		}
-		cfg.Persister = p
+		cfg.API.Persister = p
 	}
-	api, err := apiserver.New(cfg)
+	api, err := sandbox.New(cfg)
 	if err != nil {
 		return nil, err
 	}

@@ -20,7 +20,7 @@ import (
 	"testing"
 	"time"
 
-	"kubeplay/core/apiserver"
+	"kubeplay/core/sandbox"
 )
 
 // The replay below follows the semantics of ui/src/tutorial-runner.js (described in
@@ -67,8 +67,10 @@ type expect struct {
 	JSONAbsent  []string       `json:"jsonAbsent,omitempty"`
 	Contains    []string       `json:"contains,omitempty"`
 	Warnings    *[]string      `json:"warnings,omitempty"`
-	Events      []eventExpect  `json:"events,omitempty"`
-	EventCount  *int           `json:"eventCount,omitempty"`
+	// Headers are response headers the answer must carry, by name (any case).
+	Headers    map[string]string `json:"headers,omitempty"`
+	Events     []eventExpect     `json:"events,omitempty"`
+	EventCount *int              `json:"eventCount,omitempty"`
 }
 
 type eventExpect struct {
@@ -252,6 +254,9 @@ func checkShape(t *testing.T, tut *tutorial) {
 					varsIn(w, used)
 				}
 			}
+			for _, v := range st.Expect.Headers {
+				varsIn(v, used)
+			}
 			for _, e := range st.Expect.Events {
 				varsIn(e.JSON, used)
 				if e.Name != nil {
@@ -284,7 +289,7 @@ func TestPLAY_7_TutorialsReplay(t *testing.T) {
 		t.Run(e.ID, func(t *testing.T) {
 			t.Parallel()
 			tut := loadTutorial(t, e.File)
-			srv, err := apiserver.New(apiserver.Config{})
+			srv, err := sandbox.New(sandbox.Config{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -621,6 +626,11 @@ func runStep(ctx context.Context, client *http.Client, base string, st step, var
 	for _, p := range ex.JSONAbsent {
 		if got, ok := getPath(root, p); ok {
 			fail("%s: got %s, want absent", p, show(got, true))
+		}
+	}
+	for name, want := range ex.Headers {
+		if want, got := substituteString(want, res.vars), resp.Header.Get(name); got != want {
+			fail("header %s: got %q, want %q", name, got, want)
 		}
 	}
 	for _, c := range ex.Contains {

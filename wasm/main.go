@@ -18,13 +18,14 @@ import (
 	"time"
 
 	"kubeplay/core/apiserver"
+	"kubeplay/core/sandbox"
 	"kubeplay/core/web"
 	"kubeplay/wasm/bridge"
 )
 
 var (
 	mu     sync.Mutex
-	server *apiserver.Server
+	server *sandbox.Sandbox
 )
 
 func main() {
@@ -64,10 +65,10 @@ func start(_ js.Value, args []js.Value) any {
 		// a restarted worker or Durable Object restores in about the same time
 		// however many writes came before; and the whole sandbox, watchers' lag
 		// included, fits the edge's 128 MB isolate.
-		cfg := apiserver.Config{Persister: persister, SnapshotEvery: 500, HistoryLimit: 1000,
-			HistoryBytes: 32 << 20, WatchBufferBytes: 16 << 20}
+		cfg := sandbox.Config{API: apiserver.Config{Persister: persister, SnapshotEvery: 500, HistoryLimit: 1000,
+			HistoryBytes: 32 << 20, WatchBufferBytes: 16 << 20}}
 		if v := host.Get("maxWatchSeconds"); v.Type() == js.TypeNumber {
-			cfg.MaxWatchTimeout = time.Duration(v.Float() * float64(time.Second))
+			cfg.API.MaxWatchTimeout = time.Duration(v.Float() * float64(time.Second))
 		}
 		mu.Lock()
 		defer mu.Unlock()
@@ -75,7 +76,7 @@ func start(_ js.Value, args []js.Value) any {
 			server.Close()
 			server = nil
 		}
-		s, err := apiserver.New(cfg)
+		s, err := sandbox.New(cfg)
 		if err != nil {
 			return nil, err
 		}

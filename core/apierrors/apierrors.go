@@ -6,9 +6,11 @@
 package apierrors
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"kubeplay/core/field"
@@ -198,4 +200,28 @@ func NewUnprocessable() *Status {
 // NewServiceUnavailable: the server cannot answer now.
 func NewServiceUnavailable(msg string) *Status {
 	return New(web.StatusServiceUnavailable, "ServiceUnavailable", msg, nil)
+}
+
+// NewUnauthorized is kube's answer to credentials it cannot accept.
+func NewUnauthorized() *Status {
+	return New(web.StatusUnauthorized, "Unauthorized", "Unauthorized", nil)
+}
+
+// Write answers with st as one line of JSON, setting Retry-After when it asks for
+// one: how the filters answer, before any content negotiation.
+func Write(w web.ResponseWriter, st *Status) {
+	if st.Details != nil && st.Details.RetryAfterSeconds > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(int(st.Details.RetryAfterSeconds)))
+	}
+	b, err := json.Marshal(st)
+	if err != nil {
+		st = NewInternal(err)
+		b, _ = json.Marshal(st)
+	}
+	b = append(b, '\n')
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(len(b)))
+	w.WriteHeader(st.Code)
+	_, _ = w.Write(b)
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"kubeplay/core/apierrors"
+	"kubeplay/core/request"
 	"kubeplay/core/schema"
 	"kubeplay/core/web"
 )
@@ -135,7 +136,7 @@ func (s *Server) serveDiscovery(w web.ResponseWriter, r *web.Request) {
 		writeStatus(w, apierrors.NewMethodNotAllowed())
 		return
 	}
-	parts := splitPath(r.URL.Path)
+	parts := request.SplitPath(r.URL.Path)
 	gvs := s.registry.GroupVersions()
 	switch {
 	case len(parts) == 1 && parts[0] == "api":
@@ -317,7 +318,7 @@ func (s *Server) serveVersion(w web.ResponseWriter, r *web.Request) {
 var healthChecks = []string{"ping", "log", "etcd", "poststarthook/start-apiserver-admission-initializer"}
 
 func serveHealth(w web.ResponseWriter, r *web.Request) {
-	parts := splitPath(r.URL.Path)
+	parts := request.SplitPath(r.URL.Path)
 	if len(parts) == 2 {
 		for _, c := range healthChecks {
 			if c == parts[1] {

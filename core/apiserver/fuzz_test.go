@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"kubeplay/core/apierrors"
+	"kubeplay/core/request"
 )
 
 // The fuzz targets send arbitrary requests through the whole handler (filters,
@@ -223,7 +224,7 @@ func FuzzRequestPath(f *testing.F) {
 				t.Fatalf("%s: answered %d: %s", what, code, rec.Body.String())
 			}
 		case code >= 200 && code < 300:
-			info := ParseRequestInfo(r)
+			info := request.ParseRequestInfo(r)
 			ct := rec.Header().Get("Content-Type")
 			if info.Verb != "watch" && method != http.MethodHead && strings.HasPrefix(ct, "application/json") &&
 				!json.Valid(rec.Body.Bytes()) {
@@ -351,7 +352,7 @@ func FuzzListQuery(f *testing.F) {
 // isWatchQuery says whether the handler treats q as a watch, as RequestInfo does.
 func fzIsWatchQuery(q url.Values) bool {
 	r := &http.Request{URL: &url.URL{RawQuery: q.Encode()}}
-	return isWatchRequest(r)
+	return request.IsWatch(r)
 }
 
 // fzFirstPage lists default's configmaps two at a time and returns the
@@ -497,7 +498,7 @@ func TestK8S_WATCH_1_QueryParametersConvertAsKube(t *testing.T) {
 		{"sendInitialEvents=", "list", 422, false}, // true, and forbidden for list
 	} {
 		rec, r := fzServe(srv, http.MethodGet, coll, c.query, "", nil)
-		if got := ParseRequestInfo(r).Verb; got != c.verb {
+		if got := request.ParseRequestInfo(r).Verb; got != c.verb {
 			t.Errorf("?%s: verb %q, want %q", c.query, got, c.verb)
 		}
 		if rec.Code != c.code {

@@ -16,6 +16,7 @@ import (
 	"kubeplay/core/fieldvalidation"
 	"kubeplay/core/object"
 	"kubeplay/core/registry"
+	"kubeplay/core/request"
 	"kubeplay/core/schema"
 	"kubeplay/core/storage"
 	"kubeplay/core/web"
@@ -35,7 +36,7 @@ type target struct {
 }
 
 // serveResource routes a resource request to its verb.
-func (s *Server) serveResource(w web.ResponseWriter, r *web.Request, info *RequestInfo) {
+func (s *Server) serveResource(w web.ResponseWriter, r *web.Request, info *request.RequestInfo) {
 	t, allow, st := s.resolve(info)
 	if st != nil {
 		writeStatus(w, st)
@@ -202,7 +203,7 @@ func userAgentManager(userAgent string) string {
 }
 
 // resolve finds the resource and the methods its path allows.
-func (s *Server) resolve(info *RequestInfo) (target, []string, *apierrors.Status) {
+func (s *Server) resolve(info *request.RequestInfo) (target, []string, *apierrors.Status) {
 	var t target
 	res := s.registry.Lookup(info.APIGroup, info.APIVersion, info.Resource)
 	if res == nil || (info.APIPrefix == "api") != (res.Group == "") {
@@ -234,6 +235,8 @@ func (s *Server) resolve(info *RequestInfo) (target, []string, *apierrors.Status
 	switch {
 	case t.name == "" && res.Namespaced && !inNamespace:
 		return t, []string{web.MethodGet}, nil
+	case t.name == "" && res.Virtual: // a review: create only
+		return t, verbMethods(res.Verbs), nil
 	case t.name == "":
 		allow := []string{web.MethodGet, web.MethodPost}
 		if res.HasVerb("deletecollection") {

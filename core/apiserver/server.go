@@ -23,6 +23,7 @@ import (
 	"kubeplay/core/object"
 	"kubeplay/core/openapi"
 	"kubeplay/core/registry"
+	"kubeplay/core/request"
 	"kubeplay/core/schema"
 	"kubeplay/core/storage"
 	"kubeplay/core/warning"
@@ -179,7 +180,7 @@ func withPanicRecovery(next web.Handler) web.Handler {
 
 func withRequestInfo(next web.Handler) web.Handler {
 	return web.HandlerFunc(func(w web.ResponseWriter, r *web.Request) {
-		next.ServeHTTP(w, r.WithContext(WithRequestInfo(r.Context(), ParseRequestInfo(r))))
+		next.ServeHTTP(w, r.WithContext(request.WithRequestInfo(r.Context(), request.ParseRequestInfo(r))))
 	})
 }
 
@@ -243,7 +244,7 @@ func withRequestLog(next web.Handler, logf func(string, ...any), clk clock.Clock
 		start := clk.Now()
 		rec := &statusRecorder{ResponseWriter: w}
 		next.ServeHTTP(rec, r)
-		info := RequestInfoFrom(r.Context())
+		info := request.RequestInfoFrom(r.Context())
 		user := ""
 		if u, ok := auth.UserFrom(r.Context()); ok {
 			user = " user=" + u.Name
@@ -255,7 +256,7 @@ func withRequestLog(next web.Handler, logf func(string, ...any), clk clock.Clock
 
 // route dispatches to discovery, health, version or the resource handlers.
 func (s *Server) route(w web.ResponseWriter, r *web.Request) {
-	info := RequestInfoFrom(r.Context())
+	info := request.RequestInfoFrom(r.Context())
 	if info.IsResourceRequest {
 		s.serveResource(w, r, info)
 		return
@@ -288,4 +289,19 @@ func (s *Server) attrs(key string, value []byte) storage.Attrs {
 		return storage.Attrs{}
 	}
 	return storage.Attrs{Labels: object.Labels(obj), Fields: res.FieldSet(obj)}
+}
+
+// ObjectCount is how many objects of a resource are stored: what API Priority
+// and Fairness estimates a list's work from (kube keeps such counts per
+// resource too).
+func (s *Server) ObjectCount(group, resource string) int64 {
+	res := s.registry.ByGroupResource(group, resource)
+	if res == nil {
+		return 0
+	}
+	l, err := s.store.List(storage.ListOptions{Prefix: registry.CollectionPrefix(res, ""), Limit: 1})
+	if err != nil || l.Remaining < 0 {
+		return int64(len(l.Items))
+	}
+	return int64(len(l.Items)) + l.Remaining
 }

@@ -9,12 +9,7 @@ import (
 )
 
 // writeStatus answers with st as JSON, setting Retry-After when it asks for one.
-func writeStatus(w web.ResponseWriter, st *apierrors.Status) {
-	if st.Details != nil && st.Details.RetryAfterSeconds > 0 {
-		w.Header().Set("Retry-After", strconv.Itoa(int(st.Details.RetryAfterSeconds)))
-	}
-	writeJSON(w, st.Code, st)
-}
+func writeStatus(w web.ResponseWriter, st *apierrors.Status) { apierrors.Write(w, st) }
 
 // jsonMarshal encodes v as kube-apiserver's JSON serializer does: one line ending in
 // a newline.

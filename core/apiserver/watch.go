@@ -16,6 +16,7 @@ import (
 	"kubeplay/core/encoding/protobuf"
 	"kubeplay/core/object"
 	"kubeplay/core/registry"
+	"kubeplay/core/request"
 	"kubeplay/core/schema"
 	"kubeplay/core/selector"
 	"kubeplay/core/storage"
@@ -92,6 +93,11 @@ func (s *Server) serveWatch(w web.ResponseWriter, r *web.Request, t target) erro
 	codec := newWatchCodec(t)
 	codec.start(w)
 	_ = web.Flush(w)
+	// The initial events are queued for this client (the watcher holds them from
+	// its snapshot): for API Priority and Fairness the watch is initialized, as
+	// kube's cacher says once it has handed them to the watch's buffer, whether
+	// or not the client reads them.
+	request.WatchInitialized(r.Context())
 
 	ctx, cancel := clock.WithTimeout(r.Context(), s.cfg.Clock, timeout)
 	defer cancel()

@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"kubeplay/core/apierrors"
+	"kubeplay/core/auth"
 	"kubeplay/core/object"
 	"kubeplay/core/patch"
 	"kubeplay/core/registry"
@@ -44,7 +45,9 @@ func (s *Server) create(w web.ResponseWriter, r *web.Request, t target) error {
 	if err := checkObjectNamespace(obj, t); err != nil {
 		return err
 	}
-	stored, err := s.objects.Create(t.registryTarget(), obj)
+	rt := t.registryTarget()
+	rt.User, _ = auth.UserFrom(r.Context())
+	stored, err := s.objects.Create(rt, obj)
 	if err != nil {
 		return err
 	}

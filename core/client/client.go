@@ -26,11 +26,24 @@ type Client struct {
 	handler   web.Handler
 	user      auth.User
 	userAgent string
+	header    web.Header // sent with every request
 }
 
 // New is a client of h acting as user, announcing itself as userAgent.
 func New(h web.Handler, user auth.User, userAgent string) *Client {
 	return &Client{handler: h, user: user, userAgent: userAgent}
+}
+
+// WithHeader is a copy of c that sends the header name: value with every
+// request.
+func (c *Client) WithHeader(name, value string) *Client {
+	out := *c
+	out.header = c.header.Clone()
+	if out.header == nil {
+		out.header = web.Header{}
+	}
+	out.header.Set(name, value)
+	return &out
 }
 
 // Response is an answer whose body is still streaming: Body must be closed.
@@ -72,6 +85,9 @@ func (c *Client) Stream(ctx context.Context, method, path, contentType string, b
 	if err != nil {
 		cancel()
 		return nil, err
+	}
+	for k, v := range c.header {
+		r.Header[k] = v
 	}
 	r.Header.Set("Accept", "application/json")
 	r.Header.Set("User-Agent", c.userAgent)

@@ -123,6 +123,8 @@ func (e *Error) ErrorBody() string {
 // (values kube shows as Go values of its own types); others as JSON.
 func formatValue(v any) string {
 	switch t := v.(type) {
+	case GoSyntax:
+		return string(t)
 	case string:
 		return strconv.Quote(t)
 	case []string, map[string]string:
@@ -138,6 +140,10 @@ func formatValue(v any) string {
 	}
 	return string(b)
 }
+
+// GoSyntax is a bad value kube shows as Go prints a struct of its internal types
+// (%#v), already written that way.
+type GoSyntax string
 
 // Invalid: the value is not valid, for the reason detail.
 //

@@ -605,3 +605,9 @@ func NewUID() string {
 	h := hex.EncodeToString(b[:])
 	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
 }
+
+// Int reads a JSON number as an int64: 0 when absent or not an integer.
+func Int(v any) int64 {
+	n, _ := strconv.ParseInt(fmt.Sprint(v), 10, 64)
+	return n
+}

@@ -207,9 +207,18 @@ func TestK8S_URI_2_OpenAPICoversServedResources(t *testing.T) {
 			coll = prefix + "/namespaces/{namespace}/" + r.Plural
 			watch = prefix + "/watch/namespaces/{namespace}/" + r.Plural
 		}
-		want := []string{coll, coll + "/{name}", watch, watch + "/{name}"}
-		if r.Namespaced {
-			want = append(want, prefix+"/"+r.Plural, prefix+"/watch/"+r.Plural)
+		want := []string{coll}
+		if r.HasVerb("get") {
+			want = append(want, coll+"/{name}")
+		}
+		if r.HasVerb("watch") {
+			want = append(want, watch, watch+"/{name}")
+		}
+		if r.Namespaced && r.HasVerb("list") {
+			want = append(want, prefix+"/"+r.Plural)
+		}
+		if r.Namespaced && r.HasVerb("watch") {
+			want = append(want, prefix+"/watch/"+r.Plural)
 		}
 		for _, sub := range r.Subs {
 			want = append(want, coll+"/{name}/"+sub.Name)

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"kubeplay/core/apierrors"
+	"kubeplay/core/auth"
 	"kubeplay/core/clock"
 	"kubeplay/core/field"
 	"kubeplay/core/object"
@@ -68,6 +69,8 @@ type Target struct {
 	// managedFields itself; it creates a missing object whatever the kind's
 	// CreateOnUpdate.
 	Apply bool
+	// User is who asks: the reviews answer about them.
+	User auth.User
 }
 
 func (t Target) key() string { return Key(t.Res, t.Namespace, t.Name) }
@@ -83,8 +86,17 @@ const (
 )
 
 // Create stores a new object (decoded from a request, its namespace the
-// target's) and returns it as stored.
+// target's) and returns it as stored; a virtual kind's (a review's) is
+// answered, not stored.
 func (s *Store) Create(t Target, obj object.Object) ([]byte, error) {
+	if t.Res.Virtual {
+		obj["kind"], obj["apiVersion"] = t.Res.Kind, t.Res.APIVersion()
+		answer, err := auth.Review(t.Res.Kind, t.User, obj, s.clock.Now())
+		if err != nil {
+			return nil, err
+		}
+		return object.Encode(answer)
+	}
 	st := strategyFor(t.Res)
 	if err := s.prepareNew(st, t, obj); err != nil {
 		return nil, err
@@ -260,7 +272,7 @@ func (s *Store) update(t Target, info UpdatedObjectInfo) ([]byte, bool, error) {
 			return storage.Change{Op: storage.Keep}, nil
 		}
 		if st.NewGeneration(obj, old) {
-			gen, _ := strconv.ParseInt(fmt.Sprint(oldMeta["generation"]), 10, 64)
+			gen := object.Int(oldMeta["generation"])
 			object.Meta(obj)["generation"] = gen + 1
 		}
 		ch, err := s.put(t, obj, rev)

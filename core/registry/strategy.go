@@ -59,6 +59,10 @@ const (
 func strategyFor(res *schema.Resource) Strategy {
 	base := resourceStrategy{res: res}
 	switch res.Group + "/" + res.Kind {
+	case "flowcontrol.apiserver.k8s.io/FlowSchema":
+		return flowSchemaStrategy{base}
+	case "flowcontrol.apiserver.k8s.io/PriorityLevelConfiguration":
+		return priorityLevelStrategy{base}
 	case "/Namespace":
 		return namespaceStrategy{base}
 	case "/Secret":

@@ -11,6 +11,7 @@ var (
 	allVerbs     = []string{"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"}
 	clusterVerbs = []string{"create", "delete", "get", "list", "patch", "update", "watch"}
 	statusVerbs  = []string{"get", "patch", "update"}
+	createOnly   = []string{"create"}
 )
 
 func str(path ...string) func(object.Object) string {
@@ -154,6 +155,24 @@ func Builtins() []*Resource {
 		{
 			Group: "coordination.k8s.io", Version: "v1", Kind: "Lease", Plural: "leases", Singular: "lease",
 			Namespaced: true, Verbs: allVerbs, CreateOnUpdate: true,
+		},
+		{
+			Group: "authentication.k8s.io", Version: "v1", Kind: "SelfSubjectReview",
+			Plural: "selfsubjectreviews", Singular: "selfsubjectreview", Verbs: createOnly, Virtual: true,
+		},
+		{
+			Group: "authorization.k8s.io", Version: "v1", Kind: "SelfSubjectAccessReview",
+			Plural: "selfsubjectaccessreviews", Singular: "selfsubjectaccessreview", Verbs: createOnly, Virtual: true,
+		},
+		{
+			Group: "flowcontrol.apiserver.k8s.io", Version: "v1", Kind: "FlowSchema",
+			Plural: "flowschemas", Singular: "flowschema", Verbs: allVerbs, Generation: true,
+			Subs: []Subresource{{Name: "status", Kind: "FlowSchema", Group: "flowcontrol.apiserver.k8s.io", Verbs: statusVerbs}},
+		},
+		{
+			Group: "flowcontrol.apiserver.k8s.io", Version: "v1", Kind: "PriorityLevelConfiguration",
+			Plural: "prioritylevelconfigurations", Singular: "prioritylevelconfiguration", Verbs: allVerbs, Generation: true,
+			Subs: []Subresource{{Name: "status", Kind: "PriorityLevelConfiguration", Group: "flowcontrol.apiserver.k8s.io", Verbs: statusVerbs}},
 		},
 	}
 }

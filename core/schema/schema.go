@@ -52,6 +52,9 @@ type Resource struct {
 	CreateOnUpdate bool
 	// ReturnDeleted: DELETE answers with the object rather than a Success Status.
 	ReturnDeleted bool
+	// Virtual: the kind is never stored; a create computes its answer from the
+	// request (the reviews: SelfSubjectReview, SelfSubjectAccessReview).
+	Virtual bool
 	// Fields are the kind-specific field selector fields beyond metadata.name and
 	// metadata.namespace, and how to read them from an object.
 	Fields map[string]func(object.Object) string

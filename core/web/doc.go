@@ -23,6 +23,7 @@ const (
 	StatusMovedPermanently      = 301
 	StatusNotModified           = 304
 	StatusBadRequest            = 400
+	StatusUnauthorized          = 401
 	StatusForbidden             = 403
 	StatusNotFound              = 404
 	StatusMethodNotAllowed      = 405
@@ -33,6 +34,7 @@ const (
 	StatusRequestEntityTooLarge = 413
 	StatusUnsupportedMediaType  = 415
 	StatusUnprocessableEntity   = 422
+	StatusTooManyRequests       = 429
 	StatusInternalServerError   = 500
 	StatusServiceUnavailable    = 503
 	StatusGatewayTimeout        = 504

@@ -47,6 +47,9 @@ func main() {
 	zeros := map[string]string{} // apiVersion/kind → zero object's JSON
 	var all *smdschema.Schema
 	for _, res := range schema.Builtins() {
+		if !res.HasVerb("patch") {
+			continue // create-only kinds (the reviews) are never applied nor stored
+		}
 		gvk := kschema.GroupVersionKind{Group: res.Group, Version: res.Version, Kind: res.Kind}
 		zero, err := scheme.Scheme.New(gvk)
 		if err != nil {

@@ -102,6 +102,24 @@ function headerValue(pairs, name) {
   return p ? p[1] : '';
 }
 
+/** Identities the builder's "as" choice sends, as impersonation headers (the
+ * server authorizes every impersonation). The first is no choice: the target's
+ * own identity (anonymous in the sandbox, the token's holder elsewhere). */
+export const IDENTITIES = [
+  { id: '', label: 'as: the target’s default', headers: [] },
+  { id: 'alice', label: 'as alice (group devs)', headers: [['Impersonate-User', 'alice'], ['Impersonate-Group', 'devs']] },
+  { id: 'sa', label: 'as service account default/builder', headers: [['Impersonate-User', 'system:serviceaccount:default:builder']] },
+  { id: 'node', label: 'as node node-1', headers: [['Impersonate-User', 'system:node:node-1'], ['Impersonate-Group', 'system:nodes']] },
+  { id: 'kcm', label: 'as kube-controller-manager', headers: [['Impersonate-User', 'system:kube-controller-manager']] },
+  { id: 'masters', label: 'as a system:masters member (APF-exempt)', headers: [['Impersonate-User', 'admin'], ['Impersonate-Group', 'system:masters']] },
+  { id: 'anonymous', label: 'as system:anonymous', headers: [['Impersonate-User', 'system:anonymous']] },
+];
+
+/** headers with the impersonation headers replaced by identity's. */
+export function withIdentity(pairs, identity) {
+  return [...pairs.filter(([k]) => !/^impersonate-/i.test(k)), ...identity.headers];
+}
+
 /**
  * createBuilder({responseView, onOpenWatch}) → {el, getSpec, setSpec, send, prepare, getNamespace}
  */
@@ -115,6 +133,12 @@ export function createBuilder({ responseView, onOpenWatch }) {
     { testid: 'template-select', on: { change: () => { const t = TEMPLATES.find((x) => x.id === template.value); if (t) setSpec(instantiate(t, namespace.value.trim())); template.value = ''; } } },
     h('option', { value: '' }, 'Examples…'),
     TEMPLATES.map((t) => h('option', { value: t.id }, t.title)),
+  );
+  const identity = h(
+    'select',
+    { testid: 'identity-select', title: 'Who the request is from: impersonation headers (kubectl --as, --as-group)',
+      on: { change: () => { const id = IDENTITIES.find((x) => x.id === identity.value); headers.set(withIdentity(headers.get(), id)); updateHints(); } } },
+    IDENTITIES.map((x) => h('option', { value: x.id }, x.label)),
   );
   const params = createRows({ testid: 'params', rowTestid: 'param-row', addTestid: 'add-param', keyList: QUERY_KEYS, addLabel: '+ query parameter', valueListFor: (k) => paramValues(k), onChange: updateHints });
   const headers = createRows({ testid: 'headers', rowTestid: 'header-row', addTestid: 'add-header', keyList: HEADER_KEYS, addLabel: '+ header', valueListFor: (k) => (/^(accept|content-type)$/i.test(k) ? MEDIA_TYPES : null), onChange: updateHints });
@@ -140,7 +164,7 @@ export function createBuilder({ responseView, onOpenWatch }) {
     'form',
     { class: 'panel builder', testid: 'builder', on: { submit: (e) => { e.preventDefault(); send(); } } },
     nsDl.el,
-    h('div', { class: 'row' }, template, h('label', { class: 'ns-label' }, 'namespace ', namespace)),
+    h('div', { class: 'row' }, template, h('label', { class: 'ns-label' }, 'namespace ', namespace), identity),
     h('div', { class: 'row request-line' }, method, h('span', { class: 'completion-host grow' }, path), sendBtn, stopBtn),
     prepError,
     h('details', { class: 'section', open: true }, h('summary', {}, 'Query parameters'), params.el),

@@ -2,7 +2,8 @@
 // /ui/app.css; the page is /index.html).
 //
 // Views (tabs, also chosen by the URL hash): #request (builder, response,
-// history), #watch (watch panel), #tutorials (tutorial player).
+// history), #watch (watch panel), #apf (API Priority and Fairness panel),
+// #tutorials (tutorial player).
 //
 // Stable data-testid attributes for browser tests:
 //   header:
@@ -17,9 +18,10 @@
 //     reset-sandbox          wipes the sandbox (asks to confirm first)
 //     target-offer           a link's offer of a remote target (#target=remote&url=…),
 //                            with target-offer-url, target-offer-accept, target-offer-dismiss
-//     tab-request, tab-watch, tab-tutorials   the tabs
+//     tab-request, tab-watch, tab-apf, tab-tutorials   the tabs
 //   request builder:
 //     template-select        example requests
+//     identity-select        who the request is from (sets Impersonate-User/-Group headers)
 //     method                 method <select>
 //     path                   path input (completion list: path-completions)
 //     namespace              namespace used by completion and examples
@@ -51,6 +53,16 @@
 //                            RELIST|INFO and data-code (410 on Gone rows)
 //     watch-state, watch-last-rv, watch-objects, watch-count, watch-stop,
 //     watch-reconnect (drop the connection on purpose), watch-remove
+//   APF panel (apf.js):
+//     apf-status, apf-levels, apf-level-row (data-level, data-current, data-waiting, data-rejected),
+//     apf-chart-seats, apf-chart-queues, apf-chart-waits, apf-chart-rejections (uPlot charts;
+//     data-points = snapshots drawn, data-max = the largest value drawn),
+//     apf-level-select, apf-flows, apf-queues, apf-queue-row, apf-flow-table, apf-flow-row (data-flow),
+//     apf-load-elephants, apf-load-concurrency, apf-load-mice, apf-load-work, apf-load-duration,
+//     apf-load-verb, apf-load-level, apf-load-start, apf-load-stop, apf-load-results,
+//     apf-load-row (data-flow, data-ok, data-rejected),
+//     apf-hand-fs, apf-hand-distinguisher, apf-hand-show, apf-hand-note, apf-hand-grid,
+//     apf-hand-queue (data-index, data-in-hand, data-load)
 //   tutorials:
 //     tutorial-list, tutorial-item (data-id), tutorial-progress, tutorial-steps,
 //     tutorial-step-title, tutorial-narration, tutorial-request, tutorial-run-step,
@@ -59,7 +71,7 @@
 //     tutorial-warnings (the step's answer's warnings), tutorial-complete
 //
 // window.kubeplayUI exposes {apiFetch, currentTarget, setTarget, builder, watch,
-// tutorials, sandboxStatus} for tests and the console.
+// apf, tutorials, sandboxStatus} for tests and the console.
 
 import './styles.css';
 import { h, mount } from './dom.js';
@@ -71,6 +83,7 @@ import { createBuilder } from './builder.js';
 import { createHistoryView } from './historyview.js';
 import { createWatchPanel } from './watch.js';
 import { createTutorialPlayer } from './tutorials.js';
+import { createApfPanel } from './apf.js';
 
 function main() {
   const app = document.getElementById('app') || document.body.appendChild(h('div', { id: 'app' }));
@@ -99,6 +112,7 @@ function main() {
   const tabs = [
     { id: 'request', label: 'Request' },
     { id: 'watch', label: 'Watch' },
+    { id: 'apf', label: 'APF' },
     { id: 'tutorials', label: 'Tutorials' },
   ];
   const tabButtons = tabs.map((t) => h('button', { type: 'button', class: 'tab', testid: `tab-${t.id}`, on: { click: () => { location.hash = t.id; } } }, t.label));
@@ -140,9 +154,11 @@ function main() {
     },
   });
 
+  const apfPanel = createApfPanel();
   const views = {
     request: h('main', { class: 'view view-request' }, historyView.el, builder.el, responseView.el),
     watch: h('main', { class: 'view view-watch' }, watchPanel.el),
+    apf: h('main', { class: 'view view-apf' }, apfPanel.el),
     tutorials: h('main', { class: 'view view-tutorials' }, tutorials.el),
   };
 
@@ -155,6 +171,8 @@ function main() {
     const id = location.hash.replace('#', '') in views ? location.hash.replace('#', '') : 'request';
     for (const [k, v] of Object.entries(views)) v.hidden = k !== id;
     tabs.forEach((t, i) => tabButtons[i].classList.toggle('active', t.id === id));
+    if (id === 'apf') apfPanel.start();
+    else apfPanel.stop();
   }
   window.addEventListener('hashchange', showTab);
   showTab();
@@ -268,7 +286,7 @@ function main() {
   initSandbox();
   if (currentTarget().kind !== 'sandbox') loadDiscovery().catch(() => {});
 
-  window.kubeplayUI = { apiFetch, currentTarget, setTarget, builder, watch: watchPanel, tutorials, sandboxStatus };
+  window.kubeplayUI = { apiFetch, currentTarget, setTarget, builder, watch: watchPanel, apf: apfPanel, tutorials, sandboxStatus };
 }
 
 // renderLinkOffer asks whether to use the remote target a link offers (null

@@ -34,6 +34,13 @@ const deploymentJson = JSON.stringify(
 
 export const TEMPLATES = [
   { id: 'version', title: 'Server version', spec: { method: 'GET', path: '/version' } },
+  {
+    id: 'whoami',
+    title: 'Who am I (SelfSubjectReview, kubectl auth whoami)',
+    spec: { method: 'POST', path: '/apis/authentication.k8s.io/v1/selfsubjectreviews', headers: JSON_HEADERS, body: '{"apiVersion": "authentication.k8s.io/v1", "kind": "SelfSubjectReview"}' },
+  },
+  { id: 'flowschemas', title: 'API Priority and Fairness: FlowSchemas', spec: { method: 'GET', path: '/apis/flowcontrol.apiserver.k8s.io/v1/flowschemas' } },
+  { id: 'apf-state', title: 'API Priority and Fairness: levels, queues, flows (kubeplay)', spec: { method: 'GET', path: '/debug/kubeplay/apf' } },
   { id: 'apis', title: 'Discovery: API groups', spec: { method: 'GET', path: '/apis' } },
   { id: 'list-namespaces', title: 'List namespaces', spec: { method: 'GET', path: '/api/v1/namespaces' } },
   { id: 'list-pods', title: 'List pods', spec: { method: 'GET', path: '/api/v1/namespaces/{ns}/pods' } },

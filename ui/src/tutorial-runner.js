@@ -275,6 +275,11 @@ export async function runStep(step, vars, fetchFn, options = {}) {
     const got = getPath(root, p);
     if (got !== undefined) failures.push(`${p}: got ${show(got)}, want absent`);
   }
+  for (const [name, want0] of Object.entries(expect.headers || {})) {
+    const want = substitute(String(want0), outVars);
+    const got = result.headers[name.toLowerCase()];
+    if (got !== want) failures.push(`header ${name}: got ${show(got)}, want ${show(want)}`);
+  }
   for (const s0 of expect.contains || []) {
     const s = substitute(s0, outVars);
     if (!result.bodyText.includes(s)) failures.push(`body does not contain ${JSON.stringify(s)}`);

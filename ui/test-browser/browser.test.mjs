@@ -681,3 +681,42 @@ test('PLAY-3: the page and its worker carry a Content-Security-Policy and the pl
   assert.deepEqual(await page.evaluate(() => window.__violations), []);
   await page.close();
 });
+
+test('PLAY-5 APF-6 APF-11: the APF panel\'s load generator fills queues and meets a 429, and the charts show both', async () => {
+  const page = await openPlayground();
+  await page.goto(base + '/#apf');
+  await page.waitForSelector('[data-testid="apf-level-row"][data-level="global-default"]', { timeout: 20000 });
+  // Every level shows its seats; the sandbox's 60 seats give global-default 5.
+  const gd = await page.$eval('[data-testid="apf-level-row"][data-level="global-default"]', (r) => r.dataset.current);
+  assert.ok(Number(gd) >= 2, `global-default current seats ${gd}`);
+  await page.fill('[data-testid="apf-load-elephants"]', '2');
+  await page.fill('[data-testid="apf-load-concurrency"]', '20');
+  await page.fill('[data-testid="apf-load-mice"]', '1');
+  await page.fill('[data-testid="apf-load-work"]', '300');
+  await page.fill('[data-testid="apf-load-duration"]', '10');
+  await page.selectOption('[data-testid="apf-load-level"]', 'demo');
+  await page.click('[data-testid="apf-load-start"]');
+  // Queues form on the demo level (one seat), elephants are turned away (429),
+  // and the charts draw both.
+  await page.waitForFunction(() => {
+    const max = (id) => Number(document.querySelector(`[data-testid="apf-chart-${id}"]`).dataset.max);
+    const rejected = [...document.querySelectorAll('[data-testid="apf-load-row"]')].some((r) => r.dataset.flow.startsWith('elephant') && Number(r.dataset.rejected) > 0);
+    return max('queues') > 0 && max('rejections') > 0 && rejected;
+  }, null, { timeout: 30000 });
+  // The hand of an elephant's flow is drawn among the level's 8 queues.
+  const hand = await page.$$eval('[data-testid="apf-hand-queue"][data-in-hand="true"]', (qs) => qs.length);
+  assert.equal(hand, 2);
+  await page.screenshot({ path: join(artifacts, 'apf-panel.png'), fullPage: true });
+  await page.click('[data-testid="apf-load-stop"]');
+  await page.waitForSelector('[data-testid="apf-load-start"]:not([disabled])', { timeout: 20000 });
+  const rows = await page.$$eval('[data-testid="apf-load-row"]', (rs) => rs.map((r) => ({ flow: r.dataset.flow, ok: Number(r.dataset.ok), rejected: Number(r.dataset.rejected) })));
+  const mouse = rows.find((r) => r.flow === 'mouse-1');
+  assert.ok(mouse.ok > 0, `the mouse got through: ${JSON.stringify(rows)}`);
+  // The same panel against the native server (the page's own host).
+  await page.selectOption('[data-testid="target-select"]', 'native');
+  // (its own levels: no demo level was created there)
+  await page.waitForFunction(() => document.querySelector('[data-testid="apf-level-row"][data-level="workload-low"]') &&
+    !document.querySelector('[data-testid="apf-level-row"][data-level="playground-demo"]'), null, { timeout: 20000 });
+  await page.selectOption('[data-testid="target-select"]', 'sandbox');
+  await page.close();
+});

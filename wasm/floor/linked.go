@@ -5,7 +5,7 @@ package main
 import (
 	"syscall/js"
 
-	"kubeplay/core/apiserver"
+	"kubeplay/core/sandbox"
 	"kubeplay/wasm/bridge"
 )
 
@@ -15,7 +15,7 @@ import (
 func init() {
 	// Never true; the branch only keeps the core linked.
 	if js.Global().Get("kubeplayFloorStartsCore").Truthy() {
-		s, _ := apiserver.New(apiserver.Config{})
+		s, _ := sandbox.New(sandbox.Config{})
 		bridge.Handler(s)
 	}
 }

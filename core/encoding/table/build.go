@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"time"
 
@@ -105,6 +106,10 @@ func Build(dst []byte, p *Printer, items []Item, opts Options) ([]byte, error) {
 	dst = append(dst, `,"rows":`...)
 	if len(items) == 0 && p.nullRows {
 		return append(dst, "null}"...), nil
+	}
+	if p.order != nil {
+		items = slices.Clone(items)
+		slices.SortStableFunc(items, func(a, b Item) int { return p.order(a.Object, b.Object) })
 	}
 	dst = append(dst, '[')
 	for i, it := range items {

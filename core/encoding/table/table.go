@@ -40,6 +40,8 @@ type Printer struct {
 	// nullRows: kube's default convertor leaves rows nil for an empty list,
 	// which encodes as "rows":null; the printers and the CRD convertor give [].
 	nullRows bool
+	// order, when set, is the order of a list's rows (kube sorts some lists).
+	order func(a, b object.Object) int
 }
 
 // Columns returns the column definitions. The slice is shared: do not modify it.
@@ -71,6 +73,8 @@ var builtins = map[string]*Printer{
 	"apps/deployments":           deploymentPrinter,
 	"apps/replicasets":           replicaSetPrinter,
 	"coordination.k8s.io/leases": leasePrinter,
+	"flowcontrol.apiserver.k8s.io/flowschemas":                 flowSchemaPrinter,
+	"flowcontrol.apiserver.k8s.io/prioritylevelconfigurations": priorityLevelPrinter,
 }
 
 // For returns the printer of a built-in resource (group "" for core), or kube's

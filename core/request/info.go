@@ -1,4 +1,9 @@
-package apiserver
+// Package request owns what a request is about: its RequestInfo (verb,
+// resource, namespace, name, …), parsed from its method and path as
+// kube-apiserver's RequestInfoFactory does and carried in its context, so every
+// filter (authentication, API Priority and Fairness, the request log) and the
+// router classify requests alike without importing the server.
+package request
 
 import (
 	"context"
@@ -31,7 +36,7 @@ var specialVerbs = map[string]bool{"proxy": true, "watch": true}
 // ParseRequestInfo classifies r.
 func ParseRequestInfo(r *web.Request) *RequestInfo {
 	info := &RequestInfo{Path: r.URL.Path, Verb: strings.ToLower(r.Method)}
-	parts := splitPath(r.URL.Path)
+	parts := SplitPath(r.URL.Path)
 	if len(parts) < 3 || (parts[0] != "api" && parts[0] != "apis") {
 		return info
 	}
@@ -96,20 +101,21 @@ func ParseRequestInfo(r *web.Request) *RequestInfo {
 	if info.Name == "" && info.Verb == "delete" {
 		info.Verb = "deletecollection"
 	}
-	if info.Verb == "list" && isWatchRequest(r) {
+	if info.Verb == "list" && IsWatch(r) {
 		info.Verb = "watch"
 	}
 	return info
 }
 
-// isWatchRequest reads the watch parameter as kube's conversion does: present and
+// IsWatch reads the watch parameter as kube's conversion does: present and
 // neither "0" nor "false" (any case), even when empty.
-func isWatchRequest(r *web.Request) bool {
+func IsWatch(r *web.Request) bool {
 	vs := r.URL.Query()["watch"]
 	return len(vs) > 0 && vs[0] != "0" && !strings.EqualFold(vs[0], "false")
 }
 
-func splitPath(p string) []string {
+// SplitPath is the path's segments, without empty ones at either end.
+func SplitPath(p string) []string {
 	p = strings.Trim(p, "/")
 	if p == "" {
 		return nil
@@ -130,4 +136,21 @@ func WithRequestInfo(ctx context.Context, info *RequestInfo) context.Context {
 func RequestInfoFrom(ctx context.Context) *RequestInfo {
 	info, _ := ctx.Value(requestInfoKey).(*RequestInfo)
 	return info
+}
+
+type watchInitKey struct{}
+
+// WithWatchInitialization returns ctx carrying done, for a watch's handler to
+// call once the watch's initial events are sent: API Priority and Fairness
+// holds a watch's seats until then, as kube's flow control does.
+func WithWatchInitialization(ctx context.Context, done func()) context.Context {
+	return context.WithValue(ctx, watchInitKey{}, done)
+}
+
+// WatchInitialized says a watch's initial events are sent (nothing when no one
+// waits for it).
+func WatchInitialized(ctx context.Context) {
+	if done, ok := ctx.Value(watchInitKey{}).(func()); ok {
+		done()
+	}
 }

@@ -1,0 +1,192 @@
+package auth
+
+import (
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"strings"
+
+	"kubeplay/core/apierrors"
+	"kubeplay/core/web"
+)
+
+// Tokens is a static token table: bearer token → user.
+type Tokens map[string]User
+
+// ParseTokens reads kube-apiserver's --token-file format: CSV lines
+// `token,user,uid[,"group1,group2"]`; a line with an empty token is skipped, as
+// kube skips it. name is the file's name, for kube's error message.
+func ParseTokens(name string, r io.Reader) (Tokens, error) {
+	cr := csv.NewReader(r)
+	cr.FieldsPerRecord = -1
+	tokens := Tokens{}
+	for {
+		rec, err := cr.Read()
+		if errors.Is(err, io.EOF) {
+			return tokens, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(rec) < 3 {
+			return nil, fmt.Errorf("token file '%s' must have at least 3 columns (token, user name, user uid), found %d", name, len(rec))
+		}
+		if rec[0] == "" {
+			continue
+		}
+		u := User{Name: rec[1], UID: rec[2]}
+		if len(rec) >= 4 {
+			u.Groups = strings.Split(rec[3], ",")
+		}
+		tokens[rec[0]] = u
+	}
+}
+
+// DefaultTokens is the sandbox's token table, in --token-file format. `kubeplay`
+// is the token of the kubeconfig the native command writes: kubeadm's
+// kubernetes-admin, whose group is not system:masters, so its requests are
+// classified by API Priority and Fairness like any user's (global-default);
+// the super-admin is system:masters (exempt), as kubeadm's super-admin.conf.
+const DefaultTokens = `kubeplay,kubernetes-admin,kubernetes-admin,"kubeadm:cluster-admins"
+kubeplay-super-admin,kubernetes-super-admin,kubernetes-super-admin,"system:masters"
+kubeplay-node,system:node:node-1,node-1,"system:nodes"
+kubeplay-sa,system:serviceaccount:default:default,default-sa,"system:serviceaccounts,system:serviceaccounts:default"
+`
+
+// Defaults is DefaultTokens read.
+func Defaults() Tokens {
+	t, err := ParseTokens("defaults", strings.NewReader(DefaultTokens))
+	if err != nil {
+		panic(err)
+	}
+	return t
+}
+
+// Authenticator is the authentication filter: it gives every request its user.
+type Authenticator struct {
+	tokens Tokens
+}
+
+// NewAuthenticator authenticates bearer tokens with tokens.
+func NewAuthenticator(tokens Tokens) *Authenticator { return &Authenticator{tokens: tokens} }
+
+// Filter sets the request's user, as kube-apiserver's WithAuthentication and
+// WithImpersonation do. A user already in the context (an in-process caller's)
+// stands; otherwise a bearer token names it, a token the table does not know is
+// 401 Unauthorized, and a request without one is system:anonymous.
+// Authenticated users are in system:authenticated. Impersonation headers then
+// replace the user (authorization allows every impersonation).
+func (a *Authenticator) Filter(next web.Handler) web.Handler {
+	return web.HandlerFunc(func(w web.ResponseWriter, r *web.Request) {
+		u, ok := UserFrom(r.Context())
+		if !ok {
+			var err error
+			if u, err = a.authenticate(r); err != nil {
+				apierrors.Write(w, apierrors.NewUnauthorized())
+				return
+			}
+		}
+		u, err := impersonate(r.Header, u)
+		if err != nil {
+			// kube writes this one as plain text, with the request's URI.
+			h := w.Header()
+			h.Set("Content-Type", "text/plain; charset=utf-8")
+			h.Set("X-Content-Type-Options", "nosniff")
+			w.WriteHeader(web.StatusInternalServerError)
+			_, _ = io.WriteString(w, htmlEscaper.Replace(fmt.Sprintf("Internal Server Error: %q: %v", r.URL.RequestURI(), err))+"\n")
+			return
+		}
+		for k := range r.Header {
+			if strings.HasPrefix(k, "Impersonate-") {
+				r.Header.Del(k)
+			}
+		}
+		next.ServeHTTP(w, r.WithContext(WithUser(r.Context(), u)))
+	})
+}
+
+// htmlEscaper is kube's sanitizer for plain-text errors.
+var htmlEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")
+
+var errInvalidToken = errors.New("invalid bearer token")
+
+// authenticate reads the bearer token as kube's bearertoken authenticator does
+// (scheme in any case; an empty token is no token) and removes it.
+func (a *Authenticator) authenticate(r *web.Request) (User, error) {
+	parts := strings.SplitN(strings.TrimSpace(r.Header.Get("Authorization")), " ", 3)
+	if len(parts) < 2 || !strings.EqualFold(parts[0], "bearer") || parts[1] == "" {
+		return User{Name: Anonymous, Groups: []string{AllUnauthenticated}}, nil
+	}
+	u, ok := a.tokens[parts[1]]
+	if !ok {
+		return User{}, errInvalidToken
+	}
+	r.Header.Del("Authorization")
+	if !u.InGroup(AllAuthenticated) {
+		u.Groups = append(append([]string(nil), u.Groups...), AllAuthenticated)
+	}
+	return u, nil
+}
+
+// impersonate applies the impersonation headers to u, as kube's
+// WithImpersonation: a service account's user name brings its groups unless
+// groups are named; system:authenticated (or, for system:anonymous,
+// system:unauthenticated) is added. Groups, extras or a UID without a user are
+// kube's error, which names what was asked as its ObjectReference prints.
+func impersonate(h web.Header, u User) (User, error) {
+	name := h.Get("Impersonate-User")
+	groups := h.Values("Impersonate-Group")
+	uid := h.Get("Impersonate-Uid")
+	extra := map[string][]string{}
+	var asked []string // what was asked, as kube's %v of []ObjectReference shows it
+	if name != "" {
+		if ns, sa, ok := splitServiceAccount(name); ok {
+			asked = append(asked, "{ServiceAccount "+ns+" "+sa+"    }")
+		} else {
+			asked = append(asked, "{User  "+name+"    }")
+		}
+	}
+	for _, g := range groups {
+		asked = append(asked, "{Group  "+g+"    }")
+	}
+	for k, vs := range h {
+		rest, ok := strings.CutPrefix(k, "Impersonate-Extra-")
+		if !ok {
+			continue
+		}
+		key := strings.ToLower(rest)
+		if unescaped, err := url.PathUnescape(key); err == nil {
+			key = unescaped
+		}
+		for _, v := range vs {
+			extra[key] = append(extra[key], v)
+			asked = append(asked, "{UserExtra  "+v+"  authentication.k8s.io/v1  "+key+"}")
+		}
+	}
+	if uid != "" {
+		asked = append(asked, "{UID  "+uid+"  authentication.k8s.io/v1  }")
+	}
+	if len(asked) == 0 {
+		return u, nil
+	}
+	if name == "" {
+		return User{}, fmt.Errorf("requested [%s] without impersonating a user", strings.Join(asked, " "))
+	}
+	out := User{Name: name, UID: uid, Groups: append([]string(nil), groups...)}
+	if len(extra) > 0 {
+		out.Extra = extra
+	}
+	if ns, _, ok := splitServiceAccount(name); ok && len(groups) == 0 {
+		out.Groups = serviceAccountGroups(ns)
+	}
+	if name != Anonymous {
+		if !out.InGroup(AllAuthenticated) && !out.InGroup(AllUnauthenticated) {
+			out.Groups = append(out.Groups, AllAuthenticated)
+		}
+	} else if !out.InGroup(AllUnauthenticated) {
+		out.Groups = append(out.Groups, AllUnauthenticated)
+	}
+	return out, nil
+}

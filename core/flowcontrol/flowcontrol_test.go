@@ -1,0 +1,325 @@
+package flowcontrol
+
+import (
+	"context"
+	"math"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"kubeplay/core/clock"
+	"kubeplay/core/flowcontrol/bootstrap"
+	"kubeplay/core/object"
+	"kubeplay/core/request"
+	"kubeplay/core/web"
+)
+
+// flowLoad is one flow of a simulation: how many requests it keeps outstanding.
+type flowLoad struct {
+	name        string
+	outstanding int
+	service     time.Duration
+}
+
+// simulate keeps each flow's requests outstanding in qs (resubmitting each as
+// it completes) for steps completions, on clk, and counts dispatches per flow.
+// Requests are one seat each; each step finishes the request that has
+// executed longest.
+func simulate(t *testing.T, qs *queueSet, clk *clock.Fake, flows []flowLoad, steps int) map[string]int {
+	t.Helper()
+	type running struct {
+		flow    int
+		release chan struct{}
+		done    chan struct{}
+	}
+	started := make(chan *running, 1024)
+	submit := func(f int) {
+		r := &running{flow: f, release: make(chan struct{}), done: make(chan struct{})}
+		req, why := qs.startRequest(context.Background(), workEstimate{InitialSeats: 1}, hashFlowID("fs", flows[f].name), "fs", flows[f].name, requestDetail{})
+		if req == nil {
+			t.Fatalf("%s rejected: %s", flows[f].name, why)
+		}
+		go func() {
+			req.finish(time.Minute, func() {
+				started <- r
+				<-r.release
+			})
+			close(r.done)
+		}()
+	}
+	for f, fl := range flows {
+		for i := 0; i < fl.outstanding; i++ {
+			submit(f)
+		}
+	}
+	counts := map[string]int{}
+	var executing []*running
+	for len(executing) < qs.limit {
+		r := <-started
+		executing = append(executing, r)
+		counts[flows[r.flow].name]++
+	}
+	for i := 0; i < steps; i++ {
+		r := executing[0]
+		executing = executing[1:]
+		clk.Step(flows[r.flow].service)
+		close(r.release)
+		<-r.done
+		submit(r.flow)
+		next := <-started
+		executing = append(executing, next)
+		counts[flows[next.flow].name]++
+	}
+	for _, r := range executing {
+		close(r.release)
+	}
+	return counts
+}
+
+// distinctQueues are two flow names whose one-queue hands differ.
+func distinctQueues(d *dealer, a string) string {
+	qa := d.dealIntoHand(hashFlowID("fs", a), nil)[0]
+	for i := 0; ; i++ {
+		b := "mouse-" + string(rune('a'+i%26)) + strings.Repeat("x", i/26)
+		if d.dealIntoHand(hashFlowID("fs", b), nil)[0] != qa {
+			return b
+		}
+	}
+}
+
+// TestAPF_6_MouseNotStarved: one elephant flow keeps 50 requests outstanding,
+// one mouse flow 1, on the same level of two seats (one queue per flow); every
+// mouse request completes and the mouse gets its fair share of the dispatches,
+// within 20%. Fair is max-min: the lesser of an equal split and what the flow
+// asks. A mouse with one request at a time asks for one dispatch in three here
+// (its next request waits for a seat to free, then holds it for two
+// completions); with more outstanding than its half, it gets half.
+func TestAPF_6_MouseNotStarved(t *testing.T) {
+	for _, c := range []struct {
+		outstanding int
+		fair        float64
+	}{{1, 1.0 / 3}, {5, 0.5}} {
+		clk := clock.NewFake(time.Unix(1_700_000_000, 0))
+		qs := newQueueSet(clk, newMetricSet(clk).level(clk, "global-default"))
+		cfg := queuingConfig{name: "global-default", queues: 64, handSize: 1, queueLengthLimit: 100}
+		if err := qs.configure(cfg, 2); err != nil {
+			t.Fatal(err)
+		}
+		mouse := distinctQueues(qs.dealer, "elephant")
+		counts := simulate(t, qs, clk, []flowLoad{{"elephant", 50, 10 * time.Millisecond}, {mouse, c.outstanding, 10 * time.Millisecond}}, 400)
+		share := float64(counts[mouse]) / float64(counts[mouse]+counts["elephant"])
+		if math.Abs(share-c.fair) > c.fair*0.2 {
+			t.Errorf("mouse with %d outstanding: share %.3f of %v, fair is %.3f", c.outstanding, share, counts, c.fair)
+		}
+		t.Logf("mouse with %d outstanding: dispatches %v, share %.3f (fair %.3f)", c.outstanding, counts, share, c.fair)
+	}
+}
+
+// newTestController is a Controller with kube's bootstrap configuration (as
+// if read from the API) on a fake clock.
+func newTestController(t *testing.T, seats int) (*Controller, *clock.Fake) {
+	clk := clock.NewFake(time.Unix(1_700_000_000, 0))
+	c := New(Config{ServerConcurrencyLimit: seats, Clock: clk})
+	c.digestBootstrap()
+	return c, clk
+}
+
+// digestBootstrap digests kube's bootstrap objects, given uids, as if they had
+// been read from the API.
+func (c *Controller) digestBootstrap() {
+	read := func(kind string) []object.Object {
+		var out []object.Object
+		for _, o := range append(bootstrap.Mandatory(kind), bootstrap.Suggested(kind)...) {
+			object.Meta(o)["uid"] = "uid-" + object.MetaString(o, "name")
+			out = append(out, o)
+		}
+		return out
+	}
+	c.digest(read(bootstrap.PriorityLevelConfiguration), read(bootstrap.FlowSchema))
+}
+
+// TestAPF_5_SeatsAsKube: with kube's 600 seats, every level's nominal, lower
+// and upper seats are kube-apiserver 1.32.13's (testdata/kube-metrics.txt),
+// and so are the current seats it derived with the exempt level's one
+// executing request as the only demand.
+func TestAPF_5_SeatsAsKube(t *testing.T) {
+	c, clk := newTestController(t, 600)
+	c.levels["exempt"].metrics.demand.set(1)
+	clk.Step(borrowingAdjustmentPeriod)
+	c.levels["exempt"].metrics.demand.set(0)
+	c.mu.Lock()
+	c.updateBorrowingLocked()
+	c.mu.Unlock()
+	var b strings.Builder
+	if err := c.metrics.reg.write(&b); err != nil {
+		t.Fatal(err)
+	}
+	ours := b.String()
+	kube := map[string]string{ // from testdata/kube-metrics.txt
+		"nominal": "catch-all 13, exempt 0, global-default 49, leader-election 25, node-high 98, system 74, workload-high 98, workload-low 245",
+		"lower":   "catch-all 13, exempt 0, global-default 24, leader-election 25, node-high 73, system 50, workload-high 49, workload-low 24",
+		"upper":   "catch-all 613, exempt 600, global-default 649, leader-election 625, node-high 698, system 674, workload-high 698, workload-low 845",
+		"current": "catch-all 30, exempt 1, global-default 56, leader-election 58, node-high 170, system 117, workload-high 114, workload-low 56",
+	}
+	for which, list := range kube {
+		for _, pair := range strings.Split(list, ", ") {
+			name, v, _ := strings.Cut(pair, " ")
+			line := "apiserver_flowcontrol_" + which + `_limit_seats{priority_level="` + name + `"} ` + v + "\n"
+			if !strings.Contains(ours, line) {
+				t.Errorf("kube has %s", strings.TrimSpace(line))
+			}
+		}
+	}
+}
+
+// TestAPF_5_Borrowing: an idle level lends its seats to a busy one, within
+// both levels' bounds, and takes them back when its own demand returns.
+func TestAPF_5_Borrowing(t *testing.T) {
+	c, clk := newTestController(t, 60)
+	busy, idle := c.levels["global-default"], c.levels["workload-low"]
+	adjust := func() {
+		clk.Step(borrowingAdjustmentPeriod)
+		c.mu.Lock()
+		c.updateBorrowingLocked()
+		c.mu.Unlock()
+	}
+	check := func(when string) {
+		sum := 0
+		for _, l := range c.levels {
+			if !l.exempt {
+				sum += l.currentCL
+			}
+			if !l.exempt && (l.currentCL < l.minCL || l.currentCL > l.maxCL) {
+				t.Errorf("%s: %s has %d seats, outside [%d, %d]", when, l.name, l.currentCL, l.minCL, l.maxCL)
+			}
+		}
+		if sum != c.nominalSum-c.levels["exempt"].currentCL {
+			t.Errorf("%s: %d seats allotted of %d", when, sum, c.nominalSum)
+		}
+	}
+	t.Logf("nominal: global-default %d [%d, %d], workload-low %d [%d, %d]", busy.nominal, busy.minCL, busy.maxCL, idle.nominal, idle.minCL, idle.maxCL)
+	// global-default wants 30 seats for a while; workload-low wants none.
+	busy.metrics.demand.set(30)
+	idle.metrics.demand.set(0)
+	for i := 0; i < 3; i++ {
+		adjust()
+	}
+	check("busy")
+	if busy.currentCL <= busy.nominal || idle.currentCL != idle.minCL {
+		t.Fatalf("borrowing: global-default %d seats (nominal %d), workload-low %d (lower bound %d)", busy.currentCL, busy.nominal, idle.currentCL, idle.minCL)
+	}
+	lent := busy.currentCL
+	// workload-low's own demand returns: it takes its seats back.
+	idle.metrics.demand.set(float64(idle.nominal))
+	adjust()
+	check("returned")
+	if idle.currentCL < idle.nominal || busy.currentCL >= lent {
+		t.Fatalf("taking back: workload-low %d seats (nominal %d), global-default %d (was %d)", idle.currentCL, idle.nominal, busy.currentCL, lent)
+	}
+}
+
+// TestAPF_7_WorkEstimates: a list costs a seat per 100 objects (kube's formula
+// per how the list is served), at most the level's share; a watch only when
+// it asks for initial events; a write to what ten or more watches watch holds
+// final seats afterwards.
+func TestAPF_7_WorkEstimates(t *testing.T) {
+	c, _ := newTestController(t, 600)
+	c.cfg.ObjectCount = func(group, resource string) int64 { return 550 }
+	l := c.levels["global-default"] // nominal 49: at most ceil(0.15×49)=8 seats
+	fm := l.metrics.flow("global-default")
+	estimate := func(method, path string) workEstimate {
+		r, err := web.NewRequest(context.Background(), method, "http://x"+path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c.estimateWork(r, request.ParseRequestInfo(r), l, fm)
+	}
+	for _, cs := range []struct {
+		path  string
+		seats uint64
+	}{
+		{"/api/v1/configmaps", 6},                        // from the cache: 550 objects
+		{"/api/v1/configmaps?limit=100&continue=abc", 2}, // from storage: 2×limit
+		{"/api/v1/configmaps?labelSelector=a%3Db&limit=100&resourceVersionMatch=Exact&resourceVersion=5", 7}, // 550+100
+		{"/api/v1/configmaps?resourceVersion=9&resourceVersionMatch=Exact", 8},                               // 2×550, capped at 8
+		{"/api/v1/configmaps/one", 1},
+		{"/api/v1/configmaps?watch=1", 1},
+		{"/api/v1/configmaps?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan", 6},
+	} {
+		if got := estimate("GET", cs.path); got.InitialSeats != cs.seats {
+			t.Errorf("%s: %d seats, want %d", cs.path, got.InitialSeats, cs.seats)
+		}
+	}
+	// Writes: nine watchers cost nothing extra; 25 cost 3 final seats for 5 ms.
+	for i := 0; i < 25; i++ {
+		u, _ := url.Parse("http://x/api/v1/namespaces/default/configmaps?watch=1")
+		r := &web.Request{URL: u}
+		if i < 9 {
+			c.watches.register(&request.RequestInfo{Resource: "configmaps", Namespace: "default", Verb: "watch"}, r)
+		}
+		if i == 9 {
+			if we := estimate("POST", "/api/v1/namespaces/default/configmaps"); we.FinalSeats != 0 {
+				t.Errorf("9 watchers: %+v", we)
+			}
+		}
+		if i >= 9 {
+			c.watches.register(&request.RequestInfo{Resource: "configmaps", Verb: "watch"}, r)
+		}
+	}
+	we := estimate("PUT", "/api/v1/namespaces/default/configmaps/x")
+	if we.InitialSeats != 1 || we.FinalSeats != 3 || we.AdditionalLatency != 5*time.Millisecond {
+		t.Errorf("25 watchers: %+v", we)
+	}
+}
+
+// TestAPF_6_TimeoutAndCancel: a queued request that waits past its limit is
+// rejected as time-out; one whose client goes away leaves its queue as
+// cancelled; neither takes a seat, and the queue's next request goes on.
+func TestAPF_6_TimeoutAndCancel(t *testing.T) {
+	clk := clock.NewFake(time.Unix(1_700_000_000, 0))
+	qs := newQueueSet(clk, newMetricSet(clk).level(clk, "l"))
+	if err := qs.configure(queuingConfig{name: "l", queues: 4, handSize: 1, queueLengthLimit: 10}, 1); err != nil {
+		t.Fatal(err)
+	}
+	start := func(ctx context.Context) *qsRequest {
+		r, why := qs.startRequest(ctx, workEstimate{InitialSeats: 1}, hashFlowID("fs", "u"), "fs", "u", requestDetail{})
+		if r == nil {
+			t.Fatalf("rejected: %s", why)
+		}
+		return r
+	}
+	release := make(chan struct{})
+	holding := start(context.Background())
+	held := make(chan bool)
+	go func() { held <- holding.finish(time.Second, func() { <-release }) }()
+
+	timedOut := start(context.Background())
+	ctx, cancel := context.WithCancel(context.Background())
+	cancelled := start(ctx)
+	results := make(chan [2]any, 2)
+	go func() { results <- [2]any{"timeout", timedOut.finish(time.Second, func() {})} }()
+	go func() { results <- [2]any{"cancel", cancelled.finish(time.Minute, func() {})} }()
+	for clk.Waiters() < 2 { // both wait on their limit's timer
+		time.Sleep(time.Millisecond)
+	}
+	cancel()
+	clk.Step(time.Second)
+	for range 2 {
+		if r := <-results; r[1] != false {
+			t.Errorf("%s: executed", r[0])
+		}
+	}
+	if timedOut.rejection != rejectTimeout || cancelled.rejection != rejectCancelled {
+		t.Errorf("reasons %q, %q", timedOut.rejection, cancelled.rejection)
+	}
+	// The seat is still the first request's; the next request waits for it.
+	next := start(context.Background())
+	close(release)
+	if !<-held || !next.finish(time.Second, func() {}) {
+		t.Error("the first or the next request did not execute")
+	}
+	if qs.timedOut != 1 || qs.cancelled != 1 || qs.rejected != 2 || qs.totRequestsWaiting != 0 || qs.totSeatsInUse != 0 {
+		t.Errorf("counts: timed out %d, cancelled %d, rejected %d, waiting %d, seats %d", qs.timedOut, qs.cancelled, qs.rejected, qs.totRequestsWaiting, qs.totSeatsInUse)
+	}
+}

@@ -1,0 +1,178 @@
+package flowcontrol
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"slices"
+	"sync"
+	"time"
+
+	"kubeplay/core/apierrors"
+	"kubeplay/core/auth"
+	"kubeplay/core/client"
+	"kubeplay/core/web"
+)
+
+// kubeplay's teaching affordances for API Priority and Fairness (not
+// kube-apiserver APIs), like /debug/kubeplay/compact; they are not themselves
+// limited by APF (a load would otherwise hold its caller's seat throughout):
+//
+//   POST /debug/kubeplay/apf/load    plays flows of concurrent requests through the
+//                                    whole handler, as the users it names, and
+//                                    answers what each flow got (a tutorial's way
+//                                    to show an elephant and a mouse in one step)
+//   POST /debug/kubeplay/apf/adjust  adjusts borrowing now, rather than at the next
+//                                    10-second period, and answers the state
+
+// Load is a load's description.
+type Load struct {
+	Method string `json:"method"`
+	Path   string `json:"path"`
+	// SimulatedWork is how long each request holds its seats (a Go duration).
+	SimulatedWork string `json:"simulatedWork"`
+	// Rounds is how many requests each worker sends, one after another.
+	Rounds int        `json:"rounds"`
+	Flows  []LoadFlow `json:"flows"`
+}
+
+// LoadFlow is one user sending requests with Concurrency workers.
+type LoadFlow struct {
+	User        string   `json:"user"`
+	Groups      []string `json:"groups,omitempty"`
+	Concurrency int      `json:"concurrency"`
+}
+
+// LoadResult is what a flow got.
+type LoadResult struct {
+	User       string  `json:"user"`
+	Sent       int     `json:"sent"`
+	OK         int     `json:"ok"`
+	Rejected   int     `json:"rejected"`
+	Other      int     `json:"other"`
+	AllServed  bool    `json:"allServed"`
+	P50Seconds float64 `json:"p50Seconds"`
+	P99Seconds float64 `json:"p99Seconds"`
+}
+
+// Bounds on a load: a sandbox's teaching tool, not a load tester.
+const (
+	maxLoadRequests    = 2000
+	maxLoadConcurrency = 100
+	maxLoadWork        = 5 * time.Second
+)
+
+func (c *Controller) serveLoad(w web.ResponseWriter, r *web.Request) {
+	if r.Method != web.MethodPost {
+		apierrors.Write(w, apierrors.NewMethodNotAllowed())
+		return
+	}
+	var load Load
+	body, err := io.ReadAll(r.Body)
+	if err == nil {
+		err = json.Unmarshal(body, &load)
+	}
+	work, werr := time.ParseDuration(load.SimulatedWork)
+	total, badFlow := 0, false
+	for _, f := range load.Flows {
+		total += f.Concurrency * load.Rounds
+		badFlow = badFlow || f.Concurrency < 1 || f.Concurrency > maxLoadConcurrency || f.User == ""
+	}
+	switch {
+	case err != nil, badFlow, load.Path == "", load.Rounds < 1, total > maxLoadRequests, load.SimulatedWork != "" && (werr != nil || work < 0 || work > maxLoadWork):
+		apierrors.Write(w, apierrors.NewBadRequest("a load is {method, path, simulatedWork (at most 5s), rounds, flows: [{user, groups, concurrency (1-100)}]}, at most 2000 requests"))
+		return
+	}
+	if load.Method == "" {
+		load.Method = web.MethodGet
+	}
+	c.mu.RLock()
+	h := c.handler
+	c.mu.RUnlock()
+	if h == nil {
+		apierrors.Write(w, apierrors.NewServiceUnavailable("API Priority and Fairness is not started"))
+		return
+	}
+	results := make([]LoadResult, len(load.Flows))
+	latencies := make([][]time.Duration, len(load.Flows))
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for i, f := range load.Flows {
+		results[i].User = f.User
+		groups := f.Groups
+		if !slices.Contains(groups, auth.AllAuthenticated) {
+			groups = append(slices.Clone(groups), auth.AllAuthenticated)
+		}
+		cl := client.New(h, auth.User{Name: f.User, Groups: groups}, "kubeplay-load")
+		if load.SimulatedWork != "" {
+			cl = cl.WithHeader(SimulatedWorkHeader, load.SimulatedWork)
+		}
+		for range f.Concurrency {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for range load.Rounds {
+					start := c.clock.Now()
+					code := loadRequest(r.Context(), cl, load.Method, load.Path)
+					mu.Lock()
+					res := &results[i]
+					res.Sent++
+					switch {
+					case code == web.StatusTooManyRequests:
+						res.Rejected++
+					case code/100 == 2:
+						res.OK++
+						latencies[i] = append(latencies[i], c.clock.Now().Sub(start))
+					default:
+						res.Other++
+					}
+					mu.Unlock()
+				}
+			}()
+		}
+	}
+	wg.Wait()
+	for i := range results {
+		l := latencies[i]
+		slices.Sort(l)
+		if n := len(l); n > 0 {
+			results[i].P50Seconds = l[n/2].Seconds()
+			results[i].P99Seconds = l[min(n-1, n*99/100)].Seconds()
+		}
+		results[i].AllServed = results[i].OK == results[i].Sent
+	}
+	writeJSON(w, map[string]any{"flows": results})
+}
+
+// loadRequest sends one request of a load and returns its status code.
+func loadRequest(ctx context.Context, cl *client.Client, method, path string) int {
+	resp, err := cl.Stream(ctx, method, path, "", nil)
+	if err != nil {
+		return 0
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp.Code
+}
+
+func (c *Controller) serveAdjust(w web.ResponseWriter, r *web.Request) {
+	if r.Method != web.MethodPost {
+		apierrors.Write(w, apierrors.NewMethodNotAllowed())
+		return
+	}
+	c.mu.Lock()
+	c.updateBorrowingLocked()
+	c.mu.Unlock()
+	c.serveState(w, r)
+}
+
+func writeJSON(w web.ResponseWriter, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		apierrors.Write(w, apierrors.NewInternal(err))
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(web.StatusOK)
+	_, _ = w.Write(append(b, '\n'))
+}

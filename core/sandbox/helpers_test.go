@@ -1,0 +1,149 @@
+package sandbox
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"kubeplay/core/object"
+)
+
+// env is a sandbox served over loopback HTTP, with its APF configuration in
+// place.
+type env struct {
+	t  testing.TB
+	sb *Sandbox
+	hs *httptest.Server
+}
+
+func newEnv(t testing.TB, cfg Config) *env {
+	t.Helper()
+	sb, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(sb)
+	t.Cleanup(func() {
+		hs.Close()
+		sb.Close()
+	})
+	e := &env{t: t, sb: sb, hs: hs}
+	e.eventually("the suggested configuration", func() bool {
+		r := e.do("GET", "/apis/flowcontrol.apiserver.k8s.io/v1/flowschemas", nil, admin)
+		items, _ := r.Obj["items"].([]any)
+		for _, it := range items {
+			if object.Path(it, "status", "conditions") == nil {
+				return false
+			}
+		}
+		return len(items) == 13
+	})
+	return e
+}
+
+// resp is an answer, read whole.
+type resp struct {
+	Code   int
+	Header http.Header
+	Body   []byte
+	Obj    object.Object
+}
+
+// as are the headers that say who asks.
+type as map[string]string
+
+var (
+	admin     = as{"Authorization": "Bearer kubeplay"}
+	anonymous = as{}
+)
+
+// impersonating is admin asking as user in groups.
+func impersonating(user string, groups ...string) http.Header {
+	h := http.Header{"Authorization": {"Bearer kubeplay"}, "Impersonate-User": {user}}
+	for _, g := range groups {
+		h.Add("Impersonate-Group", g)
+	}
+	return h
+}
+
+func (e *env) do(method, path string, body any, who as) resp {
+	h := http.Header{}
+	for k, v := range who {
+		h.Set(k, v)
+	}
+	return e.doH(method, path, body, h)
+}
+
+func (e *env) doH(method, path string, body any, h http.Header) resp {
+	e.t.Helper()
+	var rd io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			e.t.Fatal(err)
+		}
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequest(method, e.hs.URL+path, rd)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	req.Header = h.Clone()
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	r := resp{Code: res.StatusCode, Header: res.Header, Body: b}
+	if strings.HasPrefix(res.Header.Get("Content-Type"), "application/json") {
+		r.Obj, _ = object.Decode(b)
+	}
+	return r
+}
+
+func (e *env) eventually(what string, ok func() bool) {
+	e.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !ok() {
+		if time.Now().After(deadline) {
+			e.t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// uid is the uid of a FlowSchema or PriorityLevelConfiguration.
+func (e *env) uid(plural, name string) string {
+	e.t.Helper()
+	r := e.do("GET", "/apis/flowcontrol.apiserver.k8s.io/v1/"+plural+"/"+name, nil, admin)
+	if r.Code != 200 {
+		e.t.Fatalf("get %s %s: %d %s", plural, name, r.Code, r.Body)
+	}
+	return object.MetaString(r.Obj, "uid")
+}
+
+// classifiedAs is the FlowSchema and priority level a response names.
+func (e *env) classifiedAs(r resp) (fs, pl string) {
+	e.t.Helper()
+	names := func(plural, uid string) string {
+		l := e.do("GET", "/apis/flowcontrol.apiserver.k8s.io/v1/"+plural, nil, admin)
+		items, _ := l.Obj["items"].([]any)
+		for _, it := range items {
+			if o, _ := it.(map[string]any); object.MetaString(o, "uid") == uid {
+				return object.MetaString(o, "name")
+			}
+		}
+		return "<uid " + uid + ">"
+	}
+	return names("flowschemas", r.Header.Get("X-Kubernetes-PF-FlowSchema-UID")),
+		names("prioritylevelconfigurations", r.Header.Get("X-Kubernetes-PF-PriorityLevel-UID"))
+}

@@ -1,0 +1,85 @@
+// Package sandbox assembles the core as every host runs it: the API server
+// (core/apiserver) with authentication (core/auth) and API Priority and
+// Fairness (core/flowcontrol) in its filter chain, and APF's configuration
+// controller running against it. Hosts only add I/O (persistence, transport).
+package sandbox
+
+import (
+	"sync/atomic"
+	"time"
+
+	"kubeplay/core/apiserver"
+	"kubeplay/core/auth"
+	"kubeplay/core/flowcontrol"
+)
+
+// DefaultSeats is the sandbox's server concurrency limit: 60 seats shared by the
+// priority levels (kube's default is 600, --max-requests-inflight 400 plus
+// --max-mutating-requests-inflight 200), so that queues, borrowing and 429s can
+// be seen; global-default gets 5 of them.
+const DefaultSeats = 60
+
+// Config configures a Sandbox.
+type Config struct {
+	API apiserver.Config
+	// Tokens is the bearer token table; nil is auth.Defaults().
+	Tokens auth.Tokens
+	// Seats is APF's server concurrency limit; 0 is DefaultSeats.
+	Seats int
+}
+
+// Sandbox is a running core.
+type Sandbox struct {
+	*apiserver.Server
+	APF *flowcontrol.Controller
+}
+
+// New starts a sandbox. Filters already in cfg.API run after authentication and
+// APF.
+func New(cfg Config) (*Sandbox, error) {
+	if cfg.Tokens == nil {
+		cfg.Tokens = auth.Defaults()
+	}
+	if cfg.Seats <= 0 {
+		cfg.Seats = DefaultSeats
+	}
+	s := &Sandbox{}
+	// The server's own controllers send requests while it starts: until it is
+	// there, lists count no objects.
+	var started atomic.Pointer[apiserver.Server]
+	s.APF = flowcontrol.New(flowcontrol.Config{
+		ServerConcurrencyLimit: cfg.Seats,
+		Clock:                  cfg.API.Clock,
+		ObjectCount: func(group, resource string) int64 {
+			if api := started.Load(); api != nil {
+				return api.ObjectCount(group, resource)
+			}
+			return 0
+		},
+	})
+	cfg.API.Filters = append([]apiserver.Filter{auth.NewAuthenticator(cfg.Tokens).Filter, s.APF.Filter}, cfg.API.Filters...)
+	api, err := apiserver.New(cfg.API)
+	if err != nil {
+		return nil, err
+	}
+	s.Server = api
+	started.Store(api)
+	s.APF.Start(api)
+	// As kube-apiserver becomes ready only once its APF configuration exists,
+	// the sandbox starts serving with it in effect (a few milliseconds).
+	select {
+	case <-s.APF.Ready():
+	case <-time.After(readyTimeout):
+	}
+	return s, nil
+}
+
+// readyTimeout bounds how long New waits for APF's configuration; past it the
+// sandbox serves with the mandatory levels until the rest arrives.
+const readyTimeout = 10 * time.Second
+
+// Close stops APF's controller, then the server.
+func (s *Sandbox) Close() error {
+	s.APF.Stop()
+	return s.Server.Close()
+}
