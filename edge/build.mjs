@@ -24,6 +24,7 @@ fs.copyFileSync(path.join(ROOT, 'edge', 'sandbox.mjs'), path.join(sandbox, 'sand
 fs.copyFileSync(path.join(ROOT, 'edge', 'kube.mjs'), path.join(sandbox, 'kube.mjs'));
 fs.copyFileSync(path.join(SITE, 'wasm_exec.js'), path.join(sandbox, 'wasm_exec.js'));
 fs.copyFileSync(path.join(SITE, 'kubeplay.wasm'), path.join(sandbox, 'kubeplay.wasm'));
+fs.copyFileSync(path.join(SITE, 'openapi-documents.bin'), path.join(sandbox, 'openapi-documents.bin'));
 
 const durableObjects = [
   { name: 'SANDBOX', class_name: 'Sandbox' },
@@ -37,7 +38,7 @@ writeJSONC(path.join(sandbox, 'wrangler.jsonc'), {
   compatibility_date: COMPATIBILITY_DATE,
   // Only the front Worker reaches the sandboxes, through its bindings.
   workers_dev: false,
-  rules: [{ type: 'CompiledWasm', globs: ['**/*.wasm'], fallthrough: false }],
+  rules: [{ type: 'CompiledWasm', globs: ['**/*.wasm'], fallthrough: false }, { type: 'Data', globs: ['**/*.bin'], fallthrough: false }],
   durable_objects: { bindings: durableObjects },
   vars: { UNLOAD_IDLE_SECONDS: '120' },
   migrations: [{ tag: 'v1', new_sqlite_classes: ['Sandbox', 'CreationLimiter'] }],

@@ -25,6 +25,9 @@
 import { DurableObject } from 'cloudflare:workers';
 import './wasm_exec.js';
 import coreModule from './kubeplay.wasm';
+// The OpenAPI documents, kept out of the core's module and given to it when a
+// client first asks (an ArrayBuffer: a Data module).
+import openapiDocuments from './openapi-documents.bin';
 import { MAX_BODY_BYTES, bearerToken, jsonResponse, notFound, statusResponse, tooLarge, unauthorized, unavailable } from './kube.mjs';
 
 const SNAPSHOT_PART_BYTES = 1 << 20;
@@ -197,6 +200,7 @@ export class Sandbox extends DurableObject {
       journal: this.sql.exec('SELECT entry FROM journal ORDER BY seq').toArray().map((row) => new Uint8Array(row.entry)),
       append: (entry) => this.append(entry),
       writeSnapshot: (snapshot) => this.writeSnapshot(snapshot),
+      openapiDocuments: async () => new Uint8Array(openapiDocuments),
     });
     for (const e of info.restoreErrors) console.error('kubeplay sandbox restore:', e);
     await this.ctx.storage.setAlarm(Math.min(this.deadline(), Date.now() + this.unloadIdleMs));

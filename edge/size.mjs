@@ -10,7 +10,7 @@ import { BUILD } from './workerd.mjs';
 export const WORKER_LIMIT_BYTES = 64 * 1024 * 1024;
 export const WORKERS = {
   'front (JS entry + Go control plane)': ['front', ['front.mjs', 'kube.mjs', 'sitepolicy.json', 'worker.mjs', 'runtime.mjs', 'wasm_exec.js', 'app.wasm']],
-  'sandbox (Durable Object + core)': ['sandbox', ['sandbox.mjs', 'kube.mjs', 'wasm_exec.js', 'kubeplay.wasm']],
+  'sandbox (Durable Object + core)': ['sandbox', ['sandbox.mjs', 'kube.mjs', 'wasm_exec.js', 'kubeplay.wasm', 'openapi-documents.bin']],
   'floor (minimal Go worker)': ['floor', ['worker.mjs', 'runtime.mjs', 'wasm_exec.js', 'app.wasm']],
 };
 

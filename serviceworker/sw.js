@@ -154,6 +154,7 @@ async function start(saved) {
     journal: saved.journal,
     append: journalAppend,
     writeSnapshot,
+    openapiDocuments,
     maxWatchSeconds: MAX_WATCH_SECONDS,
   });
   startup.started = now();
@@ -292,6 +293,15 @@ function asBytes(v) {
   if (v instanceof Uint8Array) return v;
   if (v instanceof ArrayBuffer) return new Uint8Array(v);
   return v == null ? null : undefined;
+}
+
+// openapiDocuments gives the core the OpenAPI documents, which stay out of the
+// module (every visitor would download them): from the offline cache, as the
+// site built them.
+async function openapiDocuments() {
+  const response = (await caches.match('/openapi-documents.bin')) || (await fetch('/openapi-documents.bin'));
+  if (!response.ok) throw new Error('loading openapi-documents.bin: HTTP ' + response.status);
+  return new Uint8Array(await response.arrayBuffer());
 }
 
 // journalAppend stores a batch of journal entries (the core's group commit) in

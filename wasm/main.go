@@ -4,7 +4,7 @@
 // driven from a service worker (or a Durable Object) through globalThis.kubeplay:
 //
 //	kubeplay.start(host) → Promise<{revision, restoreErrors}>
-//	    host: {snapshot, journal, append, writeSnapshot, maxWatchSeconds}
+//	    host: {snapshot, journal, append, writeSnapshot, openapiDocuments, maxWatchSeconds}
 //	kubeplay.handle(method, url, headers, body) → Promise<{status, headers, body}>
 //	    headers: in, "name: value\r\n" lines; out, JSON text of [[name, value], ...];
 //	    body: Uint8Array|null for a whole answer, ReadableStream for a streamed one
@@ -66,7 +66,10 @@ func start(_ js.Value, args []js.Value) any {
 		// however many writes came before; and the whole sandbox, watchers' lag
 		// included, fits the edge's 128 MB isolate.
 		cfg := sandbox.Config{API: apiserver.Config{Persister: persister, SnapshotEvery: 500, HistoryLimit: 1000,
-			HistoryBytes: 32 << 20, WatchBufferBytes: 16 << 20}}
+			HistoryBytes: 32 << 20, WatchBufferBytes: 16 << 20,
+			// The OpenAPI documents stay out of the module: the host loads
+			// them when a client first asks.
+			OpenAPIDocuments: bridge.Loader(host.Get("openapiDocuments"))}}
 		if v := host.Get("maxWatchSeconds"); v.Type() == js.TypeNumber {
 			cfg.API.MaxWatchTimeout = time.Duration(v.Float() * float64(time.Second))
 		}

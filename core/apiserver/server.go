@@ -64,6 +64,10 @@ type Config struct {
 	Filters []Filter
 	// Logf, when set, gets one line per request.
 	Logf func(format string, args ...any)
+	// OpenAPIDocuments gives the built-in OpenAPI documents (core/openapi's
+	// documents.bin) when they are first asked for; nil: the ones built into
+	// the program (natively). A WebAssembly host hands them over.
+	OpenAPIDocuments func() ([]byte, error)
 	// Clock is the server's time: timestamps, watch deadlines and bookmarks, the
 	// history window, the controllers; nil is the wall clock. Tests drive a fake.
 	Clock clock.Clock
@@ -118,7 +122,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s.store = store
-	s.openAPI = openapi.New(s.registry, openapi.Options{Clock: cfg.Clock})
+	s.openAPI = openapi.New(s.registry, openapi.Options{Clock: cfg.Clock, Documents: cfg.OpenAPIDocuments})
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.objects = registry.NewStore(store, s.registry, cfg.Clock, s.fields)
 	if err := s.objects.CreateSystemNamespaces(); err != nil {

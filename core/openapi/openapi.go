@@ -12,6 +12,10 @@
 // field validation to the server). tools/openapigen generates them at build
 // time into documents.bin (packed, see the bundle package) and
 // documents_gen.go (their sizes and ETags); they are unpacked on first use.
+// Natively documents.bin is embedded; in WebAssembly, where every visitor
+// downloads and compiles what the module holds, the host hands it over when it
+// is first asked for (Options.Documents): the service worker from its cache, the
+// edge from a module of its own.
 //
 // The index follows the schema registry: it is rebuilt when the registry's
 // Generation changes, and a served group version that the built-in documents
@@ -23,7 +27,6 @@ import (
 	"bytes"
 	"compress/gzip"
 	"crypto/sha512"
-	_ "embed" // documents.bin
 	"encoding/json"
 	"fmt"
 	"net/url"
@@ -41,9 +44,6 @@ import (
 )
 
 //go:generate go run ../../tools/openapigen
-
-//go:embed documents.bin
-var packed []byte
 
 // builtinDocument is one document of documents.bin.
 type builtinDocument struct {
@@ -93,32 +93,41 @@ func (d *document) gzip() []byte {
 
 // builtins are the unpacked built-in documents, shared by every Service.
 var builtins struct {
-	once    sync.Once
+	mu      sync.Mutex
+	loaded  bool
 	v3      map[string][]byte
 	v2      []byte
 	v2Proto []byte
-	err     error
 }
 
-func unpackBuiltins() error {
-	builtins.once.Do(func() {
-		sizes := make([]int, 0, len(builtin.v3)+2)
-		for _, d := range builtin.v3 {
-			sizes = append(sizes, d.size)
-		}
-		sizes = append(sizes, builtin.v2.size, builtin.v2Proto.size)
-		docs, err := bundle.Unpack(packed, sizes)
-		if err != nil {
-			builtins.err = err
-			return
-		}
-		builtins.v3 = map[string][]byte{}
-		for i, d := range builtin.v3 {
-			builtins.v3[d.path] = docs[i]
-		}
-		builtins.v2, builtins.v2Proto = docs[len(docs)-2], docs[len(docs)-1]
-	})
-	return builtins.err
+// unpackBuiltins unpacks documents.bin, as load gives it, once it has loaded:
+// a host that failed to give it is asked again next time.
+func unpackBuiltins(load func() ([]byte, error)) error {
+	builtins.mu.Lock()
+	defer builtins.mu.Unlock()
+	if builtins.loaded {
+		return nil
+	}
+	packed, err := load()
+	if err != nil {
+		return fmt.Errorf("openapi: loading the documents: %w", err)
+	}
+	sizes := make([]int, 0, len(builtin.v3)+2)
+	for _, d := range builtin.v3 {
+		sizes = append(sizes, d.size)
+	}
+	sizes = append(sizes, builtin.v2.size, builtin.v2Proto.size)
+	docs, err := bundle.Unpack(packed, sizes)
+	if err != nil {
+		return err
+	}
+	builtins.v3 = map[string][]byte{}
+	for i, d := range builtin.v3 {
+		builtins.v3[d.path] = docs[i]
+	}
+	builtins.v2, builtins.v2Proto = docs[len(docs)-2], docs[len(docs)-1]
+	builtins.loaded = true
+	return nil
 }
 
 // DocumentFunc returns the OpenAPI v3 document (JSON) of a served group version
@@ -132,6 +141,9 @@ type Options struct {
 	Clock clock.Clock
 	// Document describes the group versions the built-in documents do not.
 	Document DocumentFunc
+	// Documents returns documents.bin; nil is the embedded one (natively; in
+	// WebAssembly the host must give it).
+	Documents func() ([]byte, error)
 }
 
 // Service serves the OpenAPI documents of one registry.
@@ -139,7 +151,8 @@ type Service struct {
 	registry *schema.Registry
 	clock    clock.Clock
 	document DocumentFunc
-	started  time.Time // Last-Modified of the built-in documents
+	load     func() ([]byte, error) // documents.bin
+	started  time.Time              // Last-Modified of the built-in documents
 
 	mu  sync.Mutex
 	set *documentSet // of the registry's generation set.generation
@@ -153,7 +166,10 @@ func New(reg *schema.Registry, o Options) *Service {
 	if o.Clock == nil {
 		o.Clock = clock.Real
 	}
-	return &Service{registry: reg, clock: o.Clock, document: o.Document, started: o.Clock.Now()}
+	if o.Documents == nil {
+		o.Documents = embeddedDocuments
+	}
+	return &Service{registry: reg, clock: o.Clock, document: o.Document, load: o.Documents, started: o.Clock.Now()}
 }
 
 // documentSet is the v3 documents of one generation of the registry: the
@@ -217,7 +233,7 @@ func (s *Service) v3Document(p string) (*document, error) {
 	if !ok {
 		return nil, nil
 	}
-	if err := unpackBuiltins(); err != nil {
+	if err := unpackBuiltins(s.load); err != nil {
 		return nil, err
 	}
 	s.mu.Lock()
@@ -232,7 +248,7 @@ func (s *Service) v3Document(p string) (*document, error) {
 
 // v2Documents returns the v2 document as JSON and as protobuf.
 func (s *Service) v2Documents() (*document, *document, error) {
-	if err := unpackBuiltins(); err != nil {
+	if err := unpackBuiltins(s.load); err != nil {
 		return nil, nil, err
 	}
 	s.v2Once.Do(func() {

@@ -215,6 +215,22 @@ func (p *Persister) Snapshot(write func(io.Writer) error) error {
 // Close has nothing to release.
 func (p *Persister) Close() error { return nil }
 
+// Loader is a Go function over a host's function that answers a Promise of a
+// Uint8Array: it calls it and returns a copy of the bytes. It must not be called
+// on the goroutine of a JavaScript callback.
+func Loader(fn js.Value) func() ([]byte, error) {
+	return func() ([]byte, error) {
+		if fn.Type() != js.TypeFunction {
+			return nil, errors.New("the host gave no loader")
+		}
+		v, err := await(fn.Invoke())
+		if err != nil {
+			return nil, err
+		}
+		return bytesFromJS(v), nil
+	}
+}
+
 // Handler serves JavaScript requests with h. The returned function takes
 // (method, url, headers, body Uint8Array|null) and returns a Promise of
 // {status, headers, body}. Headers come in as an HTTP/1 header block
