@@ -61,9 +61,10 @@ func main() {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := run(ctx, cfg)
+	interrupted := ctx.Err() != nil // before stop, which cancels ctx too
 	stop()
 	if err != nil {
-		if ctx.Err() != nil {
+		if interrupted {
 			err = errors.New("interrupted; every server it started is stopped")
 		}
 		fmt.Fprintln(os.Stderr, "benchvskube:", err)

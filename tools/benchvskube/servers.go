@@ -61,7 +61,12 @@ func buildPlayground(ctx context.Context, dir string) (string, error) {
 // startPlayground runs the playground command as `make run` would, durable on
 // disk (--data: fsync on every acknowledged write, as etcd does), over plain HTTP.
 func startPlayground(ctx context.Context, cfg *config) (*server, error) {
-	return startProcess(ctx, cfg, cfg.playgroundBin, true, "--quiet", "--site", "")
+	tokens := filepath.Join(cfg.workDir, "tokens.csv")
+	if err := os.WriteFile(tokens, []byte(adminTokenLine), 0o600); err != nil {
+		return nil, err
+	}
+	return startProcess(ctx, cfg, cfg.playgroundBin, true, "--quiet", "--site", "", "--token-file", tokens,
+		"--max-requests-inflight", strconv.Itoa(kubeSeats*2/3), "--max-mutating-requests-inflight", strconv.Itoa(kubeSeats/3))
 }
 
 // startKubeplayTLS runs the same core behind crypto/tls: this program's

@@ -16,11 +16,13 @@ import (
 	"os"
 	"os/signal"
 	"runtime/pprof"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
 
-	"kubeplay/core/apiserver"
+	"kubeplay/core/auth"
+	"kubeplay/core/sandbox"
 	"kubeplay/core/storage"
 )
 
@@ -45,15 +47,17 @@ func serveKubeplayTLS(args []string) error {
 		log.Printf("kubeplay profile control at http://%s", pln.Addr())
 		go http.Serve(pln, profileControl())
 	}
-	cfg := apiserver.Config{}
+	// As the playground command assembles it (authentication and API Priority
+	// and Fairness), with kube's identity for the token and kube's concurrency.
+	cfg := sandbox.Config{Tokens: adminTokens(), Seats: kubeSeats}
 	if *data != "" {
 		p, err := storage.OpenFilePersister(*data)
 		if err != nil {
 			return err
 		}
-		cfg.Persister = p
+		cfg.API.Persister = p
 	}
-	srv, err := apiserver.New(cfg)
+	srv, err := sandbox.New(cfg)
 	if err != nil {
 		return err
 	}
@@ -166,4 +170,20 @@ func profileControl() http.Handler {
 		}
 	})
 	return mux
+}
+
+// adminTokenLine is refapi's token table: its token, as admin in system:masters
+// (so exempt from API Priority and Fairness, as there).
+const adminTokenLine = token + ",admin,admin-uid,\"system:masters\"\n"
+
+// kubeSeats is kube-apiserver's default concurrency limit
+// (--max-requests-inflight 400 + --max-mutating-requests-inflight 200).
+const kubeSeats = 600
+
+func adminTokens() auth.Tokens {
+	t, err := auth.ParseTokens("tokens.csv", strings.NewReader(adminTokenLine))
+	if err != nil {
+		panic(err) // a constant
+	}
+	return t
 }

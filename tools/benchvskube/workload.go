@@ -20,7 +20,7 @@ import (
 )
 
 const (
-	// token is refapi's admin token; kubeplay accepts any.
+	// token is refapi's admin token; kubeplay is given the same (adminTokens).
 	token     = "refapi-admin-token"
 	namespace = "bench"
 	mediaJSON = "application/json"
