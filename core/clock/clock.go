@@ -156,7 +156,12 @@ func (t fakeTicker) C() <-chan time.Time { return t.w.ch }
 func (t fakeTicker) Stop()               { t.w.fake.remove(t.w) }
 
 // WithTimeout is context.WithTimeout on clk: ctx is cancelled d from now by clk.
+// On the wall clock it is context.WithTimeout itself (a runtime timer, no
+// goroutine: a server holds one per open watch).
 func WithTimeout(ctx context.Context, clk Clock, d time.Duration) (context.Context, context.CancelFunc) {
+	if clk == Real {
+		return context.WithTimeout(ctx, d)
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	t := clk.NewTimer(d)
 	go func() {
