@@ -68,6 +68,9 @@ type Config struct {
 	// documents.bin) when they are first asked for; nil: the ones built into
 	// the program (natively). A WebAssembly host hands them over.
 	OpenAPIDocuments func() ([]byte, error)
+	// Resources are kinds served beside the built-ins: the xDS group
+	// (schema.XDS), with the host's check of Envoy resources.
+	Resources []*schema.Resource
 	// Clock is the server's time: timestamps, watch deadlines and bookmarks, the
 	// history window, the controllers; nil is the wall clock. Tests drive a fake.
 	Clock clock.Clock
@@ -105,7 +108,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Clock == nil {
 		cfg.Clock = clock.Real
 	}
-	s := &Server{cfg: cfg, registry: schema.NewRegistry(schema.Builtins()...)}
+	s := &Server{cfg: cfg, registry: schema.NewRegistry(append(schema.Builtins(), cfg.Resources...)...)}
 	store, err := storage.Open(storage.Config{
 		Attrs:            s.attrs,
 		Restamp:          object.Restamp,

@@ -99,9 +99,19 @@ func (s resourceStrategy) NewGeneration(obj, old object.Object) bool {
 	return s.res.Generation && specChanged(old, obj)
 }
 
-func (resourceStrategy) PrepareForCreate(object.Object)                              {}
-func (resourceStrategy) Validate(object.Object) field.ErrorList                      { return nil }
-func (resourceStrategy) ValidateUpdate(_, _ object.Object, _ string) field.ErrorList { return nil }
+func (resourceStrategy) PrepareForCreate(object.Object) {}
+
+// Validate is the kind's own check, when it has one (schema.Resource.Validate).
+func (s resourceStrategy) Validate(obj object.Object) field.ErrorList {
+	if s.res.Validate == nil {
+		return nil
+	}
+	return s.res.Validate(obj)
+}
+
+func (s resourceStrategy) ValidateUpdate(obj, _ object.Object, _ string) field.ErrorList {
+	return s.Validate(obj)
+}
 
 func (s resourceStrategy) PrepareForUpdate(obj, old object.Object, sub string) object.Object {
 	switch {

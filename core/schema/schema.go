@@ -11,6 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"kubeplay/core/field"
 	"kubeplay/core/object"
 )
 
@@ -58,6 +59,10 @@ type Resource struct {
 	// Fields are the kind-specific field selector fields beyond metadata.name and
 	// metadata.namespace, and how to read them from an object.
 	Fields map[string]func(object.Object) string
+	// Validate, when set, checks a new or updated object beyond metadata, for
+	// kinds whose rules come with their host (the xDS group's: Envoy's
+	// definitions).
+	Validate func(obj object.Object) field.ErrorList
 }
 
 // APIVersion is the kind's apiVersion: "v1" or "apps/v1".

@@ -1,0 +1,181 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/health"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/peer"
+	grpcxds "google.golang.org/grpc/xds"
+
+	"kubeplay/core/apiserver"
+	"kubeplay/core/auth"
+	"kubeplay/core/client"
+	"kubeplay/core/schema"
+	"kubeplay/core/xds"
+	"kubeplay/core/xds/xdsgrpc"
+)
+
+// startXDS serves a fresh core with the xDS group, kubectl pointed at it, and
+// its discovery service over gRPC on loopback; it returns the gRPC address.
+func startXDS(t *testing.T) (*kcEnv, string) {
+	t.Helper()
+	bin := kcBinary(t)
+	hs, srv := startServer(t, apiserver.Config{Resources: schema.XDS(xds.Validate)})
+	k := &kcEnv{t: t, bin: bin, kubeconfig: writeKubeconfig(t, hs.URL), home: t.TempDir(), rec: &kcRecorder{}}
+	ctx, cancel := context.WithCancel(context.Background())
+	xs := xds.New(xds.Config{Client: client.New(srv, auth.ServiceAccount("kube-system", "xds"), "kubeplay-xds")})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		xs.Run(ctx)
+	}()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := xdsgrpc.NewServer(xs)
+	go g.Serve(ln)
+	t.Cleanup(func() {
+		g.Stop()
+		cancel()
+		<-done
+	})
+	return k, ln.Addr().String()
+}
+
+// backend is a gRPC server answering health checks, told apart by address.
+func backend(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := grpc.NewServer()
+	healthpb.RegisterHealthServer(g, health.NewServer())
+	go g.Serve(ln)
+	t.Cleanup(g.Stop)
+	return ln.Addr().String()
+}
+
+// helloObjects are LDS → RDS → CDS → EDS for xds:///hello, the endpoints at
+// addr.
+func helloObjects(addr string) string {
+	host, port, _ := net.SplitHostPort(addr)
+	return `apiVersion: xds.kubeplay.dev/v1
+kind: Listener
+metadata:
+  name: hello
+spec:
+  apiListener:
+    apiListener:
+      "@type": type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager
+      rds:
+        routeConfigName: hello-route
+        configSource:
+          ads: {}
+      httpFilters:
+      - name: router
+        typedConfig:
+          "@type": type.googleapis.com/envoy.extensions.filters.http.router.v3.Router
+---
+apiVersion: xds.kubeplay.dev/v1
+kind: RouteConfiguration
+metadata:
+  name: hello-route
+spec:
+  virtualHosts:
+  - name: hello
+    domains: ["*"]
+    routes:
+    - match: {prefix: ""}
+      route: {cluster: hello-cluster}
+---
+apiVersion: xds.kubeplay.dev/v1
+kind: Cluster
+metadata:
+  name: hello-cluster
+spec:
+  type: EDS
+  edsClusterConfig:
+    edsConfig:
+      ads: {}
+  lbPolicy: ROUND_ROBIN
+---
+` + endpoints(host, port)
+}
+
+func endpoints(host, port string) string {
+	return `apiVersion: xds.kubeplay.dev/v1
+kind: ClusterLoadAssignment
+metadata:
+  name: hello-cluster
+spec:
+  endpoints:
+  - locality: {region: here}
+    loadBalancingWeight: 1
+    lbEndpoints:
+    - endpoint:
+        address:
+          socketAddress: {address: "` + host + `", portValue: ` + port + `}
+`
+}
+
+// TestXDS_8_GRPCResolver: grpc-go's xDS resolver, bootstrapped against
+// kubeplay, dials xds:///hello and reaches the backend that the API objects
+// (written with kubectl) route it to; applying another ClusterLoadAssignment
+// moves the traffic.
+func TestXDS_8_GRPCResolver(t *testing.T) {
+	k, xdsAddr := startXDS(t)
+	a, b := backend(t), backend(t)
+	k.must("apply", "-f", k.file("hello.yaml", helloObjects(a)))
+
+	bootstrap := fmt.Sprintf(`{"xds_servers":[{"server_uri":%q,"channel_creds":[{"type":"insecure"}],"server_features":["xds_v3"]}],"node":{"id":"e2e","cluster":"kubeplay-e2e"}}`, xdsAddr)
+	resolver, err := grpcxds.NewXDSResolverWithConfigForTesting([]byte(bootstrap))
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := grpc.NewClient("xds:///hello", grpc.WithTransportCredentials(insecure.NewCredentials()), grpc.WithResolvers(resolver))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	hc := healthpb.NewHealthClient(conn)
+	reached := func(want string) {
+		t.Helper()
+		deadline := time.Now().Add(30 * time.Second)
+		var last string
+		for time.Now().Before(deadline) {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			var p peer.Peer
+			_, err := hc.Check(ctx, &healthpb.HealthCheckRequest{}, grpc.Peer(&p), grpc.WaitForReady(true))
+			cancel()
+			if err == nil && p.Addr != nil && p.Addr.String() == want {
+				return
+			}
+			last = fmt.Sprint(err)
+			if p.Addr != nil {
+				last += " from " + p.Addr.String()
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		t.Fatalf("xds:///hello never reached %s; last: %s", want, last)
+	}
+	reached(a)
+	host, port, _ := net.SplitHostPort(b)
+	k.must("apply", "-f", k.file("moved.yaml", endpoints(host, port)))
+	reached(b)
+	out := k.must("get", "xds")
+	for _, name := range []string{"listener.xds.kubeplay.dev/hello", "cluster.xds.kubeplay.dev/hello-cluster"} {
+		if !strings.Contains(out, name) {
+			t.Errorf("kubectl get xds lacks %s:\n%s", name, out)
+		}
+	}
+}
