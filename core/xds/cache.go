@@ -196,3 +196,10 @@ func (c *cache) names(typeURL string) []string {
 	sort.Strings(out)
 	return out
 }
+
+// object is the resource of an API object, by kind/name, or nil.
+func (c *cache) object(key string) *Resource {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.byObject[key]
+}

@@ -23,10 +23,12 @@ import (
 // Node is what a request says of the client (config.core.v3.Node): the
 // fields the server uses and shows.
 type Node struct {
-	ID, Cluster, UserAgent string
+	ID        string `json:"id,omitempty"`
+	Cluster   string `json:"cluster,omitempty"`
+	UserAgent string `json:"userAgentName,omitempty"`
 	// DynamicParameters are the node's dynamic parameters per type URL
 	// (node.dynamic_parameters), used for names subscribed without a locator.
-	DynamicParameters map[string]map[string]string
+	DynamicParameters map[string]map[string]string `json:"dynamicParameters,omitempty"`
 }
 
 // Locator is a subscribed name with its dynamic parameters (ResourceLocator).

@@ -82,7 +82,7 @@ func NewResource(k schema.XDSKind, obj object.Object) (*Resource, field.ErrorLis
 	var msg *envoypb.Message
 	if k.TypeURL == "" { // TypedResource: an Any
 		url, _ := spec["@type"].(string)
-		if msg = envoypb.ForTypeURL(url); msg == nil {
+		if msg = envoypb.ForTypeURL(url); !resourceType(msg) {
 			return nil, append(errs, field.NotFound(specPath.Child("@type"), url))
 		}
 		r.TypeURL = msg.TypeURL()

@@ -120,6 +120,10 @@ func (s *Server) WaitSynced(ctx context.Context) error {
 	}
 }
 
+// Resource is what the server serves of an API object of kind, or nil when
+// it serves nothing of it (not seen yet, deleted, or not valid).
+func (s *Server) Resource(kind, name string) *Resource { return s.cache.object(kind + "/" + name) }
+
 // Code is a gRPC status code, as the transports answer a stream's error.
 type Code int
 
@@ -196,16 +200,9 @@ type typeState struct {
 	version  string // of the last response (state of the world)
 	awaiting bool   // the last response is not yet ACKed or NACKed
 	acked    string // the last version the client ACKed
-	nack     *nack
+	nack     *NACK
 	sent     int
 	lastSent time.Time
-}
-
-// nack is the last refusal of a type's response.
-type nack struct {
-	Nonce, Version, Message string
-	Code                    int32
-	At                      time.Time
 }
 
 func (s *Server) open(delta bool, typeURL string) *stream {
@@ -386,5 +383,11 @@ func served(typeURL string) bool {
 			return true
 		}
 	}
-	return strings.HasPrefix(typeURL, envoypb.TypePrefix) && envoypb.ForTypeURL(typeURL) != nil
+	return strings.HasPrefix(typeURL, envoypb.TypePrefix) && resourceType(envoypb.ForTypeURL(typeURL))
+}
+
+// resourceType says whether m is a type of the xDS APIs (Envoy's, or xDS's
+// own), not one of the building blocks they share (google.protobuf's).
+func resourceType(m *envoypb.Message) bool {
+	return m != nil && (strings.HasPrefix(m.Name, "envoy.") || strings.HasPrefix(m.Name, "xds.") || strings.HasPrefix(m.Name, "udpa."))
 }

@@ -75,7 +75,7 @@ func (ts *typeState) answered(version string, detail *ErrorDetail, now time.Time
 		ts.acked, ts.nack = version, nil
 		return
 	}
-	ts.nack = &nack{Nonce: ts.nonce, Version: ts.version, Message: detail.Message, Code: detail.Code, At: now}
+	ts.nack = &NACK{Nonce: ts.nonce, Version: ts.version, Message: detail.Message, Code: detail.Code, At: now}
 }
 
 // subscribeSotW takes a request's names as the type's subscription and says
