@@ -179,3 +179,48 @@ func TestXDS_8_GRPCResolver(t *testing.T) {
 		}
 	}
 }
+
+// TestXDS_ResourceValidation: an Envoy resource that does not decode as its
+// type is refused with a 422 naming the field, as kube names fields; a
+// TypedResource needs a known @type; the objects work with every verb.
+func TestXDS_ResourceValidation(t *testing.T) {
+	k, _ := startXDS(t)
+	errOut := k.fails("apply", "-f", k.file("bad.yaml", `apiVersion: xds.kubeplay.dev/v1
+kind: Cluster
+metadata:
+  name: bad
+spec:
+  connectTimeout: 5
+  lbPolicy: FASTEST
+ttl: soon
+`))
+	for _, want := range []string{`"bad" is invalid`, "spec.connectTimeout", "spec.lbPolicy", `Unsupported value: "FASTEST"`, "ttl"} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("kubectl apply error lacks %q:\n%s", want, errOut)
+		}
+	}
+	errOut = k.fails("apply", "-f", k.file("typed.yaml", `apiVersion: xds.kubeplay.dev/v1
+kind: TypedResource
+metadata:
+  name: t
+spec:
+  "@type": type.googleapis.com/envoy.nothing.Here
+`))
+	if !strings.Contains(errOut, "spec.@type") {
+		t.Errorf("unknown @type: %s", errOut)
+	}
+	k.must("apply", "-f", k.file("typed.yaml", `apiVersion: xds.kubeplay.dev/v1
+kind: TypedResource
+metadata:
+  name: router
+spec:
+  "@type": type.googleapis.com/envoy.extensions.filters.http.router.v3.Router
+  suppressEnvoyHeaders: true
+`))
+	k.must("patch", "typedresources.xds.kubeplay.dev", "router", "--type=merge", "-p", `{"spec":{"startChildSpan":true}}`)
+	obj := k.getJSON("typedresources.xds.kubeplay.dev", "router")
+	if spec, _ := obj["spec"].(map[string]any); spec["startChildSpan"] != true || spec["suppressEnvoyHeaders"] != true {
+		t.Errorf("patched: %v", obj)
+	}
+	k.must("delete", "typedresources.xds.kubeplay.dev", "router")
+}

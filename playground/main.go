@@ -18,9 +18,15 @@ import (
 	"syscall"
 	"time"
 
+	"google.golang.org/grpc"
+
 	"kubeplay/core/auth"
+	"kubeplay/core/client"
 	"kubeplay/core/sandbox"
+	"kubeplay/core/schema"
 	"kubeplay/core/storage"
+	"kubeplay/core/xds"
+	"kubeplay/core/xds/xdsgrpc"
 )
 
 func main() {
@@ -33,13 +39,14 @@ func main() {
 	allowedHosts := flag.String("allowed-hosts", "", "comma-separated host names that may name this server in requests besides localhost, IP literals and --listen's host (a guard against DNS rebinding), e.g. laptop.lan")
 	tokenFile := flag.String("token-file", "", "bearer tokens in kube-apiserver's --token-file format (token,user,uid,\"group1,group2\"); default: the sandbox's own table (see README)")
 	maxInflight := flag.Int("max-requests-inflight", sandbox.DefaultSeats*2/3, "with --max-mutating-requests-inflight, the seats API Priority and Fairness shares among priority levels (kube-apiserver's flags; their sum is the server's concurrency limit)")
+	xdsListen := flag.String("xds-listen", "", "address to serve the xDS discovery service on over gRPC (ADS, LDS, RDS, CDS, EDS, SDS), e.g. 127.0.0.1:18000; empty: none (REST-JSON polling and the playground's stream are served on --listen always)")
 	maxMutating := flag.Int("max-mutating-requests-inflight", sandbox.DefaultSeats/3, "see --max-requests-inflight")
 	l := defaultLimits
 	flag.DurationVar(&l.requestTimeout, "request-timeout", l.requestTimeout, "how long a client may take to send a request's body, as kube-apiserver's --request-timeout (watches have none and are not cut)")
 	flag.IntVar(&l.maxConnections, "max-connections", l.maxConnections, "open connections at most; past it the connection idle longest is closed (keep it below the open-file limit)")
 	flag.Parse()
 	if err := run(options{listen: *listen, data: *data, kubeconfigOut: *kubeconfigOut, quiet: *quiet, site: *site, cors: *cors,
-		allowedHosts: *allowedHosts, tokenFile: *tokenFile, seats: *maxInflight + *maxMutating, limits: l}); err != nil {
+		allowedHosts: *allowedHosts, tokenFile: *tokenFile, seats: *maxInflight + *maxMutating, limits: l, xdsListen: *xdsListen}); err != nil {
 		fmt.Fprintln(os.Stderr, "playground:", err)
 		os.Exit(1)
 	}
@@ -48,6 +55,7 @@ func main() {
 // options are the command's flags.
 type options struct {
 	listen, data, kubeconfigOut, site string
+	xdsListen                         string
 	cors, allowedHosts                string // comma-separated
 	tokenFile                         string
 	seats                             int
@@ -62,10 +70,14 @@ func run(o options) error {
 		return err
 	}
 	log.Printf("kubeplay API at %s (store: %s)", s.url, storeName(o.data))
+	if s.xdsAddr != "" {
+		log.Printf("xDS over gRPC at %s", s.xdsAddr)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	select {
 	case err := <-s.errc:
+		s.stopXDS()
 		s.api.Close()
 		return err
 	case <-ctx.Done():
@@ -80,11 +92,16 @@ type server struct {
 	api  *sandbox.Sandbox
 	http *http.Server
 	errc chan error // what Serve returned
+
+	xdsAddr string       // where gRPC is served, when it is
+	xds     *grpc.Server // nil without --xds-listen
+	stopXDS func()       // ends the discovery service
 }
 
 // start opens the store, listens and serves in the background.
 func start(o options) (*server, error) {
 	cfg := sandbox.Config{Seats: o.seats}
+	cfg.API.Resources = schema.XDS(xds.Validate)
 	if !o.quiet {
 		cfg.API.Logf = log.Printf
 	}
@@ -113,20 +130,48 @@ func start(o options) (*server, error) {
 	for _, e := range api.Store().RestoreErrors() {
 		log.Printf("restore: %v", e)
 	}
+	// The discovery service is a client of the API, as control planes are.
+	ctx, cancel := context.WithCancel(context.Background())
+	xs := xds.New(xds.Config{Client: client.New(api, auth.ServiceAccount("kube-system", "xds-server"), "kubeplay-xds"), Logf: log.Printf})
+	xdsDone := make(chan struct{})
+	go func() {
+		defer close(xdsDone)
+		xs.Run(ctx)
+	}()
+	stopXDS := func() {
+		cancel()
+		<-xdsDone
+	}
 	ln, err := net.Listen("tcp", o.listen)
 	if err != nil {
+		stopXDS()
 		api.Close()
 		return nil, err
 	}
-	s := &server{url: "http://" + ln.Addr().String(), api: api, errc: make(chan error, 1)}
+	s := &server{url: "http://" + ln.Addr().String(), api: api, errc: make(chan error, 1), stopXDS: stopXDS}
+	if o.xdsListen != "" {
+		xln, err := net.Listen("tcp", o.xdsListen)
+		if err != nil {
+			ln.Close()
+			stopXDS()
+			api.Close()
+			return nil, err
+		}
+		s.xdsAddr, s.xds = xln.Addr().String(), xdsgrpc.NewServer(xs)
+		go func() { _ = s.xds.Serve(xln) }()
+	}
 	if o.kubeconfigOut != "" {
 		if err := os.WriteFile(o.kubeconfigOut, kubeconfig(s.url), 0o600); err != nil {
 			ln.Close()
+			if s.xds != nil {
+				s.xds.Stop()
+			}
+			stopXDS()
 			api.Close()
 			return nil, err
 		}
 	}
-	s.http = o.limits.httpServer(newHandler(api, o))
+	s.http = o.limits.httpServer(newHandler(withXDS(api, xs), o))
 	go func() { s.errc <- s.http.Serve(ln) }()
 	return s, nil
 }
@@ -135,6 +180,10 @@ func start(o options) (*server, error) {
 // own: they end with the store after a grace.
 func (s *server) shutdown() error {
 	defer s.api.Close()
+	defer s.stopXDS()
+	if s.xds != nil {
+		s.xds.Stop()
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	if err := s.http.Shutdown(ctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {

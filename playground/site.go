@@ -9,12 +9,25 @@ import (
 	"regexp"
 	"strings"
 
+	"kubeplay/core/xds"
 	"kubeplay/sitepolicy"
 )
 
 // apiPath matches the paths the core serves; the service worker intercepts the
 // same ones in the browser.
-var apiPath = regexp.MustCompile(`^/(api|apis|version|openapi|healthz|livez|readyz|metrics|debug)(/|$)`)
+var apiPath = regexp.MustCompile(`^/(api|apis|version|openapi|healthz|livez|readyz|metrics|debug|xds|v3)(/|$)`)
+
+// withXDS serves the discovery service's HTTP transports (core/xds) beside
+// the API.
+func withXDS(api http.Handler, xs *xds.Server) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if xds.IsHTTPPath(r.URL.Path) {
+			xs.ServeHTTP(w, r)
+			return
+		}
+		api.ServeHTTP(w, r)
+	})
+}
 
 // newHandler serves the API from the core and, when site is set, the built
 // playground from that directory at every other path, all behind the guard.

@@ -53,6 +53,8 @@ type Server struct {
 	streams map[*stream]struct{}
 	nextID  int64
 	synced  []*client.Informer
+
+	sessions sessions // the HTTP streams
 }
 
 // New returns a server; Run feeds it.
