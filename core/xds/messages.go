@@ -103,7 +103,9 @@ func malformed(format string, args ...any) error {
 }
 
 // fieldsOf calls fn for each field of a message's wire encoding; fn returns
-// how many bytes of the value it consumed (protowire's), negative on error.
+// how many bytes of the value it consumed (protowire's), negative on error,
+// 0 to skip it (unknown fields, and known ones with another wire type, which
+// protobuf keeps as unknown).
 func fieldsOf(b []byte, fn func(num protowire.Number, typ protowire.Type, b []byte) int) error {
 	for len(b) > 0 {
 		num, typ, n := protowire.ConsumeTag(b)
@@ -123,11 +125,11 @@ func fieldsOf(b []byte, fn func(num protowire.Number, typ protowire.Type, b []by
 	return nil
 }
 
-// str, bytesField, varint read one value of the expected wire type into dst;
-// a different wire type is an error.
+// str and bytesField read one value of the expected wire type into dst, and
+// skip a value of another.
 func str(typ protowire.Type, b []byte, dst *string) int {
 	if typ != protowire.BytesType {
-		return -1
+		return 0
 	}
 	v, n := protowire.ConsumeBytes(b)
 	if n >= 0 {
@@ -138,7 +140,7 @@ func str(typ protowire.Type, b []byte, dst *string) int {
 
 func bytesField(typ protowire.Type, b []byte, dst *[]byte) int {
 	if typ != protowire.BytesType {
-		return -1
+		return 0
 	}
 	v, n := protowire.ConsumeBytes(b)
 	*dst = v
@@ -149,7 +151,9 @@ func appendStr(dst *[]string) func(typ protowire.Type, b []byte) int {
 	return func(typ protowire.Type, b []byte) int {
 		var s string
 		n := str(typ, b, &s)
-		*dst = append(*dst, s)
+		if n > 0 {
+			*dst = append(*dst, s)
+		}
 		return n
 	}
 }
@@ -162,7 +166,7 @@ func DecodeRequest(b []byte) (*Request, error) {
 		case 1:
 			return str(typ, b, &r.VersionInfo)
 		case 2:
-			return sub(typ, b, func(b []byte) error { r.Node = &Node{}; return decodeNode(b, r.Node) })
+			return sub(typ, b, func(b []byte) error { return decodeNode(b, merged(&r.Node)) })
 		case 3:
 			return appendStr(&r.ResourceNames)(typ, b)
 		case 4:
@@ -170,7 +174,7 @@ func DecodeRequest(b []byte) (*Request, error) {
 		case 5:
 			return str(typ, b, &r.ResponseNonce)
 		case 6:
-			return sub(typ, b, func(b []byte) error { r.ErrorDetail = &ErrorDetail{}; return decodeStatus(b, r.ErrorDetail) })
+			return sub(typ, b, func(b []byte) error { return decodeStatus(b, merged(&r.ErrorDetail)) })
 		case 7:
 			return sub(typ, b, func(b []byte) error { return decodeLocator(b, &r.Locators) })
 		}
@@ -185,7 +189,7 @@ func DecodeDeltaRequest(b []byte) (*DeltaRequest, error) {
 	err := fieldsOf(b, func(num protowire.Number, typ protowire.Type, b []byte) int {
 		switch num {
 		case 1:
-			return sub(typ, b, func(b []byte) error { r.Node = &Node{}; return decodeNode(b, r.Node) })
+			return sub(typ, b, func(b []byte) error { return decodeNode(b, merged(&r.Node)) })
 		case 2:
 			return str(typ, b, &r.TypeURL)
 		case 3:
@@ -202,7 +206,7 @@ func DecodeDeltaRequest(b []byte) (*DeltaRequest, error) {
 		case 6:
 			return str(typ, b, &r.ResponseNonce)
 		case 7:
-			return sub(typ, b, func(b []byte) error { r.ErrorDetail = &ErrorDetail{}; return decodeStatus(b, r.ErrorDetail) })
+			return sub(typ, b, func(b []byte) error { return decodeStatus(b, merged(&r.ErrorDetail)) })
 		case 8:
 			return sub(typ, b, func(b []byte) error { return decodeLocator(b, &r.SubscribeLocators) })
 		case 9:
@@ -213,11 +217,20 @@ func DecodeDeltaRequest(b []byte) (*DeltaRequest, error) {
 	return r, err
 }
 
+// merged is the message *p, made when absent: a message field that occurs
+// more than once is merged, as protobuf does.
+func merged[T any](p **T) *T {
+	if *p == nil {
+		*p = new(T)
+	}
+	return *p
+}
+
 // sub decodes an embedded message with fn.
 func sub(typ protowire.Type, b []byte, fn func([]byte) error) int {
 	var v []byte
 	n := bytesField(typ, b, &v)
-	if n < 0 {
+	if n <= 0 {
 		return n
 	}
 	if fn(v) != nil {
@@ -287,7 +300,7 @@ func decodeStatus(b []byte, st *ErrorDetail) error {
 		switch num {
 		case 1:
 			if typ != protowire.VarintType {
-				return -1
+				return 0
 			}
 			v, n := protowire.ConsumeVarint(b)
 			st.Code = int32(v)
