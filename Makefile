@@ -59,6 +59,7 @@ site: ui-deps
 	cd ui && node build.mjs --out ../$(SITE)
 	cp "$$($(GO) env GOROOT)/lib/wasm/wasm_exec.js" $(SITE)/wasm_exec.js
 	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags=-s -o $(SITE)/kubeplay.wasm ./wasm
+	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags=-s -o $(SITE)/kubeplay-xds.wasm ./wasm/xds
 	cp core/openapi/documents.bin $(SITE)/openapi-documents.bin
 	node serviceworker/build.mjs $(SITE)
 

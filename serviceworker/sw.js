@@ -8,6 +8,11 @@
 //       → the in-browser core, unless the request carries
 //         `X-Kubeplay-Target: network`, which goes to the network (the native
 //         server that served the page).
+//   /xds/v3/ /v3/discovery:
+//       → the xDS module (kubeplay-xds.wasm, a second Go instance, loaded on
+//         first use and then cached), a client of the core through
+//         kubeplay.handle: the discovery service's HTTP transports. The core
+//         serves the xds.kubeplay.dev objects and has the module check them.
 //   other GET → cache first (the build's assets), then network.
 // Messages: the page may post {type: 'kubeplay-status'} to ask for the state,
 // {type: 'kubeplay-reset'} to wipe the sandbox, and {type: 'kubeplay-keepalive'}
@@ -40,6 +45,8 @@ const BUILD = '__KUBEPLAY_BUILD__';
 const ASSETS = __KUBEPLAY_ASSETS__;
 const CACHE = 'kubeplay-' + BUILD;
 const API = /^\/(api|apis|version|openapi|healthz|livez|readyz|metrics|debug)(\/|$)/;
+const XDS = /^\/(xds\/v3\/|v3\/discovery:)/;
+const XDS_WASM = '/kubeplay-xds.wasm';
 // Chrome stops a worker about 5 minutes into an event even while it streams, so
 // watches end before that and clients resume from their last resourceVersion.
 const MAX_WATCH_SECONDS = 240;
@@ -74,9 +81,9 @@ self.addEventListener('activate', (event) => {
 self.addEventListener('fetch', (event) => {
   const url = new URL(event.request.url);
   if (url.origin !== self.location.origin) return;
-  if (API.test(url.pathname)) {
+  if (API.test(url.pathname) || XDS.test(url.pathname)) {
     if (event.request.headers.get('X-Kubeplay-Target') === 'network') return;
-    event.respondWith(serveAPI(event.request));
+    event.respondWith(API.test(url.pathname) ? serveAPI(event.request) : serveXDS(event.request));
     return;
   }
   if (event.request.method === 'GET') event.respondWith(serveAsset(event.request));
@@ -156,6 +163,7 @@ async function start(saved) {
     writeSnapshot,
     openapiDocuments,
     maxWatchSeconds: MAX_WATCH_SECONDS,
+    validateXDS: (kind, json) => xds().then(() => self.kubeplayXDS.validate(kind, json)),
   });
   startup.started = now();
   state = { state: 'ready', revision: info.revision, restoreErrors: info.restoreErrors, startup };
@@ -164,14 +172,32 @@ async function start(saved) {
 }
 
 async function serveAPI(request) {
-  if (retired) {
-    return statusResponse(503, 'ServiceUnavailable', 'this kubeplay worker was replaced by a newer build; reload the page');
-  }
+  if (retired) return retiredResponse();
   try {
     await core();
   } catch (err) {
     return statusResponse(503, 'ServiceUnavailable', 'the in-browser kubeplay core failed to start: ' + (err && err.message || err));
   }
+  return relay(self.kubeplay.handle, request);
+}
+
+async function serveXDS(request) {
+  if (retired) return retiredResponse();
+  try {
+    await xds();
+  } catch (err) {
+    return statusResponse(503, 'ServiceUnavailable', 'the in-browser xDS module failed to start: ' + (err && err.message || err));
+  }
+  return relay(self.kubeplayXDS.handle, request);
+}
+
+function retiredResponse() {
+  return statusResponse(503, 'ServiceUnavailable', 'this kubeplay worker was replaced by a newer build; reload the page');
+}
+
+// relay hands a request to a Go instance's handle function and its answer
+// (whole or streamed) to the page.
+async function relay(handle, request) {
   try {
     const body = request.method === 'GET' || request.method === 'HEAD' ? null : new Uint8Array(await request.arrayBuffer());
     let headers = '';
@@ -179,7 +205,7 @@ async function serveAPI(request) {
     // The browser adds User-Agent only on its way to the network; kube-apiserver
     // sees it (and pretty-prints JSON for browsers), so the core sees it too.
     if (!request.headers.has('user-agent')) headers += `user-agent: ${navigator.userAgent}\r\n`;
-    const res = await self.kubeplay.handle(request.method, request.url, headers, body);
+    const res = await handle(request.method, request.url, headers, body);
     // Repeated headers (Warning) joined: Chromium hands a page only the first.
     const init = { status: res.status, headers: joinRepeated(JSON.parse(res.headers)) };
     if (request.method === 'HEAD' || NULL_BODY_STATUS.has(res.status)) {
@@ -193,6 +219,45 @@ async function serveAPI(request) {
   } catch (err) {
     return statusResponse(500, 'InternalError', 'kubeplay service worker: ' + (err && err.message || err));
   }
+}
+
+// ---- the xDS module -----------------------------------------------------------
+
+let xdsPromise = null;
+
+// xds loads the xDS module once per worker, on first use (it stays out of the
+// install's downloads and the core's start), and starts its discovery
+// service as a client of the core.
+function xds() {
+  if (!xdsPromise) {
+    xdsPromise = startXDS().catch((err) => {
+      xdsPromise = null;
+      throw err;
+    });
+  }
+  return xdsPromise;
+}
+
+async function startXDS() {
+  await core();
+  if (!self.kubeplayXDS) {
+    const ready = new Promise((resolve) => { self.kubeplayXDSReady = resolve; });
+    const go = new self.Go();
+    const cache = await caches.open(CACHE);
+    let response = await cache.match(XDS_WASM);
+    if (!response) {
+      response = await fetch(XDS_WASM);
+      if (!response.ok) throw new Error('loading kubeplay-xds.wasm: HTTP ' + response.status);
+      await cache.put(XDS_WASM, response.clone());
+    }
+    const instance = await WebAssembly.instantiate(await WebAssembly.compileStreaming(response), go.importObject);
+    go.run(instance).then(() => {
+      xdsPromise = null;
+      self.kubeplayXDS = undefined;
+    });
+    await ready;
+  }
+  await self.kubeplayXDS.start(self.kubeplay.handle);
 }
 
 // NULL_BODY_STATUS are the statuses a Response must be built without a body for.

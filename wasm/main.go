@@ -4,7 +4,8 @@
 // driven from a service worker (or a Durable Object) through globalThis.kubeplay:
 //
 //	kubeplay.start(host) → Promise<{revision, restoreErrors}>
-//	    host: {snapshot, journal, append, writeSnapshot, openapiDocuments, maxWatchSeconds}
+//	    host: {snapshot, journal, append, writeSnapshot, openapiDocuments, maxWatchSeconds,
+//	           validateXDS(kind, objectJSON) → Promise<errors JSON>, optional: serves the xDS group}
 //	kubeplay.handle(method, url, headers, body) → Promise<{status, headers, body}>
 //	    headers: in, "name: value\r\n" lines; out, JSON text of [[name, value], ...];
 //	    body: Uint8Array|null for a whole answer, ReadableStream for a streamed one
@@ -19,6 +20,7 @@ import (
 
 	"kubeplay/core/apiserver"
 	"kubeplay/core/sandbox"
+	"kubeplay/core/schema"
 	"kubeplay/core/web"
 	"kubeplay/wasm/bridge"
 )
@@ -70,6 +72,11 @@ func start(_ js.Value, args []js.Value) any {
 			// The OpenAPI documents stay out of the module: the host loads
 			// them when a client first asks.
 			OpenAPIDocuments: bridge.Loader(host.Get("openapiDocuments"))}}
+		// The xDS group is served where the host can check its objects (the
+		// service worker, with the xDS module).
+		if check := host.Get("validateXDS"); check.Type() == js.TypeFunction {
+			cfg.API.Resources = schema.XDS(bridge.RemoteCheck(check))
+		}
 		if v := host.Get("maxWatchSeconds"); v.Type() == js.TypeNumber {
 			cfg.API.MaxWatchTimeout = time.Duration(v.Float() * float64(time.Second))
 		}

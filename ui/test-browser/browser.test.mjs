@@ -720,3 +720,59 @@ test('PLAY-5 APF-6 APF-11: the APF panel\'s load generator fills queues and meet
   await page.selectOption('[data-testid="target-select"]', 'sandbox');
   await page.close();
 });
+
+test('XDS-7 PLAY-6: in the browser, the xDS module checks Envoy resources for the core and serves a delta stream; an edit is pushed, a NACK shows in the status', async () => {
+  const page = await openPlayground();
+  const CLUSTERS = '/apis/xds.kubeplay.dev/v1/clusters';
+  const cluster = (timeout) => ({ apiVersion: 'xds.kubeplay.dev/v1', kind: 'Cluster', metadata: { name: 'web' }, spec: { name: 'web', connectTimeout: timeout } });
+  const bad = await api(page, 'POST', CLUSTERS, { ...cluster('1s'), spec: { connectTimeout: 5 } });
+  assert.equal(bad.status, 422, bad.text);
+  assert.match(bad.json.details.causes[0].field, /spec\.connectTimeout/);
+  const created = await api(page, 'POST', CLUSTERS, cluster('1s'));
+  assert.equal(created.status, 201, created.text);
+
+  const opened = await api(page, 'POST', '/xds/v3/streams?protocol=delta');
+  assert.equal(opened.status, 201, opened.text);
+  const stream = '/xds/v3/streams/' + opened.json.id;
+  await page.evaluate((stream) => {
+    window.__xds = [];
+    fetch(stream).then(async (r) => {
+      const reader = r.body.getReader();
+      const dec = new TextDecoder();
+      let buf = '';
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) return;
+        buf += dec.decode(value, { stream: true });
+        let i;
+        while ((i = buf.indexOf('\n')) >= 0) {
+          window.__xds.push(JSON.parse(buf.slice(0, i)));
+          buf = buf.slice(i + 1);
+        }
+      }
+    });
+  }, stream);
+  const TYPE = 'type.googleapis.com/envoy.config.cluster.v3.Cluster';
+  assert.equal((await api(page, 'POST', stream, { typeUrl: TYPE, resourceNamesSubscribe: ['web'] })).status, 202);
+  await page.waitForFunction(() => window.__xds.length >= 1, null, { timeout: 20000 });
+  const first = await page.evaluate(() => window.__xds[0]);
+  assert.equal(first.resources[0].name, 'web');
+  assert.equal(first.resources[0].resource.connectTimeout, '1s');
+  assert.equal((await api(page, 'POST', stream, { typeUrl: TYPE, responseNonce: first.nonce })).status, 202);
+
+  const edited = await api(page, 'PUT', CLUSTERS + '/web', { ...cluster('2s'), metadata: { name: 'web', resourceVersion: created.json.metadata.resourceVersion } });
+  assert.equal(edited.status, 200, edited.text);
+  await page.waitForFunction(() => window.__xds.length >= 2, null, { timeout: 10000 });
+  const pushed = await page.evaluate(() => window.__xds[1]);
+  assert.equal(pushed.resources[0].resource.connectTimeout, '2s');
+  assert.equal(pushed.resources[0].version, edited.json.metadata.resourceVersion);
+  assert.equal((await api(page, 'POST', stream, { typeUrl: TYPE, responseNonce: pushed.nonce, errorDetail: { message: 'rejected by hand' } })).status, 202);
+  let nack;
+  for (let i = 0; i < 50 && !nack; i++) {
+    const status = await api(page, 'GET', '/xds/v3/status');
+    nack = status.json.flatMap((s) => s.types).find((t) => t.nack)?.nack;
+    if (!nack) await page.waitForTimeout(100);
+  }
+  assert.equal(nack?.message, 'rejected by hand');
+  await page.close();
+});

@@ -1,0 +1,139 @@
+//go:build js && wasm
+
+package bridge
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"syscall/js"
+
+	"kubeplay/core/auth"
+	"kubeplay/core/field"
+	"kubeplay/core/object"
+	"kubeplay/core/web"
+)
+
+// Remote is a web.Handler over another Go instance's handle function (what
+// Handler gives JavaScript): a second module in the same worker (the xDS
+// module) is a client of the core through it, as through the core's own
+// handler natively. The caller's identity (core/auth's user in the request's
+// context) goes along as impersonation headers, which the core's
+// authentication applies. ServeHTTP must not run on the goroutine of a
+// JavaScript callback.
+func Remote(handle js.Value) web.Handler {
+	return web.HandlerFunc(func(w web.ResponseWriter, r *web.Request) {
+		var headers strings.Builder
+		for name, values := range r.Header {
+			for _, v := range values {
+				fmt.Fprintf(&headers, "%s: %s\r\n", name, v)
+			}
+		}
+		if u, ok := auth.UserFrom(r.Context()); ok {
+			fmt.Fprintf(&headers, "Impersonate-User: %s\r\n", u.Name)
+			for _, g := range u.Groups {
+				fmt.Fprintf(&headers, "Impersonate-Group: %s\r\n", g)
+			}
+		}
+		body := js.Null()
+		if data, err := io.ReadAll(r.Body); err == nil && len(data) > 0 {
+			body = bytesToJS(data)
+		}
+		res, err := await(handle.Invoke(r.Method, r.URL.String(), headers.String(), body))
+		if err != nil {
+			w.WriteHeader(web.StatusServiceUnavailable)
+			return
+		}
+		var pairs [][2]string
+		_ = json.Unmarshal([]byte(res.Get("headers").String()), &pairs)
+		for _, p := range pairs {
+			w.Header().Add(p[0], p[1])
+		}
+		w.WriteHeader(res.Get("status").Int())
+		b := res.Get("body")
+		if b.IsNull() || b.IsUndefined() {
+			return
+		}
+		if !b.InstanceOf(jsReadableStream) {
+			_, _ = w.Write(bytesFromJS(b))
+			return
+		}
+		reader := b.Call("getReader")
+		stop := make(chan struct{})
+		defer close(stop)
+		go func() {
+			select {
+			case <-r.Context().Done():
+				reader.Call("cancel")
+			case <-stop:
+			}
+		}()
+		for {
+			chunk, err := await(reader.Call("read"))
+			if err != nil || chunk.Get("done").Bool() {
+				return
+			}
+			if _, err := w.Write(bytesFromJS(chunk.Get("value"))); err != nil {
+				reader.Call("cancel")
+				return
+			}
+			_ = web.Flush(w)
+		}
+	})
+}
+
+// RemoteCheck is a kind's validation done by another Go instance (the xDS
+// module validates Envoy resources for the core): check(kind, object JSON)
+// returns a Promise of the JSON text of EncodeErrors' list. It must not be
+// called on the goroutine of a JavaScript callback.
+func RemoteCheck(check js.Value) func(kind string, obj object.Object) field.ErrorList {
+	return func(kind string, obj object.Object) field.ErrorList {
+		doc, err := object.Encode(obj)
+		if err == nil {
+			var res js.Value
+			if res, err = await(check.Invoke(kind, string(doc))); err == nil {
+				return DecodeErrors(res.String())
+			}
+		}
+		return field.ErrorList{&field.Error{Type: field.ErrorTypeInternal, Field: "spec", Detail: "the xDS module could not check it: " + err.Error()}}
+	}
+}
+
+// fieldError is a field.Error as it crosses between Go instances.
+type fieldError struct {
+	Type   field.ErrorType `json:"type"`
+	Field  string          `json:"field"`
+	Value  any             `json:"value,omitempty"`
+	Detail string          `json:"detail,omitempty"`
+}
+
+// EncodeErrors is errs as JSON text for DecodeErrors.
+func EncodeErrors(errs field.ErrorList) string {
+	out := make([]fieldError, len(errs))
+	for i, e := range errs {
+		out[i] = fieldError{Type: e.Type, Field: e.Field, Value: e.BadValue, Detail: e.Detail}
+	}
+	b, _ := json.Marshal(out)
+	return string(b)
+}
+
+// DecodeErrors reads EncodeErrors' text back into errors that print alike.
+func DecodeErrors(text string) field.ErrorList {
+	var in []fieldError
+	if err := json.Unmarshal([]byte(text), &in); err != nil {
+		return field.ErrorList{&field.Error{Type: field.ErrorTypeInternal, Field: "spec", Detail: err.Error()}}
+	}
+	out := make(field.ErrorList, len(in))
+	for i, e := range in {
+		p := field.NewPath(e.Field)
+		switch e.Type {
+		case field.ErrorTypeRequired, field.ErrorTypeForbidden, field.ErrorTypeInternal, field.ErrorTypeTooLong:
+			out[i] = field.Required(p, e.Detail)
+		default:
+			out[i] = field.Invalid(p, e.Value, e.Detail)
+		}
+		out[i].Type = e.Type
+	}
+	return out
+}
