@@ -20,7 +20,12 @@ import (
 	"testing"
 	"time"
 
+	"kubeplay/core/apiserver"
+	"kubeplay/core/auth"
+	"kubeplay/core/client"
 	"kubeplay/core/sandbox"
+	"kubeplay/core/schema"
+	"kubeplay/core/xds"
 )
 
 // The replay below follows the semantics of ui/src/tutorial-runner.js (described in
@@ -289,12 +294,29 @@ func TestPLAY_7_TutorialsReplay(t *testing.T) {
 		t.Run(e.ID, func(t *testing.T) {
 			t.Parallel()
 			tut := loadTutorial(t, e.File)
-			srv, err := sandbox.New(sandbox.Config{})
+			srv, err := sandbox.New(sandbox.Config{API: apiserver.Config{Resources: schema.XDS(xds.Validate)}})
 			if err != nil {
 				t.Fatal(err)
 			}
-			hs := httptest.NewServer(srv)
+			// The discovery service beside the API, as the native command
+			// serves it.
+			ctx, cancel := context.WithCancel(context.Background())
+			xs := xds.New(xds.Config{Client: client.New(srv, auth.ServiceAccount("kube-system", "xds-server"), "kubeplay-xds")})
+			xdsDone := make(chan struct{})
+			go func() {
+				defer close(xdsDone)
+				xs.Run(ctx)
+			}()
+			hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if xds.IsHTTPPath(r.URL.Path) {
+					xs.ServeHTTP(w, r)
+					return
+				}
+				srv.ServeHTTP(w, r)
+			}))
 			t.Cleanup(func() {
+				cancel()
+				<-xdsDone
 				// Let the namespace controller finish the namespaces the tutorial
 				// deleted: closing the store under it can leave storage.Store.List
 				// holding its mutex (db.View fails before the callback that unlocks

@@ -61,7 +61,7 @@ func (p *kubeplayPusher) set(i int, timeout string, rv int) {
 	if len(errs) > 0 {
 		panic(errs)
 	}
-	p.s.cache.set("Cluster/"+r.Object, r, r.Version)
+	p.s.cache.set("Cluster/"+r.Object, r, r.Version, true)
 }
 
 func newKubeplayPusher(b *testing.B, delta bool) *kubeplayPusher {

@@ -2,6 +2,7 @@ package xds
 
 import (
 	"sort"
+	"strings"
 	"strconv"
 	"sync"
 )
@@ -14,6 +15,7 @@ type cache struct {
 	mu       sync.RWMutex
 	types    map[string]*typeCache // by type URL
 	byObject map[string]*Resource  // by kind/object name
+	invalid  map[string]bool       // objects seen that are not valid, by kind/object name
 	subs     map[*subscriber]struct{}
 }
 
@@ -25,7 +27,7 @@ type typeCache struct {
 }
 
 func newCache() *cache {
-	return &cache{types: map[string]*typeCache{}, byObject: map[string]*Resource{}, subs: map[*subscriber]struct{}{}}
+	return &cache{types: map[string]*typeCache{}, byObject: map[string]*Resource{}, invalid: map[string]bool{}, subs: map[*subscriber]struct{}{}}
 }
 
 // subscriber is a stream's inbox of changes: the names changed per type
@@ -60,9 +62,15 @@ func (s *subscriber) take() map[string]map[string]bool {
 }
 
 // set stores (or, with r nil, removes) the object at key; rv is the
-// revision of the change.
-func (c *cache) set(key string, r *Resource, rv string) {
+// revision of the change; valid is false for an object that is there but
+// cannot be served.
+func (c *cache) set(key string, r *Resource, rv string, valid bool) {
 	c.mu.Lock()
+	if valid {
+		delete(c.invalid, key)
+	} else {
+		c.invalid[key] = true
+	}
 	changed := map[string][]string{}
 	if old := c.byObject[key]; old != nil {
 		c.remove(old)
@@ -202,4 +210,26 @@ func (c *cache) object(key string) *Resource {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	return c.byObject[key]
+}
+
+// matches says whether the objects whose keys begin with prefix are exactly
+// want's, at its versions (an object that is not valid counts as there).
+func (c *cache) matches(prefix string, want map[string]string) bool {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	n := 0
+	for key, r := range c.byObject {
+		if strings.HasPrefix(key, prefix) {
+			if want[key] != r.Version {
+				return false
+			}
+			n++
+		}
+	}
+	for key := range want {
+		if _, ok := c.byObject[key]; !ok && !c.invalid[key] {
+			return false
+		}
+	}
+	return n <= len(want)
 }

@@ -13,9 +13,13 @@ import (
 // subscribed name is always answered, with the resource or, when there is
 // none, its removal. Every response has a nonce the client ACKs or NACKs.
 func (s *Server) StreamDelta(ctx context.Context, typeURL string, recv func() (*DeltaRequest, error), send func(*DeltaResponse) error) error {
-	st := s.open(true, typeURL)
+	st := s.open(ctx, true, typeURL)
 	return run(ctx, s, st, recv, handlers[*DeltaRequest]{
-		request: func(r *DeltaRequest) error { return s.deltaRequest(st, r, send) },
+		request: func(r *DeltaRequest) error {
+			err := s.deltaRequest(st, r, send)
+			handled(r.done, err)
+			return err
+		},
 		change: func(changed map[string]map[string]bool) error {
 			for t, names := range changed {
 				ts := st.types[t]
@@ -50,6 +54,7 @@ func (s *Server) deltaRequest(st *stream, r *DeltaRequest, send func(*DeltaRespo
 	}
 	first := ts.initial == nil
 	if first {
+		s.catchUp(st.ctx, t)
 		ts.initial = map[string]string{}
 		for n, v := range r.InitialResourceVersions {
 			ts.initial[n] = v

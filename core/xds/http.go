@@ -26,13 +26,19 @@ import (
 //	GET /xds/v3/streams/ID
 //	    the stream's responses as they come, one JSON object per line
 //	    (application/x-ndjson), like a watch; a last line {"error": {code,
-//	    message}} when the server ends it. Closing it ends the stream.
+//	    message}} when the server ends it. ?maxResponses=N ends the answer
+//	    after N lines. One reader at a time, a new one taking over; a reader
+//	    that goes away (or whose timeoutSeconds or maxResponses passes)
+//	    leaves the stream open for the next (responses wait for it), and a
+//	    stream nobody reads for a minute ends.
 //	POST /xds/v3/streams/ID
-//	    one request (DiscoveryRequest or DeltaDiscoveryRequest JSON): 202.
+//	    one request (DiscoveryRequest or DeltaDiscoveryRequest JSON): 202
+//	    once the stream has handled it, 400 when it ended the stream.
 //	DELETE /xds/v3/streams/ID
 //	    ends the stream.
-//	GET /xds/v3/status
-//	    every stream's state (Status): subscriptions, nonces, ACKs, NACKs.
+//	GET /xds/v3/status[?node=ID]
+//	    every stream's state (Status), or the streams of one node: its
+//	    subscriptions, nonces, ACKs and NACKs.
 //
 // Request bodies are proto JSON; a malformed one is a 400 naming its field.
 
@@ -69,7 +75,17 @@ func (s *Server) ServeHTTP(w web.ResponseWriter, r *web.Request) {
 	case strings.HasPrefix(path, "/v3/discovery:"):
 		s.serveREST(w, r, strings.TrimPrefix(path, "/v3/discovery:"))
 	case path == "/xds/v3/status" && r.Method == web.MethodGet:
-		writeJSON(w, web.StatusOK, s.Status())
+		out := s.Status()
+		if node := r.URL.Query().Get("node"); node != "" {
+			mine := out[:0]
+			for _, st := range out {
+				if st.Node != nil && st.Node.ID == node {
+					mine = append(mine, st)
+				}
+			}
+			out = mine
+		}
+		writeJSON(w, web.StatusOK, out)
 	case path == "/xds/v3/streams" && r.Method == web.MethodPost:
 		s.openSession(w, r)
 	case strings.HasPrefix(path, "/xds/v3/streams/"):
@@ -105,7 +121,7 @@ func (s *Server) serveREST(w web.ResponseWriter, r *web.Request, noun string) {
 		writeError(w, invalid("type_url %q on the %s service", req.TypeURL, noun))
 		return
 	}
-	resp, err := s.Fetch(req)
+	resp, err := s.Fetch(r.Context(), req)
 	if errors.Is(err, ErrNotModified) {
 		w.WriteHeader(web.StatusNotModified)
 		return
@@ -128,17 +144,27 @@ func readBody(r *web.Request) ([]byte, error) {
 	return body, nil
 }
 
+// posted is a request posted to a session, and where to say it was handled.
+type posted struct {
+	body []byte
+	done chan error
+}
+
 // session is a stream served over HTTP: requests posted one by one, responses
 // read as one streamed answer.
 type session struct {
 	id       string
 	delta    bool
-	requests chan []byte
+	requests chan posted
 	out      chan []byte // JSON lines
-	attached chan struct{}
 	cancel   context.CancelFunc
 	done     chan struct{} // closed when the stream has ended
-	once     sync.Once
+
+	reader  sync.Mutex // held by the reader
+	mu      sync.Mutex
+	kick    chan struct{} // closed to tell the reader a newer one takes over
+	reading bool          // a reader is attached
+	idle    time.Time     // since when none is
 }
 
 type sessions struct {
@@ -169,8 +195,8 @@ func (s *Server) openSession(w web.ResponseWriter, r *web.Request) {
 	}
 	s.sessions.next++
 	ctx, cancel := context.WithCancel(context.Background())
-	ss := &session{id: strconv.FormatInt(s.sessions.next, 10), delta: protocol == "delta", requests: make(chan []byte, 16),
-		out: make(chan []byte, 64), attached: make(chan struct{}), cancel: cancel, done: make(chan struct{})}
+	ss := &session{id: strconv.FormatInt(s.sessions.next, 10), delta: protocol == "delta", requests: make(chan posted, 16),
+		out: make(chan []byte, 64), cancel: cancel, done: make(chan struct{}), idle: s.cfg.Clock.Now()}
 	s.sessions.byID[ss.id] = ss
 	s.sessions.mu.Unlock()
 	go s.runSession(ctx, ss, typeURL)
@@ -187,13 +213,20 @@ func (s *Server) runSession(ctx context.Context, ss *session, typeURL string) {
 		s.sessions.mu.Unlock()
 	}()
 	go func() { // a session nobody reads is closed
-		t := s.cfg.Clock.NewTimer(sessionIdle)
+		t := s.cfg.Clock.NewTicker(sessionIdle / 4)
 		defer t.Stop()
-		select {
-		case <-t.C():
-			ss.cancel()
-		case <-ss.attached:
-		case <-ctx.Done():
+		for {
+			select {
+			case now := <-t.C():
+				ss.mu.Lock()
+				idle := !ss.reading && now.Sub(ss.idle) >= sessionIdle
+				ss.mu.Unlock()
+				if idle {
+					ss.cancel()
+				}
+			case <-ctx.Done():
+				return
+			}
 		}
 	}()
 	emit := func(v any) error {
@@ -208,30 +241,42 @@ func (s *Server) runSession(ctx context.Context, ss *session, typeURL string) {
 			return ctx.Err()
 		}
 	}
-	next := func() ([]byte, error) {
+	next := func() (posted, error) {
 		select {
-		case b := <-ss.requests:
-			return b, nil
+		case p := <-ss.requests:
+			return p, nil
 		case <-ctx.Done():
-			return nil, io.EOF
+			return posted{}, io.EOF
 		}
 	}
 	var err error
 	if ss.delta {
 		err = s.StreamDelta(ctx, typeURL, func() (*DeltaRequest, error) {
-			b, err := next()
+			p, err := next()
 			if err != nil {
 				return nil, err
 			}
-			return DecodeDeltaRequestJSON(b)
+			r, err := DecodeDeltaRequestJSON(p.body)
+			if err != nil {
+				handled(p.done, err)
+				return nil, err
+			}
+			r.done = p.done
+			return r, nil
 		}, func(r *DeltaResponse) error { return emit(r.JSON()) })
 	} else {
 		err = s.StreamSotW(ctx, typeURL, func() (*Request, error) {
-			b, err := next()
+			p, err := next()
 			if err != nil {
 				return nil, err
 			}
-			return DecodeRequestJSON(b)
+			r, err := DecodeRequestJSON(p.body)
+			if err != nil {
+				handled(p.done, err)
+				return nil, err
+			}
+			r.done = p.done
+			return r, nil
 		}, func(r *Response) error { return emit(r.JSON()) })
 	}
 	if err != nil {
@@ -250,15 +295,28 @@ func (s *Server) serveSession(w web.ResponseWriter, r *web.Request, id string) {
 	}
 	switch r.Method {
 	case web.MethodGet:
-		ss.read(w, r)
+		ss.read(w, r, s.cfg.Clock.Now)
 	case web.MethodPost:
 		body, err := readBody(r)
 		if err != nil {
 			writeError(w, err)
 			return
 		}
+		p := posted{body: body, done: make(chan error, 1)}
 		select {
-		case ss.requests <- body:
+		case ss.requests <- p:
+		case <-ss.done:
+			writeStatus(w, web.StatusGone, "Gone", "the stream has ended")
+			return
+		case <-r.Context().Done():
+			return
+		}
+		select {
+		case err := <-p.done:
+			if err != nil {
+				writeError(w, err)
+				return
+			}
 			w.WriteHeader(statusAccepted)
 		case <-ss.done:
 			writeStatus(w, web.StatusGone, "Gone", "the stream has ended")
@@ -272,16 +330,35 @@ func (s *Server) serveSession(w web.ResponseWriter, r *web.Request, id string) {
 	}
 }
 
-// read streams the session's responses to its one reader; the stream ends
-// with the reader.
-func (ss *session) read(w web.ResponseWriter, r *web.Request) {
-	first := false
-	ss.once.Do(func() { first = true; close(ss.attached) })
-	if !first {
-		writeStatus(w, web.StatusConflict, "Conflict", "the stream is read already")
-		return
+// read streams the session's responses to its reader: one at a time, a new
+// one taking over from the last (whose client may not have hung up yet).
+func (ss *session) read(w web.ResponseWriter, r *web.Request, now func() time.Time) {
+	kick := make(chan struct{})
+	ss.mu.Lock()
+	if ss.kick != nil {
+		close(ss.kick)
 	}
-	defer ss.cancel()
+	ss.kick = kick
+	ss.mu.Unlock()
+	ss.reader.Lock()
+	defer ss.reader.Unlock()
+	ss.mu.Lock()
+	ss.reading = true
+	ss.mu.Unlock()
+	defer func() {
+		ss.mu.Lock()
+		if ss.kick == kick {
+			ss.kick, ss.reading, ss.idle = nil, false, now()
+		}
+		ss.mu.Unlock()
+	}()
+	limit, _ := strconv.Atoi(r.URL.Query().Get("maxResponses"))
+	var timeout <-chan time.Time
+	if secs, err := strconv.Atoi(r.URL.Query().Get("timeoutSeconds")); err == nil && secs > 0 {
+		t := time.NewTimer(time.Duration(secs) * time.Second)
+		defer t.Stop()
+		timeout = t.C
+	}
 	w.Header().Set("Content-Type", "application/x-ndjson")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(web.StatusOK)
@@ -293,6 +370,9 @@ func (ss *session) read(w web.ResponseWriter, r *web.Request) {
 				return
 			}
 			_ = web.Flush(w)
+			if limit--; limit == 0 {
+				return
+			}
 		case <-ss.done:
 			for {
 				select {
@@ -304,6 +384,10 @@ func (ss *session) read(w web.ResponseWriter, r *web.Request) {
 				}
 			}
 		case <-r.Context().Done():
+			return
+		case <-timeout:
+			return
+		case <-kick:
 			return
 		}
 	}

@@ -52,6 +52,8 @@ type Request struct {
 	TypeURL       string
 	ResponseNonce string
 	ErrorDetail   *ErrorDetail
+
+	done chan<- error // told when the request is handled (HTTP streams)
 }
 
 // DeltaRequest is a DeltaDiscoveryRequest.
@@ -64,6 +66,8 @@ type DeltaRequest struct {
 	InitialResourceVersions map[string]string
 	ResponseNonce           string
 	ErrorDetail             *ErrorDetail
+
+	done chan<- error // told when the request is handled (HTTP streams)
 }
 
 // Response is a DiscoveryResponse. Heartbeat responses carry their
@@ -93,6 +97,13 @@ type DeltaResponse struct {
 type Removed struct {
 	Name        string
 	Constraints *Constraints
+}
+
+// handled tells whoever waits for the request how its handling went.
+func handled(done chan<- error, err error) {
+	if done != nil {
+		done <- err
+	}
 }
 
 // errMalformed wraps every decoding error.

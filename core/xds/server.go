@@ -80,12 +80,12 @@ func (s *Server) Run(ctx context.Context) {
 			if len(errs) > 0 && s.cfg.Logf != nil {
 				s.cfg.Logf("xds: %s %s is not served: %v", k.Kind, object.MetaString(obj, "name"), errs)
 			}
-			s.cache.set(key(obj), r, object.MetaString(obj, "resourceVersion"))
+			s.cache.set(key(obj), r, object.MetaString(obj, "resourceVersion"), r != nil)
 		}
 		inf := client.NewInformer(s.cfg.Client, "/apis/"+schema.XDSGroup+"/v1/"+k.Plural, client.Handler{
 			Add:    put,
 			Update: func(_, obj object.Object) { put(obj) },
-			Delete: func(obj object.Object) { s.cache.set(key(obj), nil, object.MetaString(obj, "resourceVersion")) },
+			Delete: func(obj object.Object) { s.cache.set(key(obj), nil, object.MetaString(obj, "resourceVersion"), true) },
 		}, nil, s.cfg.Clock)
 		s.synced = append(s.synced, inf)
 		wg.Add(1)
@@ -125,6 +125,36 @@ func (s *Server) WaitSynced(ctx context.Context) error {
 // Resource is what the server serves of an API object of kind, or nil when
 // it serves nothing of it (not seen yet, deleted, or not valid).
 func (s *Server) Resource(kind, name string) *Resource { return s.cache.object(kind + "/" + name) }
+
+// catchUp waits, a second at most, until the cache holds the objects of the
+// type's kind as the API has them now, so that a new subscription or a poll
+// sees the writes made before it (the informers follow the API a moment
+// behind, as every control plane's do).
+func (s *Server) catchUp(ctx context.Context, typeURL string) {
+	if s.cfg.Client == nil {
+		return
+	}
+	k := schema.XDSKinds[len(schema.XDSKinds)-1] // TypedResource, for any other type
+	for _, kind := range schema.XDSKinds {
+		if kind.TypeURL == typeURL {
+			k = kind
+		}
+	}
+	list, err := s.cfg.Client.Get(ctx, "/apis/"+schema.XDSGroup+"/v1/"+k.Plural)
+	if err != nil {
+		return
+	}
+	items, _ := list["items"].([]any)
+	want := make(map[string]string, len(items))
+	for _, it := range items {
+		obj, _ := it.(map[string]any)
+		want[k.Kind+"/"+object.MetaString(obj, "name")] = object.MetaString(obj, "resourceVersion")
+	}
+	deadline := time.Now().Add(time.Second)
+	for !s.cache.matches(k.Kind+"/", want) && time.Now().Before(deadline) && ctx.Err() == nil {
+		time.Sleep(time.Millisecond)
+	}
+}
 
 // Code is a gRPC status code, as the transports answer a stream's error.
 type Code int
@@ -171,6 +201,7 @@ var wildcardTypes = map[string]bool{
 // stream is one open stream's state, shared by the state-of-the-world and
 // delta protocols: which types it follows and what it has been sent.
 type stream struct {
+	ctx      context.Context
 	id       int64
 	delta    bool
 	typeURL  string // "" for ADS
@@ -207,11 +238,11 @@ type typeState struct {
 	lastSent time.Time
 }
 
-func (s *Server) open(delta bool, typeURL string) *stream {
+func (s *Server) open(ctx context.Context, delta bool, typeURL string) *stream {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.nextID++
-	st := &stream{id: s.nextID, delta: delta, typeURL: typeURL, started: s.cfg.Clock.Now(), sub: s.cache.subscribe(), types: map[string]*typeState{}}
+	st := &stream{ctx: ctx, id: s.nextID, delta: delta, typeURL: typeURL, started: s.cfg.Clock.Now(), sub: s.cache.subscribe(), types: map[string]*typeState{}}
 	s.streams[st] = struct{}{}
 	return st
 }

@@ -16,9 +16,13 @@ import (
 // only if what the stream is subscribed to changed; after a NACK the
 // refused version is not sent again.
 func (s *Server) StreamSotW(ctx context.Context, typeURL string, recv func() (*Request, error), send func(*Response) error) error {
-	st := s.open(false, typeURL)
+	st := s.open(ctx, false, typeURL)
 	return run(ctx, s, st, recv, handlers[*Request]{
-		request: func(r *Request) error { return s.sotwRequest(st, r, send) },
+		request: func(r *Request) error {
+			err := s.sotwRequest(st, r, send)
+			handled(r.done, err)
+			return err
+		},
 		change: func(changed map[string]map[string]bool) error {
 			for t := range changed {
 				if ts := st.types[t]; ts != nil && ts.nonce != "" {
@@ -48,6 +52,9 @@ func (s *Server) sotwRequest(st *stream, r *Request, send func(*Response) error)
 	}
 	if r.ResponseNonce != "" && r.ResponseNonce != ts.nonce {
 		return nil // stale: answers an older response
+	}
+	if ts.nonce == "" {
+		s.catchUp(st.ctx, t)
 	}
 	changed := ts.subscribeSotW(st, t, r)
 	if r.ResponseNonce != "" {
@@ -217,12 +224,13 @@ var ErrNotModified = errors.New("xds: the version is up to date")
 
 // Fetch answers one request without a stream (REST polling, gRPC's Fetch
 // methods): the subscribed resources as they are now, or ErrNotModified.
-func (s *Server) Fetch(r *Request) (*Response, error) {
+func (s *Server) Fetch(ctx context.Context, r *Request) (*Response, error) {
 	st := &stream{node: r.Node, types: map[string]*typeState{}}
 	t, ts, err := st.typeOf(r.TypeURL)
 	if err != nil {
 		return nil, err
 	}
+	s.catchUp(ctx, t)
 	version := s.cache.version(t)
 	if r.VersionInfo == version {
 		return nil, ErrNotModified

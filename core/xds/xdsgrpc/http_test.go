@@ -151,8 +151,8 @@ func TestXDS_7_HTTPStream(t *testing.T) {
 
 	url2, lines2, close2 := open()
 	defer close2()
-	if code, _ := post(t, url2, `{"typeUrl":"type.googleapis.com/no.Such"}`); code != http.StatusAccepted {
-		t.Fatal(code)
+	if code, body := post(t, url2, `{"typeUrl":"type.googleapis.com/no.Such"}`); code != http.StatusBadRequest || !bytes.Contains(body, []byte("unknown type_url")) {
+		t.Fatalf("unknown type: %d %s", code, body)
 	}
 	if !lines2.Scan() || !strings.Contains(lines2.Text(), `"error":{"code":3`) {
 		t.Fatalf("unknown type: %s", lines2.Text())

@@ -97,7 +97,7 @@ func fetch(s *xds.Server, typeURL string) grpc.MethodHandler {
 		if req.TypeURL == "" {
 			req.TypeURL = typeURL
 		}
-		resp, err := s.Fetch(req)
+		resp, err := s.Fetch(ctx, req)
 		if errors.Is(err, xds.ErrNotModified) {
 			return nil, status.Error(codes.Unavailable, err.Error()) // as go-control-plane's "skip fetch"
 		}
