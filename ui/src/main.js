@@ -3,7 +3,7 @@
 //
 // Views (tabs, also chosen by the URL hash): #request (builder, response,
 // history), #watch (watch panel), #apf (API Priority and Fairness panel),
-// #tutorials (tutorial player).
+// #xds (a simulated Envoy node), #tutorials (tutorial player).
 //
 // Stable data-testid attributes for browser tests:
 //   header:
@@ -18,7 +18,7 @@
 //     reset-sandbox          wipes the sandbox (asks to confirm first)
 //     target-offer           a link's offer of a remote target (#target=remote&url=…),
 //                            with target-offer-url, target-offer-accept, target-offer-dismiss
-//     tab-request, tab-watch, tab-apf, tab-tutorials   the tabs
+//     tab-request, tab-watch, tab-apf, tab-xds, tab-tutorials   the tabs
 //   request builder:
 //     template-select        example requests
 //     identity-select        who the request is from (sets Impersonate-User/-Group headers)
@@ -63,6 +63,13 @@
 //     apf-load-row (data-flow, data-ok, data-rejected),
 //     apf-hand-fs, apf-hand-distinguisher, apf-hand-show, apf-hand-note, apf-hand-grid,
 //     apf-hand-queue (data-index, data-in-hand, data-load)
+//   xDS panel (xds.js):
+//     xds-node-id, xds-node-cluster, xds-protocol, xds-connect, xds-disconnect,
+//     xds-stream-state (data-state = closed|open|ended), xds-type, xds-names, xds-params,
+//     xds-subscribe, xds-unsubscribe, xds-auto-ack, xds-nack-message,
+//     xds-timeline, xds-entry (data-dir = in|out, data-nonce, data-state = pending|acked|nacked),
+//     xds-ack, xds-nack, xds-resources, xds-resource-row (data-name, data-version), xds-ttl,
+//     xds-detail, xds-server-status
 //   tutorials:
 //     tutorial-list, tutorial-item (data-id), tutorial-progress, tutorial-steps,
 //     tutorial-step-title, tutorial-narration, tutorial-request, tutorial-run-step,
@@ -71,7 +78,7 @@
 //     tutorial-warnings (the step's answer's warnings), tutorial-complete
 //
 // window.kubeplayUI exposes {apiFetch, currentTarget, setTarget, builder, watch,
-// apf, tutorials, sandboxStatus} for tests and the console.
+// apf, xds, tutorials, sandboxStatus} for tests and the console.
 
 import './styles.css';
 import { h, mount } from './dom.js';
@@ -84,6 +91,7 @@ import { createHistoryView } from './historyview.js';
 import { createWatchPanel } from './watch.js';
 import { createTutorialPlayer } from './tutorials.js';
 import { createApfPanel } from './apf.js';
+import { createXdsPanel } from './xds.js';
 
 function main() {
   const app = document.getElementById('app') || document.body.appendChild(h('div', { id: 'app' }));
@@ -113,6 +121,7 @@ function main() {
     { id: 'request', label: 'Request' },
     { id: 'watch', label: 'Watch' },
     { id: 'apf', label: 'APF' },
+    { id: 'xds', label: 'xDS' },
     { id: 'tutorials', label: 'Tutorials' },
   ];
   const tabButtons = tabs.map((t) => h('button', { type: 'button', class: 'tab', testid: `tab-${t.id}`, on: { click: () => { location.hash = t.id; } } }, t.label));
@@ -155,10 +164,12 @@ function main() {
   });
 
   const apfPanel = createApfPanel();
+  const xdsPanel = createXdsPanel();
   const views = {
     request: h('main', { class: 'view view-request' }, historyView.el, builder.el, responseView.el),
     watch: h('main', { class: 'view view-watch' }, watchPanel.el),
     apf: h('main', { class: 'view view-apf' }, apfPanel.el),
+    xds: h('main', { class: 'view view-xds' }, xdsPanel.el),
     tutorials: h('main', { class: 'view view-tutorials' }, tutorials.el),
   };
 
@@ -286,7 +297,7 @@ function main() {
   initSandbox();
   if (currentTarget().kind !== 'sandbox') loadDiscovery().catch(() => {});
 
-  window.kubeplayUI = { apiFetch, currentTarget, setTarget, builder, watch: watchPanel, apf: apfPanel, tutorials, sandboxStatus };
+  window.kubeplayUI = { apiFetch, currentTarget, setTarget, builder, watch: watchPanel, apf: apfPanel, xds: xdsPanel, tutorials, sandboxStatus };
 }
 
 // renderLinkOffer asks whether to use the remote target a link offers (null

@@ -32,6 +32,24 @@ const deploymentJson = JSON.stringify(
   2,
 );
 
+const xdsClusterYaml = `apiVersion: xds.kubeplay.dev/v1
+kind: Cluster
+metadata:
+  name: web
+spec:
+  connectTimeout: 1s
+  type: STATIC
+  loadAssignment:
+    clusterName: web
+    endpoints:
+    - lbEndpoints:
+      - endpoint:
+          address:
+            socketAddress: {address: 10.0.0.10, portValue: 8080}
+# ttl: 30s          # the node drops it unless the server's heartbeats refresh it
+# aliases: [web.default]
+`;
+
 export const TEMPLATES = [
   { id: 'version', title: 'Server version', spec: { method: 'GET', path: '/version' } },
   {
@@ -148,6 +166,24 @@ export const TEMPLATES = [
     id: 'create-deployment',
     title: 'Create a Deployment',
     spec: { method: 'POST', path: '/apis/apps/v1/namespaces/{ns}/deployments', body: deploymentJson + '\n', bodyMode: 'json' },
+  },
+  // xDS: the discovery service's resources are API objects (watch the xDS tab).
+  {
+    id: 'xds-apply-cluster',
+    title: 'xDS: apply a Cluster (an Envoy resource as an API object)',
+    spec: {
+      method: 'PATCH',
+      path: '/apis/xds.kubeplay.dev/v1/clusters/web',
+      params: [['fieldManager', 'playground'], ['force', 'true']],
+      headers: [['Content-Type', 'application/apply-patch+yaml'], ['Accept', 'application/json']],
+      body: xdsClusterYaml,
+      bodyMode: 'yaml',
+    },
+  },
+  {
+    id: 'xds-poll-clusters',
+    title: 'xDS: poll every Cluster (REST-JSON, state of the world)',
+    spec: { method: 'POST', path: '/v3/discovery:clusters', body: '{\n  "node": {"id": "playground"}\n}\n', bodyMode: 'json' },
   },
   {
     id: 'compact',

@@ -776,3 +776,32 @@ test('XDS-7 PLAY-6: in the browser, the xDS module checks Envoy resources for th
   assert.equal(nack?.message, 'rejected by hand');
   await page.close();
 });
+
+test('PLAY-6: the xDS panel subscribes in delta mode in the sandbox; a Cluster edit arrives, is NACKed, and the NACK shows', async () => {
+  const page = await openPlayground();
+  const CLUSTERS = '/apis/xds.kubeplay.dev/v1/clusters';
+  const cluster = (timeout, rv) => ({ apiVersion: 'xds.kubeplay.dev/v1', kind: 'Cluster', metadata: { name: 'panel', ...(rv ? { resourceVersion: rv } : {}) }, spec: { connectTimeout: timeout } });
+  const created = await api(page, 'POST', CLUSTERS, cluster('1s'));
+  assert.equal(created.status, 201, created.text);
+  await page.goto(base + '/#xds');
+  await page.waitForSelector('[data-testid="sandbox-status"][data-state="ready"]', { timeout: 30000 });
+  await page.selectOption('[data-testid="xds-protocol"]', 'delta');
+  await page.click('[data-testid="xds-connect"]');
+  await page.waitForSelector('[data-testid="xds-stream-state"][data-state="open"]', { timeout: 20000 });
+  await page.fill('[data-testid="xds-names"]', 'panel');
+  await page.click('[data-testid="xds-subscribe"]');
+  await page.waitForSelector('[data-testid="xds-entry"][data-dir="in"][data-state="pending"]', { timeout: 20000 });
+  await page.click('[data-testid="xds-ack"]');
+  await page.waitForSelector(`[data-testid="xds-resource-row"][data-name="panel"][data-version="${created.json.metadata.resourceVersion}"]`, { timeout: 10000 });
+
+  const edited = await api(page, 'PUT', CLUSTERS + '/panel', cluster('2s', created.json.metadata.resourceVersion));
+  assert.equal(edited.status, 200, edited.text);
+  await page.waitForSelector('[data-testid="xds-entry"][data-dir="in"][data-state="pending"]', { timeout: 20000 });
+  await page.click('[data-testid="xds-nack"]');
+  await page.waitForSelector('[data-testid="xds-entry"][data-dir="in"][data-state="nacked"]', { timeout: 10000 });
+  // The node keeps the version it accepted; the server records the refusal.
+  assert.equal(await page.getAttribute('[data-testid="xds-resource-row"]', 'data-version'), created.json.metadata.resourceVersion);
+  await page.waitForFunction(() => document.querySelector('[data-testid="xds-server-status"]').textContent.includes('rejected by hand'), null, { timeout: 10000 });
+  await page.screenshot({ path: join(artifacts, 'xds-panel.png'), fullPage: true });
+  await page.close();
+});
