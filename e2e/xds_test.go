@@ -16,8 +16,6 @@ import (
 	grpcxds "google.golang.org/grpc/xds"
 
 	"kubeplay/core/apiserver"
-	"kubeplay/core/auth"
-	"kubeplay/core/client"
 	"kubeplay/core/schema"
 	"kubeplay/core/xds"
 	"kubeplay/core/xds/xdsgrpc"
@@ -30,13 +28,7 @@ func startXDS(t *testing.T) (*kcEnv, string) {
 	bin := kcBinary(t)
 	hs, srv := startServer(t, apiserver.Config{Resources: schema.XDS(xds.Validate)})
 	k := &kcEnv{t: t, bin: bin, kubeconfig: writeKubeconfig(t, hs.URL), home: t.TempDir(), rec: &kcRecorder{}}
-	ctx, cancel := context.WithCancel(context.Background())
-	xs := xds.New(xds.Config{Client: client.New(srv, auth.ServiceAccount("kube-system", "xds"), "kubeplay-xds")})
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		xs.Run(ctx)
-	}()
+	xs, stop := xds.Start(srv, xds.Config{})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -45,8 +37,7 @@ func startXDS(t *testing.T) (*kcEnv, string) {
 	go g.Serve(ln)
 	t.Cleanup(func() {
 		g.Stop()
-		cancel()
-		<-done
+		stop()
 	})
 	return k, ln.Addr().String()
 }

@@ -21,7 +21,6 @@ import (
 	"google.golang.org/grpc"
 
 	"kubeplay/core/auth"
-	"kubeplay/core/client"
 	"kubeplay/core/sandbox"
 	"kubeplay/core/schema"
 	"kubeplay/core/storage"
@@ -131,17 +130,7 @@ func start(o options) (*server, error) {
 		log.Printf("restore: %v", e)
 	}
 	// The discovery service is a client of the API, as control planes are.
-	ctx, cancel := context.WithCancel(context.Background())
-	xs := xds.New(xds.Config{Client: client.New(api, auth.ServiceAccount("kube-system", "xds-server"), "kubeplay-xds"), Logf: log.Printf})
-	xdsDone := make(chan struct{})
-	go func() {
-		defer close(xdsDone)
-		xs.Run(ctx)
-	}()
-	stopXDS := func() {
-		cancel()
-		<-xdsDone
-	}
+	xs, stopXDS := xds.Start(api, xds.Config{Logf: log.Printf})
 	ln, err := net.Listen("tcp", o.listen)
 	if err != nil {
 		stopXDS()

@@ -21,8 +21,6 @@ import (
 	"time"
 
 	"kubeplay/core/apiserver"
-	"kubeplay/core/auth"
-	"kubeplay/core/client"
 	"kubeplay/core/sandbox"
 	"kubeplay/core/schema"
 	"kubeplay/core/xds"
@@ -300,13 +298,7 @@ func TestPLAY_7_TutorialsReplay(t *testing.T) {
 			}
 			// The discovery service beside the API, as the native command
 			// serves it.
-			ctx, cancel := context.WithCancel(context.Background())
-			xs := xds.New(xds.Config{Client: client.New(srv, auth.ServiceAccount("kube-system", "xds-server"), "kubeplay-xds")})
-			xdsDone := make(chan struct{})
-			go func() {
-				defer close(xdsDone)
-				xs.Run(ctx)
-			}()
+			xs, stopXDS := xds.Start(srv, xds.Config{})
 			hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				if xds.IsHTTPPath(r.URL.Path) {
 					xs.ServeHTTP(w, r)
@@ -315,8 +307,7 @@ func TestPLAY_7_TutorialsReplay(t *testing.T) {
 				srv.ServeHTTP(w, r)
 			}))
 			t.Cleanup(func() {
-				cancel()
-				<-xdsDone
+				stopXDS()
 				// Let the namespace controller finish the namespaces the tutorial
 				// deleted: closing the store under it can leave storage.Store.List
 				// holding its mutex (db.View fails before the callback that unlocks

@@ -2,8 +2,8 @@ package xds
 
 import (
 	"sort"
-	"strings"
 	"strconv"
+	"strings"
 	"sync"
 )
 

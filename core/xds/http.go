@@ -251,37 +251,34 @@ func (s *Server) runSession(ctx context.Context, ss *session, typeURL string) {
 	}
 	var err error
 	if ss.delta {
-		err = s.StreamDelta(ctx, typeURL, func() (*DeltaRequest, error) {
-			p, err := next()
-			if err != nil {
-				return nil, err
-			}
-			r, err := DecodeDeltaRequestJSON(p.body)
-			if err != nil {
-				handled(p.done, err)
-				return nil, err
-			}
-			r.done = p.done
-			return r, nil
-		}, func(r *DeltaResponse) error { return emit(r.JSON()) })
+		err = s.StreamDelta(ctx, typeURL, sessionRecv(next, DecodeDeltaRequestJSON, func(r *DeltaRequest) *chan<- error { return &r.done }),
+			func(r *DeltaResponse) error { return emit(r.JSON()) })
 	} else {
-		err = s.StreamSotW(ctx, typeURL, func() (*Request, error) {
-			p, err := next()
-			if err != nil {
-				return nil, err
-			}
-			r, err := DecodeRequestJSON(p.body)
-			if err != nil {
-				handled(p.done, err)
-				return nil, err
-			}
-			r.done = p.done
-			return r, nil
-		}, func(r *Response) error { return emit(r.JSON()) })
+		err = s.StreamSotW(ctx, typeURL, sessionRecv(next, DecodeRequestJSON, func(r *Request) *chan<- error { return &r.done }),
+			func(r *Response) error { return emit(r.JSON()) })
 	}
 	if err != nil {
 		e := AsError(err)
 		_ = emit(map[string]any{"error": map[string]any{"code": int(e.Code), "message": e.Message}})
+	}
+}
+
+// sessionRecv is a session stream's recv: the next posted request, decoded,
+// with where to say it was handled (done gives the request's field for it).
+func sessionRecv[R any](next func() (posted, error), decode func([]byte) (R, error), done func(R) *chan<- error) func() (R, error) {
+	return func() (R, error) {
+		p, err := next()
+		if err != nil {
+			var zero R
+			return zero, err
+		}
+		r, err := decode(p.body)
+		if err != nil {
+			handled(p.done, err)
+			return r, err
+		}
+		*done(r) = p.done
+		return r, nil
 	}
 }
 

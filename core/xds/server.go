@@ -24,10 +24,12 @@ import (
 	"sync"
 	"time"
 
+	"kubeplay/core/auth"
 	"kubeplay/core/client"
 	"kubeplay/core/clock"
 	"kubeplay/core/object"
 	"kubeplay/core/schema"
+	"kubeplay/core/web"
 	"kubeplay/core/xds/envoypb"
 )
 
@@ -66,6 +68,27 @@ func New(cfg Config) *Server {
 		cfg.ControlPlane = "kubeplay"
 	}
 	return &Server{cfg: cfg, cache: newCache(), streams: map[*stream]struct{}{}}
+}
+
+// Identity is the discovery service's user toward the API: a service account
+// of kube-system, as control planes run in a cluster.
+var Identity = auth.ServiceAccount("kube-system", "xds-server")
+
+// Start runs a discovery service over api (the core's handler, or a host's
+// way to it) as Identity, until stop is called.
+func Start(api web.Handler, cfg Config) (s *Server, stop func()) {
+	cfg.Client = client.New(api, Identity, "kubeplay-xds")
+	s = New(cfg)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		s.Run(ctx)
+	}()
+	return s, func() {
+		cancel()
+		<-done
+	}
 }
 
 // Run lists and watches every kind of the xDS group until ctx is done.

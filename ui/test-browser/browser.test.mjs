@@ -82,6 +82,31 @@ function api(page, method, path, body, headers = {}) {
   }, { method, path, body, headers });
 }
 
+// followLines reads a streamed answer's JSON lines (a watch, an xDS stream)
+// in the page into window[name]; window[name + 'Stop']() aborts it.
+function followLines(page, path, name) {
+  return page.evaluate(({ path, name }) => {
+    window[name] = [];
+    const ctl = new AbortController();
+    window[name + 'Stop'] = () => ctl.abort();
+    fetch(path, { signal: ctl.signal }).then(async (r) => {
+      const reader = r.body.getReader();
+      const dec = new TextDecoder();
+      let buf = '';
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) return;
+        buf += dec.decode(value, { stream: true });
+        let i;
+        while ((i = buf.indexOf('\n')) >= 0) {
+          window[name].push(JSON.parse(buf.slice(0, i)));
+          buf = buf.slice(i + 1);
+        }
+      }
+    }).catch(() => {});
+  }, { path, name });
+}
+
 const cm = (name) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { k: name } });
 const CMS = '/api/v1/namespaces/default/configmaps';
 
@@ -95,32 +120,13 @@ test('PLAY-1 PLAY-2: create, list, watch and delete through the service worker; 
   assert.ok(list.json.items.some((i) => i.metadata.name === 'from-a'), 'tab B sees tab A\'s write (one core)');
 
   // A watch opened in tab A receives a write made in tab B.
-  await a.evaluate(({ path, rv }) => {
-    window.__events = [];
-    const ctl = new AbortController();
-    window.__stopWatch = () => ctl.abort();
-    fetch(`${path}?watch=1&resourceVersion=${rv}`, { signal: ctl.signal }).then(async (r) => {
-      const reader = r.body.getReader();
-      const dec = new TextDecoder();
-      let buf = '';
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (done) return;
-        buf += dec.decode(value, { stream: true });
-        let i;
-        while ((i = buf.indexOf('\n')) >= 0) {
-          window.__events.push(JSON.parse(buf.slice(0, i)));
-          buf = buf.slice(i + 1);
-        }
-      }
-    }).catch(() => {});
-  }, { path: CMS, rv: list.json.metadata.resourceVersion });
+  await followLines(a, `${CMS}?watch=1&resourceVersion=${list.json.metadata.resourceVersion}`, '__events');
   assert.equal((await api(b, 'POST', CMS, cm('from-b'))).status, 201);
   assert.equal((await api(b, 'DELETE', CMS + '/from-a')).status, 200);
   await a.waitForFunction(() => window.__events.length >= 2, null, { timeout: 10000 });
   const events = await a.evaluate(() => window.__events.map((e) => `${e.type} ${e.object.metadata.name}`));
   assert.deepEqual(events.slice(0, 2), ['ADDED from-b', 'DELETED from-a']);
-  await a.evaluate(() => window.__stopWatch());
+  await a.evaluate(() => window.__eventsStop());
 
   // Bad input gets a Status from the core, not a worker crash.
   const bad = await api(a, 'POST', CMS, 'not json at all');
@@ -734,24 +740,7 @@ test('XDS-7 PLAY-6: in the browser, the xDS module checks Envoy resources for th
   const opened = await api(page, 'POST', '/xds/v3/streams?protocol=delta');
   assert.equal(opened.status, 201, opened.text);
   const stream = '/xds/v3/streams/' + opened.json.id;
-  await page.evaluate((stream) => {
-    window.__xds = [];
-    fetch(stream).then(async (r) => {
-      const reader = r.body.getReader();
-      const dec = new TextDecoder();
-      let buf = '';
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (done) return;
-        buf += dec.decode(value, { stream: true });
-        let i;
-        while ((i = buf.indexOf('\n')) >= 0) {
-          window.__xds.push(JSON.parse(buf.slice(0, i)));
-          buf = buf.slice(i + 1);
-        }
-      }
-    });
-  }, stream);
+  await followLines(page, stream, '__xds');
   const TYPE = 'type.googleapis.com/envoy.config.cluster.v3.Cluster';
   assert.equal((await api(page, 'POST', stream, { typeUrl: TYPE, resourceNamesSubscribe: ['web'] })).status, 202);
   await page.waitForFunction(() => window.__xds.length >= 1, null, { timeout: 20000 });

@@ -16,13 +16,10 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"sync"
 	"syscall/js"
 
-	"kubeplay/core/auth"
-	"kubeplay/core/client"
 	"kubeplay/core/object"
 	"kubeplay/core/web"
 	"kubeplay/core/xds"
@@ -54,9 +51,7 @@ func start(_ js.Value, args []js.Value) any {
 		mu.Lock()
 		defer mu.Unlock()
 		if server == nil {
-			core := bridge.Remote(args[0])
-			server = xds.New(xds.Config{Client: client.New(core, auth.ServiceAccount("kube-system", "xds-server"), "kubeplay-xds")})
-			go server.Run(context.Background())
+			server, _ = xds.Start(bridge.Remote(args[0]), xds.Config{}) // runs as long as the module
 		}
 		return nil, nil
 	})

@@ -43,14 +43,8 @@ func newEnv(t *testing.T, clk clock.Clock) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	xs := xds.New(xds.Config{Client: client.New(srv, auth.ServiceAccount("kube-system", "xds"), "kubeplay-xds"), Clock: clk})
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		xs.Run(ctx)
-	}()
-	if err := xs.WaitSynced(ctx); err != nil {
+	xs, stop := xds.Start(srv, xds.Config{Clock: clk})
+	if err := xs.WaitSynced(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -66,8 +60,7 @@ func newEnv(t *testing.T, clk clock.Clock) *env {
 	t.Cleanup(func() {
 		conn.Close()
 		g.Stop()
-		cancel()
-		<-done
+		stop()
 		srv.Close()
 	})
 	return &env{t: t, api: client.New(srv, auth.User{Name: "admin", Groups: []string{auth.SystemPrivileged}}, "test"), xs: xs, conn: conn,

@@ -61,26 +61,30 @@ var services = []struct{ pkg, service, noun, typeName string }{
 }
 
 func sotw(s *xds.Server, typeURL string) grpc.StreamHandler {
-	return func(_ any, ss grpc.ServerStream) error {
-		return grpcError(s.StreamSotW(ss.Context(), typeURL, func() (*xds.Request, error) {
-			var b []byte
-			if err := ss.RecvMsg(&b); err != nil {
-				return nil, err
-			}
-			return xds.DecodeRequest(b)
-		}, func(r *xds.Response) error { return ss.SendMsg(r.AppendWire(nil)) }))
-	}
+	return handler(xds.DecodeRequest, func(ctx context.Context, recv func() (*xds.Request, error), send func(*xds.Response) error) error {
+		return s.StreamSotW(ctx, typeURL, recv, send)
+	}, (*xds.Response).AppendWire)
 }
 
 func delta(s *xds.Server, typeURL string) grpc.StreamHandler {
+	return handler(xds.DecodeDeltaRequest, func(ctx context.Context, recv func() (*xds.DeltaRequest, error), send func(*xds.DeltaResponse) error) error {
+		return s.StreamDelta(ctx, typeURL, recv, send)
+	}, (*xds.DeltaResponse).AppendWire)
+}
+
+// handler serves a bidirectional stream with serve: requests decoded from
+// the bytes received, responses appended as bytes to send.
+func handler[Req, Resp any](decode func([]byte) (Req, error), serve func(context.Context, func() (Req, error), func(Resp) error) error,
+	appendWire func(Resp, []byte) []byte) grpc.StreamHandler {
 	return func(_ any, ss grpc.ServerStream) error {
-		return grpcError(s.StreamDelta(ss.Context(), typeURL, func() (*xds.DeltaRequest, error) {
+		return grpcError(serve(ss.Context(), func() (Req, error) {
 			var b []byte
 			if err := ss.RecvMsg(&b); err != nil {
-				return nil, err
+				var zero Req
+				return zero, err
 			}
-			return xds.DecodeDeltaRequest(b)
-		}, func(r *xds.DeltaResponse) error { return ss.SendMsg(r.AppendWire(nil)) }))
+			return decode(b)
+		}, func(r Resp) error { return ss.SendMsg(appendWire(r, nil)) }))
 	}
 }
 
