@@ -194,7 +194,13 @@ func (s *Server) openSession(w web.ResponseWriter, r *web.Request) {
 		return
 	}
 	s.sessions.next++
-	ctx, cancel := context.WithCancel(context.Background())
+	s.mu.Lock()
+	parent := s.ctx
+	s.mu.Unlock()
+	if parent == nil {
+		parent = context.Background()
+	}
+	ctx, cancel := context.WithCancel(parent)
 	ss := &session{id: strconv.FormatInt(s.sessions.next, 10), delta: protocol == "delta", requests: make(chan posted, 16),
 		out: make(chan []byte, 64), cancel: cancel, done: make(chan struct{}), idle: s.cfg.Clock.Now()}
 	s.sessions.byID[ss.id] = ss

@@ -56,7 +56,8 @@ type Server struct {
 	nextID  int64
 	synced  []*client.Informer
 
-	sessions sessions // the HTTP streams
+	sessions sessions        // the HTTP streams
+	ctx      context.Context // Run's: the HTTP streams end with it
 }
 
 // New returns a server; Run feeds it.
@@ -95,6 +96,7 @@ func Start(api web.Handler, cfg Config) (s *Server, stop func()) {
 func (s *Server) Run(ctx context.Context) {
 	var wg sync.WaitGroup
 	s.mu.Lock()
+	s.ctx = ctx
 	for _, k := range schema.XDSKinds {
 		k := k
 		key := func(obj object.Object) string { return k.Kind + "/" + object.MetaString(obj, "name") }
