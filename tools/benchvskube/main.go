@@ -28,6 +28,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"kubeplay/internal/launch"
 )
 
 func main() {
@@ -107,10 +109,8 @@ func run(ctx context.Context, cfg config) error {
 			return err
 		}
 	}
-	for _, f := range []string{"refapi", "start.sh", "stop.sh"} {
-		if _, err := os.Stat(filepath.Join(cfg.refapiKit, f)); err != nil {
-			return fmt.Errorf("refapi kit incomplete (%v): `make bench-vs-kube` copies and builds it", err)
-		}
+	if err := launch.CheckKit(cfg.refapiKit); err != nil {
+		return err
 	}
 	cfg.refapiHome = filepath.Join(cfg.workDir, "refapi-home")
 	if err := os.MkdirAll(cfg.workDir, 0o755); err != nil {
@@ -144,7 +144,7 @@ func run(ctx context.Context, cfg config) error {
 		}
 	}
 	fmt.Fprintln(os.Stderr, "building the playground command…")
-	if cfg.playgroundBin, err = buildPlayground(ctx, cfg.workDir); err != nil {
+	if cfg.playgroundBin, err = launch.BuildPlayground(ctx, cfg.workDir); err != nil {
 		return err
 	}
 	if cfg.selfBin, err = os.Executable(); err != nil {

@@ -24,6 +24,7 @@ import (
 	"kubeplay/core/auth"
 	"kubeplay/core/sandbox"
 	"kubeplay/core/storage"
+	"kubeplay/internal/launch"
 )
 
 const serveTLSCommand = "serve-kubeplay-tls"
@@ -172,16 +173,12 @@ func profileControl() http.Handler {
 	return mux
 }
 
-// adminTokenLine is refapi's token table: its token, as admin in system:masters
-// (so exempt from API Priority and Fairness, as there).
-const adminTokenLine = token + ",admin,admin-uid,\"system:masters\"\n"
-
 // kubeSeats is kube-apiserver's default concurrency limit
 // (--max-requests-inflight 400 + --max-mutating-requests-inflight 200).
 const kubeSeats = 600
 
 func adminTokens() auth.Tokens {
-	t, err := auth.ParseTokens("tokens.csv", strings.NewReader(adminTokenLine))
+	t, err := auth.ParseTokens("tokens.csv", strings.NewReader(launch.RefapiTokenLine))
 	if err != nil {
 		panic(err) // a constant
 	}

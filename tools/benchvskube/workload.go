@@ -17,11 +17,13 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"kubeplay/internal/launch"
 )
 
 const (
 	// token is refapi's admin token; kubeplay is given the same (adminTokens).
-	token     = "refapi-admin-token"
+	token     = launch.RefapiToken
 	namespace = "bench"
 	mediaJSON = "application/json"
 	mediaPB   = "application/vnd.kubernetes.protobuf"
