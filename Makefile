@@ -4,7 +4,7 @@ LISTEN  ?= 127.0.0.1:8080
 SITE    := build/site
 export GONOSUMDB = github.com/syumai
 
-.PHONY: run test deps lint wasm-check site site-floor ui-deps bench bench-browser bench-vs-kube size go-test ui-test browser-test \
+.PHONY: run test deps lint wasm-check site site-floor ui-deps bench bench-browser bench-vs-kube fidelity size go-test ui-test browser-test \
 	edge edge-deps edge-dev edge-test bench-edge
 
 # `make run` needs Go and Node (npm installs the UI's build tools on first use).
@@ -91,6 +91,19 @@ BENCH_VS_KUBE_FLAGS ?=
 bench-vs-kube: $(REFAPI)/refapi
 	$(GO) build -o build/benchvskube/bin/benchvskube ./tools/benchvskube
 	build/benchvskube/bin/benchvskube -refapi $(REFAPI) -work build/benchvskube $(BENCH_VS_KUBE_FLAGS)
+
+# Fidelity as a number (K8S-FID-1): N random sessions of SEED played against the
+# playground command and the refapi kit's kube-apiserver, compared after
+# normalizing what two servers must make differently; prints the score per
+# verb, kind, representation and kind of input and writes every difference,
+# minimized, to build/fidelity/report.md. Never part of make test. FIDELITY_FLAGS
+# passes flags (e.g. -steps 40 -parallel 4; -only I replays session I; -h).
+SEED ?= 1
+N    ?= 400
+FIDELITY_FLAGS ?=
+fidelity: $(REFAPI)/refapi
+	$(GO) build -o build/fidelity/bin/fidelity ./tools/fidelity
+	build/fidelity/bin/fidelity -refapi $(REFAPI) -work build/fidelity -seed $(SEED) -n $(N) $(FIDELITY_FLAGS)
 
 $(REFAPI)/refapi:
 	@test -x $(REFAPI_KIT)/build.sh || { echo "no refapi kit at $(REFAPI_KIT) (set REFAPI_KIT)" >&2; exit 1; }

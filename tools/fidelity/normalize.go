@@ -1,0 +1,211 @@
+package main
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// What must differ between two servers answering alike is normalized away,
+// per server and in order of appearance, so equal behaviour gives equal text:
+//
+//   - uids become uid#1, uid#2, … (also inside messages and managedFields keys);
+//   - resourceVersions become the label of the step that first showed that
+//     object revision (rv@3); a list's or bookmark's (the store's revision,
+//     which other writers move too) that of the newest object revision at or
+//     before it; continue tokens show only their revision and position;
+//   - timestamps become <time> (<time.6> with six fractional digits), Table
+//     ages <age>;
+//   - names made from a generateName become the prefix and <gen#1>, …;
+//   - the session's namespace becomes <ns> (its runs and replays use others);
+//   - APF's FlowSchema and PriorityLevel uids become their objects' names;
+//   - Audit-Id becomes whether it is there.
+
+var (
+	uidPattern  = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
+	timePattern = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$`)
+	// genAlphabet is what kube's names.SimpleNameGenerator appends 5 of.
+	genAlphabet = "[bcdfghjklmnpqrstvwxz2456789]{5}"
+	// rvInMessage: kube's messages that quote resourceVersions (every number
+	// in a match is one).
+	rvInMessage = regexp.MustCompile(`(?i)too (?:old|large) resource version: \d+(?: \(\d+\)|, current: \d+)?|ResourceVersion in (?:precondition|object meta): \d+`)
+	digits      = regexp.MustCompile(`\d+`)
+)
+
+// normalizer normalizes one server's answers in one session.
+type normalizer struct {
+	st      *serverState
+	uidNext int
+	genNext int
+	gen     *regexp.Regexp    // the session's generateNames followed by 5 generated characters
+	apf     map[string]string // APF object uid → kind/name
+}
+
+func newNormalizer(st *serverState, apf map[string]string) *normalizer {
+	n := &normalizer{st: st, apf: apf}
+	if len(st.prefixes) > 0 {
+		alts := make([]string, len(st.prefixes))
+		for i, p := range st.prefixes {
+			alts[i] = regexp.QuoteMeta(p)
+		}
+		n.gen = regexp.MustCompile(`\b(` + strings.Join(alts, "|") + `)` + genAlphabet + `\b`)
+	}
+	return n
+}
+
+// str normalizes a string value found under key.
+func (n *normalizer) str(key, s string) string {
+	switch {
+	case s == "":
+		return s
+	case key == "resourceVersion":
+		return n.st.rvLabel(s)
+	case key == "continue":
+		return n.continueToken(s)
+	case timePattern.MatchString(s):
+		if m := timePattern.FindStringSubmatch(s); m[1] != "" {
+			return fmt.Sprintf("<time.%d>", len(m[1])-1)
+		}
+		return "<time>"
+	}
+	s = uidPattern.ReplaceAllStringFunc(s, n.uid)
+	if n.gen != nil {
+		s = n.gen.ReplaceAllStringFunc(s, func(name string) string {
+			if l := n.st.genLabels[name]; l != "" {
+				return l
+			}
+			n.genNext++
+			prefix := name[:len(name)-5]
+			l := fmt.Sprintf("%s<gen#%d>", prefix, n.genNext)
+			n.st.genLabels[name] = l
+			return l
+		})
+	}
+	if n.st.ns != "" {
+		s = strings.ReplaceAll(s, n.st.ns, "<ns>")
+	}
+	if key == "message" || key == "Warning" {
+		s = rvInMessage.ReplaceAllStringFunc(s, func(m string) string {
+			return digits.ReplaceAllStringFunc(m, n.st.rvLabel)
+		})
+	}
+	return s
+}
+
+func (n *normalizer) uid(u string) string {
+	if l := n.st.uidLabels[u]; l != "" {
+		return l
+	}
+	n.uidNext++
+	l := fmt.Sprintf("uid#%d", n.uidNext)
+	n.st.uidLabels[u] = l
+	return l
+}
+
+// continueToken shows what a continue token holds that clients depend on: the
+// revision it continues at and the key it continues after (kube's and
+// kubeplay's are base64 JSON {"v","rv","start"}; kubeplay's adds a MAC that
+// binds it to its list).
+func (n *normalizer) continueToken(tok string) string {
+	for _, enc := range []*base64.Encoding{base64.RawURLEncoding, base64.URLEncoding, base64.StdEncoding, base64.RawStdEncoding} {
+		b, err := enc.DecodeString(tok)
+		if err != nil {
+			continue
+		}
+		var t struct {
+			V     string `json:"v"`
+			RV    int64  `json:"rv"`
+			Start string `json:"start"`
+		}
+		if json.Unmarshal(b, &t) == nil && t.V != "" {
+			return fmt.Sprintf("<continue %s rv=%s start=%q>", t.V, n.st.rvLabel(strconv.FormatInt(t.RV, 10)), n.str("", t.Start))
+		}
+	}
+	return "<continue: opaque>"
+}
+
+// doc normalizes a document (in place; documents are not shared).
+func (n *normalizer) doc(v any, key string) any {
+	switch v := v.(type) {
+	case *object:
+		if k, _ := v.get("kind").(string); k == "Table" {
+			n.tableAges(v)
+		}
+		out := &object{vals: make(map[string]any, len(v.keys)), unordered: v.unordered}
+		for _, k := range v.keys {
+			out.set(n.str("", k), n.doc(v.vals[k], k))
+		}
+		return out
+	case []any:
+		for i, x := range v {
+			v[i] = n.doc(x, key)
+		}
+		return v
+	case string:
+		return n.str(key, v)
+	}
+	return v
+}
+
+// tableAges replaces the cells of a Table's Age columns, which tell how long
+// ago an object was made, by <age>.
+func (n *normalizer) tableAges(t *object) {
+	cols, _ := t.get("columnDefinitions").([]any)
+	var ages []int
+	for i, c := range cols {
+		if o, ok := c.(*object); ok && o.get("name") == "Age" {
+			ages = append(ages, i)
+		}
+	}
+	rows, _ := t.get("rows").([]any)
+	for _, r := range rows {
+		ro, ok := r.(*object)
+		if !ok {
+			continue
+		}
+		cells, _ := ro.get("cells").([]any)
+		for _, i := range ages {
+			if i < len(cells) {
+				cells[i] = "<age>"
+			}
+		}
+	}
+}
+
+// comparedHeaders are the response headers clients read.
+var comparedHeaders = []string{"Content-Type", "Content-Encoding", "Warning", "Retry-After",
+	"X-Kubernetes-Pf-Flowschema-Uid", "X-Kubernetes-Pf-Prioritylevel-Uid", "Audit-Id"}
+
+// header normalizes the compared headers into a document.
+func (n *normalizer) header(h http.Header) *object {
+	o := &object{vals: map[string]any{}}
+	for _, k := range comparedHeaders {
+		vals := h.Values(k)
+		if len(vals) == 0 {
+			continue
+		}
+		switch k {
+		case "Audit-Id":
+			o.set(k, "<present>")
+		case "X-Kubernetes-Pf-Flowschema-Uid", "X-Kubernetes-Pf-Prioritylevel-Uid":
+			if name := n.apf[vals[0]]; name != "" {
+				o.set(k, name)
+			} else {
+				o.set(k, "<unknown APF uid>")
+			}
+		case "Warning":
+			list := make([]any, len(vals))
+			for i, v := range vals {
+				list[i] = n.str("Warning", v)
+			}
+			o.set(k, list)
+		default:
+			o.set(k, strings.Join(vals, ", "))
+		}
+	}
+	return o
+}
