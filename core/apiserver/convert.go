@@ -2,6 +2,7 @@ package apiserver
 
 import (
 	"encoding/json"
+	"strings"
 
 	"kubeplay/core/apierrors"
 	"kubeplay/core/encoding"
@@ -13,13 +14,18 @@ import (
 )
 
 // goType is how kube-apiserver's messages name the Go type of a resource's
-// object or list (%T of the typed object).
+// object or list when it converts one: %T of the internal object, whose package
+// is its group's first label ("core" for the core group).
 func goType(res *schema.Resource, list bool) string {
 	kind := res.Kind
 	if list {
 		kind = res.ListKind()
 	}
-	return "*" + res.Version + "." + kind
+	pkg, _, _ := strings.Cut(res.Group, ".")
+	if pkg == "" {
+		pkg = "core"
+	}
+	return "*" + pkg + "." + kind
 }
 
 // convertObject answers a get (or a write) with the conversion c asked for.

@@ -188,11 +188,31 @@ func TestK8S_ENC_5_Tables(t *testing.T) {
 		t.Fatalf("PartialObjectMetadataList: %s", r.Body)
 	}
 	s.do("GET", cms, nil, "Accept", "application/json;as=PartialObjectMetadata;v=v1;g=meta.k8s.io, application/json").wantStatus(t, 406, "NotAcceptable",
-		"you requested PartialObjectMetadata, but the requested object is a list (*v1.ConfigMapList)")
-	// Without a plain clause the error itself has no representation, and
-	// kube-apiserver answers the generic 406 instead.
+		"you requested PartialObjectMetadata, but the requested object is a list (*core.ConfigMapList)")
+}
+
+// TestK8S_FID_1_K8S_ENC_5_ErrorsWithoutRepresentation: an error whose Status
+// the Accept header gives no representation (only a Table or metadata is
+// asked for) is answered as it is, in indented JSON, as kube-apiserver 1.32
+// answers (recorded); the conversion errors name kube's internal types.
+func TestK8S_FID_1_K8S_ENC_5_ErrorsWithoutRepresentation(t *testing.T) {
+	s := newTestServer(t, Config{})
+	s.createCM("default", "a", nil)
+	for _, accept := range []string{"application/json;as=Table;v=v1;g=meta.k8s.io", "application/json;as=PartialObjectMetadata;v=v1;g=meta.k8s.io",
+		"application/yaml;as=Table;v=v1;g=meta.k8s.io"} {
+		r := s.do("GET", cms+"/missing", nil, "Accept", accept).wantStatus(t, 404, "NotFound", `configmaps "missing" not found`)
+		if want := "{\n  \"kind\": \"Status\",\n  \"apiVersion\": \"v1\",\n  \"metadata\": {},\n  \"status\": \"Failure\",\n" +
+			"  \"message\": \"configmaps \\\"missing\\\" not found\",\n  \"reason\": \"NotFound\",\n  \"details\": {\n    \"name\": \"missing\",\n" +
+			"    \"kind\": \"configmaps\"\n  },\n  \"code\": 404\n}"; string(r.Body) != want || r.Header.Get("Content-Type") != "application/json" {
+			t.Fatalf("%s: %s %s", accept, r.Header.Get("Content-Type"), r.Body)
+		}
+	}
 	s.do("GET", cms, nil, "Accept", "application/json;as=PartialObjectMetadata;v=v1;g=meta.k8s.io").wantStatus(t, 406, "NotAcceptable",
-		"only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf, application/cbor")
+		"you requested PartialObjectMetadata, but the requested object is a list (*core.ConfigMapList)")
+	s.do("GET", cms+"/a", nil, "Accept", "application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io").wantStatus(t, 406, "NotAcceptable",
+		"you requested PartialObjectMetadataList, but the requested object is not a list (*core.ConfigMap)")
+	s.do("GET", "/apis/apps/v1/namespaces/default/deployments", nil, "Accept", "application/json;as=PartialObjectMetadata;v=v1;g=meta.k8s.io").
+		wantStatus(t, 406, "NotAcceptable", "you requested PartialObjectMetadata, but the requested object is a list (*apps.DeploymentList)")
 }
 
 func TestK8S_ENC_6_Gzip(t *testing.T) {

@@ -104,6 +104,13 @@ func parseListOptions(q url.Values, res *schema.Resource) (*listOptions, error) 
 	o.Continue = q.Get("continue")
 	o.Match = q.Get("resourceVersionMatch")
 	o.ResourceVersion = q.Get("resourceVersion")
+	// kube 1.32 (its WatchList feature on) makes a watch from "" or "0" that
+	// says nothing of initial events a streaming one (SetListOptionsDefaults):
+	// its initial events end with a bookmark when bookmarks are allowed.
+	if o.Watch && o.SendInitialEvents == nil && o.Match == "" && (o.ResourceVersion == "" || o.ResourceVersion == "0") {
+		initial := true
+		o.SendInitialEvents, o.Match = &initial, "NotOlderThan"
+	}
 	if errs := o.validate(); len(errs) > 0 {
 		return nil, apierrors.NewInvalid("meta.k8s.io", "ListOptions", "", errs)
 	}

@@ -288,19 +288,24 @@ func (rep reply) writeStatus(w web.ResponseWriter, st *apierrors.Status) {
 	rep.sendStatus(w, st.Code, st)
 }
 
-// sendStatus answers with st and the HTTP status code; when the Accept header
-// allows no representation of a Status, kube-apiserver answers 406 in JSON
-// instead.
+// sendStatus answers with st and the HTTP status code. When the Accept header
+// allows no representation of a Status, kube-apiserver answers in indented
+// JSON (its WriteRawJSON): an error as it is, a success as the 406 it became.
 func (rep reply) sendStatus(w web.ResponseWriter, code int, st *apierrors.Status) {
+	if st.Details != nil && st.Details.RetryAfterSeconds > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(int(st.Details.RetryAfterSeconds)))
+	}
 	out, err := rep.statusOutput()
 	if err != nil {
-		writeStatus(w, notAcceptable(err))
+		if code >= 200 && code < 400 {
+			st = notAcceptable(err)
+			code = st.Code
+		}
+		b, _ := json.MarshalIndent(st, "", "  ")
+		writeBody(w, code, "application/json", b)
 		return
 	}
 	if out.Media == encoding.JSON && !rep.pretty {
-		if st.Details != nil && st.Details.RetryAfterSeconds > 0 {
-			w.Header().Set("Retry-After", strconv.Itoa(int(st.Details.RetryAfterSeconds)))
-		}
 		writeJSON(w, code, st)
 		return
 	}
@@ -313,9 +318,6 @@ func (rep reply) sendStatus(w web.ResponseWriter, code int, st *apierrors.Status
 	if err != nil {
 		writeJSON(w, code, st)
 		return
-	}
-	if st.Details != nil && st.Details.RetryAfterSeconds > 0 {
-		w.Header().Set("Retry-After", strconv.Itoa(int(st.Details.RetryAfterSeconds)))
 	}
 	rep.send(w, code, out.Media.ContentType(), body)
 }

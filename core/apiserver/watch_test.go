@@ -202,6 +202,29 @@ func TestK8S_WATCH_5_SendInitialEvents(t *testing.T) {
 	f.quiet(50 * time.Millisecond)
 }
 
+// TestK8S_FID_1_K8S_WATCH_5_LegacyWatchEndsInitialEvents: a watch from "" or
+// "0" asking for bookmarks is a streaming one in kube 1.32 (its WatchList
+// defaults): its initial events end with the annotated bookmark; without
+// bookmarks nothing follows them.
+func TestK8S_FID_1_K8S_WATCH_5_LegacyWatchEndsInitialEvents(t *testing.T) {
+	s := newTestServer(t, Config{})
+	s.createCM("default", "a", nil)
+	for _, rv := range []string{"", "&resourceVersion=0"} {
+		w := s.watch(cmWatch + "&allowWatchBookmarks=true" + rv)
+		if e := w.next(); e.Type != "ADDED" || e.name() != "a" {
+			t.Fatalf("%q: first event %s %s", rv, e.Type, e.name())
+		}
+		e := w.next()
+		ann, _ := object.Path(e.Object, "metadata", "annotations").(map[string]any)
+		if e.Type != "BOOKMARK" || ann["k8s.io/initial-events-end"] != "true" || ann["kubernetes.io/initial-events-list-blueprint"] == nil {
+			t.Fatalf("%q: after the initial events: %s %v", rv, e.Type, e.Object)
+		}
+		w = s.watch(cmWatch + rv)
+		w.next()
+		w.quiet(50 * time.Millisecond)
+	}
+}
+
 func TestK8S_WATCH_6_Selectors(t *testing.T) {
 	s := newTestServer(t, Config{})
 	rv := s.listRV("/api/v1/namespaces/default/configmaps")

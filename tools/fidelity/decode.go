@@ -315,7 +315,14 @@ func decodeEnvelope(b []byte) (any, []string) {
 }
 
 var cborDecMode = func() cbor.DecMode {
-	m, err := cbor.DecOptions{DefaultMapType: reflect.TypeOf(map[string]any(nil))}.DecMode()
+	// As kube reads its own CBOR: strings (and map keys) come as byte
+	// strings, []byte ones tagged to be read as base64.
+	m, err := cbor.DecOptions{
+		DefaultMapType:        reflect.TypeOf(map[string]any(nil)),
+		DefaultByteStringType: reflect.TypeOf(""),
+		ByteStringToString:    cbor.ByteStringToStringAllowedWithExpectedLaterEncoding,
+		MapKeyByteString:      cbor.MapKeyByteStringAllowed,
+	}.DecMode()
 	if err != nil {
 		panic(err)
 	}

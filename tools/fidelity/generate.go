@@ -6,7 +6,9 @@ import (
 	"maps"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
+	"time"
 
 	"sigs.k8s.io/yaml"
 )
@@ -44,10 +46,14 @@ var contentType = map[string]string{
 }
 
 // sessionNamespace names session i of a run (replays of the minimizer use
-// another letter); fixed width, so that no name is a prefix of another.
-func sessionNamespace(seed uint64, letter string, i int) string {
-	return fmt.Sprintf("fid%d-%s%05d", seed%1000, letter, i)
+// another letter), unique to the run so that runs can share servers; fixed
+// width, so that no name is a prefix of another.
+func sessionNamespace(letter string, i int) string {
+	return fmt.Sprintf("fid%s-%s%05d", runID, letter, i)
 }
+
+// runID tells this run's namespaces from earlier runs' on the same servers.
+var runID = strconv.FormatInt(1_000_000+time.Now().Unix()%(36*36*36*36-1_000_000), 36)
 
 type generator struct {
 	r      *rand.Rand

@@ -95,7 +95,7 @@ func run(ctx context.Context, cfg config) (err error) {
 		}
 	}
 	if cfg.only >= 0 {
-		ns := sessionNamespace(cfg.seed, "s", cfg.only)
+		ns := sessionNamespace("s", cfg.only)
 		printSession(p.play(ctx, generate(cfg.seed, cfg.only, cfg.steps, ns), ns))
 		return ctx.Err()
 	}

@@ -31,14 +31,14 @@ func (p *player) minimize(ctx context.Context, s Session, idx int, sig string, b
 		m.Replays++
 		cand := s
 		cand.Steps = append(append([]Step{first}, middle...), last)
-		ns := sessionNamespace(s.Seed, "m", int(replayCounter.Add(1)))
+		ns := sessionNamespace("m", int(replayCounter.Add(1)))
 		res := p.play(ctx, cand, ns)
 		return res, len(res) == len(cand.Steps) && signature(res[len(res)-1]) == sig
 	}
 	middle := slices.Clone(s.Steps[1:idx])
 	if idx == 0 {
 		// The namespace's own creation differs: nothing to take away.
-		res := p.play(ctx, m.Session, sessionNamespace(s.Seed, "m", int(replayCounter.Add(1))))
+		res := p.play(ctx, m.Session, sessionNamespace("m", int(replayCounter.Add(1))))
 		m.Replays, m.Results = 1, res
 		m.Reproduced = len(res) == 1 && signature(res[0]) == sig
 		return m

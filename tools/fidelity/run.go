@@ -73,7 +73,7 @@ func (p *player) playAll(ctx context.Context, seed uint64, n, steps, parallel in
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				ns := sessionNamespace(seed, "s", i)
+				ns := sessionNamespace("s", i)
 				s := generate(seed, i, steps, ns)
 				res := p.play(ctx, s, ns)
 				mu.Lock()
