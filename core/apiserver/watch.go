@@ -184,18 +184,19 @@ func appendFrameHead(dst []byte, typ string) []byte {
 	return append(dst, `","object":`...)
 }
 
-// bookmarkObject is the object of a BOOKMARK event: only kind, apiVersion and the
-// revision, as kube-apiserver sends it; with a blueprint, the end-of-initial-events
-// annotations.
+// bookmarkObject is the object of a BOOKMARK event: an empty object of the
+// kind with the revision, as kube-apiserver sends it (what its Go type always
+// writes included: a Pod's spec and status); with a blueprint, the
+// end-of-initial-events annotations.
 func bookmarkObject(res *schema.Resource, rev int64, blueprint string) []byte {
-	b := []byte(`{"kind":"` + res.Kind + `","apiVersion":"` + res.APIVersion() + `","metadata":{"resourceVersion":"` +
-		strconv.FormatInt(rev, 10) + `","creationTimestamp":null`)
+	meta := map[string]any{"resourceVersion": strconv.FormatInt(rev, 10)}
 	if blueprint != "" {
-		b = append(b, `,"annotations":{"`+initialEventsEndAnnotation+`":"true","`+initialEventsListBlueprintAnnotation+`":"`...)
-		b = append(b, blueprint...)
-		b = append(b, `"}`...)
+		meta["annotations"] = map[string]any{initialEventsEndAnnotation: "true", initialEventsListBlueprintAnnotation: blueprint}
 	}
-	return append(b, "}}"...)
+	obj := object.Object{"metadata": meta}
+	protobuf.Complete(res.APIVersion(), res.Kind, obj)
+	b, _ := object.EncodeOrdered(obj, protobuf.Order(res.APIVersion(), res.Kind)) // strings and maps only
+	return object.WithTypeMeta(b, res.Kind, res.APIVersion())
 }
 
 // initialEventsListBlueprintAnnotation carries, on the end-of-initial-events

@@ -255,9 +255,9 @@ func TestK8S_WRITE_5_DecodedAsKubeStoresIt(t *testing.T) {
 		{"configmaps", "", `{"metadata":{"name":"b"},"binaryData":{"a":[1,2],"b":null,"c":"YQ\n=="}}`, []string{"binaryData"}, map[string]any{"a": "AQI=", "b": "", "c": "YQ=="}},
 		{"configmaps", "", `{"metadata":{"name":"c","labels":{"a":null}},"Data":{"a":"b"},"x":1e999999999}`, nil, map[string]any{"labels": map[string]any{"a": ""}}},
 		{"configmaps", "", `{"metadata":{"name":"d","labels":{"a":"1"},"labels":{"b":"2"}},"immutable":null}`, nil, map[string]any{"labels": map[string]any{"a": "1", "b": "2"}}},
-		// (kube's typed JSON also shows "resources": {}, which kubeplay leaves out.)
 		{"pods", "", `{"metadata":{"name":"e"},"spec":{"containers":[{"name":"c","image":"nginx"}],"containers":[{"name":"d"}]}}`, []string{"spec", "containers"},
-			[]any{map[string]any{"name": "d", "image": "nginx", "imagePullPolicy": "Always", "terminationMessagePath": "/dev/termination-log", "terminationMessagePolicy": "File"}}},
+			[]any{map[string]any{"name": "d", "image": "nginx", "imagePullPolicy": "Always", "terminationMessagePath": "/dev/termination-log", "terminationMessagePolicy": "File",
+				"resources": map[string]any{}}}},
 		{"pods", "", `{"metadata":{"name":"f"},"spec":{"containers":[{"name":"c","image":"i","resources":{"limits":{"cpu":0.5,"memory":null,"example.com/x":1e400}}}]}}`, []string{"spec", "containers"},
 			[]any{map[string]any{"name": "c", "image": "i", "imagePullPolicy": "Always", "terminationMessagePath": "/dev/termination-log", "terminationMessagePolicy": "File",
 				"resources": map[string]any{"limits": map[string]any{"cpu": "500m", "memory": "0", "example.com/x": "10e399"}, "requests": map[string]any{"cpu": "500m", "memory": "0", "example.com/x": "10e399"}}}}},

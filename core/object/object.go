@@ -70,49 +70,41 @@ func jsonKind(v any) string {
 	return "object"
 }
 
-// metadataOrder is ObjectMeta's field order in kube-apiserver's JSON.
-var metadataOrder = []string{
-	"name", "generateName", "namespace", "selfLink", "uid", "resourceVersion",
-	"generation", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds",
-	"labels", "annotations", "ownerReferences", "finalizers", "managedFields",
+// A FieldOrder orders a JSON object's keys as a Go type writes its fields
+// (core/encoding/protobuf has those of the built-in kinds).
+type FieldOrder interface {
+	// Keys are m's keys in order.
+	Keys(m map[string]any) []string
+	// Field is the order of the object at key, or of each object in the list
+	// there; nil orders its keys by name.
+	Field(key string) FieldOrder
 }
 
-// managedFieldsEntryOrder is ManagedFieldsEntry's field order in kube-apiserver's JSON.
-var managedFieldsEntryOrder = []string{"manager", "operation", "apiVersion", "time", "fieldsType", "fieldsV1", "subresource"}
+// Encode writes obj as JSON without kind and apiVersion, in the order of an
+// object without a Go type: metadata first in ObjectMeta's order, then the
+// other fields by name. Values are written as encoding/json writes them
+// (HTML-safe string escaping).
+func Encode(obj Object) ([]byte, error) { return EncodeOrdered(obj, untyped{}) }
 
-var metadataRank, managedFieldsEntryRank = rank(metadataOrder), rank(managedFieldsEntryOrder)
+// EncodeOrdered writes obj as JSON without kind and apiVersion, its keys in
+// order's order (nil: by name). This is the stored form.
+func EncodeOrdered(obj Object, order FieldOrder) ([]byte, error) {
+	return appendObject(make([]byte, 0, 512), obj, order, true)
+}
 
-// rank numbers a field order.
-func rank(order []string) map[string]int {
-	m := make(map[string]int, len(order))
-	for i, k := range order {
-		m[k] = i
+// appendObject writes m in order; top leaves kind and apiVersion out.
+func appendObject(b []byte, m map[string]any, order FieldOrder, top bool) ([]byte, error) {
+	var keys []string
+	if order != nil {
+		keys = order.Keys(m)
+	} else {
+		keys = sortedKeys(m)
 	}
-	return m
-}
-
-// Encode writes obj as JSON without kind and apiVersion: metadata first in
-// ObjectMeta's order, then the other fields by name. This is the stored form.
-// Values are written as encoding/json writes them (HTML-safe string escaping).
-func Encode(obj Object) ([]byte, error) {
-	b := make([]byte, 0, 512)
 	b = append(b, '{')
 	first := true
 	var err error
-	if md, ok := obj["metadata"]; ok {
-		b = append(b, `"metadata":`...)
-		if m, ok := md.(map[string]any); ok {
-			b, err = appendMetadata(b, m)
-		} else {
-			b, err = appendValue(b, md)
-		}
-		if err != nil {
-			return nil, err
-		}
-		first = false
-	}
-	for _, k := range sortedKeys(obj) {
-		if k == "metadata" || k == "kind" || k == "apiVersion" {
+	for _, k := range keys {
+		if top && (k == "kind" || k == "apiVersion") {
 			continue
 		}
 		if !first {
@@ -121,57 +113,81 @@ func Encode(obj Object) ([]byte, error) {
 		first = false
 		b = AppendString(b, k)
 		b = append(b, ':')
-		if b, err = appendValue(b, obj[k]); err != nil {
+		var inner FieldOrder
+		if order != nil {
+			inner = order.Field(k)
+		}
+		if b, err = appendOrdered(b, m[k], inner); err != nil {
 			return nil, err
 		}
 	}
 	return append(b, '}'), nil
 }
 
-// appendMetadata writes metadata with ObjectMeta's fields in their order first,
-// and each managedFields entry's in ManagedFieldsEntry's.
-func appendMetadata(b []byte, m map[string]any) ([]byte, error) {
-	b = append(b, '{')
-	var err error
-	for i, k := range orderedKeys(m, metadataRank) {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = AppendString(b, k)
-		b = append(b, ':')
-		entries, ok := m[k].([]any)
-		if k != "managedFields" || !ok {
-			if b, err = appendValue(b, m[k]); err != nil {
-				return nil, err
-			}
-			continue
-		}
+// appendOrdered writes v, its objects' keys in order.
+func appendOrdered(b []byte, v any, order FieldOrder) ([]byte, error) {
+	if order == nil {
+		return appendValue(b, v)
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		return appendObject(b, x, order, false)
+	case []any:
 		b = append(b, '[')
-		for j, e := range entries {
-			if j > 0 {
+		var err error
+		for i, e := range x {
+			if i > 0 {
 				b = append(b, ',')
 			}
-			if entry, ok := e.(map[string]any); ok {
-				b, err = appendMap(b, entry, orderedKeys(entry, managedFieldsEntryRank))
-			} else {
-				b, err = appendValue(b, e)
-			}
-			if err != nil {
+			if b, err = appendOrdered(b, e, order); err != nil {
 				return nil, err
 			}
 		}
-		b = append(b, ']')
+		return append(b, ']'), nil
 	}
-	return append(b, '}'), nil
+	return appendValue(b, v)
 }
 
-// orderedKeys are m's keys with those rank orders first, in its order, then
-// the others by name.
-func orderedKeys(m map[string]any, rank map[string]int) []string {
+// untyped is the order of an object without a Go type: metadata first, in
+// ObjectMeta's order (its managedFields entries in ManagedFieldsEntry's), then
+// the other fields by name.
+type untyped struct{}
+
+func (untyped) Keys(m map[string]any) []string {
+	keys := sortedKeys(m)
+	if i := sort.SearchStrings(keys, "metadata"); i < len(keys) && keys[i] == "metadata" {
+		copy(keys[1:i+1], keys[:i])
+		keys[0] = "metadata"
+	}
+	return keys
+}
+
+func (untyped) Field(key string) FieldOrder {
+	if key == "metadata" {
+		return metadataOrder
+	}
+	return nil
+}
+
+// ranked orders the keys it ranks first, in its order, then the others by name.
+type ranked struct {
+	rank   map[string]int
+	fields map[string]FieldOrder
+}
+
+func newRanked(order []string, fields map[string]FieldOrder) ranked {
+	r := ranked{rank: make(map[string]int, len(order)), fields: fields}
+	for i, k := range order {
+		r.rank[k] = i
+	}
+	return r
+}
+
+func (r ranked) Keys(m map[string]any) []string {
 	keys := sortedKeys(m)
 	sort.SliceStable(keys, func(i, j int) bool {
-		ri, iok := rank[keys[i]]
-		rj, jok := rank[keys[j]]
+		ri, iok := r.rank[keys[i]]
+		rj, jok := r.rank[keys[j]]
 		switch {
 		case iok && jok:
 			return ri < rj
@@ -183,21 +199,17 @@ func orderedKeys(m map[string]any, rank map[string]int) []string {
 	return keys
 }
 
-func appendMap(b []byte, m map[string]any, keys []string) ([]byte, error) {
-	b = append(b, '{')
-	var err error
-	for i, k := range keys {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = AppendString(b, k)
-		b = append(b, ':')
-		if b, err = appendValue(b, m[k]); err != nil {
-			return nil, err
-		}
-	}
-	return append(b, '}'), nil
-}
+func (r ranked) Field(key string) FieldOrder { return r.fields[key] }
+
+// metadataOrder is ObjectMeta's field order in kube-apiserver's JSON, with
+// ManagedFieldsEntry's for its managedFields.
+var metadataOrder = newRanked([]string{
+	"name", "generateName", "namespace", "selfLink", "uid", "resourceVersion",
+	"generation", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds",
+	"labels", "annotations", "ownerReferences", "finalizers", "managedFields",
+}, map[string]FieldOrder{
+	"managedFields": newRanked([]string{"manager", "operation", "apiVersion", "time", "fieldsType", "fieldsV1", "subresource"}, nil),
+})
 
 // appendValue writes a decoded JSON value; other Go values go through
 // encoding/json.
@@ -219,7 +231,7 @@ func appendValue(b []byte, v any) ([]byte, error) {
 	case int64:
 		return strconv.AppendInt(b, x, 10), nil
 	case map[string]any:
-		return appendMap(b, x, sortedKeys(x))
+		return appendObject(b, x, nil, false)
 	case []any:
 		b = append(b, '[')
 		var err error

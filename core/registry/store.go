@@ -95,7 +95,7 @@ func (s *Store) Create(t Target, obj object.Object) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		return object.Encode(answer)
+		return encode(t.Res, answer)
 	}
 	st := strategyFor(t.Res)
 	if err := s.prepareNew(st, t, obj); err != nil {
@@ -135,7 +135,7 @@ func (s *Store) mutate(t Target, fn storage.MutateFunc) ([]byte, error) {
 	} else if old, err := object.Decode(cur); err == nil {
 		object.Meta(obj)["resourceVersion"] = object.MetaString(old, "resourceVersion")
 	}
-	return object.Encode(obj)
+	return encode(t.Res, obj)
 }
 
 // prepareNew turns a new object into the one to store, in kube's order: its
@@ -180,7 +180,7 @@ func (s *Store) prepareNew(st Strategy, t Target, obj object.Object) error {
 // put is the change that stores obj at revision rev.
 func (s *Store) put(t Target, obj object.Object, rev int64) (storage.Change, error) {
 	object.SetResourceVersion(obj, rev)
-	b, err := object.Encode(obj)
+	b, err := encode(t.Res, obj)
 	if err == nil {
 		err = checkStorageSize(t.Res, t.key(), obj, b)
 	}
@@ -266,7 +266,7 @@ func (s *Store) update(t Target, info UpdatedObjectInfo) ([]byte, bool, error) {
 			return storage.Change{}, apierrors.NewInvalid(t.Res.Group, t.Res.Kind, t.Name, errs)
 		}
 		object.SetResourceVersion(obj, mustParseRV(oldRV))
-		if b, err := object.Encode(obj); err != nil {
+		if b, err := encode(t.Res, obj); err != nil {
 			return storage.Change{}, err
 		} else if bytes.Equal(b, cur) {
 			return storage.Change{Op: storage.Keep}, nil

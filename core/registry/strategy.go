@@ -8,6 +8,7 @@ import (
 
 	"kubeplay/core/apierrors"
 	"kubeplay/core/defaults"
+	"kubeplay/core/encoding/protobuf"
 	"kubeplay/core/field"
 	"kubeplay/core/object"
 	"kubeplay/core/schema"
@@ -87,10 +88,18 @@ func strategyFor(res *schema.Resource) Strategy {
 // subresource that owns status, finalizers that hold a deleted object.
 type resourceStrategy struct{ res *schema.Resource }
 
-// Canonicalize gives the object its defaults; kinds without built-in Go
-// types (custom resources) have none here.
+// Canonicalize gives the object its defaults and the fields its Go type
+// always writes; kinds without built-in Go types (custom resources) have
+// neither here.
 func (s resourceStrategy) Canonicalize(obj object.Object) {
 	defaults.Apply(s.res.APIVersion(), s.res.Kind, obj)
+	protobuf.Complete(s.res.APIVersion(), s.res.Kind, obj)
+}
+
+// encode writes obj in its stored form, its fields in the order of its kind's
+// Go type, as kube-apiserver writes them.
+func encode(res *schema.Resource, obj object.Object) ([]byte, error) {
+	return object.EncodeOrdered(obj, protobuf.Order(res.APIVersion(), res.Kind))
 }
 
 // NewGeneration: a kind that tracks generation bumps it when anything but

@@ -114,6 +114,7 @@ var unsupported = map[string]bool{
 
 type field struct {
 	num       int
+	pos       int // the field's position in its Go struct, whose order encoding/json writes
 	name      string
 	kind      string
 	msg       int
@@ -227,7 +228,7 @@ func (g *generator) message(t reflect.Type) int {
 		if err != nil {
 			log.Fatalf("%v.%s: bad protobuf tag %q", t, sf.Name, tag)
 		}
-		f := field{num: num, goName: sf.Name, msg: -1, inline: inline}
+		f := field{num: num, pos: j, goName: sf.Name, msg: -1, inline: inline}
 		jsonTag := sf.Tag.Get("json")
 		jsonName, opts, _ := strings.Cut(jsonTag, ",")
 		switch {
@@ -353,7 +354,7 @@ func main() {
 		if m.typeMeta {
 			tm = ", typeMeta: true"
 		}
-		fmt.Fprintf(&b, "\t%d: {goType: %d%s, fields: []field{ // %s\n", i, g.typeID(m.goType), tm, m.name)
+		fmt.Fprintf(&b, "\t%d: {goType: %d%s%s, fields: []field{ // %s\n", i, g.typeID(m.goType), tm, jsonOrder(m), m.name)
 		for _, f := range m.fields {
 			var flags []string
 			if f.pointer {
@@ -414,6 +415,27 @@ func main() {
 	if err := os.WriteFile(*out, src, 0o644); err != nil {
 		log.Fatal(err)
 	}
+}
+
+// jsonOrder is the order: attribute of a message whose fields' order in its Go
+// struct (the order encoding/json writes them in) is not their numbers'.
+func jsonOrder(m *message) string {
+	order := make([]int, len(m.fields))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return m.fields[order[a]].pos < m.fields[order[b]].pos })
+	if sort.IntsAreSorted(order) {
+		return ""
+	}
+	if len(order) > 255 {
+		log.Fatalf("%s: more fields than an order holds", m.name)
+	}
+	parts := make([]string, len(order))
+	for i, o := range order {
+		parts[i] = strconv.Itoa(o)
+	}
+	return ", order: []uint8{" + strings.Join(parts, ", ") + "}"
 }
 
 // checkList makes sure a list kind has the shape AppendList writes:

@@ -50,7 +50,10 @@ type field struct {
 
 // message is one message type.
 type message struct {
-	fields   []field
+	fields []field
+	// order is the fields' order in the Go struct, the order encoding/json
+	// writes them in (indexes in fields); nil when it is the numbers' order.
+	order    []uint8
 	goType   uint16 // index in goTypes: "v1.ConfigMap"
 	typeMeta bool   // the Go type embeds metav1.TypeMeta (kind and apiVersion)
 }

@@ -26,7 +26,7 @@ var messages = [...]message{
 		{num: 14, name: "finalizers", kind: kindString, flags: flagRepeated | flagOmitEmpty | flagPatchMerge, goType: 12, elemType: 5},
 		{num: 17, name: "managedFields", kind: kindMessage, msg: 3, flags: flagRepeated | flagOmitEmpty, goType: 13, elemType: 14},
 	}},
-	2: {goType: 11, fields: []field{ // OwnerReference
+	2: {goType: 11, order: []uint8{3, 0, 1, 2, 4, 5}, fields: []field{ // OwnerReference
 		{num: 1, name: "kind", kind: kindString, goType: 5},
 		{num: 3, name: "name", kind: kindString, goType: 5},
 		{num: 4, name: "uid", kind: kindString, goType: 6},
@@ -72,7 +72,7 @@ var messages = [...]message{
 		{num: 2, name: "spec", kind: kindMessage, msg: 10, flags: flagOmitEmpty, goType: 29},
 		{num: 3, name: "status", kind: kindMessage, msg: 114, flags: flagOmitEmpty, goType: 30},
 	}},
-	10: {goType: 29, fields: []field{ // PodSpec
+	10: {goType: 29, order: []uint8{0, 19, 1, 33, 2, 3, 4, 5, 6, 7, 8, 20, 9, 10, 11, 12, 26, 13, 14, 15, 16, 17, 18, 21, 22, 23, 24, 25, 27, 28, 29, 30, 31, 32, 34, 35, 36, 37, 38, 39}, fields: []field{ // PodSpec
 		{num: 1, name: "volumes", kind: kindMessage, msg: 11, flags: flagRepeated | flagOmitEmpty | flagPatchMerge | flagPatchRetainKeys, goType: 31, elemType: 32, mergeKey: 3},
 		{num: 2, name: "containers", kind: kindMessage, msg: 61, flags: flagRepeated | flagPatchMerge, goType: 33, elemType: 34, mergeKey: 3},
 		{num: 3, name: "restartPolicy", kind: kindString, flags: flagOmitEmpty, goType: 35},
@@ -118,7 +118,7 @@ var messages = [...]message{
 		{num: 1, name: "name", kind: kindString, goType: 5},
 		{num: 2, name: "", kind: kindMessage, msg: 12, flags: flagInline, goType: 62},
 	}},
-	12: {goType: 62, fields: []field{ // VolumeSource
+	12: {goType: 62, order: []uint8{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 25, 23, 24, 26, 27, 28, 29}, fields: []field{ // VolumeSource
 		{num: 1, name: "hostPath", kind: kindMessage, msg: 13, flags: flagPointer | flagOmitEmpty, goType: 63},
 		{num: 2, name: "emptyDir", kind: kindMessage, msg: 14, flags: flagPointer | flagOmitEmpty, goType: 64},
 		{num: 3, name: "gcePersistentDisk", kind: kindMessage, msg: 15, flags: flagPointer | flagOmitEmpty, goType: 65},
@@ -191,7 +191,7 @@ var messages = [...]message{
 		{num: 2, name: "path", kind: kindString, goType: 5},
 		{num: 3, name: "readOnly", kind: kindBool, flags: flagOmitEmpty, goType: 15},
 	}},
-	21: {goType: 70, fields: []field{ // ISCSIVolumeSource
+	21: {goType: 70, order: []uint8{0, 1, 2, 3, 4, 5, 6, 7, 9, 8, 10}, fields: []field{ // ISCSIVolumeSource
 		{num: 1, name: "targetPortal", kind: kindString, goType: 5},
 		{num: 2, name: "iqn", kind: kindString, goType: 5},
 		{num: 3, name: "lun", kind: kindInt32, goType: 45},
@@ -343,7 +343,7 @@ var messages = [...]message{
 		{num: 2, name: "expirationSeconds", kind: kindInt64, flags: flagPointer | flagOmitEmpty, goType: 7},
 		{num: 3, name: "path", kind: kindString, goType: 5},
 	}},
-	47: {goType: 109, fields: []field{ // ClusterTrustBundleProjection
+	47: {goType: 109, order: []uint8{0, 1, 2, 4, 3}, fields: []field{ // ClusterTrustBundleProjection
 		{num: 1, name: "name", kind: kindString, flags: flagPointer | flagOmitEmpty, goType: 5},
 		{num: 2, name: "signerName", kind: kindString, flags: flagPointer | flagOmitEmpty, goType: 5},
 		{num: 3, name: "labelSelector", kind: kindMessage, msg: 48, flags: flagPointer | flagOmitEmpty, goType: 110},
@@ -397,7 +397,7 @@ var messages = [...]message{
 		{num: 1, name: "metadata", kind: kindMessage, msg: 1, flags: flagOmitEmpty, goType: 2},
 		{num: 2, name: "spec", kind: kindMessage, msg: 56, goType: 115},
 	}},
-	56: {goType: 115, fields: []field{ // PersistentVolumeClaimSpec
+	56: {goType: 115, order: []uint8{0, 3, 1, 2, 4, 5, 6, 7, 8}, fields: []field{ // PersistentVolumeClaimSpec
 		{num: 1, name: "accessModes", kind: kindString, flags: flagRepeated | flagOmitEmpty, goType: 116, elemType: 117},
 		{num: 2, name: "resources", kind: kindMessage, msg: 57, flags: flagOmitEmpty, goType: 118},
 		{num: 3, name: "volumeName", kind: kindString, flags: flagOmitEmpty, goType: 5},
@@ -427,7 +427,7 @@ var messages = [...]message{
 		{num: 1, name: "reference", kind: kindString, flags: flagOmitEmpty, goType: 5},
 		{num: 2, name: "pullPolicy", kind: kindString, flags: flagOmitEmpty, goType: 122},
 	}},
-	61: {goType: 34, fields: []field{ // Container
+	61: {goType: 34, order: []uint8{0, 1, 2, 3, 4, 5, 18, 6, 7, 22, 23, 8, 20, 9, 10, 21, 11, 12, 19, 13, 14, 15, 16, 17}, fields: []field{ // Container
 		{num: 1, name: "name", kind: kindString, goType: 5},
 		{num: 2, name: "image", kind: kindString, flags: flagOmitEmpty, goType: 5},
 		{num: 3, name: "command", kind: kindString, flags: flagRepeated | flagOmitEmpty, goType: 12, elemType: 5},
@@ -507,7 +507,7 @@ var messages = [...]message{
 		{num: 1, name: "resourceName", kind: kindString, goType: 148},
 		{num: 2, name: "restartPolicy", kind: kindString, goType: 149},
 	}},
-	73: {goType: 128, fields: []field{ // VolumeMount
+	73: {goType: 128, order: []uint8{0, 1, 6, 2, 3, 4, 5}, fields: []field{ // VolumeMount
 		{num: 1, name: "name", kind: kindString, goType: 5},
 		{num: 2, name: "readOnly", kind: kindBool, flags: flagOmitEmpty, goType: 15},
 		{num: 3, name: "mountPath", kind: kindString, goType: 5},
@@ -570,7 +570,7 @@ var messages = [...]message{
 	84: {goType: 162, fields: []field{ // SleepAction
 		{num: 1, name: "seconds", kind: kindInt64, goType: 7},
 	}},
-	85: {goType: 131, fields: []field{ // SecurityContext
+	85: {goType: 131, order: []uint8{0, 1, 2, 9, 3, 7, 4, 5, 6, 8, 10, 11}, fields: []field{ // SecurityContext
 		{num: 1, name: "capabilities", kind: kindMessage, msg: 86, flags: flagPointer | flagOmitEmpty, goType: 163},
 		{num: 2, name: "privileged", kind: kindBool, flags: flagPointer | flagOmitEmpty, goType: 15},
 		{num: 3, name: "seLinuxOptions", kind: kindMessage, msg: 87, flags: flagPointer | flagOmitEmpty, goType: 164},
@@ -612,7 +612,7 @@ var messages = [...]message{
 		{num: 1, name: "", kind: kindMessage, msg: 92, flags: flagInline, goType: 173},
 		{num: 2, name: "targetContainerName", kind: kindString, flags: flagOmitEmpty, goType: 5},
 	}},
-	92: {goType: 173, fields: []field{ // EphemeralContainerCommon
+	92: {goType: 173, order: []uint8{0, 1, 2, 3, 4, 5, 18, 6, 7, 22, 23, 8, 20, 9, 10, 21, 11, 12, 19, 13, 14, 15, 16, 17}, fields: []field{ // EphemeralContainerCommon
 		{num: 1, name: "name", kind: kindString, goType: 5},
 		{num: 2, name: "image", kind: kindString, flags: flagOmitEmpty, goType: 5},
 		{num: 3, name: "command", kind: kindString, flags: flagRepeated | flagOmitEmpty, goType: 12, elemType: 5},
@@ -638,7 +638,7 @@ var messages = [...]message{
 		{num: 23, name: "resizePolicy", kind: kindMessage, msg: 72, flags: flagRepeated | flagOmitEmpty, goType: 137, elemType: 138},
 		{num: 24, name: "restartPolicy", kind: kindString, flags: flagPointer | flagOmitEmpty, goType: 139},
 	}},
-	93: {goType: 37, fields: []field{ // PodSecurityContext
+	93: {goType: 37, order: []uint8{0, 7, 1, 5, 2, 3, 11, 4, 6, 8, 9, 10, 12}, fields: []field{ // PodSecurityContext
 		{num: 1, name: "seLinuxOptions", kind: kindMessage, msg: 87, flags: flagPointer | flagOmitEmpty, goType: 164},
 		{num: 2, name: "runAsUser", kind: kindInt64, flags: flagPointer | flagOmitEmpty, goType: 7},
 		{num: 3, name: "runAsNonRoot", kind: kindBool, flags: flagPointer | flagOmitEmpty, goType: 15},
@@ -746,7 +746,7 @@ var messages = [...]message{
 		{num: 3, name: "resourceClaimName", kind: kindString, flags: flagPointer | flagOmitEmpty, goType: 5},
 		{num: 4, name: "resourceClaimTemplateName", kind: kindString, flags: flagPointer | flagOmitEmpty, goType: 5},
 	}},
-	114: {goType: 30, fields: []field{ // PodStatus
+	114: {goType: 30, order: []uint8{0, 1, 2, 3, 10, 4, 15, 5, 11, 6, 9, 7, 8, 12, 13, 14}, fields: []field{ // PodStatus
 		{num: 1, name: "phase", kind: kindString, flags: flagOmitEmpty, goType: 203},
 		{num: 2, name: "conditions", kind: kindMessage, msg: 115, flags: flagRepeated | flagOmitEmpty | flagPatchMerge, goType: 204, elemType: 205, mergeKey: 2},
 		{num: 3, name: "message", kind: kindString, flags: flagOmitEmpty, goType: 5},
@@ -845,7 +845,7 @@ var messages = [...]message{
 		{num: 1, name: "metadata", kind: kindMessage, msg: 8, flags: flagOmitEmpty, goType: 26},
 		{num: 2, name: "items", kind: kindMessage, msg: 9, flags: flagRepeated, goType: 231, elemType: 28},
 	}},
-	130: {goType: 232, typeMeta: true, fields: []field{ // ConfigMap
+	130: {goType: 232, typeMeta: true, order: []uint8{0, 3, 1, 2}, fields: []field{ // ConfigMap
 		{num: 1, name: "metadata", kind: kindMessage, msg: 1, flags: flagOmitEmpty, goType: 2},
 		{num: 2, name: "data", kind: kindString, flags: flagMap | flagOmitEmpty, goType: 9, elemType: 5},
 		{num: 3, name: "binaryData", kind: kindBytes, flags: flagMap | flagOmitEmpty, goType: 233, elemType: 234},
@@ -855,7 +855,7 @@ var messages = [...]message{
 		{num: 1, name: "metadata", kind: kindMessage, msg: 8, flags: flagOmitEmpty, goType: 26},
 		{num: 2, name: "items", kind: kindMessage, msg: 130, flags: flagRepeated, goType: 236, elemType: 232},
 	}},
-	132: {goType: 237, typeMeta: true, fields: []field{ // Secret
+	132: {goType: 237, typeMeta: true, order: []uint8{0, 4, 1, 3, 2}, fields: []field{ // Secret
 		{num: 1, name: "metadata", kind: kindMessage, msg: 1, flags: flagOmitEmpty, goType: 2},
 		{num: 2, name: "data", kind: kindBytes, flags: flagMap | flagOmitEmpty, goType: 233, elemType: 234},
 		{num: 3, name: "type", kind: kindString, flags: flagOmitEmpty, goType: 238},
@@ -871,7 +871,7 @@ var messages = [...]message{
 		{num: 2, name: "spec", kind: kindMessage, msg: 135, flags: flagOmitEmpty, goType: 242},
 		{num: 3, name: "status", kind: kindMessage, msg: 139, flags: flagOmitEmpty, goType: 243},
 	}},
-	135: {goType: 242, fields: []field{ // ServiceSpec
+	135: {goType: 242, order: []uint8{0, 1, 2, 14, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 15, 13, 16, 17, 18, 19}, fields: []field{ // ServiceSpec
 		{num: 1, name: "ports", kind: kindMessage, msg: 136, flags: flagRepeated | flagOmitEmpty | flagPatchMerge, goType: 244, elemType: 245, mergeKey: 9},
 		{num: 2, name: "selector", kind: kindString, flags: flagMap | flagOmitEmpty, goType: 9, elemType: 5},
 		{num: 3, name: "clusterIP", kind: kindString, flags: flagOmitEmpty, goType: 5},
@@ -893,7 +893,7 @@ var messages = [...]message{
 		{num: 22, name: "internalTrafficPolicy", kind: kindString, flags: flagPointer | flagOmitEmpty, goType: 253},
 		{num: 23, name: "trafficDistribution", kind: kindString, flags: flagPointer | flagOmitEmpty, goType: 5},
 	}},
-	136: {goType: 245, fields: []field{ // ServicePort
+	136: {goType: 245, order: []uint8{0, 1, 5, 2, 3, 4}, fields: []field{ // ServicePort
 		{num: 1, name: "name", kind: kindString, flags: flagOmitEmpty, goType: 5},
 		{num: 2, name: "protocol", kind: kindString, flags: flagOmitEmpty, goType: 140},
 		{num: 3, name: "port", kind: kindInt32, goType: 45},
@@ -946,7 +946,7 @@ var messages = [...]message{
 		{num: 2, name: "notReadyAddresses", kind: kindMessage, msg: 147, flags: flagRepeated | flagOmitEmpty, goType: 268, elemType: 269},
 		{num: 3, name: "ports", kind: kindMessage, msg: 149, flags: flagRepeated | flagOmitEmpty, goType: 270, elemType: 271},
 	}},
-	147: {goType: 269, fields: []field{ // EndpointAddress
+	147: {goType: 269, order: []uint8{0, 2, 3, 1}, fields: []field{ // EndpointAddress
 		{num: 1, name: "ip", kind: kindString, goType: 5},
 		{num: 2, name: "targetRef", kind: kindMessage, msg: 148, flags: flagPointer | flagOmitEmpty, goType: 272},
 		{num: 3, name: "hostname", kind: kindString, flags: flagOmitEmpty, goType: 5},
@@ -976,7 +976,7 @@ var messages = [...]message{
 		{num: 2, name: "spec", kind: kindMessage, msg: 152, flags: flagOmitEmpty, goType: 276},
 		{num: 3, name: "status", kind: kindMessage, msg: 156, flags: flagOmitEmpty, goType: 277},
 	}},
-	152: {goType: 276, fields: []field{ // NodeSpec
+	152: {goType: 276, order: []uint8{0, 6, 2, 3, 4, 5, 1}, fields: []field{ // NodeSpec
 		{num: 1, name: "podCIDR", kind: kindString, flags: flagOmitEmpty, goType: 5},
 		{num: 2, name: "externalID", kind: kindString, flags: flagOmitEmpty, goType: 5},
 		{num: 3, name: "providerID", kind: kindString, flags: flagOmitEmpty, goType: 5},
@@ -1141,7 +1141,7 @@ var messages = [...]message{
 		{num: 1, name: "maxUnavailable", kind: kindIntOrString, flags: flagPointer | flagOmitEmpty, goType: 157},
 		{num: 2, name: "maxSurge", kind: kindIntOrString, flags: flagPointer | flagOmitEmpty, goType: 157},
 	}},
-	180: {goType: 317, fields: []field{ // DeploymentStatus
+	180: {goType: 317, order: []uint8{0, 1, 2, 6, 3, 4, 5, 7}, fields: []field{ // DeploymentStatus
 		{num: 1, name: "observedGeneration", kind: kindInt64, flags: flagOmitEmpty, goType: 7},
 		{num: 2, name: "replicas", kind: kindInt32, flags: flagOmitEmpty, goType: 45},
 		{num: 3, name: "updatedReplicas", kind: kindInt32, flags: flagOmitEmpty, goType: 45},
@@ -1151,7 +1151,7 @@ var messages = [...]message{
 		{num: 7, name: "readyReplicas", kind: kindInt32, flags: flagOmitEmpty, goType: 45},
 		{num: 8, name: "collisionCount", kind: kindInt32, flags: flagPointer | flagOmitEmpty, goType: 45},
 	}},
-	181: {goType: 323, fields: []field{ // DeploymentCondition
+	181: {goType: 323, order: []uint8{0, 1, 4, 5, 2, 3}, fields: []field{ // DeploymentCondition
 		{num: 1, name: "type", kind: kindString, goType: 324},
 		{num: 2, name: "status", kind: kindString, goType: 24},
 		{num: 4, name: "reason", kind: kindString, flags: flagOmitEmpty, goType: 5},
@@ -1168,13 +1168,13 @@ var messages = [...]message{
 		{num: 2, name: "spec", kind: kindMessage, msg: 184, flags: flagOmitEmpty, goType: 328},
 		{num: 3, name: "status", kind: kindMessage, msg: 185, flags: flagOmitEmpty, goType: 329},
 	}},
-	184: {goType: 328, fields: []field{ // ReplicaSetSpec
+	184: {goType: 328, order: []uint8{0, 3, 1, 2}, fields: []field{ // ReplicaSetSpec
 		{num: 1, name: "replicas", kind: kindInt32, flags: flagPointer | flagOmitEmpty, goType: 45},
 		{num: 2, name: "selector", kind: kindMessage, msg: 48, flags: flagPointer, goType: 110},
 		{num: 3, name: "template", kind: kindMessage, msg: 177, flags: flagOmitEmpty, goType: 318},
 		{num: 4, name: "minReadySeconds", kind: kindInt32, flags: flagOmitEmpty, goType: 45},
 	}},
-	185: {goType: 329, fields: []field{ // ReplicaSetStatus
+	185: {goType: 329, order: []uint8{0, 1, 3, 4, 2, 5}, fields: []field{ // ReplicaSetStatus
 		{num: 1, name: "replicas", kind: kindInt32, goType: 45},
 		{num: 2, name: "fullyLabeledReplicas", kind: kindInt32, flags: flagOmitEmpty, goType: 45},
 		{num: 3, name: "observedGeneration", kind: kindInt64, flags: flagOmitEmpty, goType: 7},
@@ -1464,7 +1464,7 @@ var messages = [...]message{
 		{num: 1, name: "path", kind: kindString, flags: flagOmitEmpty, goType: 5},
 		{num: 2, name: "verb", kind: kindString, flags: flagOmitEmpty, goType: 5},
 	}},
-	240: {goType: 412, fields: []field{ // SubjectAccessReviewStatus
+	240: {goType: 412, order: []uint8{0, 3, 1, 2}, fields: []field{ // SubjectAccessReviewStatus
 		{num: 1, name: "allowed", kind: kindBool, goType: 15},
 		{num: 2, name: "reason", kind: kindString, flags: flagOmitEmpty, goType: 5},
 		{num: 3, name: "evaluationError", kind: kindString, flags: flagOmitEmpty, goType: 5},
@@ -1490,7 +1490,7 @@ var messages = [...]message{
 		{num: 5, name: "details", kind: kindMessage, msg: 245, flags: flagPointer | flagOmitEmpty, goType: 425},
 		{num: 6, name: "code", kind: kindInt32, flags: flagOmitEmpty, goType: 45},
 	}},
-	245: {goType: 425, fields: []field{ // StatusDetails
+	245: {goType: 425, order: []uint8{0, 1, 2, 5, 3, 4}, fields: []field{ // StatusDetails
 		{num: 1, name: "name", kind: kindString, flags: flagOmitEmpty, goType: 5},
 		{num: 2, name: "group", kind: kindString, flags: flagOmitEmpty, goType: 5},
 		{num: 3, name: "kind", kind: kindString, flags: flagOmitEmpty, goType: 5},
