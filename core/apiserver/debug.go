@@ -81,7 +81,7 @@ func decodeForDisplay(contentType string, body []byte) (any, error) {
 			if err != nil {
 				return nil, err
 			}
-			o, _, _, err := decodeProtobufDocument(obj)
+			o, _, err := decodeProtobufDocument(obj)
 			if err != nil {
 				return nil, err
 			}
@@ -90,7 +90,7 @@ func decodeForDisplay(contentType string, body []byte) (any, error) {
 		}
 		return events, nil
 	case mt == encoding.Protobuf.ContentType():
-		obj, _, _, err := decodeProtobufDocument(body)
+		obj, _, err := decodeProtobufDocument(body)
 		return obj, err
 	case mt == encoding.CBOR.ContentType():
 		return encoding.DecodeCBOR(body)

@@ -283,7 +283,9 @@ func TestK8S_ENC_BadInput(t *testing.T) {
 		}
 	}
 	s.do("POST", cms, protobuf.AppendEnvelope(nil, "v1", "Widget", good), "Content-Type", pb).wantStatus(t, 400, "BadRequest",
-		`the object provided is unrecognized (must be of type ConfigMap): no kind "Widget" is registered for version "v1"`)
+		`Widget in version "v1" cannot be handled as a ConfigMap: no kind "Widget" is registered for version "v1" in scheme "pkg/runtime/scheme.go:100"`)
+	s.do("POST", cms, secret, "Content-Type", pb).wantStatus(t, 400, "BadRequest",
+		`Secret in version "v1" cannot be handled as a ConfigMap: converting (v1.Secret) to (core.ConfigMap): unknown conversion`)
 	if got := s.srv.Store().Revision(); got != rev {
 		t.Fatalf("bad input changed the store: revision %d → %d", rev, got)
 	}

@@ -33,6 +33,9 @@ type fidelityStep struct {
 type fidelityCase struct {
 	ID    string // "K8S-ENC-1 typed form: a Deployment"
 	Steps []fidelityStep
+	// Generated is what the names the case makes from a generateName begin
+	// with: their random ends are left out of the comparison.
+	Generated string
 }
 
 // fidelityAnswer is an answer normalized (see normalizeAnswer).
@@ -77,6 +80,34 @@ var fidelityCases = []fidelityCase{
 	createCase("K8S-ENC-1 typed form: a PriorityLevelConfiguration", "/apis/flowcontrol.apiserver.k8s.io/v1/prioritylevelconfigurations",
 		`{"apiVersion":"flowcontrol.apiserver.k8s.io/v1","kind":"PriorityLevelConfiguration","metadata":{"name":"{{ns}}-p"},"spec":{"type":"Limited",`+
 			`"limited":{"nominalConcurrencyShares":3,"limitResponse":{"type":"Queue","queuing":{"queues":16,"handSize":4,"queueLengthLimit":10}}}}}`),
+	// generateName is checked as a name prefix; StatefulSets are named by DNS labels.
+	generated(strings.Repeat("g", 58), createCase("K8S-NAME-1 a generateName too long", "/api/v1/namespaces/{{ns}}/configmaps",
+		`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"generateName":"`+strings.Repeat("g", 300)+`"}}`)),
+	generated("Gen-", createCase("K8S-NAME-1 a generateName with capitals", "/api/v1/namespaces/{{ns}}/configmaps",
+		`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"generateName":"Gen-"}}`)),
+	createCase("K8S-NAME-1 a StatefulSet name with a dot", "/apis/apps/v1/namespaces/{{ns}}/statefulsets",
+		`{"apiVersion":"apps/v1","kind":"StatefulSet","metadata":{"name":"dots.in.name"},"spec":{"serviceName":"svc","selector":{"matchLabels":{"app":"w"}},`+
+			`"template":{"metadata":{"labels":{"app":"w"}},"spec":{"serviceAccountName":"default","containers":[{"name":"c","image":"nginx"}]}}}}`),
+	// Bodies of another kind or version, or none kube can read.
+	createCase("K8S-WRITE-5 a kind in the wrong case", "/api/v1/namespaces/{{ns}}/configmaps",
+		`{"apiVersion":"v1","kind":"configmap","metadata":{"name":"a"}}`),
+	createCase("K8S-WRITE-5 another kind", "/api/v1/namespaces/{{ns}}/pods",
+		`{"apiVersion":"apps/v1","kind":"ReplicaSet","metadata":{"name":"a"}}`),
+	createCase("K8S-WRITE-5 a version kube has not", "/api/v1/namespaces/{{ns}}/configmaps",
+		`{"apiVersion":"v2","kind":"ConfigMap","metadata":{"name":"a"}}`),
+	createCase("K8S-WRITE-5 a list", "/api/v1/namespaces/{{ns}}/configmaps",
+		`{"apiVersion":"v1","kind":"ConfigMapList","items":[{"metadata":{"name":"a"}}]}`),
+	{ID: "K8S-WRITE-5 a list in CBOR", Steps: []fidelityStep{{Method: "POST", Path: "/api/v1/namespaces/{{ns}}/configmaps", ContentType: "application/cbor",
+		Body: "\xd9\xd9\xf7\xa3\x4aapiVersion\x42v1\x44kind\x4dConfigMapList\x45items\x81\xa1\x48metadata\xa1\x44name\x41a"}}},
+	{ID: "K8S-WRITE-5 YAML kube cannot read", Steps: []fidelityStep{{Method: "POST", Path: "/api/v1/namespaces/{{ns}}/pods", ContentType: "application/yaml",
+		Body: "kind: [unclosed\n  : : :"}}},
+	{ID: "K8S-WRITE-5 protobuf kube cannot read", Steps: []fidelityStep{{Method: "POST", Path: "/api/v1/namespaces/{{ns}}/pods",
+		ContentType: "application/vnd.kubernetes.protobuf", Body: "k8s\x00garbage that is not protobuf"}}},
+	{ID: "K8S-WRITE-5 protobuf without its envelope", Steps: []fidelityStep{{Method: "POST", Path: "/api/v1/namespaces/{{ns}}/configmaps",
+		ContentType: "application/vnd.kubernetes.protobuf", Body: "not even the envelope"}}},
+	// A PUT's object must name what its URL does.
+	{ID: "K8S-VERB-1 a PUT without a name", Steps: []fidelityStep{{Method: "PUT", Path: "/api/v1/namespaces/{{ns}}/configmaps/d",
+		ContentType: "application/json", Body: `{"apiVersion":"v1","kind":"ConfigMap"}`}}},
 	// A bookmark's object is an empty object of the kind, as its Go type writes it.
 	{ID: "K8S-WATCH-4 bookmark: a Pod's", Steps: []fidelityStep{{Method: "GET", Path: "/api/v1/namespaces/{{ns}}/pods?watch=1&allowWatchBookmarks=true&timeoutSeconds=1"}}},
 	{ID: "K8S-WATCH-4 bookmark: a Service's", Steps: []fidelityStep{{Method: "GET", Path: "/api/v1/namespaces/{{ns}}/services?watch=1&allowWatchBookmarks=true&timeoutSeconds=1"}}},
@@ -87,9 +118,28 @@ func createCase(id, path, body string) fidelityCase {
 	return fidelityCase{ID: id, Steps: []fidelityStep{{Method: "POST", Path: path, ContentType: "application/json", Body: body}}}
 }
 
+// generated is c making names from generateName prefix.
+func generated(prefix string, c fidelityCase) fidelityCase {
+	c.Generated = prefix
+	return c
+}
+
 // TestK8S_FID_1_K8S_ENC_1_TypedForm: objects are written as kube-apiserver
 // writes their Go types.
 func TestK8S_FID_1_K8S_ENC_1_TypedForm(t *testing.T) { replayFidelityCases(t, "K8S-ENC-1") }
+
+// TestK8S_FID_1_K8S_NAME_1_NameRules: a generateName is checked as a name
+// prefix by the kind's rule, and StatefulSets are named by DNS labels.
+func TestK8S_FID_1_K8S_NAME_1_NameRules(t *testing.T) { replayFidelityCases(t, "K8S-NAME-1") }
+
+// TestK8S_FID_1_K8S_WRITE_5_BodiesOfOtherKinds: a body of another kind or
+// version, or one kube cannot read, is kube's 400 with kube's words.
+func TestK8S_FID_1_K8S_WRITE_5_BodiesOfOtherKinds(t *testing.T) {
+	replayFidelityCases(t, "K8S-WRITE-5")
+}
+
+// TestK8S_FID_1_K8S_VERB_1_NamesOnTheURL: a PUT's object names what its URL does.
+func TestK8S_FID_1_K8S_VERB_1_NamesOnTheURL(t *testing.T) { replayFidelityCases(t, "K8S-VERB-1") }
 
 // TestK8S_FID_1_K8S_WATCH_4_BookmarkObject: a bookmark's object is an empty
 // object of the kind as its Go type writes it (a Pod's spec and status).
@@ -130,7 +180,11 @@ func playFidelityCase(t *testing.T, c fidelityCase, ns string, send func(fidelit
 		// A watch's first event: kube may add bookmarks as it times out.
 		body, _, _ = bytes.Cut(body, []byte("\n"))
 	}
-	return fidelityAnswer{ID: c.ID, Code: code, ContentType: header.Get("Content-Type"), Body: normalizeAnswer(string(body), ns)}
+	answer := normalizeAnswer(string(body), ns)
+	if c.Generated != "" {
+		answer = regexp.MustCompile(regexp.QuoteMeta(c.Generated)+`[bcdfghjklmnpqrstvwxz2456789]{5}`).ReplaceAllString(answer, c.Generated+"XXXXX")
+	}
+	return fidelityAnswer{ID: c.ID, Code: code, ContentType: header.Get("Content-Type"), Body: answer}
 }
 
 func sendFidelityStep(client *http.Client, base, token string, s fidelityStep) (int, http.Header, []byte, error) {

@@ -2,9 +2,7 @@ package apiserver
 
 import (
 	"errors"
-	"fmt"
 
-	"kubeplay/core/apierrors"
 	"kubeplay/core/encoding/protobuf"
 	"kubeplay/core/object"
 	"kubeplay/core/schema"
@@ -53,32 +51,32 @@ func protobufWatchFrame(typ string, doc []byte) ([]byte, error) {
 	return protobuf.AppendFrame(nil, protobuf.AppendWatchEvent(nil, typ, obj)), nil
 }
 
-// decodeProtobuf reads an enveloped protobuf request body into the JSON object
-// form, with the kind and apiVersion of its envelope.
-func decodeProtobuf(res *schema.Resource, body []byte) (object.Object, error) {
-	obj, apiVersion, kind, err := decodeProtobufDocument(body)
+// decodeProtobuf reads an enveloped protobuf request body for kind in version
+// into the JSON object form, with the kind and apiVersion of its envelope.
+func decodeProtobuf(version, kind string, body []byte) (object.Object, error) {
+	obj, enveloped, err := decodeProtobufDocument(body)
 	switch {
-	case err != nil && kind != "" && !protobuf.Supported(apiVersion, kind):
-		return nil, apierrors.NewBadRequest(fmt.Sprintf("the object provided is unrecognized (must be of type %s): no kind %q is registered for version %q", res.Kind, kind, apiVersion))
+	case err != nil && !enveloped:
+		return nil, unrecognized(kind, err, body)
 	case err != nil:
-		return nil, apierrors.NewBadRequest(err.Error())
+		return nil, decodeError(version, kind, err, body)
 	}
 	return obj, nil
 }
 
 // decodeProtobufDocument reads an enveloped protobuf object into the JSON
-// object form, with the kind and apiVersion of its envelope (also returned,
-// when the envelope could be read, to name what failed).
-func decodeProtobufDocument(data []byte) (obj object.Object, apiVersion, kind string, err error) {
+// object form, with the kind and apiVersion of its envelope, and says whether
+// the envelope could be read.
+func decodeProtobufDocument(data []byte) (obj object.Object, enveloped bool, err error) {
 	apiVersion, kind, raw, err := protobuf.ParseEnvelope(data)
 	if err != nil {
-		return nil, "", "", err
+		return nil, false, err
 	}
 	if obj, err = protobuf.Unmarshal(apiVersion, kind, raw); err != nil {
-		return nil, apiVersion, kind, err
+		return nil, true, err
 	}
 	obj["apiVersion"], obj["kind"] = apiVersion, kind
-	return obj, apiVersion, kind, nil
+	return obj, true, nil
 }
 
 // protobufListFrame is an enveloped <Kind>List message around its encoded

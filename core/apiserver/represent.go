@@ -333,6 +333,9 @@ func isJSONBody(r *web.Request) bool {
 // with the unknown and duplicate fields kube's strict decoding finds in it:
 // warnings, or (Strict) kube's 400.
 func decodeBody(r *web.Request, res *schema.Resource, body []byte, validation fieldvalidation.Directive) (object.Object, error) {
+	if err := checkBodyKind(r, res, body); err != nil {
+		return nil, err
+	}
 	obj, err := decodeBodyAs(r, res, res.Version, res.APIVersion(), res.Kind, body)
 	if err != nil || !validation.Checks() {
 		return obj, err
@@ -341,6 +344,65 @@ func decodeBody(r *web.Request, res *schema.Resource, body []byte, validation fi
 		return nil, decodeError(res.Version, res.Kind, err, body)
 	}
 	return obj, nil
+}
+
+// checkBodyKind answers, as kube-apiserver does, a body for a built-in kind
+// that names another kind or version (what it leaves out is res's): one kube
+// has no type for it cannot decode; another it decodes, then cannot convert.
+func checkBodyKind(r *web.Request, res *schema.Resource, body []byte) error {
+	if !protobuf.Supported(res.APIVersion(), res.Kind) {
+		return nil
+	}
+	apiVersion, kind, ok := bodyKind(r, res, body)
+	if !ok {
+		return nil // the body's decoding says what is wrong
+	}
+	if kind == "" {
+		kind = res.Kind
+	}
+	if apiVersion == "" {
+		apiVersion = res.APIVersion()
+	}
+	if apiVersion == res.APIVersion() && kind == res.Kind {
+		return nil
+	}
+	version := apiVersion[strings.LastIndexByte(apiVersion, '/')+1:]
+	if !protobuf.Supported(apiVersion, kind) {
+		return apierrors.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: no kind %q is registered for version %q in scheme %q",
+			kind, version, res.Kind, kind, apiVersion, "pkg/runtime/scheme.go:100"))
+	}
+	if _, err := decodeBodyAs(r, res, version, apiVersion, kind, body); err != nil {
+		return err
+	}
+	return apierrors.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: converting (%s) to (%s): unknown conversion",
+		kind, version, res.Kind, protobuf.GoType(apiVersion, kind), goType(res, false)[1:]))
+}
+
+// bodyKind reads the apiVersion and kind a body names, as kube's serializers
+// first do, and whether it could.
+func bodyKind(r *web.Request, res *schema.Resource, body []byte) (apiVersion, kind string, ok bool) {
+	media, err := encoding.NegotiateInput(r.Header.Get("Content-Type"), endpointFor(res, false))
+	if err != nil {
+		return "", "", false
+	}
+	doc := body
+	switch media {
+	case encoding.Protobuf:
+		apiVersion, kind, _, err := protobuf.ParseEnvelope(body)
+		return apiVersion, kind, err == nil
+	case encoding.CBOR:
+		m, err := encoding.DecodeCBOR(body)
+		apiVersion, _ = m["apiVersion"].(string)
+		kind, _ = m["kind"].(string)
+		return apiVersion, kind, err == nil
+	case encoding.YAML:
+		if doc, err = encoding.YAMLToJSON(body); err != nil {
+			return "", "", false
+		}
+	}
+	var tm struct{ APIVersion, Kind string }
+	err = json.Unmarshal(doc, &tm)
+	return tm.APIVersion, tm.Kind, err == nil
 }
 
 // strictErrors are the unknown and duplicate fields kube's strict decoding
@@ -388,7 +450,7 @@ func decodeBodyAs(r *web.Request, res *schema.Resource, version, apiVersion, kin
 	switch media {
 	case encoding.YAML:
 		if doc, err = encoding.YAMLToJSON(body); err != nil {
-			return nil, apierrors.NewBadRequest(err.Error())
+			return nil, unrecognized(kind, err, body)
 		}
 	case encoding.CBOR:
 		if typed {
@@ -401,7 +463,7 @@ func decodeBodyAs(r *web.Request, res *schema.Resource, version, apiVersion, kin
 		}
 		return obj, nil
 	case encoding.Protobuf:
-		obj, err := decodeProtobuf(res, body)
+		obj, err := decodeProtobuf(version, kind, body)
 		if err != nil {
 			return nil, err
 		}
@@ -435,9 +497,14 @@ func decodeError(version, kind string, err error, body []byte) error {
 	case err == nil:
 		return nil
 	case errors.As(err, &kindErr):
-		return apierrors.NewBadRequest(fmt.Sprintf("the object provided is unrecognized (must be of type %s): %v (%s)", kind, err, summarizeBody(body)))
+		return unrecognized(kind, err, body)
 	}
 	return apierrors.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %v", kind, version, kind, err))
+}
+
+// unrecognized is kube's answer to a body whose kind it could not read.
+func unrecognized(kind string, err error, body []byte) error {
+	return apierrors.NewBadRequest(fmt.Sprintf("the object provided is unrecognized (must be of type %s): %v (%s)", kind, err, summarizeBody(body)))
 }
 
 // summarizeBody is how kube-apiserver quotes a body it could not read: up to 30

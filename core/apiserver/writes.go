@@ -61,8 +61,8 @@ func (s *Server) update(w web.ResponseWriter, r *web.Request, t target) error {
 	if err != nil {
 		return err
 	}
-	if name := object.MetaString(obj, "name"); name != t.name {
-		return apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", name, t.name))
+	if err := checkURLName(obj, t); err != nil {
+		return err
 	}
 	if err := checkObjectNamespace(obj, t); err != nil {
 		return err
@@ -114,12 +114,8 @@ func (s *Server) patch(w web.ResponseWriter, r *web.Request, t target) error {
 		if err := checkObjectNamespace(patched, t); err != nil {
 			return nil, err
 		}
-		switch name := object.MetaString(patched, "name"); name {
-		case t.name:
-		case "":
-			return nil, apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s based on URL) was undeterminable: name must be provided", t.name))
-		default:
-			return nil, apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", name, t.name))
+		if err := checkURLName(patched, t); err != nil {
+			return nil, err
 		}
 		return patched, nil
 	})
@@ -206,4 +202,17 @@ func (s *Server) deleteCollection(w web.ResponseWriter, r *web.Request, t target
 	}
 	t.rep.writeList(w, t.res, listMeta{ResourceVersion: strconv.FormatInt(rev, 10)}, items)
 	return nil
+}
+
+// checkURLName is kube's check that an object written to a URL names what the
+// URL does.
+func checkURLName(obj object.Object, t target) error {
+	switch name := object.MetaString(obj, "name"); name {
+	case t.name:
+		return nil
+	case "":
+		return apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s based on URL) was undeterminable: name must be provided", t.name))
+	default:
+		return apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", name, t.name))
+	}
 }

@@ -10,14 +10,23 @@ import (
 	"kubeplay/core/web"
 )
 
-// validateObjectMeta checks the name (by the kind's rule) and the metadata the
-// server reads.
+// validateObjectMeta checks the generateName and the name (by the kind's
+// rule) and the metadata the server reads.
 func validateObjectMeta(meta map[string]any, res *schema.Resource, name string) field.ErrorList {
 	var errs field.ErrorList
-	if name == "" {
-		if gen, _ := meta["generateName"].(string); gen == "" {
-			return field.ErrorList{field.Required(field.NewPath("metadata", "name"), "name or generateName is required")}
+	gen, _ := meta["generateName"].(string)
+	if gen != "" {
+		// A prefix, as kube's name rules check one: its trailing dash masked.
+		prefix := gen
+		if len(prefix) > 1 && prefix[len(prefix)-1] == '-' {
+			prefix = prefix[:len(prefix)-2] + "a"
 		}
+		for _, msg := range validateName(res.Names, prefix) {
+			errs = append(errs, field.Invalid(field.NewPath("metadata", "generateName"), gen, msg))
+		}
+	}
+	if name == "" && gen == "" {
+		return field.ErrorList{field.Required(field.NewPath("metadata", "name"), "name or generateName is required")}
 	}
 	for _, msg := range validateName(res.Names, name) {
 		errs = append(errs, field.Invalid(field.NewPath("metadata", "name"), name, msg))

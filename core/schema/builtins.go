@@ -146,7 +146,7 @@ func Builtins() []*Resource {
 		{
 			Group: "apps", Version: "v1", Kind: "StatefulSet", Plural: "statefulsets", Singular: "statefulset",
 			Namespaced: true, ShortNames: []string{"sts"}, Categories: []string{"all"}, Verbs: allVerbs,
-			Generation: true,
+			Generation: true, Names: DNSLabel,
 			Subs: []Subresource{
 				{Name: "scale", Kind: "Scale", Group: "autoscaling", Verbs: statusVerbs},
 				{Name: "status", Kind: "StatefulSet", Group: "apps", Verbs: statusVerbs},

@@ -25,6 +25,15 @@ var knownDifferences = []knownDifference{
 			return s.Watch && queryValue(s, "resourceVersion") == "abc" && !strings.HasPrefix(d.Path, "header.Warning")
 		},
 	},
+	{
+		ID: "reference-without-serviceaccount-admission",
+		Reason: "The reference runs without ServiceAccount admission (no controller makes the default accounts it would require), " +
+			"so a Pod that names no account keeps none there; kubeplay's admission names the default one, as a cluster's does.",
+		matches: func(s Step, d Diff) bool {
+			return (strings.HasSuffix(d.Path, "spec.serviceAccountName") || strings.HasSuffix(d.Path, "spec.serviceAccount")) &&
+				d.Kubeplay == `"default"` && d.Kube == absent
+		},
+	},
 }
 
 // explain returns the ids of the known differences explaining every one of

@@ -197,17 +197,41 @@ func requestBody(s Step, st *serverState) ([]byte, error) {
 	case reprProtobuf:
 		return protobufBody([]byte(text))
 	case reprCBOR:
+		dec := json.NewDecoder(strings.NewReader(text))
+		dec.UseNumber()
 		var v any
-		if err := json.Unmarshal([]byte(text), &v); err != nil {
+		if err := dec.Decode(&v); err != nil {
 			return nil, err
 		}
-		b, err := cborEncMode.Marshal(v)
+		b, err := cborEncMode.Marshal(cborValue(v))
 		if err != nil {
 			return nil, err
 		}
 		return append(append([]byte(nil), selfDescribed...), b...), nil
 	}
 	return []byte(text), nil
+}
+
+// cborValue is a JSON value as a client's CBOR carries it: integers as
+// integers, other numbers as floats.
+func cborValue(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, x := range v {
+			v[k] = cborValue(x)
+		}
+	case []any:
+		for i, x := range v {
+			v[i] = cborValue(x)
+		}
+	case json.Number:
+		if n, err := v.Int64(); err == nil {
+			return n
+		}
+		f, _ := v.Float64()
+		return f
+	}
+	return v
 }
 
 var cborEncMode = func() cbor.EncMode {

@@ -135,8 +135,9 @@ var placeholder = regexp.MustCompile(`\{\{([^{}]*)\}\}`)
 //	{{continue:Kind}}   the last list's continue token
 //	{{write:i}}         the resourceVersion the i-th successful write answered with (-1: the last)
 //
-// What the server never showed resolves to a value it will refuse alike
-// ("1" for a resourceVersion, a fixed uid, an empty token).
+// What the server never showed resolves to a value both refuse or take alike:
+// for a resourceVersion the session's first write's (its namespace's, a
+// revision both still hold), a fixed uid, an empty token.
 func (st *serverState) resolve(s string) string {
 	for strings.Contains(s, "{{") {
 		next := placeholder.ReplaceAllStringFunc(s, func(m string) string {
@@ -166,7 +167,7 @@ func (st *serverState) value(p string) string {
 		rvs := st.rvs[arg]
 		switch {
 		case len(rvs) == 0:
-			return "1"
+			return st.first()
 		case kind == "oldrv":
 			return rvs[0]
 		}
@@ -180,7 +181,7 @@ func (st *serverState) value(p string) string {
 		if rv := st.listRV[arg]; rv != "" {
 			return rv
 		}
-		return "1"
+		return st.first()
 	case "continue":
 		return st.cont[arg]
 	case "write":
@@ -191,9 +192,18 @@ func (st *serverState) value(p string) string {
 		if n >= 0 && n < len(st.writes) {
 			return st.writes[n]
 		}
-		return "1"
+		return st.first()
 	}
 	return "{{" + p + "}}"
+}
+
+// first is the resourceVersion the session's first write answered with, "1"
+// before it.
+func (st *serverState) first() string {
+	if len(st.writes) > 0 {
+		return st.writes[0]
+	}
+	return "1"
 }
 
 // observe records what an answer shows: objects' resourceVersions and uids,

@@ -321,9 +321,11 @@ func decodeJSONValue(raw []byte) (any, error) {
 	return v, nil
 }
 
-// finish makes out, holding the fields decodeMessage read for message m, what
-// encoding/json writes for the typed struct: absent fields become their zero JSON
-// value unless omitempty leaves them out, and omitempty drops empty values.
+// finish makes out, holding the fields of message m (as decodeMessage or a
+// typed JSON decoding read them), what encoding/json writes for the typed
+// struct: absent fields become their zero JSON value unless omitempty leaves
+// them out, and omitempty drops empty values. Values of other types than the
+// fields' are left as they are.
 func finish(m *message, out map[string]any) {
 	for i := range m.fields {
 		f := &m.fields[i]
@@ -339,19 +341,26 @@ func finish(m *message, out map[string]any) {
 			case !present && !omit:
 				out[f.name] = nil
 			case present && f.kind == kindMessage && f.flags&flagRepeated != 0:
-				for _, e := range v.([]any) {
-					finish(&messages[f.msg], e.(map[string]any))
+				list, _ := v.([]any)
+				for _, e := range list {
+					if e, ok := e.(map[string]any); ok {
+						finish(&messages[f.msg], e)
+					}
 				}
 			}
 		case f.flags&flagPointer != 0:
+			obj, ok := v.(map[string]any)
 			switch {
 			case !present && !omit:
 				out[f.name] = nil
-			case present && f.kind == kindMessage:
-				finish(&messages[f.msg], v.(map[string]any))
+			case ok && f.kind == kindMessage:
+				finish(&messages[f.msg], obj)
 			}
 		case f.kind == kindMessage:
-			obj, _ := v.(map[string]any)
+			obj, ok := v.(map[string]any)
+			if !ok && v != nil {
+				continue
+			}
 			if obj == nil {
 				obj = map[string]any{}
 				out[f.name] = obj

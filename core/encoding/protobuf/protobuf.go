@@ -53,6 +53,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
+	"strings"
 
 	"google.golang.org/protobuf/encoding/protowire"
 
@@ -158,7 +160,7 @@ func ParseEnvelope(data []byte) (apiVersion, kind string, raw []byte, err error)
 		return "", "", nil, fmt.Errorf("provided data does not appear to be a protobuf message, expected prefix %v", magic)
 	}
 	var typeMeta []byte
-	err = fields(data[len(magic):], 4, func(num protowire.Number, v []byte) {
+	err = fields(data[len(magic):], "Unknown", []string{"TypeMeta", "Raw", "ContentEncoding", "ContentType"}, func(num protowire.Number, v []byte) {
 		switch num {
 		case 1:
 			typeMeta = v
@@ -167,7 +169,7 @@ func ParseEnvelope(data []byte) (apiVersion, kind string, raw []byte, err error)
 		}
 	})
 	if err == nil {
-		err = fields(typeMeta, 2, func(num protowire.Number, v []byte) {
+		err = fields(typeMeta, "TypeMeta", []string{"APIVersion", "Kind"}, func(num protowire.Number, v []byte) {
 			switch num {
 			case 1:
 				apiVersion = string(v)
@@ -177,39 +179,59 @@ func ParseEnvelope(data []byte) (apiVersion, kind string, raw []byte, err error)
 		})
 	}
 	if err != nil {
-		return "", "", nil, fmt.Errorf("protobuf: decoding the envelope: %w", err)
+		return "", "", nil, err
 	}
 	return apiVersion, kind, raw, nil
 }
 
-// fields calls fn with each length-delimited field of a message whose known
-// fields, 1 to known, are all strings or bytes; other fields are skipped, and a
-// known field of another wire type is an error, as in the generated Unmarshal.
-func fields(data []byte, known protowire.Number, fn func(protowire.Number, []byte)) error {
+// fields calls fn with each length-delimited field of message msg whose known
+// fields, named in order by names, are all strings or bytes; other fields are
+// skipped, and a known field of another wire type is an error. Errors are
+// worded as gogo's generated Unmarshal, which kube reads with, words them.
+func fields(data []byte, msg string, names []string, fn func(protowire.Number, []byte)) error {
 	for len(data) > 0 {
-		num, typ, n := protowire.ConsumeTag(data)
+		wire, n := protowire.ConsumeVarint(data)
 		if n < 0 {
-			return protowire.ParseError(n)
+			return gogoError(n)
 		}
 		data = data[n:]
-		if typ != protowire.BytesType {
-			if num <= known {
-				return fmt.Errorf("wrong wire type %d for field %d", typ, num)
-			}
+		num, typ := protowire.Number(wire>>3), protowire.Type(wire&7)
+		switch {
+		case typ == protowire.EndGroupType:
+			return fmt.Errorf("proto: %s: wiretype end group for non-group", msg)
+		case num <= 0:
+			return fmt.Errorf("proto: %s: illegal tag %d (wire type %d)", msg, num, wire)
+		case int(num) <= len(names) && typ != protowire.BytesType:
+			return fmt.Errorf("proto: wrong wireType = %d for field %s", typ, names[num-1])
+		case typ > protowire.Fixed32Type:
+			return fmt.Errorf("proto: illegal wireType %d", typ)
+		case typ != protowire.BytesType:
 			if n = protowire.ConsumeFieldValue(num, typ, data); n < 0 {
-				return protowire.ParseError(n)
+				return gogoError(n)
 			}
 			data = data[n:]
 			continue
 		}
 		v, n := protowire.ConsumeBytes(data)
 		if n < 0 {
-			return protowire.ParseError(n)
+			return gogoError(n)
 		}
 		fn(num, v)
 		data = data[n:]
 	}
 	return nil
+}
+
+// gogoError words a protowire parse error as gogo's generated code does.
+func gogoError(n int) error {
+	switch err := protowire.ParseError(n); {
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return io.ErrUnexpectedEOF
+	case strings.Contains(err.Error(), "overflow"):
+		return errors.New("proto: integer overflow")
+	default:
+		return err
+	}
 }
 
 // AppendList appends a <Kind>List message to dst: listMeta (the list's metadata
@@ -255,7 +277,7 @@ func AppendWatchEvent(dst []byte, eventType string, object []byte) []byte {
 // (an envelope when kube-apiserver wrote it). object aliases msg.
 func ParseWatchEvent(msg []byte) (eventType string, object []byte, err error) {
 	var raw []byte
-	err = fields(msg, 2, func(num protowire.Number, v []byte) {
+	err = fields(msg, "WatchEvent", []string{"Type", "Object"}, func(num protowire.Number, v []byte) {
 		switch num {
 		case 1:
 			eventType = string(v)
@@ -264,7 +286,7 @@ func ParseWatchEvent(msg []byte) (eventType string, object []byte, err error) {
 		}
 	})
 	if err == nil {
-		err = fields(raw, 1, func(num protowire.Number, v []byte) {
+		err = fields(raw, "RawExtension", []string{"Raw"}, func(num protowire.Number, v []byte) {
 			if num == 1 {
 				object = v
 			}

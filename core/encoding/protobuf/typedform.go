@@ -1,7 +1,6 @@
 package protobuf
 
 import (
-	"encoding/json"
 	"slices"
 	"sync"
 
@@ -15,72 +14,25 @@ import (
 // a field without omitempty even when it holds its zero value. Complete gives
 // an object those fields, Order their order.
 
-// Complete gives obj, an object of kind in apiVersion in JSON form, the fields
-// its Go type writes though obj lacks them: a struct as an object with its own
-// such fields (a Container's resources: {}), a time as null (a template's
-// creationTimestamp), a quantity as "0", an int-or-string as 0, and a field
-// without omitempty as its zero value ("", 0, false; null for a pointer, a
-// list, a map or bytes); a null that omitempty leaves out goes. Kinds without
-// a Go type here are left as they are.
+// Complete makes obj, an object of kind in apiVersion in JSON form, what its
+// Go type writes: the fields it always writes though obj lacks them (a struct
+// as an object with its own such fields, a Container's resources: {}; a time
+// as null, a template's creationTimestamp; a field without omitempty as its
+// zero value), and without the empty values omitempty leaves out. Kinds
+// without a Go type here are left as they are.
 func Complete(apiVersion, kind string, obj object.Object) {
 	if i, ok := kinds[apiVersion+"/"+kind]; ok {
-		completeMessage(&messages[i], obj)
+		finish(&messages[i], obj)
 	}
 }
 
-func completeMessage(m *message, obj map[string]any) {
-	for i := range m.fields {
-		f := &m.fields[i]
-		if f.flags&flagInline != 0 {
-			completeMessage(&messages[f.msg], obj)
-			continue
-		}
-		v, present := obj[f.name]
-		if present && v != nil {
-			if f.kind != kindMessage || f.flags&flagMap != 0 {
-				continue
-			}
-			switch v := v.(type) {
-			case map[string]any:
-				completeMessage(&messages[f.msg], v)
-			case []any:
-				for _, e := range v {
-					if e, ok := e.(map[string]any); ok {
-						completeMessage(&messages[f.msg], e)
-					}
-				}
-			}
-			continue
-		}
-		switch {
-		case f.flags&(flagPointer|flagRepeated|flagMap) != 0 || f.kind == kindBytes:
-			if f.flags&flagOmitEmpty == 0 {
-				obj[f.name] = nil
-			} else if present {
-				delete(obj, f.name)
-			}
-		case f.kind == kindMessage:
-			empty := map[string]any{}
-			completeMessage(&messages[f.msg], empty)
-			obj[f.name] = empty
-		case f.kind == kindTime || f.kind == kindMicroTime || f.kind == kindRawExtension || f.kind == kindFieldsV1:
-			obj[f.name] = nil
-		case f.kind == kindQuantity:
-			obj[f.name] = "0"
-		case f.kind == kindIntOrString:
-			obj[f.name] = json.Number("0")
-		case f.flags&flagOmitEmpty != 0:
-			if present {
-				delete(obj, f.name)
-			}
-		case f.kind == kindString:
-			obj[f.name] = ""
-		case f.kind == kindBool:
-			obj[f.name] = false
-		default: // the integers
-			obj[f.name] = json.Number("0")
-		}
+// GoType is the Go type of kind in apiVersion as kube's messages print it
+// ("v1.ReplicaSet"), "" for a kind without one here.
+func GoType(apiVersion, kind string) string {
+	if i, ok := kinds[apiVersion+"/"+kind]; ok {
+		return goTypes[messages[i].goType]
 	}
+	return ""
 }
 
 // Order is the field order of kind's Go type in apiVersion, nil for a kind
