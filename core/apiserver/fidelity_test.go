@@ -80,6 +80,30 @@ var fidelityCases = []fidelityCase{
 	createCase("K8S-ENC-1 typed form: a PriorityLevelConfiguration", "/apis/flowcontrol.apiserver.k8s.io/v1/prioritylevelconfigurations",
 		`{"apiVersion":"flowcontrol.apiserver.k8s.io/v1","kind":"PriorityLevelConfiguration","metadata":{"name":"{{ns}}-p"},"spec":{"type":"Limited",`+
 			`"limited":{"nominalConcurrencyShares":3,"limitResponse":{"type":"Queue","queuing":{"queues":16,"handSize":4,"queueLengthLimit":10}}}}}`),
+	// The router's checks come first, with its words; a Status is in the media asked for when it can be.
+	{ID: "K8S-ENC-1 router: an Accept no route produces", Steps: []fidelityStep{{Method: "GET", Path: "/api/v1/namespaces/{{ns}}/configmaps/a", Accept: "application/xml"}}},
+	{ID: "K8S-ENC-1 router: application/* is no wildcard", Steps: []fidelityStep{{Method: "GET", Path: "/api/v1/namespaces/{{ns}}/configmaps", Accept: "application/*"}}},
+	{ID: "K8S-ENC-1 router: a PATCH of no patch type", Steps: []fidelityStep{{Method: "PATCH", Path: "/api/v1/namespaces/{{ns}}/configmaps/a",
+		ContentType: "application/json", Body: `{"metadata":{"labels":{"a":"b"}}}`}}},
+	{ID: "K8S-ENC-1 router: a watch in YAML", Steps: []fidelityStep{{Method: "GET", Path: "/api/v1/namespaces/{{ns}}/configmaps?watch=1", Accept: "application/yaml"}}},
+	{ID: "K8S-ENC-1 router: a missing path in YAML", Steps: []fidelityStep{{Method: "GET", Path: "/api/v1/namespaces/{{ns}}/configmaps/a/bogus", Accept: "application/yaml"}}},
+	// A watch list is converted to no Table.
+	{ID: "K8S-ENC-5 a watch list as a Table", Steps: []fidelityStep{{Method: "GET",
+		Path: "/api/v1/namespaces/{{ns}}/configmaps?watch=1&resourceVersion=0&allowWatchBookmarks=true", Accept: "application/json;as=Table;v=v1;g=meta.k8s.io"}}},
+	// Field selectors a kind does not support, in the words of its conversion.
+	{ID: "K8S-WATCH-6 a field a ConfigMap has not", Steps: []fidelityStep{{Method: "GET", Path: "/api/v1/namespaces/{{ns}}/configmaps?fieldSelector=spec.bogus%3Dx"}}},
+	{ID: "K8S-WATCH-6 a field a Pod has not", Steps: []fidelityStep{{Method: "GET", Path: "/api/v1/namespaces/{{ns}}/pods?fieldSelector=spec.bogus%3Dx"}}},
+	{ID: "K8S-WATCH-6 a ReplicaSet's replicas", Steps: []fidelityStep{{Method: "GET", Path: "/apis/apps/v1/namespaces/{{ns}}/replicasets?fieldSelector=status.replicas%3D1"}}},
+	// DELETE answers with the object for the kinds kube does, else with a Status.
+	{ID: "K8S-VERB-1 deleting a ServiceAccount", Steps: []fidelityStep{
+		{Method: "POST", Path: "/api/v1/namespaces/{{ns}}/serviceaccounts", ContentType: "application/json", Body: `{"metadata":{"name":"s"}}`},
+		{Method: "DELETE", Path: "/api/v1/namespaces/{{ns}}/serviceaccounts/s"}}},
+	{ID: "K8S-VERB-1 deleting a Service", Steps: []fidelityStep{
+		{Method: "POST", Path: "/api/v1/namespaces/{{ns}}/services", ContentType: "application/json", Body: `{"metadata":{"name":"s"},"spec":{"clusterIP":"None","ports":[{"port":80}]}}`},
+		{Method: "DELETE", Path: "/api/v1/namespaces/{{ns}}/services/s"}}},
+	{ID: "K8S-VERB-1 deleting a Node", Steps: []fidelityStep{
+		{Method: "POST", Path: "/api/v1/nodes", ContentType: "application/json", Body: `{"metadata":{"name":"{{ns}}-n"}}`},
+		{Method: "DELETE", Path: "/api/v1/nodes/{{ns}}-n"}}},
 	// generateName is checked as a name prefix; StatefulSets are named by DNS labels.
 	generated(strings.Repeat("g", 58), createCase("K8S-NAME-1 a generateName too long", "/api/v1/namespaces/{{ns}}/configmaps",
 		`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"generateName":"`+strings.Repeat("g", 300)+`"}}`)),
@@ -126,7 +150,20 @@ func generated(prefix string, c fidelityCase) fidelityCase {
 
 // TestK8S_FID_1_K8S_ENC_1_TypedForm: objects are written as kube-apiserver
 // writes their Go types.
-func TestK8S_FID_1_K8S_ENC_1_TypedForm(t *testing.T) { replayFidelityCases(t, "K8S-ENC-1") }
+func TestK8S_FID_1_K8S_ENC_1_TypedForm(t *testing.T) { replayFidelityCases(t, "K8S-ENC-1 typed form") }
+
+// TestK8S_FID_1_K8S_ENC_1_Router: the router's checks of Accept and
+// Content-Type come first, in its words; an early Status is in the media
+// asked for when it can be.
+func TestK8S_FID_1_K8S_ENC_1_Router(t *testing.T) { replayFidelityCases(t, "K8S-ENC-1 router") }
+
+// TestK8S_FID_1_K8S_ENC_5_WatchListNoTable: a watch list is converted to no
+// Table.
+func TestK8S_FID_1_K8S_ENC_5_WatchListNoTable(t *testing.T) { replayFidelityCases(t, "K8S-ENC-5") }
+
+// TestK8S_FID_1_K8S_WATCH_6_FieldSelectors: a field a kind does not select
+// by is refused in the words of the kind's conversion.
+func TestK8S_FID_1_K8S_WATCH_6_FieldSelectors(t *testing.T) { replayFidelityCases(t, "K8S-WATCH-6") }
 
 // TestK8S_FID_1_K8S_NAME_1_NameRules: a generateName is checked as a name
 // prefix by the kind's rule, and StatefulSets are named by DNS labels.
@@ -138,7 +175,8 @@ func TestK8S_FID_1_K8S_WRITE_5_BodiesOfOtherKinds(t *testing.T) {
 	replayFidelityCases(t, "K8S-WRITE-5")
 }
 
-// TestK8S_FID_1_K8S_VERB_1_NamesOnTheURL: a PUT's object names what its URL does.
+// TestK8S_FID_1_K8S_VERB_1_NamesOnTheURL: a PUT's object names what its URL
+// does; DELETE answers with the object for the kinds kube does.
 func TestK8S_FID_1_K8S_VERB_1_NamesOnTheURL(t *testing.T) { replayFidelityCases(t, "K8S-VERB-1") }
 
 // TestK8S_FID_1_K8S_WATCH_4_BookmarkObject: a bookmark's object is an empty
@@ -245,8 +283,9 @@ func TestRecordFidelityAnswers(t *testing.T) {
 	}
 }
 
-// replayFidelityCases replays the recorded cases whose IDs begin with spec.
-func replayFidelityCases(t *testing.T, spec string) {
+// replayFidelityCases replays the recorded cases whose IDs begin with prefix
+// (a SPEC ID and maybe more).
+func replayFidelityCases(t *testing.T, prefix string) {
 	data, err := os.ReadFile(fidelityFile)
 	if err != nil {
 		t.Fatal(err)
@@ -262,7 +301,7 @@ func replayFidelityCases(t *testing.T, spec string) {
 	s := newTestServer(t, Config{})
 	n := 0
 	for i, c := range fidelityCases {
-		if !strings.HasPrefix(c.ID, spec+" ") {
+		if !strings.HasPrefix(c.ID, prefix) {
 			continue
 		}
 		n++
@@ -284,6 +323,6 @@ func replayFidelityCases(t *testing.T, spec string) {
 		})
 	}
 	if n == 0 {
-		t.Fatalf("no case for %s", spec)
+		t.Fatalf("no case for %s", prefix)
 	}
 }

@@ -68,8 +68,15 @@ func parseListOptions(q url.Values, res *schema.Resource) (*listOptions, error) 
 		if o.Fields, err = selector.ParseFields(v); err != nil {
 			return nil, apierrors.NewBadRequest(err.Error())
 		}
-		if err := o.Fields.Check(res.SupportsField); err != nil {
-			return nil, apierrors.NewBadRequest(err.Error())
+		for _, t := range o.Fields {
+			if res.SupportsField(t.Field) {
+				continue
+			}
+			// kube's words: a kind's own field label conversion's, or the default one's.
+			if len(res.Fields) > 0 {
+				return nil, apierrors.NewBadRequest("field label not supported: " + t.Field)
+			}
+			return nil, apierrors.NewBadRequest(fmt.Sprintf("%q is not a known field selector: only %q, %q", t.Field, "metadata.name", "metadata.namespace"))
 		}
 	}
 	if v, ok := param(q, "watch"); ok {

@@ -292,17 +292,14 @@ func (rep reply) writeStatus(w web.ResponseWriter, st *apierrors.Status) {
 // allows no representation of a Status, kube-apiserver answers in indented
 // JSON (its WriteRawJSON): an error as it is, a success as the 406 it became.
 func (rep reply) sendStatus(w web.ResponseWriter, code int, st *apierrors.Status) {
-	if st.Details != nil && st.Details.RetryAfterSeconds > 0 {
-		w.Header().Set("Retry-After", strconv.Itoa(int(st.Details.RetryAfterSeconds)))
-	}
+	setRetryAfter(w, st)
 	out, err := rep.statusOutput()
 	if err != nil {
 		if code >= 200 && code < 400 {
 			st = notAcceptable(err)
 			code = st.Code
 		}
-		b, _ := json.MarshalIndent(st, "", "  ")
-		writeBody(w, code, "application/json", b)
+		writeRawJSON(w, code, st)
 		return
 	}
 	if out.Media == encoding.JSON && !rep.pretty {
@@ -320,6 +317,34 @@ func (rep reply) sendStatus(w web.ResponseWriter, code int, st *apierrors.Status
 		return
 	}
 	rep.send(w, code, out.Media.ContentType(), body)
+}
+
+// writeEarlyStatus answers st before the answer's representation is known, as
+// kube-apiserver's ErrorNegotiated does: in the first representation of a
+// Status the Accept header allows, else in indented JSON. res is nil for a
+// path that names no resource.
+func writeEarlyStatus(w web.ResponseWriter, r *web.Request, res *schema.Resource, st *apierrors.Status) {
+	out, err := encoding.NegotiateOutput(r.Header.Get("Accept"), encoding.Endpoint{Protobuf: res == nil || protobufServed(res)})
+	if err != nil {
+		setRetryAfter(w, st)
+		writeRawJSON(w, st.Code, st)
+		return
+	}
+	rep := reply{out: out, gzip: acceptsGzip(r), pretty: out.Media == encoding.JSON && (out.Pretty || prettyPrinted(r))}
+	rep.sendStatus(w, st.Code, st)
+}
+
+// writeRawJSON answers with st in indented JSON, as kube-apiserver does when it
+// has no other representation for it.
+func writeRawJSON(w web.ResponseWriter, code int, st *apierrors.Status) {
+	b, _ := json.MarshalIndent(st, "", "  ")
+	writeBody(w, code, "application/json", b)
+}
+
+func setRetryAfter(w web.ResponseWriter, st *apierrors.Status) {
+	if st.Details != nil && st.Details.RetryAfterSeconds > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(int(st.Details.RetryAfterSeconds)))
+	}
 }
 
 // isJSONBody: the request body is JSON (or its Content-Type is absent).

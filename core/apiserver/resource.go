@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -39,21 +40,25 @@ type target struct {
 func (s *Server) serveResource(w web.ResponseWriter, r *web.Request, info *request.RequestInfo) {
 	t, allow, st := s.resolve(info)
 	if st != nil {
-		writeStatus(w, st)
+		writeEarlyStatus(w, r, t.res, st)
 		return
 	}
 	if !methodAllowed(r.Method, allow) {
 		w.Header().Set("Allow", strings.Join(allow, ", "))
-		writeStatus(w, apierrors.NewMethodNotAllowed())
+		writeEarlyStatus(w, r, t.res, apierrors.NewMethodNotAllowed())
 		return
 	}
 	if t.sub != "" && t.sub != "status" && t.sub != "finalize" && t.sub != "scale" {
-		writeStatus(w, apierrors.NewPathNotFound())
+		writeEarlyStatus(w, r, t.res, apierrors.NewPathNotFound())
+		return
+	}
+	if st = checkRoute(r, t.res, info.Verb); st != nil {
+		writeEarlyStatus(w, r, t.res, st)
 		return
 	}
 	t.rep, st = s.negotiateReply(r, t.res, info.Verb == "watch")
 	if st != nil {
-		writeStatus(w, st)
+		writeEarlyStatus(w, r, t.res, st)
 		return
 	}
 	// A patch's options are read once its patch type is known.
@@ -88,6 +93,42 @@ func (s *Server) serveResource(w web.ResponseWriter, r *web.Request, info *reque
 	if err != nil {
 		t.rep.writeStatus(w, apierrors.As(err))
 	}
+}
+
+// patchContentTypes are the Content-Types a PATCH route takes.
+var patchContentTypes = []string{"application/json-patch+json", "application/merge-patch+json", "application/strategic-merge-patch+json",
+	"application/apply-patch+yaml", "application/apply-patch+cbor"}
+
+// checkRoute is what kube-apiserver's router (go-restful) checks before a
+// handler runs, with its own words: that a PATCH's body is of a patch type,
+// and that the Accept header names (parameters aside) a media type the route
+// produces, those of the resource's collection including their watch forms.
+func checkRoute(r *web.Request, res *schema.Resource, verb string) *apierrors.Status {
+	if r.Method == web.MethodPatch && r.ContentLength > 0 && !namesMedia(r.Header.Get("Content-Type"), patchContentTypes) {
+		return apierrors.New(web.StatusUnsupportedMediaType, "UnsupportedMediaType", "415: Unsupported Media Type", &apierrors.StatusDetails{})
+	}
+	ep := endpointFor(res, false)
+	produced := ep.Accepted(false)
+	if verb == "list" || verb == "watch" {
+		produced = append(produced, ep.Accepted(true)...)
+	}
+	if accept := r.Header.Get("Accept"); accept != "" && !namesMedia(accept, append(produced, "*/*")) {
+		return apierrors.New(web.StatusNotAcceptable, "NotAcceptable", "406: Not Acceptable\n\nAvailable representations: "+strings.Join(produced, ", "),
+			&apierrors.StatusDetails{})
+	}
+	return nil
+}
+
+// namesMedia says whether a comma-separated list of media types names one of
+// media, as go-restful compares them: parameters cut off, nothing else.
+func namesMedia(list string, media []string) bool {
+	for _, m := range strings.Split(list, ",") {
+		m, _, _ = strings.Cut(m, ";")
+		if slices.Contains(media, strings.TrimSpace(m)) {
+			return true
+		}
+	}
+	return false
 }
 
 // optionsKinds are the kinds kube reads a write's query options into.

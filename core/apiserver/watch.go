@@ -42,13 +42,22 @@ func (s *Server) serveWatch(w web.ResponseWriter, r *web.Request, t target) erro
 	if err != nil {
 		return err
 	}
+	initialEvents := o.SendInitialEvents != nil && *o.SendInitialEvents
+	if initialEvents && o.AllowBookmarks && t.rep.out.Convert != nil && t.rep.out.Convert.Kind == "Table" {
+		// A watch list is converted to no Table: the next clause, or 406.
+		out, err := encoding.NegotiateOutput(t.rep.accept, encoding.Endpoint{Protobuf: t.rep.protobuf, Conversions: true, Watch: true, NoTable: true})
+		if err != nil {
+			return notAcceptable(err)
+		}
+		t.rep.out = out
+	}
 	if t.name != "" {
 		o.Fields = append(o.Fields, selector.Term{Field: "metadata.name", Equal: true, Value: t.name})
 	}
 	wo := storage.WatchOptions{Prefix: registry.CollectionPrefix(t.res, t.namespace), Filter: o.filter()}
 	initial := false
 	switch {
-	case o.SendInitialEvents != nil && *o.SendInitialEvents:
+	case initialEvents: // also a watch from "" or "0" (parseListOptions)
 		if o.RV > 0 {
 			if err := s.waitFresh(r.Context(), o.RV); err != nil {
 				return err
@@ -60,8 +69,6 @@ func (s *Server) serveWatch(w web.ResponseWriter, r *web.Request, t target) erro
 		if o.ResourceVersion == "" || o.ResourceVersion == "0" {
 			wo.Since = s.store.Revision()
 		}
-	case o.ResourceVersion == "" || o.ResourceVersion == "0":
-		wo.Initial = true
 	default:
 		wo.Since = o.RV
 	}

@@ -269,7 +269,8 @@ func TestK8S_WATCH_6_Selectors(t *testing.T) {
 	}
 	s.do("GET", "/api/v1/pods?fieldSelector=status.phase%3DPending", nil).must(t, 200)
 	s.do("GET", "/api/v1/configmaps?fieldSelector=spec.nodeName%3Dx", nil).
-		wantStatus(t, 400, "BadRequest", "field label not supported: spec.nodeName")
+		wantStatus(t, 400, "BadRequest", `"spec.nodeName" is not a known field selector: only "metadata.name", "metadata.namespace"`)
+	s.do("GET", "/api/v1/pods?fieldSelector=spec.bogus%3Dx", nil).wantStatus(t, 400, "BadRequest", "field label not supported: spec.bogus")
 }
 
 func TestK8S_WATCH_7_TimeoutAndDisconnect(t *testing.T) {

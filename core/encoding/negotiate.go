@@ -88,12 +88,16 @@ type Endpoint struct {
 	Conversions bool
 	// Watch: the answer is a stream of events.
 	Watch bool
+	// NoTable: a watch list (initial events ending in a bookmark), which kube
+	// converts to no Table.
+	NoTable bool
 }
 
 func (ep Endpoint) serves(m Media) bool { return m != Protobuf || ep.Protobuf }
 
-// accepted lists the media a 406 or 415 names.
-func (ep Endpoint) accepted(stream bool) []string {
+// Accepted lists the media a 406 or 415 names: the endpoint's, or with stream
+// their watch forms.
+func (ep Endpoint) Accepted(stream bool) []string {
 	var out []string
 	for m := JSON; m <= CBOR; m++ {
 		if !ep.serves(m) {
@@ -206,11 +210,11 @@ func (s byPreference) Less(i, j int) bool {
 func NegotiateOutput(accept string, ep Endpoint) (Output, error) {
 	out, ok := negotiate(accept, ep)
 	if !ok {
-		return Output{}, &NotAcceptableError{Accepted: ep.accepted(false)}
+		return Output{}, &NotAcceptableError{Accepted: ep.Accepted(false)}
 	}
 	if ep.Watch {
 		if _, ok := out.Media.StreamContentType(); !ok {
-			return Output{}, &NotAcceptableError{Accepted: ep.accepted(true)}
+			return Output{}, &NotAcceptableError{Accepted: ep.Accepted(true)}
 		}
 	}
 	return out, nil
@@ -291,7 +295,7 @@ func clauseOptions(c acceptClause, m Media, ep Endpoint) (Output, bool) {
 	}
 	switch out.Convert.Kind {
 	case "Table":
-		return out, m == JSON || m == YAML
+		return out, (m == JSON || m == YAML) && !ep.NoTable
 	case "PartialObjectMetadata", "PartialObjectMetadataList":
 		return out, true
 	}
@@ -311,5 +315,5 @@ func NegotiateInput(contentType string, ep Endpoint) (Media, error) {
 			}
 		}
 	}
-	return 0, &UnsupportedMediaTypeError{Accepted: ep.accepted(false)}
+	return 0, &UnsupportedMediaTypeError{Accepted: ep.Accepted(false)}
 }

@@ -81,7 +81,7 @@ func Builtins() []*Resource {
 		{
 			Version: "v1", Kind: "Service", Plural: "services", Singular: "service",
 			Namespaced: true, ShortNames: []string{"svc"}, Categories: []string{"all"},
-			Verbs: allVerbs, Names: DNS1035Label, CreateOnUpdate: true,
+			Verbs: allVerbs, Names: DNS1035Label, CreateOnUpdate: true, ReturnDeleted: true,
 			Subs: []Subresource{
 				{Name: "status", Kind: "Service", Verbs: statusVerbs},
 			},
@@ -100,8 +100,7 @@ func Builtins() []*Resource {
 			Subs: []Subresource{
 				{Name: "status", Kind: "Node", Verbs: statusVerbs},
 			},
-			ReturnDeleted: true,
-			Fields:        map[string]func(object.Object) string{"spec.unschedulable": boolField("spec", "unschedulable")},
+			Fields: map[string]func(object.Object) string{"spec.unschedulable": boolField("spec", "unschedulable")},
 		},
 		{
 			Version: "v1", Kind: "Event", Plural: "events", Singular: "event", Namespaced: true,
@@ -122,7 +121,7 @@ func Builtins() []*Resource {
 		},
 		{
 			Version: "v1", Kind: "ServiceAccount", Plural: "serviceaccounts", Singular: "serviceaccount",
-			Namespaced: true, ShortNames: []string{"sa"}, Verbs: allVerbs,
+			Namespaced: true, ShortNames: []string{"sa"}, Verbs: allVerbs, ReturnDeleted: true,
 		},
 		{
 			Group: "apps", Version: "v1", Kind: "Deployment", Plural: "deployments", Singular: "deployment",
@@ -141,7 +140,6 @@ func Builtins() []*Resource {
 				{Name: "scale", Kind: "Scale", Group: "autoscaling", Verbs: statusVerbs},
 				{Name: "status", Kind: "ReplicaSet", Group: "apps", Verbs: statusVerbs},
 			},
-			Fields: map[string]func(object.Object) string{"status.replicas": str("status", "replicas")},
 		},
 		{
 			Group: "apps", Version: "v1", Kind: "StatefulSet", Plural: "statefulsets", Singular: "statefulset",

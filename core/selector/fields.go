@@ -31,17 +31,6 @@ func (s Fields) Matches(fields map[string]string) bool {
 	return true
 }
 
-// Check rejects fields the resource does not support, with the message of kube's
-// field label conversion.
-func (s Fields) Check(supported func(string) bool) error {
-	for _, t := range s {
-		if !supported(t.Field) {
-			return fmt.Errorf("field label not supported: %s", t.Field)
-		}
-	}
-	return nil
-}
-
 // String prints the selector canonically with values escaped.
 func (s Fields) String() string {
 	parts := make([]string, len(s))

@@ -11,8 +11,9 @@ import (
 // A Diff is one place where the two normalized answers differ.
 type Diff struct {
 	Path     string // where: status, header.Warning, body.metadata.labels, events[2].object…
-	Kubeplay string // kubeplay's value there (<absent> when it has none)
+	Kubeplay string // kubeplay's value there (<absent> when it has none), cut for the report
 	Kube     string // kube-apiserver's
+	values   [2]any // the two values whole (absentValue when absent)
 }
 
 func (d Diff) String() string {
@@ -37,7 +38,7 @@ func diffAt(path string, a, b any, out *[]Diff) {
 	}
 	add := func(p string, x, y any) {
 		if len(*out) < maxDiffs {
-			*out = append(*out, Diff{Path: p, Kubeplay: render(x, 160), Kube: render(y, 160)})
+			*out = append(*out, Diff{Path: p, Kubeplay: render(x, 160), Kube: render(y, 160), values: [2]any{x, y}})
 		}
 	}
 	switch av := a.(type) {

@@ -196,6 +196,9 @@ func decodeBody(contentType string, body []byte, stream bool) decoded {
 
 var yamlKey = regexp.MustCompile(`(?m)^\s*(?:- )?([A-Za-z0-9_.\-/]+):`)
 
+// yamlKeysNote is where a YAML document notes its keys in the order written.
+const yamlKeysNote = "<yaml keys in order>"
+
 // decodeYAML reads YAML through JSON (objects' keys come sorted, as kube's
 // YAML writes them); the order of the keys as written is kept as a note
 // string beside, so a different order still shows.
@@ -224,7 +227,7 @@ func decodeYAML(body []byte, stream bool) decoded {
 			for _, m := range yamlKey.FindAllSubmatch(p, -1) {
 				keys = append(keys, string(m[1]))
 			}
-			o.set("<yaml keys in order>", strings.Join(keys, " "))
+			o.set(yamlKeysNote, strings.Join(keys, " "))
 		}
 		d.docs = append(d.docs, doc)
 	}
