@@ -201,6 +201,11 @@ func bookmarkObject(res *schema.Resource, rev int64, blueprint string) []byte {
 		meta["annotations"] = map[string]any{initialEventsEndAnnotation: "true", initialEventsListBlueprintAnnotation: blueprint}
 	}
 	obj := object.Object{"metadata": meta}
+	if res.Sub("scale") != nil {
+		// kube's object is its empty internal one, converted: the replica
+		// count of a scalable kind is a value there, a pointer outside.
+		obj["spec"] = map[string]any{"replicas": json.Number("0")}
+	}
 	protobuf.Complete(res.APIVersion(), res.Kind, obj)
 	b, _ := object.EncodeOrdered(obj, protobuf.Order(res.APIVersion(), res.Kind)) // strings and maps only
 	return object.WithTypeMeta(b, res.Kind, res.APIVersion())

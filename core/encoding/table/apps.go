@@ -36,6 +36,23 @@ var deploymentPrinter = &Printer{
 	},
 }
 
+var statefulSetPrinter = &Printer{
+	columns: []Column{
+		nameColumn,
+		{Name: "Ready", Type: "string", Description: descDeploymentReady},
+		ageColumn,
+		{Name: "Containers", Type: "string", Priority: 1, Description: descContainers},
+		{Name: "Images", Type: "string", Priority: 1, Description: descImages},
+	},
+	cells: func(s object.Object, now time.Time) []any {
+		names, images := containerCells(s)
+		return []any{
+			name(s), strconv.FormatInt(intAt(s, "status", "readyReplicas"), 10) + "/" + strconv.FormatInt(replicas(s), 10),
+			created(s, now), names, images,
+		}
+	},
+}
+
 var replicaSetPrinter = &Printer{
 	columns: []Column{
 		nameColumn,
@@ -64,8 +81,8 @@ var replicaSetPrinter = &Printer{
 	},
 }
 
-// replicas is spec.replicas, which SetDefaults_Deployment and
-// SetDefaults_ReplicaSet set to 1 when absent.
+// replicas is spec.replicas, which SetDefaults_Deployment,
+// SetDefaults_ReplicaSet and SetDefaults_StatefulSet set to 1 when absent.
 func replicas(obj object.Object) int64 {
 	if object.Path(obj, "spec", "replicas") == nil {
 		return 1

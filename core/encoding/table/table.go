@@ -72,6 +72,7 @@ var builtins = map[string]*Printer{
 	"/serviceaccounts":           serviceAccountPrinter,
 	"apps/deployments":           deploymentPrinter,
 	"apps/replicasets":           replicaSetPrinter,
+	"apps/statefulsets":          statefulSetPrinter,
 	"coordination.k8s.io/leases": leasePrinter,
 	"flowcontrol.apiserver.k8s.io/flowschemas":                 flowSchemaPrinter,
 	"flowcontrol.apiserver.k8s.io/prioritylevelconfigurations": priorityLevelPrinter,
