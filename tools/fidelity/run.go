@@ -56,7 +56,7 @@ func (p *player) play(ctx context.Context, s Session, ns string) []stepResult {
 			r.Answers[i] = norms[i].answer(st, raws[i])
 		}
 		r.Diffs = compare(r.Answers[sideKubeplay], r.Answers[sideKube])
-		r.Known = explain(st, r.Diffs)
+		r.Known = explain(st, r.Diffs, r.Answers)
 		out = append(out, r)
 	}
 	return out
