@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"kubeplay/core/apierrors"
 )
@@ -46,9 +47,13 @@ func encodeContinue(rv int64, start, binding string) string {
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
-// decodeContinue checks a token and returns its revision and the key it continues after.
+// decodeContinue checks a token and returns its revision and the key it
+// continues after (relative to the list's prefix, with or without the slash
+// kube's watch cache puts first).
 func decodeContinue(token, binding string) (rv int64, after string, err error) {
-	invalid := func(why string) error { return apierrors.NewBadRequest("continue key is not valid: " + why) }
+	invalid := func(why string) error {
+		return apierrors.NewBadRequest("invalid continue token: continue key is not valid: " + why)
+	}
 	data, err := base64.RawURLEncoding.DecodeString(token)
 	if err != nil {
 		return 0, "", invalid(err.Error())
@@ -69,5 +74,5 @@ func decodeContinue(token, binding string) (rv int64, after string, err error) {
 	if !hmac.Equal([]byte(t.MAC), []byte(continueMAC(t.RV, t.Start, binding))) {
 		return 0, "", invalid("the token was altered or belongs to another list (resource, namespace or selectors differ)")
 	}
-	return t.RV, t.Start[:len(t.Start)-1], nil
+	return t.RV, strings.TrimPrefix(t.Start[:len(t.Start)-1], "/"), nil
 }

@@ -3,12 +3,14 @@ package apiserver
 import (
 	"bufio"
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -24,7 +26,7 @@ import (
 // SPEC ID.
 
 // A fidelityStep is one request; {{ns}} in Path and Body is the case's
-// namespace.
+// namespace, {{continue}} in Path the continue token of the answer before.
 type fidelityStep struct {
 	Method, Path, ContentType, Accept, Body string
 }
@@ -130,6 +132,22 @@ var fidelityCases = []fidelityCase{
 		ContentType: "application/vnd.kubernetes.protobuf", Body: "k8s\x00garbage that is not protobuf"}}},
 	{ID: "K8S-WRITE-5 protobuf without its envelope", Steps: []fidelityStep{{Method: "POST", Path: "/api/v1/namespaces/{{ns}}/configmaps",
 		ContentType: "application/vnd.kubernetes.protobuf", Body: "not even the envelope"}}},
+	createCase("K8S-WRITE-5 a StatefulSet with neither name nor spec", "/apis/apps/v1/namespaces/{{ns}}/statefulsets", `{"kind":"StatefulSet"}`),
+	{ID: "K8S-WRITE-5 a StatefulSet changed beyond what may change", Steps: []fidelityStep{
+		{Method: "POST", Path: "/apis/apps/v1/namespaces/{{ns}}/statefulsets", ContentType: "application/json", Body: statefulSet("svc", 1)},
+		{Method: "PUT", Path: "/apis/apps/v1/namespaces/{{ns}}/statefulsets/s", ContentType: "application/json", Body: statefulSet("other", -1)}}},
+	// Continue tokens as kube's: the key after a slash when the list came from its watch cache.
+	{ID: "K8S-CHUNK-1 a token from the watch cache", Steps: []fidelityStep{
+		{Method: "POST", Path: "/api/v1/namespaces/{{ns}}/configmaps", ContentType: "application/json", Body: `{"metadata":{"name":"a"}}`},
+		{Method: "POST", Path: "/api/v1/namespaces/{{ns}}/configmaps", ContentType: "application/json", Body: `{"metadata":{"name":"b"}}`},
+		{Method: "GET", Path: "/api/v1/namespaces/{{ns}}/configmaps?limit=1"}}},
+	{ID: "K8S-CHUNK-1 a token from storage", Steps: []fidelityStep{
+		{Method: "POST", Path: "/api/v1/namespaces/{{ns}}/configmaps", ContentType: "application/json", Body: `{"metadata":{"name":"a"}}`},
+		{Method: "POST", Path: "/api/v1/namespaces/{{ns}}/configmaps", ContentType: "application/json", Body: `{"metadata":{"name":"b"}}`},
+		{Method: "POST", Path: "/api/v1/namespaces/{{ns}}/configmaps", ContentType: "application/json", Body: `{"metadata":{"name":"c"}}`},
+		{Method: "GET", Path: "/api/v1/namespaces/{{ns}}/configmaps?limit=1"},
+		{Method: "GET", Path: "/api/v1/namespaces/{{ns}}/configmaps?limit=1&continue={{continue}}"}}},
+	{ID: "K8S-CHUNK-3 a token that is no token", Steps: []fidelityStep{{Method: "GET", Path: "/api/v1/namespaces/{{ns}}/configmaps?continue=garbage-token"}}},
 	// A PUT's object must name what its URL does.
 	{ID: "K8S-VERB-1 a PUT without a name", Steps: []fidelityStep{{Method: "PUT", Path: "/api/v1/namespaces/{{ns}}/configmaps/d",
 		ContentType: "application/json", Body: `{"apiVersion":"v1","kind":"ConfigMap"}`}}},
@@ -155,6 +173,13 @@ var fidelityCases = []fidelityCase{
 			Body: `{"apiVersion":"apps/v1","kind":"StatefulSet","metadata":{"name":"s"},"spec":{"serviceName":"svc","selector":{"matchLabels":{"app":"w"}},` +
 				`"template":{"metadata":{"labels":{"app":"w"}},"spec":{"serviceAccountName":"default","containers":[{"name":"c","image":"nginx"}]}}}}`},
 		{Method: "GET", Path: "/apis/apps/v1/namespaces/{{ns}}/statefulsets?includeObject=None", Accept: "application/json;as=Table;v=v1;g=meta.k8s.io"}}},
+}
+
+// statefulSet is a StatefulSet named s of service service with replicas.
+func statefulSet(service string, replicas int) string {
+	return fmt.Sprintf(`{"apiVersion":"apps/v1","kind":"StatefulSet","metadata":{"name":"s"},"spec":{"serviceName":%q,"replicas":%d,`+
+		`"selector":{"matchLabels":{"app":"w"}},"template":{"metadata":{"labels":{"app":"w"}},"spec":{"serviceAccountName":"default",`+
+		`"containers":[{"name":"c","image":"nginx"}]}}}}`, service, replicas)
 }
 
 // bookmarkCase is the end-of-initial-events bookmark of a watch of collection
@@ -192,6 +217,13 @@ func TestK8S_FID_1_K8S_ENC_5_Tables(t *testing.T) { replayFidelityCases(t, "K8S-
 // by is refused in the words of the kind's conversion.
 func TestK8S_FID_1_K8S_WATCH_6_FieldSelectors(t *testing.T) { replayFidelityCases(t, "K8S-WATCH-6") }
 
+// TestK8S_FID_1_K8S_CHUNK_1_ContinueTokens: continue tokens continue after
+// the key kube's would (after a slash when kube's watch cache served the page).
+func TestK8S_FID_1_K8S_CHUNK_1_ContinueTokens(t *testing.T) { replayFidelityCases(t, "K8S-CHUNK-1") }
+
+// TestK8S_FID_1_K8S_CHUNK_3_BadTokens: a token that is no token is kube's 400.
+func TestK8S_FID_1_K8S_CHUNK_3_BadTokens(t *testing.T) { replayFidelityCases(t, "K8S-CHUNK-3") }
+
 // TestK8S_FID_1_K8S_NAME_1_NameRules: a generateName is checked as a name
 // prefix by the kind's rule, and StatefulSets are named by DNS labels.
 func TestK8S_FID_1_K8S_NAME_1_NameRules(t *testing.T) { replayFidelityCases(t, "K8S-NAME-1") }
@@ -211,19 +243,28 @@ func TestK8S_FID_1_K8S_VERB_1_NamesOnTheURL(t *testing.T) { replayFidelityCases(
 func TestK8S_FID_1_K8S_WATCH_4_BookmarkObject(t *testing.T) { replayFidelityCases(t, "K8S-WATCH-4") }
 
 var (
-	fidUID  = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
-	fidTime = regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z`)
-	fidRV   = regexp.MustCompile(`"resourceVersion":"\d+"`)
-	fidAge  = regexp.MustCompile(`"\d+s"`) // a Table's Age cell
+	fidUID      = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
+	fidTime     = regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z`)
+	fidRV       = regexp.MustCompile(`"resourceVersion":"\d+"`)
+	fidAge      = regexp.MustCompile(`"\d+s"`) // a Table's Age cell
+	fidContinue = regexp.MustCompile(`"continue":"([A-Za-z0-9_-]+)"`)
 )
 
 // normalizeAnswer leaves out of a body what two servers make differently:
-// uids, times, resourceVersions, Tables' ages and the case's namespace.
+// uids, times, resourceVersions, Tables' ages, continue tokens but for the
+// key they continue after, and the case's namespace.
 func normalizeAnswer(body, ns string) string {
 	body = fidUID.ReplaceAllString(body, "UID")
 	body = fidTime.ReplaceAllString(body, "TIME")
 	body = fidRV.ReplaceAllString(body, `"resourceVersion":"RV"`)
 	body = fidAge.ReplaceAllString(body, `"AGE"`)
+	body = fidContinue.ReplaceAllStringFunc(body, func(m string) string {
+		// kubeplay's tokens carry a MAC besides kube's fields: the key they continue after is compared.
+		var t struct{ Start string }
+		b, _ := base64.RawURLEncoding.DecodeString(fidContinue.FindStringSubmatch(m)[1])
+		_ = json.Unmarshal(b, &t)
+		return `"continue":"start ` + strconv.Quote(t.Start) + `"`
+	})
 	return strings.ReplaceAll(body, ns, "NS")
 }
 
@@ -240,6 +281,9 @@ func playFidelityCase(t *testing.T, c fidelityCase, ns string, send func(fidelit
 	var body []byte
 	for _, s := range c.Steps {
 		s.Path = strings.ReplaceAll(s.Path, "{{ns}}", ns)
+		if m := fidContinue.FindStringSubmatch(string(body)); m != nil {
+			s.Path = strings.ReplaceAll(s.Path, "{{continue}}", m[1])
+		}
 		s.Body = strings.ReplaceAll(s.Body, "{{ns}}", ns)
 		code, header, body = send(s)
 	}

@@ -419,6 +419,9 @@ func (s *Server) list(w web.ResponseWriter, r *web.Request, t target) error {
 		}
 	}
 	res, err := s.store.List(lo)
+	// kube serves a list from its watch cache unless it continues one or asks
+	// for an exact revision; the cache's tokens name their key after a slash.
+	fromCache := o.Continue == "" && o.Match != "Exact" && !(o.Match == "" && o.RV > 0 && o.Limit > 0)
 	switch {
 	case errors.Is(err, storage.ErrCompacted) && o.Continue != "":
 		st := apierrors.NewExpired(inconsistentContinue)
@@ -433,7 +436,11 @@ func (s *Server) list(w web.ResponseWriter, r *web.Request, t target) error {
 	}
 	meta := listMeta{ResourceVersion: strconv.FormatInt(res.Rev, 10)}
 	if res.More && len(res.Items) > 0 {
-		meta.Continue = encodeContinue(res.Rev, strings.TrimPrefix(res.Items[len(res.Items)-1].Key, prefix), binding)
+		start := strings.TrimPrefix(res.Items[len(res.Items)-1].Key, prefix)
+		if fromCache {
+			start = "/" + start
+		}
+		meta.Continue = encodeContinue(res.Rev, start, binding)
 		if !o.hasSelectors() && res.Remaining > 0 {
 			n := res.Remaining
 			meta.RemainingItemCount = &n

@@ -26,7 +26,7 @@ func validateObjectMeta(meta map[string]any, res *schema.Resource, name string) 
 		}
 	}
 	if name == "" && gen == "" {
-		return field.ErrorList{field.Required(field.NewPath("metadata", "name"), "name or generateName is required")}
+		errs = append(errs, field.Required(field.NewPath("metadata", "name"), "name or generateName is required"))
 	}
 	for _, msg := range validateName(res.Names, name) {
 		errs = append(errs, field.Invalid(field.NewPath("metadata", "name"), name, msg))

@@ -33,7 +33,9 @@ var (
 		validateUpdate: validation.ReplicaSetUpdate,
 	}
 	statefulSetRules = workloadRules{
-		status: func() map[string]any { return map[string]any{"replicas": 0, "availableReplicas": 0} },
+		status:         func() map[string]any { return map[string]any{"replicas": 0, "availableReplicas": 0} },
+		validate:       validation.StatefulSet,
+		validateUpdate: validation.StatefulSetUpdate,
 	}
 )
 

@@ -2,6 +2,7 @@ package validation
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -10,7 +11,7 @@ import (
 	"kubeplay/core/object"
 )
 
-// The rules of Deployments and ReplicaSets (pkg/apis/apps/validation): counts
+// The rules of Deployments, ReplicaSets and StatefulSets (pkg/apis/apps/validation): counts
 // not negative, a selector that is valid, not empty and matches the pod
 // template's labels, a template that is a valid pod spec restarting Always, a
 // rolling update's surge and unavailability, and on update a selector that
@@ -71,23 +72,10 @@ func immutableSelector(obj, old object.Object) field.ErrorList {
 // selectorAndTemplate checks a workload's selector and its pod template
 // (ValidatePodTemplateSpecForReplicaSet), which must match it.
 func selectorAndTemplate(spec fields, p *field.Path) field.ErrorList {
-	var errs field.ErrorList
 	sp := p.Child("selector")
 	sel := spec.obj("selector")
-	// What ValidateLabelSelector finds wrong also keeps kube from making a
-	// labels.Selector of it (LabelSelectorAsSelector), and then from checking
-	// the template.
-	var selErrs field.ErrorList
-	if sel == nil {
-		add(&errs, field.Required(sp, ""))
-	} else {
-		selErrs = selectorErrors(sel, sp)
-		add(&errs, selErrs...)
-		if len(sel.strMap("matchLabels"))+len(sel.list("matchExpressions")) == 0 {
-			add(&errs, field.Invalid(sp, labelSelector(sel), "empty selector is invalid for deployment"))
-		}
-	}
-	if len(selErrs) > 0 {
+	errs, ok := workloadSelector(sel, sp, "deployment")
+	if !ok {
 		return append(errs, field.Invalid(sp, labelSelector(sel), "invalid label selector"))
 	}
 	tp := p.Child("template")
@@ -103,6 +91,93 @@ func selectorAndTemplate(spec fields, p *field.Path) field.ErrorList {
 	}
 	if tspec.has("activeDeadlineSeconds") {
 		add(&errs, field.Forbidden(tp.Child("spec").Child("activeDeadlineSeconds"), "activeDeadlineSeconds in ReplicaSet is not Supported"))
+	}
+	return errs
+}
+
+// workloadSelector checks a workload's selector: there, valid
+// (ValidateLabelSelector) and not empty ("empty selector is invalid for
+// kind"); false when kube could not make a labels.Selector of it
+// (LabelSelectorAsSelector), and so checks no template against it.
+func workloadSelector(sel fields, sp *field.Path, kind string) (field.ErrorList, bool) {
+	if sel == nil {
+		return field.ErrorList{field.Required(sp, "")}, true
+	}
+	errs := selectorErrors(sel, sp)
+	ok := len(errs) == 0
+	if len(sel.strMap("matchLabels"))+len(sel.list("matchExpressions")) == 0 {
+		add(&errs, field.Invalid(sp, labelSelector(sel), "empty selector is invalid for "+kind))
+	}
+	return errs, ok
+}
+
+// StatefulSet checks a StatefulSet's spec (ValidateStatefulSetSpec): its
+// pod template only for matching the selector and its labels, as kube does.
+func StatefulSet(s object.Object) field.ErrorList {
+	spec, p := fields(s).obj("spec"), field.NewPath("spec")
+	var errs field.ErrorList
+	switch policy := spec.str("podManagementPolicy"); policy {
+	case "":
+		add(&errs, field.Required(p.Child("podManagementPolicy"), ""))
+	case "OrderedReady", "Parallel":
+	default:
+		add(&errs, field.Invalid(p.Child("podManagementPolicy"), policy, "must be 'OrderedReady' or 'Parallel'"))
+	}
+	switch strategy := spec.obj("updateStrategy"); strategy.str("type") {
+	case "":
+		add(&errs, field.Required(p.Child("updateStrategy"), ""))
+	case "RollingUpdate":
+		if rolling := strategy.obj("rollingUpdate"); rolling != nil {
+			add(&errs, nonNegative(rolling.num("partition"), p.Child("updateStrategy").Child("rollingUpdate").Child("partition"))...)
+		}
+	}
+	if policy := spec.obj("persistentVolumeClaimRetentionPolicy"); policy != nil {
+		for _, f := range []string{"whenDeleted", "whenScaled"} {
+			if v := policy.str(f); v != "Retain" && v != "Delete" {
+				add(&errs, field.NotSupported(p.Child("persistentVolumeClaimRetentionPolicy").Child(f), v, []string{"Retain", "Delete"}))
+			}
+		}
+	}
+	add(&errs, nonNegative(spec.num("replicas"), p.Child("replicas"))...)
+	add(&errs, nonNegative(spec.num("minReadySeconds"), p.Child("minReadySeconds"))...)
+	if ordinals := spec.obj("ordinals"); ordinals != nil {
+		add(&errs, nonNegative(ordinals.num("start"), p.Child("ordinals.start"))...)
+	}
+	sp, tp := p.Child("selector"), p.Child("template")
+	sel := spec.obj("selector")
+	selErrs, ok := workloadSelector(sel, sp, "statefulset")
+	add(&errs, selErrs...)
+	labels := spec.obj("template").obj("metadata").strMap("labels")
+	if !ok {
+		add(&errs, field.Invalid(sp, labelSelector(sel), ""))
+	} else {
+		if !selectorEmpty(sel) && !selectorMatches(sel, labels) {
+			add(&errs, field.Invalid(tp.Child("metadata").Child("labels"), labels, "`selector` does not match template `labels`"))
+		}
+		add(&errs, Labels(labels, tp.Child("labels"))...)
+	}
+	tspec := spec.obj("template").obj("spec")
+	if policy := tspec.str("restartPolicy"); policy != "Always" {
+		add(&errs, field.NotSupported(tp.Child("spec").Child("restartPolicy"), policy, []string{"Always"}))
+	}
+	if tspec.has("activeDeadlineSeconds") {
+		add(&errs, field.Forbidden(tp.Child("spec").Child("activeDeadlineSeconds"), "activeDeadlineSeconds in StatefulSet is not Supported"))
+	}
+	return errs
+}
+
+// StatefulSetUpdate checks an update of a StatefulSet: its spec again, and
+// no change but to the fields kube lets change.
+func StatefulSetUpdate(s, old object.Object) field.ErrorList {
+	errs := StatefulSet(s)
+	spec, oldSpec := maps.Clone(fields(s).obj("spec")), maps.Clone(fields(old).obj("spec"))
+	for _, f := range []string{"replicas", "template", "updateStrategy", "minReadySeconds", "ordinals", "persistentVolumeClaimRetentionPolicy"} {
+		delete(spec, f)
+		delete(oldSpec, f)
+	}
+	if !object.Equal(map[string]any(spec), map[string]any(oldSpec)) {
+		add(&errs, field.Forbidden(field.NewPath("spec"), "updates to statefulset spec for fields other than 'replicas', 'ordinals', "+
+			"'template', 'updateStrategy', 'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden"))
 	}
 	return errs
 }

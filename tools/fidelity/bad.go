@@ -294,6 +294,9 @@ func (g *generator) badMedia(k *kindSpec) {
 		s.Header = [][2]string{{"Accept", "application/yaml"}}
 	default:
 		s.Verb, s.Method, s.Path = "list", "GET", k.collection()
+		if !k.Namespaced {
+			s.Query = [][2]string{{"labelSelector", "fid-session={{ns}}"}}
+		}
 		s.Repr = reprJSON
 		s.Header = [][2]string{{"Accept", pick(g.r, "application/json;q=0", "*/*;q=0.5, application/xml", "application/json; charset=utf-8", "application/*")}}
 	}
