@@ -31,6 +31,9 @@ func (n *normalizer) answer(s Step, r raw) *object {
 	} else if len(d.docs) > 0 {
 		n.st.observe(s, r.status, plain(d.docs[0]))
 	}
+	for _, doc := range d.docs {
+		n.learnUIDs(doc, s.Kind)
+	}
 	for i, doc := range d.docs {
 		d.docs[i] = n.doc(doc, "")
 	}

@@ -243,3 +243,24 @@ func TestK8S_FID_1_ResourceVersionsByOrder(t *testing.T) {
 		t.Fatalf("a revision shown twice labels as two: %v", other)
 	}
 }
+
+// TestK8S_FID_1_UIDsByObject: a uid is labelled by its object's kind and
+// name, so that an object only one server made shifts no other's label.
+func TestK8S_FID_1_UIDsByObject(t *testing.T) {
+	cm := func(name, uid string) raw {
+		return raw{status: 201, header: http.Header{"Content-Type": {"application/json"}},
+			body: []byte(`{"kind":"ConfigMap","metadata":{"name":"` + name + `","uid":"` + uid + `"}}`)}
+	}
+	step := Step{Verb: "create", Kind: "ConfigMap"}
+	a := newNormalizer(newServerState("ns", nil), nil)
+	a.answer(step, cm("x", "0a0b0c0d-1111-2222-3333-444455556666"))
+	got := a.answer(step, cm("y", "0a0b0c0d-1111-2222-3333-444455557777"))
+	b := newNormalizer(newServerState("ns", nil), nil)
+	want := b.answer(step, cm("y", "99999999-8888-7777-6666-555544443333"))
+	if d := compare(got, want); len(d) > 0 {
+		t.Fatalf("the same object's uid labelled apart: %v", d)
+	}
+	if again := b.answer(step, cm("y", "99999999-8888-7777-6666-000000000000")); len(compare(again, want)) == 0 {
+		t.Fatal("a new incarnation of an object was labelled as the old one")
+	}
+}

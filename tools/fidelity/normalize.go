@@ -13,7 +13,9 @@ import (
 // What must differ between two servers answering alike is normalized away,
 // per server and in order of appearance, so equal behaviour gives equal text:
 //
-//   - uids become uid#1, uid#2, … (also inside messages and managedFields keys);
+//   - uids become the kind and name of their object and which of its
+//     incarnations it is (uid:ConfigMap/a#1), those of no object seen by
+//     order, uid#1, uid#2, … (also inside messages and managedFields keys);
 //   - resourceVersions become the label of the step that first showed that
 //     object revision (rv@3); a list's or bookmark's (the store's revision,
 //     which other writers move too) that of the newest object revision at or
@@ -38,15 +40,16 @@ var (
 
 // normalizer normalizes one server's answers in one session.
 type normalizer struct {
-	st      *serverState
-	uidNext int
-	genNext int
-	gen     *regexp.Regexp    // the session's generateNames followed by 5 generated characters
-	apf     map[string]string // APF object uid → kind/name
+	st           *serverState
+	incarnations map[string]int // "Kind/name" → uids labelled for it
+	uidNext      int
+	genNext      int
+	gen          *regexp.Regexp    // the session's generateNames followed by 5 generated characters
+	apf          map[string]string // APF object uid → kind/name
 }
 
 func newNormalizer(st *serverState, apf map[string]string) *normalizer {
-	n := &normalizer{st: st, apf: apf}
+	n := &normalizer{st: st, apf: apf, incarnations: map[string]int{}}
 	if len(st.prefixes) > 0 {
 		alts := make([]string, len(st.prefixes))
 		for i, p := range st.prefixes {
@@ -126,6 +129,41 @@ func (n *normalizer) continueToken(tok string) string {
 		}
 	}
 	return "<continue: opaque>"
+}
+
+// learnUIDs labels the uids of the objects in a document (an object, a
+// list's items, a Table's rows, a watch event's object) by their kind and
+// name, so that an object one server made and the other refused shifts no
+// other's label. kind is the step's, for items that do not name theirs.
+func (n *normalizer) learnUIDs(v any, kind string) {
+	o, ok := v.(*object)
+	if !ok {
+		return
+	}
+	if k, _ := o.get("kind").(string); k != "" && !strings.HasSuffix(k, "List") && k != "Table" && k != "PartialObjectMetadata" &&
+		k != "WatchEvent" && k != "Status" {
+		kind = k
+	}
+	if meta, ok := o.get("metadata").(*object); ok {
+		name, _ := meta.get("name").(string)
+		uid, _ := meta.get("uid").(string)
+		if name != "" && uid != "" && n.st.uidLabels[uid] == "" {
+			key := kind + "/" + n.str("", name)
+			n.incarnations[key]++
+			n.st.uidLabels[uid] = fmt.Sprintf("uid:%s#%d", key, n.incarnations[key])
+		}
+	}
+	for _, f := range []string{"items", "rows"} {
+		list, _ := o.get(f).([]any)
+		for _, it := range list {
+			if row, ok := it.(*object); ok && f == "rows" {
+				n.learnUIDs(row.get("object"), kind)
+			} else {
+				n.learnUIDs(it, kind)
+			}
+		}
+	}
+	n.learnUIDs(o.get("object"), kind)
 }
 
 // doc normalizes a document (in place; documents are not shared).

@@ -225,6 +225,10 @@ func (st *serverState) observe(s Step, status int, obj any) {
 		st.cont[s.Kind] = c
 		items, _ := m["items"].([]any)
 		for _, it := range items {
+			if s.Verb == "deletecollection" {
+				st.observeDeleted(it)
+				continue
+			}
 			st.observeObject(s.Kind, it)
 		}
 		rows, _ := m["rows"].([]any)
@@ -273,6 +277,20 @@ func (st *serverState) observeObject(kind string, obj any) string {
 	return name
 }
 
+// observeDeleted labels the resourceVersion of an object a deletecollection
+// answered with: kube shows the object as it listed it, and a server that
+// shows its deletion's revision instead differs there, but that revision is no
+// object revision for the labels of the lists after (see rvLabel).
+func (st *serverState) observeDeleted(obj any) {
+	m, _ := obj.(map[string]any)
+	meta, _ := m["metadata"].(map[string]any)
+	rv, _ := meta["resourceVersion"].(string)
+	n, err := strconv.ParseUint(rv, 10, 64)
+	if err == nil && st.rvLabels[n] == "" {
+		st.rvLabels[n] = fmt.Sprintf("rv@%d(deleted)", st.step)
+	}
+}
+
 // labelRV gives an object's resourceVersion the label of the step that first
 // showed it.
 func (st *serverState) labelRV(rv string) {
@@ -289,7 +307,7 @@ func (st *serverState) labelRV(rv string) {
 
 // rvLabel is a resourceVersion's label: an object's own, or for any other (a
 // list's, a bookmark's: the store's revision, which other writers move too) the
-// label of the newest object revision at or before it.
+// label of the newest object revision at or before it (deletions' aside).
 func (st *serverState) rvLabel(rv string) string {
 	n, err := strconv.ParseUint(rv, 10, 64)
 	if err != nil || n == 0 {
