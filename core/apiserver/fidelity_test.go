@@ -136,6 +136,10 @@ var fidelityCases = []fidelityCase{
 	{ID: "K8S-WRITE-5 a StatefulSet changed beyond what may change", Steps: []fidelityStep{
 		{Method: "POST", Path: "/apis/apps/v1/namespaces/{{ns}}/statefulsets", ContentType: "application/json", Body: statefulSet("svc", 1)},
 		{Method: "PUT", Path: "/apis/apps/v1/namespaces/{{ns}}/statefulsets/s", ContentType: "application/json", Body: statefulSet("other", -1)}}},
+	{ID: "K8S-WRITE-1 a Lease replaced without its resourceVersion", Steps: []fidelityStep{
+		{Method: "POST", Path: "/apis/coordination.k8s.io/v1/namespaces/{{ns}}/leases", ContentType: "application/json", Body: `{"metadata":{"name":"l"}}`},
+		{Method: "PUT", Path: "/apis/coordination.k8s.io/v1/namespaces/{{ns}}/leases/l", ContentType: "application/json",
+			Body: `{"apiVersion":"coordination.k8s.io/v1","kind":"Lease","metadata":{"name":"l"},"spec":{"holderIdentity":"h"}}`}}},
 	// Continue tokens as kube's: the key after a slash when the list came from its watch cache.
 	{ID: "K8S-CHUNK-1 a token from the watch cache", Steps: []fidelityStep{
 		{Method: "POST", Path: "/api/v1/namespaces/{{ns}}/configmaps", ContentType: "application/json", Body: `{"metadata":{"name":"a"}}`},
@@ -216,6 +220,12 @@ func TestK8S_FID_1_K8S_ENC_5_Tables(t *testing.T) { replayFidelityCases(t, "K8S-
 // TestK8S_FID_1_K8S_WATCH_6_FieldSelectors: a field a kind does not select
 // by is refused in the words of the kind's conversion.
 func TestK8S_FID_1_K8S_WATCH_6_FieldSelectors(t *testing.T) { replayFidelityCases(t, "K8S-WATCH-6") }
+
+// TestK8S_FID_1_K8S_WRITE_1_LeasesNeedVersions: a Lease is replaced only
+// with its resourceVersion named, as kube allows no unconditional update of it.
+func TestK8S_FID_1_K8S_WRITE_1_LeasesNeedVersions(t *testing.T) {
+	replayFidelityCases(t, "K8S-WRITE-1")
+}
 
 // TestK8S_FID_1_K8S_CHUNK_1_ContinueTokens: continue tokens continue after
 // the key kube's would (after a slash when kube's watch cache served the page).

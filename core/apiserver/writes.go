@@ -8,6 +8,7 @@ import (
 
 	"kubeplay/core/apierrors"
 	"kubeplay/core/auth"
+	"kubeplay/core/field"
 	"kubeplay/core/object"
 	"kubeplay/core/patch"
 	"kubeplay/core/registry"
@@ -68,7 +69,14 @@ func (s *Server) update(w web.ResponseWriter, r *web.Request, t target) error {
 		return err
 	}
 	// A copy per attempt: the registry may run the update again on a newer object.
-	stored, created, err := s.objects.Update(t.registryTarget(), func(object.Object) (object.Object, error) { return object.DeepCopy(obj), nil })
+	stored, created, err := s.objects.Update(t.registryTarget(), func(old object.Object) (object.Object, error) {
+		if old != nil && res.UpdateNeedsVersion && object.MetaString(obj, "resourceVersion") == "" {
+			// kube names the resource, not the kind, and shows the version as a uint64.
+			return nil, apierrors.NewInvalid(res.Group, res.Plural, t.name, field.ErrorList{
+				field.Invalid(field.NewPath("metadata", "resourceVersion"), field.GoSyntax("0x0"), "must be specified for an update")})
+		}
+		return object.DeepCopy(obj), nil
+	})
 	if err != nil {
 		return err
 	}

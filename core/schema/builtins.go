@@ -152,7 +152,7 @@ func Builtins() []*Resource {
 		},
 		{
 			Group: "coordination.k8s.io", Version: "v1", Kind: "Lease", Plural: "leases", Singular: "lease",
-			Namespaced: true, Verbs: allVerbs, CreateOnUpdate: true,
+			Namespaced: true, Verbs: allVerbs, CreateOnUpdate: true, UpdateNeedsVersion: true,
 		},
 		{
 			Group: "authentication.k8s.io", Version: "v1", Kind: "SelfSubjectReview",

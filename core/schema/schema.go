@@ -53,6 +53,9 @@ type Resource struct {
 	CreateOnUpdate bool
 	// ReturnDeleted: DELETE answers with the object rather than a Success Status.
 	ReturnDeleted bool
+	// UpdateNeedsVersion: a PUT must name the object's resourceVersion (kube's
+	// AllowUnconditionalUpdate false: Leases).
+	UpdateNeedsVersion bool
 	// Virtual: the kind is never stored; a create computes its answer from the
 	// request (the reviews: SelfSubjectReview, SelfSubjectAccessReview).
 	Virtual bool

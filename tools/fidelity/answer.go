@@ -34,6 +34,7 @@ func (n *normalizer) answer(s Step, r raw) *object {
 	for _, doc := range d.docs {
 		n.learnUIDs(doc, s.Kind)
 	}
+	n.inDeletion = s.Verb == "deletecollection"
 	for i, doc := range d.docs {
 		d.docs[i] = n.doc(doc, "")
 	}

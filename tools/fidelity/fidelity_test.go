@@ -230,7 +230,7 @@ func TestK8S_FID_1_ResourceVersionsByOrder(t *testing.T) {
 			st.labelRV(rv)
 		}
 		for _, rv := range rvs {
-			out = append(out, st.rvLabel(rv))
+			out = append(out, st.rvLabel(rv, false))
 		}
 		return out
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/base64"
+	"fmt"
 	"slices"
 	"strings"
 )
@@ -47,11 +48,22 @@ var knownDifferences = []knownDifference{
 	},
 	{
 		ID: "kube-watch-cache-revision",
-		Reason: "A list at resourceVersion=0 (any revision) is served by kube-apiserver's watch cache, whose revision is " +
+		Reason: "A list or watch at resourceVersion=0 (any revision) is served by kube-apiserver's watch cache, whose revision is " +
 			"that of the last event it saw for the resource (or of etcd's last progress notification), often older than " +
-			"the store's; kubeplay answers at the store's current revision, which the rule allows as well (K8S-RV-2).",
-		matches: func(s Step, d Diff, _ [2]*object) bool {
-			return s.Verb == "list" && queryValue(s, "resourceVersion") == "0" && d.Path == "body.metadata.resourceVersion"
+			"the store's (a list's, or the bookmark ending a watch's initial events); kubeplay answers at the store's current " +
+			"revision, which the rule allows as well (K8S-RV-2).",
+		matches: func(s Step, d Diff, a [2]*object) bool {
+			if queryValue(s, "resourceVersion") != "0" {
+				return false
+			}
+			if s.Verb == "list" {
+				return d.Path == "body.metadata.resourceVersion"
+			}
+			// A watch from 0: the bookmark ending its initial events carries the cache's revision.
+			var i int
+			_, err := fmt.Sscanf(d.Path, "events[%d].object.metadata.resourceVersion", &i)
+			return s.Watch && err == nil && strings.HasSuffix(d.Path, "].object.metadata.resourceVersion") &&
+				eventType(a[sideKube], i) == "BOOKMARK" && eventType(a[sideKubeplay], i) == "BOOKMARK"
 		},
 	},
 	{
@@ -202,4 +214,18 @@ func sameCBORBlueprint(values [2]any) bool {
 		docs[i] = render(d.docs[0], 0)
 	}
 	return docs[0] == docs[1]
+}
+
+// eventType is the type of a watch answer's event i, or "".
+func eventType(answer *object, i int) string {
+	events, _ := answer.get("events").([]any)
+	if i < 0 || i >= len(events) {
+		return ""
+	}
+	e, _ := events[i].(*object)
+	if e == nil {
+		return ""
+	}
+	t, _ := e.get("type").(string)
+	return t
 }

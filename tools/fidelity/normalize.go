@@ -41,6 +41,7 @@ var (
 // normalizer normalizes one server's answers in one session.
 type normalizer struct {
 	st           *serverState
+	inDeletion   bool           // normalizing a deletecollection's answer
 	incarnations map[string]int // "Kind/name" → uids labelled for it
 	uidNext      int
 	genNext      int
@@ -66,7 +67,7 @@ func (n *normalizer) str(key, s string) string {
 	case s == "":
 		return s
 	case key == "resourceVersion":
-		return n.st.rvLabel(s)
+		return n.st.rvLabel(s, n.inDeletion)
 	case key == "continue":
 		return n.continueToken(s)
 	case timePattern.MatchString(s):
@@ -93,7 +94,7 @@ func (n *normalizer) str(key, s string) string {
 	}
 	if key == "message" || key == "Warning" {
 		s = rvInMessage.ReplaceAllStringFunc(s, func(m string) string {
-			return digits.ReplaceAllStringFunc(m, n.st.rvLabel)
+			return digits.ReplaceAllStringFunc(m, func(rv string) string { return n.st.rvLabel(rv, false) })
 		})
 	}
 	return s
@@ -125,7 +126,7 @@ func (n *normalizer) continueToken(tok string) string {
 			Start string `json:"start"`
 		}
 		if json.Unmarshal(b, &t) == nil && t.V != "" {
-			return fmt.Sprintf("<continue %s rv=%s start=%q>", t.V, n.st.rvLabel(strconv.FormatInt(t.RV, 10)), n.str("", t.Start))
+			return fmt.Sprintf("<continue %s rv=%s start=%q>", t.V, n.st.rvLabel(strconv.FormatInt(t.RV, 10), false), n.str("", t.Start))
 		}
 	}
 	return "<continue: opaque>"

@@ -107,6 +107,7 @@ type serverState struct {
 	writes []string            // resourceVersions successful writes answered with, in order
 
 	rvLabels  map[uint64]string // object resourceVersion → its label (the step that first showed it)
+	deleted   map[uint64]string // revision a deletecollection answered an object with → its label
 	rvSorted  []uint64
 	uidLabels map[string]string
 	genLabels map[string]string
@@ -117,7 +118,7 @@ func newServerState(ns string, prefixes []string) *serverState {
 	return &serverState{
 		ns: ns, rvs: map[string][]string{}, uids: map[string]string{}, listRV: map[string]string{},
 		cont: map[string]string{}, gen: map[string][]string{},
-		rvLabels: map[uint64]string{}, uidLabels: map[string]string{}, genLabels: map[string]string{},
+		rvLabels: map[uint64]string{}, deleted: map[uint64]string{}, uidLabels: map[string]string{}, genLabels: map[string]string{},
 		prefixes: prefixes,
 	}
 }
@@ -286,8 +287,8 @@ func (st *serverState) observeDeleted(obj any) {
 	meta, _ := m["metadata"].(map[string]any)
 	rv, _ := meta["resourceVersion"].(string)
 	n, err := strconv.ParseUint(rv, 10, 64)
-	if err == nil && st.rvLabels[n] == "" {
-		st.rvLabels[n] = fmt.Sprintf("rv@%d(deleted)", st.step)
+	if err == nil && st.rvLabels[n] == "" && st.deleted[n] == "" {
+		st.deleted[n] = fmt.Sprintf("rv@%d(deleted)", st.step)
 	}
 }
 
@@ -307,13 +308,17 @@ func (st *serverState) labelRV(rv string) {
 
 // rvLabel is a resourceVersion's label: an object's own, or for any other (a
 // list's, a bookmark's: the store's revision, which other writers move too) the
-// label of the newest object revision at or before it (deletions' aside).
-func (st *serverState) rvLabel(rv string) string {
+// label of the newest object revision at or before it (deletions' aside, but
+// in the deletecollection answer that showed them).
+func (st *serverState) rvLabel(rv string, inDeletion bool) string {
 	n, err := strconv.ParseUint(rv, 10, 64)
 	if err != nil || n == 0 {
 		return rv
 	}
 	if l := st.rvLabels[n]; l != "" {
+		return l
+	}
+	if l := st.deleted[n]; l != "" && inDeletion {
 		return l
 	}
 	i := sort.Search(len(st.rvSorted), func(i int) bool { return st.rvSorted[i] > n })
