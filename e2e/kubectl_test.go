@@ -707,7 +707,7 @@ func TestK8S_WATCH_6_KubectlSelectors(t *testing.T) {
 
 	// Unsupported fields and malformed selectors are the server's 400s.
 	if errOut := k.fails("get", "cm", "-n", "sel", "--field-selector", "spec.nodeName=x"); !strings.Contains(errOut, "Error from server (BadRequest)") ||
-		!strings.Contains(errOut, "field label not supported: spec.nodeName") {
+		!strings.Contains(errOut, `"spec.nodeName" is not a known field selector: only "metadata.name", "metadata.namespace"`) {
 		t.Errorf("unsupported field selector: %s", errOut)
 	}
 	if errOut := k.fails("get", "cm", "-n", "sel", "-l", "idx in (1"); !strings.Contains(errOut, "Error from server (BadRequest)") {
