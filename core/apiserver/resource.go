@@ -96,28 +96,6 @@ var optionsKinds = map[string]string{
 	"delete": "DeleteOptions", "deletecollection": "DeleteOptions",
 }
 
-// parseDryRun reads a write's dryRun values: none, or "All" (every stage but
-// storage); anything else is kube's 422 on the verb's options kind. Reads ignore it.
-func parseDryRun(values []string, verb string) (bool, *apierrors.Status) {
-	kind, write := optionsKinds[verb]
-	if !write {
-		return false, nil
-	}
-	if errs := validateDryRun(values); len(errs) > 0 {
-		return false, apierrors.NewInvalid("meta.k8s.io", kind, "", errs)
-	}
-	return len(values) > 0, nil
-}
-
-func validateDryRun(values []string) field.ErrorList {
-	for _, v := range values {
-		if v != "All" {
-			return field.ErrorList{field.NotSupported(field.NewPath("dryRun"), values, []string{"All"})}
-		}
-	}
-	return nil
-}
-
 // parseWriteOptions reads the query options of a write (patchType, for a
 // patch) into t — dryRun, and for a create, update or patch who writes
 // (fieldManager, else the user agent's first segment) and what becomes of
@@ -131,9 +109,7 @@ func (t *target) parseWriteOptions(r *web.Request, verb, patchType string) *apie
 	case !write:
 		return nil
 	case kind == "DeleteOptions":
-		var st *apierrors.Status
-		t.dryRun, st = parseDryRun(q["dryRun"], verb)
-		return st
+		return nil // read with the body (readDeleteOptions)
 	}
 	manager := q.Get("fieldManager")
 	var errs field.ErrorList
@@ -147,7 +123,7 @@ func (t *target) parseWriteOptions(r *web.Request, verb, patchType string) *apie
 		}
 	}
 	errs = append(errs, validateFieldManager(manager)...)
-	errs = append(errs, validateDryRun(q["dryRun"])...)
+	errs = append(errs, registry.ValidateDryRun(q["dryRun"])...)
 	validation, err := fieldvalidation.Parse(q.Get("fieldValidation"))
 	if err != nil {
 		errs = append(errs, err)

@@ -14,7 +14,6 @@ package registry
 import (
 	"bytes"
 	"crypto/rand"
-	"fmt"
 	"strconv"
 	"time"
 
@@ -216,8 +215,9 @@ func (s *Store) Update(t Target, info UpdatedObjectInfo) ([]byte, bool, error) {
 func (s *Store) update(t Target, info UpdatedObjectInfo) ([]byte, bool, error) {
 	st := strategyFor(t.Res)
 	var created bool
+	var finalized []byte // the answer to a write that removed the last finalizer
 	stored, err := s.mutate(t, func(cur []byte, rev int64) (storage.Change, error) {
-		created = false
+		created, finalized = false, nil
 		if cur == nil {
 			if !(t.Res.CreateOnUpdate || t.Apply) || t.Sub != "" {
 				return storage.Change{}, apierrors.NewNotFound(t.Res.Group, t.Res.Plural, t.Name)
@@ -232,9 +232,9 @@ func (s *Store) update(t Target, info UpdatedObjectInfo) ([]byte, bool, error) {
 			created = true
 			return s.put(t, obj, rev)
 		}
-		old, err := object.Decode(cur)
+		old, err := s.decodeStored(t, cur)
 		if err != nil {
-			return storage.Change{}, apierrors.NewInternal(err)
+			return storage.Change{}, err
 		}
 		// As kube reads what it stored: with the kind's defaults (an object
 		// stored before a default existed gets it too).
@@ -262,7 +262,9 @@ func (s *Store) update(t Target, info UpdatedObjectInfo) ([]byte, bool, error) {
 		if err := s.admit(Update, t, obj, old); err != nil {
 			return storage.Change{}, err
 		}
-		if errs := append(validateObjectMeta(object.Meta(obj), t.Res, t.Name), st.ValidateUpdate(obj, old, t.Sub)...); len(errs) > 0 {
+		errs := validateObjectMetaUpdate(object.Meta(obj), oldMeta)
+		errs = append(errs, validateObjectMeta(object.Meta(obj), t.Res, t.Name)...)
+		if errs = append(errs, st.ValidateUpdate(obj, old, t.Sub)...); len(errs) > 0 {
 			return storage.Change{}, apierrors.NewInvalid(t.Res.Group, t.Res.Kind, t.Name, errs)
 		}
 		object.SetResourceVersion(obj, mustParseRV(oldRV))
@@ -275,13 +277,20 @@ func (s *Store) update(t Target, info UpdatedObjectInfo) ([]byte, bool, error) {
 			gen := object.Int(oldMeta["generation"])
 			object.Meta(obj)["generation"] = gen + 1
 		}
-		ch, err := s.put(t, obj, rev)
-		if err == nil && st.DeleteWhenFinalized(obj, old) {
-			// The last finalizer is gone: the object goes with it.
-			ch.Op = storage.Delete
+		if st.DeleteWhenFinalized(obj, old) {
+			// The last finalizer is gone: the object goes, as it was stored
+			// (what the DELETED event carries), and the writer is answered
+			// with what it wrote, as kube answers.
+			if finalized, err = object.Encode(obj); err != nil {
+				return storage.Change{}, err
+			}
+			return deletion(cur, rev)
 		}
-		return ch, err
+		return s.put(t, obj, rev)
 	})
+	if finalized != nil && err == nil {
+		stored = finalized
+	}
 	return stored, created, err
 }
 
@@ -305,99 +314,6 @@ func keepServerFields(obj, old object.Object, res *schema.Resource) {
 	}
 	delete(meta, "selfLink")
 	obj["kind"], obj["apiVersion"] = res.Kind, res.APIVersion()
-}
-
-// DeleteOptions are the parts of metav1.DeleteOptions the registry honours.
-type DeleteOptions struct {
-	Preconditions *Preconditions `json:"preconditions"`
-}
-
-// Preconditions must hold for a delete to happen.
-type Preconditions struct {
-	UID             *string `json:"uid"`
-	ResourceVersion *string `json:"resourceVersion"`
-}
-
-// Delete deletes the target, or marks it for deletion when finalizers (or, for a
-// namespace, its content) hold it. It returns the object as now stored, or as
-// deleted, and whether it is gone.
-func (s *Store) Delete(t Target, opts DeleteOptions) ([]byte, bool, error) {
-	st := strategyFor(t.Res)
-	var gone bool
-	stored, err := s.mutate(t, func(cur []byte, rev int64) (storage.Change, error) {
-		gone = false
-		if cur == nil {
-			return storage.Change{}, apierrors.NewNotFound(t.Res.Group, t.Res.Plural, t.Name)
-		}
-		obj, err := object.Decode(cur)
-		if err != nil {
-			return storage.Change{}, apierrors.NewInternal(err)
-		}
-		if err := checkPreconditions(t, obj, opts.Preconditions); err != nil {
-			return storage.Change{}, err
-		}
-		if err := s.admit(Delete, t, nil, obj); err != nil {
-			return storage.Change{}, err
-		}
-		deleting := object.Meta(obj)["deletionTimestamp"] != nil
-		switch how, err := st.BeginDelete(t, obj, s.clock.Now()); {
-		case err != nil:
-			return storage.Change{}, err
-		case how == deleteNow:
-			gone = true
-		case deleting:
-			return storage.Change{Op: storage.Keep}, nil
-		}
-		ch, err := s.put(t, obj, rev)
-		if gone {
-			ch.Op = storage.Delete
-		}
-		return ch, err
-	})
-	return stored, gone, err
-}
-
-func checkPreconditions(t Target, obj object.Object, p *Preconditions) error {
-	if p == nil {
-		return nil
-	}
-	meta := object.Meta(obj)
-	if uid, _ := meta["uid"].(string); p.UID != nil && *p.UID != uid {
-		return apierrors.NewConflict(t.Res.Group, t.Res.Plural, t.Name,
-			fmt.Sprintf("Precondition failed: UID in precondition: %s, UID in object meta: %s", *p.UID, uid))
-	}
-	if rv, _ := meta["resourceVersion"].(string); p.ResourceVersion != nil && *p.ResourceVersion != rv {
-		return apierrors.NewConflict(t.Res.Group, t.Res.Plural, t.Name,
-			fmt.Sprintf("Precondition failed: ResourceVersion in precondition: %s, ResourceVersion in object meta: %s", *p.ResourceVersion, rv))
-	}
-	return nil
-}
-
-// DeleteCollection deletes every object of the target's collection that filter
-// keeps and returns them as deleted (or marked), with the store's revision after.
-func (s *Store) DeleteCollection(t Target, filter storage.Filter, opts DeleteOptions) ([]storage.Item, int64, error) {
-	res, err := s.storage.List(storage.ListOptions{Prefix: CollectionPrefix(t.Res, t.Namespace), Filter: filter})
-	if err != nil {
-		return nil, 0, err
-	}
-	items := make([]storage.Item, 0, len(res.Items))
-	for _, it := range res.Items {
-		obj, err := object.Decode([]byte(it.Value))
-		if err != nil {
-			continue
-		}
-		one := t
-		one.Name = object.MetaString(obj, "name")
-		stored, _, err := s.Delete(one, opts)
-		if apierrors.HasCode(err, 404) {
-			continue // deleted meanwhile
-		}
-		if err != nil {
-			return nil, 0, err
-		}
-		items = append(items, storage.Item{Key: it.Key, Value: string(stored)})
-	}
-	return items, s.storage.Revision(), nil
 }
 
 // Timestamp formats t as metav1.Time does: RFC 3339, seconds, UTC.

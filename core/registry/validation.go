@@ -22,7 +22,19 @@ func validateObjectMeta(meta map[string]any, res *schema.Resource, name string) 
 	for _, msg := range validateName(res.Names, name) {
 		errs = append(errs, field.Invalid(field.NewPath("metadata", "name"), name, msg))
 	}
-	return append(errs, validation.Labels(object.StringMap(meta, "labels"), field.NewPath("metadata", "labels"))...)
+	errs = append(errs, validation.Labels(object.StringMap(meta, "labels"), field.NewPath("metadata", "labels"))...)
+	errs = append(errs, validation.Annotations(object.StringMap(meta, "annotations"), field.NewPath("metadata", "annotations"))...)
+	errs = append(errs, validation.OwnerReferences(object.Objects(meta, "ownerReferences"), field.NewPath("metadata", "ownerReferences"))...)
+	return append(errs, validation.Finalizers(object.Strings(meta, "finalizers"), field.NewPath("metadata", "finalizers"))...)
+}
+
+// validateObjectMetaUpdate checks what an update may not do to the metadata
+// beyond validateObjectMeta: add a finalizer to an object being deleted.
+func validateObjectMetaUpdate(meta, old map[string]any) field.ErrorList {
+	if old["deletionTimestamp"] == nil {
+		return nil
+	}
+	return validation.NoNewFinalizers(object.Strings(meta, "finalizers"), object.Strings(old, "finalizers"), field.NewPath("metadata", "finalizers"))
 }
 
 // validateName returns the messages for a name that breaks rule.

@@ -81,7 +81,7 @@ func Builtins() []*Resource {
 		{
 			Version: "v1", Kind: "Service", Plural: "services", Singular: "service",
 			Namespaced: true, ShortNames: []string{"svc"}, Categories: []string{"all"},
-			Verbs: allVerbs, Names: DNS1035Label, CreateOnUpdate: true,
+			Verbs: allVerbs, Names: DNS1035Label, CreateOnUpdate: true, ReturnDeleted: true,
 			Subs: []Subresource{
 				{Name: "status", Kind: "Service", Verbs: statusVerbs},
 			},
@@ -122,7 +122,7 @@ func Builtins() []*Resource {
 		},
 		{
 			Version: "v1", Kind: "ServiceAccount", Plural: "serviceaccounts", Singular: "serviceaccount",
-			Namespaced: true, ShortNames: []string{"sa"}, Verbs: allVerbs,
+			Namespaced: true, ShortNames: []string{"sa"}, Verbs: allVerbs, ReturnDeleted: true,
 		},
 		{
 			Group: "apps", Version: "v1", Kind: "Deployment", Plural: "deployments", Singular: "deployment",

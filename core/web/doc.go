@@ -20,6 +20,7 @@ const (
 
 	StatusOK                    = 200
 	StatusCreated               = 201
+	StatusAccepted              = 202
 	StatusMovedPermanently      = 301
 	StatusNotModified           = 304
 	StatusBadRequest            = 400
