@@ -290,6 +290,9 @@ func (s *Server) get(w web.ResponseWriter, r *web.Request, t target) error {
 	if !ok {
 		return apierrors.NewNotFound(t.res.Group, t.res.Plural, t.name)
 	}
+	if registry.IsCorrupt(val) {
+		return registry.CorruptObjectError(t.res, t.namespace, t.name)
+	}
 	if t.sub == "scale" {
 		obj, err := object.Decode(val)
 		if err != nil {
@@ -364,6 +367,9 @@ func (s *Server) list(w web.ResponseWriter, r *web.Request, t target) error {
 	case errors.Is(err, storage.ErrFutureRevision):
 		return apierrors.NewTooLargeResourceVersion(lo.Rev, s.store.Revision())
 	case err != nil:
+		return err
+	}
+	if err := registry.CheckReadable(t.res, res.Items); err != nil {
 		return err
 	}
 	meta := listMeta{ResourceVersion: strconv.FormatInt(res.Rev, 10)}

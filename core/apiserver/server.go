@@ -278,6 +278,8 @@ func (s *Server) route(w web.ResponseWriter, r *web.Request) {
 		s.serveCompact(w, r)
 	case p == "/debug/kubeplay/decode":
 		s.serveDecode(w, r)
+	case p == "/debug/kubeplay/corrupt":
+		s.serveCorrupt(w, r)
 	case p == "/openapi" || strings.HasPrefix(p, "/openapi/"):
 		s.openAPI.ServeHTTP(w, r)
 	default:

@@ -200,7 +200,9 @@ func (s *Server) delete(w web.ResponseWriter, r *web.Request, t target) error {
 		return err
 	}
 	t.dryRun = len(opts.DryRun) > 0
-	result, err := s.objects.Delete(t.registryTarget(), opts)
+	rt := t.registryTarget()
+	rt.User, _ = auth.UserFrom(r.Context())
+	result, err := s.objects.Delete(rt, opts)
 	if err != nil {
 		return err
 	}

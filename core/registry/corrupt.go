@@ -30,7 +30,7 @@ const corruptReason = "data from the storage is not transformable revision=0: id
 
 // IsCorrupt says whether a stored value cannot be read as an object: the
 // store holds JSON objects only.
-func IsCorrupt(value []byte) bool { return len(value) == 0 || value[0] != '{' }
+func IsCorrupt[T string | []byte](value T) bool { return len(value) == 0 || value[0] != '{' }
 
 // etcdKey is the key kube-apiserver would store the object under in etcd,
 // after /registry: the resource's prefix (a few built-in kinds have their
@@ -63,19 +63,30 @@ func CorruptObjectError(res *schema.Resource, namespace, name string) *apierrors
 	return apierrors.NewInternal(errors.New(storageError(etcdKey(res, namespace, name))))
 }
 
-// CorruptListError is kube's answer to listing a collection that holds
-// corrupt objects (at the given store keys).
-func CorruptListError(res *schema.Resource, keys []string) *apierrors.Status {
-	causes := make([]apierrors.StatusCause, len(keys))
-	for i, k := range keys {
-		namespace, name := splitKey(res, k)
+// CheckReadable is kube's answer to a list whose items (store keys and
+// values of res's collection) hold corrupt objects: a 500 StorageReadError
+// naming each of them.
+func CheckReadable(res *schema.Resource, items []storage.Item) error {
+	var causes []apierrors.StatusCause
+	for _, it := range items {
+		if !IsCorrupt(it.Value) {
+			continue
+		}
+		namespace, name := splitKey(res, it.Key)
 		key := "/registry" + etcdKey(res, namespace, name)
-		causes[i] = apierrors.StatusCause{Type: "UnexpectedServerResponse", Message: storageError(key), Field: key}
+		causes = append(causes, apierrors.StatusCause{Type: "UnexpectedServerResponse", Message: storageError(key), Field: key})
+	}
+	if causes == nil {
+		return nil
 	}
 	return apierrors.New(web.StatusInternalServerError, "StorageReadError",
 		fmt.Sprintf("failed to read one or more %s from the storage", apierrors.Qualify(res.Group, res.Plural)),
 		&apierrors.StatusDetails{Name: "list", Group: res.Group, Kind: res.Plural, Causes: causes})
 }
+
+// errUntransformable is kube's answer to an update of a corrupt object: the
+// reading error, without the StorageError a get or delete wraps it in.
+var errUntransformable = apierrors.NewInternal(errors.New(corruptReason))
 
 // Corrupt replaces the stored target with a value the server cannot read
 // (kubeplay's teaching affordance, not a kube API: POST
@@ -94,9 +105,12 @@ func (s *Store) Corrupt(t Target) error {
 // forceDeleteCorrupt is a delete with
 // ignoreStoreReadErrorWithClusterBreakingPotential: only for a corrupt object,
 // which it removes whatever its finalizers (kube's corruptObjectDeleter).
-// kube also asks the authorizer whether the user may use the verb
-// unsafe-delete-ignore-read-errors; kubeplay's authorization allows
-// everything.
+//
+// kube's delete handler first asks the authorizer whether the user may
+// "unsafe-delete-ignore-read-errors" the resource (a 403 otherwise), after
+// validating the options and before this deleter runs. kubeplay's
+// authorization is kube's AlwaysAllow (core/auth), which grants it to
+// everyone; an authorizer that does not would ask here, about t.User.
 func (s *Store) forceDeleteCorrupt(t Target) (DeleteResult, error) {
 	if cur, ok := s.storage.Get(t.key()); !ok || !IsCorrupt(cur) {
 		return DeleteResult{}, apierrors.NewInvalid(t.Res.Group, t.Res.Plural, t.Name, field.ErrorList{

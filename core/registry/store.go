@@ -232,9 +232,12 @@ func (s *Store) update(t Target, info UpdatedObjectInfo) ([]byte, bool, error) {
 			created = true
 			return s.put(t, obj, rev)
 		}
-		old, err := s.decodeStored(t, cur)
+		if IsCorrupt(cur) {
+			return storage.Change{}, errUntransformable
+		}
+		old, err := object.Decode(cur)
 		if err != nil {
-			return storage.Change{}, err
+			return storage.Change{}, apierrors.NewInternal(err)
 		}
 		// As kube reads what it stored: with the kind's defaults (an object
 		// stored before a default existed gets it too).

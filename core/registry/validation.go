@@ -25,16 +25,21 @@ func validateObjectMeta(meta map[string]any, res *schema.Resource, name string) 
 	errs = append(errs, validation.Labels(object.StringMap(meta, "labels"), field.NewPath("metadata", "labels"))...)
 	errs = append(errs, validation.Annotations(object.StringMap(meta, "annotations"), field.NewPath("metadata", "annotations"))...)
 	errs = append(errs, validation.OwnerReferences(object.Objects(meta, "ownerReferences"), field.NewPath("metadata", "ownerReferences"))...)
-	return append(errs, validation.Finalizers(object.Strings(meta, "finalizers"), field.NewPath("metadata", "finalizers"))...)
+	finalizers := object.Strings(meta, "finalizers")
+	errs = append(errs, validation.Finalizers(finalizers, field.NewPath("metadata", "finalizers"))...)
+	return append(errs, validation.KubeFinalizerNames(finalizers, field.NewPath("metadata", "finalizers"))...)
 }
 
 // validateObjectMetaUpdate checks what an update may not do to the metadata
 // beyond validateObjectMeta: add a finalizer to an object being deleted.
+// kube checks it twice (the generic registry, then the kind's strategy): the
+// error comes twice.
 func validateObjectMetaUpdate(meta, old map[string]any) field.ErrorList {
 	if old["deletionTimestamp"] == nil {
 		return nil
 	}
-	return validation.NoNewFinalizers(object.Strings(meta, "finalizers"), object.Strings(old, "finalizers"), field.NewPath("metadata", "finalizers"))
+	errs := validation.NoNewFinalizers(object.Strings(meta, "finalizers"), object.Strings(old, "finalizers"), field.NewPath("metadata", "finalizers"))
+	return append(errs, errs...)
 }
 
 // validateName returns the messages for a name that breaks rule.

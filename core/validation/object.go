@@ -367,6 +367,23 @@ func Finalizers(finalizers []string, p *field.Path) field.ErrorList {
 	return errs
 }
 
+// standardFinalizers are the finalizer names of kube's own that need no
+// domain.
+var standardFinalizers = []string{"kubernetes", "orphan", "foregroundDeletion"}
+
+// KubeFinalizerNames checks the finalizers of a built-in kind's object as
+// kube's core validation does beyond Finalizers: a name without a "/" must be
+// one of kube's own.
+func KubeFinalizerNames(finalizers []string, p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	for i, f := range finalizers {
+		if !strings.Contains(f, "/") && !slices.Contains(standardFinalizers, f) {
+			errs = append(errs, field.Invalid(p.Index(i), f, "name is neither a standard finalizer name nor is it fully qualified"))
+		}
+	}
+	return errs
+}
+
 // NoNewFinalizers checks that an update of an object being deleted adds no
 // finalizer (ValidateNoNewFinalizers).
 func NoNewFinalizers(finalizers, old []string, p *field.Path) field.ErrorList {
