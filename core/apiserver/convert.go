@@ -2,6 +2,7 @@ package apiserver
 
 import (
 	"encoding/json"
+	"strings"
 
 	"kubeplay/core/apierrors"
 	"kubeplay/core/encoding"
@@ -13,13 +14,22 @@ import (
 )
 
 // goType is how kube-apiserver's messages name the Go type of a resource's
-// object or list (%T of the typed object).
-func goType(res *schema.Resource, list bool) string {
+// object or list (%T of the typed object): the versioned type when the
+// Accept header has a clause without conversion, else the internal one
+// (kube converts then from the object as it read it).
+func (rep reply) goType(res *schema.Resource, list bool) string {
 	kind := res.Kind
 	if list {
 		kind = res.ListKind()
 	}
-	return "*" + res.Version + "." + kind
+	pkg := res.Version
+	if _, err := rep.statusOutput(); err != nil {
+		pkg, _, _ = strings.Cut(res.Group, ".")
+		if pkg == "" {
+			pkg = "core"
+		}
+	}
+	return "*" + pkg + "." + kind
 }
 
 // convertObject answers a get (or a write) with the conversion c asked for.
@@ -29,7 +39,7 @@ func (rep reply) convertObject(c encoding.Conversion, res *schema.Resource, stor
 		return partialObjectMetadata(c, stored)
 	case "PartialObjectMetadataList":
 		return nil, apierrors.New(web.StatusNotAcceptable, "NotAcceptable",
-			"you requested PartialObjectMetadataList, but the requested object is not a list ("+goType(res, false)+")", nil)
+			"you requested PartialObjectMetadataList, but the requested object is not a list ("+rep.goType(res, false)+")", nil)
 	}
 	return rep.tableOf(c, res, table.ListMeta{}, []storage.Item{{Value: string(stored)}})
 }
@@ -39,7 +49,7 @@ func (rep reply) convertList(c encoding.Conversion, res *schema.Resource, meta l
 	switch c.Kind {
 	case "PartialObjectMetadata":
 		return nil, apierrors.New(web.StatusNotAcceptable, "NotAcceptable",
-			"you requested PartialObjectMetadata, but the requested object is a list ("+goType(res, true)+")", nil)
+			"you requested PartialObjectMetadata, but the requested object is a list ("+rep.goType(res, true)+")", nil)
 	case "PartialObjectMetadataList":
 		doc := []byte(`{"kind":"PartialObjectMetadataList","apiVersion":"meta.k8s.io/` + c.Version + `","metadata":`)
 		mb, _ := json.Marshal(meta)

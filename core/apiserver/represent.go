@@ -289,10 +289,14 @@ func (rep reply) writeStatus(w web.ResponseWriter, st *apierrors.Status) {
 }
 
 // sendStatus answers with st and the HTTP status code; when the Accept header
-// allows no representation of a Status, kube-apiserver answers 406 in JSON
-// instead.
+// allows no representation of a Status, kube-apiserver answers an error in
+// JSON all the same, and a success with 406 in JSON instead.
 func (rep reply) sendStatus(w web.ResponseWriter, code int, st *apierrors.Status) {
 	out, err := rep.statusOutput()
+	if err != nil && code >= web.StatusBadRequest {
+		writeJSON(w, code, st)
+		return
+	}
 	if err != nil {
 		writeStatus(w, notAcceptable(err))
 		return

@@ -20,6 +20,7 @@ import (
 	"kubeplay/core/auth"
 	"kubeplay/core/clock"
 	"kubeplay/core/controllers"
+	"kubeplay/core/controllers/gc"
 	"kubeplay/core/object"
 	"kubeplay/core/openapi"
 	"kubeplay/core/registry"
@@ -91,7 +92,8 @@ type Server struct {
 }
 
 // New starts a server: it opens (or restores) the store, creates the system
-// namespaces if they are missing and starts the namespace controller.
+// namespaces if they are missing and starts the namespace controller and the
+// garbage collector.
 func New(cfg Config) (*Server, error) {
 	if cfg.BookmarkInterval <= 0 {
 		cfg.BookmarkInterval = time.Minute
@@ -130,12 +132,13 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s.handler = s.buildChain()
-	ns := controllers.NewNamespace(s, cfg.Clock)
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
-		ns.Run(s.ctx)
-	}()
+	for _, run := range []func(context.Context){controllers.NewNamespace(s, cfg.Clock).Run, gc.New(s, cfg.Clock).Run} {
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			run(s.ctx)
+		}()
+	}
 	return s, nil
 }
 

@@ -151,6 +151,7 @@ func (s *Store) prepareNew(st Strategy, t Target, obj object.Object) error {
 		}
 	}
 	st.Canonicalize(obj)
+	dropEmptyMeta(meta)
 	if !t.Apply {
 		s.recordFields(t, nil, obj)
 	}
@@ -248,6 +249,7 @@ func (s *Store) update(t Target, info UpdatedObjectInfo) ([]byte, bool, error) {
 		}
 		st.Canonicalize(obj)
 		oldMeta, meta := object.Meta(old), object.Meta(obj)
+		dropEmptyMeta(meta)
 		oldRV, _ := oldMeta["resourceVersion"].(string)
 		if rv, _ := meta["resourceVersion"].(string); rv != "" && rv != oldRV {
 			return storage.Change{}, apierrors.NewConflict(t.Res.Group, t.Res.Plural, t.Name, apierrors.ConflictModified)
@@ -302,6 +304,25 @@ func (s *Store) update(t Target, info UpdatedObjectInfo) ([]byte, bool, error) {
 func (s *Store) recordFields(t Target, old, obj object.Object) {
 	if s.fields != nil {
 		s.fields.Update(t.Res, t.Sub, t.Manager, s.clock.Now(), old, obj)
+	}
+}
+
+// dropEmptyMeta removes the metadata fields kube's ObjectMeta omits when
+// empty: labels, annotations, owner references, finalizers.
+func dropEmptyMeta(meta map[string]any) {
+	for _, f := range []string{"labels", "annotations", "ownerReferences", "finalizers"} {
+		switch v := meta[f].(type) {
+		case map[string]any:
+			if len(v) == 0 {
+				delete(meta, f)
+			}
+		case []any:
+			if len(v) == 0 {
+				delete(meta, f)
+			}
+		case nil:
+			delete(meta, f)
+		}
 	}
 }
 
