@@ -219,22 +219,29 @@ func (c *cluster) owned() (deploy object.Object) {
 	return deploy
 }
 
+// deleteChain deletes the Deployment of owned() with policy, and returns the
+// answer and a function waiting for the deletions' resourceVersions: of the
+// Pods, the ReplicaSet and the Deployment.
+func (c *cluster) deleteChain(policy string) (object.Object, func() (p, r, d map[string]int)) {
+	rv := object.MetaString(c.owned(), "resourceVersion")
+	podsGone := c.deletions(pods, rv, 2)
+	rsGone := c.deletions(replicasets, rv, 1)
+	deployGone := c.deletions(deployments, rv, 1)
+	answer := c.del(deployments+"/web", policy)
+	return answer, func() (p, r, d map[string]int) { return podsGone(), rsGone(), deployGone() }
+}
+
 // TestK8S_DEL_2_Foreground: an owner deleted in the foreground stays, with
 // the foregroundDeletion finalizer, until its dependents are gone: the Pods,
 // then the ReplicaSet (itself deleted in the foreground), then the
 // Deployment.
 func TestK8S_DEL_2_Foreground(t *testing.T) {
 	c := newCluster(t)
-	deploy := c.owned()
-	rv := object.MetaString(deploy, "resourceVersion")
-	podsGone := c.deletions(pods, rv, 2)
-	rsGone := c.deletions(replicasets, rv, 1)
-	deployGone := c.deletions(deployments, rv, 1)
-	marked := c.del(deployments+"/web", "Foreground")
+	marked, gone := c.deleteChain("Foreground")
 	if fs := object.Strings(object.Meta(marked), "finalizers"); len(fs) != 1 || fs[0] != "foregroundDeletion" || object.MetaString(marked, "deletionTimestamp") == "" {
 		t.Fatalf("foreground delete answered %v", marked)
 	}
-	p, r, d := podsGone(), rsGone(), deployGone()
+	p, r, d := gone()
 	if !(p["web-1-a"] < r["web-1"] && p["web-1-b"] < r["web-1"] && r["web-1"] < d["web"]) {
 		t.Fatalf("deletion order: pods %v, replicaset %v, deployment %v", p, r, d)
 	}
@@ -244,13 +251,8 @@ func TestK8S_DEL_2_Foreground(t *testing.T) {
 // the garbage collector deletes down the chain.
 func TestK8S_DEL_2_BackgroundChain(t *testing.T) {
 	c := newCluster(t)
-	deploy := c.owned()
-	rv := object.MetaString(deploy, "resourceVersion")
-	podsGone := c.deletions(pods, rv, 2)
-	rsGone := c.deletions(replicasets, rv, 1)
-	deployGone := c.deletions(deployments, rv, 1)
-	c.del(deployments+"/web", "Background")
-	p, r, d := podsGone(), rsGone(), deployGone()
+	_, gone := c.deleteChain("Background")
+	p, r, d := gone()
 	if !(d["web"] < r["web-1"] && r["web-1"] < p["web-1-a"] && r["web-1"] < p["web-1-b"]) {
 		t.Fatalf("deletion order: deployment %v, replicaset %v, pods %v", d, r, p)
 	}
