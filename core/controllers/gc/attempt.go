@@ -27,33 +27,29 @@ var (
 // absentLimit bounds the cache of owners known to be absent.
 const absentLimit = 1000
 
-// kindOf is the served kind of id.
-func (gc *GarbageCollector) kindOf(apiVersion, kindName string) (kind, error) {
-	k, ok := gc.kinds[apiVersion+"/"+kindName]
-	if !ok {
-		return kind{}, errUnmapped
+func (gc *GarbageCollector) markAbsent(id identity) {
+	if len(gc.absent) >= absentLimit {
+		clear(gc.absent)
 	}
-	return k, nil
+	gc.absent[id] = true
 }
 
-// attemptToDeleteWorker attempts n and decides what becomes of it: done,
-// retried later, or parked until discovery finds its kinds.
-func (gc *GarbageCollector) attemptToDeleteWorker(ctx context.Context, n *node) {
-	if n.virtual {
-		if cur, ok := gc.graph[n.id.UID]; !ok || cur != n || !cur.virtual {
-			return // gone, or observed meanwhile
-		}
+// attemptToDelete attempts n and decides what becomes of it: done, retried
+// later, or parked until discovery finds its kinds.
+func (gc *GarbageCollector) attemptToDelete(ctx context.Context, n *node) {
+	if n.virtual && gc.graph[n.id.UID] != n {
+		return // gone, or observed meanwhile
 	}
 	err := gc.attemptToDeleteItem(ctx, n)
 	switch {
 	case err == nil && n.virtual:
-		gc.requeue(n, false) // it exists: wait until an informer sees it
+		gc.requeue(n, &gc.toDelete) // it exists: wait until an informer sees it
 	case err == nil, errors.Is(err, errVirtualDelete), errors.Is(err, errNamespacedOwner):
-		gc.forget(n)
+		delete(gc.backoff, n)
 	case errors.Is(err, errUnmapped):
-		gc.unmapped[n] = true
+		gc.unmapped.add(n)
 	case ctx.Err() == nil:
-		gc.requeue(n, false)
+		gc.requeue(n, &gc.toDelete)
 	}
 }
 
@@ -65,41 +61,65 @@ func (gc *GarbageCollector) attemptToDeleteItem(ctx context.Context, n *node) er
 		return nil
 	}
 	latest, err := gc.getObject(ctx, n.id)
-	switch {
-	case client.IsNotFound(err):
-		gc.changes.add(change{typ: "DELETED", id: n.id, virtual: true})
-		return errVirtualDelete
-	case err != nil:
-		return err
-	case fmt.Sprint(latest["uid"]) != n.id.UID:
-		gc.changes.add(change{typ: "DELETED", id: n.id, virtual: true})
+	if client.IsNotFound(err) || err == nil && latest["uid"] != n.id.UID {
+		gc.changes.add(change{deleted: true, id: n.id, virtual: true})
 		return errVirtualDelete
 	}
-	if n.deletingDependents {
-		return gc.processDeletingDependents(ctx, n)
-	}
-	refs := ownerRefs(latest)
-	if len(refs) == 0 {
-		return nil
-	}
-	solid, dangling, waiting, err := gc.classifyReferences(ctx, n, refs)
 	if err != nil {
 		return err
 	}
-	switch {
-	case len(solid) > 0:
-		if len(dangling)+len(waiting) == 0 {
-			return nil
+	if n.deletingDependents {
+		blocking := n.blockingDependents()
+		if len(blocking) == 0 {
+			return gc.removeFinalizer(ctx, n, finalizerForeground)
 		}
-		// References to owners that are gone, or waiting for their
-		// dependents to go, are removed (the latter would hold them forever).
-		return gc.removeOwnerRefs(ctx, n, append(uids(dangling), uids(waiting)...))
+		for _, d := range blocking {
+			if !d.deletingDependents {
+				gc.toDelete.add(d)
+			}
+		}
+		return nil
+	}
+	// The owners: solid (there), dangling (gone), or waiting for their
+	// dependents to go.
+	var solid, dangling, waiting []string
+	for _, r := range object.Objects(latest, "ownerReferences") {
+		owner, err := gc.owner(ctx, r, n)
+		uid := ref(r, "uid")
+		switch {
+		case err != nil:
+			return err
+		case owner == nil:
+			dangling = append(dangling, uid)
+		case beingDeleted(owner) && hasFinalizer(owner, finalizerForeground):
+			waiting = append(waiting, uid)
+		default:
+			solid = append(solid, uid)
+		}
+	}
+	switch {
+	case len(solid)+len(dangling)+len(waiting) == 0, len(solid) > 0 && len(dangling)+len(waiting) == 0:
+		return nil
+	case len(solid) > 0:
+		// References to owners that are gone, or that wait for their
+		// dependents (they would wait forever), are removed.
+		drop := append(dangling, waiting...)
+		return gc.patchMeta(ctx, n, "ownerReferences", func(cur map[string]any) any {
+			return slices.DeleteFunc(object.Objects(cur, "ownerReferences"), func(r map[string]any) bool { return slices.Contains(drop, ref(r, "uid")) })
+		})
 	case len(waiting) > 0 && len(n.dependents) > 0:
-		for _, d := range n.sortedDependents() {
+		for _, d := range n.dependents {
 			if d.deletingDependents {
-				// A cycle, maybe: n stops blocking its owners, then goes in
-				// the foreground.
-				if err := gc.unblockOwnerRefs(ctx, n); err != nil {
+				// A cycle, maybe: n stops blocking its owners, then goes
+				// in the foreground.
+				err := gc.patchMeta(ctx, n, "ownerReferences", func(cur map[string]any) any {
+					refs := object.Objects(cur, "ownerReferences")
+					for _, r := range refs {
+						r["blockOwnerDeletion"] = false
+					}
+					return refs
+				})
+				if err != nil {
 					return err
 				}
 				break
@@ -117,112 +137,82 @@ func (gc *GarbageCollector) attemptToDeleteItem(ctx context.Context, n *node) er
 	return gc.deleteObject(ctx, n.id, policy)
 }
 
-// processDeletingDependents lets an owner deleted in the foreground go once
-// no dependent blocks it, and has the blocking ones deleted.
-func (gc *GarbageCollector) processDeletingDependents(ctx context.Context, n *node) error {
-	blocking := n.blockingDependents()
-	if len(blocking) == 0 {
-		return gc.removeFinalizer(ctx, n, finalizerForeground)
-	}
-	for _, d := range blocking {
-		if !d.deletingDependents {
-			gc.toDelete.add(d)
-		}
-	}
-	return nil
-}
-
-// classifyReferences sorts n's owner references: owners that exist, owners
-// that are gone, owners that exist but wait for their dependents to go.
-func (gc *GarbageCollector) classifyReferences(ctx context.Context, n *node, refs []ownerRef) (solid, dangling, waiting []ownerRef, err error) {
-	for _, r := range refs {
-		isDangling, owner, err := gc.isDangling(ctx, r, n)
-		if err != nil {
-			return nil, nil, nil, err
-		}
-		switch {
-		case isDangling:
-			dangling = append(dangling, r)
-		case beingDeleted(owner) && hasFinalizer(owner, finalizerForeground):
-			waiting = append(waiting, r)
-		default:
-			solid = append(solid, r)
-		}
-	}
-	return solid, dangling, waiting, nil
-}
-
-// isDangling says whether the owner r names is gone, as seen from n (a
-// namespaced owner is looked for in n's namespace), and returns its metadata
-// when it is not.
-func (gc *GarbageCollector) isDangling(ctx context.Context, r ownerRef, n *node) (bool, map[string]any, error) {
-	key := identity{r.APIVersion, r.Kind, "", r.Name, r.UID}
+// owner is the metadata of the owner r names, as seen from n (a namespaced
+// owner is looked for in n's namespace), or nil when it is gone.
+func (gc *GarbageCollector) owner(ctx context.Context, r map[string]any, n *node) (map[string]any, error) {
+	key := refIdentity(r, "")
 	if gc.absent[key] {
-		return true, nil, nil
+		return nil, nil
 	}
 	key.Namespace = n.id.Namespace
 	if gc.absent[key] {
-		return true, nil, nil
+		return nil, nil
 	}
-	k, err := gc.kindOf(r.APIVersion, r.Kind)
+	k, err := gc.kindOf(key.APIVersion, key.Kind)
 	if err != nil {
-		return false, nil, err
+		return nil, err
 	}
 	if !k.namespaced {
 		key.Namespace = ""
-	}
-	if n.id.Namespace == "" && k.namespaced {
-		return false, nil, errNamespacedOwner
+	} else if n.id.Namespace == "" {
+		return nil, errNamespacedOwner
 	}
 	owner, err := gc.getObject(ctx, key)
 	switch {
-	case client.IsNotFound(err):
+	case client.IsNotFound(err), err == nil && owner["uid"] != key.UID:
 		gc.markAbsent(key)
-		return true, nil, nil
-	case err != nil:
-		return false, nil, err
-	case fmt.Sprint(owner["uid"]) != r.UID:
-		gc.markAbsent(key)
-		return true, nil, nil
+		return nil, nil
 	}
-	return false, owner, nil
+	return owner, err
 }
 
-func (gc *GarbageCollector) markAbsent(id identity) {
-	if len(gc.absent) >= absentLimit {
-		clear(gc.absent)
+// attemptToOrphan removes the references to an owner deleted with the
+// orphan finalizer from its dependents, then the finalizer.
+func (gc *GarbageCollector) attemptToOrphan(ctx context.Context, owner *node) {
+	var err error
+	for _, d := range owner.dependents {
+		e := gc.patchMeta(ctx, d, "ownerReferences", func(cur map[string]any) any {
+			return slices.DeleteFunc(object.Objects(cur, "ownerReferences"), func(r map[string]any) bool { return ref(r, "uid") == owner.id.UID })
+		})
+		if !client.IsNotFound(e) {
+			err = errors.Join(err, e)
+		}
 	}
-	gc.absent[id] = true
-}
-
-// attemptToOrphanWorker removes the references to an owner deleted with
-// the orphan finalizer from its dependents, then the finalizer.
-func (gc *GarbageCollector) attemptToOrphanWorker(ctx context.Context, owner *node) {
-	err := gc.orphanDependents(ctx, owner)
 	if err == nil {
 		err = gc.removeFinalizer(ctx, owner, finalizerOrphan)
 	}
 	if err != nil && ctx.Err() == nil {
-		gc.requeue(owner, true)
+		gc.requeue(owner, &gc.toOrphan)
 		return
 	}
-	gc.forget(owner)
+	delete(gc.backoff, owner)
 }
 
-func (gc *GarbageCollector) orphanDependents(ctx context.Context, owner *node) error {
-	var errs []error
-	for _, d := range owner.sortedDependents() {
-		if err := gc.removeOwnerRefs(ctx, d, []string{owner.id.UID}); err != nil && !client.IsNotFound(err) {
-			errs = append(errs, fmt.Errorf("orphaning %s failed, %w", d.id, err))
-		}
+// removeFinalizer removes finalizer f from the object n is.
+func (gc *GarbageCollector) removeFinalizer(ctx context.Context, n *node, f string) error {
+	err := gc.patchMeta(ctx, n, "finalizers", func(cur map[string]any) any {
+		return slices.DeleteFunc(object.Strings(cur, "finalizers"), func(s string) bool { return s == f })
+	})
+	if client.IsNotFound(err) {
+		return nil
 	}
-	return errors.Join(errs...)
+	return err
 }
 
-// The garbage collector's requests, as kube's sends them: through the
-// metadata client, deletions with the uid as precondition, patches
-// strategic (with the uid as precondition) where the kind takes them, else
-// JSON merge patches with the resourceVersion as precondition.
+// The garbage collector's requests: reads through the metadata client,
+// deletions with the uid as precondition, and JSON merge patches of one
+// metadata field with the resourceVersion as precondition. (kube's sends
+// strategic merge patches where the kind takes them; the result is the
+// same.)
+
+// kindOf is the served kind of apiVersion and kind.
+func (gc *GarbageCollector) kindOf(apiVersion, kindName string) (kind, error) {
+	k, ok := gc.kinds[apiVersion+"/"+kindName]
+	if !ok {
+		return kind{}, errUnmapped
+	}
+	return k, nil
+}
 
 // getObject reads the metadata of the object id names.
 func (gc *GarbageCollector) getObject(ctx context.Context, id identity) (map[string]any, error) {
@@ -230,9 +220,7 @@ func (gc *GarbageCollector) getObject(ctx context.Context, id identity) (map[str
 	if err != nil {
 		return nil, err
 	}
-	if !k.namespaced {
-		id.Namespace = ""
-	} else if id.Namespace == "" {
+	if k.namespaced && id.Namespace == "" {
 		return nil, errNamespacedOwner
 	}
 	obj, err := gc.meta.Get(ctx, k.path(id))
@@ -248,146 +236,87 @@ func (gc *GarbageCollector) deleteObject(ctx context.Context, id identity, polic
 	if err != nil {
 		return err
 	}
-	body, _ := json.Marshal(map[string]any{"kind": "DeleteOptions", "apiVersion": "v1",
-		"preconditions": map[string]any{"uid": id.UID}, "propagationPolicy": policy})
-	_, err = gc.plain.Do(ctx, web.MethodDelete, k.path(id), "application/json", body)
+	body := fmt.Sprintf(`{"kind":"DeleteOptions","apiVersion":"v1","preconditions":{"uid":%q},"propagationPolicy":%q}`, id.UID, policy)
+	_, err = gc.plain.Do(ctx, web.MethodDelete, k.path(id), "application/json", []byte(body))
 	return err
 }
 
-// patch patches the object n is with a strategic merge patch, else (where
-// its kind takes none: custom resources) with the JSON merge patch that
-// mergePatch makes of its current metadata.
-func (gc *GarbageCollector) patch(ctx context.Context, n *node, smp map[string]any, mergePatch func(meta map[string]any) map[string]any) error {
-	k, err := gc.kindOf(n.id.APIVersion, n.id.Kind)
-	if err != nil {
-		return err
-	}
-	path := k.path(n.id)
-	body, _ := json.Marshal(map[string]any{"metadata": smp})
-	_, err = gc.plain.Do(ctx, web.MethodPatch, path, "application/strategic-merge-patch+json", body)
-	var e *client.Error
-	if !errors.As(err, &e) || e.Code != web.StatusUnsupportedMediaType {
-		return err
-	}
+// patchMeta sets the metadata field of the object n is to what value makes
+// of its current metadata, unless nothing changes.
+func (gc *GarbageCollector) patchMeta(ctx context.Context, n *node, field string, value func(cur map[string]any) any) error {
 	cur, err := gc.getObject(ctx, n.id)
 	if err != nil {
 		return err
 	}
-	patch := mergePatch(cur)
-	patch["resourceVersion"] = cur["resourceVersion"]
-	body, _ = json.Marshal(map[string]any{"metadata": patch})
-	_, err = gc.plain.Do(ctx, web.MethodPatch, path, "application/merge-patch+json", body)
+	before := string(mustJSON(cur[field]))
+	v := value(cur) // may change cur
+	body, err := json.Marshal(map[string]map[string]any{"metadata": {"resourceVersion": cur["resourceVersion"], field: v}})
+	if err != nil || before == string(mustJSON(v)) {
+		return err
+	}
+	k, _ := gc.kindOf(n.id.APIVersion, n.id.Kind)
+	_, err = gc.plain.Do(ctx, web.MethodPatch, k.path(n.id), "application/merge-patch+json", body)
 	return err
 }
 
-// removeOwnerRefs removes n's references to the owners with the given uids.
-func (gc *GarbageCollector) removeOwnerRefs(ctx context.Context, n *node, owners []string) error {
-	deletes := make([]any, len(owners))
-	for i, uid := range owners {
-		deletes[i] = map[string]any{"$patch": "delete", "uid": uid}
-	}
-	return gc.patch(ctx, n, map[string]any{"uid": n.id.UID, "ownerReferences": deletes}, func(meta map[string]any) map[string]any {
-		var kept []any
-		for _, r := range object.Objects(meta, "ownerReferences") {
-			if !slices.Contains(owners, fmt.Sprint(r["uid"])) {
-				kept = append(kept, r)
-			}
-		}
-		return map[string]any{"ownerReferences": kept}
-	})
+func mustJSON(v any) []byte {
+	b, _ := json.Marshal(v)
+	return b
 }
 
-// unblockOwnerRefs sets blockOwnerDeletion false on n's references.
-func (gc *GarbageCollector) unblockOwnerRefs(ctx context.Context, n *node) error {
-	var blocking []any
-	for _, r := range n.owners {
-		if r.blocks() {
-			blocking = append(blocking, refObject(r, false))
-		}
-	}
-	return gc.patch(ctx, n, map[string]any{"uid": n.id.UID, "ownerReferences": blocking}, func(map[string]any) map[string]any {
-		all := make([]any, len(n.owners))
-		for i, r := range n.owners {
-			all[i] = refObject(r, false)
-		}
-		return map[string]any{"ownerReferences": all}
-	})
+// event is the core/v1 Event kube's event recorder writes.
+type event struct {
+	APIVersion     string         `json:"apiVersion"`
+	Kind           string         `json:"kind"`
+	Metadata       eventMeta      `json:"metadata"`
+	InvolvedObject eventObjectRef `json:"involvedObject"`
+	Reason         string         `json:"reason"`
+	Message        string         `json:"message"`
+	Source         struct {
+		Component string `json:"component"`
+	} `json:"source"`
+	FirstTimestamp     string `json:"firstTimestamp"`
+	LastTimestamp      string `json:"lastTimestamp"`
+	Count              int    `json:"count"`
+	Type               string `json:"type"`
+	ReportingComponent string `json:"reportingComponent"`
+	ReportingInstance  string `json:"reportingInstance"`
 }
 
-// refObject is r as JSON, with blockOwnerDeletion block.
-func refObject(r ownerRef, block bool) map[string]any {
-	out := map[string]any{"apiVersion": r.APIVersion, "kind": r.Kind, "name": r.Name, "uid": r.UID, "blockOwnerDeletion": block}
-	if r.Controller != nil {
-		out["controller"] = *r.Controller
-	}
-	return out
+type eventMeta struct {
+	Name      string `json:"name"`
+	Namespace string `json:"namespace"`
 }
 
-// removeFinalizer removes finalizer f from the object n is, retrying
-// conflicts as kube's retry.RetryOnConflict does.
-func (gc *GarbageCollector) removeFinalizer(ctx context.Context, n *node, f string) error {
-	k, err := gc.kindOf(n.id.APIVersion, n.id.Kind)
-	if err != nil {
-		return err
-	}
-	for attempt := 0; ; attempt++ {
-		cur, err := gc.getObject(ctx, n.id)
-		if client.IsNotFound(err) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		finalizers := object.Strings(cur, "finalizers")
-		if !slices.Contains(finalizers, f) {
-			return nil
-		}
-		kept := slices.DeleteFunc(finalizers, func(s string) bool { return s == f })
-		body, _ := json.Marshal(map[string]any{"metadata": map[string]any{"resourceVersion": cur["resourceVersion"], "finalizers": kept}})
-		_, err = gc.plain.Do(ctx, web.MethodPatch, k.path(n.id), "application/merge-patch+json", body)
-		if !client.IsConflict(err) || attempt == 4 {
-			return err
-		}
-	}
-}
-
-// uids are the owners' uids of refs.
-func uids(refs []ownerRef) []string {
-	out := make([]string, len(refs))
-	for i, r := range refs {
-		out[i] = r.UID
-	}
-	return out
+type eventObjectRef struct {
+	Kind       string `json:"kind"`
+	Namespace  string `json:"namespace,omitempty"`
+	Name       string `json:"name"`
+	UID        string `json:"uid"`
+	APIVersion string `json:"apiVersion"`
 }
 
 // reportInvalidNamespace records kube's warning Event about n's reference
 // to the owner with uid, which is in another namespace.
 func (gc *GarbageCollector) reportInvalidNamespace(n *node, uid string) {
-	var ref *ownerRef
-	for i := range n.owners {
-		if n.owners[i].UID == uid {
-			ref = &n.owners[i]
-		}
-	}
-	if ref == nil {
+	r := findRef(n.owners, uid)
+	if r == nil {
 		return
 	}
-	invalid := identity{ref.APIVersion, ref.Kind, n.id.Namespace, ref.Name, ref.UID}
 	now := gc.clock.Now()
 	ns := n.id.Namespace
 	if ns == "" {
 		ns = "default"
 	}
-	ev := object.Object{
-		"apiVersion": "v1", "kind": "Event",
-		"metadata":       map[string]any{"name": n.id.Name + "." + strconv.FormatInt(now.UnixNano(), 16), "namespace": ns},
-		"involvedObject": map[string]any{"apiVersion": n.id.APIVersion, "kind": n.id.Kind, "namespace": n.id.Namespace, "name": n.id.Name, "uid": n.id.UID},
-		"type":           "Warning", "reason": "OwnerRefInvalidNamespace",
-		"message":        fmt.Sprintf("ownerRef %s does not exist in namespace %q", invalid, n.id.Namespace),
-		"source":         map[string]any{"component": "garbage-collector-controller"},
-		"firstTimestamp": registry.Timestamp(now), "lastTimestamp": registry.Timestamp(now), "count": 1,
-		"reportingComponent": "garbage-collector-controller", "reportingInstance": "",
+	ev := event{APIVersion: "v1", Kind: "Event",
+		Metadata:       eventMeta{Name: n.id.Name + "." + strconv.FormatInt(now.UnixNano(), 16), Namespace: ns},
+		InvolvedObject: eventObjectRef{n.id.Kind, n.id.Namespace, n.id.Name, n.id.UID, n.id.APIVersion},
+		Reason:         "OwnerRefInvalidNamespace", Type: "Warning", Count: 1,
+		Message:        fmt.Sprintf("ownerRef %s does not exist in namespace %q", refIdentity(r, n.id.Namespace), n.id.Namespace),
+		FirstTimestamp: registry.Timestamp(now), LastTimestamp: registry.Timestamp(now),
+		ReportingComponent: "garbage-collector-controller",
 	}
+	ev.Source.Component = "garbage-collector-controller"
 	// Best effort, as kube's event recorder.
-	_, _ = gc.plain.Create(context.Background(), "/api/v1/namespaces/"+ns+"/events", ev)
+	_, _ = gc.plain.Do(context.Background(), web.MethodPost, "/api/v1/namespaces/"+ns+"/events", "application/json", mustJSON(ev))
 }

@@ -126,19 +126,17 @@ func (gc *GarbageCollector) rediscover(ctx context.Context) {
 			gc.monitors[path] = gc.watch(ctx, path, k)
 		}
 	}
-	for n := range gc.unmapped {
-		delete(gc.unmapped, n)
-		gc.toDelete.add(n)
-	}
+	gc.toDelete.add(gc.unmapped.order...)
+	gc.unmapped.order = nil
 }
 
 // watch starts the informer of the collection at path, of kind k, feeding the
 // graph. Its CustomResourceDefinitions' changes also run discovery again.
 func (gc *GarbageCollector) watch(ctx context.Context, path string, k kind) *monitor {
 	ctx, cancel := context.WithCancel(ctx)
-	send := func(typ string, cur, old object.Object) {
+	send := func(deleted bool, cur, old object.Object) {
 		meta := object.Meta(cur)
-		ch := change{typ: typ, meta: meta, id: identity{k.apiVersion, k.kind, object.MetaString(cur, "namespace"), object.MetaString(cur, "name"), object.MetaString(cur, "uid")}}
+		ch := change{deleted: deleted, meta: meta, id: identity{k.apiVersion, k.kind, object.MetaString(cur, "namespace"), object.MetaString(cur, "name"), object.MetaString(cur, "uid")}}
 		if old != nil {
 			ch.oldMeta = object.Meta(old)
 		}
@@ -148,9 +146,9 @@ func (gc *GarbageCollector) watch(ctx context.Context, path string, k kind) *mon
 		}
 	}
 	inf := client.NewInformer(gc.meta, path, client.Handler{
-		Add:    func(obj object.Object) { send("ADDED", obj, nil) },
-		Update: func(old, cur object.Object) { send("MODIFIED", cur, old) },
-		Delete: func(obj object.Object) { send("DELETED", obj, nil) },
+		Add:    func(obj object.Object) { send(false, obj, nil) },
+		Update: func(old, cur object.Object) { send(false, cur, old) },
+		Delete: func(obj object.Object) { send(true, obj, nil) },
 	}, nil, gc.clock)
 	go inf.Run(ctx)
 	go func() {

@@ -29,6 +29,7 @@ package gc
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"kubeplay/core/auth"
@@ -61,129 +62,116 @@ type GarbageCollector struct {
 	absent   map[identity]bool
 	toDelete queue
 	toOrphan queue
+	unmapped queue // waiting for discovery to find a kind they name
 	retries  []retry
 	backoff  map[*node]time.Duration
 	kinds    kinds
 	monitors map[string]*monitor // by collection path
-	// unmapped are the nodes waiting for discovery to find a kind they name.
-	unmapped map[*node]bool
 }
 
 // New is the garbage collector, acting through h.
 func New(h web.Handler, clk clock.Clock) *GarbageCollector {
 	c := client.New(h, Identity, controllers.UserAgent+" generic-garbage-collector")
 	return &GarbageCollector{
-		plain: c, meta: c.MetadataOnly(), clock: clk, changes: newChangeQueue(),
-		graph: map[string]*node{}, absent: map[identity]bool{},
-		toDelete: newQueue(), toOrphan: newQueue(), backoff: map[*node]time.Duration{},
-		monitors: map[string]*monitor{}, unmapped: map[*node]bool{},
+		plain: c, meta: c.MetadataOnly(), clock: clk, changes: changeQueue{wake: make(chan struct{}, 1)},
+		graph: map[string]*node{}, absent: map[identity]bool{}, backoff: map[*node]time.Duration{},
+		monitors: map[string]*monitor{},
 	}
 }
 
 // retry is a node to attempt again once due.
 type retry struct {
-	due    time.Time
-	n      *node
-	orphan bool // for toOrphan, else toDelete
+	due time.Time
+	n   *node
+	q   *queue
 }
 
 // Run works until ctx is done.
 func (gc *GarbageCollector) Run(ctx context.Context) {
 	defer gc.stopMonitors()
 	gc.rediscover(ctx)
-	var timer clock.Timer
 	for ctx.Err() == nil {
-		if gc.changes.rediscover() {
+		changes, again := gc.changes.take()
+		if again {
 			gc.rediscover(ctx)
 		}
-		for _, ch := range gc.changes.take() {
+		for _, ch := range changes {
 			gc.processChange(ch)
 		}
-		if !gc.synced() {
-			// As kube's does, the collector acts only on a whole graph: an
-			// owner whose dependents' collections are not listed yet would
-			// look free of them.
-			select {
-			case <-ctx.Done():
-			case <-gc.changes.wake:
-			}
-			continue
-		}
-		if n := gc.toDelete.pop(); n != nil {
-			gc.attemptToDeleteWorker(ctx, n)
-			continue
-		}
-		if n := gc.toOrphan.pop(); n != nil {
-			gc.attemptToOrphanWorker(ctx, n)
-			continue
-		}
 		gc.dueRetries()
-		if gc.toDelete.len()+gc.toOrphan.len() > 0 {
-			continue
+		// As kube's does, the collector acts only on a whole graph: an
+		// owner whose dependents' collections are not listed yet would look
+		// free of them.
+		if gc.synced() {
+			if n := gc.toDelete.pop(); n != nil {
+				gc.attemptToDelete(ctx, n)
+				continue
+			}
+			if n := gc.toOrphan.pop(); n != nil {
+				gc.attemptToOrphan(ctx, n)
+				continue
+			}
 		}
-		var due <-chan time.Time
-		if len(gc.retries) > 0 {
-			timer = gc.clock.NewTimer(gc.retries[0].due.Sub(gc.clock.Now()))
-			due = timer.C()
-		}
-		select {
-		case <-ctx.Done():
-		case <-gc.changes.wake:
-		case <-due:
-		}
-		if timer != nil {
-			timer.Stop()
-			timer = nil
-		}
+		gc.wait(ctx)
 	}
 }
 
-// requeue attempts n again after its backoff.
-func (gc *GarbageCollector) requeue(n *node, orphan bool) {
-	d := gc.backoff[n]
-	if d == 0 {
-		d = firstRetry
+// wait waits for a change, or the next retry.
+func (gc *GarbageCollector) wait(ctx context.Context) {
+	var due <-chan time.Time
+	if len(gc.retries) > 0 {
+		next := gc.retries[0].due
+		for _, r := range gc.retries {
+			if r.due.Before(next) {
+				next = r.due
+			}
+		}
+		t := gc.clock.NewTimer(next.Sub(gc.clock.Now()))
+		defer t.Stop()
+		due = t.C()
 	}
+	select {
+	case <-ctx.Done():
+	case <-gc.changes.wake:
+	case <-due:
+	}
+}
+
+// requeue attempts n again, in queue q, after its backoff.
+func (gc *GarbageCollector) requeue(n *node, q *queue) {
+	d := max(gc.backoff[n], firstRetry)
 	gc.backoff[n] = min(2*d, lastRetry)
-	r := retry{due: gc.clock.Now().Add(d), n: n, orphan: orphan}
-	i := len(gc.retries)
-	for i > 0 && gc.retries[i-1].due.After(r.due) {
-		i--
-	}
-	gc.retries = append(gc.retries, retry{})
-	copy(gc.retries[i+1:], gc.retries[i:])
-	gc.retries[i] = r
+	gc.retries = append(gc.retries, retry{due: gc.clock.Now().Add(d), n: n, q: q})
 }
-
-// forget ends n's backoff.
-func (gc *GarbageCollector) forget(n *node) { delete(gc.backoff, n) }
 
 // dueRetries queues the retries that are due.
 func (gc *GarbageCollector) dueRetries() {
 	now := gc.clock.Now()
-	for len(gc.retries) > 0 && !gc.retries[0].due.After(now) {
-		r := gc.retries[0]
-		gc.retries = gc.retries[1:]
-		if r.orphan {
-			gc.toOrphan.add(r.n)
+	kept := gc.retries[:0]
+	for _, r := range gc.retries {
+		if r.due.After(now) {
+			kept = append(kept, r)
 		} else {
-			gc.toDelete.add(r.n)
+			r.q.add(r.n)
+		}
+	}
+	gc.retries = kept
+}
+
+// queue is a set of nodes in the order they were added.
+type queue struct{ order []*node }
+
+func (q *queue) add(ns ...*node) {
+	for _, n := range ns {
+		if !slices.Contains(q.order, n) {
+			q.order = append(q.order, n)
 		}
 	}
 }
 
-// queue is a set of nodes in the order they were added.
-type queue struct {
-	order []*node
-	in    map[*node]bool
-}
-
-func newQueue() queue { return queue{in: map[*node]bool{}} }
-
-func (q *queue) add(n *node) {
-	if !q.in[n] {
-		q.in[n] = true
-		q.order = append(q.order, n)
+func (q *queue) remove(n *node) {
+	if i := slices.Index(q.order, n); i >= 0 {
+		q.order = slices.Delete(q.order, i, i+1)
 	}
 }
 
@@ -192,10 +180,6 @@ func (q *queue) pop() *node {
 		return nil
 	}
 	n := q.order[0]
-	q.order[0] = nil
 	q.order = q.order[1:]
-	delete(q.in, n)
 	return n
 }
-
-func (q *queue) len() int { return len(q.order) }

@@ -24,82 +24,69 @@ func (id identity) String() string {
 	return fmt.Sprintf("[%s/%s, namespace: %s, name: %s, uid: %s]", id.APIVersion, id.Kind, id.Namespace, id.Name, id.UID)
 }
 
-// ownerRef is one of metadata.ownerReferences.
-type ownerRef struct {
-	APIVersion, Kind, Name, UID    string
-	Controller, BlockOwnerDeletion *bool
+// ref reads one field of an owner reference.
+func ref(r map[string]any, field string) string { s, _ := r[field].(string); return s }
+
+// blocks says whether an owner reference blocks its owner's deletion.
+func blocks(r map[string]any) bool { return r["blockOwnerDeletion"] == true }
+
+// refIdentity is the owner r names, as seen from namespace ns.
+func refIdentity(r map[string]any, ns string) identity {
+	return identity{ref(r, "apiVersion"), ref(r, "kind"), ns, ref(r, "name"), ref(r, "uid")}
 }
 
-func (r ownerRef) blocks() bool { return r.BlockOwnerDeletion != nil && *r.BlockOwnerDeletion }
-
-// ownerRefs reads metadata.ownerReferences.
-func ownerRefs(meta map[string]any) []ownerRef {
-	var out []ownerRef
-	for _, r := range object.Objects(meta, "ownerReferences") {
-		ref := ownerRef{}
-		ref.APIVersion, _ = r["apiVersion"].(string)
-		ref.Kind, _ = r["kind"].(string)
-		ref.Name, _ = r["name"].(string)
-		ref.UID, _ = r["uid"].(string)
-		if b, ok := r["controller"].(bool); ok {
-			ref.Controller = &b
+// findRef is the reference of refs to the owner with uid, or nil.
+func findRef(refs []map[string]any, uid string) map[string]any {
+	for _, r := range refs {
+		if ref(r, "uid") == uid {
+			return r
 		}
-		if b, ok := r["blockOwnerDeletion"].(bool); ok {
-			ref.BlockOwnerDeletion = &b
-		}
-		out = append(out, ref)
 	}
-	return out
+	return nil
 }
 
 // node is an object in the graph: observed through an informer, or virtual
 // (only named as an owner so far).
 type node struct {
 	id                 identity
-	owners             []ownerRef
-	dependents         map[*node]bool
+	owners             []map[string]any // its metadata.ownerReferences
+	dependents         []*node
 	virtual            bool
 	beingDeleted       bool
 	deletingDependents bool
-}
-
-// sortedDependents are n's dependents in a stable order.
-func (n *node) sortedDependents() []*node {
-	out := make([]*node, 0, len(n.dependents))
-	for d := range n.dependents {
-		out = append(out, d)
-	}
-	slices.SortFunc(out, func(a, b *node) int {
-		if a.id.Namespace+"/"+a.id.Name < b.id.Namespace+"/"+b.id.Name {
-			return -1
-		}
-		return 1
-	})
-	return out
 }
 
 // blockingDependents are the dependents whose reference to n blocks its
 // deletion.
 func (n *node) blockingDependents() []*node {
 	var out []*node
-	for _, d := range n.sortedDependents() {
-		for _, r := range d.owners {
-			if r.UID == n.id.UID && r.blocks() {
-				out = append(out, d)
-				break
-			}
+	for _, d := range n.dependents {
+		if r := findRef(d.owners, n.id.UID); r != nil && blocks(r) {
+			out = append(out, d)
 		}
 	}
 	return out
 }
 
+func (n *node) addDependent(d *node) {
+	if !slices.Contains(n.dependents, d) {
+		n.dependents = append(n.dependents, d)
+	}
+}
+
+func (n *node) removeDependent(d *node) {
+	if i := slices.Index(n.dependents, d); i >= 0 {
+		n.dependents = slices.Delete(n.dependents, i, i+1)
+	}
+}
+
 // change is what an informer saw, or a virtual deletion: an owner the API
 // says is gone.
 type change struct {
-	typ     string // ADDED, MODIFIED, DELETED
+	deleted bool
 	id      identity
 	meta    map[string]any // the object's metadata (nil for a virtual deletion)
-	oldMeta map[string]any // before a MODIFIED
+	oldMeta map[string]any // before an update
 	virtual bool
 }
 
@@ -110,8 +97,6 @@ type changeQueue struct {
 	again   bool // discovery must run again
 	wake    chan struct{}
 }
-
-func newChangeQueue() changeQueue { return changeQueue{wake: make(chan struct{}, 1)} }
 
 func (q *changeQueue) add(ch change) {
 	q.mu.Lock()
@@ -135,20 +120,13 @@ func (q *changeQueue) poke() {
 	}
 }
 
-func (q *changeQueue) take() []change {
+// take returns the pending changes, and whether discovery must run again.
+func (q *changeQueue) take() ([]change, bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	out := q.pending
-	q.pending = nil
-	return out
-}
-
-func (q *changeQueue) rediscover() bool {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	again := q.again
-	q.again = false
-	return again
+	out, again := q.pending, q.again
+	q.pending, q.again = nil, false
+	return out, again
 }
 
 func beingDeleted(meta map[string]any) bool { return meta["deletionTimestamp"] != nil }
@@ -169,65 +147,81 @@ func deletionStartsWith(ch change, f string) bool {
 // processChange updates the graph with one change, as kube's GraphBuilder
 // does, and queues what the change calls for.
 func (gc *GarbageCollector) processChange(ch change) {
-	existing, found := gc.graph[ch.id.UID]
-	if found && !ch.virtual && existing.virtual {
+	n, found := gc.graph[ch.id.UID]
+	if found && !ch.virtual && n.virtual {
 		// Observed at last: the owner's coordinates are the informer's.
-		if existing.id != ch.id {
-			for _, d := range existing.sortedDependents() {
+		if n.id != ch.id {
+			for _, d := range n.dependents {
 				if ch.id.Namespace != "" && d.id.Namespace != ch.id.Namespace {
 					gc.reportInvalidNamespace(d, ch.id.UID)
 				}
 				gc.toDelete.add(d)
 			}
-			existing.id = ch.id
+			n.id = ch.id
 		}
-		existing.virtual = false
+		n.virtual = false
 	}
 	switch {
-	case ch.typ != "DELETED" && !found:
-		n := &node{
-			id: ch.id, owners: ownerRefs(ch.meta), dependents: map[*node]bool{},
-			beingDeleted:       beingDeleted(ch.meta),
-			deletingDependents: beingDeleted(ch.meta) && hasFinalizer(ch.meta, finalizerForeground),
-		}
+	case !ch.deleted && !found:
+		n = &node{id: ch.id, owners: object.Objects(ch.meta, "ownerReferences"), beingDeleted: beingDeleted(ch.meta)}
+		n.deletingDependents = n.beingDeleted && hasFinalizer(ch.meta, finalizerForeground)
 		gc.graph[n.id.UID] = n
 		gc.addDependentToOwners(n, n.owners)
 		gc.processTransitions(ch, n)
-	case ch.typ != "DELETED":
-		owners := ownerRefs(ch.meta)
-		added, removed, changed := referenceDiffs(existing.owners, owners)
-		if len(added)+len(removed)+len(changed) > 0 {
-			gc.addUnblockedOwners(removed, changed)
-			existing.owners = owners
-			gc.addDependentToOwners(existing, added)
-			gc.removeDependentFromOwners(existing, removed)
-		}
-		if beingDeleted(ch.meta) {
-			existing.beingDeleted = true
-		}
-		gc.processTransitions(ch, existing)
+	case !ch.deleted:
+		gc.updateOwners(n, object.Objects(ch.meta, "ownerReferences"))
+		n.beingDeleted = n.beingDeleted || beingDeleted(ch.meta)
+		gc.processTransitions(ch, n)
 	case !found:
-	case ch.virtual && !existing.virtual && existing.id != ch.id:
+	case ch.virtual && !n.virtual && n.id != ch.id:
 		// An observed object is not gone because a reference to it by
-		// other coordinates is: its dependents that use those check again.
-		gc.absent[ch.id] = true
-		for _, d := range existing.sortedDependents() {
-			gc.toDelete.add(d)
-		}
+		// other coordinates is: its dependents check again.
+		gc.markAbsent(ch.id)
+		gc.toDelete.add(n.dependents...)
 	default:
-		gc.removeNode(existing)
-		if len(existing.dependents) > 0 {
-			gc.absent[ch.id] = true
-		}
-		for _, d := range existing.sortedDependents() {
-			gc.toDelete.add(d)
-		}
-		for _, r := range existing.owners {
-			if o := gc.graph[r.UID]; o != nil && o.deletingDependents {
-				gc.toDelete.add(o)
+		delete(gc.graph, n.id.UID)
+		for _, r := range n.owners {
+			if o := gc.graph[ref(r, "uid")]; o != nil {
+				o.removeDependent(n)
+				if o.deletingDependents {
+					gc.toDelete.add(o)
+				}
 			}
 		}
+		gc.unmapped.remove(n)
+		delete(gc.backoff, n)
+		if len(n.dependents) > 0 {
+			gc.markAbsent(ch.id)
+		}
+		gc.toDelete.add(n.dependents...)
 	}
+}
+
+// updateOwners gives n its new owner references: it joins its new owners'
+// dependents and leaves the old ones', and queues the owners, deleting their
+// dependents, that a reference gone or no longer blocking may let go.
+func (gc *GarbageCollector) updateOwners(n *node, owners []map[string]any) {
+	var added []map[string]any
+	for _, r := range owners {
+		if findRef(n.owners, ref(r, "uid")) == nil {
+			added = append(added, r)
+		}
+	}
+	for _, old := range n.owners {
+		o := gc.graph[ref(old, "uid")]
+		if o == nil {
+			continue
+		}
+		cur := findRef(owners, ref(old, "uid"))
+		if cur == nil {
+			o.removeDependent(n)
+		}
+		if o.deletingDependents && blocks(old) && (cur == nil || !blocks(cur)) {
+			gc.toDelete.add(o)
+		}
+	}
+	n.owners = owners
+	gc.addDependentToOwners(n, added)
 }
 
 // processTransitions queues an object that starts being deleted with one of
@@ -239,9 +233,7 @@ func (gc *GarbageCollector) processTransitions(ch change, n *node) {
 	}
 	if deletionStartsWith(ch, finalizerForeground) {
 		n.deletingDependents = true
-		for _, d := range n.sortedDependents() {
-			gc.toDelete.add(d)
-		}
+		gc.toDelete.add(n.dependents...)
 		gc.toDelete.add(n)
 	}
 }
@@ -249,25 +241,25 @@ func (gc *GarbageCollector) processTransitions(ch change, n *node) {
 // addDependentToOwners adds n to its owners' dependents, making virtual
 // nodes of owners not seen yet (and queueing them, to learn whether they
 // exist); a reference whose coordinates disagree with the owner's queues n.
-func (gc *GarbageCollector) addDependentToOwners(n *node, owners []ownerRef) {
+func (gc *GarbageCollector) addDependentToOwners(n *node, owners []map[string]any) {
 	suspect := false
 	for _, r := range owners {
-		o, ok := gc.graph[r.UID]
+		id := refIdentity(r, n.id.Namespace)
+		o, ok := gc.graph[id.UID]
 		if !ok {
-			o = &node{id: identity{r.APIVersion, r.Kind, n.id.Namespace, r.Name, r.UID}, dependents: map[*node]bool{}, virtual: true}
-			gc.graph[r.UID] = o
-		}
-		o.dependents[n] = true
-		switch {
-		case !ok:
+			o = &node{id: id, virtual: true}
+			gc.graph[id.UID] = o
 			gc.toDelete.add(o)
-		case suspect:
+		}
+		o.addDependent(n)
+		switch {
+		case !ok || suspect:
 		case o.id.Namespace != "" && o.id.Namespace != n.id.Namespace:
 			if !o.virtual {
-				gc.reportInvalidNamespace(n, r.UID)
+				gc.reportInvalidNamespace(n, id.UID)
 			}
 			suspect = true
-		case o.id.APIVersion != r.APIVersion || o.id.Kind != r.Kind || o.id.Name != r.Name:
+		case o.id.APIVersion != id.APIVersion || o.id.Kind != id.Kind || o.id.Name != id.Name:
 			suspect = true
 		case o.id.Namespace == "" && n.id.Namespace != "" && o.virtual:
 			suspect = true
@@ -276,63 +268,4 @@ func (gc *GarbageCollector) addDependentToOwners(n *node, owners []ownerRef) {
 	if suspect {
 		gc.toDelete.add(n)
 	}
-}
-
-func (gc *GarbageCollector) removeDependentFromOwners(n *node, owners []ownerRef) {
-	for _, r := range owners {
-		if o := gc.graph[r.UID]; o != nil {
-			delete(o.dependents, n)
-		}
-	}
-}
-
-// removeNode takes n out of the graph.
-func (gc *GarbageCollector) removeNode(n *node) {
-	delete(gc.graph, n.id.UID)
-	gc.removeDependentFromOwners(n, n.owners)
-	delete(gc.unmapped, n)
-	gc.forget(n)
-}
-
-// addUnblockedOwners queues the owners, deleting their dependents, that a
-// removed or no longer blocking reference may let go.
-func (gc *GarbageCollector) addUnblockedOwners(removed []ownerRef, changed [][2]ownerRef) {
-	for _, r := range removed {
-		if o := gc.graph[r.UID]; r.blocks() && o != nil && o.deletingDependents {
-			gc.toDelete.add(o)
-		}
-	}
-	for _, c := range changed {
-		if o := gc.graph[c[1].UID]; c[0].blocks() && !c[1].blocks() && o != nil && o.deletingDependents {
-			gc.toDelete.add(o)
-		}
-	}
-}
-
-// referenceDiffs compares two lists of owner references by uid.
-func referenceDiffs(old, cur []ownerRef) (added, removed []ownerRef, changed [][2]ownerRef) {
-	byUID := map[string]ownerRef{}
-	for _, r := range old {
-		byUID[r.UID] = r
-	}
-	for _, r := range cur {
-		if o, ok := byUID[r.UID]; !ok {
-			added = append(added, r)
-		} else {
-			if o.blocks() != r.blocks() || !equalBoolPtr(o.Controller, r.Controller) {
-				changed = append(changed, [2]ownerRef{o, r})
-			}
-			delete(byUID, r.UID)
-		}
-	}
-	for _, r := range old {
-		if _, ok := byUID[r.UID]; ok {
-			removed = append(removed, r)
-		}
-	}
-	return added, removed, changed
-}
-
-func equalBoolPtr(a, b *bool) bool {
-	return (a == nil) == (b == nil) && (a == nil || *a == *b)
 }
