@@ -2,7 +2,8 @@
 // constructors, with k8s.io/apimachinery/pkg/api/errors' codes, reasons and
 // message shapes, so that any package judging a request (the registry, patches,
 // apply, authentication, flow control) returns kube's error without importing
-// the HTTP server. A *Status is an error.
+// the HTTP server. A *Status is an error. The constructors are kept out of line
+// (go:noinline), as core/field's are, for the wasm binary's size.
 package apierrors
 
 import (
@@ -55,6 +56,8 @@ type ListMeta struct {
 func (s *Status) Error() string { return s.Message }
 
 // New is a failure Status.
+//
+//go:noinline
 func New(code int, reason, msg string, details *StatusDetails) *Status {
 	return &Status{Kind: "Status", APIVersion: "v1", Status: "Failure", Code: code, Reason: reason, Message: msg, Details: details}
 }
@@ -66,6 +69,8 @@ func Success(details *StatusDetails) *Status {
 
 // As is the Status an error is answered with: itself when it is one, an internal
 // error otherwise.
+//
+//go:noinline
 func As(err error) *Status {
 	var st *Status
 	if errors.As(err, &st) {
@@ -89,6 +94,8 @@ func Qualify(group, resource string) string {
 }
 
 // NewNotFound: the named object does not exist.
+//
+//go:noinline
 func NewNotFound(group, resource, name string) *Status {
 	return New(web.StatusNotFound, "NotFound", fmt.Sprintf("%s %q not found", Qualify(group, resource), name),
 		&StatusDetails{Name: name, Group: group, Kind: resource})
@@ -104,6 +111,8 @@ func NewAlreadyExists(group, resource, name string) *Status {
 const ConflictModified = "the object has been modified; please apply your changes to the latest version and try again"
 
 // NewConflict: the operation cannot be done on the object now, for why.
+//
+//go:noinline
 func NewConflict(group, resource, name, why string) *Status {
 	return New(web.StatusConflict, "Conflict",
 		fmt.Sprintf("Operation cannot be fulfilled on %s %q: %s", Qualify(group, resource), name, why),
@@ -112,6 +121,8 @@ func NewConflict(group, resource, name, why string) *Status {
 
 // NewInvalid is a 422 with one cause per field error; the message lists each
 // distinct error once.
+//
+//go:noinline
 func NewInvalid(group, kind, name string, errs field.ErrorList) *Status {
 	causes := make([]StatusCause, len(errs))
 	var msgs []string // each message once, as kube's aggregate error lists them
@@ -132,6 +143,8 @@ func NewInvalid(group, kind, name string, errs field.ErrorList) *Status {
 }
 
 // NewBadRequest: the request itself is malformed.
+//
+//go:noinline
 func NewBadRequest(msg string) *Status {
 	return New(web.StatusBadRequest, "BadRequest", msg, nil)
 }
@@ -180,6 +193,8 @@ func NewRequestEntityTooLarge(limit int64) *Status {
 }
 
 // NewInternal: something failed inside.
+//
+//go:noinline
 func NewInternal(err error) *Status {
 	return New(web.StatusInternalServerError, "InternalError",
 		fmt.Sprintf("Internal error occurred: %v", err), &StatusDetails{Causes: []StatusCause{{Message: err.Error()}}})

@@ -12,6 +12,7 @@ import (
 
 	"kubeplay/core/apierrors"
 	"kubeplay/core/clock"
+	"kubeplay/core/encoding"
 	"kubeplay/core/field"
 	"kubeplay/core/fieldvalidation"
 	"kubeplay/core/object"
@@ -52,6 +53,15 @@ func (s *Server) serveResource(w web.ResponseWriter, r *web.Request, info *reque
 		return
 	}
 	t.rep, st = s.negotiateReply(r, t.res, info.Verb == "watch")
+	if st != nil && st.Code == web.StatusNotAcceptable && t.res.Custom != nil {
+		// kube answers a custom resource's 406 in what the Accept header
+		// allows of a Status, naming the media types its built-in kinds have.
+		accept := r.Header.Get("Accept")
+		out, _ := encoding.NegotiateOutput(accept, encoding.Endpoint{Protobuf: true})
+		_, err := encoding.NegotiateOutput("text/html", encoding.Endpoint{Protobuf: true})
+		reply{out: out, accept: accept, protobuf: true}.writeStatus(w, notAcceptable(err))
+		return
+	}
 	if st != nil {
 		writeStatus(w, st)
 		return
@@ -298,7 +308,11 @@ func (s *Server) get(w web.ResponseWriter, r *web.Request, t target) error {
 		if err != nil {
 			return apierrors.NewInternal(err)
 		}
-		if val, err = object.Encode(registry.ScaleOf(obj)); err != nil {
+		scale, err := registry.ScaleOf(t.res, obj)
+		if err != nil {
+			return err
+		}
+		if val, err = object.Encode(scale); err != nil {
 			return apierrors.NewInternal(err)
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"kubeplay/core/patch"
 	"kubeplay/core/registry"
 	"kubeplay/core/schema"
+	"kubeplay/core/warning"
 	"kubeplay/core/web"
 )
 
@@ -33,9 +34,12 @@ func checkObjectNamespace(obj object.Object, t target) error {
 	return nil
 }
 
-// registryTarget is what the registry is asked to write.
-func (t target) registryTarget() registry.Target {
-	return registry.Target{Res: t.res, Namespace: t.namespace, Name: t.name, Sub: t.sub, DryRun: t.dryRun, Manager: t.manager}
+// registryTarget is what the registry is asked to write for r: by r's user,
+// its warnings r's.
+func (t target) registryTarget(r *web.Request) registry.Target {
+	u, _ := auth.UserFrom(r.Context())
+	return registry.Target{Res: t.res, Namespace: t.namespace, Name: t.name, Sub: t.sub, DryRun: t.dryRun, Manager: t.manager,
+		User: u, Warn: func(text string) { warning.Add(r.Context(), text) }}
 }
 
 func (s *Server) create(w web.ResponseWriter, r *web.Request, t target) error {
@@ -46,9 +50,7 @@ func (s *Server) create(w web.ResponseWriter, r *web.Request, t target) error {
 	if err := checkObjectNamespace(obj, t); err != nil {
 		return err
 	}
-	rt := t.registryTarget()
-	rt.User, _ = auth.UserFrom(r.Context())
-	stored, err := s.objects.Create(rt, obj)
+	stored, err := s.objects.Create(t.registryTarget(r), obj)
 	if err != nil {
 		return err
 	}
@@ -69,7 +71,7 @@ func (s *Server) update(w web.ResponseWriter, r *web.Request, t target) error {
 		return err
 	}
 	// A copy per attempt: the registry may run the update again on a newer object.
-	stored, created, err := s.objects.Update(t.registryTarget(), func(object.Object) (object.Object, error) { return object.DeepCopy(obj), nil })
+	stored, created, err := s.objects.Update(t.registryTarget(r), func(object.Object) (object.Object, error) { return object.DeepCopy(obj), nil })
 	if err != nil {
 		return err
 	}
@@ -104,7 +106,7 @@ func (s *Server) patch(w web.ResponseWriter, r *web.Request, t target) error {
 		return err
 	}
 	mechanism := patch.New(r.Context(), pt, body, res.APIVersion(), res.Kind, t.validation)
-	stored, created, err := s.objects.Update(t.registryTarget(), func(old object.Object) (object.Object, error) {
+	stored, created, err := s.objects.Update(t.registryTarget(r), func(old object.Object) (object.Object, error) {
 		if old == nil {
 			return nil, apierrors.NewNotFound(t.res.Group, t.res.Plural, t.name)
 		}
@@ -200,9 +202,7 @@ func (s *Server) delete(w web.ResponseWriter, r *web.Request, t target) error {
 		return err
 	}
 	t.dryRun = len(opts.DryRun) > 0
-	rt := t.registryTarget()
-	rt.User, _ = auth.UserFrom(r.Context())
-	result, err := s.objects.Delete(rt, opts)
+	result, err := s.objects.Delete(t.registryTarget(r), opts)
 	if err != nil {
 		return err
 	}
@@ -240,7 +240,7 @@ func (s *Server) deleteCollection(w web.ResponseWriter, r *web.Request, t target
 		return err
 	}
 	t.dryRun = len(opts.DryRun) > 0
-	items, rev, err := s.objects.DeleteCollection(t.registryTarget(), o.filter(), opts)
+	items, rev, err := s.objects.DeleteCollection(t.registryTarget(r), o.filter(), opts)
 	if err != nil {
 		return err
 	}

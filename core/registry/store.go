@@ -70,6 +70,23 @@ type Target struct {
 	Apply bool
 	// User is who asks: the reviews answer about them.
 	User auth.User
+	// Warn, when set, hears the warnings of the write (kube's Warning
+	// headers).
+	Warn func(text string)
+}
+
+// warner is a strategy whose kind's writes may warn.
+type warner interface {
+	Warnings(obj object.Object) []string
+}
+
+// warn tells t of the warnings writing obj gets.
+func (t Target) warn(st Strategy, obj object.Object) {
+	if w, ok := st.(warner); ok && t.Warn != nil {
+		for _, text := range w.Warnings(obj) {
+			t.Warn(text)
+		}
+	}
 }
 
 func (t Target) key() string { return Key(t.Res, t.Namespace, t.Name) }
@@ -163,6 +180,7 @@ func (s *Store) prepareNew(st Strategy, t Target, obj object.Object) error {
 	if errs := append(validateObjectMeta(meta, t.Res, name), st.Validate(obj)...); len(errs) > 0 {
 		return apierrors.NewInvalid(t.Res.Group, t.Res.Kind, name, errs)
 	}
+	t.warn(st, obj)
 	meta["uid"] = object.NewUID()
 	meta["creationTimestamp"] = Timestamp(s.clock.Now())
 	for _, f := range []string{"resourceVersion", "deletionTimestamp", "deletionGracePeriodSeconds", "selfLink"} {
@@ -206,7 +224,7 @@ func (s *Store) Update(t Target, info UpdatedObjectInfo) ([]byte, bool, error) {
 		if err != nil {
 			return nil, false, err
 		}
-		scale, err := scaleAnswer(stored)
+		scale, err := scaleAnswer(t.Res, stored)
 		return scale, false, err
 	}
 	return s.update(t, info)
@@ -272,6 +290,7 @@ func (s *Store) update(t Target, info UpdatedObjectInfo) ([]byte, bool, error) {
 		if errs = append(errs, st.ValidateUpdate(obj, old, t.Sub)...); len(errs) > 0 {
 			return storage.Change{}, apierrors.NewInvalid(t.Res.Group, t.Res.Kind, t.Name, errs)
 		}
+		t.warn(st, obj)
 		object.SetResourceVersion(obj, mustParseRV(oldRV))
 		if b, err := object.Encode(obj); err != nil {
 			return storage.Change{}, err

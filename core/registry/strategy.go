@@ -53,7 +53,12 @@ type Strategy interface {
 // strategyFor is the strategy of a resource's kind.
 func strategyFor(res *schema.Resource) Strategy {
 	base := resourceStrategy{res: res}
+	if res.Custom != nil {
+		return customStrategy{base}
+	}
 	switch res.Group + "/" + res.Kind {
+	case "apiextensions.k8s.io/CustomResourceDefinition":
+		return crdStrategy{base}
 	case "flowcontrol.apiserver.k8s.io/FlowSchema":
 		return flowSchemaStrategy{base}
 	case "flowcontrol.apiserver.k8s.io/PriorityLevelConfiguration":

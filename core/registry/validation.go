@@ -27,6 +27,9 @@ func validateObjectMeta(meta map[string]any, res *schema.Resource, name string) 
 	errs = append(errs, validation.OwnerReferences(object.Objects(meta, "ownerReferences"), field.NewPath("metadata", "ownerReferences"))...)
 	finalizers := object.Strings(meta, "finalizers")
 	errs = append(errs, validation.Finalizers(finalizers, field.NewPath("metadata", "finalizers"))...)
+	if res.Custom != nil {
+		return errs // kube's core validation is for its own kinds
+	}
 	return append(errs, validation.KubeFinalizerNames(finalizers, field.NewPath("metadata", "finalizers"))...)
 }
 

@@ -153,6 +153,12 @@ func Builtins() []*Resource {
 			},
 		},
 		{
+			Group: "apiextensions.k8s.io", Version: "v1", Kind: "CustomResourceDefinition",
+			Plural: "customresourcedefinitions", Singular: "customresourcedefinition",
+			ShortNames: []string{"crd", "crds"}, Categories: []string{"api-extensions"}, Verbs: allVerbs, Generation: true, Untyped: true,
+			Subs: []Subresource{{Name: "status", Kind: "CustomResourceDefinition", Group: "apiextensions.k8s.io", Verbs: statusVerbs}},
+		},
+		{
 			Group: "coordination.k8s.io", Version: "v1", Kind: "Lease", Plural: "leases", Singular: "lease",
 			Namespaced: true, Verbs: allVerbs, CreateOnUpdate: true,
 		},

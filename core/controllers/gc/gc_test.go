@@ -216,6 +216,10 @@ func (c *cluster) owned() (deploy object.Object) {
 	for _, name := range []string{"web-1-a", "web-1-b"} {
 		c.create(pods, object.Object{"metadata": map[string]any{"name": name, "labels": labels, "ownerReferences": controller(rs)}, "spec": podSpec})
 	}
+	// The collector hears of each kind on its own watch: like kube's, it
+	// may act on a deletion before it hears of a dependent created just
+	// before (the end is the same, the order is not). A person is slower.
+	c.settle()
 	return deploy
 }
 

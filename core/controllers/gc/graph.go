@@ -25,9 +25,13 @@ func (id identity) String() string {
 }
 
 // ref reads one field of an owner reference.
+//
+//go:noinline
 func ref(r map[string]any, field string) string { s, _ := r[field].(string); return s }
 
 // blocks says whether an owner reference blocks its owner's deletion.
+//
+//go:noinline
 func blocks(r map[string]any) bool { return r["blockOwnerDeletion"] == true }
 
 // refIdentity is the owner r names, as seen from namespace ns.
@@ -36,6 +40,8 @@ func refIdentity(r map[string]any, ns string) identity {
 }
 
 // findRef is the reference of refs to the owner with uid, or nil.
+//
+//go:noinline
 func findRef(refs []map[string]any, uid string) map[string]any {
 	for _, r := range refs {
 		if ref(r, "uid") == uid {
