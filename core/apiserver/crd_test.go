@@ -169,6 +169,16 @@ func TestK8S_URI_4_CustomResources(t *testing.T) {
 		t.Errorf("spec.replicas after scaling: %v", got)
 	}
 
+	// Server-side apply merges a list of x-kubernetes-list-type map by its keys.
+	apply := func(manager, port string) *response {
+		return s.do("PATCH", widgets+"/w4?fieldManager="+manager, `{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w4"},"spec":{"ports":[{"name":"`+port+`","port":80}]}}`,
+			"Content-Type", "application/apply-patch+yaml")
+	}
+	apply("a", "http").must(t, 201)
+	if got := string(mustJSON(object.Path(apply("b", "https").must(t, 200).Obj, "spec", "ports"))); got != `[{"name":"http","port":80},{"name":"https","port":80}]` {
+		t.Errorf("applied ports: %s", got)
+	}
+
 	r = s.do("GET", widgets, nil, "Accept", "application/vnd.kubernetes.protobuf")
 	if r.Code != 406 || r.Header.Get("Content-Type") != "application/vnd.kubernetes.protobuf" {
 		t.Errorf("protobuf: %d %s", r.Code, r.Header.Get("Content-Type"))
