@@ -48,7 +48,7 @@ func (s *Server) serveResource(w web.ResponseWriter, r *web.Request, info *reque
 		writeStatus(w, apierrors.NewMethodNotAllowed())
 		return
 	}
-	if t.sub != "" && t.sub != "status" && t.sub != "finalize" && t.sub != "scale" {
+	if t.sub != "" && t.sub != "status" && t.sub != "finalize" && t.sub != "scale" && t.sub != "binding" && t.sub != "eviction" && t.sub != "log" {
 		writeStatus(w, apierrors.NewPathNotFound())
 		return
 	}
@@ -287,6 +287,9 @@ func (s *Server) waitFresh(ctx context.Context, rev int64) error {
 }
 
 func (s *Server) get(w web.ResponseWriter, r *web.Request, t target) error {
+	if t.sub == "log" {
+		return s.serveLog(w, r, t)
+	}
 	if v := r.URL.Query().Get("resourceVersion"); v != "" && v != "0" {
 		rv, err := parseResourceVersion(v)
 		if err != nil {

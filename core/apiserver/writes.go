@@ -43,9 +43,17 @@ func (t target) registryTarget(r *web.Request) registry.Target {
 }
 
 func (s *Server) create(w web.ResponseWriter, r *web.Request, t target) error {
-	obj, err := readObject(r, t.res, t.validation)
+	obj, err := readObject(r, t.answerResource(), t.validation)
 	if err != nil {
 		return err
+	}
+	if t.sub != "" { // a Pod's binding or eviction
+		st, err := s.objects.CreateSubresource(t.registryTarget(r), obj)
+		if err != nil {
+			return err
+		}
+		t.rep.sendStatus(w, st.Code, st)
+		return nil
 	}
 	if err := checkObjectNamespace(obj, t); err != nil {
 		return err

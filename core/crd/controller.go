@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"sync"
 	"time"
 
 	"kubeplay/core/auth"
@@ -34,7 +35,9 @@ type Controller struct {
 	c        *client.Client
 	registry *schema.Registry
 	clock    clock.Clock
-	served   map[string][]*schema.Resource // by definition name
+
+	mu     sync.Mutex                    // guards served: the loop and the informer's handler change it
+	served map[string][]*schema.Resource // by definition name
 }
 
 // NewController is the controller of reg's custom resources, acting through h.
@@ -160,7 +163,9 @@ func setCondition(status map[string]any, typ, value, reason, message, now string
 // serve serves d's versions, and stops serving those it no longer serves.
 func (c *Controller) serve(d *Definition) {
 	rs := d.Resources()
-	c.unserve(d.Metadata.Name, rs)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.unserveLocked(d.Metadata.Name, rs)
 	for _, r := range rs {
 		c.registry.Add(r)
 	}
@@ -170,6 +175,12 @@ func (c *Controller) serve(d *Definition) {
 // unserve stops serving the resources of the definition name that keep does
 // not hold.
 func (c *Controller) unserve(name string, keep []*schema.Resource) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.unserveLocked(name, keep)
+}
+
+func (c *Controller) unserveLocked(name string, keep []*schema.Resource) {
 	for _, r := range c.served[name] {
 		if !slices.ContainsFunc(keep, func(k *schema.Resource) bool {
 			return k.Group == r.Group && k.Version == r.Version && k.Plural == r.Plural

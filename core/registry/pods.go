@@ -55,6 +55,14 @@ func (podStrategy) PrepareForCreate(obj object.Object) {
 
 func (podStrategy) Validate(obj object.Object) field.ErrorList { return validation.Pod(obj) }
 
+// PrepareForUpdate: a binding writes what it computed (node, condition).
+func (s podStrategy) PrepareForUpdate(obj, old object.Object, sub string) object.Object {
+	if sub == "binding" {
+		return obj
+	}
+	return s.resourceStrategy.PrepareForUpdate(obj, old, sub)
+}
+
 func (podStrategy) ValidateUpdate(obj, old object.Object, sub string) field.ErrorList {
 	if sub != "" {
 		return nil

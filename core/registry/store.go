@@ -321,7 +321,7 @@ func (s *Store) update(t Target, info UpdatedObjectInfo) ([]byte, bool, error) {
 // recordFields records t's write from old (nil for a new object) to obj in
 // obj's managedFields.
 func (s *Store) recordFields(t Target, old, obj object.Object) {
-	if s.fields != nil {
+	if s.fields != nil && t.Sub != "binding" { // kube binds without its field manager
 		s.fields.Update(t.Res, t.Sub, t.Manager, s.clock.Now(), old, obj)
 	}
 }
