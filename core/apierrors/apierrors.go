@@ -102,6 +102,8 @@ func NewNotFound(group, resource, name string) *Status {
 }
 
 // NewAlreadyExists: an object of that name exists.
+//
+//go:noinline
 func NewAlreadyExists(group, resource, name string) *Status {
 	return New(web.StatusConflict, "AlreadyExists", fmt.Sprintf("%s %q already exists", Qualify(group, resource), name),
 		&StatusDetails{Name: name, Group: group, Kind: resource})
@@ -151,6 +153,8 @@ func NewBadRequest(msg string) *Status {
 
 // NewForbidden: the operation is not allowed on the object (or the collection,
 // without a name), for why.
+//
+//go:noinline
 func NewForbidden(group, resource, name, why string, causes ...StatusCause) *Status {
 	var msg string
 	if name == "" {
@@ -163,23 +167,31 @@ func NewForbidden(group, resource, name, why string, causes ...StatusCause) *Sta
 }
 
 // NewMethodNotAllowed: the resource does not take this method.
+//
+//go:noinline
 func NewMethodNotAllowed() *Status {
 	return New(web.StatusMethodNotAllowed, "MethodNotAllowed",
 		"the server does not allow this method on the requested resource", &StatusDetails{})
 }
 
 // NewPathNotFound: nothing is served at the path.
+//
+//go:noinline
 func NewPathNotFound() *Status {
 	return New(web.StatusNotFound, "NotFound", "the server could not find the requested resource", &StatusDetails{})
 }
 
 // NewExpired is kube's NewResourceExpired: 410 Gone with reason Expired.
+//
+//go:noinline
 func NewExpired(msg string) *Status {
 	return New(web.StatusGone, "Expired", msg, nil)
 }
 
 // NewTooLargeResourceVersion is what kube-apiserver answers when a read asks for
 // a revision the store has not reached after waiting.
+//
+//go:noinline
 func NewTooLargeResourceVersion(requested, current int64) *Status {
 	return New(web.StatusGatewayTimeout, "Timeout",
 		fmt.Sprintf("Timeout: Too large resource version: %d, current: %d", requested, current),
@@ -187,6 +199,8 @@ func NewTooLargeResourceVersion(requested, current int64) *Status {
 }
 
 // NewRequestEntityTooLarge: the body is over limit bytes.
+//
+//go:noinline
 func NewRequestEntityTooLarge(limit int64) *Status {
 	return New(web.StatusRequestEntityTooLarge, "RequestEntityTooLarge",
 		fmt.Sprintf("Request entity too large: limit is %d", limit), nil)
@@ -202,22 +216,30 @@ func NewInternal(err error) *Status {
 
 // NewUnknown is kube's answer to an error that is no Status (an error a
 // library returned as is): a 500 with the error's message and no reason.
+//
+//go:noinline
 func NewUnknown(err error) *Status {
 	return New(web.StatusInternalServerError, "", err.Error(), nil)
 }
 
 // NewUnprocessable is kube's generic 422 (NewGenericServerResponse), which
 // keeps none of the error's own message: a JSON patch that does not apply.
+//
+//go:noinline
 func NewUnprocessable() *Status {
 	return New(web.StatusUnprocessableEntity, "Invalid", "the server rejected our request due to an error in our request", &StatusDetails{})
 }
 
 // NewServiceUnavailable: the server cannot answer now.
+//
+//go:noinline
 func NewServiceUnavailable(msg string) *Status {
 	return New(web.StatusServiceUnavailable, "ServiceUnavailable", msg, nil)
 }
 
 // NewUnauthorized is kube's answer to credentials it cannot accept.
+//
+//go:noinline
 func NewUnauthorized() *Status {
 	return New(web.StatusUnauthorized, "Unauthorized", "Unauthorized", nil)
 }

@@ -172,11 +172,7 @@ func Validate(obj object.Object) (field.ErrorList, []string) {
 		return field.ErrorList{field.Invalid(field.NewPath("spec"), "", err.Error())}, nil
 	}
 	var errs field.ErrorList
-	invalid := func(p *field.Path, v any, msgs ...string) {
-		for _, m := range msgs {
-			errs = append(errs, field.Invalid(p, v, m))
-		}
-	}
+	invalid := func(p *field.Path, v any, msgs ...string) { addInvalid(&errs, p, v, msgs) }
 	spec := field.NewPath("spec")
 	s := &d.Spec
 	if d.Metadata.Name != s.Names.Plural+"."+s.Group {
@@ -238,6 +234,15 @@ func Validate(obj object.Object) (field.ErrorList, []string) {
 		invalid(field.NewPath("status", "storedVersions"), field.GoSyntax("[]string(nil)"), "must have at least one stored version")
 	}
 	return errs, warnings
+}
+
+// addInvalid adds an Invalid error of p for each message.
+//
+//go:noinline
+func addInvalid(errs *field.ErrorList, p *field.Path, v any, msgs []string) {
+	for _, m := range msgs {
+		*errs = append(*errs, field.Invalid(p, v, m))
+	}
 }
 
 // versionPart is what one version, or all of them alike (kube then speaks of

@@ -8,12 +8,6 @@ import (
 	"kubeplay/core/schema"
 )
 
-// metaRef is a reference to one of meta/v1's schemas, which the built-in
-// documents define (core/openapi copies them into the document).
-func metaRef(name string) map[string]any {
-	return map[string]any{"$ref": "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1." + name}
-}
-
 // Descriptions kube gives a custom resource's apiVersion, kind and metadata.
 const (
 	descAPIVersion = "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources"
@@ -21,8 +15,14 @@ const (
 	descMetadata   = "Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"
 )
 
-// The list schema and the paths of a kind, NAME its schema's name.
+// The document, a kind's schema (before its openAPIV3Schema's), its list
+// schema and its paths, NAME its schema's name.
 const (
+	documentTemplate = `{"openapi":"3.0.0","info":{"title":"Kubernetes CRD Swagger","version":"v0.1.0"},"paths":{},"components":{"schemas":{}}}`
+	kindTemplate     = `{"type":"object","properties":{` +
+		`"apiVersion":{"type":"string","description":"` + descAPIVersion + `"},"kind":{"type":"string","description":"` + descKind + `"},` +
+		`"metadata":{"description":"` + descMetadata + `","allOf":[{"$ref":"#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"}]}},` +
+		`"x-kubernetes-group-version-kind":[{"group":"GROUP","kind":"KIND","version":"VERSION"}]}`
 	listTemplate = `{"type":"object","required":["items"],"properties":{` +
 		`"apiVersion":{"type":"string","description":"` + descAPIVersion + `"},"kind":{"type":"string","description":"` + descKind + `"},` +
 		`"items":{"type":"array","items":{"$ref":"#/components/schemas/NAME"}},` +
@@ -52,44 +52,48 @@ func schemaName(group, version, kind string) string {
 // get and patch operations of its paths (kubectl reads the fieldValidation
 // parameter of the patch).
 func Document(gv schema.GroupVersion, resources []*schema.Resource) ([]byte, bool) {
-	schemas := map[string]any{}
-	paths := map[string]any{}
+	var doc struct {
+		Paths      map[string]any `json:"paths"`
+		Components struct {
+			Schemas map[string]any `json:"schemas"`
+		} `json:"components"`
+	}
+	_ = json.Unmarshal([]byte(documentTemplate), &doc)
 	for _, r := range resources {
 		if r.Custom == nil {
 			return nil, false
 		}
 		name := schemaName(r.Group, r.Version, r.Kind)
-		s := map[string]any{"type": "object"}
+		fill := strings.NewReplacer("NAME", name, "GROUP", r.Group, "VERSION", r.Version, "KIND", r.Kind).Replace
+		var kind map[string]any
+		var list, collection, item any
+		_ = json.Unmarshal([]byte(fill(kindTemplate)), &kind)
+		_ = json.Unmarshal([]byte(fill(listTemplate)), &list)
+		_ = json.Unmarshal([]byte(fill(collectionTemplate)), &collection)
+		_ = json.Unmarshal([]byte(fill(itemTemplate)), &item)
+		props := kind["properties"].(map[string]any)
 		for k, v := range r.Custom.OpenAPI {
-			s[k] = v
-		}
-		props := map[string]any{}
-		if p, ok := s["properties"].(map[string]any); ok {
-			for k, v := range p {
-				props[k] = v
+			if k != "properties" {
+				kind[k] = v
 			}
 		}
-		props["apiVersion"] = map[string]any{"type": "string", "description": descAPIVersion}
-		props["kind"] = map[string]any{"type": "string", "description": descKind}
-		props["metadata"] = map[string]any{"description": descMetadata, "allOf": []any{metaRef("ObjectMeta")}}
-		s["properties"] = props
-		s["x-kubernetes-group-version-kind"] = []any{map[string]any{"group": r.Group, "kind": r.Kind, "version": r.Version}}
-		schemas[name] = s
-		fill := strings.NewReplacer("NAME", name, "GROUP", r.Group, "VERSION", r.Version, "KIND", r.Kind).Replace
-		var list any
-		_ = json.Unmarshal([]byte(fill(listTemplate)), &list)
-		schemas[name+"List"] = list
+		if p, ok := r.Custom.OpenAPI["properties"].(map[string]any); ok {
+			for k, v := range p {
+				if props[k] == nil {
+					props[k] = v
+				}
+			}
+		}
+		doc.Components.Schemas[name], doc.Components.Schemas[name+"List"] = kind, list
 		base := "/apis/" + r.Group + "/" + r.Version + "/"
 		if r.Namespaced {
 			base += "namespaces/{namespace}/"
 		}
-		var collection, item any
-		_ = json.Unmarshal([]byte(fill(collectionTemplate)), &collection)
-		_ = json.Unmarshal([]byte(fill(itemTemplate)), &item)
-		paths[base+r.Plural], paths[base+r.Plural+"/{name}"] = collection, item
+		doc.Paths[base+r.Plural], doc.Paths[base+r.Plural+"/{name}"] = collection, item
 	}
-	doc := map[string]any{"openapi": "3.0.0", "info": map[string]any{"title": "Kubernetes CRD Swagger", "version": "v0.1.0"},
-		"paths": paths, "components": map[string]any{"schemas": schemas}}
-	b, err := json.Marshal(doc)
+	var out map[string]any
+	_ = json.Unmarshal([]byte(documentTemplate), &out)
+	out["paths"], out["components"] = doc.Paths, map[string]any{"schemas": doc.Components.Schemas}
+	b, err := json.Marshal(out)
 	return b, err == nil
 }

@@ -91,12 +91,16 @@ type resourceStrategy struct{ res *schema.Resource }
 
 // Canonicalize gives the object its defaults; kinds without built-in Go
 // types (custom resources) have none here.
+//
+//go:noinline
 func (s resourceStrategy) Canonicalize(obj object.Object) {
 	defaults.Apply(s.res.APIVersion(), s.res.Kind, obj)
 }
 
 // NewGeneration: a kind that tracks generation bumps it when anything but
 // metadata and status changes.
+//
+//go:noinline
 func (s resourceStrategy) NewGeneration(obj, old object.Object) bool {
 	return s.res.Generation && specChanged(old, obj)
 }
@@ -105,6 +109,7 @@ func (resourceStrategy) PrepareForCreate(object.Object)                         
 func (resourceStrategy) Validate(object.Object) field.ErrorList                      { return nil }
 func (resourceStrategy) ValidateUpdate(_, _ object.Object, _ string) field.ErrorList { return nil }
 
+//go:noinline
 func (s resourceStrategy) PrepareForUpdate(obj, old object.Object, sub string) object.Object {
 	switch {
 	case sub == "status":
@@ -134,15 +139,21 @@ func setOrDelete(dst object.Object, key string, src object.Object) {
 }
 
 // BeginDelete: most kinds are deleted the generic way.
+//
+//go:noinline
 func (resourceStrategy) BeginDelete(Target, object.Object, *DeleteOptions, time.Time) (deleteHow, error) {
 	return deleteGeneric, nil
 }
 
 // GCPolicy: dependents are deleted in the background.
+//
+//go:noinline
 func (resourceStrategy) GCPolicy() gcPolicy { return gcBackground }
 
 // DeleteWhenFinalized is kube's ShouldDeleteDuringUpdate: the object is being
 // deleted, with no grace period left, and its last finalizer is gone.
+//
+//go:noinline
 func (resourceStrategy) DeleteWhenFinalized(obj, old object.Object) bool {
 	oldMeta := object.Meta(old)
 	grace := oldMeta["deletionGracePeriodSeconds"]

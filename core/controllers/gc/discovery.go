@@ -26,6 +26,8 @@ type kinds map[string]kind
 
 // collection is the path of k's collection in namespace ns ("" for all
 // namespaces, and for cluster-scoped kinds).
+//
+//go:noinline
 func (k kind) collection(ns string) string {
 	p := "/apis/" + k.apiVersion
 	if k.apiVersion == "v1" {
@@ -38,6 +40,8 @@ func (k kind) collection(ns string) string {
 }
 
 // path is the path of the object id names, as a kind k.
+//
+//go:noinline
 func (k kind) path(id identity) string { return k.collection(id.Namespace) + "/" + id.Name }
 
 // discover reads aggregated discovery: every served kind.

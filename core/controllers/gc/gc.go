@@ -161,6 +161,7 @@ func (gc *GarbageCollector) dueRetries() {
 // queue is a set of nodes in the order they were added.
 type queue struct{ order []*node }
 
+//go:noinline
 func (q *queue) add(ns ...*node) {
 	for _, n := range ns {
 		if !slices.Contains(q.order, n) {
@@ -169,6 +170,7 @@ func (q *queue) add(ns ...*node) {
 	}
 }
 
+//go:noinline
 func (q *queue) remove(n *node) {
 	if i := slices.Index(q.order, n); i >= 0 {
 		q.order = slices.Delete(q.order, i, i+1)

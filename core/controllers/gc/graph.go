@@ -74,12 +74,14 @@ func (n *node) blockingDependents() []*node {
 	return out
 }
 
+//go:noinline
 func (n *node) addDependent(d *node) {
 	if !slices.Contains(n.dependents, d) {
 		n.dependents = append(n.dependents, d)
 	}
 }
 
+//go:noinline
 func (n *node) removeDependent(d *node) {
 	if i := slices.Index(n.dependents, d); i >= 0 {
 		n.dependents = slices.Delete(n.dependents, i, i+1)
@@ -135,8 +137,10 @@ func (q *changeQueue) take() ([]change, bool) {
 	return out, again
 }
 
+//go:noinline
 func beingDeleted(meta map[string]any) bool { return meta["deletionTimestamp"] != nil }
 
+//go:noinline
 func hasFinalizer(meta map[string]any, f string) bool {
 	return slices.Contains(object.Strings(meta, "finalizers"), f)
 }
