@@ -29,8 +29,10 @@ const (
 		`"metadata":{"allOf":[{"$ref":"#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta"}]}},` +
 		`"x-kubernetes-group-version-kind":[{"group":"GROUP","kind":"KINDList","version":"VERSION"}]}`
 	okTemplate         = `"responses":{"200":{"description":"OK","content":{"application/json":{"schema":{"$ref":"#/components/schemas/NAME"}}}}}`
-	collectionTemplate = `{"get":{"operationId":"listKIND","responses":{"200":{"description":"OK","content":{"application/json":{"schema":{"$ref":"#/components/schemas/NAMEList"}}}}}}}`
-	itemTemplate       = `{"get":{"operationId":"readKIND",` + okTemplate + `},"patch":{"operationId":"patchKIND",` + okTemplate + `,` +
+	gvkTemplate        = `"x-kubernetes-group-version-kind":{"group":"GROUP","version":"VERSION","kind":"KIND"}`
+	collectionTemplate = `{"get":{"operationId":"listKIND","x-kubernetes-action":"list",` + gvkTemplate + `,"responses":{"200":{"description":"OK","content":{"application/json":{"schema":{"$ref":"#/components/schemas/NAMEList"}}}}}}}`
+	itemTemplate       = `{"get":{"operationId":"readKIND","x-kubernetes-action":"get",` + gvkTemplate + `,` + okTemplate + `},` +
+		`"patch":{"operationId":"patchKIND","x-kubernetes-action":"patch",` + gvkTemplate + `,` + okTemplate + `,` +
 		`"parameters":[{"name":"fieldManager","in":"query","schema":{"type":"string","uniqueItems":true}},{"name":"fieldValidation","in":"query","schema":{"type":"string","uniqueItems":true}}],` +
 		`"requestBody":{"content":{"application/apply-patch+yaml":{"schema":{"$ref":"#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.Patch"}},` +
 		`"application/json-patch+json":{"schema":{"$ref":"#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.Patch"}},` +
@@ -86,6 +88,7 @@ func Document(gv schema.GroupVersion, resources []*schema.Resource) ([]byte, boo
 		}
 		doc.Components.Schemas[name], doc.Components.Schemas[name+"List"] = kind, list
 		base := "/apis/" + r.Group + "/" + r.Version + "/"
+		doc.Paths[base+r.Plural] = collection
 		if r.Namespaced {
 			base += "namespaces/{namespace}/"
 		}
