@@ -2,7 +2,8 @@
 // constructors, with k8s.io/apimachinery/pkg/api/errors' codes, reasons and
 // message shapes, so that any package judging a request (the registry, patches,
 // apply, authentication, flow control) returns kube's error without importing
-// the HTTP server. A *Status is an error.
+// the HTTP server. A *Status is an error. The constructors are kept out of line
+// (go:noinline), as core/field's are, for the wasm binary's size.
 package apierrors
 
 import (
@@ -55,6 +56,8 @@ type ListMeta struct {
 func (s *Status) Error() string { return s.Message }
 
 // New is a failure Status.
+//
+//go:noinline
 func New(code int, reason, msg string, details *StatusDetails) *Status {
 	return &Status{Kind: "Status", APIVersion: "v1", Status: "Failure", Code: code, Reason: reason, Message: msg, Details: details}
 }
@@ -66,6 +69,8 @@ func Success(details *StatusDetails) *Status {
 
 // As is the Status an error is answered with: itself when it is one, an internal
 // error otherwise.
+//
+//go:noinline
 func As(err error) *Status {
 	var st *Status
 	if errors.As(err, &st) {
@@ -89,12 +94,16 @@ func Qualify(group, resource string) string {
 }
 
 // NewNotFound: the named object does not exist.
+//
+//go:noinline
 func NewNotFound(group, resource, name string) *Status {
 	return New(web.StatusNotFound, "NotFound", fmt.Sprintf("%s %q not found", Qualify(group, resource), name),
 		&StatusDetails{Name: name, Group: group, Kind: resource})
 }
 
 // NewAlreadyExists: an object of that name exists.
+//
+//go:noinline
 func NewAlreadyExists(group, resource, name string) *Status {
 	return New(web.StatusConflict, "AlreadyExists", fmt.Sprintf("%s %q already exists", Qualify(group, resource), name),
 		&StatusDetails{Name: name, Group: group, Kind: resource})
@@ -104,6 +113,8 @@ func NewAlreadyExists(group, resource, name string) *Status {
 const ConflictModified = "the object has been modified; please apply your changes to the latest version and try again"
 
 // NewConflict: the operation cannot be done on the object now, for why.
+//
+//go:noinline
 func NewConflict(group, resource, name, why string) *Status {
 	return New(web.StatusConflict, "Conflict",
 		fmt.Sprintf("Operation cannot be fulfilled on %s %q: %s", Qualify(group, resource), name, why),
@@ -112,6 +123,8 @@ func NewConflict(group, resource, name, why string) *Status {
 
 // NewInvalid is a 422 with one cause per field error; the message lists each
 // distinct error once.
+//
+//go:noinline
 func NewInvalid(group, kind, name string, errs field.ErrorList) *Status {
 	causes := make([]StatusCause, len(errs))
 	var msgs []string // each message once, as kube's aggregate error lists them
@@ -132,12 +145,16 @@ func NewInvalid(group, kind, name string, errs field.ErrorList) *Status {
 }
 
 // NewBadRequest: the request itself is malformed.
+//
+//go:noinline
 func NewBadRequest(msg string) *Status {
 	return New(web.StatusBadRequest, "BadRequest", msg, nil)
 }
 
 // NewForbidden: the operation is not allowed on the object (or the collection,
 // without a name), for why.
+//
+//go:noinline
 func NewForbidden(group, resource, name, why string, causes ...StatusCause) *Status {
 	var msg string
 	if name == "" {
@@ -150,23 +167,31 @@ func NewForbidden(group, resource, name, why string, causes ...StatusCause) *Sta
 }
 
 // NewMethodNotAllowed: the resource does not take this method.
+//
+//go:noinline
 func NewMethodNotAllowed() *Status {
 	return New(web.StatusMethodNotAllowed, "MethodNotAllowed",
 		"the server does not allow this method on the requested resource", &StatusDetails{})
 }
 
 // NewPathNotFound: nothing is served at the path.
+//
+//go:noinline
 func NewPathNotFound() *Status {
 	return New(web.StatusNotFound, "NotFound", "the server could not find the requested resource", &StatusDetails{})
 }
 
 // NewExpired is kube's NewResourceExpired: 410 Gone with reason Expired.
+//
+//go:noinline
 func NewExpired(msg string) *Status {
 	return New(web.StatusGone, "Expired", msg, nil)
 }
 
 // NewTooLargeResourceVersion is what kube-apiserver answers when a read asks for
 // a revision the store has not reached after waiting.
+//
+//go:noinline
 func NewTooLargeResourceVersion(requested, current int64) *Status {
 	return New(web.StatusGatewayTimeout, "Timeout",
 		fmt.Sprintf("Timeout: Too large resource version: %d, current: %d", requested, current),
@@ -174,12 +199,16 @@ func NewTooLargeResourceVersion(requested, current int64) *Status {
 }
 
 // NewRequestEntityTooLarge: the body is over limit bytes.
+//
+//go:noinline
 func NewRequestEntityTooLarge(limit int64) *Status {
 	return New(web.StatusRequestEntityTooLarge, "RequestEntityTooLarge",
 		fmt.Sprintf("Request entity too large: limit is %d", limit), nil)
 }
 
 // NewInternal: something failed inside.
+//
+//go:noinline
 func NewInternal(err error) *Status {
 	return New(web.StatusInternalServerError, "InternalError",
 		fmt.Sprintf("Internal error occurred: %v", err), &StatusDetails{Causes: []StatusCause{{Message: err.Error()}}})
@@ -187,22 +216,30 @@ func NewInternal(err error) *Status {
 
 // NewUnknown is kube's answer to an error that is no Status (an error a
 // library returned as is): a 500 with the error's message and no reason.
+//
+//go:noinline
 func NewUnknown(err error) *Status {
 	return New(web.StatusInternalServerError, "", err.Error(), nil)
 }
 
 // NewUnprocessable is kube's generic 422 (NewGenericServerResponse), which
 // keeps none of the error's own message: a JSON patch that does not apply.
+//
+//go:noinline
 func NewUnprocessable() *Status {
 	return New(web.StatusUnprocessableEntity, "Invalid", "the server rejected our request due to an error in our request", &StatusDetails{})
 }
 
 // NewServiceUnavailable: the server cannot answer now.
+//
+//go:noinline
 func NewServiceUnavailable(msg string) *Status {
 	return New(web.StatusServiceUnavailable, "ServiceUnavailable", msg, nil)
 }
 
 // NewUnauthorized is kube's answer to credentials it cannot accept.
+//
+//go:noinline
 func NewUnauthorized() *Status {
 	return New(web.StatusUnauthorized, "Unauthorized", "Unauthorized", nil)
 }

@@ -30,7 +30,7 @@ func (s *Server) apply(w web.ResponseWriter, r *web.Request, t target, mediaType
 	if v, ok := param(r.URL.Query(), "force"); ok {
 		force, _ = parseBool("force", v)
 	}
-	rt := t.registryTarget()
+	rt := t.registryTarget(r)
 	rt.Apply = true
 	stored, created, err := s.objects.Update(rt, func(old object.Object) (object.Object, error) {
 		obj, err := s.fields.Apply(t.res, t.sub, t.manager, s.cfg.Clock.Now(), old, config, force)

@@ -87,6 +87,14 @@ func partialObjectMetadata(c encoding.Conversion, stored []byte) ([]byte, error)
 	return doc, nil
 }
 
+// printerFor is the Table printer of res's objects.
+func printerFor(res *schema.Resource) *table.Printer {
+	if res.Custom != nil {
+		return res.Custom.Printer
+	}
+	return table.For(res.Group, res.Plural)
+}
+
 // tableOf prints items as a Table (kube-apiserver's server-side printing). A
 // single object's Table carries its resourceVersion (meta is then empty).
 func (rep reply) tableOf(c encoding.Conversion, res *schema.Resource, meta table.ListMeta, items []storage.Item) ([]byte, error) {
@@ -101,7 +109,7 @@ func (rep reply) tableOf(c encoding.Conversion, res *schema.Resource, meta table
 	if meta == (table.ListMeta{}) && len(rows) == 1 {
 		meta.ResourceVersion = object.MetaString(rows[0].Object, "resourceVersion")
 	}
-	doc, err := table.Build(nil, table.For(res.Group, res.Plural), rows, table.Options{
+	doc, err := table.Build(nil, printerFor(res), rows, table.Options{
 		Version: c.Version, Include: rep.include, ListMeta: meta, Now: rep.now(),
 	})
 	if err != nil {

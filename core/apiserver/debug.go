@@ -8,6 +8,7 @@ import (
 	"kubeplay/core/apierrors"
 	"kubeplay/core/encoding"
 	"kubeplay/core/encoding/protobuf"
+	"kubeplay/core/request"
 	"kubeplay/core/web"
 )
 
@@ -36,6 +37,39 @@ func (s *Server) serveCompact(w web.ResponseWriter, r *web.Request) {
 		return
 	}
 	writeJSON(w, web.StatusOK, map[string]string{"compactedRevision": strconv.FormatInt(rev, 10)})
+}
+
+// serveCorrupt is a teaching affordance too: POST
+// /debug/kubeplay/corrupt?path=/api/v1/namespaces/NS/configmaps/NAME makes
+// the object at path unreadable, as if encrypted at rest with a key the
+// server no longer has (K8S-DEL-3), so that kube's answers to a corrupt
+// object, and its unsafe deletion, can be shown. It answers {"corrupted": path}.
+func (s *Server) serveCorrupt(w web.ResponseWriter, r *web.Request) {
+	if r.Method != web.MethodPost {
+		w.Header().Set("Allow", web.MethodPost)
+		writeStatus(w, apierrors.NewMethodNotAllowed())
+		return
+	}
+	path := r.URL.Query().Get("path")
+	target, err := web.NewRequest(r.Context(), web.MethodGet, path, nil)
+	if err != nil {
+		writeStatus(w, apierrors.NewBadRequest(err.Error()))
+		return
+	}
+	info := request.ParseRequestInfo(target)
+	t, _, st := s.resolve(info)
+	if st == nil && (!info.IsResourceRequest || t.name == "" || t.sub != "" || info.Verb != "get") {
+		st = apierrors.NewBadRequest(fmt.Sprintf("path %q names no object", path))
+	}
+	if st != nil {
+		writeStatus(w, st)
+		return
+	}
+	if err := s.objects.Corrupt(t.registryTarget(r)); err != nil {
+		writeStatus(w, apierrors.As(err))
+		return
+	}
+	writeJSON(w, web.StatusOK, map[string]string{"corrupted": path})
 }
 
 // serveDecode is kubeplay's other teaching affordance: POST

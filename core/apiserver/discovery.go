@@ -233,7 +233,7 @@ func (s *Server) resourceList(gv schema.GroupVersion) apiResourceList {
 
 // subVersion is the version of a subresource's kind when it lives in another group.
 func subVersion(sub schema.Subresource) string {
-	if sub.Group == "policy" || sub.Group == "autoscaling" || sub.Group == "authentication.k8s.io" {
+	if sub.Group == "" || sub.Group == "policy" || sub.Group == "autoscaling" || sub.Group == "authentication.k8s.io" {
 		return "v1"
 	}
 	return ""

@@ -437,6 +437,9 @@ func bodyKind(r *web.Request, res *schema.Resource, body []byte) (apiVersion, ki
 // resources have schemas, bodies of kinds without a Go type.
 func strictErrors(r *web.Request, res *schema.Resource, body []byte) []error {
 	apiVersion, kind := res.APIVersion(), res.Kind
+	if res.Custom != nil {
+		return customStrictErrors(r, res, body)
+	}
 	if !protobuf.Supported(apiVersion, kind) {
 		return nil
 	}
@@ -458,6 +461,26 @@ func strictErrors(r *web.Request, res *schema.Resource, body []byte) []error {
 		return nil
 	}
 	return protobuf.StrictJSON(apiVersion, kind, body)
+}
+
+// customStrictErrors are the fields of a custom object's body its schema
+// does not know (which pruning drops), and for YAML the keys given twice.
+func customStrictErrors(r *web.Request, res *schema.Resource, body []byte) []error {
+	var errs []error
+	media, _ := encoding.NegotiateInput(r.Header.Get("Content-Type"), endpointFor(res, false))
+	obj, err := decodeBodyAs(r, res, res.Version, res.APIVersion(), res.Kind, body)
+	if media == encoding.YAML {
+		if e := encoding.YAMLStrictError(body); e != nil {
+			errs = append(errs, e)
+		}
+	}
+	if err != nil {
+		return errs
+	}
+	for _, p := range res.Custom.Schema.Prune(obj) {
+		errs = append(errs, fmt.Errorf("unknown field %q", p))
+	}
+	return errs
 }
 
 // decodeBodyAs reads a request body for res into the JSON object form of kind
@@ -571,7 +594,7 @@ func newWatchCodec(t target) *watchCodec {
 	c := &watchCodec{rep: t.rep, res: t.res, key: key}
 	switch conv := t.rep.out.Convert; {
 	case conv != nil && conv.Kind == "Table":
-		c.table = &table.Watch{Printer: table.For(t.res.Group, t.res.Plural), Version: conv.Version, Include: t.rep.include}
+		c.table = &table.Watch{Printer: printerFor(t.res), Version: conv.Version, Include: t.rep.include}
 	case t.rep.out.Media == encoding.JSON && conv == nil:
 		c.key = "json"
 		c.build = func(e *storage.Event) []byte { return jsonEventFrame(c.res, e) }

@@ -13,6 +13,7 @@ import (
 
 	"kubeplay/core/apierrors"
 	"kubeplay/core/clock"
+	"kubeplay/core/encoding"
 	"kubeplay/core/field"
 	"kubeplay/core/fieldvalidation"
 	"kubeplay/core/object"
@@ -48,7 +49,7 @@ func (s *Server) serveResource(w web.ResponseWriter, r *web.Request, info *reque
 		writeEarlyStatus(w, r, t.res, apierrors.NewMethodNotAllowed())
 		return
 	}
-	if t.sub != "" && t.sub != "status" && t.sub != "finalize" && t.sub != "scale" {
+	if t.sub != "" && t.sub != "status" && t.sub != "finalize" && t.sub != "scale" && t.sub != "binding" && t.sub != "eviction" && t.sub != "log" {
 		writeEarlyStatus(w, r, t.res, apierrors.NewPathNotFound())
 		return
 	}
@@ -57,6 +58,15 @@ func (s *Server) serveResource(w web.ResponseWriter, r *web.Request, info *reque
 		return
 	}
 	t.rep, st = s.negotiateReply(r, t.res, info.Verb == "watch")
+	if st != nil && st.Code == web.StatusNotAcceptable && t.res.Custom != nil {
+		// kube answers a custom resource's 406 in what the Accept header
+		// allows of a Status, naming the media types its built-in kinds have.
+		accept := r.Header.Get("Accept")
+		out, _ := encoding.NegotiateOutput(accept, encoding.Endpoint{Protobuf: true})
+		_, err := encoding.NegotiateOutput("text/html", encoding.Endpoint{Protobuf: true})
+		reply{out: out, accept: accept, protobuf: true}.writeStatus(w, notAcceptable(err))
+		return
+	}
 	if st != nil {
 		writeEarlyStatus(w, r, t.res, st)
 		return
@@ -137,28 +147,6 @@ var optionsKinds = map[string]string{
 	"delete": "DeleteOptions", "deletecollection": "DeleteOptions",
 }
 
-// parseDryRun reads a write's dryRun values: none, or "All" (every stage but
-// storage); anything else is kube's 422 on the verb's options kind. Reads ignore it.
-func parseDryRun(values []string, verb string) (bool, *apierrors.Status) {
-	kind, write := optionsKinds[verb]
-	if !write {
-		return false, nil
-	}
-	if errs := validateDryRun(values); len(errs) > 0 {
-		return false, apierrors.NewInvalid("meta.k8s.io", kind, "", errs)
-	}
-	return len(values) > 0, nil
-}
-
-func validateDryRun(values []string) field.ErrorList {
-	for _, v := range values {
-		if v != "All" {
-			return field.ErrorList{field.NotSupported(field.NewPath("dryRun"), values, []string{"All"})}
-		}
-	}
-	return nil
-}
-
 // parseWriteOptions reads the query options of a write (patchType, for a
 // patch) into t — dryRun, and for a create, update or patch who writes
 // (fieldManager, else the user agent's first segment) and what becomes of
@@ -172,9 +160,7 @@ func (t *target) parseWriteOptions(r *web.Request, verb, patchType string) *apie
 	case !write:
 		return nil
 	case kind == "DeleteOptions":
-		var st *apierrors.Status
-		t.dryRun, st = parseDryRun(q["dryRun"], verb)
-		return st
+		return nil // read with the body (readDeleteOptions)
 	}
 	manager := q.Get("fieldManager")
 	var errs field.ErrorList
@@ -188,7 +174,7 @@ func (t *target) parseWriteOptions(r *web.Request, verb, patchType string) *apie
 		}
 	}
 	errs = append(errs, validateFieldManager(manager)...)
-	errs = append(errs, validateDryRun(q["dryRun"])...)
+	errs = append(errs, registry.ValidateDryRun(q["dryRun"])...)
 	validation, err := fieldvalidation.Parse(q.Get("fieldValidation"))
 	if err != nil {
 		errs = append(errs, err)
@@ -342,6 +328,9 @@ func (s *Server) waitFresh(ctx context.Context, rev int64) error {
 }
 
 func (s *Server) get(w web.ResponseWriter, r *web.Request, t target) error {
+	if t.sub == "log" {
+		return s.serveLog(w, r, t)
+	}
 	if v := r.URL.Query().Get("resourceVersion"); v != "" && v != "0" {
 		rv, err := parseResourceVersion(v)
 		if err != nil {
@@ -355,12 +344,19 @@ func (s *Server) get(w web.ResponseWriter, r *web.Request, t target) error {
 	if !ok {
 		return apierrors.NewNotFound(t.res.Group, t.res.Plural, t.name)
 	}
+	if registry.IsCorrupt(val) {
+		return registry.CorruptObjectError(t.res, t.namespace, t.name)
+	}
 	if t.sub == "scale" {
 		obj, err := object.Decode(val)
 		if err != nil {
 			return apierrors.NewInternal(err)
 		}
-		if val, err = object.Encode(registry.ScaleOf(obj)); err != nil {
+		scale, err := registry.ScaleOf(t.res, obj)
+		if err != nil {
+			return err
+		}
+		if val, err = object.Encode(scale); err != nil {
 			return apierrors.NewInternal(err)
 		}
 	}
@@ -432,6 +428,9 @@ func (s *Server) list(w web.ResponseWriter, r *web.Request, t target) error {
 	case errors.Is(err, storage.ErrFutureRevision):
 		return apierrors.NewTooLargeResourceVersion(lo.Rev, s.store.Revision())
 	case err != nil:
+		return err
+	}
+	if err := registry.CheckReadable(t.res, res.Items); err != nil {
 		return err
 	}
 	meta := listMeta{ResourceVersion: strconv.FormatInt(res.Rev, 10)}

@@ -20,6 +20,8 @@ import (
 	"kubeplay/core/auth"
 	"kubeplay/core/clock"
 	"kubeplay/core/controllers"
+	"kubeplay/core/controllers/gc"
+	"kubeplay/core/crd"
 	"kubeplay/core/object"
 	"kubeplay/core/openapi"
 	"kubeplay/core/registry"
@@ -94,7 +96,9 @@ type Server struct {
 }
 
 // New starts a server: it opens (or restores) the store, creates the system
-// namespaces if they are missing and starts the namespace controller.
+// namespaces if they are missing, serves the custom resources of the stored
+// CustomResourceDefinitions and starts the controllers: namespaces, the
+// garbage collector, CustomResourceDefinitions.
 func New(cfg Config) (*Server, error) {
 	if cfg.BookmarkInterval <= 0 {
 		cfg.BookmarkInterval = time.Minute
@@ -125,7 +129,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s.store = store
-	s.openAPI = openapi.New(s.registry, openapi.Options{Clock: cfg.Clock, Documents: cfg.OpenAPIDocuments})
+	s.openAPI = openapi.New(s.registry, openapi.Options{Clock: cfg.Clock, Documents: cfg.OpenAPIDocuments, Document: crd.Document})
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.objects = registry.NewStore(store, s.registry, cfg.Clock, s.fields)
 	if err := s.objects.CreateSystemNamespaces(); err != nil {
@@ -133,13 +137,32 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s.handler = s.buildChain()
-	ns := controllers.NewNamespace(s, cfg.Clock)
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
-		ns.Run(s.ctx)
-	}()
+	definitions := crd.NewController(s, s.registry, cfg.Clock)
+	definitions.Restore(s.storedDefinitions())
+	for _, run := range []func(context.Context){controllers.NewNamespace(s, cfg.Clock).Run, gc.New(s, cfg.Clock).Run, definitions.Run} {
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			run(s.ctx)
+		}()
+	}
 	return s, nil
+}
+
+// storedDefinitions are the CustomResourceDefinitions in the store.
+func (s *Server) storedDefinitions() []object.Object {
+	res := s.registry.ByGroupResource("apiextensions.k8s.io", "customresourcedefinitions")
+	l, err := s.store.List(storage.ListOptions{Prefix: registry.CollectionPrefix(res, "")})
+	if err != nil {
+		return nil
+	}
+	var out []object.Object
+	for _, it := range l.Items {
+		if obj, err := object.Decode([]byte(it.Value)); err == nil {
+			out = append(out, obj)
+		}
+	}
+	return out
 }
 
 // Close stops the controllers and closes the store (ending every watch).
@@ -281,6 +304,8 @@ func (s *Server) route(w web.ResponseWriter, r *web.Request) {
 		s.serveCompact(w, r)
 	case p == "/debug/kubeplay/decode":
 		s.serveDecode(w, r)
+	case p == "/debug/kubeplay/corrupt":
+		s.serveCorrupt(w, r)
 	case p == "/openapi" || strings.HasPrefix(p, "/openapi/"):
 		s.openAPI.ServeHTTP(w, r)
 	default:

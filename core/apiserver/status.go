@@ -9,6 +9,8 @@ import (
 )
 
 // writeStatus answers with st as JSON, setting Retry-After when it asks for one.
+//
+//go:noinline
 func writeStatus(w web.ResponseWriter, st *apierrors.Status) { apierrors.Write(w, st) }
 
 // jsonMarshal encodes v as kube-apiserver's JSON serializer does: one line ending in

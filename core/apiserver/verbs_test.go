@@ -83,7 +83,7 @@ func TestK8S_VERB_1_DeleteFinalizersAndPreconditions(t *testing.T) {
 	created := s.do("POST", "/api/v1/namespaces/default/configmaps", body).must(t, 201)
 
 	s.do("DELETE", path, map[string]any{"kind": "DeleteOptions", "apiVersion": "v1", "preconditions": map[string]any{"uid": "nope"}}).
-		wantStatus(t, 409, "Conflict", `Operation cannot be fulfilled on configmaps "f": Precondition failed: UID in precondition: nope, UID in object meta: `+created.str("metadata", "uid"))
+		wantStatus(t, 409, "Conflict", `Operation cannot be fulfilled on ConfigMap "f": the UID in the precondition (nope) does not match the UID in record (`+created.str("metadata", "uid")+`). The object might have been deleted and then recreated`)
 
 	// With a finalizer, delete only marks the object.
 	marked := s.do("DELETE", path, nil).must(t, 200)

@@ -131,7 +131,9 @@ func (s *Server) serveWatch(w web.ResponseWriter, r *web.Request, t target) erro
 		if err != nil {
 			return nil // the deadline, a gone client, stopped, too slow, or the store closed
 		}
-		if e.Type == storage.Bookmark && !o.AllowBookmarks {
+		if e.Type == storage.Bookmark && !o.AllowBookmarks || e.Type != storage.Bookmark && registry.IsCorrupt(e.Object) {
+			// kube's watch cache cannot decode a corrupt object either: its
+			// watchers hear nothing of it.
 			continue
 		}
 		if _, err := w.Write(codec.event(e)); err != nil {

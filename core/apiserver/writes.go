@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"strconv"
 
 	"kubeplay/core/apierrors"
@@ -13,6 +14,7 @@ import (
 	"kubeplay/core/patch"
 	"kubeplay/core/registry"
 	"kubeplay/core/schema"
+	"kubeplay/core/warning"
 	"kubeplay/core/web"
 )
 
@@ -33,22 +35,31 @@ func checkObjectNamespace(obj object.Object, t target) error {
 	return nil
 }
 
-// registryTarget is what the registry is asked to write.
-func (t target) registryTarget() registry.Target {
-	return registry.Target{Res: t.res, Namespace: t.namespace, Name: t.name, Sub: t.sub, DryRun: t.dryRun, Manager: t.manager}
+// registryTarget is what the registry is asked to write for r: by r's user,
+// its warnings r's.
+func (t target) registryTarget(r *web.Request) registry.Target {
+	u, _ := auth.UserFrom(r.Context())
+	return registry.Target{Res: t.res, Namespace: t.namespace, Name: t.name, Sub: t.sub, DryRun: t.dryRun, Manager: t.manager,
+		User: u, Warn: func(text string) { warning.Add(r.Context(), text) }}
 }
 
 func (s *Server) create(w web.ResponseWriter, r *web.Request, t target) error {
-	obj, err := readObject(r, t.res, t.validation)
+	obj, err := readObject(r, t.answerResource(), t.validation)
 	if err != nil {
 		return err
+	}
+	if t.sub != "" { // a Pod's binding or eviction
+		st, err := s.objects.CreateSubresource(t.registryTarget(r), obj)
+		if err != nil {
+			return err
+		}
+		t.rep.sendStatus(w, st.Code, st)
+		return nil
 	}
 	if err := checkObjectNamespace(obj, t); err != nil {
 		return err
 	}
-	rt := t.registryTarget()
-	rt.User, _ = auth.UserFrom(r.Context())
-	stored, err := s.objects.Create(rt, obj)
+	stored, err := s.objects.Create(t.registryTarget(r), obj)
 	if err != nil {
 		return err
 	}
@@ -69,7 +80,7 @@ func (s *Server) update(w web.ResponseWriter, r *web.Request, t target) error {
 		return err
 	}
 	// A copy per attempt: the registry may run the update again on a newer object.
-	stored, created, err := s.objects.Update(t.registryTarget(), func(old object.Object) (object.Object, error) {
+	stored, created, err := s.objects.Update(t.registryTarget(r), func(old object.Object) (object.Object, error) {
 		if old != nil && res.UpdateNeedsVersion && object.MetaString(obj, "resourceVersion") == "" {
 			// kube names the resource, not the kind, and shows the version as a uint64.
 			return nil, apierrors.NewInvalid(res.Group, res.Plural, t.name, field.ErrorList{
@@ -111,7 +122,7 @@ func (s *Server) patch(w web.ResponseWriter, r *web.Request, t target) error {
 		return err
 	}
 	mechanism := patch.New(r.Context(), pt, body, res.APIVersion(), res.Kind, t.validation)
-	stored, created, err := s.objects.Update(t.registryTarget(), func(old object.Object) (object.Object, error) {
+	stored, created, err := s.objects.Update(t.registryTarget(r), func(old object.Object) (object.Object, error) {
 		if old == nil {
 			return nil, apierrors.NewNotFound(t.res.Group, t.res.Plural, t.name)
 		}
@@ -134,63 +145,100 @@ func (s *Server) patch(w web.ResponseWriter, r *web.Request, t target) error {
 	return nil
 }
 
-// deleteOptions is metav1.DeleteOptions as a request carries it: what the
-// registry honours, and a dry run.
-type deleteOptions struct {
-	registry.DeleteOptions
-	DryRun []string `json:"dryRun"`
-}
-
-// readDeleteOptions reads a delete's body: the options the registry honours, and
-// whether it asks for a dry run.
-func readDeleteOptions(r *web.Request, res *schema.Resource) (registry.DeleteOptions, bool, error) {
-	var o deleteOptions
+// readDeleteOptions reads a delete's options as kube does: from its body
+// (DeleteOptions in any media the server reads) or, when it has none, from the
+// query.
+func readDeleteOptions(r *web.Request, res *schema.Resource) (registry.DeleteOptions, error) {
+	var o registry.DeleteOptions
 	body, err := readBody(r)
 	if err != nil {
-		return o.DeleteOptions, false, err
+		return o, err
 	}
-	if len(body) > 0 && !isJSONBody(r) {
+	if len(bytes.TrimSpace(body)) == 0 {
+		return deleteOptionsFromQuery(r.URL.Query())
+	}
+	if !isJSONBody(r) {
 		// YAML, CBOR or protobuf (client-go's protobuf clients send DeleteOptions
 		// so): read it into the JSON form first.
 		obj, err := decodeBodyAs(r, res, "v1", "meta.k8s.io/v1", "DeleteOptions", body)
 		if err != nil {
-			return o.DeleteOptions, false, err
+			return o, err
 		}
 		if body, err = json.Marshal(obj); err != nil {
-			return o.DeleteOptions, false, apierrors.NewBadRequest(err.Error())
+			return o, apierrors.NewBadRequest(err.Error())
 		}
 	}
-	if len(bytes.TrimSpace(body)) > 0 {
-		if err := json.Unmarshal(body, &o); err != nil {
-			return o.DeleteOptions, false, apierrors.NewBadRequest(fmt.Sprintf("error decoding DeleteOptions: %v", err))
+	var typeMeta struct{ Kind, APIVersion string }
+	err = json.Unmarshal(body, &typeMeta)
+	if err == nil && typeMeta.Kind != "" && typeMeta.Kind != "DeleteOptions" {
+		// kube answers 500 with this message; kubeplay answers no 500.
+		return o, apierrors.NewBadRequest(fmt.Sprintf("no kind %q is registered for version %q in scheme \"pkg/runtime/scheme.go:100\"", typeMeta.Kind, typeMeta.APIVersion))
+	}
+	if err == nil {
+		err = json.Unmarshal(body, &o)
+	}
+	if err != nil {
+		return o, apierrors.NewBadRequest(fmt.Sprintf("error decoding DeleteOptions: %v", err))
+	}
+	return o, nil
+}
+
+// deleteOptionsFromQuery reads DeleteOptions from query parameters, as kube's
+// parameter codec converts them.
+func deleteOptionsFromQuery(q url.Values) (registry.DeleteOptions, error) {
+	var o registry.DeleteOptions
+	if v, ok := param(q, "gracePeriodSeconds"); ok {
+		n, err := parseInt(v)
+		if err != nil {
+			return o, err
+		}
+		o.GracePeriodSeconds = &n
+	}
+	for name, dst := range map[string]**bool{"orphanDependents": &o.OrphanDependents,
+		"ignoreStoreReadErrorWithClusterBreakingPotential": &o.IgnoreStoreReadErrorWithClusterBreakingPotential} {
+		if v, ok := param(q, name); ok {
+			b, _ := parseBool(name, v)
+			*dst = &b
 		}
 	}
-	dry, st := parseDryRun(o.DryRun, "delete")
-	if st != nil {
-		return o.DeleteOptions, false, st
+	if v, ok := param(q, "propagationPolicy"); ok {
+		o.PropagationPolicy = &v
 	}
-	return o.DeleteOptions, dry, nil
+	o.DryRun = q["dryRun"]
+	return o, nil
 }
 
 func (s *Server) delete(w web.ResponseWriter, r *web.Request, t target) error {
-	opts, dry, err := readDeleteOptions(r, t.res)
+	opts, err := readDeleteOptions(r, t.res)
 	if err != nil {
 		return err
 	}
-	t.dryRun = t.dryRun || dry
-	stored, gone, err := s.objects.Delete(t.registryTarget(), opts)
+	t.dryRun = len(opts.DryRun) > 0
+	result, err := s.objects.Delete(t.registryTarget(r), opts)
 	if err != nil {
 		return err
 	}
-	if !gone || t.res.ReturnDeleted {
-		t.rep.writeObject(w, web.StatusOK, t.res, stored)
-		return nil
+	code := web.StatusOK
+	if !result.Gone && opts.OrphanDependents != nil && !*opts.OrphanDependents {
+		// kube's answer to a cascading delete (orphanDependents false) that
+		// did not delete at once.
+		code = web.StatusAccepted
 	}
-	uid := ""
-	if obj, err := object.Decode(stored); err == nil {
-		uid = object.MetaString(obj, "uid")
+	switch {
+	case result.Object == nil:
+		// A corrupt object has nothing to show.
+		st := apierrors.Success(&apierrors.StatusDetails{Name: t.name, Kind: t.res.Kind})
+		st.Code = code
+		t.rep.sendStatus(w, code, st)
+	case !result.Gone || t.res.ReturnDeleted:
+		t.rep.writeObject(w, code, t.res, result.Object)
+	default:
+		uid := ""
+		if obj, err := object.Decode(result.Object); err == nil {
+			uid = object.MetaString(obj, "uid")
+		}
+		t.rep.sendStatus(w, code, apierrors.Success(&apierrors.StatusDetails{Name: t.name, Group: t.res.Group, Kind: t.res.Plural, UID: uid}))
 	}
-	t.rep.sendStatus(w, web.StatusOK, apierrors.Success(&apierrors.StatusDetails{Name: t.name, Group: t.res.Group, Kind: t.res.Plural, UID: uid}))
 	return nil
 }
 
@@ -199,12 +247,12 @@ func (s *Server) deleteCollection(w web.ResponseWriter, r *web.Request, t target
 	if err != nil {
 		return err
 	}
-	opts, dry, err := readDeleteOptions(r, t.res)
+	opts, err := readDeleteOptions(r, t.res)
 	if err != nil {
 		return err
 	}
-	t.dryRun = t.dryRun || dry
-	items, rev, err := s.objects.DeleteCollection(t.registryTarget(), o.filter(), opts)
+	t.dryRun = len(opts.DryRun) > 0
+	items, rev, err := s.objects.DeleteCollection(t.registryTarget(r), o.filter(), opts)
 	if err != nil {
 		return err
 	}

@@ -17,8 +17,8 @@ import (
 // Every served kind has its schema and its zero object, and they agree.
 func TestEveryServedKindHasASchema(t *testing.T) {
 	for _, res := range schema.Builtins() {
-		if !res.HasVerb("patch") {
-			continue // the create-only reviews
+		if !res.HasVerb("patch") || res.Untyped {
+			continue // the create-only reviews; the kinds applies deduce a type of
 		}
 		key := res.APIVersion() + "/" + res.Kind
 		if _, ok := typeNames[key]; !ok {

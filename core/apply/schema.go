@@ -122,9 +122,13 @@ func integers(v any) any {
 }
 
 // kindType is the structured-merge-diff type of a resource's kind: its schema
-// for the built-in kinds, a type deduced from each object otherwise (kube's, for
-// custom resources without a schema: every field granular, every list atomic).
+// for the built-in kinds, its openAPIV3Schema's for custom resources, a type
+// deduced from each object otherwise (kube's, for kinds without a schema:
+// every field granular, every list atomic).
 func kindType(res *schema.Resource) (typed.ParseableType, error) {
+	if res.Custom != nil && res.Custom.OpenAPI != nil {
+		return customType(res)
+	}
 	name, ok := typeNames[res.APIVersion()+"/"+res.Kind]
 	if !ok {
 		return typed.DeducedParseableType, nil

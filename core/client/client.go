@@ -18,6 +18,7 @@ import (
 
 	"kubeplay/core/auth"
 	"kubeplay/core/object"
+	"kubeplay/core/request"
 	"kubeplay/core/web"
 )
 
@@ -27,6 +28,7 @@ type Client struct {
 	user      auth.User
 	userAgent string
 	header    web.Header // sent with every request
+	metadata  bool       // reads ask for PartialObjectMetadata
 }
 
 // New is a client of h acting as user, announcing itself as userAgent.
@@ -35,7 +37,7 @@ func New(h web.Handler, user auth.User, userAgent string) *Client {
 }
 
 // WithHeader is a copy of c that sends the header name: value with every
-// request.
+// request (an Accept header replaces the client's own).
 func (c *Client) WithHeader(name, value string) *Client {
 	out := *c
 	out.header = c.header.Clone()
@@ -43,6 +45,16 @@ func (c *Client) WithHeader(name, value string) *Client {
 		out.header = web.Header{}
 	}
 	out.header.Set(name, value)
+	return &out
+}
+
+// MetadataOnly is a copy of c whose reads (gets, lists and watches) ask for
+// objects reduced to their metadata (meta.k8s.io/v1 PartialObjectMetadata
+// and PartialObjectMetadataList), as client-go's metadata client does: what
+// a controller that reads only metadata (the garbage collector) keeps.
+func (c *Client) MetadataOnly() *Client {
+	out := *c
+	out.metadata = true
 	return &out
 }
 
@@ -89,7 +101,7 @@ func (c *Client) Stream(ctx context.Context, method, path, contentType string, b
 	for k, v := range c.header {
 		r.Header[k] = v
 	}
-	r.Header.Set("Accept", "application/json")
+	r.Header.Set("Accept", c.accept(r))
 	r.Header.Set("User-Agent", c.userAgent)
 	if contentType != "" {
 		r.Header.Set("Content-Type", contentType)
@@ -110,6 +122,20 @@ func (c *Client) Stream(ctx context.Context, method, path, contentType string, b
 	}()
 	<-w.started
 	return &Response{Code: w.code, Header: w.sent, Body: &cancelOnClose{ReadCloser: pr, cancel: cancel}}, nil
+}
+
+// accept is what c accepts as the answer to r.
+func (c *Client) accept(r *web.Request) string {
+	if a := c.header.Get("Accept"); a != "" {
+		return a
+	}
+	if !c.metadata || r.Method != web.MethodGet {
+		return "application/json"
+	}
+	if request.ParseRequestInfo(r).Verb == "list" {
+		return "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1"
+	}
+	return "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1"
 }
 
 // Do sends a request and reads the whole answer: the body of a success, or an

@@ -15,6 +15,8 @@ import (
 	"kubeplay/core/client"
 	"kubeplay/core/clock"
 	"kubeplay/core/object"
+	"kubeplay/core/schema"
+	"kubeplay/core/storage"
 	"kubeplay/core/web"
 )
 
@@ -101,11 +103,27 @@ func TestClientWatchStreams(t *testing.T) {
 			t.Fatalf("event %v %v", ev, err)
 		}
 	}
+	// The server's controllers keep watches of their own: the namespace and
+	// CustomResourceDefinition controllers one each, the garbage collector
+	// one per kind it can delete.
+	controllers := 2
+	for _, r := range schema.Builtins() {
+		if r.HasVerb("delete") && r.HasVerb("list") && r.HasVerb("watch") {
+			controllers++
+		}
+	}
+	waitWatchers(t, srv.Store(), controllers+1)
 	w.Stop()
+	waitWatchers(t, srv.Store(), controllers)
+}
+
+// waitWatchers waits until st has n watchers.
+func waitWatchers(t *testing.T, st *storage.Store, n int) {
+	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
-	for srv.Store().Watchers() > 1 { // the namespace controller's informer keeps one
+	for st.Watchers() != n {
 		if time.Now().After(deadline) {
-			t.Fatalf("%d watchers after Stop", srv.Store().Watchers())
+			t.Fatalf("%d watchers, want %d", st.Watchers(), n)
 		}
 		time.Sleep(time.Millisecond)
 	}

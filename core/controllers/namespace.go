@@ -60,32 +60,15 @@ func (n *Namespace) Run(ctx context.Context) {
 	}, nil, n.clock)
 	go inf.Run(ctx)
 
-	var retry clock.Timer
-	for {
-		var due <-chan time.Time
-		if retry != nil {
-			due = retry.C()
-		}
-		select {
-		case <-ctx.Done():
-			if retry != nil {
-				retry.Stop()
-			}
-			return
-		case <-wake:
-		case <-due:
-			retry = nil
-		}
+	Loop(ctx, n.clock, wake, namespaceRetry, func() bool {
 		waiting := false
 		for _, ns := range inf.List() {
 			if object.Meta(ns)["deletionTimestamp"] != nil && !n.finish(ctx, ns) {
 				waiting = true
 			}
 		}
-		if waiting && retry == nil {
-			retry = n.clock.NewTimer(namespaceRetry)
-		}
-	}
+		return waiting
+	})
 }
 
 // finish deletes what is left in a terminating namespace and, once nothing is,

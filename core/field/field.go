@@ -69,6 +69,7 @@ const (
 	ErrorTypeRequired     ErrorType = "FieldValueRequired"
 	ErrorTypeDuplicate    ErrorType = "FieldValueDuplicate"
 	ErrorTypeInvalid      ErrorType = "FieldValueInvalid"
+	ErrorTypeTypeInvalid  ErrorType = "FieldValueTypeInvalid"
 	ErrorTypeNotSupported ErrorType = "FieldValueNotSupported"
 	ErrorTypeForbidden    ErrorType = "FieldValueForbidden"
 	ErrorTypeTooLong      ErrorType = "FieldValueTooLong"
@@ -82,6 +83,7 @@ var words = map[ErrorType]string{
 	ErrorTypeRequired:     "Required value",
 	ErrorTypeDuplicate:    "Duplicate value",
 	ErrorTypeInvalid:      "Invalid value",
+	ErrorTypeTypeInvalid:  "Invalid value",
 	ErrorTypeNotSupported: "Unsupported value",
 	ErrorTypeForbidden:    "Forbidden",
 	ErrorTypeTooLong:      "Too long",
@@ -150,6 +152,20 @@ type GoSyntax string
 //go:noinline
 func Invalid(p *Path, value any, detail string) *Error {
 	return &Error{Type: ErrorTypeInvalid, Field: p.String(), BadValue: value, Detail: detail, showValue: true}
+}
+
+// TypeInvalid: the value is not of the field's type.
+//
+//go:noinline
+func TypeInvalid(p *Path, value any, detail string) *Error {
+	return &Error{Type: ErrorTypeTypeInvalid, Field: p.String(), BadValue: value, Detail: detail, showValue: true}
+}
+
+// TooMany: the list has actual items, over max.
+//
+//go:noinline
+func TooMany(p *Path, actual, max int) *Error {
+	return &Error{Type: ErrorTypeTooMany, Field: p.String(), BadValue: actual, Detail: fmt.Sprintf("must have at most %d items", max), showValue: true}
 }
 
 // Required: the field must be set.

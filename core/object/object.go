@@ -6,6 +6,10 @@
 // Objects are stored without their TypeMeta (kind and apiVersion), as typed list items
 // are served by kube-apiserver; WithTypeMeta puts it back for single objects and watch
 // events without decoding.
+//
+// The accessors are kept out of line (go:noinline): every package calls them at
+// hundreds of places, and inlined there they cost the wasm binary some 40 KB
+// of gzip.
 package object
 
 import (
@@ -318,6 +322,8 @@ func sortedKeys(m map[string]any) []string {
 
 // WithTypeMeta returns stored object bytes with kind and apiVersion put in front,
 // as kube-apiserver serves a single object or a watch event's object.
+//
+//go:noinline
 func WithTypeMeta(stored []byte, kind, apiVersion string) []byte {
 	out := make([]byte, 0, len(stored)+len(kind)+len(apiVersion)+32)
 	return AppendWithTypeMeta(out, stored, kind, apiVersion)
@@ -359,6 +365,8 @@ func AppendPartialObjectMetadata(dst []byte, obj Object, apiVersion string) ([]b
 
 // Meta returns obj's metadata map, creating it if absent. A metadata value that
 // is not an object is replaced; callers validate before they get here.
+//
+//go:noinline
 func Meta(obj Object) map[string]any {
 	m, ok := obj["metadata"].(map[string]any)
 	if !ok {
@@ -369,6 +377,8 @@ func Meta(obj Object) map[string]any {
 }
 
 // MetaString returns a string field of obj's metadata, or "".
+//
+//go:noinline
 func MetaString(obj Object, field string) string {
 	m, _ := obj["metadata"].(map[string]any)
 	s, _ := m[field].(string)
@@ -376,6 +386,8 @@ func MetaString(obj Object, field string) string {
 }
 
 // StringMap returns a map[string]string field of m (labels, annotations, data), or nil.
+//
+//go:noinline
 func StringMap(m map[string]any, field string) map[string]string {
 	raw, ok := m[field].(map[string]any)
 	if !ok {
@@ -391,12 +403,16 @@ func StringMap(m map[string]any, field string) map[string]string {
 }
 
 // Labels returns obj's metadata.labels.
+//
+//go:noinline
 func Labels(obj Object) map[string]string {
 	m, _ := obj["metadata"].(map[string]any)
 	return StringMap(m, "labels")
 }
 
 // Strings returns a []string field of m (finalizers), or nil.
+//
+//go:noinline
 func Strings(m map[string]any, field string) []string {
 	raw, ok := m[field].([]any)
 	if !ok {
@@ -413,6 +429,8 @@ func Strings(m map[string]any, field string) []string {
 
 // Objects returns the objects in a list field of m (containers), skipping
 // elements of other types.
+//
+//go:noinline
 func Objects(m map[string]any, field string) []map[string]any {
 	raw, _ := m[field].([]any)
 	out := make([]map[string]any, 0, len(raw))
@@ -426,6 +444,8 @@ func Objects(m map[string]any, field string) []map[string]any {
 
 // Path returns the value at a path of nested maps ("spec", "nodeName") in v, or
 // nil when a key is missing or a value on the way is not a map.
+//
+//go:noinline
 func Path(v any, path ...string) any {
 	cur := v
 	for _, p := range path {
@@ -439,6 +459,8 @@ func Path(v any, path ...string) any {
 }
 
 // SetResourceVersion sets metadata.resourceVersion to rev.
+//
+//go:noinline
 func SetResourceVersion(obj Object, rev int64) {
 	Meta(obj)["resourceVersion"] = strconv.FormatInt(rev, 10)
 }
@@ -538,9 +560,14 @@ func skipString(b []byte) (int, bool) {
 
 // DeepCopy copies obj and every map and list in it; strings, numbers and other
 // leaves are immutable and shared.
+//
+//go:noinline
 func DeepCopy(obj Object) Object {
 	return copyValue(map[string]any(obj)).(map[string]any)
 }
+
+// DeepCopyValue copies a value of the object form, as DeepCopy does.
+func DeepCopyValue(v any) any { return copyValue(v) }
 
 func copyValue(v any) any {
 	switch t := v.(type) {
@@ -619,6 +646,8 @@ func NewUID() string {
 }
 
 // Int reads a JSON number as an int64: 0 when absent or not an integer.
+//
+//go:noinline
 func Int(v any) int64 {
 	n, _ := strconv.ParseInt(fmt.Sprint(v), 10, 64)
 	return n

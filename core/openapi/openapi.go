@@ -216,6 +216,9 @@ func (s *Service) documents() *documentSet {
 		if !ok {
 			continue
 		}
+		if unpackBuiltins(s.load) == nil {
+			body = withBuiltinSchemas(body)
+		}
 		d := &document{body: body, etag: etag(body), modified: s.clock.Now()}
 		set.extra[p], set.etags[p] = d, d.etag
 	}

@@ -10,6 +10,7 @@ import (
 // GROUP/PLURAL/NAME for cluster-scoped ones, with "core" for the core group, so a
 // list is a prefix scan in (namespace, name) order, as in etcd.
 
+//go:noinline
 func groupSegment(group string) string {
 	if group == "" {
 		return "core"

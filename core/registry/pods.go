@@ -55,11 +55,42 @@ func (podStrategy) PrepareForCreate(obj object.Object) {
 
 func (podStrategy) Validate(obj object.Object) field.ErrorList { return validation.Pod(obj) }
 
+// PrepareForUpdate: a binding writes what it computed (node, condition).
+func (s podStrategy) PrepareForUpdate(obj, old object.Object, sub string) object.Object {
+	if sub == "binding" {
+		return obj
+	}
+	return s.resourceStrategy.PrepareForUpdate(obj, old, sub)
+}
+
 func (podStrategy) ValidateUpdate(obj, old object.Object, sub string) field.ErrorList {
 	if sub != "" {
 		return nil
 	}
 	return validation.PodUpdate(obj, old)
+}
+
+// GracePeriod is kube's CheckGracefulDelete for Pods: the requested period,
+// else the Pod's terminationGracePeriodSeconds (30 by default); none for a
+// Pod that was never scheduled or has finished.
+func (podStrategy) GracePeriod(obj object.Object, requested *int64) int64 {
+	var period int64
+	switch spec, _ := obj["spec"].(map[string]any); {
+	case requested != nil:
+		period = *requested
+	case spec["terminationGracePeriodSeconds"] != nil:
+		period = object.Int(spec["terminationGracePeriodSeconds"])
+	}
+	if object.Path(obj, "spec", "nodeName") == nil || object.Path(obj, "spec", "nodeName") == "" {
+		period = 0
+	}
+	if phase := object.Path(obj, "status", "phase"); phase == "Failed" || phase == "Succeeded" {
+		period = 0
+	}
+	if period < 0 {
+		period = 1
+	}
+	return period
 }
 
 // qosClass is the Pod's quality of service class (qos.GetPodQOS): BestEffort

@@ -2,10 +2,12 @@ package registry
 
 import (
 	"encoding/json"
+	"fmt"
 
 	"kubeplay/core/apierrors"
 	"kubeplay/core/field"
 	"kubeplay/core/object"
+	"kubeplay/core/schema"
 	"kubeplay/core/selector"
 )
 
@@ -15,9 +17,22 @@ import (
 // writes the parent's spec.replicas through Update, so a scale write has a
 // parent write's preconditions, admission, dry run and conflicts.
 
-// ScaleOf is the Scale of a stored parent object, in stored form (no kind or
-// apiVersion).
-func ScaleOf(parent object.Object) object.Object {
+// builtinScale are where the built-in kinds keep what their Scale shows
+// (their selector is spec.selector, a LabelSelector, shown as a string).
+var builtinScale = schema.ScalePaths{SpecReplicas: ".spec.replicas", StatusReplicas: ".status.replicas"}
+
+// scalePaths are where res's objects keep what their Scale shows.
+func scalePaths(res *schema.Resource) schema.ScalePaths {
+	if res.Custom != nil && res.Custom.Scale != nil {
+		return *res.Custom.Scale
+	}
+	return builtinScale
+}
+
+// ScaleOf is the Scale of a stored parent object of res, in stored form (no
+// kind or apiVersion). A custom resource without the replicas its scale
+// subresource names has none: kube's 500.
+func ScaleOf(res *schema.Resource, parent object.Object) (object.Object, error) {
 	meta := object.Meta(parent)
 	sm := map[string]any{}
 	for _, f := range []string{"name", "namespace", "uid", "resourceVersion", "creationTimestamp"} {
@@ -25,20 +40,27 @@ func ScaleOf(parent object.Object) object.Object {
 			sm[f] = v
 		}
 	}
+	paths := scalePaths(res)
 	spec := map[string]any{}
-	if r := object.Path(parent, "spec", "replicas"); r != nil {
+	if r := pathValue(parent, paths.SpecReplicas); r != nil {
 		spec["replicas"] = r
+	} else if res.Custom != nil {
+		return nil, apierrors.NewInternal(fmt.Errorf("the spec replicas field %q does not exist", paths.SpecReplicas))
 	}
-	replicas := object.Path(parent, "status", "replicas")
+	replicas := pathValue(parent, paths.StatusReplicas)
 	if replicas == nil {
 		replicas = json.Number("0")
 	}
 	status := map[string]any{"replicas": replicas}
-	sel, _ := object.Path(parent, "spec", "selector").(map[string]any)
-	if s, _ := selector.FormatLabelSelector(sel); s != "" {
+	if res.Custom == nil {
+		sel, _ := object.Path(parent, "spec", "selector").(map[string]any)
+		if s, _ := selector.FormatLabelSelector(sel); s != "" {
+			status["selector"] = s
+		}
+	} else if s, ok := pathValue(parent, paths.LabelSelector).(string); ok && paths.LabelSelector != "" && s != "" {
 		status["selector"] = s
 	}
-	return object.Object{"metadata": sm, "spec": spec, "status": status}
+	return object.Object{"metadata": sm, "spec": spec, "status": status}, nil
 }
 
 // scaleInfo turns an update of the Scale into an update of the parent: info
@@ -46,7 +68,11 @@ func ScaleOf(parent object.Object) object.Object {
 // resourceVersion, a precondition) the parent takes.
 func scaleInfo(t Target, info UpdatedObjectInfo) UpdatedObjectInfo {
 	return func(old object.Object) (object.Object, error) {
-		scale := ScaleOf(old)
+		scale, err := ScaleOf(t.Res, old)
+		if err != nil {
+			// Written all the same, as kube writes a custom resource's.
+			scale = object.Object{"metadata": map[string]any{"name": t.Name, "namespace": t.Namespace, "resourceVersion": object.MetaString(old, "resourceVersion")}, "spec": map[string]any{}}
+		}
 		scale["kind"], scale["apiVersion"] = "Scale", "autoscaling/v1"
 		next, err := info(scale)
 		if err != nil {
@@ -61,12 +87,7 @@ func scaleInfo(t Target, info UpdatedObjectInfo) UpdatedObjectInfo {
 				field.Invalid(field.NewPath("spec", "replicas"), n, "must be greater than or equal to 0")})
 		}
 		obj := object.DeepCopy(old)
-		spec, _ := obj["spec"].(map[string]any)
-		if spec == nil {
-			spec = map[string]any{}
-			obj["spec"] = spec
-		}
-		spec["replicas"] = replicas
+		setPathValue(obj, scalePaths(t.Res).SpecReplicas, replicas)
 		if rv := object.MetaString(next, "resourceVersion"); rv != "" {
 			object.Meta(obj)["resourceVersion"] = rv
 		}
@@ -75,10 +96,14 @@ func scaleInfo(t Target, info UpdatedObjectInfo) UpdatedObjectInfo {
 }
 
 // scaleAnswer is what a scale write answers: the Scale of the parent stored.
-func scaleAnswer(stored []byte) ([]byte, error) {
+func scaleAnswer(res *schema.Resource, stored []byte) ([]byte, error) {
 	obj, err := object.Decode(stored)
 	if err != nil {
 		return nil, apierrors.NewInternal(err)
 	}
-	return object.Encode(ScaleOf(obj))
+	scale, err := ScaleOf(res, obj)
+	if err != nil {
+		return nil, err
+	}
+	return object.Encode(scale)
 }

@@ -14,7 +14,6 @@ package registry
 import (
 	"bytes"
 	"crypto/rand"
-	"fmt"
 	"strconv"
 	"time"
 
@@ -71,6 +70,23 @@ type Target struct {
 	Apply bool
 	// User is who asks: the reviews answer about them.
 	User auth.User
+	// Warn, when set, hears the warnings of the write (kube's Warning
+	// headers).
+	Warn func(text string)
+}
+
+// warner is a strategy whose kind's writes may warn.
+type warner interface {
+	Warnings(obj object.Object) []string
+}
+
+// warn tells t of the warnings writing obj gets.
+func (t Target) warn(st Strategy, obj object.Object) {
+	if w, ok := st.(warner); ok && t.Warn != nil {
+		for _, text := range w.Warnings(obj) {
+			t.Warn(text)
+		}
+	}
 }
 
 func (t Target) key() string { return Key(t.Res, t.Namespace, t.Name) }
@@ -152,6 +168,7 @@ func (s *Store) prepareNew(st Strategy, t Target, obj object.Object) error {
 		}
 	}
 	st.Canonicalize(obj)
+	dropEmptyMeta(meta)
 	if !t.Apply {
 		s.recordFields(t, nil, obj)
 	}
@@ -163,6 +180,7 @@ func (s *Store) prepareNew(st Strategy, t Target, obj object.Object) error {
 	if errs := append(validateObjectMeta(meta, t.Res, name), st.Validate(obj)...); len(errs) > 0 {
 		return apierrors.NewInvalid(t.Res.Group, t.Res.Kind, name, errs)
 	}
+	t.warn(st, obj)
 	meta["uid"] = object.NewUID()
 	meta["creationTimestamp"] = Timestamp(s.clock.Now())
 	for _, f := range []string{"resourceVersion", "deletionTimestamp", "deletionGracePeriodSeconds", "selfLink"} {
@@ -206,7 +224,7 @@ func (s *Store) Update(t Target, info UpdatedObjectInfo) ([]byte, bool, error) {
 		if err != nil {
 			return nil, false, err
 		}
-		scale, err := scaleAnswer(stored)
+		scale, err := scaleAnswer(t.Res, stored)
 		return scale, false, err
 	}
 	return s.update(t, info)
@@ -216,8 +234,9 @@ func (s *Store) Update(t Target, info UpdatedObjectInfo) ([]byte, bool, error) {
 func (s *Store) update(t Target, info UpdatedObjectInfo) ([]byte, bool, error) {
 	st := strategyFor(t.Res)
 	var created bool
+	var finalized []byte // the answer to a write that removed the last finalizer
 	stored, err := s.mutate(t, func(cur []byte, rev int64) (storage.Change, error) {
-		created = false
+		created, finalized = false, nil
 		if cur == nil {
 			if !(t.Res.CreateOnUpdate || t.Apply) || t.Sub != "" {
 				return storage.Change{}, apierrors.NewNotFound(t.Res.Group, t.Res.Plural, t.Name)
@@ -232,6 +251,9 @@ func (s *Store) update(t Target, info UpdatedObjectInfo) ([]byte, bool, error) {
 			created = true
 			return s.put(t, obj, rev)
 		}
+		if IsCorrupt(cur) {
+			return storage.Change{}, errUntransformable
+		}
 		old, err := object.Decode(cur)
 		if err != nil {
 			return storage.Change{}, apierrors.NewInternal(err)
@@ -245,6 +267,7 @@ func (s *Store) update(t Target, info UpdatedObjectInfo) ([]byte, bool, error) {
 		}
 		st.Canonicalize(obj)
 		oldMeta, meta := object.Meta(old), object.Meta(obj)
+		dropEmptyMeta(meta)
 		oldRV, _ := oldMeta["resourceVersion"].(string)
 		if rv, _ := meta["resourceVersion"].(string); rv != "" && rv != oldRV {
 			return storage.Change{}, apierrors.NewConflict(t.Res.Group, t.Res.Plural, t.Name, apierrors.ConflictModified)
@@ -262,9 +285,12 @@ func (s *Store) update(t Target, info UpdatedObjectInfo) ([]byte, bool, error) {
 		if err := s.admit(Update, t, obj, old); err != nil {
 			return storage.Change{}, err
 		}
-		if errs := append(validateObjectMeta(object.Meta(obj), t.Res, t.Name), st.ValidateUpdate(obj, old, t.Sub)...); len(errs) > 0 {
+		errs := validateObjectMetaUpdate(object.Meta(obj), oldMeta)
+		errs = append(errs, validateObjectMeta(object.Meta(obj), t.Res, t.Name)...)
+		if errs = append(errs, st.ValidateUpdate(obj, old, t.Sub)...); len(errs) > 0 {
 			return storage.Change{}, apierrors.NewInvalid(t.Res.Group, t.Res.Kind, t.Name, errs)
 		}
+		t.warn(st, obj)
 		object.SetResourceVersion(obj, mustParseRV(oldRV))
 		if b, err := encode(t.Res, obj); err != nil {
 			return storage.Change{}, err
@@ -275,21 +301,47 @@ func (s *Store) update(t Target, info UpdatedObjectInfo) ([]byte, bool, error) {
 			gen := object.Int(oldMeta["generation"])
 			object.Meta(obj)["generation"] = gen + 1
 		}
-		ch, err := s.put(t, obj, rev)
-		if err == nil && st.DeleteWhenFinalized(obj, old) {
-			// The last finalizer is gone: the object goes with it.
-			ch.Op = storage.Delete
+		if st.DeleteWhenFinalized(obj, old) {
+			// The last finalizer is gone: the object goes, as it was stored
+			// (what the DELETED event carries), and the writer is answered
+			// with what it wrote, as kube answers.
+			if finalized, err = object.Encode(obj); err != nil {
+				return storage.Change{}, err
+			}
+			return deletion(cur, rev)
 		}
-		return ch, err
+		return s.put(t, obj, rev)
 	})
+	if finalized != nil && err == nil {
+		stored = finalized
+	}
 	return stored, created, err
 }
 
 // recordFields records t's write from old (nil for a new object) to obj in
 // obj's managedFields.
 func (s *Store) recordFields(t Target, old, obj object.Object) {
-	if s.fields != nil {
+	if s.fields != nil && t.Sub != "binding" { // kube binds without its field manager
 		s.fields.Update(t.Res, t.Sub, t.Manager, s.clock.Now(), old, obj)
+	}
+}
+
+// dropEmptyMeta removes the metadata fields kube's ObjectMeta omits when
+// empty: labels, annotations, owner references, finalizers.
+func dropEmptyMeta(meta map[string]any) {
+	for _, f := range []string{"labels", "annotations", "ownerReferences", "finalizers"} {
+		switch v := meta[f].(type) {
+		case map[string]any:
+			if len(v) == 0 {
+				delete(meta, f)
+			}
+		case []any:
+			if len(v) == 0 {
+				delete(meta, f)
+			}
+		case nil:
+			delete(meta, f)
+		}
 	}
 }
 
@@ -305,99 +357,6 @@ func keepServerFields(obj, old object.Object, res *schema.Resource) {
 	}
 	delete(meta, "selfLink")
 	obj["kind"], obj["apiVersion"] = res.Kind, res.APIVersion()
-}
-
-// DeleteOptions are the parts of metav1.DeleteOptions the registry honours.
-type DeleteOptions struct {
-	Preconditions *Preconditions `json:"preconditions"`
-}
-
-// Preconditions must hold for a delete to happen.
-type Preconditions struct {
-	UID             *string `json:"uid"`
-	ResourceVersion *string `json:"resourceVersion"`
-}
-
-// Delete deletes the target, or marks it for deletion when finalizers (or, for a
-// namespace, its content) hold it. It returns the object as now stored, or as
-// deleted, and whether it is gone.
-func (s *Store) Delete(t Target, opts DeleteOptions) ([]byte, bool, error) {
-	st := strategyFor(t.Res)
-	var gone bool
-	stored, err := s.mutate(t, func(cur []byte, rev int64) (storage.Change, error) {
-		gone = false
-		if cur == nil {
-			return storage.Change{}, apierrors.NewNotFound(t.Res.Group, t.Res.Plural, t.Name)
-		}
-		obj, err := object.Decode(cur)
-		if err != nil {
-			return storage.Change{}, apierrors.NewInternal(err)
-		}
-		if err := checkPreconditions(t, obj, opts.Preconditions); err != nil {
-			return storage.Change{}, err
-		}
-		if err := s.admit(Delete, t, nil, obj); err != nil {
-			return storage.Change{}, err
-		}
-		deleting := object.Meta(obj)["deletionTimestamp"] != nil
-		switch how, err := st.BeginDelete(t, obj, s.clock.Now()); {
-		case err != nil:
-			return storage.Change{}, err
-		case how == deleteNow:
-			gone = true
-		case deleting:
-			return storage.Change{Op: storage.Keep}, nil
-		}
-		ch, err := s.put(t, obj, rev)
-		if gone {
-			ch.Op = storage.Delete
-		}
-		return ch, err
-	})
-	return stored, gone, err
-}
-
-func checkPreconditions(t Target, obj object.Object, p *Preconditions) error {
-	if p == nil {
-		return nil
-	}
-	meta := object.Meta(obj)
-	if uid, _ := meta["uid"].(string); p.UID != nil && *p.UID != uid {
-		return apierrors.NewConflict(t.Res.Group, t.Res.Plural, t.Name,
-			fmt.Sprintf("Precondition failed: UID in precondition: %s, UID in object meta: %s", *p.UID, uid))
-	}
-	if rv, _ := meta["resourceVersion"].(string); p.ResourceVersion != nil && *p.ResourceVersion != rv {
-		return apierrors.NewConflict(t.Res.Group, t.Res.Plural, t.Name,
-			fmt.Sprintf("Precondition failed: ResourceVersion in precondition: %s, ResourceVersion in object meta: %s", *p.ResourceVersion, rv))
-	}
-	return nil
-}
-
-// DeleteCollection deletes every object of the target's collection that filter
-// keeps and returns them as deleted (or marked), with the store's revision after.
-func (s *Store) DeleteCollection(t Target, filter storage.Filter, opts DeleteOptions) ([]storage.Item, int64, error) {
-	res, err := s.storage.List(storage.ListOptions{Prefix: CollectionPrefix(t.Res, t.Namespace), Filter: filter})
-	if err != nil {
-		return nil, 0, err
-	}
-	items := make([]storage.Item, 0, len(res.Items))
-	for _, it := range res.Items {
-		obj, err := object.Decode([]byte(it.Value))
-		if err != nil {
-			continue
-		}
-		one := t
-		one.Name = object.MetaString(obj, "name")
-		stored, _, err := s.Delete(one, opts)
-		if apierrors.HasCode(err, 404) {
-			continue // deleted meanwhile
-		}
-		if err != nil {
-			return nil, 0, err
-		}
-		items = append(items, storage.Item{Key: it.Key, Value: string(stored)})
-	}
-	return items, s.storage.Revision(), nil
 }
 
 // Timestamp formats t as metav1.Time does: RFC 3339, seconds, UTC.

@@ -2,11 +2,9 @@ package registry
 
 import (
 	"encoding/base64"
-	"fmt"
 	"slices"
 	"time"
 
-	"kubeplay/core/apierrors"
 	"kubeplay/core/defaults"
 	"kubeplay/core/encoding/protobuf"
 	"kubeplay/core/field"
@@ -40,26 +38,28 @@ type Strategy interface {
 	// NewGeneration says whether an update of old to obj bumps
 	// metadata.generation (for the kinds that track it).
 	NewGeneration(obj, old object.Object) bool
-	// BeginDelete marks obj for deletion (deletionTimestamp, finalizers) and says
-	// whether it goes now; an error refuses the delete.
-	BeginDelete(t Target, obj object.Object, now time.Time) (deleteHow, error)
+	// BeginDelete is the kind's own deletion of obj (changed in place), as
+	// namespaces and CRDs have (their first delete only marks them);
+	// deleteGeneric leaves it to the generic deletion. An error refuses the
+	// delete.
+	BeginDelete(t Target, obj object.Object, opts *DeleteOptions, now time.Time) (deleteHow, error)
+	// GCPolicy is what deleting the kind does to dependents when the delete
+	// does not say.
+	GCPolicy() gcPolicy
 	// DeleteWhenFinalized: an update that leaves obj, being deleted, with nothing
 	// holding it removes it.
 	DeleteWhenFinalized(obj, old object.Object) bool
 }
 
-// deleteHow is what a delete does.
-type deleteHow int
-
-const (
-	deleteLater deleteHow = iota // marked: finalizers (or content) hold it
-	deleteNow                    // removed at once
-)
-
 // strategyFor is the strategy of a resource's kind.
 func strategyFor(res *schema.Resource) Strategy {
 	base := resourceStrategy{res: res}
+	if res.Custom != nil {
+		return customStrategy{base}
+	}
 	switch res.Group + "/" + res.Kind {
+	case "apiextensions.k8s.io/CustomResourceDefinition":
+		return crdStrategy{base}
 	case "flowcontrol.apiserver.k8s.io/FlowSchema":
 		return flowSchemaStrategy{base}
 	case "flowcontrol.apiserver.k8s.io/PriorityLevelConfiguration":
@@ -74,6 +74,8 @@ func strategyFor(res *schema.Resource) Strategy {
 		return podStrategy{base}
 	case "/Service":
 		return serviceStrategy{base}
+	case "/Event":
+		return eventStrategy{base}
 	case "apps/Deployment":
 		return deploymentStrategy{workloadStrategy{base, deploymentRules}}
 	case "apps/ReplicaSet":
@@ -91,6 +93,8 @@ type resourceStrategy struct{ res *schema.Resource }
 // Canonicalize gives the object its defaults and the fields its Go type
 // always writes; kinds without built-in Go types (custom resources) have
 // neither here.
+//
+//go:noinline
 func (s resourceStrategy) Canonicalize(obj object.Object) {
 	defaults.Apply(s.res.APIVersion(), s.res.Kind, obj)
 	protobuf.Complete(s.res.APIVersion(), s.res.Kind, obj)
@@ -104,6 +108,8 @@ func encode(res *schema.Resource, obj object.Object) ([]byte, error) {
 
 // NewGeneration: a kind that tracks generation bumps it when anything but
 // metadata and status changes.
+//
+//go:noinline
 func (s resourceStrategy) NewGeneration(obj, old object.Object) bool {
 	return s.res.Generation && specChanged(old, obj)
 }
@@ -122,6 +128,7 @@ func (s resourceStrategy) ValidateUpdate(obj, _ object.Object, _ string) field.E
 	return s.Validate(obj)
 }
 
+//go:noinline
 func (s resourceStrategy) PrepareForUpdate(obj, old object.Object, sub string) object.Object {
 	switch {
 	case sub == "status":
@@ -150,31 +157,33 @@ func setOrDelete(dst object.Object, key string, src object.Object) {
 	}
 }
 
-func (resourceStrategy) BeginDelete(_ Target, obj object.Object, now time.Time) (deleteHow, error) {
-	meta := object.Meta(obj)
-	if len(object.Strings(meta, "finalizers")) == 0 {
-		return deleteNow, nil
-	}
-	markDeleted(meta, now)
-	return deleteLater, nil
+// BeginDelete: most kinds are deleted the generic way.
+//
+//go:noinline
+func (resourceStrategy) BeginDelete(Target, object.Object, *DeleteOptions, time.Time) (deleteHow, error) {
+	return deleteGeneric, nil
 }
 
-// markDeleted sets what a graceful deletion sets, once.
-func markDeleted(meta map[string]any, now time.Time) {
-	if meta["deletionTimestamp"] == nil {
-		meta["deletionTimestamp"] = Timestamp(now)
-		meta["deletionGracePeriodSeconds"] = 0
-	}
-}
+// GCPolicy: dependents are deleted in the background.
+//
+//go:noinline
+func (resourceStrategy) GCPolicy() gcPolicy { return gcBackground }
 
 // DeleteWhenFinalized is kube's ShouldDeleteDuringUpdate: the object is being
 // deleted, with no grace period left, and its last finalizer is gone.
+//
+//go:noinline
 func (resourceStrategy) DeleteWhenFinalized(obj, old object.Object) bool {
-	meta := object.Meta(obj)
-	grace, set := object.Meta(old)["deletionGracePeriodSeconds"]
-	return meta["deletionTimestamp"] != nil && len(object.Strings(meta, "finalizers")) == 0 &&
-		set && fmt.Sprint(grace) == "0"
+	oldMeta := object.Meta(old)
+	grace := oldMeta["deletionGracePeriodSeconds"]
+	return oldMeta["deletionTimestamp"] != nil && len(object.Strings(object.Meta(obj), "finalizers")) == 0 &&
+		(grace == nil || object.Int(grace) == 0)
 }
+
+// eventStrategy: Events never wait for the garbage collector.
+type eventStrategy struct{ resourceStrategy }
+
+func (eventStrategy) GCPolicy() gcPolicy { return gcUnsupported }
 
 // deploymentStrategy: annotations bump a Deployment's generation too (kube
 // copies them to its ReplicaSets).
@@ -189,10 +198,6 @@ func (s deploymentStrategy) NewGeneration(obj, old object.Object) bool {
 // namespace controller has emptied it, and only the finalize subresource changes
 // them.
 type namespaceStrategy struct{ resourceStrategy }
-
-// namespaceTerminatingMessage is kube's answer to deleting a namespace that is
-// already being deleted.
-const namespaceTerminatingMessage = "The system is ensuring all content is removed from this namespace.  Upon completion, this namespace will automatically be purged by the system."
 
 // PrepareForCreate: a new namespace is Active, and held by the kubernetes
 // finalizer until the namespace controller has emptied it.
@@ -239,22 +244,50 @@ func (s namespaceStrategy) PrepareForUpdate(obj, old object.Object, sub string) 
 	return out
 }
 
-func (s namespaceStrategy) BeginDelete(t Target, obj object.Object, now time.Time) (deleteHow, error) {
-	spec, _ := obj["spec"].(map[string]any)
-	if len(object.Strings(spec, "finalizers")) == 0 {
-		return s.resourceStrategy.BeginDelete(t, obj, now)
-	}
+// BeginDelete is the namespace's own REST deletion: the first delete marks
+// it Terminating (with the garbage collector's finalizers the options ask
+// for) and leaves the rest to the namespace controller; while its
+// spec.finalizers hold it, a delete changes nothing; once they are gone, the
+// generic deletion removes it.
+func (s namespaceStrategy) BeginDelete(t Target, obj object.Object, opts *DeleteOptions, now time.Time) (deleteHow, error) {
 	meta := object.Meta(obj)
-	if meta["deletionTimestamp"] != nil {
-		return 0, apierrors.NewConflict("", "namespaces", t.Name, namespaceTerminatingMessage)
+	if err := checkPreconditionsAsStorage(t, meta, opts.Preconditions); err != nil {
+		return 0, err
 	}
-	markDeleted(meta, now)
+	if meta["deletionTimestamp"] != nil {
+		spec, _ := obj["spec"].(map[string]any)
+		if len(object.Strings(spec, "finalizers")) > 0 {
+			return deleteKeep, nil
+		}
+		return deleteGeneric, nil
+	}
+	meta["deletionTimestamp"] = Timestamp(now)
 	status, _ := obj["status"].(map[string]any)
 	if status == nil {
 		status = map[string]any{}
 		obj["status"] = status
 	}
 	status["phase"] = "Terminating"
+	// Unlike the generic deletion, a namespace keeps the finalizer the options
+	// do not speak of.
+	finalizers := object.Strings(meta, "finalizers")
+	orphan, foreground := slices.Contains(finalizers, FinalizerOrphan), slices.Contains(finalizers, FinalizerForeground)
+	switch p := opts.PropagationPolicy; {
+	case opts.OrphanDependents != nil:
+		orphan, foreground = *opts.OrphanDependents, !*opts.OrphanDependents
+	case p != nil:
+		orphan, foreground = *p == PropagationOrphan, *p == PropagationForeground
+	}
+	kept := slices.DeleteFunc(finalizers, func(f string) bool { return f == FinalizerOrphan || f == FinalizerForeground })
+	if orphan {
+		kept = append(kept, FinalizerOrphan)
+	}
+	if foreground {
+		kept = append(kept, FinalizerForeground)
+	}
+	if !sameSet(kept, object.Strings(meta, "finalizers")) {
+		setFinalizers(meta, kept)
+	}
 	return deleteLater, nil
 }
 

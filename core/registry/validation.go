@@ -31,7 +31,27 @@ func validateObjectMeta(meta map[string]any, res *schema.Resource, name string) 
 	for _, msg := range validateName(res.Names, name) {
 		errs = append(errs, field.Invalid(field.NewPath("metadata", "name"), name, msg))
 	}
-	return append(errs, validation.Labels(object.StringMap(meta, "labels"), field.NewPath("metadata", "labels"))...)
+	errs = append(errs, validation.Labels(object.StringMap(meta, "labels"), field.NewPath("metadata", "labels"))...)
+	errs = append(errs, validation.Annotations(object.StringMap(meta, "annotations"), field.NewPath("metadata", "annotations"))...)
+	errs = append(errs, validation.OwnerReferences(object.Objects(meta, "ownerReferences"), field.NewPath("metadata", "ownerReferences"))...)
+	finalizers := object.Strings(meta, "finalizers")
+	errs = append(errs, validation.Finalizers(finalizers, field.NewPath("metadata", "finalizers"))...)
+	if res.Custom != nil {
+		return errs // kube's core validation is for its own kinds
+	}
+	return append(errs, validation.KubeFinalizerNames(finalizers, field.NewPath("metadata", "finalizers"))...)
+}
+
+// validateObjectMetaUpdate checks what an update may not do to the metadata
+// beyond validateObjectMeta: add a finalizer to an object being deleted.
+// kube checks it twice (the generic registry, then the kind's strategy): the
+// error comes twice.
+func validateObjectMetaUpdate(meta, old map[string]any) field.ErrorList {
+	if old["deletionTimestamp"] == nil {
+		return nil
+	}
+	errs := validation.NoNewFinalizers(object.Strings(meta, "finalizers"), object.Strings(old, "finalizers"), field.NewPath("metadata", "finalizers"))
+	return append(errs, errs...)
 }
 
 // validateName returns the messages for a name that breaks rule.

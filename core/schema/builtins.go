@@ -53,6 +53,7 @@ func Builtins() []*Resource {
 			Version: "v1", Kind: "Pod", Plural: "pods", Singular: "pod", Namespaced: true,
 			ShortNames: []string{"po"}, Categories: []string{"all"}, Verbs: allVerbs,
 			Subs: []Subresource{
+				{Name: "binding", Kind: "Binding", Verbs: []string{"create"}},
 				{Name: "eviction", Kind: "Eviction", Group: "policy", Verbs: []string{"create"}},
 				{Name: "log", Kind: "Pod", Verbs: []string{"get"}},
 				{Name: "status", Kind: "Pod", Verbs: statusVerbs},
@@ -149,6 +150,17 @@ func Builtins() []*Resource {
 				{Name: "scale", Kind: "Scale", Group: "autoscaling", Verbs: statusVerbs},
 				{Name: "status", Kind: "StatefulSet", Group: "apps", Verbs: statusVerbs},
 			},
+		},
+		{
+			Group: "policy", Version: "v1", Kind: "PodDisruptionBudget", Plural: "poddisruptionbudgets", Singular: "poddisruptionbudget",
+			Namespaced: true, ShortNames: []string{"pdb"}, Verbs: allVerbs, Generation: true,
+			Subs: []Subresource{{Name: "status", Kind: "PodDisruptionBudget", Group: "policy", Verbs: statusVerbs}},
+		},
+		{
+			Group: "apiextensions.k8s.io", Version: "v1", Kind: "CustomResourceDefinition",
+			Plural: "customresourcedefinitions", Singular: "customresourcedefinition",
+			ShortNames: []string{"crd", "crds"}, Categories: []string{"api-extensions"}, Verbs: allVerbs, Generation: true, Untyped: true,
+			Subs: []Subresource{{Name: "status", Kind: "CustomResourceDefinition", Group: "apiextensions.k8s.io", Verbs: statusVerbs}},
 		},
 		{
 			Group: "coordination.k8s.io", Version: "v1", Kind: "Lease", Plural: "leases", Singular: "lease",

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"kubeplay/core/encoding/table"
 	"kubeplay/core/field"
 	"kubeplay/core/object"
 )
@@ -56,6 +57,10 @@ type Resource struct {
 	// UpdateNeedsVersion: a PUT must name the object's resourceVersion (kube's
 	// AllowUnconditionalUpdate false: Leases).
 	UpdateNeedsVersion bool
+	// Untyped: kubeplay has no typed form of the kind (no protobuf message,
+	// no structured-merge-diff type: applies deduce one): the
+	// CustomResourceDefinition, whose schemas' JSON is its own.
+	Untyped bool
 	// Virtual: the kind is never stored; a create computes its answer from the
 	// request (the reviews: SelfSubjectReview, SelfSubjectAccessReview).
 	Virtual bool
@@ -66,9 +71,47 @@ type Resource struct {
 	// kinds whose rules come with their host (the xDS group's: Envoy's
 	// definitions).
 	Validate func(obj object.Object) field.ErrorList
+	// Custom is what a CustomResourceDefinition says of a custom resource's
+	// objects; nil for the built-in kinds.
+	Custom *CustomResource
+}
+
+// CustomResource is what one version of a CustomResourceDefinition says of
+// its objects (core/crd makes it).
+type CustomResource struct {
+	// Definition is the CustomResourceDefinition's name.
+	Definition string
+	// Schema prunes, defaults and validates the objects.
+	Schema CustomSchema
+	// OpenAPI is the version's openAPIV3Schema, as written.
+	OpenAPI map[string]any
+	// Printer prints the objects in Tables: the version's
+	// additionalPrinterColumns.
+	Printer *table.Printer
+	// Scale are the paths of the scale subresource; nil without one.
+	Scale *ScalePaths
+}
+
+// CustomSchema is a custom resource's structural schema at work.
+type CustomSchema interface {
+	// Prune removes the fields the schema does not know from an object and
+	// returns their paths, sorted.
+	Prune(obj object.Object) []string
+	// Default sets the schema's defaults the object lacks.
+	Default(v any)
+	// Validate checks the object (but its metadata) against the schema.
+	Validate(obj object.Object) field.ErrorList
+}
+
+// ScalePaths are where a custom resource keeps what its Scale shows: simple
+// JSON paths (".spec.replicas").
+type ScalePaths struct {
+	SpecReplicas, StatusReplicas, LabelSelector string
 }
 
 // APIVersion is the kind's apiVersion: "v1" or "apps/v1".
+//
+//go:noinline
 func (r *Resource) APIVersion() string {
 	if r.Group == "" {
 		return r.Version
@@ -187,6 +230,30 @@ func (reg *Registry) Add(r *Resource) {
 	reg.snap.Store(next)
 }
 
+// Remove stops serving the resource of group, version and plural.
+func (reg *Registry) Remove(group, version, plural string) {
+	reg.mu.Lock()
+	defer reg.mu.Unlock()
+	old := reg.snap.Load()
+	key := group + "/" + version + "/" + plural
+	prev, ok := old.byGVR[key]
+	if !ok {
+		return
+	}
+	next := &registrySnapshot{generation: old.generation + 1, byGVR: make(map[string]*Resource, len(old.byGVR))}
+	for k, v := range old.byGVR {
+		if k != key {
+			next.byGVR[k] = v
+		}
+	}
+	for _, r := range old.resources {
+		if r != prev {
+			next.resources = append(next.resources, r)
+		}
+	}
+	reg.snap.Store(next)
+}
+
 // Generation changes whenever the served resources do.
 func (reg *Registry) Generation() uint64 { return reg.snap.Load().generation }
 
@@ -227,7 +294,7 @@ func (reg *Registry) GroupVersions() []GroupVersion {
 		if out[i].Group != out[j].Group {
 			return out[i].Group < out[j].Group
 		}
-		return versionPriority(out[i].Version) < versionPriority(out[j].Version)
+		return versionBefore(out[i].Version, out[j].Version)
 	})
 	return out
 }
@@ -248,16 +315,55 @@ func groupPriority(g string) int {
 	return len(builtinGroupOrder)
 }
 
-// versionPriority orders GA before beta before alpha, newest first.
-func versionPriority(v string) string {
-	rank := "0"
-	switch {
-	case strings.Contains(v, "alpha"):
-		rank = "2"
-	case strings.Contains(v, "beta"):
-		rank = "1"
+// kubeVersion reads a Kubernetes-like version (v1, v2beta1, v1alpha3): its
+// major number, stability (0 GA, 1 beta, 2 alpha) and minor number.
+func kubeVersion(v string) (major, stability, minor int, ok bool) {
+	rest, found := strings.CutPrefix(v, "v")
+	i := 0
+	for i < len(rest) && rest[i] >= '0' && rest[i] <= '9' {
+		major = major*10 + int(rest[i]-'0')
+		i++
 	}
-	return rank + v
+	if !found || i == 0 || rest[0] == '0' {
+		return 0, 0, 0, false
+	}
+	rest = rest[i:]
+	switch {
+	case rest == "":
+		return major, 0, 0, true
+	case strings.HasPrefix(rest, "beta"):
+		stability, rest = 1, rest[4:]
+	case strings.HasPrefix(rest, "alpha"):
+		stability, rest = 2, rest[5:]
+	default:
+		return 0, 0, 0, false
+	}
+	for j := 0; j < len(rest); j++ {
+		if rest[j] < '0' || rest[j] > '9' {
+			return 0, 0, 0, false
+		}
+		minor = minor*10 + int(rest[j]-'0')
+	}
+	return major, stability, minor, rest != ""
+}
+
+// versionBefore orders versions as kube's discovery does: Kubernetes-like
+// versions first, GA before beta before alpha, newest first; the others by
+// name.
+func versionBefore(a, b string) bool {
+	am, as, an, aok := kubeVersion(a)
+	bm, bs, bn, bok := kubeVersion(b)
+	switch {
+	case aok != bok:
+		return aok
+	case !aok:
+		return a < b
+	case as != bs:
+		return as < bs
+	case am != bm:
+		return am > bm
+	}
+	return an > bn
 }
 
 // ByGroupResource finds a resource by group and plural name, whatever its version.

@@ -2,6 +2,7 @@ package validation
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"slices"
 	"sort"
@@ -271,4 +272,130 @@ func oneOf(v string, p *field.Path, valid ...string) field.ErrorList {
 		return field.ErrorList{field.NotSupported(p, v, valid)}
 	}
 	return nil
+}
+
+// totalAnnotationSizeLimit is kube's limit on an object's annotations, keys
+// and values together.
+const totalAnnotationSizeLimit = 256 << 10
+
+// Annotations checks metadata.annotations as ValidateAnnotations does: keys are
+// qualified names (in any case), and all of them hold at most 256 KiB.
+func Annotations(annotations map[string]string, p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	size := 0
+	for _, k := range sortedKeys(annotations) {
+		addInvalid(&errs, p, k, QualifiedName(strings.ToLower(k)))
+		size += len(k) + len(annotations[k])
+	}
+	if size > totalAnnotationSizeLimit {
+		errs = append(errs, field.TooLong(p, totalAnnotationSizeLimit))
+	}
+	return errs
+}
+
+// OwnerReferences checks metadata.ownerReferences as ValidateOwnerReferences
+// does: each names its owner's apiVersion (with a version), kind, name and
+// uid, no Event owns anything, and one at most is the controller. refs are
+// the references as decoded from JSON.
+func OwnerReferences(refs []map[string]any, p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	firstController := ""
+	for _, ref := range refs {
+		r := fields(ref)
+		apiVersion, kind := r.str("apiVersion"), r.str("kind")
+		group, version := "", apiVersion
+		if strings.Count(apiVersion, "/") > 1 {
+			version = ""
+		} else if g, v, ok := strings.Cut(apiVersion, "/"); ok {
+			group, version = g, v
+		}
+		if version == "" {
+			errs = append(errs, field.Invalid(p.Child("apiVersion"), apiVersion, "version must not be empty"))
+		}
+		if kind == "" {
+			errs = append(errs, field.Invalid(p.Child("kind"), kind, "kind must not be empty"))
+		}
+		if r.str("name") == "" {
+			errs = append(errs, field.Invalid(p.Child("name"), r.str("name"), "name must not be empty"))
+		}
+		if r.str("uid") == "" {
+			errs = append(errs, field.Invalid(p.Child("uid"), r.str("uid"), "uid must not be empty"))
+		}
+		if group == "" && version == "v1" && kind == "Event" {
+			errs = append(errs, field.Invalid(p, field.GoSyntax(ownerReferenceGoSyntax(r)), "/v1, Kind=Event is disallowed from being an owner"))
+		}
+		if ref["controller"] == true {
+			if name := kind + "/" + r.str("name"); firstController == "" {
+				firstController = name
+			} else {
+				all := make([]string, len(refs))
+				for i, o := range refs {
+					all[i] = ownerReferenceGoSyntax(o)
+				}
+				errs = append(errs, field.Invalid(p, field.GoSyntax("[]v1.OwnerReference{"+strings.Join(all, ", ")+"}"),
+					fmt.Sprintf("Only one reference can have Controller set to true. Found \"true\" in references for %s and %s", firstController, name)))
+			}
+		}
+	}
+	return errs
+}
+
+// ownerReferenceGoSyntax is a reference as kube's messages print it (%#v of
+// its Go type; kube prints the addresses of the booleans it points to,
+// kubeplay prints their values).
+func ownerReferenceGoSyntax(ref fields) string {
+	boolPtr := func(key string) string {
+		if b, ok := ref[key].(bool); ok {
+			return fmt.Sprintf("(*bool)(%v)", b)
+		}
+		return "(*bool)(nil)"
+	}
+	return fmt.Sprintf("v1.OwnerReference{APIVersion:%q, Kind:%q, Name:%q, UID:%q, Controller:%s, BlockOwnerDeletion:%s}",
+		ref.str("apiVersion"), ref.str("kind"), ref.str("name"), ref.str("uid"), boolPtr("controller"), boolPtr("blockOwnerDeletion"))
+}
+
+// Finalizers checks metadata.finalizers as ValidateFinalizers does:
+// qualified names, and not both of the garbage collector's.
+func Finalizers(finalizers []string, p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	for _, f := range finalizers {
+		addInvalid(&errs, p, f, QualifiedName(f))
+	}
+	if slices.Contains(finalizers, "orphan") && slices.Contains(finalizers, "foregroundDeletion") {
+		errs = append(errs, field.Invalid(p, finalizers, "finalizer orphan and foregroundDeletion cannot be both set"))
+	}
+	return errs
+}
+
+// standardFinalizers are the finalizer names of kube's own that need no
+// domain.
+var standardFinalizers = []string{"kubernetes", "orphan", "foregroundDeletion"}
+
+// KubeFinalizerNames checks the finalizers of a built-in kind's object as
+// kube's core validation does beyond Finalizers: a name without a "/" must be
+// one of kube's own.
+func KubeFinalizerNames(finalizers []string, p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	for i, f := range finalizers {
+		if !strings.Contains(f, "/") && !slices.Contains(standardFinalizers, f) {
+			errs = append(errs, field.Invalid(p.Index(i), f, "name is neither a standard finalizer name nor is it fully qualified"))
+		}
+	}
+	return errs
+}
+
+// NoNewFinalizers checks that an update of an object being deleted adds no
+// finalizer (ValidateNoNewFinalizers).
+func NoNewFinalizers(finalizers, old []string, p *field.Path) field.ErrorList {
+	var extra []string
+	for _, f := range finalizers {
+		if !slices.Contains(old, f) && !slices.Contains(extra, f) {
+			extra = append(extra, f)
+		}
+	}
+	if len(extra) == 0 {
+		return nil
+	}
+	slices.Sort(extra)
+	return field.ErrorList{field.Forbidden(p, fmt.Sprintf("no new finalizers can be added if the object is being deleted, found new finalizers %#v", extra))}
 }

@@ -20,6 +20,8 @@ const (
 
 	StatusOK                    = 200
 	StatusCreated               = 201
+	StatusAccepted              = 202
+	StatusNoContent             = 204
 	StatusMovedPermanently      = 301
 	StatusNotModified           = 304
 	StatusBadRequest            = 400

@@ -47,8 +47,8 @@ func main() {
 	zeros := map[string]string{} // apiVersion/kind → zero object's JSON
 	var all *smdschema.Schema
 	for _, res := range schema.Builtins() {
-		if !res.HasVerb("patch") {
-			continue // create-only kinds (the reviews) are never applied nor stored
+		if !res.HasVerb("patch") || res.Untyped {
+			continue // create-only kinds (the reviews) are never applied nor stored; applies deduce the untyped kinds' types
 		}
 		gvk := kschema.GroupVersionKind{Group: res.Group, Version: res.Version, Kind: res.Kind}
 		zero, err := scheme.Scheme.New(gvk)

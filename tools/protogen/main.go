@@ -74,6 +74,8 @@ func roots() []root {
 	add("apps/v1", &appsv1.StatefulSet{}, &appsv1.StatefulSetList{})
 	add("coordination.k8s.io/v1", &coordinationv1.Lease{}, &coordinationv1.LeaseList{})
 	add("policy/v1", &policyv1.Eviction{}, nil)
+	add("policy/v1", &policyv1.PodDisruptionBudget{}, &policyv1.PodDisruptionBudgetList{})
+	add("v1", &corev1.Binding{}, nil)
 	add("flowcontrol.apiserver.k8s.io/v1", &flowcontrolv1.FlowSchema{}, &flowcontrolv1.FlowSchemaList{})
 	add("flowcontrol.apiserver.k8s.io/v1", &flowcontrolv1.PriorityLevelConfiguration{}, &flowcontrolv1.PriorityLevelConfigurationList{})
 	add("authentication.k8s.io/v1", &authenticationv1.SelfSubjectReview{}, nil)

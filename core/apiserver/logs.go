@@ -1,0 +1,98 @@
+package apiserver
+
+import (
+	"fmt"
+
+	"kubeplay/core/apierrors"
+	"kubeplay/core/object"
+	"kubeplay/core/podlogs"
+	"kubeplay/core/registry"
+	"kubeplay/core/web"
+)
+
+// serveLog answers a Pod's log subresource with the lines core/podlogs makes,
+// as a kubelet would stream them through kube-apiserver: nothing (204) for a
+// Pod on no node, kube's 404 for a node that does not exist, and with
+// follow=true new lines as the sandbox's clock reaches them, until the
+// client goes or the Pod does.
+func (s *Server) serveLog(w web.ResponseWriter, r *web.Request, t target) error {
+	o, err := podlogs.ParseOptions(r.URL.Query())
+	if err != nil {
+		return apierrors.NewBadRequest(err.Error())
+	}
+	key := registry.Key(t.res, t.namespace, t.name)
+	val, ok := s.store.Get(key)
+	if !ok {
+		return apierrors.NewNotFound("", "pods", t.name)
+	}
+	pod, err := object.Decode(val)
+	if err != nil {
+		return apierrors.NewInternal(err)
+	}
+	container, refused := podlogs.Container(pod, o.Container)
+	if refused != "" {
+		return apierrors.NewBadRequest(refused)
+	}
+	node, _ := object.Path(pod, "spec", "nodeName").(string)
+	if node == "" {
+		w.WriteHeader(web.StatusNoContent)
+		return nil
+	}
+	if nodes := s.registry.Lookup("", "v1", "nodes"); nodes != nil {
+		if _, ok := s.store.Get(registry.Key(nodes, "", node)); !ok {
+			return apierrors.NewNotFound("", "pods", node) // kube's words
+		}
+	}
+	if o.Previous {
+		return apierrors.NewBadRequest(fmt.Sprintf("previous terminated container %q in pod %q not found", container, t.name))
+	}
+	status, _ := pod["status"].(map[string]any)
+	for _, cs := range object.Objects(status, "containerStatuses") {
+		if reason, ok := object.Path(cs, "state", "waiting", "reason").(string); ok && cs["name"] == container {
+			return apierrors.NewBadRequest(fmt.Sprintf("container %q in pod %q is waiting to start: %s", container, t.name, reason))
+		}
+	}
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(web.StatusOK)
+	written := int64(0)
+	send := func(n int64) bool {
+		line := podlogs.Line(pod, container, n, o.Timestamps)
+		if o.LimitBytes >= 0 && written+int64(len(line)) > o.LimitBytes {
+			line = line[:max(o.LimitBytes-written, 0)]
+		}
+		written += int64(len(line))
+		_, err := w.Write([]byte(line))
+		return err == nil && line != "" && (o.LimitBytes < 0 || written < o.LimitBytes)
+	}
+	first, end := o.Range(pod, s.cfg.Clock.Now())
+	for n := first; n < end; n++ {
+		if !send(n) {
+			return nil
+		}
+	}
+	if !o.Follow {
+		return nil
+	}
+	uid := object.MetaString(pod, "uid")
+	for n := end; ; n++ {
+		if web.Flush(w) != nil {
+			return nil
+		}
+		timer := s.cfg.Clock.NewTimer(podlogs.Due(pod, n).Sub(s.cfg.Clock.Now()))
+		select {
+		case <-r.Context().Done():
+			timer.Stop()
+			return nil
+		case <-timer.C():
+		}
+		if cur, ok := s.store.Get(key); !ok || !podStill(cur, uid) || !send(n) {
+			return nil
+		}
+	}
+}
+
+// podStill says whether the stored pod is still the one with uid.
+func podStill(stored []byte, uid string) bool {
+	obj, err := object.Decode(stored)
+	return err == nil && object.MetaString(obj, "uid") == uid
+}

@@ -1,0 +1,34 @@
+package controllers
+
+import (
+	"context"
+	"time"
+
+	"kubeplay/core/clock"
+)
+
+// Loop is a controller's work loop: it runs work whenever wake says
+// something changed, and again after retry while work reports that some of
+// it is pending, until ctx is done. Nothing runs while nothing changes.
+func Loop(ctx context.Context, clk clock.Clock, wake <-chan struct{}, retry time.Duration, work func() (pending bool)) {
+	var timer clock.Timer
+	for {
+		var due <-chan time.Time
+		if timer != nil {
+			due = timer.C()
+		}
+		select {
+		case <-ctx.Done():
+			if timer != nil {
+				timer.Stop()
+			}
+			return
+		case <-wake:
+		case <-due:
+			timer = nil
+		}
+		if work() && timer == nil {
+			timer = clk.NewTimer(retry)
+		}
+	}
+}

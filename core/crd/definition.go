@@ -1,0 +1,387 @@
+// Package crd owns CustomResourceDefinitions (apiextensions.k8s.io/v1), as
+// kube's apiextensions-apiserver: what a definition defaults to and how it is
+// validated (names, versions, structural schemas, printer columns,
+// subresources), the custom resources it serves (Resources: one per served
+// version, with its schema's pruning, defaulting and validation, its printer
+// columns and its status and scale subresources; versions convert with the
+// None strategy, only apiVersion changes), the controller that names and
+// establishes definitions and serves and stops serving their resources in
+// the schema registry, deleting the objects of a deleted definition (as
+// kube's finalizer does), and the OpenAPI v3 document of their group
+// versions (kubectl explain, server-side apply).
+//
+// x-kubernetes-validations (CEL) rules are kept but not evaluated: CEL does
+// not fit the WebAssembly size budget; writing a definition that has them
+// answers a warning that says so.
+package crd
+
+import (
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+
+	"kubeplay/core/field"
+	"kubeplay/core/object"
+	"kubeplay/core/validation"
+)
+
+// Definition is a CustomResourceDefinition as kubeplay reads it.
+type Definition struct {
+	Metadata struct {
+		Name string `json:"name"`
+	} `json:"metadata"`
+	Spec struct {
+		Group      string    `json:"group"`
+		Names      Names     `json:"names"`
+		Scope      string    `json:"scope"`
+		Versions   []Version `json:"versions"`
+		Conversion *struct {
+			Strategy string `json:"strategy"`
+		} `json:"conversion"`
+	} `json:"spec"`
+	Status struct {
+		AcceptedNames  Names    `json:"acceptedNames"`
+		StoredVersions []string `json:"storedVersions"`
+		Conditions     []struct {
+			Type   string `json:"type"`
+			Status string `json:"status"`
+		} `json:"conditions"`
+	} `json:"status"`
+}
+
+// Names are a definition's names.
+type Names struct {
+	Plural     string   `json:"plural"`
+	Singular   string   `json:"singular,omitempty"`
+	ShortNames []string `json:"shortNames,omitempty"`
+	Kind       string   `json:"kind"`
+	ListKind   string   `json:"listKind,omitempty"`
+	Categories []string `json:"categories,omitempty"`
+}
+
+// Version is one of a definition's versions.
+type Version struct {
+	Name       string `json:"name"`
+	Served     bool   `json:"served"`
+	Storage    bool   `json:"storage"`
+	Deprecated bool   `json:"deprecated"`
+	Schema     *struct {
+		OpenAPIV3Schema any `json:"openAPIV3Schema"`
+	} `json:"schema"`
+	Subresources *struct {
+		Status *struct{} `json:"status"`
+		Scale  *Scale    `json:"scale"`
+	} `json:"subresources"`
+	Columns []Column `json:"additionalPrinterColumns"`
+}
+
+// Scale is a version's scale subresource.
+type Scale struct {
+	SpecReplicasPath   string `json:"specReplicasPath"`
+	StatusReplicasPath string `json:"statusReplicasPath"`
+	LabelSelectorPath  string `json:"labelSelectorPath"`
+}
+
+// Column is one of a version's additionalPrinterColumns.
+type Column struct {
+	Name        string `json:"name"`
+	Type        string `json:"type"`
+	Format      string `json:"format"`
+	Description string `json:"description"`
+	Priority    int    `json:"priority"`
+	JSONPath    string `json:"jsonPath"`
+}
+
+// Read reads a definition from its object form.
+func Read(obj object.Object) (*Definition, error) {
+	var d Definition
+	if err := decodeSchema(mustJSON(obj), &d); err != nil {
+		return nil, err
+	}
+	return &d, nil
+}
+
+// established says whether the definition's Established condition is True.
+func (d *Definition) established() bool {
+	for _, c := range d.Status.Conditions {
+		if c.Type == "Established" {
+			return c.Status == "True"
+		}
+	}
+	return false
+}
+
+// Canonicalize gives a definition kube's defaults: the None conversion and
+// the list kind.
+func Canonicalize(obj object.Object) {
+	spec, _ := obj["spec"].(map[string]any)
+	if spec == nil {
+		return
+	}
+	if spec["conversion"] == nil {
+		spec["conversion"] = map[string]any{"strategy": "None"}
+	}
+	names, _ := spec["names"].(map[string]any)
+	if kind, _ := names["kind"].(string); kind != "" && names["listKind"] == nil {
+		names["listKind"] = kind + "List"
+	}
+}
+
+// PrepareForCreate starts a definition's status: not yet named or
+// established, its storage version stored.
+func PrepareForCreate(obj object.Object) {
+	status := map[string]any{"conditions": nil, "acceptedNames": map[string]any{"plural": "", "kind": ""}}
+	for _, v := range object.Objects(obj["spec"].(map[string]any), "versions") {
+		if v["storage"] == true {
+			status["storedVersions"] = []any{v["name"]}
+		}
+	}
+	obj["status"] = status
+}
+
+// PrepareForUpdate keeps a stored version that is no longer the storage
+// version among the stored versions, as kube does.
+func PrepareForUpdate(obj, old object.Object) {
+	oldStatus, _ := old["status"].(map[string]any)
+	stored := object.Strings(oldStatus, "storedVersions")
+	for _, v := range object.Objects(obj["spec"].(map[string]any), "versions") {
+		if name, _ := v["name"].(string); v["storage"] == true && !slices.Contains(stored, name) {
+			stored = append(stored, name)
+		}
+	}
+	if status, ok := obj["status"].(map[string]any); ok && len(stored) > 0 {
+		status["storedVersions"] = toAny(stored)
+	}
+}
+
+func toAny(s []string) []any {
+	out := make([]any, len(s))
+	for i, v := range s {
+		out[i] = v
+	}
+	return out
+}
+
+// Validate checks a definition as kube's ValidateCustomResourceDefinition
+// does (the rules kubeplay knows, in kube's order), and returns the warnings
+// its writer gets.
+func Validate(obj object.Object) (field.ErrorList, []string) {
+	d, err := Read(obj)
+	if err != nil {
+		return field.ErrorList{field.Invalid(field.NewPath("spec"), "", err.Error())}, nil
+	}
+	var errs field.ErrorList
+	invalid := func(p *field.Path, v any, msgs ...string) { addInvalid(&errs, p, v, msgs) }
+	spec := field.NewPath("spec")
+	s := &d.Spec
+	if d.Metadata.Name != s.Names.Plural+"."+s.Group {
+		invalid(field.NewPath("metadata", "name"), d.Metadata.Name, `must be spec.names.plural+"."+spec.group`)
+	}
+	switch {
+	case s.Group == "":
+		errs = append(errs, field.Required(spec.Child("group"), ""))
+	case !strings.Contains(s.Group, "."):
+		invalid(spec.Child("group"), s.Group, "should be a domain with at least one dot")
+	default:
+		invalid(spec.Child("group"), s.Group, validation.DNS1123Subdomain(s.Group)...)
+	}
+	if s.Scope != "Cluster" && s.Scope != "Namespaced" {
+		errs = append(errs, field.NotSupported(spec.Child("scope"), s.Scope, []string{"Cluster", "Namespaced"}))
+	}
+	storage := 0
+	seen := map[string]bool{}
+	for i, v := range s.Versions {
+		p := spec.Child("versions").Index(i)
+		if v.Schema == nil || v.Schema.OpenAPIV3Schema == nil {
+			errs = append(errs, field.Required(p.Child("schema").Child("openAPIV3Schema"), "schemas are required"))
+		}
+		invalid(p.Child("name"), v.Name, validation.DNS1035Label(v.Name)...)
+		if seen[v.Name] {
+			errs = append(errs, field.Duplicate(p.Child("name"), v.Name))
+		}
+		seen[v.Name] = true
+		if v.Storage {
+			storage++
+		}
+	}
+	if storage != 1 {
+		invalid(spec.Child("versions"), field.GoSyntax(fmt.Sprintf("[]apiextensions.CustomResourceDefinitionVersion{...%d versions}", len(s.Versions))), "must have exactly one version marked as storage version")
+	}
+	names := spec.Child("names")
+	invalid(names.Child("plural"), s.Names.Plural, validation.DNS1035Label(s.Names.Plural)...)
+	if s.Names.Singular != "" {
+		invalid(names.Child("singular"), s.Names.Singular, validation.DNS1035Label(s.Names.Singular)...)
+	}
+	for i, n := range s.Names.ShortNames {
+		invalid(names.Child("shortNames").Index(i), n, validation.DNS1035Label(n)...)
+	}
+	for _, k := range []struct{ name, value string }{{"kind", s.Names.Kind}, {"listKind", s.Names.ListKind}} {
+		if k.value == "" {
+			errs = append(errs, field.Required(names.Child(k.name), ""))
+		} else if m := validation.DNS1035Label(strings.ToLower(k.value)); len(m) > 0 {
+			invalid(names.Child(k.name), k.value, "may have mixed case, but should otherwise match: "+m[len(m)-1])
+		}
+	}
+	var warnings []string
+	for _, part := range versionParts(s.Versions, spec) {
+		errs = append(errs, part.validate()...)
+		if part.cel {
+			warnings = append(warnings, part.path.String()+": x-kubernetes-validations rules are not evaluated by kubeplay (CEL is not built into its WebAssembly core)")
+		}
+	}
+	if len(d.Status.StoredVersions) == 0 {
+		invalid(field.NewPath("status", "storedVersions"), field.GoSyntax("[]string(nil)"), "must have at least one stored version")
+	}
+	return errs, warnings
+}
+
+// addInvalid adds an Invalid error of p for each message.
+//
+//go:noinline
+func addInvalid(errs *field.ErrorList, p *field.Path, v any, msgs []string) {
+	for _, m := range msgs {
+		*errs = append(*errs, field.Invalid(p, v, m))
+	}
+}
+
+// versionPart is what one version, or all of them alike (kube then speaks of
+// them at spec.validation, spec.subresources and
+// spec.additionalPrinterColumns), says of its objects.
+type versionPart struct {
+	version Version
+	path    *field.Path // of the schema
+	subs    *field.Path
+	columns *field.Path
+	cel     bool
+}
+
+// versionParts are the parts of the versions to validate, with the paths
+// kube reports them at.
+func versionParts(versions []Version, spec *field.Path) []versionPart {
+	if len(versions) == 0 {
+		return nil
+	}
+	alike := true
+	for _, v := range versions[1:] {
+		alike = alike && reflect.DeepEqual(v.Schema, versions[0].Schema) &&
+			reflect.DeepEqual(v.Subresources, versions[0].Subresources) && reflect.DeepEqual(v.Columns, versions[0].Columns)
+	}
+	if alike {
+		return []versionPart{{version: versions[0], path: spec.Child("validation").Child("openAPIV3Schema"),
+			subs: spec.Child("subresources"), columns: spec.Child("additionalPrinterColumns")}}
+	}
+	parts := make([]versionPart, len(versions))
+	for i, v := range versions {
+		p := spec.Child("versions").Index(i)
+		parts[i] = versionPart{version: v, path: p.Child("schema").Child("openAPIV3Schema"), subs: p.Child("subresources"), columns: p.Child("additionalPrinterColumns")}
+	}
+	return parts
+}
+
+// columnTypes are the printer column types kube allows.
+var columnTypes = []string{"boolean", "date", "integer", "number", "string"}
+
+// simplePath says whether p is a simple JSON path (.a.b).
+func simplePath(p string) bool { return strings.HasPrefix(p, ".") && !strings.ContainsAny(p, "[]*") }
+
+func (part *versionPart) validate() field.ErrorList {
+	var errs field.ErrorList
+	v := part.version
+	if v.Schema != nil && v.Schema.OpenAPIV3Schema != nil {
+		s, err := ParseSchema(v.Schema.OpenAPIV3Schema)
+		switch {
+		case err != nil:
+			errs = append(errs, field.Invalid(part.path, "", err.Error()))
+		default:
+			if s.Type != "object" {
+				errs = append(errs, field.Invalid(part.path.Child("type"), s.Type, "must be object at the root"))
+			}
+			errs = append(errs, s.structural(part.path, true)...)
+			s.walk(func(s *Schema) { part.cel = part.cel || len(s.Validations) > 0 })
+		}
+	}
+	if v.Subresources != nil && v.Subresources.Scale != nil {
+		sc := v.Subresources.Scale
+		for _, p := range []struct {
+			name, value string
+			optional    bool
+		}{{"specReplicasPath", sc.SpecReplicasPath, false}, {"statusReplicasPath", sc.StatusReplicasPath, false}, {"labelSelectorPath", sc.LabelSelectorPath, true}} {
+			switch {
+			case p.value == "" && !p.optional:
+				errs = append(errs, field.Required(part.subs.Child("scale").Child(p.name), ""))
+			case p.value != "" && !simplePath(p.value):
+				errs = append(errs, field.Invalid(part.subs.Child("scale").Child(p.name), p.value, "must be a simple json path starting with ."))
+			}
+		}
+	}
+	for i, c := range v.Columns {
+		p := part.columns.Index(i)
+		if c.Name == "" {
+			errs = append(errs, field.Required(p.Child("name"), ""))
+		}
+		if !slices.Contains(columnTypes, c.Type) {
+			errs = append(errs, field.Invalid(p.Child("type"), c.Type, "must be one of "+strings.Join(columnTypes, ",")))
+		}
+		if c.JSONPath == "" {
+			errs = append(errs, field.Required(p.Child("JSONPath"), ""))
+		} else if !simplePath(c.JSONPath) {
+			errs = append(errs, field.Invalid(p.Child("JSONPath"), c.JSONPath, "must be a simple json path starting with ."))
+		}
+	}
+	return errs
+}
+
+// schemaTypes are the types a structural schema may name.
+var schemaTypes = []string{"array", "boolean", "integer", "number", "object", "string"}
+
+// structural checks the rules of structural schemas kubeplay knows: every
+// field has a type (but int-or-string and preserved unknown fields), arrays
+// have items, properties and additionalProperties exclude each other.
+func (s *Schema) structural(p *field.Path, root bool) field.ErrorList {
+	var errs field.ErrorList
+	switch {
+	case s.Type == "" && !root && !s.IntOrString && !s.PreserveUnknown:
+		errs = append(errs, field.Required(p.Child("type"), "must not be empty for specified object fields"))
+	case s.Type != "" && !slices.Contains(schemaTypes, s.Type):
+		errs = append(errs, field.NotSupported(p.Child("type"), s.Type, schemaTypes))
+	}
+	if s.Type == "array" && s.Items == nil {
+		errs = append(errs, field.Required(p.Child("items"), "must be specified"))
+	}
+	if s.AdditionalProperties != nil && s.AdditionalProperties.Schema != nil && len(s.Properties) > 0 {
+		errs = append(errs, field.Forbidden(p.Child("additionalProperties"), "additionalProperties and properties are mutual exclusive"))
+	}
+	for _, k := range s.sortedProperties() {
+		errs = append(errs, s.Properties[k].structural(p.Child("properties").Key(k), false)...)
+	}
+	if s.Items != nil {
+		errs = append(errs, s.Items.structural(p.Child("items"), false)...)
+	}
+	if s.AdditionalProperties != nil && s.AdditionalProperties.Schema != nil {
+		errs = append(errs, s.AdditionalProperties.Schema.structural(p.Child("additionalProperties"), false)...)
+	}
+	return errs
+}
+
+// ValidateUpdate checks what may not change: the scope, and the kind and
+// list kind once established.
+func ValidateUpdate(obj, old object.Object) field.ErrorList {
+	d, err := Read(obj)
+	o, err2 := Read(old)
+	if err != nil || err2 != nil {
+		return nil
+	}
+	var errs field.ErrorList
+	if d.Spec.Scope != o.Spec.Scope {
+		errs = append(errs, field.Invalid(field.NewPath("spec", "scope"), d.Spec.Scope, "field is immutable"))
+	}
+	if o.established() {
+		for _, k := range [][3]string{{"kind", d.Spec.Names.Kind, o.Status.AcceptedNames.Kind}, {"listKind", d.Spec.Names.ListKind, o.Status.AcceptedNames.ListKind}} {
+			if k[2] != "" && k[1] != k[2] {
+				errs = append(errs, field.Invalid(field.NewPath("status", "acceptedNames", k[0]), k[1], "must not change after the CustomResourceDefinition is established"))
+			}
+		}
+	}
+	return errs
+}

@@ -1,0 +1,60 @@
+package crd
+
+import (
+	"strings"
+
+	"kubeplay/core/encoding/table"
+	"kubeplay/core/schema"
+)
+
+// Verbs a custom resource serves, and its subresources.
+var (
+	customVerbs = []string{"delete", "deletecollection", "get", "list", "patch", "create", "update", "watch"}
+	subVerbs    = []string{"get", "patch", "update"}
+)
+
+// Resources are the custom resources d serves: one per served version, under
+// its accepted names.
+func (d *Definition) Resources() []*schema.Resource {
+	names := d.Status.AcceptedNames
+	var out []*schema.Resource
+	for _, v := range d.Spec.Versions {
+		if !v.Served {
+			continue
+		}
+		r := &schema.Resource{
+			Group: d.Spec.Group, Version: v.Name, Kind: names.Kind, Plural: names.Plural,
+			Singular: names.Singular, ShortNames: names.ShortNames, Categories: names.Categories,
+			Namespaced: d.Spec.Scope == "Namespaced", Verbs: customVerbs, Generation: true,
+			Custom: &schema.CustomResource{Definition: d.Metadata.Name, Schema: (*Schema)(nil)},
+		}
+		if r.Singular == "" {
+			r.Singular = strings.ToLower(names.Kind)
+		}
+		if v.Schema != nil {
+			if m, ok := v.Schema.OpenAPIV3Schema.(map[string]any); ok {
+				r.Custom.OpenAPI = m
+				if s, err := ParseSchema(m); err == nil {
+					r.Custom.Schema = s
+				}
+			}
+		}
+		var cols []table.CustomColumn
+		for _, c := range v.Columns {
+			cols = append(cols, table.CustomColumn{Name: c.Name, Type: c.Type, Format: c.Format, Description: c.Description, Priority: c.Priority, JSONPath: c.JSONPath})
+		}
+		// A column kube cannot parse ends the columns, as kube's do.
+		r.Custom.Printer, _ = table.ForCustom(cols)
+		if v.Subresources != nil {
+			if v.Subresources.Status != nil {
+				r.Subs = append(r.Subs, schema.Subresource{Name: "status", Kind: names.Kind, Group: d.Spec.Group, Verbs: subVerbs})
+			}
+			if sc := v.Subresources.Scale; sc != nil {
+				r.Subs = append(r.Subs, schema.Subresource{Name: "scale", Kind: "Scale", Group: "autoscaling", Verbs: subVerbs})
+				r.Custom.Scale = &schema.ScalePaths{SpecReplicas: sc.SpecReplicasPath, StatusReplicas: sc.StatusReplicasPath, LabelSelector: sc.LabelSelectorPath}
+			}
+		}
+		out = append(out, r)
+	}
+	return out
+}

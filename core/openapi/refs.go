@@ -1,0 +1,67 @@
+package openapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"sync"
+)
+
+// builtinSchemas are the component schemas of the built-in v3 documents, by
+// name: what an extra document may reference (a custom resource's metadata
+// is meta/v1's ObjectMeta).
+var builtinSchemas struct {
+	once    sync.Once
+	schemas map[string]json.RawMessage
+}
+
+// refPrefix begins a reference to a component schema.
+const refPrefix = `"$ref":"#/components/schemas/`
+
+// withBuiltinSchemas adds to an extra document the built-in component
+// schemas it references, and those they reference. The built-in documents
+// must be unpacked.
+func withBuiltinSchemas(body []byte) []byte {
+	builtinSchemas.once.Do(func() {
+		builtinSchemas.schemas = map[string]json.RawMessage{}
+		for _, d := range builtins.v3 {
+			var doc struct {
+				Components struct{ Schemas map[string]json.RawMessage }
+			}
+			if json.Unmarshal(d, &doc) == nil {
+				for k, v := range doc.Components.Schemas {
+					builtinSchemas.schemas[k] = v
+				}
+			}
+		}
+	})
+	var doc map[string]any
+	if json.Unmarshal(body, &doc) != nil {
+		return body
+	}
+	components, _ := doc["components"].(map[string]any)
+	schemas, _ := components["schemas"].(map[string]any)
+	if schemas == nil {
+		return body
+	}
+	for todo := [][]byte{body}; len(todo) > 0; {
+		b := todo[0]
+		todo = todo[1:]
+		for {
+			i := bytes.Index(b, []byte(refPrefix))
+			if i < 0 {
+				break
+			}
+			b = b[i+len(refPrefix):]
+			name := string(b[:bytes.IndexByte(b, '"')])
+			if s, ok := builtinSchemas.schemas[name]; ok && schemas[name] == nil {
+				schemas[name] = s
+				todo = append(todo, s)
+			}
+		}
+	}
+	out, err := json.Marshal(doc)
+	if err != nil {
+		return body
+	}
+	return out
+}
