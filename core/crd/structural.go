@@ -303,7 +303,9 @@ func (s *Schema) validate(v any, path string, errs *field.ErrorList) {
 	if name == "" {
 		name = "."
 	}
-	invalid := func(value any, format string, args ...any) { inBody(errs, p, name, value, fmt.Sprintf(format, args...)) }
+	invalid := func(value any, format string, args ...any) {
+		inBody(errs, p, name, value, fmt.Sprintf(format, args...))
+	}
 	t, want := typeName(v), s.Type
 	if s.IntOrString {
 		want = "integer,string"
