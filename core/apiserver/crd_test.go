@@ -205,3 +205,51 @@ func TestK8S_URI_4_Versions(t *testing.T) {
 		t.Errorf("/apis: %s", groups.Body)
 	}
 }
+
+// TestK8S_URI_4_InvalidDefinitions: invalid definitions get kube's 422s, and
+// nothing is stored. (kube prints its internal Go values in the message about
+// the storage version; kubeplay summarizes them.)
+func TestK8S_URI_4_InvalidDefinitions(t *testing.T) {
+	s := newTestServer(t, Config{})
+	const v = `"versions":[{"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object"}}}]`
+	cases := []struct{ body, message string }{
+		{`{"metadata":{"name":"foos.example"},"spec":{"group":"example","scope":"Namespaced","names":{"plural":"foos","kind":"Foo"},` + v + `}}`,
+			`CustomResourceDefinition.apiextensions.k8s.io "foos.example" is invalid: spec.group: Invalid value: "example": should be a domain with at least one dot`},
+		{`{"metadata":{"name":"bars.example.com"},"spec":{"group":"example.com","scope":"Namespaced","names":{"plural":"foos","kind":"Foo"},` + v + `}}`,
+			`CustomResourceDefinition.apiextensions.k8s.io "bars.example.com" is invalid: metadata.name: Invalid value: "bars.example.com": must be spec.names.plural+"."+spec.group`},
+		{`{"metadata":{"name":"foos.example.com"},"spec":{"group":"example.com","scope":"Namespaced","names":{"plural":"foos","kind":"Foo"},"versions":[{"name":"v1","served":true,"storage":true}]}}`,
+			`CustomResourceDefinition.apiextensions.k8s.io "foos.example.com" is invalid: spec.versions[0].schema.openAPIV3Schema: Required value: schemas are required`},
+		{`{"metadata":{"name":"foos.example.com"},"spec":{"group":"example.com","scope":"Namespaced","names":{"plural":"foos","kind":"Foo","listKind":"Foo_List","shortNames":["F!"]},"versions":[{"name":"v1","served":true,"storage":true,` +
+			`"schema":{"openAPIV3Schema":{"type":"object","properties":{"a":{"type":"array"},"b":{"type":"object","properties":{"c":{"type":"string"}},"additionalProperties":{"type":"string"}},"d":{"type":"strange"},"e":{"x-kubernetes-int-or-string":true}}}},` +
+			`"additionalPrinterColumns":[{"name":"X","type":"weird","jsonPath":"spec.x"}],"subresources":{"scale":{"specReplicasPath":"spec.replicas","statusReplicasPath":".status.replicas"}}}]}}`,
+			`CustomResourceDefinition.apiextensions.k8s.io "foos.example.com" is invalid: [` +
+				`spec.names.listKind: Invalid value: "Foo_List": may have mixed case, but should otherwise match: a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?'), ` +
+				`spec.names.shortNames[0]: Invalid value: "F!": a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?'), ` +
+				`spec.validation.openAPIV3Schema.properties[a].items: Required value: must be specified, ` +
+				`spec.validation.openAPIV3Schema.properties[b].additionalProperties: Forbidden: additionalProperties and properties are mutual exclusive, ` +
+				`spec.validation.openAPIV3Schema.properties[d].type: Unsupported value: "strange": supported values: "array", "boolean", "integer", "number", "object", "string", ` +
+				`spec.subresources.scale.specReplicasPath: Invalid value: "spec.replicas": must be a simple json path starting with ., ` +
+				`spec.additionalPrinterColumns[0].type: Invalid value: "weird": must be one of boolean,date,integer,number,string, ` +
+				`spec.additionalPrinterColumns[0].JSONPath: Invalid value: "spec.x": must be a simple json path starting with .]`},
+	}
+	for _, c := range cases {
+		s.do("POST", crdPath, c.body).wantStatus(t, 422, "Invalid", c.message)
+	}
+	r := s.do("POST", crdPath, `{"metadata":{"name":"foos.example.com"},"spec":{"group":"example.com","scope":"Sometimes","names":{"plural":"Foos","kind":"foo"},"versions":[]}}`).wantStatus(t, 422, "Invalid", "")
+	for _, want := range []string{`spec.scope: Unsupported value: "Sometimes": supported values: "Cluster", "Namespaced"`, "must have exactly one version marked as storage version",
+		`status.storedVersions: Invalid value: []string(nil): must have at least one stored version`} {
+		if !strings.Contains(r.str("message"), want) {
+			t.Errorf("message %q lacks %q", r.str("message"), want)
+		}
+	}
+	if items := s.do("GET", crdPath, nil).must(t, 200).items(); len(items) != 0 {
+		t.Errorf("stored: %v", items)
+	}
+
+	// CEL rules are kept, not evaluated: the writer is warned.
+	cel := `{"metadata":{"name":"foos.example.com"},"spec":{"group":"example.com","scope":"Namespaced","names":{"plural":"foos","kind":"Foo"},"versions":[{"name":"v1","served":true,"storage":true,` +
+		`"schema":{"openAPIV3Schema":{"type":"object","properties":{"spec":{"type":"object","x-kubernetes-validations":[{"rule":"self.a > 0"}],"properties":{"a":{"type":"integer"}}}}}}}]}}`
+	if w := s.do("POST", crdPath, cel).must(t, 201).Header.Values("Warning"); len(w) != 1 || !strings.Contains(w[0], "x-kubernetes-validations rules are not evaluated by kubeplay") {
+		t.Errorf("warnings %q", w)
+	}
+}

@@ -213,15 +213,15 @@ func Validate(obj object.Object) (field.ErrorList, []string) {
 	if s.Names.Singular != "" {
 		invalid(names.Child("singular"), s.Names.Singular, validation.DNS1035Label(s.Names.Singular)...)
 	}
-	for i, n := range s.Names.ShortNames {
-		invalid(names.Child("shortNames").Index(i), n, validation.DNS1035Label(n)...)
-	}
 	for _, k := range []struct{ name, value string }{{"kind", s.Names.Kind}, {"listKind", s.Names.ListKind}} {
 		if k.value == "" {
 			errs = append(errs, field.Required(names.Child(k.name), ""))
 		} else if m := validation.DNS1035Label(strings.ToLower(k.value)); len(m) > 0 {
 			invalid(names.Child(k.name), k.value, "may have mixed case, but should otherwise match: "+m[len(m)-1])
 		}
+	}
+	for i, n := range s.Names.ShortNames {
+		invalid(names.Child("shortNames").Index(i), n, validation.DNS1035Label(n)...)
 	}
 	var warnings []string
 	for _, part := range versionParts(s.Versions, spec) {

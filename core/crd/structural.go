@@ -304,7 +304,7 @@ func (s *Schema) validate(v any, path string, errs *field.ErrorList) {
 		name = "."
 	}
 	invalid := func(value any, format string, args ...any) {
-		*errs = append(*errs, field.Invalid(p, value, name+" in body "+fmt.Sprintf(format, args...)))
+		inBody(errs, p, name, value, fmt.Sprintf(format, args...))
 	}
 	t, want := typeName(v), s.Type
 	if s.IntOrString {
@@ -405,6 +405,14 @@ func (s *Schema) validate(v any, path string, errs *field.ErrorList) {
 			}
 		}
 	}
+}
+
+// inBody adds kube-openapi's Invalid error: the value at p (named name)
+// breaks a rule of the schema.
+//
+//go:noinline
+func inBody(errs *field.ErrorList, p *field.Path, name string, value any, rule string) {
+	*errs = append(*errs, field.Invalid(p, value, name+" in body "+rule))
 }
 
 func orEqual(inclusive bool) string {

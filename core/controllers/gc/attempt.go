@@ -264,37 +264,13 @@ func mustJSON(v any) []byte {
 	return b
 }
 
-// event is the core/v1 Event kube's event recorder writes.
-type event struct {
-	APIVersion     string         `json:"apiVersion"`
-	Kind           string         `json:"kind"`
-	Metadata       eventMeta      `json:"metadata"`
-	InvolvedObject eventObjectRef `json:"involvedObject"`
-	Reason         string         `json:"reason"`
-	Message        string         `json:"message"`
-	Source         struct {
-		Component string `json:"component"`
-	} `json:"source"`
-	FirstTimestamp     string `json:"firstTimestamp"`
-	LastTimestamp      string `json:"lastTimestamp"`
-	Count              int    `json:"count"`
-	Type               string `json:"type"`
-	ReportingComponent string `json:"reportingComponent"`
-	ReportingInstance  string `json:"reportingInstance"`
-}
-
-type eventMeta struct {
-	Name      string `json:"name"`
-	Namespace string `json:"namespace"`
-}
-
-type eventObjectRef struct {
-	Kind       string `json:"kind"`
-	Namespace  string `json:"namespace,omitempty"`
-	Name       string `json:"name"`
-	UID        string `json:"uid"`
-	APIVersion string `json:"apiVersion"`
-}
+// eventTemplate is the core/v1 Event kube's event recorder writes for the
+// garbage collector: name, namespace, the involved object's kind, namespace,
+// name, uid and apiVersion, the message, and the time, twice.
+const eventTemplate = `{"apiVersion":"v1","kind":"Event","metadata":{"name":%q,"namespace":%q},` +
+	`"involvedObject":{"kind":%q,"namespace":%q,"name":%q,"uid":%q,"apiVersion":%q},` +
+	`"reason":"OwnerRefInvalidNamespace","message":%q,"source":{"component":"garbage-collector-controller"},` +
+	`"firstTimestamp":%q,"lastTimestamp":%q,"count":1,"type":"Warning","reportingComponent":"garbage-collector-controller","reportingInstance":""}`
 
 // reportInvalidNamespace records kube's warning Event about n's reference
 // to the owner with uid, which is in another namespace.
@@ -308,15 +284,10 @@ func (gc *GarbageCollector) reportInvalidNamespace(n *node, uid string) {
 	if ns == "" {
 		ns = "default"
 	}
-	ev := event{APIVersion: "v1", Kind: "Event",
-		Metadata:       eventMeta{Name: n.id.Name + "." + strconv.FormatInt(now.UnixNano(), 16), Namespace: ns},
-		InvolvedObject: eventObjectRef{n.id.Kind, n.id.Namespace, n.id.Name, n.id.UID, n.id.APIVersion},
-		Reason:         "OwnerRefInvalidNamespace", Type: "Warning", Count: 1,
-		Message:        fmt.Sprintf("ownerRef %s does not exist in namespace %q", refIdentity(r, n.id.Namespace), n.id.Namespace),
-		FirstTimestamp: registry.Timestamp(now), LastTimestamp: registry.Timestamp(now),
-		ReportingComponent: "garbage-collector-controller",
-	}
-	ev.Source.Component = "garbage-collector-controller"
+	ts := registry.Timestamp(now)
+	ev := fmt.Sprintf(eventTemplate, n.id.Name+"."+strconv.FormatInt(now.UnixNano(), 16), ns,
+		n.id.Kind, n.id.Namespace, n.id.Name, n.id.UID, n.id.APIVersion,
+		fmt.Sprintf("ownerRef %s does not exist in namespace %q", refIdentity(r, n.id.Namespace), n.id.Namespace), ts, ts)
 	// Best effort, as kube's event recorder.
-	_, _ = gc.plain.Do(context.Background(), web.MethodPost, "/api/v1/namespaces/"+ns+"/events", "application/json", mustJSON(ev))
+	_, _ = gc.plain.Do(context.Background(), web.MethodPost, "/api/v1/namespaces/"+ns+"/events", "application/json", []byte(ev))
 }
