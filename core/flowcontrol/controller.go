@@ -117,11 +117,12 @@ type Controller struct {
 	levels      map[string]*level
 	nominalSum  int
 	fairFrac    float64
-	seenRV      int64         // the newest resourceVersion among the objects digested
+	digestedRVs map[string]int64 // the resourceVersion of each object digested, by path
 	digested    chan struct{} // closed, and replaced, at every digest
 	ready       chan struct{} // closed once the bootstrap objects are all in effect
 
-	handler web.Handler // what Start runs through; the load is sent there too
+	handler web.Handler    // what Start runs through; the load is sent there too
+	client  *client.Client // the controller's own, on handler
 
 	cancel context.CancelFunc
 	done   sync.WaitGroup
@@ -157,9 +158,9 @@ func (c *Controller) Start(h web.Handler) {
 	ctx, cancel := context.WithCancel(context.Background())
 	c.cancel = cancel
 	c.mu.Lock()
-	c.handler = h
-	c.mu.Unlock()
 	cl := client.New(h, loopbackUser, "kube-apiserver/v1.32.13 (kubeplay) apf")
+	c.handler, c.client = h, cl
+	c.mu.Unlock()
 	wake := make(chan struct{}, 1)
 	poke := func(object.Object) {
 		select {
@@ -329,8 +330,12 @@ func (c *Controller) digest(plObjs, fsObjs []object.Object) []statusUpdate {
 	}
 	c.flowSchemas, c.levels = fss, levels
 	c.finishLocked()
-	for _, o := range append(plObjs, fsObjs...) {
-		c.seenRV = max(c.seenRV, object.Int(object.Meta(o)["resourceVersion"]))
+	c.digestedRVs = make(map[string]int64, len(plObjs)+len(fsObjs))
+	for _, o := range plObjs {
+		c.digestedRVs[priorityLevelsPath+"/"+object.MetaString(o, "name")] = object.Int(object.Meta(o)["resourceVersion"])
+	}
+	for _, o := range fsObjs {
+		c.digestedRVs[flowSchemasPath+"/"+object.MetaString(o, "name")] = object.Int(object.Meta(o)["resourceVersion"])
 	}
 	close(c.digested)
 	c.digested = make(chan struct{})
@@ -366,22 +371,47 @@ func (c *Controller) bootstrappedLocked(plObjs, fsObjs []object.Object) bool {
 // priority-and-fairness-config-producer post-start hook).
 func (c *Controller) Ready() <-chan struct{} { return c.ready }
 
-// waitDigested waits, at most limit, until the configuration in effect includes
-// the objects' writes up to resourceVersion rv.
-func (c *Controller) waitDigested(ctx context.Context, rv int64, limit time.Duration) {
-	t := c.clock.NewTimer(limit)
-	defer t.Stop()
+// waitDigested waits, at most limit, until the configuration in effect
+// includes every FlowSchema and PriorityLevelConfiguration as the API has them
+// now, so every write acknowledged before the call. (The two kinds arrive on
+// two watches: a FlowSchema can be seen before the level written just before
+// it, so the newest resourceVersion seen says too little.)
+func (c *Controller) waitDigested(ctx context.Context, limit time.Duration) {
+	ctx, cancel := clock.WithTimeout(ctx, c.clock, limit)
+	defer cancel()
+	c.mu.RLock()
+	cl := c.client
+	c.mu.RUnlock()
+	if cl == nil {
+		return
+	}
+	want := map[string]int64{}
+	for _, path := range []string{priorityLevelsPath, flowSchemasPath} {
+		list, err := cl.Get(ctx, path)
+		if err != nil {
+			return
+		}
+		items, _ := list["items"].([]any)
+		for _, it := range items {
+			o, _ := it.(map[string]any)
+			want[path+"/"+object.MetaString(o, "name")] = object.Int(object.Meta(o)["resourceVersion"])
+		}
+	}
 	for {
 		c.mu.RLock()
-		seen, next := c.seenRV, c.digested
+		next, done := c.digested, true
+		for key, rv := range want {
+			if c.digestedRVs[key] < rv {
+				done = false
+				break
+			}
+		}
 		c.mu.RUnlock()
-		if seen >= rv {
+		if done {
 			return
 		}
 		select {
 		case <-next:
-		case <-t.C():
-			return
 		case <-ctx.Done():
 			return
 		}

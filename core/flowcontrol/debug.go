@@ -313,11 +313,11 @@ func (l *level) state(now time.Time) LevelState {
 
 // serveState answers the JSON view (?level=NAME, repeated, keeps only those
 // levels); with ?resourceVersion=RV it waits (up to 5 s) until the
-// configuration written up to RV is in effect.
+// configuration written up to RV (and since) is in effect.
 func (c *Controller) serveState(w web.ResponseWriter, r *web.Request) {
 	q := r.URL.Query()
-	if rv := object.Int(q.Get("resourceVersion")); rv > 0 {
-		c.waitDigested(r.Context(), rv, 5*time.Second)
+	if object.Int(q.Get("resourceVersion")) > 0 {
+		c.waitDigested(r.Context(), 5*time.Second)
 	}
 	st := c.Snapshot(q.Get("flowSchema"), q.Get("distinguisher"))
 	if names := q["level"]; len(names) > 0 { // ?level=A&level=B: only those
