@@ -78,7 +78,7 @@ type cgRecorder struct {
 func (rec *cgRecorder) filter(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		info := request.RequestInfoFrom(r.Context())
-		if info == nil || !info.IsResourceRequest {
+		if info == nil || !info.IsResourceRequest || fromTheServer(r) {
 			next.ServeHTTP(w, r)
 			return
 		}

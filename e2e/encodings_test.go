@@ -42,7 +42,7 @@ type mediaRecorder struct {
 
 func (m *mediaRecorder) filter(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !strings.HasPrefix(r.URL.Path, "/api/v1/namespaces/") && !strings.HasPrefix(r.URL.Path, "/apis/apps/") {
+		if !strings.HasPrefix(r.URL.Path, "/api/v1/namespaces/") && !strings.HasPrefix(r.URL.Path, "/apis/apps/") || fromTheServer(r) {
 			next.ServeHTTP(w, r)
 			return
 		}

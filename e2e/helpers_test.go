@@ -3,12 +3,15 @@
 package e2e
 
 import (
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"kubeplay/core/apiserver"
+	"kubeplay/core/controllers"
 )
 
 // startServer serves a fresh in-memory core over loopback HTTP for the test.
@@ -25,6 +28,14 @@ func startServer(t testing.TB, cfg apiserver.Config) (*httptest.Server, *apiserv
 		srv.Close()
 	})
 	return hs, srv
+}
+
+// fromTheServer says whether the server's own controllers (the namespace
+// controller, the garbage collector, the CustomResourceDefinition controller)
+// sent r: what the tests count is their clients' requests.
+func fromTheServer(r *http.Request) bool {
+	ua := r.UserAgent()
+	return strings.HasPrefix(ua, controllers.UserAgent) || strings.HasPrefix(ua, "kube-apiserver/")
 }
 
 // writeKubeconfig writes a kubeconfig pointing at url and returns its path.

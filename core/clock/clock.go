@@ -118,6 +118,10 @@ func (f *Fake) add(d, period time.Duration) *fakeWaiter {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	w := &fakeWaiter{at: f.now.Add(d), period: period, ch: make(chan time.Time, 1), fake: f}
+	if period == 0 && d <= 0 {
+		w.ch <- f.now // due already: fires at once, as time.NewTimer's does
+		return w
+	}
 	f.waiter = append(f.waiter, w)
 	return w
 }
