@@ -21,7 +21,7 @@ import (
 )
 
 // newServer is a core with a filter that records who each request came from.
-func newServer(t *testing.T) (*apiserver.Server, *[]string) {
+func newServer(t *testing.T) (*apiserver.Server, func() []string) {
 	t.Helper()
 	var mu sync.Mutex
 	var users []string
@@ -40,7 +40,11 @@ func newServer(t *testing.T) (*apiserver.Server, *[]string) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { srv.Close() })
-	return srv, &users
+	return srv, func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(users)
+	}
 }
 
 func cm(name string) object.Object {
@@ -80,8 +84,8 @@ func TestClientVerbsAndErrors(t *testing.T) {
 	if !client.IsNotFound(err) || err.Error() != `404 NotFound: configmaps "a" not found` {
 		t.Fatalf("get after delete: %v", err)
 	}
-	if !slices.Contains(*users, "system:serviceaccount:kube-system:tester tester/1.0") {
-		t.Fatalf("requests came from %v", *users)
+	if !slices.Contains(users(), "system:serviceaccount:kube-system:tester tester/1.0") {
+		t.Fatalf("requests came from %v", users())
 	}
 }
 
