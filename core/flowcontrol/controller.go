@@ -118,8 +118,8 @@ type Controller struct {
 	nominalSum  int
 	fairFrac    float64
 	digestedRVs map[string]int64 // the resourceVersion of each object digested, by path
-	digested    chan struct{} // closed, and replaced, at every digest
-	ready       chan struct{} // closed once the bootstrap objects are all in effect
+	digested    chan struct{}    // closed, and replaced, at every digest
+	ready       chan struct{}    // closed once the bootstrap objects are all in effect
 
 	handler web.Handler    // what Start runs through; the load is sent there too
 	client  *client.Client // the controller's own, on handler
