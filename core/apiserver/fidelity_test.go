@@ -46,6 +46,7 @@ type fidelityAnswer struct {
 	ID          string `json:"id"`
 	Code        int    `json:"code"`
 	ContentType string `json:"contentType"`
+	Warning     string `json:"warning,omitempty"` // the Warning headers, one a line
 	Body        string `json:"body"`
 }
 
@@ -140,6 +141,34 @@ var fidelityCases = []fidelityCase{
 		{Method: "POST", Path: "/apis/coordination.k8s.io/v1/namespaces/{{ns}}/leases", ContentType: "application/json", Body: `{"metadata":{"name":"l"}}`},
 		{Method: "PUT", Path: "/apis/coordination.k8s.io/v1/namespaces/{{ns}}/leases/l", ContentType: "application/json",
 			Body: `{"apiVersion":"coordination.k8s.io/v1","kind":"Lease","metadata":{"name":"l"},"spec":{"holderIdentity":"h"}}`}}},
+	// A dry-run PUT that creates shows the resourceVersion it was sent with.
+	{ID: "K8S-WRITE-3 a dry-run PUT that creates an Endpoints", Steps: []fidelityStep{{Method: "PUT", Path: "/api/v1/namespaces/{{ns}}/endpoints/e?dryRun=All",
+		ContentType: "application/json", Body: `{"apiVersion":"v1","kind":"Endpoints","metadata":{"name":"e","resourceVersion":"12345"}}`}}},
+	{ID: "K8S-WRITE-3 a dry-run PUT that creates a Lease", Steps: []fidelityStep{{Method: "PUT", Path: "/apis/coordination.k8s.io/v1/namespaces/{{ns}}/leases/l?dryRun=All",
+		ContentType: "application/json", Body: `{"apiVersion":"coordination.k8s.io/v1","kind":"Lease","metadata":{"name":"l","resourceVersion":"12345"},"spec":{"holderIdentity":"h"}}`}}},
+	{ID: "K8S-WRITE-3 a dry-run PUT that creates without a resourceVersion", Steps: []fidelityStep{{Method: "PUT", Path: "/api/v1/namespaces/{{ns}}/endpoints/e?dryRun=All",
+		ContentType: "application/json", Body: `{"apiVersion":"v1","kind":"Endpoints","metadata":{"name":"e"}}`}}},
+	// A namespace named from a generateName is labelled with its name after the write was recorded.
+	generated("NS-g-", fidelityCase{ID: "K8S-GEN-1 a namespace from a generateName", Steps: []fidelityStep{{Method: "POST", Path: "/api/v1/namespaces?dryRun=All",
+		ContentType: "application/json", Body: `{"apiVersion":"v1","kind":"Namespace","metadata":{"generateName":"{{ns}}-g-","labels":{"app":"x"}}}`}}}),
+	// Names that are no DNS labels are warned of where Pods use them.
+	createCase("K8S-NAME-1 warning: a long Pod name", "/api/v1/namespaces/{{ns}}/pods?dryRun=All",
+		`{"apiVersion":"v1","kind":"Pod","metadata":{"name":"`+strings.Repeat("l", 64)+`"},"spec":{"serviceAccountName":"default","containers":[{"name":"c","image":"busybox"}]}}`),
+	createCase("K8S-NAME-1 warning: a Deployment name with dots", "/apis/apps/v1/namespaces/{{ns}}/deployments?dryRun=All",
+		`{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"dots.in.name"},"spec":{"selector":{"matchLabels":{"app":"w"}},`+
+			`"template":{"metadata":{"labels":{"app":"w"}},"spec":{"serviceAccountName":"default","containers":[{"name":"c","image":"nginx"}]}}}}`),
+	createCase("K8S-NAME-1 warning: a long ReplicaSet name with dots", "/apis/apps/v1/namespaces/{{ns}}/replicasets?dryRun=All",
+		`{"apiVersion":"apps/v1","kind":"ReplicaSet","metadata":{"name":"`+strings.Repeat("r.", 40)+`r"},"spec":{"selector":{"matchLabels":{"app":"w"}},`+
+			`"template":{"metadata":{"labels":{"app":"w"}},"spec":{"serviceAccountName":"default","containers":[{"name":"c","image":"nginx"}]}}}}`),
+	// An update's labels are checked as many times as kube checks them, each check's causes given.
+	labelPatchCase("a ConfigMap", "/api/v1/namespaces/{{ns}}/configmaps", `{"metadata":{"name":"x"}}`),
+	labelPatchCase("an Event", "/api/v1/namespaces/{{ns}}/events", `{"metadata":{"name":"x"},"involvedObject":{"kind":"ConfigMap","name":"a","namespace":"{{ns}}"}}`),
+	labelPatchCase("a ReplicaSet", "/apis/apps/v1/namespaces/{{ns}}/replicasets", `{"metadata":{"name":"x"},"spec":{"selector":{"matchLabels":{"a":"b"}},`+
+		`"template":{"metadata":{"labels":{"a":"b"}},"spec":{"serviceAccountName":"default","containers":[{"name":"c","image":"i"}]}}}}`),
+	labelPatchCase("a Deployment", "/apis/apps/v1/namespaces/{{ns}}/deployments", `{"metadata":{"name":"x"},"spec":{"selector":{"matchLabels":{"a":"b"}},`+
+		`"template":{"metadata":{"labels":{"a":"b"}},"spec":{"serviceAccountName":"default","containers":[{"name":"c","image":"i"}]}}}}`),
+	labelPatchCase("a Lease", "/apis/coordination.k8s.io/v1/namespaces/{{ns}}/leases", `{"metadata":{"name":"x"}}`),
+	labelPatchCase("a FlowSchema", "/apis/flowcontrol.apiserver.k8s.io/v1/flowschemas", `{"metadata":{"name":"{{ns}}-x"},"spec":{"priorityLevelConfiguration":{"name":"global-default"}}}`),
 	// Continue tokens as kube's: the key after a slash when the list came from its watch cache.
 	{ID: "K8S-CHUNK-1 a token from the watch cache", Steps: []fidelityStep{
 		{Method: "POST", Path: "/api/v1/namespaces/{{ns}}/configmaps", ContentType: "application/json", Body: `{"metadata":{"name":"a"}}`},
@@ -193,6 +222,18 @@ func bookmarkCase(collection string) fidelityCase {
 		Path: collection + "?watch=1&allowWatchBookmarks=true&timeoutSeconds=1&fieldSelector=metadata.name%3Dnone"}}}
 }
 
+// labelPatchCase creates an object from body in collection and patches a
+// bad label key onto it (one: kube checks labels in no order).
+func labelPatchCase(what, collection, body string) fidelityCase {
+	name := "x"
+	if !strings.Contains(collection, "{{ns}}") {
+		name = "{{ns}}-x"
+	}
+	return fidelityCase{ID: "K8S-WRITE-2 labels of an update: " + what, Steps: []fidelityStep{
+		{Method: "POST", Path: collection, ContentType: "application/json", Body: body},
+		{Method: "PATCH", Path: collection + "/" + name, ContentType: "application/merge-patch+json", Body: `{"metadata":{"labels":{"-bad-":"x"}}}`}}}
+}
+
 // createCase is a case that creates one object from a JSON body.
 func createCase(id, path, body string) fidelityCase {
 	return fidelityCase{ID: id, Steps: []fidelityStep{{Method: "POST", Path: path, ContentType: "application/json", Body: body}}}
@@ -225,6 +266,31 @@ func TestK8S_FID_1_K8S_WATCH_6_FieldSelectors(t *testing.T) { replayFidelityCase
 // with its resourceVersion named, as kube allows no unconditional update of it.
 func TestK8S_FID_1_K8S_WRITE_1_LeasesNeedVersions(t *testing.T) {
 	replayFidelityCases(t, "K8S-WRITE-1")
+}
+
+// TestK8S_FID_1_K8S_WRITE_3_DryRunUpdateCreates: a dry-run PUT that creates
+// shows the resourceVersion it was sent with, as kube's dry-run storage does.
+func TestK8S_FID_1_K8S_WRITE_3_DryRunUpdateCreates(t *testing.T) {
+	replayFidelityCases(t, "K8S-WRITE-3")
+}
+
+// TestK8S_FID_1_K8S_GEN_1_NamespaceLabelNotManaged: a namespace named from a
+// generateName gets its kubernetes.io/metadata.name label after its write was
+// recorded in managedFields.
+func TestK8S_FID_1_K8S_GEN_1_NamespaceLabelNotManaged(t *testing.T) {
+	replayFidelityCases(t, "K8S-GEN-1")
+}
+
+// TestK8S_FID_1_K8S_NAME_1_DNSLabelWarnings: Pods, Deployments and
+// ReplicaSets whose names are no DNS labels are created with kube's warning.
+func TestK8S_FID_1_K8S_NAME_1_DNSLabelWarnings(t *testing.T) {
+	replayFidelityCases(t, "K8S-NAME-1 warning")
+}
+
+// TestK8S_FID_1_K8S_WRITE_2_UpdatedLabelsCheckedAgain: an update's bad
+// labels come as many times as the kind's validations check them.
+func TestK8S_FID_1_K8S_WRITE_2_UpdatedLabelsCheckedAgain(t *testing.T) {
+	replayFidelityCases(t, "K8S-WRITE-2 labels")
 }
 
 // TestK8S_FID_1_K8S_CHUNK_1_ContinueTokens: continue tokens continue after
@@ -305,7 +371,8 @@ func playFidelityCase(t *testing.T, c fidelityCase, ns string, send func(fidelit
 	if c.Generated != "" {
 		answer = regexp.MustCompile(regexp.QuoteMeta(c.Generated)+`[bcdfghjklmnpqrstvwxz2456789]{5}`).ReplaceAllString(answer, c.Generated+"XXXXX")
 	}
-	return fidelityAnswer{ID: c.ID, Code: code, ContentType: header.Get("Content-Type"), Body: answer}
+	warnings := normalizeAnswer(strings.Join(header.Values("Warning"), "\n"), ns)
+	return fidelityAnswer{ID: c.ID, Code: code, ContentType: header.Get("Content-Type"), Warning: warnings, Body: answer}
 }
 
 func sendFidelityStep(client *http.Client, base, token string, s fidelityStep) (int, http.Header, []byte, error) {
@@ -406,7 +473,7 @@ func replayFidelityCases(t *testing.T, prefix string) {
 				return code, header, b
 			})
 			if got != w {
-				t.Fatalf("\nkubeplay %d %s\n%s\nkube     %d %s\n%s", got.Code, got.ContentType, got.Body, w.Code, w.ContentType, w.Body)
+				t.Fatalf("\nkubeplay %d %s %s\n%s\nkube     %d %s %s\n%s", got.Code, got.ContentType, got.Warning, got.Body, w.Code, w.ContentType, w.Warning, w.Body)
 			}
 		})
 	}

@@ -20,6 +20,7 @@ import (
 	"kubeplay/core/request"
 	"kubeplay/core/schema"
 	"kubeplay/core/storage"
+	"kubeplay/core/warning"
 	"kubeplay/core/web"
 )
 
@@ -34,6 +35,7 @@ type target struct {
 	rep       reply  // how the request is answered
 	// validation is what becomes of unknown and duplicate fields in the body.
 	validation fieldvalidation.Directive
+	warn       func(text string) // adds a warning to the answer
 }
 
 // serveResource routes a resource request to its verb.
@@ -68,6 +70,7 @@ func (s *Server) serveResource(w web.ResponseWriter, r *web.Request, info *reque
 			return
 		}
 	}
+	t.warn = func(text string) { warning.Add(r.Context(), text) }
 	var err error
 	switch info.Verb {
 	case "get":

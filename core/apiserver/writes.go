@@ -35,7 +35,7 @@ func checkObjectNamespace(obj object.Object, t target) error {
 
 // registryTarget is what the registry is asked to write.
 func (t target) registryTarget() registry.Target {
-	return registry.Target{Res: t.res, Namespace: t.namespace, Name: t.name, Sub: t.sub, DryRun: t.dryRun, Manager: t.manager}
+	return registry.Target{Res: t.res, Namespace: t.namespace, Name: t.name, Sub: t.sub, DryRun: t.dryRun, Manager: t.manager, Warn: t.warn}
 }
 
 func (s *Server) create(w web.ResponseWriter, r *web.Request, t target) error {

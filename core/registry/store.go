@@ -71,6 +71,8 @@ type Target struct {
 	Apply bool
 	// User is who asks: the reviews answer about them.
 	User auth.User
+	// Warn adds a warning to the answer (nil: none is given).
+	Warn func(text string)
 }
 
 func (t Target) key() string { return Key(t.Res, t.Namespace, t.Name) }
@@ -112,7 +114,8 @@ func (s *Store) Create(t Target, obj object.Object) ([]byte, error) {
 
 // mutate commits fn's change at t's key; for a dry run it computes the change and
 // commits nothing, and shows what would be stored with the resourceVersion kube
-// shows then: none for a new object, the current one otherwise.
+// shows then: the current one for an object that exists, for a new one what
+// put left (none, or the one an update that creates was sent with).
 func (s *Store) mutate(t Target, fn storage.MutateFunc) ([]byte, error) {
 	if !t.DryRun {
 		_, stored, err := s.storage.Mutate(t.key(), fn)
@@ -131,37 +134,41 @@ func (s *Store) mutate(t Target, fn storage.MutateFunc) ([]byte, error) {
 		return nil, apierrors.NewInternal(err)
 	}
 	if cur == nil {
-		delete(object.Meta(obj), "resourceVersion")
-	} else if old, err := object.Decode(cur); err == nil {
+		return ch.Value, nil
+	}
+	if old, err := object.Decode(cur); err == nil {
 		object.Meta(obj)["resourceVersion"] = object.MetaString(old, "resourceVersion")
 	}
 	return encode(t.Res, obj)
 }
 
-// prepareNew turns a new object into the one to store, in kube's order: its
-// name (from generateName), the kind's defaults and conversions, the write
-// recorded in managedFields (unless an apply did), admission, what the kind sets
-// on create, validation, and the fields the server owns.
+// prepareNew turns a new object into the one to store, in kube's order: the
+// kind's defaults and conversions, the write recorded in managedFields (unless
+// an apply did), admission, its name (from generateName), what the kind sets
+// on create, validation, its warnings, and the fields the server owns.
 func (s *Store) prepareNew(st Strategy, t Target, obj object.Object) error {
 	meta := object.Meta(obj)
-	name, _ := meta["name"].(string)
-	if name == "" {
-		if gen, _ := meta["generateName"].(string); gen != "" {
-			name = generateName(gen)
-			meta["name"] = name
-		}
-	}
 	st.Canonicalize(obj)
 	if !t.Apply {
 		s.recordFields(t, nil, obj)
 	}
+	name, _ := meta["name"].(string)
 	t.Name = name
 	if err := s.admit(Create, t, obj, nil); err != nil {
 		return err
 	}
+	if gen, _ := meta["generateName"].(string); name == "" && gen != "" {
+		name = generateName(gen)
+		meta["name"] = name
+	}
 	st.PrepareForCreate(obj)
 	if errs := append(validateObjectMeta(meta, t.Res, name), st.Validate(obj)...); len(errs) > 0 {
 		return apierrors.NewInvalid(t.Res.Group, t.Res.Kind, name, errs)
+	}
+	if t.Warn != nil {
+		for _, w := range st.WarningsOnCreate(obj) {
+			t.Warn(w)
+		}
 	}
 	meta["uid"] = object.NewUID()
 	meta["creationTimestamp"] = Timestamp(s.clock.Now())
@@ -177,9 +184,12 @@ func (s *Store) prepareNew(st Strategy, t Target, obj object.Object) error {
 	return nil
 }
 
-// put is the change that stores obj at revision rev.
+// put is the change that stores obj at revision rev; a dry run's obj keeps
+// the resourceVersion it has, as kube's dry-run storage gives none.
 func (s *Store) put(t Target, obj object.Object, rev int64) (storage.Change, error) {
-	object.SetResourceVersion(obj, rev)
+	if !t.DryRun {
+		object.SetResourceVersion(obj, rev)
+	}
 	b, err := encode(t.Res, obj)
 	if err == nil {
 		err = checkStorageSize(t.Res, t.key(), obj, b)
@@ -226,8 +236,13 @@ func (s *Store) update(t Target, info UpdatedObjectInfo) ([]byte, bool, error) {
 			if err != nil {
 				return storage.Change{}, err
 			}
+			sent := object.MetaString(obj, "resourceVersion")
 			if err := s.prepareNew(st, t, obj); err != nil {
 				return storage.Change{}, err
+			}
+			if t.DryRun && sent != "" {
+				// kube's dry-run storage shows the object as the update made it.
+				object.Meta(obj)["resourceVersion"] = sent
 			}
 			created = true
 			return s.put(t, obj, rev)
@@ -262,7 +277,11 @@ func (s *Store) update(t Target, info UpdatedObjectInfo) ([]byte, bool, error) {
 		if err := s.admit(Update, t, obj, old); err != nil {
 			return storage.Change{}, err
 		}
-		if errs := append(validateObjectMeta(object.Meta(obj), t.Res, t.Name), st.ValidateUpdate(obj, old, t.Sub)...); len(errs) > 0 {
+		errs := append(validateObjectMeta(object.Meta(obj), t.Res, t.Name), st.ValidateUpdate(obj, old, t.Sub)...)
+		if t.Sub == "" {
+			errs = append(errs, validateUpdatedLabels(object.Meta(obj), t.Res)...)
+		}
+		if len(errs) > 0 {
 			return storage.Change{}, apierrors.NewInvalid(t.Res.Group, t.Res.Kind, t.Name, errs)
 		}
 		object.SetResourceVersion(obj, mustParseRV(oldRV))

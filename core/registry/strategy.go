@@ -34,6 +34,8 @@ type Strategy interface {
 	// Validate checks a new object against the kind's own rules (metadata is
 	// checked for every kind).
 	Validate(obj object.Object) field.ErrorList
+	// WarningsOnCreate are the warnings a valid new object is answered with.
+	WarningsOnCreate(obj object.Object) []string
 	// ValidateUpdate checks the object a write to sub turns old into: the
 	// kind's rules, and what may not change.
 	ValidateUpdate(obj, old object.Object, sub string) field.ErrorList
@@ -109,6 +111,17 @@ func (s resourceStrategy) NewGeneration(obj, old object.Object) bool {
 }
 
 func (resourceStrategy) PrepareForCreate(object.Object) {}
+
+func (resourceStrategy) WarningsOnCreate(object.Object) []string { return nil }
+
+// dnsLabelWarning is kube's warning of a name that is no DNS label, used in
+// where: none when it is one.
+func dnsLabelWarning(obj object.Object, where string) []string {
+	if msgs := validation.DNS1123Label(object.MetaString(obj, "name")); len(msgs) > 0 {
+		return []string{fmt.Sprintf("metadata.name: this is used in %s, which can result in surprising behavior; a DNS label is recommended: %v", where, msgs)}
+	}
+	return nil
+}
 
 // Validate is the kind's own check, when it has one (schema.Resource.Validate).
 func (s resourceStrategy) Validate(obj object.Object) field.ErrorList {
@@ -195,8 +208,16 @@ type namespaceStrategy struct{ resourceStrategy }
 const namespaceTerminatingMessage = "The system is ensuring all content is removed from this namespace.  Upon completion, this namespace will automatically be purged by the system."
 
 // PrepareForCreate: a new namespace is Active, and held by the kubernetes
-// finalizer until the namespace controller has emptied it.
+// finalizer until the namespace controller has emptied it. One named from a
+// generateName is labelled with its name only now, as kube's Canonicalize
+// labels it: after the write was recorded in managedFields.
 func (namespaceStrategy) PrepareForCreate(obj object.Object) {
+	labels, _ := object.Meta(obj)["labels"].(map[string]any)
+	if labels == nil {
+		labels = map[string]any{}
+		object.Meta(obj)["labels"] = labels
+	}
+	labels["kubernetes.io/metadata.name"] = object.MetaString(obj, "name")
 	obj["status"] = map[string]any{"phase": "Active"}
 	spec, _ := obj["spec"].(map[string]any)
 	if spec == nil {
