@@ -169,6 +169,15 @@ var fidelityCases = []fidelityCase{
 		`"template":{"metadata":{"labels":{"a":"b"}},"spec":{"serviceAccountName":"default","containers":[{"name":"c","image":"i"}]}}}}`),
 	labelPatchCase("a Lease", "/apis/coordination.k8s.io/v1/namespaces/{{ns}}/leases", `{"metadata":{"name":"x"}}`),
 	labelPatchCase("a FlowSchema", "/apis/flowcontrol.apiserver.k8s.io/v1/flowschemas", `{"metadata":{"name":"{{ns}}-x"},"spec":{"priorityLevelConfiguration":{"name":"global-default"}}}`),
+	// Paths kube serves nothing at: a group no API serves is its mux's plain 404.
+	{ID: "K8S-URI-1 a group no API serves", Steps: []fidelityStep{{Method: "GET", Path: "/apis/bogus.example.com/v1/configmaps"}}},
+	{ID: "K8S-URI-1 a group no API serves, in a namespace", Steps: []fidelityStep{{Method: "GET", Path: "/apis/bogus.example.com/v1/namespaces/{{ns}}/leases/l"}}},
+	{ID: "K8S-URI-1 discovery of a group no API serves", Steps: []fidelityStep{{Method: "GET", Path: "/apis/bogus.example.com"}}},
+	{ID: "K8S-URI-1 a version the group has not", Steps: []fidelityStep{{Method: "GET", Path: "/apis/apps/v9/namespaces/{{ns}}/deployments"}}},
+	{ID: "K8S-URI-1 a core version kube has not", Steps: []fidelityStep{{Method: "GET", Path: "/api/v2/namespaces/{{ns}}/pods"}}},
+	{ID: "K8S-URI-1 namespaces in a namespace", Steps: []fidelityStep{{Method: "GET", Path: "/api/v1/namespaces/{{ns}}/namespaces"}}},
+	{ID: "K8S-URI-1 a namespace in itself", Steps: []fidelityStep{{Method: "GET", Path: "/api/v1/namespaces/{{ns}}/namespaces/{{ns}}"}}},
+	{ID: "K8S-URI-1 a namespace's status", Steps: []fidelityStep{{Method: "GET", Path: "/api/v1/namespaces/{{ns}}/status"}}},
 	// Continue tokens as kube's: the key after a slash when the list came from its watch cache.
 	{ID: "K8S-CHUNK-1 a token from the watch cache", Steps: []fidelityStep{
 		{Method: "POST", Path: "/api/v1/namespaces/{{ns}}/configmaps", ContentType: "application/json", Body: `{"metadata":{"name":"a"}}`},
@@ -292,6 +301,10 @@ func TestK8S_FID_1_K8S_NAME_1_DNSLabelWarnings(t *testing.T) {
 func TestK8S_FID_1_K8S_WRITE_2_UpdatedLabelsCheckedAgain(t *testing.T) {
 	replayFidelityCases(t, "K8S-WRITE-2 labels")
 }
+
+// TestK8S_FID_1_K8S_URI_1_PathsServingNothing: a group no API serves is the
+// mux's plain 404, a version or a namespace path kube has not its NotFound Status.
+func TestK8S_FID_1_K8S_URI_1_PathsServingNothing(t *testing.T) { replayFidelityCases(t, "K8S-URI-1") }
 
 // TestK8S_FID_1_K8S_CHUNK_1_ContinueTokens: continue tokens continue after
 // the key kube's would (after a slash when kube's watch cache served the page).

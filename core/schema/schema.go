@@ -195,6 +195,16 @@ func (reg *Registry) Lookup(group, version, plural string) *Resource {
 	return reg.snap.Load().byGVR[group+"/"+version+"/"+plural]
 }
 
+// ServesGroup says whether a resource of group is served.
+func (reg *Registry) ServesGroup(group string) bool {
+	for _, r := range reg.snap.Load().resources {
+		if r.Group == group {
+			return true
+		}
+	}
+	return false
+}
+
 // Resources returns every resource of one group version, in the order added.
 func (reg *Registry) Resources(gv GroupVersion) []*Resource {
 	var out []*Resource
