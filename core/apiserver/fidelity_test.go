@@ -169,6 +169,9 @@ var fidelityCases = []fidelityCase{
 		`"template":{"metadata":{"labels":{"a":"b"}},"spec":{"serviceAccountName":"default","containers":[{"name":"c","image":"i"}]}}}}`),
 	labelPatchCase("a Lease", "/apis/coordination.k8s.io/v1/namespaces/{{ns}}/leases", `{"metadata":{"name":"x"}}`),
 	labelPatchCase("a FlowSchema", "/apis/flowcontrol.apiserver.k8s.io/v1/flowschemas", `{"metadata":{"name":"{{ns}}-x"},"spec":{"priorityLevelConfiguration":{"name":"global-default"}}}`),
+	// What a Service's update leaves out and kube keeps allocated is nobody's in managedFields.
+	servicePatchCase("a JSON patch replacing the spec", "application/json-patch+json", `[{"op":"add","path":"/spec","value":{"sessionAffinity":"ClientIP"}}]`),
+	servicePatchCase("a merge patch removing the cluster IP", "application/merge-patch+json", `{"spec":{"clusterIP":null,"clusterIPs":null,"ports":[{"port":81}]}}`),
 	// Paths kube serves nothing at: a group no API serves is its mux's plain 404.
 	{ID: "K8S-URI-1 a group no API serves", Steps: []fidelityStep{{Method: "GET", Path: "/apis/bogus.example.com/v1/configmaps"}}},
 	{ID: "K8S-URI-1 a group no API serves, in a namespace", Steps: []fidelityStep{{Method: "GET", Path: "/apis/bogus.example.com/v1/namespaces/{{ns}}/leases/l"}}},
@@ -243,6 +246,15 @@ func labelPatchCase(what, collection, body string) fidelityCase {
 		{Method: "PATCH", Path: collection + "/" + name, ContentType: "application/merge-patch+json", Body: `{"metadata":{"labels":{"-bad-":"x"}}}`}}}
 }
 
+// servicePatchCase creates a headless Service and patches it with a patch of
+// type contentType.
+func servicePatchCase(what, contentType, patch string) fidelityCase {
+	return fidelityCase{ID: "K8S-WRITE-2 allocated values kept: " + what, Steps: []fidelityStep{
+		{Method: "POST", Path: "/api/v1/namespaces/{{ns}}/services", ContentType: "application/json",
+			Body: `{"apiVersion":"v1","kind":"Service","metadata":{"name":"c"},"spec":{"clusterIP":"None","ports":[{"name":"http","port":80}],"selector":{"app":"w"}}}`},
+		{Method: "PATCH", Path: "/api/v1/namespaces/{{ns}}/services/c", ContentType: contentType, Body: patch}}}
+}
+
 // createCase is a case that creates one object from a JSON body.
 func createCase(id, path, body string) fidelityCase {
 	return fidelityCase{ID: id, Steps: []fidelityStep{{Method: "POST", Path: path, ContentType: "application/json", Body: body}}}
@@ -305,6 +317,13 @@ func TestK8S_FID_1_K8S_WRITE_2_UpdatedLabelsCheckedAgain(t *testing.T) {
 // TestK8S_FID_1_K8S_URI_1_PathsServingNothing: a group no API serves is the
 // mux's plain 404, a version or a namespace path kube has not its NotFound Status.
 func TestK8S_FID_1_K8S_URI_1_PathsServingNothing(t *testing.T) { replayFidelityCases(t, "K8S-URI-1") }
+
+// TestK8S_FID_1_K8S_WRITE_2_AllocatedValuesUnowned: the cluster IPs a
+// Service's update leaves out are kept but owned by nobody, as kube records
+// the write before its store keeps them.
+func TestK8S_FID_1_K8S_WRITE_2_AllocatedValuesUnowned(t *testing.T) {
+	replayFidelityCases(t, "K8S-WRITE-2 allocated")
+}
 
 // TestK8S_FID_1_K8S_CHUNK_1_ContinueTokens: continue tokens continue after
 // the key kube's would (after a slash when kube's watch cache served the page).

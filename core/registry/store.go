@@ -269,11 +269,13 @@ func (s *Store) update(t Target, info UpdatedObjectInfo) ([]byte, bool, error) {
 			immutable := field.Invalid(field.NewPath("metadata", "uid"), uid, "field is immutable")
 			return storage.Change{}, apierrors.NewInvalid(t.Res.Group, t.Res.Kind, t.Name, field.ErrorList{immutable, immutable})
 		}
-		obj = st.PrepareForUpdate(obj, old, t.Sub)
 		keepServerFields(obj, old, t.Res)
 		if !t.Apply {
+			// As kube's handler records the write before its store prepares it
+			// (a Service's allocated values kept are nobody's).
 			s.recordFields(t, old, obj)
 		}
+		obj = st.PrepareForUpdate(obj, old, t.Sub)
 		if err := s.admit(Update, t, obj, old); err != nil {
 			return storage.Change{}, err
 		}
