@@ -172,6 +172,12 @@ var fidelityCases = []fidelityCase{
 	// What a Service's update leaves out and kube keeps allocated is nobody's in managedFields.
 	servicePatchCase("a JSON patch replacing the spec", "application/json-patch+json", `[{"op":"add","path":"/spec","value":{"sessionAffinity":"ClientIP"}}]`),
 	servicePatchCase("a merge patch removing the cluster IP", "application/merge-patch+json", `{"spec":{"clusterIP":null,"clusterIPs":null,"ports":[{"port":81}]}}`),
+	// A bad value that is nil is shown as the string "null".
+	{ID: "K8S-WRITE-5 nil shown as kube shows it: a Pod's deadline removed", Steps: []fidelityStep{
+		{Method: "POST", Path: "/api/v1/namespaces/{{ns}}/pods", ContentType: "application/json",
+			Body: `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"spec":{"activeDeadlineSeconds":87,"serviceAccountName":"default","containers":[{"name":"c","image":"busybox"}]}}`},
+		{Method: "PUT", Path: "/api/v1/namespaces/{{ns}}/pods/p", ContentType: "application/json",
+			Body: `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"spec":{"serviceAccountName":"default","containers":[{"name":"c","image":"busybox"}]}}`}}},
 	// Paths kube serves nothing at: a group no API serves is its mux's plain 404.
 	{ID: "K8S-URI-1 a group no API serves", Steps: []fidelityStep{{Method: "GET", Path: "/apis/bogus.example.com/v1/configmaps"}}},
 	{ID: "K8S-URI-1 a group no API serves, in a namespace", Steps: []fidelityStep{{Method: "GET", Path: "/apis/bogus.example.com/v1/namespaces/{{ns}}/leases/l"}}},
@@ -324,6 +330,10 @@ func TestK8S_FID_1_K8S_URI_1_PathsServingNothing(t *testing.T) { replayFidelityC
 func TestK8S_FID_1_K8S_WRITE_2_AllocatedValuesUnowned(t *testing.T) {
 	replayFidelityCases(t, "K8S-WRITE-2 allocated")
 }
+
+// TestK8S_FID_1_K8S_WRITE_5_NilValues: a bad value that is nil is shown as
+// kube's field errors show it, the string "null".
+func TestK8S_FID_1_K8S_WRITE_5_NilValues(t *testing.T) { replayFidelityCases(t, "K8S-WRITE-5 nil") }
 
 // TestK8S_FID_1_K8S_CHUNK_1_ContinueTokens: continue tokens continue after
 // the key kube's would (after a slash when kube's watch cache served the page).
