@@ -178,6 +178,15 @@ var fidelityCases = []fidelityCase{
 			Body: `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"spec":{"activeDeadlineSeconds":87,"serviceAccountName":"default","containers":[{"name":"c","image":"busybox"}]}}`},
 		{Method: "PUT", Path: "/api/v1/namespaces/{{ns}}/pods/p", ContentType: "application/json",
 			Body: `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"spec":{"serviceAccountName":"default","containers":[{"name":"c","image":"busybox"}]}}`}}},
+	// Events by kube's legacy rules, their metadata checked only when those pass; a FlowSchema's spec defaulted.
+	createCase("K8S-WRITE-5 kinds' rules: an empty Event", "/api/v1/namespaces/{{ns}}/events", `null`),
+	createCase("K8S-WRITE-5 kinds' rules: an Event of another namespace", "/api/v1/namespaces/{{ns}}/events",
+		`{"metadata":{"name":"e"},"involvedObject":{"kind":"ConfigMap","name":"a","namespace":"other"}}`),
+	createCase("K8S-WRITE-5 kinds' rules: an Event with an eventTime", "/api/v1/namespaces/{{ns}}/events",
+		`{"metadata":{"name":"e"},"involvedObject":{"name":"a"},"eventTime":"2024-01-01T00:00:00.000000Z","reportingComponent":"-x","reason":"`+strings.Repeat("r", 129)+`"}`),
+	createCase("K8S-WRITE-5 kinds' rules: a valid Event without a name", "/api/v1/namespaces/{{ns}}/events",
+		`{"involvedObject":{"name":"a","namespace":"{{ns}}"}}`),
+	createCase("K8S-WRITE-5 kinds' rules: an empty FlowSchema", "/apis/flowcontrol.apiserver.k8s.io/v1/flowschemas", `null`),
 	// Paths kube serves nothing at: a group no API serves is its mux's plain 404.
 	{ID: "K8S-URI-1 a group no API serves", Steps: []fidelityStep{{Method: "GET", Path: "/apis/bogus.example.com/v1/configmaps"}}},
 	{ID: "K8S-URI-1 a group no API serves, in a namespace", Steps: []fidelityStep{{Method: "GET", Path: "/apis/bogus.example.com/v1/namespaces/{{ns}}/leases/l"}}},
@@ -334,6 +343,13 @@ func TestK8S_FID_1_K8S_WRITE_2_AllocatedValuesUnowned(t *testing.T) {
 // TestK8S_FID_1_K8S_WRITE_5_NilValues: a bad value that is nil is shown as
 // kube's field errors show it, the string "null".
 func TestK8S_FID_1_K8S_WRITE_5_NilValues(t *testing.T) { replayFidelityCases(t, "K8S-WRITE-5 nil") }
+
+// TestK8S_FID_1_K8S_WRITE_5_KindRules: Events are checked by kube's legacy
+// rules, their metadata only when those pass; a FlowSchema's missing spec is
+// defaulted before it is checked.
+func TestK8S_FID_1_K8S_WRITE_5_KindRules(t *testing.T) {
+	replayFidelityCases(t, "K8S-WRITE-5 kinds' rules")
+}
 
 // TestK8S_FID_1_K8S_CHUNK_1_ContinueTokens: continue tokens continue after
 // the key kube's would (after a slash when kube's watch cache served the page).

@@ -162,7 +162,11 @@ func (s *Store) prepareNew(st Strategy, t Target, obj object.Object) error {
 		meta["name"] = name
 	}
 	st.PrepareForCreate(obj)
-	if errs := append(validateObjectMeta(meta, t.Res, name), st.Validate(obj)...); len(errs) > 0 {
+	errs := st.Validate(obj)
+	if len(errs) == 0 || !checksNoMetadata[t.Res.Group+"/"+t.Res.Kind] {
+		errs = append(validateObjectMeta(meta, t.Res, name), errs...)
+	}
+	if len(errs) > 0 {
 		return apierrors.NewInvalid(t.Res.Group, t.Res.Kind, name, errs)
 	}
 	if t.Warn != nil {

@@ -72,6 +72,8 @@ func strategyFor(res *schema.Resource) Strategy {
 		return secretStrategy{base}
 	case "/ConfigMap":
 		return configMapStrategy{base}
+	case "/Event":
+		return eventStrategy{base}
 	case "/Pod":
 		return podStrategy{base}
 	case "/Service":
@@ -196,6 +198,15 @@ type deploymentStrategy struct{ workloadStrategy }
 func (s deploymentStrategy) NewGeneration(obj, old object.Object) bool {
 	return s.resourceStrategy.NewGeneration(obj, old) ||
 		!object.Equal(object.Meta(obj)["annotations"], object.Meta(old)["annotations"])
+}
+
+// eventStrategy: Events are checked by kube's legacy rules, on update too.
+type eventStrategy struct{ resourceStrategy }
+
+func (eventStrategy) Validate(obj object.Object) field.ErrorList { return validation.Event(obj) }
+
+func (eventStrategy) ValidateUpdate(obj, _ object.Object, _ string) field.ErrorList {
+	return validation.Event(obj)
 }
 
 // namespaceStrategy: a namespace is held by its spec.finalizers until the

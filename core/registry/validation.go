@@ -75,6 +75,11 @@ func checkStorageSize(res *schema.Resource, key string, obj object.Object, store
 	return nil
 }
 
+// checksNoMetadata are the kinds whose own validation checks no metadata
+// (Events', kube's legacy rules): kube checks a new one's metadata only when
+// the kind's rules pass.
+var checksNoMetadata = map[string]bool{"/Event": true}
+
 // labelChecksOnUpdate is how many times kube-apiserver 1.32 checks an updated
 // built-in object's labels, each check finding its causes again: twice in the
 // checks every kind's metadata gets, and once or twice more in the kind's own
