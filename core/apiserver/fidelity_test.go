@@ -151,6 +151,13 @@ var fidelityCases = []fidelityCase{
 	// A namespace named from a generateName is labelled with its name after the write was recorded.
 	generated("NS-g-", fidelityCase{ID: "K8S-GEN-1 a namespace from a generateName", Steps: []fidelityStep{{Method: "POST", Path: "/api/v1/namespaces?dryRun=All",
 		ContentType: "application/json", Body: `{"apiVersion":"v1","kind":"Namespace","metadata":{"generateName":"{{ns}}-g-","labels":{"app":"x"}}}`}}}),
+	// An Event's name need only be a path segment.
+	createCase("K8S-NAME-1 an Event name in capitals", "/api/v1/namespaces/{{ns}}/events",
+		`{"metadata":{"name":"UpperCase_x"},"involvedObject":{"name":"a","namespace":"{{ns}}"}}`),
+	createCase("K8S-NAME-1 an Event name with a percent sign", "/api/v1/namespaces/{{ns}}/events",
+		`{"metadata":{"name":"a%b"},"involvedObject":{"name":"a","namespace":"{{ns}}"}}`),
+	createCase("K8S-NAME-1 an Event named ..", "/api/v1/namespaces/{{ns}}/events",
+		`{"metadata":{"name":".."},"involvedObject":{"name":"a","namespace":"{{ns}}"}}`),
 	// Names that are no DNS labels are warned of where Pods use them.
 	createCase("K8S-NAME-1 warning: a long Pod name", "/api/v1/namespaces/{{ns}}/pods?dryRun=All",
 		`{"apiVersion":"v1","kind":"Pod","metadata":{"name":"`+strings.Repeat("l", 64)+`"},"spec":{"serviceAccountName":"default","containers":[{"name":"c","image":"busybox"}]}}`),

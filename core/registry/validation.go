@@ -21,7 +21,13 @@ func validateObjectMeta(meta map[string]any, res *schema.Resource, name string) 
 		if len(prefix) > 1 && prefix[len(prefix)-1] == '-' {
 			prefix = prefix[:len(prefix)-2] + "a"
 		}
-		for _, msg := range validateName(res.Names, prefix) {
+		var msgs []string
+		if res.Names == schema.PathSegment {
+			msgs = validation.PathSegmentPrefix(gen)
+		} else {
+			msgs = validateName(res.Names, prefix)
+		}
+		for _, msg := range msgs {
 			errs = append(errs, field.Invalid(field.NewPath("metadata", "generateName"), gen, msg))
 		}
 	}
@@ -44,6 +50,8 @@ func validateName(rule schema.NameRule, name string) []string {
 		return validation.DNS1123Label(name)
 	case schema.DNS1035Label:
 		return validation.DNS1035Label(name)
+	case schema.PathSegment:
+		return validation.PathSegmentName(name)
 	default:
 		return validation.DNS1123Subdomain(name)
 	}

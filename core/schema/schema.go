@@ -23,6 +23,9 @@ const (
 	DNSSubdomain NameRule = iota // RFC 1123 subdomain, at most 253 characters
 	DNSLabel                     // RFC 1123 label, at most 63 characters
 	DNS1035Label                 // RFC 1035 label (starts with a letter)
+	// PathSegment: anything a URL path segment can be (kube's common
+	// metadata check, for kinds whose own rules check no name: Events).
+	PathSegment
 )
 
 // Subresource is a subresource served under a resource.
