@@ -19,7 +19,7 @@ func TestK8S_BadInput_NothingStored(t *testing.T) {
 		reason                                string
 	}{
 		{"unknown path", "GET", "/nope", "", "", 404, "NotFound"},
-		{"unknown group", "GET", "/apis/example.com/v1/widgets", "", "", 404, "NotFound"},
+		{"unknown version", "GET", "/apis/apps/v9/widgets", "", "", 404, "NotFound"},
 		{"bad verb", "PATCH", coll, "{}", "application/merge-patch+json", 405, "MethodNotAllowed"},
 		{"unparseable body", "POST", coll, `{"metadata":`, "application/json", 400, "BadRequest"},
 		{"not an object", "POST", coll, `"text"`, "application/json", 400, "BadRequest"},

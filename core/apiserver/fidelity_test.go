@@ -46,6 +46,7 @@ type fidelityAnswer struct {
 	ID          string `json:"id"`
 	Code        int    `json:"code"`
 	ContentType string `json:"contentType"`
+	Warning     string `json:"warning,omitempty"` // the Warning headers, one a line
 	Body        string `json:"body"`
 }
 
@@ -140,6 +141,68 @@ var fidelityCases = []fidelityCase{
 		{Method: "POST", Path: "/apis/coordination.k8s.io/v1/namespaces/{{ns}}/leases", ContentType: "application/json", Body: `{"metadata":{"name":"l"}}`},
 		{Method: "PUT", Path: "/apis/coordination.k8s.io/v1/namespaces/{{ns}}/leases/l", ContentType: "application/json",
 			Body: `{"apiVersion":"coordination.k8s.io/v1","kind":"Lease","metadata":{"name":"l"},"spec":{"holderIdentity":"h"}}`}}},
+	// A dry-run PUT that creates shows the resourceVersion it was sent with.
+	{ID: "K8S-WRITE-3 a dry-run PUT that creates an Endpoints", Steps: []fidelityStep{{Method: "PUT", Path: "/api/v1/namespaces/{{ns}}/endpoints/e?dryRun=All",
+		ContentType: "application/json", Body: `{"apiVersion":"v1","kind":"Endpoints","metadata":{"name":"e","resourceVersion":"12345"}}`}}},
+	{ID: "K8S-WRITE-3 a dry-run PUT that creates a Lease", Steps: []fidelityStep{{Method: "PUT", Path: "/apis/coordination.k8s.io/v1/namespaces/{{ns}}/leases/l?dryRun=All",
+		ContentType: "application/json", Body: `{"apiVersion":"coordination.k8s.io/v1","kind":"Lease","metadata":{"name":"l","resourceVersion":"12345"},"spec":{"holderIdentity":"h"}}`}}},
+	{ID: "K8S-WRITE-3 a dry-run PUT that creates without a resourceVersion", Steps: []fidelityStep{{Method: "PUT", Path: "/api/v1/namespaces/{{ns}}/endpoints/e?dryRun=All",
+		ContentType: "application/json", Body: `{"apiVersion":"v1","kind":"Endpoints","metadata":{"name":"e"}}`}}},
+	// A namespace named from a generateName is labelled with its name after the write was recorded.
+	generated("NS-g-", fidelityCase{ID: "K8S-GEN-1 a namespace from a generateName", Steps: []fidelityStep{{Method: "POST", Path: "/api/v1/namespaces?dryRun=All",
+		ContentType: "application/json", Body: `{"apiVersion":"v1","kind":"Namespace","metadata":{"generateName":"{{ns}}-g-","labels":{"app":"x"}}}`}}}),
+	// An Event's name need only be a path segment.
+	createCase("K8S-NAME-1 an Event name in capitals", "/api/v1/namespaces/{{ns}}/events",
+		`{"metadata":{"name":"UpperCase_x"},"involvedObject":{"name":"a","namespace":"{{ns}}"}}`),
+	createCase("K8S-NAME-1 an Event name with a percent sign", "/api/v1/namespaces/{{ns}}/events",
+		`{"metadata":{"name":"a%b"},"involvedObject":{"name":"a","namespace":"{{ns}}"}}`),
+	createCase("K8S-NAME-1 an Event named ..", "/api/v1/namespaces/{{ns}}/events",
+		`{"metadata":{"name":".."},"involvedObject":{"name":"a","namespace":"{{ns}}"}}`),
+	// Names that are no DNS labels are warned of where Pods use them.
+	createCase("K8S-NAME-1 warning: a long Pod name", "/api/v1/namespaces/{{ns}}/pods?dryRun=All",
+		`{"apiVersion":"v1","kind":"Pod","metadata":{"name":"`+strings.Repeat("l", 64)+`"},"spec":{"serviceAccountName":"default","containers":[{"name":"c","image":"busybox"}]}}`),
+	createCase("K8S-NAME-1 warning: a Deployment name with dots", "/apis/apps/v1/namespaces/{{ns}}/deployments?dryRun=All",
+		`{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"dots.in.name"},"spec":{"selector":{"matchLabels":{"app":"w"}},`+
+			`"template":{"metadata":{"labels":{"app":"w"}},"spec":{"serviceAccountName":"default","containers":[{"name":"c","image":"nginx"}]}}}}`),
+	createCase("K8S-NAME-1 warning: a long ReplicaSet name with dots", "/apis/apps/v1/namespaces/{{ns}}/replicasets?dryRun=All",
+		`{"apiVersion":"apps/v1","kind":"ReplicaSet","metadata":{"name":"`+strings.Repeat("r.", 40)+`r"},"spec":{"selector":{"matchLabels":{"app":"w"}},`+
+			`"template":{"metadata":{"labels":{"app":"w"}},"spec":{"serviceAccountName":"default","containers":[{"name":"c","image":"nginx"}]}}}}`),
+	// An update's labels are checked as many times as kube checks them, each check's causes given.
+	labelPatchCase("a ConfigMap", "/api/v1/namespaces/{{ns}}/configmaps", `{"metadata":{"name":"x"}}`),
+	labelPatchCase("an Event", "/api/v1/namespaces/{{ns}}/events", `{"metadata":{"name":"x"},"involvedObject":{"kind":"ConfigMap","name":"a","namespace":"{{ns}}"}}`),
+	labelPatchCase("a ReplicaSet", "/apis/apps/v1/namespaces/{{ns}}/replicasets", `{"metadata":{"name":"x"},"spec":{"selector":{"matchLabels":{"a":"b"}},`+
+		`"template":{"metadata":{"labels":{"a":"b"}},"spec":{"serviceAccountName":"default","containers":[{"name":"c","image":"i"}]}}}}`),
+	labelPatchCase("a Deployment", "/apis/apps/v1/namespaces/{{ns}}/deployments", `{"metadata":{"name":"x"},"spec":{"selector":{"matchLabels":{"a":"b"}},`+
+		`"template":{"metadata":{"labels":{"a":"b"}},"spec":{"serviceAccountName":"default","containers":[{"name":"c","image":"i"}]}}}}`),
+	labelPatchCase("a Lease", "/apis/coordination.k8s.io/v1/namespaces/{{ns}}/leases", `{"metadata":{"name":"x"}}`),
+	labelPatchCase("a FlowSchema", "/apis/flowcontrol.apiserver.k8s.io/v1/flowschemas", `{"metadata":{"name":"{{ns}}-x"},"spec":{"priorityLevelConfiguration":{"name":"global-default"}}}`),
+	// What a Service's update leaves out and kube keeps allocated is nobody's in managedFields.
+	servicePatchCase("a JSON patch replacing the spec", "application/json-patch+json", `[{"op":"add","path":"/spec","value":{"sessionAffinity":"ClientIP"}}]`),
+	servicePatchCase("a merge patch removing the cluster IP", "application/merge-patch+json", `{"spec":{"clusterIP":null,"clusterIPs":null,"ports":[{"port":81}]}}`),
+	// A bad value that is nil is shown as the string "null".
+	{ID: "K8S-WRITE-5 nil shown as kube shows it: a Pod's deadline removed", Steps: []fidelityStep{
+		{Method: "POST", Path: "/api/v1/namespaces/{{ns}}/pods", ContentType: "application/json",
+			Body: `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"spec":{"activeDeadlineSeconds":87,"serviceAccountName":"default","containers":[{"name":"c","image":"busybox"}]}}`},
+		{Method: "PUT", Path: "/api/v1/namespaces/{{ns}}/pods/p", ContentType: "application/json",
+			Body: `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"spec":{"serviceAccountName":"default","containers":[{"name":"c","image":"busybox"}]}}`}}},
+	// Events by kube's legacy rules, their metadata checked only when those pass; a FlowSchema's spec defaulted.
+	createCase("K8S-WRITE-5 kinds' rules: an empty Event", "/api/v1/namespaces/{{ns}}/events", `null`),
+	createCase("K8S-WRITE-5 kinds' rules: an Event of another namespace", "/api/v1/namespaces/{{ns}}/events",
+		`{"metadata":{"name":"e"},"involvedObject":{"kind":"ConfigMap","name":"a","namespace":"other"}}`),
+	createCase("K8S-WRITE-5 kinds' rules: an Event with an eventTime", "/api/v1/namespaces/{{ns}}/events",
+		`{"metadata":{"name":"e"},"involvedObject":{"name":"a"},"eventTime":"2024-01-01T00:00:00.000000Z","reportingComponent":"-x","reason":"`+strings.Repeat("r", 129)+`"}`),
+	createCase("K8S-WRITE-5 kinds' rules: a valid Event without a name", "/api/v1/namespaces/{{ns}}/events",
+		`{"involvedObject":{"name":"a","namespace":"{{ns}}"}}`),
+	createCase("K8S-WRITE-5 kinds' rules: an empty FlowSchema", "/apis/flowcontrol.apiserver.k8s.io/v1/flowschemas", `null`),
+	// Paths kube serves nothing at: a group no API serves is its mux's plain 404.
+	{ID: "K8S-URI-1 a group no API serves", Steps: []fidelityStep{{Method: "GET", Path: "/apis/bogus.example.com/v1/configmaps"}}},
+	{ID: "K8S-URI-1 a group no API serves, in a namespace", Steps: []fidelityStep{{Method: "GET", Path: "/apis/bogus.example.com/v1/namespaces/{{ns}}/leases/l"}}},
+	{ID: "K8S-URI-1 discovery of a group no API serves", Steps: []fidelityStep{{Method: "GET", Path: "/apis/bogus.example.com"}}},
+	{ID: "K8S-URI-1 a version the group has not", Steps: []fidelityStep{{Method: "GET", Path: "/apis/apps/v9/namespaces/{{ns}}/deployments"}}},
+	{ID: "K8S-URI-1 a core version kube has not", Steps: []fidelityStep{{Method: "GET", Path: "/api/v2/namespaces/{{ns}}/pods"}}},
+	{ID: "K8S-URI-1 namespaces in a namespace", Steps: []fidelityStep{{Method: "GET", Path: "/api/v1/namespaces/{{ns}}/namespaces"}}},
+	{ID: "K8S-URI-1 a namespace in itself", Steps: []fidelityStep{{Method: "GET", Path: "/api/v1/namespaces/{{ns}}/namespaces/{{ns}}"}}},
+	{ID: "K8S-URI-1 a namespace's status", Steps: []fidelityStep{{Method: "GET", Path: "/api/v1/namespaces/{{ns}}/status"}}},
 	// Continue tokens as kube's: the key after a slash when the list came from its watch cache.
 	{ID: "K8S-CHUNK-1 a token from the watch cache", Steps: []fidelityStep{
 		{Method: "POST", Path: "/api/v1/namespaces/{{ns}}/configmaps", ContentType: "application/json", Body: `{"metadata":{"name":"a"}}`},
@@ -193,6 +256,27 @@ func bookmarkCase(collection string) fidelityCase {
 		Path: collection + "?watch=1&allowWatchBookmarks=true&timeoutSeconds=1&fieldSelector=metadata.name%3Dnone"}}}
 }
 
+// labelPatchCase creates an object from body in collection and patches a
+// bad label key onto it (one: kube checks labels in no order).
+func labelPatchCase(what, collection, body string) fidelityCase {
+	name := "x"
+	if !strings.Contains(collection, "{{ns}}") {
+		name = "{{ns}}-x"
+	}
+	return fidelityCase{ID: "K8S-WRITE-2 labels of an update: " + what, Steps: []fidelityStep{
+		{Method: "POST", Path: collection, ContentType: "application/json", Body: body},
+		{Method: "PATCH", Path: collection + "/" + name, ContentType: "application/merge-patch+json", Body: `{"metadata":{"labels":{"-bad-":"x"}}}`}}}
+}
+
+// servicePatchCase creates a headless Service and patches it with a patch of
+// type contentType.
+func servicePatchCase(what, contentType, patch string) fidelityCase {
+	return fidelityCase{ID: "K8S-WRITE-2 allocated values kept: " + what, Steps: []fidelityStep{
+		{Method: "POST", Path: "/api/v1/namespaces/{{ns}}/services", ContentType: "application/json",
+			Body: `{"apiVersion":"v1","kind":"Service","metadata":{"name":"c"},"spec":{"clusterIP":"None","ports":[{"name":"http","port":80}],"selector":{"app":"w"}}}`},
+		{Method: "PATCH", Path: "/api/v1/namespaces/{{ns}}/services/c", ContentType: contentType, Body: patch}}}
+}
+
 // createCase is a case that creates one object from a JSON body.
 func createCase(id, path, body string) fidelityCase {
 	return fidelityCase{ID: id, Steps: []fidelityStep{{Method: "POST", Path: path, ContentType: "application/json", Body: body}}}
@@ -225,6 +309,53 @@ func TestK8S_FID_1_K8S_WATCH_6_FieldSelectors(t *testing.T) { replayFidelityCase
 // with its resourceVersion named, as kube allows no unconditional update of it.
 func TestK8S_FID_1_K8S_WRITE_1_LeasesNeedVersions(t *testing.T) {
 	replayFidelityCases(t, "K8S-WRITE-1")
+}
+
+// TestK8S_FID_1_K8S_WRITE_3_DryRunUpdateCreates: a dry-run PUT that creates
+// shows the resourceVersion it was sent with, as kube's dry-run storage does.
+func TestK8S_FID_1_K8S_WRITE_3_DryRunUpdateCreates(t *testing.T) {
+	replayFidelityCases(t, "K8S-WRITE-3")
+}
+
+// TestK8S_FID_1_K8S_GEN_1_NamespaceLabelNotManaged: a namespace named from a
+// generateName gets its kubernetes.io/metadata.name label after its write was
+// recorded in managedFields.
+func TestK8S_FID_1_K8S_GEN_1_NamespaceLabelNotManaged(t *testing.T) {
+	replayFidelityCases(t, "K8S-GEN-1")
+}
+
+// TestK8S_FID_1_K8S_NAME_1_DNSLabelWarnings: Pods, Deployments and
+// ReplicaSets whose names are no DNS labels are created with kube's warning.
+func TestK8S_FID_1_K8S_NAME_1_DNSLabelWarnings(t *testing.T) {
+	replayFidelityCases(t, "K8S-NAME-1 warning")
+}
+
+// TestK8S_FID_1_K8S_WRITE_2_UpdatedLabelsCheckedAgain: an update's bad
+// labels come as many times as the kind's validations check them.
+func TestK8S_FID_1_K8S_WRITE_2_UpdatedLabelsCheckedAgain(t *testing.T) {
+	replayFidelityCases(t, "K8S-WRITE-2 labels")
+}
+
+// TestK8S_FID_1_K8S_URI_1_PathsServingNothing: a group no API serves is the
+// mux's plain 404, a version or a namespace path kube has not its NotFound Status.
+func TestK8S_FID_1_K8S_URI_1_PathsServingNothing(t *testing.T) { replayFidelityCases(t, "K8S-URI-1") }
+
+// TestK8S_FID_1_K8S_WRITE_2_AllocatedValuesUnowned: the cluster IPs a
+// Service's update leaves out are kept but owned by nobody, as kube records
+// the write before its store keeps them.
+func TestK8S_FID_1_K8S_WRITE_2_AllocatedValuesUnowned(t *testing.T) {
+	replayFidelityCases(t, "K8S-WRITE-2 allocated")
+}
+
+// TestK8S_FID_1_K8S_WRITE_5_NilValues: a bad value that is nil is shown as
+// kube's field errors show it, the string "null".
+func TestK8S_FID_1_K8S_WRITE_5_NilValues(t *testing.T) { replayFidelityCases(t, "K8S-WRITE-5 nil") }
+
+// TestK8S_FID_1_K8S_WRITE_5_KindRules: Events are checked by kube's legacy
+// rules, their metadata only when those pass; a FlowSchema's missing spec is
+// defaulted before it is checked.
+func TestK8S_FID_1_K8S_WRITE_5_KindRules(t *testing.T) {
+	replayFidelityCases(t, "K8S-WRITE-5 kinds' rules")
 }
 
 // TestK8S_FID_1_K8S_CHUNK_1_ContinueTokens: continue tokens continue after
@@ -305,7 +436,8 @@ func playFidelityCase(t *testing.T, c fidelityCase, ns string, send func(fidelit
 	if c.Generated != "" {
 		answer = regexp.MustCompile(regexp.QuoteMeta(c.Generated)+`[bcdfghjklmnpqrstvwxz2456789]{5}`).ReplaceAllString(answer, c.Generated+"XXXXX")
 	}
-	return fidelityAnswer{ID: c.ID, Code: code, ContentType: header.Get("Content-Type"), Body: answer}
+	warnings := normalizeAnswer(strings.Join(header.Values("Warning"), "\n"), ns)
+	return fidelityAnswer{ID: c.ID, Code: code, ContentType: header.Get("Content-Type"), Warning: warnings, Body: answer}
 }
 
 func sendFidelityStep(client *http.Client, base, token string, s fidelityStep) (int, http.Header, []byte, error) {
@@ -406,7 +538,7 @@ func replayFidelityCases(t *testing.T, prefix string) {
 				return code, header, b
 			})
 			if got != w {
-				t.Fatalf("\nkubeplay %d %s\n%s\nkube     %d %s\n%s", got.Code, got.ContentType, got.Body, w.Code, w.ContentType, w.Body)
+				t.Fatalf("\nkubeplay %d %s %s\n%s\nkube     %d %s %s\n%s", got.Code, got.ContentType, got.Warning, got.Body, w.Code, w.ContentType, w.Warning, w.Body)
 			}
 		})
 	}

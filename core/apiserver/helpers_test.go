@@ -118,6 +118,14 @@ func (r *response) must(t testing.TB, code int) *response {
 }
 
 // wantStatus checks an error answer is a Status with code, reason and message.
+// wantPageNotFound checks r is the plain 404 of kube's mux for a path no API serves.
+func (r *response) wantPageNotFound(t testing.TB) {
+	t.Helper()
+	if r.Code != 404 || string(r.Body) != "404 page not found\n" || r.Header.Get("Content-Type") != "text/plain; charset=utf-8" {
+		t.Fatalf("got %d %s: %s, want the plain 404", r.Code, r.Header.Get("Content-Type"), r.Body)
+	}
+}
+
 func (r *response) wantStatus(t testing.TB, code int, reason, message string) *response {
 	t.Helper()
 	r.must(t, code)

@@ -21,6 +21,7 @@ import (
 	"kubeplay/core/request"
 	"kubeplay/core/schema"
 	"kubeplay/core/storage"
+	"kubeplay/core/warning"
 	"kubeplay/core/web"
 )
 
@@ -242,6 +243,10 @@ func (s *Server) resolve(info *request.RequestInfo) (target, []string, *apierror
 	}
 	t = target{res: res, namespace: info.Namespace, name: info.Name, sub: info.Subresource}
 	if res.Plural == "namespaces" {
+		// Namespaces are no resource in a namespace: /namespaces/NS/namespaces... does not exist.
+		if info.Namespace != "" && strings.Contains(info.Path+"/", "/namespaces/"+info.Namespace+"/namespaces/") {
+			return t, nil, apierrors.NewPathNotFound()
+		}
 		t.namespace = ""
 	}
 	parts := info.Parts

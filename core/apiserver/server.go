@@ -287,6 +287,11 @@ func withRequestLog(next web.Handler, logf func(string, ...any), clk clock.Clock
 // route dispatches to discovery, health, version or the resource handlers.
 func (s *Server) route(w web.ResponseWriter, r *web.Request) {
 	info := request.RequestInfoFrom(r.Context())
+	if parts := request.SplitPath(r.URL.Path); len(parts) > 1 && parts[0] == "apis" && !s.registry.ServesGroup(parts[1]) {
+		// kube's aggregator hands a group no API serves to its mux's plain 404.
+		web.NotFound(w)
+		return
+	}
 	if info.IsResourceRequest {
 		s.serveResource(w, r, info)
 		return

@@ -261,7 +261,8 @@ func TestK8S_WRITE_5_DecodedAsKubeStoresIt(t *testing.T) {
 		{"pods", "", `{"metadata":{"name":"f"},"spec":{"containers":[{"name":"c","image":"i","resources":{"limits":{"cpu":0.5,"memory":null,"example.com/x":1e400}}}]}}`, []string{"spec", "containers"},
 			[]any{map[string]any{"name": "c", "image": "i", "imagePullPolicy": "Always", "terminationMessagePath": "/dev/termination-log", "terminationMessagePolicy": "File",
 				"resources": map[string]any{"limits": map[string]any{"cpu": "500m", "memory": "0", "example.com/x": "10e399"}, "requests": map[string]any{"cpu": "500m", "memory": "0", "example.com/x": "10e399"}}}}},
-		{"events", "", `{"metadata":{"name":"g"},"involvedObject":{"name":"p"},"firstTimestamp":"2024-01-01T00:00:00.9+02:00","lastTimestamp":"0001-01-01T00:00:00Z","eventTime":"2024-01-01T00:00:00.123456+01:00"}`, nil, nil},
+		{"events", "", `{"metadata":{"name":"g"},"involvedObject":{"name":"p"},"firstTimestamp":"2024-01-01T00:00:00.9+02:00","lastTimestamp":"0001-01-01T00:00:00Z","eventTime":"2024-01-01T00:00:00.123456+01:00",` +
+			`"reportingComponent":"c","reportingInstance":"i","action":"a","reason":"r"}`, nil, nil},
 		{"secrets", "application/yaml", "metadata: {name: h}\ndata: {a: [1, 2]}\n", []string{"data", "a"}, "AQI="},
 	}
 	for _, c := range cases {

@@ -134,7 +134,7 @@ func formatValue(v any) string {
 	case fmt.Stringer:
 		return t.String()
 	case nil:
-		return "null"
+		return `"null"` // kube's field errors show nil as the string "null"
 	}
 	b, err := json.Marshal(v)
 	if err != nil {

@@ -276,11 +276,7 @@ func (s *Service) ServeHTTP(w web.ResponseWriter, r *web.Request) {
 	case strings.HasPrefix(p, "/openapi/v3/"):
 		s.serveV3(w, r, strings.TrimPrefix(p, "/openapi/v3/"))
 	default:
-		h := w.Header()
-		h.Set("Content-Type", "text/plain; charset=utf-8")
-		h.Set("X-Content-Type-Options", "nosniff")
-		w.WriteHeader(web.StatusNotFound)
-		_, _ = w.Write([]byte("404 page not found\n"))
+		web.NotFound(w)
 	}
 }
 

@@ -43,11 +43,14 @@ func (crdStrategy) ValidateUpdate(obj, old object.Object, sub string) field.Erro
 	return append(errs, crd.ValidateUpdate(obj, old)...)
 }
 
-// Warnings are what writing the definition warns of.
-func (crdStrategy) Warnings(obj object.Object) []string {
+// WarningsOnCreate are what writing the definition warns of.
+func (crdStrategy) WarningsOnCreate(obj object.Object) []string {
 	_, warnings := crd.Validate(obj)
 	return warnings
 }
+
+// WarningsOnUpdate: the same as a create's.
+func (s crdStrategy) WarningsOnUpdate(obj, _ object.Object) []string { return s.WarningsOnCreate(obj) }
 
 // BeginDelete is kube's CustomResourceDefinition REST deletion: the first
 // delete marks the definition Terminating and holds it with the cleanup

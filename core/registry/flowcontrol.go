@@ -22,9 +22,15 @@ import (
 // flowSchemaStrategy is FlowSchema's.
 type flowSchemaStrategy struct{ resourceStrategy }
 
-// Canonicalize applies v1's default: matchingPrecedence 1000.
+// Canonicalize applies v1's default: matchingPrecedence 1000, to a spec
+// kube's Go type always has.
 func (flowSchemaStrategy) Canonicalize(obj object.Object) {
-	if spec, ok := obj["spec"].(map[string]any); ok && object.Int(spec["matchingPrecedence"]) == 0 {
+	spec, _ := obj["spec"].(map[string]any)
+	if spec == nil {
+		spec = map[string]any{}
+		obj["spec"] = spec
+	}
+	if object.Int(spec["matchingPrecedence"]) == 0 {
 		spec["matchingPrecedence"] = 1000
 	}
 }

@@ -244,3 +244,9 @@ func (nodeTaintAdmission) Admit(op Operation, t Target, obj, _ object.Object) er
 	spec["taints"] = append(taints, map[string]any{"key": "node.kubernetes.io/not-ready", "effect": "NoSchedule"})
 	return nil
 }
+
+// WarningsOnCreate: a name that is no DNS label is warned of, as it is the
+// Pod's hostname.
+func (podStrategy) WarningsOnCreate(obj object.Object) []string {
+	return dnsLabelWarning(obj, "the Pod's hostname")
+}

@@ -75,15 +75,16 @@ type Target struct {
 	Warn func(text string)
 }
 
-// warner is a strategy whose kind's writes may warn.
-type warner interface {
-	Warnings(obj object.Object) []string
+// updateWarner is a strategy whose kind's updates may warn (kube's
+// WarningsOnUpdate).
+type updateWarner interface {
+	WarningsOnUpdate(obj, old object.Object) []string
 }
 
-// warn tells t of the warnings writing obj gets.
-func (t Target) warn(st Strategy, obj object.Object) {
-	if w, ok := st.(warner); ok && t.Warn != nil {
-		for _, text := range w.Warnings(obj) {
+// warn tells t of a write's warnings.
+func (t Target) warn(texts []string) {
+	if t.Warn != nil {
+		for _, text := range texts {
 			t.Warn(text)
 		}
 	}
@@ -128,7 +129,8 @@ func (s *Store) Create(t Target, obj object.Object) ([]byte, error) {
 
 // mutate commits fn's change at t's key; for a dry run it computes the change and
 // commits nothing, and shows what would be stored with the resourceVersion kube
-// shows then: none for a new object, the current one otherwise.
+// shows then: the current one for an object that exists, for a new one what
+// put left (none, or the one an update that creates was sent with).
 func (s *Store) mutate(t Target, fn storage.MutateFunc) ([]byte, error) {
 	if !t.DryRun {
 		_, stored, err := s.storage.Mutate(t.key(), fn)
@@ -147,40 +149,43 @@ func (s *Store) mutate(t Target, fn storage.MutateFunc) ([]byte, error) {
 		return nil, apierrors.NewInternal(err)
 	}
 	if cur == nil {
-		delete(object.Meta(obj), "resourceVersion")
-	} else if old, err := object.Decode(cur); err == nil {
+		return ch.Value, nil
+	}
+	if old, err := object.Decode(cur); err == nil {
 		object.Meta(obj)["resourceVersion"] = object.MetaString(old, "resourceVersion")
 	}
 	return encode(t.Res, obj)
 }
 
-// prepareNew turns a new object into the one to store, in kube's order: its
-// name (from generateName), the kind's defaults and conversions, the write
-// recorded in managedFields (unless an apply did), admission, what the kind sets
-// on create, validation, and the fields the server owns.
+// prepareNew turns a new object into the one to store, in kube's order: the
+// kind's defaults and conversions, the write recorded in managedFields (unless
+// an apply did), admission, its name (from generateName), what the kind sets
+// on create, validation, its warnings, and the fields the server owns.
 func (s *Store) prepareNew(st Strategy, t Target, obj object.Object) error {
 	meta := object.Meta(obj)
-	name, _ := meta["name"].(string)
-	if name == "" {
-		if gen, _ := meta["generateName"].(string); gen != "" {
-			name = generateName(gen)
-			meta["name"] = name
-		}
-	}
 	st.Canonicalize(obj)
 	dropEmptyMeta(meta)
 	if !t.Apply {
 		s.recordFields(t, nil, obj)
 	}
+	name, _ := meta["name"].(string)
 	t.Name = name
 	if err := s.admit(Create, t, obj, nil); err != nil {
 		return err
 	}
+	if gen, _ := meta["generateName"].(string); name == "" && gen != "" {
+		name = generateName(gen)
+		meta["name"] = name
+	}
 	st.PrepareForCreate(obj)
-	if errs := append(validateObjectMeta(meta, t.Res, name), st.Validate(obj)...); len(errs) > 0 {
+	errs := st.Validate(obj)
+	if len(errs) == 0 || !checksNoMetadata[t.Res.Group+"/"+t.Res.Kind] {
+		errs = append(validateObjectMeta(meta, t.Res, name), errs...)
+	}
+	if len(errs) > 0 {
 		return apierrors.NewInvalid(t.Res.Group, t.Res.Kind, name, errs)
 	}
-	t.warn(st, obj)
+	t.warn(st.WarningsOnCreate(obj))
 	meta["uid"] = object.NewUID()
 	meta["creationTimestamp"] = Timestamp(s.clock.Now())
 	for _, f := range []string{"resourceVersion", "deletionTimestamp", "deletionGracePeriodSeconds", "selfLink"} {
@@ -195,9 +200,12 @@ func (s *Store) prepareNew(st Strategy, t Target, obj object.Object) error {
 	return nil
 }
 
-// put is the change that stores obj at revision rev.
+// put is the change that stores obj at revision rev; a dry run's obj keeps
+// the resourceVersion it has, as kube's dry-run storage gives none.
 func (s *Store) put(t Target, obj object.Object, rev int64) (storage.Change, error) {
-	object.SetResourceVersion(obj, rev)
+	if !t.DryRun {
+		object.SetResourceVersion(obj, rev)
+	}
 	b, err := encode(t.Res, obj)
 	if err == nil {
 		err = checkStorageSize(t.Res, t.key(), obj, b)
@@ -245,8 +253,13 @@ func (s *Store) update(t Target, info UpdatedObjectInfo) ([]byte, bool, error) {
 			if err != nil {
 				return storage.Change{}, err
 			}
+			sent := object.MetaString(obj, "resourceVersion")
 			if err := s.prepareNew(st, t, obj); err != nil {
 				return storage.Change{}, err
+			}
+			if t.DryRun && sent != "" {
+				// kube's dry-run storage shows the object as the update made it.
+				object.Meta(obj)["resourceVersion"] = sent
 			}
 			created = true
 			return s.put(t, obj, rev)
@@ -277,20 +290,28 @@ func (s *Store) update(t Target, info UpdatedObjectInfo) ([]byte, bool, error) {
 			immutable := field.Invalid(field.NewPath("metadata", "uid"), uid, "field is immutable")
 			return storage.Change{}, apierrors.NewInvalid(t.Res.Group, t.Res.Kind, t.Name, field.ErrorList{immutable, immutable})
 		}
-		obj = st.PrepareForUpdate(obj, old, t.Sub)
 		keepServerFields(obj, old, t.Res)
 		if !t.Apply {
+			// As kube's handler records the write before its store prepares it
+			// (a Service's allocated values kept are nobody's).
 			s.recordFields(t, old, obj)
 		}
+		obj = st.PrepareForUpdate(obj, old, t.Sub)
 		if err := s.admit(Update, t, obj, old); err != nil {
 			return storage.Change{}, err
 		}
 		errs := validateObjectMetaUpdate(object.Meta(obj), oldMeta)
 		errs = append(errs, validateObjectMeta(object.Meta(obj), t.Res, t.Name)...)
-		if errs = append(errs, st.ValidateUpdate(obj, old, t.Sub)...); len(errs) > 0 {
+		errs = append(errs, st.ValidateUpdate(obj, old, t.Sub)...)
+		if t.Sub == "" {
+			errs = append(errs, validateUpdatedLabels(object.Meta(obj), t.Res)...)
+		}
+		if len(errs) > 0 {
 			return storage.Change{}, apierrors.NewInvalid(t.Res.Group, t.Res.Kind, t.Name, errs)
 		}
-		t.warn(st, obj)
+		if w, ok := st.(updateWarner); ok {
+			t.warn(w.WarningsOnUpdate(obj, old))
+		}
 		object.SetResourceVersion(obj, mustParseRV(oldRV))
 		if b, err := encode(t.Res, obj); err != nil {
 			return storage.Change{}, err

@@ -2,6 +2,7 @@ package registry
 
 import (
 	"encoding/base64"
+	"fmt"
 	"slices"
 	"time"
 
@@ -32,6 +33,8 @@ type Strategy interface {
 	// Validate checks a new object against the kind's own rules (metadata is
 	// checked for every kind).
 	Validate(obj object.Object) field.ErrorList
+	// WarningsOnCreate are the warnings a valid new object is answered with.
+	WarningsOnCreate(obj object.Object) []string
 	// ValidateUpdate checks the object a write to sub turns old into: the
 	// kind's rules, and what may not change.
 	ValidateUpdate(obj, old object.Object, sub string) field.ErrorList
@@ -70,12 +73,12 @@ func strategyFor(res *schema.Resource) Strategy {
 		return secretStrategy{base}
 	case "/ConfigMap":
 		return configMapStrategy{base}
+	case "/Event":
+		return eventStrategy{base}
 	case "/Pod":
 		return podStrategy{base}
 	case "/Service":
 		return serviceStrategy{base}
-	case "/Event":
-		return eventStrategy{base}
 	case "apps/Deployment":
 		return deploymentStrategy{workloadStrategy{base, deploymentRules}}
 	case "apps/ReplicaSet":
@@ -115,6 +118,17 @@ func (s resourceStrategy) NewGeneration(obj, old object.Object) bool {
 }
 
 func (resourceStrategy) PrepareForCreate(object.Object) {}
+
+func (resourceStrategy) WarningsOnCreate(object.Object) []string { return nil }
+
+// dnsLabelWarning is kube's warning of a name that is no DNS label, used in
+// where: none when it is one.
+func dnsLabelWarning(obj object.Object, where string) []string {
+	if msgs := validation.DNS1123Label(object.MetaString(obj, "name")); len(msgs) > 0 {
+		return []string{fmt.Sprintf("metadata.name: this is used in %s, which can result in surprising behavior; a DNS label is recommended: %v", where, msgs)}
+	}
+	return nil
+}
 
 // Validate is the kind's own check, when it has one (schema.Resource.Validate).
 func (s resourceStrategy) Validate(obj object.Object) field.ErrorList {
@@ -180,11 +194,6 @@ func (resourceStrategy) DeleteWhenFinalized(obj, old object.Object) bool {
 		(grace == nil || object.Int(grace) == 0)
 }
 
-// eventStrategy: Events never wait for the garbage collector.
-type eventStrategy struct{ resourceStrategy }
-
-func (eventStrategy) GCPolicy() gcPolicy { return gcUnsupported }
-
 // deploymentStrategy: annotations bump a Deployment's generation too (kube
 // copies them to its ReplicaSets).
 type deploymentStrategy struct{ workloadStrategy }
@@ -194,14 +203,34 @@ func (s deploymentStrategy) NewGeneration(obj, old object.Object) bool {
 		!object.Equal(object.Meta(obj)["annotations"], object.Meta(old)["annotations"])
 }
 
+// eventStrategy: Events are checked by kube's legacy rules, on update too,
+// and never wait for the garbage collector.
+type eventStrategy struct{ resourceStrategy }
+
+func (eventStrategy) GCPolicy() gcPolicy { return gcUnsupported }
+
+func (eventStrategy) Validate(obj object.Object) field.ErrorList { return validation.Event(obj) }
+
+func (eventStrategy) ValidateUpdate(obj, _ object.Object, _ string) field.ErrorList {
+	return validation.Event(obj)
+}
+
 // namespaceStrategy: a namespace is held by its spec.finalizers until the
 // namespace controller has emptied it, and only the finalize subresource changes
 // them.
 type namespaceStrategy struct{ resourceStrategy }
 
 // PrepareForCreate: a new namespace is Active, and held by the kubernetes
-// finalizer until the namespace controller has emptied it.
+// finalizer until the namespace controller has emptied it. One named from a
+// generateName is labelled with its name only now, as kube's Canonicalize
+// labels it: after the write was recorded in managedFields.
 func (namespaceStrategy) PrepareForCreate(obj object.Object) {
+	labels, _ := object.Meta(obj)["labels"].(map[string]any)
+	if labels == nil {
+		labels = map[string]any{}
+		object.Meta(obj)["labels"] = labels
+	}
+	labels["kubernetes.io/metadata.name"] = object.MetaString(obj, "name")
 	obj["status"] = map[string]any{"phase": "Active"}
 	spec, _ := obj["spec"].(map[string]any)
 	if spec == nil {

@@ -19,6 +19,9 @@ type workloadRules struct {
 	status         func() map[string]any // what a new one's status is
 	validate       func(object.Object) field.ErrorList
 	validateUpdate func(obj, old object.Object) field.ErrorList // nil with validate: no rules
+	// usedIn is what a name is used in that kube warns of when it is no
+	// DNS label ("": a name that must be one).
+	usedIn string
 }
 
 var (
@@ -26,11 +29,13 @@ var (
 		status:         func() map[string]any { return map[string]any{} },
 		validate:       validation.Deployment,
 		validateUpdate: validation.DeploymentUpdate,
+		usedIn:         "Pod names and hostnames",
 	}
 	replicaSetRules = workloadRules{
 		status:         func() map[string]any { return map[string]any{"replicas": 0} },
 		validate:       validation.ReplicaSet,
 		validateUpdate: validation.ReplicaSetUpdate,
+		usedIn:         "Pod names and hostnames",
 	}
 	statefulSetRules = workloadRules{
 		status:         func() map[string]any { return map[string]any{"replicas": 0, "availableReplicas": 0} },
@@ -68,4 +73,13 @@ func (s workloadStrategy) ValidateUpdate(obj, old object.Object, sub string) fie
 		return nil
 	}
 	return s.rules.validateUpdate(obj, old)
+}
+
+// WarningsOnCreate: a name that is no DNS label is warned of where the kind
+// uses it.
+func (s workloadStrategy) WarningsOnCreate(obj object.Object) []string {
+	if s.rules.usedIn == "" {
+		return nil
+	}
+	return dnsLabelWarning(obj, s.rules.usedIn)
 }

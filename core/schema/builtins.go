@@ -105,7 +105,7 @@ func Builtins() []*Resource {
 		},
 		{
 			Version: "v1", Kind: "Event", Plural: "events", Singular: "event", Namespaced: true,
-			ShortNames: []string{"ev"}, Verbs: allVerbs, CreateOnUpdate: true,
+			ShortNames: []string{"ev"}, Verbs: allVerbs, CreateOnUpdate: true, Names: PathSegment,
 			Fields: map[string]func(object.Object) string{
 				"involvedObject.kind":            str("involvedObject", "kind"),
 				"involvedObject.namespace":       str("involvedObject", "namespace"),

@@ -24,6 +24,9 @@ const (
 	DNSSubdomain NameRule = iota // RFC 1123 subdomain, at most 253 characters
 	DNSLabel                     // RFC 1123 label, at most 63 characters
 	DNS1035Label                 // RFC 1035 label (starts with a letter)
+	// PathSegment: anything a URL path segment can be (kube's common
+	// metadata check, for kinds whose own rules check no name: Events).
+	PathSegment
 )
 
 // Subresource is a subresource served under a resource.
@@ -260,6 +263,16 @@ func (reg *Registry) Generation() uint64 { return reg.snap.Load().generation }
 // Lookup finds a resource by group, version and plural name.
 func (reg *Registry) Lookup(group, version, plural string) *Resource {
 	return reg.snap.Load().byGVR[group+"/"+version+"/"+plural]
+}
+
+// ServesGroup says whether a resource of group is served.
+func (reg *Registry) ServesGroup(group string) bool {
+	for _, r := range reg.snap.Load().resources {
+		if r.Group == group {
+			return true
+		}
+	}
+	return false
 }
 
 // Resources returns every resource of one group version, in the order added.

@@ -194,3 +194,23 @@ func LabelValue(v string) []string {
 	}
 	return errs
 }
+
+// PathSegmentName checks a name that need only be a URL path segment: not
+// "." or "..", without '/' or '%'.
+func PathSegmentName(v string) []string {
+	if v == "." || v == ".." {
+		return []string{"may not be '" + v + "'"}
+	}
+	return PathSegmentPrefix(v)
+}
+
+// PathSegmentPrefix checks a prefix of such a name: without '/' or '%'.
+func PathSegmentPrefix(v string) []string {
+	var errs []string
+	for _, c := range []string{"/", "%"} {
+		if strings.Contains(v, c) {
+			errs = append(errs, "may not contain '"+c+"'")
+		}
+	}
+	return errs
+}

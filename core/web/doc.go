@@ -41,3 +41,13 @@ const (
 	StatusServiceUnavailable    = 503
 	StatusGatewayTimeout        = 504
 )
+
+// NotFound is net/http's NotFound: the plain 404 a mux answers for a path no
+// handler serves.
+func NotFound(w ResponseWriter) {
+	h := w.Header()
+	h.Set("Content-Type", "text/plain; charset=utf-8")
+	h.Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(StatusNotFound)
+	_, _ = w.Write([]byte("404 page not found\n"))
+}
