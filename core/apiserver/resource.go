@@ -21,7 +21,6 @@ import (
 	"kubeplay/core/request"
 	"kubeplay/core/schema"
 	"kubeplay/core/storage"
-	"kubeplay/core/warning"
 	"kubeplay/core/web"
 )
 
