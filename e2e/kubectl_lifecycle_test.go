@@ -1,8 +1,6 @@
 package e2e
 
 import (
-	"bufio"
-	"context"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -214,21 +212,10 @@ func TestK8S_URI_3_KubectlLogs(t *testing.T) {
 	if out := k.must("logs", "web"); out != "2026/11/23 10:00:00 c[1]: started, listening on :8080\n2026/11/23 10:00:05 c[1]: GET /healthz 200 (default/web, request 2)\n" {
 		t.Fatalf("kubectl logs: %q", out)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), kcTimeout)
-	defer cancel()
-	cmd := k.command(ctx, "logs", "-f", "--tail=1", "web")
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
-	lines := bufio.NewScanner(stdout)
+	lines := k.start("logs", "-f", "--tail=1", "web").lines
 	for _, want := range []string{"request 2)", "request 3)", "request 4)"} {
-		if !lines.Scan() || !strings.HasSuffix(lines.Text(), want) {
-			t.Fatalf("kubectl logs -f: %q, want …%s", lines.Text(), want)
+		if line := <-lines; !strings.HasSuffix(line, want) {
+			t.Fatalf("kubectl logs -f: %q, want …%s", line, want)
 		}
 		clk.Step(5 * time.Second)
 	}
