@@ -47,7 +47,7 @@ func (s *Server) serveResource(w web.ResponseWriter, r *web.Request, info *reque
 		writeStatus(w, apierrors.NewMethodNotAllowed())
 		return
 	}
-	if t.sub != "" && t.sub != "status" && t.sub != "finalize" && t.sub != "scale" {
+	if t.sub != "" && t.sub != "status" && t.sub != "finalize" && t.sub != "scale" && t.sub != "binding" {
 		writeStatus(w, apierrors.NewPathNotFound())
 		return
 	}
@@ -335,7 +335,11 @@ func (t target) answerResource() *schema.Resource {
 	if sub == nil || sub.Kind == t.res.Kind {
 		return t.res
 	}
-	return &schema.Resource{Group: sub.Group, Version: subVersion(*sub), Kind: sub.Kind, Plural: t.res.Plural, Namespaced: t.res.Namespaced}
+	version := subVersion(*sub)
+	if sub.Group == t.res.Group { // a kind of the resource's own group (a Pod's Binding)
+		version = t.res.Version
+	}
+	return &schema.Resource{Group: sub.Group, Version: version, Kind: sub.Kind, Plural: t.res.Plural, Namespaced: t.res.Namespaced}
 }
 
 // listBinding ties continue tokens to one list: collection, namespace, selectors.

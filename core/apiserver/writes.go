@@ -38,7 +38,7 @@ func (t target) registryTarget() registry.Target {
 }
 
 func (s *Server) create(w web.ResponseWriter, r *web.Request, t target) error {
-	obj, err := readObject(r, t.res, t.validation)
+	obj, err := readObject(r, t.answerResource(), t.validation)
 	if err != nil {
 		return err
 	}
@@ -50,6 +50,12 @@ func (s *Server) create(w web.ResponseWriter, r *web.Request, t target) error {
 	stored, err := s.objects.Create(rt, obj)
 	if err != nil {
 		return err
+	}
+	if t.sub == "binding" { // kube answers a Binding with a Status
+		st := apierrors.Success(nil)
+		st.Code = web.StatusCreated
+		t.rep.sendStatus(w, web.StatusCreated, st)
+		return nil
 	}
 	t.rep.writeObject(w, web.StatusCreated, t.res, stored)
 	return nil

@@ -43,13 +43,15 @@ type Informer struct {
 	indices  map[string]map[string]map[string]bool // index → value → keys
 	synced   chan struct{}
 	syncOnce sync.Once
+	seen     int64 // the newest resourceVersion the copy reflects
 }
 
 // retryAfter is how long an informer waits after a list or watch that failed for
 // another reason than its context.
 const retryAfter = time.Second
 
-// NewInformer is an informer of the collection at path (e.g. /api/v1/namespaces).
+// NewInformer is an informer of the collection at path (e.g. /api/v1/namespaces,
+// or with a selector: /api/v1/pods?fieldSelector=spec.nodeName%3Dn1).
 func NewInformer(c *Client, path string, h Handler, indexers map[string]IndexFunc, clk clock.Clock) *Informer {
 	return &Informer{
 		client: c, path: path, handler: h, clock: clk,
@@ -106,6 +108,28 @@ func sorted[V any](inf *Informer, keys map[string]V) []object.Object {
 	return out
 }
 
+// Seen says whether the copy reflects the collection at resourceVersion rv or
+// later: a controller that wrote rv knows its informer has seen its own write.
+func (inf *Informer) Seen(rv string) bool {
+	n, err := strconv.ParseInt(rv, 10, 64)
+	inf.mu.RLock()
+	defer inf.mu.RUnlock()
+	return err == nil && inf.seen >= n
+}
+
+// see records that the copy reflects resourceVersion rv.
+func (inf *Informer) see(rv string) {
+	inf.mu.Lock()
+	inf.seeLocked(rv)
+	inf.mu.Unlock()
+}
+
+func (inf *Informer) seeLocked(rv string) {
+	if n, err := strconv.ParseInt(rv, 10, 64); err == nil {
+		inf.seen = max(inf.seen, n)
+	}
+}
+
 // Run keeps the copy until ctx is done.
 func (inf *Informer) Run(ctx context.Context) {
 	rv := ""
@@ -152,15 +176,16 @@ func (inf *Informer) relist(ctx context.Context) (string, error) {
 		}
 	}
 	inf.mu.RUnlock()
-	for _, obj := range gone {
-		inf.apply("DELETED", obj)
-	}
-	for _, obj := range fresh {
-		inf.apply("MODIFIED", obj)
-	}
-	inf.syncOnce.Do(func() { close(inf.synced) })
 	meta, _ := list["metadata"].(map[string]any)
 	rv, _ := meta["resourceVersion"].(string)
+	for _, obj := range gone {
+		inf.apply("DELETED", obj, "")
+	}
+	for _, obj := range fresh {
+		inf.apply("MODIFIED", obj, "")
+	}
+	inf.see(rv)
+	inf.syncOnce.Do(func() { close(inf.synced) })
 	return rv, nil
 }
 
@@ -190,14 +215,17 @@ func (inf *Informer) watch(ctx context.Context, rv string) (string, error) {
 			rv = next
 		}
 		if ev.Type != "BOOKMARK" {
-			inf.apply(ev.Type, ev.Object)
+			inf.apply(ev.Type, ev.Object, rv)
+		} else {
+			inf.see(rv)
 		}
 	}
 }
 
-// apply records a change and tells the handler. A MODIFIED of an unknown object
-// is an add; one that changed nothing is not told.
-func (inf *Informer) apply(typ string, obj object.Object) {
+// apply records a change (and, with it, that the copy reflects rv, when not
+// "") and tells the handler. A MODIFIED of an unknown object is an add; one
+// that changed nothing is not told.
+func (inf *Informer) apply(typ string, obj object.Object, rv string) {
 	key := Key(obj)
 	inf.mu.Lock()
 	old, had := inf.items[key]
@@ -210,6 +238,7 @@ func (inf *Informer) apply(typ string, obj object.Object) {
 		inf.items[key] = obj
 		inf.index(key, obj)
 	}
+	inf.seeLocked(rv)
 	inf.mu.Unlock()
 	h := inf.handler
 	switch {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 
 	"kubeplay/core/object"
 	"kubeplay/core/web"
@@ -22,13 +23,18 @@ type Watch struct {
 	dec  *json.Decoder
 }
 
-// Watch opens a watch on the collection at path with query (without watch=1).
+// Watch opens a watch on the collection at path (which may carry a query of
+// its own, such as a selector) with query (without watch=1).
 func (c *Client) Watch(ctx context.Context, path, query string) (*Watch, error) {
 	q := "watch=1"
 	if query != "" {
 		q += "&" + query
 	}
-	resp, err := c.Stream(ctx, web.MethodGet, path+"?"+q, "", nil)
+	sep := "?"
+	if strings.Contains(path, "?") {
+		sep = "&"
+	}
+	resp, err := c.Stream(ctx, web.MethodGet, path+sep+q, "", nil)
 	if err != nil {
 		return nil, err
 	}

@@ -426,6 +426,12 @@ func Path(v any, path ...string) any {
 	return cur
 }
 
+// String is v when it is a string (a field read with Path), else "".
+func String(v any) string {
+	s, _ := v.(string)
+	return s
+}
+
 // SetResourceVersion sets metadata.resourceVersion to rev.
 func SetResourceVersion(obj Object, rev int64) {
 	Meta(obj)["resourceVersion"] = strconv.FormatInt(rev, 10)

@@ -97,6 +97,9 @@ func (s *Store) Create(t Target, obj object.Object) ([]byte, error) {
 		}
 		return object.Encode(answer)
 	}
+	if t.Sub == "binding" {
+		return nil, s.bind(t, obj)
+	}
 	st := strategyFor(t.Res)
 	if err := s.prepareNew(st, t, obj); err != nil {
 		return nil, err
@@ -271,7 +274,7 @@ func (s *Store) update(t Target, info UpdatedObjectInfo) ([]byte, bool, error) {
 		} else if bytes.Equal(b, cur) {
 			return storage.Change{Op: storage.Keep}, nil
 		}
-		if st.NewGeneration(obj, old) {
+		if t.Sub != "status" && st.NewGeneration(obj, old) { // status writes never bump it, as in kube
 			gen := object.Int(oldMeta["generation"])
 			object.Meta(obj)["generation"] = gen + 1
 		}

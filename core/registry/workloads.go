@@ -67,3 +67,14 @@ func (s workloadStrategy) ValidateUpdate(obj, old object.Object, sub string) fie
 	}
 	return s.rules.validateUpdate(obj, old)
 }
+
+// PrepareForUpdate: a write to a Deployment's status may change its
+// annotations too, as kube's deploymentStatusStrategy lets it (the controller
+// records the revision so, without a new generation).
+func (s deploymentStrategy) PrepareForUpdate(obj, old object.Object, sub string) object.Object {
+	out := s.workloadStrategy.PrepareForUpdate(obj, old, sub)
+	if sub == "status" {
+		setOrDelete(object.Meta(out), "annotations", object.Meta(obj))
+	}
+	return out
+}

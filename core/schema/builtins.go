@@ -53,6 +53,7 @@ func Builtins() []*Resource {
 			Version: "v1", Kind: "Pod", Plural: "pods", Singular: "pod", Namespaced: true,
 			ShortNames: []string{"po"}, Categories: []string{"all"}, Verbs: allVerbs,
 			Subs: []Subresource{
+				{Name: "binding", Kind: "Binding", Verbs: createOnly},
 				{Name: "eviction", Kind: "Eviction", Group: "policy", Verbs: []string{"create"}},
 				{Name: "log", Kind: "Pod", Verbs: []string{"get"}},
 				{Name: "status", Kind: "Pod", Verbs: statusVerbs},

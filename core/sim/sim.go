@@ -1,0 +1,89 @@
+// Package sim owns the simulated cluster behind a sandbox's API: a few Nodes
+// named and sized as a kind cluster's, kube-scheduler, a kubelet per node
+// (kwok's idea: Pods go through their phases, get IPs, become ready, crash
+// and restart, without containers), and kube-controller-manager's controllers
+// (core/controllers/...). Each is an API client of the core with its own
+// identity, so everything it does shows in watches, in the request log and in
+// API Priority and Fairness as a real cluster's does. Nothing ticks while
+// nothing changes: the only timers are those of Pods on their way somewhere.
+package sim
+
+import (
+	"context"
+	"sync"
+
+	"kubeplay/core/clock"
+	"kubeplay/core/controllers"
+	"kubeplay/core/controllers/deployment"
+	"kubeplay/core/controllers/replicaset"
+	"kubeplay/core/web"
+)
+
+// DefaultNodes is how many nodes a simulated cluster has unless told:
+// a control plane and two workers.
+const DefaultNodes = 3
+
+// MaxNodes bounds the node count a sandbox may ask for.
+const MaxNodes = 50
+
+// Config configures a simulated cluster.
+type Config struct {
+	// Nodes is how many nodes the cluster has, the control plane included
+	// (0: DefaultNodes). With one node, the control plane takes workloads, as
+	// a one-node kind cluster's does.
+	Nodes int
+	// Speed divides the simulated durations (image pulls, container run
+	// times, back-offs): 10 runs the simulation ten times faster (0: 1).
+	Speed float64
+	// Clock is the cluster's time (nil: the wall clock).
+	Clock clock.Clock
+}
+
+// Cluster is a running simulated cluster.
+type Cluster struct {
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+}
+
+// Start registers the nodes through h and starts the scheduler, the kubelets
+// and the controllers against it. Registration is done when Start returns.
+func Start(h web.Handler, cfg Config) (*Cluster, error) {
+	if cfg.Nodes <= 0 {
+		cfg.Nodes = DefaultNodes
+	}
+	cfg.Nodes = min(cfg.Nodes, MaxNodes)
+	if cfg.Speed <= 0 {
+		cfg.Speed = 1
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = clock.Real
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cl := &Cluster{cancel: cancel}
+	var runs []func(context.Context)
+	lifecycle := controllers.NewClient(h, "node-controller")
+	for i := range cfg.Nodes {
+		if _, err := register(ctx, nodeClient(h, NodeName(i)), lifecycle, i, cfg.Nodes, cfg.Clock.Now()); err != nil {
+			cancel()
+			return nil, err
+		}
+		runs = append(runs, newKubelet(h, cfg.Clock, i, cfg.Speed).run)
+	}
+	runs = append(runs, newScheduler(h, cfg.Clock).run,
+		replicaset.New(h, cfg.Clock).Run,
+		deployment.New(h, cfg.Clock).Run)
+	for _, run := range runs {
+		cl.wg.Add(1)
+		go func() {
+			defer cl.wg.Done()
+			run(ctx)
+		}()
+	}
+	return cl, nil
+}
+
+// Stop stops everything and waits for it.
+func (cl *Cluster) Stop() {
+	cl.cancel()
+	cl.wg.Wait()
+}
