@@ -4,14 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"kubeplay/core/client"
 	"kubeplay/core/clock"
-	"kubeplay/core/object"
 	"kubeplay/core/registry"
 	"kubeplay/core/web"
 )
@@ -39,7 +37,8 @@ type Recorder struct {
 	host      string // source.host and reportingInstance
 
 	mu   sync.Mutex
-	seen map[string]*recorded
+	seen map[Reference]map[string]*recorded // by object, then type, reason, action and message
+	size int
 }
 
 type recorded struct {
@@ -50,23 +49,51 @@ type recorded struct {
 // NewRecorder records events through c as component, from host ("" for
 // kube-controller-manager's controllers; the node's name for a kubelet).
 func NewRecorder(c *client.Client, clk clock.Clock, component, host string) *Recorder {
-	return &Recorder{c: c, clock: clk, component: component, host: host, seen: map[string]*recorded{}}
+	return &Recorder{c: c, clock: clk, component: component, host: host, seen: map[Reference]map[string]*recorded{}}
 }
 
-// Ref is an object reference (an event's involvedObject) to obj, of kind in
-// apiVersion, as client-go's reference.GetReference makes it.
-func Ref(obj object.Object, apiVersion, kind string) map[string]any {
-	ref := map[string]any{"kind": kind, "apiVersion": apiVersion, "name": object.MetaString(obj, "name"),
-		"uid": object.MetaString(obj, "uid"), "resourceVersion": object.MetaString(obj, "resourceVersion")}
-	if ns := object.MetaString(obj, "namespace"); ns != "" {
-		ref["namespace"] = ns
-	}
-	return ref
+// Reference is an object reference: an event's involvedObject.
+type Reference struct {
+	Kind            string `json:"kind"`
+	Namespace       string `json:"namespace,omitempty"`
+	Name            string `json:"name"`
+	UID             string `json:"uid"`
+	APIVersion      string `json:"apiVersion"`
+	ResourceVersion string `json:"resourceVersion,omitempty"`
+	FieldPath       string `json:"fieldPath,omitempty"`
+}
+
+// Ref is a reference to the object with metadata m, of kind in apiVersion, as
+// client-go's reference.GetReference makes it.
+func Ref(m *ObjectMeta, apiVersion, kind string) Reference {
+	return Reference{Kind: kind, Namespace: m.Namespace, Name: m.Name, UID: m.UID, APIVersion: apiVersion, ResourceVersion: m.ResourceVersion}
+}
+
+// event is a core/v1 Event as the recorders write it.
+type event struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Metadata   struct {
+		Name      string `json:"name"`
+		Namespace string `json:"namespace"`
+	} `json:"metadata"`
+	InvolvedObject     Reference         `json:"involvedObject"`
+	Reason             string            `json:"reason"`
+	Message            string            `json:"message"`
+	Source             map[string]string `json:"source"`
+	FirstTimestamp     *string           `json:"firstTimestamp"`
+	LastTimestamp      *string           `json:"lastTimestamp"`
+	Count              int               `json:"count,omitempty"`
+	Type               string            `json:"type"`
+	EventTime          *string           `json:"eventTime"`
+	Action             string            `json:"action,omitempty"`
+	ReportingComponent string            `json:"reportingComponent"`
+	ReportingInstance  string            `json:"reportingInstance"`
 }
 
 // Eventf records an event about the object ref refers to, as client-go's
 // record package (the core/v1 events API) writes it.
-func (r *Recorder) Eventf(ctx context.Context, ref map[string]any, typ, reason, format string, args ...any) {
+func (r *Recorder) Eventf(ctx context.Context, ref Reference, typ, reason, format string, args ...any) {
 	r.record(ctx, ref, typ, reason, "", fmt.Sprintf(format, args...))
 }
 
@@ -74,22 +101,23 @@ func (r *Recorder) Eventf(ctx context.Context, ref map[string]any, typ, reason, 
 // events package (the events.k8s.io/v1 API, which kube-scheduler uses) writes
 // it, seen through core/v1: with eventTime and action, no first or last
 // timestamp, and a series for repeats.
-func (r *Recorder) Actionf(ctx context.Context, ref map[string]any, typ, reason, action, format string, args ...any) {
+func (r *Recorder) Actionf(ctx context.Context, ref Reference, typ, reason, action, format string, args ...any) {
 	r.record(ctx, ref, typ, reason, action, fmt.Sprintf(format, args...))
 }
 
-func (r *Recorder) record(ctx context.Context, ref map[string]any, typ, reason, action, message string) {
-	key := strings.Join([]string{fmt.Sprint(ref["kind"]), fmt.Sprint(ref["namespace"]), fmt.Sprint(ref["name"]),
-		fmt.Sprint(ref["uid"]), fmt.Sprint(ref["fieldPath"]), typ, reason, action, message}, "\x00")
+func (r *Recorder) record(ctx context.Context, ref Reference, typ, reason, action, message string) {
+	key := typ + "\x00" + reason + "\x00" + action + "\x00" + message
+	obj := ref
+	obj.ResourceVersion = ""
 	now := r.clock.Now()
 	r.mu.Lock()
-	prev := r.seen[key]
+	prev := r.seen[obj][key]
 	if prev != nil {
 		prev.count++
 	}
 	r.mu.Unlock()
 	if prev != nil {
-		repeat := map[string]any{"count": prev.count, "lastTimestamp": registry.Timestamp(now), "message": message}
+		var repeat any = map[string]any{"count": prev.count, "lastTimestamp": registry.Timestamp(now), "message": message}
 		if action != "" {
 			repeat = map[string]any{"series": map[string]any{"count": prev.count, "lastObservedTime": MicroTimestamp(now)}}
 		}
@@ -100,34 +128,38 @@ func (r *Recorder) record(ctx context.Context, ref map[string]any, typ, reason, 
 			return
 		}
 	}
-	ns, _ := ref["namespace"].(string)
-	if ns == "" {
-		ns = "default"
+	ev := event{APIVersion: "v1", Kind: "Event", InvolvedObject: ref, Reason: reason, Message: message, Type: typ,
+		ReportingComponent: r.component, ReportingInstance: r.host, Source: map[string]string{}}
+	ev.Metadata.Namespace = ref.Namespace
+	if ev.Metadata.Namespace == "" {
+		ev.Metadata.Namespace = "default"
 	}
-	name := fmt.Sprintf("%s.%x", ref["name"], uniqueNanos(now))
-	ev := object.Object{"apiVersion": "v1", "kind": "Event",
-		"metadata":       map[string]any{"name": name, "namespace": ns},
-		"involvedObject": ref, "reason": reason, "message": message, "type": typ,
-		"reportingComponent": r.component, "reportingInstance": r.host}
+	ev.Metadata.Name = fmt.Sprintf("%s.%x", ref.Name, uniqueNanos(now))
 	if action == "" {
-		source := map[string]any{"component": r.component}
+		ev.Source["component"] = r.component
 		if r.host != "" {
-			source["host"] = r.host
+			ev.Source["host"] = r.host
 		}
 		t := registry.Timestamp(now)
-		ev["source"], ev["firstTimestamp"], ev["lastTimestamp"], ev["count"], ev["eventTime"] = source, t, t, 1, nil
+		ev.FirstTimestamp, ev.LastTimestamp, ev.Count = &t, &t, 1
 	} else {
-		ev["source"], ev["firstTimestamp"], ev["lastTimestamp"] = map[string]any{}, nil, nil
-		ev["eventTime"], ev["action"] = MicroTimestamp(now), action
+		t := MicroTimestamp(now)
+		ev.EventTime, ev.Action = &t, action
 	}
-	if _, err := r.c.Create(ctx, "/api/v1/namespaces/"+ns+"/events", ev); err != nil {
+	body, _ := json.Marshal(ev)
+	if _, err := r.c.Do(ctx, web.MethodPost, "/api/v1/namespaces/"+ev.Metadata.Namespace+"/events", "application/json", body); err != nil {
 		return
 	}
 	r.mu.Lock()
-	if len(r.seen) >= recorderCacheSize {
+	if r.size >= recorderCacheSize {
 		clear(r.seen)
+		r.size = 0
 	}
-	r.seen[key] = &recorded{name: name, namespace: ns, count: 1}
+	if r.seen[obj] == nil {
+		r.seen[obj] = map[string]*recorded{}
+	}
+	r.seen[obj][key] = &recorded{name: ev.Metadata.Name, namespace: ev.Metadata.Namespace, count: 1}
+	r.size++
 	r.mu.Unlock()
 }
 

@@ -5,7 +5,6 @@ import (
 
 	"kubeplay/core/auth"
 	"kubeplay/core/client"
-	"kubeplay/core/object"
 	"kubeplay/core/web"
 )
 
@@ -28,24 +27,27 @@ type Expectations struct {
 // NewExpectations is an empty set.
 func NewExpectations() *Expectations { return &Expectations{m: map[string][]func() bool{}} }
 
-// Written expects inf to reflect written, an object as a write returned it
-// (its resourceVersion), before key is worked on.
-func (e *Expectations) Written(key string, inf *client.Informer, written object.Object) {
-	rv := object.MetaString(written, "resourceVersion")
-	e.add(key, func() bool { return inf.Seen(rv) })
+// Seer is an informer, as far as Expectations need it.
+type Seer interface{ Seen(rv string) bool }
+
+// Written expects inf to reflect a write that stored resourceVersion rv
+// before key is worked on.
+func (e *Expectations) Written(key string, inf Seer, rv string) {
+	e.Expect(key, func() bool { return inf.Seen(rv) })
 }
 
 // Deleted expects inf to have seen obj deleted, or being deleted, before key
 // is worked on.
-func (e *Expectations) Deleted(key string, inf *client.Informer, obj object.Object) {
-	k, uid := client.Key(obj), object.MetaString(obj, "uid")
-	e.add(key, func() bool {
-		cur, ok := inf.Get(k)
-		return !ok || object.MetaString(cur, "uid") != uid || object.Meta(cur)["deletionTimestamp"] != nil
+func Deleted[T any, P typed[T]](e *Expectations, key string, inf *client.TypedInformer[P], obj P) {
+	meta := obj.object().Metadata
+	e.Expect(key, func() bool {
+		cur, ok := inf.Get(meta.Key())
+		return !ok || cur.object().Metadata.UID != meta.UID || cur.object().Metadata.DeletionTimestamp != ""
 	})
 }
 
-func (e *Expectations) add(key string, met func() bool) {
+// Expect expects met to hold before key is worked on.
+func (e *Expectations) Expect(key string, met func() bool) {
 	e.mu.Lock()
 	e.m[key] = append(e.m[key], met)
 	e.mu.Unlock()

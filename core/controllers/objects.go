@@ -1,109 +1,160 @@
 package controllers
 
 import (
+	"context"
+	"encoding/json"
 	"errors"
 	"time"
 
 	"kubeplay/core/client"
 	"kubeplay/core/object"
-	"kubeplay/core/selector"
 )
 
 // OwnerRef is the ownerReference of an object controlled by owner (of kind in
 // apiVersion), as metav1.NewControllerRef makes it: the garbage collector
 // deletes the object with its owner, and foreground deletion of the owner
 // waits for it.
-func OwnerRef(owner object.Object, apiVersion, kind string) map[string]any {
-	return map[string]any{"apiVersion": apiVersion, "kind": kind, "name": object.MetaString(owner, "name"),
-		"uid": object.MetaString(owner, "uid"), "controller": true, "blockOwnerDeletion": true}
-}
-
-// ControllerOf is the uid of obj's controller (the ownerReference with
-// controller: true), or "".
-func ControllerOf(obj object.Object) string {
-	for _, ref := range object.Objects(object.Meta(obj), "ownerReferences") {
-		if c, _ := ref["controller"].(bool); c {
-			uid, _ := ref["uid"].(string)
-			return uid
-		}
-	}
-	return ""
+func OwnerRef(owner *ObjectMeta, apiVersion, kind string) OwnerReference {
+	yes := true
+	return OwnerReference{APIVersion: apiVersion, Kind: kind, Name: owner.Name, UID: owner.UID, Controller: &yes, BlockOwnerDeletion: &yes}
 }
 
 // ByController is an informer index of objects by their controller's uid.
-func ByController(obj object.Object) []string {
-	if uid := ControllerOf(obj); uid != "" {
+func ByController[T any, P typed[T]](p P) []string {
+	if uid := p.object().Metadata.Controller(); uid != "" {
 		return []string{uid}
 	}
 	return nil
 }
 
-// Selects says whether the label selector sel (a LabelSelector) selects
-// labels; an empty or invalid selector selects nothing.
-func Selects(sel map[string]any, labels map[string]string) bool {
-	s, ok := selector.FormatLabelSelector(sel)
-	if !ok || s == "" {
+// ByUID is an informer index of objects by uid.
+func ByUID[T any, P typed[T]](p P) []string { return []string{p.object().Metadata.UID} }
+
+// Selects says whether sel selects labels; an empty selector selects nothing,
+// as a controller's does.
+func (sel *LabelSelector) Selects(labels map[string]string) bool {
+	if len(sel.MatchLabels) == 0 && len(sel.MatchExpressions) == 0 {
 		return false
 	}
-	parsed, err := selector.ParseLabels(s)
-	return err == nil && parsed.Matches(labels)
-}
-
-// PodReady says whether a Pod's Ready condition is True.
-func PodReady(pod object.Object) bool {
-	c := Condition(pod, "Ready")
-	return c != nil && c["status"] == "True"
-}
-
-// PodAvailable says whether a Pod has been ready for minReadySeconds at now.
-func PodAvailable(pod object.Object, minReadySeconds int64, now time.Time) bool {
-	if !PodReady(pod) {
-		return false
-	}
-	if minReadySeconds == 0 {
-		return true
-	}
-	since, err := time.Parse(time.RFC3339, object.String(Condition(pod, "Ready")["lastTransitionTime"]))
-	return err == nil && !since.Add(time.Duration(minReadySeconds)*time.Second).After(now)
-}
-
-// PodActive says whether a Pod counts for its controller: neither finished
-// (Succeeded, Failed) nor being deleted.
-func PodActive(pod object.Object) bool {
-	phase := object.Path(pod, "status", "phase")
-	return phase != "Succeeded" && phase != "Failed" && object.Meta(pod)["deletionTimestamp"] == nil
-}
-
-// Condition is the condition of type typ in obj's status.conditions, or nil.
-func Condition(obj object.Object, typ string) map[string]any {
-	status, _ := obj["status"].(map[string]any)
-	for _, c := range object.Objects(status, "conditions") {
-		if c["type"] == typ {
-			return c
+	for k, v := range sel.MatchLabels {
+		if got, ok := labels[k]; !ok || got != v {
+			return false
 		}
 	}
-	return nil
+	for _, r := range sel.MatchExpressions {
+		if !r.Matches(labels) {
+			return false
+		}
+	}
+	return true
+}
+
+// Matches says whether labels meet the requirement (In, NotIn, Exists,
+// DoesNotExist, and a node selector's Gt and Lt).
+func (r *Requirement) Matches(labels map[string]string) bool {
+	v, has := labels[r.Key]
+	in := false
+	for _, x := range r.Values {
+		in = in || x == v
+	}
+	switch r.Operator {
+	case "In":
+		return has && in
+	case "NotIn":
+		return !has || !in
+	case "Exists":
+		return has
+	case "DoesNotExist":
+		return !has
+	case "Gt", "Lt":
+		if !has || len(r.Values) != 1 {
+			return false
+		}
+		a, b := object.Int(v), object.Int(r.Values[0])
+		return r.Operator == "Gt" && a > b || r.Operator == "Lt" && a < b
+	}
+	return false
+}
+
+// Ready says whether a Pod's Ready condition is True.
+func (p *Pod) Ready() bool {
+	c := FindCondition(p.Status.Conditions, "Ready")
+	return c != nil && c.Status == "True"
+}
+
+// Available says whether a Pod has been ready for minReadySeconds at now.
+func (p *Pod) Available(minReadySeconds int64, now time.Time) bool {
+	if !p.Ready() {
+		return false
+	}
+	since, err := time.Parse(time.RFC3339, FindCondition(p.Status.Conditions, "Ready").LastTransitionTime)
+	return minReadySeconds == 0 || err == nil && !since.Add(time.Duration(minReadySeconds)*time.Second).After(now)
+}
+
+// Active says whether a Pod counts for its controller: neither finished
+// (Succeeded, Failed) nor being deleted.
+func (p *Pod) Active() bool {
+	return p.Status.Phase != "Succeeded" && p.Status.Phase != "Failed" && p.Metadata.DeletionTimestamp == ""
 }
 
 // PodFromTemplate is the Pod a controller creates from a Pod template
 // (a PodTemplateSpec), as kube's GetPodFromTemplate makes it: the template's
 // labels, annotations, finalizers and spec, a name generated from
 // generateName, and the controller's ownerReference.
-func PodFromTemplate(template map[string]any, generateName string, owner map[string]any) object.Object {
-	t := object.DeepCopy(template)
+func PodFromTemplate(template json.RawMessage, generateName string, owner OwnerReference) object.Object {
+	var t struct {
+		Metadata map[string]any `json:"metadata"`
+		Spec     map[string]any `json:"spec"`
+	}
+	_ = json.Unmarshal(template, &t)
 	meta := map[string]any{"generateName": generateName, "ownerReferences": []any{owner}}
-	tm, _ := t["metadata"].(map[string]any)
 	for _, f := range []string{"labels", "annotations", "finalizers"} {
-		if v, ok := tm[f]; ok {
+		if v, ok := t.Metadata[f]; ok {
 			meta[f] = v
 		}
 	}
-	return object.Object{"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": t["spec"]}
+	return object.Object{"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": t.Spec}
 }
 
-// Replicas is an int32 field (spec.replicas, status.readyReplicas, ...) of obj
-// at path; absent is 0.
-func Replicas(obj object.Object, path ...string) int64 { return object.Int(object.Path(obj, path...)) }
+// Update writes back an object read as raw, with change made to it (a
+// controller's edit of what it read, every other field as it was), and
+// returns the object as stored.
+func Update(ctx context.Context, c *client.Client, path string, raw []byte, change func(obj object.Object)) (object.Object, error) {
+	obj, err := object.Decode(raw)
+	if err != nil {
+		return nil, err
+	}
+	change(obj)
+	return c.Update(ctx, path, obj)
+}
+
+// Send writes v (a typed object, a Binding, ...) with method (PUT, POST) to
+// path and returns what the server answered: the object as stored.
+func Send(ctx context.Context, c *client.Client, method, path string, v any) ([]byte, error) {
+	body, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return c.Do(ctx, method, path, "application/json", body)
+}
+
+// Read is an object of type T (Pod, ReplicaSet, ...) from its JSON.
+func Read[T any, P typed[T]](data []byte) (P, error) { return Codec[T, P]().Decode(data) }
+
+// Version is the resourceVersion of an object in JSON.
+func Version(data []byte) string {
+	var o Object
+	_ = json.Unmarshal(data, &o)
+	return o.Metadata.ResourceVersion
+}
+
+// Replicas is a replica count that defaults to 1, as spec.replicas does.
+func Replicas(n *int64) int64 {
+	if n == nil {
+		return 1
+	}
+	return *n
+}
 
 // Message is what a failed call says: the message of the Status the server
 // answered with, as kube's controllers quote an error in their events.

@@ -5,7 +5,6 @@ import (
 	"sync"
 	"time"
 
-	"kubeplay/core/client"
 	"kubeplay/core/clock"
 )
 
@@ -173,7 +172,7 @@ func (q *Queue) Pending() int {
 
 // Synced waits until every informer has its first list in, and says whether
 // they all have (false: ctx ended first).
-func Synced(ctx context.Context, informers ...*client.Informer) bool {
+func Synced(ctx context.Context, informers ...interface{ Synced() <-chan struct{} }) bool {
 	for _, inf := range informers {
 		select {
 		case <-inf.Synced():

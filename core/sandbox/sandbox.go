@@ -30,7 +30,8 @@ type Config struct {
 	// Seats is APF's server concurrency limit; 0 is DefaultSeats.
 	Seats int
 	// APIOnly serves the API alone: no nodes, no kubelets, no scheduler, no
-	// controllers but the API server's own (namespaces, APF).
+	// controllers but the API server's own (namespaces, APF). The browser's
+	// build always does (see cluster_js.go).
 	APIOnly bool
 	// Cluster configures the simulated cluster (node count, speed); its clock
 	// is the API's.
@@ -83,7 +84,7 @@ func New(cfg Config) (*Sandbox, error) {
 	}
 	if !cfg.APIOnly {
 		cfg.Cluster.Clock = cfg.API.Clock
-		if s.cluster, err = sim.Start(api, cfg.Cluster); err != nil {
+		if s.cluster, err = startCluster(api, cfg.Cluster); err != nil {
 			s.Close()
 			return nil, err
 		}

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -14,7 +15,6 @@ import (
 	"kubeplay/core/client"
 	"kubeplay/core/clock"
 	"kubeplay/core/controllers"
-	"kubeplay/core/object"
 	"kubeplay/core/registry"
 	"kubeplay/core/web"
 )
@@ -55,7 +55,7 @@ type kubelet struct {
 	index  int
 	c      *client.Client
 	events *controllers.Recorder
-	pods   *client.Informer
+	pods   *client.TypedInformer[*pod]
 	queue  *controllers.Queue
 	expect *controllers.Expectations
 	clock  clock.Clock
@@ -75,15 +75,20 @@ func newKubelet(h web.Handler, clk clock.Clock, index int, speed float64) *kubel
 		events: controllers.NewRecorder(c, clk, "kubelet", name),
 		queue:  controllers.NewQueue(clk), expect: controllers.NewExpectations(),
 		images: map[string]bool{}, ips: map[string]string{}, lastIP: 1, backoff: map[string]time.Time{}}
-	enqueue := func(pod object.Object) { k.queue.Add(client.Key(pod)) }
-	k.pods = client.NewInformer(c, "/api/v1/pods?fieldSelector=spec.nodeName%3D"+name, client.Handler{
-		Add: func(pod object.Object) {
-			k.holdIP(pod)
-			enqueue(pod)
-		},
-		Update: func(_, pod object.Object) { enqueue(pod) },
-		Delete: enqueue,
-	}, nil, clk)
+	enqueue := func(p *pod) { k.queue.Add(p.Metadata.Key()) }
+	k.pods = client.NewTypedInformer(c, "/api/v1/pods?fieldSelector=spec.nodeName%3D"+name, controllers.Codec[pod](),
+		client.TypedHandler[*pod]{
+			Add: func(p *pod) {
+				if ip := p.Status.PodIP; ip != "" && !p.Spec.HostNetwork { // a Pod found running (after a restart)
+					k.mu.Lock()
+					k.ips[ip] = p.Metadata.Key()
+					k.mu.Unlock()
+				}
+				enqueue(p)
+			},
+			Update: func(_, p *pod) { enqueue(p) },
+			Delete: enqueue,
+		}, nil, clk)
 	return k
 }
 
@@ -96,15 +101,6 @@ func (k *kubelet) run(ctx context.Context) {
 
 // after is a simulated duration as the clock runs it.
 func (k *kubelet) after(d time.Duration) time.Duration { return time.Duration(float64(d) / k.speed) }
-
-// holdIP notes the IP of a Pod the kubelet finds running (after a restart).
-func (k *kubelet) holdIP(pod object.Object) {
-	if ip := object.String(object.Path(pod, "status", "podIP")); ip != "" && object.Path(pod, "spec", "hostNetwork") != true {
-		k.mu.Lock()
-		k.ips[ip] = client.Key(pod)
-		k.mu.Unlock()
-	}
-}
 
 // forget drops what the kubelet held for a Pod that is gone.
 func (k *kubelet) forget(key string) {
@@ -133,25 +129,27 @@ func (k *kubelet) sync(ctx context.Context, key string) error {
 	if !k.expect.Satisfied(key) {
 		return nil // the informer brings our last write, and the key back
 	}
-	pod := object.DeepCopy(cur)
-	if object.Meta(pod)["deletionTimestamp"] != nil {
-		return k.kill(ctx, pod)
+	if cur.Metadata.DeletionTimestamp != "" {
+		return k.kill(ctx, cur)
 	}
-	if phase := object.Path(pod, "status", "phase"); phase == "Succeeded" || phase == "Failed" {
+	if cur.Status.Phase == "Succeeded" || cur.Status.Phase == "Failed" {
 		return nil
 	}
 	now := k.clock.Now()
-	p := &podRun{k: k, pod: pod, now: now}
+	next := *cur
+	next.Status.Conditions = slices.Clone(cur.Status.Conditions)
+	next.Status.ContainerStatuses = slices.Clone(cur.Status.ContainerStatuses)
+	p := &podRun{k: k, pod: &next, now: now}
 	p.step(ctx)
-	if p.changed {
-		written, err := k.c.Update(ctx, podPath(pod)+"/status", pod)
+	if before, after := mustJSON(cur.Status), mustJSON(next.Status); before != after {
+		data, err := controllers.Send(ctx, k.c, web.MethodPut, podPath(cur)+"/status", &next)
 		if err != nil {
 			if client.IsNotFound(err) {
 				return nil
 			}
 			return err
 		}
-		k.expect.Written(key, k.pods, written)
+		k.expect.Written(key, k.pods, controllers.Version(data))
 	}
 	if !p.next.IsZero() {
 		k.queue.AddAfter(key, p.next.Sub(now))
@@ -159,43 +157,44 @@ func (k *kubelet) sync(ctx context.Context, key string) error {
 	return nil
 }
 
+func mustJSON(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
 // kill stops a Pod being deleted and removes it, as the kubelet does once its
 // containers have stopped.
-func (k *kubelet) kill(ctx context.Context, pod object.Object) error {
-	status, _ := pod["status"].(map[string]any)
-	for _, cs := range object.Objects(status, "containerStatuses") {
-		if object.Path(cs, "state", "running") != nil {
-			name := object.String(cs["name"])
-			k.events.Eventf(ctx, containerRef(pod, name), controllers.Normal, "Killing", "Stopping container %s", name)
+func (k *kubelet) kill(ctx context.Context, p *pod) error {
+	for _, cs := range p.Status.ContainerStatuses {
+		if cs.State.Running != nil {
+			k.events.Eventf(ctx, containerRef(p, cs.Name), controllers.Normal, "Killing", "Stopping container %s", cs.Name)
 		}
 	}
-	body, _ := json.Marshal(map[string]any{"apiVersion": "v1", "kind": "DeleteOptions", "gracePeriodSeconds": 0,
-		"preconditions": map[string]any{"uid": object.MetaString(pod, "uid")}})
-	_, err := k.c.Do(ctx, web.MethodDelete, podPath(pod), "application/json", body)
+	body := fmt.Sprintf(`{"apiVersion":"v1","kind":"DeleteOptions","gracePeriodSeconds":0,"preconditions":{"uid":%q}}`, p.Metadata.UID)
+	_, err := k.c.Do(ctx, web.MethodDelete, podPath(p), "application/json", []byte(body))
 	if client.IsNotFound(err) || client.IsConflict(err) {
 		return nil
 	}
 	return err
 }
 
-func podPath(pod object.Object) string {
-	return "/api/v1/namespaces/" + object.MetaString(pod, "namespace") + "/pods/" + object.MetaString(pod, "name")
+func podPath(p *pod) string {
+	return "/api/v1/namespaces/" + p.Metadata.Namespace + "/pods/" + p.Metadata.Name
 }
 
 // containerRef is the reference a kubelet's events about a container carry.
-func containerRef(pod object.Object, name string) map[string]any {
-	ref := controllers.Ref(pod, "v1", "Pod")
-	ref["fieldPath"] = "spec.containers{" + name + "}"
+func containerRef(p *pod, name string) controllers.Reference {
+	ref := controllers.Ref(&p.Metadata, "v1", "Pod")
+	ref.FieldPath = "spec.containers{" + name + "}"
 	return ref
 }
 
 // podRun is one step of a Pod's simulated life.
 type podRun struct {
-	k       *kubelet
-	pod     object.Object
-	now     time.Time
-	changed bool
-	next    time.Time // when the next step is due; zero: none
+	k    *kubelet
+	pod  *pod
+	now  time.Time
+	next time.Time // when the next step is due; zero: none
 }
 
 // due asks to come back at t.
@@ -209,146 +208,132 @@ func (p *podRun) event(ctx context.Context, container, typ, reason, format strin
 	p.k.events.Eventf(ctx, containerRef(p.pod, container), typ, reason, format, args...)
 }
 
+// since is when a status timestamp was, at the latest now.
+func (p *podRun) since(t string) time.Time {
+	at, err := time.Parse(time.RFC3339, t)
+	if err != nil {
+		return p.now
+	}
+	return at
+}
+
 // step moves every container one step on and derives the Pod's phase,
 // address and conditions from them.
 func (p *podRun) step(ctx context.Context) {
-	spec, _ := p.pod["spec"].(map[string]any)
-	status, _ := p.pod["status"].(map[string]any)
-	if status == nil {
-		status = map[string]any{}
-		p.pod["status"] = status
-	}
+	spec, status := &p.pod.Spec, &p.pod.Status
 	now := registry.Timestamp(p.now)
-	if status["startTime"] == nil {
+	if status.StartTime == "" {
 		hostIP := nodeIP(p.k.index)
-		status["hostIP"], status["hostIPs"], status["startTime"] = hostIP, []any{map[string]any{"ip": hostIP}}, now
-		p.changed = true
+		status.HostIP, status.HostIPs, status.StartTime = hostIP, []controllers.IP{{IP: hostIP}}, now
 	}
-	start, _ := time.Parse(time.RFC3339, object.String(status["startTime"]))
-	policy := object.String(spec["restartPolicy"])
-	containers := object.Objects(spec, "containers")
-	statuses := map[string]map[string]any{}
-	for _, cs := range object.Objects(status, "containerStatuses") {
-		statuses[object.String(cs["name"])] = cs
-	}
-	var out []any
+	statuses := status.ContainerStatuses
+	status.ContainerStatuses = nil
 	var unready []string
 	running, done, failed, started := 0, 0, 0, false
-	for _, c := range containers {
-		name := object.String(c["name"])
-		cs := statuses[name]
-		if cs == nil {
-			cs = map[string]any{"name": name, "image": c["image"], "imageID": "", "lastState": map[string]any{},
-				"ready": false, "restartCount": 0, "started": false, "state": map[string]any{"waiting": map[string]any{"reason": "ContainerCreating"}}}
-			p.changed = true
+	for i := range spec.Containers {
+		c := &spec.Containers[i]
+		var cs controllers.ContainerStatus
+		if j := slices.IndexFunc(statuses, func(s controllers.ContainerStatus) bool { return s.Name == c.Name }); j >= 0 {
+			cs = statuses[j]
+		} else {
+			no := false
+			cs = controllers.ContainerStatus{Name: c.Name, Image: c.Image, Started: &no}
+			cs.State.Waiting = &controllers.Waiting{Reason: "ContainerCreating"}
 			if p.mustPull(c) {
-				p.event(ctx, name, controllers.Normal, "Pulling", "Pulling image %q", c["image"])
+				p.event(ctx, c.Name, controllers.Normal, "Pulling", "Pulling image %q", c.Image)
 			}
 		}
-		p.container(ctx, c, cs, start, policy)
-		out = append(out, cs)
-		state, _ := cs["state"].(map[string]any)
-		exit := object.Int(object.Path(state, "terminated", "exitCode"))
-		switch {
-		case state["running"] != nil:
+		p.container(ctx, c, &cs)
+		status.ContainerStatuses = append(status.ContainerStatuses, cs)
+		switch t := cs.State.Terminated; {
+		case cs.State.Running != nil:
 			running++
-		case state["terminated"] != nil && !restarts(policy, exit):
+		case t != nil && !restarts(spec.RestartPolicy, t.ExitCode):
 			done++
-			if exit != 0 {
+			if t.ExitCode != 0 {
 				failed++
 			}
 		}
-		started = started || state["running"] != nil || state["terminated"] != nil || object.Path(cs, "lastState", "terminated") != nil
-		if cs["ready"] != true {
-			unready = append(unready, name)
+		started = started || cs.State.Running != nil || cs.State.Terminated != nil || cs.LastState.Terminated != nil
+		if !cs.Ready {
+			unready = append(unready, c.Name)
 		}
 	}
-	status["containerStatuses"] = out
-	phase := "Pending"
-	switch {
-	case done == len(containers) && failed > 0:
-		phase = "Failed"
-	case done == len(containers):
-		phase = "Succeeded"
+	switch n := len(spec.Containers); {
+	case done == n && failed > 0:
+		status.Phase = "Failed"
+	case done == n:
+		status.Phase = "Succeeded"
 	case running > 0 || started:
-		phase = "Running"
+		status.Phase = "Running"
+	default:
+		status.Phase = "Pending"
 	}
-	if phase != "Pending" && status["podIP"] == nil {
-		ip := p.k.allocateIP(client.Key(p.pod), spec["hostNetwork"] == true)
-		status["podIP"], status["podIPs"] = ip, []any{map[string]any{"ip": ip}}
+	if status.Phase != "Pending" && status.PodIP == "" {
+		ip := p.k.allocateIP(p.pod.Metadata.Key(), spec.HostNetwork)
+		status.PodIP, status.PodIPs = ip, []controllers.IP{{IP: ip}}
 	}
-	if status["phase"] != phase {
-		status["phase"], p.changed = phase, true
-	}
-	finished := phase == "Succeeded" || phase == "Failed"
-	p.conditions(status, now, status["podIP"] != nil && !finished, unready, finished)
+	finished := status.Phase == "Succeeded" || status.Phase == "Failed"
+	p.conditions(now, status.PodIP != "" && !finished, unready, finished)
 }
 
 // mustPull says whether starting c pulls its image (and sends "Pulling").
-func (p *podRun) mustPull(c map[string]any) bool {
+func (p *podRun) mustPull(c *controllers.Container) bool {
 	p.k.mu.Lock()
 	defer p.k.mu.Unlock()
-	switch c["imagePullPolicy"] {
-	case "Never":
-		return false
-	case "IfNotPresent":
-		return !p.k.images[object.String(c["image"])]
-	}
-	return true
+	return c.ImagePullPolicy != "Never" && !(c.ImagePullPolicy == "IfNotPresent" && p.k.images[c.Image])
 }
 
 // container moves one container's status on, if its next step is due.
-func (p *podRun) container(ctx context.Context, c, cs map[string]any, start time.Time, policy string) {
-	name, image := object.String(c["name"]), object.String(c["image"])
-	state, _ := cs["state"].(map[string]any)
-	restartCount := object.Int(cs["restartCount"])
-	switch {
-	case object.Path(state, "waiting", "reason") == "CrashLoopBackOff":
-		since, _ := time.Parse(time.RFC3339, object.String(object.Path(cs, "lastState", "terminated", "finishedAt")))
-		if at := since.Add(p.k.after(backoff(restartCount))); at.After(p.now) {
+func (p *podRun) container(ctx context.Context, c *controllers.Container, cs *controllers.ContainerStatus) {
+	policy := p.pod.Spec.RestartPolicy
+	podName, ns, uid := p.pod.Metadata.Name, p.pod.Metadata.Namespace, p.pod.Metadata.UID
+	switch state := cs.State; {
+	case state.Waiting != nil && state.Waiting.Reason == "CrashLoopBackOff":
+		if at := p.since(cs.LastState.Terminated.FinishedAt).Add(p.k.after(backoff(cs.RestartCount))); at.After(p.now) {
 			p.due(at)
 			return
 		}
-		cs["restartCount"] = restartCount + 1
-		p.startContainer(ctx, c, cs, policy)
-	case state["waiting"] != nil:
+		cs.RestartCount++
+		p.startContainer(ctx, c, cs)
+	case state.Waiting != nil:
 		pull, ok := p.pull(c)
-		since := start
-		if reason := object.Path(state, "waiting", "reason"); reason != "ContainerCreating" {
+		since := p.since(p.pod.Status.StartTime)
+		if state.Waiting.Reason != "ContainerCreating" {
 			// Pulling again after the image pull back-off.
 			p.k.mu.Lock()
-			since = p.k.backoff[client.Key(p.pod)+"/"+name]
+			since = p.k.backoff[p.pod.Metadata.Key()+"/"+c.Name]
 			p.k.mu.Unlock()
-			pull = p.k.after(backoff(restartCount))
+			pull = p.k.after(backoff(cs.RestartCount))
 		}
 		if at := since.Add(pull); at.After(p.now) {
 			p.due(at)
 			return
 		}
 		if !ok {
-			p.pullFailed(ctx, cs, name, image)
+			p.pullFailed(ctx, c, cs)
 			return
 		}
-		if pull > 0 || c["imagePullPolicy"] == "Always" {
-			p.event(ctx, name, controllers.Normal, "Pulled",
-				"Successfully pulled image %q in %v (%v including waiting). Image size: %d bytes.", image, pull, pull, imageSize(image))
+		if pull > 0 || c.ImagePullPolicy == "Always" {
+			p.event(ctx, c.Name, controllers.Normal, "Pulled",
+				"Successfully pulled image %q in %v (%v including waiting). Image size: %d bytes.", c.Image, pull, pull, imageSize(c.Image))
 		} else {
-			p.event(ctx, name, controllers.Normal, "Pulled", "Container image %q already present on machine", image)
+			p.event(ctx, c.Name, controllers.Normal, "Pulled", "Container image %q already present on machine", c.Image)
 		}
 		p.k.mu.Lock()
-		p.k.images[image] = true
+		p.k.images[c.Image] = true
 		p.k.mu.Unlock()
-		p.startContainer(ctx, c, cs, policy)
-	case state["running"] != nil:
-		started, _ := time.Parse(time.RFC3339, object.String(object.Path(state, "running", "startedAt")))
-		if cs["ready"] != true {
+		p.startContainer(ctx, c, cs)
+	case state.Running != nil:
+		started := p.since(state.Running.StartedAt)
+		if !cs.Ready {
 			if at := started.Add(p.k.after(readinessDelay(c))); at.After(p.now) {
 				p.due(at)
 			} else {
-				cs["ready"], p.changed = true, true
+				cs.Ready = true
 			}
 		}
-		exit, after, ends := ending(c, image, policy)
+		exit, after, ends := ending(c, policy)
 		if !ends {
 			return
 		}
@@ -360,68 +345,65 @@ func (p *podRun) container(ctx context.Context, c, cs map[string]any, start time
 		if exit != 0 {
 			reason = "Error"
 		}
-		cs["state"] = map[string]any{"terminated": map[string]any{"exitCode": exit, "reason": reason,
-			"startedAt": object.Path(state, "running", "startedAt"), "finishedAt": registry.Timestamp(p.now),
-			"containerID": cs["containerID"]}}
-		cs["ready"], cs["started"], p.changed = false, false, true
+		no := false
+		cs.State = controllers.ContainerState{Terminated: &controllers.Terminated{ExitCode: exit, Reason: reason,
+			StartedAt: state.Running.StartedAt, FinishedAt: registry.Timestamp(p.now), ContainerID: cs.ContainerID}}
+		cs.Ready, cs.Started = false, &no
 		if restarts(policy, exit) {
 			p.due(p.now)
 		}
-	case state["terminated"] != nil:
-		if !restarts(policy, object.Int(object.Path(state, "terminated", "exitCode"))) {
-			return
-		}
+	case state.Terminated != nil && restarts(policy, state.Terminated.ExitCode):
 		// Back off, then start again.
-		cs["lastState"] = map[string]any{"terminated": state["terminated"]}
-		podName, ns, uid := object.MetaString(p.pod, "name"), object.MetaString(p.pod, "namespace"), object.MetaString(p.pod, "uid")
-		cs["state"] = map[string]any{"waiting": map[string]any{"reason": "CrashLoopBackOff",
-			"message": fmt.Sprintf("back-off %v restarting failed container=%s pod=%s_%s(%s)", backoff(restartCount), name, podName, ns, uid)}}
-		p.changed = true
-		p.event(ctx, name, controllers.Warning, "BackOff", "Back-off restarting failed container %s in pod %s_%s(%s)", name, podName, ns, uid)
-		p.due(p.now.Add(p.k.after(backoff(restartCount))))
+		cs.LastState = controllers.ContainerState{Terminated: state.Terminated}
+		cs.State = controllers.ContainerState{Waiting: &controllers.Waiting{Reason: "CrashLoopBackOff",
+			Message: fmt.Sprintf("back-off %v restarting failed container=%s pod=%s_%s(%s)", backoff(cs.RestartCount), c.Name, podName, ns, uid)}}
+		p.event(ctx, c.Name, controllers.Warning, "BackOff", "Back-off restarting failed container %s in pod %s_%s(%s)", c.Name, podName, ns, uid)
+		p.due(p.now.Add(p.k.after(backoff(cs.RestartCount))))
 	}
 }
 
 // startContainer runs c: "Created", "Started", a running state.
-func (p *podRun) startContainer(ctx context.Context, c, cs map[string]any, policy string) {
-	name, image := object.String(c["name"]), object.String(c["image"])
-	p.event(ctx, name, controllers.Normal, "Created", "Created container: %s", name)
-	p.event(ctx, name, controllers.Normal, "Started", "Started container %s", name)
-	ref := normalizeImage(image)
-	sum, id := sha256.Sum256([]byte(ref)), sha256.Sum256([]byte(object.NewUID()))
+func (p *podRun) startContainer(ctx context.Context, c *controllers.Container, cs *controllers.ContainerStatus) {
+	p.event(ctx, c.Name, controllers.Normal, "Created", "Created container: %s", c.Name)
+	p.event(ctx, c.Name, controllers.Normal, "Started", "Started container %s", c.Name)
+	ref := normalizeImage(c.Image)
+	sum, id := sha256.Sum256([]byte(ref)), sha256.Sum256([]byte(p.pod.Metadata.UID+c.Name+strconv.FormatInt(cs.RestartCount, 10)))
 	repo := ref
 	if i := strings.LastIndex(ref, ":"); i > strings.LastIndex(ref, "/") {
 		repo = ref[:i]
 	}
-	cs["containerID"] = "containerd://" + hex.EncodeToString(id[:])
-	cs["image"], cs["imageID"] = ref, repo+"@sha256:"+hex.EncodeToString(sum[:])
-	cs["state"] = map[string]any{"running": map[string]any{"startedAt": registry.Timestamp(p.now)}}
-	cs["started"], cs["ready"], p.changed = true, readinessDelay(c) == 0, true
-	if cs["ready"] != true {
+	yes := true
+	cs.ContainerID = "containerd://" + hex.EncodeToString(id[:])
+	cs.Image, cs.ImageID = ref, repo+"@sha256:"+hex.EncodeToString(sum[:])
+	cs.State = controllers.ContainerState{Running: &controllers.Running{StartedAt: registry.Timestamp(p.now)}}
+	cs.Started, cs.Ready = &yes, readinessDelay(c) == 0
+	if !cs.Ready {
 		p.due(p.now.Add(p.k.after(readinessDelay(c))))
 	}
-	if _, after, ends := ending(c, image, policy); ends {
+	if _, after, ends := ending(c, p.pod.Spec.RestartPolicy); ends {
 		p.due(p.now.Add(p.k.after(after)))
 	}
 }
 
 // readinessDelay is how long a started container takes to be ready: its
 // readiness probe's initialDelaySeconds.
-func readinessDelay(c map[string]any) time.Duration {
-	return time.Duration(object.Int(object.Path(c, "readinessProbe", "initialDelaySeconds"))) * time.Second
+func readinessDelay(c *controllers.Container) time.Duration {
+	if c.ReadinessProbe == nil {
+		return 0
+	}
+	return time.Duration(c.ReadinessProbe.InitialDelaySeconds) * time.Second
 }
 
 // pull is how long pulling c's image takes, and whether it succeeds.
-func (p *podRun) pull(c map[string]any) (time.Duration, bool) {
-	image := object.String(c["image"])
-	if strings.Contains(image, "notfound") || strings.Contains(image, "doesnotexist") {
+func (p *podRun) pull(c *controllers.Container) (time.Duration, bool) {
+	if strings.Contains(c.Image, "notfound") || strings.Contains(c.Image, "doesnotexist") {
 		return p.k.after(pullTime), false
 	}
 	p.k.mu.Lock()
-	have := p.k.images[image]
+	have := p.k.images[c.Image]
 	p.k.mu.Unlock()
 	switch {
-	case c["imagePullPolicy"] == "Never" || have && c["imagePullPolicy"] == "IfNotPresent":
+	case c.ImagePullPolicy == "Never" || have && c.ImagePullPolicy == "IfNotPresent":
 		return 0, true
 	case have:
 		return p.k.after(cachedPullTime), true
@@ -431,37 +413,36 @@ func (p *podRun) pull(c map[string]any) (time.Duration, bool) {
 
 // pullFailed reports an image that cannot be pulled, and backs off: the
 // container waits in ErrImagePull, then ImagePullBackOff, and pulls again.
-func (p *podRun) pullFailed(ctx context.Context, cs map[string]any, name, image string) {
+func (p *podRun) pullFailed(ctx context.Context, c *controllers.Container, cs *controllers.ContainerStatus) {
 	p.k.mu.Lock()
-	p.k.backoff[client.Key(p.pod)+"/"+name] = p.now
+	p.k.backoff[p.pod.Metadata.Key()+"/"+c.Name] = p.now
 	p.k.mu.Unlock()
-	ref := normalizeImage(image)
+	ref := normalizeImage(c.Image)
 	why := fmt.Sprintf("rpc error: code = NotFound desc = failed to pull and unpack image %q: failed to resolve reference %q: %s: not found", ref, ref, ref)
-	if object.Path(cs, "state", "waiting", "reason") == "ErrImagePull" {
-		cs["state"] = map[string]any{"waiting": map[string]any{"reason": "ImagePullBackOff",
-			"message": fmt.Sprintf("Back-off pulling image %q: ErrImagePull: %s", image, why)}}
-		p.event(ctx, name, controllers.Normal, "BackOff", "Back-off pulling image %q", image)
-		p.event(ctx, name, controllers.Warning, "Failed", "Error: ImagePullBackOff")
+	waiting := &controllers.Waiting{Reason: "ErrImagePull", Message: why}
+	if cs.State.Waiting.Reason == "ErrImagePull" {
+		waiting.Reason, waiting.Message = "ImagePullBackOff", fmt.Sprintf("Back-off pulling image %q: ErrImagePull: %s", c.Image, why)
+		p.event(ctx, c.Name, controllers.Normal, "BackOff", "Back-off pulling image %q", c.Image)
+		p.event(ctx, c.Name, controllers.Warning, "Failed", "Error: ImagePullBackOff")
 	} else {
-		cs["state"] = map[string]any{"waiting": map[string]any{"reason": "ErrImagePull", "message": why}}
-		p.event(ctx, name, controllers.Warning, "Failed", "Failed to pull image %q: %s", image, why)
-		p.event(ctx, name, controllers.Warning, "Failed", "Error: ErrImagePull")
+		p.event(ctx, c.Name, controllers.Warning, "Failed", "Failed to pull image %q: %s", c.Image, why)
+		p.event(ctx, c.Name, controllers.Warning, "Failed", "Error: ErrImagePull")
 	}
-	p.changed = true
-	p.due(p.now.Add(p.k.after(backoff(object.Int(cs["restartCount"])))))
+	cs.State.Waiting = waiting
+	p.due(p.now.Add(p.k.after(backoff(cs.RestartCount))))
 }
 
 // ending says whether a running container ends by itself, after how long,
 // and with which exit code.
-func ending(c map[string]any, image, policy string) (exit int64, after time.Duration, ends bool) {
-	if strings.HasSuffix(image, ":crash") {
+func ending(c *controllers.Container, policy string) (exit int64, after time.Duration, ends bool) {
+	if strings.HasSuffix(c.Image, ":crash") {
 		return 1, runTime, true
 	}
-	words := strings.Fields(strings.Join(append(object.Strings(c, "command"), object.Strings(c, "args")...), " "))
+	words := strings.Fields(strings.Join(append(slices.Clone(c.Command), c.Args...), " "))
 	after = runTime
 	for i, w := range words {
 		if i+1 < len(words) && (w == "sleep" || w == "exit") {
-			n := object.Int(strings.Trim(words[i+1], ";&|\"'"))
+			n, _ := strconv.ParseInt(strings.Trim(words[i+1], ";&|\"'"), 10, 64)
 			if w == "sleep" {
 				after = time.Duration(n) * time.Second
 			} else {
@@ -479,8 +460,9 @@ func restarts(policy string, exit int64) bool {
 }
 
 // conditions sets the Pod's conditions as a kubelet reports them, keeping
-// each one's transition time while its status holds.
-func (p *podRun) conditions(status map[string]any, now string, sandbox bool, unready []string, finished bool) {
+// each one's transition time while its status holds, and the others' (the
+// scheduler's) as they are.
+func (p *podRun) conditions(now string, sandbox bool, unready []string, finished bool) {
 	reason, msg := "", ""
 	switch {
 	case finished:
@@ -493,32 +475,32 @@ func (p *podRun) conditions(status map[string]any, now string, sandbox bool, unr
 		typ string
 		ok  bool
 	}{{"PodReadyToStartContainers", sandbox}, {"Initialized", true}, {"Ready", ready}, {"ContainersReady", ready}}
-	old := object.Objects(status, "conditions")
-	var out []any
+	old := p.pod.Status.Conditions
+	var out []controllers.Condition
 	for _, w := range want {
-		c := map[string]any{"type": w.typ, "status": "True", "lastProbeTime": nil, "lastTransitionTime": now}
+		c := controllers.Condition{Type: w.typ, Status: "True", LastProbeTime: controllers.Null, LastTransitionTime: now}
 		if !w.ok {
-			c["status"] = "False"
+			c.Status = "False"
 			if w.typ == "Ready" || w.typ == "ContainersReady" {
-				c["reason"] = reason
-				if msg != "" {
-					c["message"] = msg
-				}
+				c.Reason, c.Message = reason, msg
 			}
 		}
-		if i := slices.IndexFunc(old, func(o map[string]any) bool { return o["type"] == w.typ }); i >= 0 && old[i]["status"] == c["status"] {
-			c["lastTransitionTime"] = old[i]["lastTransitionTime"]
+		if prev := controllers.FindCondition(old, w.typ); prev != nil && prev.Status == c.Status {
+			c.LastTransitionTime = prev.LastTransitionTime
 		}
 		out = append(out, c)
 	}
-	for _, o := range old { // the scheduler's, and any other
-		if t := o["type"]; t != "PodReadyToStartContainers" && t != "Initialized" && t != "Ready" && t != "ContainersReady" {
+	for _, o := range old {
+		if !slices.ContainsFunc(want, func(w struct {
+			typ string
+			ok  bool
+		}) bool {
+			return w.typ == o.Type
+		}) {
 			out = append(out, o)
 		}
 	}
-	if !object.Equal(out, status["conditions"]) {
-		status["conditions"], p.changed = out, true
-	}
+	p.pod.Status.Conditions = out
 }
 
 // allocateIP gives a Pod the next free address of the node's pod CIDR

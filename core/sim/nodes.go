@@ -46,10 +46,9 @@ func nodeIP(i int) string { return fmt.Sprintf("172.18.0.%d", i+2) }
 // podCIDR is node i's pod address range.
 func podCIDR(i int) string { return fmt.Sprintf("10.244.%d.0/24", i) }
 
-// Capacity of every simulated node: 4 CPUs, 8 GiB (in Ki, as a kubelet
+// capacity of every simulated node: 4 CPUs, 8 GiB (in Ki, as a kubelet
 // reports it), 110 Pods.
-var capacity = map[string]any{"cpu": "4", "ephemeral-storage": "61202244Ki", "hugepages-1Gi": "0",
-	"hugepages-2Mi": "0", "memory": "8148008Ki", "pods": "110"}
+const capacity = `{"cpu":"4","ephemeral-storage":"61202244Ki","hugepages-1Gi":"0","hugepages-2Mi":"0","memory":"8148008Ki","pods":"110"}`
 
 // nodeUser is the identity a kubelet acts as: system:node:NAME in system:nodes.
 func nodeUser(name string) auth.User {
@@ -61,49 +60,35 @@ func nodeClient(h web.Handler, name string) *client.Client {
 	return client.New(h, nodeUser(name), "kubelet/"+kubeletVersion+" (linux/amd64) kubernetes/kubeplay")
 }
 
-// node is the Node object a kubelet registers for node i of total, Ready at now.
-func node(i, total int, now time.Time) object.Object {
+// nodeJSON is the Node object a kubelet registers for node i of total, Ready at
+// now, as kind's kubelets register theirs.
+func nodeJSON(i, total int, now time.Time) []byte {
 	name := NodeName(i)
-	labels := map[string]any{"beta.kubernetes.io/arch": "amd64", "beta.kubernetes.io/os": "linux",
-		"kubernetes.io/arch": "amd64", "kubernetes.io/hostname": name, "kubernetes.io/os": "linux"}
-	spec := map[string]any{"podCIDR": podCIDR(i), "podCIDRs": []any{podCIDR(i)},
-		"providerID": "kind://docker/" + clusterName + "/" + name}
+	labels, taints := "", ""
 	if i == 0 {
-		labels[controlPlaneTaint] = ""
-		labels["node.kubernetes.io/exclude-from-external-load-balancers"] = ""
+		labels = `,"` + controlPlaneTaint + `":"","node.kubernetes.io/exclude-from-external-load-balancers":""`
 		if total > 1 {
-			spec["taints"] = []any{map[string]any{"key": controlPlaneTaint, "effect": "NoSchedule"}}
+			taints = `,"taints":[{"key":"` + controlPlaneTaint + `","effect":"NoSchedule"}]`
 		}
 	}
-	t := registry.Timestamp(now)
-	condition := func(typ, status, reason, message string) map[string]any {
-		return map[string]any{"type": typ, "status": status, "reason": reason, "message": message,
-			"lastHeartbeatTime": t, "lastTransitionTime": t}
+	condition := func(typ, status, reason, message string) string {
+		return fmt.Sprintf(`{"type":%q,"status":%q,"lastHeartbeatTime":%q,"lastTransitionTime":%q,"reason":%q,"message":%q}`,
+			typ, status, registry.Timestamp(now), registry.Timestamp(now), reason, message)
 	}
 	id := fmt.Sprintf("%032x", i+1)
-	return object.Object{"apiVersion": "v1", "kind": "Node",
-		"metadata": map[string]any{"name": name, "labels": labels, "annotations": map[string]any{
-			"kubeadm.alpha.kubernetes.io/cri-socket":                 "unix:///run/containerd/containerd.sock",
-			"node.alpha.kubernetes.io/ttl":                           "0",
-			"volumes.kubernetes.io/controller-managed-attach-detach": "true"}},
-		"spec": spec,
-		"status": map[string]any{
-			"addresses": []any{map[string]any{"type": "InternalIP", "address": nodeIP(i)},
-				map[string]any{"type": "Hostname", "address": name}},
-			"allocatable": capacity, "capacity": capacity,
-			"conditions": []any{
-				condition("MemoryPressure", "False", "KubeletHasSufficientMemory", "kubelet has sufficient memory available"),
-				condition("DiskPressure", "False", "KubeletHasNoDiskPressure", "kubelet has no disk pressure"),
-				condition("PIDPressure", "False", "KubeletHasSufficientPID", "kubelet has sufficient PID available"),
-				condition("Ready", "True", "KubeletReady", "kubelet is posting ready status"),
-			},
-			"daemonEndpoints": map[string]any{"kubeletEndpoint": map[string]any{"Port": 10250}},
-			"nodeInfo": map[string]any{"architecture": "amd64", "bootID": object.NewUID(),
-				"containerRuntimeVersion": "containerd://1.7.24", "kernelVersion": "6.8.0-kubeplay",
-				"kubeProxyVersion": "", "kubeletVersion": kubeletVersion, "machineID": id,
-				"operatingSystem": "linux", "osImage": "Debian GNU/Linux 12 (bookworm)", "systemUUID": id},
-		},
-	}
+	return []byte(fmt.Sprintf(`{"apiVersion":"v1","kind":"Node","metadata":{"name":%[1]q,`+
+		`"labels":{"beta.kubernetes.io/arch":"amd64","beta.kubernetes.io/os":"linux","kubernetes.io/arch":"amd64","kubernetes.io/hostname":%[1]q,"kubernetes.io/os":"linux"%[2]s},`+
+		`"annotations":{"kubeadm.alpha.kubernetes.io/cri-socket":"unix:///run/containerd/containerd.sock","node.alpha.kubernetes.io/ttl":"0","volumes.kubernetes.io/controller-managed-attach-detach":"true"}},`+
+		`"spec":{"podCIDR":%[3]q,"podCIDRs":[%[3]q],"providerID":"kind://docker/%[4]s/%[1]s"%[5]s},`+
+		`"status":{"addresses":[{"type":"InternalIP","address":%[6]q},{"type":"Hostname","address":%[1]q}],"allocatable":%[7]s,"capacity":%[7]s,`+
+		`"conditions":[%[8]s,%[9]s,%[10]s,%[11]s],"daemonEndpoints":{"kubeletEndpoint":{"Port":10250}},`+
+		`"nodeInfo":{"architecture":"amd64","bootID":%[12]q,"containerRuntimeVersion":"containerd://1.7.24","kernelVersion":"6.8.0-kubeplay","kubeProxyVersion":"","kubeletVersion":%[13]q,"machineID":%[14]q,"operatingSystem":"linux","osImage":"Debian GNU/Linux 12 (bookworm)","systemUUID":%[14]q}}}`,
+		name, labels, podCIDR(i), clusterName, taints, nodeIP(i), capacity,
+		condition("MemoryPressure", "False", "KubeletHasSufficientMemory", "kubelet has sufficient memory available"),
+		condition("DiskPressure", "False", "KubeletHasNoDiskPressure", "kubelet has no disk pressure"),
+		condition("PIDPressure", "False", "KubeletHasSufficientPID", "kubelet has sufficient PID available"),
+		condition("Ready", "True", "KubeletReady", "kubelet is posting ready status"),
+		object.NewUID(), kubeletVersion, id))
 }
 
 // register has node i's kubelet register it, as a kubelet does when it
@@ -112,37 +97,36 @@ func node(i, total int, now time.Time) object.Object {
 // controller does once a node is Ready, lifecycle takes off the not-ready
 // taint that admission put on it. A node that exists (a sandbox restored) is
 // left as it is.
-func register(ctx context.Context, c, lifecycle *client.Client, i, total int, now time.Time) (object.Object, error) {
+func register(ctx context.Context, c, lifecycle *client.Client, i, total int, now time.Time) error {
 	name := NodeName(i)
-	n, err := c.Get(ctx, "/api/v1/nodes/"+name)
+	data, err := c.Do(ctx, web.MethodGet, "/api/v1/nodes/"+name, "", nil)
 	if client.IsNotFound(err) {
-		want := node(i, total, now)
-		if n, err = c.Create(ctx, "/api/v1/nodes", want); err == nil && controllers.Condition(n, "Ready") == nil {
-			n["status"] = want["status"]
-			n, err = c.Update(ctx, "/api/v1/nodes/"+name+"/status", n)
-		}
+		data, err = c.Do(ctx, web.MethodPost, "/api/v1/nodes", "application/json", nodeJSON(i, total, now))
 	}
 	if err != nil {
-		return nil, err
+		return err
 	}
-	spec, _ := n["spec"].(map[string]any)
-	taints := object.Objects(spec, "taints")
-	if kept := slices.DeleteFunc(slices.Clone(taints), func(t map[string]any) bool { return t["key"] == notReadyTaint }); len(kept) != len(taints) {
-		if len(kept) == 0 {
-			delete(spec, "taints")
-		} else {
-			spec["taints"] = kept
+	n, err := controllers.Read[controllers.Node](data)
+	if err != nil {
+		return err
+	}
+	if slices.ContainsFunc(n.Spec.Taints, func(t controllers.Taint) bool { return t.Key == notReadyTaint }) {
+		_, err := controllers.Update(ctx, lifecycle, "/api/v1/nodes/"+name, n.Raw, func(obj object.Object) {
+			spec := obj["spec"].(map[string]any)
+			taints := slices.DeleteFunc(spec["taints"].([]any), func(t any) bool { return object.Path(t, "key") == notReadyTaint })
+			if spec["taints"] = taints; len(taints) == 0 {
+				delete(spec, "taints")
+			}
+		})
+		if err != nil {
+			return err
 		}
-		if n, err = lifecycle.Update(ctx, "/api/v1/nodes/"+name, n); err != nil {
-			return nil, err
-		}
 	}
-	lease := object.Object{"apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
-		"metadata": map[string]any{"name": name, "namespace": "kube-node-lease",
-			"ownerReferences": []any{map[string]any{"apiVersion": "v1", "kind": "Node", "name": name, "uid": object.MetaString(n, "uid")}}},
-		"spec": map[string]any{"holderIdentity": name, "leaseDurationSeconds": 40, "renewTime": controllers.MicroTimestamp(now)}}
-	if _, err := c.Create(ctx, "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases", lease); err != nil && !client.IsConflict(err) {
-		return nil, err
+	lease := fmt.Sprintf(`{"apiVersion":"coordination.k8s.io/v1","kind":"Lease","metadata":{"name":%[1]q,"namespace":"kube-node-lease",`+
+		`"ownerReferences":[{"apiVersion":"v1","kind":"Node","name":%[1]q,"uid":%[2]q}]},`+
+		`"spec":{"holderIdentity":%[1]q,"leaseDurationSeconds":40,"renewTime":%[3]q}}`, name, n.Metadata.UID, controllers.MicroTimestamp(now))
+	if _, err := c.Do(ctx, web.MethodPost, "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases", "application/json", []byte(lease)); err != nil && !client.IsConflict(err) {
+		return err
 	}
-	return n, nil
+	return nil
 }

@@ -1,8 +1,10 @@
 package sim
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -11,7 +13,6 @@ import (
 	"kubeplay/core/client"
 	"kubeplay/core/clock"
 	"kubeplay/core/controllers"
-	"kubeplay/core/object"
 	"kubeplay/core/quantity"
 	"kubeplay/core/registry"
 	"kubeplay/core/web"
@@ -19,6 +20,11 @@ import (
 
 // schedulerName is the scheduler Pods name by default.
 const schedulerName = "default-scheduler"
+
+type (
+	pod  = controllers.Pod
+	node = controllers.Node
+)
 
 // scheduler is kube-scheduler's default profile, reduced to what a sandbox
 // shows: it binds each Pod that names it to a node that passes kube's filters
@@ -31,8 +37,8 @@ const schedulerName = "default-scheduler"
 type scheduler struct {
 	c      *client.Client
 	events *controllers.Recorder
-	pods   *client.Informer // Pods that are not finished, as kube-scheduler's
-	nodes  *client.Informer
+	pods   *client.TypedInformer[*pod] // Pods that are not finished, as kube-scheduler's
+	nodes  *client.TypedInformer[*node]
 	queue  *controllers.Queue
 	clock  clock.Clock
 
@@ -51,19 +57,31 @@ func newScheduler(h web.Handler, clk clock.Clock) *scheduler {
 		events:  controllers.NewRecorder(c, clk, schedulerName, schedulerName+"-"+NodeName(0)),
 		usage:   map[string]map[string]requests{},
 		waiting: map[string]bool{}}
-	s.pods = client.NewInformer(c, "/api/v1/pods?fieldSelector=status.phase%21%3DSucceeded%2Cstatus.phase%21%3DFailed",
-		client.Handler{Add: s.podChanged, Update: func(old, cur object.Object) {
+	s.pods = client.NewTypedInformer(c, "/api/v1/pods?fieldSelector=status.phase%21%3DSucceeded%2Cstatus.phase%21%3DFailed",
+		controllers.Codec[pod](), client.TypedHandler[*pod]{Add: s.podChanged, Update: func(old, cur *pod) {
 			// A change of status alone (the scheduler's own condition, a
 			// kubelet's progress) changes nothing for scheduling.
-			if !object.Equal(old["spec"], cur["spec"]) || !object.Equal(object.Meta(old)["labels"], object.Meta(cur)["labels"]) {
+			if old.Spec.NodeName != cur.Spec.NodeName || !equalLabels(old.Metadata.Labels, cur.Metadata.Labels) {
 				s.podChanged(cur)
 			}
 		}, Delete: s.podGone},
-		map[string]client.IndexFunc{"controller": controllers.ByController}, clk)
-	s.nodes = client.NewInformer(c, "/api/v1/nodes", client.Handler{
-		Add: func(object.Object) { s.retryWaiting() }, Update: func(_, _ object.Object) { s.retryWaiting() },
-	}, nil, clk)
+		map[string]func(*pod) []string{"controller": controllers.ByController[pod]}, clk)
+	retry := func(*node) { s.retryWaiting() }
+	s.nodes = client.NewTypedInformer(c, "/api/v1/nodes", controllers.Codec[node](),
+		client.TypedHandler[*node]{Add: retry, Update: func(_, n *node) { retry(n) }}, nil, clk)
 	return s
+}
+
+func equalLabels(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if w, ok := b[k]; !ok || w != v {
+			return false
+		}
+	}
+	return true
 }
 
 func (s *scheduler) run(ctx context.Context) {
@@ -75,30 +93,28 @@ func (s *scheduler) run(ctx context.Context) {
 }
 
 // podChanged accounts for an assigned Pod and queues an unassigned one.
-func (s *scheduler) podChanged(pod object.Object) {
-	key := client.Key(pod)
-	nodeName, _ := object.Path(pod, "spec", "nodeName").(string)
-	if nodeName != "" {
+func (s *scheduler) podChanged(p *pod) {
+	key := p.Metadata.Key()
+	if p.Spec.NodeName != "" {
 		s.mu.Lock()
 		s.forget(key)
-		if s.usage[nodeName] == nil {
-			s.usage[nodeName] = map[string]requests{}
+		if s.usage[p.Spec.NodeName] == nil {
+			s.usage[p.Spec.NodeName] = map[string]requests{}
 		}
-		s.usage[nodeName][key] = podRequests(pod)
+		s.usage[p.Spec.NodeName][key] = podRequests(p)
 		s.mu.Unlock()
 		return
 	}
-	name, _ := object.Path(pod, "spec", "schedulerName").(string)
-	if (name == "" || name == schedulerName) && object.Meta(pod)["deletionTimestamp"] == nil {
+	if (p.Spec.SchedulerName == "" || p.Spec.SchedulerName == schedulerName) && p.Metadata.DeletionTimestamp == "" {
 		s.queue.Add(key)
 	}
 }
 
 // podGone frees what a Pod held and retries the Pods that did not fit.
-func (s *scheduler) podGone(pod object.Object) {
+func (s *scheduler) podGone(p *pod) {
 	s.mu.Lock()
-	s.forget(client.Key(pod))
-	delete(s.waiting, client.Key(pod))
+	s.forget(p.Metadata.Key())
+	delete(s.waiting, p.Metadata.Key())
 	s.mu.Unlock()
 	s.retryWaiting()
 }
@@ -120,24 +136,24 @@ func (s *scheduler) retryWaiting() {
 
 // schedule finds a node for the Pod key and binds it there.
 func (s *scheduler) schedule(ctx context.Context, key string) error {
-	pod, ok := s.pods.Get(key)
-	if !ok || object.Path(pod, "spec", "nodeName") != nil || object.Meta(pod)["deletionTimestamp"] != nil {
+	p, ok := s.pods.Get(key)
+	if !ok || p.Spec.NodeName != "" || p.Metadata.DeletionTimestamp != "" {
 		s.mu.Lock()
 		delete(s.waiting, key)
 		s.mu.Unlock()
 		return nil
 	}
-	want := podRequests(pod)
+	want := podRequests(p)
 	nodes := s.nodes.List()
 	reasons := map[string]int{}
 	unresolvable := 0
 	var fit []candidate
 	s.mu.Lock()
 	for _, n := range nodes {
-		why, resolvable := s.filter(pod, want, n)
+		why, resolvable := s.filter(p, want, n)
 		switch {
 		case len(why) == 0:
-			fit = append(fit, s.score(pod, want, n))
+			fit = append(fit, s.score(p, want, n))
 		case !resolvable:
 			unresolvable++
 		}
@@ -147,16 +163,12 @@ func (s *scheduler) schedule(ctx context.Context, key string) error {
 	}
 	s.mu.Unlock()
 	if len(fit) == 0 {
-		return s.unschedulable(ctx, pod, len(nodes), reasons, unresolvable)
+		return s.unschedulable(ctx, p, len(nodes), reasons, unresolvable)
 	}
-	sort.Slice(fit, func(i, j int) bool { return fit[i].less(fit[j]) })
-	target := fit[0].name
-	binding := object.Object{"apiVersion": "v1", "kind": "Binding",
-		"metadata": map[string]any{"name": object.MetaString(pod, "name"), "namespace": object.MetaString(pod, "namespace"),
-			"uid": object.MetaString(pod, "uid")},
-		"target": map[string]any{"kind": "Node", "name": target}}
-	path := "/api/v1/namespaces/" + object.MetaString(pod, "namespace") + "/pods/" + object.MetaString(pod, "name")
-	if _, err := s.c.Create(ctx, path+"/binding", binding); err != nil {
+	target := slices.MinFunc(fit, candidate.compare).name
+	binding := fmt.Sprintf(`{"apiVersion":"v1","kind":"Binding","metadata":{"name":%q,"namespace":%q,"uid":%q},"target":{"kind":"Node","name":%q}}`,
+		p.Metadata.Name, p.Metadata.Namespace, p.Metadata.UID, target)
+	if _, err := s.c.Do(ctx, web.MethodPost, podPath(p)+"/binding", "application/json", []byte(binding)); err != nil {
 		if client.IsNotFound(err) || client.IsConflict(err) {
 			return nil // gone, or bound by someone else
 		}
@@ -169,22 +181,19 @@ func (s *scheduler) schedule(ctx context.Context, key string) error {
 	}
 	s.usage[target][key] = want // assumed until the informer sees it bound
 	s.mu.Unlock()
-	s.events.Actionf(ctx, controllers.Ref(pod, "v1", "Pod"), controllers.Normal, "Scheduled", "Binding",
-		"Successfully assigned %s/%s to %s", object.MetaString(pod, "namespace"), object.MetaString(pod, "name"), target)
+	s.events.Actionf(ctx, controllers.Ref(&p.Metadata, "v1", "Pod"), controllers.Normal, "Scheduled", "Binding",
+		"Successfully assigned %s/%s to %s", p.Metadata.Namespace, p.Metadata.Name, target)
 	return nil
 }
 
 // unschedulable records why a Pod fits no node, as kube's FitError and its
 // preemption attempt word it, and waits for the cluster to change.
-func (s *scheduler) unschedulable(ctx context.Context, pod object.Object, nodes int, reasons map[string]int, unresolvable int) error {
+func (s *scheduler) unschedulable(ctx context.Context, p *pod, nodes int, reasons map[string]int, unresolvable int) error {
 	s.mu.Lock()
-	s.waiting[client.Key(pod)] = true
+	s.waiting[p.Metadata.Key()] = true
 	s.mu.Unlock()
-	msg := fmt.Sprintf("0/%d nodes are available", nodes)
-	if nodes == 0 {
-		msg = "no nodes available to schedule pods"
-	} else {
-		msg += ": " + histogram(reasons) + "."
+	msg := "no nodes available to schedule pods"
+	if nodes > 0 {
 		preemption := map[string]int{}
 		if unresolvable > 0 {
 			preemption["Preemption is not helpful for scheduling"] = unresolvable
@@ -192,16 +201,15 @@ func (s *scheduler) unschedulable(ctx context.Context, pod object.Object, nodes 
 		if n := nodes - unresolvable; n > 0 {
 			preemption["No preemption victims found for incoming pod"] = n
 		}
-		msg += fmt.Sprintf(" preemption: 0/%d nodes are available: %s.", nodes, histogram(preemption))
+		msg = fmt.Sprintf("0/%d nodes are available: %s. preemption: 0/%d nodes are available: %s.", nodes, histogram(reasons), nodes, histogram(preemption))
 	}
-	s.events.Actionf(ctx, controllers.Ref(pod, "v1", "Pod"), controllers.Warning, "FailedScheduling", "Scheduling", "%s", msg)
-	if c := controllers.Condition(pod, "PodScheduled"); c != nil && c["status"] == "False" && c["message"] == msg {
+	s.events.Actionf(ctx, controllers.Ref(&p.Metadata, "v1", "Pod"), controllers.Warning, "FailedScheduling", "Scheduling", "%s", msg)
+	if c := controllers.FindCondition(p.Status.Conditions, "PodScheduled"); c != nil && c.Status == "False" && c.Message == msg {
 		return nil
 	}
 	patch := fmt.Sprintf(`{"status":{"conditions":[{"type":"PodScheduled","status":"False","reason":"Unschedulable","message":%q,"lastProbeTime":null,"lastTransitionTime":%q}]}}`,
 		msg, registry.Timestamp(s.clock.Now()))
-	_, err := s.c.Do(ctx, web.MethodPatch, "/api/v1/namespaces/"+object.MetaString(pod, "namespace")+"/pods/"+object.MetaString(pod, "name")+"/status",
-		"application/strategic-merge-patch+json", []byte(patch))
+	_, err := s.c.Do(ctx, web.MethodPatch, podPath(p)+"/status", "application/strategic-merge-patch+json", []byte(patch))
 	if client.IsNotFound(err) {
 		return nil
 	}
@@ -221,36 +229,32 @@ func histogram(reasons map[string]int) string {
 // filter runs kube's filters on node n in order, and returns the first
 // failing filter's reasons and whether preempting Pods could help there.
 // Called with mu held.
-func (s *scheduler) filter(pod object.Object, want requests, n object.Object) (reasons []string, resolvable bool) {
-	spec, _ := pod["spec"].(map[string]any)
-	tolerations := object.Objects(spec, "tolerations")
-	if object.Path(n, "spec", "unschedulable") == true &&
-		!tolerates(tolerations, map[string]any{"key": "node.kubernetes.io/unschedulable", "effect": "NoSchedule"}) {
+func (s *scheduler) filter(p *pod, want requests, n *node) (reasons []string, resolvable bool) {
+	if n.Spec.Unschedulable && !tolerates(p.Spec.Tolerations, controllers.Taint{Key: "node.kubernetes.io/unschedulable", Effect: "NoSchedule"}) {
 		return []string{"node(s) were unschedulable"}, false
 	}
-	nodeSpec, _ := n["spec"].(map[string]any)
-	for _, taint := range object.Objects(nodeSpec, "taints") {
-		if effect := taint["effect"]; (effect == "NoSchedule" || effect == "NoExecute") && !tolerates(tolerations, taint) {
-			return []string{fmt.Sprintf("node(s) had untolerated taint {%v: %v}", taint["key"], object.String(taint["value"]))}, false
+	for _, taint := range n.Spec.Taints {
+		if (taint.Effect == "NoSchedule" || taint.Effect == "NoExecute") && !tolerates(p.Spec.Tolerations, taint) {
+			return []string{fmt.Sprintf("node(s) had untolerated taint {%s: %s}", taint.Key, taint.Value)}, false
 		}
 	}
-	if !matchesNode(spec, n) {
+	if !matchesNode(&p.Spec, n) {
 		return []string{"node(s) didn't match Pod's node affinity/selector"}, false
 	}
-	alloc, _ := object.Path(n, "status", "allocatable").(map[string]any)
-	used := s.usage[object.MetaString(n, "name")]
+	alloc := n.Status.Allocatable
+	used := s.usage[n.Metadata.Name]
 	var cpu, memory int64
 	for _, r := range used {
 		cpu += r.cpu
 		memory += r.memory
 	}
-	if int64(len(used))+1 > object.Int(alloc["pods"]) {
+	if int64(len(used))+1 > quantity.MilliValue(alloc["pods"])/1000 {
 		reasons = append(reasons, "Too many pods")
 	}
-	if want.cpu > 0 && want.cpu > quantity.MilliValue(object.String(alloc["cpu"]))-cpu {
+	if want.cpu > 0 && want.cpu > quantity.MilliValue(alloc["cpu"])-cpu {
 		reasons = append(reasons, "Insufficient cpu")
 	}
-	if want.memory > 0 && want.memory > quantity.MilliValue(object.String(alloc["memory"]))-memory {
+	if want.memory > 0 && want.memory > quantity.MilliValue(alloc["memory"])-memory {
 		reasons = append(reasons, "Insufficient memory")
 	}
 	return reasons, true
@@ -264,62 +268,45 @@ type candidate struct {
 	pods     int
 }
 
-func (a candidate) less(b candidate) bool {
-	switch {
-	case a.siblings != b.siblings:
-		return a.siblings < b.siblings
-	case a.load != b.load:
-		return a.load < b.load
-	case a.pods != b.pods:
-		return a.pods < b.pods
-	}
-	return a.name < b.name
+func (a candidate) compare(b candidate) int {
+	return cmp.Or(cmp.Compare(a.siblings, b.siblings), cmp.Compare(a.load, b.load), cmp.Compare(a.pods, b.pods), cmp.Compare(a.name, b.name))
 }
 
-// score rates node n for pod: kube's default topology spreading (by
-// hostname, among the Pods of the same controller) before its least-requested
-// scoring. Called with mu held.
-func (s *scheduler) score(pod object.Object, want requests, n object.Object) candidate {
-	name := object.MetaString(n, "name")
+// score rates node n for p: kube's default topology spreading (by hostname,
+// among the Pods of the same controller) before its least-requested scoring.
+// Called with mu held.
+func (s *scheduler) score(p *pod, want requests, n *node) candidate {
+	name := n.Metadata.Name
 	c := candidate{name: name, pods: len(s.usage[name])}
-	if owner := controllers.ControllerOf(pod); owner != "" {
-		for _, p := range s.pods.ByIndex("controller", owner) {
-			if object.Path(p, "spec", "nodeName") == name {
+	if owner := p.Metadata.Controller(); owner != "" {
+		for _, sibling := range s.pods.ByIndex("controller", owner) {
+			if sibling.Spec.NodeName == name {
 				c.siblings++
 			}
 		}
 	}
-	alloc, _ := object.Path(n, "status", "allocatable").(map[string]any)
 	cpu, memory := want.cpu, want.memory
 	for _, r := range s.usage[name] {
 		cpu += r.cpu
 		memory += r.memory
 	}
-	if total := quantity.MilliValue(object.String(alloc["cpu"])); total > 0 {
+	if total := quantity.MilliValue(n.Status.Allocatable["cpu"]); total > 0 {
 		c.load += cpu * 1e6 / total
 	}
-	if total := quantity.MilliValue(object.String(alloc["memory"])); total > 0 {
+	if total := quantity.MilliValue(n.Status.Allocatable["memory"]); total >= 1e6 {
 		c.load += memory / (total / 1e6)
 	}
 	return c
 }
 
 // tolerates is v1.Toleration.ToleratesTaint over a Pod's tolerations.
-func tolerates(tolerations []map[string]any, taint map[string]any) bool {
+func tolerates(tolerations []controllers.Toleration, taint controllers.Taint) bool {
 	for _, t := range tolerations {
-		if effect := object.String(t["effect"]); effect != "" && effect != taint["effect"] {
+		if t.Effect != "" && t.Effect != taint.Effect {
 			continue
 		}
-		key := object.String(t["key"])
-		switch object.String(t["operator"]) {
-		case "Exists":
-			if key == "" || key == taint["key"] {
-				return true
-			}
-		default:
-			if key == taint["key"] && object.String(t["value"]) == object.String(taint["value"]) {
-				return true
-			}
+		if t.Operator == "Exists" && (t.Key == "" || t.Key == taint.Key) || t.Operator != "Exists" && t.Key == taint.Key && t.Value == taint.Value {
+			return true
 		}
 	}
 	return false
@@ -327,61 +314,25 @@ func tolerates(tolerations []map[string]any, taint map[string]any) bool {
 
 // matchesNode is kube's NodeAffinity filter: the Pod's nodeSelector, and its
 // required node affinity (any of the terms, every expression of one).
-func matchesNode(spec map[string]any, n object.Object) bool {
-	labels := object.Labels(n)
-	for k, v := range object.StringMap(spec, "nodeSelector") {
-		if labels[k] != v {
+func matchesNode(spec *controllers.PodSpec, n *node) bool {
+	for k, v := range spec.NodeSelector {
+		if got, ok := n.Metadata.Labels[k]; !ok || got != v {
 			return false
 		}
 	}
-	required, _ := object.Path(spec, "affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution").(map[string]any)
-	terms := object.Objects(required, "nodeSelectorTerms")
-	if len(terms) == 0 {
+	if spec.Affinity == nil || spec.Affinity.NodeAffinity == nil || spec.Affinity.NodeAffinity.Required == nil {
 		return true
 	}
-	fields := map[string]string{"metadata.name": object.MetaString(n, "name")}
-	for _, term := range terms {
-		exprs, fieldExprs := object.Objects(term, "matchExpressions"), object.Objects(term, "matchFields")
-		ok := len(exprs)+len(fieldExprs) > 0
-		for _, e := range exprs {
-			ok = ok && matchesExpression(e, labels)
+	fields := map[string]string{"metadata.name": n.Metadata.Name}
+	for _, term := range spec.Affinity.NodeAffinity.Required.Terms {
+		ok := len(term.MatchExpressions)+len(term.MatchFields) > 0
+		for _, e := range term.MatchExpressions {
+			ok = ok && e.Matches(n.Metadata.Labels)
 		}
-		for _, e := range fieldExprs {
-			ok = ok && matchesExpression(e, fields)
+		for _, e := range term.MatchFields {
+			ok = ok && e.Matches(fields)
 		}
 		if ok {
-			return true
-		}
-	}
-	return false
-}
-
-// matchesExpression is a NodeSelectorRequirement against labels.
-func matchesExpression(e map[string]any, labels map[string]string) bool {
-	v, has := labels[object.String(e["key"])]
-	values := object.Strings(e, "values")
-	switch e["operator"] {
-	case "In":
-		return has && contains(values, v)
-	case "NotIn":
-		return !has || !contains(values, v)
-	case "Exists":
-		return has
-	case "DoesNotExist":
-		return !has
-	case "Gt", "Lt":
-		if !has || len(values) != 1 {
-			return false
-		}
-		a, b := object.Int(v), object.Int(values[0])
-		return e["operator"] == "Gt" && a > b || e["operator"] == "Lt" && a < b
-	}
-	return false
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
 			return true
 		}
 	}
@@ -391,24 +342,17 @@ func contains(list []string, s string) bool {
 // podRequests is what a Pod requests, as kube's scheduler computes it: its
 // containers' requests added up, or its largest init container's where that
 // is more, plus its overhead.
-func podRequests(pod object.Object) requests {
-	spec, _ := pod["spec"].(map[string]any)
-	sum := func(list string) (total, largest requests) {
-		for _, c := range object.Objects(spec, list) {
-			r, _ := object.Path(c, "resources", "requests").(map[string]any)
-			cr := requests{quantity.MilliValue(object.String(r["cpu"])), quantity.MilliValue(object.String(r["memory"]))}
-			total.cpu += cr.cpu
-			total.memory += cr.memory
-			largest.cpu = max(largest.cpu, cr.cpu)
-			largest.memory = max(largest.memory, cr.memory)
-		}
-		return total, largest
+func podRequests(p *pod) requests {
+	var out, init requests
+	for _, c := range p.Spec.Containers {
+		out.cpu += quantity.MilliValue(c.Resources.Requests["cpu"])
+		out.memory += quantity.MilliValue(c.Resources.Requests["memory"])
 	}
-	out, _ := sum("containers")
-	_, init := sum("initContainers")
-	out.cpu, out.memory = max(out.cpu, init.cpu), max(out.memory, init.memory)
-	overhead, _ := spec["overhead"].(map[string]any)
-	out.cpu += quantity.MilliValue(object.String(overhead["cpu"]))
-	out.memory += quantity.MilliValue(object.String(overhead["memory"]))
+	for _, c := range p.Spec.InitContainers {
+		init.cpu = max(init.cpu, quantity.MilliValue(c.Resources.Requests["cpu"]))
+		init.memory = max(init.memory, quantity.MilliValue(c.Resources.Requests["memory"]))
+	}
+	out.cpu = max(out.cpu, init.cpu) + quantity.MilliValue(p.Spec.Overhead["cpu"])
+	out.memory = max(out.memory, init.memory) + quantity.MilliValue(p.Spec.Overhead["memory"])
 	return out
 }

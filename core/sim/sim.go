@@ -63,7 +63,7 @@ func Start(h web.Handler, cfg Config) (*Cluster, error) {
 	var runs []func(context.Context)
 	lifecycle := controllers.NewClient(h, "node-controller")
 	for i := range cfg.Nodes {
-		if _, err := register(ctx, nodeClient(h, NodeName(i)), lifecycle, i, cfg.Nodes, cfg.Clock.Now()); err != nil {
+		if err := register(ctx, nodeClient(h, NodeName(i)), lifecycle, i, cfg.Nodes, cfg.Clock.Now()); err != nil {
 			cancel()
 			return nil, err
 		}

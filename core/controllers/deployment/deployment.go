@@ -20,8 +20,12 @@ import (
 	"kubeplay/core/client"
 	"kubeplay/core/clock"
 	"kubeplay/core/controllers"
-	"kubeplay/core/object"
 	"kubeplay/core/web"
+)
+
+type (
+	deployment = controllers.Deployment
+	replicaSet = controllers.ReplicaSet
 )
 
 // Controller is the Deployment controller.
@@ -29,8 +33,8 @@ type Controller struct {
 	c       *client.Client
 	events  *controllers.Recorder
 	clock   clock.Clock
-	deploys *client.Informer
-	sets    *client.Informer
+	deploys *client.TypedInformer[*deployment]
+	sets    *client.TypedInformer[*replicaSet]
 	queue   *controllers.Queue
 	expect  *controllers.Expectations
 }
@@ -40,20 +44,20 @@ func New(h web.Handler, clk clock.Clock) *Controller {
 	c := controllers.NewClient(h, "deployment-controller")
 	dc := &Controller{c: c, clock: clk, events: controllers.NewRecorder(c, clk, "deployment-controller", ""),
 		queue: controllers.NewQueue(clk), expect: controllers.NewExpectations()}
-	enqueue := func(d object.Object) { dc.queue.Add(client.Key(d)) }
-	dc.deploys = client.NewInformer(c, "/apis/apps/v1/deployments", client.Handler{
-		Add: enqueue, Update: func(_, d object.Object) { enqueue(d) }, Delete: enqueue,
-	}, map[string]client.IndexFunc{"uid": func(o object.Object) []string { return []string{object.MetaString(o, "uid")} }}, clk)
-	owner := func(rs object.Object) {
-		if uid := controllers.ControllerOf(rs); uid != "" {
+	enqueue := func(d *deployment) { dc.queue.Add(d.Metadata.Key()) }
+	dc.deploys = client.NewTypedInformer(c, "/apis/apps/v1/deployments", controllers.Codec[deployment](),
+		client.TypedHandler[*deployment]{Add: enqueue, Update: func(_, d *deployment) { enqueue(d) }, Delete: enqueue},
+		map[string]func(*deployment) []string{"uid": controllers.ByUID[deployment]}, clk)
+	owner := func(rs *replicaSet) {
+		if uid := rs.Metadata.Controller(); uid != "" {
 			for _, d := range dc.deploys.ByIndex("uid", uid) {
 				enqueue(d)
 			}
 		}
 	}
-	dc.sets = client.NewInformer(c, "/apis/apps/v1/replicasets", client.Handler{
-		Add: owner, Update: func(_, rs object.Object) { owner(rs) }, Delete: owner,
-	}, map[string]client.IndexFunc{"controller": controllers.ByController}, clk)
+	dc.sets = client.NewTypedInformer(c, "/apis/apps/v1/replicasets", controllers.Codec[replicaSet](),
+		client.TypedHandler[*replicaSet]{Add: owner, Update: func(_, rs *replicaSet) { owner(rs) }, Delete: owner},
+		map[string]func(*replicaSet) []string{"controller": controllers.ByController[replicaSet]}, clk)
 	return dc
 }
 
@@ -76,26 +80,28 @@ func (dc *Controller) sync(ctx context.Context, key string) error {
 	if !dc.expect.Satisfied(key) {
 		return nil // the informers bring our last writes, and the key back
 	}
-	r := &rollout{dc: dc, ctx: ctx, key: key, d: object.DeepCopy(cur), now: dc.clock.Now()}
-	sel, _ := object.Path(r.d, "spec", "selector").(map[string]any)
-	if len(object.StringMap(sel, "matchLabels")) == 0 && len(object.Objects(sel, "matchExpressions")) == 0 {
+	d := *cur
+	d.Status.Conditions = append([]controllers.Condition(nil), cur.Status.Conditions...)
+	r := &rollout{dc: dc, ctx: ctx, key: key, d: &d, now: dc.clock.Now()}
+	if len(d.Spec.Selector.MatchLabels) == 0 && len(d.Spec.Selector.MatchExpressions) == 0 {
 		dc.events.Eventf(ctx, r.ref(), controllers.Warning, "SelectingAll", "This deployment is selecting all pods. A non-empty selector is required.")
-		if status := r.status(); object.Int(status["observedGeneration"]) < object.Int(object.Meta(r.d)["generation"]) {
-			status["observedGeneration"] = object.Meta(r.d)["generation"]
+		if d.Status.ObservedGeneration < d.Metadata.Generation {
+			d.Status.ObservedGeneration = d.Metadata.Generation
 			return r.updateStatus()
 		}
 		return nil
 	}
-	for _, rs := range dc.sets.ByIndex("controller", object.MetaString(r.d, "uid")) {
-		r.sets = append(r.sets, object.DeepCopy(rs))
+	for _, rs := range dc.sets.ByIndex("controller", d.Metadata.UID) {
+		copied := *rs
+		r.sets = append(r.sets, &copied)
 	}
-	if object.Meta(r.d)["deletionTimestamp"] != nil {
+	if d.Metadata.DeletionTimestamp != "" {
 		return r.syncStatusOnly()
 	}
 	if err := r.checkPausedConditions(); err != nil {
 		return err
 	}
-	if r.paused() {
+	if d.Spec.Paused {
 		return r.sync()
 	}
 	scaling, err := r.isScalingEvent()
@@ -105,7 +111,7 @@ func (dc *Controller) sync(ctx context.Context, key string) error {
 	if scaling {
 		return r.sync()
 	}
-	if object.Path(r.d, "spec", "strategy", "type") == "Recreate" {
+	if d.Spec.Strategy.Type == "Recreate" {
 		return r.rolloutRecreate()
 	}
 	return r.rolloutRolling()
@@ -117,64 +123,49 @@ type rollout struct {
 	dc   *Controller
 	ctx  context.Context
 	key  string
-	d    object.Object
-	sets []object.Object
+	d    *deployment
+	sets []*replicaSet
 	now  time.Time
 }
 
-func (r *rollout) ref() map[string]any { return controllers.Ref(r.d, "apps/v1", "Deployment") }
-
-func (r *rollout) replicas() int64 { return controllers.Replicas(r.d, "spec", "replicas") }
-
-func (r *rollout) paused() bool { return object.Path(r.d, "spec", "paused") == true }
-
-// status is the Deployment's status, created when missing.
-func (r *rollout) status() map[string]any {
-	status, _ := r.d["status"].(map[string]any)
-	if status == nil {
-		status = map[string]any{}
-		r.d["status"] = status
-	}
-	return status
+func (r *rollout) ref() controllers.Reference {
+	return controllers.Ref(&r.d.Metadata, "apps/v1", "Deployment")
 }
 
-func (r *rollout) path() string {
-	return "/apis/apps/v1/namespaces/" + object.MetaString(r.d, "namespace") + "/deployments/" + object.MetaString(r.d, "name")
-}
+func (r *rollout) replicas() int64 { return controllers.Replicas(r.d.Spec.Replicas) }
 
 func (r *rollout) setsPath() string {
-	return "/apis/apps/v1/namespaces/" + object.MetaString(r.d, "namespace") + "/replicasets"
+	return "/apis/apps/v1/namespaces/" + r.d.Metadata.Namespace + "/replicasets"
 }
 
 // updateStatus writes the Deployment's status (and annotations, which the
-// status subresource of Deployments takes too) and keeps what was stored.
+// status subresource of Deployments takes too) and keeps the resourceVersion
+// stored.
 func (r *rollout) updateStatus() error {
-	written, err := r.dc.c.Update(r.ctx, r.path()+"/status", r.d)
+	data, err := controllers.Send(r.ctx, r.dc.c, web.MethodPut,
+		"/apis/apps/v1/namespaces/"+r.d.Metadata.Namespace+"/deployments/"+r.d.Metadata.Name+"/status", r.d)
 	if err != nil {
 		return err
 	}
-	r.dc.expect.Written(r.key, r.dc.deploys, written)
-	replace(r.d, written)
+	r.d.Metadata.ResourceVersion = controllers.Version(data)
+	r.dc.expect.Written(r.key, r.dc.deploys, r.d.Metadata.ResourceVersion)
 	return nil
 }
 
-// updateSet writes a ReplicaSet, and keeps what was stored in rs.
-func (r *rollout) updateSet(rs object.Object) error {
-	written, err := r.dc.c.Update(r.ctx, r.setsPath()+"/"+object.MetaString(rs, "name"), rs)
+// updateSet writes a ReplicaSet (all of its spec is in the struct) and keeps
+// what was stored in rs.
+func (r *rollout) updateSet(rs *replicaSet) error {
+	data, err := controllers.Send(r.ctx, r.dc.c, web.MethodPut, r.setsPath()+"/"+rs.Metadata.Name, rs)
 	if err != nil {
 		return err
 	}
-	r.dc.expect.Written(r.key, r.dc.sets, written)
-	replace(rs, written)
-	return nil
-}
-
-// replace makes dst what src is (dst is shared by the sync's lists).
-func replace(dst, src object.Object) {
-	clear(dst)
-	for k, v := range src {
-		dst[k] = v
+	stored, err := controllers.Read[replicaSet](data)
+	if err != nil {
+		return err
 	}
+	*rs = *stored
+	r.dc.expect.Written(r.key, r.dc.sets, rs.Metadata.ResourceVersion)
+	return nil
 }
 
 // syncStatusOnly is for a Deployment being deleted: its status only.
@@ -195,7 +186,7 @@ func (r *rollout) sync() error {
 	if err := r.scale(newRS, oldRSs); err != nil {
 		return err
 	}
-	if r.paused() {
+	if r.d.Spec.Paused {
 		if err := r.cleanup(oldRSs); err != nil {
 			return err
 		}
@@ -209,16 +200,16 @@ func (r *rollout) checkPausedConditions() error {
 	if !r.hasProgressDeadline() {
 		return nil
 	}
-	cond := conditionOf(r.status(), "Progressing")
-	if cond != nil && cond["reason"] == timedOutReason {
+	cond := controllers.FindCondition(r.d.Status.Conditions, "Progressing")
+	if cond != nil && cond.Reason == timedOutReason {
 		return nil
 	}
-	pausedCond := cond != nil && cond["reason"] == "DeploymentPaused"
+	pausedCond := cond != nil && cond.Reason == "DeploymentPaused"
 	switch {
-	case r.paused() && !pausedCond:
-		r.setCondition(r.status(), "Progressing", "Unknown", "DeploymentPaused", "Deployment is paused")
-	case !r.paused() && pausedCond:
-		r.setCondition(r.status(), "Progressing", "Unknown", "DeploymentResumed", "Deployment is resumed")
+	case r.d.Spec.Paused && !pausedCond:
+		r.setCondition(&r.d.Status, "Progressing", "Unknown", "DeploymentPaused", "Deployment is paused")
+	case !r.d.Spec.Paused && pausedCond:
+		r.setCondition(&r.d.Status, "Progressing", "Unknown", "DeploymentResumed", "Deployment is resumed")
 	default:
 		return nil
 	}
@@ -255,12 +246,10 @@ func (r *rollout) rolloutRolling() error {
 	if scaledUp {
 		return r.syncRolloutStatus(all, newRS)
 	}
-	if scaledDown, err := r.reconcileOldReplicaSets(all, active(oldRSs), newRS); err != nil {
-		return err
-	} else if scaledDown {
+	if r.reconcileOldReplicaSets(all, active(oldRSs), newRS) {
 		return r.syncRolloutStatus(all, newRS)
 	}
-	if r.complete(r.status()) {
+	if r.complete(&r.d.Status) {
 		if err := r.cleanup(oldRSs); err != nil {
 			return err
 		}
@@ -284,7 +273,7 @@ func (r *rollout) rolloutRecreate() error {
 		}
 		scaledDown = scaledDown || scaled
 	}
-	if scaledDown || sum(oldRSs, "status", "replicas") > 0 {
+	if scaledDown || sum(oldRSs, statusReplicas) > 0 {
 		return r.syncRolloutStatus(all, newRS)
 	}
 	if newRS == nil {
@@ -296,7 +285,7 @@ func (r *rollout) rolloutRecreate() error {
 	if _, err := r.scaleReplicaSet(newRS, r.replicas()); err != nil {
 		return err
 	}
-	if r.complete(r.status()) {
+	if r.complete(&r.d.Status) {
 		if err := r.cleanup(oldRSs); err != nil {
 			return err
 		}
@@ -306,7 +295,7 @@ func (r *rollout) rolloutRecreate() error {
 
 // reconcileNewReplicaSet scales the new ReplicaSet as far up as maxSurge
 // lets it (or down, to the Deployment's replicas).
-func (r *rollout) reconcileNewReplicaSet(all []object.Object, newRS object.Object) (bool, error) {
+func (r *rollout) reconcileNewReplicaSet(all []*replicaSet, newRS *replicaSet) (bool, error) {
 	want := specReplicas(newRS)
 	switch {
 	case want == r.replicas():
@@ -318,12 +307,12 @@ func (r *rollout) reconcileNewReplicaSet(all []object.Object, newRS object.Objec
 }
 
 // newReplicas is what the new ReplicaSet may be scaled to (NewRSNewReplicas).
-func (r *rollout) newReplicas(all []object.Object, newRS object.Object) int64 {
-	if object.Path(r.d, "spec", "strategy", "type") == "Recreate" {
+func (r *rollout) newReplicas(all []*replicaSet, newRS *replicaSet) int64 {
+	if r.d.Spec.Strategy.Type == "Recreate" {
 		return r.replicas()
 	}
 	maxTotal := r.replicas() + r.maxSurge()
-	current := sum(all, "spec", "replicas")
+	current := sum(all, specReplicas)
 	if current >= maxTotal {
 		return specReplicas(newRS)
 	}
@@ -331,61 +320,56 @@ func (r *rollout) newReplicas(all []object.Object, newRS object.Object) int64 {
 }
 
 // reconcileOldReplicaSets scales old ReplicaSets down as far as
-// maxUnavailable lets it: their unhealthy Pods first.
-func (r *rollout) reconcileOldReplicaSets(all, oldRSs []object.Object, newRS object.Object) (bool, error) {
-	if sum(oldRSs, "spec", "replicas") == 0 {
-		return false, nil
+// maxUnavailable lets it, their unhealthy Pods first, and says whether it
+// did; a failure is left for the next sync, as kube does.
+func (r *rollout) reconcileOldReplicaSets(all, oldRSs []*replicaSet, newRS *replicaSet) bool {
+	if sum(oldRSs, specReplicas) == 0 {
+		return false
 	}
 	minAvailable := r.replicas() - r.maxUnavailable()
-	newUnavailable := specReplicas(newRS) - controllers.Replicas(newRS, "status", "availableReplicas")
-	maxScaledDown := sum(all, "spec", "replicas") - minAvailable - newUnavailable
+	newUnavailable := specReplicas(newRS) - newRS.Status.AvailableReplicas
+	maxScaledDown := sum(all, specReplicas) - minAvailable - newUnavailable
 	if maxScaledDown <= 0 {
-		return false, nil
+		return false
 	}
 	byCreation(oldRSs)
 	var cleaned int64
 	for _, rs := range oldRSs {
-		if cleaned >= maxScaledDown {
-			break
-		}
-		replicas, available := specReplicas(rs), controllers.Replicas(rs, "status", "availableReplicas")
-		if replicas == 0 || replicas == available {
+		replicas, available := specReplicas(rs), rs.Status.AvailableReplicas
+		if cleaned >= maxScaledDown || replicas == 0 || replicas == available {
 			continue
 		}
 		down := min(maxScaledDown-cleaned, replicas-available)
 		if down < 0 { // more available than asked for (Pods on their way out): kube's error
-			return false, nil
+			return false
 		}
 		if _, err := r.scaleReplicaSet(rs, replicas-down); err != nil {
-			return false, nil
+			return false
 		}
 		cleaned += down
 	}
 	// Then as many available ones as leave minAvailable.
 	var scaled int64
-	if available := sum(append(oldRSs, newRS), "status", "availableReplicas"); available > minAvailable {
+	if available := sum(append(oldRSs, newRS), availableReplicas); available > minAvailable {
 		total := available - minAvailable
 		for _, rs := range oldRSs {
-			if scaled >= total {
-				break
-			}
 			replicas := specReplicas(rs)
-			if replicas == 0 {
+			if scaled >= total || replicas == 0 {
 				continue
 			}
 			down := min(replicas, total-scaled)
 			if _, err := r.scaleReplicaSet(rs, replicas-down); err != nil {
-				return false, nil
+				return false
 			}
 			scaled += down
 		}
 	}
-	return cleaned+scaled > 0, nil
+	return cleaned+scaled > 0
 }
 
 // scale is a scaling event: the one active ReplicaSet takes the new size, or
 // (rolling updates) every active one scales in proportion to its size.
-func (r *rollout) scale(newRS object.Object, oldRSs []object.Object) error {
+func (r *rollout) scale(newRS *replicaSet, oldRSs []*replicaSet) error {
 	if target := activeOrLatest(newRS, oldRSs); target != nil {
 		if specReplicas(target) == r.replicas() {
 			return nil
@@ -401,7 +385,7 @@ func (r *rollout) scale(newRS object.Object, oldRSs []object.Object) error {
 		}
 		return nil
 	}
-	if object.Path(r.d, "spec", "strategy", "type") == "Recreate" {
+	if r.d.Spec.Strategy.Type == "Recreate" {
 		return nil
 	}
 	sets := active(append(oldRSs, newRS))
@@ -409,12 +393,9 @@ func (r *rollout) scale(newRS object.Object, oldRSs []object.Object) error {
 	if r.replicas() > 0 {
 		allowed = r.replicas() + r.maxSurge()
 	}
-	toAdd := allowed - sum(sets, "spec", "replicas")
-	switch {
-	case toAdd > 0:
-		bySize(sets, true)
-	case toAdd < 0:
-		bySize(sets, false)
+	toAdd := allowed - sum(sets, specReplicas)
+	if toAdd != 0 {
+		bySize(sets, toAdd > 0)
 	}
 	var added int64
 	sizes := make([]int64, len(sets))
@@ -438,7 +419,7 @@ func (r *rollout) scale(newRS object.Object, oldRSs []object.Object) error {
 }
 
 // proportion is GetReplicaSetProportion: how many of toAdd rs takes.
-func (r *rollout) proportion(rs object.Object, toAdd, added int64) int64 {
+func (r *rollout) proportion(rs *replicaSet, toAdd, added int64) int64 {
 	if specReplicas(rs) == 0 || toAdd == 0 || toAdd == added {
 		return 0
 	}
@@ -452,14 +433,14 @@ func (r *rollout) proportion(rs object.Object, toAdd, added int64) int64 {
 
 // fraction is getReplicaSetFraction: rs's share of the new size, by the size
 // the Deployment had when rs was last scaled (its max-replicas annotation).
-func (r *rollout) fraction(rs object.Object) int64 {
+func (r *rollout) fraction(rs *replicaSet) int64 {
 	if r.replicas() == 0 {
 		return -specReplicas(rs)
 	}
 	maxNow := r.replicas() + r.maxSurge()
 	before, ok := annotationInt(rs, maxReplicasAnnotation)
 	if !ok || before == 0 {
-		if before = controllers.Replicas(r.d, "status", "replicas"); before == 0 {
+		if before = r.d.Status.Replicas; before == 0 {
 			return 0
 		}
 	}
@@ -469,56 +450,56 @@ func (r *rollout) fraction(rs object.Object) int64 {
 
 // scaleReplicaSet sets rs's replicas (and the replica annotations), and
 // records a ScalingReplicaSet event when the size changed.
-func (r *rollout) scaleReplicaSet(rs object.Object, size int64) (bool, error) {
+func (r *rollout) scaleReplicaSet(rs *replicaSet, size int64) (bool, error) {
 	if rs == nil {
 		return false, nil
 	}
 	old := specReplicas(rs)
-	resize := old != size
-	if !resize && !r.setReplicasAnnotations(object.DeepCopy(rs)) {
+	if old == size && !r.replicasAnnotationsChange(rs) {
 		return false, nil
 	}
-	spec, _ := rs["spec"].(map[string]any)
-	spec["replicas"] = size
-	r.setReplicasAnnotations(rs)
-	if err := r.updateSet(rs); err != nil {
+	next := *rs
+	next.Spec.Replicas = &size
+	next.Metadata.Annotations = cloneMap(rs.Metadata.Annotations)
+	r.setReplicasAnnotations(&next)
+	if err := r.updateSet(&next); err != nil {
 		return false, err
 	}
-	if resize {
-		direction := "up"
-		if size < old {
-			direction = "down"
-		}
-		r.dc.events.Eventf(r.ctx, r.ref(), controllers.Normal, "ScalingReplicaSet", "Scaled %s replica set %s from %d to %d",
-			direction, object.MetaString(rs, "name"), old, size)
+	*rs = next
+	if old == size {
+		return false, nil
 	}
-	return resize, nil
+	direction := "up"
+	if size < old {
+		direction = "down"
+	}
+	r.dc.events.Eventf(r.ctx, r.ref(), controllers.Normal, "ScalingReplicaSet", "Scaled %s replica set %s from %d to %d",
+		direction, rs.Metadata.Name, old, size)
+	return true, nil
 }
 
 // cleanup deletes the old ReplicaSets beyond revisionHistoryLimit, oldest
 // revision first, that have nothing left to do.
-func (r *rollout) cleanup(oldRSs []object.Object) error {
-	limit := object.Path(r.d, "spec", "revisionHistoryLimit")
-	var alive []object.Object
+func (r *rollout) cleanup(oldRSs []*replicaSet) error {
+	limit := r.d.Spec.RevisionHistoryLimit
+	var alive []*replicaSet
 	for _, rs := range oldRSs {
-		if rs != nil && object.Meta(rs)["deletionTimestamp"] == nil {
+		if rs != nil && rs.Metadata.DeletionTimestamp == "" {
 			alive = append(alive, rs)
 		}
 	}
-	diff := int64(len(alive)) - object.Int(limit)
-	if limit == nil || diff <= 0 {
+	if limit == nil || int64(len(alive)) <= *limit {
 		return nil
 	}
 	byRevision(alive)
-	for _, rs := range alive[:diff] {
-		if controllers.Replicas(rs, "status", "replicas") != 0 || specReplicas(rs) != 0 ||
-			object.Int(object.Meta(rs)["generation"]) > controllers.Replicas(rs, "status", "observedGeneration") {
+	for _, rs := range alive[:int64(len(alive))-*limit] {
+		if rs.Status.Replicas != 0 || specReplicas(rs) != 0 || rs.Metadata.Generation > rs.Status.ObservedGeneration {
 			continue
 		}
-		if _, err := r.dc.c.Delete(r.ctx, r.setsPath()+"/"+object.MetaString(rs, "name")); err != nil && !client.IsNotFound(err) {
+		if _, err := r.dc.c.Delete(r.ctx, r.setsPath()+"/"+rs.Metadata.Name); err != nil && !client.IsNotFound(err) {
 			return err
 		}
-		r.dc.expect.Deleted(r.key, r.dc.sets, rs)
+		controllers.Deleted(r.dc.expect, r.key, r.dc.sets, rs)
 	}
 	return nil
 }

@@ -1,9 +1,12 @@
 package deployment
 
 import (
+	"cmp"
 	"encoding/binary"
+	"encoding/json"
 	"fmt"
 	"hash/fnv"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -13,6 +16,7 @@ import (
 	"kubeplay/core/controllers"
 	"kubeplay/core/object"
 	"kubeplay/core/registry"
+	"kubeplay/core/web"
 )
 
 // The annotations kube's Deployment controller keeps on ReplicaSets (and the
@@ -38,11 +42,15 @@ var annotationsToSkip = map[string]bool{"kubectl.kubernetes.io/last-applied-conf
 
 // allReplicaSets is getAllReplicaSetsAndSyncRevision: the ReplicaSet of the
 // current template (created if asked and missing) and the others.
-func (r *rollout) allReplicaSets(create bool) (object.Object, []object.Object, error) {
-	current := r.findNew()
-	var oldRSs []object.Object
+func (r *rollout) allReplicaSets(create bool) (*replicaSet, []*replicaSet, error) {
+	byCreation(r.sets)
+	var current *replicaSet
+	want := withoutHash(r.d.Spec.Template)
+	var oldRSs []*replicaSet
 	for _, rs := range r.sets {
-		if !sameObject(rs, current) {
+		if current == nil && object.Equal(withoutHash(rs.Spec.Template), want) {
+			current = rs
+		} else {
 			oldRSs = append(oldRSs, rs)
 		}
 	}
@@ -50,27 +58,10 @@ func (r *rollout) allReplicaSets(create bool) (object.Object, []object.Object, e
 	return newRS, oldRSs, err
 }
 
-func sameObject(a, b object.Object) bool {
-	return b != nil && object.MetaString(a, "uid") == object.MetaString(b, "uid")
-}
-
-// findNew is the oldest ReplicaSet whose template is the Deployment's, but
-// for the hash label.
-func (r *rollout) findNew() object.Object {
-	byCreation(r.sets)
-	want := withoutHash(object.Path(r.d, "spec", "template"))
-	for _, rs := range r.sets {
-		if object.Equal(withoutHash(object.Path(rs, "spec", "template")), want) {
-			return rs
-		}
-	}
-	return nil
-}
-
-// withoutHash is a pod template without the pod-template-hash label.
-func withoutHash(template any) any {
-	t, _ := template.(map[string]any)
-	t = object.DeepCopy(t)
+// withoutHash is a pod template without the pod-template-hash label, in its
+// JSON form.
+func withoutHash(template json.RawMessage) any {
+	t, _ := object.Decode(template)
 	if labels, ok := object.Path(t, "metadata", "labels").(map[string]any); ok {
 		delete(labels, hashLabel)
 	}
@@ -80,28 +71,27 @@ func withoutHash(template any) any {
 // newReplicaSet is getNewReplicaSet: the current ReplicaSet with its revision
 // (the newest) and the Deployment's annotations brought up to date, or a new
 // one when asked.
-func (r *rollout) newReplicaSet(current object.Object, oldRSs []object.Object, create bool) (object.Object, error) {
+func (r *rollout) newReplicaSet(current *replicaSet, oldRSs []*replicaSet, create bool) (*replicaSet, error) {
 	var maxOld int64
 	for _, rs := range oldRSs {
 		maxOld = max(maxOld, revision(rs))
 	}
 	newRevision := strconv.FormatInt(maxOld+1, 10)
-	status := r.status()
+	status := &r.d.Status
 	if current != nil {
-		updated := r.setNewReplicaSetAnnotations(current, newRevision, true)
-		minReady := object.Path(r.d, "spec", "minReadySeconds")
-		if updated || object.Int(object.Path(current, "spec", "minReadySeconds")) != object.Int(minReady) {
-			spec, _ := current["spec"].(map[string]any)
-			if minReady == nil {
-				delete(spec, "minReadySeconds")
-			} else {
-				spec["minReadySeconds"] = minReady
+		next := *current
+		next.Metadata.Annotations = cloneMap(current.Metadata.Annotations)
+		if r.setNewReplicaSetAnnotations(&next, newRevision, true) || next.Spec.MinReadySeconds != r.d.Spec.MinReadySeconds {
+			next.Spec.MinReadySeconds = r.d.Spec.MinReadySeconds
+			if err := r.updateSet(&next); err != nil {
+				return nil, err
 			}
-			return current, r.updateSet(current)
+			*current = next
+			return current, nil
 		}
-		needsUpdate := setAnnotation(r.d, revisionAnnotation, object.StringMap(object.Meta(current), "annotations")[revisionAnnotation])
-		if r.hasProgressDeadline() && conditionOf(status, "Progressing") == nil {
-			r.setCondition(status, "Progressing", "True", "FoundNewReplicaSet", fmt.Sprintf("Found new replica set %q", object.MetaString(current, "name")))
+		needsUpdate := setAnnotation(&r.d.Metadata, revisionAnnotation, current.Metadata.Annotations[revisionAnnotation])
+		if r.hasProgressDeadline() && controllers.FindCondition(status.Conditions, "Progressing") == nil {
+			r.setCondition(status, "Progressing", "True", "FoundNewReplicaSet", fmt.Sprintf("Found new replica set %q", current.Metadata.Name))
 			needsUpdate = true
 		}
 		if needsUpdate {
@@ -112,55 +102,56 @@ func (r *rollout) newReplicaSet(current object.Object, oldRSs []object.Object, c
 	if !create {
 		return nil, nil
 	}
-	template := object.DeepCopy(object.Path(r.d, "spec", "template").(map[string]any))
-	hash := podTemplateHash(template, status["collisionCount"])
+	hash := podTemplateHash(r.d.Spec.Template, status.CollisionCount)
+	template, _ := object.Decode(r.d.Spec.Template)
 	templateMeta, _ := template["metadata"].(map[string]any)
 	if templateMeta == nil {
 		templateMeta = map[string]any{}
 		template["metadata"] = templateMeta
 	}
-	labels := map[string]any{}
-	for k, v := range object.StringMap(templateMeta, "labels") {
-		labels[k] = v
+	labels := maps.Clone(object.StringMap(templateMeta, "labels"))
+	if labels == nil {
+		labels = map[string]string{}
 	}
 	labels[hashLabel] = hash
 	templateMeta["labels"] = labels
-	selector := object.DeepCopy(object.Path(r.d, "spec", "selector").(map[string]any))
-	matchLabels, _ := selector["matchLabels"].(map[string]any)
-	if matchLabels == nil {
-		matchLabels = map[string]any{}
-		selector["matchLabels"] = matchLabels
-	}
-	matchLabels[hashLabel] = hash
-	name := object.MetaString(r.d, "name") + "-" + hash
-	spec := map[string]any{"replicas": 0, "selector": selector, "template": template}
-	if m := object.Path(r.d, "spec", "minReadySeconds"); m != nil {
-		spec["minReadySeconds"] = m
-	}
-	rs := object.Object{"apiVersion": "apps/v1", "kind": "ReplicaSet",
-		"metadata": map[string]any{"name": name, "namespace": object.MetaString(r.d, "namespace"), "labels": object.DeepCopy(labels),
-			"ownerReferences": []any{controllers.OwnerRef(r.d, "apps/v1", "Deployment")}},
-		"spec": spec}
+	rs := &replicaSet{}
+	rs.Metadata = controllers.ObjectMeta{Name: r.d.Metadata.Name + "-" + hash, Namespace: r.d.Metadata.Namespace, Labels: labels,
+		OwnerReferences: []controllers.OwnerReference{controllers.OwnerRef(&r.d.Metadata, "apps/v1", "Deployment")}}
+	rs.Spec.MinReadySeconds = r.d.Spec.MinReadySeconds
+	rs.Spec.Selector = controllers.LabelSelector{MatchLabels: cloneMap(r.d.Spec.Selector.MatchLabels), MatchExpressions: r.d.Spec.Selector.MatchExpressions}
+	rs.Spec.Selector.MatchLabels[hashLabel] = hash
+	rs.Spec.Template, _ = object.Encode(template)
+	zero := int64(0)
+	rs.Spec.Replicas = &zero
 	replicas := r.newReplicas(append(oldRSs, rs), rs)
-	spec["replicas"] = replicas
+	rs.Spec.Replicas = &replicas
 	r.setNewReplicaSetAnnotations(rs, newRevision, false)
-	created, err := r.dc.c.Create(r.ctx, r.setsPath(), rs)
+	data, err := controllers.Send(r.ctx, r.dc.c, web.MethodPost, r.setsPath(), struct {
+		APIVersion string `json:"apiVersion"`
+		Kind       string `json:"kind"`
+		*replicaSet
+	}{"apps/v1", "ReplicaSet", rs})
 	exists := client.IsConflict(err)
 	switch {
 	case exists:
 		// A ReplicaSet of that name: this Deployment's, of this template (our
 		// informer is behind), or a hash collision.
-		found, ok := r.dc.sets.Get(object.MetaString(r.d, "namespace") + "/" + name)
-		if ok && controllers.ControllerOf(found) == object.MetaString(r.d, "uid") &&
-			object.Equal(withoutHash(object.Path(found, "spec", "template")), withoutHash(object.Path(r.d, "spec", "template"))) {
-			created, err = object.DeepCopy(found), nil
+		found, ok := r.dc.sets.Get(rs.Metadata.Key())
+		if ok && found.Metadata.Controller() == r.d.Metadata.UID && object.Equal(withoutHash(found.Spec.Template), withoutHash(r.d.Spec.Template)) {
+			copied := *found
+			rs, err = &copied, nil
 			break
 		}
-		status["collisionCount"] = object.Int(status["collisionCount"]) + 1
+		count := int64(1)
+		if status.CollisionCount != nil {
+			count = *status.CollisionCount + 1
+		}
+		status.CollisionCount = &count
 		_ = r.updateStatus()
 		return nil, err
 	case err != nil:
-		msg := fmt.Sprintf("Failed to create new replica set %q: %s", name, controllers.Message(err))
+		msg := fmt.Sprintf("Failed to create new replica set %q: %s", rs.Metadata.Name, controllers.Message(err))
 		if r.hasProgressDeadline() {
 			r.setCondition(status, "Progressing", "False", "ReplicaSetCreateError", msg)
 			_ = r.updateStatus()
@@ -168,33 +159,35 @@ func (r *rollout) newReplicaSet(current object.Object, oldRSs []object.Object, c
 		r.dc.events.Eventf(r.ctx, r.ref(), controllers.Warning, "ReplicaSetCreateError", "%s", msg)
 		return nil, err
 	default:
-		r.dc.expect.Written(r.key, r.dc.sets, created)
+		if rs, err = controllers.Read[replicaSet](data); err != nil {
+			return nil, err
+		}
+		r.dc.expect.Written(r.key, r.dc.sets, rs.Metadata.ResourceVersion)
 	}
-	r.sets = append(r.sets, created)
+	r.sets = append(r.sets, rs)
 	if !exists && replicas > 0 {
-		r.dc.events.Eventf(r.ctx, r.ref(), controllers.Normal, "ScalingReplicaSet", "Scaled up replica set %s from 0 to %d", name, replicas)
+		r.dc.events.Eventf(r.ctx, r.ref(), controllers.Normal, "ScalingReplicaSet", "Scaled up replica set %s from 0 to %d", rs.Metadata.Name, replicas)
 	}
-	needsUpdate := setAnnotation(r.d, revisionAnnotation, newRevision)
+	needsUpdate := setAnnotation(&r.d.Metadata, revisionAnnotation, newRevision)
 	if !exists && r.hasProgressDeadline() {
-		r.setCondition(status, "Progressing", "True", "NewReplicaSetCreated", fmt.Sprintf("Created new replica set %q", name))
+		r.setCondition(status, "Progressing", "True", "NewReplicaSetCreated", fmt.Sprintf("Created new replica set %q", rs.Metadata.Name))
 		needsUpdate = true
 	}
 	if needsUpdate {
-		return created, r.updateStatus()
+		return rs, r.updateStatus()
 	}
-	return created, nil
+	return rs, nil
 }
 
 // podTemplateHash is the pod-template-hash of a template: a 32-bit FNV-1a
 // hash of it (and of the collision count, when there is one), encoded as
 // kube's rand.SafeEncodeString encodes it, so it reads like kube's.
-func podTemplateHash(template map[string]any, collisionCount any) string {
+func podTemplateHash(template json.RawMessage, collisionCount *int64) string {
 	h := fnv.New32a()
-	b, _ := object.Encode(template)
-	h.Write(b)
+	h.Write(template)
 	if collisionCount != nil {
 		var c [8]byte
-		binary.LittleEndian.PutUint32(c[:], uint32(object.Int(collisionCount)))
+		binary.LittleEndian.PutUint32(c[:], uint32(*collisionCount))
 		h.Write(c[:])
 	}
 	const alphanums = "bcdfghjklmnpqrstvwxz2456789"
@@ -209,71 +202,72 @@ func podTemplateHash(template map[string]any, collisionCount any) string {
 // raises its revision to newRevision (recording the one it had in
 // revision-history) and, for a new ReplicaSet, sets the replica annotations.
 // It says whether anything changed.
-func (r *rollout) setNewReplicaSetAnnotations(rs object.Object, newRevision string, exists bool) bool {
+func (r *rollout) setNewReplicaSetAnnotations(rs *replicaSet, newRevision string, exists bool) bool {
 	changed := false
-	for k, v := range object.StringMap(object.Meta(r.d), "annotations") {
-		if !annotationsToSkip[k] && setAnnotation(rs, k, v) {
+	for k, v := range r.d.Metadata.Annotations {
+		if !annotationsToSkip[k] && setAnnotation(&rs.Metadata, k, v) {
 			changed = true
 		}
 	}
-	annotations := object.StringMap(object.Meta(rs), "annotations")
-	oldRevision, had := annotations[revisionAnnotation]
+	oldRevision, had := rs.Metadata.Annotations[revisionAnnotation]
 	oldN, err := strconv.ParseInt(oldRevision, 10, 64)
 	if err != nil && oldRevision != "" {
 		return false
 	}
-	newN, _ := strconv.ParseInt(newRevision, 10, 64)
-	if oldN < newN {
-		setAnnotation(rs, revisionAnnotation, newRevision)
+	if newN, _ := strconv.ParseInt(newRevision, 10, 64); oldN < newN {
+		setAnnotation(&rs.Metadata, revisionAnnotation, newRevision)
 		changed = true
-		if had {
-			history := annotations[revisionHistoryAnnotation]
+		if history := rs.Metadata.Annotations[revisionHistoryAnnotation]; had && history == "" {
+			setAnnotation(&rs.Metadata, revisionHistoryAnnotation, oldRevision)
+		} else if had {
 			revisions := strings.Split(history, ",")
-			if history == "" {
-				setAnnotation(rs, revisionHistoryAnnotation, oldRevision)
-			} else {
-				total, start := len(history)+len(oldRevision)+1, 0
-				for total > maxRevisionHistory && start < len(revisions) {
-					total -= len(revisions[start]) + 1
-					start++
-				}
-				if total <= maxRevisionHistory {
-					setAnnotation(rs, revisionHistoryAnnotation, strings.Join(append(revisions[start:], oldRevision), ","))
-				}
+			total, start := len(history)+len(oldRevision)+1, 0
+			for total > maxRevisionHistory && start < len(revisions) {
+				total -= len(revisions[start]) + 1
+				start++
+			}
+			if total <= maxRevisionHistory {
+				setAnnotation(&rs.Metadata, revisionHistoryAnnotation, strings.Join(append(revisions[start:], oldRevision), ","))
 			}
 		}
 	}
-	if !exists && r.setReplicasAnnotations(rs) {
-		changed = true
-	}
-	return changed
+	return !exists && r.setReplicasAnnotations(rs) || changed
 }
 
-// setReplicasAnnotations records the Deployment's replicas and its most
-// with surge on rs, and says whether they changed.
-func (r *rollout) setReplicasAnnotations(rs object.Object) bool {
-	desired := setAnnotation(rs, desiredReplicasAnnotation, strconv.FormatInt(r.replicas(), 10))
-	most := setAnnotation(rs, maxReplicasAnnotation, strconv.FormatInt(r.replicas()+r.maxSurge(), 10))
+// setReplicasAnnotations records the Deployment's replicas and its most with
+// surge on rs, and says whether they changed.
+func (r *rollout) setReplicasAnnotations(rs *replicaSet) bool {
+	desired := setAnnotation(&rs.Metadata, desiredReplicasAnnotation, strconv.FormatInt(r.replicas(), 10))
+	most := setAnnotation(&rs.Metadata, maxReplicasAnnotation, strconv.FormatInt(r.replicas()+r.maxSurge(), 10))
 	return desired || most
 }
 
+// replicasAnnotationsChange says whether setReplicasAnnotations would change rs.
+func (r *rollout) replicasAnnotationsChange(rs *replicaSet) bool {
+	return rs.Metadata.Annotations[desiredReplicasAnnotation] != strconv.FormatInt(r.replicas(), 10) ||
+		rs.Metadata.Annotations[maxReplicasAnnotation] != strconv.FormatInt(r.replicas()+r.maxSurge(), 10)
+}
+
 // setAnnotation sets an annotation and says whether it changed.
-func setAnnotation(obj object.Object, key, value string) bool {
-	meta := object.Meta(obj)
-	annotations, _ := meta["annotations"].(map[string]any)
-	if annotations == nil {
-		annotations = map[string]any{}
-		meta["annotations"] = annotations
-	}
-	if annotations[key] == value {
+func setAnnotation(m *controllers.ObjectMeta, key, value string) bool {
+	if v, ok := m.Annotations[key]; ok && v == value {
 		return false
 	}
-	annotations[key] = value
+	if m.Annotations == nil {
+		m.Annotations = map[string]string{}
+	}
+	m.Annotations[key] = value
 	return true
 }
 
-func annotationInt(obj object.Object, key string) (int64, bool) {
-	v, ok := object.StringMap(object.Meta(obj), "annotations")[key]
+func cloneMap(m map[string]string) map[string]string {
+	out := make(map[string]string, len(m)+1)
+	maps.Copy(out, m)
+	return out
+}
+
+func annotationInt(rs *replicaSet, key string) (int64, bool) {
+	v, ok := rs.Metadata.Annotations[key]
 	if !ok {
 		return 0, false
 	}
@@ -281,105 +275,101 @@ func annotationInt(obj object.Object, key string) (int64, bool) {
 	return int64(n), err == nil
 }
 
-func revision(rs object.Object) int64 {
-	n, _ := strconv.ParseInt(object.StringMap(object.Meta(rs), "annotations")[revisionAnnotation], 10, 64)
+func revision(rs *replicaSet) int64 {
+	n, _ := strconv.ParseInt(rs.Metadata.Annotations[revisionAnnotation], 10, 64)
 	return n
 }
 
 // syncDeploymentStatus writes the status the ReplicaSets give, if it changed.
-func (r *rollout) syncDeploymentStatus(all []object.Object, newRS object.Object) error {
+func (r *rollout) syncDeploymentStatus(all []*replicaSet, newRS *replicaSet) error {
 	status := r.calculateStatus(all, newRS)
-	if object.Equal(status, r.d["status"]) {
+	if equalStatus(status, r.d.Status) {
 		return nil
 	}
-	r.d["status"] = status
+	r.d.Status = status
 	return r.updateStatus()
+}
+
+func equalStatus(a, b controllers.DeploymentStatus) bool {
+	ea, _ := json.Marshal(a)
+	eb, _ := json.Marshal(b)
+	return string(ea) == string(eb)
 }
 
 // calculateStatus is the Deployment's status from its ReplicaSets, with its
 // Available condition.
-func (r *rollout) calculateStatus(all []object.Object, newRS object.Object) map[string]any {
-	available := sum(all, "status", "availableReplicas")
-	status := map[string]any{}
-	for k, n := range map[string]int64{
-		"observedGeneration":  object.Int(object.Meta(r.d)["generation"]),
-		"replicas":            sum(all, "status", "replicas"),
-		"updatedReplicas":     sum([]object.Object{newRS}, "status", "replicas"),
-		"readyReplicas":       sum(all, "status", "readyReplicas"),
-		"availableReplicas":   available,
-		"unavailableReplicas": max(sum(all, "spec", "replicas")-available, 0),
-	} {
-		if n != 0 {
-			status[k] = n
-		}
-	}
-	old := r.status()
-	if c, ok := old["collisionCount"]; ok {
-		status["collisionCount"] = c
-	}
-	if c, ok := old["conditions"].([]any); ok {
-		status["conditions"] = object.DeepCopy(map[string]any{"c": c})["c"]
+func (r *rollout) calculateStatus(all []*replicaSet, newRS *replicaSet) controllers.DeploymentStatus {
+	available := sum(all, availableReplicas)
+	status := controllers.DeploymentStatus{
+		ObservedGeneration:  r.d.Metadata.Generation,
+		Replicas:            sum(all, statusReplicas),
+		UpdatedReplicas:     sum([]*replicaSet{newRS}, statusReplicas),
+		ReadyReplicas:       sum(all, func(rs *replicaSet) int64 { return rs.Status.ReadyReplicas }),
+		AvailableReplicas:   available,
+		UnavailableReplicas: max(sum(all, specReplicas)-available, 0),
+		CollisionCount:      r.d.Status.CollisionCount,
+		Conditions:          slices.Clone(r.d.Status.Conditions),
 	}
 	if available >= r.replicas()-r.maxUnavailable() {
-		r.setCondition(status, "Available", "True", "MinimumReplicasAvailable", "Deployment has minimum availability.")
+		r.setCondition(&status, "Available", "True", "MinimumReplicasAvailable", "Deployment has minimum availability.")
 	} else {
-		r.setCondition(status, "Available", "False", "MinimumReplicasUnavailable", "Deployment does not have minimum availability.")
+		r.setCondition(&status, "Available", "False", "MinimumReplicasUnavailable", "Deployment does not have minimum availability.")
 	}
 	return status
 }
 
 // syncRolloutStatus writes the status with the Progressing condition a
 // rollout has reached, and looks again when the progress deadline passes.
-func (r *rollout) syncRolloutStatus(all []object.Object, newRS object.Object) error {
+func (r *rollout) syncRolloutStatus(all []*replicaSet, newRS *replicaSet) error {
 	status := r.calculateStatus(all, newRS)
 	if !r.hasProgressDeadline() {
-		removeCondition(status, "Progressing")
+		removeCondition(&status, "Progressing")
 	}
-	current := conditionOf(r.status(), "Progressing")
-	completed := object.Int(status["replicas"]) == object.Int(status["updatedReplicas"]) && current != nil && current["reason"] == availableReason
+	current := controllers.FindCondition(r.d.Status.Conditions, "Progressing")
+	completed := status.Replicas == status.UpdatedReplicas && current != nil && current.Reason == availableReason
 	if r.hasProgressDeadline() && !completed {
-		subject := fmt.Sprintf("Deployment %q", object.MetaString(r.d, "name"))
+		subject := fmt.Sprintf("Deployment %q", r.d.Metadata.Name)
 		if newRS != nil {
-			subject = fmt.Sprintf("ReplicaSet %q", object.MetaString(newRS, "name"))
+			subject = fmt.Sprintf("ReplicaSet %q", newRS.Metadata.Name)
 		}
 		switch {
-		case r.complete(status):
-			r.setCondition(status, "Progressing", "True", availableReason, subject+" has successfully progressed.")
-		case r.progressing(status):
+		case r.complete(&status):
+			r.setCondition(&status, "Progressing", "True", availableReason, subject+" has successfully progressed.")
+		case r.progressing(&status):
 			transition := ""
 			if current != nil {
-				if current["status"] == "True" {
-					transition = object.String(current["lastTransitionTime"])
+				if current.Status == "True" {
+					transition = current.LastTransitionTime
 				}
-				removeCondition(status, "Progressing")
+				removeCondition(&status, "Progressing")
 			}
-			r.setCondition(status, "Progressing", "True", "ReplicaSetUpdated", subject+" is progressing.")
+			r.setCondition(&status, "Progressing", "True", "ReplicaSetUpdated", subject+" is progressing.")
 			if transition != "" {
-				conditionOf(status, "Progressing")["lastTransitionTime"] = transition
+				controllers.FindCondition(status.Conditions, "Progressing").LastTransitionTime = transition
 			}
-		case r.timedOut(status):
-			r.setCondition(status, "Progressing", "False", timedOutReason, subject+" has timed out progressing.")
+		case r.timedOut(&status):
+			r.setCondition(&status, "Progressing", "False", timedOutReason, subject+" has timed out progressing.")
 		}
 	}
 	if failure := r.replicaFailure(all, newRS); failure != nil {
-		r.setCondition(status, "ReplicaFailure", object.String(failure["status"]), object.String(failure["reason"]), object.String(failure["message"]))
+		r.setCondition(&status, "ReplicaFailure", failure.Status, failure.Reason, failure.Message)
 	} else {
-		removeCondition(status, "ReplicaFailure")
+		removeCondition(&status, "ReplicaFailure")
 	}
-	if object.Equal(status, r.d["status"]) {
-		r.requeueStuck(status)
+	if equalStatus(status, r.d.Status) {
+		r.requeueStuck(&status)
 		return nil
 	}
-	r.d["status"] = status
+	r.d.Status = status
 	return r.updateStatus()
 }
 
 // replicaFailure is the ReplicaFailure condition of the new ReplicaSet, else
 // of any.
-func (r *rollout) replicaFailure(all []object.Object, newRS object.Object) map[string]any {
-	for _, rs := range append([]object.Object{newRS}, all...) {
+func (r *rollout) replicaFailure(all []*replicaSet, newRS *replicaSet) *controllers.Condition {
+	for _, rs := range append([]*replicaSet{newRS}, all...) {
 		if rs != nil {
-			if c := controllers.Condition(rs, "ReplicaFailure"); c != nil {
+			if c := controllers.FindCondition(rs.Status.Conditions, "ReplicaFailure"); c != nil {
 				return c
 			}
 		}
@@ -388,92 +378,69 @@ func (r *rollout) replicaFailure(all []object.Object, newRS object.Object) map[s
 }
 
 // requeueStuck looks at a rollout again when its progress deadline passes.
-func (r *rollout) requeueStuck(status map[string]any) {
-	current := conditionOf(r.status(), "Progressing")
-	if !r.hasProgressDeadline() || current == nil || r.complete(status) || current["reason"] == timedOutReason {
+func (r *rollout) requeueStuck(status *controllers.DeploymentStatus) {
+	current := controllers.FindCondition(r.d.Status.Conditions, "Progressing")
+	if !r.hasProgressDeadline() || current == nil || r.complete(status) || current.Reason == timedOutReason {
 		return
 	}
-	since, _ := time.Parse(time.RFC3339, object.String(current["lastUpdateTime"]))
-	after := since.Add(r.deadline()).Sub(r.now)
-	if after < time.Second {
-		after = 0
-	}
+	since, _ := time.Parse(time.RFC3339, current.LastUpdateTime)
+	after := max(since.Add(r.deadline()).Sub(r.now), 0)
 	r.dc.queue.AddAfter(r.key, after+time.Second)
 }
 
 // complete is DeploymentComplete: every replica updated and available, and
 // the latest generation observed.
-func (r *rollout) complete(status map[string]any) bool {
+func (r *rollout) complete(s *controllers.DeploymentStatus) bool {
 	n := r.replicas()
-	return object.Int(status["updatedReplicas"]) == n && object.Int(status["replicas"]) == n &&
-		object.Int(status["availableReplicas"]) == n && object.Int(status["observedGeneration"]) >= object.Int(object.Meta(r.d)["generation"])
+	return s.UpdatedReplicas == n && s.Replicas == n && s.AvailableReplicas == n && s.ObservedGeneration >= r.d.Metadata.Generation
 }
 
 // progressing is DeploymentProgressing: status moved on from the last one.
-func (r *rollout) progressing(status map[string]any) bool {
-	old := r.status()
-	n := func(m map[string]any, k string) int64 { return object.Int(m[k]) }
-	return n(status, "updatedReplicas") > n(old, "updatedReplicas") ||
-		n(status, "replicas")-n(status, "updatedReplicas") < n(old, "replicas")-n(old, "updatedReplicas") ||
-		n(status, "readyReplicas") > n(old, "readyReplicas") || n(status, "availableReplicas") > n(old, "availableReplicas")
+func (r *rollout) progressing(s *controllers.DeploymentStatus) bool {
+	old := &r.d.Status
+	return s.UpdatedReplicas > old.UpdatedReplicas || s.Replicas-s.UpdatedReplicas < old.Replicas-old.UpdatedReplicas ||
+		s.ReadyReplicas > old.ReadyReplicas || s.AvailableReplicas > old.AvailableReplicas
 }
 
 // timedOut is DeploymentTimedOut: no progress for progressDeadlineSeconds.
-func (r *rollout) timedOut(status map[string]any) bool {
-	c := conditionOf(status, "Progressing")
+func (r *rollout) timedOut(s *controllers.DeploymentStatus) bool {
+	c := controllers.FindCondition(s.Conditions, "Progressing")
 	switch {
-	case c == nil || c["reason"] == availableReason:
+	case c == nil || c.Reason == availableReason:
 		return false
-	case c["reason"] == timedOutReason:
+	case c.Reason == timedOutReason:
 		return true
 	}
-	since, _ := time.Parse(time.RFC3339, object.String(c["lastUpdateTime"]))
+	since, _ := time.Parse(time.RFC3339, c.LastUpdateTime)
 	return since.Add(r.deadline()).Before(r.now)
 }
 
 func (r *rollout) deadline() time.Duration {
-	return time.Duration(object.Int(object.Path(r.d, "spec", "progressDeadlineSeconds"))) * time.Second
+	return time.Duration(*r.d.Spec.ProgressDeadlineSeconds) * time.Second
 }
 
 func (r *rollout) hasProgressDeadline() bool {
-	d := object.Path(r.d, "spec", "progressDeadlineSeconds")
-	return d != nil && object.Int(d) != 1<<31-1
+	return r.d.Spec.ProgressDeadlineSeconds != nil && *r.d.Spec.ProgressDeadlineSeconds != 1<<31-1
 }
 
 // setCondition is SetDeploymentCondition: a condition of the same status and
 // reason stays as it is; one of the same status keeps its transition time.
-func (r *rollout) setCondition(status map[string]any, typ, value, reason, message string) {
-	current := conditionOf(status, typ)
-	if current != nil && current["status"] == value && current["reason"] == reason {
+func (r *rollout) setCondition(s *controllers.DeploymentStatus, typ, value, reason, message string) {
+	current := controllers.FindCondition(s.Conditions, typ)
+	if current != nil && current.Status == value && current.Reason == reason {
 		return
 	}
 	now := registry.Timestamp(r.now)
-	c := map[string]any{"type": typ, "status": value, "lastUpdateTime": now, "lastTransitionTime": now, "reason": reason, "message": message}
-	if current != nil && current["status"] == value {
-		c["lastTransitionTime"] = current["lastTransitionTime"]
+	c := controllers.Condition{Type: typ, Status: value, LastUpdateTime: now, LastTransitionTime: now, Reason: reason, Message: message}
+	if current != nil && current.Status == value {
+		c.LastTransitionTime = current.LastTransitionTime
 	}
-	removeCondition(status, typ)
-	conditions, _ := status["conditions"].([]any)
-	status["conditions"] = append(conditions, c)
+	removeCondition(s, typ)
+	s.Conditions = append(s.Conditions, c)
 }
 
-func conditionOf(status map[string]any, typ string) map[string]any {
-	for _, c := range object.Objects(status, "conditions") {
-		if c["type"] == typ {
-			return c
-		}
-	}
-	return nil
-}
-
-func removeCondition(status map[string]any, typ string) {
-	conditions, _ := status["conditions"].([]any)
-	out := slices.DeleteFunc(slices.Clone(conditions), func(c any) bool { return object.Path(c, "type") == typ })
-	if len(out) == 0 {
-		delete(status, "conditions")
-		return
-	}
-	status["conditions"] = out
+func removeCondition(s *controllers.DeploymentStatus, typ string) {
+	s.Conditions = slices.DeleteFunc(slices.Clone(s.Conditions), func(c controllers.Condition) bool { return c.Type == typ })
 }
 
 // maxSurge and maxUnavailable are the rolling update's bounds for the
@@ -490,12 +457,11 @@ func (r *rollout) maxUnavailable() int64 {
 }
 
 func (r *rollout) fenceposts() (surge, unavailable int64) {
-	if object.Path(r.d, "spec", "strategy", "type") == "Recreate" || r.replicas() == 0 {
+	ru := r.d.Spec.Strategy.RollingUpdate
+	if r.d.Spec.Strategy.Type == "Recreate" || r.replicas() == 0 || ru == nil {
 		return 0, 0
 	}
-	ru, _ := object.Path(r.d, "spec", "strategy", "rollingUpdate").(map[string]any)
-	surge = scaled(ru["maxSurge"], r.replicas(), true)
-	unavailable = scaled(ru["maxUnavailable"], r.replicas(), false)
+	surge, unavailable = scaled(ru.MaxSurge, r.replicas(), true), scaled(ru.MaxUnavailable, r.replicas(), false)
 	if surge == 0 && unavailable == 0 {
 		unavailable = 1
 	}
@@ -503,12 +469,12 @@ func (r *rollout) fenceposts() (surge, unavailable int64) {
 }
 
 // scaled is GetScaledValueFromIntOrPercent.
-func scaled(v any, total int64, roundUp bool) int64 {
-	s, ok := v.(string)
-	if !ok {
-		return object.Int(v)
+func scaled(v json.RawMessage, total int64, roundUp bool) int64 {
+	var percent string
+	if json.Unmarshal(v, &percent) != nil {
+		return object.Int(string(v))
 	}
-	p := object.Int(strings.TrimSuffix(s, "%"))
+	p := object.Int(strings.TrimSuffix(percent, "%"))
 	if roundUp {
 		return (p*total + 99) / 100
 	}
@@ -517,18 +483,17 @@ func scaled(v any, total int64, roundUp bool) int64 {
 
 // saturated is IsSaturated: the new ReplicaSet has all the Deployment's
 // replicas, available.
-func (r *rollout) saturated(rs object.Object) bool {
+func (r *rollout) saturated(rs *replicaSet) bool {
 	if rs == nil {
 		return false
 	}
 	desired, ok := annotationInt(rs, desiredReplicasAnnotation)
-	return ok && specReplicas(rs) == r.replicas() && desired == r.replicas() &&
-		controllers.Replicas(rs, "status", "availableReplicas") == r.replicas()
+	return ok && specReplicas(rs) == r.replicas() && desired == r.replicas() && rs.Status.AvailableReplicas == r.replicas()
 }
 
 // activeOrLatest is FindActiveOrLatest: the one ReplicaSet with replicas, or
 // the newest when none has any; nil when several have.
-func activeOrLatest(newRS object.Object, oldRSs []object.Object) object.Object {
+func activeOrLatest(newRS *replicaSet, oldRSs []*replicaSet) *replicaSet {
 	if newRS == nil && len(oldRSs) == 0 {
 		return nil
 	}
@@ -547,11 +512,13 @@ func activeOrLatest(newRS object.Object, oldRSs []object.Object) object.Object {
 	return nil
 }
 
-func specReplicas(rs object.Object) int64 { return controllers.Replicas(rs, "spec", "replicas") }
+func specReplicas(rs *replicaSet) int64      { return controllers.Replicas(rs.Spec.Replicas) }
+func statusReplicas(rs *replicaSet) int64    { return rs.Status.Replicas }
+func availableReplicas(rs *replicaSet) int64 { return rs.Status.AvailableReplicas }
 
 // active are the ReplicaSets with replicas.
-func active(sets []object.Object) []object.Object {
-	var out []object.Object
+func active(sets []*replicaSet) []*replicaSet {
+	var out []*replicaSet
 	for _, rs := range sets {
 		if rs != nil && specReplicas(rs) > 0 {
 			out = append(out, rs)
@@ -560,39 +527,36 @@ func active(sets []object.Object) []object.Object {
 	return out
 }
 
-// sum adds a field up over ReplicaSets (nil ones count nothing).
-func sum(sets []object.Object, path ...string) int64 {
+// sum adds a count up over ReplicaSets (nil ones count nothing).
+func sum(sets []*replicaSet, count func(*replicaSet) int64) int64 {
 	var n int64
 	for _, rs := range sets {
 		if rs != nil {
-			n += controllers.Replicas(rs, path...)
+			n += count(rs)
 		}
 	}
 	return n
 }
 
 // byCreation sorts ReplicaSets oldest first, then by name.
-func byCreation(sets []object.Object) {
-	slices.SortStableFunc(sets, func(a, b object.Object) int {
-		if c := strings.Compare(object.MetaString(a, "creationTimestamp"), object.MetaString(b, "creationTimestamp")); c != 0 {
-			return c
-		}
-		return strings.Compare(object.MetaString(a, "name"), object.MetaString(b, "name"))
+func byCreation(sets []*replicaSet) {
+	slices.SortStableFunc(sets, func(a, b *replicaSet) int {
+		return cmp.Or(cmp.Compare(a.Metadata.CreationTimestamp, b.Metadata.CreationTimestamp), cmp.Compare(a.Metadata.Name, b.Metadata.Name))
 	})
 }
 
 // byRevision sorts ReplicaSets oldest revision first.
-func byRevision(sets []object.Object) {
+func byRevision(sets []*replicaSet) {
 	byCreation(sets)
-	slices.SortStableFunc(sets, func(a, b object.Object) int { return int(revision(a) - revision(b)) })
+	slices.SortStableFunc(sets, func(a, b *replicaSet) int { return cmp.Compare(revision(a), revision(b)) })
 }
 
 // bySize sorts ReplicaSets largest first; among equals, newest first when
 // newer, else oldest first.
-func bySize(sets []object.Object, newer bool) {
+func bySize(sets []*replicaSet, newer bool) {
 	byCreation(sets)
 	if newer {
 		slices.Reverse(sets)
 	}
-	slices.SortStableFunc(sets, func(a, b object.Object) int { return int(specReplicas(b) - specReplicas(a)) })
+	slices.SortStableFunc(sets, func(a, b *replicaSet) int { return cmp.Compare(specReplicas(b), specReplicas(a)) })
 }

@@ -9,7 +9,9 @@
 package replicaset
 
 import (
+	"cmp"
 	"context"
+	"encoding/json"
 	"slices"
 	"strconv"
 	"time"
@@ -17,7 +19,6 @@ import (
 	"kubeplay/core/client"
 	"kubeplay/core/clock"
 	"kubeplay/core/controllers"
-	"kubeplay/core/object"
 	"kubeplay/core/registry"
 	"kubeplay/core/web"
 )
@@ -25,13 +26,18 @@ import (
 // burstReplicas is how many Pods one sync creates or deletes at most, as kube's.
 const burstReplicas = 500
 
+type (
+	replicaSet = controllers.ReplicaSet
+	pod        = controllers.Pod
+)
+
 // Controller is the ReplicaSet controller.
 type Controller struct {
 	c      *client.Client
 	events *controllers.Recorder
 	clock  clock.Clock
-	sets   *client.Informer
-	pods   *client.Informer
+	sets   *client.TypedInformer[*replicaSet]
+	pods   *client.TypedInformer[*pod]
 	queue  *controllers.Queue
 	expect *controllers.Expectations
 }
@@ -41,20 +47,20 @@ func New(h web.Handler, clk clock.Clock) *Controller {
 	c := controllers.NewClient(h, "replicaset-controller")
 	rc := &Controller{c: c, clock: clk, events: controllers.NewRecorder(c, clk, "replicaset-controller", ""),
 		queue: controllers.NewQueue(clk), expect: controllers.NewExpectations()}
-	enqueue := func(rs object.Object) { rc.queue.Add(client.Key(rs)) }
-	rc.sets = client.NewInformer(c, "/apis/apps/v1/replicasets", client.Handler{
-		Add: enqueue, Update: func(_, rs object.Object) { enqueue(rs) }, Delete: enqueue,
-	}, map[string]client.IndexFunc{"uid": func(o object.Object) []string { return []string{object.MetaString(o, "uid")} }}, clk)
-	owner := func(pod object.Object) {
-		if uid := controllers.ControllerOf(pod); uid != "" {
+	enqueue := func(rs *replicaSet) { rc.queue.Add(rs.Metadata.Key()) }
+	rc.sets = client.NewTypedInformer(c, "/apis/apps/v1/replicasets", controllers.Codec[replicaSet](),
+		client.TypedHandler[*replicaSet]{Add: enqueue, Update: func(_, rs *replicaSet) { enqueue(rs) }, Delete: enqueue},
+		map[string]func(*replicaSet) []string{"uid": controllers.ByUID[replicaSet]}, clk)
+	owner := func(p *pod) {
+		if uid := p.Metadata.Controller(); uid != "" {
 			for _, rs := range rc.sets.ByIndex("uid", uid) {
 				enqueue(rs)
 			}
 		}
 	}
-	rc.pods = client.NewInformer(c, "/api/v1/pods", client.Handler{
-		Add: owner, Update: func(_, pod object.Object) { owner(pod) }, Delete: owner,
-	}, map[string]client.IndexFunc{"controller": controllers.ByController}, clk)
+	rc.pods = client.NewTypedInformer(c, "/api/v1/pods", controllers.Codec[pod](),
+		client.TypedHandler[*pod]{Add: owner, Update: func(_, p *pod) { owner(p) }, Delete: owner},
+		map[string]func(*pod) []string{"controller": controllers.ByController[pod]}, clk)
 	return rc
 }
 
@@ -68,77 +74,75 @@ func (rc *Controller) Run(ctx context.Context) {
 }
 
 func (rc *Controller) sync(ctx context.Context, key string) error {
-	cur, ok := rc.sets.Get(key)
+	rs, ok := rc.sets.Get(key)
 	if !ok {
 		rc.expect.Forget(key)
 		return nil
 	}
-	rs := object.DeepCopy(cur)
-	var pods []object.Object
-	for _, pod := range rc.pods.ByIndex("controller", object.MetaString(rs, "uid")) {
-		if controllers.PodActive(pod) {
-			pods = append(pods, pod)
+	var pods []*pod
+	for _, p := range rc.pods.ByIndex("controller", rs.Metadata.UID) {
+		if p.Active() {
+			pods = append(pods, p)
 		}
 	}
 	var manageErr error
-	if rc.expect.Satisfied(key) && object.Meta(rs)["deletionTimestamp"] == nil {
+	if rc.expect.Satisfied(key) && rs.Metadata.DeletionTimestamp == "" {
 		manageErr = rc.manage(ctx, key, rs, pods)
 	}
 	now := rc.clock.Now()
 	status := rc.status(rs, pods, manageErr, now)
-	if !object.Equal(status, rs["status"]) {
-		rs["status"] = status
-		if _, err := rc.c.Update(ctx, "/apis/apps/v1/namespaces/"+object.MetaString(rs, "namespace")+"/replicasets/"+object.MetaString(rs, "name")+"/status", rs); err != nil && !client.IsNotFound(err) {
+	if !equalStatus(status, rs.Status) || rs.Metadata.Generation != rs.Status.ObservedGeneration {
+		status.ObservedGeneration = rs.Metadata.Generation
+		next := *rs
+		next.Status = status
+		if _, err := controllers.Send(ctx, rc.c, web.MethodPut, "/apis/apps/v1/namespaces/"+rs.Metadata.Namespace+"/replicasets/"+rs.Metadata.Name+"/status", &next); err != nil && !client.IsNotFound(err) {
 			return err
 		}
 	}
 	// Pods ready but not yet available for minReadySeconds: look again then.
-	replicas := controllers.Replicas(rs, "spec", "replicas")
-	if minReady := controllers.Replicas(rs, "spec", "minReadySeconds"); manageErr == nil && minReady > 0 &&
-		controllers.Replicas(rs, "status", "readyReplicas") == replicas && controllers.Replicas(rs, "status", "availableReplicas") != replicas {
+	replicas := controllers.Replicas(rs.Spec.Replicas)
+	if minReady := rs.Spec.MinReadySeconds; manageErr == nil && minReady > 0 && status.ReadyReplicas == replicas && status.AvailableReplicas != replicas {
 		rc.queue.AddAfter(key, time.Duration(minReady)*time.Second)
 	}
 	return manageErr
 }
 
 // manage creates or deletes Pods until the ReplicaSet has as many as it asks for.
-func (rc *Controller) manage(ctx context.Context, key string, rs object.Object, pods []object.Object) error {
-	diff := len(pods) - int(controllers.Replicas(rs, "spec", "replicas"))
-	ns, name := object.MetaString(rs, "namespace"), object.MetaString(rs, "name")
-	ref := controllers.Ref(rs, "apps/v1", "ReplicaSet")
+func (rc *Controller) manage(ctx context.Context, key string, rs *replicaSet, pods []*pod) error {
+	diff := len(pods) - int(controllers.Replicas(rs.Spec.Replicas))
+	ns := rs.Metadata.Namespace
+	ref := controllers.Ref(&rs.Metadata, "apps/v1", "ReplicaSet")
 	switch {
 	case diff < 0:
-		template, _ := object.Path(rs, "spec", "template").(map[string]any)
-		owner := controllers.OwnerRef(rs, "apps/v1", "ReplicaSet")
+		owner := controllers.OwnerRef(&rs.Metadata, "apps/v1", "ReplicaSet")
 		// Slow start: batches of 1, 2, 4, ... so that a failing template
 		// fails once, not a hundred times.
 		left := min(-diff, burstReplicas)
 		for batch := 1; left > 0; batch *= 2 {
 			for range min(batch, left) {
-				pod := controllers.PodFromTemplate(template, name+"-", owner)
-				created, err := rc.c.Create(ctx, "/api/v1/namespaces/"+ns+"/pods", pod)
+				created, err := rc.c.Create(ctx, "/api/v1/namespaces/"+ns+"/pods", controllers.PodFromTemplate(rs.Spec.Template, rs.Metadata.Name+"-", owner))
 				if err != nil {
 					rc.events.Eventf(ctx, ref, controllers.Warning, "FailedCreate", "Error creating: %s", controllers.Message(err))
 					return err
 				}
-				rc.expect.Written(key, rc.pods, created)
-				rc.events.Eventf(ctx, ref, controllers.Normal, "SuccessfulCreate", "Created pod: %s", object.MetaString(created, "name"))
+				meta := created["metadata"].(map[string]any)
+				rc.expect.Written(key, rc.pods, meta["resourceVersion"].(string))
+				rc.events.Eventf(ctx, ref, controllers.Normal, "SuccessfulCreate", "Created pod: %s", meta["name"])
 				left--
 			}
 		}
 	case diff > 0:
-		slices.SortStableFunc(pods, deletionOrder(pods, rc.clock.Now()))
-		for _, pod := range pods[:min(diff, burstReplicas)] {
-			podName := object.MetaString(pod, "name")
-			if _, err := rc.c.Delete(ctx, "/api/v1/namespaces/"+ns+"/pods/"+podName); err != nil {
+		slices.SortStableFunc(pods, deletionOrder(pods))
+		for _, p := range pods[:min(diff, burstReplicas)] {
+			if _, err := rc.c.Delete(ctx, "/api/v1/namespaces/"+ns+"/pods/"+p.Metadata.Name); err != nil {
 				if client.IsNotFound(err) {
 					continue
 				}
 				rc.events.Eventf(ctx, ref, controllers.Warning, "FailedDelete", "Error deleting: %s", controllers.Message(err))
 				return err
 			}
-			rc.expect.Deleted(key, rc.pods, pod)
-			rc.events.Eventf(ctx, ref, controllers.Normal, "SuccessfulDelete", "Deleted pod: %s", podName)
+			controllers.Deleted(rc.expect, key, rc.pods, p)
+			rc.events.Eventf(ctx, ref, controllers.Normal, "SuccessfulDelete", "Deleted pod: %s", p.Metadata.Name)
 		}
 	}
 	return nil
@@ -147,139 +151,110 @@ func (rc *Controller) manage(ctx context.Context, key string, rs object.Object, 
 // status is the ReplicaSet's status for its active Pods, as kube's
 // calculateStatus makes it; a failure to manage them is its ReplicaFailure
 // condition.
-func (rc *Controller) status(rs object.Object, pods []object.Object, manageErr error, now time.Time) map[string]any {
-	old, _ := rs["status"].(map[string]any)
-	status := map[string]any{"replicas": len(pods)}
-	templateMeta, _ := object.Path(rs, "spec", "template", "metadata").(map[string]any)
-	template := object.StringMap(templateMeta, "labels")
-	minReady := controllers.Replicas(rs, "spec", "minReadySeconds")
-	var labelled, ready, available int
-	for _, pod := range pods {
-		labels := object.Labels(pod)
-		matches := true
-		for k, v := range template {
-			matches = matches && labels[k] == v
+func (rc *Controller) status(rs *replicaSet, pods []*pod, manageErr error, now time.Time) controllers.ReplicaSetStatus {
+	status := rs.Status
+	status.Replicas, status.FullyLabeledReplicas, status.ReadyReplicas, status.AvailableReplicas = int64(len(pods)), 0, 0, 0
+	var template struct {
+		Metadata struct {
+			Labels map[string]string `json:"labels"`
+		} `json:"metadata"`
+	}
+	_ = json.Unmarshal(rs.Spec.Template, &template)
+	for _, p := range pods {
+		labelled := true
+		for k, v := range template.Metadata.Labels {
+			labelled = labelled && p.Metadata.Labels[k] == v
 		}
-		if matches {
-			labelled++
+		if labelled {
+			status.FullyLabeledReplicas++
 		}
-		if controllers.PodReady(pod) {
-			ready++
-			if controllers.PodAvailable(pod, minReady, now) {
-				available++
+		if p.Ready() {
+			status.ReadyReplicas++
+			if p.Available(rs.Spec.MinReadySeconds, now) {
+				status.AvailableReplicas++
 			}
 		}
 	}
-	for k, n := range map[string]int{"fullyLabeledReplicas": labelled, "readyReplicas": ready, "availableReplicas": available} {
-		if n > 0 {
-			status[k] = n
-		}
-	}
-	if g := object.Meta(rs)["generation"]; g != nil {
-		status["observedGeneration"] = g
-	}
-	var conditions []any
-	failure := controllers.Condition(rs, "ReplicaFailure")
-	for _, c := range object.Objects(old, "conditions") {
-		if c["type"] != "ReplicaFailure" || manageErr != nil {
-			conditions = append(conditions, c)
-		}
-	}
-	if manageErr != nil && failure == nil {
+	failure := controllers.FindCondition(status.Conditions, "ReplicaFailure")
+	switch {
+	case manageErr != nil && failure == nil:
 		reason := "FailedCreate"
-		if len(pods) > int(controllers.Replicas(rs, "spec", "replicas")) {
+		if len(pods) > int(controllers.Replicas(rs.Spec.Replicas)) {
 			reason = "FailedDelete"
 		}
-		conditions = append(conditions, map[string]any{"type": "ReplicaFailure", "status": "True",
-			"lastTransitionTime": registry.Timestamp(now), "reason": reason, "message": controllers.Message(manageErr)})
-	}
-	if len(conditions) > 0 {
-		status["conditions"] = conditions
+		status.Conditions = append(slices.Clone(status.Conditions), controllers.Condition{Type: "ReplicaFailure", Status: "True",
+			LastTransitionTime: registry.Timestamp(now), Reason: reason, Message: controllers.Message(manageErr)})
+	case manageErr == nil && failure != nil:
+		status.Conditions = slices.DeleteFunc(slices.Clone(status.Conditions), func(c controllers.Condition) bool { return c.Type == "ReplicaFailure" })
 	}
 	return status
+}
+
+func equalStatus(a, b controllers.ReplicaSetStatus) bool {
+	return a.Replicas == b.Replicas && a.FullyLabeledReplicas == b.FullyLabeledReplicas && a.ReadyReplicas == b.ReadyReplicas &&
+		a.AvailableReplicas == b.AvailableReplicas && slices.EqualFunc(a.Conditions, b.Conditions, func(x, y controllers.Condition) bool {
+		return x.Type == y.Type && x.Status == y.Status && x.Reason == y.Reason
+	})
 }
 
 // deletionOrder is kube's ActivePodsWithRanks order: the Pods to delete first
 // come first: not yet scheduled, pending, not ready, cheaper to delete, on a
 // node with more of the ReplicaSet's Pods, ready for less time, restarted
 // more, newer.
-func deletionOrder(pods []object.Object, now time.Time) func(a, b object.Object) int {
+func deletionOrder(pods []*pod) func(a, b *pod) int {
 	onNode := map[string]int{}
 	for _, p := range pods {
-		onNode[object.String(object.Path(p, "spec", "nodeName"))]++
+		onNode[p.Spec.NodeName]++
 	}
-	phase := map[any]int{"Pending": 0, "Unknown": 1, "Running": 2}
-	return func(a, b object.Object) int {
-		an, bn := object.String(object.Path(a, "spec", "nodeName")), object.String(object.Path(b, "spec", "nodeName"))
-		if an != bn && (an == "" || bn == "") {
-			return boolOrder(an == "", bn == "")
+	phase := map[string]int{"Pending": 0, "Unknown": 1, "Running": 2}
+	first := func(a, b bool) int { // a first
+		return cmp.Compare(boolInt(!a), boolInt(!b))
+	}
+	return func(a, b *pod) int {
+		an, bn := a.Spec.NodeName, b.Spec.NodeName
+		switch {
+		case an != bn && (an == "" || bn == ""):
+			return first(an == "", bn == "")
+		case phase[a.Status.Phase] != phase[b.Status.Phase]:
+			return phase[a.Status.Phase] - phase[b.Status.Phase]
+		case a.Ready() != b.Ready():
+			return first(!a.Ready(), !b.Ready())
+		case deletionCost(a) != deletionCost(b):
+			return cmp.Compare(deletionCost(a), deletionCost(b))
+		case onNode[an] != onNode[bn]:
+			return onNode[bn] - onNode[an]
 		}
-		if pa, pb := phase[object.Path(a, "status", "phase")], phase[object.Path(b, "status", "phase")]; pa != pb {
-			return pa - pb
-		}
-		if ra, rb := controllers.PodReady(a), controllers.PodReady(b); ra != rb {
-			return boolOrder(!ra, !rb)
-		}
-		if ca, cb := deletionCost(a), deletionCost(b); ca != cb {
-			return cmpInt(ca, cb)
-		}
-		if ka, kb := onNode[an], onNode[bn]; ka != kb {
-			return kb - ka
-		}
-		if controllers.PodReady(a) {
-			ta, tb := readySince(a), readySince(b)
-			if !ta.Equal(tb) {
-				return tb.Compare(ta) // the later, the sooner
+		if a.Ready() {
+			ta := controllers.FindCondition(a.Status.Conditions, "Ready").LastTransitionTime
+			tb := controllers.FindCondition(b.Status.Conditions, "Ready").LastTransitionTime
+			if ta != tb {
+				return cmp.Compare(tb, ta) // the later, the sooner
 			}
 		}
 		if ra, rb := restarts(a), restarts(b); ra != rb {
-			return cmpInt(rb, ra)
+			return cmp.Compare(rb, ra)
 		}
-		return created(b).Compare(created(a))
+		return cmp.Compare(b.Metadata.CreationTimestamp, a.Metadata.CreationTimestamp)
 	}
 }
 
-func boolOrder(a, b bool) int {
-	switch {
-	case a == b:
-		return 0
-	case a:
-		return -1
-	}
-	return 1
-}
-
-func cmpInt(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
+func boolInt(b bool) int {
+	if b {
 		return 1
 	}
 	return 0
 }
 
-func deletionCost(pod object.Object) int64 {
-	n, _ := strconv.ParseInt(object.StringMap(object.Meta(pod), "annotations")["controller.kubernetes.io/pod-deletion-cost"], 10, 32)
+func deletionCost(p *pod) int64 {
+	n, _ := strconv.ParseInt(p.Metadata.Annotations["controller.kubernetes.io/pod-deletion-cost"], 10, 32)
 	return n
 }
 
-func readySince(pod object.Object) time.Time {
-	t, _ := time.Parse(time.RFC3339, object.String(controllers.Condition(pod, "Ready")["lastTransitionTime"]))
-	return t
-}
-
-func created(pod object.Object) time.Time {
-	t, _ := time.Parse(time.RFC3339, object.MetaString(pod, "creationTimestamp"))
-	return t
-}
-
 // restarts is the most restarts of one of the Pod's containers.
-func restarts(pod object.Object) int64 {
+func restarts(p *pod) int64 {
 	var most int64
-	status, _ := pod["status"].(map[string]any)
-	for _, cs := range object.Objects(status, "containerStatuses") {
-		most = max(most, object.Int(cs["restartCount"]))
+	for _, cs := range p.Status.ContainerStatuses {
+		most = max(most, cs.RestartCount)
 	}
 	return most
 }
