@@ -104,6 +104,14 @@ func FindCondition(conditions []Condition, typ string) *Condition {
 	return nil
 }
 
+// NamespaceObject is core/v1 Namespace (Namespace is the namespace controller).
+type NamespaceObject struct {
+	Object
+	Status struct {
+		Phase string `json:"phase,omitempty"`
+	} `json:"status"`
+}
+
 // Pod is core/v1 Pod.
 type Pod struct {
 	Object
@@ -305,6 +313,27 @@ type DeploymentStatus struct {
 	UnavailableReplicas int64       `json:"unavailableReplicas,omitempty"`
 	Conditions          []Condition `json:"conditions,omitempty"`
 	CollisionCount      *int64      `json:"collisionCount,omitempty"`
+}
+
+// Service is core/v1 Service, as the endpoint controllers read it.
+type Service struct {
+	Object
+	Spec struct {
+		Type                     string            `json:"type,omitempty"`
+		Selector                 map[string]string `json:"selector,omitempty"`
+		ClusterIP                string            `json:"clusterIP,omitempty"`
+		Ports                    []ServicePort     `json:"ports,omitempty"`
+		PublishNotReadyAddresses bool              `json:"publishNotReadyAddresses,omitempty"`
+	} `json:"spec"`
+}
+
+// ServicePort is core/v1 ServicePort.
+type ServicePort struct {
+	Name        string          `json:"name,omitempty"`
+	Protocol    string          `json:"protocol,omitempty"`
+	AppProtocol *string         `json:"appProtocol,omitempty"`
+	Port        int64           `json:"port"`
+	TargetPort  json.RawMessage `json:"targetPort,omitempty"`
 }
 
 // typed is what Codec reads: a pointer to a struct that starts with Object.

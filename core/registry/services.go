@@ -9,12 +9,11 @@ import (
 	"kubeplay/core/validation"
 )
 
-// serviceStrategy is what kube's Service registry does besides allocating:
-// clusterIPs follows clusterIP, the IP family policy and families are set as
-// on a single-stack IPv4 cluster (service-cluster-ip-range 10.0.0.0/24), an
-// update keeps what was allocated unless the type no longer needs it, and the
-// Service rules check the result. kubeplay allocates no cluster IPs or node
-// ports: a Service has those it was given.
+// serviceStrategy is what kube's Service registry does besides allocating
+// (serviceAllocation): clusterIPs follows clusterIP, the IP family policy and
+// families are set as on a single-stack IPv4 cluster, an update keeps what
+// was allocated unless the type no longer needs it, and the Service rules
+// check the result.
 type serviceStrategy struct{ resourceStrategy }
 
 // PrepareForCreate: a new Service has an empty load balancer status, and its

@@ -34,6 +34,7 @@ type Store struct {
 	clock     clock.Clock
 	fields    FieldManager
 	admission []Admission
+	services  *serviceAllocation
 }
 
 // FieldManager keeps metadata.managedFields as kube's field manager does.
@@ -48,8 +49,10 @@ type FieldManager interface {
 // writes with fields (nil: no managedFields).
 func NewStore(st *storage.Store, reg *schema.Registry, clk clock.Clock, fields FieldManager) *Store {
 	s := &Store{storage: st, schema: reg, clock: clk, fields: fields}
-	// In the order of kube's admission chain.
-	s.admission = []Admission{newNamespaceLifecycle(s), serviceAccountAdmission{}, nodeTaintAdmission{}, priorityAdmission{}, tolerationAdmission{}}
+	s.services, _ = newServiceAllocation(s, DefaultServiceIPRange)
+	// In the order of kube's admission chain; then what the Service registry
+	// allocates before it validates.
+	s.admission = []Admission{newNamespaceLifecycle(s), serviceAccountAdmission{}, nodeTaintAdmission{}, priorityAdmission{}, tolerationAdmission{}, s.services}
 	return s
 }
 

@@ -1,18 +1,22 @@
 // Package sandbox assembles the core as every host runs it: the API server
 // (core/apiserver) with authentication (core/auth) and API Priority and
 // Fairness (core/flowcontrol) in its filter chain, APF's configuration
-// controller running against it, and, unless the sandbox is API-only, the
-// simulated cluster (core/sim: nodes, kubelets, scheduler, controllers).
+// controller running against it, the `kubernetes` Service kube-apiserver
+// keeps, and, unless the sandbox is API-only, the simulated cluster
+// (core/sim: nodes, kubelets, scheduler, controllers).
 // Hosts only add I/O (persistence, transport).
 package sandbox
 
 import (
+	"context"
 	"sync/atomic"
 	"time"
 
 	"kubeplay/core/apiserver"
 	"kubeplay/core/auth"
+	"kubeplay/core/controllers"
 	"kubeplay/core/flowcontrol"
+	"kubeplay/core/registry"
 	"kubeplay/core/sim"
 )
 
@@ -81,6 +85,14 @@ func New(cfg Config) (*Sandbox, error) {
 	select {
 	case <-s.APF.Ready():
 	case <-time.After(readyTimeout):
+	}
+	serviceRange := cfg.API.ServiceIPRange
+	if serviceRange == "" {
+		serviceRange = registry.DefaultServiceIPRange
+	}
+	if err := controllers.EnsureKubernetesService(context.Background(), api, registry.FirstServiceIP(serviceRange), sim.ControlPlaneIP); err != nil {
+		s.Close()
+		return nil, err
 	}
 	if !cfg.APIOnly {
 		cfg.Cluster.Clock = cfg.API.Clock

@@ -154,6 +154,10 @@ func Builtins() []*Resource {
 			},
 		},
 		{
+			Group: "discovery.k8s.io", Version: "v1", Kind: "EndpointSlice", Plural: "endpointslices", Singular: "endpointslice",
+			Namespaced: true, Verbs: allVerbs, Generation: true,
+		},
+		{
 			Group: "coordination.k8s.io", Version: "v1", Kind: "Lease", Plural: "leases", Singular: "lease",
 			Namespaced: true, Verbs: allVerbs, CreateOnUpdate: true,
 		},

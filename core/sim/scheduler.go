@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -61,7 +62,7 @@ func newScheduler(h web.Handler, clk clock.Clock) *scheduler {
 		controllers.Codec[pod](), client.TypedHandler[*pod]{Add: s.podChanged, Update: func(old, cur *pod) {
 			// A change of status alone (the scheduler's own condition, a
 			// kubelet's progress) changes nothing for scheduling.
-			if old.Spec.NodeName != cur.Spec.NodeName || !equalLabels(old.Metadata.Labels, cur.Metadata.Labels) {
+			if old.Spec.NodeName != cur.Spec.NodeName || !maps.Equal(old.Metadata.Labels, cur.Metadata.Labels) {
 				s.podChanged(cur)
 			}
 		}, Delete: s.podGone},
@@ -70,18 +71,6 @@ func newScheduler(h web.Handler, clk clock.Clock) *scheduler {
 	s.nodes = client.NewTypedInformer(c, "/api/v1/nodes", controllers.Codec[node](),
 		client.TypedHandler[*node]{Add: retry, Update: func(_, n *node) { retry(n) }}, nil, clk)
 	return s
-}
-
-func equalLabels(a, b map[string]string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if w, ok := b[k]; !ok || w != v {
-			return false
-		}
-	}
-	return true
 }
 
 func (s *scheduler) run(ctx context.Context) {

@@ -15,7 +15,9 @@ import (
 	"kubeplay/core/clock"
 	"kubeplay/core/controllers"
 	"kubeplay/core/controllers/deployment"
+	"kubeplay/core/controllers/endpoints"
 	"kubeplay/core/controllers/replicaset"
+	"kubeplay/core/controllers/serviceaccount"
 	"kubeplay/core/web"
 )
 
@@ -71,7 +73,10 @@ func Start(h web.Handler, cfg Config) (*Cluster, error) {
 	}
 	runs = append(runs, newScheduler(h, cfg.Clock).run,
 		replicaset.New(h, cfg.Clock).Run,
-		deployment.New(h, cfg.Clock).Run)
+		deployment.New(h, cfg.Clock).Run,
+		endpoints.New(h, cfg.Clock),
+		serviceaccount.NewServiceAccounts(h, cfg.Clock),
+		serviceaccount.NewRootCAPublisher(h, cfg.Clock))
 	for _, run := range runs {
 		cl.wg.Add(1)
 		go func() {

@@ -28,6 +28,7 @@ import (
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -47,7 +48,7 @@ func typeOf(v any) reflect.Type { return reflect.TypeOf(v).Elem() }
 
 // servedGroupVersions are the group versions of the built-in kinds; the meta kinds
 // that kube registers in every group version are served under each of them.
-var servedGroupVersions = []string{"v1", "apps/v1", "coordination.k8s.io/v1", "policy/v1", "autoscaling/v1",
+var servedGroupVersions = []string{"v1", "apps/v1", "coordination.k8s.io/v1", "discovery.k8s.io/v1", "policy/v1", "autoscaling/v1",
 	"authentication.k8s.io/v1", "authorization.k8s.io/v1", "flowcontrol.apiserver.k8s.io/v1", "meta.k8s.io/v1"}
 
 func roots() []root {
@@ -73,7 +74,9 @@ func roots() []root {
 	add("apps/v1", &appsv1.ReplicaSet{}, &appsv1.ReplicaSetList{})
 	add("apps/v1", &appsv1.StatefulSet{}, &appsv1.StatefulSetList{})
 	add("coordination.k8s.io/v1", &coordinationv1.Lease{}, &coordinationv1.LeaseList{})
+	add("discovery.k8s.io/v1", &discoveryv1.EndpointSlice{}, &discoveryv1.EndpointSliceList{})
 	add("policy/v1", &policyv1.Eviction{}, nil)
+	add("v1", &corev1.Binding{}, nil)
 	add("flowcontrol.apiserver.k8s.io/v1", &flowcontrolv1.FlowSchema{}, &flowcontrolv1.FlowSchemaList{})
 	add("flowcontrol.apiserver.k8s.io/v1", &flowcontrolv1.PriorityLevelConfiguration{}, &flowcontrolv1.PriorityLevelConfigurationList{})
 	add("authentication.k8s.io/v1", &authenticationv1.SelfSubjectReview{}, nil)

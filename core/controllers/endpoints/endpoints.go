@@ -1,0 +1,134 @@
+// Package endpoints is kube-controller-manager's EndpointSlice controller
+// (system:serviceaccount:kube-system:endpointslice-controller) and Endpoints
+// controller (...:endpoint-controller) as API clients of the core: for every
+// Service with a selector they publish the addresses of the Pods it selects,
+// with their readiness, as discovery.k8s.io/v1 EndpointSlices (owned by the
+// Service, named after it, at most 100 endpoints each, terminating Pods
+// marked so) and as the core/v1 Endpoints of the Service's name (ready and
+// not-ready addresses, by port). Both read Services and Pods through one pair
+// of informers, as kube-controller-manager shares its informers.
+package endpoints
+
+import (
+	"context"
+	"encoding/json"
+	"strconv"
+
+	"kubeplay/core/auth"
+	"kubeplay/core/client"
+	"kubeplay/core/clock"
+	"kubeplay/core/controllers"
+	"kubeplay/core/web"
+)
+
+type (
+	service = controllers.Service
+	pod     = controllers.Pod
+)
+
+// shared is the Service and Pod informers both controllers read.
+type shared struct {
+	services *client.TypedInformer[*service]
+	pods     *client.TypedInformer[*pod]
+	queues   []*controllers.Queue
+}
+
+// New is both controllers, acting through h; the returned function runs them
+// until its context is done.
+func New(h web.Handler, clk clock.Clock) func(context.Context) {
+	// The informers are kube-controller-manager's own, as its shared ones are.
+	c := client.New(h, auth.User{Name: "system:kube-controller-manager", Groups: []string{auth.AllAuthenticated}}, controllers.UserAgent+" shared-informers")
+	s := &shared{}
+	enqueue := func(svc *service) {
+		for _, q := range s.queues {
+			q.Add(svc.Metadata.Key())
+		}
+	}
+	s.services = client.NewTypedInformer(c, "/api/v1/services", controllers.Codec[service](),
+		client.TypedHandler[*service]{Add: enqueue, Update: func(_, svc *service) { enqueue(svc) }, Delete: enqueue},
+		map[string]func(*service) []string{"namespace": func(svc *service) []string { return []string{svc.Metadata.Namespace} }}, clk)
+	selecting := func(p *pod) {
+		for _, svc := range s.services.ByIndex("namespace", p.Metadata.Namespace) {
+			if selects(svc, p) {
+				enqueue(svc)
+			}
+		}
+	}
+	s.pods = client.NewTypedInformer(c, "/api/v1/pods", controllers.Codec[pod](),
+		client.TypedHandler[*pod]{Add: selecting, Update: func(old, cur *pod) { selecting(old); selecting(cur) }, Delete: selecting},
+		map[string]func(*pod) []string{"namespace": func(p *pod) []string { return []string{p.Metadata.Namespace} }}, clk)
+	sc := newSliceController(h, clk, s)
+	ec := newEndpointsController(h, clk, s)
+	s.queues = []*controllers.Queue{sc.queue, ec.queue}
+	return func(ctx context.Context) {
+		go s.services.Run(ctx)
+		go s.pods.Run(ctx)
+		go sc.run(ctx)
+		ec.run(ctx)
+	}
+}
+
+// selects says whether a Service with a selector selects a Pod.
+func selects(svc *service, p *pod) bool {
+	if len(svc.Spec.Selector) == 0 {
+		return false
+	}
+	for k, v := range svc.Spec.Selector {
+		if got, ok := p.Metadata.Labels[k]; !ok || got != v {
+			return false
+		}
+	}
+	return true
+}
+
+// selected are the Pods a Service selects that have an address and are not
+// finished, by name.
+func (s *shared) selected(svc *service) []*pod {
+	var out []*pod
+	for _, p := range s.pods.ByIndex("namespace", svc.Metadata.Namespace) {
+		if selects(svc, p) && p.Status.PodIP != "" && p.Status.Phase != "Succeeded" && p.Status.Phase != "Failed" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// port is a Service port as a Pod serves it.
+type port struct {
+	Name        string  `json:"name"`
+	Port        int64   `json:"port"`
+	Protocol    string  `json:"protocol"`
+	AppProtocol *string `json:"appProtocol,omitempty"`
+}
+
+// ports are the Service's ports as Pod p serves them: a target port by
+// number, or by the name of one of p's container ports (a port p does not
+// name is left out).
+func ports(svc *service, p *pod) []port {
+	var out []port
+	for _, sp := range svc.Spec.Ports {
+		target, err := strconv.ParseInt(string(sp.TargetPort), 10, 64)
+		if err != nil {
+			var name string
+			_ = json.Unmarshal(sp.TargetPort, &name)
+			target = 0
+			for _, c := range p.Spec.Containers {
+				for _, cp := range c.Ports {
+					if cp.Name == name && (cp.Protocol == sp.Protocol || cp.Protocol == "" && sp.Protocol == "TCP") {
+						target = cp.ContainerPort
+					}
+				}
+			}
+			if target == 0 {
+				continue
+			}
+		}
+		out = append(out, port{Name: sp.Name, Port: target, Protocol: sp.Protocol, AppProtocol: sp.AppProtocol})
+	}
+	return out
+}
+
+func mustJSON(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
