@@ -289,7 +289,9 @@ func TestPLAY_7_TutorialsReplay(t *testing.T) {
 		t.Run(e.ID, func(t *testing.T) {
 			t.Parallel()
 			tut := loadTutorial(t, e.File)
-			srv, err := sandbox.New(sandbox.Config{})
+			// The tutorials are written for the browser's sandbox, which
+			// serves the API only (no kube-root-ca.crt in their namespaces).
+			srv, err := sandbox.New(sandbox.Config{APIOnly: true})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -18,7 +18,9 @@ const (
 // Queue is a controller's work queue, as client-go's rate-limited workqueue:
 // a key waits at most once however often it is added, is never worked on twice
 // at once, comes back after a per-key exponential backoff when its sync
-// fails, and AddAfter brings it back later. It holds at most one timer (for
+// fails, and AddAfter brings it back later; unlike client-go's, a key's sync
+// drops what was due later for it, so a controller that asks again each time
+// (level-triggered) leaves no timer behind once nothing is due. It holds at most one timer (for
 // the earliest key due later) and none when nothing is due, so an idle
 // controller schedules nothing.
 type Queue struct {
@@ -111,6 +113,9 @@ func (q *Queue) next(ctx context.Context) (string, bool) {
 			key := q.ready[0]
 			q.ready = q.ready[1:]
 			delete(q.dirty, key)
+			// A sync says anew when its key is due again: what was due
+			// later is its to ask for again.
+			delete(q.later, key)
 			q.processing[key] = true
 			q.mu.Unlock()
 			return key, true

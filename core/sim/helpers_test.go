@@ -20,11 +20,12 @@ import (
 // env is a core and its simulated cluster on a fake clock, and an admin's
 // client of it.
 type env struct {
-	t     *testing.T
-	srv   *apiserver.Server
-	clock *clock.Fake
-	c     *client.Client
-	ctx   context.Context
+	t       *testing.T
+	srv     *apiserver.Server
+	cluster *sim.Cluster
+	clock   *clock.Fake
+	c       *client.Client
+	ctx     context.Context
 }
 
 // start is the time the tests' clocks start at.
@@ -46,7 +47,7 @@ func newEnv(t *testing.T, cfg sim.Config) *env {
 		cl.Stop()
 		srv.Close()
 	})
-	return &env{t: t, srv: srv, clock: fake, ctx: context.Background(),
+	return &env{t: t, srv: srv, cluster: cl, clock: fake, ctx: context.Background(),
 		c: client.New(srv, auth.User{Name: "admin", Groups: []string{auth.SystemPrivileged, auth.AllAuthenticated}}, "kubectl/v1.32.13")}
 }
 

@@ -92,7 +92,11 @@ func newKubelet(h web.Handler, clk clock.Clock, index int, speed float64) *kubel
 	return k
 }
 
-func (k *kubelet) run(ctx context.Context) {
+// Pending is how many Pods wait for a step.
+func (k *kubelet) Pending() int { return k.queue.Pending() }
+
+// Run works until ctx is done.
+func (k *kubelet) Run(ctx context.Context) {
 	go k.pods.Run(ctx)
 	if controllers.Synced(ctx, k.pods) {
 		k.queue.Run(ctx, k.sync)

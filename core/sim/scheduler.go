@@ -73,7 +73,11 @@ func newScheduler(h web.Handler, clk clock.Clock) *scheduler {
 	return s
 }
 
-func (s *scheduler) run(ctx context.Context) {
+// Pending is how many Pods wait for a step.
+func (s *scheduler) Pending() int { return s.queue.Pending() }
+
+// Run works until ctx is done.
+func (s *scheduler) Run(ctx context.Context) {
 	go s.pods.Run(ctx)
 	go s.nodes.Run(ctx)
 	if controllers.Synced(ctx, s.pods, s.nodes) {

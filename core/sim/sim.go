@@ -45,6 +45,14 @@ type Config struct {
 type Cluster struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
+	parts  []part
+}
+
+// part is one of the cluster's controllers, kubelets or scheduler.
+type part interface {
+	Run(ctx context.Context)
+	// Pending is how many keys it has to work on, now or later (a timer).
+	Pending() int
 }
 
 // Start registers the nodes through h and starts the scheduler, the kubelets
@@ -62,29 +70,38 @@ func Start(h web.Handler, cfg Config) (*Cluster, error) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cl := &Cluster{cancel: cancel}
-	var runs []func(context.Context)
 	lifecycle := controllers.NewClient(h, "node-controller")
 	for i := range cfg.Nodes {
 		if err := register(ctx, nodeClient(h, NodeName(i)), lifecycle, i, cfg.Nodes, cfg.Clock.Now()); err != nil {
 			cancel()
 			return nil, err
 		}
-		runs = append(runs, newKubelet(h, cfg.Clock, i, cfg.Speed).run)
+		cl.parts = append(cl.parts, newKubelet(h, cfg.Clock, i, cfg.Speed))
 	}
-	runs = append(runs, newScheduler(h, cfg.Clock).run,
-		replicaset.New(h, cfg.Clock).Run,
-		deployment.New(h, cfg.Clock).Run,
+	cl.parts = append(cl.parts, newScheduler(h, cfg.Clock),
+		replicaset.New(h, cfg.Clock),
+		deployment.New(h, cfg.Clock),
 		endpoints.New(h, cfg.Clock),
 		serviceaccount.NewServiceAccounts(h, cfg.Clock),
 		serviceaccount.NewRootCAPublisher(h, cfg.Clock))
-	for _, run := range runs {
+	for _, p := range cl.parts {
 		cl.wg.Add(1)
 		go func() {
 			defer cl.wg.Done()
-			run(ctx)
+			p.Run(ctx)
 		}()
 	}
 	return cl, nil
+}
+
+// Pending is how much work the cluster has in hand: keys its parts are to
+// sync, now or later. Zero is a settled cluster, which schedules no timer.
+func (cl *Cluster) Pending() int {
+	n := 0
+	for _, p := range cl.parts {
+		n += p.Pending()
+	}
+	return n
 }
 
 // Stop stops everything and waits for it.

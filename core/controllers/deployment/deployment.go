@@ -61,6 +61,10 @@ func New(h web.Handler, clk clock.Clock) *Controller {
 	return dc
 }
 
+// Pending is how many keys wait to be synced, now or later: none once the
+// controller has settled.
+func (dc *Controller) Pending() int { return dc.queue.Pending() }
+
 // Run works until ctx is done.
 func (dc *Controller) Run(ctx context.Context) {
 	go dc.deploys.Run(ctx)

@@ -33,9 +33,15 @@ type shared struct {
 	queues   []*controllers.Queue
 }
 
-// New is both controllers, acting through h; the returned function runs them
-// until its context is done.
-func New(h web.Handler, clk clock.Clock) func(context.Context) {
+// Controllers are the two controllers.
+type Controllers struct {
+	*shared
+	slices    *sliceController
+	endpoints *endpointsController
+}
+
+// New is both controllers, acting through h.
+func New(h web.Handler, clk clock.Clock) *Controllers {
 	// The informers are kube-controller-manager's own, as its shared ones are.
 	c := client.New(h, auth.User{Name: "system:kube-controller-manager", Groups: []string{auth.AllAuthenticated}}, controllers.UserAgent+" shared-informers")
 	s := &shared{}
@@ -57,16 +63,21 @@ func New(h web.Handler, clk clock.Clock) func(context.Context) {
 	s.pods = client.NewTypedInformer(c, "/api/v1/pods", controllers.Codec[pod](),
 		client.TypedHandler[*pod]{Add: selecting, Update: func(old, cur *pod) { selecting(old); selecting(cur) }, Delete: selecting},
 		map[string]func(*pod) []string{"namespace": func(p *pod) []string { return []string{p.Metadata.Namespace} }}, clk)
-	sc := newSliceController(h, clk, s)
-	ec := newEndpointsController(h, clk, s)
-	s.queues = []*controllers.Queue{sc.queue, ec.queue}
-	return func(ctx context.Context) {
-		go s.services.Run(ctx)
-		go s.pods.Run(ctx)
-		go sc.run(ctx)
-		ec.run(ctx)
-	}
+	cs := &Controllers{shared: s, slices: newSliceController(h, clk, s), endpoints: newEndpointsController(h, clk, s)}
+	s.queues = []*controllers.Queue{cs.slices.queue, cs.endpoints.queue}
+	return cs
 }
+
+// Run works until ctx is done.
+func (cs *Controllers) Run(ctx context.Context) {
+	go cs.services.Run(ctx)
+	go cs.pods.Run(ctx)
+	go cs.slices.run(ctx)
+	cs.endpoints.run(ctx)
+}
+
+// Pending is how many keys wait to be synced: none once both have settled.
+func (cs *Controllers) Pending() int { return cs.slices.queue.Pending() + cs.endpoints.queue.Pending() }
 
 // selects says whether a Service with a selector selects a Pod.
 func selects(svc *service, p *pod) bool {

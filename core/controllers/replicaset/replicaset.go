@@ -64,6 +64,10 @@ func New(h web.Handler, clk clock.Clock) *Controller {
 	return rc
 }
 
+// Pending is how many keys wait to be synced, now or later: none once the
+// controller has settled.
+func (rc *Controller) Pending() int { return rc.queue.Pending() }
+
 // Run works until ctx is done.
 func (rc *Controller) Run(ctx context.Context) {
 	go rc.sets.Run(ctx)

@@ -42,8 +42,8 @@ type object struct {
 	Data map[string]string `json:"data,omitempty"`
 }
 
-// perNamespace keeps one object in every namespace that is not terminating.
-type perNamespace struct {
+// Controller keeps one object in every namespace that is not terminating.
+type Controller struct {
 	c          *client.Client
 	namespaces *client.TypedInformer[*controllers.NamespaceObject]
 	objects    *client.TypedInformer[*object]
@@ -53,7 +53,7 @@ type perNamespace struct {
 }
 
 // NewServiceAccounts is the ServiceAccount controller, acting through h.
-func NewServiceAccounts(h web.Handler, clk clock.Clock) func(context.Context) {
+func NewServiceAccounts(h web.Handler, clk clock.Clock) *Controller {
 	return newPerNamespace(h, clk, "serviceaccount-controller", "serviceaccounts", "default", func(ns string) *object {
 		o := &object{}
 		o.Metadata.Name, o.Metadata.Namespace = "default", ns
@@ -62,7 +62,7 @@ func NewServiceAccounts(h web.Handler, clk clock.Clock) func(context.Context) {
 }
 
 // NewRootCAPublisher is the root CA certificate publisher, acting through h.
-func NewRootCAPublisher(h web.Handler, clk clock.Clock) func(context.Context) {
+func NewRootCAPublisher(h web.Handler, clk clock.Clock) *Controller {
 	return newPerNamespace(h, clk, "root-ca-cert-publisher", "configmaps", "kube-root-ca.crt", func(ns string) *object {
 		o := &object{Data: map[string]string{"ca.crt": rootCA}}
 		o.Metadata.Name, o.Metadata.Namespace = "kube-root-ca.crt", ns
@@ -71,19 +71,23 @@ func NewRootCAPublisher(h web.Handler, clk clock.Clock) func(context.Context) {
 	})
 }
 
-func newPerNamespace(h web.Handler, clk clock.Clock, identity, collection, name string, want func(string) *object) func(context.Context) {
+func newPerNamespace(h web.Handler, clk clock.Clock, identity, collection, name string, want func(string) *object) *Controller {
 	c := controllers.NewClient(h, identity)
-	p := &perNamespace{c: c, queue: controllers.NewQueue(clk), collection: collection, want: want}
+	p := &Controller{c: c, queue: controllers.NewQueue(clk), collection: collection, want: want}
 	byName := func(n *controllers.NamespaceObject) { p.queue.Add(n.Metadata.Name) }
 	p.namespaces = client.NewTypedInformer(c, "/api/v1/namespaces", controllers.Codec[controllers.NamespaceObject](),
 		client.TypedHandler[*controllers.NamespaceObject]{Add: byName, Update: func(_, n *controllers.NamespaceObject) { byName(n) }}, nil, clk)
 	byNamespace := func(o *object) { p.queue.Add(o.Metadata.Namespace) }
 	p.objects = client.NewTypedInformer(c, "/api/v1/"+collection+"?fieldSelector=metadata.name%3D"+name, controllers.Codec[object](),
 		client.TypedHandler[*object]{Update: func(_, o *object) { byNamespace(o) }, Delete: byNamespace}, nil, clk)
-	return p.run
+	return p
 }
 
-func (p *perNamespace) run(ctx context.Context) {
+// Pending is how many namespaces wait to be synced.
+func (p *Controller) Pending() int { return p.queue.Pending() }
+
+// Run works until ctx is done.
+func (p *Controller) Run(ctx context.Context) {
 	go p.namespaces.Run(ctx)
 	go p.objects.Run(ctx)
 	if controllers.Synced(ctx, p.namespaces, p.objects) {
@@ -92,7 +96,7 @@ func (p *perNamespace) run(ctx context.Context) {
 }
 
 // sync gives namespace ns its object, or puts it back as it should be.
-func (p *perNamespace) sync(ctx context.Context, ns string) error {
+func (p *Controller) sync(ctx context.Context, ns string) error {
 	n, ok := p.namespaces.Get(ns)
 	if !ok || n.Metadata.DeletionTimestamp != "" || n.Status.Phase == "Terminating" {
 		return nil
