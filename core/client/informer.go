@@ -112,11 +112,16 @@ func (inf *TypedInformer[T]) List() []T {
 	return sorted(inf, inf.items)
 }
 
-// ByIndex is every object whose index function gave value, by key.
+// ByIndex is every object whose index function gave value, in no
+// particular order (a controller sorts what it needs in order).
 func (inf *TypedInformer[T]) ByIndex(index, value string) []T {
 	inf.mu.RLock()
 	defer inf.mu.RUnlock()
-	return sorted(inf, inf.indices[index][value])
+	out := make([]T, 0, len(inf.indices[index][value]))
+	for k := range inf.indices[index][value] {
+		out = append(out, inf.items[k])
+	}
+	return out
 }
 
 // sorted is the objects of keys, by key; called with mu held.

@@ -141,12 +141,18 @@ func (s *scheduler) schedule(ctx context.Context, key string) error {
 	reasons := map[string]int{}
 	unresolvable := 0
 	var fit []candidate
+	siblings := map[string]int{} // the Pods of p's controller, per node
+	if owner := p.Metadata.Controller(); owner != "" {
+		for _, sibling := range s.pods.ByIndex("controller", owner) {
+			siblings[sibling.Spec.NodeName]++
+		}
+	}
 	s.mu.Lock()
 	for _, n := range nodes {
 		why, resolvable := s.filter(p, want, n)
 		switch {
 		case len(why) == 0:
-			fit = append(fit, s.score(p, want, n))
+			fit = append(fit, s.score(want, n, siblings[n.Metadata.Name]))
 		case !resolvable:
 			unresolvable++
 		}
@@ -265,19 +271,12 @@ func (a candidate) compare(b candidate) int {
 	return cmp.Or(cmp.Compare(a.siblings, b.siblings), cmp.Compare(a.load, b.load), cmp.Compare(a.pods, b.pods), cmp.Compare(a.name, b.name))
 }
 
-// score rates node n for p: kube's default topology spreading (by hostname,
-// among the Pods of the same controller) before its least-requested scoring.
-// Called with mu held.
-func (s *scheduler) score(p *pod, want requests, n *node) candidate {
+// score rates node n, where the Pod's controller has siblings Pods: kube's
+// default topology spreading (by hostname) before its least-requested
+// scoring. Called with mu held.
+func (s *scheduler) score(want requests, n *node, siblings int) candidate {
 	name := n.Metadata.Name
-	c := candidate{name: name, pods: len(s.usage[name])}
-	if owner := p.Metadata.Controller(); owner != "" {
-		for _, sibling := range s.pods.ByIndex("controller", owner) {
-			if sibling.Spec.NodeName == name {
-				c.siblings++
-			}
-		}
-	}
+	c := candidate{name: name, pods: len(s.usage[name]), siblings: siblings}
 	cpu, memory := want.cpu, want.memory
 	for _, r := range s.usage[name] {
 		cpu += r.cpu

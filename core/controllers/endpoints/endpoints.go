@@ -12,7 +12,9 @@ package endpoints
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strconv"
+	"strings"
 
 	"kubeplay/core/auth"
 	"kubeplay/core/client"
@@ -101,6 +103,7 @@ func (s *shared) selected(svc *service) []*pod {
 			out = append(out, p)
 		}
 	}
+	slices.SortFunc(out, func(a, b *pod) int { return strings.Compare(a.Metadata.Name, b.Metadata.Name) })
 	return out
 }
 

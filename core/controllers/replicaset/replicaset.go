@@ -238,7 +238,7 @@ func deletionOrder(pods []*pod) func(a, b *pod) int {
 		if ra, rb := restarts(a), restarts(b); ra != rb {
 			return cmp.Compare(rb, ra)
 		}
-		return cmp.Compare(b.Metadata.CreationTimestamp, a.Metadata.CreationTimestamp)
+		return cmp.Or(cmp.Compare(b.Metadata.CreationTimestamp, a.Metadata.CreationTimestamp), cmp.Compare(a.Metadata.UID, b.Metadata.UID))
 	}
 }
 
