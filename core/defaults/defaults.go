@@ -49,6 +49,8 @@ var byType = []struct {
 	{"v1.ConfigMapVolumeSource", defaultMode},
 	{"v1.Container", container},
 	{"v1.ContainerPort", protocolTCP},
+	{"v1.CronJob", cronJob},
+	{"v1.DaemonSet", daemonSet},
 	{"v1.Deployment", deployment},
 	{"v1.DownwardAPIVolumeSource", defaultMode},
 	{"v1.EndpointPort", protocolTCP},
@@ -57,6 +59,7 @@ var byType = []struct {
 	{"v1.HTTPGetAction", httpGet},
 	{"v1.HostPathVolumeSource", func(m map[string]any) { setUnset(m, "type", "") }},
 	{"v1.ISCSIVolumeSource", func(m map[string]any) { setString(m, "iscsiInterface", "default") }},
+	{"v1.Job", job},
 	{"v1.Namespace", namespace},
 	{"v1.NamespaceStatus", func(m map[string]any) { setString(m, "phase", "Active") }},
 	{"v1.NodeStatus", nodeStatus},
@@ -336,6 +339,58 @@ func deployment(m map[string]any) {
 	}
 	setUnset(spec, "revisionHistoryLimit", number("10"))
 	setUnset(spec, "progressDeadlineSeconds", number("600"))
+}
+
+// daemonSet is SetDefaults_DaemonSet: rolling updates one node at a time,
+// ten revisions kept.
+func daemonSet(m map[string]any) {
+	spec := child(m, "spec")
+	strategy := child(spec, "updateStrategy")
+	setString(strategy, "type", "RollingUpdate")
+	if strategy["type"] == "RollingUpdate" {
+		rolling := child(strategy, "rollingUpdate")
+		setUnset(rolling, "maxUnavailable", number("1"))
+		setUnset(rolling, "maxSurge", number("0"))
+	}
+	setUnset(spec, "revisionHistoryLimit", number("10"))
+}
+
+// job is SetDefaults_Job: one completion at a time, six retries, the
+// template's labels for a Job without its own (the very map, as in kube: the
+// labels the registry adds to the template show on the Job too), not
+// suspended.
+func job(m map[string]any) {
+	spec := child(m, "spec")
+	if spec["completions"] == nil && spec["parallelism"] == nil {
+		spec["completions"] = number("1")
+	}
+	setUnset(spec, "parallelism", number("1"))
+	if spec["backoffLimitPerIndex"] != nil {
+		setUnset(spec, "backoffLimit", number("2147483647"))
+	}
+	setUnset(spec, "backoffLimit", number("6"))
+	meta := child(m, "metadata")
+	if labels, ok := object.Path(spec, "template", "metadata", "labels").(map[string]any); ok && len(object.StringMap(meta, "labels")) == 0 {
+		meta["labels"] = labels
+	}
+	setUnset(spec, "completionMode", "NonIndexed")
+	setUnset(spec, "suspend", false)
+	if spec["podFailurePolicy"] != nil {
+		setUnset(spec, "podReplacementPolicy", "Failed")
+	}
+	setUnset(spec, "podReplacementPolicy", "TerminatingOrFailed")
+	setUnset(spec, "manualSelector", false)
+}
+
+// cronJob is SetDefaults_CronJob: concurrent runs allowed, three successful
+// and one failed Job kept.
+func cronJob(m map[string]any) {
+	spec := child(m, "spec")
+	child(child(spec, "jobTemplate"), "metadata") // kube's JSON shows the empty struct
+	setString(spec, "concurrencyPolicy", "Allow")
+	setUnset(spec, "suspend", false)
+	setUnset(spec, "successfulJobsHistoryLimit", number("3"))
+	setUnset(spec, "failedJobsHistoryLimit", number("1"))
 }
 
 // statefulSet is SetDefaults_StatefulSet: pods made in order, rolling updates

@@ -165,12 +165,14 @@ func (s *Store) prepareNew(st Strategy, t Target, obj object.Object) error {
 	if err := s.admit(Create, t, obj, nil); err != nil {
 		return err
 	}
+	// The fields the server fills in before the kind prepares the object, as
+	// kube's FillObjectMetaSystemFields (a Job's selector names its uid).
+	meta["uid"] = object.NewUID()
+	meta["creationTimestamp"] = Timestamp(s.clock.Now())
 	st.PrepareForCreate(obj)
 	if errs := append(validateObjectMeta(meta, t.Res, name), st.Validate(obj)...); len(errs) > 0 {
 		return apierrors.NewInvalid(t.Res.Group, t.Res.Kind, name, errs)
 	}
-	meta["uid"] = object.NewUID()
-	meta["creationTimestamp"] = Timestamp(s.clock.Now())
 	for _, f := range []string{"resourceVersion", "deletionTimestamp", "deletionGracePeriodSeconds", "selfLink"} {
 		delete(meta, f)
 	}

@@ -79,6 +79,12 @@ func strategyFor(res *schema.Resource) Strategy {
 		return workloadStrategy{base, replicaSetRules}
 	case "apps/StatefulSet":
 		return workloadStrategy{base, statefulSetRules}
+	case "apps/DaemonSet":
+		return daemonSetStrategy{workloadStrategy{base, workloadRules{status: func() map[string]any { return map[string]any{} }}}}
+	case "batch/Job":
+		return jobStrategy{workloadStrategy{base, workloadRules{status: func() map[string]any { return map[string]any{} }}}}
+	case "batch/CronJob":
+		return workloadStrategy{base, workloadRules{status: func() map[string]any { return map[string]any{} }}}
 	}
 	return base
 }

@@ -105,6 +105,11 @@ func Builtins() []*Resource {
 			Fields:        map[string]func(object.Object) string{"spec.unschedulable": boolField("spec", "unschedulable")},
 		},
 		{
+			Version: "v1", Kind: "PersistentVolumeClaim", Plural: "persistentvolumeclaims", Singular: "persistentvolumeclaim",
+			Namespaced: true, ShortNames: []string{"pvc"}, Verbs: allVerbs,
+			Subs:       []Subresource{{Name: "status", Kind: "PersistentVolumeClaim", Verbs: statusVerbs}},
+		},
+		{
 			Version: "v1", Kind: "Event", Plural: "events", Singular: "event", Namespaced: true,
 			ShortNames: []string{"ev"}, Verbs: allVerbs, CreateOnUpdate: true,
 			Fields: map[string]func(object.Object) string{
@@ -124,6 +129,16 @@ func Builtins() []*Resource {
 		{
 			Version: "v1", Kind: "ServiceAccount", Plural: "serviceaccounts", Singular: "serviceaccount",
 			Namespaced: true, ShortNames: []string{"sa"}, Verbs: allVerbs,
+		},
+		{
+			Group: "apps", Version: "v1", Kind: "ControllerRevision", Plural: "controllerrevisions", Singular: "controllerrevision",
+			Namespaced: true, Verbs: allVerbs,
+		},
+		{
+			Group: "apps", Version: "v1", Kind: "DaemonSet", Plural: "daemonsets", Singular: "daemonset",
+			Namespaced: true, ShortNames: []string{"ds"}, Categories: []string{"all"}, Verbs: allVerbs,
+			Generation: true,
+			Subs:       []Subresource{{Name: "status", Kind: "DaemonSet", Group: "apps", Verbs: statusVerbs}},
 		},
 		{
 			Group: "apps", Version: "v1", Kind: "Deployment", Plural: "deployments", Singular: "deployment",
@@ -152,6 +167,19 @@ func Builtins() []*Resource {
 				{Name: "scale", Kind: "Scale", Group: "autoscaling", Verbs: statusVerbs},
 				{Name: "status", Kind: "StatefulSet", Group: "apps", Verbs: statusVerbs},
 			},
+		},
+		{
+			Group: "batch", Version: "v1", Kind: "CronJob", Plural: "cronjobs", Singular: "cronjob",
+			Namespaced: true, ShortNames: []string{"cj"}, Categories: []string{"all"}, Verbs: allVerbs,
+			Generation: true,
+			Subs:       []Subresource{{Name: "status", Kind: "CronJob", Group: "batch", Verbs: statusVerbs}},
+		},
+		{
+			Group: "batch", Version: "v1", Kind: "Job", Plural: "jobs", Singular: "job",
+			Namespaced: true, Categories: []string{"all"}, Verbs: allVerbs,
+			Generation: true,
+			Subs:       []Subresource{{Name: "status", Kind: "Job", Group: "batch", Verbs: statusVerbs}},
+			Fields:     map[string]func(object.Object) string{"status.successful": str("status", "succeeded")},
 		},
 		{
 			Group: "discovery.k8s.io", Version: "v1", Kind: "EndpointSlice", Plural: "endpointslices", Singular: "endpointslice",

@@ -22,7 +22,7 @@ var deploymentPrinter = &Printer{
 		{Name: "Selector", Type: "string", Priority: 1, Description: descDeploymentSelector},
 	},
 	cells: func(d object.Object, now time.Time) []any {
-		names, images := containerCells(d)
+		names, images := containerCells(object.Path(d, "spec", "template"))
 		selector, ok := labelSelector(object.Path(d, "spec", "selector"))
 		if !ok {
 			selector = "<invalid>"
@@ -48,7 +48,7 @@ var replicaSetPrinter = &Printer{
 		{Name: "Selector", Type: "string", Priority: 1, Description: descRSSelector},
 	},
 	cells: func(rs object.Object, now time.Time) []any {
-		names, images := containerCells(rs)
+		names, images := containerCells(object.Path(rs, "spec", "template"))
 		// metav1.FormatLabelSelector
 		selector, ok := labelSelector(object.Path(rs, "spec", "selector"))
 		switch {
@@ -73,9 +73,10 @@ func replicas(obj object.Object) int64 {
 	return intAt(obj, "spec", "replicas")
 }
 
-// containerCells joins the pod template's container names and images.
-func containerCells(obj object.Object) (names, images string) {
-	cs := listAt(obj, "spec", "template", "spec", "containers")
+// containerCells joins the container names and images of a pod template (a
+// PodTemplateSpec).
+func containerCells(template any) (names, images string) {
+	cs := listAt(template, "spec", "containers")
 	n, i := make([]string, len(cs)), make([]string, len(cs))
 	for k, c := range cs {
 		n[k], i[k] = strAt(c, "name"), strAt(c, "image")
