@@ -107,7 +107,7 @@ func Builtins() []*Resource {
 		{
 			Version: "v1", Kind: "PersistentVolumeClaim", Plural: "persistentvolumeclaims", Singular: "persistentvolumeclaim",
 			Namespaced: true, ShortNames: []string{"pvc"}, Verbs: allVerbs,
-			Subs:       []Subresource{{Name: "status", Kind: "PersistentVolumeClaim", Verbs: statusVerbs}},
+			Subs: []Subresource{{Name: "status", Kind: "PersistentVolumeClaim", Verbs: statusVerbs}},
 		},
 		{
 			Version: "v1", Kind: "Event", Plural: "events", Singular: "event", Namespaced: true,
