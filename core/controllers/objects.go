@@ -2,8 +2,11 @@ package controllers
 
 import (
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"hash/fnv"
+	"strconv"
 	"time"
 
 	"kubeplay/core/client"
@@ -136,6 +139,73 @@ func Send(ctx context.Context, c *client.Client, method, path string, v any) ([]
 		return nil, err
 	}
 	return c.Do(ctx, method, path, "application/json", body)
+}
+
+// TemplateHash is the hash kube names a controller's revisions by (a
+// ReplicaSet's pod-template-hash, a DaemonSet's or StatefulSet's
+// controller-revision-hash): a 32-bit FNV-1a hash of the pod template (and of
+// the collision count, when there is one), encoded as kube's
+// rand.SafeEncodeString encodes it, so it reads like kube's.
+func TemplateHash(template json.RawMessage, collisionCount *int64) string {
+	h := fnv.New32a()
+	h.Write(template)
+	if collisionCount != nil {
+		var c [8]byte
+		binary.LittleEndian.PutUint32(c[:], uint32(*collisionCount))
+		h.Write(c[:])
+	}
+	const alphanums = "bcdfghjklmnpqrstvwxz2456789"
+	digits := []byte(strconv.FormatUint(uint64(h.Sum32()), 10))
+	for i, d := range digits {
+		digits[i] = alphanums[int(d)%len(alphanums)]
+	}
+	return string(digits)
+}
+
+// Tolerates is v1.Toleration.ToleratesTaint over a Pod's tolerations.
+func Tolerates(tolerations []Toleration, taint Taint) bool {
+	for _, t := range tolerations {
+		if t.Effect != "" && t.Effect != taint.Effect {
+			continue
+		}
+		if t.Operator == "Exists" && (t.Key == "" || t.Key == taint.Key) || t.Operator != "Exists" && t.Key == taint.Key && t.Value == taint.Value {
+			return true
+		}
+	}
+	return false
+}
+
+// MatchesNode is kube's NodeAffinity filter: a Pod's nodeSelector, and its
+// required node affinity (any of the terms, every expression of one).
+func MatchesNode(spec *PodSpec, n *Node) bool {
+	for k, v := range spec.NodeSelector {
+		if got, ok := n.Metadata.Labels[k]; !ok || got != v {
+			return false
+		}
+	}
+	if spec.Affinity == nil || spec.Affinity.NodeAffinity == nil || spec.Affinity.NodeAffinity.Required == nil {
+		return true
+	}
+	fields := map[string]string{"metadata.name": n.Metadata.Name}
+	for _, term := range spec.Affinity.NodeAffinity.Required.Terms {
+		ok := len(term.MatchExpressions)+len(term.MatchFields) > 0
+		for _, e := range term.MatchExpressions {
+			ok = ok && e.Matches(n.Metadata.Labels)
+		}
+		for _, e := range term.MatchFields {
+			ok = ok && e.Matches(fields)
+		}
+		if ok {
+			return true
+		}
+	}
+	return false
+}
+
+// MustJSON is v's JSON, to compare values by (what fails to encode is "").
+func MustJSON(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
 }
 
 // Read is an object of type T (Pod, ReplicaSet, ...) from its JSON.

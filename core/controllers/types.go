@@ -133,6 +133,12 @@ type PodSpec struct {
 	Overhead       map[string]string `json:"overhead,omitempty"`
 	Hostname       string            `json:"hostname,omitempty"`
 	Subdomain      string            `json:"subdomain,omitempty"`
+	Volumes        []struct {
+		Name                  string `json:"name"`
+		PersistentVolumeClaim *struct {
+			ClaimName string `json:"claimName"`
+		} `json:"persistentVolumeClaim,omitempty"`
+	} `json:"volumes,omitempty"`
 }
 
 // Toleration is core/v1 Toleration.
@@ -334,6 +340,152 @@ type ServicePort struct {
 	AppProtocol *string         `json:"appProtocol,omitempty"`
 	Port        int64           `json:"port"`
 	TargetPort  json.RawMessage `json:"targetPort,omitempty"`
+}
+
+// PersistentVolumeClaim is core/v1 PersistentVolumeClaim.
+type PersistentVolumeClaim struct {
+	Object
+	Spec struct {
+		AccessModes []string `json:"accessModes,omitempty"`
+		Resources   struct {
+			Requests map[string]string `json:"requests,omitempty"`
+		} `json:"resources"`
+		VolumeName string `json:"volumeName,omitempty"`
+	} `json:"spec"`
+	Status struct {
+		Phase string `json:"phase,omitempty"`
+	} `json:"status"`
+}
+
+// DaemonSet is apps/v1 DaemonSet.
+type DaemonSet struct {
+	Object
+	Spec struct {
+		Selector       LabelSelector   `json:"selector"`
+		Template       json.RawMessage `json:"template"`
+		UpdateStrategy struct {
+			Type          string `json:"type,omitempty"`
+			RollingUpdate *struct {
+				MaxUnavailable json.RawMessage `json:"maxUnavailable,omitempty"`
+			} `json:"rollingUpdate,omitempty"`
+		} `json:"updateStrategy"`
+		MinReadySeconds      int64  `json:"minReadySeconds,omitempty"`
+		RevisionHistoryLimit *int64 `json:"revisionHistoryLimit,omitempty"`
+	} `json:"spec"`
+	Status DaemonSetStatus `json:"status"`
+}
+
+// DaemonSetStatus is apps/v1 DaemonSetStatus.
+type DaemonSetStatus struct {
+	CurrentNumberScheduled int64       `json:"currentNumberScheduled"`
+	NumberMisscheduled     int64       `json:"numberMisscheduled"`
+	DesiredNumberScheduled int64       `json:"desiredNumberScheduled"`
+	NumberReady            int64       `json:"numberReady"`
+	ObservedGeneration     int64       `json:"observedGeneration,omitempty"`
+	UpdatedNumberScheduled int64       `json:"updatedNumberScheduled,omitempty"`
+	NumberAvailable        int64       `json:"numberAvailable,omitempty"`
+	NumberUnavailable      int64       `json:"numberUnavailable,omitempty"`
+	CollisionCount         *int64      `json:"collisionCount,omitempty"`
+	Conditions             []Condition `json:"conditions,omitempty"`
+}
+
+// StatefulSet is apps/v1 StatefulSet.
+type StatefulSet struct {
+	Object
+	Spec struct {
+		Replicas             *int64          `json:"replicas,omitempty"`
+		Selector             LabelSelector   `json:"selector"`
+		Template             json.RawMessage `json:"template"`
+		VolumeClaimTemplates []struct {
+			Metadata ObjectMeta      `json:"metadata"`
+			Spec     json.RawMessage `json:"spec"`
+		} `json:"volumeClaimTemplates,omitempty"`
+		ServiceName         string `json:"serviceName"`
+		PodManagementPolicy string `json:"podManagementPolicy,omitempty"`
+		UpdateStrategy      struct {
+			Type          string `json:"type,omitempty"`
+			RollingUpdate *struct {
+				Partition *int64 `json:"partition,omitempty"`
+			} `json:"rollingUpdate,omitempty"`
+		} `json:"updateStrategy"`
+		RevisionHistoryLimit *int64 `json:"revisionHistoryLimit,omitempty"`
+		MinReadySeconds      int64  `json:"minReadySeconds,omitempty"`
+	} `json:"spec"`
+	Status StatefulSetStatus `json:"status"`
+}
+
+// StatefulSetStatus is apps/v1 StatefulSetStatus.
+type StatefulSetStatus struct {
+	ObservedGeneration int64       `json:"observedGeneration,omitempty"`
+	Replicas           int64       `json:"replicas"`
+	ReadyReplicas      int64       `json:"readyReplicas,omitempty"`
+	CurrentReplicas    int64       `json:"currentReplicas,omitempty"`
+	UpdatedReplicas    int64       `json:"updatedReplicas,omitempty"`
+	CurrentRevision    string      `json:"currentRevision,omitempty"`
+	UpdateRevision     string      `json:"updateRevision,omitempty"`
+	CollisionCount     *int64      `json:"collisionCount,omitempty"`
+	Conditions         []Condition `json:"conditions,omitempty"`
+	AvailableReplicas  int64       `json:"availableReplicas"`
+}
+
+// ControllerRevision is apps/v1 ControllerRevision: a revision of a
+// DaemonSet's or StatefulSet's template.
+type ControllerRevision struct {
+	Object
+	Data     json.RawMessage `json:"data,omitempty"`
+	Revision int64           `json:"revision"`
+}
+
+// CronJob is batch/v1 CronJob.
+type CronJob struct {
+	Object
+	Spec struct {
+		Schedule                string  `json:"schedule"`
+		TimeZone                *string `json:"timeZone,omitempty"`
+		StartingDeadlineSeconds *int64  `json:"startingDeadlineSeconds,omitempty"`
+		ConcurrencyPolicy       string  `json:"concurrencyPolicy,omitempty"`
+		Suspend                 bool    `json:"suspend,omitempty"`
+		JobTemplate             struct {
+			Metadata ObjectMeta      `json:"metadata"`
+			Spec     json.RawMessage `json:"spec"`
+		} `json:"jobTemplate"`
+		SuccessfulJobsHistoryLimit *int64 `json:"successfulJobsHistoryLimit,omitempty"`
+		FailedJobsHistoryLimit     *int64 `json:"failedJobsHistoryLimit,omitempty"`
+	} `json:"spec"`
+	Status CronJobStatus `json:"status"`
+}
+
+// CronJobStatus is batch/v1 CronJobStatus.
+type CronJobStatus struct {
+	Active             []Reference `json:"active,omitempty"`
+	LastScheduleTime   string      `json:"lastScheduleTime,omitempty"`
+	LastSuccessfulTime string      `json:"lastSuccessfulTime,omitempty"`
+}
+
+// Job is batch/v1 Job.
+type Job struct {
+	Object
+	Spec struct {
+		Parallelism  *int64          `json:"parallelism,omitempty"`
+		Completions  *int64          `json:"completions,omitempty"`
+		BackoffLimit *int64          `json:"backoffLimit,omitempty"`
+		Suspend      bool            `json:"suspend,omitempty"`
+		Template     json.RawMessage `json:"template"`
+	} `json:"spec"`
+	Status JobStatus `json:"status"`
+}
+
+// JobStatus is batch/v1 JobStatus.
+type JobStatus struct {
+	Conditions              []Condition `json:"conditions,omitempty"`
+	StartTime               string      `json:"startTime,omitempty"`
+	CompletionTime          string      `json:"completionTime,omitempty"`
+	Active                  int64       `json:"active,omitempty"`
+	Succeeded               int64       `json:"succeeded,omitempty"`
+	Failed                  int64       `json:"failed,omitempty"`
+	Terminating             *int64      `json:"terminating,omitempty"`
+	UncountedTerminatedPods *struct{}   `json:"uncountedTerminatedPods,omitempty"`
+	Ready                   *int64      `json:"ready,omitempty"`
 }
 
 // typed is what Codec reads: a pointer to a struct that starts with Object.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
@@ -145,7 +144,7 @@ func (k *kubelet) sync(ctx context.Context, key string) error {
 	next.Status.ContainerStatuses = slices.Clone(cur.Status.ContainerStatuses)
 	p := &podRun{k: k, pod: &next, now: now}
 	p.step(ctx)
-	if before, after := mustJSON(cur.Status), mustJSON(next.Status); before != after {
+	if before, after := controllers.MustJSON(cur.Status), controllers.MustJSON(next.Status); before != after {
 		data, err := controllers.Send(ctx, k.c, web.MethodPut, podPath(cur)+"/status", &next)
 		if err != nil {
 			if client.IsNotFound(err) {
@@ -161,10 +160,6 @@ func (k *kubelet) sync(ctx context.Context, key string) error {
 	return nil
 }
 
-func mustJSON(v any) string {
-	b, _ := json.Marshal(v)
-	return string(b)
-}
 
 // kill stops a Pod being deleted and removes it, as the kubelet does once its
 // containers have stopped.

@@ -229,15 +229,15 @@ func histogram(reasons map[string]int) string {
 // failing filter's reasons and whether preempting Pods could help there.
 // Called with mu held.
 func (s *scheduler) filter(p *pod, want requests, n *node) (reasons []string, resolvable bool) {
-	if n.Spec.Unschedulable && !tolerates(p.Spec.Tolerations, controllers.Taint{Key: "node.kubernetes.io/unschedulable", Effect: "NoSchedule"}) {
+	if n.Spec.Unschedulable && !controllers.Tolerates(p.Spec.Tolerations, controllers.Taint{Key: "node.kubernetes.io/unschedulable", Effect: "NoSchedule"}) {
 		return []string{"node(s) were unschedulable"}, false
 	}
 	for _, taint := range n.Spec.Taints {
-		if (taint.Effect == "NoSchedule" || taint.Effect == "NoExecute") && !tolerates(p.Spec.Tolerations, taint) {
+		if (taint.Effect == "NoSchedule" || taint.Effect == "NoExecute") && !controllers.Tolerates(p.Spec.Tolerations, taint) {
 			return []string{fmt.Sprintf("node(s) had untolerated taint {%s: %s}", taint.Key, taint.Value)}, false
 		}
 	}
-	if !matchesNode(&p.Spec, n) {
+	if !controllers.MatchesNode(&p.Spec, n) {
 		return []string{"node(s) didn't match Pod's node affinity/selector"}, false
 	}
 	alloc := n.Status.Allocatable
@@ -289,46 +289,6 @@ func (s *scheduler) score(want requests, n *node, siblings int) candidate {
 		c.load += memory / (total / 1e6)
 	}
 	return c
-}
-
-// tolerates is v1.Toleration.ToleratesTaint over a Pod's tolerations.
-func tolerates(tolerations []controllers.Toleration, taint controllers.Taint) bool {
-	for _, t := range tolerations {
-		if t.Effect != "" && t.Effect != taint.Effect {
-			continue
-		}
-		if t.Operator == "Exists" && (t.Key == "" || t.Key == taint.Key) || t.Operator != "Exists" && t.Key == taint.Key && t.Value == taint.Value {
-			return true
-		}
-	}
-	return false
-}
-
-// matchesNode is kube's NodeAffinity filter: the Pod's nodeSelector, and its
-// required node affinity (any of the terms, every expression of one).
-func matchesNode(spec *controllers.PodSpec, n *node) bool {
-	for k, v := range spec.NodeSelector {
-		if got, ok := n.Metadata.Labels[k]; !ok || got != v {
-			return false
-		}
-	}
-	if spec.Affinity == nil || spec.Affinity.NodeAffinity == nil || spec.Affinity.NodeAffinity.Required == nil {
-		return true
-	}
-	fields := map[string]string{"metadata.name": n.Metadata.Name}
-	for _, term := range spec.Affinity.NodeAffinity.Required.Terms {
-		ok := len(term.MatchExpressions)+len(term.MatchFields) > 0
-		for _, e := range term.MatchExpressions {
-			ok = ok && e.Matches(n.Metadata.Labels)
-		}
-		for _, e := range term.MatchFields {
-			ok = ok && e.Matches(fields)
-		}
-		if ok {
-			return true
-		}
-	}
-	return false
 }
 
 // podRequests is what a Pod requests, as kube's scheduler computes it: its

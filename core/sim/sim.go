@@ -14,10 +14,14 @@ import (
 
 	"kubeplay/core/clock"
 	"kubeplay/core/controllers"
+	"kubeplay/core/controllers/cronjob"
+	"kubeplay/core/controllers/daemonset"
 	"kubeplay/core/controllers/deployment"
 	"kubeplay/core/controllers/endpoints"
+	"kubeplay/core/controllers/job"
 	"kubeplay/core/controllers/replicaset"
 	"kubeplay/core/controllers/serviceaccount"
+	"kubeplay/core/controllers/statefulset"
 	"kubeplay/core/web"
 )
 
@@ -78,10 +82,14 @@ func Start(h web.Handler, cfg Config) (*Cluster, error) {
 		}
 		cl.parts = append(cl.parts, newKubelet(h, cfg.Clock, i, cfg.Speed))
 	}
-	cl.parts = append(cl.parts, newScheduler(h, cfg.Clock),
+	cl.parts = append(cl.parts, newScheduler(h, cfg.Clock), newProvisioner(h, cfg.Clock),
 		replicaset.New(h, cfg.Clock),
 		deployment.New(h, cfg.Clock),
 		endpoints.New(h, cfg.Clock),
+		job.New(h, cfg.Clock),
+		cronjob.New(h, cfg.Clock),
+		daemonset.New(h, cfg.Clock),
+		statefulset.New(h, cfg.Clock),
 		serviceaccount.NewServiceAccounts(h, cfg.Clock),
 		serviceaccount.NewRootCAPublisher(h, cfg.Clock))
 	for _, p := range cl.parts {

@@ -2,10 +2,8 @@ package deployment
 
 import (
 	"cmp"
-	"encoding/binary"
 	"encoding/json"
 	"fmt"
-	"hash/fnv"
 	"maps"
 	"slices"
 	"strconv"
@@ -102,7 +100,7 @@ func (r *rollout) newReplicaSet(current *replicaSet, oldRSs []*replicaSet, creat
 	if !create {
 		return nil, nil
 	}
-	hash := podTemplateHash(r.d.Spec.Template, status.CollisionCount)
+	hash := controllers.TemplateHash(r.d.Spec.Template, status.CollisionCount)
 	template, _ := object.Decode(r.d.Spec.Template)
 	templateMeta, _ := template["metadata"].(map[string]any)
 	if templateMeta == nil {
@@ -177,25 +175,6 @@ func (r *rollout) newReplicaSet(current *replicaSet, oldRSs []*replicaSet, creat
 		return rs, r.updateStatus()
 	}
 	return rs, nil
-}
-
-// podTemplateHash is the pod-template-hash of a template: a 32-bit FNV-1a
-// hash of it (and of the collision count, when there is one), encoded as
-// kube's rand.SafeEncodeString encodes it, so it reads like kube's.
-func podTemplateHash(template json.RawMessage, collisionCount *int64) string {
-	h := fnv.New32a()
-	h.Write(template)
-	if collisionCount != nil {
-		var c [8]byte
-		binary.LittleEndian.PutUint32(c[:], uint32(*collisionCount))
-		h.Write(c[:])
-	}
-	const alphanums = "bcdfghjklmnpqrstvwxz2456789"
-	digits := []byte(strconv.FormatUint(uint64(h.Sum32()), 10))
-	for i, d := range digits {
-		digits[i] = alphanums[int(d)%len(alphanums)]
-	}
-	return string(digits)
 }
 
 // setNewReplicaSetAnnotations copies the Deployment's annotations to rs,

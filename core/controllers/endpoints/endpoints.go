@@ -142,7 +142,3 @@ func ports(svc *service, p *pod) []port {
 	return out
 }
 
-func mustJSON(v any) string {
-	b, _ := json.Marshal(v)
-	return string(b)
-}

@@ -86,7 +86,7 @@ func (ec *endpointsController) sync(ctx context.Context, key string) error {
 		a := address{IP: p.Status.PodIP, NodeName: p.Spec.NodeName,
 			TargetRef: &targetRef{Kind: "Pod", Namespace: p.Metadata.Namespace, Name: p.Metadata.Name, UID: p.Metadata.UID}}
 		ps := ports(svc, p)
-		i := slices.IndexFunc(subsets, func(s subset) bool { return mustJSON(s.Ports) == mustJSON(ps) })
+		i := slices.IndexFunc(subsets, func(s subset) bool { return controllers.MustJSON(s.Ports) == controllers.MustJSON(ps) })
 		if i < 0 {
 			subsets = append(subsets, subset{Ports: ps})
 			i = len(subsets) - 1
@@ -116,7 +116,7 @@ func (ec *endpointsController) sync(ctx context.Context, key string) error {
 	path := "/api/v1/namespaces/" + svc.Metadata.Namespace + "/endpoints"
 	method := web.MethodPost
 	if exists {
-		if mustJSON(cur.Subsets) == mustJSON(want.Subsets) && maps.Equal(cur.Metadata.Labels, want.Metadata.Labels) {
+		if controllers.MustJSON(cur.Subsets) == controllers.MustJSON(want.Subsets) && maps.Equal(cur.Metadata.Labels, want.Metadata.Labels) {
 			return nil
 		}
 		next := *cur

@@ -96,7 +96,7 @@ func (sc *sliceController) sync(ctx context.Context, key string) error {
 	groupPorts := map[string][]port{}
 	for _, p := range sc.selected(svc) {
 		ps := ports(svc, p)
-		g := mustJSON(ps)
+		g := controllers.MustJSON(ps)
 		groupPorts[g] = ps
 		e := endpoint{Addresses: []string{p.Status.PodIP}, NodeName: p.Spec.NodeName,
 			TargetRef: &targetRef{Kind: "Pod", Namespace: p.Metadata.Namespace, Name: p.Metadata.Name, UID: p.Metadata.UID}}
@@ -108,14 +108,14 @@ func (sc *sliceController) sync(ctx context.Context, key string) error {
 	}
 	if len(groups) == 0 { // a Service with no endpoints still has its (empty) slice
 		ps := ports(svc, &pod{})
-		g := mustJSON(ps)
+		g := controllers.MustJSON(ps)
 		groups[g], groupPorts[g] = nil, ps
 	}
 	existing := sc.slices.ByIndex("service", key)
 	var stale []*endpointSlice
 	byGroup := map[string][]*endpointSlice{}
 	for _, es := range existing {
-		if g := mustJSON(es.Ports); slices.Contains(slices.Collect(maps.Keys(groups)), g) {
+		if g := controllers.MustJSON(es.Ports); slices.Contains(slices.Collect(maps.Keys(groups)), g) {
 			byGroup[g] = append(byGroup[g], es)
 		} else {
 			stale = append(stale, es)
@@ -172,7 +172,7 @@ func (sc *sliceController) slice(svc *service, ps []port, eps []endpoint) *endpo
 
 // update writes want's content into the existing slice es, if it differs.
 func (sc *sliceController) update(ctx context.Context, key string, es, want *endpointSlice) error {
-	if mustJSON(es.Endpoints) == mustJSON(want.Endpoints) && maps.Equal(es.Metadata.Labels, want.Metadata.Labels) {
+	if controllers.MustJSON(es.Endpoints) == controllers.MustJSON(want.Endpoints) && maps.Equal(es.Metadata.Labels, want.Metadata.Labels) {
 		return nil
 	}
 	next := *es
