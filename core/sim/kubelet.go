@@ -160,7 +160,6 @@ func (k *kubelet) sync(ctx context.Context, key string) error {
 	return nil
 }
 
-
 // kill stops a Pod being deleted and removes it, as the kubelet does once its
 // containers have stopped.
 func (k *kubelet) kill(ctx context.Context, p *pod) error {

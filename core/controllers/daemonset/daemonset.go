@@ -143,7 +143,9 @@ func (dc *Controller) sync(ctx context.Context, key string) error {
 			unavailable++
 			continue
 		}
-		slices.SortFunc(pods, func(a, b *pod) int { return strings.Compare(a.Metadata.CreationTimestamp, b.Metadata.CreationTimestamp) })
+		slices.SortFunc(pods, func(a, b *pod) int {
+			return strings.Compare(a.Metadata.CreationTimestamp, b.Metadata.CreationTimestamp)
+		})
 		old = append(old, pods[1:]...) // one a node
 		p := pods[0]
 		status.CurrentNumberScheduled++

@@ -141,4 +141,3 @@ func ports(svc *service, p *pod) []port {
 	}
 	return out
 }
-
