@@ -51,7 +51,8 @@ func newEnv(t *testing.T, cfg sim.Config) *env {
 		c: client.New(srv, auth.User{Name: "admin", Groups: []string{auth.SystemPrivileged, auth.AllAuthenticated}}, "kubectl/v1.32.13")}
 }
 
-// until moves the fake clock on, a little at a time, until cond holds: the
+// until moves the fake clock on, a little at a time (1/1200 of limit, at
+// least 50ms), until cond holds: the
 // simulation's timers fire as it passes them. It fails the test when the
 // simulation does not get there within limit of simulated time.
 func (e *env) until(limit time.Duration, what string, cond func() bool) {
@@ -69,7 +70,7 @@ func (e *env) until(limit time.Duration, what string, cond func() bool) {
 			}
 			time.Sleep(time.Millisecond)
 		}
-		e.clock.Step(50 * time.Millisecond)
+		e.clock.Step(max(50*time.Millisecond, limit/1200))
 	}
 }
 
