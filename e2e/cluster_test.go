@@ -43,7 +43,7 @@ func newClusterKubectl(t *testing.T) *kcEnv {
 // create deployment and rollout status; Running Pods on the workers with
 // addresses; expose (a cluster IP, an EndpointSlice of three endpoints);
 // set image and rollout status, history and undo; scale; pause and resume;
-// restart; the events describe shows.
+// restart; logs; the events describe shows.
 func TestSIM_6_KubectlDeploymentEndToEnd(t *testing.T) {
 	k := newClusterKubectl(t)
 	all := kcTable(k.must("get", "all"))
@@ -74,6 +74,19 @@ func TestSIM_6_KubectlDeploymentEndToEnd(t *testing.T) {
 			!strings.HasPrefix(row[5], "10.244.") || !strings.HasPrefix(row[6], "kubeplay-worker") {
 			t.Errorf("pod row %q", row)
 		}
+	}
+
+	// The simulated kubelets write logs too.
+	if logs := k.must("logs", "deployment/web"); !strings.Contains(logs, "[notice] 1#1: start worker processes") {
+		t.Errorf("kubectl logs: %q", logs)
+	}
+	k.must("run", "hello", "--image=busybox", "--restart=Never", "--", "sh", "-c", "echo hello from the sandbox")
+	eventually(t, "hello completed", func() bool { return strings.Contains(k.must("get", "pod", "hello"), "Completed") })
+	if logs := k.must("logs", "hello"); logs != "hello from the sandbox\n" {
+		t.Errorf("kubectl logs hello: %q", logs)
+	}
+	if out := k.fails("logs", "hello", "--previous"); !strings.Contains(out, `previous terminated container "hello" in pod "hello" not found`) {
+		t.Errorf("kubectl logs --previous: %s", out)
 	}
 
 	k.must("expose", "deployment", "web", "--port=80")
@@ -118,7 +131,7 @@ func TestSIM_6_KubectlDeploymentEndToEnd(t *testing.T) {
 	k.must("rollout", "restart", "deployment/web")
 	k.must("rollout", "status", "deployment/web", "--timeout=60s")
 	k.must("scale", "deployment/web", "--replicas=0")
-	eventually(t, "no pods", func() bool { return len(kcTable(k.must("get", "pods"))) == 0 })
+	eventually(t, "only hello", func() bool { return len(kcTable(k.must("get", "pods"))) == 2 })
 
 	// (Killing, the kubelet stopping a deleted Pod's containers, comes with
 	// graceful Pod deletion, the lifecycle branch's: until then a Pod goes at

@@ -47,6 +47,12 @@ func (s *Server) serveResource(w web.ResponseWriter, r *web.Request, info *reque
 		writeStatus(w, apierrors.NewMethodNotAllowed())
 		return
 	}
+	if t.sub == "log" && (r.Method == web.MethodGet || r.Method == web.MethodHead) {
+		if err := s.podLog(w, r, t); err != nil {
+			writeStatus(w, apierrors.As(err))
+		}
+		return
+	}
 	if t.sub != "" && t.sub != "status" && t.sub != "finalize" && t.sub != "scale" && t.sub != "binding" {
 		writeStatus(w, apierrors.NewPathNotFound())
 		return

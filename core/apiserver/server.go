@@ -74,6 +74,9 @@ type Config struct {
 	// ServiceIPRange is kube-apiserver's --service-cluster-ip-range (default
 	// registry.DefaultServiceIPRange, 10.96.0.0/12).
 	ServiceIPRange string
+	// PodLogs answers for the kubelets (the log subresource of Pods); nil:
+	// the logs of Pods are empty, as a cluster without kubelets has none.
+	PodLogs PodLogs
 }
 
 // Server is the API server core.

@@ -3,9 +3,13 @@
 package sandbox
 
 import (
+	"kubeplay/core/apiserver"
 	"kubeplay/core/sim"
 	"kubeplay/core/web"
 )
 
 // startCluster starts the simulated cluster against h.
 func startCluster(h web.Handler, cfg sim.Config) (*sim.Cluster, error) { return sim.Start(h, cfg) }
+
+// podLogs are the simulated kubelets' logs.
+var podLogs apiserver.PodLogs = sim.Logs

@@ -3,6 +3,7 @@
 package sandbox
 
 import (
+	"kubeplay/core/apiserver"
 	"kubeplay/core/sim"
 	"kubeplay/core/web"
 )
@@ -13,3 +14,6 @@ import (
 // edge's sandboxes run the core built with -tags sim, the simulation
 // included; natively it always is.
 func startCluster(web.Handler, sim.Config) (*sim.Cluster, error) { return nil, nil }
+
+// podLogs: no kubelets, no logs.
+var podLogs apiserver.PodLogs

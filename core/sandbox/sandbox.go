@@ -72,6 +72,9 @@ func New(cfg Config) (*Sandbox, error) {
 			return 0
 		},
 	})
+	if !cfg.APIOnly && cfg.API.PodLogs == nil {
+		cfg.API.PodLogs = podLogs
+	}
 	cfg.API.Filters = append([]apiserver.Filter{auth.NewAuthenticator(cfg.Tokens).Filter, s.APF.Filter}, cfg.API.Filters...)
 	api, err := apiserver.New(cfg.API)
 	if err != nil {

@@ -20,6 +20,7 @@ const (
 
 	StatusOK                    = 200
 	StatusCreated               = 201
+	StatusNoContent             = 204
 	StatusMovedPermanently      = 301
 	StatusNotModified           = 304
 	StatusBadRequest            = 400
