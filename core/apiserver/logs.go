@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"kubeplay/core/apierrors"
 	"kubeplay/core/field"
@@ -14,20 +13,18 @@ import (
 	"kubeplay/core/web"
 )
 
-// PodLogs gives a container's log as its node's kubelet would (the
-// simulated cluster's): a *apierrors.Status refuses, as a kubelet refuses a
-// container that has not started.
-type PodLogs func(pod object.Object, container string, previous bool) (string, error)
+// PodLogs is a node's kubelet answering for a container's log, as
+// kube-apiserver passes the log subresource of Pods on to it (the query:
+// previous, tailLines, timestamps, follow): the simulated cluster's. The Pod
+// is on a node that exists, its container is one of its own.
+type PodLogs func(w web.ResponseWriter, r *web.Request, pod object.Object, container string) error
 
 // podLog is the log subresource of Pods (GET .../pods/NAME/log), as
-// kube-apiserver answers it before it asks the node's kubelet: the container
-// (named, or the only one), an empty answer for a Pod on no node, the node
-// looked up; then the kubelet's (Config.PodLogs) text, its last tailLines
-// lines, with timestamps if asked. With follow=true the answer stays open
-// until the client leaves, as for a container that writes nothing more.
+// kube-apiserver answers it before it asks the node's kubelet: tailLines
+// checked, the container (named, or the only one), an empty answer for a Pod
+// on no node, the node looked up; then the kubelet's (Config.PodLogs).
 func (s *Server) podLog(w web.ResponseWriter, r *web.Request, t target) error {
 	q := r.URL.Query()
-	tail := int64(-1)
 	if v := q.Get("tailLines"); v != "" {
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil {
@@ -36,7 +33,6 @@ func (s *Server) podLog(w web.ResponseWriter, r *web.Request, t target) error {
 		if n < 0 {
 			return apierrors.NewInvalid("", "PodLogOptions", t.name, field.ErrorList{field.Invalid(field.NewPath("tailLines"), n, "must be greater than or equal to 0")})
 		}
-		tail = n
 	}
 	val, ok := s.store.Get(registry.Key(t.res, t.namespace, t.name))
 	if !ok {
@@ -68,37 +64,5 @@ func (s *Server) podLog(w web.ResponseWriter, r *web.Request, t target) error {
 	if _, ok := s.store.Get(registry.Key(s.registry.Lookup("", "v1", "nodes"), "", node)); !ok {
 		return apierrors.NewNotFound("", "pods", node) // kube's own words for a node it cannot find
 	}
-	text, err := s.cfg.PodLogs(pod, container, q.Get("previous") == "true")
-	if err != nil {
-		return err
-	}
-	lines := strings.SplitAfter(text, "\n")
-	if lines[len(lines)-1] == "" {
-		lines = lines[:len(lines)-1]
-	}
-	if tail >= 0 && int(tail) < len(lines) {
-		lines = lines[len(lines)-int(tail):]
-	}
-	if q.Get("timestamps") == "true" {
-		at := object.String(object.Path(pod, "status", "startTime"))
-		for i, l := range lines {
-			lines[i] = at + " " + l
-		}
-	}
-	w.Header().Set("Content-Type", "text/plain")
-	w.WriteHeader(web.StatusOK)
-	_, _ = w.Write([]byte(strings.Join(lines, "")))
-	if q.Get("follow") == "true" {
-		if f, ok := w.(web.Flusher); ok {
-			f.Flush()
-		}
-		t := s.cfg.Clock.NewTimer(time.Hour) // a watch's life at most
-		defer t.Stop()
-		select {
-		case <-r.Context().Done():
-		case <-t.C():
-		}
-	}
-	return nil
+	return s.cfg.PodLogs(w, r, pod, container)
 }
-

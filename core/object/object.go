@@ -347,13 +347,17 @@ func AppendPartialObjectMetadata(dst []byte, obj Object, apiVersion string) ([]b
 
 // Meta returns obj's metadata map, creating it if absent. A metadata value that
 // is not an object is replaced; callers validate before they get here.
-func Meta(obj Object) map[string]any {
-	m, ok := obj["metadata"].(map[string]any)
+func Meta(obj Object) map[string]any { return Child(obj, "metadata") }
+
+// Child is the object at key in m, created when absent (a value that is not
+// an object is replaced).
+func Child(m map[string]any, key string) map[string]any {
+	c, ok := m[key].(map[string]any)
 	if !ok {
-		m = map[string]any{}
-		obj["metadata"] = m
+		c = map[string]any{}
+		m[key] = c
 	}
-	return m
+	return c
 }
 
 // MetaString returns a string field of obj's metadata, or "".

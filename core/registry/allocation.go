@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/netip"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -35,12 +37,18 @@ const (
 // Services hold, so a deleted Service frees its own; allocations not yet
 // stored are held for a while so two creates at once never share one.
 type serviceAllocation struct {
-	store  *Store
-	prefix netip.Prefix
+	store *Store
+	base  uint32 // the range's network address
+	bits  int
 
 	mu      sync.Mutex
-	pending map[string]hold // allocated, perhaps not stored yet: "ip" or "port/N"
+	pending map[slot]hold // allocated, perhaps not stored yet
 }
+
+// slot is an allocation: an IPv4 address, or nodePortSlot plus a port.
+type slot uint64
+
+const nodePortSlot slot = 1 << 32
 
 // hold is an allocation for a write in flight: when, and for which Service.
 type hold struct {
@@ -57,35 +65,68 @@ func (s *Store) SetServiceIPRange(cidr string) error {
 	a, err := newServiceAllocation(s, cidr)
 	if err == nil {
 		s.services.mu.Lock()
-		s.services.prefix = a.prefix
+		s.services.base, s.services.bits = a.base, a.bits
 		s.services.mu.Unlock()
 	}
 	return err
 }
 
 func newServiceAllocation(s *Store, cidr string) (*serviceAllocation, error) {
-	prefix, err := netip.ParsePrefix(cidr)
-	if err != nil || !prefix.Addr().Is4() || prefix.Bits() > 30 {
+	base, bits, ok := parseCIDR4(cidr)
+	if !ok || bits > 30 {
 		return nil, fmt.Errorf("registry: service IP range %q is not an IPv4 CIDR of 4 addresses or more", cidr)
 	}
-	return &serviceAllocation{store: s, prefix: prefix.Masked(), pending: map[string]hold{}}, nil
+	return &serviceAllocation{store: s, base: base, bits: bits, pending: map[slot]hold{}}, nil
+}
+
+// parseCIDR4 is an IPv4 CIDR's network address and prefix length.
+func parseCIDR4(cidr string) (base uint32, bits int, ok bool) {
+	addr, length, _ := strings.Cut(cidr, "/")
+	ip, ok := parseIP4(addr)
+	bits, err := strconv.Atoi(length)
+	if !ok || err != nil || bits < 0 || bits > 32 {
+		return 0, 0, false
+	}
+	return ip &^ (1<<(32-bits) - 1), bits, true
+}
+
+// parseIP4 is an IPv4 address as a number.
+func parseIP4(s string) (uint32, bool) {
+	addr, err := netip.ParseAddr(s)
+	if err != nil || !addr.Is4() {
+		return 0, false
+	}
+	b := addr.As4()
+	return binary.BigEndian.Uint32(b[:]), true
+}
+
+// ip4 is an IPv4 address's dotted form.
+func ip4(n uint32) string {
+	b := make([]byte, 0, 15)
+	for shift := 24; shift >= 0; shift -= 8 {
+		if shift < 24 {
+			b = append(b, '.')
+		}
+		b = strconv.AppendUint(b, uint64(n>>shift&0xff), 10)
+	}
+	return string(b)
 }
 
 // FirstServiceIP is the first address of a service range: the `kubernetes`
 // Service's.
 func FirstServiceIP(cidr string) string {
-	prefix, err := netip.ParsePrefix(cidr)
-	if err != nil {
+	base, _, ok := parseCIDR4(cidr)
+	if !ok {
 		return ""
 	}
-	return prefix.Masked().Addr().Next().String()
+	return ip4(base + 1)
 }
 
 func (a *serviceAllocation) Admit(op Operation, t Target, obj, old object.Object) error {
 	if op == Delete || t.Sub != "" || t.Res.Group != "" || t.Res.Plural != "services" {
 		return nil
 	}
-	spec := specOf(obj)
+	spec := object.Child(obj, "spec")
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	now := a.store.clock.Now()
@@ -108,9 +149,9 @@ func (a *serviceAllocation) Admit(op Operation, t Target, obj, old object.Object
 		errs = append(errs, a.nodePorts(t, spec, nodePorts(oldSpec), used, now)...)
 	}
 	if needsHealthCheck(spec) && spec["healthCheckNodePort"] == nil {
-		if port, ok := a.freePort(used); ok {
+		if port, ok := freePort(used); ok {
 			spec["healthCheckNodePort"] = port
-			a.reserve(t, fmt.Sprint("port/", port), now)
+			a.reserve(t, nodePortSlot+slot(port), now)
 		}
 	}
 	if len(errs) > 0 {
@@ -121,15 +162,20 @@ func (a *serviceAllocation) Admit(op Operation, t Target, obj, old object.Object
 
 // used is every address and port the stored Services but t's own hold, and
 // those held for writes in flight.
-func (a *serviceAllocation) used(t Target) (map[string]bool, error) {
+func (a *serviceAllocation) used(t Target) (map[slot]bool, error) {
 	list, err := a.store.storage.List(storage.ListOptions{Prefix: CollectionPrefix(t.Res, "")})
 	if err != nil {
 		return nil, err
 	}
-	used := map[string]bool{}
+	used := map[slot]bool{}
 	self := t.key()
 	for k, h := range a.pending {
 		used[k] = h.owner != self
+	}
+	port := func(p any) {
+		if p != nil {
+			used[nodePortSlot+slot(object.Int(p))] = true
+		}
 	}
 	for _, item := range list.Items {
 		if item.Key == self {
@@ -141,28 +187,26 @@ func (a *serviceAllocation) used(t Target) (map[string]bool, error) {
 		}
 		spec, _ := svc["spec"].(map[string]any)
 		for _, ip := range object.Strings(spec, "clusterIPs") {
-			used[ip] = true
-		}
-		for _, p := range object.Objects(spec, "ports") {
-			if p["nodePort"] != nil {
-				used[fmt.Sprint("port/", p["nodePort"])] = true
+			if n, ok := parseIP4(ip); ok {
+				used[slot(n)] = true
 			}
 		}
-		if spec["healthCheckNodePort"] != nil {
-			used[fmt.Sprint("port/", spec["healthCheckNodePort"])] = true
+		for _, p := range object.Objects(spec, "ports") {
+			port(p["nodePort"])
 		}
+		port(spec["healthCheckNodePort"])
 	}
 	return used, nil
 }
 
-func (a *serviceAllocation) reserve(t Target, key string, now time.Time) {
+func (a *serviceAllocation) reserve(t Target, s slot, now time.Time) {
 	if !t.DryRun {
-		a.pending[key] = hold{now, t.key()}
+		a.pending[s] = hold{now, t.key()}
 	}
 }
 
 // clusterIP allocates the Service's cluster IP, or checks the one it asks for.
-func (a *serviceAllocation) clusterIP(t Target, spec map[string]any, used map[string]bool, now time.Time) field.ErrorList {
+func (a *serviceAllocation) clusterIP(t Target, spec map[string]any, used map[slot]bool, now time.Time) field.ErrorList {
 	ips := object.Strings(spec, "clusterIPs")
 	ip, _ := spec["clusterIP"].(string)
 	if len(ips) == 0 && ip != "" {
@@ -171,59 +215,41 @@ func (a *serviceAllocation) clusterIP(t Target, spec map[string]any, used map[st
 	if len(ips) > 0 && (ips[0] == "None" || ips[0] == "" || ip != "" && ips[0] != ip) {
 		return nil // headless, or what the Service rules refuse first
 	}
+	size := uint32(1)<<(32-a.bits) - 2 // without the network and broadcast addresses
 	if len(ips) == 0 {
-		free, ok := a.freeIP(used)
+		// At random, from the upper band first, as kube's allocator (the
+		// band below min(max(16, size/16), 256) addresses is left).
+		n, ok := pick(min(max(size/16, 16), 256), size, func(n uint32) bool { return !used[slot(a.base+1+n)] })
 		if !ok {
 			return field.ErrorList{field.Invalid(field.NewPath("spec", "clusterIPs"), []string{}, "failed to allocate a serviceIP: range is full")}
 		}
+		free := ip4(a.base + 1 + n)
 		spec["clusterIP"], spec["clusterIPs"] = free, []any{free}
-		a.reserve(t, free, now)
+		a.reserve(t, slot(a.base+1+n), now)
 		return nil
 	}
-	addr, err := netip.ParseAddr(ips[0])
-	if err != nil || !addr.Is4() {
+	n, ok := parseIP4(ips[0])
+	if !ok {
 		return nil // the Service rules and the IP families say what is wrong with it
 	}
 	var why string
 	switch {
-	case !a.prefix.Contains(addr) || addr == a.prefix.Addr() || addr == a.last():
-		why = fmt.Sprintf("the provided IP (%s) is not in the valid range. The range of valid IPs is %s", addr, a.prefix)
-	case used[addr.String()]:
+	case n-a.base-1 >= size:
+		why = fmt.Sprintf("the provided IP (%s) is not in the valid range. The range of valid IPs is %s/%d", ip4(n), ip4(a.base), a.bits)
+	case used[slot(n)]:
 		why = "provided IP is already allocated"
 	default:
-		a.reserve(t, addr.String(), now)
+		a.reserve(t, slot(n), now)
 		return nil
 	}
-	return field.ErrorList{field.Invalid(field.NewPath("spec", "clusterIPs"), ips, fmt.Sprintf("failed to allocate IP %s: %s", addr, why))}
-}
-
-// last is the range's broadcast address, which is never allocated.
-func (a *serviceAllocation) last() netip.Addr {
-	b := a.prefix.Addr().As4()
-	n := binary.BigEndian.Uint32(b[:]) | (1<<(32-a.prefix.Bits()) - 1)
-	binary.BigEndian.PutUint32(b[:], n)
-	return netip.AddrFrom4(b)
-}
-
-// freeIP is a free address, at random: from the upper band first, as kube's
-// allocator (the band below min(max(16, size/16), 256) addresses is left).
-func (a *serviceAllocation) freeIP(used map[string]bool) (string, bool) {
-	size := uint32(1)<<(32-a.prefix.Bits()) - 2 // without the network and broadcast addresses
-	base := a.prefix.Addr().As4()
-	ip := func(n uint32) string {
-		b := base
-		binary.BigEndian.PutUint32(b[:], binary.BigEndian.Uint32(base[:])+1+n)
-		return netip.AddrFrom4(b).String()
-	}
-	n, ok := pick(min(max(size/16, 16), 256), size, func(n uint32) bool { return !used[ip(n)] })
-	return ip(n), ok
+	return field.ErrorList{field.Invalid(field.NewPath("spec", "clusterIPs"), ips, fmt.Sprintf("failed to allocate IP %s: %s", ip4(n), why))}
 }
 
 // freePort is a free node port, at random, from the upper band first
 // (min(max(16, size/32), 128) ports are left).
-func (a *serviceAllocation) freePort(used map[string]bool) (int, bool) {
+func freePort(used map[slot]bool) (int, bool) {
 	n, ok := pick(min(max(nodePortSize/32, 16), 128), nodePortSize, func(n uint32) bool {
-		return !used[fmt.Sprint("port/", nodePortBase+n)]
+		return !used[nodePortSlot+nodePortBase+slot(n)]
 	})
 	return nodePortBase + int(n), ok
 }
@@ -250,19 +276,19 @@ func pick(offset, size uint32, free func(n uint32) bool) (uint32, bool) {
 
 // nodePorts allocates the Service's node ports, or checks those it asks for
 // (but those it had: kept).
-func (a *serviceAllocation) nodePorts(t Target, spec map[string]any, kept, used map[string]bool, now time.Time) field.ErrorList {
+func (a *serviceAllocation) nodePorts(t Target, spec map[string]any, kept map[string]bool, used map[slot]bool, now time.Time) field.ErrorList {
 	var errs field.ErrorList
 	for i, p := range object.Objects(spec, "ports") {
 		if p["nodePort"] == nil {
-			if port, ok := a.freePort(used); ok {
+			if port, ok := freePort(used); ok {
 				p["nodePort"] = port
-				used[fmt.Sprint("port/", port)] = true
-				a.reserve(t, fmt.Sprint("port/", port), now)
+				used[nodePortSlot+slot(port)] = true
+				a.reserve(t, nodePortSlot+slot(port), now)
 			}
 			continue
 		}
 		n := object.Int(p["nodePort"])
-		key := fmt.Sprint("port/", n)
+		key := nodePortSlot + slot(n)
 		switch {
 		case kept[fmt.Sprint(n)]:
 		case n < nodePortBase || n >= nodePortBase+nodePortSize:

@@ -46,26 +46,18 @@ func (s *Store) bind(t Target, binding object.Object) error {
 		if meta["deletionTimestamp"] != nil {
 			return storage.Change{}, conflict("pod %v is being deleted, cannot be assigned to a host", t.Name)
 		}
-		spec := specOf(pod)
+		spec := object.Child(pod, "spec")
 		if assigned, _ := spec["nodeName"].(string); assigned != "" {
 			return storage.Change{}, conflict("pod %v is already assigned to node %q", t.Name, assigned)
 		}
 		spec["nodeName"] = node
 		if extra := object.StringMap(object.Meta(binding), "annotations"); len(extra) > 0 {
-			annotations, _ := meta["annotations"].(map[string]any)
-			if annotations == nil {
-				annotations = map[string]any{}
-				meta["annotations"] = annotations
-			}
+			annotations := object.Child(meta, "annotations")
 			for k, v := range extra {
 				annotations[k] = v
 			}
 		}
-		status, _ := pod["status"].(map[string]any)
-		if status == nil {
-			status = map[string]any{}
-			pod["status"] = status
-		}
+		status := object.Child(pod, "status")
 		// In place, as kube's UpdatePodCondition replaces a condition.
 		scheduled := map[string]any{"type": "PodScheduled", "status": "True", "lastProbeTime": nil,
 			"lastTransitionTime": Timestamp(s.clock.Now())}

@@ -20,7 +20,7 @@ type serviceStrategy struct{ resourceStrategy }
 // IP fields initialized.
 func (serviceStrategy) PrepareForCreate(obj object.Object) {
 	obj["status"] = map[string]any{"loadBalancer": map[string]any{}}
-	spec := specOf(obj)
+	spec := object.Child(obj, "spec")
 	if ip, _ := spec["clusterIP"].(string); ip != "" && len(object.Strings(spec, "clusterIPs")) == 0 {
 		spec["clusterIPs"] = []any{ip}
 	}
@@ -42,7 +42,7 @@ func (s serviceStrategy) PrepareForUpdate(obj, old object.Object, sub string) ob
 	if sub != "" {
 		return obj
 	}
-	spec := specOf(obj)
+	spec := object.Child(obj, "spec")
 	oldSpec, _ := old["spec"].(map[string]any)
 	keepAllocated(spec, oldSpec)
 	normalizeClusterIPs(spec, oldSpec)
@@ -56,7 +56,7 @@ func (s serviceStrategy) PrepareForUpdate(obj, old object.Object, sub string) ob
 // PrepareForCreate (run again, it changes nothing), as kube's allocation
 // refuses it before validating.
 func (serviceStrategy) Validate(obj object.Object) field.ErrorList {
-	if errs := initIPFamilies(specOf(obj), nil); len(errs) > 0 {
+	if errs := initIPFamilies(object.Child(obj, "spec"), nil); len(errs) > 0 {
 		return errs
 	}
 	return validation.Service(obj)
@@ -68,7 +68,7 @@ func (serviceStrategy) ValidateUpdate(obj, old object.Object, sub string) field.
 		return nil
 	}
 	oldSpec, _ := old["spec"].(map[string]any)
-	if errs := initIPFamilies(specOf(obj), oldSpec); len(errs) > 0 {
+	if errs := initIPFamilies(object.Child(obj, "spec"), oldSpec); len(errs) > 0 {
 		return errs
 	}
 	return validation.ServiceUpdate(obj, old)

@@ -80,11 +80,11 @@ func strategyFor(res *schema.Resource) Strategy {
 	case "apps/StatefulSet":
 		return workloadStrategy{base, statefulSetRules}
 	case "apps/DaemonSet":
-		return daemonSetStrategy{workloadStrategy{base, workloadRules{status: func() map[string]any { return map[string]any{} }}}}
+		return workloadStrategy{base, daemonSetRules}
 	case "batch/Job":
-		return jobStrategy{workloadStrategy{base, workloadRules{status: func() map[string]any { return map[string]any{} }}}}
+		return workloadStrategy{base, jobRules}
 	case "batch/CronJob":
-		return workloadStrategy{base, workloadRules{status: func() map[string]any { return map[string]any{} }}}
+		return workloadStrategy{base, cronJobRules}
 	}
 	return base
 }

@@ -4,6 +4,7 @@ package sandbox
 
 import (
 	"kubeplay/core/apiserver"
+	"kubeplay/core/clock"
 	"kubeplay/core/sim"
 	"kubeplay/core/web"
 )
@@ -12,4 +13,4 @@ import (
 func startCluster(h web.Handler, cfg sim.Config) (*sim.Cluster, error) { return sim.Start(h, cfg) }
 
 // podLogs are the simulated kubelets' logs.
-var podLogs apiserver.PodLogs = sim.Logs
+func podLogs(clk clock.Clock) apiserver.PodLogs { return sim.Logs(clk) }

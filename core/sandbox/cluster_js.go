@@ -4,6 +4,7 @@ package sandbox
 
 import (
 	"kubeplay/core/apiserver"
+	"kubeplay/core/clock"
 	"kubeplay/core/sim"
 	"kubeplay/core/web"
 )
@@ -16,4 +17,4 @@ import (
 func startCluster(web.Handler, sim.Config) (*sim.Cluster, error) { return nil, nil }
 
 // podLogs: no kubelets, no logs.
-var podLogs apiserver.PodLogs
+func podLogs(clock.Clock) apiserver.PodLogs { return nil }

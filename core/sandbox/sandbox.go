@@ -73,7 +73,7 @@ func New(cfg Config) (*Sandbox, error) {
 		},
 	})
 	if !cfg.APIOnly && cfg.API.PodLogs == nil {
-		cfg.API.PodLogs = podLogs
+		cfg.API.PodLogs = podLogs(cfg.API.Clock)
 	}
 	cfg.API.Filters = append([]apiserver.Filter{auth.NewAuthenticator(cfg.Tokens).Filter, s.APF.Filter}, cfg.API.Filters...)
 	api, err := apiserver.New(cfg.API)

@@ -34,7 +34,7 @@ var start = time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
 func newEnv(t *testing.T, cfg sim.Config) *env {
 	t.Helper()
 	fake := clock.NewFake(start)
-	srv, err := apiserver.New(apiserver.Config{Clock: fake})
+	srv, err := apiserver.New(apiserver.Config{Clock: fake, PodLogs: sim.Logs(fake)})
 	if err != nil {
 		t.Fatal(err)
 	}

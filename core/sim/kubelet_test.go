@@ -72,6 +72,36 @@ func TestSIM_3_KubeletLifecycle(t *testing.T) {
 		t.Errorf("job's container: %v", term)
 	}
 
+	// Logs: what the command echoes, its last lines, stamped with the start.
+	e.create(pods, podDoc("echo", `{"containers":[{"name":"c","image":"busybox","command":["sh","-c","echo hello; echo world; sleep 3600"]}]}`))
+	e.create(pods, podDoc("nowhere", `{"nodeSelector":{"no":"such"},"containers":[{"name":"c","image":"busybox"}]}`))
+	if b, err := e.c.Do(e.ctx, "GET", pods+"/nowhere/log", "", nil); err != nil || len(b) != 0 {
+		t.Errorf("log of a Pod on no node: %q, %v", b, err)
+	}
+	e.until(time.Minute, "echo creating", func() bool {
+		return object.Path(e.containerStatus("echo"), "state", "waiting", "reason") == "ContainerCreating"
+	})
+	if _, err := e.c.Do(e.ctx, "GET", pods+"/echo/log", "", nil); err == nil || !strings.Contains(err.Error(), `container "c" in pod "echo" is waiting to start: ContainerCreating`) {
+		t.Errorf("log of a container not started: %v", err)
+	}
+	e.until(time.Minute, "echo running", func() bool { return e.phase("echo") == "Running" })
+	started := object.String(object.Path(e.containerStatus("echo"), "state", "running", "startedAt"))
+	for query, want := range map[string]string{
+		"":                             "hello\nworld\n",
+		"?tailLines=1":                 "world\n",
+		"?tailLines=0":                 "",
+		"?tailLines=1&timestamps=true": strings.TrimSuffix(started, "Z") + ".000000000Z world\n",
+		"?container=c&tailLines=5":     "hello\nworld\n",
+		"?previous=true":               `previous terminated container "c" in pod "echo" not found`,
+		"?container=d":                 "container d is not valid for pod echo",
+		"?tailLines=-1":                "must be greater than or equal to 0",
+	} {
+		b, err := e.c.Do(e.ctx, "GET", pods+"/echo/log"+query, "", nil)
+		if got := string(b); err != nil && !strings.Contains(err.Error(), want) || err == nil && got != want {
+			t.Errorf("log%s: %q, %v; want %q", query, got, err, want)
+		}
+	}
+
 	e.create(pods, podDoc("crash", `{"containers":[{"name":"c","image":"busybox:crash"}]}`))
 	e.until(time.Minute, "crash backing off", func() bool {
 		return object.Path(e.containerStatus("crash"), "state", "waiting", "reason") == "CrashLoopBackOff"

@@ -2,7 +2,6 @@ package table
 
 import (
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -29,7 +28,7 @@ var deploymentPrinter = &Printer{
 		}
 		return []any{
 			name(d),
-			strconv.FormatInt(intAt(d, "status", "readyReplicas"), 10) + "/" + strconv.FormatInt(replicas(d), 10),
+			ratio(intAt(d, "status", "readyReplicas"), replicas(d)),
 			intAt(d, "status", "updatedReplicas"), intAt(d, "status", "availableReplicas"),
 			created(d, now), names, images, selector,
 		}
@@ -48,19 +47,8 @@ var replicaSetPrinter = &Printer{
 		{Name: "Selector", Type: "string", Priority: 1, Description: descRSSelector},
 	},
 	cells: func(rs object.Object, now time.Time) []any {
-		names, images := containerCells(object.Path(rs, "spec", "template"))
-		// metav1.FormatLabelSelector
-		selector, ok := labelSelector(object.Path(rs, "spec", "selector"))
-		switch {
-		case !ok:
-			selector = "<error>"
-		case selector == "":
-			selector = "<none>"
-		}
-		return []any{
-			name(rs), replicas(rs), intAt(rs, "status", "replicas"), intAt(rs, "status", "readyReplicas"),
-			created(rs, now), names, images, selector,
-		}
+		return append([]any{name(rs), replicas(rs), intAt(rs, "status", "replicas"), intAt(rs, "status", "readyReplicas"), created(rs, now)},
+			templateCells(object.Path(rs, "spec", "template"), object.Path(rs, "spec", "selector"))...)
 	},
 }
 

@@ -352,13 +352,10 @@ var endpointSlicePrinter = &Printer{
 	cells: func(obj object.Object, now time.Time) []any {
 		var ports, addresses []string
 		for _, p := range listAt(obj, "ports") {
-			switch {
-			case object.Path(p, "port") != nil:
+			if object.Path(p, "port") != nil {
 				ports = append(ports, strconv.Itoa(int(int32(intAt(p, "port")))))
-			case object.Path(p, "name") != nil:
-				ports = append(ports, strAt(p, "name"))
-			default:
-				ports = append(ports, "*")
+			} else {
+				ports = append(ports, strAt(p, "name")) // defaulted to "" (kube's "*" for neither never shows)
 			}
 		}
 		for _, e := range listAt(obj, "endpoints") {

@@ -1,6 +1,7 @@
 package table
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -21,8 +22,7 @@ var statefulSetPrinter = &Printer{
 	},
 	cells: func(obj object.Object, now time.Time) []any {
 		names, images := containerCells(object.Path(obj, "spec", "template"))
-		return []any{name(obj), strconv.FormatInt(intAt(obj, "status", "readyReplicas"), 10) + "/" + strconv.FormatInt(intAt(obj, "spec", "replicas"), 10),
-			created(obj, now), names, images}
+		return []any{name(obj), ratio(intAt(obj, "status", "readyReplicas"), replicas(obj)), created(obj, now), names, images}
 	},
 }
 
@@ -41,11 +41,14 @@ var daemonSetPrinter = &Printer{
 		{Name: "Selector", Type: "string", Priority: 1, Description: descDsSelector},
 	},
 	cells: func(obj object.Object, now time.Time) []any {
-		names, images := containerCells(object.Path(obj, "spec", "template"))
-		sel, _ := labelSelector(object.Path(obj, "spec", "selector"))
-		return []any{name(obj), intAt(obj, "status", "desiredNumberScheduled"), intAt(obj, "status", "currentNumberScheduled"),
-			intAt(obj, "status", "numberReady"), intAt(obj, "status", "updatedNumberScheduled"), intAt(obj, "status", "numberAvailable"),
-			formatLabels(stringMap(object.Path(obj, "spec", "template", "spec", "nodeSelector"))), created(obj, now), names, images, sel}
+		cells := []any{name(obj)}
+		status := mapAt(obj, "status")
+		for _, n := range [...]string{"desiredNumberScheduled", "currentNumberScheduled", "numberReady", "updatedNumberScheduled", "numberAvailable"} {
+			cells = append(cells, intAt(status, n))
+		}
+		template := object.Path(obj, "spec", "template")
+		cells = append(cells, formatLabels(stringMap(object.Path(template, "spec", "nodeSelector"))), created(obj, now))
+		return append(cells, templateCells(template, object.Path(obj, "spec", "selector"))...)
 	},
 }
 
@@ -61,11 +64,11 @@ var jobPrinter = &Printer{
 		{Name: "Selector", Type: "string", Priority: 1, Description: descJobSelector},
 	},
 	cells: func(obj object.Object, now time.Time) []any {
-		succeeded := strconv.FormatInt(intAt(obj, "status", "succeeded"), 10)
-		completions := succeeded + "/1"
-		switch parallelism := intAt(obj, "spec", "parallelism"); {
-		case object.Path(obj, "spec", "completions") != nil:
-			completions = succeeded + "/" + strconv.FormatInt(intAt(obj, "spec", "completions"), 10)
+		spec := mapAt(obj, "spec")
+		completions := ratio(intAt(obj, "status", "succeeded"), 1)
+		switch parallelism := intAt(spec, "parallelism"); {
+		case spec["completions"] != nil:
+			completions = ratio(intAt(obj, "status", "succeeded"), intAt(spec, "completions"))
 		case parallelism > 1:
 			completions += " of " + strconv.FormatInt(parallelism, 10)
 		}
@@ -91,9 +94,7 @@ var jobPrinter = &Printer{
 		case anyConditionIs(conditions, "FailureTarget", "True"):
 			status = "FailureTarget"
 		}
-		names, images := containerCells(object.Path(obj, "spec", "template"))
-		sel, _ := labelSelector(object.Path(obj, "spec", "selector"))
-		return []any{name(obj), status, completions, duration, created(obj, now), names, images, sel}
+		return append([]any{name(obj), status, completions, duration, created(obj, now)}, templateCells(spec["template"], spec["selector"])...)
 	},
 }
 
@@ -115,14 +116,14 @@ var cronJobPrinter = &Printer{
 		if t := timeAt(obj, "status", "lastScheduleTime"); !t.IsZero() {
 			last = age(t, now)
 		}
-		suspend := "<unset>"
-		if v, ok := object.Path(obj, "spec", "suspend").(bool); ok {
-			suspend = strconv.FormatBool(v)
+		spec := mapAt(obj, "spec")
+		suspend := "False" // printBoolPtr of the defaulted spec.suspend
+		if spec["suspend"] == true {
+			suspend = "True"
 		}
-		names, images := containerCells(object.Path(obj, "spec", "jobTemplate", "spec", "template"))
-		sel, _ := labelSelector(object.Path(obj, "spec", "jobTemplate", "spec", "selector"))
-		return []any{name(obj), strAt(obj, "spec", "schedule"), orNone(strAt(obj, "spec", "timeZone")), suspend,
-			int64(len(listAt(obj, "status", "active"))), last, created(obj, now), names, images, sel}
+		job := mapAt(spec, "jobTemplate", "spec")
+		return append([]any{name(obj), strAt(spec, "schedule"), orNone(strAt(spec, "timeZone")), suspend,
+			int64(len(listAt(obj, "status", "active"))), last, created(obj, now)}, templateCells(job["template"], job["selector"])...)
 	},
 }
 
@@ -139,39 +140,40 @@ var persistentVolumeClaimPrinter = &Printer{
 		{Name: "VolumeMode", Type: "string", Priority: 1, Description: descPvcMode},
 	},
 	cells: func(obj object.Object, now time.Time) []any {
-		phase := strAt(obj, "status", "phase")
+		spec, status := mapAt(obj, "spec"), mapAt(obj, "status")
+		phase := strAt(status, "phase")
 		if object.Path(obj, "metadata", "deletionTimestamp") != nil {
 			phase = "Terminating"
 		}
-		volume, capacity, modes := strAt(obj, "spec", "volumeName"), "", ""
+		volume, capacity, modes := strAt(spec, "volumeName"), "", ""
 		if volume != "" {
-			capacity = strAt(obj, "status", "capacity", "storage")
+			capacity = strAt(status, "capacity", "storage")
 			var short []string
-			for _, m := range []struct{ mode, short string }{{"ReadWriteOnce", "RWO"}, {"ReadOnlyMany", "ROX"}, {"ReadWriteMany", "RWX"}, {"ReadWriteOncePod", "RWOP"}} {
-				for _, got := range stringList(object.Path(obj, "status", "accessModes")) {
-					if got == m.mode {
-						short = append(short, m.short)
-						break
-					}
+			for i := 0; i < len(accessModes); i += 2 {
+				if slices.Contains(stringList(status["accessModes"]), accessModes[i]) {
+					short = append(short, accessModes[i+1])
 				}
 			}
 			modes = strings.Join(short, ",")
 		}
-		class := strAt(obj, "spec", "storageClassName")
+		class := strAt(spec, "storageClassName")
 		if class == "" {
 			class = strAt(obj, "metadata", "annotations", "volume.beta.kubernetes.io/storage-class")
 		}
-		attributes := strAt(obj, "spec", "volumeAttributesClassName")
+		attributes, mode := strAt(spec, "volumeAttributesClassName"), strAt(spec, "volumeMode")
 		if attributes == "" {
 			attributes = "<unset>"
 		}
-		mode := strAt(obj, "spec", "volumeMode")
 		if mode == "" {
-			mode = "<unset>"
+			mode = "Filesystem" // the default
 		}
 		return []any{name(obj), phase, volume, capacity, modes, class, attributes, created(obj, now), mode}
 	},
 }
+
+// accessModes are the access modes and their short forms, in the order a
+// claim's table shows them.
+var accessModes = [...]string{"ReadWriteOnce", "RWO", "ReadOnlyMany", "ROX", "ReadWriteMany", "RWX", "ReadWriteOncePod", "RWOP"}
 
 var controllerRevisionPrinter = &Printer{
 	columns: []Column{
@@ -184,17 +186,31 @@ var controllerRevisionPrinter = &Printer{
 		controller := "<none>"
 		for _, ref := range listAt(obj, "metadata", "ownerReferences") {
 			if boolAt(ref, "controller") {
-				group, _, _ := strings.Cut(strAt(ref, "apiVersion"), "/")
-				if !strings.Contains(strAt(ref, "apiVersion"), "/") {
-					group = ""
-				}
-				kind := strings.ToLower(strAt(ref, "kind"))
-				if group != "" {
+				// kube's formatResourceName of the group and kind.
+				kind := strAt(ref, "kind")
+				if group, _, ok := strings.Cut(strAt(ref, "apiVersion"), "/"); ok {
 					kind += "." + group
 				}
-				controller = kind + "/" + strAt(ref, "name")
+				controller = strings.ToLower(kind) + "/" + strAt(ref, "name")
 			}
 		}
 		return []any{name(obj), controller, intAt(obj, "revision"), created(obj, now)}
 	},
 }
+
+// templateCells are the Containers, Images and Selector cells of a pod
+// template's owner, its selector as metav1.FormatLabelSelector prints it.
+func templateCells(template, selector any) []any {
+	names, images := containerCells(template)
+	sel, ok := labelSelector(selector)
+	switch {
+	case !ok:
+		sel = "<error>"
+	case sel == "":
+		sel = "<none>"
+	}
+	return []any{names, images, sel}
+}
+
+// ratio is a "ready/desired" cell.
+func ratio(n, of int64) string { return strconv.FormatInt(n, 10) + "/" + strconv.FormatInt(of, 10) }
