@@ -2,6 +2,7 @@ package registry
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"net/netip"
@@ -126,87 +127,128 @@ func (a *serviceAllocation) Admit(op Operation, t Target, obj, old object.Object
 	if op == Delete || t.Sub != "" || t.Res.Group != "" || t.Res.Plural != "services" {
 		return nil
 	}
-	spec := object.Child(obj, "spec")
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	now := a.store.clock.Now()
-	for k, h := range a.pending {
-		if now.Sub(h.at) > pendingFor {
-			delete(a.pending, k)
-		}
+	self := t.key()
+	c := claim{a: a, now: a.store.clock.Now(), used: map[slot]bool{}, name: t.Name}
+	if !t.DryRun {
+		c.owner = self
 	}
-	used, err := a.used(t)
-	if err != nil {
+	if err := c.inUse(CollectionPrefix(t.Res, ""), self); err != nil {
 		return apierrors.NewInternal(err)
 	}
-	var errs field.ErrorList
+	spec := object.Child(obj, "spec")
 	oldSpec, _ := old["spec"].(map[string]any)
 	// An update keeps what was allocated (the Service rules refuse changes).
-	if needsClusterIP(spec) && (old == nil || !needsClusterIP(oldSpec) || len(object.Strings(oldSpec, "clusterIPs")) == 0) {
-		errs = append(errs, a.clusterIP(t, spec, used, now)...)
-	}
-	if needsNodePorts(spec) {
-		errs = append(errs, a.nodePorts(t, spec, nodePorts(oldSpec), used, now)...)
-	}
-	if needsHealthCheck(spec) && spec["healthCheckNodePort"] == nil {
-		if port, ok := freePort(used); ok {
-			spec["healthCheckNodePort"] = port
-			a.reserve(t, nodePortSlot+slot(port), now)
+	if needsClusterIP(spec) && (!needsClusterIP(oldSpec) || len(object.Strings(oldSpec, "clusterIPs")) == 0) {
+		if err := c.clusterIP(spec); err != nil {
+			return err
 		}
 	}
-	if len(errs) > 0 {
-		return apierrors.NewInvalid("", "Service", t.Name, errs)
+	if needsNodePorts(spec) {
+		kept := nodePorts(oldSpec)
+		for i, p := range object.Objects(spec, "ports") {
+			if !kept[fmt.Sprint(p["nodePort"])] {
+				if err := c.nodePort(p, "nodePort", i); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	if needsHealthCheck(spec) && (!needsHealthCheck(oldSpec) || oldSpec["healthCheckNodePort"] == nil) {
+		return c.nodePort(spec, "healthCheckNodePort", -1)
 	}
 	return nil
 }
 
-// used is every address and port the stored Services but t's own hold, and
-// those held for writes in flight.
-func (a *serviceAllocation) used(t Target) (map[slot]bool, error) {
-	list, err := a.store.storage.List(storage.ListOptions{Prefix: CollectionPrefix(t.Res, "")})
+// claim is one write's allocations.
+type claim struct {
+	a     *serviceAllocation
+	owner string // the Service's key; "" in a dry run, which holds nothing
+	name  string // the Service's
+	now   time.Time
+	used  map[slot]bool
+}
+
+// inUse is every address and port the Services stored under prefix but self
+// hold, and those held for other writes in flight (those older than
+// pendingFor let go).
+func (c *claim) inUse(prefix, self string) error {
+	list, err := c.a.store.storage.List(storage.ListOptions{Prefix: prefix})
 	if err != nil {
-		return nil, err
+		return err
 	}
-	used := map[slot]bool{}
-	self := t.key()
-	for k, h := range a.pending {
-		used[k] = h.owner != self
-	}
-	port := func(p any) {
-		if p != nil {
-			used[nodePortSlot+slot(object.Int(p))] = true
+	for k, h := range c.a.pending {
+		if c.now.Sub(h.at) > pendingFor {
+			delete(c.a.pending, k)
+		} else {
+			c.used[k] = h.owner != self
 		}
 	}
 	for _, item := range list.Items {
-		if item.Key == self {
-			continue
-		}
 		svc, err := object.Decode([]byte(item.Value))
-		if err != nil {
+		if err != nil || item.Key == self {
 			continue
 		}
-		spec, _ := svc["spec"].(map[string]any)
+		spec := object.Child(svc, "spec")
 		for _, ip := range object.Strings(spec, "clusterIPs") {
-			if n, ok := parseIP4(ip); ok {
-				used[slot(n)] = true
+			n, _ := parseIP4(ip)
+			c.used[slot(n)] = true
+		}
+		for _, p := range append(object.Objects(spec, "ports"), spec) {
+			for _, port := range [...]any{p["nodePort"], p["healthCheckNodePort"]} {
+				if port != nil {
+					c.used[nodePortSlot+slot(object.Int(port))] = true
+				}
 			}
 		}
-		for _, p := range object.Objects(spec, "ports") {
-			port(p["nodePort"])
-		}
-		port(spec["healthCheckNodePort"])
 	}
-	return used, nil
+	return nil
 }
 
-func (a *serviceAllocation) reserve(t Target, s slot, now time.Time) {
-	if !t.DryRun {
-		a.pending[s] = hold{now, t.key()}
+// Why take refuses.
+var (
+	errOutOfRange = errors.New("not in the valid range")
+	errAllocated  = errors.New("already allocated")
+	errFull       = errors.New("range is full")
+)
+
+// take allocates s, asked for: in the size numbers from first and free; or,
+// not asked for, a free one at random, from the upper band first as kube's
+// bitmap allocators pick (the numbers below band are left for those asked for).
+func (c *claim) take(s slot, asked bool, first slot, size, band uint32) (slot, error) {
+	switch {
+	case !asked:
+		if band >= size {
+			band = 0
+		}
+		start, i := rand.Uint32N(size-band), uint32(0)
+		for ; i < size; i++ {
+			n := i - (size - band) // the lower band, once the upper one is done
+			if i < size-band {
+				n = band + (start+i)%(size-band)
+			}
+			if s = first + slot(n); !c.used[s] {
+				break
+			}
+		}
+		if i == size {
+			return 0, errFull
+		}
+	case s-first >= slot(size):
+		return s, errOutOfRange
+	case c.used[s]:
+		return s, errAllocated
 	}
+	c.used[s] = true
+	if c.owner != "" {
+		c.a.pending[s] = hold{c.now, c.owner}
+	}
+	return s, nil
 }
 
 // clusterIP allocates the Service's cluster IP, or checks the one it asks for.
-func (a *serviceAllocation) clusterIP(t Target, spec map[string]any, used map[slot]bool, now time.Time) field.ErrorList {
+func (c *claim) clusterIP(spec map[string]any) error {
 	ips := object.Strings(spec, "clusterIPs")
 	ip, _ := spec["clusterIP"].(string)
 	if len(ips) == 0 && ip != "" {
@@ -215,91 +257,51 @@ func (a *serviceAllocation) clusterIP(t Target, spec map[string]any, used map[sl
 	if len(ips) > 0 && (ips[0] == "None" || ips[0] == "" || ip != "" && ips[0] != ip) {
 		return nil // headless, or what the Service rules refuse first
 	}
+	var asked uint32
+	if len(ips) > 0 {
+		var ok bool
+		if asked, ok = parseIP4(ips[0]); !ok {
+			return nil // the Service rules and the IP families say what is wrong with it
+		}
+	}
+	a := c.a
 	size := uint32(1)<<(32-a.bits) - 2 // without the network and broadcast addresses
-	if len(ips) == 0 {
-		// At random, from the upper band first, as kube's allocator (the
-		// band below min(max(16, size/16), 256) addresses is left).
-		n, ok := pick(min(max(size/16, 16), 256), size, func(n uint32) bool { return !used[slot(a.base+1+n)] })
-		if !ok {
-			return field.ErrorList{field.Invalid(field.NewPath("spec", "clusterIPs"), []string{}, "failed to allocate a serviceIP: range is full")}
-		}
-		free := ip4(a.base + 1 + n)
-		spec["clusterIP"], spec["clusterIPs"] = free, []any{free}
-		a.reserve(t, slot(a.base+1+n), now)
-		return nil
-	}
-	n, ok := parseIP4(ips[0])
-	if !ok {
-		return nil // the Service rules and the IP families say what is wrong with it
-	}
-	var why string
+	s, err := c.take(slot(asked), len(ips) > 0, slot(a.base+1), size, min(max(size/16, 16), 256))
 	switch {
-	case n-a.base-1 >= size:
-		why = fmt.Sprintf("the provided IP (%s) is not in the valid range. The range of valid IPs is %s/%d", ip4(n), ip4(a.base), a.bits)
-	case used[slot(n)]:
-		why = "provided IP is already allocated"
+	case err == errFull:
+		return apierrors.NewInternal(errors.New("failed to allocate a serviceIP: range is full"))
+	case err == errOutOfRange:
+		err = fmt.Errorf("the provided IP (%s) is not in the valid range. The range of valid IPs is %s/%d", ip4(asked), ip4(a.base), a.bits)
+	case err != nil:
+		err = errors.New("provided IP is already allocated")
+	case len(ips) == 0:
+		free := ip4(uint32(s))
+		spec["clusterIP"], spec["clusterIPs"] = free, []any{free}
+		return nil
 	default:
-		a.reserve(t, slot(n), now)
 		return nil
 	}
-	return field.ErrorList{field.Invalid(field.NewPath("spec", "clusterIPs"), ips, fmt.Sprintf("failed to allocate IP %s: %s", ip4(n), why))}
+	return apierrors.NewInvalid("", "Service", c.name, field.ErrorList{field.Invalid(field.NewPath("spec", "clusterIPs"), ips, fmt.Sprintf("failed to allocate IP %s: %v", ips[0], err))})
 }
 
-// freePort is a free node port, at random, from the upper band first
-// (min(max(16, size/32), 128) ports are left).
-func freePort(used map[slot]bool) (int, bool) {
-	n, ok := pick(min(max(nodePortSize/32, 16), 128), nodePortSize, func(n uint32) bool {
-		return !used[nodePortSlot+nodePortBase+slot(n)]
-	})
-	return nodePortBase + int(n), ok
-}
-
-// pick finds a free one of size numbers: from a random start in [offset,
-// size) onwards, then in [0, offset).
-func pick(offset, size uint32, free func(n uint32) bool) (uint32, bool) {
-	if offset >= size {
-		offset = 0
+// nodePort allocates m[key], a node port, or checks the one asked for: that
+// of spec.ports[i], or (i < 0) the health check's.
+func (c *claim) nodePort(m map[string]any, key string, i int) error {
+	asked := m[key] != nil
+	s, err := c.take(nodePortSlot+slot(object.Int(m[key])), asked, nodePortSlot+nodePortBase, nodePortSize, min(max(nodePortSize/32, 16), 128))
+	switch {
+	case err == nil:
+		m[key] = int64(s - nodePortSlot)
+		return nil
+	case err == errFull:
+		return apierrors.NewInternal(errors.New("failed to allocate a nodePort: range is full"))
+	case err == errOutOfRange:
+		err = fmt.Errorf("provided port is not in the valid range. The range of valid ports is %d-%d", nodePortBase, nodePortBase+nodePortSize-1)
+	default:
+		err = errors.New("provided port is already allocated")
 	}
-	start := rand.Uint32N(size - offset)
-	for i := range size - offset {
-		if n := offset + (start+i)%(size-offset); free(n) {
-			return n, true
-		}
+	if i < 0 {
+		return apierrors.NewInternal(fmt.Errorf("failed to allocate requested HealthCheck NodePort %v: %v", m[key], err))
 	}
-	for n := range offset {
-		if free(n) {
-			return n, true
-		}
-	}
-	return 0, false
-}
-
-// nodePorts allocates the Service's node ports, or checks those it asks for
-// (but those it had: kept).
-func (a *serviceAllocation) nodePorts(t Target, spec map[string]any, kept map[string]bool, used map[slot]bool, now time.Time) field.ErrorList {
-	var errs field.ErrorList
-	for i, p := range object.Objects(spec, "ports") {
-		if p["nodePort"] == nil {
-			if port, ok := freePort(used); ok {
-				p["nodePort"] = port
-				used[nodePortSlot+slot(port)] = true
-				a.reserve(t, nodePortSlot+slot(port), now)
-			}
-			continue
-		}
-		n := object.Int(p["nodePort"])
-		key := nodePortSlot + slot(n)
-		switch {
-		case kept[fmt.Sprint(n)]:
-		case n < nodePortBase || n >= nodePortBase+nodePortSize:
-			errs = append(errs, field.Invalid(field.NewPath("spec", "ports").Index(i).Child("nodePort"), n,
-				fmt.Sprintf("provided port is not in the valid range. The range of valid ports is %d-%d", nodePortBase, nodePortBase+nodePortSize-1)))
-		case used[key]:
-			errs = append(errs, field.Invalid(field.NewPath("spec", "ports").Index(i).Child("nodePort"), n, "provided port is already allocated"))
-		default:
-			used[key] = true
-			a.reserve(t, key, now)
-		}
-	}
-	return errs
+	return apierrors.NewInvalid("", "Service", c.name, field.ErrorList{field.Invalid(field.NewPath("spec", "ports").Index(i).Child("nodePort"), m[key], err.Error())})
 }
