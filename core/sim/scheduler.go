@@ -141,13 +141,20 @@ func (s *scheduler) schedule(ctx context.Context, key string) error {
 	reasons := map[string]int{}
 	unresolvable := 0
 	var fit []candidate
-	siblings := map[string]int{} // the Pods of p's controller, per node
+	s.mu.Lock()
+	siblings := map[string]int{} // the Pods of p's controller, per node (bound, or assumed so)
 	if owner := p.Metadata.Controller(); owner != "" {
 		for _, sibling := range s.pods.ByIndex("controller", owner) {
-			siblings[sibling.Spec.NodeName]++
+			node := sibling.Spec.NodeName
+			for name, assumed := range s.usage {
+				if _, ok := assumed[sibling.Metadata.Key()]; ok {
+					node = name
+					break
+				}
+			}
+			siblings[node]++
 		}
 	}
-	s.mu.Lock()
 	for _, n := range nodes {
 		why, resolvable := s.filter(p, want, n)
 		switch {
