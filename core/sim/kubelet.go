@@ -25,6 +25,7 @@ const (
 	runTime        = time.Second             // a container that runs to completion
 	backoffBase    = 10 * time.Second        // kubelet's crash and pull back-off, doubling
 	backoffMax     = 300 * time.Second
+	renewEvery     = 10 * time.Second // a node Lease's renewal: a quarter of its 40s
 )
 
 // kubelet is one simulated node's kubelet (kwok's idea): it watches the Pods
@@ -48,7 +49,9 @@ const (
 //     with a grace period of 0, as a kubelet finishes a graceful deletion.
 //
 // Durations are divided by the simulation's speed. Nothing is timed while no
-// Pod is on its way somewhere.
+// Pod is on its way somewhere: the node's Lease is renewed (every 10 seconds
+// at most, as a kubelet's heartbeat) only while the kubelet has work, so its
+// renewTime says when the node last did something.
 type kubelet struct {
 	name   string
 	index  int
@@ -65,6 +68,7 @@ type kubelet struct {
 	ips     map[string]string    // pod IP → Pod key
 	lastIP  int                  // the last address given out
 	backoff map[string]time.Time // Pod key/container → when its image pull back-off began
+	renewed time.Time            // the Lease's last renewal
 }
 
 func newKubelet(h web.Handler, clk clock.Clock, index int, speed float64) *kubelet {
@@ -122,8 +126,25 @@ func (k *kubelet) forget(key string) {
 	}
 }
 
+// heartbeat renews the node's Lease when it is due.
+func (k *kubelet) heartbeat(ctx context.Context) {
+	k.mu.Lock()
+	now := k.clock.Now()
+	due := now.Sub(k.renewed) >= renewEvery
+	if due {
+		k.renewed = now
+	}
+	k.mu.Unlock()
+	if due {
+		renew := fmt.Sprintf(`{"spec":{"renewTime":%q}}`, controllers.MicroTimestamp(now))
+		_, _ = k.c.Do(ctx, web.MethodPatch, "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/"+k.name,
+			"application/merge-patch+json", []byte(renew)) // a missed heartbeat is the next one's
+	}
+}
+
 // sync brings the Pod key one step on, and comes back when the next is due.
 func (k *kubelet) sync(ctx context.Context, key string) error {
+	k.heartbeat(ctx)
 	cur, ok := k.pods.Get(key)
 	if !ok {
 		k.forget(key)

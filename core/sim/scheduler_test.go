@@ -77,7 +77,8 @@ func TestSIM_2_SchedulingRequestsTaintsPending(t *testing.T) {
 
 // TestSIM_2_NodesAndLeases: the nodes register as a kind cluster's kubelets
 // register theirs: Ready, their capacity, the control plane's role and taint,
-// no not-ready taint left, and a Lease each in kube-node-lease.
+// no not-ready taint left, and a Lease each in kube-node-lease, renewed
+// while the node has work.
 func TestSIM_2_NodesAndLeases(t *testing.T) {
 	e := newEnv(t, sim.Config{Nodes: 2})
 	nodes := e.list("/api/v1/nodes")
@@ -100,8 +101,15 @@ func TestSIM_2_NodesAndLeases(t *testing.T) {
 	if object.Path(worker, "status", "allocatable", "cpu") != "4" || object.Path(worker, "spec", "podCIDR") != "10.244.1.0/24" {
 		t.Errorf("worker: %v %v", object.Path(worker, "status", "allocatable"), worker["spec"])
 	}
-	lease := e.get("/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/kubeplay-worker")
-	if object.Path(lease, "spec", "holderIdentity") != "kubeplay-worker" {
+	leasePath := "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/kubeplay-worker"
+	lease := e.get(leasePath)
+	if object.Path(lease, "spec", "holderIdentity") != "kubeplay-worker" || num(lease, "spec", "leaseDurationSeconds") != 40 {
 		t.Errorf("lease %v", lease)
 	}
+	registered := object.String(object.Path(lease, "spec", "renewTime"))
+	e.clock.Step(time.Minute)
+	e.create(pods, podDoc("web", `{"containers":[{"name":"c","image":"nginx"}]}`))
+	e.until(time.Minute, "the worker's lease renewed", func() bool {
+		return object.String(object.Path(e.get(leasePath), "spec", "renewTime")) > registered
+	})
 }
