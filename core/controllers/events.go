@@ -29,17 +29,35 @@ const recorderCacheSize = 4096
 // event is named after its object and the time (name.hex-nanoseconds), and an
 // event that repeats one already recorded (same object, type, reason and
 // message) counts up the first one (count, lastTimestamp) with a strategic
-// merge patch instead of adding another.
+// merge patch instead of adding another. As client-go's EventAggregator,
+// once an object has had events of 10 messages with the same type and
+// reason within 10 minutes (a Deployment's ScalingReplicaSet, rollout after
+// rollout), each new message goes to one event, "(combined from similar
+// events): " and the latest message, counted up.
 type Recorder struct {
 	c         *client.Client
 	clock     clock.Clock
 	component string // source.component and reportingComponent
 	host      string // source.host and reportingInstance
 
-	mu   sync.Mutex
-	seen map[Reference]map[string]*recorded // by object, then type, reason, action and message
-	size int
+	mu      sync.Mutex
+	seen    map[Reference]map[string]*recorded // by object, then type, reason, action and message
+	similar map[Reference]map[string]*similar  // by object, then type and reason
+	size    int
 }
+
+// similar is what the aggregation knows of an object's events of one type
+// and reason: their messages, and when the last came.
+type similar struct {
+	messages map[string]bool
+	last     time.Time
+}
+
+// Client-go's aggregation: its threshold of messages, in its interval.
+const (
+	aggregateMessages = 10
+	aggregateInterval = 10 * time.Minute
+)
 
 type recorded struct {
 	name, namespace string
@@ -49,7 +67,8 @@ type recorded struct {
 // NewRecorder records events through c as component, from host ("" for
 // kube-controller-manager's controllers; the node's name for a kubelet).
 func NewRecorder(c *client.Client, clk clock.Clock, component, host string) *Recorder {
-	return &Recorder{c: c, clock: clk, component: component, host: host, seen: map[Reference]map[string]*recorded{}}
+	return &Recorder{c: c, clock: clk, component: component, host: host,
+		seen: map[Reference]map[string]*recorded{}, similar: map[Reference]map[string]*similar{}}
 }
 
 // Reference is an object reference: an event's involvedObject.
@@ -110,7 +129,13 @@ func (r *Recorder) record(ctx context.Context, ref Reference, typ, reason, actio
 	obj := ref
 	obj.ResourceVersion = ""
 	now := r.clock.Now()
+	reporting, instance := r.component, r.host
 	r.mu.Lock()
+	if action == "" && r.aggregate(obj, typ, reason, message, now) {
+		key = typ + "\x00" + reason + "\x00aggregate"
+		message = "(combined from similar events): " + message
+		reporting, instance = "", "" // client-go's aggregate event leaves them out
+	}
 	prev := r.seen[obj][key]
 	if prev != nil {
 		prev.count++
@@ -129,7 +154,7 @@ func (r *Recorder) record(ctx context.Context, ref Reference, typ, reason, actio
 		}
 	}
 	ev := event{APIVersion: "v1", Kind: "Event", InvolvedObject: ref, Reason: reason, Message: message, Type: typ,
-		ReportingComponent: r.component, ReportingInstance: r.host, Source: map[string]string{}}
+		ReportingComponent: reporting, ReportingInstance: instance, Source: map[string]string{}}
 	ev.Metadata.Namespace = ref.Namespace
 	if ev.Metadata.Namespace == "" {
 		ev.Metadata.Namespace = "default"
@@ -153,6 +178,7 @@ func (r *Recorder) record(ctx context.Context, ref Reference, typ, reason, actio
 	r.mu.Lock()
 	if r.size >= recorderCacheSize {
 		clear(r.seen)
+		clear(r.similar)
 		r.size = 0
 	}
 	if r.seen[obj] == nil {
@@ -161,6 +187,30 @@ func (r *Recorder) record(ctx context.Context, ref Reference, typ, reason, actio
 	r.seen[obj][key] = &recorded{name: ev.Metadata.Name, namespace: ev.Metadata.Namespace, count: 1}
 	r.size++
 	r.mu.Unlock()
+}
+
+// aggregate notes an event's message among its similar ones and says
+// whether it goes to their aggregate event: once there are 10 messages
+// (EventAggregate, one of them then forgotten). Called with mu held.
+func (r *Recorder) aggregate(obj Reference, typ, reason, message string, now time.Time) bool {
+	if r.similar[obj] == nil {
+		r.similar[obj] = map[string]*similar{}
+	}
+	key := typ + "\x00" + reason
+	s := r.similar[obj][key]
+	if s == nil || now.Sub(s.last) > aggregateInterval {
+		s = &similar{messages: map[string]bool{}}
+		r.similar[obj][key] = s
+	}
+	s.messages[message], s.last = true, now
+	if len(s.messages) < aggregateMessages {
+		return false
+	}
+	for m := range s.messages {
+		delete(s.messages, m)
+		break
+	}
+	return true
 }
 
 // lastNanos makes event names unique when the clock does not move between
