@@ -33,6 +33,30 @@ func ByController[T any, P typed[T]](p P) []string {
 // ByUID is an informer index of objects by uid.
 func ByUID[T any, P typed[T]](p P) []string { return []string{p.object().Metadata.UID} }
 
+// OnChange is an informer's handler calling f with each object added,
+// updated (the new one) or deleted.
+func OnChange[P any](f func(P)) client.TypedHandler[P] {
+	return client.TypedHandler[P]{Add: f, Update: func(_, p P) { f(p) }, Delete: f}
+}
+
+// QueueKey queues the key of the object it is given on q.
+func QueueKey[T any, P typed[T]](q *Queue) func(P) {
+	return func(p P) { q.Add(p.object().Metadata.Key()) }
+}
+
+// QueueController queues on q the key of the controller of the object it is
+// given: the one of owners (indexed by "uid", ByUID) its controller
+// reference names.
+func QueueController[T any, P typed[T], O any, OP typed[O]](q *Queue, owners *client.TypedInformer[OP]) func(P) {
+	return func(p P) {
+		if uid := p.object().Metadata.Controller(); uid != "" {
+			for _, o := range owners.ByIndex("uid", uid) {
+				q.Add(o.object().Metadata.Key())
+			}
+		}
+	}
+}
+
 // Selects says whether sel selects labels; an empty selector selects nothing,
 // as a controller's does.
 func (sel *LabelSelector) Selects(labels map[string]string) bool {

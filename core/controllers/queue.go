@@ -175,9 +175,26 @@ func (q *Queue) Pending() int {
 	return len(q.ready) + len(q.later) + len(q.processing)
 }
 
+// Informer is an informer of any type, as Run starts it.
+type Informer interface {
+	Run(ctx context.Context)
+	Synced() <-chan struct{}
+}
+
+// Run is a controller's Run: it starts the informers and, once they all have
+// their first list in, syncs q's keys with sync until ctx is done.
+func Run(ctx context.Context, q *Queue, sync func(ctx context.Context, key string) error, informers ...Informer) {
+	for _, inf := range informers {
+		go inf.Run(ctx)
+	}
+	if Synced(ctx, informers...) {
+		q.Run(ctx, sync)
+	}
+}
+
 // Synced waits until every informer has its first list in, and says whether
 // they all have (false: ctx ended first).
-func Synced(ctx context.Context, informers ...interface{ Synced() <-chan struct{} }) bool {
+func Synced(ctx context.Context, informers ...Informer) bool {
 	for _, inf := range informers {
 		select {
 		case <-inf.Synced():

@@ -99,12 +99,7 @@ func newKubelet(h web.Handler, clk clock.Clock, index int, speed float64) *kubel
 func (k *kubelet) Pending() int { return k.queue.Pending() }
 
 // Run works until ctx is done.
-func (k *kubelet) Run(ctx context.Context) {
-	go k.pods.Run(ctx)
-	if controllers.Synced(ctx, k.pods) {
-		k.queue.Run(ctx, k.sync)
-	}
-}
+func (k *kubelet) Run(ctx context.Context) { controllers.Run(ctx, k.queue, k.sync, k.pods) }
 
 // after is a simulated duration as the clock runs it.
 func (k *kubelet) after(d time.Duration) time.Duration { return time.Duration(float64(d) / k.speed) }

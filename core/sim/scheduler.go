@@ -78,11 +78,7 @@ func (s *scheduler) Pending() int { return s.queue.Pending() }
 
 // Run works until ctx is done.
 func (s *scheduler) Run(ctx context.Context) {
-	go s.pods.Run(ctx)
-	go s.nodes.Run(ctx)
-	if controllers.Synced(ctx, s.pods, s.nodes) {
-		s.queue.Run(ctx, s.schedule)
-	}
+	controllers.Run(ctx, s.queue, s.schedule, s.pods, s.nodes)
 }
 
 // podChanged accounts for an assigned Pod and queues an unassigned one.

@@ -54,11 +54,7 @@ func (pv *provisioner) Pending() int { return pv.queue.Pending() }
 
 // Run works until ctx is done.
 func (pv *provisioner) Run(ctx context.Context) {
-	go pv.pods.Run(ctx)
-	go pv.claims.Run(ctx)
-	if controllers.Synced(ctx, pv.pods, pv.claims) {
-		pv.queue.Run(ctx, pv.bind)
-	}
+	controllers.Run(ctx, pv.queue, pv.bind, pv.pods, pv.claims)
 }
 
 // bind binds the claim key if a scheduled Pod uses it.

@@ -34,54 +34,35 @@ const scheduledAnnotation = "batch.kubernetes.io/cronjob-scheduled-timestamp"
 
 // Controller is the CronJob controller.
 type Controller struct {
-	c      *client.Client
-	events *controllers.Recorder
-	clock  clock.Clock
-	crons  *client.TypedInformer[*cronJob]
-	jobs   *client.TypedInformer[*job]
-	queue  *controllers.Queue
-	expect *controllers.Expectations
+	controllers.Base
+	crons *client.TypedInformer[*cronJob]
+	jobs  *client.TypedInformer[*job]
 }
 
 // New is the CronJob controller, acting through h.
 func New(h web.Handler, clk clock.Clock) *Controller {
-	c := controllers.NewClient(h, "cronjob-controller")
-	cc := &Controller{c: c, clock: clk, events: controllers.NewRecorder(c, clk, "cronjob-controller", ""),
-		queue: controllers.NewQueue(clk), expect: controllers.NewExpectations()}
-	enqueue := func(cj *cronJob) { cc.queue.Add(cj.Metadata.Key()) }
-	cc.crons = client.NewTypedInformer(c, "/apis/batch/v1/cronjobs", controllers.Codec[cronJob](),
-		client.TypedHandler[*cronJob]{Add: enqueue, Update: func(_, cj *cronJob) { enqueue(cj) }, Delete: enqueue},
+	cc := &Controller{Base: controllers.NewBase(h, clk, "cronjob-controller", "cronjob-controller")}
+	cc.crons = client.NewTypedInformer(cc.C, "/apis/batch/v1/cronjobs", controllers.Codec[cronJob](),
+		controllers.OnChange(controllers.QueueKey[cronJob](cc.Queue)),
 		map[string]func(*cronJob) []string{"uid": controllers.ByUID[cronJob]}, clk)
-	owner := func(j *job) {
-		for _, cj := range cc.crons.ByIndex("uid", j.Metadata.Controller()) {
-			enqueue(cj)
-		}
-	}
-	cc.jobs = client.NewTypedInformer(c, "/apis/batch/v1/jobs", controllers.Codec[job](),
-		client.TypedHandler[*job]{Add: owner, Update: func(_, j *job) { owner(j) }, Delete: owner},
+	cc.jobs = client.NewTypedInformer(cc.C, "/apis/batch/v1/jobs", controllers.Codec[job](),
+		controllers.OnChange(controllers.QueueController[job](cc.Queue, cc.crons)),
 		map[string]func(*job) []string{"controller": controllers.ByController[job]}, clk)
 	return cc
 }
 
-// Pending is how many CronJobs wait to be synced, now or at their next time.
-func (cc *Controller) Pending() int { return cc.queue.Pending() }
-
 // Run works until ctx is done.
 func (cc *Controller) Run(ctx context.Context) {
-	go cc.crons.Run(ctx)
-	go cc.jobs.Run(ctx)
-	if controllers.Synced(ctx, cc.crons, cc.jobs) {
-		cc.queue.Run(ctx, cc.sync)
-	}
+	controllers.Run(ctx, cc.Queue, cc.sync, cc.crons, cc.jobs)
 }
 
 func (cc *Controller) sync(ctx context.Context, key string) error {
 	cj, ok := cc.crons.Get(key)
 	if !ok {
-		cc.expect.Forget(key)
+		cc.Expect.Forget(key)
 		return nil
 	}
-	if !cc.expect.Satisfied(key) || cj.Metadata.DeletionTimestamp != "" {
+	if !cc.Expect.Satisfied(key) || cj.Metadata.DeletionTimestamp != "" {
 		return nil
 	}
 	ref := controllers.Ref(&cj.Metadata, "batch/v1", "CronJob")
@@ -109,7 +90,7 @@ func (cc *Controller) sync(ctx context.Context, key string) error {
 			if controllers.FindCondition(j.Status.Conditions, "Failed") != nil {
 				condition = "Failed"
 			}
-			cc.events.Eventf(ctx, ref, controllers.Normal, "SawCompletedJob", "Saw completed job: %s, condition: %s", j.Metadata.Name, condition)
+			cc.Events.Eventf(ctx, ref, controllers.Normal, "SawCompletedJob", "Saw completed job: %s, condition: %s", j.Metadata.Name, condition)
 		}
 	}
 	for _, keep := range []struct {
@@ -127,17 +108,17 @@ func (cc *Controller) sync(ctx context.Context, key string) error {
 	}
 	sched, err := parseSchedule(cj.Spec.Schedule)
 	if err != nil {
-		cc.events.Eventf(ctx, ref, controllers.Warning, "UnparseableSchedule", "unparseable schedule: %q : %s", cj.Spec.Schedule, err)
+		cc.Events.Eventf(ctx, ref, controllers.Warning, "UnparseableSchedule", "unparseable schedule: %q : %s", cj.Spec.Schedule, err)
 		return cc.writeStatus(ctx, key, cj, status)
 	}
 	loc := time.UTC
 	if tz := cj.Spec.TimeZone; tz != nil {
 		if loc, err = time.LoadLocation(*tz); err != nil {
-			cc.events.Eventf(ctx, ref, controllers.Warning, "UnknownTimeZone", "invalid timeZone: %q: %s", *tz, err)
+			cc.Events.Eventf(ctx, ref, controllers.Warning, "UnknownTimeZone", "invalid timeZone: %q: %s", *tz, err)
 			return cc.writeStatus(ctx, key, cj, status)
 		}
 	}
-	now := cc.clock.Now().In(loc)
+	now := cc.Clock.Now().In(loc)
 	since := status.LastScheduleTime
 	if since == "" {
 		since = cj.Metadata.CreationTimestamp
@@ -157,7 +138,7 @@ func (cc *Controller) sync(ctx context.Context, key string) error {
 		status.LastScheduleTime = registry.Timestamp(due)
 	}
 	if next := sched.next(now); !next.IsZero() && !cj.Spec.Suspend {
-		cc.queue.AddAfter(key, next.Sub(now))
+		cc.Queue.AddAfter(key, next.Sub(now))
 	}
 	return cc.writeStatus(ctx, key, cj, status)
 }
@@ -191,32 +172,32 @@ func (cc *Controller) run(ctx context.Context, key string, cj *cronJob, due time
 	}{"batch/v1", "Job", controllers.ObjectMeta{Name: name, Namespace: cj.Metadata.Namespace, Labels: cj.Spec.JobTemplate.Metadata.Labels,
 		Annotations: annotations, OwnerReferences: []controllers.OwnerReference{controllers.OwnerRef(&cj.Metadata, "batch/v1", "CronJob")}},
 		cj.Spec.JobTemplate.Spec}
-	data, err := controllers.Send(ctx, cc.c, web.MethodPost, "/apis/batch/v1/namespaces/"+cj.Metadata.Namespace+"/jobs", body)
+	data, err := controllers.Send(ctx, cc.C, web.MethodPost, "/apis/batch/v1/namespaces/"+cj.Metadata.Namespace+"/jobs", body)
 	switch {
 	case client.IsConflict(err):
 		return nil // made already
 	case err != nil:
-		cc.events.Eventf(ctx, ref, controllers.Warning, "FailedCreate", "Error creating job: %s", controllers.Message(err))
+		cc.Events.Eventf(ctx, ref, controllers.Warning, "FailedCreate", "Error creating job: %s", controllers.Message(err))
 		return err
 	}
 	created, err := controllers.Read[job](data)
 	if err != nil {
 		return err
 	}
-	cc.expect.Written(key, cc.jobs, created.Metadata.ResourceVersion)
+	cc.Expect.Written(key, cc.jobs, created.Metadata.ResourceVersion)
 	status.Active = append(status.Active, controllers.Ref(&created.Metadata, "batch/v1", "Job"))
-	cc.events.Eventf(ctx, ref, controllers.Normal, "SuccessfulCreate", "Created job %s", name)
+	cc.Events.Eventf(ctx, ref, controllers.Normal, "SuccessfulCreate", "Created job %s", name)
 	return nil
 }
 
 func (cc *Controller) deleteJob(ctx context.Context, key string, j *job, ref controllers.Reference) error {
-	_, err := cc.c.Do(ctx, web.MethodDelete, "/apis/batch/v1/namespaces/"+j.Metadata.Namespace+"/jobs/"+j.Metadata.Name,
+	_, err := cc.C.Do(ctx, web.MethodDelete, "/apis/batch/v1/namespaces/"+j.Metadata.Namespace+"/jobs/"+j.Metadata.Name,
 		"application/json", []byte(`{"propagationPolicy":"Background"}`))
 	if err != nil && !client.IsNotFound(err) {
 		return err
 	}
-	controllers.Deleted(cc.expect, key, cc.jobs, j)
-	cc.events.Eventf(ctx, ref, controllers.Normal, "SuccessfulDelete", "Deleted job %s", j.Metadata.Name)
+	controllers.Deleted(cc.Expect, key, cc.jobs, j)
+	cc.Events.Eventf(ctx, ref, controllers.Normal, "SuccessfulDelete", "Deleted job %s", j.Metadata.Name)
 	return nil
 }
 
@@ -226,9 +207,9 @@ func (cc *Controller) writeStatus(ctx context.Context, key string, cj *cronJob, 
 	}
 	next := *cj
 	next.Status = status
-	data, err := controllers.Send(ctx, cc.c, web.MethodPut, "/apis/batch/v1/namespaces/"+cj.Metadata.Namespace+"/cronjobs/"+cj.Metadata.Name+"/status", &next)
+	data, err := controllers.Send(ctx, cc.C, web.MethodPut, "/apis/batch/v1/namespaces/"+cj.Metadata.Namespace+"/cronjobs/"+cj.Metadata.Name+"/status", &next)
 	if err == nil {
-		cc.expect.Written(key, cc.crons, controllers.Version(data))
+		cc.Expect.Written(key, cc.crons, controllers.Version(data))
 	}
 	if client.IsNotFound(err) {
 		return nil

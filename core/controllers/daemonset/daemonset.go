@@ -43,71 +43,49 @@ var daemonTolerations = []controllers.Toleration{
 
 // Controller is the DaemonSet controller.
 type Controller struct {
-	c         *client.Client
-	events    *controllers.Recorder
-	clock     clock.Clock
+	controllers.Base
 	sets      *client.TypedInformer[*daemonSet]
 	pods      *client.TypedInformer[*pod]
 	nodes     *client.TypedInformer[*node]
 	revisions *client.TypedInformer[*revision]
-	queue     *controllers.Queue
-	expect    *controllers.Expectations
 }
 
 // New is the DaemonSet controller, acting through h.
 func New(h web.Handler, clk clock.Clock) *Controller {
-	c := controllers.NewClient(h, "daemon-set-controller")
-	dc := &Controller{c: c, clock: clk, events: controllers.NewRecorder(c, clk, "daemonset-controller", ""),
-		queue: controllers.NewQueue(clk), expect: controllers.NewExpectations()}
-	enqueue := func(ds *daemonSet) { dc.queue.Add(ds.Metadata.Key()) }
-	dc.sets = client.NewTypedInformer(c, "/apis/apps/v1/daemonsets", controllers.Codec[daemonSet](),
-		client.TypedHandler[*daemonSet]{Add: enqueue, Update: func(_, ds *daemonSet) { enqueue(ds) }, Delete: enqueue},
-		map[string]func(*daemonSet) []string{"uid": controllers.ByUID[daemonSet]}, clk)
-	owner := func(uid string) {
-		for _, ds := range dc.sets.ByIndex("uid", uid) {
-			enqueue(ds)
-		}
-	}
-	byPod := func(p *pod) { owner(p.Metadata.Controller()) }
-	dc.pods = client.NewTypedInformer(c, "/api/v1/pods", controllers.Codec[pod](),
-		client.TypedHandler[*pod]{Add: byPod, Update: func(_, p *pod) { byPod(p) }, Delete: byPod},
+	dc := &Controller{Base: controllers.NewBase(h, clk, "daemon-set-controller", "daemonset-controller")}
+	enqueue := controllers.QueueKey[daemonSet](dc.Queue)
+	dc.sets = client.NewTypedInformer(dc.C, "/apis/apps/v1/daemonsets", controllers.Codec[daemonSet](),
+		controllers.OnChange(enqueue), map[string]func(*daemonSet) []string{"uid": controllers.ByUID[daemonSet]}, clk)
+	dc.pods = client.NewTypedInformer(dc.C, "/api/v1/pods", controllers.Codec[pod](),
+		controllers.OnChange(controllers.QueueController[pod](dc.Queue, dc.sets)),
 		map[string]func(*pod) []string{"controller": controllers.ByController[pod]}, clk)
-	all := func(*node) {
-		for _, ds := range dc.sets.List() {
-			enqueue(ds)
-		}
-	}
-	dc.nodes = client.NewTypedInformer(c, "/api/v1/nodes", controllers.Codec[node](),
-		client.TypedHandler[*node]{Add: all, Update: func(_, n *node) { all(n) }, Delete: all}, nil, clk)
-	dc.revisions = client.NewTypedInformer(c, "/apis/apps/v1/controllerrevisions", controllers.Codec[revision](),
+	dc.nodes = client.NewTypedInformer(dc.C, "/api/v1/nodes", controllers.Codec[node](),
+		controllers.OnChange(func(*node) {
+			for _, ds := range dc.sets.List() {
+				enqueue(ds)
+			}
+		}), nil, clk)
+	dc.revisions = client.NewTypedInformer(dc.C, "/apis/apps/v1/controllerrevisions", controllers.Codec[revision](),
 		client.TypedHandler[*revision]{}, map[string]func(*revision) []string{"controller": controllers.ByController[revision]}, clk)
 	return dc
 }
 
-// Pending is how many DaemonSets wait to be synced.
-func (dc *Controller) Pending() int { return dc.queue.Pending() }
-
 // Run works until ctx is done.
 func (dc *Controller) Run(ctx context.Context) {
-	for _, inf := range []interface{ Run(context.Context) }{dc.sets, dc.pods, dc.nodes, dc.revisions} {
-		go inf.Run(ctx)
-	}
-	if controllers.Synced(ctx, dc.sets, dc.pods, dc.nodes, dc.revisions) {
-		dc.queue.Run(ctx, dc.sync)
-	}
+	controllers.Run(ctx, dc.Queue, dc.sync, dc.sets, dc.pods, dc.nodes, dc.revisions)
 }
 
 func (dc *Controller) sync(ctx context.Context, key string) error {
 	ds, ok := dc.sets.Get(key)
 	if !ok {
-		dc.expect.Forget(key)
+		dc.Expect.Forget(key)
 		return nil
 	}
-	if !dc.expect.Satisfied(key) || ds.Metadata.DeletionTimestamp != "" {
+	if !dc.Expect.Satisfied(key) || ds.Metadata.DeletionTimestamp != "" {
 		return nil
 	}
-	rev, err := controllers.Revisions{C: dc.c, Owner: &ds.Metadata, APIVersion: "apps/v1", Kind: "DaemonSet",
-		Expect: func(rv string) { dc.expect.Written(key, dc.revisions, rv) }}.
+	rev, err := controllers.Revisions{C: dc.C, Owner: &ds.Metadata, APIVersion: "apps/v1", Kind: "DaemonSet",
+		Expect: func(rv string) { dc.Expect.Written(key, dc.revisions, rv) }}.
 		Sync(ctx, ds.Spec.Template, ds.Status.CollisionCount, ds.Spec.RevisionHistoryLimit, dc.revisions.ByIndex("controller", ds.Metadata.UID))
 	if err != nil {
 		return err
@@ -152,7 +130,7 @@ func (dc *Controller) sync(ctx context.Context, key string) error {
 		if p.Ready() {
 			status.NumberReady++
 		}
-		if p.Available(ds.Spec.MinReadySeconds, dc.clock.Now()) {
+		if p.Available(ds.Spec.MinReadySeconds, dc.Clock.Now()) {
 			status.NumberAvailable++
 		} else {
 			unavailable++
@@ -174,31 +152,31 @@ func (dc *Controller) sync(ctx context.Context, key string) error {
 	for _, p := range old {
 		outdated := p.Metadata.Labels["controller-revision-hash"] != hash && fits(&template.Spec, dc.nodeNamed(nodeOf(p)))
 		if outdated {
-			if int64(unavailable) >= maxUnavailable && p.Available(ds.Spec.MinReadySeconds, dc.clock.Now()) {
+			if int64(unavailable) >= maxUnavailable && p.Available(ds.Spec.MinReadySeconds, dc.Clock.Now()) {
 				continue
 			}
-			if p.Available(ds.Spec.MinReadySeconds, dc.clock.Now()) {
+			if p.Available(ds.Spec.MinReadySeconds, dc.Clock.Now()) {
 				unavailable++
 			}
 		}
-		if _, err := dc.c.Delete(ctx, "/api/v1/namespaces/"+p.Metadata.Namespace+"/pods/"+p.Metadata.Name); err != nil && !client.IsNotFound(err) {
+		if _, err := dc.C.Delete(ctx, "/api/v1/namespaces/"+p.Metadata.Namespace+"/pods/"+p.Metadata.Name); err != nil && !client.IsNotFound(err) {
 			return err
 		}
-		controllers.Deleted(dc.expect, key, dc.pods, p)
-		dc.events.Eventf(ctx, ref, controllers.Normal, "SuccessfulDelete", "Deleted pod: %s", p.Metadata.Name)
+		controllers.Deleted(dc.Expect, key, dc.pods, p)
+		dc.Events.Eventf(ctx, ref, controllers.Normal, "SuccessfulDelete", "Deleted pod: %s", p.Metadata.Name)
 	}
 	generation := ds.Metadata.Annotations["deprecated.daemonset.template.generation"]
 	for _, name := range create {
 		p := controllers.PodFromTemplate(ds.Spec.Template, ds.Metadata.Name+"-", controllers.OwnerRef(&ds.Metadata, "apps/v1", "DaemonSet"))
 		daemonPod(p, name, hash, generation)
-		created, err := dc.c.Create(ctx, "/api/v1/namespaces/"+ds.Metadata.Namespace+"/pods", p)
+		created, err := dc.C.Create(ctx, "/api/v1/namespaces/"+ds.Metadata.Namespace+"/pods", p)
 		if err != nil {
-			dc.events.Eventf(ctx, ref, controllers.Warning, "FailedCreate", "Error creating: %s", controllers.Message(err))
+			dc.Events.Eventf(ctx, ref, controllers.Warning, "FailedCreate", "Error creating: %s", controllers.Message(err))
 			return err
 		}
 		meta := created["metadata"].(map[string]any)
-		dc.expect.Written(key, dc.pods, meta["resourceVersion"].(string))
-		dc.events.Eventf(ctx, ref, controllers.Normal, "SuccessfulCreate", "Created pod: %s", meta["name"])
+		dc.Expect.Written(key, dc.pods, meta["resourceVersion"].(string))
+		dc.Events.Eventf(ctx, ref, controllers.Normal, "SuccessfulCreate", "Created pod: %s", meta["name"])
 	}
 	status.ObservedGeneration = ds.Metadata.Generation
 	status.CollisionCount = ds.Status.CollisionCount
@@ -207,7 +185,7 @@ func (dc *Controller) sync(ctx context.Context, key string) error {
 	}
 	next := *ds
 	next.Status = status
-	if _, err := controllers.Send(ctx, dc.c, web.MethodPut, "/apis/apps/v1/namespaces/"+ds.Metadata.Namespace+"/daemonsets/"+ds.Metadata.Name+"/status", &next); err != nil && !client.IsNotFound(err) {
+	if _, err := controllers.Send(ctx, dc.C, web.MethodPut, "/apis/apps/v1/namespaces/"+ds.Metadata.Namespace+"/daemonsets/"+ds.Metadata.Name+"/status", &next); err != nil && !client.IsNotFound(err) {
 		return err
 	}
 	return nil

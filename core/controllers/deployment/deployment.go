@@ -30,65 +30,43 @@ type (
 
 // Controller is the Deployment controller.
 type Controller struct {
-	c       *client.Client
-	events  *controllers.Recorder
-	clock   clock.Clock
+	controllers.Base
 	deploys *client.TypedInformer[*deployment]
 	sets    *client.TypedInformer[*replicaSet]
-	queue   *controllers.Queue
-	expect  *controllers.Expectations
 }
 
 // New is the Deployment controller, acting through h.
 func New(h web.Handler, clk clock.Clock) *Controller {
-	c := controllers.NewClient(h, "deployment-controller")
-	dc := &Controller{c: c, clock: clk, events: controllers.NewRecorder(c, clk, "deployment-controller", ""),
-		queue: controllers.NewQueue(clk), expect: controllers.NewExpectations()}
-	enqueue := func(d *deployment) { dc.queue.Add(d.Metadata.Key()) }
-	dc.deploys = client.NewTypedInformer(c, "/apis/apps/v1/deployments", controllers.Codec[deployment](),
-		client.TypedHandler[*deployment]{Add: enqueue, Update: func(_, d *deployment) { enqueue(d) }, Delete: enqueue},
+	dc := &Controller{Base: controllers.NewBase(h, clk, "deployment-controller", "deployment-controller")}
+	dc.deploys = client.NewTypedInformer(dc.C, "/apis/apps/v1/deployments", controllers.Codec[deployment](),
+		controllers.OnChange(controllers.QueueKey[deployment](dc.Queue)),
 		map[string]func(*deployment) []string{"uid": controllers.ByUID[deployment]}, clk)
-	owner := func(rs *replicaSet) {
-		if uid := rs.Metadata.Controller(); uid != "" {
-			for _, d := range dc.deploys.ByIndex("uid", uid) {
-				enqueue(d)
-			}
-		}
-	}
-	dc.sets = client.NewTypedInformer(c, "/apis/apps/v1/replicasets", controllers.Codec[replicaSet](),
-		client.TypedHandler[*replicaSet]{Add: owner, Update: func(_, rs *replicaSet) { owner(rs) }, Delete: owner},
+	dc.sets = client.NewTypedInformer(dc.C, "/apis/apps/v1/replicasets", controllers.Codec[replicaSet](),
+		controllers.OnChange(controllers.QueueController[replicaSet](dc.Queue, dc.deploys)),
 		map[string]func(*replicaSet) []string{"controller": controllers.ByController[replicaSet]}, clk)
 	return dc
 }
 
-// Pending is how many keys wait to be synced, now or later: none once the
-// controller has settled.
-func (dc *Controller) Pending() int { return dc.queue.Pending() }
-
 // Run works until ctx is done.
 func (dc *Controller) Run(ctx context.Context) {
-	go dc.deploys.Run(ctx)
-	go dc.sets.Run(ctx)
-	if controllers.Synced(ctx, dc.deploys, dc.sets) {
-		dc.queue.Run(ctx, dc.sync)
-	}
+	controllers.Run(ctx, dc.Queue, dc.sync, dc.deploys, dc.sets)
 }
 
 // sync is kube's syncDeployment.
 func (dc *Controller) sync(ctx context.Context, key string) error {
 	cur, ok := dc.deploys.Get(key)
 	if !ok {
-		dc.expect.Forget(key)
+		dc.Expect.Forget(key)
 		return nil
 	}
-	if !dc.expect.Satisfied(key) {
+	if !dc.Expect.Satisfied(key) {
 		return nil // the informers bring our last writes, and the key back
 	}
 	d := *cur
 	d.Status.Conditions = append([]controllers.Condition(nil), cur.Status.Conditions...)
-	r := &rollout{dc: dc, ctx: ctx, key: key, d: &d, now: dc.clock.Now()}
+	r := &rollout{dc: dc, ctx: ctx, key: key, d: &d, now: dc.Clock.Now()}
 	if len(d.Spec.Selector.MatchLabels) == 0 && len(d.Spec.Selector.MatchExpressions) == 0 {
-		dc.events.Eventf(ctx, r.ref(), controllers.Warning, "SelectingAll", "This deployment is selecting all pods. A non-empty selector is required.")
+		dc.Events.Eventf(ctx, r.ref(), controllers.Warning, "SelectingAll", "This deployment is selecting all pods. A non-empty selector is required.")
 		if d.Status.ObservedGeneration < d.Metadata.Generation {
 			d.Status.ObservedGeneration = d.Metadata.Generation
 			return r.updateStatus()
@@ -146,20 +124,20 @@ func (r *rollout) setsPath() string {
 // status subresource of Deployments takes too) and keeps the resourceVersion
 // stored.
 func (r *rollout) updateStatus() error {
-	data, err := controllers.Send(r.ctx, r.dc.c, web.MethodPut,
+	data, err := controllers.Send(r.ctx, r.dc.C, web.MethodPut,
 		"/apis/apps/v1/namespaces/"+r.d.Metadata.Namespace+"/deployments/"+r.d.Metadata.Name+"/status", r.d)
 	if err != nil {
 		return err
 	}
 	r.d.Metadata.ResourceVersion = controllers.Version(data)
-	r.dc.expect.Written(r.key, r.dc.deploys, r.d.Metadata.ResourceVersion)
+	r.dc.Expect.Written(r.key, r.dc.deploys, r.d.Metadata.ResourceVersion)
 	return nil
 }
 
 // updateSet writes a ReplicaSet (all of its spec is in the struct) and keeps
 // what was stored in rs.
 func (r *rollout) updateSet(rs *replicaSet) error {
-	data, err := controllers.Send(r.ctx, r.dc.c, web.MethodPut, r.setsPath()+"/"+rs.Metadata.Name, rs)
+	data, err := controllers.Send(r.ctx, r.dc.C, web.MethodPut, r.setsPath()+"/"+rs.Metadata.Name, rs)
 	if err != nil {
 		return err
 	}
@@ -168,7 +146,7 @@ func (r *rollout) updateSet(rs *replicaSet) error {
 		return err
 	}
 	*rs = *stored
-	r.dc.expect.Written(r.key, r.dc.sets, rs.Metadata.ResourceVersion)
+	r.dc.Expect.Written(r.key, r.dc.sets, rs.Metadata.ResourceVersion)
 	return nil
 }
 
@@ -477,7 +455,7 @@ func (r *rollout) scaleReplicaSet(rs *replicaSet, size int64) (bool, error) {
 	if size < old {
 		direction = "down"
 	}
-	r.dc.events.Eventf(r.ctx, r.ref(), controllers.Normal, "ScalingReplicaSet", "Scaled %s replica set %s from %d to %d",
+	r.dc.Events.Eventf(r.ctx, r.ref(), controllers.Normal, "ScalingReplicaSet", "Scaled %s replica set %s from %d to %d",
 		direction, rs.Metadata.Name, old, size)
 	return true, nil
 }
@@ -500,10 +478,10 @@ func (r *rollout) cleanup(oldRSs []*replicaSet) error {
 		if rs.Status.Replicas != 0 || specReplicas(rs) != 0 || rs.Metadata.Generation > rs.Status.ObservedGeneration {
 			continue
 		}
-		if _, err := r.dc.c.Delete(r.ctx, r.setsPath()+"/"+rs.Metadata.Name); err != nil && !client.IsNotFound(err) {
+		if _, err := r.dc.C.Delete(r.ctx, r.setsPath()+"/"+rs.Metadata.Name); err != nil && !client.IsNotFound(err) {
 			return err
 		}
-		controllers.Deleted(r.dc.expect, r.key, r.dc.sets, rs)
+		controllers.Deleted(r.dc.Expect, r.key, r.dc.sets, rs)
 	}
 	return nil
 }

@@ -125,7 +125,7 @@ func (r *rollout) newReplicaSet(current *replicaSet, oldRSs []*replicaSet, creat
 	replicas := r.newReplicas(append(oldRSs, rs), rs)
 	rs.Spec.Replicas = &replicas
 	r.setNewReplicaSetAnnotations(rs, newRevision, false)
-	data, err := controllers.Send(r.ctx, r.dc.c, web.MethodPost, r.setsPath(), struct {
+	data, err := controllers.Send(r.ctx, r.dc.C, web.MethodPost, r.setsPath(), struct {
 		APIVersion string `json:"apiVersion"`
 		Kind       string `json:"kind"`
 		*replicaSet
@@ -154,17 +154,17 @@ func (r *rollout) newReplicaSet(current *replicaSet, oldRSs []*replicaSet, creat
 			r.setCondition(status, "Progressing", "False", "ReplicaSetCreateError", msg)
 			_ = r.updateStatus()
 		}
-		r.dc.events.Eventf(r.ctx, r.ref(), controllers.Warning, "ReplicaSetCreateError", "%s", msg)
+		r.dc.Events.Eventf(r.ctx, r.ref(), controllers.Warning, "ReplicaSetCreateError", "%s", msg)
 		return nil, err
 	default:
 		if rs, err = controllers.Read[replicaSet](data); err != nil {
 			return nil, err
 		}
-		r.dc.expect.Written(r.key, r.dc.sets, rs.Metadata.ResourceVersion)
+		r.dc.Expect.Written(r.key, r.dc.sets, rs.Metadata.ResourceVersion)
 	}
 	r.sets = append(r.sets, rs)
 	if !exists && replicas > 0 {
-		r.dc.events.Eventf(r.ctx, r.ref(), controllers.Normal, "ScalingReplicaSet", "Scaled up replica set %s from 0 to %d", rs.Metadata.Name, replicas)
+		r.dc.Events.Eventf(r.ctx, r.ref(), controllers.Normal, "ScalingReplicaSet", "Scaled up replica set %s from 0 to %d", rs.Metadata.Name, replicas)
 	}
 	needsUpdate := setAnnotation(&r.d.Metadata, revisionAnnotation, newRevision)
 	if !exists && r.hasProgressDeadline() {
@@ -364,7 +364,7 @@ func (r *rollout) requeueStuck(status *controllers.DeploymentStatus) {
 	}
 	since, _ := time.Parse(time.RFC3339, current.LastUpdateTime)
 	after := max(since.Add(r.deadline()).Sub(r.now), 0)
-	r.dc.queue.AddAfter(r.key, after+time.Second)
+	r.dc.Queue.AddAfter(r.key, after+time.Second)
 }
 
 // complete is DeploymentComplete: every replica updated and available, and

@@ -52,8 +52,7 @@ func New(h web.Handler, clk clock.Clock) *Controllers {
 			q.Add(svc.Metadata.Key())
 		}
 	}
-	s.services = client.NewTypedInformer(c, "/api/v1/services", controllers.Codec[service](),
-		client.TypedHandler[*service]{Add: enqueue, Update: func(_, svc *service) { enqueue(svc) }, Delete: enqueue},
+	s.services = client.NewTypedInformer(c, "/api/v1/services", controllers.Codec[service](), controllers.OnChange(enqueue),
 		map[string]func(*service) []string{"namespace": func(svc *service) []string { return []string{svc.Metadata.Namespace} }}, clk)
 	selecting := func(p *pod) {
 		for _, svc := range s.services.ByIndex("namespace", p.Metadata.Namespace) {

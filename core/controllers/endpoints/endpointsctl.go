@@ -44,9 +44,8 @@ type endpointsController struct {
 func newEndpointsController(h web.Handler, clk clock.Clock, s *shared) *endpointsController {
 	ec := &endpointsController{shared: s, c: controllers.NewClient(h, "endpoint-controller"),
 		queue: controllers.NewQueue(clk), expect: controllers.NewExpectations()}
-	enqueue := func(e *endpointsObject) { ec.queue.Add(e.Metadata.Key()) }
 	ec.endpoints = client.NewTypedInformer(ec.c, "/api/v1/endpoints", controllers.Codec[endpointsObject](),
-		client.TypedHandler[*endpointsObject]{Add: enqueue, Update: func(_, e *endpointsObject) { enqueue(e) }, Delete: enqueue}, nil, clk)
+		controllers.OnChange(controllers.QueueKey[endpointsObject](ec.queue)), nil, clk)
 	return ec
 }
 

@@ -27,59 +27,38 @@ type (
 
 // Controller is the Job controller.
 type Controller struct {
-	c      *client.Client
-	events *controllers.Recorder
-	clock  clock.Clock
-	jobs   *client.TypedInformer[*job]
-	pods   *client.TypedInformer[*pod]
-	queue  *controllers.Queue
-	expect *controllers.Expectations
+	controllers.Base
+	jobs *client.TypedInformer[*job]
+	pods *client.TypedInformer[*pod]
 }
 
 // New is the Job controller, acting through h.
 func New(h web.Handler, clk clock.Clock) *Controller {
-	c := controllers.NewClient(h, "job-controller")
-	jc := &Controller{c: c, clock: clk, events: controllers.NewRecorder(c, clk, "job-controller", ""),
-		queue: controllers.NewQueue(clk), expect: controllers.NewExpectations()}
-	enqueue := func(j *job) { jc.queue.Add(j.Metadata.Key()) }
-	jc.jobs = client.NewTypedInformer(c, "/apis/batch/v1/jobs", controllers.Codec[job](),
-		client.TypedHandler[*job]{Add: enqueue, Update: func(_, j *job) { enqueue(j) }, Delete: enqueue},
+	jc := &Controller{Base: controllers.NewBase(h, clk, "job-controller", "job-controller")}
+	jc.jobs = client.NewTypedInformer(jc.C, "/apis/batch/v1/jobs", controllers.Codec[job](),
+		controllers.OnChange(controllers.QueueKey[job](jc.Queue)),
 		map[string]func(*job) []string{"uid": controllers.ByUID[job]}, clk)
-	owner := func(p *pod) {
-		if uid := p.Metadata.Controller(); uid != "" {
-			for _, j := range jc.jobs.ByIndex("uid", uid) {
-				enqueue(j)
-			}
-		}
-	}
-	jc.pods = client.NewTypedInformer(c, "/api/v1/pods", controllers.Codec[pod](),
-		client.TypedHandler[*pod]{Add: owner, Update: func(_, p *pod) { owner(p) }, Delete: owner},
+	jc.pods = client.NewTypedInformer(jc.C, "/api/v1/pods", controllers.Codec[pod](),
+		controllers.OnChange(controllers.QueueController[pod](jc.Queue, jc.jobs)),
 		map[string]func(*pod) []string{"controller": controllers.ByController[pod]}, clk)
 	return jc
 }
 
-// Pending is how many Jobs wait to be synced.
-func (jc *Controller) Pending() int { return jc.queue.Pending() }
-
 // Run works until ctx is done.
 func (jc *Controller) Run(ctx context.Context) {
-	go jc.jobs.Run(ctx)
-	go jc.pods.Run(ctx)
-	if controllers.Synced(ctx, jc.jobs, jc.pods) {
-		jc.queue.Run(ctx, jc.sync)
-	}
+	controllers.Run(ctx, jc.Queue, jc.sync, jc.jobs, jc.pods)
 }
 
 func (jc *Controller) sync(ctx context.Context, key string) error {
 	j, ok := jc.jobs.Get(key)
 	if !ok {
-		jc.expect.Forget(key)
+		jc.Expect.Forget(key)
 		return nil
 	}
-	if !jc.expect.Satisfied(key) {
+	if !jc.Expect.Satisfied(key) {
 		return nil
 	}
-	now := registry.Timestamp(jc.clock.Now())
+	now := registry.Timestamp(jc.Clock.Now())
 	status := j.Status
 	status.Conditions = slices.Clone(j.Status.Conditions)
 	finished := controllers.FindCondition(status.Conditions, "Complete") != nil || controllers.FindCondition(status.Conditions, "Failed") != nil
@@ -136,15 +115,15 @@ func (jc *Controller) sync(ctx context.Context, key string) error {
 			}
 			if done.Type == "Complete" {
 				status.CompletionTime = now
-				jc.events.Eventf(ctx, ref, controllers.Normal, "Completed", "Job completed")
+				jc.Events.Eventf(ctx, ref, controllers.Normal, "Completed", "Job completed")
 			} else {
-				jc.events.Eventf(ctx, ref, controllers.Warning, done.Reason, "%s", done.Message)
+				jc.Events.Eventf(ctx, ref, controllers.Warning, done.Reason, "%s", done.Message)
 			}
 			active, ready = nil, 0
 		case j.Spec.Suspend && controllers.FindCondition(status.Conditions, "Suspended") == nil:
 			status.Conditions = append(status.Conditions, controllers.Condition{Type: "Suspended", Status: "True", LastProbeTime: jsonTime(now),
 				LastTransitionTime: now, Reason: "JobSuspended", Message: "Job suspended"})
-			jc.events.Eventf(ctx, ref, controllers.Normal, "Suspended", "Job suspended")
+			jc.Events.Eventf(ctx, ref, controllers.Normal, "Suspended", "Job suspended")
 		}
 		status.Active = int64(len(active))
 		if len(active) > int(want) {
@@ -161,9 +140,9 @@ func (jc *Controller) sync(ctx context.Context, key string) error {
 	}
 	next := *j
 	next.Status = status
-	data, err := controllers.Send(ctx, jc.c, web.MethodPut, "/apis/batch/v1/namespaces/"+j.Metadata.Namespace+"/jobs/"+j.Metadata.Name+"/status", &next)
+	data, err := controllers.Send(ctx, jc.C, web.MethodPut, "/apis/batch/v1/namespaces/"+j.Metadata.Namespace+"/jobs/"+j.Metadata.Name+"/status", &next)
 	if err == nil {
-		jc.expect.Written(key, jc.jobs, controllers.Version(data))
+		jc.Expect.Written(key, jc.jobs, controllers.Version(data))
 	}
 	if client.IsNotFound(err) {
 		return nil
@@ -177,22 +156,22 @@ func jsonTime(t string) []byte { return []byte(`"` + t + `"`) }
 func (jc *Controller) manage(ctx context.Context, key string, j *job, active []*pod, want int64, ref controllers.Reference) error {
 	ns := j.Metadata.Namespace
 	for n := int64(len(active)); n < want; n++ {
-		created, err := jc.c.Create(ctx, "/api/v1/namespaces/"+ns+"/pods",
+		created, err := jc.C.Create(ctx, "/api/v1/namespaces/"+ns+"/pods",
 			controllers.PodFromTemplate(j.Spec.Template, j.Metadata.Name+"-", controllers.OwnerRef(&j.Metadata, "batch/v1", "Job")))
 		if err != nil {
-			jc.events.Eventf(ctx, ref, controllers.Warning, "FailedCreate", "Error creating: %s", controllers.Message(err))
+			jc.Events.Eventf(ctx, ref, controllers.Warning, "FailedCreate", "Error creating: %s", controllers.Message(err))
 			return err
 		}
 		meta := created["metadata"].(map[string]any)
-		jc.expect.Written(key, jc.pods, meta["resourceVersion"].(string))
-		jc.events.Eventf(ctx, ref, controllers.Normal, "SuccessfulCreate", "Created pod: %s", meta["name"])
+		jc.Expect.Written(key, jc.pods, meta["resourceVersion"].(string))
+		jc.Events.Eventf(ctx, ref, controllers.Normal, "SuccessfulCreate", "Created pod: %s", meta["name"])
 	}
 	for _, p := range active[min(int(want), len(active)):] {
-		if _, err := jc.c.Delete(ctx, "/api/v1/namespaces/"+ns+"/pods/"+p.Metadata.Name); err != nil && !client.IsNotFound(err) {
+		if _, err := jc.C.Delete(ctx, "/api/v1/namespaces/"+ns+"/pods/"+p.Metadata.Name); err != nil && !client.IsNotFound(err) {
 			return err
 		}
-		controllers.Deleted(jc.expect, key, jc.pods, p)
-		jc.events.Eventf(ctx, ref, controllers.Normal, "SuccessfulDelete", "Deleted pod: %s", p.Metadata.Name)
+		controllers.Deleted(jc.Expect, key, jc.pods, p)
+		jc.Events.Eventf(ctx, ref, controllers.Normal, "SuccessfulDelete", "Deleted pod: %s", p.Metadata.Name)
 	}
 	return nil
 }

@@ -33,54 +33,32 @@ type (
 
 // Controller is the ReplicaSet controller.
 type Controller struct {
-	c      *client.Client
-	events *controllers.Recorder
-	clock  clock.Clock
-	sets   *client.TypedInformer[*replicaSet]
-	pods   *client.TypedInformer[*pod]
-	queue  *controllers.Queue
-	expect *controllers.Expectations
+	controllers.Base
+	sets *client.TypedInformer[*replicaSet]
+	pods *client.TypedInformer[*pod]
 }
 
 // New is the ReplicaSet controller, acting through h.
 func New(h web.Handler, clk clock.Clock) *Controller {
-	c := controllers.NewClient(h, "replicaset-controller")
-	rc := &Controller{c: c, clock: clk, events: controllers.NewRecorder(c, clk, "replicaset-controller", ""),
-		queue: controllers.NewQueue(clk), expect: controllers.NewExpectations()}
-	enqueue := func(rs *replicaSet) { rc.queue.Add(rs.Metadata.Key()) }
-	rc.sets = client.NewTypedInformer(c, "/apis/apps/v1/replicasets", controllers.Codec[replicaSet](),
-		client.TypedHandler[*replicaSet]{Add: enqueue, Update: func(_, rs *replicaSet) { enqueue(rs) }, Delete: enqueue},
+	rc := &Controller{Base: controllers.NewBase(h, clk, "replicaset-controller", "replicaset-controller")}
+	rc.sets = client.NewTypedInformer(rc.C, "/apis/apps/v1/replicasets", controllers.Codec[replicaSet](),
+		controllers.OnChange(controllers.QueueKey[replicaSet](rc.Queue)),
 		map[string]func(*replicaSet) []string{"uid": controllers.ByUID[replicaSet]}, clk)
-	owner := func(p *pod) {
-		if uid := p.Metadata.Controller(); uid != "" {
-			for _, rs := range rc.sets.ByIndex("uid", uid) {
-				enqueue(rs)
-			}
-		}
-	}
-	rc.pods = client.NewTypedInformer(c, "/api/v1/pods", controllers.Codec[pod](),
-		client.TypedHandler[*pod]{Add: owner, Update: func(_, p *pod) { owner(p) }, Delete: owner},
+	rc.pods = client.NewTypedInformer(rc.C, "/api/v1/pods", controllers.Codec[pod](),
+		controllers.OnChange(controllers.QueueController[pod](rc.Queue, rc.sets)),
 		map[string]func(*pod) []string{"controller": controllers.ByController[pod]}, clk)
 	return rc
 }
 
-// Pending is how many keys wait to be synced, now or later: none once the
-// controller has settled.
-func (rc *Controller) Pending() int { return rc.queue.Pending() }
-
 // Run works until ctx is done.
 func (rc *Controller) Run(ctx context.Context) {
-	go rc.sets.Run(ctx)
-	go rc.pods.Run(ctx)
-	if controllers.Synced(ctx, rc.sets, rc.pods) {
-		rc.queue.Run(ctx, rc.sync)
-	}
+	controllers.Run(ctx, rc.Queue, rc.sync, rc.sets, rc.pods)
 }
 
 func (rc *Controller) sync(ctx context.Context, key string) error {
 	rs, ok := rc.sets.Get(key)
 	if !ok {
-		rc.expect.Forget(key)
+		rc.Expect.Forget(key)
 		return nil
 	}
 	var pods []*pod
@@ -90,23 +68,23 @@ func (rc *Controller) sync(ctx context.Context, key string) error {
 		}
 	}
 	var manageErr error
-	if rc.expect.Satisfied(key) && rs.Metadata.DeletionTimestamp == "" {
+	if rc.Expect.Satisfied(key) && rs.Metadata.DeletionTimestamp == "" {
 		manageErr = rc.manage(ctx, key, rs, pods)
 	}
-	now := rc.clock.Now()
+	now := rc.Clock.Now()
 	status := rc.status(rs, pods, manageErr, now)
 	if !equalStatus(status, rs.Status) || rs.Metadata.Generation != rs.Status.ObservedGeneration {
 		status.ObservedGeneration = rs.Metadata.Generation
 		next := *rs
 		next.Status = status
-		if _, err := controllers.Send(ctx, rc.c, web.MethodPut, "/apis/apps/v1/namespaces/"+rs.Metadata.Namespace+"/replicasets/"+rs.Metadata.Name+"/status", &next); err != nil && !client.IsNotFound(err) {
+		if _, err := controllers.Send(ctx, rc.C, web.MethodPut, "/apis/apps/v1/namespaces/"+rs.Metadata.Namespace+"/replicasets/"+rs.Metadata.Name+"/status", &next); err != nil && !client.IsNotFound(err) {
 			return err
 		}
 	}
 	// Pods ready but not yet available for minReadySeconds: look again then.
 	replicas := controllers.Replicas(rs.Spec.Replicas)
 	if minReady := rs.Spec.MinReadySeconds; manageErr == nil && minReady > 0 && status.ReadyReplicas == replicas && status.AvailableReplicas != replicas {
-		rc.queue.AddAfter(key, time.Duration(minReady)*time.Second)
+		rc.Queue.AddAfter(key, time.Duration(minReady)*time.Second)
 	}
 	return manageErr
 }
@@ -124,29 +102,29 @@ func (rc *Controller) manage(ctx context.Context, key string, rs *replicaSet, po
 		left := min(-diff, burstReplicas)
 		for batch := 1; left > 0; batch *= 2 {
 			for range min(batch, left) {
-				created, err := rc.c.Create(ctx, "/api/v1/namespaces/"+ns+"/pods", controllers.PodFromTemplate(rs.Spec.Template, rs.Metadata.Name+"-", owner))
+				created, err := rc.C.Create(ctx, "/api/v1/namespaces/"+ns+"/pods", controllers.PodFromTemplate(rs.Spec.Template, rs.Metadata.Name+"-", owner))
 				if err != nil {
-					rc.events.Eventf(ctx, ref, controllers.Warning, "FailedCreate", "Error creating: %s", controllers.Message(err))
+					rc.Events.Eventf(ctx, ref, controllers.Warning, "FailedCreate", "Error creating: %s", controllers.Message(err))
 					return err
 				}
 				meta := created["metadata"].(map[string]any)
-				rc.expect.Written(key, rc.pods, meta["resourceVersion"].(string))
-				rc.events.Eventf(ctx, ref, controllers.Normal, "SuccessfulCreate", "Created pod: %s", meta["name"])
+				rc.Expect.Written(key, rc.pods, meta["resourceVersion"].(string))
+				rc.Events.Eventf(ctx, ref, controllers.Normal, "SuccessfulCreate", "Created pod: %s", meta["name"])
 				left--
 			}
 		}
 	case diff > 0:
 		slices.SortStableFunc(pods, deletionOrder(pods))
 		for _, p := range pods[:min(diff, burstReplicas)] {
-			if _, err := rc.c.Delete(ctx, "/api/v1/namespaces/"+ns+"/pods/"+p.Metadata.Name); err != nil {
+			if _, err := rc.C.Delete(ctx, "/api/v1/namespaces/"+ns+"/pods/"+p.Metadata.Name); err != nil {
 				if client.IsNotFound(err) {
 					continue
 				}
-				rc.events.Eventf(ctx, ref, controllers.Warning, "FailedDelete", "Error deleting: %s", controllers.Message(err))
+				rc.Events.Eventf(ctx, ref, controllers.Warning, "FailedDelete", "Error deleting: %s", controllers.Message(err))
 				return err
 			}
-			controllers.Deleted(rc.expect, key, rc.pods, p)
-			rc.events.Eventf(ctx, ref, controllers.Normal, "SuccessfulDelete", "Deleted pod: %s", p.Metadata.Name)
+			controllers.Deleted(rc.Expect, key, rc.pods, p)
+			rc.Events.Eventf(ctx, ref, controllers.Normal, "SuccessfulDelete", "Deleted pod: %s", p.Metadata.Name)
 		}
 	}
 	return nil

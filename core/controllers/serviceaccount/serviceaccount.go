@@ -88,11 +88,7 @@ func (p *Controller) Pending() int { return p.queue.Pending() }
 
 // Run works until ctx is done.
 func (p *Controller) Run(ctx context.Context) {
-	go p.namespaces.Run(ctx)
-	go p.objects.Run(ctx)
-	if controllers.Synced(ctx, p.namespaces, p.objects) {
-		p.queue.Run(ctx, p.sync)
-	}
+	controllers.Run(ctx, p.queue, p.sync, p.namespaces, p.objects)
 }
 
 // sync gives namespace ns its object, or puts it back as it should be.

@@ -33,65 +33,45 @@ type (
 
 // Controller is the StatefulSet controller.
 type Controller struct {
-	c         *client.Client
-	events    *controllers.Recorder
-	clock     clock.Clock
+	controllers.Base
 	sets      *client.TypedInformer[*statefulSet]
 	pods      *client.TypedInformer[*pod]
 	revisions *client.TypedInformer[*revision]
 	claims    *client.TypedInformer[*controllers.Object]
-	queue     *controllers.Queue
-	expect    *controllers.Expectations
 }
 
 // New is the StatefulSet controller, acting through h.
 func New(h web.Handler, clk clock.Clock) *Controller {
-	c := controllers.NewClient(h, "statefulset-controller")
-	sc := &Controller{c: c, clock: clk, events: controllers.NewRecorder(c, clk, "statefulset-controller", ""),
-		queue: controllers.NewQueue(clk), expect: controllers.NewExpectations()}
-	enqueue := func(s *statefulSet) { sc.queue.Add(s.Metadata.Key()) }
-	sc.sets = client.NewTypedInformer(c, "/apis/apps/v1/statefulsets", controllers.Codec[statefulSet](),
-		client.TypedHandler[*statefulSet]{Add: enqueue, Update: func(_, s *statefulSet) { enqueue(s) }, Delete: enqueue},
+	sc := &Controller{Base: controllers.NewBase(h, clk, "statefulset-controller", "statefulset-controller")}
+	sc.sets = client.NewTypedInformer(sc.C, "/apis/apps/v1/statefulsets", controllers.Codec[statefulSet](),
+		controllers.OnChange(controllers.QueueKey[statefulSet](sc.Queue)),
 		map[string]func(*statefulSet) []string{"uid": controllers.ByUID[statefulSet]}, clk)
-	byPod := func(p *pod) {
-		for _, s := range sc.sets.ByIndex("uid", p.Metadata.Controller()) {
-			enqueue(s)
-		}
-	}
-	sc.pods = client.NewTypedInformer(c, "/api/v1/pods", controllers.Codec[pod](),
-		client.TypedHandler[*pod]{Add: byPod, Update: func(_, p *pod) { byPod(p) }, Delete: byPod},
+	sc.pods = client.NewTypedInformer(sc.C, "/api/v1/pods", controllers.Codec[pod](),
+		controllers.OnChange(controllers.QueueController[pod](sc.Queue, sc.sets)),
 		map[string]func(*pod) []string{"controller": controllers.ByController[pod]}, clk)
-	sc.revisions = client.NewTypedInformer(c, "/apis/apps/v1/controllerrevisions", controllers.Codec[revision](),
+	sc.revisions = client.NewTypedInformer(sc.C, "/apis/apps/v1/controllerrevisions", controllers.Codec[revision](),
 		client.TypedHandler[*revision]{}, map[string]func(*revision) []string{"controller": controllers.ByController[revision]}, clk)
-	sc.claims = client.NewTypedInformer(c, "/api/v1/persistentvolumeclaims", controllers.Codec[controllers.Object](),
+	sc.claims = client.NewTypedInformer(sc.C, "/api/v1/persistentvolumeclaims", controllers.Codec[controllers.Object](),
 		client.TypedHandler[*controllers.Object]{}, nil, clk)
 	return sc
 }
 
-// Pending is how many StatefulSets wait to be synced.
-func (sc *Controller) Pending() int { return sc.queue.Pending() }
-
 // Run works until ctx is done.
 func (sc *Controller) Run(ctx context.Context) {
-	for _, inf := range []interface{ Run(context.Context) }{sc.sets, sc.pods, sc.revisions, sc.claims} {
-		go inf.Run(ctx)
-	}
-	if controllers.Synced(ctx, sc.sets, sc.pods, sc.revisions, sc.claims) {
-		sc.queue.Run(ctx, sc.sync)
-	}
+	controllers.Run(ctx, sc.Queue, sc.sync, sc.sets, sc.pods, sc.revisions, sc.claims)
 }
 
 func (sc *Controller) sync(ctx context.Context, key string) error {
 	set, ok := sc.sets.Get(key)
 	if !ok {
-		sc.expect.Forget(key)
+		sc.Expect.Forget(key)
 		return nil
 	}
-	if !sc.expect.Satisfied(key) || set.Metadata.DeletionTimestamp != "" {
+	if !sc.Expect.Satisfied(key) || set.Metadata.DeletionTimestamp != "" {
 		return nil
 	}
-	rev, err := controllers.Revisions{C: sc.c, Owner: &set.Metadata, APIVersion: "apps/v1", Kind: "StatefulSet",
-		Expect: func(rv string) { sc.expect.Written(key, sc.revisions, rv) }}.
+	rev, err := controllers.Revisions{C: sc.C, Owner: &set.Metadata, APIVersion: "apps/v1", Kind: "StatefulSet",
+		Expect: func(rv string) { sc.Expect.Written(key, sc.revisions, rv) }}.
 		Sync(ctx, set.Spec.Template, set.Status.CollisionCount, set.Spec.RevisionHistoryLimit, sc.revisions.ByIndex("controller", set.Metadata.UID))
 	if err != nil {
 		return err
@@ -111,7 +91,7 @@ func (sc *Controller) sync(ctx context.Context, key string) error {
 		zero := int64(0)
 		status.CollisionCount = &zero
 	}
-	now := sc.clock.Now()
+	now := sc.Clock.Now()
 	waiting := false // an earlier ordinal is not Running and Ready yet
 	for i := range replicas {
 		p := byOrdinal[i]
@@ -191,7 +171,7 @@ func (sc *Controller) sync(ctx context.Context, key string) error {
 	}
 	next := *set
 	next.Status = status
-	if _, err := controllers.Send(ctx, sc.c, web.MethodPut, "/apis/apps/v1/namespaces/"+set.Metadata.Namespace+"/statefulsets/"+set.Metadata.Name+"/status", &next); err != nil && !client.IsNotFound(err) {
+	if _, err := controllers.Send(ctx, sc.C, web.MethodPut, "/apis/apps/v1/namespaces/"+set.Metadata.Namespace+"/statefulsets/"+set.Metadata.Name+"/status", &next); err != nil && !client.IsNotFound(err) {
 		return err
 	}
 	return nil
@@ -244,37 +224,37 @@ func (sc *Controller) create(ctx context.Context, key string, set *statefulSet, 
 		}
 		pvc := object.Object{"apiVersion": "v1", "kind": "PersistentVolumeClaim",
 			"metadata": map[string]any{"name": claim, "labels": claimLabels}, "spec": claimSpec}
-		if _, err := sc.c.Create(ctx, "/api/v1/namespaces/"+ns+"/persistentvolumeclaims", pvc); err != nil && !client.IsConflict(err) {
-			sc.events.Eventf(ctx, ref, controllers.Warning, "FailedCreate", "create Claim %s for Pod %s in StatefulSet %s failed error: %s", claim, name, set.Metadata.Name, controllers.Message(err))
+		if _, err := sc.C.Create(ctx, "/api/v1/namespaces/"+ns+"/persistentvolumeclaims", pvc); err != nil && !client.IsConflict(err) {
+			sc.Events.Eventf(ctx, ref, controllers.Warning, "FailedCreate", "create Claim %s for Pod %s in StatefulSet %s failed error: %s", claim, name, set.Metadata.Name, controllers.Message(err))
 			return err
 		}
-		sc.events.Eventf(ctx, ref, controllers.Normal, "SuccessfulCreate", "create Claim %s Pod %s in StatefulSet %s success", claim, name, set.Metadata.Name)
+		sc.Events.Eventf(ctx, ref, controllers.Normal, "SuccessfulCreate", "create Claim %s Pod %s in StatefulSet %s success", claim, name, set.Metadata.Name)
 	}
 	if len(volumes) > 0 {
 		spec["volumes"] = volumes
 	}
-	created, err := sc.c.Create(ctx, "/api/v1/namespaces/"+ns+"/pods", p)
+	created, err := sc.C.Create(ctx, "/api/v1/namespaces/"+ns+"/pods", p)
 	if err != nil {
 		if client.IsConflict(err) {
 			return nil // the informer is behind
 		}
-		sc.events.Eventf(ctx, ref, controllers.Warning, "FailedCreate", "create Pod %s in StatefulSet %s failed error: %s", name, set.Metadata.Name, controllers.Message(err))
+		sc.Events.Eventf(ctx, ref, controllers.Warning, "FailedCreate", "create Pod %s in StatefulSet %s failed error: %s", name, set.Metadata.Name, controllers.Message(err))
 		return err
 	}
-	sc.expect.Written(key, sc.pods, created["metadata"].(map[string]any)["resourceVersion"].(string))
-	sc.events.Eventf(ctx, ref, controllers.Normal, "SuccessfulCreate", "create Pod %s in StatefulSet %s successful", name, set.Metadata.Name)
+	sc.Expect.Written(key, sc.pods, created["metadata"].(map[string]any)["resourceVersion"].(string))
+	sc.Events.Eventf(ctx, ref, controllers.Normal, "SuccessfulCreate", "create Pod %s in StatefulSet %s successful", name, set.Metadata.Name)
 	return nil
 }
 
 func (sc *Controller) delete(ctx context.Context, key string, set *statefulSet, p *pod, ref controllers.Reference) error {
-	if _, err := sc.c.Delete(ctx, "/api/v1/namespaces/"+p.Metadata.Namespace+"/pods/"+p.Metadata.Name); err != nil {
+	if _, err := sc.C.Delete(ctx, "/api/v1/namespaces/"+p.Metadata.Namespace+"/pods/"+p.Metadata.Name); err != nil {
 		if client.IsNotFound(err) {
 			return nil
 		}
-		sc.events.Eventf(ctx, ref, controllers.Warning, "FailedDelete", "delete Pod %s in StatefulSet %s failed error: %s", p.Metadata.Name, set.Metadata.Name, controllers.Message(err))
+		sc.Events.Eventf(ctx, ref, controllers.Warning, "FailedDelete", "delete Pod %s in StatefulSet %s failed error: %s", p.Metadata.Name, set.Metadata.Name, controllers.Message(err))
 		return err
 	}
-	controllers.Deleted(sc.expect, key, sc.pods, p)
-	sc.events.Eventf(ctx, ref, controllers.Normal, "SuccessfulDelete", "delete Pod %s in StatefulSet %s successful", p.Metadata.Name, set.Metadata.Name)
+	controllers.Deleted(sc.Expect, key, sc.pods, p)
+	sc.Events.Eventf(ctx, ref, controllers.Normal, "SuccessfulDelete", "delete Pod %s in StatefulSet %s successful", p.Metadata.Name, set.Metadata.Name)
 	return nil
 }
