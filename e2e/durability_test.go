@@ -77,12 +77,13 @@ func (p *durProcess) log() string {
 
 var durAPILine = regexp.MustCompile(`kubeplay API at (http://\S+)`)
 
-// durStart runs the binary with flags on an ephemeral port and waits until it
-// serves. The process is killed when the test ends if it still runs.
+// durStart runs the binary with flags on an ephemeral port, the API only (the
+// tests count what they wrote), and waits until it serves. The process is
+// killed when the test ends if it still runs.
 func durStart(t *testing.T, bin string, flags ...string) *durProcess {
 	t.Helper()
 	p := &durProcess{done: make(chan struct{})}
-	p.cmd = exec.Command(bin, append([]string{"--listen", "127.0.0.1:0", "--quiet"}, flags...)...)
+	p.cmd = exec.Command(bin, append([]string{"--listen", "127.0.0.1:0", "--quiet", "--cluster", "api-only"}, flags...)...)
 	stderr, err := p.cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -63,7 +63,7 @@ spec:
 	svc := kcTable(k.must("get", "svc", "web"))
 	wantRows(t, "get svc", svc, [][]string{
 		{"NAME", "TYPE", "CLUSTER-IP", "EXTERNAL-IP", "PORT\\(S\\)", "AGE"},
-		{"web", "ClusterIP", "<none>", "<none>", "80/TCP", `\d+s`},
+		{"web", "ClusterIP", `10\.\d+\.\d+\.\d+`, "<none>", "80/TCP", `\d+s`},
 	})
 	all := k.must("get", "all")
 	for _, want := range []string{"pod/web", "service/web", "deployment.apps/web", "READY   UP-TO-DATE   AVAILABLE"} {

@@ -305,7 +305,7 @@ func TestK8S_URI_2_KubectlAPIResources(t *testing.T) {
 	}
 
 	// Filters are applied by kubectl to discovery: group, scope, verbs.
-	if got := kcLines(k.must("api-resources", "--api-group=apps", "-o", "name")); !slices.Equal(got, []string{"deployments.apps", "replicasets.apps", "statefulsets.apps"}) {
+	if got := kcLines(k.must("api-resources", "--api-group=apps", "-o", "name")); !slices.Equal(got, []string{"controllerrevisions.apps", "daemonsets.apps", "deployments.apps", "replicasets.apps", "statefulsets.apps"}) {
 		t.Errorf("api-resources --api-group=apps -o name = %q", got)
 	}
 	clusterScoped := kcLines(k.must("api-resources", "--namespaced=false", "-o", "name"))

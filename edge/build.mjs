@@ -3,7 +3,8 @@
 //             sitepolicy.json, and the Go control plane (syumai/workers glue
 //             + app.wasm) + wrangler.jsonc
 //   sandbox/  the sandbox Worker: sandbox.mjs, kube.mjs, Go's wasm_exec.js and
-//             the core's kubeplay.wasm (the very build the browser runs) + wrangler.jsonc
+//             the core's kubeplay.wasm (the browser's build, with the simulated
+//             cluster: -tags sim) + wrangler.jsonc
 // The local workerd config is written per run by workerd.mjs.
 
 import fs from 'node:fs';
@@ -13,8 +14,8 @@ import { COMPATIBILITY_DATE } from './workerd-config.mjs';
 
 const front = path.join(BUILD, 'front');
 const sandbox = path.join(BUILD, 'sandbox');
-for (const f of ['worker.mjs', 'runtime.mjs', 'wasm_exec.js', 'app.wasm']) {
-  if (!fs.existsSync(path.join(front, f))) throw new Error(`build/edge/front/${f} is missing: run make edge`);
+for (const f of ['front/worker.mjs', 'front/runtime.mjs', 'front/wasm_exec.js', 'front/app.wasm', 'sandbox/kubeplay.wasm']) {
+  if (!fs.existsSync(path.join(BUILD, f))) throw new Error(`build/edge/${f} is missing: run make edge`);
 }
 fs.copyFileSync(path.join(ROOT, 'edge', 'front.mjs'), path.join(front, 'front.mjs'));
 fs.copyFileSync(path.join(ROOT, 'edge', 'kube.mjs'), path.join(front, 'kube.mjs'));
@@ -23,7 +24,6 @@ fs.mkdirSync(sandbox, { recursive: true });
 fs.copyFileSync(path.join(ROOT, 'edge', 'sandbox.mjs'), path.join(sandbox, 'sandbox.mjs'));
 fs.copyFileSync(path.join(ROOT, 'edge', 'kube.mjs'), path.join(sandbox, 'kube.mjs'));
 fs.copyFileSync(path.join(SITE, 'wasm_exec.js'), path.join(sandbox, 'wasm_exec.js'));
-fs.copyFileSync(path.join(SITE, 'kubeplay.wasm'), path.join(sandbox, 'kubeplay.wasm'));
 fs.copyFileSync(path.join(SITE, 'openapi-documents.bin'), path.join(sandbox, 'openapi-documents.bin'));
 
 const durableObjects = [

@@ -77,12 +77,13 @@ export class Sandbox extends DurableObject {
   async control(request, url) {
     if (url.pathname !== '/create' || request.method !== 'POST') return notFound();
     if (this.meta) return statusResponse(409, 'AlreadyExists', 'sandbox already exists');
-    const { tokenHash, expiresAt, idleSeconds } = await request.json();
+    const { tokenHash, expiresAt, idleSeconds, cluster } = await request.json();
     if (!/^[0-9a-f]{64}$/.test(tokenHash) || !(expiresAt > Date.now()) || !(idleSeconds > 0)) {
       return statusResponse(400, 'BadRequest', 'invalid sandbox record');
     }
     const now = Date.now();
-    const meta = { tokenHash, expiresAt, idleSeconds, createdAt: now, lastActive: now };
+    // cluster: what the core runs besides the API (checked by the front).
+    const meta = { tokenHash, expiresAt, idleSeconds, createdAt: now, lastActive: now, cluster: JSON.stringify(cluster ?? {}) };
     this.ctx.storage.transactionSync(() => {
       for (const [key, value] of Object.entries(meta)) this.sql.exec('INSERT INTO meta (key, value) VALUES (?, ?)', key, String(value));
     });
@@ -201,6 +202,7 @@ export class Sandbox extends DurableObject {
       append: (entry) => this.append(entry),
       writeSnapshot: (snapshot) => this.writeSnapshot(snapshot),
       openapiDocuments: async () => new Uint8Array(openapiDocuments),
+      cluster: this.meta.cluster,
     });
     for (const e of info.restoreErrors) console.error('kubeplay sandbox restore:', e);
     await this.ctx.storage.setAlarm(Math.min(this.deadline(), Date.now() + this.unloadIdleMs));
@@ -351,6 +353,7 @@ function readMeta(sql) {
     idleSeconds: Number(m.idleSeconds),
     createdAt: Number(m.createdAt),
     lastActive: Number(m.lastActive),
+    cluster: JSON.parse(m.cluster ?? '{}'),
   };
 }
 

@@ -9,9 +9,11 @@ import (
 	"testing"
 )
 
-// startPlayground serves a playground in memory on a loopback port for the test.
+// startPlayground serves a playground in memory on a loopback port for the
+// test: the API only, so that what the tests write is all there is.
 func startPlayground(t *testing.T, o options) *server {
 	t.Helper()
+	o.apiOnly = true
 	if o.listen == "" {
 		o.listen = "127.0.0.1:0"
 	}

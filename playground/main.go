@@ -23,6 +23,7 @@ import (
 	"kubeplay/core/auth"
 	"kubeplay/core/sandbox"
 	"kubeplay/core/schema"
+	"kubeplay/core/sim"
 	"kubeplay/core/storage"
 	"kubeplay/core/xds"
 	"kubeplay/core/xds/xdsgrpc"
@@ -40,12 +41,20 @@ func main() {
 	maxInflight := flag.Int("max-requests-inflight", sandbox.DefaultSeats*2/3, "with --max-mutating-requests-inflight, the seats API Priority and Fairness shares among priority levels (kube-apiserver's flags; their sum is the server's concurrency limit)")
 	xdsListen := flag.String("xds-listen", "", "address to serve the xDS discovery service on over gRPC (ADS, LDS, RDS, CDS, EDS, SDS), e.g. 127.0.0.1:18000; empty: none (REST-JSON polling and the playground's stream are served on --listen always)")
 	maxMutating := flag.Int("max-mutating-requests-inflight", sandbox.DefaultSeats/3, "see --max-requests-inflight")
+	cluster := flag.String("cluster", "simulated", "what serves besides the API: simulated (nodes, kubelets, scheduler and controllers, as a kind cluster's) or api-only")
+	nodes := flag.Int("nodes", sim.DefaultNodes, "the simulated cluster's node count, its control plane included")
+	speed := flag.Float64("sim-speed", 1, "how much faster than real time the simulated cluster runs (image pulls, container run times, back-offs)")
 	l := defaultLimits
 	flag.DurationVar(&l.requestTimeout, "request-timeout", l.requestTimeout, "how long a client may take to send a request's body, as kube-apiserver's --request-timeout (watches have none and are not cut)")
 	flag.IntVar(&l.maxConnections, "max-connections", l.maxConnections, "open connections at most; past it the connection idle longest is closed (keep it below the open-file limit)")
 	flag.Parse()
+	if *cluster != "simulated" && *cluster != "api-only" {
+		fmt.Fprintln(os.Stderr, "playground: --cluster is simulated or api-only")
+		os.Exit(2)
+	}
 	if err := run(options{listen: *listen, data: *data, kubeconfigOut: *kubeconfigOut, quiet: *quiet, site: *site, cors: *cors,
-		allowedHosts: *allowedHosts, tokenFile: *tokenFile, seats: *maxInflight + *maxMutating, limits: l, xdsListen: *xdsListen}); err != nil {
+		allowedHosts: *allowedHosts, tokenFile: *tokenFile, seats: *maxInflight + *maxMutating, limits: l, xdsListen: *xdsListen,
+		apiOnly: *cluster == "api-only", cluster: sim.Config{Nodes: *nodes, Speed: *speed}}); err != nil {
 		fmt.Fprintln(os.Stderr, "playground:", err)
 		os.Exit(1)
 	}
@@ -60,6 +69,8 @@ type options struct {
 	seats                             int
 	quiet                             bool
 	limits                            limits
+	apiOnly                           bool       // no simulated cluster
+	cluster                           sim.Config // the simulated cluster's nodes and speed
 }
 
 // run serves until SIGINT or SIGTERM.
@@ -99,7 +110,7 @@ type server struct {
 
 // start opens the store, listens and serves in the background.
 func start(o options) (*server, error) {
-	cfg := sandbox.Config{Seats: o.seats}
+	cfg := sandbox.Config{Seats: o.seats, APIOnly: o.apiOnly, Cluster: o.cluster}
 	cfg.API.Resources = schema.XDS(xds.Validate)
 	if !o.quiet {
 		cfg.API.Logf = log.Printf

@@ -24,6 +24,7 @@ import (
 	"kubeplay/core/sandbox"
 	"kubeplay/core/schema"
 	"kubeplay/core/xds"
+	"kubeplay/core/sim"
 )
 
 // The replay below follows the semantics of ui/src/tutorial-runner.js (described in
@@ -40,6 +41,9 @@ type tutorial struct {
 	ID      string `json:"id"`
 	Title   string `json:"title"`
 	Summary string `json:"summary"`
+	// Cluster "simulated": the tutorial needs the simulated cluster (nodes,
+	// kubelets, controllers), which the browser's sandbox does not run.
+	Cluster string `json:"cluster,omitempty"`
 	Steps   []step `json:"steps"`
 }
 
@@ -208,6 +212,9 @@ func checkShape(t *testing.T, tut *tutorial) {
 	if tut.Summary == "" || len(tut.Steps) == 0 {
 		t.Errorf("%s: summary and steps are required", tut.ID)
 	}
+	if tut.Cluster != "" && tut.Cluster != "simulated" {
+		t.Errorf("%s: cluster is \"simulated\" or absent", tut.ID)
+	}
 	saved := map[string]bool{}
 	for i, st := range tut.Steps {
 		where := fmt.Sprintf("%s step %d (%q)", tut.ID, i+1, st.Title)
@@ -292,7 +299,11 @@ func TestPLAY_7_TutorialsReplay(t *testing.T) {
 		t.Run(e.ID, func(t *testing.T) {
 			t.Parallel()
 			tut := loadTutorial(t, e.File)
-			srv, err := sandbox.New(sandbox.Config{API: apiserver.Config{Resources: schema.XDS(xds.Validate)}})
+			// The tutorials are written for the browser's sandbox, which
+			// serves the API only (no kube-root-ca.crt in their namespaces),
+			// but those for the simulated cluster (run 20 times faster).
+			srv, err := sandbox.New(sandbox.Config{APIOnly: tut.Cluster != "simulated", Cluster: sim.Config{Speed: 20},
+				API: apiserver.Config{Resources: schema.XDS(xds.Validate)}})
 			if err != nil {
 				t.Fatal(err)
 			}

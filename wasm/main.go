@@ -80,6 +80,17 @@ func start(_ js.Value, args []js.Value) any {
 		if v := host.Get("maxWatchSeconds"); v.Type() == js.TypeNumber {
 			cfg.API.MaxWatchTimeout = time.Duration(v.Float() * float64(time.Second))
 		}
+		// What runs besides the API (SIM-5; the browser's module has no
+		// simulation to run): {mode: "api-only"|"simulated", nodes, speed}.
+		if c := host.Get("cluster"); c.Type() == js.TypeObject {
+			cfg.APIOnly = c.Get("mode").Type() == js.TypeString && c.Get("mode").String() == "api-only"
+			if v := c.Get("nodes"); v.Type() == js.TypeNumber {
+				cfg.Cluster.Nodes = v.Int()
+			}
+			if v := c.Get("speed"); v.Type() == js.TypeNumber {
+				cfg.Cluster.Speed = v.Float()
+			}
+		}
 		mu.Lock()
 		defer mu.Unlock()
 		if server != nil {

@@ -135,7 +135,7 @@ func TestK8S_WRITE_5_BuiltinValidationAsKube(t *testing.T) {
 // replayBuiltinsKube sends each case's steps to one server and compares every
 // answer with kube's.
 func replayBuiltinsKube(t *testing.T, cases []kubeCase) {
-	replayKube(t, newTestServer(t, Config{}), builtinsKubeFile, cases)
+	replayKube(t, newTestServer(t, Config{ServiceIPRange: "10.0.0.0/24"}), builtinsKubeFile, cases) // the refapi kit's service range
 }
 
 // replayKube sends each case's steps to s and compares every answer with the
@@ -328,10 +328,11 @@ func replaceString(v any, from, to string) {
 }
 
 // ignoredByKubeplay drops from kube's answer what kubeplay does not simulate
-// yet, where kubeplay's answer lacks it:
-//   - a Service's allocated spec.clusterIP and spec.clusterIPs, its ports'
-//     allocated nodePort and its healthCheckNodePort: kubeplay allocates no IPs
-//     or ports;
+// yet, where kubeplay's answer lacks it, and takes kube's where both chose at
+// random:
+//   - a Service's allocated spec.clusterIP and spec.clusterIPs (from the same
+//     range), its ports' allocated nodePort and its healthCheckNodePort: both
+//     allocate at random;
 //
 // and from kubeplay's answer what kube's recorded instance did not run:
 //   - a Pod's spec.serviceAccountName and spec.serviceAccount "default": the
@@ -346,20 +347,18 @@ func ignoredByKubeplay(got, kube map[string]any) {
 	}
 	switch got["kind"] {
 	case "Service":
-		if _, ok := gotSpec["clusterIP"]; !ok {
-			delete(kubeSpec, "clusterIP")
-			delete(kubeSpec, "clusterIPs")
-		}
-		if _, ok := gotSpec["healthCheckNodePort"]; !ok {
-			delete(kubeSpec, "healthCheckNodePort")
+		for _, f := range []string{"clusterIP", "clusterIPs", "healthCheckNodePort"} {
+			if _, ok := gotSpec[f]; ok && kubeSpec[f] != nil && gotSpec[f] != "None" {
+				gotSpec[f] = kubeSpec[f]
+			}
 		}
 		gotPorts, _ := gotSpec["ports"].([]any)
 		kubePorts, _ := kubeSpec["ports"].([]any)
 		for i := range min(len(gotPorts), len(kubePorts)) {
 			gp, _ := gotPorts[i].(map[string]any)
 			kp, _ := kubePorts[i].(map[string]any)
-			if _, ok := gp["nodePort"]; !ok && kp != nil {
-				delete(kp, "nodePort")
+			if _, ok := gp["nodePort"]; ok && kp != nil && kp["nodePort"] != nil {
+				gp["nodePort"] = kp["nodePort"]
 			}
 		}
 	case "Pod":

@@ -2,26 +2,39 @@ package apiserver
 
 import (
 	"fmt"
+	"strconv"
 
 	"kubeplay/core/apierrors"
+	"kubeplay/core/field"
 	"kubeplay/core/object"
 	"kubeplay/core/podlogs"
 	"kubeplay/core/registry"
 	"kubeplay/core/web"
 )
 
-// serveLog answers a Pod's log subresource with the lines core/podlogs makes,
-// as a kubelet would stream them through kube-apiserver: nothing (204) for a
-// Pod on no node, kube's 404 for a node that does not exist, and with
-// follow=true new lines as the sandbox's clock reaches them, until the
-// client goes or the Pod does.
-func (s *Server) serveLog(w web.ResponseWriter, r *web.Request, t target) error {
-	o, err := podlogs.ParseOptions(r.URL.Query())
-	if err != nil {
-		return apierrors.NewBadRequest(err.Error())
+// PodLogs is a node's kubelet answering for a container's log, as
+// kube-apiserver passes the log subresource of Pods on to it (the query:
+// previous, tailLines, timestamps, follow): the simulated cluster's. The Pod
+// is on a node that exists, its container is one of its own.
+type PodLogs func(w web.ResponseWriter, r *web.Request, pod object.Object, container string) error
+
+// podLog is the log subresource of Pods (GET .../pods/NAME/log), as
+// kube-apiserver answers it before it asks the node's kubelet: tailLines
+// checked, the container (named, or the only one), an empty answer for a Pod
+// on no node, the node looked up; then the kubelet's (Config.PodLogs), or
+// without a simulated cluster the lines core/podlogs makes.
+func (s *Server) podLog(w web.ResponseWriter, r *web.Request, t target) error {
+	q := r.URL.Query()
+	if v := q.Get("tailLines"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return apierrors.NewBadRequest(err.Error())
+		}
+		if n < 0 {
+			return apierrors.NewInvalid("", "PodLogOptions", t.name, field.ErrorList{field.Invalid(field.NewPath("tailLines"), n, "must be greater than or equal to 0")})
+		}
 	}
-	key := registry.Key(t.res, t.namespace, t.name)
-	val, ok := s.store.Get(key)
+	val, ok := s.store.Get(registry.Key(t.res, t.namespace, t.name))
 	if !ok {
 		return apierrors.NewNotFound("", "pods", t.name)
 	}
@@ -29,7 +42,7 @@ func (s *Server) serveLog(w web.ResponseWriter, r *web.Request, t target) error 
 	if err != nil {
 		return apierrors.NewInternal(err)
 	}
-	container, refused := podlogs.Container(pod, o.Container)
+	container, refused := podlogs.Container(pod, q.Get("container"))
 	if refused != "" {
 		return apierrors.NewBadRequest(refused)
 	}
@@ -40,9 +53,24 @@ func (s *Server) serveLog(w web.ResponseWriter, r *web.Request, t target) error 
 	}
 	if nodes := s.registry.Lookup("", "v1", "nodes"); nodes != nil {
 		if _, ok := s.store.Get(registry.Key(nodes, "", node)); !ok {
-			return apierrors.NewNotFound("", "pods", node) // kube's words
+			return apierrors.NewNotFound("", "pods", node) // kube's own words for a node it cannot find
 		}
 	}
+	if s.cfg.PodLogs != nil {
+		return s.cfg.PodLogs(w, r, pod, container)
+	}
+	return s.generatedLog(w, r, t, pod, container)
+}
+
+// generatedLog answers for a kubelet when no simulated cluster runs: the lines
+// core/podlogs makes, and with follow=true new lines as the sandbox's clock
+// reaches them, until the client goes or the Pod does.
+func (s *Server) generatedLog(w web.ResponseWriter, r *web.Request, t target, pod object.Object, container string) error {
+	o, err := podlogs.ParseOptions(r.URL.Query())
+	if err != nil {
+		return apierrors.NewBadRequest(err.Error())
+	}
+	key := registry.Key(t.res, t.namespace, t.name)
 	if o.Previous {
 		return apierrors.NewBadRequest(fmt.Sprintf("previous terminated container %q in pod %q not found", container, t.name))
 	}

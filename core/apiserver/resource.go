@@ -337,7 +337,7 @@ func (s *Server) waitFresh(ctx context.Context, rev int64) error {
 
 func (s *Server) get(w web.ResponseWriter, r *web.Request, t target) error {
 	if t.sub == "log" {
-		return s.serveLog(w, r, t)
+		return s.podLog(w, r, t)
 	}
 	if v := r.URL.Query().Get("resourceVersion"); v != "" && v != "0" {
 		rv, err := parseResourceVersion(v)
@@ -380,7 +380,11 @@ func (t target) answerResource() *schema.Resource {
 	if sub == nil || sub.Kind == t.res.Kind {
 		return t.res
 	}
-	return &schema.Resource{Group: sub.Group, Version: subVersion(*sub), Kind: sub.Kind, Plural: t.res.Plural, Namespaced: t.res.Namespaced}
+	version := subVersion(*sub)
+	if sub.Group == t.res.Group { // a kind of the resource's own group (a Pod's Binding)
+		version = t.res.Version
+	}
+	return &schema.Resource{Group: sub.Group, Version: version, Kind: sub.Kind, Plural: t.res.Plural, Namespaced: t.res.Namespaced}
 }
 
 // listBinding ties continue tokens to one list: collection, namespace, selectors.

@@ -76,6 +76,12 @@ type Config struct {
 	// Clock is the server's time: timestamps, watch deadlines and bookmarks, the
 	// history window, the controllers; nil is the wall clock. Tests drive a fake.
 	Clock clock.Clock
+	// ServiceIPRange is kube-apiserver's --service-cluster-ip-range (default
+	// registry.DefaultServiceIPRange, 10.96.0.0/12).
+	ServiceIPRange string
+	// PodLogs answers for the kubelets (the log subresource of Pods); nil:
+	// the logs of Pods are empty, as a cluster without kubelets has none.
+	PodLogs PodLogs
 }
 
 // Server is the API server core.
@@ -132,6 +138,12 @@ func New(cfg Config) (*Server, error) {
 	s.openAPI = openapi.New(s.registry, openapi.Options{Clock: cfg.Clock, Documents: cfg.OpenAPIDocuments, Document: crd.Document})
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.objects = registry.NewStore(store, s.registry, cfg.Clock, s.fields)
+	if cfg.ServiceIPRange != "" {
+		if err := s.objects.SetServiceIPRange(cfg.ServiceIPRange); err != nil {
+			store.Close()
+			return nil, err
+		}
+	}
 	if err := s.objects.CreateSystemNamespaces(); err != nil {
 		store.Close()
 		return nil, err

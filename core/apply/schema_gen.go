@@ -3,13 +3,18 @@
 package apply
 
 // typeNames is the structured-merge-diff type of each served kind, by apiVersion/kind;
-// schema.json.gz holds the 218 types they reach (86930 bytes of JSON).
+// schema.json.gz holds the 246 types they reach (98038 bytes of JSON).
 var typeNames = map[string]string{
-	"apps/v1/Deployment":                                         "io.k8s.api.apps.v1.Deployment",
-	"apps/v1/ReplicaSet":                                         "io.k8s.api.apps.v1.ReplicaSet",
-	"apps/v1/StatefulSet":                                        "io.k8s.api.apps.v1.StatefulSet",
-	"coordination.k8s.io/v1/Lease":                               "io.k8s.api.coordination.v1.Lease",
-	"flowcontrol.apiserver.k8s.io/v1/FlowSchema":                 "io.k8s.api.flowcontrol.v1.FlowSchema",
+	"apps/v1/ControllerRevision":                 "io.k8s.api.apps.v1.ControllerRevision",
+	"apps/v1/DaemonSet":                          "io.k8s.api.apps.v1.DaemonSet",
+	"apps/v1/Deployment":                         "io.k8s.api.apps.v1.Deployment",
+	"apps/v1/ReplicaSet":                         "io.k8s.api.apps.v1.ReplicaSet",
+	"apps/v1/StatefulSet":                        "io.k8s.api.apps.v1.StatefulSet",
+	"batch/v1/CronJob":                           "io.k8s.api.batch.v1.CronJob",
+	"batch/v1/Job":                               "io.k8s.api.batch.v1.Job",
+	"coordination.k8s.io/v1/Lease":               "io.k8s.api.coordination.v1.Lease",
+	"discovery.k8s.io/v1/EndpointSlice":          "io.k8s.api.discovery.v1.EndpointSlice",
+	"flowcontrol.apiserver.k8s.io/v1/FlowSchema": "io.k8s.api.flowcontrol.v1.FlowSchema",
 	"flowcontrol.apiserver.k8s.io/v1/PriorityLevelConfiguration": "io.k8s.api.flowcontrol.v1.PriorityLevelConfiguration",
 	"policy/v1/PodDisruptionBudget":                              "io.k8s.api.policy.v1.PodDisruptionBudget",
 	"v1/ConfigMap":                                               "io.k8s.api.core.v1.ConfigMap",
@@ -17,6 +22,7 @@ var typeNames = map[string]string{
 	"v1/Event":                                                   "io.k8s.api.core.v1.Event",
 	"v1/Namespace":                                               "io.k8s.api.core.v1.Namespace",
 	"v1/Node":                                                    "io.k8s.api.core.v1.Node",
+	"v1/PersistentVolumeClaim":                                   "io.k8s.api.core.v1.PersistentVolumeClaim",
 	"v1/Pod":                                                     "io.k8s.api.core.v1.Pod",
 	"v1/Secret":                                                  "io.k8s.api.core.v1.Secret",
 	"v1/Service":                                                 "io.k8s.api.core.v1.Service",
@@ -26,11 +32,16 @@ var typeNames = map[string]string{
 // zeroObjects is each served kind's empty Go object as kube's field manager sees it,
 // by apiVersion/kind.
 var zeroObjects = map[string]string{
-	"apps/v1/Deployment":                                         `{"metadata":{"creationTimestamp":null},"spec":{"selector":null,"strategy":{},"template":{"metadata":{"creationTimestamp":null},"spec":{"containers":null}}},"status":{}}`,
-	"apps/v1/ReplicaSet":                                         `{"metadata":{"creationTimestamp":null},"spec":{"selector":null,"template":{"metadata":{"creationTimestamp":null},"spec":{"containers":null}}},"status":{"replicas":0}}`,
-	"apps/v1/StatefulSet":                                        `{"metadata":{"creationTimestamp":null},"spec":{"selector":null,"serviceName":"","template":{"metadata":{"creationTimestamp":null},"spec":{"containers":null}},"updateStrategy":{}},"status":{"availableReplicas":0,"replicas":0}}`,
-	"coordination.k8s.io/v1/Lease":                               `{"metadata":{"creationTimestamp":null},"spec":{}}`,
-	"flowcontrol.apiserver.k8s.io/v1/FlowSchema":                 `{"metadata":{"creationTimestamp":null},"spec":{"matchingPrecedence":0,"priorityLevelConfiguration":{"name":""}},"status":{}}`,
+	"apps/v1/ControllerRevision":                 `{"data":null,"metadata":{"creationTimestamp":null},"revision":0}`,
+	"apps/v1/DaemonSet":                          `{"metadata":{"creationTimestamp":null},"spec":{"selector":null,"template":{"metadata":{"creationTimestamp":null},"spec":{"containers":null}},"updateStrategy":{}},"status":{"currentNumberScheduled":0,"desiredNumberScheduled":0,"numberMisscheduled":0,"numberReady":0}}`,
+	"apps/v1/Deployment":                         `{"metadata":{"creationTimestamp":null},"spec":{"selector":null,"strategy":{},"template":{"metadata":{"creationTimestamp":null},"spec":{"containers":null}}},"status":{}}`,
+	"apps/v1/ReplicaSet":                         `{"metadata":{"creationTimestamp":null},"spec":{"selector":null,"template":{"metadata":{"creationTimestamp":null},"spec":{"containers":null}}},"status":{"replicas":0}}`,
+	"apps/v1/StatefulSet":                        `{"metadata":{"creationTimestamp":null},"spec":{"selector":null,"serviceName":"","template":{"metadata":{"creationTimestamp":null},"spec":{"containers":null}},"updateStrategy":{}},"status":{"availableReplicas":0,"replicas":0}}`,
+	"batch/v1/CronJob":                           `{"metadata":{"creationTimestamp":null},"spec":{"jobTemplate":{"metadata":{"creationTimestamp":null},"spec":{"template":{"metadata":{"creationTimestamp":null},"spec":{"containers":null}}}},"schedule":""},"status":{}}`,
+	"batch/v1/Job":                               `{"metadata":{"creationTimestamp":null},"spec":{"template":{"metadata":{"creationTimestamp":null},"spec":{"containers":null}}},"status":{}}`,
+	"coordination.k8s.io/v1/Lease":               `{"metadata":{"creationTimestamp":null},"spec":{}}`,
+	"discovery.k8s.io/v1/EndpointSlice":          `{"addressType":"","endpoints":null,"metadata":{"creationTimestamp":null},"ports":null}`,
+	"flowcontrol.apiserver.k8s.io/v1/FlowSchema": `{"metadata":{"creationTimestamp":null},"spec":{"matchingPrecedence":0,"priorityLevelConfiguration":{"name":""}},"status":{}}`,
 	"flowcontrol.apiserver.k8s.io/v1/PriorityLevelConfiguration": `{"metadata":{"creationTimestamp":null},"spec":{"type":""},"status":{}}`,
 	"policy/v1/PodDisruptionBudget":                              `{"metadata":{"creationTimestamp":null},"spec":{},"status":{"currentHealthy":0,"desiredHealthy":0,"disruptionsAllowed":0,"expectedPods":0}}`,
 	"v1/ConfigMap":                                               `{"metadata":{"creationTimestamp":null}}`,
@@ -38,6 +49,7 @@ var zeroObjects = map[string]string{
 	"v1/Event":                                                   `{"eventTime":null,"firstTimestamp":null,"involvedObject":{},"lastTimestamp":null,"metadata":{"creationTimestamp":null},"reportingComponent":"","reportingInstance":"","source":{}}`,
 	"v1/Namespace":                                               `{"metadata":{"creationTimestamp":null},"spec":{},"status":{}}`,
 	"v1/Node":                                                    `{"metadata":{"creationTimestamp":null},"spec":{},"status":{"daemonEndpoints":{"kubeletEndpoint":{"Port":0}},"nodeInfo":{"architecture":"","bootID":"","containerRuntimeVersion":"","kernelVersion":"","kubeProxyVersion":"","kubeletVersion":"","machineID":"","operatingSystem":"","osImage":"","systemUUID":""}}}`,
+	"v1/PersistentVolumeClaim":                                   `{"metadata":{"creationTimestamp":null},"spec":{"resources":{}},"status":{}}`,
 	"v1/Pod":                                                     `{"metadata":{"creationTimestamp":null},"spec":{"containers":null},"status":{}}`,
 	"v1/Secret":                                                  `{"metadata":{"creationTimestamp":null}}`,
 	"v1/Service":                                                 `{"metadata":{"creationTimestamp":null},"spec":{},"status":{"loadBalancer":{}}}`,

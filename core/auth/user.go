@@ -30,6 +30,10 @@ const (
 	serviceAccountPrefix = "system:serviceaccount:"
 )
 
+// APIServer is kube-apiserver's own identity, its loopback client's: in
+// system:masters, exempt from API Priority and Fairness.
+var APIServer = User{Name: "system:apiserver", Groups: []string{AllAuthenticated, SystemPrivileged}}
+
 // User is an authenticated identity, as kube's user.Info names it.
 type User struct {
 	Name   string

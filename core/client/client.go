@@ -80,6 +80,9 @@ func IsNotFound(err error) bool { return hasCode(err, web.StatusNotFound) }
 // IsConflict is a 409: the object changed, or already exists.
 func IsConflict(err error) bool { return hasCode(err, web.StatusConflict) }
 
+// IsForbidden is a 403: refused, as a create in a terminating namespace is.
+func IsForbidden(err error) bool { return hasCode(err, web.StatusForbidden) }
+
 // IsGone is a 410: the resourceVersion is older than the history kept.
 func IsGone(err error) bool { return hasCode(err, web.StatusGone) }
 

@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -15,45 +16,71 @@ import (
 	"kubeplay/core/object"
 )
 
-// Handler hears about changes to an Informer's collection. Its functions run one
-// at a time on the informer's goroutine; any may be nil.
-type Handler struct {
-	Add    func(obj object.Object)
-	Update func(old, cur object.Object)
-	Delete func(obj object.Object)
+// TypedHandler hears about changes to a TypedInformer's collection. Its
+// functions run one at a time on the informer's goroutine; any may be nil.
+type TypedHandler[T any] struct {
+	Add    func(obj T)
+	Update func(old, cur T)
+	Delete func(obj T)
 }
 
-// IndexFunc gives the values an object is found under in an index.
-type IndexFunc func(obj object.Object) []string
+// Handler hears about changes to an Informer's collection.
+type Handler = TypedHandler[object.Object]
 
-// Informer keeps a local copy of one collection, indexed, and tells its handler
-// about every change, as client-go's shared informer does: it lists, then watches
-// from the list's resourceVersion with bookmarks; when the watch ends it resumes
-// from the last resourceVersion it saw, and when that is too old (410) it lists
-// again and tells the handler what the new list changed.
-type Informer struct {
+// IndexFunc gives the values an object is found under in an index.
+type IndexFunc = func(obj object.Object) []string
+
+// Codec is how a TypedInformer reads its objects: decoded from their JSON,
+// and their key and resourceVersion.
+type Codec[T any] struct {
+	Decode  func(data []byte) (T, error)
+	Key     func(obj T) string
+	Version func(obj T) string
+}
+
+// TypedInformer keeps a local copy of one collection, indexed, and tells its
+// handler about every change, as client-go's shared informer does: it lists,
+// then watches from the list's resourceVersion with bookmarks; when the watch
+// ends it resumes from the last resourceVersion it saw, and when that is too
+// old (410) it lists again and tells the handler what the new list changed.
+// Its objects are of any type a Codec reads (typed structs, or object.Object
+// for Informer).
+type TypedInformer[T any] struct {
 	client  *Client
 	path    string
-	handler Handler
+	handler TypedHandler[T]
+	codec   Codec[T]
 	clock   clock.Clock
 
 	mu       sync.RWMutex
-	items    map[string]object.Object // by Key
-	indexers map[string]IndexFunc
+	items    map[string]T
+	indexers map[string]func(T) []string
 	indices  map[string]map[string]map[string]bool // index → value → keys
 	synced   chan struct{}
 	syncOnce sync.Once
+	seen     int64 // the newest resourceVersion the copy reflects
 }
+
+// Informer is a TypedInformer of objects in their JSON form.
+type Informer = TypedInformer[object.Object]
 
 // retryAfter is how long an informer waits after a list or watch that failed for
 // another reason than its context.
 const retryAfter = time.Second
 
-// NewInformer is an informer of the collection at path (e.g. /api/v1/namespaces).
+// NewInformer is an informer of the collection at path (e.g. /api/v1/namespaces,
+// or with a selector: /api/v1/pods?fieldSelector=spec.nodeName%3Dn1).
 func NewInformer(c *Client, path string, h Handler, indexers map[string]IndexFunc, clk clock.Clock) *Informer {
-	return &Informer{
-		client: c, path: path, handler: h, clock: clk,
-		items: map[string]object.Object{}, indexers: indexers,
+	return NewTypedInformer(c, path, Codec[object.Object]{Decode: object.Decode, Key: Key,
+		Version: func(o object.Object) string { return object.MetaString(o, "resourceVersion") }}, h, indexers, clk)
+}
+
+// NewTypedInformer is an informer of the collection at path whose objects
+// codec reads.
+func NewTypedInformer[T any](c *Client, path string, codec Codec[T], h TypedHandler[T], indexers map[string]func(T) []string, clk clock.Clock) *TypedInformer[T] {
+	return &TypedInformer[T]{
+		client: c, path: path, codec: codec, handler: h, clock: clk,
+		items: map[string]T{}, indexers: indexers,
 		indices: map[string]map[string]map[string]bool{}, synced: make(chan struct{}),
 	}
 }
@@ -68,10 +95,10 @@ func Key(obj object.Object) string {
 }
 
 // Synced is closed once the first list is in.
-func (inf *Informer) Synced() <-chan struct{} { return inf.synced }
+func (inf *TypedInformer[T]) Synced() <-chan struct{} { return inf.synced }
 
 // Get is the object with key, as last seen.
-func (inf *Informer) Get(key string) (object.Object, bool) {
+func (inf *TypedInformer[T]) Get(key string) (T, bool) {
 	inf.mu.RLock()
 	defer inf.mu.RUnlock()
 	obj, ok := inf.items[key]
@@ -79,35 +106,56 @@ func (inf *Informer) Get(key string) (object.Object, bool) {
 }
 
 // List is every object, by key.
-func (inf *Informer) List() []object.Object {
+func (inf *TypedInformer[T]) List() []T {
 	inf.mu.RLock()
 	defer inf.mu.RUnlock()
 	return sorted(inf, inf.items)
 }
 
-// ByIndex is every object whose index function gave value, by key.
-func (inf *Informer) ByIndex(index, value string) []object.Object {
+// ByIndex is every object whose index function gave value, in no
+// particular order (a controller sorts what it needs in order).
+func (inf *TypedInformer[T]) ByIndex(index, value string) []T {
 	inf.mu.RLock()
 	defer inf.mu.RUnlock()
-	return sorted(inf, inf.indices[index][value])
+	out := make([]T, 0, len(inf.indices[index][value]))
+	for k := range inf.indices[index][value] {
+		out = append(out, inf.items[k])
+	}
+	return out
 }
 
 // sorted is the objects of keys, by key; called with mu held.
-func sorted[V any](inf *Informer, keys map[string]V) []object.Object {
+func sorted[T, V any](inf *TypedInformer[T], keys map[string]V) []T {
 	ks := make([]string, 0, len(keys))
 	for k := range keys {
 		ks = append(ks, k)
 	}
 	sort.Strings(ks)
-	out := make([]object.Object, len(ks))
+	out := make([]T, len(ks))
 	for i, k := range ks {
 		out[i] = inf.items[k]
 	}
 	return out
 }
 
+// Seen says whether the copy reflects the collection at resourceVersion rv or
+// later: a controller that wrote rv knows its informer has seen its own write.
+func (inf *TypedInformer[T]) Seen(rv string) bool {
+	n, err := strconv.ParseInt(rv, 10, 64)
+	inf.mu.RLock()
+	defer inf.mu.RUnlock()
+	return err == nil && inf.seen >= n
+}
+
+// see records that the copy reflects resourceVersion rv; called with mu held.
+func (inf *TypedInformer[T]) see(rv string) {
+	if n, err := strconv.ParseInt(rv, 10, 64); err == nil {
+		inf.seen = max(inf.seen, n)
+	}
+}
+
 // Run keeps the copy until ctx is done.
-func (inf *Informer) Run(ctx context.Context) {
+func (inf *TypedInformer[T]) Run(ctx context.Context) {
 	rv := ""
 	for ctx.Err() == nil {
 		var err error
@@ -132,20 +180,28 @@ func (inf *Informer) Run(ctx context.Context) {
 
 // relist lists the collection, replaces the copy with it and returns the list's
 // resourceVersion.
-func (inf *Informer) relist(ctx context.Context) (string, error) {
-	list, err := inf.client.Get(ctx, inf.path)
+func (inf *TypedInformer[T]) relist(ctx context.Context) (string, error) {
+	data, err := inf.client.Do(ctx, "GET", inf.path, "", nil)
 	if err != nil {
 		return "", err
 	}
-	items, _ := list["items"].([]any)
-	fresh := make(map[string]object.Object, len(items))
-	for _, it := range items {
-		if obj, ok := it.(map[string]any); ok {
-			fresh[Key(obj)] = obj
+	var list struct {
+		Metadata struct {
+			ResourceVersion string `json:"resourceVersion"`
+		} `json:"metadata"`
+		Items []json.RawMessage `json:"items"`
+	}
+	if err := json.Unmarshal(data, &list); err != nil {
+		return "", err
+	}
+	fresh := make(map[string]T, len(list.Items))
+	for _, raw := range list.Items {
+		if obj, err := inf.codec.Decode(raw); err == nil {
+			fresh[inf.codec.Key(obj)] = obj
 		}
 	}
 	inf.mu.RLock()
-	var gone []object.Object
+	var gone []T
 	for k, obj := range inf.items {
 		if _, ok := fresh[k]; !ok {
 			gone = append(gone, obj)
@@ -153,52 +209,73 @@ func (inf *Informer) relist(ctx context.Context) (string, error) {
 	}
 	inf.mu.RUnlock()
 	for _, obj := range gone {
-		inf.apply("DELETED", obj)
+		inf.apply("DELETED", obj, "")
 	}
 	for _, obj := range fresh {
-		inf.apply("MODIFIED", obj)
+		inf.apply("MODIFIED", obj, "")
 	}
+	inf.mu.Lock()
+	inf.see(list.Metadata.ResourceVersion)
+	inf.mu.Unlock()
 	inf.syncOnce.Do(func() { close(inf.synced) })
-	meta, _ := list["metadata"].(map[string]any)
-	rv, _ := meta["resourceVersion"].(string)
-	return rv, nil
+	return list.Metadata.ResourceVersion, nil
 }
 
 // watch follows the collection from rv until the watch ends and returns the last
 // resourceVersion it saw; a 410 is returned as an *Error.
-func (inf *Informer) watch(ctx context.Context, rv string) (string, error) {
+func (inf *TypedInformer[T]) watch(ctx context.Context, rv string) (string, error) {
 	w, err := inf.client.Watch(ctx, inf.path, "allowWatchBookmarks=true&resourceVersion="+url.QueryEscape(rv))
 	if err != nil {
 		return rv, err
 	}
 	defer w.Stop()
 	for {
-		ev, err := w.Next()
+		typ, raw, err := w.next()
 		if errors.Is(err, io.EOF) {
 			return rv, nil
 		}
 		if err != nil {
 			return rv, err
 		}
-		if ev.Type == "ERROR" {
-			code, _ := strconv.Atoi(fmt.Sprint(ev.Object["code"]))
-			msg, _ := ev.Object["message"].(string)
-			reason, _ := ev.Object["reason"].(string)
-			return rv, &Error{Code: code, Reason: reason, Message: msg}
+		if typ == "ERROR" {
+			var st struct {
+				Code            json.Number
+				Reason, Message string
+			}
+			_ = json.Unmarshal(raw, &st)
+			code, _ := strconv.Atoi(st.Code.String())
+			return rv, &Error{Code: code, Reason: st.Reason, Message: st.Message}
 		}
-		if next := object.MetaString(ev.Object, "resourceVersion"); next != "" {
+		if typ == "BOOKMARK" {
+			var b struct {
+				Metadata struct {
+					ResourceVersion string `json:"resourceVersion"`
+				} `json:"metadata"`
+			}
+			if json.Unmarshal(raw, &b) == nil && b.Metadata.ResourceVersion != "" {
+				rv = b.Metadata.ResourceVersion
+				inf.mu.Lock()
+				inf.see(rv)
+				inf.mu.Unlock()
+			}
+			continue
+		}
+		obj, err := inf.codec.Decode(raw)
+		if err != nil {
+			return rv, fmt.Errorf("client: watch event %s: %w", typ, err)
+		}
+		if next := inf.codec.Version(obj); next != "" {
 			rv = next
 		}
-		if ev.Type != "BOOKMARK" {
-			inf.apply(ev.Type, ev.Object)
-		}
+		inf.apply(typ, obj, rv)
 	}
 }
 
-// apply records a change and tells the handler. A MODIFIED of an unknown object
-// is an add; one that changed nothing is not told.
-func (inf *Informer) apply(typ string, obj object.Object) {
-	key := Key(obj)
+// apply records a change (and, with it, that the copy reflects rv, when not
+// "") and tells the handler. A MODIFIED of an unknown object is an add; one
+// that changed nothing is not told.
+func (inf *TypedInformer[T]) apply(typ string, obj T, rv string) {
+	key := inf.codec.Key(obj)
 	inf.mu.Lock()
 	old, had := inf.items[key]
 	if had {
@@ -210,6 +287,7 @@ func (inf *Informer) apply(typ string, obj object.Object) {
 		inf.items[key] = obj
 		inf.index(key, obj)
 	}
+	inf.see(rv)
 	inf.mu.Unlock()
 	h := inf.handler
 	switch {
@@ -221,7 +299,7 @@ func (inf *Informer) apply(typ string, obj object.Object) {
 		if h.Add != nil {
 			h.Add(obj)
 		}
-	case object.MetaString(old, "resourceVersion") != object.MetaString(obj, "resourceVersion"):
+	case inf.codec.Version(old) != inf.codec.Version(obj):
 		if h.Update != nil {
 			h.Update(old, obj)
 		}
@@ -229,7 +307,7 @@ func (inf *Informer) apply(typ string, obj object.Object) {
 }
 
 // index and unindex keep the indices; called with mu held.
-func (inf *Informer) index(key string, obj object.Object) {
+func (inf *TypedInformer[T]) index(key string, obj T) {
 	for name, fn := range inf.indexers {
 		idx := inf.indices[name]
 		if idx == nil {
@@ -245,7 +323,7 @@ func (inf *Informer) index(key string, obj object.Object) {
 	}
 }
 
-func (inf *Informer) unindex(key string, obj object.Object) {
+func (inf *TypedInformer[T]) unindex(key string, obj T) {
 	for name, fn := range inf.indexers {
 		for _, v := range fn(obj) {
 			delete(inf.indices[name][v], key)

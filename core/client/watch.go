@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 
 	"kubeplay/core/object"
 	"kubeplay/core/web"
@@ -22,13 +23,18 @@ type Watch struct {
 	dec  *json.Decoder
 }
 
-// Watch opens a watch on the collection at path with query (without watch=1).
+// Watch opens a watch on the collection at path (which may carry a query of
+// its own, such as a selector) with query (without watch=1).
 func (c *Client) Watch(ctx context.Context, path, query string) (*Watch, error) {
 	q := "watch=1"
 	if query != "" {
 		q += "&" + query
 	}
-	resp, err := c.Stream(ctx, web.MethodGet, path+"?"+q, "", nil)
+	sep := "?"
+	if strings.Contains(path, "?") {
+		sep = "&"
+	}
+	resp, err := c.Stream(ctx, web.MethodGet, path+sep+q, "", nil)
 	if err != nil {
 		return nil, err
 	}
@@ -42,18 +48,25 @@ func (c *Client) Watch(ctx context.Context, path, query string) (*Watch, error) 
 
 // Next returns the next event; io.EOF when the server ended the watch.
 func (w *Watch) Next() (Event, error) {
+	typ, raw, err := w.next()
+	if err != nil {
+		return Event{}, err
+	}
+	obj, err := object.Decode(raw)
+	if err != nil {
+		return Event{}, fmt.Errorf("client: watch event %s: %w", typ, err)
+	}
+	return Event{Type: typ, Object: obj}, nil
+}
+
+// next reads the next event's type and object, as JSON.
+func (w *Watch) next() (string, []byte, error) {
 	var frame struct {
 		Type   string          `json:"type"`
 		Object json.RawMessage `json:"object"`
 	}
-	if err := w.dec.Decode(&frame); err != nil {
-		return Event{}, err
-	}
-	obj, err := object.Decode(frame.Object)
-	if err != nil {
-		return Event{}, fmt.Errorf("client: watch event %s: %w", frame.Type, err)
-	}
-	return Event{Type: frame.Type, Object: obj}, nil
+	err := w.dec.Decode(&frame)
+	return frame.Type, frame.Object, err
 }
 
 // Stop ends the watch.

@@ -49,6 +49,8 @@ var byType = []struct {
 	{"v1.ConfigMapVolumeSource", defaultMode},
 	{"v1.Container", container},
 	{"v1.ContainerPort", protocolTCP},
+	{"v1.CronJob", cronJob},
+	{"v1.DaemonSet", daemonSet},
 	{"v1.Deployment", deployment},
 	{"v1.DownwardAPIVolumeSource", defaultMode},
 	{"v1.EndpointPort", protocolTCP},
@@ -57,18 +59,19 @@ var byType = []struct {
 	{"v1.HTTPGetAction", httpGet},
 	{"v1.HostPathVolumeSource", func(m map[string]any) { setUnset(m, "type", "") }},
 	{"v1.ISCSIVolumeSource", func(m map[string]any) { setString(m, "iscsiInterface", "default") }},
+	{"v1.Job", job},
 	{"v1.Namespace", namespace},
 	{"v1.NamespaceStatus", func(m map[string]any) { setString(m, "phase", "Active") }},
 	{"v1.NodeStatus", nodeStatus},
 	{"v1.ObjectFieldSelector", func(m map[string]any) { setString(m, "apiVersion", "v1") }},
-	{"v1.PersistentVolumeClaim", func(m map[string]any) { setString(child(m, "status"), "phase", "Pending") }},
+	{"v1.PersistentVolumeClaim", func(m map[string]any) { setString(object.Child(m, "status"), "phase", "Pending") }},
 	{"v1.PersistentVolumeClaimSpec", func(m map[string]any) { setUnset(m, "volumeMode", "Filesystem") }},
 	{"v1.Pod", pod},
 	{"v1.PodSpec", podSpec},
 	{"v1.Probe", probe},
 	{"v1.ProjectedVolumeSource", defaultMode},
 	{"v1.RBDVolumeSource", rbd},
-	{"v1.ReplicaSet", func(m map[string]any) { setUnset(child(m, "spec"), "replicas", number("1")) }},
+	{"v1.ReplicaSet", func(m map[string]any) { setUnset(object.Child(m, "spec"), "replicas", number("1")) }},
 	{"v1.ResourceList", resourceList},
 	{"v1.ScaleIOVolumeSource", scaleIO},
 	{"v1.Secret", func(m map[string]any) { setString(m, "type", "Opaque") }},
@@ -131,22 +134,11 @@ func isZero(v any) bool {
 	return false
 }
 
-// child is the object at key in m, created when absent: a struct the typed
-// object always has.
-func child(m map[string]any, key string) map[string]any {
-	c, ok := m[key].(map[string]any)
-	if !ok {
-		c = map[string]any{}
-		m[key] = c
-	}
-	return c
-}
-
 // pod is SetDefaults_Pod: what a Pod's spec gets and a template's does not.
 // Requests default to limits, service links are on, and with the host's
 // network every port is a host port.
 func pod(m map[string]any) {
-	spec := child(m, "spec")
+	spec := object.Child(m, "spec")
 	for _, list := range []string{"containers", "initContainers"} {
 		for _, c := range object.Objects(spec, list) {
 			res, _ := c["resources"].(map[string]any)
@@ -259,7 +251,7 @@ func scaleIO(m map[string]any) {
 
 // service is SetDefaults_Service.
 func service(m map[string]any) {
-	spec := child(m, "spec")
+	spec := object.Child(m, "spec")
 	setString(spec, "sessionAffinity", "None")
 	switch spec["sessionAffinity"] {
 	case "None":
@@ -301,9 +293,9 @@ func service(m map[string]any) {
 // namespace is SetDefaults_Namespace: a named namespace is labelled with its
 // name.
 func namespace(m map[string]any) {
-	meta := child(m, "metadata")
+	meta := object.Child(m, "metadata")
 	if name, _ := meta["name"].(string); name != "" {
-		child(meta, "labels")["kubernetes.io/metadata.name"] = name
+		object.Child(meta, "labels")["kubernetes.io/metadata.name"] = name
 	}
 }
 
@@ -325,12 +317,12 @@ func nodeStatus(m map[string]any) {
 // surge and 25% unavailable, ten old ReplicaSets kept, ten minutes to
 // progress.
 func deployment(m map[string]any) {
-	spec := child(m, "spec")
+	spec := object.Child(m, "spec")
 	setUnset(spec, "replicas", number("1"))
-	strategy := child(spec, "strategy")
+	strategy := object.Child(spec, "strategy")
 	setString(strategy, "type", "RollingUpdate")
 	if strategy["type"] == "RollingUpdate" {
-		rolling := child(strategy, "rollingUpdate")
+		rolling := object.Child(strategy, "rollingUpdate")
 		setUnset(rolling, "maxUnavailable", "25%")
 		setUnset(rolling, "maxSurge", "25%")
 	}
@@ -338,12 +330,64 @@ func deployment(m map[string]any) {
 	setUnset(spec, "progressDeadlineSeconds", number("600"))
 }
 
+// daemonSet is SetDefaults_DaemonSet: rolling updates one node at a time,
+// ten revisions kept.
+func daemonSet(m map[string]any) {
+	spec := object.Child(m, "spec")
+	strategy := object.Child(spec, "updateStrategy")
+	setString(strategy, "type", "RollingUpdate")
+	if strategy["type"] == "RollingUpdate" {
+		rolling := object.Child(strategy, "rollingUpdate")
+		setUnset(rolling, "maxUnavailable", number("1"))
+		setUnset(rolling, "maxSurge", number("0"))
+	}
+	setUnset(spec, "revisionHistoryLimit", number("10"))
+}
+
+// job is SetDefaults_Job: one completion at a time, six retries, the
+// template's labels for a Job without its own (the very map, as in kube: the
+// labels the registry adds to the template show on the Job too), not
+// suspended.
+func job(m map[string]any) {
+	spec := object.Child(m, "spec")
+	if spec["completions"] == nil && spec["parallelism"] == nil {
+		spec["completions"] = number("1")
+	}
+	setUnset(spec, "parallelism", number("1"))
+	if spec["backoffLimitPerIndex"] != nil {
+		setUnset(spec, "backoffLimit", number("2147483647"))
+	}
+	setUnset(spec, "backoffLimit", number("6"))
+	meta := object.Child(m, "metadata")
+	if labels, ok := object.Path(spec, "template", "metadata", "labels").(map[string]any); ok && len(object.StringMap(meta, "labels")) == 0 {
+		meta["labels"] = labels
+	}
+	setUnset(spec, "completionMode", "NonIndexed")
+	setUnset(spec, "suspend", false)
+	if spec["podFailurePolicy"] != nil {
+		setUnset(spec, "podReplacementPolicy", "Failed")
+	}
+	setUnset(spec, "podReplacementPolicy", "TerminatingOrFailed")
+	setUnset(spec, "manualSelector", false)
+}
+
+// cronJob is SetDefaults_CronJob: concurrent runs allowed, three successful
+// and one failed Job kept.
+func cronJob(m map[string]any) {
+	spec := object.Child(m, "spec")
+	object.Child(object.Child(spec, "jobTemplate"), "metadata") // kube's JSON shows the empty struct
+	setString(spec, "concurrencyPolicy", "Allow")
+	setUnset(spec, "suspend", false)
+	setUnset(spec, "successfulJobsHistoryLimit", number("3"))
+	setUnset(spec, "failedJobsHistoryLimit", number("1"))
+}
+
 // statefulSet is SetDefaults_StatefulSet: pods made in order, rolling updates
 // from partition 0, claims retained, one replica, ten revisions kept.
 func statefulSet(m map[string]any) {
-	spec := child(m, "spec")
+	spec := object.Child(m, "spec")
 	setString(spec, "podManagementPolicy", "OrderedReady")
-	strategy := child(spec, "updateStrategy")
+	strategy := object.Child(spec, "updateStrategy")
 	if s, _ := strategy["type"].(string); s == "" {
 		strategy["type"] = "RollingUpdate"
 		setUnset(strategy, "rollingUpdate", map[string]any{})
@@ -351,7 +395,7 @@ func statefulSet(m map[string]any) {
 	if rolling, ok := strategy["rollingUpdate"].(map[string]any); ok && strategy["type"] == "RollingUpdate" {
 		setUnset(rolling, "partition", number("0"))
 	}
-	retention := child(spec, "persistentVolumeClaimRetentionPolicy")
+	retention := object.Child(spec, "persistentVolumeClaimRetentionPolicy")
 	setString(retention, "whenDeleted", "Retain")
 	setString(retention, "whenScaled", "Retain")
 	setUnset(spec, "replicas", number("1"))

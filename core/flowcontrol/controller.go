@@ -148,7 +148,7 @@ func New(cfg Config) *Controller {
 }
 
 // loopbackUser is kube-apiserver's own identity for its loopback client.
-var loopbackUser = auth.User{Name: "system:apiserver", Groups: []string{auth.AllAuthenticated, auth.SystemPrivileged}}
+var loopbackUser = auth.APIServer
 
 // Start runs the configuration controller through h (the whole handler, so its
 // requests are classified too: as system:masters, exempt) until Stop: it

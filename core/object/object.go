@@ -22,6 +22,7 @@ import (
 	"io"
 	"sort"
 	"strconv"
+	"time"
 	"unicode/utf8"
 )
 
@@ -365,15 +366,17 @@ func AppendPartialObjectMetadata(dst []byte, obj Object, apiVersion string) ([]b
 
 // Meta returns obj's metadata map, creating it if absent. A metadata value that
 // is not an object is replaced; callers validate before they get here.
-//
-//go:noinline
-func Meta(obj Object) map[string]any {
-	m, ok := obj["metadata"].(map[string]any)
+func Meta(obj Object) map[string]any { return Child(obj, "metadata") }
+
+// Child is the object at key in m, created when absent (a value that is not
+// an object is replaced).
+func Child(m map[string]any, key string) map[string]any {
+	c, ok := m[key].(map[string]any)
 	if !ok {
-		m = map[string]any{}
-		obj["metadata"] = m
+		c = map[string]any{}
+		m[key] = c
 	}
-	return m
+	return c
 }
 
 // MetaString returns a string field of obj's metadata, or "".
@@ -456,6 +459,12 @@ func Path(v any, path ...string) any {
 		cur = m[p]
 	}
 	return cur
+}
+
+// String is v when it is a string (a field read with Path), else "".
+func String(v any) string {
+	s, _ := v.(string)
+	return s
 }
 
 // SetResourceVersion sets metadata.resourceVersion to rev.
@@ -652,3 +661,6 @@ func Int(v any) int64 {
 	n, _ := strconv.ParseInt(fmt.Sprint(v), 10, 64)
 	return n
 }
+
+// Timestamp formats t as metav1.Time does: RFC 3339, seconds, UTC.
+func Timestamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }

@@ -352,3 +352,28 @@ func RoundUpMilli(s string) string {
 	}
 	return canonical(q, -3, f)
 }
+
+// MilliValue is a quantity in thousandths of its unit, rounded up, as kube's
+// Quantity.MilliValue ("100m" is 100, "1Gi" is 1073741824000); 0 when it does
+// not parse or does not fit an int64. The scheduler adds requests up with it.
+func MilliValue(s string) int64 {
+	mantissa, scale, _, ok := parse(s)
+	if !ok {
+		return 0
+	}
+	v := new(big.Int).Set(mantissa)
+	if scale += 3; scale >= 0 {
+		v.Mul(v, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(scale)), nil))
+	} else {
+		div := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(-scale)), nil)
+		var m big.Int
+		v.QuoRem(v, div, &m)
+		if m.Sign() > 0 {
+			v.Add(v, big.NewInt(1))
+		}
+	}
+	if !v.IsInt64() {
+		return 0
+	}
+	return v.Int64()
+}

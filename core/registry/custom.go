@@ -63,11 +63,11 @@ func (crdStrategy) BeginDelete(t Target, obj object.Object, opts *DeleteOptions,
 	if meta["deletionTimestamp"] != nil {
 		return deleteGeneric, nil
 	}
-	meta["deletionTimestamp"] = Timestamp(now)
+	meta["deletionTimestamp"] = object.Timestamp(now)
 	if finalizers := object.Strings(meta, "finalizers"); !contains(finalizers, crdFinalizer) {
 		setStrings(meta, "finalizers", append(finalizers, crdFinalizer))
 	}
-	setCondition(obj, map[string]any{"type": "Terminating", "status": "True", "lastTransitionTime": Timestamp(now),
+	setCondition(obj, map[string]any{"type": "Terminating", "status": "True", "lastTransitionTime": object.Timestamp(now),
 		"reason": "InstanceDeletionPending", "message": "CustomResourceDefinition marked for deletion; CustomResource deletion will begin soon"})
 	return deleteLater, nil
 }

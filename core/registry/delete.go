@@ -330,13 +330,13 @@ func beginGracefulDelete(st Strategy, obj object.Object, opts *DeleteOptions, no
 		}
 		started, _ := time.Parse(time.RFC3339, fmt.Sprint(meta["deletionTimestamp"]))
 		shorter := *opts.GracePeriodSeconds
-		meta["deletionTimestamp"] = Timestamp(started.Add(time.Duration(shorter-period) * time.Second))
+		meta["deletionTimestamp"] = object.Timestamp(started.Add(time.Duration(shorter-period) * time.Second))
 		meta["deletionGracePeriodSeconds"] = shorter
 		return true, false
 	}
 	period := gd.GracePeriod(obj, opts.GracePeriodSeconds)
 	opts.GracePeriodSeconds = &period
-	meta["deletionTimestamp"] = Timestamp(now.Add(time.Duration(period) * time.Second))
+	meta["deletionTimestamp"] = object.Timestamp(now.Add(time.Duration(period) * time.Second))
 	meta["deletionGracePeriodSeconds"] = period
 	if gen := object.Int(meta["generation"]); gen > 0 {
 		meta["generation"] = gen + 1
@@ -355,7 +355,7 @@ func markDeleting(meta map[string]any, now time.Time) {
 		}
 	}
 	if set, err := time.Parse(time.RFC3339, ts); ts == "" || err != nil || set.After(now) {
-		meta["deletionTimestamp"] = Timestamp(now)
+		meta["deletionTimestamp"] = object.Timestamp(now)
 	}
 	meta["deletionGracePeriodSeconds"] = 0
 }

@@ -126,16 +126,6 @@ func qosClass(spec map[string]any) string {
 // isPod says whether a write is to a Pod itself (no subresource).
 func isPod(t Target) bool { return t.Res.Group == "" && t.Res.Plural == "pods" && t.Sub == "" }
 
-// specOf is an object's spec, created when missing.
-func specOf(obj object.Object) map[string]any {
-	spec, _ := obj["spec"].(map[string]any)
-	if spec == nil {
-		spec = map[string]any{}
-		obj["spec"] = spec
-	}
-	return spec
-}
-
 // serviceAccountAdmission is what clients see of kube's ServiceAccount
 // admission: a new Pod without a service account runs as "default". (kube
 // also refuses a Pod whose account does not exist and mounts the account's
@@ -146,7 +136,7 @@ func (serviceAccountAdmission) Admit(op Operation, t Target, obj, _ object.Objec
 	if op != Create || !isPod(t) {
 		return nil
 	}
-	spec := specOf(obj)
+	spec := object.Child(obj, "spec")
 	if name, _ := spec["serviceAccountName"].(string); name == "" {
 		spec["serviceAccountName"], spec["serviceAccount"] = "default", "default"
 	}
@@ -165,7 +155,7 @@ func (priorityAdmission) Admit(op Operation, t Target, obj, old object.Object) e
 	if !isPod(t) || op == Delete {
 		return nil
 	}
-	spec := specOf(obj)
+	spec := object.Child(obj, "spec")
 	if op == Update {
 		oldSpec, _ := old["spec"].(map[string]any)
 		for _, f := range []string{"priority", "preemptionPolicy"} {
@@ -207,7 +197,7 @@ func (tolerationAdmission) Admit(op Operation, t Target, obj, _ object.Object) e
 	if op == Delete || !isPod(t) {
 		return nil
 	}
-	spec := specOf(obj)
+	spec := object.Child(obj, "spec")
 	tolerations, _ := spec["tolerations"].([]any)
 	for _, key := range []string{"node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable"} {
 		tolerated := false
@@ -234,7 +224,7 @@ func (nodeTaintAdmission) Admit(op Operation, t Target, obj, _ object.Object) er
 	if op != Create || t.Res.Group != "" || t.Res.Plural != "nodes" || t.Sub != "" {
 		return nil
 	}
-	spec := specOf(obj)
+	spec := object.Child(obj, "spec")
 	taints, _ := spec["taints"].([]any)
 	for _, taint := range taints {
 		if m, _ := taint.(map[string]any); m["key"] == "node.kubernetes.io/not-ready" && m["effect"] == "NoSchedule" {

@@ -38,40 +38,6 @@ func (s *Store) CreateSubresource(t Target, obj object.Object) (*apierrors.Statu
 	return st, nil
 }
 
-// bind sets the Pod's node and its PodScheduled condition, and the
-// Binding's annotations on it, unless it has a node or is being deleted.
-func (s *Store) bind(t Target, binding object.Object) error {
-	node, _ := object.Path(binding, "target", "name").(string)
-	_, _, err := s.update(t, func(old object.Object) (object.Object, error) {
-		if old == nil {
-			return nil, apierrors.NewNotFound("", "pods", t.Name)
-		}
-		conflict := func(why string) error {
-			return apierrors.NewConflict("", "pods/binding", t.Name, why)
-		}
-		spec, _ := old["spec"].(map[string]any)
-		switch cur, _ := spec["nodeName"].(string); {
-		case object.Meta(old)["deletionTimestamp"] != nil:
-			return nil, conflict(fmt.Sprintf("pod %s is being deleted, cannot be assigned to a host", t.Name))
-		case cur != "":
-			return nil, conflict(fmt.Sprintf("pod %s is already assigned to node %q", t.Name, cur))
-		}
-		pod := object.DeepCopy(old)
-		pod["spec"].(map[string]any)["nodeName"] = node
-		for k, v := range object.StringMap(object.Meta(binding), "annotations") {
-			annotations, _ := object.Meta(pod)["annotations"].(map[string]any)
-			if annotations == nil {
-				annotations = map[string]any{}
-				object.Meta(pod)["annotations"] = annotations
-			}
-			annotations[k] = v
-		}
-		setCondition(pod, map[string]any{"type": "PodScheduled", "status": "True", "lastProbeTime": nil, "lastTransitionTime": Timestamp(s.clock.Now())})
-		return pod, nil
-	})
-	return err
-}
-
 // Messages of a refused eviction.
 const (
 	evictionRefused    = "Cannot evict pod as it would violate the pod's disruption budget."
@@ -180,7 +146,7 @@ func (s *Store) useDisruption(t Target, pdb Target, pod object.Object) error {
 			disrupted = map[string]any{}
 			st["disruptedPods"] = disrupted
 		}
-		disrupted[t.Name] = Timestamp(s.clock.Now())
+		disrupted[t.Name] = object.Timestamp(s.clock.Now())
 		return next, nil
 	})
 	return err

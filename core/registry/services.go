@@ -9,19 +9,18 @@ import (
 	"kubeplay/core/validation"
 )
 
-// serviceStrategy is what kube's Service registry does besides allocating:
-// clusterIPs follows clusterIP, the IP family policy and families are set as
-// on a single-stack IPv4 cluster (service-cluster-ip-range 10.0.0.0/24), an
-// update keeps what was allocated unless the type no longer needs it, and the
-// Service rules check the result. kubeplay allocates no cluster IPs or node
-// ports: a Service has those it was given.
+// serviceStrategy is what kube's Service registry does besides allocating
+// (serviceAllocation): clusterIPs follows clusterIP, the IP family policy and
+// families are set as on a single-stack IPv4 cluster, an update keeps what
+// was allocated unless the type no longer needs it, and the Service rules
+// check the result.
 type serviceStrategy struct{ resourceStrategy }
 
 // PrepareForCreate: a new Service has an empty load balancer status, and its
 // IP fields initialized.
 func (serviceStrategy) PrepareForCreate(obj object.Object) {
 	obj["status"] = map[string]any{"loadBalancer": map[string]any{}}
-	spec := specOf(obj)
+	spec := object.Child(obj, "spec")
 	if ip, _ := spec["clusterIP"].(string); ip != "" && len(object.Strings(spec, "clusterIPs")) == 0 {
 		spec["clusterIPs"] = []any{ip}
 	}
@@ -43,7 +42,7 @@ func (s serviceStrategy) PrepareForUpdate(obj, old object.Object, sub string) ob
 	if sub != "" {
 		return obj
 	}
-	spec := specOf(obj)
+	spec := object.Child(obj, "spec")
 	oldSpec, _ := old["spec"].(map[string]any)
 	keepAllocated(spec, oldSpec)
 	normalizeClusterIPs(spec, oldSpec)
@@ -57,7 +56,7 @@ func (s serviceStrategy) PrepareForUpdate(obj, old object.Object, sub string) ob
 // PrepareForCreate (run again, it changes nothing), as kube's allocation
 // refuses it before validating.
 func (serviceStrategy) Validate(obj object.Object) field.ErrorList {
-	if errs := initIPFamilies(specOf(obj), nil); len(errs) > 0 {
+	if errs := initIPFamilies(object.Child(obj, "spec"), nil); len(errs) > 0 {
 		return errs
 	}
 	return validation.Service(obj)
@@ -69,7 +68,7 @@ func (serviceStrategy) ValidateUpdate(obj, old object.Object, sub string) field.
 		return nil
 	}
 	oldSpec, _ := old["spec"].(map[string]any)
-	if errs := initIPFamilies(specOf(obj), oldSpec); len(errs) > 0 {
+	if errs := initIPFamilies(object.Child(obj, "spec"), oldSpec); len(errs) > 0 {
 		return errs
 	}
 	return validation.ServiceUpdate(obj, old)

@@ -33,6 +33,7 @@ type Store struct {
 	clock     clock.Clock
 	fields    FieldManager
 	admission []Admission
+	services  *serviceAllocation
 }
 
 // FieldManager keeps metadata.managedFields as kube's field manager does.
@@ -47,8 +48,10 @@ type FieldManager interface {
 // writes with fields (nil: no managedFields).
 func NewStore(st *storage.Store, reg *schema.Registry, clk clock.Clock, fields FieldManager) *Store {
 	s := &Store{storage: st, schema: reg, clock: clk, fields: fields}
-	// In the order of kube's admission chain.
-	s.admission = []Admission{newNamespaceLifecycle(s), serviceAccountAdmission{}, nodeTaintAdmission{}, priorityAdmission{}, tolerationAdmission{}}
+	s.services, _ = newServiceAllocation(s, DefaultServiceIPRange)
+	// In the order of kube's admission chain; then what the Service registry
+	// allocates before it validates.
+	s.admission = []Admission{newNamespaceLifecycle(s), serviceAccountAdmission{}, nodeTaintAdmission{}, priorityAdmission{}, tolerationAdmission{}, s.services}
 	return s
 }
 
@@ -177,6 +180,10 @@ func (s *Store) prepareNew(st Strategy, t Target, obj object.Object) error {
 		name = generateName(gen)
 		meta["name"] = name
 	}
+	// The fields the server fills in before the kind prepares the object, as
+	// kube's FillObjectMetaSystemFields (a Job's selector names its uid).
+	meta["uid"] = object.NewUID()
+	meta["creationTimestamp"] = object.Timestamp(s.clock.Now())
 	st.PrepareForCreate(obj)
 	errs := st.Validate(obj)
 	if len(errs) == 0 || !checksNoMetadata[t.Res.Group+"/"+t.Res.Kind] {
@@ -186,8 +193,6 @@ func (s *Store) prepareNew(st Strategy, t Target, obj object.Object) error {
 		return apierrors.NewInvalid(t.Res.Group, t.Res.Kind, name, errs)
 	}
 	t.warn(st.WarningsOnCreate(obj))
-	meta["uid"] = object.NewUID()
-	meta["creationTimestamp"] = Timestamp(s.clock.Now())
 	for _, f := range []string{"resourceVersion", "deletionTimestamp", "deletionGracePeriodSeconds", "selfLink"} {
 		delete(meta, f)
 	}
@@ -318,7 +323,7 @@ func (s *Store) update(t Target, info UpdatedObjectInfo) ([]byte, bool, error) {
 		} else if bytes.Equal(b, cur) {
 			return storage.Change{Op: storage.Keep}, nil
 		}
-		if st.NewGeneration(obj, old) {
+		if t.Sub != "status" && st.NewGeneration(obj, old) { // status writes never bump it, as in kube
 			gen := object.Int(oldMeta["generation"])
 			object.Meta(obj)["generation"] = gen + 1
 		}
@@ -380,8 +385,6 @@ func keepServerFields(obj, old object.Object, res *schema.Resource) {
 	obj["kind"], obj["apiVersion"] = res.Kind, res.APIVersion()
 }
 
-// Timestamp formats t as metav1.Time does: RFC 3339, seconds, UTC.
-func Timestamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 
 // generateName is what kube's name generator makes of a generateName: the prefix,
 // cut to leave room, and five characters from an alphabet without vowels or easily

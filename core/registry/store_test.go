@@ -172,7 +172,7 @@ func TestK8S_DEL_1_StrategiesAndAdmission(t *testing.T) {
 		t.Fatalf("precondition: %v", err)
 	}
 	r, err := s.Delete(cmT, DeleteOptions{})
-	if err != nil || r.Gone || object.MetaString(decode(t, r.Object), "deletionTimestamp") != Timestamp(clk.Now()) {
+	if err != nil || r.Gone || object.MetaString(decode(t, r.Object), "deletionTimestamp") != object.Timestamp(clk.Now()) {
 		t.Fatalf("delete held: gone %v, %v, %s", r.Gone, err, r.Object)
 	}
 	if _, _, err := s.Update(cmT, func(old object.Object) (object.Object, error) {

@@ -85,6 +85,12 @@ func strategyFor(res *schema.Resource) Strategy {
 		return workloadStrategy{base, replicaSetRules}
 	case "apps/StatefulSet":
 		return workloadStrategy{base, statefulSetRules}
+	case "apps/DaemonSet":
+		return workloadStrategy{base, daemonSetRules}
+	case "batch/Job":
+		return workloadStrategy{base, jobRules}
+	case "batch/CronJob":
+		return workloadStrategy{base, cronJobRules}
 	}
 	return base
 }
@@ -290,7 +296,7 @@ func (s namespaceStrategy) BeginDelete(t Target, obj object.Object, opts *Delete
 		}
 		return deleteGeneric, nil
 	}
-	meta["deletionTimestamp"] = Timestamp(now)
+	meta["deletionTimestamp"] = object.Timestamp(now)
 	status, _ := obj["status"].(map[string]any)
 	if status == nil {
 		status = map[string]any{}

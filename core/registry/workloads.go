@@ -6,9 +6,10 @@ import (
 	"kubeplay/core/validation"
 )
 
-// workloadStrategy is a Deployment's, ReplicaSet's or StatefulSet's: its pod
-// template is converted as a Pod's spec is, and the kind's rules check it (a
-// StatefulSet's own rules are not checked yet).
+// workloadStrategy is a Deployment's, ReplicaSet's, StatefulSet's,
+// DaemonSet's, Job's or CronJob's: its pod template is converted as a Pod's
+// spec is, and the kind's rules check it (those of the kinds beyond
+// Deployments and ReplicaSets are not checked yet).
 type workloadStrategy struct {
 	resourceStrategy
 	rules workloadRules
@@ -22,14 +23,18 @@ type workloadRules struct {
 	// usedIn is what a name is used in that kube warns of when it is no
 	// DNS label ("": a name that must be one).
 	usedIn string
+	// prepare, when set, adds what the kind's strategy does to the object
+	// stored (out) on create (old nil) and update (in: the one sent).
+	prepare func(out, in, old object.Object, sub string)
 }
 
 var (
 	deploymentRules = workloadRules{
-		status:         func() map[string]any { return map[string]any{} },
+		status:         emptyStatus,
 		validate:       validation.Deployment,
 		validateUpdate: validation.DeploymentUpdate,
 		usedIn:         "Pod names and hostnames",
+		prepare:        prepareDeployment,
 	}
 	replicaSetRules = workloadRules{
 		status:         func() map[string]any { return map[string]any{"replicas": 0} },
@@ -42,7 +47,17 @@ var (
 		validate:       validation.StatefulSet,
 		validateUpdate: validation.StatefulSetUpdate,
 	}
+	daemonSetRules = workloadRules{
+		status: func() map[string]any {
+			return map[string]any{"currentNumberScheduled": 0, "numberMisscheduled": 0, "desiredNumberScheduled": 0, "numberReady": 0}
+		},
+		prepare: prepareDaemonSet,
+	}
+	jobRules     = workloadRules{status: emptyStatus, prepare: prepareJob}
+	cronJobRules = workloadRules{status: emptyStatus}
 )
+
+func emptyStatus() map[string]any { return map[string]any{} }
 
 // Canonicalize adds to the defaults what kube's conversion of a workload
 // does: its template's spec as a Pod's, and a StatefulSet's claim templates
@@ -58,8 +73,14 @@ func (s workloadStrategy) Canonicalize(obj object.Object) {
 	}
 }
 
-// PrepareForCreate: a new workload has no status yet.
-func (s workloadStrategy) PrepareForCreate(obj object.Object) { obj["status"] = s.rules.status() }
+// PrepareForCreate: a new workload's status is the kind's first one, then
+// the kind's prepare hook.
+func (s workloadStrategy) PrepareForCreate(obj object.Object) {
+	obj["status"] = s.rules.status()
+	if s.rules.prepare != nil {
+		s.rules.prepare(obj, obj, nil, "")
+	}
+}
 
 func (s workloadStrategy) Validate(obj object.Object) field.ErrorList {
 	if s.rules.validate == nil {
@@ -82,4 +103,22 @@ func (s workloadStrategy) WarningsOnCreate(obj object.Object) []string {
 		return nil
 	}
 	return dnsLabelWarning(obj, s.rules.usedIn)
+}
+
+// PrepareForUpdate is the resource's, then the kind's prepare hook.
+func (s workloadStrategy) PrepareForUpdate(obj, old object.Object, sub string) object.Object {
+	out := s.resourceStrategy.PrepareForUpdate(obj, old, sub)
+	if s.rules.prepare != nil {
+		s.rules.prepare(out, obj, old, sub)
+	}
+	return out
+}
+
+// prepareDeployment: a write to a Deployment's status may change its
+// annotations too, as kube's deploymentStatusStrategy lets it (the controller
+// records the revision so, without a new generation).
+func prepareDeployment(out, in, _ object.Object, sub string) {
+	if sub == "status" {
+		setOrDelete(object.Meta(out), "annotations", object.Meta(in))
+	}
 }

@@ -1,16 +1,23 @@
 // Package sandbox assembles the core as every host runs it: the API server
 // (core/apiserver) with authentication (core/auth) and API Priority and
-// Fairness (core/flowcontrol) in its filter chain, and APF's configuration
-// controller running against it. Hosts only add I/O (persistence, transport).
+// Fairness (core/flowcontrol) in its filter chain, APF's configuration
+// controller running against it, the `kubernetes` Service kube-apiserver
+// keeps, and, unless the sandbox is API-only, the simulated cluster
+// (core/sim: nodes, kubelets, scheduler, controllers).
+// Hosts only add I/O (persistence, transport).
 package sandbox
 
 import (
+	"context"
 	"sync/atomic"
 	"time"
 
 	"kubeplay/core/apiserver"
 	"kubeplay/core/auth"
+	"kubeplay/core/controllers"
 	"kubeplay/core/flowcontrol"
+	"kubeplay/core/registry"
+	"kubeplay/core/sim"
 )
 
 // DefaultSeats is the sandbox's server concurrency limit: 60 seats shared by the
@@ -26,12 +33,20 @@ type Config struct {
 	Tokens auth.Tokens
 	// Seats is APF's server concurrency limit; 0 is DefaultSeats.
 	Seats int
+	// APIOnly serves the API alone: no nodes, no kubelets, no scheduler, no
+	// controllers but the API server's own (namespaces, APF). The browser's
+	// build always does (see cluster_js.go).
+	APIOnly bool
+	// Cluster configures the simulated cluster (node count, speed); its clock
+	// is the API's.
+	Cluster sim.Config
 }
 
 // Sandbox is a running core.
 type Sandbox struct {
 	*apiserver.Server
-	APF *flowcontrol.Controller
+	APF     *flowcontrol.Controller
+	cluster *sim.Cluster // nil when API-only
 }
 
 // New starts a sandbox. Filters already in cfg.API run after authentication and
@@ -57,6 +72,9 @@ func New(cfg Config) (*Sandbox, error) {
 			return 0
 		},
 	})
+	if !cfg.APIOnly && cfg.API.PodLogs == nil {
+		cfg.API.PodLogs = podLogs(cfg.API.Clock)
+	}
 	cfg.API.Filters = append([]apiserver.Filter{auth.NewAuthenticator(cfg.Tokens).Filter, s.APF.Filter}, cfg.API.Filters...)
 	api, err := apiserver.New(cfg.API)
 	if err != nil {
@@ -71,6 +89,21 @@ func New(cfg Config) (*Sandbox, error) {
 	case <-s.APF.Ready():
 	case <-time.After(readyTimeout):
 	}
+	serviceRange := cfg.API.ServiceIPRange
+	if serviceRange == "" {
+		serviceRange = registry.DefaultServiceIPRange
+	}
+	if err := controllers.EnsureKubernetesService(context.Background(), api, registry.FirstServiceIP(serviceRange), sim.ControlPlaneIP); err != nil {
+		s.Close()
+		return nil, err
+	}
+	if !cfg.APIOnly {
+		cfg.Cluster.Clock = cfg.API.Clock
+		if s.cluster, err = startCluster(api, cfg.Cluster); err != nil {
+			s.Close()
+			return nil, err
+		}
+	}
 	return s, nil
 }
 
@@ -78,8 +111,11 @@ func New(cfg Config) (*Sandbox, error) {
 // sandbox serves with the mandatory levels until the rest arrives.
 const readyTimeout = 10 * time.Second
 
-// Close stops APF's controller, then the server.
+// Close stops the simulated cluster and APF's controller, then the server.
 func (s *Sandbox) Close() error {
+	if s.cluster != nil {
+		s.cluster.Stop()
+	}
 	s.APF.Stop()
 	return s.Server.Close()
 }

@@ -53,7 +53,7 @@ func Builtins() []*Resource {
 			Version: "v1", Kind: "Pod", Plural: "pods", Singular: "pod", Namespaced: true,
 			ShortNames: []string{"po"}, Categories: []string{"all"}, Verbs: allVerbs,
 			Subs: []Subresource{
-				{Name: "binding", Kind: "Binding", Verbs: []string{"create"}},
+				{Name: "binding", Kind: "Binding", Verbs: createOnly},
 				{Name: "eviction", Kind: "Eviction", Group: "policy", Verbs: []string{"create"}},
 				{Name: "log", Kind: "Pod", Verbs: []string{"get"}},
 				{Name: "status", Kind: "Pod", Verbs: statusVerbs},
@@ -104,6 +104,11 @@ func Builtins() []*Resource {
 			Fields: map[string]func(object.Object) string{"spec.unschedulable": boolField("spec", "unschedulable")},
 		},
 		{
+			Version: "v1", Kind: "PersistentVolumeClaim", Plural: "persistentvolumeclaims", Singular: "persistentvolumeclaim",
+			Namespaced: true, ShortNames: []string{"pvc"}, Verbs: allVerbs,
+			Subs: []Subresource{{Name: "status", Kind: "PersistentVolumeClaim", Verbs: statusVerbs}},
+		},
+		{
 			Version: "v1", Kind: "Event", Plural: "events", Singular: "event", Namespaced: true,
 			ShortNames: []string{"ev"}, Verbs: allVerbs, CreateOnUpdate: true, Names: PathSegment,
 			Fields: map[string]func(object.Object) string{
@@ -123,6 +128,16 @@ func Builtins() []*Resource {
 		{
 			Version: "v1", Kind: "ServiceAccount", Plural: "serviceaccounts", Singular: "serviceaccount",
 			Namespaced: true, ShortNames: []string{"sa"}, Verbs: allVerbs, ReturnDeleted: true,
+		},
+		{
+			Group: "apps", Version: "v1", Kind: "ControllerRevision", Plural: "controllerrevisions", Singular: "controllerrevision",
+			Namespaced: true, Verbs: allVerbs,
+		},
+		{
+			Group: "apps", Version: "v1", Kind: "DaemonSet", Plural: "daemonsets", Singular: "daemonset",
+			Namespaced: true, ShortNames: []string{"ds"}, Categories: []string{"all"}, Verbs: allVerbs,
+			Generation: true,
+			Subs:       []Subresource{{Name: "status", Kind: "DaemonSet", Group: "apps", Verbs: statusVerbs}},
 		},
 		{
 			Group: "apps", Version: "v1", Kind: "Deployment", Plural: "deployments", Singular: "deployment",
@@ -161,6 +176,23 @@ func Builtins() []*Resource {
 			Plural: "customresourcedefinitions", Singular: "customresourcedefinition",
 			ShortNames: []string{"crd", "crds"}, Categories: []string{"api-extensions"}, Verbs: allVerbs, Generation: true, Untyped: true,
 			Subs: []Subresource{{Name: "status", Kind: "CustomResourceDefinition", Group: "apiextensions.k8s.io", Verbs: statusVerbs}},
+		},
+		{
+			Group: "batch", Version: "v1", Kind: "CronJob", Plural: "cronjobs", Singular: "cronjob",
+			Namespaced: true, ShortNames: []string{"cj"}, Categories: []string{"all"}, Verbs: allVerbs,
+			Generation: true,
+			Subs:       []Subresource{{Name: "status", Kind: "CronJob", Group: "batch", Verbs: statusVerbs}},
+		},
+		{
+			Group: "batch", Version: "v1", Kind: "Job", Plural: "jobs", Singular: "job",
+			Namespaced: true, Categories: []string{"all"}, Verbs: allVerbs,
+			Generation: true,
+			Subs:       []Subresource{{Name: "status", Kind: "Job", Group: "batch", Verbs: statusVerbs}},
+			Fields:     map[string]func(object.Object) string{"status.successful": str("status", "succeeded")},
+		},
+		{
+			Group: "discovery.k8s.io", Version: "v1", Kind: "EndpointSlice", Plural: "endpointslices", Singular: "endpointslice",
+			Namespaced: true, Verbs: allVerbs, Generation: true,
 		},
 		{
 			Group: "coordination.k8s.io", Version: "v1", Kind: "Lease", Plural: "leases", Singular: "lease",

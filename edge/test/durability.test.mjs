@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { CMS, call, configMap, createSandbox, edgeIn, eventually, scratchDir } from './helpers.mjs';
+import { API_ONLY, CMS, call, configMap, createSandbox, edgeIn, eventually, scratchDir } from './helpers.mjs';
 
 const names = (list) => list.json.items.map((i) => i.metadata.name).sort();
 
@@ -13,8 +13,8 @@ test('PLAY-9: workerd killed between writes, many times: every 2xx write survive
   const dir = scratchDir('restarts');
   const edge = await edgeIn(dir);
   try {
-    const sb = await createSandbox(edge);
-    const other = await createSandbox(edge);
+    const sb = await createSandbox(edge, { cluster: API_ONLY });
+    const other = await createSandbox(edge, { cluster: API_ONLY });
     const acknowledged = new Map();
     let lastRV = 0;
     // Concurrent writes may be answered in any order; a write that starts after
@@ -57,8 +57,8 @@ test('PLAY-9: a damaged journal entry in storage is reported and skipped; the en
   const dir = scratchDir('corrupt');
   const edge = await edgeIn(dir);
   try {
-    const sb = await createSandbox(edge);
-    const neighbour = await createSandbox(edge);
+    const sb = await createSandbox(edge, { cluster: API_ONLY });
+    const neighbour = await createSandbox(edge, { cluster: API_ONLY });
     const marker = 'damage-me-' + 'q'.repeat(40);
     let lastRV = 0;
     // The last victim is the newest entry: its revision is known only from the damage.
@@ -115,7 +115,7 @@ test('PLAY-9: an idle sandbox object is evicted (core unloaded, object reset) an
   const edge = await edgeIn(dir, { sandboxVars: { UNLOAD_IDLE_SECONDS: '1' } });
   const idle = () => new Promise((r) => setTimeout(r, 3500));
   try {
-    const sb = await createSandbox(edge);
+    const sb = await createSandbox(edge, { cluster: API_ONLY });
     const first = await call(sb, 'POST', CMS, { body: configMap('before-eviction') });
     assert.equal(first.status, 201);
     const started = (await call(sb, 'GET', '/kubeplay/status')).json.instanceStartedAt;

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import {
-  CMS, call, configMap, createSandbox, edgeIn, eventually, getHTTPS, haveKubectl, kubectl, kubectlRun, kubectlStream, scratchDir, writeKubeconfig,
+  API_ONLY, CMS, call, configMap, createSandbox, edgeIn, eventually, getHTTPS, haveKubectl, kubectl, kubectlRun, kubectlStream, scratchDir, writeKubeconfig,
 } from './helpers.mjs';
 import { SITE } from '../workerd.mjs';
 
@@ -85,8 +85,8 @@ test('K8S-WRITE-4 K8S-URI-2: a sandbox validates fields as kube does and its war
 });
 
 test('PLAY-10: two sandboxes are isolated; tokens, unknown ids and oversize bodies get Status errors', async () => {
-  const a = await createSandbox(edge);
-  const b = await createSandbox(edge);
+  const a = await createSandbox(edge, { cluster: API_ONLY });
+  const b = await createSandbox(edge, { cluster: API_ONLY });
   assert.notEqual(a.token, b.token);
   assert.equal((await call(a, 'POST', CMS, { body: configMap('only-in-a') })).status, 201);
 
@@ -158,8 +158,29 @@ test('PLAY-10: two sandboxes are isolated; tokens, unknown ids and oversize bodi
   assert.equal((await call(a, 'GET', `${CMS}/only-in-a`)).status, 200);
 });
 
+test('SIM-5 SIM-1: a sandbox runs the simulated cluster it was created with: its nodes, a Deployment\'s Pods Running; an API-only one has neither', async () => {
+  const sim = await createSandbox(edge, { cluster: { nodes: 2, speed: 10 } });
+  const nodes = await call(sim, 'GET', '/api/v1/nodes');
+  assert.deepEqual(nodes.json.items.map((n) => n.metadata.name), ['kubeplay-control-plane', 'kubeplay-worker']);
+  const deployment = {
+    apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web' },
+    spec: { replicas: 2, selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'nginx', image: 'nginx' }] } } },
+  };
+  assert.equal((await call(sim, 'POST', '/apis/apps/v1/namespaces/default/deployments', { body: deployment })).status, 201);
+  await eventually(async () => {
+    const pods = (await call(sim, 'GET', '/api/v1/namespaces/default/pods?labelSelector=app%3Dweb')).json.items;
+    return pods.length === 2 && pods.every((p) => p.status.phase === 'Running' && p.spec.nodeName === 'kubeplay-worker' && p.status.podIP.startsWith('10.244.1.'));
+  }, 'two Pods Running on the worker');
+  const svc = await call(sim, 'GET', '/api/v1/namespaces/default/services/kubernetes');
+  assert.equal(svc.json.spec.clusterIP, '10.96.0.1');
+
+  const apiOnly = await createSandbox(edge, { cluster: API_ONLY });
+  assert.deepEqual((await call(apiOnly, 'GET', '/api/v1/nodes')).json.items, []);
+  assert.deepEqual((await call(apiOnly, 'GET', CMS)).json.items, []);
+});
+
 test('PLAY-9: malformed creation requests and workshop mode', async () => {
-  for (const body of ['{', '[]', '{"unknown":1}', '{} {}']) {
+  for (const body of ['{', '[]', '{"unknown":1}', '{} {}', '{"cluster":{"mode":"kind"}}', '{"cluster":{"nodes":51}}', '{"cluster":{"speed":-1}}', '{"cluster":{"size":1}}']) {
     const r = await fetch(edge.url + '/sandboxes', { method: 'POST', body });
     assert.equal(r.status, 400, body);
     const s = await r.json();
@@ -178,7 +199,7 @@ test('PLAY-9: malformed creation requests and workshop mode', async () => {
     const r = await workshop('Bearer instructor-secret', body);
     assert.equal(r.status, 400, body);
   }
-  const r = await fetch(edge.url + '/workshops', { method: 'POST', headers: { Authorization: 'Bearer instructor-secret' }, body: '{"attendees":3}' });
+  const r = await fetch(edge.url + '/workshops', { method: 'POST', headers: { Authorization: 'Bearer instructor-secret' }, body: JSON.stringify({ attendees: 3, cluster: API_ONLY }) });
   assert.equal(r.status, 201);
   const { sandboxes } = await r.json();
   assert.equal(sandboxes.length, 3);
@@ -276,7 +297,7 @@ test('PLAY-9: a sandbox whose object or core fails to start answers 503 ServiceU
     assert.match(r.json.message, message);
   };
   try {
-    const sb = await createSandbox(e);
+    const sb = await createSandbox(e, { cluster: API_ONLY });
     unavailable(await call(sb, 'GET', CMS), /^the sandbox could not start: injected: the core failed to start$/);
     assert.equal((await call(sb, 'POST', CMS, { body: configMap('after-a-failed-start') })).status, 201);
 

@@ -10,6 +10,11 @@ import { startEdge } from '../workerd.mjs';
 
 export const CMS = '/api/v1/namespaces/default/configmaps';
 
+// API_ONLY makes createSandbox's sandbox serve the API only, for the tests
+// that count a namespace's objects (the simulated cluster's root CA publisher
+// puts kube-root-ca.crt in every namespace, as kube-controller-manager does).
+export const API_ONLY = { mode: 'api-only' };
+
 /** A temporary directory removed by the returned cleanup. */
 export function scratchDir(prefix) {
   return fs.mkdtempSync(path.join(os.tmpdir(), `kubeplay-edge-${prefix}-`));
@@ -25,9 +30,10 @@ export function edgeIn(dir, options = {}) {
  * self-signed certificate) when the edge serves it, as kubectl needs; returns
  * the creation answer plus auth headers.
  */
-export async function createSandbox(edge, { overHTTPS = false } = {}) {
+export async function createSandbox(edge, { overHTTPS = false, cluster } = {}) {
+  const request = cluster ? JSON.stringify({ cluster }) : undefined;
   const { status, text } = overHTTPS ? await postHTTPS(edge.httpsUrl + '/sandboxes', edge.ca) : await (async () => {
-    const res = await fetch(edge.url + '/sandboxes', { method: 'POST' });
+    const res = await fetch(edge.url + '/sandboxes', { method: 'POST', body: request });
     return { status: res.status, text: await res.text() };
   })();
   if (status !== 201) throw new Error(`creating a sandbox: ${status} ${text}`);

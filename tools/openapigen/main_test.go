@@ -57,9 +57,10 @@ func TestServedPaths(t *testing.T) {
 		"/api/v1/namespaces/{namespace}/pods/{name}/proxy/{path}":       false,
 		"/api/v1/persistentvolumes":                                     false,
 		"/apis/apps/v1/namespaces/{namespace}/deployments/{name}/scale": true,
-		"/apis/apps/v1/daemonsets":                                      false,
+		"/apis/apps/v1/daemonsets":                                      true,
 		"/apis/apps/v1beta1/deployments":                                false,
-		"/apis/batch/":                                                  false,
+		"/apis/batch/":                                                  true,
+		"/apis/policy/":                                                 false,
 		"/logs/":                                                        false,
 	} {
 		if got := s.has(p); got != want {

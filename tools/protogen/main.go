@@ -26,8 +26,10 @@ import (
 	authenticationv1 "k8s.io/api/authentication/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -47,7 +49,7 @@ func typeOf(v any) reflect.Type { return reflect.TypeOf(v).Elem() }
 
 // servedGroupVersions are the group versions of the built-in kinds; the meta kinds
 // that kube registers in every group version are served under each of them.
-var servedGroupVersions = []string{"v1", "apps/v1", "coordination.k8s.io/v1", "policy/v1", "autoscaling/v1",
+var servedGroupVersions = []string{"v1", "apps/v1", "batch/v1", "coordination.k8s.io/v1", "discovery.k8s.io/v1", "policy/v1", "autoscaling/v1",
 	"authentication.k8s.io/v1", "authorization.k8s.io/v1", "flowcontrol.apiserver.k8s.io/v1", "meta.k8s.io/v1"}
 
 func roots() []root {
@@ -72,7 +74,13 @@ func roots() []root {
 	add("apps/v1", &appsv1.Deployment{}, &appsv1.DeploymentList{})
 	add("apps/v1", &appsv1.ReplicaSet{}, &appsv1.ReplicaSetList{})
 	add("apps/v1", &appsv1.StatefulSet{}, &appsv1.StatefulSetList{})
+	add("apps/v1", &appsv1.DaemonSet{}, &appsv1.DaemonSetList{})
+	add("apps/v1", &appsv1.ControllerRevision{}, &appsv1.ControllerRevisionList{})
+	add("batch/v1", &batchv1.Job{}, &batchv1.JobList{})
+	add("batch/v1", &batchv1.CronJob{}, &batchv1.CronJobList{})
+	add("v1", &corev1.PersistentVolumeClaim{}, &corev1.PersistentVolumeClaimList{})
 	add("coordination.k8s.io/v1", &coordinationv1.Lease{}, &coordinationv1.LeaseList{})
+	add("discovery.k8s.io/v1", &discoveryv1.EndpointSlice{}, &discoveryv1.EndpointSliceList{})
 	add("policy/v1", &policyv1.Eviction{}, nil)
 	add("policy/v1", &policyv1.PodDisruptionBudget{}, &policyv1.PodDisruptionBudgetList{})
 	add("v1", &corev1.Binding{}, nil)

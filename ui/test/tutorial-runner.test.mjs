@@ -15,40 +15,47 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const repo = path.resolve(here, '..', '..');
 const tutorialsDir = path.join(repo, 'tutorials');
 
-let server = null;
-let base = '';
+// Two playgrounds: one serving the API only, as the browser's sandbox does
+// (the tutorials are written for it), and one with the simulated cluster (10
+// times faster) for the tutorials that say "cluster": "simulated".
+const servers = {};
 let buildDir = '';
 
-// Builds the playground command and starts it on a free port; the binary logs
+// Starts the built playground with args on a free port; it logs
 // "kubeplay API at http://ADDR" on stderr once it listens.
-before(async () => {
-  buildDir = await mkdtemp(path.join(tmpdir(), 'kubeplay-tutorials-'));
-  const bin = path.join(buildDir, process.platform === 'win32' ? 'playground.exe' : 'playground');
-  await promisify(execFile)('go', ['build', '-o', bin, './playground'], { cwd: repo });
-  server = spawn(bin, ['--listen', '127.0.0.1:0', '--quiet'], { cwd: repo, stdio: ['ignore', 'ignore', 'pipe'] });
-  base = await new Promise((resolve, reject) => {
+function startPlayground(bin, args) {
+  const proc = spawn(bin, ['--listen', '127.0.0.1:0', '--quiet', ...args], { cwd: repo, stdio: ['ignore', 'ignore', 'pipe'] });
+  return new Promise((resolve, reject) => {
     let err = '';
     const timer = setTimeout(() => reject(new Error(`playground did not start:\n${err}`)), 30000);
-    server.stderr.setEncoding('utf8');
-    server.stderr.on('data', (chunk) => {
+    proc.stderr.setEncoding('utf8');
+    proc.stderr.on('data', (chunk) => {
       err += chunk;
       const m = /kubeplay API at (http:\/\/\S+)/.exec(err);
       if (m) {
         clearTimeout(timer);
-        resolve(m[1]);
+        resolve({ proc, base: m[1] });
       }
     });
-    server.on('exit', (code) => {
+    proc.on('exit', (code) => {
       clearTimeout(timer);
       reject(new Error(`playground exited with ${code}:\n${err}`));
     });
   });
+}
+
+before(async () => {
+  buildDir = await mkdtemp(path.join(tmpdir(), 'kubeplay-tutorials-'));
+  const bin = path.join(buildDir, process.platform === 'win32' ? 'playground.exe' : 'playground');
+  await promisify(execFile)('go', ['build', '-o', bin, './playground'], { cwd: repo });
+  servers.apiOnly = await startPlayground(bin, ['--cluster', 'api-only']);
+  servers.simulated = await startPlayground(bin, ['--cluster', 'simulated', '--sim-speed', '10']);
 }, { timeout: 180000 });
 
 // Waits (up to 10s) until no namespace is Terminating: the tutorials delete their
 // namespaces, and closing the core while its namespace controller is still
 // finalizing one can hang its shutdown.
-async function settleNamespaces() {
+async function settleNamespaces(base) {
   const deadline = Date.now() + 10000;
   while (Date.now() < deadline) {
     try {
@@ -62,19 +69,24 @@ async function settleNamespaces() {
 }
 
 after(async () => {
-  if (server && server.exitCode === null) {
-    await settleNamespaces();
-    const exited = new Promise((resolve) => server.once('exit', resolve));
-    server.kill('SIGTERM');
+  for (const { proc, base } of Object.values(servers)) {
+    if (proc.exitCode !== null) continue;
+    await settleNamespaces(base);
+    const exited = new Promise((resolve) => proc.once('exit', resolve));
+    proc.kill('SIGTERM');
     // The playground allows watches 2s to finish; do not wait on it forever.
-    const timer = setTimeout(() => server.kill('SIGKILL'), 5000);
+    const timer = setTimeout(() => proc.kill('SIGKILL'), 5000);
     await exited;
     clearTimeout(timer);
   }
   if (buildDir) await rm(buildDir, { recursive: true, force: true });
 }, { timeout: 30000 });
 
-const fetchFn = (p, init) => fetch(base + p, init);
+// fetchFor is the fetch of the playground a tutorial is written for.
+const fetchFor = (tut) => {
+  const { base } = tut.cluster === 'simulated' ? servers.simulated : servers.apiOnly;
+  return (p, init) => fetch(base + p, init);
+};
 
 async function loadIndex() {
   return JSON.parse(await readFile(path.join(tutorialsDir, 'index.json'), 'utf8'));
@@ -91,7 +103,7 @@ test('PLAY-7 every tutorial replays against the native server', async (t) => {
       for (let run = 1; run <= 2; run++) {
         let vars = {};
         for (const [i, step] of tut.steps.entries()) {
-          const res = await runStep(step, vars, fetchFn);
+          const res = await runStep(step, vars, fetchFor(tut));
           assert.ok(res.ok, `tutorial ${tut.id}, run ${run}, step ${i + 1} (${JSON.stringify(step.title)}):\n  ` +
             `${res.failures.join('\n  ')}\nstatus ${res.status}, body:\n${res.bodyText.slice(0, 2000)}`);
           assert.notEqual(res.vars, vars, 'runStep must return a new vars object');

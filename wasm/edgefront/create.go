@@ -28,7 +28,39 @@ const (
 	defaultSandboxIdle        = 2 * time.Hour
 	maxWorkshopAttendees      = 100
 	maxCreationRequestBytes   = 4 << 10
+	maxClusterNodes           = 50  // sim.MaxNodes
+	maxClusterSpeed           = 100 // how much faster than real time at most
 )
+
+// clusterRequest is what a sandbox runs besides the API (SIM-5): "simulated"
+// (nodes, kubelets, scheduler and controllers; the default) or "api-only",
+// the simulated cluster's node count (0: its default) and speed factor (0:
+// real time).
+type clusterRequest struct {
+	Mode  string  `json:"mode,omitempty"`
+	Nodes int     `json:"nodes,omitempty"`
+	Speed float64 `json:"speed,omitempty"`
+}
+
+// sandboxRequest is the body of POST /sandboxes.
+type sandboxRequest struct {
+	Cluster *clusterRequest `json:"cluster,omitempty"`
+}
+
+// check says what is wrong with c, if anything.
+func (c *clusterRequest) check() *status {
+	switch {
+	case c == nil:
+		return nil
+	case c.Mode != "" && c.Mode != "simulated" && c.Mode != "api-only":
+		return errBadRequest(`cluster.mode must be "simulated" or "api-only"`)
+	case c.Nodes < 0 || c.Nodes > maxClusterNodes:
+		return errBadRequest(fmt.Sprintf("cluster.nodes must be between 0 (the default, 3) and %d", maxClusterNodes))
+	case c.Speed < 0 || c.Speed > maxClusterSpeed:
+		return errBadRequest(fmt.Sprintf("cluster.speed must be between 0 and %d", maxClusterSpeed))
+	}
+	return nil
+}
 
 // sandboxCreated is what creating a sandbox answers; the token is shown only here.
 type sandboxCreated struct {
@@ -41,17 +73,24 @@ type sandboxCreated struct {
 }
 
 type workshopRequest struct {
-	Attendees int `json:"attendees"`
+	Attendees int             `json:"attendees"`
+	Cluster   *clusterRequest `json:"cluster,omitempty"`
 }
 
 type workshopCreated struct {
 	Sandboxes []sandboxCreated `json:"sandboxes"`
 }
 
-// createSandbox answers POST /sandboxes (an empty body or {}), one per call and
+// createSandbox answers POST /sandboxes (an empty body, {}, or what the
+// sandbox's cluster is: {"cluster": {"mode": "api-only"}}), one per call and
 // a limited number per caller and hour.
 func createSandbox(w http.ResponseWriter, r *http.Request) {
-	if failure := decodeCreationRequest(r, &struct{}{}); failure != nil {
+	var req sandboxRequest
+	if failure := decodeCreationRequest(r, &req); failure != nil {
+		writeStatus(w, failure)
+		return
+	}
+	if failure := req.Cluster.check(); failure != nil {
 		writeStatus(w, failure)
 		return
 	}
@@ -59,7 +98,7 @@ func createSandbox(w http.ResponseWriter, r *http.Request) {
 		writeStatus(w, failure)
 		return
 	}
-	created, err := newSandbox(r)
+	created, err := newSandbox(r, req.Cluster)
 	if err != nil {
 		writeStatus(w, errInternal(err))
 		return
@@ -88,9 +127,13 @@ func createWorkshop(w http.ResponseWriter, r *http.Request) {
 		writeStatus(w, errBadRequest(fmt.Sprintf("attendees must be between 1 and %d", maxWorkshopAttendees)))
 		return
 	}
+	if failure := req.Cluster.check(); failure != nil {
+		writeStatus(w, failure)
+		return
+	}
 	out := workshopCreated{Sandboxes: make([]sandboxCreated, 0, req.Attendees)}
 	for range req.Attendees {
-		created, err := newSandbox(r)
+		created, err := newSandbox(r, req.Cluster)
 		if err != nil {
 			writeStatus(w, errInternal(err))
 			return
@@ -189,8 +232,9 @@ func sandboxStub(id string) (*cloudflare.DurableObjectStub, error) {
 	return ns.Get(ns.IdFromName(id))
 }
 
-// newSandbox creates a sandbox object with a fresh id and token and describes it.
-func newSandbox(r *http.Request) (sandboxCreated, error) {
+// newSandbox creates a sandbox object with a fresh id and token, running
+// cluster (nil: the default), and describes it.
+func newSandbox(r *http.Request, cluster *clusterRequest) (sandboxCreated, error) {
 	id, token := randomText(16, hex.EncodeToString), randomText(32, base64.RawURLEncoding.EncodeToString)
 	hash := sha256.Sum256([]byte(token))
 	now := time.Now()
@@ -199,6 +243,7 @@ func newSandbox(r *http.Request) (sandboxCreated, error) {
 		"tokenHash":   hex.EncodeToString(hash[:]),
 		"expiresAt":   expiresAt.UnixMilli(),
 		"idleSeconds": int(envDuration("SANDBOX_IDLE_SECONDS", defaultSandboxIdle).Seconds()),
+		"cluster":     cluster,
 	})
 	stub, err := sandboxStub(id)
 	if err != nil {

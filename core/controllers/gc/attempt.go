@@ -284,7 +284,7 @@ func (gc *GarbageCollector) reportInvalidNamespace(n *node, uid string) {
 	if ns == "" {
 		ns = "default"
 	}
-	ts := registry.Timestamp(now)
+	ts := object.Timestamp(now)
 	ev := fmt.Sprintf(eventTemplate, n.id.Name+"."+strconv.FormatInt(now.UnixNano(), 16), ns,
 		n.id.Kind, n.id.Namespace, n.id.Name, n.id.UID, n.id.APIVersion,
 		fmt.Sprintf("ownerRef %s does not exist in namespace %q", refIdentity(r, n.id.Namespace), n.id.Namespace), ts, ts)

@@ -2,7 +2,6 @@ package table
 
 import (
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -22,33 +21,16 @@ var deploymentPrinter = &Printer{
 		{Name: "Selector", Type: "string", Priority: 1, Description: descDeploymentSelector},
 	},
 	cells: func(d object.Object, now time.Time) []any {
-		names, images := containerCells(d)
+		names, images := containerCells(object.Path(d, "spec", "template"))
 		selector, ok := labelSelector(object.Path(d, "spec", "selector"))
 		if !ok {
 			selector = "<invalid>"
 		}
 		return []any{
 			name(d),
-			strconv.FormatInt(intAt(d, "status", "readyReplicas"), 10) + "/" + strconv.FormatInt(replicas(d), 10),
+			ratio(intAt(d, "status", "readyReplicas"), replicas(d)),
 			intAt(d, "status", "updatedReplicas"), intAt(d, "status", "availableReplicas"),
 			created(d, now), names, images, selector,
-		}
-	},
-}
-
-var statefulSetPrinter = &Printer{
-	columns: []Column{
-		nameColumn,
-		{Name: "Ready", Type: "string", Description: descDeploymentReady},
-		ageColumn,
-		{Name: "Containers", Type: "string", Priority: 1, Description: descContainers},
-		{Name: "Images", Type: "string", Priority: 1, Description: descImages},
-	},
-	cells: func(s object.Object, now time.Time) []any {
-		names, images := containerCells(s)
-		return []any{
-			name(s), strconv.FormatInt(intAt(s, "status", "readyReplicas"), 10) + "/" + strconv.FormatInt(replicas(s), 10),
-			created(s, now), names, images,
 		}
 	},
 }
@@ -65,19 +47,8 @@ var replicaSetPrinter = &Printer{
 		{Name: "Selector", Type: "string", Priority: 1, Description: descRSSelector},
 	},
 	cells: func(rs object.Object, now time.Time) []any {
-		names, images := containerCells(rs)
-		// metav1.FormatLabelSelector
-		selector, ok := labelSelector(object.Path(rs, "spec", "selector"))
-		switch {
-		case !ok:
-			selector = "<error>"
-		case selector == "":
-			selector = "<none>"
-		}
-		return []any{
-			name(rs), replicas(rs), intAt(rs, "status", "replicas"), intAt(rs, "status", "readyReplicas"),
-			created(rs, now), names, images, selector,
-		}
+		return append([]any{name(rs), replicas(rs), intAt(rs, "status", "replicas"), intAt(rs, "status", "readyReplicas"), created(rs, now)},
+			templateCells(object.Path(rs, "spec", "template"), object.Path(rs, "spec", "selector"))...)
 	},
 }
 
@@ -90,9 +61,10 @@ func replicas(obj object.Object) int64 {
 	return intAt(obj, "spec", "replicas")
 }
 
-// containerCells joins the pod template's container names and images.
-func containerCells(obj object.Object) (names, images string) {
-	cs := listAt(obj, "spec", "template", "spec", "containers")
+// containerCells joins the container names and images of a pod template (a
+// PodTemplateSpec).
+func containerCells(template any) (names, images string) {
+	cs := listAt(template, "spec", "containers")
 	n, i := make([]string, len(cs)), make([]string, len(cs))
 	for k, c := range cs {
 		n[k], i[k] = strAt(c, "name"), strAt(c, "image")

@@ -340,3 +340,42 @@ func stringList(v any) []string {
 	}
 	return out
 }
+
+var endpointSlicePrinter = &Printer{
+	columns: []Column{
+		nameColumn,
+		{Name: "AddressType", Type: "string", Description: descSliceAddressType},
+		{Name: "Ports", Type: "string", Description: descSlicePorts},
+		{Name: "Endpoints", Type: "string", Description: descSliceEndpoints},
+		ageColumn,
+	},
+	cells: func(obj object.Object, now time.Time) []any {
+		var ports, addresses []string
+		for _, p := range listAt(obj, "ports") {
+			if object.Path(p, "port") != nil {
+				ports = append(ports, strconv.Itoa(int(int32(intAt(p, "port")))))
+			} else {
+				ports = append(ports, strAt(p, "name")) // defaulted to "" (kube's "*" for neither never shows)
+			}
+		}
+		for _, e := range listAt(obj, "endpoints") {
+			for _, a := range listAt(e, "addresses") {
+				addresses = append(addresses, object.String(a))
+			}
+		}
+		return []any{name(obj), strAt(obj, "addressType"), listWithMore(ports), listWithMore(addresses), created(obj, now)}
+	},
+}
+
+// listWithMore is kube's listWithMoreString: the first three, and how many
+// more there are; <unset> for none.
+func listWithMore(list []string) string {
+	const max = 3
+	if len(list) == 0 {
+		return "<unset>"
+	}
+	if len(list) > max {
+		return strings.Join(list[:max], ",") + " + " + strconv.Itoa(len(list)-max) + " more..."
+	}
+	return strings.Join(list, ",")
+}

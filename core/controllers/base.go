@@ -1,0 +1,29 @@
+package controllers
+
+import (
+	"kubeplay/core/client"
+	"kubeplay/core/clock"
+	"kubeplay/core/web"
+)
+
+// Base is what each of kube-controller-manager's controllers here is built
+// on: a client with its service account's identity, an event recorder, the
+// clock, its work queue and its expectations.
+type Base struct {
+	C      *client.Client
+	Events *Recorder
+	Clock  clock.Clock
+	Queue  *Queue
+	Expect *Expectations
+}
+
+// NewBase is the base of a controller acting through h as the service
+// account kube-system/account, its events from component.
+func NewBase(h web.Handler, clk clock.Clock, account, component string) Base {
+	c := NewClient(h, account)
+	return Base{C: c, Events: NewRecorder(c, clk, component, ""), Clock: clk, Queue: NewQueue(clk), Expect: NewExpectations()}
+}
+
+// Pending is how many keys wait to be synced, now or later: none once the
+// controller has settled.
+func (b *Base) Pending() int { return b.Queue.Pending() }

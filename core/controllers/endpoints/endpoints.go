@@ -1,0 +1,142 @@
+// Package endpoints is kube-controller-manager's EndpointSlice controller
+// (system:serviceaccount:kube-system:endpointslice-controller) and Endpoints
+// controller (...:endpoint-controller) as API clients of the core: for every
+// Service with a selector they publish the addresses of the Pods it selects,
+// with their readiness, as discovery.k8s.io/v1 EndpointSlices (owned by the
+// Service, named after it, at most 100 endpoints each, terminating Pods
+// marked so) and as the core/v1 Endpoints of the Service's name (ready and
+// not-ready addresses, by port). Both read Services and Pods through one pair
+// of informers, as kube-controller-manager shares its informers.
+package endpoints
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"strconv"
+	"strings"
+
+	"kubeplay/core/auth"
+	"kubeplay/core/client"
+	"kubeplay/core/clock"
+	"kubeplay/core/controllers"
+	"kubeplay/core/web"
+)
+
+type (
+	service = controllers.Service
+	pod     = controllers.Pod
+)
+
+// shared is the Service and Pod informers both controllers read.
+type shared struct {
+	services *client.TypedInformer[*service]
+	pods     *client.TypedInformer[*pod]
+	queues   []*controllers.Queue
+}
+
+// Controllers are the two controllers.
+type Controllers struct {
+	*shared
+	slices    *sliceController
+	endpoints *endpointsController
+}
+
+// New is both controllers, acting through h.
+func New(h web.Handler, clk clock.Clock) *Controllers {
+	// The informers are kube-controller-manager's own, as its shared ones are.
+	c := client.New(h, auth.User{Name: "system:kube-controller-manager", Groups: []string{auth.AllAuthenticated}}, controllers.UserAgent+" shared-informers")
+	s := &shared{}
+	enqueue := func(svc *service) {
+		for _, q := range s.queues {
+			q.Add(svc.Metadata.Key())
+		}
+	}
+	s.services = client.NewTypedInformer(c, "/api/v1/services", controllers.Codec[service](), controllers.OnChange(enqueue),
+		map[string]func(*service) []string{"namespace": func(svc *service) []string { return []string{svc.Metadata.Namespace} }}, clk)
+	selecting := func(p *pod) {
+		for _, svc := range s.services.ByIndex("namespace", p.Metadata.Namespace) {
+			if selects(svc, p) {
+				enqueue(svc)
+			}
+		}
+	}
+	s.pods = client.NewTypedInformer(c, "/api/v1/pods", controllers.Codec[pod](),
+		client.TypedHandler[*pod]{Add: selecting, Update: func(old, cur *pod) { selecting(old); selecting(cur) }, Delete: selecting},
+		map[string]func(*pod) []string{"namespace": func(p *pod) []string { return []string{p.Metadata.Namespace} }}, clk)
+	cs := &Controllers{shared: s, slices: newSliceController(h, clk, s), endpoints: newEndpointsController(h, clk, s)}
+	s.queues = []*controllers.Queue{cs.slices.queue, cs.endpoints.queue}
+	return cs
+}
+
+// Run works until ctx is done.
+func (cs *Controllers) Run(ctx context.Context) {
+	go cs.services.Run(ctx)
+	go cs.pods.Run(ctx)
+	go cs.slices.run(ctx)
+	cs.endpoints.run(ctx)
+}
+
+// Pending is how many keys wait to be synced: none once both have settled.
+func (cs *Controllers) Pending() int { return cs.slices.queue.Pending() + cs.endpoints.queue.Pending() }
+
+// selects says whether a Service with a selector selects a Pod.
+func selects(svc *service, p *pod) bool {
+	if len(svc.Spec.Selector) == 0 {
+		return false
+	}
+	for k, v := range svc.Spec.Selector {
+		if got, ok := p.Metadata.Labels[k]; !ok || got != v {
+			return false
+		}
+	}
+	return true
+}
+
+// selected are the Pods a Service selects that have an address and are not
+// finished, by name.
+func (s *shared) selected(svc *service) []*pod {
+	var out []*pod
+	for _, p := range s.pods.ByIndex("namespace", svc.Metadata.Namespace) {
+		if selects(svc, p) && p.Status.PodIP != "" && p.Status.Phase != "Succeeded" && p.Status.Phase != "Failed" {
+			out = append(out, p)
+		}
+	}
+	slices.SortFunc(out, func(a, b *pod) int { return strings.Compare(a.Metadata.Name, b.Metadata.Name) })
+	return out
+}
+
+// port is a Service port as a Pod serves it.
+type port struct {
+	Name        string  `json:"name"`
+	Port        int64   `json:"port"`
+	Protocol    string  `json:"protocol"`
+	AppProtocol *string `json:"appProtocol,omitempty"`
+}
+
+// ports are the Service's ports as Pod p serves them: a target port by
+// number, or by the name of one of p's container ports (a port p does not
+// name is left out).
+func ports(svc *service, p *pod) []port {
+	var out []port
+	for _, sp := range svc.Spec.Ports {
+		target, err := strconv.ParseInt(string(sp.TargetPort), 10, 64)
+		if err != nil {
+			var name string
+			_ = json.Unmarshal(sp.TargetPort, &name)
+			target = 0
+			for _, c := range p.Spec.Containers {
+				for _, cp := range c.Ports {
+					if cp.Name == name && (cp.Protocol == sp.Protocol || cp.Protocol == "" && sp.Protocol == "TCP") {
+						target = cp.ContainerPort
+					}
+				}
+			}
+			if target == 0 {
+				continue
+			}
+		}
+		out = append(out, port{Name: sp.Name, Port: target, Protocol: sp.Protocol, AppProtocol: sp.AppProtocol})
+	}
+	return out
+}

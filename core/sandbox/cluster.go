@@ -1,0 +1,16 @@
+//go:build !js || sim
+
+package sandbox
+
+import (
+	"kubeplay/core/apiserver"
+	"kubeplay/core/clock"
+	"kubeplay/core/sim"
+	"kubeplay/core/web"
+)
+
+// startCluster starts the simulated cluster against h.
+func startCluster(h web.Handler, cfg sim.Config) (*sim.Cluster, error) { return sim.Start(h, cfg) }
+
+// podLogs are the simulated kubelets' logs.
+func podLogs(clk clock.Clock) apiserver.PodLogs { return sim.Logs(clk) }

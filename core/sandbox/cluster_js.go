@@ -1,0 +1,20 @@
+//go:build js && !sim
+
+package sandbox
+
+import (
+	"kubeplay/core/apiserver"
+	"kubeplay/core/clock"
+	"kubeplay/core/sim"
+	"kubeplay/core/web"
+)
+
+// startCluster leaves the simulated cluster out of the browser's
+// kubeplay.wasm, which serves the API only: the simulation's code (about
+// 140 KB of gzip in WebAssembly) does not fit the module's 3 MiB budget. The
+// edge's sandboxes run the core built with -tags sim, the simulation
+// included; natively it always is.
+func startCluster(web.Handler, sim.Config) (*sim.Cluster, error) { return nil, nil }
+
+// podLogs: no kubelets, no logs.
+func podLogs(clock.Clock) apiserver.PodLogs { return nil }

@@ -1,0 +1,115 @@
+package sim_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"kubeplay/core/object"
+	"kubeplay/core/sim"
+)
+
+const pods = "/api/v1/namespaces/default/pods"
+
+func podDoc(name, spec string) string {
+	return `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"` + name + `"},"spec":` + spec + `}`
+}
+
+// scheduled is the node a Pod is bound to, "" while it is not.
+func (e *env) scheduled(name string) string {
+	return object.String(object.Path(e.get(pods+"/"+name), "spec", "nodeName"))
+}
+
+// TestSIM_2_SchedulingRequestsTaintsPending: the scheduler keeps workloads
+// off the tainted control plane, spreads a controller's Pods, honours
+// nodeSelector and tolerations, and leaves what fits nowhere Pending with
+// kube's FailedScheduling message and PodScheduled condition, until a Pod
+// that held the room goes.
+func TestSIM_2_SchedulingRequestsTaintsPending(t *testing.T) {
+	e := newEnv(t, sim.Config{})
+	e.create(deployments, webDeployment(4))
+	e.until(time.Minute, "web rolled out", func() bool { return e.deploymentDone("default", "web") })
+	perNode := map[string]int{}
+	for _, p := range e.list(pods) {
+		perNode[object.String(object.Path(p, "spec", "nodeName"))]++
+	}
+	if perNode["kubeplay-worker"] != 2 || perNode["kubeplay-worker2"] != 2 {
+		t.Errorf("pods per node: %v", perNode)
+	}
+
+	// Each worker has 4 CPUs: one Pod of 3 fits on each, a third nowhere.
+	for _, name := range []string{"big-1", "big-2", "big-3"} {
+		e.create(pods, podDoc(name, `{"containers":[{"name":"c","image":"nginx","resources":{"requests":{"cpu":"3"}}}]}`))
+	}
+	e.until(time.Minute, "two big pods bound", func() bool { return e.scheduled("big-1") != "" && e.scheduled("big-2") != "" })
+	want := "0/3 nodes are available: 1 node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }, 2 Insufficient cpu. " +
+		"preemption: 0/3 nodes are available: 1 Preemption is not helpful for scheduling, 2 No preemption victims found for incoming pod."
+	e.until(time.Minute, "big-3 unschedulable", func() bool {
+		c := conditionOf(e.get(pods+"/big-3"), "PodScheduled")
+		return c != nil && c["status"] == "False" && c["reason"] == "Unschedulable" && c["message"] == want
+	})
+	if got := e.events("default", "Pod", "big-3"); len(got) == 0 || got[0] != "FailedScheduling "+want {
+		t.Errorf("big-3 events: %q", got)
+	}
+	ev := e.list("/api/v1/namespaces/default/events?fieldSelector=involvedObject.name%3Dbig-3")[0]
+	if ev["reportingComponent"] != "default-scheduler" || ev["action"] != "Scheduling" || ev["eventTime"] == nil || ev["firstTimestamp"] != nil {
+		t.Errorf("a scheduler's event: %v", ev)
+	}
+	// The room comes back: big-3 is bound where big-1 was.
+	node1 := e.scheduled("big-1")
+	if _, err := e.c.Delete(e.ctx, pods+"/big-1"); err != nil {
+		t.Fatal(err)
+	}
+	e.until(time.Minute, "big-3 bound", func() bool { return e.scheduled("big-3") == node1 })
+
+	// A nodeSelector nothing matches; the control plane for a Pod that
+	// tolerates it and asks for it.
+	e.create(pods, podDoc("nowhere", `{"nodeSelector":{"disk":"ssd"},"containers":[{"name":"c","image":"nginx"}]}`))
+	e.create(pods, podDoc("cp", `{"nodeSelector":{"node-role.kubernetes.io/control-plane":""},`+
+		`"tolerations":[{"key":"node-role.kubernetes.io/control-plane","operator":"Exists","effect":"NoSchedule"}],"containers":[{"name":"c","image":"nginx"}]}`))
+	e.until(time.Minute, "cp bound", func() bool { return e.scheduled("cp") == "kubeplay-control-plane" })
+	e.until(time.Minute, "nowhere unschedulable", func() bool {
+		c := conditionOf(e.get(pods+"/nowhere"), "PodScheduled")
+		return c != nil && strings.HasPrefix(object.String(c["message"]),
+			"0/3 nodes are available: 1 node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }, 2 node(s) didn't match Pod's node affinity/selector. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.")
+	})
+}
+
+// TestSIM_2_NodesAndLeases: the nodes register as a kind cluster's kubelets
+// register theirs: Ready, their capacity, the control plane's role and taint,
+// no not-ready taint left, and a Lease each in kube-node-lease, renewed
+// while the node has work.
+func TestSIM_2_NodesAndLeases(t *testing.T) {
+	e := newEnv(t, sim.Config{Nodes: 2})
+	nodes := e.list("/api/v1/nodes")
+	if len(nodes) != 2 {
+		t.Fatalf("%d nodes", len(nodes))
+	}
+	cp, worker := nodes[0], nodes[1]
+	if object.MetaString(cp, "name") != "kubeplay-control-plane" || object.MetaString(worker, "name") != "kubeplay-worker" {
+		t.Fatalf("names %s %s", object.MetaString(cp, "name"), object.MetaString(worker, "name"))
+	}
+	if taints := object.Path(cp, "spec", "taints").([]any); len(taints) != 1 || object.Path(taints[0], "key") != "node-role.kubernetes.io/control-plane" {
+		t.Errorf("control plane taints: %v", taints)
+	}
+	if object.Path(worker, "spec", "taints") != nil {
+		t.Errorf("worker taints: %v", object.Path(worker, "spec", "taints"))
+	}
+	if c := conditionOf(worker, "Ready"); c["status"] != "True" || c["reason"] != "KubeletReady" {
+		t.Errorf("Ready: %v", c)
+	}
+	if object.Path(worker, "status", "allocatable", "cpu") != "4" || object.Path(worker, "spec", "podCIDR") != "10.244.1.0/24" {
+		t.Errorf("worker: %v %v", object.Path(worker, "status", "allocatable"), worker["spec"])
+	}
+	leasePath := "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/kubeplay-worker"
+	lease := e.get(leasePath)
+	if object.Path(lease, "spec", "holderIdentity") != "kubeplay-worker" || num(lease, "spec", "leaseDurationSeconds") != 40 {
+		t.Errorf("lease %v", lease)
+	}
+	registered := object.String(object.Path(lease, "spec", "renewTime"))
+	e.clock.Step(time.Minute)
+	e.create(pods, podDoc("web", `{"containers":[{"name":"c","image":"nginx"}]}`))
+	e.until(time.Minute, "the worker's lease renewed", func() bool {
+		return object.String(object.Path(e.get(leasePath), "spec", "renewTime")) > registered
+	})
+}

@@ -1,0 +1,227 @@
+package e2e
+
+import (
+	"context"
+	"net/http/httptest"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/tools/cache"
+
+	"kubeplay/core/sandbox"
+	"kubeplay/core/sim"
+)
+
+// newClusterKubectl is kubectl against a sandbox with its simulated cluster
+// (a control plane and two workers), ten times faster than real time.
+func newClusterKubectl(t *testing.T) *kcEnv {
+	t.Helper()
+	bin := kcBinary(t)
+	sb, err := sandbox.New(sandbox.Config{Cluster: sim.Config{Speed: 10}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(sb)
+	t.Cleanup(func() {
+		hs.CloseClientConnections()
+		hs.Close()
+		sb.Close()
+	})
+	kubeconfig := writeKubeconfig(t, hs.URL)
+	return &kcEnv{t: t, bin: bin, kubeconfig: kubeconfig, home: t.TempDir(), rec: &kcRecorder{}}
+}
+
+// TestSIM_6_KubectlDeploymentEndToEnd is the workshop's first hour with kubectl
+// 1.32 against a simulated cluster: a fresh cluster's `get all` and nodes;
+// create deployment and rollout status; Running Pods on the workers with
+// addresses; expose (a cluster IP, an EndpointSlice of three endpoints);
+// set image and rollout status, history and undo; scale; pause and resume;
+// restart; logs; the events describe shows.
+func TestSIM_6_KubectlDeploymentEndToEnd(t *testing.T) {
+	k := newClusterKubectl(t)
+	all := kcTable(k.must("get", "all"))
+	wantRows(t, "get all (a fresh cluster)", all, [][]string{
+		{"NAME", "TYPE", "CLUSTER-IP", "EXTERNAL-IP", "PORT\\(S\\)", "AGE"},
+		{"service/kubernetes", "ClusterIP", `10\.96\.0\.1`, "<none>", "443/TCP", `\d+s`},
+	})
+	nodes := kcTable(k.must("get", "nodes"))
+	wantRows(t, "get nodes", nodes, [][]string{
+		{"NAME", "STATUS", "ROLES", "AGE", "VERSION"},
+		{"kubeplay-control-plane", "Ready", "control-plane", `\d+s`, `v1\.32\.13`},
+		{"kubeplay-worker", "Ready", "<none>", `\d+s`, `v1\.32\.13`},
+		{"kubeplay-worker2", "Ready", "<none>", `\d+s`, `v1\.32\.13`},
+	})
+	k.must("get", "serviceaccount", "default")
+	k.must("get", "configmap", "kube-root-ca.crt")
+
+	k.must("create", "deployment", "web", "--image=nginx", "--replicas=3")
+	if out := k.must("rollout", "status", "deployment/web", "--timeout=60s"); !strings.Contains(out, `deployment "web" successfully rolled out`) {
+		t.Fatalf("rollout status: %s", out)
+	}
+	pods := kcTable(k.must("get", "pods", "-o", "wide"))
+	if len(pods) != 4 {
+		t.Fatalf("get pods -o wide: %q", pods)
+	}
+	for _, row := range pods[1:] {
+		if !regexp.MustCompile(`^web-[a-z0-9]+-[a-z0-9]{5}$`).MatchString(row[0]) || row[1] != "1/1" || row[2] != "Running" ||
+			!strings.HasPrefix(row[5], "10.244.") || !strings.HasPrefix(row[6], "kubeplay-worker") {
+			t.Errorf("pod row %q", row)
+		}
+	}
+
+	// The simulated kubelets write logs too.
+	if logs := k.must("logs", "deployment/web"); !strings.Contains(logs, "[notice] 1#1: start worker processes") {
+		t.Errorf("kubectl logs: %q", logs)
+	}
+	k.must("run", "hello", "--image=busybox", "--restart=Never", "--", "sh", "-c", "echo hello from the sandbox")
+	eventually(t, "hello completed", func() bool { return strings.Contains(k.must("get", "pod", "hello"), "Completed") })
+	if logs := k.must("logs", "hello"); logs != "hello from the sandbox\n" {
+		t.Errorf("kubectl logs hello: %q", logs)
+	}
+	if out := k.fails("logs", "hello", "--previous"); !strings.Contains(out, `previous terminated container "hello" in pod "hello" not found`) {
+		t.Errorf("kubectl logs --previous: %s", out)
+	}
+
+	k.must("expose", "deployment", "web", "--port=80")
+	svc := kcTable(k.must("get", "svc", "web"))
+	wantRows(t, "get svc web", svc, [][]string{
+		{"NAME", "TYPE", "CLUSTER-IP", "EXTERNAL-IP", "PORT\\(S\\)", "AGE"},
+		{"web", "ClusterIP", `10\.(9[6-9]|10[0-9]|11[01])\.\d+\.\d+`, "<none>", "80/TCP", `\d+s`},
+	})
+	eventually(t, "an EndpointSlice of three endpoints", func() bool {
+		rows := kcTable(k.must("get", "endpointslices", "-l", "kubernetes.io/service-name=web"))
+		return len(rows) == 2 && rows[1][1] == "IPv4" && rows[1][2] == "80" && len(strings.Split(rows[1][3], ",")) == 3
+	})
+
+	k.must("set", "image", "deployment/web", "nginx=nginx:1.27")
+	k.must("rollout", "status", "deployment/web", "--timeout=60s")
+	k.must("annotate", "deployment/web", "kubernetes.io/change-cause=nginx 1.27")
+	history := kcTable(k.must("rollout", "history", "deployment/web"))
+	wantRows(t, "rollout history", history, [][]string{
+		{"deployment.apps/web"},
+		{"REVISION", "CHANGE-CAUSE"},
+		{"1", "<none>"},
+		{"2", "nginx", "1.27"},
+	})
+	k.must("rollout", "undo", "deployment/web")
+	k.must("rollout", "status", "deployment/web", "--timeout=60s")
+	if image := k.must("get", "deployment", "web", "-o", "jsonpath={.spec.template.spec.containers[0].image}"); image != "nginx" {
+		t.Errorf("image after undo: %q", image)
+	}
+	if rss := kcTable(k.must("get", "rs")); len(rss) != 3 {
+		t.Errorf("replica sets after undo: %q", rss)
+	}
+
+	k.must("scale", "deployment/web", "--replicas=5")
+	k.must("rollout", "status", "deployment/web", "--timeout=60s")
+	k.must("rollout", "pause", "deployment/web")
+	k.must("set", "image", "deployment/web", "nginx=nginx:1.28")
+	if rss := kcTable(k.must("get", "rs")); len(rss) != 3 {
+		t.Errorf("a paused deployment rolled out: %q", rss)
+	}
+	k.must("rollout", "resume", "deployment/web")
+	k.must("rollout", "status", "deployment/web", "--timeout=60s")
+	k.must("rollout", "restart", "deployment/web")
+	k.must("rollout", "status", "deployment/web", "--timeout=60s")
+	k.must("scale", "deployment/web", "--replicas=0")
+	eventually(t, "only hello", func() bool { return len(kcTable(k.must("get", "pods"))) == 2 })
+
+	// (Killing, the kubelet stopping a deleted Pod's containers, comes with
+	// graceful Pod deletion, the lifecycle branch's: until then a Pod goes at
+	// once.)
+	events := k.must("get", "events")
+	for _, want := range []string{"Scheduled", "Pulling", "Pulled", "Created", "Started", "SuccessfulCreate", "SuccessfulDelete", "ScalingReplicaSet"} {
+		if !strings.Contains(events, want) {
+			t.Errorf("get events: no %s in\n%s", want, events)
+		}
+	}
+	describe := k.must("describe", "deployment", "web")
+	for _, want := range []string{"RollingUpdateStrategy:  25% max unavailable, 25% max surge", "Scaled up replica set web-", "deployment-controller"} {
+		if !strings.Contains(describe, want) {
+			t.Errorf("describe deployment: no %q in\n%s", want, describe)
+		}
+	}
+}
+
+// eventually waits (in real time: kubectl's cluster runs on the wall clock)
+// until cond holds.
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for range 100 {
+		if cond() {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("%s: never", what)
+}
+
+// TestSIM_1_ClientGoInformerController: a controller written with client-go
+// (a shared informer of Pods, the way real controllers watch a cluster) runs
+// against the simulated cluster unchanged, and sees a Deployment's Pods get
+// scheduled, addressed and Ready, as it would on a real one.
+func TestSIM_1_ClientGoInformerController(t *testing.T) {
+	sb, err := sandbox.New(sandbox.Config{Cluster: sim.Config{Speed: 10}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(sb)
+	t.Cleanup(func() {
+		hs.CloseClientConnections()
+		hs.Close()
+		sb.Close()
+	})
+	cs := cgClientset(t, hs.URL, "test-controller")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var mu sync.Mutex
+	ready := map[string]string{} // pod → node, once Ready with an IP
+	factory := informers.NewSharedInformerFactoryWithOptions(cs, 0, informers.WithNamespace(cgNamespace))
+	_, err = factory.Core().V1().Pods().Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		UpdateFunc: func(_, obj any) {
+			p := obj.(*corev1.Pod)
+			for _, c := range p.Status.Conditions {
+				if c.Type == corev1.PodReady && c.Status == corev1.ConditionTrue && p.Status.PodIP != "" {
+					mu.Lock()
+					ready[p.Name] = p.Spec.NodeName
+					mu.Unlock()
+				}
+			}
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	factory.Start(ctx.Done())
+	factory.WaitForCacheSync(ctx.Done())
+	replicas := int32(4)
+	d := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "api"}, Spec: appsv1.DeploymentSpec{
+		Replicas: &replicas,
+		Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "api"}},
+		Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "api"}},
+			Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "api", Image: "nginx"}}}},
+	}}
+	if _, err := cs.AppsV1().Deployments(cgNamespace).Create(ctx, d, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "four pods Ready on the workers", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		nodes := map[string]int{}
+		for _, n := range ready {
+			nodes[n]++
+		}
+		return len(ready) == 4 && nodes["kubeplay-worker"] == 2 && nodes["kubeplay-worker2"] == 2
+	})
+	got, err := cs.AppsV1().Deployments(cgNamespace).Get(ctx, "api", metav1.GetOptions{})
+	if err != nil || got.Status.AvailableReplicas != 4 || got.Annotations["deployment.kubernetes.io/revision"] != "1" {
+		t.Errorf("deployment: %v %+v %v", err, got.Status, got.Annotations)
+	}
+}
