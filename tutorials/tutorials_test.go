@@ -23,8 +23,8 @@ import (
 	"kubeplay/core/apiserver"
 	"kubeplay/core/sandbox"
 	"kubeplay/core/schema"
-	"kubeplay/core/xds"
 	"kubeplay/core/sim"
+	"kubeplay/core/xds"
 )
 
 // The replay below follows the semantics of ui/src/tutorial-runner.js (described in

@@ -385,7 +385,6 @@ func keepServerFields(obj, old object.Object, res *schema.Resource) {
 	obj["kind"], obj["apiVersion"] = res.Kind, res.APIVersion()
 }
 
-
 // generateName is what kube's name generator makes of a generateName: the prefix,
 // cut to leave room, and five characters from an alphabet without vowels or easily
 // confused characters.
