@@ -40,7 +40,7 @@ func startPlayground(ctx context.Context, cfg *config) (*server, error) {
 	if err != nil {
 		return nil, err
 	}
-	return startProcess(ctx, cfg, cfg.playgroundBin, true, "--quiet", "--site", "", "--token-file", tokens,
+	return startProcess(ctx, cfg, cfg.playgroundBin, true, "--quiet", "--site", "", "--token-file", tokens, "--cluster", "api-only",
 		"--max-requests-inflight", strconv.Itoa(kubeSeats*2/3), "--max-mutating-requests-inflight", strconv.Itoa(kubeSeats/3))
 }
 

@@ -49,8 +49,9 @@ func serveKubeplayTLS(args []string) error {
 		go http.Serve(pln, profileControl())
 	}
 	// As the playground command assembles it (authentication and API Priority
-	// and Fairness), with kube's identity for the token and kube's concurrency.
-	cfg := sandbox.Config{Tokens: adminTokens(), Seats: kubeSeats}
+	// and Fairness), with kube's identity for the token and kube's concurrency;
+	// API-only, as the reference runs no controllers.
+	cfg := sandbox.Config{Tokens: adminTokens(), Seats: kubeSeats, APIOnly: true}
 	if *data != "" {
 		p, err := storage.OpenFilePersister(*data)
 		if err != nil {

@@ -22,7 +22,7 @@ func newKubeplay(t *testing.T, name string, wrap func(http.Handler) http.Handler
 	if err != nil {
 		t.Fatal(err)
 	}
-	sb, err := sandbox.New(sandbox.Config{Tokens: tokens})
+	sb, err := sandbox.New(sandbox.Config{Tokens: tokens, APIOnly: true}) // as the reference: no controllers
 	if err != nil {
 		t.Fatal(err)
 	}

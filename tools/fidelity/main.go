@@ -175,7 +175,7 @@ func startServers(ctx context.Context, cfg *config) error {
 		if err != nil {
 			return err
 		}
-		s, err := launch.Command(ctx, bin, []string{"--quiet", "--site", "", "--token-file", tokens}, nil)
+		s, err := launch.Command(ctx, bin, []string{"--quiet", "--site", "", "--token-file", tokens, "--cluster", "api-only"}, nil)
 		if err != nil {
 			return err
 		}

@@ -60,7 +60,7 @@ func TestServedPaths(t *testing.T) {
 		"/apis/apps/v1/daemonsets":                                      true,
 		"/apis/apps/v1beta1/deployments":                                false,
 		"/apis/batch/":                                                  true,
-		"/apis/policy/":                                                 false,
+		"/apis/policy/":                                                 true,
 		"/logs/":                                                        false,
 	} {
 		if got := s.has(p); got != want {
