@@ -74,8 +74,22 @@ func (gc *GarbageCollector) attemptToDeleteItem(ctx context.Context, n *node) er
 			return gc.removeFinalizer(ctx, n, finalizerForeground)
 		}
 		for _, d := range blocking {
-			if !d.deletingDependents {
+			switch {
+			case !d.deletingDependents:
 				gc.toDelete.add(d)
+			case waitsFor(d, n, map[*node]bool{}):
+				// A cycle the deletions closed (kube's detection, when the
+				// dependent went, may have missed it): d stops blocking n.
+				err := gc.patchMeta(ctx, d, "ownerReferences", func(cur map[string]any) any {
+					refs := object.Objects(cur, "ownerReferences")
+					if r := findRef(refs, n.id.UID); r != nil {
+						r["blockOwnerDeletion"] = false
+					}
+					return refs
+				})
+				if err != nil {
+					return err
+				}
 			}
 		}
 		return nil
@@ -135,6 +149,24 @@ func (gc *GarbageCollector) attemptToDeleteItem(ctx context.Context, n *node) er
 		policy = registry.PropagationForeground
 	}
 	return gc.deleteObject(ctx, n.id, policy)
+}
+
+// waitsFor says whether d, deleting its dependents, waits for n through
+// blocking dependents that delete theirs.
+func waitsFor(d, n *node, seen map[*node]bool) bool {
+	if d == n {
+		return true
+	}
+	if seen[d] || !d.deletingDependents {
+		return false
+	}
+	seen[d] = true
+	for _, x := range d.blockingDependents() {
+		if waitsFor(x, n, seen) {
+			return true
+		}
+	}
+	return false
 }
 
 // owner is the metadata of the owner r names, as seen from n (a namespaced

@@ -86,15 +86,21 @@ func (c *cluster) eventually(what string, cond func() bool) {
 	}
 }
 
-// stays checks that cond keeps holding while the garbage collector has time
-// to act (it has no more work once the given marker is collected).
-func (c *cluster) settle() {
+// heard waits until the collector has heard of everything written to the
+// collection at path so far: it writes probe there, owned by an owner that
+// never existed, and waits until the collector has deleted it (one informer
+// per collection hears its changes in order).
+func (c *cluster) heard(path string, probe object.Object) {
 	c.t.Helper()
-	owner := c.create("/api/v1/namespaces/default/configmaps", cm("settle-owner"))
-	c.create("/api/v1/namespaces/default/configmaps", cm("settle-dependent", ref(owner, false)))
-	c.del("/api/v1/namespaces/default/configmaps/settle-owner", "")
-	c.eventually("the marker collected", func() bool { return !c.exists("/api/v1/namespaces/default/configmaps/settle-dependent") })
+	object.Meta(probe)["name"] = "probe"
+	object.Meta(probe)["ownerReferences"] = []any{map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "name": "nobody", "uid": "00000000-0000-0000-0000-00000000000f"}}
+	c.create(path, probe)
+	c.eventually("the probe collected", func() bool { return !c.exists(path + "/probe") })
 }
+
+// settle waits until the collector has heard of every ConfigMap written so
+// far, and so (having no work left) done what they ask.
+func (c *cluster) settle() { c.heard(cms, cm("")) }
 
 func cm(name string, owners ...map[string]any) object.Object {
 	meta := map[string]any{"name": name}
@@ -201,12 +207,13 @@ const (
 )
 
 // owned builds a Deployment that owns a ReplicaSet that owns two Pods, each
-// reference blocking its owner's deletion, as the controllers make them.
-func (c *cluster) owned() (deploy object.Object) {
+// reference blocking its owner's deletion, as the controllers make them, and
+// returns a list read after.
+func (c *cluster) owned() (after object.Object) {
 	podSpec := map[string]any{"containers": []any{map[string]any{"name": "c", "image": "nginx"}}}
 	labels := map[string]any{"app": "web"}
 	spec := map[string]any{"selector": map[string]any{"matchLabels": labels}, "template": map[string]any{"metadata": map[string]any{"labels": labels}, "spec": podSpec}}
-	deploy = c.create(deployments, object.Object{"metadata": map[string]any{"name": "web"}, "spec": spec})
+	deploy := c.create(deployments, object.Object{"metadata": map[string]any{"name": "web"}, "spec": spec})
 	controller := func(owner object.Object) []any {
 		r := ref(owner, true)
 		r["controller"] = true
@@ -219,8 +226,10 @@ func (c *cluster) owned() (deploy object.Object) {
 	// The collector hears of each kind on its own watch: like kube's, it
 	// may act on a deletion before it hears of a dependent created just
 	// before (the end is the same, the order is not). A person is slower.
-	c.settle()
-	return deploy
+	c.heard(pods, object.Object{"spec": podSpec})
+	c.heard(replicasets, object.Object{"spec": spec})
+	return c.get(pods)
+
 }
 
 // deleteChain deletes the Deployment of owned() with policy, and returns the
@@ -333,5 +342,14 @@ func TestK8S_DEL_2_Cycle(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.del(cms+"/a", "Foreground")
+	defer func() {
+		if t.Failed() {
+			for _, n := range []string{"a", "b"} {
+				if obj, err := c.c.Get(c.ctx, cms+"/"+n); err == nil {
+					t.Logf("%s: %v", n, obj["metadata"])
+				}
+			}
+		}
+	}()
 	c.eventually("both gone", func() bool { return !c.exists(cms+"/a") && !c.exists(cms+"/b") })
 }
