@@ -30,27 +30,22 @@ type Options struct {
 }
 
 // ParseOptions reads a log request's query as kube's parameter codec does.
-func ParseOptions(q url.Values) (Options, error) {
-	o := Options{Container: q.Get("container"), SinceSeconds: -1, TailLines: -1, LimitBytes: -1}
-	for name, dst := range map[string]*bool{"follow": &o.Follow, "previous": &o.Previous, "timestamps": &o.Timestamps} {
-		if v := q.Get(name); v != "" {
-			b, err := strconv.ParseBool(v)
-			if err != nil {
-				return o, err
-			}
-			*dst = b
+func ParseOptions(q url.Values) (o Options, err error) {
+	o.Container = q.Get("container")
+	flags := [...]*bool{&o.Follow, &o.Previous, &o.Timestamps}
+	for i, name := range [...]string{"follow", "previous", "timestamps"} {
+		if v := q.Get(name); v != "" && err == nil {
+			*flags[i], err = strconv.ParseBool(v)
 		}
 	}
-	for name, dst := range map[string]*int64{"sinceSeconds": &o.SinceSeconds, "tailLines": &o.TailLines, "limitBytes": &o.LimitBytes} {
-		if v := q.Get(name); v != "" {
-			n, err := strconv.ParseInt(v, 10, 64)
-			if err != nil {
-				return o, err
-			}
-			*dst = n
+	numbers := [...]*int64{&o.SinceSeconds, &o.TailLines, &o.LimitBytes}
+	for i, name := range [...]string{"sinceSeconds", "tailLines", "limitBytes"} {
+		*numbers[i] = -1
+		if v := q.Get(name); v != "" && err == nil {
+			*numbers[i], err = strconv.ParseInt(v, 10, 64)
 		}
 	}
-	return o, nil
+	return o, err
 }
 
 // Container is the container a request reads, as kube's validateContainer
