@@ -119,6 +119,7 @@ type Controller struct {
 	fairFrac    float64
 	digestedRVs map[string]int64 // the resourceVersion of each object digested, by path
 	digested    chan struct{}    // closed, and replaced, at every digest
+	adjusted    time.Time        // when borrowing was last adjusted, by the period or by hand
 	ready       chan struct{}    // closed once the bootstrap objects are all in effect
 
 	handler web.Handler    // what Start runs through; the load is sent there too
@@ -201,8 +202,13 @@ func (c *Controller) Stop() {
 func (c *Controller) run(ctx context.Context, cl *client.Client, fsInf, plInf *client.Informer, wake chan struct{}) {
 	ensure := c.clock.NewTicker(ensurePeriod)
 	defer ensure.Stop()
-	borrow := c.clock.NewTicker(borrowingAdjustmentPeriod)
-	defer borrow.Stop()
+	// Borrowing is adjusted a period after the last adjustment, so one made
+	// by hand (POST /debug/kubeplay/apf/adjust) starts a whole period.
+	c.mu.Lock()
+	c.adjusted = c.clock.Now()
+	c.mu.Unlock()
+	borrow := c.clock.NewTimer(borrowingAdjustmentPeriod)
+	defer func() { borrow.Stop() }()
 	c.ensure(ctx, cl, fsInf, plInf)
 	var retry clock.Timer // after a status write that failed
 	for {
@@ -223,9 +229,7 @@ func (c *Controller) run(ctx context.Context, cl *client.Client, fsInf, plInf *c
 		case <-ensure.C():
 			c.ensure(ctx, cl, fsInf, plInf)
 		case <-borrow.C():
-			c.mu.Lock()
-			c.updateBorrowingLocked()
-			c.mu.Unlock()
+			borrow = c.clock.NewTimer(c.borrowingDue())
 		}
 	}
 }
@@ -486,6 +490,24 @@ func (c *Controller) finishLocked() {
 	}
 	c.kinds.setLimits(maxWaiting, c.nominalSum)
 	c.updateBorrowingLocked()
+}
+
+// borrowingDue adjusts borrowing if a period has passed since the last
+// adjustment, and says how long until the next one is due.
+func (c *Controller) borrowingDue() time.Duration {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.clock.Now().Before(c.adjusted.Add(borrowingAdjustmentPeriod)) {
+		c.adjustBorrowingLocked()
+	}
+	return c.adjusted.Add(borrowingAdjustmentPeriod).Sub(c.clock.Now())
+}
+
+// adjustBorrowingLocked is a period's adjustment: it updates borrowing and
+// starts the next period.
+func (c *Controller) adjustBorrowingLocked() {
+	c.updateBorrowingLocked()
+	c.adjusted = c.clock.Now()
 }
 
 // updateBorrowingLocked sets every level's current limit from its demand over

@@ -173,6 +173,28 @@ func TestAPF_5_SeatsAsKube(t *testing.T) {
 	}
 }
 
+// TestAPF_5_AdjustByHandStartsAPeriod: an adjustment made by hand (the
+// tutorials' /debug/kubeplay/apf/adjust) starts a whole period, so the load a
+// tutorial plays next is measured by the adjustment it asks for, not cut in
+// two by the periodic one.
+func TestAPF_5_AdjustByHandStartsAPeriod(t *testing.T) {
+	c, clk := newTestController(t, 60)
+	c.adjusted = clk.Now()
+	clk.Step(6 * time.Second)
+	c.mu.Lock()
+	c.adjustBorrowingLocked() // by hand, 6 s into the period
+	c.mu.Unlock()
+	byHand := c.adjusted
+	clk.Step(4 * time.Second) // the old period's end
+	if wait := c.borrowingDue(); wait != 6*time.Second || c.adjusted != byHand {
+		t.Errorf("at the old period's end: adjusted at %v (by hand at %v), next in %v; want no adjustment, next in 6s", c.adjusted, byHand, wait)
+	}
+	clk.Step(6 * time.Second)
+	if wait := c.borrowingDue(); wait != borrowingAdjustmentPeriod || !c.adjusted.Equal(clk.Now()) {
+		t.Errorf("a period after the adjustment by hand: adjusted at %v (now %v), next in %v; want adjusted now, next in %v", c.adjusted, clk.Now(), wait, borrowingAdjustmentPeriod)
+	}
+}
+
 // TestAPF_5_Borrowing: an idle level lends its seats to a busy one, within
 // both levels' bounds, and takes them back when its own demand returns.
 func TestAPF_5_Borrowing(t *testing.T) {

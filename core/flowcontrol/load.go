@@ -23,7 +23,8 @@ import (
 //                                    answers what each flow got (a tutorial's way
 //                                    to show an elephant and a mouse in one step)
 //   POST /debug/kubeplay/apf/adjust  adjusts borrowing now, rather than at the next
-//                                    10-second period, and answers the state
+//                                    10-second period, starts the next period, and
+//                                    answers the state
 
 // Load is a load's description.
 type Load struct {
@@ -161,7 +162,7 @@ func (c *Controller) serveAdjust(w web.ResponseWriter, r *web.Request) {
 		return
 	}
 	c.mu.Lock()
-	c.updateBorrowingLocked()
+	c.adjustBorrowingLocked()
 	c.mu.Unlock()
 	c.serveState(w, r)
 }
