@@ -198,7 +198,9 @@ func (c *Controller) Stop() {
 
 // run is the controller's one worker: it ensures the bootstrap objects at
 // start and every minute, digests the configuration whenever an object
-// changes, and adjusts borrowing every period.
+// changes (as kube's does, on its informers' events only: a digest adjusts
+// borrowing too, and would otherwise cut a period short), and adjusts
+// borrowing every period.
 func (c *Controller) run(ctx context.Context, cl *client.Client, fsInf, plInf *client.Informer, wake chan struct{}) {
 	ensure := c.clock.NewTicker(ensurePeriod)
 	defer ensure.Stop()
@@ -210,28 +212,42 @@ func (c *Controller) run(ctx context.Context, cl *client.Client, fsInf, plInf *c
 	borrow := c.clock.NewTimer(borrowingAdjustmentPeriod)
 	defer func() { borrow.Stop() }()
 	c.ensure(ctx, cl, fsInf, plInf)
-	var retry clock.Timer // after a status write that failed
+	var due <-chan time.Time // after a status write that failed
+	digest := true
 	for {
-		updates := c.digest(plInf.List(), fsInf.List())
-		var due <-chan time.Time
-		if !c.writeStatuses(ctx, cl, updates) {
-			if retry != nil {
-				retry.Stop()
+		if digest {
+			digest = false
+			if !c.writeStatuses(ctx, cl, c.digest(plInf.List(), fsInf.List())) {
+				due = c.clock.NewTimer(statusRetry).C()
 			}
-			retry = c.clock.NewTimer(statusRetry)
-			due = retry.C()
 		}
 		select {
 		case <-ctx.Done():
 			return
 		case <-due:
+			due, digest = nil, true
 		case <-wake:
+			digest = true
 		case <-ensure.C():
 			c.ensure(ctx, cl, fsInf, plInf)
+			digest = c.quiescing() // a drained level is forgotten at a digest
 		case <-borrow.C():
 			borrow = c.clock.NewTimer(c.borrowingDue())
+			digest = c.quiescing()
 		}
 	}
+}
+
+// quiescing says whether a deleted level is still kept to drain.
+func (c *Controller) quiescing() bool {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	for _, l := range c.levels {
+		if l.quiescing {
+			return true
+		}
+	}
+	return false
 }
 
 // parseLevel reads a stored PriorityLevelConfiguration; nil when its spec is
