@@ -243,9 +243,9 @@ var validationCases = []kubeCase{
 	kcase("svc-nodeport-on-clusterip", kpost(kubeServices, `{"metadata":{"name":"val-svc-np"},"spec":{"ports":[{"port":80,"nodePort":30080}]}}`)),
 	kcase("svc-externalname-missing", kpost(kubeServices, `{"metadata":{"name":"val-svc-ext"},"spec":{"type":"ExternalName"}}`)),
 	kcase("svc-selector", kpost(kubeServices, `{"metadata":{"name":"val-svc-sel"},"spec":{"selector":{"a b":"c"},"ports":[{"port":80}]}}`)),
-	kcase("svc-clusterip-immutable", kpost(kubeServices, `{"metadata":{"name":"val-svc-ip"},"spec":{"clusterIP":"10.0.0.50","selector":{"app":"a"},"ports":[{"port":80}]}}`),
-		kpatch(kubeServices+"/val-svc-ip", `{"spec":{"clusterIP":"10.0.0.51"}}`),
-		kpatch(kubeServices+"/val-svc-ip", `{"spec":{"clusterIP":"10.0.0.51","clusterIPs":["10.0.0.51"]}}`),
+	kcase("svc-clusterip-immutable", kpost(kubeServices, `{"metadata":{"name":"val-svc-ip"},"spec":{"clusterIP":"10.0.0.10","selector":{"app":"a"},"ports":[{"port":80}]}}`),
+		kpatch(kubeServices+"/val-svc-ip", `{"spec":{"clusterIP":"10.0.0.11"}}`),
+		kpatch(kubeServices+"/val-svc-ip", `{"spec":{"clusterIP":"10.0.0.11","clusterIPs":["10.0.0.11"]}}`),
 		kpatch(kubeServices+"/val-svc-ip", `{"spec":{"clusterIP":null,"clusterIPs":null,"ports":[{"port":81}]}}`),
 		kput(kubeServices+"/val-svc-ip", `{"metadata":{"name":"val-svc-ip"},"spec":{"ports":[{"port":82}],"type":"NodePort"}}`)),
 

@@ -214,6 +214,23 @@ var fidelityCases = []fidelityCase{
 		{Method: "POST", Path: "/api/v1/namespaces/{{ns}}/configmaps", ContentType: "application/json", Body: `{"metadata":{"name":"c"}}`},
 		{Method: "GET", Path: "/api/v1/namespaces/{{ns}}/configmaps?limit=1"},
 		{Method: "GET", Path: "/api/v1/namespaces/{{ns}}/configmaps?limit=1&continue={{continue}}"}}},
+	// The watch cache ignores a limit at resourceVersion 0: every item, no token.
+	{ID: "K8S-CHUNK-1 a limit at resourceVersion 0", Steps: []fidelityStep{
+		{Method: "POST", Path: "/api/v1/namespaces/{{ns}}/configmaps", ContentType: "application/json", Body: `{"metadata":{"name":"a"}}`},
+		{Method: "POST", Path: "/api/v1/namespaces/{{ns}}/configmaps", ContentType: "application/json", Body: `{"metadata":{"name":"b"}}`},
+		{Method: "GET", Path: "/api/v1/namespaces/{{ns}}/configmaps?limit=1&resourceVersion=0"}}},
+	// A field selector naming one object reads its key alone: no pages.
+	{ID: "K8S-CHUNK-1 a field selector naming one object", Steps: []fidelityStep{
+		{Method: "POST", Path: "/api/v1/namespaces/{{ns}}/configmaps", ContentType: "application/json", Body: `{"metadata":{"name":"a"}}`},
+		{Method: "POST", Path: "/api/v1/namespaces/{{ns}}/configmaps", ContentType: "application/json", Body: `{"metadata":{"name":"b"}}`},
+		{Method: "GET", Path: "/api/v1/namespaces/{{ns}}/configmaps?limit=1&fieldSelector=metadata.name%3Da"}}},
+	{ID: "K8S-CHUNK-1 a field selector naming one object in a namespace", Steps: []fidelityStep{
+		{Method: "POST", Path: "/api/v1/namespaces/{{ns}}/configmaps", ContentType: "application/json", Body: `{"metadata":{"name":"a"}}`},
+		{Method: "POST", Path: "/api/v1/namespaces/{{ns}}/configmaps", ContentType: "application/json", Body: `{"metadata":{"name":"b"}}`},
+		{Method: "GET", Path: "/api/v1/configmaps?limit=1&fieldSelector=metadata.name%3Da,metadata.namespace%3D{{ns}}"}}},
+	{ID: "K8S-CHUNK-1 a field selector naming one namespace", Steps: []fidelityStep{
+		{Method: "POST", Path: "/api/v1/namespaces", ContentType: "application/json", Body: `{"metadata":{"name":"{{ns}}-b"}}`},
+		{Method: "GET", Path: "/api/v1/namespaces?limit=1&fieldSelector=metadata.name%3D{{ns}}"}}},
 	{ID: "K8S-CHUNK-3 a token that is no token", Steps: []fidelityStep{{Method: "GET", Path: "/api/v1/namespaces/{{ns}}/configmaps?continue=garbage-token"}}},
 	// A PUT's object must name what its URL does.
 	{ID: "K8S-VERB-1 a PUT without a name", Steps: []fidelityStep{{Method: "PUT", Path: "/api/v1/namespaces/{{ns}}/configmaps/d",

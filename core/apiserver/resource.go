@@ -21,6 +21,7 @@ import (
 	"kubeplay/core/request"
 	"kubeplay/core/schema"
 	"kubeplay/core/storage"
+	"kubeplay/core/validation"
 	"kubeplay/core/web"
 )
 
@@ -402,6 +403,12 @@ func (s *Server) list(w web.ResponseWriter, r *web.Request, t target) error {
 	if o.Limit > 0 {
 		lo.Limit = int(o.Limit)
 	}
+	// A field selector naming one object makes kube's registry read that one
+	// key (no pages, no continue).
+	single := singleKey(t, o)
+	if single != "" {
+		lo.Prefix, lo.Limit = single, 0
+	}
 	binding := listBinding(t, o)
 	switch {
 	case o.Continue != "":
@@ -426,10 +433,20 @@ func (s *Server) list(w web.ResponseWriter, r *web.Request, t target) error {
 			return err
 		}
 	}
-	res, err := s.store.List(lo)
 	// kube serves a list from its watch cache unless it continues one or asks
-	// for an exact revision; the cache's tokens name their key after a slash.
+	// for an exact revision: at the cache's revision, ignoring a limit at
+	// resourceVersion 0; the cache's tokens name their key after a slash.
 	fromCache := o.Continue == "" && o.Match != "Exact" && !(o.Match == "" && o.RV > 0 && o.Limit > 0)
+	if fromCache {
+		lo.Cache, lo.NotOlderThan = storage.CacheAny, o.RV
+		switch o.ResourceVersion {
+		case "":
+			lo.Cache = storage.CacheConsistent
+		case "0":
+			lo.Limit = 0
+		}
+	}
+	res, err := s.store.List(lo)
 	switch {
 	case errors.Is(err, storage.ErrCompacted) && o.Continue != "":
 		st := apierrors.NewExpired(inconsistentContinue)
@@ -446,7 +463,7 @@ func (s *Server) list(w web.ResponseWriter, r *web.Request, t target) error {
 		return err
 	}
 	meta := listMeta{ResourceVersion: strconv.FormatInt(res.Rev, 10)}
-	if res.More && len(res.Items) > 0 {
+	if res.More && len(res.Items) > 0 && single == "" {
 		start := strings.TrimPrefix(res.Items[len(res.Items)-1].Key, prefix)
 		if fromCache {
 			start = "/" + start
@@ -459,6 +476,25 @@ func (s *Server) list(w web.ResponseWriter, r *web.Request, t target) error {
 	}
 	t.rep.writeList(w, t.res, meta, res.Items)
 	return nil
+}
+
+// singleKey is the one key a list reads when its field selector names one
+// object (kube's SelectionPredicate.MatchesSingle, with the namespace of the
+// request or, across namespaces, of the selector): "" when it does not, or
+// when it continues a list.
+func singleKey(t target, o *listOptions) string {
+	name, ok := o.Fields.RequiresExactMatch("metadata.name")
+	if !ok || o.Continue != "" || len(validation.PathSegmentName(name)) > 0 {
+		return ""
+	}
+	namespace := t.namespace
+	if ns, ok := o.Fields.RequiresExactMatch("metadata.namespace"); ok && namespace == "" && len(validation.DNS1123Label(ns)) == 0 {
+		namespace = ns
+	}
+	if t.res.Namespaced && namespace == "" {
+		return ""
+	}
+	return registry.Key(t.res, namespace, name)
 }
 
 const inconsistentContinue = "The provided continue parameter is too old to display a consistent list result. " +

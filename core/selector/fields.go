@@ -31,6 +31,17 @@ func (s Fields) Matches(fields map[string]string) bool {
 	return true
 }
 
+// RequiresExactMatch is the value the selector requires field to equal, if
+// one of its terms does (kube's fields.Selector.RequiresExactMatch).
+func (s Fields) RequiresExactMatch(field string) (string, bool) {
+	for _, t := range s {
+		if t.Field == field && t.Equal {
+			return t.Value, true
+		}
+	}
+	return "", false
+}
+
 // String prints the selector canonically with values escaped.
 func (s Fields) String() string {
 	parts := make([]string, len(s))

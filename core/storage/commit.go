@@ -2,6 +2,7 @@ package storage
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/tidwall/buntdb"
@@ -35,7 +36,7 @@ type overlaid struct {
 // once; with one it is queued for awaitDurable. Called with s.mu held.
 func (s *Store) record(rec journalRecord, ev *Event, rev int64) (uint64, error) {
 	if s.cfg.Persister == nil {
-		if err := s.db.Update(func(tx *buntdb.Tx) error { return rec.apply(tx) }); err != nil {
+		if err := s.db.Update(func(tx *buntdb.Tx) error { return applyChange(tx, rec, ev, rev) }); err != nil {
 			return 0, err
 		}
 		s.rev = rev
@@ -103,7 +104,7 @@ func (s *Store) applyQueued(n int) error {
 	batch := s.queue[:n]
 	err := s.db.Update(func(tx *buntdb.Tx) error {
 		for _, q := range batch {
-			if err := q.rec.apply(tx); err != nil {
+			if err := applyChange(tx, q.rec, q.ev, q.rev); err != nil {
 				return err
 			}
 		}
@@ -138,6 +139,18 @@ func (s *Store) applyQueued(n int) error {
 		}
 	}
 	return nil
+}
+
+// applyChange applies rec, the record of ev (nil for a compaction's) at rev,
+// and notes rev as the last change of ev's resource for the watch cache's
+// revision (cache.go): beside the record, not in it, as a store that starts
+// again starts every cache at its revision.
+func applyChange(tx *buntdb.Tx, rec journalRecord, ev *Event, rev int64) error {
+	if err := rec.apply(tx); err != nil || ev == nil {
+		return err
+	}
+	_, _, err := tx.Set(resourceRevPrefix+resourceOf(ev.Key), strconv.FormatInt(rev, 10), nil)
+	return err
 }
 
 // flush makes every record journaled so far durable and applied.

@@ -20,7 +20,26 @@ type ListOptions struct {
 	Limit int
 	// Filter keeps only matching objects; nil keeps all.
 	Filter Filter
+	// Cache, unless CacheNone, answers at the revision kube-apiserver's watch
+	// cache of the listed resource would (cache.go), not the store's: the
+	// items are the same. Rev must be 0.
+	Cache CacheRead
+	// NotOlderThan is the oldest revision a cached list may answer at.
+	NotOlderThan int64
 }
+
+// CacheRead is how a list reads the watch cache.
+type CacheRead uint8
+
+const (
+	// CacheNone reads the store: the answer is at its revision.
+	CacheNone CacheRead = iota
+	// CacheAny answers at the cache's revision (resourceVersion 0, or not
+	// older than NotOlderThan).
+	CacheAny
+	// CacheConsistent brings the cache to the store's revision first.
+	CacheConsistent
+)
 
 // Item is one listed object.
 type Item struct {
@@ -57,6 +76,11 @@ func (s *Store) List(opts ListOptions) (ListResult, error) {
 		// Values are strings, shared without copying; the caller writes its answer
 		// after the read lock is released.
 		current, res = true, ListResult{Rev: rev, Remaining: -1}
+		if opts.Cache != CacheNone {
+			s.cacheMu.Lock()
+			res.Rev = s.cacheRevisionLocked(tx, opts, rev, compacted)
+			s.cacheMu.Unlock()
+		}
 		return scan(tx, opts, &res, s.cfg.Attrs)
 	})
 	switch {

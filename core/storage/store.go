@@ -122,7 +122,10 @@ type Store struct {
 	historyBytes  int64                 // the sum of their sizes; guarded by mu
 	journaled     int                   // records since the last snapshot; guarded by mu
 	restoreErrors []error               // written by Open only
-	closed        atomic.Bool           // set under mu
+	openRev       int64                 // the revision at Open: every watch cache starts there
+	cacheMu       sync.Mutex
+	cacheRevs     map[string]int64 // resource → the revision its watch cache was brought to; guarded by cacheMu
+	closed        atomic.Bool      // set under mu
 }
 
 // retained locates one change in history, so compaction needs no read.
@@ -176,7 +179,7 @@ func Open(cfg Config) (*Store, error) {
 	if err := db.SetConfig(buntdb.Config{SyncPolicy: buntdb.Never, AutoShrinkDisabled: true}); err != nil {
 		return nil, err
 	}
-	s := &Store{cfg: cfg, db: db, watchers: map[*Watcher]struct{}{}, overlay: map[string]overlaid{}}
+	s := &Store{cfg: cfg, db: db, watchers: map[*Watcher]struct{}{}, overlay: map[string]overlaid{}, cacheRevs: map[string]int64{}}
 	s.revCond = sync.NewCond(&s.revMu)
 	var d *damage
 	if cfg.Persister != nil {
@@ -187,7 +190,7 @@ func Open(cfg Config) (*Store, error) {
 	}
 	err = db.View(func(tx *buntdb.Tx) error {
 		s.rev = readInt(tx, revKey)
-		s.durable, s.head = s.rev, s.rev
+		s.durable, s.head, s.openRev = s.rev, s.rev, s.rev
 		s.compacted = readInt(tx, compactedKey)
 		var bad error
 		err := tx.AscendRange("", historyPrefix, historyKey(s.rev+1), func(_, v string) bool {

@@ -359,3 +359,57 @@ func TestStore_OptimisticMutateNoLostUpdate(t *testing.T) {
 	}
 	t.Logf("%d increments took %d calls of the function", writers*each, calls.Load())
 }
+
+// TestStore_CacheRevision: a cached list answers at its resource's last change,
+// or the revision the store had when it opened (where kube's caches start
+// too), never below the compacted revision; a consistent one brings the cache
+// to the store's revision.
+func TestStore_CacheRevision(t *testing.T) {
+	dir := t.TempDir()
+	openFile := func() *Store {
+		p, err := OpenFilePersister(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := Open(Config{Persister: p})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	cached := func(s *Store, prefix string, mode CacheRead, notOlderThan int64) int64 {
+		t.Helper()
+		res, err := s.List(ListOptions{Prefix: prefix, Cache: mode, NotOlderThan: notOlderThan})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Rev
+	}
+	s := openFile()
+	a := put(t, s, "g/as/ns/1", "x")
+	put(t, s, "g/bs/ns/1", "y")
+	if got := cached(s, "g/as/ns/", CacheAny, 0); got != a {
+		t.Errorf("as at any revision: %d, want their last change %d", got, a)
+	}
+	s.Close()
+	s = openFile()
+	defer s.Close()
+	opened := s.Revision()
+	if got := cached(s, "g/as/", CacheAny, 0); got != opened {
+		t.Errorf("reopened, as at any revision: %d, want the revision at open %d", got, opened)
+	}
+	b := put(t, s, "g/bs/ns/2", "z")
+	if got := cached(s, "g/as/", CacheConsistent, 0); got != b {
+		t.Errorf("consistent: %d, want the store's %d", got, b)
+	}
+	c := put(t, s, "g/bs/ns/3", "w")
+	if got := cached(s, "g/as/", CacheAny, 0); got != b {
+		t.Errorf("after a consistent list: %d, want %d", got, b)
+	}
+	if _, err := s.Compact(c); err != nil {
+		t.Fatal(err)
+	}
+	if got := cached(s, "g/as/", CacheAny, 0); got != c {
+		t.Errorf("after compacting to %d: %d", c, got)
+	}
+}
