@@ -434,7 +434,8 @@ func (s *Store) DeleteCollection(t Target, filter storage.Filter, opts DeleteOpt
 	if err := opts.Validate(); err != nil {
 		return nil, 0, err
 	}
-	res, err := s.storage.List(storage.ListOptions{Prefix: CollectionPrefix(t.Res, t.Namespace), Filter: filter})
+	// kube lists what it deletes through its watch cache, consistently.
+	res, err := s.storage.List(storage.ListOptions{Prefix: CollectionPrefix(t.Res, t.Namespace), Filter: filter, Cache: storage.CacheConsistent})
 	if err != nil {
 		return nil, 0, err
 	}

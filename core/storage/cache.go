@@ -10,13 +10,16 @@ import (
 // The watch cache's revision. kube-apiserver serves most lists from a watch
 // cache per resource, and the revision such a list answers at is the cache's:
 // that of the last change to the resource it saw, or a later one an etcd
-// progress notification brought it to (when a consistent list, or one that
-// must not be older than a revision the cache has not reached, asked for
-// one). A list of a quiet resource at resourceVersion=0 therefore answers at
-// an older revision than the store's, and clients see it: the list's
-// resourceVersion, the watch they start from it. The store keeps what that
-// needs: each resource's last change (resourceRevPrefix keys, committed with
-// the change), and the revision each resource's cache was brought to.
+// progress notification brought it to. A cache asks for one when a consistent
+// list, or one that must not be older than a revision the cache has not
+// reached, finds it behind; the notification reaches every cache, as they
+// share one etcd watch stream. A list of a quiet resource at resourceVersion=0
+// therefore answers at an older revision than the store's, and clients see
+// it: the list's resourceVersion, the watch they start from it. The store
+// keeps what that needs: each resource's last change (resourceRevPrefix keys,
+// set as changes are applied) and the last progress notification's revision.
+// A store that opens starts every cache at its revision, as kube's caches
+// start at etcd's when kube-apiserver does.
 //
 // A key's resource is its first two segments (registry.Key's layout:
 // group/plural/…).
@@ -36,23 +39,23 @@ func resourceOf(key string) string {
 	return key[:i+1+j]
 }
 
-// cacheRevisionLocked is the revision a list of prefix served by the watch
-// cache answers at, with the store at rev (the state read in tx): the
-// resource's last change, or a later revision its cache was brought to, or
-// the store's when the list asks for one the cache has not reached. Every one
-// of these revisions shows the resource as it is at rev. Called within tx,
-// with s.cacheMu held.
+// cacheRevisionLocked is the revision a list of opts.Prefix served by the
+// watch cache answers at, with the store at rev (the state read in tx). Every
+// revision it may answer shows the resource as it is at rev. Called within
+// tx, with s.cacheMu held.
 func (s *Store) cacheRevisionLocked(tx *buntdb.Tx, opts ListOptions, rev, compacted int64) int64 {
-	res := resourceOf(opts.Prefix)
-	cached := max(s.cacheRevs[res], s.openRev, compacted)
-	if v, err := tx.Get(resourceRevPrefix + res); err == nil {
+	cached := max(s.progressRev, s.openRev, compacted)
+	if v, err := tx.Get(resourceRevPrefix + resourceOf(opts.Prefix)); err == nil {
 		if n, err := strconv.ParseInt(v, 10, 64); err == nil {
 			cached = max(cached, n)
 		}
 	}
-	if opts.Cache == CacheConsistent || cached < opts.NotOlderThan || cached <= 0 || cached > rev {
-		cached = rev
+	if cached >= rev || cached <= 0 {
+		return rev
 	}
-	s.cacheRevs[res] = cached
+	if opts.Cache == CacheConsistent || cached < opts.NotOlderThan {
+		s.progressRev = rev // the cache is behind: a progress notification brings every cache to rev
+		return rev
+	}
 	return cached
 }

@@ -124,8 +124,8 @@ type Store struct {
 	restoreErrors []error               // written by Open only
 	openRev       int64                 // the revision at Open: every watch cache starts there
 	cacheMu       sync.Mutex
-	cacheRevs     map[string]int64 // resource → the revision its watch cache was brought to; guarded by cacheMu
-	closed        atomic.Bool      // set under mu
+	progressRev   int64       // the revision of the last progress notification to the watch caches; guarded by cacheMu
+	closed        atomic.Bool // set under mu
 }
 
 // retained locates one change in history, so compaction needs no read.
@@ -179,7 +179,7 @@ func Open(cfg Config) (*Store, error) {
 	if err := db.SetConfig(buntdb.Config{SyncPolicy: buntdb.Never, AutoShrinkDisabled: true}); err != nil {
 		return nil, err
 	}
-	s := &Store{cfg: cfg, db: db, watchers: map[*Watcher]struct{}{}, overlay: map[string]overlaid{}, cacheRevs: map[string]int64{}}
+	s := &Store{cfg: cfg, db: db, watchers: map[*Watcher]struct{}{}, overlay: map[string]overlaid{}}
 	s.revCond = sync.NewCond(&s.revMu)
 	var d *damage
 	if cfg.Persister != nil {

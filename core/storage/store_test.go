@@ -406,10 +406,23 @@ func TestStore_CacheRevision(t *testing.T) {
 	if got := cached(s, "g/as/", CacheAny, 0); got != b {
 		t.Errorf("after a consistent list: %d, want %d", got, b)
 	}
-	if _, err := s.Compact(c); err != nil {
+	if got := cached(s, "g/as/", CacheAny, c); got != c {
+		t.Errorf("not older than %d: %d", c, got)
+	}
+	d := put(t, s, "g/bs/ns/4", "v")
+	if got := cached(s, "g/cs/", CacheAny, 0); got != c {
+		t.Errorf("another resource after the progress the last list asked for: %d, want %d", got, c)
+	}
+	if got := cached(s, "g/bs/", CacheConsistent, 0); got != d {
+		t.Errorf("consistent, the cache up to date: %d, want %d", got, d)
+	}
+	if got := cached(s, "g/cs/", CacheAny, 0); got != c {
+		t.Errorf("a consistent list that needed no progress moves no other cache: %d, want %d", got, c)
+	}
+	if _, err := s.Compact(d); err != nil {
 		t.Fatal(err)
 	}
-	if got := cached(s, "g/as/", CacheAny, 0); got != c {
-		t.Errorf("after compacting to %d: %d", c, got)
+	if got := cached(s, "g/as/", CacheAny, 0); got != d {
+		t.Errorf("after compacting to %d: %d", d, got)
 	}
 }

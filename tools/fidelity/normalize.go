@@ -34,7 +34,7 @@ var (
 	genAlphabet = "[bcdfghjklmnpqrstvwxz2456789]{5}"
 	// rvInMessage: kube's messages that quote resourceVersions (every number
 	// in a match is one).
-	rvInMessage = regexp.MustCompile(`(?i)too (?:old|large) resource version: \d+(?: \(\d+\)|, current: \d+)?|ResourceVersion in (?:precondition|object meta): \d+`)
+	rvInMessage = regexp.MustCompile(`(?i)too (?:old|large) resource version: \d+(?: \(\d+\)|, current: \d+)?|ResourceVersion in (?:precondition|object meta): \d+|ResourceVersion in (?:the precondition|record) \(\d+\)`)
 	digits      = regexp.MustCompile(`\d+`)
 )
 
@@ -70,6 +70,10 @@ func (n *normalizer) str(key, s string) string {
 		return n.st.rvLabel(s, n.inDeletion)
 	case key == "continue":
 		return n.continueToken(s)
+	case key == "kubernetes.io/initial-events-list-blueprint":
+		if doc, ok := cborBlueprint(s); ok {
+			return doc
+		}
 	case timePattern.MatchString(s):
 		if m := timePattern.FindStringSubmatch(s); m[1] != "" {
 			return fmt.Sprintf("<time.%d>", len(m[1])-1)
@@ -98,6 +102,21 @@ func (n *normalizer) str(key, s string) string {
 		})
 	}
 	return s
+}
+
+// cborBlueprint shows a CBOR watch's initial-events-list-blueprint (an empty
+// list, base64 CBOR) by its content: kube-apiserver encodes its keys in no
+// fixed order, so no order is compared.
+func cborBlueprint(text string) (string, bool) {
+	raw, err := base64.StdEncoding.DecodeString(text)
+	if err != nil {
+		return "", false
+	}
+	d := decodeCBOR(raw)
+	if len(d.docs) != 1 {
+		return "", false
+	}
+	return "<cbor " + render(d.docs[0], 0) + ">", true
 }
 
 func (n *normalizer) uid(u string) string {
