@@ -214,6 +214,19 @@ var fidelityCases = []fidelityCase{
 		{Method: "POST", Path: "/api/v1/namespaces/{{ns}}/configmaps", ContentType: "application/json", Body: `{"metadata":{"name":"c"}}`},
 		{Method: "GET", Path: "/api/v1/namespaces/{{ns}}/configmaps?limit=1"},
 		{Method: "GET", Path: "/api/v1/namespaces/{{ns}}/configmaps?limit=1&continue={{continue}}"}}},
+	// A body of another kind that its own type cannot read: kube names the endpoint's kind.
+	{ID: "K8S-WRITE-5 a Secret's bad data posted as a ConfigMap", Steps: []fidelityStep{{Method: "POST", Path: "/api/v1/namespaces/{{ns}}/configmaps",
+		ContentType: "application/json", Body: `{"apiVersion":"v1","kind":"Secret","metadata":{"name":"a"},"data":{"k1":"v69"}}`}}},
+	// A method no route of the path takes is the router's 405, in no CBOR.
+	{ID: "K8S-ENC-1 router: a deletecollection of namespaces in CBOR", Steps: []fidelityStep{{Method: "DELETE", Path: "/api/v1/namespaces?labelSelector=x%3Dy", Accept: "application/cbor"}}},
+	// An update checks annotations as often as labels, each check finding its causes again.
+	{ID: "K8S-WRITE-2 labels of an update: an annotation of a Node", Steps: []fidelityStep{
+		{Method: "POST", Path: "/api/v1/nodes", ContentType: "application/json", Body: `{"metadata":{"name":"{{ns}}-a"}}`},
+		{Method: "PATCH", Path: "/api/v1/nodes/{{ns}}-a", ContentType: "application/merge-patch+json", Body: `{"metadata":{"annotations":{"Bad Annotation":"x"}}}`}}},
+	{ID: "K8S-WRITE-2 labels of an update: a label and an annotation of a Lease", Steps: []fidelityStep{
+		{Method: "POST", Path: "/apis/coordination.k8s.io/v1/namespaces/{{ns}}/leases", ContentType: "application/json", Body: `{"metadata":{"name":"b"}}`},
+		{Method: "PATCH", Path: "/apis/coordination.k8s.io/v1/namespaces/{{ns}}/leases/b", ContentType: "application/merge-patch+json",
+			Body: `{"metadata":{"annotations":{"Bad Annotation":"x"},"labels":{"bad label":"y"}}}`}}},
 	// The watch cache ignores a limit at resourceVersion 0: every item, no token.
 	{ID: "K8S-CHUNK-1 a limit at resourceVersion 0", Steps: []fidelityStep{
 		{Method: "POST", Path: "/api/v1/namespaces/{{ns}}/configmaps", ContentType: "application/json", Body: `{"metadata":{"name":"a"}}`},

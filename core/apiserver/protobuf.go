@@ -51,15 +51,16 @@ func protobufWatchFrame(typ string, doc []byte) ([]byte, error) {
 	return protobuf.AppendFrame(nil, protobuf.AppendWatchEvent(nil, typ, obj)), nil
 }
 
-// decodeProtobuf reads an enveloped protobuf request body for kind in version
+// decodeProtobuf reads an enveloped protobuf request body for kind in version,
+// sent to an endpoint of target kind,
 // into the JSON object form, with the kind and apiVersion of its envelope.
-func decodeProtobuf(version, kind string, body []byte) (object.Object, error) {
+func decodeProtobuf(version, kind, target string, body []byte) (object.Object, error) {
 	obj, enveloped, err := decodeProtobufDocument(body)
 	switch {
 	case err != nil && !enveloped:
 		return nil, unrecognized(kind, err, body)
 	case err != nil:
-		return nil, decodeError(version, kind, err, body)
+		return nil, decodeError(version, kind, target, err, body)
 	}
 	return obj, nil
 }

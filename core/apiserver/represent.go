@@ -334,6 +334,17 @@ func writeEarlyStatus(w web.ResponseWriter, r *web.Request, res *schema.Resource
 	rep.sendStatus(w, st.Code, st)
 }
 
+// writeRouterStatus is writeEarlyStatus for a method no route of the path
+// takes: kube's router answers it through serializers without CBOR, so a
+// CBOR Accept gets the raw JSON of a failed negotiation.
+func writeRouterStatus(w web.ResponseWriter, r *web.Request, res *schema.Resource, st *apierrors.Status) {
+	if out, err := encoding.NegotiateOutput(r.Header.Get("Accept"), encoding.Endpoint{Protobuf: res == nil || protobufServed(res)}); err == nil && out.Media == encoding.CBOR {
+		writeRawJSON(w, st.Code, st)
+		return
+	}
+	writeEarlyStatus(w, r, res, st)
+}
+
 // writeRawJSON answers with st in indented JSON, as kube-apiserver does when it
 // has no other representation for it.
 func writeRawJSON(w web.ResponseWriter, code int, st *apierrors.Status) {
@@ -361,12 +372,12 @@ func decodeBody(r *web.Request, res *schema.Resource, body []byte, validation fi
 	if err := checkBodyKind(r, res, body); err != nil {
 		return nil, err
 	}
-	obj, err := decodeBodyAs(r, res, res.Version, res.APIVersion(), res.Kind, body)
+	obj, err := decodeBodyAs(r, res, res.Version, res.APIVersion(), res.Kind, res.Kind, body)
 	if err != nil || !validation.Checks() {
 		return obj, err
 	}
 	if err := validation.Apply(r.Context(), strictErrors(r, res, body)); err != nil {
-		return nil, decodeError(res.Version, res.Kind, err, body)
+		return nil, decodeError(res.Version, res.Kind, res.Kind, err, body)
 	}
 	return obj, nil
 }
@@ -396,7 +407,7 @@ func checkBodyKind(r *web.Request, res *schema.Resource, body []byte) error {
 		return apierrors.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: no kind %q is registered for version %q in scheme %q",
 			kind, version, res.Kind, kind, apiVersion, "pkg/runtime/scheme.go:100"))
 	}
-	if _, err := decodeBodyAs(r, res, version, apiVersion, kind, body); err != nil {
+	if _, err := decodeBodyAs(r, res, version, apiVersion, kind, res.Kind, body); err != nil {
 		return err
 	}
 	return apierrors.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: converting (%s) to (%s): unknown conversion",
@@ -468,7 +479,7 @@ func strictErrors(r *web.Request, res *schema.Resource, body []byte) []error {
 func customStrictErrors(r *web.Request, res *schema.Resource, body []byte) []error {
 	var errs []error
 	media, _ := encoding.NegotiateInput(r.Header.Get("Content-Type"), endpointFor(res, false))
-	obj, err := decodeBodyAs(r, res, res.Version, res.APIVersion(), res.Kind, body)
+	obj, err := decodeBodyAs(r, res, res.Version, res.APIVersion(), res.Kind, res.Kind, body)
 	if media == encoding.YAML {
 		if e := encoding.YAMLStrictError(body); e != nil {
 			errs = append(errs, e)
@@ -484,11 +495,12 @@ func customStrictErrors(r *web.Request, res *schema.Resource, body []byte) []err
 }
 
 // decodeBodyAs reads a request body for res into the JSON object form of kind
-// in apiVersion (version without its group); bodies kube-apiserver could not
+// in apiVersion (version without its group), for an endpoint of target kind
+// (which kube's messages name); bodies kube-apiserver could not
 // read are 415 or 400. A built-in kind's body is read into its Go type as kube
 // reads it: a value of the wrong type is kube's 400, fields the type does not
 // have are dropped.
-func decodeBodyAs(r *web.Request, res *schema.Resource, version, apiVersion, kind string, body []byte) (object.Object, error) {
+func decodeBodyAs(r *web.Request, res *schema.Resource, version, apiVersion, kind, target string, body []byte) (object.Object, error) {
 	media, err := encoding.NegotiateInput(r.Header.Get("Content-Type"), endpointFor(res, false))
 	if err != nil {
 		return nil, notAcceptable(err)
@@ -503,7 +515,7 @@ func decodeBodyAs(r *web.Request, res *schema.Resource, version, apiVersion, kin
 	case encoding.CBOR:
 		if typed {
 			obj, err := protobuf.DecodeCBOR(apiVersion, kind, body)
-			return obj, decodeError(version, kind, err, body)
+			return obj, decodeError(version, kind, target, err, body)
 		}
 		obj, err := encoding.DecodeCBOR(body)
 		if err != nil {
@@ -511,7 +523,7 @@ func decodeBodyAs(r *web.Request, res *schema.Resource, version, apiVersion, kin
 		}
 		return obj, nil
 	case encoding.Protobuf:
-		obj, err := decodeProtobuf(version, kind, body)
+		obj, err := decodeProtobuf(version, kind, target, body)
 		if err != nil {
 			return nil, err
 		}
@@ -522,11 +534,11 @@ func decodeBodyAs(r *web.Request, res *schema.Resource, version, apiVersion, kin
 			return nil, apierrors.NewBadRequest(err.Error())
 		}
 		obj, err = protobuf.DecodeJSON(apiVersion, kind, doc)
-		return obj, decodeError(version, kind, err, body)
+		return obj, decodeError(version, kind, target, err, body)
 	}
 	if typed {
 		obj, err := protobuf.DecodeJSON(apiVersion, kind, doc)
-		return obj, decodeError(version, kind, err, body)
+		return obj, decodeError(version, kind, target, err, body)
 	}
 	obj, err := object.Decode(doc)
 	if err != nil {
@@ -536,10 +548,10 @@ func decodeBodyAs(r *web.Request, res *schema.Resource, version, apiVersion, kin
 	return obj, nil
 }
 
-// decodeError is kube's answer to a body it could not decode into kind: an
-// unrecognized object when the body's kind could not be read, else an object
-// it cannot handle.
-func decodeError(version, kind string, err error, body []byte) error {
+// decodeError is kube's answer to a body it could not decode into kind for an
+// endpoint of target kind: an unrecognized object when the body's kind could
+// not be read, else an object it cannot handle.
+func decodeError(version, kind, target string, err error, body []byte) error {
 	var kindErr *protobuf.KindError
 	switch {
 	case err == nil:
@@ -547,7 +559,7 @@ func decodeError(version, kind string, err error, body []byte) error {
 	case errors.As(err, &kindErr):
 		return unrecognized(kind, err, body)
 	}
-	return apierrors.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %v", kind, version, kind, err))
+	return apierrors.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %v", kind, version, target, err))
 }
 
 // unrecognized is kube's answer to a body whose kind it could not read.

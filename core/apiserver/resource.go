@@ -47,7 +47,7 @@ func (s *Server) serveResource(w web.ResponseWriter, r *web.Request, info *reque
 	}
 	if !methodAllowed(r.Method, allow) {
 		w.Header().Set("Allow", strings.Join(allow, ", "))
-		writeEarlyStatus(w, r, t.res, apierrors.NewMethodNotAllowed())
+		writeRouterStatus(w, r, t.res, apierrors.NewMethodNotAllowed())
 		return
 	}
 	if t.sub != "" && t.sub != "status" && t.sub != "finalize" && t.sub != "scale" && t.sub != "binding" && t.sub != "eviction" && t.sub != "log" {
@@ -410,6 +410,9 @@ func (s *Server) list(w web.ResponseWriter, r *web.Request, t target) error {
 		lo.Prefix, lo.Limit = single, 0
 	}
 	binding := listBinding(t, o)
+	// A resourceVersion with a limit and no match asks for that exact
+	// revision (of a collection), and kube reads it from etcd.
+	legacyExact := o.Match == "" && o.RV > 0 && o.Limit > 0
 	switch {
 	case o.Continue != "":
 		if o.ResourceVersion != "" && o.ResourceVersion != "0" {
@@ -423,7 +426,7 @@ func (s *Server) list(w web.ResponseWriter, r *web.Request, t target) error {
 		if rv > 0 {
 			lo.Rev = rv
 		}
-	case o.Match == "Exact" || (o.Match == "" && o.RV > 0 && o.Limit > 0):
+	case o.Match == "Exact" || legacyExact && single == "": // one key is read as not older than (etcd3's GetList)
 		if err := s.waitFresh(r.Context(), o.RV); err != nil {
 			return err
 		}
@@ -436,7 +439,7 @@ func (s *Server) list(w web.ResponseWriter, r *web.Request, t target) error {
 	// kube serves a list from its watch cache unless it continues one or asks
 	// for an exact revision: at the cache's revision, ignoring a limit at
 	// resourceVersion 0; the cache's tokens name their key after a slash.
-	fromCache := o.Continue == "" && o.Match != "Exact" && !(o.Match == "" && o.RV > 0 && o.Limit > 0)
+	fromCache := o.Continue == "" && o.Match != "Exact" && !legacyExact
 	if fromCache {
 		lo.Cache, lo.NotOlderThan = storage.CacheAny, o.RV
 		switch o.ResourceVersion {

@@ -231,3 +231,20 @@ func TestK8S_RV_4_Malformed(t *testing.T) {
 		t.Fatal("malformed requests changed the store")
 	}
 }
+
+// TestK8S_RV_2_OneKeyIsNotExact: a list whose field selector names one object
+// reads that key alone (kube's MatchesSingle), and a resourceVersion with a
+// limit asks no exact revision of it (etcd3's GetList reads one key as not
+// older than the revision): a at rv1 answers as a is now.
+func TestK8S_RV_2_OneKeyIsNotExact(t *testing.T) {
+	f := newRVFixture(t)
+	r := f.s.do("GET", "/api/v1/namespaces/default/configmaps?fieldSelector=metadata.name%3Da&limit=1&resourceVersion="+f.rv1, nil).must(t, 200)
+	if names := r.names(); !slices.Equal(names, []string{"a"}) || object.Path(r.items()[0], "data", "k") != "new" || r.str("metadata", "continue") != "" {
+		t.Fatalf("one key at %s with a limit: %s", f.rv1, r.Body)
+	}
+	// A collection's list at rv1 with a limit is exact.
+	r = f.s.do("GET", "/api/v1/namespaces/default/configmaps?limit=5&resourceVersion="+f.rv1, nil).must(t, 200)
+	if names := r.names(); !slices.Equal(names, []string{"a"}) || r.str("metadata", "resourceVersion") != f.rv1 {
+		t.Fatalf("the collection at %s with a limit: %s", f.rv1, r.Body)
+	}
+}

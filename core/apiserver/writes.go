@@ -160,7 +160,7 @@ func readDeleteOptions(r *web.Request, res *schema.Resource) (registry.DeleteOpt
 	if !isJSONBody(r) {
 		// YAML, CBOR or protobuf (client-go's protobuf clients send DeleteOptions
 		// so): read it into the JSON form first.
-		obj, err := decodeBodyAs(r, res, "v1", "meta.k8s.io/v1", "DeleteOptions", body)
+		obj, err := decodeBodyAs(r, res, "v1", "meta.k8s.io/v1", "DeleteOptions", "DeleteOptions", body)
 		if err != nil {
 			return o, err
 		}

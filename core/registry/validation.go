@@ -109,10 +109,10 @@ func checkStorageSize(res *schema.Resource, key string, obj object.Object, store
 var checksNoMetadata = map[string]bool{"/Event": true}
 
 // labelChecksOnUpdate is how many times kube-apiserver 1.32 checks an updated
-// built-in object's labels, each check finding its causes again: twice in the
-// checks every kind's metadata gets, and once or twice more in the kind's own
-// update validation (not at all for Events). Kinds not measured are checked
-// once.
+// built-in object's labels and annotations, each check finding its causes
+// again: twice in the checks every kind's metadata gets, and once or twice
+// more in the kind's own update validation (not at all for Events). Kinds not
+// measured are checked once.
 var labelChecksOnUpdate = map[string]int{
 	"/Event":                    2,
 	"/ConfigMap":                4,
@@ -132,9 +132,10 @@ var labelChecksOnUpdate = map[string]int{
 }
 
 // validateUpdatedLabels is the causes kube gives an update for its object's
-// labels beyond the first check's (validateObjectMeta's).
+// labels and annotations beyond the first check's (validateObjectMeta's).
 func validateUpdatedLabels(meta map[string]any, res *schema.Resource) field.ErrorList {
 	errs := validation.Labels(object.StringMap(meta, "labels"), field.NewPath("metadata", "labels"))
+	errs = append(errs, validation.Annotations(object.StringMap(meta, "annotations"), field.NewPath("metadata", "annotations"))...)
 	var again field.ErrorList
 	for range labelChecksOnUpdate[res.Group+"/"+res.Kind] - 1 {
 		again = append(again, errs...)
