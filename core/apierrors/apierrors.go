@@ -189,13 +189,15 @@ func NewExpired(msg string) *Status {
 }
 
 // NewTooLargeResourceVersion is what kube-apiserver answers when a read asks for
-// a revision the store has not reached after waiting.
+// a revision the store has not reached: after waiting, from its watch cache
+// (which asks the client to retry in a second), or at once, from etcd (0:
+// no retry).
 //
 //go:noinline
-func NewTooLargeResourceVersion(requested, current int64) *Status {
+func NewTooLargeResourceVersion(requested, current int64, retryAfterSeconds int32) *Status {
 	return New(web.StatusGatewayTimeout, "Timeout",
 		fmt.Sprintf("Timeout: Too large resource version: %d, current: %d", requested, current),
-		&StatusDetails{RetryAfterSeconds: 1, Causes: []StatusCause{{Type: "ResourceVersionTooLarge", Message: "Too large resource version"}}})
+		&StatusDetails{RetryAfterSeconds: retryAfterSeconds, Causes: []StatusCause{{Type: "ResourceVersionTooLarge", Message: "Too large resource version"}}})
 }
 
 // NewRequestEntityTooLarge: the body is over limit bytes.

@@ -232,6 +232,15 @@ var fidelityCases = []fidelityCase{
 		{Method: "POST", Path: "/api/v1/namespaces/{{ns}}/configmaps", ContentType: "application/json", Body: `{"metadata":{"name":"a"}}`},
 		{Method: "POST", Path: "/api/v1/namespaces/{{ns}}/configmaps", ContentType: "application/json", Body: `{"metadata":{"name":"b"}}`},
 		{Method: "GET", Path: "/api/v1/namespaces/{{ns}}/configmaps?limit=1&resourceVersion=0"}}},
+	// Events have no watch cache: their lists are etcd's, a limit at 0 included.
+	{ID: "K8S-CHUNK-1 Events at resourceVersion 0 with a limit", Steps: []fidelityStep{
+		{Method: "POST", Path: "/api/v1/namespaces/{{ns}}/events", ContentType: "application/json", Body: `{"metadata":{"name":"a"},"involvedObject":{"kind":"ConfigMap","name":"a","namespace":"{{ns}}"}}`},
+		{Method: "POST", Path: "/api/v1/namespaces/{{ns}}/events", ContentType: "application/json", Body: `{"metadata":{"name":"b"},"involvedObject":{"kind":"ConfigMap","name":"a","namespace":"{{ns}}"}}`},
+		{Method: "GET", Path: "/api/v1/namespaces/{{ns}}/events?limit=1&resourceVersion=0"}}},
+	{ID: "K8S-CHUNK-1 a token for Events", Steps: []fidelityStep{
+		{Method: "POST", Path: "/api/v1/namespaces/{{ns}}/events", ContentType: "application/json", Body: `{"metadata":{"name":"a"},"involvedObject":{"kind":"ConfigMap","name":"a","namespace":"{{ns}}"}}`},
+		{Method: "POST", Path: "/api/v1/namespaces/{{ns}}/events", ContentType: "application/json", Body: `{"metadata":{"name":"b"},"involvedObject":{"kind":"ConfigMap","name":"a","namespace":"{{ns}}"}}`},
+		{Method: "GET", Path: "/api/v1/namespaces/{{ns}}/events?limit=1"}}},
 	// A field selector naming one object reads its key alone: no pages.
 	{ID: "K8S-CHUNK-1 a field selector naming one object", Steps: []fidelityStep{
 		{Method: "POST", Path: "/api/v1/namespaces/{{ns}}/configmaps", ContentType: "application/json", Body: `{"metadata":{"name":"a"}}`},

@@ -323,18 +323,27 @@ func methodAllowed(method string, allow []string) bool {
 }
 
 // waitFresh waits (briefly) until the store has reached rev, as kube-apiserver's
-// watch cache does, and answers 504 "Too large resource version" otherwise.
-func (s *Server) waitFresh(ctx context.Context, rev int64) error {
+// watch cache does, and answers 504 "Too large resource version" otherwise;
+// a read that kube sends to etcd (cached false) waits for nothing.
+func (s *Server) waitFresh(ctx context.Context, rev int64, cached bool) error {
 	if rev <= s.store.Revision() {
 		return nil
+	}
+	if !cached {
+		return apierrors.NewTooLargeResourceVersion(rev, s.store.Revision(), 0)
 	}
 	ctx, cancel := clock.WithTimeout(ctx, s.cfg.Clock, s.cfg.FreshnessWait)
 	defer cancel()
 	if err := s.store.WaitForRevision(ctx, rev); err != nil {
-		return apierrors.NewTooLargeResourceVersion(rev, s.store.Revision())
+		return apierrors.NewTooLargeResourceVersion(rev, s.store.Revision(), 1)
 	}
 	return nil
 }
+
+// watchCached says whether kube-apiserver keeps a watch cache of res: of
+// every resource but Events (its default --watch-cache-sizes leave them out),
+// whose reads all go to etcd.
+func watchCached(res *schema.Resource) bool { return res.Plural != "events" }
 
 func (s *Server) get(w web.ResponseWriter, r *web.Request, t target) error {
 	if t.sub == "log" {
@@ -345,7 +354,7 @@ func (s *Server) get(w web.ResponseWriter, r *web.Request, t target) error {
 		if err != nil {
 			return err
 		}
-		if err := s.waitFresh(r.Context(), rv); err != nil {
+		if err := s.waitFresh(r.Context(), rv, watchCached(t.res)); err != nil {
 			return err
 		}
 	}
@@ -413,6 +422,11 @@ func (s *Server) list(w web.ResponseWriter, r *web.Request, t target) error {
 	// A resourceVersion with a limit and no match asks for that exact
 	// revision (of a collection), and kube reads it from etcd.
 	legacyExact := o.Match == "" && o.RV > 0 && o.Limit > 0
+	// kube serves a list from its watch cache unless it continues one or asks
+	// for an exact revision, or the resource has none: at the cache's
+	// revision, ignoring a limit at resourceVersion 0; the cache's tokens name
+	// their key after a slash.
+	fromCache := o.Continue == "" && o.Match != "Exact" && !legacyExact && watchCached(t.res)
 	switch {
 	case o.Continue != "":
 		if o.ResourceVersion != "" && o.ResourceVersion != "0" {
@@ -427,19 +441,17 @@ func (s *Server) list(w web.ResponseWriter, r *web.Request, t target) error {
 			lo.Rev = rv
 		}
 	case o.Match == "Exact" || legacyExact && single == "": // one key is read as not older than (etcd3's GetList)
-		if err := s.waitFresh(r.Context(), o.RV); err != nil {
+		// kube's etcd answers a future exact revision with a 500; kubeplay
+		// answers as its cache would (K8S-RV-3).
+		if err := s.waitFresh(r.Context(), o.RV, watchCached(t.res)); err != nil {
 			return err
 		}
 		lo.Rev = o.RV
 	case o.RV > 0: // Not older than
-		if err := s.waitFresh(r.Context(), o.RV); err != nil {
+		if err := s.waitFresh(r.Context(), o.RV, fromCache); err != nil {
 			return err
 		}
 	}
-	// kube serves a list from its watch cache unless it continues one or asks
-	// for an exact revision: at the cache's revision, ignoring a limit at
-	// resourceVersion 0; the cache's tokens name their key after a slash.
-	fromCache := o.Continue == "" && o.Match != "Exact" && !legacyExact
 	if fromCache {
 		lo.Cache, lo.NotOlderThan = storage.CacheAny, o.RV
 		switch o.ResourceVersion {
@@ -458,7 +470,7 @@ func (s *Server) list(w web.ResponseWriter, r *web.Request, t target) error {
 	case errors.Is(err, storage.ErrCompacted):
 		return apierrors.NewExpired("The resourceVersion for the provided list is too old.")
 	case errors.Is(err, storage.ErrFutureRevision):
-		return apierrors.NewTooLargeResourceVersion(lo.Rev, s.store.Revision())
+		return apierrors.NewTooLargeResourceVersion(lo.Rev, s.store.Revision(), 0)
 	case err != nil:
 		return err
 	}

@@ -179,6 +179,12 @@ func TestK8S_RV_3_TooLarge(t *testing.T) {
 			t.Fatalf("%s: Retry-After %q, details %v", p, r.Header.Get("Retry-After"), r.Obj["details"])
 		}
 	}
+	// Events have no watch cache: etcd answers at once, and asks no retry.
+	r := f.s.do("GET", "/api/v1/namespaces/default/events?resourceVersion="+future, nil).wantStatus(t, 504, "Timeout",
+		"Timeout: Too large resource version: "+future+", current: "+f.rv4)
+	if r.Header.Get("Retry-After") != "" || object.Path(r.Obj, "details", "retryAfterSeconds") != nil {
+		t.Fatalf("events: Retry-After %q, details %v", r.Header.Get("Retry-After"), r.Obj["details"])
+	}
 	// A read that waits for a revision the store reaches meanwhile succeeds.
 	patient := newTestServer(t, Config{FreshnessWait: 10 * time.Second})
 	next := strconv.FormatInt(patient.srv.Store().Revision()+1, 10)
@@ -188,7 +194,7 @@ func TestK8S_RV_3_TooLarge(t *testing.T) {
 	}()
 	time.Sleep(20 * time.Millisecond)
 	patient.createCM("default", "d", nil)
-	r := (<-done).must(t, 200)
+	r = (<-done).must(t, 200)
 	if got, _ := strconv.ParseInt(r.str("metadata", "resourceVersion"), 10, 64); got < patient.srv.Store().Revision() {
 		t.Fatalf("waiting read answered at %s, want at least %s", r.str("metadata", "resourceVersion"), next)
 	}

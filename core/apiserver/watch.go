@@ -59,7 +59,7 @@ func (s *Server) serveWatch(w web.ResponseWriter, r *web.Request, t target) erro
 	switch {
 	case initialEvents: // also a watch from "" or "0" (parseListOptions)
 		if o.RV > 0 {
-			if err := s.waitFresh(r.Context(), o.RV); err != nil {
+			if err := s.waitFresh(r.Context(), o.RV, true); err != nil {
 				return err
 			}
 		}
