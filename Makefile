@@ -70,6 +70,7 @@ site: ui-deps
 	cp "$$($(GO) env GOROOT)/lib/wasm/wasm_exec.js" $(SITE)/wasm_exec.js
 	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags=-s $(BROWSER_GCFLAGS) -o $(SITE)/kubeplay.wasm ./wasm
 	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags=-s $(BROWSER_GCFLAGS) -o $(SITE)/kubeplay-xds.wasm ./wasm/xds
+	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags=-s $(BROWSER_GCFLAGS) -o $(SITE)/kubeplay-sim.wasm ./wasm/sim
 	cp core/openapi/documents.bin $(SITE)/openapi-documents.bin
 	node serviceworker/build.mjs $(SITE)
 

@@ -17,9 +17,9 @@ const files = [];
 })(out);
 const hash = createHash('sha256');
 for (const f of files) hash.update(f).update(readFileSync(f));
-// The xDS module is cached on first use, not at install: most visitors never
-// open the xDS panel.
-const lazy = new Set(['/kubeplay-xds.wasm']);
+// The xDS and simulation modules are cached on first use, not at install:
+// most visitors never open the xDS panel or ask for a simulated cluster.
+const lazy = new Set(['/kubeplay-xds.wasm', '/kubeplay-sim.wasm']);
 const assets = ['/', ...files.map((f) => '/' + relative(out, f).split('\\').join('/')).filter((a) => !lazy.has(a))];
 const src = readFileSync(new URL('./sw.js', import.meta.url), 'utf8')
   .replace('__KUBEPLAY_BUILD__', hash.digest('hex').slice(0, 16))

@@ -13,6 +13,14 @@
 //         first use and then cached), a client of the core through
 //         kubeplay.handle: the discovery service's HTTP transports. The core
 //         serves the xds.kubeplay.dev objects and has the module check them.
+//   /debug/kubeplay/cluster
+//       → this worker: the sandbox's cluster mode. GET answers {mode, nodes,
+//         speed}; PUT {mode: "simulated" | "api-only", nodes, speed} keeps it
+//         with the sandbox's data (across restarts and builds; a reset
+//         returns to the default) and applies it. "simulated" runs the simulated cluster (kubeplay-sim.wasm: nodes,
+//         scheduler, kubelets, controllers; a third Go instance, loaded then
+//         and cached) as a client of the core; "api-only" (the default) serves
+//         the API alone, as the tutorials expect.
 //   other GET → cache first (the build's assets), then network.
 // Messages: the page may post {type: 'kubeplay-status'} to ask for the state,
 // {type: 'kubeplay-reset'} to wipe the sandbox, and {type: 'kubeplay-keepalive'}
@@ -47,6 +55,11 @@ const CACHE = 'kubeplay-' + BUILD;
 const API = /^\/(api|apis|version|openapi|healthz|livez|readyz|metrics|debug)(\/|$)/;
 const XDS = /^\/(xds\/v3\/|v3\/discovery:)/;
 const XDS_WASM = '/kubeplay-xds.wasm';
+const SIM_WASM = '/kubeplay-sim.wasm';
+const CLUSTER = '/debug/kubeplay/cluster';
+// The simulation's bounds (core/sim's MaxNodes; speeds as the native --sim-speed).
+const MAX_NODES = 50;
+const MAX_SPEED = 100;
 // Chrome stops a worker about 5 minutes into an event even while it streams, so
 // watches end before that and clients resume from their last resourceVersion.
 const MAX_WATCH_SECONDS = 240;
@@ -83,7 +96,8 @@ self.addEventListener('fetch', (event) => {
   if (url.origin !== self.location.origin) return;
   if (API.test(url.pathname) || XDS.test(url.pathname)) {
     if (event.request.headers.get('X-Kubeplay-Target') === 'network') return;
-    event.respondWith(API.test(url.pathname) ? serveAPI(event.request) : serveXDS(event.request));
+    if (url.pathname === CLUSTER) event.respondWith(serveCluster(event.request));
+    else event.respondWith(API.test(url.pathname) ? serveAPI(event.request) : serveXDS(event.request));
     return;
   }
   if (event.request.method === 'GET') event.respondWith(serveAsset(event.request));
@@ -117,7 +131,14 @@ let state = { state: 'starting' };
 
 function core() {
   if (!corePromise) {
-    corePromise = startCore().catch((err) => {
+    corePromise = startCore();
+    // The simulated cluster, when chosen, comes up with the core: not awaited
+    // (requests need not wait for it), its failure reported in the state.
+    corePromise.then(() => clusterSettings().then(applyCluster)).catch((err) => {
+      state = { ...state, clusterError: String(err && err.message || err) };
+      broadcast();
+    });
+    corePromise = corePromise.catch((err) => {
       corePromise = null;
       state = { state: 'error', error: String(err && err.message || err) };
       broadcast();
@@ -240,24 +261,96 @@ function xds() {
 
 async function startXDS() {
   await core();
-  if (!self.kubeplayXDS) {
-    const ready = new Promise((resolve) => { self.kubeplayXDSReady = resolve; });
-    const go = new self.Go();
-    const cache = await caches.open(CACHE);
-    let response = await cache.match(XDS_WASM);
-    if (!response) {
-      response = await fetch(XDS_WASM);
-      if (!response.ok) throw new Error('loading kubeplay-xds.wasm: HTTP ' + response.status);
-      await cache.put(XDS_WASM, response.clone());
-    }
-    const instance = await WebAssembly.instantiate(await WebAssembly.compileStreaming(response), go.importObject);
-    go.run(instance).then(() => {
-      xdsPromise = null;
-      self.kubeplayXDS = undefined;
-    });
-    await ready;
-  }
+  await loadModule(XDS_WASM, 'kubeplayXDS', 'kubeplayXDSReady', () => { xdsPromise = null; });
   await self.kubeplayXDS.start(self.kubeplay.handle);
+}
+
+// loadModule runs a second Go module beside the core once per worker: from
+// the cache, or fetched and cached on first use (it is no install asset);
+// resolves once it has set self[name] (it calls self[ready] then). onExit
+// runs if its Go program ends.
+async function loadModule(path, name, ready, onExit) {
+  if (self[name]) return;
+  const registered = new Promise((resolve) => { self[ready] = resolve; });
+  const go = new self.Go();
+  const cache = await caches.open(CACHE);
+  let response = await cache.match(path);
+  if (!response) {
+    response = await fetch(path);
+    if (!response.ok) throw new Error('loading ' + path.slice(1) + ': HTTP ' + response.status);
+    await cache.put(path, response.clone());
+  }
+  const instance = await WebAssembly.instantiate(await WebAssembly.compileStreaming(response), go.importObject);
+  go.run(instance).then(() => {
+    self[name] = undefined;
+    onExit();
+  });
+  await registered;
+}
+
+// ---- the simulated cluster -----------------------------------------------------
+
+const DEFAULT_CLUSTER = { mode: 'api-only', nodes: 3, speed: 1 };
+
+// The cluster mode is kept with the sandbox's data (IndexedDB's snapshot
+// store, key "cluster"): every build and restart reads it, a reset wipes it.
+async function clusterSettings() {
+  const db = await openDB();
+  let saved;
+  await txDone(db, ['snapshot'], 'readonly', (tx) => {
+    tx.objectStore('snapshot').get('cluster').onsuccess = (e) => { saved = e.target.result; };
+  });
+  return { ...DEFAULT_CLUSTER, ...(saved || {}) };
+}
+
+let clusterQueue = Promise.resolve();
+
+// applyCluster starts, restarts or stops the simulated cluster as settings
+// say, one change at a time.
+function applyCluster(settings) {
+  const next = clusterQueue.then(async () => {
+    if (settings.mode !== 'simulated') {
+      if (self.kubeplaySim) await self.kubeplaySim.stop();
+      return;
+    }
+    await core();
+    await loadModule(SIM_WASM, 'kubeplaySim', 'kubeplaySimReady', () => {});
+    await self.kubeplaySim.start(self.kubeplay.handle, { nodes: settings.nodes, speed: settings.speed });
+  });
+  clusterQueue = next.catch(() => {});
+  return next;
+}
+
+async function serveCluster(request) {
+  if (retired) return retiredResponse();
+  if (request.method === 'GET') return jsonResponse(200, await clusterSettings());
+  if (request.method !== 'PUT' && request.method !== 'POST') {
+    return statusResponse(405, 'MethodNotAllowed', 'the cluster mode is read with GET and set with PUT');
+  }
+  let body;
+  try {
+    body = await request.json();
+  } catch (err) {
+    return statusResponse(400, 'BadRequest', 'the cluster mode is JSON: ' + (err && err.message || err));
+  }
+  const settings = { ...(await clusterSettings()), ...body };
+  const bad = [];
+  if (settings.mode !== 'simulated' && settings.mode !== 'api-only') bad.push('mode must be "simulated" or "api-only"');
+  if (!Number.isInteger(settings.nodes) || settings.nodes < 1 || settings.nodes > MAX_NODES) bad.push(`nodes must be an integer from 1 to ${MAX_NODES}`);
+  if (typeof settings.speed !== 'number' || !(settings.speed > 0) || settings.speed > MAX_SPEED) bad.push(`speed must be a number above 0, at most ${MAX_SPEED}`);
+  if (bad.length) return statusResponse(400, 'BadRequest', 'bad cluster mode: ' + bad.join('; '));
+  const { mode, nodes, speed } = settings;
+  await txDone(await openDB(), ['snapshot'], 'readwrite', (tx) => tx.objectStore('snapshot').put({ mode, nodes, speed }, 'cluster'));
+  try {
+    await applyCluster({ mode, nodes, speed });
+  } catch (err) {
+    return statusResponse(503, 'ServiceUnavailable', 'the simulated cluster failed to start: ' + (err && err.message || err));
+  }
+  return jsonResponse(200, { mode, nodes, speed });
+}
+
+function jsonResponse(code, value) {
+  return new Response(JSON.stringify(value) + '\n', { status: code, headers: { 'Content-Type': 'application/json' } });
 }
 
 // NULL_BODY_STATUS are the statuses a Response must be built without a body for.
@@ -276,8 +369,7 @@ function joinRepeated(pairs) {
 }
 
 function statusResponse(code, reason, message) {
-  const status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, code };
-  return new Response(JSON.stringify(status) + '\n', { status: code, headers: { 'Content-Type': 'application/json' } });
+  return jsonResponse(code, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, code });
 }
 
 // retire stops this worker's core for good: a newer build has taken over.
@@ -286,11 +378,14 @@ async function retire() {
   const running = corePromise;
   if (!running) return;
   await running.catch(() => {});
+  if (self.kubeplaySim) await self.kubeplaySim.stop();
   if (self.kubeplay) await self.kubeplay.stop();
 }
 
 async function reset() {
   await core().catch(() => {});
+  // The simulation starts again on the empty sandbox (its nodes first).
+  if (self.kubeplaySim) await self.kubeplaySim.stop();
   if (self.kubeplay) await self.kubeplay.stop();
   const db = await openDB();
   await txDone(db, ['journal', 'snapshot'], 'readwrite', (tx) => {

@@ -1,13 +1,13 @@
 // Prints raw, gzip and brotli sizes of the built playground's .wasm modules and
 // UI bundle, and checks the core's .wasm against its 3 MiB gzip budget and the
-// xDS module's (loaded on first use) against its 2 MiB.
+// xDS and simulation modules' (each loaded on first use) against their 2 MiB.
 import { readFileSync, statSync } from 'node:fs';
 import { gzipSync, brotliCompressSync, constants } from 'node:zlib';
 
 const site = process.argv[2] || 'build/site';
-const budgets = { 'kubeplay.wasm': 3 * 1024 * 1024, 'kubeplay-xds.wasm': 2 * 1024 * 1024 };
+const budgets = { 'kubeplay.wasm': 3 * 1024 * 1024, 'kubeplay-xds.wasm': 2 * 1024 * 1024, 'kubeplay-sim.wasm': 2 * 1024 * 1024 };
 const over = [];
-for (const file of ['kubeplay.wasm', 'kubeplay-xds.wasm', 'ui/app.js', 'ui/app.css', 'sw.js']) {
+for (const file of ['kubeplay.wasm', 'kubeplay-xds.wasm', 'kubeplay-sim.wasm', 'ui/app.js', 'ui/app.css', 'sw.js']) {
   const path = `${site}/${file}`;
   try { statSync(path); } catch { console.log(`${file}: not built`); continue; }
   const data = readFileSync(path);

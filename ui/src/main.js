@@ -16,6 +16,8 @@
 //     sandbox-error          the error panel when the sandbox cannot start
 //     restore-errors         journal entries skipped on restore (hidden when none)
 //     reset-sandbox          wipes the sandbox (asks to confirm first)
+//     cluster-mode           the sandbox's cluster <select>: api-only | simulated (the
+//                            service worker's /debug/kubeplay/cluster; shown for the sandbox)
 //     target-offer           a link's offer of a remote target (#target=remote&url=…),
 //                            with target-offer-url, target-offer-accept, target-offer-dismiss
 //     tab-request, tab-watch, tab-apf, tab-xds, tab-tutorials   the tabs
@@ -93,6 +95,9 @@ import { createTutorialPlayer } from './tutorials.js';
 import { createApfPanel } from './apf.js';
 import { createXdsPanel } from './xds.js';
 
+// CLUSTER_MODE is the service worker's own endpoint for the sandbox's cluster mode.
+const CLUSTER_MODE = '/debug/kubeplay/cluster';
+
 function main() {
   const app = document.getElementById('app') || document.body.appendChild(h('div', { id: 'app' }));
 
@@ -116,6 +121,12 @@ function main() {
   const targetInfo = h('span', { class: 'target-info muted', testid: 'target-info' });
   const sandboxBadge = h('span', { class: 'badge', testid: 'sandbox-status', dataset: { state: 'starting' } }, 'starting sandbox…');
   const resetBtn = h('button', { type: 'button', class: 'danger small', testid: 'reset-sandbox', on: { click: onReset } }, 'Reset sandbox');
+  const clusterSelect = h(
+    'select',
+    { testid: 'cluster-mode', disabled: true, title: 'The sandbox serves the API alone, or runs a simulated cluster too: nodes, a scheduler, kubelets and the controllers (a module of its own, loaded when chosen)', on: { change: onClusterMode } },
+    h('option', { value: 'api-only' }, 'API only'),
+    h('option', { value: 'simulated' }, 'Simulated cluster'),
+  );
 
   const tabs = [
     { id: 'request', label: 'Request' },
@@ -133,7 +144,7 @@ function main() {
     h('nav', { class: 'tabs' }, tabButtons),
     h('div', { class: 'grow' }),
     h('div', { class: 'target' }, h('label', {}, 'Target ', targetSelect), remoteBox, targetInfo),
-    h('div', { class: 'sandbox' }, sandboxBadge, resetBtn),
+    h('div', { class: 'sandbox' }, sandboxBadge, clusterSelect, resetBtn),
   );
 
   // ---- banners ------------------------------------------------------------------
@@ -225,6 +236,8 @@ function main() {
       s.state === 'ready' ? 'sandbox ready' : s.state === 'error' ? 'sandbox error' : 'starting sandbox…';
     sandboxBadge.title = s.error || (s.state === 'ready' && s.revision !== null && s.revision !== undefined ? `in-browser sandbox (build ${s.build}), started at revision ${s.revision}` : '');
     resetBtn.disabled = s.state === 'starting';
+    clusterSelect.hidden = !onSandbox;
+    clusterSelect.disabled = s.state !== 'ready';
     startingPanel.hidden = !(onSandbox && s.state === 'starting');
     if (s.state === 'error') {
       mount(
@@ -263,6 +276,7 @@ function main() {
     if (s.state === 'ready' && !wasReady && currentTarget().kind === 'sandbox') {
       invalidateDiscovery();
       loadDiscovery().catch(() => {});
+      loadClusterMode();
     }
     wasReady = s.state === 'ready';
   });
@@ -280,6 +294,28 @@ function main() {
       }
     } catch (e) {
       showPageError(e.message);
+    }
+  }
+
+  // The sandbox's cluster mode is the service worker's, not the core's: it is
+  // asked for directly, whatever the target.
+  async function loadClusterMode() {
+    try {
+      const r = await fetch(CLUSTER_MODE);
+      if (r.ok) clusterSelect.value = (await r.json()).mode;
+    } catch {}
+  }
+
+  async function onClusterMode() {
+    clusterSelect.disabled = true;
+    try {
+      const r = await fetch(CLUSTER_MODE, { method: 'PUT', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ mode: clusterSelect.value }) });
+      if (!r.ok) throw new Error((await r.json().catch(() => ({}))).message || `HTTP ${r.status}`);
+    } catch (e) {
+      showPageError('the cluster mode could not be changed: ' + e.message);
+      await loadClusterMode();
+    } finally {
+      clusterSelect.disabled = sandboxStatus().state !== 'ready';
     }
   }
 

@@ -794,3 +794,55 @@ test('PLAY-6: the xDS panel subscribes in delta mode in the sandbox; a Cluster e
   await page.screenshot({ path: join(artifacts, 'xds-panel.png'), fullPage: true });
   await page.close();
 });
+
+// Last: it leaves the sandbox with nodes and Pods (set back to API-only).
+test('SIM-5: in the browser, a sandbox set to "simulated" runs the cluster in its own module: nodes register, a Deployment gets Running Pods on them; bad settings are a 400', async () => {
+  const page = await openPlayground();
+  const CLUSTER = '/debug/kubeplay/cluster';
+  const initial = await api(page, 'GET', CLUSTER);
+  assert.equal(initial.status, 200, initial.text);
+  assert.deepEqual(initial.json, { mode: 'api-only', nodes: 3, speed: 1 });
+  for (const bad of [{ mode: 'cloud' }, { mode: 'simulated', nodes: 0 }, { mode: 'simulated', speed: -1 }]) {
+    const r = await api(page, 'PUT', CLUSTER, bad);
+    assert.equal(r.status, 400, r.text);
+    assert.equal(r.json.reason, 'BadRequest');
+  }
+  const set = await api(page, 'PUT', CLUSTER, { mode: 'simulated', nodes: 2, speed: 20 });
+  assert.equal(set.status, 200, set.text);
+  assert.deepEqual((await api(page, 'GET', CLUSTER)).json, { mode: 'simulated', nodes: 2, speed: 20 });
+  const nodes = await api(page, 'GET', '/api/v1/nodes');
+  assert.equal(nodes.json.items.length, 2, nodes.text);
+
+  const deployment = {
+    apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web' },
+    spec: { replicas: 2, selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'nginx', image: 'nginx:1.27' }] } } },
+  };
+  const created = await api(page, 'POST', '/apis/apps/v1/namespaces/default/deployments', deployment);
+  assert.equal(created.status, 201, created.text);
+  let running = [];
+  for (let i = 0; i < 150 && running.length < 2; i++) {
+    const pods = await api(page, 'GET', '/api/v1/namespaces/default/pods?labelSelector=app%3Dweb');
+    running = pods.json.items.filter((p) => p.status.phase === 'Running' && p.spec.nodeName && p.status.podIP);
+    if (running.length < 2) await page.waitForTimeout(200);
+  }
+  assert.equal(running.length, 2, 'two Running Pods of the Deployment, bound to nodes, with IPs');
+  const rs = await api(page, 'GET', '/apis/apps/v1/namespaces/default/replicasets?labelSelector=app%3Dweb');
+  assert.equal(rs.json.items.length, 1, rs.text);
+  const events = await api(page, 'GET', '/api/v1/namespaces/default/events');
+  assert.ok(events.json.items.some((e) => e.reason === 'Scheduled'), 'a Scheduled event');
+
+  // The header's select shows the mode and sets it.
+  await page.reload();
+  await page.waitForSelector('[data-testid="sandbox-status"][data-state="ready"]', { timeout: 30000 });
+  await page.waitForFunction(() => document.querySelector('[data-testid="cluster-mode"]').value === 'simulated', null, { timeout: 10000 });
+  await page.waitForSelector('[data-testid="cluster-mode"]:not([disabled])', { timeout: 10000 });
+  await page.selectOption('[data-testid="cluster-mode"]', 'api-only');
+  let mode;
+  for (let i = 0; i < 50 && mode !== 'api-only'; i++) {
+    mode = (await api(page, 'GET', CLUSTER)).json.mode;
+    if (mode !== 'api-only') await page.waitForTimeout(100);
+  }
+  assert.equal(mode, 'api-only');
+  assert.equal((await api(page, 'DELETE', '/apis/apps/v1/namespaces/default/deployments/web')).status, 200);
+  await page.close();
+});
