@@ -271,14 +271,10 @@ func decodeProtobuf(body []byte, stream bool) decoded {
 		}
 		frame := body[4 : 4+n]
 		body = body[4+n:]
-		obj, _, err := pbSerializer.Decode(frame, nil, nil)
-		if err != nil {
+		// A frame is a bare WatchEvent message (no envelope); its object is enveloped.
+		ev := &metav1.WatchEvent{}
+		if err := ev.Unmarshal(frame); err != nil {
 			d.docs = append(d.docs, "<undecodable protobuf frame: "+err.Error()+">")
-			continue
-		}
-		ev, ok := obj.(*metav1.WatchEvent)
-		if !ok {
-			d.docs = append(d.docs, fmt.Sprintf("<protobuf frame holds %T, not a WatchEvent>", obj))
 			continue
 		}
 		inner, notes := decodeEnvelope(ev.Object.Raw)

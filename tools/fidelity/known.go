@@ -99,32 +99,13 @@ var knownDifferences = []knownDifference{
 		},
 	},
 	{
-		ID: "apf-status-timing",
-		Reason: "Both servers' API Priority and Fairness controllers apply a FlowSchema's Dangling condition (a server-side apply of " +
-			"its status, as api-priority-and-fairness-config-consumer-v1) moments after the FlowSchema is written; whether an " +
-			"answer comes before or after that write is timing, not contract. Only the status condition, its managedFields entry " +
-			"and the revisions it moves may differ.",
-		matches: func(s Step, d Diff, a [2]*object) bool {
-			if s.Kind != "FlowSchema" {
-				return false
-			}
-			// An update with the revision the client read, before or after the condition's write.
-			if s.Verb == "update" && strings.Contains(s.Body, `"resourceVersion"`) &&
-				(a[sideKubeplay].get("status") == 409) != (a[sideKube].get("status") == 409) {
-				return true
-			}
-			p := d.Path
-			return strings.Contains(p, "managedFields") || strings.Contains(p, "status.conditions") ||
-				strings.HasSuffix(p, "resourceVersion") || strings.HasPrefix(p, "body.rows[") || p == "body.<yaml keys in order>" ||
-				strings.HasPrefix(p, "events[") && (strings.Contains(p, "managedFields") || strings.Contains(p, "status"))
-		},
-	},
-	{
 		ID: "generated-names-order",
-		Reason: "Each server draws its own random suffixes for generateName, and a list (or a watch's initial events) is in key " +
+		Reason: "Each server draws its own random suffixes for generateName, and a list (its items or Table rows, a deletecollection's " +
+			"answer, a watch's initial events) is in key " +
 			"order: objects with generated names may come in another order. The same objects (by their labels of creation) come.",
 		matches: func(s Step, d Diff, a [2]*object) bool {
-			return (s.Verb == "list" && strings.HasPrefix(d.Path, "body.items[") && sameInAnyOrder(a, "body", "items") ||
+			return ((s.Verb == "list" || s.Verb == "deletecollection") && strings.HasPrefix(d.Path, "body.items[") && sameInAnyOrder(a, "body", "items") ||
+				s.Verb == "list" && strings.HasPrefix(d.Path, "body.rows[") && sameInAnyOrder(a, "body", "rows") ||
 				s.Watch && strings.HasPrefix(d.Path, "events[") && sameInAnyOrder(a, "events")) &&
 				strings.Contains(render(a[sideKube], 0), "<gen#")
 		},

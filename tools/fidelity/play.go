@@ -26,6 +26,7 @@ const (
 	requestTimeout = 15 * time.Second       // a whole non-watch exchange (kube waits 3 s for a too-new resourceVersion)
 	watchQuiet     = 300 * time.Millisecond // a watch is read until this long passes without bytes…
 	watchMax       = 3 * time.Second        // …or this long in all
+	settleMax      = 2 * time.Second        // how long a FlowSchema's status write is waited for
 	maxBody        = 16 << 20               // bytes kept of an answer
 )
 
@@ -103,6 +104,9 @@ func (t *target) send(ctx context.Context, s Step, st *serverState) raw {
 	}
 	if rerr != nil && out.watchEnd != "bounded" {
 		out.err = "reading the body: " + transportError(rerr)
+	}
+	if out.status/100 == 2 && s.Kind == "FlowSchema" && isWrite(s.Verb) && !strings.Contains(s.URL(st.resolve), "dryRun") {
+		t.settleFlowSchemas(ctx, st.resolve("{{ns}}"))
 	}
 	if res.Header.Get("Content-Encoding") == "gzip" && len(out.body) > 0 {
 		zr, err := gzip.NewReader(bytes.NewReader(out.body))
@@ -288,6 +292,53 @@ func sendBoth(ctx context.Context, targets [2]*target, s Step, states [2]*server
 	}
 	wg.Wait()
 	return out
+}
+
+// settleFlowSchemas waits (up to settleMax) until the API Priority and
+// Fairness controller of t has written the Dangling condition of each of the
+// session's FlowSchemas for the level it names now: both servers' controllers
+// write it moments after a FlowSchema changes, and a session racing them would
+// compare their timing, not their answers.
+func (t *target) settleFlowSchemas(ctx context.Context, ns string) {
+	deadline := time.Now().Add(settleMax)
+	for time.Now().Before(deadline) && ctx.Err() == nil {
+		req, err := http.NewRequestWithContext(ctx, "GET", t.base+"/apis/flowcontrol.apiserver.k8s.io/v1/flowschemas?labelSelector=fid-session%3D"+ns, nil)
+		if err != nil {
+			return
+		}
+		req.Header.Set("Authorization", "Bearer "+t.token)
+		res, err := t.client.Do(req)
+		if err != nil {
+			return
+		}
+		var list struct {
+			Items []struct {
+				Spec struct {
+					PriorityLevelConfiguration struct{ Name string }
+				}
+				Status struct {
+					Conditions []struct{ Type, Message string }
+				}
+			}
+		}
+		err = json.NewDecoder(res.Body).Decode(&list)
+		res.Body.Close()
+		if err != nil {
+			return
+		}
+		settled := true
+		for _, fs := range list.Items {
+			ok := false
+			for _, c := range fs.Status.Conditions {
+				ok = ok || c.Type == "Dangling" && strings.Contains(c.Message, `"`+fs.Spec.PriorityLevelConfiguration.Name+`"`)
+			}
+			settled = settled && ok
+		}
+		if settled {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 // loadAPFNames learns the uids of t's FlowSchemas and PriorityLevelConfigurations.
