@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"kubeplay/core/object"
 	"maps"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
@@ -61,8 +62,10 @@ func newScheduler(h web.Handler, clk clock.Clock) *scheduler {
 	s.pods = client.NewTypedInformer(c, "/api/v1/pods?fieldSelector=status.phase%21%3DSucceeded%2Cstatus.phase%21%3DFailed",
 		controllers.Codec[pod](), client.TypedHandler[*pod]{Add: s.podChanged, Update: func(old, cur *pod) {
 			// A change of status alone (the scheduler's own condition, a
-			// kubelet's progress) changes nothing for scheduling.
-			if old.Spec.NodeName != cur.Spec.NodeName || !maps.Equal(old.Metadata.Labels, cur.Metadata.Labels) {
+			// kubelet's progress) changes nothing for scheduling; a change of
+			// the spec (a toleration added) is tried again, as kube's
+			// scheduling queue moves an updated unschedulable Pod back.
+			if !reflect.DeepEqual(old.Spec, cur.Spec) || !maps.Equal(old.Metadata.Labels, cur.Metadata.Labels) {
 				s.podChanged(cur)
 			}
 		}, Delete: s.podGone},

@@ -73,6 +73,16 @@ func TestSIM_2_SchedulingRequestsTaintsPending(t *testing.T) {
 		return c != nil && strings.HasPrefix(object.String(c["message"]),
 			"0/3 nodes are available: 1 node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }, 2 node(s) didn't match Pod's node affinity/selector. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.")
 	})
+
+	// An unschedulable Pod whose spec changes is tried again at once (kube's
+	// queue moves an updated Pod back): the toleration it lacked, added.
+	e.create(pods, podDoc("cp-later", `{"nodeSelector":{"node-role.kubernetes.io/control-plane":""},"containers":[{"name":"c","image":"nginx"}]}`))
+	e.until(time.Minute, "cp-later unschedulable", func() bool {
+		c := conditionOf(e.get(pods+"/cp-later"), "PodScheduled")
+		return c != nil && c["reason"] == "Unschedulable"
+	})
+	e.patch(pods+"/cp-later", `{"spec":{"tolerations":[{"key":"node-role.kubernetes.io/control-plane","operator":"Exists","effect":"NoSchedule"}]}}`)
+	e.until(time.Minute, "cp-later bound", func() bool { return e.scheduled("cp-later") == "kubeplay-control-plane" })
 }
 
 // TestSIM_2_NodesAndLeases: the nodes register as a kind cluster's kubelets
