@@ -208,17 +208,22 @@ func (s *scheduler) unschedulable(ctx context.Context, p *pod, nodes int, reason
 		}
 		msg = fmt.Sprintf("0/%d nodes are available: %s. preemption: 0/%d nodes are available: %s.", nodes, histogram(reasons), nodes, histogram(preemption))
 	}
+	// The condition first, then the event (kube's recorder sends events
+	// asynchronously, in no fixed order with the status): whoever sees the
+	// event finds the Pod's condition already set.
+	if c := controllers.FindCondition(p.Status.Conditions, "PodScheduled"); c == nil || c.Status != "False" || c.Message != msg {
+		patch := fmt.Sprintf(`{"status":{"conditions":[{"type":"PodScheduled","status":"False","reason":"Unschedulable","message":%q,"lastProbeTime":null,"lastTransitionTime":%q}]}}`,
+			msg, object.Timestamp(s.clock.Now()))
+		_, err := s.c.Do(ctx, web.MethodPatch, podPath(p)+"/status", "application/strategic-merge-patch+json", []byte(patch))
+		if client.IsNotFound(err) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
 	s.events.Actionf(ctx, controllers.Ref(&p.Metadata, "v1", "Pod"), controllers.Warning, "FailedScheduling", "Scheduling", "%s", msg)
-	if c := controllers.FindCondition(p.Status.Conditions, "PodScheduled"); c != nil && c.Status == "False" && c.Message == msg {
-		return nil
-	}
-	patch := fmt.Sprintf(`{"status":{"conditions":[{"type":"PodScheduled","status":"False","reason":"Unschedulable","message":%q,"lastProbeTime":null,"lastTransitionTime":%q}]}}`,
-		msg, object.Timestamp(s.clock.Now()))
-	_, err := s.c.Do(ctx, web.MethodPatch, podPath(p)+"/status", "application/strategic-merge-patch+json", []byte(patch))
-	if client.IsNotFound(err) {
-		return nil
-	}
-	return err
+	return nil
 }
 
 // histogram is kube's sortReasonsHistogram: "N reason" for each reason, sorted.
