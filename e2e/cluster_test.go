@@ -220,8 +220,14 @@ func TestSIM_1_ClientGoInformerController(t *testing.T) {
 		}
 		return len(ready) == 4 && nodes["kubeplay-worker"] == 2 && nodes["kubeplay-worker2"] == 2
 	})
-	got, err := cs.AppsV1().Deployments(cgNamespace).Get(ctx, "api", metav1.GetOptions{})
-	if err != nil || got.Status.AvailableReplicas != 4 || got.Annotations["deployment.kubernetes.io/revision"] != "1" {
-		t.Errorf("deployment: %v %+v %v", err, got.Status, got.Annotations)
+	// The Deployment's status follows its ReplicaSet's, which follows the
+	// Pods': moments after the Pods are Ready, as in kube.
+	var got *appsv1.Deployment
+	eventually(t, "the Deployment available", func() bool {
+		got, err = cs.AppsV1().Deployments(cgNamespace).Get(ctx, "api", metav1.GetOptions{})
+		return err == nil && got.Status.AvailableReplicas == 4
+	})
+	if got.Annotations["deployment.kubernetes.io/revision"] != "1" {
+		t.Errorf("deployment: %+v %v", got.Status, got.Annotations)
 	}
 }

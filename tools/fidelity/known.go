@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 )
@@ -131,6 +132,16 @@ var knownDifferences = []knownDifference{
 		},
 	},
 	{
+		ID: "table-age-timing",
+		Reason: "A Table's AGE cell is the object's age on the answering server's clock when it answers: a session's two " +
+			"answers may straddle a second differently on each server.",
+		matches: func(s Step, d Diff, _ [2]*object) bool {
+			kp, _ := d.values[sideKubeplay].(string)
+			kube, _ := d.values[sideKube].(string)
+			return strings.Contains(d.Path, "rows[") && strings.Contains(d.Path, ".cells[") && agePattern.MatchString(kp) && agePattern.MatchString(kube)
+		},
+	},
+	{
 		ID: "kube-delete-options-decode-500",
 		Reason: "kube-apiserver answers a deletion whose DeleteOptions body it cannot decode (no JSON, another kind) with a 500 " +
 			"and no reason (\"couldn't get version/kind; json parse error: …\"); kubeplay answers 400 BadRequest, as bad input " +
@@ -212,6 +223,9 @@ func plainBookmark(event any) bool {
 
 // sameCBORBlueprint says whether two blueprints (base64 of CBOR) hold the
 // same content.
+// agePattern is an age as kube's tables print it (duration.HumanDuration).
+var agePattern = regexp.MustCompile(`^(\d+[smhdy])+$`)
+
 // sameInAnyOrder says whether both answers hold the same values, in any
 // order, in the list at path.
 func sameInAnyOrder(a [2]*object, path ...string) bool {
