@@ -27,3 +27,17 @@ func NewBase(h web.Handler, clk clock.Clock, account, component string) Base {
 // Pending is how many keys wait to be synced, now or later: none once the
 // controller has settled.
 func (b *Base) Pending() int { return b.Queue.Pending() }
+
+// Owners is the informer of a controller's own objects at path (kube's
+// "owner" informer): indexed by uid, each change queueing the object's key.
+func Owners[T any, P typed[T]](b Base, path string) *client.TypedInformer[P] {
+	return client.NewTypedInformer(b.C, path, Codec[T, P](), OnChange(QueueKey[T, P](b.Queue)),
+		map[string]func(P) []string{"uid": ByUID[T, P]}, b.Clock)
+}
+
+// Owned is the informer of the objects at path that owners control: indexed by
+// controller, each change queueing its controller's key.
+func Owned[T any, P typed[T], O any, OP typed[O]](b Base, path string, owners *client.TypedInformer[OP]) *client.TypedInformer[P] {
+	return client.NewTypedInformer(b.C, path, Codec[T, P](), OnChange(QueueController[T, P](b.Queue, owners)),
+		map[string]func(P) []string{"controller": ByController[T, P]}, b.Clock)
+}

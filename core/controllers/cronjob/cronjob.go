@@ -42,12 +42,8 @@ type Controller struct {
 // New is the CronJob controller, acting through h.
 func New(h web.Handler, clk clock.Clock) *Controller {
 	cc := &Controller{Base: controllers.NewBase(h, clk, "cronjob-controller", "cronjob-controller")}
-	cc.crons = client.NewTypedInformer(cc.C, "/apis/batch/v1/cronjobs", controllers.Codec[cronJob](),
-		controllers.OnChange(controllers.QueueKey[cronJob](cc.Queue)),
-		map[string]func(*cronJob) []string{"uid": controllers.ByUID[cronJob]}, clk)
-	cc.jobs = client.NewTypedInformer(cc.C, "/apis/batch/v1/jobs", controllers.Codec[job](),
-		controllers.OnChange(controllers.QueueController[job](cc.Queue, cc.crons)),
-		map[string]func(*job) []string{"controller": controllers.ByController[job]}, clk)
+	cc.crons = controllers.Owners[cronJob](cc.Base, "/apis/batch/v1/cronjobs")
+	cc.jobs = controllers.Owned[job](cc.Base, "/apis/batch/v1/jobs", cc.crons)
 	return cc
 }
 

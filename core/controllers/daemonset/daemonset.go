@@ -56,9 +56,7 @@ func New(h web.Handler, clk clock.Clock) *Controller {
 	enqueue := controllers.QueueKey[daemonSet](dc.Queue)
 	dc.sets = client.NewTypedInformer(dc.C, "/apis/apps/v1/daemonsets", controllers.Codec[daemonSet](),
 		controllers.OnChange(enqueue), map[string]func(*daemonSet) []string{"uid": controllers.ByUID[daemonSet]}, clk)
-	dc.pods = client.NewTypedInformer(dc.C, "/api/v1/pods", controllers.Codec[pod](),
-		controllers.OnChange(controllers.QueueController[pod](dc.Queue, dc.sets)),
-		map[string]func(*pod) []string{"controller": controllers.ByController[pod]}, clk)
+	dc.pods = controllers.Owned[pod](dc.Base, "/api/v1/pods", dc.sets)
 	dc.nodes = client.NewTypedInformer(dc.C, "/api/v1/nodes", controllers.Codec[node](),
 		controllers.OnChange(func(*node) {
 			for _, ds := range dc.sets.List() {

@@ -38,12 +38,8 @@ type Controller struct {
 // New is the Deployment controller, acting through h.
 func New(h web.Handler, clk clock.Clock) *Controller {
 	dc := &Controller{Base: controllers.NewBase(h, clk, "deployment-controller", "deployment-controller")}
-	dc.deploys = client.NewTypedInformer(dc.C, "/apis/apps/v1/deployments", controllers.Codec[deployment](),
-		controllers.OnChange(controllers.QueueKey[deployment](dc.Queue)),
-		map[string]func(*deployment) []string{"uid": controllers.ByUID[deployment]}, clk)
-	dc.sets = client.NewTypedInformer(dc.C, "/apis/apps/v1/replicasets", controllers.Codec[replicaSet](),
-		controllers.OnChange(controllers.QueueController[replicaSet](dc.Queue, dc.deploys)),
-		map[string]func(*replicaSet) []string{"controller": controllers.ByController[replicaSet]}, clk)
+	dc.deploys = controllers.Owners[deployment](dc.Base, "/apis/apps/v1/deployments")
+	dc.sets = controllers.Owned[replicaSet](dc.Base, "/apis/apps/v1/replicasets", dc.deploys)
 	return dc
 }
 

@@ -35,12 +35,8 @@ type Controller struct {
 // New is the Job controller, acting through h.
 func New(h web.Handler, clk clock.Clock) *Controller {
 	jc := &Controller{Base: controllers.NewBase(h, clk, "job-controller", "job-controller")}
-	jc.jobs = client.NewTypedInformer(jc.C, "/apis/batch/v1/jobs", controllers.Codec[job](),
-		controllers.OnChange(controllers.QueueKey[job](jc.Queue)),
-		map[string]func(*job) []string{"uid": controllers.ByUID[job]}, clk)
-	jc.pods = client.NewTypedInformer(jc.C, "/api/v1/pods", controllers.Codec[pod](),
-		controllers.OnChange(controllers.QueueController[pod](jc.Queue, jc.jobs)),
-		map[string]func(*pod) []string{"controller": controllers.ByController[pod]}, clk)
+	jc.jobs = controllers.Owners[job](jc.Base, "/apis/batch/v1/jobs")
+	jc.pods = controllers.Owned[pod](jc.Base, "/api/v1/pods", jc.jobs)
 	return jc
 }
 

@@ -41,12 +41,8 @@ type Controller struct {
 // New is the ReplicaSet controller, acting through h.
 func New(h web.Handler, clk clock.Clock) *Controller {
 	rc := &Controller{Base: controllers.NewBase(h, clk, "replicaset-controller", "replicaset-controller")}
-	rc.sets = client.NewTypedInformer(rc.C, "/apis/apps/v1/replicasets", controllers.Codec[replicaSet](),
-		controllers.OnChange(controllers.QueueKey[replicaSet](rc.Queue)),
-		map[string]func(*replicaSet) []string{"uid": controllers.ByUID[replicaSet]}, clk)
-	rc.pods = client.NewTypedInformer(rc.C, "/api/v1/pods", controllers.Codec[pod](),
-		controllers.OnChange(controllers.QueueController[pod](rc.Queue, rc.sets)),
-		map[string]func(*pod) []string{"controller": controllers.ByController[pod]}, clk)
+	rc.sets = controllers.Owners[replicaSet](rc.Base, "/apis/apps/v1/replicasets")
+	rc.pods = controllers.Owned[pod](rc.Base, "/api/v1/pods", rc.sets)
 	return rc
 }
 

@@ -43,12 +43,8 @@ type Controller struct {
 // New is the StatefulSet controller, acting through h.
 func New(h web.Handler, clk clock.Clock) *Controller {
 	sc := &Controller{Base: controllers.NewBase(h, clk, "statefulset-controller", "statefulset-controller")}
-	sc.sets = client.NewTypedInformer(sc.C, "/apis/apps/v1/statefulsets", controllers.Codec[statefulSet](),
-		controllers.OnChange(controllers.QueueKey[statefulSet](sc.Queue)),
-		map[string]func(*statefulSet) []string{"uid": controllers.ByUID[statefulSet]}, clk)
-	sc.pods = client.NewTypedInformer(sc.C, "/api/v1/pods", controllers.Codec[pod](),
-		controllers.OnChange(controllers.QueueController[pod](sc.Queue, sc.sets)),
-		map[string]func(*pod) []string{"controller": controllers.ByController[pod]}, clk)
+	sc.sets = controllers.Owners[statefulSet](sc.Base, "/apis/apps/v1/statefulsets")
+	sc.pods = controllers.Owned[pod](sc.Base, "/api/v1/pods", sc.sets)
 	sc.revisions = client.NewTypedInformer(sc.C, "/apis/apps/v1/controllerrevisions", controllers.Codec[revision](),
 		client.TypedHandler[*revision]{}, map[string]func(*revision) []string{"controller": controllers.ByController[revision]}, clk)
 	sc.claims = client.NewTypedInformer(sc.C, "/api/v1/persistentvolumeclaims", controllers.Codec[controllers.Object](),
