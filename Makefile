@@ -46,7 +46,6 @@ lint:
 # stand-in and the bridge are tested there, in Node.
 wasm-check:
 	GOOS=js GOARCH=wasm $(GO) build ./core/... ./wasm/...
-	GOOS=js GOARCH=wasm $(GO) build -tags sim -o /dev/null ./wasm
 	GOOS=js GOARCH=wasm $(GO) vet ./wasm/... ./core/web
 	GOOS=js GOARCH=wasm $(GO) test -count=1 -exec="$$($(GO) env GOROOT)/lib/wasm/go_js_wasm_exec" ./core/web ./wasm/bridge
 
@@ -146,8 +145,6 @@ edge: site edge-deps
 	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags=-s -o $(EDGE)/front/app.wasm ./wasm/edgefront
 	$(ASSETS_GEN) -o $(EDGE)/floor
 	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags=-s -o $(EDGE)/floor/app.wasm ./wasm/edgefloor
-	mkdir -p $(EDGE)/sandbox
-	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags=-s -tags sim -o $(EDGE)/sandbox/kubeplay.wasm ./wasm
 	node edge/build.mjs
 
 # The whole edge in a local workerd on EDGE_LISTEN (default 127.0.0.1:8787).
@@ -156,6 +153,7 @@ edge-dev: edge
 
 # The edge in a local workerd: kubectl, restarts, isolation, bad input, Chromium.
 edge-test: edge
+	node edge/size.mjs
 	cd edge && npm test
 
 # The edge's speed and size figures (cold start vs the floor Worker, restore with

@@ -2,9 +2,9 @@
 //   front/    the front Worker: front.mjs (its entry), kube.mjs, the site's
 //             sitepolicy.json, and the Go control plane (syumai/workers glue
 //             + app.wasm) + wrangler.jsonc
-//   sandbox/  the sandbox Worker: sandbox.mjs, kube.mjs, Go's wasm_exec.js and
-//             the core's kubeplay.wasm (the browser's build, with the simulated
-//             cluster: -tags sim) + wrangler.jsonc
+//   sandbox/  the sandbox Worker: sandbox.mjs, kube.mjs, Go's wasm_exec.js, the
+//             browser's modules: the core's kubeplay.wasm and the simulated
+//             cluster's kubeplay-sim.wasm + wrangler.jsonc
 // The local workerd config is written per run by workerd.mjs.
 
 import fs from 'node:fs';
@@ -14,7 +14,7 @@ import { COMPATIBILITY_DATE } from './workerd-config.mjs';
 
 const front = path.join(BUILD, 'front');
 const sandbox = path.join(BUILD, 'sandbox');
-for (const f of ['front/worker.mjs', 'front/runtime.mjs', 'front/wasm_exec.js', 'front/app.wasm', 'sandbox/kubeplay.wasm']) {
+for (const f of ['front/worker.mjs', 'front/runtime.mjs', 'front/wasm_exec.js', 'front/app.wasm']) {
   if (!fs.existsSync(path.join(BUILD, f))) throw new Error(`build/edge/${f} is missing: run make edge`);
 }
 fs.copyFileSync(path.join(ROOT, 'edge', 'front.mjs'), path.join(front, 'front.mjs'));
@@ -23,7 +23,7 @@ fs.copyFileSync(path.join(ROOT, 'sitepolicy', 'headers.json'), path.join(front, 
 fs.mkdirSync(sandbox, { recursive: true });
 fs.copyFileSync(path.join(ROOT, 'edge', 'sandbox.mjs'), path.join(sandbox, 'sandbox.mjs'));
 fs.copyFileSync(path.join(ROOT, 'edge', 'kube.mjs'), path.join(sandbox, 'kube.mjs'));
-fs.copyFileSync(path.join(SITE, 'wasm_exec.js'), path.join(sandbox, 'wasm_exec.js'));
+for (const f of ['wasm_exec.js', 'kubeplay.wasm', 'kubeplay-sim.wasm']) fs.copyFileSync(path.join(SITE, f), path.join(sandbox, f));
 fs.copyFileSync(path.join(SITE, 'openapi-documents.bin'), path.join(sandbox, 'openapi-documents.bin'));
 
 const durableObjects = [

@@ -25,6 +25,7 @@
 import { DurableObject } from 'cloudflare:workers';
 import './wasm_exec.js';
 import coreModule from './kubeplay.wasm';
+import simModule from './kubeplay-sim.wasm';
 // The OpenAPI documents, kept out of the core's module and given to it when a
 // client first asks (an ArrayBuffer: a Data module).
 import openapiDocuments from './openapi-documents.bin';
@@ -205,24 +206,40 @@ export class Sandbox extends DurableObject {
       cluster: this.meta.cluster,
     });
     for (const e of info.restoreErrors) console.error('kubeplay sandbox restore:', e);
+    // The simulated cluster (the default) runs in its own Go instance, a
+    // client of this core through its handle, as in the browser.
+    const { mode, nodes, speed } = this.meta.cluster;
+    if (mode !== 'api-only') {
+      this.sim ??= this.instantiateModule(simModule, 'kubeplaySim', () => { this.sim = null; });
+      await this.sim.start(api.handle, { nodes, speed });
+    }
     await this.ctx.storage.setAlarm(Math.min(this.deadline(), Date.now() + this.unloadIdleMs));
     return { api, info };
   }
 
   // instantiate runs a new Go instance of the core's module and returns its API.
   instantiate() {
-    const go = new Go();
-    let api = null;
-    globalThis.kubeplayReady = () => { api = globalThis.kubeplay; };
-    const instance = new WebAssembly.Instance(coreModule, go.importObject);
-    this.memory = instance.exports.mem;
-    go.run(instance).then(() => {
-      console.error('kubeplay sandbox: the core exited');
+    return this.instantiateModule(coreModule, 'kubeplay', () => {
       this.api = null;
       this.core = null;
     });
-    delete globalThis.kubeplayReady;
-    if (!api) throw new Error('the kubeplay core did not become ready');
+  }
+
+  // instantiateModule runs a new Go instance of module and returns the API it
+  // publishes as globalThis[name] (calling globalThis[name + 'Ready']), taken
+  // at once; onExit runs if its Go program ends.
+  instantiateModule(module, name, onExit) {
+    const go = new Go();
+    let api = null;
+    globalThis[name + 'Ready'] = () => { api = globalThis[name]; };
+    const instance = new WebAssembly.Instance(module, go.importObject);
+    if (module === coreModule) this.memory = instance.exports.mem;
+    go.run(instance).then(() => {
+      console.error(`kubeplay sandbox: ${name} exited`);
+      onExit();
+    });
+    delete globalThis[name + 'Ready'];
+    if (!api) throw new Error(`${name} did not become ready`);
     return api;
   }
 
@@ -261,6 +278,7 @@ export class Sandbox extends DurableObject {
   // it holds are dropped; storage already has every acknowledged write.
   async unload() {
     const { api } = await this.core.catch(() => ({}));
+    if (this.sim) await this.sim.stop().catch(() => {});
     if (api) await api.stop().catch(() => {});
     this.core = null;
     console.log('kubeplay sandbox idle: core unloaded');
@@ -298,6 +316,7 @@ export class Sandbox extends DurableObject {
     }
     if (this.core) {
       const { api } = await this.core.catch(() => ({}));
+      if (this.sim) await this.sim.stop().catch(() => {});
       if (api) await api.stop().catch(() => {});
     }
     this.core = null;

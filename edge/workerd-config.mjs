@@ -60,6 +60,7 @@ const sandbox :Workerd.Worker = (
     (name = "kube.mjs", esModule = embed "sandbox/kube.mjs"),
     (name = "wasm_exec.js", esModule = embed "sandbox/wasm_exec.js"),
     (name = "kubeplay.wasm", wasm = embed "sandbox/kubeplay.wasm"),
+    (name = "kubeplay-sim.wasm", wasm = embed "sandbox/kubeplay-sim.wasm"),
     (name = "openapi-documents.bin", data = embed "sandbox/openapi-documents.bin"),
   ],
   compatibilityDate = "${COMPATIBILITY_DATE}",

@@ -80,8 +80,10 @@ func start(_ js.Value, args []js.Value) any {
 		if v := host.Get("maxWatchSeconds"); v.Type() == js.TypeNumber {
 			cfg.API.MaxWatchTimeout = time.Duration(v.Float() * float64(time.Second))
 		}
-		// What runs besides the API (SIM-5; the browser's module has no
-		// simulation to run): {mode: "api-only"|"simulated", nodes, speed}.
+		// What runs besides the API (SIM-5): {mode: "api-only"|"simulated",
+		// nodes, speed}. This module runs no simulation itself (the host runs
+		// kubeplay-sim.wasm beside it); the mode still decides what the
+		// sandbox starts with.
 		if c := host.Get("cluster"); c.Type() == js.TypeObject {
 			cfg.APIOnly = c.Get("mode").Type() == js.TypeString && c.Get("mode").String() == "api-only"
 			if v := c.Get("nodes"); v.Type() == js.TypeNumber {

@@ -1,4 +1,4 @@
-//go:build !js || sim
+//go:build !js
 
 package sandbox
 
