@@ -343,7 +343,9 @@ func (s *Server) waitFresh(ctx context.Context, rev int64, cached bool) error {
 // watchCached says whether kube-apiserver keeps a watch cache of res: of
 // every resource but Events (its default --watch-cache-sizes leave them out),
 // whose reads all go to etcd.
-func watchCached(res *schema.Resource) bool { return res.Plural != "events" }
+func watchCached(res *schema.Resource) bool {
+	return res.Plural != "events" || res.Group != "" && res.Group != "events.k8s.io"
+}
 
 func (s *Server) get(w web.ResponseWriter, r *web.Request, t target) error {
 	if t.sub == "log" {
