@@ -48,9 +48,11 @@ func TestSIM_2_SchedulingRequestsTaintsPending(t *testing.T) {
 		c := conditionOf(e.get(pods+"/big-3"), "PodScheduled")
 		return c != nil && c["status"] == "False" && c["reason"] == "Unschedulable" && c["message"] == want
 	})
-	if got := e.events("default", "Pod", "big-3"); len(got) == 0 || got[0] != "FailedScheduling "+want {
-		t.Errorf("big-3 events: %q", got)
-	}
+	// The scheduler records the event after it sets the condition.
+	e.until(time.Minute, "big-3's FailedScheduling event", func() bool {
+		got := e.events("default", "Pod", "big-3")
+		return len(got) > 0 && got[0] == "FailedScheduling "+want
+	})
 	ev := e.list("/api/v1/namespaces/default/events?fieldSelector=involvedObject.name%3Dbig-3")[0]
 	if ev["reportingComponent"] != "default-scheduler" || ev["action"] != "Scheduling" || ev["eventTime"] == nil || ev["firstTimestamp"] != nil {
 		t.Errorf("a scheduler's event: %v", ev)
