@@ -3,8 +3,9 @@
 //             sitepolicy.json, and the Go control plane (syumai/workers glue
 //             + app.wasm) + wrangler.jsonc
 //   sandbox/  the sandbox Worker: sandbox.mjs, kube.mjs, Go's wasm_exec.js, the
-//             browser's modules: the core's kubeplay.wasm and the simulated
-//             cluster's kubeplay-sim.wasm + wrangler.jsonc
+//             browser's modules: the core's kubeplay.wasm, the simulated
+//             cluster's kubeplay-sim.wasm and the xDS module's kubeplay-xds.wasm
+//             + wrangler.jsonc
 // The local workerd config is written per run by workerd.mjs.
 
 import fs from 'node:fs';
@@ -23,7 +24,7 @@ fs.copyFileSync(path.join(ROOT, 'sitepolicy', 'headers.json'), path.join(front, 
 fs.mkdirSync(sandbox, { recursive: true });
 fs.copyFileSync(path.join(ROOT, 'edge', 'sandbox.mjs'), path.join(sandbox, 'sandbox.mjs'));
 fs.copyFileSync(path.join(ROOT, 'edge', 'kube.mjs'), path.join(sandbox, 'kube.mjs'));
-for (const f of ['wasm_exec.js', 'kubeplay.wasm', 'kubeplay-sim.wasm']) fs.copyFileSync(path.join(SITE, f), path.join(sandbox, f));
+for (const f of ['wasm_exec.js', 'kubeplay.wasm', 'kubeplay-sim.wasm', 'kubeplay-xds.wasm']) fs.copyFileSync(path.join(SITE, f), path.join(sandbox, f));
 fs.copyFileSync(path.join(SITE, 'openapi-documents.bin'), path.join(sandbox, 'openapi-documents.bin'));
 
 const durableObjects = [

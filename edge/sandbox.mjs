@@ -13,7 +13,10 @@
 //
 //   /s/{id}/<path>          a client's request as it came: the object checks the
 //                           token, strips /s/{id} and hands the core <path> at
-//                           the client's own host (discovery reports it)
+//                           the client's own host (discovery reports it);
+//                           /v3/discovery:* and /xds/v3/* go to the xDS module
+//                           (kubeplay-xds.wasm, started on first use as in the
+//                           browser: REST polling and the page's streams)
 //   https://control/create  POST {tokenHash, expiresAt, idleSeconds} → 201 | 409
 //
 // A core that fails to start answers 503 ServiceUnavailable; the next request
@@ -26,6 +29,7 @@ import { DurableObject } from 'cloudflare:workers';
 import './wasm_exec.js';
 import coreModule from './kubeplay.wasm';
 import simModule from './kubeplay-sim.wasm';
+import xdsModule from './kubeplay-xds.wasm';
 // The OpenAPI documents, kept out of the core's module and given to it when a
 // client first asks (an ArrayBuffer: a Data module).
 import openapiDocuments from './openapi-documents.bin';
@@ -42,6 +46,8 @@ const DEFAULT_UNLOAD_IDLE_SECONDS = 120;
 const CLIENT_PATH = /^\/s\/[^/]+(\/.*)?$/;
 // Paths the object answers itself, not the core.
 const STATUS_PATH = '/kubeplay/status';
+// Paths of the xDS module's HTTP transports (core/xds.IsHTTPPath).
+const XDS_PATH = /^\/(xds\/v3\/|v3\/discovery:)/;
 
 // Answers that carry no body (a 304 to a conditional OpenAPI request, say): a
 // Response with one of these statuses must be built without one.
@@ -114,6 +120,15 @@ export class Sandbox extends DurableObject {
     }
     const { api, info } = core;
     this.lastRequestAt = Date.now();
+    let handle = api.handle;
+    if (XDS_PATH.test(path)) {
+      try {
+        handle = (await this.startXDS(api)).handle;
+      } catch (err) {
+        console.error('kubeplay sandbox: the xDS module did not start:', err && err.stack || err);
+        return unavailable('the xDS module could not start: ' + (err && err.message || err));
+      }
+    }
     if (path === STATUS_PATH) {
       return jsonResponse(200, {
         restoredRevision: info.revision,
@@ -131,7 +146,7 @@ export class Sandbox extends DurableObject {
     request.headers.forEach((value, name) => {
       if (name !== 'authorization') headers += `${name}: ${value}\r\n`;
     });
-    const res = await api.handle(request.method, url.origin + path + url.search, headers, body);
+    const res = await handle(request.method, url.origin + path + url.search, headers, body);
     // encodeBody 'manual': a body the core gzipped (a large list, the OpenAPI
     // v2 document) is sent as it is; by default the runtime would gzip it again.
     const init = { status: res.status, headers: JSON.parse(res.headers), encodeBody: 'manual' };
@@ -141,8 +156,25 @@ export class Sandbox extends DurableObject {
       if (streamed) res.body.cancel(); // ends the request in the core, as a closed connection would
       return new Response(null, init);
     }
-    const watch = streamed && /^(1|true)$/.test(url.searchParams.get('watch') || '');
-    return new Response(watch ? this.countedWatch(res.body) : res.body, init);
+    // A watch, or a page reading an xDS stream, keeps the core loaded.
+    const open = streamed && (handle !== api.handle || /^(1|true)$/.test(url.searchParams.get('watch') || ''));
+    return new Response(open ? this.countedWatch(res.body) : res.body, init);
+  }
+
+  // startXDS starts the xDS module once per core, as a client of it; after a
+  // failure the next call tries again.
+  startXDS(api) {
+    if (!this.xds) {
+      this.xds = (async () => {
+        this.xdsAPI ??= this.instantiateModule(xdsModule, 'kubeplayXDS', () => { this.xdsAPI = null; this.xds = null; });
+        await this.xdsAPI.start(api.handle);
+        return this.xdsAPI;
+      })().catch((err) => {
+        this.xds = null;
+        throw err;
+      });
+    }
+    return this.xds;
   }
 
   // countedWatch passes a watch stream through and counts it while it is open,
@@ -204,6 +236,8 @@ export class Sandbox extends DurableObject {
       writeSnapshot: (snapshot) => this.writeSnapshot(snapshot),
       openapiDocuments: async () => new Uint8Array(openapiDocuments),
       cluster: this.meta.cluster,
+      // The xDS group is served, its objects checked by the xDS module.
+      validateXDS: async (kind, json) => (await this.startXDS(api)).validate(kind, json),
     });
     for (const e of info.restoreErrors) console.error('kubeplay sandbox restore:', e);
     // The simulated cluster (the default) runs in its own Go instance, a
@@ -222,6 +256,9 @@ export class Sandbox extends DurableObject {
     return this.instantiateModule(coreModule, 'kubeplay', () => {
       this.api = null;
       this.core = null;
+      // The xDS module was a client of this core: the next core starts it anew.
+      this.xds?.then((xds) => xds.stop()).catch(() => {});
+      this.xds = null;
     });
   }
 
@@ -277,12 +314,22 @@ export class Sandbox extends DurableObject {
   // unload stops the core and resets the object: the Go instance and everything
   // it holds are dropped; storage already has every acknowledged write.
   async unload() {
+    await this.stopCore();
+    console.log('kubeplay sandbox idle: core unloaded');
+    this.ctx.abort('idle: kubeplay core unloaded');
+  }
+
+  // stopCore stops the core and its clients (the simulated cluster, the xDS
+  // module), if it runs.
+  async stopCore() {
+    if (!this.core) return;
     const { api } = await this.core.catch(() => ({}));
+    const xds = this.xds && await this.xds.catch(() => null);
+    if (xds) await xds.stop().catch(() => {});
+    this.xds = null;
     if (this.sim) await this.sim.stop().catch(() => {});
     if (api) await api.stop().catch(() => {});
     this.core = null;
-    console.log('kubeplay sandbox idle: core unloaded');
-    this.ctx.abort('idle: kubeplay core unloaded');
   }
 
   touch() {
@@ -314,12 +361,7 @@ export class Sandbox extends DurableObject {
       await this.ctx.storage.setAlarm(Math.min(deadline, unloadAt));
       return;
     }
-    if (this.core) {
-      const { api } = await this.core.catch(() => ({}));
-      if (this.sim) await this.sim.stop().catch(() => {});
-      if (api) await api.stop().catch(() => {});
-    }
-    this.core = null;
+    await this.stopCore();
     this.meta = null;
     await this.ctx.storage.deleteAlarm();
     await this.ctx.storage.deleteAll();

@@ -179,6 +179,78 @@ test('SIM-5 SIM-1: a sandbox runs the simulated cluster it was created with: its
   assert.deepEqual((await call(apiOnly, 'GET', CMS)).json.items, []);
 });
 
+test('XDS-7 XDS-1 XDS-2: a sandbox serves the xDS group and its discovery service: a spec Envoy cannot read is a 422, REST polling and a page\'s stream get the Cluster, an edit is pushed', async () => {
+  const sb = await createSandbox(edge, { cluster: API_ONLY });
+  const CLUSTERS = '/apis/xds.kubeplay.dev/v1/clusters';
+  const cluster = (timeout, rv) => ({ apiVersion: 'xds.kubeplay.dev/v1', kind: 'Cluster', metadata: { name: 'web', ...(rv ? { resourceVersion: rv } : {}) }, spec: { connectTimeout: timeout } });
+  // The group is in discovery, as in the browser and natively.
+  const group = await call(sb, 'GET', '/apis/xds.kubeplay.dev/v1');
+  assert.equal(group.status, 200);
+  assert.ok(group.json.resources.some((r) => r.name === 'clusters' && r.kind === 'Cluster'));
+  // The xDS module checks the spec as Envoy's type: a 422 naming the field.
+  const bad = await call(sb, 'POST', CLUSTERS, { body: cluster('soon') });
+  assert.equal(bad.status, 422, bad.text);
+  assert.equal(bad.json.reason, 'Invalid');
+  assert.match(bad.json.details.causes[0].field, /spec\.connectTimeout/);
+  const created = await call(sb, 'POST', CLUSTERS, { body: cluster('1s') });
+  assert.equal(created.status, 201, created.text);
+
+  // REST polling: the Cluster, then 304 at its version.
+  let polled;
+  await eventually(async () => {
+    polled = await call(sb, 'POST', '/v3/discovery:clusters', { body: { node: { id: 'edge' } } });
+    return polled.status === 200 && polled.json.resources?.length === 1;
+  }, 'REST polling to serve the Cluster');
+  assert.equal(polled.json.typeUrl, 'type.googleapis.com/envoy.config.cluster.v3.Cluster');
+  assert.equal(polled.json.resources[0].name, 'web');
+  assert.equal(polled.json.resources[0].connectTimeout, '1s');
+  const current = await call(sb, 'POST', '/v3/discovery:clusters', { body: { versionInfo: polled.json.versionInfo } });
+  assert.equal(current.status, 304);
+  assert.equal((await call(sb, 'POST', '/v3/discovery:clusters', { body: { resourceNames: 'web' } })).status, 400);
+
+  // A page's delta stream: open, read lines, subscribe; an edit is pushed.
+  const TYPE = 'type.googleapis.com/envoy.config.cluster.v3.Cluster';
+  const opened = await call(sb, 'POST', '/xds/v3/streams?protocol=delta');
+  assert.equal(opened.status, 201, opened.text);
+  const stream = `${sb.server}/xds/v3/streams/${opened.json.id}`;
+  const reading = await fetch(stream, { headers: { Authorization: `Bearer ${sb.token}` } });
+  assert.equal(reading.status, 200);
+  const lines = [];
+  const reader = reading.body.pipeThrough(new TextDecoderStream()).getReader();
+  let buffered = '';
+  const pump = (async () => {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      buffered += value;
+      for (let i; (i = buffered.indexOf('\n')) >= 0; buffered = buffered.slice(i + 1)) lines.push(JSON.parse(buffered.slice(0, i)));
+    }
+  })().catch(() => {});
+  try {
+    // A page reading a stream keeps the core loaded, as a watch does.
+    await eventually(async () => (await call(sb, 'GET', '/kubeplay/status')).json.openWatches === 1, 'the sandbox to count the stream');
+    const subscribe = await call(sb, 'POST', `/xds/v3/streams/${opened.json.id}`, { body: { typeUrl: TYPE, resourceNamesSubscribe: ['web'] } });
+    assert.equal(subscribe.status, 202, subscribe.text);
+    await eventually(() => lines.length >= 1, 'the first delta response');
+    assert.equal(lines[0].resources[0].name, 'web');
+    assert.equal(lines[0].resources[0].resource.connectTimeout, '1s');
+    assert.equal((await call(sb, 'POST', `/xds/v3/streams/${opened.json.id}`, { body: { typeUrl: TYPE, responseNonce: lines[0].nonce } })).status, 202);
+    const rv = (await call(sb, 'GET', `${CLUSTERS}/web`)).json.metadata.resourceVersion;
+    assert.equal((await call(sb, 'PUT', `${CLUSTERS}/web`, { body: cluster('2s', rv) })).status, 200);
+    await eventually(() => lines.length >= 2, 'the edit to be pushed');
+    assert.equal(lines[1].resources[0].resource.connectTimeout, '2s');
+    // A NACK keeps the last good version, and the status shows it.
+    const nacked = await call(sb, 'POST', `/xds/v3/streams/${opened.json.id}`, { body: { typeUrl: TYPE, responseNonce: lines[1].nonce, errorDetail: { message: 'rejected at the edge' } } });
+    assert.equal(nacked.status, 202);
+    await eventually(async () => (await call(sb, 'GET', '/xds/v3/status')).json.flatMap((st) => st.types).some((t) => t.nack?.message === 'rejected at the edge'), 'the NACK in the status');
+  } finally {
+    await reader.cancel().catch(() => {});
+    await pump;
+  }
+  assert.equal((await call(sb, 'DELETE', `/xds/v3/streams/${opened.json.id}`)).status, 204);
+  await eventually(async () => (await call(sb, 'GET', '/kubeplay/status')).json.openWatches === 0, 'the stream to end');
+});
+
 test('PLAY-9: malformed creation requests and workshop mode', async () => {
   for (const body of ['{', '[]', '{"unknown":1}', '{} {}', '{"cluster":{"mode":"kind"}}', '{"cluster":{"nodes":51}}', '{"cluster":{"speed":-1}}', '{"cluster":{"size":1}}']) {
     const r = await fetch(edge.url + '/sandboxes', { method: 'POST', body });

@@ -8,6 +8,8 @@
 //
 //	kubeplayXDS.start(kubeplay.handle) → Promise
 //	    starts the discovery service (core/xds) over the core's API.
+//	kubeplayXDS.stop() → Promise
+//	    stops it (its streams end); a later start begins anew.
 //	kubeplayXDS.handle(method, url, headers, body) → Promise<{status, headers, body}>
 //	    its HTTP transports (REST polling, the page's streams, status), as
 //	    kubeplay.handle answers.
@@ -29,11 +31,13 @@ import (
 var (
 	mu     sync.Mutex
 	server *xds.Server
+	halt   func()
 )
 
 func main() {
 	api := js.Global().Get("Object").New()
 	api.Set("start", js.FuncOf(start))
+	api.Set("stop", js.FuncOf(stop))
 	api.Set("handle", bridge.Handler(web.HandlerFunc(serve)))
 	api.Set("validate", js.FuncOf(validate))
 	js.Global().Set("kubeplayXDS", api)
@@ -51,7 +55,19 @@ func start(_ js.Value, args []js.Value) any {
 		mu.Lock()
 		defer mu.Unlock()
 		if server == nil {
-			server, _ = xds.Start(bridge.Remote(args[0]), xds.Config{}) // runs as long as the module
+			server, halt = xds.Start(bridge.Remote(args[0]), xds.Config{})
+		}
+		return nil, nil
+	})
+}
+
+func stop(js.Value, []js.Value) any {
+	return bridge.Async(func() (any, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if server != nil {
+			halt()
+			server, halt = nil, nil
 		}
 		return nil, nil
 	})
