@@ -118,6 +118,10 @@ test('PLAY-9: an idle sandbox object is evicted (core unloaded, object reset) an
     const sb = await createSandbox(edge, { cluster: API_ONLY });
     const first = await call(sb, 'POST', CMS, { body: configMap('before-eviction') });
     assert.equal(first.status, 201);
+    // The xDS module runs too (its informers watch the core in-process: they
+    // do not hold the object).
+    const xdsCluster = { apiVersion: 'xds.kubeplay.dev/v1', kind: 'Cluster', metadata: { name: 'kept' }, spec: { connectTimeout: '3s' } };
+    assert.equal((await call(sb, 'POST', '/apis/xds.kubeplay.dev/v1/clusters', { body: xdsCluster })).status, 201);
     const started = (await call(sb, 'GET', '/kubeplay/status')).json.instanceStartedAt;
 
     // A watch is open: the object stays.
@@ -142,6 +146,9 @@ test('PLAY-9: an idle sandbox object is evicted (core unloaded, object reset) an
     assert.equal(second.status, 201);
     assert.ok(Number(second.json.metadata.resourceVersion) > Number(first.json.metadata.resourceVersion));
     assert.deepEqual(names(await call(sb, 'GET', CMS)), ['after-eviction', 'before-eviction', 'ends-the-watch']);
+    const polled = await call(sb, 'POST', '/v3/discovery:clusters', { body: {} });
+    assert.equal(polled.status, 200, polled.text);
+    assert.deepEqual(polled.json.resources.map((r) => [r.name, r.connectTimeout]), [['kept', '3s']]);
   } finally {
     await edge.stop();
     fs.rmSync(dir, { recursive: true, force: true });
