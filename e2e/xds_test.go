@@ -215,3 +215,28 @@ spec:
 	}
 	k.must("delete", "typedresources.xds.kubeplay.dev", "router")
 }
+
+// TestXDS_Explain: kubectl explain reads the xDS kinds from the group's
+// OpenAPI document, made from Envoy's definitions: the kind, its spec's
+// message, a nested field's type and an enum's values.
+func TestXDS_Explain(t *testing.T) {
+	k, _ := startXDS(t)
+	out := k.must("explain", "clusters.xds.kubeplay.dev")
+	for _, want := range []string{"GROUP:      xds.kubeplay.dev", "KIND:       Cluster", "Envoy's envoy.config.cluster.v3.Cluster", "spec\t<Cluster> -required-", "ttl\t<string>"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("explain clusters lacks %q:\n%s", want, out)
+		}
+	}
+	out = k.must("explain", "clusters.xds.kubeplay.dev.spec.lbPolicy")
+	for _, want := range []string{"FIELD: lbPolicy <string>", "ENUM:\n    ROUND_ROBIN\n    LEAST_REQUEST"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("explain spec.lbPolicy lacks %q:\n%s", want, out)
+		}
+	}
+	out = k.must("explain", "listeners.xds.kubeplay.dev.spec.address.socketAddress")
+	for _, want := range []string{"portValue\t<integer>", "address\t<string>", "One of portValue, namedPort: set at most one."} {
+		if !strings.Contains(out, want) {
+			t.Errorf("explain spec.address.socketAddress lacks %q:\n%s", want, out)
+		}
+	}
+}

@@ -22,18 +22,36 @@ const refPrefix = `"$ref":"#/components/schemas/`
 // must be unpacked.
 func withBuiltinSchemas(body []byte) []byte {
 	builtinSchemas.once.Do(func() {
-		builtinSchemas.schemas = map[string]json.RawMessage{}
+		docs := make([][]byte, 0, len(builtins.v3))
 		for _, d := range builtins.v3 {
-			var doc struct {
-				Components struct{ Schemas map[string]json.RawMessage }
-			}
-			if json.Unmarshal(d, &doc) == nil {
-				for k, v := range doc.Components.Schemas {
-					builtinSchemas.schemas[k] = v
-				}
+			docs = append(docs, d)
+		}
+		builtinSchemas.schemas = ComponentSchemas(docs)
+	})
+	return WithReferencedSchemas(body, builtinSchemas.schemas)
+}
+
+// ComponentSchemas are the component schemas of v3 documents, by name.
+func ComponentSchemas(docs [][]byte) map[string]json.RawMessage {
+	out := map[string]json.RawMessage{}
+	for _, d := range docs {
+		var doc struct {
+			Components struct{ Schemas map[string]json.RawMessage }
+		}
+		if json.Unmarshal(d, &doc) == nil {
+			for k, v := range doc.Components.Schemas {
+				out[k] = v
 			}
 		}
-	})
+	}
+	return out
+}
+
+// WithReferencedSchemas adds to a v3 document the component schemas of from
+// that it references and it lacks, and those they reference: a document
+// made apart (a custom resource's, the xDS group's) gets meta/v1's ObjectMeta
+// and what it needs. A body that is not a document is returned as it is.
+func WithReferencedSchemas(body []byte, from map[string]json.RawMessage) []byte {
 	var doc map[string]any
 	if json.Unmarshal(body, &doc) != nil {
 		return body
@@ -53,7 +71,7 @@ func withBuiltinSchemas(body []byte) []byte {
 			}
 			b = b[i+len(refPrefix):]
 			name := string(b[:bytes.IndexByte(b, '"')])
-			if s, ok := builtinSchemas.schemas[name]; ok && schemas[name] == nil {
+			if s, ok := from[name]; ok && schemas[name] == nil {
 				schemas[name] = s
 				todo = append(todo, s)
 			}

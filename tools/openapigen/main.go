@@ -101,6 +101,12 @@ func Generate(release string) (*Documents, error) {
 		out.V3Paths = append(out.V3Paths, p)
 		out.V3 = append(out.V3, b)
 	}
+	xds, err := xdsDocument(out.V3)
+	if err != nil {
+		return nil, err
+	}
+	out.V3Paths = append(out.V3Paths, xdsPath)
+	out.V3 = append(out.V3, xds)
 	var v2 map[string]any
 	if err := readJSON(filepath.Join(spec, "swagger.json"), &v2); err != nil {
 		return nil, err
