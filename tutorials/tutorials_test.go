@@ -293,53 +293,66 @@ func checkShape(t *testing.T, tut *tutorial) {
 
 // TestPLAY_7_TutorialsReplay replays every tutorial against the core, twice on the
 // same server: the second run shows a tutorial can be replayed in a sandbox
-// where it already ran.
+// where it already ran. A tutorial holds in both kinds of sandbox, an
+// API-only one and one with the simulated cluster (run 20 times faster),
+// which behaves as a real cluster does (a kube-root-ca.crt ConfigMap in
+// every namespace, controllers writing beside the tutorial); one that says
+// "cluster": "simulated" needs the simulation and runs with it only.
 func TestPLAY_7_TutorialsReplay(t *testing.T) {
 	for _, e := range loadIndex(t) {
-		t.Run(e.ID, func(t *testing.T) {
-			t.Parallel()
-			tut := loadTutorial(t, e.File)
-			// The tutorials are written for the browser's sandbox, which
-			// serves the API only (no kube-root-ca.crt in their namespaces),
-			// but those for the simulated cluster (run 20 times faster).
-			srv, err := sandbox.New(sandbox.Config{APIOnly: tut.Cluster != "simulated", Cluster: sim.Config{Speed: 20},
-				API: apiserver.Config{Resources: schema.XDS(xds.Validate)}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			// The discovery service beside the API, as the native command
-			// serves it.
-			xs, stopXDS := xds.Start(srv, xds.Config{})
-			hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				if xds.IsHTTPPath(r.URL.Path) {
-					xs.ServeHTTP(w, r)
-					return
-				}
-				srv.ServeHTTP(w, r)
-			}))
-			t.Cleanup(func() {
-				stopXDS()
-				// Let the namespace controller finish the namespaces the tutorial
-				// deleted: closing the store under it can leave storage.Store.List
-				// holding its mutex (db.View fails before the callback that unlocks
-				// it), and then Server.Close waits for the controller forever.
-				waitNoTerminatingNamespaces(t, hs)
-				hs.CloseClientConnections()
-				hs.Close()
-				srv.Close()
+		tut := loadTutorial(t, e.File)
+		modes := []string{"simulated"}
+		if tut.Cluster == "" {
+			modes = append(modes, "api-only")
+		}
+		for _, mode := range modes {
+			t.Run(e.ID+"/"+mode, func(t *testing.T) {
+				t.Parallel()
+				replayTutorial(t, tut, mode == "api-only")
 			})
-			for run := 1; run <= 2; run++ {
-				vars := map[string]any{}
-				for i, st := range tut.Steps {
-					res := runStep(t.Context(), hs.Client(), hs.URL, st, vars)
-					if len(res.failures) > 0 {
-						t.Fatalf("tutorial %s, run %d, step %d (%q): %s\nstatus %d, body:\n%s", tut.ID, run, i+1, st.Title,
-							strings.Join(res.failures, "\n  "), res.status, truncate(res.bodyText, 2000))
-					}
-					vars = res.vars
-				}
+		}
+	}
+}
+
+// replayTutorial plays tut twice on a new sandbox beside the discovery
+// service, as the native command serves them.
+func replayTutorial(t *testing.T, tut *tutorial, apiOnly bool) {
+	srv, err := sandbox.New(sandbox.Config{APIOnly: apiOnly, Cluster: sim.Config{Speed: 20},
+		API: apiserver.Config{Resources: schema.XDS(xds.Validate)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The discovery service beside the API, as the native command
+	// serves it.
+	xs, stopXDS := xds.Start(srv, xds.Config{})
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if xds.IsHTTPPath(r.URL.Path) {
+			xs.ServeHTTP(w, r)
+			return
+		}
+		srv.ServeHTTP(w, r)
+	}))
+	t.Cleanup(func() {
+		stopXDS()
+		// Let the namespace controller finish the namespaces the tutorial
+		// deleted: closing the store under it can leave storage.Store.List
+		// holding its mutex (db.View fails before the callback that unlocks
+		// it), and then Server.Close waits for the controller forever.
+		waitNoTerminatingNamespaces(t, hs)
+		hs.CloseClientConnections()
+		hs.Close()
+		srv.Close()
+	})
+	for run := 1; run <= 2; run++ {
+		vars := map[string]any{}
+		for i, st := range tut.Steps {
+			res := runStep(t.Context(), hs.Client(), hs.URL, st, vars)
+			if len(res.failures) > 0 {
+				t.Fatalf("tutorial %s, run %d, step %d (%q): %s\nstatus %d, body:\n%s", tut.ID, run, i+1, st.Title,
+					strings.Join(res.failures, "\n  "), res.status, truncate(res.bodyText, 2000))
 			}
-		})
+			vars = res.vars
+		}
 	}
 }
 
