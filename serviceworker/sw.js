@@ -17,10 +17,13 @@
 //       → this worker: the sandbox's cluster mode. GET answers {mode, nodes,
 //         speed}; PUT {mode: "simulated" | "api-only", nodes, speed} keeps it
 //         with the sandbox's data (across restarts and builds; a reset
-//         returns to the default) and applies it. "simulated" runs the simulated cluster (kubeplay-sim.wasm: nodes,
-//         scheduler, kubelets, controllers; a third Go instance, loaded then
-//         and cached) as a client of the core; "api-only" (the default) serves
-//         the API alone, as the tutorials expect.
+//         returns to the default) and applies it. "simulated" (the default,
+//         as at the edge and natively) runs the simulated cluster
+//         (kubeplay-sim.wasm: nodes, scheduler, kubelets, controllers; a third
+//         Go instance, loaded once the core answers, and cached) as a client
+//         of the core; "api-only" serves the API alone. Lowering the node count
+//         deletes the nodes beyond it and their Pods, as kube's pod garbage
+//         collector does.
 //   other GET → cache first (the build's assets), then network.
 // Messages: the page may post {type: 'kubeplay-status'} to ask for the state,
 // {type: 'kubeplay-reset'} to wipe the sandbox, and {type: 'kubeplay-keepalive'}
@@ -290,7 +293,7 @@ async function loadModule(path, name, ready, onExit) {
 
 // ---- the simulated cluster -----------------------------------------------------
 
-const DEFAULT_CLUSTER = { mode: 'api-only', nodes: 3, speed: 1 };
+const DEFAULT_CLUSTER = { mode: 'simulated', nodes: 3, speed: 1 };
 
 // The cluster mode is kept with the sandbox's data (IndexedDB's snapshot
 // store, key "cluster"): every build and restart reads it, a reset wipes it.

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
@@ -129,3 +130,43 @@ func register(ctx context.Context, c, lifecycle *client.Client, i, total int, no
 	}
 	return nil
 }
+
+// removeNodes takes out the simulated nodes numbered from on, left by a run
+// with more nodes (a sandbox's node count lowered): as an administrator
+// deleting a Node does, followed by kube's pod garbage collector, which
+// deletes the Pods bound to a node that no longer exists (at once, with no
+// grace: no kubelet is left to stop them); their controllers then make new
+// ones on the nodes that remain. The nodes' Leases go with them (the garbage
+// collector follows their owner references).
+func removeNodes(ctx context.Context, h web.Handler, lifecycle *client.Client, from int) error {
+	podGC := controllers.NewClient(h, "pod-garbage-collector")
+	for i := from; i < MaxNodes; i++ {
+		name := NodeName(i)
+		if _, err := lifecycle.Do(ctx, web.MethodGet, "/api/v1/nodes/"+name, "", nil); client.IsNotFound(err) {
+			continue
+		} else if err != nil {
+			return err
+		}
+		if _, err := lifecycle.Do(ctx, web.MethodDelete, "/api/v1/nodes/"+name, "", nil); err != nil && !client.IsNotFound(err) {
+			return err
+		}
+		data, err := podGC.Do(ctx, web.MethodGet, "/api/v1/pods?fieldSelector=spec.nodeName%3D"+name, "", nil)
+		if err != nil {
+			return err
+		}
+		var pods struct {
+			Items []struct{ Metadata controllers.ObjectMeta }
+		}
+		if err := json.Unmarshal(data, &pods); err != nil {
+			return err
+		}
+		for _, p := range pods.Items {
+			path := "/api/v1/namespaces/" + p.Metadata.Namespace + "/pods/" + p.Metadata.Name
+			if _, err := podGC.Do(ctx, web.MethodDelete, path, "application/json", []byte(`{"gracePeriodSeconds":0}`)); err != nil && !client.IsNotFound(err) {
+				return err
+			}
+		}
+	}
+	return nil
+}
+

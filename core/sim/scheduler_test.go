@@ -125,3 +125,46 @@ func TestSIM_2_NodesAndLeases(t *testing.T) {
 		return object.String(object.Path(e.get(leasePath), "spec", "renewTime")) > registered
 	})
 }
+
+// TestSIM_5_FewerNodes: a cluster started again with fewer nodes (a sandbox's
+// node count lowered) deletes the nodes it no longer has, their Pods (as
+// kube's pod garbage collector deletes those bound to a missing node) and,
+// through the garbage collector, their Leases; the Deployment's Pods come
+// back on the nodes that remain.
+func TestSIM_5_FewerNodes(t *testing.T) {
+	e := newEnv(t, sim.Config{Nodes: 3})
+	e.create(deployments, webDeployment(2))
+	e.until(time.Minute, "web rolled out", func() bool { return e.deploymentDone("default", "web") })
+	on := func(node string) int {
+		n := 0
+		for _, p := range e.list("/api/v1/namespaces/default/pods") {
+			if object.Path(p, "spec", "nodeName") == node {
+				n++
+			}
+		}
+		return n
+	}
+	if on("kubeplay-worker2") == 0 {
+		t.Fatalf("no Pod on kubeplay-worker2 to move")
+	}
+	e.cluster.Stop()
+	cl, err := sim.Start(e.srv, sim.Config{Nodes: 2, Clock: e.clock})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.cluster = cl
+	t.Cleanup(cl.Stop)
+	var names []string
+	for _, n := range e.list("/api/v1/nodes") {
+		names = append(names, object.MetaString(n, "name"))
+	}
+	if strings.Join(names, " ") != "kubeplay-control-plane kubeplay-worker" {
+		t.Fatalf("nodes after lowering the count: %v", names)
+	}
+	e.until(time.Minute, "web's Pods back on the worker", func() bool {
+		return e.deploymentDone("default", "web") && on("kubeplay-worker") == 2 && on("kubeplay-worker2") == 0
+	})
+	e.until(time.Minute, "kubeplay-worker2's Lease collected", func() bool {
+		return len(e.list("/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases")) == 2
+	})
+}

@@ -82,6 +82,10 @@ func Start(h web.Handler, cfg Config) (*Cluster, error) {
 		}
 		cl.parts = append(cl.parts, newKubelet(h, cfg.Clock, i, cfg.Speed))
 	}
+	if err := removeNodes(ctx, h, lifecycle, cfg.Nodes); err != nil {
+		cancel()
+		return nil, err
+	}
 	cl.parts = append(cl.parts, newScheduler(h, cfg.Clock), newProvisioner(h, cfg.Clock),
 		replicaset.New(h, cfg.Clock),
 		deployment.New(h, cfg.Clock),
