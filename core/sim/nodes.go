@@ -169,4 +169,3 @@ func removeNodes(ctx context.Context, h web.Handler, lifecycle *client.Client, f
 	}
 	return nil
 }
-
