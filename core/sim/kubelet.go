@@ -26,6 +26,7 @@ const (
 	backoffBase    = 10 * time.Second        // kubelet's crash and pull back-off, doubling
 	backoffMax     = 300 * time.Second
 	renewEvery     = 10 * time.Second // a node Lease's renewal: a quarter of its 40s
+	reportEvery    = 5 * time.Minute  // a node status report with nothing changed (nodeStatusReportFrequency)
 )
 
 // kubelet is one simulated node's kubelet (kwok's idea): it watches the Pods
@@ -51,7 +52,9 @@ const (
 // Durations are divided by the simulation's speed. Nothing is timed while no
 // Pod is on its way somewhere: the node's Lease is renewed (every 10 seconds
 // at most, as a kubelet's heartbeat) only while the kubelet has work, so its
-// renewTime says when the node last did something.
+// renewTime says when the node last did something; so is the node's status
+// (its conditions' lastHeartbeatTime), every 5 minutes at most and at the
+// first work after a start, as a kubelet reports an unchanged status.
 type kubelet struct {
 	name   string
 	index  int
@@ -63,12 +66,13 @@ type kubelet struct {
 	clock  clock.Clock
 	speed  float64
 
-	mu      sync.Mutex
-	images  map[string]bool      // images the node has pulled
-	ips     map[string]string    // pod IP → Pod key
-	lastIP  int                  // the last address given out
-	backoff map[string]time.Time // Pod key/container → when its image pull back-off began
-	renewed time.Time            // the Lease's last renewal
+	mu       sync.Mutex
+	images   map[string]bool      // images the node has pulled
+	ips      map[string]string    // pod IP → Pod key
+	lastIP   int                  // the last address given out
+	backoff  map[string]time.Time // Pod key/container → when its image pull back-off began
+	renewed  time.Time            // the Lease's last renewal
+	reported time.Time            // the node status's last report
 }
 
 func newKubelet(h web.Handler, clk clock.Clock, index int, speed float64) *kubelet {
@@ -121,19 +125,32 @@ func (k *kubelet) forget(key string) {
 	}
 }
 
-// heartbeat renews the node's Lease when it is due.
+// heartbeat renews the node's Lease, and reports its status, when due.
 func (k *kubelet) heartbeat(ctx context.Context) {
 	k.mu.Lock()
 	now := k.clock.Now()
-	due := now.Sub(k.renewed) >= renewEvery
-	if due {
+	renew := now.Sub(k.renewed) >= renewEvery
+	if renew {
 		k.renewed = now
 	}
+	report := k.reported.IsZero() || now.Sub(k.reported) >= reportEvery
+	if report {
+		k.reported = now
+	}
 	k.mu.Unlock()
-	if due {
-		renew := fmt.Sprintf(`{"spec":{"renewTime":%q}}`, controllers.MicroTimestamp(now))
+	// A missed heartbeat or report is the next one's.
+	if renew {
+		lease := fmt.Sprintf(`{"spec":{"renewTime":%q}}`, controllers.MicroTimestamp(now))
 		_, _ = k.c.Do(ctx, web.MethodPatch, "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/"+k.name,
-			"application/merge-patch+json", []byte(renew)) // a missed heartbeat is the next one's
+			"application/merge-patch+json", []byte(lease))
+	}
+	if report {
+		var conditions []string
+		for _, typ := range []string{"MemoryPressure", "DiskPressure", "PIDPressure", "Ready"} {
+			conditions = append(conditions, fmt.Sprintf(`{"type":%q,"lastHeartbeatTime":%q}`, typ, object.Timestamp(now)))
+		}
+		status := `{"status":{"conditions":[` + strings.Join(conditions, ",") + `]}}`
+		_, _ = k.c.Do(ctx, web.MethodPatch, "/api/v1/nodes/"+k.name+"/status", "application/strategic-merge-patch+json", []byte(status))
 	}
 }
 

@@ -119,11 +119,29 @@ func TestSIM_2_NodesAndLeases(t *testing.T) {
 		t.Errorf("lease %v", lease)
 	}
 	registered := object.String(object.Path(lease, "spec", "renewTime"))
+	heartbeat := func() string {
+		return object.String(conditionOf(e.get("/api/v1/nodes/kubeplay-worker"), "Ready")["lastHeartbeatTime"])
+	}
+	reported := heartbeat()
 	e.clock.Step(time.Minute)
 	e.create(pods, podDoc("web", `{"containers":[{"name":"c","image":"nginx"}]}`))
 	e.until(time.Minute, "the worker's lease renewed", func() bool {
 		return object.String(object.Path(e.get(leasePath), "spec", "renewTime")) > registered
 	})
+	// The status is reported at the first work, then every 5 minutes at most.
+	e.until(time.Minute, "the worker's status reported", func() bool { return heartbeat() > reported })
+	if c := conditionOf(e.get("/api/v1/nodes/kubeplay-worker"), "Ready"); c["status"] != "True" || c["lastTransitionTime"] == c["lastHeartbeatTime"] {
+		t.Errorf("Ready after a report: %v", c)
+	}
+	reported = heartbeat()
+	e.create(pods, podDoc("web2", `{"containers":[{"name":"c","image":"nginx"}]}`))
+	e.until(time.Minute, "web2 running", func() bool { return object.Path(e.get(pods+"/web2"), "status", "phase") == "Running" })
+	if heartbeat() != reported {
+		t.Errorf("status reported again within 5 minutes")
+	}
+	e.clock.Step(6 * time.Minute)
+	e.create(pods, podDoc("web3", `{"containers":[{"name":"c","image":"nginx"}]}`))
+	e.until(time.Minute, "the worker's status reported again", func() bool { return heartbeat() > reported })
 }
 
 // TestSIM_5_FewerNodes: a cluster started again with fewer nodes (a sandbox's
