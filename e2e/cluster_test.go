@@ -148,6 +148,37 @@ func TestSIM_6_KubectlDeploymentEndToEnd(t *testing.T) {
 			t.Errorf("describe deployment: no %q in\n%s", want, describe)
 		}
 	}
+
+	// A Job completes; its Pod, tracked with kube's finalizer while it ran, is
+	// released once counted.
+	k.must("create", "job", "once", "--image=busybox", "--", "sh", "-c", "echo job done")
+	k.must("wait", "--for=condition=complete", "job/once", "--timeout=60s")
+	wantRows(t, "get job once", kcTable(k.must("get", "job", "once")), [][]string{
+		{"NAME", "STATUS", "COMPLETIONS", "DURATION", "AGE"},
+		{"once", "Complete", "1/1", `\d+s`, `\d+s`},
+	})
+	if logs := k.must("logs", "job/once"); logs != "job done\n" {
+		t.Errorf("kubectl logs job/once: %q", logs)
+	}
+	if fins := k.must("get", "pods", "-l", "job-name=once", "-o", "jsonpath={.items[*].metadata.finalizers}"); fins != "" {
+		t.Errorf("a counted Job Pod keeps finalizers: %q", fins)
+	}
+
+	// Deleting the Deployment: the garbage collector takes its ReplicaSets
+	// (and their Pods, none left at 0 replicas).
+	k.must("delete", "deployment", "web")
+	eventually(t, "web's ReplicaSets collected", func() bool { return k.must("get", "rs", "-o", "name") == "" })
+	all = kcTable(k.must("get", "all"))
+	wantRows(t, "get all (at the end)", all, [][]string{
+		{"NAME", "READY", "STATUS", "RESTARTS", "AGE"},
+		{"pod/hello", "0/1", "Completed", "0", `\d+s`},
+		{`pod/once-[a-z0-9]{5}`, "0/1", "Completed", "0", `\d+s`},
+		{"NAME", "TYPE", "CLUSTER-IP", "EXTERNAL-IP", "PORT\\(S\\)", "AGE"},
+		{"service/kubernetes", "ClusterIP", `10\.96\.0\.1`, "<none>", "443/TCP", `\d+s`},
+		{"service/web", "ClusterIP", `10\.\d+\.\d+\.\d+`, "<none>", "80/TCP", `\d+s`},
+		{"NAME", "STATUS", "COMPLETIONS", "DURATION", "AGE"},
+		{"job.batch/once", "Complete", "1/1", `\d+s`, `\d+s`},
+	})
 }
 
 // eventually waits (in real time: kubectl's cluster runs on the wall clock)

@@ -475,6 +475,13 @@ type Job struct {
 	Status JobStatus `json:"status"`
 }
 
+// Uncounted is batch/v1 UncountedTerminatedPods: the UIDs of finished Pods
+// the Job controller has yet to count (it removes their finalizers first).
+type Uncounted struct {
+	Succeeded []string `json:"succeeded,omitempty"`
+	Failed    []string `json:"failed,omitempty"`
+}
+
 // JobStatus is batch/v1 JobStatus.
 type JobStatus struct {
 	Conditions              []Condition `json:"conditions,omitempty"`
@@ -484,7 +491,7 @@ type JobStatus struct {
 	Succeeded               int64       `json:"succeeded,omitempty"`
 	Failed                  int64       `json:"failed,omitempty"`
 	Terminating             *int64      `json:"terminating,omitempty"`
-	UncountedTerminatedPods *struct{}   `json:"uncountedTerminatedPods,omitempty"`
+	UncountedTerminatedPods *Uncounted  `json:"uncountedTerminatedPods,omitempty"`
 	Ready                   *int64      `json:"ready,omitempty"`
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"kubeplay/core/object"
 	"kubeplay/core/sim"
+	"kubeplay/core/web"
 )
 
 func names(objs []object.Object) []string {
@@ -101,4 +102,79 @@ func TestSIM_1_DaemonSetJobCronJob(t *testing.T) {
 	if got := object.StringMap(object.Meta(j), "annotations")["batch.kubernetes.io/cronjob-scheduled-timestamp"]; got != "2026-03-01T09:05:00Z" {
 		t.Errorf("scheduled %q", got)
 	}
+}
+
+// TestSIM_1_JobTracksPodsWithFinalizer: a Job's Pods carry kube's tracking
+// finalizer while they run; a finished Pod is listed in
+// uncountedTerminatedPods, released, then counted, in that order on a watch;
+// a Pod deleted while running counts as failed and goes; a deleted Job's
+// Pods do not stay behind.
+func TestSIM_1_JobTracksPodsWithFinalizer(t *testing.T) {
+	e := newEnv(t, sim.Config{})
+	const jobs = "/apis/batch/v1/namespaces/default/jobs"
+	created := e.create(jobs, `{"apiVersion":"batch/v1","kind":"Job","metadata":{"name":"nap"},"spec":{`+
+		`"template":{"spec":{"restartPolicy":"Never","containers":[{"name":"n","image":"busybox","command":["sleep","20"]}]}}}}`)
+	w, err := e.c.Watch(e.ctx, jobs, "fieldSelector=metadata.name%3Dnap&resourceVersion="+object.MetaString(created, "resourceVersion"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	var running object.Object
+	e.until(time.Minute, "nap's Pod running", func() bool {
+		ps := e.list(pods + "?labelSelector=batch.kubernetes.io%2Fjob-name%3Dnap")
+		if len(ps) == 1 && object.Path(ps[0], "status", "phase") == "Running" {
+			running = ps[0]
+		}
+		return running != nil
+	})
+	if fins := object.Strings(object.Meta(running), "finalizers"); len(fins) != 1 || fins[0] != "batch.kubernetes.io/job-tracking" {
+		t.Errorf("a running Job Pod's finalizers: %v", fins)
+	}
+	e.until(time.Minute, "nap complete", func() bool {
+		c := conditionOf(e.get(jobs+"/nap"), "Complete")
+		return c != nil && c["status"] == "True"
+	})
+	uid := object.MetaString(running, "uid")
+	var steps []string
+	for len(steps) == 0 || steps[len(steps)-1] != "counted" {
+		ev, err := w.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		u, _ := object.Path(ev.Object, "status", "uncountedTerminatedPods", "succeeded").([]any)
+		switch {
+		case len(u) == 1 && u[0] == uid && num(ev.Object, "status", "succeeded") == 0:
+			steps = append(steps, "uncounted")
+		case len(u) == 0 && num(ev.Object, "status", "succeeded") == 1:
+			steps = append(steps, "counted")
+		}
+	}
+	if len(steps) != 2 || steps[0] != "uncounted" {
+		t.Errorf("the Job's status went %v, want [uncounted counted]", steps)
+	}
+	if fins := object.Strings(object.Meta(e.get(pods+"/"+object.MetaString(running, "name"))), "finalizers"); len(fins) != 0 {
+		t.Errorf("a counted Pod's finalizers: %v", fins)
+	}
+
+	// A Pod deleted while it runs is failed, replaced, and gone.
+	e.create(jobs, `{"apiVersion":"batch/v1","kind":"Job","metadata":{"name":"long"},"spec":{`+
+		`"template":{"spec":{"restartPolicy":"Never","containers":[{"name":"l","image":"busybox","command":["sleep","3600"]}]}}}}`)
+	longPods := func() []object.Object { return e.list(pods + "?labelSelector=batch.kubernetes.io%2Fjob-name%3Dlong") }
+	e.until(time.Minute, "long's Pod running", func() bool {
+		ps := longPods()
+		return len(ps) == 1 && object.Path(ps[0], "status", "phase") == "Running"
+	})
+	victim := object.MetaString(longPods()[0], "name")
+	if _, err := e.c.Delete(e.ctx, pods+"/"+victim); err != nil {
+		t.Fatal(err)
+	}
+	e.until(time.Minute, "the deleted Pod counted failed, gone and replaced", func() bool {
+		ps := longPods()
+		return num(e.get(jobs+"/long"), "status", "failed") == 1 && len(ps) == 1 && object.MetaString(ps[0], "name") != victim
+	})
+	// The Job deleted (in the background): its Pod goes too.
+	if _, err := e.c.Do(e.ctx, web.MethodDelete, jobs+"/long", "application/json", []byte(`{"propagationPolicy":"Background"}`)); err != nil {
+		t.Fatal(err)
+	}
+	e.until(time.Minute, "long's Pods gone", func() bool { return len(longPods()) == 0 })
 }

@@ -5,20 +5,38 @@
 // running ones of a suspended or finished Job, and reports active, ready,
 // succeeded, failed, startTime, completionTime and the SuccessCriteriaMet and
 // Complete (or FailureTarget and Failed) conditions, with kube's events.
-// (kube tracks a Job's Pods with a finalizer; the sandbox counts them from
-// the Pods it sees.)
+//
+// It tracks its Pods with kube's finalizer, batch.kubernetes.io/job-tracking,
+// so none is counted twice or lost: a finished Pod's UID is first written to
+// status.uncountedTerminatedPods, then its finalizer removed, and only then is
+// it counted in succeeded or failed. A Pod deleted before it finished counts
+// as failed (podReplacementPolicy TerminatingOrFailed); the Pods of a
+// finished, suspended or deleted Job lose the finalizer uncounted, and so do
+// Pods whose Job is gone.
 package job
 
 import (
 	"context"
-	"kubeplay/core/object"
 	"slices"
+	"strings"
 
 	"kubeplay/core/client"
 	"kubeplay/core/clock"
 	"kubeplay/core/controllers"
+	"kubeplay/core/object"
 	"kubeplay/core/web"
 )
+
+// trackingFinalizer holds a Job's Pod until the Job has counted it.
+const trackingFinalizer = "batch.kubernetes.io/job-tracking"
+
+// orphanPrefix begins the queue keys of Pods that keep the tracking finalizer
+// while no Job is there to count them.
+const orphanPrefix = "orphan:"
+
+// removeTracking is the strategic merge patch that takes the tracking
+// finalizer off a Pod, as kube's controller sends it.
+var removeTracking = []byte(`{"metadata":{"$deleteFromPrimitiveList/finalizers":["` + trackingFinalizer + `"]}}`)
 
 type (
 	job = controllers.Job
@@ -36,9 +54,18 @@ type Controller struct {
 func New(h web.Handler, clk clock.Clock) *Controller {
 	jc := &Controller{Base: controllers.NewBase(h, clk, "job-controller", "job-controller")}
 	jc.jobs = controllers.Owners[job](jc.Base, "/apis/batch/v1/jobs")
-	jc.pods = controllers.Owned[pod](jc.Base, "/api/v1/pods", jc.jobs)
+	queueJob := controllers.QueueController[pod](jc.Queue, jc.jobs)
+	jc.pods = client.NewTypedInformer(jc.C, "/api/v1/pods", controllers.Codec[pod](), controllers.OnChange(func(p *pod) {
+		queueJob(p)
+		if tracked(p) && len(jc.jobs.ByIndex("uid", p.Metadata.Controller())) == 0 {
+			jc.Queue.Add(orphanPrefix + p.Metadata.Key())
+		}
+	}), map[string]func(*pod) []string{"controller": controllers.ByController[pod]}, jc.Clock)
 	return jc
 }
+
+// tracked says whether p holds the tracking finalizer.
+func tracked(p *pod) bool { return slices.Contains(p.Metadata.Finalizers, trackingFinalizer) }
 
 // Run works until ctx is done.
 func (jc *Controller) Run(ctx context.Context) {
@@ -46,9 +73,21 @@ func (jc *Controller) Run(ctx context.Context) {
 }
 
 func (jc *Controller) sync(ctx context.Context, key string) error {
+	if podKey, ok := strings.CutPrefix(key, orphanPrefix); ok {
+		return jc.releaseOrphan(ctx, podKey)
+	}
 	j, ok := jc.jobs.Get(key)
 	if !ok {
 		jc.Expect.Forget(key)
+		// Its Pods' last change may have come before its deletion did.
+		ns, name, _ := strings.Cut(key, "/")
+		for _, p := range jc.pods.List() {
+			if p.Metadata.Namespace == ns && tracked(p) && slices.ContainsFunc(p.Metadata.OwnerReferences, func(r controllers.OwnerReference) bool {
+				return r.Kind == "Job" && r.Name == name && r.UID == p.Metadata.Controller()
+			}) {
+				jc.Queue.Add(orphanPrefix + p.Metadata.Key())
+			}
+		}
 		return nil
 	}
 	if !jc.Expect.Satisfied(key) {
@@ -58,24 +97,75 @@ func (jc *Controller) sync(ctx context.Context, key string) error {
 	status := j.Status
 	status.Conditions = slices.Clone(j.Status.Conditions)
 	finished := controllers.FindCondition(status.Conditions, "Complete") != nil || controllers.FindCondition(status.Conditions, "Failed") != nil
-	var active []*pod
-	var succeeded, failed, ready, terminating int64
+	var uncounted controllers.Uncounted
+	if u := j.Status.UncountedTerminatedPods; u != nil {
+		uncounted = controllers.Uncounted{Succeeded: slices.Clone(u.Succeeded), Failed: slices.Clone(u.Failed)}
+	}
+	listed := func(uid string) bool {
+		return slices.Contains(uncounted.Succeeded, uid) || slices.Contains(uncounted.Failed, uid)
+	}
+	var active, release []*pod
+	var newSucceeded, newFailed []string
+	var ready, terminating int64
+	trackedUIDs := map[string]bool{}
 	for _, p := range jc.pods.ByIndex("controller", j.Metadata.UID) {
-		switch {
-		case p.Status.Phase == "Succeeded":
-			succeeded++
-		case p.Status.Phase == "Failed":
-			failed++
-		case p.Metadata.DeletionTimestamp != "":
-			terminating++
-		default:
+		done := p.Status.Phase == "Succeeded" || p.Status.Phase == "Failed"
+		if !done && p.Metadata.DeletionTimestamp == "" {
 			active = append(active, p)
 			if p.Ready() {
 				ready++
 			}
+			continue
+		}
+		if !done {
+			terminating++
+		}
+		if !tracked(p) {
+			continue
+		}
+		trackedUIDs[p.Metadata.UID] = true
+		switch uid := p.Metadata.UID; {
+		case listed(uid), finished, j.Spec.Suspend, j.Metadata.DeletionTimestamp != "":
+			release = append(release, p)
+		case p.Status.Phase == "Succeeded":
+			newSucceeded = append(newSucceeded, uid)
+		default:
+			newFailed = append(newFailed, uid)
 		}
 	}
-	status.Succeeded, status.Failed = max(status.Succeeded, succeeded), max(status.Failed, failed)
+	// First list the newly finished Pods as uncounted, then take their
+	// finalizers off, then count them: each step written before the next.
+	if len(newSucceeded)+len(newFailed) > 0 {
+		uncounted.Succeeded = append(uncounted.Succeeded, newSucceeded...)
+		uncounted.Failed = append(uncounted.Failed, newFailed...)
+		next := *j
+		next.Status.UncountedTerminatedPods = &uncounted
+		return jc.writeStatus(ctx, key, &next)
+	}
+	if len(release) > 0 {
+		for _, p := range release {
+			data, err := jc.C.Do(ctx, web.MethodPatch, "/api/v1/namespaces/"+p.Metadata.Namespace+"/pods/"+p.Metadata.Name,
+				"application/strategic-merge-patch+json", removeTracking)
+			if err != nil && !client.IsNotFound(err) {
+				return err
+			}
+			if err == nil {
+				jc.Expect.Written(key, jc.pods, controllers.Version(data))
+			}
+		}
+		return nil
+	}
+	counted := func(uids []string) int64 {
+		n := int64(0)
+		for _, uid := range uids {
+			if !trackedUIDs[uid] {
+				n++
+			}
+		}
+		return n
+	}
+	status.Succeeded += counted(uncounted.Succeeded)
+	status.Failed += counted(uncounted.Failed)
 	completions := controllers.Replicas(j.Spec.Completions)
 	ref := controllers.Ref(&j.Metadata, "batch/v1", "Job")
 	if !finished {
@@ -127,7 +217,7 @@ func (jc *Controller) sync(ctx context.Context, key string) error {
 		}
 	}
 	zero := int64(0)
-	status.Ready, status.Terminating, status.UncountedTerminatedPods = &ready, &terminating, &struct{}{}
+	status.Ready, status.Terminating, status.UncountedTerminatedPods = &ready, &terminating, &controllers.Uncounted{}
 	if finished {
 		status.Ready, status.Active = &zero, 0
 	}
@@ -136,10 +226,46 @@ func (jc *Controller) sync(ctx context.Context, key string) error {
 	}
 	next := *j
 	next.Status = status
-	data, err := controllers.Send(ctx, jc.C, web.MethodPut, "/apis/batch/v1/namespaces/"+j.Metadata.Namespace+"/jobs/"+j.Metadata.Name+"/status", &next)
+	return jc.writeStatus(ctx, key, &next)
+}
+
+// writeStatus writes j's status.
+func (jc *Controller) writeStatus(ctx context.Context, key string, j *job) error {
+	data, err := controllers.Send(ctx, jc.C, web.MethodPut, "/apis/batch/v1/namespaces/"+j.Metadata.Namespace+"/jobs/"+j.Metadata.Name+"/status", j)
 	if err == nil {
 		jc.Expect.Written(key, jc.jobs, controllers.Version(data))
 	}
+	if client.IsNotFound(err) {
+		return nil
+	}
+	return err
+}
+
+// releaseOrphan takes the tracking finalizer off a Pod whose Job is gone,
+// once the API confirms it (the informer may not have seen a new Job yet).
+func (jc *Controller) releaseOrphan(ctx context.Context, podKey string) error {
+	p, ok := jc.pods.Get(podKey)
+	if !ok || !tracked(p) {
+		return nil
+	}
+	uid := p.Metadata.Controller()
+	if uid != "" && len(jc.jobs.ByIndex("uid", uid)) > 0 {
+		return nil
+	}
+	for _, ref := range p.Metadata.OwnerReferences {
+		if ref.UID != uid || ref.Kind != "Job" {
+			continue
+		}
+		obj, err := jc.C.Get(ctx, "/apis/batch/v1/namespaces/"+p.Metadata.Namespace+"/jobs/"+ref.Name)
+		if err == nil && object.MetaString(obj, "uid") == uid {
+			return nil
+		}
+		if err != nil && !client.IsNotFound(err) {
+			return err
+		}
+	}
+	_, err := jc.C.Do(ctx, web.MethodPatch, "/api/v1/namespaces/"+p.Metadata.Namespace+"/pods/"+p.Metadata.Name,
+		"application/strategic-merge-patch+json", removeTracking)
 	if client.IsNotFound(err) {
 		return nil
 	}
@@ -152,13 +278,17 @@ func jsonTime(t string) []byte { return []byte(`"` + t + `"`) }
 func (jc *Controller) manage(ctx context.Context, key string, j *job, active []*pod, want int64, ref controllers.Reference) error {
 	ns := j.Metadata.Namespace
 	for n := int64(len(active)); n < want; n++ {
-		created, err := jc.C.Create(ctx, "/api/v1/namespaces/"+ns+"/pods",
-			controllers.PodFromTemplate(j.Spec.Template, j.Metadata.Name+"-", controllers.OwnerRef(&j.Metadata, "batch/v1", "Job")))
+		p := controllers.PodFromTemplate(j.Spec.Template, j.Metadata.Name+"-", controllers.OwnerRef(&j.Metadata, "batch/v1", "Job"))
+		meta := p["metadata"].(map[string]any)
+		if finalizers, _ := meta["finalizers"].([]any); !slices.Contains(finalizers, any(trackingFinalizer)) {
+			meta["finalizers"] = append(finalizers, trackingFinalizer)
+		}
+		created, err := jc.C.Create(ctx, "/api/v1/namespaces/"+ns+"/pods", p)
 		if err != nil {
 			jc.Events.Eventf(ctx, ref, controllers.Warning, "FailedCreate", "Error creating: %s", controllers.Message(err))
 			return err
 		}
-		meta := created["metadata"].(map[string]any)
+		meta = created["metadata"].(map[string]any)
 		jc.Expect.Written(key, jc.pods, meta["resourceVersion"].(string))
 		jc.Events.Eventf(ctx, ref, controllers.Normal, "SuccessfulCreate", "Created pod: %s", meta["name"])
 	}
