@@ -82,6 +82,10 @@ type Config struct {
 	// PodLogs answers for the kubelets (the log subresource of Pods); nil:
 	// the logs of Pods are empty, as a cluster without kubelets has none.
 	PodLogs PodLogs
+	// DeferControllers: New starts no controllers, StartControllers does. A
+	// host on one thread (WebAssembly) starts them once it serves, so their
+	// first lists (the garbage collector's dozens) do not delay its start.
+	DeferControllers bool
 }
 
 // Server is the API server core.
@@ -95,6 +99,9 @@ type Server struct {
 	items    itemCache
 
 	openAPI *openapi.Service
+
+	definitions      *crd.Controller
+	startControllers sync.Once
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -149,16 +156,27 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s.handler = s.buildChain()
-	definitions := crd.NewController(s, s.registry, cfg.Clock)
-	definitions.Restore(s.storedDefinitions())
-	for _, run := range []func(context.Context){controllers.NewNamespace(s, cfg.Clock).Run, gc.New(s, cfg.Clock).Run, definitions.Run} {
-		s.wg.Add(1)
-		go func() {
-			defer s.wg.Done()
-			run(s.ctx)
-		}()
+	s.definitions = crd.NewController(s, s.registry, cfg.Clock)
+	s.definitions.Restore(s.storedDefinitions())
+	if !cfg.DeferControllers {
+		s.StartControllers()
 	}
 	return s, nil
+}
+
+// StartControllers starts the controllers that run inside kube-apiserver's
+// process here: namespaces, the garbage collector, CustomResourceDefinitions
+// (once; New does unless Config.DeferControllers).
+func (s *Server) StartControllers() {
+	s.startControllers.Do(func() {
+		for _, run := range []func(context.Context){controllers.NewNamespace(s, s.cfg.Clock).Run, gc.New(s, s.cfg.Clock).Run, s.definitions.Run} {
+			s.wg.Add(1)
+			go func() {
+				defer s.wg.Done()
+				run(s.ctx)
+			}()
+		}
+	})
 }
 
 // storedDefinitions are the CustomResourceDefinitions in the store.

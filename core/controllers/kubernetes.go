@@ -28,6 +28,14 @@ func EnsureKubernetesService(ctx context.Context, h web.Handler, serviceIP, endp
 			`"addressType":"IPv4","endpoints":[{"addresses":[%q],"conditions":{"ready":true}}],"ports":[{"name":"https","port":%d,"protocol":"TCP"}]}`, endpointIP, APIServerPort)},
 	}
 	for _, o := range objects {
+		// A GET first: a sandbox restored has them, and a read costs a
+		// fraction of a create refused (decoding, defaults, admission and
+		// managed fields come before the conflict).
+		if _, err := c.Do(ctx, web.MethodGet, o.path+"/kubernetes", "", nil); err == nil {
+			continue
+		} else if !client.IsNotFound(err) {
+			return err
+		}
 		if _, err := c.Do(ctx, web.MethodPost, o.path, "application/json", []byte(o.body)); err != nil && !client.IsConflict(err) {
 			return err
 		}

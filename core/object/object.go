@@ -14,12 +14,13 @@ package object
 
 import (
 	"bytes"
-	"crypto/rand"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"sort"
 	"strconv"
 	"time"
@@ -645,9 +646,13 @@ func leafJSON(v any) any {
 }
 
 // NewUID is a random (version 4) UUID, as kube gives an object's metadata.uid.
+// Its bytes come from the runtime's ChaCha8 generator, seeded from the system's
+// randomness: crypto/rand would cross into JavaScript (getRandomValues) for
+// every request's Audit-Id in WebAssembly.
 func NewUID() string {
 	var b [16]byte
-	_, _ = rand.Read(b[:])
+	binary.LittleEndian.PutUint64(b[:8], rand.Uint64())
+	binary.LittleEndian.PutUint64(b[8:], rand.Uint64())
 	b[6] = b[6]&0x0f | 0x40
 	b[8] = b[8]&0x3f | 0x80
 	h := hex.EncodeToString(b[:])

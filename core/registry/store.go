@@ -13,7 +13,7 @@ package registry
 
 import (
 	"bytes"
-	"crypto/rand"
+	"math/rand/v2"
 	"strconv"
 	"time"
 
@@ -394,9 +394,8 @@ func generateName(prefix string) string {
 	}
 	const alphabet = "bcdfghjklmnpqrstvwxz2456789"
 	var b [5]byte
-	_, _ = rand.Read(b[:])
 	for i := range b {
-		b[i] = alphabet[int(b[i])%len(alphabet)]
+		b[i] = alphabet[rand.IntN(len(alphabet))]
 	}
 	return prefix + string(b[:])
 }

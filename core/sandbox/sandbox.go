@@ -76,6 +76,9 @@ func New(cfg Config) (*Sandbox, error) {
 		cfg.API.PodLogs = podLogs(cfg.API.Clock)
 	}
 	cfg.API.Filters = append([]apiserver.Filter{auth.NewAuthenticator(cfg.Tokens).Filter, s.APF.Filter}, cfg.API.Filters...)
+	// The controllers start once the sandbox serves (below): on one thread
+	// their first lists would otherwise hold up its start.
+	cfg.API.DeferControllers = true
 	api, err := apiserver.New(cfg.API)
 	if err != nil {
 		return nil, err
@@ -97,6 +100,7 @@ func New(cfg Config) (*Sandbox, error) {
 		s.Close()
 		return nil, err
 	}
+	api.StartControllers()
 	if !cfg.APIOnly {
 		cfg.Cluster.Clock = cfg.API.Clock
 		if s.cluster, err = startCluster(api, cfg.Cluster); err != nil {

@@ -3,6 +3,7 @@ package gc
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"slices"
 
 	"kubeplay/core/client"
@@ -125,9 +126,20 @@ func (gc *GarbageCollector) rediscover(ctx context.Context) {
 			delete(gc.monitors, path)
 		}
 	}
-	for path, k := range want {
-		if _, ok := gc.monitors[path]; !ok {
-			gc.monitors[path] = gc.watch(ctx, path, k)
+	// One collection at a time, each listed before the next is: the
+	// collector acts only once all are, and a sandbox that starts (or a
+	// request that comes meanwhile) competes with one list, not forty, on a
+	// host with one thread.
+	for _, path := range slices.Sorted(maps.Keys(want)) {
+		if _, ok := gc.monitors[path]; ok {
+			continue
+		}
+		m := gc.watch(ctx, path, want[path])
+		gc.monitors[path] = m
+		select {
+		case <-m.inf.Synced():
+		case <-ctx.Done():
+			return
 		}
 	}
 	gc.toDelete.add(gc.unmapped.order...)
