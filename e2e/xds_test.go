@@ -68,6 +68,7 @@ spec:
   apiListener:
     apiListener:
       "@type": type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager
+      statPrefix: hello
       rds:
         routeConfigName: hello-route
         configSource:
@@ -172,7 +173,8 @@ func TestXDS_8_GRPCResolver(t *testing.T) {
 }
 
 // TestXDS_ResourceValidation: an Envoy resource that does not decode as its
-// type is refused with a 422 naming the field, as kube names fields; a
+// type, or breaks a rule Envoy declares, is refused with a 422 naming the
+// field, as kube names fields; a
 // TypedResource needs a known @type; the objects work with every verb.
 func TestXDS_ResourceValidation(t *testing.T) {
 	k, _ := startXDS(t)
@@ -186,6 +188,24 @@ spec:
 ttl: soon
 `))
 	for _, want := range []string{`"bad" is invalid`, "spec.connectTimeout", "spec.lbPolicy", `Unsupported value: "FASTEST"`, "ttl"} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("kubectl apply error lacks %q:\n%s", want, errOut)
+		}
+	}
+	// Envoy's own rules (protoc-gen-validate's), with their reasons.
+	errOut = k.fails("apply", "-f", k.file("rules.yaml", `apiVersion: xds.kubeplay.dev/v1
+kind: ClusterLoadAssignment
+metadata:
+  name: weights
+spec:
+  endpoints:
+  - lbEndpoints:
+    - loadBalancingWeight: 0
+      endpoint:
+        address:
+          socketAddress: {address: 10.0.0.1, portValue: 80}
+`))
+	for _, want := range []string{`"weights" is invalid`, "spec.endpoints[0].lbEndpoints[0].loadBalancingWeight", "value must be greater than or equal to 1"} {
 		if !strings.Contains(errOut, want) {
 			t.Errorf("kubectl apply error lacks %q:\n%s", want, errOut)
 		}

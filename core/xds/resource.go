@@ -120,6 +120,10 @@ func NewResource(k schema.XDSKind, obj object.Object) (*Resource, field.ErrorLis
 	} else {
 		r.Name = r.Object
 	}
+	if len(specErrs) == 0 {
+		// Envoy's own rules (protoc-gen-validate's), on the resource as served.
+		errs = append(errs, msg.Validate(body, specPath)...)
+	}
 	if v, ok := obj["ttl"]; ok && v != nil {
 		s, _ := v.(string)
 		ttl, err := envoypb.ParseDuration(s)

@@ -28,15 +28,18 @@ type table struct {
 }
 
 type message struct {
-	Name   string  `json:"n"`
-	Fields []field `json:"f"`
+	Name     string   `json:"n"`
+	Fields   []field  `json:"f"`
+	Disabled bool     `json:"d,omitempty"` // protoc-gen-validate checks nothing in it
+	Required [][2]any `json:"r,omitempty"` // oneofs that must be set: [1 + index, name]
 }
 
-// field is [number, name, jsonName, kind, type, flags, oneof]: type indexes
+// field is [number, name, jsonName, kind, type, flags, oneof] and, when the
+// field has protoc-gen-validate rules, those rules (rules.go): type indexes
 // Messages (message kinds) or Enums (enum kinds), -1 otherwise; flags are
 // 1 repeated, 2 map, 4 explicit presence; oneof is 1 + the real oneof's
 // index, 0 for none.
-type field [7]any
+type field []any
 
 type enum struct {
 	Name   string           `json:"n"`
@@ -69,6 +72,7 @@ func main() {
 	var t table
 	for _, m := range msgs {
 		out := message{Name: string(m.FullName()), Fields: []field{}}
+		out.Disabled, out.Required = messageRules(m)
 		fs := m.Fields()
 		for i := 0; i < fs.Len(); i++ {
 			f := fs.Get(i)
@@ -93,7 +97,11 @@ func main() {
 			if o := f.ContainingOneof(); o != nil && !o.IsSynthetic() {
 				oneof = o.Index() + 1
 			}
-			out.Fields = append(out.Fields, field{int(f.Number()), string(f.Name()), f.JSONName(), int(f.Kind()), typ, flags, oneof})
+			fl := field{int(f.Number()), string(f.Name()), f.JSONName(), int(f.Kind()), typ, flags, oneof}
+			if r := fieldRules(f); r != nil {
+				fl = append(fl, r)
+			}
+			out.Fields = append(out.Fields, fl)
 		}
 		t.Messages = append(t.Messages, out)
 	}

@@ -53,7 +53,12 @@ const (
 type Message struct {
 	Name   string // full name, e.g. envoy.config.cluster.v3.Cluster
 	Fields []*Field
-	byName map[string]*Field // by name and by JSON name
+	// Unchecked: protoc-gen-validate checks nothing in it (disabled or
+	// ignored); RequiredOneofs: the oneofs one of whose fields must be set,
+	// by 1 + index (Field.Oneof), with their names.
+	Unchecked      bool
+	RequiredOneofs map[int]string
+	byName         map[string]*Field // by name and by JSON name
 }
 
 // Field is one field of a message.
@@ -66,8 +71,9 @@ type Field struct {
 	Enum     *Enum    // for enum fields
 	Repeated bool
 	Map      bool
-	Presence bool // a zero value is still written (oneof members, optional, messages)
-	Oneof    int  // 1 + the index of its oneof; 0 when in none
+	Presence bool   // a zero value is still written (oneof members, optional, messages)
+	Oneof    int    // 1 + the index of its oneof; 0 when in none
+	Rules    *Rules // its protoc-gen-validate rules (validate.go), or nil
 }
 
 // Enum is one enum type.
@@ -105,8 +111,10 @@ func ForTypeURL(url string) *Message {
 // tableJSON is schema.json's shape (tools/xdsschemagen's table).
 type tableJSON struct {
 	Messages []struct {
-		Name   string  `json:"n"`
-		Fields [][]any `json:"f"`
+		Name     string  `json:"n"`
+		Fields   [][]any `json:"f"`
+		Disabled bool    `json:"d"`
+		Required [][]any `json:"r"`
 	} `json:"m"`
 	Enums []struct {
 		Name   string           `json:"n"`
@@ -126,7 +134,13 @@ func load() {
 	msgs := make([]*Message, len(t.Messages))
 	messages = make(map[string]*Message, len(t.Messages))
 	for i, m := range t.Messages {
-		msgs[i] = &Message{Name: m.Name, byName: make(map[string]*Field, 2*len(m.Fields))}
+		msgs[i] = &Message{Name: m.Name, Unchecked: m.Disabled, byName: make(map[string]*Field, 2*len(m.Fields))}
+		for _, o := range m.Required {
+			if msgs[i].RequiredOneofs == nil {
+				msgs[i].RequiredOneofs = map[int]string{}
+			}
+			msgs[i].RequiredOneofs[int(o[0].(float64))] = o[1].(string)
+		}
 		messages[m.Name] = msgs[i]
 	}
 	for i, m := range t.Messages {
@@ -139,6 +153,9 @@ func load() {
 				f.Message = msgs[num(4)]
 			case EnumKind:
 				f.Enum = enums[num(4)]
+			}
+			if len(raw) > 7 {
+				f.Rules = newRules(raw[7])
 			}
 			msgs[i].Fields = append(msgs[i].Fields, f)
 			msgs[i].byName[f.Name] = f
