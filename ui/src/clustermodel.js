@@ -140,9 +140,11 @@ function compareRV(a, b) {
   return x.length - y.length || (x < y ? -1 : x > y ? 1 : 0);
 }
 
-// Newest first; for events of the same second, the later write first.
+// Newest first; for events of the same second, the later write first (a
+// core/v1 event's lastTimestamp has seconds only, an eventTime microseconds:
+// they are compared to the second).
 function newestFirst(a, b) {
-  return eventTime(b) - eventTime(a) || compareRV(b, a);
+  return Math.floor(eventTime(b) / 1000) - Math.floor(eventTime(a) / 1000) || compareRV(b, a);
 }
 
 const byName = (a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);

@@ -145,6 +145,9 @@ test('the last events, newest first, trimmed to the newest N', () => {
     event('e3', 'Created', '2026-01-01T00:00:03Z', 13), // same second, later write
   ]);
   assert.deepEqual(m.events().map((e) => e.name), ['e3', 'e2', 'e1']);
+  // An eventTime's microseconds do not put it after a later write of the same second.
+  m.apply('Event', { type: 'MODIFIED', object: event('e2', 'Scheduled', null, 12, { eventTime: '2026-01-01T00:00:03.900000Z' }) });
+  assert.deepEqual(m.events().map((e) => e.name), ['e3', 'e2', 'e1']);
   m.apply('Event', { type: 'ADDED', object: event('e4', 'BackOff', '2026-01-01T00:00:05Z', 20, { type: 'Warning', count: 3 }) });
   const evs = m.events();
   assert.deepEqual(evs.map((e) => e.name), ['e4', 'e3', 'e2'], 'the oldest went');
