@@ -115,6 +115,7 @@ export function createClusterView({ onOpenInBuilder }) {
       session.start();
       return { kind, session };
     });
+    renderState();
     schedule();
   }
 
