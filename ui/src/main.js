@@ -2,8 +2,9 @@
 // /ui/app.css; the page is /index.html).
 //
 // Views (tabs, also chosen by the URL hash): #request (builder, response,
-// history), #watch (watch panel), #apf (API Priority and Fairness panel),
-// #xds (a simulated Envoy node), #tutorials (tutorial player).
+// history), #watch (watch panel), #cluster (Nodes, workloads, Pods and events,
+// live), #apf (API Priority and Fairness panel), #xds (a simulated Envoy
+// node), #tutorials (tutorial player).
 //
 // Stable data-testid attributes for browser tests:
 //   header:
@@ -20,7 +21,7 @@
 //                            service worker's /debug/kubeplay/cluster; shown for the sandbox)
 //     target-offer           a link's offer of a remote target (#target=remote&url=…),
 //                            with target-offer-url, target-offer-accept, target-offer-dismiss
-//     tab-request, tab-watch, tab-apf, tab-xds, tab-tutorials   the tabs
+//     tab-request, tab-watch, tab-cluster, tab-apf, tab-xds, tab-tutorials   the tabs
 //   request builder:
 //     template-select        example requests
 //     identity-select        who the request is from (sets Impersonate-User/-Group headers)
@@ -55,6 +56,19 @@
 //                            RELIST|INFO and data-code (410 on Gone rows)
 //     watch-state, watch-last-rv, watch-objects, watch-count, watch-stop,
 //     watch-reconnect (drop the connection on purpose), watch-remove
+//   cluster view (cluster.js):
+//     cluster-namespace, cluster-start, cluster-stop,
+//     cluster-state (data-state = stopped|connecting|watching|backoff|failed),
+//     cluster-api-only (the note shown when there are no Nodes),
+//     cluster-nodes, cluster-node (data-name, data-status), cluster-unscheduled,
+//     cluster-pod (in a node box; data-name, data-node, data-phase, data-state = kubectl's
+//       STATUS, data-ready = "1/1", data-owner = the controller's name),
+//     cluster-workloads, cluster-deployment (data-name, data-ready, data-replicas),
+//     cluster-replicaset (data-name, data-owner, data-replicas, data-ready, data-revision),
+//     cluster-workload-pod (data-name, data-owner, data-node, data-state),
+//     cluster-owner (an owner known from references only; data-kind, data-name),
+//     cluster-detail, cluster-open-builder,
+//     cluster-events, cluster-event-row (data-reason, data-type)
 //   APF panel (apf.js):
 //     apf-status, apf-levels, apf-level-row (data-level, data-current, data-waiting, data-rejected),
 //     apf-chart-seats, apf-chart-queues, apf-chart-waits, apf-chart-rejections (uPlot charts;
@@ -80,7 +94,7 @@
 //     tutorial-warnings (the step's answer's warnings), tutorial-complete
 //
 // window.kubeplayUI exposes {apiFetch, currentTarget, setTarget, builder, watch,
-// apf, xds, tutorials, sandboxStatus} for tests and the console.
+// cluster, apf, xds, tutorials, sandboxStatus} for tests and the console.
 
 import './styles.css';
 import { h, mount } from './dom.js';
@@ -94,6 +108,7 @@ import { createWatchPanel } from './watch.js';
 import { createTutorialPlayer } from './tutorials.js';
 import { createApfPanel } from './apf.js';
 import { createXdsPanel } from './xds.js';
+import { createClusterView } from './cluster.js';
 
 // CLUSTER_MODE is the service worker's own endpoint for the sandbox's cluster mode.
 const CLUSTER_MODE = '/debug/kubeplay/cluster';
@@ -131,6 +146,7 @@ function main() {
   const tabs = [
     { id: 'request', label: 'Request' },
     { id: 'watch', label: 'Watch' },
+    { id: 'cluster', label: 'Cluster' },
     { id: 'apf', label: 'APF' },
     { id: 'xds', label: 'xDS' },
     { id: 'tutorials', label: 'Tutorials' },
@@ -174,11 +190,18 @@ function main() {
     },
   });
 
+  const clusterView = createClusterView({
+    onOpenInBuilder: (spec) => {
+      builder.setSpec(spec);
+      location.hash = 'request';
+    },
+  });
   const apfPanel = createApfPanel();
   const xdsPanel = createXdsPanel();
   const views = {
     request: h('main', { class: 'view view-request' }, historyView.el, builder.el, responseView.el),
     watch: h('main', { class: 'view view-watch' }, watchPanel.el),
+    cluster: h('main', { class: 'view view-cluster' }, clusterView.el),
     apf: h('main', { class: 'view view-apf' }, apfPanel.el),
     xds: h('main', { class: 'view view-xds' }, xdsPanel.el),
     tutorials: h('main', { class: 'view view-tutorials' }, tutorials.el),
@@ -195,6 +218,8 @@ function main() {
     tabs.forEach((t, i) => tabButtons[i].classList.toggle('active', t.id === id));
     if (id === 'apf') apfPanel.start();
     else apfPanel.stop();
+    if (id === 'cluster') clusterView.show();
+    else clusterView.hide();
   }
   window.addEventListener('hashchange', showTab);
   showTab();
@@ -289,6 +314,7 @@ function main() {
       if (s.state === 'ready') {
         loadDiscovery().catch(() => {});
         watchPanel.restartAll();
+        clusterView.restart();
         tutorials.refresh();
         builder.refreshNamespaces();
       }
@@ -333,7 +359,7 @@ function main() {
   initSandbox();
   if (currentTarget().kind !== 'sandbox') loadDiscovery().catch(() => {});
 
-  window.kubeplayUI = { apiFetch, currentTarget, setTarget, builder, watch: watchPanel, apf: apfPanel, xds: xdsPanel, tutorials, sandboxStatus };
+  window.kubeplayUI = { apiFetch, currentTarget, setTarget, builder, watch: watchPanel, cluster: clusterView, apf: apfPanel, xds: xdsPanel, tutorials, sandboxStatus };
 }
 
 // renderLinkOffer asks whether to use the remote target a link offers (null

@@ -112,9 +112,11 @@ export function splitWatchPath(path) {
 
 /**
  * A watch that keeps going like a client-go reflector:
- *  - first connection: from opts.resourceVersion if given; with opts.sendInitialEvents
- *    a watch-list (sendInitialEvents=true, resourceVersionMatch=NotOlderThan);
- *    otherwise a watch without resourceVersion (current state as ADDED, then changes);
+ *  - first connection: from opts.resourceVersion if given; with opts.list a list
+ *    (as after a 410, below), then a watch from its resourceVersion; with
+ *    opts.sendInitialEvents a watch-list (sendInitialEvents=true,
+ *    resourceVersionMatch=NotOlderThan); otherwise a watch without
+ *    resourceVersion (current state as ADDED, then changes);
  *  - after a clean end of the stream: re-watch from the last resourceVersion seen
  *    (events and bookmarks);
  *  - after 410 Gone/Expired (HTTP 410 or an ERROR event with code 410): relist
@@ -123,10 +125,11 @@ export function splitWatchPath(path) {
  *    re-watch from the last resourceVersion; other 4xx stop the watch.
  *
  * opts: {path, labelSelector, fieldSelector, allowWatchBookmarks, sendInitialEvents,
- *        resourceVersion, timeoutSeconds}
+ *        list, resourceVersion, timeoutSeconds}
  * fetchFn(path, init) → Response (apiFetch bound to a target).
  * onRecord(record): record = {kind: 'event'|'info'|'reconnect'|'relist'|'error', time,
- *   type?, event?, name?, namespace?, resourceVersion?, code?, note}
+ *   type?, event?, name?, namespace?, resourceVersion?, code?, note, items? (a
+ *   relist's objects: the whole collection, which replaces what was known)}
  * onState({state, lastRV, objects, connections}) on every change.
  */
 export class WatchSession {
@@ -148,7 +151,7 @@ export class WatchSession {
     this.stopped = false;
     this.abort = null;
     this.manual = false;
-    this.needRelist = false;
+    this.needRelist = !!opts.list && !opts.resourceVersion;
     this.initialDone = !!opts.resourceVersion;
     this.backoff = 0;
   }
@@ -206,7 +209,7 @@ export class WatchSession {
     this.lastRV = null;
     this.cache.clear();
     this.initialDone = false;
-    this.needRelist = false;
+    this.needRelist = !!this.opts.list;
     this.reconnectNow();
   }
 
@@ -371,7 +374,7 @@ export class WatchSession {
     for (const o of items) this.cache.set(keyOf(o), rvOf(o));
     this.lastRV = rv || null;
     this.initialDone = true;
-    this.record({ kind: 'relist', resourceVersion: rv, note: `listed ${items.length} object${items.length === 1 ? '' : 's'}${pages > 1 ? ` in ${pages} pages` : ''} at resourceVersion ${rv}` });
+    this.record({ kind: 'relist', resourceVersion: rv, items, note: `listed ${items.length} object${items.length === 1 ? '' : 's'}${pages > 1 ? ` in ${pages} pages` : ''} at resourceVersion ${rv}` });
   }
 }
 

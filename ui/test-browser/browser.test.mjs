@@ -849,3 +849,79 @@ test('SIM-5: in the browser, a sandbox is "simulated" by default and runs the cl
   assert.equal((await api(page, 'DELETE', '/apis/apps/v1/namespaces/default/deployments/web')).status, 200);
   await page.close();
 });
+
+test('PLAY-3 SIM-1 SIM-4: the cluster view draws Nodes, a Deployment, its ReplicaSet and its Pods on their nodes, and the last events, live from watches', async () => {
+  const page = await openPlayground();
+  const CLUSTER = '/debug/kubeplay/cluster';
+  const DEPLOYMENTS = '/apis/apps/v1/namespaces/default/deployments';
+  const sel = (testid, attrs = {}) => `[data-testid="${testid}"]` + Object.entries(attrs).map(([k, v]) => `[data-${k}="${v}"]`).join('');
+  try {
+    // API only, without nodes: the view says how to see the controllers at work.
+    assert.equal((await api(page, 'PUT', CLUSTER, { mode: 'api-only', nodes: 2, speed: 20 })).status, 200);
+    const gone = await api(page, 'DELETE', '/api/v1/nodes');
+    assert.equal(gone.status, 200, gone.text);
+    await page.goto(base + '/#cluster');
+    await page.waitForSelector('[data-testid="sandbox-status"][data-state="ready"]', { timeout: 30000 });
+    await page.fill(sel('cluster-namespace'), 'default');
+    await page.click(sel('cluster-start'));
+    await page.waitForSelector(sel('cluster-state', { state: 'watching' }), { timeout: 15000 });
+    const note = await page.waitForSelector(sel('cluster-api-only'), { state: 'visible', timeout: 10000 });
+    assert.match(await note.innerText(), /runs API only.*Simulated cluster/s);
+
+    // The simulated cluster: its nodes register and show up live.
+    assert.equal((await api(page, 'PUT', CLUSTER, { mode: 'simulated', nodes: 2, speed: 20 })).status, 200);
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid="cluster-node"][data-status="Ready"]').length === 2, null, { timeout: 30000 });
+    await page.waitForSelector(sel('cluster-api-only'), { state: 'hidden', timeout: 10000 });
+
+    const deployment = {
+      apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'cluster-view' },
+      spec: { replicas: 2, selector: { matchLabels: { app: 'cluster-view' } }, template: { metadata: { labels: { app: 'cluster-view' } }, spec: { containers: [{ name: 'nginx', image: 'nginx:1.27' }] } } },
+    };
+    const created = await api(page, 'POST', DEPLOYMENTS, deployment);
+    assert.equal(created.status, 201, created.text);
+    await page.waitForSelector(sel('cluster-deployment', { name: 'cluster-view', ready: 2, replicas: 2 }), { timeout: 30000 });
+    const rs = await page.waitForSelector(sel('cluster-replicaset', { owner: 'cluster-view' }), { timeout: 10000 });
+    const rsName = await rs.getAttribute('data-name');
+    assert.equal(await rs.getAttribute('data-revision'), '1');
+    // The tree links them: the ReplicaSet under the Deployment, its Pods under it.
+    const linked = await page.$$eval(`${sel('cluster-deployment', { name: 'cluster-view' })} + ul ${sel('cluster-replicaset', { name: rsName })} + ul ${sel('cluster-workload-pod', { owner: rsName })}`, (rows) => rows.length);
+    assert.equal(linked, 2, 'two Pods under the ReplicaSet under the Deployment');
+    // Two Running Pods, each in the box of the node it is bound to.
+    await page.waitForFunction((rs) => document.querySelectorAll(`[data-testid="cluster-pod"][data-owner="${rs}"][data-state="Running"]`).length === 2, rsName, { timeout: 30000 });
+    const placed = await page.$$eval(sel('cluster-pod', { owner: rsName }), (pods) => pods.map((p) => ({ node: p.dataset.node, box: p.closest('[data-testid="cluster-node"]')?.dataset.name, ready: p.dataset.ready })));
+    assert.equal(placed.length, 2);
+    for (const p of placed) {
+      assert.ok(p.node, 'bound to a node');
+      assert.equal(p.box, p.node, 'drawn in its node\'s box');
+      assert.equal(p.ready, '1/1');
+    }
+    await page.waitForSelector(`${sel('cluster-event-row', { reason: 'Scheduled' })}, ${sel('cluster-event-row', { reason: 'ScalingReplicaSet' })}`, { timeout: 10000 });
+    // A click shows the Pod's JSON.
+    const podName = await page.getAttribute(sel('cluster-pod', { owner: rsName }), 'data-name');
+    await page.click(sel('cluster-pod', { name: podName }));
+    const detail = await page.waitForSelector(sel('cluster-detail'), { state: 'visible' });
+    assert.match(await detail.innerText(), new RegExp(`Pod ${podName}[\\s\\S]*"nodeName"`));
+    await page.screenshot({ path: join(artifacts, 'cluster-view.png'), fullPage: true });
+
+    // Scaled to 0, the Pods go; deleted, so does the Deployment.
+    const scaled = await page.evaluate((path) => fetch(path, { method: 'PATCH', headers: { 'Content-Type': 'application/merge-patch+json' }, body: '{"spec":{"replicas":0}}' }).then((r) => r.status), DEPLOYMENTS + '/cluster-view');
+    assert.equal(scaled, 200);
+    await page.waitForSelector(sel('cluster-deployment', { name: 'cluster-view', replicas: 0 }), { timeout: 10000 });
+    await page.waitForFunction((rs) => !document.querySelector(`[data-testid="cluster-pod"][data-owner="${rs}"]`), rsName, { timeout: 30000 });
+    await page.waitForSelector(sel('cluster-event-row', { reason: 'Killing' }), { timeout: 10000 });
+    assert.equal((await api(page, 'DELETE', DEPLOYMENTS + '/cluster-view')).status, 200);
+    await page.waitForSelector(sel('cluster-deployment', { name: 'cluster-view' }), { state: 'detached', timeout: 10000 });
+    await page.waitForSelector(sel('cluster-replicaset', { name: rsName }), { state: 'detached', timeout: 30000 });
+
+    // The watches run only while the tab is shown and the view started.
+    await page.click(sel('tab-request'));
+    await page.waitForSelector(sel('cluster-state', { state: 'stopped' }), { state: 'attached' });
+    await page.click(sel('tab-cluster'));
+    await page.waitForSelector(sel('cluster-state', { state: 'watching' }), { timeout: 15000 });
+    await page.click(sel('cluster-stop'));
+    await page.waitForSelector(sel('cluster-state', { state: 'stopped' }));
+  } finally {
+    await api(page, 'PUT', CLUSTER, { mode: 'simulated', nodes: 3, speed: 1 });
+    await page.close();
+  }
+});

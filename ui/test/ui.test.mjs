@@ -163,6 +163,26 @@ test('WatchSession: watch-list first, then resume without initial events', async
   assert.equal(queries[1].get('resourceVersion'), '9');
 });
 
+test('WatchSession: list first, then watch from the list\'s resourceVersion; the relist record carries the items', async () => {
+  const queries = [];
+  let session;
+  const fetchFn = async (path) => {
+    const q = new URLSearchParams(path.split('?')[1]);
+    queries.push(q);
+    if (queries.length === 1) return new Response(JSON.stringify({ kind: 'ConfigMapList', metadata: { resourceVersion: '12' }, items: [cm('a', '5')] }));
+    session.stop();
+    throw new DOMException('aborted', 'AbortError');
+  };
+  const records = [];
+  session = new WatchSession({ path: '/api/v1/configmaps', list: true, allowWatchBookmarks: true }, fetchFn, { onRecord: (r) => records.push(r), sleep: async () => {} });
+  await session.start();
+  assert.equal(queries[0].get('watch'), null);
+  assert.equal(queries[1].get('watch'), '1');
+  assert.equal(queries[1].get('resourceVersion'), '12');
+  assert.equal(queries[1].get('allowWatchBookmarks'), 'true');
+  assert.deepEqual(records[0].items.map((o) => o.metadata.name), ['a']);
+});
+
 test('WatchSession: a refused watch (400) stops', async () => {
   const s = new WatchSession({ path: '/api/v1/pods', labelSelector: '!!' }, async () => new Response(JSON.stringify({ kind: 'Status', code: 400, reason: 'BadRequest', message: 'bad selector' }), { status: 400 }), { sleep: async () => {} });
   await s.start();
