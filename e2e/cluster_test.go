@@ -11,19 +11,21 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/events"
 
 	"kubeplay/core/sandbox"
 	"kubeplay/core/sim"
 )
 
-// newClusterKubectl is kubectl against a sandbox with its simulated cluster
-// (a control plane and two workers), ten times faster than real time.
-func newClusterKubectl(t *testing.T) *kcEnv {
+// startCluster serves a sandbox with its simulated cluster (a control plane
+// and two workers), ten times faster than real time.
+func startCluster(t *testing.T) *httptest.Server {
 	t.Helper()
-	bin := kcBinary(t)
 	sb, err := sandbox.New(sandbox.Config{Cluster: sim.Config{Speed: 10}})
 	if err != nil {
 		t.Fatal(err)
@@ -34,7 +36,15 @@ func newClusterKubectl(t *testing.T) *kcEnv {
 		hs.Close()
 		sb.Close()
 	})
-	kubeconfig := writeKubeconfig(t, hs.URL)
+	return hs
+}
+
+// newClusterKubectl is kubectl against a sandbox with its simulated cluster
+// (a control plane and two workers), ten times faster than real time.
+func newClusterKubectl(t *testing.T) *kcEnv {
+	t.Helper()
+	bin := kcBinary(t)
+	kubeconfig := writeKubeconfig(t, startCluster(t).URL)
 	return &kcEnv{t: t, bin: bin, kubeconfig: kubeconfig, home: t.TempDir(), rec: &kcRecorder{}}
 }
 
@@ -142,6 +152,10 @@ func TestSIM_6_KubectlDeploymentEndToEnd(t *testing.T) {
 			t.Errorf("get events: no %s in\n%s", want, events)
 		}
 	}
+	// The same events through events.k8s.io/v1 (what kube-scheduler writes with).
+	if v1 := k.must("get", "events.events.k8s.io", "--field-selector=reason=Scheduled", "-o", "jsonpath={.items[*].reportingController}"); !strings.Contains(v1, "default-scheduler") {
+		t.Errorf("get events.events.k8s.io: %q", v1)
+	}
 	describe := k.must("describe", "deployment", "web")
 	for _, want := range []string{"RollingUpdateStrategy:  25% max unavailable, 25% max surge", "Scaled up replica set web-", "deployment-controller"} {
 		if !strings.Contains(describe, want) {
@@ -199,23 +213,13 @@ func eventually(t *testing.T, what string, cond func() bool) {
 // against the simulated cluster unchanged, and sees a Deployment's Pods get
 // scheduled, addressed and Ready, as it would on a real one.
 func TestSIM_1_ClientGoInformerController(t *testing.T) {
-	sb, err := sandbox.New(sandbox.Config{Cluster: sim.Config{Speed: 10}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(sb)
-	t.Cleanup(func() {
-		hs.CloseClientConnections()
-		hs.Close()
-		sb.Close()
-	})
-	cs := cgClientset(t, hs.URL, "test-controller")
+	cs := cgClientset(t, startCluster(t).URL, "test-controller")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var mu sync.Mutex
 	ready := map[string]string{} // pod → node, once Ready with an IP
 	factory := informers.NewSharedInformerFactoryWithOptions(cs, 0, informers.WithNamespace(cgNamespace))
-	_, err = factory.Core().V1().Pods().Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+	_, err := factory.Core().V1().Pods().Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
 		UpdateFunc: func(_, obj any) {
 			p := obj.(*corev1.Pod)
 			for _, c := range p.Status.Conditions {
@@ -260,5 +264,72 @@ func TestSIM_1_ClientGoInformerController(t *testing.T) {
 	})
 	if got.Annotations["deployment.kubernetes.io/revision"] != "1" {
 		t.Errorf("deployment: %+v %v", got.Status, got.Annotations)
+	}
+}
+
+// TestSIM_4_EventsV1ClientGo: client-go's events library (the
+// events.k8s.io/v1 API kube-scheduler records with) writes to the sandbox;
+// an events.k8s.io/v1 informer sees its event and the scheduler's, the core
+// API shows the same objects, and events.k8s.io's field selectors select them.
+func TestSIM_4_EventsV1ClientGo(t *testing.T) {
+	cs := cgClientset(t, startCluster(t).URL, "test-recorder")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var mu sync.Mutex
+	seen := map[string]*eventsv1.Event{} // by reason
+	factory := informers.NewSharedInformerFactoryWithOptions(cs, 0, informers.WithNamespace(cgNamespace))
+	record := func(obj any) {
+		e := obj.(*eventsv1.Event)
+		mu.Lock()
+		seen[e.Reason] = e
+		mu.Unlock()
+	}
+	if _, err := factory.Events().V1().Events().Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc: record, UpdateFunc: func(_, obj any) { record(obj) },
+	}); err != nil {
+		t.Fatal(err)
+	}
+	factory.Start(ctx.Done())
+	factory.WaitForCacheSync(ctx.Done())
+
+	broadcaster := events.NewBroadcaster(&events.EventSinkImpl{Interface: cs.EventsV1()})
+	broadcaster.StartRecordingToSink(ctx.Done())
+	defer broadcaster.Shutdown()
+	recorder := broadcaster.NewRecorder(scheme.Scheme, "example.com/tester")
+	cm, err := cs.CoreV1().ConfigMaps(cgNamespace).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "watched"}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	recorder.Eventf(cm, nil, corev1.EventTypeWarning, "Inspected", "Inspect", "looked at %s", cm.Name)
+	recorder.Eventf(cm, nil, corev1.EventTypeWarning, "Inspected", "Inspect", "looked at %s", cm.Name)
+	p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p"}, Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "nginx"}}}}
+	if _, err := cs.CoreV1().Pods(cgNamespace).Create(ctx, p, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the recorder's event and the scheduler's, through events.k8s.io/v1", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return seen["Inspected"] != nil && seen["Scheduled"] != nil
+	})
+	mu.Lock()
+	e, s := seen["Inspected"], seen["Scheduled"]
+	mu.Unlock()
+	if e.Regarding.Name != "watched" || e.Regarding.Kind != "ConfigMap" || e.ReportingController != "example.com/tester" ||
+		e.Action != "Inspect" || e.Note != "looked at watched" || e.EventTime.IsZero() {
+		t.Errorf("recorded event: %+v", e)
+	}
+	if s.ReportingController != "default-scheduler" || s.Action != "Binding" || s.Regarding.Name != "p" {
+		t.Errorf("scheduler's event: %+v", s)
+	}
+	core, err := cs.CoreV1().Events(cgNamespace).Get(ctx, e.Name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if core.InvolvedObject.Name != "watched" || core.Message != "looked at watched" || core.ReportingController != "example.com/tester" {
+		t.Errorf("the same event through core/v1: %+v", core)
+	}
+	list, err := cs.EventsV1().Events(cgNamespace).List(ctx, metav1.ListOptions{FieldSelector: "regarding.name=watched,reason=Inspected"})
+	if err != nil || len(list.Items) != 1 {
+		t.Fatalf("list by regarding.name: %v %v", list, err)
 	}
 }

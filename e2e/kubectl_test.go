@@ -286,16 +286,18 @@ func TestK8S_URI_2_KubectlAPIResources(t *testing.T) {
 		}
 		return strings.TrimSpace(l[offs[i]:end])
 	}
-	got := map[string]row{}
+	got := map[string]row{} // by name and apiVersion: events are served by two groups, as in kube
 	for _, l := range ls[1:] {
-		name := cell(l, 0)
-		if _, dup := got[name]; dup {
-			t.Errorf("api-resources lists %s twice", name)
+		key := cell(l, 0) + " " + cell(l, 2)
+		if _, dup := got[key]; dup {
+			t.Errorf("api-resources lists %s twice", key)
 		}
-		got[name] = row{cell(l, 1), cell(l, 2), cell(l, 3), cell(l, 4), cell(l, 5)}
+		got[key] = row{cell(l, 1), cell(l, 2), cell(l, 3), cell(l, 4), cell(l, 5)}
 	}
+	want["events (events.k8s.io)"] = row{"ev", "events.k8s.io/v1", "true", "Event", "create,delete,deletecollection,get,list,patch,update,watch"}
 	for name, w := range want {
-		g, ok := got[name]
+		name, _, _ = strings.Cut(name, " ")
+		g, ok := got[name+" "+w.apiVersion]
 		switch {
 		case !ok:
 			t.Errorf("api-resources lacks %s\n%s", name, out)

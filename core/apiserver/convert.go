@@ -92,6 +92,7 @@ func printerFor(res *schema.Resource) *table.Printer {
 	if res.Custom != nil {
 		return res.Custom.Printer
 	}
+	res = res.Storage() // kube prints a view's objects in their stored (internal) form
 	return table.For(res.Group, res.Plural)
 }
 
@@ -104,7 +105,7 @@ func (rep reply) tableOf(c encoding.Conversion, res *schema.Resource, meta table
 		if err != nil {
 			return nil, apierrors.NewInternal(err)
 		}
-		rows[i] = table.Item{Object: obj, Raw: []byte(it.Value), Kind: res.Kind, APIVersion: res.APIVersion()}
+		rows[i] = table.Item{Object: obj, Raw: viewed(res, []byte(it.Value)), Kind: res.Kind, APIVersion: res.APIVersion()}
 	}
 	if meta == (table.ListMeta{}) && len(rows) == 1 {
 		meta.ResourceVersion = object.MetaString(rows[0].Object, "resourceVersion")

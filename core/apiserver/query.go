@@ -68,12 +68,15 @@ func parseListOptions(q url.Values, res *schema.Resource) (*listOptions, error) 
 		if o.Fields, err = selector.ParseFields(v); err != nil {
 			return nil, apierrors.NewBadRequest(err.Error())
 		}
-		for _, t := range o.Fields {
+		for i, t := range o.Fields {
 			if res.SupportsField(t.Field) {
+				if res.View != nil {
+					o.Fields[i].Field = res.View.FieldLabels[t.Field] // selected as the stored kind's field
+				}
 				continue
 			}
 			// kube's words: a kind's own field label conversion's, or the default one's.
-			if len(res.Fields) > 0 {
+			if len(res.Fields) > 0 || res.View != nil {
 				return nil, apierrors.NewBadRequest("field label not supported: " + t.Field)
 			}
 			return nil, apierrors.NewBadRequest(fmt.Sprintf("%q is not a known field selector: only %q, %q", t.Field, "metadata.name", "metadata.namespace"))

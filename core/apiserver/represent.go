@@ -160,9 +160,40 @@ func (rep reply) encodeDocument(media encoding.Media, doc []byte) ([]byte, error
 	return rep.jsonDocument(doc), nil
 }
 
+// viewed is a stored object as res shows it: converted to its form when
+// res is a view (schema.View), written as its Go type writes it.
+func viewed(res *schema.Resource, stored []byte) []byte {
+	if res.View == nil {
+		return stored
+	}
+	obj, err := object.Decode(stored)
+	if err != nil {
+		return stored // what cannot be read is shown as stored (a corrupt object)
+	}
+	obj = res.View.FromStored(obj)
+	protobuf.Complete(res.APIVersion(), res.Kind, obj)
+	if b, err := object.EncodeOrdered(obj, protobuf.Order(res.APIVersion(), res.Kind)); err == nil {
+		return b
+	}
+	return stored
+}
+
+// viewedItems are stored items as res shows them; a view's have keys of
+// their own, so the encodings cached by key stay apart.
+func viewedItems(res *schema.Resource, items []storage.Item) []storage.Item {
+	if res.View == nil {
+		return items
+	}
+	out := make([]storage.Item, len(items))
+	for i, it := range items {
+		out[i] = storage.Item{Key: res.Group + ":" + it.Key, Value: string(viewed(res, []byte(it.Value)))}
+	}
+	return out
+}
+
 // writeObject answers with one stored object of res.
 func (rep reply) writeObject(w web.ResponseWriter, code int, res *schema.Resource, stored []byte) {
-	doc := object.WithTypeMeta(stored, res.Kind, res.APIVersion())
+	doc := object.WithTypeMeta(viewed(res, stored), res.Kind, res.APIVersion())
 	if c := rep.out.Convert; c != nil {
 		var err error
 		if doc, err = rep.convertObject(*c, res, stored, doc); err != nil {
@@ -183,6 +214,9 @@ func (rep reply) writeObject(w web.ResponseWriter, code int, res *schema.Resourc
 // buffers small writes), so a large list costs one copy into the connection and
 // no large allocation; other media build the document.
 func (rep reply) writeList(w web.ResponseWriter, res *schema.Resource, meta listMeta, items []storage.Item) {
+	if rep.out.Convert == nil {
+		items = viewedItems(res, items) // Tables print the stored form, as kube prints its internal one
+	}
 	if (rep.out.Media == encoding.Protobuf || rep.out.Media == encoding.CBOR) && rep.out.Convert == nil {
 		rep.writeBinaryList(w, res, meta, items)
 		return
@@ -603,11 +637,14 @@ func newWatchCodec(t target) *watchCodec {
 	if c := t.rep.out.Convert; c != nil {
 		key += ";as=" + c.Kind + ";v=" + c.Version
 	}
+	if t.res.View != nil {
+		key += ";g=" + t.res.Group // an event's encodings are cached per form
+	}
 	c := &watchCodec{rep: t.rep, res: t.res, key: key}
 	switch conv := t.rep.out.Convert; {
 	case conv != nil && conv.Kind == "Table":
 		c.table = &table.Watch{Printer: printerFor(t.res), Version: conv.Version, Include: t.rep.include}
-	case t.rep.out.Media == encoding.JSON && conv == nil:
+	case t.rep.out.Media == encoding.JSON && conv == nil && t.res.View == nil:
 		c.key = "json"
 		c.build = func(e *storage.Event) []byte { return jsonEventFrame(c.res, e) }
 	default:
@@ -638,7 +675,7 @@ func (c *watchCodec) encodeEvent(e *storage.Event) []byte {
 	if e.Type == storage.Bookmark {
 		return c.frame(string(e.Type), c.bookmark(e.Rev, false))
 	}
-	doc := object.WithTypeMeta(e.Object, c.res.Kind, c.res.APIVersion())
+	doc := object.WithTypeMeta(viewed(c.res, e.Object), c.res.Kind, c.res.APIVersion())
 	if conv := c.rep.out.Convert; conv != nil && conv.Kind != "PartialObjectMetadataList" {
 		// A conversion that fails leaves the object as it is, as kube's watch does
 		// (PartialObjectMetadataList never applies to a single object).
@@ -660,7 +697,7 @@ func (c *watchCodec) tableEvent(e *storage.Event) []byte {
 	if err != nil {
 		return c.internalError(string(e.Type), err)
 	}
-	doc, err := c.table.Append(nil, table.Item{Object: obj, Raw: stored, Kind: c.res.Kind, APIVersion: c.res.APIVersion()}, c.rep.now())
+	doc, err := c.table.Append(nil, table.Item{Object: obj, Raw: viewed(c.res, stored), Kind: c.res.Kind, APIVersion: c.res.APIVersion()}, c.rep.now())
 	if err != nil {
 		return c.internalError(string(e.Type), err)
 	}

@@ -149,6 +149,7 @@ type DeleteResult struct {
 // Delete deletes the target, or marks it for deletion when finalizers or a
 // grace period hold it.
 func (s *Store) Delete(t Target, opts DeleteOptions) (DeleteResult, error) {
+	t = t.stored()
 	if err := opts.Validate(); err != nil {
 		return DeleteResult{}, err
 	}
@@ -431,6 +432,7 @@ func setFinalizers(meta map[string]any, finalizers []string) {
 // target's collection that filter keeps, and returns them as they were
 // listed, with the list's revision.
 func (s *Store) DeleteCollection(t Target, filter storage.Filter, opts DeleteOptions) ([]storage.Item, int64, error) {
+	t = t.stored()
 	if err := opts.Validate(); err != nil {
 		return nil, 0, err
 	}

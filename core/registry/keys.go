@@ -18,8 +18,10 @@ func groupSegment(group string) string {
 	return group
 }
 
-// Key is the store key of one object.
+// Key is the store key of one object (a view's objects are those of the
+// resource it views).
 func Key(res *schema.Resource, namespace, name string) string {
+	res = res.Storage()
 	if res.Namespaced {
 		return groupSegment(res.Group) + "/" + res.Plural + "/" + namespace + "/" + name
 	}
@@ -28,6 +30,7 @@ func Key(res *schema.Resource, namespace, name string) string {
 
 // CollectionPrefix is the key prefix of a list: every namespace when namespace is "".
 func CollectionPrefix(res *schema.Resource, namespace string) string {
+	res = res.Storage()
 	p := groupSegment(res.Group) + "/" + res.Plural + "/"
 	if res.Namespaced && namespace != "" {
 		p += namespace + "/"

@@ -76,6 +76,18 @@ type Target struct {
 	// Warn, when set, hears the warnings of the write (kube's Warning
 	// headers).
 	Warn func(text string)
+	// Via is the view the write came through (Res is then what it views),
+	// whose validation applies.
+	Via *schema.Resource
+}
+
+// stored is t as a write to the objects t.Res views, for a view (and t
+// itself otherwise).
+func (t Target) stored() Target {
+	if t.Res.View != nil {
+		t.Via, t.Res = t.Res, t.Res.View.Stored
+	}
+	return t
 }
 
 // updateWarner is a strategy whose kind's updates may warn (kube's
@@ -116,6 +128,9 @@ func (s *Store) Create(t Target, obj object.Object) ([]byte, error) {
 			return nil, err
 		}
 		return encode(t.Res, answer)
+	}
+	if v := t.Res.View; v != nil {
+		obj, t = v.ToStored(obj), t.stored()
 	}
 	st := strategyFor(t.Res)
 	if err := s.prepareNew(st, t, obj); err != nil {
@@ -185,7 +200,12 @@ func (s *Store) prepareNew(st Strategy, t Target, obj object.Object) error {
 	meta["uid"] = object.NewUID()
 	meta["creationTimestamp"] = object.Timestamp(s.clock.Now())
 	st.PrepareForCreate(obj)
-	errs := st.Validate(obj)
+	var errs field.ErrorList
+	if t.Via != nil {
+		errs = t.Via.View.Validate(obj)
+	} else {
+		errs = st.Validate(obj)
+	}
 	if len(errs) == 0 || !checksNoMetadata[t.Res.Group+"/"+t.Res.Kind] {
 		errs = append(validateObjectMeta(meta, t.Res, name), errs...)
 	}
@@ -232,6 +252,22 @@ type UpdatedObjectInfo func(old object.Object) (object.Object, error)
 // whether it was created. A write to the scale subresource updates the parent
 // and returns its Scale.
 func (s *Store) Update(t Target, info UpdatedObjectInfo) ([]byte, bool, error) {
+	if v := t.Res.View; v != nil {
+		// The write computes the object in the view's form, from the stored
+		// object in that form.
+		through := info
+		info = func(old object.Object) (object.Object, error) {
+			if old != nil {
+				old = v.FromStored(object.DeepCopy(old))
+			}
+			obj, err := through(old)
+			if err != nil {
+				return nil, err
+			}
+			return v.ToStored(obj), nil
+		}
+		t = t.stored()
+	}
 	if t.Sub == "scale" {
 		stored, _, err := s.update(t, scaleInfo(t, info))
 		if err != nil {
@@ -307,7 +343,11 @@ func (s *Store) update(t Target, info UpdatedObjectInfo) ([]byte, bool, error) {
 		}
 		errs := validateObjectMetaUpdate(object.Meta(obj), oldMeta)
 		errs = append(errs, validateObjectMeta(object.Meta(obj), t.Res, t.Name)...)
-		errs = append(errs, st.ValidateUpdate(obj, old, t.Sub)...)
+		if t.Via != nil {
+			errs = append(errs, t.Via.View.ValidateUpdate(obj, old)...)
+		} else {
+			errs = append(errs, st.ValidateUpdate(obj, old, t.Sub)...)
+		}
 		if t.Sub == "" {
 			errs = append(errs, validateUpdatedLabels(object.Meta(obj), t.Res)...)
 		}

@@ -38,6 +38,23 @@ func boolField(path ...string) func(object.Object) string {
 
 // Builtins returns the built-in kinds of kube-apiserver v1.32 that kubeplay serves.
 func Builtins() []*Resource {
+	event := &Resource{
+		Version: "v1", Kind: "Event", Plural: "events", Singular: "event", Namespaced: true,
+		ShortNames: []string{"ev"}, Verbs: allVerbs, CreateOnUpdate: true, Names: PathSegment,
+		Fields: map[string]func(object.Object) string{
+			"involvedObject.kind":            str("involvedObject", "kind"),
+			"involvedObject.namespace":       str("involvedObject", "namespace"),
+			"involvedObject.name":            str("involvedObject", "name"),
+			"involvedObject.uid":             str("involvedObject", "uid"),
+			"involvedObject.apiVersion":      str("involvedObject", "apiVersion"),
+			"involvedObject.resourceVersion": str("involvedObject", "resourceVersion"),
+			"involvedObject.fieldPath":       str("involvedObject", "fieldPath"),
+			"reason":                         str("reason"),
+			"reportingComponent":             str("reportingComponent"),
+			"source":                         str("source", "component"),
+			"type":                           str("type"),
+		},
+	}
 	return []*Resource{
 		{
 			Version: "v1", Kind: "Namespace", Plural: "namespaces", Singular: "namespace",
@@ -108,23 +125,7 @@ func Builtins() []*Resource {
 			Namespaced: true, ShortNames: []string{"pvc"}, Verbs: allVerbs,
 			Subs: []Subresource{{Name: "status", Kind: "PersistentVolumeClaim", Verbs: statusVerbs}},
 		},
-		{
-			Version: "v1", Kind: "Event", Plural: "events", Singular: "event", Namespaced: true,
-			ShortNames: []string{"ev"}, Verbs: allVerbs, CreateOnUpdate: true, Names: PathSegment,
-			Fields: map[string]func(object.Object) string{
-				"involvedObject.kind":            str("involvedObject", "kind"),
-				"involvedObject.namespace":       str("involvedObject", "namespace"),
-				"involvedObject.name":            str("involvedObject", "name"),
-				"involvedObject.uid":             str("involvedObject", "uid"),
-				"involvedObject.apiVersion":      str("involvedObject", "apiVersion"),
-				"involvedObject.resourceVersion": str("involvedObject", "resourceVersion"),
-				"involvedObject.fieldPath":       str("involvedObject", "fieldPath"),
-				"reason":                         str("reason"),
-				"reportingComponent":             str("reportingComponent"),
-				"source":                         str("source", "component"),
-				"type":                           str("type"),
-			},
-		},
+		event,
 		{
 			Version: "v1", Kind: "ServiceAccount", Plural: "serviceaccounts", Singular: "serviceaccount",
 			Namespaced: true, ShortNames: []string{"sa"}, Verbs: allVerbs, ReturnDeleted: true,
@@ -216,5 +217,6 @@ func Builtins() []*Resource {
 			Plural: "prioritylevelconfigurations", Singular: "prioritylevelconfiguration", Verbs: allVerbs, Generation: true,
 			Subs: []Subresource{{Name: "status", Kind: "PriorityLevelConfiguration", Group: "flowcontrol.apiserver.k8s.io", Verbs: statusVerbs}},
 		},
+		eventsV1(event),
 	}
 }

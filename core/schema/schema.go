@@ -77,6 +77,36 @@ type Resource struct {
 	// Custom is what a CustomResourceDefinition says of a custom resource's
 	// objects; nil for the built-in kinds.
 	Custom *CustomResource
+	// View, when set, serves another resource's objects in this kind's form
+	// (kube's events.k8s.io/v1 Event is the core/v1 Event, stored once).
+	View *View
+}
+
+// View is a kind served as another resource's objects, converted both ways,
+// as kube serves several versions of one stored object: the objects are
+// stored (and watched, and selected by fields) as Stored's, and converted
+// when they are read through this kind or written through it.
+type View struct {
+	Stored *Resource
+	// FieldLabels are the field selector fields, each with the stored
+	// kind's field it stands for (kube's field label conversion).
+	FieldLabels map[string]string
+	// FromStored and ToStored convert an object (in place, returning it);
+	// metadata is the same in both forms.
+	FromStored, ToStored func(object.Object) object.Object
+	// Validate and ValidateUpdate check, in the stored form, a write through
+	// this kind in the stored kind's place (kube validates by request version).
+	Validate       func(obj object.Object) field.ErrorList
+	ValidateUpdate func(obj, old object.Object) field.ErrorList
+}
+
+// Storage is the resource whose objects res's are: res itself, or what it
+// is a view of.
+func (res *Resource) Storage() *Resource {
+	if res.View != nil {
+		return res.View.Stored
+	}
+	return res
 }
 
 // CustomResource is what one version of a CustomResourceDefinition says of
@@ -137,6 +167,10 @@ func (r *Resource) Sub(name string) *Subresource {
 
 // SupportsField says whether a field selector may use field.
 func (r *Resource) SupportsField(field string) bool {
+	if r.View != nil {
+		_, ok := r.View.FieldLabels[field]
+		return ok
+	}
 	if field == "metadata.name" || field == "metadata.namespace" {
 		return true
 	}

@@ -12,6 +12,12 @@ import (
 // object's, and an Event with an eventTime names who reported what.
 // It checks no metadata.
 func Event(obj object.Object) field.ErrorList {
+	return legacyEvent(obj, "reportingComponent")
+}
+
+// legacyEvent is the legacy validation, naming the reporting controller's
+// field as the request's version does.
+func legacyEvent(obj object.Object, controllerField string) field.ErrorList {
 	var errs field.ErrorList
 	ns := object.MetaString(obj, "namespace")
 	involvedNS, _ := object.Path(obj, "involvedObject", "namespace").(string)
@@ -25,7 +31,7 @@ func Event(obj object.Object) field.ErrorList {
 		if involvedNS == "" && ns != "default" && ns != "kube-system" {
 			errs = append(errs, mismatch)
 		}
-		controller := field.NewPath("reportingComponent")
+		controller := field.NewPath(controllerField)
 		if str("reportingComponent") == "" {
 			errs = append(errs, field.Required(controller, ""))
 		}
@@ -47,6 +53,74 @@ func Event(obj object.Object) field.ErrorList {
 	}
 	for _, msg := range DNS1123Subdomain(ns) {
 		errs = append(errs, field.Invalid(field.NewPath("namespace"), ns, msg))
+	}
+	return errs
+}
+
+// EventsV1 checks an Event (in its stored core/v1 form) created through
+// events.k8s.io/v1, as kube does by request version: the legacy rules, then
+// the strict ones, which name fields as core/v1 does: a name that is a DNS
+// subdomain, an eventTime, a type, a series of at least 2, and none of the
+// deprecated fields.
+func EventsV1(obj object.Object) field.ErrorList {
+	errs := legacyEvent(obj, "reportingController")
+	name := object.MetaString(obj, "name")
+	for _, msg := range DNS1123Subdomain(name) {
+		errs = append(errs, field.Invalid(field.NewPath("metadata", "name"), name, msg))
+	}
+	errs = append(errs, eventSeries(obj)...)
+	if t, _ := obj["eventTime"].(string); t == "" {
+		errs = append(errs, field.Required(field.NewPath("eventTime"), ""))
+	}
+	if typ, _ := obj["type"].(string); typ != "Normal" && typ != "Warning" {
+		errs = append(errs, field.Invalid(field.NewPath("type"), "", "has invalid value: "+typ))
+	}
+	for _, f := range []string{"firstTimestamp", "lastTimestamp"} {
+		if t, _ := obj[f].(string); t != "" {
+			errs = append(errs, field.Invalid(field.NewPath(f), "", "needs to be unset"))
+		}
+	}
+	if object.Int(obj["count"]) != 0 {
+		errs = append(errs, field.Invalid(field.NewPath("count"), "", "needs to be unset"))
+	}
+	if src, _ := obj["source"].(map[string]any); src["component"] != nil && src["component"] != "" || src["host"] != nil && src["host"] != "" {
+		errs = append(errs, field.Invalid(field.NewPath("source"), "", "needs to be unset"))
+	}
+	return errs
+}
+
+// eventSeries checks a series written through events.k8s.io/v1.
+func eventSeries(obj object.Object) field.ErrorList {
+	series, ok := obj["series"].(map[string]any)
+	if !ok {
+		return nil
+	}
+	var errs field.ErrorList
+	if object.Int(series["count"]) < 2 {
+		errs = append(errs, field.Invalid(field.NewPath("series.count"), "", "should be at least 2"))
+	}
+	if t, _ := series["lastObservedTime"].(string); t == "" {
+		errs = append(errs, field.Required(field.NewPath("series.lastObservedTime"), ""))
+	}
+	return errs
+}
+
+// EventsV1Update checks an update of an Event through events.k8s.io/v1: the
+// legacy rules, a changed series, and what an event may not change.
+func EventsV1Update(obj, old object.Object) field.ErrorList {
+	errs := legacyEvent(obj, "reportingController")
+	if !semanticEqual(obj["series"], old["series"]) {
+		errs = append(errs, eventSeries(obj)...)
+	}
+	for _, f := range []string{"involvedObject", "reason", "message", "source", "firstTimestamp", "lastTimestamp",
+		"count", "reason", "type", "eventTime", "action", "related", "reportingComponent", "reportingInstance"} {
+		if !semanticEqual(obj[f], old[f]) {
+			name := f
+			if f == "reportingComponent" {
+				name = "reportingController" // the internal type's name
+			}
+			errs = append(errs, field.Invalid(field.NewPath(name), obj[f], fieldImmutable))
+		}
 	}
 	return errs
 }

@@ -164,6 +164,25 @@ var kinds = []*kindSpec{
 		fields: [][2]string{{"reason", "Created"}, {"type", "Normal"}, {"involvedObject.name", "a"}, {"source", "fidelity"}},
 	},
 	{
+		// The same stored Events, through events.k8s.io/v1 (its validation is
+		// stricter, and its updates may change only the series).
+		Kind: "Event", Group: "events.k8s.io", Version: "v1", Resource: "events", Namespaced: true, weight: 2,
+		spec: func(r *rand.Rand, obj map[string]any) {
+			obj["eventTime"] = "2026-01-02T03:04:05.000000Z"
+			obj["reportingController"] = "example.com/fidelity"
+			obj["reportingInstance"] = "fidelity-1"
+			obj["action"] = []string{"Create", "Update"}[r.IntN(2)]
+			obj["reason"] = []string{"Created", "Updated", "Tested"}[r.IntN(3)]
+			obj["regarding"] = map[string]any{"kind": "ConfigMap", "name": "a", "namespace": "{{ns}}", "apiVersion": "v1"}
+			obj["note"] = "something happened"
+			obj["type"] = []string{"Normal", "Warning"}[r.IntN(2)]
+		},
+		change: func(r *rand.Rand) map[string]any {
+			return map[string]any{"series": map[string]any{"count": r.IntN(5) + 2, "lastObservedTime": "2026-01-02T03:05:00.000000Z"}}
+		},
+		fields: [][2]string{{"reason", "Created"}, {"type", "Normal"}, {"regarding.name", "a"}, {"reportingController", "example.com/fidelity"}},
+	},
+	{
 		Kind: "Lease", Group: "coordination.k8s.io", Version: "v1", Resource: "leases", Namespaced: true, weight: 2,
 		spec: func(r *rand.Rand, obj map[string]any) {
 			obj["spec"] = map[string]any{"holderIdentity": fmt.Sprintf("holder-%d", r.IntN(3)), "leaseDurationSeconds": 15}

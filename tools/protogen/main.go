@@ -30,6 +30,7 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
+	eventsv1 "k8s.io/api/events/v1"
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -50,7 +51,7 @@ func typeOf(v any) reflect.Type { return reflect.TypeOf(v).Elem() }
 // servedGroupVersions are the group versions of the built-in kinds; the meta kinds
 // that kube registers in every group version are served under each of them.
 var servedGroupVersions = []string{"v1", "apps/v1", "batch/v1", "coordination.k8s.io/v1", "discovery.k8s.io/v1", "policy/v1", "autoscaling/v1",
-	"authentication.k8s.io/v1", "authorization.k8s.io/v1", "flowcontrol.apiserver.k8s.io/v1", "meta.k8s.io/v1"}
+	"authentication.k8s.io/v1", "authorization.k8s.io/v1", "flowcontrol.apiserver.k8s.io/v1", "events.k8s.io/v1", "meta.k8s.io/v1"}
 
 func roots() []root {
 	rs := []root{}
@@ -70,6 +71,7 @@ func roots() []root {
 	add("v1", &corev1.Endpoints{}, &corev1.EndpointsList{})
 	add("v1", &corev1.Node{}, &corev1.NodeList{})
 	add("v1", &corev1.Event{}, &corev1.EventList{})
+	add("events.k8s.io/v1", &eventsv1.Event{}, &eventsv1.EventList{})
 	add("v1", &corev1.ServiceAccount{}, &corev1.ServiceAccountList{})
 	add("apps/v1", &appsv1.Deployment{}, &appsv1.DeploymentList{})
 	add("apps/v1", &appsv1.ReplicaSet{}, &appsv1.ReplicaSetList{})

@@ -1104,54 +1104,79 @@ var messages = [...]message{
 		{num: 1, name: "metadata", kind: kindMessage, msg: 8, flags: flagOmitEmpty, goType: 26},
 		{num: 2, name: "items", kind: kindMessage, msg: 169, flags: flagRepeated, goType: 310, elemType: 305},
 	}},
-	173: {goType: 311, typeMeta: true, fields: []field{ // ServiceAccount
+	173: {goType: 305, typeMeta: true, fields: []field{ // Event
+		{num: 1, name: "metadata", kind: kindMessage, msg: 1, goType: 2},
+		{num: 2, name: "eventTime", kind: kindMicroTime, goType: 307},
+		{num: 3, name: "series", kind: kindMessage, msg: 174, flags: flagPointer | flagOmitEmpty, goType: 308},
+		{num: 4, name: "reportingController", kind: kindString, flags: flagOmitEmpty, goType: 5},
+		{num: 5, name: "reportingInstance", kind: kindString, flags: flagOmitEmpty, goType: 5},
+		{num: 6, name: "action", kind: kindString, flags: flagOmitEmpty, goType: 5},
+		{num: 7, name: "reason", kind: kindString, flags: flagOmitEmpty, goType: 5},
+		{num: 8, name: "regarding", kind: kindMessage, msg: 148, flags: flagOmitEmpty, goType: 272},
+		{num: 9, name: "related", kind: kindMessage, msg: 148, flags: flagPointer | flagOmitEmpty, goType: 272},
+		{num: 10, name: "note", kind: kindString, flags: flagOmitEmpty, goType: 5},
+		{num: 11, name: "type", kind: kindString, flags: flagOmitEmpty, goType: 5},
+		{num: 12, name: "deprecatedSource", kind: kindMessage, msg: 170, flags: flagOmitEmpty, goType: 306},
+		{num: 13, name: "deprecatedFirstTimestamp", kind: kindTime, flags: flagOmitEmpty, goType: 8},
+		{num: 14, name: "deprecatedLastTimestamp", kind: kindTime, flags: flagOmitEmpty, goType: 8},
+		{num: 15, name: "deprecatedCount", kind: kindInt32, flags: flagOmitEmpty, goType: 45},
+	}},
+	174: {goType: 308, fields: []field{ // EventSeries
+		{num: 1, name: "count", kind: kindInt32, goType: 45},
+		{num: 2, name: "lastObservedTime", kind: kindMicroTime, goType: 307},
+	}},
+	175: {goType: 309, typeMeta: true, fields: []field{ // EventList
+		{num: 1, name: "metadata", kind: kindMessage, msg: 8, flags: flagOmitEmpty, goType: 26},
+		{num: 2, name: "items", kind: kindMessage, msg: 173, flags: flagRepeated, goType: 310, elemType: 305},
+	}},
+	176: {goType: 311, typeMeta: true, fields: []field{ // ServiceAccount
 		{num: 1, name: "metadata", kind: kindMessage, msg: 1, flags: flagOmitEmpty, goType: 2},
 		{num: 2, name: "secrets", kind: kindMessage, msg: 148, flags: flagRepeated | flagOmitEmpty | flagPatchMerge, goType: 312, elemType: 272, mergeKey: 3},
 		{num: 3, name: "imagePullSecrets", kind: kindMessage, msg: 22, flags: flagRepeated | flagOmitEmpty, goType: 38, elemType: 39},
 		{num: 4, name: "automountServiceAccountToken", kind: kindBool, flags: flagPointer | flagOmitEmpty, goType: 15},
 	}},
-	174: {goType: 313, typeMeta: true, fields: []field{ // ServiceAccountList
+	177: {goType: 313, typeMeta: true, fields: []field{ // ServiceAccountList
 		{num: 1, name: "metadata", kind: kindMessage, msg: 8, flags: flagOmitEmpty, goType: 26},
-		{num: 2, name: "items", kind: kindMessage, msg: 173, flags: flagRepeated, goType: 314, elemType: 311},
+		{num: 2, name: "items", kind: kindMessage, msg: 176, flags: flagRepeated, goType: 314, elemType: 311},
 	}},
-	175: {goType: 315, typeMeta: true, fields: []field{ // Deployment
+	178: {goType: 315, typeMeta: true, fields: []field{ // Deployment
 		{num: 1, name: "metadata", kind: kindMessage, msg: 1, flags: flagOmitEmpty, goType: 2},
-		{num: 2, name: "spec", kind: kindMessage, msg: 176, flags: flagOmitEmpty, goType: 316},
-		{num: 3, name: "status", kind: kindMessage, msg: 180, flags: flagOmitEmpty, goType: 317},
+		{num: 2, name: "spec", kind: kindMessage, msg: 179, flags: flagOmitEmpty, goType: 316},
+		{num: 3, name: "status", kind: kindMessage, msg: 183, flags: flagOmitEmpty, goType: 317},
 	}},
-	176: {goType: 316, fields: []field{ // DeploymentSpec
+	179: {goType: 316, fields: []field{ // DeploymentSpec
 		{num: 1, name: "replicas", kind: kindInt32, flags: flagPointer | flagOmitEmpty, goType: 45},
 		{num: 2, name: "selector", kind: kindMessage, msg: 48, flags: flagPointer, goType: 110},
-		{num: 3, name: "template", kind: kindMessage, msg: 177, goType: 318},
-		{num: 4, name: "strategy", kind: kindMessage, msg: 178, flags: flagOmitEmpty | flagPatchRetainKeys, goType: 319},
+		{num: 3, name: "template", kind: kindMessage, msg: 180, goType: 318},
+		{num: 4, name: "strategy", kind: kindMessage, msg: 181, flags: flagOmitEmpty | flagPatchRetainKeys, goType: 319},
 		{num: 5, name: "minReadySeconds", kind: kindInt32, flags: flagOmitEmpty, goType: 45},
 		{num: 6, name: "revisionHistoryLimit", kind: kindInt32, flags: flagPointer | flagOmitEmpty, goType: 45},
 		{num: 7, name: "paused", kind: kindBool, flags: flagOmitEmpty, goType: 15},
 		{num: 9, name: "progressDeadlineSeconds", kind: kindInt32, flags: flagPointer | flagOmitEmpty, goType: 45},
 	}},
-	177: {goType: 318, fields: []field{ // PodTemplateSpec
+	180: {goType: 318, fields: []field{ // PodTemplateSpec
 		{num: 1, name: "metadata", kind: kindMessage, msg: 1, flags: flagOmitEmpty, goType: 2},
 		{num: 2, name: "spec", kind: kindMessage, msg: 10, flags: flagOmitEmpty, goType: 29},
 	}},
-	178: {goType: 319, fields: []field{ // DeploymentStrategy
+	181: {goType: 319, fields: []field{ // DeploymentStrategy
 		{num: 1, name: "type", kind: kindString, flags: flagOmitEmpty, goType: 320},
-		{num: 2, name: "rollingUpdate", kind: kindMessage, msg: 179, flags: flagPointer | flagOmitEmpty, goType: 321},
+		{num: 2, name: "rollingUpdate", kind: kindMessage, msg: 182, flags: flagPointer | flagOmitEmpty, goType: 321},
 	}},
-	179: {goType: 321, fields: []field{ // RollingUpdateDeployment
+	182: {goType: 321, fields: []field{ // RollingUpdateDeployment
 		{num: 1, name: "maxUnavailable", kind: kindIntOrString, flags: flagPointer | flagOmitEmpty, goType: 157},
 		{num: 2, name: "maxSurge", kind: kindIntOrString, flags: flagPointer | flagOmitEmpty, goType: 157},
 	}},
-	180: {goType: 317, order: []uint8{0, 1, 2, 6, 3, 4, 5, 7}, fields: []field{ // DeploymentStatus
+	183: {goType: 317, order: []uint8{0, 1, 2, 6, 3, 4, 5, 7}, fields: []field{ // DeploymentStatus
 		{num: 1, name: "observedGeneration", kind: kindInt64, flags: flagOmitEmpty, goType: 7},
 		{num: 2, name: "replicas", kind: kindInt32, flags: flagOmitEmpty, goType: 45},
 		{num: 3, name: "updatedReplicas", kind: kindInt32, flags: flagOmitEmpty, goType: 45},
 		{num: 4, name: "availableReplicas", kind: kindInt32, flags: flagOmitEmpty, goType: 45},
 		{num: 5, name: "unavailableReplicas", kind: kindInt32, flags: flagOmitEmpty, goType: 45},
-		{num: 6, name: "conditions", kind: kindMessage, msg: 181, flags: flagRepeated | flagOmitEmpty | flagPatchMerge, goType: 322, elemType: 323, mergeKey: 2},
+		{num: 6, name: "conditions", kind: kindMessage, msg: 184, flags: flagRepeated | flagOmitEmpty | flagPatchMerge, goType: 322, elemType: 323, mergeKey: 2},
 		{num: 7, name: "readyReplicas", kind: kindInt32, flags: flagOmitEmpty, goType: 45},
 		{num: 8, name: "collisionCount", kind: kindInt32, flags: flagPointer | flagOmitEmpty, goType: 45},
 	}},
-	181: {goType: 323, order: []uint8{0, 1, 4, 5, 2, 3}, fields: []field{ // DeploymentCondition
+	184: {goType: 323, order: []uint8{0, 1, 4, 5, 2, 3}, fields: []field{ // DeploymentCondition
 		{num: 1, name: "type", kind: kindString, goType: 324},
 		{num: 2, name: "status", kind: kindString, goType: 24},
 		{num: 4, name: "reason", kind: kindString, flags: flagOmitEmpty, goType: 5},
@@ -1159,74 +1184,74 @@ var messages = [...]message{
 		{num: 6, name: "lastUpdateTime", kind: kindTime, flags: flagOmitEmpty, goType: 8},
 		{num: 7, name: "lastTransitionTime", kind: kindTime, flags: flagOmitEmpty, goType: 8},
 	}},
-	182: {goType: 325, typeMeta: true, fields: []field{ // DeploymentList
+	185: {goType: 325, typeMeta: true, fields: []field{ // DeploymentList
 		{num: 1, name: "metadata", kind: kindMessage, msg: 8, flags: flagOmitEmpty, goType: 26},
-		{num: 2, name: "items", kind: kindMessage, msg: 175, flags: flagRepeated, goType: 326, elemType: 315},
+		{num: 2, name: "items", kind: kindMessage, msg: 178, flags: flagRepeated, goType: 326, elemType: 315},
 	}},
-	183: {goType: 327, typeMeta: true, fields: []field{ // ReplicaSet
+	186: {goType: 327, typeMeta: true, fields: []field{ // ReplicaSet
 		{num: 1, name: "metadata", kind: kindMessage, msg: 1, flags: flagOmitEmpty, goType: 2},
-		{num: 2, name: "spec", kind: kindMessage, msg: 184, flags: flagOmitEmpty, goType: 328},
-		{num: 3, name: "status", kind: kindMessage, msg: 185, flags: flagOmitEmpty, goType: 329},
+		{num: 2, name: "spec", kind: kindMessage, msg: 187, flags: flagOmitEmpty, goType: 328},
+		{num: 3, name: "status", kind: kindMessage, msg: 188, flags: flagOmitEmpty, goType: 329},
 	}},
-	184: {goType: 328, order: []uint8{0, 3, 1, 2}, fields: []field{ // ReplicaSetSpec
+	187: {goType: 328, order: []uint8{0, 3, 1, 2}, fields: []field{ // ReplicaSetSpec
 		{num: 1, name: "replicas", kind: kindInt32, flags: flagPointer | flagOmitEmpty, goType: 45},
 		{num: 2, name: "selector", kind: kindMessage, msg: 48, flags: flagPointer, goType: 110},
-		{num: 3, name: "template", kind: kindMessage, msg: 177, flags: flagOmitEmpty, goType: 318},
+		{num: 3, name: "template", kind: kindMessage, msg: 180, flags: flagOmitEmpty, goType: 318},
 		{num: 4, name: "minReadySeconds", kind: kindInt32, flags: flagOmitEmpty, goType: 45},
 	}},
-	185: {goType: 329, order: []uint8{0, 1, 3, 4, 2, 5}, fields: []field{ // ReplicaSetStatus
+	188: {goType: 329, order: []uint8{0, 1, 3, 4, 2, 5}, fields: []field{ // ReplicaSetStatus
 		{num: 1, name: "replicas", kind: kindInt32, goType: 45},
 		{num: 2, name: "fullyLabeledReplicas", kind: kindInt32, flags: flagOmitEmpty, goType: 45},
 		{num: 3, name: "observedGeneration", kind: kindInt64, flags: flagOmitEmpty, goType: 7},
 		{num: 4, name: "readyReplicas", kind: kindInt32, flags: flagOmitEmpty, goType: 45},
 		{num: 5, name: "availableReplicas", kind: kindInt32, flags: flagOmitEmpty, goType: 45},
-		{num: 6, name: "conditions", kind: kindMessage, msg: 186, flags: flagRepeated | flagOmitEmpty | flagPatchMerge, goType: 330, elemType: 331, mergeKey: 2},
+		{num: 6, name: "conditions", kind: kindMessage, msg: 189, flags: flagRepeated | flagOmitEmpty | flagPatchMerge, goType: 330, elemType: 331, mergeKey: 2},
 	}},
-	186: {goType: 331, fields: []field{ // ReplicaSetCondition
+	189: {goType: 331, fields: []field{ // ReplicaSetCondition
 		{num: 1, name: "type", kind: kindString, goType: 332},
 		{num: 2, name: "status", kind: kindString, goType: 24},
 		{num: 3, name: "lastTransitionTime", kind: kindTime, flags: flagOmitEmpty, goType: 8},
 		{num: 4, name: "reason", kind: kindString, flags: flagOmitEmpty, goType: 5},
 		{num: 5, name: "message", kind: kindString, flags: flagOmitEmpty, goType: 5},
 	}},
-	187: {goType: 333, typeMeta: true, fields: []field{ // ReplicaSetList
+	190: {goType: 333, typeMeta: true, fields: []field{ // ReplicaSetList
 		{num: 1, name: "metadata", kind: kindMessage, msg: 8, flags: flagOmitEmpty, goType: 26},
-		{num: 2, name: "items", kind: kindMessage, msg: 183, flags: flagRepeated, goType: 334, elemType: 327},
+		{num: 2, name: "items", kind: kindMessage, msg: 186, flags: flagRepeated, goType: 334, elemType: 327},
 	}},
-	188: {goType: 335, typeMeta: true, fields: []field{ // StatefulSet
+	191: {goType: 335, typeMeta: true, fields: []field{ // StatefulSet
 		{num: 1, name: "metadata", kind: kindMessage, msg: 1, flags: flagOmitEmpty, goType: 2},
-		{num: 2, name: "spec", kind: kindMessage, msg: 189, flags: flagOmitEmpty, goType: 336},
-		{num: 3, name: "status", kind: kindMessage, msg: 198, flags: flagOmitEmpty, goType: 337},
+		{num: 2, name: "spec", kind: kindMessage, msg: 192, flags: flagOmitEmpty, goType: 336},
+		{num: 3, name: "status", kind: kindMessage, msg: 201, flags: flagOmitEmpty, goType: 337},
 	}},
-	189: {goType: 336, fields: []field{ // StatefulSetSpec
+	192: {goType: 336, fields: []field{ // StatefulSetSpec
 		{num: 1, name: "replicas", kind: kindInt32, flags: flagPointer | flagOmitEmpty, goType: 45},
 		{num: 2, name: "selector", kind: kindMessage, msg: 48, flags: flagPointer, goType: 110},
-		{num: 3, name: "template", kind: kindMessage, msg: 177, goType: 318},
-		{num: 4, name: "volumeClaimTemplates", kind: kindMessage, msg: 190, flags: flagRepeated | flagOmitEmpty, goType: 338, elemType: 339},
+		{num: 3, name: "template", kind: kindMessage, msg: 180, goType: 318},
+		{num: 4, name: "volumeClaimTemplates", kind: kindMessage, msg: 193, flags: flagRepeated | flagOmitEmpty, goType: 338, elemType: 339},
 		{num: 5, name: "serviceName", kind: kindString, goType: 5},
 		{num: 6, name: "podManagementPolicy", kind: kindString, flags: flagOmitEmpty, goType: 340},
-		{num: 7, name: "updateStrategy", kind: kindMessage, msg: 194, flags: flagOmitEmpty, goType: 341},
+		{num: 7, name: "updateStrategy", kind: kindMessage, msg: 197, flags: flagOmitEmpty, goType: 341},
 		{num: 8, name: "revisionHistoryLimit", kind: kindInt32, flags: flagPointer | flagOmitEmpty, goType: 45},
 		{num: 9, name: "minReadySeconds", kind: kindInt32, flags: flagOmitEmpty, goType: 45},
-		{num: 10, name: "persistentVolumeClaimRetentionPolicy", kind: kindMessage, msg: 196, flags: flagPointer | flagOmitEmpty, goType: 342},
-		{num: 11, name: "ordinals", kind: kindMessage, msg: 197, flags: flagPointer | flagOmitEmpty, goType: 343},
+		{num: 10, name: "persistentVolumeClaimRetentionPolicy", kind: kindMessage, msg: 199, flags: flagPointer | flagOmitEmpty, goType: 342},
+		{num: 11, name: "ordinals", kind: kindMessage, msg: 200, flags: flagPointer | flagOmitEmpty, goType: 343},
 	}},
-	190: {goType: 339, typeMeta: true, fields: []field{ // PersistentVolumeClaim
+	193: {goType: 339, typeMeta: true, fields: []field{ // PersistentVolumeClaim
 		{num: 1, name: "metadata", kind: kindMessage, msg: 1, flags: flagOmitEmpty, goType: 2},
 		{num: 2, name: "spec", kind: kindMessage, msg: 56, flags: flagOmitEmpty, goType: 115},
-		{num: 3, name: "status", kind: kindMessage, msg: 191, flags: flagOmitEmpty, goType: 344},
+		{num: 3, name: "status", kind: kindMessage, msg: 194, flags: flagOmitEmpty, goType: 344},
 	}},
-	191: {goType: 344, fields: []field{ // PersistentVolumeClaimStatus
+	194: {goType: 344, fields: []field{ // PersistentVolumeClaimStatus
 		{num: 1, name: "phase", kind: kindString, flags: flagOmitEmpty, goType: 345},
 		{num: 2, name: "accessModes", kind: kindString, flags: flagRepeated | flagOmitEmpty, goType: 116, elemType: 117},
 		{num: 3, name: "capacity", kind: kindQuantity, flags: flagMap | flagOmitEmpty, goType: 50, elemType: 51},
-		{num: 4, name: "conditions", kind: kindMessage, msg: 192, flags: flagRepeated | flagOmitEmpty | flagPatchMerge, goType: 346, elemType: 347, mergeKey: 2},
+		{num: 4, name: "conditions", kind: kindMessage, msg: 195, flags: flagRepeated | flagOmitEmpty | flagPatchMerge, goType: 346, elemType: 347, mergeKey: 2},
 		{num: 5, name: "allocatedResources", kind: kindQuantity, flags: flagMap | flagOmitEmpty, goType: 50, elemType: 51},
 		{num: 7, name: "allocatedResourceStatuses", kind: kindString, flags: flagMap | flagOmitEmpty, goType: 348, elemType: 349},
 		{num: 8, name: "currentVolumeAttributesClassName", kind: kindString, flags: flagPointer | flagOmitEmpty, goType: 5},
-		{num: 9, name: "modifyVolumeStatus", kind: kindMessage, msg: 193, flags: flagPointer | flagOmitEmpty, goType: 350},
+		{num: 9, name: "modifyVolumeStatus", kind: kindMessage, msg: 196, flags: flagPointer | flagOmitEmpty, goType: 350},
 	}},
-	192: {goType: 347, fields: []field{ // PersistentVolumeClaimCondition
+	195: {goType: 347, fields: []field{ // PersistentVolumeClaimCondition
 		{num: 1, name: "type", kind: kindString, goType: 351},
 		{num: 2, name: "status", kind: kindString, goType: 24},
 		{num: 3, name: "lastProbeTime", kind: kindTime, flags: flagOmitEmpty, goType: 8},
@@ -1234,26 +1259,26 @@ var messages = [...]message{
 		{num: 5, name: "reason", kind: kindString, flags: flagOmitEmpty, goType: 5},
 		{num: 6, name: "message", kind: kindString, flags: flagOmitEmpty, goType: 5},
 	}},
-	193: {goType: 350, fields: []field{ // ModifyVolumeStatus
+	196: {goType: 350, fields: []field{ // ModifyVolumeStatus
 		{num: 1, name: "targetVolumeAttributesClassName", kind: kindString, flags: flagOmitEmpty, goType: 5},
 		{num: 2, name: "status", kind: kindString, goType: 352},
 	}},
-	194: {goType: 341, fields: []field{ // StatefulSetUpdateStrategy
+	197: {goType: 341, fields: []field{ // StatefulSetUpdateStrategy
 		{num: 1, name: "type", kind: kindString, flags: flagOmitEmpty, goType: 353},
-		{num: 2, name: "rollingUpdate", kind: kindMessage, msg: 195, flags: flagPointer | flagOmitEmpty, goType: 354},
+		{num: 2, name: "rollingUpdate", kind: kindMessage, msg: 198, flags: flagPointer | flagOmitEmpty, goType: 354},
 	}},
-	195: {goType: 354, fields: []field{ // RollingUpdateStatefulSetStrategy
+	198: {goType: 354, fields: []field{ // RollingUpdateStatefulSetStrategy
 		{num: 1, name: "partition", kind: kindInt32, flags: flagPointer | flagOmitEmpty, goType: 45},
 		{num: 2, name: "maxUnavailable", kind: kindIntOrString, flags: flagPointer | flagOmitEmpty, goType: 157},
 	}},
-	196: {goType: 342, fields: []field{ // StatefulSetPersistentVolumeClaimRetentionPolicy
+	199: {goType: 342, fields: []field{ // StatefulSetPersistentVolumeClaimRetentionPolicy
 		{num: 1, name: "whenDeleted", kind: kindString, flags: flagOmitEmpty, goType: 355},
 		{num: 2, name: "whenScaled", kind: kindString, flags: flagOmitEmpty, goType: 355},
 	}},
-	197: {goType: 343, fields: []field{ // StatefulSetOrdinals
+	200: {goType: 343, fields: []field{ // StatefulSetOrdinals
 		{num: 1, name: "start", kind: kindInt32, goType: 45},
 	}},
-	198: {goType: 337, fields: []field{ // StatefulSetStatus
+	201: {goType: 337, fields: []field{ // StatefulSetStatus
 		{num: 1, name: "observedGeneration", kind: kindInt64, flags: flagOmitEmpty, goType: 7},
 		{num: 2, name: "replicas", kind: kindInt32, goType: 45},
 		{num: 3, name: "readyReplicas", kind: kindInt32, flags: flagOmitEmpty, goType: 45},
@@ -1262,41 +1287,41 @@ var messages = [...]message{
 		{num: 6, name: "currentRevision", kind: kindString, flags: flagOmitEmpty, goType: 5},
 		{num: 7, name: "updateRevision", kind: kindString, flags: flagOmitEmpty, goType: 5},
 		{num: 9, name: "collisionCount", kind: kindInt32, flags: flagPointer | flagOmitEmpty, goType: 45},
-		{num: 10, name: "conditions", kind: kindMessage, msg: 199, flags: flagRepeated | flagOmitEmpty | flagPatchMerge, goType: 356, elemType: 357, mergeKey: 2},
+		{num: 10, name: "conditions", kind: kindMessage, msg: 202, flags: flagRepeated | flagOmitEmpty | flagPatchMerge, goType: 356, elemType: 357, mergeKey: 2},
 		{num: 11, name: "availableReplicas", kind: kindInt32, goType: 45},
 	}},
-	199: {goType: 357, fields: []field{ // StatefulSetCondition
+	202: {goType: 357, fields: []field{ // StatefulSetCondition
 		{num: 1, name: "type", kind: kindString, goType: 358},
 		{num: 2, name: "status", kind: kindString, goType: 24},
 		{num: 3, name: "lastTransitionTime", kind: kindTime, flags: flagOmitEmpty, goType: 8},
 		{num: 4, name: "reason", kind: kindString, flags: flagOmitEmpty, goType: 5},
 		{num: 5, name: "message", kind: kindString, flags: flagOmitEmpty, goType: 5},
 	}},
-	200: {goType: 359, typeMeta: true, fields: []field{ // StatefulSetList
+	203: {goType: 359, typeMeta: true, fields: []field{ // StatefulSetList
 		{num: 1, name: "metadata", kind: kindMessage, msg: 8, flags: flagOmitEmpty, goType: 26},
-		{num: 2, name: "items", kind: kindMessage, msg: 188, flags: flagRepeated, goType: 360, elemType: 335},
+		{num: 2, name: "items", kind: kindMessage, msg: 191, flags: flagRepeated, goType: 360, elemType: 335},
 	}},
-	201: {goType: 361, typeMeta: true, fields: []field{ // DaemonSet
+	204: {goType: 361, typeMeta: true, fields: []field{ // DaemonSet
 		{num: 1, name: "metadata", kind: kindMessage, msg: 1, flags: flagOmitEmpty, goType: 2},
-		{num: 2, name: "spec", kind: kindMessage, msg: 202, flags: flagOmitEmpty, goType: 362},
-		{num: 3, name: "status", kind: kindMessage, msg: 205, flags: flagOmitEmpty, goType: 363},
+		{num: 2, name: "spec", kind: kindMessage, msg: 205, flags: flagOmitEmpty, goType: 362},
+		{num: 3, name: "status", kind: kindMessage, msg: 208, flags: flagOmitEmpty, goType: 363},
 	}},
-	202: {goType: 362, fields: []field{ // DaemonSetSpec
+	205: {goType: 362, fields: []field{ // DaemonSetSpec
 		{num: 1, name: "selector", kind: kindMessage, msg: 48, flags: flagPointer, goType: 110},
-		{num: 2, name: "template", kind: kindMessage, msg: 177, goType: 318},
-		{num: 3, name: "updateStrategy", kind: kindMessage, msg: 203, flags: flagOmitEmpty, goType: 364},
+		{num: 2, name: "template", kind: kindMessage, msg: 180, goType: 318},
+		{num: 3, name: "updateStrategy", kind: kindMessage, msg: 206, flags: flagOmitEmpty, goType: 364},
 		{num: 4, name: "minReadySeconds", kind: kindInt32, flags: flagOmitEmpty, goType: 45},
 		{num: 6, name: "revisionHistoryLimit", kind: kindInt32, flags: flagPointer | flagOmitEmpty, goType: 45},
 	}},
-	203: {goType: 364, fields: []field{ // DaemonSetUpdateStrategy
+	206: {goType: 364, fields: []field{ // DaemonSetUpdateStrategy
 		{num: 1, name: "type", kind: kindString, flags: flagOmitEmpty, goType: 365},
-		{num: 2, name: "rollingUpdate", kind: kindMessage, msg: 204, flags: flagPointer | flagOmitEmpty, goType: 366},
+		{num: 2, name: "rollingUpdate", kind: kindMessage, msg: 207, flags: flagPointer | flagOmitEmpty, goType: 366},
 	}},
-	204: {goType: 366, fields: []field{ // RollingUpdateDaemonSet
+	207: {goType: 366, fields: []field{ // RollingUpdateDaemonSet
 		{num: 1, name: "maxUnavailable", kind: kindIntOrString, flags: flagPointer | flagOmitEmpty, goType: 157},
 		{num: 2, name: "maxSurge", kind: kindIntOrString, flags: flagPointer | flagOmitEmpty, goType: 157},
 	}},
-	205: {goType: 363, fields: []field{ // DaemonSetStatus
+	208: {goType: 363, fields: []field{ // DaemonSetStatus
 		{num: 1, name: "currentNumberScheduled", kind: kindInt32, goType: 45},
 		{num: 2, name: "numberMisscheduled", kind: kindInt32, goType: 45},
 		{num: 3, name: "desiredNumberScheduled", kind: kindInt32, goType: 45},
@@ -1306,89 +1331,89 @@ var messages = [...]message{
 		{num: 7, name: "numberAvailable", kind: kindInt32, flags: flagOmitEmpty, goType: 45},
 		{num: 8, name: "numberUnavailable", kind: kindInt32, flags: flagOmitEmpty, goType: 45},
 		{num: 9, name: "collisionCount", kind: kindInt32, flags: flagPointer | flagOmitEmpty, goType: 45},
-		{num: 10, name: "conditions", kind: kindMessage, msg: 206, flags: flagRepeated | flagOmitEmpty | flagPatchMerge, goType: 367, elemType: 368, mergeKey: 2},
+		{num: 10, name: "conditions", kind: kindMessage, msg: 209, flags: flagRepeated | flagOmitEmpty | flagPatchMerge, goType: 367, elemType: 368, mergeKey: 2},
 	}},
-	206: {goType: 368, fields: []field{ // DaemonSetCondition
+	209: {goType: 368, fields: []field{ // DaemonSetCondition
 		{num: 1, name: "type", kind: kindString, goType: 369},
 		{num: 2, name: "status", kind: kindString, goType: 24},
 		{num: 3, name: "lastTransitionTime", kind: kindTime, flags: flagOmitEmpty, goType: 8},
 		{num: 4, name: "reason", kind: kindString, flags: flagOmitEmpty, goType: 5},
 		{num: 5, name: "message", kind: kindString, flags: flagOmitEmpty, goType: 5},
 	}},
-	207: {goType: 370, typeMeta: true, fields: []field{ // DaemonSetList
+	210: {goType: 370, typeMeta: true, fields: []field{ // DaemonSetList
 		{num: 1, name: "metadata", kind: kindMessage, msg: 8, flags: flagOmitEmpty, goType: 26},
-		{num: 2, name: "items", kind: kindMessage, msg: 201, flags: flagRepeated, goType: 371, elemType: 361},
+		{num: 2, name: "items", kind: kindMessage, msg: 204, flags: flagRepeated, goType: 371, elemType: 361},
 	}},
-	208: {goType: 372, typeMeta: true, fields: []field{ // ControllerRevision
+	211: {goType: 372, typeMeta: true, fields: []field{ // ControllerRevision
 		{num: 1, name: "metadata", kind: kindMessage, msg: 1, flags: flagOmitEmpty, goType: 2},
 		{num: 2, name: "data", kind: kindRawExtension, flags: flagOmitEmpty, goType: 373},
 		{num: 3, name: "revision", kind: kindInt64, goType: 7},
 	}},
-	209: {goType: 374, typeMeta: true, fields: []field{ // ControllerRevisionList
+	212: {goType: 374, typeMeta: true, fields: []field{ // ControllerRevisionList
 		{num: 1, name: "metadata", kind: kindMessage, msg: 8, flags: flagOmitEmpty, goType: 26},
-		{num: 2, name: "items", kind: kindMessage, msg: 208, flags: flagRepeated, goType: 375, elemType: 372},
+		{num: 2, name: "items", kind: kindMessage, msg: 211, flags: flagRepeated, goType: 375, elemType: 372},
 	}},
-	210: {goType: 376, typeMeta: true, fields: []field{ // Job
+	213: {goType: 376, typeMeta: true, fields: []field{ // Job
 		{num: 1, name: "metadata", kind: kindMessage, msg: 1, flags: flagOmitEmpty, goType: 2},
-		{num: 2, name: "spec", kind: kindMessage, msg: 211, flags: flagOmitEmpty, goType: 377},
-		{num: 3, name: "status", kind: kindMessage, msg: 218, flags: flagOmitEmpty, goType: 378},
+		{num: 2, name: "spec", kind: kindMessage, msg: 214, flags: flagOmitEmpty, goType: 377},
+		{num: 3, name: "status", kind: kindMessage, msg: 221, flags: flagOmitEmpty, goType: 378},
 	}},
-	211: {goType: 377, order: []uint8{0, 1, 2, 10, 15, 6, 11, 12, 3, 4, 5, 7, 8, 9, 13, 14}, fields: []field{ // JobSpec
+	214: {goType: 377, order: []uint8{0, 1, 2, 10, 15, 6, 11, 12, 3, 4, 5, 7, 8, 9, 13, 14}, fields: []field{ // JobSpec
 		{num: 1, name: "parallelism", kind: kindInt32, flags: flagPointer | flagOmitEmpty, goType: 45},
 		{num: 2, name: "completions", kind: kindInt32, flags: flagPointer | flagOmitEmpty, goType: 45},
 		{num: 3, name: "activeDeadlineSeconds", kind: kindInt64, flags: flagPointer | flagOmitEmpty, goType: 7},
 		{num: 4, name: "selector", kind: kindMessage, msg: 48, flags: flagPointer | flagOmitEmpty, goType: 110},
 		{num: 5, name: "manualSelector", kind: kindBool, flags: flagPointer | flagOmitEmpty, goType: 15},
-		{num: 6, name: "template", kind: kindMessage, msg: 177, goType: 318},
+		{num: 6, name: "template", kind: kindMessage, msg: 180, goType: 318},
 		{num: 7, name: "backoffLimit", kind: kindInt32, flags: flagPointer | flagOmitEmpty, goType: 45},
 		{num: 8, name: "ttlSecondsAfterFinished", kind: kindInt32, flags: flagPointer | flagOmitEmpty, goType: 45},
 		{num: 9, name: "completionMode", kind: kindString, flags: flagPointer | flagOmitEmpty, goType: 379},
 		{num: 10, name: "suspend", kind: kindBool, flags: flagPointer | flagOmitEmpty, goType: 15},
-		{num: 11, name: "podFailurePolicy", kind: kindMessage, msg: 212, flags: flagPointer | flagOmitEmpty, goType: 380},
+		{num: 11, name: "podFailurePolicy", kind: kindMessage, msg: 215, flags: flagPointer | flagOmitEmpty, goType: 380},
 		{num: 12, name: "backoffLimitPerIndex", kind: kindInt32, flags: flagPointer | flagOmitEmpty, goType: 45},
 		{num: 13, name: "maxFailedIndexes", kind: kindInt32, flags: flagPointer | flagOmitEmpty, goType: 45},
 		{num: 14, name: "podReplacementPolicy", kind: kindString, flags: flagPointer | flagOmitEmpty, goType: 381},
 		{num: 15, name: "managedBy", kind: kindString, flags: flagPointer | flagOmitEmpty, goType: 5},
-		{num: 16, name: "successPolicy", kind: kindMessage, msg: 216, flags: flagPointer | flagOmitEmpty, goType: 382},
+		{num: 16, name: "successPolicy", kind: kindMessage, msg: 219, flags: flagPointer | flagOmitEmpty, goType: 382},
 	}},
-	212: {goType: 380, fields: []field{ // PodFailurePolicy
-		{num: 1, name: "rules", kind: kindMessage, msg: 213, flags: flagRepeated, goType: 383, elemType: 384},
+	215: {goType: 380, fields: []field{ // PodFailurePolicy
+		{num: 1, name: "rules", kind: kindMessage, msg: 216, flags: flagRepeated, goType: 383, elemType: 384},
 	}},
-	213: {goType: 384, fields: []field{ // PodFailurePolicyRule
+	216: {goType: 384, fields: []field{ // PodFailurePolicyRule
 		{num: 1, name: "action", kind: kindString, goType: 385},
-		{num: 2, name: "onExitCodes", kind: kindMessage, msg: 214, flags: flagPointer | flagOmitEmpty, goType: 386},
-		{num: 3, name: "onPodConditions", kind: kindMessage, msg: 215, flags: flagRepeated | flagOmitEmpty, goType: 387, elemType: 388},
+		{num: 2, name: "onExitCodes", kind: kindMessage, msg: 217, flags: flagPointer | flagOmitEmpty, goType: 386},
+		{num: 3, name: "onPodConditions", kind: kindMessage, msg: 218, flags: flagRepeated | flagOmitEmpty, goType: 387, elemType: 388},
 	}},
-	214: {goType: 386, fields: []field{ // PodFailurePolicyOnExitCodesRequirement
+	217: {goType: 386, fields: []field{ // PodFailurePolicyOnExitCodesRequirement
 		{num: 1, name: "containerName", kind: kindString, flags: flagPointer | flagOmitEmpty, goType: 5},
 		{num: 2, name: "operator", kind: kindString, goType: 389},
 		{num: 3, name: "values", kind: kindInt32, flags: flagRepeated, goType: 390, elemType: 45},
 	}},
-	215: {goType: 388, fields: []field{ // PodFailurePolicyOnPodConditionsPattern
+	218: {goType: 388, fields: []field{ // PodFailurePolicyOnPodConditionsPattern
 		{num: 1, name: "type", kind: kindString, goType: 199},
 		{num: 2, name: "status", kind: kindString, goType: 24},
 	}},
-	216: {goType: 382, fields: []field{ // SuccessPolicy
-		{num: 1, name: "rules", kind: kindMessage, msg: 217, flags: flagRepeated, goType: 391, elemType: 392},
+	219: {goType: 382, fields: []field{ // SuccessPolicy
+		{num: 1, name: "rules", kind: kindMessage, msg: 220, flags: flagRepeated, goType: 391, elemType: 392},
 	}},
-	217: {goType: 392, fields: []field{ // SuccessPolicyRule
+	220: {goType: 392, fields: []field{ // SuccessPolicyRule
 		{num: 1, name: "succeededIndexes", kind: kindString, flags: flagPointer | flagOmitEmpty, goType: 5},
 		{num: 2, name: "succeededCount", kind: kindInt32, flags: flagPointer | flagOmitEmpty, goType: 45},
 	}},
-	218: {goType: 378, order: []uint8{0, 1, 2, 3, 4, 5, 10, 6, 9, 7, 8}, fields: []field{ // JobStatus
-		{num: 1, name: "conditions", kind: kindMessage, msg: 219, flags: flagRepeated | flagOmitEmpty | flagPatchMerge, goType: 393, elemType: 394, mergeKey: 2},
+	221: {goType: 378, order: []uint8{0, 1, 2, 3, 4, 5, 10, 6, 9, 7, 8}, fields: []field{ // JobStatus
+		{num: 1, name: "conditions", kind: kindMessage, msg: 222, flags: flagRepeated | flagOmitEmpty | flagPatchMerge, goType: 393, elemType: 394, mergeKey: 2},
 		{num: 2, name: "startTime", kind: kindTime, flags: flagPointer | flagOmitEmpty, goType: 8},
 		{num: 3, name: "completionTime", kind: kindTime, flags: flagPointer | flagOmitEmpty, goType: 8},
 		{num: 4, name: "active", kind: kindInt32, flags: flagOmitEmpty, goType: 45},
 		{num: 5, name: "succeeded", kind: kindInt32, flags: flagOmitEmpty, goType: 45},
 		{num: 6, name: "failed", kind: kindInt32, flags: flagOmitEmpty, goType: 45},
 		{num: 7, name: "completedIndexes", kind: kindString, flags: flagOmitEmpty, goType: 5},
-		{num: 8, name: "uncountedTerminatedPods", kind: kindMessage, msg: 220, flags: flagPointer | flagOmitEmpty, goType: 395},
+		{num: 8, name: "uncountedTerminatedPods", kind: kindMessage, msg: 223, flags: flagPointer | flagOmitEmpty, goType: 395},
 		{num: 9, name: "ready", kind: kindInt32, flags: flagPointer | flagOmitEmpty, goType: 45},
 		{num: 10, name: "failedIndexes", kind: kindString, flags: flagPointer | flagOmitEmpty, goType: 5},
 		{num: 11, name: "terminating", kind: kindInt32, flags: flagPointer | flagOmitEmpty, goType: 45},
 	}},
-	219: {goType: 394, fields: []field{ // JobCondition
+	222: {goType: 394, fields: []field{ // JobCondition
 		{num: 1, name: "type", kind: kindString, goType: 396},
 		{num: 2, name: "status", kind: kindString, goType: 24},
 		{num: 3, name: "lastProbeTime", kind: kindTime, flags: flagOmitEmpty, goType: 8},
@@ -1396,51 +1421,51 @@ var messages = [...]message{
 		{num: 5, name: "reason", kind: kindString, flags: flagOmitEmpty, goType: 5},
 		{num: 6, name: "message", kind: kindString, flags: flagOmitEmpty, goType: 5},
 	}},
-	220: {goType: 395, fields: []field{ // UncountedTerminatedPods
+	223: {goType: 395, fields: []field{ // UncountedTerminatedPods
 		{num: 1, name: "succeeded", kind: kindString, flags: flagRepeated | flagOmitEmpty, goType: 397, elemType: 6},
 		{num: 2, name: "failed", kind: kindString, flags: flagRepeated | flagOmitEmpty, goType: 397, elemType: 6},
 	}},
-	221: {goType: 398, typeMeta: true, fields: []field{ // JobList
+	224: {goType: 398, typeMeta: true, fields: []field{ // JobList
 		{num: 1, name: "metadata", kind: kindMessage, msg: 8, flags: flagOmitEmpty, goType: 26},
-		{num: 2, name: "items", kind: kindMessage, msg: 210, flags: flagRepeated, goType: 399, elemType: 376},
+		{num: 2, name: "items", kind: kindMessage, msg: 213, flags: flagRepeated, goType: 399, elemType: 376},
 	}},
-	222: {goType: 400, typeMeta: true, fields: []field{ // CronJob
+	225: {goType: 400, typeMeta: true, fields: []field{ // CronJob
 		{num: 1, name: "metadata", kind: kindMessage, msg: 1, flags: flagOmitEmpty, goType: 2},
-		{num: 2, name: "spec", kind: kindMessage, msg: 223, flags: flagOmitEmpty, goType: 401},
-		{num: 3, name: "status", kind: kindMessage, msg: 225, flags: flagOmitEmpty, goType: 402},
+		{num: 2, name: "spec", kind: kindMessage, msg: 226, flags: flagOmitEmpty, goType: 401},
+		{num: 3, name: "status", kind: kindMessage, msg: 228, flags: flagOmitEmpty, goType: 402},
 	}},
-	223: {goType: 401, order: []uint8{0, 7, 1, 2, 3, 4, 5, 6}, fields: []field{ // CronJobSpec
+	226: {goType: 401, order: []uint8{0, 7, 1, 2, 3, 4, 5, 6}, fields: []field{ // CronJobSpec
 		{num: 1, name: "schedule", kind: kindString, goType: 5},
 		{num: 2, name: "startingDeadlineSeconds", kind: kindInt64, flags: flagPointer | flagOmitEmpty, goType: 7},
 		{num: 3, name: "concurrencyPolicy", kind: kindString, flags: flagOmitEmpty, goType: 403},
 		{num: 4, name: "suspend", kind: kindBool, flags: flagPointer | flagOmitEmpty, goType: 15},
-		{num: 5, name: "jobTemplate", kind: kindMessage, msg: 224, goType: 404},
+		{num: 5, name: "jobTemplate", kind: kindMessage, msg: 227, goType: 404},
 		{num: 6, name: "successfulJobsHistoryLimit", kind: kindInt32, flags: flagPointer | flagOmitEmpty, goType: 45},
 		{num: 7, name: "failedJobsHistoryLimit", kind: kindInt32, flags: flagPointer | flagOmitEmpty, goType: 45},
 		{num: 8, name: "timeZone", kind: kindString, flags: flagPointer | flagOmitEmpty, goType: 5},
 	}},
-	224: {goType: 404, fields: []field{ // JobTemplateSpec
+	227: {goType: 404, fields: []field{ // JobTemplateSpec
 		{num: 1, name: "metadata", kind: kindMessage, msg: 1, flags: flagOmitEmpty, goType: 2},
-		{num: 2, name: "spec", kind: kindMessage, msg: 211, flags: flagOmitEmpty, goType: 377},
+		{num: 2, name: "spec", kind: kindMessage, msg: 214, flags: flagOmitEmpty, goType: 377},
 	}},
-	225: {goType: 402, fields: []field{ // CronJobStatus
+	228: {goType: 402, fields: []field{ // CronJobStatus
 		{num: 1, name: "active", kind: kindMessage, msg: 148, flags: flagRepeated | flagOmitEmpty, goType: 312, elemType: 272},
 		{num: 4, name: "lastScheduleTime", kind: kindTime, flags: flagPointer | flagOmitEmpty, goType: 8},
 		{num: 5, name: "lastSuccessfulTime", kind: kindTime, flags: flagPointer | flagOmitEmpty, goType: 8},
 	}},
-	226: {goType: 405, typeMeta: true, fields: []field{ // CronJobList
+	229: {goType: 405, typeMeta: true, fields: []field{ // CronJobList
 		{num: 1, name: "metadata", kind: kindMessage, msg: 8, flags: flagOmitEmpty, goType: 26},
-		{num: 2, name: "items", kind: kindMessage, msg: 222, flags: flagRepeated, goType: 406, elemType: 400},
+		{num: 2, name: "items", kind: kindMessage, msg: 225, flags: flagRepeated, goType: 406, elemType: 400},
 	}},
-	227: {goType: 407, typeMeta: true, fields: []field{ // PersistentVolumeClaimList
+	230: {goType: 407, typeMeta: true, fields: []field{ // PersistentVolumeClaimList
 		{num: 1, name: "metadata", kind: kindMessage, msg: 8, flags: flagOmitEmpty, goType: 26},
-		{num: 2, name: "items", kind: kindMessage, msg: 190, flags: flagRepeated, goType: 338, elemType: 339},
+		{num: 2, name: "items", kind: kindMessage, msg: 193, flags: flagRepeated, goType: 338, elemType: 339},
 	}},
-	228: {goType: 408, typeMeta: true, fields: []field{ // Lease
+	231: {goType: 408, typeMeta: true, fields: []field{ // Lease
 		{num: 1, name: "metadata", kind: kindMessage, msg: 1, flags: flagOmitEmpty, goType: 2},
-		{num: 2, name: "spec", kind: kindMessage, msg: 229, flags: flagOmitEmpty, goType: 409},
+		{num: 2, name: "spec", kind: kindMessage, msg: 232, flags: flagOmitEmpty, goType: 409},
 	}},
-	229: {goType: 409, fields: []field{ // LeaseSpec
+	232: {goType: 409, fields: []field{ // LeaseSpec
 		{num: 1, name: "holderIdentity", kind: kindString, flags: flagPointer | flagOmitEmpty, goType: 5},
 		{num: 2, name: "leaseDurationSeconds", kind: kindInt32, flags: flagPointer | flagOmitEmpty, goType: 45},
 		{num: 3, name: "acquireTime", kind: kindMicroTime, flags: flagPointer | flagOmitEmpty, goType: 307},
@@ -1449,75 +1474,75 @@ var messages = [...]message{
 		{num: 6, name: "strategy", kind: kindString, flags: flagPointer | flagOmitEmpty, goType: 410},
 		{num: 7, name: "preferredHolder", kind: kindString, flags: flagPointer | flagOmitEmpty, goType: 5},
 	}},
-	230: {goType: 411, typeMeta: true, fields: []field{ // LeaseList
+	233: {goType: 411, typeMeta: true, fields: []field{ // LeaseList
 		{num: 1, name: "metadata", kind: kindMessage, msg: 8, flags: flagOmitEmpty, goType: 26},
-		{num: 2, name: "items", kind: kindMessage, msg: 228, flags: flagRepeated, goType: 412, elemType: 408},
+		{num: 2, name: "items", kind: kindMessage, msg: 231, flags: flagRepeated, goType: 412, elemType: 408},
 	}},
-	231: {goType: 413, typeMeta: true, order: []uint8{0, 3, 1, 2}, fields: []field{ // EndpointSlice
+	234: {goType: 413, typeMeta: true, order: []uint8{0, 3, 1, 2}, fields: []field{ // EndpointSlice
 		{num: 1, name: "metadata", kind: kindMessage, msg: 1, flags: flagOmitEmpty, goType: 2},
-		{num: 2, name: "endpoints", kind: kindMessage, msg: 232, flags: flagRepeated, goType: 414, elemType: 415},
-		{num: 3, name: "ports", kind: kindMessage, msg: 236, flags: flagRepeated, goType: 270, elemType: 271},
+		{num: 2, name: "endpoints", kind: kindMessage, msg: 235, flags: flagRepeated, goType: 414, elemType: 415},
+		{num: 3, name: "ports", kind: kindMessage, msg: 239, flags: flagRepeated, goType: 270, elemType: 271},
 		{num: 4, name: "addressType", kind: kindString, goType: 416},
 	}},
-	232: {goType: 415, fields: []field{ // Endpoint
+	235: {goType: 415, fields: []field{ // Endpoint
 		{num: 1, name: "addresses", kind: kindString, flags: flagRepeated, goType: 12, elemType: 5},
-		{num: 2, name: "conditions", kind: kindMessage, msg: 233, flags: flagOmitEmpty, goType: 417},
+		{num: 2, name: "conditions", kind: kindMessage, msg: 236, flags: flagOmitEmpty, goType: 417},
 		{num: 3, name: "hostname", kind: kindString, flags: flagPointer | flagOmitEmpty, goType: 5},
 		{num: 4, name: "targetRef", kind: kindMessage, msg: 148, flags: flagPointer | flagOmitEmpty, goType: 272},
 		{num: 5, name: "deprecatedTopology", kind: kindString, flags: flagMap | flagOmitEmpty, goType: 9, elemType: 5},
 		{num: 6, name: "nodeName", kind: kindString, flags: flagPointer | flagOmitEmpty, goType: 5},
 		{num: 7, name: "zone", kind: kindString, flags: flagPointer | flagOmitEmpty, goType: 5},
-		{num: 8, name: "hints", kind: kindMessage, msg: 234, flags: flagPointer | flagOmitEmpty, goType: 418},
+		{num: 8, name: "hints", kind: kindMessage, msg: 237, flags: flagPointer | flagOmitEmpty, goType: 418},
 	}},
-	233: {goType: 417, fields: []field{ // EndpointConditions
+	236: {goType: 417, fields: []field{ // EndpointConditions
 		{num: 1, name: "ready", kind: kindBool, flags: flagPointer | flagOmitEmpty, goType: 15},
 		{num: 2, name: "serving", kind: kindBool, flags: flagPointer | flagOmitEmpty, goType: 15},
 		{num: 3, name: "terminating", kind: kindBool, flags: flagPointer | flagOmitEmpty, goType: 15},
 	}},
-	234: {goType: 418, fields: []field{ // EndpointHints
-		{num: 1, name: "forZones", kind: kindMessage, msg: 235, flags: flagRepeated | flagOmitEmpty, goType: 419, elemType: 420},
+	237: {goType: 418, fields: []field{ // EndpointHints
+		{num: 1, name: "forZones", kind: kindMessage, msg: 238, flags: flagRepeated | flagOmitEmpty, goType: 419, elemType: 420},
 	}},
-	235: {goType: 420, fields: []field{ // ForZone
+	238: {goType: 420, fields: []field{ // ForZone
 		{num: 1, name: "name", kind: kindString, goType: 5},
 	}},
-	236: {goType: 271, fields: []field{ // EndpointPort
+	239: {goType: 271, fields: []field{ // EndpointPort
 		{num: 1, name: "name", kind: kindString, flags: flagPointer | flagOmitEmpty, goType: 5},
 		{num: 2, name: "protocol", kind: kindString, flags: flagPointer | flagOmitEmpty, goType: 140},
 		{num: 3, name: "port", kind: kindInt32, flags: flagPointer | flagOmitEmpty, goType: 45},
 		{num: 4, name: "appProtocol", kind: kindString, flags: flagPointer | flagOmitEmpty, goType: 5},
 	}},
-	237: {goType: 421, typeMeta: true, fields: []field{ // EndpointSliceList
+	240: {goType: 421, typeMeta: true, fields: []field{ // EndpointSliceList
 		{num: 1, name: "metadata", kind: kindMessage, msg: 8, flags: flagOmitEmpty, goType: 26},
-		{num: 2, name: "items", kind: kindMessage, msg: 231, flags: flagRepeated, goType: 422, elemType: 413},
+		{num: 2, name: "items", kind: kindMessage, msg: 234, flags: flagRepeated, goType: 422, elemType: 413},
 	}},
-	238: {goType: 423, typeMeta: true, fields: []field{ // Eviction
+	241: {goType: 423, typeMeta: true, fields: []field{ // Eviction
 		{num: 1, name: "metadata", kind: kindMessage, msg: 1, flags: flagOmitEmpty, goType: 2},
-		{num: 2, name: "deleteOptions", kind: kindMessage, msg: 239, flags: flagPointer | flagOmitEmpty, goType: 424},
+		{num: 2, name: "deleteOptions", kind: kindMessage, msg: 242, flags: flagPointer | flagOmitEmpty, goType: 424},
 	}},
-	239: {goType: 424, typeMeta: true, fields: []field{ // DeleteOptions
+	242: {goType: 424, typeMeta: true, fields: []field{ // DeleteOptions
 		{num: 1, name: "gracePeriodSeconds", kind: kindInt64, flags: flagPointer | flagOmitEmpty, goType: 7},
-		{num: 2, name: "preconditions", kind: kindMessage, msg: 240, flags: flagPointer | flagOmitEmpty, goType: 425},
+		{num: 2, name: "preconditions", kind: kindMessage, msg: 243, flags: flagPointer | flagOmitEmpty, goType: 425},
 		{num: 3, name: "orphanDependents", kind: kindBool, flags: flagPointer | flagOmitEmpty, goType: 15},
 		{num: 4, name: "propagationPolicy", kind: kindString, flags: flagPointer | flagOmitEmpty, goType: 426},
 		{num: 5, name: "dryRun", kind: kindString, flags: flagRepeated | flagOmitEmpty, goType: 12, elemType: 5},
 		{num: 6, name: "ignoreStoreReadErrorWithClusterBreakingPotential", kind: kindBool, flags: flagPointer | flagOmitEmpty, goType: 15},
 	}},
-	240: {goType: 425, fields: []field{ // Preconditions
+	243: {goType: 425, fields: []field{ // Preconditions
 		{num: 1, name: "uid", kind: kindString, flags: flagPointer | flagOmitEmpty, goType: 6},
 		{num: 2, name: "resourceVersion", kind: kindString, flags: flagPointer | flagOmitEmpty, goType: 5},
 	}},
-	241: {goType: 427, typeMeta: true, fields: []field{ // PodDisruptionBudget
+	244: {goType: 427, typeMeta: true, fields: []field{ // PodDisruptionBudget
 		{num: 1, name: "metadata", kind: kindMessage, msg: 1, flags: flagOmitEmpty, goType: 2},
-		{num: 2, name: "spec", kind: kindMessage, msg: 242, flags: flagOmitEmpty, goType: 428},
-		{num: 3, name: "status", kind: kindMessage, msg: 243, flags: flagOmitEmpty, goType: 429},
+		{num: 2, name: "spec", kind: kindMessage, msg: 245, flags: flagOmitEmpty, goType: 428},
+		{num: 3, name: "status", kind: kindMessage, msg: 246, flags: flagOmitEmpty, goType: 429},
 	}},
-	242: {goType: 428, fields: []field{ // PodDisruptionBudgetSpec
+	245: {goType: 428, fields: []field{ // PodDisruptionBudgetSpec
 		{num: 1, name: "minAvailable", kind: kindIntOrString, flags: flagPointer | flagOmitEmpty, goType: 157},
 		{num: 2, name: "selector", kind: kindMessage, msg: 48, flags: flagPointer | flagOmitEmpty | flagPatchReplace, goType: 110},
 		{num: 3, name: "maxUnavailable", kind: kindIntOrString, flags: flagPointer | flagOmitEmpty, goType: 157},
 		{num: 4, name: "unhealthyPodEvictionPolicy", kind: kindString, flags: flagPointer | flagOmitEmpty, goType: 430},
 	}},
-	243: {goType: 429, fields: []field{ // PodDisruptionBudgetStatus
+	246: {goType: 429, fields: []field{ // PodDisruptionBudgetStatus
 		{num: 1, name: "observedGeneration", kind: kindInt64, flags: flagOmitEmpty, goType: 7},
 		{num: 2, name: "disruptedPods", kind: kindTime, flags: flagMap | flagOmitEmpty, goType: 431, elemType: 8},
 		{num: 3, name: "disruptionsAllowed", kind: kindInt32, goType: 45},
@@ -1526,142 +1551,142 @@ var messages = [...]message{
 		{num: 6, name: "expectedPods", kind: kindInt32, goType: 45},
 		{num: 7, name: "conditions", kind: kindMessage, msg: 143, flags: flagRepeated | flagOmitEmpty | flagPatchMerge, goType: 256, elemType: 257, mergeKey: 2},
 	}},
-	244: {goType: 432, typeMeta: true, fields: []field{ // PodDisruptionBudgetList
+	247: {goType: 432, typeMeta: true, fields: []field{ // PodDisruptionBudgetList
 		{num: 1, name: "metadata", kind: kindMessage, msg: 8, flags: flagOmitEmpty, goType: 26},
-		{num: 2, name: "items", kind: kindMessage, msg: 241, flags: flagRepeated, goType: 433, elemType: 427},
+		{num: 2, name: "items", kind: kindMessage, msg: 244, flags: flagRepeated, goType: 433, elemType: 427},
 	}},
-	245: {goType: 434, typeMeta: true, fields: []field{ // Binding
+	248: {goType: 434, typeMeta: true, fields: []field{ // Binding
 		{num: 1, name: "metadata", kind: kindMessage, msg: 1, flags: flagOmitEmpty, goType: 2},
 		{num: 2, name: "target", kind: kindMessage, msg: 148, goType: 272},
 	}},
-	246: {goType: 435, typeMeta: true, fields: []field{ // FlowSchema
+	249: {goType: 435, typeMeta: true, fields: []field{ // FlowSchema
 		{num: 1, name: "metadata", kind: kindMessage, msg: 1, flags: flagOmitEmpty, goType: 2},
-		{num: 2, name: "spec", kind: kindMessage, msg: 247, flags: flagOmitEmpty, goType: 436},
-		{num: 3, name: "status", kind: kindMessage, msg: 257, flags: flagOmitEmpty, goType: 437},
+		{num: 2, name: "spec", kind: kindMessage, msg: 250, flags: flagOmitEmpty, goType: 436},
+		{num: 3, name: "status", kind: kindMessage, msg: 260, flags: flagOmitEmpty, goType: 437},
 	}},
-	247: {goType: 436, fields: []field{ // FlowSchemaSpec
-		{num: 1, name: "priorityLevelConfiguration", kind: kindMessage, msg: 248, goType: 438},
+	250: {goType: 436, fields: []field{ // FlowSchemaSpec
+		{num: 1, name: "priorityLevelConfiguration", kind: kindMessage, msg: 251, goType: 438},
 		{num: 2, name: "matchingPrecedence", kind: kindInt32, goType: 45},
-		{num: 3, name: "distinguisherMethod", kind: kindMessage, msg: 249, flags: flagPointer | flagOmitEmpty, goType: 439},
-		{num: 4, name: "rules", kind: kindMessage, msg: 250, flags: flagRepeated | flagOmitEmpty, goType: 440, elemType: 441},
+		{num: 3, name: "distinguisherMethod", kind: kindMessage, msg: 252, flags: flagPointer | flagOmitEmpty, goType: 439},
+		{num: 4, name: "rules", kind: kindMessage, msg: 253, flags: flagRepeated | flagOmitEmpty, goType: 440, elemType: 441},
 	}},
-	248: {goType: 438, fields: []field{ // PriorityLevelConfigurationReference
+	251: {goType: 438, fields: []field{ // PriorityLevelConfigurationReference
 		{num: 1, name: "name", kind: kindString, goType: 5},
 	}},
-	249: {goType: 439, fields: []field{ // FlowDistinguisherMethod
+	252: {goType: 439, fields: []field{ // FlowDistinguisherMethod
 		{num: 1, name: "type", kind: kindString, goType: 442},
 	}},
-	250: {goType: 441, fields: []field{ // PolicyRulesWithSubjects
-		{num: 1, name: "subjects", kind: kindMessage, msg: 251, flags: flagRepeated, goType: 443, elemType: 444},
-		{num: 2, name: "resourceRules", kind: kindMessage, msg: 255, flags: flagRepeated | flagOmitEmpty, goType: 445, elemType: 446},
-		{num: 3, name: "nonResourceRules", kind: kindMessage, msg: 256, flags: flagRepeated | flagOmitEmpty, goType: 447, elemType: 448},
+	253: {goType: 441, fields: []field{ // PolicyRulesWithSubjects
+		{num: 1, name: "subjects", kind: kindMessage, msg: 254, flags: flagRepeated, goType: 443, elemType: 444},
+		{num: 2, name: "resourceRules", kind: kindMessage, msg: 258, flags: flagRepeated | flagOmitEmpty, goType: 445, elemType: 446},
+		{num: 3, name: "nonResourceRules", kind: kindMessage, msg: 259, flags: flagRepeated | flagOmitEmpty, goType: 447, elemType: 448},
 	}},
-	251: {goType: 444, fields: []field{ // Subject
+	254: {goType: 444, fields: []field{ // Subject
 		{num: 1, name: "kind", kind: kindString, goType: 449},
-		{num: 2, name: "user", kind: kindMessage, msg: 252, flags: flagPointer | flagOmitEmpty, goType: 450},
-		{num: 3, name: "group", kind: kindMessage, msg: 253, flags: flagPointer | flagOmitEmpty, goType: 451},
-		{num: 4, name: "serviceAccount", kind: kindMessage, msg: 254, flags: flagPointer | flagOmitEmpty, goType: 452},
+		{num: 2, name: "user", kind: kindMessage, msg: 255, flags: flagPointer | flagOmitEmpty, goType: 450},
+		{num: 3, name: "group", kind: kindMessage, msg: 256, flags: flagPointer | flagOmitEmpty, goType: 451},
+		{num: 4, name: "serviceAccount", kind: kindMessage, msg: 257, flags: flagPointer | flagOmitEmpty, goType: 452},
 	}},
-	252: {goType: 450, fields: []field{ // UserSubject
+	255: {goType: 450, fields: []field{ // UserSubject
 		{num: 1, name: "name", kind: kindString, goType: 5},
 	}},
-	253: {goType: 451, fields: []field{ // GroupSubject
+	256: {goType: 451, fields: []field{ // GroupSubject
 		{num: 1, name: "name", kind: kindString, goType: 5},
 	}},
-	254: {goType: 452, fields: []field{ // ServiceAccountSubject
+	257: {goType: 452, fields: []field{ // ServiceAccountSubject
 		{num: 1, name: "namespace", kind: kindString, goType: 5},
 		{num: 2, name: "name", kind: kindString, goType: 5},
 	}},
-	255: {goType: 446, fields: []field{ // ResourcePolicyRule
+	258: {goType: 446, fields: []field{ // ResourcePolicyRule
 		{num: 1, name: "verbs", kind: kindString, flags: flagRepeated, goType: 12, elemType: 5},
 		{num: 2, name: "apiGroups", kind: kindString, flags: flagRepeated, goType: 12, elemType: 5},
 		{num: 3, name: "resources", kind: kindString, flags: flagRepeated, goType: 12, elemType: 5},
 		{num: 4, name: "clusterScope", kind: kindBool, flags: flagOmitEmpty, goType: 15},
 		{num: 5, name: "namespaces", kind: kindString, flags: flagRepeated, goType: 12, elemType: 5},
 	}},
-	256: {goType: 448, fields: []field{ // NonResourcePolicyRule
+	259: {goType: 448, fields: []field{ // NonResourcePolicyRule
 		{num: 1, name: "verbs", kind: kindString, flags: flagRepeated, goType: 12, elemType: 5},
 		{num: 6, name: "nonResourceURLs", kind: kindString, flags: flagRepeated, goType: 12, elemType: 5},
 	}},
-	257: {goType: 437, fields: []field{ // FlowSchemaStatus
-		{num: 1, name: "conditions", kind: kindMessage, msg: 258, flags: flagRepeated | flagOmitEmpty | flagPatchMerge, goType: 453, elemType: 454, mergeKey: 2},
+	260: {goType: 437, fields: []field{ // FlowSchemaStatus
+		{num: 1, name: "conditions", kind: kindMessage, msg: 261, flags: flagRepeated | flagOmitEmpty | flagPatchMerge, goType: 453, elemType: 454, mergeKey: 2},
 	}},
-	258: {goType: 454, fields: []field{ // FlowSchemaCondition
+	261: {goType: 454, fields: []field{ // FlowSchemaCondition
 		{num: 1, name: "type", kind: kindString, flags: flagOmitEmpty, goType: 455},
 		{num: 2, name: "status", kind: kindString, flags: flagOmitEmpty, goType: 24},
 		{num: 3, name: "lastTransitionTime", kind: kindTime, flags: flagOmitEmpty, goType: 8},
 		{num: 4, name: "reason", kind: kindString, flags: flagOmitEmpty, goType: 5},
 		{num: 5, name: "message", kind: kindString, flags: flagOmitEmpty, goType: 5},
 	}},
-	259: {goType: 456, typeMeta: true, fields: []field{ // FlowSchemaList
+	262: {goType: 456, typeMeta: true, fields: []field{ // FlowSchemaList
 		{num: 1, name: "metadata", kind: kindMessage, msg: 8, flags: flagOmitEmpty, goType: 26},
-		{num: 2, name: "items", kind: kindMessage, msg: 246, flags: flagRepeated, goType: 457, elemType: 435},
+		{num: 2, name: "items", kind: kindMessage, msg: 249, flags: flagRepeated, goType: 457, elemType: 435},
 	}},
-	260: {goType: 458, typeMeta: true, fields: []field{ // PriorityLevelConfiguration
+	263: {goType: 458, typeMeta: true, fields: []field{ // PriorityLevelConfiguration
 		{num: 1, name: "metadata", kind: kindMessage, msg: 1, flags: flagOmitEmpty, goType: 2},
-		{num: 2, name: "spec", kind: kindMessage, msg: 261, flags: flagOmitEmpty, goType: 459},
-		{num: 3, name: "status", kind: kindMessage, msg: 266, flags: flagOmitEmpty, goType: 460},
+		{num: 2, name: "spec", kind: kindMessage, msg: 264, flags: flagOmitEmpty, goType: 459},
+		{num: 3, name: "status", kind: kindMessage, msg: 269, flags: flagOmitEmpty, goType: 460},
 	}},
-	261: {goType: 459, fields: []field{ // PriorityLevelConfigurationSpec
+	264: {goType: 459, fields: []field{ // PriorityLevelConfigurationSpec
 		{num: 1, name: "type", kind: kindString, goType: 461},
-		{num: 2, name: "limited", kind: kindMessage, msg: 262, flags: flagPointer | flagOmitEmpty, goType: 462},
-		{num: 3, name: "exempt", kind: kindMessage, msg: 265, flags: flagPointer | flagOmitEmpty, goType: 463},
+		{num: 2, name: "limited", kind: kindMessage, msg: 265, flags: flagPointer | flagOmitEmpty, goType: 462},
+		{num: 3, name: "exempt", kind: kindMessage, msg: 268, flags: flagPointer | flagOmitEmpty, goType: 463},
 	}},
-	262: {goType: 462, fields: []field{ // LimitedPriorityLevelConfiguration
+	265: {goType: 462, fields: []field{ // LimitedPriorityLevelConfiguration
 		{num: 1, name: "nominalConcurrencyShares", kind: kindInt32, flags: flagPointer, goType: 45},
-		{num: 2, name: "limitResponse", kind: kindMessage, msg: 263, flags: flagOmitEmpty, goType: 464},
+		{num: 2, name: "limitResponse", kind: kindMessage, msg: 266, flags: flagOmitEmpty, goType: 464},
 		{num: 3, name: "lendablePercent", kind: kindInt32, flags: flagPointer | flagOmitEmpty, goType: 45},
 		{num: 4, name: "borrowingLimitPercent", kind: kindInt32, flags: flagPointer | flagOmitEmpty, goType: 45},
 	}},
-	263: {goType: 464, fields: []field{ // LimitResponse
+	266: {goType: 464, fields: []field{ // LimitResponse
 		{num: 1, name: "type", kind: kindString, goType: 465},
-		{num: 2, name: "queuing", kind: kindMessage, msg: 264, flags: flagPointer | flagOmitEmpty, goType: 466},
+		{num: 2, name: "queuing", kind: kindMessage, msg: 267, flags: flagPointer | flagOmitEmpty, goType: 466},
 	}},
-	264: {goType: 466, fields: []field{ // QueuingConfiguration
+	267: {goType: 466, fields: []field{ // QueuingConfiguration
 		{num: 1, name: "queues", kind: kindInt32, goType: 45},
 		{num: 2, name: "handSize", kind: kindInt32, goType: 45},
 		{num: 3, name: "queueLengthLimit", kind: kindInt32, goType: 45},
 	}},
-	265: {goType: 463, fields: []field{ // ExemptPriorityLevelConfiguration
+	268: {goType: 463, fields: []field{ // ExemptPriorityLevelConfiguration
 		{num: 1, name: "nominalConcurrencyShares", kind: kindInt32, flags: flagPointer | flagOmitEmpty, goType: 45},
 		{num: 2, name: "lendablePercent", kind: kindInt32, flags: flagPointer | flagOmitEmpty, goType: 45},
 	}},
-	266: {goType: 460, fields: []field{ // PriorityLevelConfigurationStatus
-		{num: 1, name: "conditions", kind: kindMessage, msg: 267, flags: flagRepeated | flagOmitEmpty | flagPatchMerge, goType: 467, elemType: 468, mergeKey: 2},
+	269: {goType: 460, fields: []field{ // PriorityLevelConfigurationStatus
+		{num: 1, name: "conditions", kind: kindMessage, msg: 270, flags: flagRepeated | flagOmitEmpty | flagPatchMerge, goType: 467, elemType: 468, mergeKey: 2},
 	}},
-	267: {goType: 468, fields: []field{ // PriorityLevelConfigurationCondition
+	270: {goType: 468, fields: []field{ // PriorityLevelConfigurationCondition
 		{num: 1, name: "type", kind: kindString, flags: flagOmitEmpty, goType: 469},
 		{num: 2, name: "status", kind: kindString, flags: flagOmitEmpty, goType: 24},
 		{num: 3, name: "lastTransitionTime", kind: kindTime, flags: flagOmitEmpty, goType: 8},
 		{num: 4, name: "reason", kind: kindString, flags: flagOmitEmpty, goType: 5},
 		{num: 5, name: "message", kind: kindString, flags: flagOmitEmpty, goType: 5},
 	}},
-	268: {goType: 470, typeMeta: true, fields: []field{ // PriorityLevelConfigurationList
+	271: {goType: 470, typeMeta: true, fields: []field{ // PriorityLevelConfigurationList
 		{num: 1, name: "metadata", kind: kindMessage, msg: 8, flags: flagOmitEmpty, goType: 26},
-		{num: 2, name: "items", kind: kindMessage, msg: 260, flags: flagRepeated, goType: 471, elemType: 458},
+		{num: 2, name: "items", kind: kindMessage, msg: 263, flags: flagRepeated, goType: 471, elemType: 458},
 	}},
-	269: {goType: 472, typeMeta: true, fields: []field{ // SelfSubjectReview
+	272: {goType: 472, typeMeta: true, fields: []field{ // SelfSubjectReview
 		{num: 1, name: "metadata", kind: kindMessage, msg: 1, flags: flagOmitEmpty, goType: 2},
-		{num: 2, name: "status", kind: kindMessage, msg: 270, flags: flagOmitEmpty, goType: 473},
+		{num: 2, name: "status", kind: kindMessage, msg: 273, flags: flagOmitEmpty, goType: 473},
 	}},
-	270: {goType: 473, fields: []field{ // SelfSubjectReviewStatus
-		{num: 1, name: "userInfo", kind: kindMessage, msg: 271, flags: flagOmitEmpty, goType: 474},
+	273: {goType: 473, fields: []field{ // SelfSubjectReviewStatus
+		{num: 1, name: "userInfo", kind: kindMessage, msg: 274, flags: flagOmitEmpty, goType: 474},
 	}},
-	271: {goType: 474, fields: []field{ // UserInfo
+	274: {goType: 474, fields: []field{ // UserInfo
 		{num: 1, name: "username", kind: kindString, flags: flagOmitEmpty, goType: 5},
 		{num: 2, name: "uid", kind: kindString, flags: flagOmitEmpty, goType: 5},
 		{num: 3, name: "groups", kind: kindString, flags: flagRepeated | flagOmitEmpty, goType: 12, elemType: 5},
 	}},
-	272: {goType: 475, typeMeta: true, fields: []field{ // SelfSubjectAccessReview
+	275: {goType: 475, typeMeta: true, fields: []field{ // SelfSubjectAccessReview
 		{num: 1, name: "metadata", kind: kindMessage, msg: 1, flags: flagOmitEmpty, goType: 2},
-		{num: 2, name: "spec", kind: kindMessage, msg: 273, goType: 476},
-		{num: 3, name: "status", kind: kindMessage, msg: 279, flags: flagOmitEmpty, goType: 477},
+		{num: 2, name: "spec", kind: kindMessage, msg: 276, goType: 476},
+		{num: 3, name: "status", kind: kindMessage, msg: 282, flags: flagOmitEmpty, goType: 477},
 	}},
-	273: {goType: 476, fields: []field{ // SelfSubjectAccessReviewSpec
-		{num: 1, name: "resourceAttributes", kind: kindMessage, msg: 274, flags: flagPointer | flagOmitEmpty, goType: 478},
-		{num: 2, name: "nonResourceAttributes", kind: kindMessage, msg: 278, flags: flagPointer | flagOmitEmpty, goType: 479},
+	276: {goType: 476, fields: []field{ // SelfSubjectAccessReviewSpec
+		{num: 1, name: "resourceAttributes", kind: kindMessage, msg: 277, flags: flagPointer | flagOmitEmpty, goType: 478},
+		{num: 2, name: "nonResourceAttributes", kind: kindMessage, msg: 281, flags: flagPointer | flagOmitEmpty, goType: 479},
 	}},
-	274: {goType: 478, fields: []field{ // ResourceAttributes
+	277: {goType: 478, fields: []field{ // ResourceAttributes
 		{num: 1, name: "namespace", kind: kindString, flags: flagOmitEmpty, goType: 5},
 		{num: 2, name: "verb", kind: kindString, flags: flagOmitEmpty, goType: 5},
 		{num: 3, name: "group", kind: kindString, flags: flagOmitEmpty, goType: 5},
@@ -1669,75 +1694,75 @@ var messages = [...]message{
 		{num: 5, name: "resource", kind: kindString, flags: flagOmitEmpty, goType: 5},
 		{num: 6, name: "subresource", kind: kindString, flags: flagOmitEmpty, goType: 5},
 		{num: 7, name: "name", kind: kindString, flags: flagOmitEmpty, goType: 5},
-		{num: 8, name: "fieldSelector", kind: kindMessage, msg: 275, flags: flagPointer | flagOmitEmpty, goType: 480},
-		{num: 9, name: "labelSelector", kind: kindMessage, msg: 277, flags: flagPointer | flagOmitEmpty, goType: 481},
+		{num: 8, name: "fieldSelector", kind: kindMessage, msg: 278, flags: flagPointer | flagOmitEmpty, goType: 480},
+		{num: 9, name: "labelSelector", kind: kindMessage, msg: 280, flags: flagPointer | flagOmitEmpty, goType: 481},
 	}},
-	275: {goType: 480, fields: []field{ // FieldSelectorAttributes
+	278: {goType: 480, fields: []field{ // FieldSelectorAttributes
 		{num: 1, name: "rawSelector", kind: kindString, flags: flagOmitEmpty, goType: 5},
-		{num: 2, name: "requirements", kind: kindMessage, msg: 276, flags: flagRepeated | flagOmitEmpty, goType: 482, elemType: 483},
+		{num: 2, name: "requirements", kind: kindMessage, msg: 279, flags: flagRepeated | flagOmitEmpty, goType: 482, elemType: 483},
 	}},
-	276: {goType: 483, fields: []field{ // FieldSelectorRequirement
+	279: {goType: 483, fields: []field{ // FieldSelectorRequirement
 		{num: 1, name: "key", kind: kindString, goType: 5},
 		{num: 2, name: "operator", kind: kindString, goType: 484},
 		{num: 3, name: "values", kind: kindString, flags: flagRepeated | flagOmitEmpty, goType: 12, elemType: 5},
 	}},
-	277: {goType: 481, fields: []field{ // LabelSelectorAttributes
+	280: {goType: 481, fields: []field{ // LabelSelectorAttributes
 		{num: 1, name: "rawSelector", kind: kindString, flags: flagOmitEmpty, goType: 5},
 		{num: 2, name: "requirements", kind: kindMessage, msg: 49, flags: flagRepeated | flagOmitEmpty, goType: 111, elemType: 112},
 	}},
-	278: {goType: 479, fields: []field{ // NonResourceAttributes
+	281: {goType: 479, fields: []field{ // NonResourceAttributes
 		{num: 1, name: "path", kind: kindString, flags: flagOmitEmpty, goType: 5},
 		{num: 2, name: "verb", kind: kindString, flags: flagOmitEmpty, goType: 5},
 	}},
-	279: {goType: 477, order: []uint8{0, 3, 1, 2}, fields: []field{ // SubjectAccessReviewStatus
+	282: {goType: 477, order: []uint8{0, 3, 1, 2}, fields: []field{ // SubjectAccessReviewStatus
 		{num: 1, name: "allowed", kind: kindBool, goType: 15},
 		{num: 2, name: "reason", kind: kindString, flags: flagOmitEmpty, goType: 5},
 		{num: 3, name: "evaluationError", kind: kindString, flags: flagOmitEmpty, goType: 5},
 		{num: 4, name: "denied", kind: kindBool, flags: flagOmitEmpty, goType: 15},
 	}},
-	280: {goType: 485, typeMeta: true, fields: []field{ // Scale
+	283: {goType: 485, typeMeta: true, fields: []field{ // Scale
 		{num: 1, name: "metadata", kind: kindMessage, msg: 1, flags: flagOmitEmpty, goType: 2},
-		{num: 2, name: "spec", kind: kindMessage, msg: 281, flags: flagOmitEmpty, goType: 486},
-		{num: 3, name: "status", kind: kindMessage, msg: 282, flags: flagOmitEmpty, goType: 487},
+		{num: 2, name: "spec", kind: kindMessage, msg: 284, flags: flagOmitEmpty, goType: 486},
+		{num: 3, name: "status", kind: kindMessage, msg: 285, flags: flagOmitEmpty, goType: 487},
 	}},
-	281: {goType: 486, fields: []field{ // ScaleSpec
+	284: {goType: 486, fields: []field{ // ScaleSpec
 		{num: 1, name: "replicas", kind: kindInt32, flags: flagOmitEmpty, goType: 45},
 	}},
-	282: {goType: 487, fields: []field{ // ScaleStatus
+	285: {goType: 487, fields: []field{ // ScaleStatus
 		{num: 1, name: "replicas", kind: kindInt32, goType: 45},
 		{num: 2, name: "selector", kind: kindString, flags: flagOmitEmpty, goType: 5},
 	}},
-	283: {goType: 488, typeMeta: true, fields: []field{ // Status
+	286: {goType: 488, typeMeta: true, fields: []field{ // Status
 		{num: 1, name: "metadata", kind: kindMessage, msg: 8, flags: flagOmitEmpty, goType: 26},
 		{num: 2, name: "status", kind: kindString, flags: flagOmitEmpty, goType: 5},
 		{num: 3, name: "message", kind: kindString, flags: flagOmitEmpty, goType: 5},
 		{num: 4, name: "reason", kind: kindString, flags: flagOmitEmpty, goType: 489},
-		{num: 5, name: "details", kind: kindMessage, msg: 284, flags: flagPointer | flagOmitEmpty, goType: 490},
+		{num: 5, name: "details", kind: kindMessage, msg: 287, flags: flagPointer | flagOmitEmpty, goType: 490},
 		{num: 6, name: "code", kind: kindInt32, flags: flagOmitEmpty, goType: 45},
 	}},
-	284: {goType: 490, order: []uint8{0, 1, 2, 5, 3, 4}, fields: []field{ // StatusDetails
+	287: {goType: 490, order: []uint8{0, 1, 2, 5, 3, 4}, fields: []field{ // StatusDetails
 		{num: 1, name: "name", kind: kindString, flags: flagOmitEmpty, goType: 5},
 		{num: 2, name: "group", kind: kindString, flags: flagOmitEmpty, goType: 5},
 		{num: 3, name: "kind", kind: kindString, flags: flagOmitEmpty, goType: 5},
-		{num: 4, name: "causes", kind: kindMessage, msg: 285, flags: flagRepeated | flagOmitEmpty, goType: 491, elemType: 492},
+		{num: 4, name: "causes", kind: kindMessage, msg: 288, flags: flagRepeated | flagOmitEmpty, goType: 491, elemType: 492},
 		{num: 5, name: "retryAfterSeconds", kind: kindInt32, flags: flagOmitEmpty, goType: 45},
 		{num: 6, name: "uid", kind: kindString, flags: flagOmitEmpty, goType: 6},
 	}},
-	285: {goType: 492, fields: []field{ // StatusCause
+	288: {goType: 492, fields: []field{ // StatusCause
 		{num: 1, name: "reason", kind: kindString, flags: flagOmitEmpty, goType: 493},
 		{num: 2, name: "message", kind: kindString, flags: flagOmitEmpty, goType: 5},
 		{num: 3, name: "field", kind: kindString, flags: flagOmitEmpty, goType: 5},
 	}},
-	286: {goType: 494, fields: []field{ // WatchEvent
+	289: {goType: 494, fields: []field{ // WatchEvent
 		{num: 1, name: "type", kind: kindString, goType: 5},
 		{num: 2, name: "object", kind: kindRawExtension, goType: 373},
 	}},
-	287: {goType: 495, typeMeta: true, fields: []field{ // PartialObjectMetadata
+	290: {goType: 495, typeMeta: true, fields: []field{ // PartialObjectMetadata
 		{num: 1, name: "metadata", kind: kindMessage, msg: 1, flags: flagOmitEmpty, goType: 2},
 	}},
-	288: {goType: 496, typeMeta: true, fields: []field{ // PartialObjectMetadataList
+	291: {goType: 496, typeMeta: true, fields: []field{ // PartialObjectMetadataList
 		{num: 1, name: "metadata", kind: kindMessage, msg: 8, flags: flagOmitEmpty, goType: 26},
-		{num: 2, name: "items", kind: kindMessage, msg: 287, flags: flagRepeated, goType: 497, elemType: 495},
+		{num: 2, name: "items", kind: kindMessage, msg: 290, flags: flagRepeated, goType: 497, elemType: 495},
 	}},
 }
 
@@ -2260,72 +2285,77 @@ var mergeKeys = [...]string{
 
 // kinds maps "apiVersion/kind" to the kind's message in messages.
 var kinds = map[string]uint16{
-	"apps/v1/ControllerRevision":                                     208,
-	"apps/v1/ControllerRevisionList":                                 209,
-	"apps/v1/DaemonSet":                                              201,
-	"apps/v1/DaemonSetList":                                          207,
-	"apps/v1/DeleteOptions":                                          239,
-	"apps/v1/Deployment":                                             175,
-	"apps/v1/DeploymentList":                                         182,
-	"apps/v1/ReplicaSet":                                             183,
-	"apps/v1/ReplicaSetList":                                         187,
-	"apps/v1/StatefulSet":                                            188,
-	"apps/v1/StatefulSetList":                                        200,
-	"apps/v1/Status":                                                 283,
-	"apps/v1/WatchEvent":                                             286,
-	"authentication.k8s.io/v1/DeleteOptions":                         239,
-	"authentication.k8s.io/v1/SelfSubjectReview":                     269,
-	"authentication.k8s.io/v1/Status":                                283,
-	"authentication.k8s.io/v1/WatchEvent":                            286,
-	"authorization.k8s.io/v1/DeleteOptions":                          239,
-	"authorization.k8s.io/v1/SelfSubjectAccessReview":                272,
-	"authorization.k8s.io/v1/Status":                                 283,
-	"authorization.k8s.io/v1/WatchEvent":                             286,
-	"autoscaling/v1/DeleteOptions":                                   239,
-	"autoscaling/v1/Scale":                                           280,
-	"autoscaling/v1/Status":                                          283,
-	"autoscaling/v1/WatchEvent":                                      286,
-	"batch/v1/CronJob":                                               222,
-	"batch/v1/CronJobList":                                           226,
-	"batch/v1/DeleteOptions":                                         239,
-	"batch/v1/Job":                                                   210,
-	"batch/v1/JobList":                                               221,
-	"batch/v1/Status":                                                283,
-	"batch/v1/WatchEvent":                                            286,
-	"coordination.k8s.io/v1/DeleteOptions":                           239,
-	"coordination.k8s.io/v1/Lease":                                   228,
-	"coordination.k8s.io/v1/LeaseList":                               230,
-	"coordination.k8s.io/v1/Status":                                  283,
-	"coordination.k8s.io/v1/WatchEvent":                              286,
-	"discovery.k8s.io/v1/DeleteOptions":                              239,
-	"discovery.k8s.io/v1/EndpointSlice":                              231,
-	"discovery.k8s.io/v1/EndpointSliceList":                          237,
-	"discovery.k8s.io/v1/Status":                                     283,
-	"discovery.k8s.io/v1/WatchEvent":                                 286,
-	"flowcontrol.apiserver.k8s.io/v1/DeleteOptions":                  239,
-	"flowcontrol.apiserver.k8s.io/v1/FlowSchema":                     246,
-	"flowcontrol.apiserver.k8s.io/v1/FlowSchemaList":                 259,
-	"flowcontrol.apiserver.k8s.io/v1/PriorityLevelConfiguration":     260,
-	"flowcontrol.apiserver.k8s.io/v1/PriorityLevelConfigurationList": 268,
-	"flowcontrol.apiserver.k8s.io/v1/Status":                         283,
-	"flowcontrol.apiserver.k8s.io/v1/WatchEvent":                     286,
-	"meta.k8s.io/v1/DeleteOptions":                                   239,
+	"apps/v1/ControllerRevision":                                     211,
+	"apps/v1/ControllerRevisionList":                                 212,
+	"apps/v1/DaemonSet":                                              204,
+	"apps/v1/DaemonSetList":                                          210,
+	"apps/v1/DeleteOptions":                                          242,
+	"apps/v1/Deployment":                                             178,
+	"apps/v1/DeploymentList":                                         185,
+	"apps/v1/ReplicaSet":                                             186,
+	"apps/v1/ReplicaSetList":                                         190,
+	"apps/v1/StatefulSet":                                            191,
+	"apps/v1/StatefulSetList":                                        203,
+	"apps/v1/Status":                                                 286,
+	"apps/v1/WatchEvent":                                             289,
+	"authentication.k8s.io/v1/DeleteOptions":                         242,
+	"authentication.k8s.io/v1/SelfSubjectReview":                     272,
+	"authentication.k8s.io/v1/Status":                                286,
+	"authentication.k8s.io/v1/WatchEvent":                            289,
+	"authorization.k8s.io/v1/DeleteOptions":                          242,
+	"authorization.k8s.io/v1/SelfSubjectAccessReview":                275,
+	"authorization.k8s.io/v1/Status":                                 286,
+	"authorization.k8s.io/v1/WatchEvent":                             289,
+	"autoscaling/v1/DeleteOptions":                                   242,
+	"autoscaling/v1/Scale":                                           283,
+	"autoscaling/v1/Status":                                          286,
+	"autoscaling/v1/WatchEvent":                                      289,
+	"batch/v1/CronJob":                                               225,
+	"batch/v1/CronJobList":                                           229,
+	"batch/v1/DeleteOptions":                                         242,
+	"batch/v1/Job":                                                   213,
+	"batch/v1/JobList":                                               224,
+	"batch/v1/Status":                                                286,
+	"batch/v1/WatchEvent":                                            289,
+	"coordination.k8s.io/v1/DeleteOptions":                           242,
+	"coordination.k8s.io/v1/Lease":                                   231,
+	"coordination.k8s.io/v1/LeaseList":                               233,
+	"coordination.k8s.io/v1/Status":                                  286,
+	"coordination.k8s.io/v1/WatchEvent":                              289,
+	"discovery.k8s.io/v1/DeleteOptions":                              242,
+	"discovery.k8s.io/v1/EndpointSlice":                              234,
+	"discovery.k8s.io/v1/EndpointSliceList":                          240,
+	"discovery.k8s.io/v1/Status":                                     286,
+	"discovery.k8s.io/v1/WatchEvent":                                 289,
+	"events.k8s.io/v1/DeleteOptions":                                 242,
+	"events.k8s.io/v1/Event":                                         173,
+	"events.k8s.io/v1/EventList":                                     175,
+	"events.k8s.io/v1/Status":                                        286,
+	"events.k8s.io/v1/WatchEvent":                                    289,
+	"flowcontrol.apiserver.k8s.io/v1/DeleteOptions":                  242,
+	"flowcontrol.apiserver.k8s.io/v1/FlowSchema":                     249,
+	"flowcontrol.apiserver.k8s.io/v1/FlowSchemaList":                 262,
+	"flowcontrol.apiserver.k8s.io/v1/PriorityLevelConfiguration":     263,
+	"flowcontrol.apiserver.k8s.io/v1/PriorityLevelConfigurationList": 271,
+	"flowcontrol.apiserver.k8s.io/v1/Status":                         286,
+	"flowcontrol.apiserver.k8s.io/v1/WatchEvent":                     289,
+	"meta.k8s.io/v1/DeleteOptions":                                   242,
 	"meta.k8s.io/v1/ListMeta":                                        8,
 	"meta.k8s.io/v1/ObjectMeta":                                      1,
-	"meta.k8s.io/v1/PartialObjectMetadata":                           287,
-	"meta.k8s.io/v1/PartialObjectMetadataList":                       288,
-	"meta.k8s.io/v1/Status":                                          283,
-	"meta.k8s.io/v1/WatchEvent":                                      286,
-	"policy/v1/DeleteOptions":                                        239,
-	"policy/v1/Eviction":                                             238,
-	"policy/v1/PodDisruptionBudget":                                  241,
-	"policy/v1/PodDisruptionBudgetList":                              244,
-	"policy/v1/Status":                                               283,
-	"policy/v1/WatchEvent":                                           286,
-	"v1/Binding":                                                     245,
+	"meta.k8s.io/v1/PartialObjectMetadata":                           290,
+	"meta.k8s.io/v1/PartialObjectMetadataList":                       291,
+	"meta.k8s.io/v1/Status":                                          286,
+	"meta.k8s.io/v1/WatchEvent":                                      289,
+	"policy/v1/DeleteOptions":                                        242,
+	"policy/v1/Eviction":                                             241,
+	"policy/v1/PodDisruptionBudget":                                  244,
+	"policy/v1/PodDisruptionBudgetList":                              247,
+	"policy/v1/Status":                                               286,
+	"policy/v1/WatchEvent":                                           289,
+	"v1/Binding":                                                     248,
 	"v1/ConfigMap":                                                   130,
 	"v1/ConfigMapList":                                               131,
-	"v1/DeleteOptions":                                               239,
+	"v1/DeleteOptions":                                               242,
 	"v1/Endpoints":                                                   145,
 	"v1/EndpointsList":                                               150,
 	"v1/Event":                                                       169,
@@ -2334,16 +2364,16 @@ var kinds = map[string]uint16{
 	"v1/NamespaceList":                                               7,
 	"v1/Node":                                                        151,
 	"v1/NodeList":                                                    168,
-	"v1/PersistentVolumeClaim":                                       190,
-	"v1/PersistentVolumeClaimList":                                   227,
+	"v1/PersistentVolumeClaim":                                       193,
+	"v1/PersistentVolumeClaimList":                                   230,
 	"v1/Pod":                                                         9,
 	"v1/PodList":                                                     129,
 	"v1/Secret":                                                      132,
 	"v1/SecretList":                                                  133,
 	"v1/Service":                                                     134,
-	"v1/ServiceAccount":                                              173,
-	"v1/ServiceAccountList":                                          174,
+	"v1/ServiceAccount":                                              176,
+	"v1/ServiceAccountList":                                          177,
 	"v1/ServiceList":                                                 144,
-	"v1/Status":                                                      283,
-	"v1/WatchEvent":                                                  286,
+	"v1/Status":                                                      286,
+	"v1/WatchEvent":                                                  289,
 }

@@ -1,0 +1,37 @@
+package schema
+
+import (
+	"kubeplay/core/conversion"
+	"kubeplay/core/validation"
+)
+
+// eventsV1 is the events.k8s.io/v1 Event: a view of the core/v1 Event,
+// whose objects it shares (kube stores one and converts), with field
+// selectors under its own names and its own validation for writes through it.
+func eventsV1(event *Resource) *Resource {
+	return &Resource{
+		Group: "events.k8s.io", Version: "v1", Kind: "Event", Plural: "events", Singular: "event",
+		Namespaced: true, ShortNames: []string{"ev"}, Verbs: allVerbs, CreateOnUpdate: true, Names: PathSegment,
+		View: &View{
+			Stored: event,
+			FieldLabels: map[string]string{ // kube's field label conversion for events.k8s.io/v1
+				"metadata.name":             "metadata.name",
+				"metadata.namespace":        "metadata.namespace",
+				"regarding.kind":            "involvedObject.kind",
+				"regarding.namespace":       "involvedObject.namespace",
+				"regarding.name":            "involvedObject.name",
+				"regarding.uid":             "involvedObject.uid",
+				"regarding.apiVersion":      "involvedObject.apiVersion",
+				"regarding.resourceVersion": "involvedObject.resourceVersion",
+				"regarding.fieldPath":       "involvedObject.fieldPath",
+				"reason":                    "reason",
+				"reportingController":       "reportingComponent",
+				"type":                      "type",
+			},
+			FromStored:     conversion.EventFromCore,
+			ToStored:       conversion.EventToCore,
+			Validate:       validation.EventsV1,
+			ValidateUpdate: validation.EventsV1Update,
+		},
+	}
+}
