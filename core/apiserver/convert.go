@@ -17,6 +17,7 @@ import (
 // object or list when it converts one: %T of the internal object, whose package
 // is its group's first label ("core" for the core group).
 func goType(res *schema.Resource, list bool) string {
+	res = res.Storage() // a view's objects are its stored kind's internally
 	kind := res.Kind
 	if list {
 		kind = res.ListKind()

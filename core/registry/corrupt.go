@@ -95,7 +95,7 @@ var errUntransformable = apierrors.NewInternal(errors.New(corruptReason))
 func (s *Store) Corrupt(t Target) error {
 	_, _, err := s.storage.Mutate(t.key(), func(cur []byte, _ int64) (storage.Change, error) {
 		if cur == nil {
-			return storage.Change{}, apierrors.NewNotFound(t.Res.Group, t.Res.Plural, t.Name)
+			return storage.Change{}, apierrors.NewNotFound(t.served().Group, t.served().Plural, t.Name)
 		}
 		return storage.Change{Op: storage.Put, Value: []byte(corruptValue)}, nil
 	})
@@ -122,7 +122,7 @@ func (s *Store) forceDeleteCorrupt(t Target) (DeleteResult, error) {
 	}
 	_, _, err := s.storage.Mutate(t.key(), func(cur []byte, _ int64) (storage.Change, error) {
 		if cur == nil {
-			return storage.Change{}, apierrors.NewNotFound(t.Res.Group, t.Res.Plural, t.Name)
+			return storage.Change{}, apierrors.NewNotFound(t.served().Group, t.served().Plural, t.Name)
 		}
 		return storage.Change{Op: storage.Delete, Value: cur}, nil
 	})

@@ -198,7 +198,7 @@ func (s *Store) Delete(t Target, opts DeleteOptions) (DeleteResult, error) {
 		_, gone, err := s.storage.Mutate(t.key(), func(cur []byte, rev int64) (storage.Change, error) {
 			obj, err := object.Decode(cur)
 			if cur == nil || err != nil || object.MetaString(obj, "uid") != uid {
-				return storage.Change{}, apierrors.NewNotFound(t.Res.Group, t.Res.Plural, t.Name)
+				return storage.Change{}, apierrors.NewNotFound(t.served().Group, t.served().Plural, t.Name)
 			}
 			return deletion(cur, rev)
 		})
@@ -221,7 +221,7 @@ func deletion(cur []byte, rev int64) (storage.Change, error) {
 // kube's 500 for a corrupt one.
 func (s *Store) decodeStored(t Target, cur []byte) (object.Object, error) {
 	if cur == nil {
-		return nil, apierrors.NewNotFound(t.Res.Group, t.Res.Plural, t.Name)
+		return nil, apierrors.NewNotFound(t.served().Group, t.served().Plural, t.Name)
 	}
 	if IsCorrupt(cur) {
 		return nil, CorruptObjectError(t.Res, t.Namespace, t.Name)
@@ -302,9 +302,9 @@ func checkPreconditionsAsStorage(t Target, meta map[string]any, p *Preconditions
 	rv, _ := meta["resourceVersion"].(string)
 	switch {
 	case p.UID != nil && *p.UID != uid:
-		return apierrors.NewConflict(t.Res.Group, t.Res.Plural, t.Name, fmt.Sprintf("Precondition failed: UID in precondition: %s, UID in object meta: %s", *p.UID, uid))
+		return apierrors.NewConflict(t.served().Group, t.served().Plural, t.Name, fmt.Sprintf("Precondition failed: UID in precondition: %s, UID in object meta: %s", *p.UID, uid))
 	case p.ResourceVersion != nil && *p.ResourceVersion != rv:
-		return apierrors.NewConflict(t.Res.Group, t.Res.Plural, t.Name, fmt.Sprintf("Precondition failed: ResourceVersion in precondition: %s, ResourceVersion in object meta: %s", *p.ResourceVersion, rv))
+		return apierrors.NewConflict(t.served().Group, t.served().Plural, t.Name, fmt.Sprintf("Precondition failed: ResourceVersion in precondition: %s, ResourceVersion in object meta: %s", *p.ResourceVersion, rv))
 	}
 	return nil
 }

@@ -81,6 +81,15 @@ type Target struct {
 	Via *schema.Resource
 }
 
+// served is the resource the request named: its objects are what a missing
+// or conflicting object is called (kube's qualified resource).
+func (t Target) served() *schema.Resource {
+	if t.Via != nil {
+		return t.Via
+	}
+	return t.Res
+}
+
 // stored is t as a write to the objects t.Res views, for a view (and t
 // itself otherwise).
 func (t Target) stored() Target {
@@ -139,7 +148,7 @@ func (s *Store) Create(t Target, obj object.Object) ([]byte, error) {
 	t.Name = object.MetaString(obj, "name")
 	return s.mutate(t, func(cur []byte, rev int64) (storage.Change, error) {
 		if cur != nil {
-			return storage.Change{}, apierrors.NewAlreadyExists(t.Res.Group, t.Res.Plural, t.Name)
+			return storage.Change{}, apierrors.NewAlreadyExists(t.served().Group, t.served().Plural, t.Name)
 		}
 		return s.put(t, obj, rev)
 	})
@@ -288,7 +297,7 @@ func (s *Store) update(t Target, info UpdatedObjectInfo) ([]byte, bool, error) {
 		created, finalized = false, nil
 		if cur == nil {
 			if !(t.Res.CreateOnUpdate || t.Apply) || t.Sub != "" {
-				return storage.Change{}, apierrors.NewNotFound(t.Res.Group, t.Res.Plural, t.Name)
+				return storage.Change{}, apierrors.NewNotFound(t.served().Group, t.served().Plural, t.Name)
 			}
 			obj, err := info(nil)
 			if err != nil {
@@ -324,7 +333,7 @@ func (s *Store) update(t Target, info UpdatedObjectInfo) ([]byte, bool, error) {
 		dropEmptyMeta(meta)
 		oldRV, _ := oldMeta["resourceVersion"].(string)
 		if rv, _ := meta["resourceVersion"].(string); rv != "" && rv != oldRV {
-			return storage.Change{}, apierrors.NewConflict(t.Res.Group, t.Res.Plural, t.Name, apierrors.ConflictModified)
+			return storage.Change{}, apierrors.NewConflict(t.served().Group, t.served().Plural, t.Name, apierrors.ConflictModified)
 		}
 		if uid, _ := meta["uid"].(string); uid != "" && uid != oldMeta["uid"] {
 			// kube validates the metadata update twice: the cause comes twice.
@@ -387,9 +396,22 @@ func (s *Store) update(t Target, info UpdatedObjectInfo) ([]byte, bool, error) {
 // recordFields records t's write from old (nil for a new object) to obj in
 // obj's managedFields.
 func (s *Store) recordFields(t Target, old, obj object.Object) {
-	if s.fields != nil && t.Sub != "binding" { // kube binds without its field manager
-		s.fields.Update(t.Res, t.Sub, t.Manager, s.clock.Now(), old, obj)
+	if s.fields == nil || t.Sub == "binding" { // kube binds without its field manager
+		return
 	}
+	if t.Via == nil {
+		s.fields.Update(t.Res, t.Sub, t.Manager, s.clock.Now(), old, obj)
+		return
+	}
+	// Through a view, in the view's form: kube's field manager works in the
+	// request's version.
+	v := t.Via.View
+	if old != nil {
+		old = v.FromStored(object.DeepCopy(old))
+	}
+	seen := v.FromStored(object.DeepCopy(obj))
+	s.fields.Update(t.Via, t.Sub, t.Manager, s.clock.Now(), old, seen)
+	object.Meta(obj)["managedFields"] = object.Meta(seen)["managedFields"]
 }
 
 // dropEmptyMeta removes the metadata fields kube's ObjectMeta omits when

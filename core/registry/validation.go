@@ -13,39 +13,11 @@ import (
 // validateObjectMeta checks the generateName and the name (by the kind's
 // rule) and the metadata the server reads.
 func validateObjectMeta(meta map[string]any, res *schema.Resource, name string) field.ErrorList {
-	var errs field.ErrorList
-	gen, _ := meta["generateName"].(string)
-	if gen != "" {
-		// A prefix, as kube's name rules check one: its trailing dash masked.
-		prefix := gen
-		if len(prefix) > 1 && prefix[len(prefix)-1] == '-' {
-			prefix = prefix[:len(prefix)-2] + "a"
-		}
-		var msgs []string
-		if res.Names == schema.PathSegment {
-			msgs = validation.PathSegmentPrefix(gen)
-		} else {
-			msgs = validateName(res.Names, prefix)
-		}
-		for _, msg := range msgs {
-			errs = append(errs, field.Invalid(field.NewPath("metadata", "generateName"), gen, msg))
-		}
+	var prefix func(string) []string
+	if res.Names == schema.PathSegment {
+		prefix = validation.PathSegmentPrefix
 	}
-	if name == "" && gen == "" {
-		errs = append(errs, field.Required(field.NewPath("metadata", "name"), "name or generateName is required"))
-	}
-	for _, msg := range validateName(res.Names, name) {
-		errs = append(errs, field.Invalid(field.NewPath("metadata", "name"), name, msg))
-	}
-	errs = append(errs, validation.Labels(object.StringMap(meta, "labels"), field.NewPath("metadata", "labels"))...)
-	errs = append(errs, validation.Annotations(object.StringMap(meta, "annotations"), field.NewPath("metadata", "annotations"))...)
-	errs = append(errs, validation.OwnerReferences(object.Objects(meta, "ownerReferences"), field.NewPath("metadata", "ownerReferences"))...)
-	finalizers := object.Strings(meta, "finalizers")
-	errs = append(errs, validation.Finalizers(finalizers, field.NewPath("metadata", "finalizers"))...)
-	if res.Custom != nil {
-		return errs // kube's core validation is for its own kinds
-	}
-	return append(errs, validation.KubeFinalizerNames(finalizers, field.NewPath("metadata", "finalizers"))...)
+	return validation.ObjectMeta(meta, name, func(n string) []string { return validateName(res.Names, n) }, prefix, res.Custom == nil)
 }
 
 // validateObjectMetaUpdate checks what an update may not do to the metadata

@@ -59,15 +59,12 @@ func legacyEvent(obj object.Object, controllerField string) field.ErrorList {
 
 // EventsV1 checks an Event (in its stored core/v1 form) created through
 // events.k8s.io/v1, as kube does by request version: the legacy rules, then
-// the strict ones, which name fields as core/v1 does: a name that is a DNS
-// subdomain, an eventTime, a type, a series of at least 2, and none of the
+// the strict ones, which name fields as core/v1 does: its metadata again,
+// with names that are DNS subdomains, an eventTime, a type, a series of at least 2, and none of the
 // deprecated fields.
 func EventsV1(obj object.Object) field.ErrorList {
 	errs := legacyEvent(obj, "reportingController")
-	name := object.MetaString(obj, "name")
-	for _, msg := range DNS1123Subdomain(name) {
-		errs = append(errs, field.Invalid(field.NewPath("metadata", "name"), name, msg))
-	}
+	errs = append(errs, ObjectMeta(object.Meta(obj), object.MetaString(obj, "name"), DNS1123Subdomain, nil, true)...)
 	errs = append(errs, eventSeries(obj)...)
 	if t, _ := obj["eventTime"].(string); t == "" {
 		errs = append(errs, field.Required(field.NewPath("eventTime"), ""))
@@ -106,9 +103,16 @@ func eventSeries(obj object.Object) field.ErrorList {
 }
 
 // EventsV1Update checks an update of an Event through events.k8s.io/v1: the
-// legacy rules, a changed series, and what an event may not change.
+// legacy rules, its metadata, a changed series, and what an event may not
+// change.
 func EventsV1Update(obj, old object.Object) field.ErrorList {
 	errs := legacyEvent(obj, "reportingController")
+	// The metadata again (kube's ValidateObjectMetaUpdate): what the new
+	// object's metadata holds.
+	meta := object.Meta(obj)
+	errs = append(errs, Labels(object.StringMap(meta, "labels"), field.NewPath("metadata", "labels"))...)
+	errs = append(errs, Annotations(object.StringMap(meta, "annotations"), field.NewPath("metadata", "annotations"))...)
+	errs = append(errs, OwnerReferences(object.Objects(meta, "ownerReferences"), field.NewPath("metadata", "ownerReferences"))...)
 	if !semanticEqual(obj["series"], old["series"]) {
 		errs = append(errs, eventSeries(obj)...)
 	}

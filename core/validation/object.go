@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"kubeplay/core/field"
+	"kubeplay/core/object"
 )
 
 // fields is one object of a built-in kind in JSON form (decoded into its Go
@@ -398,4 +399,46 @@ func NoNewFinalizers(finalizers, old []string, p *field.Path) field.ErrorList {
 	}
 	slices.Sort(extra)
 	return field.ErrorList{field.Forbidden(p, fmt.Sprintf("no new finalizers can be added if the object is being deleted, found new finalizers %#v", extra))}
+}
+
+// ObjectMeta checks a new object's metadata as kube's ValidateObjectMeta
+// does: generateName by prefix (its trailing dash masked, as kube's name
+// rules check a prefix) or by its own prefix rule when given, a name or
+// generateName present, the name by validName, labels, annotations, owner
+// references, finalizers (kube's own names only for built-in kinds).
+func ObjectMeta(meta map[string]any, name string, validName, validPrefix func(string) []string, builtin bool) field.ErrorList {
+	var errs field.ErrorList
+	gen, _ := meta["generateName"].(string)
+	if gen != "" {
+		var msgs []string
+		if validPrefix != nil {
+			msgs = validPrefix(gen)
+		} else {
+			prefix := gen
+			if len(prefix) > 1 && prefix[len(prefix)-1] == '-' {
+				prefix = prefix[:len(prefix)-2] + "a"
+			}
+			msgs = validName(prefix)
+		}
+		for _, msg := range msgs {
+			errs = append(errs, field.Invalid(field.NewPath("metadata", "generateName"), gen, msg))
+		}
+	}
+	if name == "" && gen == "" {
+		errs = append(errs, field.Required(field.NewPath("metadata", "name"), "name or generateName is required"))
+	}
+	if name != "" {
+		for _, msg := range validName(name) {
+			errs = append(errs, field.Invalid(field.NewPath("metadata", "name"), name, msg))
+		}
+	}
+	errs = append(errs, Labels(object.StringMap(meta, "labels"), field.NewPath("metadata", "labels"))...)
+	errs = append(errs, Annotations(object.StringMap(meta, "annotations"), field.NewPath("metadata", "annotations"))...)
+	errs = append(errs, OwnerReferences(object.Objects(meta, "ownerReferences"), field.NewPath("metadata", "ownerReferences"))...)
+	finalizers := object.Strings(meta, "finalizers")
+	errs = append(errs, Finalizers(finalizers, field.NewPath("metadata", "finalizers"))...)
+	if !builtin {
+		return errs // kube's core validation is for its own kinds
+	}
+	return append(errs, KubeFinalizerNames(finalizers, field.NewPath("metadata", "finalizers"))...)
 }
