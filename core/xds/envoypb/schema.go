@@ -59,6 +59,7 @@ type Message struct {
 	Unchecked      bool
 	RequiredOneofs map[int]string
 	byName         map[string]*Field // by name and by JSON name
+	byNumber       map[protowire.Number]*Field
 }
 
 // Field is one field of a message.
@@ -134,7 +135,8 @@ func load() {
 	msgs := make([]*Message, len(t.Messages))
 	messages = make(map[string]*Message, len(t.Messages))
 	for i, m := range t.Messages {
-		msgs[i] = &Message{Name: m.Name, Unchecked: m.Disabled, byName: make(map[string]*Field, 2*len(m.Fields))}
+		msgs[i] = &Message{Name: m.Name, Unchecked: m.Disabled, byName: make(map[string]*Field, 2*len(m.Fields)),
+			byNumber: make(map[protowire.Number]*Field, len(m.Fields))}
 		for _, o := range m.Required {
 			if msgs[i].RequiredOneofs == nil {
 				msgs[i].RequiredOneofs = map[int]string{}
@@ -160,6 +162,7 @@ func load() {
 			msgs[i].Fields = append(msgs[i].Fields, f)
 			msgs[i].byName[f.Name] = f
 			msgs[i].byName[f.JSONName] = f
+			msgs[i].byNumber[f.Number] = f
 		}
 	}
 }

@@ -111,14 +111,25 @@ func (v *validator) message(m *Message, wire []byte, p *field.Path) {
 		return // the well-known types declare no rules
 	}
 	values := split(m, wire)
-	set := map[int]bool{}
+	var set map[int]bool // the required oneofs set
 	for _, f := range m.Fields {
+		if f.Rules == nil && f.Message == nil && m.RequiredOneofs == nil {
+			continue // nothing to check
+		}
 		vs := values[f.Number]
 		if f.Oneof > 0 {
 			if len(vs) == 0 {
 				continue // a oneof's rules apply to the member set
 			}
-			set[f.Oneof] = true
+			if m.RequiredOneofs != nil {
+				if set == nil {
+					set = map[int]bool{}
+				}
+				set[f.Oneof] = true
+			}
+		}
+		if f.Rules == nil && len(vs) == 0 {
+			continue // an absent message without rules
 		}
 		v.field(f, vs, p.Child(f.JSONName))
 	}
@@ -153,14 +164,7 @@ func split(m *Message, wire []byte) map[protowire.Number][]wireValue {
 			return out
 		}
 		wire = wire[n:]
-		var f *Field
-		for _, c := range m.Fields {
-			if c.Number == num {
-				f = c
-				break
-			}
-		}
-		if typ == protowire.BytesType && f != nil && f.Repeated && packable(f.Kind) {
+		if f := m.byNumber[num]; typ == protowire.BytesType && f != nil && f.Repeated && packable(f.Kind) {
 			packed, n := protowire.ConsumeBytes(wire)
 			if n < 0 {
 				return out
