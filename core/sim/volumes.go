@@ -454,15 +454,14 @@ func (v *volumes) syncVolume(ctx context.Context, name string) error {
 	}
 	ref := pv.Spec.ClaimRef
 	if c, ok := v.claims.Get(ref.Namespace + "/" + ref.Name); ok && (ref.UID == "" || ref.UID == c.Metadata.UID) {
+		if c.Status.Phase != "Bound" {
+			v.queue.Add("claim/" + c.Metadata.Key()) // the claim's sync finishes the binding
+		}
 		switch {
 		case c.Spec.VolumeName == name && pv.Status.Phase != "Bound":
 			return v.setPhase(ctx, pv, "Bound")
 		case c.Spec.VolumeName == "" && pv.Status.Phase == "Pending":
-			// Bound in advance to a claim not bound yet: the claim's sync binds them.
-			v.queue.Add("claim/" + c.Metadata.Key())
-			return v.setPhase(ctx, pv, "Available")
-		case c.Spec.VolumeName == "":
-			v.queue.Add("claim/" + c.Metadata.Key())
+			return v.setPhase(ctx, pv, "Available") // bound in advance to a claim not bound yet
 		}
 		return nil
 	}

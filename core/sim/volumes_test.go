@@ -101,8 +101,8 @@ func TestSIM_1_ClaimsProvisionedAsKind(t *testing.T) {
 }
 
 // TestSIM_1_ClaimsBindVolumes: a volume made by hand is Available, a claim
-// of its class that fits gets it (the smallest that fits), and released,
-// it is retained; once settled, nothing waits to happen (SIM-5).
+// of its class that fits gets it (the smallest that fits), a claim that
+// names a volume gets that one, and released, a volume is retained; once settled, nothing waits to happen (SIM-5).
 func TestSIM_1_ClaimsBindVolumes(t *testing.T) {
 	e := newEnv(t, sim.Config{})
 	for _, v := range []struct{ name, size string }{{"big", "10Gi"}, {"small", "1Gi"}, {"fits", "3Gi"}} {
@@ -129,6 +129,15 @@ func TestSIM_1_ClaimsBindVolumes(t *testing.T) {
 	if object.Path(pv, "spec", "claimRef", "uid") != object.MetaString(c, "uid") ||
 		object.StringMap(object.Meta(pv), "annotations")["pv.kubernetes.io/bound-by-controller"] != "yes" {
 		t.Errorf("volume: %s", mustJSON(pv))
+	}
+	// A claim may name its volume.
+	e.create(claims, `{"apiVersion":"v1","kind":"PersistentVolumeClaim","metadata":{"name":"named"},"spec":{"storageClassName":"manual","volumeName":"small",`+
+		`"accessModes":["ReadWriteOnce"],"resources":{"requests":{"storage":"1Gi"}}}}`)
+	e.until(time.Minute, "named claim bound", func() bool {
+		return object.Path(e.get(claims+"/named"), "status", "phase") == "Bound" && object.Path(e.get(volumes+"/small"), "status", "phase") == "Bound"
+	})
+	if object.Path(e.get(volumes+"/small"), "spec", "claimRef", "name") != "named" {
+		t.Errorf("small: %s", mustJSON(e.get(volumes+"/small")))
 	}
 	if _, err := e.c.Delete(e.ctx, claims+"/logs"); err != nil {
 		t.Fatal(err)
