@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http/httptest"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -193,6 +194,76 @@ func TestSIM_6_KubectlDeploymentEndToEnd(t *testing.T) {
 		{"NAME", "STATUS", "COMPLETIONS", "DURATION", "AGE"},
 		{"job.batch/once", "Complete", "1/1", `\d+s`, `\d+s`},
 	})
+}
+
+// TestSIM_1_KubectlStatefulSetStorage: kind's default StorageClass, a
+// StatefulSet's claims provisioned and bound as kind binds them (volumes on
+// the Pods' nodes, STORAGECLASS standard), describe's view of a claim, and
+// the volumes deleted with their claims.
+func TestSIM_1_KubectlStatefulSetStorage(t *testing.T) {
+	k := newClusterKubectl(t)
+	wantRows(t, "get sc", kcTable(k.must("get", "sc")), [][]string{
+		{"NAME", "PROVISIONER", "RECLAIMPOLICY", "VOLUMEBINDINGMODE", "ALLOWVOLUMEEXPANSION", "AGE"},
+		{"standard", `\(default\)`, `rancher\.io/local-path`, "Delete", "WaitForFirstConsumer", "false", `\d+s`},
+	})
+	k.must("apply", "-f", k.file("db.yaml", `apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: db}
+spec:
+  serviceName: db
+  replicas: 2
+  selector: {matchLabels: {app: db}}
+  template:
+    metadata: {labels: {app: db}}
+    spec:
+      containers: [{name: db, image: postgres}]
+  volumeClaimTemplates:
+  - metadata: {name: data}
+    spec:
+      accessModes: [ReadWriteOnce]
+      resources: {requests: {storage: 1Gi}}
+`))
+	k.must("rollout", "status", "statefulset/db", "--timeout=60s")
+	var volumes []string
+	k.eventually("claims bound", func() bool {
+		rows := kcTable(k.must("get", "pvc"))
+		if len(rows) != 3 || rows[1][1] != "Bound" || rows[2][1] != "Bound" {
+			return false
+		}
+		volumes = []string{rows[1][2], rows[2][2]}
+		return true
+	})
+	wantRows(t, "get pvc", kcTable(k.must("get", "pvc")), [][]string{
+		{"NAME", "STATUS", "VOLUME", "CAPACITY", "ACCESS", "MODES", "STORAGECLASS", "VOLUMEATTRIBUTESCLASS", "AGE"},
+		{"data-db-0", "Bound", volumes[0], "1Gi", "RWO", "standard", "<unset>", `\d+s`},
+		{"data-db-1", "Bound", volumes[1], "1Gi", "RWO", "standard", "<unset>", `\d+s`},
+	})
+	k.eventually("volumes bound", func() bool { return strings.Count(k.must("get", "pv"), " Bound ") == 2 })
+	// The REASON column is empty.
+	pvRows := [][]string{{"NAME", "CAPACITY", "ACCESS", "MODES", "RECLAIM", "POLICY", "STATUS", "CLAIM", "STORAGECLASS", "VOLUMEATTRIBUTESCLASS", "REASON", "AGE"}}
+	for i, v := range volumes {
+		pvRows = append(pvRows, []string{regexp.QuoteMeta(v), "1Gi", "RWO", "Delete", "Bound", "default/data-db-" + string(rune('0'+i)), "standard", "<unset>", `\d+s`})
+	}
+	got := kcTable(k.must("get", "pv"))
+	slices.SortFunc(got[1:], func(a, b []string) int { return strings.Compare(a[5], b[5]) })
+	wantRows(t, "get pv", got, pvRows)
+	node := k.must("get", "pod", "db-0", "-o", "jsonpath={.spec.nodeName}")
+	if affinity := k.must("get", "pv", volumes[0], "-o", "jsonpath={.spec.nodeAffinity.required.nodeSelectorTerms[0].matchExpressions[0].values[0]}"); affinity != node {
+		t.Errorf("data-db-0's volume is on %q, db-0 on %q", affinity, node)
+	}
+	describe := k.must("describe", "pvc", "data-db-0")
+	for _, want := range []string{"StorageClass:  standard", "Status:        Bound", "Volume:        " + volumes[0], "Finalizers:    [kubernetes.io/pvc-protection]",
+		"volume.kubernetes.io/selected-node: " + node, "Used By:       db-0", "ExternalProvisioning", "ProvisioningSucceeded"} {
+		if !strings.Contains(describe, want) {
+			t.Errorf("describe pvc: no %q in\n%s", want, describe)
+		}
+	}
+
+	// Claims outlive their StatefulSet; deleted, they take their volumes.
+	k.must("delete", "statefulset", "db")
+	k.eventually("db's Pods gone", func() bool { return k.must("get", "pods", "-o", "name") == "" })
+	k.must("delete", "pvc", "--all", "--timeout=60s")
+	k.eventually("volumes deleted", func() bool { return k.must("get", "pv", "-o", "name") == "" })
 }
 
 // eventually waits (in real time: kubectl's cluster runs on the wall clock)

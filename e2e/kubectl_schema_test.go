@@ -26,6 +26,8 @@ var explainCommands = [][]string{
 	{"explain", "leases.spec"},
 	{"explain", "pods.spec.restartPolicy", "--output=plaintext-openapiv2"},
 	{"explain", "configmaps", "--api-version=v1"},
+	{"explain", "pv.spec.persistentVolumeReclaimPolicy"},
+	{"explain", "storageclasses", "--recursive"},
 }
 
 type explainOutputs struct {

@@ -248,19 +248,21 @@ func TestK8S_URI_2_KubectlAPIResources(t *testing.T) {
 
 	type row struct{ shortNames, apiVersion, namespaced, kind, verbs string }
 	want := map[string]row{
-		"namespaces":      {"ns", "v1", "false", "Namespace", "create,delete,get,list,patch,update,watch"},
-		"pods":            {"po", "v1", "true", "Pod", "create,delete,deletecollection,get,list,patch,update,watch"},
-		"configmaps":      {"cm", "v1", "true", "ConfigMap", "create,delete,deletecollection,get,list,patch,update,watch"},
-		"secrets":         {"", "v1", "true", "Secret", "create,delete,deletecollection,get,list,patch,update,watch"},
-		"services":        {"svc", "v1", "true", "Service", "create,delete,deletecollection,get,list,patch,update,watch"},
-		"endpoints":       {"ep", "v1", "true", "Endpoints", "create,delete,deletecollection,get,list,patch,update,watch"},
-		"nodes":           {"no", "v1", "false", "Node", "create,delete,deletecollection,get,list,patch,update,watch"},
-		"events":          {"ev", "v1", "true", "Event", "create,delete,deletecollection,get,list,patch,update,watch"},
-		"serviceaccounts": {"sa", "v1", "true", "ServiceAccount", "create,delete,deletecollection,get,list,patch,update,watch"},
-		"deployments":     {"deploy", "apps/v1", "true", "Deployment", "create,delete,deletecollection,get,list,patch,update,watch"},
-		"replicasets":     {"rs", "apps/v1", "true", "ReplicaSet", "create,delete,deletecollection,get,list,patch,update,watch"},
-		"statefulsets":    {"sts", "apps/v1", "true", "StatefulSet", "create,delete,deletecollection,get,list,patch,update,watch"},
-		"leases":          {"", "coordination.k8s.io/v1", "true", "Lease", "create,delete,deletecollection,get,list,patch,update,watch"},
+		"namespaces":        {"ns", "v1", "false", "Namespace", "create,delete,get,list,patch,update,watch"},
+		"pods":              {"po", "v1", "true", "Pod", "create,delete,deletecollection,get,list,patch,update,watch"},
+		"configmaps":        {"cm", "v1", "true", "ConfigMap", "create,delete,deletecollection,get,list,patch,update,watch"},
+		"secrets":           {"", "v1", "true", "Secret", "create,delete,deletecollection,get,list,patch,update,watch"},
+		"services":          {"svc", "v1", "true", "Service", "create,delete,deletecollection,get,list,patch,update,watch"},
+		"endpoints":         {"ep", "v1", "true", "Endpoints", "create,delete,deletecollection,get,list,patch,update,watch"},
+		"nodes":             {"no", "v1", "false", "Node", "create,delete,deletecollection,get,list,patch,update,watch"},
+		"events":            {"ev", "v1", "true", "Event", "create,delete,deletecollection,get,list,patch,update,watch"},
+		"serviceaccounts":   {"sa", "v1", "true", "ServiceAccount", "create,delete,deletecollection,get,list,patch,update,watch"},
+		"deployments":       {"deploy", "apps/v1", "true", "Deployment", "create,delete,deletecollection,get,list,patch,update,watch"},
+		"replicasets":       {"rs", "apps/v1", "true", "ReplicaSet", "create,delete,deletecollection,get,list,patch,update,watch"},
+		"statefulsets":      {"sts", "apps/v1", "true", "StatefulSet", "create,delete,deletecollection,get,list,patch,update,watch"},
+		"leases":            {"", "coordination.k8s.io/v1", "true", "Lease", "create,delete,deletecollection,get,list,patch,update,watch"},
+		"persistentvolumes": {"pv", "v1", "false", "PersistentVolume", "create,delete,deletecollection,get,list,patch,update,watch"},
+		"storageclasses":    {"sc", "storage.k8s.io/v1", "false", "StorageClass", "create,delete,deletecollection,get,list,patch,update,watch"},
 	}
 
 	// The table is aligned by a tabwriter and SHORTNAMES may be blank, so cut the
@@ -311,7 +313,7 @@ func TestK8S_URI_2_KubectlAPIResources(t *testing.T) {
 		t.Errorf("api-resources --api-group=apps -o name = %q", got)
 	}
 	clusterScoped := kcLines(k.must("api-resources", "--namespaced=false", "-o", "name"))
-	for _, n := range []string{"namespaces", "nodes"} {
+	for _, n := range []string{"namespaces", "nodes", "persistentvolumes", "storageclasses.storage.k8s.io"} {
 		if !slices.Contains(clusterScoped, n) {
 			t.Errorf("api-resources --namespaced=false lacks %s: %q", n, clusterScoped)
 		}

@@ -285,7 +285,8 @@ func mustJSON(v any) []byte {
 
 // ignoreUndecided drops what differs between any two servers (or runs): the
 // uid, timestamps, resourceVersion and managedFields (of an object, of a
-// list's items, the uid of a Status's details), and writes a generated name
+// list's items, the uid of a Status's details), writes the time a status
+// phase changed as TIME, and writes a generated name
 // (wherever it shows, as in a namespace's name label) as NAME.
 func ignoreUndecided(got, kube map[string]any) {
 	for _, obj := range []map[string]any{got, kube} {
@@ -297,6 +298,9 @@ func ignoreUndecided(got, kube map[string]any) {
 			meta, _ := object.Path(o, "metadata").(map[string]any)
 			for _, f := range []string{"uid", "creationTimestamp", "deletionTimestamp", "resourceVersion", "managedFields"} {
 				delete(meta, f)
+			}
+			if status, _ := object.Path(o, "status").(map[string]any); status["lastPhaseTransitionTime"] != nil {
+				status["lastPhaseTransitionTime"] = "TIME" // a PersistentVolume's
 			}
 			if _, ok := meta["generateName"]; ok {
 				replaceString(obj, meta["name"].(string), "NAME")

@@ -350,7 +350,9 @@ type PersistentVolumeClaim struct {
 		Resources   struct {
 			Requests map[string]string `json:"requests,omitempty"`
 		} `json:"resources"`
-		VolumeName string `json:"volumeName,omitempty"`
+		VolumeName       string  `json:"volumeName,omitempty"`
+		StorageClassName *string `json:"storageClassName,omitempty"`
+		VolumeMode       string  `json:"volumeMode,omitempty"`
 	} `json:"spec"`
 	Status struct {
 		Phase string `json:"phase,omitempty"`

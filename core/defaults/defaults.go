@@ -58,21 +58,25 @@ var byType = []struct {
 	{"v1.GRPCAction", func(m map[string]any) { setUnset(m, "service", "") }},
 	{"v1.HTTPGetAction", httpGet},
 	{"v1.HostPathVolumeSource", func(m map[string]any) { setUnset(m, "type", "") }},
-	{"v1.ISCSIVolumeSource", func(m map[string]any) { setString(m, "iscsiInterface", "default") }},
+	{"v1.ISCSIPersistentVolumeSource", iscsi},
+	{"v1.ISCSIVolumeSource", iscsi},
 	{"v1.Job", job},
 	{"v1.Namespace", namespace},
 	{"v1.NamespaceStatus", func(m map[string]any) { setString(m, "phase", "Active") }},
 	{"v1.NodeStatus", nodeStatus},
 	{"v1.ObjectFieldSelector", func(m map[string]any) { setString(m, "apiVersion", "v1") }},
+	{"v1.PersistentVolume", persistentVolume},
 	{"v1.PersistentVolumeClaim", func(m map[string]any) { setString(object.Child(m, "status"), "phase", "Pending") }},
 	{"v1.PersistentVolumeClaimSpec", func(m map[string]any) { setUnset(m, "volumeMode", "Filesystem") }},
 	{"v1.Pod", pod},
 	{"v1.PodSpec", podSpec},
 	{"v1.Probe", probe},
 	{"v1.ProjectedVolumeSource", defaultMode},
+	{"v1.RBDPersistentVolumeSource", rbd},
 	{"v1.RBDVolumeSource", rbd},
 	{"v1.ReplicaSet", func(m map[string]any) { setUnset(object.Child(m, "spec"), "replicas", number("1")) }},
 	{"v1.ResourceList", resourceList},
+	{"v1.ScaleIOPersistentVolumeSource", scaleIO},
 	{"v1.ScaleIOVolumeSource", scaleIO},
 	{"v1.Secret", func(m map[string]any) { setString(m, "type", "Opaque") }},
 	{"v1.SecretVolumeSource", defaultMode},
@@ -80,6 +84,7 @@ var byType = []struct {
 	{"v1.ServiceAccountTokenProjection", func(m map[string]any) { setUnset(m, "expirationSeconds", number("3600")) }},
 	{"v1.ServicePort", protocolTCP},
 	{"v1.StatefulSet", statefulSet},
+	{"v1.StorageClass", storageClass},
 	{"v1.Volume", volume},
 }
 
@@ -237,6 +242,8 @@ func rbd(m map[string]any) {
 	setString(m, "keyring", "/etc/ceph/keyring")
 }
 
+func iscsi(m map[string]any) { setString(m, "iscsiInterface", "default") }
+
 func azureDisk(m map[string]any) {
 	setUnset(m, "cachingMode", "ReadWrite")
 	setUnset(m, "fsType", "ext4")
@@ -247,6 +254,22 @@ func azureDisk(m map[string]any) {
 func scaleIO(m map[string]any) {
 	setString(m, "storageMode", "ThinProvisioned")
 	setString(m, "fsType", "xfs")
+}
+
+// persistentVolume is SetDefaults_PersistentVolume: a volume is Pending,
+// retained once released, and a filesystem.
+func persistentVolume(m map[string]any) {
+	setString(object.Child(m, "status"), "phase", "Pending")
+	spec := object.Child(m, "spec")
+	setString(spec, "persistentVolumeReclaimPolicy", "Retain")
+	setUnset(spec, "volumeMode", "Filesystem")
+}
+
+// storageClass is SetDefaults_StorageClass: its volumes are deleted once
+// released, and bound as soon as they are claimed.
+func storageClass(m map[string]any) {
+	setUnset(m, "reclaimPolicy", "Delete")
+	setUnset(m, "volumeBindingMode", "Immediate")
 }
 
 // service is SetDefaults_Service.

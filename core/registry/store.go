@@ -51,7 +51,8 @@ func NewStore(st *storage.Store, reg *schema.Registry, clk clock.Clock, fields F
 	s.services, _ = newServiceAllocation(s, DefaultServiceIPRange)
 	// In the order of kube's admission chain; then what the Service registry
 	// allocates before it validates.
-	s.admission = []Admission{newNamespaceLifecycle(s), serviceAccountAdmission{}, nodeTaintAdmission{}, priorityAdmission{}, tolerationAdmission{}, s.services}
+	s.admission = []Admission{newNamespaceLifecycle(s), serviceAccountAdmission{}, nodeTaintAdmission{}, priorityAdmission{}, tolerationAdmission{},
+		defaultStorageClass{s}, storageProtection{}, s.services}
 	return s
 }
 
@@ -141,7 +142,7 @@ func (s *Store) Create(t Target, obj object.Object) ([]byte, error) {
 	if v := t.Res.View; v != nil {
 		obj, t = v.ToStored(obj), t.stored()
 	}
-	st := strategyFor(t.Res)
+	st := strategyFor(t.Res, s.clock)
 	if err := s.prepareNew(st, t, obj); err != nil {
 		return nil, err
 	}
@@ -290,7 +291,7 @@ func (s *Store) Update(t Target, info UpdatedObjectInfo) ([]byte, bool, error) {
 
 // update is Update of the object itself or its status.
 func (s *Store) update(t Target, info UpdatedObjectInfo) ([]byte, bool, error) {
-	st := strategyFor(t.Res)
+	st := strategyFor(t.Res, s.clock)
 	var created bool
 	var finalized []byte // the answer to a write that removed the last finalizer
 	stored, err := s.mutate(t, func(cur []byte, rev int64) (storage.Change, error) {

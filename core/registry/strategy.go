@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"kubeplay/core/clock"
 	"kubeplay/core/defaults"
 	"kubeplay/core/encoding/protobuf"
 	"kubeplay/core/field"
@@ -54,9 +55,9 @@ type Strategy interface {
 	DeleteWhenFinalized(obj, old object.Object) bool
 }
 
-// strategyFor is the strategy of a resource's kind.
-func strategyFor(res *schema.Resource) Strategy {
-	base := resourceStrategy{res: res}
+// strategyFor is the strategy of a resource's kind, on clk.
+func strategyFor(res *schema.Resource, clk clock.Clock) Strategy {
+	base := resourceStrategy{res: res, clock: clk}
 	if res.Custom != nil {
 		return customStrategy{base}
 	}
@@ -79,6 +80,10 @@ func strategyFor(res *schema.Resource) Strategy {
 		return podStrategy{base}
 	case "/Service":
 		return serviceStrategy{base}
+	case "/PersistentVolume":
+		return persistentVolumeStrategy{base}
+	case "storage.k8s.io/StorageClass":
+		return storageClassStrategy{base}
 	case "apps/Deployment":
 		return deploymentStrategy{workloadStrategy{base, deploymentRules}}
 	case "apps/ReplicaSet":
@@ -97,7 +102,10 @@ func strategyFor(res *schema.Resource) Strategy {
 
 // resourceStrategy is what every kind does: the kind's defaults, a status
 // subresource that owns status, finalizers that hold a deleted object.
-type resourceStrategy struct{ res *schema.Resource }
+type resourceStrategy struct {
+	res   *schema.Resource
+	clock clock.Clock // the time for the kinds whose strategy notes it
+}
 
 // Canonicalize gives the object its defaults and the fields its Go type
 // always writes; kinds without built-in Go types (custom resources) have

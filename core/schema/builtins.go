@@ -123,7 +123,13 @@ func Builtins() []*Resource {
 		{
 			Version: "v1", Kind: "PersistentVolumeClaim", Plural: "persistentvolumeclaims", Singular: "persistentvolumeclaim",
 			Namespaced: true, ShortNames: []string{"pvc"}, Verbs: allVerbs,
-			Subs: []Subresource{{Name: "status", Kind: "PersistentVolumeClaim", Verbs: statusVerbs}},
+			Subs:          []Subresource{{Name: "status", Kind: "PersistentVolumeClaim", Verbs: statusVerbs}},
+			ReturnDeleted: true,
+		},
+		{
+			Version: "v1", Kind: "PersistentVolume", Plural: "persistentvolumes", Singular: "persistentvolume",
+			ShortNames: []string{"pv"}, Verbs: allVerbs, ReturnDeleted: true,
+			Subs: []Subresource{{Name: "status", Kind: "PersistentVolume", Verbs: statusVerbs}},
 		},
 		event,
 		{
@@ -171,6 +177,10 @@ func Builtins() []*Resource {
 			Group: "policy", Version: "v1", Kind: "PodDisruptionBudget", Plural: "poddisruptionbudgets", Singular: "poddisruptionbudget",
 			Namespaced: true, ShortNames: []string{"pdb"}, Verbs: allVerbs, Generation: true,
 			Subs: []Subresource{{Name: "status", Kind: "PodDisruptionBudget", Group: "policy", Verbs: statusVerbs}},
+		},
+		{
+			Group: "storage.k8s.io", Version: "v1", Kind: "StorageClass", Plural: "storageclasses", Singular: "storageclass",
+			ShortNames: []string{"sc"}, Verbs: allVerbs, ReturnDeleted: true,
 		},
 		{
 			Group: "apiextensions.k8s.io", Version: "v1", Kind: "CustomResourceDefinition",

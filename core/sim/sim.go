@@ -59,8 +59,9 @@ type part interface {
 	Pending() int
 }
 
-// Start registers the nodes through h and starts the scheduler, the kubelets
-// and the controllers against it. Registration is done when Start returns.
+// Start registers the nodes and creates kind's default StorageClass through
+// h, and starts the scheduler, the kubelets and the controllers against it.
+// Registration is done when Start returns.
 func Start(h web.Handler, cfg Config) (*Cluster, error) {
 	if cfg.Nodes <= 0 {
 		cfg.Nodes = DefaultNodes
@@ -86,7 +87,11 @@ func Start(h web.Handler, cfg Config) (*Cluster, error) {
 		cancel()
 		return nil, err
 	}
-	cl.parts = append(cl.parts, newScheduler(h, cfg.Clock), newProvisioner(h, cfg.Clock),
+	if err := createStandardClass(ctx, h); err != nil {
+		cancel()
+		return nil, err
+	}
+	cl.parts = append(cl.parts, newScheduler(h, cfg.Clock), newVolumes(h, cfg.Clock),
 		replicaset.New(h, cfg.Clock),
 		deployment.New(h, cfg.Clock),
 		endpoints.New(h, cfg.Clock),

@@ -284,11 +284,7 @@ func volumeSource(vol fields, p *field.Path) field.ErrorList {
 		src, sp := vol.obj(typ), p.Child(typ)
 		switch typ {
 		case "hostPath":
-			if src.str("path") == "" {
-				add(&errs, field.Required(sp.Child("path"), ""))
-			} else if slices.Contains(strings.Split(src.str("path"), "/"), "..") {
-				add(&errs, field.Invalid(sp.Child("path"), src.str("path"), "must not contain '..'"))
-			}
+			add(&errs, hostPathSource(src, sp)...)
 		case "secret", "configMap":
 			name := map[string]string{"secret": "secretName", "configMap": "name"}[typ]
 			if src.str(name) == "" {

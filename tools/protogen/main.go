@@ -33,6 +33,7 @@ import (
 	eventsv1 "k8s.io/api/events/v1"
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -51,7 +52,7 @@ func typeOf(v any) reflect.Type { return reflect.TypeOf(v).Elem() }
 // servedGroupVersions are the group versions of the built-in kinds; the meta kinds
 // that kube registers in every group version are served under each of them.
 var servedGroupVersions = []string{"v1", "apps/v1", "batch/v1", "coordination.k8s.io/v1", "discovery.k8s.io/v1", "policy/v1", "autoscaling/v1",
-	"authentication.k8s.io/v1", "authorization.k8s.io/v1", "flowcontrol.apiserver.k8s.io/v1", "events.k8s.io/v1", "meta.k8s.io/v1"}
+	"authentication.k8s.io/v1", "authorization.k8s.io/v1", "flowcontrol.apiserver.k8s.io/v1", "events.k8s.io/v1", "storage.k8s.io/v1", "meta.k8s.io/v1"}
 
 func roots() []root {
 	rs := []root{}
@@ -81,6 +82,8 @@ func roots() []root {
 	add("batch/v1", &batchv1.Job{}, &batchv1.JobList{})
 	add("batch/v1", &batchv1.CronJob{}, &batchv1.CronJobList{})
 	add("v1", &corev1.PersistentVolumeClaim{}, &corev1.PersistentVolumeClaimList{})
+	add("v1", &corev1.PersistentVolume{}, &corev1.PersistentVolumeList{})
+	add("storage.k8s.io/v1", &storagev1.StorageClass{}, &storagev1.StorageClassList{})
 	add("coordination.k8s.io/v1", &coordinationv1.Lease{}, &coordinationv1.LeaseList{})
 	add("discovery.k8s.io/v1", &discoveryv1.EndpointSlice{}, &discoveryv1.EndpointSliceList{})
 	add("policy/v1", &policyv1.Eviction{}, nil)

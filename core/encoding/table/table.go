@@ -78,6 +78,8 @@ var builtins = map[string]*Printer{
 	"batch/jobs":                      jobPrinter,
 	"batch/cronjobs":                  cronJobPrinter,
 	"/persistentvolumeclaims":         persistentVolumeClaimPrinter,
+	"/persistentvolumes":              persistentVolumePrinter,
+	"storage.k8s.io/storageclasses":   storageClassPrinter,
 	"coordination.k8s.io/leases":      leasePrinter,
 	"discovery.k8s.io/endpointslices": endpointSlicePrinter,
 	"flowcontrol.apiserver.k8s.io/flowschemas":                 flowSchemaPrinter,

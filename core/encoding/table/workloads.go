@@ -1,7 +1,6 @@
 package table
 
 import (
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -126,54 +125,6 @@ var cronJobPrinter = &Printer{
 			int64(len(listAt(obj, "status", "active"))), last, created(obj, now)}, templateCells(job["template"], job["selector"])...)
 	},
 }
-
-var persistentVolumeClaimPrinter = &Printer{
-	columns: []Column{
-		nameColumn,
-		{Name: "Status", Type: "string", Description: descPvcPhase},
-		{Name: "Volume", Type: "string", Description: descPvcVolume},
-		{Name: "Capacity", Type: "string", Description: descPvcCapacity},
-		{Name: "Access Modes", Type: "string", Description: descPvcAccess},
-		{Name: "StorageClass", Type: "string", Description: "StorageClass of the pvc"},
-		{Name: "VolumeAttributesClass", Type: "string", Description: "VolumeAttributesClass of the pvc"},
-		ageColumn,
-		{Name: "VolumeMode", Type: "string", Priority: 1, Description: descPvcMode},
-	},
-	cells: func(obj object.Object, now time.Time) []any {
-		spec, status := mapAt(obj, "spec"), mapAt(obj, "status")
-		phase := strAt(status, "phase")
-		if object.Path(obj, "metadata", "deletionTimestamp") != nil {
-			phase = "Terminating"
-		}
-		volume, capacity, modes := strAt(spec, "volumeName"), "", ""
-		if volume != "" {
-			capacity = strAt(status, "capacity", "storage")
-			var short []string
-			for i := 0; i < len(accessModes); i += 2 {
-				if slices.Contains(stringList(status["accessModes"]), accessModes[i]) {
-					short = append(short, accessModes[i+1])
-				}
-			}
-			modes = strings.Join(short, ",")
-		}
-		class := strAt(spec, "storageClassName")
-		if class == "" {
-			class = strAt(obj, "metadata", "annotations", "volume.beta.kubernetes.io/storage-class")
-		}
-		attributes, mode := strAt(spec, "volumeAttributesClassName"), strAt(spec, "volumeMode")
-		if attributes == "" {
-			attributes = "<unset>"
-		}
-		if mode == "" {
-			mode = "Filesystem" // the default
-		}
-		return []any{name(obj), phase, volume, capacity, modes, class, attributes, created(obj, now), mode}
-	},
-}
-
-// accessModes are the access modes and their short forms, in the order a
-// claim's table shows them.
-var accessModes = [...]string{"ReadWriteOnce", "RWO", "ReadOnlyMany", "ROX", "ReadWriteMany", "RWX", "ReadWriteOncePod", "RWOP"}
 
 var controllerRevisionPrinter = &Printer{
 	columns: []Column{
