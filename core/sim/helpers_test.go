@@ -163,3 +163,18 @@ func mustJSON(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
 }
+
+// idle checks that the settled simulation stays idle: twenty minutes pass
+// with nothing pending and nothing written; what names the idle part.
+func (e *env) idle(what string) {
+	e.t.Helper()
+	e.until(time.Minute, "settled", func() bool { return e.cluster.Pending() == 0 })
+	rev := e.srv.Store().Revision()
+	for range 20 {
+		e.clock.Step(time.Minute)
+		time.Sleep(time.Millisecond)
+	}
+	if e.cluster.Pending() != 0 || e.srv.Store().Revision() != rev {
+		e.t.Errorf("%s worked: %d pending, revision %d after %d", what, e.cluster.Pending(), e.srv.Store().Revision(), rev)
+	}
+}

@@ -143,15 +143,7 @@ func TestSIM_1_ClaimsBindVolumes(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.until(time.Minute, "volume released", func() bool { return object.Path(e.get(volumes+"/fits"), "status", "phase") == "Released" })
-	e.until(time.Minute, "settled", func() bool { return e.cluster.Pending() == 0 })
-	rev := e.srv.Store().Revision()
-	for range 20 {
-		e.clock.Step(time.Minute)
-		time.Sleep(time.Millisecond)
-	}
-	if e.cluster.Pending() != 0 || e.srv.Store().Revision() != rev {
-		t.Errorf("idle storage worked: %d pending, revision %d after %d", e.cluster.Pending(), e.srv.Store().Revision(), rev)
-	}
+	e.idle("idle storage")
 	if e.gone(volumes + "/fits") {
 		t.Error("a retained volume was deleted")
 	}
