@@ -73,6 +73,11 @@ func (persistentVolumeStrategy) WarningsOnCreate(obj object.Object) []string {
 	return validation.PersistentVolumeWarnings(obj)
 }
 
+// WarningsOnUpdate: the same as a create's, status writes too (kube's).
+func (persistentVolumeStrategy) WarningsOnUpdate(obj, _ object.Object) []string {
+	return validation.PersistentVolumeWarnings(obj)
+}
+
 // storageClassStrategy: a StorageClass's rules, and what it may not change.
 type storageClassStrategy struct{ resourceStrategy }
 

@@ -412,7 +412,11 @@ func (s *Store) recordFields(t Target, old, obj object.Object) {
 	}
 	seen := v.FromStored(object.DeepCopy(obj))
 	s.fields.Update(t.Via, t.Sub, t.Manager, s.clock.Now(), old, seen)
-	object.Meta(obj)["managedFields"] = object.Meta(seen)["managedFields"]
+	if mf, ok := object.Meta(seen)["managedFields"]; ok {
+		object.Meta(obj)["managedFields"] = mf
+	} else {
+		delete(object.Meta(obj), "managedFields")
+	}
 }
 
 // dropEmptyMeta removes the metadata fields kube's ObjectMeta omits when

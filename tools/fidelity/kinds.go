@@ -251,6 +251,35 @@ var kinds = []*kindSpec{
 		fields: [][2]string{{"spec.unschedulable", "false"}},
 	},
 	{
+		Kind: "PersistentVolume", Version: "v1", Resource: "persistentvolumes", weight: 1,
+		spec: func(r *rand.Rand, obj map[string]any) {
+			obj["spec"] = map[string]any{
+				"capacity":         map[string]any{"storage": []string{"1Gi", "500Mi", "2Gi"}[r.IntN(3)]},
+				"accessModes":      []any{[]string{"ReadWriteOnce", "ReadOnlyMany", "ReadWriteMany"}[r.IntN(3)]},
+				"hostPath":         map[string]any{"path": "/data/fidelity"},
+				"storageClassName": "manual",
+			}
+		},
+		change: func(r *rand.Rand) map[string]any {
+			return map[string]any{"spec": map[string]any{"persistentVolumeReclaimPolicy": []string{"Retain", "Delete", "Recycle"}[r.IntN(3)]}}
+		},
+	},
+	{
+		Kind: "StorageClass", Group: "storage.k8s.io", Version: "v1", Resource: "storageclasses", weight: 1,
+		spec: func(r *rand.Rand, obj map[string]any) {
+			obj["provisioner"] = "example.com/fidelity"
+			obj["reclaimPolicy"] = []string{"Delete", "Retain"}[r.IntN(2)]
+			obj["volumeBindingMode"] = []string{"Immediate", "WaitForFirstConsumer"}[r.IntN(2)]
+			obj["parameters"] = map[string]any{"tier": "fast"}
+		},
+		change: func(r *rand.Rand) map[string]any {
+			if r.IntN(2) == 0 {
+				return map[string]any{"allowVolumeExpansion": true}
+			}
+			return map[string]any{"parameters": map[string]any{"tier": "slow"}} // immutable: kube's 422
+		},
+	},
+	{
 		Kind: "Namespace", Version: "v1", Resource: "namespaces", weight: 1,
 		spec: func(r *rand.Rand, obj map[string]any) {},
 		change: func(r *rand.Rand) map[string]any {
