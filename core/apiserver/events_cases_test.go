@@ -1,6 +1,10 @@
 package apiserver
 
-import "testing"
+import (
+	"testing"
+
+	"kubeplay/core/encoding/protobuf"
+)
 
 // eventsKubeFile holds kube-apiserver's answers to eventsCases.
 const eventsKubeFile = "testdata/events-kube-1.32.13.json"
@@ -65,4 +69,31 @@ func TestRecordEventsKube(t *testing.T) {
 // selectors.
 func TestSIM_4_EventsV1AsKube(t *testing.T) {
 	replayKube(t, newTestServer(t, Config{}), eventsKubeFile, eventsCases)
+}
+
+// TestSIM_4_EventsV1Protobuf: one stored Event listed in protobuf through
+// core/v1, events.k8s.io/v1 and core/v1 again is each time in that API's
+// form (the binary list path converts a view's items too).
+func TestSIM_4_EventsV1Protobuf(t *testing.T) {
+	s := newTestServer(t, Config{})
+	s.do("POST", kubeEventsV1, eventsV1("pb.1", "")).must(t, 201)
+	for _, c := range []struct{ path, apiVersion, field string }{
+		{kubeEvents, "v1", "message"},
+		{kubeEventsV1, "events.k8s.io/v1", "note"},
+		{kubeEvents, "v1", "message"},
+	} {
+		r := s.do("GET", c.path, nil, "Accept", "application/vnd.kubernetes.protobuf").must(t, 200)
+		apiVersion, kind, raw, err := protobuf.ParseEnvelope(r.Body)
+		if err != nil || apiVersion != c.apiVersion || kind != "EventList" {
+			t.Fatalf("%s: %s %s %v", c.path, apiVersion, kind, err)
+		}
+		list, err := protobuf.Unmarshal(apiVersion, kind, raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		items, _ := list["items"].([]any)
+		if len(items) != 1 || items[0].(map[string]any)[c.field] != "a note" {
+			t.Errorf("%s in protobuf: %v", c.path, list)
+		}
+	}
 }

@@ -26,8 +26,9 @@ type itemCache struct {
 }
 
 type itemCacheKey struct {
-	media encoding.Media
-	key   string // the storage key
+	media      encoding.Media
+	apiVersion string // the form it is served in: a view's items do not evict the stored kind's
+	key        string // the storage key
 }
 
 type cachedItem struct {
@@ -41,7 +42,7 @@ const itemCacheBudget = 64 << 20
 // encoded is a stored object of res in media (protobuf or CBOR), without
 // envelope or tag: as it sits inside a list.
 func (c *itemCache) encoded(media encoding.Media, res *schema.Resource, it storage.Item) ([]byte, error) {
-	k := itemCacheKey{media, it.Key}
+	k := itemCacheKey{media, res.APIVersion(), it.Key}
 	c.mu.Lock()
 	e, ok := c.entries[k]
 	c.mu.Unlock()

@@ -178,15 +178,14 @@ func viewed(res *schema.Resource, stored []byte) []byte {
 	return stored
 }
 
-// viewedItems are stored items as res shows them; a view's have keys of
-// their own, so the encodings cached by key stay apart.
+// viewedItems are stored items as res shows them.
 func viewedItems(res *schema.Resource, items []storage.Item) []storage.Item {
 	if res.View == nil {
 		return items
 	}
 	out := make([]storage.Item, len(items))
 	for i, it := range items {
-		out[i] = storage.Item{Key: res.Group + ":" + it.Key, Value: string(viewed(res, []byte(it.Value)))}
+		out[i] = storage.Item{Key: it.Key, Value: string(viewed(res, []byte(it.Value)))}
 	}
 	return out
 }

@@ -156,7 +156,7 @@ func (s *Store) Delete(t Target, opts DeleteOptions) (DeleteResult, error) {
 	if opts.forceDelete() {
 		return s.forceDeleteCorrupt(t)
 	}
-	st := strategyFor(t.Res, s.clock)
+	st := strategyFor(t, s.clock)
 	var how deleteHow
 	var marked []byte // the marked object, when it is removed after
 	stored, err := s.mutate(t, func(cur []byte, rev int64) (storage.Change, error) {

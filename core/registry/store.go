@@ -77,8 +77,8 @@ type Target struct {
 	// Warn, when set, hears the warnings of the write (kube's Warning
 	// headers).
 	Warn func(text string)
-	// Via is the view the write came through (Res is then what it views),
-	// whose validation applies.
+	// Via is the view the write came through (Res is then what it views):
+	// the kind's strategy validates by the request's version, as kube's do.
 	Via *schema.Resource
 }
 
@@ -142,7 +142,7 @@ func (s *Store) Create(t Target, obj object.Object) ([]byte, error) {
 	if v := t.Res.View; v != nil {
 		obj, t = v.ToStored(obj), t.stored()
 	}
-	st := strategyFor(t.Res, s.clock)
+	st := strategyFor(t, s.clock)
 	if err := s.prepareNew(st, t, obj); err != nil {
 		return nil, err
 	}
@@ -210,12 +210,7 @@ func (s *Store) prepareNew(st Strategy, t Target, obj object.Object) error {
 	meta["uid"] = object.NewUID()
 	meta["creationTimestamp"] = object.Timestamp(s.clock.Now())
 	st.PrepareForCreate(obj)
-	var errs field.ErrorList
-	if t.Via != nil {
-		errs = t.Via.View.Validate(obj)
-	} else {
-		errs = st.Validate(obj)
-	}
+	errs := st.Validate(obj)
 	if len(errs) == 0 || !checksNoMetadata[t.Res.Group+"/"+t.Res.Kind] {
 		errs = append(validateObjectMeta(meta, t.Res, name), errs...)
 	}
@@ -291,7 +286,7 @@ func (s *Store) Update(t Target, info UpdatedObjectInfo) ([]byte, bool, error) {
 
 // update is Update of the object itself or its status.
 func (s *Store) update(t Target, info UpdatedObjectInfo) ([]byte, bool, error) {
-	st := strategyFor(t.Res, s.clock)
+	st := strategyFor(t, s.clock)
 	var created bool
 	var finalized []byte // the answer to a write that removed the last finalizer
 	stored, err := s.mutate(t, func(cur []byte, rev int64) (storage.Change, error) {
@@ -353,11 +348,7 @@ func (s *Store) update(t Target, info UpdatedObjectInfo) ([]byte, bool, error) {
 		}
 		errs := validateObjectMetaUpdate(object.Meta(obj), oldMeta)
 		errs = append(errs, validateObjectMeta(object.Meta(obj), t.Res, t.Name)...)
-		if t.Via != nil {
-			errs = append(errs, t.Via.View.ValidateUpdate(obj, old)...)
-		} else {
-			errs = append(errs, st.ValidateUpdate(obj, old, t.Sub)...)
-		}
+		errs = append(errs, st.ValidateUpdate(obj, old, t.Sub)...)
 		if t.Sub == "" {
 			errs = append(errs, validateUpdatedLabels(object.Meta(obj), t.Res)...)
 		}

@@ -56,7 +56,8 @@ type Strategy interface {
 }
 
 // strategyFor is the strategy of a resource's kind, on clk.
-func strategyFor(res *schema.Resource, clk clock.Clock) Strategy {
+func strategyFor(t Target, clk clock.Clock) Strategy {
+	res := t.Res
 	base := resourceStrategy{res: res, clock: clk}
 	if res.Custom != nil {
 		return customStrategy{base}
@@ -75,7 +76,7 @@ func strategyFor(res *schema.Resource, clk clock.Clock) Strategy {
 	case "/ConfigMap":
 		return configMapStrategy{base}
 	case "/Event":
-		return eventStrategy{base}
+		return eventStrategy{base, t.Via != nil}
 	case "/Pod":
 		return podStrategy{base}
 	case "/Service":
@@ -219,13 +220,26 @@ func (s deploymentStrategy) NewGeneration(obj, old object.Object) bool {
 
 // eventStrategy: Events are checked by kube's legacy rules, on update too,
 // and never wait for the garbage collector.
-type eventStrategy struct{ resourceStrategy }
+// eventStrategy: kube's Event rules, by the request's version (kube's
+// strategy reads it): legacy through core/v1, strict through events.k8s.io/v1.
+type eventStrategy struct {
+	resourceStrategy
+	eventsV1 bool // written through events.k8s.io/v1
+}
 
 func (eventStrategy) GCPolicy() gcPolicy { return gcUnsupported }
 
-func (eventStrategy) Validate(obj object.Object) field.ErrorList { return validation.Event(obj) }
+func (s eventStrategy) Validate(obj object.Object) field.ErrorList {
+	if s.eventsV1 {
+		return validation.EventsV1(obj)
+	}
+	return validation.Event(obj)
+}
 
-func (eventStrategy) ValidateUpdate(obj, _ object.Object, _ string) field.ErrorList {
+func (s eventStrategy) ValidateUpdate(obj, old object.Object, _ string) field.ErrorList {
+	if s.eventsV1 {
+		return validation.EventsV1Update(obj, old)
+	}
 	return validation.Event(obj)
 }
 

@@ -1,13 +1,11 @@
 package schema
 
-import (
-	"kubeplay/core/conversion"
-	"kubeplay/core/validation"
-)
+import "kubeplay/core/conversion"
 
 // eventsV1 is the events.k8s.io/v1 Event: a view of the core/v1 Event,
 // whose objects it shares (kube stores one and converts), with field
-// selectors under its own names and its own validation for writes through it.
+// selectors under its own names (its writes are validated by the Event
+// strategy, by request version).
 func eventsV1(event *Resource) *Resource {
 	return &Resource{
 		Group: "events.k8s.io", Version: "v1", Kind: "Event", Plural: "events", Singular: "event",
@@ -28,10 +26,8 @@ func eventsV1(event *Resource) *Resource {
 				"reportingController":       "reportingComponent",
 				"type":                      "type",
 			},
-			FromStored:     conversion.EventFromCore,
-			ToStored:       conversion.EventToCore,
-			Validate:       validation.EventsV1,
-			ValidateUpdate: validation.EventsV1Update,
+			FromStored: conversion.EventFromCore,
+			ToStored:   conversion.EventToCore,
 		},
 	}
 }

@@ -92,12 +92,10 @@ type View struct {
 	// kind's field it stands for (kube's field label conversion).
 	FieldLabels map[string]string
 	// FromStored and ToStored convert an object (in place, returning it);
-	// metadata is the same in both forms.
+	// metadata is the same in both forms. (What a write through the view
+	// must satisfy is the stored kind's strategy's to say: kube validates
+	// by request version.)
 	FromStored, ToStored func(object.Object) object.Object
-	// Validate and ValidateUpdate check, in the stored form, a write through
-	// this kind in the stored kind's place (kube validates by request version).
-	Validate       func(obj object.Object) field.ErrorList
-	ValidateUpdate func(obj, old object.Object) field.ErrorList
 }
 
 // Storage is the resource whose objects res's are: res itself, or what it

@@ -109,10 +109,7 @@ func EventsV1Update(obj, old object.Object) field.ErrorList {
 	errs := legacyEvent(obj, "reportingController")
 	// The metadata again (kube's ValidateObjectMetaUpdate): what the new
 	// object's metadata holds.
-	meta := object.Meta(obj)
-	errs = append(errs, Labels(object.StringMap(meta, "labels"), field.NewPath("metadata", "labels"))...)
-	errs = append(errs, Annotations(object.StringMap(meta, "annotations"), field.NewPath("metadata", "annotations"))...)
-	errs = append(errs, OwnerReferences(object.Objects(meta, "ownerReferences"), field.NewPath("metadata", "ownerReferences"))...)
+	errs = append(errs, MetadataContents(object.Meta(obj))...)
 	if !semanticEqual(obj["series"], old["series"]) {
 		errs = append(errs, eventSeries(obj)...)
 	}

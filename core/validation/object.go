@@ -401,6 +401,15 @@ func NoNewFinalizers(finalizers, old []string, p *field.Path) field.ErrorList {
 	return field.ErrorList{field.Forbidden(p, fmt.Sprintf("no new finalizers can be added if the object is being deleted, found new finalizers %#v", extra))}
 }
 
+// MetadataContents checks what metadata holds for others to read: labels,
+// annotations and owner references (what kube's ValidateObjectMeta and
+// ValidateObjectMetaUpdate both check).
+func MetadataContents(meta map[string]any) field.ErrorList {
+	errs := Labels(object.StringMap(meta, "labels"), field.NewPath("metadata", "labels"))
+	errs = append(errs, Annotations(object.StringMap(meta, "annotations"), field.NewPath("metadata", "annotations"))...)
+	return append(errs, OwnerReferences(object.Objects(meta, "ownerReferences"), field.NewPath("metadata", "ownerReferences"))...)
+}
+
 // ObjectMeta checks a new object's metadata as kube's ValidateObjectMeta
 // does: generateName by prefix (its trailing dash masked, as kube's name
 // rules check a prefix) or by its own prefix rule when given, a name or
@@ -432,9 +441,7 @@ func ObjectMeta(meta map[string]any, name string, validName, validPrefix func(st
 			errs = append(errs, field.Invalid(field.NewPath("metadata", "name"), name, msg))
 		}
 	}
-	errs = append(errs, Labels(object.StringMap(meta, "labels"), field.NewPath("metadata", "labels"))...)
-	errs = append(errs, Annotations(object.StringMap(meta, "annotations"), field.NewPath("metadata", "annotations"))...)
-	errs = append(errs, OwnerReferences(object.Objects(meta, "ownerReferences"), field.NewPath("metadata", "ownerReferences"))...)
+	errs = append(errs, MetadataContents(meta)...)
 	finalizers := object.Strings(meta, "finalizers")
 	errs = append(errs, Finalizers(finalizers, field.NewPath("metadata", "finalizers"))...)
 	if !builtin {

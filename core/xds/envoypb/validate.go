@@ -266,7 +266,7 @@ func (v *validator) field(f *Field, vs []wireValue, p *field.Path) {
 			key, val = val, key
 		}
 		if r != nil && !(r.IgnoreEmpty && len(vs) == 0) {
-			v.count(len(vs), r.MinPairs, r.MaxPairs, "pair", p)
+			v.size(len(vs), len(vs), nil, r.MinPairs, r.MaxPairs, "pair", countWords, p)
 		}
 		for _, entry := range vs {
 			parts := split(f.Message, entry.b)
@@ -288,7 +288,7 @@ func (v *validator) field(f *Field, vs []wireValue, p *field.Path) {
 		if r != nil {
 			ir = r.Items
 			if !(r.IgnoreEmpty && len(vs) == 0) {
-				v.count(len(vs), r.MinItems, r.MaxItems, "item", p)
+				v.size(len(vs), len(vs), nil, r.MinItems, r.MaxItems, "item", countWords, p)
 			}
 		}
 		seen := map[wireKey]bool{}
@@ -334,29 +334,6 @@ func last(vs []wireValue) wireValue {
 		return wireValue{}
 	}
 	return vs[len(vs)-1]
-}
-
-// count checks a list's or a map's size.
-func (v *validator) count(n int, lo, hi *uint64, unit string, p *field.Path) {
-	l := uint64(n)
-	switch {
-	case lo != nil && hi != nil && *lo == *hi:
-		if l != *lo {
-			v.fail(p, n, fmt.Sprintf("value must contain exactly %d %s(s)", *lo, unit))
-		}
-	case lo != nil && hi != nil:
-		if l < *lo || l > *hi {
-			v.fail(p, n, fmt.Sprintf("value must contain between %d and %d %ss, inclusive", *lo, *hi, unit))
-		}
-	case lo != nil:
-		if l < *lo {
-			v.fail(p, n, fmt.Sprintf("value must contain at least %d %s(s)", *lo, unit))
-		}
-	case hi != nil:
-		if l > *hi {
-			v.fail(p, n, fmt.Sprintf("value must contain no more than %d %s(s)", *hi, unit))
-		}
-	}
 }
 
 // wrapper says whether a message is one of protobuf's wrappers of a scalar.
@@ -500,7 +477,7 @@ func (v *validator) scalar(f *Field, r *Rules, w wireValue, p *field.Path) {
 	case StringKind:
 		v.text(r, string(w.b), p)
 	case BytesKind:
-		v.length(w.b, len(w.b), r.Len, r.MinLen, r.MaxLen, "bytes", p)
+		v.size(w.b, len(w.b), r.Len, r.MinLen, r.MaxLen, "bytes", lengthWords, p)
 	case BoolKind:
 		if r.Const != nil && strconv.FormatBool(w.u != 0) != *r.Const {
 			v.fail(p, w.u != 0, "value must equal "+*r.Const)
@@ -662,8 +639,8 @@ func (v *validator) text(r *Rules, s string, p *field.Path) {
 		v.fail(p, s, "value must equal "+*r.Const)
 	}
 	v.in(r, s, s, "value must", p)
-	v.length(s, utf8.RuneCountInString(s), r.Len, r.MinLen, r.MaxLen, "runes", p)
-	v.length(s, len(s), r.LenBytes, r.MinBytes, r.MaxBytes, "bytes", p)
+	v.size(s, utf8.RuneCountInString(s), r.Len, r.MinLen, r.MaxLen, "runes", lengthWords, p)
+	v.size(s, len(s), r.LenBytes, r.MinBytes, r.MaxBytes, "bytes", lengthWords, p)
 	for _, c := range []struct {
 		rule *string
 		ok   func(string, string) bool
@@ -686,30 +663,40 @@ func (v *validator) text(r *Rules, s string, p *field.Path) {
 	}
 }
 
-// length checks a length of a string or bytes (in runes or bytes) against
-// an exact length or bounds.
-func (v *validator) length(shown any, n int, exact, lo, hi *uint64, unit string, p *field.Path) {
+// The words of protoc-gen-validate's size messages: a string's or bytes'
+// length (in runes or bytes), a list's items, a map's pairs. Each is the
+// exact form, the range, the lower and the upper bound; %[1]d and %[2]d are
+// the bounds, %[3]s the unit.
+var (
+	lengthWords = [4]string{"value length must be %[1]d %[3]s", "value length must be between %[1]d and %[2]d %[3]s, inclusive",
+		"value length must be at least %[1]d %[3]s", "value length must be at most %[1]d %[3]s"}
+	countWords = [4]string{"value must contain exactly %[1]d %[3]s(s)", "value must contain between %[1]d and %[2]d %[3]ss, inclusive",
+		"value must contain at least %[1]d %[3]s(s)", "value must contain no more than %[1]d %[3]s(s)"}
+)
+
+// size checks a size n (of shown) against an exact size or bounds (the
+// same bounds are an exact size), in protoc-gen-validate's words.
+func (v *validator) size(shown any, n int, exact, lo, hi *uint64, unit string, words [4]string, p *field.Path) {
+	if lo != nil && hi != nil && *lo == *hi {
+		exact = lo
+	}
 	l := uint64(n)
 	switch {
 	case exact != nil:
 		if l != *exact {
-			v.fail(p, shown, fmt.Sprintf("value length must be %d %s", *exact, unit))
-		}
-	case lo != nil && hi != nil && *lo == *hi:
-		if l != *lo {
-			v.fail(p, shown, fmt.Sprintf("value length must be %d %s", *lo, unit))
+			v.fail(p, shown, fmt.Sprintf(words[0], *exact, 0, unit))
 		}
 	case lo != nil && hi != nil:
 		if l < *lo || l > *hi {
-			v.fail(p, shown, fmt.Sprintf("value length must be between %d and %d %s, inclusive", *lo, *hi, unit))
+			v.fail(p, shown, fmt.Sprintf(words[1], *lo, *hi, unit))
 		}
 	case lo != nil:
 		if l < *lo {
-			v.fail(p, shown, fmt.Sprintf("value length must be at least %d %s", *lo, unit))
+			v.fail(p, shown, fmt.Sprintf(words[2], *lo, 0, unit))
 		}
 	case hi != nil:
 		if l > *hi {
-			v.fail(p, shown, fmt.Sprintf("value length must be at most %d %s", *hi, unit))
+			v.fail(p, shown, fmt.Sprintf(words[3], *hi, 0, unit))
 		}
 	}
 }
