@@ -86,7 +86,7 @@ GET /api/v1/namespaces system:anonymous [] -> global-default`
 		}
 	}
 	// The level follows the FlowSchema, and a FlowSchema names the flow.
-	r := e.do("GET", "/healthz", nil, as{"Authorization": "Bearer kubeplay-super-admin"})
+	r := e.do("GET", "/healthz", nil, superAdmin)
 	if fs, pl := e.classifiedAs(r); fs != "exempt" || pl != "exempt" {
 		t.Errorf("super-admin: %s %s", fs, pl)
 	}
@@ -431,7 +431,12 @@ func TestAPF_8_ExemptAndLongRunning(t *testing.T) {
 	if r := e.do("POST", fcPath+"flowschemas", deny, admin); r.Code != 201 {
 		t.Fatalf("%d %s", r.Code, r.Body)
 	}
-	super := as{"Authorization": "Bearer kubeplay-super-admin"}
+	super := superAdmin
+	uids := func() [2]string {
+		return [2]string{object.MetaString(e.do("GET", fcPath+"flowschemas/exempt", nil, super).Obj, "uid"),
+			object.MetaString(e.do("GET", fcPath+"prioritylevelconfigurations/exempt", nil, super).Obj, "uid")}
+	}
+	before := uids()
 	e.eventually("everything else to catch-all", func() bool {
 		fs, _ := e.classifiedAs(e.do("GET", "/api/v1/namespaces", nil, admin))
 		return fs == "everything-to-catch-all"
@@ -442,6 +447,9 @@ func TestAPF_8_ExemptAndLongRunning(t *testing.T) {
 	}
 	if r := e.do("DELETE", fcPath+"flowschemas/everything-to-catch-all", nil, super); r.Code != 200 {
 		t.Errorf("undo: %d %s", r.Code, r.Body)
+	}
+	if after := uids(); after != before || before[0] == "" || before[1] == "" {
+		t.Errorf("the mandatory exempt objects were replaced: %v, then %v", before, after)
 	}
 	// A log request is long-running: no APF headers.
 	e.do("POST", "/api/v1/namespaces/default/pods", object.Object{"metadata": map[string]any{"name": "p"}, "spec": map[string]any{"containers": []any{map[string]any{"name": "c", "image": "i"}}}}, admin)
