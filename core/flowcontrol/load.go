@@ -3,6 +3,7 @@ package flowcontrol
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"slices"
 	"sync"
@@ -11,6 +12,7 @@ import (
 	"kubeplay/core/apierrors"
 	"kubeplay/core/auth"
 	"kubeplay/core/client"
+	"kubeplay/core/field"
 	"kubeplay/core/web"
 )
 
@@ -56,12 +58,60 @@ type LoadResult struct {
 	P99Seconds float64 `json:"p99Seconds"`
 }
 
-// Bounds on a load: a sandbox's teaching tool, not a load tester.
+// Bounds on a load: a sandbox's teaching tool, not a load tester. Every count
+// is checked against its own bound before any is multiplied.
 const (
 	maxLoadRequests    = 2000
+	maxLoadFlows       = 20
 	maxLoadConcurrency = 100
 	maxLoadWork        = 5 * time.Second
+	// maxLoadWorkerTime bounds one worker's rounds times the simulated work.
+	maxLoadWorkerTime = time.Minute
 )
+
+// validate names every field of the load that is out of its bounds.
+func (load *Load) validate() field.ErrorList {
+	var errs field.ErrorList
+	if load.Path == "" {
+		errs = append(errs, field.Required(field.NewPath("path"), ""))
+	}
+	if load.Rounds < 1 || load.Rounds > maxLoadRequests {
+		errs = append(errs, field.Invalid(field.NewPath("rounds"), load.Rounds, fmt.Sprintf("must be between 1 and %d", maxLoadRequests)))
+	}
+	var work time.Duration
+	if load.SimulatedWork != "" {
+		var err error
+		if work, err = time.ParseDuration(load.SimulatedWork); err != nil || work < 0 || work > maxLoadWork {
+			errs = append(errs, field.Invalid(field.NewPath("simulatedWork"), load.SimulatedWork, fmt.Sprintf("must be a duration between 0 and %v", maxLoadWork)))
+			work = 0
+		}
+	}
+	if len(load.Flows) < 1 || len(load.Flows) > maxLoadFlows {
+		errs = append(errs, field.Invalid(field.NewPath("flows"), len(load.Flows), fmt.Sprintf("must hold between 1 and %d flows", maxLoadFlows)))
+	}
+	total := 0
+	for i, f := range load.Flows {
+		p := field.NewPath("flows").Index(i)
+		if f.User == "" {
+			errs = append(errs, field.Required(p.Child("user"), ""))
+		}
+		if f.Concurrency < 1 || f.Concurrency > maxLoadConcurrency {
+			errs = append(errs, field.Invalid(p.Child("concurrency"), f.Concurrency, fmt.Sprintf("must be between 1 and %d", maxLoadConcurrency)))
+		} else {
+			total += f.Concurrency
+		}
+	}
+	if len(errs) > 0 {
+		return errs // the products below are bounded only once every factor is
+	}
+	if total*load.Rounds > maxLoadRequests {
+		errs = append(errs, field.Invalid(field.NewPath("rounds"), load.Rounds, fmt.Sprintf("the flows' concurrency (%d) times rounds must be at most %d requests", total, maxLoadRequests)))
+	}
+	if time.Duration(load.Rounds)*work > maxLoadWorkerTime {
+		errs = append(errs, field.Invalid(field.NewPath("rounds"), load.Rounds, fmt.Sprintf("rounds times simulatedWork must be at most %v", maxLoadWorkerTime)))
+	}
+	return errs
+}
 
 func (c *Controller) serveLoad(w web.ResponseWriter, r *web.Request) {
 	if r.Method != web.MethodPost {
@@ -73,15 +123,12 @@ func (c *Controller) serveLoad(w web.ResponseWriter, r *web.Request) {
 	if err == nil {
 		err = json.Unmarshal(body, &load)
 	}
-	work, werr := time.ParseDuration(load.SimulatedWork)
-	total, badFlow := 0, false
-	for _, f := range load.Flows {
-		total += f.Concurrency * load.Rounds
-		badFlow = badFlow || f.Concurrency < 1 || f.Concurrency > maxLoadConcurrency || f.User == ""
+	if err != nil {
+		apierrors.Write(w, apierrors.NewBadRequest("a load is {method, path, simulatedWork (at most 5s), rounds, flows: [{user, groups, concurrency (1-100)}]}: "+err.Error()))
+		return
 	}
-	switch {
-	case err != nil, badFlow, load.Path == "", load.Rounds < 1, total > maxLoadRequests, load.SimulatedWork != "" && (werr != nil || work < 0 || work > maxLoadWork):
-		apierrors.Write(w, apierrors.NewBadRequest("a load is {method, path, simulatedWork (at most 5s), rounds, flows: [{user, groups, concurrency (1-100)}]}, at most 2000 requests"))
+	if errs := load.validate(); len(errs) > 0 {
+		apierrors.Write(w, apierrors.NewInvalid("", "Load", "load", errs))
 		return
 	}
 	if load.Method == "" {
@@ -113,6 +160,9 @@ func (c *Controller) serveLoad(w web.ResponseWriter, r *web.Request) {
 			go func() {
 				defer wg.Done()
 				for range load.Rounds {
+					if r.Context().Err() != nil {
+						return // the client left: the rest is not sent
+					}
 					start := c.clock.Now()
 					code := loadRequest(r.Context(), cl, load.Method, load.Path)
 					mu.Lock()
