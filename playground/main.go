@@ -38,6 +38,7 @@ func main() {
 	cors := flag.String("cors-allowed-origins", "", "comma-separated origins whose pages may call the API (the playground's remote target), e.g. http://localhost:5173; * for every origin, without credentials")
 	allowedHosts := flag.String("allowed-hosts", "", "comma-separated host names that may name this server in requests besides localhost, IP literals and --listen's host (a guard against DNS rebinding), e.g. laptop.lan")
 	tokenFile := flag.String("token-file", "", "bearer tokens in kube-apiserver's --token-file format (token,user,uid,\"group1,group2\"); default: the sandbox's own table (see README)")
+	anonymousAuth := flag.Bool("anonymous-auth", true, "serve requests without a bearer token as system:anonymous (kube-apiserver's flag); with --token-file it is false unless given (kube-apiserver turns it off under its AlwaysAllow authorizer): requests without a token are then 401")
 	maxInflight := flag.Int("max-requests-inflight", sandbox.DefaultSeats*2/3, "with --max-mutating-requests-inflight, the seats API Priority and Fairness shares among priority levels (kube-apiserver's flags; their sum is the server's concurrency limit)")
 	xdsListen := flag.String("xds-listen", "", "address to serve the xDS discovery service on over gRPC (ADS, LDS, RDS, CDS, EDS, SDS), e.g. 127.0.0.1:18000; empty: none (REST-JSON polling and the playground's stream are served on --listen always)")
 	maxMutating := flag.Int("max-mutating-requests-inflight", sandbox.DefaultSeats/3, "see --max-requests-inflight")
@@ -52,9 +53,15 @@ func main() {
 		fmt.Fprintln(os.Stderr, "playground: --cluster is simulated or api-only")
 		os.Exit(2)
 	}
-	if err := run(options{listen: *listen, data: *data, kubeconfigOut: *kubeconfigOut, quiet: *quiet, site: *site, cors: *cors,
+	o := options{listen: *listen, data: *data, kubeconfigOut: *kubeconfigOut, quiet: *quiet, site: *site, cors: *cors,
 		allowedHosts: *allowedHosts, tokenFile: *tokenFile, seats: *maxInflight + *maxMutating, limits: l, xdsListen: *xdsListen,
-		apiOnly: *cluster == "api-only", cluster: sim.Config{Nodes: *nodes, Speed: *speed}}); err != nil {
+		apiOnly: *cluster == "api-only", cluster: sim.Config{Nodes: *nodes, Speed: *speed}}
+	flag.Visit(func(f *flag.Flag) {
+		if f.Name == "anonymous-auth" {
+			o.anonymousAuth = anonymousAuth
+		}
+	})
+	if err := run(o); err != nil {
 		fmt.Fprintln(os.Stderr, "playground:", err)
 		os.Exit(1)
 	}
@@ -66,6 +73,7 @@ type options struct {
 	xdsListen                         string
 	cors, allowedHosts                string // comma-separated
 	tokenFile                         string
+	anonymousAuth                     *bool // --anonymous-auth when given
 	seats                             int
 	quiet                             bool
 	limits                            limits
@@ -110,7 +118,10 @@ type server struct {
 
 // start opens the store, listens and serves in the background.
 func start(o options) (*server, error) {
-	cfg := sandbox.Config{Seats: o.seats, APIOnly: o.apiOnly, Cluster: o.cluster}
+	cfg := sandbox.Config{Seats: o.seats, APIOnly: o.apiOnly, Cluster: o.cluster, DenyAnonymous: o.tokenFile != ""}
+	if o.anonymousAuth != nil {
+		cfg.DenyAnonymous = !*o.anonymousAuth
+	}
 	cfg.API.Resources = schema.XDS(xds.Validate)
 	if !o.quiet {
 		cfg.API.Logf = log.Printf

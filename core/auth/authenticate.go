@@ -66,16 +66,23 @@ func Defaults() Tokens {
 
 // Authenticator is the authentication filter: it gives every request its user.
 type Authenticator struct {
-	tokens Tokens
+	tokens    Tokens
+	anonymous bool
 }
 
-// NewAuthenticator authenticates bearer tokens with tokens.
-func NewAuthenticator(tokens Tokens) *Authenticator { return &Authenticator{tokens: tokens} }
+// NewAuthenticator authenticates bearer tokens with tokens. A request without
+// a token is system:anonymous when anonymous is set, else 401 Unauthorized, as
+// kube-apiserver's --anonymous-auth=false answers it (kube also turns anonymous
+// access off by itself under the AlwaysAllow authorizer, which kubeplay's is).
+func NewAuthenticator(tokens Tokens, anonymous bool) *Authenticator {
+	return &Authenticator{tokens: tokens, anonymous: anonymous}
+}
 
 // Filter sets the request's user, as kube-apiserver's WithAuthentication and
 // WithImpersonation do. A user already in the context (an in-process caller's)
 // stands; otherwise a bearer token names it, a token the table does not know is
-// 401 Unauthorized, and a request without one is system:anonymous.
+// 401 Unauthorized, and a request without one is system:anonymous (or 401 when
+// anonymous requests are not allowed).
 // Authenticated users are in system:authenticated. Impersonation headers then
 // replace the user (authorization allows every impersonation).
 func (a *Authenticator) Filter(next web.Handler) web.Handler {
@@ -110,13 +117,19 @@ func (a *Authenticator) Filter(next web.Handler) web.Handler {
 // htmlEscaper is kube's sanitizer for plain-text errors.
 var htmlEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")
 
-var errInvalidToken = errors.New("invalid bearer token")
+var (
+	errInvalidToken = errors.New("invalid bearer token")
+	errNoToken      = errors.New("no bearer token, and anonymous requests are not allowed")
+)
 
 // authenticate reads the bearer token as kube's bearertoken authenticator does
 // (scheme in any case; an empty token is no token) and removes it.
 func (a *Authenticator) authenticate(r *web.Request) (User, error) {
 	parts := strings.SplitN(strings.TrimSpace(r.Header.Get("Authorization")), " ", 3)
 	if len(parts) < 2 || !strings.EqualFold(parts[0], "bearer") || parts[1] == "" {
+		if !a.anonymous {
+			return User{}, errNoToken
+		}
 		return User{Name: Anonymous, Groups: []string{AllUnauthenticated}}, nil
 	}
 	u, ok := a.tokens[parts[1]]

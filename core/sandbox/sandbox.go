@@ -31,6 +31,10 @@ type Config struct {
 	API apiserver.Config
 	// Tokens is the bearer token table; nil is auth.Defaults().
 	Tokens auth.Tokens
+	// DenyAnonymous answers requests without a bearer token 401 Unauthorized,
+	// as kube-apiserver does with --anonymous-auth=false (and by itself with
+	// a token file under the AlwaysAllow authorizer).
+	DenyAnonymous bool
 	// Seats is APF's server concurrency limit; 0 is DefaultSeats.
 	Seats int
 	// APIOnly serves the API alone: no nodes, no kubelets, no scheduler, no
@@ -75,7 +79,7 @@ func New(cfg Config) (*Sandbox, error) {
 	if !cfg.APIOnly && cfg.API.PodLogs == nil {
 		cfg.API.PodLogs = podLogs(cfg.API.Clock)
 	}
-	cfg.API.Filters = append([]apiserver.Filter{auth.NewAuthenticator(cfg.Tokens).Filter, s.APF.Filter}, cfg.API.Filters...)
+	cfg.API.Filters = append([]apiserver.Filter{auth.NewAuthenticator(cfg.Tokens, !cfg.DenyAnonymous).Filter, s.APF.Filter}, cfg.API.Filters...)
 	// The controllers start once the sandbox serves (below): on one thread
 	// their first lists would otherwise hold up its start.
 	cfg.API.DeferControllers = true
