@@ -21,6 +21,7 @@ import (
 	"google.golang.org/grpc"
 
 	"kubeplay/core/auth"
+	"kubeplay/core/registry"
 	"kubeplay/core/sandbox"
 	"kubeplay/core/schema"
 	"kubeplay/core/sim"
@@ -45,6 +46,7 @@ func main() {
 	cluster := flag.String("cluster", "simulated", "what serves besides the API: simulated (nodes, kubelets, scheduler and controllers, as a kind cluster's) or api-only")
 	nodes := flag.Int("nodes", sim.DefaultNodes, "the simulated cluster's node count, its control plane included")
 	speed := flag.Float64("sim-speed", 1, "how much faster than real time the simulated cluster runs (image pulls, container run times, back-offs)")
+	eventTTL := flag.Duration("event-ttl", registry.DefaultEventTTL, "how long an Event lives after its last write (kube-apiserver's --event-ttl)")
 	l := defaultLimits
 	flag.DurationVar(&l.requestTimeout, "request-timeout", l.requestTimeout, "how long a client may take to send a request's body, as kube-apiserver's --request-timeout (watches have none and are not cut)")
 	flag.IntVar(&l.maxConnections, "max-connections", l.maxConnections, "open connections at most; past it the connection idle longest is closed (keep it below the open-file limit)")
@@ -55,7 +57,7 @@ func main() {
 	}
 	o := options{listen: *listen, data: *data, kubeconfigOut: *kubeconfigOut, quiet: *quiet, site: *site, cors: *cors,
 		allowedHosts: *allowedHosts, tokenFile: *tokenFile, seats: *maxInflight + *maxMutating, limits: l, xdsListen: *xdsListen,
-		apiOnly: *cluster == "api-only", cluster: sim.Config{Nodes: *nodes, Speed: *speed}}
+		apiOnly: *cluster == "api-only", cluster: sim.Config{Nodes: *nodes, Speed: *speed}, eventTTL: *eventTTL}
 	flag.Visit(func(f *flag.Flag) {
 		if f.Name == "anonymous-auth" {
 			o.anonymousAuth = anonymousAuth
@@ -74,6 +76,7 @@ type options struct {
 	cors, allowedHosts                string // comma-separated
 	tokenFile                         string
 	anonymousAuth                     *bool // --anonymous-auth when given
+	eventTTL                          time.Duration
 	seats                             int
 	quiet                             bool
 	limits                            limits
@@ -123,6 +126,7 @@ func start(o options) (*server, error) {
 		cfg.DenyAnonymous = !*o.anonymousAuth
 	}
 	cfg.API.Resources = schema.XDS(xds.Validate)
+	cfg.API.EventTTL = o.eventTTL
 	if !o.quiet {
 		cfg.API.Logf = log.Printf
 	}

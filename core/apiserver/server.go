@@ -82,6 +82,9 @@ type Config struct {
 	// PodLogs answers for the kubelets (the log subresource of Pods); nil:
 	// the logs of Pods are empty, as a cluster without kubelets has none.
 	PodLogs PodLogs
+	// EventTTL is how long an Event lives after its last write (default 1h,
+	// kube-apiserver's --event-ttl).
+	EventTTL time.Duration
 	// DeferControllers: New starts no controllers, StartControllers does. A
 	// host on one thread (WebAssembly) starts them once it serves, so their
 	// first lists (the garbage collector's dozens) do not delay its start.
@@ -165,11 +168,12 @@ func New(cfg Config) (*Server, error) {
 }
 
 // StartControllers starts the controllers that run inside kube-apiserver's
-// process here: namespaces, the garbage collector, CustomResourceDefinitions
-// (once; New does unless Config.DeferControllers).
+// process here: namespaces, the garbage collector, CustomResourceDefinitions,
+// and the Events' time to live (once; New does unless Config.DeferControllers).
 func (s *Server) StartControllers() {
 	s.startControllers.Do(func() {
-		for _, run := range []func(context.Context){controllers.NewNamespace(s, s.cfg.Clock).Run, gc.New(s, s.cfg.Clock).Run, s.definitions.Run} {
+		for _, run := range []func(context.Context){controllers.NewNamespace(s, s.cfg.Clock).Run, gc.New(s, s.cfg.Clock).Run, s.definitions.Run,
+			s.objects.EventTTL(s.cfg.EventTTL).Run} {
 			s.wg.Add(1)
 			go func() {
 				defer s.wg.Done()
