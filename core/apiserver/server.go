@@ -17,6 +17,7 @@ import (
 
 	"kubeplay/core/apierrors"
 	"kubeplay/core/apply"
+	"kubeplay/core/budget"
 	"kubeplay/core/auth"
 	"kubeplay/core/clock"
 	"kubeplay/core/controllers"
@@ -82,6 +83,9 @@ type Config struct {
 	// PodLogs answers for the kubelets (the log subresource of Pods); nil:
 	// the logs of Pods are empty, as a cluster without kubelets has none.
 	PodLogs PodLogs
+	// Budget bounds what the sandbox holds and opens (core/budget); the zero
+	// value bounds nothing.
+	Budget budget.Limits
 	// EventTTL is how long an Event lives after its last write (default 1h,
 	// kube-apiserver's --event-ttl).
 	EventTTL time.Duration
@@ -140,6 +144,7 @@ func New(cfg Config) (*Server, error) {
 		Persister:        cfg.Persister,
 		SnapshotEvery:    cfg.SnapshotEvery,
 		Clock:            cfg.Clock,
+		Budget:           cfg.Budget.Storage(),
 	})
 	if err != nil {
 		return nil, err
@@ -147,7 +152,7 @@ func New(cfg Config) (*Server, error) {
 	s.store = store
 	s.openAPI = openapi.New(s.registry, openapi.Options{Clock: cfg.Clock, Documents: cfg.OpenAPIDocuments, Document: crd.Document})
 	s.ctx, s.cancel = context.WithCancel(context.Background())
-	s.objects = registry.NewStore(store, s.registry, cfg.Clock, s.fields)
+	s.objects = registry.NewStore(store, s.registry, cfg.Clock, s.fields, cfg.Budget.Pods)
 	if cfg.ServiceIPRange != "" {
 		if err := s.objects.SetServiceIPRange(cfg.ServiceIPRange); err != nil {
 			store.Close()

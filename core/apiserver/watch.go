@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"kubeplay/core/apierrors"
+	"kubeplay/core/budget"
 	"kubeplay/core/clock"
 	"kubeplay/core/encoding"
 	"kubeplay/core/encoding/protobuf"
@@ -91,6 +92,9 @@ func (s *Server) serveWatch(w web.ResponseWriter, r *web.Request, t target) erro
 		b, _ := json.Marshal(st)
 		_, _ = w.Write(codec.frame("ERROR", b))
 		return nil
+	}
+	if st := budget.FromStorage(t.res.Group, t.res.Plural, "", err); st != nil {
+		return st
 	}
 	if err != nil {
 		return apierrors.NewInternal(err)

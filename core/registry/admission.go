@@ -5,8 +5,10 @@ import (
 	"sync"
 
 	"kubeplay/core/apierrors"
+	"kubeplay/core/budget"
 	"kubeplay/core/object"
 	"kubeplay/core/schema"
+	"kubeplay/core/storage"
 )
 
 // Admission judges a write against the rest of the cluster, as kube's admission
@@ -103,6 +105,27 @@ func (s *Store) CreateSystemNamespaces() error {
 		if _, err := s.Create(Target{Res: res, Manager: "kube-apiserver"}, obj); err != nil && !apierrors.HasCode(err, 409) {
 			return err
 		}
+	}
+	return nil
+}
+
+// podBudget refuses a Pod past the sandbox's budget of them (0: none), as
+// kube's ResourceQuota admission refuses one past a quota of pods.
+type podBudget struct {
+	store *Store
+	limit int64
+}
+
+func (b podBudget) Admit(op Operation, t Target, _, _ object.Object) error {
+	if b.limit <= 0 || op != Create || t.Res.Group != "" || t.Res.Plural != "pods" || t.Sub != "" {
+		return nil
+	}
+	l, err := b.store.storage.List(storage.ListOptions{Prefix: CollectionPrefix(t.Res, ""), Limit: 1})
+	if err != nil {
+		return apierrors.NewInternal(err)
+	}
+	if used := int64(len(l.Items)) + max(l.Remaining, 0); used+1 > b.limit {
+		return budget.Exceeded("", "pods", t.Name, budget.ResourcePods, 1, used, b.limit)
 	}
 	return nil
 }

@@ -19,6 +19,7 @@ import (
 
 	"kubeplay/core/apierrors"
 	"kubeplay/core/auth"
+	"kubeplay/core/budget"
 	"kubeplay/core/clock"
 	"kubeplay/core/field"
 	"kubeplay/core/object"
@@ -33,6 +34,9 @@ type Store struct {
 	clock     clock.Clock
 	fields    FieldManager
 	admission []Admission
+	// validating runs once the object is validated, as kube's validating
+	// admission does.
+	validating []Admission
 	services  *serviceAllocation
 }
 
@@ -45,14 +49,18 @@ type FieldManager interface {
 }
 
 // NewStore is the registry over st, serving the resources of reg, recording
-// writes with fields (nil: no managedFields).
-func NewStore(st *storage.Store, reg *schema.Registry, clk clock.Clock, fields FieldManager) *Store {
+// writes with fields (nil: no managedFields), with at most pods Pods at once
+// (0: unbounded; the sandbox's budget, core/budget).
+func NewStore(st *storage.Store, reg *schema.Registry, clk clock.Clock, fields FieldManager, pods int64) *Store {
 	s := &Store{storage: st, schema: reg, clock: clk, fields: fields}
 	s.services, _ = newServiceAllocation(s, DefaultServiceIPRange)
 	// In the order of kube's admission chain; then what the Service registry
-	// allocates before it validates.
+	// allocates before it validates. Validating admission (the sandbox's Pod
+	// budget, where kube's ResourceQuota stands) judges the object as it
+	// will be stored, named.
 	s.admission = []Admission{newNamespaceLifecycle(s), serviceAccountAdmission{}, nodeTaintAdmission{}, priorityAdmission{}, tolerationAdmission{},
 		defaultStorageClass{s}, storageProtection{}, s.services}
+	s.validating = []Admission{podBudget{s, pods}}
 	return s
 }
 
@@ -162,7 +170,7 @@ func (s *Store) Create(t Target, obj object.Object) ([]byte, error) {
 func (s *Store) mutate(t Target, fn storage.MutateFunc) ([]byte, error) {
 	if !t.DryRun {
 		_, stored, err := s.storage.Mutate(t.key(), fn)
-		return stored, err
+		return stored, overBudget(t, err)
 	}
 	var cur []byte
 	ch, err := s.storage.Try(t.key(), func(c []byte, rev int64) (storage.Change, error) {
@@ -170,7 +178,7 @@ func (s *Store) mutate(t Target, fn storage.MutateFunc) ([]byte, error) {
 		return fn(c, rev)
 	})
 	if err != nil || ch.Op == storage.Keep {
-		return ch.Value, err
+		return ch.Value, overBudget(t, err)
 	}
 	obj, err := object.Decode(ch.Value)
 	if err != nil {
@@ -183,6 +191,15 @@ func (s *Store) mutate(t Target, fn storage.MutateFunc) ([]byte, error) {
 		object.Meta(obj)["resourceVersion"] = object.MetaString(old, "resourceVersion")
 	}
 	return encode(t.Res, obj)
+}
+
+// overBudget is err, or the sandbox's exceeded-quota answer when the store
+// refused the write as over its budget.
+func overBudget(t Target, err error) error {
+	if st := budget.FromStorage(t.served().Group, t.served().Plural, t.Name, err); st != nil {
+		return st
+	}
+	return err
 }
 
 // prepareNew turns a new object into the one to store, in kube's order: the
@@ -216,6 +233,12 @@ func (s *Store) prepareNew(st Strategy, t Target, obj object.Object) error {
 	}
 	if len(errs) > 0 {
 		return apierrors.NewInvalid(t.Res.Group, t.Res.Kind, name, errs)
+	}
+	t.Name = name
+	for _, a := range s.validating {
+		if err := a.Admit(Create, t, obj, nil); err != nil {
+			return err
+		}
 	}
 	t.warn(st.WarningsOnCreate(obj))
 	for _, f := range []string{"resourceVersion", "deletionTimestamp", "deletionGracePeriodSeconds", "selfLink"} {

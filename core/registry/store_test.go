@@ -23,7 +23,7 @@ func newStore(t *testing.T) (*Store, *schema.Registry, *clock.Fake) {
 	t.Cleanup(func() { st.Close() })
 	reg := schema.NewRegistry(schema.Builtins()...)
 	clk := clock.NewFake(time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC))
-	s := NewStore(st, reg, clk, nil)
+	s := NewStore(st, reg, clk, nil, 0)
 	if err := s.CreateSystemNamespaces(); err != nil {
 		t.Fatal(err)
 	}

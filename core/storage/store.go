@@ -11,6 +11,7 @@ package storage
 
 import (
 	"context"
+	"strings"
 	"errors"
 	"fmt"
 	"strconv"
@@ -72,6 +73,8 @@ type Config struct {
 	SnapshotEvery int
 	// Clock is the store's time (the history window); nil is the wall clock.
 	Clock clock.Clock
+	// Budget bounds the objects held and their bytes.
+	Budget Budget
 }
 
 // Store is the revisioned object store. It is safe for concurrent use; writes are
@@ -121,6 +124,7 @@ type Store struct {
 	history       []retained            // the changes history holds, oldest first; guarded by mu
 	historyBytes  int64                 // the sum of their sizes; guarded by mu
 	journaled     int                   // records since the last snapshot; guarded by mu
+	usage         usage                 // the objects held; guarded by mu
 	restoreErrors []error               // written by Open only
 	openRev       int64                 // the revision at Open: every watch cache starts there
 	cacheMu       sync.Mutex
@@ -192,8 +196,19 @@ func Open(cfg Config) (*Store, error) {
 		s.rev = readInt(tx, revKey)
 		s.durable, s.head, s.openRev = s.rev, s.rev, s.rev
 		s.compacted = readInt(tx, compactedKey)
+		err := tx.AscendGreaterOrEqual("", objectPrefix, func(k, v string) bool {
+			if !strings.HasPrefix(k, objectPrefix) {
+				return false
+			}
+			s.usage.objects++
+			s.usage.bytes += int64(len(v))
+			return true
+		})
+		if err != nil {
+			return err
+		}
 		var bad error
-		err := tx.AscendRange("", historyPrefix, historyKey(s.rev+1), func(_, v string) bool {
+		err = tx.AscendRange("", historyPrefix, historyKey(s.rev+1), func(_, v string) bool {
 			e, err := decodeHistory([]byte(v))
 			if err != nil {
 				bad = err
@@ -388,6 +403,11 @@ func (s *Store) Try(key string, fn MutateFunc) (Change, error) {
 	if err == nil && ch.Op == Delete && !present {
 		err = ErrNotFound
 	}
+	if err == nil && ch.Op != Keep {
+		s.mu.Lock()
+		err = s.usage.check(s.cfg.Budget, present, len(cur), len(ch.Value), ch.Op == Delete)
+		s.mu.Unlock()
+	}
 	if ch.Op == Keep {
 		ch.Value = bytesOf(cur, present)
 	}
@@ -461,6 +481,10 @@ func (s *Store) commitIfUnchanged(key, okey, cur string, present bool, read int6
 	default:
 		return 0, nil, 0, fmt.Errorf("storage: unknown op %d", ch.Op)
 	}
+	deleting := ch.Op == Delete
+	if err := s.usage.check(s.cfg.Budget, present, len(cur), len(ev.Object), deleting); err != nil {
+		return 0, nil, 0, err
+	}
 	if next != read+1 {
 		b, err := s.cfg.Restamp(ev.Object, next)
 		if err != nil {
@@ -472,6 +496,7 @@ func (s *Store) commitIfUnchanged(key, okey, cur string, present bool, read int6
 	if err != nil {
 		return 0, nil, 0, err
 	}
+	s.usage.apply(present, len(cur), len(ev.Object), deleting)
 	return next, ev.Object, seq, nil
 }
 

@@ -60,6 +60,9 @@ func (s *Store) Watch(opts WatchOptions) (*Watcher, error) {
 	if s.closed.Load() {
 		return nil, ErrClosed
 	}
+	if n := int64(len(s.watchers)); s.cfg.Budget.Watchers > 0 && n >= s.cfg.Budget.Watchers {
+		return nil, &BudgetError{Bound: BoundWatchers, Requested: 1, Used: n, Limit: s.cfg.Budget.Watchers}
+	}
 	w := &Watcher{store: s, opts: opts, ch: make(chan *Event, s.cfg.WatchBuffer)}
 	var err error
 	rev := s.Revision() // the database's: durable, applied
