@@ -17,8 +17,8 @@ import (
 
 	"kubeplay/core/apierrors"
 	"kubeplay/core/apply"
-	"kubeplay/core/budget"
 	"kubeplay/core/auth"
+	"kubeplay/core/budget"
 	"kubeplay/core/clock"
 	"kubeplay/core/controllers"
 	"kubeplay/core/controllers/gc"

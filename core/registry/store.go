@@ -37,7 +37,7 @@ type Store struct {
 	// validating runs once the object is validated, as kube's validating
 	// admission does.
 	validating []Admission
-	services  *serviceAllocation
+	services   *serviceAllocation
 }
 
 // FieldManager keeps metadata.managedFields as kube's field manager does.

@@ -11,10 +11,10 @@ package storage
 
 import (
 	"context"
-	"strings"
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
