@@ -236,6 +236,7 @@ export class Sandbox extends DurableObject {
       writeSnapshot: (snapshot) => this.writeSnapshot(snapshot),
       openapiDocuments: async () => new Uint8Array(openapiDocuments),
       cluster: this.meta.cluster,
+      budget: 'edge', // what one Durable Object may hold (core/budget)
       // The xDS group is served, its objects checked by the xDS module.
       validateXDS: async (kind, json) => (await this.startXDS(api)).validate(kind, json),
     });

@@ -21,6 +21,7 @@ import (
 	"google.golang.org/grpc"
 
 	"kubeplay/core/auth"
+	"kubeplay/core/budget"
 	"kubeplay/core/registry"
 	"kubeplay/core/sandbox"
 	"kubeplay/core/schema"
@@ -47,6 +48,11 @@ func main() {
 	nodes := flag.Int("nodes", sim.DefaultNodes, "the simulated cluster's node count, its control plane included")
 	speed := flag.Float64("sim-speed", 1, "how much faster than real time the simulated cluster runs (image pulls, container run times, back-offs)")
 	eventTTL := flag.Duration("event-ttl", registry.DefaultEventTTL, "how long an Event lives after its last write (kube-apiserver's --event-ttl)")
+	b := budget.Native
+	flag.Int64Var(&b.Objects, "budget-objects", b.Objects, "objects the sandbox may store at once (0: no limit); past it a create is 403 exceeded quota")
+	flag.Int64Var(&b.Bytes, "budget-bytes", b.Bytes, "bytes of objects the sandbox may store (0: no limit)")
+	flag.Int64Var(&b.Pods, "budget-pods", b.Pods, "Pods that may exist at once (0: no limit)")
+	flag.Int64Var(&b.Watches, "budget-watches", b.Watches, "watches open at once, the sandbox's own controllers' included (0: no limit)")
 	l := defaultLimits
 	flag.DurationVar(&l.requestTimeout, "request-timeout", l.requestTimeout, "how long a client may take to send a request's body, as kube-apiserver's --request-timeout (watches have none and are not cut)")
 	flag.IntVar(&l.maxConnections, "max-connections", l.maxConnections, "open connections at most; past it the connection idle longest is closed (keep it below the open-file limit)")
@@ -57,7 +63,7 @@ func main() {
 	}
 	o := options{listen: *listen, data: *data, kubeconfigOut: *kubeconfigOut, quiet: *quiet, site: *site, cors: *cors,
 		allowedHosts: *allowedHosts, tokenFile: *tokenFile, seats: *maxInflight + *maxMutating, limits: l, xdsListen: *xdsListen,
-		apiOnly: *cluster == "api-only", cluster: sim.Config{Nodes: *nodes, Speed: *speed}, eventTTL: *eventTTL}
+		apiOnly: *cluster == "api-only", cluster: sim.Config{Nodes: *nodes, Speed: *speed}, eventTTL: *eventTTL, budget: b}
 	flag.Visit(func(f *flag.Flag) {
 		if f.Name == "anonymous-auth" {
 			o.anonymousAuth = anonymousAuth
@@ -77,6 +83,7 @@ type options struct {
 	tokenFile                         string
 	anonymousAuth                     *bool // --anonymous-auth when given
 	eventTTL                          time.Duration
+	budget                            budget.Limits
 	seats                             int
 	quiet                             bool
 	limits                            limits
@@ -127,6 +134,7 @@ func start(o options) (*server, error) {
 	}
 	cfg.API.Resources = schema.XDS(xds.Validate)
 	cfg.API.EventTTL = o.eventTTL
+	cfg.API.Budget = o.budget
 	if !o.quiet {
 		cfg.API.Logf = log.Printf
 	}

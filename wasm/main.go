@@ -4,7 +4,7 @@
 // driven from a service worker (or a Durable Object) through globalThis.kubeplay:
 //
 //	kubeplay.start(host) → Promise<{revision, restoreErrors}>
-//	    host: {snapshot, journal, append, writeSnapshot, openapiDocuments, maxWatchSeconds,
+//	    host: {snapshot, journal, append, writeSnapshot, openapiDocuments, maxWatchSeconds, budget ("edge" or the browser's),
 //	           validateXDS(kind, objectJSON) → Promise<errors JSON>, optional: serves the xDS group}
 //	kubeplay.handle(method, url, headers, body) → Promise<{status, headers, body}>
 //	    headers: in, "name: value\r\n" lines; out, JSON text of [[name, value], ...];
@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"kubeplay/core/apiserver"
+	"kubeplay/core/budget"
 	"kubeplay/core/sandbox"
 	"kubeplay/core/schema"
 	"kubeplay/core/web"
@@ -76,6 +77,12 @@ func start(_ js.Value, args []js.Value) any {
 		// service worker, with the xDS module).
 		if check := host.Get("validateXDS"); check.Type() == js.TypeFunction {
 			cfg.API.Resources = schema.XDS(bridge.RemoteCheck(check))
+		}
+		// What the sandbox may hold and open (core/budget): the browser's, or
+		// an edge Durable Object's (host.budget "edge").
+		cfg.API.Budget = budget.Browser
+		if v := host.Get("budget"); v.Type() == js.TypeString && v.String() == "edge" {
+			cfg.API.Budget = budget.Edge
 		}
 		if v := host.Get("maxWatchSeconds"); v.Type() == js.TypeNumber {
 			cfg.API.MaxWatchTimeout = time.Duration(v.Float() * float64(time.Second))

@@ -33,8 +33,16 @@ var start = time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
 
 func newEnv(t *testing.T, cfg sim.Config) *env {
 	t.Helper()
+	return newEnvWith(t, apiserver.Config{}, cfg)
+}
+
+// newEnvWith is newEnv with the core configured by api (its clock and logs
+// are the env's).
+func newEnvWith(t *testing.T, api apiserver.Config, cfg sim.Config) *env {
+	t.Helper()
 	fake := clock.NewFake(start)
-	srv, err := apiserver.New(apiserver.Config{Clock: fake, PodLogs: sim.Logs(fake)})
+	api.Clock, api.PodLogs = fake, sim.Logs(fake)
+	srv, err := apiserver.New(api)
 	if err != nil {
 		t.Fatal(err)
 	}

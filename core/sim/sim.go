@@ -81,7 +81,7 @@ func Start(h web.Handler, cfg Config) (*Cluster, error) {
 			cancel()
 			return nil, err
 		}
-		cl.parts = append(cl.parts, newKubelet(h, cfg.Clock, i, cfg.Speed))
+		cl.parts = append(cl.parts, newKubelet(throttled(h, kubeletQPS, kubeletBurst), cfg.Clock, i, cfg.Speed))
 	}
 	if err := removeNodes(ctx, h, lifecycle, cfg.Nodes); err != nil {
 		cancel()
@@ -91,16 +91,17 @@ func Start(h web.Handler, cfg Config) (*Cluster, error) {
 		cancel()
 		return nil, err
 	}
-	cl.parts = append(cl.parts, newScheduler(h, cfg.Clock), newVolumes(h, cfg.Clock),
-		replicaset.New(h, cfg.Clock),
-		deployment.New(h, cfg.Clock),
-		endpoints.New(h, cfg.Clock),
-		job.New(h, cfg.Clock),
-		cronjob.New(h, cfg.Clock),
-		daemonset.New(h, cfg.Clock),
-		statefulset.New(h, cfg.Clock),
-		serviceaccount.NewServiceAccounts(h, cfg.Clock),
-		serviceaccount.NewRootCAPublisher(h, cfg.Clock))
+	kcm := func() web.Handler { return throttled(h, controllerQPS, controllerBurst) } // each controller's own client
+	cl.parts = append(cl.parts, newScheduler(throttled(h, schedulerQPS, schedulerBurst), cfg.Clock), newVolumes(kcm(), cfg.Clock),
+		replicaset.New(kcm(), cfg.Clock),
+		deployment.New(kcm(), cfg.Clock),
+		endpoints.New(kcm(), cfg.Clock),
+		job.New(kcm(), cfg.Clock),
+		cronjob.New(kcm(), cfg.Clock),
+		daemonset.New(kcm(), cfg.Clock),
+		statefulset.New(kcm(), cfg.Clock),
+		serviceaccount.NewServiceAccounts(kcm(), cfg.Clock),
+		serviceaccount.NewRootCAPublisher(kcm(), cfg.Clock))
 	for _, p := range cl.parts {
 		cl.wg.Add(1)
 		go func() {
