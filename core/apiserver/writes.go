@@ -252,7 +252,7 @@ func (s *Server) deleteCollection(w web.ResponseWriter, r *web.Request, t target
 		return err
 	}
 	t.dryRun = len(opts.DryRun) > 0
-	items, rev, err := s.objects.DeleteCollection(t.registryTarget(r), o.filter(), opts)
+	items, rev, err := s.objects.DeleteCollection(r.Context(), t.registryTarget(r), o.filter(), opts)
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"time"
@@ -430,8 +431,9 @@ func setFinalizers(meta map[string]any, finalizers []string) {
 
 // DeleteCollection deletes, one by one as kube does, every object of the
 // target's collection that filter keeps, and returns them as they were
-// listed, with the list's revision.
-func (s *Store) DeleteCollection(t Target, filter storage.Filter, opts DeleteOptions) ([]storage.Item, int64, error) {
+// listed, with the list's revision. It stops when ctx ends (the client has
+// gone), as kube's deletes with the request's context do.
+func (s *Store) DeleteCollection(ctx context.Context, t Target, filter storage.Filter, opts DeleteOptions) ([]storage.Item, int64, error) {
 	t = t.stored()
 	if err := opts.Validate(); err != nil {
 		return nil, 0, err
@@ -442,6 +444,9 @@ func (s *Store) DeleteCollection(t Target, filter storage.Filter, opts DeleteOpt
 		return nil, 0, err
 	}
 	for _, it := range res.Items {
+		if err := ctx.Err(); err != nil {
+			return nil, 0, err
+		}
 		obj, err := object.Decode([]byte(it.Value))
 		if err != nil {
 			continue

@@ -316,6 +316,10 @@ test('PLAY-9: creation is limited per caller; idle sandboxes expire and their st
     // Another caller (address) has its own allowance.
     const other = await fetch(small.url + '/sandboxes', { method: 'POST', headers: { 'CF-Connecting-IP': '192.0.2.7' } });
     assert.equal(other.status, 201);
+    // ROB-3: an IPv6 caller is its /64: rotating addresses within it does not
+    // renew the allowance; another /64 has its own.
+    const from = (ip) => fetch(small.url + '/sandboxes', { method: 'POST', headers: { 'CF-Connecting-IP': ip } }).then((r) => r.status);
+    assert.deepEqual([await from('2001:db8:1:2::1'), await from('2001:db8:1:2:aaaa::7'), await from('2001:db8:1:2:ffff::9'), await from('2001:db8:1:3::1')], [201, 201, 429, 201]);
 
     // Left alone past its idle limit, the sandbox is deleted by its alarm: its
     // id becomes unknown. (Any request would count as activity, so wait first.)

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strconv"
 	"strings"
@@ -191,10 +192,7 @@ func bearerEquals(authorization, want string) bool {
 // takeCreationAllowance counts one creation against the caller's hourly limit,
 // kept by the caller's CreationLimiter object.
 func takeCreationAllowance(r *http.Request) *status {
-	caller := r.Header.Get("CF-Connecting-IP")
-	if caller == "" {
-		caller = "unknown"
-	}
+	caller := callerKey(r.Header.Get("CF-Connecting-IP"))
 	ns, err := cloudflare.NewDurableObjectNamespace("LIMITER")
 	if err != nil {
 		return errInternal(err)
@@ -315,4 +313,19 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(code)
 	_, _ = w.Write(append(body, '\n'))
+}
+
+// callerKey is whom a creation is counted against: an IPv4 address, or the
+// /64 of an IPv6 one (one subscriber's network: its hosts rotate addresses
+// within it at will).
+func callerKey(ip string) string {
+	addr, err := netip.ParseAddr(ip)
+	switch {
+	case err != nil:
+		return "unknown"
+	case addr.Is4() || addr.Is4In6():
+		return addr.Unmap().String()
+	}
+	p, _ := addr.WithZone("").Prefix(64)
+	return p.String()
 }
