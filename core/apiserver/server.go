@@ -145,6 +145,7 @@ func New(cfg Config) (*Server, error) {
 		SnapshotEvery:    cfg.SnapshotEvery,
 		Clock:            cfg.Clock,
 		Budget:           cfg.Budget.Storage(),
+		Collection:       registry.CollectionOfKey,
 	})
 	if err != nil {
 		return nil, err
@@ -375,9 +376,5 @@ func (s *Server) ObjectCount(group, resource string) int64 {
 	if res == nil {
 		return 0
 	}
-	l, err := s.store.List(storage.ListOptions{Prefix: registry.CollectionPrefix(res, ""), Limit: 1})
-	if err != nil || l.Remaining < 0 {
-		return int64(len(l.Items))
-	}
-	return int64(len(l.Items)) + l.Remaining
+	return s.store.Count(registry.CollectionPrefix(res, ""))
 }

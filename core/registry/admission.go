@@ -8,7 +8,6 @@ import (
 	"kubeplay/core/budget"
 	"kubeplay/core/object"
 	"kubeplay/core/schema"
-	"kubeplay/core/storage"
 )
 
 // Admission judges a write against the rest of the cluster, as kube's admission
@@ -120,11 +119,7 @@ func (b podBudget) Admit(op Operation, t Target, _, _ object.Object) error {
 	if b.limit <= 0 || op != Create || t.Res.Group != "" || t.Res.Plural != "pods" || t.Sub != "" {
 		return nil
 	}
-	l, err := b.store.storage.List(storage.ListOptions{Prefix: CollectionPrefix(t.Res, ""), Limit: 1})
-	if err != nil {
-		return apierrors.NewInternal(err)
-	}
-	if used := int64(len(l.Items)) + max(l.Remaining, 0); used+1 > b.limit {
+	if used := b.store.storage.Count(CollectionPrefix(t.Res, "")); used+1 > b.limit {
 		return budget.Exceeded("", "pods", t.Name, budget.ResourcePods, 1, used, b.limit)
 	}
 	return nil

@@ -38,6 +38,17 @@ func CollectionPrefix(res *schema.Resource, namespace string) string {
 	return p
 }
 
+// CollectionOfKey is the prefix of every namespace's list of the
+// resource whose object is stored at key (CollectionPrefix with no
+// namespace): the store counts objects by it.
+func CollectionOfKey(key string) string {
+	i := strings.IndexByte(key, '/') + 1
+	if j := strings.IndexByte(key[i:], '/'); j >= 0 {
+		return key[:i+j+1]
+	}
+	return key
+}
+
 // ResourceForKey is the served resource a store key belongs to.
 func ResourceForKey(reg *schema.Registry, key string) *schema.Resource {
 	group, rest, ok := strings.Cut(key, "/")

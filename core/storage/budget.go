@@ -34,9 +34,12 @@ func (e *BudgetError) Error() string {
 	return fmt.Sprintf("storage: %s budget exceeded: requested %d, used %d, limited %d", e.Bound, e.Requested, e.Used, e.Limit)
 }
 
-// usage is what a store holds, kept by every commit. Guarded by Store.mu.
+// usage is what a store holds, kept by every commit: its objects, their
+// bytes, and the objects of each collection (Config.Collection). Guarded by
+// Store.mu.
 type usage struct {
 	objects, bytes int64
+	collections    map[string]int64
 }
 
 // check refuses a change from a value of cur bytes (present or not) to one
@@ -59,18 +62,28 @@ func (u usage) check(b Budget, present bool, cur, next int, deleting bool) error
 	return nil
 }
 
-// apply counts a committed change.
-func (u *usage) apply(present bool, cur, next int, deleting bool) {
+// apply counts a committed change to an object of collection.
+func (u *usage) apply(collection string, present bool, cur, next int, deleting bool) {
 	switch {
 	case deleting:
 		u.objects--
 		u.bytes -= int64(cur)
+		u.collections[collection]--
 	case present:
 		u.bytes += int64(next - cur)
 	default:
 		u.objects++
 		u.bytes += int64(next)
+		u.collections[collection]++
 	}
+}
+
+// Count is how many objects the store holds in collection (as
+// Config.Collection names them).
+func (s *Store) Count(collection string) int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.usage.collections[collection]
 }
 
 // Usage is how many objects the store holds, and their bytes.

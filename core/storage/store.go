@@ -75,6 +75,9 @@ type Config struct {
 	Clock clock.Clock
 	// Budget bounds the objects held and their bytes.
 	Budget Budget
+	// Collection names the collection of the object at key, whose objects
+	// Count counts; nil counts none.
+	Collection func(key string) string
 }
 
 // Store is the revisioned object store. It is safe for concurrent use; writes are
@@ -172,6 +175,9 @@ func Open(cfg Config) (*Store, error) {
 	if cfg.Attrs == nil {
 		cfg.Attrs = func(string, []byte) Attrs { return Attrs{} }
 	}
+	if cfg.Collection == nil {
+		cfg.Collection = func(string) string { return "" }
+	}
 	if cfg.Restamp == nil {
 		cfg.Restamp = func(v []byte, _ int64) ([]byte, error) { return v, nil }
 	}
@@ -183,7 +189,7 @@ func Open(cfg Config) (*Store, error) {
 	if err := db.SetConfig(buntdb.Config{SyncPolicy: buntdb.Never, AutoShrinkDisabled: true}); err != nil {
 		return nil, err
 	}
-	s := &Store{cfg: cfg, db: db, watchers: map[*Watcher]struct{}{}, overlay: map[string]overlaid{}}
+	s := &Store{cfg: cfg, db: db, watchers: map[*Watcher]struct{}{}, overlay: map[string]overlaid{}, usage: usage{collections: map[string]int64{}}}
 	s.revCond = sync.NewCond(&s.revMu)
 	var d *damage
 	if cfg.Persister != nil {
@@ -202,6 +208,7 @@ func Open(cfg Config) (*Store, error) {
 			}
 			s.usage.objects++
 			s.usage.bytes += int64(len(v))
+			s.usage.collections[cfg.Collection(k[len(objectPrefix):])]++
 			return true
 		})
 		if err != nil {
@@ -496,7 +503,7 @@ func (s *Store) commitIfUnchanged(key, okey, cur string, present bool, read int6
 	if err != nil {
 		return 0, nil, 0, err
 	}
-	s.usage.apply(present, len(cur), len(ev.Object), deleting)
+	s.usage.apply(s.cfg.Collection(key), present, len(cur), len(ev.Object), deleting)
 	return next, ev.Object, seq, nil
 }
 
