@@ -134,9 +134,11 @@ size-check: site
 EDGE := build/edge
 ASSETS_GEN := $(GO) run github.com/syumai/workers/cmd/workers-assets-gen -mode=go
 
-# npm install, not npm ci: see .ci/run (the mirror lacks workerd's other platforms).
+# npm install, not npm ci: the lock lists workerd's binaries for other platforms,
+# which the registry here does not serve; --no-save keeps the lock as checked
+# out (a plain install rewrites it).
 edge/node_modules/.package-lock.json: edge/package-lock.json
-	cd edge && npm install --no-audit --no-fund
+	cd edge && npm install --no-audit --no-fund --no-save
 
 edge-deps: edge/node_modules/.package-lock.json
 
