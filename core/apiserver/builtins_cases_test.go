@@ -159,7 +159,7 @@ var defaultsCases = []kubeCase{
 	kcase("svc-put", kpost(kubeServices, `{"metadata":{"name":"dflt-svc-put"},"spec":{"ports":[{"port":80}]}}`),
 		kput(kubeServices+"/dflt-svc-put", `{"metadata":{"name":"dflt-svc-put"},"spec":{"ports":[{"port":81}]}}`)),
 
-	kcase("svc-type-change", kpost(kubeServices, `{"metadata":{"name":"dflt-svc-tc"},"spec":{"type":"NodePort","clusterIP":"10.0.0.60","ports":[{"port":80}]}}`),
+	kcase("svc-type-change", kpost(kubeServices, `{"metadata":{"name":"dflt-svc-tc"},"spec":{"type":"NodePort","clusterIP":"10.0.0.12","ports":[{"port":80}]}}`),
 		kpatch(kubeServices+"/dflt-svc-tc", `{"spec":{"type":"ClusterIP"}}`),
 		kpatch(kubeServices+"/dflt-svc-tc", `{"spec":{"type":"ExternalName","externalName":"example.com"}}`)),
 	kcase("pod-sidecar", kpost(kubePods, kpod("dflt-pod-sidecar", `"initContainers":[{"name":"log","image":"busybox","restartPolicy":"Always","readinessProbe":{"exec":{"command":["true"]}},"lifecycle":{"preStop":{"sleep":{"seconds":5}}}}],`+kubeOneContainer))),
