@@ -42,6 +42,11 @@ writeJSONC(path.join(sandbox, 'wrangler.jsonc'), {
   rules: [{ type: 'CompiledWasm', globs: ['**/*.wasm'], fallthrough: false }, { type: 'Data', globs: ['**/*.bin'], fallthrough: false }],
   durable_objects: { bindings: durableObjects },
   vars: { UNLOAD_IDLE_SECONDS: '120' },
+  // CPU per invocation (ROB-2): a sandbox's request, or the work it started,
+  // that spends more is cut off by the platform and its object restarts from
+  // storage. Budgets and the simulation's client-side rates keep honest work
+  // far below it. (The local workerd does not enforce it.)
+  limits: { cpu_ms: 5000 },
   migrations: [{ tag: 'v1', new_sqlite_classes: ['Sandbox', 'CreationLimiter'] }],
 });
 
