@@ -135,6 +135,9 @@ func start(o options) (*server, error) {
 	}
 	api, err := sandbox.New(cfg)
 	if err != nil {
+		if cfg.API.Persister != nil {
+			cfg.API.Persister.Close() // and with it the data directory's lock
+		}
 		return nil, err
 	}
 	for _, e := range api.Store().RestoreErrors() {
