@@ -138,7 +138,7 @@ func (p *FilePersister) keep(f *os.File, n int64) error {
 // frame's magic and its first record checks. Any other journal passes as it is.
 // The store snapshots after replaying legacy records, so this is read once.
 func legacyJournal(r *bufio.Reader) (io.Reader, bool, error) {
-	if head, _ := r.Peek(len(frameMagic)); len(head) == 0 || bytes.Equal(head, frameMagic) {
+	if head, _ := r.Peek(len(magicPrefix)); len(head) == 0 || bytes.Equal(head, magicPrefix) {
 		return r, false, nil
 	}
 	data, err := io.ReadAll(r)
