@@ -396,7 +396,7 @@ func TestPLAY_8_DamagedJournalRecordCostsOnlyItself(t *testing.T) {
 		t.Fatal(err)
 	}
 	at := bytes.Index(data, []byte(`"name":"cm-010"`))
-	start := bytes.LastIndex(data[:at], []byte("kpf\x01"))
+	start := bytes.LastIndex(data[:at], []byte("kpf\x02"))
 	if at < 0 || start < 0 {
 		t.Fatal("record of cm-010 not found in the journal")
 	}

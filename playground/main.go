@@ -158,6 +158,12 @@ func start(o options) (*server, error) {
 	}
 	api, err := sandbox.New(cfg)
 	if err != nil {
+		if cfg.API.Persister != nil {
+			cfg.API.Persister.Close() // and with it the data directory's lock
+		}
+		if gap := (*storage.GapError)(nil); errors.As(err, &gap) {
+			err = fmt.Errorf("--data %s: %w", o.data, err)
+		}
 		return nil, err
 	}
 	for _, e := range api.Store().RestoreErrors() {

@@ -49,9 +49,10 @@ func (s *Store) record(rec journalRecord, ev *Event, rev int64) (uint64, error) 
 		s.markDurable(rev)
 		return 0, nil
 	}
-	if err := s.cfg.Persister.Append(rec.frame(frameJournal, rev)); err != nil {
+	if err := s.cfg.Persister.Append(rec.frame(frameJournal, origin{store: s.id, seq: s.seq + 1, rev: rev})); err != nil {
 		return 0, fmt.Errorf("storage: journal write failed: %w", err)
 	}
+	s.seq++
 	s.queuedSeq++
 	s.queue = append(s.queue, queued{rec: rec, ev: ev, rev: rev, seq: s.queuedSeq})
 	s.rev = rev

@@ -5,21 +5,30 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"hash/crc32"
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 )
 
 // FilePersister keeps a snapshot and a journal of frames in a directory. Append
 // writes a frame; Sync fsyncs the journal, once for every frame written before
 // it (the store's group commit), and only then is a write acknowledged, so an
-// acknowledged write survives a crash. At start, an unfinished frame at the very end of the journal (a
-// write that was never acknowledged) is cut off; nothing before it ever is: damaged
-// frames stay where they are, reported by the store at every start until a
-// snapshot replaces the journal.
+// acknowledged write survives a crash. At start, an unfinished frame at the very
+// end of the journal (a write that was never acknowledged) is cut off; nothing
+// before it ever is: damaged frames stay where they are, reported by the store at
+// every start until a snapshot replaces the journal.
+//
+// The directory has one writer: the persister holds its lock file from Open to
+// Close (lockDir), and a second one on it fails at once, naming the holder's pid.
+// Two writers would each append frames the other never reads, and each snapshot
+// would fold away the other's journal.
 type FilePersister struct {
 	dir     string
+	lock    *os.File
 	journal *os.File
 	size    int64 // of the journal: where the next frame goes
 }
@@ -27,14 +36,49 @@ type FilePersister struct {
 const (
 	snapshotFile = "snapshot"
 	journalFile  = "journal"
+	lockFile     = "lock"
 )
 
-// OpenFilePersister opens (creating it if needed) the data directory dir.
+// OpenFilePersister opens (creating it if needed) the data directory dir and
+// takes its lock.
 func OpenFilePersister(dir string) (*FilePersister, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	return &FilePersister{dir: dir}, nil
+	lock, err := lockDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	return &FilePersister{dir: dir, lock: lock}, nil
+}
+
+// openLockFile opens (creating it) the lock file of dir.
+func openLockFile(dir string) (*os.File, string, error) {
+	path := filepath.Join(dir, lockFile)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	return f, path, err
+}
+
+// writePID records this process as the holder of the lock file f.
+func writePID(f *os.File) error {
+	if err := f.Truncate(0); err != nil {
+		return err
+	}
+	_, err := f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
+	return err
+}
+
+// lockedError says that dir is in use, by the process whose pid its lock file
+// at path names.
+func lockedError(dir, path string) error {
+	holder := "another process"
+	if b, err := os.ReadFile(path); err == nil {
+		if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
+			holder = fmt.Sprintf("process %d", pid)
+		}
+	}
+	return fmt.Errorf("storage: the data directory %s is in use by %s, which holds its lock (%s); "+
+		"one directory has one server: stop that one, or give this one another directory", dir, holder, path)
 }
 
 // Load reads the snapshot, then the journal; it leaves the journal open for
@@ -94,7 +138,7 @@ func (p *FilePersister) keep(f *os.File, n int64) error {
 // frame's magic and its first record checks. Any other journal passes as it is.
 // The store snapshots after replaying legacy records, so this is read once.
 func legacyJournal(r *bufio.Reader) (io.Reader, bool, error) {
-	if head, _ := r.Peek(len(frameMagic)); len(head) == 0 || bytes.Equal(head, frameMagic) {
+	if head, _ := r.Peek(len(magicPrefix)); len(head) == 0 || bytes.Equal(head, magicPrefix) {
 		return r, false, nil
 	}
 	data, err := io.ReadAll(r)
@@ -191,10 +235,17 @@ func (p *FilePersister) Snapshot(write func(io.Writer) error) error {
 	return p.journal.Sync()
 }
 
-// Close closes the journal.
+// Close closes the journal and lets the directory's lock go. It may be called
+// more than once.
 func (p *FilePersister) Close() error {
-	if p.journal == nil {
-		return nil
+	var err error
+	if p.journal != nil {
+		err = p.journal.Close()
+		p.journal = nil
 	}
-	return p.journal.Close()
+	if p.lock != nil {
+		err = errors.Join(err, p.lock.Close())
+		p.lock = nil
+	}
+	return err
 }

@@ -2,6 +2,7 @@ package storage
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -46,6 +47,18 @@ type journalOp struct {
 	value string
 }
 
+// commits reports whether the record is a commit's at revision rev: it records
+// the change in history.
+func (r *journalRecord) commits(rev int64) bool {
+	hkey := historyKey(rev)
+	for _, op := range r.ops {
+		if !op.del && op.key == hkey {
+			return true
+		}
+	}
+	return false
+}
+
 func (r *journalRecord) set(k, v string) { r.ops = append(r.ops, journalOp{key: k, value: v}) }
 func (r *journalRecord) del(k string)    { r.ops = append(r.ops, journalOp{del: true, key: k}) }
 func (r *journalRecord) empty() bool     { return len(r.ops) == 0 }
@@ -68,8 +81,8 @@ func (r *journalRecord) apply(tx *buntdb.Tx) error {
 	return nil
 }
 
-// frame encodes the record as one frame of kind at revision rev.
-func (r *journalRecord) frame(kind byte, rev int64) []byte {
+// frame encodes the record as one frame of kind from o.
+func (r *journalRecord) frame(kind byte, o origin) []byte {
 	n := frameHeaderSize + 8
 	for _, op := range r.ops {
 		n += 12 + len(op.key) + len(op.value)
@@ -86,7 +99,7 @@ func (r *journalRecord) frame(kind byte, rev int64) []byte {
 			b = appendBytes(b, []byte(op.value))
 		}
 	}
-	sealFrame(b, kind, rev)
+	sealFrame(b, kind, o)
 	return b
 }
 
@@ -125,10 +138,10 @@ func decodeJournalRecord(b []byte) (*journalRecord, error) {
 // lost change answer 410, so their clients relist.
 type damage struct {
 	errs    []error
-	lastRev int64 // the newest revision an intact header carried
+	lastRev int64 // the newest revision an intact header of this store carried
 	unknown int64 // damaged stretches since then whose revision is unknown
 	upTo    int64 // changes up to this revision may be lost
-	legacy  bool  // something was read from a format before frames
+	rewrite bool  // what was read must be written again as a snapshot: an older format, a snapshot missing
 }
 
 // maxReported caps the restore errors kept for hosts to show.
@@ -186,62 +199,90 @@ type errDamaged string
 func (e errDamaged) Error() string { return string(e) }
 
 // restore rebuilds the database from the persister's snapshot and journal,
-// skipping and reporting whatever is damaged.
+// skipping and reporting whatever is damaged or out of place (replay.go), and
+// gives the store its identity and the place of its next journal frame. A
+// journal that does not continue its snapshot is a *GapError.
 func (s *Store) restore() (*damage, error) {
-	d := &damage{}
+	d, l := &damage{}, &lineage{}
 	err := s.cfg.Persister.Load(
-		func(r io.Reader) error { return s.loadSnapshot(r, d) },
+		func(r io.Reader) error { return s.loadSnapshot(r, d, l) },
 		func(r io.Reader) (int64, error) {
-			return s.readFrames(r, d, "journal entry", true, func(p piece) error {
-				if p.kind != frameJournal && p.kind != frameLegacy {
-					return errDamaged(fmt.Sprintf("a frame of kind %q among journal entries", p.kind))
+			sound, n, err := s.readFrames(r, d, "journal entry", true, l.damagedJournal, func(p piece) error {
+				if err := l.journalFrame(p, d); err != nil {
+					return err
 				}
-				d.legacy = d.legacy || p.kind == frameLegacy
+				rec, err := s.applyRecord(p.payload)
+				if err != nil {
+					return err
+				}
+				l.replayedFrame(p, rec.commits(p.rev))
 				s.journaled++
-				return s.applyRecord(p.payload)
+				return nil
 			})
+			l.entries = n
+			return sound, err
 		})
 	if err != nil {
 		return nil, fmt.Errorf("storage: restore: %w", err)
+	}
+	if err := l.finish(d); err != nil {
+		return nil, err
+	}
+	s.id, s.seq = l.store, max(l.last.seq, l.maxSeq)
+	if s.id == 0 {
+		// A new store, or one of a format before identities: its identity is
+		// drawn now and anchored in a snapshot before any frame carries it.
+		s.id, d.rewrite = newStoreID(), true
 	}
 	return d, nil
 }
 
 // applyRecord writes the operations of an encoded journal record into the database.
-func (s *Store) applyRecord(b []byte) error {
+func (s *Store) applyRecord(b []byte) (*journalRecord, error) {
 	rec, err := decodeJournalRecord(b)
 	if err != nil {
-		return errDamaged("the record does not decode")
+		return nil, errDamaged("the record does not decode")
 	}
-	return s.db.Update(func(tx *buntdb.Tx) error { return rec.apply(tx) })
+	return rec, s.db.Update(func(tx *buntdb.Tx) error { return rec.apply(tx) })
 }
 
-// readFrames hands every intact frame of r to apply and notes and reports the rest, as
-// "<what> N of M". With torn, an unfinished write at the very end is not damage
-// (it was never acknowledged): scan returns where it starts, or else the length of r.
-func (s *Store) readFrames(r io.Reader, d *damage, what string, torn bool, apply func(piece) error) (int64, error) {
+// readFrames hands every intact frame of r to apply and reports the rest, as
+// "<what> N of M": damaged stretches, noted by damaged (which says whether the
+// damage is this store's, costing its revisions) and frames apply refuses with
+// errDamaged or errOutOfPlace (errCovered skips a frame without a word). With
+// torn, an unfinished write at the very end is not damage (it was never
+// acknowledged). It returns where such a write starts, or else the length of r,
+// and the number of pieces read.
+func (s *Store) readFrames(r io.Reader, d *damage, what string, torn bool, damaged func(piece) bool, apply func(piece) error) (int64, int, error) {
 	type bad struct {
-		at int
-		p  piece
+		p    piece
+		what string // why, after "<what> N of M"
 	}
 	var bads []bad
 	sc := newFrameScanner(r)
-	n, sound := 0, int64(-1)
+	sound := int64(-1)
 	for {
 		p, ok := sc.next()
 		if !ok {
 			break
 		}
-		n++
 		if p.damage == "" {
 			err := apply(p)
-			var dmg errDamaged
-			if !errors.As(err, &dmg) {
-				if err != nil {
-					return 0, err
-				}
+			var (
+				dmg   errDamaged
+				place errOutOfPlace
+			)
+			switch {
+			case err == nil:
 				d.seen(p.rev)
 				continue
+			case errors.Is(err, errCovered):
+				continue
+			case errors.As(err, &place):
+				bads = append(bads, bad{p, string(place)})
+				continue
+			case !errors.As(err, &dmg):
+				return 0, 0, err
 			}
 			p.damage, p.headerOK = string(dmg), true
 		}
@@ -255,40 +296,54 @@ func (s *Store) readFrames(r io.Reader, d *damage, what string, torn bool, apply
 			continue
 		}
 		p.payload = nil
-		d.lost(p)
-		bads = append(bads, bad{n, p})
+		if damaged(p) {
+			d.lost(p)
+		}
+		bads = append(bads, bad{p, fmt.Sprintf("is damaged (%v); skipped", p)})
 	}
 	if sc.err != nil {
-		return 0, sc.err
+		return 0, 0, sc.err
 	}
 	for _, b := range bads {
-		d.report(fmt.Errorf("storage: %s %d of %d is damaged (%v); skipped", what, b.at, n, b.p))
+		d.report(fmt.Errorf("storage: %s %d of %d %s", what, b.p.at, sc.pieces, b.what))
 	}
 	if sound < 0 {
 		sound = sc.off
 	}
-	return sound, nil
+	return sound, sc.pieces, nil
 }
+
+// buntdbSnapshot begins a snapshot buntdb wrote before frames existed: its first
+// set command. (One changed byte must not make a framed snapshot look like one.)
+var buntdbSnapshot = []byte("*3\r\n$3\r\nset\r\n")
 
 // loadSnapshot reads a snapshot written by writeSnapshot, or by buntdb before
 // frames existed.
-func (s *Store) loadSnapshot(r io.Reader, d *damage) error {
+func (s *Store) loadSnapshot(r io.Reader, d *damage, l *lineage) error {
 	br := bufio.NewReader(r)
-	if head, _ := br.Peek(len(frameMagic)); len(head) > 0 && head[0] == '*' {
-		d.legacy = true
+	if head, _ := br.Peek(len(buntdbSnapshot)); bytes.Equal(head, buntdbSnapshot) {
+		d.rewrite, l.snap, l.snapV1 = true, snapRead, true
 		if err := s.db.Load(br); err != nil {
 			return fmt.Errorf("snapshot: %w", err)
 		}
-		return nil
+		return s.db.View(func(tx *buntdb.Tx) error {
+			l.base.rev = readInt(tx, revKey)
+			return nil
+		})
 	}
 	parts, ended := 0, false
-	_, err := s.readFrames(br, d, "snapshot part", false, func(p piece) error {
+	l.snap = snapUnreadable
+	size, n, err := s.readFrames(br, d, "snapshot part", false, l.damagedSnapshot, func(p piece) error {
+		if err := l.snapshotFrame(p); err != nil {
+			return err
+		}
 		switch p.kind {
 		case frameSnapshotHead:
 			return nil
 		case frameSnapshotPart:
 			parts++
-			return s.applyRecord(p.payload)
+			_, err := s.applyRecord(p.payload)
+			return err
 		case frameSnapshotEnd:
 			want, k := binary.Uvarint(p.payload)
 			if k <= 0 || want != uint64(parts) {
@@ -302,7 +357,11 @@ func (s *Store) loadSnapshot(r io.Reader, d *damage) error {
 	if err != nil {
 		return err
 	}
-	if !ended {
+	l.snapBytes = size
+	switch {
+	case n == 0:
+		l.snap = snapNone // empty: there is no snapshot
+	case !ended:
 		d.report(errors.New("storage: the snapshot is incomplete: its end is missing"))
 		d.upTo = max(d.upTo, d.lastRev)
 	}
@@ -313,7 +372,8 @@ func (s *Store) loadSnapshot(r io.Reader, d *damage) error {
 // what the restore found: the revision continues above every one that may have
 // been acknowledged, history is compacted past every change that may be lost (so
 // a watch or continue token from before it answers 410 and its client relists),
-// both journaled; and a restore from an older format is snapshotted at once.
+// both journaled; and a restore from an older format, or of a new store, is
+// snapshotted at once.
 func (s *Store) settleDamage(d *damage) error {
 	s.restoreErrors = d.errs
 	d.finish()
@@ -328,7 +388,7 @@ func (s *Store) settleDamage(d *damage) error {
 	if err == nil {
 		err = s.awaitDurable(seq)
 	}
-	if err != nil || !d.legacy {
+	if err != nil || !d.rewrite {
 		return err
 	}
 	return s.Snapshot()
@@ -344,9 +404,11 @@ const snapshotPartBytes = 64 << 10
 
 // writeSnapshot writes the whole database as frames: a head, parts of at most
 // about snapshotPartBytes, and an end that counts them; every frame carries the
-// store's revision. Called with s.mu held.
+// store's identity, revision and the seq of its last journal frame. Called with
+// s.mu held.
 func (s *Store) writeSnapshot(w io.Writer) error {
-	if _, err := w.Write(appendFrame(nil, frameSnapshotHead, s.rev, nil)); err != nil {
+	o := origin{store: s.id, seq: s.seq, rev: s.rev}
+	if _, err := w.Write(appendFrame(nil, frameSnapshotHead, o, nil)); err != nil {
 		return err
 	}
 	var (
@@ -358,7 +420,7 @@ func (s *Store) writeSnapshot(w io.Writer) error {
 		if rec.empty() || err != nil {
 			return
 		}
-		_, err = w.Write(rec.frame(frameSnapshotPart, s.rev))
+		_, err = w.Write(rec.frame(frameSnapshotPart, o))
 		rec.ops, size = rec.ops[:0], 0
 		parts++
 	}
@@ -377,7 +439,7 @@ func (s *Store) writeSnapshot(w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	_, err = w.Write(appendFrame(nil, frameSnapshotEnd, s.rev, binary.AppendUvarint(nil, uint64(parts))))
+	_, err = w.Write(appendFrame(nil, frameSnapshotEnd, o, binary.AppendUvarint(nil, uint64(parts))))
 	return err
 }
 

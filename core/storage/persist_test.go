@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -85,8 +86,8 @@ func journalFrames(t testing.TB, data []byte) [][2]int {
 		if !ok {
 			t.Fatalf("no frame at %d", off)
 		}
-		out = append(out, [2]int{off, off + frameHeaderSize + h.length})
-		off += frameHeaderSize + h.length
+		out = append(out, [2]int{off, off + h.size + h.length})
+		off += h.size + h.length
 	}
 	return out
 }
@@ -126,7 +127,9 @@ var damages = []struct {
 	{"length-huge", func(d []byte, s, _ int) []byte { d[s+16] = 0x7f; return d }},
 	{"payload-byte", func(d []byte, s, e int) []byte { d[(s+frameHeaderSize+e)/2] ^= 0x20; return d }},
 	{"payload-sum", func(d []byte, s, _ int) []byte { d[s+17] ^= 1; return d }},
-	{"header-sum", func(d []byte, s, _ int) []byte { d[s+22] ^= 0xff; return d }},
+	{"header-sum", func(d []byte, s, _ int) []byte { d[s+frameHeaderSize-2] ^= 0xff; return d }},
+	{"store", func(d []byte, s, _ int) []byte { d[s+22] ^= 0x10; return d }},
+	{"seq", func(d []byte, s, _ int) []byte { d[s+30] ^= 0x01; return d }},
 	{"magic", func(d []byte, s, _ int) []byte { d[s] = 'x'; return d }},
 	{"revision", func(d []byte, s, _ int) []byte { d[s+6] ^= 4; return d }},
 	{"bytes-removed", func(d []byte, s, e int) []byte { return append(d[:s+10:s+10], d[s+30:]...) }},
@@ -282,7 +285,7 @@ func TestPLAY_8_TornLastWriteCut(t *testing.T) {
 			data, _ := os.ReadFile(path)
 			var rec journalRecord
 			rec.set(objectPrefix+"k/torn", "never acknowledged")
-			torn := tc.tail(rec.frame(frameJournal, revs[4]+1))
+			torn := tc.tail(rec.frame(frameJournal, origin{rev: revs[4] + 1}))
 			os.WriteFile(path, append(data, torn...), 0o644)
 
 			p, _ = OpenFilePersister(dir)
@@ -349,7 +352,7 @@ func TestPLAY_8_SnapshotDamageConfined(t *testing.T) {
 				p, _ = OpenFilePersister(dir)
 			}
 			r := reopen(t, p)
-			if !strings.Contains(fmt.Sprint(r.errs), "of 22 is damaged (82070 bytes") {
+			if !strings.Contains(fmt.Sprint(r.errs), "of 22 is damaged (82086 bytes") {
 				t.Fatalf("restore errors %v", r.errs)
 			}
 			if _, ok := r.values[recordKey(17)]; ok {
@@ -380,7 +383,7 @@ func TestPLAY_8_LegacyJournalRead(t *testing.T) {
 		var rec journalRecord
 		rec.set(objectPrefix+recordKey(i), recordValue(i))
 		rec.set(revKey, fmt.Sprint(i+1))
-		payload := rec.frame(frameJournal, 0)[frameHeaderSize:]
+		payload := rec.frame(frameJournal, origin{})[frameHeaderSize:]
 		legacy = binary.LittleEndian.AppendUint32(legacy, uint32(len(payload)))
 		legacy = binary.LittleEndian.AppendUint32(legacy, crc32.Checksum(payload, castagnoli))
 		legacy = append(legacy, payload...)
@@ -402,7 +405,9 @@ func TestPLAY_8_LegacyJournalRead(t *testing.T) {
 
 // FuzzJournalDamage damages a journal of frames anywhere: overwriting, removing or
 // inserting bytes. Every record wholly outside the damage comes back, nothing else
-// appears, and the revision never goes below the last intact record's.
+// appears, and the revision never goes below the last intact record's; only whole
+// frames removed from the start (a journal that does not continue its snapshot)
+// make the store refuse to start.
 func FuzzJournalDamage(f *testing.F) {
 	f.Add(uint16(0), uint16(4), byte(0), []byte{0xff})
 	f.Add(uint16(300), uint16(40), byte(1), []byte{})
@@ -413,6 +418,7 @@ func FuzzJournalDamage(f *testing.F) {
 		p := &entryPersister{}
 		revs := writeRecords(t, p, 12)
 		data := bytes.Join(p.entries, nil)
+		whole := bytes.Clone(data)
 		bounds := journalFrames(t, data)
 		start := int(at) % (len(data) + 1)
 		end := min(len(data), start+int(n))
@@ -430,7 +436,19 @@ func FuzzJournalDamage(f *testing.F) {
 			data = append(data[:start:start], append(append([]byte(nil), with...), data[start:]...)...)
 			end = start + min(1, len(with))
 		}
-		r := reopen(t, &entryPersister{entries: [][]byte{data}})
+		damaged := &entryPersister{snapshot: p.snapshot, entries: [][]byte{data}}
+		s, err := Open(Config{Persister: damaged})
+		if err != nil {
+			// Whole frames cut from the start leave a journal that does not
+			// continue the snapshot, and no damage to account for it.
+			var gap *GapError
+			if !errors.As(err, &gap) || !slices.ContainsFunc(bounds, func(b [2]int) bool { return bytes.Equal(data, whole[b[0]:]) }) {
+				t.Fatalf("open after damage [%d,%d): %v", start, end, err)
+			}
+			return
+		}
+		s.Close()
+		r := reopen(t, damaged)
 		var lastIntact int64
 		for i, b := range bounds {
 			hurt := start < b[1] && end > b[0] || (mode%3 == 2 && start > b[0] && start < b[1])

@@ -112,6 +112,8 @@ type Store struct {
 	mu            sync.Mutex
 	syncMu        sync.Mutex
 	rev           int64    // the last commit, durable or not; guarded by mu
+	id            uint64   // the store's identity, which its frames carry (replay.go); written by Open only
+	seq           int64    // the place of the last frame journaled; guarded by mu
 	queue         []queued // journaled, not yet durable; guarded by mu
 	queuedSeq     uint64   // numbers the journaled records; guarded by mu
 	appliedSeq    uint64   // the last one applied; guarded by mu
