@@ -51,11 +51,12 @@ func roundTrip(c net.Conn, request string) (*http.Response, error) {
 	return res, err
 }
 
-// closedByServer reports whether the server closed c (a read sees EOF) within wait.
+// closedByServer reports whether the server closed c (a read sees EOF after
+// what the server sent, an HTTP/2 server its SETTINGS) within wait.
 func closedByServer(c net.Conn, wait time.Duration) bool {
 	c.SetReadDeadline(time.Now().Add(wait))
-	_, err := c.Read(make([]byte, 1))
-	return errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET)
+	_, err := io.Copy(io.Discard, c)
+	return err == nil || errors.Is(err, syscall.ECONNRESET)
 }
 
 // setFileLimit sets the process's soft RLIMIT_NOFILE for the test.

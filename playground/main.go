@@ -46,14 +46,21 @@ func main() {
 	speed := flag.Float64("sim-speed", 1, "how much faster than real time the simulated cluster runs (image pulls, container run times, back-offs)")
 	l := defaultLimits
 	flag.DurationVar(&l.requestTimeout, "request-timeout", l.requestTimeout, "how long a client may take to send a request's body, as kube-apiserver's --request-timeout (watches have none and are not cut)")
-	flag.IntVar(&l.maxConnections, "max-connections", l.maxConnections, "open connections at most; past it the connection idle longest is closed (keep it below the open-file limit)")
+	flag.IntVar(&l.maxConnections, "max-connections", l.maxConnections, "open connections at most, the API's and --xds-listen's together; past it the connection idle longest is closed (keep it below the open-file limit)")
+	xl := xds.DefaultLimits
+	flag.IntVar(&xl.Streams, "xds-max-streams", xl.Streams, "xDS streams open at once at most, over gRPC and HTTP; past it a new one is refused (gRPC ResourceExhausted, HTTP 403)")
+	flag.IntVar(&xl.Names, "xds-max-names", xl.Names, "resource names one xDS stream may subscribe to at most, over its types and requests; past it the request is refused (gRPC ResourceExhausted, HTTP 403)")
 	flag.Parse()
+	if xl.Streams < 1 || xl.Names < 1 {
+		fmt.Fprintln(os.Stderr, "playground: --xds-max-streams and --xds-max-names are at least 1")
+		os.Exit(2)
+	}
 	if *cluster != "simulated" && *cluster != "api-only" {
 		fmt.Fprintln(os.Stderr, "playground: --cluster is simulated or api-only")
 		os.Exit(2)
 	}
 	if err := run(options{listen: *listen, data: *data, kubeconfigOut: *kubeconfigOut, quiet: *quiet, site: *site, cors: *cors,
-		allowedHosts: *allowedHosts, tokenFile: *tokenFile, seats: *maxInflight + *maxMutating, limits: l, xdsListen: *xdsListen,
+		allowedHosts: *allowedHosts, tokenFile: *tokenFile, seats: *maxInflight + *maxMutating, limits: l, xdsListen: *xdsListen, xdsLimits: xl,
 		apiOnly: *cluster == "api-only", cluster: sim.Config{Nodes: *nodes, Speed: *speed}}); err != nil {
 		fmt.Fprintln(os.Stderr, "playground:", err)
 		os.Exit(1)
@@ -64,7 +71,8 @@ func main() {
 type options struct {
 	listen, data, kubeconfigOut, site string
 	xdsListen                         string
-	cors, allowedHosts                string // comma-separated
+	xdsLimits                         xds.Limits // zero: xds.DefaultLimits
+	cors, allowedHosts                string     // comma-separated
 	tokenFile                         string
 	seats                             int
 	quiet                             bool
@@ -98,10 +106,11 @@ func run(o options) error {
 
 // server is a running playground: the core behind an HTTP server on a listener.
 type server struct {
-	url  string
-	api  *sandbox.Sandbox
-	http *http.Server
-	errc chan error // what Serve returned
+	url   string
+	api   *sandbox.Sandbox
+	http  *http.Server
+	conns *connLimiter // the budget of open connections, the API's and gRPC's
+	errc  chan error   // what Serve returned
 
 	xdsAddr string       // where gRPC is served, when it is
 	xds     *grpc.Server // nil without --xds-listen
@@ -141,14 +150,15 @@ func start(o options) (*server, error) {
 		log.Printf("restore: %v", e)
 	}
 	// The discovery service is a client of the API, as control planes are.
-	xs, stopXDS := xds.Start(api, xds.Config{Logf: log.Printf})
+	xs, stopXDS := xds.Start(api, xds.Config{Logf: log.Printf, Limits: o.xdsLimits})
 	ln, err := net.Listen("tcp", o.listen)
 	if err != nil {
 		stopXDS()
 		api.Close()
 		return nil, err
 	}
-	s := &server{url: "http://" + ln.Addr().String(), api: api, errc: make(chan error, 1), stopXDS: stopXDS}
+	conns := o.limits.connections()
+	s := &server{url: "http://" + ln.Addr().String(), api: api, conns: conns, errc: make(chan error, 1), stopXDS: stopXDS}
 	if o.xdsListen != "" {
 		xln, err := net.Listen("tcp", o.xdsListen)
 		if err != nil {
@@ -157,8 +167,9 @@ func start(o options) (*server, error) {
 			api.Close()
 			return nil, err
 		}
-		s.xdsAddr, s.xds = xln.Addr().String(), xdsgrpc.NewServer(xs)
-		go func() { _ = s.xds.Serve(xln) }()
+		g, gln := o.limits.grpcServer(func(opts ...grpc.ServerOption) *grpc.Server { return xdsgrpc.NewServer(xs, opts...) }, xln, conns)
+		s.xdsAddr, s.xds = xln.Addr().String(), g
+		go func() { _ = g.Serve(gln) }()
 	}
 	if o.kubeconfigOut != "" {
 		if err := os.WriteFile(o.kubeconfigOut, kubeconfig(s.url), 0o600); err != nil {
@@ -171,7 +182,7 @@ func start(o options) (*server, error) {
 			return nil, err
 		}
 	}
-	s.http = o.limits.httpServer(newHandler(withXDS(api, xs), o))
+	s.http = o.limits.httpServer(newHandler(withXDS(api, xs), o), conns)
 	go func() { s.errc <- s.http.Serve(ln) }()
 	return s, nil
 }

@@ -55,7 +55,7 @@ func start(_ js.Value, args []js.Value) any {
 		mu.Lock()
 		defer mu.Unlock()
 		if server == nil {
-			server, halt = xds.Start(bridge.Remote(args[0]), xds.Config{})
+			server, halt = xds.Start(bridge.Remote(args[0]), xds.Config{Limits: xds.IsolateLimits})
 		}
 		return nil, nil
 	})
