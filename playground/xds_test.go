@@ -151,31 +151,6 @@ func TestROB_3_XDSConnectionsShareTheBudget(t *testing.T) {
 	}
 }
 
-// settle waits until s's connection budget counts open connections, of
-// which serving are serving (the server learns that a client is done with a
-// connection a moment after the client does).
-func settle(t *testing.T, s *server, open, serving int) {
-	t.Helper()
-	deadline := time.Now().Add(generous)
-	for {
-		s.conns.mu.Lock()
-		o, busy := len(s.conns.open), 0
-		for _, since := range s.conns.open {
-			if since.IsZero() {
-				busy++
-			}
-		}
-		s.conns.mu.Unlock()
-		if o == open && busy == serving {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d connections open, %d serving; want %d, %d", o, busy, open, serving)
-		}
-		time.Sleep(time.Millisecond)
-	}
-}
-
 // A gRPC connection carrying a stream is serving, as one carrying a watch
 // is: the budget closes idle connections of either port for new clients,
 // never those; when every connection is serving, the new one is closed.

@@ -9,8 +9,10 @@ import "fmt"
 // words for an exceeded quota: over gRPC a ResourceExhausted status, over
 // HTTP a 403 Forbidden Status.
 //
-// The costs they bound, measured natively: a stream about 29 KiB, plus about
-// 250 bytes a subscribed name (delta; state of the world less).
+// What they bound, measured natively: a stream costs about 8 KiB here and as
+// much again in gRPC's transport, a name a stream is subscribed to about 90
+// bytes (delta; 20 in state of the world), and as much again while the
+// request naming it is decoded.
 type Limits struct {
 	// Streams is how many streams may be open at once, over every transport
 	// (gRPC's and the HTTP streams a page drives): the sandbox's xDS stream
@@ -29,14 +31,15 @@ type Limits struct {
 }
 
 // DefaultLimits are the native host's: a few hundred Envoys or gRPC clients,
-// each subscribed to a large mesh's worth of names; at most about 7 MiB of
-// streams and 1 GiB of names (every stream full, which no real client
+// each subscribed to a large mesh's worth of names; at most about 8 MiB of
+// streams and 100 MiB of names (every stream full, which no real client
 // comes near).
 var DefaultLimits = Limits{Streams: 256, Names: 4096, StreamsPerConnection: 100}
 
 // IsolateLimits are the browser's and the edge's, where the discovery service
-// shares an isolate of 128 MB (a Durable Object's) or a page's service worker
-// with its sandbox: at most about 2 MiB of streams and 16 MiB of names.
+// shares an isolate (a Durable Object's, 128 MB) or a page's service worker
+// with its sandbox, and serves only the HTTP transports: at most about 1 MiB
+// of streams and 6 MiB of names.
 var IsolateLimits = Limits{Streams: 64, Names: 1024, StreamsPerConnection: 100}
 
 // orDefault is l with DefaultLimits' value for each field not set.

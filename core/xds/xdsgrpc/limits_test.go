@@ -85,7 +85,7 @@ func TestROB_2_XDSStreamBudget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = over.Recv()
+	err = follow(t, over.Recv).err()
 	wantExhausted(t, "a 4th stream over gRPC", err, "xds-streams, requested: streams=1, used: streams=3, limited: streams=3")
 	code, body := post(t, hs.URL+"/xds/v3/streams?protocol=delta", "")
 	wantQuotaStatus(t, "a 4th stream over HTTP", code, body, "xds-streams, requested: streams=1, used: streams=3, limited: streams=3")
@@ -144,7 +144,7 @@ func TestROB_2_XDSNamesPerStream(t *testing.T) {
 		t.Fatal(err)
 	}
 	again.Send(&discovery.DeltaDiscoveryRequest{TypeUrl: clusterType, InitialResourceVersions: map[string]string{"a": "1", "b": "1", "c": "1", "d": "1", "e": "1"}})
-	_, err = again.Recv()
+	err = follow(t, again.Recv).err()
 	wantExhausted(t, "initial_resource_versions past the limit", err, "xds-names-per-stream, requested: initial_resource_versions=5, used: initial_resource_versions=0, limited: initial_resource_versions=4")
 
 	// The state of the world: each request names them all.
