@@ -51,11 +51,11 @@ func (l limits) httpServer(handler http.Handler, conns *connLimiter) *http.Serve
 	}
 }
 
-// grpcServer has a gRPC server (xdsgrpc.NewServer, with the options given)
-// serve ln within l, its connections counted in conns: one is serving while
-// it carries a stream; one that carries none for the idle timeout is closed
-// (after a GOAWAY), and one that does not finish HTTP/2's handshake within
-// the header timeout.
+// grpcServer is a gRPC server (newServer's, given the options of l) and the
+// listener to serve it on, ln with its connections counted in conns: one is
+// serving while it carries a stream; one that carries none for the idle
+// timeout is closed (after a GOAWAY), and one that does not finish HTTP/2's
+// handshake within the header timeout.
 func (l limits) grpcServer(newServer func(...grpc.ServerOption) *grpc.Server, ln net.Listener, conns *connLimiter) (*grpc.Server, net.Listener) {
 	streams := &grpcStreams{conns: conns, byAddr: map[string]*grpcConn{}}
 	g := newServer(grpc.StatsHandler(streams),

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	discovery "github.com/envoyproxy/go-control-plane/envoy/service/discovery/v3"
+	"golang.org/x/net/http2"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 
@@ -261,4 +262,35 @@ func TestROB_2_XDSLimitFlags(t *testing.T) {
 	wantForbidden(t, "a second stream", code, body, "limited: streams=1")
 	code, _, body = send(t, s, "POST", "/v3/discovery:clusters", "", map[string]string{"Content-Type": "application/json"}, `{"resourceNames":["a","b","c"]}`)
 	wantForbidden(t, "three names", code, body, "limited: names=2")
+}
+
+// A gRPC connection without a stream is closed after the idle timeout (with
+// a GOAWAY), and one that does not finish HTTP/2's handshake after the header
+// timeout, as the API's connections are.
+func TestROB_3_XDSIdleConnectionsTimeOut(t *testing.T) {
+	l := defaultLimits
+	l.idleTimeout, l.readHeaderTimeout = 200*time.Millisecond, 200*time.Millisecond
+	s := startPlayground(t, options{limits: l, xdsListen: "127.0.0.1:0"})
+	silent, err := net.Dial("tcp", s.xdsAddr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer silent.Close()
+	idle, err := net.Dial("tcp", s.xdsAddr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer idle.Close()
+	if _, err := idle.Write([]byte(http2.ClientPreface)); err != nil {
+		t.Fatal(err)
+	}
+	if err := http2.NewFramer(idle, idle).WriteSettings(); err != nil {
+		t.Fatal(err)
+	}
+	if !closedByServer(silent, generous) {
+		t.Error("a connection that sent nothing stayed open past the header timeout")
+	}
+	if !closedByServer(idle, generous) {
+		t.Error("a connection without a stream stayed open past the idle timeout")
+	}
 }
