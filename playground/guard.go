@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"kubeplay/core/apierrors"
+	"kubeplay/core/xds"
 )
 
 // guard keeps web pages from using the server behind a developer's back. The
@@ -64,7 +65,7 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			w.WriteHeader(http.StatusNoContent)
 			return
 		}
-	} else if err := g.crossOrigin.Check(r); err != nil {
+	} else if err := g.crossOrigin.Check(checkedAs(r)); err != nil {
 		from := "another site"
 		if origin != "" {
 			from = strconv.Quote(origin)
@@ -75,6 +76,18 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	g.next.ServeHTTP(w, r)
+}
+
+// checkedAs is r as the cross-origin check sees it: a GET of an xDS stream
+// takes the responses it reads from the stream's client, so it is checked as
+// the write it is (no page of another origin may drain someone's stream).
+func checkedAs(r *http.Request) *http.Request {
+	if r.Method != http.MethodGet || !xds.IsStreamPath(r.URL.Path) {
+		return r
+	}
+	write := *r
+	write.Method = http.MethodPost
+	return &write
 }
 
 // hostName is the host of a Host header, without port or IPv6 brackets.
@@ -111,7 +124,7 @@ func (g *guard) allowCORS(h http.Header, origin string) {
 		h.Add("Vary", "Origin")
 	}
 	h.Set("Access-Control-Allow-Methods", "POST, GET, OPTIONS, PUT, DELETE, PATCH")
-	h.Set("Access-Control-Allow-Headers", "Content-Type, Content-Length, Accept-Encoding, X-CSRF-Token, Authorization, X-Requested-With, If-Modified-Since, Accept, X-Kubeplay-Target, Impersonate-User, Impersonate-Group, X-Kubeplay-Simulated-Work")
+	h.Set("Access-Control-Allow-Headers", "Content-Type, Content-Length, Accept-Encoding, X-CSRF-Token, Authorization, X-Requested-With, If-Modified-Since, Accept, X-Kubeplay-Target, Impersonate-User, Impersonate-Group, X-Kubeplay-Simulated-Work, "+xds.StreamTokenHeader)
 	h.Set("Access-Control-Expose-Headers", "Date, Content-Type, Content-Length, Audit-Id, Retry-After, X-Kubernetes-PF-FlowSchema-UID, X-Kubernetes-PF-PriorityLevel-UID")
 }
 

@@ -51,11 +51,37 @@ func roundTrip(c net.Conn, request string) (*http.Response, error) {
 	return res, err
 }
 
-// closedByServer reports whether the server closed c (a read sees EOF) within wait.
+// closedByServer reports whether the server closed c (a read sees EOF after
+// what the server sent, an HTTP/2 server its SETTINGS) within wait.
 func closedByServer(c net.Conn, wait time.Duration) bool {
 	c.SetReadDeadline(time.Now().Add(wait))
-	_, err := c.Read(make([]byte, 1))
-	return errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET)
+	_, err := io.Copy(io.Discard, c)
+	return err == nil || errors.Is(err, syscall.ECONNRESET)
+}
+
+// settle waits until s's connection budget counts open connections, of
+// which serving are serving (the server learns that a client is done with a
+// connection a moment after the client does).
+func settle(t *testing.T, s *server, open, serving int) {
+	t.Helper()
+	deadline := time.Now().Add(generous)
+	for {
+		s.conns.mu.Lock()
+		o, busy := len(s.conns.open), 0
+		for _, since := range s.conns.open {
+			if since.IsZero() {
+				busy++
+			}
+		}
+		s.conns.mu.Unlock()
+		if o == open && busy == serving {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d connections open, %d serving; want %d, %d", o, busy, open, serving)
+		}
+		time.Sleep(time.Millisecond)
+	}
 }
 
 // setFileLimit sets the process's soft RLIMIT_NOFILE for the test.
@@ -212,13 +238,16 @@ func TestPLAY_8_WatchesOutliveTheLimits(t *testing.T) {
 		watches = append(watches, bufio.NewReader(res.Body))
 	}
 	time.Sleep(5 * l.requestTimeout) // the watches outlive both timeouts
-	// More clients than the cap leaves room for, one after another.
+	// More clients than the cap leaves room for, one after another (each
+	// once the server counts the last one idle).
+	settle(t, s, 2, 2)
 	for i := range 3 * l.maxConnections {
 		c, err := keepAlive(s)
 		if err != nil {
 			t.Fatalf("client %d: %v", i, err)
 		}
 		defer c.Close()
+		settle(t, s, min(3+i, l.maxConnections), 2)
 	}
 	client := &http.Client{Timeout: generous, Transport: &http.Transport{DisableKeepAlives: true}}
 	res, err := client.Post(s.url+cmPath, "application/json", strings.NewReader(configMapBody("seen")))

@@ -55,7 +55,9 @@ func main() {
 	flag.Int64Var(&b.Watches, "budget-watches", b.Watches, "watches open at once, the sandbox's own controllers' included (0: no limit)")
 	l := defaultLimits
 	flag.DurationVar(&l.requestTimeout, "request-timeout", l.requestTimeout, "how long a client may take to send a request's body, as kube-apiserver's --request-timeout (watches have none and are not cut)")
-	flag.IntVar(&l.maxConnections, "max-connections", l.maxConnections, "open connections at most; past it the connection idle longest is closed (keep it below the open-file limit)")
+	flag.IntVar(&l.maxConnections, "max-connections", l.maxConnections, "open connections at most, the API's and --xds-listen's together; past it the connection idle longest is closed (keep it below the open-file limit)")
+	flag.Int64Var(&b.XDSStreams, "xds-max-streams", b.XDSStreams, "xDS streams open at once at most, over gRPC and HTTP; past it a new one is refused (gRPC ResourceExhausted, HTTP 403) (0: no limit)")
+	flag.Int64Var(&b.XDSNames, "xds-max-names", b.XDSNames, "resource names one xDS stream may subscribe to at most, over its types and requests; past it the request is refused (gRPC ResourceExhausted, HTTP 403) (0: no limit)")
 	flag.Parse()
 	if *cluster != "simulated" && *cluster != "api-only" {
 		fmt.Fprintln(os.Stderr, "playground: --cluster is simulated or api-only")
@@ -116,10 +118,11 @@ func run(o options) error {
 
 // server is a running playground: the core behind an HTTP server on a listener.
 type server struct {
-	url  string
-	api  *sandbox.Sandbox
-	http *http.Server
-	errc chan error // what Serve returned
+	url   string
+	api   *sandbox.Sandbox
+	http  *http.Server
+	conns *connLimiter // the budget of open connections, the API's and gRPC's
+	errc  chan error   // what Serve returned
 
 	xdsAddr string       // where gRPC is served, when it is
 	xds     *grpc.Server // nil without --xds-listen
@@ -170,14 +173,15 @@ func start(o options) (*server, error) {
 		log.Printf("restore: %v", e)
 	}
 	// The discovery service is a client of the API, as control planes are.
-	xs, stopXDS := xds.Start(api, xds.Config{Logf: log.Printf})
+	xs, stopXDS := xds.Start(api, xds.Config{Logf: log.Printf, Limits: xds.Limits{Streams: int(o.budget.XDSStreams), Names: int(o.budget.XDSNames)}})
 	ln, err := net.Listen("tcp", o.listen)
 	if err != nil {
 		stopXDS()
 		api.Close()
 		return nil, err
 	}
-	s := &server{url: "http://" + ln.Addr().String(), api: api, errc: make(chan error, 1), stopXDS: stopXDS}
+	conns := o.limits.connections()
+	s := &server{url: "http://" + ln.Addr().String(), api: api, conns: conns, errc: make(chan error, 1), stopXDS: stopXDS}
 	if o.xdsListen != "" {
 		xln, err := net.Listen("tcp", o.xdsListen)
 		if err != nil {
@@ -186,8 +190,9 @@ func start(o options) (*server, error) {
 			api.Close()
 			return nil, err
 		}
-		s.xdsAddr, s.xds = xln.Addr().String(), xdsgrpc.NewServer(xs)
-		go func() { _ = s.xds.Serve(xln) }()
+		g, gln := o.limits.grpcServer(func(opts ...grpc.ServerOption) *grpc.Server { return xdsgrpc.NewServer(xs, opts...) }, xln, conns)
+		s.xdsAddr, s.xds = xln.Addr().String(), g
+		go func() { _ = g.Serve(gln) }()
 	}
 	if o.kubeconfigOut != "" {
 		if err := os.WriteFile(o.kubeconfigOut, kubeconfig(s.url), 0o600); err != nil {
@@ -200,7 +205,7 @@ func start(o options) (*server, error) {
 			return nil, err
 		}
 	}
-	s.http = o.limits.httpServer(newHandler(withXDS(api, xs), o))
+	s.http = o.limits.httpServer(newHandler(withXDS(api, xs), o), conns)
 	go func() { s.errc <- s.http.Serve(ln) }()
 	return s, nil
 }

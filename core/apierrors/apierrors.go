@@ -166,6 +166,13 @@ func NewForbidden(group, resource, name, why string, causes ...StatusCause) *Sta
 		&StatusDetails{Name: name, Group: group, Kind: resource, Causes: causes})
 }
 
+// ExceededQuota is the reason kube's ResourceQuota admission gives when a
+// request would pass a quota: "exceeded quota: Q, requested: R, used: U,
+// limited: L", each of R, U and L a list of name=quantity.
+func ExceededQuota(quota, requested, used, limited string) string {
+	return "exceeded quota: " + quota + ", requested: " + requested + ", used: " + used + ", limited: " + limited
+}
+
 // NewMethodNotAllowed: the resource does not take this method.
 //
 //go:noinline

@@ -144,7 +144,7 @@ func New(cfg Config) (*Server, error) {
 		Persister:        cfg.Persister,
 		SnapshotEvery:    cfg.SnapshotEvery,
 		Clock:            cfg.Clock,
-		Budget:           cfg.Budget.Storage(),
+		Budget:           storage.Budget{Objects: cfg.Budget.Objects, Bytes: cfg.Budget.Bytes, Watchers: cfg.Budget.Watches},
 		Collection:       registry.CollectionOfKey,
 	})
 	if err != nil {

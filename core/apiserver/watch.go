@@ -93,7 +93,7 @@ func (s *Server) serveWatch(w web.ResponseWriter, r *web.Request, t target) erro
 		_, _ = w.Write(codec.frame("ERROR", b))
 		return nil
 	}
-	if st := budget.FromStorage(t.res.Group, t.res.Plural, "", err); st != nil {
+	if st := budget.FromRefusal(t.res.Group, t.res.Plural, "", err); st != nil {
 		return st
 	}
 	if err != nil {

@@ -4,15 +4,15 @@
 // their defaults per host, and the answer past one, which is kube's answer for
 // an exceeded ResourceQuota (403 Forbidden, "exceeded quota"), naming the
 // sandbox's budget as the quota. The store (core/storage), the registry's
-// admission, the watch handler and the discovery service enforce them.
+// admission, the watch handler and the discovery service enforce them; it is
+// a leaf, which servers and clients alike may import.
 package budget
 
 import (
 	"errors"
-	"fmt"
+	"strconv"
 
 	"kubeplay/core/apierrors"
-	"kubeplay/core/storage"
 )
 
 // Limits are one sandbox's budget; 0 leaves a limit unbounded.
@@ -37,11 +37,13 @@ type Limits struct {
 // of the machine; the browser's service worker and an edge Durable Object
 // (128 MB per isolate) hold far less. A stored Pod of a simulated cluster
 // costs about 100 KB of memory once its Events, history and the components'
-// caches are counted.
+// caches are counted; an xDS stream about 8 KiB (and 20 KiB more in gRPC's
+// transport natively), a name one subscribes to about 90 bytes, and a few
+// times that while the request naming it is decoded.
 var (
-	Native  = Limits{Objects: 100_000, Bytes: 512 << 20, Pods: 2_000, Watches: 2_000, XDSStreams: 1_000, XDSNames: 10_000}
-	Browser = Limits{Objects: 20_000, Bytes: 64 << 20, Pods: 500, Watches: 500, XDSStreams: 200, XDSNames: 5_000}
-	Edge    = Limits{Objects: 10_000, Bytes: 32 << 20, Pods: 300, Watches: 250, XDSStreams: 100, XDSNames: 5_000}
+	Native  = Limits{Objects: 100_000, Bytes: 512 << 20, Pods: 2_000, Watches: 2_000, XDSStreams: 256, XDSNames: 4096}
+	Browser = Limits{Objects: 20_000, Bytes: 64 << 20, Pods: 500, Watches: 500, XDSStreams: 64, XDSNames: 1024}
+	Edge    = Limits{Objects: 10_000, Bytes: 32 << 20, Pods: 300, Watches: 250, XDSStreams: 64, XDSNames: 1024}
 )
 
 // Quota is the name the answers give the sandbox's budget, where kube's name
@@ -69,28 +71,33 @@ func Exceeded(group, resource, name, limit string, requested, used, limited int6
 
 // Message is the reason Exceeded gives, in kube's words.
 func Message(limit string, requested, used, limited int64) string {
-	return fmt.Sprintf("exceeded quota: %s, requested: %s=%d, used: %s=%d, limited: %s=%d", Quota, limit, requested, limit, used, limit, limited)
+	one := func(n int64) string { return limit + "=" + strconv.FormatInt(n, 10) }
+	return apierrors.ExceededQuota(Quota, one(requested), one(used), one(limited))
 }
 
-// storageResources name the store's bounds in answers.
-var storageResources = map[storage.Bound]string{
-	storage.BoundObjects:  ResourceObjects,
-	storage.BoundBytes:    ResourceBytes,
-	storage.BoundWatchers: ResourceWatches,
+// boundResources name in answers the bounds a refusal reports (the store's:
+// objects, bytes, watchers).
+var boundResources = map[string]string{
+	"objects":  ResourceObjects,
+	"bytes":    ResourceBytes,
+	"watchers": ResourceWatches,
 }
 
-// Storage is the store's own budget within l.
-func (l Limits) Storage() storage.Budget {
-	return storage.Budget{Objects: l.Objects, Bytes: l.Bytes, Watchers: l.Watches}
+// Refusal is an error that says which bound a request would have passed:
+// the store's (core/storage's BudgetError).
+type Refusal interface {
+	error
+	Refused() (bound string, requested, used, limit int64)
 }
 
-// FromStorage is the answer to a write or a watch of resource (qualified by
-// group; the object named name, or "" for a collection) that the store
-// refused as over its budget; nil when err is not such a refusal.
-func FromStorage(group, resource, name string, err error) *apierrors.Status {
-	var be *storage.BudgetError
-	if !errors.As(err, &be) {
+// FromRefusal is the answer to a write or a watch of resource (qualified by
+// group; the object named name, or "" for a collection) that was refused as
+// over a bound; nil when err is no such refusal.
+func FromRefusal(group, resource, name string, err error) *apierrors.Status {
+	var r Refusal
+	if !errors.As(err, &r) {
 		return nil
 	}
-	return Exceeded(group, resource, name, storageResources[be.Bound], be.Requested, be.Used, be.Limit)
+	bound, requested, used, limit := r.Refused()
+	return Exceeded(group, resource, name, boundResources[bound], requested, used, limit)
 }

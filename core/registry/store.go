@@ -196,7 +196,7 @@ func (s *Store) mutate(t Target, fn storage.MutateFunc) ([]byte, error) {
 // overBudget is err, or the sandbox's exceeded-quota answer when the store
 // refused the write as over its budget.
 func overBudget(t Target, err error) error {
-	if st := budget.FromStorage(t.served().Group, t.served().Plural, t.Name, err); st != nil {
+	if st := budget.FromRefusal(t.served().Group, t.served().Plural, t.Name, err); st != nil {
 		return st
 	}
 	return err

@@ -30,6 +30,11 @@ type BudgetError struct {
 	Requested, Used, Limit int64
 }
 
+// Refused names the bound and the counts (core/budget's Refusal).
+func (e *BudgetError) Refused() (bound string, requested, used, limit int64) {
+	return string(e.Bound), e.Requested, e.Used, e.Limit
+}
+
 func (e *BudgetError) Error() string {
 	return fmt.Sprintf("storage: %s budget exceeded: requested %d, used %d, limited %d", e.Bound, e.Requested, e.Used, e.Limit)
 }

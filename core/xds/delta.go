@@ -13,12 +13,18 @@ import (
 // subscribed name is always answered, with the resource or, when there is
 // none, its removal. Every response has a nonce the client ACKs or NACKs.
 func (s *Server) StreamDelta(ctx context.Context, typeURL string, recv func() (*DeltaRequest, error), send func(*DeltaResponse) error) error {
-	st := s.open(ctx, true, typeURL)
-	return run(ctx, s, st, recv, handlers[*DeltaRequest]{
+	st, err := s.open(ctx, true, typeURL)
+	if err != nil {
+		return err
+	}
+	return s.serveDelta(st, recv, send)
+}
+
+// serveDelta serves an open delta stream.
+func (s *Server) serveDelta(st *stream, recv func() (*DeltaRequest, error), send func(*DeltaResponse) error) error {
+	return run(st.ctx, s, st, recv, handlers[*DeltaRequest]{
 		request: func(r *DeltaRequest) error {
-			err := s.deltaRequest(st, r, send)
-			handled(r.done, err)
-			return err
+			return handled(r.done, s.deltaRequest(st, r, send))
 		},
 		change: func(changed map[string]map[string]bool) error {
 			for t, names := range changed {
@@ -45,12 +51,18 @@ func (s *Server) StreamDelta(ctx context.Context, typeURL string, recv func() (*
 }
 
 func (s *Server) deltaRequest(st *stream, r *DeltaRequest, send func(*DeltaResponse) error) error {
-	if r.Node != nil {
-		st.node = r.Node
-	}
 	t, ts, err := st.typeOf(r.TypeURL)
 	if err != nil {
 		return err
+	}
+	if err := s.checkDelta(st, ts, r); err != nil {
+		return err
+	}
+	if r.Node != nil {
+		st.node = r.Node
+	}
+	if ts == nil {
+		ts = st.newType(t)
 	}
 	first := ts.initial == nil
 	if first {
@@ -104,6 +116,51 @@ func (s *Server) deltaRequest(st *stream, r *DeltaRequest, send func(*DeltaRespo
 		unsubscribe(l.Name)
 	}
 	return s.deltaFlush(st, t, ts, send)
+}
+
+// checkDelta refuses a request that would take the stream past the names
+// limit: the names it would be subscribed to once the request's subscribe
+// and then unsubscribe lists are applied (ts is nil before the type's first
+// request), and the versions its initial_resource_versions would leave.
+func (s *Server) checkDelta(st *stream, ts *typeState, r *DeltaRequest) error {
+	if ts == nil || ts.initial == nil {
+		if err := s.checkInitial(st, len(r.InitialResourceVersions)); err != nil {
+			return err
+		}
+	}
+	used := st.names()
+	if used+len(r.Subscribe)+len(r.SubscribeLocators) <= s.cfg.Limits.Names {
+		return nil // within it whatever the request adds
+	}
+	var have map[string]map[string]string
+	if ts != nil {
+		have = ts.names
+	}
+	added, removed := map[string]bool{}, map[string]bool{}
+	subscribe := func(n string) {
+		if _, ok := have[n]; !ok && n != "*" {
+			added[n] = true
+		}
+	}
+	unsubscribe := func(n string) {
+		if _, ok := have[n]; ok {
+			removed[n] = true
+		}
+		delete(added, n)
+	}
+	for _, n := range r.Subscribe {
+		subscribe(n)
+	}
+	for _, l := range r.SubscribeLocators {
+		subscribe(l.Name)
+	}
+	for _, n := range r.Unsubscribe {
+		unsubscribe(n)
+	}
+	for _, l := range r.UnsubscribeLocators {
+		unsubscribe(l.Name)
+	}
+	return s.checkNames(used, used+len(added)-len(removed))
 }
 
 // deltaFlush sends what changed among the type's dirty names, once the last

@@ -2,6 +2,8 @@ package xds
 
 import (
 	"context"
+	"crypto/rand"
+	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -22,7 +24,13 @@ import (
 //	    Envoy's REST-JSON polling: a DiscoveryRequest in, a DiscoveryResponse
 //	    out, 304 when version_info is current.
 //	POST /xds/v3/streams?protocol=sotw|delta[&type=TYPE_URL]
-//	    opens a stream (aggregated without type): 201 {"id": ID}.
+//	    opens a stream (aggregated without type): 201 {"id": ID, "token":
+//	    TOKEN}, 403 past the stream budget (Limits.Streams). Both are
+//	    random (128 bits and more); every request below must carry the
+//	    token in the X-Kubeplay-Stream-Token header (403 without it), which
+//	    only the client that opened the stream knows and which a page of
+//	    another origin cannot send without the server's CORS consent: so no
+//	    one else can read (and so take) its responses, post to it or end it.
 //	GET /xds/v3/streams/ID
 //	    the stream's responses as they come, one JSON object per line
 //	    (application/x-ndjson), like a watch; a last line {"error": {code,
@@ -33,7 +41,9 @@ import (
 //	    stream nobody reads for a minute ends.
 //	POST /xds/v3/streams/ID
 //	    one request (DiscoveryRequest or DeltaDiscoveryRequest JSON): 202
-//	    once the stream has handled it, 400 when it ended the stream.
+//	    once the stream has handled it, 400 when it ended the stream, 403
+//	    when it refused it over a limit (Limits.Names: the stream goes on
+//	    as it was).
 //	DELETE /xds/v3/streams/ID
 //	    ends the stream.
 //	GET /xds/v3/status[?node=ID]
@@ -51,22 +61,34 @@ var restTypes = map[string]string{
 	"secrets":   "type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.Secret",
 }
 
-// maxSessions bounds the HTTP streams open at once, and sessionIdle how long
-// one may wait for its reader before it is closed.
+// sessionIdle is how long an HTTP stream may wait for its reader before it
+// is closed.
 const (
 	statusAccepted  = 202
 	statusNoContent = 204
 
-	maxSessions    = 64
 	sessionIdle    = time.Minute
 	maxRequestBody = 1 << 20
 )
+
+// StreamTokenHeader carries an HTTP stream's token.
+const StreamTokenHeader = "X-Kubeplay-Stream-Token"
 
 // IsHTTPPath says whether the HTTP handler serves path (for hosts that route
 // by path).
 func IsHTTPPath(path string) bool {
 	return strings.HasPrefix(path, "/v3/discovery:") || strings.HasPrefix(path, "/xds/v3/")
 }
+
+// IsStreamPath says whether path is an HTTP stream's, whose GET changes
+// state: it takes the responses it reads from the stream (for hosts that
+// refuse state changes from other origins' pages).
+func IsStreamPath(path string) bool {
+	return strings.HasPrefix(path, streamsPath+"/")
+}
+
+// streamsPath is where HTTP streams are opened.
+const streamsPath = "/xds/v3/streams"
 
 // ServeHTTP serves the HTTP transports.
 func (s *Server) ServeHTTP(w web.ResponseWriter, r *web.Request) {
@@ -86,10 +108,10 @@ func (s *Server) ServeHTTP(w web.ResponseWriter, r *web.Request) {
 			out = mine
 		}
 		writeJSON(w, web.StatusOK, out)
-	case path == "/xds/v3/streams" && r.Method == web.MethodPost:
+	case path == streamsPath && r.Method == web.MethodPost:
 		s.openSession(w, r)
-	case strings.HasPrefix(path, "/xds/v3/streams/"):
-		s.serveSession(w, r, strings.TrimPrefix(path, "/xds/v3/streams/"))
+	case IsStreamPath(path):
+		s.serveSession(w, r, strings.TrimPrefix(path, streamsPath+"/"))
 	default:
 		writeStatus(w, web.StatusNotFound, "NotFound", "the server could not find the requested resource")
 	}
@@ -154,6 +176,7 @@ type posted struct {
 // read as one streamed answer.
 type session struct {
 	id       string
+	token    string // what every request to the stream must carry
 	delta    bool
 	requests chan posted
 	out      chan []byte // JSON lines
@@ -170,7 +193,6 @@ type session struct {
 type sessions struct {
 	mu   sync.Mutex
 	byID map[string]*session
-	next int64
 }
 
 func (s *Server) openSession(w web.ResponseWriter, r *web.Request) {
@@ -184,16 +206,6 @@ func (s *Server) openSession(w web.ResponseWriter, r *web.Request) {
 		writeError(w, invalid("unknown type_url %q: not an Envoy type kubeplay serves", typeURL))
 		return
 	}
-	s.sessions.mu.Lock()
-	if s.sessions.byID == nil {
-		s.sessions.byID = map[string]*session{}
-	}
-	if len(s.sessions.byID) >= maxSessions {
-		s.sessions.mu.Unlock()
-		writeStatus(w, web.StatusTooManyRequests, "TooManyRequests", fmt.Sprintf("%d xDS streams are open already", maxSessions))
-		return
-	}
-	s.sessions.next++
 	s.mu.Lock()
 	parent := s.ctx
 	s.mu.Unlock()
@@ -201,16 +213,26 @@ func (s *Server) openSession(w web.ResponseWriter, r *web.Request) {
 		parent = context.Background()
 	}
 	ctx, cancel := context.WithCancel(parent)
-	ss := &session{id: strconv.FormatInt(s.sessions.next, 10), delta: protocol == "delta", requests: make(chan posted, 16),
+	st, err := s.open(ctx, protocol == "delta", typeURL)
+	if err != nil {
+		cancel()
+		writeError(w, err)
+		return
+	}
+	ss := &session{id: rand.Text(), token: rand.Text(), delta: st.delta, requests: make(chan posted, 16),
 		out: make(chan []byte, 64), cancel: cancel, done: make(chan struct{}), idle: s.cfg.Clock.Now()}
+	s.sessions.mu.Lock()
+	if s.sessions.byID == nil {
+		s.sessions.byID = map[string]*session{}
+	}
 	s.sessions.byID[ss.id] = ss
 	s.sessions.mu.Unlock()
-	go s.runSession(ctx, ss, typeURL)
-	writeJSON(w, web.StatusCreated, map[string]string{"id": ss.id})
+	go s.runSession(ctx, ss, st)
+	writeJSON(w, web.StatusCreated, map[string]string{"id": ss.id, "token": ss.token})
 }
 
 // runSession serves the session's stream until it ends, then forgets it.
-func (s *Server) runSession(ctx context.Context, ss *session, typeURL string) {
+func (s *Server) runSession(ctx context.Context, ss *session, st *stream) {
 	defer func() {
 		ss.cancel()
 		close(ss.done)
@@ -257,10 +279,10 @@ func (s *Server) runSession(ctx context.Context, ss *session, typeURL string) {
 	}
 	var err error
 	if ss.delta {
-		err = s.StreamDelta(ctx, typeURL, sessionRecv(next, DecodeDeltaRequestJSON, func(r *DeltaRequest) *chan<- error { return &r.done }),
+		err = s.serveDelta(st, sessionRecv(next, DecodeDeltaRequestJSON, func(r *DeltaRequest) *chan<- error { return &r.done }),
 			func(r *DeltaResponse) error { return emit(r.JSON()) })
 	} else {
-		err = s.StreamSotW(ctx, typeURL, sessionRecv(next, DecodeRequestJSON, func(r *Request) *chan<- error { return &r.done }),
+		err = s.serveSotW(st, sessionRecv(next, DecodeRequestJSON, func(r *Request) *chan<- error { return &r.done }),
 			func(r *Response) error { return emit(r.JSON()) })
 	}
 	if err != nil {
@@ -280,8 +302,7 @@ func sessionRecv[R any](next func() (posted, error), decode func([]byte) (R, err
 		}
 		r, err := decode(p.body)
 		if err != nil {
-			handled(p.done, err)
-			return r, err
+			return r, handled(p.done, err)
 		}
 		*done(r) = p.done
 		return r, nil
@@ -294,6 +315,11 @@ func (s *Server) serveSession(w web.ResponseWriter, r *web.Request, id string) {
 	s.sessions.mu.Unlock()
 	if ss == nil {
 		writeStatus(w, web.StatusNotFound, "NotFound", fmt.Sprintf("no xDS stream %q (ended, or never opened)", id))
+		return
+	}
+	if subtle.ConstantTimeCompare([]byte(r.Header.Get(StreamTokenHeader)), []byte(ss.token)) != 1 {
+		writeStatus(w, web.StatusForbidden, "Forbidden", fmt.Sprintf(
+			"forbidden: the xDS stream's token is missing or wrong: send the token its opening answered in the %s header", StreamTokenHeader))
 		return
 	}
 	switch r.Method {
@@ -407,13 +433,17 @@ func writeJSON(w web.ResponseWriter, code int, v any) {
 	_, _ = w.Write(body)
 }
 
-// writeError answers err as a Status: a malformed request is a 400.
+// writeError answers err as a Status: a malformed request is a 400, one
+// past a limit a 403 as kube refuses what exceeds a quota.
 func writeError(w web.ResponseWriter, err error) {
-	if e := AsError(err); e.Code == InvalidArgument {
+	switch e := AsError(err); e.Code {
+	case InvalidArgument:
 		writeStatus(w, web.StatusBadRequest, "BadRequest", e.Message)
-		return
+	case ResourceExhausted:
+		writeStatus(w, web.StatusForbidden, "Forbidden", "forbidden: "+e.Message)
+	default:
+		writeStatus(w, web.StatusServiceUnavailable, "ServiceUnavailable", err.Error())
 	}
-	writeStatus(w, web.StatusServiceUnavailable, "ServiceUnavailable", err.Error())
 }
 
 // writeStatus answers with a Status, as the API does.

@@ -99,11 +99,19 @@ type Removed struct {
 	Constraints *Constraints
 }
 
-// handled tells whoever waits for the request how its handling went.
-func handled(done chan<- error, err error) {
-	if done != nil {
-		done <- err
+// handled tells whoever waits for the request how its handling went, and
+// returns what ends the stream: err, but for a request refused over a limit
+// (which changed nothing) whose sender was told, on an HTTP stream; gRPC has
+// no answer to one message but the status that ends its stream.
+func handled(done chan<- error, err error) error {
+	if done == nil {
+		return err
 	}
+	done <- err
+	if e := (*Error)(nil); errors.As(err, &e) && e.Code == ResourceExhausted {
+		return nil
+	}
+	return err
 }
 
 // errMalformed wraps every decoding error.

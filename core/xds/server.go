@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"kubeplay/core/auth"
+	"kubeplay/core/budget"
 	"kubeplay/core/client"
 	"kubeplay/core/clock"
 	"kubeplay/core/object"
@@ -44,6 +45,8 @@ type Config struct {
 	ControlPlane string
 	// Logf, when set, gets a line for each object that cannot be served.
 	Logf func(format string, args ...any)
+	// Limits bound what clients may hold; a field not set is DefaultLimits'.
+	Limits Limits
 }
 
 // Server is the discovery service.
@@ -68,6 +71,7 @@ func New(cfg Config) *Server {
 	if cfg.ControlPlane == "" {
 		cfg.ControlPlane = "kubeplay"
 	}
+	cfg.Limits = cfg.Limits.orDefault()
 	return &Server{cfg: cfg, cache: newCache(), streams: map[*stream]struct{}{}}
 }
 
@@ -186,8 +190,9 @@ type Code int
 
 // The codes the server answers with.
 const (
-	InvalidArgument Code = 3
-	Unavailable     Code = 14
+	InvalidArgument   Code = 3
+	ResourceExhausted Code = 8
+	Unavailable       Code = 14
 )
 
 // Error ends a stream: the request was malformed or asked for what is not
@@ -263,13 +268,17 @@ type typeState struct {
 	lastSent time.Time
 }
 
-func (s *Server) open(ctx context.Context, delta bool, typeURL string) *stream {
+// open opens a stream, within the stream budget.
+func (s *Server) open(ctx context.Context, delta bool, typeURL string) (*stream, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if n, limit := len(s.streams), s.cfg.Limits.Streams; n >= limit {
+		return nil, exceeded(budget.ResourceXDSStreams, 1, n, limit)
+	}
 	s.nextID++
 	st := &stream{ctx: ctx, id: s.nextID, delta: delta, typeURL: typeURL, started: s.cfg.Clock.Now(), sub: s.cache.subscribe(), types: map[string]*typeState{}}
 	s.streams[st] = struct{}{}
-	return st
+	return st, nil
 }
 
 func (s *Server) close(st *stream) {
@@ -280,7 +289,7 @@ func (s *Server) close(st *stream) {
 }
 
 // typeOf checks a request's type URL against the stream's and returns the
-// type's state, created on first use.
+// type's state, nil before the type's first request (newType creates it).
 func (st *stream) typeOf(typeURL string) (string, *typeState, error) {
 	switch {
 	case typeURL == "" && st.typeURL == "":
@@ -293,12 +302,14 @@ func (st *stream) typeOf(typeURL string) (string, *typeState, error) {
 	if !served(typeURL) {
 		return "", nil, invalid("unknown type_url %q: not an Envoy type kubeplay serves", typeURL)
 	}
-	ts := st.types[typeURL]
-	if ts == nil {
-		ts = &typeState{names: map[string]map[string]string{}, known: map[string]*Resource{}, force: map[string]bool{}, dirty: map[string]bool{}}
-		st.types[typeURL] = ts
-	}
-	return typeURL, ts, nil
+	return typeURL, st.types[typeURL], nil
+}
+
+// newType is the state of a type the stream follows from now on.
+func (st *stream) newType(typeURL string) *typeState {
+	ts := &typeState{names: map[string]map[string]string{}, known: map[string]*Resource{}, force: map[string]bool{}, dirty: map[string]bool{}}
+	st.types[typeURL] = ts
+	return ts
 }
 
 // params are the dynamic parameters a subscription of typeURL is matched

@@ -16,12 +16,18 @@ import (
 // only if what the stream is subscribed to changed; after a NACK the
 // refused version is not sent again.
 func (s *Server) StreamSotW(ctx context.Context, typeURL string, recv func() (*Request, error), send func(*Response) error) error {
-	st := s.open(ctx, false, typeURL)
-	return run(ctx, s, st, recv, handlers[*Request]{
+	st, err := s.open(ctx, false, typeURL)
+	if err != nil {
+		return err
+	}
+	return s.serveSotW(st, recv, send)
+}
+
+// serveSotW serves an open state-of-the-world stream.
+func (s *Server) serveSotW(st *stream, recv func() (*Request, error), send func(*Response) error) error {
+	return run(st.ctx, s, st, recv, handlers[*Request]{
 		request: func(r *Request) error {
-			err := s.sotwRequest(st, r, send)
-			handled(r.done, err)
-			return err
+			return handled(r.done, s.sotwRequest(st, r, send))
 		},
 		change: func(changed map[string]map[string]bool) error {
 			for t := range changed {
@@ -43,15 +49,24 @@ func (s *Server) StreamSotW(ctx context.Context, typeURL string, recv func() (*R
 }
 
 func (s *Server) sotwRequest(st *stream, r *Request, send func(*Response) error) error {
-	if r.Node != nil {
-		st.node = r.Node
-	}
 	t, ts, err := st.typeOf(r.TypeURL)
 	if err != nil {
 		return err
 	}
+	if ts == nil {
+		ts = &typeState{} // not followed until the request is taken
+	}
 	if r.ResponseNonce != "" && r.ResponseNonce != ts.nonce {
 		return nil // stale: answers an older response
+	}
+	if err := s.checkSotW(st, ts, r); err != nil {
+		return err
+	}
+	if r.Node != nil {
+		st.node = r.Node
+	}
+	if st.types[t] == nil {
+		ts = st.newType(t)
 	}
 	if ts.nonce == "" {
 		s.catchUp(st.ctx, t)
@@ -114,6 +129,25 @@ func (ts *typeState) subscribeSotW(st *stream, t string, r *Request) bool {
 	}
 	ts.wildcard, ts.names = wildcard, names
 	return changed
+}
+
+// checkSotW refuses a request whose names, in place of those of its type
+// (ts), would take the stream past the names limit.
+func (s *Server) checkSotW(st *stream, ts *typeState, r *Request) error {
+	used := st.names()
+	others := used - len(ts.names)
+	if others+len(r.ResourceNames)+len(r.Locators) <= s.cfg.Limits.Names {
+		return nil // within it, however many of them are the same
+	}
+	set := make(map[string]bool, len(r.ResourceNames)+len(r.Locators))
+	for _, n := range r.ResourceNames {
+		set[n] = true
+	}
+	for _, l := range r.Locators {
+		set[l.Name] = true
+	}
+	delete(set, "*")
+	return s.checkNames(used, others+len(set))
 }
 
 func sameParams(a, b map[string]string) bool {
@@ -226,8 +260,12 @@ var ErrNotModified = errors.New("xds: the version is up to date")
 // methods): the subscribed resources as they are now, or ErrNotModified.
 func (s *Server) Fetch(ctx context.Context, r *Request) (*Response, error) {
 	st := &stream{node: r.Node, types: map[string]*typeState{}}
-	t, ts, err := st.typeOf(r.TypeURL)
+	t, _, err := st.typeOf(r.TypeURL)
 	if err != nil {
+		return nil, err
+	}
+	ts := st.newType(t)
+	if err := s.checkSotW(st, ts, r); err != nil {
 		return nil, err
 	}
 	s.catchUp(ctx, t)

@@ -213,7 +213,11 @@ test('XDS-7 XDS-1 XDS-2: a sandbox serves the xDS group and its discovery servic
   const opened = await call(sb, 'POST', '/xds/v3/streams?protocol=delta');
   assert.equal(opened.status, 201, opened.text);
   const stream = `${sb.server}/xds/v3/streams/${opened.json.id}`;
-  const reading = await fetch(stream, { headers: { Authorization: `Bearer ${sb.token}` } });
+  // Every request to the stream carries the token its opening answered: not
+  // even another client of the sandbox reads, posts to or ends it without.
+  const auth = { 'X-Kubeplay-Stream-Token': opened.json.token };
+  assert.equal((await call(sb, 'GET', `/xds/v3/streams/${opened.json.id}?timeoutSeconds=1`)).status, 403);
+  const reading = await fetch(stream, { headers: { Authorization: `Bearer ${sb.token}`, ...auth } });
   assert.equal(reading.status, 200);
   const lines = [];
   const reader = reading.body.pipeThrough(new TextDecoderStream()).getReader();
@@ -229,25 +233,25 @@ test('XDS-7 XDS-1 XDS-2: a sandbox serves the xDS group and its discovery servic
   try {
     // A page reading a stream keeps the core loaded, as a watch does.
     await eventually(async () => (await call(sb, 'GET', '/kubeplay/status')).json.openWatches === 1, 'the sandbox to count the stream');
-    const subscribe = await call(sb, 'POST', `/xds/v3/streams/${opened.json.id}`, { body: { typeUrl: TYPE, resourceNamesSubscribe: ['web'] } });
+    const subscribe = await call(sb, 'POST', `/xds/v3/streams/${opened.json.id}`, { body: { typeUrl: TYPE, resourceNamesSubscribe: ['web'] }, headers: auth });
     assert.equal(subscribe.status, 202, subscribe.text);
     await eventually(() => lines.length >= 1, 'the first delta response');
     assert.equal(lines[0].resources[0].name, 'web');
     assert.equal(lines[0].resources[0].resource.connectTimeout, '1s');
-    assert.equal((await call(sb, 'POST', `/xds/v3/streams/${opened.json.id}`, { body: { typeUrl: TYPE, responseNonce: lines[0].nonce } })).status, 202);
+    assert.equal((await call(sb, 'POST', `/xds/v3/streams/${opened.json.id}`, { body: { typeUrl: TYPE, responseNonce: lines[0].nonce }, headers: auth })).status, 202);
     const rv = (await call(sb, 'GET', `${CLUSTERS}/web`)).json.metadata.resourceVersion;
     assert.equal((await call(sb, 'PUT', `${CLUSTERS}/web`, { body: cluster('2s', rv) })).status, 200);
     await eventually(() => lines.length >= 2, 'the edit to be pushed');
     assert.equal(lines[1].resources[0].resource.connectTimeout, '2s');
     // A NACK keeps the last good version, and the status shows it.
-    const nacked = await call(sb, 'POST', `/xds/v3/streams/${opened.json.id}`, { body: { typeUrl: TYPE, responseNonce: lines[1].nonce, errorDetail: { message: 'rejected at the edge' } } });
+    const nacked = await call(sb, 'POST', `/xds/v3/streams/${opened.json.id}`, { body: { typeUrl: TYPE, responseNonce: lines[1].nonce, errorDetail: { message: 'rejected at the edge' } }, headers: auth });
     assert.equal(nacked.status, 202);
     await eventually(async () => (await call(sb, 'GET', '/xds/v3/status')).json.flatMap((st) => st.types).some((t) => t.nack?.message === 'rejected at the edge'), 'the NACK in the status');
   } finally {
     await reader.cancel().catch(() => {});
     await pump;
   }
-  assert.equal((await call(sb, 'DELETE', `/xds/v3/streams/${opened.json.id}`)).status, 204);
+  assert.equal((await call(sb, 'DELETE', `/xds/v3/streams/${opened.json.id}`, { headers: auth })).status, 204);
   await eventually(async () => (await call(sb, 'GET', '/kubeplay/status')).json.openWatches === 0, 'the stream to end');
 });
 

@@ -1,6 +1,7 @@
 // xdsmodel.js — the xDS panel's simulated Envoy node, without the DOM: it
 // opens a discovery stream over the HTTP transport (POST /xds/v3/streams,
-// GET its responses as lines, POST each request), subscribes in state of the
+// GET its responses as lines, POST each request, each with the token the
+// opening answered in X-Kubeplay-Stream-Token), subscribes in state of the
 // world or delta, keeps every request and response on a timeline with
 // versions and nonces, holds the resources it accepted (with their TTLs
 // counting down), and ACKs or NACKs each response: by hand, or at once with
@@ -16,6 +17,8 @@ export const TYPES = [
 ];
 
 const WRAPPED = 'type.googleapis.com/envoy.service.discovery.v3.Resource';
+// The header that proves a request to a stream comes from its client.
+export const STREAM_TOKEN_HEADER = 'X-Kubeplay-Stream-Token';
 
 /** Parses "k=v, k2=v2" into {k: 'v', k2: 'v2'} (empty: {}). */
 export function parseParams(text) {
@@ -71,6 +74,7 @@ export class XdsNode {
     this.types = new Map(); // typeUrl → {names: Set, params, wildcard, resources: Map(name → held), ackedVersion, lastNonce}
     this.autoAck = false;
     this.stream = null;
+    this.token = '';
     this.state = 'closed'; // closed | open | ended
     this.error = '';
     this.sentNode = false;
@@ -86,12 +90,18 @@ export class XdsNode {
     return t;
   }
 
+  /** The headers of a request to the stream: its token. */
+  auth() {
+    return { [STREAM_TOKEN_HEADER]: this.token };
+  }
+
   /** Opens the stream and starts reading its responses. */
   async open() {
     const res = await this.fetch(`/xds/v3/streams?protocol=${this.protocol}`, { method: 'POST' });
     const body = await res.json().catch(() => null);
-    if (res.status !== 201 || !body?.id) throw new Error(`opening the stream: ${res.status} ${body?.message || ''}`);
+    if (res.status !== 201 || !body?.id || !body?.token) throw new Error(`opening the stream: ${res.status} ${body?.message || ''}`);
     this.stream = `/xds/v3/streams/${body.id}`;
+    this.token = body.token;
     this.state = 'open';
     this.read();
     this.onChange();
@@ -101,7 +111,11 @@ export class XdsNode {
     const ctl = new AbortController();
     this.reader = ctl;
     try {
-      const res = await this.fetch(this.stream, { signal: ctl.signal });
+      const res = await this.fetch(this.stream, { signal: ctl.signal, headers: this.auth() });
+      if (res.status !== 200) {
+        const st = await res.json().catch(() => ({}));
+        throw new Error(st.message || `HTTP ${res.status}`);
+      }
       const reader = res.body.getReader();
       const dec = new TextDecoder();
       let buf = '';
@@ -149,7 +163,7 @@ export class XdsNode {
     const out = { dir: 'out', at: this.now(), typeUrl: body.typeUrl, body };
     this.timeline.push(out);
     this.onChange();
-    const res = await this.fetch(this.stream, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+    const res = await this.fetch(this.stream, { method: 'POST', headers: { ...this.auth(), 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
     if (res.status !== 202) {
       const st = await res.json().catch(() => ({}));
       out.error = st.message || `HTTP ${res.status}`;
@@ -257,7 +271,7 @@ export class XdsNode {
     this.reader?.abort();
     if (this.stream && this.state === 'open') {
       this.state = 'closed';
-      await this.fetch(this.stream, { method: 'DELETE' }).catch(() => {});
+      await this.fetch(this.stream, { method: 'DELETE', headers: this.auth() }).catch(() => {});
     }
     this.onChange();
   }

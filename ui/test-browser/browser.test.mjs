@@ -84,12 +84,12 @@ function api(page, method, path, body, headers = {}) {
 
 // followLines reads a streamed answer's JSON lines (a watch, an xDS stream)
 // in the page into window[name]; window[name + 'Stop']() aborts it.
-function followLines(page, path, name) {
-  return page.evaluate(({ path, name }) => {
+function followLines(page, path, name, headers = {}) {
+  return page.evaluate(({ path, name, headers }) => {
     window[name] = [];
     const ctl = new AbortController();
     window[name + 'Stop'] = () => ctl.abort();
-    fetch(path, { signal: ctl.signal }).then(async (r) => {
+    fetch(path, { signal: ctl.signal, headers }).then(async (r) => {
       const reader = r.body.getReader();
       const dec = new TextDecoder();
       let buf = '';
@@ -104,7 +104,7 @@ function followLines(page, path, name) {
         }
       }
     }).catch(() => {});
-  }, { path, name });
+  }, { path, name, headers });
 }
 
 const cm = (name) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { k: name } });
@@ -743,14 +743,17 @@ test('XDS-7 PLAY-6: in the browser, the xDS module checks Envoy resources for th
   const opened = await api(page, 'POST', '/xds/v3/streams?protocol=delta');
   assert.equal(opened.status, 201, opened.text);
   const stream = '/xds/v3/streams/' + opened.json.id;
-  await followLines(page, stream, '__xds');
+  // Every request to the stream carries the token its opening answered.
+  const auth = { 'X-Kubeplay-Stream-Token': opened.json.token };
+  assert.equal((await api(page, 'POST', stream, {}, {})).status, 403, 'a request without the token');
+  await followLines(page, stream, '__xds', auth);
   const TYPE = 'type.googleapis.com/envoy.config.cluster.v3.Cluster';
-  assert.equal((await api(page, 'POST', stream, { typeUrl: TYPE, resourceNamesSubscribe: ['web'] })).status, 202);
+  assert.equal((await api(page, 'POST', stream, { typeUrl: TYPE, resourceNamesSubscribe: ['web'] }, auth)).status, 202);
   await page.waitForFunction(() => window.__xds.length >= 1, null, { timeout: 20000 });
   const first = await page.evaluate(() => window.__xds[0]);
   assert.equal(first.resources[0].name, 'web');
   assert.equal(first.resources[0].resource.connectTimeout, '1s');
-  assert.equal((await api(page, 'POST', stream, { typeUrl: TYPE, responseNonce: first.nonce })).status, 202);
+  assert.equal((await api(page, 'POST', stream, { typeUrl: TYPE, responseNonce: first.nonce }, auth)).status, 202);
 
   const edited = await api(page, 'PUT', CLUSTERS + '/web', { ...cluster('2s'), metadata: { name: 'web', resourceVersion: created.json.metadata.resourceVersion } });
   assert.equal(edited.status, 200, edited.text);
@@ -758,7 +761,7 @@ test('XDS-7 PLAY-6: in the browser, the xDS module checks Envoy resources for th
   const pushed = await page.evaluate(() => window.__xds[1]);
   assert.equal(pushed.resources[0].resource.connectTimeout, '2s');
   assert.equal(pushed.resources[0].version, edited.json.metadata.resourceVersion);
-  assert.equal((await api(page, 'POST', stream, { typeUrl: TYPE, responseNonce: pushed.nonce, errorDetail: { message: 'rejected by hand' } })).status, 202);
+  assert.equal((await api(page, 'POST', stream, { typeUrl: TYPE, responseNonce: pushed.nonce, errorDetail: { message: 'rejected by hand' } }, auth)).status, 202);
   let nack;
   for (let i = 0; i < 50 && !nack; i++) {
     const status = await api(page, 'GET', '/xds/v3/status');

@@ -1,27 +1,45 @@
 // Unit tests of the xDS panel's simulated Envoy node (xdsmodel.js): the
-// requests it sends in state of the world and delta, ACK applies and NACK
-// keeps, heartbeats refresh TTLs, expiry drops what was not refreshed.
+// requests it sends in state of the world and delta, each with the stream's
+// token, ACK applies and NACK keeps, heartbeats refresh TTLs, expiry drops
+// what was not refreshed.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { XdsNode, entries, parseNames, parseParams, seconds } from '../src/xdsmodel.js';
+import { STREAM_TOKEN_HEADER, XdsNode, entries, parseNames, parseParams, seconds } from '../src/xdsmodel.js';
 
 const CDS = 'type.googleapis.com/envoy.config.cluster.v3.Cluster';
+const TOKEN = 'RANDOMTOKENOFTHESTREAM0000';
 
-// fakeServer answers the stream's requests and records them.
+// fakeServer answers the stream's requests and records them; as the server
+// does, it refuses a request to the stream without the stream's token.
 function fakeServer() {
   const sent = [];
+  const calls = [];
   const fetch = async (path, init = {}) => {
-    if (init.method === 'POST' && path.startsWith('/xds/v3/streams?')) return { status: 201, json: async () => ({ id: '7' }) };
+    calls.push({ method: init.method || 'GET', path });
+    if (init.method === 'POST' && path.startsWith('/xds/v3/streams?')) return { status: 201, json: async () => ({ id: 'RANDOMIDOFTHESTREAM0000000', token: TOKEN }) };
+    assert.equal(path, '/xds/v3/streams/RANDOMIDOFTHESTREAM0000000');
+    if (init.headers?.[STREAM_TOKEN_HEADER] !== TOKEN) return { status: 403, json: async () => ({ message: 'forbidden: the token' }) };
     if (init.method === 'POST') {
       sent.push(JSON.parse(init.body));
       return { status: 202, json: async () => ({}) };
     }
     if (init.method === 'DELETE') return { status: 204 };
-    return { body: { getReader: () => ({ read: () => new Promise(() => {}) }) } }; // the stream's GET: nothing comes
+    return { status: 200, body: { getReader: () => ({ read: () => new Promise(() => {}) }) } }; // the stream's GET: nothing comes
   };
-  return { fetch, sent };
+  return { fetch, sent, calls };
 }
+
+test('every request to the stream carries its token', async () => {
+  const srv = fakeServer();
+  const node = new XdsNode({ fetch: srv.fetch, protocol: 'delta', node: { id: 'n0' } });
+  await node.open();
+  await node.subscribe(CDS, ['a'], {});
+  await node.close();
+  assert.deepEqual(srv.calls.map((c) => c.method), ['POST', 'GET', 'POST', 'DELETE']);
+  assert.equal(node.timeline.find((e) => e.dir === 'out').error, undefined);
+  assert.equal(node.error, '');
+});
 
 test('parsers', () => {
   assert.deepEqual(parseParams('env=prod, zone = a=b'), { env: 'prod', zone: 'a=b' });

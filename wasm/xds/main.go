@@ -22,6 +22,7 @@ import (
 	"sync"
 	"syscall/js"
 
+	"kubeplay/core/budget"
 	"kubeplay/core/object"
 	"kubeplay/core/web"
 	"kubeplay/core/xds"
@@ -55,7 +56,7 @@ func start(_ js.Value, args []js.Value) any {
 		mu.Lock()
 		defer mu.Unlock()
 		if server == nil {
-			server, halt = xds.Start(bridge.Remote(args[0]), xds.Config{})
+			server, halt = xds.Start(bridge.Remote(args[0]), xds.Config{Limits: xds.Limits{Streams: int(budget.Edge.XDSStreams), Names: int(budget.Edge.XDSNames)}})
 		}
 		return nil, nil
 	})

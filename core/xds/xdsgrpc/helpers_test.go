@@ -39,11 +39,17 @@ type env struct {
 
 func newEnv(t *testing.T, clk clock.Clock) *env {
 	t.Helper()
+	return newEnvWith(t, xds.Config{Clock: clk})
+}
+
+// newEnvWith is newEnv with the discovery service configured as cfg says.
+func newEnvWith(t *testing.T, cfg xds.Config) *env {
+	t.Helper()
 	srv, err := apiserver.New(apiserver.Config{Resources: schema.XDS(xds.Validate)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	xs, stop := xds.Start(srv, xds.Config{Clock: clk})
+	xs, stop := xds.Start(srv, cfg)
 	if err := xs.WaitSynced(context.Background()); err != nil {
 		t.Fatal(err)
 	}

@@ -19,9 +19,11 @@ import (
 	"kubeplay/core/xds"
 )
 
-// NewServer is a gRPC server of s's discovery services.
+// NewServer is a gRPC server of s's discovery services, each connection
+// carrying at most s's Limits().StreamsPerConnection streams at once.
 func NewServer(s *xds.Server, opts ...grpc.ServerOption) *grpc.Server {
-	g := grpc.NewServer(append([]grpc.ServerOption{grpc.ForceServerCodecV2(rawCodec{})}, opts...)...)
+	g := grpc.NewServer(append([]grpc.ServerOption{grpc.ForceServerCodecV2(rawCodec{}),
+		grpc.MaxConcurrentStreams(uint32(s.Limits().StreamsPerConnection))}, opts...)...)
 	Register(g, s)
 	return g
 }
