@@ -297,7 +297,7 @@ func (part *versionPart) validate() field.ErrorList {
 			if s.Type != "object" {
 				errs = append(errs, field.Invalid(part.path.Child("type"), s.Type, "must be object at the root"))
 			}
-			errs = append(errs, s.structural(part.path, true)...)
+			s.structural(part.path, true, &errs)
 			s.walk(func(s *Schema) { part.cel = part.cel || len(s.Validations) > 0 })
 		}
 	}
@@ -337,31 +337,30 @@ var schemaTypes = []string{"array", "boolean", "integer", "number", "object", "s
 
 // structural checks the rules of structural schemas kubeplay knows: every
 // field has a type (but int-or-string and preserved unknown fields), arrays
-// have items, properties and additionalProperties exclude each other.
-func (s *Schema) structural(p *field.Path, root bool) field.ErrorList {
-	var errs field.ErrorList
+// have items, properties and additionalProperties exclude each other. It adds
+// what breaks them, at p and below, to errs.
+func (s *Schema) structural(p *field.Path, root bool, errs *field.ErrorList) {
 	switch {
 	case s.Type == "" && !root && !s.IntOrString && !s.PreserveUnknown:
-		errs = append(errs, field.Required(p.Child("type"), "must not be empty for specified object fields"))
+		*errs = append(*errs, field.Required(p.Child("type"), "must not be empty for specified object fields"))
 	case s.Type != "" && !slices.Contains(schemaTypes, s.Type):
-		errs = append(errs, field.NotSupported(p.Child("type"), s.Type, schemaTypes))
+		*errs = append(*errs, field.NotSupported(p.Child("type"), s.Type, schemaTypes))
 	}
 	if s.Type == "array" && s.Items == nil {
-		errs = append(errs, field.Required(p.Child("items"), "must be specified"))
+		*errs = append(*errs, field.Required(p.Child("items"), "must be specified"))
 	}
 	if s.AdditionalProperties != nil && s.AdditionalProperties.Schema != nil && len(s.Properties) > 0 {
-		errs = append(errs, field.Forbidden(p.Child("additionalProperties"), "additionalProperties and properties are mutual exclusive"))
+		*errs = append(*errs, field.Forbidden(p.Child("additionalProperties"), "additionalProperties and properties are mutual exclusive"))
 	}
 	for _, k := range s.sortedProperties() {
-		errs = append(errs, s.Properties[k].structural(p.Child("properties").Key(k), false)...)
+		s.Properties[k].structural(p.Child("properties").Key(k), false, errs)
 	}
 	if s.Items != nil {
-		errs = append(errs, s.Items.structural(p.Child("items"), false)...)
+		s.Items.structural(p.Child("items"), false, errs)
 	}
 	if s.AdditionalProperties != nil && s.AdditionalProperties.Schema != nil {
-		errs = append(errs, s.AdditionalProperties.Schema.structural(p.Child("additionalProperties"), false)...)
+		s.AdditionalProperties.Schema.structural(p.Child("additionalProperties"), false, errs)
 	}
-	return errs
 }
 
 // ValidateUpdate checks what may not change: the scope, and the kind and
