@@ -292,3 +292,40 @@ func TestK8S_WRITE_2_PreservedUnknownFieldsManaged(t *testing.T) {
 		t.Fatalf("a: %s", a)
 	}
 }
+
+// TestK8S_URI_4_SchemaErrorsAsKube: a definition's schema is checked as
+// kube-apiserver 1.32.13 checks it (answers recorded against it): first the
+// rules of structural schemas (a type everywhere but where unknown fields are
+// kept or a value is an int-or-string, the root an object without
+// additionalProperties, arrays with items), sorted by their text as kube
+// sorts them, then the OpenAPI schema's own (known types, properties or
+// additionalProperties), each schema before what it holds. (kube walks a
+// schema's properties in Go's map order: kubeplay's sorted order is one of
+// kube's answers; each case below has one.)
+func TestK8S_URI_4_SchemaErrorsAsKube(t *testing.T) {
+	s := newTestServer(t, Config{})
+	for _, c := range []struct {
+		schema  string
+		code    int
+		message string
+	}{
+		{`{"properties":{"a":{"type":"string"}}}`, 422, `CustomResourceDefinition.apiextensions.k8s.io "foos.example.com" is invalid: spec.validation.openAPIV3Schema.type: Required value: must not be empty at the root`},
+		{`{"type":"array"}`, 422, `CustomResourceDefinition.apiextensions.k8s.io "foos.example.com" is invalid: [spec.validation.openAPIV3Schema.items: Required value: must be specified, spec.validation.openAPIV3Schema.type: Invalid value: "array": must be object at the root]`},
+		{`{"type":"strange"}`, 422, `CustomResourceDefinition.apiextensions.k8s.io "foos.example.com" is invalid: [spec.validation.openAPIV3Schema.type: Invalid value: "strange": must be object at the root, spec.validation.openAPIV3Schema.type: Unsupported value: "strange": supported values: "array", "boolean", "integer", "number", "object", "string"]`},
+		{`{"x-kubernetes-preserve-unknown-fields":true}`, 201, ``},
+		{`{"type":"object","additionalProperties":false}`, 422, `CustomResourceDefinition.apiextensions.k8s.io "foos.example.com" is invalid: spec.validation.openAPIV3Schema.additionalProperties: Forbidden: must not be used at the root`},
+		{`{"type":"object","properties":{"z":{"type":"array"},"n":{"properties":{"m":{"properties":{"x":{"type":"string"}}}}}}}`, 422, `CustomResourceDefinition.apiextensions.k8s.io "foos.example.com" is invalid: [spec.validation.openAPIV3Schema.properties[n].properties[m].type: Required value: must not be empty for specified object fields, spec.validation.openAPIV3Schema.properties[n].type: Required value: must not be empty for specified object fields, spec.validation.openAPIV3Schema.properties[z].items: Required value: must be specified]`},
+		{`{"type":"object","properties":{"a":{"type":"array","items":{"properties":{"b":{}}}}}}`, 422, `CustomResourceDefinition.apiextensions.k8s.io "foos.example.com" is invalid: [spec.validation.openAPIV3Schema.properties[a].items.properties[b].type: Required value: must not be empty for specified object fields, spec.validation.openAPIV3Schema.properties[a].items.type: Required value: must not be empty for specified array items]`},
+		{`{"type":"object","properties":{"a":{"type":"object","additionalProperties":false,"properties":{"b":{"type":"string"}}}}}`, 422, `CustomResourceDefinition.apiextensions.k8s.io "foos.example.com" is invalid: spec.validation.openAPIV3Schema.properties[a].additionalProperties: Forbidden: additionalProperties and properties are mutual exclusive`},
+		{`{"type":"object","properties":{"b":{"type":"bad","properties":{"c":{"type":"worse"}},"additionalProperties":{"type":"odd","properties":{"d":{}}}}}}`, 422, `CustomResourceDefinition.apiextensions.k8s.io "foos.example.com" is invalid: [spec.validation.openAPIV3Schema.properties[b].additionalProperties.properties[d].type: Required value: must not be empty for specified object fields, spec.validation.openAPIV3Schema.properties[b].type: Unsupported value: "bad": supported values: "array", "boolean", "integer", "number", "object", "string", spec.validation.openAPIV3Schema.properties[b].additionalProperties: Forbidden: additionalProperties and properties are mutual exclusive, spec.validation.openAPIV3Schema.properties[b].additionalProperties.type: Unsupported value: "odd": supported values: "array", "boolean", "integer", "number", "object", "string", spec.validation.openAPIV3Schema.properties[b].properties[c].type: Unsupported value: "worse": supported values: "array", "boolean", "integer", "number", "object", "string"]`},
+	} {
+		body := `{"metadata":{"name":"foos.example.com"},"spec":{"group":"example.com","scope":"Namespaced","names":{"plural":"foos","kind":"Foo"},` +
+			`"versions":[{"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":` + c.schema + `}}]}}`
+		r := s.do("POST", crdPath+"?dryRun=All", body)
+		if c.code == 201 {
+			r.must(t, 201)
+			continue
+		}
+		r.wantStatus(t, c.code, "Invalid", c.message)
+	}
+}
