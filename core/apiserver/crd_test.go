@@ -1,6 +1,7 @@
 package apiserver
 
 import (
+	"encoding/json"
 	"os"
 	"slices"
 	"strings"
@@ -251,5 +252,80 @@ func TestK8S_URI_4_InvalidDefinitions(t *testing.T) {
 		`"schema":{"openAPIV3Schema":{"type":"object","properties":{"spec":{"type":"object","x-kubernetes-validations":[{"rule":"self.a > 0"}],"properties":{"a":{"type":"integer"}}}}}}}]}}`
 	if w := s.do("POST", crdPath, cel).must(t, 201).Header.Values("Warning"); len(w) != 1 || !strings.Contains(w[0], "x-kubernetes-validations rules are not evaluated by kubeplay") {
 		t.Errorf("warnings %q", w)
+	}
+}
+
+// TestK8S_WRITE_2_PreservedUnknownFieldsManaged: a custom resource whose
+// schema keeps unknown fields at its root has its fields managed as kube
+// manages them (each field of a free-form object its own, lists atomic): an
+// update records them, an apply conflicts with it and, forced, takes them
+// over (answers recorded against kube-apiserver 1.32.13). Kubeplay once
+// recorded nothing and answered every apply with a 500.
+func TestK8S_WRITE_2_PreservedUnknownFieldsManaged(t *testing.T) {
+	s := newTestServer(t, Config{})
+	s.do("POST", crdPath, `{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":"frees.example.com"},`+
+		`"spec":{"group":"example.com","scope":"Namespaced","names":{"plural":"frees","kind":"Free","listKind":"FreeList","singular":"free"},`+
+		`"versions":[{"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object","x-kubernetes-preserve-unknown-fields":true}}}]}}`).must(t, 201)
+	const frees = "/apis/example.com/v1/namespaces/default/frees"
+	s.established(t, "frees.example.com", frees)
+	managed := func(r *response) string {
+		entries, _ := object.Path(r.Obj, "metadata", "managedFields").([]any)
+		for _, e := range entries {
+			delete(e.(map[string]any), "time")
+		}
+		b, _ := json.Marshal(entries)
+		return string(b)
+	}
+	r := s.do("POST", frees, `{"apiVersion":"example.com/v1","kind":"Free","metadata":{"name":"mf"},"a":{"a":1,"l":[1,{"x":2}]}}`, "User-Agent", "test/1.0").must(t, 201)
+	if got, want := managed(r), `[{"apiVersion":"example.com/v1","fieldsType":"FieldsV1","fieldsV1":{"f:a":{".":{},"f:a":{},"f:l":{}}},"manager":"test","operation":"Update"}]`; got != want {
+		t.Fatalf("managedFields\n got %s\nwant %s", got, want)
+	}
+	apply := `{"apiVersion":"example.com/v1","kind":"Free","metadata":{"name":"mf"},"a":{"a":2},"foo":{"b":[1]}}`
+	r = s.do("PATCH", frees+"/mf?fieldManager=m", apply, "Content-Type", "application/apply-patch+yaml").
+		wantStatus(t, 409, "Conflict", `Apply failed with 1 conflict: conflict with "test" using example.com/v1: .a.a`)
+	r = s.do("PATCH", frees+"/mf?fieldManager=m&force=true", apply, "Content-Type", "application/apply-patch+yaml").must(t, 200)
+	if got, want := managed(r), `[{"apiVersion":"example.com/v1","fieldsType":"FieldsV1","fieldsV1":{"f:a":{".":{},"f:a":{}},"f:foo":{".":{},"f:b":{}}},"manager":"m","operation":"Apply"},`+
+		`{"apiVersion":"example.com/v1","fieldsType":"FieldsV1","fieldsV1":{"f:a":{".":{},"f:l":{}}},"manager":"test","operation":"Update"}]`; got != want {
+		t.Fatalf("managedFields\n got %s\nwant %s", got, want)
+	}
+	if a, _ := json.Marshal(r.Obj["a"]); string(a) != `{"a":2,"l":[1,{"x":2}]}` {
+		t.Fatalf("a: %s", a)
+	}
+}
+
+// TestK8S_URI_4_SchemaErrorsAsKube: a definition's schema is checked as
+// kube-apiserver 1.32.13 checks it (answers recorded against it): first the
+// rules of structural schemas (a type everywhere but where unknown fields are
+// kept or a value is an int-or-string, the root an object without
+// additionalProperties, arrays with items), sorted by their text as kube
+// sorts them, then the OpenAPI schema's own (known types, properties or
+// additionalProperties), each schema before what it holds. (kube walks a
+// schema's properties in Go's map order: kubeplay's sorted order is one of
+// kube's answers; each case below has one.)
+func TestK8S_URI_4_SchemaErrorsAsKube(t *testing.T) {
+	s := newTestServer(t, Config{})
+	for _, c := range []struct {
+		schema  string
+		code    int
+		message string
+	}{
+		{`{"properties":{"a":{"type":"string"}}}`, 422, `CustomResourceDefinition.apiextensions.k8s.io "foos.example.com" is invalid: spec.validation.openAPIV3Schema.type: Required value: must not be empty at the root`},
+		{`{"type":"array"}`, 422, `CustomResourceDefinition.apiextensions.k8s.io "foos.example.com" is invalid: [spec.validation.openAPIV3Schema.items: Required value: must be specified, spec.validation.openAPIV3Schema.type: Invalid value: "array": must be object at the root]`},
+		{`{"type":"strange"}`, 422, `CustomResourceDefinition.apiextensions.k8s.io "foos.example.com" is invalid: [spec.validation.openAPIV3Schema.type: Invalid value: "strange": must be object at the root, spec.validation.openAPIV3Schema.type: Unsupported value: "strange": supported values: "array", "boolean", "integer", "number", "object", "string"]`},
+		{`{"x-kubernetes-preserve-unknown-fields":true}`, 201, ``},
+		{`{"type":"object","additionalProperties":false}`, 422, `CustomResourceDefinition.apiextensions.k8s.io "foos.example.com" is invalid: spec.validation.openAPIV3Schema.additionalProperties: Forbidden: must not be used at the root`},
+		{`{"type":"object","properties":{"z":{"type":"array"},"n":{"properties":{"m":{"properties":{"x":{"type":"string"}}}}}}}`, 422, `CustomResourceDefinition.apiextensions.k8s.io "foos.example.com" is invalid: [spec.validation.openAPIV3Schema.properties[n].properties[m].type: Required value: must not be empty for specified object fields, spec.validation.openAPIV3Schema.properties[n].type: Required value: must not be empty for specified object fields, spec.validation.openAPIV3Schema.properties[z].items: Required value: must be specified]`},
+		{`{"type":"object","properties":{"a":{"type":"array","items":{"properties":{"b":{}}}}}}`, 422, `CustomResourceDefinition.apiextensions.k8s.io "foos.example.com" is invalid: [spec.validation.openAPIV3Schema.properties[a].items.properties[b].type: Required value: must not be empty for specified object fields, spec.validation.openAPIV3Schema.properties[a].items.type: Required value: must not be empty for specified array items]`},
+		{`{"type":"object","properties":{"a":{"type":"object","additionalProperties":false,"properties":{"b":{"type":"string"}}}}}`, 422, `CustomResourceDefinition.apiextensions.k8s.io "foos.example.com" is invalid: spec.validation.openAPIV3Schema.properties[a].additionalProperties: Forbidden: additionalProperties and properties are mutual exclusive`},
+		{`{"type":"object","properties":{"b":{"type":"bad","properties":{"c":{"type":"worse"}},"additionalProperties":{"type":"odd","properties":{"d":{}}}}}}`, 422, `CustomResourceDefinition.apiextensions.k8s.io "foos.example.com" is invalid: [spec.validation.openAPIV3Schema.properties[b].additionalProperties.properties[d].type: Required value: must not be empty for specified object fields, spec.validation.openAPIV3Schema.properties[b].type: Unsupported value: "bad": supported values: "array", "boolean", "integer", "number", "object", "string", spec.validation.openAPIV3Schema.properties[b].additionalProperties: Forbidden: additionalProperties and properties are mutual exclusive, spec.validation.openAPIV3Schema.properties[b].additionalProperties.type: Unsupported value: "odd": supported values: "array", "boolean", "integer", "number", "object", "string", spec.validation.openAPIV3Schema.properties[b].properties[c].type: Unsupported value: "worse": supported values: "array", "boolean", "integer", "number", "object", "string"]`},
+	} {
+		body := `{"metadata":{"name":"foos.example.com"},"spec":{"group":"example.com","scope":"Namespaced","names":{"plural":"foos","kind":"Foo"},` +
+			`"versions":[{"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":` + c.schema + `}}]}}`
+		r := s.do("POST", crdPath+"?dryRun=All", body)
+		if c.code == 201 {
+			r.must(t, 201)
+			continue
+		}
+		r.wantStatus(t, c.code, "Invalid", c.message)
 	}
 }

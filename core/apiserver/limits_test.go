@@ -2,6 +2,7 @@ package apiserver
 
 import (
 	"encoding/base64"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -66,4 +67,71 @@ func TestK8S_WRITE_5_SecretStringDataMerged(t *testing.T) {
 	if data, _ := r.Obj["data"].(map[string]any); len(data) != 1 || data["d"] != "ZGVl" {
 		t.Fatalf("%s", r.Body)
 	}
+}
+
+// nested is value nested in depth objects of one field a: {"a":{"a":…value…}}.
+func nested(depth int, value string) string {
+	return strings.Repeat(`{"a":`, depth) + value + strings.Repeat(`}`, depth)
+}
+
+// deepDefinition is a definition of kind Deep whose schema nests depth
+// objects with a property a, the innermost a string.
+func deepDefinition(depth int) string {
+	return `{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":"deeps.example.com"},` +
+		`"spec":{"group":"example.com","scope":"Namespaced","names":{"plural":"deeps","kind":"Deep","listKind":"DeepList","singular":"deep"},` +
+		`"versions":[{"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":` +
+		strings.Repeat(`{"type":"object","properties":{"a":`, depth) + `{"type":"string"}` + strings.Repeat(`}}`, depth) + `}}]}}`
+}
+
+// TestROB_1_NestingAsKube: how deep a request may nest, as kube-apiserver
+// 1.32.13 answers (recorded against it). No schema depth is checked: a
+// definition is refused only past the JSON (or YAML) decoders' limit of 10,000
+// nested objects and arrays, which holds every body, built-in kinds' included
+// (a ConfigMap with a field it does not have nested 10,001 deep is refused
+// too, however little the decoder keeps of it); within it, objects as deep as
+// their schema are checked, and their errors named, as kube names them.
+// (kube also stores a custom object whose own nesting passes but whose
+// managedFields nest past 10,000, and then cannot read it back: 500 on
+// create, get and delete; kubeplay serves it.)
+func TestROB_1_NestingAsKube(t *testing.T) {
+	s := newTestServer(t, Config{})
+	unrecognized := func(kind, c, body string) string {
+		return fmt.Sprintf("the object provided is unrecognized (must be of type %s): couldn't get version/kind; json parse error: "+
+			"invalid character '%s' exceeded max depth (%s ...)", kind, c, body[:30])
+	}
+	// A definition 4,997 levels deep is 10,000 deep as JSON (or YAML); one
+	// more level is refused.
+	def := deepDefinition(4997)
+	s.do("POST", crdPath+"?dryRun=All", def).must(t, 201)
+	def = deepDefinition(4998)
+	s.do("POST", crdPath, def).wantStatus(t, 400, "BadRequest", unrecognized("CustomResourceDefinition", "{", def))
+	s.do("POST", crdPath, def, "Content-Type", "application/yaml").wantStatus(t, 400, "BadRequest",
+		"the object provided is unrecognized (must be of type CustomResourceDefinition): yaml: exceeded max depth of 10000 ("+def[:30]+" ...)")
+
+	// A built-in kind: what it does not have counts as well.
+	const cms = "/api/v1/namespaces/default/configmaps"
+	body := `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"x"},"foo":` + nested(9999, "1") + `}`
+	s.do("POST", cms+"?dryRun=All", body).must(t, 201)
+	body = `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"x"},"foo":` + nested(10000, "1") + `}`
+	s.do("POST", cms, body).wantStatus(t, 400, "BadRequest", unrecognized("ConfigMap", "{", body))
+	body = `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"x"},"foo":` + nested(9999, "[]") + `}`
+	s.do("POST", cms, body).wantStatus(t, 400, "BadRequest", unrecognized("ConfigMap", "[", body))
+
+	// Custom objects, as deep as their schema: errors at the bottom are
+	// named by their whole path.
+	s.do("POST", crdPath, deepDefinition(1000)).must(t, 201)
+	const deeps = "/apis/example.com/v1/namespaces/default/deeps"
+	s.established(t, "deeps.example.com", deeps)
+	obj := func(value string) string {
+		return `{"apiVersion":"example.com/v1","kind":"Deep","metadata":{"name":"x"},"a":` + nested(999, value) + `}`
+	}
+	s.do("POST", deeps+"?dryRun=All", obj(`"s"`)).must(t, 201)
+	path := strings.Repeat("a.", 999) + "a"
+	s.do("POST", deeps, obj("1")).wantStatus(t, 422, "Invalid",
+		`Deep.example.com "x" is invalid: `+path+`: Invalid value: "integer": `+path+` in body must be of type string: "integer"`)
+	s.do("POST", deeps+"?fieldValidation=Strict", obj(`{"b":1}`)).wantStatus(t, 400, "BadRequest",
+		`Deep in version "v1" cannot be handled as a Deep: strict decoding error: unknown field "`+path+`.b"`)
+	// Past the limit, whatever the schema.
+	body = `{"apiVersion":"example.com/v1","kind":"Deep","metadata":{"name":"x"},"a":` + nested(10000, "1") + `}`
+	s.do("POST", deeps, body).wantStatus(t, 400, "BadRequest", unrecognized("Deep", "{", body))
 }

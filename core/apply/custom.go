@@ -41,8 +41,8 @@ func named(name string) smdschema.TypeRef { return smdschema.TypeRef{NamedType: 
 
 // smdType is the type of one schema of an openAPIV3Schema.
 func smdType(s map[string]any, root bool) smdschema.TypeRef {
-	if s == nil || s["x-kubernetes-preserve-unknown-fields"] == true && s["properties"] == nil {
-		return named("__untyped_deduced_")
+	if s == nil || !root && s["x-kubernetes-preserve-unknown-fields"] == true && s["properties"] == nil {
+		return named("__untyped_deduced_") // the root stays an object: its metadata is ObjectMeta
 	}
 	if s["x-kubernetes-int-or-string"] == true {
 		return smdschema.TypeRef{Inlined: smdschema.Atom{Scalar: ptr(smdschema.Scalar("untyped"))}}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -102,4 +104,103 @@ func BenchmarkK8S_URI_4_DefinitionServed(b *testing.B) {
 	}
 	b.ReportMetric(float64(tCRD)/float64(tFloor), "x-configmap")
 	b.ReportMetric(float64(tCRD)/float64(b.N)/1e3, "served-µs/op")
+}
+
+// deepDefinition is a definition whose schema nests depth objects, each with
+// a property "a" (the innermost a string), and an object of it as deep with
+// an unknown field at the bottom (pruned) and a number where the string
+// goes (invalid).
+func deepDefinition(depth int) (def, obj object.Object) {
+	var b strings.Builder
+	b.WriteString(`{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":"deeps.example.com"},"spec":{"group":"example.com","scope":"Cluster","names":{"plural":"deeps","kind":"Deep","listKind":"DeepList"},"versions":[{"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":`)
+	b.WriteString(strings.Repeat(`{"type":"object","properties":{"a":`, depth) + `{"type":"string"}` + strings.Repeat(`}}`, depth))
+	b.WriteString(`}}]},"status":{"storedVersions":["v1"]}}`)
+	def, err := object.Decode([]byte(b.String()))
+	if err != nil {
+		panic(err)
+	}
+	obj, err = object.Decode([]byte(`{"apiVersion":"example.com/v1","kind":"Deep","metadata":{"name":"x"},"a":` +
+		strings.Repeat(`{"a":`, depth-2) + `{"unknown":true,"a":1}` + strings.Repeat(`}`, depth-2) + `}`))
+	if err != nil {
+		panic(err)
+	}
+	return def, obj
+}
+
+// allocated is how many bytes fn allocates.
+func allocated(fn func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	fn()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}
+
+// TestROB_1_DeepSchemaCostsLinear: checking a definition whose schema nests
+// thousands of levels deep, and pruning and validating an object of it as
+// deep, costs in proportion to the depth: twice as deep allocates about twice
+// as many bytes. (Kubeplay once wrote out every level's path, so that twice
+// as deep cost four times as much: a 177 KB definition 4,900 levels deep
+// cost 391 MiB.)
+func TestROB_1_DeepSchemaCostsLinear(t *testing.T) {
+	cost := func(depth int) (validate, object uint64) {
+		def, obj := deepDefinition(depth)
+		validate = allocated(func() {
+			if errs, _ := crd.Validate(def); len(errs) > 0 {
+				t.Fatal(errs)
+			}
+		})
+		d, err := crd.Read(def)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d.Status.AcceptedNames = d.Spec.Names
+		s := d.Resources()[0].Custom.Schema
+		object = allocated(func() {
+			if pruned := s.Prune(obj); len(pruned) != 1 || pruned[0] != strings.Repeat("a.", depth-1)+"unknown" {
+				t.Fatal(pruned)
+			}
+			if errs := s.Validate(obj); len(errs) != 1 || !strings.HasSuffix(errs[0].Error(), `.a.a: Invalid value: "integer": `+
+				strings.Repeat("a.", depth-1)+`a in body must be of type string: "integer"`) {
+				t.Fatal(errs)
+			}
+		})
+		return validate, object
+	}
+	v1, o1 := cost(1000)
+	v2, o2 := cost(2000)
+	for _, c := range []struct {
+		what  string
+		n, n2 uint64
+	}{{"checking the definition", v1, v2}, {"pruning and validating an object", o1, o2}} {
+		if float64(c.n2) > 2.5*float64(c.n) {
+			t.Errorf("%s allocates %d bytes 1000 levels deep, %d 2000 levels deep: more than twice as many", c.what, c.n, c.n2)
+		}
+	}
+}
+
+// BenchmarkROB_1_DeepSchema: checking a definition 4,900 levels deep (a
+// 177 KB body), as a ratio to decoding its body (the floor: reading it at
+// all), in the same run.
+func BenchmarkROB_1_DeepSchema(b *testing.B) {
+	def, _ := deepDefinition(4900)
+	body, err := json.Marshal(def)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var decode time.Duration
+	for i := 0; i < b.N; i++ {
+		start := time.Now()
+		if _, err := object.Decode(body); err != nil {
+			b.Fatal(err)
+		}
+		decode += time.Since(start)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		crd.Validate(def)
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(b.Elapsed())/float64(decode), "validate/decode")
+	b.ReportMetric(float64(len(body))/1024, "body-KiB")
 }

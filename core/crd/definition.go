@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"sort"
 	"strings"
 
 	"kubeplay/core/field"
@@ -294,10 +295,10 @@ func (part *versionPart) validate() field.ErrorList {
 		case err != nil:
 			errs = append(errs, field.Invalid(part.path, "", err.Error()))
 		default:
-			if s.Type != "object" {
-				errs = append(errs, field.Invalid(part.path.Child("type"), s.Type, "must be object at the root"))
-			}
-			errs = append(errs, s.structural(part.path, true)...)
+			var structural field.ErrorList
+			s.structural(part.path, rootLevel, &structural)
+			errs = append(errs, sortedByText(structural)...)
+			s.openAPI(part.path, &errs)
 			s.walk(func(s *Schema) { part.cel = part.cel || len(s.Validations) > 0 })
 		}
 	}
@@ -335,33 +336,91 @@ func (part *versionPart) validate() field.ErrorList {
 // schemaTypes are the types a structural schema may name.
 var schemaTypes = []string{"array", "boolean", "integer", "number", "object", "string"}
 
-// structural checks the rules of structural schemas kubeplay knows: every
-// field has a type (but int-or-string and preserved unknown fields), arrays
-// have items, properties and additionalProperties exclude each other.
-func (s *Schema) structural(p *field.Path, root bool) field.ErrorList {
-	var errs field.ErrorList
-	switch {
-	case s.Type == "" && !root && !s.IntOrString && !s.PreserveUnknown:
-		errs = append(errs, field.Required(p.Child("type"), "must not be empty for specified object fields"))
-	case s.Type != "" && !slices.Contains(schemaTypes, s.Type):
-		errs = append(errs, field.NotSupported(p.Child("type"), s.Type, schemaTypes))
-	}
+// schemaLevel is where a schema is: the root, an array's items, or a field
+// (a property or additionalProperties).
+type schemaLevel int
+
+const (
+	rootLevel schemaLevel = iota
+	itemLevel
+	fieldLevel
+)
+
+// missingType is what kube says of a schema at each level without a type.
+var missingType = [...]string{
+	rootLevel:  "must not be empty at the root",
+	itemLevel:  "must not be empty for specified array items",
+	fieldLevel: "must not be empty for specified object fields",
+}
+
+// structural checks the rules of structural schemas kubeplay knows, as
+// kube's ValidateStructural does: every schema has a type (but int-or-string
+// and preserved unknown fields), object at the root, arrays have items, the
+// root has no additionalProperties. It adds what breaks them, at p and below,
+// to errs (kube sorts them by their text: sortedByText).
+func (s *Schema) structural(p *field.Path, level schemaLevel, errs *field.ErrorList) {
 	if s.Type == "array" && s.Items == nil {
-		errs = append(errs, field.Required(p.Child("items"), "must be specified"))
-	}
-	if s.AdditionalProperties != nil && s.AdditionalProperties.Schema != nil && len(s.Properties) > 0 {
-		errs = append(errs, field.Forbidden(p.Child("additionalProperties"), "additionalProperties and properties are mutual exclusive"))
-	}
-	for _, k := range s.sortedProperties() {
-		errs = append(errs, s.Properties[k].structural(p.Child("properties").Key(k), false)...)
+		*errs = append(*errs, field.Required(p.Child("items"), "must be specified"))
 	}
 	if s.Items != nil {
-		errs = append(errs, s.Items.structural(p.Child("items"), false)...)
+		s.Items.structural(p.Child("items"), itemLevel, errs)
 	}
-	if s.AdditionalProperties != nil && s.AdditionalProperties.Schema != nil {
-		errs = append(errs, s.AdditionalProperties.Schema.structural(p.Child("additionalProperties"), false)...)
+	for _, k := range s.sortedProperties() {
+		s.Properties[k].structural(p.Child("properties").Key(k), fieldLevel, errs)
+	}
+	if s.AdditionalProperties != nil {
+		if level == rootLevel {
+			*errs = append(*errs, field.Forbidden(p.Child("additionalProperties"), "must not be used at the root"))
+		}
+		if s.AdditionalProperties.Schema != nil {
+			s.AdditionalProperties.Schema.structural(p.Child("additionalProperties"), fieldLevel, errs)
+		}
+	}
+	switch {
+	case s.Type == "" && !s.IntOrString && !s.PreserveUnknown:
+		*errs = append(*errs, field.Required(p.Child("type"), missingType[level]))
+	case level == rootLevel && s.Type != "" && s.Type != "object":
+		*errs = append(*errs, field.Invalid(p.Child("type"), s.Type, "must be object at the root"))
+	}
+}
+
+// sortedByText is errs sorted by their text, each written out once.
+func sortedByText(errs field.ErrorList) field.ErrorList {
+	type textOf struct {
+		text string
+		err  *field.Error
+	}
+	sorted := make([]textOf, len(errs))
+	for i, e := range errs {
+		sorted[i] = textOf{e.Error(), e}
+	}
+	sort.Slice(sorted, func(i, j int) bool { return sorted[i].text < sorted[j].text })
+	for i, t := range sorted {
+		errs[i] = t.err
 	}
 	return errs
+}
+
+// openAPI checks the rules of OpenAPI schemas kubeplay knows, as kube's
+// ValidateCustomResourceDefinitionOpenAPISchema does, a schema before what
+// it holds: types are OpenAPI's, properties and additionalProperties exclude
+// each other. It adds what breaks them, at p and below, to errs.
+func (s *Schema) openAPI(p *field.Path, errs *field.ErrorList) {
+	if s.Type != "" && !slices.Contains(schemaTypes, s.Type) {
+		*errs = append(*errs, field.NotSupported(p.Child("type"), s.Type, schemaTypes))
+	}
+	if ap := s.AdditionalProperties; ap != nil && len(s.Properties) > 0 && (!ap.Allows || ap.Schema != nil) {
+		*errs = append(*errs, field.Forbidden(p.Child("additionalProperties"), "additionalProperties and properties are mutual exclusive"))
+	}
+	if s.AdditionalProperties != nil && s.AdditionalProperties.Schema != nil {
+		s.AdditionalProperties.Schema.openAPI(p.Child("additionalProperties"), errs)
+	}
+	for _, k := range s.sortedProperties() {
+		s.Properties[k].openAPI(p.Child("properties").Key(k), errs)
+	}
+	if s.Items != nil {
+		s.Items.openAPI(p.Child("items"), errs)
+	}
 }
 
 // ValidateUpdate checks what may not change: the scope, and the kind and

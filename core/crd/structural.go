@@ -163,22 +163,24 @@ func (s *Schema) Prune(obj object.Object) []string {
 				pruned = append(pruned, k)
 				continue
 			}
-			pruned = append(pruned, child.prune(v, k)...)
+			child.prune(v, field.NewPath(k), &pruned)
 		}
 	}
 	slices.Sort(pruned)
 	return pruned
 }
 
-func (s *Schema) prune(v any, path string) []string {
+// prune prunes v, at p, adding the paths it removes to pruned (written out
+// only then, so a deep object costs no path per level).
+func (s *Schema) prune(v any, p *field.Path, pruned *[]string) {
 	if s == nil {
-		return nil // under x-kubernetes-preserve-unknown-fields
+		return // under x-kubernetes-preserve-unknown-fields
 	}
-	var pruned []string
 	switch v := v.(type) {
 	case map[string]any:
 		if s.EmbeddedResource {
-			return (&Schema{Properties: s.Properties, PreserveUnknown: s.PreserveUnknown}).Prune(v)
+			*pruned = append(*pruned, (&Schema{Properties: s.Properties, PreserveUnknown: s.PreserveUnknown}).Prune(v)...)
+			return
 		}
 		for k, e := range v {
 			child := s.Properties[k]
@@ -190,17 +192,16 @@ func (s *Schema) prune(v any, path string) []string {
 			}
 			if child == nil && !s.PreserveUnknown {
 				delete(v, k)
-				pruned = append(pruned, path+"."+k)
+				*pruned = append(*pruned, p.Child(k).String())
 				continue
 			}
-			pruned = append(pruned, child.prune(e, path+"."+k)...)
+			child.prune(e, p.Child(k), pruned)
 		}
 	case []any:
 		for i, e := range v {
-			pruned = append(pruned, s.Items.prune(e, path+"["+strconv.Itoa(i)+"]")...)
+			s.Items.prune(e, p.Index(i), pruned)
 		}
 	}
-	return pruned
 }
 
 // Default sets the schema's defaults where obj lacks the field, as kube's
@@ -255,7 +256,7 @@ func (s *Schema) Validate(obj object.Object) field.ErrorList {
 	}
 	trimmed.Required = slices.DeleteFunc(slices.Clone(s.Required), func(r string) bool { return r == "metadata" || r == "apiVersion" || r == "kind" })
 	var errs field.ErrorList
-	trimmed.validate(o, "", &errs)
+	trimmed.validate(o, nil, &errs)
 	return errs
 }
 
@@ -294,17 +295,13 @@ func number(v any) (float64, bool) {
 // formatNumber writes a limit as kube-openapi's messages do (%v of a float64).
 func formatNumber(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
 
-func (s *Schema) validate(v any, path string, errs *field.ErrorList) {
+// validate checks v, at p (nil at the root), against s.
+func (s *Schema) validate(v any, p *field.Path, errs *field.ErrorList) {
 	if s == nil {
 		return
 	}
-	p := field.NewPath(path)
-	name := path
-	if name == "" {
-		name = "."
-	}
 	invalid := func(value any, format string, args ...any) {
-		inBody(errs, p, name, value, fmt.Sprintf(format, args...))
+		inBody(errs, p, value, fmt.Sprintf(format, args...))
 	}
 	t, want := typeName(v), s.Type
 	if s.IntOrString {
@@ -315,7 +312,7 @@ func (s *Schema) validate(v any, path string, errs *field.ErrorList) {
 		return
 	case s.IntOrString && (t == "integer" || t == "string"):
 	case want != "" && want != t && !(want == "number" && t == "integer"):
-		*errs = append(*errs, field.TypeInvalid(p, t, fmt.Sprintf("%s in body must be of type %s: %q", name, want, t)))
+		*errs = append(*errs, field.TypeInvalid(p, t, fmt.Sprintf("%s in body must be of type %s: %q", bodyName(p), want, t)))
 		return
 	}
 	if len(s.Enum) > 0 && !slices.ContainsFunc(s.Enum, func(e any) bool { return equal(e, v) }) {
@@ -373,12 +370,12 @@ func (s *Schema) validate(v any, path string, errs *field.ErrorList) {
 			}
 		}
 		for i, e := range v {
-			s.Items.validate(e, path+"["+strconv.Itoa(i)+"]", errs)
+			s.Items.validate(e, p.Index(i), errs)
 		}
 	case map[string]any:
 		for _, r := range s.Required {
 			if _, ok := v[r]; !ok {
-				*errs = append(*errs, field.Required(field.NewPath(join(path, r)), ""))
+				*errs = append(*errs, field.Required(p.Child(r), ""))
 			}
 		}
 		if s.MaxProperties != nil && int64(len(v)) > *s.MaxProperties {
@@ -389,7 +386,7 @@ func (s *Schema) validate(v any, path string, errs *field.ErrorList) {
 		}
 		for _, k := range s.sortedProperties() {
 			if e, ok := v[k]; ok {
-				s.Properties[k].validate(e, join(path, k), errs)
+				s.Properties[k].validate(e, p.Child(k), errs)
 			}
 		}
 		if s.AdditionalProperties != nil && s.AdditionalProperties.Schema != nil {
@@ -401,18 +398,27 @@ func (s *Schema) validate(v any, path string, errs *field.ErrorList) {
 			}
 			slices.Sort(keys)
 			for _, k := range keys {
-				s.AdditionalProperties.Schema.validate(v[k], join(path, k), errs)
+				s.AdditionalProperties.Schema.validate(v[k], p.Child(k), errs)
 			}
 		}
 	}
 }
 
-// inBody adds kube-openapi's Invalid error: the value at p (named name)
-// breaks a rule of the schema.
+// inBody adds kube-openapi's Invalid error: the value at p breaks a rule of
+// the schema.
 //
 //go:noinline
-func inBody(errs *field.ErrorList, p *field.Path, name string, value any, rule string) {
-	*errs = append(*errs, field.Invalid(p, value, name+" in body "+rule))
+func inBody(errs *field.ErrorList, p *field.Path, value any, rule string) {
+	*errs = append(*errs, field.Invalid(p, value, bodyName(p)+" in body "+rule))
+}
+
+// bodyName is how kube-openapi's messages name the value at p: its path, "."
+// at the root.
+func bodyName(p *field.Path) string {
+	if name := p.String(); name != "" {
+		return name
+	}
+	return "."
 }
 
 func orEqual(inclusive bool) string {
@@ -420,13 +426,6 @@ func orEqual(inclusive bool) string {
 		return "or equal to "
 	}
 	return ""
-}
-
-func join(path, name string) string {
-	if path == "" {
-		return name
-	}
-	return path + "." + name
 }
 
 // equal compares two JSON values, numbers by value.

@@ -16,16 +16,28 @@ import (
 	"strings"
 )
 
-// Path is the path to a field, written as kube writes it.
+// Path is the path to a field, written as kube writes it. As kube's, it is a
+// list of steps from the root, each holding only its parent and itself (a
+// field's name, a list's index or a map's key): walking an object or a schema
+// n levels deep costs n small steps, not n paths of growing length, and the
+// path is written out only when an error names it (String).
 type Path struct {
-	s string
+	parent *Path
+	name   string // a field's name or a map's key
+	index  int    // a list's index, or what name is (fieldStep, keyStep)
 }
+
+// What a step that is not a list's index names.
+const (
+	fieldStep = -1 - iota // a field of the parent
+	keyStep               // the value at a key of the parent (a map)
+)
 
 // NewPath starts a path at a top-level field (and its children).
 //
 //go:noinline
 func NewPath(name string, more ...string) *Path {
-	p := &Path{s: name}
+	p := &Path{name: name, index: fieldStep}
 	for _, m := range more {
 		p = p.Child(m)
 	}
@@ -35,29 +47,58 @@ func NewPath(name string, more ...string) *Path {
 // Child is the path to a field of p.
 //
 //go:noinline
-func (p *Path) Child(name string) *Path {
-	if p == nil || p.s == "" {
-		return &Path{s: name}
-	}
-	return &Path{s: p.s + "." + name}
-}
+func (p *Path) Child(name string) *Path { return &Path{parent: p, name: name, index: fieldStep} }
 
 // Index is the path to element i of the list at p.
 //
 //go:noinline
-func (p *Path) Index(i int) *Path { return &Path{s: p.String() + "[" + strconv.Itoa(i) + "]"} }
+func (p *Path) Index(i int) *Path {
+	if i < 0 {
+		return p.Key(strconv.Itoa(i)) // written as kube writes it; a list has none
+	}
+	return &Path{parent: p, index: i}
+}
 
 // Key is the path to the value at key of the map at p.
 //
 //go:noinline
-func (p *Path) Key(key string) *Path { return &Path{s: p.String() + "[" + key + "]"} }
+func (p *Path) Key(key string) *Path { return &Path{parent: p, name: key, index: keyStep} }
 
-// String is the path as messages show it.
+// String is the path as messages show it: fields joined by dots (a field of
+// an empty path is its name alone), indexes and keys in brackets.
+//
+//go:noinline
 func (p *Path) String() string {
-	if p == nil {
-		return ""
+	var buf [16]*Path
+	steps := buf[:0] // from p to the root
+	n := 0
+	for s := p; s != nil; s = s.parent {
+		steps = append(steps, s)
+		n += len(s.name) + 2
+		if s.index >= 0 {
+			n += 20
+		}
 	}
-	return p.s
+	var b strings.Builder
+	b.Grow(n)
+	for i := len(steps) - 1; i >= 0; i-- {
+		switch s := steps[i]; s.index {
+		case fieldStep:
+			if b.Len() > 0 {
+				b.WriteByte('.')
+			}
+			b.WriteString(s.name)
+		case keyStep:
+			b.WriteByte('[')
+			b.WriteString(s.name)
+			b.WriteByte(']')
+		default:
+			b.WriteByte('[')
+			b.WriteString(strconv.Itoa(s.index))
+			b.WriteByte(']')
+		}
+	}
+	return b.String()
 }
 
 // ErrorType is the kind of a field error, as Status causes name it.

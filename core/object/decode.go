@@ -41,10 +41,13 @@ func DecodeValue(data []byte) (any, error) {
 // A Scanner reads a JSON document one token at a time, unescaping strings and
 // keeping numbers as their literals, as encoding/json reads them. Its methods
 // report only whether they succeeded: on a syntax error (or any doubt) they
-// fail, and the caller asks encoding/json for the error's wording.
+// fail, and the caller asks encoding/json for the error's wording. It counts
+// the objects and arrays open (opened by Consume, closed by Empty or Next),
+// so that Skip holds the whole document to encoding/json's nesting limit.
 type Scanner struct {
-	data []byte
-	i    int
+	data  []byte
+	i     int
+	depth int // the objects and arrays open
 }
 
 // NewScanner scans data from its start.
@@ -73,12 +76,16 @@ func (s *Scanner) Peek() byte {
 	return s.data[s.i]
 }
 
-// Consume skips white space and consumes c if it comes next.
+// Consume skips white space and consumes c if it comes next; a '{' or '['
+// opens an object or array.
 func (s *Scanner) Consume(c byte) bool {
 	if s.Peek() != c {
 		return false
 	}
 	s.i++
+	if c == '{' || c == '[' {
+		s.depth++
+	}
 	return true
 }
 
@@ -95,6 +102,7 @@ func (s *Scanner) Next(closer byte) (more, ok bool) {
 		return true, true
 	case closer:
 		s.i++
+		s.depth--
 		return false, true
 	}
 	return false, false
@@ -102,7 +110,13 @@ func (s *Scanner) Next(closer byte) (more, ok bool) {
 
 // Empty consumes the closer of a container just opened if it comes next:
 // the container has no elements.
-func (s *Scanner) Empty(closer byte) bool { return s.Consume(closer) }
+func (s *Scanner) Empty(closer byte) bool {
+	if !s.Consume(closer) {
+		return false
+	}
+	s.depth--
+	return true
+}
 
 // Key reads an object's key and the colon after it.
 func (s *Scanner) Key() (string, bool) {
@@ -131,6 +145,7 @@ func (s *Scanner) value(depth int) (any, bool) {
 	switch c := s.Peek(); {
 	case c == '{':
 		s.i++
+		s.depth++
 		m := map[string]any{}
 		if s.Empty('}') {
 			return m, true
@@ -151,6 +166,7 @@ func (s *Scanner) value(depth int) (any, bool) {
 		}
 	case c == '[':
 		s.i++
+		s.depth++
 		list := []any{}
 		if s.Empty(']') {
 			return list, true
@@ -181,17 +197,18 @@ func (s *Scanner) value(depth int) (any, bool) {
 }
 
 // Skip reads one value of any kind without keeping it, up to encoding/json's
-// nesting limit.
+// nesting limit (counting the containers the value is in).
 func (s *Scanner) Skip() bool {
 	var buf [32]byte
 	open := buf[:0] // the closers of the containers the value is inside
 	for {
 		switch c := s.Peek(); {
 		case c == '{' || c == '[':
-			if len(open) == maxNesting {
+			if s.depth == maxNesting {
 				return false
 			}
 			s.i++
+			s.depth++
 			closer := byte(']')
 			if c == '{' {
 				closer = '}'

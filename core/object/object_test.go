@@ -184,13 +184,17 @@ func FuzzEqualMatchesEncoding(f *testing.F) {
 }
 
 // Skip must accept exactly the documents encoding/json accepts, nesting limit
-// included: the typed decoders rely on it to tell syntax errors.
+// included: the typed decoders rely on it to tell syntax errors. Inside
+// containers the Scanner opened, the limit counts them too (a value nested
+// 9,999 deep inside one object is one too many).
 func FuzzScannerSkipMatchesValid(f *testing.F) {
 	for _, seed := range []string{
 		`{"a":[1,{"b":"\u00e9"},[],{}],"c":null}`, ` [ true , false ] `, `"x\"y"`, `-0.5e+3`,
 		`{"a":1,}`, `[1,]`, `{"a" 1}`, `{1:2}`, `"\x"`, `tru`, `[`, `{"a":"b"}x`,
 		strings.Repeat("[", maxNesting) + strings.Repeat("]", maxNesting),
 		strings.Repeat("[", maxNesting+1) + strings.Repeat("]", maxNesting+1),
+		strings.Repeat("[", maxNesting-2) + strings.Repeat("]", maxNesting-2),
+		strings.Repeat("[", maxNesting-1) + strings.Repeat("]", maxNesting-1),
 	} {
 		f.Add([]byte(seed))
 	}
@@ -198,6 +202,26 @@ func FuzzScannerSkipMatchesValid(f *testing.F) {
 		s := NewScanner(data)
 		if got, want := s.Skip() && s.AtEnd(), json.Valid(data); got != want {
 			t.Fatalf("Skip says %v, encoding/json %v: %q", got, want, data)
+		}
+		wrapped := append(append([]byte(`{"x":[`), data...), "]}"...)
+		s = NewScanner(wrapped)
+		ok := s.Consume('{')
+		if ok {
+			_, ok = s.Key()
+		}
+		if ok = ok && s.Consume('['); ok && !s.Empty(']') {
+			for more := true; ok && more; {
+				if ok = s.Skip(); ok {
+					more, ok = s.Next(']')
+				}
+			}
+		}
+		if ok {
+			more, closed := s.Next('}')
+			ok = closed && !more
+		}
+		if got, want := ok && s.AtEnd(), json.Valid(wrapped); got != want {
+			t.Fatalf("Skip inside two containers says %v, encoding/json %v: %q", got, want, wrapped)
 		}
 	})
 }

@@ -74,8 +74,16 @@ func newRules(raw any) *Rules {
 // every violation at its field under p (by JSON name), with
 // protoc-gen-validate's reason as the detail. Unlike ValidateAll it also
 // checks the messages Any fields carry, as Envoy does when it loads them.
+//
+// Most resources break no rule, so the first walk names no field; only a
+// resource that breaks one is walked again, with paths, to name where.
 func (m *Message) Validate(wire []byte, p *field.Path) field.ErrorList {
 	v := validator{}
+	v.message(m, wire, nil)
+	if len(v.errs) == 0 {
+		return nil
+	}
+	v = validator{named: true}
 	v.message(m, wire, p)
 	return v.errs
 }
@@ -83,6 +91,32 @@ func (m *Message) Validate(wire []byte, p *field.Path) field.ErrorList {
 type validator struct {
 	errs  field.ErrorList
 	depth int
+	named bool // the walk builds the paths of the fields it visits
+}
+
+// child is the path to a field of the message at p, when the walk is named.
+func (v *validator) child(p *field.Path, name string) *field.Path {
+	if !v.named {
+		return nil
+	}
+	return p.Child(name)
+}
+
+// index is the path to item i of the list at p, when the walk is named.
+func (v *validator) index(p *field.Path, i int) *field.Path {
+	if !v.named {
+		return nil
+	}
+	return p.Index(i)
+}
+
+// key is the path to the value at key k (of field f) of the map at p, when
+// the walk is named.
+func (v *validator) key(p *field.Path, f *Field, k wireValue) *field.Path {
+	if !v.named {
+		return nil
+	}
+	return p.Key(fmt.Sprint(display(f, k)))
 }
 
 // wireValue is one value of a field in the wire form: a varint or fixed
@@ -131,7 +165,7 @@ func (v *validator) message(m *Message, wire []byte, p *field.Path) {
 		if f.Rules == nil && len(vs) == 0 {
 			continue // an absent message without rules
 		}
-		v.field(f, vs, p.Child(f.JSONName))
+		v.field(f, vs, v.child(p, f.JSONName))
 	}
 	oneofs := make([]int, 0, len(m.RequiredOneofs))
 	for o := range m.RequiredOneofs {
@@ -271,7 +305,7 @@ func (v *validator) field(f *Field, vs []wireValue, p *field.Path) {
 		for _, entry := range vs {
 			parts := split(f.Message, entry.b)
 			k, value := last(parts[key.Number]), last(parts[val.Number])
-			kp := p.Key(fmt.Sprint(display(key, k)))
+			kp := v.key(p, key, k)
 			if r != nil && r.Keys != nil {
 				v.value(key, r.Keys, k, kp)
 			}
@@ -301,7 +335,7 @@ func (v *validator) field(f *Field, vs []wireValue, p *field.Path) {
 				seen[k] = true
 			}
 			if f.Message != nil || ir != nil {
-				v.value(f, ir, it, p.Index(i))
+				v.value(f, ir, it, v.index(p, i))
 			}
 		}
 	case f.Message != nil:
