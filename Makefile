@@ -73,6 +73,7 @@ site: ui-deps
 	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags=-s $(BROWSER_GCFLAGS) -o $(SITE)/kubeplay-sim.wasm ./wasm/sim
 	cp core/openapi/documents.bin $(SITE)/openapi-documents.bin
 	node serviceworker/build.mjs $(SITE)
+	node tools/precompress.mjs $(SITE)
 
 # The same site with an empty Go wasm in place of the core: the browser floor;
 # and with the floor carrying the core unstarted: what the core's size alone costs.
@@ -80,9 +81,11 @@ site-floor: site
 	rm -rf build/site-floor && cp -r $(SITE) build/site-floor
 	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags=-s -o build/site-floor/kubeplay.wasm ./wasm/floor
 	node serviceworker/build.mjs build/site-floor
+	node tools/precompress.mjs build/site-floor
 	rm -rf build/site-floor-linked && cp -r $(SITE) build/site-floor-linked
 	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags=-s $(BROWSER_GCFLAGS) -tags linked -o build/site-floor-linked/kubeplay.wasm ./wasm/floor
 	node serviceworker/build.mjs build/site-floor-linked
+	node tools/precompress.mjs build/site-floor-linked
 
 # Benchmarks report ratios against floors measured in the same run.
 bench: bench-browser bench-edge
@@ -126,7 +129,8 @@ $(REFAPI)/refapi:
 size: size-check edge
 	node edge/size.mjs
 
-# The browser's modules against their gzip budgets.
+# The browser's modules against their budgets, in what browsers download
+# (brotli, quality 11).
 size-check: site
 	node tools/size.mjs $(SITE)
 

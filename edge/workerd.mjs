@@ -105,14 +105,15 @@ export async function startEdge({ storageDir, siteDir = SITE, vars = {}, sandbox
 /**
  * siteFiles lists the regular files of the built site in dir as URL paths
  * ("/index.html /kubeplay.wasm …"): the front Worker's SITE_FILES, the only
- * paths it serves. Symlinks are left out.
+ * paths it serves. Symlinks are left out, and the brotli copies (NAME.br)
+ * the native command serves: Cloudflare compresses the assets it serves.
  */
 export function siteFiles(dir) {
   const files = [];
   (function walk(rel) {
     for (const entry of fs.readdirSync(path.join(dir, rel), { withFileTypes: true })) {
       if (entry.isDirectory()) walk(`${rel}/${entry.name}`);
-      else if (entry.isFile()) files.push(`${rel}/${entry.name}`);
+      else if (entry.isFile() && !entry.name.endsWith('.br')) files.push(`${rel}/${entry.name}`);
     }
   })('');
   return files.sort().join(' ');

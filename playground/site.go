@@ -3,6 +3,7 @@ package main
 import (
 	"io/fs"
 	"log"
+	"mime"
 	"net/http"
 	"os"
 	"path"
@@ -66,10 +67,12 @@ func (s siteFiles) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	name := path.Clean(r.URL.Path)
-	f, st := s.open(name)
+	file := name
+	f, st := s.open(file)
 	if st != nil && st.IsDir() {
 		f.Close()
-		f, st = s.open(path.Join(name, "index.html"))
+		file = path.Join(name, "index.html")
+		f, st = s.open(file)
 		if st != nil && !strings.HasSuffix(r.URL.Path, "/") {
 			f.Close()
 			http.Redirect(w, r, path.Base(name)+"/", http.StatusMovedPermanently)
@@ -84,12 +87,41 @@ func (s siteFiles) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer f.Close()
-	sitepolicy.SetHeaders(w.Header())
+	h := w.Header()
+	sitepolicy.SetHeaders(h)
 	// The worker script and the page must be revalidated so new builds take over.
 	if name == "/sw.js" || name == "/" || name == "/index.html" {
-		w.Header().Set("Cache-Control", "no-cache")
+		h.Set("Cache-Control", "no-cache")
+	}
+	// The file's brotli copy (make site writes NAME.br) to a client that takes
+	// it: what the modules' budgets count.
+	if br, brst := s.open(file + ".br"); brst != nil {
+		defer br.Close()
+		h.Add("Vary", "Accept-Encoding")
+		if brst.Mode().IsRegular() && acceptsBrotli(r.Header.Get("Accept-Encoding")) {
+			h.Set("Content-Encoding", "br")
+			if ctype := mime.TypeByExtension(path.Ext(st.Name())); ctype != "" {
+				h.Set("Content-Type", ctype)
+			}
+			http.ServeContent(w, r, st.Name(), st.ModTime(), br)
+			return
+		}
 	}
 	http.ServeContent(w, r, st.Name(), st.ModTime(), f)
+}
+
+// acceptsBrotli says whether an Accept-Encoding header takes br (with a q-value
+// other than 0).
+func acceptsBrotli(accept string) bool {
+	for _, clause := range strings.Split(accept, ",") {
+		coding, params, _ := strings.Cut(strings.TrimSpace(clause), ";")
+		if !strings.EqualFold(strings.TrimSpace(coding), "br") {
+			continue
+		}
+		q, hasQ := strings.CutPrefix(strings.ReplaceAll(params, " ", ""), "q=")
+		return !hasQ || strings.Trim(q, "0.") != ""
+	}
+	return false
 }
 
 // open opens the site's file at the URL path name; nil info when there is none.

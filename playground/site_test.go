@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -71,5 +73,42 @@ func TestPLAY_8_SiteServesOnlyBuiltFiles(t *testing.T) {
 	// The API is the core's, site or not.
 	if code, _, body := send(t, s, "GET", "/version", "", nil, ""); code != http.StatusOK || !strings.Contains(body, "gitVersion") {
 		t.Errorf("GET /version: %d %s", code, body)
+	}
+}
+
+// A file's brotli copy (make site writes NAME.br) is served to a client that
+// takes br, with the file's type; others get the file itself.
+func TestPLAY_8_SiteServesBrotli(t *testing.T) {
+	site := writeSite(t)
+	compressed := []byte("\x1b\x11\x00 the brotli copy's bytes, served as they are")
+	for _, name := range []string{"ui/app.js.br", "docs/index.html.br"} {
+		if err := os.WriteFile(filepath.Join(site, name), compressed, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := startPlayground(t, options{site: site})
+	for _, c := range []struct {
+		path, accept, encoding, ctype string
+	}{
+		{"/ui/app.js", "gzip, deflate, br, zstd", "br", "text/javascript; charset=utf-8"},
+		{"/ui/app.js", "gzip", "", "text/javascript; charset=utf-8"},
+		{"/ui/app.js", "br;q=0, gzip", "", "text/javascript; charset=utf-8"},
+		{"/docs/", "br", "br", "text/html; charset=utf-8"},
+		{"/index.html", "br", "", "text/html; charset=utf-8"}, // no copy
+	} {
+		req, _ := http.NewRequest("GET", s.url+c.path, nil)
+		req.Header.Set("Accept-Encoding", c.accept)
+		res, err := http.DefaultTransport.RoundTrip(req) // no transparent decoding
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.StatusCode != 200 || res.Header.Get("Content-Encoding") != c.encoding || res.Header.Get("Content-Type") != c.ctype {
+			t.Errorf("GET %s (%s): %d %q %q", c.path, c.accept, res.StatusCode, res.Header.Get("Content-Encoding"), res.Header.Get("Content-Type"))
+		}
+		if c.encoding == "br" && !bytes.Equal(body, compressed) {
+			t.Errorf("GET %s: not the .br copy", c.path)
+		}
 	}
 }
