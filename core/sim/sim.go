@@ -20,6 +20,7 @@ import (
 	"kubeplay/core/controllers/endpoints"
 	"kubeplay/core/controllers/job"
 	"kubeplay/core/controllers/replicaset"
+	"kubeplay/core/controllers/resourcequota"
 	"kubeplay/core/controllers/serviceaccount"
 	"kubeplay/core/controllers/statefulset"
 	"kubeplay/core/web"
@@ -100,7 +101,8 @@ func Start(h web.Handler, cfg Config) (*Cluster, error) {
 		daemonset.New(h, cfg.Clock),
 		statefulset.New(h, cfg.Clock),
 		serviceaccount.NewServiceAccounts(h, cfg.Clock),
-		serviceaccount.NewRootCAPublisher(h, cfg.Clock))
+		serviceaccount.NewRootCAPublisher(h, cfg.Clock),
+		resourcequota.New(h, cfg.Clock))
 	for _, p := range cl.parts {
 		cl.wg.Add(1)
 		go func() {
