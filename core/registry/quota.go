@@ -73,20 +73,29 @@ func (a quotaAdmission) check(op Operation, t Target, obj, old object.Object) ([
 	}
 	who := t.served()
 	return quota.Check(quota.Object{Group: who.Group, Resource: who.Plural, Name: object.MetaString(obj, "name")}, string(op), t.Sub,
-		func() []quota.Quota { return a.quotas(t.Namespace) }, obj, old, a.store.clock.Now())
+		func() []quota.Quota { return a.quotas(t.Namespace, t.charged) }, obj, old, a.store.clock.Now())
 }
 
-// quotas are the ResourceQuotas of namespace ns, by name.
-func (a quotaAdmission) quotas(ns string) []quota.Quota {
+// quotas are the ResourceQuotas of namespace ns, by name, without what a
+// write charged them already.
+func (a quotaAdmission) quotas(ns string, charged []quota.Charge) []quota.Quota {
 	l, err := a.store.storage.List(storage.ListOptions{Prefix: CollectionPrefix(a.store.quotaResource(), ns)})
 	if err != nil {
 		return nil
 	}
 	out := make([]quota.Quota, 0, len(l.Items))
 	for _, it := range l.Items {
-		if obj, err := object.Decode([]byte(it.Value)); err == nil {
-			out = append(out, quota.Read(obj))
+		obj, err := object.Decode([]byte(it.Value))
+		if err != nil {
+			continue
 		}
+		q := quota.Read(obj)
+		for _, c := range charged {
+			if c.Quota == q.Name {
+				q.Used = quota.SubtractNonNegative(q.Used, c.Requested).Mask(q.Used.Names())
+			}
+		}
+		out = append(out, q)
 	}
 	return out
 }

@@ -85,6 +85,10 @@ type Target struct {
 	// Via is the view the write came through (Res is then what it views):
 	// the kind's strategy validates by the request's version, as kube's do.
 	Via *schema.Resource
+	// charged is what the write charged its namespace's quotas so far (an
+	// update charges them, then tries again): their limits are judged
+	// without it.
+	charged []quota.Charge
 }
 
 // served is the resource the request named: its objects are what a missing
@@ -332,6 +336,7 @@ func (s *Store) update(t Target, info UpdatedObjectInfo) ([]byte, bool, error) {
 // it asks for more (a *pendingCharge) when it needs it.
 func (s *Store) updateCharged(t Target, info UpdatedObjectInfo, charged []quota.Charge) ([]byte, bool, error) {
 	st := strategyFor(t, s.clock)
+	t.charged = charged
 	// needs asks for the charges not yet made.
 	needs := func(charges []quota.Charge, name string) error {
 		if len(charges) == 0 || covered(charges, charged) {
