@@ -160,6 +160,7 @@ var quotaCases = []kubeCase{
 		kpost(kubeLimitRanges, `{"metadata":{"name":"bad-ratio"},"spec":{"limits":[{"type":"Pod","min":{"cpu":"1"},"max":{"cpu":"2"},"maxLimitRequestRatio":{"cpu":"3"}}]}}`),
 		kpatch(kubeLimitRanges+"/containers", `{"metadata":{"labels":{"bad key":"x"}}}`),
 		kdelete(kubeLimitRanges+"/containers", ""),
+		kput(kubeLimitRanges+"/put", `{"metadata":{"name":"put"},"spec":{"limits":[{"type":"Container","max":{"cpu":"2"}}]}}`),
 	),
 }
 

@@ -138,7 +138,7 @@ func Builtins() []*Resource {
 		},
 		{
 			Version: "v1", Kind: "LimitRange", Plural: "limitranges", Singular: "limitrange",
-			Namespaced: true, ShortNames: []string{"limits"}, Verbs: allVerbs,
+			Namespaced: true, ShortNames: []string{"limits"}, Verbs: allVerbs, CreateOnUpdate: true,
 		},
 		event,
 		{
