@@ -209,11 +209,11 @@ type Object struct {
 // Check is kube's ResourceQuota admission of a CREATE or UPDATE (op) of obj
 // (old is what it replaces; nil for a create) written to sub of o's
 // resource, against its namespace's quotas (listed only when the write can
-// change what they count): the charge to each quota that
-// applies, or the refusal. A quota applies when its status.hard limits what
-// obj is charged and obj is in its scopes; it refuses a Pod that leaves a
-// limited cpu or memory unspecified, and everything it applies to while its
-// status does not say what is used. An update is charged what it adds.
+// change what they count): the charge to each quota that applies, or the
+// refusal. A quota applies when its status.hard limits what obj is charged
+// and obj is in its scopes; it refuses a Pod that leaves a limited cpu or
+// memory unspecified, and everything it applies to while its status does not
+// say what is used. An update is charged what it adds.
 func Check(o Object, op, sub string, quotas func() []Quota, obj, old object.Object, now time.Time) ([]Charge, error) {
 	e, ok := For(o.Group, o.Resource)
 	if !ok || !e.Handles(op, sub) {
@@ -248,6 +248,9 @@ func Check(o Object, op, sub string, quotas func() []Quota, obj, old object.Obje
 	var charges []Charge
 	for _, q := range applying {
 		requested := delta.Mask(q.StatusHard.Names())
+		if len(requested) == 0 {
+			continue
+		}
 		if _, err := q.Charged(o, requested); err != nil {
 			return nil, err
 		}
