@@ -28,6 +28,8 @@ var explainCommands = [][]string{
 	{"explain", "configmaps", "--api-version=v1"},
 	{"explain", "pv.spec.persistentVolumeReclaimPolicy"},
 	{"explain", "storageclasses", "--recursive"},
+	{"explain", "quota.spec.scopeSelector"},
+	{"explain", "limitranges", "--recursive"},
 }
 
 type explainOutputs struct {

@@ -457,3 +457,51 @@ func BenchmarkFieldValidation(b *testing.B) {
 	b.ReportMetric(float64(strict)/float64(ignore), "x-ignore")
 	b.ReportMetric(float64(ignore.Nanoseconds()), "ignore-median-ns")
 }
+
+// BenchmarkROB_2_QuotaAdmission creates ConfigMaps, interleaved, in three
+// namespaces: one without a ResourceQuota (the floor), one whose quota limits
+// something else (the admission lists and reads it, and lets the create
+// through), and one whose quota counts ConfigMaps (each create also charges
+// the quota's status, as kube's admission writes it before the object). It
+// reports what each costs as a ratio to the floor.
+func BenchmarkROB_2_QuotaAdmission(b *testing.B) {
+	srv := newBenchServer(b)
+	w := &bufferWriter{h: http.Header{}}
+	for _, ns := range []string{"plain", "other", "counted"} {
+		serve(b, srv, w, "POST", "/api/v1/namespaces", []byte(`{"metadata":{"name":"`+ns+`"}}`))
+	}
+	for ns, hard := range map[string]string{"other": `{"pods":"10"}`, "counted": `{"count/configmaps":"1000000000"}`} {
+		serve(b, srv, w, "POST", "/api/v1/namespaces/"+ns+"/resourcequotas", []byte(`{"metadata":{"name":"q"},"spec":{"hard":`+hard+`}}`))
+		serve(b, srv, w, "PUT", "/api/v1/namespaces/"+ns+"/resourcequotas/q/status",
+			[]byte(`{"metadata":{"name":"q"},"spec":{"hard":`+hard+`},"status":{"hard":`+hard+`,"used":`+strings.ReplaceAll(strings.ReplaceAll(hard, "1000000000", "0"), "10", "0")+`}}`))
+		if w.code != http.StatusOK {
+			b.Fatalf("quota status: %d %s", w.code, w.buf.Bytes())
+		}
+	}
+	reqs := map[string][]*http.Request{}
+	for _, ns := range []string{"plain", "other", "counted"} {
+		for i := range b.N {
+			r, err := http.NewRequest("POST", "/api/v1/namespaces/"+ns+"/configmaps", bytes.NewReader(configMapBody(fmt.Sprintf("cm-%08d", i), 200)))
+			if err != nil {
+				b.Fatal(err)
+			}
+			r.Header.Set("Content-Type", "application/json")
+			reqs[ns] = append(reqs[ns], r)
+		}
+	}
+	took := map[string]time.Duration{}
+	b.ResetTimer()
+	for i := range b.N {
+		for _, ns := range []string{"plain", "other", "counted"} {
+			start := time.Now()
+			w.reset()
+			srv.ServeHTTP(w, reqs[ns][i])
+			if w.code != http.StatusCreated {
+				b.Fatalf("create in %s: %d %s", ns, w.code, w.buf.Bytes())
+			}
+			took[ns] += time.Since(start)
+		}
+	}
+	b.ReportMetric(float64(took["other"])/float64(took["plain"]), "x-other-quota")
+	b.ReportMetric(float64(took["counted"])/float64(took["plain"]), "x-counting-quota")
+}

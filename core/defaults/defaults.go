@@ -61,6 +61,7 @@ var byType = []struct {
 	{"v1.ISCSIPersistentVolumeSource", iscsi},
 	{"v1.ISCSIVolumeSource", iscsi},
 	{"v1.Job", job},
+	{"v1.LimitRangeItem", limitRangeItem},
 	{"v1.Namespace", namespace},
 	{"v1.NamespaceStatus", func(m map[string]any) { setString(m, "phase", "Active") }},
 	{"v1.NodeStatus", nodeStatus},
@@ -270,6 +271,32 @@ func persistentVolume(m map[string]any) {
 func storageClass(m map[string]any) {
 	setUnset(m, "reclaimPolicy", "Delete")
 	setUnset(m, "volumeBindingMode", "Immediate")
+}
+
+// limitRangeItem is SetDefaults_LimitRangeItem: a Container limit's default
+// limit is its max, and its default request its default limit, else its
+// min.
+func limitRangeItem(m map[string]any) {
+	if m["type"] != "Container" {
+		return
+	}
+	limits, requests := object.Child(m, "default"), object.Child(m, "defaultRequest")
+	for _, from := range []struct {
+		field string
+		to    map[string]any
+	}{{"max", limits}, {"default", requests}, {"min", requests}} {
+		source, _ := m[from.field].(map[string]any)
+		for k, v := range source {
+			if _, ok := from.to[k]; !ok {
+				from.to[k] = v
+			}
+		}
+	}
+	for _, f := range []string{"default", "defaultRequest"} {
+		if len(object.Child(m, f)) == 0 {
+			delete(m, f)
+		}
+	}
 }
 
 // service is SetDefaults_Service.

@@ -6,6 +6,7 @@ package quantity
 
 import (
 	"errors"
+	"fmt"
 	"math/big"
 	"strconv"
 	"strings"
@@ -51,43 +52,13 @@ func Canonical(s string) (string, error) {
 		return "", ErrSuffix
 	}
 
-	// The exact-integer path of ParseQuantity, which keeps some strings as given.
-	precision, scale, multiplier := -1, 0, int64(1)
-	switch f {
-	case decimalExponent, decimalSI:
-		scale = exponent
-		precision = 18 - (len(num) + len(denom))
-	case binarySI:
-		if exponent >= 0 && denom == "" {
-			multiplier <<= uint(exponent)
-			precision = 15 - len(num) - int(float32(exponent)*3/10) - 1
+	if result, scale, keep, ok, err := exact(positive, num, denom, exponent, f); err != nil {
+		return "", err
+	} else if ok {
+		if keep {
+			return s, nil
 		}
-	}
-	if precision >= 0 {
-		scale -= len(denom)
-		if scale >= -9 {
-			shifted := num + denom
-			v, err := strconv.ParseInt(shifted, 10, 64)
-			if err != nil {
-				return "", ErrNumeric
-			}
-			if result, ok := multiply(v, multiplier); ok {
-				switch f {
-				case binarySI:
-					if exponent%10 == 0 && v&0x07 != 0 {
-						return s, nil
-					}
-				default:
-					if scale%3 == 0 && !strings.HasSuffix(shifted, "000") && shifted[0] != '0' {
-						return s, nil
-					}
-				}
-				if !positive {
-					result = -result
-				}
-				return canonical(big.NewInt(result), scale, f), nil
-			}
-		}
+		return canonical(big.NewInt(result), scale, f), nil
 	}
 
 	// The arbitrary-precision path: the value, in units of 10^scale.
@@ -127,6 +98,73 @@ func Canonical(s string) (string, error) {
 		mantissa.Neg(mantissa)
 	}
 	return canonical(mantissa, scale, f), nil
+}
+
+// exact is ParseQuantity's exact-integer path: the value it keeps in units
+// of 10^scale (its int64Amount), and whether it keeps the string it was
+// given (keep); ok is false when the value needs arbitrary precision.
+func exact(positive bool, num, denom string, exponent int, f format) (value int64, scale int, keep, ok bool, err error) {
+	precision, multiplier := -1, int64(1)
+	switch f {
+	case decimalExponent, decimalSI:
+		scale = exponent
+		precision = 18 - (len(num) + len(denom))
+	case binarySI:
+		if exponent >= 0 && denom == "" {
+			multiplier <<= uint(exponent)
+			precision = 15 - len(num) - int(float32(exponent)*3/10) - 1
+		}
+	}
+	if precision < 0 {
+		return 0, 0, false, false, nil
+	}
+	scale -= len(denom)
+	if scale < -9 {
+		return 0, 0, false, false, nil
+	}
+	shifted := num + denom
+	v, perr := strconv.ParseInt(shifted, 10, 64)
+	if perr != nil {
+		return 0, 0, false, false, ErrNumeric
+	}
+	result, ok := multiply(v, multiplier)
+	if !ok {
+		return 0, 0, false, false, nil
+	}
+	if f == binarySI {
+		keep = exponent%10 == 0 && v&0x07 != 0
+	} else {
+		keep = scale%3 == 0 && !strings.HasSuffix(shifted, "000") && shifted[0] != '0'
+	}
+	if !positive {
+		result = -result
+	}
+	return result, scale, keep, true, nil
+}
+
+// formatNames are the formats as kube's Go values name them.
+var formatNames = [...]string{decimalExponent: "DecimalExponent", binarySI: "BinarySI", decimalSI: "DecimalSI"}
+
+// GoSyntax is a quantity in canonical form as kube's validation messages
+// print a resource.Quantity value (%#v of what ParseQuantity makes of it):
+// "resource.Quantity{i:resource.int64Amount{value:1500, scale:-3}, ...}".
+// Where kube keeps an arbitrary-precision value it prints its address;
+// this prints a made-up one.
+func GoSyntax(s string) string {
+	positive, _, num, denom, suffix, err := split(s)
+	_, exponent, f, ok := interpret(suffix)
+	if err != nil || !ok {
+		return "resource.Quantity{}"
+	}
+	value, scale, keep, ok, _ := exact(positive, num, denom, exponent, f)
+	kept := ""
+	if keep || s == "0" { // ParseQuantity keeps "0" as given too
+		kept = s
+	}
+	if !ok {
+		return fmt.Sprintf(`resource.Quantity{i:resource.int64Amount{value:0, scale:0}, d:resource.infDecAmount{Dec:(*inf.Dec)(0xc000010000)}, s:"", Format:%q}`, formatNames[f])
+	}
+	return fmt.Sprintf(`resource.Quantity{i:resource.int64Amount{value:%d, scale:%d}, d:resource.infDecAmount{Dec:(*inf.Dec)(nil)}, s:%q, Format:%q}`, value, scale, kept, formatNames[f])
 }
 
 // split reads sign, number, fraction and suffix as ParseQuantity does. value is
@@ -336,12 +374,17 @@ func Compare(a, b string) int {
 // when it has nothing below a thousandth; otherwise the canonical form of its
 // value rounded away from zero to whole thousandths ("100u" becomes "1m",
 // "-1500u" becomes "-2m").
-func RoundUpMilli(s string) string {
-	mantissa, scale, f, ok := parse(s)
-	if !ok || scale >= -3 {
+func RoundUpMilli(s string) string { return RoundUp(s, -3) }
+
+// RoundUp is Quantity.RoundUp(scale) of s, a quantity in canonical form: s
+// when it has nothing below 10^scale, else its value rounded away from zero
+// to whole units of 10^scale ("1500m" rounded to 0 is "2").
+func RoundUp(s string, scale int) string {
+	mantissa, at, f, ok := parse(s)
+	if !ok || at >= scale {
 		return s
 	}
-	div := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(-3-scale)), nil)
+	div := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(scale-at)), nil)
 	q, m := new(big.Int).QuoRem(new(big.Int).Abs(mantissa), div, new(big.Int))
 	if m.Sign() == 0 {
 		return s
@@ -350,7 +393,7 @@ func RoundUpMilli(s string) string {
 	if mantissa.Sign() < 0 {
 		q.Neg(q)
 	}
-	return canonical(q, -3, f)
+	return canonical(q, scale, f)
 }
 
 // MilliValue is a quantity in thousandths of its unit, rounded up, as kube's
@@ -376,4 +419,38 @@ func MilliValue(s string) int64 {
 		return 0
 	}
 	return v.Int64()
+}
+
+// Add is a + b as kube's Quantity.Add leaves it, written as its String
+// writes it: in a's format, or in b's when a is zero (a zero quantity takes
+// the format of what is added to it). A quantity that does not parse counts
+// as zero.
+func Add(a, b string) string { return sum(a, b, false) }
+
+// Sub is a - b as kube's Quantity.Sub leaves it: in a's format, or in b's
+// when a is zero.
+func Sub(a, b string) string { return sum(a, b, true) }
+
+func sum(a, b string, subtract bool) string {
+	am, as, af, aok := parse(a)
+	bm, bs, bf, bok := parse(b)
+	if !aok {
+		am, as, af = new(big.Int), 0, decimalSI
+	}
+	if !bok {
+		bm, bs, bf = new(big.Int), 0, decimalSI
+	}
+	if am.Sign() == 0 {
+		af = bf
+	}
+	x, y := new(big.Int).Set(am), new(big.Int).Set(bm)
+	scale := min(as, bs)
+	x.Mul(x, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(as-scale)), nil))
+	y.Mul(y, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(bs-scale)), nil))
+	if subtract {
+		x.Sub(x, y)
+	} else {
+		x.Add(x, y)
+	}
+	return canonical(x, scale, af)
 }

@@ -1,6 +1,7 @@
 package quantity
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -62,7 +63,8 @@ func hugeExponent(s string) bool {
 }
 
 // checkRoundUpMilli compares RoundUpMilli of the canonical form with
-// Quantity.RoundUp(-3), what kube's defaulting does to resource lists.
+// Quantity.RoundUp(-3), what kube's defaulting does to resource lists, and
+// RoundUp to whole units with Quantity.RoundUp(0).
 func checkRoundUpMilli(t *testing.T, s string) {
 	t.Helper()
 	q, err := resource.ParseQuantity(s)
@@ -73,9 +75,15 @@ func checkRoundUpMilli(t *testing.T, s string) {
 	if err != nil {
 		t.Fatalf("%q: %v", s, err)
 	}
+	whole := q.DeepCopy()
 	q.RoundUp(-3)
 	if got, want := RoundUpMilli(c), q.String(); got != want {
 		t.Fatalf("%q (%q): ours %q, apimachinery %q", s, c, got, want)
+	}
+	// As quota charges a claim's storage: in whole units.
+	whole.RoundUp(0)
+	if got, want := RoundUp(c, 0), whole.String(); got != want {
+		t.Fatalf("%q (%q) to whole units: ours %q, apimachinery %q", s, c, got, want)
 	}
 }
 
@@ -116,6 +124,83 @@ func TestCompareMatchesApimachinery(t *testing.T) {
 			if got, want := Compare(ca, b), qa.Cmp(qb); got != want {
 				t.Errorf("Compare(%q (%q), %q) = %d, apimachinery %d", ca, a, b, got, want)
 			}
+		}
+	}
+}
+
+// checkSum compares Add and Sub of two canonical quantities with
+// Quantity.Add and Quantity.Sub, what kube's quota sums usage with.
+func checkSum(t *testing.T, a, b string) {
+	t.Helper()
+	qa, aerr := resource.ParseQuantity(a)
+	qb, berr := resource.ParseQuantity(b)
+	if aerr != nil || berr != nil {
+		return
+	}
+	ca, _ := Canonical(a)
+	cb, _ := Canonical(b)
+	if back := resource.MustParse(ca); back.Cmp(qa) != 0 {
+		return // kube writes some overflowing values ("1000E") as another
+	}
+	if back := resource.MustParse(cb); back.Cmp(qb) != 0 {
+		return
+	}
+	// As quota reads them: parsed from their canonical form.
+	qa, qb = resource.MustParse(ca), resource.MustParse(cb)
+	added, subtracted := qa.DeepCopy(), qa.DeepCopy()
+	added.Add(qb)
+	subtracted.Sub(qb)
+	if got, want := Add(ca, cb), added.String(); got != want {
+		t.Errorf("Add(%q, %q) = %q, apimachinery %q", ca, cb, got, want)
+	}
+	if got, want := Sub(ca, cb), subtracted.String(); got != want {
+		t.Errorf("Sub(%q, %q) = %q, apimachinery %q", ca, cb, got, want)
+	}
+}
+
+var sumSeeds = []string{"0", "1", "2", "500m", "1Gi", "512Mi", "100Mi", "-1", "1e3", "999m", "1k", "1.5", "3Ki", "1n"}
+
+// TestAddSubMatchApimachinery: Add and Sub give the value and the format
+// (binary, decimal, exponent) that Quantity.Add and Quantity.Sub give.
+func TestAddSubMatchApimachinery(t *testing.T) {
+	for _, a := range append(append([]string{}, seeds...), sumSeeds...) {
+		for _, b := range sumSeeds {
+			checkSum(t, a, b)
+			checkSum(t, b, a)
+		}
+	}
+}
+
+func FuzzAddSubMatchApimachinery(f *testing.F) {
+	for i, a := range sumSeeds {
+		f.Add(a, sumSeeds[(i+3)%len(sumSeeds)])
+	}
+	f.Fuzz(func(t *testing.T, a, b string) {
+		if len(a) > 40 || len(b) > 40 || hugeExponent(a) || hugeExponent(b) {
+			return
+		}
+		checkSum(t, a, b)
+	})
+}
+
+// TestGoSyntaxMatchesApimachinery: GoSyntax prints a canonical quantity as
+// %#v prints what ParseQuantity and defaulting (RoundUp to milli units) make
+// of it, where kube holds it as an int64 amount.
+func TestGoSyntaxMatchesApimachinery(t *testing.T) {
+	for _, s := range append(append([]string{}, seeds...), sumSeeds...) {
+		c, err := Canonical(s)
+		if err != nil {
+			continue
+		}
+		c = RoundUpMilli(c)
+		q := resource.MustParse(c)
+		q.RoundUp(-3)
+		want := fmt.Sprintf("%#v", q)
+		if strings.Contains(want, "(*inf.Dec)(0x") {
+			continue // an address
+		}
+		if got := GoSyntax(c); got != want {
+			t.Errorf("GoSyntax(%q) = %s, apimachinery %s", c, got, want)
 		}
 	}
 }

@@ -13,6 +13,7 @@ package registry
 
 import (
 	"bytes"
+	"errors"
 	"math/rand/v2"
 	"strconv"
 	"time"
@@ -23,6 +24,7 @@ import (
 	"kubeplay/core/clock"
 	"kubeplay/core/field"
 	"kubeplay/core/object"
+	"kubeplay/core/quota"
 	"kubeplay/core/schema"
 	"kubeplay/core/storage"
 )
@@ -34,10 +36,10 @@ type Store struct {
 	clock     clock.Clock
 	fields    FieldManager
 	admission []Admission
-	// validating runs once the object is validated, as kube's validating
-	// admission does.
-	validating []Admission
-	services   *serviceAllocation
+	limits    limitRanger
+	pods      podBudget
+	quota     quotaAdmission
+	services  *serviceAllocation
 }
 
 // FieldManager keeps metadata.managedFields as kube's field manager does.
@@ -55,12 +57,12 @@ func NewStore(st *storage.Store, reg *schema.Registry, clk clock.Clock, fields F
 	s := &Store{storage: st, schema: reg, clock: clk, fields: fields}
 	s.services, _ = newServiceAllocation(s, DefaultServiceIPRange)
 	// In the order of kube's admission chain; then what the Service registry
-	// allocates before it validates. Validating admission (the sandbox's Pod
-	// budget, where kube's ResourceQuota stands) judges the object as it
-	// will be stored, named.
-	s.admission = []Admission{newNamespaceLifecycle(s), serviceAccountAdmission{}, nodeTaintAdmission{}, priorityAdmission{}, tolerationAdmission{},
+	// allocates before it validates. Validating admission (LimitRanger's
+	// bounds, the sandbox's Pod budget, ResourceQuota) judges the object as
+	// it will be stored, named.
+	s.limits, s.pods, s.quota = limitRanger{s}, podBudget{s, pods}, quotaAdmission{s}
+	s.admission = []Admission{newNamespaceLifecycle(s), s.limits, serviceAccountAdmission{}, nodeTaintAdmission{}, priorityAdmission{}, tolerationAdmission{},
 		defaultStorageClass{s}, storageProtection{}, s.services}
-	s.validating = []Admission{podBudget{s, pods}}
 	return s
 }
 
@@ -88,6 +90,10 @@ type Target struct {
 	// Via is the view the write came through (Res is then what it views):
 	// the kind's strategy validates by the request's version, as kube's do.
 	Via *schema.Resource
+	// charged is what the write charged its namespace's quotas so far (an
+	// update charges them, then tries again): their limits are judged
+	// without it.
+	charged []quota.Charge
 }
 
 // served is the resource the request named: its objects are what a missing
@@ -151,10 +157,14 @@ func (s *Store) Create(t Target, obj object.Object) ([]byte, error) {
 		obj, t = v.ToStored(obj), t.stored()
 	}
 	st := strategyFor(t, s.clock)
-	if err := s.prepareNew(st, t, obj); err != nil {
+	charges, err := s.prepareNew(st, t, obj)
+	if err != nil {
 		return nil, err
 	}
 	t.Name = object.MetaString(obj, "name")
+	if err := s.quota.charge(t, t.Name, charges); err != nil {
+		return nil, err
+	}
 	return s.mutate(t, func(cur []byte, rev int64) (storage.Change, error) {
 		if cur != nil {
 			return storage.Change{}, apierrors.NewAlreadyExists(t.served().Group, t.served().Plural, t.Name)
@@ -205,8 +215,10 @@ func overBudget(t Target, err error) error {
 // prepareNew turns a new object into the one to store, in kube's order: the
 // kind's defaults and conversions, the write recorded in managedFields (unless
 // an apply did), admission, its name (from generateName), what the kind sets
-// on create, validation, its warnings, and the fields the server owns.
-func (s *Store) prepareNew(st Strategy, t Target, obj object.Object) error {
+// on create, validation, its warnings, the validating admission (LimitRanger's,
+// then ResourceQuota's, which tells what to charge its quotas: none for a
+// dry run), and the fields the server owns.
+func (s *Store) prepareNew(st Strategy, t Target, obj object.Object) ([]quota.Charge, error) {
 	meta := object.Meta(obj)
 	st.Canonicalize(obj)
 	dropEmptyMeta(meta)
@@ -216,7 +228,7 @@ func (s *Store) prepareNew(st Strategy, t Target, obj object.Object) error {
 	name, _ := meta["name"].(string)
 	t.Name = name
 	if err := s.admit(Create, t, obj, nil); err != nil {
-		return err
+		return nil, err
 	}
 	if gen, _ := meta["generateName"].(string); name == "" && gen != "" {
 		name = generateName(gen)
@@ -232,15 +244,23 @@ func (s *Store) prepareNew(st Strategy, t Target, obj object.Object) error {
 		errs = append(validateObjectMeta(meta, t.Res, name), errs...)
 	}
 	if len(errs) > 0 {
-		return apierrors.NewInvalid(t.Res.Group, t.Res.Kind, name, errs)
-	}
-	t.Name = name
-	for _, a := range s.validating {
-		if err := a.Admit(Create, t, obj, nil); err != nil {
-			return err
-		}
+		return nil, apierrors.NewInvalid(t.Res.Group, t.Res.Kind, name, errs)
 	}
 	t.warn(st.WarningsOnCreate(obj))
+	if err := s.limits.validate(Create, t, obj, nil); err != nil {
+		return nil, err
+	}
+	t.Name = name
+	if err := s.pods.Admit(Create, t, obj, nil); err != nil {
+		return nil, err
+	}
+	charges, err := s.quota.check(Create, t, obj, nil)
+	if err != nil {
+		return nil, err
+	}
+	if t.DryRun {
+		charges = nil
+	}
 	for _, f := range []string{"resourceVersion", "deletionTimestamp", "deletionGracePeriodSeconds", "selfLink"} {
 		delete(meta, f)
 	}
@@ -250,7 +270,7 @@ func (s *Store) prepareNew(st Strategy, t Target, obj object.Object) error {
 		delete(meta, "generation")
 	}
 	obj["kind"], obj["apiVersion"] = t.Res.Kind, t.Res.APIVersion()
-	return nil
+	return charges, nil
 }
 
 // put is the change that stores obj at revision rev; a dry run's obj keeps
@@ -307,9 +327,41 @@ func (s *Store) Update(t Target, info UpdatedObjectInfo) ([]byte, bool, error) {
 	return s.update(t, info)
 }
 
-// update is Update of the object itself or its status.
+// update is Update of the object itself or its status. What the write is
+// to be charged to its namespace's quotas is charged outside the storage
+// transaction (whose function may run again, and may do nothing but decide):
+// the transaction stops to ask for it, and is tried again once it is
+// charged.
 func (s *Store) update(t Target, info UpdatedObjectInfo) ([]byte, bool, error) {
+	var charged []quota.Charge
+	for round := 0; ; round++ {
+		stored, created, err := s.updateCharged(t, info, charged)
+		var pending *pendingCharge
+		if !errors.As(err, &pending) {
+			return stored, created, err
+		}
+		if round == maxChargeRounds {
+			return nil, false, apierrors.NewConflict(t.served().Group, t.served().Plural, t.Name, apierrors.ConflictModified)
+		}
+		if err := s.quota.charge(t, pending.name, pending.charges); err != nil {
+			return nil, false, err
+		}
+		charged = append(charged, pending.charges...)
+	}
+}
+
+// updateCharged is one try of update, the write already charged charged:
+// it asks for more (a *pendingCharge) when it needs it.
+func (s *Store) updateCharged(t Target, info UpdatedObjectInfo, charged []quota.Charge) ([]byte, bool, error) {
 	st := strategyFor(t, s.clock)
+	t.charged = charged
+	// needs asks for the charges not yet made.
+	needs := func(charges []quota.Charge, name string) error {
+		if len(charges) == 0 || covered(charges, charged) {
+			return nil
+		}
+		return &pendingCharge{name: name, charges: charges}
+	}
 	var created bool
 	var finalized []byte // the answer to a write that removed the last finalizer
 	stored, err := s.mutate(t, func(cur []byte, rev int64) (storage.Change, error) {
@@ -323,7 +375,11 @@ func (s *Store) update(t Target, info UpdatedObjectInfo) ([]byte, bool, error) {
 				return storage.Change{}, err
 			}
 			sent := object.MetaString(obj, "resourceVersion")
-			if err := s.prepareNew(st, t, obj); err != nil {
+			charges, err := s.prepareNew(st, t, obj)
+			if err == nil {
+				err = needs(charges, object.MetaString(obj, "name"))
+			}
+			if err != nil {
 				return storage.Change{}, err
 			}
 			if t.DryRun && sent != "" {
@@ -380,6 +436,16 @@ func (s *Store) update(t Target, info UpdatedObjectInfo) ([]byte, bool, error) {
 		}
 		if w, ok := st.(updateWarner); ok {
 			t.warn(w.WarningsOnUpdate(obj, old))
+		}
+		if err := s.limits.validate(Update, t, obj, old); err != nil {
+			return storage.Change{}, err
+		}
+		charges, err := s.quota.check(Update, t, obj, old)
+		if err == nil && !t.DryRun {
+			err = needs(charges, t.Name)
+		}
+		if err != nil {
+			return storage.Change{}, err
 		}
 		object.SetResourceVersion(obj, mustParseRV(oldRV))
 		if b, err := encode(t.Res, obj); err != nil {

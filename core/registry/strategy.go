@@ -85,6 +85,10 @@ func strategyFor(t Target, clk clock.Clock) Strategy {
 		return persistentVolumeStrategy{base}
 	case "storage.k8s.io/StorageClass":
 		return storageClassStrategy{base}
+	case "/ResourceQuota":
+		return resourceQuotaStrategy{base}
+	case "/LimitRange":
+		return limitRangeStrategy{base}
 	case "apps/Deployment":
 		return deploymentStrategy{workloadStrategy{base, deploymentRules}}
 	case "apps/ReplicaSet":

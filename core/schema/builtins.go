@@ -131,6 +131,15 @@ func Builtins() []*Resource {
 			ShortNames: []string{"pv"}, Verbs: allVerbs, ReturnDeleted: true,
 			Subs: []Subresource{{Name: "status", Kind: "PersistentVolume", Verbs: statusVerbs}},
 		},
+		{
+			Version: "v1", Kind: "ResourceQuota", Plural: "resourcequotas", Singular: "resourcequota",
+			Namespaced: true, ShortNames: []string{"quota"}, Verbs: allVerbs, ReturnDeleted: true,
+			Subs: []Subresource{{Name: "status", Kind: "ResourceQuota", Verbs: statusVerbs}},
+		},
+		{
+			Version: "v1", Kind: "LimitRange", Plural: "limitranges", Singular: "limitrange",
+			Namespaced: true, ShortNames: []string{"limits"}, Verbs: allVerbs, CreateOnUpdate: true,
+		},
 		event,
 		{
 			Version: "v1", Kind: "ServiceAccount", Plural: "serviceaccounts", Singular: "serviceaccount",

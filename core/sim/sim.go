@@ -20,6 +20,7 @@ import (
 	"kubeplay/core/controllers/endpoints"
 	"kubeplay/core/controllers/job"
 	"kubeplay/core/controllers/replicaset"
+	"kubeplay/core/controllers/resourcequota"
 	"kubeplay/core/controllers/serviceaccount"
 	"kubeplay/core/controllers/statefulset"
 	"kubeplay/core/web"
@@ -101,7 +102,8 @@ func Start(h web.Handler, cfg Config) (*Cluster, error) {
 		daemonset.New(kcm(), cfg.Clock),
 		statefulset.New(kcm(), cfg.Clock),
 		serviceaccount.NewServiceAccounts(kcm(), cfg.Clock),
-		serviceaccount.NewRootCAPublisher(kcm(), cfg.Clock))
+		serviceaccount.NewRootCAPublisher(kcm(), cfg.Clock),
+		resourcequota.New(kcm(), cfg.Clock))
 	for _, p := range cl.parts {
 		cl.wg.Add(1)
 		go func() {

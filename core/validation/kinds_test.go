@@ -21,6 +21,10 @@ var kindRules = []struct {
 	{"v1", "Service", Service, ServiceUpdate},
 	{"v1", "ConfigMap", ConfigMap, ConfigMapUpdate},
 	{"v1", "Secret", Secret, SecretUpdate},
+	{"v1", "ResourceQuota", ResourceQuota, func(obj, old object.Object) field.ErrorList {
+		return append(ResourceQuotaUpdate(obj, old), ResourceQuotaStatusUpdate(obj)...)
+	}},
+	{"v1", "LimitRange", LimitRange, func(obj, _ object.Object) field.ErrorList { return LimitRange(obj) }},
 }
 
 // FuzzK8S_WRITE_5_KindRulesNeverPanic: the kinds' rules judge every body
@@ -40,6 +44,8 @@ func FuzzK8S_WRITE_5_KindRulesNeverPanic(f *testing.F) {
 		{3, `{"spec":{"type":"LoadBalancer","clusterIPs":["None","1.2.3.4","::1"],"ports":[{"port":10250,"nodePort":1},{"port":10250,"nodePort":1}],"sessionAffinity":"ClientIP"}}`, `{"spec":{"clusterIPs":["10.0.0.1"]}}`},
 		{4, `{"data":{"a":"b","..":"c"},"binaryData":{"a":"eA=="},"immutable":true}`, `{"data":{"a":"x"},"immutable":true}`},
 		{5, `{"type":"kubernetes.io/dockercfg","data":{".dockercfg":"e30="}}`, `{"type":"kubernetes.io/tls","immutable":true}`},
+		{6, `{"spec":{"hard":{"pods":"1500m","foo":"-1","bad key":"1"},"scopes":["BestEffort","Weird"],"scopeSelector":{"matchExpressions":[{"scopeName":"PriorityClass","operator":"In"}]}},"status":{"used":{"x":"1"}}}`, `{"spec":{"scopes":["Terminating"]}}`},
+		{7, `{"spec":{"limits":[{"type":"Container","min":{"cpu":"2"},"max":{"cpu":"1"},"maxLimitRequestRatio":{"cpu":"0"}},{"type":"Pod","default":{"x":"1"}},{"type":"PersistentVolumeClaim"},{"type":"Container"}]}}`, `{}`},
 	} {
 		f.Add(uint8(s.kind), s.obj, s.old)
 	}

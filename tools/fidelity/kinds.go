@@ -280,6 +280,37 @@ var kinds = []*kindSpec{
 		},
 	},
 	{
+		Kind: "ResourceQuota", Version: "v1", Resource: "resourcequotas", Namespaced: true, weight: 1,
+		spec: func(r *rand.Rand, obj map[string]any) {
+			hard := map[string]any{"pods": fmt.Sprint(r.IntN(20) + 1), "count/configmaps": fmt.Sprint(r.IntN(50) + 1)}
+			if r.IntN(2) == 0 {
+				hard["requests.cpu"] = []string{"1", "500m", "2"}[r.IntN(3)]
+			}
+			obj["spec"] = map[string]any{"hard": hard}
+			if r.IntN(3) == 0 {
+				obj["spec"] = map[string]any{"hard": map[string]any{"pods": "5"}, "scopes": []any{[]string{"BestEffort", "NotTerminating"}[r.IntN(2)]}}
+			}
+		},
+		change: func(r *rand.Rand) map[string]any {
+			if r.IntN(3) == 0 {
+				return map[string]any{"spec": map[string]any{"scopes": []any{"Terminating"}}} // immutable: kube's 422
+			}
+			return map[string]any{"spec": map[string]any{"hard": map[string]any{"pods": fmt.Sprint(r.IntN(20) + 1)}}}
+		},
+	},
+	{
+		Kind: "LimitRange", Version: "v1", Resource: "limitranges", Namespaced: true, weight: 1,
+		spec: func(r *rand.Rand, obj map[string]any) {
+			// One set of defaults whatever the object: kube applies a
+			// namespace's LimitRanges in no set order.
+			obj["spec"] = map[string]any{"limits": []any{map[string]any{"type": "Container", "max": map[string]any{"cpu": "4"}, "defaultRequest": map[string]any{"memory": "64Mi"}}}}
+		},
+		change: func(r *rand.Rand) map[string]any {
+			return map[string]any{"spec": map[string]any{"limits": []any{map[string]any{"type": "Container", "max": map[string]any{"cpu": "4"},
+				"defaultRequest": map[string]any{"memory": "64Mi"}, "min": map[string]any{"cpu": []string{"10m", "8"}[r.IntN(2)]}}}}} // min over max: kube's 422
+		},
+	},
+	{
 		Kind: "Namespace", Version: "v1", Resource: "namespaces", weight: 1,
 		spec: func(r *rand.Rand, obj map[string]any) {},
 		change: func(r *rand.Rand) map[string]any {

@@ -57,6 +57,8 @@ func TestServedPaths(t *testing.T) {
 		"/api/v1/namespaces/{namespace}/pods/{name}/proxy/{path}":       false,
 		"/api/v1/persistentvolumes":                                     true,
 		"/api/v1/replicationcontrollers":                                false,
+		"/api/v1/namespaces/{namespace}/resourcequotas/{name}/status":   true,
+		"/api/v1/limitranges":                                           true,
 		"/apis/storage.k8s.io/v1/storageclasses/{name}":                 true,
 		"/apis/storage.k8s.io/v1/csidrivers":                            false,
 		"/apis/apps/v1/namespaces/{namespace}/deployments/{name}/scale": true,

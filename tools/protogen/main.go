@@ -84,6 +84,8 @@ func roots() []root {
 	add("v1", &corev1.PersistentVolumeClaim{}, &corev1.PersistentVolumeClaimList{})
 	add("v1", &corev1.PersistentVolume{}, &corev1.PersistentVolumeList{})
 	add("storage.k8s.io/v1", &storagev1.StorageClass{}, &storagev1.StorageClassList{})
+	add("v1", &corev1.ResourceQuota{}, &corev1.ResourceQuotaList{})
+	add("v1", &corev1.LimitRange{}, &corev1.LimitRangeList{})
 	add("coordination.k8s.io/v1", &coordinationv1.Lease{}, &coordinationv1.LeaseList{})
 	add("discovery.k8s.io/v1", &discoveryv1.EndpointSlice{}, &discoveryv1.EndpointSliceList{})
 	add("policy/v1", &policyv1.Eviction{}, nil)

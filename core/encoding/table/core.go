@@ -28,6 +28,38 @@ var configMapPrinter = &Printer{
 	},
 }
 
+// resourceQuotaPrinter shows each limit in force as "resource: used/hard",
+// the limits.* ones under Limit, the others under Request.
+var resourceQuotaPrinter = &Printer{
+	columns: []Column{
+		nameColumn, ageColumn,
+		{Name: "Request", Type: "string", Description: "Request represents a minimum amount of cpu/memory that a container may consume."},
+		{Name: "Limit", Type: "string", Description: "Limits control the maximum amount of cpu/memory that a container may use independent of contention on the node."},
+	},
+	cells: func(obj object.Object, now time.Time) []any {
+		hard, used := mapAt(obj, "status", "hard"), mapAt(obj, "status", "used")
+		names := make([]string, 0, len(hard))
+		for k := range hard {
+			names = append(names, k)
+		}
+		sort.Strings(names)
+		var requests, limits []string
+		for _, k := range names {
+			u := strAt(used, k)
+			if u == "" {
+				u = "0"
+			}
+			cell := k + ": " + u + "/" + strAt(hard, k)
+			if strings.HasPrefix(k, "limits.") {
+				limits = append(limits, cell)
+			} else {
+				requests = append(requests, cell)
+			}
+		}
+		return []any{name(obj), created(obj, now), strings.Join(requests, ", "), strings.Join(limits, ", ")}
+	},
+}
+
 var secretPrinter = &Printer{
 	columns: []Column{
 		nameColumn,

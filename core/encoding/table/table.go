@@ -79,6 +79,7 @@ var builtins = map[string]*Printer{
 	"batch/cronjobs":                  cronJobPrinter,
 	"/persistentvolumeclaims":         persistentVolumeClaimPrinter,
 	"/persistentvolumes":              persistentVolumePrinter,
+	"/resourcequotas":                 resourceQuotaPrinter,
 	"storage.k8s.io/storageclasses":   storageClassPrinter,
 	"coordination.k8s.io/leases":      leasePrinter,
 	"discovery.k8s.io/endpointslices": endpointSlicePrinter,
