@@ -3,10 +3,14 @@ package e2e
 import (
 	"bufio"
 	"context"
+	"io"
+	"net/http"
 	"os"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -69,6 +73,54 @@ func TestROB_3_NativeFloodLeavesOthersAnswering(t *testing.T) {
 		t.Errorf("%d Pods, want the budget's 100", n)
 	}
 	t.Logf("ROB-3 native: resident memory %d MiB with 100 Pods", residentMiB(t, p.cmd.Process.Pid))
+}
+
+// TestROB_3_NativeXDSStreamFloodLeavesOthersAnswering: 10,000 xDS streams
+// asked of the native command at once get the budget's 256, the rest a 403
+// naming it, and another client's requests are answered throughout.
+func TestROB_3_NativeXDSStreamFloodLeavesOthersAnswering(t *testing.T) {
+	p := durStart(t, durBuildPlayground(t))
+	cs := cgClientset(t, p.url, cgDriverAgent)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	var opened, refused, other atomic.Int64
+	var done atomic.Bool
+	var wg sync.WaitGroup
+	for range 20 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			client := &http.Client{}
+			for range 500 {
+				res, err := client.Post(p.url+"/xds/v3/streams?protocol=delta", "application/json", nil)
+				if err != nil {
+					other.Add(1)
+					continue
+				}
+				body, _ := io.ReadAll(res.Body)
+				res.Body.Close()
+				switch {
+				case res.StatusCode == 201:
+					opened.Add(1)
+				case res.StatusCode == 403 && strings.Contains(string(body), "exceeded quota: kubeplay-sandbox, requested: kubeplay.dev/xds-streams=1, used: kubeplay.dev/xds-streams=256, limited: kubeplay.dev/xds-streams=256"):
+					refused.Add(1)
+				default:
+					other.Add(1)
+				}
+			}
+		}()
+	}
+	go func() { wg.Wait(); done.Store(true) }()
+	times := probeWhile(t, ctx, cs, func() bool { return !done.Load() })
+	wg.Wait()
+	sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
+	t.Logf("ROB-3 native, 10,000 xDS streams asked: %d probes, median %v, max %v; resident memory %d MiB", len(times), times[len(times)/2], times[len(times)-1], residentMiB(t, p.cmd.Process.Pid))
+	if opened.Load() != 256 || refused.Load() != 10000-256 || other.Load() != 0 {
+		t.Errorf("%d opened, %d refused with the budget's words, %d otherwise", opened.Load(), refused.Load(), other.Load())
+	}
+	if max := times[len(times)-1]; max > 5*time.Second {
+		t.Errorf("a probe took %v", max)
+	}
 }
 
 // probeWhile lists namespaces as another client every 250 ms while busy

@@ -74,3 +74,23 @@ test('ROB-3 ROB-1: the APF load generator at its bounds in one sandbox leaves an
   assert.equal(bad.status, 422);
   assert.equal(bad.json.details.causes[0].field, 'rounds');
 });
+
+test('ROB-3 ROB-2: 10,000 xDS streams asked of one sandbox get the edge budget\'s 64 while another sandbox and the front keep answering', async () => {
+  const flooded = await createSandbox(edge, { cluster: API_ONLY });
+  const other = await createSandbox(edge, { cluster: API_ONLY });
+  const counts = { opened: 0, refused: 0, other: 0 };
+  let done = false;
+  const worker = async () => {
+    for (let i = 0; i < 1000; i++) {
+      const r = await call(flooded, 'POST', '/xds/v3/streams?protocol=delta');
+      if (r.status === 201) counts.opened++;
+      else if (r.status === 403 && r.json?.message?.includes('exceeded quota: kubeplay-sandbox, requested: kubeplay.dev/xds-streams=1, used: kubeplay.dev/xds-streams=64, limited: kubeplay.dev/xds-streams=64')) counts.refused++;
+      else counts.other++;
+    }
+  };
+  const flood = Promise.all(Array.from({ length: 10 }, worker)).finally(() => { done = true; });
+  const times = await probeWhile(other, async () => !done);
+  await flood;
+  report('10,000 xDS streams asked', times);
+  assert.deepEqual(counts, { opened: 64, refused: 10000 - 64, other: 0 });
+});
