@@ -4,7 +4,7 @@ LISTEN  ?= 127.0.0.1:8080
 SITE    := build/site
 export GONOSUMDB = github.com/syumai
 
-.PHONY: run test deps lint wasm-check site site-floor ui-deps bench bench-browser bench-vs-kube fidelity size size-check go-test ui-test browser-test \
+.PHONY: run test deps lint wasm-check site site-br site-floor ui-deps bench bench-browser bench-vs-kube fidelity size size-check go-test ui-test browser-test \
 	edge edge-deps edge-dev edge-test bench-edge
 
 # `make run` needs Go and Node (npm installs the UI's build tools on first use).
@@ -34,7 +34,7 @@ ui-test: ui-deps
 	cd ui && npm test
 
 # Headless Chromium drives the built playground through the native command.
-browser-test: site
+browser-test: site-br
 	cd ui && node --test test-browser/
 
 # Formatting and vet gate every test run.
@@ -66,6 +66,7 @@ BROWSER_GCFLAGS := $(foreach p,sigs.k8s.io/... github.com/fxamacker/... github.c
 
 # The playground as the browser gets it: page, bundle, tutorials, wasm, worker.
 site: ui-deps
+	if [ -d $(SITE) ]; then find $(SITE) -name '*.br' -delete; fi
 	cd ui && node build.mjs --out ../$(SITE)
 	cp "$$($(GO) env GOROOT)/lib/wasm/wasm_exec.js" $(SITE)/wasm_exec.js
 	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags=-s $(BROWSER_GCFLAGS) -o $(SITE)/kubeplay.wasm ./wasm
@@ -73,11 +74,17 @@ site: ui-deps
 	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags=-s $(BROWSER_GCFLAGS) -o $(SITE)/kubeplay-sim.wasm ./wasm/sim
 	cp core/openapi/documents.bin $(SITE)/openapi-documents.bin
 	node serviceworker/build.mjs $(SITE)
+
+# The site with a brotli copy (NAME.br, quality 11) of each module, script, style
+# sheet and page, which the native command serves to browsers that take br: what
+# the budgets count. Quality 11 takes minutes for the modules (kept in
+# build/brotli-cache by content), so `make run` serves the site without them.
+site-br: site
 	node tools/precompress.mjs $(SITE)
 
 # The same site with an empty Go wasm in place of the core: the browser floor;
 # and with the floor carrying the core unstarted: what the core's size alone costs.
-site-floor: site
+site-floor: site-br
 	rm -rf build/site-floor && cp -r $(SITE) build/site-floor
 	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags=-s -o build/site-floor/kubeplay.wasm ./wasm/floor
 	node serviceworker/build.mjs build/site-floor
@@ -131,7 +138,7 @@ size: size-check edge
 
 # The browser's modules against their budgets, in what browsers download
 # (brotli, quality 11).
-size-check: site
+size-check: site-br
 	node tools/size.mjs $(SITE)
 
 # ---- edge: Cloudflare Workers (front Worker in Go + one Durable Object per sandbox)
