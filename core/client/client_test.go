@@ -108,9 +108,9 @@ func TestClientWatchStreams(t *testing.T) {
 		}
 	}
 	// The server's controllers keep watches of their own: the namespace and
-	// CustomResourceDefinition controllers one each, the garbage collector
-	// one per kind it can delete.
-	controllers := 2
+	// CustomResourceDefinition controllers and the Events' expiry one each,
+	// the garbage collector one per kind it can delete.
+	controllers := 3
 	for _, r := range schema.Builtins() {
 		if r.HasVerb("delete") && r.HasVerb("list") && r.HasVerb("watch") {
 			controllers++
