@@ -93,12 +93,13 @@ func (s siteFiles) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if name == "/sw.js" || name == "/" || name == "/index.html" {
 		h.Set("Cache-Control", "no-cache")
 	}
-	// The file's brotli copy (make site writes NAME.br) to a client that takes
-	// it: what the modules' budgets count.
+	// The file's brotli copy (make site-br writes NAME.br) to a client that
+	// takes it: what the modules' budgets count. A copy older than the file
+	// is not of it.
 	if br, brst := s.open(file + ".br"); brst != nil {
 		defer br.Close()
 		h.Add("Vary", "Accept-Encoding")
-		if brst.Mode().IsRegular() && acceptsBrotli(r.Header.Get("Accept-Encoding")) {
+		if brst.Mode().IsRegular() && !brst.ModTime().Before(st.ModTime()) && acceptsBrotli(r.Header.Get("Accept-Encoding")) {
 			h.Set("Content-Encoding", "br")
 			if ctype := mime.TypeByExtension(path.Ext(st.Name())); ctype != "" {
 				h.Set("Content-Type", ctype)

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // writeSite lays out a built site in a temporary directory, with files outside
@@ -86,6 +87,14 @@ func TestPLAY_8_SiteServesBrotli(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// index.html changed after its copy was made: the copy is stale.
+	if err := os.WriteFile(filepath.Join(site, "index.html.br"), compressed, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(filepath.Join(site, "index.html.br"), old, old); err != nil {
+		t.Fatal(err)
+	}
 	s := startPlayground(t, options{site: site})
 	for _, c := range []struct {
 		path, accept, encoding, ctype string
@@ -94,7 +103,8 @@ func TestPLAY_8_SiteServesBrotli(t *testing.T) {
 		{"/ui/app.js", "gzip", "", "text/javascript; charset=utf-8"},
 		{"/ui/app.js", "br;q=0, gzip", "", "text/javascript; charset=utf-8"},
 		{"/docs/", "br", "br", "text/html; charset=utf-8"},
-		{"/index.html", "br", "", "text/html; charset=utf-8"}, // no copy
+		{"/index.html", "br", "", "text/html; charset=utf-8"},   // a stale copy
+		{"/tutorials/index.json", "br", "", "application/json"}, // no copy
 	} {
 		req, _ := http.NewRequest("GET", s.url+c.path, nil)
 		req.Header.Set("Accept-Encoding", c.accept)
