@@ -309,7 +309,9 @@ func TestROB_2_QuotaChargedOnAdmission(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	used := func() map[string]string { return object.StringMap(e.get("v1/resourcequotas", "team", "q")["status"].(map[string]any), "used") }
+	used := func() map[string]string {
+		return object.StringMap(e.get("v1/resourcequotas", "team", "q")["status"].(map[string]any), "used")
+	}
 	cpu := func(name, amount string) object.Object {
 		return pod(name, map[string]any{"requests": map[string]any{"cpu": amount}, "limits": map[string]any{"cpu": amount}})
 	}

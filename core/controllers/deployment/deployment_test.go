@@ -87,7 +87,7 @@ func (h *harness) sizes() string {
 }
 
 func (h *harness) condition(typ string) map[string]any {
-	for _, c := range object.Objects(h.api.MustGet(deploys+"/web")["status"].(map[string]any), "conditions") {
+	for _, c := range object.Objects(h.api.MustGet(deploys + "/web")["status"].(map[string]any), "conditions") {
 		if c["type"] == typ {
 			return c
 		}

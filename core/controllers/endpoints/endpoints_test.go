@@ -74,7 +74,7 @@ func newPod(name, ip string, ready bool, httpPort int) object.Object {
 		status = "True"
 	}
 	return object.Object{"apiVersion": "v1", "kind": "Pod", "metadata": map[string]any{"name": name, "labels": map[string]any{"app": "web"}},
-		"spec": map[string]any{"nodeName": "n1", "containers": []any{c}},
+		"spec":   map[string]any{"nodeName": "n1", "containers": []any{c}},
 		"status": map[string]any{"phase": "Running", "podIP": ip, "conditions": []any{map[string]any{"type": "Ready", "status": status}}}}
 }
 
