@@ -3,6 +3,7 @@ package registry_test
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -51,25 +52,15 @@ func newEnv(t *testing.T, pods int64) *env {
 // the core group) in ns, of name.
 func (e *env) target(resource, ns, name string) registry.Target {
 	e.t.Helper()
-	var group, version, plural string
-	if n, _ := fmt.Sscanf(slashes(resource), "%s %s %s", &group, &version, &plural); n == 2 {
-		group, version, plural = "", group, version
+	parts := strings.Split(resource, "/")
+	if len(parts) == 2 {
+		parts = append([]string{""}, parts...)
 	}
-	res := e.reg.Lookup(group, version, plural)
+	res := e.reg.Lookup(parts[0], parts[1], parts[2])
 	if res == nil {
 		e.t.Fatalf("no resource %s", resource)
 	}
 	return registry.Target{Res: res, Namespace: ns, Name: name, Manager: "test"}
-}
-
-func slashes(s string) string {
-	b := []byte(s)
-	for i := range b {
-		if b[i] == '/' {
-			b[i] = ' '
-		}
-	}
-	return string(b)
 }
 
 // create creates obj as a request's body decodes it (numbers as json.Number).
