@@ -364,6 +364,12 @@ func TestXDS_2_DeltaReconnectAndWildcard(t *testing.T) {
 	if r = c.next(); !slices.Equal(names(r.Resources), []string{"new@4"}) {
 		t.Fatalf("wildcard, a new cluster: %s", names(r.Resources))
 	}
+	// Names subscribed on reconnection that the client has at their
+	// versions are not sent again.
+	f.endpoints("e", 80, nil)
+	eds := f.delta(edsURL)
+	eds.ask(&DeltaRequest{Subscribe: []string{"e"}, InitialResourceVersions: map[string]string{"e": "5"}})
+	eds.none()
 }
 
 // TestXDS_5_TTLHeartbeats: a resource with a TTL is refreshed, half its TTL
