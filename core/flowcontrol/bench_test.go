@@ -11,6 +11,7 @@ import (
 
 	"kubeplay/core/auth"
 	"kubeplay/core/clock"
+	"kubeplay/core/flowcontrol/fairqueuing"
 	"kubeplay/core/request"
 	"kubeplay/core/web"
 )
@@ -58,20 +59,20 @@ func BenchmarkAPF_DispatchOverhead(b *testing.B) {
 // measured in the same run (the bound is 3).
 func BenchmarkAPF_MouseUnderFlood(b *testing.B) {
 	const service = time.Millisecond
-	newLevel := func() *queueSet {
-		qs := newQueueSet(clock.Real, newMetricSet(clock.Real).level(clock.Real, "global-default"))
-		if err := qs.configure(queuingConfig{name: "global-default", queues: 64, handSize: 6, queueLengthLimit: 100}, 4); err != nil {
+	newLevel := func() *fairqueuing.QueueSet {
+		qs := fairqueuing.NewQueueSet(clock.Real, newMetricSet(clock.Real).level(clock.Real, "global-default"))
+		if err := qs.Configure(fairqueuing.QueuingConfig{Name: "global-default", Queues: 64, HandSize: 6, QueueLengthLimit: 100}, 4); err != nil {
 			b.Fatal(err)
 		}
 		return qs
 	}
-	one := func(qs *queueSet, flow string) time.Duration {
+	one := func(qs *fairqueuing.QueueSet, flow string) time.Duration {
 		start := time.Now()
-		req, _ := qs.startRequest(context.Background(), workEstimate{InitialSeats: 1}, hashFlowID("global-default", flow), "global-default", flow, requestDetail{})
+		req, _ := qs.StartRequest(context.Background(), fairqueuing.WorkEstimate{InitialSeats: 1}, fairqueuing.HashFlowID("global-default", flow), "global-default", flow, nil)
 		if req == nil {
 			return -1
 		}
-		req.finish(time.Minute, func() { time.Sleep(service) })
+		req.Finish(time.Minute, func() { time.Sleep(service) })
 		return time.Since(start)
 	}
 	p99 := func(ds []time.Duration) time.Duration {

@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"kubeplay/core/flowcontrol/fairqueuing"
 	"kubeplay/core/object"
 	"kubeplay/core/web"
 )
@@ -41,18 +42,16 @@ func (c *Controller) dumpPriorityLevels(w web.ResponseWriter, _ *web.Request) {
 		"DispatchedRequests", "RejectedRequests", "TimedoutRequests", "CancelledRequests"}}
 	c.mu.RLock()
 	for _, l := range c.sortedLevelsLocked() {
-		qs := l.qs
-		qs.mu.Lock()
+		st := l.qs.State()
 		active := 0
-		for _, q := range qs.queues {
-			if q.waiting.Len() > 0 {
+		for _, q := range st.Queues {
+			if len(q.Waiting) > 0 {
 				active++
 			}
 		}
-		rows = append(rows, []string{l.name, strconv.Itoa(active), strconv.FormatBool(qs.totRequestsWaiting == 0 && qs.totRequestsExecuting == 0),
-			strconv.FormatBool(l.quiescing), strconv.Itoa(qs.totRequestsWaiting), strconv.Itoa(qs.totRequestsExecuting),
-			strconv.Itoa(qs.dispatched), strconv.Itoa(qs.rejected), strconv.Itoa(qs.timedOut), strconv.Itoa(qs.cancelled)})
-		qs.mu.Unlock()
+		rows = append(rows, []string{l.name, strconv.Itoa(active), strconv.FormatBool(st.Waiting == 0 && st.Executing == 0),
+			strconv.FormatBool(l.quiescing), strconv.Itoa(st.Waiting), strconv.Itoa(st.Executing),
+			strconv.Itoa(st.Dispatched), strconv.Itoa(st.Rejected), strconv.Itoa(st.TimedOut), strconv.Itoa(st.Cancelled)})
 	}
 	c.mu.RUnlock()
 	writeTable(w, rows)
@@ -63,13 +62,11 @@ func (c *Controller) dumpQueues(w web.ResponseWriter, _ *web.Request) {
 		"InitialSeatsSum", "MaxSeatsSum", "TotalWorkSum"}}
 	c.mu.RLock()
 	for _, l := range c.sortedLevelsLocked() {
-		l.qs.mu.Lock()
-		for i, q := range l.qs.queues {
-			rows = append(rows, []string{l.name, strconv.Itoa(i), strconv.Itoa(q.waiting.Len()), strconv.Itoa(len(q.executing)),
-				strconv.Itoa(q.seatsInUse), q.nextDispatchR.String(), strconv.Itoa(q.waitingSum.initialSeats),
-				strconv.Itoa(q.waitingSum.maxSeats), q.waitingSum.totalWork.String()})
+		for i, q := range l.qs.State().Queues {
+			rows = append(rows, []string{l.name, strconv.Itoa(i), strconv.Itoa(len(q.Waiting)), strconv.Itoa(len(q.Executing)),
+				strconv.Itoa(q.SeatsInUse), q.NextDispatchR.String(), strconv.Itoa(q.InitialSeatsSum),
+				strconv.Itoa(q.MaxSeatsSum), q.TotalWorkSum.String()})
 		}
-		l.qs.mu.Unlock()
 	}
 	c.mu.RUnlock()
 	writeTable(w, rows)
@@ -83,12 +80,15 @@ func (c *Controller) dumpRequests(w web.ResponseWriter, r *web.Request) {
 		head = append(head, "UserName", "Verb", "APIPath", "Namespace", "Name", "APIVersion", "Resource", "SubResource")
 	}
 	rows := [][]string{head}
-	row := func(pl string, iq, ir int, q *qsRequest) {
-		cols := []string{pl, q.fsName, strconv.Itoa(iq), strconv.Itoa(ir), q.flowDistinguisher,
-			q.arrival.UTC().Format(time.RFC3339Nano), strconv.FormatUint(q.work.InitialSeats, 10),
-			strconv.FormatUint(q.work.FinalSeats, 10), q.work.AdditionalLatency.String(), q.start.UTC().Format(time.RFC3339Nano)}
+	row := func(pl string, iq, ir int, q fairqueuing.RequestState) {
+		cols := []string{pl, q.FlowSchema, strconv.Itoa(iq), strconv.Itoa(ir), q.Distinguisher,
+			q.Arrival.UTC().Format(time.RFC3339Nano), strconv.FormatUint(q.Work.InitialSeats, 10),
+			strconv.FormatUint(q.Work.FinalSeats, 10), q.Work.AdditionalLatency.String(), q.Start.UTC().Format(time.RFC3339Nano)}
 		if details {
-			d := q.detail
+			d, _ := q.Detail.(*requestDetail)
+			if d == nil {
+				d = &requestDetail{}
+			}
 			gv := d.apiVersion
 			if d.apiGroup != "" {
 				gv = d.apiGroup + "/" + d.apiVersion
@@ -99,33 +99,21 @@ func (c *Controller) dumpRequests(w web.ResponseWriter, r *web.Request) {
 	}
 	c.mu.RLock()
 	for _, l := range c.sortedLevelsLocked() {
-		l.qs.mu.Lock()
-		for iq, q := range l.qs.queues {
-			i := 0
-			for e := q.waiting.Front(); e != nil; e = e.Next() {
-				row(l.name, iq, i, e.Value.(*qsRequest))
-				i++
+		st := l.qs.State()
+		for iq, q := range st.Queues {
+			for i, x := range q.Waiting {
+				row(l.name, iq, i, x)
 			}
-			for _, x := range sortedRequests(q.executing) {
+			for _, x := range q.Executing {
 				row(l.name, iq, -1, x)
 			}
 		}
-		for _, x := range sortedRequests(l.qs.queueless) {
+		for _, x := range st.Queueless {
 			row(l.name, -1, -1, x)
 		}
-		l.qs.mu.Unlock()
 	}
 	c.mu.RUnlock()
 	writeTable(w, rows)
-}
-
-func sortedRequests(set map[*qsRequest]struct{}) []*qsRequest {
-	out := make([]*qsRequest, 0, len(set))
-	for r := range set {
-		out = append(out, r)
-	}
-	slices.SortFunc(out, func(a, b *qsRequest) int { return a.arrival.Compare(b.arrival) })
-	return out
 }
 
 // State is the JSON view of API Priority and Fairness that the playground's
@@ -228,11 +216,11 @@ func (c *Controller) Snapshot(handFS, handDistinguisher string) State {
 	for _, fs := range c.flowSchemas {
 		st.FlowSchemas = append(st.FlowSchemas, FlowSchemaState{Name: fs.name, UID: fs.uid, Precedence: fs.precedence, Level: fs.level, Distinguisher: fs.distinguisher})
 		if fs.name == handFS {
-			if l := c.levels[fs.level]; l != nil && l.queuing.queues > 0 {
-				h := hashFlowID(fs.name, handDistinguisher)
-				d, _ := newDealer(l.queuing.queues, l.queuing.handSize)
+			if l := c.levels[fs.level]; l != nil && l.queuing.Queues > 0 {
+				h := fairqueuing.HashFlowID(fs.name, handDistinguisher)
+				d, _ := fairqueuing.NewDealer(l.queuing.Queues, l.queuing.HandSize)
 				st.Hand = &HandState{FlowSchema: fs.name, Distinguisher: handDistinguisher, Level: l.name,
-					Hash: fmt.Sprintf("%016x", h), Queues: d.dealIntoHand(h, nil)}
+					Hash: fmt.Sprintf("%016x", h), Queues: d.DealIntoHand(h, nil)}
 			}
 		}
 	}
@@ -250,57 +238,54 @@ func (l *level) state(now time.Time) LevelState {
 	switch {
 	case l.exempt:
 		ls.Type = "Exempt"
-	case l.queuing.queues == 0:
+	case l.queuing.Queues == 0:
 		ls.Type = "Reject"
 	default:
-		ls.Type, ls.HandSize, ls.QueueLengthLimit = "Queue", l.queuing.handSize, l.queuing.queueLengthLimit
+		ls.Type, ls.HandSize, ls.QueueLengthLimit = "Queue", l.queuing.HandSize, l.queuing.QueueLengthLimit
 	}
 	if l.simulated > 0 {
 		ls.SimulatedWork = l.simulated.String()
 	}
-	qs := l.qs
-	qs.mu.Lock()
-	defer qs.mu.Unlock()
-	ls.SeatsInUse, ls.SeatsWaiting = qs.totSeatsInUse, qs.totSeatsWaiting
-	ls.Executing, ls.Waiting = qs.totRequestsExecuting, qs.totRequestsWaiting
-	ls.Dispatched, ls.Rejected, ls.TimedOut, ls.Cancelled = qs.dispatched, qs.rejected, qs.timedOut, qs.cancelled
-	ls.Queues, ls.VirtualTime = len(qs.queues), qs.currentR.float()
+	qs := l.qs.State()
+	ls.SeatsInUse, ls.SeatsWaiting = qs.SeatsInUse, qs.SeatsWaiting
+	ls.Executing, ls.Waiting = qs.Executing, qs.Waiting
+	ls.Dispatched, ls.Rejected, ls.TimedOut, ls.Cancelled = qs.Dispatched, qs.Rejected, qs.TimedOut, qs.Cancelled
+	ls.Queues, ls.VirtualTime = len(qs.Queues), qs.CurrentR.Float()
 	ls.ActiveQueues, ls.Flows = []QueueState{}, []FlowState{}
 	flows := map[[2]string]*FlowState{}
-	flow := func(r *qsRequest) *FlowState {
-		k := [2]string{r.fsName, r.flowDistinguisher}
+	flow := func(r fairqueuing.RequestState) *FlowState {
+		k := [2]string{r.FlowSchema, r.Distinguisher}
 		f := flows[k]
 		if f == nil {
-			f = &FlowState{FlowSchema: r.fsName, Distinguisher: r.flowDistinguisher}
-			if qs.dealer != nil {
-				f.Hand = qs.dealer.dealIntoHand(hashFlowID(r.fsName, r.flowDistinguisher), nil)
+			f = &FlowState{FlowSchema: r.FlowSchema, Distinguisher: r.Distinguisher}
+			if qs.Dealer != nil {
+				f.Hand = qs.Dealer.DealIntoHand(fairqueuing.HashFlowID(r.FlowSchema, r.Distinguisher), nil)
 			}
 			flows[k] = f
 		}
 		return f
 	}
-	for _, q := range qs.queues {
-		if q.empty() {
+	for _, q := range qs.Queues {
+		if q.Empty() {
 			continue
 		}
-		ls.ActiveQueues = append(ls.ActiveQueues, QueueState{Index: q.index, Waiting: q.waiting.Len(), Executing: len(q.executing),
-			SeatsInUse: q.seatsInUse, NextDispatchR: q.nextDispatchR.float()})
-		for e := q.waiting.Front(); e != nil; e = e.Next() {
-			r := e.Value.(*qsRequest)
+		ls.ActiveQueues = append(ls.ActiveQueues, QueueState{Index: q.Index, Waiting: len(q.Waiting), Executing: len(q.Executing),
+			SeatsInUse: q.SeatsInUse, NextDispatchR: q.NextDispatchR.Float()})
+		for _, r := range q.Waiting {
 			f := flow(r)
 			f.Waiting++
-			f.OldestWait = max(f.OldestWait, now.Sub(r.arrival).Seconds())
+			f.OldestWait = max(f.OldestWait, now.Sub(r.Arrival).Seconds())
 		}
-		for r := range q.executing {
+		for _, r := range q.Executing {
 			f := flow(r)
 			f.Executing++
-			f.Seats += r.work.maxSeats()
+			f.Seats += r.Work.MaxSeats()
 		}
 	}
-	for r := range qs.queueless {
+	for _, r := range qs.Queueless {
 		f := flow(r)
 		f.Executing++
-		f.Seats += r.work.maxSeats()
+		f.Seats += r.Work.MaxSeats()
 	}
 	for _, f := range flows {
 		ls.Flows = append(ls.Flows, *f)

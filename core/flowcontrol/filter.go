@@ -11,6 +11,7 @@ import (
 
 	"kubeplay/core/apierrors"
 	"kubeplay/core/auth"
+	"kubeplay/core/flowcontrol/fairqueuing"
 	"kubeplay/core/request"
 	"kubeplay/core/web"
 )
@@ -48,9 +49,9 @@ func (c *Controller) classifyLocked(u auth.User, info *request.RequestInfo) clas
 		fs = c.flowSchemas[len(c.flowSchemas)-1] // catch-all, last by precedence
 	}
 	cl := classification{fs: fs, level: c.levels[fs.level]}
-	if !cl.level.exempt && cl.level.queuing.queues > 1 {
+	if !cl.level.exempt && cl.level.queuing.Queues > 1 {
 		cl.distinguisher = fs.flowDistinguisher(u, info)
-		cl.hash = hashFlowID(fs.name, cl.distinguisher)
+		cl.hash = fairqueuing.HashFlowID(fs.name, cl.distinguisher)
 	}
 	return cl
 }
@@ -92,14 +93,31 @@ func (c *Controller) Filter(next web.Handler) web.Handler {
 	})
 }
 
+// requestDetail is what the dumps and the panel show of a request, and who
+// hears of its queuing: the counts of requests waiting by kind.
+type requestDetail struct {
+	user, verb, path, namespace, name, apiGroup, apiVersion, resource, subresource string
+	kinds                                                                          *requestKinds
+	kind                                                                           int
+}
+
+// Queued counts the request in (or out of) those waiting of its kind.
+func (d *requestDetail) Queued(in bool, now time.Time) {
+	if in {
+		d.kinds.waitingDelta(now, d.kind, 1)
+	} else {
+		d.kinds.waitingDelta(now, d.kind, -1)
+	}
+}
+
 // handle runs one classified request through its level.
 func (c *Controller) handle(w web.ResponseWriter, r *web.Request, info *request.RequestInfo, u auth.User, cl classification, watch bool, next web.Handler) {
 	l := cl.level
 	fm := l.metrics.flow(cl.fs.name)
-	we := workEstimate{InitialSeats: 1}
+	we := fairqueuing.WorkEstimate{InitialSeats: 1}
 	if !l.exempt {
 		we = c.estimateWork(r, info, l, fm)
-		fm.workEstimated.observe(float64(we.maxSeats()))
+		fm.workEstimated.observe(float64(we.MaxSeats()))
 	}
 	setHeaders := func() { // canonical keys: no canonicalizing per request
 		h := w.Header()
@@ -109,16 +127,9 @@ func (c *Controller) handle(w web.ResponseWriter, r *web.Request, info *request.
 	limit := c.waitLimit(r.Context())
 	arrived := c.clock.Now()
 	kind := kindOf(info.Verb)
-	detail := requestDetail{user: u.Name, verb: info.Verb, path: info.Path, namespace: info.Namespace, name: info.Name,
-		apiGroup: info.APIGroup, apiVersion: info.APIVersion, resource: info.Resource, subresource: info.Subresource,
-		queued: func(in bool, now time.Time) {
-			if in {
-				c.kinds.waitingDelta(now, kind, 1)
-			} else {
-				c.kinds.waitingDelta(now, kind, -1)
-			}
-		}}
-	req, _ := l.qs.startRequest(r.Context(), we, cl.hash, cl.fs.name, cl.distinguisher, detail)
+	detail := &requestDetail{user: u.Name, verb: info.Verb, path: info.Path, namespace: info.Namespace, name: info.Name,
+		apiGroup: info.APIGroup, apiVersion: info.APIVersion, resource: info.Resource, subresource: info.Subresource, kinds: c.kinds, kind: kind}
+	req, _ := l.qs.StartRequest(r.Context(), we, cl.hash, cl.fs.name, cl.distinguisher, detail)
 	if req == nil {
 		if !l.exempt {
 			fm.waited(false, c.clock.Now().Sub(arrived))
@@ -151,7 +162,7 @@ func (c *Controller) handle(w web.ResponseWriter, r *web.Request, info *request.
 		}
 	}
 	if !watch {
-		if !req.finish(limit, exec(func() { next.ServeHTTP(w, r) })) {
+		if !req.Finish(limit, exec(func() { next.ServeHTTP(w, r) })) {
 			if !l.exempt {
 				fm.waited(false, c.clock.Now().Sub(arrived))
 			}
@@ -167,7 +178,7 @@ func (c *Controller) handle(w web.ResponseWriter, r *web.Request, info *request.
 	served := make(chan bool, 1)
 	var forget func() // set before start closes
 	go func() {
-		served <- req.finish(limit, exec(func() {
+		served <- req.Finish(limit, exec(func() {
 			forget = c.watches.register(info, r)
 			close(start)
 			<-initialized
@@ -236,29 +247,29 @@ const (
 	eventAdditionalDuration = 5 * time.Millisecond
 )
 
-func (c *Controller) estimateWork(r *web.Request, info *request.RequestInfo, l *level, fm *flowMetrics) workEstimate {
+func (c *Controller) estimateWork(r *web.Request, info *request.RequestInfo, l *level, fm *flowMetrics) fairqueuing.WorkEstimate {
 	maxSeats := l.maxSeats
 	if maxSeats == 0 || maxSeats > maximumSeatsLimit {
 		maxSeats = maximumSeatsLimit
 	}
 	switch info.Verb {
 	case "list", "watch":
-		return workEstimate{InitialSeats: c.listSeats(r, info, maxSeats)}
+		return fairqueuing.WorkEstimate{InitialSeats: c.listSeats(r, info, maxSeats)}
 	case "create", "update", "patch", "delete":
 		if info.Resource == "serviceaccounts" && info.Subresource == "token" {
-			return workEstimate{InitialSeats: 1}
+			return fairqueuing.WorkEstimate{InitialSeats: 1}
 		}
 		n := c.watches.interested(info)
 		fm.lm.set.watchCount.with(c.clock, l.name, fm.fs).observe(float64(n))
 		if n < watchesPerSeat {
-			return workEstimate{InitialSeats: 1}
+			return fairqueuing.WorkEstimate{InitialSeats: 1}
 		}
 		final := uint64(math.Ceil(float64(n) / watchesPerSeat))
-		work := seatsTimesDuration(float64(final), eventAdditionalDuration)
+		work := fairqueuing.SeatsTimesDuration(float64(final), eventAdditionalDuration)
 		final = min(final, maxSeats)
-		return workEstimate{InitialSeats: 1, FinalSeats: final, AdditionalLatency: work.durationPerSeat(float64(final))}
+		return fairqueuing.WorkEstimate{InitialSeats: 1, FinalSeats: final, AdditionalLatency: work.DurationPerSeat(float64(final))}
 	}
-	return workEstimate{InitialSeats: 1}
+	return fairqueuing.WorkEstimate{InitialSeats: 1}
 }
 
 func (c *Controller) listSeats(r *web.Request, info *request.RequestInfo, maxSeats uint64) uint64 {

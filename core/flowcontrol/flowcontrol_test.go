@@ -2,7 +2,6 @@ package flowcontrol
 
 import (
 	"context"
-	"math"
 	"net/url"
 	"strings"
 	"testing"
@@ -10,111 +9,11 @@ import (
 
 	"kubeplay/core/clock"
 	"kubeplay/core/flowcontrol/bootstrap"
+	"kubeplay/core/flowcontrol/fairqueuing"
 	"kubeplay/core/object"
 	"kubeplay/core/request"
 	"kubeplay/core/web"
 )
-
-// flowLoad is one flow of a simulation: how many requests it keeps outstanding.
-type flowLoad struct {
-	name        string
-	outstanding int
-	service     time.Duration
-}
-
-// simulate keeps each flow's requests outstanding in qs (resubmitting each as
-// it completes) for steps completions, on clk, and counts dispatches per flow.
-// Requests are one seat each; each step finishes the request that has
-// executed longest.
-func simulate(t *testing.T, qs *queueSet, clk *clock.Fake, flows []flowLoad, steps int) map[string]int {
-	t.Helper()
-	type running struct {
-		flow    int
-		release chan struct{}
-		done    chan struct{}
-	}
-	started := make(chan *running, 1024)
-	submit := func(f int) {
-		r := &running{flow: f, release: make(chan struct{}), done: make(chan struct{})}
-		req, why := qs.startRequest(context.Background(), workEstimate{InitialSeats: 1}, hashFlowID("fs", flows[f].name), "fs", flows[f].name, requestDetail{})
-		if req == nil {
-			t.Fatalf("%s rejected: %s", flows[f].name, why)
-		}
-		go func() {
-			req.finish(time.Minute, func() {
-				started <- r
-				<-r.release
-			})
-			close(r.done)
-		}()
-	}
-	for f, fl := range flows {
-		for i := 0; i < fl.outstanding; i++ {
-			submit(f)
-		}
-	}
-	counts := map[string]int{}
-	var executing []*running
-	for len(executing) < qs.limit {
-		r := <-started
-		executing = append(executing, r)
-		counts[flows[r.flow].name]++
-	}
-	for i := 0; i < steps; i++ {
-		r := executing[0]
-		executing = executing[1:]
-		clk.Step(flows[r.flow].service)
-		close(r.release)
-		<-r.done
-		submit(r.flow)
-		next := <-started
-		executing = append(executing, next)
-		counts[flows[next.flow].name]++
-	}
-	for _, r := range executing {
-		close(r.release)
-	}
-	return counts
-}
-
-// distinctQueues are two flow names whose one-queue hands differ.
-func distinctQueues(d *dealer, a string) string {
-	qa := d.dealIntoHand(hashFlowID("fs", a), nil)[0]
-	for i := 0; ; i++ {
-		b := "mouse-" + string(rune('a'+i%26)) + strings.Repeat("x", i/26)
-		if d.dealIntoHand(hashFlowID("fs", b), nil)[0] != qa {
-			return b
-		}
-	}
-}
-
-// TestAPF_6_MouseNotStarved: one elephant flow keeps 50 requests outstanding,
-// one mouse flow 1, on the same level of two seats (one queue per flow); every
-// mouse request completes and the mouse gets its fair share of the dispatches,
-// within 20%. Fair is max-min: the lesser of an equal split and what the flow
-// asks. A mouse with one request at a time asks for one dispatch in three here
-// (its next request waits for a seat to free, then holds it for two
-// completions); with more outstanding than its half, it gets half.
-func TestAPF_6_MouseNotStarved(t *testing.T) {
-	for _, c := range []struct {
-		outstanding int
-		fair        float64
-	}{{1, 1.0 / 3}, {5, 0.5}} {
-		clk := clock.NewFake(time.Unix(1_700_000_000, 0))
-		qs := newQueueSet(clk, newMetricSet(clk).level(clk, "global-default"))
-		cfg := queuingConfig{name: "global-default", queues: 64, handSize: 1, queueLengthLimit: 100}
-		if err := qs.configure(cfg, 2); err != nil {
-			t.Fatal(err)
-		}
-		mouse := distinctQueues(qs.dealer, "elephant")
-		counts := simulate(t, qs, clk, []flowLoad{{"elephant", 50, 10 * time.Millisecond}, {mouse, c.outstanding, 10 * time.Millisecond}}, 400)
-		share := float64(counts[mouse]) / float64(counts[mouse]+counts["elephant"])
-		if math.Abs(share-c.fair) > c.fair*0.2 {
-			t.Errorf("mouse with %d outstanding: share %.3f of %v, fair is %.3f", c.outstanding, share, counts, c.fair)
-		}
-		t.Logf("mouse with %d outstanding: dispatches %v, share %.3f (fair %.3f)", c.outstanding, counts, share, c.fair)
-	}
-}
 
 // newTestController is a Controller with kube's bootstrap configuration (as
 // if read from the API) on a fake clock.
@@ -250,7 +149,7 @@ func TestAPF_7_WorkEstimates(t *testing.T) {
 	c.cfg.ObjectCount = func(group, resource string) int64 { return 550 }
 	l := c.levels["global-default"] // nominal 49: at most ceil(0.15×49)=8 seats
 	fm := l.metrics.flow("global-default")
-	estimate := func(method, path string) workEstimate {
+	estimate := func(method, path string) fairqueuing.WorkEstimate {
 		r, err := web.NewRequest(context.Background(), method, "http://x"+path, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -292,56 +191,5 @@ func TestAPF_7_WorkEstimates(t *testing.T) {
 	we := estimate("PUT", "/api/v1/namespaces/default/configmaps/x")
 	if we.InitialSeats != 1 || we.FinalSeats != 3 || we.AdditionalLatency != 5*time.Millisecond {
 		t.Errorf("25 watchers: %+v", we)
-	}
-}
-
-// TestAPF_6_TimeoutAndCancel: a queued request that waits past its limit is
-// rejected as time-out; one whose client goes away leaves its queue as
-// cancelled; neither takes a seat, and the queue's next request goes on.
-func TestAPF_6_TimeoutAndCancel(t *testing.T) {
-	clk := clock.NewFake(time.Unix(1_700_000_000, 0))
-	qs := newQueueSet(clk, newMetricSet(clk).level(clk, "l"))
-	if err := qs.configure(queuingConfig{name: "l", queues: 4, handSize: 1, queueLengthLimit: 10}, 1); err != nil {
-		t.Fatal(err)
-	}
-	start := func(ctx context.Context) *qsRequest {
-		r, why := qs.startRequest(ctx, workEstimate{InitialSeats: 1}, hashFlowID("fs", "u"), "fs", "u", requestDetail{})
-		if r == nil {
-			t.Fatalf("rejected: %s", why)
-		}
-		return r
-	}
-	release := make(chan struct{})
-	holding := start(context.Background())
-	held := make(chan bool)
-	go func() { held <- holding.finish(time.Second, func() { <-release }) }()
-
-	timedOut := start(context.Background())
-	ctx, cancel := context.WithCancel(context.Background())
-	cancelled := start(ctx)
-	results := make(chan [2]any, 2)
-	go func() { results <- [2]any{"timeout", timedOut.finish(time.Second, func() {})} }()
-	go func() { results <- [2]any{"cancel", cancelled.finish(time.Minute, func() {})} }()
-	for clk.Waiters() < 2 { // both wait on their limit's timer
-		time.Sleep(time.Millisecond)
-	}
-	cancel()
-	clk.Step(time.Second)
-	for range 2 {
-		if r := <-results; r[1] != false {
-			t.Errorf("%s: executed", r[0])
-		}
-	}
-	if timedOut.rejection != rejectTimeout || cancelled.rejection != rejectCancelled {
-		t.Errorf("reasons %q, %q", timedOut.rejection, cancelled.rejection)
-	}
-	// The seat is still the first request's; the next request waits for it.
-	next := start(context.Background())
-	close(release)
-	if !<-held || !next.finish(time.Second, func() {}) {
-		t.Error("the first or the next request did not execute")
-	}
-	if qs.timedOut != 1 || qs.cancelled != 1 || qs.rejected != 2 || qs.totRequestsWaiting != 0 || qs.totSeatsInUse != 0 {
-		t.Errorf("counts: timed out %d, cancelled %d, rejected %d, waiting %d, seats %d", qs.timedOut, qs.cancelled, qs.rejected, qs.totRequestsWaiting, qs.totSeatsInUse)
 	}
 }

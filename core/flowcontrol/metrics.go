@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"kubeplay/core/clock"
+	"kubeplay/core/flowcontrol/fairqueuing"
 )
 
 // The metrics kube-apiserver 1.32 exports for API Priority and Fairness, with
@@ -419,9 +420,34 @@ func (lm *levelMetrics) flow(fs string) *flowMetrics {
 	return fm
 }
 
-func (fm *flowMetrics) rejected(reason rejection) {
+// The level's metrics as its queues report to them (fairqueuing.Metrics).
+
+func (lm *levelMetrics) SetCurrentR(r float64)                 { lm.currentR.set(r) }
+func (lm *levelMetrics) AdvanceEpoch()                         { lm.epochAdvances.inc() }
+func (lm *levelMetrics) AddWaiting(now time.Time, d float64)   { lm.waitingRatio.addAt(now, d) }
+func (lm *levelMetrics) AddExecuting(now time.Time, d float64) { lm.executingRatio.addAt(now, d) }
+func (lm *levelMetrics) AddSeats(now time.Time, d float64)     { lm.seatRatio.addAt(now, d) }
+func (lm *levelMetrics) SetDemand(now time.Time, seats float64) {
+	lm.demand.setAt(now, seats)
+}
+func (lm *levelMetrics) Flow(fs string) fairqueuing.FlowMetrics { return lm.flow(fs) }
+
+// The flow's metrics as its level's queues report to them
+// (fairqueuing.FlowMetrics).
+
+func (fm *flowMetrics) Reject(reason fairqueuing.Rejection) {
 	fm.lm.set.rejected.with(fm.lm.clock, fm.lm.name, fm.fs, string(reason)).inc()
 }
+
+func (fm *flowMetrics) AddWaiting(requests, seats float64) {
+	fm.inqueue.add(requests)
+	fm.inqueueSeats.add(seats)
+}
+
+func (fm *flowMetrics) ObserveQueueLength(n int)        { fm.queueLength.observe(float64(n)) }
+func (fm *flowMetrics) AddExecuting(requests float64)   { fm.executing.add(requests) }
+func (fm *flowMetrics) AddExecutingSeats(seats float64) { fm.executingSeats.add(seats) }
+func (fm *flowMetrics) NoAccommodation()                { fm.noAccommodation.inc() }
 
 func (fm *flowMetrics) waited(executed bool, d time.Duration) {
 	s := fm.waitedFalse

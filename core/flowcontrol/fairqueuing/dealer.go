@@ -1,4 +1,4 @@
-package flowcontrol
+package fairqueuing
 
 import (
 	"crypto/sha256"
@@ -16,16 +16,16 @@ import (
 // maxHashBits is how much of the hash a hand may use (kube's MaxHashBits).
 const maxHashBits = 60
 
-// dealer deals hands of handSize from a deck of deckSize.
-type dealer struct{ deckSize, handSize int }
+// Dealer deals hands of handSize from a deck of deckSize.
+type Dealer struct{ deckSize, handSize int }
 
 // requiredEntropyBits is ⌈log2(deckSize) × handSize⌉.
 func requiredEntropyBits(deckSize, handSize int) int {
 	return int(math.Ceil(math.Log2(float64(deckSize)) * float64(handSize)))
 }
 
-// newDealer checks the parameters as kube's NewDealer does.
-func newDealer(deckSize, handSize int) (*dealer, error) {
+// NewDealer checks the parameters as kube's NewDealer does.
+func NewDealer(deckSize, handSize int) (*Dealer, error) {
 	switch {
 	case deckSize <= 0 || handSize <= 0:
 		return nil, fmt.Errorf("deckSize %d or handSize %d is not positive", deckSize, handSize)
@@ -36,11 +36,11 @@ func newDealer(deckSize, handSize int) (*dealer, error) {
 	case requiredEntropyBits(deckSize, handSize) > maxHashBits:
 		return nil, fmt.Errorf("required entropy bits of deckSize %d and handSize %d is greater than %d", deckSize, handSize, maxHashBits)
 	}
-	return &dealer{deckSize: deckSize, handSize: handSize}, nil
+	return &Dealer{deckSize: deckSize, handSize: handSize}, nil
 }
 
-// dealIntoHand deals the hand of hash into hand's backing array.
-func (d *dealer) dealIntoHand(hash uint64, hand []int) []int {
+// DealIntoHand deals the hand of hash into hand's backing array.
+func (d *Dealer) DealIntoHand(hash uint64, hand []int) []int {
 	var remainders [15]int // 15 is the largest hand 60 bits allow
 	for i := 0; i < d.handSize; i++ {
 		next := hash / uint64(d.deckSize-i)
@@ -60,9 +60,10 @@ func (d *dealer) dealIntoHand(hash uint64, hand []int) []int {
 	return h
 }
 
-// hashFlowID is a flow's hash: the first 8 bytes (little-endian) of the SHA-256
-// of the FlowSchema's name, a zero byte and the distinguisher, as kube's.
-func hashFlowID(fsName, distinguisher string) uint64 {
+// HashFlowID is a flow's hash: the first 8 bytes (little-endian) of the
+// SHA-256 of the FlowSchema's name, a zero byte and the distinguisher, as
+// kube's.
+func HashFlowID(fsName, distinguisher string) uint64 {
 	h := sha256.New()
 	h.Write([]byte(fsName))
 	h.Write([]byte{0})
