@@ -1,5 +1,5 @@
-// Builds the playground into OUT_DIR (default /work/main/build/site, i.e.
-// ../build/site from here):
+// Builds the playground into OUT_DIR (default build/site at the repository's
+// root, i.e. ../build/site from here):
 //   index.html        the page (from ui/index.html), referencing
 //   ui/app.js         the bundle of ui/src/main.js (ES module, minified)
 //   ui/app.css        its CSS

@@ -132,7 +132,7 @@ func isDecodeError(r *response) bool {
 var wrongTypeDivergences = map[string]struct{ reason, message string }{
 	// kube keeps a free-form value whose number no float64 holds, and then
 	// cannot serve it as CBOR (its field manager would also drop these
-	// managedFields; kubeplay has none yet).
+	// managedFields).
 	"json/mf.1e400": {"unservable managedFields", `ConfigMap in version "v1" cannot be handled as a ConfigMap: json: cannot unmarshal number 1e400 into Go value of type float64`},
 	// A key "Kind" is read case-insensitively as the kind, and kube words a
 	// kind that differs from the resource's after its scheme and conversions:

@@ -1,8 +1,8 @@
 // Package controllers owns the simulated cluster's controllers. Each is an API
 // client of the core (core/client) with its own identity, as kube-controller-
 // manager's are: its reads and writes go through the handler, so they show in the
-// request log, in watches and (later) in API Priority and Fairness exactly as a
-// real cluster's do. Nothing ticks when nothing needs doing, so an idle sandbox
+// request log, in watches and in API Priority and Fairness exactly as a real
+// cluster's do. Nothing ticks when nothing needs doing, so an idle sandbox
 // can sleep.
 package controllers
 
