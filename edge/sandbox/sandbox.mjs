@@ -8,8 +8,8 @@
 //
 // Durable Objects hold every outgoing message until the storage writes made
 // before it are durable, so a write's response is released only once its journal
-// entry is stored. The front Worker (front.mjs; its Go control plane,
-// wasm/edgefront) reaches these objects with:
+// entry is stored. The front Worker (edge/front: front.mjs and its Go control
+// plane) reaches these objects with:
 //
 //   /s/{id}/<path>          a client's request as it came: the object checks the
 //                           token, strips /s/{id} and hands the core <path> at

@@ -6,12 +6,12 @@
 //                      the client's host); unknown ids, missing tokens and
 //                      declared bodies over 3 MiB are answered here, with
 //                      kube-apiserver's Status, without waking an object
-//   POST /sandboxes    the control plane, in Go (wasm/edgefront, on
+//   POST /sandboxes    the control plane, in Go (main.go beside this file, on
 //   POST /workshops    github.com/syumai/workers): one Go instance per
 //                      request, which suits requests this rare
 //   everything else    the built playground from ASSETS, only the files
 //                      SITE_FILES lists, with the site's security headers
-//                      (sitepolicy.json, the Go package sitepolicy's)
+//                      (sitepolicy.json, ui/sitepolicy's headers.json)
 //
 // The sandbox object checks the token itself (SHA-256, constant time) and the
 // body's real size; this Worker checks only what it can without storage.
@@ -20,7 +20,7 @@ import controlPlane from './worker.mjs';
 import sitePolicy from './sitepolicy.json';
 import { MAX_BODY_BYTES, bearerToken, methodNotAllowed, notFound, tooLarge, unauthorized, unavailable } from './kube.mjs';
 
-// What wasm/edgefront's newSandbox makes.
+// What the control plane's newSandbox (create.go) makes.
 const SANDBOX_ID = /^[0-9a-f]{32}$/;
 const SANDBOX_PATH = /^\/s\/([^/]*)(?:\/|$)/;
 const CONTROL_PATHS = new Set(['/sandboxes', '/workshops']);
