@@ -18,7 +18,8 @@
 
 import controlPlane from './worker.mjs';
 import sitePolicy from './sitepolicy.json';
-import { MAX_BODY_BYTES, bearerToken, methodNotAllowed, notFound, tooLarge, unauthorized, unavailable } from './kube.mjs';
+import { errorText, unavailable } from './bridge.mjs';
+import { MAX_BODY_BYTES, bearerToken, methodNotAllowed, notFound, tooLarge, unauthorized } from './kube.mjs';
 
 // What the control plane's newSandbox (create.go) makes.
 const SANDBOX_ID = /^[0-9a-f]{32}$/;
@@ -55,7 +56,7 @@ async function toSandbox(request, env, id) {
   } catch (err) {
     // The object failed to start or was reset mid-request; the next request
     // starts it anew.
-    return unavailable('the sandbox did not answer: ' + (err && err.message || err));
+    return unavailable('the sandbox did not answer: ' + errorText(err));
   }
 }
 
@@ -75,7 +76,7 @@ async function serveAsset(request, env, url) {
   try {
     res = await env.ASSETS.fetch('https://assets' + encodeURI(name), { method: request.method });
   } catch (err) {
-    return unavailable('static assets did not answer: ' + (err && err.message || err));
+    return unavailable('static assets did not answer: ' + errorText(err));
   }
   if (res.status === 404) return notFound();
   res = new Response(res.body, res);
