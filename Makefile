@@ -42,11 +42,12 @@ lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 
-# The core and the browser host must keep compiling for js/wasm; the web
-# stand-in and the bridge are tested there, in Node.
+# The core and the hosts that run it as wasm (the browser's and the edge's)
+# must keep compiling for js/wasm; the web stand-in and the bridge are tested
+# there, in Node.
 wasm-check:
-	GOOS=js GOARCH=wasm $(GO) build ./core/... ./wasm/...
-	GOOS=js GOARCH=wasm $(GO) vet ./wasm/... ./core/web
+	GOOS=js GOARCH=wasm $(GO) build ./core/... ./wasm/... ./edge/...
+	GOOS=js GOARCH=wasm $(GO) vet ./wasm/... ./edge/... ./core/web
 	GOOS=js GOARCH=wasm $(GO) test -count=1 -exec="$$($(GO) env GOROOT)/lib/wasm/go_js_wasm_exec" ./core/web ./wasm/bridge
 
 ui/node_modules/.package-lock.json: ui/package-lock.json
@@ -156,9 +157,9 @@ edge-deps: edge/node_modules/.package-lock.json
 # Both Workers' code and wrangler configs; the floor Worker for the benchmarks.
 edge: site edge-deps
 	$(ASSETS_GEN) -o $(EDGE)/front
-	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags=-s -o $(EDGE)/front/app.wasm ./wasm/edgefront
+	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags=-s -o $(EDGE)/front/app.wasm ./edge/front
 	$(ASSETS_GEN) -o $(EDGE)/floor
-	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags=-s -o $(EDGE)/floor/app.wasm ./wasm/edgefloor
+	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags=-s -o $(EDGE)/floor/app.wasm ./edge/floor
 	node edge/build.mjs
 
 # The whole edge in a local workerd on EDGE_LISTEN (default 127.0.0.1:8787).

@@ -1,11 +1,14 @@
-// Assembles build/edge after the Go builds of `make edge`:
-//   front/    the front Worker: front.mjs (its entry), kube.mjs, the site's
-//             sitepolicy.json, and the Go control plane (syumai/workers glue
-//             + app.wasm) + wrangler.jsonc
-//   sandbox/  the sandbox Worker: sandbox.mjs, kube.mjs, Go's wasm_exec.js, the
-//             browser's modules: the core's kubeplay.wasm, the simulated
-//             cluster's kubeplay-sim.wasm and the xDS module's kubeplay-xds.wasm
-//             + wrangler.jsonc
+// Assembles build/edge after the Go builds of `make edge`; each Worker's
+// directory is built from edge/'s of the same name:
+//   front/    the front Worker: front.mjs (its entry), kube.mjs, bridge.mjs
+//             (wasm/bridge's JavaScript side), the site's sitepolicy.json
+//             (ui/sitepolicy), and the Go control plane (syumai/workers glue
+//             + app.wasm, from edge/front's Go) + wrangler.jsonc
+//   sandbox/  the sandbox Worker: sandbox.mjs, kube.mjs, bridge.mjs, Go's
+//             wasm_exec.js, the browser's modules: the core's kubeplay.wasm,
+//             the simulated cluster's kubeplay-sim.wasm and the xDS module's
+//             kubeplay-xds.wasm + wrangler.jsonc
+//   floor/    the floor Worker for the benchmarks (edge/floor's Go)
 // The local workerd config is written per run by workerd.mjs.
 
 import fs from 'node:fs';
@@ -18,12 +21,15 @@ const sandbox = path.join(BUILD, 'sandbox');
 for (const f of ['front/worker.mjs', 'front/runtime.mjs', 'front/wasm_exec.js', 'front/app.wasm']) {
   if (!fs.existsSync(path.join(BUILD, f))) throw new Error(`build/edge/${f} is missing: run make edge`);
 }
-fs.copyFileSync(path.join(ROOT, 'edge', 'front.mjs'), path.join(front, 'front.mjs'));
+const bridge = path.join(ROOT, 'wasm', 'bridge', 'bridge.mjs');
+fs.copyFileSync(path.join(ROOT, 'edge', 'front', 'front.mjs'), path.join(front, 'front.mjs'));
 fs.copyFileSync(path.join(ROOT, 'edge', 'kube.mjs'), path.join(front, 'kube.mjs'));
-fs.copyFileSync(path.join(ROOT, 'sitepolicy', 'headers.json'), path.join(front, 'sitepolicy.json'));
+fs.copyFileSync(bridge, path.join(front, 'bridge.mjs'));
+fs.copyFileSync(path.join(ROOT, 'ui', 'sitepolicy', 'headers.json'), path.join(front, 'sitepolicy.json'));
 fs.mkdirSync(sandbox, { recursive: true });
-fs.copyFileSync(path.join(ROOT, 'edge', 'sandbox.mjs'), path.join(sandbox, 'sandbox.mjs'));
+fs.copyFileSync(path.join(ROOT, 'edge', 'sandbox', 'sandbox.mjs'), path.join(sandbox, 'sandbox.mjs'));
 fs.copyFileSync(path.join(ROOT, 'edge', 'kube.mjs'), path.join(sandbox, 'kube.mjs'));
+fs.copyFileSync(bridge, path.join(sandbox, 'bridge.mjs'));
 for (const f of ['wasm_exec.js', 'kubeplay.wasm', 'kubeplay-sim.wasm', 'kubeplay-xds.wasm']) fs.copyFileSync(path.join(SITE, f), path.join(sandbox, f));
 fs.copyFileSync(path.join(SITE, 'openapi-documents.bin'), path.join(sandbox, 'openapi-documents.bin'));
 

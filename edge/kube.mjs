@@ -1,6 +1,9 @@
 // What both edge Workers (front.mjs and sandbox.mjs) say as kube-apiserver says
 // it: the bearer token as its authenticator reads it, its request body limit,
-// and its Status bodies.
+// and its Status bodies (built by the bridge's statusResponse, which the
+// service worker's are too).
+
+import { statusResponse } from './bridge.mjs';
 
 // kube-apiserver's request body limit (3 MiB).
 export const MAX_BODY_BYTES = 3 << 20;
@@ -16,17 +19,7 @@ export function bearerToken(authorization) {
   return scheme.toLowerCase() === 'bearer' && token !== '' ? token : null;
 }
 
-/** A metav1.Status failure, field for field in kube-apiserver's order. */
-export function statusResponse(code, reason, message) {
-  return jsonResponse(code, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, code });
-}
-
-export function jsonResponse(code, value) {
-  return new Response(JSON.stringify(value) + '\n', { status: code, headers: { 'Content-Type': 'application/json' } });
-}
-
 export const notFound = () => statusResponse(404, 'NotFound', 'the server could not find the requested resource');
 export const unauthorized = () => statusResponse(401, 'Unauthorized', 'Unauthorized');
 export const tooLarge = () => statusResponse(413, 'RequestEntityTooLarge', `Request entity too large: limit is ${MAX_BODY_BYTES}`);
-export const unavailable = (message) => statusResponse(503, 'ServiceUnavailable', message);
 export const methodNotAllowed = () => statusResponse(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');

@@ -15,8 +15,8 @@ export const PAID_COMPRESSED_BYTES = 10 * 1000 * 1000;
 // download) tools/size.mjs checks; here only the Workers' limits apply.
 export const FREE_COMPRESSED_BYTES = 3 * 1000 * 1000;
 export const WORKERS = {
-  'front (JS entry + Go control plane)': ['front', ['front.mjs', 'kube.mjs', 'sitepolicy.json', 'worker.mjs', 'runtime.mjs', 'wasm_exec.js', 'app.wasm']],
-  'sandbox (Durable Object + core)': ['sandbox', ['sandbox.mjs', 'kube.mjs', 'wasm_exec.js', 'kubeplay.wasm', 'kubeplay-sim.wasm', 'kubeplay-xds.wasm', 'openapi-documents.bin']],
+  'front (JS entry + Go control plane)': ['front', ['front.mjs', 'kube.mjs', 'bridge.mjs', 'sitepolicy.json', 'worker.mjs', 'runtime.mjs', 'wasm_exec.js', 'app.wasm']],
+  'sandbox (Durable Object + core)': ['sandbox', ['sandbox.mjs', 'kube.mjs', 'bridge.mjs', 'wasm_exec.js', 'kubeplay.wasm', 'kubeplay-sim.wasm', 'kubeplay-xds.wasm', 'openapi-documents.bin']],
   'floor (minimal Go worker)': ['floor', ['worker.mjs', 'runtime.mjs', 'wasm_exec.js', 'app.wasm']],
 };
 

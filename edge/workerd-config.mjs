@@ -39,6 +39,7 @@ const front :Workerd.Worker = (
   modules = [
     (name = "front.mjs", esModule = embed "front/front.mjs"),
     (name = "kube.mjs", esModule = embed "front/kube.mjs"),
+    (name = "bridge.mjs", esModule = embed "front/bridge.mjs"),
     (name = "sitepolicy.json", json = embed "front/sitepolicy.json"),
     (name = "worker.mjs", esModule = embed "front/worker.mjs"),
     (name = "runtime.mjs", esModule = embed "front/runtime.mjs"),
@@ -58,6 +59,7 @@ const sandbox :Workerd.Worker = (
   modules = [${sandboxEntry ? `\n    (name = "entry.mjs", esModule = embed ${q(sandboxEntry)}),` : ''}
     (name = "sandbox.mjs", esModule = embed "sandbox/sandbox.mjs"),
     (name = "kube.mjs", esModule = embed "sandbox/kube.mjs"),
+    (name = "bridge.mjs", esModule = embed "sandbox/bridge.mjs"),
     (name = "wasm_exec.js", esModule = embed "sandbox/wasm_exec.js"),
     (name = "kubeplay.wasm", wasm = embed "sandbox/kubeplay.wasm"),
     (name = "kubeplay-sim.wasm", wasm = embed "sandbox/kubeplay-sim.wasm"),

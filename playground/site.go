@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"kubeplay/core/xds"
-	"kubeplay/sitepolicy"
+	"kubeplay/ui/sitepolicy"
 )
 
 // apiPath matches the paths the core serves; the service worker intercepts the

@@ -1,9 +1,15 @@
-// Writes OUT_DIR/sw.js from serviceworker/sw.js: the build id is a hash of every
-// asset, so a new build installs a new worker and cache, and the asset list is
-// what the worker caches for offline use.
+// Writes OUT_DIR/sw.js: serviceworker/sw.js bundled (one classic script, as
+// browsers run a service worker) with what it imports, the bridge's JavaScript
+// side and the cluster mode's bounds, by esbuild from ui/'s build tools (make
+// site installs them). The build id is a hash of every asset, so a new build
+// installs a new worker and cache, and the asset list is what the worker
+// caches for offline use.
 import { createHash } from 'node:crypto';
-import { lstatSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { lstatSync, readFileSync, readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
+
+const esbuild = createRequire(new URL('../ui/package.json', import.meta.url))('esbuild');
 
 const out = process.argv[2] || 'build/site';
 const files = [];
@@ -21,8 +27,13 @@ for (const f of files) hash.update(f).update(readFileSync(f));
 // most visitors never open the xDS panel or ask for a simulated cluster.
 const lazy = new Set(['/kubeplay-xds.wasm', '/kubeplay-sim.wasm']);
 const assets = ['/', ...files.map((f) => '/' + relative(out, f).split('\\').join('/')).filter((a) => !lazy.has(a))];
-const src = readFileSync(new URL('./sw.js', import.meta.url), 'utf8')
-  .replace('__KUBEPLAY_BUILD__', hash.digest('hex').slice(0, 16))
-  .replace('__KUBEPLAY_ASSETS__', JSON.stringify(assets));
-writeFileSync(join(out, 'sw.js'), src);
+await esbuild.build({
+  entryPoints: [new URL('./sw.js', import.meta.url).pathname],
+  bundle: true,
+  format: 'iife',
+  target: ['chrome111', 'firefox115', 'safari16.4'],
+  outfile: join(out, 'sw.js'),
+  define: { __KUBEPLAY_BUILD__: JSON.stringify(hash.digest('hex').slice(0, 16)), __KUBEPLAY_ASSETS__: JSON.stringify(assets) },
+  logLevel: 'warning',
+});
 console.log(`sw.js: ${assets.length} assets`);

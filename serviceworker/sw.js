@@ -47,22 +47,26 @@
 // BroadcastChannel, and an older worker still running stops its core. That ends
 // its watches (clients resume them from their last resourceVersion on the new
 // core) and lets the new worker take over at once.
+//
+// serviceworker/build.mjs bundles this script with what it imports (the
+// bridge's JavaScript side, shared with the edge; the cluster mode's default
+// and bounds, generated from core/sim) and defines the build's id and assets.
+
+import { XDS_PATH, errorText, headerLines, jsonResponse, relay, runGo, statusResponse, unavailable } from '../wasm/bridge/bridge.mjs';
+import clusterMode from '../wasm/clustermode/clustermode.json';
 
 // The Go runtime's JavaScript support: workers may import scripts only while
 // their script first runs.
 importScripts('/wasm_exec.js');
 
-const BUILD = '__KUBEPLAY_BUILD__';
+// The build's id and assets, defined by serviceworker/build.mjs.
+const BUILD = __KUBEPLAY_BUILD__;
 const ASSETS = __KUBEPLAY_ASSETS__;
 const CACHE = 'kubeplay-' + BUILD;
 const API = /^\/(api|apis|version|openapi|healthz|livez|readyz|metrics|debug)(\/|$)/;
-const XDS = /^\/(xds\/v3\/|v3\/discovery:)/;
 const XDS_WASM = '/kubeplay-xds.wasm';
 const SIM_WASM = '/kubeplay-sim.wasm';
 const CLUSTER = '/debug/kubeplay/cluster';
-// The simulation's bounds (core/sim's MaxNodes; speeds as the native --sim-speed).
-const MAX_NODES = 50;
-const MAX_SPEED = 100;
 // Chrome stops a worker about 5 minutes into an event even while it streams, so
 // watches end before that and clients resume from their last resourceVersion.
 const MAX_WATCH_SECONDS = 240;
@@ -97,7 +101,7 @@ self.addEventListener('activate', (event) => {
 self.addEventListener('fetch', (event) => {
   const url = new URL(event.request.url);
   if (url.origin !== self.location.origin) return;
-  if (API.test(url.pathname) || XDS.test(url.pathname)) {
+  if (API.test(url.pathname) || XDS_PATH.test(url.pathname)) {
     if (event.request.headers.get('X-Kubeplay-Target') === 'network') return;
     if (url.pathname === CLUSTER) event.respondWith(serveCluster(event.request));
     else event.respondWith(API.test(url.pathname) ? serveAPI(event.request) : serveXDS(event.request));
@@ -138,12 +142,12 @@ function core() {
     // The simulated cluster, when chosen, comes up with the core: not awaited
     // (requests need not wait for it), its failure reported in the state.
     corePromise.then(() => clusterSettings().then(applyCluster)).catch((err) => {
-      state = { ...state, clusterError: String(err && err.message || err) };
+      state = { ...state, clusterError: errorText(err) };
       broadcast();
     });
     corePromise = corePromise.catch((err) => {
       corePromise = null;
-      state = { state: 'error', error: String(err && err.message || err) };
+      state = { state: 'error', error: errorText(err) };
       broadcast();
       throw err;
     });
@@ -159,21 +163,19 @@ async function startCore() {
   const saved = loadState();
   saved.then(() => { startup.loaded = now(); }, () => {});
   if (!self.kubeplay) {
-    const ready = new Promise((resolve) => { self.kubeplayReady = resolve; });
-    const go = new self.Go();
     const response = (await caches.match('/kubeplay.wasm')) || (await fetch('/kubeplay.wasm'));
     if (!response.ok) throw new Error('loading kubeplay.wasm: HTTP ' + response.status);
     startup.fetched = now();
     const module = await WebAssembly.compileStreaming(response);
     startup.compiled = now();
-    const instance = await WebAssembly.instantiate(module, go.importObject);
-    startup.instantiated = now();
-    go.run(instance).then(() => {
-      corePromise = null;
-      self.kubeplay = undefined;
-      state = { state: 'error', error: 'the kubeplay core exited' };
+    await runGo(module, 'kubeplay', {
+      instantiated: () => { startup.instantiated = now(); },
+      onExit: () => {
+        corePromise = null;
+        self.kubeplay = undefined;
+        state = { state: 'error', error: 'the kubeplay core exited' };
+      },
     });
-    await ready;
     startup.initialized = now();
   }
   return start(await saved);
@@ -200,9 +202,9 @@ async function serveAPI(request) {
   try {
     await core();
   } catch (err) {
-    return statusResponse(503, 'ServiceUnavailable', 'the in-browser kubeplay core failed to start: ' + (err && err.message || err));
+    return unavailable('the in-browser kubeplay core failed to start: ' + errorText(err));
   }
-  return relay(self.kubeplay.handle, request);
+  return relayRequest(self.kubeplay.handle, request);
 }
 
 async function serveXDS(request) {
@@ -210,38 +212,28 @@ async function serveXDS(request) {
   try {
     await xds();
   } catch (err) {
-    return statusResponse(503, 'ServiceUnavailable', 'the in-browser xDS module failed to start: ' + (err && err.message || err));
+    return unavailable('the in-browser xDS module failed to start: ' + errorText(err));
   }
-  return relay(self.kubeplayXDS.handle, request);
+  return relayRequest(self.kubeplayXDS.handle, request);
 }
 
 function retiredResponse() {
-  return statusResponse(503, 'ServiceUnavailable', 'this kubeplay worker was replaced by a newer build; reload the page');
+  return unavailable('this kubeplay worker was replaced by a newer build; reload the page');
 }
 
-// relay hands a request to a Go instance's handle function and its answer
-// (whole or streamed) to the page.
-async function relay(handle, request) {
+// relayRequest hands a request to a Go instance's handle function and its
+// answer (whole or streamed) to the page.
+async function relayRequest(handle, request) {
   try {
     const body = request.method === 'GET' || request.method === 'HEAD' ? null : new Uint8Array(await request.arrayBuffer());
-    let headers = '';
-    request.headers.forEach((value, name) => { headers += `${name}: ${value}\r\n`; });
+    let headers = headerLines(request.headers);
     // The browser adds User-Agent only on its way to the network; kube-apiserver
     // sees it (and pretty-prints JSON for browsers), so the core sees it too.
     if (!request.headers.has('user-agent')) headers += `user-agent: ${navigator.userAgent}\r\n`;
-    const res = await handle(request.method, request.url, headers, body);
     // Repeated headers (Warning) joined: Chromium hands a page only the first.
-    const init = { status: res.status, headers: joinRepeated(JSON.parse(res.headers)) };
-    if (request.method === 'HEAD' || NULL_BODY_STATUS.has(res.status)) {
-      // Nobody reads a HEAD body, and a 304 (to a conditional OpenAPI request)
-      // may not have one: cancelling a stream ends the request in the core (a
-      // HEAD watch would otherwise run to its timeout).
-      if (res.body instanceof ReadableStream) res.body.cancel();
-      return new Response(null, init);
-    }
-    return new Response(res.body, init);
+    return await relay(handle, { method: request.method, url: request.url, headers, body }, { joinRepeated: true });
   } catch (err) {
-    return statusResponse(500, 'InternalError', 'kubeplay service worker: ' + (err && err.message || err));
+    return statusResponse(500, 'InternalError', 'kubeplay service worker: ' + errorText(err));
   }
 }
 
@@ -264,18 +256,15 @@ function xds() {
 
 async function startXDS() {
   await core();
-  await loadModule(XDS_WASM, 'kubeplayXDS', 'kubeplayXDSReady', () => { xdsPromise = null; });
+  await loadModule(XDS_WASM, 'kubeplayXDS', () => { xdsPromise = null; });
   await self.kubeplayXDS.start(self.kubeplay.handle);
 }
 
 // loadModule runs a second Go module beside the core once per worker: from
 // the cache, or fetched and cached on first use (it is no install asset);
-// resolves once it has set self[name] (it calls self[ready] then). onExit
-// runs if its Go program ends.
-async function loadModule(path, name, ready, onExit) {
+// resolves once it has set self[name]. onExit runs if its Go program ends.
+async function loadModule(path, name, onExit) {
   if (self[name]) return;
-  const registered = new Promise((resolve) => { self[ready] = resolve; });
-  const go = new self.Go();
   const cache = await caches.open(CACHE);
   let response = await cache.match(path);
   if (!response) {
@@ -283,17 +272,20 @@ async function loadModule(path, name, ready, onExit) {
     if (!response.ok) throw new Error('loading ' + path.slice(1) + ': HTTP ' + response.status);
     await cache.put(path, response.clone());
   }
-  const instance = await WebAssembly.instantiate(await WebAssembly.compileStreaming(response), go.importObject);
-  go.run(instance).then(() => {
-    self[name] = undefined;
-    onExit();
+  await runGo(await WebAssembly.compileStreaming(response), name, {
+    onExit: () => {
+      self[name] = undefined;
+      onExit();
+    },
   });
-  await registered;
 }
 
 // ---- the simulated cluster -----------------------------------------------------
 
-const DEFAULT_CLUSTER = { mode: 'simulated', nodes: 3, speed: 1 };
+// The default (core/sim's; simulated, as at the edge and natively) and the
+// bounds, from clustermode.json.
+const DEFAULT_CLUSTER = clusterMode.default;
+const { maxNodes: MAX_NODES, maxSpeed: MAX_SPEED } = clusterMode;
 
 // The cluster mode is kept with the sandbox's data (IndexedDB's snapshot
 // store, key "cluster"): every build and restart reads it, a reset wipes it.
@@ -317,7 +309,7 @@ function applyCluster(settings) {
       return;
     }
     await core();
-    await loadModule(SIM_WASM, 'kubeplaySim', 'kubeplaySimReady', () => {});
+    await loadModule(SIM_WASM, 'kubeplaySim', () => {});
     await self.kubeplaySim.start(self.kubeplay.handle, { nodes: settings.nodes, speed: settings.speed });
   });
   clusterQueue = next.catch(() => {});
@@ -334,7 +326,7 @@ async function serveCluster(request) {
   try {
     body = await request.json();
   } catch (err) {
-    return statusResponse(400, 'BadRequest', 'the cluster mode is JSON: ' + (err && err.message || err));
+    return statusResponse(400, 'BadRequest', 'the cluster mode is JSON: ' + errorText(err));
   }
   const settings = { ...(await clusterSettings()), ...body };
   const bad = [];
@@ -347,32 +339,9 @@ async function serveCluster(request) {
   try {
     await applyCluster({ mode, nodes, speed });
   } catch (err) {
-    return statusResponse(503, 'ServiceUnavailable', 'the simulated cluster failed to start: ' + (err && err.message || err));
+    return unavailable('the simulated cluster failed to start: ' + errorText(err));
   }
   return jsonResponse(200, { mode, nodes, speed });
-}
-
-function jsonResponse(code, value) {
-  return new Response(JSON.stringify(value) + '\n', { status: code, headers: { 'Content-Type': 'application/json' } });
-}
-
-// NULL_BODY_STATUS are the statuses a Response must be built without a body for.
-const NULL_BODY_STATUS = new Set([101, 204, 205, 304]);
-
-// joinRepeated joins the values of a header the core sent more than once
-// (Warning) with ", ", as fetch's Headers.get() reads them: Chromium hands a
-// worker's response to the page with one value per header name, the first.
-function joinRepeated(pairs) {
-  const joined = new Map();
-  for (const [name, value] of pairs) {
-    const key = name.toLowerCase();
-    joined.set(key, joined.has(key) ? `${joined.get(key)}, ${value}` : value);
-  }
-  return [...joined];
-}
-
-function statusResponse(code, reason, message) {
-  return jsonResponse(code, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, code });
 }
 
 // retire stops this worker's core for good: a newer build has taken over.

@@ -2,6 +2,6 @@
 //
 // index.json lists the tutorials; each listed file is one tutorial of narrated
 // steps with expectations. README.md describes the format. The player in ui/ runs
-// the steps with ui/src/tutorial-runner.js, which follows the same semantics as
-// the replay in tutorials_test.go.
+// the steps with ui/src/tutorial-runner.js, and so does the replay in
+// tutorials_test.go, in Node (replay.mjs).
 package tutorials

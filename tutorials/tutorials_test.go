@@ -3,7 +3,6 @@ package tutorials
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,12 +10,11 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
-	"reflect"
 	"regexp"
-	"slices"
-	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -27,9 +25,9 @@ import (
 	"kubeplay/core/xds"
 )
 
-// The replay below follows the semantics of ui/src/tutorial-runner.js (described in
-// README.md): substitution, expectations, watch events and saved variables. A
-// tutorial that passes here passes in the player.
+// The replay below plays each tutorial with the player's own runner,
+// ui/src/tutorial-runner.js, in Node (replay.mjs): a tutorial that passes here
+// passes in the player. The types here check the tutorials' shape.
 
 type indexEntry struct {
 	ID    string `json:"id"`
@@ -298,8 +296,10 @@ func checkShape(t *testing.T, tut *tutorial) {
 // between two moments, such as a readiness probe's 30 s delay, keeps 6 s of a busy machine's time),
 // which behaves as a real cluster does (a kube-root-ca.crt ConfigMap in
 // every namespace, controllers writing beside the tutorial); one that says
-// "cluster": "simulated" needs the simulation and runs with it only.
+// "cluster": "simulated" needs the simulation and runs with it only. The
+// player's runner plays them, in Node (make deps installs it).
 func TestPLAY_7_TutorialsReplay(t *testing.T) {
+	player := startPlayer(t)
 	for _, e := range loadIndex(t) {
 		tut := loadTutorial(t, e.File)
 		modes := []string{"simulated"}
@@ -309,15 +309,15 @@ func TestPLAY_7_TutorialsReplay(t *testing.T) {
 		for _, mode := range modes {
 			t.Run(e.ID+"/"+mode, func(t *testing.T) {
 				t.Parallel()
-				replayTutorial(t, tut, mode == "api-only")
+				replayTutorial(t, player, e.ID, e.File, mode == "api-only")
 			})
 		}
 	}
 }
 
-// replayTutorial plays tut twice on a new sandbox beside the discovery
-// service, as the native command serves them.
-func replayTutorial(t *testing.T, tut *tutorial, apiOnly bool) {
+// replayTutorial plays tutorial id (in file) twice on a new sandbox beside
+// the discovery service, as the native command serves them.
+func replayTutorial(t *testing.T, player *player, id, file string, apiOnly bool) {
 	srv, err := sandbox.New(sandbox.Config{APIOnly: apiOnly, Cluster: sim.Config{Speed: 5},
 		API: apiserver.Config{Resources: schema.XDS(xds.Validate)}})
 	if err != nil {
@@ -344,17 +344,110 @@ func replayTutorial(t *testing.T, tut *tutorial, apiOnly bool) {
 		hs.Close()
 		srv.Close()
 	})
-	for run := 1; run <= 2; run++ {
-		vars := map[string]any{}
-		for i, st := range tut.Steps {
-			res := runStep(t.Context(), hs.Client(), hs.URL, st, vars)
-			if len(res.failures) > 0 {
-				t.Fatalf("tutorial %s, run %d, step %d (%q): %s\nstatus %d, body:\n%s", tut.ID, run, i+1, st.Title,
-					strings.Join(res.failures, "\n  "), res.status, truncate(res.bodyText, 2000))
-			}
-			vars = res.vars
-		}
+	res := player.replay(hs.URL, file, 2)
+	if !res.OK && res.Step == 0 {
+		t.Fatalf("tutorial %s: %s", id, strings.Join(res.Failures, "\n  "))
 	}
+	if !res.OK {
+		t.Fatalf("tutorial %s, run %d, step %d (%q): %s\nstatus %d, body:\n%s", id, res.Run, res.Step, res.Title,
+			strings.Join(res.Failures, "\n  "), res.Status, res.Body)
+	}
+}
+
+// player is one Node process playing tutorials with the player's runner
+// (replay.mjs) for every subtest at once, so Node and the runner start once.
+type player struct {
+	mu      sync.Mutex
+	stdin   io.WriteCloser
+	next    int
+	waiting map[int]chan replayResult
+	exited  error // once Node's answers ended
+}
+
+// replayResult is what replay.mjs answers: ok, or the first step that failed.
+type replayResult struct {
+	ID       int      `json:"id"`
+	OK       bool     `json:"ok"`
+	Run      int      `json:"run"`
+	Step     int      `json:"step"`
+	Title    string   `json:"title"`
+	Failures []string `json:"failures"`
+	Status   int      `json:"status"`
+	Body     string   `json:"body"`
+}
+
+// startPlayer starts replay.mjs in Node for t and its subtests.
+func startPlayer(t *testing.T) *player {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Fatalf("the tutorials are replayed by the player's runner in Node: %v", err)
+	}
+	cmd := exec.Command(node, "replay.mjs")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p := &player{stdin: stdin, waiting: map[int]chan replayResult{}}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		lines := bufio.NewScanner(stdout)
+		lines.Buffer(nil, 1<<20)
+		for lines.Scan() {
+			var res replayResult
+			if err := json.Unmarshal(lines.Bytes(), &res); err != nil {
+				res.Failures = []string{fmt.Sprintf("replay.mjs answered %q: %v", lines.Bytes(), err)}
+			}
+			p.mu.Lock()
+			if c, ok := p.waiting[res.ID]; ok {
+				c <- res
+				delete(p.waiting, res.ID)
+			}
+			p.mu.Unlock()
+		}
+		err := cmd.Wait()
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		p.exited = fmt.Errorf("node replay.mjs ended (%v): %s", err, stderr.Bytes())
+		for id, c := range p.waiting {
+			c <- replayResult{Failures: []string{p.exited.Error()}}
+			delete(p.waiting, id)
+		}
+	}()
+	t.Cleanup(func() {
+		stdin.Close()
+		<-done
+	})
+	return p
+}
+
+// replay plays the tutorial in file runs times against the server at base.
+func (p *player) replay(base, file string, runs int) replayResult {
+	p.mu.Lock()
+	if p.exited != nil {
+		p.mu.Unlock()
+		return replayResult{Failures: []string{p.exited.Error()}}
+	}
+	p.next++
+	id := p.next
+	c := make(chan replayResult, 1)
+	p.waiting[id] = c
+	line, _ := json.Marshal(map[string]any{"id": id, "base": base, "file": file, "runs": runs})
+	_, err := p.stdin.Write(append(line, '\n'))
+	p.mu.Unlock()
+	if err != nil {
+		return replayResult{Failures: []string{fmt.Sprintf("writing to replay.mjs: %v", err)}}
+	}
+	return <-c
 }
 
 // waitNoTerminatingNamespaces waits (up to 10s) until no namespace is Terminating.
@@ -395,321 +488,4 @@ func waitNoTerminatingNamespaces(t *testing.T, hs *httptest.Server) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
-}
-
-// stepResult mirrors what runStep in tutorial-runner.js resolves to.
-type stepResult struct {
-	status   int
-	bodyText string
-	json     any
-	events   []any
-	failures []string
-	vars     map[string]any
-}
-
-// warningTexts are the texts of an answer's Warning headers (299 - "text").
-func warningTexts(h http.Header) []string {
-	out := []string{}
-	for _, v := range h.Values("Warning") {
-		_, quoted, _ := strings.Cut(v, " - ")
-		if text, err := strconv.Unquote(quoted); err == nil {
-			quoted = text
-		}
-		out = append(out, quoted)
-	}
-	return out
-}
-
-// watchLimit bounds a watch step if the stream neither delivers nor ends.
-const watchLimit = 20 * time.Second
-
-func varText(v any) string {
-	switch x := v.(type) {
-	case string:
-		return x
-	case float64:
-		return strconv.FormatFloat(x, 'f', -1, 64)
-	case bool:
-		return strconv.FormatBool(x)
-	case nil:
-		return "null"
-	default:
-		b, _ := json.Marshal(x)
-		return string(b)
-	}
-}
-
-// substitute replaces {{name}} in v's strings (not object keys); unknown names stay.
-func substitute(v any, vars map[string]any) any {
-	switch x := v.(type) {
-	case string:
-		return varRE.ReplaceAllStringFunc(x, func(m string) string {
-			name := varRE.FindStringSubmatch(m)[1]
-			if val, ok := vars[name]; ok {
-				return varText(val)
-			}
-			return m
-		})
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = substitute(e, vars)
-		}
-		return out
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			out[k] = substitute(e, vars)
-		}
-		return out
-	default:
-		return v
-	}
-}
-
-func substituteString(s string, vars map[string]any) string { return substitute(s, vars).(string) }
-
-// getPath looks up a dotted path: object keys, array indexes, and `length` of an
-// array. ok is false when the path does not exist.
-func getPath(v any, dotted string) (any, bool) {
-	if dotted == "" {
-		return v, true
-	}
-	for _, seg := range strings.Split(dotted, ".") {
-		switch x := v.(type) {
-		case []any:
-			if seg == "length" {
-				v = float64(len(x))
-				continue
-			}
-			n, err := strconv.Atoi(seg)
-			if err != nil || n < 0 || n >= len(x) || strconv.Itoa(n) != seg {
-				return nil, false
-			}
-			v = x[n]
-		case map[string]any:
-			e, ok := x[seg]
-			if !ok {
-				return nil, false
-			}
-			v = e
-		default:
-			return nil, false
-		}
-	}
-	return v, true
-}
-
-func show(v any, ok bool) string {
-	if !ok {
-		return "nothing"
-	}
-	b, _ := json.Marshal(v)
-	return string(b)
-}
-
-func checkJSON(root any, want map[string]any, vars map[string]any, prefix string, failures *[]string) {
-	paths := make([]string, 0, len(want))
-	for p := range want {
-		paths = append(paths, p)
-	}
-	slices.Sort(paths)
-	for _, p := range paths {
-		w := substitute(want[p], vars)
-		got, ok := getPath(root, p)
-		if !ok || !reflect.DeepEqual(got, w) {
-			*failures = append(*failures, fmt.Sprintf("%s%s: got %s, want %s", prefix, p, show(got, ok), show(w, true)))
-		}
-	}
-}
-
-func parseJSON(b []byte) any {
-	var v any
-	if err := json.Unmarshal(b, &v); err != nil {
-		return nil
-	}
-	return v
-}
-
-// runStep runs one step as tutorial-runner.js does.
-func runStep(ctx context.Context, client *http.Client, base string, st step, vars map[string]any) *stepResult {
-	res := &stepResult{vars: make(map[string]any, len(vars)+len(st.Save))}
-	for k, v := range vars {
-		res.vars[k] = v
-	}
-	fail := func(format string, args ...any) { res.failures = append(res.failures, fmt.Sprintf(format, args...)) }
-
-	used := map[string]bool{}
-	varsIn(st.Request.Path, used)
-	for _, h := range st.Request.Headers {
-		varsIn(h, used)
-	}
-	varsIn(st.Request.Body, used)
-	var missing []string
-	for v := range used {
-		if _, ok := res.vars[v]; !ok {
-			missing = append(missing, "{{"+v+"}}")
-		}
-	}
-	if len(missing) > 0 {
-		slices.Sort(missing)
-		fail("unknown variable(s): %s (did an earlier step fail?)", strings.Join(missing, ", "))
-		return res
-	}
-
-	path := substituteString(st.Request.Path, res.vars)
-	var body io.Reader
-	if st.Request.Body != nil {
-		switch b := substitute(st.Request.Body, res.vars).(type) {
-		case string:
-			body = strings.NewReader(b)
-		default:
-			data, err := json.Marshal(b)
-			if err != nil {
-				fail("body: %v", err)
-				return res
-			}
-			body = bytes.NewReader(data)
-		}
-	}
-	method := strings.ToUpper(st.Request.Method)
-	if method == "" {
-		method = http.MethodGet
-	}
-	if st.Watch != nil {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, watchLimit)
-		defer cancel()
-	}
-	req, err := http.NewRequestWithContext(ctx, method, base+path, body)
-	if err != nil {
-		fail("request: %v", err)
-		return res
-	}
-	for k, v := range st.Request.Headers {
-		req.Header.Set(k, substituteString(v, res.vars))
-	}
-	if body != nil && req.Header.Get("Content-Type") == "" {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	resp, err := client.Do(req)
-	if err != nil {
-		fail("request failed: %v", err)
-		return res
-	}
-	defer resp.Body.Close()
-	res.status = resp.StatusCode
-
-	var root any
-	if st.Watch != nil {
-		var text strings.Builder
-		events := []any{}
-		rd := bufio.NewReader(resp.Body)
-		for len(events) < st.Watch.Events {
-			line, err := rd.ReadString('\n')
-			text.WriteString(line)
-			if trimmed := strings.TrimSpace(line); trimmed != "" {
-				if e := parseJSON([]byte(trimmed)); e == nil {
-					fail("watch: line is not JSON: %s", truncate(trimmed, 200))
-				} else {
-					events = append(events, e)
-				}
-			}
-			if err != nil {
-				break // stream ended (or the watch limit passed)
-			}
-		}
-		res.events = events
-		res.bodyText = text.String()
-		res.json = map[string]any{"events": events}
-	} else {
-		data, err := io.ReadAll(resp.Body)
-		if err != nil {
-			fail("reading body: %v", err)
-		}
-		res.bodyText = string(data)
-		res.json = parseJSON(data)
-	}
-	root = res.json
-
-	ex := st.Expect
-	if ex == nil {
-		ex = &expect{}
-	}
-	if ex.Status != nil && res.status != *ex.Status {
-		fail("status: got %d, want %d", res.status, *ex.Status)
-	}
-	if ex.Warnings != nil {
-		want := []string{}
-		for _, w := range *ex.Warnings {
-			want = append(want, substituteString(w, res.vars))
-		}
-		if got := warningTexts(resp.Header); !slices.Equal(got, want) {
-			fail("warnings: got %s, want %s", show(got, true), show(want, true))
-		}
-	}
-	checkJSON(root, ex.JSON, res.vars, "", &res.failures)
-	for _, p := range ex.JSONPresent {
-		if _, ok := getPath(root, p); !ok {
-			fail("%s: missing, want present", p)
-		}
-	}
-	for _, p := range ex.JSONAbsent {
-		if got, ok := getPath(root, p); ok {
-			fail("%s: got %s, want absent", p, show(got, true))
-		}
-	}
-	for name, want := range ex.Headers {
-		if want, got := substituteString(want, res.vars), resp.Header.Get(name); got != want {
-			fail("header %s: got %q, want %q", name, got, want)
-		}
-	}
-	for _, c := range ex.Contains {
-		if s := substituteString(c, res.vars); !strings.Contains(res.bodyText, s) {
-			fail("body does not contain %q", s)
-		}
-	}
-	for i, want := range ex.Events {
-		if i >= len(res.events) {
-			fail("events.%d: missing (got %d events), want %s", i, len(res.events), want.Type)
-			continue
-		}
-		e := res.events[i]
-		if want.Type != "" {
-			if got, ok := getPath(e, "type"); !ok || got != want.Type {
-				fail("events.%d.type: got %s, want %q", i, show(got, ok), want.Type)
-			}
-		}
-		if want.Name != nil {
-			name := substituteString(*want.Name, res.vars)
-			if got, ok := getPath(e, "object.metadata.name"); !ok || got != name {
-				fail("events.%d.object.metadata.name: got %s, want %q", i, show(got, ok), name)
-			}
-		}
-		checkJSON(e, want.JSON, res.vars, fmt.Sprintf("events.%d.", i), &res.failures)
-	}
-	if ex.EventCount != nil && len(res.events) != *ex.EventCount {
-		fail("eventCount: got %d, want %d", len(res.events), *ex.EventCount)
-	}
-	names := make([]string, 0, len(st.Save))
-	for name := range st.Save {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	for _, name := range names {
-		p := st.Save[name]
-		if v, ok := getPath(root, p); ok {
-			res.vars[name] = v
-		} else {
-			fail("save %s: %s not found", name, p)
-		}
-	}
-	return res
 }

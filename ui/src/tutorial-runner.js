@@ -1,7 +1,7 @@
 // Tutorial step runner: replays one step of a tutorial (see tutorials/README.md)
 // against an API reached through a caller-supplied fetch function, and checks the
-// step's expectations. Pure ES module: no DOM, no dependencies. The Go test in
-// tutorials/tutorials_test.go implements the same semantics; keep them in step.
+// step's expectations. Pure ES module: no DOM, no dependencies. The tutorials'
+// Go test (tutorials/tutorials_test.go) replays them with it too, in Node.
 
 import { parseWarnings } from './warnings.js';
 

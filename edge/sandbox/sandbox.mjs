@@ -1,6 +1,7 @@
 // kubeplay sandbox Worker: one Durable Object per sandbox hosts the Go core
 // (kubeplay.wasm, the same build the service worker runs) through the long-lived
-// bridge of wasm/main.go, and persists it to the object's SQLite storage:
+// bridge of wasm/main.go (its JavaScript side, wasm/bridge/bridge.mjs, is the
+// service worker's too), and persists it to the object's SQLite storage:
 //
 //   journal(seq, entry)   one CRC-framed record per acknowledged write
 //   snapshot(part, data)  the latest snapshot, in parts under the 2 MB value limit
@@ -8,8 +9,8 @@
 //
 // Durable Objects hold every outgoing message until the storage writes made
 // before it are durable, so a write's response is released only once its journal
-// entry is stored. The front Worker (front.mjs; its Go control plane,
-// wasm/edgefront) reaches these objects with:
+// entry is stored. The front Worker (edge/front: front.mjs and its Go control
+// plane) reaches these objects with:
 //
 //   /s/{id}/<path>          a client's request as it came: the object checks the
 //                           token, strips /s/{id} and hands the core <path> at
@@ -33,7 +34,8 @@ import xdsModule from './kubeplay-xds.wasm';
 // The OpenAPI documents, kept out of the core's module and given to it when a
 // client first asks (an ArrayBuffer: a Data module).
 import openapiDocuments from './openapi-documents.bin';
-import { MAX_BODY_BYTES, bearerToken, jsonResponse, notFound, statusResponse, tooLarge, unauthorized, unavailable } from './kube.mjs';
+import { XDS_PATH, errorText, headerLines, jsonResponse, relay, runGo, statusResponse, unavailable } from './bridge.mjs';
+import { MAX_BODY_BYTES, bearerToken, notFound, tooLarge, unauthorized } from './kube.mjs';
 
 const SNAPSHOT_PART_BYTES = 1 << 20;
 // Last activity is stored at most this often (or a quarter of the idle limit).
@@ -46,18 +48,12 @@ const DEFAULT_UNLOAD_IDLE_SECONDS = 120;
 const CLIENT_PATH = /^\/s\/[^/]+(\/.*)?$/;
 // Paths the object answers itself, not the core.
 const STATUS_PATH = '/kubeplay/status';
-// Paths of the xDS module's HTTP transports (core/xds.IsHTTPPath).
-const XDS_PATH = /^\/(xds\/v3\/|v3\/discovery:)/;
-
-// Answers that carry no body (a 304 to a conditional OpenAPI request, say): a
-// Response with one of these statuses must be built without one.
-const NULL_BODY_STATUS = new Set([101, 204, 205, 304]);
 
 export class Sandbox extends DurableObject {
   constructor(ctx, env) {
     super(ctx, env);
     this.sql = ctx.storage.sql;
-    this.api = null; // the Go instance's kubeplay API, once instantiated
+    this.api = null; // Promise of the Go instance's kubeplay API, once instantiating
     this.core = null; // Promise<{api, info}> once started
     this.instanceStartedAt = Date.now();
     this.openWatches = 0;
@@ -77,7 +73,7 @@ export class Sandbox extends DurableObject {
       return await this.control(request, url);
     } catch (err) {
       console.error('kubeplay sandbox:', err && err.stack || err);
-      return statusResponse(500, 'InternalError', 'kubeplay sandbox: ' + (err && err.message || err));
+      return statusResponse(500, 'InternalError', 'kubeplay sandbox: ' + errorText(err));
     }
   }
 
@@ -116,7 +112,7 @@ export class Sandbox extends DurableObject {
       core = await this.startCore();
     } catch (err) {
       console.error('kubeplay sandbox: the core did not start:', err && err.stack || err);
-      return unavailable('the sandbox could not start: ' + (err && err.message || err));
+      return unavailable('the sandbox could not start: ' + errorText(err));
     }
     const { api, info } = core;
     this.lastRequestAt = Date.now();
@@ -126,7 +122,7 @@ export class Sandbox extends DurableObject {
         handle = (await this.startXDS(api)).handle;
       } catch (err) {
         console.error('kubeplay sandbox: the xDS module did not start:', err && err.stack || err);
-        return unavailable('the xDS module could not start: ' + (err && err.message || err));
+        return unavailable('the xDS module could not start: ' + errorText(err));
       }
     }
     if (path === STATUS_PATH) {
@@ -142,23 +138,15 @@ export class Sandbox extends DurableObject {
     // The sandbox's token was checked above; the core knows its holder as the
     // sandbox's admin (the core's default token table: `kubeplay` is
     // kubernetes-admin), and impersonation headers pick anyone else.
-    let headers = 'authorization: Bearer kubeplay\r\n';
-    request.headers.forEach((value, name) => {
-      if (name !== 'authorization') headers += `${name}: ${value}\r\n`;
-    });
-    const res = await handle(request.method, url.origin + path + url.search, headers, body);
-    // encodeBody 'manual': a body the core gzipped (a large list, the OpenAPI
-    // v2 document) is sent as it is; by default the runtime would gzip it again.
-    const init = { status: res.status, headers: JSON.parse(res.headers), encodeBody: 'manual' };
-    // A whole answer comes as bytes; a streamed one (a watch) as a stream.
-    const streamed = res.body instanceof ReadableStream;
-    if (request.method === 'HEAD' || NULL_BODY_STATUS.has(res.status)) {
-      if (streamed) res.body.cancel(); // ends the request in the core, as a closed connection would
-      return new Response(null, init);
-    }
+    const headers = 'authorization: Bearer kubeplay\r\n' + headerLines(request.headers, ['authorization']);
     // A watch, or a page reading an xDS stream, keeps the core loaded.
-    const open = streamed && (handle !== api.handle || /^(1|true)$/.test(url.searchParams.get('watch') || ''));
-    return new Response(open ? this.countedWatch(res.body) : res.body, init);
+    const open = handle !== api.handle || /^(1|true)$/.test(url.searchParams.get('watch') || '');
+    return relay(handle, { method: request.method, url: url.origin + path + url.search, headers, body }, {
+      // encodeBody 'manual': a body the core gzipped (a large list, the OpenAPI
+      // v2 document) is sent as it is; by default the runtime would gzip it again.
+      init: { encodeBody: 'manual' },
+      stream: open ? (stream) => this.countedWatch(stream) : undefined,
+    });
   }
 
   // startXDS starts the xDS module once per core, as a client of it; after a
@@ -167,8 +155,9 @@ export class Sandbox extends DurableObject {
     if (!this.xds) {
       this.xds = (async () => {
         this.xdsAPI ??= this.instantiateModule(xdsModule, 'kubeplayXDS', () => { this.xdsAPI = null; this.xds = null; });
-        await this.xdsAPI.start(api.handle);
-        return this.xdsAPI;
+        const xds = await this.xdsAPI;
+        await xds.start(api.handle);
+        return xds;
       })().catch((err) => {
         this.xds = null;
         throw err;
@@ -228,7 +217,7 @@ export class Sandbox extends DurableObject {
 
   async start() {
     this.api ??= this.instantiate();
-    const api = this.api;
+    const api = await this.api;
     const info = await api.start({
       snapshot: this.readSnapshot(),
       journal: this.sql.exec('SELECT entry FROM journal ORDER BY seq').toArray().map((row) => new Uint8Array(row.entry)),
@@ -246,13 +235,14 @@ export class Sandbox extends DurableObject {
     const { mode, nodes, speed } = this.meta.cluster;
     if (mode !== 'api-only') {
       this.sim ??= this.instantiateModule(simModule, 'kubeplaySim', () => { this.sim = null; });
-      await this.sim.start(api.handle, { nodes, speed });
+      await (await this.sim).start(api.handle, { nodes, speed });
     }
     await this.ctx.storage.setAlarm(Math.min(this.deadline(), Date.now() + this.unloadIdleMs));
     return { api, info };
   }
 
-  // instantiate runs a new Go instance of the core's module and returns its API.
+  // instantiate runs a new Go instance of the core's module and resolves to
+  // its API.
   instantiate() {
     return this.instantiateModule(coreModule, 'kubeplay', () => {
       this.api = null;
@@ -263,22 +253,23 @@ export class Sandbox extends DurableObject {
     });
   }
 
-  // instantiateModule runs a new Go instance of module and returns the API it
-  // publishes as globalThis[name] (calling globalThis[name + 'Ready']), taken
-  // at once; onExit runs if its Go program ends.
+  // instantiateModule runs a new Go instance of module and resolves to the API
+  // it publishes as globalThis[name] (bridge.mjs's runGo); onExit runs if its
+  // Go program ends or does not start, and drops what holds the promise, so
+  // the next call instantiates anew.
   instantiateModule(module, name, onExit) {
-    const go = new Go();
-    let api = null;
-    globalThis[name + 'Ready'] = () => { api = globalThis[name]; };
-    const instance = new WebAssembly.Instance(module, go.importObject);
-    if (module === coreModule) this.memory = instance.exports.mem;
-    go.run(instance).then(() => {
-      console.error(`kubeplay sandbox: ${name} exited`);
+    return runGo(module, name, {
+      instantiated: (instance) => {
+        if (module === coreModule) this.memory = instance.exports.mem;
+      },
+      onExit: () => {
+        console.error(`kubeplay sandbox: ${name} exited`);
+        onExit();
+      },
+    }).then(({ api }) => api, (err) => {
       onExit();
+      throw err;
     });
-    delete globalThis[name + 'Ready'];
-    if (!api) throw new Error(`${name} did not become ready`);
-    return api;
   }
 
   readSnapshot() {
@@ -328,7 +319,8 @@ export class Sandbox extends DurableObject {
     const xds = this.xds && await this.xds.catch(() => null);
     if (xds) await xds.stop().catch(() => {});
     this.xds = null;
-    if (this.sim) await this.sim.stop().catch(() => {});
+    const sim = this.sim && await this.sim.catch(() => null);
+    if (sim) await sim.stop().catch(() => {});
     if (api) await api.stop().catch(() => {});
     this.core = null;
   }

@@ -20,6 +20,8 @@ import (
 	"time"
 
 	"github.com/syumai/workers/cloudflare"
+
+	"kubeplay/wasm/clustermode"
 )
 
 // Defaults for the Worker's variables (wrangler vars or workerd text bindings).
@@ -29,8 +31,6 @@ const (
 	defaultSandboxIdle        = 2 * time.Hour
 	maxWorkshopAttendees      = 100
 	maxCreationRequestBytes   = 4 << 10
-	maxClusterNodes           = 50  // sim.MaxNodes
-	maxClusterSpeed           = 100 // how much faster than real time at most
 )
 
 // clusterRequest is what a sandbox runs besides the API (SIM-5): "simulated"
@@ -55,10 +55,10 @@ func (c *clusterRequest) check() *status {
 		return nil
 	case c.Mode != "" && c.Mode != "simulated" && c.Mode != "api-only":
 		return errBadRequest(`cluster.mode must be "simulated" or "api-only"`)
-	case c.Nodes < 0 || c.Nodes > maxClusterNodes:
-		return errBadRequest(fmt.Sprintf("cluster.nodes must be between 0 (the default, 3) and %d", maxClusterNodes))
-	case c.Speed < 0 || c.Speed > maxClusterSpeed:
-		return errBadRequest(fmt.Sprintf("cluster.speed must be between 0 and %d", maxClusterSpeed))
+	case c.Nodes < 0 || c.Nodes > clustermode.MaxNodes:
+		return errBadRequest(fmt.Sprintf("cluster.nodes must be between 0 (the default, %d) and %d", clustermode.Default.Nodes, clustermode.MaxNodes))
+	case c.Speed < 0 || c.Speed > clustermode.MaxSpeed:
+		return errBadRequest(fmt.Sprintf("cluster.speed must be between 0 and %g", clustermode.MaxSpeed))
 	}
 	return nil
 }

@@ -1,7 +1,8 @@
 // Package sitepolicy is the security policy of the built playground: the
-// response headers every host that serves its files puts on them. They are
-// kept in headers.json, which the native command reads through this package
-// and the edge's front Worker (edge/front.mjs) imports as it is.
+// response headers every host that serves its files puts on them. It lives
+// with the page, whose code the policy follows. The headers are kept in
+// headers.json, which the native command reads through this package and the
+// edge's front Worker (edge/front/front.mjs) imports as it is.
 //
 // The page runs only its own scripts (no inline script, so a response shown in
 // the page cannot run as code), may call any http(s) API (the remote target is

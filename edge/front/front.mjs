@@ -6,21 +6,22 @@
 //                      the client's host); unknown ids, missing tokens and
 //                      declared bodies over 3 MiB are answered here, with
 //                      kube-apiserver's Status, without waking an object
-//   POST /sandboxes    the control plane, in Go (wasm/edgefront, on
+//   POST /sandboxes    the control plane, in Go (main.go beside this file, on
 //   POST /workshops    github.com/syumai/workers): one Go instance per
 //                      request, which suits requests this rare
 //   everything else    the built playground from ASSETS, only the files
 //                      SITE_FILES lists, with the site's security headers
-//                      (sitepolicy.json, the Go package sitepolicy's)
+//                      (sitepolicy.json, ui/sitepolicy's headers.json)
 //
 // The sandbox object checks the token itself (SHA-256, constant time) and the
 // body's real size; this Worker checks only what it can without storage.
 
 import controlPlane from './worker.mjs';
 import sitePolicy from './sitepolicy.json';
-import { MAX_BODY_BYTES, bearerToken, methodNotAllowed, notFound, tooLarge, unauthorized, unavailable } from './kube.mjs';
+import { errorText, unavailable } from './bridge.mjs';
+import { MAX_BODY_BYTES, bearerToken, methodNotAllowed, notFound, tooLarge, unauthorized } from './kube.mjs';
 
-// What wasm/edgefront's newSandbox makes.
+// What the control plane's newSandbox (create.go) makes.
 const SANDBOX_ID = /^[0-9a-f]{32}$/;
 const SANDBOX_PATH = /^\/s\/([^/]*)(?:\/|$)/;
 const CONTROL_PATHS = new Set(['/sandboxes', '/workshops']);
@@ -55,7 +56,7 @@ async function toSandbox(request, env, id) {
   } catch (err) {
     // The object failed to start or was reset mid-request; the next request
     // starts it anew.
-    return unavailable('the sandbox did not answer: ' + (err && err.message || err));
+    return unavailable('the sandbox did not answer: ' + errorText(err));
   }
 }
 
@@ -75,7 +76,7 @@ async function serveAsset(request, env, url) {
   try {
     res = await env.ASSETS.fetch('https://assets' + encodeURI(name), { method: request.method });
   } catch (err) {
-    return unavailable('static assets did not answer: ' + (err && err.message || err));
+    return unavailable('static assets did not answer: ' + errorText(err));
   }
   if (res.status === 404) return notFound();
   res = new Response(res.body, res);

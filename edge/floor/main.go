@@ -1,6 +1,6 @@
 //go:build js && wasm
 
-// Command edgefloor is the smallest Go Worker built with github.com/syumai/workers:
+// Command floor is the smallest Go Worker built with github.com/syumai/workers:
 // it answers every request with a fixed text. The edge benchmarks compare a new
 // sandbox's first request with this Worker's first request in the same workerd.
 package main
