@@ -43,7 +43,7 @@ type Limits struct {
 var (
 	Native  = Limits{Objects: 100_000, Bytes: 512 << 20, Pods: 2_000, Watches: 2_000, XDSStreams: 256, XDSNames: 4096}
 	Browser = Limits{Objects: 20_000, Bytes: 64 << 20, Pods: 500, Watches: 500, XDSStreams: 64, XDSNames: 1024}
-	Edge    = Limits{Objects: 10_000, Bytes: 32 << 20, Pods: 300, Watches: 250, XDSStreams: 64, XDSNames: 1024}
+	Edge    = Limits{Objects: 20_000, Bytes: 32 << 20, Pods: 300, Watches: 250, XDSStreams: 64, XDSNames: 1024}
 )
 
 // Quota is the name the answers give the sandbox's budget, where kube's name
