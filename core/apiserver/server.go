@@ -23,6 +23,7 @@ import (
 	"kubeplay/core/controllers"
 	"kubeplay/core/controllers/gc"
 	"kubeplay/core/crd"
+	"kubeplay/core/kinds"
 	"kubeplay/core/object"
 	"kubeplay/core/openapi"
 	"kubeplay/core/registry"
@@ -132,7 +133,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Clock == nil {
 		cfg.Clock = clock.Real
 	}
-	s := &Server{cfg: cfg, registry: schema.NewRegistry(append(schema.Builtins(), cfg.Resources...)...)}
+	s := &Server{cfg: cfg, registry: schema.NewRegistry(append(kinds.All(), cfg.Resources...)...)}
 	store, err := storage.Open(storage.Config{
 		Attrs:            s.attrs,
 		Restamp:          object.Restamp,

@@ -9,6 +9,7 @@ import (
 
 	"kubeplay/core/apierrors"
 	"kubeplay/core/clock"
+	"kubeplay/core/kinds"
 	"kubeplay/core/object"
 	"kubeplay/core/registry"
 	"kubeplay/core/schema"
@@ -38,7 +39,7 @@ func newEnv(t *testing.T, pods int64) *env {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	reg := schema.NewRegistry(schema.Builtins()...)
+	reg := schema.NewRegistry(kinds.All()...)
 	clk := clock.NewFake(time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC))
 	e := &env{t: t, s: registry.NewStore(st, reg, clk, nil, pods), st: st, reg: reg, clk: clk}
 	if err := e.s.CreateSystemNamespaces(); err != nil {

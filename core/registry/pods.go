@@ -73,7 +73,7 @@ func (podStrategy) ValidateUpdate(obj, old object.Object, sub string) field.Erro
 // GracePeriod is kube's CheckGracefulDelete for Pods: the requested period,
 // else the Pod's terminationGracePeriodSeconds (30 by default); none for a
 // Pod that was never scheduled or has finished.
-func (podStrategy) GracePeriod(obj object.Object, requested *int64) int64 {
+func (podStrategy) GracePeriod(obj object.Object, requested *int64) (int64, bool) {
 	var period int64
 	switch spec, _ := obj["spec"].(map[string]any); {
 	case requested != nil:
@@ -90,7 +90,7 @@ func (podStrategy) GracePeriod(obj object.Object, requested *int64) int64 {
 	if period < 0 {
 		period = 1
 	}
-	return period
+	return period, true
 }
 
 // qosClass is the Pod's quality of service class (qos.GetPodQOS): BestEffort

@@ -30,7 +30,7 @@ func (s resourceQuotaStrategy) PrepareForUpdate(obj, old object.Object, sub stri
 	if sub != "status" {
 		return s.resourceStrategy.PrepareForUpdate(obj, old, sub)
 	}
-	setOrDelete(obj, "spec", old)
+	schema.SetOrDelete(obj, "spec", old)
 	return obj
 }
 

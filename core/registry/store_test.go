@@ -9,6 +9,7 @@ import (
 
 	"kubeplay/core/apierrors"
 	"kubeplay/core/clock"
+	"kubeplay/core/kinds"
 	"kubeplay/core/object"
 	"kubeplay/core/schema"
 	"kubeplay/core/storage"
@@ -21,7 +22,7 @@ func newStore(t *testing.T) (*Store, *schema.Registry, *clock.Fake) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	reg := schema.NewRegistry(schema.Builtins()...)
+	reg := schema.NewRegistry(kinds.All()...)
 	clk := clock.NewFake(time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC))
 	s := NewStore(st, reg, clk, nil, 0)
 	if err := s.CreateSystemNamespaces(); err != nil {

@@ -50,6 +50,10 @@ type Strategy interface {
 	// GCPolicy is what deleting the kind does to dependents when the delete
 	// does not say.
 	GCPolicy() gcPolicy
+	// GracePeriod is how long deleting obj takes when requested (nil: as
+	// the object says), and whether the kind is deleted gracefully at all
+	// (kube's CheckGracefulDelete).
+	GracePeriod(obj object.Object, requested *int64) (period int64, graceful bool)
 	// DeleteWhenFinalized: an update that leaves obj, being deleted, with nothing
 	// holding it removes it.
 	DeleteWhenFinalized(obj, old object.Object) bool
@@ -58,7 +62,7 @@ type Strategy interface {
 // strategyFor is the strategy of a resource's kind, on clk.
 func strategyFor(t Target, clk clock.Clock) Strategy {
 	res := t.Res
-	base := resourceStrategy{res: res, clock: clk}
+	base := resourceStrategy{res: res, via: t.Via, clock: clk}
 	if res.Custom != nil {
 		return customStrategy{base}
 	}
@@ -106,20 +110,38 @@ func strategyFor(t Target, clk clock.Clock) Strategy {
 }
 
 // resourceStrategy is what every kind does: the kind's defaults, a status
-// subresource that owns status, finalizers that hold a deleted object.
+// subresource that owns status, finalizers that hold a deleted object; and
+// what the kind's descriptor (core/kinds) says it does besides
+// (schema.Hooks).
 type resourceStrategy struct {
 	res   *schema.Resource
-	clock clock.Clock // the time for the kinds whose strategy notes it
+	via   *schema.Resource // the view the write came through, if any
+	clock clock.Clock      // the time for the kinds whose strategy notes it
+}
+
+// checks are the hooks that validate the write: the view's when it has its
+// own (kube validates by the request's version), else the kind's.
+func (s resourceStrategy) checks() *schema.Hooks {
+	if s.via != nil && s.via.Hooks.Validate != nil {
+		return &s.via.Hooks
+	}
+	return &s.res.Hooks
 }
 
 // Canonicalize gives the object its defaults and the fields its Go type
-// always writes; kinds without built-in Go types (custom resources) have
-// neither here.
+// always writes (kinds without built-in Go types, custom resources, have
+// neither here), then what the kind's conversion does.
 //
 //go:noinline
 func (s resourceStrategy) Canonicalize(obj object.Object) {
+	if s.res.Defaults != nil {
+		s.res.Defaults(obj)
+	}
 	defaults.Apply(s.res.APIVersion(), s.res.Kind, obj)
 	protobuf.Complete(s.res.APIVersion(), s.res.Kind, obj)
+	if h := s.res.Hooks.Canonicalize; h != nil {
+		h(obj)
+	}
 }
 
 // encode writes obj in its stored form, its fields in the order of its kind's
@@ -129,16 +151,34 @@ func encode(res *schema.Resource, obj object.Object) ([]byte, error) {
 }
 
 // NewGeneration: a kind that tracks generation bumps it when anything but
-// metadata and status changes.
+// metadata and status changes, or what its hook says does.
 //
 //go:noinline
 func (s resourceStrategy) NewGeneration(obj, old object.Object) bool {
-	return s.res.Generation && specChanged(old, obj)
+	h := s.res.Hooks.NewGeneration
+	return s.res.Generation && (specChanged(old, obj) || h != nil && h(obj, old))
 }
 
-func (resourceStrategy) PrepareForCreate(object.Object) {}
+func (s resourceStrategy) PrepareForCreate(obj object.Object) {
+	if h := s.res.Hooks.PrepareForCreate; h != nil {
+		h(obj, s.clock.Now())
+	}
+}
 
-func (resourceStrategy) WarningsOnCreate(object.Object) []string { return nil }
+func (s resourceStrategy) WarningsOnCreate(obj object.Object) []string {
+	if h := s.res.Hooks.WarningsOnCreate; h != nil {
+		return h(obj)
+	}
+	return nil
+}
+
+// WarningsOnUpdate is kube's WarningsOnUpdate, the kind's hook's.
+func (s resourceStrategy) WarningsOnUpdate(obj, old object.Object) []string {
+	if h := s.res.Hooks.WarningsOnUpdate; h != nil {
+		return h(obj, old)
+	}
+	return nil
+}
 
 // dnsLabelWarning is kube's warning of a name that is no DNS label, used in
 // where: none when it is one.
@@ -149,45 +189,32 @@ func dnsLabelWarning(obj object.Object, where string) []string {
 	return nil
 }
 
-// Validate is the kind's own check, when it has one (schema.Resource.Validate).
+// Validate is the kind's own check, when it has one.
 func (s resourceStrategy) Validate(obj object.Object) field.ErrorList {
-	if s.res.Validate == nil {
-		return nil
+	if h := s.checks().Validate; h != nil {
+		return h(obj)
 	}
-	return s.res.Validate(obj)
+	return nil
 }
 
-func (s resourceStrategy) ValidateUpdate(obj, _ object.Object, _ string) field.ErrorList {
+// ValidateUpdate is the kind's own check of an update, else its Validate.
+func (s resourceStrategy) ValidateUpdate(obj, old object.Object, sub string) field.ErrorList {
+	if h := s.checks().ValidateUpdate; h != nil {
+		return h(obj, old, sub)
+	}
 	return s.Validate(obj)
 }
 
+// PrepareForUpdate is the kind's hook's, else what every kind does
+// (schema.Update.Generic).
+//
 //go:noinline
 func (s resourceStrategy) PrepareForUpdate(obj, old object.Object, sub string) object.Object {
-	switch {
-	case sub == "status":
-		out := object.DeepCopy(old)
-		setOrDelete(out, "status", obj)
-		keepManagedFields(out, obj)
-		return out
-	case s.res.Sub("status") != nil:
-		setOrDelete(obj, "status", old)
+	u := schema.Update{Res: s.res, Obj: obj, Old: old, Sub: sub, Now: s.clock.Now()}
+	if h := s.res.Hooks.PrepareForUpdate; h != nil {
+		return h(u)
 	}
-	return obj
-}
-
-// keepManagedFields gives a subresource's result the managedFields of the
-// object written (an apply's), as kube's status strategies keep them.
-func keepManagedFields(out, obj object.Object) {
-	setOrDelete(object.Meta(out), "managedFields", object.Meta(obj))
-}
-
-// setOrDelete sets dst's field to src's, or removes it when src has none.
-func setOrDelete(dst object.Object, key string, src object.Object) {
-	if v, ok := src[key]; ok {
-		dst[key] = v
-	} else {
-		delete(dst, key)
-	}
+	return u.Generic()
 }
 
 // BeginDelete: most kinds are deleted the generic way.
@@ -200,7 +227,20 @@ func (resourceStrategy) BeginDelete(Target, object.Object, *DeleteOptions, time.
 // GCPolicy: dependents are deleted in the background.
 //
 //go:noinline
-func (resourceStrategy) GCPolicy() gcPolicy { return gcBackground }
+func (s resourceStrategy) GCPolicy() gcPolicy {
+	if s.res.Hooks.NoGarbageCollection {
+		return gcUnsupported
+	}
+	return gcBackground
+}
+
+// GracePeriod is the kind's hook's; without one, a delete is immediate.
+func (s resourceStrategy) GracePeriod(obj object.Object, requested *int64) (int64, bool) {
+	if h := s.res.Hooks.GracePeriod; h != nil {
+		return h(obj, requested), true
+	}
+	return 0, false
+}
 
 // DeleteWhenFinalized is kube's ShouldDeleteDuringUpdate: the object is being
 // deleted, with no grace period left, and its last finalizer is gone.
@@ -286,12 +326,12 @@ func (s namespaceStrategy) PrepareForUpdate(obj, old object.Object, sub string) 
 				obj["spec"] = spec
 			}
 			oldSpec, _ := old["spec"].(map[string]any)
-			setOrDelete(spec, "finalizers", oldSpec)
+			schema.SetOrDelete(spec, "finalizers", oldSpec)
 		}
 		return obj
 	}
 	out := object.DeepCopy(old)
-	keepManagedFields(out, obj)
+	schema.KeepManagedFields(out, obj)
 	spec, _ := out["spec"].(map[string]any)
 	if spec == nil {
 		spec = map[string]any{}

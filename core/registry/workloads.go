@@ -3,6 +3,7 @@ package registry
 import (
 	"kubeplay/core/field"
 	"kubeplay/core/object"
+	"kubeplay/core/schema"
 	"kubeplay/core/validation"
 )
 
@@ -119,6 +120,6 @@ func (s workloadStrategy) PrepareForUpdate(obj, old object.Object, sub string) o
 // records the revision so, without a new generation).
 func prepareDeployment(out, in, _ object.Object, sub string) {
 	if sub == "status" {
-		setOrDelete(object.Meta(out), "annotations", object.Meta(in))
+		schema.SetOrDelete(object.Meta(out), "annotations", object.Meta(in))
 	}
 }
