@@ -2,7 +2,6 @@ package registry
 
 import (
 	"encoding/base64"
-	"fmt"
 	"slices"
 	"time"
 
@@ -81,8 +80,6 @@ func strategyFor(t Target, clk clock.Clock) Strategy {
 		return configMapStrategy{base}
 	case "/Event":
 		return eventStrategy{base, t.Via != nil}
-	case "/Pod":
-		return podStrategy{base}
 	case "/Service":
 		return serviceStrategy{base}
 	case "/PersistentVolume":
@@ -93,18 +90,6 @@ func strategyFor(t Target, clk clock.Clock) Strategy {
 		return resourceQuotaStrategy{base}
 	case "/LimitRange":
 		return limitRangeStrategy{base}
-	case "apps/Deployment":
-		return deploymentStrategy{workloadStrategy{base, deploymentRules}}
-	case "apps/ReplicaSet":
-		return workloadStrategy{base, replicaSetRules}
-	case "apps/StatefulSet":
-		return workloadStrategy{base, statefulSetRules}
-	case "apps/DaemonSet":
-		return workloadStrategy{base, daemonSetRules}
-	case "batch/Job":
-		return workloadStrategy{base, jobRules}
-	case "batch/CronJob":
-		return workloadStrategy{base, cronJobRules}
 	}
 	return base
 }
@@ -180,15 +165,6 @@ func (s resourceStrategy) WarningsOnUpdate(obj, old object.Object) []string {
 	return nil
 }
 
-// dnsLabelWarning is kube's warning of a name that is no DNS label, used in
-// where: none when it is one.
-func dnsLabelWarning(obj object.Object, where string) []string {
-	if msgs := validation.DNS1123Label(object.MetaString(obj, "name")); len(msgs) > 0 {
-		return []string{fmt.Sprintf("metadata.name: this is used in %s, which can result in surprising behavior; a DNS label is recommended: %v", where, msgs)}
-	}
-	return nil
-}
-
 // Validate is the kind's own check, when it has one.
 func (s resourceStrategy) Validate(obj object.Object) field.ErrorList {
 	if h := s.checks().Validate; h != nil {
@@ -251,15 +227,6 @@ func (resourceStrategy) DeleteWhenFinalized(obj, old object.Object) bool {
 	grace := oldMeta["deletionGracePeriodSeconds"]
 	return oldMeta["deletionTimestamp"] != nil && len(object.Strings(object.Meta(obj), "finalizers")) == 0 &&
 		(grace == nil || object.Int(grace) == 0)
-}
-
-// deploymentStrategy: annotations bump a Deployment's generation too (kube
-// copies them to its ReplicaSets).
-type deploymentStrategy struct{ workloadStrategy }
-
-func (s deploymentStrategy) NewGeneration(obj, old object.Object) bool {
-	return s.resourceStrategy.NewGeneration(obj, old) ||
-		!object.Equal(object.Meta(obj)["annotations"], object.Meta(old)["annotations"])
 }
 
 // eventStrategy: Events are checked by kube's legacy rules, on update too,
