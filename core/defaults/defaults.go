@@ -62,7 +62,6 @@ var byType = []struct {
 	{"v1.NamespaceStatus", func(m map[string]any) { SetString(m, "phase", "Active") }},
 	{"v1.NodeStatus", nodeStatus},
 	{"v1.ObjectFieldSelector", func(m map[string]any) { SetString(m, "apiVersion", "v1") }},
-	{"v1.PersistentVolume", persistentVolume},
 	{"v1.PersistentVolumeClaim", func(m map[string]any) { SetString(object.Child(m, "status"), "phase", "Pending") }},
 	{"v1.PersistentVolumeClaimSpec", func(m map[string]any) { SetUnset(m, "volumeMode", "Filesystem") }},
 	{"v1.PodSpec", podSpec},
@@ -73,12 +72,10 @@ var byType = []struct {
 	{"v1.ResourceList", resourceList},
 	{"v1.ScaleIOPersistentVolumeSource", scaleIO},
 	{"v1.ScaleIOVolumeSource", scaleIO},
-	{"v1.Secret", func(m map[string]any) { SetString(m, "type", "Opaque") }},
 	{"v1.SecretVolumeSource", defaultMode},
 	{"v1.Service", service},
 	{"v1.ServiceAccountTokenProjection", func(m map[string]any) { SetUnset(m, "expirationSeconds", Number("3600")) }},
 	{"v1.ServicePort", protocolTCP},
-	{"v1.StorageClass", storageClass},
 	{"v1.Volume", volume},
 }
 
@@ -213,22 +210,6 @@ func azureDisk(m map[string]any) {
 func scaleIO(m map[string]any) {
 	SetString(m, "storageMode", "ThinProvisioned")
 	SetString(m, "fsType", "xfs")
-}
-
-// persistentVolume is SetDefaults_PersistentVolume: a volume is Pending,
-// retained once released, and a filesystem.
-func persistentVolume(m map[string]any) {
-	SetString(object.Child(m, "status"), "phase", "Pending")
-	spec := object.Child(m, "spec")
-	SetString(spec, "persistentVolumeReclaimPolicy", "Retain")
-	SetUnset(spec, "volumeMode", "Filesystem")
-}
-
-// storageClass is SetDefaults_StorageClass: its volumes are deleted once
-// released, and bound as soon as they are claimed.
-func storageClass(m map[string]any) {
-	SetUnset(m, "reclaimPolicy", "Delete")
-	SetUnset(m, "volumeBindingMode", "Immediate")
 }
 
 // limitRangeItem is SetDefaults_LimitRangeItem: a Container limit's default

@@ -1,7 +1,6 @@
 package registry
 
 import (
-	"encoding/base64"
 	"slices"
 	"time"
 
@@ -11,7 +10,6 @@ import (
 	"kubeplay/core/field"
 	"kubeplay/core/object"
 	"kubeplay/core/schema"
-	"kubeplay/core/validation"
 )
 
 // Strategy is what one kind does differently on its way into storage, as kube's
@@ -74,22 +72,8 @@ func strategyFor(t Target, clk clock.Clock) Strategy {
 		return priorityLevelStrategy{base}
 	case "/Namespace":
 		return namespaceStrategy{base}
-	case "/Secret":
-		return secretStrategy{base}
-	case "/ConfigMap":
-		return configMapStrategy{base}
-	case "/Event":
-		return eventStrategy{base, t.Via != nil}
 	case "/Service":
 		return serviceStrategy{base}
-	case "/PersistentVolume":
-		return persistentVolumeStrategy{base}
-	case "storage.k8s.io/StorageClass":
-		return storageClassStrategy{base}
-	case "/ResourceQuota":
-		return resourceQuotaStrategy{base}
-	case "/LimitRange":
-		return limitRangeStrategy{base}
 	}
 	return base
 }
@@ -229,31 +213,6 @@ func (resourceStrategy) DeleteWhenFinalized(obj, old object.Object) bool {
 		(grace == nil || object.Int(grace) == 0)
 }
 
-// eventStrategy: Events are checked by kube's legacy rules, on update too,
-// and never wait for the garbage collector.
-// eventStrategy: kube's Event rules, by the request's version (kube's
-// strategy reads it): legacy through core/v1, strict through events.k8s.io/v1.
-type eventStrategy struct {
-	resourceStrategy
-	eventsV1 bool // written through events.k8s.io/v1
-}
-
-func (eventStrategy) GCPolicy() gcPolicy { return gcUnsupported }
-
-func (s eventStrategy) Validate(obj object.Object) field.ErrorList {
-	if s.eventsV1 {
-		return validation.EventsV1(obj)
-	}
-	return validation.Event(obj)
-}
-
-func (s eventStrategy) ValidateUpdate(obj, old object.Object, _ string) field.ErrorList {
-	if s.eventsV1 {
-		return validation.EventsV1Update(obj, old)
-	}
-	return validation.Event(obj)
-}
-
 // namespaceStrategy: a namespace is held by its spec.finalizers until the
 // namespace controller has emptied it, and only the finalize subresource changes
 // them.
@@ -363,45 +322,4 @@ func (s namespaceStrategy) BeginDelete(t Target, obj object.Object, opts *Delete
 func (s namespaceStrategy) DeleteWhenFinalized(obj, old object.Object) bool {
 	spec, _ := obj["spec"].(map[string]any)
 	return len(object.Strings(spec, "finalizers")) == 0 && s.resourceStrategy.DeleteWhenFinalized(obj, old)
-}
-
-// secretStrategy: stringData is written into data.
-type secretStrategy struct{ resourceStrategy }
-
-func (s secretStrategy) Canonicalize(obj object.Object) {
-	s.resourceStrategy.Canonicalize(obj)
-	sd, _ := obj["stringData"].(map[string]any)
-	data, _ := obj["data"].(map[string]any)
-	if data == nil && len(sd) > 0 {
-		data = map[string]any{}
-		obj["data"] = data
-	}
-	keys := make([]string, 0, len(sd))
-	for k := range sd {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		if s, ok := sd[k].(string); ok {
-			data[k] = base64.StdEncoding.EncodeToString([]byte(s))
-		}
-	}
-	delete(obj, "stringData")
-}
-
-func (secretStrategy) Validate(obj object.Object) field.ErrorList { return validation.Secret(obj) }
-
-func (secretStrategy) ValidateUpdate(obj, old object.Object, _ string) field.ErrorList {
-	return validation.SecretUpdate(obj, old)
-}
-
-// configMapStrategy: a ConfigMap's keys, size and immutability.
-type configMapStrategy struct{ resourceStrategy }
-
-func (configMapStrategy) Validate(obj object.Object) field.ErrorList {
-	return validation.ConfigMap(obj)
-}
-
-func (configMapStrategy) ValidateUpdate(obj, old object.Object, _ string) field.ErrorList {
-	return validation.ConfigMapUpdate(obj, old)
 }
