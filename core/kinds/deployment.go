@@ -20,7 +20,8 @@ func deployment() *schema.Resource {
 			{Name: "scale", Kind: "Scale", Group: "autoscaling", Verbs: statusVerbs},
 			{Name: "status", Kind: "Deployment", Group: "apps", Verbs: statusVerbs},
 		},
-		Defaults: defaultDeployment,
+		ScaleSelector: labelSelectorScale,
+		Defaults:      defaultDeployment,
 		Hooks: schema.Hooks{
 			Canonicalize:     convertTemplate,
 			PrepareForCreate: func(obj object.Object, _ time.Time) { obj["status"] = map[string]any{} },

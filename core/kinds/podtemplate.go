@@ -5,6 +5,7 @@ import (
 
 	"kubeplay/core/field"
 	"kubeplay/core/object"
+	"kubeplay/core/selector"
 	"kubeplay/core/validation"
 )
 
@@ -66,4 +67,12 @@ func specUpdate(check func(obj, old object.Object) field.ErrorList) func(obj, ol
 		}
 		return check(obj, old)
 	}
+}
+
+// labelSelectorScale is the selector a workload's Scale shows: its
+// spec.selector, a LabelSelector, as a string.
+func labelSelectorScale(obj object.Object) string {
+	sel, _ := object.Path(obj, "spec", "selector").(map[string]any)
+	s, _ := selector.FormatLabelSelector(sel)
+	return s
 }

@@ -20,6 +20,7 @@ func replicaSet() *schema.Resource {
 			{Name: "scale", Kind: "Scale", Group: "autoscaling", Verbs: statusVerbs},
 			{Name: "status", Kind: "ReplicaSet", Group: "apps", Verbs: statusVerbs},
 		},
+		ScaleSelector: labelSelectorScale,
 		// SetDefaults_ReplicaSet: one replica.
 		Defaults: func(m map[string]any) { defaults.SetUnset(object.Child(m, "spec"), "replicas", defaults.Number("1")) },
 		Hooks: schema.Hooks{

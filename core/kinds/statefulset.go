@@ -20,7 +20,8 @@ func statefulSet() *schema.Resource {
 			{Name: "scale", Kind: "Scale", Group: "autoscaling", Verbs: statusVerbs},
 			{Name: "status", Kind: "StatefulSet", Group: "apps", Verbs: statusVerbs},
 		},
-		Defaults: defaultStatefulSet,
+		ScaleSelector: labelSelectorScale,
+		Defaults:      defaultStatefulSet,
 		Hooks: schema.Hooks{
 			Canonicalize: convertTemplate,
 			PrepareForCreate: func(obj object.Object, _ time.Time) {

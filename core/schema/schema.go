@@ -78,6 +78,9 @@ type Resource struct {
 	// SetDefaults_<Kind>) on a decoded object; core/defaults then sets those
 	// of the types within it.
 	Defaults func(obj map[string]any)
+	// ScaleSelector, for a built-in kind with a scale subresource, is the
+	// label selector its Scale shows (status.selector; "" for none).
+	ScaleSelector func(obj object.Object) string
 	// Printer prints the kind's objects in Tables (kube's printers); nil:
 	// kube's default convertor (Name, Created At).
 	Printer *table.Printer
