@@ -14,6 +14,8 @@ package kinds
 import (
 	"fmt"
 
+	"kubeplay/core/field"
+
 	"kubeplay/core/object"
 	"kubeplay/core/schema"
 )
@@ -63,3 +65,14 @@ func boolField(path ...string) func(object.Object) string {
 		return "false"
 	}
 }
+
+// nonNegative refuses m's field key when it is negative, with msg.
+func nonNegative(m map[string]any, key string, p *field.Path, msg string) field.ErrorList {
+	if v, ok := m[key]; ok && v != nil && object.Int(v) < 0 {
+		return field.ErrorList{field.Invalid(p.Child(key), object.Int(v), msg)}
+	}
+	return nil
+}
+
+// mustBeNonNegative is kube's ValidateNonnegativeField's message.
+const mustBeNonNegative = "must be greater than or equal to 0"

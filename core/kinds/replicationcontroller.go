@@ -93,12 +93,12 @@ func defaultReplicationController(m map[string]any) {
 func validateReplicationController(rc object.Object) field.ErrorList {
 	spec, _ := rc["spec"].(map[string]any)
 	p := field.NewPath("spec")
-	errs := nonNegative(spec, "minReadySeconds", p)
+	errs := nonNegative(spec, "minReadySeconds", p, mustBeNonNegative)
 	selector := object.StringMap(spec, "selector")
 	if len(selector) == 0 {
 		errs = append(errs, field.Required(p.Child("selector"), ""))
 	}
-	errs = append(errs, nonNegative(spec, "replicas", p)...)
+	errs = append(errs, nonNegative(spec, "replicas", p, mustBeNonNegative)...)
 	tp := p.Child("template")
 	template, ok := spec["template"].(map[string]any)
 	if !ok {
@@ -124,14 +124,6 @@ func validateReplicationController(rc object.Object) field.ErrorList {
 func rcSelector(rc object.Object) map[string]string {
 	spec, _ := rc["spec"].(map[string]any)
 	return object.StringMap(spec, "selector")
-}
-
-// nonNegative is kube's ValidateNonnegativeField of spec's field key.
-func nonNegative(spec map[string]any, key string, p *field.Path) field.ErrorList {
-	if n := object.Int(spec[key]); n < 0 {
-		return field.ErrorList{field.Invalid(p.Child(key), n, "must be greater than or equal to 0")}
-	}
-	return nil
 }
 
 // matchesLabels says whether labels hold every pair of selector.

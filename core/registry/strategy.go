@@ -66,10 +66,6 @@ func strategyFor(t Target, clk clock.Clock) Strategy {
 	switch res.Group + "/" + res.Kind {
 	case "apiextensions.k8s.io/CustomResourceDefinition":
 		return crdStrategy{base}
-	case "flowcontrol.apiserver.k8s.io/FlowSchema":
-		return flowSchemaStrategy{base}
-	case "flowcontrol.apiserver.k8s.io/PriorityLevelConfiguration":
-		return priorityLevelStrategy{base}
 	case "/Namespace":
 		return namespaceStrategy{base}
 	case "/Service":
@@ -107,7 +103,9 @@ func (s resourceStrategy) Canonicalize(obj object.Object) {
 		s.res.Defaults(obj)
 	}
 	defaults.Apply(s.res.APIVersion(), s.res.Kind, obj)
-	protobuf.Complete(s.res.APIVersion(), s.res.Kind, obj)
+	if !s.res.Hooks.AsWritten {
+		protobuf.Complete(s.res.APIVersion(), s.res.Kind, obj)
+	}
 	if h := s.res.Hooks.Canonicalize; h != nil {
 		h(obj)
 	}

@@ -41,6 +41,10 @@ type Hooks struct {
 	// NoGarbageCollection: the kind's objects never get the garbage
 	// collector's finalizers (kube's Events).
 	NoGarbageCollection bool
+	// AsWritten: the kind's objects keep the form they were written in,
+	// not completed to what their Go type writes (kubeplay's API Priority
+	// and Fairness kinds, whose defaults write what they need).
+	AsWritten bool
 }
 
 // Update is a write that turns Old into Obj, as a kind's PrepareForUpdate
