@@ -73,7 +73,6 @@ var byType = []struct {
 	{"v1.ScaleIOPersistentVolumeSource", scaleIO},
 	{"v1.ScaleIOVolumeSource", scaleIO},
 	{"v1.SecretVolumeSource", defaultMode},
-	{"v1.Service", service},
 	{"v1.ServiceAccountTokenProjection", func(m map[string]any) { SetUnset(m, "expirationSeconds", Number("3600")) }},
 	{"v1.ServicePort", protocolTCP},
 	{"v1.Volume", volume},
@@ -234,47 +233,6 @@ func limitRangeItem(m map[string]any) {
 	for _, f := range []string{"default", "defaultRequest"} {
 		if len(object.Child(m, f)) == 0 {
 			delete(m, f)
-		}
-	}
-}
-
-// service is SetDefaults_Service.
-func service(m map[string]any) {
-	spec := object.Child(m, "spec")
-	SetString(spec, "sessionAffinity", "None")
-	switch spec["sessionAffinity"] {
-	case "None":
-		delete(spec, "sessionAffinityConfig")
-	case "ClientIP":
-		if object.Path(spec, "sessionAffinityConfig", "clientIP", "timeoutSeconds") == nil {
-			spec["sessionAffinityConfig"] = map[string]any{"clientIP": map[string]any{"timeoutSeconds": Number("10800")}}
-		}
-	}
-	SetString(spec, "type", "ClusterIP")
-	for _, p := range object.Objects(spec, "ports") {
-		protocolTCP(p)
-		if t := p["targetPort"]; IsZero(t) || t == "" {
-			p["targetPort"] = p["port"]
-			if p["port"] == nil {
-				p["targetPort"] = Number("0")
-			}
-		}
-	}
-	typ := spec["type"]
-	externalIPs, _ := spec["externalIPs"].([]any)
-	if typ == "LoadBalancer" || typ == "NodePort" || typ == "ClusterIP" && len(externalIPs) > 0 {
-		SetString(spec, "externalTrafficPolicy", "Cluster")
-	}
-	if typ == "NodePort" || typ == "LoadBalancer" || typ == "ClusterIP" {
-		SetUnset(spec, "internalTrafficPolicy", "Cluster")
-	}
-	if typ == "LoadBalancer" {
-		SetUnset(spec, "allocateLoadBalancerNodePorts", true)
-		ingress, _ := object.Path(m, "status", "loadBalancer").(map[string]any)
-		for _, in := range object.Objects(ingress, "ingress") {
-			if ip, _ := in["ip"].(string); ip != "" {
-				SetUnset(in, "ipMode", "VIP")
-			}
 		}
 	}
 }

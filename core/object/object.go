@@ -414,6 +414,15 @@ func Labels(obj Object) map[string]string {
 	return StringMap(m, "labels")
 }
 
+// SetStrings sets a []string field of m (finalizers) to list.
+func SetStrings(m map[string]any, field string, list []string) {
+	out := make([]any, len(list))
+	for i, s := range list {
+		out[i] = s
+	}
+	m[field] = out
+}
+
 // Strings returns a []string field of m (finalizers), or nil.
 //
 //go:noinline

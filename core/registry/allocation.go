@@ -13,6 +13,7 @@ import (
 
 	"kubeplay/core/apierrors"
 	"kubeplay/core/field"
+	"kubeplay/core/kinds"
 	"kubeplay/core/object"
 	"kubeplay/core/storage"
 )
@@ -140,13 +141,13 @@ func (a *serviceAllocation) Admit(op Operation, t Target, obj, old object.Object
 	spec := object.Child(obj, "spec")
 	oldSpec, _ := old["spec"].(map[string]any)
 	// An update keeps what was allocated (the Service rules refuse changes).
-	if needsClusterIP(spec) && (!needsClusterIP(oldSpec) || len(object.Strings(oldSpec, "clusterIPs")) == 0) {
+	if kinds.ServiceNeedsClusterIP(spec) && (!kinds.ServiceNeedsClusterIP(oldSpec) || len(object.Strings(oldSpec, "clusterIPs")) == 0) {
 		if err := c.clusterIP(spec); err != nil {
 			return err
 		}
 	}
-	if needsNodePorts(spec) {
-		kept := nodePorts(oldSpec)
+	if kinds.ServiceNeedsNodePorts(spec) {
+		kept := kinds.ServiceNodePorts(oldSpec)
 		for i, p := range object.Objects(spec, "ports") {
 			if !kept[fmt.Sprint(p["nodePort"])] {
 				if err := c.nodePort(p, "nodePort", i); err != nil {
@@ -155,7 +156,7 @@ func (a *serviceAllocation) Admit(op Operation, t Target, obj, old object.Object
 			}
 		}
 	}
-	if needsHealthCheck(spec) && (!needsHealthCheck(oldSpec) || oldSpec["healthCheckNodePort"] == nil) {
+	if kinds.ServiceNeedsHealthCheck(spec) && (!kinds.ServiceNeedsHealthCheck(oldSpec) || oldSpec["healthCheckNodePort"] == nil) {
 		return c.nodePort(spec, "healthCheckNodePort", -1)
 	}
 	return nil

@@ -65,7 +65,7 @@ func (crdStrategy) BeginDelete(t Target, obj object.Object, opts *DeleteOptions,
 	}
 	meta["deletionTimestamp"] = object.Timestamp(now)
 	if finalizers := object.Strings(meta, "finalizers"); !contains(finalizers, crdFinalizer) {
-		setStrings(meta, "finalizers", append(finalizers, crdFinalizer))
+		object.SetStrings(meta, "finalizers", append(finalizers, crdFinalizer))
 	}
 	setCondition(obj, map[string]any{"type": "Terminating", "status": "True", "lastTransitionTime": object.Timestamp(now),
 		"reason": "InstanceDeletionPending", "message": "CustomResourceDefinition marked for deletion; CustomResource deletion will begin soon"})

@@ -417,7 +417,7 @@ func setFinalizers(meta map[string]any, finalizers []string) {
 		delete(meta, "finalizers")
 		return
 	}
-	setStrings(meta, "finalizers", finalizers)
+	object.SetStrings(meta, "finalizers", finalizers)
 }
 
 // DeleteCollection deletes, one by one as kube does, every object of the

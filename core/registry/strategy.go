@@ -68,8 +68,6 @@ func strategyFor(t Target, clk clock.Clock) Strategy {
 		return crdStrategy{base}
 	case "/Namespace":
 		return namespaceStrategy{base}
-	case "/Service":
-		return serviceStrategy{base}
 	}
 	return base
 }
