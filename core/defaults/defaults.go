@@ -58,7 +58,6 @@ var byType = []struct {
 	{"v1.ISCSIPersistentVolumeSource", iscsi},
 	{"v1.ISCSIVolumeSource", iscsi},
 	{"v1.LimitRangeItem", limitRangeItem},
-	{"v1.Namespace", namespace},
 	{"v1.NamespaceStatus", func(m map[string]any) { SetString(m, "phase", "Active") }},
 	{"v1.NodeStatus", nodeStatus},
 	{"v1.ObjectFieldSelector", func(m map[string]any) { SetString(m, "apiVersion", "v1") }},
@@ -234,15 +233,6 @@ func limitRangeItem(m map[string]any) {
 		if len(object.Child(m, f)) == 0 {
 			delete(m, f)
 		}
-	}
-}
-
-// namespace is SetDefaults_Namespace: a named namespace is labelled with its
-// name.
-func namespace(m map[string]any) {
-	meta := object.Child(m, "metadata")
-	if name, _ := meta["name"].(string); name != "" {
-		object.Child(meta, "labels")["kubernetes.io/metadata.name"] = name
 	}
 }
 

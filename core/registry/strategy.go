@@ -66,8 +66,6 @@ func strategyFor(t Target, clk clock.Clock) Strategy {
 	switch res.Group + "/" + res.Kind {
 	case "apiextensions.k8s.io/CustomResourceDefinition":
 		return crdStrategy{base}
-	case "/Namespace":
-		return namespaceStrategy{base}
 	}
 	return base
 }
@@ -173,126 +171,30 @@ func (s resourceStrategy) PrepareForUpdate(obj, old object.Object, sub string) o
 	return u.Generic()
 }
 
-// BeginDelete: most kinds are deleted the generic way.
+// BeginDelete: most kinds are deleted the generic way; a kind whose
+// deletion is its own (schema.Hooks.MarkDeleting) is marked by its first
+// delete, with the garbage collector's finalizers the options ask for, and
+// left to its own finalizers.
 //
 //go:noinline
-func (resourceStrategy) BeginDelete(Target, object.Object, *DeleteOptions, time.Time) (deleteHow, error) {
-	return deleteGeneric, nil
-}
-
-// GCPolicy: dependents are deleted in the background.
-//
-//go:noinline
-func (s resourceStrategy) GCPolicy() gcPolicy {
-	if s.res.Hooks.NoGarbageCollection {
-		return gcUnsupported
+func (s resourceStrategy) BeginDelete(t Target, obj object.Object, opts *DeleteOptions, now time.Time) (deleteHow, error) {
+	mark := s.res.Hooks.MarkDeleting
+	if mark == nil {
+		return deleteGeneric, nil
 	}
-	return gcBackground
-}
-
-// GracePeriod is the kind's hook's; without one, a delete is immediate.
-func (s resourceStrategy) GracePeriod(obj object.Object, requested *int64) (int64, bool) {
-	if h := s.res.Hooks.GracePeriod; h != nil {
-		return h(obj, requested), true
-	}
-	return 0, false
-}
-
-// DeleteWhenFinalized is kube's ShouldDeleteDuringUpdate: the object is being
-// deleted, with no grace period left, and its last finalizer is gone.
-//
-//go:noinline
-func (resourceStrategy) DeleteWhenFinalized(obj, old object.Object) bool {
-	oldMeta := object.Meta(old)
-	grace := oldMeta["deletionGracePeriodSeconds"]
-	return oldMeta["deletionTimestamp"] != nil && len(object.Strings(object.Meta(obj), "finalizers")) == 0 &&
-		(grace == nil || object.Int(grace) == 0)
-}
-
-// namespaceStrategy: a namespace is held by its spec.finalizers until the
-// namespace controller has emptied it, and only the finalize subresource changes
-// them.
-type namespaceStrategy struct{ resourceStrategy }
-
-// PrepareForCreate: a new namespace is Active, and held by the kubernetes
-// finalizer until the namespace controller has emptied it. One named from a
-// generateName is labelled with its name only now, as kube's Canonicalize
-// labels it: after the write was recorded in managedFields.
-func (namespaceStrategy) PrepareForCreate(obj object.Object) {
-	labels, _ := object.Meta(obj)["labels"].(map[string]any)
-	if labels == nil {
-		labels = map[string]any{}
-		object.Meta(obj)["labels"] = labels
-	}
-	labels["kubernetes.io/metadata.name"] = object.MetaString(obj, "name")
-	obj["status"] = map[string]any{"phase": "Active"}
-	spec, _ := obj["spec"].(map[string]any)
-	if spec == nil {
-		spec = map[string]any{}
-		obj["spec"] = spec
-	}
-	finalizers, _ := spec["finalizers"].([]any)
-	if !slices.Contains(finalizers, any("kubernetes")) {
-		spec["finalizers"] = append(finalizers, "kubernetes")
-	}
-}
-
-// PrepareForUpdate: only the finalize subresource changes spec.finalizers.
-func (s namespaceStrategy) PrepareForUpdate(obj, old object.Object, sub string) object.Object {
-	if sub != "finalize" {
-		obj = s.resourceStrategy.PrepareForUpdate(obj, old, sub)
-		if sub == "" {
-			spec, _ := obj["spec"].(map[string]any)
-			if spec == nil {
-				spec = map[string]any{}
-				obj["spec"] = spec
-			}
-			oldSpec, _ := old["spec"].(map[string]any)
-			schema.SetOrDelete(spec, "finalizers", oldSpec)
-		}
-		return obj
-	}
-	out := object.DeepCopy(old)
-	schema.KeepManagedFields(out, obj)
-	spec, _ := out["spec"].(map[string]any)
-	if spec == nil {
-		spec = map[string]any{}
-		out["spec"] = spec
-	}
-	if f, ok := object.Path(obj, "spec", "finalizers").([]any); ok && len(f) > 0 {
-		spec["finalizers"] = f
-	} else {
-		delete(spec, "finalizers")
-	}
-	return out
-}
-
-// BeginDelete is the namespace's own REST deletion: the first delete marks
-// it Terminating (with the garbage collector's finalizers the options ask
-// for) and leaves the rest to the namespace controller; while its
-// spec.finalizers hold it, a delete changes nothing; once they are gone, the
-// generic deletion removes it.
-func (s namespaceStrategy) BeginDelete(t Target, obj object.Object, opts *DeleteOptions, now time.Time) (deleteHow, error) {
 	meta := object.Meta(obj)
 	if err := checkPreconditionsAsStorage(t, meta, opts.Preconditions); err != nil {
 		return 0, err
 	}
 	if meta["deletionTimestamp"] != nil {
-		spec, _ := obj["spec"].(map[string]any)
-		if len(object.Strings(spec, "finalizers")) > 0 {
+		if s.finalizing(obj) {
 			return deleteKeep, nil
 		}
 		return deleteGeneric, nil
 	}
-	meta["deletionTimestamp"] = object.Timestamp(now)
-	status, _ := obj["status"].(map[string]any)
-	if status == nil {
-		status = map[string]any{}
-		obj["status"] = status
-	}
-	status["phase"] = "Terminating"
-	// Unlike the generic deletion, a namespace keeps the finalizer the options
-	// do not speak of.
+	mark(obj, now)
+	// Unlike the generic deletion, such a kind keeps the finalizer the
+	// options do not speak of.
 	finalizers := object.Strings(meta, "finalizers")
 	orphan, foreground := slices.Contains(finalizers, FinalizerOrphan), slices.Contains(finalizers, FinalizerForeground)
 	switch p := opts.PropagationPolicy; {
@@ -314,8 +216,41 @@ func (s namespaceStrategy) BeginDelete(t Target, obj object.Object, opts *Delete
 	return deleteLater, nil
 }
 
-// DeleteWhenFinalized needs the namespace's own finalizers gone too.
-func (s namespaceStrategy) DeleteWhenFinalized(obj, old object.Object) bool {
-	spec, _ := obj["spec"].(map[string]any)
-	return len(object.Strings(spec, "finalizers")) == 0 && s.resourceStrategy.DeleteWhenFinalized(obj, old)
+// finalizing says whether the kind's own finalizers hold obj.
+func (s resourceStrategy) finalizing(obj object.Object) bool {
+	h := s.res.Hooks.Finalizing
+	return h != nil && h(obj)
+}
+
+// GCPolicy: dependents are deleted in the background.
+//
+//go:noinline
+func (s resourceStrategy) GCPolicy() gcPolicy {
+	if s.res.Hooks.NoGarbageCollection {
+		return gcUnsupported
+	}
+	return gcBackground
+}
+
+// GracePeriod is the kind's hook's; without one, a delete is immediate.
+func (s resourceStrategy) GracePeriod(obj object.Object, requested *int64) (int64, bool) {
+	if h := s.res.Hooks.GracePeriod; h != nil {
+		return h(obj, requested), true
+	}
+	return 0, false
+}
+
+// DeleteWhenFinalized is kube's ShouldDeleteDuringUpdate: the object is being
+// deleted, with no grace period left, and its last finalizer is gone (the
+// kind's own ones too).
+//
+//go:noinline
+func (s resourceStrategy) DeleteWhenFinalized(obj, old object.Object) bool {
+	if s.finalizing(obj) {
+		return false
+	}
+	oldMeta := object.Meta(old)
+	grace := oldMeta["deletionGracePeriodSeconds"]
+	return oldMeta["deletionTimestamp"] != nil && len(object.Strings(object.Meta(obj), "finalizers")) == 0 &&
+		(grace == nil || object.Int(grace) == 0)
 }
