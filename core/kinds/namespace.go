@@ -28,10 +28,7 @@ func namespace() *schema.Resource {
 			PrepareForUpdate: prepareNamespaceUpdate,
 			// The first delete marks it Terminating and leaves the rest to the
 			// namespace controller.
-			MarkDeleting: func(obj object.Object, now time.Time) {
-				object.Meta(obj)["deletionTimestamp"] = object.Timestamp(now)
-				object.Child(obj, "status")["phase"] = "Terminating"
-			},
+			MarkDeleting: markNamespaceDeleting,
 			Finalizing: func(obj object.Object) bool {
 				spec, _ := obj["spec"].(map[string]any)
 				return len(object.Strings(spec, "finalizers")) > 0
@@ -102,4 +99,39 @@ func prepareNamespaceUpdate(u schema.Update) object.Object {
 		delete(spec, "finalizers")
 	}
 	return out
+}
+
+// The garbage collector's finalizers (k8s.io/apimachinery's metav1).
+const (
+	finalizerOrphan     = "orphan"
+	finalizerForeground = "foregroundDeletion"
+)
+
+// markNamespaceDeleting marks a namespace Terminating, with the garbage
+// collector's finalizers the delete asks for: unlike the generic deletion, a
+// namespace keeps the one the delete does not speak of.
+func markNamespaceDeleting(obj object.Object, now time.Time, propagation string) {
+	meta := object.Meta(obj)
+	meta["deletionTimestamp"] = object.Timestamp(now)
+	object.Child(obj, "status")["phase"] = "Terminating"
+	finalizers := object.Strings(meta, "finalizers")
+	orphan, foreground := slices.Contains(finalizers, finalizerOrphan), slices.Contains(finalizers, finalizerForeground)
+	if propagation != "" {
+		orphan, foreground = propagation == "Orphan", propagation == "Foreground"
+	}
+	kept := slices.DeleteFunc(slices.Clone(finalizers), func(f string) bool { return f == finalizerOrphan || f == finalizerForeground })
+	if orphan {
+		kept = append(kept, finalizerOrphan)
+	}
+	if foreground {
+		kept = append(kept, finalizerForeground)
+	}
+	if object.SameStrings(kept, finalizers) {
+		return
+	}
+	if len(kept) == 0 {
+		delete(meta, "finalizers")
+	} else {
+		object.SetStrings(meta, "finalizers", kept)
+	}
 }

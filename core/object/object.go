@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"strconv"
 	"time"
@@ -412,6 +413,21 @@ func StringMap(m map[string]any, field string) map[string]string {
 func Labels(obj Object) map[string]string {
 	m, _ := obj["metadata"].(map[string]any)
 	return StringMap(m, "labels")
+}
+
+// SameStrings says whether a and b hold the same strings, in any order.
+func SameStrings(a, b []string) bool {
+	for _, x := range a {
+		if !slices.Contains(b, x) {
+			return false
+		}
+	}
+	for _, x := range b {
+		if !slices.Contains(a, x) {
+			return false
+		}
+	}
+	return true
 }
 
 // SetStrings sets a []string field of m (finalizers) to list.

@@ -3,7 +3,6 @@ package registry
 import (
 	"context"
 	"fmt"
-	"slices"
 	"time"
 
 	"kubeplay/core/apierrors"
@@ -390,25 +389,10 @@ func gcFinalizers(policy gcPolicy, meta map[string]any, opts DeleteOptions) (cha
 	if foreground {
 		finalizers = append(finalizers, FinalizerForeground)
 	}
-	if sameSet(current, finalizers) {
+	if object.SameStrings(current, finalizers) {
 		return false, current
 	}
 	return true, finalizers
-}
-
-// sameSet says whether a and b hold the same strings.
-func sameSet(a, b []string) bool {
-	for _, x := range a {
-		if !slices.Contains(b, x) {
-			return false
-		}
-	}
-	for _, x := range b {
-		if !slices.Contains(a, x) {
-			return false
-		}
-	}
-	return true
 }
 
 // setFinalizers sets metadata.finalizers, or removes them when there are none.

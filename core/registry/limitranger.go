@@ -2,6 +2,7 @@ package registry
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -194,7 +195,7 @@ func appendBounds(errs []string, typ string, limit map[string]any, requests, lim
 func aggregate(msgs []string) string {
 	var once []string
 	for _, m := range msgs {
-		if !contains(once, m) {
+		if !slices.Contains(once, m) {
 			once = append(once, m)
 		}
 	}

@@ -1,7 +1,6 @@
 package registry
 
 import (
-	"slices"
 	"time"
 
 	"kubeplay/core/clock"
@@ -14,7 +13,9 @@ import (
 
 // Strategy is what one kind does differently on its way into storage, as kube's
 // rest.RESTCreateStrategy, RESTUpdateStrategy and RESTDeleteStrategy are. The
-// generic Store calls it; a new kind or rule is a strategy, not a branch there.
+// generic Store calls it; a built-in kind's rules are its descriptor's hooks
+// (core/kinds, schema.Hooks), which the one strategy of every built-in kind
+// runs; a custom resource's are its definition's.
 type Strategy interface {
 	// Canonicalize writes what a request decoded into in the form kube stores:
 	// the kind's defaults (core/defaults), which kube gives every object it
@@ -56,16 +57,13 @@ type Strategy interface {
 	DeleteWhenFinalized(obj, old object.Object) bool
 }
 
-// strategyFor is the strategy of a resource's kind, on clk.
+// strategyFor is the strategy of a resource's kind, on clk: a custom
+// resource's, or the one every built-in kind has, with its descriptor's hooks.
 func strategyFor(t Target, clk clock.Clock) Strategy {
 	res := t.Res
 	base := resourceStrategy{res: res, via: t.Via, clock: clk}
 	if res.Custom != nil {
 		return customStrategy{base}
-	}
-	switch res.Group + "/" + res.Kind {
-	case "apiextensions.k8s.io/CustomResourceDefinition":
-		return crdStrategy{base}
 	}
 	return base
 }
@@ -173,8 +171,7 @@ func (s resourceStrategy) PrepareForUpdate(obj, old object.Object, sub string) o
 
 // BeginDelete: most kinds are deleted the generic way; a kind whose
 // deletion is its own (schema.Hooks.MarkDeleting) is marked by its first
-// delete, with the garbage collector's finalizers the options ask for, and
-// left to its own finalizers.
+// delete and left to its own finalizers.
 //
 //go:noinline
 func (s resourceStrategy) BeginDelete(t Target, obj object.Object, opts *DeleteOptions, now time.Time) (deleteHow, error) {
@@ -192,27 +189,16 @@ func (s resourceStrategy) BeginDelete(t Target, obj object.Object, opts *DeleteO
 		}
 		return deleteGeneric, nil
 	}
-	mark(obj, now)
-	// Unlike the generic deletion, such a kind keeps the finalizer the
-	// options do not speak of.
-	finalizers := object.Strings(meta, "finalizers")
-	orphan, foreground := slices.Contains(finalizers, FinalizerOrphan), slices.Contains(finalizers, FinalizerForeground)
+	propagation := ""
 	switch p := opts.PropagationPolicy; {
+	case opts.OrphanDependents != nil && *opts.OrphanDependents:
+		propagation = PropagationOrphan
 	case opts.OrphanDependents != nil:
-		orphan, foreground = *opts.OrphanDependents, !*opts.OrphanDependents
+		propagation = PropagationForeground
 	case p != nil:
-		orphan, foreground = *p == PropagationOrphan, *p == PropagationForeground
+		propagation = *p
 	}
-	kept := slices.DeleteFunc(finalizers, func(f string) bool { return f == FinalizerOrphan || f == FinalizerForeground })
-	if orphan {
-		kept = append(kept, FinalizerOrphan)
-	}
-	if foreground {
-		kept = append(kept, FinalizerForeground)
-	}
-	if !sameSet(kept, object.Strings(meta, "finalizers")) {
-		setFinalizers(meta, kept)
-	}
+	mark(obj, now, propagation)
 	return deleteLater, nil
 }
 

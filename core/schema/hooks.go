@@ -38,13 +38,14 @@ type Hooks struct {
 	// the object says), for the kinds deleted gracefully (kube's
 	// CheckGracefulDelete); without it, a delete is immediate.
 	GracePeriod func(obj object.Object, requested *int64) int64
-	// MarkDeleting makes the kind's deletion its own (kube's namespace REST
-	// deletion): a first delete only marks obj as being deleted at now (the
-	// garbage collector's finalizers the delete asks for added, the others
-	// kept); while Finalizing holds it, a delete changes nothing; then the
+	// MarkDeleting makes the kind's deletion its own (kube's namespace and
+	// CustomResourceDefinition REST deletions): a first delete only marks
+	// obj as being deleted at now, propagation being what the delete asks of
+	// dependents ("Orphan", "Foreground", "Background"; "" when it does not
+	// say); while Finalizing holds it, a delete changes nothing; then the
 	// generic deletion removes it. Such a kind's delete preconditions are
 	// checked as kube's storage words them.
-	MarkDeleting func(obj object.Object, now time.Time)
+	MarkDeleting func(obj object.Object, now time.Time, propagation string)
 	// Finalizing says whether the kind's own finalizers still hold obj (a
 	// namespace's spec.finalizers): it is not removed while they do.
 	Finalizing func(obj object.Object) bool
