@@ -2,8 +2,10 @@ package kinds
 
 import (
 	"encoding/json"
+	"fmt"
 	"time"
 
+	"kubeplay/core/apierrors"
 	"kubeplay/core/defaults"
 	"kubeplay/core/encoding/table"
 	"kubeplay/core/object"
@@ -54,6 +56,7 @@ func pod() *schema.Resource {
 			// hostname.
 			WarningsOnCreate: func(obj object.Object) []string { return dnsLabelWarning(obj, "the Pod's hostname") },
 			GracePeriod:      podGracePeriod,
+			Admit:            admitPod,
 		},
 		Printer: table.Pod,
 	}
@@ -159,4 +162,90 @@ func podGracePeriod(obj object.Object, requested *int64) int64 {
 		period = 1
 	}
 	return period
+}
+
+// admitPod is what kube's admission chain does to a Pod written (old nil
+// for a new one), in its order: the ServiceAccount plugin's account, the
+// Priority plugin's priority, the DefaultTolerationSeconds plugin's
+// tolerations.
+func admitPod(name string, obj, old object.Object) error {
+	spec := object.Child(obj, "spec")
+	if old == nil {
+		defaultServiceAccount(spec)
+	}
+	if err := admitPriority(name, spec, old); err != nil {
+		return err
+	}
+	defaultTolerations(spec)
+	return nil
+}
+
+// defaultServiceAccount is what clients see of kube's ServiceAccount
+// admission: a new Pod without a service account runs as "default". (kube
+// also refuses a Pod whose account does not exist and mounts the account's
+// token; kubeplay has no token controller yet.)
+func defaultServiceAccount(spec map[string]any) {
+	if name, _ := spec["serviceAccountName"].(string); name == "" {
+		spec["serviceAccountName"], spec["serviceAccount"] = "default", "default"
+	}
+}
+
+// systemPriorityClasses are the PriorityClasses every cluster has.
+var systemPriorityClasses = map[string]int64{"system-node-critical": 2000001000, "system-cluster-critical": 2000000000}
+
+// admitPriority is kube's Priority admission: a new Pod's priority is its
+// PriorityClass's (0 without one, as there is no global default class), and
+// it preempts lower priorities; an update keeps them.
+func admitPriority(name string, spec map[string]any, old object.Object) error {
+	if old != nil {
+		oldSpec, _ := old["spec"].(map[string]any)
+		for _, f := range []string{"priority", "preemptionPolicy"} {
+			if spec[f] == nil && oldSpec[f] != nil {
+				spec[f] = oldSpec[f]
+			}
+		}
+		return nil
+	}
+	var priority int64
+	if class, _ := spec["priorityClassName"].(string); class != "" {
+		p, ok := systemPriorityClasses[class]
+		if !ok {
+			return apierrors.NewForbidden("", "pods", name, fmt.Sprintf("no PriorityClass with name %s was found", class))
+		}
+		priority = p
+	}
+	if given, ok := spec["priority"]; ok && given != nil && fmt.Sprint(given) != fmt.Sprint(priority) {
+		return apierrors.NewForbidden("", "pods", name, fmt.Sprintf("the integer value of priority (%v) must not be provided in pod spec; priority admission controller computed %d from the given PriorityClass name", given, priority))
+	}
+	spec["priority"] = json.Number(fmt.Sprint(priority))
+	if given, _ := spec["preemptionPolicy"].(string); given != "" && given != "PreemptLowerPriority" {
+		return apierrors.NewForbidden("", "pods", name, fmt.Sprintf("the string value of PreemptionPolicy (%s) must not be provided in pod spec; priority admission controller computed PreemptLowerPriority from the given PriorityClass name", given))
+	}
+	spec["preemptionPolicy"] = "PreemptLowerPriority"
+	return nil
+}
+
+// defaultTolerationSeconds is how long kube's DefaultTolerationSeconds
+// admission lets a Pod stay on a node that is not ready or unreachable.
+const defaultTolerationSeconds = 300
+
+// defaultTolerations is kube's DefaultTolerationSeconds admission: a Pod
+// that does not tolerate a not-ready or unreachable node gets to for five
+// minutes.
+func defaultTolerations(spec map[string]any) {
+	tolerations, _ := spec["tolerations"].([]any)
+	for _, key := range []string{"node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable"} {
+		tolerated := false
+		for _, tol := range tolerations {
+			m, _ := tol.(map[string]any)
+			k, _ := m["key"].(string)
+			effect, _ := m["effect"].(string)
+			tolerated = tolerated || (k == key || k == "") && (effect == "NoExecute" || effect == "")
+		}
+		if !tolerated {
+			tolerations = append(tolerations, map[string]any{"key": key, "operator": "Exists", "effect": "NoExecute",
+				"tolerationSeconds": json.Number(fmt.Sprint(defaultTolerationSeconds))})
+		}
+	}
+	spec["tolerations"] = tolerations
 }

@@ -28,6 +28,22 @@ func (s *Store) admit(op Operation, t Target, obj, old object.Object) error {
 	return nil
 }
 
+// kindAdmission runs the kinds' own admission (schema.Hooks.Admit: a Pod's
+// service account, priority and tolerations, a Node's taint) on a create or
+// an update of an object itself.
+type kindAdmission struct{}
+
+func (kindAdmission) Admit(op Operation, t Target, obj, old object.Object) error {
+	h := t.Res.Hooks.Admit
+	if h == nil || op == Delete || t.Sub != "" {
+		return nil
+	}
+	if op == Create {
+		old = nil
+	}
+	return h(t.Name, obj, old)
+}
+
 // immortalNamespaces may not be deleted.
 var immortalNamespaces = map[string]bool{"default": true, "kube-public": true, "kube-system": true}
 

@@ -61,7 +61,7 @@ func NewStore(st *storage.Store, reg *schema.Registry, clk clock.Clock, fields F
 	// bounds, the sandbox's Pod budget, ResourceQuota) judges the object as
 	// it will be stored, named.
 	s.limits, s.pods, s.quota = limitRanger{s}, podBudget{s, pods}, quotaAdmission{s}
-	s.admission = []Admission{newNamespaceLifecycle(s), s.limits, serviceAccountAdmission{}, nodeTaintAdmission{}, priorityAdmission{}, tolerationAdmission{},
+	s.admission = []Admission{newNamespaceLifecycle(s), s.limits, kindAdmission{},
 		defaultStorageClass{s}, storageProtection{}, s.services}
 	return s
 }

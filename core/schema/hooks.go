@@ -38,6 +38,12 @@ type Hooks struct {
 	// the object says), for the kinds deleted gracefully (kube's
 	// CheckGracefulDelete); without it, a delete is immediate.
 	GracePeriod func(obj object.Object, requested *int64) int64
+	// Admit is the kind's own mutating admission (kube's plugins that
+	// complete or refuse one kind's objects: a Pod's service account,
+	// priority and tolerations, a Node's taint), run for a create (old nil)
+	// or an update of the object itself, named name, where kube's chain runs
+	// them: after LimitRanger, before DefaultStorageClass.
+	Admit func(name string, obj, old object.Object) error
 	// MarkDeleting makes the kind's deletion its own (kube's namespace and
 	// CustomResourceDefinition REST deletions): a first delete only marks
 	// obj as being deleted at now, propagation being what the delete asks of
