@@ -60,6 +60,7 @@ var rcCases = []kubeCase{
 		kpost(kubeRCs, krc("rc3", "", kubeAppA, kubeOneContainer)),
 		kpatch(kubeRCs+"/rc3", `{"spec":{"selector":{"app":"c"}}}`),
 		kpatch(kubeRCs+"/rc3", `{"spec":{"template":{"spec":{"restartPolicy":"OnFailure"}}}}`),
+		kpatch(kubeRCs+"/rc3", `{"metadata":{"labels":{"bad key!":"x"}}}`),
 	),
 }
 

@@ -14,7 +14,8 @@ func configMap() *schema.Resource {
 		Version: "v1", Kind: "ConfigMap", Plural: "configmaps", Singular: "configmap",
 		Namespaced: true, ShortNames: []string{"cm"}, Verbs: allVerbs,
 		Hooks: schema.Hooks{
-			Validate: validation.ConfigMap,
+			LabelChecksOnUpdate: 4,
+			Validate:            validation.ConfigMap,
 			ValidateUpdate: func(obj, old object.Object, _ string) field.ErrorList {
 				return validation.ConfigMapUpdate(obj, old)
 			},

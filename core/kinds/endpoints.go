@@ -10,6 +10,7 @@ func endpoints() *schema.Resource {
 	return &schema.Resource{
 		Version: "v1", Kind: "Endpoints", Plural: "endpoints", Singular: "endpoints",
 		Namespaced: true, ShortNames: []string{"ep"}, Verbs: allVerbs, CreateOnUpdate: true,
+		Hooks:   schema.Hooks{LabelChecksOnUpdate: 4},
 		Printer: table.Endpoints,
 	}
 }

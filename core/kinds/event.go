@@ -28,6 +28,7 @@ func event() *schema.Resource {
 			"type":                           str("type"),
 		},
 		Hooks: schema.Hooks{
+			LabelChecksOnUpdate: 2,
 			// kube's legacy rules, on update too.
 			Validate:            validation.Event,
 			NoGarbageCollection: true,

@@ -22,9 +22,10 @@ func flowSchema() *schema.Resource {
 		Subs:     []schema.Subresource{{Name: "status", Kind: "FlowSchema", Group: "flowcontrol.apiserver.k8s.io", Verbs: statusVerbs}},
 		Defaults: defaultFlowSchema,
 		Hooks: schema.Hooks{
-			AsWritten:        true,
-			PrepareForCreate: func(obj object.Object, _ time.Time) { obj["status"] = map[string]any{} },
-			Validate:         validateFlowSchema,
+			LabelChecksOnUpdate: 3,
+			AsWritten:           true,
+			PrepareForCreate:    func(obj object.Object, _ time.Time) { obj["status"] = map[string]any{} },
+			Validate:            validateFlowSchema,
 			// An update is checked whole, as kube's ValidateFlowSchemaUpdate does; a
 			// status write is the status subresource's.
 			ValidateUpdate: func(obj, _ object.Object, sub string) field.ErrorList {

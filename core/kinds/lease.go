@@ -10,6 +10,7 @@ func lease() *schema.Resource {
 	return &schema.Resource{
 		Group: "coordination.k8s.io", Version: "v1", Kind: "Lease", Plural: "leases", Singular: "lease",
 		Namespaced: true, Verbs: allVerbs, CreateOnUpdate: true, UpdateNeedsVersion: true,
+		Hooks:   schema.Hooks{LabelChecksOnUpdate: 3},
 		Printer: table.Lease,
 	}
 }

@@ -11,6 +11,6 @@ func limitRange() *schema.Resource {
 	return &schema.Resource{
 		Version: "v1", Kind: "LimitRange", Plural: "limitranges", Singular: "limitrange",
 		Namespaced: true, ShortNames: []string{"limits"}, Verbs: allVerbs, CreateOnUpdate: true,
-		Hooks: schema.Hooks{Validate: validation.LimitRange},
+		Hooks: schema.Hooks{Validate: validation.LimitRange, LabelChecksOnUpdate: 3},
 	}
 }

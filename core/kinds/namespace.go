@@ -24,8 +24,9 @@ func namespace() *schema.Resource {
 		Fields:        map[string]func(object.Object) string{"status.phase": str("status", "phase")},
 		Defaults:      defaultNamespace,
 		Hooks: schema.Hooks{
-			PrepareForCreate: prepareNewNamespace,
-			PrepareForUpdate: prepareNamespaceUpdate,
+			LabelChecksOnUpdate: 4,
+			PrepareForCreate:    prepareNewNamespace,
+			PrepareForUpdate:    prepareNamespaceUpdate,
 			// The first delete marks it Terminating and leaves the rest to the
 			// namespace controller.
 			MarkDeleting: markNamespaceDeleting,

@@ -16,6 +16,7 @@ func node() *schema.Resource {
 		},
 		Fields: map[string]func(object.Object) string{"spec.unschedulable": boolField("spec", "unschedulable")},
 		Hooks: schema.Hooks{
+			LabelChecksOnUpdate: 4,
 			Admit: func(_ string, obj, old object.Object) error {
 				if old == nil {
 					taintNotReady(obj)

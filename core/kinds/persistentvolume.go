@@ -20,6 +20,7 @@ func persistentVolume() *schema.Resource {
 		Subs:     []schema.Subresource{{Name: "status", Kind: "PersistentVolume", Verbs: statusVerbs}},
 		Defaults: defaultPersistentVolume,
 		Hooks: schema.Hooks{
+			LabelChecksOnUpdate: 4,
 			// Whatever status was sent, a new volume is Pending since now; a
 			// volume attributes class is dropped (kube's
 			// VolumeAttributesClass gate is off).

@@ -38,7 +38,8 @@ func pod() *schema.Resource {
 		},
 		Defaults: defaultPod,
 		Hooks: schema.Hooks{
-			Canonicalize: convertPod,
+			LabelChecksOnUpdate: 4,
+			Canonicalize:        convertPod,
 			PrepareForCreate: func(obj object.Object, _ time.Time) {
 				spec, _ := obj["spec"].(map[string]any)
 				obj["status"] = map[string]any{"phase": "Pending", "qosClass": qosClass(spec)}

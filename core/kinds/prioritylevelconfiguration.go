@@ -21,9 +21,10 @@ func priorityLevelConfiguration() *schema.Resource {
 		Subs:     []schema.Subresource{{Name: "status", Kind: "PriorityLevelConfiguration", Group: "flowcontrol.apiserver.k8s.io", Verbs: statusVerbs}},
 		Defaults: defaultPriorityLevel,
 		Hooks: schema.Hooks{
-			AsWritten:        true,
-			PrepareForCreate: func(obj object.Object, _ time.Time) { obj["status"] = map[string]any{} },
-			Validate:         validatePriorityLevel,
+			LabelChecksOnUpdate: 3,
+			AsWritten:           true,
+			PrepareForCreate:    func(obj object.Object, _ time.Time) { obj["status"] = map[string]any{} },
+			Validate:            validatePriorityLevel,
 			// An update is checked whole, as kube's ValidatePriorityLevelConfigurationUpdate does; a
 			// status write is the status subresource's.
 			ValidateUpdate: func(obj, _ object.Object, sub string) field.ErrorList {

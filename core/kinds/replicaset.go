@@ -24,11 +24,12 @@ func replicaSet() *schema.Resource {
 		// SetDefaults_ReplicaSet: one replica.
 		Defaults: func(m map[string]any) { defaults.SetUnset(object.Child(m, "spec"), "replicas", defaults.Number("1")) },
 		Hooks: schema.Hooks{
-			Canonicalize:     convertTemplate,
-			PrepareForCreate: func(obj object.Object, _ time.Time) { obj["status"] = map[string]any{"replicas": 0} },
-			Validate:         validation.ReplicaSet,
-			ValidateUpdate:   specUpdate(validation.ReplicaSetUpdate),
-			WarningsOnCreate: podNameWarning,
+			LabelChecksOnUpdate: 4,
+			Canonicalize:        convertTemplate,
+			PrepareForCreate:    func(obj object.Object, _ time.Time) { obj["status"] = map[string]any{"replicas": 0} },
+			Validate:            validation.ReplicaSet,
+			ValidateUpdate:      specUpdate(validation.ReplicaSetUpdate),
+			WarningsOnCreate:    podNameWarning,
 		},
 		Printer: table.ReplicaSet,
 	}

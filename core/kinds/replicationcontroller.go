@@ -40,9 +40,10 @@ func replicationController() *schema.Resource {
 		},
 		Defaults: defaultReplicationController,
 		Hooks: schema.Hooks{
-			Canonicalize:     convertTemplate,
-			PrepareForCreate: func(obj object.Object, _ time.Time) { obj["status"] = map[string]any{"replicas": 0} },
-			Validate:         validateReplicationController,
+			LabelChecksOnUpdate: 4,
+			Canonicalize:        convertTemplate,
+			PrepareForCreate:    func(obj object.Object, _ time.Time) { obj["status"] = map[string]any{"replicas": 0} },
+			Validate:            validateReplicationController,
 			// kube's strategy checks the new spec twice, as a new object and
 			// as an update (the selector may change), so each error is
 			// listed twice among the causes; a write to the status or the

@@ -19,7 +19,8 @@ func resourceQuota() *schema.Resource {
 		Namespaced: true, ShortNames: []string{"quota"}, Verbs: allVerbs, ReturnDeleted: true,
 		Subs: []schema.Subresource{{Name: "status", Kind: "ResourceQuota", Verbs: statusVerbs}},
 		Hooks: schema.Hooks{
-			PrepareForCreate: func(obj object.Object, _ time.Time) { obj["status"] = map[string]any{} },
+			LabelChecksOnUpdate: 3,
+			PrepareForCreate:    func(obj object.Object, _ time.Time) { obj["status"] = map[string]any{} },
 			// A write to the status keeps the quota's spec (and changes the
 			// rest as written).
 			PrepareForUpdate: func(u schema.Update) object.Object {

@@ -21,8 +21,9 @@ func secret() *schema.Resource {
 		// SetDefaults_Secret: an Opaque one.
 		Defaults: func(m map[string]any) { defaults.SetString(m, "type", "Opaque") },
 		Hooks: schema.Hooks{
-			Canonicalize: writeStringData,
-			Validate:     validation.Secret,
+			LabelChecksOnUpdate: 4,
+			Canonicalize:        writeStringData,
+			Validate:            validation.Secret,
 			ValidateUpdate: func(obj, old object.Object, _ string) field.ErrorList {
 				return validation.SecretUpdate(obj, old)
 			},

@@ -32,10 +32,11 @@ func service() *schema.Resource {
 		},
 		Defaults: defaultService,
 		Hooks: schema.Hooks{
-			PrepareForCreate: prepareNewService,
-			PrepareForUpdate: prepareServiceUpdate,
-			Validate:         validateService,
-			ValidateUpdate:   validateServiceUpdate,
+			LabelChecksOnUpdate: 4,
+			PrepareForCreate:    prepareNewService,
+			PrepareForUpdate:    prepareServiceUpdate,
+			Validate:            validateService,
+			ValidateUpdate:      validateServiceUpdate,
 		},
 		Printer: table.Service,
 	}

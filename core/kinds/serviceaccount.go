@@ -10,6 +10,7 @@ func serviceAccount() *schema.Resource {
 	return &schema.Resource{
 		Version: "v1", Kind: "ServiceAccount", Plural: "serviceaccounts", Singular: "serviceaccount",
 		Namespaced: true, ShortNames: []string{"sa"}, Verbs: allVerbs, ReturnDeleted: true,
+		Hooks:   schema.Hooks{LabelChecksOnUpdate: 4},
 		Printer: table.ServiceAccount,
 	}
 }

@@ -23,7 +23,8 @@ func statefulSet() *schema.Resource {
 		ScaleSelector: labelSelectorScale,
 		Defaults:      defaultStatefulSet,
 		Hooks: schema.Hooks{
-			Canonicalize: convertTemplate,
+			LabelChecksOnUpdate: 3,
+			Canonicalize:        convertTemplate,
 			PrepareForCreate: func(obj object.Object, _ time.Time) {
 				obj["status"] = map[string]any{"replicas": 0, "availableReplicas": 0}
 			},

@@ -22,7 +22,8 @@ func storageClass() *schema.Resource {
 			defaults.SetUnset(m, "volumeBindingMode", "Immediate")
 		},
 		Hooks: schema.Hooks{
-			Validate: validation.StorageClass,
+			LabelChecksOnUpdate: 4,
+			Validate:            validation.StorageClass,
 			ValidateUpdate: func(obj, old object.Object, _ string) field.ErrorList {
 				return validation.StorageClassUpdate(obj, old)
 			},

@@ -80,40 +80,13 @@ func checkStorageSize(res *schema.Resource, key string, obj object.Object, store
 // the kind's rules pass.
 var checksNoMetadata = map[string]bool{"/Event": true}
 
-// labelChecksOnUpdate is how many times kube-apiserver 1.32 checks an updated
-// built-in object's labels and annotations, each check finding its causes
-// again: twice in the checks every kind's metadata gets, and once or twice
-// more in the kind's own update validation (not at all for Events). Kinds not
-// measured are checked once.
-var labelChecksOnUpdate = map[string]int{
-	"/Event":                      2,
-	"/ConfigMap":                  4,
-	"/Endpoints":                  4,
-	"/LimitRange":                 3,
-	"/Namespace":                  4,
-	"/Node":                       4,
-	"/PersistentVolume":           4,
-	"/Pod":                        4,
-	"/ResourceQuota":              3,
-	"/Secret":                     4,
-	"/Service":                    4,
-	"/ServiceAccount":             4,
-	"apps/Deployment":             3,
-	"apps/ReplicaSet":             4,
-	"apps/StatefulSet":            3,
-	"coordination.k8s.io/Lease":   3,
-	"storage.k8s.io/StorageClass": 4,
-	"flowcontrol.apiserver.k8s.io/FlowSchema":                 3,
-	"flowcontrol.apiserver.k8s.io/PriorityLevelConfiguration": 3,
-}
-
 // validateUpdatedLabels is the causes kube gives an update for its object's
 // labels and annotations beyond the first check's (validateObjectMeta's).
 func validateUpdatedLabels(meta map[string]any, res *schema.Resource) field.ErrorList {
 	errs := validation.Labels(object.StringMap(meta, "labels"), field.NewPath("metadata", "labels"))
 	errs = append(errs, validation.Annotations(object.StringMap(meta, "annotations"), field.NewPath("metadata", "annotations"))...)
 	var again field.ErrorList
-	for range labelChecksOnUpdate[res.Group+"/"+res.Kind] - 1 {
+	for range res.Hooks.LabelChecksOnUpdate - 1 {
 		again = append(again, errs...)
 	}
 	return again

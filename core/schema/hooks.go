@@ -27,6 +27,11 @@ type Hooks struct {
 	// ValidateUpdate checks the object a write to sub ("" for the resource
 	// itself) turns old into; without it, an update is checked by Validate.
 	ValidateUpdate func(obj, old object.Object, sub string) field.ErrorList
+	// LabelChecksOnUpdate is how many times kube's validation of an update
+	// checks the object's labels and annotations, each time listing their
+	// causes again (twice in what every kind's metadata gets, once or twice
+	// more in the kind's own update validation); 0: once.
+	LabelChecksOnUpdate int
 	// WarningsOnCreate and WarningsOnUpdate are the warnings a valid write is
 	// answered with.
 	WarningsOnCreate func(obj object.Object) []string
