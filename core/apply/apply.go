@@ -309,7 +309,7 @@ func resetFields(res *schema.Resource, sub string) *fieldpath.Set {
 		}
 	case "status":
 		set := fieldpath.NewSet(fieldpath.MakePathOrDie("spec"))
-		for _, p := range statusResetMetadata[res.Kind] {
+		for _, p := range res.Hooks.StatusResetsMetadata {
 			set.Insert(fieldpath.MakePathOrDie("metadata", p))
 		}
 		return set
@@ -317,13 +317,6 @@ func resetFields(res *schema.Resource, sub string) *fieldpath.Set {
 		return fieldpath.NewSet(fieldpath.MakePathOrDie("status"))
 	}
 	return nil
-}
-
-// statusResetMetadata are the metadata fields a kind's status strategy resets
-// besides spec.
-var statusResetMetadata = map[string][]string{
-	"Pod":        {"deletionTimestamp", "ownerReferences"},
-	"Deployment": {"labels"},
 }
 
 // stripped are the fields no manager owns: the type, and the metadata the

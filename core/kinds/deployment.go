@@ -23,13 +23,14 @@ func deployment() *schema.Resource {
 		ScaleSelector: labelSelectorScale,
 		Defaults:      defaultDeployment,
 		Hooks: schema.Hooks{
-			LabelChecksOnUpdate: 3,
-			Canonicalize:        convertTemplate,
-			PrepareForCreate:    func(obj object.Object, _ time.Time) { obj["status"] = map[string]any{} },
-			PrepareForUpdate:    prepareDeploymentUpdate,
-			Validate:            validation.Deployment,
-			ValidateUpdate:      specUpdate(validation.DeploymentUpdate),
-			WarningsOnCreate:    podNameWarning,
+			StatusResetsMetadata: []string{"labels"},
+			LabelChecksOnUpdate:  3,
+			Canonicalize:         convertTemplate,
+			PrepareForCreate:     func(obj object.Object, _ time.Time) { obj["status"] = map[string]any{} },
+			PrepareForUpdate:     prepareDeploymentUpdate,
+			Validate:             validation.Deployment,
+			ValidateUpdate:       specUpdate(validation.DeploymentUpdate),
+			WarningsOnCreate:     podNameWarning,
 			// Annotations bump a Deployment's generation too (kube copies
 			// them to its ReplicaSets).
 			NewGeneration: func(obj, old object.Object) bool {

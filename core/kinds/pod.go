@@ -38,8 +38,9 @@ func pod() *schema.Resource {
 		},
 		Defaults: defaultPod,
 		Hooks: schema.Hooks{
-			LabelChecksOnUpdate: 4,
-			Canonicalize:        convertPod,
+			StatusResetsMetadata: []string{"deletionTimestamp", "ownerReferences"},
+			LabelChecksOnUpdate:  4,
+			Canonicalize:         convertPod,
 			PrepareForCreate: func(obj object.Object, _ time.Time) {
 				spec, _ := obj["spec"].(map[string]any)
 				obj["status"] = map[string]any{"phase": "Pending", "qosClass": qosClass(spec)}

@@ -21,6 +21,10 @@ type Hooks struct {
 	// PrepareForUpdate returns the object to store for u, in place of
 	// u.Generic().
 	PrepareForUpdate func(u Update) object.Object
+	// StatusResetsMetadata are the metadata fields a write to the status
+	// subresource resets besides spec, as the kind's status strategy names
+	// them (its GetResetFields): nobody owns them through it.
+	StatusResetsMetadata []string
 	// Validate checks a new object against the kind's own rules (metadata is
 	// checked for every kind).
 	Validate func(obj object.Object) field.ErrorList
