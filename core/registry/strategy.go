@@ -8,10 +8,10 @@ import (
 
 	"kubeplay/core/clock"
 	"kubeplay/core/defaults"
-	"kubeplay/core/encoding/protobuf"
 	"kubeplay/core/field"
 	"kubeplay/core/object"
 	"kubeplay/core/schema"
+	"kubeplay/core/types"
 	"kubeplay/core/validation"
 )
 
@@ -119,13 +119,13 @@ type resourceStrategy struct {
 //go:noinline
 func (s resourceStrategy) Canonicalize(obj object.Object) {
 	defaults.Apply(s.res.APIVersion(), s.res.Kind, obj)
-	protobuf.Complete(s.res.APIVersion(), s.res.Kind, obj)
+	types.Complete(s.res.APIVersion(), s.res.Kind, obj)
 }
 
 // encode writes obj in its stored form, its fields in the order of its kind's
 // Go type, as kube-apiserver writes them.
 func encode(res *schema.Resource, obj object.Object) ([]byte, error) {
-	return object.EncodeOrdered(obj, protobuf.Order(res.APIVersion(), res.Kind))
+	return object.EncodeOrdered(obj, types.Order(res.APIVersion(), res.Kind))
 }
 
 // NewGeneration: a kind that tracks generation bumps it when anything but
