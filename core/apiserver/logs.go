@@ -12,12 +12,6 @@ import (
 	"kubeplay/core/web"
 )
 
-// PodLogs is a node's kubelet answering for a container's log, as
-// kube-apiserver passes the log subresource of Pods on to it (the query:
-// previous, tailLines, timestamps, follow): the simulated cluster's. The Pod
-// is on a node that exists, its container is one of its own.
-type PodLogs func(w web.ResponseWriter, r *web.Request, pod object.Object, container string) error
-
 // podLog is the log subresource of Pods (GET .../pods/NAME/log), as
 // kube-apiserver answers it before it asks the node's kubelet: tailLines
 // checked, the container (named, or the only one), an empty answer for a Pod

@@ -17,7 +17,6 @@ import (
 
 	"kubeplay/core/apierrors"
 	"kubeplay/core/apply"
-	"kubeplay/core/auth"
 	"kubeplay/core/budget"
 	"kubeplay/core/clock"
 	"kubeplay/core/controllers"
@@ -25,10 +24,12 @@ import (
 	"kubeplay/core/crd"
 	"kubeplay/core/object"
 	"kubeplay/core/openapi"
+	"kubeplay/core/podlogs"
 	"kubeplay/core/registry"
 	"kubeplay/core/request"
 	"kubeplay/core/schema"
 	"kubeplay/core/storage"
+	"kubeplay/core/user"
 	"kubeplay/core/warning"
 	"kubeplay/core/web"
 )
@@ -82,7 +83,7 @@ type Config struct {
 	ServiceIPRange string
 	// PodLogs answers for the kubelets (the log subresource of Pods); nil:
 	// the logs of Pods are empty, as a cluster without kubelets has none.
-	PodLogs PodLogs
+	PodLogs podlogs.Kubelet
 	// Budget bounds what the sandbox holds and opens (core/budget); the zero
 	// value bounds nothing.
 	Budget budget.Limits
@@ -315,11 +316,11 @@ func withRequestLog(next web.Handler, logf func(string, ...any), clk clock.Clock
 		rec := &statusRecorder{ResponseWriter: w}
 		next.ServeHTTP(rec, r)
 		info := request.RequestInfoFrom(r.Context())
-		user := ""
-		if u, ok := auth.UserFrom(r.Context()); ok {
-			user = " user=" + u.Name
+		who := ""
+		if u, ok := user.From(r.Context()); ok {
+			who = " user=" + u.Name
 		}
-		logf("%s %s verb=%s code=%d bytes=%d%s in %s", r.Method, r.URL.RequestURI(), info.Verb, rec.code, rec.bytes, user,
+		logf("%s %s verb=%s code=%d bytes=%d%s in %s", r.Method, r.URL.RequestURI(), info.Verb, rec.code, rec.bytes, who,
 			clk.Now().Sub(start).Round(time.Microsecond))
 	})
 }

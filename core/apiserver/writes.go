@@ -8,12 +8,12 @@ import (
 	"strconv"
 
 	"kubeplay/core/apierrors"
-	"kubeplay/core/auth"
 	"kubeplay/core/field"
 	"kubeplay/core/object"
 	"kubeplay/core/patch"
 	"kubeplay/core/registry"
 	"kubeplay/core/schema"
+	"kubeplay/core/user"
 	"kubeplay/core/warning"
 	"kubeplay/core/web"
 )
@@ -38,7 +38,7 @@ func checkObjectNamespace(obj object.Object, t target) error {
 // registryTarget is what the registry is asked to write for r: by r's user,
 // its warnings r's.
 func (t target) registryTarget(r *web.Request) registry.Target {
-	u, _ := auth.UserFrom(r.Context())
+	u, _ := user.From(r.Context())
 	return registry.Target{Res: t.res, Namespace: t.namespace, Name: t.name, Sub: t.sub, DryRun: t.dryRun, Manager: t.manager,
 		User: u, Warn: func(text string) { warning.Add(r.Context(), text) }}
 }

@@ -27,13 +27,6 @@ const (
 	FinalizerForeground = "foregroundDeletion"
 )
 
-// The propagation policies of DeleteOptions.
-const (
-	PropagationOrphan     = "Orphan"
-	PropagationBackground = "Background"
-	PropagationForeground = "Foreground"
-)
-
 // DeleteOptions are metav1.DeleteOptions.
 type DeleteOptions struct {
 	GracePeriodSeconds *int64         `json:"gracePeriodSeconds,omitempty"`
@@ -66,8 +59,8 @@ func (o DeleteOptions) Validate() error {
 	if o.OrphanDependents != nil && o.PropagationPolicy != nil {
 		errs = append(errs, field.Invalid(policy, *o.PropagationPolicy, "orphanDependents and deletionPropagation cannot be both set"))
 	}
-	if p := o.PropagationPolicy; p != nil && *p != PropagationForeground && *p != PropagationBackground && *p != PropagationOrphan {
-		errs = append(errs, field.NotSupported(policy, *p, []string{PropagationForeground, PropagationBackground, PropagationOrphan, "nil"}))
+	if p := o.PropagationPolicy; p != nil && *p != object.PropagationForeground && *p != object.PropagationBackground && *p != object.PropagationOrphan {
+		errs = append(errs, field.NotSupported(policy, *p, []string{object.PropagationForeground, object.PropagationBackground, object.PropagationOrphan, "nil"}))
 	}
 	errs = append(errs, ValidateDryRun(o.DryRun)...)
 	if o.forceDelete() {
@@ -377,8 +370,8 @@ func gcFinalizers(policy gcPolicy, meta map[string]any, opts DeleteOptions) (cha
 	case opts.OrphanDependents != nil:
 		orphan = *opts.OrphanDependents
 	case opts.PropagationPolicy != nil:
-		orphan = *opts.PropagationPolicy == PropagationOrphan
-		foreground = *opts.PropagationPolicy == PropagationForeground
+		orphan = *opts.PropagationPolicy == object.PropagationOrphan
+		foreground = *opts.PropagationPolicy == object.PropagationForeground
 	default:
 		for _, f := range current {
 			if f == FinalizerOrphan || f == FinalizerForeground {

@@ -27,6 +27,7 @@ import (
 	"kubeplay/core/quota"
 	"kubeplay/core/schema"
 	"kubeplay/core/storage"
+	"kubeplay/core/user"
 )
 
 // Store is the generic registry store of every served kind.
@@ -83,7 +84,7 @@ type Target struct {
 	// CreateOnUpdate.
 	Apply bool
 	// User is who asks: the reviews answer about them.
-	User auth.User
+	User user.User
 	// Warn, when set, hears the warnings of the write (kube's Warning
 	// headers).
 	Warn func(text string)
