@@ -426,13 +426,13 @@ func setFinalizers(meta map[string]any, finalizers []string) {
 // target's collection that filter keeps, and returns them as they were
 // listed, with the list's revision. It stops when ctx ends (the client has
 // gone), as kube's deletes with the request's context do.
-func (s *Store) DeleteCollection(ctx context.Context, t Target, filter storage.Filter, opts DeleteOptions) ([]storage.Item, int64, error) {
+func (s *Store) DeleteCollection(ctx context.Context, t Target, o *ListOptions, opts DeleteOptions) ([]Item, int64, error) {
 	t = t.stored()
 	if err := opts.Validate(); err != nil {
 		return nil, 0, err
 	}
 	// kube lists what it deletes through its watch cache, consistently.
-	res, err := s.storage.List(storage.ListOptions{Prefix: CollectionPrefix(t.Res, t.Namespace), Filter: filter, Cache: storage.CacheConsistent})
+	res, err := s.storage.List(storage.ListOptions{Prefix: collectionPrefix(t.Res, t.Namespace), Filter: o.filter(), Cache: storage.CacheConsistent})
 	if err != nil {
 		return nil, 0, err
 	}
