@@ -137,3 +137,11 @@ func TestK8S_CHUNK_3_TokenBoundAndTamperChecked(t *testing.T) {
 		t.Fatalf("continue: %v", names)
 	}
 }
+
+// inconsistentContinue is kube's message for a continue token whose revision
+// was compacted.
+const inconsistentContinue = "The provided continue parameter is too old to display a consistent list result. " +
+	"You can start a new list without the continue parameter, or use the continue token in this response to " +
+	"retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - " +
+	"objects that were created, modified, or deleted between the time the first chunk was returned and now may " +
+	"show up in the list."

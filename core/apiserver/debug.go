@@ -65,7 +65,7 @@ func (s *Server) serveCorrupt(w web.ResponseWriter, r *web.Request) {
 		writeStatus(w, st)
 		return
 	}
-	if err := s.objects.Corrupt(t.registryTarget(r)); err != nil {
+	if err := s.store.Corrupt(t.registryTarget(r)); err != nil {
 		writeStatus(w, apierrors.As(err))
 		return
 	}

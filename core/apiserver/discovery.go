@@ -137,7 +137,7 @@ func (s *Server) serveDiscovery(w web.ResponseWriter, r *web.Request) {
 		return
 	}
 	parts := request.SplitPath(r.URL.Path)
-	gvs := s.registry.GroupVersions()
+	gvs := s.kinds.GroupVersions()
 	switch {
 	case len(parts) == 1 && parts[0] == "api":
 		if mt := wantsAggregated(r); mt != "" {
@@ -172,7 +172,7 @@ func (s *Server) serveDiscovery(w web.ResponseWriter, r *web.Request) {
 		writeStatus(w, apierrors.NewPathNotFound())
 	case len(parts) == 3 && parts[0] == "apis":
 		gv := schema.GroupVersion{Group: parts[1], Version: parts[2]}
-		if len(s.registry.Resources(gv)) == 0 {
+		if len(s.kinds.Resources(gv)) == 0 {
 			writeStatus(w, apierrors.NewPathNotFound())
 			return
 		}
@@ -215,7 +215,7 @@ func (s *Server) resourceList(gv schema.GroupVersion) apiResourceList {
 	if gv.Group == "" {
 		list.APIVersion = ""
 	}
-	for _, res := range s.registry.Resources(gv) {
+	for _, res := range s.kinds.Resources(gv) {
 		list.Resources = append(list.Resources, apiResource{
 			Name: res.Plural, SingularName: res.Singular, Namespaced: res.Namespaced, Kind: res.Kind,
 			Verbs: res.Verbs, ShortNames: res.ShortNames, Categories: res.Categories,
@@ -257,7 +257,7 @@ func (s *Server) writeAggregated(w web.ResponseWriter, mediaType string, core bo
 			i = len(list.Items) - 1
 		}
 		v := discoveryVersion{Version: gv.Version, Freshness: "Current", Resources: []discoveryResource{}}
-		for _, res := range s.registry.Resources(gv) {
+		for _, res := range s.kinds.Resources(gv) {
 			scope := "Cluster"
 			if res.Namespaced {
 				scope = "Namespaced"

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"kubeplay/core/apierrors"
+	"kubeplay/core/registry"
 	"kubeplay/core/request"
 )
 
@@ -391,12 +392,14 @@ func FuzzContinueToken(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, token string, pos uint, b byte) {
 		srv := fzServer(t)
-		res := srv.registry.Lookup("", "v1", "configmaps")
-		binding := listBinding(target{res: res, namespace: "default"}, &listOptions{})
+		res := srv.kinds.Lookup("", "v1", "configmaps")
+		decodeContinue := func(token string) (int64, string, error) {
+			return registry.DecodeContinue(res, "default", &registry.ListOptions{Continue: token})
+		}
 
 		// Decoding arbitrary input never panics; what it accepts it accepts
 		// through the handler too.
-		rv, after, err := decodeContinue(token, binding)
+		rv, after, err := decodeContinue(token)
 		if err != nil {
 			st, ok := err.(*apierrors.Status)
 			if !ok || st.Code != http.StatusBadRequest || st.Message == "" {
@@ -432,7 +435,7 @@ func FuzzContinueToken(f *testing.F) {
 		// does not change what it says (base64's spare bits, JSON's case-insensitive
 		// keys): then it continues the same list at the same place.
 		valid := fzFirstPage(t, srv, "limit=2")
-		wantRV, wantAfter, err := decodeContinue(valid, binding)
+		wantRV, wantAfter, err := decodeContinue(valid)
 		if err != nil {
 			t.Fatalf("a token the server issued does not decode: %v", err)
 		}
@@ -441,7 +444,7 @@ func FuzzContinueToken(f *testing.F) {
 		if string(tampered) == valid {
 			return
 		}
-		gotRV, gotAfter, err := decodeContinue(string(tampered), binding)
+		gotRV, gotAfter, err := decodeContinue(string(tampered))
 		if err == nil && (gotRV != wantRV || gotAfter != wantAfter) {
 			raw, _ := base64.RawURLEncoding.DecodeString(string(tampered))
 			t.Fatalf("tampered token %q (%s) accepted as revision %d after %q; the real one says %d after %q",

@@ -9,8 +9,8 @@ import (
 	"kubeplay/core/encoding"
 	"kubeplay/core/encoding/protobuf"
 	"kubeplay/core/object"
+	"kubeplay/core/registry"
 	"kubeplay/core/schema"
-	"kubeplay/core/storage"
 	"kubeplay/core/web"
 )
 
@@ -41,7 +41,7 @@ const itemCacheBudget = 64 << 20
 
 // encoded is a stored object of res in media (protobuf or CBOR), without
 // envelope or tag: as it sits inside a list.
-func (c *itemCache) encoded(media encoding.Media, res *schema.Resource, it storage.Item) ([]byte, error) {
+func (c *itemCache) encoded(media encoding.Media, res *schema.Resource, it registry.Item) ([]byte, error) {
 	k := itemCacheKey{media, res.APIVersion(), it.Key}
 	c.mu.Lock()
 	e, ok := c.entries[k]
@@ -90,7 +90,7 @@ func (m listMeta) object() object.Object {
 // writeBinaryList answers with a <Kind>List of stored items in protobuf or
 // CBOR. Like the JSON list it hands the (cached) item encodings to w one by one
 // instead of building the whole body; with gzip it builds it.
-func (rep reply) writeBinaryList(w web.ResponseWriter, res *schema.Resource, meta listMeta, items []storage.Item) {
+func (rep reply) writeBinaryList(w web.ResponseWriter, res *schema.Resource, meta listMeta, items []registry.Item) {
 	media := rep.out.Media
 	encoded := make([][]byte, len(items))
 	size := 0

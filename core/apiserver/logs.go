@@ -8,15 +8,8 @@ import (
 	"kubeplay/core/field"
 	"kubeplay/core/object"
 	"kubeplay/core/podlogs"
-	"kubeplay/core/registry"
 	"kubeplay/core/web"
 )
-
-// PodLogs is a node's kubelet answering for a container's log, as
-// kube-apiserver passes the log subresource of Pods on to it (the query:
-// previous, tailLines, timestamps, follow): the simulated cluster's. The Pod
-// is on a node that exists, its container is one of its own.
-type PodLogs func(w web.ResponseWriter, r *web.Request, pod object.Object, container string) error
 
 // podLog is the log subresource of Pods (GET .../pods/NAME/log), as
 // kube-apiserver answers it before it asks the node's kubelet: tailLines
@@ -34,7 +27,7 @@ func (s *Server) podLog(w web.ResponseWriter, r *web.Request, t target) error {
 			return apierrors.NewInvalid("", "PodLogOptions", t.name, field.ErrorList{field.Invalid(field.NewPath("tailLines"), n, "must be greater than or equal to 0")})
 		}
 	}
-	val, ok := s.store.Get(registry.Key(t.res, t.namespace, t.name))
+	val, ok := s.store.Current(t.res, t.namespace, t.name)
 	if !ok {
 		return apierrors.NewNotFound("", "pods", t.name)
 	}
@@ -51,8 +44,8 @@ func (s *Server) podLog(w web.ResponseWriter, r *web.Request, t target) error {
 		w.WriteHeader(web.StatusNoContent)
 		return nil
 	}
-	if nodes := s.registry.Lookup("", "v1", "nodes"); nodes != nil {
-		if _, ok := s.store.Get(registry.Key(nodes, "", node)); !ok {
+	if nodes := s.kinds.Lookup("", "v1", "nodes"); nodes != nil {
+		if _, ok := s.store.Current(nodes, "", node); !ok {
 			return apierrors.NewNotFound("", "pods", node) // kube's own words for a node it cannot find
 		}
 	}
@@ -70,7 +63,6 @@ func (s *Server) generatedLog(w web.ResponseWriter, r *web.Request, t target, po
 	if err != nil {
 		return apierrors.NewBadRequest(err.Error())
 	}
-	key := registry.Key(t.res, t.namespace, t.name)
 	if o.Previous {
 		return apierrors.NewBadRequest(fmt.Sprintf("previous terminated container %q in pod %q not found", container, t.name))
 	}
@@ -113,7 +105,7 @@ func (s *Server) generatedLog(w web.ResponseWriter, r *web.Request, t target, po
 			return nil
 		case <-timer.C():
 		}
-		if cur, ok := s.store.Get(key); !ok || !podStill(cur, uid) || !send(n) {
+		if cur, ok := s.store.Current(t.res, t.namespace, t.name); !ok || !podStill(cur, uid) || !send(n) {
 			return nil
 		}
 	}

@@ -20,8 +20,8 @@ import (
 	"kubeplay/core/encoding/table"
 	"kubeplay/core/fieldvalidation"
 	"kubeplay/core/object"
+	"kubeplay/core/registry"
 	"kubeplay/core/schema"
-	"kubeplay/core/storage"
 	"kubeplay/core/types"
 	"kubeplay/core/web"
 )
@@ -180,13 +180,13 @@ func viewed(res *schema.Resource, stored []byte) []byte {
 }
 
 // viewedItems are stored items as res shows them.
-func viewedItems(res *schema.Resource, items []storage.Item) []storage.Item {
+func viewedItems(res *schema.Resource, items []registry.Item) []registry.Item {
 	if res.View == nil {
 		return items
 	}
-	out := make([]storage.Item, len(items))
+	out := make([]registry.Item, len(items))
 	for i, it := range items {
-		out[i] = storage.Item{Key: it.Key, Value: string(viewed(res, []byte(it.Value)))}
+		out[i] = registry.Item{Key: it.Key, Value: string(viewed(res, []byte(it.Value)))}
 	}
 	return out
 }
@@ -213,7 +213,7 @@ func (rep reply) writeObject(w web.ResponseWriter, code int, res *schema.Resourc
 // bytes as they are, each handed to w without copying (the ResponseWriter
 // buffers small writes), so a large list costs one copy into the connection and
 // no large allocation; other media build the document.
-func (rep reply) writeList(w web.ResponseWriter, res *schema.Resource, meta listMeta, items []storage.Item) {
+func (rep reply) writeList(w web.ResponseWriter, res *schema.Resource, meta listMeta, items []registry.Item) {
 	if rep.out.Convert == nil {
 		items = viewedItems(res, items) // Tables print the stored form, as kube prints its internal one
 	}
@@ -300,7 +300,7 @@ func listFrame(res *schema.Resource, meta listMeta) (head, tail []byte) {
 // listDocument builds the list as one JSON document of size bytes (without the
 // final newline) from its frame, converted when the client asked for a Table
 // or metadata only.
-func (rep reply) listDocument(res *schema.Resource, meta listMeta, items []storage.Item, head, tail []byte, size int) ([]byte, error) {
+func (rep reply) listDocument(res *schema.Resource, meta listMeta, items []registry.Item, head, tail []byte, size int) ([]byte, error) {
 	if c := rep.out.Convert; c != nil {
 		return rep.convertList(*c, res, meta, items)
 	}
@@ -629,7 +629,7 @@ type watchCodec struct {
 	table *table.Watch
 	// build encodes an event the first time a watcher of this representation
 	// asks for it (made once per watch, not per event).
-	build func(*storage.Event) []byte
+	build func(*registry.Event) []byte
 }
 
 func newWatchCodec(t target) *watchCodec {
@@ -646,7 +646,7 @@ func newWatchCodec(t target) *watchCodec {
 		c.table = &table.Watch{Printer: printerFor(t.res), Version: conv.Version, Include: t.rep.include}
 	case t.rep.out.Media == encoding.JSON && conv == nil && t.res.View == nil:
 		c.key = "json"
-		c.build = func(e *storage.Event) []byte { return jsonEventFrame(c.res, e) }
+		c.build = func(e *registry.Event) []byte { return jsonEventFrame(c.res, e) }
 	default:
 		c.build = c.encodeEvent
 	}
@@ -663,7 +663,7 @@ func (c *watchCodec) start(w web.ResponseWriter) {
 }
 
 // event is e's frame.
-func (c *watchCodec) event(e *storage.Event) []byte {
+func (c *watchCodec) event(e *registry.Event) []byte {
 	if c.table != nil {
 		return c.tableEvent(e)
 	}
@@ -671,8 +671,8 @@ func (c *watchCodec) event(e *storage.Event) []byte {
 }
 
 // encodeEvent encodes e in the watch's media, converted if asked for.
-func (c *watchCodec) encodeEvent(e *storage.Event) []byte {
-	if e.Type == storage.Bookmark {
+func (c *watchCodec) encodeEvent(e *registry.Event) []byte {
+	if e.Type == registry.Bookmark {
 		return c.frame(string(e.Type), c.bookmark(e.Rev, false))
 	}
 	doc := object.WithTypeMeta(viewed(c.res, e.Object), c.res.Kind, c.res.APIVersion())
@@ -688,9 +688,9 @@ func (c *watchCodec) encodeEvent(e *storage.Event) []byte {
 
 // tableEvent is e's object printed as a one-row Table; like kube-apiserver, a
 // bookmark's object (only a resourceVersion) is printed too.
-func (c *watchCodec) tableEvent(e *storage.Event) []byte {
+func (c *watchCodec) tableEvent(e *registry.Event) []byte {
 	stored := e.Object
-	if e.Type == storage.Bookmark {
+	if e.Type == registry.Bookmark {
 		stored = []byte(`{"metadata":{"resourceVersion":"` + strconv.FormatInt(e.Rev, 10) + `"}}`)
 	}
 	obj, err := object.Decode(stored)
@@ -750,7 +750,7 @@ func (c *watchCodec) internalError(typ string, err error) []byte {
 // writeInitialEnd sends the bookmark that tells a WatchList client its initial
 // events are complete.
 func (c *watchCodec) writeInitialEnd(w web.ResponseWriter, rev int64) error {
-	if _, err := w.Write(c.frame(string(storage.Bookmark), c.bookmark(rev, true))); err != nil {
+	if _, err := w.Write(c.frame(string(registry.Bookmark), c.bookmark(rev, true))); err != nil {
 		return err
 	}
 	return web.Flush(w)

@@ -17,7 +17,6 @@ import (
 
 	"kubeplay/core/apierrors"
 	"kubeplay/core/apply"
-	"kubeplay/core/auth"
 	"kubeplay/core/budget"
 	"kubeplay/core/clock"
 	"kubeplay/core/controllers"
@@ -25,10 +24,12 @@ import (
 	"kubeplay/core/crd"
 	"kubeplay/core/object"
 	"kubeplay/core/openapi"
+	"kubeplay/core/podlogs"
 	"kubeplay/core/registry"
 	"kubeplay/core/request"
 	"kubeplay/core/schema"
 	"kubeplay/core/storage"
+	"kubeplay/core/user"
 	"kubeplay/core/warning"
 	"kubeplay/core/web"
 )
@@ -82,7 +83,7 @@ type Config struct {
 	ServiceIPRange string
 	// PodLogs answers for the kubelets (the log subresource of Pods); nil:
 	// the logs of Pods are empty, as a cluster without kubelets has none.
-	PodLogs PodLogs
+	PodLogs podlogs.Kubelet
 	// Budget bounds what the sandbox holds and opens (core/budget); the zero
 	// value bounds nothing.
 	Budget budget.Limits
@@ -97,13 +98,12 @@ type Config struct {
 
 // Server is the API server core.
 type Server struct {
-	cfg      Config
-	store    *storage.Store
-	registry *schema.Registry
-	objects  *registry.Store
-	fields   apply.FieldManager // managedFields, server-side apply
-	handler  web.Handler
-	items    itemCache
+	cfg     Config
+	kinds   *schema.Registry   // the served kinds
+	store   *registry.Store    // the objects: reads and writes
+	fields  apply.FieldManager // managedFields, server-side apply
+	handler web.Handler
+	items   itemCache
 
 	openAPI *openapi.Service
 
@@ -123,49 +123,39 @@ func New(cfg Config) (*Server, error) {
 	if cfg.BookmarkInterval <= 0 {
 		cfg.BookmarkInterval = time.Minute
 	}
-	if cfg.FreshnessWait <= 0 {
-		cfg.FreshnessWait = 3 * time.Second
-	}
 	if cfg.MaxRequestBytes <= 0 {
 		cfg.MaxRequestBytes = 3 << 20
 	}
 	if cfg.Clock == nil {
 		cfg.Clock = clock.Real
 	}
-	s := &Server{cfg: cfg, registry: schema.NewRegistry(append(schema.Builtins(), cfg.Resources...)...)}
-	store, err := storage.Open(storage.Config{
-		Attrs:            s.attrs,
-		Restamp:          object.Restamp,
-		HistoryWindow:    cfg.HistoryWindow,
-		HistoryLimit:     cfg.HistoryLimit,
-		HistoryBytes:     cfg.HistoryBytes,
-		WatchBuffer:      cfg.WatchBuffer,
-		WatchBufferBytes: cfg.WatchBufferBytes,
-		Persister:        cfg.Persister,
-		SnapshotEvery:    cfg.SnapshotEvery,
-		Clock:            cfg.Clock,
-		Budget:           storage.Budget{Objects: cfg.Budget.Objects, Bytes: cfg.Budget.Bytes, Watchers: cfg.Budget.Watches},
-		Collection:       registry.CollectionOfKey,
+	s := &Server{cfg: cfg, kinds: schema.NewRegistry(append(schema.Builtins(), cfg.Resources...)...)}
+	store, err := registry.Open(registry.Config{
+		Storage: storage.Config{
+			HistoryWindow:    cfg.HistoryWindow,
+			HistoryLimit:     cfg.HistoryLimit,
+			HistoryBytes:     cfg.HistoryBytes,
+			WatchBuffer:      cfg.WatchBuffer,
+			WatchBufferBytes: cfg.WatchBufferBytes,
+			Persister:        cfg.Persister,
+			SnapshotEvery:    cfg.SnapshotEvery,
+			Budget:           storage.Budget{Objects: cfg.Budget.Objects, Bytes: cfg.Budget.Bytes, Watchers: cfg.Budget.Watches},
+		},
+		Schema:         s.kinds,
+		Clock:          cfg.Clock,
+		Fields:         s.fields,
+		Pods:           cfg.Budget.Pods,
+		ServiceIPRange: cfg.ServiceIPRange,
+		FreshnessWait:  cfg.FreshnessWait,
 	})
 	if err != nil {
 		return nil, err
 	}
 	s.store = store
-	s.openAPI = openapi.New(s.registry, openapi.Options{Clock: cfg.Clock, Documents: cfg.OpenAPIDocuments, Document: crd.Document})
+	s.openAPI = openapi.New(s.kinds, openapi.Options{Clock: cfg.Clock, Documents: cfg.OpenAPIDocuments, Document: crd.Document})
 	s.ctx, s.cancel = context.WithCancel(context.Background())
-	s.objects = registry.NewStore(store, s.registry, cfg.Clock, s.fields, cfg.Budget.Pods)
-	if cfg.ServiceIPRange != "" {
-		if err := s.objects.SetServiceIPRange(cfg.ServiceIPRange); err != nil {
-			store.Close()
-			return nil, err
-		}
-	}
-	if err := s.objects.CreateSystemNamespaces(); err != nil {
-		store.Close()
-		return nil, err
-	}
 	s.handler = s.buildChain()
-	s.definitions = crd.NewController(s, s.registry, cfg.Clock)
+	s.definitions = crd.NewController(s, s.kinds, cfg.Clock)
 	s.definitions.Restore(s.storedDefinitions())
 	if !cfg.DeferControllers {
 		s.StartControllers()
@@ -179,7 +169,7 @@ func New(cfg Config) (*Server, error) {
 func (s *Server) StartControllers() {
 	s.startControllers.Do(func() {
 		for _, run := range []func(context.Context){controllers.NewNamespace(s, s.cfg.Clock).Run, gc.New(s, s.cfg.Clock).Run, s.definitions.Run,
-			s.objects.EventTTL(s.cfg.EventTTL).Run} {
+			s.store.EventTTL(s.cfg.EventTTL).Run} {
 			s.wg.Add(1)
 			go func() {
 				defer s.wg.Done()
@@ -191,18 +181,7 @@ func (s *Server) StartControllers() {
 
 // storedDefinitions are the CustomResourceDefinitions in the store.
 func (s *Server) storedDefinitions() []object.Object {
-	res := s.registry.ByGroupResource("apiextensions.k8s.io", "customresourcedefinitions")
-	l, err := s.store.List(storage.ListOptions{Prefix: registry.CollectionPrefix(res, "")})
-	if err != nil {
-		return nil
-	}
-	var out []object.Object
-	for _, it := range l.Items {
-		if obj, err := object.Decode([]byte(it.Value)); err == nil {
-			out = append(out, obj)
-		}
-	}
-	return out
+	return s.store.Decoded(s.kinds.ByGroupResource("apiextensions.k8s.io", "customresourcedefinitions"))
 }
 
 // Close stops the controllers and closes the store (ending every watch).
@@ -213,8 +192,8 @@ func (s *Server) Close() error {
 	return err
 }
 
-// Store is the server's store, for hosts and tests.
-func (s *Server) Store() *storage.Store { return s.store }
+// Store is the server's storage, for hosts and tests.
+func (s *Server) Store() *storage.Store { return s.store.Storage() }
 
 // ServeHTTP serves the API.
 func (s *Server) ServeHTTP(w web.ResponseWriter, r *web.Request) { s.handler.ServeHTTP(w, r) }
@@ -315,11 +294,11 @@ func withRequestLog(next web.Handler, logf func(string, ...any), clk clock.Clock
 		rec := &statusRecorder{ResponseWriter: w}
 		next.ServeHTTP(rec, r)
 		info := request.RequestInfoFrom(r.Context())
-		user := ""
-		if u, ok := auth.UserFrom(r.Context()); ok {
-			user = " user=" + u.Name
+		who := ""
+		if u, ok := user.From(r.Context()); ok {
+			who = " user=" + u.Name
 		}
-		logf("%s %s verb=%s code=%d bytes=%d%s in %s", r.Method, r.URL.RequestURI(), info.Verb, rec.code, rec.bytes, user,
+		logf("%s %s verb=%s code=%d bytes=%d%s in %s", r.Method, r.URL.RequestURI(), info.Verb, rec.code, rec.bytes, who,
 			clk.Now().Sub(start).Round(time.Microsecond))
 	})
 }
@@ -327,7 +306,7 @@ func withRequestLog(next web.Handler, logf func(string, ...any), clk clock.Clock
 // route dispatches to discovery, health, version or the resource handlers.
 func (s *Server) route(w web.ResponseWriter, r *web.Request) {
 	info := request.RequestInfoFrom(r.Context())
-	if parts := request.SplitPath(r.URL.Path); len(parts) > 1 && parts[0] == "apis" && !s.registry.ServesGroup(parts[1]) {
+	if parts := request.SplitPath(r.URL.Path); len(parts) > 1 && parts[0] == "apis" && !s.kinds.ServesGroup(parts[1]) {
 		// kube's aggregator hands a group no API serves to its mux's plain 404.
 		web.NotFound(w)
 		return
@@ -358,23 +337,13 @@ func (s *Server) route(w web.ResponseWriter, r *web.Request) {
 	}
 }
 
-// attrs gives the store the labels and fields of a stored object.
-func (s *Server) attrs(key string, value []byte) storage.Attrs {
-	res := registry.ResourceForKey(s.registry, key)
-	obj, err := object.Decode(value)
-	if err != nil || res == nil {
-		return storage.Attrs{}
-	}
-	return storage.Attrs{Labels: object.Labels(obj), Fields: res.FieldSet(obj)}
-}
-
 // ObjectCount is how many objects of a resource are stored: what API Priority
 // and Fairness estimates a list's work from (kube keeps such counts per
 // resource too).
 func (s *Server) ObjectCount(group, resource string) int64 {
-	res := s.registry.ByGroupResource(group, resource)
+	res := s.kinds.ByGroupResource(group, resource)
 	if res == nil {
 		return 0
 	}
-	return s.store.Count(registry.CollectionPrefix(res, ""))
+	return s.store.Count(res)
 }

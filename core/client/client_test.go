@@ -11,12 +11,12 @@ import (
 	"time"
 
 	"kubeplay/core/apiserver"
-	"kubeplay/core/auth"
 	"kubeplay/core/client"
 	"kubeplay/core/clock"
 	"kubeplay/core/object"
 	"kubeplay/core/schema"
 	"kubeplay/core/storage"
+	"kubeplay/core/user"
 	"kubeplay/core/web"
 )
 
@@ -27,7 +27,7 @@ func newServer(t *testing.T) (*apiserver.Server, func() []string) {
 	var users []string
 	record := func(next web.Handler) web.Handler {
 		return web.HandlerFunc(func(w web.ResponseWriter, r *web.Request) {
-			if u, ok := auth.UserFrom(r.Context()); ok {
+			if u, ok := user.From(r.Context()); ok {
 				mu.Lock()
 				users = append(users, u.Name+" "+r.UserAgent())
 				mu.Unlock()
@@ -57,7 +57,7 @@ const cms = "/api/v1/namespaces/default/configmaps"
 // answers: objects, and Status errors as *Error.
 func TestClientVerbsAndErrors(t *testing.T) {
 	srv, users := newServer(t)
-	c := client.New(srv, auth.ServiceAccount("kube-system", "tester"), "tester/1.0")
+	c := client.New(srv, user.ServiceAccount("kube-system", "tester"), "tester/1.0")
 	ctx := context.Background()
 	created, err := c.Create(ctx, cms, cm("a"))
 	if err != nil || object.MetaString(created, "uid") == "" {
@@ -92,7 +92,7 @@ func TestClientVerbsAndErrors(t *testing.T) {
 // A watch streams events as they happen; stopping it ends the handler's watch.
 func TestClientWatchStreams(t *testing.T) {
 	srv, _ := newServer(t)
-	c := client.New(srv, auth.User{Name: "w"}, "w")
+	c := client.New(srv, user.User{Name: "w"}, "w")
 	ctx := context.Background()
 	w, err := c.Watch(ctx, cms, "resourceVersion="+fmt.Sprint(srv.Store().Revision()))
 	if err != nil {
@@ -143,7 +143,7 @@ func TestInformerListsWatchesIndexesAndRelists(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { srv.Close() })
-	c := client.New(srv, auth.User{Name: "i"}, "i")
+	c := client.New(srv, user.User{Name: "i"}, "i")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	if _, err := c.Create(ctx, cms, cm("before")); err != nil {

@@ -12,10 +12,10 @@ import (
 	"strings"
 	"time"
 
-	"kubeplay/core/auth"
 	"kubeplay/core/client"
 	"kubeplay/core/clock"
 	"kubeplay/core/object"
+	"kubeplay/core/user"
 	"kubeplay/core/web"
 )
 
@@ -40,7 +40,7 @@ type Namespace struct {
 // NewNamespace is the namespace controller, acting through h as
 // system:serviceaccount:kube-system:namespace-controller.
 func NewNamespace(h web.Handler, clk clock.Clock) *Namespace {
-	return &Namespace{c: client.New(h, auth.ServiceAccount("kube-system", "namespace-controller"), UserAgent+" namespace-controller"), clock: clk}
+	return &Namespace{c: client.New(h, user.ServiceAccount("kube-system", "namespace-controller"), UserAgent+" namespace-controller"), clock: clk}
 }
 
 // Run works until ctx is done.

@@ -7,12 +7,12 @@ import (
 	"sync"
 	"time"
 
-	"kubeplay/core/auth"
 	"kubeplay/core/client"
 	"kubeplay/core/clock"
 	"kubeplay/core/controllers"
 	"kubeplay/core/object"
 	"kubeplay/core/schema"
+	"kubeplay/core/user"
 	"kubeplay/core/web"
 )
 
@@ -42,7 +42,7 @@ type Controller struct {
 
 // NewController is the controller of reg's custom resources, acting through h.
 func NewController(h web.Handler, reg *schema.Registry, clk clock.Clock) *Controller {
-	u := auth.User{Name: "system:apiserver", UID: "kubeplay-apiserver", Groups: []string{"system:masters", "system:authenticated"}}
+	u := user.User{Name: "system:apiserver", UID: "kubeplay-apiserver", Groups: []string{"system:masters", "system:authenticated"}}
 	return &Controller{c: client.New(h, u, "kube-apiserver/v1.32.13 (kubeplay)"), registry: reg, clock: clk, served: map[string][]*schema.Resource{}}
 }
 

@@ -10,10 +10,10 @@ import (
 	"time"
 
 	"kubeplay/core/apiserver"
-	"kubeplay/core/auth"
 	"kubeplay/core/client"
 	"kubeplay/core/crd"
 	"kubeplay/core/object"
+	"kubeplay/core/user"
 )
 
 // FuzzK8S_URI_4_Definition: no definition, however malformed, panics its
@@ -68,7 +68,7 @@ func BenchmarkK8S_URI_4_DefinitionServed(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer s.Close()
-	c := client.New(s, auth.User{Name: "admin", Groups: []string{"system:masters"}}, "bench")
+	c := client.New(s, user.User{Name: "admin", Groups: []string{"system:masters"}}, "bench")
 	ctx := context.Background()
 	seed, err := os.ReadFile("../apiserver/testdata/widget-crd.json")
 	if err != nil {

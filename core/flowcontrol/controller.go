@@ -22,10 +22,10 @@ import (
 	"sync"
 	"time"
 
-	"kubeplay/core/auth"
 	"kubeplay/core/client"
 	"kubeplay/core/clock"
 	"kubeplay/core/object"
+	"kubeplay/core/user"
 	"kubeplay/core/web"
 )
 
@@ -112,7 +112,7 @@ func New(cfg Config) *Controller {
 }
 
 // loopbackUser is kube-apiserver's own identity for its loopback client.
-var loopbackUser = auth.APIServer
+var loopbackUser = user.APIServer
 
 // Start runs the configuration controller through h (the whole handler, so its
 // requests are classified too: as system:masters, exempt) until Stop: it

@@ -337,7 +337,7 @@ func (s namespaceStrategy) BeginDelete(t Target, obj object.Object, opts *Delete
 	case opts.OrphanDependents != nil:
 		orphan, foreground = *opts.OrphanDependents, !*opts.OrphanDependents
 	case p != nil:
-		orphan, foreground = *p == PropagationOrphan, *p == PropagationForeground
+		orphan, foreground = *p == object.PropagationOrphan, *p == object.PropagationForeground
 	}
 	kept := slices.DeleteFunc(finalizers, func(f string) bool { return f == FinalizerOrphan || f == FinalizerForeground })
 	if orphan {

@@ -8,10 +8,10 @@ import (
 	"time"
 
 	"kubeplay/core/apiserver"
-	"kubeplay/core/auth"
 	"kubeplay/core/client"
 	"kubeplay/core/object"
 	"kubeplay/core/sim"
+	"kubeplay/core/user"
 )
 
 // BenchmarkSIM_DeploymentReady: a Deployment of N replicas until all its Pods
@@ -43,7 +43,7 @@ func BenchmarkSIM_DeploymentReady(b *testing.B) {
 }
 
 func admin(srv *apiserver.Server) *client.Client {
-	return client.New(srv, auth.User{Name: "admin", Groups: []string{auth.SystemPrivileged, auth.AllAuthenticated}}, "bench")
+	return client.New(srv, user.User{Name: "admin", Groups: []string{user.SystemPrivileged, user.AllAuthenticated}}, "bench")
 }
 
 // deploymentReady rolls out a Deployment of n replicas on a fresh simulated

@@ -9,11 +9,11 @@ import (
 	"time"
 
 	"kubeplay/core/apiserver"
-	"kubeplay/core/auth"
 	"kubeplay/core/client"
 	"kubeplay/core/clock"
 	"kubeplay/core/object"
 	"kubeplay/core/sim"
+	"kubeplay/core/user"
 	"kubeplay/core/web"
 )
 
@@ -56,7 +56,7 @@ func newEnvWith(t *testing.T, api apiserver.Config, cfg sim.Config) *env {
 		srv.Close()
 	})
 	return &env{t: t, srv: srv, cluster: cl, clock: fake, ctx: context.Background(),
-		c: client.New(srv, auth.User{Name: "admin", Groups: []string{auth.SystemPrivileged, auth.AllAuthenticated}}, "kubectl/v1.32.13")}
+		c: client.New(srv, user.User{Name: "admin", Groups: []string{user.SystemPrivileged, user.AllAuthenticated}}, "kubectl/v1.32.13")}
 }
 
 // until moves the fake clock on, a little at a time (1/1200 of limit, at

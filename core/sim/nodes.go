@@ -8,10 +8,10 @@ import (
 	"strconv"
 	"time"
 
-	"kubeplay/core/auth"
 	"kubeplay/core/client"
 	"kubeplay/core/controllers"
 	"kubeplay/core/object"
+	"kubeplay/core/user"
 	"kubeplay/core/web"
 )
 
@@ -51,8 +51,8 @@ func podCIDR(i int) string { return fmt.Sprintf("10.244.%d.0/24", i) }
 const capacity = `{"cpu":"4","ephemeral-storage":"61202244Ki","hugepages-1Gi":"0","hugepages-2Mi":"0","memory":"8148008Ki","pods":"110"}`
 
 // nodeUser is the identity a kubelet acts as: system:node:NAME in system:nodes.
-func nodeUser(name string) auth.User {
-	return auth.User{Name: "system:node:" + name, Groups: []string{"system:nodes", auth.AllAuthenticated}}
+func nodeUser(name string) user.User {
+	return user.User{Name: "system:node:" + name, Groups: []string{"system:nodes", user.AllAuthenticated}}
 }
 
 // nodeClient is node name's kubelet's client.

@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"kubeplay/core/apiserver"
-	"kubeplay/core/auth"
 	"kubeplay/core/client"
 	"kubeplay/core/object"
+	"kubeplay/core/user"
 	"kubeplay/core/web"
 )
 
@@ -28,7 +28,7 @@ func newCluster(t testing.TB) *cluster {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	return &cluster{t: t, c: client.New(s, auth.User{Name: "admin", Groups: []string{"system:masters"}}, "gc-test"), ctx: context.Background()}
+	return &cluster{t: t, c: client.New(s, user.User{Name: "admin", Groups: []string{"system:masters"}}, "gc-test"), ctx: context.Background()}
 }
 
 func (c *cluster) create(path string, obj object.Object) object.Object {

@@ -7,11 +7,11 @@ import (
 	"time"
 
 	"kubeplay/core/apiserver"
-	"kubeplay/core/auth"
 	"kubeplay/core/client"
 	"kubeplay/core/clock"
 	"kubeplay/core/controllers/resourcequota"
 	"kubeplay/core/object"
+	"kubeplay/core/user"
 	"kubeplay/core/web"
 )
 
@@ -46,7 +46,7 @@ func newEnv(t *testing.T) *env {
 		<-done
 		s.Close()
 	})
-	return &env{t: t, c: client.New(s, auth.User{Name: "admin", Groups: []string{auth.SystemPrivileged, auth.AllAuthenticated}}, "kubectl/v1.32.13"),
+	return &env{t: t, c: client.New(s, user.User{Name: "admin", Groups: []string{user.SystemPrivileged, user.AllAuthenticated}}, "kubectl/v1.32.13"),
 		clock: fake, rq: rq, ctx: ctx}
 }
 

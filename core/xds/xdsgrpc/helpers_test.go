@@ -12,10 +12,10 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 
 	"kubeplay/core/apiserver"
-	"kubeplay/core/auth"
 	"kubeplay/core/client"
 	"kubeplay/core/clock"
 	"kubeplay/core/schema"
+	"kubeplay/core/user"
 	"kubeplay/core/xds"
 	"kubeplay/core/xds/xdsgrpc"
 	_ "kubeplay/tools/envoytablegen/envoytypes"
@@ -69,7 +69,7 @@ func newEnvWith(t *testing.T, cfg xds.Config) *env {
 		stop()
 		srv.Close()
 	})
-	return &env{t: t, api: client.New(srv, auth.User{Name: "admin", Groups: []string{auth.SystemPrivileged}}, "test"), xs: xs, conn: conn,
+	return &env{t: t, api: client.New(srv, user.User{Name: "admin", Groups: []string{user.SystemPrivileged}}, "test"), xs: xs, conn: conn,
 		ads: discovery.NewAggregatedDiscoveryServiceClient(conn)}
 }
 
