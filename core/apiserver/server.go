@@ -22,6 +22,7 @@ import (
 	"kubeplay/core/controllers"
 	"kubeplay/core/controllers/gc"
 	"kubeplay/core/crd"
+	"kubeplay/core/kinds"
 	"kubeplay/core/object"
 	"kubeplay/core/openapi"
 	"kubeplay/core/podlogs"
@@ -129,7 +130,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Clock == nil {
 		cfg.Clock = clock.Real
 	}
-	s := &Server{cfg: cfg, kinds: schema.NewRegistry(append(schema.Builtins(), cfg.Resources...)...)}
+	s := &Server{cfg: cfg, kinds: schema.NewRegistry(append(kinds.All(), cfg.Resources...)...)}
 	store, err := registry.Open(registry.Config{
 		Storage: storage.Config{
 			HistoryWindow:    cfg.HistoryWindow,

@@ -17,8 +17,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"kubeplay/core/encoding/protobuf"
+	"kubeplay/core/kinds"
 	"kubeplay/core/object"
-	"kubeplay/core/schema"
 	"kubeplay/core/types"
 	"kubeplay/internal/kubetypes"
 )
@@ -294,7 +294,7 @@ func TestK8S_ENC_3_Unknown(t *testing.T) {
 // its list, its subresources' kinds and the meta kinds sent with its requests
 // have a protobuf encoding, and that CRD-like kinds do not.
 func TestK8S_ENC_3_ServedKinds(t *testing.T) {
-	for _, r := range schema.Builtins() {
+	for _, r := range kinds.All() {
 		if r.Untyped {
 			continue // served as JSON, YAML and CBOR only
 		}
