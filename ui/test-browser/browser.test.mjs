@@ -928,3 +928,25 @@ test('PLAY-3 SIM-1 SIM-4: the cluster view draws Nodes, a Deployment, its Replic
     await page.close();
   }
 });
+
+test('issue 31 frictions 4 and 6: a query typed with one path is not sent with the next; history entries name their path in full', async () => {
+  const page = await openPlayground();
+  await page.evaluate(() => localStorage.removeItem('kubeplay.history'));
+  await page.fill('[data-testid="path"]', CMS + '?limit=1');
+  await page.press('[data-testid="path"]', 'Enter');
+  await page.waitForSelector('[data-testid="response-status"][data-status="200"]');
+  assert.deepEqual(await page.$$eval('[data-testid="param-row"] input', (els) => els.map((e) => e.value)), ['limit', '1']);
+  await page.fill('[data-testid="path"]', '/api/v1/namespaces/default/secrets');
+  await page.press('[data-testid="path"]', 'Enter');
+  await page.waitForFunction(() => JSON.parse(localStorage.getItem('kubeplay.history') || '[]').length === 2);
+  const sent = await page.evaluate(() => JSON.parse(localStorage.getItem('kubeplay.history')).map((e) => e.path));
+  assert.deepEqual(sent, ['/api/v1/namespaces/default/secrets', CMS + '?limit=1']);
+  assert.equal(await page.$$eval('[data-testid="param-row"]', (els) => els.length), 0);
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid="history-item"]').length === 2);
+  const items = await page.$$eval('[data-testid="history-item"]', (els) => els.map((e) => [e.querySelector('.h-path').textContent, e.title.split('\n')[0]]));
+  assert.deepEqual(items, [
+    ['default/secrets', 'GET /api/v1/namespaces/default/secrets'],
+    ['default/configmaps?limit=1', 'GET ' + CMS + '?limit=1'],
+  ]);
+  await page.close();
+});
