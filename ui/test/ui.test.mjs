@@ -57,7 +57,16 @@ test('toKubectl maps verbs', () => {
     headers: [['Content-Type', 'application/apply-patch+yaml']],
     body: 'kind: ConfigMap\n',
   });
-  assert.equal(apply, `kubectl apply --server-side --field-manager=me --force-conflicts -f - <<'EOF'\nkind: ConfigMap\nEOF`);
+  assert.equal(apply, `kubectl apply --server-side -n default --field-manager=me --force-conflicts -f - <<'EOF'\nkind: ConfigMap\nEOF`);
+  // Issue 31, friction 5: an applied object without a namespace lands in the
+  // path's, not in kubectl's default.
+  const applyTeam = toKubectl({
+    method: 'PATCH',
+    path: '/apis/apps/v1/namespaces/team-a/deployments/web?fieldManager=me',
+    headers: [['Content-Type', 'application/apply-patch+yaml']],
+    body: 'kind: Deployment\n',
+  });
+  assert.match(applyTeam, /^kubectl apply --server-side -n team-a --field-manager=me -f - /);
   const remote = toKubectl({ method: 'GET', path: '/version', headers: [] }, { server: 'https://k:6443', token: 't' });
   assert.equal(remote, 'kubectl --server=https://k:6443 --token=t get --raw /version');
 });
