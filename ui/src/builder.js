@@ -167,7 +167,7 @@ export function createBuilder({ responseView, onOpenWatch }) {
     'form',
     { class: 'panel builder', testid: 'builder', on: { submit: (e) => { e.preventDefault(); send(); } } },
     nsDl.el,
-    h('div', { class: 'row' }, template, h('label', { class: 'ns-label' }, 'namespace ', namespace), identity),
+    h('div', { class: 'row wrap' }, template, h('label', { class: 'ns-label' }, 'namespace ', namespace), identity),
     h('div', { class: 'row request-line' }, method, h('span', { class: 'completion-host grow' }, path), sendBtn, stopBtn),
     prepError,
     h('details', { class: 'section', open: true }, h('summary', {}, 'Query parameters'), params.el),

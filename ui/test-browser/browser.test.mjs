@@ -772,7 +772,7 @@ test('XDS-7 PLAY-6: in the browser, the xDS module checks Envoy resources for th
   await page.close();
 });
 
-test('PLAY-6: the xDS panel subscribes in delta mode in the sandbox; a Cluster edit arrives, is NACKed, and the NACK shows', async () => {
+test('PLAY-6: the xDS panel subscribes in delta mode in the sandbox, auto-ACKs by default; a Cluster edit arrives, is NACKed by hand, and the NACK shows', async () => {
   const page = await openPlayground();
   const CLUSTERS = '/apis/xds.kubeplay.dev/v1/clusters';
   const cluster = (timeout, rv) => ({ apiVersion: 'xds.kubeplay.dev/v1', kind: 'Cluster', metadata: { name: 'panel', ...(rv ? { resourceVersion: rv } : {}) }, spec: { connectTimeout: timeout } });
@@ -784,10 +784,12 @@ test('PLAY-6: the xDS panel subscribes in delta mode in the sandbox; a Cluster e
   await page.click('[data-testid="xds-connect"]');
   await page.waitForSelector('[data-testid="xds-stream-state"][data-state="open"]', { timeout: 20000 });
   await page.fill('[data-testid="xds-names"]', 'panel');
+  // Issue 31, friction 10: auto-ACK is on, so the node holds the Cluster
+  // without a press.
+  assert.equal(await page.isChecked('[data-testid="xds-auto-ack"]'), true);
   await page.click('[data-testid="xds-subscribe"]');
-  await page.waitForSelector('[data-testid="xds-entry"][data-dir="in"][data-state="pending"]', { timeout: 20000 });
-  await page.click('[data-testid="xds-ack"]');
-  await page.waitForSelector(`[data-testid="xds-resource-row"][data-name="panel"][data-version="${created.json.metadata.resourceVersion}"]`, { timeout: 10000 });
+  await page.waitForSelector(`[data-testid="xds-resource-row"][data-name="panel"][data-version="${created.json.metadata.resourceVersion}"]`, { timeout: 20000 });
+  await page.uncheck('[data-testid="xds-auto-ack"]');
 
   const edited = await api(page, 'PUT', CLUSTERS + '/panel', cluster('2s', created.json.metadata.resourceVersion));
   assert.equal(edited.status, 200, edited.text);
@@ -948,5 +950,29 @@ test('issue 31 frictions 4 and 6: a query typed with one path is not sent with t
     ['default/secrets', 'GET /api/v1/namespaces/default/secrets'],
     ['default/configmaps?limit=1', 'GET ' + CMS + '?limit=1'],
   ]);
+  await page.close();
+});
+
+test('issue 31 frictions 1 and 9: a long answer opens at its start; the identity picker is never cut off', async () => {
+  const page = await openPlayground();
+  await page.setViewportSize({ width: 1024, height: 760 });
+  for (let i = 0; i < 40; i++) assert.equal((await api(page, 'POST', CMS, cm(`long-${i}`))).status, 201);
+  await page.evaluate((path) => window.kubeplayUI.builder.setSpec({ method: 'GET', path }), CMS);
+  await page.click('[data-testid="send"]');
+  await page.waitForSelector('[data-testid="response-status"][data-status="200"]');
+  await page.waitForFunction(() => document.querySelector('[data-testid="response-body"]').textContent.includes('long-39'));
+  const scroll = await page.$eval('[data-testid="response-body"]', (el) => ({ top: el.scrollTop, overflows: el.scrollHeight > el.clientHeight }));
+  assert.deepEqual(scroll, { top: 0, overflows: true });
+  // The picker is as wide as its longest label needs (measured on a copy
+  // that nothing constrains).
+  const fits = await page.$eval('[data-testid="identity-select"]', (s) => {
+    const free = s.cloneNode(true);
+    free.style.cssText = 'position: absolute; visibility: hidden; width: auto; flex: none';
+    document.body.appendChild(free);
+    const need = free.getBoundingClientRect().width;
+    free.remove();
+    return { have: Math.round(s.getBoundingClientRect().width), need: Math.round(need) };
+  });
+  assert.ok(fits.have >= fits.need, `identity picker ${fits.have}px wide, its labels need ${fits.need}px`);
   await page.close();
 });
