@@ -611,10 +611,23 @@ test('PLAY-3: a link offering a remote target is used only once the user accepts
     assert.equal((await storedTarget(page)).kind, 'sandbox');
 
     await openWithLink(page, link);
+    const oneLine = await page.$eval('header.topbar', (el) => el.getBoundingClientRect().height);
     await page.click('[data-testid="target-offer-accept"]');
     await page.waitForFunction(() => document.body.dataset.target === 'remote');
     assert.equal(new URL(page.url()).hash, '', 'the token leaves the address bar');
     assert.deepEqual(await storedTarget(page), { kind: 'remote', url: remote, token: 't0ken' });
+    // Issue 31, frictions 2 and 3: the fields show the server in use without
+    // a reload, the sandbox's own controls step aside, and the header keeps
+    // to one line.
+    assert.equal(await page.inputValue('[data-testid="remote-url"]'), remote);
+    assert.equal(await page.inputValue('[data-testid="remote-token"]'), 't0ken');
+    assert.equal(await page.isVisible('[data-testid="sandbox-controls"]'), false);
+    assert.equal(await page.$eval('header.topbar', (el) => el.getBoundingClientRect().height), oneLine);
+    await page.evaluate(() => window.kubeplayUI.setTarget({ kind: 'sandbox' }));
+    await page.waitForSelector('[data-testid="sandbox-controls"]', { state: 'visible' });
+    await page.waitForSelector('[data-testid="cluster-mode"]', { state: 'visible' });
+    const mode = (await api(page, 'GET', '/debug/kubeplay/cluster')).json.mode;
+    assert.equal(await page.inputValue('[data-testid="cluster-mode"]'), mode);
   } finally {
     await page.evaluate(() => window.kubeplayUI.setTarget({ kind: 'sandbox' }));
     await page.close();
@@ -867,8 +880,8 @@ test('PLAY-3 SIM-1 SIM-4: the cluster view draws Nodes, a Deployment, its Replic
     assert.equal(gone.status, 200, gone.text);
     await page.goto(base + '/#cluster');
     await page.waitForSelector('[data-testid="sandbox-status"][data-state="ready"]', { timeout: 30000 });
-    await page.fill(sel('cluster-namespace'), 'default');
-    await page.click(sel('cluster-start'));
+    // Issue 31, friction 7: the tab watches as soon as it is shown, no Start
+    // pressed.
     await page.waitForSelector(sel('cluster-state', { state: 'watching' }), { timeout: 15000 });
     const note = await page.waitForSelector(sel('cluster-api-only'), { state: 'visible', timeout: 10000 });
     assert.match(await note.innerText(), /runs API only.*Simulated cluster/s);
