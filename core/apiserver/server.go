@@ -1,7 +1,11 @@
-// Package apiserver owns kubeplay's Kubernetes API: an http.Handler (core/web's Handler) that routes
-// requests as kube-apiserver does, serves discovery, the verbs on every resource
-// type of the schema registry, list/watch with kube's resourceVersion semantics,
-// chunking, and answers every error as a metav1.Status.
+// Package apiserver owns kubeplay's Kubernetes API over HTTP: an http.Handler
+// (core/web's Handler) that routes requests as kube-apiserver does, serves
+// discovery, reads each request's query and body (content negotiation,
+// patches, apply, field validation), hands the verbs on every resource type to
+// the registry (core/registry, which owns reads and writes, resourceVersions
+// and chunking), writes the answer in the negotiated representation (JSON,
+// YAML, CBOR, protobuf, Table, metadata; watch streams), and answers every
+// error as a metav1.Status. It is given a ready registry and starts nothing.
 //
 // The handler is a chain of filters around the router, in kube-apiserver's generic
 // server order: panic recovery, request info, request log, body limit, then the
@@ -53,7 +57,7 @@ type Config struct {
 	// nil is the wall clock. Tests drive a fake.
 	Clock clock.Clock
 	// PodLogs answers for the kubelets (the log subresource of Pods); nil:
-	// the logs of Pods are empty, as a cluster without kubelets has none.
+	// the lines core/podlogs makes (podlogs.Generated).
 	PodLogs podlogs.Kubelet
 }
 
@@ -63,7 +67,6 @@ type Server struct {
 	kinds   *schema.Registry // the served kinds
 	store   *registry.Store  // the objects: reads and writes
 	handler web.Handler
-	items   itemCache
 
 	openAPI *openapi.Service
 }
@@ -82,9 +85,23 @@ func New(store *registry.Store, cfg Config) *Server {
 		cfg.Clock = clock.Real
 	}
 	s := &Server{cfg: cfg, kinds: store.Schema(), store: store}
+	if s.cfg.PodLogs == nil {
+		s.cfg.PodLogs = podlogs.Generated(cfg.Clock, s.currentPod)
+	}
 	s.openAPI = openapi.New(s.kinds, openapi.Options{Clock: cfg.Clock, Documents: cfg.OpenAPIDocuments, Document: crd.Document})
 	s.handler = s.buildChain()
 	return s
+}
+
+// currentPod is the Pod stored under pod's name now, nil when there is none
+// (or it cannot be read).
+func (s *Server) currentPod(pod object.Object) object.Object {
+	stored, ok := s.store.Current(s.kinds.Lookup("", "v1", "pods"), object.MetaString(pod, "namespace"), object.MetaString(pod, "name"))
+	if !ok {
+		return nil
+	}
+	cur, _ := object.Decode(stored)
+	return cur
 }
 
 // Clock is the server's time.
