@@ -1,7 +1,9 @@
 //go:build js && wasm
 
-// Command wasm is the browser host: one long-lived Go instance holding the core,
-// driven from a service worker (or a Durable Object) through globalThis.kubeplay:
+// Command wasm is the core as the JavaScript hosts run it (the browser's
+// service worker and the edge's sandbox Durable Object, through
+// wasm/bridge/bridge.mjs): one long-lived Go instance holding a sandbox, driven
+// through globalThis.kubeplay:
 //
 //	kubeplay.start(host) → Promise<{revision, restoreErrors}>
 //	    host: {snapshot, journal, append, writeSnapshot, openapiDocuments, maxWatchSeconds, budget ("edge" or the browser's),

@@ -93,8 +93,11 @@ func printerFor(res *schema.Resource) *table.Printer {
 	if res.Custom != nil {
 		return res.Custom.Printer
 	}
-	res = res.Storage() // kube prints a view's objects in their stored (internal) form
-	return table.For(res.Group, res.Plural)
+	// kube prints a view's objects in their stored (internal) form
+	if p := res.Storage().Printer; p != nil {
+		return p
+	}
+	return table.Default
 }
 
 // tableOf prints items as a Table (kube-apiserver's server-side printing). A

@@ -7,6 +7,7 @@ import (
 	"kubeplay/core/apierrors"
 	"kubeplay/core/request"
 	"kubeplay/core/schema"
+	"kubeplay/core/version"
 	"kubeplay/core/web"
 )
 
@@ -299,16 +300,13 @@ type versionInfo struct {
 	Platform     string `json:"platform"`
 }
 
-// KubernetesVersion is the kube-apiserver release whose behaviour kubeplay follows.
-const KubernetesVersion = "v1.32.0"
-
 func (s *Server) serveVersion(w web.ResponseWriter, r *web.Request) {
 	if r.Method != web.MethodGet && r.Method != web.MethodHead {
 		writeStatus(w, apierrors.NewMethodNotAllowed())
 		return
 	}
 	writeJSON(w, web.StatusOK, versionInfo{
-		Major: "1", Minor: "32", GitVersion: KubernetesVersion + "+kubeplay", GitCommit: "kubeplay",
+		Major: version.Major, Minor: version.Minor, GitVersion: version.Server, GitCommit: "kubeplay",
 		GitTreeState: "clean", BuildDate: "1970-01-01T00:00:00Z", GoVersion: runtime.Version(),
 		Compiler: runtime.Compiler, Platform: runtime.GOOS + "/" + runtime.GOARCH,
 	})

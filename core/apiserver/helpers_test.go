@@ -18,6 +18,7 @@ import (
 	"kubeplay/core/controllers"
 	"kubeplay/core/controllers/gc"
 	"kubeplay/core/crd"
+	"kubeplay/core/kinds"
 	"kubeplay/core/object"
 	"kubeplay/core/registry"
 	"kubeplay/core/schema"
@@ -58,7 +59,7 @@ func newCore(cfg testConfig) (*testCore, error) {
 	}
 	sc := cfg.Storage
 	sc.Budget = storage.Budget{Objects: cfg.Budget.Objects, Bytes: cfg.Budget.Bytes, Watchers: cfg.Budget.Watches}
-	store, err := registry.Open(registry.Config{Storage: sc, Schema: schema.NewRegistry(schema.Builtins()...), Clock: cfg.Clock,
+	store, err := registry.Open(registry.Config{Storage: sc, Schema: schema.NewRegistry(kinds.All()...), Clock: cfg.Clock,
 		Fields: apply.FieldManager{}, Pods: cfg.Budget.Pods, ServiceIPRange: cfg.ServiceIPRange, FreshnessWait: cfg.FreshnessWait})
 	if err != nil {
 		return nil, err

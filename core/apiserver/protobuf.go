@@ -4,12 +4,13 @@ import (
 	"kubeplay/core/encoding/protobuf"
 	"kubeplay/core/object"
 	"kubeplay/core/schema"
+	"kubeplay/core/types"
 )
 
 // protobufServed: the built-in kinds have protobuf messages; custom resources
 // do not, and clients asking for protobuf fall back to what else they accept.
 func protobufServed(res *schema.Resource) bool {
-	return protobuf.Supported(res.APIVersion(), res.Kind)
+	return types.Known(res.APIVersion(), res.Kind)
 }
 
 // decodeProtobuf reads an enveloped protobuf request body for kind in version,

@@ -22,6 +22,7 @@ import (
 	"kubeplay/core/object"
 	"kubeplay/core/registry"
 	"kubeplay/core/schema"
+	"kubeplay/core/types"
 	"kubeplay/core/web"
 )
 
@@ -389,7 +390,7 @@ func decodeBody(r *web.Request, res *schema.Resource, body []byte, validation fi
 // that names another kind or version (what it leaves out is res's): one kube
 // has no type for it cannot decode; another it decodes, then cannot convert.
 func checkBodyKind(r *web.Request, res *schema.Resource, body []byte) error {
-	if !protobuf.Supported(res.APIVersion(), res.Kind) {
+	if !types.Known(res.APIVersion(), res.Kind) {
 		return nil
 	}
 	apiVersion, kind, ok := bodyKind(r, res, body)
@@ -406,7 +407,7 @@ func checkBodyKind(r *web.Request, res *schema.Resource, body []byte) error {
 		return nil
 	}
 	version := apiVersion[strings.LastIndexByte(apiVersion, '/')+1:]
-	if !protobuf.Supported(apiVersion, kind) {
+	if !types.Known(apiVersion, kind) {
 		return apierrors.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: no kind %q is registered for version %q in scheme %q",
 			kind, version, res.Kind, kind, apiVersion, "pkg/runtime/scheme.go:100"))
 	}
@@ -414,7 +415,7 @@ func checkBodyKind(r *web.Request, res *schema.Resource, body []byte) error {
 		return err
 	}
 	return apierrors.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: converting (%s) to (%s): unknown conversion",
-		kind, version, res.Kind, protobuf.GoType(apiVersion, kind), goType(res, false)[1:]))
+		kind, version, res.Kind, types.GoType(apiVersion, kind), goType(res, false)[1:]))
 }
 
 // bodyKind reads the apiVersion and kind a body names, as kube's serializers
@@ -454,7 +455,7 @@ func strictErrors(r *web.Request, res *schema.Resource, body []byte) []error {
 	if res.Custom != nil {
 		return customStrictErrors(r, res, body)
 	}
-	if !protobuf.Supported(apiVersion, kind) {
+	if !types.Known(apiVersion, kind) {
 		return nil
 	}
 	media, _ := encoding.NegotiateInput(r.Header.Get("Content-Type"), endpointFor(res, false))
@@ -465,16 +466,16 @@ func strictErrors(r *web.Request, res *schema.Resource, body []byte) []error {
 			errs = append(errs, err)
 		}
 		doc, _ := encoding.YAMLToJSON(body)
-		return append(errs, protobuf.StrictJSON(apiVersion, kind, doc)...)
+		return append(errs, types.StrictJSON(apiVersion, kind, doc)...)
 	case encoding.CBOR:
-		if err := protobuf.StrictCBOR(apiVersion, kind, body); err != nil {
+		if err := types.StrictCBOR(apiVersion, kind, body); err != nil {
 			return []error{err}
 		}
 		return nil
 	case encoding.Protobuf:
 		return nil
 	}
-	return protobuf.StrictJSON(apiVersion, kind, body)
+	return types.StrictJSON(apiVersion, kind, body)
 }
 
 // customStrictErrors are the fields of a custom object's body its schema
@@ -508,7 +509,7 @@ func decodeBodyAs(r *web.Request, res *schema.Resource, version, apiVersion, kin
 	if err != nil {
 		return nil, notAcceptable(err)
 	}
-	typed := protobuf.Supported(apiVersion, kind)
+	typed := types.Known(apiVersion, kind)
 	doc := body
 	switch media {
 	case encoding.YAML:
@@ -517,7 +518,7 @@ func decodeBodyAs(r *web.Request, res *schema.Resource, version, apiVersion, kin
 		}
 	case encoding.CBOR:
 		if typed {
-			obj, err := protobuf.DecodeCBOR(apiVersion, kind, body)
+			obj, err := types.DecodeCBOR(apiVersion, kind, body)
 			return obj, decodeError(version, kind, target, err, body)
 		}
 		obj, err := encoding.DecodeCBOR(body)
@@ -536,11 +537,11 @@ func decodeBodyAs(r *web.Request, res *schema.Resource, version, apiVersion, kin
 		if doc, err = json.Marshal(obj); err != nil {
 			return nil, apierrors.NewBadRequest(err.Error())
 		}
-		obj, err = protobuf.DecodeJSON(apiVersion, kind, doc)
+		obj, err = types.DecodeJSON(apiVersion, kind, doc)
 		return obj, decodeError(version, kind, target, err, body)
 	}
 	if typed {
-		obj, err := protobuf.DecodeJSON(apiVersion, kind, doc)
+		obj, err := types.DecodeJSON(apiVersion, kind, doc)
 		return obj, decodeError(version, kind, target, err, body)
 	}
 	obj, err := object.Decode(doc)
@@ -555,7 +556,7 @@ func decodeBodyAs(r *web.Request, res *schema.Resource, version, apiVersion, kin
 // endpoint of target kind: an unrecognized object when the body's kind could
 // not be read, else an object it cannot handle.
 func decodeError(version, kind, target string, err error, body []byte) error {
-	var kindErr *protobuf.KindError
+	var kindErr *types.KindError
 	switch {
 	case err == nil:
 		return nil

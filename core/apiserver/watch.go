@@ -18,6 +18,7 @@ import (
 	"kubeplay/core/request"
 	"kubeplay/core/schema"
 	"kubeplay/core/selector"
+	"kubeplay/core/types"
 	"kubeplay/core/web"
 )
 
@@ -186,8 +187,8 @@ func bookmarkObject(res *schema.Resource, rev int64, blueprint string) []byte {
 		// count of a scalable kind is a value there, a pointer outside.
 		obj["spec"] = map[string]any{"replicas": json.Number("0")}
 	}
-	protobuf.Complete(res.APIVersion(), res.Kind, obj)
-	b, _ := object.EncodeOrdered(obj, protobuf.Order(res.APIVersion(), res.Kind)) // strings and maps only
+	types.Complete(res.APIVersion(), res.Kind, obj)
+	b, _ := object.EncodeOrdered(obj, types.Order(res.APIVersion(), res.Kind)) // strings and maps only
 	return object.WithTypeMeta(b, res.Kind, res.APIVersion())
 }
 

@@ -10,13 +10,13 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/applyconfigurations"
 
+	"kubeplay/core/kinds"
 	"kubeplay/core/object"
-	"kubeplay/core/schema"
 )
 
 // Every served kind has its schema and its zero object, and they agree.
 func TestEveryServedKindHasASchema(t *testing.T) {
-	for _, res := range schema.Builtins() {
+	for _, res := range kinds.All() {
 		if !res.HasVerb("patch") || res.Untyped {
 			continue // the create-only reviews; the kinds applies deduce a type of
 		}

@@ -29,6 +29,7 @@ import (
 	"sigs.k8s.io/structured-merge-diff/v4/typed"
 
 	"kubeplay/core/apierrors"
+	"kubeplay/core/kinds"
 	"kubeplay/core/object"
 	"kubeplay/core/schema"
 )
@@ -54,7 +55,7 @@ var diffKinds = []struct {
 }
 
 func servedResource(kind string) *schema.Resource {
-	for _, r := range schema.Builtins() {
+	for _, r := range kinds.All() {
 		if r.Kind == kind {
 			return r
 		}

@@ -13,9 +13,9 @@ import (
 	"kubeplay/core/apiserver"
 	"kubeplay/core/client"
 	"kubeplay/core/clock"
+	"kubeplay/core/kinds"
 	"kubeplay/core/object"
 	"kubeplay/core/sandbox"
-	"kubeplay/core/schema"
 	"kubeplay/core/storage"
 	"kubeplay/core/user"
 	"kubeplay/core/web"
@@ -112,7 +112,7 @@ func TestClientWatchStreams(t *testing.T) {
 	// CustomResourceDefinition controllers and the Events' expiry one each,
 	// the garbage collector one per kind it can delete.
 	controllers := 3
-	for _, r := range schema.Builtins() {
+	for _, r := range kinds.All() {
 		if r.HasVerb("delete") && r.HasVerb("list") && r.HasVerb("watch") {
 			controllers++
 		}

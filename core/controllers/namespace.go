@@ -16,12 +16,13 @@ import (
 	"kubeplay/core/clock"
 	"kubeplay/core/object"
 	"kubeplay/core/user"
+	"kubeplay/core/version"
 	"kubeplay/core/web"
 )
 
 // UserAgent is how the controllers announce themselves, as kube-controller-manager
 // does, with the controller's name after it.
-const UserAgent = "kube-controller-manager/v1.32.13 (kubeplay)"
+const UserAgent = "kube-controller-manager/" + version.Kubernetes + " (kubeplay)"
 
 // namespaceRetry is how soon a namespace whose content is not gone yet (held by
 // finalizers) is looked at again.

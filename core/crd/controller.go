@@ -12,6 +12,7 @@ import (
 	"kubeplay/core/object"
 	"kubeplay/core/schema"
 	"kubeplay/core/user"
+	"kubeplay/core/version"
 	"kubeplay/core/web"
 )
 
@@ -42,7 +43,7 @@ type Controller struct {
 // NewController is the controller of reg's custom resources, acting through h.
 func NewController(h web.Handler, reg *schema.Registry, clk clock.Clock) *Controller {
 	u := user.User{Name: "system:apiserver", UID: "kubeplay-apiserver", Groups: []string{"system:masters", "system:authenticated"}}
-	return &Controller{c: client.New(h, u, "kube-apiserver/v1.32.13 (kubeplay)"), registry: reg, clock: clk, served: map[string][]*schema.Resource{}}
+	return &Controller{c: client.New(h, u, "kube-apiserver/"+version.Kubernetes+" (kubeplay)"), registry: reg, clock: clk, served: map[string][]*schema.Resource{}}
 }
 
 // Restore serves the established definitions among stored, at once, as kube

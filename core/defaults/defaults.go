@@ -9,7 +9,7 @@
 // (PodSpec, Container, ServicePort, ResourceList, …), applied wherever the
 // type occurs, parent before children: a Container in a Deployment's template
 // gets what a Pod's does. The walk follows the kinds' Go types as
-// core/encoding/protobuf's message table holds them (protobuf.Walk), so this
+// core/encoding/protobuf's message table holds them (types.Walk), so this
 // package names types, not paths.
 //
 // Defaulting is not all a new object gets: a Pod's status, the ServiceAccount
@@ -21,16 +21,16 @@ import (
 	"encoding/json"
 	"sort"
 
-	"kubeplay/core/encoding/protobuf"
 	"kubeplay/core/object"
 	"kubeplay/core/quantity"
+	"kubeplay/core/types"
 )
 
 // Apply sets kube's defaults on obj, an object of kind in apiVersion in JSON
 // form, in place. Kinds without built-in Go types (custom resources) are left
 // as they are. Defaulting a defaulted object changes nothing.
 func Apply(apiVersion, kind string, obj object.Object) {
-	protobuf.Walk(apiVersion, kind, obj, func(goType string, v map[string]any) {
+	types.Walk(apiVersion, kind, obj, func(goType string, v map[string]any) {
 		if fn := defaulter(goType); fn != nil {
 			fn(v)
 		}
@@ -49,43 +49,33 @@ var byType = []struct {
 	{"v1.ConfigMapVolumeSource", defaultMode},
 	{"v1.Container", container},
 	{"v1.ContainerPort", protocolTCP},
-	{"v1.CronJob", cronJob},
-	{"v1.DaemonSet", daemonSet},
-	{"v1.Deployment", deployment},
 	{"v1.DownwardAPIVolumeSource", defaultMode},
 	{"v1.EndpointPort", protocolTCP},
 	{"v1.EphemeralContainer", container},
-	{"v1.GRPCAction", func(m map[string]any) { setUnset(m, "service", "") }},
+	{"v1.GRPCAction", func(m map[string]any) { SetUnset(m, "service", "") }},
 	{"v1.HTTPGetAction", httpGet},
-	{"v1.HostPathVolumeSource", func(m map[string]any) { setUnset(m, "type", "") }},
+	{"v1.HostPathVolumeSource", func(m map[string]any) { SetUnset(m, "type", "") }},
 	{"v1.ISCSIPersistentVolumeSource", iscsi},
 	{"v1.ISCSIVolumeSource", iscsi},
-	{"v1.Job", job},
 	{"v1.LimitRangeItem", limitRangeItem},
 	{"v1.Namespace", namespace},
-	{"v1.NamespaceStatus", func(m map[string]any) { setString(m, "phase", "Active") }},
+	{"v1.NamespaceStatus", func(m map[string]any) { SetString(m, "phase", "Active") }},
 	{"v1.NodeStatus", nodeStatus},
-	{"v1.ObjectFieldSelector", func(m map[string]any) { setString(m, "apiVersion", "v1") }},
-	{"v1.PersistentVolume", persistentVolume},
-	{"v1.PersistentVolumeClaim", func(m map[string]any) { setString(object.Child(m, "status"), "phase", "Pending") }},
-	{"v1.PersistentVolumeClaimSpec", func(m map[string]any) { setUnset(m, "volumeMode", "Filesystem") }},
-	{"v1.Pod", pod},
+	{"v1.ObjectFieldSelector", func(m map[string]any) { SetString(m, "apiVersion", "v1") }},
+	{"v1.PersistentVolumeClaim", func(m map[string]any) { SetString(object.Child(m, "status"), "phase", "Pending") }},
+	{"v1.PersistentVolumeClaimSpec", func(m map[string]any) { SetUnset(m, "volumeMode", "Filesystem") }},
 	{"v1.PodSpec", podSpec},
 	{"v1.Probe", probe},
 	{"v1.ProjectedVolumeSource", defaultMode},
 	{"v1.RBDPersistentVolumeSource", rbd},
 	{"v1.RBDVolumeSource", rbd},
-	{"v1.ReplicaSet", func(m map[string]any) { setUnset(object.Child(m, "spec"), "replicas", number("1")) }},
 	{"v1.ResourceList", resourceList},
 	{"v1.ScaleIOPersistentVolumeSource", scaleIO},
 	{"v1.ScaleIOVolumeSource", scaleIO},
-	{"v1.Secret", func(m map[string]any) { setString(m, "type", "Opaque") }},
 	{"v1.SecretVolumeSource", defaultMode},
 	{"v1.Service", service},
-	{"v1.ServiceAccountTokenProjection", func(m map[string]any) { setUnset(m, "expirationSeconds", number("3600")) }},
+	{"v1.ServiceAccountTokenProjection", func(m map[string]any) { SetUnset(m, "expirationSeconds", Number("3600")) }},
 	{"v1.ServicePort", protocolTCP},
-	{"v1.StatefulSet", statefulSet},
-	{"v1.StorageClass", storageClass},
 	{"v1.Volume", volume},
 }
 
@@ -98,19 +88,19 @@ func defaulter(goType string) func(map[string]any) {
 	return nil
 }
 
-// number is an integer as decoded objects hold it.
-func number(s string) json.Number { return json.Number(s) }
+// Number is an integer as decoded objects hold it.
+func Number(s string) json.Number { return json.Number(s) }
 
-// setString sets a string field that is empty or absent, as kube's defaulting
+// SetString sets a string field that is empty or absent, as kube's defaulting
 // does for a value field ("" is its zero value).
-func setString(m map[string]any, key, v string) {
+func SetString(m map[string]any, key, v string) {
 	if s, _ := m[key].(string); s == "" {
 		m[key] = v
 	}
 }
 
-// setUnset sets a pointer field that is absent or null.
-func setUnset(m map[string]any, key string, v any) {
+// SetUnset sets a pointer field that is absent or null.
+func SetUnset(m map[string]any, key string, v any) {
 	if m[key] == nil {
 		m[key] = v
 	}
@@ -118,13 +108,13 @@ func setUnset(m map[string]any, key string, v any) {
 
 // setNumber sets an integer field that is zero or absent.
 func setNumber(m map[string]any, key string, v json.Number) {
-	if isZero(m[key]) {
+	if IsZero(m[key]) {
 		m[key] = v
 	}
 }
 
-// isZero says whether a number field holds its zero value (or nothing).
-func isZero(v any) bool {
+// IsZero says whether a number field holds its zero value (or nothing).
+func IsZero(v any) bool {
 	switch n := v.(type) {
 	case nil:
 		return true
@@ -140,48 +130,13 @@ func isZero(v any) bool {
 	return false
 }
 
-// pod is SetDefaults_Pod: what a Pod's spec gets and a template's does not.
-// Requests default to limits, service links are on, and with the host's
-// network every port is a host port.
-func pod(m map[string]any) {
-	spec := object.Child(m, "spec")
-	for _, list := range []string{"containers", "initContainers"} {
-		for _, c := range object.Objects(spec, list) {
-			res, _ := c["resources"].(map[string]any)
-			limits, _ := res["limits"].(map[string]any)
-			for k, v := range limits {
-				requests, ok := res["requests"].(map[string]any)
-				if !ok {
-					requests = map[string]any{}
-					res["requests"] = requests
-				}
-				if _, ok := requests[k]; !ok {
-					requests[k] = v
-				}
-			}
-		}
-	}
-	setUnset(spec, "enableServiceLinks", true)
-	if hostNetwork, _ := spec["hostNetwork"].(bool); hostNetwork {
-		for _, list := range []string{"containers", "initContainers"} {
-			for _, c := range object.Objects(spec, list) {
-				for _, p := range object.Objects(c, "ports") {
-					if cp := p["containerPort"]; isZero(p["hostPort"]) && !isZero(cp) {
-						p["hostPort"] = cp
-					}
-				}
-			}
-		}
-	}
-}
-
 // podSpec is SetDefaults_PodSpec.
 func podSpec(m map[string]any) {
-	setString(m, "dnsPolicy", "ClusterFirst")
-	setString(m, "restartPolicy", "Always")
-	setUnset(m, "securityContext", map[string]any{})
-	setUnset(m, "terminationGracePeriodSeconds", number("30"))
-	setString(m, "schedulerName", "default-scheduler")
+	SetString(m, "dnsPolicy", "ClusterFirst")
+	SetString(m, "restartPolicy", "Always")
+	SetUnset(m, "securityContext", map[string]any{})
+	SetUnset(m, "terminationGracePeriodSeconds", Number("30"))
+	SetString(m, "schedulerName", "default-scheduler")
 }
 
 // container is SetDefaults_Container: images tagged latest, or not tagged at
@@ -195,11 +150,11 @@ func container(m map[string]any) {
 			m["imagePullPolicy"] = "IfNotPresent"
 		}
 	}
-	setString(m, "terminationMessagePath", "/dev/termination-log")
-	setString(m, "terminationMessagePolicy", "File")
+	SetString(m, "terminationMessagePath", "/dev/termination-log")
+	SetString(m, "terminationMessagePolicy", "File")
 }
 
-func protocolTCP(m map[string]any) { setString(m, "protocol", "TCP") }
+func protocolTCP(m map[string]any) { SetString(m, "protocol", "TCP") }
 
 // resourceList rounds quantities up to milli units (kube says it will refuse
 // finer ones one day).
@@ -212,15 +167,15 @@ func resourceList(m map[string]any) {
 }
 
 func probe(m map[string]any) {
-	setNumber(m, "timeoutSeconds", number("1"))
-	setNumber(m, "periodSeconds", number("10"))
-	setNumber(m, "successThreshold", number("1"))
-	setNumber(m, "failureThreshold", number("3"))
+	setNumber(m, "timeoutSeconds", Number("1"))
+	setNumber(m, "periodSeconds", Number("10"))
+	setNumber(m, "successThreshold", Number("1"))
+	setNumber(m, "failureThreshold", Number("3"))
 }
 
 func httpGet(m map[string]any) {
-	setString(m, "path", "/")
-	setString(m, "scheme", "HTTP")
+	SetString(m, "path", "/")
+	SetString(m, "scheme", "HTTP")
 }
 
 // volume is SetDefaults_Volume: a volume of no type is an emptyDir.
@@ -235,42 +190,26 @@ func volume(m map[string]any) {
 
 // defaultMode is the file mode of secret, config map, downward API and
 // projected volumes: 0644.
-func defaultMode(m map[string]any) { setUnset(m, "defaultMode", number("420")) }
+func defaultMode(m map[string]any) { SetUnset(m, "defaultMode", Number("420")) }
 
 func rbd(m map[string]any) {
-	setString(m, "pool", "rbd")
-	setString(m, "user", "admin")
-	setString(m, "keyring", "/etc/ceph/keyring")
+	SetString(m, "pool", "rbd")
+	SetString(m, "user", "admin")
+	SetString(m, "keyring", "/etc/ceph/keyring")
 }
 
-func iscsi(m map[string]any) { setString(m, "iscsiInterface", "default") }
+func iscsi(m map[string]any) { SetString(m, "iscsiInterface", "default") }
 
 func azureDisk(m map[string]any) {
-	setUnset(m, "cachingMode", "ReadWrite")
-	setUnset(m, "fsType", "ext4")
-	setUnset(m, "readOnly", false)
-	setUnset(m, "kind", "Shared")
+	SetUnset(m, "cachingMode", "ReadWrite")
+	SetUnset(m, "fsType", "ext4")
+	SetUnset(m, "readOnly", false)
+	SetUnset(m, "kind", "Shared")
 }
 
 func scaleIO(m map[string]any) {
-	setString(m, "storageMode", "ThinProvisioned")
-	setString(m, "fsType", "xfs")
-}
-
-// persistentVolume is SetDefaults_PersistentVolume: a volume is Pending,
-// retained once released, and a filesystem.
-func persistentVolume(m map[string]any) {
-	setString(object.Child(m, "status"), "phase", "Pending")
-	spec := object.Child(m, "spec")
-	setString(spec, "persistentVolumeReclaimPolicy", "Retain")
-	setUnset(spec, "volumeMode", "Filesystem")
-}
-
-// storageClass is SetDefaults_StorageClass: its volumes are deleted once
-// released, and bound as soon as they are claimed.
-func storageClass(m map[string]any) {
-	setUnset(m, "reclaimPolicy", "Delete")
-	setUnset(m, "volumeBindingMode", "Immediate")
+	SetString(m, "storageMode", "ThinProvisioned")
+	SetString(m, "fsType", "xfs")
 }
 
 // limitRangeItem is SetDefaults_LimitRangeItem: a Container limit's default
@@ -302,39 +241,39 @@ func limitRangeItem(m map[string]any) {
 // service is SetDefaults_Service.
 func service(m map[string]any) {
 	spec := object.Child(m, "spec")
-	setString(spec, "sessionAffinity", "None")
+	SetString(spec, "sessionAffinity", "None")
 	switch spec["sessionAffinity"] {
 	case "None":
 		delete(spec, "sessionAffinityConfig")
 	case "ClientIP":
 		if object.Path(spec, "sessionAffinityConfig", "clientIP", "timeoutSeconds") == nil {
-			spec["sessionAffinityConfig"] = map[string]any{"clientIP": map[string]any{"timeoutSeconds": number("10800")}}
+			spec["sessionAffinityConfig"] = map[string]any{"clientIP": map[string]any{"timeoutSeconds": Number("10800")}}
 		}
 	}
-	setString(spec, "type", "ClusterIP")
+	SetString(spec, "type", "ClusterIP")
 	for _, p := range object.Objects(spec, "ports") {
 		protocolTCP(p)
-		if t := p["targetPort"]; isZero(t) || t == "" {
+		if t := p["targetPort"]; IsZero(t) || t == "" {
 			p["targetPort"] = p["port"]
 			if p["port"] == nil {
-				p["targetPort"] = number("0")
+				p["targetPort"] = Number("0")
 			}
 		}
 	}
 	typ := spec["type"]
 	externalIPs, _ := spec["externalIPs"].([]any)
 	if typ == "LoadBalancer" || typ == "NodePort" || typ == "ClusterIP" && len(externalIPs) > 0 {
-		setString(spec, "externalTrafficPolicy", "Cluster")
+		SetString(spec, "externalTrafficPolicy", "Cluster")
 	}
 	if typ == "NodePort" || typ == "LoadBalancer" || typ == "ClusterIP" {
-		setUnset(spec, "internalTrafficPolicy", "Cluster")
+		SetUnset(spec, "internalTrafficPolicy", "Cluster")
 	}
 	if typ == "LoadBalancer" {
-		setUnset(spec, "allocateLoadBalancerNodePorts", true)
+		SetUnset(spec, "allocateLoadBalancerNodePorts", true)
 		ingress, _ := object.Path(m, "status", "loadBalancer").(map[string]any)
 		for _, in := range object.Objects(ingress, "ingress") {
 			if ip, _ := in["ip"].(string); ip != "" {
-				setUnset(in, "ipMode", "VIP")
+				SetUnset(in, "ipMode", "VIP")
 			}
 		}
 	}
@@ -361,93 +300,4 @@ func nodeStatus(m map[string]any) {
 		allocatable[k] = v
 	}
 	m["allocatable"] = allocatable
-}
-
-// deployment is SetDefaults_Deployment: one replica, rolling updates of 25%
-// surge and 25% unavailable, ten old ReplicaSets kept, ten minutes to
-// progress.
-func deployment(m map[string]any) {
-	spec := object.Child(m, "spec")
-	setUnset(spec, "replicas", number("1"))
-	strategy := object.Child(spec, "strategy")
-	setString(strategy, "type", "RollingUpdate")
-	if strategy["type"] == "RollingUpdate" {
-		rolling := object.Child(strategy, "rollingUpdate")
-		setUnset(rolling, "maxUnavailable", "25%")
-		setUnset(rolling, "maxSurge", "25%")
-	}
-	setUnset(spec, "revisionHistoryLimit", number("10"))
-	setUnset(spec, "progressDeadlineSeconds", number("600"))
-}
-
-// daemonSet is SetDefaults_DaemonSet: rolling updates one node at a time,
-// ten revisions kept.
-func daemonSet(m map[string]any) {
-	spec := object.Child(m, "spec")
-	strategy := object.Child(spec, "updateStrategy")
-	setString(strategy, "type", "RollingUpdate")
-	if strategy["type"] == "RollingUpdate" {
-		rolling := object.Child(strategy, "rollingUpdate")
-		setUnset(rolling, "maxUnavailable", number("1"))
-		setUnset(rolling, "maxSurge", number("0"))
-	}
-	setUnset(spec, "revisionHistoryLimit", number("10"))
-}
-
-// job is SetDefaults_Job: one completion at a time, six retries, the
-// template's labels for a Job without its own (the very map, as in kube: the
-// labels the registry adds to the template show on the Job too), not
-// suspended.
-func job(m map[string]any) {
-	spec := object.Child(m, "spec")
-	if spec["completions"] == nil && spec["parallelism"] == nil {
-		spec["completions"] = number("1")
-	}
-	setUnset(spec, "parallelism", number("1"))
-	if spec["backoffLimitPerIndex"] != nil {
-		setUnset(spec, "backoffLimit", number("2147483647"))
-	}
-	setUnset(spec, "backoffLimit", number("6"))
-	meta := object.Child(m, "metadata")
-	if labels, ok := object.Path(spec, "template", "metadata", "labels").(map[string]any); ok && len(object.StringMap(meta, "labels")) == 0 {
-		meta["labels"] = labels
-	}
-	setUnset(spec, "completionMode", "NonIndexed")
-	setUnset(spec, "suspend", false)
-	if spec["podFailurePolicy"] != nil {
-		setUnset(spec, "podReplacementPolicy", "Failed")
-	}
-	setUnset(spec, "podReplacementPolicy", "TerminatingOrFailed")
-	setUnset(spec, "manualSelector", false)
-}
-
-// cronJob is SetDefaults_CronJob: concurrent runs allowed, three successful
-// and one failed Job kept.
-func cronJob(m map[string]any) {
-	spec := object.Child(m, "spec")
-	object.Child(object.Child(spec, "jobTemplate"), "metadata") // kube's JSON shows the empty struct
-	setString(spec, "concurrencyPolicy", "Allow")
-	setUnset(spec, "suspend", false)
-	setUnset(spec, "successfulJobsHistoryLimit", number("3"))
-	setUnset(spec, "failedJobsHistoryLimit", number("1"))
-}
-
-// statefulSet is SetDefaults_StatefulSet: pods made in order, rolling updates
-// from partition 0, claims retained, one replica, ten revisions kept.
-func statefulSet(m map[string]any) {
-	spec := object.Child(m, "spec")
-	setString(spec, "podManagementPolicy", "OrderedReady")
-	strategy := object.Child(spec, "updateStrategy")
-	if s, _ := strategy["type"].(string); s == "" {
-		strategy["type"] = "RollingUpdate"
-		setUnset(strategy, "rollingUpdate", map[string]any{})
-	}
-	if rolling, ok := strategy["rollingUpdate"].(map[string]any); ok && strategy["type"] == "RollingUpdate" {
-		setUnset(rolling, "partition", number("0"))
-	}
-	retention := object.Child(spec, "persistentVolumeClaimRetentionPolicy")
-	setString(retention, "whenDeleted", "Retain")
-	setString(retention, "whenScaled", "Retain")
-	setUnset(spec, "replicas", number("1"))
-	setUnset(spec, "revisionHistoryLimit", number("10"))
 }

@@ -26,6 +26,7 @@ import (
 	"kubeplay/core/clock"
 	"kubeplay/core/object"
 	"kubeplay/core/user"
+	"kubeplay/core/version"
 	"kubeplay/core/web"
 )
 
@@ -122,7 +123,7 @@ func (c *Controller) Start(h web.Handler) {
 	ctx, cancel := context.WithCancel(context.Background())
 	c.cancel = cancel
 	c.mu.Lock()
-	cl := client.New(h, loopbackUser, "kube-apiserver/v1.32.13 (kubeplay) apf")
+	cl := client.New(h, loopbackUser, "kube-apiserver/"+version.Kubernetes+" (kubeplay) apf")
 	c.handler, c.client = h, cl
 	c.mu.Unlock()
 	wake := make(chan struct{}, 1)

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"kubeplay/core/clock"
+	"kubeplay/core/kinds"
 	"kubeplay/core/openapi"
 	"kubeplay/core/sandbox"
 	"kubeplay/core/schema"
@@ -170,7 +171,7 @@ func TestK8S_URI_2_OpenAPIDocumentsAsKube(t *testing.T) {
 func TestK8S_URI_2_OpenAPICoversServedResources(t *testing.T) {
 	base := serve(t)
 	idx := index(t, base)
-	reg := schema.NewRegistry(schema.Builtins()...)
+	reg := schema.NewRegistry(kinds.All()...)
 	wantDocs := map[string]bool{"apis": true, "version": true}
 	for _, gv := range reg.GroupVersions() {
 		g := "apis/" + gv.Group
@@ -326,7 +327,7 @@ func TestK8S_URI_2_OpenAPIGzipAndProtobuf(t *testing.T) {
 // do not describe (a CRD's) is listed once Options.Document describes it, and
 // the index follows the registry's generation.
 func TestK8S_URI_2_OpenAPIExtraDocuments(t *testing.T) {
-	reg := schema.NewRegistry(schema.Builtins()...)
+	reg := schema.NewRegistry(kinds.All()...)
 	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	clk := clock.NewFake(start)
 	calls := 0

@@ -10,6 +10,7 @@ import (
 
 	"kubeplay/core/apierrors"
 	"kubeplay/core/clock"
+	"kubeplay/core/kinds"
 	"kubeplay/core/object"
 	"kubeplay/core/registry"
 	"kubeplay/core/schema"
@@ -32,7 +33,7 @@ type env struct {
 // allowing at most pods Pods (0: any number).
 func newEnv(t *testing.T, pods int64) *env {
 	t.Helper()
-	reg := schema.NewRegistry(schema.Builtins()...)
+	reg := schema.NewRegistry(kinds.All()...)
 	clk := clock.NewFake(time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC))
 	s, err := registry.Open(registry.Config{Schema: reg, Clock: clk, Pods: pods})
 	if err != nil {

@@ -110,14 +110,6 @@ const (
 	deleteMarkedNow
 )
 
-// gracefulDeleter is a strategy whose kind is deleted gracefully (kube's
-// RESTGracefulDeleteStrategy: Pods).
-type gracefulDeleter interface {
-	// GracePeriod is how long deleting obj takes when requested (nil: not
-	// said) is asked for.
-	GracePeriod(obj object.Object, requested *int64) int64
-}
-
 // gcPolicy is what deleting a kind does to its dependents when the delete
 // does not say (kube's DefaultGarbageCollectionPolicy).
 type gcPolicy int
@@ -309,8 +301,7 @@ func checkPreconditionsAsStorage(t Target, meta map[string]any, p *Preconditions
 // generation); a later one may only shorten it. pending: the deletion under
 // way already ends sooner, and nothing changes.
 func beginGracefulDelete(st Strategy, obj object.Object, opts *DeleteOptions, now time.Time) (graceful, pending bool) {
-	gd, ok := st.(gracefulDeleter)
-	if !ok {
+	if _, ok := st.GracePeriod(obj, nil); !ok {
 		return false, false
 	}
 	meta := object.Meta(obj)
@@ -329,7 +320,7 @@ func beginGracefulDelete(st Strategy, obj object.Object, opts *DeleteOptions, no
 		meta["deletionGracePeriodSeconds"] = shorter
 		return true, false
 	}
-	period := gd.GracePeriod(obj, opts.GracePeriodSeconds)
+	period, _ := st.GracePeriod(obj, opts.GracePeriodSeconds)
 	opts.GracePeriodSeconds = &period
 	meta["deletionTimestamp"] = object.Timestamp(now.Add(time.Duration(period) * time.Second))
 	meta["deletionGracePeriodSeconds"] = period

@@ -7,6 +7,7 @@ import (
 	"kubeplay/core/encoding/protobuf"
 	"kubeplay/core/object"
 	"kubeplay/core/schema"
+	"kubeplay/core/types"
 )
 
 // How stored objects are shown: through a view (schema.View) in its form,
@@ -24,8 +25,8 @@ func Viewed(res *schema.Resource, stored []byte) []byte {
 		return stored // what cannot be read is shown as stored (a corrupt object)
 	}
 	obj = res.View.FromStored(obj)
-	protobuf.Complete(res.APIVersion(), res.Kind, obj)
-	if b, err := object.EncodeOrdered(obj, protobuf.Order(res.APIVersion(), res.Kind)); err == nil {
+	types.Complete(res.APIVersion(), res.Kind, obj)
+	if b, err := object.EncodeOrdered(obj, types.Order(res.APIVersion(), res.Kind)); err == nil {
 		return b
 	}
 	return stored

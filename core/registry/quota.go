@@ -3,58 +3,17 @@ package registry
 import (
 	"errors"
 
-	"kubeplay/core/field"
 	"kubeplay/core/object"
 	"kubeplay/core/quantity"
 	"kubeplay/core/quota"
 	"kubeplay/core/schema"
 	"kubeplay/core/storage"
-	"kubeplay/core/validation"
 )
 
-// What kube's registry and admission do with ResourceQuotas and
-// LimitRanges: their strategies, and the ResourceQuota admission plugin,
-// which judges writes against the quotas of their namespace and charges
-// them (core/quota counts).
-
-// resourceQuotaStrategy: a new quota starts without status; the quota and
-// its status subresource each change only their own part.
-type resourceQuotaStrategy struct{ resourceStrategy }
-
-// PrepareForCreate: whatever status was sent, a new quota has none yet.
-func (resourceQuotaStrategy) PrepareForCreate(obj object.Object) { obj["status"] = map[string]any{} }
-
-// PrepareForUpdate: a write to the status keeps the quota's spec (and
-// changes the rest as written); a write to the quota keeps its status.
-func (s resourceQuotaStrategy) PrepareForUpdate(obj, old object.Object, sub string) object.Object {
-	if sub != "status" {
-		return s.resourceStrategy.PrepareForUpdate(obj, old, sub)
-	}
-	setOrDelete(obj, "spec", old)
-	return obj
-}
-
-func (resourceQuotaStrategy) Validate(obj object.Object) field.ErrorList {
-	return validation.ResourceQuota(obj)
-}
-
-func (resourceQuotaStrategy) ValidateUpdate(obj, old object.Object, sub string) field.ErrorList {
-	if sub == "status" {
-		return validation.ResourceQuotaStatusUpdate(obj)
-	}
-	return validation.ResourceQuotaUpdate(obj, old)
-}
-
-// limitRangeStrategy: a LimitRange's rules.
-type limitRangeStrategy struct{ resourceStrategy }
-
-func (limitRangeStrategy) Validate(obj object.Object) field.ErrorList {
-	return validation.LimitRange(obj)
-}
-
-func (limitRangeStrategy) ValidateUpdate(obj, _ object.Object, _ string) field.ErrorList {
-	return validation.LimitRange(obj)
-}
+// What kube's admission does with ResourceQuotas: the ResourceQuota
+// admission plugin, which judges writes against the quotas of their
+// namespace and charges them (core/quota counts). The kinds' strategies are
+// their descriptors' (core/kinds).
 
 // quotaAdmission is kube's ResourceQuota admission plugin, a validating
 // one: it judges a write once it has passed validation (quota.Check), and

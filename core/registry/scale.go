@@ -8,7 +8,6 @@ import (
 	"kubeplay/core/field"
 	"kubeplay/core/object"
 	"kubeplay/core/schema"
-	"kubeplay/core/selector"
 )
 
 // The scale subresource (autoscaling/v1 Scale) of Deployments, ReplicaSets and
@@ -18,7 +17,7 @@ import (
 // parent write's preconditions, admission, dry run and conflicts.
 
 // builtinScale are where the built-in kinds keep what their Scale shows
-// (their selector is spec.selector, a LabelSelector, shown as a string).
+// (their selector is their descriptor's to show: ScaleSelector).
 var builtinScale = schema.ScalePaths{SpecReplicas: ".spec.replicas", StatusReplicas: ".status.replicas"}
 
 // scalePaths are where res's objects keep what their Scale shows.
@@ -53,9 +52,8 @@ func ScaleOf(res *schema.Resource, parent object.Object) (object.Object, error) 
 	}
 	status := map[string]any{"replicas": replicas}
 	if res.Custom == nil {
-		sel, _ := object.Path(parent, "spec", "selector").(map[string]any)
-		if s, _ := selector.FormatLabelSelector(sel); s != "" {
-			status["selector"] = s
+		if s := res.ScaleSelector; s != nil && s(parent) != "" {
+			status["selector"] = s(parent)
 		}
 	} else if s, ok := pathValue(parent, paths.LabelSelector).(string); ok && paths.LabelSelector != "" && s != "" {
 		status["selector"] = s

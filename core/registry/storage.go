@@ -4,90 +4,13 @@ import (
 	"slices"
 	"time"
 
-	"kubeplay/core/field"
 	"kubeplay/core/object"
 	"kubeplay/core/storage"
-	"kubeplay/core/validation"
 )
 
-// What kube's registry and admission do with the storage kinds:
-// PersistentVolumes (a new one Pending, the time its phase changed),
-// StorageClasses, and the claims' default class and protection finalizers.
-
-// persistentVolumeStrategy: a new volume is Pending; its status notes when
-// its phase last changed.
-type persistentVolumeStrategy struct{ resourceStrategy }
-
-// PrepareForCreate: whatever status was sent, a new volume is Pending since
-// now; a volume attributes class is dropped (kube's VolumeAttributesClass
-// gate is off).
-func (s persistentVolumeStrategy) PrepareForCreate(obj object.Object) {
-	obj["status"] = map[string]any{"phase": "Pending", "lastPhaseTransitionTime": object.Timestamp(s.clock.Now())}
-	dropAttributesClass(obj, nil)
-}
-
-// PrepareForUpdate: the status subresource changes only the status, and
-// notes the time the phase changes unless the writer did; the volume itself
-// keeps its status.
-func (s persistentVolumeStrategy) PrepareForUpdate(obj, old object.Object, sub string) object.Object {
-	out := s.resourceStrategy.PrepareForUpdate(obj, old, sub)
-	if sub != "status" {
-		dropAttributesClass(out, old)
-		return out
-	}
-	status := object.Child(out, "status")
-	oldStatus, _ := old["status"].(map[string]any)
-	changed, oldTime := status["phase"] != oldStatus["phase"], oldStatus["lastPhaseTransitionTime"]
-	switch t := status["lastPhaseTransitionTime"]; {
-	case !changed && t == nil && oldTime != nil:
-		status["lastPhaseTransitionTime"] = oldTime
-	case changed && (t == nil || t == oldTime):
-		status["lastPhaseTransitionTime"] = object.Timestamp(s.clock.Now())
-	}
-	return out
-}
-
-// dropAttributesClass drops a volume's spec.volumeAttributesClassName, as
-// kube does while its VolumeAttributesClass gate is off, unless the volume
-// had one before (old; nil for a new volume).
-func dropAttributesClass(obj, old object.Object) {
-	if object.Path(old, "spec", "volumeAttributesClassName") == nil {
-		if spec, ok := obj["spec"].(map[string]any); ok {
-			delete(spec, "volumeAttributesClassName")
-		}
-	}
-}
-
-func (persistentVolumeStrategy) Validate(obj object.Object) field.ErrorList {
-	return validation.PersistentVolume(obj)
-}
-
-func (persistentVolumeStrategy) ValidateUpdate(obj, old object.Object, sub string) field.ErrorList {
-	if sub == "status" {
-		return nil
-	}
-	return validation.PersistentVolumeUpdate(obj, old)
-}
-
-func (persistentVolumeStrategy) WarningsOnCreate(obj object.Object) []string {
-	return validation.PersistentVolumeWarnings(obj)
-}
-
-// WarningsOnUpdate: the same as a create's, status writes too (kube's).
-func (persistentVolumeStrategy) WarningsOnUpdate(obj, _ object.Object) []string {
-	return validation.PersistentVolumeWarnings(obj)
-}
-
-// storageClassStrategy: a StorageClass's rules, and what it may not change.
-type storageClassStrategy struct{ resourceStrategy }
-
-func (storageClassStrategy) Validate(obj object.Object) field.ErrorList {
-	return validation.StorageClass(obj)
-}
-
-func (storageClassStrategy) ValidateUpdate(obj, old object.Object, _ string) field.ErrorList {
-	return validation.StorageClassUpdate(obj, old)
-}
+// What kube's admission does with the storage kinds: the claims' default
+// class and protection finalizers (the kinds' strategies are their
+// descriptors', core/kinds).
 
 // The annotations that make a StorageClass the default one.
 const (

@@ -9,13 +9,14 @@ import (
 
 	"kubeplay/core/apierrors"
 	"kubeplay/core/clock"
+	"kubeplay/core/kinds"
 	"kubeplay/core/object"
 	"kubeplay/core/schema"
 )
 
 func newStore(t *testing.T) (*Store, *schema.Registry, *clock.Fake) {
 	t.Helper()
-	reg := schema.NewRegistry(schema.Builtins()...)
+	reg := schema.NewRegistry(kinds.All()...)
 	clk := clock.NewFake(time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC))
 	s, err := Open(Config{Schema: reg, Clock: clk})
 	if err != nil {

@@ -1,18 +1,15 @@
 package registry
 
 import (
-	"encoding/base64"
-	"fmt"
 	"slices"
 	"time"
 
 	"kubeplay/core/clock"
 	"kubeplay/core/defaults"
-	"kubeplay/core/encoding/protobuf"
 	"kubeplay/core/field"
 	"kubeplay/core/object"
 	"kubeplay/core/schema"
-	"kubeplay/core/validation"
+	"kubeplay/core/types"
 )
 
 // Strategy is what one kind does differently on its way into storage, as kube's
@@ -50,6 +47,10 @@ type Strategy interface {
 	// GCPolicy is what deleting the kind does to dependents when the delete
 	// does not say.
 	GCPolicy() gcPolicy
+	// GracePeriod is how long deleting obj takes when requested (nil: as
+	// the object says), and whether the kind is deleted gracefully at all
+	// (kube's CheckGracefulDelete).
+	GracePeriod(obj object.Object, requested *int64) (period int64, graceful bool)
 	// DeleteWhenFinalized: an update that leaves obj, being deleted, with nothing
 	// holding it removes it.
 	DeleteWhenFinalized(obj, old object.Object) bool
@@ -58,7 +59,7 @@ type Strategy interface {
 // strategyFor is the strategy of a resource's kind, on clk.
 func strategyFor(t Target, clk clock.Clock) Strategy {
 	res := t.Res
-	base := resourceStrategy{res: res, clock: clk}
+	base := resourceStrategy{res: res, via: t.Via, clock: clk}
 	if res.Custom != nil {
 		return customStrategy{base}
 	}
@@ -71,123 +72,109 @@ func strategyFor(t Target, clk clock.Clock) Strategy {
 		return priorityLevelStrategy{base}
 	case "/Namespace":
 		return namespaceStrategy{base}
-	case "/Secret":
-		return secretStrategy{base}
-	case "/ConfigMap":
-		return configMapStrategy{base}
-	case "/Event":
-		return eventStrategy{base, t.Via != nil}
-	case "/Pod":
-		return podStrategy{base}
 	case "/Service":
 		return serviceStrategy{base}
-	case "/PersistentVolume":
-		return persistentVolumeStrategy{base}
-	case "storage.k8s.io/StorageClass":
-		return storageClassStrategy{base}
-	case "/ResourceQuota":
-		return resourceQuotaStrategy{base}
-	case "/LimitRange":
-		return limitRangeStrategy{base}
-	case "apps/Deployment":
-		return deploymentStrategy{workloadStrategy{base, deploymentRules}}
-	case "apps/ReplicaSet":
-		return workloadStrategy{base, replicaSetRules}
-	case "apps/StatefulSet":
-		return workloadStrategy{base, statefulSetRules}
-	case "apps/DaemonSet":
-		return workloadStrategy{base, daemonSetRules}
-	case "batch/Job":
-		return workloadStrategy{base, jobRules}
-	case "batch/CronJob":
-		return workloadStrategy{base, cronJobRules}
 	}
 	return base
 }
 
 // resourceStrategy is what every kind does: the kind's defaults, a status
-// subresource that owns status, finalizers that hold a deleted object.
+// subresource that owns status, finalizers that hold a deleted object; and
+// what the kind's descriptor (core/kinds) says it does besides
+// (schema.Hooks).
 type resourceStrategy struct {
 	res   *schema.Resource
-	clock clock.Clock // the time for the kinds whose strategy notes it
+	via   *schema.Resource // the view the write came through, if any
+	clock clock.Clock      // the time for the kinds whose strategy notes it
+}
+
+// checks are the hooks that validate the write: the view's when it has its
+// own (kube validates by the request's version), else the kind's.
+func (s resourceStrategy) checks() *schema.Hooks {
+	if s.via != nil && s.via.Hooks.Validate != nil {
+		return &s.via.Hooks
+	}
+	return &s.res.Hooks
 }
 
 // Canonicalize gives the object its defaults and the fields its Go type
-// always writes; kinds without built-in Go types (custom resources) have
-// neither here.
+// always writes (kinds without built-in Go types, custom resources, have
+// neither here), then what the kind's conversion does.
 //
 //go:noinline
 func (s resourceStrategy) Canonicalize(obj object.Object) {
+	if s.res.Defaults != nil {
+		s.res.Defaults(obj)
+	}
 	defaults.Apply(s.res.APIVersion(), s.res.Kind, obj)
-	protobuf.Complete(s.res.APIVersion(), s.res.Kind, obj)
+	types.Complete(s.res.APIVersion(), s.res.Kind, obj)
+	if h := s.res.Hooks.Canonicalize; h != nil {
+		h(obj)
+	}
 }
 
 // encode writes obj in its stored form, its fields in the order of its kind's
 // Go type, as kube-apiserver writes them.
 func encode(res *schema.Resource, obj object.Object) ([]byte, error) {
-	return object.EncodeOrdered(obj, protobuf.Order(res.APIVersion(), res.Kind))
+	return object.EncodeOrdered(obj, types.Order(res.APIVersion(), res.Kind))
 }
 
 // NewGeneration: a kind that tracks generation bumps it when anything but
-// metadata and status changes.
+// metadata and status changes, or what its hook says does.
 //
 //go:noinline
 func (s resourceStrategy) NewGeneration(obj, old object.Object) bool {
-	return s.res.Generation && specChanged(old, obj)
+	h := s.res.Hooks.NewGeneration
+	return s.res.Generation && (specChanged(old, obj) || h != nil && h(obj, old))
 }
 
-func (resourceStrategy) PrepareForCreate(object.Object) {}
+func (s resourceStrategy) PrepareForCreate(obj object.Object) {
+	if h := s.res.Hooks.PrepareForCreate; h != nil {
+		h(obj, s.clock.Now())
+	}
+}
 
-func (resourceStrategy) WarningsOnCreate(object.Object) []string { return nil }
-
-// dnsLabelWarning is kube's warning of a name that is no DNS label, used in
-// where: none when it is one.
-func dnsLabelWarning(obj object.Object, where string) []string {
-	if msgs := validation.DNS1123Label(object.MetaString(obj, "name")); len(msgs) > 0 {
-		return []string{fmt.Sprintf("metadata.name: this is used in %s, which can result in surprising behavior; a DNS label is recommended: %v", where, msgs)}
+func (s resourceStrategy) WarningsOnCreate(obj object.Object) []string {
+	if h := s.res.Hooks.WarningsOnCreate; h != nil {
+		return h(obj)
 	}
 	return nil
 }
 
-// Validate is the kind's own check, when it has one (schema.Resource.Validate).
-func (s resourceStrategy) Validate(obj object.Object) field.ErrorList {
-	if s.res.Validate == nil {
-		return nil
+// WarningsOnUpdate is kube's WarningsOnUpdate, the kind's hook's.
+func (s resourceStrategy) WarningsOnUpdate(obj, old object.Object) []string {
+	if h := s.res.Hooks.WarningsOnUpdate; h != nil {
+		return h(obj, old)
 	}
-	return s.res.Validate(obj)
+	return nil
 }
 
-func (s resourceStrategy) ValidateUpdate(obj, _ object.Object, _ string) field.ErrorList {
+// Validate is the kind's own check, when it has one.
+func (s resourceStrategy) Validate(obj object.Object) field.ErrorList {
+	if h := s.checks().Validate; h != nil {
+		return h(obj)
+	}
+	return nil
+}
+
+// ValidateUpdate is the kind's own check of an update, else its Validate.
+func (s resourceStrategy) ValidateUpdate(obj, old object.Object, sub string) field.ErrorList {
+	if h := s.checks().ValidateUpdate; h != nil {
+		return h(obj, old, sub)
+	}
 	return s.Validate(obj)
 }
 
+// PrepareForUpdate is the kind's hook's, else what every kind does
+// (schema.Update.Generic).
+//
 //go:noinline
 func (s resourceStrategy) PrepareForUpdate(obj, old object.Object, sub string) object.Object {
-	switch {
-	case sub == "status":
-		out := object.DeepCopy(old)
-		setOrDelete(out, "status", obj)
-		keepManagedFields(out, obj)
-		return out
-	case s.res.Sub("status") != nil:
-		setOrDelete(obj, "status", old)
+	u := schema.Update{Res: s.res, Obj: obj, Old: old, Sub: sub, Now: s.clock.Now()}
+	if h := s.res.Hooks.PrepareForUpdate; h != nil {
+		return h(u)
 	}
-	return obj
-}
-
-// keepManagedFields gives a subresource's result the managedFields of the
-// object written (an apply's), as kube's status strategies keep them.
-func keepManagedFields(out, obj object.Object) {
-	setOrDelete(object.Meta(out), "managedFields", object.Meta(obj))
-}
-
-// setOrDelete sets dst's field to src's, or removes it when src has none.
-func setOrDelete(dst object.Object, key string, src object.Object) {
-	if v, ok := src[key]; ok {
-		dst[key] = v
-	} else {
-		delete(dst, key)
-	}
+	return u.Generic()
 }
 
 // BeginDelete: most kinds are deleted the generic way.
@@ -200,7 +187,20 @@ func (resourceStrategy) BeginDelete(Target, object.Object, *DeleteOptions, time.
 // GCPolicy: dependents are deleted in the background.
 //
 //go:noinline
-func (resourceStrategy) GCPolicy() gcPolicy { return gcBackground }
+func (s resourceStrategy) GCPolicy() gcPolicy {
+	if s.res.Hooks.NoGarbageCollection {
+		return gcUnsupported
+	}
+	return gcBackground
+}
+
+// GracePeriod is the kind's hook's; without one, a delete is immediate.
+func (s resourceStrategy) GracePeriod(obj object.Object, requested *int64) (int64, bool) {
+	if h := s.res.Hooks.GracePeriod; h != nil {
+		return h(obj, requested), true
+	}
+	return 0, false
+}
 
 // DeleteWhenFinalized is kube's ShouldDeleteDuringUpdate: the object is being
 // deleted, with no grace period left, and its last finalizer is gone.
@@ -211,40 +211,6 @@ func (resourceStrategy) DeleteWhenFinalized(obj, old object.Object) bool {
 	grace := oldMeta["deletionGracePeriodSeconds"]
 	return oldMeta["deletionTimestamp"] != nil && len(object.Strings(object.Meta(obj), "finalizers")) == 0 &&
 		(grace == nil || object.Int(grace) == 0)
-}
-
-// deploymentStrategy: annotations bump a Deployment's generation too (kube
-// copies them to its ReplicaSets).
-type deploymentStrategy struct{ workloadStrategy }
-
-func (s deploymentStrategy) NewGeneration(obj, old object.Object) bool {
-	return s.resourceStrategy.NewGeneration(obj, old) ||
-		!object.Equal(object.Meta(obj)["annotations"], object.Meta(old)["annotations"])
-}
-
-// eventStrategy: Events are checked by kube's legacy rules, on update too,
-// and never wait for the garbage collector.
-// eventStrategy: kube's Event rules, by the request's version (kube's
-// strategy reads it): legacy through core/v1, strict through events.k8s.io/v1.
-type eventStrategy struct {
-	resourceStrategy
-	eventsV1 bool // written through events.k8s.io/v1
-}
-
-func (eventStrategy) GCPolicy() gcPolicy { return gcUnsupported }
-
-func (s eventStrategy) Validate(obj object.Object) field.ErrorList {
-	if s.eventsV1 {
-		return validation.EventsV1(obj)
-	}
-	return validation.Event(obj)
-}
-
-func (s eventStrategy) ValidateUpdate(obj, old object.Object, _ string) field.ErrorList {
-	if s.eventsV1 {
-		return validation.EventsV1Update(obj, old)
-	}
-	return validation.Event(obj)
 }
 
 // namespaceStrategy: a namespace is held by its spec.finalizers until the
@@ -286,12 +252,12 @@ func (s namespaceStrategy) PrepareForUpdate(obj, old object.Object, sub string) 
 				obj["spec"] = spec
 			}
 			oldSpec, _ := old["spec"].(map[string]any)
-			setOrDelete(spec, "finalizers", oldSpec)
+			schema.SetOrDelete(spec, "finalizers", oldSpec)
 		}
 		return obj
 	}
 	out := object.DeepCopy(old)
-	keepManagedFields(out, obj)
+	schema.KeepManagedFields(out, obj)
 	spec, _ := out["spec"].(map[string]any)
 	if spec == nil {
 		spec = map[string]any{}
@@ -356,45 +322,4 @@ func (s namespaceStrategy) BeginDelete(t Target, obj object.Object, opts *Delete
 func (s namespaceStrategy) DeleteWhenFinalized(obj, old object.Object) bool {
 	spec, _ := obj["spec"].(map[string]any)
 	return len(object.Strings(spec, "finalizers")) == 0 && s.resourceStrategy.DeleteWhenFinalized(obj, old)
-}
-
-// secretStrategy: stringData is written into data.
-type secretStrategy struct{ resourceStrategy }
-
-func (s secretStrategy) Canonicalize(obj object.Object) {
-	s.resourceStrategy.Canonicalize(obj)
-	sd, _ := obj["stringData"].(map[string]any)
-	data, _ := obj["data"].(map[string]any)
-	if data == nil && len(sd) > 0 {
-		data = map[string]any{}
-		obj["data"] = data
-	}
-	keys := make([]string, 0, len(sd))
-	for k := range sd {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		if s, ok := sd[k].(string); ok {
-			data[k] = base64.StdEncoding.EncodeToString([]byte(s))
-		}
-	}
-	delete(obj, "stringData")
-}
-
-func (secretStrategy) Validate(obj object.Object) field.ErrorList { return validation.Secret(obj) }
-
-func (secretStrategy) ValidateUpdate(obj, old object.Object, _ string) field.ErrorList {
-	return validation.SecretUpdate(obj, old)
-}
-
-// configMapStrategy: a ConfigMap's keys, size and immutability.
-type configMapStrategy struct{ resourceStrategy }
-
-func (configMapStrategy) Validate(obj object.Object) field.ErrorList {
-	return validation.ConfigMap(obj)
-}
-
-func (configMapStrategy) ValidateUpdate(obj, old object.Object, _ string) field.ErrorList {
-	return validation.ConfigMapUpdate(obj, old)
 }

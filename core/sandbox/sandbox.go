@@ -23,6 +23,7 @@ import (
 	"kubeplay/core/controllers/gc"
 	"kubeplay/core/crd"
 	"kubeplay/core/flowcontrol"
+	"kubeplay/core/kinds"
 	"kubeplay/core/registry"
 	"kubeplay/core/schema"
 	"kubeplay/core/sim"
@@ -189,7 +190,7 @@ func openRegistry(cfg Config) (*registry.Store, error) {
 	sc.Budget = storage.Budget{Objects: cfg.Budget.Objects, Bytes: cfg.Budget.Bytes, Watchers: cfg.Budget.Watches}
 	return registry.Open(registry.Config{
 		Storage:        sc,
-		Schema:         schema.NewRegistry(append(schema.Builtins(), cfg.Resources...)...),
+		Schema:         schema.NewRegistry(append(kinds.All(), cfg.Resources...)...),
 		Clock:          cfg.API.Clock,
 		Fields:         apply.FieldManager{},
 		Pods:           cfg.Budget.Pods,

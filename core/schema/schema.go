@@ -1,8 +1,9 @@
-// Package schema owns the resource types kubeplay serves: for each, its group,
+// Package schema owns what a served resource type is: for each, its group,
 // version, kind, resource names, scope, verbs and subresources as discovery shows
-// them, how its names are validated, which fields its field selectors support, and
+// them, how its names are validated, which fields its field selectors support,
 // the per-kind rules of kube-apiserver's registry (generation, create on update,
-// what delete returns).
+// what delete returns, the strategy's hooks), its defaults and its printer. The
+// built-in kinds' descriptors are core/kinds'.
 package schema
 
 import (
@@ -70,10 +71,19 @@ type Resource struct {
 	// Fields are the kind-specific field selector fields beyond metadata.name and
 	// metadata.namespace, and how to read them from an object.
 	Fields map[string]func(object.Object) string
-	// Validate, when set, checks a new or updated object beyond metadata, for
-	// kinds whose rules come with their host (the xDS group's: Envoy's
-	// definitions).
-	Validate func(obj object.Object) field.ErrorList
+	// Hooks are the kind's own rules on its way into storage (its
+	// strategy's).
+	Hooks Hooks
+	// Defaults sets kube's defaults of the kind's own Go type (its
+	// SetDefaults_<Kind>) on a decoded object; core/defaults then sets those
+	// of the types within it.
+	Defaults func(obj map[string]any)
+	// ScaleSelector, for a built-in kind with a scale subresource, is the
+	// label selector its Scale shows (status.selector; "" for none).
+	ScaleSelector func(obj object.Object) string
+	// Printer prints the kind's objects in Tables (kube's printers); nil:
+	// kube's default convertor (Name, Created At).
+	Printer *table.Printer
 	// Custom is what a CustomResourceDefinition says of a custom resource's
 	// objects; nil for the built-in kinds.
 	Custom *CustomResource
@@ -425,3 +435,7 @@ func (reg *Registry) ByGroupResource(group, plural string) *Resource {
 func (reg *Registry) All() []*Resource {
 	return append([]*Resource(nil), reg.snap.Load().resources...)
 }
+
+// AllVerbs are the verbs of a resource that serves them all, as discovery
+// lists them.
+var AllVerbs = []string{"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"}

@@ -41,8 +41,8 @@ func XDS(check func(kind string, obj object.Object) field.ErrorList) []*Resource
 		kind := k.Kind
 		out[i] = &Resource{
 			Group: XDSGroup, Version: "v1", Kind: kind, Plural: k.Plural, Singular: strings.ToLower(kind),
-			Categories: []string{"xds"}, Verbs: allVerbs, Generation: true,
-			Validate: func(obj object.Object) field.ErrorList { return check(kind, obj) },
+			Categories: []string{"xds"}, Verbs: AllVerbs, Generation: true,
+			Hooks: Hooks{Validate: func(obj object.Object) field.ErrorList { return check(kind, obj) }},
 		}
 	}
 	return out

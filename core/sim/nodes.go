@@ -12,6 +12,7 @@ import (
 	"kubeplay/core/controllers"
 	"kubeplay/core/object"
 	"kubeplay/core/user"
+	"kubeplay/core/version"
 	"kubeplay/core/web"
 )
 
@@ -21,7 +22,7 @@ import (
 // and the pod CIDR 10.244.i.0/24.
 const (
 	clusterName    = "kubeplay"
-	kubeletVersion = "v1.32.13"
+	kubeletVersion = version.Kubernetes
 	// ControlPlaneIP is the control-plane node's address, where the
 	// `kubernetes` Service's endpoint (kube-apiserver, port 6443) is.
 	ControlPlaneIP    = "172.18.0.2"

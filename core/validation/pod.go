@@ -672,3 +672,10 @@ func podTemplate(template fields, p *field.Path) field.ErrorList {
 	}
 	return errs
 }
+
+// PodTemplate checks a pod template (a PodTemplateSpec) at p, as
+// ValidatePodTemplateSpec does, for the kinds whose own rules are their
+// descriptors' (core/kinds).
+func PodTemplate(template map[string]any, p *field.Path) field.ErrorList {
+	return podTemplate(fields(template), p)
+}

@@ -35,7 +35,7 @@ import (
 	sigsyaml "sigs.k8s.io/yaml"
 	yaml "sigs.k8s.io/yaml/goyaml.v2"
 
-	"kubeplay/core/schema"
+	"kubeplay/core/kinds"
 )
 
 func main() {
@@ -43,12 +43,12 @@ func main() {
 	flag.Parse()
 
 	resolver := applyconfigurations.NewTypeConverter(runtime.NewScheme()).TypeResolver
-	kinds := map[string]string{} // apiVersion/kind → type name
-	zeros := map[string]string{} // apiVersion/kind → zero object's JSON
+	typeNames := map[string]string{} // apiVersion/kind → type name
+	zeros := map[string]string{}     // apiVersion/kind → zero object's JSON
 	var all *smdschema.Schema
-	for _, res := range schema.Builtins() {
+	for _, res := range kinds.All() {
 		if !res.HasVerb("patch") || res.Untyped {
-			continue // create-only kinds (the reviews) are never applied nor stored; applies deduce the untyped kinds' types
+			continue // create-only typeNames (the reviews) are never applied nor stored; applies deduce the untyped typeNames' types
 		}
 		gvk := kschema.GroupVersionKind{Group: res.Group, Version: res.Version, Kind: res.Kind}
 		zero, err := scheme.Scheme.New(gvk)
@@ -70,10 +70,10 @@ func main() {
 			log.Fatal(err)
 		}
 		key := res.APIVersion() + "/" + res.Kind
-		kinds[key], zeros[key] = name, string(doc)
+		typeNames[key], zeros[key] = name, string(doc)
 	}
-	roots := make([]string, 0, len(kinds))
-	for _, n := range kinds {
+	roots := make([]string, 0, len(typeNames))
+	for _, n := range typeNames {
 		roots = append(roots, n)
 	}
 	trimmed := trim(all, roots)
@@ -96,8 +96,8 @@ func main() {
 		log.Fatal(err)
 	}
 
-	keys := make([]string, 0, len(kinds))
-	for k := range kinds {
+	keys := make([]string, 0, len(typeNames))
+	for k := range typeNames {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
@@ -106,7 +106,7 @@ func main() {
 	fmt.Fprintf(&b, "// typeNames is the structured-merge-diff type of each served kind, by apiVersion/kind;\n// schema.json.gz holds the %d types they reach (%d bytes of JSON).\n", len(trimmed.Types), len(doc))
 	b.WriteString("var typeNames = map[string]string{\n")
 	for _, k := range keys {
-		fmt.Fprintf(&b, "\t%q: %q,\n", k, kinds[k])
+		fmt.Fprintf(&b, "\t%q: %q,\n", k, typeNames[k])
 	}
 	b.WriteString("}\n\n// zeroObjects is each served kind's empty Go object as kube's field manager sees it,\n// by apiVersion/kind.\nvar zeroObjects = map[string]string{\n")
 	for _, k := range keys {

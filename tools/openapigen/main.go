@@ -37,6 +37,7 @@ import (
 	openapi_v2 "github.com/google/gnostic-models/openapiv2"
 	"google.golang.org/protobuf/proto"
 
+	"kubeplay/core/kinds"
 	"kubeplay/core/openapi/bundle"
 	"kubeplay/core/schema"
 )
@@ -133,7 +134,7 @@ func Generate(release string) (*Documents, error) {
 }
 
 // registry serves the built-in kinds the documents describe.
-func registry() *schema.Registry { return schema.NewRegistry(schema.Builtins()...) }
+func registry() *schema.Registry { return schema.NewRegistry(kinds.All()...) }
 
 // all is every document in the order they are packed.
 func (d *Documents) all() [][]byte {

@@ -9,7 +9,8 @@ import (
 	"kubeplay/core/selector"
 )
 
-var deploymentPrinter = &Printer{
+// Deployment prints Deployments as kube-apiserver does.
+var Deployment = &Printer{
 	columns: []Column{
 		nameColumn,
 		{Name: "Ready", Type: "string", Description: descDeploymentReady},
@@ -35,7 +36,8 @@ var deploymentPrinter = &Printer{
 	},
 }
 
-var replicaSetPrinter = &Printer{
+// ReplicaSet prints ReplicaSets as kube-apiserver does.
+var ReplicaSet = &Printer{
 	columns: []Column{
 		nameColumn,
 		{Name: "Desired", Type: "integer", Description: descRSDesired},

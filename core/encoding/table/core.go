@@ -10,7 +10,8 @@ import (
 	"kubeplay/core/web"
 )
 
-var namespacePrinter = &Printer{
+// Namespace prints Namespaces as kube-apiserver does.
+var Namespace = &Printer{
 	columns: []Column{nameColumn, {Name: "Status", Type: "string", Description: descNamespaceStatus}, ageColumn},
 	cells: func(obj object.Object, now time.Time) []any {
 		phase := strAt(obj, "status", "phase")
@@ -21,16 +22,17 @@ var namespacePrinter = &Printer{
 	},
 }
 
-var configMapPrinter = &Printer{
+// ConfigMap prints ConfigMaps as kube-apiserver does.
+var ConfigMap = &Printer{
 	columns: []Column{nameColumn, {Name: "Data", Type: "string", Description: descConfigMapData}, ageColumn},
 	cells: func(obj object.Object, now time.Time) []any {
 		return []any{name(obj), int64(len(mapAt(obj, "data")) + len(mapAt(obj, "binaryData"))), created(obj, now)}
 	},
 }
 
-// resourceQuotaPrinter shows each limit in force as "resource: used/hard",
+// ResourceQuota shows each limit in force as "resource: used/hard",
 // the limits.* ones under Limit, the others under Request.
-var resourceQuotaPrinter = &Printer{
+var ResourceQuota = &Printer{
 	columns: []Column{
 		nameColumn, ageColumn,
 		{Name: "Request", Type: "string", Description: "Request represents a minimum amount of cpu/memory that a container may consume."},
@@ -60,7 +62,8 @@ var resourceQuotaPrinter = &Printer{
 	},
 }
 
-var secretPrinter = &Printer{
+// Secret prints Secrets as kube-apiserver does.
+var Secret = &Printer{
 	columns: []Column{
 		nameColumn,
 		{Name: "Type", Type: "string", Description: descSecretType},
@@ -84,14 +87,16 @@ var secretPrinter = &Printer{
 	},
 }
 
-var serviceAccountPrinter = &Printer{
+// ServiceAccount prints ServiceAccounts as kube-apiserver does.
+var ServiceAccount = &Printer{
 	columns: []Column{nameColumn, {Name: "Secrets", Type: "string", Description: descServiceAccountSecrets}, ageColumn},
 	cells: func(obj object.Object, now time.Time) []any {
 		return []any{name(obj), int64(len(listAt(obj, "secrets"))), created(obj, now)}
 	},
 }
 
-var servicePrinter = &Printer{
+// Service prints Services as kube-apiserver does.
+var Service = &Printer{
 	columns: []Column{
 		nameColumn,
 		{Name: "Type", Type: "string", Description: descServiceType},
@@ -169,7 +174,8 @@ func serviceExternalIP(svc object.Object, typ string) string {
 	return "<unknown>"
 }
 
-var endpointsPrinter = &Printer{
+// Endpoints prints Endpoints as kube-apiserver does.
+var Endpoints = &Printer{
 	columns: []Column{nameColumn, {Name: "Endpoints", Type: "string", Description: descEndpointsSubsets}, ageColumn},
 	cells: func(obj object.Object, now time.Time) []any {
 		return []any{name(obj), formatEndpoints(listAt(obj, "subsets")), created(obj, now)}
@@ -213,7 +219,8 @@ func formatEndpoints(subsets []any) string {
 	return s
 }
 
-var nodePrinter = &Printer{
+// Node prints Nodes as kube-apiserver does.
+var Node = &Printer{
 	columns: []Column{
 		nameColumn,
 		{Name: "Status", Type: "string", Description: descNodeStatus},
@@ -287,7 +294,8 @@ func nodeCells(node object.Object, now time.Time) []any {
 	}
 }
 
-var eventPrinter = &Printer{
+// Event prints Events as kube-apiserver does.
+var Event = &Printer{
 	columns: []Column{
 		{Name: "Last Seen", Type: "string", Description: descEventLastTimestamp},
 		{Name: "Type", Type: "string", Description: descEventType},
@@ -342,7 +350,8 @@ func eventCells(ev object.Object, now time.Time) []any {
 	}
 }
 
-var leasePrinter = &Printer{
+// Lease prints Leases as kube-apiserver does.
+var Lease = &Printer{
 	columns: []Column{nameColumn, {Name: "Holder", Type: "string", Description: descLeaseHolder}, ageColumn},
 	cells: func(obj object.Object, now time.Time) []any {
 		return []any{name(obj), strAt(obj, "spec", "holderIdentity"), created(obj, now)}
@@ -373,7 +382,8 @@ func stringList(v any) []string {
 	return out
 }
 
-var endpointSlicePrinter = &Printer{
+// EndpointSlice prints EndpointSlices as kube-apiserver does.
+var EndpointSlice = &Printer{
 	columns: []Column{
 		nameColumn,
 		{Name: "AddressType", Type: "string", Description: descSliceAddressType},

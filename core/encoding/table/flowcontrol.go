@@ -12,7 +12,8 @@ import (
 // (listed in matching order) with their level, precedence, distinguisher and
 // whether the level is missing; levels with their type, shares and queuing.
 
-var flowSchemaPrinter = &Printer{
+// FlowSchema prints FlowSchemas as kube-apiserver does.
+var FlowSchema = &Printer{
 	columns: []Column{
 		nameColumn,
 		{Name: "PriorityLevel", Type: "string", Description: descPriorityLevelReference},
@@ -45,7 +46,8 @@ var flowSchemaPrinter = &Printer{
 	},
 }
 
-var priorityLevelPrinter = &Printer{
+// PriorityLevelConfiguration prints PriorityLevelConfigurations as kube-apiserver does.
+var PriorityLevelConfiguration = &Printer{
 	columns: []Column{
 		nameColumn,
 		{Name: "Type", Type: "string", Description: descPriorityLevelType},

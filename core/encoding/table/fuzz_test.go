@@ -38,7 +38,7 @@ var fuzzCustom = func() *Printer {
 // decodes as a metav1.Table. Seeds: testdata/fuzz/FuzzPrinters (the fixtures).
 func FuzzPrinters(f *testing.F) {
 	f.Add([]byte(`{"metadata":{"name":"x"}}`))
-	printers := []*Printer{defaultPrinter, fuzzCustom}
+	printers := []*Printer{Default, fuzzCustom}
 	for _, p := range builtins {
 		printers = append(printers, p)
 	}

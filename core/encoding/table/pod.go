@@ -7,7 +7,8 @@ import (
 	"kubeplay/core/object"
 )
 
-var podPrinter = &Printer{
+// Pod prints Pods as kube-apiserver does.
+var Pod = &Printer{
 	columns: []Column{
 		nameColumn,
 		{Name: "Ready", Type: "string", Description: descPodReady},

@@ -11,7 +11,8 @@ import (
 // The printers of the storage kinds, as kube's pkg/printers/internalversion
 // prints them.
 
-var persistentVolumeClaimPrinter = &Printer{
+// PersistentVolumeClaim prints PersistentVolumeClaims as kube-apiserver does.
+var PersistentVolumeClaim = &Printer{
 	columns: []Column{
 		nameColumn,
 		{Name: "Status", Type: "string", Description: descPvcPhase},
@@ -34,7 +35,8 @@ var persistentVolumeClaimPrinter = &Printer{
 	},
 }
 
-var persistentVolumePrinter = &Printer{
+// PersistentVolume prints PersistentVolumes as kube-apiserver does.
+var PersistentVolume = &Printer{
 	columns: []Column{
 		nameColumn,
 		{Name: "Capacity", Type: "string", Description: descPvCapacity},
@@ -67,7 +69,8 @@ var persistentVolumePrinter = &Printer{
 	},
 }
 
-var storageClassPrinter = &Printer{
+// StorageClass prints StorageClasses as kube-apiserver does.
+var StorageClass = &Printer{
 	columns: []Column{
 		nameColumn,
 		{Name: "Provisioner", Type: "string", Description: descScProvisioner},

@@ -6,7 +6,7 @@
 // the Table for get, list and watch events with the includeObject policies.
 //
 // It does not negotiate content types or read requests; the HTTP layer chooses a
-// Printer (For, ForCustom), parses includeObject (ParseIncludeObject) and calls
+// Printer (the kind's, Default, ForCustom), parses includeObject (ParseIncludeObject) and calls
 // Build, or a Watch per watch stream.
 package table
 
@@ -58,48 +58,11 @@ func (p *Printer) Conditions(obj object.Object) []RowCondition {
 	return p.conditions(obj)
 }
 
-// builtins maps group/resource to the printers kube-apiserver registers for the
-// kinds kubeplay serves (k8s.io/kubernetes/pkg/printers/internalversion).
-var builtins = map[string]*Printer{
-	"/namespaces":                     namespacePrinter,
-	"/pods":                           podPrinter,
-	"/configmaps":                     configMapPrinter,
-	"/secrets":                        secretPrinter,
-	"/services":                       servicePrinter,
-	"/endpoints":                      endpointsPrinter,
-	"/nodes":                          nodePrinter,
-	"/events":                         eventPrinter,
-	"/serviceaccounts":                serviceAccountPrinter,
-	"apps/deployments":                deploymentPrinter,
-	"apps/replicasets":                replicaSetPrinter,
-	"apps/statefulsets":               statefulSetPrinter,
-	"apps/daemonsets":                 daemonSetPrinter,
-	"apps/controllerrevisions":        controllerRevisionPrinter,
-	"batch/jobs":                      jobPrinter,
-	"batch/cronjobs":                  cronJobPrinter,
-	"/persistentvolumeclaims":         persistentVolumeClaimPrinter,
-	"/persistentvolumes":              persistentVolumePrinter,
-	"/resourcequotas":                 resourceQuotaPrinter,
-	"storage.k8s.io/storageclasses":   storageClassPrinter,
-	"coordination.k8s.io/leases":      leasePrinter,
-	"discovery.k8s.io/endpointslices": endpointSlicePrinter,
-	"flowcontrol.apiserver.k8s.io/flowschemas":                 flowSchemaPrinter,
-	"flowcontrol.apiserver.k8s.io/prioritylevelconfigurations": priorityLevelPrinter,
-}
-
-// For returns the printer of a built-in resource (group "" for core), or kube's
-// default convertor (columns Name and Created At) for any other resource. Custom
-// resources are not printed by the default convertor in kube-apiserver: use
-// ForCustom with the CRD version's additionalPrinterColumns (none gives Name and
-// Age).
-func For(group, resource string) *Printer {
-	if p, ok := builtins[group+"/"+resource]; ok {
-		return p
-	}
-	return defaultPrinter
-}
-
-var defaultPrinter = &Printer{
+// Default is kube's default convertor (columns Name and Created At), for the
+// resources that have no printer of their own. Custom resources are not
+// printed by it in kube-apiserver: use ForCustom with the CRD version's
+// additionalPrinterColumns (none gives Name and Age).
+var Default = &Printer{
 	columns: []Column{
 		{Name: "Name", Type: "string", Format: "name", Description: descName},
 		{Name: "Created At", Type: "date", Description: descCreationTimestamp},

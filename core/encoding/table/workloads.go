@@ -11,7 +11,7 @@ import (
 // The printers of the workload kinds beyond Deployments and ReplicaSets, as
 // kube's pkg/printers/internalversion prints them.
 
-var statefulSetPrinter = &Printer{
+var StatefulSet = &Printer{
 	columns: []Column{
 		nameColumn,
 		{Name: "Ready", Type: "string", Description: "Number of the pod with ready state"},
@@ -25,7 +25,8 @@ var statefulSetPrinter = &Printer{
 	},
 }
 
-var daemonSetPrinter = &Printer{
+// DaemonSet prints DaemonSets as kube-apiserver does.
+var DaemonSet = &Printer{
 	columns: []Column{
 		nameColumn,
 		{Name: "Desired", Type: "integer", Description: descDsDesired},
@@ -51,7 +52,8 @@ var daemonSetPrinter = &Printer{
 	},
 }
 
-var jobPrinter = &Printer{
+// Job prints Jobs as kube-apiserver does.
+var Job = &Printer{
 	columns: []Column{
 		nameColumn,
 		{Name: "Status", Type: "string", Description: "Status of the job."},
@@ -97,7 +99,8 @@ var jobPrinter = &Printer{
 	},
 }
 
-var cronJobPrinter = &Printer{
+// CronJob prints CronJobs as kube-apiserver does.
+var CronJob = &Printer{
 	columns: []Column{
 		nameColumn,
 		{Name: "Schedule", Type: "string", Description: descCjSchedule},
@@ -126,7 +129,8 @@ var cronJobPrinter = &Printer{
 	},
 }
 
-var controllerRevisionPrinter = &Printer{
+// ControllerRevision prints ControllerRevisions as kube-apiserver does.
+var ControllerRevision = &Printer{
 	columns: []Column{
 		nameColumn,
 		{Name: "Controller", Type: "string", Description: "Controller of the object"},

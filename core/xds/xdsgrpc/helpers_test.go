@@ -18,7 +18,7 @@ import (
 	"kubeplay/core/user"
 	"kubeplay/core/xds"
 	"kubeplay/core/xds/xdsgrpc"
-	_ "kubeplay/tools/xdsschemagen/envoytypes"
+	_ "kubeplay/tools/envoytablegen/envoytypes"
 )
 
 const (

@@ -1,0 +1,73 @@
+package kinds
+
+import (
+	"kubeplay/core/conversion"
+	"kubeplay/core/encoding/table"
+	"kubeplay/core/field"
+	"kubeplay/core/object"
+	"kubeplay/core/schema"
+	"kubeplay/core/validation"
+)
+
+// event is v1 Event.
+func event() *schema.Resource {
+	return &schema.Resource{
+		Version: "v1", Kind: "Event", Plural: "events", Singular: "event", Namespaced: true,
+		ShortNames: []string{"ev"}, Verbs: allVerbs, CreateOnUpdate: true, Names: schema.PathSegment,
+		Fields: map[string]func(object.Object) string{
+			"involvedObject.kind":            str("involvedObject", "kind"),
+			"involvedObject.namespace":       str("involvedObject", "namespace"),
+			"involvedObject.name":            str("involvedObject", "name"),
+			"involvedObject.uid":             str("involvedObject", "uid"),
+			"involvedObject.apiVersion":      str("involvedObject", "apiVersion"),
+			"involvedObject.resourceVersion": str("involvedObject", "resourceVersion"),
+			"involvedObject.fieldPath":       str("involvedObject", "fieldPath"),
+			"reason":                         str("reason"),
+			"reportingComponent":             str("reportingComponent"),
+			"source":                         str("source", "component"),
+			"type":                           str("type"),
+		},
+		Hooks: schema.Hooks{
+			// kube's legacy rules, on update too.
+			Validate:            validation.Event,
+			NoGarbageCollection: true,
+		},
+		Printer: table.Event,
+	}
+}
+
+// eventsV1 is the events.k8s.io/v1 Event: a view of the core/v1 Event,
+// whose objects it shares (kube stores one and converts), with field
+// selectors under its own names, and its writes checked by its own rules
+// (kube validates Events by the request's version).
+func eventsV1(event *schema.Resource) *schema.Resource {
+	return &schema.Resource{
+		Group: "events.k8s.io", Version: "v1", Kind: "Event", Plural: "events", Singular: "event",
+		Namespaced: true, ShortNames: []string{"ev"}, Verbs: allVerbs, CreateOnUpdate: true, Names: schema.PathSegment,
+		Hooks: schema.Hooks{
+			Validate: validation.EventsV1,
+			ValidateUpdate: func(obj, old object.Object, _ string) field.ErrorList {
+				return validation.EventsV1Update(obj, old)
+			},
+		},
+		View: &schema.View{
+			Stored: event,
+			FieldLabels: map[string]string{ // kube's field label conversion for events.k8s.io/v1
+				"metadata.name":             "metadata.name",
+				"metadata.namespace":        "metadata.namespace",
+				"regarding.kind":            "involvedObject.kind",
+				"regarding.namespace":       "involvedObject.namespace",
+				"regarding.name":            "involvedObject.name",
+				"regarding.uid":             "involvedObject.uid",
+				"regarding.apiVersion":      "involvedObject.apiVersion",
+				"regarding.resourceVersion": "involvedObject.resourceVersion",
+				"regarding.fieldPath":       "involvedObject.fieldPath",
+				"reason":                    "reason",
+				"reportingController":       "reportingComponent",
+				"type":                      "type",
+			},
+			FromStored: conversion.EventFromCore,
+			ToStored:   conversion.EventToCore,
+		},
+	}
+}

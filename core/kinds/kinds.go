@@ -1,0 +1,65 @@
+// Package kinds owns the built-in kinds kubeplay serves, one descriptor per
+// kind in one file per kind: its resource names, scope, verbs, subresources,
+// short names and field selectors as kube-apiserver v1.32 serves them, its
+// strategy's hooks (what a new or updated object gets, its validation, its
+// warnings, how it is deleted), its own defaults and its printer. All is the
+// list that the schema registry serves, and through it core/registry's
+// strategies, core/defaults and the Tables read.
+//
+// A descriptor may name rules kept where other kinds share them (the Pod
+// template's validation in core/validation, the printers' cells in
+// core/encoding/table); the kind's wiring is its file's alone.
+package kinds
+
+import (
+	"fmt"
+
+	"kubeplay/core/object"
+	"kubeplay/core/schema"
+)
+
+// All returns the built-in kinds of kube-apiserver v1.32 that kubeplay
+// serves, in the order discovery lists them.
+func All() []*schema.Resource {
+	ev := event()
+	return []*schema.Resource{
+		namespace(), pod(), configMap(), secret(), service(), endpoints(), node(),
+		persistentVolumeClaim(), persistentVolume(), resourceQuota(), limitRange(), ev, serviceAccount(), replicationController(),
+		controllerRevision(), daemonSet(), deployment(), replicaSet(), statefulSet(),
+		podDisruptionBudget(), storageClass(), customResourceDefinition(), cronJob(), job(),
+		endpointSlice(), lease(), selfSubjectReview(), selfSubjectAccessReview(),
+		flowSchema(), priorityLevelConfiguration(), eventsV1(ev),
+	}
+}
+
+// Verb sets as kube-apiserver's discovery lists them.
+var (
+	allVerbs     = schema.AllVerbs
+	clusterVerbs = []string{"create", "delete", "get", "list", "patch", "update", "watch"}
+	statusVerbs  = []string{"get", "patch", "update"}
+	createOnly   = []string{"create"}
+)
+
+// str reads a field selector field that holds a string.
+func str(path ...string) func(object.Object) string {
+	return func(o object.Object) string {
+		switch v := object.Path(o, path...).(type) {
+		case string:
+			return v
+		case nil:
+			return ""
+		default:
+			return fmt.Sprint(v)
+		}
+	}
+}
+
+// boolField reads a field selector field that holds a bool.
+func boolField(path ...string) func(object.Object) string {
+	return func(o object.Object) string {
+		if b, _ := object.Path(o, path...).(bool); b {
+			return "true"
+		}
+		return "false"
+	}
+}

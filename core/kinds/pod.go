@@ -1,0 +1,162 @@
+package kinds
+
+import (
+	"encoding/json"
+	"time"
+
+	"kubeplay/core/defaults"
+	"kubeplay/core/encoding/table"
+	"kubeplay/core/object"
+	"kubeplay/core/quantity"
+	"kubeplay/core/schema"
+	"kubeplay/core/validation"
+)
+
+// pod is v1 Pod.
+func pod() *schema.Resource {
+	return &schema.Resource{
+		Version: "v1", Kind: "Pod", Plural: "pods", Singular: "pod", Namespaced: true,
+		ShortNames: []string{"po"}, Categories: []string{"all"}, Verbs: allVerbs,
+		Subs: []schema.Subresource{
+			{Name: "binding", Kind: "Binding", Verbs: createOnly},
+			{Name: "eviction", Kind: "Eviction", Group: "policy", Verbs: []string{"create"}},
+			{Name: "log", Kind: "Pod", Verbs: []string{"get"}},
+			{Name: "status", Kind: "Pod", Verbs: statusVerbs},
+		},
+		ReturnDeleted: true,
+		Fields: map[string]func(object.Object) string{
+			"spec.nodeName":            str("spec", "nodeName"),
+			"spec.restartPolicy":       str("spec", "restartPolicy"),
+			"spec.schedulerName":       str("spec", "schedulerName"),
+			"spec.serviceAccountName":  str("spec", "serviceAccountName"),
+			"spec.hostNetwork":         boolField("spec", "hostNetwork"),
+			"status.phase":             str("status", "phase"),
+			"status.podIP":             str("status", "podIP"),
+			"status.nominatedNodeName": str("status", "nominatedNodeName"),
+		},
+		Defaults: defaultPod,
+		Hooks: schema.Hooks{
+			Canonicalize: convertPod,
+			PrepareForCreate: func(obj object.Object, _ time.Time) {
+				spec, _ := obj["spec"].(map[string]any)
+				obj["status"] = map[string]any{"phase": "Pending", "qosClass": qosClass(spec)}
+			},
+			// A binding writes what it computed (node, condition).
+			PrepareForUpdate: func(u schema.Update) object.Object {
+				if u.Sub == "binding" {
+					return u.Obj
+				}
+				return u.Generic()
+			},
+			Validate:       validation.Pod,
+			ValidateUpdate: specUpdate(validation.PodUpdate),
+			// A name that is no DNS label is warned of, as it is the Pod's
+			// hostname.
+			WarningsOnCreate: func(obj object.Object) []string { return dnsLabelWarning(obj, "the Pod's hostname") },
+			GracePeriod:      podGracePeriod,
+		},
+		Printer: table.Pod,
+	}
+}
+
+// defaultPod is SetDefaults_Pod: what a Pod's spec gets and a template's does not.
+// Requests default to limits, service links are on, and with the host's
+// network every port is a host port.
+func defaultPod(m map[string]any) {
+	spec := object.Child(m, "spec")
+	for _, list := range []string{"containers", "initContainers"} {
+		for _, c := range object.Objects(spec, list) {
+			res, _ := c["resources"].(map[string]any)
+			limits, _ := res["limits"].(map[string]any)
+			for k, v := range limits {
+				requests, ok := res["requests"].(map[string]any)
+				if !ok {
+					requests = map[string]any{}
+					res["requests"] = requests
+				}
+				if _, ok := requests[k]; !ok {
+					requests[k] = v
+				}
+			}
+		}
+	}
+	defaults.SetUnset(spec, "enableServiceLinks", true)
+	if hostNetwork, _ := spec["hostNetwork"].(bool); hostNetwork {
+		for _, list := range []string{"containers", "initContainers"} {
+			for _, c := range object.Objects(spec, list) {
+				for _, p := range object.Objects(c, "ports") {
+					if cp := p["containerPort"]; defaults.IsZero(p["hostPort"]) && !defaults.IsZero(cp) {
+						p["hostPort"] = cp
+					}
+				}
+			}
+		}
+	}
+}
+
+// convertPod is what kube's conversion of a Pod does: the deprecated
+// serviceAccount mirrors serviceAccountName, and a negative grace period
+// becomes 1.
+func convertPod(obj object.Object) {
+	spec, _ := obj["spec"].(map[string]any)
+	if spec == nil {
+		return
+	}
+	convertPodSpec(spec)
+	if n, ok := spec["terminationGracePeriodSeconds"].(json.Number); ok && len(n) > 0 && n[0] == '-' {
+		spec["terminationGracePeriodSeconds"] = json.Number("1")
+	}
+}
+
+// qosClass is the Pod's quality of service class (qos.GetPodQOS): BestEffort
+// with no CPU or memory requested or limited, Guaranteed when every container
+// has both limited and requests what it limits, Burstable otherwise. (kube sums
+// the containers' quantities; as a valid Pod requests no more than it
+// limits, comparing them container by container is the same.)
+func qosClass(spec map[string]any) string {
+	guaranteed, some := true, false
+	for _, list := range []string{"containers", "initContainers"} {
+		containers, _ := spec[list].([]any)
+		for _, c := range containers {
+			res, _ := object.Path(c, "resources").(map[string]any)
+			requests, limits := object.StringMap(res, "requests"), object.StringMap(res, "limits")
+			for _, r := range []string{"cpu", "memory"} {
+				requested, limited := quantity.Compare(requests[r], "0") > 0, quantity.Compare(limits[r], "0") > 0
+				some = some || requested || limited
+				if !limited || quantity.Compare(requests[r], limits[r]) != 0 {
+					guaranteed = false
+				}
+			}
+		}
+	}
+	switch {
+	case !some:
+		return "BestEffort"
+	case guaranteed:
+		return "Guaranteed"
+	}
+	return "Burstable"
+}
+
+// podGracePeriod is kube's CheckGracefulDelete for Pods: the requested period,
+// else the Pod's terminationGracePeriodSeconds (30 by default); none for a
+// Pod that was never scheduled or has finished.
+func podGracePeriod(obj object.Object, requested *int64) int64 {
+	var period int64
+	switch spec, _ := obj["spec"].(map[string]any); {
+	case requested != nil:
+		period = *requested
+	case spec["terminationGracePeriodSeconds"] != nil:
+		period = object.Int(spec["terminationGracePeriodSeconds"])
+	}
+	if object.Path(obj, "spec", "nodeName") == nil || object.Path(obj, "spec", "nodeName") == "" {
+		period = 0
+	}
+	if phase := object.Path(obj, "status", "phase"); phase == "Failed" || phase == "Succeeded" {
+		period = 0
+	}
+	if period < 0 {
+		period = 1
+	}
+	return period
+}

@@ -1,0 +1,32 @@
+package kinds
+
+import (
+	"kubeplay/core/defaults"
+	"kubeplay/core/encoding/table"
+	"kubeplay/core/field"
+	"kubeplay/core/object"
+	"kubeplay/core/schema"
+	"kubeplay/core/validation"
+)
+
+// storageClass is storage.k8s.io/v1 StorageClass: its rules, and what it
+// may not change.
+func storageClass() *schema.Resource {
+	return &schema.Resource{
+		Group: "storage.k8s.io", Version: "v1", Kind: "StorageClass", Plural: "storageclasses", Singular: "storageclass",
+		ShortNames: []string{"sc"}, Verbs: allVerbs, ReturnDeleted: true,
+		// SetDefaults_StorageClass: its volumes are deleted once released,
+		// and bound as soon as they are claimed.
+		Defaults: func(m map[string]any) {
+			defaults.SetUnset(m, "reclaimPolicy", "Delete")
+			defaults.SetUnset(m, "volumeBindingMode", "Immediate")
+		},
+		Hooks: schema.Hooks{
+			Validate: validation.StorageClass,
+			ValidateUpdate: func(obj, old object.Object, _ string) field.ErrorList {
+				return validation.StorageClassUpdate(obj, old)
+			},
+		},
+		Printer: table.StorageClass,
+	}
+}

@@ -1,0 +1,84 @@
+package schema
+
+import (
+	"time"
+
+	"kubeplay/core/field"
+	"kubeplay/core/object"
+)
+
+// Hooks are what a built-in kind does differently on its way into storage, as
+// kube's per-kind strategies (rest.RESTCreateStrategy, RESTUpdateStrategy,
+// RESTDeleteStrategy) have it. core/registry's generic strategy calls them;
+// each is optional, and a kind without them gets only what every kind does.
+type Hooks struct {
+	// Canonicalize writes, after the kind's defaults, what kube's conversion
+	// of a decoded object shows (a Secret's stringData written into data).
+	Canonicalize func(obj object.Object)
+	// PrepareForCreate sets what a new object starts with (its status),
+	// before it is validated; now is the write's time.
+	PrepareForCreate func(obj object.Object, now time.Time)
+	// PrepareForUpdate returns the object to store for u, in place of
+	// u.Generic().
+	PrepareForUpdate func(u Update) object.Object
+	// Validate checks a new object against the kind's own rules (metadata is
+	// checked for every kind).
+	Validate func(obj object.Object) field.ErrorList
+	// ValidateUpdate checks the object a write to sub ("" for the resource
+	// itself) turns old into; without it, an update is checked by Validate.
+	ValidateUpdate func(obj, old object.Object, sub string) field.ErrorList
+	// WarningsOnCreate and WarningsOnUpdate are the warnings a valid write is
+	// answered with.
+	WarningsOnCreate func(obj object.Object) []string
+	WarningsOnUpdate func(obj, old object.Object) []string
+	// NewGeneration says what, besides a change of anything but metadata and
+	// status, bumps metadata.generation (for the kinds that track it).
+	NewGeneration func(obj, old object.Object) bool
+	// GracePeriod is how long deleting obj takes when requested (nil: as
+	// the object says), for the kinds deleted gracefully (kube's
+	// CheckGracefulDelete); without it, a delete is immediate.
+	GracePeriod func(obj object.Object, requested *int64) int64
+	// NoGarbageCollection: the kind's objects never get the garbage
+	// collector's finalizers (kube's Events).
+	NoGarbageCollection bool
+}
+
+// Update is a write that turns Old into Obj, as a kind's PrepareForUpdate
+// sees it.
+type Update struct {
+	Res      *Resource
+	Obj, Old object.Object
+	Sub      string    // the subresource written, "" for the resource itself
+	Now      time.Time // the write's time
+}
+
+// Generic is what every kind stores for an update: a write to the status
+// subresource changes only the status (and the managedFields the write
+// records); a write to a kind that has one keeps the status as it was.
+func (u Update) Generic() object.Object {
+	switch {
+	case u.Sub == "status":
+		out := object.DeepCopy(u.Old)
+		SetOrDelete(out, "status", u.Obj)
+		KeepManagedFields(out, u.Obj)
+		return out
+	case u.Res.Sub("status") != nil:
+		SetOrDelete(u.Obj, "status", u.Old)
+	}
+	return u.Obj
+}
+
+// KeepManagedFields gives a subresource's result the managedFields of the
+// object written (an apply's), as kube's status strategies keep them.
+func KeepManagedFields(out, obj object.Object) {
+	SetOrDelete(object.Meta(out), "managedFields", object.Meta(obj))
+}
+
+// SetOrDelete sets dst's field to src's, or removes it when src has none.
+func SetOrDelete(dst object.Object, key string, src object.Object) {
+	if v, ok := src[key]; ok {
+		dst[key] = v
+	} else {
+		delete(dst, key)
+	}
+}
