@@ -50,3 +50,14 @@ func (s *Server) podLog(w web.ResponseWriter, r *web.Request, t target) error {
 	}
 	return s.cfg.PodLogs(w, r, pod, container)
 }
+
+// currentPod is the Pod stored under pod's name now, nil when there is none
+// (or it cannot be read).
+func (s *Server) currentPod(pod object.Object) object.Object {
+	stored, ok := s.store.Current(s.kinds.Lookup("", "v1", "pods"), object.MetaString(pod, "namespace"), object.MetaString(pod, "name"))
+	if !ok {
+		return nil
+	}
+	cur, _ := object.Decode(stored)
+	return cur
+}

@@ -93,17 +93,6 @@ func New(store *registry.Store, cfg Config) *Server {
 	return s
 }
 
-// currentPod is the Pod stored under pod's name now, nil when there is none
-// (or it cannot be read).
-func (s *Server) currentPod(pod object.Object) object.Object {
-	stored, ok := s.store.Current(s.kinds.Lookup("", "v1", "pods"), object.MetaString(pod, "namespace"), object.MetaString(pod, "name"))
-	if !ok {
-		return nil
-	}
-	cur, _ := object.Decode(stored)
-	return cur
-}
-
 // Clock is the server's time.
 func (s *Server) Clock() clock.Clock { return s.cfg.Clock }
 
