@@ -109,7 +109,7 @@ func (rep reply) tableOf(c encoding.Conversion, res *schema.Resource, meta table
 		if err != nil {
 			return nil, apierrors.NewInternal(err)
 		}
-		rows[i] = table.Item{Object: obj, Raw: viewed(res, []byte(it.Value)), Kind: res.Kind, APIVersion: res.APIVersion()}
+		rows[i] = table.Item{Object: obj, Raw: registry.Viewed(res, []byte(it.Value)), Kind: res.Kind, APIVersion: res.APIVersion()}
 	}
 	if meta == (table.ListMeta{}) && len(rows) == 1 {
 		meta.ResourceVersion = object.MetaString(rows[0].Object, "resourceVersion")

@@ -30,20 +30,20 @@ const fzWatchBudget = 30 * time.Millisecond
 
 var (
 	fzMu      sync.Mutex
-	fzServers = map[string]*Server{}
+	fzServers = map[string]*testCore{}
 )
 
 // fzServer is one server per fuzz target and process (targets that write do not
 // disturb those that check nothing changes), seeded with configmaps cm-0..cm-5
 // (labels app=web|api, idx) in default and two in kube-system.
-func fzServer(t testing.TB) *Server {
+func fzServer(t testing.TB) *testCore {
 	fzMu.Lock()
 	defer fzMu.Unlock()
 	name, _, _ := strings.Cut(t.Name(), "/")
 	if s := fzServers[name]; s != nil {
 		return s
 	}
-	s, err := New(Config{})
+	s, err := newCore(testConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,13 +68,13 @@ func fzServer(t testing.TB) *Server {
 }
 
 // fzDo serves one request in-process with a short deadline.
-func fzDo(s *Server, method, path, rawQuery, contentType string, body []byte) (int, []byte) {
+func fzDo(s *testCore, method, path, rawQuery, contentType string, body []byte) (int, []byte) {
 	rec, _ := fzServe(s, method, path, rawQuery, contentType, body)
 	return rec.Code, rec.Body.Bytes()
 }
 
 // fzServe serves one request in-process; headers are extra name, value pairs.
-func fzServe(s *Server, method, path, rawQuery, contentType string, body []byte, headers ...string) (*httptest.ResponseRecorder, *http.Request) {
+func fzServe(s *testCore, method, path, rawQuery, contentType string, body []byte, headers ...string) (*httptest.ResponseRecorder, *http.Request) {
 	ctx, cancel := context.WithTimeout(context.Background(), fzWatchBudget)
 	defer cancel()
 	r := httptest.NewRequest(http.MethodGet, "/", nil).WithContext(ctx)
@@ -358,7 +358,7 @@ func fzIsWatchQuery(q url.Values) bool {
 
 // fzFirstPage lists default's configmaps two at a time and returns the
 // continue token of the first page.
-func fzFirstPage(t testing.TB, srv *Server, query string) string {
+func fzFirstPage(t testing.TB, srv *testCore, query string) string {
 	code, body := fzDo(srv, http.MethodGet, "/api/v1/namespaces/default/configmaps", query, "", nil)
 	var list struct {
 		Metadata struct {

@@ -41,7 +41,7 @@ type reply struct {
 	include table.IncludeObject
 	now     func() time.Time
 	// items caches stored objects in the binary media, for lists.
-	items *itemCache
+	store *registry.Store // the stored objects' binary encodings
 }
 
 // gzipThreshold is the size above which kube-apiserver compresses a response
@@ -62,7 +62,7 @@ func (s *Server) negotiateReply(r *web.Request, res *schema.Resource, watch bool
 		return reply{}, notAcceptable(err)
 	}
 	rep := reply{out: out, gzip: acceptsGzip(r), pretty: out.Media == encoding.JSON && (out.Pretty || prettyPrinted(r)),
-		accept: accept, protobuf: protobufServed(res), now: s.cfg.Clock.Now, items: &s.items}
+		accept: accept, protobuf: protobufServed(res), now: s.cfg.Clock.Now, store: s.store}
 	if out.Convert != nil && out.Convert.Kind == "Table" {
 		if rep.include, err = table.ParseIncludeObject(r.URL.Query().Get("includeObject")); err != nil {
 			return reply{}, apierrors.NewBadRequest(err.Error())
@@ -156,44 +156,14 @@ func (rep reply) encodeDocument(media encoding.Media, doc []byte) ([]byte, error
 		}
 		return encoding.AppendCBOR(nil, obj)
 	case encoding.Protobuf:
-		return protobufObject(doc)
+		return protobuf.EncodeDocument(doc)
 	}
 	return rep.jsonDocument(doc), nil
 }
 
-// viewed is a stored object as res shows it: converted to its form when
-// res is a view (schema.View), written as its Go type writes it.
-func viewed(res *schema.Resource, stored []byte) []byte {
-	if res.View == nil {
-		return stored
-	}
-	obj, err := object.Decode(stored)
-	if err != nil {
-		return stored // what cannot be read is shown as stored (a corrupt object)
-	}
-	obj = res.View.FromStored(obj)
-	types.Complete(res.APIVersion(), res.Kind, obj)
-	if b, err := object.EncodeOrdered(obj, types.Order(res.APIVersion(), res.Kind)); err == nil {
-		return b
-	}
-	return stored
-}
-
-// viewedItems are stored items as res shows them.
-func viewedItems(res *schema.Resource, items []registry.Item) []registry.Item {
-	if res.View == nil {
-		return items
-	}
-	out := make([]registry.Item, len(items))
-	for i, it := range items {
-		out[i] = registry.Item{Key: it.Key, Value: string(viewed(res, []byte(it.Value)))}
-	}
-	return out
-}
-
 // writeObject answers with one stored object of res.
 func (rep reply) writeObject(w web.ResponseWriter, code int, res *schema.Resource, stored []byte) {
-	doc := object.WithTypeMeta(viewed(res, stored), res.Kind, res.APIVersion())
+	doc := object.WithTypeMeta(registry.Viewed(res, stored), res.Kind, res.APIVersion())
 	if c := rep.out.Convert; c != nil {
 		var err error
 		if doc, err = rep.convertObject(*c, res, stored, doc); err != nil {
@@ -215,7 +185,7 @@ func (rep reply) writeObject(w web.ResponseWriter, code int, res *schema.Resourc
 // no large allocation; other media build the document.
 func (rep reply) writeList(w web.ResponseWriter, res *schema.Resource, meta listMeta, items []registry.Item) {
 	if rep.out.Convert == nil {
-		items = viewedItems(res, items) // Tables print the stored form, as kube prints its internal one
+		items = registry.ViewedItems(res, items) // Tables print the stored form, as kube prints its internal one
 	}
 	if (rep.out.Media == encoding.Protobuf || rep.out.Media == encoding.CBOR) && rep.out.Convert == nil {
 		rep.writeBinaryList(w, res, meta, items)
@@ -675,7 +645,7 @@ func (c *watchCodec) encodeEvent(e *registry.Event) []byte {
 	if e.Type == registry.Bookmark {
 		return c.frame(string(e.Type), c.bookmark(e.Rev, false))
 	}
-	doc := object.WithTypeMeta(viewed(c.res, e.Object), c.res.Kind, c.res.APIVersion())
+	doc := object.WithTypeMeta(registry.Viewed(c.res, e.Object), c.res.Kind, c.res.APIVersion())
 	if conv := c.rep.out.Convert; conv != nil && conv.Kind != "PartialObjectMetadataList" {
 		// A conversion that fails leaves the object as it is, as kube's watch does
 		// (PartialObjectMetadataList never applies to a single object).
@@ -697,7 +667,7 @@ func (c *watchCodec) tableEvent(e *registry.Event) []byte {
 	if err != nil {
 		return c.internalError(string(e.Type), err)
 	}
-	doc, err := c.table.Append(nil, table.Item{Object: obj, Raw: viewed(c.res, stored), Kind: c.res.Kind, APIVersion: c.res.APIVersion()}, c.rep.now())
+	doc, err := c.table.Append(nil, table.Item{Object: obj, Raw: registry.Viewed(c.res, stored), Kind: c.res.Kind, APIVersion: c.res.APIVersion()}, c.rep.now())
 	if err != nil {
 		return c.internalError(string(e.Type), err)
 	}
@@ -729,7 +699,7 @@ func (c *watchCodec) frame(typ string, doc []byte) []byte {
 		}
 		return c.internalError(typ, err)
 	case encoding.Protobuf:
-		b, err := protobufWatchFrame(typ, doc)
+		b, err := protobuf.WatchFrame(typ, doc)
 		if err != nil {
 			return c.internalError(typ, err)
 		}

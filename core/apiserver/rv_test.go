@@ -16,7 +16,7 @@ type rvFixture struct {
 }
 
 func newRVFixture(t *testing.T) *rvFixture {
-	s := newTestServer(t, Config{FreshnessWait: 50 * time.Millisecond})
+	s := newTestServer(t, testConfig{FreshnessWait: 50 * time.Millisecond})
 	f := &rvFixture{s: s}
 	a := s.createCM("default", "a", nil)
 	f.rv1 = a.str("metadata", "resourceVersion")
@@ -186,7 +186,7 @@ func TestK8S_RV_3_TooLarge(t *testing.T) {
 		t.Fatalf("events: Retry-After %q, details %v", r.Header.Get("Retry-After"), r.Obj["details"])
 	}
 	// A read that waits for a revision the store reaches meanwhile succeeds.
-	patient := newTestServer(t, Config{FreshnessWait: 10 * time.Second})
+	patient := newTestServer(t, testConfig{FreshnessWait: 10 * time.Second})
 	next := strconv.FormatInt(patient.srv.Store().Revision()+1, 10)
 	done := make(chan *response)
 	go func() {
@@ -211,7 +211,7 @@ func TestK8S_RV_3_TooLarge(t *testing.T) {
 }
 
 func TestK8S_RV_4_Malformed(t *testing.T) {
-	s := newTestServer(t, Config{})
+	s := newTestServer(t, testConfig{})
 	rev := s.srv.Store().Revision()
 	for _, p := range []string{
 		"/api/v1/namespaces/default/configmaps?resourceVersion=abc",

@@ -15,13 +15,14 @@ import (
 	"kubeplay/core/clock"
 	"kubeplay/core/kinds"
 	"kubeplay/core/object"
+	"kubeplay/core/sandbox"
 	"kubeplay/core/storage"
 	"kubeplay/core/user"
 	"kubeplay/core/web"
 )
 
 // newServer is a core with a filter that records who each request came from.
-func newServer(t *testing.T) (*apiserver.Server, func() []string) {
+func newServer(t *testing.T) (*sandbox.Server, func() []string) {
 	t.Helper()
 	var mu sync.Mutex
 	var users []string
@@ -35,7 +36,7 @@ func newServer(t *testing.T) (*apiserver.Server, func() []string) {
 			next.ServeHTTP(w, r)
 		})
 	}
-	srv, err := apiserver.New(apiserver.Config{Filters: []apiserver.Filter{record}})
+	srv, err := sandbox.NewServer(sandbox.Config{API: apiserver.Config{Filters: []apiserver.Filter{record}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +95,7 @@ func TestClientWatchStreams(t *testing.T) {
 	srv, _ := newServer(t)
 	c := client.New(srv, user.User{Name: "w"}, "w")
 	ctx := context.Background()
-	w, err := c.Watch(ctx, cms, "resourceVersion="+fmt.Sprint(srv.Store().Revision()))
+	w, err := c.Watch(ctx, cms, "resourceVersion="+fmt.Sprint(srv.Storage().Revision()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,9 +117,9 @@ func TestClientWatchStreams(t *testing.T) {
 			controllers++
 		}
 	}
-	waitWatchers(t, srv.Store(), controllers+1)
+	waitWatchers(t, srv.Storage(), controllers+1)
 	w.Stop()
-	waitWatchers(t, srv.Store(), controllers)
+	waitWatchers(t, srv.Storage(), controllers)
 }
 
 // waitWatchers waits until st has n watchers.
@@ -138,7 +139,7 @@ func waitWatchers(t *testing.T, st *storage.Store, n int) {
 // the handler what changed meanwhile.
 func TestInformerListsWatchesIndexesAndRelists(t *testing.T) {
 	var cut atomic.Bool
-	srv, err := apiserver.New(apiserver.Config{Filters: []apiserver.Filter{cutWatches(&cut)}})
+	srv, err := sandbox.NewServer(sandbox.Config{API: apiserver.Config{Filters: []apiserver.Filter{cutWatches(&cut)}}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -61,7 +61,7 @@ func (n *Namespace) Run(ctx context.Context) {
 	}, nil, n.clock)
 	go inf.Run(ctx)
 
-	Loop(ctx, n.clock, wake, namespaceRetry, func() bool {
+	clock.Loop(ctx, n.clock, wake, namespaceRetry, func() bool {
 		waiting := false
 		for _, ns := range inf.List() {
 			if object.Meta(ns)["deletionTimestamp"] != nil && !n.finish(ctx, ns) {

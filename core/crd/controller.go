@@ -9,7 +9,6 @@ import (
 
 	"kubeplay/core/client"
 	"kubeplay/core/clock"
-	"kubeplay/core/controllers"
 	"kubeplay/core/object"
 	"kubeplay/core/schema"
 	"kubeplay/core/user"
@@ -77,7 +76,7 @@ func (c *Controller) Run(ctx context.Context) {
 		},
 	}, nil, c.clock)
 	go inf.Run(ctx)
-	controllers.Loop(ctx, c.clock, wake, retryAfter, func() bool {
+	clock.Loop(ctx, c.clock, wake, retryAfter, func() bool {
 		pending := false
 		all := inf.List()
 		for _, obj := range all {

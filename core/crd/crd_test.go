@@ -9,10 +9,10 @@ import (
 	"testing"
 	"time"
 
-	"kubeplay/core/apiserver"
 	"kubeplay/core/client"
 	"kubeplay/core/crd"
 	"kubeplay/core/object"
+	"kubeplay/core/sandbox"
 	"kubeplay/core/user"
 )
 
@@ -63,7 +63,7 @@ func FuzzK8S_URI_4_Definition(f *testing.F) {
 // definition's time over the floor's: how much longer than a plain write
 // and read the controller's naming and establishing takes.
 func BenchmarkK8S_URI_4_DefinitionServed(b *testing.B) {
-	s, err := apiserver.New(apiserver.Config{})
+	s, err := sandbox.NewServer(sandbox.Config{})
 	if err != nil {
 		b.Fatal(err)
 	}

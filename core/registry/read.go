@@ -84,6 +84,17 @@ func (s *Store) Count(res *schema.Resource) int64 {
 	return s.storage.Count(collectionName(res))
 }
 
+// ObjectCount is how many objects of a resource are stored: what API
+// Priority and Fairness estimates a list's work from (kube keeps such counts
+// per resource too).
+func (s *Store) ObjectCount(group, resource string) int64 {
+	res := s.schema.ByGroupResource(group, resource)
+	if res == nil {
+		return 0
+	}
+	return s.Count(res)
+}
+
 // Close closes storage, ending every watch.
 func (s *Store) Close() error { return s.storage.Close() }
 

@@ -49,6 +49,7 @@ type Store struct {
 	// freshnessWait is how long a read waits for a revision storage has not
 	// reached.
 	freshnessWait time.Duration
+	items         itemCache // binary encodings of stored objects
 }
 
 // FieldManager keeps metadata.managedFields as kube's field manager does.

@@ -8,10 +8,10 @@ import (
 	"testing"
 	"time"
 
-	"kubeplay/core/apiserver"
 	"kubeplay/core/client"
 	"kubeplay/core/clock"
 	"kubeplay/core/object"
+	"kubeplay/core/sandbox"
 	"kubeplay/core/sim"
 	"kubeplay/core/user"
 	"kubeplay/core/web"
@@ -21,7 +21,7 @@ import (
 // client of it.
 type env struct {
 	t       *testing.T
-	srv     *apiserver.Server
+	srv     *sandbox.Server
 	cluster *sim.Cluster
 	clock   *clock.Fake
 	c       *client.Client
@@ -33,16 +33,16 @@ var start = time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
 
 func newEnv(t *testing.T, cfg sim.Config) *env {
 	t.Helper()
-	return newEnvWith(t, apiserver.Config{}, cfg)
+	return newEnvWith(t, sandbox.Config{}, cfg)
 }
 
-// newEnvWith is newEnv with the core configured by api (its clock and logs
+// newEnvWith is newEnv with the core configured by core (its clock and logs
 // are the env's).
-func newEnvWith(t *testing.T, api apiserver.Config, cfg sim.Config) *env {
+func newEnvWith(t *testing.T, core sandbox.Config, cfg sim.Config) *env {
 	t.Helper()
 	fake := clock.NewFake(start)
-	api.Clock, api.PodLogs = fake, sim.Logs(fake)
-	srv, err := apiserver.New(api)
+	core.API.Clock, core.API.PodLogs = fake, sim.Logs(fake)
+	srv, err := sandbox.NewServer(core)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,12 +177,12 @@ func mustJSON(v any) string {
 func (e *env) idle(what string) {
 	e.t.Helper()
 	e.until(time.Minute, "settled", func() bool { return e.cluster.Pending() == 0 })
-	rev := e.srv.Store().Revision()
+	rev := e.srv.Storage().Revision()
 	for range 20 {
 		e.clock.Step(time.Minute)
 		time.Sleep(time.Millisecond)
 	}
-	if e.cluster.Pending() != 0 || e.srv.Store().Revision() != rev {
-		e.t.Errorf("%s worked: %d pending, revision %d after %d", what, e.cluster.Pending(), e.srv.Store().Revision(), rev)
+	if e.cluster.Pending() != 0 || e.srv.Storage().Revision() != rev {
+		e.t.Errorf("%s worked: %d pending, revision %d after %d", what, e.cluster.Pending(), e.srv.Storage().Revision(), rev)
 	}
 }

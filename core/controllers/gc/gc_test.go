@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"kubeplay/core/apiserver"
 	"kubeplay/core/client"
 	"kubeplay/core/object"
+	"kubeplay/core/sandbox"
 	"kubeplay/core/user"
 	"kubeplay/core/web"
 )
@@ -23,7 +23,7 @@ type cluster struct {
 
 func newCluster(t testing.TB) *cluster {
 	t.Helper()
-	s, err := apiserver.New(apiserver.Config{})
+	s, err := sandbox.NewServer(sandbox.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"kubeplay/core/clock"
 	"kubeplay/core/controllers/resourcequota"
 	"kubeplay/core/object"
+	"kubeplay/core/sandbox"
 	"kubeplay/core/user"
 	"kubeplay/core/web"
 )
@@ -30,7 +31,7 @@ const quotas = "/api/v1/namespaces/default/resourcequotas"
 func newEnv(t *testing.T) *env {
 	t.Helper()
 	fake := clock.NewFake(time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC))
-	s, err := apiserver.New(apiserver.Config{Clock: fake})
+	s, err := sandbox.NewServer(sandbox.Config{API: apiserver.Config{Clock: fake}})
 	if err != nil {
 		t.Fatal(err)
 	}

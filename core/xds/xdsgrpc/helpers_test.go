@@ -11,9 +11,9 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 
-	"kubeplay/core/apiserver"
 	"kubeplay/core/client"
 	"kubeplay/core/clock"
+	"kubeplay/core/sandbox"
 	"kubeplay/core/schema"
 	"kubeplay/core/user"
 	"kubeplay/core/xds"
@@ -45,7 +45,7 @@ func newEnv(t *testing.T, clk clock.Clock) *env {
 // newEnvWith is newEnv with the discovery service configured as cfg says.
 func newEnvWith(t *testing.T, cfg xds.Config) *env {
 	t.Helper()
-	srv, err := apiserver.New(apiserver.Config{Resources: schema.XDS(xds.Validate)})
+	srv, err := sandbox.NewServer(sandbox.Config{Resources: schema.XDS(xds.Validate)})
 	if err != nil {
 		t.Fatal(err)
 	}
