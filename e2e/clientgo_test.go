@@ -27,6 +27,8 @@ import (
 
 	"kubeplay/core/apiserver"
 	"kubeplay/core/request"
+	"kubeplay/core/sandbox"
+	"kubeplay/core/storage"
 )
 
 // The client-go tests drive the core with client-go v0.32.3 (kubectl 1.32's
@@ -567,9 +569,9 @@ func TestK8S_WATCH_1_ClientGoInformer(t *testing.T) {
 func TestK8S_WATCH_3_ClientGoInformerRelistsAfter410(t *testing.T) {
 	rec := &cgRecorder{}
 	gate := newCGWatchGate()
-	hs, srv := startServer(t, apiserver.Config{
-		HistoryLimit: 50,
-		Filters:      []apiserver.Filter{rec.filter, gate.filter},
+	hs, srv := startCore(t, sandbox.Config{
+		Storage: storage.Config{HistoryLimit: 50},
+		API:     apiserver.Config{Filters: []apiserver.Filter{rec.filter, gate.filter}},
 	})
 	t.Cleanup(gate.open)
 	ctx := t.Context()
@@ -597,7 +599,7 @@ func TestK8S_WATCH_3_ClientGoInformerRelistsAfter410(t *testing.T) {
 		return ""
 	})
 	w.mixed(200)
-	if c := srv.Store().CompactedRevision(); c <= lastSeen {
+	if c := srv.Storage().CompactedRevision(); c <= lastSeen {
 		t.Fatalf("compacted revision %d not past the informer's %d: the history limit did not apply", c, lastSeen)
 	}
 	gate.open()
@@ -722,7 +724,7 @@ func TestK8S_WATCH_3_ClientGoWatchExpired(t *testing.T) {
 		first = cm
 	}
 	w.mixed(20)
-	compacted, err := srv.Store().Compact(srv.Store().Revision())
+	compacted, err := srv.Storage().Compact(srv.Storage().Revision())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,12 +12,19 @@ import (
 
 	"kubeplay/core/apiserver"
 	"kubeplay/core/controllers"
+	"kubeplay/core/sandbox"
 )
 
 // startServer serves a fresh in-memory core over loopback HTTP for the test.
-func startServer(t testing.TB, cfg apiserver.Config) (*httptest.Server, *apiserver.Server) {
+func startServer(t testing.TB, cfg apiserver.Config) (*httptest.Server, *sandbox.Server) {
 	t.Helper()
-	srv, err := apiserver.New(cfg)
+	return startCore(t, sandbox.Config{API: cfg})
+}
+
+// startCore is startServer with the core's configuration.
+func startCore(t testing.TB, cfg sandbox.Config) (*httptest.Server, *sandbox.Server) {
+	t.Helper()
+	srv, err := sandbox.NewServer(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -135,9 +135,9 @@ func start(o options) (*server, error) {
 	if o.anonymousAuth != nil {
 		cfg.DenyAnonymous = !*o.anonymousAuth
 	}
-	cfg.API.Resources = schema.XDS(xds.Validate)
-	cfg.API.EventTTL = o.eventTTL
-	cfg.API.Budget = o.budget
+	cfg.Resources = schema.XDS(xds.Validate)
+	cfg.EventTTL = o.eventTTL
+	cfg.Budget = o.budget
 	if !o.quiet {
 		cfg.API.Logf = log.Printf
 	}
@@ -157,19 +157,19 @@ func start(o options) (*server, error) {
 		if err != nil {
 			return nil, err
 		}
-		cfg.API.Persister = p
+		cfg.Storage.Persister = p
 	}
 	api, err := sandbox.New(cfg)
 	if err != nil {
-		if cfg.API.Persister != nil {
-			cfg.API.Persister.Close() // and with it the data directory's lock
+		if cfg.Storage.Persister != nil {
+			cfg.Storage.Persister.Close() // and with it the data directory's lock
 		}
 		if gap := (*storage.GapError)(nil); errors.As(err, &gap) {
 			err = fmt.Errorf("--data %s: %w", o.data, err)
 		}
 		return nil, err
 	}
-	for _, e := range api.Store().RestoreErrors() {
+	for _, e := range api.Storage().RestoreErrors() {
 		log.Printf("restore: %v", e)
 	}
 	// The discovery service is a client of the API, as control planes are.

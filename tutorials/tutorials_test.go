@@ -18,7 +18,6 @@ import (
 	"testing"
 	"time"
 
-	"kubeplay/core/apiserver"
 	"kubeplay/core/sandbox"
 	"kubeplay/core/schema"
 	"kubeplay/core/sim"
@@ -319,7 +318,7 @@ func TestPLAY_7_TutorialsReplay(t *testing.T) {
 // the discovery service, as the native command serves them.
 func replayTutorial(t *testing.T, player *player, id, file string, apiOnly bool) {
 	srv, err := sandbox.New(sandbox.Config{APIOnly: apiOnly, Cluster: sim.Config{Speed: 5},
-		API: apiserver.Config{Resources: schema.XDS(xds.Validate)}})
+		Resources: schema.XDS(xds.Validate)})
 	if err != nil {
 		t.Fatal(err)
 	}

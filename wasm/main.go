@@ -1,7 +1,9 @@
 //go:build js && wasm
 
-// Command wasm is the browser host: one long-lived Go instance holding the core,
-// driven from a service worker (or a Durable Object) through globalThis.kubeplay:
+// Command wasm is the core as the JavaScript hosts run it (the browser's
+// service worker and the edge's sandbox Durable Object, through
+// wasm/bridge/bridge.mjs): one long-lived Go instance holding a sandbox, driven
+// through globalThis.kubeplay:
 //
 //	kubeplay.start(host) → Promise<{revision, restoreErrors}>
 //	    host: {snapshot, journal, append, writeSnapshot, openapiDocuments, maxWatchSeconds, budget ("edge" or the browser's),
@@ -22,6 +24,7 @@ import (
 	"kubeplay/core/budget"
 	"kubeplay/core/sandbox"
 	"kubeplay/core/schema"
+	"kubeplay/core/storage"
 	"kubeplay/core/web"
 	"kubeplay/wasm/bridge"
 )
@@ -68,21 +71,21 @@ func start(_ js.Value, args []js.Value) any {
 		// a restarted worker or Durable Object restores in about the same time
 		// however many writes came before; and the whole sandbox, watchers' lag
 		// included, fits the edge's 128 MB isolate.
-		cfg := sandbox.Config{API: apiserver.Config{Persister: persister, SnapshotEvery: 500, HistoryLimit: 1000,
-			HistoryBytes: 32 << 20, WatchBufferBytes: 16 << 20,
+		cfg := sandbox.Config{Storage: storage.Config{Persister: persister, SnapshotEvery: 500, HistoryLimit: 1000,
+			HistoryBytes: 32 << 20, WatchBufferBytes: 16 << 20},
 			// The OpenAPI documents stay out of the module: the host loads
 			// them when a client first asks.
-			OpenAPIDocuments: bridge.Loader(host.Get("openapiDocuments"))}}
+			API: apiserver.Config{OpenAPIDocuments: bridge.Loader(host.Get("openapiDocuments"))}}
 		// The xDS group is served where the host can check its objects (the
 		// service worker, with the xDS module).
 		if check := host.Get("validateXDS"); check.Type() == js.TypeFunction {
-			cfg.API.Resources = schema.XDS(bridge.RemoteCheck(check))
+			cfg.Resources = schema.XDS(bridge.RemoteCheck(check))
 		}
 		// What the sandbox may hold and open (core/budget): the browser's, or
 		// an edge Durable Object's (host.budget "edge").
-		cfg.API.Budget = budget.Browser
+		cfg.Budget = budget.Browser
 		if v := host.Get("budget"); v.Type() == js.TypeString && v.String() == "edge" {
-			cfg.API.Budget = budget.Edge
+			cfg.Budget = budget.Edge
 		}
 		if v := host.Get("maxWatchSeconds"); v.Type() == js.TypeNumber {
 			cfg.API.MaxWatchTimeout = time.Duration(v.Float() * float64(time.Second))
@@ -112,10 +115,10 @@ func start(_ js.Value, args []js.Value) any {
 		}
 		server = s
 		restoreErrors := []any{}
-		for _, e := range s.Store().RestoreErrors() {
+		for _, e := range s.Storage().RestoreErrors() {
 			restoreErrors = append(restoreErrors, e.Error())
 		}
-		return map[string]any{"revision": int(s.Store().Revision()), "restoreErrors": restoreErrors}, nil
+		return map[string]any{"revision": int(s.Storage().Revision()), "restoreErrors": restoreErrors}, nil
 	})
 }
 

@@ -32,8 +32,8 @@ func (s *Server) apply(w web.ResponseWriter, r *web.Request, t target, mediaType
 	}
 	rt := t.registryTarget(r)
 	rt.Apply = true
-	stored, created, err := s.objects.Update(rt, func(old object.Object) (object.Object, error) {
-		obj, err := s.fields.Apply(t.res, t.sub, t.manager, s.cfg.Clock.Now(), old, config, force)
+	stored, created, err := s.store.Update(rt, func(old object.Object) (object.Object, error) {
+		obj, err := apply.FieldManager{}.Apply(t.res, t.sub, t.manager, s.cfg.Clock.Now(), old, config, force)
 		if err != nil {
 			return nil, err
 		}

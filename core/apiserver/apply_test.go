@@ -10,7 +10,7 @@ import (
 // TestK8S_WRITE_2_ManagedFieldsAsKube) and changes nothing: the store's
 // revision and the object stay as they were.
 func TestK8S_WRITE_2_BadApplyWritesNothing(t *testing.T) {
-	s := newTestServer(t, Config{})
+	s := newTestServer(t, testConfig{})
 	const path = "/api/v1/namespaces/default/configmaps/c"
 	const yaml = "application/apply-patch+yaml"
 	cfg := func(extra string) string {
@@ -65,7 +65,7 @@ func TestK8S_WRITE_2_BadApplyWritesNothing(t *testing.T) {
 // creates it (201), even for a kind PUT does not create; then it updates
 // (200); an apply to a missing object's subresource is 404.
 func TestK8S_WRITE_2_ApplyCreatesWhateverTheKind(t *testing.T) {
-	s := newTestServer(t, Config{})
+	s := newTestServer(t, testConfig{})
 	body := `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"x"},"data":{"a":"1"}}`
 	s.do("PUT", "/api/v1/namespaces/default/configmaps/x", body).wantStatus(t, 404, "NotFound", `configmaps "x" not found`)
 	s.do("PATCH", "/api/v1/namespaces/default/configmaps/x?fieldManager=m", body, "Content-Type", "application/apply-patch+yaml").must(t, 201)
@@ -79,7 +79,7 @@ func TestK8S_WRITE_2_ApplyCreatesWhateverTheKind(t *testing.T) {
 // it would store (created, or merged, with its managedFields) and stores
 // nothing: no revision, no watch event, the object as it was.
 func TestK8S_WRITE_3_DryRunApply(t *testing.T) {
-	s := newTestServer(t, Config{})
+	s := newTestServer(t, testConfig{})
 	const path = "/api/v1/namespaces/default/configmaps/c"
 	body := func(v string) string {
 		return `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"},"data":{"a":"` + v + `"}}`

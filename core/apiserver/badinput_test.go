@@ -8,7 +8,7 @@ import (
 // The bad-input list: every case gets a Status with kube's code and
 // reason, and none of them changes stored state.
 func TestK8S_BadInput_NothingStored(t *testing.T) {
-	s := newTestServer(t, Config{})
+	s := newTestServer(t, testConfig{})
 	s.createCM("default", "a", nil)
 	rev := s.srv.Store().Revision()
 	const coll = "/api/v1/namespaces/default/configmaps"
@@ -66,7 +66,7 @@ func TestK8S_BadInput_NothingStored(t *testing.T) {
 }
 
 func TestK8S_BadInput_Messages(t *testing.T) {
-	s := newTestServer(t, Config{})
+	s := newTestServer(t, testConfig{})
 	const coll = "/api/v1/namespaces/default/configmaps"
 	s.do("GET", coll+"?labelSelector=a%20in%20(b", nil).wantStatus(t, 400, "BadRequest",
 		"unable to parse requirement: found '', expected: ',' or ')'")

@@ -18,6 +18,8 @@ import (
 	"unsafe"
 
 	"github.com/tidwall/buntdb"
+
+	"kubeplay/core/storage"
 )
 
 // bufferWriter is a reusable in-memory http.ResponseWriter, so benchmarks measure
@@ -33,9 +35,9 @@ func (w *bufferWriter) WriteHeader(code int)        { w.code = code }
 func (w *bufferWriter) Write(b []byte) (int, error) { return w.buf.Write(b) }
 func (w *bufferWriter) reset()                      { w.buf.Reset(); w.code = 0; clear(w.h) }
 
-func newBenchServer(b *testing.B) *Server {
+func newBenchServer(b *testing.B) *testCore {
 	b.Helper()
-	srv, err := New(Config{HistoryLimit: 1 << 20, WatchBuffer: 1 << 16})
+	srv, err := newCore(testConfig{Storage: storage.Config{HistoryLimit: 1 << 20, WatchBuffer: 1 << 16}})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -43,7 +45,7 @@ func newBenchServer(b *testing.B) *Server {
 	return srv
 }
 
-func serve(b *testing.B, srv *Server, w *bufferWriter, method, path string, body []byte) {
+func serve(b *testing.B, srv *testCore, w *bufferWriter, method, path string, body []byte) {
 	var rd io.Reader
 	if body != nil {
 		rd = bytes.NewReader(body)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"kubeplay/core/budget"
+	"kubeplay/core/storage"
 )
 
 // BenchmarkROB_2_BudgetAccounting creates Pods (the store's accounting and
@@ -19,13 +20,13 @@ func BenchmarkROB_2_BudgetAccounting(b *testing.B) {
 	plain := newBenchServer(b)
 	limits := budget.Native
 	limits.Pods, limits.Objects = 1<<40, 1<<40 // counted and checked, never reached however long it runs
-	budgeted, err := New(Config{HistoryLimit: 1 << 20, WatchBuffer: 1 << 16, Budget: limits})
+	budgeted, err := newCore(testConfig{Storage: storage.Config{HistoryLimit: 1 << 20, WatchBuffer: 1 << 16}, Budget: limits})
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { budgeted.Close() })
 	w := &bufferWriter{h: http.Header{}}
-	for _, srv := range []*Server{plain, budgeted} {
+	for _, srv := range []*testCore{plain, budgeted} {
 		for i := range 1000 {
 			serve(b, srv, w, "POST", "/api/v1/namespaces/default/configmaps", configMapBody(fmt.Sprintf("cm-%04d", i), 200))
 		}
@@ -37,7 +38,7 @@ func BenchmarkROB_2_BudgetAccounting(b *testing.B) {
 		return r
 	}
 	list, _ := http.NewRequest("GET", "/api/v1/namespaces/default/configmaps", nil)
-	timed := func(srv *Server, r *http.Request) time.Duration {
+	timed := func(srv *testCore, r *http.Request) time.Duration {
 		start := time.Now()
 		w.reset()
 		srv.ServeHTTP(w, r)

@@ -12,9 +12,9 @@ import (
 // kube's 403 for an exceeded quota, naming the budget, and nothing is
 // written; reads, updates and deletes go on, and a delete makes room.
 func TestROB_2_ObjectBudget(t *testing.T) {
-	s := newTestServer(t, Config{})
+	s := newTestServer(t, testConfig{})
 	objects, _ := s.srv.Store().Usage()
-	s = newTestServer(t, Config{Budget: budget.Limits{Objects: objects + 3}})
+	s = newTestServer(t, testConfig{Budget: budget.Limits{Objects: objects + 3}})
 	for i := range 3 {
 		s.createCM("default", fmt.Sprintf("cm-%d", i), nil)
 	}
@@ -43,9 +43,9 @@ func TestROB_2_ObjectBudget(t *testing.T) {
 // budget is refused; an update may grow a little past it (what a deletion
 // writes first), a large one is refused.
 func TestROB_2_ByteBudget(t *testing.T) {
-	s := newTestServer(t, Config{})
+	s := newTestServer(t, testConfig{})
 	_, used := s.srv.Store().Usage()
-	s = newTestServer(t, Config{Budget: budget.Limits{Bytes: used + 64<<10}})
+	s = newTestServer(t, testConfig{Budget: budget.Limits{Bytes: used + 64<<10}})
 	big := strings.Repeat("x", 40<<10)
 	s.do("POST", "/api/v1/namespaces/default/configmaps", cm("one", nil, map[string]string{"k": big})).must(t, 201)
 	r := s.do("POST", "/api/v1/namespaces/default/configmaps", cm("two", nil, map[string]string{"k": big}))
@@ -66,7 +66,7 @@ func TestROB_2_ByteBudget(t *testing.T) {
 // controllers' count too), a watch is refused with the budget's 403 before
 // its stream starts; ending one makes room.
 func TestROB_2_WatchBudget(t *testing.T) {
-	s := newTestServer(t, Config{Budget: budget.Limits{Watches: 100}})
+	s := newTestServer(t, testConfig{Budget: budget.Limits{Watches: 100}})
 	const path = "/api/v1/namespaces/default/configmaps?watch=true"
 	var open []*watchStream
 	for {

@@ -135,7 +135,7 @@ func TestK8S_WRITE_5_BuiltinValidationAsKube(t *testing.T) {
 // replayBuiltinsKube sends each case's steps to one server and compares every
 // answer with kube's.
 func replayBuiltinsKube(t *testing.T, cases []kubeCase) {
-	replayKube(t, newTestServer(t, Config{ServiceIPRange: "10.0.0.0/24"}), builtinsKubeFile, cases) // the refapi kit's service range
+	replayKube(t, newTestServer(t, testConfig{ServiceIPRange: "10.0.0.0/24"}), builtinsKubeFile, cases) // the refapi kit's service range
 }
 
 // replayKube sends each case's steps to s and compares every answer with the

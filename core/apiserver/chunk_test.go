@@ -8,10 +8,11 @@ import (
 	"time"
 
 	"kubeplay/core/object"
+	"kubeplay/core/storage"
 )
 
 func TestK8S_CHUNK_1_Pages(t *testing.T) {
-	s := newTestServer(t, Config{})
+	s := newTestServer(t, testConfig{})
 	var want []string
 	for i := 0; i < 7; i++ {
 		name := fmt.Sprintf("cm-%d", i)
@@ -77,7 +78,7 @@ func TestK8S_CHUNK_1_Pages(t *testing.T) {
 }
 
 func TestK8S_CHUNK_2_ExpiredToken(t *testing.T) {
-	s := newTestServer(t, Config{HistoryWindow: time.Hour, HistoryLimit: 3})
+	s := newTestServer(t, testConfig{Storage: storage.Config{HistoryWindow: time.Hour, HistoryLimit: 3}})
 	for i := 0; i < 4; i++ {
 		s.createCM("default", fmt.Sprintf("cm-%d", i), nil)
 	}
@@ -107,7 +108,7 @@ func TestK8S_CHUNK_2_ExpiredToken(t *testing.T) {
 }
 
 func TestK8S_CHUNK_3_TokenBoundAndTamperChecked(t *testing.T) {
-	s := newTestServer(t, Config{})
+	s := newTestServer(t, testConfig{})
 	for i := 0; i < 3; i++ {
 		s.createCM("default", fmt.Sprintf("cm-%d", i), map[string]string{"a": "b"})
 		s.createCM("kube-system", fmt.Sprintf("cm-%d", i), map[string]string{"a": "b"})
@@ -137,3 +138,11 @@ func TestK8S_CHUNK_3_TokenBoundAndTamperChecked(t *testing.T) {
 		t.Fatalf("continue: %v", names)
 	}
 }
+
+// inconsistentContinue is kube's message for a continue token whose revision
+// was compacted.
+const inconsistentContinue = "The provided continue parameter is too old to display a consistent list result. " +
+	"You can start a new list without the continue parameter, or use the continue token in this response to " +
+	"retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - " +
+	"objects that were created, modified, or deleted between the time the first chunk was returned and now may " +
+	"show up in the list."

@@ -8,8 +8,8 @@ import (
 	"kubeplay/core/encoding"
 	"kubeplay/core/encoding/table"
 	"kubeplay/core/object"
+	"kubeplay/core/registry"
 	"kubeplay/core/schema"
-	"kubeplay/core/storage"
 	"kubeplay/core/web"
 )
 
@@ -38,11 +38,11 @@ func (rep reply) convertObject(c encoding.Conversion, res *schema.Resource, stor
 		return nil, apierrors.New(web.StatusNotAcceptable, "NotAcceptable",
 			"you requested PartialObjectMetadataList, but the requested object is not a list ("+goType(res, false)+")", nil)
 	}
-	return rep.tableOf(c, res, table.ListMeta{}, []storage.Item{{Value: string(stored)}})
+	return rep.tableOf(c, res, table.ListMeta{}, []registry.Item{{Value: string(stored)}})
 }
 
 // convertList answers a list with the conversion c asked for.
-func (rep reply) convertList(c encoding.Conversion, res *schema.Resource, meta listMeta, items []storage.Item) ([]byte, error) {
+func (rep reply) convertList(c encoding.Conversion, res *schema.Resource, meta listMeta, items []registry.Item) ([]byte, error) {
 	switch c.Kind {
 	case "PartialObjectMetadata":
 		return nil, apierrors.New(web.StatusNotAcceptable, "NotAcceptable",
@@ -102,14 +102,14 @@ func printerFor(res *schema.Resource) *table.Printer {
 
 // tableOf prints items as a Table (kube-apiserver's server-side printing). A
 // single object's Table carries its resourceVersion (meta is then empty).
-func (rep reply) tableOf(c encoding.Conversion, res *schema.Resource, meta table.ListMeta, items []storage.Item) ([]byte, error) {
+func (rep reply) tableOf(c encoding.Conversion, res *schema.Resource, meta table.ListMeta, items []registry.Item) ([]byte, error) {
 	rows := make([]table.Item, len(items))
 	for i, it := range items {
 		obj, err := object.Decode([]byte(it.Value))
 		if err != nil {
 			return nil, apierrors.NewInternal(err)
 		}
-		rows[i] = table.Item{Object: obj, Raw: viewed(res, []byte(it.Value)), Kind: res.Kind, APIVersion: res.APIVersion()}
+		rows[i] = table.Item{Object: obj, Raw: registry.Viewed(res, []byte(it.Value)), Kind: res.Kind, APIVersion: res.APIVersion()}
 	}
 	if meta == (table.ListMeta{}) && len(rows) == 1 {
 		meta.ResourceVersion = object.MetaString(rows[0].Object, "resourceVersion")

@@ -24,7 +24,7 @@ const (
 // watches, and goes only with ignoreStoreReadErrorWithClusterBreakingPotential,
 // which readable and missing objects, and other options beside it, refuse.
 func TestK8S_DEL_3_CorruptObject(t *testing.T) {
-	s := newTestServer(t, Config{})
+	s := newTestServer(t, testConfig{})
 	const cms = "/api/v1/namespaces/default/configmaps"
 	bad := cm("bad", nil, map[string]string{"a": "b"})
 	bad["metadata"].(map[string]any)["finalizers"] = []string{"example.com/hold"}

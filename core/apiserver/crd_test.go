@@ -64,7 +64,7 @@ func (s *testServer) gone(t testing.TB, path string) {
 // defaults and empty status, then named and established by the controller,
 // serving its type in discovery, aggregated discovery and OpenAPI.
 func TestK8S_URI_4_CustomResourceDefinition(t *testing.T) {
-	s := newTestServer(t, Config{})
+	s := newTestServer(t, testConfig{})
 	created := s.do("POST", crdPath, readTestdata(t, "widget-crd.json")).must(t, 201)
 	if got := string(mustJSON(created.Obj["status"])); got != `{"acceptedNames":{"kind":"","plural":""},"conditions":null,"storedVersions":["v1"]}` {
 		t.Errorf("status on create: %s", got)
@@ -125,7 +125,7 @@ func TestK8S_URI_4_CustomResourceDefinition(t *testing.T) {
 // validated by their schema; printed with their columns; their status and
 // scale subresources own their parts; protobuf is refused.
 func TestK8S_URI_4_CustomResources(t *testing.T) {
-	s := newTestServer(t, Config{})
+	s := newTestServer(t, testConfig{})
 	s.do("POST", crdPath, readTestdata(t, "widget-crd.json")).must(t, 201)
 	s.established(t, "widgets.example.com", widgets)
 
@@ -191,7 +191,7 @@ func TestK8S_URI_4_CustomResources(t *testing.T) {
 // None strategy (apiVersion only); each validates with its own schema;
 // discovery prefers the newest.
 func TestK8S_URI_4_Versions(t *testing.T) {
-	s := newTestServer(t, Config{})
+	s := newTestServer(t, testConfig{})
 	s.do("POST", crdPath, readTestdata(t, "gadget-crd.json")).must(t, 201)
 	s.established(t, "gadgets.example.com", "/apis/example.com/v2/gadgets")
 	s.do("POST", "/apis/example.com/v1/gadgets", `{"apiVersion":"example.com/v1","kind":"Gadget","metadata":{"name":"g1"},"spec":{"n":"5","tags":["a","b"]}}`).must(t, 201)
@@ -211,7 +211,7 @@ func TestK8S_URI_4_Versions(t *testing.T) {
 // nothing is stored. (kube prints its internal Go values in the message about
 // the storage version; kubeplay summarizes them.)
 func TestK8S_URI_4_InvalidDefinitions(t *testing.T) {
-	s := newTestServer(t, Config{})
+	s := newTestServer(t, testConfig{})
 	const v = `"versions":[{"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object"}}}]`
 	cases := []struct{ body, message string }{
 		{`{"metadata":{"name":"foos.example"},"spec":{"group":"example","scope":"Namespaced","names":{"plural":"foos","kind":"Foo"},` + v + `}}`,
@@ -262,7 +262,7 @@ func TestK8S_URI_4_InvalidDefinitions(t *testing.T) {
 // over (answers recorded against kube-apiserver 1.32.13). Kubeplay once
 // recorded nothing and answered every apply with a 500.
 func TestK8S_WRITE_2_PreservedUnknownFieldsManaged(t *testing.T) {
-	s := newTestServer(t, Config{})
+	s := newTestServer(t, testConfig{})
 	s.do("POST", crdPath, `{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":"frees.example.com"},`+
 		`"spec":{"group":"example.com","scope":"Namespaced","names":{"plural":"frees","kind":"Free","listKind":"FreeList","singular":"free"},`+
 		`"versions":[{"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object","x-kubernetes-preserve-unknown-fields":true}}}]}}`).must(t, 201)
@@ -303,7 +303,7 @@ func TestK8S_WRITE_2_PreservedUnknownFieldsManaged(t *testing.T) {
 // schema's properties in Go's map order: kubeplay's sorted order is one of
 // kube's answers; each case below has one.)
 func TestK8S_URI_4_SchemaErrorsAsKube(t *testing.T) {
-	s := newTestServer(t, Config{})
+	s := newTestServer(t, testConfig{})
 	for _, c := range []struct {
 		schema  string
 		code    int

@@ -65,7 +65,7 @@ func (s *Server) serveCorrupt(w web.ResponseWriter, r *web.Request) {
 		writeStatus(w, st)
 		return
 	}
-	if err := s.objects.Corrupt(t.registryTarget(r)); err != nil {
+	if err := s.store.Corrupt(t.registryTarget(r)); err != nil {
 		writeStatus(w, apierrors.As(err))
 		return
 	}
@@ -115,7 +115,7 @@ func decodeForDisplay(contentType string, body []byte) (any, error) {
 			if err != nil {
 				return nil, err
 			}
-			o, _, err := decodeProtobufDocument(obj)
+			o, _, err := protobuf.DecodeDocument(obj)
 			if err != nil {
 				return nil, err
 			}
@@ -124,7 +124,7 @@ func decodeForDisplay(contentType string, body []byte) (any, error) {
 		}
 		return events, nil
 	case mt == encoding.Protobuf.ContentType():
-		obj, _, err := decodeProtobufDocument(body)
+		obj, _, err := protobuf.DecodeDocument(body)
 		return obj, err
 	case mt == encoding.CBOR.ContentType():
 		return encoding.DecodeCBOR(body)

@@ -7,6 +7,7 @@ import (
 	"kubeplay/core/apierrors"
 	"kubeplay/core/request"
 	"kubeplay/core/schema"
+	"kubeplay/core/version"
 	"kubeplay/core/web"
 )
 
@@ -137,7 +138,7 @@ func (s *Server) serveDiscovery(w web.ResponseWriter, r *web.Request) {
 		return
 	}
 	parts := request.SplitPath(r.URL.Path)
-	gvs := s.registry.GroupVersions()
+	gvs := s.kinds.GroupVersions()
 	switch {
 	case len(parts) == 1 && parts[0] == "api":
 		if mt := wantsAggregated(r); mt != "" {
@@ -172,7 +173,7 @@ func (s *Server) serveDiscovery(w web.ResponseWriter, r *web.Request) {
 		writeStatus(w, apierrors.NewPathNotFound())
 	case len(parts) == 3 && parts[0] == "apis":
 		gv := schema.GroupVersion{Group: parts[1], Version: parts[2]}
-		if len(s.registry.Resources(gv)) == 0 {
+		if len(s.kinds.Resources(gv)) == 0 {
 			writeStatus(w, apierrors.NewPathNotFound())
 			return
 		}
@@ -215,7 +216,7 @@ func (s *Server) resourceList(gv schema.GroupVersion) apiResourceList {
 	if gv.Group == "" {
 		list.APIVersion = ""
 	}
-	for _, res := range s.registry.Resources(gv) {
+	for _, res := range s.kinds.Resources(gv) {
 		list.Resources = append(list.Resources, apiResource{
 			Name: res.Plural, SingularName: res.Singular, Namespaced: res.Namespaced, Kind: res.Kind,
 			Verbs: res.Verbs, ShortNames: res.ShortNames, Categories: res.Categories,
@@ -257,7 +258,7 @@ func (s *Server) writeAggregated(w web.ResponseWriter, mediaType string, core bo
 			i = len(list.Items) - 1
 		}
 		v := discoveryVersion{Version: gv.Version, Freshness: "Current", Resources: []discoveryResource{}}
-		for _, res := range s.registry.Resources(gv) {
+		for _, res := range s.kinds.Resources(gv) {
 			scope := "Cluster"
 			if res.Namespaced {
 				scope = "Namespaced"
@@ -299,16 +300,13 @@ type versionInfo struct {
 	Platform     string `json:"platform"`
 }
 
-// KubernetesVersion is the kube-apiserver release whose behaviour kubeplay follows.
-const KubernetesVersion = "v1.32.0"
-
 func (s *Server) serveVersion(w web.ResponseWriter, r *web.Request) {
 	if r.Method != web.MethodGet && r.Method != web.MethodHead {
 		writeStatus(w, apierrors.NewMethodNotAllowed())
 		return
 	}
 	writeJSON(w, web.StatusOK, versionInfo{
-		Major: "1", Minor: "32", GitVersion: KubernetesVersion + "+kubeplay", GitCommit: "kubeplay",
+		Major: version.Major, Minor: version.Minor, GitVersion: version.Server, GitCommit: "kubeplay",
 		GitTreeState: "clean", BuildDate: "1970-01-01T00:00:00Z", GoVersion: runtime.Version(),
 		Compiler: runtime.Compiler, Platform: runtime.GOOS + "/" + runtime.GOARCH,
 	})

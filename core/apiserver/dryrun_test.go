@@ -11,7 +11,7 @@ import (
 // if it deleted. Nothing changes: no revision, no watch event, the object as it
 // was. Other values are a 422 on the verb's options kind.
 func TestK8S_WRITE_3_DryRun(t *testing.T) {
-	s := newTestServer(t, Config{})
+	s := newTestServer(t, testConfig{})
 	s.createCM("default", "keep", map[string]string{"app": "web"})
 	w := s.watch("/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=" + s.do("GET", "/api/v1/namespaces/default/configmaps", nil).must(t, 200).str("metadata", "resourceVersion"))
 	before := s.srv.Store().Revision()

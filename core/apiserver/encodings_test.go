@@ -18,7 +18,7 @@ import (
 const cms = "/api/v1/namespaces/default/configmaps"
 
 func TestK8S_ENC_1_Negotiation(t *testing.T) {
-	s := newTestServer(t, Config{})
+	s := newTestServer(t, testConfig{})
 	s.createCM("default", "a", nil)
 	for _, c := range []struct {
 		accept, want string
@@ -73,7 +73,7 @@ func TestK8S_ENC_1_Negotiation(t *testing.T) {
 }
 
 func TestK8S_ENC_2_YAML(t *testing.T) {
-	s := newTestServer(t, Config{})
+	s := newTestServer(t, testConfig{})
 	body := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: from-yaml\n  labels: {app: web}\ndata:\n  replicas: \"3\"\n  text: |\n    two\n    lines\n"
 	r := s.do("POST", cms, body, "Content-Type", "application/yaml", "Accept", "application/yaml").must(t, 201)
 	if ct := r.Header.Get("Content-Type"); ct != "application/yaml" {
@@ -91,7 +91,7 @@ func TestK8S_ENC_2_YAML(t *testing.T) {
 }
 
 func TestK8S_ENC_3_ProtobufOverHTTP(t *testing.T) {
-	s := newTestServer(t, Config{})
+	s := newTestServer(t, testConfig{})
 	const pb = "application/vnd.kubernetes.protobuf"
 	obj := object.Object{"metadata": map[string]any{"name": "pb"}, "data": map[string]any{"k": "v"}}
 	raw, err := protobuf.Marshal(nil, "v1", "ConfigMap", obj)
@@ -139,7 +139,7 @@ func TestK8S_ENC_3_ProtobufOverHTTP(t *testing.T) {
 }
 
 func TestK8S_ENC_4_CBOR(t *testing.T) {
-	s := newTestServer(t, Config{})
+	s := newTestServer(t, testConfig{})
 	body, err := encoding.AppendCBOR(nil, map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
 		"metadata": map[string]any{"name": "cb"}, "data": map[string]any{"k": "v"}})
 	if err != nil {
@@ -170,7 +170,7 @@ func TestK8S_ENC_4_CBOR(t *testing.T) {
 }
 
 func TestK8S_ENC_5_Tables(t *testing.T) {
-	s := newTestServer(t, Config{})
+	s := newTestServer(t, testConfig{})
 	s.createCM("default", "a", nil)
 	const table = "application/json;as=Table;v=v1;g=meta.k8s.io"
 	r := s.do("GET", cms, nil, "Accept", table).must(t, 200)
@@ -206,7 +206,7 @@ func TestK8S_ENC_5_Tables(t *testing.T) {
 // asked for) is answered as it is, in indented JSON, as kube-apiserver 1.32
 // answers (recorded); the conversion errors name kube's internal types.
 func TestK8S_FID_1_K8S_ENC_5_ErrorsWithoutRepresentation(t *testing.T) {
-	s := newTestServer(t, Config{})
+	s := newTestServer(t, testConfig{})
 	s.createCM("default", "a", nil)
 	for _, accept := range []string{"application/json;as=Table;v=v1;g=meta.k8s.io", "application/json;as=PartialObjectMetadata;v=v1;g=meta.k8s.io",
 		"application/yaml;as=Table;v=v1;g=meta.k8s.io"} {
@@ -226,7 +226,7 @@ func TestK8S_FID_1_K8S_ENC_5_ErrorsWithoutRepresentation(t *testing.T) {
 }
 
 func TestK8S_ENC_6_Gzip(t *testing.T) {
-	s := newTestServer(t, Config{})
+	s := newTestServer(t, testConfig{})
 	big := strings.Repeat("x", 1000)
 	for i := range 200 { // about 200 KiB of list
 		s.do("POST", cms, cm(fmt.Sprintf("cm-%03d", i), nil, map[string]string{"k": big})).must(t, 201)
@@ -261,7 +261,7 @@ func TestK8S_ENC_6_Gzip(t *testing.T) {
 }
 
 func TestK8S_ENC_BadInput(t *testing.T) {
-	s := newTestServer(t, Config{})
+	s := newTestServer(t, testConfig{})
 	rev := s.srv.Store().Revision()
 	const pb = "application/vnd.kubernetes.protobuf"
 	good, _ := protobuf.Marshal(nil, "v1", "ConfigMap", object.Object{"metadata": map[string]any{"name": "x"}})
@@ -302,7 +302,7 @@ func TestK8S_ENC_BadInput(t *testing.T) {
 }
 
 func TestPLAY_3_DecodeBinaryForDisplay(t *testing.T) {
-	s := newTestServer(t, Config{})
+	s := newTestServer(t, testConfig{})
 	s.createCM("default", "a", map[string]string{"app": "web"})
 	fetch := func(accept, query string) ([]byte, string) {
 		req, _ := http.NewRequest("GET", s.hs.URL+cms+query, nil)
@@ -332,7 +332,7 @@ func TestPLAY_3_DecodeBinaryForDisplay(t *testing.T) {
 }
 
 func TestK8S_ENC_3_QuantitiesCanonical(t *testing.T) {
-	s := newTestServer(t, Config{})
+	s := newTestServer(t, testConfig{})
 	const pods = "/api/v1/namespaces/default/pods"
 	pod := func(name, cpu, mem string) string {
 		return `{"metadata":{"name":"` + name + `"},"spec":{"containers":[{"name":"c","image":"nginx","resources":{"requests":{"cpu":"` + cpu + `","memory":"` + mem + `"}}}]}}`

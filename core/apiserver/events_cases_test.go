@@ -68,14 +68,14 @@ func TestRecordEventsKube(t *testing.T) {
 // stored Events in its form, its validation (by request version) and field
 // selectors.
 func TestSIM_4_EventsV1AsKube(t *testing.T) {
-	replayKube(t, newTestServer(t, Config{}), eventsKubeFile, eventsCases)
+	replayKube(t, newTestServer(t, testConfig{}), eventsKubeFile, eventsCases)
 }
 
 // TestSIM_4_EventsV1Protobuf: one stored Event listed in protobuf through
 // core/v1, events.k8s.io/v1 and core/v1 again is each time in that API's
 // form (the binary list path converts a view's items too).
 func TestSIM_4_EventsV1Protobuf(t *testing.T) {
-	s := newTestServer(t, Config{})
+	s := newTestServer(t, testConfig{})
 	s.do("POST", kubeEventsV1, eventsV1("pb.1", "")).must(t, 201)
 	for _, c := range []struct{ path, apiVersion, field string }{
 		{kubeEvents, "v1", "message"},

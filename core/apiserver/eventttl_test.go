@@ -42,7 +42,7 @@ func TestROB_2_EventsExpireAfterTTL(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := newTestServer(t, Config{Clock: clk, Persister: p, EventTTL: time.Hour})
+	s := newTestServer(t, testConfig{Config: Config{Clock: clk}, Storage: storage.Config{Persister: p}, EventTTL: time.Hour})
 	const events = "/api/v1/namespaces/default/events"
 	s.do("POST", events, eventBody("old")).must(t, 201)
 	s.do("POST", events, eventBody("renewed")).must(t, 201)
@@ -74,6 +74,6 @@ func TestROB_2_EventsExpireAfterTTL(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s = newTestServer(t, Config{Clock: clk, Persister: p, EventTTL: time.Hour})
+	s = newTestServer(t, testConfig{Config: Config{Clock: clk}, Storage: storage.Config{Persister: p}, EventTTL: time.Hour})
 	waitFor(t, clk, 0, "the stored Event to expire", func() bool { return s.do("GET", events+"/renewed", nil).Code == 404 })
 }

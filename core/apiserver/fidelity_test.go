@@ -557,7 +557,7 @@ func replayFidelityCases(t *testing.T, prefix string) {
 	for _, a := range rec.Answers {
 		want[a.ID] = a
 	}
-	s := newTestServer(t, Config{})
+	s := newTestServer(t, testConfig{})
 	n := 0
 	for i, c := range fidelityCases {
 		if !strings.HasPrefix(c.ID, prefix) {

@@ -224,7 +224,7 @@ func TestK8S_WRITE_4_FieldValidationAsKube(t *testing.T) {
 	if len(rec.Answers) != len(fieldValidationCases) {
 		t.Fatalf("%d recorded answers for %d cases: record them again", len(rec.Answers), len(fieldValidationCases))
 	}
-	s := newTestServer(t, Config{})
+	s := newTestServer(t, testConfig{})
 	for i, c := range fieldValidationCases {
 		want := rec.Answers[i]
 		t.Run(c.ID, func(t *testing.T) {

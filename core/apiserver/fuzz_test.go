@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"kubeplay/core/apierrors"
+	"kubeplay/core/registry"
 	"kubeplay/core/request"
 )
 
@@ -29,20 +30,20 @@ const fzWatchBudget = 30 * time.Millisecond
 
 var (
 	fzMu      sync.Mutex
-	fzServers = map[string]*Server{}
+	fzServers = map[string]*testCore{}
 )
 
 // fzServer is one server per fuzz target and process (targets that write do not
 // disturb those that check nothing changes), seeded with configmaps cm-0..cm-5
 // (labels app=web|api, idx) in default and two in kube-system.
-func fzServer(t testing.TB) *Server {
+func fzServer(t testing.TB) *testCore {
 	fzMu.Lock()
 	defer fzMu.Unlock()
 	name, _, _ := strings.Cut(t.Name(), "/")
 	if s := fzServers[name]; s != nil {
 		return s
 	}
-	s, err := New(Config{})
+	s, err := newCore(testConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,13 +68,13 @@ func fzServer(t testing.TB) *Server {
 }
 
 // fzDo serves one request in-process with a short deadline.
-func fzDo(s *Server, method, path, rawQuery, contentType string, body []byte) (int, []byte) {
+func fzDo(s *testCore, method, path, rawQuery, contentType string, body []byte) (int, []byte) {
 	rec, _ := fzServe(s, method, path, rawQuery, contentType, body)
 	return rec.Code, rec.Body.Bytes()
 }
 
 // fzServe serves one request in-process; headers are extra name, value pairs.
-func fzServe(s *Server, method, path, rawQuery, contentType string, body []byte, headers ...string) (*httptest.ResponseRecorder, *http.Request) {
+func fzServe(s *testCore, method, path, rawQuery, contentType string, body []byte, headers ...string) (*httptest.ResponseRecorder, *http.Request) {
 	ctx, cancel := context.WithTimeout(context.Background(), fzWatchBudget)
 	defer cancel()
 	r := httptest.NewRequest(http.MethodGet, "/", nil).WithContext(ctx)
@@ -357,7 +358,7 @@ func fzIsWatchQuery(q url.Values) bool {
 
 // fzFirstPage lists default's configmaps two at a time and returns the
 // continue token of the first page.
-func fzFirstPage(t testing.TB, srv *Server, query string) string {
+func fzFirstPage(t testing.TB, srv *testCore, query string) string {
 	code, body := fzDo(srv, http.MethodGet, "/api/v1/namespaces/default/configmaps", query, "", nil)
 	var list struct {
 		Metadata struct {
@@ -391,12 +392,14 @@ func FuzzContinueToken(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, token string, pos uint, b byte) {
 		srv := fzServer(t)
-		res := srv.registry.Lookup("", "v1", "configmaps")
-		binding := listBinding(target{res: res, namespace: "default"}, &listOptions{})
+		res := srv.kinds.Lookup("", "v1", "configmaps")
+		decodeContinue := func(token string) (int64, string, error) {
+			return registry.DecodeContinue(res, "default", &registry.ListOptions{Continue: token})
+		}
 
 		// Decoding arbitrary input never panics; what it accepts it accepts
 		// through the handler too.
-		rv, after, err := decodeContinue(token, binding)
+		rv, after, err := decodeContinue(token)
 		if err != nil {
 			st, ok := err.(*apierrors.Status)
 			if !ok || st.Code != http.StatusBadRequest || st.Message == "" {
@@ -432,7 +435,7 @@ func FuzzContinueToken(f *testing.F) {
 		// does not change what it says (base64's spare bits, JSON's case-insensitive
 		// keys): then it continues the same list at the same place.
 		valid := fzFirstPage(t, srv, "limit=2")
-		wantRV, wantAfter, err := decodeContinue(valid, binding)
+		wantRV, wantAfter, err := decodeContinue(valid)
 		if err != nil {
 			t.Fatalf("a token the server issued does not decode: %v", err)
 		}
@@ -441,7 +444,7 @@ func FuzzContinueToken(f *testing.F) {
 		if string(tampered) == valid {
 			return
 		}
-		gotRV, gotAfter, err := decodeContinue(string(tampered), binding)
+		gotRV, gotAfter, err := decodeContinue(string(tampered))
 		if err == nil && (gotRV != wantRV || gotAfter != wantAfter) {
 			raw, _ := base64.RawURLEncoding.DecodeString(string(tampered))
 			t.Fatalf("tampered token %q (%s) accepted as revision %d after %q; the real one says %d after %q",

@@ -8,22 +8,93 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"kubeplay/core/apply"
+	"kubeplay/core/budget"
+	"kubeplay/core/clock"
+	"kubeplay/core/controllers"
+	"kubeplay/core/controllers/gc"
+	"kubeplay/core/crd"
+	"kubeplay/core/kinds"
 	"kubeplay/core/object"
+	"kubeplay/core/registry"
+	"kubeplay/core/schema"
+	"kubeplay/core/storage"
 )
 
 // testServer is the real handler behind httptest, spoken to over HTTP.
 type testServer struct {
 	t   testing.TB
-	srv *Server
+	srv *testCore
 	hs  *httptest.Server
 }
 
-func newTestServer(t testing.TB, cfg Config) *testServer {
+// testConfig is what a test's core is assembled from, as core/sandbox
+// assembles it: the handler's Config, storage's, the registry's settings and
+// the Events' time to live.
+type testConfig struct {
+	Config
+	Storage        storage.Config
+	Budget         budget.Limits
+	ServiceIPRange string
+	FreshnessWait  time.Duration
+	EventTTL       time.Duration
+}
+
+// testCore is the handler over the registry and storage, with the
+// controllers of kube-apiserver's own process running: core/sandbox's
+// Server, which this package's tests cannot import.
+type testCore struct {
+	*Server
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+}
+
+func newCore(cfg testConfig) (*testCore, error) {
+	if cfg.Clock == nil {
+		cfg.Clock = clock.Real
+	}
+	sc := cfg.Storage
+	sc.Budget = storage.Budget{Objects: cfg.Budget.Objects, Bytes: cfg.Budget.Bytes, Watchers: cfg.Budget.Watches}
+	store, err := registry.Open(registry.Config{Storage: sc, Schema: schema.NewRegistry(kinds.All()...), Clock: cfg.Clock,
+		Fields: apply.FieldManager{}, Pods: cfg.Budget.Pods, ServiceIPRange: cfg.ServiceIPRange, FreshnessWait: cfg.FreshnessWait})
+	if err != nil {
+		return nil, err
+	}
+	c := &testCore{Server: New(store, cfg.Config)}
+	kinds := store.Schema()
+	definitions := crd.NewController(c.Server, kinds, cfg.Clock)
+	definitions.Restore(store.Decoded(kinds.ByGroupResource("apiextensions.k8s.io", "customresourcedefinitions")))
+	var ctx context.Context
+	ctx, c.cancel = context.WithCancel(context.Background())
+	for _, run := range []func(context.Context){controllers.NewNamespace(c.Server, cfg.Clock).Run, gc.New(c.Server, cfg.Clock).Run,
+		definitions.Run, store.EventTTL(cfg.EventTTL).Run} {
+		c.wg.Add(1)
+		go func() {
+			defer c.wg.Done()
+			run(ctx)
+		}()
+	}
+	return c, nil
+}
+
+// Store is the storage under the registry.
+func (c *testCore) Store() *storage.Store { return c.store.Storage() }
+
+// Close stops the controllers and closes storage.
+func (c *testCore) Close() error {
+	c.cancel()
+	err := c.store.Close()
+	c.wg.Wait()
+	return err
+}
+
+func newTestServer(t testing.TB, cfg testConfig) *testServer {
 	t.Helper()
-	srv, err := New(cfg)
+	srv, err := newCore(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

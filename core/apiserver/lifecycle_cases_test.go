@@ -124,5 +124,5 @@ func TestRecordLifecycleKube(t *testing.T) {
 // TestK8S_DEL_1_DEL_2_AsKube: deletion answers as kube
 // gives them (lifecycleKubeFile), every status, message and object.
 func TestK8S_DEL_1_DEL_2_AsKube(t *testing.T) {
-	replayKube(t, newTestServer(t, Config{}), lifecycleKubeFile, deletionCases)
+	replayKube(t, newTestServer(t, testConfig{}), lifecycleKubeFile, deletionCases)
 }

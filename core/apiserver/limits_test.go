@@ -11,7 +11,7 @@ import (
 // ConfigMap's or Secret's values over 1 MiB are a 422 naming "[]" or "data";
 // anything else over etcd's request limit is etcd's own 500.
 func TestK8S_WRITE_5_SizeLimits(t *testing.T) {
-	s := newTestServer(t, Config{})
+	s := newTestServer(t, testConfig{})
 	mib := strings.Repeat("x", 1<<20)
 	before := s.srv.Store().Revision()
 
@@ -53,7 +53,7 @@ func TestK8S_WRITE_5_SizeLimits(t *testing.T) {
 // TestK8S_WRITE_5_SecretStringDataMerged: a Secret's stringData is written into its
 // data on every write, as kube's conversion does; the stored Secret has none.
 func TestK8S_WRITE_5_SecretStringDataMerged(t *testing.T) {
-	s := newTestServer(t, Config{})
+	s := newTestServer(t, testConfig{})
 	r := s.do("POST", "/api/v1/namespaces/default/secrets", map[string]any{
 		"metadata": map[string]any{"name": "s"}, "data": map[string]any{"a": "YQ==", "b": "Yg=="}, "stringData": map[string]any{"b": "over", "c": "sea"},
 	}).must(t, 201)
@@ -94,7 +94,7 @@ func deepDefinition(depth int) string {
 // managedFields nest past 10,000, and then cannot read it back: 500 on
 // create, get and delete; kubeplay serves it.)
 func TestROB_1_NestingAsKube(t *testing.T) {
-	s := newTestServer(t, Config{})
+	s := newTestServer(t, testConfig{})
 	unrecognized := func(kind, c, body string) string {
 		return fmt.Sprintf("the object provided is unrecognized (must be of type %s): couldn't get version/kind; json parse error: "+
 			"invalid character '%s' exceeded max depth (%s ...)", kind, c, body[:30])

@@ -191,7 +191,7 @@ func TestK8S_WRITE_2_ManagedFieldsAsKube(t *testing.T) {
 	for i, seq := range f.Sequences {
 		t.Run(seq.Name, func(t *testing.T) {
 			clk := clock.NewFake(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
-			s := newTestServer(t, Config{Clock: clk})
+			s := newTestServer(t, testConfig{Config: Config{Clock: clk}})
 			ns := fmt.Sprintf("mf-%d", i)
 			s.do("POST", "/api/v1/namespaces", map[string]any{"metadata": map[string]any{"name": ns}}).must(t, 201)
 			norm := newNormalizer(ns, seq.Compare)

@@ -9,7 +9,7 @@ import (
 )
 
 func TestK8S_NAME_1_UniquePerNamespace(t *testing.T) {
-	s := newTestServer(t, Config{})
+	s := newTestServer(t, testConfig{})
 	a := s.createCM("default", "a", nil)
 	s.do("POST", "/api/v1/namespaces/default/configmaps", cm("a", nil, nil)).
 		wantStatus(t, 409, "AlreadyExists", `configmaps "a" already exists`)
@@ -37,7 +37,7 @@ func TestK8S_NAME_1_UniquePerNamespace(t *testing.T) {
 }
 
 func TestK8S_NAME_1_GenerateName(t *testing.T) {
-	s := newTestServer(t, Config{})
+	s := newTestServer(t, testConfig{})
 	body := map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"generateName": "job-"}}
 	seen := map[string]bool{}
 	for i := 0; i < 5; i++ {
@@ -54,7 +54,7 @@ func TestK8S_NAME_1_GenerateName(t *testing.T) {
 }
 
 func TestK8S_NAME_1_Validation(t *testing.T) {
-	s := newTestServer(t, Config{})
+	s := newTestServer(t, testConfig{})
 	rev := s.srv.Store().Revision()
 	r := s.do("POST", "/api/v1/namespaces/default/configmaps", cm("Bad_Name", nil, nil)).
 		wantStatus(t, 422, "Invalid", `ConfigMap "Bad_Name" is invalid: metadata.name: Invalid value: "Bad_Name": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`)

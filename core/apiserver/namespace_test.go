@@ -10,7 +10,7 @@ import (
 )
 
 func TestK8S_NS_1_SystemNamespaces(t *testing.T) {
-	s := newTestServer(t, Config{})
+	s := newTestServer(t, testConfig{})
 	names := s.do("GET", "/api/v1/namespaces", nil).must(t, 200).names()
 	for _, want := range []string{"default", "kube-node-lease", "kube-public", "kube-system"} {
 		if !slices.Contains(names, want) {
@@ -27,13 +27,13 @@ func TestK8S_NS_1_SystemNamespaces(t *testing.T) {
 }
 
 func TestK8S_NS_1_CreateIntoMissingNamespace(t *testing.T) {
-	s := newTestServer(t, Config{})
+	s := newTestServer(t, testConfig{})
 	s.do("POST", "/api/v1/namespaces/nope/configmaps", cm("a", nil, nil)).
 		wantStatus(t, 404, "NotFound", `namespaces "nope" not found`)
 }
 
 func TestK8S_NS_1_DeleteCascades(t *testing.T) {
-	s := newTestServer(t, Config{})
+	s := newTestServer(t, testConfig{})
 	s.do("POST", "/api/v1/namespaces", map[string]any{"metadata": map[string]any{"name": "team"}}).must(t, 201)
 	for _, n := range []string{"a", "b", "c"} {
 		s.createCM("team", n, nil)
@@ -81,7 +81,7 @@ func TestK8S_NS_1_DeleteCascades(t *testing.T) {
 
 func TestK8S_NS_1_FinalizerHoldsNamespace(t *testing.T) {
 	clk := clock.NewFake(time.Now())
-	s := newTestServer(t, Config{Clock: clk})
+	s := newTestServer(t, testConfig{Config: Config{Clock: clk}})
 	s.do("POST", "/api/v1/namespaces", map[string]any{"metadata": map[string]any{"name": "held"}}).must(t, 201)
 	s.do("POST", "/api/v1/namespaces/held/configmaps", map[string]any{
 		"metadata": map[string]any{"name": "pinned", "finalizers": []string{"example.com/hold"}},
@@ -119,7 +119,7 @@ func TestK8S_NS_1_FinalizerHoldsNamespace(t *testing.T) {
 // TestK8S_NS_1_FinalizeSubresource: PUT namespaces/NAME/finalize changes
 // spec.finalizers and nothing else, as kube's finalize strategy does.
 func TestK8S_NS_1_FinalizeSubresource(t *testing.T) {
-	s := newTestServer(t, Config{})
+	s := newTestServer(t, testConfig{})
 	ns := s.do("POST", "/api/v1/namespaces", map[string]any{"metadata": map[string]any{"name": "fin"}}).must(t, 201)
 	body := ns.Obj
 	body["spec"] = map[string]any{"finalizers": []any{"kubernetes", "example.com/extra"}}

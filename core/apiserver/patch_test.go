@@ -168,7 +168,7 @@ func TestK8S_WRITE_2_PatchAsKube(t *testing.T) {
 	for _, a := range kube.Answers {
 		want[a.ID] = a
 	}
-	s := newTestServer(t, Config{})
+	s := newTestServer(t, testConfig{})
 	send := func(method, path, ct string, body []byte) (int, []byte) {
 		r := s.do(method, path, body, "Content-Type", ct)
 		return r.Code, r.Body

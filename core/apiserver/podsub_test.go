@@ -35,7 +35,7 @@ const successCreated = `{"kind":"Status","apiVersion":"v1","metadata":{},"status
 // PodScheduled condition, as the scheduler's write; kube's answers to a
 // second binding and to a name mismatch.
 func TestK8S_URI_3_Binding(t *testing.T) {
-	s := newTestServer(t, Config{})
+	s := newTestServer(t, testConfig{})
 	s.pod(t, "b1", "", nil)
 	bind := func(name, node string) *response {
 		return s.do("POST", pods+"/b1/binding", map[string]any{"apiVersion": "v1", "kind": "Binding", "metadata": map[string]any{"name": name}, "target": map[string]any{"apiVersion": "v1", "kind": "Node", "name": node}})
@@ -60,7 +60,7 @@ func TestK8S_URI_3_Binding(t *testing.T) {
 // budget's status is not current or allows no disruption; one allowed
 // disruption is used up.
 func TestK8S_URI_3_Eviction(t *testing.T) {
-	s := newTestServer(t, Config{})
+	s := newTestServer(t, testConfig{})
 	evict := func(name string) *response {
 		return s.do("POST", pods+"/"+name+"/eviction", map[string]any{"apiVersion": "policy/v1", "kind": "Eviction", "metadata": map[string]any{"name": name}})
 	}
@@ -107,7 +107,7 @@ func TestK8S_URI_3_Eviction(t *testing.T) {
 // the clock moves.
 func TestK8S_URI_3_Log(t *testing.T) {
 	clk := clock.NewFake(time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC))
-	s := newTestServer(t, Config{Clock: clk})
+	s := newTestServer(t, testConfig{Config: Config{Clock: clk}})
 	s.pod(t, "two", "", nil, "a", "b")
 	s.do("GET", pods+"/two/log", nil).wantStatus(t, 400, "BadRequest", "a container name must be specified for pod two, choose one of: [a b]")
 	s.do("GET", pods+"/two/log?container=zz", nil).wantStatus(t, 400, "BadRequest", "container zz is not valid for pod two")

@@ -8,27 +8,10 @@ import (
 
 	"kubeplay/core/apierrors"
 	"kubeplay/core/field"
+	"kubeplay/core/registry"
 	"kubeplay/core/schema"
 	"kubeplay/core/selector"
-	"kubeplay/core/storage"
 )
-
-// listOptions are the query parameters of get, list and watch, parsed and checked
-// as kube-apiserver's parameter codec and ValidateListOptions do.
-type listOptions struct {
-	Labels selector.Labels
-	Fields selector.Fields
-	Watch  bool
-	// ResourceVersion is the raw parameter; RV its value when set and not "0".
-	ResourceVersion   string
-	RV                int64
-	Match             string // resourceVersionMatch
-	Limit             int64
-	Continue          string
-	TimeoutSeconds    *int64
-	AllowBookmarks    bool
-	SendInitialEvents *bool
-}
 
 // parseBool reads a boolean query parameter as kube's conversion does
 // (runtime.Convert_Slice_string_To_bool): only "0" and "false" (any case) are
@@ -56,8 +39,8 @@ func parseInt(v string) (int64, error) {
 }
 
 // parseListOptions reads the list/watch/get parameters of q for res.
-func parseListOptions(q url.Values, res *schema.Resource) (*listOptions, error) {
-	o := &listOptions{}
+func parseListOptions(q url.Values, res *schema.Resource) (*registry.ListOptions, error) {
+	o := &registry.ListOptions{}
 	var err error
 	if v := q.Get("labelSelector"); v != "" {
 		if o.Labels, err = selector.ParseLabels(v); err != nil {
@@ -121,7 +104,7 @@ func parseListOptions(q url.Values, res *schema.Resource) (*listOptions, error) 
 		initial := true
 		o.SendInitialEvents, o.Match = &initial, "NotOlderThan"
 	}
-	if errs := o.validate(); len(errs) > 0 {
+	if errs := validateListOptions(o); len(errs) > 0 {
 		return nil, apierrors.NewInvalid("meta.k8s.io", "ListOptions", "", errs)
 	}
 	if o.ResourceVersion != "" {
@@ -143,8 +126,8 @@ func parseResourceVersion(v string) (int64, error) {
 	return int64(n), nil
 }
 
-// validate is kube's ValidateListOptions for list and watch.
-func (o *listOptions) validate() field.ErrorList {
+// validateListOptions is kube's ValidateListOptions for list and watch.
+func validateListOptions(o *registry.ListOptions) field.ErrorList {
 	var errs field.ErrorList
 	if o.Watch {
 		if o.SendInitialEvents != nil && o.Match != "NotOlderThan" {
@@ -182,17 +165,3 @@ func (o *listOptions) validate() field.ErrorList {
 	}
 	return errs
 }
-
-// filter is the store filter for the selectors, or nil when they select everything.
-func (o *listOptions) filter() storage.Filter {
-	if o.Labels.Empty() && o.Fields.Empty() {
-		return nil
-	}
-	labels, fields := o.Labels, o.Fields
-	return func(a storage.Attrs) bool {
-		return labels.Matches(a.Labels) && fields.Matches(a.Fields)
-	}
-}
-
-// hasSelectors says whether the list is filtered (remainingItemCount is unknown).
-func (o *listOptions) hasSelectors() bool { return !o.Labels.Empty() || !o.Fields.Empty() }

@@ -180,5 +180,5 @@ func TestRecordQuotaKube(t *testing.T) {
 // charge nothing, a create refused as AlreadyExists still charged), the
 // quotas' and LimitRanges' validation, LimitRanger's defaults and bounds.
 func TestROB_2_ResourceQuotaAsKube(t *testing.T) {
-	replayKube(t, newTestServer(t, Config{ServiceIPRange: "10.0.0.0/24"}), quotaKubeFile, quotaCases)
+	replayKube(t, newTestServer(t, testConfig{ServiceIPRange: "10.0.0.0/24"}), quotaKubeFile, quotaCases)
 }

@@ -94,7 +94,7 @@ func TestRecordReplicationControllersKube(t *testing.T) {
 // stored, defaulted, scaled, selected and refused as kube does them, and
 // printed in kube's columns (ages aside).
 func TestK8S_URI_3_ReplicationControllerAsKube(t *testing.T) {
-	s := newTestServer(t, Config{})
+	s := newTestServer(t, testConfig{})
 	replayKube(t, s, rcKubeFile, rcCases)
 	data, err := os.ReadFile(rcTableKubeFile)
 	if err != nil {
@@ -130,7 +130,7 @@ func TestK8S_URI_4_ReplicationControllerDiscovery(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got []any
-	for _, r := range newTestServer(t, Config{}).do("GET", "/api/v1", nil).must(t, 200).Obj["resources"].([]any) {
+	for _, r := range newTestServer(t, testConfig{}).do("GET", "/api/v1", nil).must(t, 200).Obj["resources"].([]any) {
 		if name, _ := r.(map[string]any)["name"].(string); strings.HasPrefix(name, "replicationcontrollers") {
 			got = append(got, r)
 		}

@@ -20,8 +20,9 @@ import (
 	"kubeplay/core/encoding/table"
 	"kubeplay/core/fieldvalidation"
 	"kubeplay/core/object"
+	"kubeplay/core/registry"
 	"kubeplay/core/schema"
-	"kubeplay/core/storage"
+	"kubeplay/core/types"
 	"kubeplay/core/web"
 )
 
@@ -40,7 +41,7 @@ type reply struct {
 	include table.IncludeObject
 	now     func() time.Time
 	// items caches stored objects in the binary media, for lists.
-	items *itemCache
+	store *registry.Store // the stored objects' binary encodings
 }
 
 // gzipThreshold is the size above which kube-apiserver compresses a response
@@ -61,7 +62,7 @@ func (s *Server) negotiateReply(r *web.Request, res *schema.Resource, watch bool
 		return reply{}, notAcceptable(err)
 	}
 	rep := reply{out: out, gzip: acceptsGzip(r), pretty: out.Media == encoding.JSON && (out.Pretty || prettyPrinted(r)),
-		accept: accept, protobuf: protobufServed(res), now: s.cfg.Clock.Now, items: &s.items}
+		accept: accept, protobuf: protobufServed(res), now: s.cfg.Clock.Now, store: s.store}
 	if out.Convert != nil && out.Convert.Kind == "Table" {
 		if rep.include, err = table.ParseIncludeObject(r.URL.Query().Get("includeObject")); err != nil {
 			return reply{}, apierrors.NewBadRequest(err.Error())
@@ -155,44 +156,14 @@ func (rep reply) encodeDocument(media encoding.Media, doc []byte) ([]byte, error
 		}
 		return encoding.AppendCBOR(nil, obj)
 	case encoding.Protobuf:
-		return protobufObject(doc)
+		return protobuf.EncodeDocument(doc)
 	}
 	return rep.jsonDocument(doc), nil
 }
 
-// viewed is a stored object as res shows it: converted to its form when
-// res is a view (schema.View), written as its Go type writes it.
-func viewed(res *schema.Resource, stored []byte) []byte {
-	if res.View == nil {
-		return stored
-	}
-	obj, err := object.Decode(stored)
-	if err != nil {
-		return stored // what cannot be read is shown as stored (a corrupt object)
-	}
-	obj = res.View.FromStored(obj)
-	protobuf.Complete(res.APIVersion(), res.Kind, obj)
-	if b, err := object.EncodeOrdered(obj, protobuf.Order(res.APIVersion(), res.Kind)); err == nil {
-		return b
-	}
-	return stored
-}
-
-// viewedItems are stored items as res shows them.
-func viewedItems(res *schema.Resource, items []storage.Item) []storage.Item {
-	if res.View == nil {
-		return items
-	}
-	out := make([]storage.Item, len(items))
-	for i, it := range items {
-		out[i] = storage.Item{Key: it.Key, Value: string(viewed(res, []byte(it.Value)))}
-	}
-	return out
-}
-
 // writeObject answers with one stored object of res.
 func (rep reply) writeObject(w web.ResponseWriter, code int, res *schema.Resource, stored []byte) {
-	doc := object.WithTypeMeta(viewed(res, stored), res.Kind, res.APIVersion())
+	doc := object.WithTypeMeta(registry.Viewed(res, stored), res.Kind, res.APIVersion())
 	if c := rep.out.Convert; c != nil {
 		var err error
 		if doc, err = rep.convertObject(*c, res, stored, doc); err != nil {
@@ -212,9 +183,9 @@ func (rep reply) writeObject(w web.ResponseWriter, code int, res *schema.Resourc
 // bytes as they are, each handed to w without copying (the ResponseWriter
 // buffers small writes), so a large list costs one copy into the connection and
 // no large allocation; other media build the document.
-func (rep reply) writeList(w web.ResponseWriter, res *schema.Resource, meta listMeta, items []storage.Item) {
+func (rep reply) writeList(w web.ResponseWriter, res *schema.Resource, meta listMeta, items []registry.Item) {
 	if rep.out.Convert == nil {
-		items = viewedItems(res, items) // Tables print the stored form, as kube prints its internal one
+		items = registry.ViewedItems(res, items) // Tables print the stored form, as kube prints its internal one
 	}
 	if (rep.out.Media == encoding.Protobuf || rep.out.Media == encoding.CBOR) && rep.out.Convert == nil {
 		rep.writeBinaryList(w, res, meta, items)
@@ -299,7 +270,7 @@ func listFrame(res *schema.Resource, meta listMeta) (head, tail []byte) {
 // listDocument builds the list as one JSON document of size bytes (without the
 // final newline) from its frame, converted when the client asked for a Table
 // or metadata only.
-func (rep reply) listDocument(res *schema.Resource, meta listMeta, items []storage.Item, head, tail []byte, size int) ([]byte, error) {
+func (rep reply) listDocument(res *schema.Resource, meta listMeta, items []registry.Item, head, tail []byte, size int) ([]byte, error) {
 	if c := rep.out.Convert; c != nil {
 		return rep.convertList(*c, res, meta, items)
 	}
@@ -419,7 +390,7 @@ func decodeBody(r *web.Request, res *schema.Resource, body []byte, validation fi
 // that names another kind or version (what it leaves out is res's): one kube
 // has no type for it cannot decode; another it decodes, then cannot convert.
 func checkBodyKind(r *web.Request, res *schema.Resource, body []byte) error {
-	if !protobuf.Supported(res.APIVersion(), res.Kind) {
+	if !types.Known(res.APIVersion(), res.Kind) {
 		return nil
 	}
 	apiVersion, kind, ok := bodyKind(r, res, body)
@@ -436,7 +407,7 @@ func checkBodyKind(r *web.Request, res *schema.Resource, body []byte) error {
 		return nil
 	}
 	version := apiVersion[strings.LastIndexByte(apiVersion, '/')+1:]
-	if !protobuf.Supported(apiVersion, kind) {
+	if !types.Known(apiVersion, kind) {
 		return apierrors.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: no kind %q is registered for version %q in scheme %q",
 			kind, version, res.Kind, kind, apiVersion, "pkg/runtime/scheme.go:100"))
 	}
@@ -444,7 +415,7 @@ func checkBodyKind(r *web.Request, res *schema.Resource, body []byte) error {
 		return err
 	}
 	return apierrors.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: converting (%s) to (%s): unknown conversion",
-		kind, version, res.Kind, protobuf.GoType(apiVersion, kind), goType(res, false)[1:]))
+		kind, version, res.Kind, types.GoType(apiVersion, kind), goType(res, false)[1:]))
 }
 
 // bodyKind reads the apiVersion and kind a body names, as kube's serializers
@@ -484,7 +455,7 @@ func strictErrors(r *web.Request, res *schema.Resource, body []byte) []error {
 	if res.Custom != nil {
 		return customStrictErrors(r, res, body)
 	}
-	if !protobuf.Supported(apiVersion, kind) {
+	if !types.Known(apiVersion, kind) {
 		return nil
 	}
 	media, _ := encoding.NegotiateInput(r.Header.Get("Content-Type"), endpointFor(res, false))
@@ -495,16 +466,16 @@ func strictErrors(r *web.Request, res *schema.Resource, body []byte) []error {
 			errs = append(errs, err)
 		}
 		doc, _ := encoding.YAMLToJSON(body)
-		return append(errs, protobuf.StrictJSON(apiVersion, kind, doc)...)
+		return append(errs, types.StrictJSON(apiVersion, kind, doc)...)
 	case encoding.CBOR:
-		if err := protobuf.StrictCBOR(apiVersion, kind, body); err != nil {
+		if err := types.StrictCBOR(apiVersion, kind, body); err != nil {
 			return []error{err}
 		}
 		return nil
 	case encoding.Protobuf:
 		return nil
 	}
-	return protobuf.StrictJSON(apiVersion, kind, body)
+	return types.StrictJSON(apiVersion, kind, body)
 }
 
 // customStrictErrors are the fields of a custom object's body its schema
@@ -538,7 +509,7 @@ func decodeBodyAs(r *web.Request, res *schema.Resource, version, apiVersion, kin
 	if err != nil {
 		return nil, notAcceptable(err)
 	}
-	typed := protobuf.Supported(apiVersion, kind)
+	typed := types.Known(apiVersion, kind)
 	doc := body
 	switch media {
 	case encoding.YAML:
@@ -547,7 +518,7 @@ func decodeBodyAs(r *web.Request, res *schema.Resource, version, apiVersion, kin
 		}
 	case encoding.CBOR:
 		if typed {
-			obj, err := protobuf.DecodeCBOR(apiVersion, kind, body)
+			obj, err := types.DecodeCBOR(apiVersion, kind, body)
 			return obj, decodeError(version, kind, target, err, body)
 		}
 		obj, err := encoding.DecodeCBOR(body)
@@ -566,11 +537,11 @@ func decodeBodyAs(r *web.Request, res *schema.Resource, version, apiVersion, kin
 		if doc, err = json.Marshal(obj); err != nil {
 			return nil, apierrors.NewBadRequest(err.Error())
 		}
-		obj, err = protobuf.DecodeJSON(apiVersion, kind, doc)
+		obj, err = types.DecodeJSON(apiVersion, kind, doc)
 		return obj, decodeError(version, kind, target, err, body)
 	}
 	if typed {
-		obj, err := protobuf.DecodeJSON(apiVersion, kind, doc)
+		obj, err := types.DecodeJSON(apiVersion, kind, doc)
 		return obj, decodeError(version, kind, target, err, body)
 	}
 	obj, err := object.Decode(doc)
@@ -585,7 +556,7 @@ func decodeBodyAs(r *web.Request, res *schema.Resource, version, apiVersion, kin
 // endpoint of target kind: an unrecognized object when the body's kind could
 // not be read, else an object it cannot handle.
 func decodeError(version, kind, target string, err error, body []byte) error {
-	var kindErr *protobuf.KindError
+	var kindErr *types.KindError
 	switch {
 	case err == nil:
 		return nil
@@ -628,7 +599,7 @@ type watchCodec struct {
 	table *table.Watch
 	// build encodes an event the first time a watcher of this representation
 	// asks for it (made once per watch, not per event).
-	build func(*storage.Event) []byte
+	build func(*registry.Event) []byte
 }
 
 func newWatchCodec(t target) *watchCodec {
@@ -645,7 +616,7 @@ func newWatchCodec(t target) *watchCodec {
 		c.table = &table.Watch{Printer: printerFor(t.res), Version: conv.Version, Include: t.rep.include}
 	case t.rep.out.Media == encoding.JSON && conv == nil && t.res.View == nil:
 		c.key = "json"
-		c.build = func(e *storage.Event) []byte { return jsonEventFrame(c.res, e) }
+		c.build = func(e *registry.Event) []byte { return jsonEventFrame(c.res, e) }
 	default:
 		c.build = c.encodeEvent
 	}
@@ -662,7 +633,7 @@ func (c *watchCodec) start(w web.ResponseWriter) {
 }
 
 // event is e's frame.
-func (c *watchCodec) event(e *storage.Event) []byte {
+func (c *watchCodec) event(e *registry.Event) []byte {
 	if c.table != nil {
 		return c.tableEvent(e)
 	}
@@ -670,11 +641,11 @@ func (c *watchCodec) event(e *storage.Event) []byte {
 }
 
 // encodeEvent encodes e in the watch's media, converted if asked for.
-func (c *watchCodec) encodeEvent(e *storage.Event) []byte {
-	if e.Type == storage.Bookmark {
+func (c *watchCodec) encodeEvent(e *registry.Event) []byte {
+	if e.Type == registry.Bookmark {
 		return c.frame(string(e.Type), c.bookmark(e.Rev, false))
 	}
-	doc := object.WithTypeMeta(viewed(c.res, e.Object), c.res.Kind, c.res.APIVersion())
+	doc := object.WithTypeMeta(registry.Viewed(c.res, e.Object), c.res.Kind, c.res.APIVersion())
 	if conv := c.rep.out.Convert; conv != nil && conv.Kind != "PartialObjectMetadataList" {
 		// A conversion that fails leaves the object as it is, as kube's watch does
 		// (PartialObjectMetadataList never applies to a single object).
@@ -687,16 +658,16 @@ func (c *watchCodec) encodeEvent(e *storage.Event) []byte {
 
 // tableEvent is e's object printed as a one-row Table; like kube-apiserver, a
 // bookmark's object (only a resourceVersion) is printed too.
-func (c *watchCodec) tableEvent(e *storage.Event) []byte {
+func (c *watchCodec) tableEvent(e *registry.Event) []byte {
 	stored := e.Object
-	if e.Type == storage.Bookmark {
+	if e.Type == registry.Bookmark {
 		stored = []byte(`{"metadata":{"resourceVersion":"` + strconv.FormatInt(e.Rev, 10) + `"}}`)
 	}
 	obj, err := object.Decode(stored)
 	if err != nil {
 		return c.internalError(string(e.Type), err)
 	}
-	doc, err := c.table.Append(nil, table.Item{Object: obj, Raw: viewed(c.res, stored), Kind: c.res.Kind, APIVersion: c.res.APIVersion()}, c.rep.now())
+	doc, err := c.table.Append(nil, table.Item{Object: obj, Raw: registry.Viewed(c.res, stored), Kind: c.res.Kind, APIVersion: c.res.APIVersion()}, c.rep.now())
 	if err != nil {
 		return c.internalError(string(e.Type), err)
 	}
@@ -728,7 +699,7 @@ func (c *watchCodec) frame(typ string, doc []byte) []byte {
 		}
 		return c.internalError(typ, err)
 	case encoding.Protobuf:
-		b, err := protobufWatchFrame(typ, doc)
+		b, err := protobuf.WatchFrame(typ, doc)
 		if err != nil {
 			return c.internalError(typ, err)
 		}
@@ -749,7 +720,7 @@ func (c *watchCodec) internalError(typ string, err error) []byte {
 // writeInitialEnd sends the bookmark that tells a WatchList client its initial
 // events are complete.
 func (c *watchCodec) writeInitialEnd(w web.ResponseWriter, rev int64) error {
-	if _, err := w.Write(c.frame(string(storage.Bookmark), c.bookmark(rev, true))); err != nil {
+	if _, err := w.Write(c.frame(string(registry.Bookmark), c.bookmark(rev, true))); err != nil {
 		return err
 	}
 	return web.Flush(w)

@@ -1,18 +1,15 @@
 package apiserver
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
 	"slices"
-	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
 	"kubeplay/core/apierrors"
-	"kubeplay/core/clock"
 	"kubeplay/core/encoding"
 	"kubeplay/core/field"
 	"kubeplay/core/fieldvalidation"
@@ -20,8 +17,6 @@ import (
 	"kubeplay/core/registry"
 	"kubeplay/core/request"
 	"kubeplay/core/schema"
-	"kubeplay/core/storage"
-	"kubeplay/core/validation"
 	"kubeplay/core/web"
 )
 
@@ -237,7 +232,7 @@ func userAgentManager(userAgent string) string {
 // resolve finds the resource and the methods its path allows.
 func (s *Server) resolve(info *request.RequestInfo) (target, []string, *apierrors.Status) {
 	var t target
-	res := s.registry.Lookup(info.APIGroup, info.APIVersion, info.Resource)
+	res := s.kinds.Lookup(info.APIGroup, info.APIVersion, info.Resource)
 	if res == nil || (info.APIPrefix == "api") != (res.Group == "") {
 		return t, nil, apierrors.NewPathNotFound()
 	}
@@ -322,50 +317,20 @@ func methodAllowed(method string, allow []string) bool {
 	return false
 }
 
-// waitFresh waits (briefly) until the store has reached rev, as kube-apiserver's
-// watch cache does, and answers 504 "Too large resource version" otherwise;
-// a read that kube sends to etcd (cached false) waits for nothing.
-func (s *Server) waitFresh(ctx context.Context, rev int64, cached bool) error {
-	if rev <= s.store.Revision() {
-		return nil
-	}
-	if !cached {
-		return apierrors.NewTooLargeResourceVersion(rev, s.store.Revision(), 0)
-	}
-	ctx, cancel := clock.WithTimeout(ctx, s.cfg.Clock, s.cfg.FreshnessWait)
-	defer cancel()
-	if err := s.store.WaitForRevision(ctx, rev); err != nil {
-		return apierrors.NewTooLargeResourceVersion(rev, s.store.Revision(), 1)
-	}
-	return nil
-}
-
-// watchCached says whether kube-apiserver keeps a watch cache of res: of
-// every resource but Events (its default --watch-cache-sizes leave them out),
-// whose reads all go to etcd.
-func watchCached(res *schema.Resource) bool {
-	return res.Plural != "events" || res.Group != "" && res.Group != "events.k8s.io"
-}
-
 func (s *Server) get(w web.ResponseWriter, r *web.Request, t target) error {
 	if t.sub == "log" {
 		return s.podLog(w, r, t)
 	}
+	var rv int64
 	if v := r.URL.Query().Get("resourceVersion"); v != "" && v != "0" {
-		rv, err := parseResourceVersion(v)
-		if err != nil {
-			return err
-		}
-		if err := s.waitFresh(r.Context(), rv, watchCached(t.res)); err != nil {
+		var err error
+		if rv, err = parseResourceVersion(v); err != nil {
 			return err
 		}
 	}
-	val, ok := s.store.Get(registry.Key(t.res, t.namespace, t.name))
-	if !ok {
-		return apierrors.NewNotFound(t.res.Group, t.res.Plural, t.name)
-	}
-	if registry.IsCorrupt(val) {
-		return registry.CorruptObjectError(t.res, t.namespace, t.name)
+	val, err := s.store.Get(r.Context(), t.res, t.namespace, t.name, rv)
+	if err != nil {
+		return err
 	}
 	if t.sub == "scale" {
 		obj, err := object.Decode(val)
@@ -399,126 +364,18 @@ func (t target) answerResource() *schema.Resource {
 	return &schema.Resource{Group: sub.Group, Version: version, Kind: sub.Kind, Plural: t.res.Plural, Namespaced: t.res.Namespaced}
 }
 
-// listBinding ties continue tokens to one list: collection, namespace, selectors.
-func listBinding(t target, o *listOptions) string {
-	return registry.CollectionPrefix(t.res, t.namespace) + "\x00" + o.Labels.String() + "\x00" + o.Fields.String()
-}
-
 func (s *Server) list(w web.ResponseWriter, r *web.Request, t target) error {
 	o, err := parseListOptions(r.URL.Query(), t.res)
 	if err != nil {
 		return err
 	}
-	prefix := registry.CollectionPrefix(t.res, t.namespace)
-	lo := storage.ListOptions{Prefix: prefix, Filter: o.filter()}
-	if o.Limit > 0 {
-		lo.Limit = int(o.Limit)
-	}
-	// A field selector naming one object makes kube's registry read that one
-	// key (no pages, no continue).
-	single := singleKey(t, o)
-	if single != "" {
-		lo.Prefix, lo.Limit = single, 0
-	}
-	binding := listBinding(t, o)
-	// A resourceVersion with a limit and no match asks for that exact
-	// revision (of a collection), and kube reads it from etcd.
-	legacyExact := o.Match == "" && o.RV > 0 && o.Limit > 0
-	// kube serves a list from its watch cache unless it continues one or asks
-	// for an exact revision, or the resource has none: at the cache's
-	// revision, ignoring a limit at resourceVersion 0; the cache's tokens name
-	// their key after a slash.
-	fromCache := o.Continue == "" && o.Match != "Exact" && !legacyExact && watchCached(t.res)
-	switch {
-	case o.Continue != "":
-		if o.ResourceVersion != "" && o.ResourceVersion != "0" {
-			return apierrors.NewBadRequest("specifying resource version is not allowed when using continue")
-		}
-		rv, after, err := decodeContinue(o.Continue, binding)
-		if err != nil {
-			return err
-		}
-		lo.After = prefix + after
-		if rv > 0 {
-			lo.Rev = rv
-		}
-	case o.Match == "Exact" || legacyExact && single == "": // one key is read as not older than (etcd3's GetList)
-		// kube's etcd answers a future exact revision with a 500; kubeplay
-		// answers as its cache would (K8S-RV-3).
-		if err := s.waitFresh(r.Context(), o.RV, watchCached(t.res)); err != nil {
-			return err
-		}
-		lo.Rev = o.RV
-	case o.RV > 0: // Not older than
-		if err := s.waitFresh(r.Context(), o.RV, fromCache); err != nil {
-			return err
-		}
-	}
-	if fromCache {
-		lo.Cache, lo.NotOlderThan = storage.CacheAny, o.RV
-		switch o.ResourceVersion {
-		case "":
-			lo.Cache = storage.CacheConsistent
-		case "0":
-			lo.Limit = 0
-		}
-	}
-	res, err := s.store.List(lo)
-	switch {
-	case errors.Is(err, storage.ErrCompacted) && o.Continue != "":
-		st := apierrors.NewExpired(inconsistentContinue)
-		st.Metadata.Continue = encodeContinue(-1, strings.TrimPrefix(lo.After, prefix), binding)
-		return st
-	case errors.Is(err, storage.ErrCompacted):
-		return apierrors.NewExpired("The resourceVersion for the provided list is too old.")
-	case errors.Is(err, storage.ErrFutureRevision):
-		return apierrors.NewTooLargeResourceVersion(lo.Rev, s.store.Revision(), 0)
-	case err != nil:
+	l, err := s.store.List(r.Context(), t.res, t.namespace, o)
+	if err != nil {
 		return err
 	}
-	if err := registry.CheckReadable(t.res, res.Items); err != nil {
-		return err
-	}
-	meta := listMeta{ResourceVersion: strconv.FormatInt(res.Rev, 10)}
-	if res.More && len(res.Items) > 0 && single == "" {
-		start := strings.TrimPrefix(res.Items[len(res.Items)-1].Key, prefix)
-		if fromCache {
-			start = "/" + start
-		}
-		meta.Continue = encodeContinue(res.Rev, start, binding)
-		if !o.hasSelectors() && res.Remaining > 0 {
-			n := res.Remaining
-			meta.RemainingItemCount = &n
-		}
-	}
-	t.rep.writeList(w, t.res, meta, res.Items)
+	t.rep.writeList(w, t.res, listMeta{ResourceVersion: l.ResourceVersion, Continue: l.Continue, RemainingItemCount: l.RemainingItemCount}, l.Items)
 	return nil
 }
-
-// singleKey is the one key a list reads when its field selector names one
-// object (kube's SelectionPredicate.MatchesSingle, with the namespace of the
-// request or, across namespaces, of the selector): "" when it does not, or
-// when it continues a list.
-func singleKey(t target, o *listOptions) string {
-	name, ok := o.Fields.RequiresExactMatch("metadata.name")
-	if !ok || o.Continue != "" || len(validation.PathSegmentName(name)) > 0 {
-		return ""
-	}
-	namespace := t.namespace
-	if ns, ok := o.Fields.RequiresExactMatch("metadata.namespace"); ok && namespace == "" && len(validation.DNS1123Label(ns)) == 0 {
-		namespace = ns
-	}
-	if t.res.Namespaced && namespace == "" {
-		return ""
-	}
-	return registry.Key(t.res, namespace, name)
-}
-
-const inconsistentContinue = "The provided continue parameter is too old to display a consistent list result. " +
-	"You can start a new list without the continue parameter, or use the continue token in this response to " +
-	"retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - " +
-	"objects that were created, modified, or deleted between the time the first chunk was returned and now may " +
-	"show up in the list."
 
 type listMeta struct {
 	ResourceVersion    string `json:"resourceVersion,omitempty"`

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"kubeplay/core/object"
-	"kubeplay/core/schema"
 )
 
 // rvFixture: a (rv1), b (rv2), a modified (rv3), c (rv4).
@@ -17,7 +16,7 @@ type rvFixture struct {
 }
 
 func newRVFixture(t *testing.T) *rvFixture {
-	s := newTestServer(t, Config{FreshnessWait: 50 * time.Millisecond})
+	s := newTestServer(t, testConfig{FreshnessWait: 50 * time.Millisecond})
 	f := &rvFixture{s: s}
 	a := s.createCM("default", "a", nil)
 	f.rv1 = a.str("metadata", "resourceVersion")
@@ -187,7 +186,7 @@ func TestK8S_RV_3_TooLarge(t *testing.T) {
 		t.Fatalf("events: Retry-After %q, details %v", r.Header.Get("Retry-After"), r.Obj["details"])
 	}
 	// A read that waits for a revision the store reaches meanwhile succeeds.
-	patient := newTestServer(t, Config{FreshnessWait: 10 * time.Second})
+	patient := newTestServer(t, testConfig{FreshnessWait: 10 * time.Second})
 	next := strconv.FormatInt(patient.srv.Store().Revision()+1, 10)
 	done := make(chan *response)
 	go func() {
@@ -212,7 +211,7 @@ func TestK8S_RV_3_TooLarge(t *testing.T) {
 }
 
 func TestK8S_RV_4_Malformed(t *testing.T) {
-	s := newTestServer(t, Config{})
+	s := newTestServer(t, testConfig{})
 	rev := s.srv.Store().Revision()
 	for _, p := range []string{
 		"/api/v1/namespaces/default/configmaps?resourceVersion=abc",
@@ -253,19 +252,5 @@ func TestK8S_RV_2_OneKeyIsNotExact(t *testing.T) {
 	r = f.s.do("GET", "/api/v1/namespaces/default/configmaps?limit=5&resourceVersion="+f.rv1, nil).must(t, 200)
 	if names := r.names(); !slices.Equal(names, []string{"a"}) || r.str("metadata", "resourceVersion") != f.rv1 {
 		t.Fatalf("the collection at %s with a limit: %s", f.rv1, r.Body)
-	}
-}
-
-// TestK8S_RV_3_EventsAreNotWatchCached: Events (core and events.k8s.io) have
-// no watch cache in kube; a custom resource that happens to be called
-// "events" does.
-func TestK8S_RV_3_EventsAreNotWatchCached(t *testing.T) {
-	for _, c := range []struct {
-		group  string
-		cached bool
-	}{{"", false}, {"events.k8s.io", false}, {"example.com", true}} {
-		if got := watchCached(&schema.Resource{Group: c.group, Plural: "events"}); got != c.cached {
-			t.Errorf("events in %q: cached %v, want %v", c.group, got, c.cached)
-		}
 	}
 }

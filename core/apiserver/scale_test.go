@@ -19,7 +19,7 @@ import (
 // parent's spec.replicas (bumping its generation), with the resourceVersion
 // as a precondition, and refuses another kind.
 func TestK8S_URI_3_Scale(t *testing.T) {
-	s := newTestServer(t, Config{})
+	s := newTestServer(t, testConfig{})
 	disc := s.do("GET", "/apis/apps/v1", nil).must(t, 200)
 	var list struct{ Resources []map[string]any }
 	_ = json.Unmarshal(disc.Body, &list)

@@ -1,7 +1,11 @@
-// Package apiserver owns kubeplay's Kubernetes API: an http.Handler (core/web's Handler) that routes
-// requests as kube-apiserver does, serves discovery, the verbs on every resource
-// type of the schema registry, list/watch with kube's resourceVersion semantics,
-// chunking, and answers every error as a metav1.Status.
+// Package apiserver owns kubeplay's Kubernetes API over HTTP: an http.Handler
+// (core/web's Handler) that routes requests as kube-apiserver does, serves
+// discovery, reads each request's query and body (content negotiation,
+// patches, apply, field validation), hands the verbs on every resource type to
+// the registry (core/registry, which owns reads and writes, resourceVersions
+// and chunking), writes the answer in the negotiated representation (JSON,
+// YAML, CBOR, protobuf, Table, metadata; watch streams), and answers every
+// error as a metav1.Status. It is given a ready registry and starts nothing.
 //
 // The handler is a chain of filters around the router, in kube-apiserver's generic
 // server order: panic recovery, request info, request log, body limit, then the
@@ -9,27 +13,20 @@
 package apiserver
 
 import (
-	"context"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 
 	"kubeplay/core/apierrors"
-	"kubeplay/core/apply"
-	"kubeplay/core/auth"
-	"kubeplay/core/budget"
 	"kubeplay/core/clock"
-	"kubeplay/core/controllers"
-	"kubeplay/core/controllers/gc"
 	"kubeplay/core/crd"
-	"kubeplay/core/kinds"
 	"kubeplay/core/object"
 	"kubeplay/core/openapi"
+	"kubeplay/core/podlogs"
 	"kubeplay/core/registry"
 	"kubeplay/core/request"
 	"kubeplay/core/schema"
-	"kubeplay/core/storage"
+	"kubeplay/core/user"
 	"kubeplay/core/warning"
 	"kubeplay/core/web"
 )
@@ -37,30 +34,14 @@ import (
 // Filter wraps a handler, as kube-apiserver's filters do.
 type Filter func(web.Handler) web.Handler
 
-// Config configures a Server. The zero value serves an in-memory sandbox.
+// Config configures a Server. The zero value serves with kube's defaults.
 type Config struct {
-	// Persister makes the store durable; nil keeps it in memory.
-	Persister storage.Persister
-	// SnapshotEvery is how many journaled commits trigger a snapshot (default 10,000).
-	SnapshotEvery int
-	// HistoryWindow, HistoryLimit and HistoryBytes bound the change history
-	// (default 5m, 10,000 changes, 256 MiB).
-	HistoryWindow time.Duration
-	HistoryLimit  int
-	HistoryBytes  int64
-	// WatchBuffer and WatchBufferBytes are how far a watcher may lag before it is
-	// closed (default 1,000 events, 64 MiB of objects).
-	WatchBuffer      int
-	WatchBufferBytes int64
 	// BookmarkInterval is how often a watch with allowWatchBookmarks gets a BOOKMARK
 	// (default 1m, as kube-apiserver's watch cache).
 	BookmarkInterval time.Duration
 	// MaxWatchTimeout caps a watch's life; 0 uses kube's 30–60 min. The browser host
 	// sets it below the service worker's lifetime.
 	MaxWatchTimeout time.Duration
-	// FreshnessWait is how long a read waits for a newer resourceVersion than the
-	// store has before 504 "Too large resource version" (default 3s, as kube).
-	FreshnessWait time.Duration
 	// MaxRequestBytes limits request bodies (default 3 MiB, as kube-apiserver).
 	MaxRequestBytes int64
 	// Filters run after request info and before the router, outermost first:
@@ -72,60 +53,30 @@ type Config struct {
 	// documents.bin) when they are first asked for; nil: the ones built into
 	// the program (natively). A WebAssembly host hands them over.
 	OpenAPIDocuments func() ([]byte, error)
-	// Resources are kinds served beside the built-ins: the xDS group
-	// (schema.XDS), with the host's check of Envoy resources.
-	Resources []*schema.Resource
-	// Clock is the server's time: timestamps, watch deadlines and bookmarks, the
-	// history window, the controllers; nil is the wall clock. Tests drive a fake.
+	// Clock is the server's time: timestamps, watch deadlines and bookmarks;
+	// nil is the wall clock. Tests drive a fake.
 	Clock clock.Clock
-	// ServiceIPRange is kube-apiserver's --service-cluster-ip-range (default
-	// registry.DefaultServiceIPRange, 10.96.0.0/12).
-	ServiceIPRange string
 	// PodLogs answers for the kubelets (the log subresource of Pods); nil:
-	// the logs of Pods are empty, as a cluster without kubelets has none.
-	PodLogs PodLogs
-	// Budget bounds what the sandbox holds and opens (core/budget); the zero
-	// value bounds nothing.
-	Budget budget.Limits
-	// EventTTL is how long an Event lives after its last write (default 1h,
-	// kube-apiserver's --event-ttl).
-	EventTTL time.Duration
-	// DeferControllers: New starts no controllers, StartControllers does. A
-	// host on one thread (WebAssembly) starts them once it serves, so their
-	// first lists (the garbage collector's dozens) do not delay its start.
-	DeferControllers bool
+	// the lines core/podlogs makes (podlogs.Generated).
+	PodLogs podlogs.Kubelet
 }
 
-// Server is the API server core.
+// Server is the API's handler.
 type Server struct {
-	cfg      Config
-	store    *storage.Store
-	registry *schema.Registry
-	objects  *registry.Store
-	fields   apply.FieldManager // managedFields, server-side apply
-	handler  web.Handler
-	items    itemCache
+	cfg     Config
+	kinds   *schema.Registry // the served kinds
+	store   *registry.Store  // the objects: reads and writes
+	handler web.Handler
 
 	openAPI *openapi.Service
-
-	definitions      *crd.Controller
-	startControllers sync.Once
-
-	ctx    context.Context
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
 }
 
-// New starts a server: it opens (or restores) the store, creates the system
-// namespaces if they are missing, serves the custom resources of the stored
-// CustomResourceDefinitions and starts the controllers: namespaces, the
-// garbage collector, CustomResourceDefinitions.
-func New(cfg Config) (*Server, error) {
+// New is the API's handler over store, serving the kinds of its schema. It
+// starts nothing: whoever assembles the core (core/sandbox) runs the
+// controllers.
+func New(store *registry.Store, cfg Config) *Server {
 	if cfg.BookmarkInterval <= 0 {
 		cfg.BookmarkInterval = time.Minute
-	}
-	if cfg.FreshnessWait <= 0 {
-		cfg.FreshnessWait = 3 * time.Second
 	}
 	if cfg.MaxRequestBytes <= 0 {
 		cfg.MaxRequestBytes = 3 << 20
@@ -133,89 +84,17 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Clock == nil {
 		cfg.Clock = clock.Real
 	}
-	s := &Server{cfg: cfg, registry: schema.NewRegistry(append(kinds.All(), cfg.Resources...)...)}
-	store, err := storage.Open(storage.Config{
-		Attrs:            s.attrs,
-		Restamp:          object.Restamp,
-		HistoryWindow:    cfg.HistoryWindow,
-		HistoryLimit:     cfg.HistoryLimit,
-		HistoryBytes:     cfg.HistoryBytes,
-		WatchBuffer:      cfg.WatchBuffer,
-		WatchBufferBytes: cfg.WatchBufferBytes,
-		Persister:        cfg.Persister,
-		SnapshotEvery:    cfg.SnapshotEvery,
-		Clock:            cfg.Clock,
-		Budget:           storage.Budget{Objects: cfg.Budget.Objects, Bytes: cfg.Budget.Bytes, Watchers: cfg.Budget.Watches},
-		Collection:       registry.CollectionOfKey,
-	})
-	if err != nil {
-		return nil, err
+	s := &Server{cfg: cfg, kinds: store.Schema(), store: store}
+	if s.cfg.PodLogs == nil {
+		s.cfg.PodLogs = podlogs.Generated(cfg.Clock, s.currentPod)
 	}
-	s.store = store
-	s.openAPI = openapi.New(s.registry, openapi.Options{Clock: cfg.Clock, Documents: cfg.OpenAPIDocuments, Document: crd.Document})
-	s.ctx, s.cancel = context.WithCancel(context.Background())
-	s.objects = registry.NewStore(store, s.registry, cfg.Clock, s.fields, cfg.Budget.Pods)
-	if cfg.ServiceIPRange != "" {
-		if err := s.objects.SetServiceIPRange(cfg.ServiceIPRange); err != nil {
-			store.Close()
-			return nil, err
-		}
-	}
-	if err := s.objects.CreateSystemNamespaces(); err != nil {
-		store.Close()
-		return nil, err
-	}
+	s.openAPI = openapi.New(s.kinds, openapi.Options{Clock: cfg.Clock, Documents: cfg.OpenAPIDocuments, Document: crd.Document})
 	s.handler = s.buildChain()
-	s.definitions = crd.NewController(s, s.registry, cfg.Clock)
-	s.definitions.Restore(s.storedDefinitions())
-	if !cfg.DeferControllers {
-		s.StartControllers()
-	}
-	return s, nil
+	return s
 }
 
-// StartControllers starts the controllers that run inside kube-apiserver's
-// process here: namespaces, the garbage collector, CustomResourceDefinitions,
-// and the Events' time to live (once; New does unless Config.DeferControllers).
-func (s *Server) StartControllers() {
-	s.startControllers.Do(func() {
-		for _, run := range []func(context.Context){controllers.NewNamespace(s, s.cfg.Clock).Run, gc.New(s, s.cfg.Clock).Run, s.definitions.Run,
-			s.objects.EventTTL(s.cfg.EventTTL).Run} {
-			s.wg.Add(1)
-			go func() {
-				defer s.wg.Done()
-				run(s.ctx)
-			}()
-		}
-	})
-}
-
-// storedDefinitions are the CustomResourceDefinitions in the store.
-func (s *Server) storedDefinitions() []object.Object {
-	res := s.registry.ByGroupResource("apiextensions.k8s.io", "customresourcedefinitions")
-	l, err := s.store.List(storage.ListOptions{Prefix: registry.CollectionPrefix(res, "")})
-	if err != nil {
-		return nil
-	}
-	var out []object.Object
-	for _, it := range l.Items {
-		if obj, err := object.Decode([]byte(it.Value)); err == nil {
-			out = append(out, obj)
-		}
-	}
-	return out
-}
-
-// Close stops the controllers and closes the store (ending every watch).
-func (s *Server) Close() error {
-	s.cancel()
-	err := s.store.Close()
-	s.wg.Wait()
-	return err
-}
-
-// Store is the server's store, for hosts and tests.
-func (s *Server) Store() *storage.Store { return s.store }
+// Clock is the server's time.
+func (s *Server) Clock() clock.Clock { return s.cfg.Clock }
 
 // ServeHTTP serves the API.
 func (s *Server) ServeHTTP(w web.ResponseWriter, r *web.Request) { s.handler.ServeHTTP(w, r) }
@@ -316,11 +195,11 @@ func withRequestLog(next web.Handler, logf func(string, ...any), clk clock.Clock
 		rec := &statusRecorder{ResponseWriter: w}
 		next.ServeHTTP(rec, r)
 		info := request.RequestInfoFrom(r.Context())
-		user := ""
-		if u, ok := auth.UserFrom(r.Context()); ok {
-			user = " user=" + u.Name
+		who := ""
+		if u, ok := user.From(r.Context()); ok {
+			who = " user=" + u.Name
 		}
-		logf("%s %s verb=%s code=%d bytes=%d%s in %s", r.Method, r.URL.RequestURI(), info.Verb, rec.code, rec.bytes, user,
+		logf("%s %s verb=%s code=%d bytes=%d%s in %s", r.Method, r.URL.RequestURI(), info.Verb, rec.code, rec.bytes, who,
 			clk.Now().Sub(start).Round(time.Microsecond))
 	})
 }
@@ -328,7 +207,7 @@ func withRequestLog(next web.Handler, logf func(string, ...any), clk clock.Clock
 // route dispatches to discovery, health, version or the resource handlers.
 func (s *Server) route(w web.ResponseWriter, r *web.Request) {
 	info := request.RequestInfoFrom(r.Context())
-	if parts := request.SplitPath(r.URL.Path); len(parts) > 1 && parts[0] == "apis" && !s.registry.ServesGroup(parts[1]) {
+	if parts := request.SplitPath(r.URL.Path); len(parts) > 1 && parts[0] == "apis" && !s.kinds.ServesGroup(parts[1]) {
 		// kube's aggregator hands a group no API serves to its mux's plain 404.
 		web.NotFound(w)
 		return
@@ -357,25 +236,4 @@ func (s *Server) route(w web.ResponseWriter, r *web.Request) {
 	default:
 		writeStatus(w, apierrors.NewPathNotFound())
 	}
-}
-
-// attrs gives the store the labels and fields of a stored object.
-func (s *Server) attrs(key string, value []byte) storage.Attrs {
-	res := registry.ResourceForKey(s.registry, key)
-	obj, err := object.Decode(value)
-	if err != nil || res == nil {
-		return storage.Attrs{}
-	}
-	return storage.Attrs{Labels: object.Labels(obj), Fields: res.FieldSet(obj)}
-}
-
-// ObjectCount is how many objects of a resource are stored: what API Priority
-// and Fairness estimates a list's work from (kube keeps such counts per
-// resource too).
-func (s *Server) ObjectCount(group, resource string) int64 {
-	res := s.registry.ByGroupResource(group, resource)
-	if res == nil {
-		return 0
-	}
-	return s.store.Count(registry.CollectionPrefix(res, ""))
 }

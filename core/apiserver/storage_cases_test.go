@@ -106,5 +106,5 @@ func TestRecordStorageKube(t *testing.T) {
 // kube's admission does for claims answer as kube's: defaults, status,
 // finalizers, default class, deletion, validation and field selectors.
 func TestK8S_URI_3_StorageAsKube(t *testing.T) {
-	replayKube(t, newTestServer(t, Config{}), storageKubeFile, storageCases)
+	replayKube(t, newTestServer(t, testConfig{}), storageKubeFile, storageCases)
 }

@@ -9,6 +9,7 @@ import (
 	"kubeplay/core/encoding"
 	"kubeplay/core/encoding/protobuf"
 	"kubeplay/core/object"
+	"kubeplay/core/types"
 )
 
 // fzWriteKinds are the collections the typed-write fuzz target writes to
@@ -56,7 +57,7 @@ func fzReadBack(t *testing.T, what, media string, body []byte, apiVersion, kind 
 	}
 	doc, err := json.Marshal(obj)
 	if err == nil {
-		_, err = protobuf.DecodeJSON(apiVersion, kind, doc)
+		_, err = types.DecodeJSON(apiVersion, kind, doc)
 	}
 	if err != nil {
 		t.Fatalf("%s as %s is no %s kube would read back: %v\n%s", what, media, kind, err, doc)

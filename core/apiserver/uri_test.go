@@ -9,7 +9,7 @@ import (
 )
 
 func TestK8S_URI_1_Paths(t *testing.T) {
-	s := newTestServer(t, Config{})
+	s := newTestServer(t, testConfig{})
 	s.createCM("default", "a", nil)
 	s.do("POST", "/apis/apps/v1/namespaces/default/deployments", map[string]any{
 		"apiVersion": "apps/v1", "kind": "Deployment", "metadata": map[string]any{"name": "web"},
@@ -46,7 +46,7 @@ func TestK8S_URI_1_Paths(t *testing.T) {
 }
 
 func TestK8S_URI_2_Discovery(t *testing.T) {
-	s := newTestServer(t, Config{})
+	s := newTestServer(t, testConfig{})
 	api := s.do("GET", "/api", nil).must(t, 200)
 	if api.str("kind") != "APIVersions" || !slices.Contains(anyStrings(api.Obj["versions"]), "v1") {
 		t.Fatalf("/api: %s", api.Body)
@@ -137,7 +137,7 @@ func TestK8S_URI_2_Discovery(t *testing.T) {
 }
 
 func TestK8S_URI_3_BuiltinKinds(t *testing.T) {
-	s := newTestServer(t, Config{})
+	s := newTestServer(t, testConfig{})
 	want := map[string]string{ // path → list kind
 		"/api/v1/namespaces": "NamespaceList", "/api/v1/pods": "PodList", "/api/v1/configmaps": "ConfigMapList",
 		"/api/v1/secrets": "SecretList", "/api/v1/services": "ServiceList", "/api/v1/endpoints": "EndpointsList",
@@ -155,7 +155,7 @@ func TestK8S_URI_3_BuiltinKinds(t *testing.T) {
 
 // K8S-ENC-7: collections are <Kind>List, never List.
 func TestK8S_ENC_7_ListKinds(t *testing.T) {
-	s := newTestServer(t, Config{})
+	s := newTestServer(t, testConfig{})
 	s.createCM("default", "a", nil)
 	for _, p := range []string{"/api/v1/namespaces/default/configmaps", "/api/v1/configmaps", "/api/v1/configmaps?limit=1", "/apis/apps/v1/deployments"} {
 		r := s.do("GET", p, nil).must(t, 200)
@@ -191,7 +191,7 @@ func keys[V any](m map[string]V) []string {
 }
 
 func TestPLAY_DebugCompact(t *testing.T) {
-	s := newTestServer(t, Config{})
+	s := newTestServer(t, testConfig{})
 	rv := s.createCM("default", "a", nil).str("metadata", "resourceVersion")
 	s.createCM("default", "b", nil)
 	s.do("GET", "/debug/kubeplay/compact", nil).wantStatus(t, 405, "MethodNotAllowed", "")

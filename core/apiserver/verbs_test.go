@@ -6,7 +6,7 @@ import (
 )
 
 func TestK8S_VERB_1_CRUD(t *testing.T) {
-	s := newTestServer(t, Config{})
+	s := newTestServer(t, testConfig{})
 	const coll = "/api/v1/namespaces/default/configmaps"
 	created := s.createCM("default", "a", map[string]string{"app": "x"})
 	if created.str("kind") != "ConfigMap" || created.str("apiVersion") != "v1" || created.str("data", "k") != "v" {
@@ -76,7 +76,7 @@ func TestK8S_VERB_1_CRUD(t *testing.T) {
 }
 
 func TestK8S_VERB_1_DeleteFinalizersAndPreconditions(t *testing.T) {
-	s := newTestServer(t, Config{})
+	s := newTestServer(t, testConfig{})
 	const path = "/api/v1/namespaces/default/configmaps/f"
 	body := cm("f", nil, nil)
 	body["metadata"].(map[string]any)["finalizers"] = []string{"example.com/hold"}
@@ -99,7 +99,7 @@ func TestK8S_VERB_1_DeleteFinalizersAndPreconditions(t *testing.T) {
 }
 
 func TestK8S_VERB_1_MethodNotAllowed(t *testing.T) {
-	s := newTestServer(t, Config{})
+	s := newTestServer(t, testConfig{})
 	cases := []struct{ method, path, allow string }{
 		{"POST", "/api/v1/namespaces/default/configmaps/a", "DELETE, GET, PATCH, PUT"},
 		{"PUT", "/api/v1/namespaces/default/configmaps", "GET, POST, DELETE"},
@@ -115,7 +115,7 @@ func TestK8S_VERB_1_MethodNotAllowed(t *testing.T) {
 }
 
 func TestK8S_VERB_2_SingleObjectOnly(t *testing.T) {
-	s := newTestServer(t, Config{})
+	s := newTestServer(t, testConfig{})
 	rev := s.srv.Store().Revision()
 	list := `{"kind":"ConfigMapList","apiVersion":"v1","items":[{"metadata":{"name":"a"}},{"metadata":{"name":"b"}}]}`
 	s.do("POST", "/api/v1/namespaces/default/configmaps", list).wantStatus(t, 400, "BadRequest", "")

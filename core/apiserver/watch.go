@@ -10,8 +10,6 @@ import (
 	"strconv"
 	"time"
 
-	"kubeplay/core/apierrors"
-	"kubeplay/core/budget"
 	"kubeplay/core/clock"
 	"kubeplay/core/encoding"
 	"kubeplay/core/encoding/protobuf"
@@ -20,7 +18,7 @@ import (
 	"kubeplay/core/request"
 	"kubeplay/core/schema"
 	"kubeplay/core/selector"
-	"kubeplay/core/storage"
+	"kubeplay/core/types"
 	"kubeplay/core/web"
 )
 
@@ -55,25 +53,6 @@ func (s *Server) serveWatch(w web.ResponseWriter, r *web.Request, t target) erro
 	if t.name != "" {
 		o.Fields = append(o.Fields, selector.Term{Field: "metadata.name", Equal: true, Value: t.name})
 	}
-	wo := storage.WatchOptions{Prefix: registry.CollectionPrefix(t.res, t.namespace), Filter: o.filter()}
-	initial := false
-	switch {
-	case initialEvents: // also a watch from "" or "0" (parseListOptions)
-		if o.RV > 0 {
-			if err := s.waitFresh(r.Context(), o.RV, true); err != nil {
-				return err
-			}
-		}
-		wo.Initial, initial = true, true
-	case o.SendInitialEvents != nil: // false: changes only
-		wo.Since = o.RV
-		if o.ResourceVersion == "" || o.ResourceVersion == "0" {
-			wo.Since = s.store.Revision()
-		}
-	default:
-		wo.Since = o.RV
-	}
-
 	timeout := minRequestTimeout + time.Duration(rand.Int64N(int64(minRequestTimeout)))
 	if o.TimeoutSeconds != nil && *o.TimeoutSeconds != 0 {
 		timeout = time.Duration(*o.TimeoutSeconds) * time.Second
@@ -82,22 +61,18 @@ func (s *Server) serveWatch(w web.ResponseWriter, r *web.Request, t target) erro
 		timeout = s.cfg.MaxWatchTimeout
 	}
 
-	watcher, err := s.store.Watch(wo)
-	if errors.Is(err, storage.ErrCompacted) {
+	watcher, err := s.store.Watch(r.Context(), t.res, t.namespace, o)
+	var expired *registry.ExpiredWatch
+	if errors.As(err, &expired) {
 		// kube-apiserver answers 200 and ends the stream with an ERROR event.
-		st := apierrors.NewExpired("too old resource version: " + strconv.FormatInt(o.RV, 10) +
-			" (" + strconv.FormatInt(s.store.CompactedRevision(), 10) + ")")
 		codec := newWatchCodec(t)
 		codec.start(w)
-		b, _ := json.Marshal(st)
+		b, _ := json.Marshal(expired.Status)
 		_, _ = w.Write(codec.frame("ERROR", b))
 		return nil
 	}
-	if st := budget.FromRefusal(t.res.Group, t.res.Plural, "", err); st != nil {
-		return st
-	}
 	if err != nil {
-		return apierrors.NewInternal(err)
+		return err
 	}
 	defer watcher.Stop()
 
@@ -122,7 +97,7 @@ func (s *Server) serveWatch(w web.ResponseWriter, r *web.Request, t target) erro
 	for {
 		if replaying && !watcher.Replaying() {
 			replaying = false
-			if initial && o.AllowBookmarks {
+			if initialEvents && o.AllowBookmarks {
 				if err := codec.writeInitialEnd(w, watcher.StartRevision()); err != nil {
 					return nil
 				}
@@ -135,7 +110,7 @@ func (s *Server) serveWatch(w web.ResponseWriter, r *web.Request, t target) erro
 		if err != nil {
 			return nil // the deadline, a gone client, stopped, too slow, or the store closed
 		}
-		if e.Type == storage.Bookmark && !o.AllowBookmarks || e.Type != storage.Bookmark && registry.IsCorrupt(e.Object) {
+		if e.Type == registry.Bookmark && !o.AllowBookmarks || e.Type != registry.Bookmark && registry.IsCorrupt(e.Object) {
 			// kube's watch cache cannot decode a corrupt object either: its
 			// watchers hear nothing of it.
 			continue
@@ -154,7 +129,7 @@ func (s *Server) serveWatch(w web.ResponseWriter, r *web.Request, t target) erro
 // requestBookmarks asks for a BOOKMARK every BookmarkInterval and, like kube's
 // watch cache, one just before the watch's deadline, so the client can resume
 // from a fresh revision.
-func (s *Server) requestBookmarks(ctx context.Context, watcher *storage.Watcher, timeout time.Duration) {
+func (s *Server) requestBookmarks(ctx context.Context, watcher *registry.Watcher, timeout time.Duration) {
 	tick := s.cfg.Clock.NewTicker(s.cfg.BookmarkInterval)
 	defer tick.Stop()
 	var last <-chan time.Time
@@ -176,8 +151,8 @@ func (s *Server) requestBookmarks(ctx context.Context, watcher *storage.Watcher,
 }
 
 // jsonEventFrame encodes one event as a JSON WatchEvent line.
-func jsonEventFrame(res *schema.Resource, e *storage.Event) []byte {
-	if e.Type == storage.Bookmark {
+func jsonEventFrame(res *schema.Resource, e *registry.Event) []byte {
+	if e.Type == registry.Bookmark {
 		return watchFrame(nil, string(e.Type), bookmarkObject(res, e.Rev, ""))
 	}
 	buf := appendFrameHead(make([]byte, 0, len(e.Object)+len(res.Kind)+len(res.APIVersion())+64), string(e.Type))
@@ -212,8 +187,8 @@ func bookmarkObject(res *schema.Resource, rev int64, blueprint string) []byte {
 		// count of a scalable kind is a value there, a pointer outside.
 		obj["spec"] = map[string]any{"replicas": json.Number("0")}
 	}
-	protobuf.Complete(res.APIVersion(), res.Kind, obj)
-	b, _ := object.EncodeOrdered(obj, protobuf.Order(res.APIVersion(), res.Kind)) // strings and maps only
+	types.Complete(res.APIVersion(), res.Kind, obj)
+	b, _ := object.EncodeOrdered(obj, types.Order(res.APIVersion(), res.Kind)) // strings and maps only
 	return object.WithTypeMeta(b, res.Kind, res.APIVersion())
 }
 

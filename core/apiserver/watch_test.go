@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"kubeplay/core/object"
+	"kubeplay/core/storage"
 )
 
 const cmWatch = "/api/v1/namespaces/default/configmaps?watch=1"
@@ -18,7 +19,7 @@ func (s *testServer) listRV(path string) string {
 }
 
 func TestK8S_WATCH_1_ListThenWatch(t *testing.T) {
-	s := newTestServer(t, Config{})
+	s := newTestServer(t, testConfig{})
 	s.createCM("default", "a", nil)
 	rv := s.listRV("/api/v1/namespaces/default/configmaps")
 	w := s.watch(cmWatch + "&resourceVersion=" + rv)
@@ -54,7 +55,7 @@ func TestK8S_WATCH_1_ListThenWatch(t *testing.T) {
 }
 
 func TestK8S_WATCH_2_StartSemantics(t *testing.T) {
-	s := newTestServer(t, Config{})
+	s := newTestServer(t, testConfig{})
 	s.createCM("default", "a", nil)
 	s.createCM("default", "b", nil)
 	rv := s.listRV("/api/v1/namespaces/default/configmaps")
@@ -94,7 +95,7 @@ func TestK8S_WATCH_2_StartSemantics(t *testing.T) {
 }
 
 func TestK8S_WATCH_3_TooOldResourceVersion(t *testing.T) {
-	s := newTestServer(t, Config{HistoryLimit: 5})
+	s := newTestServer(t, testConfig{Storage: storage.Config{HistoryLimit: 5}})
 	first := s.createCM("default", "a", nil).str("metadata", "resourceVersion")
 	for i := 0; i < 20; i++ {
 		s.createCM("default", "x"+strconv.Itoa(i), nil)
@@ -123,7 +124,7 @@ func TestK8S_WATCH_3_TooOldResourceVersion(t *testing.T) {
 }
 
 func TestK8S_WATCH_4_Bookmarks(t *testing.T) {
-	s := newTestServer(t, Config{BookmarkInterval: 20 * time.Millisecond})
+	s := newTestServer(t, testConfig{Config: Config{BookmarkInterval: 20 * time.Millisecond}})
 	rv := s.listRV("/api/v1/namespaces/default/configmaps")
 	w := s.watch(cmWatch + "&allowWatchBookmarks=true&resourceVersion=" + rv)
 	s.createCM("default", "a", nil)
@@ -149,14 +150,14 @@ func TestK8S_WATCH_4_Bookmarks(t *testing.T) {
 }
 
 func TestK8S_WATCH_4_NoBookmarksUnlessAsked(t *testing.T) {
-	s := newTestServer(t, Config{BookmarkInterval: 10 * time.Millisecond})
+	s := newTestServer(t, testConfig{Config: Config{BookmarkInterval: 10 * time.Millisecond}})
 	rv := s.listRV("/api/v1/namespaces/default/configmaps")
 	w := s.watch(cmWatch + "&resourceVersion=" + rv)
 	w.quiet(100 * time.Millisecond)
 }
 
 func TestK8S_WATCH_5_SendInitialEvents(t *testing.T) {
-	s := newTestServer(t, Config{})
+	s := newTestServer(t, testConfig{})
 	for _, n := range []string{"a", "b", "c"} {
 		s.createCM("default", n, nil)
 	}
@@ -207,7 +208,7 @@ func TestK8S_WATCH_5_SendInitialEvents(t *testing.T) {
 // defaults): its initial events end with the annotated bookmark; without
 // bookmarks nothing follows them.
 func TestK8S_FID_1_K8S_WATCH_5_LegacyWatchEndsInitialEvents(t *testing.T) {
-	s := newTestServer(t, Config{})
+	s := newTestServer(t, testConfig{})
 	s.createCM("default", "a", nil)
 	for _, rv := range []string{"", "&resourceVersion=0"} {
 		w := s.watch(cmWatch + "&allowWatchBookmarks=true" + rv)
@@ -226,7 +227,7 @@ func TestK8S_FID_1_K8S_WATCH_5_LegacyWatchEndsInitialEvents(t *testing.T) {
 }
 
 func TestK8S_WATCH_6_Selectors(t *testing.T) {
-	s := newTestServer(t, Config{})
+	s := newTestServer(t, testConfig{})
 	rv := s.listRV("/api/v1/namespaces/default/configmaps")
 	w := s.watch(cmWatch + "&labelSelector=app%3Dweb&resourceVersion=" + rv)
 	named := s.watch(cmWatch + "&fieldSelector=metadata.name%3Dn&resourceVersion=" + rv)
@@ -274,7 +275,7 @@ func TestK8S_WATCH_6_Selectors(t *testing.T) {
 }
 
 func TestK8S_WATCH_7_TimeoutAndDisconnect(t *testing.T) {
-	s := newTestServer(t, Config{})
+	s := newTestServer(t, testConfig{})
 	w := s.watch(cmWatch + "&timeoutSeconds=1&resourceVersion=" + s.listRV("/api/v1/namespaces/default/configmaps"))
 	if !w.ended(10 * time.Second) {
 		t.Fatal("watch outlived timeoutSeconds")

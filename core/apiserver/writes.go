@@ -8,12 +8,12 @@ import (
 	"strconv"
 
 	"kubeplay/core/apierrors"
-	"kubeplay/core/auth"
 	"kubeplay/core/field"
 	"kubeplay/core/object"
 	"kubeplay/core/patch"
 	"kubeplay/core/registry"
 	"kubeplay/core/schema"
+	"kubeplay/core/user"
 	"kubeplay/core/warning"
 	"kubeplay/core/web"
 )
@@ -38,7 +38,7 @@ func checkObjectNamespace(obj object.Object, t target) error {
 // registryTarget is what the registry is asked to write for r: by r's user,
 // its warnings r's.
 func (t target) registryTarget(r *web.Request) registry.Target {
-	u, _ := auth.UserFrom(r.Context())
+	u, _ := user.From(r.Context())
 	return registry.Target{Res: t.res, Namespace: t.namespace, Name: t.name, Sub: t.sub, DryRun: t.dryRun, Manager: t.manager,
 		User: u, Warn: func(text string) { warning.Add(r.Context(), text) }}
 }
@@ -49,7 +49,7 @@ func (s *Server) create(w web.ResponseWriter, r *web.Request, t target) error {
 		return err
 	}
 	if t.sub != "" { // a Pod's binding or eviction
-		st, err := s.objects.CreateSubresource(t.registryTarget(r), obj)
+		st, err := s.store.CreateSubresource(t.registryTarget(r), obj)
 		if err != nil {
 			return err
 		}
@@ -59,7 +59,7 @@ func (s *Server) create(w web.ResponseWriter, r *web.Request, t target) error {
 	if err := checkObjectNamespace(obj, t); err != nil {
 		return err
 	}
-	stored, err := s.objects.Create(t.registryTarget(r), obj)
+	stored, err := s.store.Create(t.registryTarget(r), obj)
 	if err != nil {
 		return err
 	}
@@ -80,7 +80,7 @@ func (s *Server) update(w web.ResponseWriter, r *web.Request, t target) error {
 		return err
 	}
 	// A copy per attempt: the registry may run the update again on a newer object.
-	stored, created, err := s.objects.Update(t.registryTarget(r), func(old object.Object) (object.Object, error) {
+	stored, created, err := s.store.Update(t.registryTarget(r), func(old object.Object) (object.Object, error) {
 		if old != nil && res.UpdateNeedsVersion && object.MetaString(obj, "resourceVersion") == "" {
 			// kube names the resource, not the kind, and shows the version as a uint64.
 			return nil, apierrors.NewInvalid(res.Group, res.Plural, t.name, field.ErrorList{
@@ -122,7 +122,7 @@ func (s *Server) patch(w web.ResponseWriter, r *web.Request, t target) error {
 		return err
 	}
 	mechanism := patch.New(r.Context(), pt, body, res.APIVersion(), res.Kind, t.validation)
-	stored, created, err := s.objects.Update(t.registryTarget(r), func(old object.Object) (object.Object, error) {
+	stored, created, err := s.store.Update(t.registryTarget(r), func(old object.Object) (object.Object, error) {
 		if old == nil {
 			return nil, apierrors.NewNotFound(t.res.Group, t.res.Plural, t.name)
 		}
@@ -214,7 +214,7 @@ func (s *Server) delete(w web.ResponseWriter, r *web.Request, t target) error {
 		return err
 	}
 	t.dryRun = len(opts.DryRun) > 0
-	result, err := s.objects.Delete(t.registryTarget(r), opts)
+	result, err := s.store.Delete(t.registryTarget(r), opts)
 	if err != nil {
 		return err
 	}
@@ -252,7 +252,7 @@ func (s *Server) deleteCollection(w web.ResponseWriter, r *web.Request, t target
 		return err
 	}
 	t.dryRun = len(opts.DryRun) > 0
-	items, rev, err := s.objects.DeleteCollection(r.Context(), t.registryTarget(r), o.filter(), opts)
+	items, rev, err := s.store.DeleteCollection(r.Context(), t.registryTarget(r), o, opts)
 	if err != nil {
 		return err
 	}

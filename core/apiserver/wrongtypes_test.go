@@ -166,7 +166,7 @@ func TestK8S_WRITE_5_WrongTypeRejected(t *testing.T) {
 		}
 		cases[c.ID] = kase{c.Field, c.Kind, c.Body}
 	}
-	shared := newTestServer(t, Config{})
+	shared := newTestServer(t, testConfig{})
 	for _, field := range fields {
 		t.Run(field, func(t *testing.T) {
 			for _, a := range k.Answers {
@@ -185,7 +185,7 @@ func replayKubeAnswer(t *testing.T, shared *testServer, a []any, kind, caseBody 
 	t.Run(method+"/"+enc+"/"+id, func(t *testing.T) {
 		s := shared
 		if kind == "ns" { // a deleted namespace lingers, Terminating
-			s = newTestServer(t, Config{})
+			s = newTestServer(t, testConfig{})
 		}
 		body := []byte(strings.ReplaceAll(caseBody, "NAME", name))
 		contentType := map[string]string{"json": "application/json", "yaml": "application/yaml", "cbor": "application/cbor", "cbortext": "application/cbor"}[enc]
@@ -245,7 +245,7 @@ func replayKubeAnswer(t *testing.T, shared *testServer, a []any, kind, caseBody 
 // becomes: the values kube-apiserver 1.32.13 stored for the same bodies (its
 // answers to them, recorded with the table above).
 func TestK8S_WRITE_5_DecodedAsKubeStoresIt(t *testing.T) {
-	s := newTestServer(t, Config{})
+	s := newTestServer(t, testConfig{})
 	cases := []struct {
 		path, contentType, body string
 		field                   []string
@@ -301,7 +301,7 @@ func TestK8S_WRITE_5_DecodedAsKubeStoresIt(t *testing.T) {
 // read back as the kind; a time or free-form number JSON cannot write is
 // refused as in a JSON body.
 func TestK8S_WRITE_5_ProtobufBodyStaysTyped(t *testing.T) {
-	s := newTestServer(t, Config{})
+	s := newTestServer(t, testConfig{})
 	const pb = "application/vnd.kubernetes.protobuf"
 	for _, c := range []struct {
 		apiVersion, kind, coll, body string
@@ -366,7 +366,7 @@ func TestK8S_WRITE_5_ProtobufBodyStaysTyped(t *testing.T) {
 // TestK8S_WRITE_5_DeleteOptionsBodyTyped: a delete's body is read as a
 // DeleteOptions, whatever the resource: its preconditions hold in YAML and CBOR.
 func TestK8S_WRITE_5_DeleteOptionsBodyTyped(t *testing.T) {
-	s := newTestServer(t, Config{})
+	s := newTestServer(t, testConfig{})
 	const cms = "/api/v1/namespaces/default/configmaps"
 	s.do("POST", cms, `{"metadata":{"name":"a"}}`).must(t, 201)
 	const wrongUID = `{"kind":"DeleteOptions","apiVersion":"v1","preconditions":{"uid":"nope"}}`

@@ -8,9 +8,9 @@ import (
 
 	"kubeplay/core/apierrors"
 	"kubeplay/core/encoding"
-	"kubeplay/core/encoding/protobuf"
 	"kubeplay/core/object"
 	"kubeplay/core/schema"
+	"kubeplay/core/types"
 )
 
 // The media types of apply patches.
@@ -73,8 +73,8 @@ func typedObject(res *schema.Resource, tv *typed.TypedValue) (object.Object, err
 	if err != nil {
 		return nil, err
 	}
-	if protobuf.Supported(res.APIVersion(), res.Kind) {
-		return protobuf.DecodeJSON(res.APIVersion(), res.Kind, doc)
+	if types.Known(res.APIVersion(), res.Kind) {
+		return types.DecodeJSON(res.APIVersion(), res.Kind, doc)
 	}
 	return object.Decode(doc)
 }

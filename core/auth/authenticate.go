@@ -9,11 +9,12 @@ import (
 	"strings"
 
 	"kubeplay/core/apierrors"
+	"kubeplay/core/user"
 	"kubeplay/core/web"
 )
 
 // Tokens is a static token table: bearer token → user.
-type Tokens map[string]User
+type Tokens map[string]user.User
 
 // ParseTokens reads kube-apiserver's --token-file format: CSV lines
 // `token,user,uid[,"group1,group2"]`; a line with an empty token is skipped, as
@@ -36,7 +37,7 @@ func ParseTokens(name string, r io.Reader) (Tokens, error) {
 		if rec[0] == "" {
 			continue
 		}
-		u := User{Name: rec[1], UID: rec[2]}
+		u := user.User{Name: rec[1], UID: rec[2]}
 		if len(rec) >= 4 {
 			u.Groups = strings.Split(rec[3], ",")
 		}
@@ -87,7 +88,7 @@ func NewAuthenticator(tokens Tokens, anonymous bool) *Authenticator {
 // replace the user (authorization allows every impersonation).
 func (a *Authenticator) Filter(next web.Handler) web.Handler {
 	return web.HandlerFunc(func(w web.ResponseWriter, r *web.Request) {
-		u, ok := UserFrom(r.Context())
+		u, ok := user.From(r.Context())
 		if !ok {
 			var err error
 			if u, err = a.authenticate(r); err != nil {
@@ -110,7 +111,7 @@ func (a *Authenticator) Filter(next web.Handler) web.Handler {
 				r.Header.Del(k)
 			}
 		}
-		next.ServeHTTP(w, r.WithContext(WithUser(r.Context(), u)))
+		next.ServeHTTP(w, r.WithContext(user.WithUser(r.Context(), u)))
 	})
 }
 
@@ -124,21 +125,21 @@ var (
 
 // authenticate reads the bearer token as kube's bearertoken authenticator does
 // (scheme in any case; an empty token is no token) and removes it.
-func (a *Authenticator) authenticate(r *web.Request) (User, error) {
+func (a *Authenticator) authenticate(r *web.Request) (user.User, error) {
 	parts := strings.SplitN(strings.TrimSpace(r.Header.Get("Authorization")), " ", 3)
 	if len(parts) < 2 || !strings.EqualFold(parts[0], "bearer") || parts[1] == "" {
 		if !a.anonymous {
-			return User{}, errNoToken
+			return user.User{}, errNoToken
 		}
-		return User{Name: Anonymous, Groups: []string{AllUnauthenticated}}, nil
+		return user.User{Name: user.Anonymous, Groups: []string{user.AllUnauthenticated}}, nil
 	}
 	u, ok := a.tokens[parts[1]]
 	if !ok {
-		return User{}, errInvalidToken
+		return user.User{}, errInvalidToken
 	}
 	r.Header.Del("Authorization")
-	if !u.InGroup(AllAuthenticated) {
-		u.Groups = append(append([]string(nil), u.Groups...), AllAuthenticated)
+	if !u.InGroup(user.AllAuthenticated) {
+		u.Groups = append(append([]string(nil), u.Groups...), user.AllAuthenticated)
 	}
 	return u, nil
 }
@@ -148,7 +149,7 @@ func (a *Authenticator) authenticate(r *web.Request) (User, error) {
 // groups are named; system:authenticated (or, for system:anonymous,
 // system:unauthenticated) is added. Groups, extras or a UID without a user are
 // kube's error, which names what was asked as its ObjectReference prints.
-func impersonate(h web.Header, u User) (User, error) {
+func impersonate(h web.Header, u user.User) (user.User, error) {
 	name := h.Get("Impersonate-User")
 	groups := h.Values("Impersonate-Group")
 	uid := h.Get("Impersonate-Uid")
@@ -185,21 +186,21 @@ func impersonate(h web.Header, u User) (User, error) {
 		return u, nil
 	}
 	if name == "" {
-		return User{}, fmt.Errorf("requested [%s] without impersonating a user", strings.Join(asked, " "))
+		return user.User{}, fmt.Errorf("requested [%s] without impersonating a user", strings.Join(asked, " "))
 	}
-	out := User{Name: name, UID: uid, Groups: append([]string(nil), groups...)}
+	out := user.User{Name: name, UID: uid, Groups: append([]string(nil), groups...)}
 	if len(extra) > 0 {
 		out.Extra = extra
 	}
 	if ns, _, ok := splitServiceAccount(name); ok && len(groups) == 0 {
-		out.Groups = serviceAccountGroups(ns)
+		out.Groups = user.ServiceAccountGroups(ns)
 	}
-	if name != Anonymous {
-		if !out.InGroup(AllAuthenticated) && !out.InGroup(AllUnauthenticated) {
-			out.Groups = append(out.Groups, AllAuthenticated)
+	if name != user.Anonymous {
+		if !out.InGroup(user.AllAuthenticated) && !out.InGroup(user.AllUnauthenticated) {
+			out.Groups = append(out.Groups, user.AllAuthenticated)
 		}
-	} else if !out.InGroup(AllUnauthenticated) {
-		out.Groups = append(out.Groups, AllUnauthenticated)
+	} else if !out.InGroup(user.AllUnauthenticated) {
+		out.Groups = append(out.Groups, user.AllUnauthenticated)
 	}
 	return out, nil
 }

@@ -5,6 +5,8 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"kubeplay/core/user"
 )
 
 // FuzzAPF_12_Authenticate reads any token file and authenticates any
@@ -18,21 +20,21 @@ func FuzzAPF_12_Authenticate(f *testing.F) {
 	f.Add("x,y\n", "", "", "g", "")
 	f.Add(DefaultTokens, "Basic abc", "", "", "u-1")
 	f.Add("\"t\nq\",u,1\n", "Bearer  t", "bob", "system:unauthenticated", "")
-	f.Fuzz(func(t *testing.T, file, authorization, user, group, uid string) {
+	f.Fuzz(func(t *testing.T, file, authorization, impersonate, group, uid string) {
 		tokens, err := ParseTokens("fuzz.csv", strings.NewReader(file))
 		if err != nil {
 			return
 		}
-		var got User
+		var got user.User
 		passed := false
 		h := NewAuthenticator(tokens, true).Filter(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			got, passed = UserFrom(r.Context())
+			got, passed = user.From(r.Context())
 			if r.Header.Get("Impersonate-User") != "" || r.Header.Get("Impersonate-Group") != "" {
 				t.Errorf("impersonation headers left in the request: %v", r.Header)
 			}
 		}))
 		r := httptest.NewRequest("GET", "/api/v1/namespaces", nil)
-		for k, v := range map[string]string{"Authorization": authorization, "Impersonate-User": user, "Impersonate-Group": group, "Impersonate-Uid": uid} {
+		for k, v := range map[string]string{"Authorization": authorization, "Impersonate-User": impersonate, "Impersonate-Group": group, "Impersonate-Uid": uid} {
 			if v != "" && !strings.ContainsAny(v, "\r\n") {
 				r.Header.Set(k, v)
 			}
@@ -49,7 +51,7 @@ func FuzzAPF_12_Authenticate(f *testing.F) {
 			if got.Name != impersonated {
 				t.Fatalf("impersonating %q gave %q", impersonated, got.Name)
 			}
-		case got.Name != Anonymous && !got.InGroup(AllAuthenticated):
+		case got.Name != user.Anonymous && !got.InGroup(user.AllAuthenticated):
 			t.Fatalf("%q authenticated without system:authenticated: %v", got.Name, got.Groups)
 		}
 	})

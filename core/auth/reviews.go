@@ -7,6 +7,7 @@ import (
 	"kubeplay/core/apierrors"
 	"kubeplay/core/field"
 	"kubeplay/core/object"
+	"kubeplay/core/user"
 )
 
 // The reviews are create-only kinds that are never stored: the answer is the
@@ -15,7 +16,7 @@ import (
 
 // Review answers a review of kind (SelfSubjectReview or
 // SelfSubjectAccessReview) created by u at now.
-func Review(kind string, u User, obj object.Object, now time.Time) (object.Object, error) {
+func Review(kind string, u user.User, obj object.Object, now time.Time) (object.Object, error) {
 	switch kind {
 	case "SelfSubjectReview":
 		return selfSubjectReview(u, obj, now), nil
@@ -27,7 +28,7 @@ func Review(kind string, u User, obj object.Object, now time.Time) (object.Objec
 
 // selfSubjectReview is `kubectl auth whoami`: the user as authenticated (and
 // impersonated), created now.
-func selfSubjectReview(u User, obj object.Object, now time.Time) object.Object {
+func selfSubjectReview(u user.User, obj object.Object, now time.Time) object.Object {
 	info := map[string]any{"username": u.Name}
 	if u.UID != "" {
 		info["uid"] = u.UID

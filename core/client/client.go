@@ -16,23 +16,23 @@ import (
 	"io"
 	"sync"
 
-	"kubeplay/core/auth"
 	"kubeplay/core/object"
 	"kubeplay/core/request"
+	"kubeplay/core/user"
 	"kubeplay/core/web"
 )
 
 // Client sends requests to a handler as one caller.
 type Client struct {
 	handler   web.Handler
-	user      auth.User
+	user      user.User
 	userAgent string
 	header    web.Header // sent with every request
 	metadata  bool       // reads ask for PartialObjectMetadata
 }
 
 // New is a client of h acting as user, announcing itself as userAgent.
-func New(h web.Handler, user auth.User, userAgent string) *Client {
+func New(h web.Handler, user user.User, userAgent string) *Client {
 	return &Client{handler: h, user: user, userAgent: userAgent}
 }
 
@@ -95,7 +95,7 @@ func hasCode(err error, code int) bool {
 // status, with the body still coming (a watch keeps it open). Cancelling ctx
 // ends the request.
 func (c *Client) Stream(ctx context.Context, method, path, contentType string, body []byte) (*Response, error) {
-	ctx, cancel := context.WithCancel(auth.WithUser(ctx, c.user))
+	ctx, cancel := context.WithCancel(user.WithUser(ctx, c.user))
 	r, err := web.NewRequest(ctx, method, "http://kubeplay.local"+path, body)
 	if err != nil {
 		cancel()

@@ -11,23 +11,24 @@ import (
 	"time"
 
 	"kubeplay/core/apiserver"
-	"kubeplay/core/auth"
 	"kubeplay/core/client"
 	"kubeplay/core/clock"
 	"kubeplay/core/kinds"
 	"kubeplay/core/object"
+	"kubeplay/core/sandbox"
 	"kubeplay/core/storage"
+	"kubeplay/core/user"
 	"kubeplay/core/web"
 )
 
 // newServer is a core with a filter that records who each request came from.
-func newServer(t *testing.T) (*apiserver.Server, func() []string) {
+func newServer(t *testing.T) (*sandbox.Server, func() []string) {
 	t.Helper()
 	var mu sync.Mutex
 	var users []string
 	record := func(next web.Handler) web.Handler {
 		return web.HandlerFunc(func(w web.ResponseWriter, r *web.Request) {
-			if u, ok := auth.UserFrom(r.Context()); ok {
+			if u, ok := user.From(r.Context()); ok {
 				mu.Lock()
 				users = append(users, u.Name+" "+r.UserAgent())
 				mu.Unlock()
@@ -35,7 +36,7 @@ func newServer(t *testing.T) (*apiserver.Server, func() []string) {
 			next.ServeHTTP(w, r)
 		})
 	}
-	srv, err := apiserver.New(apiserver.Config{Filters: []apiserver.Filter{record}})
+	srv, err := sandbox.NewServer(sandbox.Config{API: apiserver.Config{Filters: []apiserver.Filter{record}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +58,7 @@ const cms = "/api/v1/namespaces/default/configmaps"
 // answers: objects, and Status errors as *Error.
 func TestClientVerbsAndErrors(t *testing.T) {
 	srv, users := newServer(t)
-	c := client.New(srv, auth.ServiceAccount("kube-system", "tester"), "tester/1.0")
+	c := client.New(srv, user.ServiceAccount("kube-system", "tester"), "tester/1.0")
 	ctx := context.Background()
 	created, err := c.Create(ctx, cms, cm("a"))
 	if err != nil || object.MetaString(created, "uid") == "" {
@@ -92,9 +93,9 @@ func TestClientVerbsAndErrors(t *testing.T) {
 // A watch streams events as they happen; stopping it ends the handler's watch.
 func TestClientWatchStreams(t *testing.T) {
 	srv, _ := newServer(t)
-	c := client.New(srv, auth.User{Name: "w"}, "w")
+	c := client.New(srv, user.User{Name: "w"}, "w")
 	ctx := context.Background()
-	w, err := c.Watch(ctx, cms, "resourceVersion="+fmt.Sprint(srv.Store().Revision()))
+	w, err := c.Watch(ctx, cms, "resourceVersion="+fmt.Sprint(srv.Storage().Revision()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,9 +117,9 @@ func TestClientWatchStreams(t *testing.T) {
 			controllers++
 		}
 	}
-	waitWatchers(t, srv.Store(), controllers+1)
+	waitWatchers(t, srv.Storage(), controllers+1)
 	w.Stop()
-	waitWatchers(t, srv.Store(), controllers)
+	waitWatchers(t, srv.Storage(), controllers)
 }
 
 // waitWatchers waits until st has n watchers.
@@ -138,12 +139,12 @@ func waitWatchers(t *testing.T, st *storage.Store, n int) {
 // the handler what changed meanwhile.
 func TestInformerListsWatchesIndexesAndRelists(t *testing.T) {
 	var cut atomic.Bool
-	srv, err := apiserver.New(apiserver.Config{Filters: []apiserver.Filter{cutWatches(&cut)}})
+	srv, err := sandbox.NewServer(sandbox.Config{API: apiserver.Config{Filters: []apiserver.Filter{cutWatches(&cut)}}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { srv.Close() })
-	c := client.New(srv, auth.User{Name: "i"}, "i")
+	c := client.New(srv, user.User{Name: "i"}, "i")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	if _, err := c.Create(ctx, cms, cm("before")); err != nil {

@@ -11,6 +11,7 @@ import (
 	"kubeplay/core/clock"
 	"kubeplay/core/controllers"
 	"kubeplay/core/object"
+	"kubeplay/core/sandbox"
 )
 
 // TestSIM_4_EventsAsClientGoRecordsThem: a repeated event counts up the first
@@ -19,7 +20,7 @@ import (
 // without a reporting component, as client-go's EventAggregator makes it.
 func TestSIM_4_EventsAsClientGoRecordsThem(t *testing.T) {
 	fake := clock.NewFake(time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC))
-	srv, err := apiserver.New(apiserver.Config{Clock: fake})
+	srv, err := sandbox.NewServer(sandbox.Config{API: apiserver.Config{Clock: fake}})
 	if err != nil {
 		t.Fatal(err)
 	}

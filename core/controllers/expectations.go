@@ -3,8 +3,8 @@ package controllers
 import (
 	"sync"
 
-	"kubeplay/core/auth"
 	"kubeplay/core/client"
+	"kubeplay/core/user"
 	"kubeplay/core/web"
 )
 
@@ -12,7 +12,7 @@ import (
 // name does (--use-service-account-credentials): as the service account
 // kube-system/name, e.g. system:serviceaccount:kube-system:deployment-controller.
 func NewClient(h web.Handler, name string) *client.Client {
-	return client.New(h, auth.ServiceAccount("kube-system", name), UserAgent+" "+name)
+	return client.New(h, user.ServiceAccount("kube-system", name), UserAgent+" "+name)
 }
 
 // Expectations remember what a controller's own writes must look like in its

@@ -4,8 +4,9 @@ import (
 	"context"
 	"fmt"
 
-	"kubeplay/core/auth"
 	"kubeplay/core/client"
+	"kubeplay/core/user"
+	"kubeplay/core/version"
 	"kubeplay/core/web"
 )
 
@@ -18,7 +19,7 @@ const APIServerPort = 6443
 // Endpoints and EndpointSlice (kube-apiserver at endpointIP:6443), those that
 // are missing.
 func EnsureKubernetesService(ctx context.Context, h web.Handler, serviceIP, endpointIP string) error {
-	c := client.New(h, auth.APIServer, "kube-apiserver/v1.32.13 (kubeplay)")
+	c := client.New(h, user.APIServer, "kube-apiserver/"+version.Kubernetes+" (kubeplay)")
 	objects := []struct{ path, body string }{
 		{"/api/v1/namespaces/default/services", fmt.Sprintf(`{"apiVersion":"v1","kind":"Service","metadata":{"name":"kubernetes","labels":{"component":"apiserver","provider":"kubernetes"}},`+
 			`"spec":{"type":"ClusterIP","clusterIP":%q,"sessionAffinity":"None","ports":[{"name":"https","port":443,"protocol":"TCP","targetPort":%d}]}}`, serviceIP, APIServerPort)},

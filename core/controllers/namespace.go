@@ -12,16 +12,17 @@ import (
 	"strings"
 	"time"
 
-	"kubeplay/core/auth"
 	"kubeplay/core/client"
 	"kubeplay/core/clock"
 	"kubeplay/core/object"
+	"kubeplay/core/user"
+	"kubeplay/core/version"
 	"kubeplay/core/web"
 )
 
 // UserAgent is how the controllers announce themselves, as kube-controller-manager
 // does, with the controller's name after it.
-const UserAgent = "kube-controller-manager/v1.32.13 (kubeplay)"
+const UserAgent = "kube-controller-manager/" + version.Kubernetes + " (kubeplay)"
 
 // namespaceRetry is how soon a namespace whose content is not gone yet (held by
 // finalizers) is looked at again.
@@ -40,7 +41,7 @@ type Namespace struct {
 // NewNamespace is the namespace controller, acting through h as
 // system:serviceaccount:kube-system:namespace-controller.
 func NewNamespace(h web.Handler, clk clock.Clock) *Namespace {
-	return &Namespace{c: client.New(h, auth.ServiceAccount("kube-system", "namespace-controller"), UserAgent+" namespace-controller"), clock: clk}
+	return &Namespace{c: client.New(h, user.ServiceAccount("kube-system", "namespace-controller"), UserAgent+" namespace-controller"), clock: clk}
 }
 
 // Run works until ctx is done.
@@ -60,7 +61,7 @@ func (n *Namespace) Run(ctx context.Context) {
 	}, nil, n.clock)
 	go inf.Run(ctx)
 
-	Loop(ctx, n.clock, wake, namespaceRetry, func() bool {
+	clock.Loop(ctx, n.clock, wake, namespaceRetry, func() bool {
 		waiting := false
 		for _, ns := range inf.List() {
 			if object.Meta(ns)["deletionTimestamp"] != nil && !n.finish(ctx, ns) {

@@ -7,12 +7,12 @@ import (
 	"sync"
 	"time"
 
-	"kubeplay/core/auth"
 	"kubeplay/core/client"
 	"kubeplay/core/clock"
-	"kubeplay/core/controllers"
 	"kubeplay/core/object"
 	"kubeplay/core/schema"
+	"kubeplay/core/user"
+	"kubeplay/core/version"
 	"kubeplay/core/web"
 )
 
@@ -42,8 +42,8 @@ type Controller struct {
 
 // NewController is the controller of reg's custom resources, acting through h.
 func NewController(h web.Handler, reg *schema.Registry, clk clock.Clock) *Controller {
-	u := auth.User{Name: "system:apiserver", UID: "kubeplay-apiserver", Groups: []string{"system:masters", "system:authenticated"}}
-	return &Controller{c: client.New(h, u, "kube-apiserver/v1.32.13 (kubeplay)"), registry: reg, clock: clk, served: map[string][]*schema.Resource{}}
+	u := user.User{Name: "system:apiserver", UID: "kubeplay-apiserver", Groups: []string{"system:masters", "system:authenticated"}}
+	return &Controller{c: client.New(h, u, "kube-apiserver/"+version.Kubernetes+" (kubeplay)"), registry: reg, clock: clk, served: map[string][]*schema.Resource{}}
 }
 
 // Restore serves the established definitions among stored, at once, as kube
@@ -76,7 +76,7 @@ func (c *Controller) Run(ctx context.Context) {
 		},
 	}, nil, c.clock)
 	go inf.Run(ctx)
-	controllers.Loop(ctx, c.clock, wake, retryAfter, func() bool {
+	clock.Loop(ctx, c.clock, wake, retryAfter, func() bool {
 		pending := false
 		all := inf.List()
 		for _, obj := range all {

@@ -9,11 +9,11 @@ import (
 	"testing"
 	"time"
 
-	"kubeplay/core/apiserver"
-	"kubeplay/core/auth"
 	"kubeplay/core/client"
 	"kubeplay/core/crd"
 	"kubeplay/core/object"
+	"kubeplay/core/sandbox"
+	"kubeplay/core/user"
 )
 
 // FuzzK8S_URI_4_Definition: no definition, however malformed, panics its
@@ -63,12 +63,12 @@ func FuzzK8S_URI_4_Definition(f *testing.F) {
 // definition's time over the floor's: how much longer than a plain write
 // and read the controller's naming and establishing takes.
 func BenchmarkK8S_URI_4_DefinitionServed(b *testing.B) {
-	s, err := apiserver.New(apiserver.Config{})
+	s, err := sandbox.NewServer(sandbox.Config{})
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer s.Close()
-	c := client.New(s, auth.User{Name: "admin", Groups: []string{"system:masters"}}, "bench")
+	c := client.New(s, user.User{Name: "admin", Groups: []string{"system:masters"}}, "bench")
 	ctx := context.Background()
 	seed, err := os.ReadFile("../apiserver/testdata/widget-crd.json")
 	if err != nil {

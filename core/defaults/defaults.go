@@ -9,7 +9,7 @@
 // (PodSpec, Container, ServicePort, ResourceList, …), applied wherever the
 // type occurs, parent before children: a Container in a Deployment's template
 // gets what a Pod's does. The walk follows the kinds' Go types as
-// core/encoding/protobuf's message table holds them (protobuf.Walk), so this
+// core/encoding/protobuf's message table holds them (types.Walk), so this
 // package names types, not paths.
 //
 // Defaulting is not all a new object gets: a Pod's status, the ServiceAccount
@@ -21,16 +21,16 @@ import (
 	"encoding/json"
 	"sort"
 
-	"kubeplay/core/encoding/protobuf"
 	"kubeplay/core/object"
 	"kubeplay/core/quantity"
+	"kubeplay/core/types"
 )
 
 // Apply sets kube's defaults on obj, an object of kind in apiVersion in JSON
 // form, in place. Kinds without built-in Go types (custom resources) are left
 // as they are. Defaulting a defaulted object changes nothing.
 func Apply(apiVersion, kind string, obj object.Object) {
-	protobuf.Walk(apiVersion, kind, obj, func(goType string, v map[string]any) {
+	types.Walk(apiVersion, kind, obj, func(goType string, v map[string]any) {
 		if fn := defaulter(goType); fn != nil {
 			fn(v)
 		}

@@ -6,6 +6,7 @@ import (
 
 	"kubeplay/core/encoding/protobuf"
 	"kubeplay/core/object"
+	"kubeplay/core/types"
 )
 
 // TestImageTag: the tag an image's pull policy is chosen by. The answers are
@@ -88,7 +89,7 @@ func FuzzK8S_WRITE_5_DefaultsIdempotent(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, k uint8, body string) {
 		kind := servedKinds[int(k)%len(servedKinds)]
-		obj, err := protobuf.DecodeJSON(kind.apiVersion, kind.kind, []byte(body))
+		obj, err := types.DecodeJSON(kind.apiVersion, kind.kind, []byte(body))
 		if err != nil {
 			return
 		}

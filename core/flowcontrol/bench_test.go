@@ -9,10 +9,10 @@ import (
 	"testing"
 	"time"
 
-	"kubeplay/core/auth"
 	"kubeplay/core/clock"
 	"kubeplay/core/flowcontrol/fairqueuing"
 	"kubeplay/core/request"
+	"kubeplay/core/user"
 	"kubeplay/core/web"
 )
 
@@ -35,8 +35,8 @@ func BenchmarkAPF_DispatchOverhead(b *testing.B) {
 	answer := web.HandlerFunc(func(w web.ResponseWriter, _ *web.Request) { w.WriteHeader(200) })
 	withAPF := c.Filter(answer)
 	r, _ := web.NewRequest(context.Background(), "GET", "http://x/api/v1/namespaces/default/configmaps/c", nil)
-	r = r.WithContext(auth.WithUser(request.WithRequestInfo(r.Context(), request.ParseRequestInfo(r)),
-		auth.User{Name: "alice", Groups: []string{auth.AllAuthenticated}}))
+	r = r.WithContext(user.WithUser(request.WithRequestInfo(r.Context(), request.ParseRequestInfo(r)),
+		user.User{Name: "alice", Groups: []string{user.AllAuthenticated}}))
 	w := &nopWriter{h: http.Header{}}
 	run := func(h web.Handler) time.Duration {
 		start := time.Now()

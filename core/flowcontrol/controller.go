@@ -22,10 +22,11 @@ import (
 	"sync"
 	"time"
 
-	"kubeplay/core/auth"
 	"kubeplay/core/client"
 	"kubeplay/core/clock"
 	"kubeplay/core/object"
+	"kubeplay/core/user"
+	"kubeplay/core/version"
 	"kubeplay/core/web"
 )
 
@@ -112,7 +113,7 @@ func New(cfg Config) *Controller {
 }
 
 // loopbackUser is kube-apiserver's own identity for its loopback client.
-var loopbackUser = auth.APIServer
+var loopbackUser = user.APIServer
 
 // Start runs the configuration controller through h (the whole handler, so its
 // requests are classified too: as system:masters, exempt) until Stop: it
@@ -122,7 +123,7 @@ func (c *Controller) Start(h web.Handler) {
 	ctx, cancel := context.WithCancel(context.Background())
 	c.cancel = cancel
 	c.mu.Lock()
-	cl := client.New(h, loopbackUser, "kube-apiserver/v1.32.13 (kubeplay) apf")
+	cl := client.New(h, loopbackUser, "kube-apiserver/"+version.Kubernetes+" (kubeplay) apf")
 	c.handler, c.client = h, cl
 	c.mu.Unlock()
 	wake := make(chan struct{}, 1)

@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"kubeplay/core/apierrors"
-	"kubeplay/core/auth"
 	"kubeplay/core/flowcontrol/fairqueuing"
 	"kubeplay/core/request"
+	"kubeplay/core/user"
 	"kubeplay/core/web"
 )
 
@@ -37,7 +37,7 @@ type classification struct {
 
 // classify finds the request's FlowSchema, level and flow. The mandatory
 // catch-all schema is always there, so everything is classified.
-func (c *Controller) classifyLocked(u auth.User, info *request.RequestInfo) classification {
+func (c *Controller) classifyLocked(u user.User, info *request.RequestInfo) classification {
 	var fs *flowSchema
 	for _, s := range c.flowSchemas {
 		if s.matches(u, info) {
@@ -65,7 +65,7 @@ func (c *Controller) classifyLocked(u auth.User, info *request.RequestInfo) clas
 func (c *Controller) Filter(next web.Handler) web.Handler {
 	return web.HandlerFunc(func(w web.ResponseWriter, r *web.Request) {
 		info := request.RequestInfoFrom(r.Context())
-		u, _ := auth.UserFrom(r.Context())
+		u, _ := user.From(r.Context())
 		if info == nil {
 			info = request.ParseRequestInfo(r)
 		}
@@ -111,7 +111,7 @@ func (d *requestDetail) Queued(in bool, now time.Time) {
 }
 
 // handle runs one classified request through its level.
-func (c *Controller) handle(w web.ResponseWriter, r *web.Request, info *request.RequestInfo, u auth.User, cl classification, watch bool, next web.Handler) {
+func (c *Controller) handle(w web.ResponseWriter, r *web.Request, info *request.RequestInfo, u user.User, cl classification, watch bool, next web.Handler) {
 	l := cl.level
 	fm := l.metrics.flow(cl.fs.name)
 	we := fairqueuing.WorkEstimate{InitialSeats: 1}

@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"kubeplay/core/apierrors"
-	"kubeplay/core/auth"
 	"kubeplay/core/client"
 	"kubeplay/core/field"
+	"kubeplay/core/user"
 	"kubeplay/core/web"
 )
 
@@ -148,10 +148,10 @@ func (c *Controller) serveLoad(w web.ResponseWriter, r *web.Request) {
 	for i, f := range load.Flows {
 		results[i].User = f.User
 		groups := f.Groups
-		if !slices.Contains(groups, auth.AllAuthenticated) {
-			groups = append(slices.Clone(groups), auth.AllAuthenticated)
+		if !slices.Contains(groups, user.AllAuthenticated) {
+			groups = append(slices.Clone(groups), user.AllAuthenticated)
 		}
-		cl := client.New(h, auth.User{Name: f.User, Groups: groups}, "kubeplay-load")
+		cl := client.New(h, user.User{Name: f.User, Groups: groups}, "kubeplay-load")
 		if load.SimulatedWork != "" {
 			cl = cl.WithHeader(SimulatedWorkHeader, load.SimulatedWork)
 		}

@@ -4,9 +4,9 @@ import (
 	"slices"
 	"strings"
 
-	"kubeplay/core/auth"
 	"kubeplay/core/object"
 	"kubeplay/core/request"
+	"kubeplay/core/user"
 )
 
 // Classification: a request goes to the first FlowSchema, by ascending
@@ -106,7 +106,7 @@ func sortFlowSchemas(fss []*flowSchema) {
 	})
 }
 
-func (fs *flowSchema) matches(u auth.User, info *request.RequestInfo) bool {
+func (fs *flowSchema) matches(u user.User, info *request.RequestInfo) bool {
 	for _, r := range fs.rules {
 		if r.matches(u, info) {
 			return true
@@ -115,7 +115,7 @@ func (fs *flowSchema) matches(u auth.User, info *request.RequestInfo) bool {
 	return false
 }
 
-func (r *policyRules) matches(u auth.User, info *request.RequestInfo) bool {
+func (r *policyRules) matches(u user.User, info *request.RequestInfo) bool {
 	if !slices.ContainsFunc(r.subjects, func(s subject) bool { return s.matches(u) }) {
 		return false
 	}
@@ -125,7 +125,7 @@ func (r *policyRules) matches(u auth.User, info *request.RequestInfo) bool {
 	return slices.ContainsFunc(r.nonResource, func(nr nonResourceRule) bool { return nr.matches(info) })
 }
 
-func (s subject) matches(u auth.User) bool {
+func (s subject) matches(u user.User) bool {
 	switch s.kind {
 	case "User":
 		return s.name == "*" || s.name == u.Name
@@ -181,7 +181,7 @@ func containsOrAll(list []string, x string) bool {
 }
 
 // flowDistinguisher is the part of a flow's name the schema's method picks.
-func (fs *flowSchema) flowDistinguisher(u auth.User, info *request.RequestInfo) string {
+func (fs *flowSchema) flowDistinguisher(u user.User, info *request.RequestInfo) string {
 	switch fs.distinguisher {
 	case "ByUser":
 		return u.Name

@@ -3,8 +3,8 @@ package kinds_test
 import (
 	"testing"
 
-	"kubeplay/core/encoding/protobuf"
 	"kubeplay/core/kinds"
+	"kubeplay/core/types"
 )
 
 // TestK8S_URI_4_KindsDescribedOnce: every built-in resource is listed once,
@@ -18,8 +18,8 @@ func TestK8S_URI_4_KindsDescribedOnce(t *testing.T) {
 			t.Errorf("%s listed twice", key)
 		}
 		seen[key] = true
-		if res.View == nil && !res.Virtual && !res.Untyped && protobuf.GoType(res.APIVersion(), res.Kind) == "" {
-			t.Errorf("%s: no Go type in core/encoding/protobuf's tables", key)
+		if res.View == nil && !res.Virtual && !res.Untyped && types.GoType(res.APIVersion(), res.Kind) == "" {
+			t.Errorf("%s: no Go type in core/types", key)
 		}
 	}
 }

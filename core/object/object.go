@@ -694,3 +694,11 @@ func Int(v any) int64 {
 
 // Timestamp formats t as metav1.Time does: RFC 3339, seconds, UTC.
 func Timestamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }
+
+// The propagation policies of metav1.DeleteOptions: what becomes of an
+// object's dependents when it is deleted.
+const (
+	PropagationOrphan     = "Orphan"
+	PropagationBackground = "Background"
+	PropagationForeground = "Foreground"
+)

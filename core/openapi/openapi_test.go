@@ -17,10 +17,10 @@ import (
 	"testing"
 	"time"
 
-	"kubeplay/core/apiserver"
 	"kubeplay/core/clock"
 	"kubeplay/core/kinds"
 	"kubeplay/core/openapi"
+	"kubeplay/core/sandbox"
 	"kubeplay/core/schema"
 	"kubeplay/core/web"
 )
@@ -28,7 +28,7 @@ import (
 // serve starts an API server and returns its URL.
 func serve(t *testing.T) string {
 	t.Helper()
-	s, err := apiserver.New(apiserver.Config{})
+	s, err := sandbox.NewServer(sandbox.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,8 +8,8 @@ import (
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 
 	"kubeplay/core/apierrors"
-	"kubeplay/core/encoding/protobuf"
 	"kubeplay/core/object"
+	"kubeplay/core/types"
 )
 
 // maxJSONPatchOperations is kube-apiserver's limit on a JSON patch's operations.
@@ -32,7 +32,7 @@ func (k target) jsonPatch(body []byte) Mechanism {
 			return nil, apierrors.NewBadRequest("error decoding patch: " + err.Error())
 		}
 		if k.validation.Checks() {
-			patchErrs = protobuf.StrictJSONPatch(body)
+			patchErrs = types.StrictJSONPatch(body)
 		}
 		p, err := jsonpatch.DecodePatch(body)
 		if err != nil {
@@ -138,7 +138,7 @@ func (k target) mergePatch(body []byte) Mechanism {
 		if !k.validation.Checks() {
 			return nil, nil
 		}
-		return protobuf.DuplicateJSONFields(body), nil
+		return types.DuplicateJSONFields(body), nil
 	})
 	return func(current object.Object) (object.Object, error) {
 		patchErrs, err := check()

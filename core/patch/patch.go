@@ -23,10 +23,10 @@ import (
 	"strings"
 
 	"kubeplay/core/apierrors"
-	"kubeplay/core/encoding/protobuf"
 	"kubeplay/core/field"
 	"kubeplay/core/fieldvalidation"
 	"kubeplay/core/object"
+	"kubeplay/core/types"
 	"kubeplay/core/web"
 )
 
@@ -128,19 +128,19 @@ func (k target) document(current object.Object) ([]byte, error) {
 // own field errors) and the patched object's unknown and duplicate fields.
 // Kinds without a Go type keep the object as it is.
 func (k target) decode(patched []byte, patchErrs []error) (object.Object, error) {
-	if !protobuf.Supported(k.apiVersion, k.kind) {
+	if !types.Known(k.apiVersion, k.kind) {
 		obj, err := object.Decode(patched)
 		if err != nil {
 			return nil, invalidPatch(string(patched), err)
 		}
 		return obj, nil
 	}
-	obj, err := protobuf.DecodeJSON(k.apiVersion, k.kind, patched)
+	obj, err := types.DecodeJSON(k.apiVersion, k.kind, patched)
 	if err != nil {
 		return nil, invalidPatch(string(patched), err)
 	}
 	if k.validation.Checks() {
-		errs := append(patchErrs[:len(patchErrs):len(patchErrs)], protobuf.StrictJSON(k.apiVersion, k.kind, patched)...)
+		errs := append(patchErrs[:len(patchErrs):len(patchErrs)], types.StrictJSON(k.apiVersion, k.kind, patched)...)
 		if err := k.validation.Apply(k.ctx, errs); err != nil {
 			return nil, invalidPatch(string(patched), err)
 		}

@@ -12,8 +12,8 @@ import (
 	"strings"
 
 	"kubeplay/core/apierrors"
-	"kubeplay/core/encoding/protobuf"
 	"kubeplay/core/object"
+	"kubeplay/core/types"
 )
 
 // A strategic merge patch is a JSON merge patch that knows the kind's Go type:
@@ -77,7 +77,7 @@ func (k target) strategicPatch(body []byte) Mechanism {
 		if err != nil {
 			return nil, apierrors.NewBadRequest(err.Error())
 		}
-		schema, ok := protobuf.KindPatchSchema(k.apiVersion, k.kind)
+		schema, ok := types.KindPatchSchema(k.apiVersion, k.kind)
 		if !ok {
 			return nil, apierrors.NewBadRequest("strategic merge patch format is not supported")
 		}
@@ -89,21 +89,21 @@ func (k target) strategicPatch(body []byte) Mechanism {
 		}
 		// What the patch left, as kube shows it in its errors.
 		shown := fmt.Sprintf("%+v", p)
-		if err := protobuf.FromUnstructured(k.apiVersion, k.kind, merged); err != nil {
+		if err := types.FromUnstructured(k.apiVersion, k.kind, merged); err != nil {
 			return nil, invalidPatch(shown, err)
 		}
 		doc, err := json.Marshal(merged)
 		if err != nil {
 			return nil, invalidPatch(shown, err)
 		}
-		obj, err := protobuf.DecodeJSON(k.apiVersion, k.kind, doc)
+		obj, err := types.DecodeJSON(k.apiVersion, k.kind, doc)
 		if err != nil {
 			return nil, invalidPatch(shown, err)
 		}
 		if k.validation.Checks() {
 			// The keys the patch gives twice, then the merged object's
 			// unknown fields as kube's unstructured converter finds them.
-			errs := append(protobuf.DuplicateJSONFields(body), protobuf.UnknownUnstructured(k.apiVersion, k.kind, doc)...)
+			errs := append(types.DuplicateJSONFields(body), types.UnknownUnstructured(k.apiVersion, k.kind, doc)...)
 			if err := k.validation.Apply(k.ctx, errs); err != nil {
 				return nil, invalidPatch(shown, err)
 			}
@@ -115,7 +115,7 @@ func (k target) strategicPatch(body []byte) Mechanism {
 // merge merges patch into original, answering errors as kube does. Where
 // kube's engine compares values Go cannot compare (objects in a list of
 // scalars, or as a merge key's value) it panics: see safely.
-func merge(original, patch map[string]any, schema protobuf.PatchSchema) (map[string]any, error) {
+func merge(original, patch map[string]any, schema types.PatchSchema) (map[string]any, error) {
 	return safely(func() (map[string]any, error) {
 		out, err := mergeMap(original, patch, schema)
 		if err != nil {
@@ -176,7 +176,7 @@ func unstructured(v any) any {
 
 // mergeMap merges patch into original (both may be changed) as the field's
 // struct says.
-func mergeMap(original, patch map[string]any, schema protobuf.PatchSchema) (map[string]any, error) {
+func mergeMap(original, patch map[string]any, schema types.PatchSchema) (map[string]any, error) {
 	if d, ok := patch[directiveMarker]; ok {
 		switch d {
 		case replaceDirective:
@@ -356,7 +356,7 @@ func applyRetainKeys(original, patch map[string]any) error {
 // applySetElementOrder merges each list a $setElementOrder directive names and
 // orders it: the patch's elements as the directive orders them, the others
 // where they were. The merged list leaves the patch.
-func applySetElementOrder(original, patch map[string]any, schema protobuf.PatchSchema) error {
+func applySetElementOrder(original, patch map[string]any, schema types.PatchSchema) error {
 	for key, order := range patch {
 		if !strings.HasPrefix(key, setElementOrderPrefix) {
 			continue
@@ -534,7 +534,7 @@ func splitDeletions(list []any) (keep, del []any, err error) {
 // added (or, for a $deleteFromPrimitiveList, removed); objects are merged by
 // merge key, with the $patch directives of elements. The patch's elements come
 // in the patch's order, the others where they were.
-func mergeSlice(original, patch []any, schema protobuf.PatchSchema, mergeKey string, deleteList bool) ([]any, error) {
+func mergeSlice(original, patch []any, schema types.PatchSchema, mergeKey string, deleteList bool) ([]any, error) {
 	if len(original) == 0 && len(patch) == 0 {
 		return original, nil
 	}
@@ -667,7 +667,7 @@ func applyElementDirectives(original, patch []any, mergeKey string) ([]any, []an
 
 // mergeByKey merges each patch element into the element with its merge key,
 // or appends it.
-func mergeByKey(original, patch []any, mergeKey string, schema protobuf.PatchSchema) ([]any, error) {
+func mergeByKey(original, patch []any, mergeKey string, schema types.PatchSchema) ([]any, error) {
 	for _, v := range patch {
 		m := v.(map[string]any)
 		kv, ok := m[mergeKey]

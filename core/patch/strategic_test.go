@@ -14,7 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
 
-	"kubeplay/core/encoding/protobuf"
+	"kubeplay/core/types"
 )
 
 // strategicKind is a built-in kind the differential test patches.
@@ -51,7 +51,7 @@ func kubeStrategic(k strategicKind, original, p map[string]any) (out map[string]
 
 // ourStrategic is the engine's answer on copies.
 func ourStrategic(t testing.TB, k strategicKind, original, p map[string]any) (map[string]any, string) {
-	schema, ok := protobuf.KindPatchSchema(k.apiVersion, k.kind)
+	schema, ok := types.KindPatchSchema(k.apiVersion, k.kind)
 	if !ok {
 		t.Fatalf("no schema for %s", k.kind)
 	}

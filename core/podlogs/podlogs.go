@@ -14,7 +14,14 @@ import (
 	"time"
 
 	"kubeplay/core/object"
+	"kubeplay/core/web"
 )
+
+// Kubelet is a node's kubelet answering for a container's log, as
+// kube-apiserver passes the log subresource of Pods on to it (the query:
+// previous, tailLines, timestamps, follow): the simulated cluster's. The Pod
+// is on a node that exists, its container is one of its own.
+type Kubelet func(w web.ResponseWriter, r *web.Request, pod object.Object, container string) error
 
 // Interval is how often a container logs a line.
 const Interval = 5 * time.Second

@@ -72,7 +72,7 @@ func (n *namespaceLifecycle) Admit(op Operation, t Target, _, _ object.Object) e
 		return nil
 	}
 	ns := t.Namespace
-	stored, ok := n.store.storage.Get(Key(n.store.namespaces(), "", ns))
+	stored, ok := n.store.storage.Get(objectKey(n.store.namespaces(), "", ns))
 	if !ok {
 		n.states.Delete(ns)
 		return apierrors.NewNotFound("", "namespaces", ns)
@@ -113,7 +113,7 @@ func (s *Store) namespaces() *schema.Resource { return s.schema.Lookup("", "v1",
 func (s *Store) CreateSystemNamespaces() error {
 	res := s.namespaces()
 	for _, name := range systemNamespaces {
-		if _, ok := s.storage.Get(Key(res, "", name)); ok {
+		if _, ok := s.storage.Get(objectKey(res, "", name)); ok {
 			continue
 		}
 		obj := object.Object{"metadata": map[string]any{"name": name}}
@@ -135,7 +135,7 @@ func (b podBudget) Admit(op Operation, t Target, _, _ object.Object) error {
 	if b.limit <= 0 || op != Create || t.Res.Group != "" || t.Res.Plural != "pods" || t.Sub != "" {
 		return nil
 	}
-	if used := b.store.storage.Count(CollectionPrefix(t.Res, "")); used+1 > b.limit {
+	if used := b.store.Count(t.Res); used+1 > b.limit {
 		return budget.Exceeded("", "pods", t.Name, budget.ResourcePods, 1, used, b.limit)
 	}
 	return nil

@@ -1,6 +1,7 @@
 package registry_test
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -13,7 +14,6 @@ import (
 	"kubeplay/core/object"
 	"kubeplay/core/registry"
 	"kubeplay/core/schema"
-	"kubeplay/core/storage"
 )
 
 // The registry's strategies and admission plugins, through the Store's
@@ -25,7 +25,6 @@ import (
 type env struct {
 	t   *testing.T
 	s   *registry.Store
-	st  *storage.Store
 	reg *schema.Registry
 	clk *clock.Fake
 }
@@ -34,17 +33,14 @@ type env struct {
 // allowing at most pods Pods (0: any number).
 func newEnv(t *testing.T, pods int64) *env {
 	t.Helper()
-	st, err := storage.Open(storage.Config{Restamp: object.Restamp, Collection: registry.CollectionOfKey})
+	reg := schema.NewRegistry(kinds.All()...)
+	clk := clock.NewFake(time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC))
+	s, err := registry.Open(registry.Config{Schema: reg, Clock: clk, Pods: pods})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { st.Close() })
-	reg := schema.NewRegistry(kinds.All()...)
-	clk := clock.NewFake(time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC))
-	e := &env{t: t, s: registry.NewStore(st, reg, clk, nil, pods), st: st, reg: reg, clk: clk}
-	if err := e.s.CreateSystemNamespaces(); err != nil {
-		t.Fatal(err)
-	}
+	t.Cleanup(func() { s.Close() })
+	e := &env{t: t, s: s, reg: reg, clk: clk}
 	e.mustCreate("v1/namespaces", "", object.Object{"metadata": map[string]any{"name": "team"}})
 	return e
 }
@@ -116,9 +112,9 @@ func (e *env) update(resource, ns, name, sub string, change func(obj object.Obje
 func (e *env) get(resource, ns, name string) object.Object {
 	e.t.Helper()
 	t := e.target(resource, ns, name)
-	b, ok := e.st.Get(registry.Key(t.Res, ns, name))
-	if !ok {
-		e.t.Fatalf("no %s %s/%s", resource, ns, name)
+	b, err := e.s.Get(context.Background(), t.Res, ns, name, 0)
+	if err != nil {
+		e.t.Fatalf("no %s %s/%s: %v", resource, ns, name, err)
 	}
 	obj, err := object.Decode(b)
 	if err != nil {

@@ -135,7 +135,7 @@ func (a *serviceAllocation) Admit(op Operation, t Target, obj, old object.Object
 	if !t.DryRun {
 		c.owner = self
 	}
-	if err := c.inUse(CollectionPrefix(t.Res, ""), self); err != nil {
+	if err := c.inUse(collectionPrefix(t.Res, ""), self); err != nil {
 		return apierrors.NewInternal(err)
 	}
 	spec := object.Child(obj, "spec")

@@ -134,7 +134,7 @@ func (s *Store) forceDeleteCorrupt(t Target) (DeleteResult, error) {
 
 // splitKey is the namespace and name of a store key of res's collection.
 func splitKey(res *schema.Resource, key string) (namespace, name string) {
-	rest := strings.TrimPrefix(key, CollectionPrefix(res, ""))
+	rest := strings.TrimPrefix(key, collectionPrefix(res, ""))
 	if res.Namespaced {
 		if namespace, name, ok := strings.Cut(rest, "/"); ok {
 			return namespace, name

@@ -26,13 +26,6 @@ const (
 	FinalizerForeground = "foregroundDeletion"
 )
 
-// The propagation policies of DeleteOptions.
-const (
-	PropagationOrphan     = "Orphan"
-	PropagationBackground = "Background"
-	PropagationForeground = "Foreground"
-)
-
 // DeleteOptions are metav1.DeleteOptions.
 type DeleteOptions struct {
 	GracePeriodSeconds *int64         `json:"gracePeriodSeconds,omitempty"`
@@ -65,8 +58,8 @@ func (o DeleteOptions) Validate() error {
 	if o.OrphanDependents != nil && o.PropagationPolicy != nil {
 		errs = append(errs, field.Invalid(policy, *o.PropagationPolicy, "orphanDependents and deletionPropagation cannot be both set"))
 	}
-	if p := o.PropagationPolicy; p != nil && *p != PropagationForeground && *p != PropagationBackground && *p != PropagationOrphan {
-		errs = append(errs, field.NotSupported(policy, *p, []string{PropagationForeground, PropagationBackground, PropagationOrphan, "nil"}))
+	if p := o.PropagationPolicy; p != nil && *p != object.PropagationForeground && *p != object.PropagationBackground && *p != object.PropagationOrphan {
+		errs = append(errs, field.NotSupported(policy, *p, []string{object.PropagationForeground, object.PropagationBackground, object.PropagationOrphan, "nil"}))
 	}
 	errs = append(errs, ValidateDryRun(o.DryRun)...)
 	if o.forceDelete() {
@@ -367,8 +360,8 @@ func gcFinalizers(policy gcPolicy, meta map[string]any, opts DeleteOptions) (cha
 	case opts.OrphanDependents != nil:
 		orphan = *opts.OrphanDependents
 	case opts.PropagationPolicy != nil:
-		orphan = *opts.PropagationPolicy == PropagationOrphan
-		foreground = *opts.PropagationPolicy == PropagationForeground
+		orphan = *opts.PropagationPolicy == object.PropagationOrphan
+		foreground = *opts.PropagationPolicy == object.PropagationForeground
 	default:
 		for _, f := range current {
 			if f == FinalizerOrphan || f == FinalizerForeground {
@@ -408,13 +401,13 @@ func setFinalizers(meta map[string]any, finalizers []string) {
 // target's collection that filter keeps, and returns them as they were
 // listed, with the list's revision. It stops when ctx ends (the client has
 // gone), as kube's deletes with the request's context do.
-func (s *Store) DeleteCollection(ctx context.Context, t Target, filter storage.Filter, opts DeleteOptions) ([]storage.Item, int64, error) {
+func (s *Store) DeleteCollection(ctx context.Context, t Target, o *ListOptions, opts DeleteOptions) ([]Item, int64, error) {
 	t = t.stored()
 	if err := opts.Validate(); err != nil {
 		return nil, 0, err
 	}
 	// kube lists what it deletes through its watch cache, consistently.
-	res, err := s.storage.List(storage.ListOptions{Prefix: CollectionPrefix(t.Res, t.Namespace), Filter: filter, Cache: storage.CacheConsistent})
+	res, err := s.storage.List(storage.ListOptions{Prefix: collectionPrefix(t.Res, t.Namespace), Filter: o.filter(), Cache: storage.CacheConsistent})
 	if err != nil {
 		return nil, 0, err
 	}

@@ -47,7 +47,7 @@ func (e *EventTTL) Run(ctx context.Context) {
 // expiry, until ctx ends or the watcher is closed.
 func (e *EventTTL) watch(ctx context.Context) {
 	res := e.store.schema.Lookup("", "v1", "events")
-	w, err := e.store.storage.Watch(storage.WatchOptions{Prefix: CollectionPrefix(res, ""), Initial: true})
+	w, err := e.store.storage.Watch(storage.WatchOptions{Prefix: collectionPrefix(res, ""), Initial: true})
 	if err != nil {
 		<-ctx.Done() // a closed store
 		return

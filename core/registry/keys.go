@@ -18,9 +18,9 @@ func groupSegment(group string) string {
 	return group
 }
 
-// Key is the store key of one object (a view's objects are those of the
+// objectKey is the store key of one object (a view's objects are those of the
 // resource it views).
-func Key(res *schema.Resource, namespace, name string) string {
+func objectKey(res *schema.Resource, namespace, name string) string {
 	res = res.Storage()
 	if res.Namespaced {
 		return groupSegment(res.Group) + "/" + res.Plural + "/" + namespace + "/" + name
@@ -28,8 +28,8 @@ func Key(res *schema.Resource, namespace, name string) string {
 	return groupSegment(res.Group) + "/" + res.Plural + "/" + name
 }
 
-// CollectionPrefix is the key prefix of a list: every namespace when namespace is "".
-func CollectionPrefix(res *schema.Resource, namespace string) string {
+// collectionPrefix is the key prefix of a list: every namespace when namespace is "".
+func collectionPrefix(res *schema.Resource, namespace string) string {
 	res = res.Storage()
 	p := groupSegment(res.Group) + "/" + res.Plural + "/"
 	if res.Namespaced && namespace != "" {
@@ -38,19 +38,28 @@ func CollectionPrefix(res *schema.Resource, namespace string) string {
 	return p
 }
 
-// CollectionOfKey is the prefix of every namespace's list of the
-// resource whose object is stored at key (CollectionPrefix with no
-// namespace): the store counts objects by it.
-func CollectionOfKey(key string) string {
-	i := strings.IndexByte(key, '/') + 1
-	if j := strings.IndexByte(key[i:], '/'); j >= 0 {
-		return key[:i+j+1]
+// collectionOfKey is the collection of the object at key: its resource,
+// GROUP/PLURAL (collectionName). Storage counts objects, and keeps the watch
+// cache's revision, by it.
+func collectionOfKey(key string) string {
+	i := strings.IndexByte(key, '/')
+	if i < 0 {
+		return key
+	}
+	if j := strings.IndexByte(key[i+1:], '/'); j >= 0 {
+		return key[:i+1+j]
 	}
 	return key
 }
 
-// ResourceForKey is the served resource a store key belongs to.
-func ResourceForKey(reg *schema.Registry, key string) *schema.Resource {
+// collectionName is the collection of res's objects (collectionOfKey).
+func collectionName(res *schema.Resource) string {
+	res = res.Storage()
+	return groupSegment(res.Group) + "/" + res.Plural
+}
+
+// resourceForKey is the served resource a store key belongs to.
+func resourceForKey(reg *schema.Registry, key string) *schema.Resource {
 	group, rest, ok := strings.Cut(key, "/")
 	if !ok {
 		return nil

@@ -38,7 +38,7 @@ func (limitRanger) applies(op Operation, t Target, old object.Object) bool {
 // name.
 func (l limitRanger) limits(ns string) [][]map[string]any {
 	res := l.store.schema.Lookup("", "v1", "limitranges")
-	list, err := l.store.storage.List(storage.ListOptions{Prefix: CollectionPrefix(res, ns)})
+	list, err := l.store.storage.List(storage.ListOptions{Prefix: collectionPrefix(res, ns)})
 	if err != nil {
 		return nil
 	}

@@ -92,7 +92,7 @@ func (s *Store) budgetsOf(namespace string, labels map[string]string) []Target {
 	if res == nil {
 		return nil
 	}
-	l, err := s.storage.List(storage.ListOptions{Prefix: CollectionPrefix(res, namespace)})
+	l, err := s.storage.List(storage.ListOptions{Prefix: collectionPrefix(res, namespace)})
 	if err != nil {
 		return nil
 	}

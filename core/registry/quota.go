@@ -38,7 +38,7 @@ func (a quotaAdmission) check(op Operation, t Target, obj, old object.Object) ([
 // quotas are the ResourceQuotas of namespace ns, by name, without what a
 // write charged them already.
 func (a quotaAdmission) quotas(ns string, charged []quota.Charge) []quota.Quota {
-	l, err := a.store.storage.List(storage.ListOptions{Prefix: CollectionPrefix(a.store.quotaResource(), ns)})
+	l, err := a.store.storage.List(storage.ListOptions{Prefix: collectionPrefix(a.store.quotaResource(), ns)})
 	if err != nil {
 		return nil
 	}

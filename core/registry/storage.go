@@ -36,7 +36,7 @@ func (a defaultStorageClass) Admit(op Operation, t Target, obj, _ object.Object)
 	if res == nil {
 		return nil
 	}
-	l, err := a.store.storage.List(storage.ListOptions{Prefix: CollectionPrefix(res, "")})
+	l, err := a.store.storage.List(storage.ListOptions{Prefix: collectionPrefix(res, "")})
 	if err != nil {
 		return err
 	}

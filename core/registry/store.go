@@ -1,12 +1,17 @@
 // Package registry owns what happens to an object on its way into and out of
 // storage, as k8s.io/apiserver's generic registry does: one Store for every kind
-// (create, update, delete, delete collection over core/storage, with kube's
-// preconditions, conflicts and generated fields), a Strategy per kind for what
-// differs (defaults, validation, what the main resource and each subresource may
-// change, what deleting does), and admission plugins that judge a write against
-// the rest of the cluster (NamespaceLifecycle). PUT, every PATCH and apply share
-// one update path (Update with an UpdatedObjectInfo), so they share admission,
-// validation and conflict handling. Every create and update is recorded in
+// over core/storage, which it opens with what storage needs of its keys and
+// kinds (keys.go owns the key layout). Reads: get, list and watch with kube's
+// resourceVersion semantics (the watch cache's revision, continue tokens,
+// limits, freshness waits), objects that cannot be decoded, and storage's
+// errors in kube's Status words (read.go). Writes: create, update, delete,
+// delete collection, with kube's preconditions, conflicts and generated fields;
+// a Strategy per kind for what differs (defaults, validation, what the main
+// resource and each subresource may change, what deleting does), and admission
+// plugins that judge a write against the rest of the cluster
+// (NamespaceLifecycle). PUT, every PATCH and apply share one update path
+// (Update with an UpdatedObjectInfo), so they share admission, validation and
+// conflict handling. Every create and update is recorded in
 // metadata.managedFields by a FieldManager (core/apply's). core/apiserver
 // decodes a request, calls the Store and writes the answer.
 package registry
@@ -27,6 +32,7 @@ import (
 	"kubeplay/core/quota"
 	"kubeplay/core/schema"
 	"kubeplay/core/storage"
+	"kubeplay/core/user"
 )
 
 // Store is the generic registry store of every served kind.
@@ -40,6 +46,10 @@ type Store struct {
 	pods      podBudget
 	quota     quotaAdmission
 	services  *serviceAllocation
+	// freshnessWait is how long a read waits for a revision storage has not
+	// reached.
+	freshnessWait time.Duration
+	items         itemCache // binary encodings of stored objects
 }
 
 // FieldManager keeps metadata.managedFields as kube's field manager does.
@@ -50,21 +60,85 @@ type FieldManager interface {
 	Update(res *schema.Resource, sub, manager string, now time.Time, old, obj object.Object) object.Object
 }
 
-// NewStore is the registry over st, serving the resources of reg, recording
-// writes with fields (nil: no managedFields), with at most pods Pods at once
-// (0: unbounded; the sandbox's budget, core/budget).
-func NewStore(st *storage.Store, reg *schema.Registry, clk clock.Clock, fields FieldManager, pods int64) *Store {
-	s := &Store{storage: st, schema: reg, clock: clk, fields: fields}
+// Config configures a Store.
+type Config struct {
+	// Storage is what storage keeps and for how long (core/storage); Open
+	// sets what depends on the registry's keys and kinds (the labels and
+	// fields of an object, its collection, how it is restamped) and the clock.
+	Storage storage.Config
+	// Schema is the served kinds.
+	Schema *schema.Registry
+	// Clock is the registry's time and storage's; nil is the wall clock.
+	Clock clock.Clock
+	// Fields records writes in metadata.managedFields; nil records nothing.
+	Fields FieldManager
+	// Pods is how many Pods may exist at once (the sandbox's budget,
+	// core/budget); 0 bounds nothing.
+	Pods int64
+	// ServiceIPRange is kube-apiserver's --service-cluster-ip-range (default
+	// DefaultServiceIPRange).
+	ServiceIPRange string
+	// FreshnessWait is how long a read waits for a newer resourceVersion than
+	// storage has before 504 "Too large resource version" (default 3s, as
+	// kube).
+	FreshnessWait time.Duration
+}
+
+// Open opens (or restores) storage and is the registry over it, serving the
+// kinds of cfg.Schema, with kube's system namespaces created if they are
+// missing.
+func Open(cfg Config) (*Store, error) {
+	if cfg.Clock == nil {
+		cfg.Clock = clock.Real
+	}
+	if cfg.FreshnessWait <= 0 {
+		cfg.FreshnessWait = defaultFreshnessWait
+	}
+	s := &Store{schema: cfg.Schema, clock: cfg.Clock, fields: cfg.Fields, freshnessWait: cfg.FreshnessWait}
+	sc := cfg.Storage
+	sc.Attrs, sc.Collection, sc.Restamp, sc.Clock = s.attrs, collectionOfKey, object.Restamp, cfg.Clock
+	st, err := storage.Open(sc)
+	if err != nil {
+		return nil, err
+	}
+	s.storage = st
 	s.services, _ = newServiceAllocation(s, DefaultServiceIPRange)
 	// In the order of kube's admission chain; then what the Service registry
 	// allocates before it validates. Validating admission (LimitRanger's
 	// bounds, the sandbox's Pod budget, ResourceQuota) judges the object as
 	// it will be stored, named.
-	s.limits, s.pods, s.quota = limitRanger{s}, podBudget{s, pods}, quotaAdmission{s}
+	s.limits, s.pods, s.quota = limitRanger{s}, podBudget{s, cfg.Pods}, quotaAdmission{s}
 	s.admission = []Admission{newNamespaceLifecycle(s), s.limits, kindAdmission{},
 		defaultStorageClass{s}, storageProtection{}, s.services}
-	return s
+	if cfg.ServiceIPRange != "" {
+		if err := s.SetServiceIPRange(cfg.ServiceIPRange); err != nil {
+			st.Close()
+			return nil, err
+		}
+	}
+	if err := s.CreateSystemNamespaces(); err != nil {
+		st.Close()
+		return nil, err
+	}
+	return s, nil
 }
+
+// attrs gives storage the labels and fields of a stored object.
+func (s *Store) attrs(key string, value []byte) storage.Attrs {
+	res := resourceForKey(s.schema, key)
+	obj, err := object.Decode(value)
+	if err != nil || res == nil {
+		return storage.Attrs{}
+	}
+	return storage.Attrs{Labels: object.Labels(obj), Fields: res.FieldSet(obj)}
+}
+
+// Storage is the storage under the registry, for hosts (its restore errors,
+// its revision) and tests.
+func (s *Store) Storage() *storage.Store { return s.storage }
+
+// Schema is the served kinds.
+func (s *Store) Schema() *schema.Registry { return s.schema }
 
 // Target is what a write addresses.
 type Target struct {
@@ -83,7 +157,7 @@ type Target struct {
 	// CreateOnUpdate.
 	Apply bool
 	// User is who asks: the reviews answer about them.
-	User auth.User
+	User user.User
 	// Warn, when set, hears the warnings of the write (kube's Warning
 	// headers).
 	Warn func(text string)
@@ -129,7 +203,7 @@ func (t Target) warn(texts []string) {
 	}
 }
 
-func (t Target) key() string { return Key(t.Res, t.Namespace, t.Name) }
+func (t Target) key() string { return objectKey(t.Res, t.Namespace, t.Name) }
 
 // Operation names a write for admission.
 type Operation string

@@ -12,22 +12,17 @@ import (
 	"kubeplay/core/kinds"
 	"kubeplay/core/object"
 	"kubeplay/core/schema"
-	"kubeplay/core/storage"
 )
 
 func newStore(t *testing.T) (*Store, *schema.Registry, *clock.Fake) {
 	t.Helper()
-	st, err := storage.Open(storage.Config{Restamp: object.Restamp})
+	reg := schema.NewRegistry(kinds.All()...)
+	clk := clock.NewFake(time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC))
+	s, err := Open(Config{Schema: reg, Clock: clk})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { st.Close() })
-	reg := schema.NewRegistry(kinds.All()...)
-	clk := clock.NewFake(time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC))
-	s := NewStore(st, reg, clk, nil, 0)
-	if err := s.CreateSystemNamespaces(); err != nil {
-		t.Fatal(err)
-	}
+	t.Cleanup(func() { s.Close() })
 	return s, reg, clk
 }
 

@@ -5,10 +5,10 @@ import (
 
 	"kubeplay/core/clock"
 	"kubeplay/core/defaults"
-	"kubeplay/core/encoding/protobuf"
 	"kubeplay/core/field"
 	"kubeplay/core/object"
 	"kubeplay/core/schema"
+	"kubeplay/core/types"
 )
 
 // Strategy is what one kind does differently on its way into storage, as kube's
@@ -98,7 +98,7 @@ func (s resourceStrategy) Canonicalize(obj object.Object) {
 	}
 	defaults.Apply(s.res.APIVersion(), s.res.Kind, obj)
 	if !s.res.Hooks.AsWritten {
-		protobuf.Complete(s.res.APIVersion(), s.res.Kind, obj)
+		types.Complete(s.res.APIVersion(), s.res.Kind, obj)
 	}
 	if h := s.res.Hooks.Canonicalize; h != nil {
 		h(obj)
@@ -108,7 +108,7 @@ func (s resourceStrategy) Canonicalize(obj object.Object) {
 // encode writes obj in its stored form, its fields in the order of its kind's
 // Go type, as kube-apiserver writes them.
 func encode(res *schema.Resource, obj object.Object) ([]byte, error) {
-	return object.EncodeOrdered(obj, protobuf.Order(res.APIVersion(), res.Kind))
+	return object.EncodeOrdered(obj, types.Order(res.APIVersion(), res.Kind))
 }
 
 // NewGeneration: a kind that tracks generation bumps it when anything but
@@ -192,9 +192,9 @@ func (s resourceStrategy) BeginDelete(t Target, obj object.Object, opts *DeleteO
 	propagation := ""
 	switch p := opts.PropagationPolicy; {
 	case opts.OrphanDependents != nil && *opts.OrphanDependents:
-		propagation = PropagationOrphan
+		propagation = object.PropagationOrphan
 	case opts.OrphanDependents != nil:
-		propagation = PropagationForeground
+		propagation = object.PropagationForeground
 	case p != nil:
 		propagation = *p
 	}

@@ -102,7 +102,7 @@ func TestK8S_DEL_1_PropagationFinalizers(t *testing.T) {
 	e := newEnv(t, 0)
 	for _, tc := range []struct {
 		policy, finalizer string
-	}{{registry.PropagationForeground, registry.FinalizerForeground}, {registry.PropagationOrphan, registry.FinalizerOrphan}, {registry.PropagationBackground, ""}} {
+	}{{object.PropagationForeground, registry.FinalizerForeground}, {object.PropagationOrphan, registry.FinalizerOrphan}, {object.PropagationBackground, ""}} {
 		name := "cm-" + strings.ToLower(tc.policy)
 		e.mustCreate("v1/configmaps", "team", object.Object{"metadata": map[string]any{"name": name}})
 		policy := tc.policy

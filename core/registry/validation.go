@@ -6,6 +6,7 @@ import (
 	"kubeplay/core/field"
 	"kubeplay/core/object"
 	"kubeplay/core/schema"
+	"kubeplay/core/types"
 	"kubeplay/core/validation"
 	"kubeplay/core/web"
 )
@@ -63,7 +64,7 @@ func checkStorageSize(res *schema.Resource, key string, obj object.Object, store
 		return nil // protobuf is never much larger than JSON: no need to measure
 	}
 	size := len(stored)
-	if protobuf.Supported(res.APIVersion(), res.Kind) {
+	if types.Known(res.APIVersion(), res.Kind) {
 		if raw, err := protobuf.Marshal(nil, res.APIVersion(), res.Kind, obj); err == nil {
 			size = len(protobuf.AppendEnvelope(nil, res.APIVersion(), res.Kind, raw))
 		}

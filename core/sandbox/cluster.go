@@ -3,8 +3,8 @@
 package sandbox
 
 import (
-	"kubeplay/core/apiserver"
 	"kubeplay/core/clock"
+	"kubeplay/core/podlogs"
 	"kubeplay/core/sim"
 	"kubeplay/core/web"
 )
@@ -13,4 +13,4 @@ import (
 func startCluster(h web.Handler, cfg sim.Config) (*sim.Cluster, error) { return sim.Start(h, cfg) }
 
 // podLogs are the simulated kubelets' logs.
-func podLogs(clk clock.Clock) apiserver.PodLogs { return sim.Logs(clk) }
+func podLogs(clk clock.Clock) podlogs.Kubelet { return sim.Logs(clk) }

@@ -3,8 +3,8 @@
 package sandbox
 
 import (
-	"kubeplay/core/apiserver"
 	"kubeplay/core/clock"
+	"kubeplay/core/podlogs"
 	"kubeplay/core/sim"
 	"kubeplay/core/web"
 )
@@ -18,4 +18,4 @@ import (
 func startCluster(web.Handler, sim.Config) (*sim.Cluster, error) { return nil, nil }
 
 // podLogs: no kubelets, no logs.
-func podLogs(clock.Clock) apiserver.PodLogs { return nil }
+func podLogs(clock.Clock) podlogs.Kubelet { return nil }

@@ -1,23 +1,33 @@
-// Package sandbox assembles the core as every host runs it: the API server
-// (core/apiserver) with authentication (core/auth) and API Priority and
-// Fairness (core/flowcontrol) in its filter chain, APF's configuration
-// controller running against it, the `kubernetes` Service kube-apiserver
-// keeps, and, unless the sandbox is API-only, the simulated cluster
-// (core/sim: nodes, kubelets, scheduler, controllers).
+// Package sandbox is the one place that assembles the core as every host
+// runs it, in order: storage and the registry over it (core/registry), the
+// API's handler (core/apiserver) behind authentication (core/auth) and API
+// Priority and Fairness (core/flowcontrol), the controllers that run in
+// kube-apiserver's own process (namespaces, the garbage collector,
+// CustomResourceDefinitions, the Events' time to live, APF's configuration,
+// the `kubernetes` Service), and, unless the sandbox is API-only, the
+// simulated cluster (core/sim: nodes, kubelets, scheduler, controllers).
 // Hosts only add I/O (persistence, transport).
 package sandbox
 
 import (
 	"context"
-	"sync/atomic"
+	"sync"
 	"time"
 
 	"kubeplay/core/apiserver"
+	"kubeplay/core/apply"
 	"kubeplay/core/auth"
+	"kubeplay/core/budget"
+	"kubeplay/core/clock"
 	"kubeplay/core/controllers"
+	"kubeplay/core/controllers/gc"
+	"kubeplay/core/crd"
 	"kubeplay/core/flowcontrol"
+	"kubeplay/core/kinds"
 	"kubeplay/core/registry"
+	"kubeplay/core/schema"
 	"kubeplay/core/sim"
+	"kubeplay/core/storage"
 )
 
 // DefaultSeats is the sandbox's server concurrency limit: 60 seats shared by the
@@ -28,7 +38,28 @@ const DefaultSeats = 60
 
 // Config configures a Sandbox.
 type Config struct {
+	// Storage is what storage keeps and for how long, and where it persists
+	// (core/storage); its budget is Budget's.
+	Storage storage.Config
+	// API configures the handler: its own filters (after authentication and
+	// APF), limits, clock (every part's), the kubelets' logs.
 	API apiserver.Config
+	// Resources are kinds served beside the built-ins: the xDS group
+	// (schema.XDS), with the host's check of Envoy resources.
+	Resources []*schema.Resource
+	// Budget bounds what the sandbox holds and opens (core/budget); the zero
+	// value bounds nothing.
+	Budget budget.Limits
+	// ServiceIPRange is kube-apiserver's --service-cluster-ip-range (default
+	// registry.DefaultServiceIPRange, 10.96.0.0/12).
+	ServiceIPRange string
+	// FreshnessWait is how long a read waits for a newer resourceVersion than
+	// storage has before 504 "Too large resource version" (default 3s, as
+	// kube).
+	FreshnessWait time.Duration
+	// EventTTL is how long an Event lives after its last write (default 1h,
+	// kube-apiserver's --event-ttl).
+	EventTTL time.Duration
 	// Tokens is the bearer token table; nil is auth.Defaults().
 	Tokens auth.Tokens
 	// DenyAnonymous answers requests without a bearer token 401 Unauthorized,
@@ -46,9 +77,34 @@ type Config struct {
 	Cluster sim.Config
 }
 
+// Server is kube-apiserver as the core runs it: the handler, the registry
+// and storage under it, and the controllers of its own process.
+type Server struct {
+	*apiserver.Server
+	// Registry is the objects' store (core/registry).
+	Registry *registry.Store
+
+	definitions *crd.Controller
+	ctx         context.Context
+	cancel      context.CancelFunc
+	wg          sync.WaitGroup
+}
+
+// Storage is the storage under the registry: its revision, its restore
+// errors, compaction.
+func (s *Server) Storage() *storage.Store { return s.Registry.Storage() }
+
+// Close stops the controllers and closes storage (ending every watch).
+func (s *Server) Close() error {
+	s.cancel()
+	err := s.Registry.Close()
+	s.wg.Wait()
+	return err
+}
+
 // Sandbox is a running core.
 type Sandbox struct {
-	*apiserver.Server
+	*Server
 	APF     *flowcontrol.Controller
 	cluster *sim.Cluster // nil when API-only
 }
@@ -56,63 +112,117 @@ type Sandbox struct {
 // New starts a sandbox. Filters already in cfg.API run after authentication and
 // APF.
 func New(cfg Config) (*Sandbox, error) {
+	if cfg.API.Clock == nil {
+		cfg.API.Clock = clock.Real
+	}
 	if cfg.Tokens == nil {
 		cfg.Tokens = auth.Defaults()
 	}
 	if cfg.Seats <= 0 {
 		cfg.Seats = DefaultSeats
 	}
+	store, err := openRegistry(cfg)
+	if err != nil {
+		return nil, err
+	}
 	s := &Sandbox{}
-	// The server's own controllers send requests while it starts: until it is
-	// there, lists count no objects.
-	var started atomic.Pointer[apiserver.Server]
 	s.APF = flowcontrol.New(flowcontrol.Config{
 		ServerConcurrencyLimit: cfg.Seats,
 		Clock:                  cfg.API.Clock,
-		ObjectCount: func(group, resource string) int64 {
-			if api := started.Load(); api != nil {
-				return api.ObjectCount(group, resource)
-			}
-			return 0
-		},
+		ObjectCount:            store.ObjectCount,
 	})
 	if !cfg.APIOnly && cfg.API.PodLogs == nil {
 		cfg.API.PodLogs = podLogs(cfg.API.Clock)
 	}
 	cfg.API.Filters = append([]apiserver.Filter{auth.NewAuthenticator(cfg.Tokens, !cfg.DenyAnonymous).Filter, s.APF.Filter}, cfg.API.Filters...)
-	// The controllers start once the sandbox serves (below): on one thread
-	// their first lists would otherwise hold up its start.
-	cfg.API.DeferControllers = true
-	api, err := apiserver.New(cfg.API)
-	if err != nil {
-		return nil, err
-	}
-	s.Server = api
-	started.Store(api)
-	s.APF.Start(api)
+	s.Server = newServer(store, cfg)
+	s.APF.Start(s.Server)
 	// As kube-apiserver becomes ready only once its APF configuration exists,
 	// the sandbox starts serving with it in effect (a few milliseconds).
 	select {
 	case <-s.APF.Ready():
 	case <-time.After(readyTimeout):
 	}
-	serviceRange := cfg.API.ServiceIPRange
+	serviceRange := cfg.ServiceIPRange
 	if serviceRange == "" {
 		serviceRange = registry.DefaultServiceIPRange
 	}
-	if err := controllers.EnsureKubernetesService(context.Background(), api, registry.FirstServiceIP(serviceRange), sim.ControlPlaneIP); err != nil {
+	if err := controllers.EnsureKubernetesService(context.Background(), s.Server, registry.FirstServiceIP(serviceRange), sim.ControlPlaneIP); err != nil {
 		s.Close()
 		return nil, err
 	}
-	api.StartControllers()
+	// The controllers start once the sandbox is ready: on one thread
+	// (WebAssembly) their first lists (the garbage collector's dozens) would
+	// otherwise hold up APF's configuration and with it the first answer.
+	s.startControllers(cfg)
 	if !cfg.APIOnly {
 		cfg.Cluster.Clock = cfg.API.Clock
-		if s.cluster, err = startCluster(api, cfg.Cluster); err != nil {
+		if s.cluster, err = startCluster(s.Server, cfg.Cluster); err != nil {
 			s.Close()
 			return nil, err
 		}
 	}
 	return s, nil
+}
+
+// NewServer starts kube-apiserver alone: storage, the registry, the handler
+// with cfg.API's filters only, and the controllers of its own process; no
+// authentication, no APF, no simulated cluster (cfg's Tokens, DenyAnonymous,
+// Seats, APIOnly and Cluster say nothing). Tests of the core's parts run
+// against it.
+func NewServer(cfg Config) (*Server, error) {
+	if cfg.API.Clock == nil {
+		cfg.API.Clock = clock.Real
+	}
+	store, err := openRegistry(cfg)
+	if err != nil {
+		return nil, err
+	}
+	s := newServer(store, cfg)
+	s.startControllers(cfg)
+	return s, nil
+}
+
+// openRegistry opens storage and the registry over it, serving the
+// built-in kinds and cfg.Resources.
+func openRegistry(cfg Config) (*registry.Store, error) {
+	sc := cfg.Storage
+	sc.Budget = storage.Budget{Objects: cfg.Budget.Objects, Bytes: cfg.Budget.Bytes, Watchers: cfg.Budget.Watches}
+	return registry.Open(registry.Config{
+		Storage:        sc,
+		Schema:         schema.NewRegistry(append(kinds.All(), cfg.Resources...)...),
+		Clock:          cfg.API.Clock,
+		Fields:         apply.FieldManager{},
+		Pods:           cfg.Budget.Pods,
+		ServiceIPRange: cfg.ServiceIPRange,
+		FreshnessWait:  cfg.FreshnessWait,
+	})
+}
+
+// newServer is the handler over store, serving the custom resources of the
+// stored CustomResourceDefinitions; no controller runs yet.
+func newServer(store *registry.Store, cfg Config) *Server {
+	s := &Server{Server: apiserver.New(store, cfg.API), Registry: store}
+	s.ctx, s.cancel = context.WithCancel(context.Background())
+	kinds := store.Schema()
+	s.definitions = crd.NewController(s.Server, kinds, s.Clock())
+	s.definitions.Restore(store.Decoded(kinds.ByGroupResource("apiextensions.k8s.io", "customresourcedefinitions")))
+	return s
+}
+
+// startControllers starts the controllers that run inside kube-apiserver's
+// process: namespaces, the garbage collector, CustomResourceDefinitions, and
+// the Events' time to live.
+func (s *Server) startControllers(cfg Config) {
+	clk := s.Clock()
+	for _, run := range []func(context.Context){controllers.NewNamespace(s.Server, clk).Run, gc.New(s.Server, clk).Run, s.definitions.Run,
+		s.Registry.EventTTL(cfg.EventTTL).Run} {
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			run(s.ctx)
+		}()
+	}
 }
 
 // readyTimeout bounds how long New waits for APF's configuration; past it the

@@ -7,11 +7,12 @@ import (
 	"testing"
 	"time"
 
-	"kubeplay/core/apiserver"
-	"kubeplay/core/auth"
 	"kubeplay/core/client"
 	"kubeplay/core/object"
+	"kubeplay/core/sandbox"
 	"kubeplay/core/sim"
+	"kubeplay/core/storage"
+	"kubeplay/core/user"
 )
 
 // BenchmarkSIM_DeploymentReady: a Deployment of N replicas until all its Pods
@@ -42,15 +43,15 @@ func BenchmarkSIM_DeploymentReady(b *testing.B) {
 	}
 }
 
-func admin(srv *apiserver.Server) *client.Client {
-	return client.New(srv, auth.User{Name: "admin", Groups: []string{auth.SystemPrivileged, auth.AllAuthenticated}}, "bench")
+func admin(srv *sandbox.Server) *client.Client {
+	return client.New(srv, user.User{Name: "admin", Groups: []string{user.SystemPrivileged, user.AllAuthenticated}}, "bench")
 }
 
 // deploymentReady rolls out a Deployment of n replicas on a fresh simulated
 // cluster and returns how long it took, how many writes it made and the heap
 // it left per Pod.
 func deploymentReady(b *testing.B, n int) (time.Duration, int64, float64) {
-	srv, err := apiserver.New(apiserver.Config{HistoryLimit: 1 << 20, WatchBuffer: 1 << 16})
+	srv, err := sandbox.NewServer(sandbox.Config{Storage: storage.Config{HistoryLimit: 1 << 20, WatchBuffer: 1 << 16}})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -65,7 +66,7 @@ func deploymentReady(b *testing.B, n int) (time.Duration, int64, float64) {
 	runtime.GC()
 	var before runtime.MemStats
 	runtime.ReadMemStats(&before)
-	rev := srv.Store().Revision()
+	rev := srv.Storage().Revision()
 	w, err := c.Watch(ctx, deployments, fmt.Sprint("resourceVersion=", rev))
 	if err != nil {
 		b.Fatal(err)
@@ -86,7 +87,7 @@ func deploymentReady(b *testing.B, n int) (time.Duration, int64, float64) {
 		}
 	}
 	took := time.Since(start)
-	writes := srv.Store().Revision() - rev
+	writes := srv.Storage().Revision() - rev
 	for cl.Pending() > 0 {
 		time.Sleep(time.Millisecond)
 	}
@@ -99,7 +100,7 @@ func deploymentReady(b *testing.B, n int) (time.Duration, int64, float64) {
 // createPods is the floor: n Pods created one after another on a fresh core
 // with no simulation.
 func createPods(b *testing.B, n int) time.Duration {
-	srv, err := apiserver.New(apiserver.Config{HistoryLimit: 1 << 20, WatchBuffer: 1 << 16})
+	srv, err := sandbox.NewServer(sandbox.Config{Storage: storage.Config{HistoryLimit: 1 << 20, WatchBuffer: 1 << 16}})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"kubeplay/core/apiserver"
 	"kubeplay/core/budget"
+	"kubeplay/core/sandbox"
 	"kubeplay/core/sim"
 )
 
@@ -17,7 +17,7 @@ import (
 // conditions report, as kube's controllers report a quota; the rest of the
 // sandbox keeps serving, and the controller backs off rather than spinning.
 func TestROB_2_PodBudgetHoldsADeployment(t *testing.T) {
-	e := newEnvWith(t, apiserver.Config{Budget: budget.Limits{Pods: 30}}, sim.Config{Speed: 100})
+	e := newEnvWith(t, sandbox.Config{Budget: budget.Limits{Pods: 30}}, sim.Config{Speed: 100})
 	e.create(deployments, `{"metadata":{"name":"flood"},"spec":{"replicas":100000,"selector":{"matchLabels":{"app":"flood"}},
 		"template":{"metadata":{"labels":{"app":"flood"}},"spec":{"containers":[{"name":"c","image":"nginx"}]}}}}`)
 	e.until(10*time.Minute, "30 Pods and the failure reported", func() bool {
@@ -41,12 +41,12 @@ func TestROB_2_PodBudgetHoldsADeployment(t *testing.T) {
 	}
 	// The controller backs off: a minute later it has tried a handful of times,
 	// not thousands (each try is a refused create, and an event or its count).
-	rev := e.srv.Store().Revision()
+	rev := e.srv.Storage().Revision()
 	for range 60 {
 		e.clock.Step(time.Second)
 		time.Sleep(time.Millisecond)
 	}
-	n := e.srv.Store().Revision() - rev
+	n := e.srv.Storage().Revision() - rev
 	t.Logf("%d writes in a minute of refusals", n)
 	if n > 200 {
 		t.Errorf("%d writes in a minute of refusals", n)

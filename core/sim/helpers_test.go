@@ -8,12 +8,12 @@ import (
 	"testing"
 	"time"
 
-	"kubeplay/core/apiserver"
-	"kubeplay/core/auth"
 	"kubeplay/core/client"
 	"kubeplay/core/clock"
 	"kubeplay/core/object"
+	"kubeplay/core/sandbox"
 	"kubeplay/core/sim"
+	"kubeplay/core/user"
 	"kubeplay/core/web"
 )
 
@@ -21,7 +21,7 @@ import (
 // client of it.
 type env struct {
 	t       *testing.T
-	srv     *apiserver.Server
+	srv     *sandbox.Server
 	cluster *sim.Cluster
 	clock   *clock.Fake
 	c       *client.Client
@@ -33,16 +33,16 @@ var start = time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
 
 func newEnv(t *testing.T, cfg sim.Config) *env {
 	t.Helper()
-	return newEnvWith(t, apiserver.Config{}, cfg)
+	return newEnvWith(t, sandbox.Config{}, cfg)
 }
 
-// newEnvWith is newEnv with the core configured by api (its clock and logs
+// newEnvWith is newEnv with the core configured by core (its clock and logs
 // are the env's).
-func newEnvWith(t *testing.T, api apiserver.Config, cfg sim.Config) *env {
+func newEnvWith(t *testing.T, core sandbox.Config, cfg sim.Config) *env {
 	t.Helper()
 	fake := clock.NewFake(start)
-	api.Clock, api.PodLogs = fake, sim.Logs(fake)
-	srv, err := apiserver.New(api)
+	core.API.Clock, core.API.PodLogs = fake, sim.Logs(fake)
+	srv, err := sandbox.NewServer(core)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +56,7 @@ func newEnvWith(t *testing.T, api apiserver.Config, cfg sim.Config) *env {
 		srv.Close()
 	})
 	return &env{t: t, srv: srv, cluster: cl, clock: fake, ctx: context.Background(),
-		c: client.New(srv, auth.User{Name: "admin", Groups: []string{auth.SystemPrivileged, auth.AllAuthenticated}}, "kubectl/v1.32.13")}
+		c: client.New(srv, user.User{Name: "admin", Groups: []string{user.SystemPrivileged, user.AllAuthenticated}}, "kubectl/v1.32.13")}
 }
 
 // until moves the fake clock on, a little at a time (1/1200 of limit, at
@@ -177,12 +177,12 @@ func mustJSON(v any) string {
 func (e *env) idle(what string) {
 	e.t.Helper()
 	e.until(time.Minute, "settled", func() bool { return e.cluster.Pending() == 0 })
-	rev := e.srv.Store().Revision()
+	rev := e.srv.Storage().Revision()
 	for range 20 {
 		e.clock.Step(time.Minute)
 		time.Sleep(time.Millisecond)
 	}
-	if e.cluster.Pending() != 0 || e.srv.Store().Revision() != rev {
-		e.t.Errorf("%s worked: %d pending, revision %d after %d", what, e.cluster.Pending(), e.srv.Store().Revision(), rev)
+	if e.cluster.Pending() != 0 || e.srv.Storage().Revision() != rev {
+		e.t.Errorf("%s worked: %d pending, revision %d after %d", what, e.cluster.Pending(), e.srv.Storage().Revision(), rev)
 	}
 }

@@ -8,14 +8,14 @@ import (
 	"time"
 
 	"kubeplay/core/apierrors"
-	"kubeplay/core/apiserver"
 	"kubeplay/core/clock"
 	"kubeplay/core/controllers"
 	"kubeplay/core/object"
+	"kubeplay/core/podlogs"
 	"kubeplay/core/web"
 )
 
-// Logs is the simulated kubelets' log endpoint (apiserver.PodLogs): no
+// Logs is the simulated kubelets' log endpoint (podlogs.Kubelet): no
 // container runs, so the log is made from what the container is: the lines an
 // `echo`, `printf` or `print` in its command writes; nginx's start-up lines
 // for an nginx image; an error for an image that crashes by convention
@@ -25,7 +25,7 @@ import (
 // RFC3339NanoFixed), and with follow=true holds the answer open, as for a
 // container that writes nothing more, until the client leaves (an hour on
 // clk at most, a watch's life).
-func Logs(clk clock.Clock) apiserver.PodLogs {
+func Logs(clk clock.Clock) podlogs.Kubelet {
 	if clk == nil {
 		clk = clock.Real
 	}

@@ -8,10 +8,11 @@ import (
 	"strconv"
 	"time"
 
-	"kubeplay/core/auth"
 	"kubeplay/core/client"
 	"kubeplay/core/controllers"
 	"kubeplay/core/object"
+	"kubeplay/core/user"
+	"kubeplay/core/version"
 	"kubeplay/core/web"
 )
 
@@ -21,7 +22,7 @@ import (
 // and the pod CIDR 10.244.i.0/24.
 const (
 	clusterName    = "kubeplay"
-	kubeletVersion = "v1.32.13"
+	kubeletVersion = version.Kubernetes
 	// ControlPlaneIP is the control-plane node's address, where the
 	// `kubernetes` Service's endpoint (kube-apiserver, port 6443) is.
 	ControlPlaneIP    = "172.18.0.2"
@@ -51,8 +52,8 @@ func podCIDR(i int) string { return fmt.Sprintf("10.244.%d.0/24", i) }
 const capacity = `{"cpu":"4","ephemeral-storage":"61202244Ki","hugepages-1Gi":"0","hugepages-2Mi":"0","memory":"8148008Ki","pods":"110"}`
 
 // nodeUser is the identity a kubelet acts as: system:node:NAME in system:nodes.
-func nodeUser(name string) auth.User {
-	return auth.User{Name: "system:node:" + name, Groups: []string{"system:nodes", auth.AllAuthenticated}}
+func nodeUser(name string) user.User {
+	return user.User{Name: "system:node:" + name, Groups: []string{"system:nodes", user.AllAuthenticated}}
 }
 
 // nodeClient is node name's kubelet's client.

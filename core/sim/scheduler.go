@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"kubeplay/core/object"
+	"kubeplay/core/user"
 	"maps"
 	"reflect"
 	"slices"
@@ -12,7 +13,6 @@ import (
 	"strings"
 	"sync"
 
-	"kubeplay/core/auth"
 	"kubeplay/core/client"
 	"kubeplay/core/clock"
 	"kubeplay/core/controllers"
@@ -53,7 +53,7 @@ type scheduler struct {
 type requests struct{ cpu, memory int64 }
 
 func newScheduler(h web.Handler, clk clock.Clock) *scheduler {
-	c := client.New(h, auth.User{Name: "system:kube-scheduler", Groups: []string{auth.AllAuthenticated}},
+	c := client.New(h, user.User{Name: "system:kube-scheduler", Groups: []string{user.AllAuthenticated}},
 		"kube-scheduler/"+kubeletVersion+" (linux/amd64) kubernetes/kubeplay/scheduler")
 	s := &scheduler{c: c, queue: controllers.NewQueue(clk), clock: clk,
 		events:  controllers.NewRecorder(c, clk, schedulerName, schedulerName+"-"+NodeName(0)),

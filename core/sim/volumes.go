@@ -5,12 +5,12 @@ import (
 	"slices"
 	"strings"
 
-	"kubeplay/core/auth"
 	"kubeplay/core/client"
 	"kubeplay/core/clock"
 	"kubeplay/core/controllers"
 	"kubeplay/core/object"
 	"kubeplay/core/quantity"
+	"kubeplay/core/user"
 	"kubeplay/core/web"
 )
 
@@ -47,7 +47,7 @@ const standardClass = `{"apiVersion":"storage.k8s.io/v1","kind":"StorageClass","
 // createStandardClass creates kind's default StorageClass unless it exists,
 // as kind's `kubectl apply` as kubernetes-admin creates it.
 func createStandardClass(ctx context.Context, h web.Handler) error {
-	c := client.New(h, auth.User{Name: "kubernetes-admin", Groups: []string{"kubeadm:cluster-admins", auth.AllAuthenticated}},
+	c := client.New(h, user.User{Name: "kubernetes-admin", Groups: []string{"kubeadm:cluster-admins", user.AllAuthenticated}},
 		"kubectl/v1.32.2 (linux/amd64) kubernetes/67a30c0")
 	class, _ := object.Decode([]byte(standardClass))
 	object.Meta(class)["annotations"].(map[string]any)["kubectl.kubernetes.io/last-applied-configuration"] = standardClass + "\n"
@@ -107,7 +107,7 @@ type volumes struct {
 
 func newVolumes(h web.Handler, clk clock.Clock) *volumes {
 	base := controllers.NewBase(h, clk, "persistent-volume-binder", "persistentvolume-controller")
-	local := client.New(h, auth.ServiceAccount("local-path-storage", "local-path-provisioner-service-account"), "local-path-provisioner/v0.0.31 (linux/amd64) kubernetes/$Format")
+	local := client.New(h, user.ServiceAccount("local-path-storage", "local-path-provisioner-service-account"), "local-path-provisioner/v0.0.31 (linux/amd64) kubernetes/$Format")
 	v := &volumes{binder: base.C, local: local, events: base.Events, queue: base.Queue,
 		claimGuard:  controllers.NewClient(h, "pvc-protection-controller"),
 		volumeGuard: controllers.NewClient(h, "pv-protection-controller"),

@@ -2,7 +2,6 @@ package storage
 
 import (
 	"strconv"
-	"strings"
 
 	"github.com/tidwall/buntdb"
 )
@@ -20,24 +19,10 @@ import (
 // set as changes are applied) and the last progress notification's revision.
 // A store that opens starts every cache at its revision, as kube's caches
 // start at etcd's when kube-apiserver does.
-//
-// A key's resource is its first two segments (registry.Key's layout:
-// group/plural/…).
+// A key's resource is its collection, as Config.Collection names it (the
+// registry, which owns the keys, says).
 
 const resourceRevPrefix = "m/res/"
-
-// resourceOf is the resource a key or key prefix belongs to.
-func resourceOf(key string) string {
-	i := strings.IndexByte(key, '/')
-	if i < 0 {
-		return key
-	}
-	j := strings.IndexByte(key[i+1:], '/')
-	if j < 0 {
-		return key
-	}
-	return key[:i+1+j]
-}
 
 // cacheRevisionLocked is the revision a list of opts.Prefix served by the
 // watch cache answers at, with the store at rev (the state read in tx). Every
@@ -45,7 +30,7 @@ func resourceOf(key string) string {
 // tx, with s.cacheMu held.
 func (s *Store) cacheRevisionLocked(tx *buntdb.Tx, opts ListOptions, rev, compacted int64) int64 {
 	cached := max(s.progressRev, s.openRev, compacted)
-	if v, err := tx.Get(resourceRevPrefix + resourceOf(opts.Prefix)); err == nil {
+	if v, err := tx.Get(resourceRevPrefix + s.cfg.Collection(opts.Prefix)); err == nil {
 		if n, err := strconv.ParseInt(v, 10, 64); err == nil {
 			cached = max(cached, n)
 		}

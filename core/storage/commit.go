@@ -36,7 +36,7 @@ type overlaid struct {
 // once; with one it is queued for awaitDurable. Called with s.mu held.
 func (s *Store) record(rec journalRecord, ev *Event, rev int64) (uint64, error) {
 	if s.cfg.Persister == nil {
-		if err := s.db.Update(func(tx *buntdb.Tx) error { return applyChange(tx, rec, ev, rev) }); err != nil {
+		if err := s.db.Update(func(tx *buntdb.Tx) error { return s.applyChange(tx, rec, ev, rev) }); err != nil {
 			return 0, err
 		}
 		s.rev = rev
@@ -105,7 +105,7 @@ func (s *Store) applyQueued(n int) error {
 	batch := s.queue[:n]
 	err := s.db.Update(func(tx *buntdb.Tx) error {
 		for _, q := range batch {
-			if err := applyChange(tx, q.rec, q.ev, q.rev); err != nil {
+			if err := s.applyChange(tx, q.rec, q.ev, q.rev); err != nil {
 				return err
 			}
 		}
@@ -146,11 +146,11 @@ func (s *Store) applyQueued(n int) error {
 // and notes rev as the last change of ev's resource for the watch cache's
 // revision (cache.go): beside the record, not in it, as a store that starts
 // again starts every cache at its revision.
-func applyChange(tx *buntdb.Tx, rec journalRecord, ev *Event, rev int64) error {
+func (s *Store) applyChange(tx *buntdb.Tx, rec journalRecord, ev *Event, rev int64) error {
 	if err := rec.apply(tx); err != nil || ev == nil {
 		return err
 	}
-	_, _, err := tx.Set(resourceRevPrefix+resourceOf(ev.Key), strconv.FormatInt(rev, 10), nil)
+	_, _, err := tx.Set(resourceRevPrefix+s.cfg.Collection(ev.Key), strconv.FormatInt(rev, 10), nil)
 	return err
 }
 

@@ -75,8 +75,11 @@ type Config struct {
 	Clock clock.Clock
 	// Budget bounds the objects held and their bytes.
 	Budget Budget
-	// Collection names the collection of the object at key, whose objects
-	// Count counts; nil counts none.
+	// Collection names the collection of the object at key (or of the
+	// objects under a list's prefix): Count counts the objects of each, and a
+	// list served by the watch cache answers at its collection's last change
+	// (cache.go). Storage knows nothing of the keys' layout: its owner (the
+	// registry) says. Nil puts every key in one collection.
 	Collection func(key string) string
 }
 

@@ -371,7 +371,7 @@ func TestStore_CacheRevision(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s, err := Open(Config{Persister: p})
+		s, err := Open(Config{Persister: p, Collection: groupPlural})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -425,4 +425,14 @@ func TestStore_CacheRevision(t *testing.T) {
 	if got := cached(s, "g/as/", CacheAny, 0); got != d {
 		t.Errorf("after compacting to %d: %d", d, got)
 	}
+}
+
+// groupPlural is the collection of a key laid out as the registry lays them
+// out (GROUP/PLURAL/...): its first two segments.
+func groupPlural(key string) string {
+	parts := strings.SplitN(key, "/", 3)
+	if len(parts) < 2 {
+		return key
+	}
+	return parts[0] + "/" + parts[1]
 }

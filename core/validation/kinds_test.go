@@ -4,9 +4,9 @@ import (
 	"testing"
 
 	"kubeplay/core/defaults"
-	"kubeplay/core/encoding/protobuf"
 	"kubeplay/core/field"
 	"kubeplay/core/object"
+	"kubeplay/core/types"
 )
 
 // kindRules are the built-in kinds' rules, as the fuzz target picks them.
@@ -51,11 +51,11 @@ func FuzzK8S_WRITE_5_KindRulesNeverPanic(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, k uint8, body, oldBody string) {
 		r := kindRules[int(k)%len(kindRules)]
-		obj, err := protobuf.DecodeJSON(r.apiVersion, r.kind, []byte(body))
+		obj, err := types.DecodeJSON(r.apiVersion, r.kind, []byte(body))
 		if err != nil {
 			return
 		}
-		old, err := protobuf.DecodeJSON(r.apiVersion, r.kind, []byte(oldBody))
+		old, err := types.DecodeJSON(r.apiVersion, r.kind, []byte(oldBody))
 		if err != nil {
 			return
 		}

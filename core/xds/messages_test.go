@@ -10,7 +10,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"kubeplay/core/xds"
-	_ "kubeplay/tools/xdsschemagen/envoytypes"
+	_ "kubeplay/tools/envoytablegen/envoytypes"
 )
 
 // seedRequests are DiscoveryRequests and DeltaDiscoveryRequests as clients

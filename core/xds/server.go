@@ -24,12 +24,12 @@ import (
 	"sync"
 	"time"
 
-	"kubeplay/core/auth"
 	"kubeplay/core/budget"
 	"kubeplay/core/client"
 	"kubeplay/core/clock"
 	"kubeplay/core/object"
 	"kubeplay/core/schema"
+	"kubeplay/core/user"
 	"kubeplay/core/web"
 	"kubeplay/core/xds/envoypb"
 )
@@ -77,7 +77,7 @@ func New(cfg Config) *Server {
 
 // Identity is the discovery service's user toward the API: a service account
 // of kube-system, as control planes run in a cluster.
-var Identity = auth.ServiceAccount("kube-system", "xds-server")
+var Identity = user.ServiceAccount("kube-system", "xds-server")
 
 // Start runs a discovery service over api (the core's handler, or a host's
 // way to it) as Identity, until stop is called.

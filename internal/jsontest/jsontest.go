@@ -30,3 +30,25 @@ func DropEmpty(v any, zeros bool) bool {
 	}
 	return false
 }
+
+// WithoutNulls drops null fields, at every depth: a pointer to a zero Time decodes as null and,
+// JSON having no other way to say it, encodes as no pointer at all (in kube too).
+func WithoutNulls(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		out := map[string]any{}
+		for k, e := range v {
+			if e != nil {
+				out[k] = WithoutNulls(e)
+			}
+		}
+		return out
+	case []any:
+		out := make([]any, len(v))
+		for i, e := range v {
+			out[i] = WithoutNulls(e)
+		}
+		return out
+	}
+	return v
+}

@@ -57,7 +57,7 @@ func serveKubeplayTLS(args []string) error {
 		if err != nil {
 			return err
 		}
-		cfg.API.Persister = p
+		cfg.Storage.Persister = p
 	}
 	srv, err := sandbox.New(cfg)
 	if err != nil {

@@ -16,6 +16,7 @@ import { yamlToJson } from './yamljson.js';
 import { toCurl, toKubectl } from './copyas.js';
 import { addHistory, updateHistory } from './history.js';
 import { TEMPLATES, instantiate } from './templates.js';
+import { resourceKey, commitPath } from './query.js';
 
 export const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'];
 
@@ -140,7 +141,9 @@ export function createBuilder({ responseView, onOpenWatch }) {
       on: { change: () => { const id = IDENTITIES.find((x) => x.id === identity.value); headers.set(withIdentity(headers.get(), id)); updateHints(); } } },
     IDENTITIES.map((x) => h('option', { value: x.id }, x.label)),
   );
-  const params = createRows({ testid: 'params', rowTestid: 'param-row', addTestid: 'add-param', keyList: QUERY_KEYS, addLabel: '+ query parameter', valueListFor: (k) => paramValues(k), onChange: updateHints });
+  const params = createRows({ testid: 'params', rowTestid: 'param-row', addTestid: 'add-param', keyList: QUERY_KEYS, addLabel: '+ query parameter', valueListFor: (k) => paramValues(k), onChange: () => { rowsKey = resourceKey(path.value); updateHints(); } });
+  // The resource the query rows were made for (commitPath).
+  let rowsKey = resourceKey(path.value);
   const headers = createRows({ testid: 'headers', rowTestid: 'header-row', addTestid: 'add-header', keyList: HEADER_KEYS, addLabel: '+ header', valueListFor: (k) => (/^(accept|content-type)$/i.test(k) ? MEDIA_TYPES : null), onChange: updateHints });
   headers.set(DEFAULT_HEADERS);
 
@@ -164,7 +167,7 @@ export function createBuilder({ responseView, onOpenWatch }) {
     'form',
     { class: 'panel builder', testid: 'builder', on: { submit: (e) => { e.preventDefault(); send(); } } },
     nsDl.el,
-    h('div', { class: 'row' }, template, h('label', { class: 'ns-label' }, 'namespace ', namespace), identity),
+    h('div', { class: 'row wrap' }, template, h('label', { class: 'ns-label' }, 'namespace ', namespace), identity),
     h('div', { class: 'row request-line' }, method, h('span', { class: 'completion-host grow' }, path), sendBtn, stopBtn),
     prepError,
     h('details', { class: 'section', open: true }, h('summary', {}, 'Query parameters'), params.el),
@@ -235,14 +238,12 @@ export function createBuilder({ responseView, onOpenWatch }) {
   }
 
   function moveQueryToRows() {
-    const v = path.value;
-    const i = v.indexOf('?');
-    if (i < 0) return;
-    const q = new URLSearchParams(v.slice(i + 1));
-    const rows = params.get();
-    for (const [k, val] of q) rows.push([k, val]);
-    params.set(rows);
-    path.value = v.slice(0, i);
+    const before = params.get();
+    const r = commitPath(path.value, before, rowsKey);
+    rowsKey = r.key;
+    if (r.path === path.value && r.rows === before) return;
+    params.set(r.rows);
+    path.value = r.path;
     updateHints();
   }
 
@@ -313,6 +314,7 @@ export function createBuilder({ responseView, onOpenWatch }) {
     path.value = spec.path || '/';
     if (spec.namespace) namespace.value = spec.namespace;
     params.set(spec.params || []);
+    rowsKey = resourceKey(path.value);
     headers.set(spec.headers && spec.headers.length ? spec.headers : DEFAULT_HEADERS);
     editor.setMode(spec.bodyMode === 'yaml' ? 'yaml' : 'json');
     editor.setText(spec.body || '');

@@ -27,7 +27,7 @@ function overall(states) {
 export function createClusterView({ onOpenInBuilder }) {
   let model = null;
   let sessions = []; // [{kind, session}]
-  let wanted = false; // started by the user (and not stopped)
+  let wanted = true; // watching whenever the tab is shown, until the user stops it
   let visible = false;
   let frame = 0;
   let selected = null; // {kind, name}

@@ -128,6 +128,9 @@ export function toKubectl(req, opts = {}) {
       const ct = header(req, 'Content-Type').split(';')[0].trim().toLowerCase();
       if (ct.startsWith('application/apply-patch')) {
         const args = ['apply', '--server-side'];
+        // The path's namespace: kubectl sends an object without one to its
+        // -n (or the kubeconfig's, default), not to the path's.
+        if (r && r.namespace) args.push('-n', shq(r.namespace));
         if (query.get('fieldManager')) args.push(`--field-manager=${shq(query.get('fieldManager'))}`);
         if (query.get('force') === 'true') args.push('--force-conflicts');
         if (query.get('dryRun')) args.push('--dry-run=server');

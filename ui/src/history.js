@@ -56,3 +56,15 @@ export function onHistoryChange(fn) {
   listeners.add(fn);
   return () => listeners.delete(fn);
 }
+
+/** A history entry's path as its list shows it: without the API's prefix
+ * (/api/v1, /apis/GROUP/VERSION, whose group stays as GROUP:) and with a
+ * namespace as NS/, so what tells two entries apart (namespace, resource,
+ * name, query) comes first and only the end can be cut. */
+export function historyLabel(path) {
+  const p = String(path || '');
+  const m = p.match(/^\/(?:api\/v1|apis\/([^/?]+)\/[^/?]+)(.*)$/);
+  if (!m) return p;
+  const rest = m[2].replace(/^\/namespaces\/([^/?]+)\//, '$1/').replace(/^\//, '');
+  return (m[1] ? `${m[1]}: ` : '') + (rest || '/');
+}

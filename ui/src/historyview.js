@@ -2,7 +2,7 @@
 // restores one into the builder.
 
 import { h, mount } from './dom.js';
-import { loadHistory, clearHistory, onHistoryChange, HISTORY_MAX } from './history.js';
+import { loadHistory, clearHistory, onHistoryChange, historyLabel, HISTORY_MAX } from './history.js';
 
 export function createHistoryView({ onRestore }) {
   const list = h('ol', { class: 'history-list', testid: 'history-list' });
@@ -20,9 +20,9 @@ export function createHistoryView({ onRestore }) {
         const cls = !e.status ? 'st-none' : e.status >= 500 ? 'st-err' : e.status >= 400 ? 'st-warn' : 'st-ok';
         return h(
           'li',
-          { class: 'history-item', testid: 'history-item', title: `${e.target || ''} · ${new Date(e.at).toLocaleString()}`, on: { click: () => onRestore(e.spec) } },
+          { class: 'history-item', testid: 'history-item', title: `${e.method} ${e.path}\n${e.target || ''} · ${new Date(e.at).toLocaleString()}`, on: { click: () => onRestore(e.spec) } },
           h('span', { class: `method m-${(e.method || '').toLowerCase()}` }, e.method),
-          h('span', { class: 'h-path', title: e.path }, shorten(e.path, 34)),
+          h('span', { class: 'h-path' }, historyLabel(e.path)),
           h('span', { class: `h-status ${cls}` }, e.status ? String(e.status) : e.error ? 'ERR' : '…'),
           e.ms !== undefined ? h('span', { class: 'h-ms' }, `${e.ms} ms`) : null,
         );
@@ -36,7 +36,3 @@ export function createHistoryView({ onRestore }) {
 }
 
 /** The end of a long path (the interesting part), with an ellipsis in front. */
-function shorten(p, n) {
-  p = String(p || '');
-  return p.length <= n ? p : `…${p.slice(p.length - n + 1)}`;
-}

@@ -142,6 +142,9 @@ function main() {
     h('option', { value: 'api-only' }, 'API only'),
     h('option', { value: 'simulated' }, 'Simulated cluster'),
   );
+  // What belongs to the in-browser sandbox, shown while it is the target.
+  const sandboxBox = h('div', { class: 'sandbox', testid: 'sandbox-controls' }, sandboxBadge, clusterSelect, resetBtn);
+  let clusterModeKnown = false; // the select shows a mode once the worker has said it
 
   const tabs = [
     { id: 'request', label: 'Request' },
@@ -160,7 +163,7 @@ function main() {
     h('nav', { class: 'tabs' }, tabButtons),
     h('div', { class: 'grow' }),
     h('div', { class: 'target' }, h('label', {}, 'Target ', targetSelect), remoteBox, targetInfo),
-    h('div', { class: 'sandbox' }, sandboxBadge, clusterSelect, resetBtn),
+    sandboxBox,
   );
 
   // ---- banners ------------------------------------------------------------------
@@ -238,6 +241,11 @@ function main() {
   function renderTarget(t) {
     targetSelect.value = t.kind;
     remoteBox.hidden = t.kind !== 'remote';
+    if (t.kind === 'remote') {
+      // A target set elsewhere (a link's offer) shows in the fields too.
+      remoteUrl.value = t.url || '';
+      remoteToken.value = t.token || '';
+    }
     targetInfo.textContent = t.kind === 'remote' ? '' : t.kind === 'native' ? location.host : '';
     document.body.dataset.target = t.kind;
     renderSandbox(sandboxStatus());
@@ -245,6 +253,7 @@ function main() {
 
   onTargetChange((t) => {
     renderTarget(t);
+    if (t.kind === 'sandbox' && sandboxStatus().state === 'ready') loadClusterMode();
     invalidateDiscovery();
     loadDiscovery().catch(() => {});
     tutorials.refresh();
@@ -261,7 +270,8 @@ function main() {
       s.state === 'ready' ? 'sandbox ready' : s.state === 'error' ? 'sandbox error' : 'starting sandbox…';
     sandboxBadge.title = s.error || (s.state === 'ready' && s.revision !== null && s.revision !== undefined ? `in-browser sandbox (build ${s.build}), started at revision ${s.revision}` : '');
     resetBtn.disabled = s.state === 'starting';
-    clusterSelect.hidden = !onSandbox;
+    sandboxBox.hidden = !onSandbox;
+    clusterSelect.hidden = !clusterModeKnown;
     clusterSelect.disabled = s.state !== 'ready';
     startingPanel.hidden = !(onSandbox && s.state === 'starting');
     if (s.state === 'error') {
@@ -328,7 +338,11 @@ function main() {
   async function loadClusterMode() {
     try {
       const r = await fetch(CLUSTER_MODE);
-      if (r.ok) clusterSelect.value = (await r.json()).mode;
+      if (r.ok) {
+        clusterSelect.value = (await r.json()).mode;
+        clusterModeKnown = true;
+        clusterSelect.hidden = false;
+      }
     } catch {}
   }
 

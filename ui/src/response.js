@@ -146,7 +146,9 @@ export function createResponseView() {
       renderQueued = true;
       requestAnimationFrame(() => {
         renderQueued = false;
-        bodyEl.scrollTop = bodyEl.scrollHeight;
+        // A stream follows its end while it lasts; a finished answer reads
+        // from its start (render).
+        if (streaming) bodyEl.scrollTop = bodyEl.scrollHeight;
       });
     }
   }
@@ -169,6 +171,7 @@ export function createResponseView() {
 
   function render() {
     if (streaming) return;
+    bodyEl.scrollTop = 0;
     const all = bytes();
     errorEl.hidden = true;
     tableEl.hidden = true;

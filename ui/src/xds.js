@@ -54,7 +54,9 @@ export function createXdsPanel() {
   const params = h('input', { placeholder: 'dynamic parameters: env=prod', size: 20, testid: 'xds-params' });
   const subscribeBtn = h('button', { type: 'submit', testid: 'xds-subscribe', disabled: true }, 'Subscribe');
   const unsubscribeBtn = h('button', { type: 'button', testid: 'xds-unsubscribe', disabled: true, on: { click: () => node?.unsubscribe(type.value, parseNames(names.value)) } }, 'Unsubscribe');
-  const autoAck = h('input', { type: 'checkbox', testid: 'xds-auto-ack', on: { change: () => { if (node) node.autoAck = autoAck.checked; } } });
+  // Auto-ACK is on, as a real node accepts what it can apply: what the node
+  // holds fills at once; turn it off to ACK or NACK by hand.
+  const autoAck = h('input', { type: 'checkbox', checked: true, testid: 'xds-auto-ack', on: { change: () => { if (node) node.autoAck = autoAck.checked; } } });
   const nackMessage = h('input', { value: 'rejected by hand in the playground', size: 28, testid: 'xds-nack-message' });
 
   const timelineBody = h('tbody');

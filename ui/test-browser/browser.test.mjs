@@ -611,10 +611,23 @@ test('PLAY-3: a link offering a remote target is used only once the user accepts
     assert.equal((await storedTarget(page)).kind, 'sandbox');
 
     await openWithLink(page, link);
+    const oneLine = await page.$eval('header.topbar', (el) => el.getBoundingClientRect().height);
     await page.click('[data-testid="target-offer-accept"]');
     await page.waitForFunction(() => document.body.dataset.target === 'remote');
     assert.equal(new URL(page.url()).hash, '', 'the token leaves the address bar');
     assert.deepEqual(await storedTarget(page), { kind: 'remote', url: remote, token: 't0ken' });
+    // Issue 31, frictions 2 and 3: the fields show the server in use without
+    // a reload, the sandbox's own controls step aside, and the header keeps
+    // to one line.
+    assert.equal(await page.inputValue('[data-testid="remote-url"]'), remote);
+    assert.equal(await page.inputValue('[data-testid="remote-token"]'), 't0ken');
+    assert.equal(await page.isVisible('[data-testid="sandbox-controls"]'), false);
+    assert.equal(await page.$eval('header.topbar', (el) => el.getBoundingClientRect().height), oneLine);
+    await page.evaluate(() => window.kubeplayUI.setTarget({ kind: 'sandbox' }));
+    await page.waitForSelector('[data-testid="sandbox-controls"]', { state: 'visible' });
+    await page.waitForSelector('[data-testid="cluster-mode"]', { state: 'visible' });
+    const mode = (await api(page, 'GET', '/debug/kubeplay/cluster')).json.mode;
+    assert.equal(await page.inputValue('[data-testid="cluster-mode"]'), mode);
   } finally {
     await page.evaluate(() => window.kubeplayUI.setTarget({ kind: 'sandbox' }));
     await page.close();
@@ -772,7 +785,7 @@ test('XDS-7 PLAY-6: in the browser, the xDS module checks Envoy resources for th
   await page.close();
 });
 
-test('PLAY-6: the xDS panel subscribes in delta mode in the sandbox; a Cluster edit arrives, is NACKed, and the NACK shows', async () => {
+test('PLAY-6: the xDS panel subscribes in delta mode in the sandbox, auto-ACKs by default; a Cluster edit arrives, is NACKed by hand, and the NACK shows', async () => {
   const page = await openPlayground();
   const CLUSTERS = '/apis/xds.kubeplay.dev/v1/clusters';
   const cluster = (timeout, rv) => ({ apiVersion: 'xds.kubeplay.dev/v1', kind: 'Cluster', metadata: { name: 'panel', ...(rv ? { resourceVersion: rv } : {}) }, spec: { connectTimeout: timeout } });
@@ -784,10 +797,12 @@ test('PLAY-6: the xDS panel subscribes in delta mode in the sandbox; a Cluster e
   await page.click('[data-testid="xds-connect"]');
   await page.waitForSelector('[data-testid="xds-stream-state"][data-state="open"]', { timeout: 20000 });
   await page.fill('[data-testid="xds-names"]', 'panel');
+  // Issue 31, friction 10: auto-ACK is on, so the node holds the Cluster
+  // without a press.
+  assert.equal(await page.isChecked('[data-testid="xds-auto-ack"]'), true);
   await page.click('[data-testid="xds-subscribe"]');
-  await page.waitForSelector('[data-testid="xds-entry"][data-dir="in"][data-state="pending"]', { timeout: 20000 });
-  await page.click('[data-testid="xds-ack"]');
-  await page.waitForSelector(`[data-testid="xds-resource-row"][data-name="panel"][data-version="${created.json.metadata.resourceVersion}"]`, { timeout: 10000 });
+  await page.waitForSelector(`[data-testid="xds-resource-row"][data-name="panel"][data-version="${created.json.metadata.resourceVersion}"]`, { timeout: 20000 });
+  await page.uncheck('[data-testid="xds-auto-ack"]');
 
   const edited = await api(page, 'PUT', CLUSTERS + '/panel', cluster('2s', created.json.metadata.resourceVersion));
   assert.equal(edited.status, 200, edited.text);
@@ -865,8 +880,8 @@ test('PLAY-3 SIM-1 SIM-4: the cluster view draws Nodes, a Deployment, its Replic
     assert.equal(gone.status, 200, gone.text);
     await page.goto(base + '/#cluster');
     await page.waitForSelector('[data-testid="sandbox-status"][data-state="ready"]', { timeout: 30000 });
-    await page.fill(sel('cluster-namespace'), 'default');
-    await page.click(sel('cluster-start'));
+    // Issue 31, friction 7: the tab watches as soon as it is shown, no Start
+    // pressed.
     await page.waitForSelector(sel('cluster-state', { state: 'watching' }), { timeout: 15000 });
     const note = await page.waitForSelector(sel('cluster-api-only'), { state: 'visible', timeout: 10000 });
     assert.match(await note.innerText(), /runs API only.*Simulated cluster/s);
@@ -927,4 +942,50 @@ test('PLAY-3 SIM-1 SIM-4: the cluster view draws Nodes, a Deployment, its Replic
     await api(page, 'PUT', CLUSTER, { mode: 'simulated', nodes: 3, speed: 1 });
     await page.close();
   }
+});
+
+test('issue 31 frictions 4 and 6: a query typed with one path is not sent with the next; history entries name their path in full', async () => {
+  const page = await openPlayground();
+  await page.evaluate(() => localStorage.removeItem('kubeplay.history'));
+  await page.fill('[data-testid="path"]', CMS + '?limit=1');
+  await page.press('[data-testid="path"]', 'Enter');
+  await page.waitForSelector('[data-testid="response-status"][data-status="200"]');
+  assert.deepEqual(await page.$$eval('[data-testid="param-row"] input', (els) => els.map((e) => e.value)), ['limit', '1']);
+  await page.fill('[data-testid="path"]', '/api/v1/namespaces/default/secrets');
+  await page.press('[data-testid="path"]', 'Enter');
+  await page.waitForFunction(() => JSON.parse(localStorage.getItem('kubeplay.history') || '[]').length === 2);
+  const sent = await page.evaluate(() => JSON.parse(localStorage.getItem('kubeplay.history')).map((e) => e.path));
+  assert.deepEqual(sent, ['/api/v1/namespaces/default/secrets', CMS + '?limit=1']);
+  assert.equal(await page.$$eval('[data-testid="param-row"]', (els) => els.length), 0);
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid="history-item"]').length === 2);
+  const items = await page.$$eval('[data-testid="history-item"]', (els) => els.map((e) => [e.querySelector('.h-path').textContent, e.title.split('\n')[0]]));
+  assert.deepEqual(items, [
+    ['default/secrets', 'GET /api/v1/namespaces/default/secrets'],
+    ['default/configmaps?limit=1', 'GET ' + CMS + '?limit=1'],
+  ]);
+  await page.close();
+});
+
+test('issue 31 frictions 1 and 9: a long answer opens at its start; the identity picker is never cut off', async () => {
+  const page = await openPlayground();
+  await page.setViewportSize({ width: 1024, height: 760 });
+  for (let i = 0; i < 40; i++) assert.equal((await api(page, 'POST', CMS, cm(`long-${i}`))).status, 201);
+  await page.evaluate((path) => window.kubeplayUI.builder.setSpec({ method: 'GET', path }), CMS);
+  await page.click('[data-testid="send"]');
+  await page.waitForSelector('[data-testid="response-status"][data-status="200"]');
+  await page.waitForFunction(() => document.querySelector('[data-testid="response-body"]').textContent.includes('long-39'));
+  const scroll = await page.$eval('[data-testid="response-body"]', (el) => ({ top: el.scrollTop, overflows: el.scrollHeight > el.clientHeight }));
+  assert.deepEqual(scroll, { top: 0, overflows: true });
+  // The picker is as wide as its longest label needs (measured on a copy
+  // that nothing constrains).
+  const fits = await page.$eval('[data-testid="identity-select"]', (s) => {
+    const free = s.cloneNode(true);
+    free.style.cssText = 'position: absolute; visibility: hidden; width: auto; flex: none';
+    document.body.appendChild(free);
+    const need = free.getBoundingClientRect().width;
+    free.remove();
+    return { have: Math.round(s.getBoundingClientRect().width), need: Math.round(need) };
+  });
+  assert.ok(fits.have >= fits.need, `identity picker ${fits.have}px wide, its labels need ${fits.need}px`);
+  await page.close();
 });

@@ -9,6 +9,8 @@ import { toCurl, toKubectl, shq, parsePath } from '../src/copyas.js';
 import { yamlToJson, convertText } from '../src/yamljson.js';
 import { JSONStreamSplitter, WatchSession, splitWatchPath } from '../src/watchstream.js';
 import { parseWarnings } from '../src/warnings.js';
+import { resourceKey, commitPath } from '../src/query.js';
+import { historyLabel } from '../src/history.js';
 
 test('shq quotes for a POSIX shell', () => {
   assert.equal(shq('/api/v1/pods'), '/api/v1/pods');
@@ -55,7 +57,16 @@ test('toKubectl maps verbs', () => {
     headers: [['Content-Type', 'application/apply-patch+yaml']],
     body: 'kind: ConfigMap\n',
   });
-  assert.equal(apply, `kubectl apply --server-side --field-manager=me --force-conflicts -f - <<'EOF'\nkind: ConfigMap\nEOF`);
+  assert.equal(apply, `kubectl apply --server-side -n default --field-manager=me --force-conflicts -f - <<'EOF'\nkind: ConfigMap\nEOF`);
+  // Issue 31, friction 5: an applied object without a namespace lands in the
+  // path's, not in kubectl's default.
+  const applyTeam = toKubectl({
+    method: 'PATCH',
+    path: '/apis/apps/v1/namespaces/team-a/deployments/web?fieldManager=me',
+    headers: [['Content-Type', 'application/apply-patch+yaml']],
+    body: 'kind: Deployment\n',
+  });
+  assert.match(applyTeam, /^kubectl apply --server-side -n team-a --field-manager=me -f - /);
   const remote = toKubectl({ method: 'GET', path: '/version', headers: [] }, { server: 'https://k:6443', token: 't' });
   assert.equal(remote, 'kubectl --server=https://k:6443 --token=t get --raw /version');
 });
@@ -225,4 +236,41 @@ test('parseWarnings reads the Warning headers fetch joins, as client-go does', (
   assert.deepEqual(parseWarnings('199 agent "text" "Mon, 02 Jan 2006 15:04:05 GMT"'), [{ code: 199, agent: 'agent', text: 'text' }]);
   assert.deepEqual(parseWarnings('not a warning'), [{ code: 0, agent: '', text: 'not a warning' }]);
   assert.deepEqual(parseWarnings(null), []);
+});
+
+test('a query typed into the path moves into the rows; rows made for one resource never ride along to another (issue 31, friction 4)', () => {
+  // ?limit=1 typed with the path: the rows get it, the path loses it.
+  let r = commitPath('/api/v1/namespaces/default/configmaps?limit=1', [], resourceKey('/api/v1/namespaces'));
+  assert.equal(r.path, '/api/v1/namespaces/default/configmaps');
+  assert.deepEqual(r.rows, [['limit', '1']]);
+  // A new path: the rows of the old one are dropped, not sent with it.
+  r = commitPath('/api/v1/namespaces/default/secrets', r.rows, r.key);
+  assert.equal(r.path, '/api/v1/namespaces/default/secrets');
+  assert.deepEqual(r.rows, []);
+  // ?watch=1 does not turn the next request into a watch either.
+  r = commitPath('/api/v1/pods?watch=1', [], r.key);
+  assert.deepEqual(r.rows, [['watch', '1']]);
+  r = commitPath('/api/v1/nodes', r.rows, r.key);
+  assert.deepEqual(r.rows, []);
+  // The same resource in another namespace keeps its rows; a typed value
+  // replaces a row of the same name.
+  r = commitPath('/api/v1/namespaces/a/pods?labelSelector=app%3Dweb&limit=5', [], r.key);
+  r = commitPath('/api/v1/namespaces/b/pods?limit=2', r.rows, r.key);
+  assert.deepEqual(r.rows, [['labelSelector', 'app=web'], ['limit', '2']]);
+  // Committing the path again changes nothing.
+  const again = commitPath(r.path, r.rows, r.key);
+  assert.equal(again.rows, r.rows);
+  assert.equal(resourceKey('/apis/apps/v1/namespaces/x/deployments/web?x=1'), '/apis/apps/v1/namespaces/*/deployments/web');
+});
+
+test('history entries show what tells them apart: namespace, resource, name and query first, the API prefix gone (issue 31, friction 6)', () => {
+  assert.equal(historyLabel('/api/v1/namespaces/default/configmaps/cm-1'), 'default/configmaps/cm-1');
+  assert.equal(historyLabel('/api/v1/namespaces/team-a/configmaps/cm-1'), 'team-a/configmaps/cm-1');
+  assert.equal(historyLabel('/apis/apps/v1/namespaces/shop/deployments?labelSelector=app%3Dweb'), 'apps: shop/deployments?labelSelector=app%3Dweb');
+  assert.equal(historyLabel('/api/v1/namespaces'), 'namespaces');
+  assert.equal(historyLabel('/api/v1/namespaces/default'), 'namespaces/default');
+  assert.equal(historyLabel('/apis/flowcontrol.apiserver.k8s.io/v1/flowschemas'), 'flowcontrol.apiserver.k8s.io: flowschemas');
+  assert.equal(historyLabel('/api/v1'), '/');
+  assert.equal(historyLabel('/version'), '/version');
+  assert.equal(historyLabel('/apis'), '/apis');
 });

@@ -9,9 +9,9 @@ import (
 	"strings"
 	"syscall/js"
 
-	"kubeplay/core/auth"
 	"kubeplay/core/field"
 	"kubeplay/core/object"
+	"kubeplay/core/user"
 	"kubeplay/core/web"
 )
 
@@ -30,7 +30,7 @@ func Remote(handle js.Value) web.Handler {
 				fmt.Fprintf(&headers, "%s: %s\r\n", name, v)
 			}
 		}
-		if u, ok := auth.UserFrom(r.Context()); ok {
+		if u, ok := user.From(r.Context()); ok {
 			fmt.Fprintf(&headers, "Impersonate-User: %s\r\n", u.Name)
 			for _, g := range u.Groups {
 				fmt.Fprintf(&headers, "Impersonate-Group: %s\r\n", g)

@@ -16,10 +16,10 @@ import (
 	"strconv"
 	"strings"
 
-	"kubeplay/core/auth"
 	"kubeplay/core/client"
 	"kubeplay/core/clock"
 	"kubeplay/core/controllers"
+	"kubeplay/core/user"
 	"kubeplay/core/web"
 )
 
@@ -45,7 +45,7 @@ type Controllers struct {
 // New is both controllers, acting through h.
 func New(h web.Handler, clk clock.Clock) *Controllers {
 	// The informers are kube-controller-manager's own, as its shared ones are.
-	c := client.New(h, auth.User{Name: "system:kube-controller-manager", Groups: []string{auth.AllAuthenticated}}, controllers.UserAgent+" shared-informers")
+	c := client.New(h, user.User{Name: "system:kube-controller-manager", Groups: []string{user.AllAuthenticated}}, controllers.UserAgent+" shared-informers")
 	s := &shared{}
 	enqueue := func(svc *service) {
 		for _, q := range s.queues {

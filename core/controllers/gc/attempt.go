@@ -10,7 +10,6 @@ import (
 
 	"kubeplay/core/client"
 	"kubeplay/core/object"
-	"kubeplay/core/registry"
 	"kubeplay/core/web"
 )
 
@@ -139,14 +138,14 @@ func (gc *GarbageCollector) attemptToDeleteItem(ctx context.Context, n *node) er
 				break
 			}
 		}
-		return gc.deleteObject(ctx, n.id, registry.PropagationForeground)
+		return gc.deleteObject(ctx, n.id, object.PropagationForeground)
 	}
-	policy := registry.PropagationBackground
+	policy := object.PropagationBackground
 	switch {
 	case hasFinalizer(latest, finalizerOrphan):
-		policy = registry.PropagationOrphan
+		policy = object.PropagationOrphan
 	case hasFinalizer(latest, finalizerForeground):
-		policy = registry.PropagationForeground
+		policy = object.PropagationForeground
 	}
 	return gc.deleteObject(ctx, n.id, policy)
 }

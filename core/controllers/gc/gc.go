@@ -32,15 +32,15 @@ import (
 	"slices"
 	"time"
 
-	"kubeplay/core/auth"
 	"kubeplay/core/client"
 	"kubeplay/core/clock"
 	"kubeplay/core/controllers"
+	"kubeplay/core/user"
 	"kubeplay/core/web"
 )
 
 // Identity is who the garbage collector acts as.
-var Identity = auth.ServiceAccount("kube-system", "generic-garbage-collector")
+var Identity = user.ServiceAccount("kube-system", "generic-garbage-collector")
 
 // Retry backoff for a step that failed: doubling from the first to the last.
 const (

@@ -7,10 +7,10 @@ import (
 	"testing"
 	"time"
 
-	"kubeplay/core/apiserver"
-	"kubeplay/core/auth"
 	"kubeplay/core/client"
 	"kubeplay/core/object"
+	"kubeplay/core/sandbox"
+	"kubeplay/core/user"
 	"kubeplay/core/web"
 )
 
@@ -23,12 +23,12 @@ type cluster struct {
 
 func newCluster(t testing.TB) *cluster {
 	t.Helper()
-	s, err := apiserver.New(apiserver.Config{})
+	s, err := sandbox.NewServer(sandbox.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	return &cluster{t: t, c: client.New(s, auth.User{Name: "admin", Groups: []string{"system:masters"}}, "gc-test"), ctx: context.Background()}
+	return &cluster{t: t, c: client.New(s, user.User{Name: "admin", Groups: []string{"system:masters"}}, "gc-test"), ctx: context.Background()}
 }
 
 func (c *cluster) create(path string, obj object.Object) object.Object {

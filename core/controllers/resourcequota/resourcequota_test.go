@@ -7,11 +7,12 @@ import (
 	"time"
 
 	"kubeplay/core/apiserver"
-	"kubeplay/core/auth"
 	"kubeplay/core/client"
 	"kubeplay/core/clock"
 	"kubeplay/core/controllers/resourcequota"
 	"kubeplay/core/object"
+	"kubeplay/core/sandbox"
+	"kubeplay/core/user"
 	"kubeplay/core/web"
 )
 
@@ -30,7 +31,7 @@ const quotas = "/api/v1/namespaces/default/resourcequotas"
 func newEnv(t *testing.T) *env {
 	t.Helper()
 	fake := clock.NewFake(time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC))
-	s, err := apiserver.New(apiserver.Config{Clock: fake})
+	s, err := sandbox.NewServer(sandbox.Config{API: apiserver.Config{Clock: fake}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +47,7 @@ func newEnv(t *testing.T) *env {
 		<-done
 		s.Close()
 	})
-	return &env{t: t, c: client.New(s, auth.User{Name: "admin", Groups: []string{auth.SystemPrivileged, auth.AllAuthenticated}}, "kubectl/v1.32.13"),
+	return &env{t: t, c: client.New(s, user.User{Name: "admin", Groups: []string{user.SystemPrivileged, user.AllAuthenticated}}, "kubectl/v1.32.13"),
 		clock: fake, rq: rq, ctx: ctx}
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"kubeplay/core/object"
 	"kubeplay/core/quantity"
+	"kubeplay/core/types"
 )
 
 func parseError(n int) error { return &fieldError{msg: protowire.ParseError(n).Error()} }
@@ -19,14 +20,14 @@ func parseError(n int) error { return &fieldError{msg: protowire.ParseError(n).E
 // generated Unmarshal reads them into a typed struct: the last value of a scalar
 // wins, embedded messages merge, repeated fields append, unknown fields are
 // skipped. finish then makes out what encoding/json writes for that struct.
-func decodeMessage(data []byte, m *message, out map[string]any) error {
+func decodeMessage(data []byte, m *types.Message, out map[string]any) error {
 	for len(data) > 0 {
 		num, typ, n := protowire.ConsumeTag(data)
 		if n < 0 {
 			return parseError(n)
 		}
 		data = data[n:]
-		f := m.lookupField(int32(num))
+		f := m.LookupField(int32(num))
 		if f == nil {
 			if n = protowire.ConsumeFieldValue(num, typ, data); n < 0 {
 				return parseError(n)
@@ -36,20 +37,22 @@ func decodeMessage(data []byte, m *message, out map[string]any) error {
 		}
 		n, err := decodeField(data, typ, f, out)
 		if err != nil {
-			return at(err, f.name)
+			return at(err, f.Name)
 		}
 		data = data[n:]
 	}
 	return nil
 }
 
-func isVarint(k kind) bool { return k == kindBool || k == kindInt32 || k == kindInt64 }
+func isVarint(k types.Kind) bool {
+	return k == types.KindBool || k == types.KindInt32 || k == types.KindInt64
+}
 
-func varintValue(k kind, v uint64) any {
+func varintValue(k types.Kind, v uint64) any {
 	switch k {
-	case kindBool:
+	case types.KindBool:
 		return v != 0
-	case kindInt32:
+	case types.KindInt32:
 		return json.Number(strconv.FormatInt(int64(int32(v)), 10))
 	}
 	return json.Number(strconv.FormatInt(int64(v), 10))
@@ -57,10 +60,10 @@ func varintValue(k kind, v uint64) any {
 
 // decodeField reads the value of f at the start of data, whose wire type is typ,
 // into out, and reports how many bytes it used.
-func decodeField(data []byte, typ protowire.Type, f *field, out map[string]any) (int, error) {
-	packed := isVarint(f.kind) && f.flags&flagRepeated != 0 && typ == protowire.BytesType
+func decodeField(data []byte, typ protowire.Type, f *types.Field, out map[string]any) (int, error) {
+	packed := isVarint(f.Kind) && f.Flags&types.FlagRepeated != 0 && typ == protowire.BytesType
 	if want := protowire.BytesType; !packed {
-		if isVarint(f.kind) && f.flags&flagMap == 0 {
+		if isVarint(f.Kind) && f.Flags&types.FlagMap == 0 {
 			want = protowire.VarintType
 		}
 		if typ != want {
@@ -72,10 +75,10 @@ func decodeField(data []byte, typ protowire.Type, f *field, out map[string]any) 
 		if n < 0 {
 			return 0, parseError(n)
 		}
-		if f.flags&flagRepeated != 0 {
-			out[f.name] = appendList(out[f.name], varintValue(f.kind, v))
+		if f.Flags&types.FlagRepeated != 0 {
+			out[f.Name] = appendList(out[f.Name], varintValue(f.Kind, v))
 		} else {
-			out[f.name] = varintValue(f.kind, v)
+			out[f.Name] = varintValue(f.Kind, v)
 		}
 		return n, nil
 	}
@@ -90,45 +93,45 @@ func decodeField(data []byte, typ protowire.Type, f *field, out map[string]any) 
 			if m < 0 {
 				return 0, parseError(m)
 			}
-			out[f.name] = appendList(out[f.name], varintValue(f.kind, v))
+			out[f.Name] = appendList(out[f.Name], varintValue(f.Kind, v))
 			payload = payload[m:]
 		}
-	case f.flags&flagInline != 0:
-		return n, decodeMessage(payload, &messages[f.msg], out)
-	case f.flags&flagMap != 0:
+	case f.Flags&types.FlagInline != 0:
+		return n, decodeMessage(payload, &types.Messages[f.Msg], out)
+	case f.Flags&types.FlagMap != 0:
 		key, v, err := decodeEntry(payload, f)
 		if err != nil {
 			return 0, err
 		}
-		entries, _ := out[f.name].(map[string]any)
+		entries, _ := out[f.Name].(map[string]any)
 		if entries == nil {
 			entries = map[string]any{}
-			out[f.name] = entries
+			out[f.Name] = entries
 		}
 		entries[key] = v
-	case f.kind == kindMessage && f.flags&flagRepeated != 0:
-		list, _ := out[f.name].([]any)
+	case f.Kind == types.KindMessage && f.Flags&types.FlagRepeated != 0:
+		list, _ := out[f.Name].([]any)
 		obj := map[string]any{}
-		out[f.name] = append(list, obj)
-		if err := decodeMessage(payload, &messages[f.msg], obj); err != nil {
+		out[f.Name] = append(list, obj)
+		if err := decodeMessage(payload, &types.Messages[f.Msg], obj); err != nil {
 			return 0, at(err, index(len(list)))
 		}
-	case f.kind == kindMessage:
-		obj, _ := out[f.name].(map[string]any)
+	case f.Kind == types.KindMessage:
+		obj, _ := out[f.Name].(map[string]any)
 		if obj == nil {
 			obj = map[string]any{}
-			out[f.name] = obj
+			out[f.Name] = obj
 		}
-		return n, decodeMessage(payload, &messages[f.msg], obj)
+		return n, decodeMessage(payload, &types.Messages[f.Msg], obj)
 	default:
-		v, err := decodeBytesValue(payload, f.kind, f.msg)
+		v, err := decodeBytesValue(payload, f.Kind, f.Msg)
 		if err != nil {
 			return 0, err
 		}
-		if f.flags&flagRepeated != 0 {
-			out[f.name] = appendList(out[f.name], v)
+		if f.Flags&types.FlagRepeated != 0 {
+			out[f.Name] = appendList(out[f.Name], v)
 		} else {
-			out[f.name] = v
+			out[f.Name] = v
 		}
 	}
 	return n, nil
@@ -140,11 +143,11 @@ func appendList(list any, v any) []any {
 }
 
 // decodeBytesValue reads one length-delimited value of kind k.
-func decodeBytesValue(payload []byte, k kind, msg uint16) (any, error) {
+func decodeBytesValue(payload []byte, k types.Kind, msg uint16) (any, error) {
 	switch k {
-	case kindString:
+	case types.KindString:
 		return string(payload), nil
-	case kindBytes:
+	case types.KindBytes:
 		return base64.StdEncoding.EncodeToString(payload), nil
 	}
 	return decodeSpecial(payload, k)
@@ -152,7 +155,7 @@ func decodeBytesValue(payload []byte, k kind, msg uint16) (any, error) {
 
 // decodeEntry reads one map entry {key = 1, value = 2}; a missing part is its
 // zero value, as gogo reads it.
-func decodeEntry(data []byte, f *field) (string, any, error) {
+func decodeEntry(data []byte, f *types.Field) (string, any, error) {
 	var key string
 	var value any
 	for len(data) > 0 {
@@ -173,7 +176,7 @@ func decodeEntry(data []byte, f *field) (string, any, error) {
 		case 2:
 			var payload []byte
 			if payload, n = protowire.ConsumeBytes(data); n >= 0 {
-				v, err := decodeBytesValue(payload, f.kind, f.msg)
+				v, err := decodeBytesValue(payload, f.Kind, f.Msg)
 				if err != nil {
 					return "", nil, at(err, key)
 				}
@@ -188,7 +191,7 @@ func decodeEntry(data []byte, f *field) (string, any, error) {
 		data = data[n:]
 	}
 	if value == nil {
-		v, err := decodeBytesValue(nil, f.kind, f.msg)
+		v, err := decodeBytesValue(nil, f.Kind, f.Msg)
 		if err != nil {
 			return "", nil, at(err, key)
 		}
@@ -245,9 +248,9 @@ var (
 
 // decodeSpecial reads a special type's message into the JSON value its
 // MarshalJSON writes.
-func decodeSpecial(data []byte, k kind) (any, error) {
+func decodeSpecial(data []byte, k types.Kind) (any, error) {
 	switch k {
-	case kindTime, kindMicroTime:
+	case types.KindTime, types.KindMicroTime:
 		if len(data) == 0 {
 			return nil, nil // zero time
 		}
@@ -257,7 +260,7 @@ func decodeSpecial(data []byte, k kind) (any, error) {
 		}
 		seconds, _ := vals[0].(uint64)
 		nanos, _ := vals[1].(uint64)
-		if k == kindTime {
+		if k == types.KindTime {
 			t := time.Unix(int64(seconds), 0) // Time drops the nanoseconds
 			if t.IsZero() {
 				return nil, nil
@@ -268,8 +271,8 @@ func decodeSpecial(data []byte, k kind) (any, error) {
 		if t.IsZero() {
 			return nil, nil
 		}
-		return t.UTC().Format(rfc3339Micro), nil
-	case kindQuantity:
+		return t.UTC().Format(types.RFC3339Micro), nil
+	case types.KindQuantity:
 		vals, err := scalars(data, bytesWire)
 		if err != nil {
 			return nil, err
@@ -283,7 +286,7 @@ func decodeSpecial(data []byte, k kind) (any, error) {
 			return nil, &fieldError{msg: err.Error()}
 		}
 		return q, nil
-	case kindIntOrString:
+	case types.KindIntOrString:
 		vals, err := scalars(data, intstrWire)
 		if err != nil {
 			return nil, err
@@ -298,7 +301,7 @@ func decodeSpecial(data []byte, k kind) (any, error) {
 			return string(s), nil
 		}
 		return nil, &fieldError{msg: "impossible IntOrString.Type"}
-	case kindRawExtension, kindFieldsV1:
+	case types.KindRawExtension, types.KindFieldsV1:
 		vals, err := scalars(data, bytesWire)
 		if err != nil {
 			return nil, err
@@ -319,93 +322,4 @@ func decodeJSONValue(raw []byte) (any, error) {
 		return nil, &fieldError{msg: "embedded JSON: " + err.Error()}
 	}
 	return v, nil
-}
-
-// finish makes out, holding the fields of message m (as decodeMessage or a
-// typed JSON decoding read them), what encoding/json writes for the typed
-// struct: absent fields become their zero JSON value unless omitempty leaves
-// them out, and omitempty drops empty values. Values of other types than the
-// fields' are left as they are.
-func finish(m *message, out map[string]any) {
-	for i := range m.fields {
-		f := &m.fields[i]
-		if f.flags&flagInline != 0 {
-			finish(&messages[f.msg], out)
-			continue
-		}
-		v, present := out[f.name]
-		omit := f.flags&flagOmitEmpty != 0
-		switch {
-		case f.flags&(flagRepeated|flagMap) != 0:
-			switch {
-			case !present && !omit:
-				out[f.name] = nil
-			case present && f.kind == kindMessage && f.flags&flagRepeated != 0:
-				list, _ := v.([]any)
-				for _, e := range list {
-					if e, ok := e.(map[string]any); ok {
-						finish(&messages[f.msg], e)
-					}
-				}
-			}
-		case f.flags&flagPointer != 0:
-			obj, ok := v.(map[string]any)
-			switch {
-			case !present && !omit:
-				out[f.name] = nil
-			case ok && f.kind == kindMessage:
-				finish(&messages[f.msg], obj)
-			}
-		case f.kind == kindMessage:
-			obj, ok := v.(map[string]any)
-			if !ok && v != nil {
-				continue
-			}
-			if obj == nil {
-				obj = map[string]any{}
-				out[f.name] = obj
-			}
-			finish(&messages[f.msg], obj)
-		case !present:
-			if zero, ok := zeroJSON(f.kind); !omit || !ok {
-				out[f.name] = zero
-			}
-		case omit && f.kind <= kindInt64 && isEmpty(v):
-			delete(out, f.name)
-		}
-	}
-}
-
-// zeroJSON is the JSON encoding/json writes for a zero value of kind k, and
-// whether omitempty drops it (structs are never dropped).
-func zeroJSON(k kind) (any, bool) {
-	switch k {
-	case kindString:
-		return "", true
-	case kindBool:
-		return false, true
-	case kindInt32, kindInt64:
-		return json.Number("0"), true
-	case kindQuantity:
-		return "0", false
-	case kindIntOrString:
-		return json.Number("0"), false
-	case kindBytes:
-		return nil, true
-	}
-	return nil, false // Time, MicroTime, RawExtension, FieldsV1: null
-}
-
-// isEmpty reports whether omitempty drops a present scalar: "", false, 0 or
-// an empty []byte.
-func isEmpty(v any) bool {
-	switch v := v.(type) {
-	case string:
-		return v == ""
-	case bool:
-		return !v
-	case json.Number:
-		return v == "0"
-	}
-	return false
 }

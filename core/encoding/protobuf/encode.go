@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"google.golang.org/protobuf/encoding/protowire"
+	"kubeplay/core/types"
 )
 
 // fieldError is an encoding or decoding error at a path of JSON field names,
@@ -64,36 +65,36 @@ func typeError(want string, v any) error {
 // what gogo's Marshal writes for the typed object that encoding/json would decode
 // obj into: value fields always, pointers only when set, JSON fields m does not
 // have nowhere.
-func appendMessage(b []byte, m *message, obj map[string]any) ([]byte, error) {
+func appendMessage(b []byte, m *types.Message, obj map[string]any) ([]byte, error) {
 	var err error
-	for i := range m.fields {
-		f := &m.fields[i]
-		if f.flags&flagInline != 0 {
-			b, err = appendNested(b, f.num, &messages[f.msg], obj)
+	for i := range m.Fields {
+		f := &m.Fields[i]
+		if f.Flags&types.FlagInline != 0 {
+			b, err = appendNested(b, f.Num, &types.Messages[f.Msg], obj)
 			if err != nil {
 				return nil, err
 			}
 			continue
 		}
-		v := obj[f.name]
+		v := obj[f.Name]
 		switch {
-		case f.flags&flagMap != 0:
+		case f.Flags&types.FlagMap != 0:
 			b, err = appendMap(b, f, v)
-		case f.flags&flagRepeated != 0:
+		case f.Flags&types.FlagRepeated != 0:
 			b, err = appendRepeated(b, f, v)
-		case v == nil && (f.flags&flagPointer != 0 || f.kind == kindBytes):
+		case v == nil && (f.Flags&types.FlagPointer != 0 || f.Kind == types.KindBytes):
 			// nil pointer or nil []byte: not written
 		default:
-			b, err = appendValue(b, f.num, f, v)
+			b, err = appendValue(b, f.Num, f, v)
 		}
 		if err != nil {
-			return nil, at(err, f.name)
+			return nil, at(err, f.Name)
 		}
 	}
 	return b, nil
 }
 
-func appendMap(b []byte, f *field, v any) ([]byte, error) {
+func appendMap(b []byte, f *types.Field, v any) ([]byte, error) {
 	if v == nil {
 		return b, nil
 	}
@@ -108,13 +109,13 @@ func appendMap(b []byte, f *field, v any) ([]byte, error) {
 	}
 	slices.Sort(keys)
 	for _, k := range keys {
-		b = protowire.AppendTag(b, protowire.Number(f.num), protowire.BytesType)
+		b = protowire.AppendTag(b, protowire.Number(f.Num), protowire.BytesType)
 		start := len(b)
 		b = append(b, 0)
 		b = protowire.AppendTag(b, 1, protowire.BytesType)
 		b = protowire.AppendString(b, k)
 		var err error
-		if ev := entries[k]; ev != nil || f.kind != kindBytes {
+		if ev := entries[k]; ev != nil || f.Kind != types.KindBytes {
 			if b, err = appendValue(b, 2, f, ev); err != nil {
 				return nil, at(err, k)
 			}
@@ -124,7 +125,7 @@ func appendMap(b []byte, f *field, v any) ([]byte, error) {
 	return b, nil
 }
 
-func appendRepeated(b []byte, f *field, v any) ([]byte, error) {
+func appendRepeated(b []byte, f *types.Field, v any) ([]byte, error) {
 	if v == nil {
 		return b, nil
 	}
@@ -134,7 +135,7 @@ func appendRepeated(b []byte, f *field, v any) ([]byte, error) {
 	}
 	var err error
 	for i, ev := range list {
-		if b, err = appendValue(b, f.num, f, ev); err != nil {
+		if b, err = appendValue(b, f.Num, f, ev); err != nil {
 			return nil, at(err, index(i))
 		}
 	}
@@ -142,7 +143,7 @@ func appendRepeated(b []byte, f *field, v any) ([]byte, error) {
 }
 
 // appendNested writes field num as the embedded message m holding obj.
-func appendNested(b []byte, num int32, m *message, obj map[string]any) ([]byte, error) {
+func appendNested(b []byte, num int32, m *types.Message, obj map[string]any) ([]byte, error) {
 	b = protowire.AppendTag(b, protowire.Number(num), protowire.BytesType)
 	start := len(b)
 	b = append(b, 0)
@@ -170,17 +171,17 @@ func finishNested(b []byte, start int) []byte {
 
 // appendValue writes one value of f's kind as field num; nil is the kind's zero
 // value, as encoding/json leaves a value field for JSON null.
-func appendValue(b []byte, num int32, f *field, v any) ([]byte, error) {
+func appendValue(b []byte, num int32, f *types.Field, v any) ([]byte, error) {
 	n := protowire.Number(num)
-	switch f.kind {
-	case kindString:
+	switch f.Kind {
+	case types.KindString:
 		s, ok := v.(string)
 		if !ok && v != nil {
 			return nil, typeError("a string", v)
 		}
 		b = protowire.AppendTag(b, n, protowire.BytesType)
 		return protowire.AppendString(b, s), nil
-	case kindBytes:
+	case types.KindBytes:
 		s, ok := v.(string)
 		if !ok && v != nil {
 			return nil, typeError("a base64 string", v)
@@ -191,16 +192,16 @@ func appendValue(b []byte, num int32, f *field, v any) ([]byte, error) {
 		}
 		b = protowire.AppendTag(b, n, protowire.BytesType)
 		return protowire.AppendBytes(b, raw), nil
-	case kindBool:
+	case types.KindBool:
 		x, ok := v.(bool)
 		if !ok && v != nil {
 			return nil, typeError("a bool", v)
 		}
 		b = protowire.AppendTag(b, n, protowire.VarintType)
 		return protowire.AppendVarint(b, protowire.EncodeBool(x)), nil
-	case kindInt32, kindInt64:
+	case types.KindInt32, types.KindInt64:
 		bits := 64
-		if f.kind == kindInt32 {
+		if f.Kind == types.KindInt32 {
 			bits = 32
 		}
 		x, err := toInt(v, bits)
@@ -209,17 +210,17 @@ func appendValue(b []byte, num int32, f *field, v any) ([]byte, error) {
 		}
 		b = protowire.AppendTag(b, n, protowire.VarintType)
 		return protowire.AppendVarint(b, uint64(x)), nil
-	case kindMessage:
+	case types.KindMessage:
 		obj, ok := v.(map[string]any)
 		if !ok && v != nil {
 			return nil, typeError("an object", v)
 		}
-		return appendNested(b, num, &messages[f.msg], obj)
+		return appendNested(b, num, &types.Messages[f.Msg], obj)
 	}
 	b = protowire.AppendTag(b, n, protowire.BytesType)
 	start := len(b)
 	b = append(b, 0)
-	b, err := appendSpecial(b, f.kind, v)
+	b, err := appendSpecial(b, f.Kind, v)
 	if err != nil {
 		return nil, err
 	}
@@ -264,9 +265,9 @@ func toInt(v any, bits int) (int64, error) {
 
 // appendSpecial writes the body of a special type's message, as its own
 // (custom or generated) Marshal writes it after its UnmarshalJSON read v.
-func appendSpecial(b []byte, k kind, v any) ([]byte, error) {
+func appendSpecial(b []byte, k types.Kind, v any) ([]byte, error) {
 	switch k {
-	case kindTime, kindMicroTime:
+	case types.KindTime, types.KindMicroTime:
 		s, ok := v.(string)
 		if !ok && v != nil {
 			return nil, typeError("an RFC 3339 time string", v)
@@ -275,8 +276,8 @@ func appendSpecial(b []byte, k kind, v any) ([]byte, error) {
 			return b, nil
 		}
 		layout := time.RFC3339
-		if k == kindMicroTime {
-			layout = rfc3339Micro
+		if k == types.KindMicroTime {
+			layout = types.RFC3339Micro
 		}
 		t, err := time.Parse(layout, s)
 		if err != nil {
@@ -286,14 +287,14 @@ func appendSpecial(b []byte, k kind, v any) ([]byte, error) {
 			return b, nil // a zero Time marshals to an empty message
 		}
 		nanos := int64(0) // Time keeps seconds only
-		if k == kindMicroTime {
+		if k == types.KindMicroTime {
 			nanos = int64(time.Duration(t.Nanosecond()).Truncate(time.Microsecond))
 		}
 		b = protowire.AppendTag(b, 1, protowire.VarintType)
 		b = protowire.AppendVarint(b, uint64(t.Unix()))
 		b = protowire.AppendTag(b, 2, protowire.VarintType)
 		return protowire.AppendVarint(b, uint64(nanos)), nil
-	case kindQuantity:
+	case types.KindQuantity:
 		// kube-apiserver writes the canonical form of the parsed quantity; the
 		// stored string is written as it is (stored quantities are expected to be
 		// canonical already).
@@ -310,7 +311,7 @@ func appendSpecial(b []byte, k kind, v any) ([]byte, error) {
 		}
 		b = protowire.AppendTag(b, 1, protowire.BytesType)
 		return protowire.AppendString(b, s), nil
-	case kindIntOrString:
+	case types.KindIntOrString:
 		var typ, i int64
 		s, isString := v.(string)
 		if isString {
@@ -327,7 +328,7 @@ func appendSpecial(b []byte, k kind, v any) ([]byte, error) {
 		b = protowire.AppendVarint(b, uint64(i))
 		b = protowire.AppendTag(b, 3, protowire.BytesType)
 		return protowire.AppendString(b, s), nil
-	case kindRawExtension, kindFieldsV1:
+	case types.KindRawExtension, types.KindFieldsV1:
 		if v == nil {
 			return b, nil // JSON null leaves Raw nil
 		}
@@ -340,6 +341,3 @@ func appendSpecial(b []byte, k kind, v any) ([]byte, error) {
 	}
 	return nil, &fieldError{msg: fmt.Sprintf("no encoding for kind %d", k)}
 }
-
-// rfc3339Micro is metav1.RFC3339Micro, MicroTime's JSON layout.
-const rfc3339Micro = "2006-01-02T15:04:05.000000Z07:00"

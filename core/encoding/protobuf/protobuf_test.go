@@ -10,11 +10,7 @@ import (
 	"time"
 
 	gofuzz "github.com/google/gofuzz"
-	appsv1 "k8s.io/api/apps/v1"
-	autoscalingv1 "k8s.io/api/autoscaling/v1"
-	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
-	policyv1 "k8s.io/api/policy/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -23,57 +19,9 @@ import (
 	"kubeplay/core/encoding/protobuf"
 	"kubeplay/core/kinds"
 	"kubeplay/core/object"
+	"kubeplay/core/types"
+	"kubeplay/internal/kubetypes"
 )
-
-// gogoMessage is what k8s.io/api's generated types implement.
-type gogoMessage interface {
-	Marshal() ([]byte, error)
-	Unmarshal([]byte) error
-}
-
-// typedKind is one kind with its k8s.io/api type.
-type typedKind struct {
-	apiVersion, kind string
-	newObj           func() gogoMessage
-}
-
-func kindsUnderTest() []typedKind {
-	return []typedKind{
-		{"v1", "Namespace", func() gogoMessage { return &corev1.Namespace{} }},
-		{"v1", "NamespaceList", func() gogoMessage { return &corev1.NamespaceList{} }},
-		{"v1", "Pod", func() gogoMessage { return &corev1.Pod{} }},
-		{"v1", "PodList", func() gogoMessage { return &corev1.PodList{} }},
-		{"v1", "ConfigMap", func() gogoMessage { return &corev1.ConfigMap{} }},
-		{"v1", "ConfigMapList", func() gogoMessage { return &corev1.ConfigMapList{} }},
-		{"v1", "Secret", func() gogoMessage { return &corev1.Secret{} }},
-		{"v1", "SecretList", func() gogoMessage { return &corev1.SecretList{} }},
-		{"v1", "Service", func() gogoMessage { return &corev1.Service{} }},
-		{"v1", "ServiceList", func() gogoMessage { return &corev1.ServiceList{} }},
-		{"v1", "Endpoints", func() gogoMessage { return &corev1.Endpoints{} }},
-		{"v1", "EndpointsList", func() gogoMessage { return &corev1.EndpointsList{} }},
-		{"v1", "Node", func() gogoMessage { return &corev1.Node{} }},
-		{"v1", "NodeList", func() gogoMessage { return &corev1.NodeList{} }},
-		{"v1", "Event", func() gogoMessage { return &corev1.Event{} }},
-		{"v1", "EventList", func() gogoMessage { return &corev1.EventList{} }},
-		{"v1", "ServiceAccount", func() gogoMessage { return &corev1.ServiceAccount{} }},
-		{"v1", "ServiceAccountList", func() gogoMessage { return &corev1.ServiceAccountList{} }},
-		{"apps/v1", "Deployment", func() gogoMessage { return &appsv1.Deployment{} }},
-		{"apps/v1", "DeploymentList", func() gogoMessage { return &appsv1.DeploymentList{} }},
-		{"apps/v1", "ReplicaSet", func() gogoMessage { return &appsv1.ReplicaSet{} }},
-		{"apps/v1", "ReplicaSetList", func() gogoMessage { return &appsv1.ReplicaSetList{} }},
-		{"coordination.k8s.io/v1", "Lease", func() gogoMessage { return &coordinationv1.Lease{} }},
-		{"coordination.k8s.io/v1", "LeaseList", func() gogoMessage { return &coordinationv1.LeaseList{} }},
-		{"policy/v1", "Eviction", func() gogoMessage { return &policyv1.Eviction{} }},
-		{"autoscaling/v1", "Scale", func() gogoMessage { return &autoscalingv1.Scale{} }},
-		{"v1", "Status", func() gogoMessage { return &metav1.Status{} }},
-		{"apps/v1", "DeleteOptions", func() gogoMessage { return &metav1.DeleteOptions{} }},
-		{"meta.k8s.io/v1", "WatchEvent", func() gogoMessage { return &metav1.WatchEvent{} }},
-		{"meta.k8s.io/v1", "PartialObjectMetadata", func() gogoMessage { return &metav1.PartialObjectMetadata{} }},
-		{"meta.k8s.io/v1", "PartialObjectMetadataList", func() gogoMessage { return &metav1.PartialObjectMetadataList{} }},
-		{"meta.k8s.io/v1", "ListMeta", func() gogoMessage { return &metav1.ListMeta{} }},
-		{"meta.k8s.io/v1", "ObjectMeta", func() gogoMessage { return &metav1.ObjectMeta{} }},
-	}
-}
 
 // newFuzzer fills typed objects with values that survive kube's own JSON round
 // trip: Times at second precision, MicroTimes at microseconds, canonical
@@ -174,12 +122,12 @@ func decodeJSON(t *testing.T, data []byte) object.Object {
 // JSON → protobuf → JSON unchanged.
 func TestK8S_ENC_3_ByteCompatible(t *testing.T) {
 	const perKind = 40
-	for _, k := range kindsUnderTest() {
-		t.Run(k.apiVersion+"/"+k.kind, func(t *testing.T) {
-			f := newFuzzer(int64(len(k.kind)*7919 + len(k.apiVersion)))
+	for _, k := range kubetypes.All() {
+		t.Run(k.APIVersion+"/"+k.Kind, func(t *testing.T) {
+			f := newFuzzer(int64(len(k.Kind)*7919 + len(k.APIVersion)))
 			var prev []byte
 			for i := 0; i < perKind; i++ {
-				fuzzed := k.newObj()
+				fuzzed := k.New()
 				if i > 0 { // the first is the empty object
 					f.Fuzz(fuzzed)
 				}
@@ -190,7 +138,7 @@ func TestK8S_ENC_3_ByteCompatible(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				typed := k.newObj()
+				typed := k.New()
 				if err := json.Unmarshal(fuzzedJSON, typed); err != nil {
 					t.Fatal(err)
 				}
@@ -203,7 +151,7 @@ func TestK8S_ENC_3_ByteCompatible(t *testing.T) {
 					t.Fatal(err)
 				}
 				// (1) JSON → protobuf is gogo's Marshal.
-				got, err := protobuf.Marshal(nil, k.apiVersion, k.kind, decodeJSON(t, jsonData))
+				got, err := protobuf.Marshal(nil, k.APIVersion, k.Kind, decodeJSON(t, jsonData))
 				if err != nil {
 					t.Fatalf("Marshal: %v\nJSON: %s", err, jsonData)
 				}
@@ -215,7 +163,7 @@ func TestK8S_ENC_3_ByteCompatible(t *testing.T) {
 					t.Fatalf("object %d: Marshal differs from gogo at byte %d\n got ...%x\nwant ...%x\nJSON: %s", i, d, got[max(0, d-40):min(len(got), d+40)], want[max(0, d-40):min(len(want), d+40)], jsonData)
 				}
 				// (2) protobuf → JSON is encoding/json of what gogo's Unmarshal reads.
-				decodedTyped := k.newObj()
+				decodedTyped := k.New()
 				if err := decodedTyped.Unmarshal(want); err != nil {
 					t.Fatal(err)
 				}
@@ -223,7 +171,7 @@ func TestK8S_ENC_3_ByteCompatible(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				obj, err := protobuf.Unmarshal(k.apiVersion, k.kind, want)
+				obj, err := protobuf.Unmarshal(k.APIVersion, k.Kind, want)
 				if err != nil {
 					t.Fatalf("Unmarshal: %v", err)
 				}
@@ -235,13 +183,13 @@ func TestK8S_ENC_3_ByteCompatible(t *testing.T) {
 				// scalars win, embedded messages merge, lists and maps append);
 				// the merge matches gogo's except for RawExtension (WatchEvent),
 				// see the package doc.
-				if k.kind != "WatchEvent" {
+				if k.Kind != "WatchEvent" {
 					merged := append(bytes.Clone(prev), want...)
-					mergedTyped := k.newObj()
+					mergedTyped := k.New()
 					if err := mergedTyped.Unmarshal(merged); err != nil {
 						t.Fatal(err)
 					}
-					mergedObj, err := protobuf.Unmarshal(k.apiVersion, k.kind, merged)
+					mergedObj, err := protobuf.Unmarshal(k.APIVersion, k.Kind, merged)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -251,11 +199,11 @@ func TestK8S_ENC_3_ByteCompatible(t *testing.T) {
 				}
 				prev = want
 				// (3) JSON → protobuf → JSON is the identity.
-				again, err := protobuf.Marshal(nil, k.apiVersion, k.kind, decodeJSON(t, wantJSON))
+				again, err := protobuf.Marshal(nil, k.APIVersion, k.Kind, decodeJSON(t, wantJSON))
 				if err != nil {
 					t.Fatal(err)
 				}
-				back, err := protobuf.Unmarshal(k.apiVersion, k.kind, again)
+				back, err := protobuf.Unmarshal(k.APIVersion, k.Kind, again)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -358,7 +306,7 @@ func TestK8S_ENC_3_ServedKinds(t *testing.T) {
 			if r.Virtual && kind == r.Kind+"List" {
 				continue // a review is never listed
 			}
-			if !protobuf.Supported(gv, kind) {
+			if !types.Known(gv, kind) {
 				t.Errorf("%s %s has no protobuf encoding", gv, kind)
 			}
 		}
@@ -367,13 +315,13 @@ func TestK8S_ENC_3_ServedKinds(t *testing.T) {
 			if sub.Group != "" {
 				sgv = sub.Group + "/v1"
 			}
-			if !protobuf.Supported(sgv, sub.Kind) {
+			if !types.Known(sgv, sub.Kind) {
 				t.Errorf("%s %s (%s/%s) has no protobuf encoding", sgv, sub.Kind, r.Plural, sub.Name)
 			}
 		}
 	}
 	for _, k := range [][2]string{{"stable.example.com/v1", "CronTab"}, {"v1", "List"}, {"apps/v1", "Pod"}, {"", "Pod"}} {
-		if protobuf.Supported(k[0], k[1]) {
+		if types.Known(k[0], k[1]) {
 			t.Errorf("%s %s should not be supported", k[0], k[1])
 		}
 	}

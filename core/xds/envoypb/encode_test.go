@@ -13,7 +13,7 @@ import (
 	"kubeplay/core/field"
 	"kubeplay/core/object"
 	"kubeplay/core/xds/envoypb"
-	_ "kubeplay/tools/xdsschemagen/envoytypes"
+	_ "kubeplay/tools/envoytablegen/envoytypes"
 )
 
 // cases are Envoy resources in proto JSON: valid ones, which Encode must

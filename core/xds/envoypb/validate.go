@@ -18,7 +18,7 @@ import (
 )
 
 // Rules are one field's protoc-gen-validate rules (Envoy's validate.rules
-// annotations), as tools/xdsschemagen flattens them: the rule names of
+// annotations), as tools/envoytablegen flattens them: the rule names of
 // validate.proto over the message rules and the rules of the field's kind.
 // Bounds, constants and lists are text, as protoc-gen-validate's messages
 // print them; a duration's is Go's time.Duration text.
@@ -63,7 +63,7 @@ func newRules(raw any) *Rules {
 		err = json.Unmarshal(data, r)
 	}
 	if err != nil {
-		panic("envoypb: schema.json: rules: " + err.Error())
+		panic("envoypb: table.json: rules: " + err.Error())
 	}
 	return r
 }

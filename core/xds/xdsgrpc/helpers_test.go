@@ -11,14 +11,14 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 
-	"kubeplay/core/apiserver"
-	"kubeplay/core/auth"
 	"kubeplay/core/client"
 	"kubeplay/core/clock"
+	"kubeplay/core/sandbox"
 	"kubeplay/core/schema"
+	"kubeplay/core/user"
 	"kubeplay/core/xds"
 	"kubeplay/core/xds/xdsgrpc"
-	_ "kubeplay/tools/xdsschemagen/envoytypes"
+	_ "kubeplay/tools/envoytablegen/envoytypes"
 )
 
 const (
@@ -45,7 +45,7 @@ func newEnv(t *testing.T, clk clock.Clock) *env {
 // newEnvWith is newEnv with the discovery service configured as cfg says.
 func newEnvWith(t *testing.T, cfg xds.Config) *env {
 	t.Helper()
-	srv, err := apiserver.New(apiserver.Config{Resources: schema.XDS(xds.Validate)})
+	srv, err := sandbox.NewServer(sandbox.Config{Resources: schema.XDS(xds.Validate)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +69,7 @@ func newEnvWith(t *testing.T, cfg xds.Config) *env {
 		stop()
 		srv.Close()
 	})
-	return &env{t: t, api: client.New(srv, auth.User{Name: "admin", Groups: []string{auth.SystemPrivileged}}, "test"), xs: xs, conn: conn,
+	return &env{t: t, api: client.New(srv, user.User{Name: "admin", Groups: []string{user.SystemPrivileged}}, "test"), xs: xs, conn: conn,
 		ads: discovery.NewAggregatedDiscoveryServiceClient(conn)}
 }
 

@@ -1,4 +1,4 @@
-package protobuf_test
+package types_test
 
 import (
 	"bytes"
@@ -9,16 +9,17 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"kubeplay/core/encoding"
-	"kubeplay/core/encoding/protobuf"
 	"kubeplay/core/object"
+	"kubeplay/core/types"
+	"kubeplay/internal/kubetypes"
 )
 
 // checkDecodeCBOR compares DecodeCBOR with kube's CBOR serializer on data, as
 // checkDecodeJSON does for JSON.
-func checkDecodeCBOR(t *testing.T, k typedKind, data []byte) {
+func checkDecodeCBOR(t *testing.T, k kubetypes.Kind, data []byte) {
 	t.Helper()
 	if doc, err := encoding.DecodeCBORValue(data); err == nil {
-		if m, ok := doc.(map[string]any); ok && (named(m["kind"], k.kind) || named(m["apiVersion"], k.apiVersion)) {
+		if m, ok := doc.(map[string]any); ok && (named(m["kind"], k.Kind) || named(m["apiVersion"], k.APIVersion)) {
 			return // another kind: checked after decoding
 		}
 	}
@@ -26,7 +27,7 @@ func checkDecodeCBOR(t *testing.T, k typedKind, data []byte) {
 	if skip {
 		return
 	}
-	got, err := protobuf.DecodeCBOR(k.apiVersion, k.kind, data)
+	got, err := types.DecodeCBOR(k.APIVersion, k.Kind, data)
 	if !plainKeys(data) {
 		return // no encoder of objects writes these; kube's typed and generic decoding differ on them
 	}
@@ -35,7 +36,7 @@ func checkDecodeCBOR(t *testing.T, k typedKind, data []byte) {
 		// Not an object: both reject it, kube naming the CBOR type under any
 		// tag (a time tag's number, say) where kubeplay sees the tag's value.
 		if wantErr == nil || err == nil {
-			t.Fatalf("%s %x: kube says %v, kubeplay %v", k.kind, data, wantErr, err)
+			t.Fatalf("%s %x: kube says %v, kubeplay %v", k.Kind, data, wantErr, err)
 		}
 		return
 	}
@@ -46,10 +47,10 @@ func checkDecodeCBOR(t *testing.T, k typedKind, data []byte) {
 		// the rest in another order. So kubeplay may reject more, and word
 		// such a rejection otherwise.
 		if _, _, err := kubeCBOR.Decode(data, nil, &unstructured.Unstructured{}); err == nil {
-			t.Fatalf("%s %x: %q, kube accepts it even as a custom resource", k.kind, data, docErr)
+			t.Fatalf("%s %x: %q, kube accepts it even as a custom resource", k.Kind, data, docErr)
 		}
 		if err == nil {
-			t.Fatalf("%s %x: accepted what encoding.DecodeCBORValue rejects", k.kind, data)
+			t.Fatalf("%s %x: accepted what encoding.DecodeCBORValue rejects", k.Kind, data)
 		}
 		return
 	}
@@ -162,9 +163,9 @@ func cborSeeds(t testing.TB) (kinds []string, docs [][]byte) {
 }
 
 func TestK8S_WRITE_5_DecodeCBORMatchesKube(t *testing.T) {
-	byKind := map[string]typedKind{}
+	byKind := map[string]kubetypes.Kind{}
 	for _, k := range writableKinds() {
-		byKind[k.kind] = k
+		byKind[k.Kind] = k
 	}
 	kinds, docs := cborSeeds(t)
 	for i, doc := range docs {
@@ -179,7 +180,7 @@ func FuzzK8S_WRITE_5_DecodeCBOR(f *testing.F) {
 	names, docs := cborSeeds(f)
 	for i, doc := range docs {
 		for j, k := range kinds {
-			if k.kind == names[i] {
+			if k.Kind == names[i] {
 				f.Add(uint8(j), doc)
 			}
 		}

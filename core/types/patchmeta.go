@@ -1,4 +1,4 @@
-package protobuf
+package types
 
 import (
 	"fmt"
@@ -10,7 +10,7 @@ import (
 // fields have patch strategies and merge keys, or another type, which has no
 // fields to look up.
 type PatchSchema struct {
-	m    *message // the struct; nil for other types
+	m    *Message // the struct; nil for other types
 	kind string   // the Go kind, as kube's errors name it: "struct", "map", "string"
 	name string   // a struct's Go name, when m is nil (Time, Quantity, ...)
 }
@@ -21,7 +21,7 @@ func KindPatchSchema(apiVersion, kind string) (PatchSchema, bool) {
 	if !ok {
 		return PatchSchema{}, false
 	}
-	return PatchSchema{m: &messages[i], kind: "struct"}, true
+	return PatchSchema{m: &Messages[i], kind: "struct"}, true
 }
 
 // Name is the type's Go kind ("struct", "string", "map"), as kube's errors
@@ -46,15 +46,15 @@ func (s PatchSchema) Field(key string) (PatchSchema, PatchMeta, error) {
 		return PatchSchema{}, PatchMeta{}, err
 	}
 	meta := PatchMeta{
-		Merge:      f.flags&flagPatchMerge != 0,
-		Replace:    f.flags&flagPatchReplace != 0,
-		RetainKeys: f.flags&flagPatchRetainKeys != 0,
-		MergeKey:   mergeKeys[f.mergeKey],
+		Merge:      f.Flags&FlagPatchMerge != 0,
+		Replace:    f.Flags&FlagPatchReplace != 0,
+		RetainKeys: f.Flags&FlagPatchRetainKeys != 0,
+		MergeKey:   MergeKeys[f.MergeKey],
 	}
 	switch {
-	case f.flags&flagMap != 0:
+	case f.Flags&FlagMap != 0:
 		return PatchSchema{kind: "map"}, meta, nil
-	case f.flags&flagRepeated != 0 || f.kind == kindBytes && f.flags&flagPointer == 0:
+	case f.Flags&FlagRepeated != 0 || f.Kind == KindBytes && f.Flags&FlagPointer == 0:
 		return PatchSchema{kind: "slice"}, meta, nil
 	}
 	return valueSchema(f), meta, nil
@@ -62,11 +62,11 @@ func (s PatchSchema) Field(key string) (PatchSchema, PatchMeta, error) {
 
 // lookup finds the field a key names: an exact match first, else one that
 // differs in case only.
-func (s PatchSchema) lookup(key string) (*field, error) {
+func (s PatchSchema) lookup(key string) (*Field, error) {
 	if s.m == nil && s.name == "" {
 		return nil, fmt.Errorf("merging an object in json but data type is not struct, instead is: %s", s.kind)
 	}
-	var f *field
+	var f *Field
 	if s.m != nil {
 		if f = s.m.byName(key); f == nil {
 			f = s.m.byFoldedName(key)
@@ -75,7 +75,7 @@ func (s PatchSchema) lookup(key string) (*field, error) {
 	if f == nil {
 		name := s.name
 		if s.m != nil {
-			name = s.m.structName()
+			name = s.m.StructName()
 		}
 		return nil, fmt.Errorf("unable to find api field in struct %s for the json field %q", name, key)
 	}
@@ -91,48 +91,48 @@ func (s PatchSchema) ListField(key string) (PatchSchema, PatchMeta, error) {
 	}
 	f, _ := s.lookup(key)
 	switch {
-	case f.flags&flagMap != 0 || f.flags&(flagRepeated|flagPointer) == 0 && f.kind != kindBytes:
+	case f.Flags&FlagMap != 0 || f.Flags&(FlagRepeated|FlagPointer) == 0 && f.Kind != KindBytes:
 		return PatchSchema{}, PatchMeta{}, fmt.Errorf("expected slice or array type, but got: %s", s.kind)
-	case f.kind == kindBytes && f.flags&flagRepeated == 0:
+	case f.Kind == KindBytes && f.Flags&FlagRepeated == 0:
 		return PatchSchema{kind: "uint8"}, meta, nil
 	}
 	return valueSchema(f), meta, nil
 }
 
 // valueSchema is the schema of one value of f: its struct, or its Go kind.
-func valueSchema(f *field) PatchSchema {
-	switch f.kind {
-	case kindMessage:
-		return PatchSchema{m: &messages[f.msg], kind: "struct"}
-	case kindString:
+func valueSchema(f *Field) PatchSchema {
+	switch f.Kind {
+	case KindMessage:
+		return PatchSchema{m: &Messages[f.Msg], kind: "struct"}
+	case KindString:
 		return PatchSchema{kind: "string"}
-	case kindBool:
+	case KindBool:
 		return PatchSchema{kind: "bool"}
-	case kindInt32:
+	case KindInt32:
 		return PatchSchema{kind: "int32"}
-	case kindInt64:
+	case KindInt64:
 		return PatchSchema{kind: "int64"}
-	case kindBytes:
+	case KindBytes:
 		return PatchSchema{kind: "slice"}
 	}
 	// Time, Quantity, IntOrString, RawExtension, FieldsV1: structs whose
 	// fields no JSON key names.
-	t := goTypes[f.goType]
-	if f.flags&flagRepeated != 0 {
-		t = goTypes[f.elemType]
+	t := GoTypes[f.GoType]
+	if f.Flags&FlagRepeated != 0 {
+		t = GoTypes[f.ElemType]
 	}
 	return PatchSchema{kind: "struct", name: t[strings.LastIndexByte(t, '.')+1:]}
 }
 
 // byFoldedName finds the field whose JSON name equals name but for case.
-func (m *message) byFoldedName(name string) *field {
-	for i := range m.fields {
-		f := &m.fields[i]
-		if f.flags&flagInline != 0 {
-			if g := messages[f.msg].byFoldedName(name); g != nil {
+func (m *Message) byFoldedName(name string) *Field {
+	for i := range m.Fields {
+		f := &m.Fields[i]
+		if f.Flags&FlagInline != 0 {
+			if g := Messages[f.Msg].byFoldedName(name); g != nil {
 				return g
 			}
-		} else if strings.EqualFold(f.name, name) {
+		} else if strings.EqualFold(f.Name, name) {
 			return f
 		}
 	}

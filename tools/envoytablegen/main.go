@@ -1,4 +1,4 @@
-// Command xdsschemagen writes the Envoy message table of
+// Command envoytablegen writes the Envoy message table of
 // kubeplay/core/xds/envoypb: every message and enum of the Envoy API files
 // imported below (the discovery service's own, the five resource types, and
 // the extensions their Any fields most often carry), walked through the
@@ -18,7 +18,7 @@ import (
 
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
-	_ "kubeplay/tools/xdsschemagen/envoytypes"
+	_ "kubeplay/tools/envoytablegen/envoytypes"
 )
 
 // table is the generated file's shape (core/xds/envoypb's tableJSON).
@@ -47,7 +47,7 @@ type enum struct {
 }
 
 func main() {
-	out := flag.String("o", "schema.json", "file to write")
+	out := flag.String("o", "table.json", "file to write")
 	flag.Parse()
 	var files []protoreflect.FileDescriptor
 	protoregistry.GlobalFiles.RangeFiles(func(fd protoreflect.FileDescriptor) bool {

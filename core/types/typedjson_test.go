@@ -1,4 +1,4 @@
-package protobuf_test
+package types_test
 
 import (
 	"encoding/json"
@@ -13,8 +13,10 @@ import (
 	kjson "k8s.io/apimachinery/pkg/runtime/serializer/json"
 	"k8s.io/client-go/kubernetes/scheme"
 
-	"kubeplay/core/encoding/protobuf"
 	"kubeplay/core/object"
+	"kubeplay/core/types"
+	"kubeplay/internal/jsontest"
+	"kubeplay/internal/kubetypes"
 )
 
 // kubeJSON is kube-apiserver's JSON serializer (the one its handlers decode
@@ -23,10 +25,10 @@ import (
 var kubeJSON = kjson.NewSerializerWithOptions(kjson.DefaultMetaFactory, scheme.Scheme, scheme.Scheme, kjson.SerializerOptions{})
 
 // writableKinds are the kinds clients write, the ones the differential checks.
-func writableKinds() []typedKind {
-	var out []typedKind
-	for _, k := range kindsUnderTest() {
-		switch k.kind {
+func writableKinds() []kubetypes.Kind {
+	var out []kubetypes.Kind
+	for _, k := range kubetypes.All() {
+		switch k.Kind {
 		case "Namespace", "Pod", "ConfigMap", "Secret", "Service", "Endpoints", "Node", "Event",
 			"ServiceAccount", "Deployment", "ReplicaSet", "Lease":
 			out = append(out, k)
@@ -38,9 +40,9 @@ func writableKinds() []typedKind {
 // kubeDecode decodes data as kube does for a body sent to k's resource. skip
 // says the body names another kind or apiVersion, which the API server checks
 // after decoding (and kubeplay too).
-func kubeDecode(k typedKind, data []byte) (obj any, skip bool, err error) {
+func kubeDecode(k kubetypes.Kind, data []byte) (obj any, skip bool, err error) {
 	var named struct{ Kind, APIVersion string }
-	if json.Unmarshal(data, &named) == nil && (named.Kind != "" && named.Kind != k.kind || named.APIVersion != "" && named.APIVersion != k.apiVersion) {
+	if json.Unmarshal(data, &named) == nil && (named.Kind != "" && named.Kind != k.Kind || named.APIVersion != "" && named.APIVersion != k.APIVersion) {
 		return nil, true, nil
 	}
 	return kubeDecodeWith(kubeJSON, k, data)
@@ -48,13 +50,13 @@ func kubeDecode(k typedKind, data []byte) (obj any, skip bool, err error) {
 
 // kubeDecodeWith decodes data with one of kube's serializers into k's type
 // (skip: the body names another kind).
-func kubeDecodeWith(d runtime.Decoder, k typedKind, data []byte) (obj any, skip bool, err error) {
-	group, version, _ := strings.Cut(k.apiVersion, "/")
+func kubeDecodeWith(d runtime.Decoder, k kubetypes.Kind, data []byte) (obj any, skip bool, err error) {
+	group, version, _ := strings.Cut(k.APIVersion, "/")
 	if version == "" {
 		group, version = "", group
 	}
-	into := k.newObj()
-	out, _, err := d.Decode(data, &schema.GroupVersionKind{Group: group, Version: version, Kind: k.kind}, into.(runtime.Object))
+	into := k.New()
+	out, _, err := d.Decode(data, &schema.GroupVersionKind{Group: group, Version: version, Kind: k.Kind}, into.(runtime.Object))
 	if err == nil && reflect.TypeOf(out) != reflect.TypeOf(into) {
 		return nil, true, nil
 	}
@@ -64,18 +66,18 @@ func kubeDecodeWith(d runtime.Decoder, k typedKind, data []byte) (obj any, skip 
 // checkDecodeJSON compares DecodeJSON with kube's serializer on data: both
 // reject it with the same message, or both accept it and ours holds the typed
 // object kube holds (compared through kube's own JSON of each).
-func checkDecodeJSON(t *testing.T, k typedKind, data []byte) {
+func checkDecodeJSON(t *testing.T, k kubetypes.Kind, data []byte) {
 	t.Helper()
 	want, skip, wantErr := kubeDecode(k, data)
 	if skip {
 		return
 	}
-	got, err := protobuf.DecodeJSON(k.apiVersion, k.kind, data)
+	got, err := types.DecodeJSON(k.APIVersion, k.Kind, data)
 	if wantErr == nil && err != nil && strings.HasSuffix(err.Error(), "into Go value of type float64") {
 		// Deliberately stricter than kube: a free-form value kube keeps and
 		// then cannot write as CBOR.
 		if kubeCBOR.Encode(want.(runtime.Object), io.Discard) == nil {
-			t.Fatalf("%s %s: %q, and kube can even serve it", k.kind, data, err)
+			t.Fatalf("%s %s: %q, and kube can even serve it", k.Kind, data, err)
 		}
 		return
 	}
@@ -85,19 +87,19 @@ func checkDecodeJSON(t *testing.T, k typedKind, data []byte) {
 // compareWithKube checks kubeplay's decoding of a body (shown as body) against
 // kube's: both reject it (with the same message, when exact), or both accept
 // it and hold the same typed object, compared through kube's own JSON of each.
-func compareWithKube(t *testing.T, k typedKind, body string, want any, wantErr error, got object.Object, err error, exact bool) {
+func compareWithKube(t *testing.T, k kubetypes.Kind, body string, want any, wantErr error, got object.Object, err error, exact bool) {
 	t.Helper()
 	if wantErr == nil && err != nil && kubeCannotReadBack(k, want, err) {
 		return
 	}
 	switch {
 	case wantErr != nil && err == nil:
-		t.Fatalf("%s %s: accepted, kube says %q", k.kind, body, wantErr)
+		t.Fatalf("%s %s: accepted, kube says %q", k.Kind, body, wantErr)
 	case wantErr == nil && err != nil:
-		t.Fatalf("%s %s: %q, kube accepts it", k.kind, body, err)
+		t.Fatalf("%s %s: %q, kube accepts it", k.Kind, body, err)
 	case wantErr != nil:
 		if exact && err.Error() != wantErr.Error() {
-			t.Fatalf("%s %s:\n got %q\nwant %q", k.kind, body, err, wantErr)
+			t.Fatalf("%s %s:\n got %q\nwant %q", k.Kind, body, err, wantErr)
 		}
 		return
 	}
@@ -107,17 +109,17 @@ func compareWithKube(t *testing.T, k typedKind, body string, want any, wantErr e
 	}
 	again, _, err := kubeDecode(k, ours)
 	if err != nil {
-		t.Fatalf("%s %s: kube cannot read our result %s: %v", k.kind, body, ours, err)
+		t.Fatalf("%s %s: kube cannot read our result %s: %v", k.Kind, body, ours, err)
 	}
 	if a, b := asStored(t, k, want), asStored(t, k, again); !reflect.DeepEqual(a, b) {
-		t.Fatalf("%s %s: decoded differently\n got %v\nwant %v", k.kind, body, b, a)
+		t.Fatalf("%s %s: decoded differently\n got %v\nwant %v", k.Kind, body, b, a)
 	}
 }
 
 // kubeCannotReadBack says err is kubeplay's deliberate refusal of a time RFC
 // 3339 cannot write in UTC, and kube, which accepted the body, indeed cannot
 // read back the JSON it serves for it.
-func kubeCannotReadBack(k typedKind, kubeObj any, err error) bool {
+func kubeCannotReadBack(k kubetypes.Kind, kubeObj any, err error) bool {
 	if err.Error() != "Time.MarshalJSON: year outside of range [0,9999]" {
 		return false
 	}
@@ -135,12 +137,12 @@ var kubeCBOR = kcbor.NewSerializer(scheme.Scheme, scheme.Scheme)
 // asStored is a typed object as kube serves it once stored: through its
 // protobuf encoding (a nil []byte comes back empty), in JSON without nulls
 // (which JSON cannot tell from absent fields).
-func asStored(t *testing.T, k typedKind, obj any) any {
-	raw, err := obj.(gogoMessage).Marshal()
+func asStored(t *testing.T, k kubetypes.Kind, obj any) any {
+	raw, err := obj.(kubetypes.Message).Marshal()
 	if err != nil {
 		t.Fatal(err)
 	}
-	back := k.newObj()
+	back := k.New()
 	if err := back.Unmarshal(raw); err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +154,7 @@ func asStored(t *testing.T, k typedKind, obj any) any {
 	if err := json.Unmarshal(doc, &v); err != nil {
 		t.Fatal(err)
 	}
-	return withoutNulls(v)
+	return jsontest.WithoutNulls(v)
 }
 
 // typedJSONSeeds are bodies that reach every rule of kube's typed decoding.
@@ -217,9 +219,9 @@ var typedJSONSeeds = []struct{ kind, body string }{
 }
 
 func TestK8S_WRITE_5_DecodeJSONMatchesKube(t *testing.T) {
-	kinds := map[string]typedKind{}
+	kinds := map[string]kubetypes.Kind{}
 	for _, k := range writableKinds() {
-		kinds[k.kind] = k
+		kinds[k.Kind] = k
 	}
 	for _, s := range typedJSONSeeds {
 		checkDecodeJSON(t, kinds[s.kind], []byte(s.body))

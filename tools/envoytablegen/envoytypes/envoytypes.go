@@ -1,7 +1,7 @@
 // Package envoytypes links the Envoy API types kubeplay knows: the discovery
 // service's own, the five resource types, and the extensions their Any fields
 // most often carry. Importing it registers their go-control-plane types, for
-// xdsschemagen's table and for the tests that compare core/xds with
+// envoytablegen's table and for the tests that compare core/xds with
 // go-control-plane.
 package envoytypes
 

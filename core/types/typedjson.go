@@ -1,4 +1,4 @@
-package protobuf
+package types
 
 import (
 	"encoding/base64"
@@ -75,7 +75,7 @@ func DecodeJSON(apiVersion, kind string, data []byte) (object.Object, error) {
 	switch d.s.Peek() {
 	case '{':
 		d.s.Consume('{')
-		ok = d.message(m, m.structName(), obj, true) && d.s.AtEnd()
+		ok = d.message(m, m.StructName(), obj, true) && d.s.AtEnd()
 	case 'n': // null decodes into the zero object
 		ok = d.s.Literal("null") && d.s.AtEnd()
 	}
@@ -151,14 +151,14 @@ func tokenKind(c byte) string {
 func isNumberStart(c byte) bool { return c == '-' || c >= '0' && c <= '9' }
 
 // byName finds the field a JSON key names in m or the messages m inlines.
-func (m *message) byName(name string) *field {
-	for i := range m.fields {
-		f := &m.fields[i]
-		if f.flags&flagInline != 0 {
-			if g := messages[f.msg].byName(name); g != nil {
+func (m *Message) byName(name string) *Field {
+	for i := range m.Fields {
+		f := &m.Fields[i]
+		if f.Flags&FlagInline != 0 {
+			if g := Messages[f.Msg].byName(name); g != nil {
 				return g
 			}
-		} else if f.name == name {
+		} else if f.Name == name {
 			return f
 		}
 	}
@@ -167,7 +167,7 @@ func (m *message) byName(name string) *field {
 
 // message decodes the members of an object (its '{' read) into out as message
 // m; strct names m's Go struct (its parent's, for an inlined message).
-func (d *jsonDecoder) message(m *message, strct string, out map[string]any, root bool) bool {
+func (d *jsonDecoder) message(m *Message, strct string, out map[string]any, root bool) bool {
 	if d.s.Empty('}') {
 		return true
 	}
@@ -186,7 +186,7 @@ func (d *jsonDecoder) message(m *message, strct string, out map[string]any, root
 			d.path = append(d.path, key)
 			ok = d.field(out, f, strct)
 			d.path = d.path[:len(d.path)-1]
-		case m.typeMeta && (key == "kind" || key == "apiVersion"):
+		case m.TypeMeta && (key == "kind" || key == "apiVersion"):
 			d.path = append(d.path, key)
 			ok = d.typeMeta(out, key, strct)
 			d.path = d.path[:len(d.path)-1]
@@ -219,21 +219,21 @@ func (d *jsonDecoder) typeMeta(out map[string]any, key, strct string) bool {
 }
 
 // field decodes the value of field f into out.
-func (d *jsonDecoder) field(out map[string]any, f *field, strct string) bool {
-	cur := out[f.name]
+func (d *jsonDecoder) field(out map[string]any, f *Field, strct string) bool {
+	cur := out[f.Name]
 	var v any
 	var set, ok bool
 	switch {
-	case d.s.Peek() == 'n' && f.flags&(flagPointer|flagRepeated|flagMap) != 0:
+	case d.s.Peek() == 'n' && f.Flags&(FlagPointer|FlagRepeated|FlagMap) != 0:
 		v, set, ok = nil, true, d.s.Literal("null")
-	case f.flags&flagMap != 0:
+	case f.Flags&FlagMap != 0:
 		v, set, ok = d.mapValue(f, strct, cur)
-	case f.flags&flagRepeated != 0:
+	case f.Flags&FlagRepeated != 0:
 		v, set, ok = d.list(f, strct, cur)
 	default:
 		v, set, ok = d.one(f, false, strct, cur)
 	}
-	setField(out, f.name, v, set)
+	setField(out, f.Name, v, set)
 	return ok
 }
 
@@ -250,9 +250,9 @@ func setField(out map[string]any, name string, v any, set bool) {
 }
 
 // mapValue decodes a map field. A key given twice merges into the map there.
-func (d *jsonDecoder) mapValue(f *field, strct string, cur any) (any, bool, bool) {
+func (d *jsonDecoder) mapValue(f *Field, strct string, cur any) (any, bool, bool) {
 	if c := d.s.Peek(); c != '{' {
-		d.typeErr(tokenKind(c), goTypes[f.goType], strct)
+		d.typeErr(tokenKind(c), GoTypes[f.GoType], strct)
 		return nil, false, d.s.Skip()
 	}
 	d.s.Consume('{')
@@ -284,9 +284,9 @@ func (d *jsonDecoder) mapValue(f *field, strct string, cur any) (any, bool, bool
 
 // list decodes a repeated field. A key given twice decodes its elements into
 // the elements already there and then drops the rest.
-func (d *jsonDecoder) list(f *field, strct string, cur any) (any, bool, bool) {
+func (d *jsonDecoder) list(f *Field, strct string, cur any) (any, bool, bool) {
 	if c := d.s.Peek(); c != '[' {
-		d.typeErr(tokenKind(c), goTypes[f.goType], strct)
+		d.typeErr(tokenKind(c), GoTypes[f.GoType], strct)
 		return nil, false, d.s.Skip()
 	}
 	d.s.Consume('[')
@@ -318,58 +318,58 @@ func (d *jsonDecoder) list(f *field, strct string, cur any) (any, bool, bool) {
 // one decodes one value of f's kind: the field itself, or (elem) a map value
 // or list element. cur is what it holds already. It returns the value, whether
 // to store it (nil: remove the field), and whether the syntax was good.
-func (d *jsonDecoder) one(f *field, elem bool, strct string, cur any) (any, bool, bool) {
-	goType := goTypes[f.goType]
+func (d *jsonDecoder) one(f *Field, elem bool, strct string, cur any) (any, bool, bool) {
+	goType := GoTypes[f.GoType]
 	if elem {
-		goType = goTypes[f.elemType]
+		goType = GoTypes[f.ElemType]
 	}
 	c := d.s.Peek()
 	if c == 'n' {
 		v, set := nullValue(f, elem, cur)
 		return v, set, d.s.Literal("null")
 	}
-	switch f.kind {
-	case kindString:
+	switch f.Kind {
+	case KindString:
 		if c == '"' {
 			s, ok := d.s.String()
 			return s, true, ok
 		}
-	case kindBool:
+	case KindBool:
 		if c == 't' {
 			return true, true, d.s.Literal("true")
 		}
 		if c == 'f' {
 			return false, true, d.s.Literal("false")
 		}
-	case kindInt32, kindInt64:
+	case KindInt32, KindInt64:
 		if isNumberStart(c) {
 			lit, ok := d.s.Number()
 			n, err := strconv.ParseInt(lit, 10, 64)
-			if err != nil || f.kind == kindInt32 && int64(int32(n)) != n {
+			if err != nil || f.Kind == KindInt32 && int64(int32(n)) != n {
 				d.typeErr("number "+lit, goType, strct)
 				return nil, false, ok
 			}
 			return intNumber(lit), true, ok
 		}
-	case kindBytes:
+	case KindBytes:
 		switch c {
 		case '"':
 			return d.base64String()
 		case '[':
 			return d.byteArray(strct)
 		}
-	case kindMessage:
+	case KindMessage:
 		if c == '{' {
 			d.s.Consume('{')
 			obj, _ := cur.(map[string]any)
 			if obj == nil {
 				obj = map[string]any{}
 			}
-			m := &messages[f.msg]
-			return obj, true, d.message(m, m.structName(), obj, false)
+			m := &Messages[f.Msg]
+			return obj, true, d.message(m, m.StructName(), obj, false)
 		}
 	default:
-		return d.special(f.kind, c, strct)
+		return d.special(f.Kind, c, strct)
 	}
 	// A value of another type: kube notes the error and goes on.
 	d.typeErr(tokenKind(c), goType, strct)
@@ -388,27 +388,27 @@ func intNumber(lit string) json.Number {
 // value or new list element the zero value of its type, a list element as it
 // was. The special types read null themselves: a zero quantity or
 // int-or-string, no time, no raw value.
-func nullValue(f *field, elem bool, cur any) (any, bool) {
-	switch f.kind {
-	case kindQuantity:
+func nullValue(f *Field, elem bool, cur any) (any, bool) {
+	switch f.Kind {
+	case KindQuantity:
 		return "0", true
-	case kindIntOrString:
+	case KindIntOrString:
 		return json.Number("0"), true
-	case kindTime, kindMicroTime, kindRawExtension, kindFieldsV1:
+	case KindTime, KindMicroTime, KindRawExtension, KindFieldsV1:
 		return nil, !elem
 	}
 	if !elem {
-		return nil, f.kind == kindBytes
+		return nil, f.Kind == KindBytes
 	}
 	if cur != nil {
 		return cur, true
 	}
-	switch f.kind {
-	case kindString, kindBytes:
+	switch f.Kind {
+	case KindString, KindBytes:
 		return "", true
-	case kindBool:
+	case KindBool:
 		return false, true
-	case kindInt32, kindInt64:
+	case KindInt32, KindInt64:
 		return json.Number("0"), true
 	}
 	return map[string]any{}, true
@@ -469,9 +469,9 @@ func (d *jsonDecoder) byteArray(strct string) (any, bool, bool) {
 
 // special decodes a value of a type with its own UnmarshalJSON; its errors
 // stop kube's decoding.
-func (d *jsonDecoder) special(k kind, c byte, strct string) (any, bool, bool) {
+func (d *jsonDecoder) special(k Kind, c byte, strct string) (any, bool, bool) {
 	switch k {
-	case kindTime, kindMicroTime:
+	case KindTime, KindMicroTime:
 		// Time reads a JSON string, then parses it.
 		if c != '"' {
 			d.fail(&unmarshalTypeError{value: tokenKind(c), goType: "string", strct: strct, field: strings.Join(d.path, ".")})
@@ -479,8 +479,8 @@ func (d *jsonDecoder) special(k kind, c byte, strct string) (any, bool, bool) {
 		}
 		s, ok := d.s.String()
 		layout := time.RFC3339
-		if k == kindMicroTime {
-			layout = rfc3339Micro
+		if k == KindMicroTime {
+			layout = RFC3339Micro
 		}
 		t, err := time.Parse(layout, s)
 		if err != nil {
@@ -493,7 +493,7 @@ func (d *jsonDecoder) special(k kind, c byte, strct string) (any, bool, bool) {
 			return nil, false, ok
 		}
 		return v, true, ok
-	case kindQuantity:
+	case KindQuantity:
 		// Quantity parses the raw bytes, without the quotes of a string and
 		// without unescaping it.
 		start := d.s.Pos()
@@ -510,7 +510,7 @@ func (d *jsonDecoder) special(k kind, c byte, strct string) (any, bool, bool) {
 			return nil, false, true
 		}
 		return q, true, true
-	case kindIntOrString:
+	case KindIntOrString:
 		// IntOrString reads a JSON string, or else an int32.
 		switch {
 		case c == '"':

@@ -1,7 +1,7 @@
 // Package envoypb owns Envoy's message definitions as kubeplay uses them: a
 // table of every message and enum of the Envoy API files it knows
-// (schema.json, generated from go-control-plane's descriptors by
-// tools/xdsschemagen), and Encode, which turns a message written in proto JSON
+// (table.json, generated from go-control-plane's descriptors by
+// tools/envoytablegen), and Encode, which turns a message written in proto JSON
 // into the protobuf wire format, checking it on the way as protojson does
 // (unknown fields, wrong types, enum names, oneofs, the well-known types'
 // forms, Any's @type) and naming the field of every error. It links none of
@@ -19,10 +19,10 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 )
 
-//go:generate go run ../../../tools/xdsschemagen -o schema.json
+//go:generate go run ../../../tools/envoytablegen -o table.json
 
-//go:embed schema.json
-var schemaJSON []byte
+//go:embed table.json
+var tableBytes []byte
 
 // Kind is a field's protobuf type, numbered as protoreflect.Kind.
 type Kind int
@@ -109,7 +109,7 @@ func ForTypeURL(url string) *Message {
 	return Lookup(url[strings.LastIndexByte(url, '/')+1:])
 }
 
-// tableJSON is schema.json's shape (tools/xdsschemagen's table).
+// tableJSON is table.json's shape (tools/envoytablegen's table).
 type tableJSON struct {
 	Messages []struct {
 		Name     string  `json:"n"`
@@ -125,8 +125,8 @@ type tableJSON struct {
 
 func load() {
 	var t tableJSON
-	if err := json.Unmarshal(schemaJSON, &t); err != nil {
-		panic("envoypb: schema.json: " + err.Error())
+	if err := json.Unmarshal(tableBytes, &t); err != nil {
+		panic("envoypb: table.json: " + err.Error())
 	}
 	enums := make([]*Enum, len(t.Enums))
 	for i, e := range t.Enums {

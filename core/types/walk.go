@@ -1,4 +1,4 @@
-package protobuf
+package types
 
 import "kubeplay/core/object"
 
@@ -25,39 +25,39 @@ func Walk(apiVersion, kind string, obj object.Object, visit func(goType string, 
 	return true
 }
 
-func walkMessage(m *message, obj map[string]any, visit func(string, map[string]any)) {
-	visit(goTypes[m.goType], obj)
-	for i := range m.fields {
-		f := &m.fields[i]
-		if f.flags&flagInline != 0 {
-			walkMessage(&messages[f.msg], obj, visit)
+func walkMessage(m *Message, obj map[string]any, visit func(string, map[string]any)) {
+	visit(GoTypes[m.GoType], obj)
+	for i := range m.Fields {
+		f := &m.Fields[i]
+		if f.Flags&FlagInline != 0 {
+			walkMessage(&Messages[f.Msg], obj, visit)
 			continue
 		}
-		switch v := obj[f.name].(type) {
+		switch v := obj[f.Name].(type) {
 		case map[string]any:
 			switch {
-			case f.flags&flagMap != 0:
-				visit(goTypes[f.goType], v)
-			case f.kind == kindMessage:
-				walkMessage(&messages[f.msg], v, visit)
+			case f.Flags&FlagMap != 0:
+				visit(GoTypes[f.GoType], v)
+			case f.Kind == KindMessage:
+				walkMessage(&Messages[f.Msg], v, visit)
 			}
 		case []any:
-			if f.kind != kindMessage || f.flags&flagRepeated == 0 {
+			if f.Kind != KindMessage || f.Flags&FlagRepeated == 0 {
 				continue
 			}
 			for _, e := range v {
 				if e, ok := e.(map[string]any); ok {
-					walkMessage(&messages[f.msg], e, visit)
+					walkMessage(&Messages[f.Msg], e, visit)
 				}
 			}
 		case nil:
-			if f.kind != kindMessage || f.flags&(flagPointer|flagRepeated|flagMap) != 0 {
+			if f.Kind != KindMessage || f.Flags&(FlagPointer|FlagRepeated|FlagMap) != 0 {
 				continue
 			}
 			empty := map[string]any{}
-			walkMessage(&messages[f.msg], empty, visit)
+			walkMessage(&Messages[f.Msg], empty, visit)
 			if len(empty) > 0 {
-				obj[f.name] = empty
+				obj[f.Name] = empty
 			}
 		}
 	}

@@ -1,4 +1,4 @@
-package protobuf_test
+package types_test
 
 import (
 	"encoding/json"
@@ -13,7 +13,8 @@ import (
 	sjson "sigs.k8s.io/json"
 
 	"kubeplay/core/encoding"
-	"kubeplay/core/encoding/protobuf"
+	"kubeplay/core/types"
+	"kubeplay/internal/kubetypes"
 )
 
 // kube-apiserver's strict serializers, which its handlers decode with for
@@ -62,7 +63,7 @@ func manyUnknown(n int) string {
 // strictTexts runs kube's strict decoder: the texts of its strict errors, or
 // ok false when it fails otherwise (a type error, which wins) or the body is
 // another kind's.
-func strictTexts(d runtime.Decoder, k typedKind, data []byte) ([]string, bool) {
+func strictTexts(d runtime.Decoder, k kubetypes.Kind, data []byte) ([]string, bool) {
 	_, skip, err := kubeDecodeWith(d, k, data)
 	if skip {
 		return nil, false
@@ -91,17 +92,17 @@ func texts(errs []error) []string {
 
 // checkStrictJSON compares StrictJSON with kube's strict JSON decoding on a
 // body both read.
-func checkStrictJSON(t *testing.T, k typedKind, data []byte) {
+func checkStrictJSON(t *testing.T, k kubetypes.Kind, data []byte) {
 	t.Helper()
 	if _, skip, _ := kubeDecode(k, data); skip {
 		return
 	}
 	want, ok := strictTexts(kubeStrictJSON, k, data)
-	if _, err := protobuf.DecodeJSON(k.apiVersion, k.kind, data); !ok || err != nil {
+	if _, err := types.DecodeJSON(k.APIVersion, k.Kind, data); !ok || err != nil {
 		return // a type error: FuzzK8S_WRITE_5_DecodeJSON compares those
 	}
-	if got := texts(protobuf.StrictJSON(k.apiVersion, k.kind, data)); fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Fatalf("%s %s:\n got %q\nwant %q", k.kind, data, got, want)
+	if got := texts(types.StrictJSON(k.APIVersion, k.Kind, data)); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("%s %s:\n got %q\nwant %q", k.Kind, data, got, want)
 	}
 }
 
@@ -119,18 +120,18 @@ func TestK8S_WRITE_4_StrictJSONMatchesKube(t *testing.T) {
 }
 
 // addSeed adds a body for kind to a fuzz target taking (index in kinds, body).
-func addSeed(f *testing.F, kinds []typedKind, kind string, body []byte) {
+func addSeed(f *testing.F, kinds []kubetypes.Kind, kind string, body []byte) {
 	for i, k := range kinds {
-		if k.kind == kind {
+		if k.Kind == kind {
 			f.Add(uint8(i), body)
 		}
 	}
 }
 
-func kindsByName() map[string]typedKind {
-	kinds := map[string]typedKind{}
+func kindsByName() map[string]kubetypes.Kind {
+	kinds := map[string]kubetypes.Kind{}
 	for _, k := range writableKinds() {
-		kinds[k.kind] = k
+		kinds[k.Kind] = k
 	}
 	return kinds
 }
@@ -156,7 +157,7 @@ func TestK8S_WRITE_4_DuplicateJSONFields(t *testing.T) {
 		`{"a":1}`: `[]`,
 		`null`:    `[]`,
 	} {
-		if got := fmt.Sprint(texts(protobuf.DuplicateJSONFields([]byte(body)))); got != want {
+		if got := fmt.Sprint(texts(types.DuplicateJSONFields([]byte(body)))); got != want {
 			t.Errorf("%s: %s, want %s", body, got, want)
 		}
 	}
@@ -164,26 +165,26 @@ func TestK8S_WRITE_4_DuplicateJSONFields(t *testing.T) {
 
 // checkStrictCBOR compares StrictCBOR with kube's strict CBOR decoding on a
 // canonical body both read.
-func checkStrictCBOR(t *testing.T, k typedKind, data []byte) {
+func checkStrictCBOR(t *testing.T, k kubetypes.Kind, data []byte) {
 	t.Helper()
 	if !plainKeys(data) || !canonical(data) {
 		return // kube reports the first unknown key in the order written; kubeplay in canonical order
 	}
 	if doc, err := encoding.DecodeCBORValue(data); err != nil {
 		return
-	} else if m, ok := doc.(map[string]any); !ok || named(m["kind"], k.kind) || named(m["apiVersion"], k.apiVersion) {
+	} else if m, ok := doc.(map[string]any); !ok || named(m["kind"], k.Kind) || named(m["apiVersion"], k.APIVersion) {
 		return
 	}
 	want, ok := strictTexts(kubeStrictCBOR, k, data)
-	if _, err := protobuf.DecodeCBOR(k.apiVersion, k.kind, data); !ok || err != nil {
+	if _, err := types.DecodeCBOR(k.APIVersion, k.Kind, data); !ok || err != nil {
 		return
 	}
 	var got []string
-	if err := protobuf.StrictCBOR(k.apiVersion, k.kind, data); err != nil {
+	if err := types.StrictCBOR(k.APIVersion, k.Kind, data); err != nil {
 		got = []string{err.Error()}
 	}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Fatalf("%s %x:\n got %q\nwant %q", k.kind, data, got, want)
+		t.Fatalf("%s %x:\n got %q\nwant %q", k.Kind, data, got, want)
 	}
 }
 
@@ -255,18 +256,18 @@ func FuzzK8S_WRITE_4_StrictCBOR(f *testing.F) {
 
 // checkUnknownUnstructured compares UnknownUnstructured with kube's
 // unstructured converter on the object a body holds (a key given twice, once).
-func checkUnknownUnstructured(t *testing.T, k typedKind, body []byte) {
+func checkUnknownUnstructured(t *testing.T, k kubetypes.Kind, body []byte) {
 	t.Helper()
 	var u map[string]any
 	if json.Unmarshal(body, &u) != nil || u == nil {
 		return
 	}
 	doc, _ := json.Marshal(u)
-	if _, err := protobuf.DecodeJSON(k.apiVersion, k.kind, doc); err != nil {
+	if _, err := types.DecodeJSON(k.APIVersion, k.Kind, doc); err != nil {
 		return
 	}
 	var want []string
-	if err := runtime.DefaultUnstructuredConverter.FromUnstructuredWithValidation(u, k.newObj(), true); err != nil {
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructuredWithValidation(u, k.New(), true); err != nil {
 		strict, ok := runtime.AsStrictDecodingError(err)
 		if !ok {
 			return // a value the converter cannot hold: the patch's error
@@ -275,8 +276,8 @@ func checkUnknownUnstructured(t *testing.T, k typedKind, body []byte) {
 			want = append(want, e.Error())
 		}
 	}
-	if got := texts(protobuf.UnknownUnstructured(k.apiVersion, k.kind, doc)); fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Fatalf("%s %s:\n got %q\nwant %q", k.kind, doc, got, want)
+	if got := texts(types.UnknownUnstructured(k.APIVersion, k.Kind, doc)); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("%s %s:\n got %q\nwant %q", k.Kind, doc, got, want)
 	}
 }
 
@@ -324,7 +325,7 @@ func checkStrictJSONPatch(t *testing.T, body []byte) {
 	for _, e := range strict {
 		want = append(want, "json patch "+e.Error())
 	}
-	if got := texts(protobuf.StrictJSONPatch(body)); fmt.Sprint(got) != fmt.Sprint(want) {
+	if got := texts(types.StrictJSONPatch(body)); fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("%s:\n got %q\nwant %q", body, got, want)
 	}
 }

@@ -1,4 +1,4 @@
-package protobuf
+package types
 
 import (
 	"errors"
@@ -61,8 +61,8 @@ func DuplicateJSONFields(data []byte) []error {
 
 // jsonPatchOp is kube's handlers.jsonPatchOp, which it strictly decodes a JSON
 // patch's operations into: op, path and from strings, and any value.
-var jsonPatchOp = message{fields: []field{
-	{name: "op", kind: kindString}, {name: "path", kind: kindString}, {name: "from", kind: kindString}, {name: "value"},
+var jsonPatchOp = Message{Fields: []Field{
+	{Name: "op", Kind: KindString}, {Name: "path", Kind: KindString}, {Name: "from", Kind: KindString}, {Name: "value"},
 }}
 
 // StrictJSONPatch returns the field errors kube's strict decoding of a JSON
@@ -168,7 +168,7 @@ func (w *strictWalker) report(duplicate bool, key string) {
 
 // value walks one value: an object of message m, of field f's kind when m is
 // nil and f is not, or free-form JSON when both are nil.
-func (w *strictWalker) value(m *message, f *field) bool {
+func (w *strictWalker) value(m *Message, f *Field) bool {
 	switch c := w.s.Peek(); {
 	case c == '{' && (m != nil || f == nil):
 		w.s.Consume('{')
@@ -189,19 +189,19 @@ func (w *strictWalker) value(m *message, f *field) bool {
 				return ok
 			}
 		}
-	case f != nil && f.kind == kindMessage:
-		return w.value(&messages[f.msg], nil)
+	case f != nil && f.Kind == KindMessage:
+		return w.value(&Messages[f.Msg], nil)
 	}
 	return w.s.Skip()
 }
 
 // object walks the members of an object (its '{' read): of message m, or
 // free-form when m is nil.
-func (w *strictWalker) object(m *message) bool {
+func (w *strictWalker) object(m *Message) bool {
 	if w.s.Empty('}') {
 		return true
 	}
-	var fieldBuf [16]*field
+	var fieldBuf [16]*Field
 	fields := fieldBuf[:0] // the message's fields seen, for duplicates
 	var keys keySet        // the keys seen that are no message field
 	for {
@@ -209,7 +209,7 @@ func (w *strictWalker) object(m *message) bool {
 		if !ok {
 			return false
 		}
-		var f *field
+		var f *Field
 		known := m == nil
 		if m != nil {
 			if f = m.byName(key); f != nil {
@@ -218,7 +218,7 @@ func (w *strictWalker) object(m *message) bool {
 					w.report(true, key)
 				}
 				fields = append(fields, f)
-			} else if m.typeMeta && (key == "kind" || key == "apiVersion") {
+			} else if m.TypeMeta && (key == "kind" || key == "apiVersion") {
 				known = true
 			}
 		}
@@ -255,14 +255,14 @@ func (w *strictWalker) object(m *message) bool {
 
 // fieldValue walks the value of field f (free-form when f is nil): a map's
 // entries and a list's elements each of f's kind.
-func (w *strictWalker) fieldValue(f *field) bool {
-	if f == nil || f.flags&(flagMap|flagRepeated) == 0 {
+func (w *strictWalker) fieldValue(f *Field) bool {
+	if f == nil || f.Flags&(FlagMap|FlagRepeated) == 0 {
 		return w.value(nil, f)
 	}
 	elem := *f
-	elem.flags &^= flagMap | flagRepeated
+	elem.Flags &^= FlagMap | FlagRepeated
 	switch c := w.s.Peek(); {
-	case c == '{' && f.flags&flagMap != 0:
+	case c == '{' && f.Flags&FlagMap != 0:
 		w.s.Consume('{')
 		if w.s.Empty('}') {
 			return true
@@ -286,7 +286,7 @@ func (w *strictWalker) fieldValue(f *field) bool {
 				return ok
 			}
 		}
-	case c == '[' && f.flags&flagRepeated != 0:
+	case c == '[' && f.Flags&FlagRepeated != 0:
 		w.s.Consume('[')
 		if w.s.Empty(']') {
 			return true
@@ -366,12 +366,12 @@ func StrictCBOR(apiVersion, kind string, data []byte) error {
 	return nil
 }
 
-func cborUnknown(m *message, in map[string]any) *CBORUnknownFieldError {
+func cborUnknown(m *Message, in map[string]any) *CBORUnknownFieldError {
 	var first *CBORUnknownFieldError
 	for j, key := range slices.SortedFunc(maps.Keys(in), canonicalOrder) {
 		f := m.byName(key)
 		if f == nil {
-			if m.typeMeta && (key == "kind" || key == "apiVersion") {
+			if m.TypeMeta && (key == "kind" || key == "apiVersion") {
 				continue
 			}
 			return &CBORUnknownFieldError{Index: j}
@@ -385,27 +385,27 @@ func cborUnknown(m *message, in map[string]any) *CBORUnknownFieldError {
 
 // cborUnknownField finds the unknown field in the value of field f: in its
 // message, or the first of its map values or list elements.
-func cborUnknownField(f *field, v any) *CBORUnknownFieldError {
-	if f.kind != kindMessage {
+func cborUnknownField(f *Field, v any) *CBORUnknownFieldError {
+	if f.Kind != KindMessage {
 		return nil
 	}
 	var elems []any
 	switch x := v.(type) {
 	case map[string]any:
-		if f.flags&flagMap == 0 {
-			return cborUnknown(&messages[f.msg], x)
+		if f.Flags&FlagMap == 0 {
+			return cborUnknown(&Messages[f.Msg], x)
 		}
 		for _, k := range slices.SortedFunc(maps.Keys(x), canonicalOrder) {
 			elems = append(elems, x[k])
 		}
 	case []any:
-		if f.flags&flagRepeated != 0 {
+		if f.Flags&FlagRepeated != 0 {
 			elems = x
 		}
 	}
 	for _, e := range elems {
 		if in, ok := e.(map[string]any); ok {
-			if u := cborUnknown(&messages[f.msg], in); u != nil {
+			if u := cborUnknown(&Messages[f.Msg], in); u != nil {
 				return u
 			}
 		}

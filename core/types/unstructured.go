@@ -1,4 +1,4 @@
-package protobuf
+package types
 
 import (
 	"encoding/base64"
@@ -27,36 +27,36 @@ func FromUnstructured(apiVersion, kind string, obj map[string]any) error {
 }
 
 // structFromUnstructured checks the fields of message m in v.
-func structFromUnstructured(m *message, v map[string]any) error {
-	if m.typeMeta {
+func structFromUnstructured(m *Message, v map[string]any) error {
+	if m.TypeMeta {
 		for _, k := range []string{"apiVersion", "kind"} {
 			if s, ok := v[k]; ok && s != nil {
-				if err := scalarFromUnstructured(s, kindString, "string"); err != nil {
+				if err := scalarFromUnstructured(s, KindString, "string"); err != nil {
 					return err
 				}
 			}
 		}
 	}
-	for i := range m.fields {
-		f := &m.fields[i]
-		if f.flags&flagInline != 0 {
-			if err := structFromUnstructured(&messages[f.msg], v); err != nil {
+	for i := range m.Fields {
+		f := &m.Fields[i]
+		if f.Flags&FlagInline != 0 {
+			if err := structFromUnstructured(&Messages[f.Msg], v); err != nil {
 				return err
 			}
 			continue
 		}
-		val := v[f.name]
+		val := v[f.Name]
 		if val == nil {
 			continue
 		}
 		var err error
 		switch {
-		case f.flags&flagMap != 0:
+		case f.Flags&FlagMap != 0:
 			err = mapFromUnstructured(f, val)
-		case f.flags&flagRepeated != 0:
+		case f.Flags&FlagRepeated != 0:
 			err = sliceFromUnstructured(f, val)
 		default:
-			err = valueFromUnstructured(f, val, goTypes[f.goType])
+			err = valueFromUnstructured(f, val, GoTypes[f.GoType])
 		}
 		if err != nil {
 			return err
@@ -68,7 +68,7 @@ func structFromUnstructured(m *message, v map[string]any) error {
 // kindOf is the Go kind of an unstructured value, as the converter names it.
 func kindOf(v any) string { return reflect.TypeOf(v).Kind().String() }
 
-func mapFromUnstructured(f *field, val any) error {
+func mapFromUnstructured(f *Field, val any) error {
 	m, ok := val.(map[string]any)
 	if !ok {
 		return fmt.Errorf("cannot restore map from %v", kindOf(val))
@@ -80,7 +80,7 @@ func mapFromUnstructured(f *field, val any) error {
 	sort.Strings(keys) // kube's order is a map's: any
 	for _, k := range keys {
 		if m[k] != nil {
-			if err := valueFromUnstructured(f, m[k], goTypes[f.elemType]); err != nil {
+			if err := valueFromUnstructured(f, m[k], GoTypes[f.ElemType]); err != nil {
 				return err
 			}
 		}
@@ -88,14 +88,14 @@ func mapFromUnstructured(f *field, val any) error {
 	return nil
 }
 
-func sliceFromUnstructured(f *field, val any) error {
+func sliceFromUnstructured(f *Field, val any) error {
 	l, ok := val.([]any)
 	if !ok {
 		return fmt.Errorf("cannot restore slice from %v", kindOf(val))
 	}
 	for _, e := range l {
 		if e != nil {
-			if err := valueFromUnstructured(f, e, goTypes[f.elemType]); err != nil {
+			if err := valueFromUnstructured(f, e, GoTypes[f.ElemType]); err != nil {
 				return err
 			}
 		}
@@ -104,11 +104,11 @@ func sliceFromUnstructured(f *field, val any) error {
 }
 
 // valueFromUnstructured checks one value of f's kind, whose Go type is goType.
-func valueFromUnstructured(f *field, val any, goType string) error {
-	switch f.kind {
-	case kindString, kindBool, kindInt32, kindInt64:
-		return scalarFromUnstructured(val, f.kind, goType)
-	case kindBytes:
+func valueFromUnstructured(f *Field, val any, goType string) error {
+	switch f.Kind {
+	case KindString, KindBool, KindInt32, KindInt64:
+		return scalarFromUnstructured(val, f.Kind, goType)
+	case KindBytes:
 		switch val := val.(type) {
 		case string:
 			if _, err := base64.StdEncoding.DecodeString(val); err != nil {
@@ -118,7 +118,7 @@ func valueFromUnstructured(f *field, val any, goType string) error {
 		case []any:
 			for _, e := range val {
 				if e != nil {
-					if err := scalarFromUnstructured(e, kindInt32, "uint8"); err != nil {
+					if err := scalarFromUnstructured(e, KindInt32, "uint8"); err != nil {
 						return err
 					}
 				}
@@ -126,12 +126,12 @@ func valueFromUnstructured(f *field, val any, goType string) error {
 			return nil
 		}
 		return fmt.Errorf("cannot restore slice from %v", kindOf(val))
-	case kindMessage:
+	case KindMessage:
 		m, ok := val.(map[string]any)
 		if !ok {
 			return fmt.Errorf("cannot restore struct from: %v", kindOf(val))
 		}
-		return structFromUnstructured(&messages[f.msg], m)
+		return structFromUnstructured(&Messages[f.Msg], m)
 	}
 	// The types with their own UnmarshalJSON read the value's JSON.
 	data, err := json.Marshal(val)
@@ -139,7 +139,7 @@ func valueFromUnstructured(f *field, val any, goType string) error {
 		return fmt.Errorf("error encoding %s to json: %v", goType, err)
 	}
 	d := jsonDecoder{s: object.NewScanner(data)}
-	d.special(f.kind, d.s.Peek(), "")
+	d.special(f.Kind, d.s.Peek(), "")
 	if d.fatal != nil {
 		return d.fatal
 	}
@@ -149,25 +149,25 @@ func valueFromUnstructured(f *field, val any, goType string) error {
 // scalarFromUnstructured checks a value for a string, bool or integer field:
 // JSON's kinds do not convert into each other, but an integral float64 is an
 // integer.
-func scalarFromUnstructured(val any, k kind, goType string) error {
+func scalarFromUnstructured(val any, k Kind, goType string) error {
 	switch val := val.(type) {
 	case string:
-		if k == kindString {
+		if k == KindString {
 			return nil
 		}
 	case bool:
-		if k == kindBool {
+		if k == KindBool {
 			return nil
 		}
 	case int64:
 		switch k {
-		case kindInt32, kindInt64:
+		case KindInt32, KindInt64:
 			return nil
-		case kindString: // Go converts an integer to a string; the converter refuses it
+		case KindString: // Go converts an integer to a string; the converter refuses it
 			return fmt.Errorf("cannot convert int64 to %s", goType)
 		}
 	case float64:
-		if k == kindInt32 || k == kindInt64 {
+		if k == KindInt32 || k == KindInt64 {
 			if val == math.Trunc(val) {
 				return nil
 			}
@@ -178,13 +178,13 @@ func scalarFromUnstructured(val any, k kind, goType string) error {
 }
 
 // goKind is the Go kind of a scalar field.
-func goKind(k kind, goType string) string {
+func goKind(k Kind, goType string) string {
 	switch k {
-	case kindString:
+	case KindString:
 		return "string"
-	case kindBool:
+	case KindBool:
 		return "bool"
-	case kindInt64:
+	case KindInt64:
 		return "int64"
 	}
 	if goType == "uint8" {

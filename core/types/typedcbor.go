@@ -1,4 +1,4 @@
-package protobuf
+package types
 
 import (
 	"encoding/base64"
@@ -103,7 +103,7 @@ func DecodeCBOR(apiVersion, kind string, data []byte) (object.Object, error) {
 			return nil, &KindError{msg: "unable to determine group/version/kind: " + e.Error()}
 		}
 	}
-	d := cborDecoder{root: goTypes[m.goType]}
+	d := cborDecoder{root: GoTypes[m.GoType]}
 	obj := object.Object{}
 	if err := d.message(m, in, obj, true); err != nil {
 		return nil, err
@@ -128,7 +128,7 @@ func canonicalOrder(a, b string) int {
 	return strings.Compare(a, b)
 }
 
-func (d *cborDecoder) message(m *message, in, out map[string]any, root bool) error {
+func (d *cborDecoder) message(m *Message, in, out map[string]any, root bool) error {
 	for _, key := range slices.SortedFunc(maps.Keys(in), canonicalOrder) {
 		v := in[key]
 		f := m.byName(key)
@@ -140,7 +140,7 @@ func (d *cborDecoder) message(m *message, in, out map[string]any, root bool) err
 			if err := d.field(out, f, v); err != nil {
 				return err
 			}
-		case m.typeMeta && (key == "kind" || key == "apiVersion"):
+		case m.TypeMeta && (key == "kind" || key == "apiVersion"):
 			switch s := v.(type) {
 			case string:
 				out[key] = s
@@ -155,96 +155,96 @@ func (d *cborDecoder) message(m *message, in, out map[string]any, root bool) err
 	return nil
 }
 
-func (d *cborDecoder) field(out map[string]any, f *field, v any) error {
+func (d *cborDecoder) field(out map[string]any, f *Field, v any) error {
 	var err error
 	var set bool
 	switch {
-	case v == nil && f.flags&(flagPointer|flagRepeated|flagMap) != 0:
+	case v == nil && f.Flags&(FlagPointer|FlagRepeated|FlagMap) != 0:
 		set = true
 	case v == nil:
 		// A plain value field keeps what it had; the special types read
 		// null themselves.
-		switch f.kind {
-		case kindQuantity:
+		switch f.Kind {
+		case KindQuantity:
 			v, set = "0", true
-		case kindIntOrString:
+		case KindIntOrString:
 			v, set = "", true
-		case kindBytes, kindTime, kindMicroTime, kindRawExtension, kindFieldsV1:
+		case KindBytes, KindTime, KindMicroTime, KindRawExtension, KindFieldsV1:
 			set = true
 		}
-	case f.flags&flagMap != 0:
+	case f.Flags&FlagMap != 0:
 		entries, ok := v.(map[string]any)
 		if !ok {
-			return d.typeErr(v, goTypes[f.goType], "")
+			return d.typeErr(v, GoTypes[f.GoType], "")
 		}
 		m := make(map[string]any, len(entries))
 		for _, key := range slices.SortedFunc(maps.Keys(entries), canonicalOrder) {
-			if m[key], err = d.one(f, goTypes[f.elemType], entries[key]); err != nil {
+			if m[key], err = d.one(f, GoTypes[f.ElemType], entries[key]); err != nil {
 				return err
 			}
 		}
 		v, set = m, true
-	case f.flags&flagRepeated != 0:
+	case f.Flags&FlagRepeated != 0:
 		list, ok := v.([]any)
 		if !ok {
-			return d.typeErr(v, goTypes[f.goType], "")
+			return d.typeErr(v, GoTypes[f.GoType], "")
 		}
 		l := make([]any, len(list))
 		for i, e := range list {
-			if l[i], err = d.one(f, goTypes[f.elemType], e); err != nil {
+			if l[i], err = d.one(f, GoTypes[f.ElemType], e); err != nil {
 				return err
 			}
 		}
 		v, set = l, true
 	default:
-		if v, err = d.one(f, goTypes[f.goType], v); err != nil {
+		if v, err = d.one(f, GoTypes[f.GoType], v); err != nil {
 			return err
 		}
 		set = true
 	}
-	setField(out, f.name, v, set)
+	setField(out, f.Name, v, set)
 	return nil
 }
 
 // one decodes one value of f's kind whose Go type is goType (the field's, or
 // an element's); null is the zero value (of a map value or list element).
-func (d *cborDecoder) one(f *field, goType string, v any) (any, error) {
+func (d *cborDecoder) one(f *Field, goType string, v any) (any, error) {
 	if v == nil {
-		switch f.kind {
-		case kindQuantity:
+		switch f.Kind {
+		case KindQuantity:
 			return "0", nil
-		case kindIntOrString, kindString, kindBytes: // IntOrString reads null as ""
+		case KindIntOrString, KindString, KindBytes: // IntOrString reads null as ""
 			return "", nil
-		case kindBool:
+		case KindBool:
 			return false, nil
-		case kindInt32, kindInt64:
+		case KindInt32, KindInt64:
 			return json.Number("0"), nil
-		case kindMessage:
+		case KindMessage:
 			return map[string]any{}, nil
 		}
 		return nil, nil
 	}
-	switch f.kind {
-	case kindString:
+	switch f.Kind {
+	case KindString:
 		switch s := v.(type) {
 		case string:
 			return s, nil
 		case encoding.ByteString:
 			return string(s), nil
 		}
-	case kindBool:
+	case KindBool:
 		if b, ok := v.(bool); ok {
 			return b, nil
 		}
-	case kindInt32, kindInt64:
+	case KindInt32, KindInt64:
 		bits := 64
-		if f.kind == kindInt32 {
+		if f.Kind == KindInt32 {
 			bits = 32
 		}
 		return d.integer(v, goType, bits)
-	case kindBytes:
+	case KindBytes:
 		return d.bytes(v, goType)
-	case kindMessage:
+	case KindMessage:
 		in, ok := v.(map[string]any)
 		if !ok {
 			detail := ""
@@ -254,9 +254,9 @@ func (d *cborDecoder) one(f *field, goType string, v any) (any, error) {
 			return nil, d.typeErr(v, goType, detail)
 		}
 		out := map[string]any{}
-		return out, d.message(&messages[f.msg], in, out, false)
+		return out, d.message(&Messages[f.Msg], in, out, false)
 	default:
-		return d.special(f.kind, v)
+		return d.special(f.Kind, v)
 	}
 	return nil, d.typeErr(v, goType, "")
 }
@@ -318,7 +318,7 @@ func (d *cborDecoder) bytes(v any, goType string) (any, error) {
 }
 
 // special reads a value of a type with its own UnmarshalCBOR.
-func (d *cborDecoder) special(k kind, v any) (any, error) {
+func (d *cborDecoder) special(k Kind, v any) (any, error) {
 	var s string
 	switch x := v.(type) {
 	case string:
@@ -327,25 +327,25 @@ func (d *cborDecoder) special(k kind, v any) (any, error) {
 		s = string(x)
 	default:
 		switch k {
-		case kindTime, kindMicroTime, kindQuantity: // read as a string
+		case KindTime, KindMicroTime, KindQuantity: // read as a string
 			return nil, d.typeErr(v, "string", "")
-		case kindIntOrString: // not a string, so an int32
+		case KindIntOrString: // not a string, so an int32
 			return d.integer(v, "int32", 32)
 		}
 		return encoding.CBORToObject(v) // RawExtension, FieldsV1: any value
 	}
 	switch k {
-	case kindTime, kindMicroTime:
+	case KindTime, KindMicroTime:
 		layout := time.RFC3339
-		if k == kindMicroTime {
-			layout = rfc3339Micro
+		if k == KindMicroTime {
+			layout = RFC3339Micro
 		}
 		t, err := time.Parse(layout, s)
 		if err != nil {
 			return nil, err
 		}
 		return timeValue(t, layout)
-	case kindQuantity:
+	case KindQuantity:
 		return quantity.Canonical(strings.TrimSpace(s))
 	}
 	return s, nil // IntOrString's string; a raw value's string

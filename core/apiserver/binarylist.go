@@ -3,74 +3,15 @@ package apiserver
 import (
 	"encoding/json"
 	"strconv"
-	"sync"
 
 	"kubeplay/core/apierrors"
 	"kubeplay/core/encoding"
 	"kubeplay/core/encoding/protobuf"
 	"kubeplay/core/object"
+	"kubeplay/core/registry"
 	"kubeplay/core/schema"
-	"kubeplay/core/storage"
 	"kubeplay/core/web"
 )
-
-// itemCache keeps stored objects encoded in the binary media (a protobuf
-// message, a CBOR map), so that a list in protobuf or CBOR costs about a copy
-// per item, as a list in JSON (the stored form) does. An entry is valid while
-// the stored value it was made from is the current one; the cache is emptied
-// when it outgrows its budget.
-type itemCache struct {
-	mu      sync.Mutex
-	entries map[itemCacheKey]cachedItem
-	size    int
-}
-
-type itemCacheKey struct {
-	media      encoding.Media
-	apiVersion string // the form it is served in: a view's items do not evict the stored kind's
-	key        string // the storage key
-}
-
-type cachedItem struct {
-	stored  string // the stored JSON the encoding was made from
-	encoded []byte
-}
-
-// itemCacheBudget bounds the bytes of cached encodings.
-const itemCacheBudget = 64 << 20
-
-// encoded is a stored object of res in media (protobuf or CBOR), without
-// envelope or tag: as it sits inside a list.
-func (c *itemCache) encoded(media encoding.Media, res *schema.Resource, it storage.Item) ([]byte, error) {
-	k := itemCacheKey{media, res.APIVersion(), it.Key}
-	c.mu.Lock()
-	e, ok := c.entries[k]
-	c.mu.Unlock()
-	if ok && e.stored == it.Value {
-		return e.encoded, nil
-	}
-	obj, err := object.Decode([]byte(it.Value))
-	if err != nil {
-		return nil, err
-	}
-	var b []byte
-	if media == encoding.Protobuf {
-		b, err = protobuf.Marshal(nil, res.APIVersion(), res.Kind, obj)
-	} else {
-		b, err = encoding.MarshalCBOR(obj)
-	}
-	if err != nil {
-		return nil, err
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.entries == nil || c.size+len(b) > itemCacheBudget {
-		c.entries, c.size = map[itemCacheKey]cachedItem{}, 0
-	}
-	c.size += len(b) - len(c.entries[k].encoded)
-	c.entries[k] = cachedItem{stored: it.Value, encoded: b}
-	return b, nil
-}
 
 // object is the list metadata in the JSON object form.
 func (m listMeta) object() object.Object {
@@ -90,12 +31,12 @@ func (m listMeta) object() object.Object {
 // writeBinaryList answers with a <Kind>List of stored items in protobuf or
 // CBOR. Like the JSON list it hands the (cached) item encodings to w one by one
 // instead of building the whole body; with gzip it builds it.
-func (rep reply) writeBinaryList(w web.ResponseWriter, res *schema.Resource, meta listMeta, items []storage.Item) {
+func (rep reply) writeBinaryList(w web.ResponseWriter, res *schema.Resource, meta listMeta, items []registry.Item) {
 	media := rep.out.Media
 	encoded := make([][]byte, len(items))
 	size := 0
 	for i, it := range items {
-		b, err := rep.items.encoded(media, res, it)
+		b, err := rep.store.Encoded(media, res, it)
 		if err != nil {
 			rep.writeStatus(w, apierrors.NewInternal(err))
 			return

@@ -1,0 +1,22 @@
+// Package core is kubeplay: everything that answers a Kubernetes API request,
+// with nothing that knows where it runs. Its packages form layers, bottom-up;
+// a package imports only its own layer and those below it (layers_test.go
+// holds them to it):
+//
+//   - API machinery, the leaves every other layer shares: objects and their
+//     fields, selectors, quantities, Status errors, identities, the clock, the
+//     HTTP surface (web), the served resources' definitions (schema) and the
+//     built-in kinds' Go types (types), their encodings and their rules
+//     (validation, conversion, quota's arithmetic);
+//   - storage: the revisioned store, its history, watches and persistence;
+//   - the server: the registry (reads and writes of every kind), the kinds'
+//     descriptors, defaults, patch and apply, authentication, API Priority
+//     and Fairness, CustomResourceDefinitions, OpenAPI, and apiserver, the
+//     HTTP surface that composes them;
+//   - the clients of the API: the in-process client, the controllers, the
+//     simulated cluster and the xDS discovery service. They reach the server
+//     only through requests, as kube's do through client-go, so they import
+//     no server package (the server may run a client: APF's configuration
+//     controller, the CRD controller);
+//   - sandbox, which assembles one of each for a host.
+package core

@@ -1,0 +1,108 @@
+package registry
+
+import (
+	"sync"
+
+	"kubeplay/core/encoding"
+	"kubeplay/core/encoding/protobuf"
+	"kubeplay/core/object"
+	"kubeplay/core/schema"
+	"kubeplay/core/types"
+)
+
+// How stored objects are shown: through a view (schema.View) in its form,
+// and in the binary media, whose encodings the registry keeps as kube's
+// watch cache keeps an object's serializations.
+
+// Viewed is a stored object as res shows it: converted to its form when
+// res is a view (schema.View), written as its Go type writes it.
+func Viewed(res *schema.Resource, stored []byte) []byte {
+	if res.View == nil {
+		return stored
+	}
+	obj, err := object.Decode(stored)
+	if err != nil {
+		return stored // what cannot be read is shown as stored (a corrupt object)
+	}
+	obj = res.View.FromStored(obj)
+	types.Complete(res.APIVersion(), res.Kind, obj)
+	if b, err := object.EncodeOrdered(obj, types.Order(res.APIVersion(), res.Kind)); err == nil {
+		return b
+	}
+	return stored
+}
+
+// ViewedItems are stored items as res shows them.
+func ViewedItems(res *schema.Resource, items []Item) []Item {
+	if res.View == nil {
+		return items
+	}
+	out := make([]Item, len(items))
+	for i, it := range items {
+		out[i] = Item{Key: it.Key, Value: string(Viewed(res, []byte(it.Value)))}
+	}
+	return out
+}
+
+// itemCache keeps stored objects encoded in the binary media (a protobuf
+// message, a CBOR map), so that a list in protobuf or CBOR costs about a copy
+// per item, as a list in JSON (the stored form) does. An entry is valid while
+// the stored value it was made from is the current one; the cache is emptied
+// when it outgrows its budget.
+type itemCache struct {
+	mu      sync.Mutex
+	entries map[itemCacheKey]cachedItem
+	size    int
+}
+
+type itemCacheKey struct {
+	media      encoding.Media
+	apiVersion string // the form it is served in: a view's items do not evict the stored kind's
+	key        string // the storage key
+}
+
+type cachedItem struct {
+	stored  string // the stored JSON the encoding was made from
+	encoded []byte
+}
+
+// itemCacheBudget bounds the bytes of cached encodings.
+const itemCacheBudget = 64 << 20
+
+// Encoded is a stored object of res in media (protobuf or CBOR), without
+// envelope or tag: as it sits inside a list.
+func (s *Store) Encoded(media encoding.Media, res *schema.Resource, it Item) ([]byte, error) {
+	return s.items.encoded(media, res, it)
+}
+
+// encoded is Encoded through the cache.
+func (c *itemCache) encoded(media encoding.Media, res *schema.Resource, it Item) ([]byte, error) {
+	k := itemCacheKey{media, res.APIVersion(), it.Key}
+	c.mu.Lock()
+	e, ok := c.entries[k]
+	c.mu.Unlock()
+	if ok && e.stored == it.Value {
+		return e.encoded, nil
+	}
+	obj, err := object.Decode([]byte(it.Value))
+	if err != nil {
+		return nil, err
+	}
+	var b []byte
+	if media == encoding.Protobuf {
+		b, err = protobuf.Marshal(nil, res.APIVersion(), res.Kind, obj)
+	} else {
+		b, err = encoding.MarshalCBOR(obj)
+	}
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.entries == nil || c.size+len(b) > itemCacheBudget {
+		c.entries, c.size = map[itemCacheKey]cachedItem{}, 0
+	}
+	c.size += len(b) - len(c.entries[k].encoded)
+	c.entries[k] = cachedItem{stored: it.Value, encoded: b}
+	return b, nil
+}
