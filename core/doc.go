@@ -5,7 +5,7 @@
 //
 //   - API machinery, the leaves every other layer shares: objects and their
 //     fields, selectors, quantities, Status errors, identities, the clock, the
-//     HTTP surface (web), the served resources' definitions (schema) and the
+//     HTTP surface (web), the served resources' definitions (api) and the
 //     built-in kinds' Go types (types), their encodings and their rules
 //     (validation, conversion, quota's arithmetic);
 //   - storage: the revisioned store, its history, watches and persistence;

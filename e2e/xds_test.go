@@ -15,8 +15,8 @@ import (
 	"google.golang.org/grpc/peer"
 	grpcxds "google.golang.org/grpc/xds"
 
+	"kubeplay/core/api"
 	"kubeplay/core/sandbox"
-	"kubeplay/core/schema"
 	"kubeplay/core/xds"
 	"kubeplay/core/xds/xdsgrpc"
 )
@@ -26,7 +26,7 @@ import (
 func startXDS(t *testing.T) (*kcEnv, string) {
 	t.Helper()
 	bin := kcBinary(t)
-	hs, srv := startCore(t, sandbox.Config{Resources: schema.XDS(xds.Validate)})
+	hs, srv := startCore(t, sandbox.Config{Resources: api.XDS(xds.Validate)})
 	k := &kcEnv{t: t, bin: bin, kubeconfig: writeKubeconfig(t, hs.URL), home: t.TempDir(), rec: &kcRecorder{}}
 	xs, stop := xds.Start(srv, xds.Config{})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")

@@ -20,11 +20,11 @@ import (
 
 	"google.golang.org/grpc"
 
+	"kubeplay/core/api"
 	"kubeplay/core/auth"
 	"kubeplay/core/budget"
 	"kubeplay/core/registry"
 	"kubeplay/core/sandbox"
-	"kubeplay/core/schema"
 	"kubeplay/core/sim"
 	"kubeplay/core/storage"
 	"kubeplay/core/xds"
@@ -135,7 +135,7 @@ func start(o options) (*server, error) {
 	if o.anonymousAuth != nil {
 		cfg.DenyAnonymous = !*o.anonymousAuth
 	}
-	cfg.Resources = schema.XDS(xds.Validate)
+	cfg.Resources = api.XDS(xds.Validate)
 	cfg.EventTTL = o.eventTTL
 	cfg.Budget = o.budget
 	if !o.quiet {

@@ -18,8 +18,8 @@ import (
 	"testing"
 	"time"
 
+	"kubeplay/core/api"
 	"kubeplay/core/sandbox"
-	"kubeplay/core/schema"
 	"kubeplay/core/sim"
 	"kubeplay/core/xds"
 )
@@ -318,7 +318,7 @@ func TestPLAY_7_TutorialsReplay(t *testing.T) {
 // the discovery service, as the native command serves them.
 func replayTutorial(t *testing.T, player *player, id, file string, apiOnly bool) {
 	srv, err := sandbox.New(sandbox.Config{APIOnly: apiOnly, Cluster: sim.Config{Speed: 5},
-		Resources: schema.XDS(xds.Validate)})
+		Resources: api.XDS(xds.Validate)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,10 +20,10 @@ import (
 	"syscall/js"
 	"time"
 
+	"kubeplay/core/api"
 	"kubeplay/core/apiserver"
 	"kubeplay/core/budget"
 	"kubeplay/core/sandbox"
-	"kubeplay/core/schema"
 	"kubeplay/core/storage"
 	"kubeplay/core/web"
 	"kubeplay/wasm/bridge"
@@ -79,7 +79,7 @@ func start(_ js.Value, args []js.Value) any {
 		// The xDS group is served where the host can check its objects (the
 		// service worker, with the xDS module).
 		if check := host.Get("validateXDS"); check.Type() == js.TypeFunction {
-			cfg.Resources = schema.XDS(bridge.RemoteCheck(check))
+			cfg.Resources = api.XDS(bridge.RemoteCheck(check))
 		}
 		// What the sandbox may hold and open (core/budget): the browser's, or
 		// an edge Durable Object's (host.budget "edge").

@@ -4,12 +4,12 @@ import (
 	"encoding/json"
 	"strconv"
 
+	"kubeplay/core/api"
 	"kubeplay/core/apierrors"
 	"kubeplay/core/encoding"
 	"kubeplay/core/encoding/protobuf"
 	"kubeplay/core/object"
 	"kubeplay/core/registry"
-	"kubeplay/core/schema"
 	"kubeplay/core/web"
 )
 
@@ -31,7 +31,7 @@ func (m listMeta) object() object.Object {
 // writeBinaryList answers with a <Kind>List of stored items in protobuf or
 // CBOR. Like the JSON list it hands the (cached) item encodings to w one by one
 // instead of building the whole body; with gzip it builds it.
-func (rep reply) writeBinaryList(w web.ResponseWriter, res *schema.Resource, meta listMeta, items []registry.Item) {
+func (rep reply) writeBinaryList(w web.ResponseWriter, res *api.Resource, meta listMeta, items []registry.Item) {
 	media := rep.out.Media
 	encoded := make([][]byte, len(items))
 	size := 0

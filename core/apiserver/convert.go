@@ -4,19 +4,19 @@ import (
 	"encoding/json"
 	"strings"
 
+	"kubeplay/core/api"
 	"kubeplay/core/apierrors"
 	"kubeplay/core/encoding"
 	"kubeplay/core/encoding/table"
 	"kubeplay/core/object"
 	"kubeplay/core/registry"
-	"kubeplay/core/schema"
 	"kubeplay/core/web"
 )
 
 // goType is how kube-apiserver's messages name the Go type of a resource's
 // object or list when it converts one: %T of the internal object, whose package
 // is its group's first label ("core" for the core group).
-func goType(res *schema.Resource, list bool) string {
+func goType(res *api.Resource, list bool) string {
 	res = res.Storage() // a view's objects are its stored kind's internally
 	kind := res.Kind
 	if list {
@@ -30,7 +30,7 @@ func goType(res *schema.Resource, list bool) string {
 }
 
 // convertObject answers a get (or a write) with the conversion c asked for.
-func (rep reply) convertObject(c encoding.Conversion, res *schema.Resource, stored, doc []byte) ([]byte, error) {
+func (rep reply) convertObject(c encoding.Conversion, res *api.Resource, stored, doc []byte) ([]byte, error) {
 	switch c.Kind {
 	case "PartialObjectMetadata":
 		return partialObjectMetadata(c, stored)
@@ -42,7 +42,7 @@ func (rep reply) convertObject(c encoding.Conversion, res *schema.Resource, stor
 }
 
 // convertList answers a list with the conversion c asked for.
-func (rep reply) convertList(c encoding.Conversion, res *schema.Resource, meta listMeta, items []registry.Item) ([]byte, error) {
+func (rep reply) convertList(c encoding.Conversion, res *api.Resource, meta listMeta, items []registry.Item) ([]byte, error) {
 	switch c.Kind {
 	case "PartialObjectMetadata":
 		return nil, apierrors.New(web.StatusNotAcceptable, "NotAcceptable",
@@ -89,7 +89,7 @@ func partialObjectMetadata(c encoding.Conversion, stored []byte) ([]byte, error)
 }
 
 // printerFor is the Table printer of res's objects.
-func printerFor(res *schema.Resource) *table.Printer {
+func printerFor(res *api.Resource) *table.Printer {
 	if res.Custom != nil {
 		return res.Custom.Printer
 	}
@@ -102,7 +102,7 @@ func printerFor(res *schema.Resource) *table.Printer {
 
 // tableOf prints items as a Table (kube-apiserver's server-side printing). A
 // single object's Table carries its resourceVersion (meta is then empty).
-func (rep reply) tableOf(c encoding.Conversion, res *schema.Resource, meta table.ListMeta, items []registry.Item) ([]byte, error) {
+func (rep reply) tableOf(c encoding.Conversion, res *api.Resource, meta table.ListMeta, items []registry.Item) ([]byte, error) {
 	rows := make([]table.Item, len(items))
 	for i, it := range items {
 		obj, err := object.Decode([]byte(it.Value))

@@ -4,9 +4,9 @@ import (
 	"runtime"
 	"strings"
 
+	"kubeplay/core/api"
 	"kubeplay/core/apierrors"
 	"kubeplay/core/request"
-	"kubeplay/core/schema"
 	"kubeplay/core/version"
 	"kubeplay/core/web"
 )
@@ -158,7 +158,7 @@ func (s *Server) serveDiscovery(w web.ResponseWriter, r *web.Request) {
 		}
 		writeJSON(w, web.StatusOK, list)
 	case len(parts) == 2 && parts[0] == "api" && parts[1] == "v1":
-		writeJSON(w, web.StatusOK, s.resourceList(schema.GroupVersion{Version: "v1"}))
+		writeJSON(w, web.StatusOK, s.resourceList(api.GroupVersion{Version: "v1"}))
 	case len(parts) == 2 && parts[0] == "apis":
 		for _, g := range groupsOf(gvs) {
 			if g.Name == parts[1] {
@@ -172,7 +172,7 @@ func (s *Server) serveDiscovery(w web.ResponseWriter, r *web.Request) {
 		}
 		writeStatus(w, apierrors.NewPathNotFound())
 	case len(parts) == 3 && parts[0] == "apis":
-		gv := schema.GroupVersion{Group: parts[1], Version: parts[2]}
+		gv := api.GroupVersion{Group: parts[1], Version: parts[2]}
 		if len(s.kinds.Resources(gv)) == 0 {
 			writeStatus(w, apierrors.NewPathNotFound())
 			return
@@ -192,7 +192,7 @@ func serverAddr(r *web.Request) string {
 }
 
 // groupsOf lists the non-core groups with their versions, preferred first.
-func groupsOf(gvs []schema.GroupVersion) []apiGroup {
+func groupsOf(gvs []api.GroupVersion) []apiGroup {
 	var out []apiGroup
 	index := map[string]int{}
 	for _, gv := range gvs {
@@ -211,7 +211,7 @@ func groupsOf(gvs []schema.GroupVersion) []apiGroup {
 	return out
 }
 
-func (s *Server) resourceList(gv schema.GroupVersion) apiResourceList {
+func (s *Server) resourceList(gv api.GroupVersion) apiResourceList {
 	list := apiResourceList{Kind: "APIResourceList", APIVersion: "v1", GroupVersion: gv.String(), Resources: []apiResource{}}
 	if gv.Group == "" {
 		list.APIVersion = ""
@@ -233,14 +233,14 @@ func (s *Server) resourceList(gv schema.GroupVersion) apiResourceList {
 }
 
 // subVersion is the version of a subresource's kind when it lives in another group.
-func subVersion(sub schema.Subresource) string {
+func subVersion(sub api.Subresource) string {
 	if sub.Group == "" || sub.Group == "policy" || sub.Group == "autoscaling" || sub.Group == "authentication.k8s.io" {
 		return "v1"
 	}
 	return ""
 }
 
-func (s *Server) writeAggregated(w web.ResponseWriter, mediaType string, core bool, gvs []schema.GroupVersion) {
+func (s *Server) writeAggregated(w web.ResponseWriter, mediaType string, core bool, gvs []api.GroupVersion) {
 	apiVersion := "apidiscovery.k8s.io/v2"
 	if mediaType == aggregatedV2beta1 {
 		apiVersion = "apidiscovery.k8s.io/v2beta1"

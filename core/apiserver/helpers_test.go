@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"kubeplay/core/api"
 	"kubeplay/core/apply"
 	"kubeplay/core/budget"
 	"kubeplay/core/clock"
@@ -21,7 +22,6 @@ import (
 	"kubeplay/core/kinds"
 	"kubeplay/core/object"
 	"kubeplay/core/registry"
-	"kubeplay/core/schema"
 	"kubeplay/core/storage"
 )
 
@@ -59,7 +59,7 @@ func newCore(cfg testConfig) (*testCore, error) {
 	}
 	sc := cfg.Storage
 	sc.Budget = storage.Budget{Objects: cfg.Budget.Objects, Bytes: cfg.Budget.Bytes, Watchers: cfg.Budget.Watches}
-	store, err := registry.Open(registry.Config{Storage: sc, Schema: schema.NewRegistry(kinds.All()...), Clock: cfg.Clock,
+	store, err := registry.Open(registry.Config{Storage: sc, Schema: api.NewRegistry(kinds.All()...), Clock: cfg.Clock,
 		Fields: apply.FieldManager{}, Pods: cfg.Budget.Pods, ServiceIPRange: cfg.ServiceIPRange, FreshnessWait: cfg.FreshnessWait})
 	if err != nil {
 		return nil, err

@@ -1,15 +1,15 @@
 package apiserver
 
 import (
+	"kubeplay/core/api"
 	"kubeplay/core/encoding/protobuf"
 	"kubeplay/core/object"
-	"kubeplay/core/schema"
 	"kubeplay/core/types"
 )
 
 // protobufServed: the built-in kinds have protobuf messages; custom resources
 // do not, and clients asking for protobuf fall back to what else they accept.
-func protobufServed(res *schema.Resource) bool {
+func protobufServed(res *api.Resource) bool {
 	return types.Known(res.APIVersion(), res.Kind)
 }
 
@@ -29,7 +29,7 @@ func decodeProtobuf(version, kind, target string, body []byte) (object.Object, e
 
 // protobufListFrame is an enveloped <Kind>List message around its encoded
 // items: the bytes before the first item's field head and after the last item.
-func protobufListFrame(res *schema.Resource, meta listMeta, items [][]byte) (head, tail []byte, err error) {
+func protobufListFrame(res *api.Resource, meta listMeta, items [][]byte) (head, tail []byte, err error) {
 	listMeta, err := protobuf.AppendList(nil, meta.object(), nil)
 	if err != nil {
 		return nil, nil, err

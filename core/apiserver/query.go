@@ -6,10 +6,10 @@ import (
 	"strconv"
 	"strings"
 
+	"kubeplay/core/api"
 	"kubeplay/core/apierrors"
 	"kubeplay/core/field"
 	"kubeplay/core/registry"
-	"kubeplay/core/schema"
 	"kubeplay/core/selector"
 )
 
@@ -39,7 +39,7 @@ func parseInt(v string) (int64, error) {
 }
 
 // parseListOptions reads the list/watch/get parameters of q for res.
-func parseListOptions(q url.Values, res *schema.Resource) (*registry.ListOptions, error) {
+func parseListOptions(q url.Values, res *api.Resource) (*registry.ListOptions, error) {
 	o := &registry.ListOptions{}
 	var err error
 	if v := q.Get("labelSelector"); v != "" {

@@ -14,6 +14,7 @@ import (
 	"time"
 	"unsafe"
 
+	"kubeplay/core/api"
 	"kubeplay/core/apierrors"
 	"kubeplay/core/encoding"
 	"kubeplay/core/encoding/protobuf"
@@ -21,7 +22,6 @@ import (
 	"kubeplay/core/fieldvalidation"
 	"kubeplay/core/object"
 	"kubeplay/core/registry"
-	"kubeplay/core/schema"
 	"kubeplay/core/types"
 	"kubeplay/core/web"
 )
@@ -49,13 +49,13 @@ type reply struct {
 const gzipThreshold = 128 * 1024
 
 // endpointFor says what a resource can be served as.
-func endpointFor(res *schema.Resource, watch bool) encoding.Endpoint {
+func endpointFor(res *api.Resource, watch bool) encoding.Endpoint {
 	return encoding.Endpoint{Protobuf: protobufServed(res), Conversions: true, Watch: watch}
 }
 
 // negotiateReply reads the request's Accept and Accept-Encoding headers (and,
 // for a Table, includeObject).
-func (s *Server) negotiateReply(r *web.Request, res *schema.Resource, watch bool) (reply, *apierrors.Status) {
+func (s *Server) negotiateReply(r *web.Request, res *api.Resource, watch bool) (reply, *apierrors.Status) {
 	accept := r.Header.Get("Accept")
 	out, err := encoding.NegotiateOutput(accept, endpointFor(res, watch))
 	if err != nil {
@@ -162,7 +162,7 @@ func (rep reply) encodeDocument(media encoding.Media, doc []byte) ([]byte, error
 }
 
 // writeObject answers with one stored object of res.
-func (rep reply) writeObject(w web.ResponseWriter, code int, res *schema.Resource, stored []byte) {
+func (rep reply) writeObject(w web.ResponseWriter, code int, res *api.Resource, stored []byte) {
 	doc := object.WithTypeMeta(registry.Viewed(res, stored), res.Kind, res.APIVersion())
 	if c := rep.out.Convert; c != nil {
 		var err error
@@ -183,7 +183,7 @@ func (rep reply) writeObject(w web.ResponseWriter, code int, res *schema.Resourc
 // bytes as they are, each handed to w without copying (the ResponseWriter
 // buffers small writes), so a large list costs one copy into the connection and
 // no large allocation; other media build the document.
-func (rep reply) writeList(w web.ResponseWriter, res *schema.Resource, meta listMeta, items []registry.Item) {
+func (rep reply) writeList(w web.ResponseWriter, res *api.Resource, meta listMeta, items []registry.Item) {
 	if rep.out.Convert == nil {
 		items = registry.ViewedItems(res, items) // Tables print the stored form, as kube prints its internal one
 	}
@@ -254,7 +254,7 @@ func (b bodyWriter) release() {
 
 // listFrame is a JSON <Kind>List around its items: the head up to "items":[ and
 // the tail after them.
-func listFrame(res *schema.Resource, meta listMeta) (head, tail []byte) {
+func listFrame(res *api.Resource, meta listMeta) (head, tail []byte) {
 	head = make([]byte, 0, 128)
 	head = append(head, `{"kind":`...)
 	head = strconv.AppendQuote(head, res.ListKind())
@@ -270,7 +270,7 @@ func listFrame(res *schema.Resource, meta listMeta) (head, tail []byte) {
 // listDocument builds the list as one JSON document of size bytes (without the
 // final newline) from its frame, converted when the client asked for a Table
 // or metadata only.
-func (rep reply) listDocument(res *schema.Resource, meta listMeta, items []registry.Item, head, tail []byte, size int) ([]byte, error) {
+func (rep reply) listDocument(res *api.Resource, meta listMeta, items []registry.Item, head, tail []byte, size int) ([]byte, error) {
 	if c := rep.out.Convert; c != nil {
 		return rep.convertList(*c, res, meta, items)
 	}
@@ -327,7 +327,7 @@ func (rep reply) sendStatus(w web.ResponseWriter, code int, st *apierrors.Status
 // kube-apiserver's ErrorNegotiated does: in the first representation of a
 // Status the Accept header allows, else in indented JSON. res is nil for a
 // path that names no resource.
-func writeEarlyStatus(w web.ResponseWriter, r *web.Request, res *schema.Resource, st *apierrors.Status) {
+func writeEarlyStatus(w web.ResponseWriter, r *web.Request, res *api.Resource, st *apierrors.Status) {
 	out, err := encoding.NegotiateOutput(r.Header.Get("Accept"), encoding.Endpoint{Protobuf: res == nil || protobufServed(res)})
 	if err != nil {
 		setRetryAfter(w, st)
@@ -341,7 +341,7 @@ func writeEarlyStatus(w web.ResponseWriter, r *web.Request, res *schema.Resource
 // writeRouterStatus is writeEarlyStatus for a method no route of the path
 // takes: kube's router answers it through serializers without CBOR, so a
 // CBOR Accept gets the raw JSON of a failed negotiation.
-func writeRouterStatus(w web.ResponseWriter, r *web.Request, res *schema.Resource, st *apierrors.Status) {
+func writeRouterStatus(w web.ResponseWriter, r *web.Request, res *api.Resource, st *apierrors.Status) {
 	if out, err := encoding.NegotiateOutput(r.Header.Get("Accept"), encoding.Endpoint{Protobuf: res == nil || protobufServed(res)}); err == nil && out.Media == encoding.CBOR {
 		writeRawJSON(w, st.Code, st)
 		return
@@ -372,7 +372,7 @@ func isJSONBody(r *web.Request) bool {
 // into the JSON object form of res's kind, then does what validation says
 // with the unknown and duplicate fields kube's strict decoding finds in it:
 // warnings, or (Strict) kube's 400.
-func decodeBody(r *web.Request, res *schema.Resource, body []byte, validation fieldvalidation.Directive) (object.Object, error) {
+func decodeBody(r *web.Request, res *api.Resource, body []byte, validation fieldvalidation.Directive) (object.Object, error) {
 	if err := checkBodyKind(r, res, body); err != nil {
 		return nil, err
 	}
@@ -389,7 +389,7 @@ func decodeBody(r *web.Request, res *schema.Resource, body []byte, validation fi
 // checkBodyKind answers, as kube-apiserver does, a body for a built-in kind
 // that names another kind or version (what it leaves out is res's): one kube
 // has no type for it cannot decode; another it decodes, then cannot convert.
-func checkBodyKind(r *web.Request, res *schema.Resource, body []byte) error {
+func checkBodyKind(r *web.Request, res *api.Resource, body []byte) error {
 	if !types.Known(res.APIVersion(), res.Kind) {
 		return nil
 	}
@@ -420,7 +420,7 @@ func checkBodyKind(r *web.Request, res *schema.Resource, body []byte) error {
 
 // bodyKind reads the apiVersion and kind a body names, as kube's serializers
 // first do, and whether it could.
-func bodyKind(r *web.Request, res *schema.Resource, body []byte) (apiVersion, kind string, ok bool) {
+func bodyKind(r *web.Request, res *api.Resource, body []byte) (apiVersion, kind string, ok bool) {
 	media, err := encoding.NegotiateInput(r.Header.Get("Content-Type"), endpointFor(res, false))
 	if err != nil {
 		return "", "", false
@@ -450,7 +450,7 @@ func bodyKind(r *web.Request, res *schema.Resource, body []byte) (apiVersion, ki
 // mapping first, then what the JSON holds. Protobuf bodies have none (kube's
 // protobuf decoding drops unknown fields in every mode), nor, until custom
 // resources have schemas, bodies of kinds without a Go type.
-func strictErrors(r *web.Request, res *schema.Resource, body []byte) []error {
+func strictErrors(r *web.Request, res *api.Resource, body []byte) []error {
 	apiVersion, kind := res.APIVersion(), res.Kind
 	if res.Custom != nil {
 		return customStrictErrors(r, res, body)
@@ -480,7 +480,7 @@ func strictErrors(r *web.Request, res *schema.Resource, body []byte) []error {
 
 // customStrictErrors are the fields of a custom object's body its schema
 // does not know (which pruning drops), and for YAML the keys given twice.
-func customStrictErrors(r *web.Request, res *schema.Resource, body []byte) []error {
+func customStrictErrors(r *web.Request, res *api.Resource, body []byte) []error {
 	var errs []error
 	media, _ := encoding.NegotiateInput(r.Header.Get("Content-Type"), endpointFor(res, false))
 	obj, err := decodeBodyAs(r, res, res.Version, res.APIVersion(), res.Kind, res.Kind, body)
@@ -504,7 +504,7 @@ func customStrictErrors(r *web.Request, res *schema.Resource, body []byte) []err
 // read are 415 or 400. A built-in kind's body is read into its Go type as kube
 // reads it: a value of the wrong type is kube's 400, fields the type does not
 // have are dropped.
-func decodeBodyAs(r *web.Request, res *schema.Resource, version, apiVersion, kind, target string, body []byte) (object.Object, error) {
+func decodeBodyAs(r *web.Request, res *api.Resource, version, apiVersion, kind, target string, body []byte) (object.Object, error) {
 	media, err := encoding.NegotiateInput(r.Header.Get("Content-Type"), endpointFor(res, false))
 	if err != nil {
 		return nil, notAcceptable(err)
@@ -592,7 +592,7 @@ func summarizeBody(body []byte) string {
 // are encoded once per representation, however many watchers share it.
 type watchCodec struct {
 	rep reply
-	res *schema.Resource
+	res *api.Resource
 	key string // the representation, for Event.Encoded
 	// table prints each event as a Table (as=Table): the first with the column
 	// definitions, so it is per watch and not shared.

@@ -9,6 +9,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"kubeplay/core/api"
 	"kubeplay/core/apierrors"
 	"kubeplay/core/encoding"
 	"kubeplay/core/field"
@@ -16,13 +17,12 @@ import (
 	"kubeplay/core/object"
 	"kubeplay/core/registry"
 	"kubeplay/core/request"
-	"kubeplay/core/schema"
 	"kubeplay/core/web"
 )
 
 // target is what a resource request addresses.
 type target struct {
-	res       *schema.Resource
+	res       *api.Resource
 	namespace string // "" for cluster-scoped resources and all-namespace lists
 	name      string
 	sub       string
@@ -110,7 +110,7 @@ var patchContentTypes = []string{"application/json-patch+json", "application/mer
 // and that the Accept header names (parameters aside) a media type the route
 // produces, those of the resource's collection including their watch forms.
 // Custom resources have no such route: kube's CRD handler serves them.
-func checkRoute(r *web.Request, res *schema.Resource, verb string) *apierrors.Status {
+func checkRoute(r *web.Request, res *api.Resource, verb string) *apierrors.Status {
 	if res.Custom != nil {
 		return nil
 	}
@@ -352,7 +352,7 @@ func (s *Server) get(w web.ResponseWriter, r *web.Request, t target) error {
 // answerResource is the resource whose kind a request reads and answers
 // with: a subresource's own kind when it has one (autoscaling/v1 Scale), else
 // the resource's.
-func (t target) answerResource() *schema.Resource {
+func (t target) answerResource() *api.Resource {
 	sub := t.res.Sub(t.sub)
 	if sub == nil || sub.Kind == t.res.Kind {
 		return t.res
@@ -361,7 +361,7 @@ func (t target) answerResource() *schema.Resource {
 	if sub.Group == t.res.Group { // a kind of the resource's own group (a Pod's Binding)
 		version = t.res.Version
 	}
-	return &schema.Resource{Group: sub.Group, Version: version, Kind: sub.Kind, Plural: t.res.Plural, Namespaced: t.res.Namespaced}
+	return &api.Resource{Group: sub.Group, Version: version, Kind: sub.Kind, Plural: t.res.Plural, Namespaced: t.res.Namespaced}
 }
 
 func (s *Server) list(w web.ResponseWriter, r *web.Request, t target) error {
@@ -402,7 +402,7 @@ func readBody(r *web.Request) ([]byte, error) {
 // readObject reads and decodes the object of a create or update (with its
 // field validation), checking that it is of the resource's kind and
 // apiVersion (defaulting them when absent).
-func readObject(r *web.Request, res *schema.Resource, validation fieldvalidation.Directive) (object.Object, error) {
+func readObject(r *web.Request, res *api.Resource, validation fieldvalidation.Directive) (object.Object, error) {
 	body, err := readBody(r)
 	if err != nil {
 		return nil, err

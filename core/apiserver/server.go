@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"kubeplay/core/api"
 	"kubeplay/core/apierrors"
 	"kubeplay/core/clock"
 	"kubeplay/core/crd"
@@ -25,7 +26,6 @@ import (
 	"kubeplay/core/podlogs"
 	"kubeplay/core/registry"
 	"kubeplay/core/request"
-	"kubeplay/core/schema"
 	"kubeplay/core/user"
 	"kubeplay/core/warning"
 	"kubeplay/core/web"
@@ -64,8 +64,8 @@ type Config struct {
 // Server is the API's handler.
 type Server struct {
 	cfg     Config
-	kinds   *schema.Registry // the served kinds
-	store   *registry.Store  // the objects: reads and writes
+	kinds   *api.Registry   // the served kinds
+	store   *registry.Store // the objects: reads and writes
 	handler web.Handler
 
 	openAPI *openapi.Service

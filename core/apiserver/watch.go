@@ -10,13 +10,13 @@ import (
 	"strconv"
 	"time"
 
+	"kubeplay/core/api"
 	"kubeplay/core/clock"
 	"kubeplay/core/encoding"
 	"kubeplay/core/encoding/protobuf"
 	"kubeplay/core/object"
 	"kubeplay/core/registry"
 	"kubeplay/core/request"
-	"kubeplay/core/schema"
 	"kubeplay/core/selector"
 	"kubeplay/core/types"
 	"kubeplay/core/web"
@@ -151,7 +151,7 @@ func (s *Server) requestBookmarks(ctx context.Context, watcher *registry.Watcher
 }
 
 // jsonEventFrame encodes one event as a JSON WatchEvent line.
-func jsonEventFrame(res *schema.Resource, e *registry.Event) []byte {
+func jsonEventFrame(res *api.Resource, e *registry.Event) []byte {
 	if e.Type == registry.Bookmark {
 		return watchFrame(nil, string(e.Type), bookmarkObject(res, e.Rev, ""))
 	}
@@ -176,7 +176,7 @@ func appendFrameHead(dst []byte, typ string) []byte {
 // kind with the revision, as kube-apiserver sends it (what its Go type always
 // writes included: a Pod's spec and status); with a blueprint, the
 // end-of-initial-events annotations.
-func bookmarkObject(res *schema.Resource, rev int64, blueprint string) []byte {
+func bookmarkObject(res *api.Resource, rev int64, blueprint string) []byte {
 	meta := map[string]any{"resourceVersion": strconv.FormatInt(rev, 10)}
 	if blueprint != "" {
 		meta["annotations"] = map[string]any{initialEventsEndAnnotation: "true", initialEventsListBlueprintAnnotation: blueprint}
@@ -200,7 +200,7 @@ const initialEventsListBlueprintAnnotation = "kubernetes.io/initial-events-list-
 
 // listBlueprint is the empty <Kind>List kube-apiserver encodes into the
 // blueprint annotation, in the watch's media, base64-encoded.
-func listBlueprint(res *schema.Resource, media encoding.Media) string {
+func listBlueprint(res *api.Resource, media encoding.Media) string {
 	list := []byte(`{"kind":"` + res.ListKind() + `","apiVersion":"` + res.APIVersion() + `","metadata":{},"items":null}` + "\n")
 	switch media {
 	case encoding.Protobuf:

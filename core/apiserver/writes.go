@@ -7,12 +7,12 @@ import (
 	"net/url"
 	"strconv"
 
+	"kubeplay/core/api"
 	"kubeplay/core/apierrors"
 	"kubeplay/core/field"
 	"kubeplay/core/object"
 	"kubeplay/core/patch"
 	"kubeplay/core/registry"
-	"kubeplay/core/schema"
 	"kubeplay/core/user"
 	"kubeplay/core/warning"
 	"kubeplay/core/web"
@@ -148,7 +148,7 @@ func (s *Server) patch(w web.ResponseWriter, r *web.Request, t target) error {
 // readDeleteOptions reads a delete's options as kube does: from its body
 // (DeleteOptions in any media the server reads) or, when it has none, from the
 // query.
-func readDeleteOptions(r *web.Request, res *schema.Resource) (registry.DeleteOptions, error) {
+func readDeleteOptions(r *web.Request, res *api.Resource) (registry.DeleteOptions, error) {
 	var o registry.DeleteOptions
 	body, err := readBody(r)
 	if err != nil {

@@ -22,14 +22,14 @@ import (
 	"sigs.k8s.io/structured-merge-diff/v4/merge"
 	"sigs.k8s.io/structured-merge-diff/v4/typed"
 
+	"kubeplay/core/api"
 	"kubeplay/core/apierrors"
 	"kubeplay/core/object"
-	"kubeplay/core/schema"
 )
 
 // write is one write as the field manager records it.
 type write struct {
-	res     *schema.Resource
+	res     *api.Resource
 	sub     string // the subresource written to, "" for the resource itself
 	manager string // the field manager's name ("" is kube's "unknown")
 	now     time.Time
@@ -47,7 +47,7 @@ type FieldManager struct{}
 // [{}] clears them (and they stay cleared until the next apply), invalid ones
 // are replaced by the stored ones. If managedFields cannot be computed, obj
 // is returned without any, as kube does.
-func (FieldManager) Update(res *schema.Resource, sub, manager string, now time.Time, old, obj object.Object) object.Object {
+func (FieldManager) Update(res *api.Resource, sub, manager string, now time.Time, old, obj object.Object) object.Object {
 	w := write{res, sub, manager, now}
 	meta := object.Meta(obj)
 	var liveMeta map[string]any
@@ -147,7 +147,7 @@ func (w write) update(old, obj object.Object, m managed, id managerID) (managed,
 // force, the fields client-side apply recorded in the last-applied annotation,
 // and keeps that annotation up to date. It returns the object to store with
 // its managedFields.
-func (FieldManager) Apply(res *schema.Resource, sub, manager string, now time.Time, live, config object.Object, force bool) (object.Object, error) {
+func (FieldManager) Apply(res *api.Resource, sub, manager string, now time.Time, live, config object.Object, force bool) (object.Object, error) {
 	w := write{res, sub, manager, now}
 	if live == nil {
 		live = zeroObject(w.res)
@@ -241,7 +241,7 @@ func plainError(format string, args ...any) error {
 }
 
 // describe names an object in kube's field manager errors: "ns/name; group/version, Kind=kind".
-func describe(res *schema.Resource, obj object.Object) string {
+func describe(res *api.Resource, obj object.Object) string {
 	return object.MetaString(obj, "namespace") + "/" + object.MetaString(obj, "name") + "; " + gvkString(res.APIVersion(), res.Kind)
 }
 
@@ -301,7 +301,7 @@ func (versionConverter) IsMissingVersionError(err error) bool {
 // name them (GetResetFields): nobody owns them through it. The resource itself
 // resets its status when status is a subresource; the status subresource
 // resets the spec (and, for some kinds, metadata); finalize resets status.
-func resetFields(res *schema.Resource, sub string) *fieldpath.Set {
+func resetFields(res *api.Resource, sub string) *fieldpath.Set {
 	switch sub {
 	case "":
 		if res.Sub("status") != nil {

@@ -6,12 +6,12 @@ import (
 	smdschema "sigs.k8s.io/structured-merge-diff/v4/schema"
 	"sigs.k8s.io/structured-merge-diff/v4/typed"
 
-	"kubeplay/core/schema"
+	"kubeplay/core/api"
 )
 
 // customTypes are the structured-merge-diff types of custom resources, by
 // resource (a definition's new version is a new resource).
-var customTypes sync.Map // *schema.Resource → typed.ParseableType
+var customTypes sync.Map // *api.Resource → typed.ParseableType
 
 // customType is the type a custom resource's openAPIV3Schema gives its
 // objects, as kube's apiextensions builds it: objects are maps of their
@@ -20,7 +20,7 @@ var customTypes sync.Map // *schema.Resource → typed.ParseableType
 // x-kubernetes-list-map-keys), x-kubernetes-map-type atomic makes a map
 // atomic, unknown fields kept (x-kubernetes-preserve-unknown-fields) are
 // deduced, and metadata is ObjectMeta.
-func customType(res *schema.Resource) (typed.ParseableType, error) {
+func customType(res *api.Resource) (typed.ParseableType, error) {
 	if t, ok := customTypes.Load(res); ok {
 		return t.(typed.ParseableType), nil
 	}

@@ -6,10 +6,10 @@ import (
 	"sigs.k8s.io/structured-merge-diff/v4/typed"
 	"sigs.k8s.io/yaml"
 
+	"kubeplay/core/api"
 	"kubeplay/core/apierrors"
 	"kubeplay/core/encoding"
 	"kubeplay/core/object"
-	"kubeplay/core/schema"
 	"kubeplay/core/types"
 )
 
@@ -68,7 +68,7 @@ func checkNumbers(v any) error {
 // typedObject is a merged object read into its kind's Go type, as kube
 // converts an apply's result: values come out as the typed object writes
 // them (core/encoding/protobuf's typed decoding, for the built-in kinds).
-func typedObject(res *schema.Resource, tv *typed.TypedValue) (object.Object, error) {
+func typedObject(res *api.Resource, tv *typed.TypedValue) (object.Object, error) {
 	doc, err := json.Marshal(tv.AsValue().Unstructured())
 	if err != nil {
 		return nil, err

@@ -28,10 +28,10 @@ import (
 	"sigs.k8s.io/structured-merge-diff/v4/fieldpath"
 	"sigs.k8s.io/structured-merge-diff/v4/typed"
 
+	"kubeplay/core/api"
 	"kubeplay/core/apierrors"
 	"kubeplay/core/kinds"
 	"kubeplay/core/object"
-	"kubeplay/core/schema"
 )
 
 // The differential tests: kubeplay's FieldManager against kube's own
@@ -45,7 +45,7 @@ import (
 // diffKinds are the kinds the differential tests write, with a typed object to
 // fuzz.
 var diffKinds = []struct {
-	res *schema.Resource
+	res *api.Resource
 	new func() runtime.Object
 }{
 	{servedResource("ConfigMap"), func() runtime.Object { return &corev1.ConfigMap{} }},
@@ -54,7 +54,7 @@ var diffKinds = []struct {
 	{servedResource("Pod"), func() runtime.Object { return &corev1.Pod{} }},
 }
 
-func servedResource(kind string) *schema.Resource {
+func servedResource(kind string) *api.Resource {
 	for _, r := range kinds.All() {
 		if r.Kind == kind {
 			return r
@@ -90,13 +90,13 @@ type noDefaults struct{}
 func (noDefaults) Default(runtime.Object) {}
 
 // zeroCreater makes the kind's zero object, as kube's scheme does for typed kinds.
-type zeroCreater struct{ res *schema.Resource }
+type zeroCreater struct{ res *api.Resource }
 
 func (z zeroCreater) New(kschema.GroupVersionKind) (runtime.Object, error) {
 	return toKube(z.res, zeroObject(z.res)), nil
 }
 
-func kubeFieldManager(t testing.TB, res *schema.Resource, sub string) *managedfields.FieldManager {
+func kubeFieldManager(t testing.TB, res *api.Resource, sub string) *managedfields.FieldManager {
 	t.Helper()
 	pt, err := kindType(res)
 	if err != nil {
@@ -116,7 +116,7 @@ func kubeFieldManager(t testing.TB, res *schema.Resource, sub string) *managedfi
 }
 
 // toKube is an object in kube's unstructured form, with its kind and apiVersion.
-func toKube(res *schema.Resource, obj object.Object) *unstructured.Unstructured {
+func toKube(res *api.Resource, obj object.Object) *unstructured.Unstructured {
 	u := smdValue(obj).(map[string]any)
 	u["apiVersion"], u["kind"] = res.APIVersion(), res.Kind
 	return &unstructured.Unstructured{Object: u}

@@ -7,8 +7,8 @@ import (
 	"sigs.k8s.io/structured-merge-diff/v4/fieldpath"
 	"sigs.k8s.io/structured-merge-diff/v4/merge"
 
+	"kubeplay/core/api"
 	"kubeplay/core/object"
-	"kubeplay/core/schema"
 )
 
 // The upgrade from client-side apply (kubectl apply, which records what it
@@ -29,7 +29,7 @@ const maxAnnotationsBytes = 256 << 10
 // lastAppliedFields are the fields of live that its last-applied annotation
 // sets to the values they still have: those client-side apply owns, which
 // kubectl may take. ok is false when there is no usable annotation.
-func lastAppliedFields(res *schema.Resource, live object.Object) (_ *fieldpath.Set, ok bool) {
+func lastAppliedFields(res *api.Resource, live object.Object) (_ *fieldpath.Set, ok bool) {
 	annotations, _ := object.Meta(live)["annotations"].(map[string]any)
 	doc, _ := annotations[lastAppliedAnnotation].(string)
 	if doc == "" {

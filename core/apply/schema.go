@@ -12,8 +12,8 @@ import (
 	"sigs.k8s.io/structured-merge-diff/v4/typed"
 	"sigs.k8s.io/structured-merge-diff/v4/value"
 
+	"kubeplay/core/api"
 	"kubeplay/core/object"
-	"kubeplay/core/schema"
 )
 
 //go:generate go run ../../tools/applyschema -out .
@@ -125,7 +125,7 @@ func integers(v any) any {
 // for the built-in kinds, its openAPIV3Schema's for custom resources, a type
 // deduced from each object otherwise (kube's, for kinds without a schema:
 // every field granular, every list atomic).
-func kindType(res *schema.Resource) (typed.ParseableType, error) {
+func kindType(res *api.Resource) (typed.ParseableType, error) {
 	if res.Custom != nil && res.Custom.OpenAPI != nil {
 		return customType(res)
 	}
@@ -143,7 +143,7 @@ func kindType(res *schema.Resource) (typed.ParseableType, error) {
 // zeroObject is the kind's empty object as kube's field manager sees it (its Go
 // type's fields without omitempty, null or empty): what a new object is
 // compared with.
-func zeroObject(res *schema.Resource) object.Object {
+func zeroObject(res *api.Resource) object.Object {
 	obj := object.Object{}
 	if doc, ok := zeroObjects[res.APIVersion()+"/"+res.Kind]; ok {
 		obj, _ = object.Decode([]byte(doc))
@@ -155,7 +155,7 @@ func zeroObject(res *schema.Resource) object.Object {
 // kube's typed objects always have them (status: {}, a template's
 // creationTimestamp: null): so that comparing two objects finds the changes
 // kube finds, not fields that only kubeplay's sparser form leaves out.
-func withZeroFields(res *schema.Resource, obj object.Object) object.Object {
+func withZeroFields(res *api.Resource, obj object.Object) object.Object {
 	zero := zeroObject(res)
 	if len(zero) == 0 {
 		return obj
@@ -189,7 +189,7 @@ func fillFrom(v, zero any) any {
 
 // toTypedUnvalidated is obj as a typed value, unchecked: the objects of an
 // update, read by the typed decoding, which comparing them checks again.
-func toTypedUnvalidated(res *schema.Resource, obj object.Object) (*typed.TypedValue, error) {
+func toTypedUnvalidated(res *api.Resource, obj object.Object) (*typed.TypedValue, error) {
 	t, err := kindType(res)
 	if err != nil {
 		return nil, err
@@ -199,7 +199,7 @@ func toTypedUnvalidated(res *schema.Resource, obj object.Object) (*typed.TypedVa
 
 // toTyped is obj (in core/object's form) as a typed value of res's kind, with
 // its kind and apiVersion, numbers as kube's unstructured objects hold them.
-func toTyped(res *schema.Resource, obj object.Object, opts ...typed.ValidationOptions) (*typed.TypedValue, error) {
+func toTyped(res *api.Resource, obj object.Object, opts ...typed.ValidationOptions) (*typed.TypedValue, error) {
 	t, err := kindType(res)
 	if err != nil {
 		return nil, err
@@ -209,7 +209,7 @@ func toTyped(res *schema.Resource, obj object.Object, opts ...typed.ValidationOp
 
 // smdObject is obj in the form structured-merge-diff reads, with its kind and
 // apiVersion, without managedFields (nobody's fields, and no part of a merge).
-func smdObject(res *schema.Resource, obj object.Object) map[string]any {
+func smdObject(res *api.Resource, obj object.Object) map[string]any {
 	u := smdValue(obj).(map[string]any)
 	u["apiVersion"], u["kind"] = res.APIVersion(), res.Kind
 	if meta, ok := u["metadata"].(map[string]any); ok {

@@ -7,10 +7,10 @@ import (
 	"sync"
 	"time"
 
+	"kubeplay/core/api"
 	"kubeplay/core/client"
 	"kubeplay/core/clock"
 	"kubeplay/core/object"
-	"kubeplay/core/schema"
 	"kubeplay/core/user"
 	"kubeplay/core/version"
 	"kubeplay/core/web"
@@ -27,23 +27,23 @@ const retryAfter = time.Second
 
 // Controller is kube's apiextensions controllers in one: it accepts a
 // definition's names (unless another definition of the group has them),
-// serves its versions in the schema registry and marks it Established, stops
+// serves its versions in the API registry (core/api) and marks it Established, stops
 // serving what it no longer serves, and finishes the deletion of a deleted
 // definition by deleting its objects, then its cleanup finalizer. It acts
 // through the handler as the API server's loopback client does.
 type Controller struct {
 	c        *client.Client
-	registry *schema.Registry
+	registry *api.Registry
 	clock    clock.Clock
 
-	mu     sync.Mutex                    // guards served: the loop and the informer's handler change it
-	served map[string][]*schema.Resource // by definition name
+	mu     sync.Mutex                 // guards served: the loop and the informer's handler change it
+	served map[string][]*api.Resource // by definition name
 }
 
 // NewController is the controller of reg's custom resources, acting through h.
-func NewController(h web.Handler, reg *schema.Registry, clk clock.Clock) *Controller {
+func NewController(h web.Handler, reg *api.Registry, clk clock.Clock) *Controller {
 	u := user.User{Name: "system:apiserver", UID: "kubeplay-apiserver", Groups: []string{"system:masters", "system:authenticated"}}
-	return &Controller{c: client.New(h, u, "kube-apiserver/"+version.Kubernetes+" (kubeplay)"), registry: reg, clock: clk, served: map[string][]*schema.Resource{}}
+	return &Controller{c: client.New(h, u, "kube-apiserver/"+version.Kubernetes+" (kubeplay)"), registry: reg, clock: clk, served: map[string][]*api.Resource{}}
 }
 
 // Restore serves the established definitions among stored, at once, as kube
@@ -174,15 +174,15 @@ func (c *Controller) serve(d *Definition) {
 
 // unserve stops serving the resources of the definition name that keep does
 // not hold.
-func (c *Controller) unserve(name string, keep []*schema.Resource) {
+func (c *Controller) unserve(name string, keep []*api.Resource) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.unserveLocked(name, keep)
 }
 
-func (c *Controller) unserveLocked(name string, keep []*schema.Resource) {
+func (c *Controller) unserveLocked(name string, keep []*api.Resource) {
 	for _, r := range c.served[name] {
-		if !slices.ContainsFunc(keep, func(k *schema.Resource) bool {
+		if !slices.ContainsFunc(keep, func(k *api.Resource) bool {
 			return k.Group == r.Group && k.Version == r.Version && k.Plural == r.Plural
 		}) {
 			c.registry.Remove(r.Group, r.Version, r.Plural)

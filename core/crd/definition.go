@@ -6,7 +6,7 @@
 // columns and its status and scale subresources; versions convert with the
 // None strategy, only apiVersion changes), the controller that names and
 // establishes definitions and serves and stops serving their resources in
-// the schema registry, deleting the objects of a deleted definition (as
+// the API registry (core/api), deleting the objects of a deleted definition (as
 // kube's finalizer does), and the OpenAPI v3 document of their group
 // versions (kubectl explain, server-side apply).
 //

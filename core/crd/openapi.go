@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"kubeplay/core/schema"
+	"kubeplay/core/api"
 )
 
 // Descriptions kube gives a custom resource's apiVersion, kind and metadata.
@@ -53,7 +53,7 @@ func schemaName(group, version, kind string) string {
 // kind and metadata, and its group-version-kind) and list schema, and the
 // get and patch operations of its paths (kubectl reads the fieldValidation
 // parameter of the patch).
-func Document(gv schema.GroupVersion, resources []*schema.Resource) ([]byte, bool) {
+func Document(gv api.GroupVersion, resources []*api.Resource) ([]byte, bool) {
 	var doc struct {
 		Paths      map[string]any `json:"paths"`
 		Components struct {

@@ -3,8 +3,8 @@ package crd
 import (
 	"strings"
 
+	"kubeplay/core/api"
 	"kubeplay/core/encoding/table"
-	"kubeplay/core/schema"
 )
 
 // Verbs a custom resource serves, and its subresources.
@@ -15,18 +15,18 @@ var (
 
 // Resources are the custom resources d serves: one per served version, under
 // its accepted names.
-func (d *Definition) Resources() []*schema.Resource {
+func (d *Definition) Resources() []*api.Resource {
 	names := d.Status.AcceptedNames
-	var out []*schema.Resource
+	var out []*api.Resource
 	for _, v := range d.Spec.Versions {
 		if !v.Served {
 			continue
 		}
-		r := &schema.Resource{
+		r := &api.Resource{
 			Group: d.Spec.Group, Version: v.Name, Kind: names.Kind, Plural: names.Plural,
 			Singular: names.Singular, ShortNames: names.ShortNames, Categories: names.Categories,
 			Namespaced: d.Spec.Scope == "Namespaced", Verbs: customVerbs, Generation: true,
-			Custom: &schema.CustomResource{Definition: d.Metadata.Name, Schema: (*Schema)(nil)},
+			Custom: &api.CustomResource{Definition: d.Metadata.Name, Schema: (*Schema)(nil)},
 		}
 		if r.Singular == "" {
 			r.Singular = strings.ToLower(names.Kind)
@@ -47,11 +47,11 @@ func (d *Definition) Resources() []*schema.Resource {
 		r.Custom.Printer, _ = table.ForCustom(cols)
 		if v.Subresources != nil {
 			if v.Subresources.Status != nil {
-				r.Subs = append(r.Subs, schema.Subresource{Name: "status", Kind: names.Kind, Group: d.Spec.Group, Verbs: subVerbs})
+				r.Subs = append(r.Subs, api.Subresource{Name: "status", Kind: names.Kind, Group: d.Spec.Group, Verbs: subVerbs})
 			}
 			if sc := v.Subresources.Scale; sc != nil {
-				r.Subs = append(r.Subs, schema.Subresource{Name: "scale", Kind: "Scale", Group: "autoscaling", Verbs: subVerbs})
-				r.Custom.Scale = &schema.ScalePaths{SpecReplicas: sc.SpecReplicasPath, StatusReplicas: sc.StatusReplicasPath, LabelSelector: sc.LabelSelectorPath}
+				r.Subs = append(r.Subs, api.Subresource{Name: "scale", Kind: "Scale", Group: "autoscaling", Verbs: subVerbs})
+				r.Custom.Scale = &api.ScalePaths{SpecReplicas: sc.SpecReplicasPath, StatusReplicas: sc.StatusReplicasPath, LabelSelector: sc.LabelSelectorPath}
 			}
 		}
 		out = append(out, r)

@@ -3,21 +3,21 @@ package kinds
 import (
 	"time"
 
+	"kubeplay/core/api"
 	"kubeplay/core/defaults"
 	"kubeplay/core/encoding/table"
 	"kubeplay/core/object"
-	"kubeplay/core/schema"
 )
 
 // cronJob is batch/v1 CronJob (its rules are not checked yet).
-func cronJob() *schema.Resource {
-	return &schema.Resource{
+func cronJob() *api.Resource {
+	return &api.Resource{
 		Group: "batch", Version: "v1", Kind: "CronJob", Plural: "cronjobs", Singular: "cronjob",
 		Namespaced: true, ShortNames: []string{"cj"}, Categories: []string{"all"}, Verbs: allVerbs,
 		Generation: true,
-		Subs:       []schema.Subresource{{Name: "status", Kind: "CronJob", Group: "batch", Verbs: statusVerbs}},
+		Subs:       []api.Subresource{{Name: "status", Kind: "CronJob", Group: "batch", Verbs: statusVerbs}},
 		Defaults:   defaultCronJob,
-		Hooks: schema.Hooks{
+		Hooks: api.Hooks{
 			Canonicalize:     convertTemplate,
 			PrepareForCreate: func(obj object.Object, _ time.Time) { obj["status"] = map[string]any{} },
 		},

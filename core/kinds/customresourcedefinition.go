@@ -4,25 +4,25 @@ import (
 	"slices"
 	"time"
 
+	"kubeplay/core/api"
 	"kubeplay/core/crd"
 	"kubeplay/core/field"
 	"kubeplay/core/object"
-	"kubeplay/core/schema"
 )
 
 // customResourceDefinition is apiextensions.k8s.io/v1
 // CustomResourceDefinition: its defaults, status and validation are
 // core/crd's; its first delete only marks it, as kube's REST does.
-func customResourceDefinition() *schema.Resource {
-	return &schema.Resource{
+func customResourceDefinition() *api.Resource {
+	return &api.Resource{
 		Group: "apiextensions.k8s.io", Version: "v1", Kind: "CustomResourceDefinition",
 		Plural: "customresourcedefinitions", Singular: "customresourcedefinition",
 		ShortNames: []string{"crd", "crds"}, Categories: []string{"api-extensions"}, Verbs: allVerbs, Generation: true, Untyped: true,
-		Subs: []schema.Subresource{{Name: "status", Kind: "CustomResourceDefinition", Group: "apiextensions.k8s.io", Verbs: statusVerbs}},
-		Hooks: schema.Hooks{
+		Subs: []api.Subresource{{Name: "status", Kind: "CustomResourceDefinition", Group: "apiextensions.k8s.io", Verbs: statusVerbs}},
+		Hooks: api.Hooks{
 			Canonicalize:     crd.Canonicalize,
 			PrepareForCreate: func(obj object.Object, _ time.Time) { crd.PrepareForCreate(obj) },
-			PrepareForUpdate: func(u schema.Update) object.Object {
+			PrepareForUpdate: func(u api.Update) object.Object {
 				out := u.Generic()
 				if u.Sub == "" {
 					crd.PrepareForUpdate(out, u.Old)

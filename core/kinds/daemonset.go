@@ -4,27 +4,27 @@ import (
 	"strconv"
 	"time"
 
+	"kubeplay/core/api"
 	"kubeplay/core/defaults"
 	"kubeplay/core/encoding/table"
 	"kubeplay/core/object"
-	"kubeplay/core/schema"
 )
 
 // daemonSet is apps/v1 DaemonSet (its rules are not checked yet).
-func daemonSet() *schema.Resource {
-	return &schema.Resource{
+func daemonSet() *api.Resource {
+	return &api.Resource{
 		Group: "apps", Version: "v1", Kind: "DaemonSet", Plural: "daemonsets", Singular: "daemonset",
 		Namespaced: true, ShortNames: []string{"ds"}, Categories: []string{"all"}, Verbs: allVerbs,
 		Generation: true,
-		Subs:       []schema.Subresource{{Name: "status", Kind: "DaemonSet", Group: "apps", Verbs: statusVerbs}},
+		Subs:       []api.Subresource{{Name: "status", Kind: "DaemonSet", Group: "apps", Verbs: statusVerbs}},
 		Defaults:   defaultDaemonSet,
-		Hooks: schema.Hooks{
+		Hooks: api.Hooks{
 			Canonicalize: convertTemplate,
 			PrepareForCreate: func(obj object.Object, _ time.Time) {
 				obj["status"] = map[string]any{"currentNumberScheduled": 0, "numberMisscheduled": 0, "desiredNumberScheduled": 0, "numberReady": 0}
 				countTemplateGeneration(obj, nil, "")
 			},
-			PrepareForUpdate: func(u schema.Update) object.Object {
+			PrepareForUpdate: func(u api.Update) object.Object {
 				out := u.Generic()
 				countTemplateGeneration(out, u.Old, u.Sub)
 				return out

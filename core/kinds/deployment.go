@@ -3,26 +3,26 @@ package kinds
 import (
 	"time"
 
+	"kubeplay/core/api"
 	"kubeplay/core/defaults"
 	"kubeplay/core/encoding/table"
 	"kubeplay/core/object"
-	"kubeplay/core/schema"
 	"kubeplay/core/validation"
 )
 
 // deployment is apps/v1 Deployment.
-func deployment() *schema.Resource {
-	return &schema.Resource{
+func deployment() *api.Resource {
+	return &api.Resource{
 		Group: "apps", Version: "v1", Kind: "Deployment", Plural: "deployments", Singular: "deployment",
 		Namespaced: true, ShortNames: []string{"deploy"}, Categories: []string{"all"}, Verbs: allVerbs,
 		Generation: true,
-		Subs: []schema.Subresource{
+		Subs: []api.Subresource{
 			{Name: "scale", Kind: "Scale", Group: "autoscaling", Verbs: statusVerbs},
 			{Name: "status", Kind: "Deployment", Group: "apps", Verbs: statusVerbs},
 		},
 		ScaleSelector: labelSelectorScale,
 		Defaults:      defaultDeployment,
-		Hooks: schema.Hooks{
+		Hooks: api.Hooks{
 			StatusResetsMetadata: []string{"labels"},
 			LabelChecksOnUpdate:  3,
 			Canonicalize:         convertTemplate,
@@ -61,10 +61,10 @@ func defaultDeployment(m map[string]any) {
 // prepareDeploymentUpdate: a write to a Deployment's status may change its
 // annotations too, as kube's deploymentStatusStrategy lets it (the
 // controller records the revision so, without a new generation).
-func prepareDeploymentUpdate(u schema.Update) object.Object {
+func prepareDeploymentUpdate(u api.Update) object.Object {
 	out := u.Generic()
 	if u.Sub == "status" {
-		schema.SetOrDelete(object.Meta(out), "annotations", object.Meta(u.Obj))
+		api.SetOrDelete(object.Meta(out), "annotations", object.Meta(u.Obj))
 	}
 	return out
 }

@@ -1,16 +1,16 @@
 package kinds
 
 import (
+	"kubeplay/core/api"
 	"kubeplay/core/encoding/table"
-	"kubeplay/core/schema"
 )
 
 // endpoints is v1 Endpoints.
-func endpoints() *schema.Resource {
-	return &schema.Resource{
+func endpoints() *api.Resource {
+	return &api.Resource{
 		Version: "v1", Kind: "Endpoints", Plural: "endpoints", Singular: "endpoints",
 		Namespaced: true, ShortNames: []string{"ep"}, Verbs: allVerbs, CreateOnUpdate: true,
-		Hooks:   schema.Hooks{LabelChecksOnUpdate: 4},
+		Hooks:   api.Hooks{LabelChecksOnUpdate: 4},
 		Printer: table.Endpoints,
 	}
 }

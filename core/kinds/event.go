@@ -1,19 +1,19 @@
 package kinds
 
 import (
+	"kubeplay/core/api"
 	"kubeplay/core/conversion"
 	"kubeplay/core/encoding/table"
 	"kubeplay/core/field"
 	"kubeplay/core/object"
-	"kubeplay/core/schema"
 	"kubeplay/core/validation"
 )
 
 // event is v1 Event.
-func event() *schema.Resource {
-	return &schema.Resource{
+func event() *api.Resource {
+	return &api.Resource{
 		Version: "v1", Kind: "Event", Plural: "events", Singular: "event", Namespaced: true,
-		ShortNames: []string{"ev"}, Verbs: allVerbs, CreateOnUpdate: true, Names: schema.PathSegment,
+		ShortNames: []string{"ev"}, Verbs: allVerbs, CreateOnUpdate: true, Names: api.PathSegment,
 		Fields: map[string]func(object.Object) string{
 			"involvedObject.kind":            str("involvedObject", "kind"),
 			"involvedObject.namespace":       str("involvedObject", "namespace"),
@@ -27,7 +27,7 @@ func event() *schema.Resource {
 			"source":                         str("source", "component"),
 			"type":                           str("type"),
 		},
-		Hooks: schema.Hooks{
+		Hooks: api.Hooks{
 			LabelChecksOnUpdate: 2,
 			// kube's legacy rules, on update too.
 			Validate:            validation.Event,
@@ -41,17 +41,17 @@ func event() *schema.Resource {
 // whose objects it shares (kube stores one and converts), with field
 // selectors under its own names, and its writes checked by its own rules
 // (kube validates Events by the request's version).
-func eventsV1(event *schema.Resource) *schema.Resource {
-	return &schema.Resource{
+func eventsV1(event *api.Resource) *api.Resource {
+	return &api.Resource{
 		Group: "events.k8s.io", Version: "v1", Kind: "Event", Plural: "events", Singular: "event",
-		Namespaced: true, ShortNames: []string{"ev"}, Verbs: allVerbs, CreateOnUpdate: true, Names: schema.PathSegment,
-		Hooks: schema.Hooks{
+		Namespaced: true, ShortNames: []string{"ev"}, Verbs: allVerbs, CreateOnUpdate: true, Names: api.PathSegment,
+		Hooks: api.Hooks{
 			Validate: validation.EventsV1,
 			ValidateUpdate: func(obj, old object.Object, _ string) field.ErrorList {
 				return validation.EventsV1Update(obj, old)
 			},
 		},
-		View: &schema.View{
+		View: &api.View{
 			Stored: event,
 			FieldLabels: map[string]string{ // kube's field label conversion for events.k8s.io/v1
 				"metadata.name":             "metadata.name",

@@ -6,22 +6,22 @@ import (
 	"strings"
 	"time"
 
+	"kubeplay/core/api"
 	"kubeplay/core/encoding/table"
 	"kubeplay/core/field"
 	"kubeplay/core/flowcontrol/bootstrap"
 	"kubeplay/core/object"
-	"kubeplay/core/schema"
 	"kubeplay/core/validation"
 )
 
 // flowSchema is flowcontrol.apiserver.k8s.io/v1 FlowSchema.
-func flowSchema() *schema.Resource {
-	return &schema.Resource{
+func flowSchema() *api.Resource {
+	return &api.Resource{
 		Group: "flowcontrol.apiserver.k8s.io", Version: "v1", Kind: "FlowSchema",
 		Plural: "flowschemas", Singular: "flowschema", Verbs: allVerbs, Generation: true,
-		Subs:     []schema.Subresource{{Name: "status", Kind: "FlowSchema", Group: "flowcontrol.apiserver.k8s.io", Verbs: statusVerbs}},
+		Subs:     []api.Subresource{{Name: "status", Kind: "FlowSchema", Group: "flowcontrol.apiserver.k8s.io", Verbs: statusVerbs}},
 		Defaults: defaultFlowSchema,
-		Hooks: schema.Hooks{
+		Hooks: api.Hooks{
 			LabelChecksOnUpdate: 3,
 			AsWritten:           true,
 			PrepareForCreate:    func(obj object.Object, _ time.Time) { obj["status"] = map[string]any{} },

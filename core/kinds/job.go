@@ -3,22 +3,22 @@ package kinds
 import (
 	"time"
 
+	"kubeplay/core/api"
 	"kubeplay/core/defaults"
 	"kubeplay/core/encoding/table"
 	"kubeplay/core/object"
-	"kubeplay/core/schema"
 )
 
 // job is batch/v1 Job (its rules are not checked yet).
-func job() *schema.Resource {
-	return &schema.Resource{
+func job() *api.Resource {
+	return &api.Resource{
 		Group: "batch", Version: "v1", Kind: "Job", Plural: "jobs", Singular: "job",
 		Namespaced: true, Categories: []string{"all"}, Verbs: allVerbs,
 		Generation: true,
-		Subs:       []schema.Subresource{{Name: "status", Kind: "Job", Group: "batch", Verbs: statusVerbs}},
+		Subs:       []api.Subresource{{Name: "status", Kind: "Job", Group: "batch", Verbs: statusVerbs}},
 		Fields:     map[string]func(object.Object) string{"status.successful": str("status", "succeeded")},
 		Defaults:   defaultJob,
-		Hooks: schema.Hooks{
+		Hooks: api.Hooks{
 			Canonicalize: convertTemplate,
 			PrepareForCreate: func(obj object.Object, _ time.Time) {
 				obj["status"] = map[string]any{}

@@ -3,7 +3,7 @@
 // short names and field selectors as kube-apiserver v1.32 serves them, its
 // strategy's hooks (what a new or updated object gets, its validation, its
 // warnings, how it is deleted), its own defaults and its printer. All is the
-// list that the schema registry serves, and through it core/registry's
+// list that the API registry (core/api) serves, and through it core/registry's
 // strategies, core/defaults and the Tables read.
 //
 // A descriptor may name rules kept where other kinds share them (the Pod
@@ -16,15 +16,15 @@ import (
 
 	"kubeplay/core/field"
 
+	"kubeplay/core/api"
 	"kubeplay/core/object"
-	"kubeplay/core/schema"
 )
 
 // All returns the built-in kinds of kube-apiserver v1.32 that kubeplay
 // serves, in the order discovery lists them.
-func All() []*schema.Resource {
+func All() []*api.Resource {
 	ev := event()
-	return []*schema.Resource{
+	return []*api.Resource{
 		namespace(), pod(), configMap(), secret(), service(), endpoints(), node(),
 		persistentVolumeClaim(), persistentVolume(), resourceQuota(), limitRange(), ev, serviceAccount(), replicationController(),
 		controllerRevision(), daemonSet(), deployment(), replicaSet(), statefulSet(),
@@ -36,7 +36,7 @@ func All() []*schema.Resource {
 
 // Verb sets as kube-apiserver's discovery lists them.
 var (
-	allVerbs     = schema.AllVerbs
+	allVerbs     = api.AllVerbs
 	clusterVerbs = []string{"create", "delete", "get", "list", "patch", "update", "watch"}
 	statusVerbs  = []string{"get", "patch", "update"}
 	createOnly   = []string{"create"}

@@ -1,16 +1,16 @@
 package kinds
 
 import (
+	"kubeplay/core/api"
 	"kubeplay/core/encoding/table"
-	"kubeplay/core/schema"
 )
 
 // lease is coordination.k8s.io/v1 Lease.
-func lease() *schema.Resource {
-	return &schema.Resource{
+func lease() *api.Resource {
+	return &api.Resource{
 		Group: "coordination.k8s.io", Version: "v1", Kind: "Lease", Plural: "leases", Singular: "lease",
 		Namespaced: true, Verbs: allVerbs, CreateOnUpdate: true, UpdateNeedsVersion: true,
-		Hooks:   schema.Hooks{LabelChecksOnUpdate: 3},
+		Hooks:   api.Hooks{LabelChecksOnUpdate: 3},
 		Printer: table.Lease,
 	}
 }

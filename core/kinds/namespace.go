@@ -4,26 +4,26 @@ import (
 	"slices"
 	"time"
 
+	"kubeplay/core/api"
 	"kubeplay/core/encoding/table"
 	"kubeplay/core/object"
-	"kubeplay/core/schema"
 )
 
 // namespace is v1 Namespace: held by its spec.finalizers until the
 // namespace controller has emptied it, which only the finalize subresource
 // changes; its deletion is its own, as kube's namespace REST deletion is.
-func namespace() *schema.Resource {
-	return &schema.Resource{
+func namespace() *api.Resource {
+	return &api.Resource{
 		Version: "v1", Kind: "Namespace", Plural: "namespaces", Singular: "namespace",
-		ShortNames: []string{"ns"}, Verbs: clusterVerbs, Names: schema.DNSLabel,
-		Subs: []schema.Subresource{
+		ShortNames: []string{"ns"}, Verbs: clusterVerbs, Names: api.DNSLabel,
+		Subs: []api.Subresource{
 			{Name: "finalize", Kind: "Namespace", Verbs: []string{"update"}},
 			{Name: "status", Kind: "Namespace", Verbs: statusVerbs},
 		},
 		ReturnDeleted: true,
 		Fields:        map[string]func(object.Object) string{"status.phase": str("status", "phase")},
 		Defaults:      defaultNamespace,
-		Hooks: schema.Hooks{
+		Hooks: api.Hooks{
 			LabelChecksOnUpdate: 4,
 			PrepareForCreate:    prepareNewNamespace,
 			PrepareForUpdate:    prepareNamespaceUpdate,
@@ -73,7 +73,7 @@ func prepareNewNamespace(obj object.Object, _ time.Time) {
 
 // prepareNamespaceUpdate: only the finalize subresource changes
 // spec.finalizers.
-func prepareNamespaceUpdate(u schema.Update) object.Object {
+func prepareNamespaceUpdate(u api.Update) object.Object {
 	if u.Sub != "finalize" {
 		obj := u.Generic()
 		if u.Sub == "" {
@@ -83,12 +83,12 @@ func prepareNamespaceUpdate(u schema.Update) object.Object {
 				obj["spec"] = spec
 			}
 			oldSpec, _ := u.Old["spec"].(map[string]any)
-			schema.SetOrDelete(spec, "finalizers", oldSpec)
+			api.SetOrDelete(spec, "finalizers", oldSpec)
 		}
 		return obj
 	}
 	out := object.DeepCopy(u.Old)
-	schema.KeepManagedFields(out, u.Obj)
+	api.KeepManagedFields(out, u.Obj)
 	spec, _ := out["spec"].(map[string]any)
 	if spec == nil {
 		spec = map[string]any{}

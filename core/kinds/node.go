@@ -1,21 +1,21 @@
 package kinds
 
 import (
+	"kubeplay/core/api"
 	"kubeplay/core/encoding/table"
 	"kubeplay/core/object"
-	"kubeplay/core/schema"
 )
 
 // node is v1 Node.
-func node() *schema.Resource {
-	return &schema.Resource{
+func node() *api.Resource {
+	return &api.Resource{
 		Version: "v1", Kind: "Node", Plural: "nodes", Singular: "node",
 		ShortNames: []string{"no"}, Verbs: allVerbs,
-		Subs: []schema.Subresource{
+		Subs: []api.Subresource{
 			{Name: "status", Kind: "Node", Verbs: statusVerbs},
 		},
 		Fields: map[string]func(object.Object) string{"spec.unschedulable": boolField("spec", "unschedulable")},
-		Hooks: schema.Hooks{
+		Hooks: api.Hooks{
 			LabelChecksOnUpdate: 4,
 			Admit: func(_ string, obj, old object.Object) error {
 				if old == nil {

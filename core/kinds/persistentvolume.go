@@ -3,23 +3,23 @@ package kinds
 import (
 	"time"
 
+	"kubeplay/core/api"
 	"kubeplay/core/defaults"
 	"kubeplay/core/encoding/table"
 	"kubeplay/core/field"
 	"kubeplay/core/object"
-	"kubeplay/core/schema"
 	"kubeplay/core/validation"
 )
 
 // persistentVolume is v1 PersistentVolume: a new volume is Pending; its
 // status notes when its phase last changed.
-func persistentVolume() *schema.Resource {
-	return &schema.Resource{
+func persistentVolume() *api.Resource {
+	return &api.Resource{
 		Version: "v1", Kind: "PersistentVolume", Plural: "persistentvolumes", Singular: "persistentvolume",
 		ShortNames: []string{"pv"}, Verbs: allVerbs, ReturnDeleted: true,
-		Subs:     []schema.Subresource{{Name: "status", Kind: "PersistentVolume", Verbs: statusVerbs}},
+		Subs:     []api.Subresource{{Name: "status", Kind: "PersistentVolume", Verbs: statusVerbs}},
 		Defaults: defaultPersistentVolume,
-		Hooks: schema.Hooks{
+		Hooks: api.Hooks{
 			LabelChecksOnUpdate: 4,
 			// Whatever status was sent, a new volume is Pending since now; a
 			// volume attributes class is dropped (kube's
@@ -56,7 +56,7 @@ func defaultPersistentVolume(m map[string]any) {
 // preparePersistentVolumeUpdate: the status subresource changes only the
 // status, and notes the time the phase changes unless the writer did; the
 // volume itself keeps its status.
-func preparePersistentVolumeUpdate(u schema.Update) object.Object {
+func preparePersistentVolumeUpdate(u api.Update) object.Object {
 	out := u.Generic()
 	if u.Sub != "status" {
 		dropAttributesClass(out, u.Old)

@@ -5,21 +5,21 @@ import (
 	"fmt"
 	"time"
 
+	"kubeplay/core/api"
 	"kubeplay/core/apierrors"
 	"kubeplay/core/defaults"
 	"kubeplay/core/encoding/table"
 	"kubeplay/core/object"
 	"kubeplay/core/quantity"
-	"kubeplay/core/schema"
 	"kubeplay/core/validation"
 )
 
 // pod is v1 Pod.
-func pod() *schema.Resource {
-	return &schema.Resource{
+func pod() *api.Resource {
+	return &api.Resource{
 		Version: "v1", Kind: "Pod", Plural: "pods", Singular: "pod", Namespaced: true,
 		ShortNames: []string{"po"}, Categories: []string{"all"}, Verbs: allVerbs,
-		Subs: []schema.Subresource{
+		Subs: []api.Subresource{
 			{Name: "binding", Kind: "Binding", Verbs: createOnly},
 			{Name: "eviction", Kind: "Eviction", Group: "policy", Verbs: []string{"create"}},
 			{Name: "log", Kind: "Pod", Verbs: []string{"get"}},
@@ -37,7 +37,7 @@ func pod() *schema.Resource {
 			"status.nominatedNodeName": str("status", "nominatedNodeName"),
 		},
 		Defaults: defaultPod,
-		Hooks: schema.Hooks{
+		Hooks: api.Hooks{
 			StatusResetsMetadata: []string{"deletionTimestamp", "ownerReferences"},
 			LabelChecksOnUpdate:  4,
 			Canonicalize:         convertPod,
@@ -46,7 +46,7 @@ func pod() *schema.Resource {
 				obj["status"] = map[string]any{"phase": "Pending", "qosClass": qosClass(spec)}
 			},
 			// A binding writes what it computed (node, condition).
-			PrepareForUpdate: func(u schema.Update) object.Object {
+			PrepareForUpdate: func(u api.Update) object.Object {
 				if u.Sub == "binding" {
 					return u.Obj
 				}

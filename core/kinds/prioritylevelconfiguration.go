@@ -5,22 +5,22 @@ import (
 	"math"
 	"time"
 
+	"kubeplay/core/api"
 	"kubeplay/core/defaults"
 	"kubeplay/core/encoding/table"
 	"kubeplay/core/field"
 	"kubeplay/core/flowcontrol/bootstrap"
 	"kubeplay/core/object"
-	"kubeplay/core/schema"
 )
 
 // priorityLevelConfiguration is flowcontrol.apiserver.k8s.io/v1 PriorityLevelConfiguration.
-func priorityLevelConfiguration() *schema.Resource {
-	return &schema.Resource{
+func priorityLevelConfiguration() *api.Resource {
+	return &api.Resource{
 		Group: "flowcontrol.apiserver.k8s.io", Version: "v1", Kind: "PriorityLevelConfiguration",
 		Plural: "prioritylevelconfigurations", Singular: "prioritylevelconfiguration", Verbs: allVerbs, Generation: true,
-		Subs:     []schema.Subresource{{Name: "status", Kind: "PriorityLevelConfiguration", Group: "flowcontrol.apiserver.k8s.io", Verbs: statusVerbs}},
+		Subs:     []api.Subresource{{Name: "status", Kind: "PriorityLevelConfiguration", Group: "flowcontrol.apiserver.k8s.io", Verbs: statusVerbs}},
 		Defaults: defaultPriorityLevel,
-		Hooks: schema.Hooks{
+		Hooks: api.Hooks{
 			LabelChecksOnUpdate: 3,
 			AsWritten:           true,
 			PrepareForCreate:    func(obj object.Object, _ time.Time) { obj["status"] = map[string]any{} },

@@ -4,23 +4,23 @@ import (
 	"strconv"
 	"time"
 
+	"kubeplay/core/api"
 	"kubeplay/core/defaults"
 	"kubeplay/core/encoding/table"
 	"kubeplay/core/field"
 	"kubeplay/core/object"
-	"kubeplay/core/schema"
 	"kubeplay/core/validation"
 )
 
 // replicationController is v1 ReplicationController, ReplicaSet's elder:
 // its selector is a plain label map, which defaults to its template's
 // labels.
-func replicationController() *schema.Resource {
-	return &schema.Resource{
+func replicationController() *api.Resource {
+	return &api.Resource{
 		Version: "v1", Kind: "ReplicationController", Plural: "replicationcontrollers", Singular: "replicationcontroller",
 		Namespaced: true, ShortNames: []string{"rc"}, Categories: []string{"all"}, Verbs: allVerbs,
 		Generation: true,
-		Subs: []schema.Subresource{
+		Subs: []api.Subresource{
 			{Name: "scale", Kind: "Scale", Group: "autoscaling", Verbs: statusVerbs},
 			{Name: "status", Kind: "ReplicationController", Verbs: statusVerbs},
 		},
@@ -39,7 +39,7 @@ func replicationController() *schema.Resource {
 			},
 		},
 		Defaults: defaultReplicationController,
-		Hooks: schema.Hooks{
+		Hooks: api.Hooks{
 			LabelChecksOnUpdate: 4,
 			Canonicalize:        convertTemplate,
 			PrepareForCreate:    func(obj object.Object, _ time.Time) { obj["status"] = map[string]any{"replicas": 0} },

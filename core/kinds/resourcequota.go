@@ -3,31 +3,31 @@ package kinds
 import (
 	"time"
 
+	"kubeplay/core/api"
 	"kubeplay/core/encoding/table"
 	"kubeplay/core/field"
 	"kubeplay/core/object"
-	"kubeplay/core/schema"
 	"kubeplay/core/validation"
 )
 
 // resourceQuota is v1 ResourceQuota: a new quota starts without status; the
 // quota and its status subresource each change only their own part. (What
 // a quota does to other writes is core/registry's quota admission.)
-func resourceQuota() *schema.Resource {
-	return &schema.Resource{
+func resourceQuota() *api.Resource {
+	return &api.Resource{
 		Version: "v1", Kind: "ResourceQuota", Plural: "resourcequotas", Singular: "resourcequota",
 		Namespaced: true, ShortNames: []string{"quota"}, Verbs: allVerbs, ReturnDeleted: true,
-		Subs: []schema.Subresource{{Name: "status", Kind: "ResourceQuota", Verbs: statusVerbs}},
-		Hooks: schema.Hooks{
+		Subs: []api.Subresource{{Name: "status", Kind: "ResourceQuota", Verbs: statusVerbs}},
+		Hooks: api.Hooks{
 			LabelChecksOnUpdate: 3,
 			PrepareForCreate:    func(obj object.Object, _ time.Time) { obj["status"] = map[string]any{} },
 			// A write to the status keeps the quota's spec (and changes the
 			// rest as written).
-			PrepareForUpdate: func(u schema.Update) object.Object {
+			PrepareForUpdate: func(u api.Update) object.Object {
 				if u.Sub != "status" {
 					return u.Generic()
 				}
-				schema.SetOrDelete(u.Obj, "spec", u.Old)
+				api.SetOrDelete(u.Obj, "spec", u.Old)
 				return u.Obj
 			},
 			Validate: validation.ResourceQuota,

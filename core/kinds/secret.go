@@ -4,23 +4,23 @@ import (
 	"encoding/base64"
 	"slices"
 
+	"kubeplay/core/api"
 	"kubeplay/core/defaults"
 	"kubeplay/core/encoding/table"
 	"kubeplay/core/field"
 	"kubeplay/core/object"
-	"kubeplay/core/schema"
 	"kubeplay/core/validation"
 )
 
 // secret is v1 Secret.
-func secret() *schema.Resource {
-	return &schema.Resource{
+func secret() *api.Resource {
+	return &api.Resource{
 		Version: "v1", Kind: "Secret", Plural: "secrets", Singular: "secret",
 		Namespaced: true, Verbs: allVerbs,
 		Fields: map[string]func(object.Object) string{"type": str("type")},
 		// SetDefaults_Secret: an Opaque one.
 		Defaults: func(m map[string]any) { defaults.SetString(m, "type", "Opaque") },
-		Hooks: schema.Hooks{
+		Hooks: api.Hooks{
 			LabelChecksOnUpdate: 4,
 			Canonicalize:        writeStringData,
 			Validate:            validation.Secret,

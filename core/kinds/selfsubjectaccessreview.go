@@ -1,12 +1,12 @@
 package kinds
 
 import (
-	"kubeplay/core/schema"
+	"kubeplay/core/api"
 )
 
 // selfSubjectAccessReview is authorization.k8s.io/v1 SelfSubjectAccessReview.
-func selfSubjectAccessReview() *schema.Resource {
-	return &schema.Resource{
+func selfSubjectAccessReview() *api.Resource {
+	return &api.Resource{
 		Group: "authorization.k8s.io", Version: "v1", Kind: "SelfSubjectAccessReview",
 		Plural: "selfsubjectaccessreviews", Singular: "selfsubjectaccessreview", Verbs: createOnly, Virtual: true,
 	}

@@ -1,12 +1,12 @@
 package kinds
 
 import (
-	"kubeplay/core/schema"
+	"kubeplay/core/api"
 )
 
 // selfSubjectReview is authentication.k8s.io/v1 SelfSubjectReview.
-func selfSubjectReview() *schema.Resource {
-	return &schema.Resource{
+func selfSubjectReview() *api.Resource {
+	return &api.Resource{
 		Group: "authentication.k8s.io", Version: "v1", Kind: "SelfSubjectReview",
 		Plural: "selfsubjectreviews", Singular: "selfsubjectreview", Verbs: createOnly, Virtual: true,
 	}

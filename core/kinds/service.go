@@ -5,11 +5,11 @@ import (
 	"slices"
 	"time"
 
+	"kubeplay/core/api"
 	"kubeplay/core/defaults"
 	"kubeplay/core/encoding/table"
 	"kubeplay/core/field"
 	"kubeplay/core/object"
-	"kubeplay/core/schema"
 	"kubeplay/core/validation"
 )
 
@@ -18,12 +18,12 @@ import (
 // clusterIP, the IP family policy and families are set as on a single-stack
 // IPv4 cluster, an update keeps what was allocated unless the type no longer
 // needs it, and the Service rules check the result.
-func service() *schema.Resource {
-	return &schema.Resource{
+func service() *api.Resource {
+	return &api.Resource{
 		Version: "v1", Kind: "Service", Plural: "services", Singular: "service",
 		Namespaced: true, ShortNames: []string{"svc"}, Categories: []string{"all"},
-		Verbs: allVerbs, Names: schema.DNS1035Label, CreateOnUpdate: true, ReturnDeleted: true,
-		Subs: []schema.Subresource{
+		Verbs: allVerbs, Names: api.DNS1035Label, CreateOnUpdate: true, ReturnDeleted: true,
+		Subs: []api.Subresource{
 			{Name: "status", Kind: "Service", Verbs: statusVerbs},
 		},
 		Fields: map[string]func(object.Object) string{
@@ -31,7 +31,7 @@ func service() *schema.Resource {
 			"spec.type":      str("spec", "type"),
 		},
 		Defaults: defaultService,
-		Hooks: schema.Hooks{
+		Hooks: api.Hooks{
 			LabelChecksOnUpdate: 4,
 			PrepareForCreate:    prepareNewService,
 			PrepareForUpdate:    prepareServiceUpdate,
@@ -106,7 +106,7 @@ func hideOnRead(spec map[string]any) {
 
 // prepareServiceUpdate: an update keeps what was allocated unless the type
 // no longer needs it, and keeps the IP fields in step.
-func prepareServiceUpdate(u schema.Update) object.Object {
+func prepareServiceUpdate(u api.Update) object.Object {
 	obj, old := u.Generic(), u.Old
 	if u.Sub != "" {
 		return obj

@@ -1,16 +1,16 @@
 package kinds
 
 import (
+	"kubeplay/core/api"
 	"kubeplay/core/encoding/table"
-	"kubeplay/core/schema"
 )
 
 // serviceAccount is v1 ServiceAccount.
-func serviceAccount() *schema.Resource {
-	return &schema.Resource{
+func serviceAccount() *api.Resource {
+	return &api.Resource{
 		Version: "v1", Kind: "ServiceAccount", Plural: "serviceaccounts", Singular: "serviceaccount",
 		Namespaced: true, ShortNames: []string{"sa"}, Verbs: allVerbs, ReturnDeleted: true,
-		Hooks:   schema.Hooks{LabelChecksOnUpdate: 4},
+		Hooks:   api.Hooks{LabelChecksOnUpdate: 4},
 		Printer: table.ServiceAccount,
 	}
 }

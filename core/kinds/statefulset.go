@@ -3,26 +3,26 @@ package kinds
 import (
 	"time"
 
+	"kubeplay/core/api"
 	"kubeplay/core/defaults"
 	"kubeplay/core/encoding/table"
 	"kubeplay/core/object"
-	"kubeplay/core/schema"
 	"kubeplay/core/validation"
 )
 
 // statefulSet is apps/v1 StatefulSet.
-func statefulSet() *schema.Resource {
-	return &schema.Resource{
+func statefulSet() *api.Resource {
+	return &api.Resource{
 		Group: "apps", Version: "v1", Kind: "StatefulSet", Plural: "statefulsets", Singular: "statefulset",
 		Namespaced: true, ShortNames: []string{"sts"}, Categories: []string{"all"}, Verbs: allVerbs,
-		Generation: true, Names: schema.DNSLabel,
-		Subs: []schema.Subresource{
+		Generation: true, Names: api.DNSLabel,
+		Subs: []api.Subresource{
 			{Name: "scale", Kind: "Scale", Group: "autoscaling", Verbs: statusVerbs},
 			{Name: "status", Kind: "StatefulSet", Group: "apps", Verbs: statusVerbs},
 		},
 		ScaleSelector: labelSelectorScale,
 		Defaults:      defaultStatefulSet,
-		Hooks: schema.Hooks{
+		Hooks: api.Hooks{
 			LabelChecksOnUpdate: 3,
 			Canonicalize:        convertTemplate,
 			PrepareForCreate: func(obj object.Object, _ time.Time) {

@@ -1,18 +1,18 @@
 package kinds
 
 import (
+	"kubeplay/core/api"
 	"kubeplay/core/defaults"
 	"kubeplay/core/encoding/table"
 	"kubeplay/core/field"
 	"kubeplay/core/object"
-	"kubeplay/core/schema"
 	"kubeplay/core/validation"
 )
 
 // storageClass is storage.k8s.io/v1 StorageClass: its rules, and what it
 // may not change.
-func storageClass() *schema.Resource {
-	return &schema.Resource{
+func storageClass() *api.Resource {
+	return &api.Resource{
 		Group: "storage.k8s.io", Version: "v1", Kind: "StorageClass", Plural: "storageclasses", Singular: "storageclass",
 		ShortNames: []string{"sc"}, Verbs: allVerbs, ReturnDeleted: true,
 		// SetDefaults_StorageClass: its volumes are deleted once released,
@@ -21,7 +21,7 @@ func storageClass() *schema.Resource {
 			defaults.SetUnset(m, "reclaimPolicy", "Delete")
 			defaults.SetUnset(m, "volumeBindingMode", "Immediate")
 		},
-		Hooks: schema.Hooks{
+		Hooks: api.Hooks{
 			LabelChecksOnUpdate: 4,
 			Validate:            validation.StorageClass,
 			ValidateUpdate: func(obj, old object.Object, _ string) field.ErrorList {

@@ -17,7 +17,7 @@
 // is first asked for (Options.Documents): the service worker from its cache, the
 // edge from a module of its own.
 //
-// The index follows the schema registry: it is rebuilt when the registry's
+// The index follows the API registry (core/api): it is rebuilt when the registry's
 // Generation changes, and a served group version that the built-in documents
 // do not describe (a CustomResourceDefinition's) gets its v3 document from
 // Options.Document, the seam where CRDs add their schemas.
@@ -36,10 +36,10 @@ import (
 	"sync"
 	"time"
 
+	"kubeplay/core/api"
 	"kubeplay/core/clock"
 	"kubeplay/core/encoding"
 	"kubeplay/core/openapi/bundle"
-	"kubeplay/core/schema"
 	"kubeplay/core/web"
 )
 
@@ -133,7 +133,7 @@ func unpackBuiltins(load func() ([]byte, error)) error {
 // DocumentFunc returns the OpenAPI v3 document (JSON) of a served group version
 // that the built-in documents do not describe, from its resources; false leaves
 // the group version out of the index.
-type DocumentFunc func(gv schema.GroupVersion, resources []*schema.Resource) ([]byte, bool)
+type DocumentFunc func(gv api.GroupVersion, resources []*api.Resource) ([]byte, bool)
 
 // Options configure a Service.
 type Options struct {
@@ -148,7 +148,7 @@ type Options struct {
 
 // Service serves the OpenAPI documents of one registry.
 type Service struct {
-	registry *schema.Registry
+	registry *api.Registry
 	clock    clock.Clock
 	document DocumentFunc
 	load     func() ([]byte, error) // documents.bin
@@ -162,7 +162,7 @@ type Service struct {
 }
 
 // New returns the Service of reg's documents.
-func New(reg *schema.Registry, o Options) *Service {
+func New(reg *api.Registry, o Options) *Service {
 	if o.Clock == nil {
 		o.Clock = clock.Real
 	}

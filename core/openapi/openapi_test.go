@@ -17,11 +17,11 @@ import (
 	"testing"
 	"time"
 
+	"kubeplay/core/api"
 	"kubeplay/core/clock"
 	"kubeplay/core/kinds"
 	"kubeplay/core/openapi"
 	"kubeplay/core/sandbox"
-	"kubeplay/core/schema"
 	"kubeplay/core/web"
 )
 
@@ -171,7 +171,7 @@ func TestK8S_URI_2_OpenAPIDocumentsAsKube(t *testing.T) {
 func TestK8S_URI_2_OpenAPICoversServedResources(t *testing.T) {
 	base := serve(t)
 	idx := index(t, base)
-	reg := schema.NewRegistry(kinds.All()...)
+	reg := api.NewRegistry(kinds.All()...)
 	wantDocs := map[string]bool{"apis": true, "version": true}
 	for _, gv := range reg.GroupVersions() {
 		g := "apis/" + gv.Group
@@ -327,11 +327,11 @@ func TestK8S_URI_2_OpenAPIGzipAndProtobuf(t *testing.T) {
 // do not describe (a CRD's) is listed once Options.Document describes it, and
 // the index follows the registry's generation.
 func TestK8S_URI_2_OpenAPIExtraDocuments(t *testing.T) {
-	reg := schema.NewRegistry(kinds.All()...)
+	reg := api.NewRegistry(kinds.All()...)
 	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	clk := clock.NewFake(start)
 	calls := 0
-	svc := openapi.New(reg, openapi.Options{Clock: clk, Document: func(gv schema.GroupVersion, rs []*schema.Resource) ([]byte, bool) {
+	svc := openapi.New(reg, openapi.Options{Clock: clk, Document: func(gv api.GroupVersion, rs []*api.Resource) ([]byte, bool) {
 		calls++
 		if gv.Group != "example.com" {
 			return nil, false
@@ -352,7 +352,7 @@ func TestK8S_URI_2_OpenAPIExtraDocuments(t *testing.T) {
 		t.Fatalf("index before the CRD: %s (%d calls)", idx, calls)
 	}
 	clk.Step(time.Minute)
-	reg.Add(&schema.Resource{Group: "example.com", Version: "v1", Kind: "Widget", Plural: "widgets", Namespaced: true})
+	reg.Add(&api.Resource{Group: "example.com", Version: "v1", Kind: "Widget", Plural: "widgets", Namespaced: true})
 	var parsed struct {
 		Paths map[string]struct{ ServerRelativeURL string } `json:"paths"`
 	}

@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"sync"
 
+	"kubeplay/core/api"
 	"kubeplay/core/apierrors"
 	"kubeplay/core/budget"
 	"kubeplay/core/object"
-	"kubeplay/core/schema"
 )
 
 // Admission judges a write against the rest of the cluster, as kube's admission
@@ -28,7 +28,7 @@ func (s *Store) admit(op Operation, t Target, obj, old object.Object) error {
 	return nil
 }
 
-// kindAdmission runs the kinds' own admission (schema.Hooks.Admit: a Pod's
+// kindAdmission runs the kinds' own admission (api.Hooks.Admit: a Pod's
 // service account, priority and tolerations, a Node's taint) on a create or
 // an update of an object itself.
 type kindAdmission struct{}
@@ -107,7 +107,7 @@ func (n *namespaceLifecycle) terminating(ns string, stored []byte) (bool, error)
 // systemNamespaces exist from the start, as on a new cluster.
 var systemNamespaces = []string{"default", "kube-node-lease", "kube-public", "kube-system"}
 
-func (s *Store) namespaces() *schema.Resource { return s.schema.Lookup("", "v1", "namespaces") }
+func (s *Store) namespaces() *api.Resource { return s.schema.Lookup("", "v1", "namespaces") }
 
 // CreateSystemNamespaces creates the system namespaces that are missing.
 func (s *Store) CreateSystemNamespaces() error {

@@ -8,12 +8,12 @@ import (
 	"testing"
 	"time"
 
+	"kubeplay/core/api"
 	"kubeplay/core/apierrors"
 	"kubeplay/core/clock"
 	"kubeplay/core/kinds"
 	"kubeplay/core/object"
 	"kubeplay/core/registry"
-	"kubeplay/core/schema"
 )
 
 // The registry's strategies and admission plugins, through the Store's
@@ -25,7 +25,7 @@ import (
 type env struct {
 	t   *testing.T
 	s   *registry.Store
-	reg *schema.Registry
+	reg *api.Registry
 	clk *clock.Fake
 }
 
@@ -33,7 +33,7 @@ type env struct {
 // allowing at most pods Pods (0: any number).
 func newEnv(t *testing.T, pods int64) *env {
 	t.Helper()
-	reg := schema.NewRegistry(kinds.All()...)
+	reg := api.NewRegistry(kinds.All()...)
 	clk := clock.NewFake(time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC))
 	s, err := registry.Open(registry.Config{Schema: reg, Clock: clk, Pods: pods})
 	if err != nil {

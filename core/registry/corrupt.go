@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"strings"
 
+	"kubeplay/core/api"
 	"kubeplay/core/apierrors"
 	"kubeplay/core/field"
-	"kubeplay/core/schema"
 	"kubeplay/core/storage"
 	"kubeplay/core/web"
 )
@@ -35,7 +35,7 @@ func IsCorrupt[T string | []byte](value T) bool { return len(value) == 0 || valu
 // etcdKey is the key kube-apiserver would store the object under in etcd,
 // after /registry: the resource's prefix (a few built-in kinds have their
 // own), the namespace and the name.
-func etcdKey(res *schema.Resource, namespace, name string) string {
+func etcdKey(res *api.Resource, namespace, name string) string {
 	prefix := "/" + res.Plural
 	switch {
 	case res.Group == "" && res.Plural == "services":
@@ -59,14 +59,14 @@ func storageError(key string) string {
 }
 
 // CorruptObjectError is kube's answer to reading a corrupt object.
-func CorruptObjectError(res *schema.Resource, namespace, name string) *apierrors.Status {
+func CorruptObjectError(res *api.Resource, namespace, name string) *apierrors.Status {
 	return apierrors.NewInternal(errors.New(storageError(etcdKey(res, namespace, name))))
 }
 
 // CheckReadable is kube's answer to a list whose items (store keys and
 // values of res's collection) hold corrupt objects: a 500 StorageReadError
 // naming each of them.
-func CheckReadable(res *schema.Resource, items []storage.Item) error {
+func CheckReadable(res *api.Resource, items []storage.Item) error {
 	var causes []apierrors.StatusCause
 	for _, it := range items {
 		if !IsCorrupt(it.Value) {
@@ -133,7 +133,7 @@ func (s *Store) forceDeleteCorrupt(t Target) (DeleteResult, error) {
 }
 
 // splitKey is the namespace and name of a store key of res's collection.
-func splitKey(res *schema.Resource, key string) (namespace, name string) {
+func splitKey(res *api.Resource, key string) (namespace, name string) {
 	rest := strings.TrimPrefix(key, collectionPrefix(res, ""))
 	if res.Namespaced {
 		if namespace, name, ok := strings.Cut(rest, "/"); ok {

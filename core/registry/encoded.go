@@ -3,20 +3,20 @@ package registry
 import (
 	"sync"
 
+	"kubeplay/core/api"
 	"kubeplay/core/encoding"
 	"kubeplay/core/encoding/protobuf"
 	"kubeplay/core/object"
-	"kubeplay/core/schema"
 	"kubeplay/core/types"
 )
 
-// How stored objects are shown: through a view (schema.View) in its form,
+// How stored objects are shown: through a view (api.View) in its form,
 // and in the binary media, whose encodings the registry keeps as kube's
 // watch cache keeps an object's serializations.
 
 // Viewed is a stored object as res shows it: converted to its form when
-// res is a view (schema.View), written as its Go type writes it.
-func Viewed(res *schema.Resource, stored []byte) []byte {
+// res is a view (api.View), written as its Go type writes it.
+func Viewed(res *api.Resource, stored []byte) []byte {
 	if res.View == nil {
 		return stored
 	}
@@ -33,7 +33,7 @@ func Viewed(res *schema.Resource, stored []byte) []byte {
 }
 
 // ViewedItems are stored items as res shows them.
-func ViewedItems(res *schema.Resource, items []Item) []Item {
+func ViewedItems(res *api.Resource, items []Item) []Item {
 	if res.View == nil {
 		return items
 	}
@@ -71,12 +71,12 @@ const itemCacheBudget = 64 << 20
 
 // Encoded is a stored object of res in media (protobuf or CBOR), without
 // envelope or tag: as it sits inside a list.
-func (s *Store) Encoded(media encoding.Media, res *schema.Resource, it Item) ([]byte, error) {
+func (s *Store) Encoded(media encoding.Media, res *api.Resource, it Item) ([]byte, error) {
 	return s.items.encoded(media, res, it)
 }
 
 // encoded is Encoded through the cache.
-func (c *itemCache) encoded(media encoding.Media, res *schema.Resource, it Item) ([]byte, error) {
+func (c *itemCache) encoded(media encoding.Media, res *api.Resource, it Item) ([]byte, error) {
 	k := itemCacheKey{media, res.APIVersion(), it.Key}
 	c.mu.Lock()
 	e, ok := c.entries[k]

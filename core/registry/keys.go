@@ -3,7 +3,7 @@ package registry
 import (
 	"strings"
 
-	"kubeplay/core/schema"
+	"kubeplay/core/api"
 )
 
 // Store keys are GROUP/PLURAL/NAMESPACE/NAME for namespaced objects and
@@ -20,7 +20,7 @@ func groupSegment(group string) string {
 
 // objectKey is the store key of one object (a view's objects are those of the
 // resource it views).
-func objectKey(res *schema.Resource, namespace, name string) string {
+func objectKey(res *api.Resource, namespace, name string) string {
 	res = res.Storage()
 	if res.Namespaced {
 		return groupSegment(res.Group) + "/" + res.Plural + "/" + namespace + "/" + name
@@ -29,7 +29,7 @@ func objectKey(res *schema.Resource, namespace, name string) string {
 }
 
 // collectionPrefix is the key prefix of a list: every namespace when namespace is "".
-func collectionPrefix(res *schema.Resource, namespace string) string {
+func collectionPrefix(res *api.Resource, namespace string) string {
 	res = res.Storage()
 	p := groupSegment(res.Group) + "/" + res.Plural + "/"
 	if res.Namespaced && namespace != "" {
@@ -53,13 +53,13 @@ func collectionOfKey(key string) string {
 }
 
 // collectionName is the collection of res's objects (collectionOfKey).
-func collectionName(res *schema.Resource) string {
+func collectionName(res *api.Resource) string {
 	res = res.Storage()
 	return groupSegment(res.Group) + "/" + res.Plural
 }
 
 // resourceForKey is the served resource a store key belongs to.
-func resourceForKey(reg *schema.Registry, key string) *schema.Resource {
+func resourceForKey(reg *api.Registry, key string) *api.Resource {
 	group, rest, ok := strings.Cut(key, "/")
 	if !ok {
 		return nil

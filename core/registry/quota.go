@@ -3,10 +3,10 @@ package registry
 import (
 	"errors"
 
+	"kubeplay/core/api"
 	"kubeplay/core/object"
 	"kubeplay/core/quantity"
 	"kubeplay/core/quota"
-	"kubeplay/core/schema"
 	"kubeplay/core/storage"
 )
 
@@ -94,7 +94,7 @@ func (a quotaAdmission) charge(t Target, name string, charges []quota.Charge) er
 var errQuotaGone = errors.New("registry: quota deleted")
 
 // quotaResource is the ResourceQuotas' resource.
-func (s *Store) quotaResource() *schema.Resource { return s.schema.Lookup("", "v1", "resourcequotas") }
+func (s *Store) quotaResource() *api.Resource { return s.schema.Lookup("", "v1", "resourcequotas") }
 
 // pendingCharge is what an update (or a create through one) must charge its
 // quotas before it is stored: the store's update charges them, outside its

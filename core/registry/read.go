@@ -7,11 +7,11 @@ import (
 	"strings"
 	"time"
 
+	"kubeplay/core/api"
 	"kubeplay/core/apierrors"
 	"kubeplay/core/budget"
 	"kubeplay/core/clock"
 	"kubeplay/core/object"
-	"kubeplay/core/schema"
 	"kubeplay/core/selector"
 	"kubeplay/core/storage"
 	"kubeplay/core/validation"
@@ -80,7 +80,7 @@ func (s *Store) Revision() int64 { return s.storage.Revision() }
 func (s *Store) Compact(rev int64) (int64, error) { return s.storage.Compact(rev) }
 
 // Count is how many objects of res are stored.
-func (s *Store) Count(res *schema.Resource) int64 {
+func (s *Store) Count(res *api.Resource) int64 {
 	return s.storage.Count(collectionName(res))
 }
 
@@ -100,12 +100,12 @@ func (s *Store) Close() error { return s.storage.Close() }
 
 // Current is the object of res stored as namespace/name now, as stored
 // (undecodable included), and whether there is one.
-func (s *Store) Current(res *schema.Resource, namespace, name string) ([]byte, bool) {
+func (s *Store) Current(res *api.Resource, namespace, name string) ([]byte, bool) {
 	return s.storage.Get(objectKey(res, namespace, name))
 }
 
 // Decoded is every stored object of res that decodes, as they are now.
-func (s *Store) Decoded(res *schema.Resource) []object.Object {
+func (s *Store) Decoded(res *api.Resource) []object.Object {
 	l, err := s.storage.List(storage.ListOptions{Prefix: collectionPrefix(res, "")})
 	if err != nil {
 		return nil
@@ -140,13 +140,13 @@ func (s *Store) waitFresh(ctx context.Context, rev int64, cached bool) error {
 // watchCached says whether kube-apiserver keeps a watch cache of res: of
 // every resource but Events (its default --watch-cache-sizes leave them out),
 // whose reads all go to etcd.
-func watchCached(res *schema.Resource) bool {
+func watchCached(res *api.Resource) bool {
 	return res.Plural != "events" || res.Group != "" && res.Group != "events.k8s.io"
 }
 
 // Get reads one object of res as stored, not older than revision rv (0:
 // any): 404 when it is missing, kube's error for an object it cannot decode.
-func (s *Store) Get(ctx context.Context, res *schema.Resource, namespace, name string, rv int64) ([]byte, error) {
+func (s *Store) Get(ctx context.Context, res *api.Resource, namespace, name string, rv int64) ([]byte, error) {
 	if rv > 0 {
 		if err := s.waitFresh(ctx, rv, watchCached(res)); err != nil {
 			return nil, err
@@ -163,7 +163,7 @@ func (s *Store) Get(ctx context.Context, res *schema.Resource, namespace, name s
 }
 
 // listBinding ties continue tokens to one list: collection, namespace, selectors.
-func listBinding(res *schema.Resource, namespace string, o *ListOptions) string {
+func listBinding(res *api.Resource, namespace string, o *ListOptions) string {
 	return collectionPrefix(res, namespace) + "\x00" + o.Labels.String() + "\x00" + o.Fields.String()
 }
 
@@ -171,7 +171,7 @@ func listBinding(res *schema.Resource, namespace string, o *ListOptions) string 
 // res in namespace) and returns the revision and the key, relative to the
 // collection, it continues at; a token that is malformed, altered or of
 // another list is 400.
-func DecodeContinue(res *schema.Resource, namespace string, o *ListOptions) (rv int64, after string, err error) {
+func DecodeContinue(res *api.Resource, namespace string, o *ListOptions) (rv int64, after string, err error) {
 	return decodeContinue(o.Continue, listBinding(res, namespace, o))
 }
 
@@ -180,7 +180,7 @@ func DecodeContinue(res *schema.Resource, namespace string, o *ListOptions) (rv 
 // the list continues one or asks for an exact revision or the resource has
 // no cache, a page at a time with a limit (continue tokens bound to the
 // list), one key when the field selector names one object.
-func (s *Store) List(ctx context.Context, res *schema.Resource, namespace string, o *ListOptions) (*List, error) {
+func (s *Store) List(ctx context.Context, res *api.Resource, namespace string, o *ListOptions) (*List, error) {
 	prefix := collectionPrefix(res, namespace)
 	lo := storage.ListOptions{Prefix: prefix, Filter: o.filter()}
 	if o.Limit > 0 {
@@ -270,7 +270,7 @@ func (s *Store) List(ctx context.Context, res *schema.Resource, namespace string
 // object (kube's SelectionPredicate.MatchesSingle, with the namespace of the
 // request or, across namespaces, of the selector): "" when it does not, or
 // when it continues a list.
-func singleKey(res *schema.Resource, namespace string, o *ListOptions) string {
+func singleKey(res *api.Resource, namespace string, o *ListOptions) string {
 	name, ok := o.Fields.RequiresExactMatch("metadata.name")
 	if !ok || o.Continue != "" || len(validation.PathSegmentName(name)) > 0 {
 		return ""
@@ -303,7 +303,7 @@ func (e *ExpiredWatch) Error() string { return e.Status.Error() }
 // from now for sendInitialEvents=false at "" or "0". A watch from a
 // compacted revision is an *ExpiredWatch; one over the sandbox's budget is
 // kube's exceeded quota.
-func (s *Store) Watch(ctx context.Context, res *schema.Resource, namespace string, o *ListOptions) (*Watcher, error) {
+func (s *Store) Watch(ctx context.Context, res *api.Resource, namespace string, o *ListOptions) (*Watcher, error) {
 	wo := storage.WatchOptions{Prefix: collectionPrefix(res, namespace), Filter: o.filter()}
 	switch {
 	case o.SendInitialEvents != nil && *o.SendInitialEvents: // also a watch from "" or "0" (the handler's defaults)

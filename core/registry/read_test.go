@@ -3,7 +3,7 @@ package registry
 import (
 	"testing"
 
-	"kubeplay/core/schema"
+	"kubeplay/core/api"
 )
 
 // TestK8S_RV_3_EventsAreNotWatchCached: Events (core and events.k8s.io) have
@@ -14,7 +14,7 @@ func TestK8S_RV_3_EventsAreNotWatchCached(t *testing.T) {
 		group  string
 		cached bool
 	}{{"", false}, {"events.k8s.io", false}, {"example.com", true}} {
-		if got := watchCached(&schema.Resource{Group: c.group, Plural: "events"}); got != c.cached {
+		if got := watchCached(&api.Resource{Group: c.group, Plural: "events"}); got != c.cached {
 			t.Errorf("events in %q: cached %v, want %v", c.group, got, c.cached)
 		}
 	}

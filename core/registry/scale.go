@@ -4,10 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"kubeplay/core/api"
 	"kubeplay/core/apierrors"
 	"kubeplay/core/field"
 	"kubeplay/core/object"
-	"kubeplay/core/schema"
 )
 
 // The scale subresource (autoscaling/v1 Scale) of Deployments, ReplicaSets and
@@ -18,10 +18,10 @@ import (
 
 // builtinScale are where the built-in kinds keep what their Scale shows
 // (their selector is their descriptor's to show: ScaleSelector).
-var builtinScale = schema.ScalePaths{SpecReplicas: ".spec.replicas", StatusReplicas: ".status.replicas"}
+var builtinScale = api.ScalePaths{SpecReplicas: ".spec.replicas", StatusReplicas: ".status.replicas"}
 
 // scalePaths are where res's objects keep what their Scale shows.
-func scalePaths(res *schema.Resource) schema.ScalePaths {
+func scalePaths(res *api.Resource) api.ScalePaths {
 	if res.Custom != nil && res.Custom.Scale != nil {
 		return *res.Custom.Scale
 	}
@@ -31,7 +31,7 @@ func scalePaths(res *schema.Resource) schema.ScalePaths {
 // ScaleOf is the Scale of a stored parent object of res, in stored form (no
 // kind or apiVersion). A custom resource without the replicas its scale
 // subresource names has none: kube's 500.
-func ScaleOf(res *schema.Resource, parent object.Object) (object.Object, error) {
+func ScaleOf(res *api.Resource, parent object.Object) (object.Object, error) {
 	meta := object.Meta(parent)
 	sm := map[string]any{}
 	for _, f := range []string{"name", "namespace", "uid", "resourceVersion", "creationTimestamp"} {
@@ -94,7 +94,7 @@ func scaleInfo(t Target, info UpdatedObjectInfo) UpdatedObjectInfo {
 }
 
 // scaleAnswer is what a scale write answers: the Scale of the parent stored.
-func scaleAnswer(res *schema.Resource, stored []byte) ([]byte, error) {
+func scaleAnswer(res *api.Resource, stored []byte) ([]byte, error) {
 	obj, err := object.Decode(stored)
 	if err != nil {
 		return nil, apierrors.NewInternal(err)

@@ -23,6 +23,7 @@ import (
 	"strconv"
 	"time"
 
+	"kubeplay/core/api"
 	"kubeplay/core/apierrors"
 	"kubeplay/core/auth"
 	"kubeplay/core/budget"
@@ -30,7 +31,6 @@ import (
 	"kubeplay/core/field"
 	"kubeplay/core/object"
 	"kubeplay/core/quota"
-	"kubeplay/core/schema"
 	"kubeplay/core/storage"
 	"kubeplay/core/user"
 )
@@ -38,7 +38,7 @@ import (
 // Store is the generic registry store of every served kind.
 type Store struct {
 	storage   *storage.Store
-	schema    *schema.Registry
+	schema    *api.Registry
 	clock     clock.Clock
 	fields    FieldManager
 	admission []Admission
@@ -57,7 +57,7 @@ type FieldManager interface {
 	// Update records in obj's managedFields what manager's write to res
 	// (through subresource sub, at now) changes from old (nil for a new
 	// object), and returns obj.
-	Update(res *schema.Resource, sub, manager string, now time.Time, old, obj object.Object) object.Object
+	Update(res *api.Resource, sub, manager string, now time.Time, old, obj object.Object) object.Object
 }
 
 // Config configures a Store.
@@ -67,7 +67,7 @@ type Config struct {
 	// fields of an object, its collection, how it is restamped) and the clock.
 	Storage storage.Config
 	// Schema is the served kinds.
-	Schema *schema.Registry
+	Schema *api.Registry
 	// Clock is the registry's time and storage's; nil is the wall clock.
 	Clock clock.Clock
 	// Fields records writes in metadata.managedFields; nil records nothing.
@@ -138,11 +138,11 @@ func (s *Store) attrs(key string, value []byte) storage.Attrs {
 func (s *Store) Storage() *storage.Store { return s.storage }
 
 // Schema is the served kinds.
-func (s *Store) Schema() *schema.Registry { return s.schema }
+func (s *Store) Schema() *api.Registry { return s.schema }
 
 // Target is what a write addresses.
 type Target struct {
-	Res       *schema.Resource
+	Res       *api.Resource
 	Namespace string // "" for cluster-scoped resources
 	Name      string
 	Sub       string // the subresource, "" for the resource itself
@@ -163,7 +163,7 @@ type Target struct {
 	Warn func(text string)
 	// Via is the view the write came through (Res is then what it views):
 	// the kind's strategy validates by the request's version, as kube's do.
-	Via *schema.Resource
+	Via *api.Resource
 	// charged is what the write charged its namespace's quotas so far (an
 	// update charges them, then tries again): their limits are judged
 	// without it.
@@ -172,7 +172,7 @@ type Target struct {
 
 // served is the resource the request named: its objects are what a missing
 // or conflicting object is called (kube's qualified resource).
-func (t Target) served() *schema.Resource {
+func (t Target) served() *api.Resource {
 	if t.Via != nil {
 		return t.Via
 	}
@@ -593,7 +593,7 @@ func dropEmptyMeta(meta map[string]any) {
 }
 
 // keepServerFields carries over the metadata only the server writes.
-func keepServerFields(obj, old object.Object, res *schema.Resource) {
+func keepServerFields(obj, old object.Object, res *api.Resource) {
 	oldMeta, meta := object.Meta(old), object.Meta(obj)
 	for _, f := range []string{"uid", "creationTimestamp", "generation", "deletionTimestamp", "deletionGracePeriodSeconds", "generateName"} {
 		if v, ok := oldMeta[f]; ok {

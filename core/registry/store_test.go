@@ -7,16 +7,16 @@ import (
 	"testing"
 	"time"
 
+	"kubeplay/core/api"
 	"kubeplay/core/apierrors"
 	"kubeplay/core/clock"
 	"kubeplay/core/kinds"
 	"kubeplay/core/object"
-	"kubeplay/core/schema"
 )
 
-func newStore(t *testing.T) (*Store, *schema.Registry, *clock.Fake) {
+func newStore(t *testing.T) (*Store, *api.Registry, *clock.Fake) {
 	t.Helper()
-	reg := schema.NewRegistry(kinds.All()...)
+	reg := api.NewRegistry(kinds.All()...)
 	clk := clock.NewFake(time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC))
 	s, err := Open(Config{Schema: reg, Clock: clk})
 	if err != nil {
@@ -26,7 +26,7 @@ func newStore(t *testing.T) (*Store, *schema.Registry, *clock.Fake) {
 	return s, reg, clk
 }
 
-func target(reg *schema.Registry, group, version, plural, ns, name string) Target {
+func target(reg *api.Registry, group, version, plural, ns, name string) Target {
 	return Target{Res: reg.Lookup(group, version, plural), Namespace: ns, Name: name}
 }
 

@@ -3,18 +3,18 @@ package registry
 import (
 	"time"
 
+	"kubeplay/core/api"
 	"kubeplay/core/clock"
 	"kubeplay/core/defaults"
 	"kubeplay/core/field"
 	"kubeplay/core/object"
-	"kubeplay/core/schema"
 	"kubeplay/core/types"
 )
 
 // Strategy is what one kind does differently on its way into storage, as kube's
 // rest.RESTCreateStrategy, RESTUpdateStrategy and RESTDeleteStrategy are. The
 // generic Store calls it; a built-in kind's rules are its descriptor's hooks
-// (core/kinds, schema.Hooks), which the one strategy of every built-in kind
+// (core/kinds, api.Hooks), which the one strategy of every built-in kind
 // runs; a custom resource's are its definition's.
 type Strategy interface {
 	// Canonicalize writes what a request decoded into in the form kube stores:
@@ -71,16 +71,16 @@ func strategyFor(t Target, clk clock.Clock) Strategy {
 // resourceStrategy is what every kind does: the kind's defaults, a status
 // subresource that owns status, finalizers that hold a deleted object; and
 // what the kind's descriptor (core/kinds) says it does besides
-// (schema.Hooks).
+// (api.Hooks).
 type resourceStrategy struct {
-	res   *schema.Resource
-	via   *schema.Resource // the view the write came through, if any
-	clock clock.Clock      // the time for the kinds whose strategy notes it
+	res   *api.Resource
+	via   *api.Resource // the view the write came through, if any
+	clock clock.Clock   // the time for the kinds whose strategy notes it
 }
 
 // checks are the hooks that validate the write: the view's when it has its
 // own (kube validates by the request's version), else the kind's.
-func (s resourceStrategy) checks() *schema.Hooks {
+func (s resourceStrategy) checks() *api.Hooks {
 	if s.via != nil && s.via.Hooks.Validate != nil {
 		return &s.via.Hooks
 	}
@@ -107,7 +107,7 @@ func (s resourceStrategy) Canonicalize(obj object.Object) {
 
 // encode writes obj in its stored form, its fields in the order of its kind's
 // Go type, as kube-apiserver writes them.
-func encode(res *schema.Resource, obj object.Object) ([]byte, error) {
+func encode(res *api.Resource, obj object.Object) ([]byte, error) {
 	return object.EncodeOrdered(obj, types.Order(res.APIVersion(), res.Kind))
 }
 
@@ -162,7 +162,7 @@ func (s resourceStrategy) ValidateUpdate(obj, old object.Object, sub string) fie
 //
 //go:noinline
 func (s resourceStrategy) PrepareForUpdate(obj, old object.Object, sub string) object.Object {
-	u := schema.Update{Res: s.res, Obj: obj, Old: old, Sub: sub, Now: s.clock.Now()}
+	u := api.Update{Res: s.res, Obj: obj, Old: old, Sub: sub, Now: s.clock.Now()}
 	if h := s.res.Hooks.PrepareForUpdate; h != nil {
 		return h(u)
 	}
@@ -170,7 +170,7 @@ func (s resourceStrategy) PrepareForUpdate(obj, old object.Object, sub string) o
 }
 
 // BeginDelete: most kinds are deleted the generic way; a kind whose
-// deletion is its own (schema.Hooks.MarkDeleting) is marked by its first
+// deletion is its own (api.Hooks.MarkDeleting) is marked by its first
 // delete and left to its own finalizers.
 //
 //go:noinline

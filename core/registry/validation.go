@@ -1,11 +1,11 @@
 package registry
 
 import (
+	"kubeplay/core/api"
 	"kubeplay/core/apierrors"
 	"kubeplay/core/encoding/protobuf"
 	"kubeplay/core/field"
 	"kubeplay/core/object"
-	"kubeplay/core/schema"
 	"kubeplay/core/types"
 	"kubeplay/core/validation"
 	"kubeplay/core/web"
@@ -13,9 +13,9 @@ import (
 
 // validateObjectMeta checks the generateName and the name (by the kind's
 // rule) and the metadata the server reads.
-func validateObjectMeta(meta map[string]any, res *schema.Resource, name string) field.ErrorList {
+func validateObjectMeta(meta map[string]any, res *api.Resource, name string) field.ErrorList {
 	var prefix func(string) []string
-	if res.Names == schema.PathSegment {
+	if res.Names == api.PathSegment {
 		prefix = validation.PathSegmentPrefix
 	}
 	return validation.ObjectMeta(meta, name, func(n string) []string { return validateName(res.Names, n) }, prefix, res.Custom == nil)
@@ -34,16 +34,16 @@ func validateObjectMetaUpdate(meta, old map[string]any) field.ErrorList {
 }
 
 // validateName returns the messages for a name that breaks rule.
-func validateName(rule schema.NameRule, name string) []string {
+func validateName(rule api.NameRule, name string) []string {
 	if name == "" {
 		return nil
 	}
 	switch rule {
-	case schema.DNSLabel:
+	case api.DNSLabel:
 		return validation.DNS1123Label(name)
-	case schema.DNS1035Label:
+	case api.DNS1035Label:
 		return validation.DNS1035Label(name)
-	case schema.PathSegment:
+	case api.PathSegment:
 		return validation.PathSegmentName(name)
 	default:
 		return validation.DNS1123Subdomain(name)
@@ -59,7 +59,7 @@ const maxStorageRequest = 3 << 19
 // object as kube stores it (protobuf for the built-in kinds, JSON otherwise) and
 // its key, thrice; without managedFields, kubeplay's objects are a little smaller
 // than kube's, so the edge is approximate. stored is the object's JSON.
-func checkStorageSize(res *schema.Resource, key string, obj object.Object, stored []byte) error {
+func checkStorageSize(res *api.Resource, key string, obj object.Object, stored []byte) error {
 	if len(stored) <= maxStorageRequest-(256<<10) {
 		return nil // protobuf is never much larger than JSON: no need to measure
 	}
@@ -83,7 +83,7 @@ var checksNoMetadata = map[string]bool{"/Event": true}
 
 // validateUpdatedLabels is the causes kube gives an update for its object's
 // labels and annotations beyond the first check's (validateObjectMeta's).
-func validateUpdatedLabels(meta map[string]any, res *schema.Resource) field.ErrorList {
+func validateUpdatedLabels(meta map[string]any, res *api.Resource) field.ErrorList {
 	errs := validation.Labels(object.StringMap(meta, "labels"), field.NewPath("metadata", "labels"))
 	errs = append(errs, validation.Annotations(object.StringMap(meta, "annotations"), field.NewPath("metadata", "annotations"))...)
 	var again field.ErrorList

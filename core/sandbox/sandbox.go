@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"kubeplay/core/api"
 	"kubeplay/core/apiserver"
 	"kubeplay/core/apply"
 	"kubeplay/core/auth"
@@ -25,7 +26,6 @@ import (
 	"kubeplay/core/flowcontrol"
 	"kubeplay/core/kinds"
 	"kubeplay/core/registry"
-	"kubeplay/core/schema"
 	"kubeplay/core/sim"
 	"kubeplay/core/storage"
 )
@@ -45,8 +45,8 @@ type Config struct {
 	// APF), limits, clock (every part's), the kubelets' logs.
 	API apiserver.Config
 	// Resources are kinds served beside the built-ins: the xDS group
-	// (schema.XDS), with the host's check of Envoy resources.
-	Resources []*schema.Resource
+	// (api.XDS), with the host's check of Envoy resources.
+	Resources []*api.Resource
 	// Budget bounds what the sandbox holds and opens (core/budget); the zero
 	// value bounds nothing.
 	Budget budget.Limits
@@ -190,7 +190,7 @@ func openRegistry(cfg Config) (*registry.Store, error) {
 	sc.Budget = storage.Budget{Objects: cfg.Budget.Objects, Bytes: cfg.Budget.Bytes, Watchers: cfg.Budget.Watches}
 	return registry.Open(registry.Config{
 		Storage:        sc,
-		Schema:         schema.NewRegistry(append(kinds.All(), cfg.Resources...)...),
+		Schema:         api.NewRegistry(append(kinds.All(), cfg.Resources...)...),
 		Clock:          cfg.API.Clock,
 		Fields:         apply.FieldManager{},
 		Pods:           cfg.Budget.Pods,

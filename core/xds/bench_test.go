@@ -19,8 +19,8 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/durationpb"
 
+	"kubeplay/core/api"
 	"kubeplay/core/object"
-	"kubeplay/core/schema"
 )
 
 const (
@@ -57,7 +57,7 @@ func clusterObject(i int, timeout string, rv int) object.Object {
 }
 
 func (p *kubeplayPusher) set(i int, timeout string, rv int) {
-	r, errs := NewResource(schema.XDSKinds[2], clusterObject(i, timeout, rv))
+	r, errs := NewResource(api.XDSKinds[2], clusterObject(i, timeout, rv))
 	if len(errs) > 0 {
 		panic(errs)
 	}

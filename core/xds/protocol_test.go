@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"kubeplay/core/api"
 	"kubeplay/core/clock"
 	"kubeplay/core/object"
-	"kubeplay/core/schema"
 )
 
 // The cache and the discovery protocol, state of the world and delta, driven
@@ -26,15 +26,15 @@ const (
 )
 
 // kinds of the xDS group, by Kind.
-func kindOf(t *testing.T, kind string) schema.XDSKind {
+func kindOf(t *testing.T, kind string) api.XDSKind {
 	t.Helper()
-	for _, k := range schema.XDSKinds {
+	for _, k := range api.XDSKinds {
 		if k.Kind == kind {
 			return k
 		}
 	}
 	t.Fatalf("no xDS kind %s", kind)
-	return schema.XDSKind{}
+	return api.XDSKind{}
 }
 
 // fixture is a Server on a fake clock whose cache the test feeds.
@@ -55,7 +55,7 @@ func newFixture(t *testing.T) *fixture {
 func (f *fixture) put(kind, name string, spec map[string]any, extra map[string]any) *Resource {
 	f.t.Helper()
 	f.rv++
-	obj := object.Object{"apiVersion": schema.XDSGroup + "/v1", "kind": kind,
+	obj := object.Object{"apiVersion": api.XDSGroup + "/v1", "kind": kind,
 		"metadata": map[string]any{"name": name, "resourceVersion": strconv.Itoa(f.rv), "uid": "u-" + name, "generation": 1}, "spec": spec}
 	for k, v := range extra {
 		obj[k] = v

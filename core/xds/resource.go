@@ -6,9 +6,9 @@ import (
 
 	"google.golang.org/protobuf/encoding/protowire"
 
+	"kubeplay/core/api"
 	"kubeplay/core/field"
 	"kubeplay/core/object"
-	"kubeplay/core/schema"
 	"kubeplay/core/xds/envoypb"
 )
 
@@ -52,9 +52,9 @@ var objectFields = map[string]bool{"apiVersion": true, "kind": true, "metadata":
 // kind's Envoy type in proto JSON (a TypedResource's spec an Any naming a
 // known type), its ttl a positive duration, its aliases names, its
 // dynamicParameterConstraints Envoy's DynamicParameterConstraints. Every
-// error names its field. It is the check schema.XDS's kinds are served with.
+// error names its field. It is the check api.XDS's kinds are served with.
 func Validate(kind string, obj object.Object) field.ErrorList {
-	for _, k := range schema.XDSKinds {
+	for _, k := range api.XDSKinds {
 		if k.Kind == kind {
 			_, errs := NewResource(k, obj)
 			return errs
@@ -65,7 +65,7 @@ func Validate(kind string, obj object.Object) field.ErrorList {
 
 // NewResource is obj, an object of kind k, as the discovery service serves
 // it; an object that does not validate gives errors instead.
-func NewResource(k schema.XDSKind, obj object.Object) (*Resource, field.ErrorList) {
+func NewResource(k api.XDSKind, obj object.Object) (*Resource, field.ErrorList) {
 	var errs field.ErrorList
 	for key := range obj {
 		if !objectFields[key] {
@@ -153,7 +153,7 @@ func NewResource(k schema.XDSKind, obj object.Object) (*Resource, field.ErrorLis
 	if len(errs) > 0 {
 		return nil, errs
 	}
-	r.metadata = map[string]any{"filterMetadata": map[string]any{schema.XDSGroup: map[string]any{
+	r.metadata = map[string]any{"filterMetadata": map[string]any{api.XDSGroup: map[string]any{
 		"object": r.Object, "uid": meta["uid"], "resourceVersion": r.Version, "generation": meta["generation"],
 	}}}
 	r.encode(body)

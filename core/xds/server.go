@@ -1,6 +1,6 @@
 // Package xds owns kubeplay's xDS discovery service: Envoy's discovery
 // protocol (envoy.service.discovery.v3) served from the API objects of the
-// xds.kubeplay.dev group (schema.XDS), which it lists and watches as a client
+// xds.kubeplay.dev group (api.XDS), which it lists and watches as a client
 // of the API (core/client informers, through the handler), the way control
 // planes watch Kubernetes. It speaks state of the world and delta, per type
 // or aggregated (ADS), with versions, nonces, ACK and NACK, wildcard
@@ -24,11 +24,11 @@ import (
 	"sync"
 	"time"
 
+	"kubeplay/core/api"
 	"kubeplay/core/budget"
 	"kubeplay/core/client"
 	"kubeplay/core/clock"
 	"kubeplay/core/object"
-	"kubeplay/core/schema"
 	"kubeplay/core/user"
 	"kubeplay/core/web"
 	"kubeplay/core/xds/envoypb"
@@ -101,7 +101,7 @@ func (s *Server) Run(ctx context.Context) {
 	var wg sync.WaitGroup
 	s.mu.Lock()
 	s.ctx = ctx
-	for _, k := range schema.XDSKinds {
+	for _, k := range api.XDSKinds {
 		k := k
 		key := func(obj object.Object) string { return k.Kind + "/" + object.MetaString(obj, "name") }
 		put := func(obj object.Object) {
@@ -111,7 +111,7 @@ func (s *Server) Run(ctx context.Context) {
 			}
 			s.cache.set(key(obj), r, object.MetaString(obj, "resourceVersion"), r != nil)
 		}
-		inf := client.NewInformer(s.cfg.Client, "/apis/"+schema.XDSGroup+"/v1/"+k.Plural, client.Handler{
+		inf := client.NewInformer(s.cfg.Client, "/apis/"+api.XDSGroup+"/v1/"+k.Plural, client.Handler{
 			Add:    put,
 			Update: func(_, obj object.Object) { put(obj) },
 			Delete: func(obj object.Object) { s.cache.set(key(obj), nil, object.MetaString(obj, "resourceVersion"), true) },
@@ -133,7 +133,7 @@ func (s *Server) WaitSynced(ctx context.Context) error {
 		s.mu.Lock()
 		infs := s.synced
 		s.mu.Unlock()
-		if len(infs) == len(schema.XDSKinds) {
+		if len(infs) == len(api.XDSKinds) {
 			for _, inf := range infs {
 				select {
 				case <-inf.Synced():
@@ -163,13 +163,13 @@ func (s *Server) catchUp(ctx context.Context, typeURL string) {
 	if s.cfg.Client == nil {
 		return
 	}
-	k := schema.XDSKinds[len(schema.XDSKinds)-1] // TypedResource, for any other type
-	for _, kind := range schema.XDSKinds {
+	k := api.XDSKinds[len(api.XDSKinds)-1] // TypedResource, for any other type
+	for _, kind := range api.XDSKinds {
 		if kind.TypeURL == typeURL {
 			k = kind
 		}
 	}
-	list, err := s.cfg.Client.Get(ctx, "/apis/"+schema.XDSGroup+"/v1/"+k.Plural)
+	list, err := s.cfg.Client.Get(ctx, "/apis/"+api.XDSGroup+"/v1/"+k.Plural)
 	if err != nil {
 		return
 	}
@@ -447,7 +447,7 @@ func (ts *typeState) ttlResources() []*Resource {
 
 // served says whether a type URL names an Envoy type the server knows.
 func served(typeURL string) bool {
-	for _, k := range schema.XDSKinds {
+	for _, k := range api.XDSKinds {
 		if k.TypeURL == typeURL {
 			return true
 		}

@@ -4,7 +4,7 @@
 // It reads the api/openapi-spec that k8s.io/kubernetes publishes (the v3
 // document of every group version and the v2 swagger.json), fetched with
 // `go mod download` like any module, and keeps the paths of the served
-// resources (core/schema's built-ins: each resource's collection, object,
+// resources (core/kinds' built-ins: each resource's collection, object,
 // watch and served subresource paths, the group and version discovery paths,
 // /version) with every schema they reference, descriptions included: kubectl
 // explain prints them. Two things differ between the published documents and
@@ -37,9 +37,9 @@ import (
 	openapi_v2 "github.com/google/gnostic-models/openapiv2"
 	"google.golang.org/protobuf/proto"
 
+	"kubeplay/core/api"
 	"kubeplay/core/kinds"
 	"kubeplay/core/openapi/bundle"
-	"kubeplay/core/schema"
 )
 
 var (
@@ -134,7 +134,7 @@ func Generate(release string) (*Documents, error) {
 }
 
 // registry serves the built-in kinds the documents describe.
-func registry() *schema.Registry { return schema.NewRegistry(kinds.All()...) }
+func registry() *api.Registry { return api.NewRegistry(kinds.All()...) }
 
 // all is every document in the order they are packed.
 func (d *Documents) all() [][]byte {

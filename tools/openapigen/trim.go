@@ -6,23 +6,23 @@ import (
 	"slices"
 	"strings"
 
-	"kubeplay/core/schema"
+	"kubeplay/core/api"
 )
 
 // served says which API paths kubeplay serves: the group and version
 // discovery paths of the served groups, /version, and each served resource's
 // collection, object, watch and served subresource paths.
 type served struct {
-	resources map[string]map[string]*schema.Resource // by group-version path ("api/v1") and plural
-	groups    map[string]bool                        // "api", "apis", "apis/apps", "version"
+	resources map[string]map[string]*api.Resource // by group-version path ("api/v1") and plural
+	groups    map[string]bool                     // "api", "apis", "apis/apps", "version"
 }
 
-func servedPaths(reg *schema.Registry) *served {
-	s := &served{resources: map[string]map[string]*schema.Resource{}, groups: map[string]bool{"apis": true, "version": true}}
+func servedPaths(reg *api.Registry) *served {
+	s := &served{resources: map[string]map[string]*api.Resource{}, groups: map[string]bool{"apis": true, "version": true}}
 	for _, r := range reg.All() {
-		gv := gvPath(schema.GroupVersion{Group: r.Group, Version: r.Version})
+		gv := gvPath(api.GroupVersion{Group: r.Group, Version: r.Version})
 		if s.resources[gv] == nil {
-			s.resources[gv] = map[string]*schema.Resource{}
+			s.resources[gv] = map[string]*api.Resource{}
 		}
 		s.resources[gv][r.Plural] = r
 		s.groups[groupPath(r.Group)] = true
@@ -32,7 +32,7 @@ func servedPaths(reg *schema.Registry) *served {
 
 // v3Documents are the paths of the v3 documents kubeplay serves: each served
 // group version's (in discovery order), each group's, and /apis's and /version's.
-func v3Documents(reg *schema.Registry) []string {
+func v3Documents(reg *api.Registry) []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, gv := range reg.GroupVersions() {
@@ -45,7 +45,7 @@ func v3Documents(reg *schema.Registry) []string {
 	return append(out, "apis", "version")
 }
 
-func gvPath(gv schema.GroupVersion) string { return groupPath(gv.Group) + "/" + gv.Version }
+func gvPath(gv api.GroupVersion) string { return groupPath(gv.Group) + "/" + gv.Version }
 
 func groupPath(group string) string {
 	if group == "" {

@@ -6,17 +6,17 @@ import (
 	"sort"
 	"strings"
 
+	"kubeplay/core/api"
 	"kubeplay/core/crd"
 	"kubeplay/core/openapi"
-	"kubeplay/core/schema"
 	"kubeplay/core/xds/envoypb"
 )
 
-// xdsPath is the v3 document of the xDS group (core/schema.XDS), which kube
+// xdsPath is the v3 document of the xDS group (core/api.XDS), which kube
 // does not publish: kubeplay makes it from Envoy's message table
 // (core/xds/envoypb) so that kubectl explain reads the Envoy resources as it
 // reads a custom resource's schema.
-var xdsPath = gvPath(schema.GroupVersion{Group: schema.XDSGroup, Version: "v1"})
+var xdsPath = gvPath(api.GroupVersion{Group: api.XDSGroup, Version: "v1"})
 
 // xdsDocument is that document: each kind as core/crd describes a custom
 // resource, its spec the Envoy message it holds, and one component schema
@@ -25,8 +25,8 @@ var xdsPath = gvPath(schema.GroupVersion{Group: schema.XDSGroup, Version: "v1"})
 // references (ObjectMeta, ListMeta, Patch) come from kube's documents.
 func xdsDocument(kube [][]byte) ([]byte, error) {
 	components := map[string]any{}
-	var resources []*schema.Resource
-	for _, r := range schema.XDS(nil) {
+	var resources []*api.Resource
+	for _, r := range api.XDS(nil) {
 		k := xdsKind(r.Kind)
 		spec := map[string]any{"description": "The Envoy resource, in proto JSON.", "allOf": []any{ref(anyMessage)}}
 		desc := "An Envoy resource of any type, served by kubeplay's discovery service: its spec an Any naming the type with \"@type\"."
@@ -38,7 +38,7 @@ func xdsDocument(kube [][]byte) ([]byte, error) {
 			spec["allOf"] = []any{ref(m.Name)}
 			desc = fmt.Sprintf("Envoy's %s (%s), served by kubeplay's discovery service; its xDS name is its spec's, else the object's.", m.Name, k.TypeURL)
 		}
-		r.Custom = &schema.CustomResource{OpenAPI: map[string]any{
+		r.Custom = &api.CustomResource{OpenAPI: map[string]any{
 			"type":        "object",
 			"description": desc,
 			"required":    []any{"spec"},
@@ -61,7 +61,7 @@ func xdsDocument(kube [][]byte) ([]byte, error) {
 			return nil, err
 		}
 	}
-	body, ok := crd.Document(schema.GroupVersion{Group: schema.XDSGroup, Version: "v1"}, resources)
+	body, ok := crd.Document(api.GroupVersion{Group: api.XDSGroup, Version: "v1"}, resources)
 	if !ok {
 		return nil, fmt.Errorf("xds: core/crd made no document")
 	}
@@ -87,13 +87,13 @@ const (
 	anyMessage  = "google.protobuf.Any"
 )
 
-func xdsKind(kind string) schema.XDSKind {
-	for _, k := range schema.XDSKinds {
+func xdsKind(kind string) api.XDSKind {
+	for _, k := range api.XDSKinds {
 		if k.Kind == kind {
 			return k
 		}
 	}
-	return schema.XDSKind{}
+	return api.XDSKind{}
 }
 
 func ref(name string) map[string]any { return map[string]any{"$ref": "#/components/schemas/" + name} }

@@ -11,10 +11,10 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 
+	"kubeplay/core/api"
 	"kubeplay/core/client"
 	"kubeplay/core/clock"
 	"kubeplay/core/sandbox"
-	"kubeplay/core/schema"
 	"kubeplay/core/user"
 	"kubeplay/core/xds"
 	"kubeplay/core/xds/xdsgrpc"
@@ -45,7 +45,7 @@ func newEnv(t *testing.T, clk clock.Clock) *env {
 // newEnvWith is newEnv with the discovery service configured as cfg says.
 func newEnvWith(t *testing.T, cfg xds.Config) *env {
 	t.Helper()
-	srv, err := sandbox.NewServer(sandbox.Config{Resources: schema.XDS(xds.Validate)})
+	srv, err := sandbox.NewServer(sandbox.Config{Resources: api.XDS(xds.Validate)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +78,7 @@ func newEnvWith(t *testing.T, cfg xds.Config) *env {
 func (e *env) apply(plural, name string, obj map[string]any) string {
 	e.t.Helper()
 	obj["apiVersion"] = "xds.kubeplay.dev/v1"
-	for _, k := range schema.XDSKinds {
+	for _, k := range api.XDSKinds {
 		if k.Plural == plural {
 			obj["kind"] = k.Kind
 		}
@@ -117,7 +117,7 @@ func (e *env) delete(plural, name string) {
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	for _, k := range schema.XDSKinds {
+	for _, k := range api.XDSKinds {
 		if k.Plural == plural {
 			e.seen(k.Kind, name, func(r *xds.Resource) bool { return r == nil })
 		}

@@ -17,8 +17,8 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"kubeplay/core/api"
 	"kubeplay/core/clock"
-	"kubeplay/core/schema"
 	"kubeplay/core/xds"
 )
 
@@ -328,7 +328,7 @@ func TestXDS_4_Constraints(t *testing.T) {
 		map[string]any{"notConstraints": single("canary", "")},
 	)}
 	obj := map[string]any{"metadata": map[string]any{"name": "x"}, "spec": map[string]any{"name": "x"}, "dynamicParameterConstraints": c}
-	r, errs := xds.NewResource(schema.XDSKinds[2], obj)
+	r, errs := xds.NewResource(api.XDSKinds[2], obj)
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}

@@ -1,17 +1,17 @@
-package schema_test
+package api_test
 
 import (
 	"sync"
 	"testing"
 
+	"kubeplay/core/api"
 	"kubeplay/core/kinds"
-	"kubeplay/core/schema"
 )
 
 // Readers see whole snapshots while a writer adds resources: a lookup never sees
 // half a change, and the generation moves with every one.
 func TestK8S_URI_4_RegistryCopyOnWrite(t *testing.T) {
-	reg := schema.NewRegistry(kinds.All()...)
+	reg := api.NewRegistry(kinds.All()...)
 	gen := reg.Generation()
 	var wg sync.WaitGroup
 	stop := make(chan struct{})
@@ -33,14 +33,14 @@ func TestK8S_URI_4_RegistryCopyOnWrite(t *testing.T) {
 		}
 	}()
 	for i := 0; i < 200; i++ {
-		reg.Add(&schema.Resource{Group: "example.com", Version: "v1", Kind: "Thing", Plural: "things", Namespaced: true})
+		reg.Add(&api.Resource{Group: "example.com", Version: "v1", Kind: "Thing", Plural: "things", Namespaced: true})
 	}
 	close(stop)
 	wg.Wait()
 	if reg.Generation() != gen+200 {
 		t.Fatalf("generation %d, want %d", reg.Generation(), gen+200)
 	}
-	if n := len(reg.Resources(schema.GroupVersion{"example.com", "v1"})); n != 1 {
+	if n := len(reg.Resources(api.GroupVersion{"example.com", "v1"})); n != 1 {
 		t.Fatalf("%d things after replacing it 200 times", n)
 	}
 }
@@ -49,7 +49,7 @@ func TestK8S_URI_4_RegistryCopyOnWrite(t *testing.T) {
 // Events' objects (stored once), selected by kube's field labels for the
 // version.
 func TestK8S_URI_4_EventsV1IsAView(t *testing.T) {
-	reg := schema.NewRegistry(kinds.All()...)
+	reg := api.NewRegistry(kinds.All()...)
 	core, v1 := reg.Lookup("", "v1", "events"), reg.Lookup("events.k8s.io", "v1", "events")
 	if core == nil || v1 == nil || v1.Storage() != core || core.Storage() != core {
 		t.Fatalf("events.k8s.io/v1 is not a view of core/v1 Events")

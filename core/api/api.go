@@ -1,10 +1,10 @@
-// Package schema owns what a served resource type is: for each, its group,
+// Package api owns what a served resource type is: for each, its group,
 // version, kind, resource names, scope, verbs and subresources as discovery shows
 // them, how its names are validated, which fields its field selectors support,
 // the per-kind rules of kube-apiserver's registry (generation, create on update,
 // what delete returns, the strategy's hooks), its defaults and its printer. The
 // built-in kinds' descriptors are core/kinds'.
-package schema
+package api
 
 import (
 	"sort"
