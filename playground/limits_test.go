@@ -84,6 +84,31 @@ func settle(t *testing.T, s *server, open, serving int) {
 	}
 }
 
+// accepted waits until s's connection budget counts c, a connection the
+// client has dialed (the kernel completes a dial before the server accepts
+// it, and the gRPC server accepts in a goroutine of its own).
+func accepted(t *testing.T, s *server, c net.Conn) {
+	t.Helper()
+	deadline := time.Now().Add(generous)
+	for {
+		s.conns.mu.Lock()
+		found := false
+		for sc := range s.conns.open {
+			if sc.RemoteAddr().String() == c.LocalAddr().String() {
+				found = true
+			}
+		}
+		s.conns.mu.Unlock()
+		if found {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the server never counted the connection from %s", c.LocalAddr())
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
 // setFileLimit sets the process's soft RLIMIT_NOFILE for the test.
 func setFileLimit(t *testing.T, n uint64) {
 	t.Helper()

@@ -184,6 +184,7 @@ func TestROB_3_XDSStreamsOutliveTheConnectionBudget(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		accepted(t, s, x)
 		settle(t, s, 4, 3)
 		idle = append(idle, c, x)
 	}
@@ -195,6 +196,10 @@ func TestROB_3_XDSStreamsOutliveTheConnectionBudget(t *testing.T) {
 		}
 		x.ack(r)
 	}
+	// The create's connection (no keep-alive; it took the idle connection's
+	// place) is gone once the server has finished with it, a moment after its
+	// client read the answer.
+	settle(t, s, 3, 3)
 	// With every connection serving, a new one is closed.
 	streams = append(streams, openXDSStream(t, s))
 	settle(t, s, 4, 4)
