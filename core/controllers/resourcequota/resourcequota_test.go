@@ -80,11 +80,15 @@ func (e *env) used(name string) string {
 	return string(b)
 }
 
+// patience is how long the test waits for the controller, in wall time (a
+// machine under load, -race); the waits end as soon as it has done its work.
+const patience = 30 * time.Second
+
 // until waits for the quota's status.used to be want, moving the clock on a
 // little at a time (the controller's retries wait on it).
 func (e *env) until(name, want string) {
 	e.t.Helper()
-	for range 1000 {
+	for deadline := time.Now().Add(patience); time.Now().Before(deadline); {
 		if e.used(name) == want {
 			return
 		}
@@ -97,7 +101,7 @@ func (e *env) until(name, want string) {
 // settled waits until the controller has nothing to do, now or later.
 func (e *env) settled() {
 	e.t.Helper()
-	for range 1000 {
+	for deadline := time.Now().Add(patience); time.Now().Before(deadline); {
 		if e.rq.Pending() == 0 {
 			return
 		}
@@ -166,8 +170,8 @@ func TestROB_2_QuotaControllerKeepsStatus(t *testing.T) {
 	if used := e.used("q"); used != `{"configmaps":"2","pods":"1","requests.cpu":"100m","secrets":"0"}` {
 		t.Fatalf("charged: %s", used)
 	}
-	for i := 0; e.rq.Pending() == 0; i++ { // the controller has heard of the charge: a recount is due later
-		if i == 1000 {
+	for deadline := time.Now().Add(patience); e.rq.Pending() == 0; { // the controller has heard of the charge: a recount is due later
+		if time.Now().After(deadline) {
 			t.Fatal("no recount due after a charge the controller did not count")
 		}
 		time.Sleep(time.Millisecond)
