@@ -43,6 +43,13 @@ spec:
   template:
     metadata: {labels: {app: web}}
     spec: {containers: [{name: web, image: nginx:1.27}]}
+---
+apiVersion: v1
+kind: PodTemplate
+metadata: {name: web}
+template:
+  metadata: {labels: {app: web}}
+  spec: {containers: [{name: web, image: nginx:1.27}, {name: side, image: busybox}]}
 `))
 	k.must("patch", "pod", "web", "--subresource=status", "--type=merge", "-p",
 		`{"status":{"phase":"Running","podIP":"10.1.2.3","podIPs":[{"ip":"10.1.2.3"}],"containerStatuses":[`+
@@ -64,6 +71,11 @@ spec:
 	wantRows(t, "get svc", svc, [][]string{
 		{"NAME", "TYPE", "CLUSTER-IP", "EXTERNAL-IP", "PORT\\(S\\)", "AGE"},
 		{"web", "ClusterIP", `10\.\d+\.\d+\.\d+`, "<none>", "80/TCP", `\d+s`},
+	})
+	templates := kcTable(k.must("get", "podtemplates"))
+	wantRows(t, "get podtemplates", templates, [][]string{
+		{"NAME", "CONTAINERS", "IMAGES", "POD", "LABELS"},
+		{"web", "web,side", `nginx:1\.27,busybox`, "app=web"},
 	})
 	all := k.must("get", "all")
 	for _, want := range []string{"pod/web", "service/web", "deployment.apps/web", "READY   UP-TO-DATE   AVAILABLE"} {

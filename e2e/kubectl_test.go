@@ -265,6 +265,7 @@ func TestK8S_URI_2_KubectlAPIResources(t *testing.T) {
 		"storageclasses":    {"sc", "storage.k8s.io/v1", "false", "StorageClass", "create,delete,deletecollection,get,list,patch,update,watch"},
 		"resourcequotas":    {"quota", "v1", "true", "ResourceQuota", "create,delete,deletecollection,get,list,patch,update,watch"},
 		"limitranges":       {"limits", "v1", "true", "LimitRange", "create,delete,deletecollection,get,list,patch,update,watch"},
+		"podtemplates":      {"", "v1", "true", "PodTemplate", "create,delete,deletecollection,get,list,patch,update,watch"},
 	}
 
 	// The table is aligned by a tabwriter and SHORTNAMES may be blank, so cut the

@@ -24,7 +24,7 @@ func All() []*schema.Resource {
 	ev := event()
 	return []*schema.Resource{
 		namespace(), pod(), configMap(), secret(), service(), endpoints(), node(),
-		persistentVolumeClaim(), persistentVolume(), resourceQuota(), limitRange(), ev, serviceAccount(), replicationController(),
+		persistentVolumeClaim(), persistentVolume(), resourceQuota(), limitRange(), ev, serviceAccount(), podTemplate(), replicationController(),
 		controllerRevision(), daemonSet(), deployment(), replicaSet(), statefulSet(),
 		podDisruptionBudget(), storageClass(), customResourceDefinition(), cronJob(), job(),
 		endpointSlice(), lease(), selfSubjectReview(), selfSubjectAccessReview(),
