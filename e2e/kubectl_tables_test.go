@@ -50,6 +50,15 @@ metadata: {name: web}
 template:
   metadata: {labels: {app: web}}
   spec: {containers: [{name: web, image: nginx:1.27}, {name: side, image: busybox}]}
+---
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata: {name: web}
+spec:
+  ingressClassName: nginx
+  rules:
+  - host: web.example.com
+    http: {paths: [{path: /, pathType: Prefix, backend: {service: {name: web, port: {number: 80}}}}]}
 `))
 	k.must("patch", "pod", "web", "--subresource=status", "--type=merge", "-p",
 		`{"status":{"phase":"Running","podIP":"10.1.2.3","podIPs":[{"ip":"10.1.2.3"}],"containerStatuses":[`+
@@ -76,6 +85,11 @@ template:
 	wantRows(t, "get podtemplates", templates, [][]string{
 		{"NAME", "CONTAINERS", "IMAGES", "POD", "LABELS"},
 		{"web", "web,side", `nginx:1\.27,busybox`, "app=web"},
+	})
+	ing := kcTable(k.must("get", "ing"))
+	wantRows(t, "get ing", ing, [][]string{
+		{"NAME", "CLASS", "HOSTS", "ADDRESS", "PORTS", "AGE"},
+		{"web", "nginx", `web\.example\.com`, "80", `\d+s`},
 	})
 	all := k.must("get", "all")
 	for _, want := range []string{"pod/web", "service/web", "deployment.apps/web", "READY   UP-TO-DATE   AVAILABLE"} {
