@@ -91,6 +91,14 @@ spec:
 		{"NAME", "CLASS", "HOSTS", "ADDRESS", "PORTS", "AGE"},
 		{"web", "nginx", `web\.example\.com`, "80", `\d+s`},
 	})
+	// The system PriorityClasses are there from the start, as kube's
+	// bootstrap creates them; the server prints the wide column too.
+	pcs := kcTable(k.must("get", "pc"))
+	wantRows(t, "get pc", pcs, [][]string{
+		{"NAME", "VALUE", "GLOBAL-DEFAULT", "AGE", "PREEMPTIONPOLICY"},
+		{"system-cluster-critical", "2000000000", "false", `\d+s`, "PreemptLowerPriority"},
+		{"system-node-critical", "2000001000", "false", `\d+s`, "PreemptLowerPriority"},
+	})
 	all := k.must("get", "all")
 	for _, want := range []string{"pod/web", "service/web", "deployment.apps/web", "READY   UP-TO-DATE   AVAILABLE"} {
 		if !strings.Contains(all, want) {

@@ -6,6 +6,9 @@ import (
 
 	"kubeplay/core/apierrors"
 	"kubeplay/core/object"
+	"kubeplay/core/schema"
+	"kubeplay/core/storage"
+	"kubeplay/core/validation"
 )
 
 // The admission plugins of kube's chain that judge Pods and Nodes (the Pod's
@@ -31,16 +34,19 @@ func (serviceAccountAdmission) Admit(op Operation, t Target, obj, _ object.Objec
 	return nil
 }
 
-// systemPriorityClasses are the PriorityClasses every cluster has.
-var systemPriorityClasses = map[string]int64{"system-node-critical": 2000001000, "system-cluster-critical": 2000000000}
+// priorityAdmission is kube's Priority admission: a new Pod's priority and
+// preemption policy are its PriorityClass's, or the global default class's
+// (priority 0 when there is none), and an update keeps them; at most one
+// PriorityClass is the global default.
+type priorityAdmission struct{ store *Store }
 
-// priorityAdmission is kube's Priority admission: a new Pod's priority is its
-// PriorityClass's (0 without one, as there is no global default class), and
-// it preempts lower priorities; an update keeps them.
-type priorityAdmission struct{}
-
-func (priorityAdmission) Admit(op Operation, t Target, obj, old object.Object) error {
-	if !isPod(t) || op == Delete {
+func (a priorityAdmission) Admit(op Operation, t Target, obj, old object.Object) error {
+	switch {
+	case t.Sub != "":
+		return nil
+	case t.Res.Group == "scheduling.k8s.io" && t.Res.Plural == "priorityclasses":
+		return a.admitClass(op, t, obj)
+	case op == Delete || !isPod(t):
 		return nil
 	}
 	spec := object.Child(obj, "spec")
@@ -53,22 +59,115 @@ func (priorityAdmission) Admit(op Operation, t Target, obj, old object.Object) e
 		}
 		return nil
 	}
-	var priority int64
+	var class object.Object
 	if name, _ := spec["priorityClassName"].(string); name != "" {
-		p, ok := systemPriorityClasses[name]
-		if !ok {
+		if class = a.class(name); class == nil {
 			return apierrors.NewForbidden("", "pods", t.Name, fmt.Sprintf("no PriorityClass with name %s was found", name))
 		}
-		priority = p
+	} else if class = a.defaultClass(); class != nil {
+		spec["priorityClassName"] = object.MetaString(class, "name")
+	}
+	priority, policy := int64(0), "PreemptLowerPriority"
+	if class != nil {
+		priority = object.Int(class["value"])
+		policy, _ = class["preemptionPolicy"].(string)
 	}
 	if given, ok := spec["priority"]; ok && given != nil && fmt.Sprint(given) != fmt.Sprint(priority) {
 		return apierrors.NewForbidden("", "pods", t.Name, fmt.Sprintf("the integer value of priority (%v) must not be provided in pod spec; priority admission controller computed %d from the given PriorityClass name", given, priority))
 	}
 	spec["priority"] = json.Number(fmt.Sprint(priority))
-	if given, _ := spec["preemptionPolicy"].(string); given != "" && given != "PreemptLowerPriority" {
-		return apierrors.NewForbidden("", "pods", t.Name, fmt.Sprintf("the string value of PreemptionPolicy (%s) must not be provided in pod spec; priority admission controller computed PreemptLowerPriority from the given PriorityClass name", given))
+	if policy == "" {
+		return nil
 	}
-	spec["preemptionPolicy"] = "PreemptLowerPriority"
+	if given, _ := spec["preemptionPolicy"].(string); given != "" && given != policy {
+		return apierrors.NewForbidden("", "pods", t.Name, fmt.Sprintf("the string value of PreemptionPolicy (%s) must not be provided in pod spec; priority admission controller computed %s from the given PriorityClass name", given, policy))
+	}
+	spec["preemptionPolicy"] = policy
+	return nil
+}
+
+// admitClass refuses a second global default PriorityClass, and deleting a
+// system one (kube's PriorityClass storage refuses that).
+func (a priorityAdmission) admitClass(op Operation, t Target, pc object.Object) error {
+	if op == Delete {
+		for _, c := range validation.SystemPriorityClasses {
+			if c.Name == t.Name {
+				return apierrors.NewForbidden("scheduling.k8s.io", "priorityclasses", t.Name, "this is a system priority class and cannot be deleted")
+			}
+		}
+		return nil
+	}
+	if pc["globalDefault"] != true {
+		return nil
+	}
+	if def := a.defaultClass(); def != nil && (op == Create || object.MetaString(def, "name") != t.Name) {
+		return apierrors.NewForbidden("scheduling.k8s.io", "priorityclasses", t.Name, fmt.Sprintf("PriorityClass %s is already marked as default. Only one default can exist", object.MetaString(def, "name")))
+	}
+	return nil
+}
+
+// priorityClasses is the served PriorityClass resource, or nil.
+func (a priorityAdmission) priorityClasses() *schema.Resource {
+	return a.store.schema.Lookup("scheduling.k8s.io", "v1", "priorityclasses")
+}
+
+// class is the stored PriorityClass name, or nil.
+func (a priorityAdmission) class(name string) object.Object {
+	res := a.priorityClasses()
+	if res == nil {
+		return nil
+	}
+	stored, ok := a.store.storage.Get(objectKey(res, "", name))
+	if !ok {
+		return nil
+	}
+	obj, err := object.Decode(stored)
+	if err != nil {
+		return nil
+	}
+	return obj
+}
+
+// defaultClass is the global default PriorityClass (of the lowest value,
+// should a race have made several), or nil.
+func (a priorityAdmission) defaultClass() object.Object {
+	res := a.priorityClasses()
+	if res == nil {
+		return nil
+	}
+	l, err := a.store.storage.List(storage.ListOptions{Prefix: collectionPrefix(res, "")})
+	if err != nil {
+		return nil
+	}
+	var best object.Object
+	for _, it := range l.Items {
+		pc, err := object.Decode([]byte(it.Value))
+		if err != nil || pc["globalDefault"] != true {
+			continue
+		}
+		if best == nil || object.Int(pc["value"]) < object.Int(best["value"]) {
+			best = pc
+		}
+	}
+	return best
+}
+
+// CreateSystemPriorityClasses creates kube's system PriorityClasses that
+// are missing, as kube-apiserver's bootstrap does when it starts.
+func (s *Store) CreateSystemPriorityClasses() error {
+	res := priorityAdmission{s}.priorityClasses()
+	if res == nil {
+		return nil
+	}
+	for _, c := range validation.SystemPriorityClasses {
+		if _, ok := s.storage.Get(objectKey(res, "", c.Name)); ok {
+			continue
+		}
+		obj := object.Object{"metadata": map[string]any{"name": c.Name}, "value": json.Number(fmt.Sprint(c.Value)), "description": c.Description}
+		if _, err := s.Create(Target{Res: res, Manager: "kube-apiserver"}, obj); err != nil && !apierrors.HasCode(err, 409) {
+			return err
+		}
+	}
 	return nil
 }
 
