@@ -59,6 +59,11 @@ spec:
   rules:
   - host: web.example.com
     http: {paths: [{path: /, pathType: Prefix, backend: {service: {name: web, port: {number: 80}}}}]}
+---
+apiVersion: node.k8s.io/v1
+kind: RuntimeClass
+metadata: {name: gvisor}
+handler: runsc
 `))
 	k.must("patch", "pod", "web", "--subresource=status", "--type=merge", "-p",
 		`{"status":{"phase":"Running","podIP":"10.1.2.3","podIPs":[{"ip":"10.1.2.3"}],"containerStatuses":[`+
@@ -98,6 +103,11 @@ spec:
 		{"NAME", "VALUE", "GLOBAL-DEFAULT", "AGE", "PREEMPTIONPOLICY"},
 		{"system-cluster-critical", "2000000000", "false", `\d+s`, "PreemptLowerPriority"},
 		{"system-node-critical", "2000001000", "false", `\d+s`, "PreemptLowerPriority"},
+	})
+	rcs := kcTable(k.must("get", "runtimeclasses"))
+	wantRows(t, "get runtimeclasses", rcs, [][]string{
+		{"NAME", "HANDLER", "AGE"},
+		{"gvisor", "runsc", `\d+s`},
 	})
 	all := k.must("get", "all")
 	for _, want := range []string{"pod/web", "service/web", "deployment.apps/web", "READY   UP-TO-DATE   AVAILABLE"} {

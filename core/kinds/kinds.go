@@ -26,7 +26,7 @@ func All() []*schema.Resource {
 		namespace(), pod(), configMap(), secret(), service(), endpoints(), node(),
 		persistentVolumeClaim(), persistentVolume(), resourceQuota(), limitRange(), ev, serviceAccount(), podTemplate(), replicationController(),
 		controllerRevision(), daemonSet(), deployment(), replicaSet(), statefulSet(),
-		ingressClass(), ingress(), networkPolicy(), podDisruptionBudget(), storageClass(), customResourceDefinition(), priorityClass(), cronJob(), job(),
+		ingressClass(), ingress(), networkPolicy(), podDisruptionBudget(), storageClass(), customResourceDefinition(), priorityClass(), cronJob(), job(), runtimeClass(),
 		endpointSlice(), lease(), selfSubjectReview(), selfSubjectAccessReview(),
 		flowSchema(), priorityLevelConfiguration(), eventsV1(ev),
 	}

@@ -113,11 +113,16 @@ func (a priorityAdmission) priorityClasses() *schema.Resource {
 
 // class is the stored PriorityClass name, or nil.
 func (a priorityAdmission) class(name string) object.Object {
-	res := a.priorityClasses()
+	return a.store.clusterObject(a.priorityClasses(), name)
+}
+
+// clusterObject is the stored object name of res, a cluster-scoped
+// resource that may not be served (nil), or nil.
+func (s *Store) clusterObject(res *schema.Resource, name string) object.Object {
 	if res == nil {
 		return nil
 	}
-	stored, ok := a.store.storage.Get(objectKey(res, "", name))
+	stored, ok := s.storage.Get(objectKey(res, "", name))
 	if !ok {
 		return nil
 	}

@@ -35,6 +35,7 @@ import (
 	eventsv1 "k8s.io/api/events/v1"
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	nodev1 "k8s.io/api/node/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	storagev1 "k8s.io/api/storage/v1"
@@ -57,7 +58,7 @@ func typeOf(v any) reflect.Type { return reflect.TypeOf(v).Elem() }
 // that kube registers in every group version are served under each of them.
 var servedGroupVersions = []string{"v1", "apps/v1", "batch/v1", "coordination.k8s.io/v1", "discovery.k8s.io/v1", "policy/v1", "autoscaling/v1",
 	"authentication.k8s.io/v1", "authorization.k8s.io/v1", "flowcontrol.apiserver.k8s.io/v1", "events.k8s.io/v1", "storage.k8s.io/v1", "networking.k8s.io/v1",
-	"scheduling.k8s.io/v1", "meta.k8s.io/v1"}
+	"scheduling.k8s.io/v1", "node.k8s.io/v1", "meta.k8s.io/v1"}
 
 func roots() []root {
 	rs := []root{}
@@ -99,6 +100,7 @@ func roots() []root {
 	add("networking.k8s.io/v1", &networkingv1.Ingress{}, &networkingv1.IngressList{})
 	add("networking.k8s.io/v1", &networkingv1.IngressClass{}, &networkingv1.IngressClassList{})
 	add("scheduling.k8s.io/v1", &schedulingv1.PriorityClass{}, &schedulingv1.PriorityClassList{})
+	add("node.k8s.io/v1", &nodev1.RuntimeClass{}, &nodev1.RuntimeClassList{})
 	add("policy/v1", &policyv1.Eviction{}, nil)
 	add("policy/v1", &policyv1.PodDisruptionBudget{}, &policyv1.PodDisruptionBudgetList{})
 	add("v1", &corev1.Binding{}, nil)
