@@ -5,8 +5,8 @@ import "testing"
 // The requests to networking.k8s.io/v1's NetworkPolicies, Ingresses and
 // IngressClasses whose answers kube-apiserver 1.32.13 gave are recorded in
 // testdata/networking-kube-1.32.13.json (TestRecordNetworkingKube writes
-// it): their defaults, generation, status, field selectors, delete and
-// validation.
+// it): their defaults, generation, status, field selectors, delete,
+// validation and the default IngressClass an Ingress gets.
 
 const (
 	netKubeFile   = "testdata/networking-kube-1.32.13.json"
@@ -90,6 +90,14 @@ var netCases = []kubeCase{
 		kpost(kubeIngClass, `{"metadata":{"name":"nsbad"},"spec":{"controller":"a.io/b","parameters":{"kind":"K","name":"n","scope":"Namespace","namespace":"Bad_NS"}}}`),
 		kpost(kubeIngClass, `{"metadata":{"name":"nsforbid"},"spec":{"controller":"a.io/b","parameters":{"kind":"K","name":"n","scope":"Cluster","namespace":"default"}}}`),
 		kpost(kubeIngClass, `{"metadata":{"name":"Bad_Name"},"spec":{"controller":"a.io/b"}}`),
+	),
+	// nginx, marked the default class above (kube's admission reads a
+	// cache, which a class created just before would not be in yet).
+	kcase("ingress default class",
+		kpost(kubeIngresses, `{"metadata":{"name":"ing-defaulted"},"spec":{"defaultBackend":`+kbackend("web")+`}}`),
+		kpost(kubeIngresses, `{"metadata":{"name":"ing-annotated","annotations":{"kubernetes.io/ingress.class":"other"}},"spec":{"defaultBackend":`+kbackend("web")+`}}`),
+		kpost(kubeIngresses, `{"metadata":{"name":"ing-named"},"spec":{"ingressClassName":"mine","defaultBackend":`+kbackend("web")+`}}`),
+		kpatch(kubeIngresses+"/ing-named", `{"spec":{"ingressClassName":null}}`),
 	),
 }
 

@@ -1,6 +1,8 @@
 package apiserver
 
 import (
+	"encoding/json"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -202,5 +204,22 @@ func TestPLAY_DebugCompact(t *testing.T) {
 	e := s.watch(cmWatch + "&resourceVersion=" + rv).next()
 	if e.Type != "ERROR" || e.Object["code"] != float64(410) {
 		t.Fatalf("watch after compaction: %s %v", e.Type, e.Object)
+	}
+}
+
+// TestK8S_URI_4_GroupDiscoveryAsKube: the groups of networking, scheduling
+// and node kinds are discovered as kube-apiserver 1.32.13 answers (its
+// answers, from the refapi kit).
+func TestK8S_URI_4_GroupDiscoveryAsKube(t *testing.T) {
+	s := newTestServer(t, Config{})
+	for _, g := range []string{"networking.k8s.io", "scheduling.k8s.io", "node.k8s.io"} {
+		kube := `{"kind":"APIGroup","apiVersion":"v1","name":"` + g + `","versions":[{"groupVersion":"` + g + `/v1","version":"v1"}],"preferredVersion":{"groupVersion":"` + g + `/v1","version":"v1"}}`
+		var want map[string]any
+		if err := json.Unmarshal([]byte(kube), &want); err != nil {
+			t.Fatal(err)
+		}
+		if got := s.do("GET", "/apis/"+g, nil).must(t, 200).Obj; !reflect.DeepEqual(got, want) {
+			t.Errorf("/apis/%s differs from kube's at %v", g, jsonDiff("", got, want))
+		}
 	}
 }

@@ -108,7 +108,7 @@ func Open(cfg Config) (*Store, error) {
 	// it will be stored, named.
 	s.limits, s.pods, s.quota = limitRanger{s}, podBudget{s, cfg.Pods}, quotaAdmission{s}
 	s.admission = []Admission{newNamespaceLifecycle(s), s.limits, serviceAccountAdmission{}, nodeTaintAdmission{}, priorityAdmission{s}, tolerationAdmission{}, runtimeClassAdmission{s},
-		defaultStorageClass{s}, storageProtection{}, s.services}
+		defaultStorageClass{s}, storageProtection{}, defaultIngressClass{s}, s.services}
 	if cfg.ServiceIPRange != "" {
 		if err := s.SetServiceIPRange(cfg.ServiceIPRange); err != nil {
 			st.Close()
