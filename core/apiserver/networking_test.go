@@ -132,3 +132,16 @@ func TestK8S_URI_4_NetworkingDiscovery(t *testing.T) {
 {"name":"ingresses/status","singularName":"","namespaced":true,"kind":"Ingress","verbs":["get","patch","update"]},
 {"name":"networkpolicies","singularName":"networkpolicy","namespaced":true,"kind":"NetworkPolicy","verbs":`+all+`,"shortNames":["netpol"]}]`)
 }
+
+// TestK8S_URI_3_IngressClassAnnotationWarning: an Ingress created with the
+// class annotation and no ingressClassName is answered with kube's warning
+// (kube's header, from the refapi kit).
+func TestK8S_URI_3_IngressClassAnnotationWarning(t *testing.T) {
+	const kube = `299 - "annotation \"kubernetes.io/ingress.class\" is deprecated, please use 'spec.ingressClassName' instead"`
+	s := newTestServer(t, Config{})
+	r := s.do("POST", kubeIngresses, `{"metadata":{"name":"warn","annotations":{"kubernetes.io/ingress.class":"x"}},"spec":{"defaultBackend":`+kbackend("web")+`}}`,
+		"Content-Type", "application/json").must(t, 201)
+	if got := r.Header.Get("Warning"); got != kube {
+		t.Errorf("warning %q, kube's %q", got, kube)
+	}
+}

@@ -68,3 +68,20 @@ func TestK8S_URI_4_RuntimeClassDiscovery(t *testing.T) {
 	compareKubeDiscovery(t, "/apis/node.k8s.io/v1", "", `[
 {"name":"runtimeclasses","singularName":"runtimeclass","namespaced":false,"kind":"RuntimeClass","verbs":["create","delete","deletecollection","get","list","patch","update","watch"]}]`)
 }
+
+// TestK8S_URI_3_RuntimeClassWarnings: a RuntimeClass that selects nodes by
+// a deprecated label is answered with kube's warning (kube's header, from
+// the refapi kit), on create and update.
+func TestK8S_URI_3_RuntimeClassWarnings(t *testing.T) {
+	const kube = `299 - "scheduling.nodeSelector: deprecated since v1.14; use \"kubernetes.io/arch\" instead"`
+	s := newTestServer(t, Config{})
+	body := `{"metadata":{"name":"warn"},"handler":"h","scheduling":{"nodeSelector":{"beta.kubernetes.io/arch":"amd64"}}}`
+	for _, r := range []*response{
+		s.do("POST", kubeRTs, body, "Content-Type", "application/json").must(t, 201),
+		s.do("PATCH", kubeRTs+"/warn", `{"metadata":{"labels":{"a":"b"}}}`, "Content-Type", "application/merge-patch+json").must(t, 200),
+	} {
+		if got := r.Header.Get("Warning"); got != kube {
+			t.Errorf("warning %q, kube's %q", got, kube)
+		}
+	}
+}

@@ -23,6 +23,8 @@ func runtimeClass() *schema.Resource {
 			ValidateUpdate: func(obj, old object.Object, _ string) field.ErrorList {
 				return append(validation.RuntimeClass(obj), validation.RuntimeClassUpdate(obj, old)...)
 			},
+			WarningsOnCreate: validation.RuntimeClassWarnings,
+			WarningsOnUpdate: func(obj, _ object.Object) []string { return validation.RuntimeClassWarnings(obj) },
 		},
 		Printer: table.NewPrinter([]table.Column{
 			table.NameColumn,

@@ -98,3 +98,29 @@ func tolerationGoSyntax(t fields) field.GoSyntax {
 	return field.GoSyntax(fmt.Sprintf("core.Toleration{Key:%q, Operator:%q, Value:%q, Effect:%q, TolerationSeconds:%s}",
 		t.str("key"), t.str("operator"), t.str("value"), t.str("effect"), seconds))
 }
+
+// deprecatedNodeLabels are the node labels kube warns of, with its words.
+var deprecatedNodeLabels = map[string]string{
+	"beta.kubernetes.io/arch":                       `deprecated since v1.14; use "kubernetes.io/arch" instead`,
+	"beta.kubernetes.io/os":                         `deprecated since v1.14; use "kubernetes.io/os" instead`,
+	"failure-domain.beta.kubernetes.io/region":      `deprecated since v1.17; use "topology.kubernetes.io/region" instead`,
+	"failure-domain.beta.kubernetes.io/zone":        `deprecated since v1.17; use "topology.kubernetes.io/zone" instead`,
+	"beta.kubernetes.io/instance-type":              `deprecated since v1.17; use "node.kubernetes.io/instance-type" instead`,
+	"app.kubernetes.io/created-by":                  "deprecated since v1.9",
+	"scheduler.alpha.kubernetes.io/preferAvoidPods": "deprecated since v1.22; use Taints and Tolerations instead",
+	"node-role.kubernetes.io/master":                `use "node-role.kubernetes.io/control-plane" instead`,
+}
+
+// RuntimeClassWarnings is GetWarningsForRuntimeClass: one for each
+// deprecated node label its scheduling selects nodes by (in key order; kube
+// ranges over a map).
+func RuntimeClassWarnings(rc object.Object) []string {
+	var warnings []string
+	selector := fields(rc).obj("scheduling").strMap("nodeSelector")
+	for _, k := range sortedKeys(selector) {
+		if msg, ok := deprecatedNodeLabels[k]; ok {
+			warnings = append(warnings, "scheduling.nodeSelector: "+msg)
+		}
+	}
+	return warnings
+}
