@@ -52,6 +52,7 @@ var pcCases = []kubeCase{
 		kpost(kubePods, kpod("pc-pod-value", `"priorityClassName":"high","priority":3,`+kubeOneContainer)),
 		kpost(kubePCs, `{"metadata":{"name":"default-low"},"value":100,"globalDefault":true}`),
 		kpost(kubePCs, `{"metadata":{"name":"default-two"},"value":50,"globalDefault":true}`),
+		kpost(kubePCs, `{"metadata":{"name":"default-bad"},"value":2000000000,"globalDefault":true}`),
 		kpatch(kubePCs+"/high", `{"globalDefault":true}`),
 		kpatch(kubePCs+"/default-low", `{"description":"still the default","globalDefault":true}`),
 		kpost(kubePods, kpod("pc-pod-default", kubeOneContainer)),

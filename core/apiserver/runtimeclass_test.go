@@ -42,6 +42,8 @@ var rtCases = []kubeCase{
 		kpost(kubePods, kpod("rt-pod-overhead", `"runtimeClassName":"gvisor","overhead":{"cpu":"1"},`+kubeOneContainer)),
 		kpost(kubePods, kpod("rt-pod-same-overhead", `"runtimeClassName":"gvisor","overhead":{"cpu":"0.25","memory":"120Mi"},`+kubeOneContainer)),
 		kpost(kubePods, kpod("rt-pod-no-class", `"overhead":{"cpu":"1"},`+kubeOneContainer)),
+		kpost(kubePods, kpod("rt-pod-no-class-invalid", `"overhead":{"cpu":"1"},"restartPolicy":"Sometimes",`+kubeOneContainer)),
+		kpost(kubePods, kpod("rt-pod-plain-overhead", `"runtimeClassName":"plain","overhead":{"cpu":"1"},`+kubeOneContainer)),
 	),
 }
 

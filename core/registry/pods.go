@@ -36,16 +36,24 @@ func (serviceAccountAdmission) Admit(op Operation, t Target, obj, _ object.Objec
 
 // priorityAdmission is kube's Priority admission: a new Pod's priority and
 // preemption policy are its PriorityClass's, or the global default class's
-// (priority 0 when there is none), and an update keeps them; at most one
-// PriorityClass is the global default.
+// (priority 0 when there is none), and an update keeps them. (Its
+// validating half is priorityClassDefault; kube's PriorityClass storage
+// refuses deleting a system class, which is here too.)
 type priorityAdmission struct{ store *Store }
+
+func isPriorityClass(t Target) bool {
+	return t.Res.Group == "scheduling.k8s.io" && t.Res.Plural == "priorityclasses" && t.Sub == ""
+}
 
 func (a priorityAdmission) Admit(op Operation, t Target, obj, old object.Object) error {
 	switch {
-	case t.Sub != "":
+	case op == Delete && isPriorityClass(t):
+		for _, c := range validation.SystemPriorityClasses {
+			if c.Name == t.Name {
+				return apierrors.NewForbidden("scheduling.k8s.io", "priorityclasses", t.Name, "this is a system priority class and cannot be deleted")
+			}
+		}
 		return nil
-	case t.Res.Group == "scheduling.k8s.io" && t.Res.Plural == "priorityclasses":
-		return a.admitClass(op, t, obj)
 	case op == Delete || !isPod(t):
 		return nil
 	}
@@ -86,18 +94,12 @@ func (a priorityAdmission) Admit(op Operation, t Target, obj, old object.Object)
 	return nil
 }
 
-// admitClass refuses a second global default PriorityClass, and deleting a
-// system one (kube's PriorityClass storage refuses that).
-func (a priorityAdmission) admitClass(op Operation, t Target, pc object.Object) error {
-	if op == Delete {
-		for _, c := range validation.SystemPriorityClasses {
-			if c.Name == t.Name {
-				return apierrors.NewForbidden("scheduling.k8s.io", "priorityclasses", t.Name, "this is a system priority class and cannot be deleted")
-			}
-		}
-		return nil
-	}
-	if pc["globalDefault"] != true {
+// priorityClassDefault is the validating half of kube's Priority
+// admission: at most one PriorityClass is the global default.
+type priorityClassDefault struct{ priorityAdmission }
+
+func (a priorityClassDefault) Admit(op Operation, t Target, pc, _ object.Object) error {
+	if op == Delete || !isPriorityClass(t) || pc["globalDefault"] != true {
 		return nil
 	}
 	if def := a.defaultClass(); def != nil && (op == Create || object.MetaString(def, "name") != t.Name) {

@@ -10,8 +10,9 @@ import (
 )
 
 // runtimeClassAdmission is kube's RuntimeClass admission: a new Pod that
-// names a RuntimeClass must name one that exists, and gets its overhead
-// (which it may not set otherwise), its node selector and its tolerations.
+// names a RuntimeClass must name one that exists, and gets its overhead,
+// its node selector and its tolerations (its validating half is
+// runtimeClassOverhead).
 type runtimeClassAdmission struct{ store *Store }
 
 func (a runtimeClassAdmission) Admit(op Operation, t Target, obj, _ object.Object) error {
@@ -33,8 +34,6 @@ func (a runtimeClassAdmission) Admit(op Operation, t Target, obj, _ object.Objec
 		return apierrors.NewForbidden("", "pods", t.Name, "pod rejected: Pod's Overhead doesn't match RuntimeClass's defined Overhead")
 	case hasOverhead:
 		spec["overhead"] = object.DeepCopyValue(overhead)
-	case spec["overhead"] != nil:
-		return apierrors.NewForbidden("", "pods", t.Name, "pod rejected: Pod Overhead set without corresponding RuntimeClass defined Overhead")
 	}
 	scheduling, ok := class["scheduling"].(map[string]any)
 	if !ok {
@@ -64,6 +63,24 @@ func (a runtimeClassAdmission) Admit(op Operation, t Target, obj, _ object.Objec
 		spec["tolerations"] = merged
 	}
 	return nil
+}
+
+// runtimeClassOverhead is the validating half of kube's RuntimeClass
+// admission: a new Pod has an overhead only when its class has one (and
+// then the class's, which the admission gave it).
+type runtimeClassOverhead struct{ runtimeClassAdmission }
+
+func (a runtimeClassOverhead) Admit(op Operation, t Target, obj, _ object.Object) error {
+	if op != Create || !isPod(t) || object.Path(obj, "spec", "overhead") == nil {
+		return nil
+	}
+	if name, ok := object.Path(obj, "spec", "runtimeClassName").(string); ok {
+		class := a.store.clusterObject(a.store.schema.Lookup("node.k8s.io", "v1", "runtimeclasses"), name)
+		if object.Path(class, "overhead", "podFixed") != nil {
+			return nil
+		}
+	}
+	return apierrors.NewForbidden("", "pods", t.Name, "pod rejected: Pod Overhead set without corresponding RuntimeClass defined Overhead")
 }
 
 // sameResources says whether two resource lists hold the same quantities.

@@ -46,6 +46,10 @@ type Store struct {
 	pods      podBudget
 	quota     quotaAdmission
 	services  *serviceAllocation
+
+	// validating are the validating admission plugins that judge an
+	// object once it is valid (LimitRanger's and ResourceQuota's aside).
+	validating []Admission
 	// freshnessWait is how long a read waits for a revision storage has not
 	// reached.
 	freshnessWait time.Duration
@@ -109,6 +113,7 @@ func Open(cfg Config) (*Store, error) {
 	s.limits, s.pods, s.quota = limitRanger{s}, podBudget{s, cfg.Pods}, quotaAdmission{s}
 	s.admission = []Admission{newNamespaceLifecycle(s), s.limits, serviceAccountAdmission{}, nodeTaintAdmission{}, priorityAdmission{s}, tolerationAdmission{}, runtimeClassAdmission{s},
 		defaultStorageClass{s}, storageProtection{}, defaultIngressClass{s}, s.services}
+	s.validating = []Admission{priorityClassDefault{priorityAdmission{s}}, runtimeClassOverhead{runtimeClassAdmission{s}}}
 	if cfg.ServiceIPRange != "" {
 		if err := s.SetServiceIPRange(cfg.ServiceIPRange); err != nil {
 			st.Close()
@@ -293,8 +298,9 @@ func overBudget(t Target, err error) error {
 // kind's defaults and conversions, the write recorded in managedFields (unless
 // an apply did), admission, its name (from generateName), what the kind sets
 // on create, validation, its warnings, the validating admission (LimitRanger's,
-// then ResourceQuota's, which tells what to charge its quotas: none for a
-// dry run), and the fields the server owns.
+// the Priority and RuntimeClass plugins', then ResourceQuota's, which tells
+// what to charge its quotas: none for a dry run), and the fields the server
+// owns.
 func (s *Store) prepareNew(st Strategy, t Target, obj object.Object) ([]quota.Charge, error) {
 	meta := object.Meta(obj)
 	st.Canonicalize(obj)
@@ -325,6 +331,9 @@ func (s *Store) prepareNew(st Strategy, t Target, obj object.Object) ([]quota.Ch
 	}
 	t.warn(st.WarningsOnCreate(obj))
 	if err := s.limits.validate(Create, t, obj, nil); err != nil {
+		return nil, err
+	}
+	if err := s.validate(Create, t, obj, nil); err != nil {
 		return nil, err
 	}
 	t.Name = name
@@ -515,6 +524,9 @@ func (s *Store) updateCharged(t Target, info UpdatedObjectInfo, charged []quota.
 			t.warn(w.WarningsOnUpdate(obj, old))
 		}
 		if err := s.limits.validate(Update, t, obj, old); err != nil {
+			return storage.Change{}, err
+		}
+		if err := s.validate(Update, t, obj, old); err != nil {
 			return storage.Change{}, err
 		}
 		charges, err := s.quota.check(Update, t, obj, old)
