@@ -38,7 +38,8 @@ func (serviceAccountAdmission) Admit(op Operation, t Target, obj, _ object.Objec
 // preemption policy are its PriorityClass's, or the global default class's
 // (priority 0 when there is none), and an update keeps them. (Its
 // validating half is priorityClassDefault; kube's PriorityClass storage
-// refuses deleting a system class, which is here too.)
+// refuses deleting a system class, but for in a deletecollection, which is
+// here too.)
 type priorityAdmission struct{ store *Store }
 
 func isPriorityClass(t Target) bool {
@@ -47,7 +48,7 @@ func isPriorityClass(t Target) bool {
 
 func (a priorityAdmission) Admit(op Operation, t Target, obj, old object.Object) error {
 	switch {
-	case op == Delete && isPriorityClass(t):
+	case op == Delete && isPriorityClass(t) && !t.inCollection:
 		for _, c := range validation.SystemPriorityClasses {
 			if c.Name == t.Name {
 				return apierrors.NewForbidden("scheduling.k8s.io", "priorityclasses", t.Name, "this is a system priority class and cannot be deleted")

@@ -172,6 +172,10 @@ type Target struct {
 	// Via is the view the write came through (Res is then what it views):
 	// the kind's strategy validates by the request's version, as kube's do.
 	Via *schema.Resource
+	// inCollection: the delete is one of a deletecollection's, which
+	// kube's generic store makes without the kind's own Delete (a system
+	// PriorityClass goes too).
+	inCollection bool
 	// charged is what the write charged its namespace's quotas so far (an
 	// update charges them, then tries again): their limits are judged
 	// without it.
