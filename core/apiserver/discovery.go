@@ -263,13 +263,20 @@ func (s *Server) writeAggregated(w web.ResponseWriter, mediaType string, core bo
 			if res.Namespaced {
 				scope = "Namespaced"
 			}
+			// kube names a built-in kind's group and version only where
+			// they are not the resource's (a Scale); a custom resource's
+			// always.
+			own := groupVersionKind{Kind: res.Kind}
+			if res.Custom != nil {
+				own.Group, own.Version = res.Group, res.Version
+			}
 			dr := discoveryResource{
 				Resource: res.Plural, Scope: scope, SingularResource: res.Singular, Verbs: res.Verbs,
-				ResponseKind: groupVersionKind{Group: res.Group, Version: res.Version, Kind: res.Kind},
-				ShortNames:   res.ShortNames, Categories: res.Categories,
+				ResponseKind: own, ShortNames: res.ShortNames, Categories: res.Categories,
 			}
 			for _, sub := range res.Subs {
-				gvk := groupVersionKind{Group: res.Group, Version: res.Version, Kind: sub.Kind}
+				gvk := own
+				gvk.Kind = sub.Kind
 				if sub.Group != res.Group {
 					gvk.Group, gvk.Version = sub.Group, subVersion(sub)
 				}

@@ -223,3 +223,33 @@ func TestK8S_URI_4_GroupDiscoveryAsKube(t *testing.T) {
 		}
 	}
 }
+
+// kubeNewGroupsDiscovery is kube-apiserver 1.32.13's aggregated discovery
+// (apidiscovery.k8s.io/v2) of the networking, scheduling and node groups,
+// from the refapi kit, without the storageVersionHash kubeplay gives no
+// kind.
+const kubeNewGroupsDiscovery = `[
+{"metadata":{"creationTimestamp":null,"name":"networking.k8s.io"},"versions":[{"freshness":"Current","resources":[{"resource":"ingressclasses","responseKind":{"group":"","kind":"IngressClass","version":""},"scope":"Cluster","singularResource":"ingressclass","verbs":["create","delete","deletecollection","get","list","patch","update","watch"]},{"resource":"ingresses","responseKind":{"group":"","kind":"Ingress","version":""},"scope":"Namespaced","shortNames":["ing"],"singularResource":"ingress","subresources":[{"responseKind":{"group":"","kind":"Ingress","version":""},"subresource":"status","verbs":["get","patch","update"]}],"verbs":["create","delete","deletecollection","get","list","patch","update","watch"]},{"resource":"networkpolicies","responseKind":{"group":"","kind":"NetworkPolicy","version":""},"scope":"Namespaced","shortNames":["netpol"],"singularResource":"networkpolicy","verbs":["create","delete","deletecollection","get","list","patch","update","watch"]}],"version":"v1"}]},
+{"metadata":{"creationTimestamp":null,"name":"scheduling.k8s.io"},"versions":[{"freshness":"Current","resources":[{"resource":"priorityclasses","responseKind":{"group":"","kind":"PriorityClass","version":""},"scope":"Cluster","shortNames":["pc"],"singularResource":"priorityclass","verbs":["create","delete","deletecollection","get","list","patch","update","watch"]}],"version":"v1"}]},
+{"metadata":{"creationTimestamp":null,"name":"node.k8s.io"},"versions":[{"freshness":"Current","resources":[{"resource":"runtimeclasses","responseKind":{"group":"","kind":"RuntimeClass","version":""},"scope":"Cluster","singularResource":"runtimeclass","verbs":["create","delete","deletecollection","get","list","patch","update","watch"]}],"version":"v1"}]}]`
+
+// TestK8S_URI_4_AggregatedDiscoveryAsKube: aggregated discovery lists the
+// networking, scheduling and node groups as kube does, a built-in kind's
+// group and version left unsaid.
+func TestK8S_URI_4_AggregatedDiscoveryAsKube(t *testing.T) {
+	var want []any
+	if err := json.Unmarshal([]byte(kubeNewGroupsDiscovery), &want); err != nil {
+		t.Fatal(err)
+	}
+	s := newTestServer(t, Config{})
+	var got []any
+	for _, g := range s.do("GET", "/apis", nil, "Accept", aggregatedV2).must(t, 200).Obj["items"].([]any) {
+		switch object.Path(g, "metadata", "name") {
+		case "networking.k8s.io", "scheduling.k8s.io", "node.k8s.io":
+			got = append(got, g)
+		}
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("aggregated discovery differs from kube's at %v", jsonDiff("", got, want))
+	}
+}
