@@ -253,3 +253,30 @@ func TestK8S_URI_4_AggregatedDiscoveryAsKube(t *testing.T) {
 		t.Errorf("aggregated discovery differs from kube's at %v", jsonDiff("", got, want))
 	}
 }
+
+// TestK8S_URI_4_CoreResourcesInKubesOrder: /api/v1 lists its resources by
+// name, as kube-apiserver 1.32.13 does (its list, from the refapi kit, but
+// for bindings and componentstatuses, which kubeplay does not serve).
+func TestK8S_URI_4_CoreResourcesInKubesOrder(t *testing.T) {
+	kube := []string{"configmaps", "endpoints", "events", "limitranges", "namespaces", "nodes", "persistentvolumeclaims", "persistentvolumes",
+		"pods", "podtemplates", "replicationcontrollers", "resourcequotas", "secrets", "serviceaccounts", "services"}
+	s := newTestServer(t, Config{})
+	var got []string
+	for _, r := range s.do("GET", "/api/v1", nil).must(t, 200).Obj["resources"].([]any) {
+		if name := object.Path(r, "name").(string); !strings.Contains(name, "/") {
+			got = append(got, name)
+		}
+	}
+	if !slices.Equal(got, kube) {
+		t.Errorf("/api/v1 lists %v, kube %v", got, kube)
+	}
+	got = nil
+	for _, g := range s.do("GET", "/api", nil, "Accept", aggregatedV2).must(t, 200).Obj["items"].([]any) {
+		for _, r := range object.Path(g, "versions").([]any)[0].(map[string]any)["resources"].([]any) {
+			got = append(got, object.Path(r, "resource").(string))
+		}
+	}
+	if !slices.Equal(got, kube) {
+		t.Errorf("aggregated /api lists %v, kube %v", got, kube)
+	}
+}
