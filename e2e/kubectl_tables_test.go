@@ -43,6 +43,27 @@ spec:
   template:
     metadata: {labels: {app: web}}
     spec: {containers: [{name: web, image: nginx:1.27}]}
+---
+apiVersion: v1
+kind: PodTemplate
+metadata: {name: web}
+template:
+  metadata: {labels: {app: web}}
+  spec: {containers: [{name: web, image: nginx:1.27}, {name: side, image: busybox}]}
+---
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata: {name: web}
+spec:
+  ingressClassName: nginx
+  rules:
+  - host: web.example.com
+    http: {paths: [{path: /, pathType: Prefix, backend: {service: {name: web, port: {number: 80}}}}]}
+---
+apiVersion: node.k8s.io/v1
+kind: RuntimeClass
+metadata: {name: gvisor}
+handler: runsc
 `))
 	k.must("patch", "pod", "web", "--subresource=status", "--type=merge", "-p",
 		`{"status":{"phase":"Running","podIP":"10.1.2.3","podIPs":[{"ip":"10.1.2.3"}],"containerStatuses":[`+
@@ -64,6 +85,29 @@ spec:
 	wantRows(t, "get svc", svc, [][]string{
 		{"NAME", "TYPE", "CLUSTER-IP", "EXTERNAL-IP", "PORT\\(S\\)", "AGE"},
 		{"web", "ClusterIP", `10\.\d+\.\d+\.\d+`, "<none>", "80/TCP", `\d+s`},
+	})
+	templates := kcTable(k.must("get", "podtemplates"))
+	wantRows(t, "get podtemplates", templates, [][]string{
+		{"NAME", "CONTAINERS", "IMAGES", "POD", "LABELS"},
+		{"web", "web,side", `nginx:1\.27,busybox`, "app=web"},
+	})
+	ing := kcTable(k.must("get", "ing"))
+	wantRows(t, "get ing", ing, [][]string{
+		{"NAME", "CLASS", "HOSTS", "ADDRESS", "PORTS", "AGE"},
+		{"web", "nginx", `web\.example\.com`, "80", `\d+s`},
+	})
+	// The system PriorityClasses are there from the start, as kube's
+	// bootstrap creates them; the server prints the wide column too.
+	pcs := kcTable(k.must("get", "pc"))
+	wantRows(t, "get pc", pcs, [][]string{
+		{"NAME", "VALUE", "GLOBAL-DEFAULT", "AGE", "PREEMPTIONPOLICY"},
+		{"system-cluster-critical", "2000000000", "false", `\d+s`, "PreemptLowerPriority"},
+		{"system-node-critical", "2000001000", "false", `\d+s`, "PreemptLowerPriority"},
+	})
+	rcs := kcTable(k.must("get", "runtimeclasses"))
+	wantRows(t, "get runtimeclasses", rcs, [][]string{
+		{"NAME", "HANDLER", "AGE"},
+		{"gvisor", "runsc", `\d+s`},
 	})
 	all := k.must("get", "all")
 	for _, want := range []string{"pod/web", "service/web", "deployment.apps/web", "READY   UP-TO-DATE   AVAILABLE"} {

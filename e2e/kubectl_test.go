@@ -265,6 +265,12 @@ func TestK8S_URI_2_KubectlAPIResources(t *testing.T) {
 		"storageclasses":    {"sc", "storage.k8s.io/v1", "false", "StorageClass", "create,delete,deletecollection,get,list,patch,update,watch"},
 		"resourcequotas":    {"quota", "v1", "true", "ResourceQuota", "create,delete,deletecollection,get,list,patch,update,watch"},
 		"limitranges":       {"limits", "v1", "true", "LimitRange", "create,delete,deletecollection,get,list,patch,update,watch"},
+		"podtemplates":      {"", "v1", "true", "PodTemplate", "create,delete,deletecollection,get,list,patch,update,watch"},
+		"networkpolicies":   {"netpol", "networking.k8s.io/v1", "true", "NetworkPolicy", "create,delete,deletecollection,get,list,patch,update,watch"},
+		"ingresses":         {"ing", "networking.k8s.io/v1", "true", "Ingress", "create,delete,deletecollection,get,list,patch,update,watch"},
+		"ingressclasses":    {"", "networking.k8s.io/v1", "false", "IngressClass", "create,delete,deletecollection,get,list,patch,update,watch"},
+		"priorityclasses":   {"pc", "scheduling.k8s.io/v1", "false", "PriorityClass", "create,delete,deletecollection,get,list,patch,update,watch"},
+		"runtimeclasses":    {"", "node.k8s.io/v1", "false", "RuntimeClass", "create,delete,deletecollection,get,list,patch,update,watch"},
 	}
 
 	// The table is aligned by a tabwriter and SHORTNAMES may be blank, so cut the

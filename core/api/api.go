@@ -54,6 +54,9 @@ type Resource struct {
 	Names NameRule
 	// Generation: the kind tracks metadata.generation (bumped on spec changes).
 	Generation bool
+	// GenerationFixed: a kind that tracks generation keeps the first one
+	// (kube's PriorityClass strategy bumps it on no update).
+	GenerationFixed bool
 	// CreateOnUpdate: PUT to a missing object creates it.
 	CreateOnUpdate bool
 	// ReturnDeleted: DELETE answers with the object rather than a Success Status.

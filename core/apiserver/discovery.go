@@ -2,6 +2,7 @@ package apiserver
 
 import (
 	"runtime"
+	"sort"
 	"strings"
 
 	"kubeplay/core/api"
@@ -216,7 +217,7 @@ func (s *Server) resourceList(gv api.GroupVersion) apiResourceList {
 	if gv.Group == "" {
 		list.APIVersion = ""
 	}
-	for _, res := range s.kinds.Resources(gv) {
+	for _, res := range s.discovered(gv) {
 		list.Resources = append(list.Resources, apiResource{
 			Name: res.Plural, SingularName: res.Singular, Namespaced: res.Namespaced, Kind: res.Kind,
 			Verbs: res.Verbs, ShortNames: res.ShortNames, Categories: res.Categories,
@@ -230,6 +231,17 @@ func (s *Server) resourceList(gv api.GroupVersion) apiResourceList {
 		}
 	}
 	return list
+}
+
+// discovered are the resources of gv in the order discovery lists them:
+// built-in ones by name, as kube sorts its storage's paths; custom ones as
+// their definitions have them.
+func (s *Server) discovered(gv api.GroupVersion) []*api.Resource {
+	rs := s.kinds.Resources(gv)
+	if len(rs) > 0 && rs[0].Custom == nil {
+		sort.SliceStable(rs, func(i, j int) bool { return rs[i].Plural < rs[j].Plural })
+	}
+	return rs
 }
 
 // subVersion is the version of a subresource's kind when it lives in another group.
@@ -258,18 +270,25 @@ func (s *Server) writeAggregated(w web.ResponseWriter, mediaType string, core bo
 			i = len(list.Items) - 1
 		}
 		v := discoveryVersion{Version: gv.Version, Freshness: "Current", Resources: []discoveryResource{}}
-		for _, res := range s.kinds.Resources(gv) {
+		for _, res := range s.discovered(gv) {
 			scope := "Cluster"
 			if res.Namespaced {
 				scope = "Namespaced"
 			}
+			// kube names a built-in kind's group and version only where
+			// they are not the resource's (a Scale); a custom resource's
+			// always.
+			own := groupVersionKind{Kind: res.Kind}
+			if res.Custom != nil {
+				own.Group, own.Version = res.Group, res.Version
+			}
 			dr := discoveryResource{
 				Resource: res.Plural, Scope: scope, SingularResource: res.Singular, Verbs: res.Verbs,
-				ResponseKind: groupVersionKind{Group: res.Group, Version: res.Version, Kind: res.Kind},
-				ShortNames:   res.ShortNames, Categories: res.Categories,
+				ResponseKind: own, ShortNames: res.ShortNames, Categories: res.Categories,
 			}
 			for _, sub := range res.Subs {
-				gvk := groupVersionKind{Group: res.Group, Version: res.Version, Kind: sub.Kind}
+				gvk := own
+				gvk.Kind = sub.Kind
 				if sub.Group != res.Group {
 					gvk.Group, gvk.Version = sub.Group, subVersion(sub)
 				}

@@ -69,7 +69,22 @@ var rcCases = []kubeCase{
 // rcTableKubeFile: its Table of what the cases leave.
 func TestRecordReplicationControllersKube(t *testing.T) {
 	recordKube(t, rcKubeFile, "the requests of rcCases in replicationcontroller_test.go", rcCases)
-	req, err := http.NewRequest("GET", os.Getenv("KUBEPLAY_REFAPI")+rcTable, nil)
+	recordKubeTable(t, rcTableKubeFile, rcTable)
+}
+
+// TestK8S_URI_3_ReplicationControllerAsKube: ReplicationControllers are
+// stored, defaulted, scaled, selected and refused as kube does them, and
+// printed in kube's columns (ages aside).
+func TestK8S_URI_3_ReplicationControllerAsKube(t *testing.T) {
+	s := newTestServer(t, testConfig{})
+	replayKube(t, s, rcKubeFile, rcCases)
+	compareKubeTable(t, s, rcTableKubeFile, rcTable, 4)
+}
+
+// recordKubeTable writes file with the Table the kube-apiserver that
+// KUBEPLAY_REFAPI names answers path with.
+func recordKubeTable(t *testing.T, file, path string) {
+	req, err := http.NewRequest("GET", os.Getenv("KUBEPLAY_REFAPI")+path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,18 +100,16 @@ func TestRecordReplicationControllersKube(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(rcTableKubeFile, body, 0o644); err != nil {
+	if err := os.WriteFile(file, body, 0o644); err != nil {
 		t.Fatal(err)
 	}
 }
 
-// TestK8S_URI_3_ReplicationControllerAsKube: ReplicationControllers are
-// stored, defaulted, scaled, selected and refused as kube does them, and
-// printed in kube's columns (ages aside).
-func TestK8S_URI_3_ReplicationControllerAsKube(t *testing.T) {
-	s := newTestServer(t, testConfig{})
-	replayKube(t, s, rcKubeFile, rcCases)
-	data, err := os.ReadFile(rcTableKubeFile)
+// compareKubeTable compares s's Table for path with kube's, recorded in
+// file, but for the cells of column age (-1: none), whose ages differ.
+func compareKubeTable(t *testing.T, s *testServer, file, path string, age int) {
+	t.Helper()
+	data, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,11 +117,13 @@ func TestK8S_URI_3_ReplicationControllerAsKube(t *testing.T) {
 	if err := json.Unmarshal(data, &kube); err != nil {
 		t.Fatal(err)
 	}
-	got := s.do("GET", rcTable, nil, "Accept", asTable).must(t, 200).Obj
+	got := s.do("GET", path, nil, "Accept", asTable).must(t, 200).Obj
 	for _, table := range []map[string]any{got, kube} {
 		delete(table, "metadata")
 		for _, row := range table["rows"].([]any) {
-			row.(map[string]any)["cells"].([]any)[4] = "AGE"
+			if age >= 0 {
+				row.(map[string]any)["cells"].([]any)[age] = "AGE"
+			}
 		}
 	}
 	if !reflect.DeepEqual(got, kube) {
@@ -125,13 +140,20 @@ func TestK8S_URI_4_ReplicationControllerDiscovery(t *testing.T) {
 {"name":"replicationcontrollers","singularName":"replicationcontroller","namespaced":true,"kind":"ReplicationController","verbs":["create","delete","deletecollection","get","list","patch","update","watch"],"shortNames":["rc"],"categories":["all"]},
 {"name":"replicationcontrollers/scale","singularName":"","namespaced":true,"group":"autoscaling","version":"v1","kind":"Scale","verbs":["get","patch","update"]},
 {"name":"replicationcontrollers/status","singularName":"","namespaced":true,"kind":"ReplicationController","verbs":["get","patch","update"]}]`
+	compareKubeDiscovery(t, "/api/v1", "replicationcontrollers", kube)
+}
+
+// compareKubeDiscovery compares the resources that the discovery document
+// at path lists whose names start with prefix with kube's, a JSON list.
+func compareKubeDiscovery(t *testing.T, path, prefix, kube string) {
+	t.Helper()
 	var want []any
 	if err := json.Unmarshal([]byte(kube), &want); err != nil {
 		t.Fatal(err)
 	}
 	var got []any
-	for _, r := range newTestServer(t, testConfig{}).do("GET", "/api/v1", nil).must(t, 200).Obj["resources"].([]any) {
-		if name, _ := r.(map[string]any)["name"].(string); strings.HasPrefix(name, "replicationcontrollers") {
+	for _, r := range newTestServer(t, testConfig{}).do("GET", path, nil).must(t, 200).Obj["resources"].([]any) {
+		if name, _ := r.(map[string]any)["name"].(string); strings.HasPrefix(name, prefix) {
 			got = append(got, r)
 		}
 	}

@@ -1,6 +1,8 @@
 package apiserver
 
 import (
+	"encoding/json"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -62,7 +64,7 @@ func TestK8S_URI_2_Discovery(t *testing.T) {
 			t.Fatalf("group without preferredVersion: %v", g)
 		}
 	}
-	if !slices.Equal(names, []string{"apps", "events.k8s.io", "authentication.k8s.io", "authorization.k8s.io", "batch", "policy", "storage.k8s.io", "apiextensions.k8s.io", "coordination.k8s.io", "discovery.k8s.io", "flowcontrol.apiserver.k8s.io"}) {
+	if !slices.Equal(names, []string{"apps", "events.k8s.io", "authentication.k8s.io", "authorization.k8s.io", "batch", "networking.k8s.io", "policy", "storage.k8s.io", "apiextensions.k8s.io", "scheduling.k8s.io", "coordination.k8s.io", "node.k8s.io", "discovery.k8s.io", "flowcontrol.apiserver.k8s.io"}) {
 		t.Fatalf("groups %v", names)
 	}
 
@@ -202,5 +204,79 @@ func TestPLAY_DebugCompact(t *testing.T) {
 	e := s.watch(cmWatch + "&resourceVersion=" + rv).next()
 	if e.Type != "ERROR" || e.Object["code"] != float64(410) {
 		t.Fatalf("watch after compaction: %s %v", e.Type, e.Object)
+	}
+}
+
+// TestK8S_URI_4_GroupDiscoveryAsKube: the groups of networking, scheduling
+// and node kinds are discovered as kube-apiserver 1.32.13 answers (its
+// answers, from the refapi kit).
+func TestK8S_URI_4_GroupDiscoveryAsKube(t *testing.T) {
+	s := newTestServer(t, testConfig{})
+	for _, g := range []string{"networking.k8s.io", "scheduling.k8s.io", "node.k8s.io"} {
+		kube := `{"kind":"APIGroup","apiVersion":"v1","name":"` + g + `","versions":[{"groupVersion":"` + g + `/v1","version":"v1"}],"preferredVersion":{"groupVersion":"` + g + `/v1","version":"v1"}}`
+		var want map[string]any
+		if err := json.Unmarshal([]byte(kube), &want); err != nil {
+			t.Fatal(err)
+		}
+		if got := s.do("GET", "/apis/"+g, nil).must(t, 200).Obj; !reflect.DeepEqual(got, want) {
+			t.Errorf("/apis/%s differs from kube's at %v", g, jsonDiff("", got, want))
+		}
+	}
+}
+
+// kubeNewGroupsDiscovery is kube-apiserver 1.32.13's aggregated discovery
+// (apidiscovery.k8s.io/v2) of the networking, scheduling and node groups,
+// from the refapi kit, without the storageVersionHash kubeplay gives no
+// kind.
+const kubeNewGroupsDiscovery = `[
+{"metadata":{"creationTimestamp":null,"name":"networking.k8s.io"},"versions":[{"freshness":"Current","resources":[{"resource":"ingressclasses","responseKind":{"group":"","kind":"IngressClass","version":""},"scope":"Cluster","singularResource":"ingressclass","verbs":["create","delete","deletecollection","get","list","patch","update","watch"]},{"resource":"ingresses","responseKind":{"group":"","kind":"Ingress","version":""},"scope":"Namespaced","shortNames":["ing"],"singularResource":"ingress","subresources":[{"responseKind":{"group":"","kind":"Ingress","version":""},"subresource":"status","verbs":["get","patch","update"]}],"verbs":["create","delete","deletecollection","get","list","patch","update","watch"]},{"resource":"networkpolicies","responseKind":{"group":"","kind":"NetworkPolicy","version":""},"scope":"Namespaced","shortNames":["netpol"],"singularResource":"networkpolicy","verbs":["create","delete","deletecollection","get","list","patch","update","watch"]}],"version":"v1"}]},
+{"metadata":{"creationTimestamp":null,"name":"scheduling.k8s.io"},"versions":[{"freshness":"Current","resources":[{"resource":"priorityclasses","responseKind":{"group":"","kind":"PriorityClass","version":""},"scope":"Cluster","shortNames":["pc"],"singularResource":"priorityclass","verbs":["create","delete","deletecollection","get","list","patch","update","watch"]}],"version":"v1"}]},
+{"metadata":{"creationTimestamp":null,"name":"node.k8s.io"},"versions":[{"freshness":"Current","resources":[{"resource":"runtimeclasses","responseKind":{"group":"","kind":"RuntimeClass","version":""},"scope":"Cluster","singularResource":"runtimeclass","verbs":["create","delete","deletecollection","get","list","patch","update","watch"]}],"version":"v1"}]}]`
+
+// TestK8S_URI_4_AggregatedDiscoveryAsKube: aggregated discovery lists the
+// networking, scheduling and node groups as kube does, a built-in kind's
+// group and version left unsaid.
+func TestK8S_URI_4_AggregatedDiscoveryAsKube(t *testing.T) {
+	var want []any
+	if err := json.Unmarshal([]byte(kubeNewGroupsDiscovery), &want); err != nil {
+		t.Fatal(err)
+	}
+	s := newTestServer(t, testConfig{})
+	var got []any
+	for _, g := range s.do("GET", "/apis", nil, "Accept", aggregatedV2).must(t, 200).Obj["items"].([]any) {
+		switch object.Path(g, "metadata", "name") {
+		case "networking.k8s.io", "scheduling.k8s.io", "node.k8s.io":
+			got = append(got, g)
+		}
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("aggregated discovery differs from kube's at %v", jsonDiff("", got, want))
+	}
+}
+
+// TestK8S_URI_4_CoreResourcesInKubesOrder: /api/v1 lists its resources by
+// name, as kube-apiserver 1.32.13 does (its list, from the refapi kit, but
+// for bindings and componentstatuses, which kubeplay does not serve).
+func TestK8S_URI_4_CoreResourcesInKubesOrder(t *testing.T) {
+	kube := []string{"configmaps", "endpoints", "events", "limitranges", "namespaces", "nodes", "persistentvolumeclaims", "persistentvolumes",
+		"pods", "podtemplates", "replicationcontrollers", "resourcequotas", "secrets", "serviceaccounts", "services"}
+	s := newTestServer(t, testConfig{})
+	var got []string
+	for _, r := range s.do("GET", "/api/v1", nil).must(t, 200).Obj["resources"].([]any) {
+		if name := object.Path(r, "name").(string); !strings.Contains(name, "/") {
+			got = append(got, name)
+		}
+	}
+	if !slices.Equal(got, kube) {
+		t.Errorf("/api/v1 lists %v, kube %v", got, kube)
+	}
+	got = nil
+	for _, g := range s.do("GET", "/api", nil, "Accept", aggregatedV2).must(t, 200).Obj["items"].([]any) {
+		for _, r := range object.Path(g, "versions").([]any)[0].(map[string]any)["resources"].([]any) {
+			got = append(got, object.Path(r, "resource").(string))
+		}
+	}
+	if !slices.Equal(got, kube) {
+		t.Errorf("aggregated /api lists %v, kube %v", got, kube)
 	}
 }

@@ -59,6 +59,7 @@ var byType = []struct {
 	{"v1.ISCSIVolumeSource", iscsi},
 	{"v1.LimitRangeItem", limitRangeItem},
 	{"v1.NamespaceStatus", func(m map[string]any) { SetString(m, "phase", "Active") }},
+	{"v1.NetworkPolicyPort", protocolTCP},
 	{"v1.NodeStatus", nodeStatus},
 	{"v1.ObjectFieldSelector", func(m map[string]any) { SetString(m, "apiVersion", "v1") }},
 	{"v1.PersistentVolumeClaim", func(m map[string]any) { SetString(object.Child(m, "status"), "phase", "Pending") }},

@@ -26,9 +26,9 @@ func All() []*api.Resource {
 	ev := event()
 	return []*api.Resource{
 		namespace(), pod(), configMap(), secret(), service(), endpoints(), node(),
-		persistentVolumeClaim(), persistentVolume(), resourceQuota(), limitRange(), ev, serviceAccount(), replicationController(),
+		persistentVolumeClaim(), persistentVolume(), resourceQuota(), limitRange(), ev, serviceAccount(), podTemplate(), replicationController(),
 		controllerRevision(), daemonSet(), deployment(), replicaSet(), statefulSet(),
-		podDisruptionBudget(), storageClass(), customResourceDefinition(), cronJob(), job(),
+		ingressClass(), ingress(), networkPolicy(), podDisruptionBudget(), storageClass(), customResourceDefinition(), priorityClass(), cronJob(), job(), runtimeClass(),
 		endpointSlice(), lease(), selfSubjectReview(), selfSubjectAccessReview(),
 		flowSchema(), priorityLevelConfiguration(), eventsV1(ev),
 	}

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"kubeplay/core/api"
-	"kubeplay/core/apierrors"
 	"kubeplay/core/defaults"
 	"kubeplay/core/encoding/table"
 	"kubeplay/core/object"
@@ -167,16 +166,13 @@ func podGracePeriod(obj object.Object, requested *int64) int64 {
 }
 
 // admitPod is what kube's admission chain does to a Pod written (old nil
-// for a new one), in its order: the ServiceAccount plugin's account, the
-// Priority plugin's priority, the DefaultTolerationSeconds plugin's
-// tolerations.
+// for a new one) that needs nothing else stored: the ServiceAccount plugin's
+// account and the DefaultTolerationSeconds plugin's tolerations. (The
+// Priority and RuntimeClass plugins read the classes stored: core/registry.)
 func admitPod(name string, obj, old object.Object) error {
 	spec := object.Child(obj, "spec")
 	if old == nil {
 		defaultServiceAccount(spec)
-	}
-	if err := admitPriority(name, spec, old); err != nil {
-		return err
 	}
 	defaultTolerations(spec)
 	return nil
@@ -190,41 +186,6 @@ func defaultServiceAccount(spec map[string]any) {
 	if name, _ := spec["serviceAccountName"].(string); name == "" {
 		spec["serviceAccountName"], spec["serviceAccount"] = "default", "default"
 	}
-}
-
-// systemPriorityClasses are the PriorityClasses every cluster has.
-var systemPriorityClasses = map[string]int64{"system-node-critical": 2000001000, "system-cluster-critical": 2000000000}
-
-// admitPriority is kube's Priority admission: a new Pod's priority is its
-// PriorityClass's (0 without one, as there is no global default class), and
-// it preempts lower priorities; an update keeps them.
-func admitPriority(name string, spec map[string]any, old object.Object) error {
-	if old != nil {
-		oldSpec, _ := old["spec"].(map[string]any)
-		for _, f := range []string{"priority", "preemptionPolicy"} {
-			if spec[f] == nil && oldSpec[f] != nil {
-				spec[f] = oldSpec[f]
-			}
-		}
-		return nil
-	}
-	var priority int64
-	if class, _ := spec["priorityClassName"].(string); class != "" {
-		p, ok := systemPriorityClasses[class]
-		if !ok {
-			return apierrors.NewForbidden("", "pods", name, fmt.Sprintf("no PriorityClass with name %s was found", class))
-		}
-		priority = p
-	}
-	if given, ok := spec["priority"]; ok && given != nil && fmt.Sprint(given) != fmt.Sprint(priority) {
-		return apierrors.NewForbidden("", "pods", name, fmt.Sprintf("the integer value of priority (%v) must not be provided in pod spec; priority admission controller computed %d from the given PriorityClass name", given, priority))
-	}
-	spec["priority"] = json.Number(fmt.Sprint(priority))
-	if given, _ := spec["preemptionPolicy"].(string); given != "" && given != "PreemptLowerPriority" {
-		return apierrors.NewForbidden("", "pods", name, fmt.Sprintf("the string value of PreemptionPolicy (%s) must not be provided in pod spec; priority admission controller computed PreemptLowerPriority from the given PriorityClass name", given))
-	}
-	spec["preemptionPolicy"] = "PreemptLowerPriority"
-	return nil
 }
 
 // defaultTolerationSeconds is how long kube's DefaultTolerationSeconds

@@ -20,7 +20,17 @@ type Admission interface {
 }
 
 func (s *Store) admit(op Operation, t Target, obj, old object.Object) error {
-	for _, a := range s.admission {
+	return runAdmission(s.admission, op, t, obj, old)
+}
+
+// validate runs the validating plugins of s.validating.
+func (s *Store) validate(op Operation, t Target, obj, old object.Object) error {
+	return runAdmission(s.validating, op, t, obj, old)
+}
+
+// runAdmission runs plugins in order; the first refusal is the answer.
+func runAdmission(plugins []Admission, op Operation, t Target, obj, old object.Object) error {
+	for _, a := range plugins {
 		if err := a.Admit(op, t, obj, old); err != nil {
 			return err
 		}

@@ -420,7 +420,7 @@ func (s *Store) DeleteCollection(ctx context.Context, t Target, o *ListOptions, 
 			continue
 		}
 		one := t
-		one.Name = object.MetaString(obj, "name")
+		one.Name, one.inCollection = object.MetaString(obj, "name"), true
 		if one.Res.Namespaced {
 			one.Namespace = object.MetaString(obj, "namespace")
 		}

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"time"
 
+	"kubeplay/core/api"
 	"kubeplay/core/object"
 	"kubeplay/core/storage"
 )
@@ -32,13 +33,23 @@ func (a defaultStorageClass) Admit(op Operation, t Target, obj, _ object.Object)
 	if _, ok := object.StringMap(object.Meta(obj), "annotations")["volume.beta.kubernetes.io/storage-class"]; ok || spec["storageClassName"] != nil {
 		return nil
 	}
-	res := a.store.schema.Lookup("storage.k8s.io", "v1", "storageclasses")
-	if res == nil {
-		return nil
+	if best := a.store.newestDefault(a.store.schema.Lookup("storage.k8s.io", "v1", "storageclasses"), defaultClassAnnotation, betaDefaultClassAnnotation); best != "" {
+		spec["storageClassName"] = best
 	}
-	l, err := a.store.storage.List(storage.ListOptions{Prefix: collectionPrefix(res, "")})
+	return nil
+}
+
+// newestDefault is the name of the newest object of res, a cluster-scoped
+// kind of classes that may not be served, that one of the annotations
+// marks the default ("true"); by name when several are as new, "" when none
+// is marked.
+func (s *Store) newestDefault(res *api.Resource, annotations ...string) string {
+	if res == nil {
+		return ""
+	}
+	l, err := s.storage.List(storage.ListOptions{Prefix: collectionPrefix(res, "")})
 	if err != nil {
-		return err
+		return ""
 	}
 	var best string
 	var bestTime time.Time
@@ -47,8 +58,8 @@ func (a defaultStorageClass) Admit(op Operation, t Target, obj, _ object.Object)
 		if err != nil {
 			continue
 		}
-		annotations := object.StringMap(object.Meta(class), "annotations")
-		if annotations[defaultClassAnnotation] != "true" && annotations[betaDefaultClassAnnotation] != "true" {
+		marks := object.StringMap(object.Meta(class), "annotations")
+		if !slices.ContainsFunc(annotations, func(a string) bool { return marks[a] == "true" }) {
 			continue
 		}
 		created, _ := time.Parse(time.RFC3339, object.MetaString(class, "creationTimestamp"))
@@ -57,10 +68,7 @@ func (a defaultStorageClass) Admit(op Operation, t Target, obj, _ object.Object)
 			best, bestTime = object.MetaString(class, "name"), created
 		}
 	}
-	if best != "" {
-		spec["storageClassName"] = best
-	}
-	return nil
+	return best
 }
 
 // isClaim says whether a write is to a PersistentVolumeClaim itself.

@@ -46,6 +46,10 @@ type Store struct {
 	pods      podBudget
 	quota     quotaAdmission
 	services  *serviceAllocation
+
+	// validating are the validating admission plugins that judge an
+	// object once it is valid (LimitRanger's and ResourceQuota's aside).
+	validating []Admission
 	// freshnessWait is how long a read waits for a revision storage has not
 	// reached.
 	freshnessWait time.Duration
@@ -108,8 +112,9 @@ func Open(cfg Config) (*Store, error) {
 	// bounds, the sandbox's Pod budget, ResourceQuota) judges the object as
 	// it will be stored, named.
 	s.limits, s.pods, s.quota = limitRanger{s}, podBudget{s, cfg.Pods}, quotaAdmission{s}
-	s.admission = []Admission{newNamespaceLifecycle(s), s.limits, kindAdmission{},
-		defaultStorageClass{s}, storageProtection{}, s.services}
+	s.admission = []Admission{newNamespaceLifecycle(s), s.limits, kindAdmission{}, priorityAdmission{s}, runtimeClassAdmission{s},
+		defaultStorageClass{s}, storageProtection{}, defaultIngressClass{s}, s.services}
+	s.validating = []Admission{priorityClassDefault{priorityAdmission{s}}, runtimeClassOverhead{runtimeClassAdmission{s}}}
 	if cfg.ServiceIPRange != "" {
 		if err := s.SetServiceIPRange(cfg.ServiceIPRange); err != nil {
 			st.Close()
@@ -117,6 +122,10 @@ func Open(cfg Config) (*Store, error) {
 		}
 	}
 	if err := s.CreateSystemNamespaces(); err != nil {
+		st.Close()
+		return nil, err
+	}
+	if err := s.CreateSystemPriorityClasses(); err != nil {
 		st.Close()
 		return nil, err
 	}
@@ -164,6 +173,10 @@ type Target struct {
 	// Via is the view the write came through (Res is then what it views):
 	// the kind's strategy validates by the request's version, as kube's do.
 	Via *api.Resource
+	// inCollection: the delete is one of a deletecollection's, which
+	// kube's generic store makes without the kind's own Delete (a system
+	// PriorityClass goes too).
+	inCollection bool
 	// charged is what the write charged its namespace's quotas so far (an
 	// update charges them, then tries again): their limits are judged
 	// without it.
@@ -290,8 +303,9 @@ func overBudget(t Target, err error) error {
 // kind's defaults and conversions, the write recorded in managedFields (unless
 // an apply did), admission, its name (from generateName), what the kind sets
 // on create, validation, its warnings, the validating admission (LimitRanger's,
-// then ResourceQuota's, which tells what to charge its quotas: none for a
-// dry run), and the fields the server owns.
+// the Priority and RuntimeClass plugins', then ResourceQuota's, which tells
+// what to charge its quotas: none for a dry run), and the fields the server
+// owns.
 func (s *Store) prepareNew(st Strategy, t Target, obj object.Object) ([]quota.Charge, error) {
 	meta := object.Meta(obj)
 	st.Canonicalize(obj)
@@ -322,6 +336,9 @@ func (s *Store) prepareNew(st Strategy, t Target, obj object.Object) ([]quota.Ch
 	}
 	t.warn(st.WarningsOnCreate(obj))
 	if err := s.limits.validate(Create, t, obj, nil); err != nil {
+		return nil, err
+	}
+	if err := s.validate(Create, t, obj, nil); err != nil {
 		return nil, err
 	}
 	t.Name = name
@@ -512,6 +529,9 @@ func (s *Store) updateCharged(t Target, info UpdatedObjectInfo, charged []quota.
 			t.warn(w.WarningsOnUpdate(obj, old))
 		}
 		if err := s.limits.validate(Update, t, obj, old); err != nil {
+			return storage.Change{}, err
+		}
+		if err := s.validate(Update, t, obj, old); err != nil {
 			return storage.Change{}, err
 		}
 		charges, err := s.quota.check(Update, t, obj, old)

@@ -117,7 +117,7 @@ func encode(res *api.Resource, obj object.Object) ([]byte, error) {
 //go:noinline
 func (s resourceStrategy) NewGeneration(obj, old object.Object) bool {
 	h := s.res.Hooks.NewGeneration
-	return s.res.Generation && (specChanged(old, obj) || h != nil && h(obj, old))
+	return s.res.Generation && !s.res.GenerationFixed && (specChanged(old, obj) || h != nil && h(obj, old))
 }
 
 func (s resourceStrategy) PrepareForCreate(obj object.Object) {

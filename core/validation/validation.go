@@ -93,6 +93,9 @@ func matchLabelValue(v string) bool { return v == "" || matchQualifiedName(v) }
 
 // regexError is apimachinery's RegexError wording.
 func regexError(msg, format string, examples ...string) string {
+	if len(examples) == 0 {
+		return msg + " (regex used for validation is '" + format + "')"
+	}
 	msg += " (e.g. "
 	for i, e := range examples {
 		if i > 0 {

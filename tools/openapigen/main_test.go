@@ -57,7 +57,7 @@ func TestServedPaths(t *testing.T) {
 		"/api/v1/namespaces/{namespace}/pods/{name}/proxy/{path}":       false,
 		"/api/v1/persistentvolumes":                                     true,
 		"/api/v1/replicationcontrollers":                                true,
-		"/api/v1/podtemplates":                                          false,
+		"/api/v1/podtemplates":                                          true,
 		"/api/v1/namespaces/{namespace}/resourcequotas/{name}/status":   true,
 		"/api/v1/limitranges":                                           true,
 		"/apis/storage.k8s.io/v1/storageclasses/{name}":                 true,

@@ -34,7 +34,10 @@ import (
 	discoveryv1 "k8s.io/api/discovery/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	nodev1 "k8s.io/api/node/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -54,7 +57,8 @@ func typeOf(v any) reflect.Type { return reflect.TypeOf(v).Elem() }
 // servedGroupVersions are the group versions of the built-in kinds; the meta kinds
 // that kube registers in every group version are served under each of them.
 var servedGroupVersions = []string{"v1", "apps/v1", "batch/v1", "coordination.k8s.io/v1", "discovery.k8s.io/v1", "policy/v1", "autoscaling/v1",
-	"authentication.k8s.io/v1", "authorization.k8s.io/v1", "flowcontrol.apiserver.k8s.io/v1", "events.k8s.io/v1", "storage.k8s.io/v1", "meta.k8s.io/v1"}
+	"authentication.k8s.io/v1", "authorization.k8s.io/v1", "flowcontrol.apiserver.k8s.io/v1", "events.k8s.io/v1", "storage.k8s.io/v1", "networking.k8s.io/v1",
+	"scheduling.k8s.io/v1", "node.k8s.io/v1", "meta.k8s.io/v1"}
 
 func roots() []root {
 	rs := []root{}
@@ -76,6 +80,7 @@ func roots() []root {
 	add("v1", &corev1.Event{}, &corev1.EventList{})
 	add("events.k8s.io/v1", &eventsv1.Event{}, &eventsv1.EventList{})
 	add("v1", &corev1.ServiceAccount{}, &corev1.ServiceAccountList{})
+	add("v1", &corev1.PodTemplate{}, &corev1.PodTemplateList{})
 	add("v1", &corev1.ReplicationController{}, &corev1.ReplicationControllerList{})
 	add("apps/v1", &appsv1.Deployment{}, &appsv1.DeploymentList{})
 	add("apps/v1", &appsv1.ReplicaSet{}, &appsv1.ReplicaSetList{})
@@ -91,6 +96,11 @@ func roots() []root {
 	add("v1", &corev1.LimitRange{}, &corev1.LimitRangeList{})
 	add("coordination.k8s.io/v1", &coordinationv1.Lease{}, &coordinationv1.LeaseList{})
 	add("discovery.k8s.io/v1", &discoveryv1.EndpointSlice{}, &discoveryv1.EndpointSliceList{})
+	add("networking.k8s.io/v1", &networkingv1.NetworkPolicy{}, &networkingv1.NetworkPolicyList{})
+	add("networking.k8s.io/v1", &networkingv1.Ingress{}, &networkingv1.IngressList{})
+	add("networking.k8s.io/v1", &networkingv1.IngressClass{}, &networkingv1.IngressClassList{})
+	add("scheduling.k8s.io/v1", &schedulingv1.PriorityClass{}, &schedulingv1.PriorityClassList{})
+	add("node.k8s.io/v1", &nodev1.RuntimeClass{}, &nodev1.RuntimeClassList{})
 	add("policy/v1", &policyv1.Eviction{}, nil)
 	add("policy/v1", &policyv1.PodDisruptionBudget{}, &policyv1.PodDisruptionBudgetList{})
 	add("v1", &corev1.Binding{}, nil)
