@@ -21,7 +21,8 @@ import (
 )
 
 // All returns the built-in kinds of kube-apiserver v1.32 that kubeplay
-// serves, in the order discovery lists them.
+// serves, a group's first (discovery sorts them by resource name, as kube
+// does).
 func All() []*api.Resource {
 	ev := event()
 	return []*api.Resource{
