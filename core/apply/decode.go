@@ -67,7 +67,7 @@ func checkNumbers(v any) error {
 
 // typedObject is a merged object read into its kind's Go type, as kube
 // converts an apply's result: values come out as the typed object writes
-// them (core/encoding/protobuf's typed decoding, for the built-in kinds).
+// them (core/types' typed decoding, for the built-in kinds).
 func typedObject(res *api.Resource, tv *typed.TypedValue) (object.Object, error) {
 	doc, err := json.Marshal(tv.AsValue().Unstructured())
 	if err != nil {

@@ -9,7 +9,7 @@
 // (PodSpec, Container, ServicePort, ResourceList, …), applied wherever the
 // type occurs, parent before children: a Container in a Deployment's template
 // gets what a Pod's does. The walk follows the kinds' Go types as
-// core/encoding/protobuf's message table holds them (types.Walk), so this
+// core/types' table holds them (types.Walk), so this
 // package names types, not paths.
 //
 // Defaulting is not all a new object gets: a Pod's status, the ServiceAccount

@@ -2,7 +2,7 @@
 // bodies (K8S-WRITE-4): the fieldValidation directive of a create, update or
 // patch (Ignore, Warn, Strict; Warn when absent) and what becomes of the
 // unknown and duplicate fields that strict decoding finds in a body (the
-// decoders report them: core/encoding/protobuf's StrictJSON, StrictCBOR and
+// decoders report them: core/types' StrictJSON, StrictCBOR and
 // DuplicateJSONFields, core/encoding's YAMLStrictError). Ignore drops them,
 // Warn turns each into a Warning header (each line of a YAML error its own),
 // Strict turns them all into one error that the API server answers as kube
