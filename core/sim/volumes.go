@@ -2,8 +2,11 @@ package sim
 
 import (
 	"context"
+	"errors"
 	"slices"
+	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"kubeplay/core/client"
 	"kubeplay/core/clock"
@@ -103,7 +106,16 @@ type volumes struct {
 	claims                                 *client.TypedInformer[*claim]
 	volumes                                *client.TypedInformer[*volume]
 	classes                                *client.TypedInformer[*storageClass]
+	// wrote is the resourceVersion of the binder's last write to a volume.
+	// kube's controller keeps its own writes in its cache; this one matches
+	// claims only once its informer has brought them, so that a volume it
+	// has just made Available is a candidate as soon as it is one.
+	wrote atomic.Int64
 }
+
+// errVolumesBehind: the volume informer has not yet brought the binder's
+// own last write; the claim is synced again a moment later.
+var errVolumesBehind = errors.New("the volume informer has not seen the binder's last write yet")
 
 func newVolumes(h web.Handler, clk clock.Clock) *volumes {
 	base := controllers.NewBase(h, clk, "persistent-volume-binder", "persistentvolume-controller")
@@ -233,6 +245,9 @@ func (v *volumes) syncClaim(ctx context.Context, key string) error {
 			})
 			return err
 		}
+	}
+	if rv := v.wrote.Load(); rv > 0 && !v.volumes.Seen(strconv.FormatInt(rv, 10)) {
+		return errVolumesBehind
 	}
 	if pv := v.match(c, class); pv != nil {
 		return v.bind(ctx, c, pv)
@@ -379,11 +394,12 @@ func (v *volumes) provision(ctx context.Context, c *claim, sc *storageClass) err
 // volume, annotations and status.
 func (v *volumes) bind(ctx context.Context, c *claim, pv *volume) error {
 	if ref := pv.Spec.ClaimRef; ref == nil || ref.UID == "" {
-		_, err := controllers.Update(ctx, v.binder, volumePath(pv.Metadata.Name), pv.Raw, func(o object.Object) {
+		obj, err := controllers.Update(ctx, v.binder, volumePath(pv.Metadata.Name), pv.Raw, func(o object.Object) {
 			object.Child(o, "spec")["claimRef"] = map[string]any{"apiVersion": "v1", "kind": "PersistentVolumeClaim", "namespace": c.Metadata.Namespace,
 				"name": c.Metadata.Name, "uid": c.Metadata.UID, "resourceVersion": c.Metadata.ResourceVersion}
 			object.Child(object.Meta(o), "annotations")["pv.kubernetes.io/bound-by-controller"] = "yes"
 		})
+		v.wroteVolume(obj)
 		return err // the volume's sync brings the claim back
 	}
 	if pv.Status.Phase != "Bound" {
@@ -425,10 +441,20 @@ func (v *volumes) bind(ctx context.Context, c *claim, pv *volume) error {
 
 // setPhase writes a volume's phase.
 func (v *volumes) setPhase(ctx context.Context, pv *volume, phase string) error {
-	_, err := controllers.Update(ctx, v.binder, volumePath(pv.Metadata.Name)+"/status", pv.Raw, func(o object.Object) {
+	obj, err := controllers.Update(ctx, v.binder, volumePath(pv.Metadata.Name)+"/status", pv.Raw, func(o object.Object) {
 		object.Child(o, "status")["phase"] = phase
 	})
+	v.wroteVolume(obj)
 	return err
+}
+
+// wroteVolume records obj, a volume the binder wrote (nil: no write), as its
+// last.
+func (v *volumes) wroteVolume(obj object.Object) {
+	if n, err := strconv.ParseInt(object.MetaString(obj, "resourceVersion"), 10, 64); err == nil {
+		for old := v.wrote.Load(); n > old && !v.wrote.CompareAndSwap(old, n); old = v.wrote.Load() {
+		}
+	}
 }
 
 // syncVolume is the volume's protection, phase and reclaiming.
