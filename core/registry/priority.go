@@ -7,7 +7,6 @@ import (
 	"kubeplay/core/api"
 	"kubeplay/core/apierrors"
 	"kubeplay/core/object"
-	"kubeplay/core/storage"
 	"kubeplay/core/validation"
 )
 
@@ -109,7 +108,7 @@ func (s *Store) clusterObject(res *api.Resource, name string) object.Object {
 	if res == nil {
 		return nil
 	}
-	stored, ok := s.storage.Get(objectKey(res, "", name))
+	stored, ok := s.Current(res, "", name)
 	if !ok {
 		return nil
 	}
@@ -127,14 +126,9 @@ func (a priorityAdmission) defaultClass() object.Object {
 	if res == nil {
 		return nil
 	}
-	l, err := a.store.storage.List(storage.ListOptions{Prefix: collectionPrefix(res, "")})
-	if err != nil {
-		return nil
-	}
 	var best object.Object
-	for _, it := range l.Items {
-		pc, err := object.Decode([]byte(it.Value))
-		if err != nil || pc["globalDefault"] != true {
+	for _, pc := range a.store.Decoded(res) {
+		if pc["globalDefault"] != true {
 			continue
 		}
 		if best == nil || object.Int(pc["value"]) < object.Int(best["value"]) {
@@ -152,7 +146,7 @@ func (s *Store) CreateSystemPriorityClasses() error {
 		return nil
 	}
 	for _, c := range validation.SystemPriorityClasses {
-		if _, ok := s.storage.Get(objectKey(res, "", c.Name)); ok {
+		if _, ok := s.Current(res, "", c.Name); ok {
 			continue
 		}
 		obj := object.Object{"metadata": map[string]any{"name": c.Name}, "value": json.Number(fmt.Sprint(c.Value)), "description": c.Description}

@@ -6,7 +6,6 @@ import (
 
 	"kubeplay/core/api"
 	"kubeplay/core/object"
-	"kubeplay/core/storage"
 )
 
 // What kube's admission does with the storage kinds: the claims' default
@@ -47,17 +46,9 @@ func (s *Store) newestDefault(res *api.Resource, annotations ...string) string {
 	if res == nil {
 		return ""
 	}
-	l, err := s.storage.List(storage.ListOptions{Prefix: collectionPrefix(res, "")})
-	if err != nil {
-		return ""
-	}
 	var best string
 	var bestTime time.Time
-	for _, it := range l.Items {
-		class, err := object.Decode([]byte(it.Value))
-		if err != nil {
-			continue
-		}
+	for _, class := range s.Decoded(res) {
 		marks := object.StringMap(object.Meta(class), "annotations")
 		if !slices.ContainsFunc(annotations, func(a string) bool { return marks[a] == "true" }) {
 			continue

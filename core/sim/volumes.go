@@ -449,11 +449,10 @@ func (v *volumes) setPhase(ctx context.Context, pv *volume, phase string) error 
 }
 
 // wroteVolume records obj, a volume the binder wrote (nil: no write), as its
-// last.
+// last (the binder's one worker writes in order, so the last is the newest).
 func (v *volumes) wroteVolume(obj object.Object) {
 	if n, err := strconv.ParseInt(object.MetaString(obj, "resourceVersion"), 10, 64); err == nil {
-		for old := v.wrote.Load(); n > old && !v.wrote.CompareAndSwap(old, n); old = v.wrote.Load() {
-		}
+		v.wrote.Store(n)
 	}
 }
 
