@@ -3,8 +3,6 @@ package kinds
 import (
 	"kubeplay/core/api"
 	"kubeplay/core/encoding/table"
-	"kubeplay/core/field"
-	"kubeplay/core/object"
 	"kubeplay/core/validation"
 )
 
@@ -16,9 +14,7 @@ func configMap() *api.Resource {
 		Hooks: api.Hooks{
 			LabelChecksOnUpdate: 4,
 			Validate:            validation.ConfigMap,
-			ValidateUpdate: func(obj, old object.Object, _ string) field.ErrorList {
-				return validation.ConfigMapUpdate(obj, old)
-			},
+			ValidateUpdate:      anySubresource(validation.ConfigMapUpdate),
 		},
 		Printer: table.ConfigMap,
 	}

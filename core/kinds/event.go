@@ -4,7 +4,6 @@ import (
 	"kubeplay/core/api"
 	"kubeplay/core/conversion"
 	"kubeplay/core/encoding/table"
-	"kubeplay/core/field"
 	"kubeplay/core/object"
 	"kubeplay/core/validation"
 )
@@ -46,10 +45,8 @@ func eventsV1(event *api.Resource) *api.Resource {
 		Group: "events.k8s.io", Version: "v1", Kind: "Event", Plural: "events", Singular: "event",
 		Namespaced: true, ShortNames: []string{"ev"}, Verbs: allVerbs, CreateOnUpdate: true, Names: api.PathSegment,
 		Hooks: api.Hooks{
-			Validate: validation.EventsV1,
-			ValidateUpdate: func(obj, old object.Object, _ string) field.ErrorList {
-				return validation.EventsV1Update(obj, old)
-			},
+			Validate:       validation.EventsV1,
+			ValidateUpdate: anySubresource(validation.EventsV1Update),
 		},
 		View: &api.View{
 			Stored: event,

@@ -5,7 +5,6 @@ import (
 
 	"kubeplay/core/api"
 	"kubeplay/core/encoding/table"
-	"kubeplay/core/field"
 	"kubeplay/core/object"
 	"kubeplay/core/validation"
 )
@@ -24,10 +23,8 @@ func ingressClass() *api.Resource {
 			}
 		},
 		Hooks: api.Hooks{
-			Validate: validation.IngressClass,
-			ValidateUpdate: func(obj, old object.Object, _ string) field.ErrorList {
-				return validation.IngressClassUpdate(obj, old)
-			},
+			Validate:       validation.IngressClass,
+			ValidateUpdate: anySubresource(validation.IngressClassUpdate),
 		},
 		Printer: table.NewPrinter([]table.Column{
 			table.NameColumn,

@@ -43,6 +43,12 @@ var (
 	createOnly   = []string{"create"}
 )
 
+// anySubresource is an update rule that judges every write alike, whatever
+// subresource it goes through.
+func anySubresource(rule func(obj, old object.Object) field.ErrorList) func(obj, old object.Object, sub string) field.ErrorList {
+	return func(obj, old object.Object, _ string) field.ErrorList { return rule(obj, old) }
+}
+
 // str reads a field selector field that holds a string.
 func str(path ...string) func(object.Object) string {
 	return func(o object.Object) string {

@@ -6,7 +6,6 @@ import (
 	"kubeplay/core/api"
 	"kubeplay/core/defaults"
 	"kubeplay/core/encoding/table"
-	"kubeplay/core/field"
 	"kubeplay/core/object"
 	"kubeplay/core/validation"
 )
@@ -22,10 +21,8 @@ func priorityClass() *api.Resource {
 		// SetDefaults_PriorityClass: a class preempts lower priorities.
 		Defaults: func(m map[string]any) { defaults.SetUnset(m, "preemptionPolicy", "PreemptLowerPriority") },
 		Hooks: api.Hooks{
-			Validate: validation.PriorityClass,
-			ValidateUpdate: func(obj, old object.Object, _ string) field.ErrorList {
-				return validation.PriorityClassUpdate(obj, old)
-			},
+			Validate:       validation.PriorityClass,
+			ValidateUpdate: anySubresource(validation.PriorityClassUpdate),
 		},
 		Printer: table.NewPrinter([]table.Column{
 			table.NameColumn,

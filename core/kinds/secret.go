@@ -7,7 +7,6 @@ import (
 	"kubeplay/core/api"
 	"kubeplay/core/defaults"
 	"kubeplay/core/encoding/table"
-	"kubeplay/core/field"
 	"kubeplay/core/object"
 	"kubeplay/core/validation"
 )
@@ -24,9 +23,7 @@ func secret() *api.Resource {
 			LabelChecksOnUpdate: 4,
 			Canonicalize:        writeStringData,
 			Validate:            validation.Secret,
-			ValidateUpdate: func(obj, old object.Object, _ string) field.ErrorList {
-				return validation.SecretUpdate(obj, old)
-			},
+			ValidateUpdate:      anySubresource(validation.SecretUpdate),
 		},
 		Printer: table.Secret,
 	}

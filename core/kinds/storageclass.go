@@ -4,8 +4,6 @@ import (
 	"kubeplay/core/api"
 	"kubeplay/core/defaults"
 	"kubeplay/core/encoding/table"
-	"kubeplay/core/field"
-	"kubeplay/core/object"
 	"kubeplay/core/validation"
 )
 
@@ -24,9 +22,7 @@ func storageClass() *api.Resource {
 		Hooks: api.Hooks{
 			LabelChecksOnUpdate: 4,
 			Validate:            validation.StorageClass,
-			ValidateUpdate: func(obj, old object.Object, _ string) field.ErrorList {
-				return validation.StorageClassUpdate(obj, old)
-			},
+			ValidateUpdate:      anySubresource(validation.StorageClassUpdate),
 		},
 		Printer: table.StorageClass,
 	}
