@@ -14,7 +14,8 @@ import (
 // one, kube's 401 for a token it does not know, impersonation of users, groups
 // and service accounts (with their groups), and kube's plain-text answer to
 // impersonation without a user, each as kube-apiserver 1.32.13 answered it
-// (recorded); whoami tells (APF-12).
+// (recorded under kube's AlwaysAllow authorizer, which allows every
+// impersonation and every user's request); whoami tells (APF-12).
 func TestAPF_12_Identities(t *testing.T) {
 	tokens, err := auth.ParseTokens("tokens.csv", strings.NewReader(auth.DefaultTokens+"t-alice,alice,uid-1,\"devs,qa\"\n,empty,x\nt-bob,bob,uid-2\n"))
 	if err != nil {
@@ -24,7 +25,7 @@ func TestAPF_12_Identities(t *testing.T) {
 		err.Error() != "token file 'bad.csv' must have at least 3 columns (token, user name, user uid), found 2" {
 		t.Errorf("short line: %v", err)
 	}
-	e := newEnv(t, Config{Tokens: tokens})
+	e := newEnv(t, Config{Tokens: tokens, Authorization: auth.ModeAlwaysAllow})
 	whoami := func(h http.Header) map[string]any {
 		t.Helper()
 		r := e.doH("POST", "/apis/authentication.k8s.io/v1/selfsubjectreviews", map[string]any{"apiVersion": "authentication.k8s.io/v1", "kind": "SelfSubjectReview"}, h)

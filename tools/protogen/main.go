@@ -28,6 +28,7 @@ import (
 	authenticationv1 "k8s.io/api/authentication/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -58,7 +59,7 @@ func typeOf(v any) reflect.Type { return reflect.TypeOf(v).Elem() }
 // that kube registers in every group version are served under each of them.
 var servedGroupVersions = []string{"v1", "apps/v1", "batch/v1", "coordination.k8s.io/v1", "discovery.k8s.io/v1", "policy/v1", "autoscaling/v1",
 	"authentication.k8s.io/v1", "authorization.k8s.io/v1", "flowcontrol.apiserver.k8s.io/v1", "events.k8s.io/v1", "storage.k8s.io/v1", "networking.k8s.io/v1",
-	"scheduling.k8s.io/v1", "node.k8s.io/v1", "meta.k8s.io/v1"}
+	"scheduling.k8s.io/v1", "node.k8s.io/v1", "rbac.authorization.k8s.io/v1", "meta.k8s.io/v1"}
 
 func roots() []root {
 	rs := []root{}
@@ -108,6 +109,13 @@ func roots() []root {
 	add("flowcontrol.apiserver.k8s.io/v1", &flowcontrolv1.PriorityLevelConfiguration{}, &flowcontrolv1.PriorityLevelConfigurationList{})
 	add("authentication.k8s.io/v1", &authenticationv1.SelfSubjectReview{}, nil)
 	add("authorization.k8s.io/v1", &authorizationv1.SelfSubjectAccessReview{}, nil)
+	add("authorization.k8s.io/v1", &authorizationv1.SubjectAccessReview{}, nil)
+	add("authorization.k8s.io/v1", &authorizationv1.LocalSubjectAccessReview{}, nil)
+	add("authorization.k8s.io/v1", &authorizationv1.SelfSubjectRulesReview{}, nil)
+	add("rbac.authorization.k8s.io/v1", &rbacv1.ClusterRole{}, &rbacv1.ClusterRoleList{})
+	add("rbac.authorization.k8s.io/v1", &rbacv1.ClusterRoleBinding{}, &rbacv1.ClusterRoleBindingList{})
+	add("rbac.authorization.k8s.io/v1", &rbacv1.Role{}, &rbacv1.RoleList{})
+	add("rbac.authorization.k8s.io/v1", &rbacv1.RoleBinding{}, &rbacv1.RoleBindingList{})
 	add("autoscaling/v1", &autoscalingv1.Scale{}, nil)
 	for _, gv := range servedGroupVersions {
 		add(gv, &metav1.Status{}, nil)
