@@ -89,7 +89,7 @@ type options struct {
 	cors, allowedHosts                string // comma-separated
 	tokenFile                         string
 	authorization                     string // --authorization-mode
-	anonymousAuth                     *bool // --anonymous-auth when given
+	anonymousAuth                     *bool  // --anonymous-auth when given
 	eventTTL                          time.Duration
 	budget                            budget.Limits
 	seats                             int

@@ -54,7 +54,9 @@ func Aggregate(role object.Object, clusterRoles []object.Object) (rules []any, o
 		return nil, false
 	}
 	byName := append([]object.Object(nil), clusterRoles...)
-	sort.Slice(byName, func(i, j int) bool { return object.MetaString(byName[i], "name") < object.MetaString(byName[j], "name") })
+	sort.Slice(byName, func(i, j int) bool {
+		return object.MetaString(byName[i], "name") < object.MetaString(byName[j], "name")
+	})
 	name := object.MetaString(role, "name")
 	rules = []any{}
 	for _, sel := range object.Objects(agg, "clusterRoleSelectors") {

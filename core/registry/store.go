@@ -55,7 +55,7 @@ type Store struct {
 	freshnessWait time.Duration
 	// authz is the authorizer chain over the stored RBAC objects (rbac.go).
 	authz *authorizer
-	items         itemCache // binary encodings of stored objects
+	items itemCache // binary encodings of stored objects
 }
 
 // FieldManager keeps metadata.managedFields as kube's field manager does.
