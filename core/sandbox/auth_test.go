@@ -80,17 +80,30 @@ func TestAPF_12_Identities(t *testing.T) {
 	}
 }
 
-// TestAPF_12_AccessReview: can-i answers yes to everything (authorization is
-// AlwaysAllow), and refuses an empty review with kube's message (recorded).
+// TestAPF_12_AccessReview: can-i answers by the sandbox's authorizer: under
+// RBAC alice, bound to nothing, may not list pods and kubernetes-admin may
+// (by kubeadm's binding); under AlwaysAllow everyone may. An empty review is
+// refused with kube's message (recorded).
 func TestAPF_12_AccessReview(t *testing.T) {
 	e := newEnv(t, Config{})
-	review := func(spec map[string]any) resp {
+	listPods := map[string]any{"resourceAttributes": map[string]any{"verb": "list", "resource": "pods", "namespace": "default"}}
+	reviewAs := func(e *env, h http.Header, spec map[string]any) resp {
 		return e.doH("POST", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews",
-			map[string]any{"apiVersion": "authorization.k8s.io/v1", "kind": "SelfSubjectAccessReview", "spec": spec}, impersonating("alice"))
+			map[string]any{"apiVersion": "authorization.k8s.io/v1", "kind": "SelfSubjectAccessReview", "spec": spec}, h)
 	}
-	r := review(map[string]any{"resourceAttributes": map[string]any{"verb": "list", "resource": "pods", "namespace": "default"}})
-	if r.Code != 201 || object.Path(r.Obj, "status", "allowed") != true || object.Path(r.Obj, "metadata", "creationTimestamp") != nil {
-		t.Errorf("review: %d %s", r.Code, r.Body)
+	review := func(spec map[string]any) resp { return reviewAs(e, impersonating("alice"), spec) }
+	r := review(listPods)
+	if r.Code != 201 || object.Path(r.Obj, "status", "allowed") != false || object.Path(r.Obj, "metadata", "creationTimestamp") != nil {
+		t.Errorf("alice's review: %d %s", r.Code, r.Body)
+	}
+	r = reviewAs(e, http.Header{"Authorization": {"Bearer kubeplay"}}, listPods)
+	if r.Code != 201 || object.Path(r.Obj, "status", "allowed") != true ||
+		object.Path(r.Obj, "status", "reason") != `RBAC: allowed by ClusterRoleBinding "kubeadm:cluster-admins" of ClusterRole "cluster-admin" to Group "kubeadm:cluster-admins"` {
+		t.Errorf("kubernetes-admin's review: %d %s", r.Code, r.Body)
+	}
+	open := newEnv(t, Config{Authorization: auth.ModeAlwaysAllow})
+	if r := reviewAs(open, impersonating("alice"), listPods); r.Code != 201 || object.Path(r.Obj, "status", "allowed") != true {
+		t.Errorf("alice's review under AlwaysAllow: %d %s", r.Code, r.Body)
 	}
 	r = review(map[string]any{})
 	if r.Code != 422 || r.Obj["message"] != `.authorization.k8s.io "" is invalid: spec.resourceAttributes: Invalid value: "null": exactly one of nonResourceAttributes or resourceAttributes must be specified` {
