@@ -107,7 +107,7 @@ type wireKey struct{}
 
 // fromWire says whether the authenticator gave r its user (not an in-process
 // caller, who names itself).
-func fromWire(r *web.Request) bool { return r.Context().Value(wireKey{}) != nil }
+func fromWire(r *web.Request) bool { wire, _ := r.Context().Value(wireKey{}).(bool); return wire }
 
 // Filter sets the request's user, as kube-apiserver's WithAuthentication and
 // WithImpersonation do. A user already in the context (an in-process caller's)
@@ -127,8 +127,10 @@ func (a *Authenticator) Filter(next web.Handler) web.Handler {
 				apierrors.Write(w, apierrors.NewUnauthorized())
 				return
 			}
-			ctx = context.WithValue(ctx, wireKey{}, true)
 		}
+		// An in-process caller's request may be made within one from the
+		// wire (a load APF's debug handler sends): it is its caller's own.
+		ctx = context.WithValue(ctx, wireKey{}, !ok)
 		as, err := impersonate(r.Header, u)
 		if err != nil {
 			// kube writes this one as plain text, with the request's URI.
