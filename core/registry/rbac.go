@@ -26,6 +26,9 @@ type authorizer struct {
 	policy *rbac.Policy // as of changed
 	// changed is the last change to the RBAC collections policy reflects.
 	changed int64
+	// checked is a revision of the store that policy reflects every
+	// change up to: while the store is there, nothing needs reading.
+	checked int64
 	built   bool
 }
 
@@ -33,18 +36,28 @@ type authorizer struct {
 // reads them.
 var rbacResources = []string{"clusterroles", "roles", "clusterrolebindings", "rolebindings"}
 
+// rbacCollections are their storage collections.
+var rbacCollections = func() []string {
+	out := make([]string, len(rbacResources))
+	for i, r := range rbacResources {
+		out[i] = groupSegment(rbac.Group) + "/" + r
+	}
+	return out
+}()
+
 // current is the policy as stored now: read again only when an RBAC object
 // has changed since it was last read.
 func (z *authorizer) current() *rbac.Policy {
 	s := z.store
-	collections := make([]string, len(rbacResources))
-	for i, r := range rbacResources {
-		collections[i] = groupSegment(rbac.Group) + "/" + r
-	}
-	last := s.storage.LastChange(collections...)
+	rev := s.storage.Revision() // every change up to it is applied
 	z.mu.Lock()
 	defer z.mu.Unlock()
+	if z.built && rev == z.checked {
+		return z.policy
+	}
+	last := s.storage.LastChange(rbacCollections...)
 	if z.built && last == z.changed {
+		z.checked = rev
 		return z.policy
 	}
 	var lists [4][]object.Object
@@ -53,7 +66,7 @@ func (z *authorizer) current() *rbac.Policy {
 			lists[i] = s.Decoded(res)
 		}
 	}
-	z.policy, z.changed, z.built = rbac.NewPolicy(lists[0], lists[1], lists[2], lists[3]), last, true
+	z.policy, z.changed, z.checked, z.built = rbac.NewPolicy(lists[0], lists[1], lists[2], lists[3]), last, rev, true
 	return z.policy
 }
 
