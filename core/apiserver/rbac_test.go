@@ -105,6 +105,16 @@ var rbacCases = []rbacCase{
 		admin(kpost(kubeRoleBindings, `{"metadata":{"name":"dangling"},"subjects":[{"kind":"Group","name":"devs"}],"roleRef":{"kind":"ClusterRole","name":"not-there","apiGroup":"rbac.authorization.k8s.io"}}`)),
 		alice(kubeStep{"GET", "/api/v1/namespaces/default/secrets", ""}),
 	}},
+	{"named objects", []rbacStep{
+		admin(kpost(kubeRoles, `{"metadata":{"name":"one-config"},"rules":[{"apiGroups":[""],"resources":["configmaps"],"resourceNames":["app-config"],"verbs":["get","list","watch"]}]}`)),
+		admin(kpost(kubeRoleBindings, `{"metadata":{"name":"bob-one-config"},"subjects":[{"kind":"User","name":"bob"}],"roleRef":{"kind":"Role","name":"one-config"}}`)),
+		admin(kpost("/api/v1/namespaces/default/configmaps", `{"metadata":{"name":"app-config"},"data":{"a":"1"}}`)),
+		{token: "t-bob", kubeStep: kubeStep{"GET", "/api/v1/namespaces/default/configmaps/app-config", ""}},
+		{token: "t-bob", kubeStep: kubeStep{"GET", "/api/v1/namespaces/default/configmaps/other", ""}},
+		{token: "t-bob", kubeStep: kubeStep{"GET", "/api/v1/namespaces/default/configmaps?fieldSelector=metadata.name%3Dapp-config", ""}},
+		{token: "t-bob", kubeStep: kubeStep{"GET", "/api/v1/namespaces/default/configmaps", ""}},
+		{token: "t-bob", kubeStep: kubeStep{"GET", "/api/v1/namespaces/default/configmaps?fieldSelector=metadata.name%3Dother", ""}},
+	}},
 	{"validation", []rbacStep{
 		admin(kpost(kubeRoles, `{"metadata":{"name":"bad"},"rules":[{"apiGroups":[""],"resources":["pods"]},{"verbs":["get"]},{"verbs":["get"],"nonResourceURLs":["/healthz"]}]}`)),
 		admin(kpost(kubeClusterRoles, `{"metadata":{"name":"bad"},"rules":[{"verbs":["get"],"nonResourceURLs":["/healthz"],"resources":["pods"]}],"aggregationRule":{"clusterRoleSelectors":[]}}`)),

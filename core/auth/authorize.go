@@ -6,7 +6,9 @@ import (
 
 	"kubeplay/core/apierrors"
 	"kubeplay/core/request"
+	"kubeplay/core/selector"
 	"kubeplay/core/user"
+	"kubeplay/core/validation"
 	"kubeplay/core/web"
 )
 
@@ -57,6 +59,26 @@ func RequestAttributes(u user.User, info *request.RequestInfo) *Attributes {
 	return a
 }
 
+// nameFromFieldSelector names the object a list or watch asks for by the
+// field selector metadata.name=NAME, as kube's request info does, so that
+// a rule for named objects allows `kubectl get KIND NAME --watch`.
+func nameFromFieldSelector(a *Attributes, r *web.Request) {
+	if !a.ResourceRequest || a.Name != "" || (a.Verb != "list" && a.Verb != "watch") {
+		return
+	}
+	vs := r.URL.Query()["fieldSelector"]
+	if len(vs) == 0 {
+		return
+	}
+	fs, err := selector.ParseFields(vs[0])
+	if err != nil {
+		return
+	}
+	if name, ok := fs.RequiresExactMatch("metadata.name"); ok && len(validation.PathSegmentName(name)) == 0 {
+		a.Name = name
+	}
+}
+
 // Forbidden is kube's refusal of a: "User U cannot VERB resource R in API
 // group G in the namespace N" (or at the cluster scope, or a path), the
 // reason after a colon when there is one.
@@ -102,6 +124,7 @@ func Authorization(z Authorizer) func(web.Handler) web.Handler {
 				return
 			}
 			a := RequestAttributes(u, request.RequestInfoFrom(r.Context()))
+			nameFromFieldSelector(a, r)
 			if allowed, reason := z.Authorize(a); !allowed {
 				w.Header().Set("X-Content-Type-Options", "nosniff")
 				apierrors.Write(w, Forbidden(a, reason))
