@@ -26,7 +26,7 @@ import (
 func All() []*api.Resource {
 	ev := event()
 	return []*api.Resource{
-		namespace(), pod(), configMap(), secret(), service(), endpoints(), node(),
+		namespace(), binding(), pod(), configMap(), secret(), service(), endpoints(), node(),
 		persistentVolumeClaim(), persistentVolume(), resourceQuota(), limitRange(), ev, serviceAccount(), podTemplate(), replicationController(),
 		controllerRevision(), daemonSet(), deployment(), replicaSet(), statefulSet(),
 		ingressClass(), ingress(), networkPolicy(), podDisruptionBudget(), storageClass(), customResourceDefinition(), priorityClass(), cronJob(), job(), runtimeClass(),
