@@ -108,4 +108,18 @@ subjects:
 		t.Errorf("escalation: %s", errOut)
 	}
 	k.must("create", "role", "pod-getter", "-n", "team", "--verb=get", "--resource=pods", "--as", "alice")
+
+	// A service account's token, and who it is from.
+	k.must("create", "serviceaccount", "builder", "-n", "team")
+	token := strings.TrimSpace(k.must("create", "token", "builder", "-n", "team", "--duration=20m"))
+	if strings.Count(token, ".") != 2 {
+		t.Fatalf("create token: %q", token)
+	}
+	review := k.file("review.yaml", "apiVersion: authentication.k8s.io/v1\nkind: TokenReview\nspec:\n  token: "+token+"\n")
+	if who := k.must("create", "-f", review, "-o", "jsonpath={.status.authenticated} {.status.user.username}"); who != "true system:serviceaccount:team:builder" {
+		t.Errorf("token review: %q", who)
+	}
+	if errOut := k.fails("create", "token", "builder", "-n", "team", "--duration=1m"); !strings.Contains(errOut, "may not specify a duration less than 10 minutes") {
+		t.Errorf("a one-minute token: %s", errOut)
+	}
 }

@@ -73,7 +73,7 @@ func newCore(cfg testConfig) (*testCore, error) {
 	}
 	if cfg.Authorization != "" {
 		z := store.Authorizer()
-		authn := auth.NewAuthenticator(auth.Options{Tokens: cfg.Tokens, Anonymous: true, Authorizer: z})
+		authn := auth.NewAuthenticator(auth.Options{Tokens: cfg.Tokens, Anonymous: true, Authorizer: z, ServiceAccounts: z})
 		cfg.Config.Filters = append([]Filter{authn.Filter, auth.Authorization(z)}, cfg.Config.Filters...)
 	}
 	c := &testCore{Server: New(store, cfg.Config)}

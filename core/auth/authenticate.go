@@ -93,6 +93,9 @@ type Options struct {
 	Tokenless *user.User
 	// Authorizer decides who may impersonate whom; nil allows everyone.
 	Authorizer Authorizer
+	// ServiceAccounts authenticates the tokens the table does not know as
+	// service account tokens (core/registry's); nil knows none.
+	ServiceAccounts TokenAuthenticator
 }
 
 // NewAuthenticator authenticates requests as opts say.
@@ -191,7 +194,15 @@ func (a *Authenticator) authenticate(r *web.Request) (user.User, error) {
 	}
 	u, ok := a.opts.Tokens[parts[1]]
 	if !ok {
-		return user.User{}, errInvalidToken
+		if a.opts.ServiceAccounts == nil {
+			return user.User{}, errInvalidToken
+		}
+		sa, _, err := a.opts.ServiceAccounts.AuthenticateToken(parts[1], nil)
+		if err != nil {
+			return user.User{}, err
+		}
+		r.Header.Del("Authorization")
+		return sa, nil
 	}
 	r.Header.Del("Authorization")
 	if !u.InGroup(user.AllAuthenticated) {

@@ -22,6 +22,8 @@ type Reviewer interface {
 	// its resource rules and non-resource rules (PolicyRule-shaped), and
 	// the error met resolving them ("" for none).
 	RulesFor(u user.User, namespace string) (resource, nonResource []any, evaluationError string)
+	// TokenAuthenticator answers a TokenReview.
+	TokenAuthenticator
 }
 
 // Review answers a review of kind created by u in namespace (a
@@ -36,6 +38,8 @@ func Review(kind string, u user.User, namespace string, obj object.Object, now t
 		return accessReview(kind, u, namespace, obj, z)
 	case "SelfSubjectRulesReview":
 		return rulesReview(u, obj, z)
+	case "TokenReview":
+		return tokenReview(obj, z)
 	}
 	return nil, apierrors.NewBadRequest("not a review: " + kind)
 }
@@ -141,6 +145,33 @@ func rulesReview(u user.User, obj object.Object, z Reviewer) (object.Object, err
 	}
 	return object.Object{"kind": obj["kind"], "apiVersion": obj["apiVersion"], "metadata": map[string]any{"creationTimestamp": nil},
 		"spec": map[string]any{}, "status": status}, nil
+}
+
+// tokenReview is who the spec's token is from (for its audiences; the
+// API's when it names none), as kube's TokenReview answers: authenticated
+// with the user and the audiences it serves, or the error.
+func tokenReview(obj object.Object, z TokenAuthenticator) (object.Object, error) {
+	spec, _ := obj["spec"].(map[string]any)
+	token := object.String(spec["token"])
+	if token == "" {
+		return nil, apierrors.NewBadRequest("token is required for TokenReview in authentication")
+	}
+	object.Meta(obj)["creationTimestamp"] = nil
+	u, audiences, err := z.AuthenticateToken(token, object.Strings(spec, "audiences"))
+	if err != nil {
+		obj["status"] = map[string]any{"user": map[string]any{}, "error": err.Error()}
+		return obj, nil
+	}
+	info := map[string]any{"username": u.Name, "uid": u.UID, "groups": stringsToAny(u.Groups)}
+	if len(u.Extra) > 0 {
+		extra := map[string]any{}
+		for k, vs := range u.Extra {
+			extra[k] = stringsToAny(vs)
+		}
+		info["extra"] = extra
+	}
+	obj["status"] = map[string]any{"authenticated": true, "user": info, "audiences": stringsToAny(audiences)}
+	return obj, nil
 }
 
 func stringsToAny(s []string) []any {

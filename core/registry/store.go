@@ -55,6 +55,8 @@ type Store struct {
 	freshnessWait time.Duration
 	// authz is the authorizer chain over the stored RBAC objects (rbac.go).
 	authz *authorizer
+	// tokens is the service account key (serviceaccounttoken.go).
+	tokens tokenKeys
 	items itemCache // binary encodings of stored objects
 }
 
@@ -249,7 +251,7 @@ const (
 func (s *Store) Create(t Target, obj object.Object) ([]byte, error) {
 	if t.Res.Virtual {
 		obj["kind"], obj["apiVersion"] = t.Res.Kind, t.Res.APIVersion()
-		answer, err := auth.Review(t.Res.Kind, t.User, t.Namespace, obj, s.clock.Now(), s.authz)
+		answer, err := auth.Review(t.Res.Kind, t.User, t.Namespace, obj, s.clock.Now(), s.Authorizer())
 		if err != nil {
 			return nil, err
 		}

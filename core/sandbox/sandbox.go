@@ -149,7 +149,8 @@ func New(cfg Config) (*Sandbox, error) {
 		cfg.API.PodLogs = podLogs(cfg.API.Clock)
 	}
 	authz := store.Authorizer()
-	authn := auth.NewAuthenticator(auth.Options{Tokens: cfg.Tokens, Anonymous: !cfg.DenyAnonymous, Tokenless: cfg.Tokenless, Authorizer: authz})
+	authn := auth.NewAuthenticator(auth.Options{Tokens: cfg.Tokens, Anonymous: !cfg.DenyAnonymous, Tokenless: cfg.Tokenless, Authorizer: authz,
+		ServiceAccounts: authz})
 	// kube-apiserver's order: authentication and impersonation, API
 	// Priority and Fairness, then authorization.
 	cfg.API.Filters = append([]apiserver.Filter{authn.Filter, s.APF.Filter, auth.Authorization(authz)}, cfg.API.Filters...)

@@ -108,6 +108,8 @@ func roots() []root {
 	add("flowcontrol.apiserver.k8s.io/v1", &flowcontrolv1.FlowSchema{}, &flowcontrolv1.FlowSchemaList{})
 	add("flowcontrol.apiserver.k8s.io/v1", &flowcontrolv1.PriorityLevelConfiguration{}, &flowcontrolv1.PriorityLevelConfigurationList{})
 	add("authentication.k8s.io/v1", &authenticationv1.SelfSubjectReview{}, nil)
+	add("authentication.k8s.io/v1", &authenticationv1.TokenReview{}, nil)
+	add("authentication.k8s.io/v1", &authenticationv1.TokenRequest{}, nil)
 	add("authorization.k8s.io/v1", &authorizationv1.SelfSubjectAccessReview{}, nil)
 	add("authorization.k8s.io/v1", &authorizationv1.SubjectAccessReview{}, nil)
 	add("authorization.k8s.io/v1", &authorizationv1.LocalSubjectAccessReview{}, nil)
