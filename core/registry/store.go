@@ -57,7 +57,7 @@ type Store struct {
 	authz *authorizer
 	// tokens is the service account key (serviceaccounttoken.go).
 	tokens tokenKeys
-	items itemCache // binary encodings of stored objects
+	items  itemCache // binary encodings of stored objects
 }
 
 // FieldManager keeps metadata.managedFields as kube's field manager does.
