@@ -3,6 +3,7 @@ package rbac
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"net/url"
 
 	"kubeplay/core/client"
@@ -57,15 +58,41 @@ func (a *AggregationController) Run(ctx context.Context) {
 			return
 		case <-wake:
 		}
-		all := inf.List()
-		for _, role := range all {
+		for _, role := range settle(inf.List()) {
+			a.apply(ctx, object.MetaString(role, "name"), role["rules"].([]any))
+		}
+	}
+}
+
+// settle is the aggregated ClusterRoles whose rules change, with their new
+// rules, aggregated until nothing changes (admin gathers edit's, which
+// gathers view's), so that each is written once.
+func settle(stored []object.Object) []object.Object {
+	all := make([]object.Object, len(stored))
+	for i, r := range stored {
+		all[i] = maps.Clone(r) // the informer's own stay as they are
+	}
+	changed := map[int]bool{}
+	for range all {
+		again := false
+		for i, role := range all {
 			rules, ok := Aggregate(role, all)
 			if !ok || object.Equal(any(rules), role["rules"]) || (len(rules) == 0 && role["rules"] == nil) {
 				continue
 			}
-			a.apply(ctx, object.MetaString(role, "name"), rules)
+			role["rules"], changed[i], again = rules, true, true
+		}
+		if !again {
+			break
 		}
 	}
+	var out []object.Object
+	for i, role := range all {
+		if changed[i] {
+			out = append(out, role)
+		}
+	}
+	return out
 }
 
 // apply writes role's rules as the controller's own, forcing conflicts, as
