@@ -358,7 +358,7 @@ func (reg *Registry) GroupVersions() []GroupVersion {
 }
 
 // builtinGroupOrder is kube-apiserver's discovery order for the built-in groups.
-var builtinGroupOrder = []string{"", "apps", "events.k8s.io", "authentication.k8s.io",
+var builtinGroupOrder = []string{"", "apiregistration.k8s.io", "apps", "events.k8s.io", "authentication.k8s.io",
 	"authorization.k8s.io", "autoscaling", "batch", "certificates.k8s.io",
 	"networking.k8s.io", "policy", "rbac.authorization.k8s.io", "storage.k8s.io",
 	"admissionregistration.k8s.io", "apiextensions.k8s.io", "scheduling.k8s.io",

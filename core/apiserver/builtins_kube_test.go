@@ -299,8 +299,14 @@ func ignoreUndecided(got, kube map[string]any) {
 			for _, f := range []string{"uid", "creationTimestamp", "deletionTimestamp", "resourceVersion", "managedFields"} {
 				delete(meta, f)
 			}
-			if status, _ := object.Path(o, "status").(map[string]any); status["lastPhaseTransitionTime"] != nil {
+			status, _ := object.Path(o, "status").(map[string]any)
+			if status["lastPhaseTransitionTime"] != nil {
 				status["lastPhaseTransitionTime"] = "TIME" // a PersistentVolume's
+			}
+			for _, c := range object.Objects(status, "conditions") {
+				if _, ok := c["lastTransitionTime"].(string); ok {
+					c["lastTransitionTime"] = "TIME" // the write's time
+				}
 			}
 			if _, ok := meta["generateName"]; ok {
 				replaceString(obj, meta["name"].(string), "NAME")

@@ -44,6 +44,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 )
 
 // root is one kind served by name.
@@ -59,7 +60,7 @@ func typeOf(v any) reflect.Type { return reflect.TypeOf(v).Elem() }
 // that kube registers in every group version are served under each of them.
 var servedGroupVersions = []string{"v1", "apps/v1", "batch/v1", "coordination.k8s.io/v1", "discovery.k8s.io/v1", "policy/v1", "autoscaling/v1",
 	"authentication.k8s.io/v1", "authorization.k8s.io/v1", "flowcontrol.apiserver.k8s.io/v1", "events.k8s.io/v1", "storage.k8s.io/v1", "networking.k8s.io/v1",
-	"scheduling.k8s.io/v1", "node.k8s.io/v1", "rbac.authorization.k8s.io/v1", "meta.k8s.io/v1"}
+	"scheduling.k8s.io/v1", "node.k8s.io/v1", "rbac.authorization.k8s.io/v1", "apiregistration.k8s.io/v1", "meta.k8s.io/v1"}
 
 func roots() []root {
 	rs := []root{}
@@ -114,6 +115,7 @@ func roots() []root {
 	add("authorization.k8s.io/v1", &authorizationv1.SubjectAccessReview{}, nil)
 	add("authorization.k8s.io/v1", &authorizationv1.LocalSubjectAccessReview{}, nil)
 	add("authorization.k8s.io/v1", &authorizationv1.SelfSubjectRulesReview{}, nil)
+	add("apiregistration.k8s.io/v1", &apiregistrationv1.APIService{}, &apiregistrationv1.APIServiceList{})
 	add("rbac.authorization.k8s.io/v1", &rbacv1.ClusterRole{}, &rbacv1.ClusterRoleList{})
 	add("rbac.authorization.k8s.io/v1", &rbacv1.ClusterRoleBinding{}, &rbacv1.ClusterRoleBindingList{})
 	add("rbac.authorization.k8s.io/v1", &rbacv1.Role{}, &rbacv1.RoleList{})
