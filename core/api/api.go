@@ -68,6 +68,11 @@ type Resource struct {
 	// no structured-merge-diff type: applies deduce one): the
 	// CustomResourceDefinition, whose schemas' JSON is its own.
 	Untyped bool
+	// ApplyDeduced: server-side apply deduces the kind's type, as for an
+	// untyped kind, though it has a protobuf message: its
+	// structured-merge-diff schema is not among client-go's (kube-aggregator's
+	// APIService).
+	ApplyDeduced bool
 	// Virtual: the kind is never stored; a create computes its answer from the
 	// request (the reviews: SelfSubjectReview, SelfSubjectAccessReview).
 	Virtual bool

@@ -18,7 +18,7 @@ import (
 func apiService() *api.Resource {
 	return &api.Resource{
 		Group: "apiregistration.k8s.io", Version: "v1", Kind: "APIService", Plural: "apiservices", Singular: "apiservice",
-		Categories: []string{"api-extensions"}, Verbs: allVerbs, Names: api.PathSegment,
+		Categories: []string{"api-extensions"}, Verbs: allVerbs, Names: api.PathSegment, ApplyDeduced: true,
 		Subs: []api.Subresource{{Name: "status", Kind: "APIService", Group: "apiregistration.k8s.io", Verbs: statusVerbs}},
 		Hooks: api.Hooks{
 			PrepareForCreate: func(obj object.Object, now time.Time) {

@@ -47,12 +47,8 @@ func main() {
 	zeros := map[string]string{}     // apiVersion/kind → zero object's JSON
 	var all *smdschema.Schema
 	for _, res := range kinds.All() {
-		if !res.HasVerb("patch") || res.Untyped || res.Group == "apiregistration.k8s.io" {
-			// create-only typeNames (the reviews) are never applied nor
-			// stored; applies deduce the untyped typeNames' types, and the
-			// APIService's, whose structured-merge-diff type is
-			// kube-aggregator's, not client-go's
-			continue
+		if !res.HasVerb("patch") || res.Untyped || res.ApplyDeduced {
+			continue // create-only typeNames (the reviews) are never applied nor stored; applies deduce the untyped typeNames' types
 		}
 		gvk := kschema.GroupVersionKind{Group: res.Group, Version: res.Version, Kind: res.Kind}
 		zero, err := scheme.Scheme.New(gvk)
