@@ -532,8 +532,12 @@ func decodeBodyAs(r *web.Request, res *api.Resource, version, apiVersion, kind, 
 			return nil, err
 		}
 		// Typed already, but protobuf carries times and free-form JSON that
-		// JSON cannot serve: read the object as its JSON body would be.
+		// JSON cannot serve: read the object as its JSON body would be (a
+		// kind typed in protobuf alone, the definition, as it is).
 		apiVersion, kind := obj["apiVersion"].(string), obj["kind"].(string)
+		if !types.Known(apiVersion, kind) {
+			return obj, nil
+		}
 		if doc, err = json.Marshal(obj); err != nil {
 			return nil, apierrors.NewBadRequest(err.Error())
 		}
