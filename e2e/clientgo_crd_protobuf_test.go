@@ -46,7 +46,7 @@ func gizmoCRD() *apiextensionsv1.CustomResourceDefinition {
 						},
 					},
 				}},
-				Subresources: &apiextensionsv1.CustomResourceSubresources{Status: &apiextensionsv1.CustomResourceSubresourceStatus{}},
+				Subresources:             &apiextensionsv1.CustomResourceSubresources{Status: &apiextensionsv1.CustomResourceSubresourceStatus{}},
 				AdditionalPrinterColumns: []apiextensionsv1.CustomResourceColumnDefinition{{Name: "Size", Type: "number", JSONPath: ".spec.size"}},
 			}},
 		},
