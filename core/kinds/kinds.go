@@ -29,7 +29,7 @@ func All() []*api.Resource {
 		namespace(), pod(), configMap(), secret(), service(), endpoints(), node(),
 		persistentVolumeClaim(), persistentVolume(), resourceQuota(), limitRange(), ev, serviceAccount(), podTemplate(), replicationController(),
 		controllerRevision(), daemonSet(), deployment(), replicaSet(), statefulSet(),
-		ingressClass(), ingress(), networkPolicy(), podDisruptionBudget(), storageClass(), customResourceDefinition(), priorityClass(), cronJob(), job(), runtimeClass(),
+		ingressClass(), ingress(), networkPolicy(), podDisruptionBudget(), storageClass(), csiDriver(), csiNode(), volumeAttachment(), csiStorageCapacity(), customResourceDefinition(), priorityClass(), cronJob(), job(), runtimeClass(),
 		endpointSlice(), lease(), selfSubjectReview(), selfSubjectAccessReview(),
 		flowSchema(), priorityLevelConfiguration(), eventsV1(ev),
 	}
