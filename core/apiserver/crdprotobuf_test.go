@@ -37,7 +37,6 @@ const (
 "versions":[{"name":"v1","served":true,"storage":true,"subresources":{"status":{}},
 "additionalPrinterColumns":[{"name":"Size","type":"number","jsonPath":".spec.size"}],
 "schema":{"openAPIV3Schema":{"type":"object","properties":{"spec":{"type":"object",
-"x-kubernetes-validations":[{"rule":"!has(self.size) || self.size >= 0","message":"size is never negative"}],
 "properties":{"size":{"type":"number","maximum":10.5,"multipleOf":0.5},
 "colour":{"type":"string","enum":["red","blue"],"example":"red","default":"red"},
 "tags":{"type":"array","items":{"type":"string"}},
@@ -63,6 +62,10 @@ var crdProtobufSteps = []pbStep{
 	{"POST", crdPath, pbMedia, "application/json", "not protobuf"},
 	{"POST", gizmos, pbMedia, "application/json", `{"apiVersion":"example.com/v1","kind":"Gizmo","metadata":{"name":"g1"},"spec":{}}`},
 	{"POST", gizmos, "application/json", pbMedia + ", application/json", `{"apiVersion":"example.com/v1","kind":"Gizmo","metadata":{"name":"g1"},"spec":{}}`},
+	{"POST", gizmos, "application/json", pbMedia + ", application/json", `{"apiVersion":"example.com/v1","kind":"Gizmo","metadata":{"name":"g2"},"spec":{"colour":"green"}}`},
+	{"GET", gizmos + "/g1", "", pbMedia, ""},
+	{"GET", gizmos + "/nope", "", pbMedia + ", application/json", ""},
+	{"POST", gizmos, "text/plain", pbMedia + ", application/json", `{}`},
 }
 
 // pbAnswer is one recorded answer: a protobuf body's bytes, or a JSON body.
@@ -182,7 +185,9 @@ func TestRecordCRDProtobufKube(t *testing.T) {
 // protobuf with kube's Status (a replacement without a resourceVersion
 // too, as kube's definitions take no unconditional update), and its custom
 // resources stay JSON-only: a 415 for a protobuf body, JSON for a client
-// that accepts protobuf first and JSON too.
+// that accepts protobuf first and JSON too, a 406 naming protobuf among the
+// media for one that accepts protobuf alone; their Status answers (422,
+// 404, 406, 415) are protobuf when the client asks for it first, as kube's.
 func TestK8S_ENC_3_CRDProtobufAsKube(t *testing.T) {
 	data, err := os.ReadFile(crdProtobufKubeFile)
 	if err != nil {
@@ -218,7 +223,7 @@ func TestK8S_ENC_3_CRDProtobufAsKube(t *testing.T) {
 // customProtobufAnswer is kubeplay's answer to a custom resource's protobuf
 // body, where kube drops the connection.
 var customProtobufAnswer = pbAnswer{Code: 415, ContentType: "application/json",
-	Body: json.RawMessage(`{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/cbor","reason":"UnsupportedMediaType","code":415}`)}
+	Body: json.RawMessage(`{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf, application/cbor","reason":"UnsupportedMediaType","code":415}`)}
 
 // comparePBAnswer compares an answer with kube's: code, media and what the
 // body says, but for what neither server decides.
