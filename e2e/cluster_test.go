@@ -19,6 +19,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/events"
 
+	"kubeplay/core/auth"
 	"kubeplay/core/sandbox"
 	"kubeplay/core/sim"
 )
@@ -27,7 +28,10 @@ import (
 // and two workers), ten times faster than real time.
 func startCluster(t *testing.T) *httptest.Server {
 	t.Helper()
-	sb, err := sandbox.New(sandbox.Config{Cluster: sim.Config{Speed: 10}})
+	// kubectl sends no token over plain HTTP: as on the native command's
+	// loopback listener, a request without one is kubernetes-admin.
+	admin := auth.Admin()
+	sb, err := sandbox.New(sandbox.Config{Cluster: sim.Config{Speed: 10}, Tokenless: &admin})
 	if err != nil {
 		t.Fatal(err)
 	}

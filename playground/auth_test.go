@@ -1,6 +1,8 @@
 package main
 
 import (
+	"kubeplay/core/auth"
+
 	"fmt"
 	"os"
 	"path/filepath"
@@ -25,8 +27,10 @@ func TestROB_5_TokenFileTurnsAnonymousOff(t *testing.T) {
 		o         options
 		anonymous int // what a request without a token gets
 	}{
-		{"a token file", options{tokenFile: file}, 401},
-		{"a token file and --anonymous-auth=true", options{tokenFile: file, anonymousAuth: &yes}, 201},
+		// Under AlwaysAllow (alice is bound to no role): what these say is
+		// who a request is.
+		{"a token file", options{tokenFile: file, authorization: auth.ModeAlwaysAllow}, 401},
+		{"a token file and --anonymous-auth=true", options{tokenFile: file, anonymousAuth: &yes, authorization: auth.ModeAlwaysAllow}, 201},
 		{"the sandbox's own table", options{}, 201},
 	} {
 		s := startPlayground(t, c.o)

@@ -40,6 +40,7 @@ func main() {
 	cors := flag.String("cors-allowed-origins", "", "comma-separated origins whose pages may call the API (the playground's remote target), e.g. http://localhost:5173; * for every origin, without credentials")
 	allowedHosts := flag.String("allowed-hosts", "", "comma-separated host names that may name this server in requests besides localhost, IP literals and --listen's host (a guard against DNS rebinding), e.g. laptop.lan")
 	tokenFile := flag.String("token-file", "", "bearer tokens in kube-apiserver's --token-file format (token,user,uid,\"group1,group2\"); default: the sandbox's own table (see README)")
+	authzMode := flag.String("authorization-mode", auth.ModeRBAC, "who may do what (kube-apiserver's flag): RBAC (kube's bootstrap policy and the roles and bindings you store; the sandbox's user, kubernetes-admin, is a cluster-admin) or AlwaysAllow")
 	anonymousAuth := flag.Bool("anonymous-auth", true, "serve requests without a bearer token as system:anonymous (kube-apiserver's flag); with --token-file it is false unless given (kube-apiserver turns it off under its AlwaysAllow authorizer): requests without a token are then 401")
 	maxInflight := flag.Int("max-requests-inflight", sandbox.DefaultSeats*2/3, "with --max-mutating-requests-inflight, the seats API Priority and Fairness shares among priority levels (kube-apiserver's flags; their sum is the server's concurrency limit)")
 	xdsListen := flag.String("xds-listen", "", "address to serve the xDS discovery service on over gRPC (ADS, LDS, RDS, CDS, EDS, SDS), e.g. 127.0.0.1:18000; empty: none (REST-JSON polling and the playground's stream are served on --listen always)")
@@ -59,12 +60,16 @@ func main() {
 	flag.Int64Var(&b.XDSStreams, "xds-max-streams", b.XDSStreams, "xDS streams open at once at most, over gRPC and HTTP; past it a new one is refused (gRPC ResourceExhausted, HTTP 403) (0: no limit)")
 	flag.Int64Var(&b.XDSNames, "xds-max-names", b.XDSNames, "resource names one xDS stream may subscribe to at most, over its types and requests; past it the request is refused (gRPC ResourceExhausted, HTTP 403) (0: no limit)")
 	flag.Parse()
+	if *authzMode != auth.ModeRBAC && *authzMode != auth.ModeAlwaysAllow {
+		fmt.Fprintf(os.Stderr, "playground: --authorization-mode is %s or %s\n", auth.ModeRBAC, auth.ModeAlwaysAllow)
+		os.Exit(2)
+	}
 	if *cluster != "simulated" && *cluster != "api-only" {
 		fmt.Fprintln(os.Stderr, "playground: --cluster is simulated or api-only")
 		os.Exit(2)
 	}
 	o := options{listen: *listen, data: *data, kubeconfigOut: *kubeconfigOut, quiet: *quiet, site: *site, cors: *cors,
-		allowedHosts: *allowedHosts, tokenFile: *tokenFile, seats: *maxInflight + *maxMutating, limits: l, xdsListen: *xdsListen,
+		allowedHosts: *allowedHosts, tokenFile: *tokenFile, authorization: *authzMode, seats: *maxInflight + *maxMutating, limits: l, xdsListen: *xdsListen,
 		apiOnly: *cluster == "api-only", cluster: sim.Config{Nodes: *nodes, Speed: *speed}, eventTTL: *eventTTL, budget: b}
 	flag.Visit(func(f *flag.Flag) {
 		if f.Name == "anonymous-auth" {
@@ -83,7 +88,8 @@ type options struct {
 	xdsListen                         string
 	cors, allowedHosts                string // comma-separated
 	tokenFile                         string
-	anonymousAuth                     *bool // --anonymous-auth when given
+	authorization                     string // --authorization-mode
+	anonymousAuth                     *bool  // --anonymous-auth when given
 	eventTTL                          time.Duration
 	budget                            budget.Limits
 	seats                             int
@@ -131,7 +137,15 @@ type server struct {
 
 // start opens the store, listens and serves in the background.
 func start(o options) (*server, error) {
-	cfg := sandbox.Config{Seats: o.seats, APIOnly: o.apiOnly, Cluster: o.cluster, DenyAnonymous: o.tokenFile != ""}
+	cfg := sandbox.Config{Seats: o.seats, APIOnly: o.apiOnly, Cluster: o.cluster, DenyAnonymous: o.tokenFile != "", Authorization: o.authorization}
+	// kubectl sends no token over plain HTTP: on a loopback listener, which
+	// only this machine reaches, a request without one is the sandbox's own
+	// user, kubernetes-admin. With a token file, or listening beyond this
+	// machine, kube's rules apply (system:anonymous, or 401).
+	if o.tokenFile == "" && loopback(o.listen) {
+		admin := auth.Admin()
+		cfg.Tokenless = &admin
+	}
 	if o.anonymousAuth != nil {
 		cfg.DenyAnonymous = !*o.anonymousAuth
 	}
@@ -253,4 +267,18 @@ contexts:
     namespace: default
 current-context: kubeplay
 `)
+}
+
+// loopback says whether the address to listen on is this machine's alone
+// (localhost, 127.0.0.0/8, ::1).
+func loopback(listen string) bool {
+	host, _, err := net.SplitHostPort(listen)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"kubeplay/core/auth"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -317,8 +318,11 @@ func TestPLAY_7_TutorialsReplay(t *testing.T) {
 // replayTutorial plays tutorial id (in file) twice on a new sandbox beside
 // the discovery service, as the native command serves them.
 func replayTutorial(t *testing.T, player *player, id, file string, apiOnly bool) {
+	// As the page and the native command's loopback listener serve them, a
+	// request without a token is the sandbox's user, kubernetes-admin.
+	admin := auth.Admin()
 	srv, err := sandbox.New(sandbox.Config{APIOnly: apiOnly, Cluster: sim.Config{Speed: 5},
-		Resources: api.XDS(xds.Validate)})
+		Resources: api.XDS(xds.Validate), Tokenless: &admin})
 	if err != nil {
 		t.Fatal(err)
 	}

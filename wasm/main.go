@@ -22,6 +22,7 @@ import (
 
 	"kubeplay/core/api"
 	"kubeplay/core/apiserver"
+	"kubeplay/core/auth"
 	"kubeplay/core/budget"
 	"kubeplay/core/sandbox"
 	"kubeplay/core/storage"
@@ -71,7 +72,11 @@ func start(_ js.Value, args []js.Value) any {
 		// a restarted worker or Durable Object restores in about the same time
 		// however many writes came before; and the whole sandbox, watchers' lag
 		// included, fits the edge's 128 MB isolate.
-		cfg := sandbox.Config{Storage: storage.Config{Persister: persister, SnapshotEvery: 500, HistoryLimit: 1000,
+		// The page is its owner's alone: a request without a token (the
+		// page's own, kubectl's in it) acts as the sandbox's user,
+		// kubernetes-admin; the edge sends the sandbox's token itself.
+		admin := auth.Admin()
+		cfg := sandbox.Config{Tokenless: &admin, Storage: storage.Config{Persister: persister, SnapshotEvery: 500, HistoryLimit: 1000,
 			HistoryBytes: 32 << 20, WatchBufferBytes: 16 << 20},
 			// The OpenAPI documents stay out of the module: the host loads
 			// them when a client first asks.

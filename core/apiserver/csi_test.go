@@ -124,16 +124,3 @@ func TestK8S_URI_3_CSIKindsAsKube(t *testing.T) {
 		compareKubeTable(t, s, tb.file, tb.path, tb.age)
 	}
 }
-
-// TestK8S_URI_4_StorageDiscovery: storage.k8s.io/v1 lists its resources as
-// kube does (kube's entries, from the refapi kit, without the
-// storageVersionHash kubeplay gives no kind).
-func TestK8S_URI_4_StorageDiscovery(t *testing.T) {
-	compareKubeDiscovery(t, "/apis/storage.k8s.io/v1", "", `[
-{"name":"csidrivers","singularName":"csidriver","namespaced":false,"kind":"CSIDriver","verbs":["create","delete","deletecollection","get","list","patch","update","watch"]},
-{"name":"csinodes","singularName":"csinode","namespaced":false,"kind":"CSINode","verbs":["create","delete","deletecollection","get","list","patch","update","watch"]},
-{"name":"csistoragecapacities","singularName":"csistoragecapacity","namespaced":true,"kind":"CSIStorageCapacity","verbs":["create","delete","deletecollection","get","list","patch","update","watch"]},
-{"name":"storageclasses","singularName":"storageclass","namespaced":false,"kind":"StorageClass","verbs":["create","delete","deletecollection","get","list","patch","update","watch"],"shortNames":["sc"]},
-{"name":"volumeattachments","singularName":"volumeattachment","namespaced":false,"kind":"VolumeAttachment","verbs":["create","delete","deletecollection","get","list","patch","update","watch"]},
-{"name":"volumeattachments/status","singularName":"","namespaced":false,"kind":"VolumeAttachment","verbs":["get","patch","update"]}]`)
-}

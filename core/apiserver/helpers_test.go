@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"kubeplay/core/auth"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -42,6 +43,11 @@ type testConfig struct {
 	ServiceIPRange string
 	FreshnessWait  time.Duration
 	EventTTL       time.Duration
+	// Authorization, when set, is the authorization mode, with
+	// authentication (Tokens) in front, in kube's order: authentication,
+	// then authorization.
+	Authorization string
+	Tokens        auth.Tokens
 }
 
 // testCore is the handler over the registry and storage, with the
@@ -60,9 +66,15 @@ func newCore(cfg testConfig) (*testCore, error) {
 	sc := cfg.Storage
 	sc.Budget = storage.Budget{Objects: cfg.Budget.Objects, Bytes: cfg.Budget.Bytes, Watchers: cfg.Budget.Watches}
 	store, err := registry.Open(registry.Config{Storage: sc, Schema: api.NewRegistry(kinds.All()...), Clock: cfg.Clock,
-		Fields: apply.FieldManager{}, Pods: cfg.Budget.Pods, ServiceIPRange: cfg.ServiceIPRange, FreshnessWait: cfg.FreshnessWait})
+		Fields: apply.FieldManager{}, Pods: cfg.Budget.Pods, ServiceIPRange: cfg.ServiceIPRange, FreshnessWait: cfg.FreshnessWait,
+		Authorization: cfg.Authorization})
 	if err != nil {
 		return nil, err
+	}
+	if cfg.Authorization != "" {
+		z := store.Authorizer()
+		authn := auth.NewAuthenticator(auth.Options{Tokens: cfg.Tokens, Anonymous: true, Authorizer: z, ServiceAccounts: z})
+		cfg.Config.Filters = append([]Filter{authn.Filter, auth.Authorization(z)}, cfg.Config.Filters...)
 	}
 	c := &testCore{Server: New(store, cfg.Config)}
 	kinds := store.Schema()

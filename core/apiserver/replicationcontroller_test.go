@@ -107,7 +107,7 @@ func recordKubeTable(t *testing.T, file, path string) {
 
 // compareKubeTable compares s's Table for path with kube's, recorded in
 // file, but for the cells of column age (-1: none), whose ages differ.
-func compareKubeTable(t *testing.T, s *testServer, file, path string, age int) {
+func compareKubeTable(t *testing.T, s *testServer, file, path string, age int, headers ...string) {
 	t.Helper()
 	data, err := os.ReadFile(file)
 	if err != nil {
@@ -117,7 +117,7 @@ func compareKubeTable(t *testing.T, s *testServer, file, path string, age int) {
 	if err := json.Unmarshal(data, &kube); err != nil {
 		t.Fatal(err)
 	}
-	got := s.do("GET", path, nil, "Accept", asTable).must(t, 200).Obj
+	got := s.do("GET", path, nil, append([]string{"Accept", asTable}, headers...)...).must(t, 200).Obj
 	for _, table := range []map[string]any{got, kube} {
 		delete(table, "metadata")
 		for _, row := range table["rows"].([]any) {

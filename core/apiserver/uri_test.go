@@ -64,7 +64,7 @@ func TestK8S_URI_2_Discovery(t *testing.T) {
 			t.Fatalf("group without preferredVersion: %v", g)
 		}
 	}
-	if !slices.Equal(names, []string{"apps", "events.k8s.io", "authentication.k8s.io", "authorization.k8s.io", "batch", "networking.k8s.io", "policy", "storage.k8s.io", "apiextensions.k8s.io", "scheduling.k8s.io", "coordination.k8s.io", "node.k8s.io", "discovery.k8s.io", "flowcontrol.apiserver.k8s.io"}) {
+	if !slices.Equal(names, []string{"apps", "events.k8s.io", "authentication.k8s.io", "authorization.k8s.io", "batch", "networking.k8s.io", "policy", "rbac.authorization.k8s.io", "storage.k8s.io", "apiextensions.k8s.io", "scheduling.k8s.io", "coordination.k8s.io", "node.k8s.io", "discovery.k8s.io", "flowcontrol.apiserver.k8s.io"}) {
 		t.Fatalf("groups %v", names)
 	}
 
@@ -256,9 +256,9 @@ func TestK8S_URI_4_AggregatedDiscoveryAsKube(t *testing.T) {
 
 // TestK8S_URI_4_CoreResourcesInKubesOrder: /api/v1 lists its resources by
 // name, as kube-apiserver 1.32.13 does (its list, from the refapi kit, but
-// for bindings and componentstatuses, which kubeplay does not serve).
+// for componentstatuses, which kubeplay does not serve).
 func TestK8S_URI_4_CoreResourcesInKubesOrder(t *testing.T) {
-	kube := []string{"configmaps", "endpoints", "events", "limitranges", "namespaces", "nodes", "persistentvolumeclaims", "persistentvolumes",
+	kube := []string{"bindings", "configmaps", "endpoints", "events", "limitranges", "namespaces", "nodes", "persistentvolumeclaims", "persistentvolumes",
 		"pods", "podtemplates", "replicationcontrollers", "resourcequotas", "secrets", "serviceaccounts", "services"}
 	s := newTestServer(t, testConfig{})
 	var got []string

@@ -49,6 +49,18 @@ func (s *Server) create(w web.ResponseWriter, r *web.Request, t target) error {
 	if err != nil {
 		return err
 	}
+	if t.sub == "" && t.res.Group == "" && t.res.Plural == "bindings" {
+		// kube's legacy form of a Pod's binding: the Binding names the Pod.
+		t.res, t.name, t.sub = s.kinds.Lookup("", "v1", "pods"), object.MetaString(obj, "name"), "binding"
+	}
+	if t.sub == "token" { // a service account's TokenRequest
+		answer, err := s.store.CreateToken(t.registryTarget(r), obj)
+		if err != nil {
+			return err
+		}
+		t.rep.writeObject(w, web.StatusCreated, t.answerResource(), answer)
+		return nil
+	}
 	if t.sub != "" { // a Pod's binding or eviction
 		st, err := s.store.CreateSubresource(t.registryTarget(r), obj)
 		if err != nil {

@@ -1,6 +1,7 @@
 package auth
 
 import (
+	"context"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -56,6 +57,15 @@ kubeplay-node,system:node:node-1,node-1,"system:nodes"
 kubeplay-sa,system:serviceaccount:default:default,default-sa,"system:serviceaccounts,system:serviceaccounts:default"
 `
 
+// Admin is the sandbox's own user: kubernetes-admin, the holder of the
+// token kubeplay, in kubeadm:cluster-admins (bound to cluster-admin by the
+// bootstrap policy, as kubeadm binds it) and system:authenticated.
+func Admin() user.User {
+	u := Defaults()["kubeplay"]
+	u.Groups = append(u.Groups, user.AllAuthenticated)
+	return u
+}
+
 // Defaults is DefaultTokens read.
 func Defaults() Tokens {
 	t, err := ParseTokens("defaults", strings.NewReader(DefaultTokens))
@@ -66,29 +76,54 @@ func Defaults() Tokens {
 }
 
 // Authenticator is the authentication filter: it gives every request its user.
-type Authenticator struct {
-	tokens    Tokens
-	anonymous bool
+type Authenticator struct{ opts Options }
+
+// Options configure an Authenticator.
+type Options struct {
+	// Tokens is the bearer token table.
+	Tokens Tokens
+	// Anonymous serves a request without a token as system:anonymous; else
+	// it is 401 Unauthorized, as kube-apiserver's --anonymous-auth=false
+	// answers it.
+	Anonymous bool
+	// Tokenless, when set, is who a request without a token acts as in
+	// place of system:anonymous: the sandbox's own user, on a listener only
+	// its owner reaches (the native command's plain-HTTP loopback one, the
+	// browser's service worker), where kubectl sends no token.
+	Tokenless *user.User
+	// Authorizer decides who may impersonate whom; nil allows everyone.
+	Authorizer Authorizer
+	// ServiceAccounts authenticates the tokens the table does not know as
+	// service account tokens (core/registry's); nil knows none.
+	ServiceAccounts TokenAuthenticator
 }
 
-// NewAuthenticator authenticates bearer tokens with tokens. A request without
-// a token is system:anonymous when anonymous is set, else 401 Unauthorized, as
-// kube-apiserver's --anonymous-auth=false answers it (kube also turns anonymous
-// access off by itself under the AlwaysAllow authorizer, which kubeplay's is).
-func NewAuthenticator(tokens Tokens, anonymous bool) *Authenticator {
-	return &Authenticator{tokens: tokens, anonymous: anonymous}
+// NewAuthenticator authenticates requests as opts say.
+func NewAuthenticator(opts Options) *Authenticator {
+	if opts.Authorizer == nil {
+		opts.Authorizer = AlwaysAllow{}
+	}
+	return &Authenticator{opts: opts}
 }
+
+type wireKey struct{}
+
+// fromWire says whether the authenticator gave r its user (not an in-process
+// caller, who names itself).
+func fromWire(r *web.Request) bool { wire, _ := r.Context().Value(wireKey{}).(bool); return wire }
 
 // Filter sets the request's user, as kube-apiserver's WithAuthentication and
 // WithImpersonation do. A user already in the context (an in-process caller's)
 // stands; otherwise a bearer token names it, a token the table does not know is
-// 401 Unauthorized, and a request without one is system:anonymous (or 401 when
-// anonymous requests are not allowed).
+// 401 Unauthorized, and a request without one is system:anonymous (or
+// Options.Tokenless, or 401 when anonymous requests are not allowed).
 // Authenticated users are in system:authenticated. Impersonation headers then
-// replace the user (authorization allows every impersonation).
+// replace the user, each thing they ask for authorized first (the verb
+// impersonate), as kube's WithImpersonation does: a refusal is kube's 403.
 func (a *Authenticator) Filter(next web.Handler) web.Handler {
 	return web.HandlerFunc(func(w web.ResponseWriter, r *web.Request) {
-		u, ok := user.From(r.Context())
+		ctx := r.Context()
+		u, ok := user.From(ctx)
 		if !ok {
 			var err error
 			if u, err = a.authenticate(r); err != nil {
@@ -96,7 +131,10 @@ func (a *Authenticator) Filter(next web.Handler) web.Handler {
 				return
 			}
 		}
-		u, err := impersonate(r.Header, u)
+		// An in-process caller's request may be made within one from the
+		// wire (a load APF's debug handler sends): it is its caller's own.
+		ctx = context.WithValue(ctx, wireKey{}, !ok)
+		as, err := impersonate(r.Header, u)
 		if err != nil {
 			// kube writes this one as plain text, with the request's URI.
 			h := w.Header()
@@ -106,13 +144,31 @@ func (a *Authenticator) Filter(next web.Handler) web.Handler {
 			_, _ = io.WriteString(w, htmlEscaper.Replace(fmt.Sprintf("Internal Server Error: %q: %v", r.URL.RequestURI(), err))+"\n")
 			return
 		}
+		for _, i := range asked(r.Header) {
+			attrs := i.attributes(u)
+			if allowed, reason := a.opts.Authorizer.Authorize(attrs); !allowed {
+				w.Header().Set("X-Content-Type-Options", "nosniff")
+				apierrors.Write(w, Forbidden(attrs, reason))
+				return
+			}
+		}
 		for k := range r.Header {
 			if strings.HasPrefix(k, "Impersonate-") {
 				r.Header.Del(k)
 			}
 		}
-		next.ServeHTTP(w, r.WithContext(user.WithUser(r.Context(), u)))
+		next.ServeHTTP(w, r.WithContext(user.WithUser(ctx, as)))
 	})
+}
+
+// extraKey is the user extra key an Impersonate-Extra-KEY header names:
+// lowercase, path-unescaped.
+func extraKey(header string) string {
+	key := strings.ToLower(header)
+	if unescaped, err := url.PathUnescape(key); err == nil {
+		return unescaped
+	}
+	return key
 }
 
 // htmlEscaper is kube's sanitizer for plain-text errors.
@@ -128,14 +184,25 @@ var (
 func (a *Authenticator) authenticate(r *web.Request) (user.User, error) {
 	parts := strings.SplitN(strings.TrimSpace(r.Header.Get("Authorization")), " ", 3)
 	if len(parts) < 2 || !strings.EqualFold(parts[0], "bearer") || parts[1] == "" {
-		if !a.anonymous {
+		switch {
+		case a.opts.Tokenless != nil:
+			return *a.opts.Tokenless, nil
+		case !a.opts.Anonymous:
 			return user.User{}, errNoToken
 		}
 		return user.User{Name: user.Anonymous, Groups: []string{user.AllUnauthenticated}}, nil
 	}
-	u, ok := a.tokens[parts[1]]
+	u, ok := a.opts.Tokens[parts[1]]
 	if !ok {
-		return user.User{}, errInvalidToken
+		if a.opts.ServiceAccounts == nil {
+			return user.User{}, errInvalidToken
+		}
+		sa, _, err := a.opts.ServiceAccounts.AuthenticateToken(parts[1], nil)
+		if err != nil {
+			return user.User{}, err
+		}
+		r.Header.Del("Authorization")
+		return sa, nil
 	}
 	r.Header.Del("Authorization")
 	if !u.InGroup(user.AllAuthenticated) {
@@ -170,10 +237,7 @@ func impersonate(h web.Header, u user.User) (user.User, error) {
 		if !ok {
 			continue
 		}
-		key := strings.ToLower(rest)
-		if unescaped, err := url.PathUnescape(key); err == nil {
-			key = unescaped
-		}
+		key := extraKey(rest)
 		for _, v := range vs {
 			extra[key] = append(extra[key], v)
 			asked = append(asked, "{UserExtra  "+v+"  authentication.k8s.io/v1  "+key+"}")

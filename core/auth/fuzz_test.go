@@ -27,7 +27,7 @@ func FuzzAPF_12_Authenticate(f *testing.F) {
 		}
 		var got user.User
 		passed := false
-		h := NewAuthenticator(tokens, true).Filter(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := NewAuthenticator(Options{Tokens: tokens, Anonymous: true}).Filter(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			got, passed = user.From(r.Context())
 			if r.Header.Get("Impersonate-User") != "" || r.Header.Get("Impersonate-Group") != "" {
 				t.Errorf("impersonation headers left in the request: %v", r.Header)

@@ -108,10 +108,11 @@ func TestClientWatchStreams(t *testing.T) {
 			t.Fatalf("event %v %v", ev, err)
 		}
 	}
-	// The server's controllers keep watches of their own: the namespace and
-	// CustomResourceDefinition controllers and the Events' expiry one each,
-	// the garbage collector one per kind it can delete.
-	controllers := 3
+	// The server's controllers keep watches of their own: the namespace,
+	// CustomResourceDefinition and clusterrole aggregation controllers and
+	// the Events' expiry one each, the garbage collector one per kind it can
+	// delete.
+	controllers := 4
 	for _, r := range kinds.All() {
 		if r.HasVerb("delete") && r.HasVerb("list") && r.HasVerb("watch") {
 			controllers++

@@ -26,11 +26,12 @@ import (
 func All() []*api.Resource {
 	ev := event()
 	return []*api.Resource{
-		namespace(), pod(), configMap(), secret(), service(), endpoints(), node(),
+		namespace(), binding(), pod(), configMap(), secret(), service(), endpoints(), node(),
 		persistentVolumeClaim(), persistentVolume(), resourceQuota(), limitRange(), ev, serviceAccount(), podTemplate(), replicationController(),
 		controllerRevision(), daemonSet(), deployment(), replicaSet(), statefulSet(),
 		ingressClass(), ingress(), networkPolicy(), podDisruptionBudget(), storageClass(), csiDriver(), csiNode(), volumeAttachment(), csiStorageCapacity(), customResourceDefinition(), priorityClass(), cronJob(), job(), runtimeClass(),
-		endpointSlice(), lease(), selfSubjectReview(), selfSubjectAccessReview(),
+		endpointSlice(), lease(), selfSubjectReview(), tokenReview(), selfSubjectAccessReview(), subjectAccessReview(), localSubjectAccessReview(), selfSubjectRulesReview(),
+		clusterRole(), clusterRoleBinding(), role(), roleBinding(),
 		flowSchema(), priorityLevelConfiguration(), eventsV1(ev),
 	}
 }

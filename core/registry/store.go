@@ -53,7 +53,11 @@ type Store struct {
 	// freshnessWait is how long a read waits for a revision storage has not
 	// reached.
 	freshnessWait time.Duration
-	items         itemCache // binary encodings of stored objects
+	// authz is the authorizer chain over the stored RBAC objects (rbac.go).
+	authz *authorizer
+	// tokens is the service account key (serviceaccounttoken.go).
+	tokens tokenKeys
+	items  itemCache // binary encodings of stored objects
 }
 
 // FieldManager keeps metadata.managedFields as kube's field manager does.
@@ -86,6 +90,11 @@ type Config struct {
 	// storage has before 504 "Too large resource version" (default 3s, as
 	// kube).
 	FreshnessWait time.Duration
+	// Authorization is kube-apiserver's --authorization-mode:
+	// auth.ModeRBAC, or auth.ModeAlwaysAllow (the default here: a Store
+	// without authentication in front of it, as tests use, lets every
+	// write grant anything).
+	Authorization string
 }
 
 // Open opens (or restores) storage and is the registry over it, serving the
@@ -99,6 +108,10 @@ func Open(cfg Config) (*Store, error) {
 		cfg.FreshnessWait = defaultFreshnessWait
 	}
 	s := &Store{schema: cfg.Schema, clock: cfg.Clock, fields: cfg.Fields, freshnessWait: cfg.FreshnessWait}
+	s.authz = &authorizer{store: s, mode: cfg.Authorization}
+	if s.authz.mode == "" {
+		s.authz.mode = auth.ModeAlwaysAllow
+	}
 	sc := cfg.Storage
 	sc.Attrs, sc.Collection, sc.Restamp, sc.Clock = s.attrs, collectionOfKey, object.Restamp, cfg.Clock
 	st, err := storage.Open(sc)
@@ -113,7 +126,7 @@ func Open(cfg Config) (*Store, error) {
 	// it will be stored, named.
 	s.limits, s.pods, s.quota = limitRanger{s}, podBudget{s, cfg.Pods}, quotaAdmission{s}
 	s.admission = []Admission{newNamespaceLifecycle(s), s.limits, kindAdmission{}, priorityAdmission{s}, runtimeClassAdmission{s},
-		defaultStorageClass{s}, storageProtection{}, defaultIngressClass{s}, s.services}
+		defaultStorageClass{s}, storageProtection{}, defaultIngressClass{s}, s.services, rbacEscalation{s}}
 	s.validating = []Admission{priorityClassDefault{priorityAdmission{s}}, runtimeClassOverhead{runtimeClassAdmission{s}}}
 	if cfg.ServiceIPRange != "" {
 		if err := s.SetServiceIPRange(cfg.ServiceIPRange); err != nil {
@@ -126,6 +139,10 @@ func Open(cfg Config) (*Store, error) {
 		return nil, err
 	}
 	if err := s.CreateSystemPriorityClasses(); err != nil {
+		st.Close()
+		return nil, err
+	}
+	if err := s.CreateBootstrapPolicy(); err != nil {
 		st.Close()
 		return nil, err
 	}
@@ -234,7 +251,7 @@ const (
 func (s *Store) Create(t Target, obj object.Object) ([]byte, error) {
 	if t.Res.Virtual {
 		obj["kind"], obj["apiVersion"] = t.Res.Kind, t.Res.APIVersion()
-		answer, err := auth.Review(t.Res.Kind, t.User, obj, s.clock.Now())
+		answer, err := auth.Review(t.Res.Kind, t.User, t.Namespace, obj, s.clock.Now(), s.Authorizer())
 		if err != nil {
 			return nil, err
 		}

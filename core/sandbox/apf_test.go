@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"encoding/json"
+	"kubeplay/core/auth"
 	"net/http"
 	"os"
 	"slices"
@@ -239,7 +240,9 @@ func TestAPF_1_ValidationAsKube(t *testing.T) {
 // then rejects what its queues cannot hold (queue-full), and what waits past
 // its limit (time-out); the rejections show in the metrics (APF-6, APF-10).
 func TestAPF_6_RejectAndQueue(t *testing.T) {
-	e := newEnv(t, Config{})
+	// Its users are bound to nothing: what is measured is APF's, which
+	// classifies and queues a request before it is authorized.
+	e := newEnv(t, Config{Authorization: auth.ModeAlwaysAllow})
 	// A Reject level of one seat, and a queuing level of one queue of one.
 	levels := []object.Object{
 		{"apiVersion": "flowcontrol.apiserver.k8s.io/v1", "kind": "PriorityLevelConfiguration", "metadata": map[string]any{"name": "tight"},
@@ -393,7 +396,8 @@ func (e *env) tinyLevel(name, user string) {
 // open watch does not keep the next request waiting: its seat went back once
 // its initial events were sent (APF-7).
 func TestAPF_7_WatchHoldsSeatOnlyWhileInitializing(t *testing.T) {
-	e := newEnv(t, Config{})
+	e := newEnv(t, Config{Authorization: auth.ModeAlwaysAllow}) // the watcher is bound to nothing
+
 	e.tinyLevel("one-seat", "watcher")
 	for _, q := range []string{"?watch=1", "?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true"} {
 		req, _ := http.NewRequest("GET", e.hs.URL+"/api/v1/namespaces"+q, nil)

@@ -14,7 +14,8 @@ import (
 // one, kube's 401 for a token it does not know, impersonation of users, groups
 // and service accounts (with their groups), and kube's plain-text answer to
 // impersonation without a user, each as kube-apiserver 1.32.13 answered it
-// (recorded); whoami tells (APF-12).
+// (recorded under kube's AlwaysAllow authorizer, which allows every
+// impersonation and every user's request); whoami tells (APF-12).
 func TestAPF_12_Identities(t *testing.T) {
 	tokens, err := auth.ParseTokens("tokens.csv", strings.NewReader(auth.DefaultTokens+"t-alice,alice,uid-1,\"devs,qa\"\n,empty,x\nt-bob,bob,uid-2\n"))
 	if err != nil {
@@ -24,7 +25,7 @@ func TestAPF_12_Identities(t *testing.T) {
 		err.Error() != "token file 'bad.csv' must have at least 3 columns (token, user name, user uid), found 2" {
 		t.Errorf("short line: %v", err)
 	}
-	e := newEnv(t, Config{Tokens: tokens})
+	e := newEnv(t, Config{Tokens: tokens, Authorization: auth.ModeAlwaysAllow})
 	whoami := func(h http.Header) map[string]any {
 		t.Helper()
 		r := e.doH("POST", "/apis/authentication.k8s.io/v1/selfsubjectreviews", map[string]any{"apiVersion": "authentication.k8s.io/v1", "kind": "SelfSubjectReview"}, h)
@@ -79,17 +80,30 @@ func TestAPF_12_Identities(t *testing.T) {
 	}
 }
 
-// TestAPF_12_AccessReview: can-i answers yes to everything (authorization is
-// AlwaysAllow), and refuses an empty review with kube's message (recorded).
+// TestAPF_12_AccessReview: can-i answers by the sandbox's authorizer: under
+// RBAC alice, bound to nothing, may not list pods and kubernetes-admin may
+// (by kubeadm's binding); under AlwaysAllow everyone may. An empty review is
+// refused with kube's message (recorded).
 func TestAPF_12_AccessReview(t *testing.T) {
 	e := newEnv(t, Config{})
-	review := func(spec map[string]any) resp {
+	listPods := map[string]any{"resourceAttributes": map[string]any{"verb": "list", "resource": "pods", "namespace": "default"}}
+	reviewAs := func(e *env, h http.Header, spec map[string]any) resp {
 		return e.doH("POST", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews",
-			map[string]any{"apiVersion": "authorization.k8s.io/v1", "kind": "SelfSubjectAccessReview", "spec": spec}, impersonating("alice"))
+			map[string]any{"apiVersion": "authorization.k8s.io/v1", "kind": "SelfSubjectAccessReview", "spec": spec}, h)
 	}
-	r := review(map[string]any{"resourceAttributes": map[string]any{"verb": "list", "resource": "pods", "namespace": "default"}})
-	if r.Code != 201 || object.Path(r.Obj, "status", "allowed") != true || object.Path(r.Obj, "metadata", "creationTimestamp") != nil {
-		t.Errorf("review: %d %s", r.Code, r.Body)
+	review := func(spec map[string]any) resp { return reviewAs(e, impersonating("alice"), spec) }
+	r := review(listPods)
+	if r.Code != 201 || object.Path(r.Obj, "status", "allowed") != false || object.Path(r.Obj, "metadata", "creationTimestamp") != nil {
+		t.Errorf("alice's review: %d %s", r.Code, r.Body)
+	}
+	r = reviewAs(e, http.Header{"Authorization": {"Bearer kubeplay"}}, listPods)
+	if r.Code != 201 || object.Path(r.Obj, "status", "allowed") != true ||
+		object.Path(r.Obj, "status", "reason") != `RBAC: allowed by ClusterRoleBinding "kubeadm:cluster-admins" of ClusterRole "cluster-admin" to Group "kubeadm:cluster-admins"` {
+		t.Errorf("kubernetes-admin's review: %d %s", r.Code, r.Body)
+	}
+	open := newEnv(t, Config{Authorization: auth.ModeAlwaysAllow})
+	if r := reviewAs(open, impersonating("alice"), listPods); r.Code != 201 || object.Path(r.Obj, "status", "allowed") != true {
+		t.Errorf("alice's review under AlwaysAllow: %d %s", r.Code, r.Body)
 	}
 	r = review(map[string]any{})
 	if r.Code != 422 || r.Obj["message"] != `.authorization.k8s.io "" is invalid: spec.resourceAttributes: Invalid value: "null": exactly one of nonResourceAttributes or resourceAttributes must be specified` {

@@ -25,9 +25,11 @@ import (
 	"kubeplay/core/crd"
 	"kubeplay/core/flowcontrol"
 	"kubeplay/core/kinds"
+	"kubeplay/core/rbac"
 	"kubeplay/core/registry"
 	"kubeplay/core/sim"
 	"kubeplay/core/storage"
+	"kubeplay/core/user"
 )
 
 // DefaultSeats is the sandbox's server concurrency limit: 60 seats shared by the
@@ -66,6 +68,15 @@ type Config struct {
 	// as kube-apiserver does with --anonymous-auth=false (and by itself with
 	// a token file under the AlwaysAllow authorizer).
 	DenyAnonymous bool
+	// Tokenless, when set, is who a request without a bearer token acts as,
+	// in place of system:anonymous: the sandbox's own user (auth.Admin) where
+	// only its owner reaches the sandbox and kubectl sends no token (the
+	// native command's plain-HTTP loopback listener, the browser).
+	Tokenless *user.User
+	// Authorization is kube-apiserver's --authorization-mode: auth.ModeRBAC
+	// (the default: the bootstrap policy, and the roles and bindings stored)
+	// or auth.ModeAlwaysAllow.
+	Authorization string
 	// Seats is APF's server concurrency limit; 0 is DefaultSeats.
 	Seats int
 	// APIOnly serves the API alone: no nodes, no kubelets, no scheduler, no
@@ -121,6 +132,9 @@ func New(cfg Config) (*Sandbox, error) {
 	if cfg.Seats <= 0 {
 		cfg.Seats = DefaultSeats
 	}
+	if cfg.Authorization == "" {
+		cfg.Authorization = auth.ModeRBAC
+	}
 	store, err := openRegistry(cfg)
 	if err != nil {
 		return nil, err
@@ -134,7 +148,12 @@ func New(cfg Config) (*Sandbox, error) {
 	if !cfg.APIOnly && cfg.API.PodLogs == nil {
 		cfg.API.PodLogs = podLogs(cfg.API.Clock)
 	}
-	cfg.API.Filters = append([]apiserver.Filter{auth.NewAuthenticator(cfg.Tokens, !cfg.DenyAnonymous).Filter, s.APF.Filter}, cfg.API.Filters...)
+	authz := store.Authorizer()
+	authn := auth.NewAuthenticator(auth.Options{Tokens: cfg.Tokens, Anonymous: !cfg.DenyAnonymous, Tokenless: cfg.Tokenless, Authorizer: authz,
+		ServiceAccounts: authz})
+	// kube-apiserver's order: authentication and impersonation, API
+	// Priority and Fairness, then authorization.
+	cfg.API.Filters = append([]apiserver.Filter{authn.Filter, s.APF.Filter, auth.Authorization(authz)}, cfg.API.Filters...)
 	s.Server = newServer(store, cfg)
 	s.APF.Start(s.Server)
 	// As kube-apiserver becomes ready only once its APF configuration exists,
@@ -196,6 +215,7 @@ func openRegistry(cfg Config) (*registry.Store, error) {
 		Pods:           cfg.Budget.Pods,
 		ServiceIPRange: cfg.ServiceIPRange,
 		FreshnessWait:  cfg.FreshnessWait,
+		Authorization:  cfg.Authorization,
 	})
 }
 
@@ -212,10 +232,11 @@ func newServer(store *registry.Store, cfg Config) *Server {
 
 // startControllers starts the controllers that run inside kube-apiserver's
 // process: namespaces, the garbage collector, CustomResourceDefinitions, and
-// the Events' time to live.
+// the Events' time to live, and the clusterrole aggregation.
 func (s *Server) startControllers(cfg Config) {
 	clk := s.Clock()
 	for _, run := range []func(context.Context){controllers.NewNamespace(s.Server, clk).Run, gc.New(s.Server, clk).Run, s.definitions.Run,
+		rbac.NewAggregationController(s.Server, clk).Run,
 		s.Registry.EventTTL(cfg.EventTTL).Run} {
 		s.wg.Add(1)
 		go func() {

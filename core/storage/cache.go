@@ -44,3 +44,21 @@ func (s *Store) cacheRevisionLocked(tx *buntdb.Tx, opts ListOptions, rev, compac
 	}
 	return cached
 }
+
+// LastChange is the revision of the last change applied to any of
+// collections (0 when none has changed since the store was created): what
+// an owner caching something it made of their objects compares.
+func (s *Store) LastChange(collections ...string) int64 {
+	var last int64
+	_ = s.db.View(func(tx *buntdb.Tx) error {
+		for _, c := range collections {
+			if v, err := tx.Get(resourceRevPrefix + c); err == nil {
+				if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+					last = max(last, n)
+				}
+			}
+		}
+		return nil
+	})
+	return last
+}

@@ -37,6 +37,7 @@ import (
 	networkingv1 "k8s.io/api/networking/v1"
 	nodev1 "k8s.io/api/node/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -62,7 +63,7 @@ func typeOf(v any) reflect.Type { return reflect.TypeOf(v).Elem() }
 // that kube registers in every group version are served under each of them.
 var servedGroupVersions = []string{"v1", "apps/v1", "batch/v1", "coordination.k8s.io/v1", "discovery.k8s.io/v1", "policy/v1", "autoscaling/v1",
 	"authentication.k8s.io/v1", "authorization.k8s.io/v1", "flowcontrol.apiserver.k8s.io/v1", "events.k8s.io/v1", "storage.k8s.io/v1", "networking.k8s.io/v1",
-	"scheduling.k8s.io/v1", "node.k8s.io/v1", "apiextensions.k8s.io/v1", "meta.k8s.io/v1"}
+	"scheduling.k8s.io/v1", "node.k8s.io/v1", "rbac.authorization.k8s.io/v1", "apiextensions.k8s.io/v1", "meta.k8s.io/v1"}
 
 func roots() []root {
 	rs := []root{}
@@ -115,7 +116,16 @@ func roots() []root {
 	add("flowcontrol.apiserver.k8s.io/v1", &flowcontrolv1.FlowSchema{}, &flowcontrolv1.FlowSchemaList{})
 	add("flowcontrol.apiserver.k8s.io/v1", &flowcontrolv1.PriorityLevelConfiguration{}, &flowcontrolv1.PriorityLevelConfigurationList{})
 	add("authentication.k8s.io/v1", &authenticationv1.SelfSubjectReview{}, nil)
+	add("authentication.k8s.io/v1", &authenticationv1.TokenReview{}, nil)
+	add("authentication.k8s.io/v1", &authenticationv1.TokenRequest{}, nil)
 	add("authorization.k8s.io/v1", &authorizationv1.SelfSubjectAccessReview{}, nil)
+	add("authorization.k8s.io/v1", &authorizationv1.SubjectAccessReview{}, nil)
+	add("authorization.k8s.io/v1", &authorizationv1.LocalSubjectAccessReview{}, nil)
+	add("authorization.k8s.io/v1", &authorizationv1.SelfSubjectRulesReview{}, nil)
+	add("rbac.authorization.k8s.io/v1", &rbacv1.ClusterRole{}, &rbacv1.ClusterRoleList{})
+	add("rbac.authorization.k8s.io/v1", &rbacv1.ClusterRoleBinding{}, &rbacv1.ClusterRoleBindingList{})
+	add("rbac.authorization.k8s.io/v1", &rbacv1.Role{}, &rbacv1.RoleList{})
+	add("rbac.authorization.k8s.io/v1", &rbacv1.RoleBinding{}, &rbacv1.RoleBindingList{})
 	add("autoscaling/v1", &autoscalingv1.Scale{}, nil)
 	n := len(rs)
 	add("apiextensions.k8s.io/v1", &apiextensionsv1.CustomResourceDefinition{}, &apiextensionsv1.CustomResourceDefinitionList{})

@@ -104,8 +104,9 @@ function headerValue(pairs, name) {
 }
 
 /** Identities the builder's "as" choice sends, as impersonation headers (the
- * server authorizes every impersonation). The first is no choice: the target's
- * own identity (anonymous in the sandbox, the token's holder elsewhere). */
+ * sandbox's user may impersonate anyone; RBAC then judges the impersonated
+ * user's request). The first is no choice: the target's own identity
+ * (kubernetes-admin in the sandbox, the token's holder elsewhere). */
 export const IDENTITIES = [
   { id: '', label: 'as: the target’s default', headers: [] },
   { id: 'alice', label: 'as alice (group devs)', headers: [['Impersonate-User', 'alice'], ['Impersonate-Group', 'devs']] },

@@ -1,0 +1,175 @@
+package auth
+
+import (
+	"fmt"
+	"strings"
+
+	"kubeplay/core/apierrors"
+	"kubeplay/core/request"
+	"kubeplay/core/selector"
+	"kubeplay/core/user"
+	"kubeplay/core/validation"
+	"kubeplay/core/web"
+)
+
+// Attributes are what a request asks, as kube's authorizer.Attributes: who,
+// which verb, and either a resource (its group, version, namespace, name and
+// subresource) or a non-resource path.
+type Attributes struct {
+	User            user.User
+	Verb            string
+	ResourceRequest bool
+	APIGroup        string
+	APIVersion      string
+	Namespace       string
+	Resource        string
+	Subresource     string
+	Name            string
+	Path            string
+}
+
+// Authorizer decides whether a request is allowed; reason says why (or,
+// denied, why not: kube appends it to the refusal).
+type Authorizer interface {
+	Authorize(a *Attributes) (allowed bool, reason string)
+}
+
+// The authorization modes of kube-apiserver's --authorization-mode this
+// core serves.
+const (
+	ModeRBAC        = "RBAC"
+	ModeAlwaysAllow = "AlwaysAllow"
+)
+
+// AlwaysAllow is kube's AlwaysAllow authorizer: every request is allowed.
+type AlwaysAllow struct{}
+
+// Authorize allows a.
+func (AlwaysAllow) Authorize(*Attributes) (bool, string) { return true, "" }
+
+// RequestAttributes are the attributes of the request info describes, made
+// by u.
+func RequestAttributes(u user.User, info *request.RequestInfo) *Attributes {
+	a := &Attributes{User: u, Verb: info.Verb, Path: info.Path}
+	if info.IsResourceRequest {
+		a.ResourceRequest = true
+		a.APIGroup, a.APIVersion, a.Namespace = info.APIGroup, info.APIVersion, info.Namespace
+		a.Resource, a.Subresource, a.Name = info.Resource, info.Subresource, info.Name
+	}
+	return a
+}
+
+// nameFromFieldSelector names the object a list or watch asks for by the
+// field selector metadata.name=NAME, as kube's request info does, so that
+// a rule for named objects allows `kubectl get KIND NAME --watch`.
+func nameFromFieldSelector(a *Attributes, r *web.Request) {
+	if !a.ResourceRequest || a.Name != "" || (a.Verb != "list" && a.Verb != "watch") {
+		return
+	}
+	vs := r.URL.Query()["fieldSelector"]
+	if len(vs) == 0 {
+		return
+	}
+	fs, err := selector.ParseFields(vs[0])
+	if err != nil {
+		return
+	}
+	if name, ok := fs.RequiresExactMatch("metadata.name"); ok && len(validation.PathSegmentName(name)) == 0 {
+		a.Name = name
+	}
+}
+
+// Forbidden is kube's refusal of a: "User U cannot VERB resource R in API
+// group G in the namespace N" (or at the cluster scope, or a path), the
+// reason after a colon when there is one.
+func Forbidden(a *Attributes, reason string) *apierrors.Status {
+	msg := htmlEscaper.Replace(forbiddenMessage(a))
+	if reason != "" {
+		msg += ": " + reason
+	}
+	if !a.ResourceRequest || a.Resource == "" && a.APIGroup == "" {
+		s := apierrors.NewForbidden("", "", a.Name, msg)
+		s.Message = "forbidden: " + msg
+		return s
+	}
+	return apierrors.NewForbidden(a.APIGroup, a.Resource, a.Name, msg)
+}
+
+func forbiddenMessage(a *Attributes) string {
+	if !a.ResourceRequest {
+		return fmt.Sprintf("User %q cannot %s path %q", a.User.Name, a.Verb, a.Path)
+	}
+	resource := a.Resource
+	if a.Subresource != "" {
+		resource += "/" + a.Subresource
+	}
+	if a.Namespace != "" {
+		return fmt.Sprintf("User %q cannot %s resource %q in API group %q in the namespace %q", a.User.Name, a.Verb, resource, a.APIGroup, a.Namespace)
+	}
+	return fmt.Sprintf("User %q cannot %s resource %q in API group %q at the cluster scope", a.User.Name, a.Verb, resource, a.APIGroup)
+}
+
+// Authorization is kube's authorization filter: a request the authenticator
+// gave a user over the wire is served only when z allows it, and is
+// otherwise kube's 403. The core's own callers (core/client's, whose
+// identity they carry themselves) are trusted, as kube-apiserver's loopback
+// client is: they stand for kube's controllers, which run with the bootstrap
+// roles their identities are bound to.
+func Authorization(z Authorizer) func(web.Handler) web.Handler {
+	return func(next web.Handler) web.Handler {
+		return web.HandlerFunc(func(w web.ResponseWriter, r *web.Request) {
+			u, ok := user.From(r.Context())
+			if !ok || !fromWire(r) {
+				next.ServeHTTP(w, r)
+				return
+			}
+			a := RequestAttributes(u, request.RequestInfoFrom(r.Context()))
+			nameFromFieldSelector(a, r)
+			if allowed, reason := z.Authorize(a); !allowed {
+				w.Header().Set("X-Content-Type-Options", "nosniff")
+				apierrors.Write(w, Forbidden(a, reason))
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
+}
+
+// impersonation is one thing a request asks to act as, and what kube
+// authorizes for it: the verb impersonate on users, groups, serviceaccounts,
+// uids or userextras/KEY.
+type impersonation struct {
+	group, resource, sub, namespace, name string
+}
+
+func (i impersonation) attributes(u user.User) *Attributes {
+	version := "v1"
+	return &Attributes{User: u, Verb: "impersonate", ResourceRequest: true, APIGroup: i.group, APIVersion: version,
+		Namespace: i.namespace, Resource: i.resource, Subresource: i.sub, Name: i.name}
+}
+
+// asked lists what the impersonation headers ask for, in kube's order.
+func asked(h web.Header) []impersonation {
+	var out []impersonation
+	if name := h.Get("Impersonate-User"); name != "" {
+		if ns, sa, ok := splitServiceAccount(name); ok {
+			out = append(out, impersonation{resource: "serviceaccounts", namespace: ns, name: sa})
+		} else {
+			out = append(out, impersonation{resource: "users", name: name})
+		}
+	}
+	for _, g := range h.Values("Impersonate-Group") {
+		out = append(out, impersonation{resource: "groups", name: g})
+	}
+	for k, vs := range h {
+		if rest, ok := strings.CutPrefix(k, "Impersonate-Extra-"); ok {
+			for _, v := range vs {
+				out = append(out, impersonation{group: "authentication.k8s.io", resource: "userextras", sub: extraKey(rest), name: v})
+			}
+		}
+	}
+	if uid := h.Get("Impersonate-Uid"); uid != "" {
+		out = append(out, impersonation{group: "authentication.k8s.io", resource: "uids", name: uid})
+	}
+	return out
+}

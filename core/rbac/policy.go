@@ -1,0 +1,254 @@
+package rbac
+
+import (
+	"fmt"
+	"strings"
+
+	"kubeplay/core/auth"
+	"kubeplay/core/object"
+	"kubeplay/core/user"
+)
+
+// Policy is the RBAC objects of a cluster at one moment, read once: the
+// roles' rules and the bindings' subjects.
+type Policy struct {
+	clusterRoles        map[string][]Rule
+	roles               map[string][]Rule // namespace/name
+	clusterRoleBindings []binding
+	roleBindings        map[string][]binding // by namespace
+}
+
+// binding is a RoleBinding or ClusterRoleBinding: its subjects and the role
+// it grants.
+type binding struct {
+	name, namespace string
+	roleKind        string // Role or ClusterRole
+	roleName        string
+	subjects        []subject
+}
+
+type subject struct{ kind, name, namespace string }
+
+// NewPolicy reads the stored ClusterRoles, Roles, ClusterRoleBindings and
+// RoleBindings.
+func NewPolicy(clusterRoles, roles, clusterRoleBindings, roleBindings []object.Object) *Policy {
+	p := &Policy{clusterRoles: map[string][]Rule{}, roles: map[string][]Rule{}, roleBindings: map[string][]binding{}}
+	for _, r := range clusterRoles {
+		p.clusterRoles[object.MetaString(r, "name")] = RulesOf(r)
+	}
+	for _, r := range roles {
+		p.roles[object.MetaString(r, "namespace")+"/"+object.MetaString(r, "name")] = RulesOf(r)
+	}
+	for _, b := range clusterRoleBindings {
+		p.clusterRoleBindings = append(p.clusterRoleBindings, bindingOf(b))
+	}
+	for _, b := range roleBindings {
+		rb := bindingOf(b)
+		p.roleBindings[rb.namespace] = append(p.roleBindings[rb.namespace], rb)
+	}
+	return p
+}
+
+func bindingOf(b object.Object) binding {
+	ref, _ := b["roleRef"].(map[string]any)
+	out := binding{name: object.MetaString(b, "name"), namespace: object.MetaString(b, "namespace"),
+		roleKind: object.String(ref["kind"]), roleName: object.String(ref["name"])}
+	for _, s := range object.Objects(b, "subjects") {
+		out.subjects = append(out.subjects, subject{kind: object.String(s["kind"]), name: object.String(s["name"]), namespace: object.String(s["namespace"])})
+	}
+	return out
+}
+
+// source names the binding and subject a rule came from, as kube's reason
+// for an allowed request does.
+type source struct {
+	b *binding
+	s *subject
+}
+
+func (src source) String() string {
+	name := src.b.name
+	if src.b.namespace != "" {
+		name += "/" + src.b.namespace
+	}
+	kind := "ClusterRoleBinding"
+	if src.b.namespace != "" {
+		kind = "RoleBinding"
+	}
+	return fmt.Sprintf("%s %q of %s %q to %s", kind, name, src.b.roleKind, src.b.roleName, describeSubject(src.s, src.b.namespace))
+}
+
+func describeSubject(s *subject, bindingNamespace string) string {
+	if s.kind == "ServiceAccount" {
+		ns := s.namespace
+		if ns == "" {
+			ns = bindingNamespace
+		}
+		return fmt.Sprintf("%s %q", s.kind, s.name+"/"+ns)
+	}
+	return fmt.Sprintf("%s %q", s.kind, s.name)
+}
+
+// visit calls fn with every rule u holds in namespace (cluster-wide ones
+// first, then those of namespace's RoleBindings), and each error resolving
+// a binding's role, until fn returns false.
+func (p *Policy) visit(u user.User, namespace string, fn func(src source, r *Rule, err error) bool) {
+	walk := func(bs []binding, ns string) bool {
+		for i := range bs {
+			b := &bs[i]
+			s := b.appliesTo(u, ns)
+			if s == nil {
+				continue
+			}
+			rules, err := p.roleRules(b, ns)
+			if err != nil {
+				if !fn(source{}, nil, err) {
+					return false
+				}
+				continue
+			}
+			for j := range rules {
+				if !fn(source{b, s}, &rules[j], nil) {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	if walk(p.clusterRoleBindings, "") && namespace != "" {
+		walk(p.roleBindings[namespace], namespace)
+	}
+}
+
+// roleRules are the rules of the role b grants, or kube's NotFound words.
+func (p *Policy) roleRules(b *binding, namespace string) ([]Rule, error) {
+	switch b.roleKind {
+	case "Role":
+		if rules, ok := p.roles[namespace+"/"+b.roleName]; ok {
+			return rules, nil
+		}
+		return nil, fmt.Errorf("role.rbac.authorization.k8s.io %q not found", b.roleName)
+	case "ClusterRole":
+		if rules, ok := p.clusterRoles[b.roleName]; ok {
+			return rules, nil
+		}
+		return nil, fmt.Errorf("clusterrole.rbac.authorization.k8s.io %q not found", b.roleName)
+	}
+	return nil, fmt.Errorf("unsupported role reference kind: %q", b.roleKind)
+}
+
+// appliesTo is the first of b's subjects that is u (in namespace, for a
+// service account that names none), or nil.
+func (b *binding) appliesTo(u user.User, namespace string) *subject {
+	for i := range b.subjects {
+		s := &b.subjects[i]
+		switch s.kind {
+		case "User":
+			if u.Name == s.name {
+				return s
+			}
+		case "Group":
+			if u.InGroup(s.name) {
+				return s
+			}
+		case "ServiceAccount":
+			ns := s.namespace
+			if ns == "" {
+				ns = namespace
+			}
+			if ns != "" && u.Name == user.ServiceAccountPrefix+ns+":"+s.name {
+				return s
+			}
+		}
+	}
+	return nil
+}
+
+// Authorize is kube's RBAC authorizer: a is allowed when a rule u holds in
+// a's namespace allows it ("RBAC: allowed by …" says which); otherwise the
+// reason lists the errors met resolving u's bindings, if any.
+func (p *Policy) Authorize(a *auth.Attributes) (bool, string) {
+	var reason string
+	var errs []string
+	allowed := false
+	p.visit(a.User, a.Namespace, func(src source, r *Rule, err error) bool {
+		if r != nil && r.Allows(a) {
+			allowed, reason = true, "RBAC: allowed by "+src.String()
+			return false
+		}
+		if err != nil {
+			errs = append(errs, err.Error())
+		}
+		return true
+	})
+	if allowed {
+		return true, reason
+	}
+	if len(errs) > 0 {
+		return false, "RBAC: " + Errors(errs)
+	}
+	return false, ""
+}
+
+// Errors words several errors as kube's utilerrors aggregate does: one
+// alone, or "[a, b]" without repeats.
+func Errors(errs []string) string {
+	if len(errs) == 1 {
+		return errs[0]
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, e := range errs {
+		if !seen[e] {
+			seen[e] = true
+			out = append(out, e)
+		}
+	}
+	if len(out) == 1 {
+		return out[0]
+	}
+	return "[" + strings.Join(out, ", ") + "]"
+}
+
+// RulesFor is every rule u holds in namespace (cluster-wide ones included),
+// and the errors met resolving u's bindings.
+func (p *Policy) RulesFor(u user.User, namespace string) ([]Rule, []string) {
+	var rules []Rule
+	var errs []string
+	p.visit(u, namespace, func(_ source, r *Rule, err error) bool {
+		if r != nil {
+			rules = append(rules, *r)
+		}
+		if err != nil {
+			errs = append(errs, err.Error())
+		}
+		return true
+	})
+	return rules, errs
+}
+
+// ConfirmNoEscalation is kube's check that u, writing a role or binding in
+// namespace, holds every rule it grants: nil, or kube's words for what u
+// lacks.
+func (p *Policy) ConfirmNoEscalation(u user.User, namespace string, rules []Rule) error {
+	owned, errs := p.RulesFor(u, namespace)
+	ok, missing := Covers(owned, rules)
+	if ok {
+		return nil
+	}
+	msg := fmt.Sprintf("user %q (groups=%q) is attempting to grant RBAC permissions not currently held:\n%s", u.Name, u.Groups, describeMissing(missing))
+	if len(errs) > 0 {
+		msg += "; resolution errors: [" + Errors(errs) + "]"
+	}
+	return escalation(msg)
+}
+
+type escalation string
+
+func (e escalation) Error() string { return string(e) }
+
+// RoleRules are the rules of the role a binding in namespace refers to
+// (kind Role or ClusterRole), or kube's NotFound words.
+func (p *Policy) RoleRules(kind, name, namespace string) ([]Rule, error) {
+	return p.roleRules(&binding{roleKind: kind, roleName: name}, namespace)
+}
