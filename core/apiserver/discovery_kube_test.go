@@ -27,7 +27,6 @@ var notServedYet = map[string]string{
 	"autoscaling/v2":                                 "HorizontalPodAutoscaler: needs the HPA controller and metrics.k8s.io",
 	"autoscaling/v1 horizontalpodautoscalers":        "HorizontalPodAutoscaler: needs the HPA controller and metrics.k8s.io",
 	"autoscaling/v1 horizontalpodautoscalers/status": "HorizontalPodAutoscaler: needs the HPA controller and metrics.k8s.io",
-	"certificates.k8s.io/v1":                         "CertificateSigningRequest: needs the signer and approver",
 	"admissionregistration.k8s.io/v1":                "webhooks and ValidatingAdmissionPolicy: need CEL and a way to call webhooks",
 	"v1 componentstatuses":                           "deprecated; nothing here has components to report",
 	"v1 pods/attach":                                 "no containers run",

@@ -45,7 +45,7 @@ func (s *Server) serveResource(w web.ResponseWriter, r *web.Request, info *reque
 		writeRouterStatus(w, r, apierrors.NewMethodNotAllowed())
 		return
 	}
-	if t.sub != "" && t.sub != "status" && t.sub != "finalize" && t.sub != "scale" && t.sub != "binding" && t.sub != "eviction" && t.sub != "log" && t.sub != "token" {
+	if t.sub != "" && t.sub != "status" && t.sub != "finalize" && t.sub != "scale" && t.sub != "binding" && t.sub != "eviction" && t.sub != "log" && t.sub != "token" && t.sub != "approval" {
 		writeEarlyStatus(w, r, apierrors.NewPathNotFound())
 		return
 	}

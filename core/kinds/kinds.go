@@ -30,7 +30,7 @@ func All() []*api.Resource {
 		persistentVolumeClaim(), persistentVolume(), resourceQuota(), limitRange(), ev, serviceAccount(), podTemplate(), replicationController(),
 		controllerRevision(), daemonSet(), deployment(), replicaSet(), statefulSet(),
 		ingressClass(), ingress(), networkPolicy(), podDisruptionBudget(), storageClass(), csiDriver(), csiNode(), volumeAttachment(), csiStorageCapacity(), customResourceDefinition(), priorityClass(), cronJob(), job(), runtimeClass(),
-		endpointSlice(), lease(), selfSubjectReview(), tokenReview(), selfSubjectAccessReview(), subjectAccessReview(), localSubjectAccessReview(), selfSubjectRulesReview(),
+		endpointSlice(), lease(), selfSubjectReview(), tokenReview(), selfSubjectAccessReview(), subjectAccessReview(), localSubjectAccessReview(), selfSubjectRulesReview(), certificateSigningRequest(),
 		clusterRole(), clusterRoleBinding(), role(), roleBinding(),
 		flowSchema(), priorityLevelConfiguration(), eventsV1(ev),
 	}

@@ -344,6 +344,9 @@ func (s *Store) prepareNew(st Strategy, t Target, obj object.Object) ([]quota.Ch
 	meta["uid"] = object.NewUID()
 	meta["creationTimestamp"] = object.Timestamp(s.clock.Now())
 	st.PrepareForCreate(obj)
+	if h := t.Res.Hooks.SetRequester; h != nil {
+		h(obj, t.User)
+	}
 	errs := st.Validate(obj)
 	if len(errs) == 0 || !checksNoMetadata[t.Res.Group+"/"+t.Res.Kind] {
 		errs = append(validateObjectMeta(meta, t.Res, name), errs...)

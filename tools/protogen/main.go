@@ -29,6 +29,7 @@ import (
 	authorizationv1 "k8s.io/api/authorization/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	batchv1 "k8s.io/api/batch/v1"
+	certificatesv1 "k8s.io/api/certificates/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
@@ -63,7 +64,7 @@ func typeOf(v any) reflect.Type { return reflect.TypeOf(v).Elem() }
 // that kube registers in every group version are served under each of them.
 var servedGroupVersions = []string{"v1", "apps/v1", "batch/v1", "coordination.k8s.io/v1", "discovery.k8s.io/v1", "policy/v1", "autoscaling/v1",
 	"authentication.k8s.io/v1", "authorization.k8s.io/v1", "flowcontrol.apiserver.k8s.io/v1", "events.k8s.io/v1", "storage.k8s.io/v1", "networking.k8s.io/v1",
-	"scheduling.k8s.io/v1", "node.k8s.io/v1", "rbac.authorization.k8s.io/v1", "apiextensions.k8s.io/v1", "meta.k8s.io/v1"}
+	"scheduling.k8s.io/v1", "node.k8s.io/v1", "rbac.authorization.k8s.io/v1", "certificates.k8s.io/v1", "apiextensions.k8s.io/v1", "meta.k8s.io/v1"}
 
 func roots() []root {
 	rs := []root{}
@@ -126,6 +127,7 @@ func roots() []root {
 	add("rbac.authorization.k8s.io/v1", &rbacv1.ClusterRoleBinding{}, &rbacv1.ClusterRoleBindingList{})
 	add("rbac.authorization.k8s.io/v1", &rbacv1.Role{}, &rbacv1.RoleList{})
 	add("rbac.authorization.k8s.io/v1", &rbacv1.RoleBinding{}, &rbacv1.RoleBindingList{})
+	add("certificates.k8s.io/v1", &certificatesv1.CertificateSigningRequest{}, &certificatesv1.CertificateSigningRequestList{})
 	add("autoscaling/v1", &autoscalingv1.Scale{}, nil)
 	n := len(rs)
 	add("apiextensions.k8s.io/v1", &apiextensionsv1.CustomResourceDefinition{}, &apiextensionsv1.CustomResourceDefinitionList{})
@@ -168,12 +170,14 @@ var either = map[reflect.Type]string{
 }
 
 // unsupported are fields the table leaves out: the runtime has no kind for a map
-// of named string lists (a user's extra attributes in the reviews), so a binary
-// review carries no extra attributes; JSON, YAML and CBOR ones do.
+// of named string lists (a user's extra attributes in the reviews and in a
+// certificate signing request), so a binary one carries no extra attributes;
+// JSON, YAML and CBOR ones do.
 var unsupported = map[string]bool{
-	"v1.UserInfo.Extra":                    true,
-	"v1.SubjectAccessReviewSpec.Extra":     true,
-	"v1.SelfSubjectAccessReviewSpec.Extra": true,
+	"v1.UserInfo.Extra":                      true,
+	"v1.SubjectAccessReviewSpec.Extra":       true,
+	"v1.SelfSubjectAccessReviewSpec.Extra":   true,
+	"v1.CertificateSigningRequestSpec.Extra": true,
 }
 
 type field struct {
