@@ -22,8 +22,12 @@ const (
 	csrTable         = kubeCSRs + "?includeObject=None"
 	// csrRequest is a PEM certificate request (CN=alice, O=dev, P-256),
 	// base64; csrCertificate a PEM certificate for it.
-	csrRequest     = "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURSBSRVFVRVNULS0tLS0KTUlIYU1JR0FBZ0VBTUI0eERqQU1CZ05WQkFNTUJXRnNhV05sTVF3d0NnWURWUVFLREFOa1pYWXdXVEFUQmdjcQpoa2pPUFFJQkJnZ3Foa2pPUFFNQkJ3TkNBQVJ4ZkcvazBTRm1HeUV4TlQ3L01abUpxRERQVjQ5cHJHMHFxV3F3CkhYcWtFc0N0dmhRa0ttQTJlanRWRjNaTWdLaENmeVBpY2J0Y0lzS1dQRUdORHFqK29BQXdDZ1lJS29aSXpqMEUKQXdJRFNRQXdSZ0loQUxySkNFeVlwQmtOZTJrOStRNGlmZEpkQittS3lmY3hWWXR5eGRPZUh6OEJBaUVBdzFnMgo1K0YwbUUyb2Y1Q3dTdXVsT25LUWg3cG90d3Q1WCtKN1IyNWFlZjQ9Ci0tLS0tRU5EIENFUlRJRklDQVRFIFJFUVVFU1QtLS0tLQo="
-	csrCertificate = "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCk1JSUJrVENDQVRlZ0F3SUJBZ0lVSFR3T1VieVVndHNVNndXcVdKMW5ocDhNbDhrd0NnWUlLb1pJemowRUF3SXcKSGpFT01Bd0dBMVVFQXd3RllXeHBZMlV4RERBS0JnTlZCQW9NQTJSbGRqQWVGdzB5TmpFeU1ESXhORFUwTlRSYQpGdzB6TmpFeE1qa3hORFUwTlRSYU1CNHhEakFNQmdOVkJBTU1CV0ZzYVdObE1Rd3dDZ1lEVlFRS0RBTmtaWFl3CldUQVRCZ2NxaGtqT1BRSUJCZ2dxaGtqT1BRTUJCd05DQUFSeGZHL2swU0ZtR3lFeE5UNy9NWm1KcUREUFY0OXAKckcwcXFXcXdIWHFrRXNDdHZoUWtLbUEyZWp0VkYzWk1nS2hDZnlQaWNidGNJc0tXUEVHTkRxaitvMU13VVRBZApCZ05WSFE0RUZnUVVuZm5hUnFJbWs5Z1FJZ2lCRnBSRVZ6cEdQa1V3SHdZRFZSMGpCQmd3Rm9BVW5mbmFScUltCms5Z1FJZ2lCRnBSRVZ6cEdQa1V3RHdZRFZSMFRBUUgvQkFVd0F3RUIvekFLQmdncWhrak9QUVFEQWdOSUFEQkYKQWlBa2lHOGJmVXcyVml0bDA3akhxbjViNTFZTCt0dGRkWmM2OVpLL3A1L2VEQUloQUpib2lIYXk4a1lKK3pSbApWMWkvQlhiVkYydjFFYklkcHkvS1k1SGRpamdYCi0tLS0tRU5EIENFUlRJRklDQVRFLS0tLS0K"
+	csrRequest = "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURSBSRVFVRVNULS0tLS0KTUlIYU1JR0FBZ0VBTUI0eERqQU1CZ05WQkFNTUJXRnNhV05sTVF3d0NnWURWUVFLREFOa1pYWXdXVEFUQmdjcQpoa2pPUFFJQkJnZ3Foa2pPUFFNQkJ3TkNBQVJ4ZkcvazBTRm1HeUV4TlQ3L01abUpxRERQVjQ5cHJHMHFxV3F3CkhYcWtFc0N0dmhRa0ttQTJlanRWRjNaTWdLaENmeVBpY2J0Y0lzS1dQRUdORHFqK29BQXdDZ1lJS29aSXpqMEUKQXdJRFNRQXdSZ0loQUxySkNFeVlwQmtOZTJrOStRNGlmZEpkQittS3lmY3hWWXR5eGRPZUh6OEJBaUVBdzFnMgo1K0YwbUUyb2Y1Q3dTdXVsT25LUWg3cG90d3Q1WCtKN1IyNWFlZjQ9Ci0tLS0tRU5EIENFUlRJRklDQVRFIFJFUVVFU1QtLS0tLQo="
+	// csrMastersRequest asks for the system:masters group (CN=eve,
+	// O=system:masters), which kube's CertificateSubjectRestriction refuses
+	// to the kube-apiserver-client signer.
+	csrMastersRequest = "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURSBSRVFVRVNULS0tLS0KTUlIaU1JR0pBZ0VBTUNjeEREQUtCZ05WQkFNTUEyVjJaVEVYTUJVR0ExVUVDZ3dPYzNsemRHVnRPbTFoYzNSbApjbk13V1RBVEJnY3Foa2pPUFFJQkJnZ3Foa2pPUFFNQkJ3TkNBQVNKeXhoak1UOVRpTWdiS25VUkJ0KzBVOUl3CkxNTmNRREZIdDZBWEpUZU5WOExFZnp5MWNyUEVTQjU1QThMeW1TK1FTZWlxTFhvT29md05kdmttalBnUW9BQXcKQ2dZSUtvWkl6ajBFQXdJRFNBQXdSUUloQUk3YkcyenIvd0N6OWpBTldzOFZSa0VZb1dDWlkzbExHc293NTc4Lwo4aTMwQWlCMUVmRVhzSjhpS2psYW0zUExuZjNPRHpGSkxNSmNUVTJFd2VuY0ZvNlRXdz09Ci0tLS0tRU5EIENFUlRJRklDQVRFIFJFUVVFU1QtLS0tLQo="
+	csrCertificate    = "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCk1JSUJrVENDQVRlZ0F3SUJBZ0lVSFR3T1VieVVndHNVNndXcVdKMW5ocDhNbDhrd0NnWUlLb1pJemowRUF3SXcKSGpFT01Bd0dBMVVFQXd3RllXeHBZMlV4RERBS0JnTlZCQW9NQTJSbGRqQWVGdzB5TmpFeU1ESXhORFUwTlRSYQpGdzB6TmpFeE1qa3hORFUwTlRSYU1CNHhEakFNQmdOVkJBTU1CV0ZzYVdObE1Rd3dDZ1lEVlFRS0RBTmtaWFl3CldUQVRCZ2NxaGtqT1BRSUJCZ2dxaGtqT1BRTUJCd05DQUFSeGZHL2swU0ZtR3lFeE5UNy9NWm1KcUREUFY0OXAKckcwcXFXcXdIWHFrRXNDdHZoUWtLbUEyZWp0VkYzWk1nS2hDZnlQaWNidGNJc0tXUEVHTkRxaitvMU13VVRBZApCZ05WSFE0RUZnUVVuZm5hUnFJbWs5Z1FJZ2lCRnBSRVZ6cEdQa1V3SHdZRFZSMGpCQmd3Rm9BVW5mbmFScUltCms5Z1FJZ2lCRnBSRVZ6cEdQa1V3RHdZRFZSMFRBUUgvQkFVd0F3RUIvekFLQmdncWhrak9QUVFEQWdOSUFEQkYKQWlBa2lHOGJmVXcyVml0bDA3akhxbjViNTFZTCt0dGRkWmM2OVpLL3A1L2VEQUloQUpib2lIYXk4a1lKK3pSbApWMWkvQlhiVkYydjFFYklkcHkvS1k1SGRpamdYCi0tLS0tRU5EIENFUlRJRklDQVRFLS0tLS0K"
 )
 
 // kcsr is a CertificateSigningRequest named name with spec members spec.
@@ -48,6 +52,12 @@ var csrCases = []kubeCase{
 		kpost(kubeCSRs, kcsr("csr2", `"request":"`+csrRequest+`","signerName":"kubernetes.io/kube-apiserver-client","usages":["client auth"]`)),
 		kpost(kubeCSRs, kcsr("csr3", `"request":"`+csrRequest+`","signerName":"example.com/signer","usages":["client auth"]`)),
 		kubeStep{"DELETE", kubeCSRs + "/csr3", ""},
+	),
+	kcase("csr subject restriction",
+		kpost(kubeCSRs, kcsr("eve1", `"request":"`+csrMastersRequest+`","signerName":"kubernetes.io/kube-apiserver-client","usages":["client auth"]`)),
+		kpost(kubeCSRs, kcsr("eve2", `"request":"`+csrMastersRequest+`","signerName":"example.com/signer","usages":["client auth"]`)),
+		kpost(kubeCSRs, kcsr("eve3", `"request":"`+csrMastersRequest+`","signerName":"kubernetes.io/kube-apiserver-client"`)),
+		kpost(kubeCSRs, kcsr("eve4", `"request":"aGVsbG8=","signerName":"kubernetes.io/kube-apiserver-client","usages":["client auth"]`)),
 	),
 	kcase("csr invalid",
 		kpost(kubeCSRs, kcsr("bad1", `"request":"aGVsbG8=","signerName":"bad","expirationSeconds":60`)),

@@ -226,15 +226,21 @@ func csrConditionErrors(csr fields, opts csrOptions) field.ErrorList {
 // requestError is kube's validateCSR: a PEM certificate request whose
 // signature holds.
 func requestError(request []byte) error {
-	block, _ := pem.Decode(request)
-	if block == nil || block.Type != "CERTIFICATE REQUEST" {
-		return errors.New("PEM block type must be CERTIFICATE REQUEST")
-	}
-	csr, err := x509.ParseCertificateRequest(block.Bytes)
+	csr, err := ParseCertificateRequest(request)
 	if err != nil {
 		return err
 	}
 	return csr.CheckSignature()
+}
+
+// ParseCertificateRequest is kube's certificates.ParseCSR: the certificate
+// request of a PEM block.
+func ParseCertificateRequest(request []byte) (*x509.CertificateRequest, error) {
+	block, _ := pem.Decode(request)
+	if block == nil || block.Type != "CERTIFICATE REQUEST" {
+		return nil, errors.New("PEM block type must be CERTIFICATE REQUEST")
+	}
+	return x509.ParseCertificateRequest(block.Bytes)
 }
 
 // certificateError is kube's validateCertificate: nothing, or PEM
