@@ -26,7 +26,6 @@ var notServedYet = map[string]string{
 	"autoscaling/v2": "HorizontalPodAutoscaler: needs the HPA controller and metrics.k8s.io",
 	"autoscaling/v1 horizontalpodautoscalers":        "HorizontalPodAutoscaler: needs the HPA controller and metrics.k8s.io",
 	"autoscaling/v1 horizontalpodautoscalers/status": "HorizontalPodAutoscaler: needs the HPA controller and metrics.k8s.io",
-	"certificates.k8s.io/v1":                         "CertificateSigningRequest: needs the signer and approver",
 	"admissionregistration.k8s.io/v1":                "webhooks and ValidatingAdmissionPolicy: need CEL and a way to call webhooks",
 	"v1 componentstatuses":                           "deprecated; nothing here has components to report",
 	"v1 pods/attach":                                 "no containers run",
@@ -36,11 +35,6 @@ var notServedYet = map[string]string{
 	"v1 services/proxy":                              "no containers run",
 	"v1 nodes/proxy":                                 "no kubelets to proxy to",
 	"v1 pods/ephemeralcontainers":                    "no containers run",
-	"storage.k8s.io/v1 csidrivers":                   "",
-	"storage.k8s.io/v1 csinodes":                     "",
-	"storage.k8s.io/v1 csistoragecapacities":         "",
-	"storage.k8s.io/v1 volumeattachments":            "",
-	"storage.k8s.io/v1 volumeattachments/status":     "",
 }
 
 // TestRecordDiscoveryKube writes discoveryKubeFile from a running
