@@ -61,7 +61,7 @@ var selectWeb = map[string]any{"matchLabels": map[string]any{"app": "web"}}
 // owner (none when nil).
 func newPod(name string, ready bool, owner object.Object) object.Object {
 	p := object.Object{"apiVersion": "v1", "kind": "Pod", "metadata": map[string]any{"name": name, "labels": map[string]any{"app": "web"}},
-		"spec": map[string]any{"nodeName": "n1", "containers": []any{map[string]any{"name": "c", "image": "nginx"}}},
+		"spec":   map[string]any{"nodeName": "n1", "containers": []any{map[string]any{"name": "c", "image": "nginx"}}},
 		"status": map[string]any{"phase": "Running", "conditions": []any{map[string]any{"type": "Ready", "status": map[bool]string{true: "True", false: "False"}[ready]}}}}
 	if owner != nil {
 		object.Meta(p)["ownerReferences"] = []any{map[string]any{"apiVersion": owner["apiVersion"], "kind": owner["kind"],
