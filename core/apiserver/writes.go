@@ -53,7 +53,7 @@ func (s *Server) create(w web.ResponseWriter, r *web.Request, t target) error {
 		if err != nil {
 			return err
 		}
-		t.rep.sendStatus(w, web.StatusCreated, st)
+		t.rep.sendStatus(w, st.Code, st)
 		return nil
 	}
 	if err := checkObjectNamespace(obj, t); err != nil {

@@ -20,8 +20,7 @@ import (
 // it. Both answer kube's Status Success, 201.
 
 // CreateSubresource is a create on t's subresource (binding, eviction) with
-// its object, answered with kube's Status (sent with 201 Created whatever its
-// code, as kube's create handler sends what its REST storage returns).
+// its object, answered with kube's Status (sent with its code).
 func (s *Store) CreateSubresource(t Target, obj object.Object) (*apierrors.Status, error) {
 	kind := t.Res.Sub(t.Sub).Kind
 	if name := object.MetaString(obj, "name"); name != t.Name {
