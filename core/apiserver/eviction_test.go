@@ -13,6 +13,8 @@ import (
 
 const (
 	evictionKubeFile = "testdata/eviction-kube-1.32.13.json"
+	pdbTableKubeFile = "testdata/poddisruptionbudgets-table-kube-1.32.13.json"
+	pdbTable         = kubePDBs + "?includeObject=None"
 	kubePDBs         = "/apis/policy/v1/namespaces/default/poddisruptionbudgets"
 )
 
@@ -99,12 +101,17 @@ var evictionCases = []kubeCase{
 		evict("dr-1", `{"preconditions":{"uid":"0d3b6f4e-0000-4000-8000-000000000000"}}`),
 		kubeStep{"GET", kubePDBs + "/dr", ""},
 	),
+	kcase("budget in percent",
+		kpost(kubePDBs, `{"metadata":{"name":"pct"},"spec":{"maxUnavailable":"25%","selector":{}}}`),
+		kubeStep{"GET", kubePDBs + "/pct", ""},
+	),
 }
 
 // TestRecordEvictionKube writes evictionKubeFile from a real kube-apiserver
 // (a fresh instance, NO_SA_ADMISSION=1).
 func TestRecordEvictionKube(t *testing.T) {
 	recordKube(t, evictionKubeFile, "the requests of evictionCases in eviction_test.go", evictionCases)
+	recordKubeTable(t, pdbTableKubeFile, pdbTable)
 }
 
 // times are the timestamps neither server decides alike.
@@ -118,7 +125,8 @@ var times = regexp.MustCompile(`"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ"`)
 // the Pod before its graceful deletion, unready Pods evicted as read while
 // the budget is met or its policy is AlwaysAllow, pending Pods at once,
 // dry runs that change nothing, kube's answer for a Pod of two budgets,
-// and the refusals of a bad eviction.
+// and the refusals of a bad eviction. The budgets print in kube's columns
+// (minAvailable, maxUnavailable, the disruptions allowed).
 func TestK8S_URI_3_EvictionAsKube(t *testing.T) {
 	s := newTestServer(t, testConfig{})
 	answers := loadKube(t, evictionKubeFile)
@@ -140,4 +148,5 @@ func TestK8S_URI_3_EvictionAsKube(t *testing.T) {
 			}
 		})
 	}
+	compareKubeTable(t, s, pdbTableKubeFile, pdbTable, 4)
 }
