@@ -107,15 +107,36 @@ var evictionCases = []kubeCase{
 	),
 }
 
+// pdbValidationCases are budgets kube refuses.
+var pdbValidationCases = []kubeCase{
+	kcase("pdb invalid",
+		kpost(kubePDBs, `{"metadata":{"name":"both"},"spec":{"minAvailable":1,"maxUnavailable":"10%","selector":{"matchLabels":{"app":"x"}}}}`),
+		kpost(kubePDBs, `{"metadata":{"name":"neg"},"spec":{"minAvailable":-1}}`),
+		kpost(kubePDBs, `{"metadata":{"name":"pct"},"spec":{"maxUnavailable":"120%"}}`),
+		kpost(kubePDBs, `{"metadata":{"name":"word"},"spec":{"minAvailable":"abc"}}`),
+		kpost(kubePDBs, `{"metadata":{"name":"sel"},"spec":{"minAvailable":1,"selector":{"matchLabels":{"a b":"x"},"matchExpressions":[{"key":"k","operator":"Has"}]}}}`),
+		kpost(kubePDBs, `{"metadata":{"name":"policy"},"spec":{"minAvailable":1,"unhealthyPodEvictionPolicy":"Sometimes"}}`),
+		kpost(kubePDBs, `{"metadata":{"name":"ok"},"spec":{"minAvailable":"50%"}}`),
+		kpatch(kubePDBs+"/ok", `{"spec":{"minAvailable":"200%"}}`),
+		kpatch(kubePDBs+"/ok/status", `{"status":{"disruptionsAllowed":-1,"currentHealthy":-2,"desiredHealthy":1,"expectedPods":-3}}`),
+		kpatch(kubePDBs+"/ok/status", `{"status":{"conditions":[{"type":"DisruptionAllowed","status":"Maybe","reason":"bad reason","message":"","lastTransitionTime":null}]}}`),
+		kubeStep{"GET", kubePDBs + "/ok", ""},
+	),
+}
+
 // TestRecordEvictionKube writes evictionKubeFile from a real kube-apiserver
 // (a fresh instance, NO_SA_ADMISSION=1).
 func TestRecordEvictionKube(t *testing.T) {
-	recordKube(t, evictionKubeFile, "the requests of evictionCases in eviction_test.go", evictionCases)
+	recordKube(t, evictionKubeFile, "the requests of evictionCases and pdbValidationCases in eviction_test.go", append(evictionCases, pdbValidationCases...))
 	recordKubeTable(t, pdbTableKubeFile, pdbTable)
 }
 
-// times are the timestamps neither server decides alike.
-var times = regexp.MustCompile(`"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ"`)
+// times are the timestamps neither server decides alike, and pointers the
+// addresses kube's messages quote.
+var (
+	times    = regexp.MustCompile(`"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ"`)
+	pointers = regexp.MustCompile(`\(0x[0-9a-f]+\)`)
+)
 
 // TestK8S_URI_3_EvictionAsKube: the eviction subresource honours
 // PodDisruptionBudgets as kube's does: 429 with the DisruptionBudget cause
@@ -126,11 +147,31 @@ var times = regexp.MustCompile(`"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ"`)
 // the budget is met or its policy is AlwaysAllow, pending Pods at once,
 // dry runs that change nothing, kube's answer for a Pod of two budgets,
 // and the refusals of a bad eviction. The budgets print in kube's columns
-// (minAvailable, maxUnavailable, the disruptions allowed).
+// (minAvailable, maxUnavailable, the disruptions allowed), those of the
+// validation cases too, as recorded.
 func TestK8S_URI_3_EvictionAsKube(t *testing.T) {
 	s := newTestServer(t, testConfig{})
+	replayEviction(t, s, append(evictionCases, pdbValidationCases...))
+	compareKubeTable(t, s, pdbTableKubeFile, pdbTable, 4)
+}
+
+// TestK8S_WRITE_5_PodDisruptionBudgetValidationAsKube: kube's 422s for a
+// budget's spec (both minAvailable and maxUnavailable, a negative count, a
+// percentage past 100% or no percentage, a bad selector, an unknown
+// unhealthyPodEvictionPolicy) and its status (negative counts, bad
+// conditions).
+func TestK8S_WRITE_5_PodDisruptionBudgetValidationAsKube(t *testing.T) {
+	replayEviction(t, newTestServer(t, testConfig{}), pdbValidationCases)
+}
+
+// replayEviction replays cases as replayKube does, with the timestamps and
+// the pointers kube quotes made alike.
+func replayEviction(t *testing.T, s *testServer, cases []kubeCase) {
 	answers := loadKube(t, evictionKubeFile)
-	for _, c := range evictionCases {
+	alike := func(b []byte) []byte {
+		return pointers.ReplaceAll(times.ReplaceAll(b, []byte(`"2000-01-01T00:00:00Z"`)), []byte("(0x0)"))
+	}
+	for _, c := range cases {
 		t.Run(c.id, func(t *testing.T) {
 			want := answers[c.id]
 			if len(want) != len(c.steps) {
@@ -138,15 +179,13 @@ func TestK8S_URI_3_EvictionAsKube(t *testing.T) {
 			}
 			for i, step := range c.steps {
 				r := s.do(step.method, step.path, step.body, "Content-Type", stepContentType(step))
-				r.Body = times.ReplaceAll(r.Body, []byte(`"2000-01-01T00:00:00Z"`))
-				r.Obj = nil
+				r.Body, r.Obj = alike(r.Body), nil
 				_ = json.Unmarshal(r.Body, &r.Obj)
-				want[i].Body = times.ReplaceAll(want[i].Body, []byte(`"2000-01-01T00:00:00Z"`))
+				want[i].Body = alike(want[i].Body)
 				if err := compareKubeAnswer(c.id, step, r, want[i]); err != nil {
 					t.Errorf("%s %s (step %d): %v", step.method, step.path, i, err)
 				}
 			}
 		})
 	}
-	compareKubeTable(t, s, pdbTableKubeFile, pdbTable, 4)
 }

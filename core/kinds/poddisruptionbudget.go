@@ -6,7 +6,9 @@ import (
 
 	"kubeplay/core/api"
 	"kubeplay/core/encoding/table"
+	"kubeplay/core/field"
 	"kubeplay/core/object"
+	"kubeplay/core/validation"
 )
 
 // podDisruptionBudget is policy/v1 PodDisruptionBudget.
@@ -15,6 +17,15 @@ func podDisruptionBudget() *api.Resource {
 		Group: "policy", Version: "v1", Kind: "PodDisruptionBudget", Plural: "poddisruptionbudgets", Singular: "poddisruptionbudget",
 		Namespaced: true, ShortNames: []string{"pdb"}, Verbs: allVerbs, Generation: true,
 		Subs: []api.Subresource{{Name: "status", Kind: "PodDisruptionBudget", Group: "policy", Verbs: statusVerbs}},
+		Hooks: api.Hooks{
+			Validate: validation.PodDisruptionBudget,
+			ValidateUpdate: func(obj, _ object.Object, sub string) field.ErrorList {
+				if sub == "status" {
+					return validation.PodDisruptionBudgetStatusUpdate(obj)
+				}
+				return validation.PodDisruptionBudget(obj)
+			},
+		},
 		Printer: table.NewPrinter([]table.Column{
 			table.NameColumn,
 			{Name: "Min Available", Type: "string", Description: "The minimum number of pods that must be available."},
