@@ -27,6 +27,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -107,7 +108,7 @@ const (
 type Controller struct {
 	controllers.Base
 	stale   *controllers.Queue // Pods whose DisruptionTarget condition may be stale
-	ctx     context.Context    // Run's, for the events the informers' handlers record
+	ctx     context.Context    // Run's once it runs, for the events the informers' handlers record
 	budgets *client.TypedInformer[*budget]
 	pods    *client.TypedInformer[*pod]
 	rcs     *client.TypedInformer[*scaled]
@@ -118,7 +119,8 @@ type Controller struct {
 
 // New is the disruption controller, acting through h.
 func New(h web.Handler, clk clock.Clock) *Controller {
-	dc := &Controller{Base: controllers.NewBase(h, clk, "disruption-controller", "controllermanager"), stale: controllers.NewQueue(clk)}
+	dc := &Controller{Base: controllers.NewBase(h, clk, "disruption-controller", "controllermanager"), stale: controllers.NewQueue(clk),
+		ctx: context.Background()}
 	shared := controllers.SharedInformerClient(h)
 	byNamespace := func(o *controllers.Object) []string { return []string{o.Metadata.Namespace} }
 	dc.budgets = client.NewTypedInformer(shared, "/apis/policy/v1/poddisruptionbudgets", controllers.Codec[budget](),
@@ -187,6 +189,7 @@ func (dc *Controller) budgetFor(p *pod) *budget {
 	if len(matching) == 0 {
 		return nil
 	}
+	slices.SortFunc(matching, func(a, b *budget) int { return strings.Compare(a.Metadata.Name, b.Metadata.Name) })
 	if len(matching) > 1 {
 		dc.Events.Eventf(dc.ctx, controllers.Ref(&p.Metadata, "v1", "Pod"), controllers.Warning, "MultiplePodDisruptionBudgets",
 			"Pod %q/%q matches multiple PodDisruptionBudgets.  Chose %q arbitrarily.", p.Metadata.Namespace, p.Metadata.Name, matching[0].Metadata.Name)
@@ -253,12 +256,13 @@ func (dc *Controller) sync(ctx context.Context, key string) error {
 
 func (dc *Controller) trySync(ctx context.Context, key string, b *budget) error {
 	ref := controllers.Ref(&b.Metadata, "policy/v1", "PodDisruptionBudget")
-	var pods []*pod
+	var pods []*pod // by name
 	for _, p := range dc.pods.ByIndex("namespace", b.Metadata.Namespace) {
 		if b.Spec.Selector.selects(p.Metadata.Labels) {
 			pods = append(pods, p)
 		}
 	}
+	slices.SortFunc(pods, func(a, b *pod) int { return strings.Compare(a.Metadata.Name, b.Metadata.Name) })
 	if len(pods) == 0 {
 		dc.Events.Eventf(ctx, ref, controllers.Normal, "NoPods", "No matching pods found")
 	}

@@ -269,3 +269,26 @@ func TestSIM_1_StaleDisruptionTarget(t *testing.T) {
 		t.Errorf("the kubelet's condition: %v", got)
 	}
 }
+
+// TestSIM_4_MultiplePodDisruptionBudgets: a Pod two budgets select gets
+// kube's warning, naming the budget chosen (the first by name).
+func TestSIM_4_MultiplePodDisruptionBudgets(t *testing.T) {
+	h := newHarness(t)
+	h.api.Create(budgets, newBudget("b", map[string]any{"minAvailable": 1, "selector": selectWeb}))
+	h.api.Create(budgets, newBudget("a", map[string]any{"maxUnavailable": 1, "selector": map[string]any{}}))
+	h.api.Await(h.dc.budgets)
+	h.api.Writes()
+	h.api.Create(pods, newPod("web-1", true, nil))
+	h.api.Await(h.dc.pods)
+	want := `Warning MultiplePodDisruptionBudgets: Pod "default"/"web-1" matches multiple PodDisruptionBudgets.  Chose "a" arbitrarily.`
+	for range 100 {
+		if got := clienttest.Events(h.api.Writes()); len(got) > 0 {
+			if !slices.Equal(got, []string{want}) {
+				t.Errorf("events %q", got)
+			}
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Error("no event")
+}
