@@ -143,3 +143,30 @@ func TestSIM_1_DisruptionBudgetUnmanagedAndUncountable(t *testing.T) {
 	})
 	e.idle("the disruption controller")
 }
+
+// TestSIM_1_DisruptionBudgetCustomScale: Pods controlled by a custom
+// resource with a scale subresource are counted by its scale's replicas, as
+// kube's controller finds them (discovery, then the scale).
+func TestSIM_1_DisruptionBudgetCustomScale(t *testing.T) {
+	e := newEnv(t, sim.Config{})
+	e.create("/apis/apiextensions.k8s.io/v1/customresourcedefinitions", `{"metadata":{"name":"gizmos.example.com"},"spec":{"group":"example.com","scope":"Namespaced",`+
+		`"names":{"plural":"gizmos","singular":"gizmo","kind":"Gizmo"},"versions":[{"name":"v1","served":true,"storage":true,`+
+		`"subresources":{"scale":{"specReplicasPath":".spec.replicas","statusReplicasPath":".status.replicas"}},`+
+		`"schema":{"openAPIV3Schema":{"type":"object","x-kubernetes-preserve-unknown-fields":true}}}]}}`)
+	var gizmo object.Object
+	e.until(time.Minute, "gizmos served", func() bool {
+		obj, _ := object.Decode([]byte(`{"apiVersion":"example.com/v1","kind":"Gizmo","metadata":{"name":"g"},"spec":{"replicas":4}}`))
+		var err error
+		gizmo, err = e.c.Create(e.ctx, "/apis/example.com/v1/namespaces/default/gizmos", obj)
+		return err == nil
+	})
+	for _, name := range []string{"g-1", "g-2", "g-3"} {
+		e.create(pods, `{"metadata":{"name":"`+name+`","labels":{"app":"g"},"ownerReferences":[{"apiVersion":"example.com/v1","kind":"Gizmo","name":"g",`+
+			`"uid":"`+object.MetaString(gizmo, "uid")+`","controller":true}]},"spec":{"containers":[{"name":"c","image":"nginx"}]}}`)
+	}
+	e.create(pdbs, `{"metadata":{"name":"g"},"spec":{"minAvailable":"50%","selector":{"matchLabels":{"app":"g"}}}}`)
+	e.until(2*time.Minute, "counted by the gizmo's scale", func() bool {
+		b := e.get(pdbs + "/g")
+		return e.budget("g") == "3/2 1" && num(b, "status", "expectedPods") == 4
+	})
+}
