@@ -113,7 +113,7 @@ type event struct {
 // Eventf records an event about the object ref refers to, as client-go's
 // record package (the core/v1 events API) writes it.
 func (r *Recorder) Eventf(ctx context.Context, ref Reference, typ, reason, format string, args ...any) {
-	r.record(ctx, ref, typ, reason, "", fmt.Sprintf(format, args...))
+	r.record(ctx, r.Stamp(), ref, typ, reason, "", fmt.Sprintf(format, args...))
 }
 
 // Actionf records an event about the object ref refers to as client-go's
@@ -121,14 +121,34 @@ func (r *Recorder) Eventf(ctx context.Context, ref Reference, typ, reason, forma
 // it, seen through core/v1: with eventTime and action, no first or last
 // timestamp, and a series for repeats.
 func (r *Recorder) Actionf(ctx context.Context, ref Reference, typ, reason, action, format string, args ...any) {
-	r.record(ctx, ref, typ, reason, action, fmt.Sprintf(format, args...))
+	r.record(ctx, r.Stamp(), ref, typ, reason, action, fmt.Sprintf(format, args...))
 }
 
-func (r *Recorder) record(ctx context.Context, ref Reference, typ, reason, action, message string) {
+// Stamp is the moment an event is dated, and its place among the events:
+// taken when what it reports was decided, before that is written, it keeps
+// the event ahead of those its write leads others to record (a Pod's
+// Scheduled before its kubelet's Pulling, on a clock that stands still).
+type Stamp struct {
+	at    time.Time
+	nanos int64
+}
+
+// Stamp is now, as an event's date.
+func (r *Recorder) Stamp() Stamp {
+	now := r.clock.Now()
+	return Stamp{now, uniqueNanos(now)}
+}
+
+// ActionfAt is Actionf dated at.
+func (r *Recorder) ActionfAt(ctx context.Context, at Stamp, ref Reference, typ, reason, action, format string, args ...any) {
+	r.record(ctx, at, ref, typ, reason, action, fmt.Sprintf(format, args...))
+}
+
+func (r *Recorder) record(ctx context.Context, at Stamp, ref Reference, typ, reason, action, message string) {
 	key := typ + "\x00" + reason + "\x00" + action + "\x00" + message
 	obj := ref
 	obj.ResourceVersion = ""
-	now := r.clock.Now()
+	now := at.at
 	reporting, instance := r.component, r.host
 	r.mu.Lock()
 	if action == "" && r.aggregate(obj, typ, reason, message, now) {
@@ -159,7 +179,7 @@ func (r *Recorder) record(ctx context.Context, ref Reference, typ, reason, actio
 	if ev.Metadata.Namespace == "" {
 		ev.Metadata.Namespace = "default"
 	}
-	ev.Metadata.Name = fmt.Sprintf("%s.%x", ref.Name, uniqueNanos(now))
+	ev.Metadata.Name = fmt.Sprintf("%s.%x", ref.Name, at.nanos)
 	if action == "" {
 		ev.Source["component"] = r.component
 		if r.host != "" {

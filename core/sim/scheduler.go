@@ -188,6 +188,7 @@ func (s *scheduler) schedule(ctx context.Context, key string) error {
 		return s.unschedulable(ctx, p, len(nodes), reasons, unresolvable)
 	}
 	target := slices.MinFunc(fit, candidate.compare).name
+	decided := s.events.Stamp() // the event is dated when the Pod was placed
 	binding := fmt.Sprintf(`{"apiVersion":"v1","kind":"Binding","metadata":{"name":%q,"namespace":%q,"uid":%q},"target":{"kind":"Node","name":%q}}`,
 		p.Metadata.Name, p.Metadata.Namespace, p.Metadata.UID, target)
 	if _, err := s.c.Do(ctx, web.MethodPost, podPath(p)+"/binding", "application/json", []byte(binding)); err != nil {
@@ -203,7 +204,7 @@ func (s *scheduler) schedule(ctx context.Context, key string) error {
 	}
 	s.usage[target][key] = want // assumed until the informer sees it bound
 	s.mu.Unlock()
-	s.events.Actionf(ctx, controllers.Ref(&p.Metadata, "v1", "Pod"), controllers.Normal, "Scheduled", "Binding",
+	s.events.ActionfAt(ctx, decided, controllers.Ref(&p.Metadata, "v1", "Pod"), controllers.Normal, "Scheduled", "Binding",
 		"Successfully assigned %s/%s to %s", p.Metadata.Namespace, p.Metadata.Name, target)
 	return nil
 }
