@@ -89,11 +89,15 @@ func (s resourceStrategy) checks() *api.Hooks {
 
 // Canonicalize gives the object its defaults and the fields its Go type
 // always writes (kinds without built-in Go types, custom resources, have
-// neither here), then what the kind's conversion does.
+// neither here), then what the kind's conversion does. A write through a
+// view that has defaults of its own gets those (kube defaults a write in
+// its request's version, before it converts it).
 //
 //go:noinline
 func (s resourceStrategy) Canonicalize(obj object.Object) {
-	if s.res.Defaults != nil {
+	if s.via != nil && s.via.Defaults != nil {
+		s.via.Defaults(obj)
+	} else if s.res.Defaults != nil {
 		s.res.Defaults(obj)
 	}
 	defaults.Apply(s.res.APIVersion(), s.res.Kind, obj)
