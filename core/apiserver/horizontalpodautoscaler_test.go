@@ -44,6 +44,8 @@ var hpaCases = []kubeCase{
 			`"conditions":[{"type":"AbleToScale","status":"True","lastTransitionTime":"2024-01-01T00:00:00Z","reason":"ReadyForNewScale","message":"ready"}]}}`),
 		kget(kubeHPAsV1+"/h1"),
 		kpatch(kubeHPAs+"/h1", `{"metadata":{"labels":{"tier":"web"}},"status":{"currentReplicas":7}}`),
+		// A v1 write keeps the v2 writers' managedFields, converted.
+		kpatch(kubeHPAsV1+"/h1", `{"spec":{"maxReplicas":11}}`),
 		kget(kubeHPAs),
 		kget(kubeHPAsV1),
 	),
