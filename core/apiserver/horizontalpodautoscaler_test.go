@@ -65,6 +65,12 @@ var hpaCases = []kubeCase{
 		kpatch(kubeHPAsV1+"/h2/status", `{"status":{"currentReplicas":1,"desiredReplicas":2,"currentCPUUtilizationPercentage":30}}`),
 		kget(kubeHPAs+"/h2"),
 		kpatch(kubeHPAsV1+"/h2", `{"spec":{"targetCPUUtilizationPercentage":null}}`),
+		// A v1 write's behavior is checked as written, and read with v2's
+		// defaults; written again as it was, it changes nothing.
+		kpost(kubeHPAsV1, `{"metadata":{"name":"h6","annotations":{"autoscaling.alpha.kubernetes.io/behavior":"{\"ScaleUp\":null,\"ScaleDown\":{\"Policies\":[{\"Type\":\"Pods\",\"Value\":1,\"PeriodSeconds\":60}]}}"}},"spec":{`+hpaRef+`,"maxReplicas":4}}`),
+		kget(kubeHPAs+"/h6"),
+		kput(kubeHPAsV1+"/h6", `{"metadata":{"name":"h6","annotations":{"autoscaling.alpha.kubernetes.io/behavior":"{\"ScaleUp\":null,\"ScaleDown\":{\"Policies\":[{\"Type\":\"Pods\",\"Value\":1,\"PeriodSeconds\":60}]}}"}},"spec":{`+hpaRef+`,"maxReplicas":4}}`),
+		kdelete(kubeHPAs+"/h6", ""),
 		kpost(kubeHPAs, `{"metadata":{"name":"h5","annotations":{"autoscaling.alpha.kubernetes.io/metrics":"[]","other":"x"}},"spec":{`+hpaRef+`,"maxReplicas":3,"metrics":[{"type":"Resource","resource":{"name":"cpu","target":{"type":"AverageValue","averageValue":"200m"}}}]}}`),
 		kget(kubeHPAsV1+"/h5"),
 		kget(kubeHPAsV1+"?fieldSelector=metadata.name%3Dh5"),

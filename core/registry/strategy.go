@@ -22,6 +22,11 @@ type Strategy interface {
 	// decodes, and its conversion's effects (a Secret's stringData written
 	// into data).
 	Canonicalize(obj object.Object)
+	// AsRead gives a valid object written through a view the defaults its
+	// stored kind's reads give it: kube validates a write in the request's
+	// version and decodes what it stored with the storage version's
+	// defaults, so every answer shows them.
+	AsRead(obj object.Object)
 	// PrepareForCreate sets what a new object starts with (its status), before
 	// it is validated.
 	PrepareForCreate(obj object.Object)
@@ -106,6 +111,12 @@ func (s resourceStrategy) Canonicalize(obj object.Object) {
 	}
 	if h := s.res.Hooks.Canonicalize; h != nil {
 		h(obj)
+	}
+}
+
+func (s resourceStrategy) AsRead(obj object.Object) {
+	if s.via != nil && s.via.Defaults != nil && s.res.Defaults != nil {
+		s.res.Defaults(obj)
 	}
 }
 
