@@ -1,7 +1,6 @@
 package kinds
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -103,7 +102,7 @@ func defaultHorizontalPodAutoscaler(m map[string]any) {
 		return
 	}
 	policy := func(typ string, value int) any {
-		return map[string]any{"type": typ, "value": json.Number(fmt.Sprint(value)), "periodSeconds": defaults.Number("15")}
+		return map[string]any{"type": typ, "value": defaults.Number(fmt.Sprint(value)), "periodSeconds": defaults.Number("15")}
 	}
 	scaleUp := map[string]any{"stabilizationWindowSeconds": defaults.Number("0"), "selectPolicy": "Max", "policies": []any{policy("Pods", 4), policy("Percent", 100)}}
 	scaleDown := map[string]any{"selectPolicy": "Max", "policies": []any{policy("Percent", 100)}}
