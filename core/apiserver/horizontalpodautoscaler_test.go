@@ -26,6 +26,24 @@ func khpa(name, spec string) string {
 	return `{"metadata":{"name":"` + name + `"},"spec":{` + hpaRef + spec + `}}`
 }
 
+// hpaEveryMetric are spec members naming a metric of every type, and
+// hpaEveryMetricStatus a status patch observing some of them.
+var (
+	hpaEveryMetric = `,"maxReplicas":8,"metrics":[` +
+		`{"type":"Object","object":{"describedObject":{"apiVersion":"v1","kind":"Service","name":"front"},"metric":{"name":"hits","selector":{"matchExpressions":[{"key":"a","operator":"In","values":["x"]}]}},"target":{"type":"AverageValue","averageValue":"2"}}},` +
+		`{"type":"External","external":{"metric":{"name":"queue"},"target":{"type":"AverageValue","averageValue":"100m"}}},` +
+		`{"type":"ContainerResource","containerResource":{"name":"cpu","container":"app","target":{"type":"Utilization","averageUtilization":60}}},` +
+		`{"type":"ContainerResource","containerResource":{"name":"memory","container":"app","target":{"type":"AverageValue","averageValue":"1Gi"}}},` +
+		`{"type":"Resource","resource":{"name":"cpu","target":{"type":"Utilization","averageUtilization":90}}}]`
+	hpaEveryMetricStatus = `{"status":{"observedGeneration":1,"currentReplicas":3,"desiredReplicas":3,"currentMetrics":[` +
+		`{"type":"Object","object":{"metric":{"name":"hits"},"current":{"value":"5"},"describedObject":{"kind":"Service","name":"front"}}},` +
+		`{"type":"External","external":{"metric":{"name":"queue"},"current":{"averageValue":"50m"}}},` +
+		`{"type":"ContainerResource","containerResource":{"name":"cpu","container":"app","current":{"averageUtilization":30}}},` +
+		`{"type":"Resource","resource":{"name":"memory","current":{"averageValue":"100Mi"}}},` +
+		`{"type":"Pods","pods":{"metric":{"name":"rps"},"current":{}}}],` +
+		`"conditions":[{"type":"ScalingActive","status":"False","reason":"FailedGetResourceMetric"}]}}`
+)
+
 var hpaCases = []kubeCase{
 	kcase("hpa v2 defaults, update and status, read as v1",
 		kpost(kubeHPAs, khpa("h1", `,"maxReplicas":5`)),
@@ -75,12 +93,30 @@ var hpaCases = []kubeCase{
 		kget(kubeHPAsV1+"/h5"),
 		kget(kubeHPAsV1+"?fieldSelector=metadata.name%3Dh5"),
 	),
+	kcase("hpa every metric type, in both versions",
+		kpost(kubeHPAs, khpa("h7", hpaEveryMetric)),
+		kpatch(kubeHPAs+"/h7/status", hpaEveryMetricStatus),
+		kget(kubeHPAsV1+"/h7"),
+		kpatch(kubeHPAsV1+"/h7/status", `{"status":{"currentReplicas":4,"currentCPUUtilizationPercentage":40}}`),
+		kget(kubeHPAs+"/h7"),
+		kpatch(kubeHPAsV1+"/h7", `{"metadata":{"annotations":{"autoscaling.alpha.kubernetes.io/metrics":"not json"}},"spec":{"targetCPUUtilizationPercentage":55}}`),
+		kget(kubeHPAs+"/h7"),
+		// h8 stays, for the Tables: TARGETS of every kind of metric.
+		kpost(kubeHPAs, khpa("h8", hpaEveryMetric)),
+		kpatch(kubeHPAs+"/h8/status", hpaEveryMetricStatus),
+		kpost(kubeHPAs, khpa("h9", `,"maxReplicas":2,"metrics":[`+
+			`{"type":"Pods","pods":{"metric":{"name":"rps"},"target":{"type":"AverageValue","averageValue":"1k"}}},`+
+			`{"type":"ContainerResource","containerResource":{"name":"memory","container":"app","target":{"type":"AverageValue","averageValue":"1Gi"}}}]`)),
+		kpatch(kubeHPAs+"/h9/status", `{"status":{"desiredReplicas":1,"currentMetrics":[`+
+			`{"type":"Pods","pods":{"metric":{"name":"rps"},"current":{}}},`+
+			`{"type":"ContainerResource","containerResource":{"name":"memory","container":"app","current":{}}}]}}`),
+	),
 	kcase("hpa invalid",
 		kpost(kubeHPAs, `{"metadata":{"name":"bad1"},"spec":{}}`),
 		kpost(kubeHPAs, `{"metadata":{"name":"bad2"},"spec":{"scaleTargetRef":{"kind":"a/b","name":".."},"minReplicas":3,"maxReplicas":2}}`),
 		kpost(kubeHPAs, khpa("bad3", `,"minReplicas":0,"maxReplicas":2`)),
 		kpost(kubeHPAs, khpa("bad4", `,"maxReplicas":2,"metrics":[{"type":""},{"type":"Foo"},{"type":"Resource"},`+
-			`{"type":"Pods","pods":{"metric":{"name":""},"target":{"type":"Bar"}},"resource":{"name":"cpu","target":{"type":"Utilization","averageUtilization":50}},"external":{"metric":{"name":"x"},"target":{"type":"Value","value":"1"}}},`+
+			`{"type":"Pods","pods":{"metric":{"name":""},"target":{"type":"Bar"}},"resource":{"name":"cpu","target":{"type":"Utilization","averageUtilization":50}}},`+ // one more source: kube lists several in a map's order
 			`{"type":"Resource","resource":{"name":"","target":{"type":"Utilization","averageUtilization":0,"averageValue":"-1"}}},`+
 			`{"type":"Object","object":{"describedObject":{"kind":"","name":"x"},"metric":{"name":"a/b"},"target":{"type":"Value"}}},`+
 			`{"type":"External","external":{"metric":{"name":"q"},"target":{"type":"Value","value":"1","averageValue":"0"}}},`+
