@@ -34,7 +34,7 @@ var layers = map[string]int{
 	"storage": storage,
 
 	"registry": server, "kinds": server, "defaults": server, "patch": server, "apply": server,
-	"fieldvalidation": server, "auth": server, "rbac": server, "flowcontrol": server, "crd": server,
+	"fieldvalidation": server, "auth": server, "rbac": server, "aggregator": server, "flowcontrol": server, "crd": server,
 	"openapi": server, "apiserver": server,
 
 	"client": clients, "client/clienttest": clients, "controllers": clients, "sim": clients,

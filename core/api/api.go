@@ -68,6 +68,11 @@ type Resource struct {
 	// no structured-merge-diff type: applies deduce one): the
 	// CustomResourceDefinition, whose schemas' JSON is its own.
 	Untyped bool
+	// ApplyDeduced: server-side apply deduces the kind's type, as for an
+	// untyped kind, though it has a protobuf message: its
+	// structured-merge-diff schema is not among client-go's (kube-aggregator's
+	// APIService).
+	ApplyDeduced bool
 	// Virtual: the kind is never stored; a create computes its answer from the
 	// request (the reviews: SelfSubjectReview, SelfSubjectAccessReview).
 	Virtual bool
@@ -361,7 +366,7 @@ func (reg *Registry) GroupVersions() []GroupVersion {
 }
 
 // builtinGroupOrder is kube-apiserver's discovery order for the built-in groups.
-var builtinGroupOrder = []string{"", "apps", "events.k8s.io", "authentication.k8s.io",
+var builtinGroupOrder = []string{"", "apiregistration.k8s.io", "apps", "events.k8s.io", "authentication.k8s.io",
 	"authorization.k8s.io", "autoscaling", "batch", "certificates.k8s.io",
 	"networking.k8s.io", "policy", "rbac.authorization.k8s.io", "storage.k8s.io",
 	"admissionregistration.k8s.io", "apiextensions.k8s.io", "scheduling.k8s.io",

@@ -5,6 +5,7 @@ import (
 
 	"kubeplay/core/field"
 	"kubeplay/core/object"
+	"kubeplay/core/user"
 )
 
 // Hooks are what a built-in kind does differently on its way into storage, as
@@ -18,6 +19,9 @@ type Hooks struct {
 	// PrepareForCreate sets what a new object starts with (its status),
 	// before it is validated; now is the write's time.
 	PrepareForCreate func(obj object.Object, now time.Time)
+	// SetRequester writes into a new object, after PrepareForCreate, who
+	// asks for it (a CertificateSigningRequest's requester).
+	SetRequester func(obj object.Object, u user.User)
 	// PrepareForUpdate returns the object to store for u, in place of
 	// u.Generic().
 	PrepareForUpdate func(u Update) object.Object

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"kubeplay/core/aggregator"
 	"kubeplay/core/auth"
 	"net/http"
 	"net/http/httptest"
@@ -48,6 +49,9 @@ type testConfig struct {
 	// then authorization.
 	Authorization string
 	Tokens        auth.Tokens
+	// Aggregator runs the aggregator's controllers too (they write as the
+	// server starts).
+	Aggregator bool
 }
 
 // testCore is the handler over the registry and storage, with the
@@ -83,8 +87,12 @@ func newCore(cfg testConfig) (*testCore, error) {
 	definitions.Restore(store.Decoded(kinds.ByGroupResource("apiextensions.k8s.io", "customresourcedefinitions")))
 	var ctx context.Context
 	ctx, c.cancel = context.WithCancel(context.Background())
-	for _, run := range []func(context.Context){controllers.NewNamespace(c.Server, cfg.Clock).Run, gc.New(c.Server, cfg.Clock).Run,
-		definitions.Run, store.EventTTL(cfg.EventTTL).Run} {
+	runs := []func(context.Context){controllers.NewNamespace(c.Server, cfg.Clock).Run, gc.New(c.Server, cfg.Clock).Run,
+		definitions.Run, store.EventTTL(cfg.EventTTL).Run}
+	if cfg.Aggregator {
+		runs = append(runs, aggregator.New(c.Server, kinds, cfg.Clock).Run)
+	}
+	for _, run := range runs {
 		c.wg.Add(1)
 		go func() {
 			defer c.wg.Done()

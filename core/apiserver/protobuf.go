@@ -7,10 +7,12 @@ import (
 	"kubeplay/core/types"
 )
 
-// protobufServed: the built-in kinds have protobuf messages; custom resources
-// do not, and clients asking for protobuf fall back to what else they accept.
+// protobufServed: the built-in kinds have protobuf messages (the
+// CustomResourceDefinition too, though kubeplay reads its JSON untyped);
+// custom resources do not, and clients asking for protobuf fall back to what
+// else they accept.
 func protobufServed(res *api.Resource) bool {
-	return types.Known(res.APIVersion(), res.Kind)
+	return types.LookupProtobuf(res.APIVersion(), res.Kind) != nil
 }
 
 // decodeProtobuf reads an enveloped protobuf request body for kind in version,

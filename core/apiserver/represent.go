@@ -75,11 +75,16 @@ func (s *Server) negotiateReply(r *web.Request, res *api.Resource, watch bool) (
 // is not converted (the first clause without a conversion is the same for both),
 // else the first clause that asks for no conversion.
 func (rep reply) statusOutput() (encoding.Output, error) {
-	if rep.out.Convert == nil {
+	if rep.out.Convert == nil && rep.protobuf {
 		return rep.out, nil
 	}
-	return encoding.NegotiateOutput(rep.accept, encoding.Endpoint{Protobuf: rep.protobuf})
+	return encoding.NegotiateOutput(rep.accept, statusEndpoint)
 }
+
+// statusEndpoint is what a Status answer can be: protobuf too, at a custom
+// resource's endpoints as well (kube's serializers for them have Status's
+// message).
+var statusEndpoint = encoding.Endpoint{Protobuf: true}
 
 // notAcceptable turns a negotiation error into its Status.
 func notAcceptable(err error) *apierrors.Status {
@@ -325,28 +330,28 @@ func (rep reply) sendStatus(w web.ResponseWriter, code int, st *apierrors.Status
 
 // writeEarlyStatus answers st before the answer's representation is known, as
 // kube-apiserver's ErrorNegotiated does: in the first representation of a
-// Status the Accept header allows, else in indented JSON. res is nil for a
-// path that names no resource.
-func writeEarlyStatus(w web.ResponseWriter, r *web.Request, res *api.Resource, st *apierrors.Status) {
-	out, err := encoding.NegotiateOutput(r.Header.Get("Accept"), encoding.Endpoint{Protobuf: res == nil || protobufServed(res)})
+// Status the Accept header allows, else in indented JSON.
+func writeEarlyStatus(w web.ResponseWriter, r *web.Request, st *apierrors.Status) {
+	out, err := encoding.NegotiateOutput(r.Header.Get("Accept"), statusEndpoint)
 	if err != nil {
 		setRetryAfter(w, st)
 		writeRawJSON(w, st.Code, st)
 		return
 	}
-	rep := reply{out: out, gzip: acceptsGzip(r), pretty: out.Media == encoding.JSON && (out.Pretty || prettyPrinted(r))}
+	// out is a Status's representation already (protobuf allowed).
+	rep := reply{out: out, gzip: acceptsGzip(r), pretty: out.Media == encoding.JSON && (out.Pretty || prettyPrinted(r)), protobuf: true}
 	rep.sendStatus(w, st.Code, st)
 }
 
 // writeRouterStatus is writeEarlyStatus for a method no route of the path
 // takes: kube's router answers it through serializers without CBOR, so a
 // CBOR Accept gets the raw JSON of a failed negotiation.
-func writeRouterStatus(w web.ResponseWriter, r *web.Request, res *api.Resource, st *apierrors.Status) {
-	if out, err := encoding.NegotiateOutput(r.Header.Get("Accept"), encoding.Endpoint{Protobuf: res == nil || protobufServed(res)}); err == nil && out.Media == encoding.CBOR {
+func writeRouterStatus(w web.ResponseWriter, r *web.Request, st *apierrors.Status) {
+	if out, err := encoding.NegotiateOutput(r.Header.Get("Accept"), statusEndpoint); err == nil && out.Media == encoding.CBOR {
 		writeRawJSON(w, st.Code, st)
 		return
 	}
-	writeEarlyStatus(w, r, res, st)
+	writeEarlyStatus(w, r, st)
 }
 
 // writeRawJSON answers with st in indented JSON, as kube-apiserver does when it
@@ -532,8 +537,12 @@ func decodeBodyAs(r *web.Request, res *api.Resource, version, apiVersion, kind, 
 			return nil, err
 		}
 		// Typed already, but protobuf carries times and free-form JSON that
-		// JSON cannot serve: read the object as its JSON body would be.
+		// JSON cannot serve: read the object as its JSON body would be (a
+		// kind typed in protobuf alone, the definition, as it is).
 		apiVersion, kind := obj["apiVersion"].(string), obj["kind"].(string)
+		if !types.Known(apiVersion, kind) {
+			return obj, nil
+		}
 		if doc, err = json.Marshal(obj); err != nil {
 			return nil, apierrors.NewBadRequest(err.Error())
 		}

@@ -37,20 +37,20 @@ type target struct {
 func (s *Server) serveResource(w web.ResponseWriter, r *web.Request, info *request.RequestInfo) {
 	t, allow, st := s.resolve(info)
 	if st != nil {
-		writeEarlyStatus(w, r, t.res, st)
+		writeEarlyStatus(w, r, st)
 		return
 	}
 	if !methodAllowed(r.Method, allow) {
 		w.Header().Set("Allow", strings.Join(allow, ", "))
-		writeRouterStatus(w, r, t.res, apierrors.NewMethodNotAllowed())
+		writeRouterStatus(w, r, apierrors.NewMethodNotAllowed())
 		return
 	}
-	if t.sub != "" && t.sub != "status" && t.sub != "finalize" && t.sub != "scale" && t.sub != "binding" && t.sub != "eviction" && t.sub != "log" && t.sub != "token" {
-		writeEarlyStatus(w, r, t.res, apierrors.NewPathNotFound())
+	if t.sub != "" && t.sub != "status" && t.sub != "finalize" && t.sub != "scale" && t.sub != "binding" && t.sub != "eviction" && t.sub != "log" && t.sub != "token" && t.sub != "approval" {
+		writeEarlyStatus(w, r, apierrors.NewPathNotFound())
 		return
 	}
 	if st = checkRoute(r, t.res, info.Verb); st != nil {
-		writeEarlyStatus(w, r, t.res, st)
+		writeEarlyStatus(w, r, st)
 		return
 	}
 	t.rep, st = s.negotiateReply(r, t.res, info.Verb == "watch")
@@ -64,7 +64,7 @@ func (s *Server) serveResource(w web.ResponseWriter, r *web.Request, info *reque
 		return
 	}
 	if st != nil {
-		writeEarlyStatus(w, r, t.res, st)
+		writeEarlyStatus(w, r, st)
 		return
 	}
 	// A patch's options are read once its patch type is known.

@@ -13,6 +13,7 @@ import (
 	"kubeplay/core/object"
 	"kubeplay/core/patch"
 	"kubeplay/core/registry"
+	"kubeplay/core/types"
 	"kubeplay/core/user"
 	"kubeplay/core/warning"
 	"kubeplay/core/web"
@@ -119,7 +120,7 @@ func updatedCode(created bool) int {
 // object's namespace and name as kube's patch handler does.
 func (s *Server) patch(w web.ResponseWriter, r *web.Request, t target) error {
 	res := t.answerResource()
-	pt, err := patch.ParseType(r.Header.Get("Content-Type"), protobufServed(t.res))
+	pt, err := patch.ParseType(r.Header.Get("Content-Type"), types.Known(t.res.APIVersion(), t.res.Kind))
 	if err != nil {
 		return err
 	}

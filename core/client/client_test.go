@@ -110,9 +110,10 @@ func TestClientWatchStreams(t *testing.T) {
 	}
 	// The server's controllers keep watches of their own: the namespace,
 	// CustomResourceDefinition and clusterrole aggregation controllers and
-	// the Events' expiry one each, the garbage collector one per kind it can
-	// delete.
-	controllers := 4
+	// the Events' expiry one each, the aggregator's four (definitions,
+	// APIServices, Services, Endpoints), the garbage collector one per kind
+	// it can delete.
+	controllers := 8
 	for _, r := range kinds.All() {
 		if r.HasVerb("delete") && r.HasVerb("list") && r.HasVerb("watch") {
 			controllers++

@@ -3,6 +3,7 @@ package controllers
 import (
 	"kubeplay/core/client"
 	"kubeplay/core/clock"
+	"kubeplay/core/user"
 	"kubeplay/core/web"
 )
 
@@ -40,4 +41,12 @@ func Owners[T any, P typed[T]](b Base, path string) *client.TypedInformer[P] {
 func Owned[T any, P typed[T], O any, OP typed[O]](b Base, path string, owners *client.TypedInformer[OP]) *client.TypedInformer[P] {
 	return client.NewTypedInformer(b.C, path, Codec[T, P](), OnChange(QueueController[T, P](b.Queue, owners)),
 		map[string]func(P) []string{"controller": ByController[T, P]}, b.Clock)
+}
+
+// SharedInformerClient is the client of kube-controller-manager's shared
+// informers: they list and watch as the controller manager itself
+// (system:kube-controller-manager), whose role may list what a
+// controller's own role may not.
+func SharedInformerClient(h web.Handler) *client.Client {
+	return client.New(h, user.User{Name: "system:kube-controller-manager", Groups: []string{user.AllAuthenticated}}, UserAgent+" shared-informers")
 }

@@ -180,8 +180,10 @@ type Container struct {
 // ContainerPort is core/v1 ContainerPort.
 type ContainerPort struct {
 	Name          string `json:"name,omitempty"`
+	HostPort      int64  `json:"hostPort,omitempty"`
 	ContainerPort int64  `json:"containerPort"`
 	Protocol      string `json:"protocol,omitempty"`
+	HostIP        string `json:"hostIP,omitempty"`
 }
 
 // PodStatus is core/v1 PodStatus: all of it that anything in kubeplay writes.

@@ -81,7 +81,8 @@ type Output struct {
 // Endpoint says what the addressed endpoint can produce.
 type Endpoint struct {
 	// Protobuf is true for kinds that have a protobuf message (the built-ins),
-	// false for custom resources.
+	// false for custom resources (whose Status answers still may be
+	// protobuf).
 	Protobuf bool
 	// Conversions allows as=Table and as=PartialObjectMetadata[List]; a Status
 	// answer is never converted.
@@ -95,14 +96,12 @@ type Endpoint struct {
 
 func (ep Endpoint) serves(m Media) bool { return m != Protobuf || ep.Protobuf }
 
-// Accepted lists the media a 406 or 415 names: the endpoint's, or with stream
-// their watch forms.
+// Accepted lists the media a 406 or 415 names, or with stream their watch
+// forms: every medium, protobuf too where the endpoint's objects have no
+// message (a custom resource's), as kube's serializers name them all.
 func (ep Endpoint) Accepted(stream bool) []string {
 	var out []string
 	for m := JSON; m <= CBOR; m++ {
-		if !ep.serves(m) {
-			continue
-		}
 		if !stream {
 			out = append(out, m.ContentType())
 		} else if s, ok := m.streamAccepted(); ok {

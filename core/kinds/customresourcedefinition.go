@@ -18,7 +18,8 @@ func customResourceDefinition() *api.Resource {
 		Group: "apiextensions.k8s.io", Version: "v1", Kind: "CustomResourceDefinition",
 		Plural: "customresourcedefinitions", Singular: "customresourcedefinition",
 		ShortNames: []string{"crd", "crds"}, Categories: []string{"api-extensions"}, Verbs: allVerbs, Generation: true, Untyped: true,
-		Subs: []api.Subresource{{Name: "status", Kind: "CustomResourceDefinition", Group: "apiextensions.k8s.io", Verbs: statusVerbs}},
+		UpdateNeedsVersion: true,
+		Subs:               []api.Subresource{{Name: "status", Kind: "CustomResourceDefinition", Group: "apiextensions.k8s.io", Verbs: statusVerbs}},
 		Hooks: api.Hooks{
 			Canonicalize:     crd.Canonicalize,
 			PrepareForCreate: func(obj object.Object, _ time.Time) { crd.PrepareForCreate(obj) },

@@ -30,8 +30,8 @@ func All() []*api.Resource {
 		persistentVolumeClaim(), persistentVolume(), resourceQuota(), limitRange(), ev, serviceAccount(), podTemplate(), replicationController(),
 		controllerRevision(), daemonSet(), deployment(), replicaSet(), statefulSet(),
 		hpa, horizontalPodAutoscalerV1(hpa),
-		ingressClass(), ingress(), networkPolicy(), podDisruptionBudget(), storageClass(), customResourceDefinition(), priorityClass(), cronJob(), job(), runtimeClass(),
-		endpointSlice(), lease(), selfSubjectReview(), tokenReview(), selfSubjectAccessReview(), subjectAccessReview(), localSubjectAccessReview(), selfSubjectRulesReview(),
+		ingressClass(), ingress(), networkPolicy(), podDisruptionBudget(), storageClass(), csiDriver(), csiNode(), volumeAttachment(), csiStorageCapacity(), customResourceDefinition(), priorityClass(), cronJob(), job(), runtimeClass(),
+		apiService(), endpointSlice(), lease(), selfSubjectReview(), tokenReview(), selfSubjectAccessReview(), subjectAccessReview(), localSubjectAccessReview(), selfSubjectRulesReview(), certificateSigningRequest(),
 		clusterRole(), clusterRoleBinding(), role(), roleBinding(),
 		flowSchema(), priorityLevelConfiguration(), eventsV1(ev),
 	}

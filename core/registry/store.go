@@ -127,7 +127,7 @@ func Open(cfg Config) (*Store, error) {
 	s.limits, s.pods, s.quota = limitRanger{s}, podBudget{s, cfg.Pods}, quotaAdmission{s}
 	s.admission = []Admission{newNamespaceLifecycle(s), s.limits, kindAdmission{}, priorityAdmission{s}, runtimeClassAdmission{s},
 		defaultStorageClass{s}, storageProtection{}, defaultIngressClass{s}, s.services, rbacEscalation{s}}
-	s.validating = []Admission{priorityClassDefault{priorityAdmission{s}}, runtimeClassOverhead{runtimeClassAdmission{s}}}
+	s.validating = []Admission{priorityClassDefault{priorityAdmission{s}}, runtimeClassOverhead{runtimeClassAdmission{s}}, csrSignerAuthorization{s}, csrSubjectRestriction{}}
 	if cfg.ServiceIPRange != "" {
 		if err := s.SetServiceIPRange(cfg.ServiceIPRange); err != nil {
 			st.Close()
@@ -344,6 +344,9 @@ func (s *Store) prepareNew(st Strategy, t Target, obj object.Object) ([]quota.Ch
 	meta["uid"] = object.NewUID()
 	meta["creationTimestamp"] = object.Timestamp(s.clock.Now())
 	st.PrepareForCreate(obj)
+	if h := t.Res.Hooks.SetRequester; h != nil {
+		h(obj, t.User)
+	}
 	errs := st.Validate(obj)
 	if len(errs) == 0 || !checksNoMetadata[t.Res.Group+"/"+t.Res.Kind] {
 		errs = append(validateObjectMeta(meta, t.Res, name), errs...)

@@ -11,6 +11,7 @@ package sandbox
 
 import (
 	"context"
+	"kubeplay/core/aggregator"
 	"sync"
 	"time"
 
@@ -233,11 +234,12 @@ func newServer(store *registry.Store, cfg Config) *Server {
 
 // startControllers starts the controllers that run inside kube-apiserver's
 // process: namespaces, the garbage collector, CustomResourceDefinitions, and
-// the Events' time to live, and the clusterrole aggregation.
+// the Events' time to live, the clusterrole aggregation, and the
+// aggregator's registration of the local APIServices.
 func (s *Server) startControllers(cfg Config) {
 	clk := s.Clock()
 	for _, run := range []func(context.Context){controllers.NewNamespace(s.Server, clk).Run, gc.New(s.Server, clk).Run, s.definitions.Run,
-		rbac.NewAggregationController(s.Server, clk).Run,
+		rbac.NewAggregationController(s.Server, clk).Run, aggregator.New(s.Server, s.Registry.Schema(), clk).Run,
 		s.Registry.EventTTL(cfg.EventTTL).Run} {
 		s.wg.Add(1)
 		go func() {

@@ -31,7 +31,7 @@ type (
 // scheduler is kube-scheduler's default profile, reduced to what a sandbox
 // shows: it binds each Pod that names it to a node that passes kube's filters
 // in kube's order (NodeUnschedulable, TaintToleration, NodeAffinity with
-// nodeSelector, NodeResourcesFit on cpu, memory and pods), preferring the
+// nodeSelector, NodePorts, NodeResourcesFit on cpu, memory and pods), preferring the
 // node with the fewest Pods of the same controller, then the least requested.
 // A Pod that fits nowhere gets kube's FailedScheduling event and
 // PodScheduled=False condition, with kube's message, and waits until a node
@@ -49,8 +49,25 @@ type scheduler struct {
 	waiting map[string]bool                // unschedulable Pods, retried when the cluster changes
 }
 
-// requests is what a Pod asks of a node, in thousandths.
-type requests struct{ cpu, memory int64 }
+// requests is what a Pod asks of a node: cpu and memory in thousandths,
+// and the host ports its containers bind.
+type requests struct {
+	cpu, memory int64
+	ports       []hostPort
+}
+
+// hostPort is a host port a container binds: on all addresses when ip is
+// 0.0.0.0.
+type hostPort struct {
+	ip, protocol string
+	port         int64
+}
+
+// conflicts is kube's HostPortInfo.CheckConflict: the same port and
+// protocol, on the same address or on all of them.
+func (a hostPort) conflicts(b hostPort) bool {
+	return a.port == b.port && a.protocol == b.protocol && (a.ip == b.ip || a.ip == "0.0.0.0" || b.ip == "0.0.0.0")
+}
 
 func newScheduler(h web.Handler, clk clock.Clock) *scheduler {
 	c := client.New(h, user.User{Name: "system:kube-scheduler", Groups: []string{user.AllAuthenticated}},
@@ -251,8 +268,17 @@ func (s *scheduler) filter(p *pod, want requests, n *node) (reasons []string, re
 	if !controllers.MatchesNode(&p.Spec, n) {
 		return []string{"node(s) didn't match Pod's node affinity/selector"}, false
 	}
-	alloc := n.Status.Allocatable
 	used := s.usage[n.Metadata.Name]
+	for _, want := range want.ports {
+		for _, r := range used {
+			for _, p := range r.ports {
+				if want.conflicts(p) {
+					return []string{"node(s) didn't have free ports for the requested pod ports"}, true
+				}
+			}
+		}
+	}
+	alloc := n.Status.Allocatable
 	var cpu, memory int64
 	for _, r := range used {
 		cpu += r.cpu
@@ -304,12 +330,17 @@ func (s *scheduler) score(want requests, n *node, siblings int) candidate {
 
 // podRequests is what a Pod requests, as kube's scheduler computes it: its
 // containers' requests added up, or its largest init container's where that
-// is more, plus its overhead.
+// is more, plus its overhead; and its containers' host ports.
 func podRequests(p *pod) requests {
 	var out, init requests
 	for _, c := range p.Spec.Containers {
 		out.cpu += quantity.MilliValue(c.Resources.Requests["cpu"])
 		out.memory += quantity.MilliValue(c.Resources.Requests["memory"])
+		for _, port := range c.Ports {
+			if port.HostPort > 0 {
+				out.ports = append(out.ports, hostPort{ip: cmp.Or(port.HostIP, "0.0.0.0"), protocol: cmp.Or(port.Protocol, "TCP"), port: port.HostPort})
+			}
+		}
 	}
 	for _, c := range p.Spec.InitContainers {
 		init.cpu = max(init.cpu, quantity.MilliValue(c.Resources.Requests["cpu"]))

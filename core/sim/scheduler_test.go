@@ -186,3 +186,32 @@ func TestSIM_5_FewerNodes(t *testing.T) {
 		return len(e.list("/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases")) == 2
 	})
 }
+
+// TestSIM_2_SchedulingHostPorts: kube's NodePorts filter: a host port is
+// bound once per node (on all addresses unless a hostIP is given, per
+// protocol), so a third Pod binding it fits on neither worker.
+func TestSIM_2_SchedulingHostPorts(t *testing.T) {
+	e := newEnv(t, sim.Config{})
+	port := func(name, ports string) {
+		e.create(pods, podDoc(name, `{"containers":[{"name":"c","image":"nginx","ports":[`+ports+`]}]}`))
+	}
+	port("p-1", `{"containerPort":80,"hostPort":5555}`)
+	port("p-2", `{"containerPort":80,"hostPort":5555}`)
+	port("udp", `{"containerPort":80,"hostPort":5555,"protocol":"UDP"}`)
+	e.until(time.Minute, "two bound", func() bool { return e.scheduled("p-1") != "" && e.scheduled("p-2") != "" && e.scheduled("udp") != "" })
+	if e.scheduled("p-1") == e.scheduled("p-2") {
+		t.Errorf("both on %s", e.scheduled("p-1"))
+	}
+	port("p-3", `{"containerPort":80,"hostPort":5555,"hostIP":"127.0.0.1"}`)
+	want := "0/3 nodes are available: 1 node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }, 2 node(s) didn't have free ports for the requested pod ports. " +
+		"preemption: 0/3 nodes are available: 1 Preemption is not helpful for scheduling, 2 No preemption victims found for incoming pod."
+	e.until(time.Minute, "p-3 unschedulable", func() bool {
+		c := conditionOf(e.get(pods+"/p-3"), "PodScheduled")
+		return c != nil && c["status"] == "False" && c["message"] == want
+	})
+	node1 := e.scheduled("p-1")
+	if _, err := e.c.Delete(e.ctx, pods+"/p-1?gracePeriodSeconds=0"); err != nil {
+		t.Fatal(err)
+	}
+	e.until(time.Minute, "p-3 bound where p-1 was", func() bool { return e.scheduled("p-3") == node1 })
+}

@@ -17,6 +17,7 @@ import (
 	"kubeplay/core/controllers/cronjob"
 	"kubeplay/core/controllers/daemonset"
 	"kubeplay/core/controllers/deployment"
+	"kubeplay/core/controllers/disruption"
 	"kubeplay/core/controllers/endpoints"
 	"kubeplay/core/controllers/job"
 	"kubeplay/core/controllers/replicaset"
@@ -103,7 +104,8 @@ func Start(h web.Handler, cfg Config) (*Cluster, error) {
 		statefulset.New(kcm(), cfg.Clock),
 		serviceaccount.NewServiceAccounts(kcm(), cfg.Clock),
 		serviceaccount.NewRootCAPublisher(kcm(), cfg.Clock),
-		resourcequota.New(kcm(), cfg.Clock))
+		resourcequota.New(kcm(), cfg.Clock),
+		disruption.New(kcm(), cfg.Clock))
 	for _, p := range cl.parts {
 		cl.wg.Add(1)
 		go func() {

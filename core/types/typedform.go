@@ -27,6 +27,9 @@ func Complete(apiVersion, kind string, obj object.Object) {
 	}
 }
 
+// CompleteMessage is Complete for an object of message m (LookupProtobuf's).
+func CompleteMessage(m *Message, obj object.Object) { finish(m, obj) }
+
 // GoType is the Go type of kind in apiVersion as kube's messages print it
 // ("v1.ReplicaSet"), "" for a kind without one here.
 func GoType(apiVersion, kind string) string {
@@ -134,21 +137,22 @@ func finish(m *Message, out map[string]any) {
 			switch {
 			case !present && !omit:
 				out[f.Name] = nil
-			case present && f.Kind == KindMessage && f.Flags&FlagRepeated != 0:
+			case present && f.Flags&FlagRepeated != 0:
 				list, _ := v.([]any)
 				for _, e := range list {
-					if e, ok := e.(map[string]any); ok {
-						finish(&Messages[f.Msg], e)
-					}
+					finishValue(f, e)
+				}
+			case present:
+				entries, _ := v.(map[string]any)
+				for _, e := range entries {
+					finishValue(f, e)
 				}
 			}
 		case f.Flags&FlagPointer != 0:
-			obj, ok := v.(map[string]any)
-			switch {
-			case !present && !omit:
+			if !present && !omit {
 				out[f.Name] = nil
-			case ok && f.Kind == KindMessage:
-				finish(&Messages[f.Msg], obj)
+			} else {
+				finishValue(f, v)
 			}
 		case f.Kind == KindMessage:
 			obj, ok := v.(map[string]any)
@@ -166,6 +170,35 @@ func finish(m *Message, out map[string]any) {
 			}
 		case omit && f.Kind <= KindInt64 && isEmpty(v):
 			delete(out, f.Name)
+		}
+	}
+}
+
+// finishValue finishes v, one value of f (an element of a list or a map, or
+// what a pointer points at), when it holds messages: a message, or one of
+// the forms of a schema type (a schema, a list of schemas).
+func finishValue(f *Field, v any) {
+	switch f.Kind {
+	case KindMessage:
+		if obj, ok := v.(map[string]any); ok {
+			finish(&Messages[f.Msg], obj)
+		}
+	case KindSchemaOrArray, KindSchemaOrBool, KindSchemaOrStringArray:
+		var schema *Message // the type's Schema field's
+		for _, sf := range Messages[f.Msg].Fields {
+			if sf.Name == "Schema" {
+				schema = &Messages[sf.Msg]
+			}
+		}
+		switch v := v.(type) {
+		case map[string]any:
+			finish(schema, v)
+		case []any:
+			for _, e := range v {
+				if e, ok := e.(map[string]any); ok {
+					finish(schema, e)
+				}
+			}
 		}
 	}
 }

@@ -42,6 +42,12 @@ const (
 	KindIntOrString              // intstr.IntOrString: {type=1, intVal=2, strVal=3}; JSON number or string
 	KindRawExtension             // runtime.RawExtension: {raw=1}; JSON the raw JSON value
 	KindFieldsV1                 // metav1.FieldsV1: {Raw=1}; JSON the raw JSON value
+	KindDouble                   // float64: fixed64; JSON number
+	// apiextensions' schema types with two JSON forms, each its own message
+	// (Msg) on the wire:
+	KindSchemaOrArray       // JSONSchemaPropsOrArray {schema=1, jsonSchemas=2}; JSON a schema or an array of them
+	KindSchemaOrBool        // JSONSchemaPropsOrBool {allows=1, schema=2}; JSON a schema or a bool
+	KindSchemaOrStringArray // JSONSchemaPropsOrStringArray {schema=1, property=2}; JSON a schema or an array of strings
 )
 
 // RFC3339Micro is metav1.RFC3339Micro, MicroTime's JSON layout.
@@ -122,6 +128,19 @@ func Lookup(apiVersion, kind string) *Message {
 
 // Known reports whether kind in apiVersion has a Go type here (Lookup).
 func Known(apiVersion, kind string) bool { return Lookup(apiVersion, kind) != nil }
+
+// LookupProtobuf is the protobuf message of kind in apiVersion: Lookup's, and
+// those of the kinds kubeplay types in protobuf alone (apiextensions.k8s.io/v1
+// CustomResourceDefinition and its list, whose JSON it reads as it comes).
+func LookupProtobuf(apiVersion, kind string) *Message {
+	if m := Lookup(apiVersion, kind); m != nil {
+		return m
+	}
+	if i, ok := protobufOnlyKinds[apiVersion+"/"+kind]; ok {
+		return &Messages[i]
+	}
+	return nil
+}
 
 // lookup is Lookup for the decoders, which answer a kind without a type with
 // an error.

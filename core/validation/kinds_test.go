@@ -25,6 +25,9 @@ var kindRules = []struct {
 		return append(ResourceQuotaUpdate(obj, old), ResourceQuotaStatusUpdate(obj)...)
 	}},
 	{"v1", "LimitRange", LimitRange, func(obj, _ object.Object) field.ErrorList { return LimitRange(obj) }},
+	{"policy/v1", "PodDisruptionBudget", PodDisruptionBudget, func(obj, _ object.Object) field.ErrorList {
+		return append(PodDisruptionBudget(obj), PodDisruptionBudgetStatusUpdate(obj)...)
+	}},
 }
 
 // FuzzK8S_WRITE_5_KindRulesNeverPanic: the kinds' rules judge every body

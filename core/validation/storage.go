@@ -38,7 +38,7 @@ var (
 // PersistentVolume checks a new PersistentVolume's spec and its mount
 // options annotation.
 func PersistentVolume(pv object.Object) field.ErrorList {
-	errs := persistentVolumeSpec(fields(pv).obj("spec"), field.NewPath("spec"))
+	errs := persistentVolumeSpec(fields(pv).obj("spec"), field.NewPath("spec"), false)
 	return append(errs, mountOptions(pv)...)
 }
 
@@ -48,7 +48,7 @@ func PersistentVolume(pv object.Object) field.ErrorList {
 func PersistentVolumeUpdate(pv, old object.Object) field.ErrorList {
 	spec, oldSpec := fields(pv).obj("spec"), fields(old).obj("spec")
 	errs := PersistentVolume(pv)
-	errs = append(errs, persistentVolumeSpec(spec, field.NewPath("spec"))...)
+	errs = append(errs, persistentVolumeSpec(spec, field.NewPath("spec"), false)...)
 	for i := 0; i < len(persistentVolumeTypes); i += 2 {
 		if typ := persistentVolumeTypes[i]; !semanticEqual(spec[typ], oldSpec[typ]) {
 			add(&errs, field.Forbidden(field.NewPath("spec", "persistentvolumesource"), "spec.persistentvolumesource is immutable after creation"))
@@ -65,10 +65,29 @@ func PersistentVolumeUpdate(pv, old object.Object) field.ErrorList {
 	return errs
 }
 
-// persistentVolumeSpec is ValidatePersistentVolumeSpec for a volume that is
-// not inline.
-func persistentVolumeSpec(spec fields, p *field.Path) field.ErrorList {
+// inlineVolumeSpec is ValidatePersistentVolumeSpec for an inline volume (a
+// VolumeAttachment's): a CSI volume without claim, capacity, node
+// affinity or class, retained, a file system.
+func inlineVolumeSpec(spec fields, p *field.Path) field.ErrorList {
+	return persistentVolumeSpec(spec, p, true)
+}
+
+// persistentVolumeSpec is ValidatePersistentVolumeSpec, for an inline
+// volume or not.
+func persistentVolumeSpec(spec fields, p *field.Path, inline bool) field.ErrorList {
 	var errs field.ErrorList
+	const inlineForbids = "may not be specified in the context of inline volumes"
+	if inline {
+		if spec.has("claimRef") {
+			add(&errs, field.Forbidden(p.Child("claimRef"), inlineForbids))
+		}
+		if len(spec.obj("capacity")) != 0 {
+			add(&errs, field.Forbidden(p.Child("capacity"), inlineForbids))
+		}
+		if !spec.has("csi") {
+			add(&errs, field.Required(p.Child("csi"), "has to be specified in the context of inline volumes"))
+		}
+	}
 	modes := spec.strs("accessModes")
 	if len(modes) == 0 {
 		add(&errs, field.Required(p.Child("accessModes"), ""))
@@ -86,12 +105,21 @@ func persistentVolumeSpec(spec fields, p *field.Path) field.ErrorList {
 	if oncePod && other {
 		add(&errs, field.Forbidden(p.Child("accessModes"), "may not use ReadWriteOncePod with other access modes"))
 	}
-	add(&errs, capacity(spec, p.Child("capacity"))...)
-	if policy := spec.str("persistentVolumeReclaimPolicy"); policy != "" && !slices.Contains(pvReclaimPolicies, policy) {
+	if !inline {
+		add(&errs, capacity(spec, p.Child("capacity"))...)
+	}
+	switch policy := spec.str("persistentVolumeReclaimPolicy"); {
+	case policy == "":
+	case inline && policy != "Retain":
+		add(&errs, field.Forbidden(p.Child("persistentVolumeReclaimPolicy"), "may only be Retain in the context of inline volumes"))
+	case !inline && !slices.Contains(pvReclaimPolicies, policy):
 		add(&errs, field.NotSupported(p.Child("persistentVolumeReclaimPolicy"), policy, pvReclaimPolicies))
 	}
 	affinity := spec.obj("nodeAffinity")
-	if affinity != nil {
+	switch {
+	case affinity != nil && inline:
+		add(&errs, field.Forbidden(p.Child("nodeAffinity"), inlineForbids))
+	case affinity != nil:
 		add(&errs, volumeNodeAffinity(affinity, p.Child("nodeAffinity"))...)
 	}
 	n := 0
@@ -148,10 +176,16 @@ func persistentVolumeSpec(spec fields, p *field.Path) field.ErrorList {
 	if spec.has("hostPath") && path.Clean(spec.obj("hostPath").str("path")) == "/" && spec.str("persistentVolumeReclaimPolicy") == "Recycle" {
 		add(&errs, field.Forbidden(p.Child("persistentVolumeReclaimPolicy"), "may not be 'recycle' for a hostPath mount of '/'"))
 	}
-	if class := spec.str("storageClassName"); class != "" {
+	switch class := spec.str("storageClassName"); {
+	case class != "" && inline:
+		add(&errs, field.Forbidden(p.Child("storageClassName"), inlineForbids))
+	case class != "":
 		addInvalid(&errs, p.Child("storageClassName"), class, DNS1123Subdomain(class))
 	}
-	if mode, ok := spec["volumeMode"].(string); ok && !slices.Contains(pvVolumeModes, mode) {
+	switch mode, ok := spec["volumeMode"].(string); {
+	case ok && inline && mode != "Filesystem":
+		add(&errs, field.Forbidden(p.Child("volumeMode"), "may not specify volumeMode other than Filesystem in the context of inline volumes"))
+	case ok && !inline && !slices.Contains(pvVolumeModes, mode):
 		add(&errs, field.NotSupported(p.Child("volumeMode"), mode, pvVolumeModes))
 	}
 	return errs

@@ -10,6 +10,7 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -62,5 +63,14 @@ func All() []Kind {
 		{"meta.k8s.io/v1", "PartialObjectMetadataList", func() Message { return &metav1.PartialObjectMetadataList{} }},
 		{"meta.k8s.io/v1", "ListMeta", func() Message { return &metav1.ListMeta{} }},
 		{"meta.k8s.io/v1", "ObjectMeta", func() Message { return &metav1.ObjectMeta{} }},
+	}
+}
+
+// ProtobufOnly are the kinds typed in protobuf alone (core/types'
+// LookupProtobuf): the CustomResourceDefinition and its list.
+func ProtobufOnly() []Kind {
+	return []Kind{
+		{"apiextensions.k8s.io/v1", "CustomResourceDefinition", func() Message { return &apiextensionsv1.CustomResourceDefinition{} }},
+		{"apiextensions.k8s.io/v1", "CustomResourceDefinitionList", func() Message { return &apiextensionsv1.CustomResourceDefinitionList{} }},
 	}
 }

@@ -47,7 +47,7 @@ func main() {
 	zeros := map[string]string{}     // apiVersion/kind → zero object's JSON
 	var all *smdschema.Schema
 	for _, res := range kinds.All() {
-		if !res.HasVerb("patch") || res.Untyped {
+		if !res.HasVerb("patch") || res.Untyped || res.ApplyDeduced {
 			continue // create-only typeNames (the reviews) are never applied nor stored; applies deduce the untyped typeNames' types
 		}
 		gvk := kschema.GroupVersionKind{Group: res.Group, Version: res.Version, Kind: res.Kind}

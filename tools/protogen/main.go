@@ -30,6 +30,7 @@ import (
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	batchv1 "k8s.io/api/batch/v1"
+	certificatesv1 "k8s.io/api/certificates/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
@@ -41,10 +42,12 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	storagev1 "k8s.io/api/storage/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 )
 
 // root is one kind served by name.
@@ -52,6 +55,9 @@ type root struct {
 	apiVersion string
 	kind       string
 	typ        reflect.Type
+	// protobufOnly: the kind has its protobuf message here but is otherwise
+	// untyped in kubeplay (its JSON is read as it comes, api.Resource.Untyped).
+	protobufOnly bool
 }
 
 func typeOf(v any) reflect.Type { return reflect.TypeOf(v).Elem() }
@@ -60,16 +66,16 @@ func typeOf(v any) reflect.Type { return reflect.TypeOf(v).Elem() }
 // that kube registers in every group version are served under each of them.
 var servedGroupVersions = []string{"v1", "apps/v1", "batch/v1", "coordination.k8s.io/v1", "discovery.k8s.io/v1", "policy/v1", "autoscaling/v1", "autoscaling/v2",
 	"authentication.k8s.io/v1", "authorization.k8s.io/v1", "flowcontrol.apiserver.k8s.io/v1", "events.k8s.io/v1", "storage.k8s.io/v1", "networking.k8s.io/v1",
-	"scheduling.k8s.io/v1", "node.k8s.io/v1", "rbac.authorization.k8s.io/v1", "meta.k8s.io/v1"}
+	"scheduling.k8s.io/v1", "node.k8s.io/v1", "rbac.authorization.k8s.io/v1", "apiregistration.k8s.io/v1", "certificates.k8s.io/v1", "apiextensions.k8s.io/v1", "meta.k8s.io/v1"}
 
 func roots() []root {
 	rs := []root{}
 	add := func(apiVersion string, obj, list any) {
 		t := typeOf(obj)
-		rs = append(rs, root{apiVersion, t.Name(), t})
+		rs = append(rs, root{apiVersion: apiVersion, kind: t.Name(), typ: t})
 		if list != nil {
 			lt := typeOf(list)
-			rs = append(rs, root{apiVersion, lt.Name(), lt})
+			rs = append(rs, root{apiVersion: apiVersion, kind: lt.Name(), typ: lt})
 		}
 	}
 	add("v1", &corev1.Namespace{}, &corev1.NamespaceList{})
@@ -94,6 +100,10 @@ func roots() []root {
 	add("v1", &corev1.PersistentVolumeClaim{}, &corev1.PersistentVolumeClaimList{})
 	add("v1", &corev1.PersistentVolume{}, &corev1.PersistentVolumeList{})
 	add("storage.k8s.io/v1", &storagev1.StorageClass{}, &storagev1.StorageClassList{})
+	add("storage.k8s.io/v1", &storagev1.CSIDriver{}, &storagev1.CSIDriverList{})
+	add("storage.k8s.io/v1", &storagev1.CSINode{}, &storagev1.CSINodeList{})
+	add("storage.k8s.io/v1", &storagev1.VolumeAttachment{}, &storagev1.VolumeAttachmentList{})
+	add("storage.k8s.io/v1", &storagev1.CSIStorageCapacity{}, &storagev1.CSIStorageCapacityList{})
 	add("v1", &corev1.ResourceQuota{}, &corev1.ResourceQuotaList{})
 	add("v1", &corev1.LimitRange{}, &corev1.LimitRangeList{})
 	add("coordination.k8s.io/v1", &coordinationv1.Lease{}, &coordinationv1.LeaseList{})
@@ -115,13 +125,20 @@ func roots() []root {
 	add("authorization.k8s.io/v1", &authorizationv1.SubjectAccessReview{}, nil)
 	add("authorization.k8s.io/v1", &authorizationv1.LocalSubjectAccessReview{}, nil)
 	add("authorization.k8s.io/v1", &authorizationv1.SelfSubjectRulesReview{}, nil)
+	add("apiregistration.k8s.io/v1", &apiregistrationv1.APIService{}, &apiregistrationv1.APIServiceList{})
 	add("rbac.authorization.k8s.io/v1", &rbacv1.ClusterRole{}, &rbacv1.ClusterRoleList{})
 	add("rbac.authorization.k8s.io/v1", &rbacv1.ClusterRoleBinding{}, &rbacv1.ClusterRoleBindingList{})
 	add("rbac.authorization.k8s.io/v1", &rbacv1.Role{}, &rbacv1.RoleList{})
 	add("rbac.authorization.k8s.io/v1", &rbacv1.RoleBinding{}, &rbacv1.RoleBindingList{})
+	add("certificates.k8s.io/v1", &certificatesv1.CertificateSigningRequest{}, &certificatesv1.CertificateSigningRequestList{})
 	add("autoscaling/v1", &autoscalingv1.Scale{}, nil)
 	add("autoscaling/v2", &autoscalingv2.HorizontalPodAutoscaler{}, &autoscalingv2.HorizontalPodAutoscalerList{})
 	add("autoscaling/v1", &autoscalingv1.HorizontalPodAutoscaler{}, &autoscalingv1.HorizontalPodAutoscalerList{})
+	n := len(rs)
+	add("apiextensions.k8s.io/v1", &apiextensionsv1.CustomResourceDefinition{}, &apiextensionsv1.CustomResourceDefinitionList{})
+	for i := n; i < len(rs); i++ {
+		rs[i].protobufOnly = true
+	}
 	for _, gv := range servedGroupVersions {
 		add(gv, &metav1.Status{}, nil)
 		add(gv, &metav1.DeleteOptions{}, nil)
@@ -144,15 +161,28 @@ var specials = map[reflect.Type]string{
 	typeOf(&intstr.IntOrString{}):   "KindIntOrString",
 	typeOf(&runtime.RawExtension{}): "KindRawExtension",
 	typeOf(&metav1.FieldsV1{}):      "KindFieldsV1",
+	// apiextensions' JSON is {raw=1} holding a JSON value, as RawExtension is.
+	typeOf(&apiextensionsv1.JSON{}): "KindRawExtension",
+}
+
+// either are the types whose JSON is one of two forms of their message's fields
+// (apiextensions' custom MarshalJSON): the field's kind is the value, its
+// message the type's own.
+var either = map[reflect.Type]string{
+	typeOf(&apiextensionsv1.JSONSchemaPropsOrArray{}):       "KindSchemaOrArray",
+	typeOf(&apiextensionsv1.JSONSchemaPropsOrBool{}):        "KindSchemaOrBool",
+	typeOf(&apiextensionsv1.JSONSchemaPropsOrStringArray{}): "KindSchemaOrStringArray",
 }
 
 // unsupported are fields the table leaves out: the runtime has no kind for a map
-// of named string lists (a user's extra attributes in the reviews), so a binary
-// review carries no extra attributes; JSON, YAML and CBOR ones do.
+// of named string lists (a user's extra attributes in the reviews and in a
+// certificate signing request), so a binary one carries no extra attributes;
+// JSON, YAML and CBOR ones do.
 var unsupported = map[string]bool{
-	"v1.UserInfo.Extra":                    true,
-	"v1.SubjectAccessReviewSpec.Extra":     true,
-	"v1.SelfSubjectAccessReviewSpec.Extra": true,
+	"v1.UserInfo.Extra":                      true,
+	"v1.SubjectAccessReviewSpec.Extra":       true,
+	"v1.SelfSubjectAccessReviewSpec.Extra":   true,
+	"v1.CertificateSigningRequestSpec.Extra": true,
 }
 
 type field struct {
@@ -242,7 +272,7 @@ func (g *generator) message(t reflect.Type) int {
 	if t.Kind() != reflect.Struct {
 		log.Fatalf("%v: not a struct", t)
 	}
-	if t.Implements(jsonMarshaler) || reflect.PointerTo(t).Implements(jsonMarshaler) {
+	if (t.Implements(jsonMarshaler) || reflect.PointerTo(t).Implements(jsonMarshaler)) && either[t] == "" {
 		log.Fatalf("%v has its own JSON form and is not a known special type", t)
 	}
 	m := &message{name: t.Name(), goType: t.String()}
@@ -316,9 +346,6 @@ func (g *generator) message(t reflect.Type) int {
 			log.Fatalf("%v.%s: pointer elements are not handled", t, sf.Name)
 		}
 		g.kind(&f, ft, t)
-		if f.isMap && f.kind == "KindMessage" {
-			log.Fatalf("%v.%s: maps of plain messages are not handled", t, sf.Name)
-		}
 		m.fields = append(m.fields, f)
 	}
 	sort.Slice(m.fields, func(a, b int) bool { return m.fields[a].num < m.fields[b].num })
@@ -353,6 +380,9 @@ func (g *generator) kind(f *field, ft reflect.Type, owner reflect.Type) {
 	switch {
 	case specials[ft] != "":
 		f.kind = specials[ft]
+	case either[ft] != "":
+		f.kind = either[ft]
+		f.msg = g.message(ft)
 	case ft.Kind() == reflect.Struct:
 		f.kind = "KindMessage"
 		f.msg = g.message(ft)
@@ -366,6 +396,8 @@ func (g *generator) kind(f *field, ft reflect.Type, owner reflect.Type) {
 		f.kind = "KindInt32"
 	case ft.Kind() == reflect.Int64:
 		f.kind = "KindInt64"
+	case ft.Kind() == reflect.Float64:
+		f.kind = "KindDouble"
 	default:
 		log.Fatalf("%v.%s: unhandled Go type %v", owner, f.goName, ft)
 	}
@@ -379,14 +411,20 @@ func main() {
 		key string
 		msg int
 	}
-	var kinds []entry
+	var kinds, protobufOnly []entry
 	for _, r := range roots() {
-		kinds = append(kinds, entry{r.apiVersion + "/" + r.kind, g.message(r.typ)})
+		e := entry{r.apiVersion + "/" + r.kind, g.message(r.typ)}
+		if r.protobufOnly {
+			protobufOnly = append(protobufOnly, e)
+		} else {
+			kinds = append(kinds, e)
+		}
 		if strings.HasSuffix(r.kind, "List") {
 			checkList(r.typ)
 		}
 	}
 	sort.Slice(kinds, func(a, b int) bool { return kinds[a].key < kinds[b].key })
+	sort.Slice(protobufOnly, func(a, b int) bool { return protobufOnly[a].key < protobufOnly[b].key })
 
 	var b bytes.Buffer
 	b.WriteString("// Code generated by tools/protogen from k8s.io/api " + moduleVersion() + "; DO NOT EDIT.\n\npackage types\n\n")
@@ -448,6 +486,11 @@ func main() {
 	b.WriteString("}\n\n// kinds maps \"apiVersion/kind\" to the kind's message in Messages.\n")
 	b.WriteString("var kinds = map[string]uint16{\n")
 	for _, k := range kinds {
+		fmt.Fprintf(&b, "\t%q: %d,\n", k.key, k.msg)
+	}
+	b.WriteString("}\n\n// protobufOnlyKinds maps \"apiVersion/kind\" to the message of a kind that\n// kubeplay reads and writes typed in protobuf only (LookupProtobuf).\n")
+	b.WriteString("var protobufOnlyKinds = map[string]uint16{\n")
+	for _, k := range protobufOnly {
 		fmt.Fprintf(&b, "\t%q: %d,\n", k.key, k.msg)
 	}
 	b.WriteString("}\n")

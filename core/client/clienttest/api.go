@@ -60,7 +60,8 @@ func (w Write) String() string {
 // object keeps their status, as kube's strategies do.
 var statusResources = map[string]bool{"pods": true, "replicasets": true, "deployments": true, "daemonsets": true,
 	"statefulsets": true, "jobs": true, "cronjobs": true, "namespaces": true, "services": true, "nodes": true,
-	"persistentvolumeclaims": true, "persistentvolumes": true, "resourcequotas": true, "replicationcontrollers": true}
+	"persistentvolumeclaims": true, "persistentvolumes": true, "resourcequotas": true, "replicationcontrollers": true,
+	"poddisruptionbudgets": true}
 
 // API is the fake API. Its methods other than ServeHTTP are the test's own
 // hand on the objects: they are not recorded as writes.

@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"math"
 	"strconv"
 	"time"
 
@@ -48,6 +49,26 @@ func isVarint(k types.Kind) bool {
 	return k == types.KindBool || k == types.KindInt32 || k == types.KindInt64
 }
 
+// wireType is the wire type of a single value of kind k.
+func wireType(k types.Kind) protowire.Type {
+	switch {
+	case isVarint(k):
+		return protowire.VarintType
+	case k == types.KindDouble:
+		return protowire.Fixed64Type
+	}
+	return protowire.BytesType
+}
+
+// doubleValue is a float64 as encoding/json writes it.
+func doubleValue(bits uint64) (any, error) {
+	b, err := json.Marshal(math.Float64frombits(bits))
+	if err != nil {
+		return nil, &fieldError{msg: err.Error()}
+	}
+	return json.Number(b), nil
+}
+
 func varintValue(k types.Kind, v uint64) any {
 	switch k {
 	case types.KindBool:
@@ -63,12 +84,28 @@ func varintValue(k types.Kind, v uint64) any {
 func decodeField(data []byte, typ protowire.Type, f *types.Field, out map[string]any) (int, error) {
 	packed := isVarint(f.Kind) && f.Flags&types.FlagRepeated != 0 && typ == protowire.BytesType
 	if want := protowire.BytesType; !packed {
-		if isVarint(f.Kind) && f.Flags&types.FlagMap == 0 {
-			want = protowire.VarintType
+		if f.Flags&types.FlagMap == 0 {
+			want = wireType(f.Kind)
 		}
 		if typ != want {
 			return 0, &fieldError{msg: fmt.Sprintf("wrong wire type %d", typ)}
 		}
+	}
+	if typ == protowire.Fixed64Type {
+		bits, n := protowire.ConsumeFixed64(data)
+		if n < 0 {
+			return 0, parseError(n)
+		}
+		v, err := doubleValue(bits)
+		if err != nil {
+			return 0, err
+		}
+		if f.Flags&types.FlagRepeated != 0 {
+			out[f.Name] = appendList(out[f.Name], v)
+		} else {
+			out[f.Name] = v
+		}
+		return n, nil
 	}
 	if typ == protowire.VarintType {
 		v, n := protowire.ConsumeVarint(data)
@@ -149,6 +186,15 @@ func decodeBytesValue(payload []byte, k types.Kind, msg uint16) (any, error) {
 		return string(payload), nil
 	case types.KindBytes:
 		return base64.StdEncoding.EncodeToString(payload), nil
+	case types.KindMessage:
+		obj := map[string]any{}
+		return obj, decodeMessage(payload, &types.Messages[msg], obj)
+	case types.KindSchemaOrArray, types.KindSchemaOrBool, types.KindSchemaOrStringArray:
+		fields := map[string]any{}
+		if err := decodeMessage(payload, &types.Messages[msg], fields); err != nil {
+			return nil, err
+		}
+		return eitherJSON(k, fields), nil
 	}
 	return decodeSpecial(payload, k)
 }

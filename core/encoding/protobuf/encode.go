@@ -210,12 +210,25 @@ func appendValue(b []byte, num int32, f *types.Field, v any) ([]byte, error) {
 		}
 		b = protowire.AppendTag(b, n, protowire.VarintType)
 		return protowire.AppendVarint(b, uint64(x)), nil
+	case types.KindDouble:
+		x, err := toFloat(v)
+		if err != nil {
+			return nil, err
+		}
+		b = protowire.AppendTag(b, n, protowire.Fixed64Type)
+		return protowire.AppendFixed64(b, math.Float64bits(x)), nil
 	case types.KindMessage:
 		obj, ok := v.(map[string]any)
 		if !ok && v != nil {
 			return nil, typeError("an object", v)
 		}
 		return appendNested(b, num, &types.Messages[f.Msg], obj)
+	case types.KindSchemaOrArray, types.KindSchemaOrBool, types.KindSchemaOrStringArray:
+		fields, err := eitherFields(f.Kind, v)
+		if err != nil {
+			return nil, err
+		}
+		return appendNested(b, num, &types.Messages[f.Msg], fields)
 	}
 	b = protowire.AppendTag(b, n, protowire.BytesType)
 	start := len(b)
@@ -261,6 +274,29 @@ func toInt(v any, bits int) (int64, error) {
 		return 0, typeError(want, v)
 	}
 	return x, nil
+}
+
+// toFloat reads a float64 as encoding/json does.
+func toFloat(v any) (float64, error) {
+	switch v := v.(type) {
+	case nil:
+		return 0, nil
+	case json.Number:
+		x, err := strconv.ParseFloat(string(v), 64)
+		if err != nil {
+			return 0, typeError("a float64", v)
+		}
+		return x, nil
+	case float64:
+		return v, nil
+	case int:
+		return float64(v), nil
+	case int32:
+		return float64(v), nil
+	case int64:
+		return float64(v), nil
+	}
+	return 0, typeError("a float64", v)
 }
 
 // appendSpecial writes the body of a special type's message, as its own

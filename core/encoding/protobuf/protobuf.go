@@ -21,7 +21,10 @@
 //   - Time is {seconds=1, nanos=2} with seconds only, MicroTime keeps
 //     microseconds, both empty when zero; Quantity is {string=1}; IntOrString is
 //     {type=1, intVal=2, strVal=3}; RawExtension and FieldsV1 are {raw=1} holding
-//     JSON (written as encoding/json writes the value: keys sorted, compact).
+//     JSON (written as encoding/json writes the value: keys sorted, compact), and
+//     so is apiextensions' JSON (a schema's default, enum and example); a
+//     float64 is a fixed64; apiextensions' JSONSchemaPropsOrArray, OrBool and
+//     OrStringArray are their messages, holding one of their two JSON forms.
 //   - Errors name the JSON path of the field ("spec.replicas: expected an int32,
 //     got string \"x\""); nothing here panics on bad input.
 //
@@ -31,7 +34,7 @@
 //     kube's canonical form ("0.5" → "500m", core/quantity: core/types'
 //     decoders write them so), so what passes through is what kube writes.
 //     Unmarshal writes them canonical, as kube's typed object does.
-//   - RawExtension and FieldsV1 hold the JSON re-encoded from the object form,
+//   - RawExtension, FieldsV1 and apiextensions' JSON hold the JSON re-encoded from the object form,
 //     keys sorted; kube keeps the bytes it was given (managedFields as
 //     structured-merge-diff ordered them, which differs for keys such as
 //     k:{"port":9} and k:{"port":10}).
@@ -60,7 +63,7 @@ import (
 var magic = []byte("k8s\x00")
 
 func lookup(apiVersion, kind string) (*types.Message, error) {
-	if m := types.Lookup(apiVersion, kind); m != nil {
+	if m := types.LookupProtobuf(apiVersion, kind); m != nil {
 		return m, nil
 	}
 	return nil, fmt.Errorf("protobuf: no protobuf encoding for %s, Kind=%s", apiVersion, kind)
@@ -93,7 +96,7 @@ func Unmarshal(apiVersion, kind string, raw []byte) (object.Object, error) {
 	if err := decodeMessage(raw, m, obj); err != nil {
 		return nil, fmt.Errorf("protobuf: decoding %s: %w", kind, err)
 	}
-	types.Complete(apiVersion, kind, obj)
+	types.CompleteMessage(m, obj)
 	return obj, nil
 }
 

@@ -11,6 +11,7 @@ import (
 
 	gofuzz "github.com/google/gofuzz"
 	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -121,10 +122,43 @@ func decodeJSON(t *testing.T, data []byte) object.Object {
 // the JSON of the typed object gogo decodes from them; and the JSON survives
 // JSON → protobuf → JSON unchanged.
 func TestK8S_ENC_3_ByteCompatible(t *testing.T) {
-	const perKind = 40
 	for _, k := range kubetypes.All() {
 		t.Run(k.APIVersion+"/"+k.Kind, func(t *testing.T) {
-			f := newFuzzer(int64(len(k.Kind)*7919 + len(k.APIVersion)))
+			checkByteCompatible(t, k, newFuzzer(int64(len(k.Kind)*7919+len(k.APIVersion))))
+		})
+	}
+}
+
+// TestK8S_ENC_3_ByteCompatibleCRD is TestK8S_ENC_3_ByteCompatible for the
+// CustomResourceDefinition and its list: their schemas' own protobuf forms
+// (JSON as raw bytes, float64s, the two-form types, maps of schemas).
+func TestK8S_ENC_3_ByteCompatibleCRD(t *testing.T) {
+	for _, k := range kubetypes.ProtobufOnly() {
+		t.Run(k.APIVersion+"/"+k.Kind, func(t *testing.T) {
+			f := newFuzzer(int64(len(k.Kind))).MaxDepth(11).Funcs(
+				func(j *apiextensionsv1.JSON, c gofuzz.Continue) {
+					switch c.Intn(4) {
+					case 0:
+						j.Raw, _ = json.Marshal(c.RandString())
+					case 1:
+						j.Raw = []byte(`{"a":[1,true,null],"b":{"c":"d"}}`)
+					case 2:
+						j.Raw = []byte("12.5")
+					}
+				},
+				func(x *float64, c gofuzz.Continue) {
+					*x = []float64{0, 1, -2.5, 1e21, 1e-7, 123456789.125}[c.Intn(6)]
+				})
+			checkByteCompatible(t, k, f)
+		})
+	}
+}
+
+// checkByteCompatible is TestK8S_ENC_3_ByteCompatible's check of one kind.
+func checkByteCompatible(t *testing.T, k kubetypes.Kind, f *gofuzz.Fuzzer) {
+	const perKind = 40
+	{
+		{
 			var prev []byte
 			for i := 0; i < perKind; i++ {
 				fuzzed := k.New()
@@ -211,7 +245,7 @@ func TestK8S_ENC_3_ByteCompatible(t *testing.T) {
 					t.Fatalf("object %d: JSON round trip differs\n got %v\nwant %s", i, g, wantJSON)
 				}
 			}
-		})
+		}
 	}
 }
 

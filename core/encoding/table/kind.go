@@ -29,6 +29,10 @@ func Name(obj object.Object) string { return name(obj) }
 // Age is the cell of the Age column, at now.
 func Age(obj object.Object, now time.Time) string { return created(obj, now) }
 
+// HumanDuration is a duration as kube's printers write it
+// (duration.HumanDuration: "90s", "60m", "3d").
+func HumanDuration(d time.Duration) string { return humanDuration(d) }
+
 // Int is the integer at path in obj, 0 when there is none.
 func Int(obj object.Object, path ...string) int64 { return intAt(obj, path...) }
 
