@@ -109,8 +109,16 @@ handler: runsc
 		{"NAME", "HANDLER", "AGE"},
 		{"gvisor", "runsc", `\d+s`},
 	})
+	// kubectl autoscale writes an autoscaling/v1 HorizontalPodAutoscaler;
+	// kube prints it from its v2 form: the CPU target, not yet observed.
+	k.must("autoscale", "deployment", "web", "--min=2", "--max=5", "--cpu-percent=70")
+	hpas := kcTable(k.must("get", "hpa"))
+	wantRows(t, "get hpa", hpas, [][]string{
+		{"NAME", "REFERENCE", "TARGETS", "MINPODS", "MAXPODS", "REPLICAS", "AGE"},
+		{"web", "Deployment/web", "cpu:", "<unknown>/70%", "2", "5", "0", `\d+s`}, // TARGETS is "cpu: <unknown>/70%"
+	})
 	all := k.must("get", "all")
-	for _, want := range []string{"pod/web", "service/web", "deployment.apps/web", "READY   UP-TO-DATE   AVAILABLE"} {
+	for _, want := range []string{"pod/web", "service/web", "deployment.apps/web", "READY   UP-TO-DATE   AVAILABLE", "horizontalpodautoscaler.autoscaling/web"} {
 		if !strings.Contains(all, want) {
 			t.Errorf("get all: no %q in\n%s", want, all)
 		}

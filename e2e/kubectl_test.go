@@ -276,6 +276,7 @@ func TestK8S_URI_2_KubectlAPIResources(t *testing.T) {
 		"ingressclasses":             {"", "networking.k8s.io/v1", "false", "IngressClass", "create,delete,deletecollection,get,list,patch,update,watch"},
 		"priorityclasses":            {"pc", "scheduling.k8s.io/v1", "false", "PriorityClass", "create,delete,deletecollection,get,list,patch,update,watch"},
 		"runtimeclasses":             {"", "node.k8s.io/v1", "false", "RuntimeClass", "create,delete,deletecollection,get,list,patch,update,watch"},
+		"horizontalpodautoscalers":   {"hpa", "autoscaling/v2", "true", "HorizontalPodAutoscaler", "create,delete,deletecollection,get,list,patch,update,watch"},
 	}
 
 	// The table is aligned by a tabwriter and SHORTNAMES may be blank, so cut the

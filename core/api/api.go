@@ -84,7 +84,10 @@ type Resource struct {
 	Hooks Hooks
 	// Defaults sets kube's defaults of the kind's own Go type (its
 	// SetDefaults_<Kind>) on a decoded object; core/defaults then sets those
-	// of the types within it.
+	// of the types within it. A view's, when it has them, are its version's,
+	// given to a write through it (converted to the stored form) in place of
+	// the stored kind's, which it then gets once valid, as kube's reads of
+	// what it stored give them.
 	Defaults func(obj map[string]any)
 	// ScaleSelector, for a built-in kind with a scale subresource, is the
 	// label selector its Scale shows (status.selector; "" for none).

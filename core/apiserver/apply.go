@@ -33,7 +33,7 @@ func (s *Server) apply(w web.ResponseWriter, r *web.Request, t target, mediaType
 	rt := t.registryTarget(r)
 	rt.Apply = true
 	stored, created, err := s.store.Update(rt, func(old object.Object) (object.Object, error) {
-		obj, err := apply.FieldManager{}.Apply(t.res, t.sub, t.manager, s.cfg.Clock.Now(), old, config, force)
+		obj, err := apply.FieldManager{Kinds: s.store.Schema()}.Apply(t.res, t.sub, t.manager, s.cfg.Clock.Now(), old, config, force)
 		if err != nil {
 			return nil, err
 		}

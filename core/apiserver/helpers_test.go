@@ -69,8 +69,9 @@ func newCore(cfg testConfig) (*testCore, error) {
 	}
 	sc := cfg.Storage
 	sc.Budget = storage.Budget{Objects: cfg.Budget.Objects, Bytes: cfg.Budget.Bytes, Watchers: cfg.Budget.Watches}
-	store, err := registry.Open(registry.Config{Storage: sc, Schema: api.NewRegistry(kinds.All()...), Clock: cfg.Clock,
-		Fields: apply.FieldManager{}, Pods: cfg.Budget.Pods, ServiceIPRange: cfg.ServiceIPRange, FreshnessWait: cfg.FreshnessWait,
+	served := api.NewRegistry(kinds.All()...)
+	store, err := registry.Open(registry.Config{Storage: sc, Schema: served, Clock: cfg.Clock,
+		Fields: apply.FieldManager{Kinds: served}, Pods: cfg.Budget.Pods, ServiceIPRange: cfg.ServiceIPRange, FreshnessWait: cfg.FreshnessWait,
 		Authorization: cfg.Authorization})
 	if err != nil {
 		return nil, err

@@ -33,11 +33,18 @@ type write struct {
 	sub     string // the subresource written to, "" for the resource itself
 	manager string // the field manager's name ("" is kube's "unknown")
 	now     time.Time
+	kinds   *api.Registry // the served resources, nil: each kind in one version
 }
 
 // FieldManager keeps metadata.managedFields and merges applied configurations.
-// Its zero value is ready to use.
-type FieldManager struct{}
+// Its zero value is ready to use, and knows every kind in one version.
+type FieldManager struct {
+	// Kinds, when set, are the served resources: the entries of an object
+	// served in several versions (a kind and its views, api.View) are kept
+	// in the version each manager wrote, and a write in another converts
+	// them, as kube's field manager does.
+	Kinds *api.Registry
+}
 
 // Update records in obj's managedFields what manager's write to res (through
 // subresource sub, at now) changes from old (nil for a new object), as kube's
@@ -47,8 +54,8 @@ type FieldManager struct{}
 // [{}] clears them (and they stay cleared until the next apply), invalid ones
 // are replaced by the stored ones. If managedFields cannot be computed, obj
 // is returned without any, as kube does.
-func (FieldManager) Update(res *api.Resource, sub, manager string, now time.Time, old, obj object.Object) object.Object {
-	w := write{res, sub, manager, now}
+func (f FieldManager) Update(res *api.Resource, sub, manager string, now time.Time, old, obj object.Object) object.Object {
+	w := write{res, sub, manager, now, f.Kinds}
 	meta := object.Meta(obj)
 	var liveMeta map[string]any
 	if old != nil {
@@ -147,8 +154,8 @@ func (w write) update(old, obj object.Object, m managed, id managerID) (managed,
 // force, the fields client-side apply recorded in the last-applied annotation,
 // and keeps that annotation up to date. It returns the object to store with
 // its managedFields.
-func (FieldManager) Apply(res *api.Resource, sub, manager string, now time.Time, live, config object.Object, force bool) (object.Object, error) {
-	w := write{res, sub, manager, now}
+func (f FieldManager) Apply(res *api.Resource, sub, manager string, now time.Time, live, config object.Object, force bool) (object.Object, error) {
+	w := write{res, sub, manager, now, f.Kinds}
 	if live == nil {
 		live = zeroObject(w.res)
 	}
@@ -269,28 +276,70 @@ func gvkString(apiVersion, kind string) string {
 // version is the apiVersion managedFields entries of w's kind are written in.
 func (w write) version() fieldpath.APIVersion { return fieldpath.APIVersion(w.res.APIVersion()) }
 
-// updater is structured-merge-diff's updater for w: the kind has one version,
-// and the fields w's strategy resets are nobody's.
+// updater is structured-merge-diff's updater for w: its kind's versions are
+// the resources that serve its objects, and the fields w's strategy resets
+// are nobody's.
 func (w write) updater() *merge.Updater {
-	u := &merge.Updater{Converter: versionConverter{w.version()}}
+	u := &merge.Updater{Converter: versionConverter{w.res, w.kinds}}
 	if reset := resetFields(w.res, w.sub); reset != nil {
 		u.IgnoreFilter = map[fieldpath.APIVersion]fieldpath.Filter{w.version(): fieldpath.NewExcludeSetFilter(reset)}
 	}
 	return u
 }
 
-// versionConverter converts between the versions of a kind: the served kinds
-// have one, so an entry of any other version belongs to no version there is
-// (kube drops such entries too).
-type versionConverter struct{ version fieldpath.APIVersion }
+// versionConverter converts an object of res's between the versions of
+// its group its objects are served in: res, the kind it is a view of, the
+// other views of that kind (api.View), as kube converts them through its
+// internal version. An entry of a version no resource of the group serves
+// the objects in belongs to no version there is (kube converts within a
+// group, and drops such entries: an events.k8s.io/v1 Event's entries on a
+// write to the core/v1 Event).
+type versionConverter struct {
+	res   *api.Resource
+	kinds *api.Registry
+}
 
 var errMissingVersion = errors.New("no such version")
 
 func (c versionConverter) Convert(tv *typed.TypedValue, version fieldpath.APIVersion) (*typed.TypedValue, error) {
-	if version != c.version {
+	if string(version) == c.res.APIVersion() {
+		return tv, nil
+	}
+	target := c.served(string(version))
+	if target == nil {
 		return nil, errMissingVersion
 	}
-	return tv, nil
+	u, ok := tv.AsValue().Unstructured().(map[string]any)
+	if !ok {
+		return nil, errMissingVersion
+	}
+	obj := object.DeepCopy(u) // the conversions work in place, and u may be tv's own
+	if v := c.res.View; v != nil {
+		obj = v.ToStored(obj)
+	}
+	if v := target.View; v != nil {
+		obj = v.FromStored(obj)
+	}
+	return toTypedUnvalidated(target, obj)
+}
+
+// served is the resource that serves c.res's objects in apiVersion, or nil.
+func (c versionConverter) served(apiVersion string) *api.Resource {
+	if c.kinds == nil {
+		return nil
+	}
+	group, version, ok := strings.Cut(apiVersion, "/")
+	if !ok {
+		group, version = "", apiVersion
+	}
+	if group != c.res.Group {
+		return nil
+	}
+	r := c.kinds.Lookup(group, version, c.res.Plural)
+	if r == nil || r.Kind != c.res.Kind || r.Storage() != c.res.Storage() {
+		return nil
+	}
+	return r
 }
 
 func (versionConverter) IsMissingVersionError(err error) bool {

@@ -24,11 +24,12 @@ import (
 // serves, a group's first (discovery sorts them by resource name, as kube
 // does).
 func All() []*api.Resource {
-	ev := event()
+	ev, hpa := event(), horizontalPodAutoscaler()
 	return []*api.Resource{
 		namespace(), binding(), pod(), configMap(), secret(), service(), endpoints(), node(),
 		persistentVolumeClaim(), persistentVolume(), resourceQuota(), limitRange(), ev, serviceAccount(), podTemplate(), replicationController(),
 		controllerRevision(), daemonSet(), deployment(), replicaSet(), statefulSet(),
+		hpa, horizontalPodAutoscalerV1(hpa),
 		ingressClass(), ingress(), networkPolicy(), podDisruptionBudget(), storageClass(), csiDriver(), csiNode(), volumeAttachment(), csiStorageCapacity(), customResourceDefinition(), priorityClass(), cronJob(), job(), runtimeClass(),
 		apiService(), endpointSlice(), lease(), selfSubjectReview(), tokenReview(), selfSubjectAccessReview(), subjectAccessReview(), localSubjectAccessReview(), selfSubjectRulesReview(), certificateSigningRequest(),
 		clusterRole(), clusterRoleBinding(), role(), roleBinding(),

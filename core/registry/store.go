@@ -354,6 +354,7 @@ func (s *Store) prepareNew(st Strategy, t Target, obj object.Object) ([]quota.Ch
 	if len(errs) > 0 {
 		return nil, apierrors.NewInvalid(t.Res.Group, t.Res.Kind, name, errs)
 	}
+	st.AsRead(obj)
 	t.warn(st.WarningsOnCreate(obj))
 	if err := s.limits.validate(Create, t, obj, nil); err != nil {
 		return nil, err
@@ -545,6 +546,7 @@ func (s *Store) updateCharged(t Target, info UpdatedObjectInfo, charged []quota.
 		if len(errs) > 0 {
 			return storage.Change{}, apierrors.NewInvalid(t.Res.Group, t.Res.Kind, t.Name, errs)
 		}
+		st.AsRead(obj)
 		if w, ok := st.(updateWarner); ok {
 			t.warn(w.WarningsOnUpdate(obj, old))
 		}

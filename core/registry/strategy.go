@@ -22,6 +22,11 @@ type Strategy interface {
 	// decodes, and its conversion's effects (a Secret's stringData written
 	// into data).
 	Canonicalize(obj object.Object)
+	// AsRead gives a valid object written through a view the defaults its
+	// stored kind's reads give it: kube validates a write in the request's
+	// version and decodes what it stored with the storage version's
+	// defaults, so every answer shows them.
+	AsRead(obj object.Object)
 	// PrepareForCreate sets what a new object starts with (its status), before
 	// it is validated.
 	PrepareForCreate(obj object.Object)
@@ -89,11 +94,15 @@ func (s resourceStrategy) checks() *api.Hooks {
 
 // Canonicalize gives the object its defaults and the fields its Go type
 // always writes (kinds without built-in Go types, custom resources, have
-// neither here), then what the kind's conversion does.
+// neither here), then what the kind's conversion does. A write through a
+// view that has defaults of its own gets those (kube defaults a write in
+// its request's version, before it converts it).
 //
 //go:noinline
 func (s resourceStrategy) Canonicalize(obj object.Object) {
-	if s.res.Defaults != nil {
+	if s.via != nil && s.via.Defaults != nil {
+		s.via.Defaults(obj)
+	} else if s.res.Defaults != nil {
 		s.res.Defaults(obj)
 	}
 	defaults.Apply(s.res.APIVersion(), s.res.Kind, obj)
@@ -102,6 +111,12 @@ func (s resourceStrategy) Canonicalize(obj object.Object) {
 	}
 	if h := s.res.Hooks.Canonicalize; h != nil {
 		h(obj)
+	}
+}
+
+func (s resourceStrategy) AsRead(obj object.Object) {
+	if s.via != nil && s.via.Defaults != nil && s.res.Defaults != nil {
+		s.res.Defaults(obj)
 	}
 }
 

@@ -208,11 +208,12 @@ func NewServer(cfg Config) (*Server, error) {
 func openRegistry(cfg Config) (*registry.Store, error) {
 	sc := cfg.Storage
 	sc.Budget = storage.Budget{Objects: cfg.Budget.Objects, Bytes: cfg.Budget.Bytes, Watchers: cfg.Budget.Watches}
+	served := api.NewRegistry(append(kinds.All(), cfg.Resources...)...)
 	return registry.Open(registry.Config{
 		Storage:        sc,
-		Schema:         api.NewRegistry(append(kinds.All(), cfg.Resources...)...),
+		Schema:         served,
 		Clock:          cfg.API.Clock,
-		Fields:         apply.FieldManager{},
+		Fields:         apply.FieldManager{Kinds: served},
 		Pods:           cfg.Budget.Pods,
 		ServiceIPRange: cfg.ServiceIPRange,
 		FreshnessWait:  cfg.FreshnessWait,

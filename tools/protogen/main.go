@@ -28,6 +28,7 @@ import (
 	authenticationv1 "k8s.io/api/authentication/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	batchv1 "k8s.io/api/batch/v1"
 	certificatesv1 "k8s.io/api/certificates/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
@@ -63,7 +64,7 @@ func typeOf(v any) reflect.Type { return reflect.TypeOf(v).Elem() }
 
 // servedGroupVersions are the group versions of the built-in kinds; the meta kinds
 // that kube registers in every group version are served under each of them.
-var servedGroupVersions = []string{"v1", "apps/v1", "batch/v1", "coordination.k8s.io/v1", "discovery.k8s.io/v1", "policy/v1", "autoscaling/v1",
+var servedGroupVersions = []string{"v1", "apps/v1", "batch/v1", "coordination.k8s.io/v1", "discovery.k8s.io/v1", "policy/v1", "autoscaling/v1", "autoscaling/v2",
 	"authentication.k8s.io/v1", "authorization.k8s.io/v1", "flowcontrol.apiserver.k8s.io/v1", "events.k8s.io/v1", "storage.k8s.io/v1", "networking.k8s.io/v1",
 	"scheduling.k8s.io/v1", "node.k8s.io/v1", "rbac.authorization.k8s.io/v1", "apiregistration.k8s.io/v1", "certificates.k8s.io/v1", "apiextensions.k8s.io/v1", "meta.k8s.io/v1"}
 
@@ -131,6 +132,8 @@ func roots() []root {
 	add("rbac.authorization.k8s.io/v1", &rbacv1.RoleBinding{}, &rbacv1.RoleBindingList{})
 	add("certificates.k8s.io/v1", &certificatesv1.CertificateSigningRequest{}, &certificatesv1.CertificateSigningRequestList{})
 	add("autoscaling/v1", &autoscalingv1.Scale{}, nil)
+	add("autoscaling/v2", &autoscalingv2.HorizontalPodAutoscaler{}, &autoscalingv2.HorizontalPodAutoscalerList{})
+	add("autoscaling/v1", &autoscalingv1.HorizontalPodAutoscaler{}, &autoscalingv1.HorizontalPodAutoscalerList{})
 	n := len(rs)
 	add("apiextensions.k8s.io/v1", &apiextensionsv1.CustomResourceDefinition{}, &apiextensionsv1.CustomResourceDefinitionList{})
 	for i := n; i < len(rs); i++ {

@@ -72,14 +72,18 @@ func (gc *GarbageCollector) discover(ctx context.Context) (kinds, error) {
 			return nil, err
 		}
 		for _, g := range doc.Items {
-			for _, v := range g.Versions {
+			for i, v := range g.Versions {
 				apiVersion := v.Version
 				if g.Metadata.Name != "" {
 					apiVersion = g.Metadata.Name + "/" + v.Version
 				}
 				for _, r := range v.Resources {
 					k := kind{apiVersion: apiVersion, kind: r.ResponseKind.Kind, plural: r.Resource, namespaced: r.Scope == "Namespaced"}
-					k.gcable = slices.Contains(r.Verbs, "delete") && slices.Contains(r.Verbs, "list") && slices.Contains(r.Verbs, "watch")
+					// The group's preferred version, listed first, is the one
+					// watched (kube's GetDeletableResources reads the
+					// preferred resources): the objects of a kind served in
+					// several versions are watched once.
+					k.gcable = i == 0 && slices.Contains(r.Verbs, "delete") && slices.Contains(r.Verbs, "list") && slices.Contains(r.Verbs, "watch")
 					out[apiVersion+"/"+k.kind] = k
 				}
 			}

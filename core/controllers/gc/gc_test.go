@@ -353,3 +353,26 @@ func TestK8S_DEL_2_Cycle(t *testing.T) {
 	}()
 	c.eventually("both gone", func() bool { return !c.exists(cms+"/a") && !c.exists(cms+"/b") })
 }
+
+// TestK8S_DEL_2_KindInTwoVersions: an object served in two versions of its
+// group (a HorizontalPodAutoscaler, autoscaling/v2 and v1) is watched in
+// its preferred version and is an owner in either: a ConfigMap owned by it
+// through v1 is kept while it exists and collected once it is deleted, and
+// it is collected with its own owner.
+func TestK8S_DEL_2_KindInTwoVersions(t *testing.T) {
+	c := newCluster(t)
+	const hpasV1 = "/apis/autoscaling/v1/namespaces/default/horizontalpodautoscalers"
+	owner := c.create(cms, cm("owner"))
+	hpa := c.create(hpasV1, object.Object{
+		"metadata": map[string]any{"name": "web", "ownerReferences": []any{ref(owner, false)}},
+		"spec":     map[string]any{"scaleTargetRef": map[string]any{"kind": "Deployment", "name": "web"}, "maxReplicas": 3},
+	})
+	c.create(cms, cm("dependent", ref(hpa, false)))
+	c.settle()
+	if !c.exists(cms + "/dependent") {
+		t.Fatal("the autoscaler's dependent was collected while it exists")
+	}
+	c.del(cms+"/owner", "")
+	c.eventually("the autoscaler collected with its owner", func() bool { return !c.exists(hpasV1 + "/web") })
+	c.eventually("the autoscaler's dependent collected", func() bool { return !c.exists(cms + "/dependent") })
+}
