@@ -66,6 +66,9 @@ func nameFromFieldSelector(a *Attributes, r *web.Request) {
 	if !a.ResourceRequest || a.Name != "" || (a.Verb != "list" && a.Verb != "watch") {
 		return
 	}
+	if !strings.Contains(r.URL.RawQuery, "fieldSelector") {
+		return
+	}
 	vs := r.URL.Query()["fieldSelector"]
 	if len(vs) == 0 {
 		return

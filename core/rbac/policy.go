@@ -2,6 +2,8 @@ package rbac
 
 import (
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 
 	"kubeplay/core/auth"
@@ -14,8 +16,66 @@ import (
 type Policy struct {
 	clusterRoles        map[string][]Rule
 	roles               map[string][]Rule // namespace/name
-	clusterRoleBindings []binding
-	roleBindings        map[string][]binding // by namespace
+	clusterRoleBindings bindings
+	roleBindings        map[string]*bindings // by namespace
+}
+
+// bindings are bindings in kube's order, indexed by the subjects they
+// name, so that a request looks only at those that may apply to its user.
+type bindings struct {
+	list []binding
+	// bySubject: "u:NAME", "g:GROUP", "s:NAMESPACE:NAME" (a service
+	// account, its namespace the binding's when it names none) → the
+	// bindings naming it, in order.
+	bySubject map[string][]int
+}
+
+func (bs *bindings) add(b binding) {
+	i := len(bs.list)
+	bs.list = append(bs.list, b)
+	if bs.bySubject == nil {
+		bs.bySubject = map[string][]int{}
+	}
+	for _, s := range b.subjects {
+		var key string
+		switch s.kind {
+		case "User":
+			key = "u:" + s.name
+		case "Group":
+			key = "g:" + s.name
+		case "ServiceAccount":
+			ns := s.namespace
+			if ns == "" {
+				ns = b.namespace
+			}
+			key = "s:" + ns + ":" + s.name
+		default:
+			continue
+		}
+		if l := bs.bySubject[key]; len(l) == 0 || l[len(l)-1] != i {
+			bs.bySubject[key] = append(l, i)
+		}
+	}
+}
+
+// forUser are the indexes of the bindings that may apply to u, in order.
+func (bs *bindings) forUser(u user.User) []int {
+	if bs == nil {
+		return nil
+	}
+	var out []int
+	merge := func(l []int) {
+		out = append(out, l...)
+	}
+	merge(bs.bySubject["u:"+u.Name])
+	for _, g := range u.Groups {
+		merge(bs.bySubject["g:"+g])
+	}
+	if rest, ok := strings.CutPrefix(u.Name, user.ServiceAccountPrefix); ok {
+		merge(bs.bySubject["s:"+rest])
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // binding is a RoleBinding or ClusterRoleBinding: its subjects and the role
@@ -32,7 +92,7 @@ type subject struct{ kind, name, namespace string }
 // NewPolicy reads the stored ClusterRoles, Roles, ClusterRoleBindings and
 // RoleBindings.
 func NewPolicy(clusterRoles, roles, clusterRoleBindings, roleBindings []object.Object) *Policy {
-	p := &Policy{clusterRoles: map[string][]Rule{}, roles: map[string][]Rule{}, roleBindings: map[string][]binding{}}
+	p := &Policy{clusterRoles: map[string][]Rule{}, roles: map[string][]Rule{}, roleBindings: map[string]*bindings{}}
 	for _, r := range clusterRoles {
 		p.clusterRoles[object.MetaString(r, "name")] = RulesOf(r)
 	}
@@ -40,11 +100,14 @@ func NewPolicy(clusterRoles, roles, clusterRoleBindings, roleBindings []object.O
 		p.roles[object.MetaString(r, "namespace")+"/"+object.MetaString(r, "name")] = RulesOf(r)
 	}
 	for _, b := range clusterRoleBindings {
-		p.clusterRoleBindings = append(p.clusterRoleBindings, bindingOf(b))
+		p.clusterRoleBindings.add(bindingOf(b))
 	}
 	for _, b := range roleBindings {
 		rb := bindingOf(b)
-		p.roleBindings[rb.namespace] = append(p.roleBindings[rb.namespace], rb)
+		if p.roleBindings[rb.namespace] == nil {
+			p.roleBindings[rb.namespace] = &bindings{}
+		}
+		p.roleBindings[rb.namespace].add(rb)
 	}
 	return p
 }
@@ -68,14 +131,12 @@ type source struct {
 
 func (src source) String() string {
 	name := src.b.name
-	if src.b.namespace != "" {
-		name += "/" + src.b.namespace
-	}
 	kind := "ClusterRoleBinding"
 	if src.b.namespace != "" {
+		name += "/" + src.b.namespace
 		kind = "RoleBinding"
 	}
-	return fmt.Sprintf("%s %q of %s %q to %s", kind, name, src.b.roleKind, src.b.roleName, describeSubject(src.s, src.b.namespace))
+	return kind + " " + strconv.Quote(name) + " of " + src.b.roleKind + " " + strconv.Quote(src.b.roleName) + " to " + describeSubject(src.s, src.b.namespace)
 }
 
 func describeSubject(s *subject, bindingNamespace string) string {
@@ -93,9 +154,9 @@ func describeSubject(s *subject, bindingNamespace string) string {
 // first, then those of namespace's RoleBindings), and each error resolving
 // a binding's role, until fn returns false.
 func (p *Policy) visit(u user.User, namespace string, fn func(src source, r *Rule, err error) bool) {
-	walk := func(bs []binding, ns string) bool {
-		for i := range bs {
-			b := &bs[i]
+	walk := func(bs *bindings, ns string) bool {
+		for _, i := range bs.forUser(u) {
+			b := &bs.list[i]
 			s := b.appliesTo(u, ns)
 			if s == nil {
 				continue
@@ -115,7 +176,7 @@ func (p *Policy) visit(u user.User, namespace string, fn func(src source, r *Rul
 		}
 		return true
 	}
-	if walk(p.clusterRoleBindings, "") && namespace != "" {
+	if walk(&p.clusterRoleBindings, "") && namespace != "" {
 		walk(p.roleBindings[namespace], namespace)
 	}
 }

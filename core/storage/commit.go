@@ -150,7 +150,9 @@ func (s *Store) applyChange(tx *buntdb.Tx, rec journalRecord, ev *Event, rev int
 	if err := rec.apply(tx); err != nil || ev == nil {
 		return err
 	}
-	_, _, err := tx.Set(resourceRevPrefix+s.cfg.Collection(ev.Key), strconv.FormatInt(rev, 10), nil)
+	collection := s.cfg.Collection(ev.Key)
+	s.changed.Store(collection, rev)
+	_, _, err := tx.Set(resourceRevPrefix+collection, strconv.FormatInt(rev, 10), nil)
 	return err
 }
 
