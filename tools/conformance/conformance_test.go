@@ -59,12 +59,12 @@ func TestExcludeRules(t *testing.T) {
 func TestFocusMatchesExactlyTheSelection(t *testing.T) {
 	tests := []conformanceTest{{Codename: "[sig-x] A (b) should work [Conformance]"}, {Codename: "[sig-x] A should"}}
 	re := regexp.MustCompile(focus(tests))
-	for _, name := range []string{tests[0].Codename, tests[1].Codename} {
+	for _, name := range []string{"Kubernetes e2e suite " + tests[0].Codename, "Kubernetes e2e suite " + tests[1].Codename} {
 		if !re.MatchString(name) {
 			t.Errorf("focus misses %q", name)
 		}
 	}
-	if re.MatchString("[sig-x] A should also [Conformance]") {
+	if re.MatchString("Kubernetes e2e suite [sig-x] A should also [Conformance]") || re.MatchString("Kubernetes e2e suite [sig-y] [sig-x] A should") {
 		t.Error("focus matches a test it does not name")
 	}
 }

@@ -195,6 +195,7 @@ func runGinkgo(ctx context.Context, c config, phase string, tests []conformanceT
 		"--output-dir", c.work,
 		"--timeout", "3h",
 		"--no-color",
+		"--silence-skips",
 		c.e2e, "--",
 		"--kubeconfig", kubeconfig,
 		"--provider", "skeleton",
