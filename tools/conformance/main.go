@@ -35,12 +35,13 @@ func main() {
 		procs    = flag.Int("procs", 2, "ginkgo processes for the tests that may run in parallel")
 		focusArg = flag.String("focus", "", "run only the selected tests whose names match this regexp (a quick partial run)")
 		list     = flag.Bool("list", false, "print the selection (and each exclusion with its reason) and exit")
+		report   = flag.Bool("report", false, "run nothing: print the table from the junit reports already in -work")
 	)
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := run(ctx, config{e2e: *e2e, ginkgo: *ginkgo, server: *server, work: *work, exclude: *exclude,
-		procs: *procs, focus: *focusArg, list: *list}); err != nil {
+		procs: *procs, focus: *focusArg, list: *list, report: *report}); err != nil {
 		fmt.Fprintln(os.Stderr, "conformance:", err)
 		os.Exit(1)
 	}
@@ -49,7 +50,7 @@ func main() {
 type config struct {
 	e2e, ginkgo, server, work, exclude, focus string
 	procs                                     int
-	list                                      bool
+	list, report                              bool
 }
 
 func run(ctx context.Context, c config) error {
@@ -63,6 +64,17 @@ func run(ctx context.Context, c config) error {
 	if c.list {
 		printSelection(sel)
 		return nil
+	}
+	if c.report {
+		var results []result
+		for _, phase := range []string{"parallel", "serial"} {
+			rs, err := readJUnit(filepath.Join(c.work, "junit-"+phase+".xml"))
+			if err != nil && !os.IsNotExist(err) {
+				return err
+			}
+			results = append(results, rs...)
+		}
+		return summarize(c, sel, results)
 	}
 	var parallel, serial []conformanceTest
 	for _, t := range sel.run {
@@ -113,11 +125,17 @@ func run(ctx context.Context, c config) error {
 		}
 	}
 
+	fmt.Printf("\nconformance: ran in %s\n", time.Since(start).Round(time.Second))
+	return summarize(c, sel, results)
+}
+
+// summarize writes failures.txt and prints the table, "N/M passed" last.
+func summarize(c config, sel selection, results []result) error {
 	rows, failed := tally(sel.run, results)
 	if err := writeFailures(filepath.Join(c.work, "failures.txt"), failed); err != nil {
 		return err
 	}
-	fmt.Printf("\nconformance: ran in %s; junit reports and failures.txt in %s\n\n", time.Since(start).Round(time.Second), c.work)
+	fmt.Printf("conformance: junit reports and failures.txt in %s\n\n", c.work)
 	passed, total := printTable(os.Stdout, rows)
 	fmt.Printf("%d/%d passed\n", passed, total)
 	return nil
