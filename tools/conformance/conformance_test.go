@@ -70,7 +70,8 @@ func TestFocusMatchesExactlyTheSelection(t *testing.T) {
 }
 
 // Ginkgo's junit names carry "[It] " and the spec's labels; a test the report
-// does not name counts as not run; a failed suite node is listed.
+// does not name, or names as interrupted, counts as not run; a failed suite
+// node is listed.
 func TestTallyFromJUnit(t *testing.T) {
 	junit := `<?xml version="1.0" encoding="UTF-8"?>
 <testsuites tests="3"><testsuite name="Kubernetes e2e suite" tests="3">
@@ -78,6 +79,7 @@ func TestTallyFromJUnit(t *testing.T) {
 <testcase name="[It] [sig-apps] Job should delete a job [Conformance] [Conformance, sig-apps]" status="passed"></testcase>
 <testcase name="[It] [sig-node] Pods should be updated [NodeConformance] [Conformance]" status="failed"><failure message="[FAILED] timed out&#xA;second line" type="failed">[FAILED] timed out
 second line</failure></testcase>
+<testcase name="[It] [sig-apps] Job should manage the lifecycle of a job [Conformance]" status="interrupted"><failure message="interrupted by user" type="interrupted">interrupted by user</failure></testcase>
 <testcase name="[ReportAfterSuite] Kubernetes e2e suite report" status="failed"><failure message="">
 report failed</failure></testcase>
 </testsuite></testsuites>`

@@ -35,7 +35,7 @@ func main() {
 		procs    = flag.Int("procs", 2, "ginkgo processes for the tests that may run in parallel")
 		focusArg = flag.String("focus", "", "run only the selected tests whose names match this regexp (a quick partial run)")
 		list     = flag.Bool("list", false, "print the selection (and each exclusion with its reason) and exit")
-		report   = flag.Bool("report", false, "run nothing: print the table from the junit reports already in -work")
+		report   = flag.Bool("report", false, "run nothing: print the table from the junit reports (junit-*.xml) already in -work")
 	)
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -66,10 +66,16 @@ func run(ctx context.Context, c config) error {
 		return nil
 	}
 	if c.report {
+		// Every junit-*.xml: a run cut short and finished by -focus on
+		// what it left counts as one (a later file's result wins).
+		reports, err := filepath.Glob(filepath.Join(c.work, "junit-*.xml"))
+		if err != nil {
+			return err
+		}
 		var results []result
-		for _, phase := range []string{"parallel", "serial"} {
-			rs, err := readJUnit(filepath.Join(c.work, "junit-"+phase+".xml"))
-			if err != nil && !os.IsNotExist(err) {
+		for _, r := range reports {
+			rs, err := readJUnit(r)
+			if err != nil {
 				return err
 			}
 			results = append(results, rs...)

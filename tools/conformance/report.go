@@ -39,7 +39,8 @@ type junitSuites struct {
 
 // readJUnit reads ginkgo's junit report: its test cases are named
 // "[It] FULL NAME" (suite nodes "[SynchronizedBeforeSuite]" and the like,
-// which are left out unless they failed).
+// which are left out unless they failed). Tests an interrupt stopped are left
+// out.
 func readJUnit(path string) ([]result, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -52,6 +53,9 @@ func readJUnit(path string) ([]result, error) {
 	var out []result
 	for _, s := range doc.Suites {
 		for _, c := range s.Cases {
+			if c.Status == "interrupted" {
+				continue // stopped by Ctrl-C: it did not finish, so it did not run
+			}
 			name, isIt := strings.CutPrefix(c.Name, "[It] ")
 			r := result{name: name, skipped: c.Skipped != nil}
 			switch {
