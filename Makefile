@@ -135,7 +135,7 @@ fidelity: $(REFAPI)/refapi
 # "N/M passed" last; junit reports and failures.txt stay in build/conformance.
 # e2e.test is built from the Go module proxy on first use (~16 min on 2 cores;
 # tools/conformance/e2e is its module). Never part of make test.
-# CONFORMANCE_FLAGS passes flags (-procs 2, -focus REGEXP, -list, -report; -h).
+# CONFORMANCE_FLAGS passes flags (-procs 2, -focus REGEXP, -list, -report, -phases; -h).
 CONFORMANCE ?= build/conformance
 CONFORMANCE_FLAGS ?=
 conformance: $(CONFORMANCE)/e2e.test $(CONFORMANCE)/ginkgo

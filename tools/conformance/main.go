@@ -35,22 +35,23 @@ func main() {
 		procs    = flag.Int("procs", 2, "ginkgo processes for the tests that may run in parallel")
 		focusArg = flag.String("focus", "", "run only the selected tests whose names match this regexp (a quick partial run)")
 		list     = flag.Bool("list", false, "print the selection (and each exclusion with its reason) and exit")
+		phases   = flag.String("phases", "parallel,serial", "which phases to run: the tests that may run in parallel, the [Serial] ones")
 		report   = flag.Bool("report", false, "run nothing: print the table from the junit reports (junit-*.xml) already in -work")
 	)
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := run(ctx, config{e2e: *e2e, ginkgo: *ginkgo, server: *server, work: *work, exclude: *exclude,
-		procs: *procs, focus: *focusArg, list: *list, report: *report}); err != nil {
+		procs: *procs, focus: *focusArg, phases: *phases, list: *list, report: *report}); err != nil {
 		fmt.Fprintln(os.Stderr, "conformance:", err)
 		os.Exit(1)
 	}
 }
 
 type config struct {
-	e2e, ginkgo, server, work, exclude, focus string
-	procs                                     int
-	list, report                              bool
+	e2e, ginkgo, server, work, exclude, focus, phases string
+	procs                                             int
+	list, report                                      bool
 }
 
 func run(ctx context.Context, c config) error {
@@ -107,7 +108,7 @@ func run(ctx context.Context, c config) error {
 		tests []conformanceTest
 		procs int
 	}{{"parallel", parallel, c.procs}, {"serial", serial, 1}} {
-		if len(phase.tests) == 0 {
+		if len(phase.tests) == 0 || !strings.Contains(","+c.phases+",", ","+phase.name+",") {
 			continue
 		}
 		report := filepath.Join(c.work, "junit-"+phase.name+".xml")
@@ -212,6 +213,11 @@ func runGinkgo(ctx context.Context, c config, phase string, tests []conformanceT
 		return err
 	}
 	defer logf.Close()
+	// ginkgo runs e2e.test in its own directory: paths given to it are absolute.
+	reportDir, err := filepath.Abs(filepath.Join(c.work, "report-"+phase))
+	if err != nil {
+		return err
+	}
 	args := []string{
 		"--procs", fmt.Sprint(procs),
 		"--focus", focus(tests),
@@ -223,12 +229,16 @@ func runGinkgo(ctx context.Context, c config, phase string, tests []conformanceT
 		c.e2e, "--",
 		"--kubeconfig", kubeconfig,
 		"--provider", "skeleton",
-		"--report-dir", filepath.Join(c.work, "report-"+phase),
+		"--report-dir", reportDir,
 	}
 	cmd := exec.CommandContext(ctx, c.ginkgo, args...)
 	cmd.Stdout, cmd.Stderr = logf, logf
-	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
-	cmd.WaitDelay = time.Minute
+	// ginkgo and its test processes in a group of their own, interrupted
+	// together as Ctrl-C would: each process cleans up, then ginkgo writes
+	// the report of what finished.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGINT) }
+	cmd.WaitDelay = 5 * time.Minute
 	return cmd.Run()
 }
 
