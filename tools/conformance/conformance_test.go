@@ -105,3 +105,33 @@ report failed</failure></testcase>
 		t.Errorf("failed %+v", failed)
 	}
 }
+
+// A phase's report lists every other test of the suite as skipped: a test
+// skipped in one report and run in another counts as run.
+func TestTallyAcrossReports(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, status, body string) string {
+		path := filepath.Join(dir, name)
+		junit := `<testsuites><testsuite><testcase name="[It] [sig-apps] Daemon set [Serial] should run [Conformance] [Serial, Conformance]" status="` +
+			status + `">` + body + `</testcase></testsuite></testsuites>`
+		if err := os.WriteFile(path, []byte(junit), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	parallel, err := readJUnit(write("junit-parallel.xml", "skipped", `<skipped message="skipped"></skipped>`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	serial, err := readJUnit(write("junit-serial.xml", "passed", ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	selected := []conformanceTest{{Codename: "[sig-apps] Daemon set [Serial] should run [Conformance]"}}
+	for _, results := range [][]result{append(parallel, serial...), append(serial, parallel...)} {
+		rows, _ := tally(selected, results)
+		if len(rows) != 1 || rows[0].passed != 1 {
+			t.Errorf("rows %+v, want the test passed", rows)
+		}
+	}
+}

@@ -13,7 +13,6 @@ import (
 type result struct {
 	name    string // the test's full name, as the conformance list spells it
 	passed  bool
-	skipped bool
 	failure string // the failure's first line
 }
 
@@ -39,8 +38,8 @@ type junitSuites struct {
 
 // readJUnit reads ginkgo's junit report: its test cases are named
 // "[It] FULL NAME" (suite nodes "[SynchronizedBeforeSuite]" and the like,
-// which are left out unless they failed). Tests an interrupt stopped are left
-// out.
+// which are left out unless they failed). Tests skipped (all those a focus
+// leaves out) or stopped by an interrupt are left out.
 func readJUnit(path string) ([]result, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -53,18 +52,18 @@ func readJUnit(path string) ([]result, error) {
 	var out []result
 	for _, s := range doc.Suites {
 		for _, c := range s.Cases {
-			if c.Status == "interrupted" {
-				continue // stopped by Ctrl-C: it did not finish, so it did not run
+			if c.Status == "interrupted" || c.Skipped != nil {
+				continue // skipped, or stopped by Ctrl-C before it finished: not run
 			}
 			name, isIt := strings.CutPrefix(c.Name, "[It] ")
-			r := result{name: name, skipped: c.Skipped != nil}
+			r := result{name: name}
 			switch {
 			case c.Failure != nil:
 				r.failure = firstLine(c.Failure.Message, c.Failure.Text)
 			case c.Error != nil:
 				r.failure = firstLine(c.Error.Message, c.Error.Text)
 			default:
-				r.passed = !r.skipped
+				r.passed = true
 			}
 			if !isIt && r.failure == "" {
 				continue
@@ -96,16 +95,12 @@ type sigRow struct {
 // not name did not run: the suite stopped or its focus missed it).
 func tally(selected []conformanceTest, results []result) ([]sigRow, []result) {
 	// A junit name is the full name followed by the spec's labels in
-	// brackets: index it under both.
+	// brackets: index it under both. A later report's result wins.
 	byName := map[string]result{}
 	for _, r := range results {
 		if i := strings.LastIndex(r.name, " ["); i > 0 && strings.HasSuffix(r.name, "]") {
-			if _, ok := byName[r.name[:i]]; !ok {
-				byName[r.name[:i]] = r
-			}
+			byName[r.name[:i]] = r
 		}
-	}
-	for _, r := range results {
 		byName[r.name] = r
 	}
 	rows := map[string]*sigRow{}
@@ -120,12 +115,13 @@ func tally(selected []conformanceTest, results []result) ([]sigRow, []result) {
 		row.selected++
 		r, ok := byName[t.Codename]
 		switch {
-		case !ok || r.skipped:
+		case !ok:
 			row.notRun++
 		case r.passed:
 			row.passed++
 		default:
 			row.failed++
+			r.name = t.Codename // without the junit name's labels
 			failed = append(failed, r)
 		}
 	}
