@@ -131,11 +131,13 @@ fidelity: $(REFAPI)/refapi
 # simulated cluster: the [Conformance] tests of k8s.io/kubernetes v1.32.13 that
 # tools/conformance/exclude.txt's rules leave in (no process run in a container,
 # no traffic between Pods, no webhook served from a Pod), the parallel ones
-# under ginkgo --procs, then the [Serial] ones. Prints the results per SIG and
+# under ginkgo --procs 6, then the [Serial] ones. Prints the results per SIG and
 # "N/M passed" last; junit reports and failures.txt stay in build/conformance.
 # e2e.test is built from the Go module proxy on first use (~16 min on 2 cores;
 # tools/conformance/e2e is its module). Never part of make test.
-# CONFORMANCE_FLAGS passes flags (-procs 2, -focus REGEXP, -list, -report, -phases; -h).
+# About 70 minutes here besides (the parallel ones 46 with -procs 6, the serial
+# ones 24). CONFORMANCE_FLAGS passes flags (-procs N, -focus REGEXP, -list,
+# -report, -phases; -h).
 CONFORMANCE ?= build/conformance
 CONFORMANCE_FLAGS ?=
 conformance: $(CONFORMANCE)/e2e.test $(CONFORMANCE)/ginkgo

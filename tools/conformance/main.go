@@ -32,7 +32,7 @@ func main() {
 		server   = flag.String("server", "build/conformance/playground", "kubeplay's native command (./playground built)")
 		work     = flag.String("work", "build/conformance", "directory for the kubeconfig, logs and reports")
 		exclude  = flag.String("exclude", "tools/conformance/exclude.txt", "the rules that leave tests out")
-		procs    = flag.Int("procs", 2, "ginkgo processes for the tests that may run in parallel")
+		procs    = flag.Int("procs", 6, "ginkgo processes for the tests that may run in parallel (they mostly wait: 6 keep 2 cores about half busy)")
 		focusArg = flag.String("focus", "", "run only the selected tests whose names match this regexp (a quick partial run)")
 		list     = flag.Bool("list", false, "print the selection (and each exclusion with its reason) and exit")
 		phases   = flag.String("phases", "parallel,serial", "which phases to run: the tests that may run in parallel, the [Serial] ones")
