@@ -133,7 +133,13 @@ func run(ctx context.Context, c config) error {
 	}
 
 	fmt.Printf("\nconformance: ran in %s\n", time.Since(start).Round(time.Second))
-	return summarize(c, sel, results)
+	if err := summarize(c, sel, results); err != nil {
+		return err
+	}
+	if ctx.Err() != nil {
+		return errors.New("interrupted: the tests it stopped count as not run")
+	}
+	return nil
 }
 
 // summarize writes failures.txt and prints the table, "N/M passed" last.
