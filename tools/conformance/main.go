@@ -5,7 +5,8 @@
 // then the [Serial] ones alone. It prints a table of results per SIG and
 // "N/M passed" last, and keeps ginkgo's junit reports and the failures (name
 // and first line) in -work. It exits 0 when the suite ran, whatever passed,
-// and non-zero when the server or the suite could not start.
+// and non-zero when the server or the suite could not start or was
+// interrupted.
 package main
 
 import (
