@@ -5,7 +5,7 @@ SITE    := build/site
 export GONOSUMDB = github.com/syumai
 
 .PHONY: run test deps lint wasm-check site site-br site-floor ui-deps bench bench-browser bench-vs-kube fidelity size size-check go-test ui-test browser-test \
-	edge edge-deps edge-dev edge-test bench-edge
+	edge edge-deps edge-dev edge-test bench-edge conformance
 
 # `make run` needs Go and Node (npm installs the UI's build tools on first use).
 run: site
@@ -126,6 +126,32 @@ FIDELITY_FLAGS ?=
 fidelity: $(REFAPI)/refapi
 	$(GO) build -o build/fidelity/bin/fidelity ./tools/fidelity
 	build/fidelity/bin/fidelity -refapi $(REFAPI) -work build/fidelity -seed $(SEED) -n $(N) $(FIDELITY_FLAGS)
+
+# Upstream's conformance tests (CONF-1) against the native server with a
+# simulated cluster: the [Conformance] tests of k8s.io/kubernetes v1.32.13 that
+# tools/conformance/exclude.txt's rules leave in (no process run in a container,
+# no traffic between Pods, no webhook served from a Pod), the parallel ones
+# under ginkgo --procs 6, then the [Serial] ones. Prints the results per SIG and
+# "N/M passed" last; junit reports and failures.txt stay in build/conformance.
+# e2e.test is built from the Go module proxy on first use (~16 min on 2 cores;
+# tools/conformance/e2e is its module). Never part of make test.
+# About 70 minutes here besides (the parallel ones 46 with -procs 6, the serial
+# ones 24). CONFORMANCE_FLAGS passes flags (-procs N, -focus REGEXP, -list,
+# -report, -phases; -h).
+CONFORMANCE ?= build/conformance
+CONFORMANCE_FLAGS ?=
+conformance: $(CONFORMANCE)/e2e.test $(CONFORMANCE)/ginkgo
+	$(GO) build -o $(CONFORMANCE)/playground ./playground
+	$(GO) run ./tools/conformance -e2e $(CONFORMANCE)/e2e.test -ginkgo $(CONFORMANCE)/ginkgo \
+		-server $(CONFORMANCE)/playground -work $(CONFORMANCE) $(CONFORMANCE_FLAGS)
+
+$(CONFORMANCE)/e2e.test: tools/conformance/e2e/go.mod tools/conformance/e2e/go.sum
+	mkdir -p $(CONFORMANCE)
+	cd tools/conformance/e2e && $(GO) test -c -o $(abspath $@) k8s.io/kubernetes/test/e2e
+
+$(CONFORMANCE)/ginkgo: tools/conformance/e2e/go.mod tools/conformance/e2e/go.sum
+	mkdir -p $(CONFORMANCE)
+	cd tools/conformance/e2e && $(GO) build -o $(abspath $@) github.com/onsi/ginkgo/v2/ginkgo
 
 $(REFAPI)/refapi:
 	@test -x $(REFAPI_KIT)/build.sh || { echo "no refapi kit at $(REFAPI_KIT) (set REFAPI_KIT)" >&2; exit 1; }
