@@ -141,6 +141,12 @@ func TestSIM_1_DisruptionBudgetUnmanagedAndUncountable(t *testing.T) {
 		c := object.Objects(object.Child(e.get(pdbs+"/ds"), "status"), "conditions")
 		return len(c) == 1 && c[0]["reason"] == "SyncFailed" && c[0]["message"] == "daemonsets.apps does not implement the scale subresource"
 	})
+	// The DaemonSet's Pods come up on every node first (under load its
+	// controller may still be making them when the budget's sync fails).
+	e.until(2*time.Minute, "the DaemonSet ready", func() bool {
+		st := object.Child(e.get("/apis/apps/v1/namespaces/default/daemonsets/ds"), "status")
+		return object.Int(st["desiredNumberScheduled"]) > 0 && object.Int(st["numberReady"]) == object.Int(st["desiredNumberScheduled"])
+	})
 	e.idle("the disruption controller")
 }
 
