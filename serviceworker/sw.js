@@ -11,7 +11,7 @@
 //   /xds/v3/ /v3/discovery:
 //       → the xDS module (kubeplay-xds.wasm, a second Go instance, loaded on
 //         first use and then cached), a client of the core through
-//         kubeplay.handle: the discovery service's HTTP transports. The core
+//         kubeplay.handleModule: the discovery service's HTTP transports. The core
 //         serves the xds.kubeplay.dev objects and has the module check them.
 //   /debug/kubeplay/cluster
 //       → this worker: the sandbox's cluster mode. GET answers {mode, nodes,
@@ -257,7 +257,7 @@ function xds() {
 async function startXDS() {
   await core();
   await loadModule(XDS_WASM, 'kubeplayXDS', () => { xdsPromise = null; });
-  await self.kubeplayXDS.start(self.kubeplay.handle);
+  await self.kubeplayXDS.start(self.kubeplay.handleModule);
 }
 
 // loadModule runs a second Go module beside the core once per worker: from
@@ -310,7 +310,7 @@ function applyCluster(settings) {
     }
     await core();
     await loadModule(SIM_WASM, 'kubeplaySim', () => {});
-    await self.kubeplaySim.start(self.kubeplay.handle, { nodes: settings.nodes, speed: settings.speed });
+    await self.kubeplaySim.start(self.kubeplay.handleModule, { nodes: settings.nodes, speed: settings.speed });
   });
   clusterQueue = next.catch(() => {});
   return next;

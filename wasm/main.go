@@ -11,6 +11,9 @@
 //	kubeplay.handle(method, url, headers, body) → Promise<{status, headers, body}>
 //	    headers: in, "name: value\r\n" lines; out, JSON text of [[name, value], ...];
 //	    body: Uint8Array|null for a whole answer, ReadableStream for a streamed one
+//	kubeplay.handleModule: the same for the worker's other Go modules (xDS, the
+//	    simulated cluster), whose caller identity (bridge.Remote's impersonation
+//	    headers) is taken as the core's in-process callers' is: not authorized
 //	kubeplay.stop() → Promise
 package main
 
@@ -40,6 +43,9 @@ func main() {
 	api.Set("start", js.FuncOf(start))
 	api.Set("stop", js.FuncOf(stop))
 	api.Set("handle", bridge.Handler(web.HandlerFunc(serve)))
+	// The worker's own modules (xDS, the simulated cluster) call this one,
+	// as the core's in-process clients.
+	api.Set("handleModule", bridge.Handler(bridge.Module(web.HandlerFunc(serve))))
 	js.Global().Set("kubeplay", api)
 	if ready := js.Global().Get("kubeplayReady"); ready.Type() == js.TypeFunction {
 		ready.Invoke()

@@ -156,7 +156,7 @@ export class Sandbox extends DurableObject {
       this.xds = (async () => {
         this.xdsAPI ??= this.instantiateModule(xdsModule, 'kubeplayXDS', () => { this.xdsAPI = null; this.xds = null; });
         const xds = await this.xdsAPI;
-        await xds.start(api.handle);
+        await xds.start(api.handleModule);
         return xds;
       })().catch((err) => {
         this.xds = null;
@@ -235,7 +235,7 @@ export class Sandbox extends DurableObject {
     const { mode, nodes, speed } = this.meta.cluster;
     if (mode !== 'api-only') {
       this.sim ??= this.instantiateModule(simModule, 'kubeplaySim', () => { this.sim = null; });
-      await (await this.sim).start(api.handle, { nodes, speed });
+      await (await this.sim).start(api.handleModule, { nodes, speed });
     }
     await this.ctx.storage.setAlarm(Math.min(this.deadline(), Date.now() + this.unloadIdleMs));
     return { api, info };

@@ -11,7 +11,7 @@ import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import { h, mount } from './dom.js';
 import { apiFetch, onTargetChange } from './api.js';
-import { ApfHistory, PANEL_IDENTITY, ensureDemoLevel, runLoad } from './apfmodel.js';
+import { ApfHistory, PANEL_IDENTITY, ensureDemoLevel, ensureLoadAccess, runLoad } from './apfmodel.js';
 
 const POLL_MS = 500;
 const COLORS = ['#2563eb', '#dc2626', '#16a34a', '#9333ea', '#ea580c', '#0891b2', '#ca8a04', '#db2777', '#4b5563', '#65a30d'];
@@ -246,6 +246,11 @@ export function createApfPanel() {
     const flows = [];
     for (let i = 1; i <= Number(elephants.value); i++) flows.push({ name: `elephant-${i}`, concurrency: Number(concurrency.value) });
     for (let i = 1; i <= Number(mice.value); i++) flows.push({ name: `mouse-${i}`, concurrency: 1 });
+    try {
+      await ensureLoadAccess(apiFetch, flows.map((f) => f.name));
+    } catch (e) {
+      status.textContent = e.message;
+    }
     const requests = {
       list: { method: 'GET', path: '/api/v1/namespaces/default/configmaps' },
       get: { method: 'GET', path: '/api/v1/namespaces/default' },

@@ -68,6 +68,29 @@ export async function ensureDemoLevel(fetchFn) {
   }
 }
 
+/** The RoleBinding that lets the load generator's users do what they send:
+ * the cluster authorizes every request (RBAC), and users bound to nothing
+ * would meet 403s, not queues. It grants `edit` in the default namespace. */
+export const LOAD_BINDING = 'playground-load';
+
+/** Binds users (the load's flows) to `edit` in the default namespace,
+ * replacing the subjects of an earlier load's binding. */
+export async function ensureLoadAccess(fetchFn, users) {
+  const path = `/apis/rbac.authorization.k8s.io/v1/namespaces/default/rolebindings/${LOAD_BINDING}`;
+  const res = await fetchFn(path, {
+    method: 'PUT',
+    headers: { ...PANEL_IDENTITY, 'Content-Type': 'application/json', Accept: 'application/json' },
+    body: JSON.stringify({
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'RoleBinding',
+      metadata: { name: LOAD_BINDING, namespace: 'default' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'edit' },
+      subjects: users.map((name) => ({ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name })),
+    }),
+  });
+  if (!res.ok) throw new Error(`binding the load's users: HTTP ${res.status}`);
+}
+
 /** The p-th percentile (0..1) of an ascending list, 0 when empty. */
 export function percentile(sorted, p) {
   if (!sorted.length) return 0;

@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { runLoad, ApfHistory, ensureDemoLevel, percentile, DEMO_GROUP, PANEL_IDENTITY } from '../src/apfmodel.js';
+import { runLoad, ApfHistory, ensureDemoLevel, ensureLoadAccess, percentile, DEMO_GROUP, PANEL_IDENTITY, LOAD_BINDING } from '../src/apfmodel.js';
 
 const response = (status, headers = {}) => ({
   status,
@@ -43,6 +43,22 @@ test('runLoad sends each flow as its user, holds seats with simulated work, and 
     assert.equal(h['X-Kubeplay-Simulated-Work'], '250ms');
   }
   assert.ok(byFlow['mouse-1'].p99 >= byFlow['mouse-1'].p50);
+});
+
+test('ensureLoadAccess binds the load\'s users to edit in default, as system:masters', async () => {
+  const calls = [];
+  await ensureLoadAccess(async (path, init) => {
+    calls.push([init.method, path, init.headers['Impersonate-Group'], JSON.parse(init.body)]);
+    return response(200);
+  }, ['elephant-1', 'mouse-1']);
+  assert.equal(calls.length, 1);
+  const [method, path, group, body] = calls[0];
+  assert.equal(method, 'PUT');
+  assert.equal(path, `/apis/rbac.authorization.k8s.io/v1/namespaces/default/rolebindings/${LOAD_BINDING}`);
+  assert.equal(group, PANEL_IDENTITY['Impersonate-Group']);
+  assert.deepEqual(body.roleRef, { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'edit' });
+  assert.deepEqual(body.subjects.map((s) => [s.kind, s.name]), [['User', 'elephant-1'], ['User', 'mouse-1']]);
+  await assert.rejects(ensureLoadAccess(async () => response(403), ['x']), /HTTP 403/);
 });
 
 test('ensureDemoLevel creates the level and schema as system:masters, and 409 means already there', async () => {

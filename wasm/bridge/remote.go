@@ -137,3 +137,23 @@ func DecodeErrors(text string) field.ErrorList {
 	}
 	return out
 }
+
+// Module is the handler another Go module of the same worker calls through
+// Remote (the xDS module, the simulated cluster): Remote's impersonation
+// headers name the caller, who becomes the request's identity as the core's
+// own in-process callers' is (kube's controllers and kubelets, which the
+// core trusts, are authorized by nothing here). Only the worker's script
+// holds it; pages reach the core through the ordinary handler.
+func Module(h web.Handler) web.Handler {
+	return web.HandlerFunc(func(w web.ResponseWriter, r *web.Request) {
+		name := r.Header.Get("Impersonate-User")
+		if name == "" {
+			h.ServeHTTP(w, r)
+			return
+		}
+		u := user.User{Name: name, Groups: r.Header.Values("Impersonate-Group")}
+		r.Header.Del("Impersonate-User")
+		r.Header.Del("Impersonate-Group")
+		h.ServeHTTP(w, r.WithContext(user.WithUser(r.Context(), u)))
+	})
+}
