@@ -51,6 +51,31 @@ func TestRecordBuiltinsKube(t *testing.T) {
 // recordKube writes file with the answers of the kube-apiserver that
 // KUBEPLAY_REFAPI names to the cases' steps, each case's steps sent in order;
 // what names the requests they answer.
+// askKube sends step to the kube-apiserver at base, its headers set by
+// header, and returns kube's answer, its body compacted.
+func askKube(t *testing.T, client *http.Client, base string, step kubeStep, header func(http.Header)) kubeAnswer {
+	t.Helper()
+	req, err := http.NewRequest(step.method, base+step.path, strings.NewReader(step.body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	header(req.Header)
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, body); err != nil {
+		t.Fatalf("%s %s: %v: %s", step.method, step.path, err, body)
+	}
+	return kubeAnswer{resp.StatusCode, compact.Bytes()}
+}
+
 func recordKube(t *testing.T, file, what string, cases []kubeCase) {
 	base := os.Getenv("KUBEPLAY_REFAPI")
 	if base == "" {
@@ -62,26 +87,10 @@ func recordKube(t *testing.T, file, what string, cases []kubeCase) {
 	for i, c := range cases {
 		var answers []kubeAnswer
 		for _, s := range c.steps {
-			req, err := http.NewRequest(s.method, base+s.path, strings.NewReader(s.body))
-			if err != nil {
-				t.Fatal(err)
-			}
-			req.Header.Set("Content-Type", stepContentType(s))
-			req.Header.Set("Authorization", "Bearer refapi-admin-token")
-			resp, err := client.Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			body, err := io.ReadAll(resp.Body)
-			resp.Body.Close()
-			if err != nil {
-				t.Fatal(err)
-			}
-			var compact bytes.Buffer
-			if err := json.Compact(&compact, body); err != nil {
-				t.Fatalf("%s: %v: %s", c.id, err, body)
-			}
-			answers = append(answers, kubeAnswer{resp.StatusCode, compact.Bytes()})
+			answers = append(answers, askKube(t, client, base, s, func(h http.Header) {
+				h.Set("Content-Type", stepContentType(s))
+				h.Set("Authorization", "Bearer refapi-admin-token")
+			}))
 		}
 		line, err := json.Marshal(answers)
 		if err != nil {

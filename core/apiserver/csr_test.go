@@ -1,10 +1,8 @@
 package apiserver
 
 import (
-	"bytes"
 	"crypto/tls"
 	"encoding/json"
-	"io"
 	"net/http"
 	"os"
 	"strings"
@@ -129,25 +127,7 @@ func TestRecordCSRSignersKube(t *testing.T) {
 	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
 	var answers []kubeAnswer
 	for _, s := range csrSignerSteps {
-		req, err := http.NewRequest(s.method, base+s.path, strings.NewReader(s.body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		setRBACHeaders(req.Header, s)
-		resp, err := client.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		body, err := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		var compact bytes.Buffer
-		if err := json.Compact(&compact, body); err != nil {
-			t.Fatalf("%v: %s", err, body)
-		}
-		answers = append(answers, kubeAnswer{resp.StatusCode, compact.Bytes()})
+		answers = append(answers, askKube(t, client, base, s.kubeStep, func(h http.Header) { setRBACHeaders(h, s) }))
 		if strings.Contains(s.path, "/rbac.authorization.k8s.io/") {
 			time.Sleep(time.Second) // kube's authorizer reads RBAC from its informers
 		}

@@ -5,7 +5,6 @@ import (
 	"crypto/tls"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"strings"
@@ -145,26 +144,9 @@ func TestRecordRBACKube(t *testing.T) {
 	for i, c := range rbacCases {
 		var answers []kubeAnswer
 		for _, s := range c.steps {
-			req, err := http.NewRequest(s.method, base+s.path, strings.NewReader(s.body))
-			if err != nil {
-				t.Fatal(err)
-			}
-			setRBACHeaders(req.Header, s)
-			resp, err := client.Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			body, err := io.ReadAll(resp.Body)
-			resp.Body.Close()
-			if err != nil {
-				t.Fatal(err)
-			}
-			var compact bytes.Buffer
-			if err := json.Compact(&compact, body); err != nil {
-				t.Fatalf("%s: %v: %s", c.id, err, body)
-			}
-			answers = append(answers, kubeAnswer{resp.StatusCode, compact.Bytes()})
-			if s.method != "GET" && resp.StatusCode < 300 && strings.Contains(s.path, "/rbac.authorization.k8s.io/") {
+			a := askKube(t, client, base, s.kubeStep, func(h http.Header) { setRBACHeaders(h, s) })
+			answers = append(answers, a)
+			if s.method != "GET" && a.Code < 300 && strings.Contains(s.path, "/rbac.authorization.k8s.io/") {
 				// kube's authorizer reads roles and bindings from its
 				// informers: let them see the write (kubeplay's reads
 				// the store, at once).
