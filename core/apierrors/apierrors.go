@@ -152,14 +152,17 @@ func NewBadRequest(msg string) *Status {
 }
 
 // NewForbidden: the operation is not allowed on the object (or the collection,
-// without a name), for why.
+// without a name; or, without a resource, on a path), for why.
 //
 //go:noinline
 func NewForbidden(group, resource, name, why string, causes ...StatusCause) *Status {
 	var msg string
-	if name == "" {
+	switch {
+	case resource == "" && group == "":
+		msg = "forbidden: " + why
+	case name == "":
 		msg = fmt.Sprintf("%s is forbidden: %s", Qualify(group, resource), why)
-	} else {
+	default:
 		msg = fmt.Sprintf("%s %q is forbidden: %s", Qualify(group, resource), name, why)
 	}
 	return New(web.StatusForbidden, "Forbidden", msg,

@@ -83,17 +83,13 @@ func nameFromFieldSelector(a *Attributes, r *web.Request) {
 }
 
 // Forbidden is kube's refusal of a: "User U cannot VERB resource R in API
-// group G in the namespace N" (or at the cluster scope, or a path), the
-// reason after a colon when there is one.
+// group G in the namespace N" (or at the cluster scope, or a path: a
+// non-resource request's attributes name no resource), the reason after a
+// colon when there is one.
 func Forbidden(a *Attributes, reason string) *apierrors.Status {
 	msg := htmlEscaper.Replace(forbiddenMessage(a))
 	if reason != "" {
 		msg += ": " + reason
-	}
-	if !a.ResourceRequest || a.Resource == "" && a.APIGroup == "" {
-		s := apierrors.NewForbidden("", "", a.Name, msg)
-		s.Message = "forbidden: " + msg
-		return s
 	}
 	return apierrors.NewForbidden(a.APIGroup, a.Resource, a.Name, msg)
 }
