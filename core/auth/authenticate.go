@@ -175,7 +175,8 @@ func extraKey(header string) string {
 var htmlEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")
 
 var (
-	errInvalidToken = errors.New("invalid bearer token")
+	// ErrInvalidToken is a token no authenticator knows (kube's words).
+	ErrInvalidToken = errors.New("invalid bearer token")
 	errNoToken      = errors.New("no bearer token, and anonymous requests are not allowed")
 )
 
@@ -195,7 +196,7 @@ func (a *Authenticator) authenticate(r *web.Request) (user.User, error) {
 	u, ok := a.opts.Tokens[parts[1]]
 	if !ok {
 		if a.opts.ServiceAccounts == nil {
-			return user.User{}, errInvalidToken
+			return user.User{}, ErrInvalidToken
 		}
 		sa, _, err := a.opts.ServiceAccounts.AuthenticateToken(parts[1], nil)
 		if err != nil {

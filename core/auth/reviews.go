@@ -159,7 +159,7 @@ func tokenReview(obj object.Object, z TokenAuthenticator) (object.Object, error)
 	object.Meta(obj)["creationTimestamp"] = nil
 	u, audiences, err := z.AuthenticateToken(token, object.Strings(spec, "audiences"))
 	if err != nil {
-		obj["status"] = map[string]any{"user": map[string]any{}, "error": err.Error()}
+		obj["status"] = map[string]any{"user": map[string]any{}, "error": tokenError(err)}
 		return obj, nil
 	}
 	info := map[string]any{"username": u.Name, "uid": u.UID, "groups": stringsToAny(u.Groups)}

@@ -112,30 +112,27 @@ func (k *TokenKey) Sign(c TokenClaims) (string, error) {
 	return signing + "." + base64.RawURLEncoding.EncodeToString(sig), nil
 }
 
-// errNotOurs is a token this key did not sign (or not a JWT at all).
-var errNotOurs = errors.New("invalid bearer token")
-
 // Verify checks token's signature, issuer and times at now, and reads it.
 func (k *TokenKey) Verify(token string, now time.Time) (TokenClaims, error) {
 	parts := strings.Split(token, ".")
 	if len(parts) != 3 {
-		return TokenClaims{}, errNotOurs
+		return TokenClaims{}, ErrInvalidToken
 	}
 	sig, err := base64.RawURLEncoding.DecodeString(parts[2])
 	if err != nil || len(sig) != 64 {
-		return TokenClaims{}, errNotOurs
+		return TokenClaims{}, ErrInvalidToken
 	}
 	digest := sha256.Sum256([]byte(parts[0] + "." + parts[1]))
 	if !ecdsa.Verify(&k.priv.PublicKey, digest[:], new(big.Int).SetBytes(sig[:32]), new(big.Int).SetBytes(sig[32:])) {
-		return TokenClaims{}, errNotOurs
+		return TokenClaims{}, ErrInvalidToken
 	}
 	payload, err := base64.RawURLEncoding.DecodeString(parts[1])
 	if err != nil {
-		return TokenClaims{}, errNotOurs
+		return TokenClaims{}, ErrInvalidToken
 	}
 	m, err := object.Decode(payload)
 	if err != nil || object.String(m["iss"]) != Issuer {
-		return TokenClaims{}, errNotOurs
+		return TokenClaims{}, ErrInvalidToken
 	}
 	private, _ := m["kubernetes.io"].(map[string]any)
 	c := TokenClaims{ID: object.String(m["jti"]), Namespace: object.String(private["namespace"]),
@@ -150,7 +147,7 @@ func (k *TokenKey) Verify(token string, now time.Time) (TokenClaims, error) {
 	c.SecretName, c.SecretUID = read("secret")
 	c.NodeName, c.NodeUID = read("node")
 	if c.Account == "" || c.Namespace == "" {
-		return TokenClaims{}, errNotOurs
+		return TokenClaims{}, ErrInvalidToken
 	}
 	if now.After(c.Expires) {
 		return TokenClaims{}, errors.New("service account token has expired")
@@ -194,8 +191,19 @@ func TokenUser(c TokenClaims) user.User {
 }
 
 // TokenAuthenticator authenticates service account tokens: who a token is
-// from, for audiences (nil: the API's), and the audiences it serves; an
-// error words why not, as kube's TokenReview gives it.
+// from, for audiences (nil: the API's), and the audiences it serves; the
+// error says why not: ErrInvalidToken for a token it does not know, or what
+// is wrong with one it does.
 type TokenAuthenticator interface {
 	AuthenticateToken(token string, audiences []string) (user.User, []string, error)
+}
+
+// tokenError words why a token does not authenticate, as kube's union of
+// authenticators does: "invalid bearer token" alone when no authenticator
+// knows it, else with the error of the one that does.
+func tokenError(err error) string {
+	if errors.Is(err, ErrInvalidToken) {
+		return ErrInvalidToken.Error()
+	}
+	return fmt.Sprintf("[%v, %v]", ErrInvalidToken, err)
 }

@@ -104,15 +104,12 @@ func (z *authorizer) RulesFor(u user.User, namespace string) (resource, nonResou
 
 // Authorizer is the Store's authorizer chain and its service account token
 // authenticator, for core/auth's filters and reviews.
-func (s *Store) Authorizer() auth.Reviewer { return reviewer{s.authz, s} }
+func (s *Store) Authorizer() auth.Reviewer { return s.authz }
 
-type reviewer struct {
-	*authorizer
-	*Store
+// AuthenticateToken is the Store's (serviceaccounttoken.go).
+func (z *authorizer) AuthenticateToken(token string, audiences []string) (user.User, []string, error) {
+	return z.store.AuthenticateToken(token, audiences)
 }
-
-// Authorize is the authorizer chain's (the Store has none of its own).
-func (r reviewer) Authorize(a *auth.Attributes) (bool, string) { return r.authorizer.Authorize(a) }
 
 // rbacEscalation is the check kube's RBAC storage makes before it writes a
 // role or a binding: a writer not in system:masters must hold every rule it

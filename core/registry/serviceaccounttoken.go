@@ -35,7 +35,7 @@ const (
 type tokenKeys struct {
 	mu     sync.Mutex
 	key    *auth.TokenKey
-	stored string // the Secret's key.der the key was read from
+	stored string // the Secret, as stored, the key was read from
 }
 
 // tokenKey is the sandbox's key: the one kept, or a new one, kept now when
@@ -46,14 +46,14 @@ func (s *Store) tokenKey(create bool) (*auth.TokenKey, error) {
 	defer s.tokens.mu.Unlock()
 	for range 2 {
 		if raw, ok := s.Current(secrets, "kube-system", tokenKeySecret); ok {
+			if s.tokens.key != nil && string(raw) == s.tokens.stored {
+				return s.tokens.key, nil // the Secret is decoded again only when it changes
+			}
 			obj, err := object.Decode(raw)
 			if err != nil {
 				return nil, apierrors.NewInternal(err)
 			}
 			der := object.String(object.Child(obj, "data")[tokenKeyField])
-			if s.tokens.key != nil && der == s.tokens.stored {
-				return s.tokens.key, nil
-			}
 			b, err := base64.StdEncoding.DecodeString(der)
 			if err != nil {
 				return nil, apierrors.NewInternal(err)
@@ -62,7 +62,7 @@ func (s *Store) tokenKey(create bool) (*auth.TokenKey, error) {
 			if err != nil {
 				return nil, apierrors.NewInternal(fmt.Errorf("the service account key in kube-system/%s: %w", tokenKeySecret, err))
 			}
-			s.tokens.key, s.tokens.stored = k, der
+			s.tokens.key, s.tokens.stored = k, string(raw)
 			return k, nil
 		}
 		if !create {
@@ -192,17 +192,12 @@ func (s *Store) boundObject(plural, namespace, name string) (object.Object, stri
 func (s *Store) AuthenticateToken(token string, audiences []string) (user.User, []string, error) {
 	key, err := s.tokenKey(false)
 	if err != nil || key == nil {
-		return user.User{}, nil, fmt.Errorf("invalid bearer token")
+		return user.User{}, nil, auth.ErrInvalidToken
 	}
+	invalid := func(err error) (user.User, []string, error) { return user.User{}, nil, err }
 	c, err := key.Verify(token, s.clock.Now())
 	if err != nil {
-		if err.Error() == "invalid bearer token" {
-			return user.User{}, nil, err
-		}
-		return user.User{}, nil, fmt.Errorf("[invalid bearer token, %v]", err)
-	}
-	invalid := func(err error) (user.User, []string, error) {
-		return user.User{}, nil, fmt.Errorf("[invalid bearer token, %v]", err)
+		return invalid(err)
 	}
 	both, err := auth.AudiencesFor(c.Audiences, audiences)
 	if err != nil {
