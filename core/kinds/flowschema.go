@@ -28,12 +28,7 @@ func flowSchema() *api.Resource {
 			Validate:            validateFlowSchema,
 			// An update is checked whole, as kube's ValidateFlowSchemaUpdate does; a
 			// status write is the status subresource's.
-			ValidateUpdate: func(obj, _ object.Object, sub string) field.ErrorList {
-				if sub == "status" {
-					return nil
-				}
-				return validateFlowSchema(obj)
-			},
+			ValidateUpdate: notForStatus(validateFlowSchema),
 		},
 		Printer: table.FlowSchema,
 	}

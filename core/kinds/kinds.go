@@ -51,6 +51,17 @@ func anySubresource(rule func(obj, old object.Object) field.ErrorList) func(obj,
 	return func(obj, old object.Object, _ string) field.ErrorList { return rule(obj, old) }
 }
 
+// notForStatus is an update rule for the resource itself: a write to the
+// status subresource is judged by nothing else.
+func notForStatus(rule func(obj object.Object) field.ErrorList) func(obj, old object.Object, sub string) field.ErrorList {
+	return func(obj, _ object.Object, sub string) field.ErrorList {
+		if sub == "status" {
+			return nil
+		}
+		return rule(obj)
+	}
+}
+
 // str reads a field selector field that holds a string.
 func str(path ...string) func(object.Object) string {
 	return func(o object.Object) string {

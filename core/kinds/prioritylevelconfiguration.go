@@ -27,12 +27,7 @@ func priorityLevelConfiguration() *api.Resource {
 			Validate:            validatePriorityLevel,
 			// An update is checked whole, as kube's ValidatePriorityLevelConfigurationUpdate does; a
 			// status write is the status subresource's.
-			ValidateUpdate: func(obj, _ object.Object, sub string) field.ErrorList {
-				if sub == "status" {
-					return nil
-				}
-				return validatePriorityLevel(obj)
-			},
+			ValidateUpdate: notForStatus(validatePriorityLevel),
 		},
 		Printer: table.PriorityLevelConfiguration,
 	}

@@ -186,14 +186,14 @@ func onlyGCFieldsChanged(obj, old object.Object) bool {
 // is missing, as kube-apiserver's RBAC post-start hook does: it leaves an
 // object that exists as it is.
 func (s *Store) CreateBootstrapPolicy() error {
-	for _, obj := range rbac.Bootstrap() {
-		kind := object.String(obj["kind"])
-		var res *api.Resource
-		for _, r := range rbacResources {
-			if cand := s.schema.ByGroupResource(rbac.Group, r); cand != nil && cand.Kind == kind {
-				res = cand
-			}
+	byKind := map[string]*api.Resource{}
+	for _, r := range rbacResources {
+		if res := s.schema.ByGroupResource(rbac.Group, r); res != nil {
+			byKind[res.Kind] = res
 		}
+	}
+	for _, obj := range rbac.Bootstrap() {
+		res := byKind[object.String(obj["kind"])]
 		if res == nil {
 			continue
 		}
