@@ -2,20 +2,18 @@ package apiserver
 
 import (
 	"bytes"
-	"crypto/tls"
 	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
+	"maps"
 	"os"
 	"reflect"
 	"regexp"
 	"sort"
-	"strings"
 	"testing"
 
 	"kubeplay/core/encoding/protobuf"
 	"kubeplay/core/object"
+	"kubeplay/internal/refapi"
 )
 
 // builtinsKubeFile holds kube-apiserver's answers to defaultsCases and
@@ -51,24 +49,13 @@ func TestRecordBuiltinsKube(t *testing.T) {
 // recordKube writes file with the answers of the kube-apiserver that
 // KUBEPLAY_REFAPI names to the cases' steps, each case's steps sent in order;
 // what names the requests they answer.
-// askKube sends step to the kube-apiserver at base, its headers set by
-// header, and returns kube's answer, its body compacted.
-func askKube(t *testing.T, client *http.Client, base string, step kubeStep, header func(http.Header)) kubeAnswer {
+// askKube sends step to kube, with header (see refapi.Server.Do) besides
+// its Content-Type, and returns kube's answer, its body compacted.
+func askKube(t *testing.T, kube *refapi.Server, step kubeStep, header map[string]string) kubeAnswer {
 	t.Helper()
-	req, err := http.NewRequest(step.method, base+step.path, strings.NewReader(step.body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	header(req.Header)
-	resp, err := client.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, err := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
+	h := map[string]string{"Content-Type": stepContentType(step)}
+	maps.Copy(h, header)
+	resp, body := kube.Do(step.method, step.path, h, []byte(step.body))
 	var compact bytes.Buffer
 	if err := json.Compact(&compact, body); err != nil {
 		t.Fatalf("%s %s: %v: %s", step.method, step.path, err, body)
@@ -77,29 +64,37 @@ func askKube(t *testing.T, client *http.Client, base string, step kubeStep, head
 }
 
 func recordKube(t *testing.T, file, what string, cases []kubeCase) {
-	base := os.Getenv("KUBEPLAY_REFAPI")
-	if base == "" {
-		t.Skip("KUBEPLAY_REFAPI is not set: nothing to record")
-	}
-	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
-	var out bytes.Buffer
-	out.WriteString(`{"comment": "Answers of kube-apiserver v1.32.13 (the refapi kit: etcd 3.5.16, --service-cluster-ip-range=10.0.0.0/24, the ServiceAccount admission plugin off) to ` + what + `, each case's steps sent in order (bodies as JSON, PATCH as a JSON merge patch) to a fresh instance; recorded by ` + t.Name() + `.",` + "\n" + `"answers": {`)
-	for i, c := range cases {
-		var answers []kubeAnswer
+	kube := refapi.Connect(t)
+	var ids []string
+	var answers [][]kubeAnswer
+	for _, c := range cases {
+		var got []kubeAnswer
 		for _, s := range c.steps {
-			answers = append(answers, askKube(t, client, base, s, func(h http.Header) {
-				h.Set("Content-Type", stepContentType(s))
-				h.Set("Authorization", "Bearer refapi-admin-token")
-			}))
+			got = append(got, askKube(t, kube, s, nil))
 		}
-		line, err := json.Marshal(answers)
+		ids, answers = append(ids, c.id), append(answers, got)
+	}
+	writeKubeAnswers(t, file, "Answers of kube-apiserver v1.32.13 (the refapi kit: etcd 3.5.16, --service-cluster-ip-range=10.0.0.0/24, the ServiceAccount admission plugin off) to "+what+", each case's steps sent in order (bodies as JSON, PATCH as a JSON merge patch) to a fresh instance; recorded by "+t.Name()+".", ids, answers)
+}
+
+// writeKubeAnswers writes each case's answers, by its id, to file, one case
+// a line, in the form loadKube reads.
+func writeKubeAnswers(t *testing.T, file, comment string, ids []string, answers [][]kubeAnswer) {
+	var out bytes.Buffer
+	head, err := json.Marshal(comment)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out.WriteString(`{"comment": ` + string(head) + ",\n" + `"answers": {`)
+	for i, id := range ids {
+		line, err := json.Marshal(answers[i])
 		if err != nil {
 			t.Fatal(err)
 		}
 		if i > 0 {
 			out.WriteString(",")
 		}
-		fmt.Fprintf(&out, "\n%q: %s", c.id, line)
+		fmt.Fprintf(&out, "\n%q: %s", id, line)
 	}
 	out.WriteString("\n}}\n")
 	if err := os.WriteFile(file, out.Bytes(), 0o644); err != nil {
@@ -153,17 +148,23 @@ func replayKube(t *testing.T, s *testServer, file string, cases []kubeCase, head
 	answers := loadKube(t, file)
 	for _, c := range cases {
 		t.Run(c.id, func(t *testing.T) {
-			want := answers[c.id]
-			if len(want) != len(c.steps) {
-				t.Fatalf("%d answers recorded for %d steps: record again", len(want), len(c.steps))
-			}
-			for i, step := range c.steps {
-				r := s.do(step.method, step.path, step.body, append([]string{"Content-Type", stepContentType(step)}, headers...)...)
-				if err := compareKubeAnswer(c.id, step, r, want[i]); err != nil {
-					t.Errorf("%s %s (step %d): %v", step.method, step.path, i, err)
-				}
-			}
+			replayKubeSteps(t, s, c.id, answers[c.id], c.steps, func(int) []string { return headers })
 		})
+	}
+}
+
+// replayKubeSteps sends steps to s, step i with the headers headers(i)
+// gives besides its Content-Type, and compares each answer with kube's.
+func replayKubeSteps(t *testing.T, s *testServer, id string, want []kubeAnswer, steps []kubeStep, headers func(i int) []string) {
+	t.Helper()
+	if len(want) != len(steps) {
+		t.Fatalf("%d answers recorded for %d steps: record again", len(want), len(steps))
+	}
+	for i, step := range steps {
+		r := s.do(step.method, step.path, step.body, append([]string{"Content-Type", stepContentType(step)}, headers(i)...)...)
+		if err := compareKubeAnswer(id, step, r, want[i]); err != nil {
+			t.Errorf("%s %s (step %d): %v", step.method, step.path, i, err)
+		}
 	}
 }
 

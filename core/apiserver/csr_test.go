@@ -1,13 +1,8 @@
 package apiserver
 
 import (
-	"crypto/tls"
-	"encoding/json"
-	"net/http"
-	"os"
 	"strings"
 	"testing"
-	"time"
 
 	"kubeplay/core/auth"
 )
@@ -104,7 +99,7 @@ const (
 	csrIssued   = `{"status":{"certificate":"` + csrCertificate + `"}}`
 )
 
-var csrSignerSteps = []rbacStep{
+var csrSignerCases = []rbacCase{{"csr signers", []rbacStep{
 	admin(kpost(kubeCSRs, kcsr("csr-a", `"request":"`+csrRequest+`","signerName":"example.com/signer","usages":["client auth"]`))),
 	admin(kpost(kubeClusterRoles, `{"metadata":{"name":"csr-writer"},"rules":[{"apiGroups":["certificates.k8s.io"],"resources":["certificatesigningrequests","certificatesigningrequests/approval","certificatesigningrequests/status"],"verbs":["get","update","patch"]}]}`)),
 	admin(kpost(kubeCRBs, `{"metadata":{"name":"alice-csr-writer"},"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole","name":"csr-writer"},"subjects":[{"kind":"User","name":"alice"}]}`)),
@@ -114,34 +109,12 @@ var csrSignerSteps = []rbacStep{
 	admin(kpost(kubeClusterRoles, `{"metadata":{"name":"example-signer"},"rules":[{"apiGroups":["certificates.k8s.io"],"resources":["signers"],"resourceNames":["example.com/*"],"verbs":["approve","sign"]}]}`)),
 	admin(kpost(kubeCRBs, `{"metadata":{"name":"alice-example-signer"},"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole","name":"example-signer"},"subjects":[{"kind":"User","name":"alice"}]}`)),
 	{token: "t-alice", kubeStep: kpatch(kubeCSRs+"/csr-a/approval", csrApproved)},
-	{token: "t-alice", kubeStep: kpatch(kubeCSRs+"/csr-a/status", csrIssued)},
-}
+	{token: "t-alice", kubeStep: kpatch(kubeCSRs+"/csr-a/status", csrIssued)}}}}
 
 // TestRecordCSRSignersKube writes csrSignerFile from a fresh kube-apiserver
 // under RBAC with rbacTokens (see TestRecordRBACKube).
 func TestRecordCSRSignersKube(t *testing.T) {
-	base := os.Getenv("KUBEPLAY_REFAPI")
-	if base == "" {
-		t.Skip("KUBEPLAY_REFAPI is not set: nothing to record")
-	}
-	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
-	var answers []kubeAnswer
-	for _, s := range csrSignerSteps {
-		answers = append(answers, askKube(t, client, base, s.kubeStep, func(h http.Header) { setRBACHeaders(h, s) }))
-		if strings.Contains(s.path, "/rbac.authorization.k8s.io/") {
-			time.Sleep(time.Second) // kube's authorizer reads RBAC from its informers
-		}
-	}
-	data, err := json.MarshalIndent(map[string]any{
-		"comment": "Answers of kube-apiserver v1.32.13 (the refapi kit, --authorization-mode=RBAC, rbacTokens) to csrSignerSteps in csr_test.go, sent in order to a fresh instance; recorded by " + t.Name() + ".",
-		"answers": answers,
-	}, "", " ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(csrSignerFile, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	recordRBACKube(t, csrSignerFile, "csrSignerCases in csr_test.go", csrSignerCases)
 }
 
 // TestCONF_1_CSRSignersAsKube: under RBAC, approving a request needs
@@ -149,32 +122,5 @@ func TestRecordCSRSignersKube(t *testing.T) {
 // domain's), with kube's 403s; a status write that changes neither needs
 // nothing.
 func TestCONF_1_CSRSignersAsKube(t *testing.T) {
-	data, err := os.ReadFile(csrSignerFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var recorded struct{ Answers []kubeAnswer }
-	if err := json.Unmarshal(data, &recorded); err != nil {
-		t.Fatal(err)
-	}
-	if len(recorded.Answers) != len(csrSignerSteps) {
-		t.Fatalf("%d answers recorded for %d steps: record again", len(recorded.Answers), len(csrSignerSteps))
-	}
-	tokens, err := auth.ParseTokens("rbac.csv", strings.NewReader(rbacTokens))
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := newTestServer(t, testConfig{Authorization: auth.ModeRBAC, Tokens: tokens})
-	for i, step := range csrSignerSteps {
-		h := http.Header{}
-		setRBACHeaders(h, step)
-		var args []string
-		for k := range h {
-			args = append(args, k, h.Get(k))
-		}
-		r := s.do(step.method, step.path, step.body, args...)
-		if err := compareKubeAnswer("csr signers", step.kubeStep, r, recorded.Answers[i]); err != nil {
-			t.Errorf("%s %s as %q (step %d): %v", step.method, step.path, step.token, i, err)
-		}
-	}
+	replayRBACKube(t, newRBACServer(t), csrSignerFile, csrSignerCases)
 }

@@ -2,16 +2,14 @@ package apiserver
 
 import (
 	"bytes"
-	"crypto/tls"
-	"encoding/json"
 	"fmt"
 	"net/http"
-	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"kubeplay/core/auth"
+	"kubeplay/internal/refapi"
 )
 
 // The RBAC kinds and the authorizer, as kube-apiserver 1.32.13 with
@@ -134,18 +132,21 @@ var rbacCases = []rbacCase{
 //	AUTHZ=RBAC ./start.sh 7643 --token-auth-file=/tmp/tokens.csv
 //	KUBEPLAY_REFAPI=https://127.0.0.1:7643 go test -run TestRecordRBACKube ./core/apiserver
 func TestRecordRBACKube(t *testing.T) {
-	base := os.Getenv("KUBEPLAY_REFAPI")
-	if base == "" {
-		t.Skip("KUBEPLAY_REFAPI is not set: nothing to record")
-	}
-	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
-	var out bytes.Buffer
-	out.WriteString(`{"comment": "Answers of kube-apiserver v1.32.13 (the refapi kit, --authorization-mode=RBAC, tokens of admin in system:masters, alice in devs, bob) to the requests of rbacCases in rbac_test.go, recorded by ` + t.Name() + `.",` + "\n" + `"answers": {`)
-	for i, c := range rbacCases {
-		var answers []kubeAnswer
+	recordRBACKube(t, rbacKubeFile, "the requests of rbacCases in rbac_test.go", rbacCases)
+	recordKubeTable(t, rbacTableKubeFile, kubeRoleBindings+"?includeObject=None")
+}
+
+// recordRBACKube writes kube's answers to cases, each step sent with its
+// token and impersonation, to file.
+func recordRBACKube(t *testing.T, file, what string, cases []rbacCase) {
+	kube := refapi.Connect(t)
+	var ids []string
+	var answers [][]kubeAnswer
+	for _, c := range cases {
+		var got []kubeAnswer
 		for _, s := range c.steps {
-			a := askKube(t, client, base, s.kubeStep, func(h http.Header) { setRBACHeaders(h, s) })
-			answers = append(answers, a)
+			a := askKube(t, kube, s.kubeStep, s.header())
+			got = append(got, a)
 			if s.method != "GET" && a.Code < 300 && strings.Contains(s.path, "/rbac.authorization.k8s.io/") {
 				// kube's authorizer reads roles and bindings from its
 				// informers: let them see the write (kubeplay's reads
@@ -153,62 +154,62 @@ func TestRecordRBACKube(t *testing.T) {
 				time.Sleep(time.Second)
 			}
 		}
-		line, err := json.Marshal(answers)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if i > 0 {
-			out.WriteString(",")
-		}
-		fmt.Fprintf(&out, "\n%q: %s", c.id, line)
+		ids, answers = append(ids, c.id), append(answers, got)
 	}
-	out.WriteString("\n}}\n")
-	if err := os.WriteFile(rbacKubeFile, out.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	recordKubeTable(t, rbacTableKubeFile, kubeRoleBindings+"?includeObject=None")
+	writeKubeAnswers(t, file, "Answers of kube-apiserver v1.32.13 (the refapi kit, --authorization-mode=RBAC, tokens of admin in system:masters, alice in devs, bob) to "+what+", recorded by "+t.Name()+".", ids, answers)
 }
 
-func setRBACHeaders(h http.Header, s rbacStep) {
-	h.Set("Content-Type", stepContentType(s.kubeStep))
+// replayRBACKube replays cases on s, each step with its token and
+// impersonation, against kube's answers recorded in file.
+func replayRBACKube(t *testing.T, s *testServer, file string, cases []rbacCase) {
+	answers := loadKube(t, file)
+	for _, c := range cases {
+		t.Run(c.id, func(t *testing.T) {
+			steps := make([]kubeStep, len(c.steps))
+			for i, st := range c.steps {
+				steps[i] = st.kubeStep
+			}
+			replayKubeSteps(t, s, c.id, answers[c.id], steps, func(i int) []string {
+				var args []string
+				for k, v := range c.steps[i].header() {
+					if v != "" {
+						args = append(args, k, v)
+					}
+				}
+				return args
+			})
+		})
+	}
+}
+
+// newRBACServer is a test server under RBAC with rbacTokens.
+func newRBACServer(t *testing.T) *testServer {
+	tokens, err := auth.ParseTokens("rbac.csv", strings.NewReader(rbacTokens))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return newTestServer(t, testConfig{Authorization: auth.ModeRBAC, Tokens: tokens})
+}
+
+// header is who s is sent as: its token (none: an empty Authorization,
+// which sends none) and whom it impersonates.
+func (s rbacStep) header() map[string]string {
+	h := map[string]string{"Authorization": ""}
 	if s.token != "" {
-		h.Set("Authorization", "Bearer "+s.token)
+		h["Authorization"] = "Bearer " + s.token
 	}
 	if s.as != "" {
-		h.Set("Impersonate-User", s.as)
+		h["Impersonate-User"] = s.as
 	}
+	return h
 }
 
 // TestCONF_1_RBACAsKube: RBAC's kinds, its authorizer, its refusals and the
 // access reviews answer as kube's do (recorded), and the bindings print in
 // kube's columns.
 func TestCONF_1_RBACAsKube(t *testing.T) {
-	tokens, err := auth.ParseTokens("rbac.csv", strings.NewReader(rbacTokens))
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := newTestServer(t, testConfig{Authorization: auth.ModeRBAC, Tokens: tokens})
-	answers := loadKube(t, rbacKubeFile)
-	for _, c := range rbacCases {
-		t.Run(c.id, func(t *testing.T) {
-			want := answers[c.id]
-			if len(want) != len(c.steps) {
-				t.Fatalf("%d answers recorded for %d steps: record again", len(want), len(c.steps))
-			}
-			for i, step := range c.steps {
-				h := http.Header{}
-				setRBACHeaders(h, step)
-				args := []string{}
-				for k := range h {
-					args = append(args, k, h.Get(k))
-				}
-				r := s.do(step.method, step.path, step.body, args...)
-				if err := compareKubeAnswer(c.id, step.kubeStep, r, want[i]); err != nil {
-					t.Errorf("%s %s as %q (step %d): %v", step.method, step.path, step.token, i, err)
-				}
-			}
-		})
-	}
+	s := newRBACServer(t)
+	replayRBACKube(t, s, rbacKubeFile, rbacCases)
 	t.Run("table", func(t *testing.T) {
 		compareKubeTable(t, s, rbacTableKubeFile, kubeRoleBindings+"?includeObject=None", 2, "Authorization", "Bearer refapi-admin-token")
 	})

@@ -40,7 +40,9 @@ func Connect(t testing.TB) *Server {
 	}}
 }
 
-// Do sends a request (path with its query) and returns the answer and its body.
+// Do sends a request (path with its query) and returns the answer and its
+// body. header's values replace the request's; an empty one removes it (an
+// empty Authorization sends no token: the request is anonymous).
 func (s *Server) Do(method, path string, header map[string]string, body []byte) (*http.Response, []byte) {
 	s.t.Helper()
 	req, err := http.NewRequest(method, s.base+path, bytes.NewReader(body))
@@ -49,6 +51,10 @@ func (s *Server) Do(method, path string, header map[string]string, body []byte) 
 	}
 	req.Header.Set("Authorization", "Bearer "+s.token)
 	for k, v := range header {
+		if v == "" {
+			req.Header.Del(k)
+			continue
+		}
 		req.Header.Set(k, v)
 	}
 	res, err := s.client.Do(req)
