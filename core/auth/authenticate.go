@@ -134,7 +134,8 @@ func (a *Authenticator) Filter(next web.Handler) web.Handler {
 		// An in-process caller's request may be made within one from the
 		// wire (a load APF's debug handler sends): it is its caller's own.
 		ctx = context.WithValue(ctx, wireKey{}, !ok)
-		as, err := impersonate(r.Header, u)
+		reqs := asked(r.Header)
+		as, err := impersonate(reqs, u)
 		if err != nil {
 			// kube writes this one as plain text, with the request's URI.
 			h := w.Header()
@@ -144,7 +145,7 @@ func (a *Authenticator) Filter(next web.Handler) web.Handler {
 			_, _ = io.WriteString(w, htmlEscaper.Replace(fmt.Sprintf("Internal Server Error: %q: %v", r.URL.RequestURI(), err))+"\n")
 			return
 		}
-		for _, i := range asked(r.Header) {
+		for _, i := range reqs {
 			attrs := i.attributes(u)
 			if allowed, reason := a.opts.Authorizer.Authorize(attrs); !allowed {
 				w.Header().Set("X-Content-Type-Options", "nosniff")
@@ -210,62 +211,4 @@ func (a *Authenticator) authenticate(r *web.Request) (user.User, error) {
 		u.Groups = append(append([]string(nil), u.Groups...), user.AllAuthenticated)
 	}
 	return u, nil
-}
-
-// impersonate applies the impersonation headers to u, as kube's
-// WithImpersonation: a service account's user name brings its groups unless
-// groups are named; system:authenticated (or, for system:anonymous,
-// system:unauthenticated) is added. Groups, extras or a UID without a user are
-// kube's error, which names what was asked as its ObjectReference prints.
-func impersonate(h web.Header, u user.User) (user.User, error) {
-	name := h.Get("Impersonate-User")
-	groups := h.Values("Impersonate-Group")
-	uid := h.Get("Impersonate-Uid")
-	extra := map[string][]string{}
-	var asked []string // what was asked, as kube's %v of []ObjectReference shows it
-	if name != "" {
-		if ns, sa, ok := splitServiceAccount(name); ok {
-			asked = append(asked, "{ServiceAccount "+ns+" "+sa+"    }")
-		} else {
-			asked = append(asked, "{User  "+name+"    }")
-		}
-	}
-	for _, g := range groups {
-		asked = append(asked, "{Group  "+g+"    }")
-	}
-	for k, vs := range h {
-		rest, ok := strings.CutPrefix(k, "Impersonate-Extra-")
-		if !ok {
-			continue
-		}
-		key := extraKey(rest)
-		for _, v := range vs {
-			extra[key] = append(extra[key], v)
-			asked = append(asked, "{UserExtra  "+v+"  authentication.k8s.io/v1  "+key+"}")
-		}
-	}
-	if uid != "" {
-		asked = append(asked, "{UID  "+uid+"  authentication.k8s.io/v1  }")
-	}
-	if len(asked) == 0 {
-		return u, nil
-	}
-	if name == "" {
-		return user.User{}, fmt.Errorf("requested [%s] without impersonating a user", strings.Join(asked, " "))
-	}
-	out := user.User{Name: name, UID: uid, Groups: append([]string(nil), groups...)}
-	if len(extra) > 0 {
-		out.Extra = extra
-	}
-	if ns, _, ok := splitServiceAccount(name); ok && len(groups) == 0 {
-		out.Groups = user.ServiceAccountGroups(ns)
-	}
-	if name != user.Anonymous {
-		if !out.InGroup(user.AllAuthenticated) && !out.InGroup(user.AllUnauthenticated) {
-			out.Groups = append(out.Groups, user.AllAuthenticated)
-		}
-	} else if !out.InGroup(user.AllUnauthenticated) {
-		out.Groups = append(out.Groups, user.AllUnauthenticated)
-	}
-	return out, nil
 }
