@@ -26,10 +26,15 @@ type Attributes struct {
 	Subresource     string
 	Name            string
 	Path            string
+	// Explain: the caller shows why an allowed request is allowed (an
+	// access review's status.reason); otherwise an authorizer words only
+	// its refusals, which a 403 quotes, and an allowed request costs no
+	// words.
+	Explain bool
 }
 
-// Authorizer decides whether a request is allowed; reason says why (or,
-// denied, why not: kube appends it to the refusal).
+// Authorizer decides whether a request is allowed; reason says why not
+// (kube appends it to the refusal), or, when a.Explain is set, why.
 type Authorizer interface {
 	Authorize(a *Attributes) (allowed bool, reason string)
 }

@@ -112,7 +112,7 @@ func accessReview(kind string, u user.User, namespace string, obj object.Object,
 	if len(errs) > 0 {
 		return nil, apierrors.NewInvalid("authorization.k8s.io", "", "", errs)
 	}
-	a := &Attributes{User: u}
+	a := &Attributes{User: u, Explain: true}
 	if res != nil {
 		a.ResourceRequest = true
 		a.Verb, a.APIGroup, a.APIVersion = object.String(res["verb"]), object.String(res["group"]), object.String(res["version"])

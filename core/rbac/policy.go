@@ -226,15 +226,19 @@ func (b *binding) appliesTo(u user.User, namespace string) *subject {
 }
 
 // Authorize is kube's RBAC authorizer: a is allowed when a rule u holds in
-// a's namespace allows it ("RBAC: allowed by …" says which); otherwise the
-// reason lists the errors met resolving u's bindings, if any.
+// a's namespace allows it ("RBAC: allowed by …" says which, when a.Explain
+// asks); otherwise the reason lists the errors met resolving u's bindings,
+// if any.
 func (p *Policy) Authorize(a *auth.Attributes) (bool, string) {
 	var reason string
 	var errs []string
 	allowed := false
 	p.visit(a.User, a.Namespace, func(src source, r *Rule, err error) bool {
 		if r != nil && r.Allows(a) {
-			allowed, reason = true, "RBAC: allowed by "+src.String()
+			allowed = true
+			if a.Explain {
+				reason = "RBAC: allowed by " + src.String()
+			}
 			return false
 		}
 		if err != nil {
