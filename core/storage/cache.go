@@ -1,11 +1,5 @@
 package storage
 
-import (
-	"strconv"
-
-	"github.com/tidwall/buntdb"
-)
-
 // The watch cache's revision. kube-apiserver serves most lists from a watch
 // cache per resource, and the revision such a list answers at is the cache's:
 // that of the last change to the resource it saw, or a later one an etcd
@@ -15,25 +9,27 @@ import (
 // share one etcd watch stream. A list of a quiet resource at resourceVersion=0
 // therefore answers at an older revision than the store's, and clients see
 // it: the list's resourceVersion, the watch they start from it. The store
-// keeps what that needs: each resource's last change (resourceRevPrefix keys,
-// set as changes are applied) and the last progress notification's revision.
+// keeps what that needs: each resource's last change since it opened (in
+// memory, noted as changes are applied) and the last progress
+// notification's revision.
 // A store that opens starts every cache at its revision, as kube's caches
 // start at etcd's when kube-apiserver does.
 // A key's resource is its collection, as Config.Collection names it (the
 // registry, which owns the keys, says).
 
-const resourceRevPrefix = "m/res/"
+// legacyResourceRevPrefix keyed each resource's last change in the
+// database of stores written before it was kept in memory; Open drops such
+// keys from a store it restores (a snapshot carried them).
+const legacyResourceRevPrefix = "m/res/"
 
 // cacheRevisionLocked is the revision a list of opts.Prefix served by the
-// watch cache answers at, with the store at rev (the state read in tx). Every
-// revision it may answer shows the resource as it is at rev. Called within
-// tx, with s.cacheMu held.
-func (s *Store) cacheRevisionLocked(tx *buntdb.Tx, opts ListOptions, rev, compacted int64) int64 {
+// watch cache answers at, with the store at rev (the state its caller's
+// read transaction sees: no change is applied meanwhile). Every revision it
+// may answer shows the resource as it is at rev. Called with s.cacheMu held.
+func (s *Store) cacheRevisionLocked(opts ListOptions, rev, compacted int64) int64 {
 	cached := max(s.progressRev, s.openRev, compacted)
-	if v, err := tx.Get(resourceRevPrefix + s.cfg.Collection(opts.Prefix)); err == nil {
-		if n, err := strconv.ParseInt(v, 10, 64); err == nil {
-			cached = max(cached, n)
-		}
+	if v, ok := s.changed.Load(s.cfg.Collection(opts.Prefix)); ok {
+		cached = max(cached, v.(int64))
 	}
 	if cached >= rev || cached <= 0 {
 		return rev

@@ -2,7 +2,6 @@ package storage
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/tidwall/buntdb"
@@ -144,16 +143,16 @@ func (s *Store) applyQueued(n int) error {
 
 // applyChange applies rec, the record of ev (nil for a compaction's) at rev,
 // and notes rev as the last change of ev's resource for the watch cache's
-// revision (cache.go): beside the record, not in it, as a store that starts
-// again starts every cache at its revision.
+// revision (cache.go): in memory, not in the database, as a store that
+// starts again starts every cache at its revision. Readers see the note with
+// the change: it is made under the database's write lock, which their read
+// transactions exclude.
 func (s *Store) applyChange(tx *buntdb.Tx, rec journalRecord, ev *Event, rev int64) error {
 	if err := rec.apply(tx); err != nil || ev == nil {
 		return err
 	}
-	collection := s.cfg.Collection(ev.Key)
-	s.changed.Store(collection, rev)
-	_, _, err := tx.Set(resourceRevPrefix+collection, strconv.FormatInt(rev, 10), nil)
-	return err
+	s.changed.Store(s.cfg.Collection(ev.Key), rev)
+	return nil
 }
 
 // flush makes every record journaled so far durable and applied.

@@ -78,7 +78,7 @@ func (s *Store) List(opts ListOptions) (ListResult, error) {
 		current, res = true, ListResult{Rev: rev, Remaining: -1}
 		if opts.Cache != CacheNone {
 			s.cacheMu.Lock()
-			res.Rev = s.cacheRevisionLocked(tx, opts, rev, compacted)
+			res.Rev = s.cacheRevisionLocked(opts, rev, compacted)
 			s.cacheMu.Unlock()
 		}
 		return scan(tx, opts, &res, s.cfg.Attrs)

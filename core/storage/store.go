@@ -203,6 +203,10 @@ func Open(cfg Config) (*Store, error) {
 			db.Close()
 			return nil, err
 		}
+		if err = dropLegacyKeys(db); err != nil {
+			db.Close()
+			return nil, err
+		}
 	}
 	err = db.View(func(tx *buntdb.Tx) error {
 		s.rev = readInt(tx, revKey)
@@ -636,4 +640,25 @@ func (s *Store) compactAndCommit(rec journalRecord, upTo int64) (int64, uint64, 
 	}
 	s.dropHistory(n, compacted)
 	return s.compacted, seq, nil
+}
+
+// dropLegacyKeys removes what a store written before now kept in its
+// database and keeps elsewhere now (legacyResourceRevPrefix keys).
+func dropLegacyKeys(db *buntdb.DB) error {
+	return db.Update(func(tx *buntdb.Tx) error {
+		var keys []string
+		err := tx.AscendGreaterOrEqual("", legacyResourceRevPrefix, func(k, _ string) bool {
+			if !strings.HasPrefix(k, legacyResourceRevPrefix) {
+				return false
+			}
+			keys = append(keys, k)
+			return true
+		})
+		for _, k := range keys {
+			if _, derr := tx.Delete(k); derr != nil {
+				return derr
+			}
+		}
+		return err
+	})
 }
