@@ -188,10 +188,10 @@ func available(s object.Object, ref map[string]any, svcs, endpoints *client.Info
 	if !ok {
 		return "False", "ServiceNotFound", fmt.Sprintf("service/%s in %q is not present", name, ns)
 	}
-	portName := ""
-	if t := object.String(object.Path(svc, "spec", "type")); t == "" || t == "ClusterIP" {
-		found := false
-		for _, p := range object.Objects(object.Child(svc, "spec"), "ports") {
+	spec := object.Child(svc, "spec")
+	if t := object.String(spec["type"]); t == "" || t == "ClusterIP" {
+		portName, found := "", false
+		for _, p := range object.Objects(spec, "ports") {
 			if object.Int(p["port"]) == port {
 				found, portName = true, object.String(p["name"])
 				break
@@ -204,26 +204,36 @@ func available(s object.Object, ref map[string]any, svcs, endpoints *client.Info
 		if !ok {
 			return "False", "EndpointsNotFound", fmt.Sprintf("cannot find endpoints for service/%s in %q", name, ns)
 		}
-		address := ""
-		for _, subset := range object.Objects(ep, "subsets") {
-			addrs := object.Objects(subset, "addresses")
-			for _, p := range object.Objects(subset, "ports") {
-				if len(addrs) > 0 && object.String(p["name"]) == portName && address == "" {
-					address = fmt.Sprintf("%s:%d", object.String(addrs[0]["ip"]), object.Int(p["port"]))
-				}
-			}
-		}
-		if address == "" {
+		if !hasAddressOn(ep, portName) {
 			return "False", "MissingEndpoints", fmt.Sprintf("endpoints for service/%s in %q have no addresses with port name %q", name, ns, portName)
 		}
-		// Nothing listens behind a simulated Pod: the discovery check
-		// fails as kube's does when the port refuses the connection.
-		path := "/apis/" + object.String(object.Path(s, "spec", "group")) + "/" + object.String(object.Path(s, "spec", "version"))
-		u := "https://" + address + path
-		return "False", "FailedDiscoveryCheck", fmt.Sprintf("failing or missing response from %s: Get %q: dial tcp %s: connect: connection refused", u, u, address)
 	}
-	u := fmt.Sprintf("https://%s.%s.svc:%d/apis/%s/%s", name, ns, port, object.String(object.Path(s, "spec", "group")), object.String(object.Path(s, "spec", "version")))
-	return "False", "FailedDiscoveryCheck", fmt.Sprintf("failing or missing response from %s: Get %q: dial tcp: lookup %s.%s.svc: no such host", u, u, name, ns)
+	// The discovery check goes where kube-apiserver's service resolver sends
+	// it (the Service's cluster IP, or its external name), and nothing here
+	// answers it: no process runs behind a simulated Pod.
+	host := object.String(spec["clusterIP"])
+	if object.String(spec["type"]) == "ExternalName" {
+		host = object.String(spec["externalName"])
+	}
+	address := fmt.Sprintf("%s:%d", host, port)
+	u := "https://" + address + "/apis/" + object.String(object.Path(s, "spec", "group")) + "/" + object.String(object.Path(s, "spec", "version"))
+	return "False", "FailedDiscoveryCheck", fmt.Sprintf("failing or missing response from %s: Get %q: dial tcp %s: connect: connection refused", u, u, address)
+}
+
+// hasAddressOn says whether Endpoints ep has an address serving the port
+// named portName, as kube's availability check asks.
+func hasAddressOn(ep object.Object, portName string) bool {
+	for _, subset := range object.Objects(ep, "subsets") {
+		if len(object.Objects(subset, "addresses")) == 0 {
+			continue
+		}
+		for _, p := range object.Objects(subset, "ports") {
+			if object.String(p["name"]) == portName {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // wanted is one APIService the server should have.

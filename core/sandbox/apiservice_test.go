@@ -56,8 +56,40 @@ func TestCONF_1_LocalAPIServices(t *testing.T) {
 	if r := e.do("POST", path, remote, admin); r.Code != 201 {
 		t.Fatalf("remote: %d %s", r.Code, r.Body)
 	}
-	e.eventually("the remote one judged", func() bool {
-		c := object.Objects(object.Child(e.do("GET", path+"/v1beta1.metrics.k8s.io", nil, admin).Obj, "status"), "conditions")
-		return len(c) == 1 && c[0]["status"] == "False" && c[0]["reason"] == "ServiceNotFound" && c[0]["message"] == `service/metrics-server in "kube-system" is not present`
-	})
+	judged := func(reason, message string) {
+		t.Helper()
+		e.eventually("the remote one judged "+reason, func() bool {
+			c := object.Objects(object.Child(e.do("GET", path+"/v1beta1.metrics.k8s.io", nil, admin).Obj, "status"), "conditions")
+			return len(c) == 1 && c[0]["status"] == "False" && c[0]["reason"] == reason && c[0]["message"] == message
+		})
+	}
+	judged("ServiceNotFound", `service/metrics-server in "kube-system" is not present`)
+	// A Service without a selector: its Endpoints are whatever is written.
+	svc := e.do("POST", "/api/v1/namespaces/kube-system/services", map[string]any{"metadata": map[string]any{"name": "metrics-server"},
+		"spec": map[string]any{"ports": []any{map[string]any{"name": "https", "port": 8443}}}}, admin)
+	if svc.Code != 201 {
+		t.Fatalf("service: %d %s", svc.Code, svc.Body)
+	}
+	judged("ServicePortError", `service/metrics-server in "kube-system" is not listening on port 443`)
+	ports := []any{map[string]any{"name": "https", "port": 443, "targetPort": 4443}}
+	cur := e.do("GET", "/api/v1/namespaces/kube-system/services/metrics-server", nil, admin).Obj
+	object.Child(cur, "spec")["ports"] = ports
+	if r := e.do("PUT", "/api/v1/namespaces/kube-system/services/metrics-server", cur, admin); r.Code != 200 {
+		t.Fatalf("service port: %d %s", r.Code, r.Body)
+	}
+	judged("EndpointsNotFound", `cannot find endpoints for service/metrics-server in "kube-system"`)
+	ep := map[string]any{"metadata": map[string]any{"name": "metrics-server"}, "subsets": []any{map[string]any{
+		"addresses": []any{map[string]any{"ip": "10.244.1.7"}}, "ports": []any{map[string]any{"name": "metrics", "port": 4443}}}}}
+	if r := e.do("POST", "/api/v1/namespaces/kube-system/endpoints", ep, admin); r.Code != 201 {
+		t.Fatalf("endpoints: %d %s", r.Code, r.Body)
+	}
+	judged("MissingEndpoints", `endpoints for service/metrics-server in "kube-system" have no addresses with port name "https"`)
+	cur = e.do("GET", "/api/v1/namespaces/kube-system/endpoints/metrics-server", nil, admin).Obj
+	object.Objects(object.Objects(cur, "subsets")[0], "ports")[0]["name"] = "https"
+	if r := e.do("PUT", "/api/v1/namespaces/kube-system/endpoints/metrics-server", cur, admin); r.Code != 200 {
+		t.Fatalf("endpoints port: %d %s", r.Code, r.Body)
+	}
+	ip := object.String(object.Path(svc.Obj, "spec", "clusterIP"))
+	u := "https://" + ip + ":443/apis/metrics.k8s.io/v1beta1"
+	judged("FailedDiscoveryCheck", `failing or missing response from `+u+`: Get "`+u+`": dial tcp `+ip+`:443: connect: connection refused`)
 }
