@@ -7,7 +7,7 @@
 //     fields, selectors, quantities, Status errors, identities, the clock, the
 //     HTTP surface (web), the served resources' definitions (api) and the
 //     built-in kinds' Go types (types), their encodings and their rules
-//     (validation, conversion, quota's arithmetic);
+//     (validation, conversion, quota's arithmetic), and the request log;
 //   - storage: the revisioned store, its history, watches and persistence;
 //   - the server: the registry (reads and writes of every kind), the kinds'
 //     descriptors, defaults, patch and apply, authentication, API Priority

@@ -26,7 +26,7 @@ var layers = map[string]int{
 	"apierrors": machinery, "budget": machinery, "clock": machinery, "conversion": machinery, "version": machinery,
 	"encoding": machinery, "encoding/protobuf": machinery, "encoding/table": machinery,
 	"field": machinery, "object": machinery, "podlogs": machinery, "quantity": machinery,
-	"quota": machinery, "request": machinery, "api": machinery, "selector": machinery,
+	"quota": machinery, "request": machinery, "requestlog": machinery, "api": machinery, "selector": machinery,
 	"types": machinery, "user": machinery, "validation": machinery, "warning": machinery,
 	"web": machinery, "xds/envoypb": machinery, "flowcontrol/fairqueuing": machinery,
 	"flowcontrol/bootstrap": machinery, "openapi/bundle": machinery,

@@ -17,7 +17,6 @@ func startPlayground(t *testing.T, o options) *server {
 	if o.listen == "" {
 		o.listen = "127.0.0.1:0"
 	}
-	o.quiet = true
 	if o.limits == (limits{}) {
 		o.limits = defaultLimits
 	}

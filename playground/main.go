@@ -24,6 +24,7 @@ import (
 	"kubeplay/core/auth"
 	"kubeplay/core/budget"
 	"kubeplay/core/registry"
+	"kubeplay/core/requestlog"
 	"kubeplay/core/sandbox"
 	"kubeplay/core/sim"
 	"kubeplay/core/storage"
@@ -35,7 +36,8 @@ func main() {
 	listen := flag.String("listen", "127.0.0.1:8080", "address to serve the API on")
 	data := flag.String("data", "", "directory to persist the store in (fsync on every write); empty keeps it in memory")
 	kubeconfigOut := flag.String("kubeconfig-out", "", "write a kubeconfig for this server to this file")
-	quiet := flag.Bool("quiet", false, "do not log one line per request")
+	logRequests := flag.String("log-requests", "clients", logRequestsHelp)
+	quiet := flag.Bool("quiet", false, "print no request (--log-requests=none)")
 	site := flag.String("site", "build/site", "directory of the built playground (served at /); empty serves only the API")
 	cors := flag.String("cors-allowed-origins", "", "comma-separated origins whose pages may call the API (the playground's remote target), e.g. http://localhost:5173; * for every origin, without credentials")
 	allowedHosts := flag.String("allowed-hosts", "", "comma-separated host names that may name this server in requests besides localhost, IP literals and --listen's host (a guard against DNS rebinding), e.g. laptop.lan")
@@ -68,7 +70,15 @@ func main() {
 		fmt.Fprintln(os.Stderr, "playground: --cluster is simulated or api-only")
 		os.Exit(2)
 	}
-	o := options{listen: *listen, data: *data, kubeconfigOut: *kubeconfigOut, quiet: *quiet, site: *site, cors: *cors,
+	if *quiet {
+		*logRequests = "none"
+	}
+	printed, err := requestMatch(*logRequests)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "playground:", err)
+		os.Exit(2)
+	}
+	o := options{listen: *listen, data: *data, kubeconfigOut: *kubeconfigOut, logRequests: printed, site: *site, cors: *cors,
 		allowedHosts: *allowedHosts, tokenFile: *tokenFile, authorization: *authzMode, seats: *maxInflight + *maxMutating, limits: l, xdsListen: *xdsListen,
 		apiOnly: *cluster == "api-only", cluster: sim.Config{Nodes: *nodes, Speed: *speed}, eventTTL: *eventTTL, budget: b}
 	flag.Visit(func(f *flag.Flag) {
@@ -93,7 +103,7 @@ type options struct {
 	eventTTL                          time.Duration
 	budget                            budget.Limits
 	seats                             int
-	quiet                             bool
+	logRequests                       func(requestlog.Entry) bool // which requests to print; nil: none
 	limits                            limits
 	apiOnly                           bool       // no simulated cluster
 	cluster                           sim.Config // the simulated cluster's nodes and speed
@@ -133,6 +143,7 @@ type server struct {
 	xdsAddr string       // where gRPC is served, when it is
 	xds     *grpc.Server // nil without --xds-listen
 	stopXDS func()       // ends the discovery service
+	stopLog func()       // ends the terminal's request log; nil without one
 }
 
 // start opens the store, listens and serves in the background.
@@ -152,9 +163,6 @@ func start(o options) (*server, error) {
 	cfg.Resources = api.XDS(xds.Validate)
 	cfg.EventTTL = o.eventTTL
 	cfg.Budget = o.budget
-	if !o.quiet {
-		cfg.API.Logf = log.Printf
-	}
 	if o.tokenFile != "" {
 		f, err := os.Open(o.tokenFile)
 		if err != nil {
@@ -219,6 +227,11 @@ func start(o options) (*server, error) {
 			return nil, err
 		}
 	}
+	if o.logRequests != nil {
+		stop := make(chan struct{})
+		s.stopLog = func() { close(stop) }
+		go printRequests(api.Requests, o.logRequests, stop)
+	}
 	s.http = o.limits.httpServer(newHandler(withXDS(api, xs), o), conns)
 	go func() { s.errc <- s.http.Serve(ln) }()
 	return s, nil
@@ -229,6 +242,9 @@ func start(o options) (*server, error) {
 func (s *server) shutdown() error {
 	defer s.api.Close()
 	defer s.stopXDS()
+	if s.stopLog != nil {
+		defer s.stopLog()
+	}
 	if s.xds != nil {
 		s.xds.Stop()
 	}

@@ -36,6 +36,10 @@ type Subresource struct {
 	Kind  string // the kind its requests and responses carry
 	Group string // Kind's group
 	Verbs []string
+	// Connect: a connect subresource (exec, attach, portforward, proxy),
+	// whose requests are passed on to a kubelet or a Pod; Kind names only
+	// the options its query carries.
+	Connect bool
 }
 
 // Resource describes one served resource type.

@@ -2,11 +2,9 @@ package apiserver
 
 import (
 	"fmt"
-	"mime"
 	"strconv"
 
 	"kubeplay/core/apierrors"
-	"kubeplay/core/encoding"
 	"kubeplay/core/encoding/protobuf"
 	"kubeplay/core/request"
 	"kubeplay/core/web"
@@ -88,61 +86,10 @@ func (s *Server) serveDecode(w web.ResponseWriter, r *web.Request) {
 		writeStatus(w, apierrors.As(err))
 		return
 	}
-	doc, err := decodeForDisplay(r.Header.Get("Content-Type"), body)
+	doc, err := protobuf.DecodeForDisplay(r.Header.Get("Content-Type"), body)
 	if err != nil {
 		writeStatus(w, apierrors.NewBadRequest(err.Error()))
 		return
 	}
 	writeJSON(w, web.StatusOK, doc)
-}
-
-// decodeForDisplay turns a binary body into JSON values: an object, or a list
-// of {type, object} events for a stream.
-func decodeForDisplay(contentType string, body []byte) (any, error) {
-	mt, params, err := mime.ParseMediaType(contentType)
-	if err != nil {
-		return nil, fmt.Errorf("Content-Type %q: %v", contentType, err)
-	}
-	switch {
-	case mt == encoding.Protobuf.ContentType() && params["stream"] == "watch":
-		events := []any{}
-		for len(body) > 0 {
-			msg, rest, err := protobuf.SplitFrame(body)
-			if err != nil {
-				return nil, err
-			}
-			typ, obj, err := protobuf.ParseWatchEvent(msg)
-			if err != nil {
-				return nil, err
-			}
-			o, _, err := protobuf.DecodeDocument(obj)
-			if err != nil {
-				return nil, err
-			}
-			events = append(events, map[string]any{"type": typ, "object": o})
-			body = rest
-		}
-		return events, nil
-	case mt == encoding.Protobuf.ContentType():
-		obj, _, err := protobuf.DecodeDocument(body)
-		return obj, err
-	case mt == encoding.CBOR.ContentType():
-		return encoding.DecodeCBOR(body)
-	case mt == "application/cbor-seq":
-		events := []any{}
-		for len(body) > 0 {
-			item, rest, err := encoding.SplitCBORSequence(body)
-			if err != nil {
-				return nil, err
-			}
-			ev, err := encoding.DecodeCBOR(item)
-			if err != nil {
-				return nil, err
-			}
-			events = append(events, ev)
-			body = rest
-		}
-		return events, nil
-	}
-	return nil, fmt.Errorf("%s is not a binary media kubeplay decodes (protobuf, protobuf;stream=watch, cbor, cbor-seq)", mt)
 }

@@ -45,7 +45,7 @@ func (s *Server) serveResource(w web.ResponseWriter, r *web.Request, info *reque
 		writeRouterStatus(w, r, apierrors.NewMethodNotAllowed())
 		return
 	}
-	if connectSubresources[t.sub] {
+	if sub := t.res.Sub(t.sub); sub != nil && sub.Connect {
 		s.connect(w, r, t)
 		return
 	}

@@ -26,7 +26,7 @@ import (
 	"kubeplay/core/podlogs"
 	"kubeplay/core/registry"
 	"kubeplay/core/request"
-	"kubeplay/core/user"
+	"kubeplay/core/requestlog"
 	"kubeplay/core/warning"
 	"kubeplay/core/web"
 )
@@ -47,8 +47,9 @@ type Config struct {
 	// Filters run after request info and before the router, outermost first:
 	// authentication, API Priority and Fairness.
 	Filters []Filter
-	// Logf, when set, gets one line per request.
-	Logf func(format string, args ...any)
+	// RequestLog, when set, logs every request (core/requestlog), and
+	// /debug/kubeplay/requests serves it.
+	RequestLog *requestlog.Log
 	// OpenAPIDocuments gives the built-in OpenAPI documents (core/openapi's
 	// documents.bin) when they are first asked for; nil: the ones built into
 	// the program (natively). A WebAssembly host hands them over.
@@ -107,8 +108,8 @@ func (s *Server) buildChain() web.Handler {
 	h = withMaxBody(h, s.cfg.MaxRequestBytes)
 	h = warning.Filter(h)
 	h = withStandardHeaders(h)
-	if s.cfg.Logf != nil {
-		h = withRequestLog(h, s.cfg.Logf, s.cfg.Clock)
+	if s.cfg.RequestLog != nil {
+		h = s.cfg.RequestLog.Filter(h)
 	}
 	h = withRequestInfo(h)
 	return withPanicRecovery(h)
@@ -159,51 +160,6 @@ func withMaxBody(next web.Handler, limit int64) web.Handler {
 	})
 }
 
-type statusRecorder struct {
-	web.ResponseWriter
-	code  int
-	bytes int
-}
-
-func (r *statusRecorder) WriteHeader(code int) {
-	if r.code == 0 {
-		r.code = code
-	}
-	r.ResponseWriter.WriteHeader(code)
-}
-
-func (r *statusRecorder) Write(b []byte) (int, error) {
-	if r.code == 0 {
-		r.code = web.StatusOK
-	}
-	n, err := r.ResponseWriter.Write(b)
-	r.bytes += n
-	return n, err
-}
-
-func (r *statusRecorder) Flush() {
-	if f, ok := r.ResponseWriter.(web.Flusher); ok {
-		f.Flush()
-	}
-}
-
-func (r *statusRecorder) Unwrap() web.ResponseWriter { return r.ResponseWriter }
-
-func withRequestLog(next web.Handler, logf func(string, ...any), clk clock.Clock) web.Handler {
-	return web.HandlerFunc(func(w web.ResponseWriter, r *web.Request) {
-		start := clk.Now()
-		rec := &statusRecorder{ResponseWriter: w}
-		next.ServeHTTP(rec, r)
-		info := request.RequestInfoFrom(r.Context())
-		who := ""
-		if u, ok := user.From(r.Context()); ok {
-			who = " user=" + u.Name
-		}
-		logf("%s %s verb=%s code=%d bytes=%d%s in %s", r.Method, r.URL.RequestURI(), info.Verb, rec.code, rec.bytes, who,
-			clk.Now().Sub(start).Round(time.Microsecond))
-	})
-}
-
 // route dispatches to discovery, health, version or the resource handlers.
 func (s *Server) route(w web.ResponseWriter, r *web.Request) {
 	info := request.RequestInfoFrom(r.Context())
@@ -231,6 +187,8 @@ func (s *Server) route(w web.ResponseWriter, r *web.Request) {
 		s.serveDecode(w, r)
 	case p == "/debug/kubeplay/corrupt":
 		s.serveCorrupt(w, r)
+	case requestlog.IsPath(p) && s.cfg.RequestLog != nil:
+		s.cfg.RequestLog.ServeHTTP(w, r)
 	case p == "/openapi" || strings.HasPrefix(p, "/openapi/"):
 		s.openAPI.ServeHTTP(w, r)
 	default:

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"kubeplay/core/apierrors"
+	"kubeplay/core/requestlog"
 	"kubeplay/core/user"
 	"kubeplay/core/web"
 )
@@ -134,6 +135,10 @@ func (a *Authenticator) Filter(next web.Handler) web.Handler {
 		// An in-process caller's request may be made within one from the
 		// wire (a load APF's debug handler sends): it is its caller's own.
 		ctx = context.WithValue(ctx, wireKey{}, !ok)
+		e := requestlog.From(ctx)
+		if e != nil {
+			e.User, e.Internal = u.Name, ok
+		}
 		reqs := asked(r.Header)
 		as, err := impersonate(reqs, u)
 		if err != nil {
@@ -157,6 +162,9 @@ func (a *Authenticator) Filter(next web.Handler) web.Handler {
 			if strings.HasPrefix(k, "Impersonate-") {
 				r.Header.Del(k)
 			}
+		}
+		if e != nil && len(reqs) > 0 {
+			e.User, e.ImpersonatedBy = as.Name, u.Name
 		}
 		next.ServeHTTP(w, r.WithContext(user.WithUser(ctx, as)))
 	})

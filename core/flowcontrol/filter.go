@@ -12,6 +12,7 @@ import (
 	"kubeplay/core/apierrors"
 	"kubeplay/core/flowcontrol/fairqueuing"
 	"kubeplay/core/request"
+	"kubeplay/core/requestlog"
 	"kubeplay/core/user"
 	"kubeplay/core/web"
 )
@@ -113,6 +114,9 @@ func (d *requestDetail) Queued(in bool, now time.Time) {
 // handle runs one classified request through its level.
 func (c *Controller) handle(w web.ResponseWriter, r *web.Request, info *request.RequestInfo, u user.User, cl classification, watch bool, next web.Handler) {
 	l := cl.level
+	if e := requestlog.From(r.Context()); e != nil {
+		e.PriorityLevel, e.FlowSchema = l.name, cl.fs.name
+	}
 	fm := l.metrics.flow(cl.fs.name)
 	we := fairqueuing.WorkEstimate{InitialSeats: 1}
 	if !l.exempt {

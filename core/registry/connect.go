@@ -271,3 +271,37 @@ func splitSchemeNamePort(id string) (scheme, name, port string, ok bool) {
 	}
 	return scheme, name, port, true
 }
+
+// Dial is the answer to a connect request for sub (exec, attach,
+// portforward, proxy) at l, upgrade saying whether it asks to be upgraded: a
+// stream that does not is refused as kube's upgrade-aware proxy refuses it;
+// otherwise kube would dial l's address, and the answer is what a cluster
+// answers when nothing answers there (an upgrade: 500, no reason, "error
+// dialing backend"; a proxied request: 503 "error trying to reach
+// service"), naming why nothing answers in kubeplay.
+func (l Location) Dial(sub string, upgrade bool) *apierrors.Status {
+	if sub != "proxy" && !upgrade {
+		return apierrors.NewBadRequest("Upgrade request required")
+	}
+	why := unreachable(l, sub)
+	if upgrade {
+		return apierrors.New(500, "", fmt.Sprintf("error dialing backend: dial tcp %s: %s", l.Host, why), nil)
+	}
+	return apierrors.NewServiceUnavailable(fmt.Sprintf("error trying to reach service: dial tcp %s: %s", l.Host, why))
+}
+
+// unreachable says why nothing answers at loc in kubeplay, where kube's
+// dial would have said "connect: connection refused".
+func unreachable(loc Location, sub string) string {
+	switch {
+	case loc.Node != "" && sub == "proxy":
+		return fmt.Sprintf("kubeplay simulates node %q: no kubelet listens there", loc.Node)
+	case loc.Node != "":
+		return fmt.Sprintf("kubeplay simulates node %q: its containers run no process to %s (kubectl logs shows the simulated logs)", loc.Node, streamVerb[sub])
+	case loc.Pod != "":
+		return fmt.Sprintf("kubeplay simulates Pod %q: nothing listens in it", loc.Pod)
+	}
+	return "kubeplay simulates this node: nothing listens there"
+}
+
+var streamVerb = map[string]string{"exec": "run a command in", "attach": "attach to", "portforward": "forward a port to"}

@@ -12,6 +12,7 @@ package sandbox
 import (
 	"context"
 	"kubeplay/core/aggregator"
+	"kubeplay/core/requestlog"
 	"sync"
 	"time"
 
@@ -117,8 +118,12 @@ func (s *Server) Close() error {
 // Sandbox is a running core.
 type Sandbox struct {
 	*Server
-	APF     *flowcontrol.Controller
-	cluster *sim.Cluster // nil when API-only
+	APF *flowcontrol.Controller
+	// Requests is the sandbox's request log (core/requestlog): every
+	// request its API answered lately, its controllers' included; served at
+	// /debug/kubeplay/requests.
+	Requests *requestlog.Log
+	cluster  *sim.Cluster // nil when API-only
 }
 
 // New starts a sandbox. Filters already in cfg.API run after authentication and
@@ -140,7 +145,8 @@ func New(cfg Config) (*Sandbox, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Sandbox{}
+	s := &Sandbox{Requests: requestlog.New(cfg.API.Clock, 0, 0, requestlog.IsPath)}
+	cfg.API.RequestLog = s.Requests
 	s.APF = flowcontrol.New(flowcontrol.Config{
 		ServerConcurrencyLimit: cfg.Seats,
 		Clock:                  cfg.API.Clock,

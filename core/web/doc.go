@@ -9,6 +9,8 @@
 // Object) hand requests over as values and need none of its client or server.
 package web
 
+import "strings"
+
 // The methods and status codes the core uses, with net/http's values.
 const (
 	MethodGet    = "GET"
@@ -52,4 +54,18 @@ func NotFound(w ResponseWriter) {
 	h.Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(StatusNotFound)
 	_, _ = w.Write([]byte("404 page not found\n"))
+}
+
+// IsUpgrade says whether r asks to be upgraded to another protocol (SPDY,
+// WebSocket), as kube's httpstream.IsUpgradeRequest does: its Connection
+// header names "upgrade".
+func IsUpgrade(r *Request) bool {
+	for _, v := range r.Header.Values("Connection") {
+		for _, token := range strings.Split(v, ",") {
+			if strings.EqualFold(strings.TrimSpace(token), "upgrade") {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -345,6 +345,9 @@ func TestK8S_ENC_3_ServedKinds(t *testing.T) {
 			}
 		}
 		for _, sub := range r.Subs {
+			if sub.Connect {
+				continue // its options come in the query, never a body
+			}
 			sgv := gv
 			if sub.Group != "" {
 				sgv = sub.Group + "/v1"
