@@ -48,9 +48,10 @@ type reply struct {
 // for a client that accepts gzip.
 const gzipThreshold = 128 * 1024
 
-// endpointFor says what a resource can be served as.
+// endpointFor says what a resource can be served as: a kind never stored is
+// printed as no Table.
 func endpointFor(res *api.Resource, watch bool) encoding.Endpoint {
-	return encoding.Endpoint{Protobuf: protobufServed(res), Conversions: true, Watch: watch}
+	return encoding.Endpoint{Protobuf: protobufServed(res), Conversions: true, Watch: watch, NoTable: res.Virtual}
 }
 
 // negotiateReply reads the request's Accept and Accept-Encoding headers (and,
