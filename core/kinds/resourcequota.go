@@ -21,7 +21,7 @@ func resourceQuota() *api.Resource {
 		Hooks: api.Hooks{
 			LabelChecksOnUpdate: 3,
 			PrepareForCreate:    func(obj object.Object, _ time.Time) { obj["status"] = map[string]any{} },
-			Validate: validation.ResourceQuota,
+			Validate:            validation.ResourceQuota,
 			ValidateUpdate: func(obj, old object.Object, sub string) field.ErrorList {
 				if sub == "status" {
 					return validation.ResourceQuotaStatusUpdate(obj)
