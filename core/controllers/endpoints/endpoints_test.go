@@ -229,7 +229,36 @@ func TestSIM_1_EndpointSlicesListTheSelectedPods(t *testing.T) {
 		h.api.Remove(fmt.Sprintf("%s/p%03d", pods, i))
 	}
 	got = h.syncSlices("default/web")
-	if n := len(h.api.List(slicesAt)); n != 1 || len(object.Objects(h.api.List(slicesAt)[0], "endpoints")) != 0 {
-		t.Errorf("no Pods: %d slices (%q), want one, empty", n, got)
+	if n := len(h.api.List(slicesAt)); n != 1 || len(object.Objects(h.api.List(slicesAt)[0], "endpoints")) != 0 || len(object.Objects(h.api.List(slicesAt)[0], "ports")) != 0 {
+		t.Errorf("no Pods: %d slices (%q), want one, empty, without ports", n, got)
+	}
+	if got := h.syncSlices("default/web"); len(got) != 0 {
+		t.Errorf("a second sync of the placeholder wrote %q", got)
+	}
+}
+
+// TestSIM_1_EndpointsOfOthersLeftAlone: Endpoints written without a Service
+// are left as they are while the controller runs (it hears only of
+// deletions); at its start it takes those whose Service is gone, but for a
+// leader election's.
+func TestSIM_1_EndpointsOfOthersLeftAlone(t *testing.T) {
+	h := newHarness(t)
+	custom := func(name string, annotations map[string]any) object.Object {
+		return object.Object{"apiVersion": "v1", "kind": "Endpoints", "metadata": map[string]any{"name": name, "annotations": annotations},
+			"subsets": []any{map[string]any{"addresses": []any{map[string]any{"ip": "10.0.0.24"}}, "ports": []any{map[string]any{"name": "http", "port": 80}}}}}
+	}
+	h.api.Create(endpoints, custom("custom", nil))
+	h.api.Create(endpoints, custom("leader", map[string]any{leaderAnnotation: "{}"}))
+	h.api.Edit(endpoints+"/custom", func(o object.Object) { object.Meta(o)["labels"] = map[string]any{"changed": "yes"} })
+	h.api.Await(h.cs.endpoints.endpoints)
+	if n := h.cs.endpoints.queue.Pending(); n != 0 {
+		t.Fatalf("%d keys queued for Endpoints written by others", n)
+	}
+	h.cs.endpoints.leftovers()
+	if n := h.cs.endpoints.queue.Pending(); n != 1 {
+		t.Fatalf("%d keys queued at start, want the one without a leader's annotation", n)
+	}
+	if got := h.syncEndpoints("default/custom"); !slices.Equal(got, []string{"delete endpoints default/custom"}) {
+		t.Errorf("leftover without a Service: %q", got)
 	}
 }

@@ -44,15 +44,34 @@ type endpointsController struct {
 func newEndpointsController(h web.Handler, clk clock.Clock, s *shared) *endpointsController {
 	ec := &endpointsController{shared: s, c: controllers.NewClient(h, "endpoint-controller"),
 		queue: controllers.NewQueue(clk), expect: controllers.NewExpectations()}
+	// Only a deletion of Endpoints is news to it (its Service's may have to
+	// come back): Endpoints written by others are left as they are until
+	// their Service or its Pods change, as kube's controller leaves them.
 	ec.endpoints = client.NewTypedInformer(ec.c, "/api/v1/endpoints", controllers.Codec[endpointsObject](),
-		controllers.OnChange(controllers.QueueKey[endpointsObject](ec.queue)), nil, clk)
+		client.TypedHandler[*endpointsObject]{Delete: controllers.QueueKey[endpointsObject](ec.queue)}, nil, clk)
 	return ec
 }
 
 func (ec *endpointsController) run(ctx context.Context) {
 	go ec.endpoints.Run(ctx)
 	if controllers.Synced(ctx, ec.services, ec.pods, ec.endpoints) {
+		ec.leftovers()
 		ec.queue.Run(ctx, ec.sync)
+	}
+}
+
+// leaderAnnotation marks the Endpoints a leader election holds
+// (resourcelock.LeaderElectionRecordAnnotationKey), which have no Service.
+const leaderAnnotation = "control-plane.alpha.kubernetes.io/leader"
+
+// leftovers queues every Endpoints found at start, so that those whose
+// Service went while the controller was not running go too (kube's
+// checkLeftoverEndpoints); a leader election's are not touched.
+func (ec *endpointsController) leftovers() {
+	for _, ep := range ec.endpoints.List() {
+		if _, ok := ep.Metadata.Annotations[leaderAnnotation]; !ok {
+			ec.queue.Add(ep.Metadata.Key())
+		}
 	}
 }
 
@@ -67,7 +86,7 @@ func (ec *endpointsController) sync(ctx context.Context, key string) error {
 	cur, exists := ec.endpoints.Get(key)
 	svc, ok := ec.services.Get(key)
 	if !ok {
-		if exists && cur.Metadata.Labels[managedByLabel] == "" && cur.Metadata.Labels["endpointslice.kubernetes.io/skip-mirror"] == "" {
+		if exists {
 			if _, err := ec.c.Delete(ctx, "/api/v1/namespaces/"+cur.Metadata.Namespace+"/endpoints/"+cur.Metadata.Name); err != nil && !client.IsNotFound(err) {
 				return err
 			}

@@ -96,7 +96,7 @@ func (sc *sliceController) sync(ctx context.Context, key string) error {
 	groupPorts := map[string][]port{}
 	for _, p := range sc.selected(svc) {
 		ps := ports(svc, p)
-		g := controllers.MustJSON(ps)
+		g := portsKey(ps)
 		groupPorts[g] = ps
 		e := endpoint{Addresses: []string{p.Status.PodIP}, NodeName: p.Spec.NodeName,
 			TargetRef: &targetRef{Kind: "Pod", Namespace: p.Metadata.Namespace, Name: p.Metadata.Name, UID: p.Metadata.UID}}
@@ -106,16 +106,14 @@ func (sc *sliceController) sync(ctx context.Context, key string) error {
 		e.Conditions.Terminating = terminating
 		groups[g] = append(groups[g], e)
 	}
-	if len(groups) == 0 { // a Service with no endpoints still has its (empty) slice
-		ps := ports(svc, &pod{})
-		g := controllers.MustJSON(ps)
-		groups[g], groupPorts[g] = nil, ps
+	if len(groups) == 0 { // a Service with no endpoints still has its placeholder: no endpoints, no ports
+		groups[""], groupPorts[""] = nil, nil
 	}
 	existing := sc.slices.ByIndex("service", key)
 	var stale []*endpointSlice
 	byGroup := map[string][]*endpointSlice{}
 	for _, es := range existing {
-		if g := controllers.MustJSON(es.Ports); slices.Contains(slices.Collect(maps.Keys(groups)), g) {
+		if g := portsKey(es.Ports); slices.Contains(slices.Collect(maps.Keys(groups)), g) {
 			byGroup[g] = append(byGroup[g], es)
 		} else {
 			stale = append(stale, es)
@@ -152,6 +150,15 @@ func (sc *sliceController) sync(ctx context.Context, key string) error {
 		controllers.Deleted(sc.expect, key, sc.slices, es)
 	}
 	return nil
+}
+
+// portsKey groups the endpoints that serve the same ports ("": none, as a
+// placeholder slice has, whether stored as null or []).
+func portsKey(ps []port) string {
+	if len(ps) == 0 {
+		return ""
+	}
+	return controllers.MustJSON(ps)
 }
 
 // slice is a new EndpointSlice of svc's.
