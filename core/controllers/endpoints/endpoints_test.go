@@ -32,13 +32,22 @@ func newHarness(t *testing.T) *harness {
 	clk := clock.NewFake(time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC))
 	api := clienttest.New(t, clk)
 	cs := New(api, clk)
-	api.Run(cs.services, cs.pods, cs.slices.slices, cs.endpoints.endpoints)
+	api.Run(cs.services, cs.pods, cs.slices.slices, cs.endpoints.endpoints, cs.mirror.slices)
 	return &harness{t: t, api: api, clock: clk, cs: cs}
 }
 
 func (h *harness) syncEndpoints(key string) []string {
 	h.t.Helper()
 	ws, err := h.api.Sync(h.cs.endpoints.sync, key, h.cs.services, h.cs.pods, h.cs.endpoints.endpoints)
+	if err != nil {
+		h.t.Fatalf("sync %s: %v", key, err)
+	}
+	return clienttest.Changes(ws)
+}
+
+func (h *harness) syncMirror(key string) []string {
+	h.t.Helper()
+	ws, err := h.api.Sync(h.cs.mirror.sync, key, h.cs.services, h.cs.endpoints.endpoints, h.cs.mirror.slices)
 	if err != nil {
 		h.t.Fatalf("sync %s: %v", key, err)
 	}

@@ -28,32 +28,28 @@ type subset struct {
 // address is an EndpointAddress.
 type address struct {
 	IP        string     `json:"ip"`
+	Hostname  string     `json:"hostname,omitempty"`
 	NodeName  string     `json:"nodeName,omitempty"`
 	TargetRef *targetRef `json:"targetRef,omitempty"`
 }
 
-// endpointsController is the Endpoints controller.
+// endpointsController is the Endpoints controller. Only a deletion of
+// Endpoints is news to it (its Service's may have to come back): Endpoints
+// written by others are left as they are until their Service or its Pods
+// change, as kube's controller leaves them.
 type endpointsController struct {
 	*shared
-	c         *client.Client
-	endpoints *client.TypedInformer[*endpointsObject]
-	queue     *controllers.Queue
-	expect    *controllers.Expectations
+	c      *client.Client
+	queue  *controllers.Queue
+	expect *controllers.Expectations
 }
 
 func newEndpointsController(h web.Handler, clk clock.Clock, s *shared) *endpointsController {
-	ec := &endpointsController{shared: s, c: controllers.NewClient(h, "endpoint-controller"),
+	return &endpointsController{shared: s, c: controllers.NewClient(h, "endpoint-controller"),
 		queue: controllers.NewQueue(clk), expect: controllers.NewExpectations()}
-	// Only a deletion of Endpoints is news to it (its Service's may have to
-	// come back): Endpoints written by others are left as they are until
-	// their Service or its Pods change, as kube's controller leaves them.
-	ec.endpoints = client.NewTypedInformer(ec.c, "/api/v1/endpoints", controllers.Codec[endpointsObject](),
-		client.TypedHandler[*endpointsObject]{Delete: controllers.QueueKey[endpointsObject](ec.queue)}, nil, clk)
-	return ec
 }
 
 func (ec *endpointsController) run(ctx context.Context) {
-	go ec.endpoints.Run(ctx)
 	if controllers.Synced(ctx, ec.services, ec.pods, ec.endpoints) {
 		ec.leftovers()
 		ec.queue.Run(ctx, ec.sync)

@@ -42,12 +42,15 @@ type endpoint struct {
 	TargetRef *targetRef `json:"targetRef,omitempty"`
 }
 
-// targetRef is an endpoint's reference to its Pod.
+// targetRef is an endpoint's reference to its Pod (an ObjectReference).
 type targetRef struct {
-	Kind      string `json:"kind"`
-	Namespace string `json:"namespace"`
-	Name      string `json:"name"`
-	UID       string `json:"uid"`
+	Kind            string `json:"kind,omitempty"`
+	Namespace       string `json:"namespace,omitempty"`
+	Name            string `json:"name,omitempty"`
+	UID             string `json:"uid,omitempty"`
+	APIVersion      string `json:"apiVersion,omitempty"`
+	ResourceVersion string `json:"resourceVersion,omitempty"`
+	FieldPath       string `json:"fieldPath,omitempty"`
 }
 
 // sliceController is the EndpointSlice controller.
