@@ -48,8 +48,7 @@ type reply struct {
 // for a client that accepts gzip.
 const gzipThreshold = 128 * 1024
 
-// endpointFor says what a resource can be served as: a kind never stored is
-// printed as no Table.
+// endpointFor says what a resource can be served as (no Table if never stored).
 func endpointFor(res *api.Resource, watch bool) encoding.Endpoint {
 	return encoding.Endpoint{Protobuf: protobufServed(res), Conversions: true, Watch: watch, NoTable: res.Virtual}
 }
