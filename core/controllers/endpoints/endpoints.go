@@ -65,8 +65,14 @@ func New(h web.Handler, clk clock.Clock) *Controllers {
 		Delete: func(svc *service) { enqueue(svc); cs.mirror.serviceChanged(nil, svc) },
 	}, map[string]func(*service) []string{"namespace": func(svc *service) []string { return []string{svc.Metadata.Namespace} }}, clk)
 	s.endpoints = client.NewTypedInformer(c, "/api/v1/endpoints", controllers.Codec[endpointsObject](), client.TypedHandler[*endpointsObject]{
-		Add:    func(ep *endpointsObject) { cs.mirror.endpointsChanged(nil, ep) },
-		Update: func(old, ep *endpointsObject) { cs.mirror.endpointsChanged(old, ep) },
+		Add: func(ep *endpointsObject) {
+			cs.endpoints.written(ep)
+			cs.mirror.endpointsChanged(nil, ep)
+		},
+		Update: func(old, ep *endpointsObject) {
+			cs.endpoints.written(ep)
+			cs.mirror.endpointsChanged(old, ep)
+		},
 		Delete: func(ep *endpointsObject) {
 			cs.endpoints.queue.Add(ep.Metadata.Key())
 			cs.mirror.endpointsChanged(nil, ep)

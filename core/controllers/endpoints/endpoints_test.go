@@ -1,6 +1,7 @@
 package endpoints
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -9,6 +10,7 @@ import (
 
 	"kubeplay/core/client/clienttest"
 	"kubeplay/core/clock"
+	"kubeplay/core/controllers"
 	"kubeplay/core/object"
 )
 
@@ -243,6 +245,52 @@ func TestSIM_1_EndpointSlicesListTheSelectedPods(t *testing.T) {
 	}
 	if got := h.syncSlices("default/web"); len(got) != 0 {
 		t.Errorf("a second sync of the placeholder wrote %q", got)
+	}
+}
+
+// TestSIM_1_EndpointsNewsWhileWaiting: news of a Pod that comes while the
+// controller waits to see its own write of the Endpoints is not lost: once
+// the write is seen, the Service is synced again.
+func TestSIM_1_EndpointsNewsWhileWaiting(t *testing.T) {
+	h := newHarness(t)
+	ec := h.cs.endpoints
+	h.api.Create(services, newService(false))
+	h.api.Create(pods, newPod("a", "10.0.0.2", true, 8080))
+	h.api.Await(h.cs.services, h.cs.pods, ec.endpoints)
+	h.api.Hold()
+	if err := ec.sync(context.Background(), "default/web"); err != nil {
+		t.Fatal(err)
+	}
+	h.api.Create(pods, newPod("b", "10.0.0.3", true, 8080))
+	ec.queue = controllers.NewQueue(h.clock) // what was queued before is done
+	if err := ec.sync(context.Background(), "default/web"); err != nil {
+		t.Fatal(err)
+	}
+	h.api.Release()
+	h.api.Await(h.cs.services, h.cs.pods, ec.endpoints)
+	if n := ec.queue.Pending(); n != 1 {
+		t.Fatalf("%d keys queued once the write was seen", n)
+	}
+	if got := h.syncEndpoints("default/web"); !slices.Equal(got, []string{"update endpoints default/web"}) {
+		t.Errorf("writes %q", got)
+	}
+	subsets := object.Objects(h.api.MustGet(endpoints+"/web"), "subsets")
+	if len(subsets) != 1 || !slices.Equal(addresses(subsets[0], "addresses"), []string{"10.0.0.2 a", "10.0.0.3 b"}) {
+		t.Errorf("subsets %v", subsets)
+	}
+}
+
+// TestSIM_1_NoEndpointsForExternalName: an ExternalName Service gets no
+// Endpoints and no EndpointSlices, whatever it selects.
+func TestSIM_1_NoEndpointsForExternalName(t *testing.T) {
+	h := newHarness(t)
+	svc := newService(false)
+	svc["spec"].(map[string]any)["type"] = "ExternalName"
+	svc["spec"].(map[string]any)["externalName"] = "example.com"
+	h.api.Create(services, svc)
+	h.somePods()
+	if got := append(h.syncEndpoints("default/web"), h.syncSlices("default/web")...); len(got) != 0 {
+		t.Errorf("writes %q", got)
 	}
 }
 

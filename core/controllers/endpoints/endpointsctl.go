@@ -34,9 +34,9 @@ type address struct {
 }
 
 // endpointsController is the Endpoints controller. Only a deletion of
-// Endpoints is news to it (its Service's may have to come back): Endpoints
-// written by others are left as they are until their Service or its Pods
-// change, as kube's controller leaves them.
+// Endpoints is news to it (its Service's may have to come back), and its own
+// writes it waits for: Endpoints written by others are left as they are
+// until their Service or its Pods change, as kube's controller leaves them.
 type endpointsController struct {
 	*shared
 	c      *client.Client
@@ -53,6 +53,14 @@ func (ec *endpointsController) run(ctx context.Context) {
 	if controllers.Synced(ctx, ec.services, ec.pods, ec.endpoints) {
 		ec.leftovers()
 		ec.queue.Run(ctx, ec.sync)
+	}
+}
+
+// written queues the key of Endpoints the controller waits to see its own
+// write of (news of the Service or its Pods while it waited were put off).
+func (ec *endpointsController) written(ep *endpointsObject) {
+	if key := ep.Metadata.Key(); ec.expect.Waiting(key) {
+		ec.queue.Add(key)
 	}
 }
 
@@ -89,7 +97,7 @@ func (ec *endpointsController) sync(ctx context.Context, key string) error {
 		}
 		return nil
 	}
-	if len(svc.Spec.Selector) == 0 {
+	if len(svc.Spec.Selector) == 0 || svc.Spec.Type == "ExternalName" { // an ExternalName Service has no endpoints
 		return nil
 	}
 	var subsets []subset

@@ -72,7 +72,11 @@ func newSliceController(h web.Handler, clk clock.Clock, s *shared) *sliceControl
 	}
 	sc.slices = client.NewTypedInformer(sc.c, "/apis/discovery.k8s.io/v1/endpointslices?labelSelector="+managedByLabel+"%3D"+managedBy,
 		controllers.Codec[endpointSlice](),
-		client.TypedHandler[*endpointSlice]{Update: func(_, es *endpointSlice) { owner(es) }, Delete: owner},
+		client.TypedHandler[*endpointSlice]{Add: func(es *endpointSlice) {
+			if sc.expect.Waiting(es.Metadata.Namespace + "/" + es.Metadata.Labels[serviceNameLabel]) { // its own creation
+				owner(es)
+			}
+		}, Update: func(_, es *endpointSlice) { owner(es) }, Delete: owner},
 		map[string]func(*endpointSlice) []string{"service": func(es *endpointSlice) []string {
 			return []string{es.Metadata.Namespace + "/" + es.Metadata.Labels[serviceNameLabel]}
 		}}, clk)
@@ -92,7 +96,7 @@ func (sc *sliceController) run(ctx context.Context) {
 // or deleted.
 func (sc *sliceController) sync(ctx context.Context, key string) error {
 	svc, ok := sc.services.Get(key)
-	if !ok || len(svc.Spec.Selector) == 0 || !sc.expect.Satisfied(key) {
+	if !ok || len(svc.Spec.Selector) == 0 || svc.Spec.Type == "ExternalName" || !sc.expect.Satisfied(key) {
 		return nil // a Service gone takes its slices (the garbage collector)
 	}
 	groups := map[string][]endpoint{}
