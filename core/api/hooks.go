@@ -29,6 +29,13 @@ type Hooks struct {
 	// subresource resets besides spec, as the kind's status strategy names
 	// them (its GetResetFields): nobody owns them through it.
 	StatusResetsMetadata []string
+	// StatusOnly: a write to the status subresource changes nothing but the
+	// status, its metadata included, as the status strategies of the kinds
+	// that reset all of it have it (FlowSchemas, PriorityLevelConfigurations,
+	// and those calling kube's ResetObjectMetaForStatus). Without it the
+	// metadata written is kept but for StatusResetsMetadata, as most kinds'
+	// status strategies reset only the spec.
+	StatusOnly bool
 	// Validate checks a new object against the kind's own rules (metadata is
 	// checked for every kind).
 	Validate func(obj object.Object) field.ErrorList
@@ -87,14 +94,24 @@ type Update struct {
 }
 
 // Generic is what every kind stores for an update: a write to the status
-// subresource changes only the status (and the managedFields the write
+// subresource changes the status and the metadata, all but what the kind's
+// status strategy resets (StatusResetsMetadata); a custom resource's, or a
+// StatusOnly kind's, changes only the status (and the managedFields the write
 // records); a write to a kind that has one keeps the status as it was.
 func (u Update) Generic() object.Object {
 	switch {
 	case u.Sub == "status":
 		out := object.DeepCopy(u.Old)
 		SetOrDelete(out, "status", u.Obj)
-		KeepManagedFields(out, u.Obj)
+		if u.Res.Custom != nil || u.Res.Hooks.StatusOnly {
+			KeepManagedFields(out, u.Obj)
+			return out
+		}
+		meta, oldMeta := object.Meta(u.Obj), object.Meta(u.Old)
+		for _, f := range u.Res.Hooks.StatusResetsMetadata {
+			SetOrDelete(meta, f, oldMeta)
+		}
+		out["metadata"] = meta
 		return out
 	case u.Res.Sub("status") != nil:
 		SetOrDelete(u.Obj, "status", u.Old)

@@ -48,9 +48,9 @@ type reply struct {
 // for a client that accepts gzip.
 const gzipThreshold = 128 * 1024
 
-// endpointFor says what a resource can be served as.
+// endpointFor says what a resource can be served as (no Table if never stored).
 func endpointFor(res *api.Resource, watch bool) encoding.Endpoint {
-	return encoding.Endpoint{Protobuf: protobufServed(res), Conversions: true, Watch: watch}
+	return encoding.Endpoint{Protobuf: protobufServed(res), Conversions: true, Watch: watch, NoTable: res.Virtual}
 }
 
 // negotiateReply reads the request's Accept and Accept-Encoding headers (and,

@@ -71,6 +71,15 @@ func (e *Expectations) Satisfied(key string) bool {
 	return false
 }
 
+// Waiting says whether something is expected for key, seen or not yet: an
+// informer that brings news of key then brings the controller's own write,
+// after which key is to be worked on again.
+func (e *Expectations) Waiting(key string) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return len(e.m[key]) > 0
+}
+
 // Forget drops what was expected for key (its object is gone).
 func (e *Expectations) Forget(key string) {
 	e.mu.Lock()

@@ -89,8 +89,9 @@ type Endpoint struct {
 	Conversions bool
 	// Watch: the answer is a stream of events.
 	Watch bool
-	// NoTable: a watch list (initial events ending in a bookmark), which kube
-	// converts to no Table.
+	// NoTable: the answer is never a Table: a watch list (initial events
+	// ending in a bookmark), or a kind whose storage kube gives no table
+	// convertor (the reviews, a Binding).
 	NoTable bool
 }
 

@@ -23,7 +23,7 @@ func event() *api.Resource {
 			"involvedObject.fieldPath":       str("involvedObject", "fieldPath"),
 			"reason":                         str("reason"),
 			"reportingComponent":             str("reportingComponent"),
-			"source":                         str("source", "component"),
+			"source":                         eventSource,
 			"type":                           str("type"),
 		},
 		Hooks: api.Hooks{
@@ -34,6 +34,16 @@ func event() *api.Resource {
 		},
 		Printer: table.Event,
 	}
+}
+
+// eventSource is the source an Event is selected by: its source's component,
+// else its reporting controller (an events.k8s.io/v1 Event's), as kube
+// selects it.
+func eventSource(e object.Object) string {
+	if c := object.String(object.Path(e, "source", "component")); c != "" {
+		return c
+	}
+	return object.String(e["reportingComponent"])
 }
 
 // eventsV1 is the events.k8s.io/v1 Event: a view of the core/v1 Event,

@@ -22,6 +22,7 @@ func flowSchema() *api.Resource {
 		Subs:     []api.Subresource{{Name: "status", Kind: "FlowSchema", Group: "flowcontrol.apiserver.k8s.io", Verbs: statusVerbs}},
 		Defaults: defaultFlowSchema,
 		Hooks: api.Hooks{
+			StatusOnly:          true, // its status strategy resets all the metadata
 			LabelChecksOnUpdate: 3,
 			AsWritten:           true,
 			PrepareForCreate:    func(obj object.Object, _ time.Time) { obj["status"] = map[string]any{} },

@@ -21,6 +21,7 @@ func priorityLevelConfiguration() *api.Resource {
 		Subs:     []api.Subresource{{Name: "status", Kind: "PriorityLevelConfiguration", Group: "flowcontrol.apiserver.k8s.io", Verbs: statusVerbs}},
 		Defaults: defaultPriorityLevel,
 		Hooks: api.Hooks{
+			StatusOnly:          true, // its status strategy resets all the metadata
 			LabelChecksOnUpdate: 3,
 			AsWritten:           true,
 			PrepareForCreate:    func(obj object.Object, _ time.Time) { obj["status"] = map[string]any{} },

@@ -21,16 +21,7 @@ func resourceQuota() *api.Resource {
 		Hooks: api.Hooks{
 			LabelChecksOnUpdate: 3,
 			PrepareForCreate:    func(obj object.Object, _ time.Time) { obj["status"] = map[string]any{} },
-			// A write to the status keeps the quota's spec (and changes the
-			// rest as written).
-			PrepareForUpdate: func(u api.Update) object.Object {
-				if u.Sub != "status" {
-					return u.Generic()
-				}
-				api.SetOrDelete(u.Obj, "spec", u.Old)
-				return u.Obj
-			},
-			Validate: validation.ResourceQuota,
+			Validate:            validation.ResourceQuota,
 			ValidateUpdate: func(obj, old object.Object, sub string) field.ErrorList {
 				if sub == "status" {
 					return validation.ResourceQuotaStatusUpdate(obj)

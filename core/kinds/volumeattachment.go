@@ -20,6 +20,7 @@ func volumeAttachment() *api.Resource {
 		Verbs: allVerbs, UpdateNeedsVersion: true, ReturnDeleted: true,
 		Subs: []api.Subresource{{Name: "status", Kind: "VolumeAttachment", Group: "storage.k8s.io", Verbs: statusVerbs}},
 		Hooks: api.Hooks{
+			StatusOnly: true, // its status strategy resets all the metadata
 			PrepareForCreate: func(obj object.Object, _ time.Time) {
 				obj["status"] = map[string]any{"attached": false}
 			},

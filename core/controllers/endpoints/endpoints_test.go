@@ -1,6 +1,7 @@
 package endpoints
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -9,6 +10,7 @@ import (
 
 	"kubeplay/core/client/clienttest"
 	"kubeplay/core/clock"
+	"kubeplay/core/controllers"
 	"kubeplay/core/object"
 )
 
@@ -32,13 +34,22 @@ func newHarness(t *testing.T) *harness {
 	clk := clock.NewFake(time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC))
 	api := clienttest.New(t, clk)
 	cs := New(api, clk)
-	api.Run(cs.services, cs.pods, cs.slices.slices, cs.endpoints.endpoints)
+	api.Run(cs.services, cs.pods, cs.slices.slices, cs.endpoints.endpoints, cs.mirror.slices)
 	return &harness{t: t, api: api, clock: clk, cs: cs}
 }
 
 func (h *harness) syncEndpoints(key string) []string {
 	h.t.Helper()
 	ws, err := h.api.Sync(h.cs.endpoints.sync, key, h.cs.services, h.cs.pods, h.cs.endpoints.endpoints)
+	if err != nil {
+		h.t.Fatalf("sync %s: %v", key, err)
+	}
+	return clienttest.Changes(ws)
+}
+
+func (h *harness) syncMirror(key string) []string {
+	h.t.Helper()
+	ws, err := h.api.Sync(h.cs.mirror.sync, key, h.cs.services, h.cs.endpoints.endpoints, h.cs.mirror.slices)
 	if err != nil {
 		h.t.Fatalf("sync %s: %v", key, err)
 	}
@@ -229,7 +240,82 @@ func TestSIM_1_EndpointSlicesListTheSelectedPods(t *testing.T) {
 		h.api.Remove(fmt.Sprintf("%s/p%03d", pods, i))
 	}
 	got = h.syncSlices("default/web")
-	if n := len(h.api.List(slicesAt)); n != 1 || len(object.Objects(h.api.List(slicesAt)[0], "endpoints")) != 0 {
-		t.Errorf("no Pods: %d slices (%q), want one, empty", n, got)
+	if n := len(h.api.List(slicesAt)); n != 1 || len(object.Objects(h.api.List(slicesAt)[0], "endpoints")) != 0 || len(object.Objects(h.api.List(slicesAt)[0], "ports")) != 0 {
+		t.Errorf("no Pods: %d slices (%q), want one, empty, without ports", n, got)
+	}
+	if got := h.syncSlices("default/web"); len(got) != 0 {
+		t.Errorf("a second sync of the placeholder wrote %q", got)
+	}
+}
+
+// TestSIM_1_EndpointsNewsWhileWaiting: news of a Pod that comes while the
+// controller waits to see its own write of the Endpoints is not lost: once
+// the write is seen, the Service is synced again.
+func TestSIM_1_EndpointsNewsWhileWaiting(t *testing.T) {
+	h := newHarness(t)
+	ec := h.cs.endpoints
+	h.api.Create(services, newService(false))
+	h.api.Create(pods, newPod("a", "10.0.0.2", true, 8080))
+	h.api.Await(h.cs.services, h.cs.pods, ec.endpoints)
+	h.api.Hold()
+	if err := ec.sync(context.Background(), "default/web"); err != nil {
+		t.Fatal(err)
+	}
+	h.api.Create(pods, newPod("b", "10.0.0.3", true, 8080))
+	ec.queue = controllers.NewQueue(h.clock) // what was queued before is done
+	if err := ec.sync(context.Background(), "default/web"); err != nil {
+		t.Fatal(err)
+	}
+	h.api.Release()
+	h.api.Await(h.cs.services, h.cs.pods, ec.endpoints)
+	if n := ec.queue.Pending(); n != 1 {
+		t.Fatalf("%d keys queued once the write was seen", n)
+	}
+	if got := h.syncEndpoints("default/web"); !slices.Equal(got, []string{"update endpoints default/web"}) {
+		t.Errorf("writes %q", got)
+	}
+	subsets := object.Objects(h.api.MustGet(endpoints+"/web"), "subsets")
+	if len(subsets) != 1 || !slices.Equal(addresses(subsets[0], "addresses"), []string{"10.0.0.2 a", "10.0.0.3 b"}) {
+		t.Errorf("subsets %v", subsets)
+	}
+}
+
+// TestSIM_1_NoEndpointsForExternalName: an ExternalName Service gets no
+// Endpoints and no EndpointSlices, whatever it selects.
+func TestSIM_1_NoEndpointsForExternalName(t *testing.T) {
+	h := newHarness(t)
+	svc := newService(false)
+	svc["spec"].(map[string]any)["type"] = "ExternalName"
+	svc["spec"].(map[string]any)["externalName"] = "example.com"
+	h.api.Create(services, svc)
+	h.somePods()
+	if got := append(h.syncEndpoints("default/web"), h.syncSlices("default/web")...); len(got) != 0 {
+		t.Errorf("writes %q", got)
+	}
+}
+
+// TestSIM_1_EndpointsOfOthersLeftAlone: Endpoints written without a Service
+// are left as they are while the controller runs (it hears only of
+// deletions); at its start it takes those whose Service is gone, but for a
+// leader election's.
+func TestSIM_1_EndpointsOfOthersLeftAlone(t *testing.T) {
+	h := newHarness(t)
+	custom := func(name string, annotations map[string]any) object.Object {
+		return object.Object{"apiVersion": "v1", "kind": "Endpoints", "metadata": map[string]any{"name": name, "annotations": annotations},
+			"subsets": []any{map[string]any{"addresses": []any{map[string]any{"ip": "10.0.0.24"}}, "ports": []any{map[string]any{"name": "http", "port": 80}}}}}
+	}
+	h.api.Create(endpoints, custom("custom", nil))
+	h.api.Create(endpoints, custom("leader", map[string]any{leaderAnnotation: "{}"}))
+	h.api.Edit(endpoints+"/custom", func(o object.Object) { object.Meta(o)["labels"] = map[string]any{"changed": "yes"} })
+	h.api.Await(h.cs.endpoints.endpoints)
+	if n := h.cs.endpoints.queue.Pending(); n != 0 {
+		t.Fatalf("%d keys queued for Endpoints written by others", n)
+	}
+	h.cs.endpoints.leftovers()
+	if n := h.cs.endpoints.queue.Pending(); n != 1 {
+		t.Fatalf("%d keys queued at start, want the one without a leader's annotation", n)
+	}
+	if got := h.syncEndpoints("default/custom"); !slices.Equal(got, []string{"delete endpoints default/custom"}) {
+		t.Errorf("leftover without a Service: %q", got)
 	}
 }

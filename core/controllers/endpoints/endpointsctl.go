@@ -28,31 +28,54 @@ type subset struct {
 // address is an EndpointAddress.
 type address struct {
 	IP        string     `json:"ip"`
+	Hostname  string     `json:"hostname,omitempty"`
 	NodeName  string     `json:"nodeName,omitempty"`
 	TargetRef *targetRef `json:"targetRef,omitempty"`
 }
 
-// endpointsController is the Endpoints controller.
+// endpointsController is the Endpoints controller. Only a deletion of
+// Endpoints is news to it (its Service's may have to come back), and its own
+// writes it waits for: Endpoints written by others are left as they are
+// until their Service or its Pods change, as kube's controller leaves them.
 type endpointsController struct {
 	*shared
-	c         *client.Client
-	endpoints *client.TypedInformer[*endpointsObject]
-	queue     *controllers.Queue
-	expect    *controllers.Expectations
+	c      *client.Client
+	queue  *controllers.Queue
+	expect *controllers.Expectations
 }
 
 func newEndpointsController(h web.Handler, clk clock.Clock, s *shared) *endpointsController {
-	ec := &endpointsController{shared: s, c: controllers.NewClient(h, "endpoint-controller"),
+	return &endpointsController{shared: s, c: controllers.NewClient(h, "endpoint-controller"),
 		queue: controllers.NewQueue(clk), expect: controllers.NewExpectations()}
-	ec.endpoints = client.NewTypedInformer(ec.c, "/api/v1/endpoints", controllers.Codec[endpointsObject](),
-		controllers.OnChange(controllers.QueueKey[endpointsObject](ec.queue)), nil, clk)
-	return ec
 }
 
 func (ec *endpointsController) run(ctx context.Context) {
-	go ec.endpoints.Run(ctx)
 	if controllers.Synced(ctx, ec.services, ec.pods, ec.endpoints) {
+		ec.leftovers()
 		ec.queue.Run(ctx, ec.sync)
+	}
+}
+
+// written queues the key of Endpoints the controller waits to see its own
+// write of (news of the Service or its Pods while it waited were put off).
+func (ec *endpointsController) written(ep *endpointsObject) {
+	if key := ep.Metadata.Key(); ec.expect.Waiting(key) {
+		ec.queue.Add(key)
+	}
+}
+
+// leaderAnnotation marks the Endpoints a leader election holds
+// (resourcelock.LeaderElectionRecordAnnotationKey), which have no Service.
+const leaderAnnotation = "control-plane.alpha.kubernetes.io/leader"
+
+// leftovers queues every Endpoints found at start, so that those whose
+// Service went while the controller was not running go too (kube's
+// checkLeftoverEndpoints); a leader election's are not touched.
+func (ec *endpointsController) leftovers() {
+	for _, ep := range ec.endpoints.List() {
+		if _, ok := ep.Metadata.Annotations[leaderAnnotation]; !ok {
+			ec.queue.Add(ep.Metadata.Key())
+		}
 	}
 }
 
@@ -67,14 +90,14 @@ func (ec *endpointsController) sync(ctx context.Context, key string) error {
 	cur, exists := ec.endpoints.Get(key)
 	svc, ok := ec.services.Get(key)
 	if !ok {
-		if exists && cur.Metadata.Labels[managedByLabel] == "" && cur.Metadata.Labels["endpointslice.kubernetes.io/skip-mirror"] == "" {
+		if exists {
 			if _, err := ec.c.Delete(ctx, "/api/v1/namespaces/"+cur.Metadata.Namespace+"/endpoints/"+cur.Metadata.Name); err != nil && !client.IsNotFound(err) {
 				return err
 			}
 		}
 		return nil
 	}
-	if len(svc.Spec.Selector) == 0 {
+	if len(svc.Spec.Selector) == 0 || svc.Spec.Type == "ExternalName" { // an ExternalName Service has no endpoints
 		return nil
 	}
 	var subsets []subset

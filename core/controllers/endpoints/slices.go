@@ -42,12 +42,15 @@ type endpoint struct {
 	TargetRef *targetRef `json:"targetRef,omitempty"`
 }
 
-// targetRef is an endpoint's reference to its Pod.
+// targetRef is an endpoint's reference to its Pod (an ObjectReference).
 type targetRef struct {
-	Kind      string `json:"kind"`
-	Namespace string `json:"namespace"`
-	Name      string `json:"name"`
-	UID       string `json:"uid"`
+	Kind            string `json:"kind,omitempty"`
+	Namespace       string `json:"namespace,omitempty"`
+	Name            string `json:"name,omitempty"`
+	UID             string `json:"uid,omitempty"`
+	APIVersion      string `json:"apiVersion,omitempty"`
+	ResourceVersion string `json:"resourceVersion,omitempty"`
+	FieldPath       string `json:"fieldPath,omitempty"`
 }
 
 // sliceController is the EndpointSlice controller.
@@ -69,7 +72,11 @@ func newSliceController(h web.Handler, clk clock.Clock, s *shared) *sliceControl
 	}
 	sc.slices = client.NewTypedInformer(sc.c, "/apis/discovery.k8s.io/v1/endpointslices?labelSelector="+managedByLabel+"%3D"+managedBy,
 		controllers.Codec[endpointSlice](),
-		client.TypedHandler[*endpointSlice]{Update: func(_, es *endpointSlice) { owner(es) }, Delete: owner},
+		client.TypedHandler[*endpointSlice]{Add: func(es *endpointSlice) {
+			if sc.expect.Waiting(es.Metadata.Namespace + "/" + es.Metadata.Labels[serviceNameLabel]) { // its own creation
+				owner(es)
+			}
+		}, Update: func(_, es *endpointSlice) { owner(es) }, Delete: owner},
 		map[string]func(*endpointSlice) []string{"service": func(es *endpointSlice) []string {
 			return []string{es.Metadata.Namespace + "/" + es.Metadata.Labels[serviceNameLabel]}
 		}}, clk)
@@ -89,14 +96,14 @@ func (sc *sliceController) run(ctx context.Context) {
 // or deleted.
 func (sc *sliceController) sync(ctx context.Context, key string) error {
 	svc, ok := sc.services.Get(key)
-	if !ok || len(svc.Spec.Selector) == 0 || !sc.expect.Satisfied(key) {
+	if !ok || len(svc.Spec.Selector) == 0 || svc.Spec.Type == "ExternalName" || !sc.expect.Satisfied(key) {
 		return nil // a Service gone takes its slices (the garbage collector)
 	}
 	groups := map[string][]endpoint{}
 	groupPorts := map[string][]port{}
 	for _, p := range sc.selected(svc) {
 		ps := ports(svc, p)
-		g := controllers.MustJSON(ps)
+		g := portsKey(ps)
 		groupPorts[g] = ps
 		e := endpoint{Addresses: []string{p.Status.PodIP}, NodeName: p.Spec.NodeName,
 			TargetRef: &targetRef{Kind: "Pod", Namespace: p.Metadata.Namespace, Name: p.Metadata.Name, UID: p.Metadata.UID}}
@@ -106,16 +113,14 @@ func (sc *sliceController) sync(ctx context.Context, key string) error {
 		e.Conditions.Terminating = terminating
 		groups[g] = append(groups[g], e)
 	}
-	if len(groups) == 0 { // a Service with no endpoints still has its (empty) slice
-		ps := ports(svc, &pod{})
-		g := controllers.MustJSON(ps)
-		groups[g], groupPorts[g] = nil, ps
+	if len(groups) == 0 { // a Service with no endpoints still has its placeholder: no endpoints, no ports
+		groups[""], groupPorts[""] = nil, nil
 	}
 	existing := sc.slices.ByIndex("service", key)
 	var stale []*endpointSlice
 	byGroup := map[string][]*endpointSlice{}
 	for _, es := range existing {
-		if g := controllers.MustJSON(es.Ports); slices.Contains(slices.Collect(maps.Keys(groups)), g) {
+		if g := portsKey(es.Ports); slices.Contains(slices.Collect(maps.Keys(groups)), g) {
 			byGroup[g] = append(byGroup[g], es)
 		} else {
 			stale = append(stale, es)
@@ -152,6 +157,15 @@ func (sc *sliceController) sync(ctx context.Context, key string) error {
 		controllers.Deleted(sc.expect, key, sc.slices, es)
 	}
 	return nil
+}
+
+// portsKey groups the endpoints that serve the same ports ("": none, as a
+// placeholder slice has, whether stored as null or []).
+func portsKey(ps []port) string {
+	if len(ps) == 0 {
+		return ""
+	}
+	return controllers.MustJSON(ps)
 }
 
 // slice is a new EndpointSlice of svc's.

@@ -11,8 +11,9 @@
 // (a Pod that finishes, a Service that changes type: kube's replenishment).
 // What its namespace's admission charged is counted again once, a sync
 // period (kube's --resource-quota-sync-period, 5 minutes) after it last
-// did: kube recounts every quota each period, which corrects what writes
-// charged and then failed to store; here nothing is timed while nothing
+// did, or after someone else wrote its status: kube recounts every quota
+// each period, which corrects what writes charged and then failed to store,
+// and resets a status changed by hand; here nothing is timed while nothing
 // changes. The objects of a resource are watched once a quota counts them
 // (kube's quota monitors watch every resource from the start).
 package resourcequota
@@ -73,10 +74,12 @@ func New(h web.Handler, clk clock.Clock) *Controller {
 			rq.mu.Unlock()
 		},
 		Update: func(old, q object.Object) {
+			was, is := quota.Read(old), quota.Read(q)
 			switch {
-			case !quota.Equal(quota.Read(old).Hard, quota.Read(q).Hard):
+			case !quota.Equal(was.Hard, is.Hard):
 				rq.queue.Add(client.Key(q))
-			case !quota.Equal(quota.Read(old).Used, quota.Read(q).Used) && !rq.wrote(q):
+			case !quota.Equal(was.Used, is.Used) && !rq.wrote(q),
+				!quota.Equal(was.StatusHard, is.StatusHard) && !quota.Equal(is.StatusHard, is.Hard):
 				rq.queue.AddAfter(client.Key(q), SyncPeriod)
 			}
 		},

@@ -120,8 +120,8 @@ func pod(name, cpu string) string {
 // change and when what it counts is deleted or frees what it used (a Pod
 // that finished, a Service no longer NodePort), so that the admission lets
 // what was refused in once something is gone; what the admission charged for
-// a write that failed is corrected a sync period later; settled, it
-// schedules nothing.
+// a write that failed, or a status someone else wrote, is corrected a sync
+// period later; settled, it schedules nothing.
 func TestROB_2_QuotaControllerKeepsStatus(t *testing.T) {
 	e := newEnv(t)
 	e.must(web.MethodPost, "/api/v1/namespaces/default/configmaps", `{"metadata":{"name":"before"}}`)
@@ -178,5 +178,27 @@ func TestROB_2_QuotaControllerKeepsStatus(t *testing.T) {
 	}
 	e.clock.Step(resourcequota.SyncPeriod)
 	e.until("q", `{"configmaps":"1","pods":"1","requests.cpu":"100m","secrets":"0"}`)
+	e.settled()
+
+	// A status someone else wrote is reset a sync period later.
+	e.must(web.MethodPatch, quotas+"/q/status", `{"status":{"hard":{"pods":"9","configmaps":"9"}}}`)
+	for deadline := time.Now().Add(patience); e.rq.Pending() == 0; {
+		if time.Now().After(deadline) {
+			t.Fatal("no recount due after the status was changed")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	e.clock.Step(resourcequota.SyncPeriod)
+	for deadline := time.Now().Add(patience); ; {
+		hard, _ := json.Marshal(object.Path(e.must(web.MethodGet, quotas+"/q", ""), "status", "hard"))
+		if string(hard) == `{"configmaps":"5","count/widgets.example.com":"1","pods":"3","requests.cpu":"1","secrets":"2"}` {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("status.hard %s not reset", hard)
+		}
+		time.Sleep(time.Millisecond)
+		e.clock.Step(10 * time.Millisecond)
+	}
 	e.settled()
 }
