@@ -7,6 +7,7 @@
 package api
 
 import (
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -135,6 +136,10 @@ type CustomResource struct {
 	Definition string
 	// Schema prunes, defaults and validates the objects.
 	Schema CustomSchema
+	// Stored is the schema of the definition's storage version, when that is
+	// another version: an object read from storage is pruned and defaulted by
+	// it before this version's, as kube decodes it, then converts it.
+	Stored CustomSchema
 	// OpenAPI is the version's openAPIV3Schema, as written.
 	OpenAPI map[string]any
 	// Printer prints the objects in Tables: the version's
@@ -142,6 +147,10 @@ type CustomResource struct {
 	Printer *table.Printer
 	// Scale are the paths of the scale subresource; nil without one.
 	Scale *ScalePaths
+	// Selectable are the version's selectableFields, the fields field
+	// selectors may use beyond metadata.name (and metadata.namespace, when
+	// namespaced); the resource's Fields read those of every version.
+	Selectable []string
 }
 
 // CustomSchema is a custom resource's structural schema at work.
@@ -189,6 +198,9 @@ func (r *Resource) SupportsField(field string) bool {
 	if r.View != nil {
 		_, ok := r.View.FieldLabels[field]
 		return ok
+	}
+	if r.Custom != nil {
+		return field == "metadata.name" || field == "metadata.namespace" && r.Namespaced || slices.Contains(r.Custom.Selectable, field)
 	}
 	if field == "metadata.name" || field == "metadata.namespace" {
 		return true

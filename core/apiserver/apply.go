@@ -5,9 +5,30 @@ import (
 
 	"kubeplay/core/apierrors"
 	"kubeplay/core/apply"
+	"kubeplay/core/encoding"
+	"kubeplay/core/fieldvalidation"
 	"kubeplay/core/object"
 	"kubeplay/core/web"
 )
+
+// applyStrictErrors is what kube's apply does, once the configuration is
+// merged, with the keys a YAML configuration gives twice in a mapping: with
+// fieldValidation Strict a 400 quoting sigs.k8s.io/yaml's strict read, with
+// Warn (the default) a warning for each.
+func applyStrictErrors(r *web.Request, t target, mediaType string, body []byte) error {
+	if mediaType != apply.YAMLPatch || !t.validation.Checks() {
+		return nil
+	}
+	err := encoding.YAMLStrictError(body)
+	if err == nil {
+		return nil
+	}
+	err = fmt.Errorf("error converting YAML to JSON: %w", err)
+	if t.validation == fieldvalidation.Strict {
+		return apierrors.NewBadRequest("error strict decoding YAML: " + err.Error())
+	}
+	return t.validation.Apply(r.Context(), []error{err})
+}
 
 // isApply says whether a patch's media type is a server-side apply's.
 func isApply(mediaType string) bool {
@@ -40,6 +61,9 @@ func (s *Server) apply(w web.ResponseWriter, r *web.Request, t target, mediaType
 		if uid := object.MetaString(obj, "uid"); old == nil && uid != "" {
 			return nil, apierrors.NewConflict(t.res.Group, t.res.Plural, t.name,
 				fmt.Sprintf("uid mismatch: the provided object specified uid %s, and no existing object was found", uid))
+		}
+		if err := applyStrictErrors(r, t, mediaType, body); err != nil {
+			return nil, err
 		}
 		if err := checkObjectNamespace(obj, t); err != nil {
 			return nil, err

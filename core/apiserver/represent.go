@@ -267,6 +267,14 @@ func listFrame(res *api.Resource, meta listMeta) (head, tail []byte) {
 	head = strconv.AppendQuote(head, res.APIVersion())
 	head = append(head, `,"metadata":`...)
 	mb, _ := json.Marshal(meta)
+	if res.Custom != nil && meta.Continue == "" {
+		// kube's unstructured lists always write continue.
+		rest := mb[1:] // after {
+		if len(rest) > 1 {
+			rest = append([]byte(","), rest...)
+		}
+		mb = append([]byte(`{"continue":""`), rest...)
+	}
 	head = append(head, mb...)
 	head = append(head, `,"items":[`...)
 	return head, []byte("]}\n")

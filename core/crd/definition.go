@@ -74,7 +74,10 @@ type Version struct {
 		Status *struct{} `json:"status"`
 		Scale  *Scale    `json:"scale"`
 	} `json:"subresources"`
-	Columns []Column `json:"additionalPrinterColumns"`
+	Columns          []Column `json:"additionalPrinterColumns"`
+	SelectableFields []struct {
+		JSONPath string `json:"jsonPath"`
+	} `json:"selectableFields"`
 }
 
 // Scale is a version's scale subresource.
@@ -113,8 +116,8 @@ func (d *Definition) established() bool {
 	return false
 }
 
-// Canonicalize gives a definition kube's defaults: the None conversion and
-// the list kind.
+// Canonicalize gives a definition kube's defaults: the None conversion, the
+// singular name and the list kind.
 func Canonicalize(obj object.Object) {
 	spec, _ := obj["spec"].(map[string]any)
 	if spec == nil {
@@ -124,8 +127,12 @@ func Canonicalize(obj object.Object) {
 		spec["conversion"] = map[string]any{"strategy": "None"}
 	}
 	names, _ := spec["names"].(map[string]any)
-	if kind, _ := names["kind"].(string); kind != "" && names["listKind"] == nil {
+	kind, _ := names["kind"].(string)
+	if kind != "" && names["listKind"] == nil {
 		names["listKind"] = kind + "List"
+	}
+	if singular, _ := names["singular"].(string); singular == "" && names != nil {
+		names["singular"] = strings.ToLower(kind)
 	}
 }
 
