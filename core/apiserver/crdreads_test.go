@@ -121,7 +121,7 @@ func waitReady(t *testing.T, get func(path string) (int, []byte), path string, r
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("GET %s never ready: %d %s", path, code, body)
+			t.Fatalf("GET %s never ready: %d %.300s", path, code, body)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}

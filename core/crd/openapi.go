@@ -15,19 +15,9 @@ const (
 	descMetadata   = "Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"
 )
 
-// The document, a kind's schema (before its openAPIV3Schema's), its list
-// schema and its paths, NAME its schema's name.
+// The document, and its paths, NAME the kind's schema's name.
 const (
-	documentTemplate = `{"openapi":"3.0.0","info":{"title":"Kubernetes CRD Swagger","version":"v0.1.0"},"paths":{},"components":{"schemas":{}}}`
-	kindTemplate     = `{"type":"object","properties":{` +
-		`"apiVersion":{"type":"string","description":"` + descAPIVersion + `"},"kind":{"type":"string","description":"` + descKind + `"},` +
-		`"metadata":{"description":"` + descMetadata + `","allOf":[{"$ref":"#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"}]}},` +
-		`"x-kubernetes-group-version-kind":[{"group":"GROUP","kind":"KIND","version":"VERSION"}]}`
-	listTemplate = `{"type":"object","required":["items"],"properties":{` +
-		`"apiVersion":{"type":"string","description":"` + descAPIVersion + `"},"kind":{"type":"string","description":"` + descKind + `"},` +
-		`"items":{"type":"array","items":{"$ref":"#/components/schemas/NAME"}},` +
-		`"metadata":{"allOf":[{"$ref":"#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta"}]}},` +
-		`"x-kubernetes-group-version-kind":[{"group":"GROUP","kind":"KINDList","version":"VERSION"}]}`
+	documentTemplate   = `{"openapi":"3.0.0","info":{"title":"Kubernetes CRD Swagger","version":"v0.1.0"},"paths":{},"components":{"schemas":{}}}`
 	okTemplate         = `"responses":{"200":{"description":"OK","content":{"application/json":{"schema":{"$ref":"#/components/schemas/NAME"}}}}}`
 	gvkTemplate        = `"x-kubernetes-group-version-kind":{"group":"GROUP","version":"VERSION","kind":"KIND"}`
 	collectionTemplate = `{"get":{"operationId":"listKIND","x-kubernetes-action":"list",` + gvkTemplate + `,"responses":{"200":{"description":"OK","content":{"application/json":{"schema":{"$ref":"#/components/schemas/NAMEList"}}}}}}}`
@@ -48,11 +38,10 @@ func schemaName(group, version, kind string) string {
 }
 
 // Document is the OpenAPI v3 document of a group version of custom
-// resources, as kube's apiextensions builder makes it, reduced to what
-// clients read: each kind's schema (its openAPIV3Schema, with apiVersion,
-// kind and metadata, and its group-version-kind) and list schema, and the
-// get and patch operations of its paths (kubectl reads the fieldValidation
-// parameter of the patch).
+// resources, as kube's apiextensions builder makes it, its paths reduced to
+// what clients read: each kind's schema and list schema as kube publishes
+// them (publish.go), and the get and patch operations of its paths (kubectl
+// reads the fieldValidation parameter of the patch).
 func Document(gv api.GroupVersion, resources []*api.Resource) ([]byte, bool) {
 	var doc struct {
 		Paths      map[string]any `json:"paths"`
@@ -67,26 +56,11 @@ func Document(gv api.GroupVersion, resources []*api.Resource) ([]byte, bool) {
 		}
 		name := schemaName(r.Group, r.Version, r.Kind)
 		fill := strings.NewReplacer("NAME", name, "GROUP", r.Group, "VERSION", r.Version, "KIND", r.Kind).Replace
-		var kind map[string]any
-		var list, collection, item any
-		_ = json.Unmarshal([]byte(fill(kindTemplate)), &kind)
-		_ = json.Unmarshal([]byte(fill(listTemplate)), &list)
+		var collection, item any
 		_ = json.Unmarshal([]byte(fill(collectionTemplate)), &collection)
 		_ = json.Unmarshal([]byte(fill(itemTemplate)), &item)
-		props := kind["properties"].(map[string]any)
-		for k, v := range r.Custom.OpenAPI {
-			if k != "properties" {
-				kind[k] = v
-			}
-		}
-		if p, ok := r.Custom.OpenAPI["properties"].(map[string]any); ok {
-			for k, v := range p {
-				if props[k] == nil {
-					props[k] = v
-				}
-			}
-		}
-		doc.Components.Schemas[name], doc.Components.Schemas[name+"List"] = kind, list
+		doc.Components.Schemas[name] = kindSchema(r, false)
+		doc.Components.Schemas[schemaName(r.Group, r.Version, r.ListKind())] = listSchema(r, false)
 		base := "/apis/" + r.Group + "/" + r.Version + "/"
 		doc.Paths[base+r.Plural] = collection
 		if r.Namespaced {

@@ -29,6 +29,7 @@ import (
 	"crypto/sha512"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/url"
 	"path"
 	"strconv"
@@ -135,12 +136,19 @@ func unpackBuiltins(load func() ([]byte, error)) error {
 // the group version out of the index.
 type DocumentFunc func(gv api.GroupVersion, resources []*api.Resource) ([]byte, bool)
 
+// DefinitionsFunc returns the OpenAPI v2 definitions, by name, of a served
+// group version that the built-in documents do not describe, from its
+// resources; /openapi/v2 holds them besides its own.
+type DefinitionsFunc func(gv api.GroupVersion, resources []*api.Resource) (map[string]any, bool)
+
 // Options configure a Service.
 type Options struct {
 	// Clock dates the documents (Last-Modified, Expires); nil is the wall clock.
 	Clock clock.Clock
 	// Document describes the group versions the built-in documents do not.
 	Document DocumentFunc
+	// DefinitionsV2 describes them in the v2 document.
+	DefinitionsV2 DefinitionsFunc
 	// Documents returns documents.bin; nil is the embedded one (natively; in
 	// WebAssembly the host must give it).
 	Documents func() ([]byte, error)
@@ -148,11 +156,12 @@ type Options struct {
 
 // Service serves the OpenAPI documents of one registry.
 type Service struct {
-	registry *api.Registry
-	clock    clock.Clock
-	document DocumentFunc
-	load     func() ([]byte, error) // documents.bin
-	started  time.Time              // Last-Modified of the built-in documents
+	registry    *api.Registry
+	clock       clock.Clock
+	document    DocumentFunc
+	definitions DefinitionsFunc
+	load        func() ([]byte, error) // documents.bin
+	started     time.Time              // Last-Modified of the built-in documents
 
 	mu  sync.Mutex
 	set *documentSet // of the registry's generation set.generation
@@ -169,7 +178,7 @@ func New(reg *api.Registry, o Options) *Service {
 	if o.Documents == nil {
 		o.Documents = embeddedDocuments
 	}
-	return &Service{registry: reg, clock: o.Clock, document: o.Document, load: o.Documents, started: o.Clock.Now()}
+	return &Service{registry: reg, clock: o.Clock, document: o.Document, definitions: o.DefinitionsV2, load: o.Documents, started: o.Clock.Now()}
 }
 
 // documentSet is the v3 documents of one generation of the registry: the
@@ -179,6 +188,10 @@ type documentSet struct {
 	etags      map[string]string    // by path: what the index lists
 	extra      map[string]*document // by path: documents from Options.Document
 	builtin    map[string]*document // by path, filled on first use
+
+	v2Extra         map[string]any // v2 definitions from Options.DefinitionsV2
+	v2Once          sync.Once
+	v2JSON, v2Proto *document // the v2 document with v2Extra, made on first use
 }
 
 func (s *Service) documents() *documentSet {
@@ -209,7 +222,18 @@ func (s *Service) documents() *documentSet {
 		}
 		add(group)
 		p := group + "/" + gv.Version
-		if add(p) || s.document == nil {
+		if add(p) {
+			continue
+		}
+		if s.definitions != nil {
+			if defs, ok := s.definitions(gv, s.registry.Resources(gv)); ok {
+				if set.v2Extra == nil {
+					set.v2Extra = map[string]any{}
+				}
+				maps.Copy(set.v2Extra, defs)
+			}
+		}
+		if s.document == nil {
 			continue
 		}
 		body, ok := s.document(gv, s.registry.Resources(gv))
@@ -249,7 +273,10 @@ func (s *Service) v3Document(p string) (*document, error) {
 	return d, nil
 }
 
-// v2Documents returns the v2 document as JSON and as protobuf.
+// v2Documents returns the v2 document as JSON and as protobuf: the built-in
+// one, or, when served group versions add definitions, the built-in one with
+// them, made once per generation of the registry. (The protobuf form stays the
+// built-in document's, served with the JSON's ETag as kube serves it.)
 func (s *Service) v2Documents() (*document, *document, error) {
 	if err := unpackBuiltins(s.load); err != nil {
 		return nil, nil, err
@@ -258,7 +285,61 @@ func (s *Service) v2Documents() (*document, *document, error) {
 		s.v2JSON = &document{body: builtins.v2, etag: builtin.v2.etag, modified: s.started}
 		s.v2Proto = &document{body: builtins.v2Proto, etag: builtin.v2.etag, modified: s.started}
 	})
-	return s.v2JSON, s.v2Proto, nil
+	set := s.documents()
+	if len(set.v2Extra) == 0 {
+		return s.v2JSON, s.v2Proto, nil
+	}
+	var err error
+	set.v2Once.Do(func() {
+		var body []byte
+		if body, err = withDefinitions(builtins.v2, set.v2Extra); err != nil {
+			return
+		}
+		now := s.clock.Now()
+		set.v2JSON = &document{body: body, etag: etag(body), modified: now}
+		set.v2Proto = &document{body: builtins.v2Proto, etag: set.v2JSON.etag, modified: now}
+	})
+	if set.v2JSON == nil {
+		return nil, nil, fmt.Errorf("openapi: merging the v2 definitions: %v", err)
+	}
+	return set.v2JSON, set.v2Proto, nil
+}
+
+// withDefinitions is the v2 document doc with defs among its definitions,
+// written as tools/openapigen writes it (keys sorted, HTML not escaped).
+func withDefinitions(doc []byte, defs map[string]any) ([]byte, error) {
+	var top, definitions map[string]json.RawMessage
+	if err := json.Unmarshal(doc, &top); err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(top["definitions"], &definitions); err != nil {
+		return nil, err
+	}
+	for name, d := range defs {
+		b, err := encodeJSON(d)
+		if err != nil {
+			return nil, err
+		}
+		definitions[name] = b
+	}
+	b, err := encodeJSON(definitions)
+	if err != nil {
+		return nil, err
+	}
+	top["definitions"] = b
+	out, err := encodeJSON(top)
+	return append(out, '\n'), err
+}
+
+// encodeJSON is v as JSON, HTML not escaped.
+func encodeJSON(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
 // etag is kube-openapi's ETag of a document.
