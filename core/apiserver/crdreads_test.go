@@ -105,6 +105,35 @@ var crdReadsCases = []crdReadsCase{
 		kpatch(gizmosV1+"/g5?fieldManager=m", "apiVersion: stable.example.com/v1\nkind: Gizmo\nmetadata:\n  name: g5\nspec:\n  free:\n    foo: foo1\n    foo: foo2\n"),
 		kpatch(gizmosV1+"/g5?fieldManager=m&fieldValidation=Ignore", "apiVersion: stable.example.com/v1\nkind: Gizmo\nmetadata:\n  name: g5\nspec:\n  free:\n    foo: foo1\n    foo: foo3\n")),
 		contentType: applyYAML},
+	// selectableFields kube refuses, and two it takes: what every version
+	// selects alike needs a schema alike, what they select apart schemas apart.
+	{kubeCase: kcase("selectableFieldsInvalid",
+		selectableCRD(`[{"jsonPath":".spec.color"},{"jsonPath":".spec.color"}]`),
+		selectableCRD(`[{"jsonPath":".spec.obj"}]`),
+		selectableCRD(`[{"jsonPath":".spec.missing"},{"jsonPath":"spec.color"},{"jsonPath":".spec.list[0]"},{"jsonPath":""},{"jsonPath":".metadata.name"},{"jsonPath":".spec..color"},{"jsonPath":".spec."}]`),
+		selectableCRD(`[{"jsonPath":".spec.labels.app"},{"jsonPath":".spec.free.x"},{"jsonPath":".spec.list"}]`),
+		selectableCRD(`[{"jsonPath":".spec.f1"},{"jsonPath":".spec.f2"},{"jsonPath":".spec.f3"},{"jsonPath":".spec.f4"},{"jsonPath":".spec.f5"},{"jsonPath":".spec.f6"},{"jsonPath":".spec.f7"},{"jsonPath":".spec.f8"},{"jsonPath":".spec.f9"},{"jsonPath":".spec.f9"}]`),
+		selectableCRD(`[{"jsonPath":".spec.color"},{"jsonPath":".spec.on"},{"jsonPath":".spec.f1"}]`),
+		kpost(gizmoCRDs+"?dryRun=All", thingies(strings.Replace(selectCRD(""), `"color":{"type":"string"},"shape"`, `"color":{"type":"string"},"size":{"type":"integer"},"shape"`, 1))),
+		kpost(gizmoCRDs+"?dryRun=All", thingies(strings.Replace(selectCRD(""), `"selectableFields":[{"jsonPath":".spec.color"}]`, `"selectableFields":[{"jsonPath":".spec.color"},{"jsonPath":".spec.size"}]`, 1))))},
+}
+
+// thingies is a Gizmo definition renamed Thingy.
+func thingies(crd string) string {
+	return strings.NewReplacer("gizmos", "thingies", "Gizmo", "Thingy").Replace(crd)
+}
+
+// selectableCRD is a dry run creating a one-version definition selecting by
+// fields.
+func selectableCRD(fields string) kubeStep {
+	props := `"color":{"type":"string"},"on":{"type":"boolean"},"obj":{"type":"object"},"list":{"type":"array","items":{"type":"string"}},` +
+		`"labels":{"type":"object","additionalProperties":{"type":"string"}},"free":{"type":"object","x-kubernetes-preserve-unknown-fields":true}`
+	for i := 1; i <= 9; i++ {
+		props += `,"f` + string(rune('0'+i)) + `":{"type":"integer"}`
+	}
+	return kpost(gizmoCRDs+"?dryRun=All", `{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":"selects.stable.example.com"},`+
+		`"spec":{"group":"stable.example.com","scope":"Namespaced","names":{"plural":"selects","kind":"Select"},"versions":[{"name":"v1","served":true,"storage":true,`+
+		`"selectableFields":`+fields+`,"schema":{"openAPIV3Schema":{"type":"object","properties":{"spec":{"type":"object","properties":{`+props+`}}}}}}]}}`)
 }
 
 // crdReadsWait is how long a case waits for what it needs: the definitions

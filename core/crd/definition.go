@@ -74,10 +74,13 @@ type Version struct {
 		Status *struct{} `json:"status"`
 		Scale  *Scale    `json:"scale"`
 	} `json:"subresources"`
-	Columns          []Column `json:"additionalPrinterColumns"`
-	SelectableFields []struct {
-		JSONPath string `json:"jsonPath"`
-	} `json:"selectableFields"`
+	Columns          []Column          `json:"additionalPrinterColumns"`
+	SelectableFields []SelectableField `json:"selectableFields"`
+}
+
+// SelectableField is one of a version's selectableFields.
+type SelectableField struct {
+	JSONPath string `json:"jsonPath"`
 }
 
 // Scale is a version's scale subresource.
@@ -238,6 +241,7 @@ func Validate(obj object.Object) (field.ErrorList, []string) {
 			warnings = append(warnings, part.path.String()+": x-kubernetes-validations rules are not evaluated by kubeplay (CEL is not built into its WebAssembly core)")
 		}
 	}
+	errs = append(errs, validateSelectable(s.Versions, spec)...)
 	if len(d.Status.StoredVersions) == 0 {
 		invalid(field.NewPath("status", "storedVersions"), field.GoSyntax("[]string(nil)"), "must have at least one stored version")
 	}
