@@ -11,14 +11,18 @@ import (
 )
 
 // crdOpenAPIKubeFile holds what kube-apiserver 1.32.13 publishes of
-// crdOpenAPIDefinitions' versions: the definitions /openapi/v2 gains and the
-// schemas of /openapi/v3/apis/GROUP/VERSION, by name.
+// crdOpenAPIDefinitions' versions: the definitions and paths /openapi/v2
+// gains, by name, and the documents /openapi/v3/apis/GROUP/VERSION.
 const crdOpenAPIKubeFile = "testdata/crd-openapi-kube-1.32.13.json"
 
 const publishedVersion = `{"name":"VERSION","served":true,"storage":STORAGE,SELECT"schema":{"openAPIV3Schema":SCHEMA}}`
 
+// publishedSubresources are v1 of Foo's subresources.
+const publishedSubresources = `"subresources":{"status":{},"scale":{"specReplicasPath":".spec.size","statusReplicasPath":".status.size"}},`
+
 // publishedCRD is a definition of kind in publish.example.com, one version
-// per schema (the first stored; v1 of Foo selects by spec.color).
+// per schema (the first stored; v1 of Foo selects by spec.color and has
+// status and scale subresources).
 func publishedCRD(plural, kind, scope string, schemas ...string) string {
 	var versions []string
 	for i, schema := range schemas {
@@ -27,7 +31,7 @@ func publishedCRD(plural, kind, scope string, schemas ...string) string {
 			storage = "true"
 		}
 		if i == 0 && kind == "Foo" {
-			sel = `"selectableFields":[{"jsonPath":".spec.color"}],`
+			sel = `"selectableFields":[{"jsonPath":".spec.color"}],` + publishedSubresources
 		}
 		versions = append(versions, strings.NewReplacer("VERSION", name, "STORAGE", storage, "SELECT", sel, "SCHEMA", schema).Replace(publishedVersion))
 	}
@@ -51,7 +55,7 @@ var crdOpenAPIDefinitions = []string{
 			`"emb":{"type":"object","x-kubernetes-embedded-resource":true,"properties":{"spec":{"type":"string"}}},`+
 			`"embFree":{"type":"object","x-kubernetes-embedded-resource":true,"x-kubernetes-preserve-unknown-fields":true},`+
 			`"anything":{"type":"object","anyOf":[{"required":["a"]},{"required":["b"]}],"properties":{"a":{"type":"string"},"b":{"type":"string"}}}}},`+
-			`"status":{"type":"object","properties":{"ok":{"type":"boolean"}}}}}`,
+			`"status":{"type":"object","properties":{"ok":{"type":"boolean"},"size":{"type":"integer"}}}}}`,
 		`{"type":"object","x-kubernetes-preserve-unknown-fields":true,"description":"Anything goes","properties":{"spec":{"type":"object"}}}`),
 	publishedCRD("bazs", "Baz", "Cluster", `{"type":"object","x-kubernetes-preserve-unknown-fields":true}`),
 }
@@ -60,11 +64,11 @@ var crdOpenAPIDefinitions = []string{
 var publishedNames = []string{"com.example.publish.v1.Foo", "com.example.publish.v1.FooList", "com.example.publish.v2.Foo",
 	"com.example.publish.v2.FooList", "com.example.publish.v1.Baz", "com.example.publish.v1.BazList"}
 
-// published reads what /openapi/v2 and /openapi/v3 publish of
-// publishedNames, once they all are (false before).
+// publishedSchemas reads what /openapi/v2 and /openapi/v3 publish of
+// crdOpenAPIDefinitions, once all publishedNames are (false before).
 func publishedSchemas(get func(path string) (int, []byte)) (map[string]json.RawMessage, bool) {
 	out := map[string]json.RawMessage{}
-	var v2 struct{ Definitions map[string]json.RawMessage }
+	var v2 struct{ Paths, Definitions map[string]json.RawMessage }
 	if _, body := get("/openapi/v2"); json.Unmarshal(body, &v2) != nil {
 		return nil, false
 	}
@@ -75,20 +79,19 @@ func publishedSchemas(get func(path string) (int, []byte)) (map[string]json.RawM
 		}
 		out["v2 "+n] = d
 	}
-	for _, v := range []string{"v1", "v2"} {
-		var v3 struct {
-			Components struct{ Schemas map[string]json.RawMessage }
-		}
-		if _, body := get("/openapi/v3/apis/publish.example.com/" + v); json.Unmarshal(body, &v3) != nil {
-			return nil, false
-		}
-		for _, n := range publishedNames {
-			if d, ok := v3.Components.Schemas[n]; ok && strings.Contains(n, "."+v+".") {
-				out["v3 "+n] = d
-			}
+	for p, item := range v2.Paths {
+		if strings.HasPrefix(p, "/apis/publish.example.com/") {
+			out["v2 "+p] = item
 		}
 	}
-	return out, len(out) == 2*len(publishedNames)
+	for _, v := range []string{"v1", "v2"} {
+		code, body := get("/openapi/v3/apis/publish.example.com/" + v)
+		if code != 200 {
+			return nil, false
+		}
+		out["v3 apis/publish.example.com/"+v] = body
+	}
+	return out, true
 }
 
 // TestRecordCRDOpenAPIKube writes crdOpenAPIKubeFile from a kube-apiserver:

@@ -1,6 +1,7 @@
 package crd
 
 import (
+	"maps"
 	"slices"
 
 	"kubeplay/core/api"
@@ -217,17 +218,18 @@ func listSchema(r *api.Resource, v2 bool) map[string]any {
 	}
 }
 
-// DefinitionsV2 are the definitions /openapi/v2 holds for a group version of
-// custom resources, by name: each served kind's and its list's; false for a
-// group version of other resources.
-func DefinitionsV2(_ api.GroupVersion, resources []*api.Resource) (map[string]any, bool) {
-	defs := map[string]any{}
+// V2 is what /openapi/v2 holds for a group version of custom resources: each
+// served kind's paths, and its schema's and its list's definitions, by name;
+// false for a group version of other resources.
+func V2(_ api.GroupVersion, resources []*api.Resource) (paths, definitions map[string]any, ok bool) {
+	paths, definitions = map[string]any{}, map[string]any{}
 	for _, r := range resources {
 		if r.Custom == nil {
-			return nil, false
+			return nil, nil, false
 		}
-		defs[schemaName(r.Group, r.Version, r.Kind)] = kindSchema(r, true)
-		defs[schemaName(r.Group, r.Version, r.ListKind())] = listSchema(r, true)
+		maps.Copy(paths, pathsV2(r))
+		definitions[schemaName(r.Group, r.Version, r.Kind)] = kindSchema(r, true)
+		definitions[schemaName(r.Group, r.Version, r.ListKind())] = listSchema(r, true)
 	}
-	return defs, true
+	return paths, definitions, true
 }

@@ -136,10 +136,10 @@ func unpackBuiltins(load func() ([]byte, error)) error {
 // the group version out of the index.
 type DocumentFunc func(gv api.GroupVersion, resources []*api.Resource) ([]byte, bool)
 
-// DefinitionsFunc returns the OpenAPI v2 definitions, by name, of a served
+// V2Func returns the OpenAPI v2 paths and definitions, by name, of a served
 // group version that the built-in documents do not describe, from its
 // resources; /openapi/v2 holds them besides its own.
-type DefinitionsFunc func(gv api.GroupVersion, resources []*api.Resource) (map[string]any, bool)
+type V2Func func(gv api.GroupVersion, resources []*api.Resource) (paths, definitions map[string]any, ok bool)
 
 // Options configure a Service.
 type Options struct {
@@ -147,8 +147,8 @@ type Options struct {
 	Clock clock.Clock
 	// Document describes the group versions the built-in documents do not.
 	Document DocumentFunc
-	// DefinitionsV2 describes them in the v2 document.
-	DefinitionsV2 DefinitionsFunc
+	// V2 describes them in the v2 document.
+	V2 V2Func
 	// Documents returns documents.bin; nil is the embedded one (natively; in
 	// WebAssembly the host must give it).
 	Documents func() ([]byte, error)
@@ -156,12 +156,12 @@ type Options struct {
 
 // Service serves the OpenAPI documents of one registry.
 type Service struct {
-	registry    *api.Registry
-	clock       clock.Clock
-	document    DocumentFunc
-	definitions DefinitionsFunc
-	load        func() ([]byte, error) // documents.bin
-	started     time.Time              // Last-Modified of the built-in documents
+	registry *api.Registry
+	clock    clock.Clock
+	document DocumentFunc
+	v2       V2Func
+	load     func() ([]byte, error) // documents.bin
+	started  time.Time              // Last-Modified of the built-in documents
 
 	mu  sync.Mutex
 	set *documentSet // of the registry's generation set.generation
@@ -178,7 +178,7 @@ func New(reg *api.Registry, o Options) *Service {
 	if o.Documents == nil {
 		o.Documents = embeddedDocuments
 	}
-	return &Service{registry: reg, clock: o.Clock, document: o.Document, definitions: o.DefinitionsV2, load: o.Documents, started: o.Clock.Now()}
+	return &Service{registry: reg, clock: o.Clock, document: o.Document, v2: o.V2, load: o.Documents, started: o.Clock.Now()}
 }
 
 // documentSet is the v3 documents of one generation of the registry: the
@@ -189,9 +189,9 @@ type documentSet struct {
 	extra      map[string]*document // by path: documents from Options.Document
 	builtin    map[string]*document // by path, filled on first use
 
-	v2Extra         map[string]any // v2 definitions from Options.DefinitionsV2
-	v2Once          sync.Once
-	v2JSON, v2Proto *document // the v2 document with v2Extra, made on first use
+	v2Paths, v2Definitions map[string]any // from Options.V2
+	v2Once                 sync.Once
+	v2JSON, v2Proto        *document // the v2 document with them, made on first use
 }
 
 func (s *Service) documents() *documentSet {
@@ -225,12 +225,13 @@ func (s *Service) documents() *documentSet {
 		if add(p) {
 			continue
 		}
-		if s.definitions != nil {
-			if defs, ok := s.definitions(gv, s.registry.Resources(gv)); ok {
-				if set.v2Extra == nil {
-					set.v2Extra = map[string]any{}
+		if s.v2 != nil {
+			if paths, defs, ok := s.v2(gv, s.registry.Resources(gv)); ok {
+				if set.v2Paths == nil {
+					set.v2Paths, set.v2Definitions = map[string]any{}, map[string]any{}
 				}
-				maps.Copy(set.v2Extra, defs)
+				maps.Copy(set.v2Paths, paths)
+				maps.Copy(set.v2Definitions, defs)
 			}
 		}
 		if s.document == nil {
@@ -274,8 +275,8 @@ func (s *Service) v3Document(p string) (*document, error) {
 }
 
 // v2Documents returns the v2 document as JSON and as protobuf: the built-in
-// one, or, when served group versions add definitions, the built-in one with
-// them, made once per generation of the registry. (The protobuf form stays the
+// one, or, when served group versions add paths and definitions, the
+// built-in one with them, made once per generation of the registry. (The protobuf form stays the
 // built-in document's, served with the JSON's ETag as kube serves it.)
 func (s *Service) v2Documents() (*document, *document, error) {
 	if err := unpackBuiltins(s.load); err != nil {
@@ -286,13 +287,13 @@ func (s *Service) v2Documents() (*document, *document, error) {
 		s.v2Proto = &document{body: builtins.v2Proto, etag: builtin.v2.etag, modified: s.started}
 	})
 	set := s.documents()
-	if len(set.v2Extra) == 0 {
+	if set.v2Paths == nil {
 		return s.v2JSON, s.v2Proto, nil
 	}
 	var err error
 	set.v2Once.Do(func() {
 		var body []byte
-		if body, err = withDefinitions(builtins.v2, set.v2Extra); err != nil {
+		if body, err = withAdditions(builtins.v2, set.v2Paths, set.v2Definitions); err != nil {
 			return
 		}
 		now := s.clock.Now()
@@ -300,33 +301,36 @@ func (s *Service) v2Documents() (*document, *document, error) {
 		set.v2Proto = &document{body: builtins.v2Proto, etag: set.v2JSON.etag, modified: now}
 	})
 	if set.v2JSON == nil {
-		return nil, nil, fmt.Errorf("openapi: merging the v2 definitions: %v", err)
+		return nil, nil, fmt.Errorf("openapi: adding to the v2 document: %v", err)
 	}
 	return set.v2JSON, set.v2Proto, nil
 }
 
-// withDefinitions is the v2 document doc with defs among its definitions,
+// withAdditions is the v2 document doc with paths and defs among its own,
 // written as tools/openapigen writes it (keys sorted, HTML not escaped).
-func withDefinitions(doc []byte, defs map[string]any) ([]byte, error) {
-	var top, definitions map[string]json.RawMessage
+func withAdditions(doc []byte, paths, defs map[string]any) ([]byte, error) {
+	var top map[string]json.RawMessage
 	if err := json.Unmarshal(doc, &top); err != nil {
 		return nil, err
 	}
-	if err := json.Unmarshal(top["definitions"], &definitions); err != nil {
-		return nil, err
-	}
-	for name, d := range defs {
-		b, err := encodeJSON(d)
+	for key, add := range map[string]map[string]any{"paths": paths, "definitions": defs} {
+		var members map[string]json.RawMessage
+		if err := json.Unmarshal(top[key], &members); err != nil {
+			return nil, err
+		}
+		for name, v := range add {
+			b, err := encodeJSON(v)
+			if err != nil {
+				return nil, err
+			}
+			members[name] = b
+		}
+		b, err := encodeJSON(members)
 		if err != nil {
 			return nil, err
 		}
-		definitions[name] = b
+		top[key] = b
 	}
-	b, err := encodeJSON(definitions)
-	if err != nil {
-		return nil, err
-	}
-	top["definitions"] = b
 	out, err := encodeJSON(top)
 	return append(out, '\n'), err
 }
