@@ -2,10 +2,12 @@ package apiserver
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"kubeplay/core/object"
 	"kubeplay/internal/refapi"
 )
 
@@ -219,5 +221,38 @@ func TestK8S_URI_4_CustomResourceReadsAsKube(t *testing.T) {
 			}
 			replayKubeSteps(t, s, c.id, answers[c.id], c.steps, func(int) []string { return headers })
 		})
+	}
+}
+
+// TestK8S_URI_4_CustomResourceWatchSelected: a watch of custom resources with
+// a field selector on a version's selectableFields sees an object enter the
+// selection as ADDED and leave it as DELETED, in each version, as kube's
+// filtered watches do.
+func TestK8S_URI_4_CustomResourceWatchSelected(t *testing.T) {
+	s := newTestServer(t, testConfig{})
+	get := func(path string) (int, []byte) {
+		r := s.do("GET", path, nil)
+		return r.Code, r.Body
+	}
+	s.do("POST", gizmoCRDs, selectCRD("")).must(t, 201)
+	waitReady(t, get, gizmosV1, served)
+	waitReady(t, get, gizmosV2, served)
+	v1 := s.watch(gizmosV1 + "?watch=true&fieldSelector=spec.color%3Dred")
+	v2 := s.watch(gizmosV2 + "?watch=true&fieldSelector=spec.color%3Dred")
+	s.do("POST", gizmosV1, gizmo("g1", `{"color":"red"}`).body).must(t, 201)
+	s.do("POST", gizmosV1, gizmo("g2", `{"color":"blue"}`).body).must(t, 201)
+	merge := []string{"Content-Type", "application/merge-patch+json"}
+	s.do("PATCH", gizmosV1+"/g2", `{"spec":{"color":"red"}}`, merge...).must(t, 200)
+	s.do("PATCH", gizmosV1+"/g1", `{"spec":{"color":"blue"}}`, merge...).must(t, 200)
+	for version, w := range map[string]*watchStream{"v1": v1, "v2": v2} {
+		var got []string
+		for range 3 {
+			e := w.next()
+			got = append(got, e.Type+" "+object.MetaString(e.Object, "name")+" "+e.Object["apiVersion"].(string))
+		}
+		want := []string{"ADDED g1 stable.example.com/" + version, "ADDED g2 stable.example.com/" + version, "DELETED g1 stable.example.com/" + version}
+		if !slices.Equal(got, want) {
+			t.Errorf("%s watch: %q, want %q", version, got, want)
+		}
 	}
 }

@@ -627,11 +627,14 @@ func newWatchCodec(t target) *watchCodec {
 	if t.res.View != nil {
 		key += ";g=" + t.res.Group // an event's encodings are cached per form
 	}
+	if t.res.Custom != nil {
+		key += ";v=" + t.res.Version // per version, each its schema's
+	}
 	c := &watchCodec{rep: t.rep, res: t.res, key: key}
 	switch conv := t.rep.out.Convert; {
 	case conv != nil && conv.Kind == "Table":
 		c.table = &table.Watch{Printer: printerFor(t.res), Version: conv.Version, Include: t.rep.include}
-	case t.rep.out.Media == encoding.JSON && conv == nil && t.res.View == nil:
+	case t.rep.out.Media == encoding.JSON && conv == nil && t.res.View == nil && t.res.Custom == nil:
 		c.key = "json"
 		c.build = func(e *registry.Event) []byte { return jsonEventFrame(c.res, e) }
 	default:
