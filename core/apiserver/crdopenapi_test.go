@@ -161,6 +161,11 @@ func TestK8S_URI_4_CustomResourceOpenAPIAsKube(t *testing.T) {
 	}
 	s.do("GET", "/openapi/v2", nil, "If-None-Match", v2.Header.Get("Etag")).must(t, 304)
 
+	v1URL := v3IndexURL(t, s, "apis/publish.example.com/v1")
+	if v3IndexURL(t, s, "apis/publish.example.com/v2") == "" {
+		t.Fatal("the /openapi/v3 index does not list apis/publish.example.com/v2")
+	}
+
 	// v2 of foos is no longer served: it leaves both documents.
 	foo := strings.Replace(crdOpenAPIDefinitions[0], `"name":"v2","served":true`, `"name":"v2","served":false`, 1)
 	s.do("PATCH", gizmoCRDs+"/foos.publish.example.com", foo, "Content-Type", "application/merge-patch+json").must(t, 200)
@@ -168,7 +173,38 @@ func TestK8S_URI_4_CustomResourceOpenAPIAsKube(t *testing.T) {
 	if code, _ := get("/openapi/v3/apis/publish.example.com/v2"); code != 404 {
 		t.Errorf("/openapi/v3/apis/publish.example.com/v2: %d", code)
 	}
+	if v3IndexURL(t, s, "apis/publish.example.com/v2") != "" {
+		t.Error("the /openapi/v3 index still lists apis/publish.example.com/v2")
+	}
 	if _, body := get("/openapi/v2"); !strings.Contains(string(body), `"com.example.publish.v1.Foo"`) {
 		t.Error("v1 of foos left the v2 document")
 	}
+
+	// v1 of foos changes: its document's hash in the index changes, and the
+	// old hash's URL redirects to the new one (the client follows it).
+	foo = strings.Replace(foo, "Foo CRD for Testing", "Foo CRD, described anew", 1)
+	s.do("PATCH", gizmoCRDs+"/foos.publish.example.com", foo, "Content-Type", "application/merge-patch+json").must(t, 200)
+	waitReady(t, get, "/openapi/v3/apis/publish.example.com/v1", func(_ int, body []byte) bool { return strings.Contains(string(body), "described anew") })
+	newURL := v3IndexURL(t, s, "apis/publish.example.com/v1")
+	if newURL == v1URL {
+		t.Errorf("the index's URL of apis/publish.example.com/v1 did not change: %s", newURL)
+	}
+	if r := s.do("GET", v1URL, nil); r.Code != 200 || !strings.Contains(string(r.Body), "described anew") {
+		t.Errorf("GET %s: %d %.200s", v1URL, r.Code, r.Body)
+	}
+}
+
+// v3IndexURL is the URL the /openapi/v3 index gives the document at path,
+// "" when it lists none.
+func v3IndexURL(t *testing.T, s *testServer, path string) string {
+	t.Helper()
+	var index struct {
+		Paths map[string]struct {
+			URL string `json:"serverRelativeURL"`
+		}
+	}
+	if err := json.Unmarshal(s.do("GET", "/openapi/v3", nil).must(t, 200).Body, &index); err != nil {
+		t.Fatal(err)
+	}
+	return index.Paths[path].URL
 }
