@@ -1,14 +1,17 @@
 // Package crd owns CustomResourceDefinitions (apiextensions.k8s.io/v1), as
 // kube's apiextensions-apiserver: what a definition defaults to and how it is
 // validated (names, versions, structural schemas, printer columns,
-// subresources), the custom resources it serves (Resources: one per served
-// version, with its schema's pruning, defaulting and validation, its printer
-// columns and its status and scale subresources; versions convert with the
-// None strategy, only apiVersion changes), the controller that names and
-// establishes definitions and serves and stops serving their resources in
-// the API registry (core/api), deleting the objects of a deleted definition (as
-// kube's finalizer does), and the OpenAPI v3 document of their group
-// versions (kubectl explain, server-side apply).
+// subresources, selectable fields), the custom resources it serves
+// (Resources: one per served version, with its schema's pruning, defaulting
+// and validation, on writes and on every read, its printer columns, its
+// status and scale subresources and its selectable fields; versions convert
+// with the None strategy, only apiVersion changes), the controller that names
+// and establishes definitions and serves and stops serving their resources in
+// the API registry (core/api), deleting the objects of a deleted definition
+// (as kube's finalizer does), and what the OpenAPI documents publish of their
+// group versions as kube's builder publishes it (Document for /openapi/v3,
+// V2 for /openapi/v2: kubectl explain, kubectl's validation, server-side
+// apply).
 //
 // x-kubernetes-validations (CEL) rules are kept but not evaluated: CEL does
 // not fit the WebAssembly size budget; writing a definition that has them

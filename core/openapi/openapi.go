@@ -20,7 +20,8 @@
 // The index follows the API registry (core/api): it is rebuilt when the registry's
 // Generation changes, and a served group version that the built-in documents
 // do not describe (a CustomResourceDefinition's) gets its v3 document from
-// Options.Document, the seam where CRDs add their schemas.
+// Options.Document and its paths and definitions in the v2 document from
+// Options.V2, the seams where CRDs publish their schemas.
 package openapi
 
 import (
