@@ -98,6 +98,9 @@ var explainCRDCommands = [][]string{
 	{"explain", "foos", "--recursive"},
 	{"explain", "waldos"},
 	{"explain", "waldos.spec"},
+	{"explain", "foos.spec.bars", "--output=plaintext-openapiv2"},
+	{"explain", "foos", "--recursive", "--output=plaintext-openapiv2"},
+	{"explain", "waldos", "--output=plaintext-openapiv2"},
 	{"explain", "foos.spec.bars2"},
 }
 
@@ -166,7 +169,8 @@ func TestRecordKubeExplainCRD(t *testing.T) {
 // TestK8S_URI_4_KubectlExplainCR: kubectl explain of custom resources prints
 // against kubeplay what it prints against kube-apiserver: the schema's
 // descriptions, types and enums, ObjectMeta's fields under metadata, a root
-// preserving unknown fields, and the error for a field the schema lacks.
+// preserving unknown fields, and the error for a field the schema lacks;
+// from /openapi/v3, and from /openapi/v2 as protobuf (plaintext-openapiv2).
 func TestK8S_URI_4_KubectlExplainCR(t *testing.T) {
 	t.Parallel()
 	k := newKubectl(t)

@@ -277,8 +277,9 @@ func (s *Service) v3Document(p string) (*document, error) {
 
 // v2Documents returns the v2 document as JSON and as protobuf: the built-in
 // one, or, when served group versions add paths and definitions, the
-// built-in one with them, made once per generation of the registry. (The protobuf form stays the
-// built-in document's, served with the JSON's ETag as kube serves it.)
+// built-in one with them, made once per generation of the registry. (The
+// protobuf form gets the definitions, not the paths: what kubectl reads of
+// it. It is served with the JSON's ETag, as kube serves it.)
 func (s *Service) v2Documents() (*document, *document, error) {
 	if err := unpackBuiltins(s.load); err != nil {
 		return nil, nil, err
@@ -299,7 +300,7 @@ func (s *Service) v2Documents() (*document, *document, error) {
 		}
 		now := s.clock.Now()
 		set.v2JSON = &document{body: body, etag: etag(body), modified: now}
-		set.v2Proto = &document{body: builtins.v2Proto, etag: set.v2JSON.etag, modified: now}
+		set.v2Proto = &document{body: withProtoDefinitions(builtins.v2Proto, set.v2Definitions), etag: set.v2JSON.etag, modified: now}
 	})
 	if set.v2JSON == nil {
 		return nil, nil, fmt.Errorf("openapi: adding to the v2 document: %v", err)
