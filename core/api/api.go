@@ -7,6 +7,7 @@
 package api
 
 import (
+	"fmt"
 	"slices"
 	"sort"
 	"strings"
@@ -207,6 +208,16 @@ func (r *Resource) SupportsField(field string) bool {
 	}
 	_, ok := r.Fields[field]
 	return ok
+}
+
+// UnsupportedField is kube's message for a field selector on a field the
+// resource does not support: its kind's own field label conversion's, or the
+// default one's.
+func (r *Resource) UnsupportedField(field string) string {
+	if len(r.Fields) > 0 || r.View != nil || r.Custom != nil {
+		return "field label not supported: " + field
+	}
+	return fmt.Sprintf("%q is not a known field selector: only %q, %q", field, "metadata.name", "metadata.namespace")
 }
 
 // FieldSet returns the field selector fields of obj.

@@ -5,35 +5,9 @@ import (
 
 	"kubeplay/core/apierrors"
 	"kubeplay/core/apply"
-	"kubeplay/core/encoding"
-	"kubeplay/core/fieldvalidation"
 	"kubeplay/core/object"
 	"kubeplay/core/web"
 )
-
-// applyStrictErrors is what kube's apply does, once the configuration is
-// merged, with the keys a YAML configuration gives twice in a mapping: with
-// fieldValidation Strict a 400 quoting sigs.k8s.io/yaml's strict read, with
-// Warn (the default) a warning for each.
-func applyStrictErrors(r *web.Request, t target, mediaType string, body []byte) error {
-	if mediaType != apply.YAMLPatch || !t.validation.Checks() {
-		return nil
-	}
-	err := encoding.YAMLStrictError(body)
-	if err == nil {
-		return nil
-	}
-	err = fmt.Errorf("error converting YAML to JSON: %w", err)
-	if t.validation == fieldvalidation.Strict {
-		return apierrors.NewBadRequest("error strict decoding YAML: " + err.Error())
-	}
-	return t.validation.Apply(r.Context(), []error{err})
-}
-
-// isApply says whether a patch's media type is a server-side apply's.
-func isApply(mediaType string) bool {
-	return mediaType == apply.YAMLPatch || mediaType == apply.CBORPatch
-}
 
 // apply is a server-side apply (core/apply): the body is a configuration the
 // field manager merges into the object, which it creates when missing; the
@@ -62,7 +36,7 @@ func (s *Server) apply(w web.ResponseWriter, r *web.Request, t target, mediaType
 			return nil, apierrors.NewConflict(t.res.Group, t.res.Plural, t.name,
 				fmt.Sprintf("uid mismatch: the provided object specified uid %s, and no existing object was found", uid))
 		}
-		if err := applyStrictErrors(r, t, mediaType, body); err != nil {
+		if err := t.validation.ApplyConfiguration(r.Context(), mediaType == apply.YAMLPatch, body); err != nil {
 			return nil, err
 		}
 		if err := checkObjectNamespace(obj, t); err != nil {

@@ -267,13 +267,8 @@ func listFrame(res *api.Resource, meta listMeta) (head, tail []byte) {
 	head = strconv.AppendQuote(head, res.APIVersion())
 	head = append(head, `,"metadata":`...)
 	mb, _ := json.Marshal(meta)
-	if res.Custom != nil && meta.Continue == "" {
-		// kube's unstructured lists always write continue.
-		rest := mb[1:] // after {
-		if len(rest) > 1 {
-			rest = append([]byte(","), rest...)
-		}
-		mb = append([]byte(`{"continue":""`), rest...)
+	if res.Custom != nil && meta.Continue == "" { // kube's unstructured lists always write continue
+		mb = append([]byte(`{"continue":""`+strings.Repeat(",", min(1, len(mb)-2))), mb[1:]...)
 	}
 	head = append(head, mb...)
 	head = append(head, `,"items":[`...)
@@ -624,11 +619,8 @@ func newWatchCodec(t target) *watchCodec {
 	if c := t.rep.out.Convert; c != nil {
 		key += ";as=" + c.Kind + ";v=" + c.Version
 	}
-	if t.res.View != nil {
-		key += ";g=" + t.res.Group // an event's encodings are cached per form
-	}
-	if t.res.Custom != nil {
-		key += ";v=" + t.res.Version // per version, each its schema's
+	if t.res.View != nil || t.res.Custom != nil {
+		key += ";v=" + t.res.APIVersion() // an event's encodings are cached per form: a view's, a custom resource's version
 	}
 	c := &watchCodec{rep: t.rep, res: t.res, key: key}
 	switch conv := t.rep.out.Convert; {
