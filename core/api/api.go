@@ -7,6 +7,8 @@
 package api
 
 import (
+	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -139,6 +141,10 @@ type CustomResource struct {
 	Definition string
 	// Schema prunes, defaults and validates the objects.
 	Schema CustomSchema
+	// Stored is the schema of the definition's storage version, when that is
+	// another version: an object read from storage is pruned and defaulted by
+	// it before this version's, as kube decodes it, then converts it.
+	Stored CustomSchema
 	// OpenAPI is the version's openAPIV3Schema, as written.
 	OpenAPI map[string]any
 	// Printer prints the objects in Tables: the version's
@@ -146,6 +152,10 @@ type CustomResource struct {
 	Printer *table.Printer
 	// Scale are the paths of the scale subresource; nil without one.
 	Scale *ScalePaths
+	// Selectable are the version's selectableFields, the fields field
+	// selectors may use beyond metadata.name (and metadata.namespace, when
+	// namespaced); the resource's Fields read those of every version.
+	Selectable []string
 }
 
 // CustomSchema is a custom resource's structural schema at work.
@@ -194,11 +204,24 @@ func (r *Resource) SupportsField(field string) bool {
 		_, ok := r.View.FieldLabels[field]
 		return ok
 	}
+	if r.Custom != nil {
+		return field == "metadata.name" || field == "metadata.namespace" && r.Namespaced || slices.Contains(r.Custom.Selectable, field)
+	}
 	if field == "metadata.name" || field == "metadata.namespace" {
 		return true
 	}
 	_, ok := r.Fields[field]
 	return ok
+}
+
+// UnsupportedField is kube's message for a field selector on a field the
+// resource does not support: its kind's own field label conversion's, or the
+// default one's.
+func (r *Resource) UnsupportedField(field string) string {
+	if len(r.Fields) > 0 || r.View != nil || r.Custom != nil {
+		return "field label not supported: " + field
+	}
+	return fmt.Sprintf("%q is not a known field selector: only %q, %q", field, "metadata.name", "metadata.namespace")
 }
 
 // FieldSet returns the field selector fields of obj.

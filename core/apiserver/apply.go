@@ -9,11 +9,6 @@ import (
 	"kubeplay/core/web"
 )
 
-// isApply says whether a patch's media type is a server-side apply's.
-func isApply(mediaType string) bool {
-	return mediaType == apply.YAMLPatch || mediaType == apply.CBORPatch
-}
-
 // apply is a server-side apply (core/apply): the body is a configuration the
 // field manager merges into the object, which it creates when missing; the
 // result must be the object the URL names.
@@ -40,6 +35,9 @@ func (s *Server) apply(w web.ResponseWriter, r *web.Request, t target, mediaType
 		if uid := object.MetaString(obj, "uid"); old == nil && uid != "" {
 			return nil, apierrors.NewConflict(t.res.Group, t.res.Plural, t.name,
 				fmt.Sprintf("uid mismatch: the provided object specified uid %s, and no existing object was found", uid))
+		}
+		if err := t.validation.ApplyConfiguration(r.Context(), mediaType == apply.YAMLPatch, body); err != nil {
+			return nil, err
 		}
 		if err := checkObjectNamespace(obj, t); err != nil {
 			return nil, err

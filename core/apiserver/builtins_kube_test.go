@@ -13,6 +13,7 @@ import (
 
 	"kubeplay/core/encoding/protobuf"
 	"kubeplay/core/object"
+	"kubeplay/core/types"
 	"kubeplay/internal/refapi"
 )
 
@@ -189,10 +190,12 @@ func compareKubeAnswer(id string, step kubeStep, r *response, want kubeAnswer) e
 		cutPodUpdateDiff(kube)
 	} else {
 		var err error
-		if got, err = typedForm(r.Obj); err != nil && r.Obj["kind"] != "Status" && r.Obj["items"] == nil {
+		apiVersion, _ := r.Obj["apiVersion"].(string)
+		kind, _ := r.Obj["kind"].(string)
+		if got, err = typedForm(r.Obj); err != nil && r.Obj["kind"] != "Status" && r.Obj["items"] == nil && types.Known(apiVersion, kind) {
 			return err
 		} else if err != nil {
-			got = r.Obj // a Status, or a list: no typed form to fill
+			got = r.Obj // a Status, a list or a custom object: no typed form to fill
 		}
 		ignoreUndecided(got, kube)
 		ignoredByKubeplay(got, kube)

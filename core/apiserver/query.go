@@ -58,11 +58,7 @@ func parseListOptions(q url.Values, res *api.Resource) (*registry.ListOptions, e
 				}
 				continue
 			}
-			// kube's words: a kind's own field label conversion's, or the default one's.
-			if len(res.Fields) > 0 || res.View != nil {
-				return nil, apierrors.NewBadRequest("field label not supported: " + t.Field)
-			}
-			return nil, apierrors.NewBadRequest(fmt.Sprintf("%q is not a known field selector: only %q, %q", t.Field, "metadata.name", "metadata.namespace"))
+			return nil, apierrors.NewBadRequest(res.UnsupportedField(t.Field))
 		}
 	}
 	if v, ok := param(q, "watch"); ok {

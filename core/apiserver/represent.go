@@ -267,6 +267,9 @@ func listFrame(res *api.Resource, meta listMeta) (head, tail []byte) {
 	head = strconv.AppendQuote(head, res.APIVersion())
 	head = append(head, `,"metadata":`...)
 	mb, _ := json.Marshal(meta)
+	if res.Custom != nil && meta.Continue == "" { // kube's unstructured lists always write continue
+		mb = append([]byte(`{"continue":""`+strings.Repeat(",", min(1, len(mb)-2))), mb[1:]...)
+	}
 	head = append(head, mb...)
 	head = append(head, `,"items":[`...)
 	return head, []byte("]}\n")
@@ -616,14 +619,14 @@ func newWatchCodec(t target) *watchCodec {
 	if c := t.rep.out.Convert; c != nil {
 		key += ";as=" + c.Kind + ";v=" + c.Version
 	}
-	if t.res.View != nil {
-		key += ";g=" + t.res.Group // an event's encodings are cached per form
+	if t.res.View != nil || t.res.Custom != nil {
+		key += ";v=" + t.res.APIVersion() // an event's encodings are cached per form: a view's, a custom resource's version
 	}
 	c := &watchCodec{rep: t.rep, res: t.res, key: key}
 	switch conv := t.rep.out.Convert; {
 	case conv != nil && conv.Kind == "Table":
 		c.table = &table.Watch{Printer: printerFor(t.res), Version: conv.Version, Include: t.rep.include}
-	case t.rep.out.Media == encoding.JSON && conv == nil && t.res.View == nil:
+	case t.rep.out.Media == encoding.JSON && conv == nil && t.res.View == nil && t.res.Custom == nil:
 		c.key = "json"
 		c.build = func(e *registry.Event) []byte { return jsonEventFrame(c.res, e) }
 	default:

@@ -11,6 +11,7 @@ import (
 
 	"kubeplay/core/api"
 	"kubeplay/core/apierrors"
+	"kubeplay/core/apply"
 	"kubeplay/core/encoding"
 	"kubeplay/core/field"
 	"kubeplay/core/fieldvalidation"
@@ -171,9 +172,9 @@ func (t *target) parseWriteOptions(r *web.Request, verb, patchType string) *apie
 	if verb == "patch" {
 		_, force := param(q, "force")
 		switch {
-		case isApply(patchType) && manager == "":
+		case apply.IsPatch(patchType) && manager == "":
 			errs = append(errs, field.Required(field.NewPath("fieldManager"), "is required for apply patch"))
-		case !isApply(patchType) && force:
+		case !apply.IsPatch(patchType) && force:
 			errs = append(errs, field.Forbidden(field.NewPath("force"), "may not be specified for non-apply patch"))
 		}
 	}

@@ -89,7 +89,7 @@ func New(store *registry.Store, cfg Config) *Server {
 	if s.cfg.PodLogs == nil {
 		s.cfg.PodLogs = podlogs.Generated(cfg.Clock, s.currentPod)
 	}
-	s.openAPI = openapi.New(s.kinds, openapi.Options{Clock: cfg.Clock, Documents: cfg.OpenAPIDocuments, Document: crd.Document})
+	s.openAPI = openapi.New(s.kinds, openapi.Options{Clock: cfg.Clock, Documents: cfg.OpenAPIDocuments, Document: crd.Document, V2: crd.V2})
 	s.handler = s.buildChain()
 	return s
 }

@@ -19,6 +19,9 @@ const (
 	CBORPatch = "application/apply-patch+cbor"
 )
 
+// IsPatch says whether a patch's media type is a server-side apply's.
+func IsPatch(mediaType string) bool { return mediaType == YAMLPatch || mediaType == CBORPatch }
+
 // ReadConfig reads an apply patch's body of media type mediaType (YAMLPatch or
 // CBORPatch), an applied configuration, as kube does: into a free-form object
 // whose numbers are integers or floats. Anything else is kube's 400 "error

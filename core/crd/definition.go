@@ -1,14 +1,17 @@
 // Package crd owns CustomResourceDefinitions (apiextensions.k8s.io/v1), as
 // kube's apiextensions-apiserver: what a definition defaults to and how it is
 // validated (names, versions, structural schemas, printer columns,
-// subresources), the custom resources it serves (Resources: one per served
-// version, with its schema's pruning, defaulting and validation, its printer
-// columns and its status and scale subresources; versions convert with the
-// None strategy, only apiVersion changes), the controller that names and
-// establishes definitions and serves and stops serving their resources in
-// the API registry (core/api), deleting the objects of a deleted definition (as
-// kube's finalizer does), and the OpenAPI v3 document of their group
-// versions (kubectl explain, server-side apply).
+// subresources, selectable fields), the custom resources it serves
+// (Resources: one per served version, with its schema's pruning, defaulting
+// and validation, on writes and on every read, its printer columns, its
+// status and scale subresources and its selectable fields; versions convert
+// with the None strategy, only apiVersion changes), the controller that names
+// and establishes definitions and serves and stops serving their resources in
+// the API registry (core/api), deleting the objects of a deleted definition
+// (as kube's finalizer does), and what the OpenAPI documents publish of their
+// group versions as kube's builder publishes it (Document for /openapi/v3,
+// V2 for /openapi/v2: kubectl explain, kubectl's validation, server-side
+// apply).
 //
 // x-kubernetes-validations (CEL) rules are kept but not evaluated: CEL does
 // not fit the WebAssembly size budget; writing a definition that has them
@@ -74,7 +77,13 @@ type Version struct {
 		Status *struct{} `json:"status"`
 		Scale  *Scale    `json:"scale"`
 	} `json:"subresources"`
-	Columns []Column `json:"additionalPrinterColumns"`
+	Columns          []Column          `json:"additionalPrinterColumns"`
+	SelectableFields []SelectableField `json:"selectableFields"`
+}
+
+// SelectableField is one of a version's selectableFields.
+type SelectableField struct {
+	JSONPath string `json:"jsonPath"`
 }
 
 // Scale is a version's scale subresource.
@@ -113,8 +122,8 @@ func (d *Definition) established() bool {
 	return false
 }
 
-// Canonicalize gives a definition kube's defaults: the None conversion and
-// the list kind.
+// Canonicalize gives a definition kube's defaults: the None conversion, the
+// singular name and the list kind.
 func Canonicalize(obj object.Object) {
 	spec, _ := obj["spec"].(map[string]any)
 	if spec == nil {
@@ -124,8 +133,12 @@ func Canonicalize(obj object.Object) {
 		spec["conversion"] = map[string]any{"strategy": "None"}
 	}
 	names, _ := spec["names"].(map[string]any)
-	if kind, _ := names["kind"].(string); kind != "" && names["listKind"] == nil {
+	kind, _ := names["kind"].(string)
+	if kind != "" && names["listKind"] == nil {
 		names["listKind"] = kind + "List"
+	}
+	if singular, _ := names["singular"].(string); singular == "" && names != nil {
+		names["singular"] = strings.ToLower(kind)
 	}
 }
 
@@ -231,6 +244,7 @@ func Validate(obj object.Object) (field.ErrorList, []string) {
 			warnings = append(warnings, part.path.String()+": x-kubernetes-validations rules are not evaluated by kubeplay (CEL is not built into its WebAssembly core)")
 		}
 	}
+	errs = append(errs, validateSelectable(s.Versions, spec)...)
 	if len(d.Status.StoredVersions) == 0 {
 		invalid(field.NewPath("status", "storedVersions"), field.GoSyntax("[]string(nil)"), "must have at least one stored version")
 	}

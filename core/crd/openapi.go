@@ -2,6 +2,7 @@ package crd
 
 import (
 	"encoding/json"
+	"maps"
 	"slices"
 	"strings"
 
@@ -15,29 +16,28 @@ const (
 	descMetadata   = "Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"
 )
 
-// The document, a kind's schema (before its openAPIV3Schema's), its list
-// schema and its paths, NAME its schema's name.
-const (
-	documentTemplate = `{"openapi":"3.0.0","info":{"title":"Kubernetes CRD Swagger","version":"v0.1.0"},"paths":{},"components":{"schemas":{}}}`
-	kindTemplate     = `{"type":"object","properties":{` +
-		`"apiVersion":{"type":"string","description":"` + descAPIVersion + `"},"kind":{"type":"string","description":"` + descKind + `"},` +
-		`"metadata":{"description":"` + descMetadata + `","allOf":[{"$ref":"#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"}]}},` +
-		`"x-kubernetes-group-version-kind":[{"group":"GROUP","kind":"KIND","version":"VERSION"}]}`
-	listTemplate = `{"type":"object","required":["items"],"properties":{` +
-		`"apiVersion":{"type":"string","description":"` + descAPIVersion + `"},"kind":{"type":"string","description":"` + descKind + `"},` +
-		`"items":{"type":"array","items":{"$ref":"#/components/schemas/NAME"}},` +
-		`"metadata":{"allOf":[{"$ref":"#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta"}]}},` +
-		`"x-kubernetes-group-version-kind":[{"group":"GROUP","kind":"KINDList","version":"VERSION"}]}`
-	okTemplate         = `"responses":{"200":{"description":"OK","content":{"application/json":{"schema":{"$ref":"#/components/schemas/NAME"}}}}}`
-	gvkTemplate        = `"x-kubernetes-group-version-kind":{"group":"GROUP","version":"VERSION","kind":"KIND"}`
-	collectionTemplate = `{"get":{"operationId":"listKIND","x-kubernetes-action":"list",` + gvkTemplate + `,"responses":{"200":{"description":"OK","content":{"application/json":{"schema":{"$ref":"#/components/schemas/NAMEList"}}}}}}}`
-	itemTemplate       = `{"get":{"operationId":"readKIND","x-kubernetes-action":"get",` + gvkTemplate + `,` + okTemplate + `},` +
-		`"patch":{"operationId":"patchKIND","x-kubernetes-action":"patch",` + gvkTemplate + `,` + okTemplate + `,` +
-		`"parameters":[{"name":"fieldManager","in":"query","schema":{"type":"string","uniqueItems":true}},{"name":"fieldValidation","in":"query","schema":{"type":"string","uniqueItems":true}}],` +
-		`"requestBody":{"content":{"application/apply-patch+yaml":{"schema":{"$ref":"#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.Patch"}},` +
-		`"application/json-patch+json":{"schema":{"$ref":"#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.Patch"}},` +
-		`"application/merge-patch+json":{"schema":{"$ref":"#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.Patch"}}},"required":true}}}`
-)
+// documentTemplate is a group version's document before its paths and
+// schemas.
+const documentTemplate = `{"openapi":"3.0.0","info":{"title":"Kubernetes CRD Swagger","version":"v0.1.0"},"paths":{},"components":{"schemas":{}}}`
+
+// deleteOptionsVersions are the group versions kube's builder names
+// DeleteOptions in (those of client-go's scheme), where the built-in
+// documents name kube-apiserver's.
+const deleteOptionsVersions = "v1 admissionregistration.k8s.io/v1 admissionregistration.k8s.io/v1alpha1 admissionregistration.k8s.io/v1beta1 apps/v1 apps/v1beta1 apps/v1beta2 authentication.k8s.io/v1 authentication.k8s.io/v1alpha1 authentication.k8s.io/v1beta1 authorization.k8s.io/v1 authorization.k8s.io/v1beta1 autoscaling/v1 autoscaling/v2 autoscaling/v2beta1 autoscaling/v2beta2 batch/v1 batch/v1beta1 certificates.k8s.io/v1 certificates.k8s.io/v1alpha1 certificates.k8s.io/v1beta1 coordination.k8s.io/v1 coordination.k8s.io/v1alpha2 coordination.k8s.io/v1beta1 discovery.k8s.io/v1 discovery.k8s.io/v1beta1 events.k8s.io/v1 events.k8s.io/v1beta1 extensions/v1beta1 flowcontrol.apiserver.k8s.io/v1 flowcontrol.apiserver.k8s.io/v1beta1 flowcontrol.apiserver.k8s.io/v1beta2 flowcontrol.apiserver.k8s.io/v1beta3 internal.apiserver.k8s.io/v1alpha1 networking.k8s.io/v1 networking.k8s.io/v1alpha1 networking.k8s.io/v1beta1 node.k8s.io/v1 node.k8s.io/v1alpha1 node.k8s.io/v1beta1 policy/v1 policy/v1beta1 rbac.authorization.k8s.io/v1 rbac.authorization.k8s.io/v1alpha1 rbac.authorization.k8s.io/v1beta1 resource.k8s.io/v1alpha3 resource.k8s.io/v1beta1 scheduling.k8s.io/v1 scheduling.k8s.io/v1alpha1 scheduling.k8s.io/v1beta1 storage.k8s.io/v1 storage.k8s.io/v1alpha1 storage.k8s.io/v1beta1 storagemigration.k8s.io/v1alpha1"
+
+// deleteOptionsGVK is DeleteOptions' x-kubernetes-group-version-kind in a
+// custom resources' document.
+func deleteOptionsGVK() []any {
+	var out []any
+	for _, gv := range strings.Fields(deleteOptionsVersions) {
+		group, version, ok := strings.Cut(gv, "/")
+		if !ok {
+			group, version = "", gv
+		}
+		out = append(out, map[string]any{"group": group, "kind": "DeleteOptions", "version": version})
+	}
+	return out
+}
 
 // schemaName is the name of a kind's schema in a document, as kube's builder
 // names it: the group reversed, the version, the kind.
@@ -48,55 +48,23 @@ func schemaName(group, version, kind string) string {
 }
 
 // Document is the OpenAPI v3 document of a group version of custom
-// resources, as kube's apiextensions builder makes it, reduced to what
-// clients read: each kind's schema (its openAPIV3Schema, with apiVersion,
-// kind and metadata, and its group-version-kind) and list schema, and the
-// get and patch operations of its paths (kubectl reads the fieldValidation
-// parameter of the patch).
-func Document(gv api.GroupVersion, resources []*api.Resource) ([]byte, bool) {
-	var doc struct {
-		Paths      map[string]any `json:"paths"`
-		Components struct {
-			Schemas map[string]any `json:"schemas"`
-		} `json:"components"`
-	}
+// resources, as kube's apiextensions builder makes it: each kind's paths and
+// its schema and list schema (publish.go, paths.go).
+func Document(_ api.GroupVersion, resources []*api.Resource) ([]byte, bool) {
+	var doc map[string]any
 	_ = json.Unmarshal([]byte(documentTemplate), &doc)
+	paths, schemas := map[string]any{}, map[string]any{}
 	for _, r := range resources {
 		if r.Custom == nil {
 			return nil, false
 		}
-		name := schemaName(r.Group, r.Version, r.Kind)
-		fill := strings.NewReplacer("NAME", name, "GROUP", r.Group, "VERSION", r.Version, "KIND", r.Kind).Replace
-		var kind map[string]any
-		var list, collection, item any
-		_ = json.Unmarshal([]byte(fill(kindTemplate)), &kind)
-		_ = json.Unmarshal([]byte(fill(listTemplate)), &list)
-		_ = json.Unmarshal([]byte(fill(collectionTemplate)), &collection)
-		_ = json.Unmarshal([]byte(fill(itemTemplate)), &item)
-		props := kind["properties"].(map[string]any)
-		for k, v := range r.Custom.OpenAPI {
-			if k != "properties" {
-				kind[k] = v
-			}
-		}
-		if p, ok := r.Custom.OpenAPI["properties"].(map[string]any); ok {
-			for k, v := range p {
-				if props[k] == nil {
-					props[k] = v
-				}
-			}
-		}
-		doc.Components.Schemas[name], doc.Components.Schemas[name+"List"] = kind, list
-		base := "/apis/" + r.Group + "/" + r.Version + "/"
-		doc.Paths[base+r.Plural] = collection
-		if r.Namespaced {
-			base += "namespaces/{namespace}/"
-		}
-		doc.Paths[base+r.Plural], doc.Paths[base+r.Plural+"/{name}"] = collection, item
+		maps.Copy(paths, pathsV3(r))
+		schemas[schemaName(r.Group, r.Version, r.Kind)] = kindSchema(r, false)
+		schemas[schemaName(r.Group, r.Version, r.ListKind())] = listSchema(r, false)
 	}
-	var out map[string]any
-	_ = json.Unmarshal([]byte(documentTemplate), &out)
-	out["paths"], out["components"] = doc.Paths, map[string]any{"schemas": doc.Components.Schemas}
-	b, err := json.Marshal(out)
+	// The document's own DeleteOptions: the rest of it is the built-in one's.
+	schemas["io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions"] = map[string]any{"x-kubernetes-group-version-kind": deleteOptionsGVK()}
+	doc["paths"], doc["components"] = paths, map[string]any{"schemas": schemas}
+	b, err := json.Marshal(doc)
 	return b, err == nil
 }

@@ -1,10 +1,13 @@
 package crd
 
 import (
+	"encoding/json"
+	"fmt"
 	"strings"
 
 	"kubeplay/core/api"
 	"kubeplay/core/encoding/table"
+	"kubeplay/core/object"
 )
 
 // Verbs a custom resource serves, and its subresources.
@@ -17,6 +20,7 @@ var (
 // its accepted names.
 func (d *Definition) Resources() []*api.Resource {
 	names := d.Status.AcceptedNames
+	fields := d.selectableFields()
 	var out []*api.Resource
 	for _, v := range d.Spec.Versions {
 		if !v.Served {
@@ -26,7 +30,10 @@ func (d *Definition) Resources() []*api.Resource {
 			Group: d.Spec.Group, Version: v.Name, Kind: names.Kind, Plural: names.Plural,
 			Singular: names.Singular, ShortNames: names.ShortNames, Categories: names.Categories,
 			Namespaced: d.Spec.Scope == "Namespaced", Verbs: customVerbs, Generation: true,
-			Custom: &api.CustomResource{Definition: d.Metadata.Name, Schema: (*Schema)(nil)},
+			Custom: &api.CustomResource{Definition: d.Metadata.Name, Schema: (*Schema)(nil)}, Fields: fields,
+		}
+		for _, f := range v.SelectableFields {
+			r.Custom.Selectable = append(r.Custom.Selectable, strings.TrimPrefix(f.JSONPath, "."))
 		}
 		if r.Singular == "" {
 			r.Singular = strings.ToLower(names.Kind)
@@ -56,5 +63,59 @@ func (d *Definition) Resources() []*api.Resource {
 		}
 		out = append(out, r)
 	}
+	if stored := d.storageSchema(); stored != nil {
+		for _, r := range out {
+			if !d.isStorage(r.Version) {
+				r.Custom.Stored = stored
+			}
+		}
+	}
 	return out
+}
+
+// isStorage says whether version is d's storage version.
+func (d *Definition) isStorage(version string) bool {
+	for _, v := range d.Spec.Versions {
+		if v.Name == version {
+			return v.Storage
+		}
+	}
+	return false
+}
+
+// storageSchema is the schema of d's storage version, or nil.
+func (d *Definition) storageSchema() *Schema {
+	for _, v := range d.Spec.Versions {
+		if v.Storage && v.Schema != nil {
+			if s, err := ParseSchema(v.Schema.OpenAPIV3Schema); err == nil {
+				return s
+			}
+		}
+	}
+	return nil
+}
+
+// selectableFields read the selectableFields of every version of d (versions
+// convert with the None strategy: a path reads the same in each): the value
+// at the path as kube's fmt.Sprint writes it, "" where there is none.
+func (d *Definition) selectableFields() map[string]func(object.Object) string {
+	fields := map[string]func(object.Object) string{}
+	for _, v := range d.Spec.Versions {
+		for _, f := range v.SelectableFields {
+			path := strings.Split(strings.TrimPrefix(f.JSONPath, "."), ".")
+			fields[strings.Join(path, ".")] = func(obj object.Object) string {
+				switch v := object.Path(map[string]any(obj), path...).(type) {
+				case nil:
+					return ""
+				case string:
+					return v
+				case json.Number:
+					return v.String()
+				default:
+					return fmt.Sprint(v)
+				}
+			}
+		}
+	}
+	return fields
 }

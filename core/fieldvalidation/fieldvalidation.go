@@ -11,8 +11,11 @@ package fieldvalidation
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
+	"kubeplay/core/apierrors"
+	"kubeplay/core/encoding"
 	"kubeplay/core/field"
 	"kubeplay/core/warning"
 )
@@ -77,6 +80,25 @@ func (d Directive) Apply(ctx context.Context, errs []error) error {
 		}
 	}
 	return nil
+}
+
+// ApplyConfiguration does what the directive says, as kube's apply does once
+// the configuration is merged, with the keys a YAML configuration (isYAML)
+// gives twice in a mapping: with Strict, a 400 quoting sigs.k8s.io/yaml's
+// strict read; with Warn, a warning for each.
+func (d Directive) ApplyConfiguration(ctx context.Context, isYAML bool, body []byte) error {
+	if !isYAML || !d.Checks() {
+		return nil
+	}
+	err := encoding.YAMLStrictError(body)
+	if err == nil {
+		return nil
+	}
+	err = fmt.Errorf("error converting YAML to JSON: %w", err)
+	if d == Strict {
+		return apierrors.NewBadRequest("error strict decoding YAML: " + err.Error())
+	}
+	return d.Apply(ctx, []error{err})
 }
 
 // YAML's strict errors list one key per line after one of these prefixes.

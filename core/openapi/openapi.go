@@ -20,7 +20,8 @@
 // The index follows the API registry (core/api): it is rebuilt when the registry's
 // Generation changes, and a served group version that the built-in documents
 // do not describe (a CustomResourceDefinition's) gets its v3 document from
-// Options.Document, the seam where CRDs add their schemas.
+// Options.Document and its paths and definitions in the v2 document from
+// Options.V2, the seams where CRDs publish their schemas.
 package openapi
 
 import (
@@ -29,6 +30,7 @@ import (
 	"crypto/sha512"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/url"
 	"path"
 	"strconv"
@@ -135,12 +137,19 @@ func unpackBuiltins(load func() ([]byte, error)) error {
 // the group version out of the index.
 type DocumentFunc func(gv api.GroupVersion, resources []*api.Resource) ([]byte, bool)
 
+// V2Func returns the OpenAPI v2 paths and definitions, by name, of a served
+// group version that the built-in documents do not describe, from its
+// resources; /openapi/v2 holds them besides its own.
+type V2Func func(gv api.GroupVersion, resources []*api.Resource) (paths, definitions map[string]any, ok bool)
+
 // Options configure a Service.
 type Options struct {
 	// Clock dates the documents (Last-Modified, Expires); nil is the wall clock.
 	Clock clock.Clock
 	// Document describes the group versions the built-in documents do not.
 	Document DocumentFunc
+	// V2 describes them in the v2 document.
+	V2 V2Func
 	// Documents returns documents.bin; nil is the embedded one (natively; in
 	// WebAssembly the host must give it).
 	Documents func() ([]byte, error)
@@ -151,6 +160,7 @@ type Service struct {
 	registry *api.Registry
 	clock    clock.Clock
 	document DocumentFunc
+	v2       V2Func
 	load     func() ([]byte, error) // documents.bin
 	started  time.Time              // Last-Modified of the built-in documents
 
@@ -169,7 +179,7 @@ func New(reg *api.Registry, o Options) *Service {
 	if o.Documents == nil {
 		o.Documents = embeddedDocuments
 	}
-	return &Service{registry: reg, clock: o.Clock, document: o.Document, load: o.Documents, started: o.Clock.Now()}
+	return &Service{registry: reg, clock: o.Clock, document: o.Document, v2: o.V2, load: o.Documents, started: o.Clock.Now()}
 }
 
 // documentSet is the v3 documents of one generation of the registry: the
@@ -179,6 +189,10 @@ type documentSet struct {
 	etags      map[string]string    // by path: what the index lists
 	extra      map[string]*document // by path: documents from Options.Document
 	builtin    map[string]*document // by path, filled on first use
+
+	v2Paths, v2Definitions map[string]any // from Options.V2
+	v2Once                 sync.Once
+	v2JSON, v2Proto        *document // the v2 document with them, made on first use
 }
 
 func (s *Service) documents() *documentSet {
@@ -209,7 +223,19 @@ func (s *Service) documents() *documentSet {
 		}
 		add(group)
 		p := group + "/" + gv.Version
-		if add(p) || s.document == nil {
+		if add(p) {
+			continue
+		}
+		if s.v2 != nil {
+			if paths, defs, ok := s.v2(gv, s.registry.Resources(gv)); ok {
+				if set.v2Paths == nil {
+					set.v2Paths, set.v2Definitions = map[string]any{}, map[string]any{}
+				}
+				maps.Copy(set.v2Paths, paths)
+				maps.Copy(set.v2Definitions, defs)
+			}
+		}
+		if s.document == nil {
 			continue
 		}
 		body, ok := s.document(gv, s.registry.Resources(gv))
@@ -249,7 +275,11 @@ func (s *Service) v3Document(p string) (*document, error) {
 	return d, nil
 }
 
-// v2Documents returns the v2 document as JSON and as protobuf.
+// v2Documents returns the v2 document as JSON and as protobuf: the built-in
+// one, or, when served group versions add paths and definitions, the
+// built-in one with them, made once per generation of the registry. (The
+// protobuf form gets the definitions, not the paths: what kubectl reads of
+// it. It is served with the JSON's ETag, as kube serves it.)
 func (s *Service) v2Documents() (*document, *document, error) {
 	if err := unpackBuiltins(s.load); err != nil {
 		return nil, nil, err
@@ -258,7 +288,64 @@ func (s *Service) v2Documents() (*document, *document, error) {
 		s.v2JSON = &document{body: builtins.v2, etag: builtin.v2.etag, modified: s.started}
 		s.v2Proto = &document{body: builtins.v2Proto, etag: builtin.v2.etag, modified: s.started}
 	})
-	return s.v2JSON, s.v2Proto, nil
+	set := s.documents()
+	if set.v2Paths == nil {
+		return s.v2JSON, s.v2Proto, nil
+	}
+	var err error
+	set.v2Once.Do(func() {
+		var body []byte
+		if body, err = withAdditions(builtins.v2, set.v2Paths, set.v2Definitions); err != nil {
+			return
+		}
+		now := s.clock.Now()
+		set.v2JSON = &document{body: body, etag: etag(body), modified: now}
+		set.v2Proto = &document{body: withProtoDefinitions(builtins.v2Proto, set.v2Definitions), etag: set.v2JSON.etag, modified: now}
+	})
+	if set.v2JSON == nil {
+		return nil, nil, fmt.Errorf("openapi: adding to the v2 document: %v", err)
+	}
+	return set.v2JSON, set.v2Proto, nil
+}
+
+// withAdditions is the v2 document doc with paths and defs among its own,
+// written as tools/openapigen writes it (keys sorted, HTML not escaped).
+func withAdditions(doc []byte, paths, defs map[string]any) ([]byte, error) {
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(doc, &top); err != nil {
+		return nil, err
+	}
+	for key, add := range map[string]map[string]any{"paths": paths, "definitions": defs} {
+		var members map[string]json.RawMessage
+		if err := json.Unmarshal(top[key], &members); err != nil {
+			return nil, err
+		}
+		for name, v := range add {
+			b, err := encodeJSON(v)
+			if err != nil {
+				return nil, err
+			}
+			members[name] = b
+		}
+		b, err := encodeJSON(members)
+		if err != nil {
+			return nil, err
+		}
+		top[key] = b
+	}
+	out, err := encodeJSON(top)
+	return append(out, '\n'), err
+}
+
+// encodeJSON is v as JSON, HTML not escaped.
+func encodeJSON(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
 // etag is kube-openapi's ETag of a document.

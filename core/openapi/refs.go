@@ -48,9 +48,11 @@ func ComponentSchemas(docs [][]byte) map[string]json.RawMessage {
 }
 
 // WithReferencedSchemas adds to a v3 document the component schemas of from
-// that it references and it lacks, and those they reference: a document
-// made apart (a custom resource's, the xDS group's) gets meta/v1's ObjectMeta
-// and what it needs. A body that is not a document is returned as it is.
+// that it references, and those they reference, or what it lacks of them: a
+// document made apart (a custom resource's, the xDS group's) gets meta/v1's
+// ObjectMeta and what it needs, and may give one of them its own
+// x-kubernetes-group-version-kind. A body that is not a document is returned
+// as it is.
 func WithReferencedSchemas(body []byte, from map[string]json.RawMessage) []byte {
 	var doc map[string]any
 	if json.Unmarshal(body, &doc) != nil {
@@ -61,6 +63,7 @@ func WithReferencedSchemas(body []byte, from map[string]json.RawMessage) []byte 
 	if schemas == nil {
 		return body
 	}
+	done := map[string]bool{}
 	for todo := [][]byte{body}; len(todo) > 0; {
 		b := todo[0]
 		todo = todo[1:]
@@ -71,10 +74,21 @@ func WithReferencedSchemas(body []byte, from map[string]json.RawMessage) []byte 
 			}
 			b = b[i+len(refPrefix):]
 			name := string(b[:bytes.IndexByte(b, '"')])
-			if s, ok := from[name]; ok && schemas[name] == nil {
-				schemas[name] = s
-				todo = append(todo, s)
+			s, ok := from[name]
+			if !ok || done[name] {
+				continue
 			}
+			done[name] = true
+			own, _ := schemas[name].(map[string]any)
+			var full map[string]any
+			if json.Unmarshal(s, &full) != nil {
+				continue
+			}
+			for k, v := range own {
+				full[k] = v
+			}
+			schemas[name] = full
+			todo = append(todo, s)
 		}
 	}
 	out, err := json.Marshal(doc)

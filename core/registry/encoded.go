@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"bytes"
 	"sync"
 
 	"kubeplay/core/api"
@@ -15,8 +16,14 @@ import (
 // watch cache keeps an object's serializations.
 
 // Viewed is a stored object as res shows it: converted to its form when
-// res is a view (api.View), written as its Go type writes it.
+// res is a view (api.View), written as its Go type writes it; a custom
+// object pruned and defaulted by its version's schema, as kube's decoding
+// from storage does (a default added to a schema shows on objects stored
+// before it).
 func Viewed(res *api.Resource, stored []byte) []byte {
+	if res.Custom != nil {
+		return customViewed(res, stored)
+	}
 	if res.View == nil {
 		return stored
 	}
@@ -32,14 +39,40 @@ func Viewed(res *api.Resource, stored []byte) []byte {
 	return stored
 }
 
-// ViewedItems are stored items as res shows them.
+// customViewed is a stored custom object pruned and defaulted by the schema
+// of the storage version, then by res's, as kube decodes it from
+// storage and converts it; the stored bytes when that changes nothing.
+func customViewed(res *api.Resource, stored []byte) []byte {
+	obj, err := object.Decode(stored)
+	if err != nil {
+		return stored
+	}
+	if s := res.Custom.Stored; s != nil {
+		s.Prune(obj)
+		s.Default(map[string]any(obj))
+	}
+	res.Custom.Schema.Prune(obj)
+	res.Custom.Schema.Default(map[string]any(obj))
+	if b, err := object.Encode(obj); err == nil && !bytes.Equal(b, stored) {
+		return b
+	}
+	return stored
+}
+
+// ViewedItems are stored items as res shows them in a list.
 func ViewedItems(res *api.Resource, items []Item) []Item {
-	if res.View == nil {
+	if res.View == nil && res.Custom == nil {
 		return items
 	}
 	out := make([]Item, len(items))
 	for i, it := range items {
-		out[i] = Item{Key: it.Key, Value: string(Viewed(res, []byte(it.Value)))}
+		v := Viewed(res, []byte(it.Value))
+		if res.Custom != nil {
+			// The items of a custom resource's list carry their kind and
+			// apiVersion, as unstructured objects do.
+			v = object.WithTypeMeta(v, res.Kind, res.APIVersion())
+		}
+		out[i] = Item{Key: it.Key, Value: string(v)}
 	}
 	return out
 }
