@@ -134,7 +134,7 @@ func Open(cfg Config) (*Store, error) {
 	s.webhooks = newWebhooks(s, cfg.Webhooks)
 	s.admission = []Admission{newNamespaceLifecycle(s), s.limits, kindAdmission{}, priorityAdmission{s}, runtimeClassAdmission{s},
 		defaultStorageClass{s}, storageProtection{}, defaultIngressClass{s}, mutatingWebhooks{s.webhooks}, s.services, rbacEscalation{s}}
-	s.validating = []Admission{priorityClassDefault{priorityAdmission{s}}, runtimeClassOverhead{runtimeClassAdmission{s}}, csrSignerAuthorization{s}, csrSubjectRestriction{},
+	s.validating = []Admission{policyParamAuthorization{s}, priorityClassDefault{priorityAdmission{s}}, runtimeClassOverhead{runtimeClassAdmission{s}}, csrSignerAuthorization{s}, csrSubjectRestriction{},
 		validatingWebhooks{s.webhooks}}
 	if cfg.ServiceIPRange != "" {
 		if err := s.SetServiceIPRange(cfg.ServiceIPRange); err != nil {
