@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"kubeplay/core/admission"
 	"kubeplay/core/sandbox"
@@ -26,33 +27,45 @@ func TestK8S_WRITE_5_WebhooksCalledForReal(t *testing.T) {
 	hook := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var review struct {
 			Request struct {
-				UID       string         `json:"uid"`
-				Operation string         `json:"operation"`
-				Kind      map[string]any `json:"kind"`
-				Object    struct {
-					Metadata struct{ Name string } `json:"metadata"`
-					Data     map[string]string     `json:"data"`
-				} `json:"object"`
+				UID         string            `json:"uid"`
+				Operation   string            `json:"operation"`
+				Kind        map[string]string `json:"kind"`
+				RequestKind map[string]string `json:"requestKind"`
+				Object      map[string]any    `json:"object"`
 			} `json:"request"`
 		}
-		if err := json.NewDecoder(r.Body).Decode(&review); err != nil || review.Request.Kind["kind"] != "ConfigMap" || review.Request.Operation != "CREATE" {
+		if err := json.NewDecoder(r.Body).Decode(&review); err != nil || review.Request.Operation != "CREATE" {
 			http.Error(w, "bad review", http.StatusBadRequest)
 			return
 		}
 		reviews.Add(1)
-		resp := map[string]any{"uid": review.Request.UID, "allowed": true}
+		req := review.Request
+		resp := map[string]any{"uid": req.UID, "allowed": true}
+		patch := func(p string) {
+			resp["patchType"] = "JSONPatch"
+			resp["patch"] = base64.StdEncoding.EncodeToString([]byte(p))
+		}
 		switch r.URL.Path {
 		case "/mutate":
-			resp["patchType"] = "JSONPatch"
-			resp["patch"] = base64.StdEncoding.EncodeToString([]byte(`[{"op":"add","path":"/metadata/labels","value":{"mutated":"yes"}}]`))
+			patch(`[{"op":"add","path":"/metadata/labels","value":{"mutated":"yes"}}]`)
 			resp["warnings"] = []string{"labelled by the webhook"}
 		case "/validate":
-			if _, bad := review.Request.Object.Data["forbidden"]; bad {
+			if data, _ := req.Object["data"].(map[string]any); data["forbidden"] != nil {
 				resp["allowed"] = false
 				resp["status"] = map[string]any{"code": 403, "reason": "Forbidden", "message": "no forbidden keys"}
 			}
 		case "/nonsense":
 			resp["uid"] = "someone-else"
+		case "/event":
+			// A core/v1 Event, matched by an events.k8s.io/v1 rule: the
+			// webhook sees it in the version it asked for.
+			if req.Kind["group"] != "events.k8s.io" || req.RequestKind["group"] != "" || req.Object["note"] != "from kubectl" {
+				http.Error(w, "not an events.k8s.io/v1 Event", http.StatusBadRequest)
+				return
+			}
+			patch(`[{"op":"replace","path":"/note","value":"patched note"}]`)
+		case "/slow":
+			time.Sleep(2 * time.Second)
 		}
 		w.Header().Set("Content-Type", "application/json")
 		_ = json.NewEncoder(w).Encode(map[string]any{"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "response": resp})
@@ -62,23 +75,28 @@ func TestK8S_WRITE_5_WebhooksCalledForReal(t *testing.T) {
 
 	hs, _ := startCore(t, sandbox.Config{Webhooks: admission.HTTP})
 	k := &kcEnv{t: t, bin: kcBinary(t), kubeconfig: writeKubeconfig(t, hs.URL), home: t.TempDir(), rec: &kcRecorder{}}
-	webhook := func(name, path, more string) string {
+	webhookOn := func(rule, name, path, more string) string {
 		return `
 - name: ` + name + `
-  rules: [{operations: [CREATE], apiGroups: [""], apiVersions: [v1], resources: [configmaps]}]
+  rules: [` + rule + `]
   clientConfig: {url: "` + hook.URL + path + `", caBundle: ` + ca + `}
   sideEffects: None
   admissionReviewVersions: [v1]` + more
 	}
+	webhook := func(name, path, more string) string {
+		return webhookOn(`{operations: [CREATE], apiGroups: [""], apiVersions: [v1], resources: [configmaps]}`, name, path, more)
+	}
 	k.must("create", "-f", k.file("hooks.yaml", `apiVersion: admissionregistration.k8s.io/v1
 kind: MutatingWebhookConfiguration
 metadata: {name: label}
-webhooks:`+webhook("label.example.com", "/mutate", "")+`
+webhooks:`+webhook("label.example.com", "/mutate", "")+
+		webhookOn(`{operations: [CREATE], apiGroups: [events.k8s.io], apiVersions: [v1], resources: [events]}`, "event.example.com", "/event", "")+`
 ---
 apiVersion: admissionregistration.k8s.io/v1
 kind: ValidatingWebhookConfiguration
 metadata: {name: deny}
-webhooks:`+webhook("deny.example.com", "/validate", "")+webhook("nonsense.example.com", "/nonsense", "\n  failurePolicy: Ignore")+`
+webhooks:`+webhook("deny.example.com", "/validate", "")+webhook("nonsense.example.com", "/nonsense", "\n  failurePolicy: Ignore")+
+		webhookOn(`{operations: [CREATE], apiGroups: [""], apiVersions: [v1], resources: [secrets]}`, "slow.example.com", "/slow", "\n  timeoutSeconds: 1")+`
 `))
 
 	out, errOut, err := k.run("", "create", "configmap", "fine", "--from-literal=a=b")
@@ -99,7 +117,16 @@ webhooks:`+webhook("deny.example.com", "/validate", "")+webhook("nonsense.exampl
 	if got := k.fails("create", "configmap", "other", "--from-literal=a=b"); !strings.Contains(got, `Internal error occurred: failed calling webhook "nonsense.example.com": received invalid webhook response: expected response.uid=`) {
 		t.Errorf("an answer for another request: %s", got)
 	}
-	if reviews.Load() < 5 {
+	// An Event written as core/v1 is patched as events.k8s.io/v1.
+	k.must("create", "-f", k.file("event.yaml", "apiVersion: v1\nkind: Event\nmetadata: {name: ev}\ninvolvedObject: {kind: Pod, name: p, namespace: default}\nreason: R\nmessage: from kubectl\n"))
+	if got := k.must("get", "event", "ev", "-o", "jsonpath={.message}"); got != "patched note" {
+		t.Errorf("the event's message after the webhook's patch of its note: %q", got)
+	}
+	// A webhook later than its timeout fails the call as kube's does.
+	if got := k.fails("create", "secret", "generic", "s", "--from-literal=a=b"); !strings.Contains(got, `failed calling webhook "slow.example.com": failed to call webhook: Post "`+hook.URL+`/slow?timeout=1s": context deadline exceeded`) {
+		t.Errorf("a webhook too slow: %s", got)
+	}
+	if reviews.Load() < 7 {
 		t.Errorf("%d reviews reached the webhook", reviews.Load())
 	}
 }

@@ -75,6 +75,10 @@ type Attributes struct {
 	Equivalents []Resource
 	// Warn hears the warnings a webhook answers with.
 	Warn func(string)
+	// InVersion is an object (Object, OldObject) in the form of resource
+	// res, which a webhook called for res is sent (a copy when it
+	// differs); FromVersion is the way back, for what a webhook patched.
+	InVersion, FromVersion func(res Resource, obj object.Object) object.Object
 }
 
 // Cluster is what dispatch reads of the sandbox: namespaces (for

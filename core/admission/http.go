@@ -30,8 +30,12 @@ func HTTP(ctx context.Context, url string, caBundle []byte, body []byte, timeout
 		pool.AppendCertsFromPEM(caBundle)
 		tlsConfig.RootCAs = pool
 	}
-	client := &http.Client{Timeout: timeout, Transport: &http.Transport{TLSClientConfig: tlsConfig}}
+	client := &http.Client{Transport: &http.Transport{TLSClientConfig: tlsConfig}}
 	defer client.CloseIdleConnections()
+	// The webhook's timeout bounds the call as a deadline, as kube's does
+	// (a late answer is "context deadline exceeded").
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
 		return nil, err

@@ -81,7 +81,15 @@ func (d *Dispatcher) review(ctx context.Context, inv invocation, a *Attributes, 
 	if len(r.Patch) == 0 {
 		return nil
 	}
-	return applyPatch(h.Name, a, r.Patch, *r.PatchType)
+	return applyPatch(h.Name, a, inv.resource, r.Patch, *r.PatchType)
+}
+
+// inVersion is obj as a webhook called for res is sent it.
+func inVersion(a *Attributes, res Resource, obj object.Object) object.Object {
+	if obj == nil || a.InVersion == nil {
+		return obj
+	}
+	return a.InVersion(res, obj)
 }
 
 // request is the AdmissionRequest of a to the webhook inv calls.
@@ -105,8 +113,8 @@ func request(uid string, inv invocation, a *Attributes) map[string]any {
 		"requestResource": map[string]any{"group": a.Resource.Group, "version": a.Resource.Version, "resource": a.Resource.Resource},
 		"operation":       a.Operation,
 		"userInfo":        userInfo,
-		"object":          a.Object,
-		"oldObject":       a.OldObject,
+		"object":          inVersion(a, res, a.Object),
+		"oldObject":       inVersion(a, res, a.OldObject),
 		"dryRun":          a.DryRun,
 	}
 	if a.Subresource != "" {
@@ -153,8 +161,9 @@ func rejection(hook string, result map[string]any) error {
 	return st
 }
 
-// applyPatch applies a mutating webhook's JSON patch to a.Object, in place.
-func applyPatch(hook string, a *Attributes, patch []byte, patchType string) error {
+// applyPatch applies a mutating webhook's JSON patch to a.Object (in the
+// form of res, the webhook's), in place.
+func applyPatch(hook string, a *Attributes, res Resource, patch []byte, patchType string) error {
 	if patchType != "JSONPatch" {
 		return &callError{hook, fmt.Sprintf("unsupported patch type %q", patchType)}
 	}
@@ -168,7 +177,7 @@ func applyPatch(hook string, a *Attributes, patch []byte, patchType string) erro
 	if a.Object == nil {
 		return apierrors.NewInternal(fmt.Errorf("admission webhook %q attempted to modify the object, which is not supported for this operation", hook))
 	}
-	doc, err := json.Marshal(a.Object)
+	doc, err := json.Marshal(inVersion(a, res, a.Object))
 	if err != nil {
 		return apierrors.NewInternal(err)
 	}
@@ -179,6 +188,9 @@ func applyPatch(hook string, a *Attributes, patch []byte, patchType string) erro
 	obj, err := object.Decode(patched)
 	if err != nil {
 		return apierrors.NewInternal(err)
+	}
+	if a.FromVersion != nil {
+		obj = a.FromVersion(res, obj)
 	}
 	clear(a.Object)
 	for k, v := range obj {

@@ -66,6 +66,19 @@ func (w *webhooks) attributes(op Operation, t Target, obj, old object.Object) *a
 	if op == Create {
 		a.OldObject = nil
 	}
+	schema := w.store.schema
+	a.InVersion = func(res admission.Resource, obj object.Object) object.Object {
+		if r := schema.Lookup(res.Group, res.Version, res.Resource); r != nil && r.View != nil {
+			return r.View.FromStored(object.DeepCopy(obj))
+		}
+		return obj
+	}
+	a.FromVersion = func(res admission.Resource, obj object.Object) object.Object {
+		if r := schema.Lookup(res.Group, res.Version, res.Resource); r != nil && r.View != nil {
+			return r.View.ToStored(obj)
+		}
+		return obj
+	}
 	stored := t.Res.Storage()
 	for _, r := range w.store.schema.All() {
 		if r != req && r.Storage() == stored {
