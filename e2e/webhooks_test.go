@@ -23,7 +23,7 @@ import (
 // nonsense is a failed call, refused or ignored by its failure policy.
 func TestK8S_WRITE_5_WebhooksCalledForReal(t *testing.T) {
 	t.Parallel()
-	var reviews atomic.Int32
+	var reviews, mutations atomic.Int32
 	hook := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var review struct {
 			Request struct {
@@ -47,8 +47,11 @@ func TestK8S_WRITE_5_WebhooksCalledForReal(t *testing.T) {
 		}
 		switch r.URL.Path {
 		case "/mutate":
+			mutations.Add(1)
 			patch(`[{"op":"add","path":"/metadata/labels","value":{"mutated":"yes"}}]`)
 			resp["warnings"] = []string{"labelled by the webhook"}
+		case "/annotate":
+			patch(`[{"op":"add","path":"/metadata/annotations","value":{"annotated":"yes"}}]`)
 		case "/validate":
 			if data, _ := req.Object["data"].(map[string]any); data["forbidden"] != nil {
 				resp["allowed"] = false
@@ -89,8 +92,13 @@ func TestK8S_WRITE_5_WebhooksCalledForReal(t *testing.T) {
 	k.must("create", "-f", k.file("hooks.yaml", `apiVersion: admissionregistration.k8s.io/v1
 kind: MutatingWebhookConfiguration
 metadata: {name: label}
-webhooks:`+webhook("label.example.com", "/mutate", "")+
+webhooks:`+webhook("label.example.com", "/mutate", "\n  reinvocationPolicy: IfNeeded")+
 		webhookOn(`{operations: [CREATE], apiGroups: [events.k8s.io], apiVersions: [v1], resources: [events]}`, "event.example.com", "/event", "")+`
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingWebhookConfiguration
+metadata: {name: mark}
+webhooks:`+webhook("annotate.example.com", "/annotate", "")+`
 ---
 apiVersion: admissionregistration.k8s.io/v1
 kind: ValidatingWebhookConfiguration
@@ -103,8 +111,13 @@ webhooks:`+webhook("deny.example.com", "/validate", "")+webhook("nonsense.exampl
 	if err != nil || !strings.Contains(errOut, "Warning: labelled by the webhook") {
 		t.Fatalf("create fine: %v\n%s\n%s", err, out, errOut)
 	}
-	if got := k.must("get", "configmap", "fine", "-o", "jsonpath={.metadata.labels.mutated}"); got != "yes" {
-		t.Errorf("the mutating webhook's label: %q", got)
+	if got := k.must("get", "configmap", "fine", "-o", "jsonpath={.metadata.labels.mutated}/{.metadata.annotations.annotated}"); got != "yes/yes" {
+		t.Errorf("the mutating webhooks' label and annotation: %q", got)
+	}
+	// label (IfNeeded) saw the object changed after it (by mark, later in
+	// name order): it was called again.
+	if n := mutations.Load(); n != 2 {
+		t.Errorf("the IfNeeded webhook was called %d times for one write, want 2", n)
 	}
 	if got := k.fails("create", "-f", k.file("bad.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: bad}\ndata: {forbidden: x}\n")); !strings.Contains(got, `Error from server (Forbidden): error when creating`) ||
 		!strings.Contains(got, `admission webhook "deny.example.com" denied the request: no forbidden keys`) {

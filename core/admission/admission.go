@@ -21,8 +21,8 @@
 // reachable and it fails as a refused connection.
 //
 // What kube also evaluates and this package does not: matchConditions (CEL;
-// a webhook with them is matched without them), a mutating webhook's
-// reinvocation (IfNeeded), the audit annotations.
+// a webhook with them is matched without them), the reinvocation of the
+// other mutating admission plugins, the audit annotations.
 package admission
 
 import (
@@ -149,15 +149,39 @@ type invocation struct {
 }
 
 // Mutate calls the mutating webhooks that match a, in order, each seeing
-// what the ones before made of a.Object; a refusal is the answer.
+// what the ones before made of a.Object; a refusal is the answer. A
+// webhook whose reinvocationPolicy is IfNeeded is called once more, in a
+// second round, when a webhook after it changed the object.
 func (d *Dispatcher) Mutate(ctx context.Context, hooks []*Webhook, a *Attributes) error {
 	invs, err := d.relevant(hooks, a)
 	if err != nil {
 		return err
 	}
+	again := map[*Webhook]bool{}
+	var invoked []*Webhook // IfNeeded webhooks called since the last change
 	for _, inv := range invs {
+		var before object.Object
+		if a.Object != nil {
+			before = object.DeepCopy(a.Object)
+		}
 		if err := d.call(ctx, inv, a, true); err != nil {
 			return err
+		}
+		if a.Object != nil && !object.Equal(before, a.Object) {
+			for _, h := range invoked {
+				again[h] = true
+			}
+			invoked = nil
+		}
+		if object.String(inv.hook.Spec["reinvocationPolicy"]) == "IfNeeded" {
+			invoked = append(invoked, inv.hook)
+		}
+	}
+	for _, inv := range invs {
+		if again[inv.hook] {
+			if err := d.call(ctx, inv, a, true); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
