@@ -34,6 +34,7 @@ func All() []*api.Resource {
 		apiService(), endpointSlice(), lease(), selfSubjectReview(), tokenReview(), selfSubjectAccessReview(), subjectAccessReview(), localSubjectAccessReview(), selfSubjectRulesReview(), certificateSigningRequest(),
 		clusterRole(), clusterRoleBinding(), role(), roleBinding(),
 		flowSchema(), priorityLevelConfiguration(), eventsV1(ev),
+		validatingWebhookConfiguration(), mutatingWebhookConfiguration(), validatingAdmissionPolicy(), validatingAdmissionPolicyBinding(),
 	}
 }
 
