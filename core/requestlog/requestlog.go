@@ -23,7 +23,11 @@ import (
 
 // Entry is one request as the log keeps it.
 type Entry struct {
-	Seq  int64     `json:"seq"`
+	Seq int64 `json:"seq"`
+	// Rev is the log's version when the entry last changed (its addition,
+	// or a long-running answer's end): a poller asks for what changed
+	// since the version it last saw.
+	Rev  int64     `json:"rev"`
 	Time time.Time `json:"time"` // its arrival
 	User string    `json:"user,omitempty"`
 	// ImpersonatedBy is who sent it, when User is who they impersonated.
@@ -34,10 +38,14 @@ type Entry struct {
 	Client string `json:"client"`
 	// Internal: sent by the sandbox's own components (its controllers, the
 	// simulated kubelets and scheduler), in process, not over the wire.
-	Internal      bool   `json:"internal,omitempty"`
-	Method        string `json:"method"`
-	Verb          string `json:"verb,omitempty"` // kube's, as authorization sees it
-	URI           string `json:"uri"`            // path and query
+	Internal bool   `json:"internal,omitempty"`
+	Method   string `json:"method"`
+	Verb     string `json:"verb,omitempty"` // kube's, as authorization sees it
+	URI      string `json:"uri"`            // path and query
+	// ContentType and Accept are the request's headers of those names, so
+	// that it can be sent again (as curl).
+	ContentType   string `json:"contentType,omitempty"`
+	Accept        string `json:"accept,omitempty"`
 	Code          int    `json:"code,omitempty"` // 0 until answered
 	LatencyMicros int64  `json:"latencyMicros"`  // until the answer ended (so far, while Open)
 	RequestBytes  int64  `json:"requestBytes"`
@@ -91,6 +99,7 @@ type Log struct {
 	mu        sync.Mutex
 	ring      []*Entry // the newest last; at most size
 	seq       int64
+	version   int64
 	bodyBytes int
 	followers map[*Follower]struct{}
 	truncated map[int64][2]bool // entry seq → request, response body cut
@@ -130,7 +139,8 @@ func (l *Log) Filter(next web.Handler) web.Handler {
 			return
 		}
 		ua := r.Header.Get("User-Agent")
-		e := &Entry{Time: l.clock.Now(), UserAgent: ua, Client: ClientOf(ua), Method: r.Method, URI: r.URL.RequestURI()}
+		e := &Entry{Time: l.clock.Now(), UserAgent: ua, Client: ClientOf(ua), Method: r.Method, URI: r.URL.RequestURI(),
+			ContentType: r.Header.Get("Content-Type"), Accept: r.Header.Get("Accept")}
 		if info := request.RequestInfoFrom(r.Context()); info != nil {
 			e.Verb = info.Verb
 		}
@@ -174,7 +184,8 @@ func (l *Log) add(e *Entry, reqBody, respBody []byte, reqCut, respCut bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.seq++
-	e.Seq = l.seq
+	l.version++
+	e.Seq, e.Rev = l.seq, l.version
 	if len(l.ring) == l.size {
 		l.dropBodies(l.ring[0])
 		copy(l.ring, l.ring[1:])
@@ -216,6 +227,8 @@ func (l *Log) ended(e *Entry, code int, latency time.Duration, reqBytes, respByt
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	e.Code, e.LatencyMicros, e.RequestBytes, e.ResponseBytes, e.Open = code, latency.Microseconds(), reqBytes, respBytes, false
+	l.version++
+	e.Rev = l.version
 	if len(l.ring) > 0 && l.ring[0].Seq <= e.Seq && len(reqBody)+len(respBody) > 0 {
 		l.keepBodies(e, reqBody, respBody, reqCut, respCut)
 	}
@@ -238,17 +251,18 @@ func (l *Log) notify(ev Event) {
 	}
 }
 
-// List is the entries match keeps, oldest first, without their bodies.
-func (l *Log) List(match func(Entry) bool) []Entry {
+// List is the entries match accepts that changed after version since (0:
+// all kept), oldest first, without their bodies, and the log's version.
+func (l *Log) List(match func(Entry) bool, since int64) ([]Entry, int64) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	out := []Entry{}
 	for _, e := range l.ring {
-		if match == nil || match(*e) {
+		if e.Rev > since && (match == nil || match(*e)) {
 			out = append(out, *e)
 		}
 	}
-	return out
+	return out, l.version
 }
 
 // Get is the entry seq with its bodies, while the log keeps it.

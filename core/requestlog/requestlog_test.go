@@ -40,7 +40,7 @@ func TestWORK_3_RequestLogKeepsRecentRequests(t *testing.T) {
 	serve(l, clk, "POST", "/api/v1/namespaces/default/configmaps?fieldManager=kubectl-create", "kubectl/v1.32.13 (linux/amd64) kubernetes/x",
 		`{"metadata":{"name":"a"}}`, 201, `{"kind":"ConfigMap"}`, 3*time.Millisecond)
 	serve(l, clk, "GET", "/skip", "curl/8", "", 200, "x", 0)
-	got := l.List(nil)
+	got, _ := l.List(nil, 0)
 	if len(got) != 1 {
 		t.Fatalf("entries %+v", got)
 	}
@@ -72,7 +72,8 @@ func TestWORK_3_RequestLogKeepsRecentRequests(t *testing.T) {
 	}
 	serve(l, clk, "DELETE", "/last", "curl/8", "", 200, "", 0)
 	var seqs []int64
-	for _, e := range l.List(nil) {
+	list, _ := l.List(nil, 0)
+	for _, e := range list {
 		seqs = append(seqs, e.Seq)
 	}
 	if len(seqs) != 3 || seqs[0] != 2 || seqs[2] != 4 {
@@ -116,8 +117,13 @@ func TestWORK_3_RequestLogFollowers(t *testing.T) {
 	if ev := <-f.Events(); ev.Type != "ADDED" || !ev.Object.Open || ev.Object.Code != 200 || ev.Object.URI != "/api/v1/pods?watch=1" {
 		t.Fatalf("a watch's start: %+v", ev)
 	}
+	_, openedAt := l.List(nil, 0)
 	close(finish)
 	<-done
+	// A poller asking what changed since the answer opened hears it end.
+	if changed, _ := l.List(nil, openedAt); len(changed) != 1 || changed[0].Open || changed[0].URI != "/api/v1/pods?watch=1" {
+		t.Errorf("changed since the watch opened: %+v", changed)
+	}
 	if ev := <-f.Events(); ev.Type != "MODIFIED" || ev.Object.Open || ev.Object.LatencyMicros != 2e6 || ev.Object.ResponseBytes != 16 {
 		t.Fatalf("a watch's end: %+v", ev)
 	}

@@ -14,7 +14,9 @@ import (
 
 // Path is where a sandbox serves its request log:
 //
-//	GET /debug/kubeplay/requests             the entries kept, oldest first
+//	GET /debug/kubeplay/requests             the entries kept, oldest first,
+//	                                         and the log's version
+//	GET /debug/kubeplay/requests?since=V     those that changed after V
 //	GET /debug/kubeplay/requests?watch=1     those, then each change, as
 //	                                         newline-delimited JSON events
 //	GET /debug/kubeplay/requests/SEQ         one entry with its bodies
@@ -59,7 +61,15 @@ func (l *Log) ServeHTTP(w web.ResponseWriter, r *web.Request) {
 		return
 	}
 	if q.Get("watch") != "1" && q.Get("watch") != "true" {
-		writeJSON(w, map[string]any{"items": l.List(match)})
+		var since int64
+		if v := q.Get("since"); v != "" {
+			if since, err = strconv.ParseInt(v, 10, 64); err != nil {
+				apierrors.Write(w, apierrors.NewBadRequest("since: a version of the log, not "+strconv.Quote(v)))
+				return
+			}
+		}
+		items, version := l.List(match, since)
+		writeJSON(w, map[string]any{"version": version, "items": items})
 		return
 	}
 	timeout := 30 * time.Minute

@@ -4,7 +4,8 @@
 // Views (tabs, also chosen by the URL hash): #request (builder, response,
 // history), #watch (watch panel), #cluster (Nodes, workloads, Pods and events,
 // live), #apf (API Priority and Fairness panel), #xds (a simulated Envoy
-// node), #tutorials (tutorial player).
+// node), #requests (the sandbox's request log, which may also stay docked
+// beside the other tabs), #tutorials (tutorial player).
 //
 // Stable data-testid attributes for browser tests:
 //   header:
@@ -21,7 +22,7 @@
 //                            service worker's /debug/kubeplay/cluster; shown for the sandbox)
 //     target-offer           a link's offer of a remote target (#target=remote&url=…),
 //                            with target-offer-url, target-offer-accept, target-offer-dismiss
-//     tab-request, tab-watch, tab-cluster, tab-apf, tab-xds, tab-tutorials   the tabs
+//     tab-request, tab-watch, tab-cluster, tab-apf, tab-xds, tab-requests, tab-tutorials   the tabs
 //   request builder:
 //     template-select        example requests
 //     identity-select        who the request is from (sets Impersonate-User/-Group headers)
@@ -86,6 +87,13 @@
 //     xds-timeline, xds-entry (data-dir = in|out, data-nonce, data-state = pending|acked|nacked),
 //     xds-ack, xds-nack, xds-resources, xds-resource-row (data-name, data-version), xds-ttl,
 //     xds-detail, xds-server-status
+//   Requests panel (requests.js):
+//     requests-panel, requests-status (data-state = live while following),
+//     requests-filter-client, requests-filter-user, requests-filter-verb, requests-filter-code,
+//     requests-own (show the sandbox's own components), requests-pause, requests-clear,
+//     requests-dock (keep it beside the other tabs), requests-table,
+//     requests-row (data-seq, data-client, data-verb, data-code, data-method),
+//     requests-detail, requests-curl, requests-copy-curl, requests-request-body, requests-response-body
 //   tutorials:
 //     tutorial-list, tutorial-item (data-id), tutorial-progress, tutorial-steps,
 //     tutorial-step-title, tutorial-narration, tutorial-request, tutorial-run-step,
@@ -94,7 +102,7 @@
 //     tutorial-warnings (the step's answer's warnings), tutorial-complete
 //
 // window.kubeplayUI exposes {apiFetch, currentTarget, setTarget, builder, watch,
-// cluster, apf, xds, tutorials, sandboxStatus} for tests and the console.
+// cluster, apf, xds, requests, tutorials, sandboxStatus} for tests and the console.
 
 import './styles.css';
 import { h, mount } from './dom.js';
@@ -109,6 +117,7 @@ import { createTutorialPlayer } from './tutorials.js';
 import { createApfPanel } from './apf.js';
 import { createXdsPanel } from './xds.js';
 import { createClusterView } from './cluster.js';
+import { createRequestsPanel } from './requests.js';
 
 // CLUSTER_MODE is the service worker's own endpoint for the sandbox's cluster mode.
 const CLUSTER_MODE = '/debug/kubeplay/cluster';
@@ -152,6 +161,7 @@ function main() {
     { id: 'cluster', label: 'Cluster' },
     { id: 'apf', label: 'APF' },
     { id: 'xds', label: 'xDS' },
+    { id: 'requests', label: 'Requests' },
     { id: 'tutorials', label: 'Tutorials' },
   ];
   const tabButtons = tabs.map((t) => h('button', { type: 'button', class: 'tab', testid: `tab-${t.id}`, on: { click: () => { location.hash = t.id; } } }, t.label));
@@ -201,12 +211,14 @@ function main() {
   });
   const apfPanel = createApfPanel();
   const xdsPanel = createXdsPanel();
+  const requestsPanel = createRequestsPanel({ onDock: () => showTab() });
   const views = {
     request: h('main', { class: 'view view-request' }, historyView.el, builder.el, responseView.el),
     watch: h('main', { class: 'view view-watch' }, watchPanel.el),
     cluster: h('main', { class: 'view view-cluster' }, clusterView.el),
     apf: h('main', { class: 'view view-apf' }, apfPanel.el),
     xds: h('main', { class: 'view view-xds' }, xdsPanel.el),
+    requests: h('main', { class: 'view view-requests' }, requestsPanel.el),
     tutorials: h('main', { class: 'view view-tutorials' }, tutorials.el),
   };
 
@@ -218,6 +230,12 @@ function main() {
   function showTab() {
     const id = location.hash.replace('#', '') in views ? location.hash.replace('#', '') : 'request';
     for (const [k, v] of Object.entries(views)) v.hidden = k !== id;
+    // Docked, the Requests panel stays open to the right of the other tabs.
+    const docked = requestsPanel.isDocked() && id !== 'requests';
+    views.requests.hidden = !(id === 'requests' || docked);
+    document.body.classList.toggle('requests-docked', docked);
+    if (!views.requests.hidden) requestsPanel.start();
+    else requestsPanel.stop();
     tabs.forEach((t, i) => tabButtons[i].classList.toggle('active', t.id === id));
     if (id === 'apf') apfPanel.start();
     else apfPanel.stop();
@@ -373,7 +391,7 @@ function main() {
   initSandbox();
   if (currentTarget().kind !== 'sandbox') loadDiscovery().catch(() => {});
 
-  window.kubeplayUI = { apiFetch, currentTarget, setTarget, builder, watch: watchPanel, cluster: clusterView, apf: apfPanel, xds: xdsPanel, tutorials, sandboxStatus };
+  window.kubeplayUI = { apiFetch, currentTarget, setTarget, builder, watch: watchPanel, cluster: clusterView, apf: apfPanel, xds: xdsPanel, requests: requestsPanel, tutorials, sandboxStatus };
 }
 
 // renderLinkOffer asks whether to use the remote target a link offers (null

@@ -989,3 +989,43 @@ test('issue 31 frictions 1 and 9: a long answer opens at its start; the identity
   assert.ok(fits.have >= fits.need, `identity picker ${fits.have}px wide, its labels need ${fits.need}px`);
   await page.close();
 });
+
+test('WORK-3: the Requests panel shows kubectl\'s PATCH for kubectl scale and the ReplicaSet controller\'s writes after it, live, a row as curl; docked beside the Cluster view; the in-browser sandbox logs the page\'s own requests', async () => {
+  const page = await openPlayground();
+  const sel = (testid, attrs = {}) => `[data-testid="${testid}"]` + Object.entries(attrs).map(([k, v]) => `[data-${k}="${v}"]`).join('');
+  try {
+    // The in-browser sandbox: the page's own request is in its log.
+    await page.goto(base + '/#requests');
+    await page.waitForSelector('[data-testid="sandbox-status"][data-state="ready"]', { timeout: 30000 });
+    await page.waitForSelector(sel('requests-status', { state: 'live' }), { timeout: 15000 });
+    assert.equal((await api(page, 'POST', CMS, cm('logged-in-the-page'))).status, 201);
+    await page.waitForSelector(sel('requests-row', { client: 'browser', verb: 'create', code: 201 }), { timeout: 10000 });
+
+    // The native server, where kubectl runs.
+    await page.selectOption('[data-testid="target-select"]', 'native');
+    await page.waitForSelector(sel('requests-status', { state: 'live' }), { timeout: 15000 });
+    const kubeconfig = join(scratch, 'kubeconfig-requests');
+    writeFileSync(kubeconfig, `apiVersion: v1\nkind: Config\nclusters:\n- name: k\n  cluster:\n    server: ${base}\nusers:\n- name: k\n  user: {}\ncontexts:\n- name: k\n  context:\n    cluster: k\n    user: k\n    namespace: default\ncurrent-context: k\n`);
+    const kubectl = (...args) => execFileSync('kubectl', ['--kubeconfig', kubeconfig, '--cache-dir', join(scratch, 'kube-cache'), ...args], { encoding: 'utf8' });
+    kubectl('create', 'deployment', 'logged', '--image=nginx');
+    // Docked beside the Cluster view.
+    await page.check(sel('requests-dock'));
+    await page.goto(base + '/#cluster');
+    assert.ok(await page.isVisible(sel('requests-panel')) && await page.isVisible('.view-cluster'), 'both views are shown');
+    await page.waitForSelector(sel('requests-status', { state: 'live' }), { timeout: 15000 });
+    kubectl('scale', 'deployment', 'logged', '--replicas=3');
+    const patch = await page.waitForSelector(sel('requests-row', { client: 'kubectl', method: 'PATCH', code: 200 }), { timeout: 10000 });
+    await page.waitForSelector(sel('requests-row', { client: 'replicaset-controller', verb: 'create', code: 201 }), { timeout: 10000 });
+
+    // Only kubectl's, then one as curl with its body and answer.
+    await page.selectOption(sel('requests-filter-client'), 'kubectl');
+    await page.waitForFunction(() => [...document.querySelectorAll('[data-testid="requests-row"]')].every((r) => r.dataset.client === 'kubectl'), null, { timeout: 5000 });
+    await (await page.waitForSelector(sel('requests-row', { client: 'kubectl', method: 'PATCH', code: 200 }))).click();
+    const curl = await (await page.waitForSelector(sel('requests-curl'))).innerText();
+    assert.match(curl, /^curl -sS -X PATCH .*Content-Type: application\/merge-patch\+json.*--data-binary '\{"spec":\{"replicas":3\}\}' .*\/apis\/apps\/v1\/namespaces\/default\/deployments\/logged\/scale/s);
+    assert.match(await page.innerText(sel('requests-response-body')), /"kind": "Scale"/);
+    assert.ok(patch);
+  } finally {
+    await page.close();
+  }
+});
