@@ -44,7 +44,8 @@ const (
 //     after a second. Ended containers restart as the restartPolicy says,
 //     after kubelet's back-off (CrashLoopBackOff); a Pod whose containers are
 //     done Succeeds or Fails;
-//   - an image whose name says "notfound" or "doesnotexist" never pulls:
+//   - an image whose name says "notfound", "doesnotexist" or "nonexistent",
+//     or tagged "404" (upstream's e2e tests' webserver:404), never pulls:
 //     ErrImagePull, then ImagePullBackOff, again and again;
 //   - deleted: its containers are stopped ("Killing") and the Pod is removed
 //     with a grace period of 0, as a kubelet finishes a graceful deletion.
@@ -427,7 +428,8 @@ func readinessDelay(c *controllers.Container) time.Duration {
 
 // pull is how long pulling c's image takes, and whether it succeeds.
 func (p *podRun) pull(c *controllers.Container) (time.Duration, bool) {
-	if strings.Contains(c.Image, "notfound") || strings.Contains(c.Image, "doesnotexist") {
+	if strings.Contains(c.Image, "notfound") || strings.Contains(c.Image, "doesnotexist") || strings.Contains(c.Image, "nonexistent") ||
+		strings.HasSuffix(c.Image, ":404") {
 		return p.k.after(pullTime), false
 	}
 	p.k.mu.Lock()

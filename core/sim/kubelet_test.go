@@ -121,6 +121,13 @@ func TestSIM_3_KubeletLifecycle(t *testing.T) {
 	if e.phase("typo") != "Pending" {
 		t.Errorf("typo phase %s", e.phase("typo"))
 	}
+	e.create(pods, podDoc("missing", `{"containers":[{"name":"c","image":"webserver:404"},{"name":"d","image":"redis:nonexistent"}]}`))
+	e.until(time.Minute, "webserver:404 and redis:nonexistent ErrImagePull", func() bool {
+		p := e.get(pods + "/missing")
+		statuses := object.Objects(object.Child(p, "status"), "containerStatuses")
+		return len(statuses) == 2 && object.Path(statuses[0], "state", "waiting", "reason") == "ErrImagePull" &&
+			object.Path(statuses[1], "state", "waiting", "reason") == "ErrImagePull"
+	})
 }
 
 // TestSIM_5_IdleSchedulesNothing: once the simulation has settled, nothing
