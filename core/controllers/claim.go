@@ -9,12 +9,12 @@ import (
 	"kubeplay/core/web"
 )
 
-// Claim is kube's PodControllerRefManager: it sorts a namespace's Pods into
-// those an owner controls, adopting the orphans its selector matches (a
-// strategic merge patch adding its controller reference, once a fresh read
-// has shown the owner is not being deleted) and releasing those it
-// controls that the selector no longer matches (a patch deleting the
-// reference), unless the owner is being deleted.
+// Claim is kube's ControllerRefManager (of Pods, of ReplicaSets): it sorts a
+// namespace's objects into those an owner controls, adopting the orphans its
+// selector matches (a strategic merge patch adding its controller reference,
+// once a fresh read has shown the owner is not being deleted) and releasing
+// those it controls that the selector no longer matches (a patch deleting
+// the reference), unless the owner is being deleted.
 type Claim struct {
 	C          *client.Client
 	Owner      *ObjectMeta
@@ -23,20 +23,23 @@ type Claim struct {
 	// Path is the owner's own path, read again before the first adoption.
 	Path    string
 	Selects func(labels map[string]string) bool
+	// Prefix and Resource name the claimed objects' collection, Of their
+	// kind: "/api/v1", "pods", "Pod".
+	Prefix, Resource, Of string
 
 	checked  bool
 	adoptErr error
 }
 
-// Pods is those of pods the owner controls once claimed, and the first error
-// of an adoption or release (the owner's sync is to be tried again).
-func (c *Claim) Pods(ctx context.Context, pods []*Pod) ([]*Pod, error) {
-	var claimed []*Pod
+// Claimed is those of objs the owner controls once claimed, and the first
+// error of an adoption or release (the owner's sync is to be tried again).
+func Claimed[T any, P typed[T]](ctx context.Context, c *Claim, objs []P) ([]P, error) {
+	var claimed []P
 	var first error
-	for _, p := range pods {
-		ok, err := c.claim(ctx, p)
+	for _, o := range objs {
+		ok, err := c.claim(ctx, &o.object().Metadata)
 		if ok {
-			claimed = append(claimed, p)
+			claimed = append(claimed, o)
 		}
 		if first == nil {
 			first = err
@@ -45,33 +48,33 @@ func (c *Claim) Pods(ctx context.Context, pods []*Pod) ([]*Pod, error) {
 	return claimed, first
 }
 
-func (c *Claim) claim(ctx context.Context, p *Pod) (bool, error) {
+func (c *Claim) claim(ctx context.Context, m *ObjectMeta) (bool, error) {
 	deleting := c.Owner.DeletionTimestamp != ""
-	if uid := p.Metadata.Controller(); uid != "" {
+	if uid := m.Controller(); uid != "" {
 		switch {
 		case uid != c.Owner.UID:
 			return false, nil
-		case c.Selects(p.Metadata.Labels):
+		case c.Selects(m.Labels):
 			return true, nil
 		case deleting:
 			return false, nil
 		}
-		patch := map[string]any{"metadata": map[string]any{"uid": p.Metadata.UID,
+		patch := map[string]any{"metadata": map[string]any{"uid": m.UID,
 			"ownerReferences": []any{map[string]string{"$patch": "delete", "uid": c.Owner.UID}}}}
-		if err := c.patch(ctx, p, patch); err != nil && !client.IsNotFound(err) && !client.IsInvalid(err) {
+		if err := c.patch(ctx, m, patch); err != nil && !client.IsNotFound(err) && !client.IsInvalid(err) {
 			return false, err
 		}
 		return false, nil
 	}
-	if deleting || !c.Selects(p.Metadata.Labels) || p.Metadata.DeletionTimestamp != "" || p.Metadata.Namespace != c.Owner.Namespace {
+	if deleting || !c.Selects(m.Labels) || m.DeletionTimestamp != "" || m.Namespace != c.Owner.Namespace {
 		return false, nil
 	}
 	if err := c.canAdopt(ctx); err != nil {
-		return false, fmt.Errorf("can't adopt Pod %s/%s (%s): %w", p.Metadata.Namespace, p.Metadata.Name, p.Metadata.UID, err)
+		return false, fmt.Errorf("can't adopt %s %s/%s (%s): %w", c.Of, m.Namespace, m.Name, m.UID, err)
 	}
-	patch := map[string]any{"metadata": map[string]any{"uid": p.Metadata.UID,
+	patch := map[string]any{"metadata": map[string]any{"uid": m.UID,
 		"ownerReferences": []OwnerReference{OwnerRef(c.Owner, c.APIVersion, c.Kind)}}}
-	if err := c.patch(ctx, p, patch); err != nil {
+	if err := c.patch(ctx, m, patch); err != nil {
 		if client.IsNotFound(err) {
 			return false, nil
 		}
@@ -102,11 +105,20 @@ func (c *Claim) canAdopt(ctx context.Context) error {
 	return c.adoptErr
 }
 
-func (c *Claim) patch(ctx context.Context, p *Pod, patch map[string]any) error {
+// patch patches the object of m and brings m up to what was stored, so that
+// a write of the whole object after it keeps the change.
+func (c *Claim) patch(ctx context.Context, m *ObjectMeta, patch map[string]any) error {
 	body, err := json.Marshal(patch)
 	if err != nil {
 		return err
 	}
-	_, err = c.C.Do(ctx, web.MethodPatch, "/api/v1/namespaces/"+p.Metadata.Namespace+"/pods/"+p.Metadata.Name, "application/strategic-merge-patch+json", body)
-	return err
+	stored, err := c.C.Do(ctx, web.MethodPatch, c.Prefix+"/namespaces/"+m.Namespace+"/"+c.Resource+"/"+m.Name, "application/strategic-merge-patch+json", body)
+	if err != nil {
+		return err
+	}
+	var o Object
+	if json.Unmarshal(stored, &o) == nil {
+		*m = o.Metadata
+	}
+	return nil
 }

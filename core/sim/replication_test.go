@@ -81,3 +81,61 @@ func TestSIM_1_ReplicationControllerQuotaFailure(t *testing.T) {
 	e.patch(rcs+"/condition-test", `{"spec":{"replicas":2}}`)
 	e.until(time.Minute, "ReplicaFailure gone", func() bool { return conditionOf(e.get(rcs+"/condition-test"), "ReplicaFailure") == nil })
 }
+
+// TestSIM_1_DeploymentAdoptsReplicaSet: a Deployment adopts the orphan
+// ReplicaSet its selector matches, takes the revision after the adopted
+// one's, and rolls its Pods over to its own template, the adopted
+// ReplicaSet kept as its one old ReplicaSet, scaled to zero.
+func TestSIM_1_DeploymentAdoptsReplicaSet(t *testing.T) {
+	e := newEnv(t, sim.Config{})
+	const sets = "/apis/apps/v1/namespaces/default/replicasets"
+	e.create(sets, `{"apiVersion":"apps/v1","kind":"ReplicaSet","metadata":{"name":"legacy","labels":{"name":"sample","pod":"httpd"},`+
+		`"annotations":{"deployment.kubernetes.io/revision":"3546343826724305832"}},"spec":{"replicas":1,"selector":{"matchLabels":{"name":"sample","pod":"httpd"}},`+
+		`"template":{"metadata":{"labels":{"name":"sample","pod":"httpd"}},"spec":{"containers":[{"name":"httpd","image":"httpd"}]}}}}`)
+	e.until(time.Minute, "legacy ready", func() bool { return num(e.get(sets+"/legacy"), "status", "readyReplicas") == 1 })
+	e.create(deployments, `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"sample"},"spec":{"replicas":1,`+
+		`"selector":{"matchLabels":{"name":"sample"}},"template":{"metadata":{"labels":{"name":"sample"}},"spec":{"containers":[{"name":"agnhost","image":"agnhost"}]}}}}`)
+	e.until(time.Minute, "sample rolled out", func() bool { return e.deploymentDone("default", "sample") })
+	d := e.get(deployments + "/sample")
+	if got := object.StringMap(object.Meta(d), "annotations")["deployment.kubernetes.io/revision"]; got != "3546343826724305833" {
+		t.Errorf("the Deployment's revision %q", got)
+	}
+	legacy := e.get(sets + "/legacy")
+	if controllerOf(legacy) != "Deployment/sample" || num(legacy, "spec", "replicas") != 0 {
+		t.Errorf("legacy: controller %q, %v replicas", controllerOf(legacy), object.Path(legacy, "spec", "replicas"))
+	}
+	if all := e.list(sets); len(all) != 2 {
+		t.Errorf("%d ReplicaSets, want the adopted one and the new one", len(all))
+	}
+}
+
+// TestSIM_1_DeploymentProportionalScaling: a Deployment stuck mid-rollout
+// (its new image never pulls) keeps replicas-maxUnavailable available in
+// the old ReplicaSet and replicas+maxSurge in all; scaled from 10 to 30, it
+// spreads the 20 new replicas over both ReplicaSets in proportion (8 of 13:
+// 12 to the old, 8 to the new), as upstream's conformance test expects.
+func TestSIM_1_DeploymentProportionalScaling(t *testing.T) {
+	e := newEnv(t, sim.Config{})
+	const sets = "/apis/apps/v1/namespaces/default/replicasets"
+	e.create(deployments, `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web"},"spec":{"replicas":10,`+
+		`"strategy":{"type":"RollingUpdate","rollingUpdate":{"maxSurge":3,"maxUnavailable":2}},`+
+		`"selector":{"matchLabels":{"name":"httpd"}},"template":{"metadata":{"labels":{"name":"httpd"}},"spec":{"containers":[{"name":"httpd","image":"httpd"}]}}}}`)
+	e.until(2*time.Minute, "web rolled out", func() bool { return e.deploymentDone("default", "web") })
+	first := object.MetaString(e.list(sets)[0], "name")
+	e.patch(deployments+"/web", `{"spec":{"template":{"spec":{"containers":[{"name":"httpd","image":"webserver:404"}]}}}}`)
+	var second string
+	e.until(2*time.Minute, "stuck at 8 old and 5 new", func() bool {
+		for _, rs := range e.list(sets) {
+			if name := object.MetaString(rs, "name"); name != first {
+				second = name
+			}
+		}
+		old := e.get(sets + "/" + first)
+		return second != "" && num(old, "spec", "replicas") == 8 && num(old, "status", "availableReplicas") == 8 &&
+			num(e.get(sets+"/"+second), "spec", "replicas") == 5
+	})
+	e.patch(deployments+"/web", `{"spec":{"replicas":30}}`)
+	e.until(time.Minute, "scaled to 20 and 13", func() bool {
+		return num(e.get(sets+"/"+first), "spec", "replicas") == 20 && num(e.get(sets+"/"+second), "spec", "replicas") == 13
+	})
+}

@@ -92,41 +92,13 @@ func NewReplicationManager(h web.Handler, clk clock.Clock) *Controller {
 
 func newController(h web.Handler, clk clock.Clock, k kind) *Controller {
 	rc := &Controller{Base: controllers.NewBase(h, clk, k.account, k.account), kind: k}
-	codec := client.Codec[*replicaSet]{Decode: func(data []byte) (*replicaSet, error) { return k.decode(data) },
+	codec := client.Codec[*replicaSet]{Decode: k.decode,
 		Key: func(rs *replicaSet) string { return rs.Metadata.Key() }, Version: func(rs *replicaSet) string { return rs.Metadata.ResourceVersion }}
-	rc.sets = client.NewTypedInformer(rc.C, k.prefix+"/"+k.resource, codec, controllers.OnChange(controllers.QueueKey[replicaSet](rc.Queue)),
-		map[string]func(*replicaSet) []string{"uid": controllers.ByUID[replicaSet], "namespace": byNamespace}, clk)
-	rc.pods = client.NewTypedInformer(rc.C, "/api/v1/pods", controllers.Codec[pod](),
-		client.TypedHandler[*pod]{Add: rc.podChanged, Update: func(old, cur *pod) {
-			if old.Metadata.Controller() != cur.Metadata.Controller() {
-				rc.podChanged(old)
-			}
-			rc.podChanged(cur)
-		}, Delete: rc.podChanged},
-		map[string]func(*pod) []string{"namespace": func(p *pod) []string { return []string{p.Metadata.Namespace} }}, clk)
+	rc.sets = controllers.OwnersOf(rc.Base, k.prefix+"/"+k.resource, codec)
+	rc.pods = controllers.Claimable[pod](rc.Base, "/api/v1/pods", rc.sets, func(rs *replicaSet, labels map[string]string) bool {
+		return rs.Spec.Selector.Selects(labels)
+	})
 	return rc
-}
-
-func byNamespace(rs *replicaSet) []string { return []string{rs.Metadata.Namespace} }
-
-// podChanged queues the Pod's controller, if it is one of ours, or, for an
-// orphan, every one of ours in its namespace whose selector matches it (one
-// may adopt it).
-func (rc *Controller) podChanged(p *pod) {
-	if uid := p.Metadata.Controller(); uid != "" {
-		for _, rs := range rc.sets.ByIndex("uid", uid) {
-			rc.Queue.Add(rs.Metadata.Key())
-		}
-		return
-	}
-	if p.Metadata.DeletionTimestamp != "" {
-		return
-	}
-	for _, rs := range rc.sets.ByIndex("namespace", p.Metadata.Namespace) {
-		if rs.Spec.Selector.Selects(p.Metadata.Labels) {
-			rc.Queue.Add(rs.Metadata.Key())
-		}
-	}
 }
 
 // Run works until ctx is done.
@@ -146,9 +118,10 @@ func (rc *Controller) sync(ctx context.Context, key string) error {
 			active = append(active, p)
 		}
 	}
-	claim := controllers.Claim{C: rc.C, Owner: &rs.Metadata, APIVersion: rc.kind.apiVersion, Kind: rc.kind.name,
-		Path: rc.kind.path(rs.Metadata.Namespace, rs.Metadata.Name), Selects: rs.Spec.Selector.Selects}
-	pods, err := claim.Pods(ctx, active)
+	claim := &controllers.Claim{C: rc.C, Owner: &rs.Metadata, APIVersion: rc.kind.apiVersion, Kind: rc.kind.name,
+		Path: rc.kind.path(rs.Metadata.Namespace, rs.Metadata.Name), Selects: rs.Spec.Selector.Selects,
+		Prefix: "/api/v1", Resource: "pods", Of: "Pod"}
+	pods, err := controllers.Claimed(ctx, claim, active)
 	if err != nil {
 		return err
 	}
