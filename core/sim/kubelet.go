@@ -47,6 +47,8 @@ const (
 //   - an image whose name says "notfound", "doesnotexist" or "nonexistent",
 //     or tagged "404" (upstream's e2e tests' webserver:404), never pulls:
 //     ErrImagePull, then ImagePullBackOff, again and again;
+//   - refused, when another Pod on the node binds one of its host ports:
+//     Failed, reason NodePorts, as kubelet's admission refuses it;
 //   - deleted: its containers are stopped ("Killing") and the Pod is removed
 //     with a grace period of 0, as a kubelet finishes a graceful deletion.
 //
@@ -177,7 +179,11 @@ func (k *kubelet) sync(ctx context.Context, key string) error {
 	next.Status.Conditions = slices.Clone(cur.Status.Conditions)
 	next.Status.ContainerStatuses = slices.Clone(cur.Status.ContainerStatuses)
 	p := &podRun{k: k, pod: &next, now: now}
-	p.step(ctx)
+	if cur.Status.StartTime == "" && !k.admit(cur) {
+		p.reject(ctx)
+	} else {
+		p.step(ctx)
+	}
 	if before, after := controllers.MustJSON(cur.Status), controllers.MustJSON(next.Status); before != after {
 		data, err := controllers.Send(ctx, k.c, web.MethodPut, podPath(cur)+"/status", &next)
 		if err != nil {
@@ -192,6 +198,39 @@ func (k *kubelet) sync(ctx context.Context, key string) error {
 		k.queue.AddAfter(key, p.next.Sub(now))
 	}
 	return nil
+}
+
+// admit is the kubelet's admission of a Pod it has not started yet: a Pod
+// that binds a host port another started Pod on the node binds is refused,
+// as kubelet's GeneralPredicates (NodePorts) refuse it.
+func (k *kubelet) admit(p *pod) bool {
+	want := podRequests(p).ports
+	if len(want) == 0 {
+		return true
+	}
+	for _, other := range k.pods.List() {
+		if other.Metadata.UID == p.Metadata.UID || other.Status.StartTime == "" || other.Status.Phase == "Succeeded" || other.Status.Phase == "Failed" {
+			continue
+		}
+		for _, a := range podRequests(other).ports {
+			for _, b := range want {
+				if a.conflicts(b) {
+					return false
+				}
+			}
+		}
+	}
+	return true
+}
+
+// reject fails a Pod the kubelet did not admit, as kubelet's rejectPod does:
+// a warning event and a Failed status saying why, its containers never
+// started.
+func (p *podRun) reject(ctx context.Context) {
+	const why = "Predicate NodePorts failed: node(s) didn't have free ports for the requested pod ports"
+	p.k.events.Eventf(ctx, controllers.Ref(&p.pod.Metadata, "v1", "Pod"), controllers.Warning, "NodePorts", why)
+	p.pod.Status = controllers.PodStatus{Phase: "Failed", Reason: "NodePorts", Message: "Pod was rejected: " + why,
+		StartTime: object.Timestamp(p.now), QOSClass: p.pod.Status.QOSClass}
 }
 
 // kill stops a Pod being deleted and removes it, as the kubelet does once its
