@@ -33,11 +33,19 @@ type Claim struct {
 
 // Claimed is those of objs the owner controls once claimed, and the first
 // error of an adoption or release (the owner's sync is to be tried again).
+// An adopted object is a copy with the metadata stored by the adoption (objs
+// are an informer's, never changed), so that a write of the whole object
+// after it keeps the new owner.
 func Claimed[T any, P typed[T]](ctx context.Context, c *Claim, objs []P) ([]P, error) {
 	var claimed []P
 	var first error
 	for _, o := range objs {
-		ok, err := c.claim(ctx, &o.object().Metadata)
+		ok, adopted, err := c.claim(ctx, &o.object().Metadata)
+		if adopted != nil {
+			copied := *o
+			P(&copied).object().Metadata = *adopted
+			o = &copied
+		}
 		if ok {
 			claimed = append(claimed, o)
 		}
@@ -48,39 +56,42 @@ func Claimed[T any, P typed[T]](ctx context.Context, c *Claim, objs []P) ([]P, e
 	return claimed, first
 }
 
-func (c *Claim) claim(ctx context.Context, m *ObjectMeta) (bool, error) {
+// claim says whether the owner controls the object of m once claimed, with
+// the metadata stored when it adopted it.
+func (c *Claim) claim(ctx context.Context, m *ObjectMeta) (bool, *ObjectMeta, error) {
 	deleting := c.Owner.DeletionTimestamp != ""
 	if uid := m.Controller(); uid != "" {
 		switch {
 		case uid != c.Owner.UID:
-			return false, nil
+			return false, nil, nil
 		case c.Selects(m.Labels):
-			return true, nil
+			return true, nil, nil
 		case deleting:
-			return false, nil
+			return false, nil, nil
 		}
 		patch := map[string]any{"metadata": map[string]any{"uid": m.UID,
 			"ownerReferences": []any{map[string]string{"$patch": "delete", "uid": c.Owner.UID}}}}
-		if err := c.patch(ctx, m, patch); err != nil && !client.IsNotFound(err) && !client.IsInvalid(err) {
-			return false, err
+		if _, err := c.patch(ctx, m, patch); err != nil && !client.IsNotFound(err) && !client.IsInvalid(err) {
+			return false, nil, err
 		}
-		return false, nil
+		return false, nil, nil
 	}
 	if deleting || !c.Selects(m.Labels) || m.DeletionTimestamp != "" || m.Namespace != c.Owner.Namespace {
-		return false, nil
+		return false, nil, nil
 	}
 	if err := c.canAdopt(ctx); err != nil {
-		return false, fmt.Errorf("can't adopt %s %s/%s (%s): %w", c.Of, m.Namespace, m.Name, m.UID, err)
+		return false, nil, fmt.Errorf("can't adopt %s %s/%s (%s): %w", c.Of, m.Namespace, m.Name, m.UID, err)
 	}
 	patch := map[string]any{"metadata": map[string]any{"uid": m.UID,
 		"ownerReferences": []OwnerReference{OwnerRef(c.Owner, c.APIVersion, c.Kind)}}}
-	if err := c.patch(ctx, m, patch); err != nil {
+	stored, err := c.patch(ctx, m, patch)
+	if err != nil {
 		if client.IsNotFound(err) {
-			return false, nil
+			return false, nil, nil
 		}
-		return false, err
+		return false, nil, err
 	}
-	return true, nil
+	return true, stored, nil
 }
 
 // canAdopt is kube's RecheckDeletionTimestamp, read once: the owner as
@@ -105,20 +116,19 @@ func (c *Claim) canAdopt(ctx context.Context) error {
 	return c.adoptErr
 }
 
-// patch patches the object of m and brings m up to what was stored, so that
-// a write of the whole object after it keeps the change.
-func (c *Claim) patch(ctx context.Context, m *ObjectMeta, patch map[string]any) error {
+// patch patches the object of m and returns its metadata as stored.
+func (c *Claim) patch(ctx context.Context, m *ObjectMeta, patch map[string]any) (*ObjectMeta, error) {
 	body, err := json.Marshal(patch)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	stored, err := c.C.Do(ctx, web.MethodPatch, c.Prefix+"/namespaces/"+m.Namespace+"/"+c.Resource+"/"+m.Name, "application/strategic-merge-patch+json", body)
+	data, err := c.C.Do(ctx, web.MethodPatch, c.Prefix+"/namespaces/"+m.Namespace+"/"+c.Resource+"/"+m.Name, "application/strategic-merge-patch+json", body)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	var o Object
-	if json.Unmarshal(stored, &o) == nil {
-		*m = o.Metadata
+	var stored Object
+	if err := json.Unmarshal(data, &stored); err != nil {
+		return nil, err
 	}
-	return nil
+	return &stored.Metadata, nil
 }
