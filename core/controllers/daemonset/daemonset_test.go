@@ -192,3 +192,32 @@ func TestSIM_1_DaemonSetRollsOutNodeByNode(t *testing.T) {
 		t.Errorf("steps\n got %q\nwant %q", steps, want)
 	}
 }
+
+// TestSIM_1_DaemonSetReplacesFailedPod: a daemon Pod that failed is killed
+// (a FailedDaemonPod warning, then SuccessfulDelete) and its node gets a new
+// one in the same sync, as kube's podsShouldBeOnNode does.
+func TestSIM_1_DaemonSetReplacesFailedPod(t *testing.T) {
+	h := newHarness(t, newNode("n1", nil))
+	h.api.Create(sets, newDaemonSet("agent:1", nil))
+	h.sync()
+	h.ready()
+	h.sync()
+	victim := object.MetaString(h.api.List(pods)[0], "name")
+	h.api.Edit(pods+"/"+victim, func(o object.Object) { o["status"].(map[string]any)["phase"] = "Failed" })
+	var changes []string
+	for _, c := range clienttest.Changes(h.sync()) {
+		if !strings.HasPrefix(c, "create events ") {
+			changes = append(changes, c)
+		}
+	}
+	if len(changes) != 3 || changes[0] != "delete pods default/"+victim || !strings.HasPrefix(changes[1], "create pods default/agent-") {
+		t.Errorf("writes %q, want the failed Pod deleted, another created and the status", changes)
+	}
+	var reasons []string
+	for _, e := range h.api.List("/api/v1/namespaces/default/events") {
+		reasons = append(reasons, object.String(e["reason"])+" "+object.String(e["message"]))
+	}
+	if !slices.Contains(reasons, "FailedDaemonPod Found failed daemon pod default/"+victim+" on node n1, will try to kill it") {
+		t.Errorf("events %q", reasons)
+	}
+}
