@@ -44,8 +44,9 @@ const (
 //     after a second. Ended containers restart as the restartPolicy says,
 //     after kubelet's back-off (CrashLoopBackOff); a Pod whose containers are
 //     done Succeeds or Fails;
-//   - an image whose name says "notfound", "doesnotexist" or "nonexistent",
-//     or tagged "404" (upstream's e2e tests' webserver:404), never pulls:
+//   - an image whose name says "notfound", "doesnotexist", "nonexistent" or
+//     "non-existent", or tagged "404" (upstream's e2e tests' webserver:404,
+//     foo:non-existent), never pulls:
 //     ErrImagePull, then ImagePullBackOff, again and again;
 //   - refused, when another Pod on the node binds one of its host ports:
 //     Failed, reason NodePorts, as kubelet's admission refuses it;
@@ -467,7 +468,7 @@ func readinessDelay(c *controllers.Container) time.Duration {
 
 // pull is how long pulling c's image takes, and whether it succeeds.
 func (p *podRun) pull(c *controllers.Container) (time.Duration, bool) {
-	if strings.Contains(c.Image, "notfound") || strings.Contains(c.Image, "doesnotexist") || strings.Contains(c.Image, "nonexistent") ||
+	if strings.Contains(c.Image, "notfound") || strings.Contains(c.Image, "doesnotexist") || strings.Contains(c.Image, "nonexistent") || strings.Contains(c.Image, "non-existent") ||
 		strings.HasSuffix(c.Image, ":404") {
 		return p.k.after(pullTime), false
 	}

@@ -121,12 +121,16 @@ func TestSIM_3_KubeletLifecycle(t *testing.T) {
 	if e.phase("typo") != "Pending" {
 		t.Errorf("typo phase %s", e.phase("typo"))
 	}
-	e.create(pods, podDoc("missing", `{"containers":[{"name":"c","image":"webserver:404"},{"name":"d","image":"redis:nonexistent"}]}`))
-	e.until(time.Minute, "webserver:404 and redis:nonexistent ErrImagePull", func() bool {
+	e.create(pods, podDoc("missing", `{"containers":[{"name":"c","image":"webserver:404"},{"name":"d","image":"redis:nonexistent"},{"name":"e","image":"foo:non-existent"}]}`))
+	e.until(time.Minute, "webserver:404, redis:nonexistent and foo:non-existent ErrImagePull", func() bool {
 		p := e.get(pods + "/missing")
 		statuses := object.Objects(object.Child(p, "status"), "containerStatuses")
-		return len(statuses) == 2 && object.Path(statuses[0], "state", "waiting", "reason") == "ErrImagePull" &&
-			object.Path(statuses[1], "state", "waiting", "reason") == "ErrImagePull"
+		for _, cs := range statuses {
+			if object.Path(cs, "state", "waiting", "reason") != "ErrImagePull" {
+				return false
+			}
+		}
+		return len(statuses) == 3
 	})
 }
 
