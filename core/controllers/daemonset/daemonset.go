@@ -82,13 +82,13 @@ func (dc *Controller) sync(ctx context.Context, key string) error {
 	if !dc.Expect.Satisfied(key) || ds.Metadata.DeletionTimestamp != "" {
 		return nil
 	}
-	rev, err := controllers.Revisions{C: dc.C, Owner: &ds.Metadata, APIVersion: "apps/v1", Kind: "DaemonSet",
-		Expect: func(rv string) { dc.Expect.Written(key, dc.revisions, rv) }}.
-		Sync(ctx, ds.Spec.Template, ds.Status.CollisionCount, ds.Spec.RevisionHistoryLimit, dc.revisions.ByIndex("controller", ds.Metadata.UID))
+	revisions := controllers.Revisions{C: dc.C, Owner: &ds.Metadata, APIVersion: "apps/v1", Kind: "DaemonSet",
+		Expect: func(rv string) { dc.Expect.Written(key, dc.revisions, rv) }, HashLabel: controllers.DaemonSetHashLabel}
+	rev, err := revisions.Sync(ctx, ds.Spec.Template, ds.Status.CollisionCount, ds.Spec.RevisionHistoryLimit, dc.revisions.ByIndex("controller", ds.Metadata.UID))
 	if err != nil {
 		return err
 	}
-	hash := controllers.RevisionHash(rev)
+	hash := revisions.RevisionHash(rev)
 	var template struct {
 		Spec controllers.PodSpec `json:"spec"`
 	}

@@ -87,7 +87,8 @@ func (h *harness) byNode() []string {
 }
 
 // TestSIM_1_DaemonSetPodPerFittingNode: a DaemonSet's template is kept as
-// ControllerRevision 1, and one Pod of it runs on every node it fits (taints
+// ControllerRevision 1 (its hash in the controller-revision-hash label, as
+// kube's DaemonSet controller labels it), and one Pod of it runs on every node it fits (taints
 // it does not tolerate keep it off; the daemon tolerations let it on
 // unschedulable nodes), pinned by node affinity, labelled with the revision
 // hash and template generation; the status counts the nodes.
@@ -104,7 +105,7 @@ func TestSIM_1_DaemonSetPodPerFittingNode(t *testing.T) {
 		t.Fatalf("writes %q, want the revision, two Pods and the status", changes)
 	}
 	rev := ws[0].Object
-	hash := object.Labels(rev)["controller.kubernetes.io/hash"]
+	hash := object.Labels(rev)["controller-revision-hash"]
 	if object.Int(rev["revision"]) != 1 || object.MetaString(rev, "name") != "agent-"+hash {
 		t.Errorf("revision %v", rev)
 	}
@@ -158,7 +159,7 @@ func TestSIM_1_DaemonSetRollsOutNodeByNode(t *testing.T) {
 	if got := clienttest.Changes(ws); len(got) != 2 || !strings.HasPrefix(got[0], "create controllerrevisions") {
 		t.Fatalf("OnDelete: %q, want the new revision and the status only", got)
 	}
-	updated := object.Labels(ws[0].Object)["controller.kubernetes.io/hash"]
+	updated := object.Labels(ws[0].Object)["controller-revision-hash"]
 	if object.Int(ws[0].Object["revision"]) != 2 {
 		t.Errorf("revision %v, want 2", ws[0].Object["revision"])
 	}

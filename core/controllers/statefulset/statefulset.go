@@ -67,7 +67,7 @@ func (sc *Controller) sync(ctx context.Context, key string) error {
 		return nil
 	}
 	rev, err := controllers.Revisions{C: sc.C, Owner: &set.Metadata, APIVersion: "apps/v1", Kind: "StatefulSet",
-		Expect: func(rv string) { sc.Expect.Written(key, sc.revisions, rv) }}.
+		Expect: func(rv string) { sc.Expect.Written(key, sc.revisions, rv) }, HashLabel: controllers.RevisionHashLabel}.
 		Sync(ctx, set.Spec.Template, set.Status.CollisionCount, set.Spec.RevisionHistoryLimit, sc.revisions.ByIndex("controller", set.Metadata.UID))
 	if err != nil {
 		return err
