@@ -44,12 +44,8 @@ const (
 //     after a second. Ended containers restart as the restartPolicy says,
 //     after kubelet's back-off (CrashLoopBackOff); a Pod whose containers are
 //     done Succeeds or Fails;
-//   - an image whose name says "notfound", "doesnotexist", "nonexistent" or
-//     "non-existent", or tagged "404" (upstream's e2e tests' webserver:404,
-//     foo:non-existent), never pulls:
+//   - an image whose name says "notfound" or "doesnotexist" never pulls:
 //     ErrImagePull, then ImagePullBackOff, again and again;
-//   - refused, when another Pod on the node binds one of its host ports:
-//     Failed, reason NodePorts, as kubelet's admission refuses it;
 //   - deleted: its containers are stopped ("Killing") and the Pod is removed
 //     with a grace period of 0, as a kubelet finishes a graceful deletion.
 //
@@ -199,39 +195,6 @@ func (k *kubelet) sync(ctx context.Context, key string) error {
 		k.queue.AddAfter(key, p.next.Sub(now))
 	}
 	return nil
-}
-
-// admit is the kubelet's admission of a Pod it has not started yet: a Pod
-// that binds a host port another started Pod on the node binds is refused,
-// as kubelet's GeneralPredicates (NodePorts) refuse it.
-func (k *kubelet) admit(p *pod) bool {
-	want := podRequests(p).ports
-	if len(want) == 0 {
-		return true
-	}
-	for _, other := range k.pods.List() {
-		if other.Metadata.UID == p.Metadata.UID || other.Status.StartTime == "" || other.Status.Phase == "Succeeded" || other.Status.Phase == "Failed" {
-			continue
-		}
-		for _, a := range podRequests(other).ports {
-			for _, b := range want {
-				if a.conflicts(b) {
-					return false
-				}
-			}
-		}
-	}
-	return true
-}
-
-// reject fails a Pod the kubelet did not admit, as kubelet's rejectPod does:
-// a warning event and a Failed status saying why, its containers never
-// started.
-func (p *podRun) reject(ctx context.Context) {
-	const why = "Predicate NodePorts failed: node(s) didn't have free ports for the requested pod ports"
-	p.k.events.Eventf(ctx, controllers.Ref(&p.pod.Metadata, "v1", "Pod"), controllers.Warning, "NodePorts", why)
-	p.pod.Status = controllers.PodStatus{Phase: "Failed", Reason: "NodePorts", Message: "Pod was rejected: " + why,
-		StartTime: object.Timestamp(p.now), QOSClass: p.pod.Status.QOSClass}
 }
 
 // kill stops a Pod being deleted and removes it, as the kubelet does once its
@@ -466,7 +429,10 @@ func readinessDelay(c *controllers.Container) time.Duration {
 	return time.Duration(c.ReadinessProbe.InitialDelaySeconds) * time.Second
 }
 
-// pull is how long pulling c's image takes, and whether it succeeds.
+// pull is how long pulling c's image takes, and whether it succeeds: an
+// image whose name says notfound, doesnotexist, nonexistent or non-existent,
+// or tagged 404 (upstream's e2e tests' webserver:404, foo:non-existent),
+// never pulls.
 func (p *podRun) pull(c *controllers.Container) (time.Duration, bool) {
 	if strings.Contains(c.Image, "notfound") || strings.Contains(c.Image, "doesnotexist") || strings.Contains(c.Image, "nonexistent") || strings.Contains(c.Image, "non-existent") ||
 		strings.HasSuffix(c.Image, ":404") {
