@@ -83,6 +83,9 @@ func IsConflict(err error) bool { return hasCode(err, web.StatusConflict) }
 // IsForbidden is a 403: refused, as a create in a terminating namespace is.
 func IsForbidden(err error) bool { return hasCode(err, web.StatusForbidden) }
 
+// IsInvalid is a 422: the object (or the patched object) is not valid.
+func IsInvalid(err error) bool { return hasCode(err, web.StatusUnprocessableEntity) }
+
 // IsGone is a 410: the resourceVersion is older than the history kept.
 func IsGone(err error) bool { return hasCode(err, web.StatusGone) }
 

@@ -12,8 +12,12 @@ import (
 	"kubeplay/core/web"
 )
 
-// revisionHashLabel is the label a ControllerRevision carries its hash in.
-const revisionHashLabel = "controller.kubernetes.io/hash"
+// The labels a ControllerRevision carries its hash in: kube's controller
+// history's (a StatefulSet's revisions), and the DaemonSet controller's own.
+const (
+	RevisionHashLabel  = "controller.kubernetes.io/hash"
+	DaemonSetHashLabel = "controller-revision-hash"
+)
 
 // Revisions keeps the ControllerRevisions of a DaemonSet or StatefulSet, as
 // kube's controller history does: one per pod template (its data the patch
@@ -26,6 +30,7 @@ type Revisions struct {
 	APIVersion string // the owner's
 	Kind       string
 	Expect     func(rv string) // told of each write's resourceVersion
+	HashLabel  string          // RevisionHashLabel or DaemonSetHashLabel
 }
 
 // Sync brings the owner's revisions (have) up to its template and returns
@@ -63,7 +68,7 @@ func (r Revisions) Sync(ctx context.Context, template json.RawMessage, collision
 		if cr.Metadata.Labels == nil {
 			cr.Metadata.Labels = map[string]string{}
 		}
-		cr.Metadata.Labels[revisionHashLabel] = hash
+		cr.Metadata.Labels[r.HashLabel] = hash
 		written, err := Send(ctx, r.C, web.MethodPost, path, struct {
 			APIVersion string `json:"apiVersion"`
 			Kind       string `json:"kind"`
@@ -97,4 +102,6 @@ func (r Revisions) Sync(ctx context.Context, template json.RawMessage, collision
 }
 
 // RevisionHash is the hash a ControllerRevision is named by.
-func RevisionHash(cr *ControllerRevision) string { return cr.Metadata.Labels[revisionHashLabel] }
+func (r Revisions) RevisionHash(cr *ControllerRevision) string {
+	return cr.Metadata.Labels[r.HashLabel]
+}

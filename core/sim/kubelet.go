@@ -176,7 +176,11 @@ func (k *kubelet) sync(ctx context.Context, key string) error {
 	next.Status.Conditions = slices.Clone(cur.Status.Conditions)
 	next.Status.ContainerStatuses = slices.Clone(cur.Status.ContainerStatuses)
 	p := &podRun{k: k, pod: &next, now: now}
-	p.step(ctx)
+	if cur.Status.StartTime == "" && !k.admit(cur) {
+		p.reject(ctx)
+	} else {
+		p.step(ctx)
+	}
 	if before, after := controllers.MustJSON(cur.Status), controllers.MustJSON(next.Status); before != after {
 		data, err := controllers.Send(ctx, k.c, web.MethodPut, podPath(cur)+"/status", &next)
 		if err != nil {
@@ -425,9 +429,13 @@ func readinessDelay(c *controllers.Container) time.Duration {
 	return time.Duration(c.ReadinessProbe.InitialDelaySeconds) * time.Second
 }
 
-// pull is how long pulling c's image takes, and whether it succeeds.
+// pull is how long pulling c's image takes, and whether it succeeds: an
+// image whose name says notfound, doesnotexist, nonexistent or non-existent,
+// or tagged 404 (upstream's e2e tests' webserver:404, foo:non-existent),
+// never pulls.
 func (p *podRun) pull(c *controllers.Container) (time.Duration, bool) {
-	if strings.Contains(c.Image, "notfound") || strings.Contains(c.Image, "doesnotexist") {
+	if strings.Contains(c.Image, "notfound") || strings.Contains(c.Image, "doesnotexist") || strings.Contains(c.Image, "nonexistent") || strings.Contains(c.Image, "non-existent") ||
+		strings.HasSuffix(c.Image, ":404") {
 		return p.k.after(pullTime), false
 	}
 	p.k.mu.Lock()

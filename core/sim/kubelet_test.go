@@ -121,6 +121,17 @@ func TestSIM_3_KubeletLifecycle(t *testing.T) {
 	if e.phase("typo") != "Pending" {
 		t.Errorf("typo phase %s", e.phase("typo"))
 	}
+	e.create(pods, podDoc("missing", `{"containers":[{"name":"c","image":"webserver:404"},{"name":"d","image":"redis:nonexistent"},{"name":"e","image":"foo:non-existent"}]}`))
+	e.until(time.Minute, "webserver:404, redis:nonexistent and foo:non-existent ErrImagePull", func() bool {
+		p := e.get(pods + "/missing")
+		statuses := object.Objects(object.Child(p, "status"), "containerStatuses")
+		for _, cs := range statuses {
+			if object.Path(cs, "state", "waiting", "reason") != "ErrImagePull" {
+				return false
+			}
+		}
+		return len(statuses) == 3
+	})
 }
 
 // TestSIM_5_IdleSchedulesNothing: once the simulation has settled, nothing
@@ -130,4 +141,34 @@ func TestSIM_5_IdleSchedulesNothing(t *testing.T) {
 	e.create(deployments, webDeployment(2))
 	e.until(time.Minute, "web rolled out", func() bool { return e.deploymentDone("default", "web") })
 	e.idle("an idle simulation")
+}
+
+// TestSIM_3_KubeletRefusesHostPortConflict: a Pod bound to a node where a
+// started Pod already binds its host port is refused by the kubelet (Failed,
+// NodePorts, kubelet's message and event); once the port is free, a new Pod
+// binding it runs.
+func TestSIM_3_KubeletRefusesHostPortConflict(t *testing.T) {
+	e := newEnv(t, sim.Config{})
+	withPort := func(name string) string {
+		return `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"` + name + `"},"spec":{"nodeName":"kubeplay-worker",` +
+			`"containers":[{"name":"c","image":"httpd","ports":[{"name":"conflict","containerPort":21017,"hostPort":21017}]}]}}`
+	}
+	e.create(pods, withPort("holder"))
+	e.until(time.Minute, "holder running", func() bool { return e.phase("holder") == "Running" })
+	e.create(pods, withPort("late"))
+	e.until(time.Minute, "late refused", func() bool { return e.phase("late") == "Failed" })
+	st := object.Child(e.get(pods+"/late"), "status")
+	const why = "Predicate NodePorts failed: node(s) didn't have free ports for the requested pod ports"
+	if st["reason"] != "NodePorts" || st["message"] != "Pod was rejected: "+why || st["containerStatuses"] != nil {
+		t.Errorf("refused Pod's status %v", st)
+	}
+	if got := e.events("default", "Pod", "late"); !slices.Equal(got, []string{"NodePorts " + why}) {
+		t.Errorf("refused Pod's events %q", got)
+	}
+	if _, err := e.c.Delete(e.ctx, pods+"/holder"); err != nil {
+		t.Fatal(err)
+	}
+	e.until(time.Minute, "holder gone", func() bool { return len(e.list(pods+"?fieldSelector=metadata.name%3Dholder")) == 0 })
+	e.create(pods, withPort("next"))
+	e.until(time.Minute, "next running", func() bool { return e.phase("next") == "Running" })
 }

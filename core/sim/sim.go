@@ -96,6 +96,7 @@ func Start(h web.Handler, cfg Config) (*Cluster, error) {
 	kcm := func() web.Handler { return throttled(h, controllerQPS, controllerBurst) } // each controller's own client
 	cl.parts = append(cl.parts, newScheduler(throttled(h, schedulerQPS, schedulerBurst), cfg.Clock), newVolumes(kcm(), cfg.Clock),
 		replicaset.New(kcm(), cfg.Clock),
+		replicaset.NewReplicationManager(kcm(), cfg.Clock),
 		deployment.New(kcm(), cfg.Clock),
 		endpoints.New(kcm(), cfg.Clock),
 		job.New(kcm(), cfg.Clock),

@@ -82,25 +82,38 @@ func (dc *Controller) sync(ctx context.Context, key string) error {
 	if !dc.Expect.Satisfied(key) || ds.Metadata.DeletionTimestamp != "" {
 		return nil
 	}
-	rev, err := controllers.Revisions{C: dc.C, Owner: &ds.Metadata, APIVersion: "apps/v1", Kind: "DaemonSet",
-		Expect: func(rv string) { dc.Expect.Written(key, dc.revisions, rv) }}.
-		Sync(ctx, ds.Spec.Template, ds.Status.CollisionCount, ds.Spec.RevisionHistoryLimit, dc.revisions.ByIndex("controller", ds.Metadata.UID))
+	revisions := controllers.Revisions{C: dc.C, Owner: &ds.Metadata, APIVersion: "apps/v1", Kind: "DaemonSet",
+		Expect: func(rv string) { dc.Expect.Written(key, dc.revisions, rv) }, HashLabel: controllers.DaemonSetHashLabel}
+	rev, err := revisions.Sync(ctx, ds.Spec.Template, ds.Status.CollisionCount, ds.Spec.RevisionHistoryLimit, dc.revisions.ByIndex("controller", ds.Metadata.UID))
 	if err != nil {
 		return err
 	}
-	hash := controllers.RevisionHash(rev)
+	hash := revisions.RevisionHash(rev)
 	var template struct {
 		Spec controllers.PodSpec `json:"spec"`
 	}
 	_ = json.Unmarshal(ds.Spec.Template, &template)
 	template.Spec.Tolerations = append(template.Spec.Tolerations, daemonTolerations...)
 	byNode := map[string][]*pod{}
+	var failed []*pod
 	for _, p := range dc.pods.ByIndex("controller", ds.Metadata.UID) {
-		if p.Metadata.DeletionTimestamp == "" && p.Status.Phase != "Failed" {
+		switch {
+		case p.Metadata.DeletionTimestamp != "":
+		case p.Status.Phase == "Failed":
+			failed = append(failed, p)
+		default:
 			byNode[nodeOf(p)] = append(byNode[nodeOf(p)], p)
 		}
 	}
 	ref := controllers.Ref(&ds.Metadata, "apps/v1", "DaemonSet")
+	// A failed daemon Pod is killed (and, the node left without one, replaced
+	// below), as kube's podsShouldBeOnNode does.
+	for _, p := range failed {
+		if fits(&template.Spec, dc.nodeNamed(nodeOf(p))) {
+			dc.Events.Eventf(ctx, ref, controllers.Warning, "FailedDaemonPod", "Found failed daemon pod %s/%s on node %s, will try to kill it",
+				p.Metadata.Namespace, p.Metadata.Name, nodeOf(p))
+		}
+	}
 	var status controllers.DaemonSetStatus
 	var create []string
 	var old []*pod
@@ -147,8 +160,8 @@ func (dc *Controller) sync(ctx context.Context, key string) error {
 	if ru := ds.Spec.UpdateStrategy.RollingUpdate; ru != nil {
 		maxUnavailable = scaled(ru.MaxUnavailable, status.DesiredNumberScheduled)
 	}
-	for _, p := range old {
-		outdated := p.Metadata.Labels["controller-revision-hash"] != hash && fits(&template.Spec, dc.nodeNamed(nodeOf(p)))
+	for _, p := range append(failed, old...) {
+		outdated := p.Status.Phase != "Failed" && p.Metadata.Labels["controller-revision-hash"] != hash && fits(&template.Spec, dc.nodeNamed(nodeOf(p)))
 		if outdated {
 			if int64(unavailable) >= maxUnavailable && p.Available(ds.Spec.MinReadySeconds, dc.Clock.Now()) {
 				continue

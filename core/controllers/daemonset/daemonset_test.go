@@ -87,7 +87,8 @@ func (h *harness) byNode() []string {
 }
 
 // TestSIM_1_DaemonSetPodPerFittingNode: a DaemonSet's template is kept as
-// ControllerRevision 1, and one Pod of it runs on every node it fits (taints
+// ControllerRevision 1 (its hash in the controller-revision-hash label, as
+// kube's DaemonSet controller labels it), and one Pod of it runs on every node it fits (taints
 // it does not tolerate keep it off; the daemon tolerations let it on
 // unschedulable nodes), pinned by node affinity, labelled with the revision
 // hash and template generation; the status counts the nodes.
@@ -104,7 +105,7 @@ func TestSIM_1_DaemonSetPodPerFittingNode(t *testing.T) {
 		t.Fatalf("writes %q, want the revision, two Pods and the status", changes)
 	}
 	rev := ws[0].Object
-	hash := object.Labels(rev)["controller.kubernetes.io/hash"]
+	hash := object.Labels(rev)["controller-revision-hash"]
 	if object.Int(rev["revision"]) != 1 || object.MetaString(rev, "name") != "agent-"+hash {
 		t.Errorf("revision %v", rev)
 	}
@@ -158,7 +159,7 @@ func TestSIM_1_DaemonSetRollsOutNodeByNode(t *testing.T) {
 	if got := clienttest.Changes(ws); len(got) != 2 || !strings.HasPrefix(got[0], "create controllerrevisions") {
 		t.Fatalf("OnDelete: %q, want the new revision and the status only", got)
 	}
-	updated := object.Labels(ws[0].Object)["controller.kubernetes.io/hash"]
+	updated := object.Labels(ws[0].Object)["controller-revision-hash"]
 	if object.Int(ws[0].Object["revision"]) != 2 {
 		t.Errorf("revision %v, want 2", ws[0].Object["revision"])
 	}
@@ -190,5 +191,34 @@ func TestSIM_1_DaemonSetRollsOutNodeByNode(t *testing.T) {
 		{"n1:" + u, "n2:" + u}, {"n1:" + u, "n2:" + u, "n3:" + u}, {"n1:" + u, "n2:" + u, "n3:" + u}}
 	if !slices.EqualFunc(steps, want, slices.Equal) {
 		t.Errorf("steps\n got %q\nwant %q", steps, want)
+	}
+}
+
+// TestSIM_1_DaemonSetReplacesFailedPod: a daemon Pod that failed is killed
+// (a FailedDaemonPod warning, then SuccessfulDelete) and its node gets a new
+// one in the same sync, as kube's podsShouldBeOnNode does.
+func TestSIM_1_DaemonSetReplacesFailedPod(t *testing.T) {
+	h := newHarness(t, newNode("n1", nil))
+	h.api.Create(sets, newDaemonSet("agent:1", nil))
+	h.sync()
+	h.ready()
+	h.sync()
+	victim := object.MetaString(h.api.List(pods)[0], "name")
+	h.api.Edit(pods+"/"+victim, func(o object.Object) { o["status"].(map[string]any)["phase"] = "Failed" })
+	var changes []string
+	for _, c := range clienttest.Changes(h.sync()) {
+		if !strings.HasPrefix(c, "create events ") {
+			changes = append(changes, c)
+		}
+	}
+	if len(changes) != 3 || changes[0] != "delete pods default/"+victim || !strings.HasPrefix(changes[1], "create pods default/agent-") {
+		t.Errorf("writes %q, want the failed Pod deleted, another created and the status", changes)
+	}
+	var reasons []string
+	for _, e := range h.api.List("/api/v1/namespaces/default/events") {
+		reasons = append(reasons, object.String(e["reason"])+" "+object.String(e["message"]))
+	}
+	if !slices.Contains(reasons, "FailedDaemonPod Found failed daemon pod default/"+victim+" on node n1, will try to kill it") {
+		t.Errorf("events %q", reasons)
 	}
 }

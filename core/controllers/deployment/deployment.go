@@ -39,7 +39,9 @@ type Controller struct {
 func New(h web.Handler, clk clock.Clock) *Controller {
 	dc := &Controller{Base: controllers.NewBase(h, clk, "deployment-controller", "deployment-controller")}
 	dc.deploys = controllers.Owners[deployment](dc.Base, "/apis/apps/v1/deployments")
-	dc.sets = controllers.Owned[replicaSet](dc.Base, "/apis/apps/v1/replicasets", dc.deploys)
+	dc.sets = controllers.Claimable[replicaSet](dc.Base, "/apis/apps/v1/replicasets", dc.deploys, func(d *deployment, labels map[string]string) bool {
+		return d.Spec.Selector.Selects(labels)
+	})
 	return dc
 }
 
@@ -69,10 +71,20 @@ func (dc *Controller) sync(ctx context.Context, key string) error {
 		}
 		return nil
 	}
-	for _, rs := range dc.sets.ByIndex("controller", d.Metadata.UID) {
+	// getReplicaSetsForDeployment: the namespace's ReplicaSets claimed.
+	var inNamespace []*replicaSet
+	for _, rs := range dc.sets.ByIndex("namespace", d.Metadata.Namespace) {
 		copied := *rs
-		r.sets = append(r.sets, &copied)
+		inNamespace = append(inNamespace, &copied)
 	}
+	claim := &controllers.Claim{C: dc.C, Owner: &d.Metadata, APIVersion: "apps/v1", Kind: "Deployment",
+		Path: "/apis/apps/v1/namespaces/" + d.Metadata.Namespace + "/deployments/" + d.Metadata.Name, Selects: d.Spec.Selector.Selects,
+		Prefix: "/apis/apps/v1", Resource: "replicasets", Of: "ReplicaSet"}
+	sets, err := controllers.Claimed(ctx, claim, inNamespace)
+	if err != nil {
+		return err
+	}
+	r.sets = sets
 	if d.Metadata.DeletionTimestamp != "" {
 		return r.syncStatusOnly()
 	}

@@ -1,18 +1,22 @@
-// Package replicaset is kube-controller-manager's ReplicaSet controller as an
-// API client of the core (system:serviceaccount:kube-system:replicaset-
-// controller): it keeps as many Pods of each ReplicaSet's template as it asks
-// for, creating them (named after the ReplicaSet, owned by it: controller and
-// blockOwnerDeletion) in slow-start batches and deleting the least valuable
-// first in kube's order, records SuccessfulCreate and SuccessfulDelete
-// events, and reports replicas, fullyLabeledReplicas, readyReplicas,
-// availableReplicas (minReadySeconds included) and observedGeneration.
+// Package replicaset is kube-controller-manager's ReplicaSet controller and
+// its replication manager (the same controller over ReplicationControllers,
+// as kube's is), each an API client of the core with its own identity
+// (system:serviceaccount:kube-system:replicaset-controller,
+// :replication-controller): it claims the Pods of its namespace its selector
+// matches (adopting orphans, releasing those it controls that no longer
+// match), keeps as many of them as it asks for, creating them (named after
+// it, owned by it: controller and blockOwnerDeletion) in slow-start batches
+// and deleting the least valuable first in kube's order, records
+// SuccessfulCreate and SuccessfulDelete events, and reports replicas,
+// fullyLabeledReplicas, readyReplicas, availableReplicas (minReadySeconds
+// included), observedGeneration and a ReplicaFailure condition when a Pod
+// could not be created or deleted.
 package replicaset
 
 import (
 	"cmp"
 	"context"
 	"encoding/json"
-	"kubeplay/core/object"
 	"slices"
 	"strconv"
 	"time"
@@ -20,6 +24,7 @@ import (
 	"kubeplay/core/client"
 	"kubeplay/core/clock"
 	"kubeplay/core/controllers"
+	"kubeplay/core/object"
 	"kubeplay/core/web"
 )
 
@@ -31,18 +36,68 @@ type (
 	pod        = controllers.Pod
 )
 
-// Controller is the ReplicaSet controller.
+// kind is what the controller manages: ReplicaSets or ReplicationControllers.
+type kind struct {
+	prefix, resource string // "/apis/apps/v1", "replicasets"
+	apiVersion, name string // "apps/v1", "ReplicaSet"
+	account          string // its service account, and its events' component
+	decode           func(data []byte) (*replicaSet, error)
+}
+
+var replicaSets = kind{"/apis/apps/v1", "replicasets", "apps/v1", "ReplicaSet", "replicaset-controller", controllers.Read[replicaSet]}
+
+var replicationControllers = kind{"/api/v1", "replicationcontrollers", "v1", "ReplicationController", "replication-controller", readRC}
+
+// readRC reads a ReplicationController as the ReplicaSet it stands for, as
+// kube's replication manager converts it: its selector of labels as
+// matchLabels.
+func readRC(data []byte) (*replicaSet, error) {
+	var rc struct {
+		Metadata controllers.ObjectMeta `json:"metadata"`
+		Spec     struct {
+			Replicas        *int64            `json:"replicas"`
+			MinReadySeconds int64             `json:"minReadySeconds"`
+			Selector        map[string]string `json:"selector"`
+			Template        json.RawMessage   `json:"template"`
+		} `json:"spec"`
+		Status controllers.ReplicaSetStatus `json:"status"`
+	}
+	err := json.Unmarshal(data, &rc)
+	rs := &replicaSet{Object: controllers.Object{Metadata: rc.Metadata, Raw: data}, Status: rc.Status}
+	rs.Spec.Replicas, rs.Spec.MinReadySeconds, rs.Spec.Template = rc.Spec.Replicas, rc.Spec.MinReadySeconds, rc.Spec.Template
+	rs.Spec.Selector.MatchLabels = rc.Spec.Selector
+	return rs, err
+}
+
+func (k kind) path(ns, name string) string {
+	return k.prefix + "/namespaces/" + ns + "/" + k.resource + "/" + name
+}
+
+// Controller is the ReplicaSet controller, or the replication manager.
 type Controller struct {
 	controllers.Base
+	kind kind
 	sets *client.TypedInformer[*replicaSet]
 	pods *client.TypedInformer[*pod]
 }
 
 // New is the ReplicaSet controller, acting through h.
-func New(h web.Handler, clk clock.Clock) *Controller {
-	rc := &Controller{Base: controllers.NewBase(h, clk, "replicaset-controller", "replicaset-controller")}
-	rc.sets = controllers.Owners[replicaSet](rc.Base, "/apis/apps/v1/replicasets")
-	rc.pods = controllers.Owned[pod](rc.Base, "/api/v1/pods", rc.sets)
+func New(h web.Handler, clk clock.Clock) *Controller { return newController(h, clk, replicaSets) }
+
+// NewReplicationManager is the ReplicationController controller, acting
+// through h.
+func NewReplicationManager(h web.Handler, clk clock.Clock) *Controller {
+	return newController(h, clk, replicationControllers)
+}
+
+func newController(h web.Handler, clk clock.Clock, k kind) *Controller {
+	rc := &Controller{Base: controllers.NewBase(h, clk, k.account, k.account), kind: k}
+	codec := client.Codec[*replicaSet]{Decode: k.decode,
+		Key: func(rs *replicaSet) string { return rs.Metadata.Key() }, Version: func(rs *replicaSet) string { return rs.Metadata.ResourceVersion }}
+	rc.sets = controllers.OwnersOf(rc.Base, k.prefix+"/"+k.resource, codec)
+	rc.pods = controllers.Claimable[pod](rc.Base, "/api/v1/pods", rc.sets, func(rs *replicaSet, labels map[string]string) bool {
+		return rs.Spec.Selector.Selects(labels)
+	})
 	return rc
 }
 
@@ -57,11 +112,18 @@ func (rc *Controller) sync(ctx context.Context, key string) error {
 		rc.Expect.Forget(key)
 		return nil
 	}
-	var pods []*pod
-	for _, p := range rc.pods.ByIndex("controller", rs.Metadata.UID) {
+	var active []*pod
+	for _, p := range rc.pods.ByIndex("namespace", rs.Metadata.Namespace) {
 		if p.Active() {
-			pods = append(pods, p)
+			active = append(active, p)
 		}
+	}
+	claim := &controllers.Claim{C: rc.C, Owner: &rs.Metadata, APIVersion: rc.kind.apiVersion, Kind: rc.kind.name,
+		Path: rc.kind.path(rs.Metadata.Namespace, rs.Metadata.Name), Selects: rs.Spec.Selector.Selects,
+		Prefix: "/api/v1", Resource: "pods", Of: "Pod"}
+	pods, err := controllers.Claimed(ctx, claim, active)
+	if err != nil {
+		return err
 	}
 	var manageErr error
 	if rc.Expect.Satisfied(key) && rs.Metadata.DeletionTimestamp == "" {
@@ -71,9 +133,8 @@ func (rc *Controller) sync(ctx context.Context, key string) error {
 	status := rc.status(rs, pods, manageErr, now)
 	if !equalStatus(status, rs.Status) || rs.Metadata.Generation != rs.Status.ObservedGeneration {
 		status.ObservedGeneration = rs.Metadata.Generation
-		next := *rs
-		next.Status = status
-		if _, err := controllers.Send(ctx, rc.C, web.MethodPut, "/apis/apps/v1/namespaces/"+rs.Metadata.Namespace+"/replicasets/"+rs.Metadata.Name+"/status", &next); err != nil && !client.IsNotFound(err) {
+		path := rc.kind.path(rs.Metadata.Namespace, rs.Metadata.Name) + "/status"
+		if _, err := controllers.Update(ctx, rc.C, path, rs.Raw, func(o object.Object) { o["status"] = status }); err != nil && !client.IsNotFound(err) {
 			return err
 		}
 	}
@@ -89,10 +150,10 @@ func (rc *Controller) sync(ctx context.Context, key string) error {
 func (rc *Controller) manage(ctx context.Context, key string, rs *replicaSet, pods []*pod) error {
 	diff := len(pods) - int(controllers.Replicas(rs.Spec.Replicas))
 	ns := rs.Metadata.Namespace
-	ref := controllers.Ref(&rs.Metadata, "apps/v1", "ReplicaSet")
+	ref := controllers.Ref(&rs.Metadata, rc.kind.apiVersion, rc.kind.name)
 	switch {
 	case diff < 0:
-		owner := controllers.OwnerRef(&rs.Metadata, "apps/v1", "ReplicaSet")
+		owner := controllers.OwnerRef(&rs.Metadata, rc.kind.apiVersion, rc.kind.name)
 		// Slow start: batches of 1, 2, 4, ... so that a failing template
 		// fails once, not a hundred times.
 		left := min(-diff, burstReplicas)

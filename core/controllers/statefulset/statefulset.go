@@ -67,10 +67,17 @@ func (sc *Controller) sync(ctx context.Context, key string) error {
 		return nil
 	}
 	rev, err := controllers.Revisions{C: sc.C, Owner: &set.Metadata, APIVersion: "apps/v1", Kind: "StatefulSet",
-		Expect: func(rv string) { sc.Expect.Written(key, sc.revisions, rv) }}.
+		Expect: func(rv string) { sc.Expect.Written(key, sc.revisions, rv) }, HashLabel: controllers.RevisionHashLabel}.
 		Sync(ctx, set.Spec.Template, set.Status.CollisionCount, set.Spec.RevisionHistoryLimit, sc.revisions.ByIndex("controller", set.Metadata.UID))
 	if err != nil {
 		return err
+	}
+	// The current revision: the one the status names, while it exists.
+	current := rev
+	for _, cr := range sc.revisions.ByIndex("controller", set.Metadata.UID) {
+		if cr.Metadata.Name == set.Status.CurrentRevision {
+			current = cr
+		}
 	}
 	replicas := int(controllers.Replicas(set.Spec.Replicas))
 	byOrdinal := map[int]*pod{}
@@ -82,7 +89,7 @@ func (sc *Controller) sync(ctx context.Context, key string) error {
 	ordered := set.Spec.PodManagementPolicy != "Parallel"
 	ref := controllers.Ref(&set.Metadata, "apps/v1", "StatefulSet")
 	status := controllers.StatefulSetStatus{ObservedGeneration: set.Metadata.Generation, UpdateRevision: rev.Metadata.Name,
-		CurrentRevision: set.Status.CurrentRevision, CollisionCount: set.Status.CollisionCount}
+		CurrentRevision: current.Metadata.Name, CollisionCount: set.Status.CollisionCount}
 	if status.CollisionCount == nil {
 		zero := int64(0)
 		status.CollisionCount = &zero
@@ -93,7 +100,11 @@ func (sc *Controller) sync(ctx context.Context, key string) error {
 		p := byOrdinal[i]
 		switch {
 		case p == nil && !(ordered && waiting):
-			if err := sc.create(ctx, key, set, i, rev.Metadata.Name, ref); err != nil {
+			version := rev
+			if keepsCurrent(set, i) {
+				version = current
+			}
+			if err := sc.create(ctx, key, set, i, version, ref); err != nil {
 				return err
 			}
 			waiting = true
@@ -159,7 +170,7 @@ func (sc *Controller) sync(ctx context.Context, key string) error {
 			}
 		}
 	}
-	if status.UpdatedReplicas == int64(replicas) && status.ReadyReplicas == int64(replicas) || status.CurrentRevision == "" {
+	if set.Spec.UpdateStrategy.Type != "OnDelete" && status.UpdatedReplicas == status.Replicas && status.ReadyReplicas == status.Replicas {
 		status.CurrentRevision, status.CurrentReplicas = rev.Metadata.Name, status.UpdatedReplicas
 	}
 	if controllers.MustJSON(status) == controllers.MustJSON(set.Status) {
@@ -173,6 +184,31 @@ func (sc *Controller) sync(ctx context.Context, key string) error {
 	return nil
 }
 
+// keepsCurrent says whether Pod i, created now, is of the current revision
+// rather than the update revision, as kube's newVersionedStatefulSetPod
+// decides: below the rolling update's partition (or, without one, among the
+// current replicas).
+func keepsCurrent(set *statefulSet, i int) bool {
+	strategy := set.Spec.UpdateStrategy
+	if strategy.RollingUpdate == nil {
+		return strategy.Type != "OnDelete" && int64(i) < set.Status.CurrentReplicas
+	}
+	return strategy.RollingUpdate.Partition != nil && int64(i) < *strategy.RollingUpdate.Partition
+}
+
+// template is the pod template a revision restores.
+func template(cr *revision) json.RawMessage {
+	var data struct {
+		Spec struct {
+			Template map[string]any `json:"template"`
+		} `json:"spec"`
+	}
+	_ = json.Unmarshal(cr.Data, &data)
+	delete(data.Spec.Template, "$patch")
+	t, _ := json.Marshal(data.Spec.Template)
+	return t
+}
+
 // ordinal is a Pod's ordinal in the StatefulSet called set.
 func ordinal(set, name string) (int, bool) {
 	if len(name) <= len(set)+1 || name[:len(set)+1] != set+"-" {
@@ -182,11 +218,12 @@ func ordinal(set, name string) (int, bool) {
 	return n, err == nil && n >= 0
 }
 
-// create makes Pod i of set, of revision rev, and its claims first.
-func (sc *Controller) create(ctx context.Context, key string, set *statefulSet, i int, rev string, ref controllers.Reference) error {
+// create makes Pod i of set, of revision rev (its template), and its claims
+// first.
+func (sc *Controller) create(ctx context.Context, key string, set *statefulSet, i int, rev *revision, ref controllers.Reference) error {
 	name := fmt.Sprintf("%s-%d", set.Metadata.Name, i)
 	ns := set.Metadata.Namespace
-	p := controllers.PodFromTemplate(set.Spec.Template, "", controllers.OwnerRef(&set.Metadata, "apps/v1", "StatefulSet"))
+	p := controllers.PodFromTemplate(template(rev), "", controllers.OwnerRef(&set.Metadata, "apps/v1", "StatefulSet"))
 	meta := p["metadata"].(map[string]any)
 	delete(meta, "generateName")
 	meta["name"] = name
@@ -194,7 +231,7 @@ func (sc *Controller) create(ctx context.Context, key string, set *statefulSet, 
 	if labels == nil {
 		labels = map[string]any{}
 	}
-	labels["controller-revision-hash"], labels["statefulset.kubernetes.io/pod-name"], labels["apps.kubernetes.io/pod-index"] = rev, name, strconv.Itoa(i)
+	labels["controller-revision-hash"], labels["statefulset.kubernetes.io/pod-name"], labels["apps.kubernetes.io/pod-index"] = rev.Metadata.Name, name, strconv.Itoa(i)
 	meta["labels"] = labels
 	spec, _ := p["spec"].(map[string]any)
 	spec["hostname"] = name
