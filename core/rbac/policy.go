@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"kubeplay/core/auth"
 	"kubeplay/core/object"
@@ -18,6 +20,62 @@ type Policy struct {
 	roles               map[string][]Rule // namespace/name
 	clusterRoleBindings bindings
 	roleBindings        map[string]*bindings // by namespace
+	// held caches what a subject holds in a namespace (the policy never
+	// changes: a change of RBAC's objects makes a new one), so that a
+	// decision scans a few rules instead of walking the bindings.
+	held     sync.Map // heldKey → *heldRules
+	heldSize atomic.Int64
+}
+
+// heldKey is a subject and a namespace: a user of at most four groups (one
+// of more is not cached).
+type heldKey struct {
+	name, namespace string
+	groups          [4]string
+	n               int
+}
+
+// heldRules are the rules a subject holds in a namespace, in the order kube
+// visits them, and the errors met resolving its bindings.
+type heldRules struct {
+	rules []Rule
+	errs  []string
+}
+
+// maxHeld bounds the cache: past it, decisions walk the bindings.
+const maxHeld = 4096
+
+// holds is what u holds in namespace, cached.
+func (p *Policy) holds(u user.User, namespace string) *heldRules {
+	if len(u.Groups) > 4 {
+		return p.collect(u, namespace)
+	}
+	k := heldKey{name: u.Name, namespace: namespace, n: len(u.Groups)}
+	copy(k.groups[:], u.Groups)
+	if h, ok := p.held.Load(k); ok {
+		return h.(*heldRules)
+	}
+	h := p.collect(u, namespace)
+	if p.heldSize.Load() < maxHeld {
+		if _, loaded := p.held.LoadOrStore(k, h); !loaded {
+			p.heldSize.Add(1)
+		}
+	}
+	return h
+}
+
+func (p *Policy) collect(u user.User, namespace string) *heldRules {
+	h := &heldRules{}
+	p.visit(u, namespace, func(_ source, r *Rule, err error) bool {
+		if r != nil {
+			h.rules = append(h.rules, *r)
+		}
+		if err != nil {
+			h.errs = append(h.errs, err.Error())
+		}
+		return true
+	})
+	return h
 }
 
 // bindings are bindings in kube's order, indexed by the subjects they
@@ -230,6 +288,18 @@ func (b *binding) appliesTo(u user.User, namespace string) *subject {
 // asks); otherwise the reason lists the errors met resolving u's bindings,
 // if any.
 func (p *Policy) Authorize(a *auth.Attributes) (bool, string) {
+	if !a.Explain {
+		h := p.holds(a.User, a.Namespace)
+		for i := range h.rules {
+			if h.rules[i].Allows(a) {
+				return true, ""
+			}
+		}
+		if len(h.errs) > 0 {
+			return false, "RBAC: " + Errors(h.errs)
+		}
+		return false, ""
+	}
 	var reason string
 	var errs []string
 	allowed := false
@@ -278,18 +348,8 @@ func Errors(errs []string) string {
 // RulesFor is every rule u holds in namespace (cluster-wide ones included),
 // and the errors met resolving u's bindings.
 func (p *Policy) RulesFor(u user.User, namespace string) ([]Rule, []string) {
-	var rules []Rule
-	var errs []string
-	p.visit(u, namespace, func(_ source, r *Rule, err error) bool {
-		if r != nil {
-			rules = append(rules, *r)
-		}
-		if err != nil {
-			errs = append(errs, err.Error())
-		}
-		return true
-	})
-	return rules, errs
+	h := p.collect(u, namespace)
+	return h.rules, h.errs
 }
 
 // ConfirmNoEscalation is kube's check that u, writing a role or binding in
