@@ -7,6 +7,7 @@ package main
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"flag"
 	"fmt"
@@ -16,6 +17,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -51,6 +53,10 @@ func main() {
 	cluster := flag.String("cluster", "simulated", "what serves besides the API: simulated (nodes, kubelets, scheduler and controllers, as a kind cluster's) or api-only")
 	nodes := flag.Int("nodes", sim.DefaultNodes, "the simulated cluster's node count, its control plane included")
 	speed := flag.Float64("sim-speed", 1, "how much faster than real time the simulated cluster runs (image pulls, container run times, back-offs)")
+	useTLS := flag.Bool("tls", false, "serve HTTPS (HTTP/2) with a certificate of this server's own CA, which every kubeconfig it writes embeds, so kubectl verifies it and sends its token; on by default when --listen reaches beyond this machine")
+	tlsDir := flag.String("tls-dir", "", "where the CA and the serving certificate are kept (default: DIR/tls with --data, else the user's configuration directory's kubeplay/tls)")
+	tlsCert := flag.String("tls-cert", "", "serve this certificate (PEM, its chain after it) instead of one of the kept CA's; with --tls-key")
+	tlsKey := flag.String("tls-key", "", "the private key of --tls-cert (PEM)")
 	eventTTL := flag.Duration("event-ttl", registry.DefaultEventTTL, "how long an Event lives after its last write (kube-apiserver's --event-ttl)")
 	b := budget.Native
 	flag.Int64Var(&b.Objects, "budget-objects", b.Objects, "objects the sandbox may store at once (0: no limit); past it a create is 403 exceeded quota")
@@ -82,11 +88,18 @@ func main() {
 	o := options{listen: *listen, data: *data, kubeconfigOut: *kubeconfigOut, logRequests: printed, site: *site, cors: *cors,
 		allowedHosts: *allowedHosts, tokenFile: *tokenFile, authorization: *authzMode, seats: *maxInflight + *maxMutating, limits: l, xdsListen: *xdsListen,
 		apiOnly: *cluster == "api-only", cluster: sim.Config{Nodes: *nodes, Speed: *speed}, eventTTL: *eventTTL, budget: b}
+	o.tls = tlsOptions{on: !loopback(*listen) || *tlsCert != "", dir: *tlsDir, certFile: *tlsCert, keyFile: *tlsKey}
 	flag.Visit(func(f *flag.Flag) {
-		if f.Name == "anonymous-auth" {
+		switch f.Name {
+		case "anonymous-auth":
 			o.anonymousAuth = anonymousAuth
+		case "tls":
+			o.tls.on = *useTLS
 		}
 	})
+	if o.tls.dir == "" {
+		o.tls.dir = defaultTLSDir(*data)
+	}
 	if err := run(o); err != nil {
 		fmt.Fprintln(os.Stderr, "playground:", err)
 		os.Exit(1)
@@ -105,6 +118,7 @@ type options struct {
 	budget                            budget.Limits
 	seats                             int
 	logRequests                       func(requestlog.Entry) bool // which requests to print; nil: none
+	tls                               tlsOptions
 	limits                            limits
 	apiOnly                           bool       // no simulated cluster
 	cluster                           sim.Config // the simulated cluster's nodes and speed
@@ -145,16 +159,18 @@ type server struct {
 	xds     *grpc.Server // nil without --xds-listen
 	stopXDS func()       // ends the discovery service
 	stopLog func()       // ends the terminal's request log; nil without one
+	caPEM   []byte       // the CA a kubeconfig embeds, when serving TLS
 }
 
 // start opens the store, listens and serves in the background.
 func start(o options) (*server, error) {
 	cfg := sandbox.Config{Seats: o.seats, APIOnly: o.apiOnly, Cluster: o.cluster, DenyAnonymous: o.tokenFile != "", Authorization: o.authorization}
-	// kubectl sends no token over plain HTTP: on a loopback listener, which
-	// only this machine reaches, a request without one is the sandbox's own
-	// user, kubernetes-admin. With a token file, or listening beyond this
+	// kubectl sends no token over plain HTTP: on a plain-HTTP loopback
+	// listener, which only this machine reaches, a request without one is
+	// the sandbox's own user, kubernetes-admin. With a token file, TLS (where
+	// kubectl sends the kubeconfig's token), or listening beyond this
 	// machine, kube's rules apply (system:anonymous, or 401).
-	if o.tokenFile == "" && loopback(o.listen) {
+	if o.tokenFile == "" && loopback(o.listen) && !o.tls.on {
 		admin := auth.Admin()
 		cfg.Tokenless = &admin
 	}
@@ -198,6 +214,14 @@ func start(o options) (*server, error) {
 	}
 	// The discovery service is a client of the API, as control planes are.
 	xs, stopXDS := xds.Start(api, xds.Config{Logf: log.Printf, Limits: xds.Limits{Streams: int(o.budget.XDSStreams), Names: int(o.budget.XDSNames)}})
+	var sv *serving
+	if o.tls.on {
+		if sv, err = loadTLS(o.tls, servingNames(o.listen, strings.Split(o.allowedHosts, ",")), time.Now()); err != nil {
+			stopXDS()
+			api.Close()
+			return nil, err
+		}
+	}
 	ln, err := net.Listen("tcp", o.listen)
 	if err != nil {
 		stopXDS()
@@ -206,6 +230,9 @@ func start(o options) (*server, error) {
 	}
 	conns := o.limits.connections()
 	s := &server{url: "http://" + ln.Addr().String(), api: api, conns: conns, errc: make(chan error, 1), stopXDS: stopXDS}
+	if sv != nil {
+		s.url, s.caPEM = "https://"+ln.Addr().String(), sv.caPEM
+	}
 	if o.xdsListen != "" {
 		xln, err := net.Listen("tcp", o.xdsListen)
 		if err != nil {
@@ -219,7 +246,7 @@ func start(o options) (*server, error) {
 		go func() { _ = g.Serve(gln) }()
 	}
 	if o.kubeconfigOut != "" {
-		if err := os.WriteFile(o.kubeconfigOut, kubeconfig(s.url), 0o600); err != nil {
+		if err := os.WriteFile(o.kubeconfigOut, kubeconfig(s.url, s.caPEM), 0o600); err != nil {
 			ln.Close()
 			if s.xds != nil {
 				s.xds.Stop()
@@ -235,6 +262,11 @@ func start(o options) (*server, error) {
 		go printRequests(api.Requests, o.logRequests, stop)
 	}
 	s.http = o.limits.httpServer(newHandler(withXDS(api, xs), o), conns)
+	if sv != nil {
+		s.http.TLSConfig = sv.config
+		go func() { s.errc <- s.http.ServeTLS(ln, "", "") }()
+		return s, nil
+	}
 	go func() { s.errc <- s.http.Serve(ln) }()
 	return s, nil
 }
@@ -266,13 +298,17 @@ func storeName(data string) string {
 }
 
 // kubeconfig is a kubeconfig with one cluster, user and context for url.
-func kubeconfig(url string) []byte {
+func kubeconfig(url string, caPEM []byte) []byte {
+	ca := ""
+	if len(caPEM) > 0 {
+		ca = "\n    certificate-authority-data: " + base64.StdEncoding.EncodeToString(caPEM)
+	}
 	return []byte(`apiVersion: v1
 kind: Config
 clusters:
 - name: kubeplay
   cluster:
-    server: ` + url + `
+    server: ` + url + ca + `
 users:
 - name: kubeplay
   user:
