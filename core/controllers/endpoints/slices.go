@@ -140,6 +140,17 @@ func (sc *sliceController) sync(ctx context.Context, key string) error {
 				}
 				continue
 			}
+			if len(stale) > 0 {
+				// kube turns a create beside a delete into an update of the
+				// slice it would delete (the placeholder, when the first
+				// endpoint comes): watchers see it MODIFIED.
+				reused := stale[0]
+				stale = stale[1:]
+				if err := sc.update(ctx, key, reused, want); err != nil {
+					return err
+				}
+				continue
+			}
 			data, err := controllers.Send(ctx, sc.c, web.MethodPost, "/apis/discovery.k8s.io/v1/namespaces/"+svc.Metadata.Namespace+"/endpointslices", want)
 			if err != nil {
 				return err
@@ -186,7 +197,8 @@ func (sc *sliceController) slice(svc *service, ps []port, eps []endpoint) *endpo
 
 // update writes want's content into the existing slice es, if it differs.
 func (sc *sliceController) update(ctx context.Context, key string, es, want *endpointSlice) error {
-	if controllers.MustJSON(es.Endpoints) == controllers.MustJSON(want.Endpoints) && maps.Equal(es.Metadata.Labels, want.Metadata.Labels) {
+	if controllers.MustJSON(es.Endpoints) == controllers.MustJSON(want.Endpoints) && portsKey(es.Ports) == portsKey(want.Ports) &&
+		maps.Equal(es.Metadata.Labels, want.Metadata.Labels) {
 		return nil
 	}
 	next := *es
