@@ -95,6 +95,10 @@ type Config struct {
 	// without authentication in front of it, as tests use, lets every
 	// write grant anything).
 	Authorization string
+	// NoServiceAccountAdmission is kube-apiserver's
+	// --disable-admission-plugins=ServiceAccount: Pods run as the account
+	// they name, or none, which need not exist, and mount no token.
+	NoServiceAccountAdmission bool
 }
 
 // Open opens (or restores) storage and is the registry over it, serving the
@@ -125,9 +129,14 @@ func Open(cfg Config) (*Store, error) {
 	// bounds, the sandbox's Pod budget, ResourceQuota) judges the object as
 	// it will be stored, named.
 	s.limits, s.pods, s.quota = limitRanger{s}, podBudget{s, cfg.Pods}, quotaAdmission{s}
-	s.admission = []Admission{newNamespaceLifecycle(s), s.limits, kindAdmission{}, priorityAdmission{s}, runtimeClassAdmission{s},
-		defaultStorageClass{s}, storageProtection{}, defaultIngressClass{s}, s.services, rbacEscalation{s}}
-	s.validating = []Admission{priorityClassDefault{priorityAdmission{s}}, runtimeClassOverhead{runtimeClassAdmission{s}}, csrSignerAuthorization{s}, csrSubjectRestriction{}}
+	s.admission = []Admission{newNamespaceLifecycle(s), s.limits}
+	if !cfg.NoServiceAccountAdmission {
+		s.admission = append(s.admission, newServiceAccountAdmission(s, false))
+		s.validating = append(s.validating, newServiceAccountAdmission(s, true))
+	}
+	s.admission = append(s.admission, kindAdmission{}, priorityAdmission{s}, runtimeClassAdmission{s},
+		defaultStorageClass{s}, storageProtection{}, defaultIngressClass{s}, s.services, rbacEscalation{s})
+	s.validating = append(s.validating, priorityClassDefault{priorityAdmission{s}}, runtimeClassOverhead{runtimeClassAdmission{s}}, csrSignerAuthorization{s}, csrSubjectRestriction{})
 	if cfg.ServiceIPRange != "" {
 		if err := s.SetServiceIPRange(cfg.ServiceIPRange); err != nil {
 			st.Close()

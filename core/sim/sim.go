@@ -22,7 +22,6 @@ import (
 	"kubeplay/core/controllers/job"
 	"kubeplay/core/controllers/replicaset"
 	"kubeplay/core/controllers/resourcequota"
-	"kubeplay/core/controllers/serviceaccount"
 	"kubeplay/core/controllers/statefulset"
 	"kubeplay/core/web"
 )
@@ -102,8 +101,6 @@ func Start(h web.Handler, cfg Config) (*Cluster, error) {
 		cronjob.New(kcm(), cfg.Clock),
 		daemonset.New(kcm(), cfg.Clock),
 		statefulset.New(kcm(), cfg.Clock),
-		serviceaccount.NewServiceAccounts(kcm(), cfg.Clock),
-		serviceaccount.NewRootCAPublisher(kcm(), cfg.Clock),
 		resourcequota.New(kcm(), cfg.Clock),
 		disruption.New(kcm(), cfg.Clock))
 	for _, p := range cl.parts {
