@@ -171,20 +171,6 @@ var knownDifferences = []knownDifference{
 			return strings.HasPrefix(queryValue(s, "continue"), "eyJ2Ij")
 		},
 	},
-	{
-		ID: "reference-without-serviceaccount-admission",
-		Reason: "The reference runs without ServiceAccount admission (no controller makes the default accounts it would require), " +
-			"so a Pod that names no account keeps none there; kubeplay's admission names the default one, as a cluster's does " +
-			"(and an update of the Pod that leaves the account out changes its spec, which a cluster forbids too).",
-		matches: func(s Step, d Diff, a [2]*object) bool {
-			if s.Kind == "Pod" && s.Verb == "update" && !strings.Contains(s.Body, "serviceAccount") &&
-				strings.Contains(render(a[sideKubeplay], 0), "pod updates may not change fields") && a[sideKube].get("status") == 200 {
-				return true // the update leaves out the account admission named: a change of spec there
-			}
-			return (strings.HasSuffix(d.Path, "spec.serviceAccountName") || strings.HasSuffix(d.Path, "spec.serviceAccount")) &&
-				d.Kubeplay == `"default"` && d.Kube == absent
-		},
-	},
 }
 
 // explain returns the ids of the known differences explaining every one of
