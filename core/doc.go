@@ -9,8 +9,8 @@
 //     built-in kinds' Go types (types), their encodings and their rules
 //     (validation, conversion, quota's arithmetic);
 //   - storage: the revisioned store, its history, watches and persistence;
-//   - the server: the registry (reads and writes of every kind), the kinds'
-//     descriptors, defaults, patch and apply, authentication, API Priority
+//   - the server: the registry (reads and writes of every kind), the
+//     admission plugins it runs, the kinds' descriptors, defaults, patch and apply, authentication, API Priority
 //     and Fairness, CustomResourceDefinitions, OpenAPI, and apiserver, the
 //     HTTP surface that composes them;
 //   - the clients of the API: the in-process client, the controllers, the

@@ -237,15 +237,16 @@ func newServer(store *registry.Store, cfg Config) *Server {
 // process: namespaces, the garbage collector, CustomResourceDefinitions, and
 // the Events' time to live, and the aggregator's registration of the local
 // APIServices; and those of kube-controller-manager's that every sandbox
-// needs: the clusterrole aggregation (for admin, edit and view), and the
-// ServiceAccount controller and root CA publisher (for the accounts and CA
-// the ServiceAccount admission gives every Pod).
+// needs: the clusterrole aggregation (for admin, edit and view to mean
+// something) and the ServiceAccount controller (for the `default` account
+// ServiceAccount admission requires of a Pod). (The root CA publisher is the
+// simulated cluster's, as its kubelets are what reads the CA.)
 func (s *Server) startControllers(cfg Config) {
 	clk := s.Clock()
 	for _, run := range []func(context.Context){controllers.NewNamespace(s.Server, clk).Run, gc.New(s.Server, clk).Run, s.definitions.Run,
 		rbac.NewAggregationController(s.Server, clk).Run, aggregator.New(s.Server, s.Registry.Schema(), clk).Run,
 		s.Registry.EventTTL(cfg.EventTTL).Run,
-		serviceaccount.NewServiceAccounts(s.Server, clk).Run, serviceaccount.NewRootCAPublisher(s.Server, clk).Run} {
+		serviceaccount.NewServiceAccounts(s.Server, clk).Run} {
 		s.wg.Add(1)
 		go func() {
 			defer s.wg.Done()

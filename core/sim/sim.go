@@ -22,6 +22,7 @@ import (
 	"kubeplay/core/controllers/job"
 	"kubeplay/core/controllers/replicaset"
 	"kubeplay/core/controllers/resourcequota"
+	"kubeplay/core/controllers/serviceaccount"
 	"kubeplay/core/controllers/statefulset"
 	"kubeplay/core/web"
 )
@@ -101,6 +102,7 @@ func Start(h web.Handler, cfg Config) (*Cluster, error) {
 		cronjob.New(kcm(), cfg.Clock),
 		daemonset.New(kcm(), cfg.Clock),
 		statefulset.New(kcm(), cfg.Clock),
+		serviceaccount.NewRootCAPublisher(kcm(), cfg.Clock),
 		resourcequota.New(kcm(), cfg.Clock),
 		disruption.New(kcm(), cfg.Clock))
 	for _, p := range cl.parts {

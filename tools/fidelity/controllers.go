@@ -10,17 +10,18 @@ import (
 )
 
 // The reference is a kube-apiserver without kube-controller-manager, whose
-// ServiceAccount controller and root CA publisher give every namespace its
-// `default` ServiceAccount (which ServiceAccount admission requires of a
-// Pod) and its kube-root-ca.crt ConfigMap; kubeplay runs both in every
-// sandbox. Once a step has made a namespace or deleted such objects, the
-// harness waits for kubeplay's controllers and makes on the reference what
-// they made, as kube-controller-manager.
+// ServiceAccount controller gives every namespace its `default`
+// ServiceAccount, which ServiceAccount admission requires of a Pod; kubeplay
+// runs that controller in every sandbox (its root CA publisher only in a
+// simulated cluster, which the harness does not start). Once a step has made
+// a namespace or deleted accounts, the harness waits for kubeplay's
+// controller and makes on the reference what it made, as
+// kube-controller-manager.
 
-// controllerObjects are what those controllers keep in every namespace.
+// controllerObjects are what the controllers kubeplay runs keep in every
+// namespace.
 var controllerObjects = []struct{ resource, name string }{
 	{"serviceaccounts", "default"},
-	{"configmaps", "kube-root-ca.crt"},
 }
 
 // controllerAgent is kube-controller-manager's User-Agent (its first segment
@@ -28,8 +29,7 @@ var controllerObjects = []struct{ resource, name string }{
 const controllerAgent = "kube-controller-manager/v1.32.13 (linux/amd64) kubernetes/fidelity"
 
 // makesControllerWork says whether a step that succeeded on both sides may
-// have set the controllers to work: a namespace made, an account or a
-// ConfigMap deleted.
+// have set the controllers to work: a namespace made, an account deleted.
 func makesControllerWork(s Step, raws [2]raw) bool {
 	if raws[sideKubeplay].status/100 != 2 || raws[sideKube].status/100 != 2 {
 		return false
@@ -42,7 +42,7 @@ func makesControllerWork(s Step, raws [2]raw) bool {
 	switch {
 	case s.Kind == "Namespace":
 		return s.Verb == "create"
-	case s.Kind == "ServiceAccount" || s.Kind == "ConfigMap":
+	case s.Kind == "ServiceAccount":
 		return s.Verb == "delete" || s.Verb == "deletecollection"
 	}
 	return false
