@@ -47,9 +47,11 @@ var knownDifferences = []knownDifference{
 			"status writers, kubeplay's controllers), so the revisions may differ within what the rule allows.",
 		matches: func(s Step, d Diff, a [2]*object) bool {
 			rv, match := queryValue(s, "resourceVersion"), queryValue(s, "resourceVersionMatch")
-			if s.Verb == "list" && rv != "" && rv != "0" && match != "Exact" && queryValue(s, "limit") == "" {
-				// Not older than rv: the cache's revision, which progress
-				// notifications (asked for by either server's other clients) move.
+			if s.Verb == "list" && rv != "" && rv != "0" && match != "Exact" && (queryValue(s, "limit") == "" || match == "NotOlderThan") {
+				// Not older than rv (a limit without a match is the legacy
+				// exact one, which goes to etcd): the cache's revision, which
+				// progress notifications (asked for by either server's other
+				// clients) move.
 				return d.Path == "body.metadata.resourceVersion"
 			}
 			if s.Verb == "list" && match == "Exact" && strings.Contains(rv, "{{listrv:") {
@@ -73,13 +75,14 @@ var knownDifferences = []knownDifference{
 		ID: "reference-without-garbage-collector",
 		Reason: "The reference runs no garbage collector (kube-controller-manager): an object deleted with Foreground or Orphan " +
 			"propagation keeps its foregroundDeletion or orphan finalizer there for ever (so a create of its name is kube's 409 " +
-			"\"object is being deleted\", and an update still finds it, stamped for deletion); kubeplay's collector removes it, " +
-			"as a cluster's does.",
+			"\"object is being deleted\", and an update still finds it, stamped for deletion, or refuses what it would change " +
+			"there where kubeplay's is not found); kubeplay's collector removes it, as a cluster's does.",
 		matches: func(s Step, d Diff, a [2]*object) bool {
 			kube, kp := render(a[sideKube], 0), render(a[sideKubeplay], 0)
 			return strings.Contains(kube, `"finalizers":["foregroundDeletion"]`) || strings.Contains(kube, `"finalizers":["orphan"]`) ||
 				strings.Contains(kube, `"message":"object is being deleted: `) ||
-				s.Kind != "Pod" && s.Verb == "update" && strings.Contains(kube, `"deletionTimestamp"`) && !strings.Contains(kp, `"deletionTimestamp"`)
+				s.Kind != "Pod" && s.Verb == "update" && strings.Contains(kube, `"deletionTimestamp"`) && !strings.Contains(kp, `"deletionTimestamp"`) ||
+				s.Verb == "update" && a[sideKube].get("status") == 422 && a[sideKubeplay].get("status") == 404
 		},
 	},
 	{
