@@ -66,6 +66,10 @@ var saAdmissionCases = []kubeCase{
 		kpost(kubePods, kpod("sa-envfrom", `"serviceAccountName":"strict","containers":[{"name":"c","image":"nginx","envFrom":[{"secretRef":{"name":"other"}}]}]`)),
 		kpost(kubePods, kpod("sa-pull", `"serviceAccountName":"strict","imagePullSecrets":[{"name":"reg"},{"name":"other"}],`+kubeOneContainer)),
 	),
+	kcase("admission refusals name a generated pod by its prefix",
+		kpost(kubePods, `{"metadata":{"generateName":"gen-"},"spec":{"priorityClassName":"gold",`+kubeOneContainer+`}}`),
+		kpost(kubePods, `{"metadata":{"generateName":"gen-"},"spec":{"runtimeClassName":"nope",`+kubeOneContainer+`}}`),
+	),
 	kcase("sa mirror pods",
 		kpost(kubePods, `{"metadata":{"name":"mirror-ok","annotations":{"kubernetes.io/config.mirror":"x"}},"spec":{"nodeName":"n1",`+kubeOneContainer+`}}`),
 		kpost(kubePods, `{"metadata":{"name":"mirror-nonode","annotations":{"kubernetes.io/config.mirror":"x"}},"spec":{`+kubeOneContainer+`}}`),
@@ -97,7 +101,8 @@ func TestRecordServiceAccountAdmissionKube(t *testing.T) {
 // awaited first), mounts the projected kube-api-access volume in every
 // container and init container unless it or its account opts out, takes
 // its account's image pull secrets, keeps to the Secrets an account
-// enforcing them lists, and a mirror Pod names no account, Secret or token.
+// enforcing them lists, and a mirror Pod names no account, Secret or token;
+// the mutating plugins' refusals name a Pod to be named by its generateName.
 func TestK8S_URI_3_ServiceAccountAdmissionAsKube(t *testing.T) {
 	replayKube(t, newTestServer(t, testConfig{ServiceIPRange: "10.0.0.0/24", ServiceAccountAdmission: true}), saAdmissionKubeFile, saAdmissionCases)
 }

@@ -32,8 +32,9 @@ func (a serviceAccountAdmission) Admit(op Operation, t Target, obj, _ object.Obj
 	return a.plugin.Admit(t.Namespace, admissionName(obj), obj)
 }
 
-// admissionName is the name kube's admission errors give a new object
-// before its name is generated: its name, else its generateName.
+// admissionName is the name kube's mutating admission errors give a new
+// object, before its name is generated: its name, else its generateName
+// (the validating plugins see the name generated).
 func admissionName(obj object.Object) string {
 	if name := object.MetaString(obj, "name"); name != "" {
 		return name
