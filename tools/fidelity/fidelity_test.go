@@ -274,7 +274,7 @@ func TestK8S_FID_1_PodUpdateDiffExplained(t *testing.T) {
 	step := Step{Verb: "update", Kind: "Pod"}
 	for _, c := range []struct {
 		kubeplay, kube string
-		known      bool
+		known          bool
 	}{
 		{forbidden, forbidden + diff, true},
 		{"[a: Invalid value, " + forbidden + "]", "[a: Invalid value, " + forbidden + diff + "]", true},
