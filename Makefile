@@ -63,7 +63,7 @@ ui-deps: ui/node_modules/.package-lock.json
 # The store, JSON and the handler keep inlining; natively and at the edge
 # nothing changes.
 BROWSER_GCFLAGS := $(foreach p,sigs.k8s.io/... github.com/fxamacker/... github.com/x448/... regexp/... math/big \
-	kubeplay/core/encoding/table kubeplay/core/validation kubeplay/core/registry kubeplay/core/crd kubeplay/core/controllers/...,-gcflags=$(p)=-l)
+	kubeplay/core/encoding/table kubeplay/core/validation kubeplay/core/registry kubeplay/core/admission kubeplay/core/crd kubeplay/core/controllers/...,-gcflags=$(p)=-l)
 
 # The playground as the browser gets it: page, bundle, tutorials, wasm, worker.
 site: ui-deps

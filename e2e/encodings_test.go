@@ -111,7 +111,7 @@ func encodingClientset(t *testing.T, url, contentType, accept string) *kubernete
 // container (pull policy, termination message, probe timings), so that what
 // comes back compares with what was sent.
 func fixturePod(name string) *corev1.Pod {
-	grace := int64(15)
+	grace, automount := int64(15), false // no token volume: the Pod is as created
 	return &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"app": "web", "tier": "front"}, Annotations: map[string]string{"note": "protobuf"}},
 		Spec: corev1.PodSpec{
@@ -131,6 +131,7 @@ func fixturePod(name string) *corev1.Pod {
 			RestartPolicy:                 corev1.RestartPolicyAlways,
 			TerminationGracePeriodSeconds: &grace,
 			NodeSelector:                  map[string]string{"kubernetes.io/os": "linux"},
+			AutomountServiceAccountToken:  &automount,
 		},
 	}
 }

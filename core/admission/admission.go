@@ -1,4 +1,6 @@
-// Package admission owns kube-apiserver's admission webhooks as its
+package admission
+
+// This file owns kube-apiserver's admission webhooks as its
 // MutatingAdmissionWebhook and ValidatingAdmissionWebhook plugins dispatch
 // them: on every write, each webhook of the stored configurations (sorted
 // by configuration name, then in their order) is matched by its rules
@@ -23,7 +25,6 @@
 // What kube also evaluates and this package does not: matchConditions (CEL;
 // a webhook with them is matched without them), the reinvocation of the
 // other mutating admission plugins, the audit annotations.
-package admission
 
 import (
 	"context"

@@ -325,6 +325,7 @@ func ignoreUndecided(got, kube map[string]any) {
 			if _, ok := meta["generateName"]; ok {
 				replaceString(obj, meta["name"].(string), "NAME")
 			}
+			nameTokenVolumes(o)
 		}
 	}
 }
@@ -351,18 +352,9 @@ func replaceString(v any, from, to string) {
 	}
 }
 
-// ignoredByKubeplay drops from kube's answer what kubeplay does not simulate
-// yet, where kubeplay's answer lacks it, and takes kube's where both chose at
-// random:
-//   - a Service's allocated spec.clusterIP and spec.clusterIPs (from the same
-//     range), its ports' allocated nodePort and its healthCheckNodePort: both
-//     allocate at random;
-//
-// and from kubeplay's answer what kube's recorded instance did not run:
-//   - a Pod's spec.serviceAccountName and spec.serviceAccount "default": the
-//     ServiceAccount admission plugin names the default service account; the
-//     recording ran without it (there is no controller to create that account),
-//     and kubeplay does not mount its token.
+// ignoredByKubeplay takes kube's answer where both chose at random: a
+// Service's allocated spec.clusterIP and spec.clusterIPs (from the same
+// range), its ports' allocated nodePort and its healthCheckNodePort.
 func ignoredByKubeplay(got, kube map[string]any) {
 	gotSpec, _ := got["spec"].(map[string]any)
 	kubeSpec, _ := kube["spec"].(map[string]any)
@@ -383,12 +375,6 @@ func ignoredByKubeplay(got, kube map[string]any) {
 			kp, _ := kubePorts[i].(map[string]any)
 			if _, ok := gp["nodePort"]; ok && kp != nil && kp["nodePort"] != nil {
 				gp["nodePort"] = kp["nodePort"]
-			}
-		}
-	case "Pod":
-		for _, f := range []string{"serviceAccountName", "serviceAccount"} {
-			if _, ok := kubeSpec[f]; !ok && gotSpec[f] == "default" {
-				delete(gotSpec, f)
 			}
 		}
 	}

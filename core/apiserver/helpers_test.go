@@ -52,6 +52,11 @@ type testConfig struct {
 	// Aggregator runs the aggregator's controllers too (they write as the
 	// server starts).
 	Aggregator bool
+	// ServiceAccountAdmission turns kube's ServiceAccount admission on; it
+	// is off otherwise, as in the refapi kit that recorded most of kube's
+	// answers here (NO_SA_ADMISSION=1: no controller makes the accounts
+	// it requires).
+	ServiceAccountAdmission bool
 }
 
 // testCore is the handler over the registry and storage, with the
@@ -72,7 +77,7 @@ func newCore(cfg testConfig) (*testCore, error) {
 	served := api.NewRegistry(kinds.All()...)
 	store, err := registry.Open(registry.Config{Storage: sc, Schema: served, Clock: cfg.Clock,
 		Fields: apply.FieldManager{Kinds: served}, Pods: cfg.Budget.Pods, ServiceIPRange: cfg.ServiceIPRange, FreshnessWait: cfg.FreshnessWait,
-		Authorization: cfg.Authorization})
+		Authorization: cfg.Authorization, NoServiceAccountAdmission: !cfg.ServiceAccountAdmission})
 	if err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package apiserver
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"compress/gzip"
 	"encoding/hex"
 	"encoding/json"
@@ -405,12 +406,7 @@ func checkBodyKind(r *web.Request, res *api.Resource, body []byte) error {
 	if !ok {
 		return nil // the body's decoding says what is wrong
 	}
-	if kind == "" {
-		kind = res.Kind
-	}
-	if apiVersion == "" {
-		apiVersion = res.APIVersion()
-	}
+	kind, apiVersion = cmp.Or(kind, res.Kind), cmp.Or(apiVersion, res.APIVersion())
 	if apiVersion == res.APIVersion() && kind == res.Kind {
 		return nil
 	}
@@ -419,8 +415,8 @@ func checkBodyKind(r *web.Request, res *api.Resource, body []byte) error {
 		return apierrors.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: no kind %q is registered for version %q in scheme %q",
 			kind, version, res.Kind, kind, apiVersion, "pkg/runtime/scheme.go:100"))
 	}
-	if _, err := decodeBodyAs(r, res, version, apiVersion, kind, res.Kind, body); err != nil {
-		return err
+	if _, err := decodeBodyAs(r, res, version, apiVersion, kind, res.Kind, body); err != nil || kind == res.Kind && types.SharedInternalType(apiVersion, res.APIVersion(), kind) {
+		return cmp.Or(err, error(apierrors.NewBadRequest(fmt.Sprintf("the API version in the data (%s) does not match the expected API version (%s)", apiVersion, res.APIVersion())))) // converted, refused by the handler's check
 	}
 	return apierrors.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: converting (%s) to (%s): unknown conversion",
 		kind, version, res.Kind, types.GoType(apiVersion, kind), goType(res, false)[1:]))

@@ -169,27 +169,13 @@ func podGracePeriod(obj object.Object, requested *int64) int64 {
 	return period
 }
 
-// admitPod is what kube's admission chain does to a Pod written (old nil
-// for a new one) that needs nothing else stored: the ServiceAccount plugin's
-// account and the DefaultTolerationSeconds plugin's tolerations. (The
-// Priority and RuntimeClass plugins read the classes stored: core/registry.)
-func admitPod(name string, obj, old object.Object) error {
-	spec := object.Child(obj, "spec")
-	if old == nil {
-		defaultServiceAccount(spec)
-	}
-	defaultTolerations(spec)
+// admitPod is what kube's admission chain does to a Pod written that needs
+// nothing else stored: the DefaultTolerationSeconds plugin's tolerations.
+// (The ServiceAccount plugin reads the accounts stored: core/admission; the
+// Priority and RuntimeClass plugins the classes: core/registry.)
+func admitPod(_ string, obj, _ object.Object) error {
+	defaultTolerations(object.Child(obj, "spec"))
 	return nil
-}
-
-// defaultServiceAccount is what clients see of kube's ServiceAccount
-// admission: a new Pod without a service account runs as "default". (kube
-// also refuses a Pod whose account does not exist and mounts the account's
-// token; kubeplay has no token controller yet.)
-func defaultServiceAccount(spec map[string]any) {
-	if name, _ := spec["serviceAccountName"].(string); name == "" {
-		spec["serviceAccountName"], spec["serviceAccount"] = "default", "default"
-	}
 }
 
 // defaultTolerationSeconds is how long kube's DefaultTolerationSeconds

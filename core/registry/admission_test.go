@@ -29,8 +29,8 @@ type env struct {
 	clk *clock.Fake
 }
 
-// newEnv is a Store with the system namespaces and the namespace team,
-// allowing at most pods Pods (0: any number).
+// newEnv is a Store with the system namespaces and the namespace team, each
+// of the default one and team with its default ServiceAccount, allowing at most pods Pods (0: any number).
 func newEnv(t *testing.T, pods int64) *env {
 	t.Helper()
 	reg := api.NewRegistry(kinds.All()...)
@@ -42,6 +42,9 @@ func newEnv(t *testing.T, pods int64) *env {
 	t.Cleanup(func() { s.Close() })
 	e := &env{t: t, s: s, reg: reg, clk: clk}
 	e.mustCreate("v1/namespaces", "", object.Object{"metadata": map[string]any{"name": "team"}})
+	for _, ns := range []string{"default", "team"} { // the ServiceAccount controller's accounts
+		e.mustCreate("v1/serviceaccounts", ns, object.Object{"metadata": map[string]any{"name": "default"}})
+	}
 	return e
 }
 
@@ -162,7 +165,7 @@ func TestK8S_WRITE_1_NamespaceLifecycle(t *testing.T) {
 }
 
 // TestK8S_WRITE_1_PodAdmission: a new Pod runs as the default service
-// account, gets its PriorityClass's priority (0 without one) and
+// account (whose token it mounts), gets its PriorityClass's priority (0 without one) and
 // PreemptLowerPriority, tolerates a not-ready or unreachable node for 300 s
 // unless it says otherwise, and is refused a PriorityClass that does not
 // exist or a priority of its own, in kube's words.
@@ -172,6 +175,9 @@ func TestK8S_WRITE_1_PodAdmission(t *testing.T) {
 	spec := p["spec"].(map[string]any)
 	if spec["serviceAccountName"] != "default" || spec["serviceAccount"] != "default" || object.Int(spec["priority"]) != 0 || spec["preemptionPolicy"] != "PreemptLowerPriority" {
 		t.Errorf("spec %v", spec)
+	}
+	if mounts := object.Objects(object.Objects(spec, "containers")[0], "volumeMounts"); len(mounts) != 1 || mounts[0]["mountPath"] != "/var/run/secrets/kubernetes.io/serviceaccount" {
+		t.Errorf("mounts %v, want the token's", mounts)
 	}
 	var tolerations []string
 	for _, tol := range object.Objects(spec, "tolerations") {
@@ -200,6 +206,43 @@ func TestK8S_WRITE_1_PodAdmission(t *testing.T) {
 	bad["spec"].(map[string]any)["priority"] = 5
 	_, err = e.create("v1/pods", "team", bad)
 	refused(t, err, 403, `pods "bad" is forbidden: the integer value of priority (5) must not be provided in pod spec; priority admission controller computed 0 from the given PriorityClass name`)
+}
+
+// TestK8S_WRITE_1_PodAwaitsDefaultServiceAccount: a Pod created in a new
+// namespace before the ServiceAccount controller has made its `default`
+// account waits for it, as kube's admission asks again for it, and is
+// refused in kube's words once that has taken too long.
+func TestK8S_WRITE_1_PodAwaitsDefaultServiceAccount(t *testing.T) {
+	e := newEnv(t, 0)
+	e.mustCreate("v1/namespaces", "", object.Object{"metadata": map[string]any{"name": "new"}})
+	created := make(chan error, 1)
+	go func() {
+		_, err := e.create("v1/pods", "new", pod("early", nil))
+		created <- err
+	}()
+	for e.clk.Waiters() == 0 { // the admission waits on the clock
+		time.Sleep(time.Millisecond)
+	}
+	e.mustCreate("v1/serviceaccounts", "new", object.Object{"metadata": map[string]any{"name": "default"}})
+	if err := <-created; err != nil {
+		t.Fatalf("the Pod waiting for its account: %v", err)
+	}
+
+	e.mustCreate("v1/namespaces", "", object.Object{"metadata": map[string]any{"name": "empty"}})
+	go func() {
+		_, err := e.create("v1/pods", "empty", pod("late", nil))
+		created <- err
+	}()
+	for { // the clock moves on until the admission has given up
+		select {
+		case err := <-created:
+			refused(t, err, 403, `pods "late" is forbidden: error looking up service account empty/default: serviceaccount "default" not found`)
+			return
+		default:
+			e.clk.Step(time.Second)
+			time.Sleep(time.Millisecond)
+		}
+	}
 }
 
 // TestK8S_WRITE_1_NodeTaintedNotReady: a new Node is tainted not-ready

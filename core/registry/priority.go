@@ -51,10 +51,11 @@ func (a priorityAdmission) Admit(op Operation, t Target, obj, old object.Object)
 		}
 		return nil
 	}
+	pod := admissionName(obj)
 	var class object.Object
 	if name, _ := spec["priorityClassName"].(string); name != "" {
 		if class = a.class(name); class == nil {
-			return apierrors.NewForbidden("", "pods", t.Name, fmt.Sprintf("no PriorityClass with name %s was found", name))
+			return apierrors.NewForbidden("", "pods", pod, fmt.Sprintf("no PriorityClass with name %s was found", name))
 		}
 	} else if class = a.defaultClass(); class != nil {
 		spec["priorityClassName"] = object.MetaString(class, "name")
@@ -65,14 +66,14 @@ func (a priorityAdmission) Admit(op Operation, t Target, obj, old object.Object)
 		policy, _ = class["preemptionPolicy"].(string)
 	}
 	if given, ok := spec["priority"]; ok && given != nil && fmt.Sprint(given) != fmt.Sprint(priority) {
-		return apierrors.NewForbidden("", "pods", t.Name, fmt.Sprintf("the integer value of priority (%v) must not be provided in pod spec; priority admission controller computed %d from the given PriorityClass name", given, priority))
+		return apierrors.NewForbidden("", "pods", pod, fmt.Sprintf("the integer value of priority (%v) must not be provided in pod spec; priority admission controller computed %d from the given PriorityClass name", given, priority))
 	}
 	spec["priority"] = json.Number(fmt.Sprint(priority))
 	if policy == "" {
 		return nil
 	}
 	if given, _ := spec["preemptionPolicy"].(string); given != "" && given != policy {
-		return apierrors.NewForbidden("", "pods", t.Name, fmt.Sprintf("the string value of PreemptionPolicy (%s) must not be provided in pod spec; priority admission controller computed %s from the given PriorityClass name", given, policy))
+		return apierrors.NewForbidden("", "pods", pod, fmt.Sprintf("the string value of PreemptionPolicy (%s) must not be provided in pod spec; priority admission controller computed %s from the given PriorityClass name", given, policy))
 	}
 	spec["preemptionPolicy"] = policy
 	return nil

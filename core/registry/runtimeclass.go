@@ -19,19 +19,19 @@ func (a runtimeClassAdmission) Admit(op Operation, t Target, obj, _ object.Objec
 	if op != Create || !isPod(t) {
 		return nil
 	}
-	spec := object.Child(obj, "spec")
+	spec, pod := object.Child(obj, "spec"), admissionName(obj)
 	var class object.Object
 	if name, ok := spec["runtimeClassName"].(string); ok {
 		class = a.store.clusterObject(a.store.schema.Lookup("node.k8s.io", "v1", "runtimeclasses"), name)
 		if class == nil {
-			return apierrors.NewForbidden("", "pods", t.Name, fmt.Sprintf("pod rejected: RuntimeClass %q not found", name))
+			return apierrors.NewForbidden("", "pods", pod, fmt.Sprintf("pod rejected: RuntimeClass %q not found", name))
 		}
 	}
 	overhead, hasOverhead := object.Path(class, "overhead", "podFixed").(map[string]any)
 	podOverhead, _ := spec["overhead"].(map[string]any)
 	switch {
 	case hasOverhead && len(podOverhead) > 0 && !sameResources(overhead, podOverhead):
-		return apierrors.NewForbidden("", "pods", t.Name, "pod rejected: Pod's Overhead doesn't match RuntimeClass's defined Overhead")
+		return apierrors.NewForbidden("", "pods", pod, "pod rejected: Pod's Overhead doesn't match RuntimeClass's defined Overhead")
 	case hasOverhead:
 		spec["overhead"] = object.DeepCopyValue(overhead)
 	}
@@ -51,7 +51,7 @@ func (a runtimeClassAdmission) Admit(op Operation, t Target, obj, _ object.Objec
 		sort.Strings(keys)
 		for _, k := range keys {
 			if v, ok := podSelector[k]; ok && v != selector[k] {
-				return apierrors.NewForbidden("", "pods", t.Name, fmt.Sprintf("conflict: runtimeClass.scheduling.nodeSelector[%s] = %v; pod.spec.nodeSelector[%s] = %v", k, selector[k], k, v))
+				return apierrors.NewForbidden("", "pods", pod, fmt.Sprintf("conflict: runtimeClass.scheduling.nodeSelector[%s] = %v; pod.spec.nodeSelector[%s] = %v", k, selector[k], k, v))
 			}
 			podSelector[k] = selector[k]
 		}
@@ -80,7 +80,7 @@ func (a runtimeClassOverhead) Admit(op Operation, t Target, obj, _ object.Object
 			return nil
 		}
 	}
-	return apierrors.NewForbidden("", "pods", t.Name, "pod rejected: Pod Overhead set without corresponding RuntimeClass defined Overhead")
+	return apierrors.NewForbidden("", "pods", object.MetaString(obj, "name"), "pod rejected: Pod Overhead set without corresponding RuntimeClass defined Overhead")
 }
 
 // sameResources says whether two resource lists hold the same quantities.

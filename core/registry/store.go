@@ -101,6 +101,10 @@ type Config struct {
 	// Webhooks reaches the admission webhooks configured with a url; nil:
 	// none is reachable (core/admission).
 	Webhooks admission.Caller
+	// NoServiceAccountAdmission is kube-apiserver's
+	// --disable-admission-plugins=ServiceAccount: Pods run as the account
+	// they name, or none, which need not exist, and mount no token.
+	NoServiceAccountAdmission bool
 }
 
 // Open opens (or restores) storage and is the registry over it, serving the
@@ -132,10 +136,15 @@ func Open(cfg Config) (*Store, error) {
 	// it will be stored, named.
 	s.limits, s.pods, s.quota = limitRanger{s}, podBudget{s, cfg.Pods}, quotaAdmission{s}
 	s.webhooks = newWebhooks(s, cfg.Webhooks)
-	s.admission = []Admission{newNamespaceLifecycle(s), s.limits, kindAdmission{}, priorityAdmission{s}, runtimeClassAdmission{s},
-		defaultStorageClass{s}, storageProtection{}, defaultIngressClass{s}, mutatingWebhooks{s.webhooks}, s.services, rbacEscalation{s}}
-	s.validating = []Admission{policyParamAuthorization{s}, priorityClassDefault{priorityAdmission{s}}, runtimeClassOverhead{runtimeClassAdmission{s}}, csrSignerAuthorization{s}, csrSubjectRestriction{},
-		validatingWebhooks{s.webhooks}}
+	s.admission = []Admission{newNamespaceLifecycle(s), s.limits}
+	if !cfg.NoServiceAccountAdmission {
+		s.admission = append(s.admission, newServiceAccountAdmission(s, false))
+		s.validating = append(s.validating, newServiceAccountAdmission(s, true))
+	}
+	s.admission = append(s.admission, kindAdmission{}, priorityAdmission{s}, runtimeClassAdmission{s},
+		defaultStorageClass{s}, storageProtection{}, defaultIngressClass{s}, mutatingWebhooks{s.webhooks}, s.services, rbacEscalation{s})
+	s.validating = append(s.validating, policyParamAuthorization{s}, priorityClassDefault{priorityAdmission{s}}, runtimeClassOverhead{runtimeClassAdmission{s}},
+		csrSignerAuthorization{s}, csrSubjectRestriction{}, validatingWebhooks{s.webhooks})
 	if cfg.ServiceIPRange != "" {
 		if err := s.SetServiceIPRange(cfg.ServiceIPRange); err != nil {
 			st.Close()

@@ -18,7 +18,9 @@ func newStore(t *testing.T) (*Store, *api.Registry, *clock.Fake) {
 	t.Helper()
 	reg := api.NewRegistry(kinds.All()...)
 	clk := clock.NewFake(time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC))
-	s, err := Open(Config{Schema: reg, Clock: clk})
+	// No ServiceAccount admission: these Pods need no account (the plugin
+	// is replayed against kube's answers in core/apiserver).
+	s, err := Open(Config{Schema: reg, Clock: clk, NoServiceAccountAdmission: true})
 	if err != nil {
 		t.Fatal(err)
 	}

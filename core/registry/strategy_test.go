@@ -147,6 +147,7 @@ func TestK8S_WRITE_1_Conversions(t *testing.T) {
 	if s["stringData"] != nil || object.Path(s, "data", "a") != base64.StdEncoding.EncodeToString([]byte("new")) || object.Path(s, "data", "b") != "dHdv" {
 		t.Errorf("secret %v", s)
 	}
+	e.mustCreate("v1/serviceaccounts", "team", object.Object{"metadata": map[string]any{"name": "robot"}})
 	p := pod("p", nil)
 	p["spec"].(map[string]any)["serviceAccount"] = "robot"
 	p["spec"].(map[string]any)["terminationGracePeriodSeconds"] = -5

@@ -25,6 +25,7 @@ import (
 	"kubeplay/core/clock"
 	"kubeplay/core/controllers"
 	"kubeplay/core/controllers/gc"
+	"kubeplay/core/controllers/serviceaccount"
 	"kubeplay/core/crd"
 	"kubeplay/core/flowcontrol"
 	"kubeplay/core/kinds"
@@ -245,13 +246,18 @@ func newServer(store *registry.Store, cfg Config) *Server {
 
 // startControllers starts the controllers that run inside kube-apiserver's
 // process: namespaces, the garbage collector, CustomResourceDefinitions, and
-// the Events' time to live, the clusterrole aggregation, and the
-// aggregator's registration of the local APIServices.
+// the Events' time to live, and the aggregator's registration of the local
+// APIServices; and those of kube-controller-manager's that every sandbox
+// needs: the clusterrole aggregation (for admin, edit and view to mean
+// something) and the ServiceAccount controller (for the `default` account
+// ServiceAccount admission requires of a Pod). (The root CA publisher is the
+// simulated cluster's, as its kubelets are what reads the CA.)
 func (s *Server) startControllers(cfg Config) {
 	clk := s.Clock()
 	for _, run := range []func(context.Context){controllers.NewNamespace(s.Server, clk).Run, gc.New(s.Server, clk).Run, s.definitions.Run,
 		rbac.NewAggregationController(s.Server, clk).Run, aggregator.New(s.Server, s.Registry.Schema(), clk).Run,
-		s.Registry.EventTTL(cfg.EventTTL).Run} {
+		s.Registry.EventTTL(cfg.EventTTL).Run,
+		serviceaccount.NewServiceAccounts(s.Server, clk).Run} {
 		s.wg.Add(1)
 		go func() {
 			defer s.wg.Done()

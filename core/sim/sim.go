@@ -103,7 +103,6 @@ func Start(h web.Handler, cfg Config) (*Cluster, error) {
 		cronjob.New(kcm(), cfg.Clock),
 		daemonset.New(kcm(), cfg.Clock),
 		statefulset.New(kcm(), cfg.Clock),
-		serviceaccount.NewServiceAccounts(kcm(), cfg.Clock),
 		serviceaccount.NewRootCAPublisher(kcm(), cfg.Clock),
 		resourcequota.New(kcm(), cfg.Clock),
 		disruption.New(kcm(), cfg.Clock))

@@ -126,6 +126,15 @@ func Lookup(apiVersion, kind string) *Message {
 	return nil
 }
 
+// SharedInternalType says whether kube decodes kind in apiVersion and in
+// apiVersion2, of different groups, into one internal type: the Events of
+// the core group and of events.k8s.io (which has no internal type of its
+// own), between which no conversion fails.
+func SharedInternalType(apiVersion, apiVersion2, kind string) bool {
+	events := map[string]bool{"v1": true, "events.k8s.io/v1": true}
+	return kind == "Event" && apiVersion != apiVersion2 && events[apiVersion] && events[apiVersion2]
+}
+
 // Known reports whether kind in apiVersion has a Go type here (Lookup).
 func Known(apiVersion, kind string) bool { return Lookup(apiVersion, kind) != nil }
 

@@ -51,9 +51,11 @@ func ReplicaSet(rs object.Object) field.ErrorList {
 	return append(errs, selectorAndTemplate(spec, p)...)
 }
 
-// ReplicaSetUpdate checks an update of a ReplicaSet, as DeploymentUpdate does.
+// ReplicaSetUpdate checks an update of a ReplicaSet: kube's strategy checks
+// the new spec twice, as a new object and as an update, so each error is
+// listed twice; then the selector may not change.
 func ReplicaSetUpdate(rs, old object.Object) field.ErrorList {
-	return append(ReplicaSet(rs), immutableSelector(rs, old)...)
+	return append(append(ReplicaSet(rs), ReplicaSet(rs)...), immutableSelector(rs, old)...)
 }
 
 // immutableSelector: the selector may not change once set.

@@ -28,7 +28,7 @@ import (
 func Pod(pod object.Object) field.ErrorList {
 	spec := fields(pod).obj("spec")
 	specPath := field.NewPath("spec")
-	errs := podMetadataAndSpec(spec)
+	errs := podMetadataAndSpec(pod, spec)
 	if len(spec.list("ephemeralContainers")) > 0 {
 		add(&errs, field.Forbidden(specPath.Child("ephemeralContainers"), "cannot be set on create"))
 	}
@@ -38,10 +38,14 @@ func Pod(pod object.Object) field.ErrorList {
 	return errs
 }
 
+// mirrorPodAnnotation marks a kubelet's mirror of a static Pod.
+const mirrorPodAnnotation = "kubernetes.io/config.mirror"
+
 // podMetadataAndSpec is what a Pod is checked for on create and update.
-func podMetadataAndSpec(spec fields) field.ErrorList {
+func podMetadataAndSpec(pod object.Object, spec fields) field.ErrorList {
 	specPath := field.NewPath("spec")
-	errs := podSpec(spec, specPath, true)
+	errs := mirrorPodNode(pod, spec)
+	add(&errs, podSpec(spec, specPath, true)...)
 	for _, list := range []string{"containers", "initContainers"} {
 		for i, c := range spec.list(list) {
 			if image := c.str("image"); len(strings.TrimSpace(image)) != len(image) {
@@ -65,7 +69,16 @@ const updatablePodSpecFields = "`spec.containers[*].image`,`spec.initContainers[
 func PodUpdate(pod, old object.Object) field.ErrorList {
 	spec, oldSpec := fields(pod).obj("spec"), fields(old).obj("spec")
 	specPath := field.NewPath("spec")
-	errs := podMetadataAndSpec(spec)
+	errs := podMetadataAndSpec(pod, spec)
+	mirror, wasMirror := annotation(pod, mirrorPodAnnotation), annotation(old, mirrorPodAnnotation)
+	annotationsPath := field.NewPath("metadata", "annotations").Key(mirrorPodAnnotation)
+	switch {
+	case wasMirror != nil && (mirror == nil || *mirror != *wasMirror):
+		add(&errs, field.Forbidden(annotationsPath, "may not remove or update mirror pod annotation"))
+	case wasMirror == nil && mirror != nil:
+		add(&errs, field.Forbidden(annotationsPath, "may not add mirror pod annotation"))
+	}
+	add(&errs, mirrorPodNode(pod, spec)...)
 	for _, list := range []string{"containers", "initContainers"} {
 		containers, oldContainers := spec.list(list), oldSpec.list(list)
 		if len(containers) != len(oldContainers) {
@@ -95,6 +108,24 @@ func PodUpdate(pod, old object.Object) field.ErrorList {
 		add(&errs, field.Forbidden(specPath, "pod updates may not change fields other than "+updatablePodSpecFields))
 	}
 	return errs
+}
+
+// annotation is the value of obj's annotation key, nil when it has none.
+func annotation(obj object.Object, key string) *string {
+	annotations, _ := object.Path(obj, "metadata", "annotations").(map[string]any)
+	v, ok := annotations[key].(string)
+	if !ok {
+		return nil
+	}
+	return &v
+}
+
+// mirrorPodNode: a mirror Pod is on a node.
+func mirrorPodNode(pod object.Object, spec fields) field.ErrorList {
+	if v := annotation(pod, mirrorPodAnnotation); v != nil && spec.str("nodeName") == "" {
+		return field.ErrorList{field.Invalid(field.NewPath("metadata", "annotations").Key(mirrorPodAnnotation), *v, "must set spec.nodeName if mirror pod annotation is set")}
+	}
+	return nil
 }
 
 // mungedPodSpec is spec with what an update may change taken from old.

@@ -264,3 +264,25 @@ func TestK8S_FID_1_UIDsByObject(t *testing.T) {
 		t.Fatal("a new incarnation of an object was labelled as the old one")
 	}
 }
+
+// TestK8S_FID_1_PodUpdateDiffExplained: kube's go-cmp diff after a forbidden
+// Pod update is a known difference, also when the message lists other errors
+// after it; a message differing otherwise is not.
+func TestK8S_FID_1_PodUpdateDiffExplained(t *testing.T) {
+	const forbidden = "spec: Forbidden: pod updates may not change fields other than `spec.containers[*].image`"
+	diff := "\n\u00a0\u00a0core.PodSpec{\n-\u00a0\tVolumes: nil,\n\u00a0\u00a0}\n"
+	step := Step{Verb: "update", Kind: "Pod"}
+	for _, c := range []struct {
+		kubeplay, kube string
+		known          bool
+	}{
+		{forbidden, forbidden + diff, true},
+		{"[a: Invalid value, " + forbidden + "]", "[a: Invalid value, " + forbidden + diff + "]", true},
+		{"[a: Invalid value, " + forbidden + "]", "[b: Invalid value, " + forbidden + diff + "]", false},
+	} {
+		d := Diff{Path: "body.message", values: [2]any{c.kubeplay, c.kube}}
+		if got := explain(step, []Diff{d}, [2]*object{{}, {}}) != nil; got != c.known {
+			t.Errorf("%q against %q: known %v, want %v", c.kubeplay, c.kube, got, c.known)
+		}
+	}
+}

@@ -70,8 +70,7 @@ func podSpec(r *rand.Rand) map[string]any {
 		c["resources"] = map[string]any{"limits": map[string]any{"cpu": "100m", "memory": "64Mi"}}
 	}
 	spec := map[string]any{"containers": []any{c}}
-	// The reference runs without ServiceAccount admission (no controller makes
-	// the default account): pods name theirs, as admission would.
+	// Most name their account; ServiceAccount admission names it for the rest.
 	if r.IntN(8) != 0 {
 		spec["serviceAccountName"] = "default"
 	}

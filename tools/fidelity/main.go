@@ -161,8 +161,9 @@ func (p *player) minimizeAll(ctx context.Context, groups []*group, replays, para
 
 // startServers starts what the flags do not name: the playground command
 // (in memory, knowing refapi's token as the same identity) and the kit's
-// kube-apiserver (without ServiceAccount admission, which would need the
-// controllers the kit lacks, and with CBOR served as kubeplay serves it).
+// kube-apiserver (with CBOR served as kubeplay serves it; what its missing
+// kube-controller-manager would make for ServiceAccount admission, the
+// harness makes: controllers.go).
 func startServers(ctx context.Context, cfg *config) error {
 	cfg.kubeplayDesc, cfg.kubeDesc = cfg.kubeplayURL, cfg.kubeURL
 	if cfg.kubeplayURL == "" {
@@ -189,12 +190,12 @@ func startServers(ctx context.Context, cfg *config) error {
 		}
 		logf("starting kube-apiserver (the refapi kit)…")
 		s, err := launch.Refapi(ctx, kit, filepath.Join(cfg.workDir, "refapi-home"),
-			"NO_SA_ADMISSION=1", "FEATURE_GATES=CBORServingAndStorage=true", "REFAPI_ETCD_UNSAFE_NO_FSYNC=1")
+			"FEATURE_GATES=CBORServingAndStorage=true", "REFAPI_ETCD_UNSAFE_NO_FSYNC=1")
 		if err != nil {
 			return err
 		}
 		cfg.kubeURL, cfg.stopKube = s.URL, s.Stop
-		cfg.kubeDesc = "the refapi kit (ServiceAccount admission off, CBORServingAndStorage on)"
+		cfg.kubeDesc = "the refapi kit (CBORServingAndStorage on)"
 	}
 	cfg.kubeDesc = "kube-apiserver " + serverVersion(ctx, newTarget("kube", cfg.kubeURL, launch.RefapiToken)) + ", " + cfg.kubeDesc
 	return nil

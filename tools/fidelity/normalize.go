@@ -22,7 +22,8 @@ import (
 //     before it; continue tokens show only their revision and position;
 //   - timestamps become <time> (<time.6> with six fractional digits), Table
 //     ages <age>;
-//   - names made from a generateName become the prefix and <gen#1>, …;
+//   - names made from a generateName become the prefix and <gen#1>, …, and so
+//     do the names ServiceAccount admission gives a Pod's token volume;
 //   - the session's namespace becomes <ns> (its runs and replays use others);
 //   - APF's FlowSchema and PriorityLevel uids become their objects' names;
 //   - Audit-Id becomes whether it is there.
@@ -32,6 +33,8 @@ var (
 	timePattern = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$`)
 	// genAlphabet is what kube's names.SimpleNameGenerator appends 5 of.
 	genAlphabet = "[bcdfghjklmnpqrstvwxz2456789]{5}"
+	// tokenVolumePrefix is the generated prefix of a Pod's token volume.
+	tokenVolumePrefix = "kube-api-access-"
 	// rvInMessage: kube's messages that quote resourceVersions (every number
 	// in a match is one).
 	rvInMessage = regexp.MustCompile(`(?i)too (?:old|large) resource version: \d+(?: \(\d+\)|, current: \d+)?|ResourceVersion in (?:precondition|object meta): \d+|ResourceVersion in (?:the precondition|record) \(\d+\)`)
@@ -51,13 +54,11 @@ type normalizer struct {
 
 func newNormalizer(st *serverState, apf map[string]string) *normalizer {
 	n := &normalizer{st: st, apf: apf, incarnations: map[string]int{}}
-	if len(st.prefixes) > 0 {
-		alts := make([]string, len(st.prefixes))
-		for i, p := range st.prefixes {
-			alts[i] = regexp.QuoteMeta(p)
-		}
-		n.gen = regexp.MustCompile(`\b(` + strings.Join(alts, "|") + `)` + genAlphabet + `\b`)
+	alts := []string{tokenVolumePrefix}
+	for _, p := range st.prefixes {
+		alts = append(alts, regexp.QuoteMeta(p))
 	}
+	n.gen = regexp.MustCompile(`\b(` + strings.Join(alts, "|") + `)` + genAlphabet + `\b`)
 	return n
 }
 
@@ -81,18 +82,16 @@ func (n *normalizer) str(key, s string) string {
 		return "<time>"
 	}
 	s = uidPattern.ReplaceAllStringFunc(s, n.uid)
-	if n.gen != nil {
-		s = n.gen.ReplaceAllStringFunc(s, func(name string) string {
-			if l := n.st.genLabels[name]; l != "" {
-				return l
-			}
-			n.genNext++
-			prefix := name[:len(name)-5]
-			l := fmt.Sprintf("%s<gen#%d>", prefix, n.genNext)
-			n.st.genLabels[name] = l
+	s = n.gen.ReplaceAllStringFunc(s, func(name string) string {
+		if l := n.st.genLabels[name]; l != "" {
 			return l
-		})
-	}
+		}
+		n.genNext++
+		prefix := name[:len(name)-5]
+		l := fmt.Sprintf("%s<gen#%d>", prefix, n.genNext)
+		n.st.genLabels[name] = l
+		return l
+	})
 	if n.st.ns != "" {
 		s = strings.ReplaceAll(s, n.st.ns, "<ns>")
 	}

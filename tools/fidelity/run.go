@@ -51,6 +51,9 @@ func (p *player) play(ctx context.Context, s Session, ns string) []stepResult {
 			break
 		}
 		raws := sendBoth(ctx, p.targets, st, states)
+		if makesControllerWork(st, raws) {
+			p.settleControllers(ctx, ns)
+		}
 		r := stepResult{Step: st}
 		for i := range raws {
 			r.Answers[i] = norms[i].answer(st, raws[i])
