@@ -87,6 +87,8 @@ func (s *served) has(p string) bool {
 			return true
 		case len(segs) == 3:
 			return r.Sub(segs[2]) != nil
+		case len(segs) == 4 && segs[2] == "proxy" && segs[3] == "{path}":
+			return r.Sub("proxy") != nil // a proxy's path goes on
 		}
 		return false
 	}
