@@ -261,3 +261,10 @@ func TooLong(p *Path, max int) *Error {
 
 // ErrorList is the problems of one object.
 type ErrorList []*Error
+
+// InternalError: the server failed to judge the value, for the reason detail.
+//
+//go:noinline
+func InternalError(p *Path, detail string) *Error {
+	return &Error{Type: ErrorTypeInternal, Field: p.String(), Detail: detail}
+}

@@ -7,6 +7,7 @@ package quantity
 import (
 	"errors"
 	"fmt"
+	"math"
 	"math/big"
 	"strconv"
 	"strings"
@@ -453,4 +454,41 @@ func sum(a, b string, subtract bool) string {
 		x.Add(x, y)
 	}
 	return canonical(x, scale, af)
+}
+
+// Int64 is the quantity's value as an int64, as kube's Quantity.AsInt64:
+// false when it has a fraction, does not fit or does not parse.
+func Int64(s string) (int64, bool) {
+	mantissa, scale, _, ok := parse(s)
+	if !ok {
+		return 0, false
+	}
+	v, ok := atScale0(mantissa, scale)
+	if !ok || !v.IsInt64() {
+		return 0, false
+	}
+	return v.Int64(), true
+}
+
+// Float64 is the quantity's value as a float64, approximately, as kube's
+// Quantity.AsApproximateFloat64 (0 when it does not parse).
+func Float64(s string) float64 {
+	mantissa, scale, _, ok := parse(s)
+	if !ok {
+		return 0
+	}
+	base, _ := new(big.Float).SetInt(mantissa).Float64()
+	if scale == 0 {
+		return base
+	}
+	return base * math.Pow10(scale)
+}
+
+// Sign is the quantity's sign: -1, 0 or +1 (0 when it does not parse).
+func Sign(s string) int {
+	mantissa, _, _, ok := parse(s)
+	if !ok {
+		return 0
+	}
+	return mantissa.Sign()
 }
