@@ -7,6 +7,7 @@ import (
 	"io"
 	"kubeplay/core/aggregator"
 	"kubeplay/core/auth"
+	"kubeplay/core/cel"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -72,7 +73,7 @@ func newCore(cfg testConfig) (*testCore, error) {
 	served := api.NewRegistry(kinds.All()...)
 	store, err := registry.Open(registry.Config{Storage: sc, Schema: served, Clock: cfg.Clock,
 		Fields: apply.FieldManager{Kinds: served}, Pods: cfg.Budget.Pods, ServiceIPRange: cfg.ServiceIPRange, FreshnessWait: cfg.FreshnessWait,
-		Authorization: cfg.Authorization})
+		Authorization: cfg.Authorization, CEL: cel.NewEvaluator()})
 	if err != nil {
 		return nil, err
 	}

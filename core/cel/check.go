@@ -17,13 +17,13 @@ var reasons = []string{"FieldValueDuplicate", "FieldValueForbidden", "FieldValue
 var lineBreaks = regexp.MustCompile(`[\n\r]+`)
 
 // CheckOptions are what kube's validation of a definition knows besides the
-// schema: the expressions its stored version already had (they compile in
-// every option kube has; new ones only in its compatibility version's), and
-// whether the version's schema is unchanged (its rules' costs are then not
-// held to the per-expression limit).
+// schema: the rules and message expressions its stored version already had
+// (they compile in every option kube has; new ones only in its compatibility
+// version's), and whether the version's schema is unchanged (its rules'
+// costs are then not held to the per-expression limit).
 type CheckOptions struct {
-	Existing  map[string]bool
-	Unchanged bool
+	Rules, MessageExpressions []string
+	Unchanged                 bool
 }
 
 // CheckRules checks the x-kubernetes-validations rules of a version's
@@ -206,9 +206,11 @@ func (c *ruleChecker) node(s *Schema, p *field.Path, ctx *nodeContext) (schemaEr
 	if t == nil {
 		return schemaErrs, append(celErrs, field.InternalError(rules, "internal error: failed to construct type information for x-kubernetes-validations rules: unable to convert structural schema to CEL declarations"))
 	}
-	var existing func(string) bool
-	if c.opts.Existing != nil {
-		existing = func(e string) bool { return c.opts.Existing[e] }
+	existing := func(e string, message bool) bool {
+		if message {
+			return slices.Contains(c.opts.MessageExpressions, e)
+		}
+		return slices.Contains(c.opts.Rules, e)
 	}
 	results, err := compileRules(s, t, existing)
 	if err != nil {

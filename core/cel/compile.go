@@ -51,10 +51,11 @@ func newRuleEnvs(base *cel.Env, t *declType) (*ruleEnvs, error) {
 	return &ruleEnvs{plain: plain, optional: optional, costs: &costs{root: t}}, nil
 }
 
-// compileRules compiles the rules of s, of type t, as kube's Compile: a
-// rule in the environment existing says it is in (stored rules in every
-// option kube 1.32 has, new ones in its compatibility version's).
-func compileRules(s *Schema, t *declType, existing func(expr string) bool) ([]compiled, error) {
+// compileRules compiles the rules of s, of type t, as kube's Compile: an
+// expression in the environment existing says it is in (stored ones in every
+// option kube 1.32 has, new ones in its compatibility version's); nil
+// existing: every expression is stored.
+func compileRules(s *Schema, t *declType, existing func(expr string, message bool) bool) ([]compiled, error) {
 	if len(s.Rules) == 0 {
 		return nil, nil
 	}
@@ -62,9 +63,9 @@ func compileRules(s *Schema, t *declType, existing func(expr string) bool) ([]co
 		return nil, errors.New("failed to convert to declType for CEL validation rules")
 	}
 	envs := map[environment]*ruleEnvs{}
-	envFor := func(expr string, optional bool) (*cel.Env, *costs, error) {
+	envFor := func(expr string, message, optional bool) (*cel.Env, *costs, error) {
 		e := newEnv
-		if existing == nil || existing(expr) {
+		if existing == nil || existing(expr, message) {
 			e = storedEnv
 		}
 		if envs[e] == nil {
@@ -89,7 +90,7 @@ func compileRules(s *Schema, t *declType, existing func(expr string) bool) ([]co
 			continue
 		}
 		optional := r.OptionalOldSelf != nil && *r.OptionalOldSelf
-		env, c, err := envFor(r.Rule, optional)
+		env, c, err := envFor(r.Rule, false, optional)
 		if err != nil {
 			return nil, err
 		}
@@ -97,7 +98,7 @@ func compileRules(s *Schema, t *declType, existing func(expr string) bool) ([]co
 		if out[i].err != nil || r.MessageExpression == "" {
 			continue
 		}
-		if env, c, err = envFor(r.MessageExpression, optional); err != nil {
+		if env, c, err = envFor(r.MessageExpression, true, optional); err != nil {
 			return nil, err
 		}
 		out[i].compileMessage(env, c)

@@ -165,7 +165,7 @@ func TestRulesAsKube(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		results, err := compileRules(node, decl, func(string) bool { return false })
+		results, err := compileRules(node, decl, func(string, bool) bool { return false })
 		if err != nil {
 			t.Fatal(err)
 		}

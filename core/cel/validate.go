@@ -94,6 +94,11 @@ func (r *Rules) Validate(ctx context.Context, obj, old map[string]any) (field.Er
 		c = &correlation{old: old, new: obj}
 	}
 	v.node(r.root, nil, obj, nilIfEmpty(old), c, nil)
+	for _, e := range v.errs {
+		if e.Field == "" {
+			e.Field = "<nil>" // kube's name of the root's (no) path
+		}
+	}
 	return v.errs, v.warnings
 }
 
@@ -316,6 +321,9 @@ func (v *evaluation) expressions(n *ruleNode, p *field.Path, obj, old any, neare
 			at = p.Child(c.fieldPath)
 		}
 		add := func(e *field.Error) {
+			if e.Field == "" {
+				e.Field = "<nil>"
+			}
 			if !c.usesOldSelf && nearest.unchanged() {
 				v.warnings = append(v.warnings, e.Error())
 			} else {

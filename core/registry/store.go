@@ -41,6 +41,7 @@ type Store struct {
 	schema    *api.Registry
 	clock     clock.Clock
 	fields    FieldManager
+	cel       api.CEL
 	admission []Admission
 	limits    limitRanger
 	pods      podBudget
@@ -95,6 +96,9 @@ type Config struct {
 	// without authentication in front of it, as tests use, lets every
 	// write grant anything).
 	Authorization string
+	// CEL evaluates the Common Expression Language (the host's: core/cel,
+	// or the browser's module); nil evaluates none.
+	CEL api.CEL
 }
 
 // Open opens (or restores) storage and is the registry over it, serving the
@@ -107,7 +111,7 @@ func Open(cfg Config) (*Store, error) {
 	if cfg.FreshnessWait <= 0 {
 		cfg.FreshnessWait = defaultFreshnessWait
 	}
-	s := &Store{schema: cfg.Schema, clock: cfg.Clock, fields: cfg.Fields, freshnessWait: cfg.FreshnessWait}
+	s := &Store{schema: cfg.Schema, clock: cfg.Clock, fields: cfg.Fields, freshnessWait: cfg.FreshnessWait, cel: cfg.CEL}
 	s.authz = &authorizer{store: s, mode: cfg.Authorization}
 	if s.authz.mode == "" {
 		s.authz.mode = auth.ModeAlwaysAllow
@@ -260,7 +264,7 @@ func (s *Store) Create(t Target, obj object.Object) ([]byte, error) {
 	if v := t.Res.View; v != nil {
 		obj, t = v.ToStored(obj), t.stored()
 	}
-	st := strategyFor(t, s.clock)
+	st := strategyFor(t, s.clock, s.cel)
 	charges, err := s.prepareNew(st, t, obj)
 	if err != nil {
 		return nil, err
@@ -465,7 +469,7 @@ func (s *Store) update(t Target, info UpdatedObjectInfo) ([]byte, bool, error) {
 // updateCharged is one try of update, the write already charged charged:
 // it asks for more (a *pendingCharge) when it needs it.
 func (s *Store) updateCharged(t Target, info UpdatedObjectInfo, charged []quota.Charge) ([]byte, bool, error) {
-	st := strategyFor(t, s.clock)
+	st := strategyFor(t, s.clock, s.cel)
 	t.charged = charged
 	// needs asks for the charges not yet made.
 	needs := func(charges []quota.Charge, name string) error {

@@ -84,6 +84,10 @@ type Config struct {
 	// controllers but the API server's own (namespaces, APF). The browser's
 	// build always does (see cluster_js.go).
 	APIOnly bool
+	// CEL evaluates the Common Expression Language (CustomResourceDefinitions'
+	// rules); nil natively is core/cel's, in js/wasm none (the browser's
+	// and the edge's hosts give the CEL module's).
+	CEL api.CEL
 	// Cluster configures the simulated cluster (node count, speed); its clock
 	// is the API's.
 	Cluster sim.Config
@@ -218,6 +222,7 @@ func openRegistry(cfg Config) (*registry.Store, error) {
 		ServiceIPRange: cfg.ServiceIPRange,
 		FreshnessWait:  cfg.FreshnessWait,
 		Authorization:  cfg.Authorization,
+		CEL:            hostCEL(cfg.CEL),
 	})
 }
 
