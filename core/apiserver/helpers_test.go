@@ -7,7 +7,7 @@ import (
 	"io"
 	"kubeplay/core/aggregator"
 	"kubeplay/core/auth"
-	"kubeplay/core/cel"
+	"kubeplay/core/cel/celapi"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -73,7 +73,7 @@ func newCore(cfg testConfig) (*testCore, error) {
 	served := api.NewRegistry(kinds.All()...)
 	store, err := registry.Open(registry.Config{Storage: sc, Schema: served, Clock: cfg.Clock,
 		Fields: apply.FieldManager{Kinds: served}, Pods: cfg.Budget.Pods, ServiceIPRange: cfg.ServiceIPRange, FreshnessWait: cfg.FreshnessWait,
-		Authorization: cfg.Authorization, CEL: cel.NewEvaluator()})
+		Authorization: cfg.Authorization, CEL: celapi.New()})
 	if err != nil {
 		return nil, err
 	}

@@ -5,12 +5,13 @@ import (
 	"encoding/json"
 	"sync"
 
-	"kubeplay/core/api"
 	"kubeplay/core/field"
 )
 
-// Evaluator is api.CEL: the checks of definitions' rules and their
-// evaluation on custom resources, the compiled rules kept by key.
+// Evaluator checks definitions' rules and evaluates them on custom
+// resources, the compiled rules kept by key: what the server asks of CEL
+// (core/api's CEL, which core/cel/celapi adapts to it natively and the
+// browser's CEL module in JSON).
 type Evaluator struct {
 	mu    sync.Mutex
 	rules map[string]*Rules
@@ -23,7 +24,26 @@ const maxCompiled = 256
 // NewEvaluator is an Evaluator with nothing compiled.
 func NewEvaluator() *Evaluator { return &Evaluator{rules: map[string]*Rules{}} }
 
-var _ api.CEL = (*Evaluator)(nil)
+// CheckRequest asks for the check of a definition's version's rules (the
+// JSON of core/api's CheckRules).
+type CheckRequest struct {
+	Schema             map[string]any `json:"schema"`
+	Path               string         `json:"path"`
+	Rules              []string       `json:"rules,omitempty"`
+	MessageExpressions []string       `json:"messageExpressions,omitempty"`
+	Unchanged          bool           `json:"unchanged,omitempty"`
+}
+
+// ValidateRequest asks for the evaluation of a custom resource's rules (the
+// JSON of core/api's ValidateCustom).
+type ValidateRequest struct {
+	Rules *struct {
+		Key    string         `json:"key"`
+		Schema map[string]any `json:"schema"`
+	} `json:"rules"`
+	Object map[string]any `json:"object"`
+	Old    map[string]any `json:"old,omitempty"`
+}
 
 func parseMap(m map[string]any) (*Schema, error) {
 	b, err := json.Marshal(m)
@@ -33,8 +53,8 @@ func parseMap(m map[string]any) (*Schema, error) {
 	return ParseSchema(b)
 }
 
-// CheckRules checks a version's rules as kube's validation of a definition.
-func (e *Evaluator) CheckRules(req api.CheckRules) field.ErrorList {
+// Check checks a version's rules as kube's validation of a definition.
+func (e *Evaluator) Check(req CheckRequest) field.ErrorList {
 	s, err := parseMap(req.Schema)
 	if err != nil {
 		return field.ErrorList{field.Invalid(field.NewPath(req.Path), "", err.Error())}
@@ -42,9 +62,9 @@ func (e *Evaluator) CheckRules(req api.CheckRules) field.ErrorList {
 	return CheckRules(s, field.NewPath(req.Path), CheckOptions{Rules: req.Rules, MessageExpressions: req.MessageExpressions, Unchanged: req.Unchanged})
 }
 
-// ValidateCustom evaluates a custom resource's rules, compiling them on
-// their key's first use.
-func (e *Evaluator) ValidateCustom(ctx context.Context, req api.ValidateCustom) (field.ErrorList, []string) {
+// Validate evaluates a custom resource's rules, compiling them on their
+// key's first use.
+func (e *Evaluator) Validate(ctx context.Context, req ValidateRequest) (field.ErrorList, []string) {
 	if req.Rules == nil {
 		return nil, nil
 	}
@@ -65,4 +85,13 @@ func (e *Evaluator) ValidateCustom(ctx context.Context, req api.ValidateCustom) 
 		e.mu.Unlock()
 	}
 	return r.Validate(ctx, req.Object, req.Old)
+}
+
+// Compiled says whether the rules of key are compiled: a caller across a
+// boundary (the browser's CEL module) then need not send their schema.
+func (e *Evaluator) Compiled(key string) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	_, ok := e.rules[key]
+	return ok
 }

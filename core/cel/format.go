@@ -11,8 +11,6 @@ import (
 	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
-
-	"kubeplay/core/validation"
 )
 
 // Sizes of kube's format library.
@@ -103,14 +101,14 @@ func failing(ok func(string) bool, message string) func(string) []string {
 // formats are kube's named formats; the regex sizes are the lengths of the
 // patterns kube's validators use.
 var formats = map[string]*format{
-	"dns1123Label":           {"DNS1123Label", validation.DNS1123Label, 30},
-	"dns1123Subdomain":       {"DNS1123Subdomain", validation.DNS1123Subdomain, 60},
-	"dns1035Label":           {"DNS1035Label", validation.DNS1035Label, 30},
-	"qualifiedName":          {"QualifiedName", validation.QualifiedName, 60},
-	"dns1123LabelPrefix":     {"DNS1123LabelPrefix", prefixed(validation.DNS1123Label), 30},
-	"dns1123SubdomainPrefix": {"DNS1123SubdomainPrefix", prefixed(validation.DNS1123Subdomain), 60},
-	"dns1035LabelPrefix":     {"DNS1035LabelPrefix", prefixed(validation.DNS1035Label), 30},
-	"labelValue":             {"LabelValue", validation.LabelValue, 40},
+	"dns1123Label":           {"DNS1123Label", dns1123Label, 30},
+	"dns1123Subdomain":       {"DNS1123Subdomain", dns1123Subdomain, 60},
+	"dns1035Label":           {"DNS1035Label", dns1035Label, 30},
+	"qualifiedName":          {"QualifiedName", qualifiedName, 60},
+	"dns1123LabelPrefix":     {"DNS1123LabelPrefix", prefixed(dns1123Label), 30},
+	"dns1123SubdomainPrefix": {"DNS1123SubdomainPrefix", prefixed(dns1123Subdomain), 60},
+	"dns1035LabelPrefix":     {"DNS1035LabelPrefix", prefixed(dns1035Label), 30},
+	"labelValue":             {"LabelValue", labelValue, 40},
 	"uri": {"URI", func(s string) []string {
 		if _, err := url.ParseRequestURI(s); err != nil {
 			return []string{err.Error()}

@@ -4,13 +4,13 @@ package sandbox
 
 import (
 	"kubeplay/core/api"
-	"kubeplay/core/cel"
+	"kubeplay/core/cel/celapi"
 )
 
 // hostCEL is the sandbox's CEL: c, else core/cel's, linked in.
 func hostCEL(c api.CEL) api.CEL {
 	if c == nil {
-		return cel.NewEvaluator()
+		return celapi.New()
 	}
 	return c
 }
