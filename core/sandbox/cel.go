@@ -1,4 +1,4 @@
-//go:build !js
+//go:build !js || cel
 
 package sandbox
 
@@ -7,7 +7,8 @@ import (
 	"kubeplay/core/cel/celapi"
 )
 
-// hostCEL is the sandbox's CEL: c, else core/cel's, linked in.
+// hostCEL is the sandbox's CEL: c, else core/cel's, linked in (natively, and
+// in the edge's core, built with -tags cel).
 func hostCEL(c api.CEL) api.CEL {
 	if c == nil {
 		return celapi.New()

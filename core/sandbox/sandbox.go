@@ -85,8 +85,8 @@ type Config struct {
 	// build always does (see cluster_js.go).
 	APIOnly bool
 	// CEL evaluates the Common Expression Language (CustomResourceDefinitions'
-	// rules); nil natively is core/cel's, in js/wasm none (the browser's
-	// and the edge's hosts give the CEL module's).
+	// rules); nil is core/cel's natively and in the edge's core (-tags cel),
+	// none in the browser's, whose host gives the CEL module's.
 	CEL api.CEL
 	// Cluster configures the simulated cluster (node count, speed); its clock
 	// is the API's.
