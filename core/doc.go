@@ -11,8 +11,8 @@
 //   - storage: the revisioned store, its history, watches and persistence;
 //   - the server: the registry (reads and writes of every kind), the kinds'
 //     descriptors, defaults, patch and apply, authentication, API Priority
-//     and Fairness, CustomResourceDefinitions, OpenAPI, and apiserver, the
-//     HTTP surface that composes them;
+//     and Fairness, CustomResourceDefinitions, OpenAPI, the admission
+//     webhooks, and apiserver, the HTTP surface that composes them;
 //   - the clients of the API: the in-process client, the controllers, the
 //     simulated cluster and the xDS discovery service. They reach the server
 //     only through requests, as kube's do through client-go, so they import

@@ -33,7 +33,7 @@ var layers = map[string]int{
 
 	"storage": storage,
 
-	"registry": server, "kinds": server, "defaults": server, "patch": server, "apply": server,
+	"registry": server, "admission": server, "kinds": server, "defaults": server, "patch": server, "apply": server,
 	"fieldvalidation": server, "auth": server, "rbac": server, "aggregator": server, "flowcontrol": server, "crd": server,
 	"openapi": server, "apiserver": server,
 

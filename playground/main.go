@@ -10,6 +10,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"kubeplay/core/admission"
 	"log"
 	"net"
 	"net/http"
@@ -150,6 +151,7 @@ func start(o options) (*server, error) {
 		cfg.DenyAnonymous = !*o.anonymousAuth
 	}
 	cfg.Resources = api.XDS(xds.Validate)
+	cfg.Webhooks = admission.HTTP
 	cfg.EventTTL = o.eventTTL
 	cfg.Budget = o.budget
 	if !o.quiet {

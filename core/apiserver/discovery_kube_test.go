@@ -23,15 +23,8 @@ const discoveryKubeFile = "testdata/discovery-kube-1.32.13.json"
 // kubeplay does not yet, and why (issue 28 tracks them). A resource listed
 // here that kubeplay serves fails the test: take it off the list.
 var notServedYet = map[string]string{
-	"admissionregistration.k8s.io/v1": "webhooks and ValidatingAdmissionPolicy: need CEL and a way to call webhooks",
-	"v1 componentstatuses":            "deprecated; nothing here has components to report",
-	"v1 pods/attach":                  "no containers run",
-	"v1 pods/exec":                    "no containers run",
-	"v1 pods/portforward":             "no containers run",
-	"v1 pods/proxy":                   "no containers run",
-	"v1 services/proxy":               "no containers run",
-	"v1 nodes/proxy":                  "no kubelets to proxy to",
-	"v1 pods/ephemeralcontainers":     "no containers run",
+	"v1 componentstatuses":        "deprecated; nothing here has components to report",
+	"v1 pods/ephemeralcontainers": "no containers run",
 }
 
 // TestRecordDiscoveryKube writes discoveryKubeFile from a running

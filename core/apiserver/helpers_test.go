@@ -210,7 +210,6 @@ func (r *response) must(t testing.TB, code int) *response {
 	return r
 }
 
-// wantStatus checks an error answer is a Status with code, reason and message.
 // wantPageNotFound checks r is the plain 404 of kube's mux for a path no API serves.
 func (r *response) wantPageNotFound(t testing.TB) {
 	t.Helper()
@@ -219,6 +218,7 @@ func (r *response) wantPageNotFound(t testing.TB) {
 	}
 }
 
+// wantStatus checks an error answer is a Status with code, reason and message.
 func (r *response) wantStatus(t testing.TB, code int, reason, message string) *response {
 	t.Helper()
 	r.must(t, code)

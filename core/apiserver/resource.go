@@ -45,6 +45,10 @@ func (s *Server) serveResource(w web.ResponseWriter, r *web.Request, info *reque
 		writeRouterStatus(w, r, apierrors.NewMethodNotAllowed())
 		return
 	}
+	if connectSubresources[t.sub] {
+		s.connect(w, r, t)
+		return
+	}
 	if t.sub != "" && t.sub != "status" && t.sub != "finalize" && t.sub != "scale" && t.sub != "binding" && t.sub != "eviction" && t.sub != "log" && t.sub != "token" && t.sub != "approval" {
 		writeEarlyStatus(w, r, apierrors.NewPathNotFound())
 		return
@@ -245,7 +249,7 @@ func (s *Server) resolve(info *request.RequestInfo) (target, []string, *apierror
 		t.namespace = ""
 	}
 	parts := info.Parts
-	if len(parts) > 3 {
+	if len(parts) > 3 && parts[2] != "proxy" { // a proxy's path goes on
 		return t, nil, apierrors.NewPathNotFound()
 	}
 	// A namespaced path to a cluster-scoped resource, or a named object of a
@@ -280,6 +284,9 @@ func (s *Server) resolve(info *request.RequestInfo) (target, []string, *apierror
 		sub := res.Sub(t.sub)
 		if sub == nil {
 			return t, nil, apierrors.NewPathNotFound()
+		}
+		if t.sub == "proxy" { // kube's proxy passes OPTIONS on too
+			return t, append(verbMethods(sub.Verbs), web.MethodOptions), nil
 		}
 		return t, verbMethods(sub.Verbs), nil
 	}

@@ -58,6 +58,8 @@ var byType = []struct {
 	{"v1.ISCSIPersistentVolumeSource", iscsi},
 	{"v1.ISCSIVolumeSource", iscsi},
 	{"v1.LimitRangeItem", limitRangeItem},
+	{"v1.MatchResources", matchResources},
+	{"v1.MutatingWebhook", mutatingWebhook},
 	{"v1.NamespaceStatus", func(m map[string]any) { SetString(m, "phase", "Active") }},
 	{"v1.NetworkPolicyPort", protocolTCP},
 	{"v1.NodeStatus", nodeStatus},
@@ -70,11 +72,15 @@ var byType = []struct {
 	{"v1.RBDPersistentVolumeSource", rbd},
 	{"v1.RBDVolumeSource", rbd},
 	{"v1.ResourceList", resourceList},
+	{"v1.Rule", func(m map[string]any) { SetUnset(m, "scope", "*") }},
 	{"v1.ScaleIOPersistentVolumeSource", scaleIO},
 	{"v1.ScaleIOVolumeSource", scaleIO},
 	{"v1.SecretVolumeSource", defaultMode},
 	{"v1.ServiceAccountTokenProjection", func(m map[string]any) { SetUnset(m, "expirationSeconds", Number("3600")) }},
 	{"v1.ServicePort", protocolTCP},
+	{"v1.ServiceReference", func(m map[string]any) { SetUnset(m, "port", Number("443")) }},
+	{"v1.ValidatingAdmissionPolicySpec", func(m map[string]any) { SetUnset(m, "failurePolicy", "Fail") }},
+	{"v1.ValidatingWebhook", webhook},
 	{"v1.Volume", volume},
 }
 
@@ -249,4 +255,30 @@ func nodeStatus(m map[string]any) {
 		allocatable[k] = v
 	}
 	m["allocatable"] = allocatable
+}
+
+// webhook is SetDefaults_ValidatingWebhook: a webhook that fails closed,
+// matches equivalent requests, selects every namespace and object, and
+// waits ten seconds.
+func webhook(m map[string]any) {
+	SetUnset(m, "failurePolicy", "Fail")
+	SetUnset(m, "matchPolicy", "Equivalent")
+	SetUnset(m, "namespaceSelector", map[string]any{})
+	SetUnset(m, "objectSelector", map[string]any{})
+	SetUnset(m, "timeoutSeconds", Number("10"))
+}
+
+// mutatingWebhook is SetDefaults_MutatingWebhook: a validating webhook's
+// defaults, and never invoked again.
+func mutatingWebhook(m map[string]any) {
+	webhook(m)
+	SetUnset(m, "reinvocationPolicy", "Never")
+}
+
+// matchResources is SetDefaults_MatchResources (a policy's or a binding's):
+// equivalent requests, every namespace and object.
+func matchResources(m map[string]any) {
+	SetUnset(m, "matchPolicy", "Equivalent")
+	SetUnset(m, "namespaceSelector", map[string]any{})
+	SetUnset(m, "objectSelector", map[string]any{})
 }

@@ -34,6 +34,7 @@ func All() []*api.Resource {
 		apiService(), endpointSlice(), lease(), selfSubjectReview(), tokenReview(), selfSubjectAccessReview(), subjectAccessReview(), localSubjectAccessReview(), selfSubjectRulesReview(), certificateSigningRequest(),
 		clusterRole(), clusterRoleBinding(), role(), roleBinding(),
 		flowSchema(), priorityLevelConfiguration(), eventsV1(ev),
+		validatingWebhookConfiguration(), mutatingWebhookConfiguration(), validatingAdmissionPolicy(), validatingAdmissionPolicyBinding(),
 	}
 }
 
@@ -43,6 +44,10 @@ var (
 	clusterVerbs = []string{"create", "delete", "get", "list", "patch", "update", "watch"}
 	statusVerbs  = []string{"get", "patch", "update"}
 	createOnly   = []string{"create"}
+	// The connect subresources': a stream (exec, attach, portforward) is
+	// upgraded from a GET or a POST; a proxy passes any method on.
+	connectStream = []string{"create", "get"}
+	connectProxy  = []string{"create", "delete", "get", "patch", "update"}
 )
 
 // anySubresource is an update rule that judges every write alike, whatever

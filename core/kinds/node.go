@@ -12,6 +12,7 @@ func node() *api.Resource {
 		Version: "v1", Kind: "Node", Plural: "nodes", Singular: "node",
 		ShortNames: []string{"no"}, Verbs: allVerbs,
 		Subs: []api.Subresource{
+			{Name: "proxy", Kind: "NodeProxyOptions", Verbs: connectProxy},
 			{Name: "status", Kind: "Node", Verbs: statusVerbs},
 		},
 		Fields: map[string]func(object.Object) string{"spec.unschedulable": boolField("spec", "unschedulable")},

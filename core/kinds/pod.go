@@ -19,9 +19,13 @@ func pod() *api.Resource {
 		Version: "v1", Kind: "Pod", Plural: "pods", Singular: "pod", Namespaced: true,
 		ShortNames: []string{"po"}, Categories: []string{"all"}, Verbs: allVerbs,
 		Subs: []api.Subresource{
+			{Name: "attach", Kind: "PodAttachOptions", Verbs: connectStream},
 			{Name: "binding", Kind: "Binding", Verbs: createOnly},
 			{Name: "eviction", Kind: "Eviction", Group: "policy", Verbs: []string{"create"}},
+			{Name: "exec", Kind: "PodExecOptions", Verbs: connectStream},
 			{Name: "log", Kind: "Pod", Verbs: []string{"get"}},
+			{Name: "portforward", Kind: "PodPortForwardOptions", Verbs: connectStream},
+			{Name: "proxy", Kind: "PodProxyOptions", Verbs: connectProxy},
 			{Name: "status", Kind: "Pod", Verbs: statusVerbs},
 		},
 		ReturnDeleted: true,

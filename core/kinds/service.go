@@ -24,6 +24,7 @@ func service() *api.Resource {
 		Namespaced: true, ShortNames: []string{"svc"}, Categories: []string{"all"},
 		Verbs: allVerbs, Names: api.DNS1035Label, CreateOnUpdate: true, ReturnDeleted: true,
 		Subs: []api.Subresource{
+			{Name: "proxy", Kind: "ServiceProxyOptions", Verbs: connectProxy},
 			{Name: "status", Kind: "Service", Verbs: statusVerbs},
 		},
 		Fields: map[string]func(object.Object) string{

@@ -153,6 +153,9 @@ func (s *Store) Delete(t Target, opts DeleteOptions) (DeleteResult, error) {
 		if err := s.admit(Delete, t, nil, obj); err != nil {
 			return storage.Change{}, err
 		}
+		if err := (validatingWebhooks{s.webhooks}).Admit(Delete, t, nil, obj); err != nil {
+			return storage.Change{}, err
+		}
 		o := opts // beginDelete may settle the grace period
 		if how, err = st.BeginDelete(t, obj, &o, s.clock.Now()); err == nil && how == deleteGeneric {
 			how, err = beginDelete(st, t, obj, &o, s.clock.Now())

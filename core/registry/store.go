@@ -19,6 +19,7 @@ package registry
 import (
 	"bytes"
 	"errors"
+	"kubeplay/core/admission"
 	"math/rand/v2"
 	"strconv"
 	"time"
@@ -58,7 +59,9 @@ type Store struct {
 	authz *authorizer
 	// tokens is the service account key (serviceaccounttoken.go).
 	tokens tokenKeys
-	items  itemCache // binary encodings of stored objects
+	// webhooks are the admission webhooks (webhooks.go).
+	webhooks *webhooks
+	items    itemCache // binary encodings of stored objects
 }
 
 // FieldManager keeps metadata.managedFields as kube's field manager does.
@@ -99,6 +102,9 @@ type Config struct {
 	// CEL evaluates the Common Expression Language (the host's: core/cel,
 	// or the browser's module); nil evaluates none.
 	CEL api.CEL
+	// Webhooks reaches the admission webhooks configured with a url; nil:
+	// none is reachable (core/admission).
+	Webhooks admission.Caller
 }
 
 // Open opens (or restores) storage and is the registry over it, serving the
@@ -129,9 +135,11 @@ func Open(cfg Config) (*Store, error) {
 	// bounds, the sandbox's Pod budget, ResourceQuota) judges the object as
 	// it will be stored, named.
 	s.limits, s.pods, s.quota = limitRanger{s}, podBudget{s, cfg.Pods}, quotaAdmission{s}
+	s.webhooks = newWebhooks(s, cfg.Webhooks)
 	s.admission = []Admission{newNamespaceLifecycle(s), s.limits, kindAdmission{}, priorityAdmission{s}, runtimeClassAdmission{s},
-		defaultStorageClass{s}, storageProtection{}, defaultIngressClass{s}, s.services, rbacEscalation{s}}
-	s.validating = []Admission{priorityClassDefault{priorityAdmission{s}}, runtimeClassOverhead{runtimeClassAdmission{s}}, csrSignerAuthorization{s}, csrSubjectRestriction{}}
+		defaultStorageClass{s}, storageProtection{}, defaultIngressClass{s}, mutatingWebhooks{s.webhooks}, s.services, rbacEscalation{s}}
+	s.validating = []Admission{policyParamAuthorization{s}, priorityClassDefault{priorityAdmission{s}}, runtimeClassOverhead{runtimeClassAdmission{s}}, csrSignerAuthorization{s}, csrSubjectRestriction{},
+		validatingWebhooks{s.webhooks}}
 	if cfg.ServiceIPRange != "" {
 		if err := s.SetServiceIPRange(cfg.ServiceIPRange); err != nil {
 			st.Close()

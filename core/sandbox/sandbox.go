@@ -11,6 +11,7 @@ package sandbox
 
 import (
 	"context"
+	"kubeplay/core/admission"
 	"kubeplay/core/aggregator"
 	"sync"
 	"time"
@@ -91,6 +92,9 @@ type Config struct {
 	// Cluster configures the simulated cluster (node count, speed); its clock
 	// is the API's.
 	Cluster sim.Config
+	// Webhooks reaches the admission webhooks configured with a url
+	// (admission.HTTP natively); nil: none is reachable.
+	Webhooks admission.Caller
 }
 
 // Server is kube-apiserver as the core runs it: the handler, the registry
@@ -223,6 +227,7 @@ func openRegistry(cfg Config) (*registry.Store, error) {
 		FreshnessWait:  cfg.FreshnessWait,
 		Authorization:  cfg.Authorization,
 		CEL:            hostCEL(cfg.CEL),
+		Webhooks:       cfg.Webhooks,
 	})
 }
 

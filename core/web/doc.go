@@ -17,6 +17,8 @@ const (
 	MethodPut    = "PUT"
 	MethodPatch  = "PATCH"
 	MethodDelete = "DELETE"
+	// MethodOptions is passed on by kube's proxy subresources.
+	MethodOptions = "OPTIONS"
 
 	StatusOK                    = 200
 	StatusCreated               = 201

@@ -24,6 +24,7 @@ import (
 	"strconv"
 	"strings"
 
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
@@ -66,7 +67,7 @@ func typeOf(v any) reflect.Type { return reflect.TypeOf(v).Elem() }
 // that kube registers in every group version are served under each of them.
 var servedGroupVersions = []string{"v1", "apps/v1", "batch/v1", "coordination.k8s.io/v1", "discovery.k8s.io/v1", "policy/v1", "autoscaling/v1", "autoscaling/v2",
 	"authentication.k8s.io/v1", "authorization.k8s.io/v1", "flowcontrol.apiserver.k8s.io/v1", "events.k8s.io/v1", "storage.k8s.io/v1", "networking.k8s.io/v1",
-	"scheduling.k8s.io/v1", "node.k8s.io/v1", "rbac.authorization.k8s.io/v1", "apiregistration.k8s.io/v1", "certificates.k8s.io/v1", "apiextensions.k8s.io/v1", "meta.k8s.io/v1"}
+	"scheduling.k8s.io/v1", "node.k8s.io/v1", "rbac.authorization.k8s.io/v1", "apiregistration.k8s.io/v1", "certificates.k8s.io/v1", "admissionregistration.k8s.io/v1", "apiextensions.k8s.io/v1", "meta.k8s.io/v1"}
 
 func roots() []root {
 	rs := []root{}
@@ -131,6 +132,10 @@ func roots() []root {
 	add("rbac.authorization.k8s.io/v1", &rbacv1.Role{}, &rbacv1.RoleList{})
 	add("rbac.authorization.k8s.io/v1", &rbacv1.RoleBinding{}, &rbacv1.RoleBindingList{})
 	add("certificates.k8s.io/v1", &certificatesv1.CertificateSigningRequest{}, &certificatesv1.CertificateSigningRequestList{})
+	add("admissionregistration.k8s.io/v1", &admissionregistrationv1.ValidatingWebhookConfiguration{}, &admissionregistrationv1.ValidatingWebhookConfigurationList{})
+	add("admissionregistration.k8s.io/v1", &admissionregistrationv1.MutatingWebhookConfiguration{}, &admissionregistrationv1.MutatingWebhookConfigurationList{})
+	add("admissionregistration.k8s.io/v1", &admissionregistrationv1.ValidatingAdmissionPolicy{}, &admissionregistrationv1.ValidatingAdmissionPolicyList{})
+	add("admissionregistration.k8s.io/v1", &admissionregistrationv1.ValidatingAdmissionPolicyBinding{}, &admissionregistrationv1.ValidatingAdmissionPolicyBindingList{})
 	add("autoscaling/v1", &autoscalingv1.Scale{}, nil)
 	add("autoscaling/v2", &autoscalingv2.HorizontalPodAutoscaler{}, &autoscalingv2.HorizontalPodAutoscalerList{})
 	add("autoscaling/v1", &autoscalingv1.HorizontalPodAutoscaler{}, &autoscalingv1.HorizontalPodAutoscalerList{})
