@@ -52,3 +52,36 @@ type CustomRules struct {
 	// Schema is the version's openAPIV3Schema.
 	Schema map[string]any `json:"schema"`
 }
+
+// Policies is what a host's CEL may do besides: evaluate a
+// ValidatingAdmissionPolicy's expressions on a request its constraints and
+// binding matched (core/cel natively and at the edge; the browser's CEL
+// module does not yet).
+type Policies interface {
+	EvaluatePolicy(ctx context.Context, req PolicyRequest) []PolicyDecision
+}
+
+// PolicyRequest asks for a policy's verdict on a request.
+type PolicyRequest struct {
+	// Key names the policy as written (its uid and generation).
+	Key string `json:"key"`
+	// Policy is its spec.
+	Policy map[string]any `json:"policy"`
+	// What its expressions see (nil when absent).
+	Object    map[string]any `json:"object,omitempty"`
+	OldObject map[string]any `json:"oldObject,omitempty"`
+	Params    map[string]any `json:"params,omitempty"`
+	Namespace map[string]any `json:"namespaceObject,omitempty"`
+	Request   map[string]any `json:"request"`
+}
+
+// PolicyDecision is one validation's verdict: failed (Deny, with its
+// message and reason), or not evaluated (Error, for the failure policy),
+// or passed (neither). No decision at all: the match conditions left the
+// request out.
+type PolicyDecision struct {
+	Deny    bool   `json:"deny,omitempty"`
+	Error   bool   `json:"error,omitempty"`
+	Message string `json:"message"`
+	Reason  string `json:"reason,omitempty"`
+}

@@ -8,7 +8,10 @@
 // limits), the mapping of a structural schema to CEL types and of JSON values
 // to CEL values, and what kube does with a CustomResourceDefinition's
 // x-kubernetes-validations rules: compiling them when the definition is
-// written (CheckRules) and evaluating them on custom resources (Rules).
+// written (CheckRules) and evaluating them on custom resources (Rules); and a
+// ValidatingAdmissionPolicy's expressions on a request it matched
+// (EvaluatePolicy: variables, match conditions, validations and their
+// messages).
 //
 // The browser's core does not link this package (cel-go would not fit its
 // download budget): the core names what it asks of CEL in core/api (api.CEL),

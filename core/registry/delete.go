@@ -153,6 +153,9 @@ func (s *Store) Delete(t Target, opts DeleteOptions) (DeleteResult, error) {
 		if err := s.admit(Delete, t, nil, obj); err != nil {
 			return storage.Change{}, err
 		}
+		if err := (validatingPolicies{s.webhooks}).Admit(Delete, t, nil, obj); err != nil {
+			return storage.Change{}, err
+		}
 		if err := (validatingWebhooks{s.webhooks}).Admit(Delete, t, nil, obj); err != nil {
 			return storage.Change{}, err
 		}

@@ -31,3 +31,16 @@ func (v evaluator) ValidateCustom(ctx context.Context, req api.ValidateCustom) (
 	}{req.Rules.Key, req.Rules.Schema}
 	return v.e.Validate(ctx, r)
 }
+
+func (v evaluator) EvaluatePolicy(ctx context.Context, req api.PolicyRequest) []api.PolicyDecision {
+	ds := v.e.EvaluatePolicy(ctx, cel.PolicyRequest{Key: req.Key, Policy: req.Policy, Object: req.Object, OldObject: req.OldObject,
+		Params: req.Params, Namespace: req.Namespace, Request: req.Request})
+	if ds == nil {
+		return nil
+	}
+	out := make([]api.PolicyDecision, len(ds))
+	for i, d := range ds {
+		out[i] = api.PolicyDecision{Deny: d.Deny, Error: d.Error, Message: d.Message, Reason: d.Reason}
+	}
+	return out
+}

@@ -1,0 +1,341 @@
+package cel
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/google/cel-go/cel"
+	"github.com/google/cel-go/common/types"
+	"github.com/google/cel-go/common/types/ref"
+	"github.com/google/cel-go/common/types/traits"
+	"github.com/google/cel-go/interpreter"
+)
+
+// PolicyRequest asks for a ValidatingAdmissionPolicy's verdict on a request
+// its constraints and binding matched (the JSON of core/api's
+// PolicyRequest).
+type PolicyRequest struct {
+	// Key names the policy as written (its uid and generation): its
+	// compiled expressions are kept under it.
+	Key    string         `json:"key"`
+	Policy map[string]any `json:"policy"` // the policy's spec
+	// What the expressions see: object, oldObject, params, namespaceObject
+	// (nil when absent) and request.
+	Object    map[string]any `json:"object,omitempty"`
+	OldObject map[string]any `json:"oldObject,omitempty"`
+	Params    map[string]any `json:"params,omitempty"`
+	Namespace map[string]any `json:"namespaceObject,omitempty"`
+	Request   map[string]any `json:"request"`
+}
+
+// PolicyDecision is one validation's verdict, or the error that made it
+// none (kube's PolicyDecision); a policy whose match conditions left the
+// request out has none.
+type PolicyDecision struct {
+	Deny    bool   `json:"deny,omitempty"`  // the validation failed
+	Error   bool   `json:"error,omitempty"` // it could not be evaluated: the failure policy decides
+	Message string `json:"message"`
+	Reason  string `json:"reason,omitempty"`
+}
+
+// compiledPolicy is a policy's expressions compiled in kube's admission
+// environment.
+type compiledPolicy struct {
+	variables   []policyExpr
+	conditions  []policyExpr
+	validations []struct {
+		check, message    policyExpr
+		text, msg, reason string
+	}
+}
+
+// policyExpr is one compiled expression, or why it did not compile.
+type policyExpr struct {
+	name, text string
+	program    cel.Program
+	err        string
+}
+
+var policies = struct {
+	sync.Mutex
+	byKey map[string]*compiledPolicy
+}{byKey: map[string]*compiledPolicy{}}
+
+// policyVariables are what every admission expression may name (kube's
+// ValidatingAdmissionPolicy environment; request and namespaceObject are
+// dynamic here, where kube declares their types).
+func policyEnv(variables []policyExpr) (*cel.Env, error) {
+	base, err := baseEnv(storedEnv)
+	if err != nil {
+		return nil, err
+	}
+	fields := map[string]*declField{}
+	for _, v := range variables {
+		fields[v.name] = &declField{name: v.name, typ: &declType{name: "dyn", cel: cel.DynType}}
+	}
+	vars := objectDecl("kubernetes.variables", fields)
+	return base.Extend(cel.CustomTypeProvider(&provider{Provider: base.CELTypeProvider(), objects: map[string]*declType{vars.name: vars}}),
+		cel.Variable("object", cel.DynType), cel.Variable("oldObject", cel.DynType), cel.Variable("params", cel.DynType),
+		cel.Variable("namespaceObject", cel.DynType), cel.Variable("request", cel.DynType), cel.Variable("variables", vars.cel))
+}
+
+// compileExpr compiles text in env, its result of type want (nil: any).
+func compileExpr(env *cel.Env, name, text string, want *cel.Type) policyExpr {
+	e := policyExpr{name: name, text: text}
+	ast, issues := env.Compile(text)
+	if issues != nil {
+		e.err = "compilation failed: " + issues.String()
+		return e
+	}
+	if want != nil && !ast.OutputType().IsAssignableType(want) && ast.OutputType() != cel.DynType {
+		e.err = fmt.Sprintf("must evaluate to %v but got %v", want, ast.OutputType())
+		return e
+	}
+	p, err := env.Program(ast, programOptions(&costs{})...)
+	if err != nil {
+		e.err = "program instantiation failed: " + err.Error()
+		return e
+	}
+	e.program = p
+	return e
+}
+
+func compilePolicy(spec map[string]any) (*compiledPolicy, error) {
+	c := &compiledPolicy{}
+	for _, v := range objects(spec["variables"]) {
+		c.variables = append(c.variables, policyExpr{name: str(v["name"]), text: str(v["expression"])})
+	}
+	env, err := policyEnv(c.variables)
+	if err != nil {
+		return nil, err
+	}
+	for i, v := range c.variables {
+		c.variables[i] = compileExpr(env, v.name, v.text, nil)
+	}
+	for _, m := range objects(spec["matchConditions"]) {
+		c.conditions = append(c.conditions, compileExpr(env, str(m["name"]), str(m["expression"]), cel.BoolType))
+	}
+	for _, v := range objects(spec["validations"]) {
+		var out struct {
+			check, message    policyExpr
+			text, msg, reason string
+		}
+		out.text, out.msg, out.reason = str(v["expression"]), str(v["message"]), str(v["reason"])
+		out.check = compileExpr(env, "", out.text, cel.BoolType)
+		if m := str(v["messageExpression"]); m != "" {
+			out.message = compileExpr(env, "", m, cel.StringType)
+		}
+		c.validations = append(c.validations, out)
+	}
+	return c, nil
+}
+
+func objects(v any) []map[string]any {
+	list, _ := v.([]any)
+	var out []map[string]any
+	for _, e := range list {
+		if m, ok := e.(map[string]any); ok {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+func str(v any) string { s, _ := v.(string); return s }
+
+// policyActivation is what a policy's expressions see; its variables are
+// evaluated on first use, once.
+type policyActivation struct {
+	vars map[string]any
+}
+
+func (a *policyActivation) ResolveName(name string) (any, bool) {
+	v, ok := a.vars[name]
+	return v, ok
+}
+
+func (a *policyActivation) Parent() interpreter.Activation { return nil }
+
+// lazyVariables is the variables object: each variable evaluated when an
+// expression first reads it.
+type lazyVariables struct {
+	ref.Val
+	ctx    context.Context
+	act    *policyActivation
+	exprs  []policyExpr
+	values map[string]ref.Val
+}
+
+func (l *lazyVariables) Get(key ref.Val) ref.Val {
+	v, found := l.Find(key)
+	if !found {
+		return types.NewErr("no such key: %v", key)
+	}
+	return v
+}
+
+func (l *lazyVariables) Find(key ref.Val) (ref.Val, bool) {
+	name, ok := key.Value().(string)
+	if !ok {
+		return nil, false
+	}
+	if v, ok := l.values[name]; ok {
+		return v, true
+	}
+	for _, e := range l.exprs {
+		if e.name != name {
+			continue
+		}
+		var v ref.Val
+		if e.program == nil {
+			v = types.NewErr("%s", e.err)
+		} else if res, _, err := e.program.ContextEval(l.ctx, l.act); err != nil {
+			v = types.NewErr("%s", err.Error())
+		} else {
+			v = res
+		}
+		l.values[name] = v
+		return v, true
+	}
+	return nil, false
+}
+
+func (l *lazyVariables) Contains(key ref.Val) ref.Val {
+	_, found := l.Find(key)
+	return types.Bool(found)
+}
+
+func (l *lazyVariables) Size() ref.Val { return types.Int(len(l.exprs)) }
+
+func (l *lazyVariables) Iterator() traits.Iterator {
+	names := make([]ref.Val, len(l.exprs))
+	for i, e := range l.exprs {
+		names[i] = types.String(e.name)
+	}
+	return types.NewRefValList(types.DefaultTypeAdapter, names).Iterator()
+}
+
+// EvaluatePolicy is a policy's verdict on a request, as kube's validating
+// admission policy plugin makes it: nil when its match conditions leave the
+// request out, else a decision per validation (a failed one's message: its
+// messageExpression's, its message, or "failed expression: ..."). An
+// expression that does not compile or fails to evaluate is an error, for
+// the failure policy.
+func (e *Evaluator) EvaluatePolicy(ctx context.Context, req PolicyRequest) []PolicyDecision {
+	policies.Lock()
+	c, ok := policies.byKey[req.Key]
+	policies.Unlock()
+	if !ok {
+		var err error
+		if c, err = compilePolicy(req.Policy); err != nil {
+			return []PolicyDecision{{Error: true, Message: err.Error()}}
+		}
+		policies.Lock()
+		if len(policies.byKey) >= maxCompiled {
+			policies.byKey = map[string]*compiledPolicy{}
+		}
+		policies.byKey[req.Key] = c
+		policies.Unlock()
+	}
+	act := &policyActivation{vars: map[string]any{"request": jsonVal(req.Request), "object": nullable(req.Object), "oldObject": nullable(req.OldObject),
+		"params": nullable(req.Params), "namespaceObject": nullable(req.Namespace)}}
+	act.vars["variables"] = &lazyVariables{Val: types.NullValue, ctx: ctx, act: act, exprs: c.variables, values: map[string]ref.Val{}}
+	eval := func(p policyExpr) (ref.Val, string) {
+		if p.program == nil {
+			return nil, p.err
+		}
+		v, _, err := p.program.ContextEval(ctx, act)
+		if err != nil {
+			return nil, fmt.Sprintf("expression '%v' resulted in error: %v", p.text, err)
+		}
+		return v, ""
+	}
+	var conditionErr string
+	for _, m := range c.conditions {
+		v, errText := eval(m)
+		switch {
+		case errText != "":
+			if conditionErr == "" {
+				conditionErr = errText
+			}
+		case v == types.False:
+			return nil
+		}
+	}
+	if conditionErr != "" {
+		return []PolicyDecision{{Error: true, Message: conditionErr}}
+	}
+	out := make([]PolicyDecision, len(c.validations))
+	for i, v := range c.validations {
+		res, errText := eval(v.check)
+		switch {
+		case errText != "":
+			out[i] = PolicyDecision{Error: true, Message: errText}
+		case res != types.True:
+			d := PolicyDecision{Deny: true, Reason: v.reason}
+			if d.Reason == "" {
+				d.Reason = "Invalid"
+			}
+			if v.message.program != nil {
+				if m, errText := eval(v.message); errText == "" {
+					if s, ok := m.Value().(string); ok {
+						s = strings.TrimSpace(s)
+						if len(s) <= maxMessageExpressionSize && !strings.Contains(s, "\n") {
+							d.Message = s
+						}
+					}
+				}
+			}
+			if d.Message == "" {
+				d.Message = strings.TrimSpace(v.msg)
+			}
+			if d.Message == "" {
+				d.Message = "failed expression: " + strings.TrimSpace(v.text)
+			}
+			out[i] = d
+		}
+	}
+	return out
+}
+
+func nullable(m map[string]any) ref.Val {
+	if m == nil {
+		return types.NullValue
+	}
+	return jsonVal(m)
+}
+
+// jsonVal is a JSON value (numbers as json.Number) as CEL sees a value with
+// no schema: objects as maps, integers as int, others as double.
+func jsonVal(v any) ref.Val {
+	return types.DefaultTypeAdapter.NativeToValue(plain(v))
+}
+
+// plain is v with its numbers as Go's: integers int64, others float64, as
+// kube's unstructured objects hold them.
+func plain(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, e := range v {
+			out[k] = plain(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(v))
+		for i, e := range v {
+			out[i] = plain(e)
+		}
+		return out
+	case json.Number:
+		if i, err := v.Int64(); err == nil {
+			return i
+		}
+		f, _ := v.Float64()
+		return f
+	}
+	return v
+}
