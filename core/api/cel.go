@@ -59,6 +59,9 @@ type CustomRules struct {
 // module does not yet).
 type Policies interface {
 	EvaluatePolicy(ctx context.Context, req PolicyRequest) []PolicyDecision
+	// CheckPolicy compiles a policy's expressions (its spec's) as kube's
+	// validation of the policy does.
+	CheckPolicy(spec map[string]any) field.ErrorList
 }
 
 // PolicyRequest asks for a policy's verdict on a request.

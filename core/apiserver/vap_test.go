@@ -45,6 +45,15 @@ func vapDeployment(ns, name string, replicas int) kubeStep {
 }
 
 var vapCases = []kubeCase{
+	kcase("compile",
+		kpost(vapPolicies, `{"apiVersion":"admissionregistration.k8s.io/v1","kind":"ValidatingAdmissionPolicy","metadata":{"name":"bad.example.com"},"spec":{`+
+			`"matchConstraints":{"resourceRules":[{"apiGroups":["apps"],"apiVersions":["v1"],"operations":["CREATE"],"resources":["deployments"]}]},`+
+			`"variables":[{"name":"r","expression":"object.spec.replicas"},{"name":"s","expression":"'text'"}],`+
+			`"matchConditions":[{"name":"c","expression":"object.metadata.name"}],`+
+			`"validations":[{"expression":"object.spec.replicas >"},{"expression":"variables.r + 1"},{"expression":"variables.nope > 1"},{"expression":"true","messageExpression":"1"},`+
+			`{"expression":"request.nope == 1"},{"expression":"variables.s > 1"},{"expression":"params.x == 1"},{"expression":"namespaceObject.metadata.UID != '' && request.userInfo.username != ''"}],`+
+			`"auditAnnotations":[{"key":"k","valueExpression":"1 +"},{"key":"v","valueExpression":"1"}]}}`),
+	),
 	kcase("deny",
 		vapNamespace("vap-deny"),
 		kpost(vapPolicies, vapPolicy("replicas.example.com", "vap-deny", `"validations":[`+
@@ -115,7 +124,9 @@ func TestRecordVAPKube(t *testing.T) {
 	writeKubeAnswers(t, vapKubeFile, "Answers of kube-apiserver v1.32.13 (the refapi kit) to the requests of vapCases in vap_test.go, each case's steps sent in order (SLEEP steps have no answer) to a fresh instance; recorded by "+t.Name()+".", ids, answers)
 }
 
-// TestK8S_VAP_PoliciesJudgeWrites replays vapCases: a policy's validations
+// TestK8S_VAP_PoliciesJudgeWrites replays vapCases: a policy whose
+// expressions do not compile or are of the wrong type is refused; a
+// policy's validations
 // deny a matched write in kube's words (messageExpression, message, the
 // failed expression, reason Forbidden's 403), variables, namespaceObject,
 // match conditions, failurePolicy Fail and Ignore, Warn, parameters and a

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -46,6 +47,7 @@ type PolicyDecision struct {
 type compiledPolicy struct {
 	variables   []policyExpr
 	conditions  []policyExpr
+	audits      []policyExpr
 	validations []struct {
 		check, message    policyExpr
 		text, msg, reason string
@@ -55,6 +57,7 @@ type compiledPolicy struct {
 // policyExpr is one compiled expression, or why it did not compile.
 type policyExpr struct {
 	name, text string
+	typ        *cel.Type
 	program    cel.Program
 	err        string
 }
@@ -64,34 +67,75 @@ var policies = struct {
 	byKey map[string]*compiledPolicy
 }{byKey: map[string]*compiledPolicy{}}
 
-// policyVariables are what every admission expression may name (kube's
-// ValidatingAdmissionPolicy environment; request and namespaceObject are
-// dynamic here, where kube declares their types).
-func policyEnv(variables []policyExpr) (*cel.Env, error) {
+// Kube's types of an admission request and of a namespace, as its policies'
+// expressions see them.
+var (
+	gvkDecl = objectDecl("kubernetes.GroupVersionKind", map[string]*declField{
+		"group": {name: "group", typ: stringDecl}, "version": {name: "version", typ: stringDecl}, "kind": {name: "kind", typ: stringDecl}})
+	gvrDecl = objectDecl("kubernetes.GroupVersionResource", map[string]*declField{
+		"group": {name: "group", typ: stringDecl}, "version": {name: "version", typ: stringDecl}, "resource": {name: "resource", typ: stringDecl}})
+	stringList  = listDecl(stringDecl, -1)
+	requestDecl = objectDecl("kubernetes.AdmissionRequest", map[string]*declField{
+		"kind": {name: "kind", typ: gvkDecl}, "resource": {name: "resource", typ: gvrDecl}, "subResource": {name: "subResource", typ: stringDecl},
+		"requestKind": {name: "requestKind", typ: gvkDecl}, "requestResource": {name: "requestResource", typ: gvrDecl},
+		"requestSubResource": {name: "requestSubResource", typ: stringDecl}, "name": {name: "name", typ: stringDecl},
+		"namespace": {name: "namespace", typ: stringDecl}, "operation": {name: "operation", typ: stringDecl},
+		"userInfo": {name: "userInfo", typ: objectDecl("kubernetes.UserInfo", map[string]*declField{
+			"username": {name: "username", typ: stringDecl}, "uid": {name: "uid", typ: stringDecl}, "groups": {name: "groups", typ: stringList},
+			"extra": {name: "extra", typ: mapDecl(stringDecl, stringList, -1)}})},
+		"dryRun": {name: "dryRun", typ: boolDecl}, "options": {name: "options", typ: &declType{name: "dyn", cel: cel.DynType}}})
+	timestampDecl = simple("timestamp", cel.TimestampType, jsonDateSize)
+	namespaceDecl = objectDecl("kubernetes.Namespace", map[string]*declField{
+		"metadata": {name: "metadata", typ: objectDecl("kubernetes.NamespaceMetadata", map[string]*declField{
+			"name": {name: "name", typ: stringDecl}, "generateName": {name: "generateName", typ: stringDecl}, "namespace": {name: "namespace", typ: stringDecl},
+			"labels": {name: "labels", typ: mapDecl(stringDecl, stringDecl, -1)}, "annotations": {name: "annotations", typ: mapDecl(stringDecl, stringDecl, -1)},
+			"UID": {name: "UID", typ: stringDecl}, "creationTimestamp": {name: "creationTimestamp", typ: timestampDecl},
+			"deletionGracePeriodSeconds": {name: "deletionGracePeriodSeconds", typ: intDecl}, "deletionTimestamp": {name: "deletionTimestamp", typ: timestampDecl},
+			"generation": {name: "generation", typ: intDecl}, "resourceVersion": {name: "resourceVersion", typ: stringDecl},
+			"finalizers": {name: "finalizers", typ: stringList}})},
+		"spec": {name: "spec", typ: objectDecl("kubernetes.NamespaceSpec", map[string]*declField{"finalizers": {name: "finalizers", typ: stringList}})},
+		"status": {name: "status", typ: objectDecl("kubernetes.NamespaceStatus", map[string]*declField{
+			"conditions": {name: "conditions", typ: listDecl(objectDecl("kubernetes.NamespaceCondition", map[string]*declField{
+				"status": {name: "status", typ: stringDecl}, "type": {name: "type", typ: stringDecl}, "lastTransitionTime": {name: "lastTransitionTime", typ: timestampDecl},
+				"message": {name: "message", typ: stringDecl}, "reason": {name: "reason", typ: stringDecl}}), -1)},
+			"phase": {name: "phase", typ: stringDecl}})}})
+)
+
+// policyEnv is kube's environment of a policy's expressions: object,
+// oldObject, request, namespaceObject, params (with a paramKind) and the
+// variables declared before, each of its expression's type.
+func policyEnv(params bool, variables map[string]*declField) (*cel.Env, error) {
 	base, err := baseEnv(storedEnv)
 	if err != nil {
 		return nil, err
 	}
-	fields := map[string]*declField{}
-	for _, v := range variables {
-		fields[v.name] = &declField{name: v.name, typ: &declType{name: "dyn", cel: cel.DynType}}
+	vars := objectDecl("kubernetes.variables", variables)
+	objects := vars.objects(requestDecl.objects(namespaceDecl.objects(map[string]*declType{})))
+	opts := []cel.EnvOption{cel.CustomTypeProvider(&provider{Provider: base.CELTypeProvider(), objects: objects}),
+		cel.Variable("object", cel.DynType), cel.Variable("oldObject", cel.DynType), cel.Variable("request", requestDecl.cel),
+		cel.Variable("namespaceObject", namespaceDecl.cel), cel.Variable("variables", vars.cel)}
+	if params {
+		opts = append(opts, cel.Variable("params", cel.DynType))
 	}
-	vars := objectDecl("kubernetes.variables", fields)
-	return base.Extend(cel.CustomTypeProvider(&provider{Provider: base.CELTypeProvider(), objects: map[string]*declType{vars.name: vars}}),
-		cel.Variable("object", cel.DynType), cel.Variable("oldObject", cel.DynType), cel.Variable("params", cel.DynType),
-		cel.Variable("namespaceObject", cel.DynType), cel.Variable("request", cel.DynType), cel.Variable("variables", vars.cel))
+	return base.Extend(opts...)
 }
 
-// compileExpr compiles text in env, its result of type want (nil: any).
-func compileExpr(env *cel.Env, name, text string, want *cel.Type) policyExpr {
+// compileExpr compiles text in env, its result of one of the types want
+// (none: any), with kube's words for a wrong one.
+func compileExpr(env *cel.Env, name, text string, want ...*cel.Type) policyExpr {
 	e := policyExpr{name: name, text: text}
 	ast, issues := env.Compile(text)
 	if issues != nil {
 		e.err = "compilation failed: " + issues.String()
 		return e
 	}
-	if want != nil && !ast.OutputType().IsAssignableType(want) && ast.OutputType() != cel.DynType {
-		e.err = fmt.Sprintf("must evaluate to %v but got %v", want, ast.OutputType())
+	e.typ = ast.OutputType()
+	if len(want) > 0 && !slices.ContainsFunc(want, func(t *cel.Type) bool { return e.typ.IsExactType(t) }) {
+		if len(want) == 1 {
+			e.err = fmt.Sprintf("must evaluate to %v but got %v", want[0], e.typ)
+		} else {
+			e.err = fmt.Sprintf("must evaluate to one of %v but got %v", want, e.typ)
+		}
 		return e
 	}
 	p, err := env.Program(ast, programOptions(&costs{})...)
@@ -105,18 +149,30 @@ func compileExpr(env *cel.Env, name, text string, want *cel.Type) policyExpr {
 
 func compilePolicy(spec map[string]any) (*compiledPolicy, error) {
 	c := &compiledPolicy{}
+	params := spec["paramKind"] != nil
+	declared := map[string]*declField{}
 	for _, v := range objects(spec["variables"]) {
-		c.variables = append(c.variables, policyExpr{name: str(v["name"]), text: str(v["expression"])})
+		env, err := policyEnv(params, declared)
+		if err != nil {
+			return nil, err
+		}
+		e := compileExpr(env, str(v["name"]), str(v["expression"]))
+		t := &declType{name: "dyn", cel: cel.DynType}
+		if e.typ != nil {
+			t = &declType{name: e.typ.String(), cel: e.typ}
+		}
+		declared[e.name] = &declField{name: e.name, typ: t}
+		c.variables = append(c.variables, e)
 	}
-	env, err := policyEnv(c.variables)
+	env, err := policyEnv(params, declared)
 	if err != nil {
 		return nil, err
 	}
-	for i, v := range c.variables {
-		c.variables[i] = compileExpr(env, v.name, v.text, nil)
-	}
 	for _, m := range objects(spec["matchConditions"]) {
 		c.conditions = append(c.conditions, compileExpr(env, str(m["name"]), str(m["expression"]), cel.BoolType))
+	}
+	for _, a := range objects(spec["auditAnnotations"]) {
+		c.audits = append(c.audits, compileExpr(env, str(a["key"]), str(a["valueExpression"]), cel.StringType, cel.NullType))
 	}
 	for _, v := range objects(spec["validations"]) {
 		var out struct {
@@ -241,7 +297,7 @@ func (e *Evaluator) EvaluatePolicy(ctx context.Context, req PolicyRequest) []Pol
 		policies.Unlock()
 	}
 	act := &policyActivation{vars: map[string]any{"request": jsonVal(req.Request), "object": nullable(req.Object), "oldObject": nullable(req.OldObject),
-		"params": nullable(req.Params), "namespaceObject": nullable(req.Namespace)}}
+		"params": nullable(req.Params), "namespaceObject": namespaceValue(req.Namespace)}}
 	act.vars["variables"] = &lazyVariables{Val: types.NullValue, ctx: ctx, act: act, exprs: c.variables, values: map[string]ref.Val{}}
 	eval := func(p policyExpr) (ref.Val, string) {
 		if p.program == nil {
@@ -338,4 +394,72 @@ func plain(v any) any {
 		return f
 	}
 	return v
+}
+
+// CheckPolicy compiles a policy's expressions as kube's validation of a
+// ValidatingAdmissionPolicy does: for each that does not compile, or is of
+// the wrong type, where it is (spec.validations[0].expression), what it
+// says and why.
+func CheckPolicy(spec map[string]any) []PolicyIssue {
+	c, err := compilePolicy(spec)
+	if err != nil {
+		return []PolicyIssue{{Path: "spec", Detail: err.Error()}}
+	}
+	var out []PolicyIssue
+	add := func(path string, e policyExpr) {
+		if e.err != "" && strings.TrimSpace(e.text) != "" {
+			out = append(out, PolicyIssue{Path: path, Expression: e.text, Detail: e.err})
+		}
+	}
+	for i, e := range c.conditions {
+		add(fmt.Sprintf("spec.matchConditions[%d].expression", i), e)
+	}
+	for i, v := range c.validations {
+		add(fmt.Sprintf("spec.validations[%d].expression", i), v.check)
+		add(fmt.Sprintf("spec.validations[%d].messageExpression", i), v.message)
+	}
+	for i, e := range c.audits {
+		add(fmt.Sprintf("spec.auditAnnotations[%d].valueExpression", i), e)
+	}
+	for i, e := range c.variables {
+		add(fmt.Sprintf("spec.variables[%d].expression", i), e)
+	}
+	return out
+}
+
+// PolicyIssue is an expression of a policy that does not compile.
+type PolicyIssue struct {
+	Path       string `json:"path"`
+	Expression string `json:"expression"`
+	Detail     string `json:"detail"`
+}
+
+// namespaceValue is a namespace as kube's policies see it (its
+// CreateNamespaceObject): metadata's uid as UID, times as timestamps.
+func namespaceValue(ns map[string]any) ref.Val {
+	if ns == nil {
+		return types.NullValue
+	}
+	meta, _ := ns["metadata"].(map[string]any)
+	m := map[string]any{}
+	for _, k := range []string{"name", "generateName", "namespace", "labels", "annotations", "deletionGracePeriodSeconds", "generation", "resourceVersion", "finalizers"} {
+		if v, ok := meta[k]; ok {
+			m[k] = v
+		}
+	}
+	if v, ok := meta["uid"]; ok {
+		m["UID"] = v
+	}
+	for _, k := range []string{"creationTimestamp", "deletionTimestamp"} {
+		if t, err := parseDateTime(str(meta[k])); err == nil && meta[k] != nil {
+			m[k] = t
+		}
+	}
+	out := map[string]any{"metadata": m}
+	for _, k := range []string{"spec", "status"} {
+		if v, ok := ns[k]; ok {
+			out[k] = v
+		}
+	}
+	return jsonVal(out)
 }
