@@ -62,20 +62,31 @@ type policyExpr struct {
 	err        string
 }
 
-var policies = struct {
+var policies struct {
 	sync.Mutex
 	byKey map[string]*compiledPolicy
-}{byKey: map[string]*compiledPolicy{}}
+}
 
-// Kube's types of an admission request and of a namespace, as its policies'
-// expressions see them.
-var (
-	gvkDecl = objectDecl("kubernetes.GroupVersionKind", map[string]*declField{
+// admissionDecls are kube's types of an admission request and of a
+// namespace, as its policies' expressions see them (made on first use: the
+// browser's CEL module, which evaluates no policy, carries none of them).
+func admissionDecls() (request, namespace *declType) {
+	admission.Do(func() { admission.request, admission.namespace = makeAdmissionDecls() })
+	return admission.request, admission.namespace
+}
+
+var admission struct {
+	sync.Once
+	request, namespace *declType
+}
+
+func makeAdmissionDecls() (request, namespace *declType) {
+	gvkDecl := objectDecl("kubernetes.GroupVersionKind", map[string]*declField{
 		"group": {name: "group", typ: stringDecl}, "version": {name: "version", typ: stringDecl}, "kind": {name: "kind", typ: stringDecl}})
-	gvrDecl = objectDecl("kubernetes.GroupVersionResource", map[string]*declField{
+	gvrDecl := objectDecl("kubernetes.GroupVersionResource", map[string]*declField{
 		"group": {name: "group", typ: stringDecl}, "version": {name: "version", typ: stringDecl}, "resource": {name: "resource", typ: stringDecl}})
-	stringList  = listDecl(stringDecl, -1)
-	requestDecl = objectDecl("kubernetes.AdmissionRequest", map[string]*declField{
+	stringList := listDecl(stringDecl, -1)
+	requestDecl := objectDecl("kubernetes.AdmissionRequest", map[string]*declField{
 		"kind": {name: "kind", typ: gvkDecl}, "resource": {name: "resource", typ: gvrDecl}, "subResource": {name: "subResource", typ: stringDecl},
 		"requestKind": {name: "requestKind", typ: gvkDecl}, "requestResource": {name: "requestResource", typ: gvrDecl},
 		"requestSubResource": {name: "requestSubResource", typ: stringDecl}, "name": {name: "name", typ: stringDecl},
@@ -84,8 +95,8 @@ var (
 			"username": {name: "username", typ: stringDecl}, "uid": {name: "uid", typ: stringDecl}, "groups": {name: "groups", typ: stringList},
 			"extra": {name: "extra", typ: mapDecl(stringDecl, stringList, -1)}})},
 		"dryRun": {name: "dryRun", typ: boolDecl}, "options": {name: "options", typ: &declType{name: "dyn", cel: cel.DynType}}})
-	timestampDecl = simple("timestamp", cel.TimestampType, jsonDateSize)
-	namespaceDecl = objectDecl("kubernetes.Namespace", map[string]*declField{
+	timestampDecl := simple("timestamp", cel.TimestampType, jsonDateSize)
+	namespaceDecl := objectDecl("kubernetes.Namespace", map[string]*declField{
 		"metadata": {name: "metadata", typ: objectDecl("kubernetes.NamespaceMetadata", map[string]*declField{
 			"name": {name: "name", typ: stringDecl}, "generateName": {name: "generateName", typ: stringDecl}, "namespace": {name: "namespace", typ: stringDecl},
 			"labels": {name: "labels", typ: mapDecl(stringDecl, stringDecl, -1)}, "annotations": {name: "annotations", typ: mapDecl(stringDecl, stringDecl, -1)},
@@ -99,7 +110,8 @@ var (
 				"status": {name: "status", typ: stringDecl}, "type": {name: "type", typ: stringDecl}, "lastTransitionTime": {name: "lastTransitionTime", typ: timestampDecl},
 				"message": {name: "message", typ: stringDecl}, "reason": {name: "reason", typ: stringDecl}}), -1)},
 			"phase": {name: "phase", typ: stringDecl}})}})
-)
+	return requestDecl, namespaceDecl
+}
 
 // policyEnv is kube's environment of a policy's expressions: object,
 // oldObject, request, namespaceObject, params (with a paramKind) and the
@@ -109,6 +121,7 @@ func policyEnv(params bool, variables map[string]*declField) (*cel.Env, error) {
 	if err != nil {
 		return nil, err
 	}
+	requestDecl, namespaceDecl := admissionDecls()
 	vars := objectDecl("kubernetes.variables", variables)
 	objects := vars.objects(requestDecl.objects(namespaceDecl.objects(map[string]*declType{})))
 	opts := []cel.EnvOption{cel.CustomTypeProvider(&provider{Provider: base.CELTypeProvider(), objects: objects}),
@@ -290,7 +303,7 @@ func (e *Evaluator) EvaluatePolicy(ctx context.Context, req PolicyRequest) []Pol
 			return []PolicyDecision{{Error: true, Message: err.Error()}}
 		}
 		policies.Lock()
-		if len(policies.byKey) >= maxCompiled {
+		if policies.byKey == nil || len(policies.byKey) >= maxCompiled {
 			policies.byKey = map[string]*compiledPolicy{}
 		}
 		policies.byKey[req.Key] = c
