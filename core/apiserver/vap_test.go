@@ -71,7 +71,7 @@ var vapCases = []kubeCase{
 		vapNamespace("vap-vars"),
 		kpost(vapPolicies, vapPolicy("odd.example.com", "vap-vars", `"variables":[{"name":"replicas","expression":"object.spec.replicas"},{"name":"odd","expression":"variables.replicas % 2 == 1"}],`+
 			`"validations":[{"expression":"variables.replicas > 1"},{"expression":"variables.odd","message":"replicas must be odd"}]`)),
-		kpost(vapBindings, vapBinding("odd-binding.example.com", "odd.example.com", `"validationActions":["Deny"]`)),
+		kpost(vapBindings, vapBinding("odd-binding.example.com", "odd.example.com", `"validationActions":["Deny"],"matchResources":{"namespaceSelector":{"matchLabels":{"kubernetes.io/metadata.name":"vap-vars"}}}`)),
 		ksleep,
 		vapDeployment("vap-vars", "one", 1),
 		vapDeployment("vap-vars", "two", 2),
