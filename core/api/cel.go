@@ -76,6 +76,20 @@ type PolicyRequest struct {
 	Params    map[string]any `json:"params,omitempty"`
 	Namespace map[string]any `json:"namespaceObject,omitempty"`
 	Request   map[string]any `json:"request"`
+	// Authorize answers the authorizer library's checks of the request's
+	// user (User, Groups) or of a service account.
+	Authorize func(c AuthzCheck) (allowed bool, reason string) `json:"-"`
+	User      string                                           `json:"-"`
+	Groups    []string                                         `json:"-"`
+}
+
+// AuthzCheck is one check of kube's CEL authorizer library.
+type AuthzCheck struct {
+	User                                          string
+	Groups                                        []string
+	ResourceRequest                               bool
+	Group, Resource, Subresource, Namespace, Name string
+	Path, Verb                                    string
 }
 
 // PolicyDecision is one validation's verdict: failed (Deny, with its

@@ -51,7 +51,8 @@ var vapCases = []kubeCase{
 			`"variables":[{"name":"r","expression":"object.spec.replicas"},{"name":"s","expression":"'text'"}],`+
 			`"matchConditions":[{"name":"c","expression":"object.metadata.name"}],`+
 			`"validations":[{"expression":"object.spec.replicas >"},{"expression":"variables.r + 1"},{"expression":"variables.nope > 1"},{"expression":"true","messageExpression":"1"},`+
-			`{"expression":"request.nope == 1"},{"expression":"variables.s > 1"},{"expression":"params.x == 1"},{"expression":"namespaceObject.metadata.UID != '' && request.userInfo.username != ''"}],`+
+			`{"expression":"request.nope == 1"},{"expression":"variables.s > 1"},{"expression":"params.x == 1"},{"expression":"namespaceObject.metadata.UID != '' && request.userInfo.username != ''"},`+
+			`{"expression":"true","messageExpression":"string(authorizer.path('/').check('get').allowed())"}],`+
 			`"auditAnnotations":[{"key":"k","valueExpression":"1 +"},{"key":"v","valueExpression":"1"}]}}`),
 	),
 	kcase("deny",
@@ -87,6 +88,17 @@ var vapCases = []kubeCase{
 		ksleep,
 		vapDeployment("vap-fail", "checked", 2),
 		vapDeployment("vap-fail", "skipped", 2),
+	),
+	kcase("authorizer",
+		vapNamespace("vap-authz"),
+		kpost(vapPolicies, vapPolicy("authz.example.com", "vap-authz", `"validations":[`+
+			`{"expression":"authorizer.group('').resource('pods').namespace('vap-authz').check('get').allowed() && authorizer.path('/healthz').check('get').allowed()"},`+
+			`{"expression":"!authorizer.serviceAccount('vap-authz', 'builder').group('apps').resource('deployments').check('delete').allowed()",`+
+			`"message":"the builder service account may delete deployments"},`+
+			`{"expression":"authorizer.requestResource.check('create').reason() == '' && !authorizer.requestResource.check('create').errored() && authorizer.requestResource.check('create').error() == ''"}]`)),
+		kpost(vapBindings, vapBinding("authz-binding.example.com", "authz.example.com", `"validationActions":["Deny"]`)),
+		ksleep,
+		vapDeployment("vap-authz", "checked", 1),
 	),
 	kcase("warn-and-params",
 		vapNamespace("vap-warn"),
@@ -130,7 +142,7 @@ func TestRecordVAPKube(t *testing.T) {
 // deny a matched write in kube's words (messageExpression, message, the
 // failed expression, reason Forbidden's 403), variables, namespaceObject,
 // match conditions, failurePolicy Fail and Ignore, Warn, parameters and a
-// missing one's Deny.
+// missing one's Deny, the authorizer library.
 func TestK8S_VAP_PoliciesJudgeWrites(t *testing.T) {
 	answers := loadKube(t, vapKubeFile)
 	s := newTestServer(t, testConfig{})

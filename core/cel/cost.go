@@ -89,6 +89,10 @@ func estimate(e checker.CostEstimate) *checker.CallEstimate {
 func (c *costs) EstimateCallCost(function, overload string, target *checker.AstNode, args []checker.AstNode) *checker.CallEstimate {
 	const traversal = common.StringTraversalCostFactor
 	switch function {
+	case "check":
+		return estimate(checker.CostEstimate{Min: 350000, Max: 350000})
+	case "serviceAccount", "path", "group", "resource", "subresource", "namespace", "name", "allowed", "reason", "error", "errored":
+		return estimate(one)
 	case "isSorted", "sum", "max", "min", "indexOf", "lastIndexOf":
 		if target == nil {
 			return nil
@@ -251,6 +255,10 @@ func (c *costs) CallCost(function, overload string, args []ref.Val, result ref.V
 		return cost(uint64(math.Ceil(float64(actualSize(v)) * factor)))
 	}
 	switch function {
+	case "check":
+		return cost(350000)
+	case "serviceAccount", "path", "group", "resource", "subresource", "namespace", "name", "allowed", "reason", "error", "errored":
+		return cost(1)
 	case "isSorted", "sum", "max", "min", "indexOf", "lastIndexOf":
 		var n uint64
 		if len(args) > 0 {
@@ -313,7 +321,7 @@ func (c *costs) CallCost(function, overload string, args []ref.Val, result ref.V
 	case "_==_":
 		if len(args) == 2 {
 			switch args[0].(type) {
-			case quantityVal, ipVal, cidrVal, *format, urlVal:
+			case quantityVal, ipVal, cidrVal, *format, urlVal, authzVal:
 				return cost(1)
 			}
 		}

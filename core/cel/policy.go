@@ -30,6 +30,11 @@ type PolicyRequest struct {
 	Params    map[string]any `json:"params,omitempty"`
 	Namespace map[string]any `json:"namespaceObject,omitempty"`
 	Request   map[string]any `json:"request"`
+	// Authorize answers the authorizer library's checks; User and Groups
+	// are who made the request (the authorizer variable's).
+	Authorize Authorize `json:"-"`
+	User      string    `json:"-"`
+	Groups    []string  `json:"-"`
 }
 
 // PolicyDecision is one validation's verdict, or the error that made it
@@ -114,9 +119,10 @@ func makeAdmissionDecls() (request, namespace *declType) {
 }
 
 // policyEnv is kube's environment of a policy's expressions: object,
-// oldObject, request, namespaceObject, params (with a paramKind) and the
-// variables declared before, each of its expression's type.
-func policyEnv(params bool, variables map[string]*declField) (*cel.Env, error) {
+// oldObject, request, namespaceObject, params (with a paramKind),
+// authorizer (but in messages and audit annotations) and the variables
+// declared before, each of its expression's type.
+func policyEnv(params, authorizer bool, variables map[string]*declField) (*cel.Env, error) {
 	base, err := baseEnv(storedEnv)
 	if err != nil {
 		return nil, err
@@ -124,11 +130,14 @@ func policyEnv(params bool, variables map[string]*declField) (*cel.Env, error) {
 	requestDecl, namespaceDecl := admissionDecls()
 	vars := objectDecl("kubernetes.variables", variables)
 	objects := vars.objects(requestDecl.objects(namespaceDecl.objects(map[string]*declType{})))
-	opts := []cel.EnvOption{cel.CustomTypeProvider(&provider{Provider: base.CELTypeProvider(), objects: objects}),
+	opts := []cel.EnvOption{lib(authzLibrary()), cel.CustomTypeProvider(&provider{Provider: base.CELTypeProvider(), objects: objects}),
 		cel.Variable("object", cel.DynType), cel.Variable("oldObject", cel.DynType), cel.Variable("request", requestDecl.cel),
 		cel.Variable("namespaceObject", namespaceDecl.cel), cel.Variable("variables", vars.cel)}
 	if params {
 		opts = append(opts, cel.Variable("params", cel.DynType))
+	}
+	if authorizer {
+		opts = append(opts, cel.Variable("authorizer", authorizerType), cel.Variable("authorizer.requestResource", resourceCheckType))
 	}
 	return base.Extend(opts...)
 }
@@ -165,7 +174,7 @@ func compilePolicy(spec map[string]any) (*compiledPolicy, error) {
 	params := spec["paramKind"] != nil
 	declared := map[string]*declField{}
 	for _, v := range objects(spec["variables"]) {
-		env, err := policyEnv(params, declared)
+		env, err := policyEnv(params, true, declared)
 		if err != nil {
 			return nil, err
 		}
@@ -177,7 +186,11 @@ func compilePolicy(spec map[string]any) (*compiledPolicy, error) {
 		declared[e.name] = &declField{name: e.name, typ: t}
 		c.variables = append(c.variables, e)
 	}
-	env, err := policyEnv(params, declared)
+	env, err := policyEnv(params, true, declared)
+	if err != nil {
+		return nil, err
+	}
+	plain, err := policyEnv(params, false, declared)
 	if err != nil {
 		return nil, err
 	}
@@ -185,7 +198,7 @@ func compilePolicy(spec map[string]any) (*compiledPolicy, error) {
 		c.conditions = append(c.conditions, compileExpr(env, str(m["name"]), str(m["expression"]), cel.BoolType))
 	}
 	for _, a := range objects(spec["auditAnnotations"]) {
-		c.audits = append(c.audits, compileExpr(env, str(a["key"]), str(a["valueExpression"]), cel.StringType, cel.NullType))
+		c.audits = append(c.audits, compileExpr(plain, str(a["key"]), str(a["valueExpression"]), cel.StringType, cel.NullType))
 	}
 	for _, v := range objects(spec["validations"]) {
 		var out struct {
@@ -195,7 +208,7 @@ func compilePolicy(spec map[string]any) (*compiledPolicy, error) {
 		out.text, out.msg, out.reason = str(v["expression"]), str(v["message"]), str(v["reason"])
 		out.check = compileExpr(env, "", out.text, cel.BoolType)
 		if m := str(v["messageExpression"]); m != "" {
-			out.message = compileExpr(env, "", m, cel.StringType)
+			out.message = compileExpr(plain, "", m, cel.StringType)
 		}
 		c.validations = append(c.validations, out)
 	}
@@ -311,6 +324,16 @@ func (e *Evaluator) EvaluatePolicy(ctx context.Context, req PolicyRequest) []Pol
 	}
 	act := &policyActivation{vars: map[string]any{"request": jsonVal(req.Request), "object": nullable(req.Object), "oldObject": nullable(req.OldObject),
 		"params": nullable(req.Params), "namespaceObject": namespaceValue(req.Namespace)}}
+	if req.Authorize != nil {
+		authz := newAuthorizer(req.Authorize, req.User, req.Groups)
+		act.vars["authorizer"] = authz
+		rr := authz
+		rr.typ = resourceCheckType
+		kind, _ := req.Request["resource"].(map[string]any)
+		rr.check.ResourceRequest, rr.check.Group, rr.check.Resource = true, str(kind["group"]), str(kind["resource"])
+		rr.check.Subresource, rr.check.Namespace, rr.check.Name = str(req.Request["subResource"]), str(req.Request["namespace"]), str(req.Request["name"])
+		act.vars["authorizer.requestResource"] = rr
+	}
 	act.vars["variables"] = &lazyVariables{Val: types.NullValue, ctx: ctx, act: act, exprs: c.variables, values: map[string]ref.Val{}}
 	eval := func(p policyExpr) (ref.Val, string) {
 		if p.program == nil {

@@ -9,7 +9,9 @@ import (
 	"kubeplay/core/admission"
 	"kubeplay/core/api"
 	"kubeplay/core/apierrors"
+	"kubeplay/core/auth"
 	"kubeplay/core/object"
+	"kubeplay/core/user"
 )
 
 // validatingPolicies is kube's ValidatingAdmissionPolicy plugin: each
@@ -88,7 +90,11 @@ func (p validatingPolicies) judge(ev api.Policies, policy, binding object.Object
 		return nil
 	}
 	req := api.PolicyRequest{Key: object.MetaString(policy, "uid") + "/" + fmt.Sprint(object.Meta(policy)["generation"]), Policy: spec,
-		Object: a.Object, OldObject: a.OldObject, Params: params, Request: admissionRequest(a, t)}
+		Object: a.Object, OldObject: a.OldObject, Params: params, Request: admissionRequest(a, t), User: t.User.Name, Groups: t.User.Groups,
+		Authorize: func(c api.AuthzCheck) (bool, string) {
+			return p.w.store.authz.Authorize(&auth.Attributes{User: user.User{Name: c.User, Groups: c.Groups}, Verb: c.Verb, ResourceRequest: c.ResourceRequest,
+				APIGroup: c.Group, APIVersion: "*", Resource: c.Resource, Subresource: c.Subresource, Namespace: c.Namespace, Name: c.Name, Path: c.Path})
+		}}
 	if t.Namespace != "" {
 		if ns, ok := (webhookCluster{p.w.store}).Namespace(t.Namespace); ok {
 			req.Namespace = ns

@@ -33,8 +33,12 @@ func (v evaluator) ValidateCustom(ctx context.Context, req api.ValidateCustom) (
 }
 
 func (v evaluator) EvaluatePolicy(ctx context.Context, req api.PolicyRequest) []api.PolicyDecision {
-	ds := v.e.EvaluatePolicy(ctx, cel.PolicyRequest{Key: req.Key, Policy: req.Policy, Object: req.Object, OldObject: req.OldObject,
-		Params: req.Params, Namespace: req.Namespace, Request: req.Request})
+	r := cel.PolicyRequest{Key: req.Key, Policy: req.Policy, Object: req.Object, OldObject: req.OldObject,
+		Params: req.Params, Namespace: req.Namespace, Request: req.Request, User: req.User, Groups: req.Groups}
+	if req.Authorize != nil {
+		r.Authorize = func(c cel.AuthzCheck) (bool, string) { return req.Authorize(api.AuthzCheck(c)) }
+	}
+	ds := v.e.EvaluatePolicy(ctx, r)
 	if ds == nil {
 		return nil
 	}
