@@ -3,6 +3,7 @@ package cel
 import (
 	"fmt"
 	"reflect"
+	"sync"
 
 	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/common/types"
@@ -22,14 +23,22 @@ type AuthzCheck struct {
 // Authorize decides a check: allowed, and the authorizer's reason.
 type Authorize func(AuthzCheck) (allowed bool, reason string)
 
-// The authorizer library's types.
-var (
-	authorizerType    = cel.ObjectType("kubernetes.authorization.Authorizer")
-	pathCheckType     = cel.ObjectType("kubernetes.authorization.PathCheck")
-	groupCheckType    = cel.ObjectType("kubernetes.authorization.GroupCheck")
-	resourceCheckType = cel.ObjectType("kubernetes.authorization.ResourceCheck")
-	decisionType      = cel.ObjectType("kubernetes.authorization.Decision")
-)
+// authzTypes are the authorizer library's types, made on first use (the
+// browser's CEL module, which evaluates no policy, makes none).
+type authzTypes struct{ authorizer, pathCheck, groupCheck, resourceCheck, decision *cel.Type }
+
+var authz struct {
+	sync.Once
+	types authzTypes
+}
+
+func authzTypesOf() authzTypes {
+	authz.Do(func() {
+		t := func(name string) *cel.Type { return cel.ObjectType("kubernetes.authorization." + name) }
+		authz.types = authzTypes{t("Authorizer"), t("PathCheck"), t("GroupCheck"), t("ResourceCheck"), t("Decision")}
+	})
+	return authz.types
+}
 
 // authzVal is a value of one of the library's types: an authorizer (a user
 // and how to ask), a check being built, or a decision.
@@ -68,7 +77,7 @@ func (a authzVal) Value() any     { return types.NoSuchOverloadErr() }
 
 // newAuthorizer is the authorizer variable: checks for user.
 func newAuthorizer(authorize Authorize, user string, groups []string) authzVal {
-	return authzVal{typ: authorizerType, authorize: authorize, check: AuthzCheck{User: user, Groups: groups}}
+	return authzVal{typ: authzTypesOf().authorizer, authorize: authorize, check: AuthzCheck{User: user, Groups: groups}}
 }
 
 // step is a function of the library that turns its receiver into a check
@@ -94,7 +103,7 @@ func decide(v, verb ref.Val) ref.Val {
 	}
 	a.check.Verb = str
 	allowed, reason := a.authorize(a.check)
-	return authzVal{typ: decisionType, check: a.check, allowed: allowed, reason: reason}
+	return authzVal{typ: authzTypesOf().decision, check: a.check, allowed: allowed, reason: reason}
 }
 
 func onDecision(f func(authzVal) ref.Val) func(ref.Val) ref.Val {
@@ -109,6 +118,8 @@ func onDecision(f func(authzVal) ref.Val) func(ref.Val) ref.Val {
 
 // authzLibrary is kube's authorizer library (without 1.31's selectors).
 func authzLibrary() *library {
+	at := authzTypesOf()
+	authorizerType, pathCheckType, groupCheckType, resourceCheckType, decisionType := at.authorizer, at.pathCheck, at.groupCheck, at.resourceCheck, at.decision
 	return &library{name: "kubernetes.authz", functions: []cel.EnvOption{
 		cel.Function("path", step("authorizer_path", authorizerType, pathCheckType, func(c *AuthzCheck, s string) { c.Path = s })),
 		cel.Function("group", step("authorizer_group", authorizerType, groupCheckType, func(c *AuthzCheck, s string) { c.Group, c.ResourceRequest = s, true })),

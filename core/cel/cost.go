@@ -321,7 +321,7 @@ func (c *costs) CallCost(function, overload string, args []ref.Val, result ref.V
 	case "_==_":
 		if len(args) == 2 {
 			switch args[0].(type) {
-			case quantityVal, ipVal, cidrVal, *format, urlVal, authzVal:
+			case quantityVal, ipVal, cidrVal, *format, urlVal: // the authorizer's values cost cel-go's 1 too
 				return cost(1)
 			}
 		}

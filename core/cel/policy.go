@@ -137,7 +137,8 @@ func policyEnv(params, authorizer bool, variables map[string]*declField) (*cel.E
 		opts = append(opts, cel.Variable("params", cel.DynType))
 	}
 	if authorizer {
-		opts = append(opts, cel.Variable("authorizer", authorizerType), cel.Variable("authorizer.requestResource", resourceCheckType))
+		at := authzTypesOf()
+		opts = append(opts, cel.Variable("authorizer", at.authorizer), cel.Variable("authorizer.requestResource", at.resourceCheck))
 	}
 	return base.Extend(opts...)
 }
@@ -328,7 +329,7 @@ func (e *Evaluator) EvaluatePolicy(ctx context.Context, req PolicyRequest) []Pol
 		authz := newAuthorizer(req.Authorize, req.User, req.Groups)
 		act.vars["authorizer"] = authz
 		rr := authz
-		rr.typ = resourceCheckType
+		rr.typ = authzTypesOf().resourceCheck
 		kind, _ := req.Request["resource"].(map[string]any)
 		rr.check.ResourceRequest, rr.check.Group, rr.check.Resource = true, str(kind["group"]), str(kind["resource"])
 		rr.check.Subresource, rr.check.Namespace, rr.check.Name = str(req.Request["subResource"]), str(req.Request["namespace"]), str(req.Request["name"])
