@@ -5,9 +5,10 @@
 //             (ui/sitepolicy), and the Go control plane (syumai/workers glue
 //             + app.wasm, from edge/front's Go) + wrangler.jsonc
 //   sandbox/  the sandbox Worker: sandbox.mjs, kube.mjs, bridge.mjs, Go's
-//             wasm_exec.js, the browser's modules: the core's kubeplay.wasm,
-//             the simulated cluster's kubeplay-sim.wasm and the xDS module's
-//             kubeplay-xds.wasm + wrangler.jsonc
+//             wasm_exec.js, the browser's modules: the core's kubeplay.wasm
+//             (which `make edge` then replaces with the edge's, CEL linked
+//             in), the simulated cluster's kubeplay-sim.wasm and the xDS
+//             module's kubeplay-xds.wasm + wrangler.jsonc
 //   floor/    the floor Worker for the benchmarks (edge/floor's Go)
 // The local workerd config is written per run by workerd.mjs.
 

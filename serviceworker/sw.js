@@ -13,6 +13,11 @@
 //         first use and then cached), a client of the core through
 //         kubeplay.handleModule: the discovery service's HTTP transports. The core
 //         serves the xds.kubeplay.dev objects and has the module check them.
+//   (CustomResourceDefinitions' x-kubernetes-validations rules)
+//       → the CEL module (kubeplay-cel.wasm, a Go instance with cel-go, which
+//         does not fit the core's budget; loaded on the first definition or
+//         custom resource that has rules, then cached): the core's goroutine
+//         awaits its answer, one call a request, JSON both ways.
 //   /debug/kubeplay/cluster
 //       → this worker: the sandbox's cluster mode. GET answers {mode, nodes,
 //         speed}; PUT {mode: "simulated" | "api-only", nodes, speed} keeps it
@@ -66,6 +71,7 @@ const CACHE = 'kubeplay-' + BUILD;
 const API = /^\/(api|apis|version|openapi|healthz|livez|readyz|metrics|debug)(\/|$)/;
 const XDS_WASM = '/kubeplay-xds.wasm';
 const SIM_WASM = '/kubeplay-sim.wasm';
+const CEL_WASM = '/kubeplay-cel.wasm';
 const CLUSTER = '/debug/kubeplay/cluster';
 // Chrome stops a worker about 5 minutes into an event even while it streams, so
 // watches end before that and clients resume from their last resourceVersion.
@@ -190,6 +196,10 @@ async function start(saved) {
     openapiDocuments,
     maxWatchSeconds: MAX_WATCH_SECONDS,
     validateXDS: (kind, json) => xds().then(() => self.kubeplayXDS.validate(kind, json)),
+    cel: {
+      checkRules: (json) => cel().then(() => self.kubeplayCEL.checkRules(json)),
+      validateCustom: (json) => cel().then(() => self.kubeplayCEL.validateCustom(json)),
+    },
   });
   startup.started = now();
   state = { state: 'ready', revision: info.revision, restoreErrors: info.restoreErrors, startup };
@@ -258,6 +268,21 @@ async function startXDS() {
   await core();
   await loadModule(XDS_WASM, 'kubeplayXDS', () => { xdsPromise = null; });
   await self.kubeplayXDS.start(self.kubeplay.handleModule);
+}
+
+// ---- the CEL module -------------------------------------------------------------
+
+let celPromise = null;
+
+// cel loads the CEL module once per worker, when the core first asks it.
+function cel() {
+  if (!celPromise) {
+    celPromise = loadModule(CEL_WASM, 'kubeplayCEL', () => { celPromise = null; }).catch((err) => {
+      celPromise = null;
+      throw err;
+    });
+  }
+  return celPromise;
 }
 
 // loadModule runs a second Go module beside the core once per worker: from

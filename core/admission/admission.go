@@ -432,3 +432,42 @@ func hostPort(raw string) string {
 	}
 	return net.JoinHostPort(u.Hostname(), "443")
 }
+
+// MatchResources says whether match (a ValidatingAdmissionPolicy's
+// matchConstraints or a binding's matchResources) is for a, as kube's
+// policy matcher judges it: its namespace and object selectors, no excluded
+// rule, and a resource rule (named resources only, when it names any) or,
+// for matchPolicy Equivalent, an equivalent resource; without resource
+// rules (a binding's), any resource.
+func (d *Dispatcher) MatchResources(match map[string]any, a *Attributes) (bool, error) {
+	h := &Webhook{Spec: map[string]any{"rules": match["resourceRules"], "matchPolicy": match["matchPolicy"]},
+		namespaceSelector: parseSelector(match["namespaceSelector"]), objectSelector: parseSelector(match["objectSelector"])}
+	nsMatch, err := d.matchNamespace(h, a)
+	if err != nil || !nsMatch || !matchObject(h, a) {
+		return false, err
+	}
+	named := func(r map[string]any) bool {
+		names := object.Strings(r, "resourceNames")
+		return len(names) == 0 || anyOf(names, a.Name)
+	}
+	for _, r := range object.Objects(match, "excludeResourceRules") {
+		if ruleMatches(r, a, a.Resource) && named(r) {
+			return false, nil
+		}
+	}
+	if len(object.Objects(match, "resourceRules")) == 0 {
+		return true, nil
+	}
+	inv, ok := matchRules(h, a)
+	return ok && named(ruleFor(h, a, inv.resource)), nil
+}
+
+// ruleFor is the first of h's rules that matches res.
+func ruleFor(h *Webhook, a *Attributes, res Resource) map[string]any {
+	for _, r := range object.Objects(h.Spec, "rules") {
+		if ruleMatches(r, a, res) {
+			return r
+		}
+	}
+	return nil
+}

@@ -147,6 +147,9 @@ type CustomResource struct {
 	Stored CustomSchema
 	// OpenAPI is the version's openAPIV3Schema, as written.
 	OpenAPI map[string]any
+	// Rules are its x-kubernetes-validations rules, for the host's CEL; nil
+	// when it has none.
+	Rules *CustomRules
 	// Printer prints the objects in Tables: the version's
 	// additionalPrinterColumns.
 	Printer *table.Printer

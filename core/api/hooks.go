@@ -42,6 +42,10 @@ type Hooks struct {
 	// ValidateUpdate checks the object a write to sub ("" for the resource
 	// itself) turns old into; without it, an update is checked by Validate.
 	ValidateUpdate func(obj, old object.Object, sub string) field.ErrorList
+	// ValidateCEL checks what the object says in the Common Expression
+	// Language (a CustomResourceDefinition's rules), with the host's CEL
+	// (old is nil on create); without one, it warns that it could not.
+	ValidateCEL func(c CEL, obj, old object.Object) (field.ErrorList, []string)
 	// LabelChecksOnUpdate is how many times kube's validation of an update
 	// checks the object's labels and annotations, each time listing their
 	// causes again (twice in what every kind's metadata gets, once or twice

@@ -210,8 +210,9 @@ func compareKubeAnswer(id string, step kubeStep, r *response, want kubeAnswer) e
 
 // undecidedValues are the values a Status's messages may quote that differ
 // between servers: uids, the resourceVersion a precondition compares with,
-// and the addresses of the pointers in a Go value kube prints.
-var undecidedValues = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|ResourceVersion in record \(\d+\)|\)\(0x[0-9a-f]+\)`)
+// the addresses of the pointers in a Go value kube prints, and the names
+// kube gives a CEL rule's self type (after the time it compiles it).
+var undecidedValues = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|ResourceVersion in record \(\d+\)|\)\(0x[0-9a-f]+\)|selfType\d+`)
 
 // undecidedInMessages is status with the undecided values it quotes written
 // as X.

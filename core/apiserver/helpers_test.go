@@ -7,6 +7,7 @@ import (
 	"io"
 	"kubeplay/core/aggregator"
 	"kubeplay/core/auth"
+	"kubeplay/core/cel/celapi"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -77,7 +78,7 @@ func newCore(cfg testConfig) (*testCore, error) {
 	served := api.NewRegistry(kinds.All()...)
 	store, err := registry.Open(registry.Config{Storage: sc, Schema: served, Clock: cfg.Clock,
 		Fields: apply.FieldManager{Kinds: served}, Pods: cfg.Budget.Pods, ServiceIPRange: cfg.ServiceIPRange, FreshnessWait: cfg.FreshnessWait,
-		Authorization: cfg.Authorization, NoServiceAccountAdmission: !cfg.ServiceAccountAdmission})
+		Authorization: cfg.Authorization, NoServiceAccountAdmission: !cfg.ServiceAccountAdmission, CEL: celapi.New()})
 	if err != nil {
 		return nil, err
 	}

@@ -13,9 +13,9 @@
 // V2 for /openapi/v2: kubectl explain, kubectl's validation, server-side
 // apply).
 //
-// x-kubernetes-validations (CEL) rules are kept but not evaluated: CEL does
-// not fit the WebAssembly size budget; writing a definition that has them
-// answers a warning that says so.
+// Its x-kubernetes-validations rules (CEL) are checked when it is written
+// (ValidateCEL) and evaluated on its custom resources by the host's CEL
+// (api.CEL): core/crd only asks.
 package crd
 
 import (
@@ -25,6 +25,7 @@ import (
 	"sort"
 	"strings"
 
+	"kubeplay/core/api"
 	"kubeplay/core/field"
 	"kubeplay/core/object"
 	"kubeplay/core/validation"
@@ -240,9 +241,6 @@ func Validate(obj object.Object) (field.ErrorList, []string) {
 	var warnings []string
 	for _, part := range versionParts(s.Versions, spec) {
 		errs = append(errs, part.validate()...)
-		if part.cel {
-			warnings = append(warnings, part.path.String()+": x-kubernetes-validations rules are not evaluated by kubeplay (CEL is not built into its WebAssembly core)")
-		}
 	}
 	errs = append(errs, validateSelectable(s.Versions, spec)...)
 	if len(d.Status.StoredVersions) == 0 {
@@ -268,7 +266,6 @@ type versionPart struct {
 	path    *field.Path // of the schema
 	subs    *field.Path
 	columns *field.Path
-	cel     bool
 }
 
 // versionParts are the parts of the versions to validate, with the paths
@@ -313,7 +310,6 @@ func (part *versionPart) validate() field.ErrorList {
 			s.structural(part.path, rootLevel, &structural)
 			errs = append(errs, sortedByText(structural)...)
 			s.openAPI(part.path, &errs)
-			s.walk(func(s *Schema) { part.cel = part.cel || len(s.Validations) > 0 })
 		}
 	}
 	if v.Subresources != nil && v.Subresources.Scale != nil {
@@ -435,6 +431,80 @@ func (s *Schema) openAPI(p *field.Path, errs *field.ErrorList) {
 	if s.Items != nil {
 		s.Items.openAPI(p.Child("items"), errs)
 	}
+}
+
+// ValidateCEL checks the x-kubernetes-validations rules of a definition's
+// versions (old: the stored definition on update, nil on create) with the
+// host's CEL, as kube's validation of a definition does: only those of
+// schemas that are otherwise valid, new expressions held to kube's
+// compatibility version, an unchanged version's rules not to the cost of one
+// expression. Without a CEL, it warns that the rules are not evaluated.
+func ValidateCEL(c api.CEL, obj, old object.Object) (field.ErrorList, []string) {
+	d, err := Read(obj)
+	if err != nil {
+		return nil, nil
+	}
+	var stored *Definition
+	if old != nil {
+		if stored, err = Read(old); err != nil {
+			return nil, nil
+		}
+	}
+	var errs field.ErrorList
+	var warnings []string
+	for _, part := range versionParts(d.Spec.Versions, field.NewPath("spec")) {
+		v := part.version
+		if v.Schema == nil {
+			continue
+		}
+		m, ok := v.Schema.OpenAPIV3Schema.(map[string]any)
+		if !ok || len(part.validate()) > 0 {
+			continue
+		}
+		s, err := ParseSchema(m)
+		if err != nil || rulesOf("", "", s, m) == nil {
+			continue
+		}
+		if c == nil {
+			warnings = append(warnings, part.path.String()+": x-kubernetes-validations rules are not evaluated by this host")
+			continue
+		}
+		req := api.CheckRules{Schema: m, Path: part.path.String()}
+		if stored != nil {
+			req.Rules, req.MessageExpressions = stored.expressions()
+			for _, sv := range stored.Spec.Versions {
+				req.Unchanged = req.Unchanged || sv.Name == v.Name && reflect.DeepEqual(sv.Schema, v.Schema)
+			}
+		}
+		errs = append(errs, c.CheckRules(req)...)
+	}
+	return errs, warnings
+}
+
+// expressions are the rules and message expressions of every version's
+// schema.
+func (d *Definition) expressions() (rules, messages []string) {
+	for _, v := range d.Spec.Versions {
+		if v.Schema == nil {
+			continue
+		}
+		s, err := ParseSchema(v.Schema.OpenAPIV3Schema)
+		if err != nil {
+			continue
+		}
+		s.walk(func(s *Schema) {
+			for _, r := range s.Validations {
+				r, _ := r.(map[string]any)
+				if e, ok := r["rule"].(string); ok {
+					rules = append(rules, e)
+				}
+				if e, ok := r["messageExpression"].(string); ok && e != "" {
+					messages = append(messages, e)
+				}
+			}
+		})
+	}
+	return rules, messages
 }
 
 // ValidateUpdate checks what may not change: the scope, and the kind and

@@ -1,6 +1,8 @@
 package crd
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -29,7 +31,7 @@ func (d *Definition) Resources() []*api.Resource {
 		r := &api.Resource{
 			Group: d.Spec.Group, Version: v.Name, Kind: names.Kind, Plural: names.Plural,
 			Singular: names.Singular, ShortNames: names.ShortNames, Categories: names.Categories,
-			Namespaced: d.Spec.Scope == "Namespaced", Verbs: customVerbs, Generation: true,
+			Namespaced: d.Spec.Scope == "Namespaced", Verbs: customVerbs, Generation: true, UpdateNeedsVersion: true,
 			Custom: &api.CustomResource{Definition: d.Metadata.Name, Schema: (*Schema)(nil)}, Fields: fields,
 		}
 		for _, f := range v.SelectableFields {
@@ -43,6 +45,7 @@ func (d *Definition) Resources() []*api.Resource {
 				r.Custom.OpenAPI = m
 				if s, err := ParseSchema(m); err == nil {
 					r.Custom.Schema = s
+					r.Custom.Rules = rulesOf(d.Metadata.Name, v.Name, s, m)
 				}
 			}
 		}
@@ -118,4 +121,17 @@ func (d *Definition) selectableFields() map[string]func(object.Object) string {
 		}
 	}
 	return fields
+}
+
+// rulesOf are the x-kubernetes-validations rules of a version's schema s
+// (m as written), keyed by the definition, the version and the schema's
+// digest, so that the host compiles them once; nil when it has none.
+func rulesOf(definition, version string, s *Schema, m map[string]any) *api.CustomRules {
+	has := false
+	s.walk(func(s *Schema) { has = has || len(s.Validations) > 0 })
+	if !has {
+		return nil
+	}
+	sum := sha256.Sum256(mustJSON(m))
+	return &api.CustomRules{Key: definition + "/" + version + "/" + hex.EncodeToString(sum[:8]), Schema: m}
 }

@@ -261,3 +261,42 @@ func TooLong(p *Path, max int) *Error {
 
 // ErrorList is the problems of one object.
 type ErrorList []*Error
+
+// InternalError: the server failed to judge the value, for the reason detail.
+//
+//go:noinline
+func InternalError(p *Path, detail string) *Error {
+	return &Error{Type: ErrorTypeInternal, Field: p.String(), Detail: detail}
+}
+
+// wireError is an Error as JSON carries it between a host's modules: its
+// value already written as its message shows it.
+type wireError struct {
+	Type   ErrorType `json:"type"`
+	Field  string    `json:"field"`
+	Value  *string   `json:"value,omitempty"`
+	Detail string    `json:"detail,omitempty"`
+}
+
+// MarshalJSON writes the error as its message needs it.
+func (e *Error) MarshalJSON() ([]byte, error) {
+	w := wireError{Type: e.Type, Field: e.Field, Detail: e.Detail}
+	if e.showValue {
+		v := formatValue(e.BadValue)
+		w.Value = &v
+	}
+	return json.Marshal(w)
+}
+
+// UnmarshalJSON reads an error MarshalJSON wrote.
+func (e *Error) UnmarshalJSON(b []byte) error {
+	var w wireError
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	*e = Error{Type: w.Type, Field: w.Field, Detail: w.Detail}
+	if w.Value != nil {
+		e.BadValue, e.showValue = GoSyntax(*w.Value), true
+	}
+	return nil
+}

@@ -80,6 +80,7 @@ func validatingAdmissionPolicy() *api.Resource {
 			StatusResetsMetadata: []string{"labels", "annotations", "finalizers", "ownerReferences"},
 			Validate:             validation.ValidatingAdmissionPolicy,
 			ValidateUpdate:       validation.ValidatingAdmissionPolicyUpdate,
+			ValidateCEL:          validatePolicyExpressions,
 			LabelChecksOnUpdate:  3,
 		},
 		Printer: table.NewPrinter([]table.Column{
@@ -161,4 +162,16 @@ func labelSelectorString(sel map[string]any) string {
 	}
 	b.WriteString("},}")
 	return b.String()
+}
+
+// validatePolicyExpressions compiles a policy's expressions with the host's
+// CEL, as kube's validation of a ValidatingAdmissionPolicy does; a host
+// whose CEL does not evaluate policies checks none.
+func validatePolicyExpressions(c api.CEL, obj, _ object.Object) (field.ErrorList, []string) {
+	p, ok := c.(api.Policies)
+	spec, _ := obj["spec"].(map[string]any)
+	if !ok || spec == nil {
+		return nil, nil
+	}
+	return p.CheckPolicy(spec), nil
 }

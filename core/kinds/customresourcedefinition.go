@@ -41,6 +41,7 @@ func customResourceDefinition() *api.Resource {
 				errs, _ := crd.Validate(obj)
 				return append(errs, crd.ValidateUpdate(obj, old)...)
 			},
+			ValidateCEL: crd.ValidateCEL,
 			// What writing the definition warns of, on update too.
 			WarningsOnCreate: crdWarnings,
 			WarningsOnUpdate: func(obj, _ object.Object) []string { return crdWarnings(obj) },

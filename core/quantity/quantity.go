@@ -7,6 +7,7 @@ package quantity
 import (
 	"errors"
 	"fmt"
+	"math"
 	"math/big"
 	"strconv"
 	"strings"
@@ -79,7 +80,7 @@ func Canonical(s string) (string, error) {
 		if drop := -9 - scale; drop > len(mantissa.String()) {
 			mantissa = big.NewInt(1)
 		} else {
-			div := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(drop)), nil)
+			div := pow10(drop)
 			q, m := new(big.Int).QuoRem(mantissa, div, new(big.Int))
 			if m.Sign() != 0 {
 				q.Add(q, big.NewInt(1))
@@ -264,9 +265,9 @@ func parseDecimal(s string) (*big.Int, int, bool) {
 func compare(a *big.Int, as int, b *big.Int, bs int) int {
 	x, y := new(big.Int).Set(a), new(big.Int).Set(b)
 	if as > bs {
-		x.Mul(x, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(as-bs)), nil))
+		x.Mul(x, pow10(as-bs))
 	} else if bs > as {
-		y.Mul(y, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(bs-as)), nil))
+		y.Mul(y, pow10(bs-as))
 	}
 	return x.Cmp(y)
 }
@@ -315,9 +316,9 @@ func canonical(mantissa *big.Int, scale int, f format) string {
 // atScale0 is mantissa × 10^scale as an integer, and whether that is exact.
 func atScale0(mantissa *big.Int, scale int) (*big.Int, bool) {
 	if scale >= 0 {
-		return new(big.Int).Mul(mantissa, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(scale)), nil)), true
+		return new(big.Int).Mul(mantissa, pow10(scale)), true
 	}
-	q, m := new(big.Int).QuoRem(mantissa, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(-scale)), nil), new(big.Int))
+	q, m := new(big.Int).QuoRem(mantissa, pow10(-scale), new(big.Int))
 	return q, m.Sign() == 0
 }
 
@@ -384,7 +385,7 @@ func RoundUp(s string, scale int) string {
 	if !ok || at >= scale {
 		return s
 	}
-	div := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(scale-at)), nil)
+	div := pow10(scale - at)
 	q, m := new(big.Int).QuoRem(new(big.Int).Abs(mantissa), div, new(big.Int))
 	if m.Sign() == 0 {
 		return s
@@ -406,9 +407,9 @@ func MilliValue(s string) int64 {
 	}
 	v := new(big.Int).Set(mantissa)
 	if scale += 3; scale >= 0 {
-		v.Mul(v, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(scale)), nil))
+		v.Mul(v, pow10(scale))
 	} else {
-		div := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(-scale)), nil)
+		div := pow10(-scale)
 		var m big.Int
 		v.QuoRem(v, div, &m)
 		if m.Sign() > 0 {
@@ -445,12 +446,64 @@ func sum(a, b string, subtract bool) string {
 	}
 	x, y := new(big.Int).Set(am), new(big.Int).Set(bm)
 	scale := min(as, bs)
-	x.Mul(x, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(as-scale)), nil))
-	y.Mul(y, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(bs-scale)), nil))
+	x.Mul(x, pow10(as-scale))
+	y.Mul(y, pow10(bs-scale))
 	if subtract {
 		x.Sub(x, y)
 	} else {
 		x.Add(x, y)
 	}
 	return canonical(x, scale, af)
+}
+
+// Int64 is the quantity's value as an int64, as kube's Quantity.AsInt64:
+// false when it has a fraction, does not fit or does not parse.
+func Int64(s string) (int64, bool) {
+	mantissa, scale, _, ok := parse(s)
+	if !ok {
+		return 0, false
+	}
+	v, ok := atScale0(mantissa, scale)
+	if !ok || !v.IsInt64() {
+		return 0, false
+	}
+	return v.Int64(), true
+}
+
+// Float64 is the quantity's value as a float64, approximately, as kube's
+// Quantity.AsApproximateFloat64 (0 when it does not parse).
+func Float64(s string) float64 {
+	mantissa, scale, _, ok := parse(s)
+	if !ok {
+		return 0
+	}
+	base, _ := strconv.ParseFloat(mantissa.String(), 64) // the float nearest the integer
+	if scale == 0 {
+		return base
+	}
+	return base * math.Pow10(scale)
+}
+
+// Sign is the quantity's sign: -1, 0 or +1 (0 when it does not parse).
+func Sign(s string) int {
+	mantissa, _, _, ok := parse(s)
+	if !ok {
+		return 0
+	}
+	return mantissa.Sign()
+}
+
+// pow10 is 10^n, n ≥ 0 (big.Int's Exp would link its modular arithmetic into
+// every module that reads quantities).
+func pow10(n int) *big.Int {
+	p, b := big.NewInt(1), big.NewInt(10)
+	for ; n > 0; n >>= 1 {
+		if n&1 == 1 {
+			p.Mul(p, b)
+		}
+		if n > 1 {
+			b.Mul(b, b)
+		}
+	}
+	return p
 }

@@ -1,10 +1,12 @@
 package registry
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
 
+	"kubeplay/core/api"
 	"kubeplay/core/field"
 	"kubeplay/core/object"
 )
@@ -26,6 +28,13 @@ func (s customStrategy) PrepareForCreate(obj object.Object) {
 }
 
 func (s customStrategy) Validate(obj object.Object) field.ErrorList {
+	return s.validate(obj, nil)
+}
+
+// validate checks obj (old: the stored object on update, nil on create):
+// its schema, its scale paths, then, when those leave nothing that would
+// make them meaningless, its rules (kube's x-kubernetes-validations).
+func (s customStrategy) validate(obj, old object.Object) field.ErrorList {
 	errs := s.res.Custom.Schema.Validate(obj)
 	if sc := s.res.Custom.Scale; sc != nil {
 		for _, p := range []string{sc.SpecReplicas, sc.StatusReplicas} {
@@ -35,11 +44,33 @@ func (s customStrategy) Validate(obj object.Object) field.ErrorList {
 			}
 		}
 	}
-	return errs
+	rules := s.res.Custom.Rules
+	if rules == nil || s.cel == nil {
+		return errs
+	}
+	if blocking(errs) {
+		e := field.Invalid(nil, nil, "some validation rules were not checked because the object was invalid; correct the existing errors to complete validation")
+		e.Field = "<nil>" // kube's name of no path
+		return append(errs, e)
+	}
+	ruleErrs, warnings := s.cel.ValidateCustom(context.Background(), api.ValidateCustom{Rules: rules, Object: obj, Old: old})
+	s.warn(warnings)
+	return append(errs, ruleErrs...)
 }
 
-func (s customStrategy) ValidateUpdate(obj, _ object.Object, _ string) field.ErrorList {
-	return s.Validate(obj)
+// blocking says whether errs hold an error kube evaluates no rule after.
+func blocking(errs field.ErrorList) bool {
+	for _, e := range errs {
+		switch e.Type {
+		case field.ErrorTypeNotSupported, field.ErrorTypeRequired, field.ErrorTypeTooLong, field.ErrorTypeTooMany, field.ErrorTypeTypeInvalid:
+			return true
+		}
+	}
+	return false
+}
+
+func (s customStrategy) ValidateUpdate(obj, old object.Object, _ string) field.ErrorList {
+	return s.validate(obj, old)
 }
 
 // goTypeName is the Go type kube's unstructured objects hold v as.

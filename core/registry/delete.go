@@ -141,7 +141,7 @@ func (s *Store) Delete(t Target, opts DeleteOptions) (DeleteResult, error) {
 	if opts.forceDelete() {
 		return s.forceDeleteCorrupt(t)
 	}
-	st := strategyFor(t, s.clock)
+	st := strategyFor(t, s.clock, s.cel)
 	var how deleteHow
 	var marked []byte // the marked object, when it is removed after
 	stored, err := s.mutate(t, func(cur []byte, rev int64) (storage.Change, error) {
@@ -151,6 +151,9 @@ func (s *Store) Delete(t Target, opts DeleteOptions) (DeleteResult, error) {
 			return storage.Change{}, err
 		}
 		if err := s.admit(Delete, t, nil, obj); err != nil {
+			return storage.Change{}, err
+		}
+		if err := (validatingPolicies{s.webhooks}).Admit(Delete, t, nil, obj); err != nil {
 			return storage.Change{}, err
 		}
 		if err := (validatingWebhooks{s.webhooks}).Admit(Delete, t, nil, obj); err != nil {

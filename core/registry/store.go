@@ -42,6 +42,7 @@ type Store struct {
 	schema    *api.Registry
 	clock     clock.Clock
 	fields    FieldManager
+	cel       api.CEL
 	admission []Admission
 	limits    limitRanger
 	pods      podBudget
@@ -98,6 +99,9 @@ type Config struct {
 	// without authentication in front of it, as tests use, lets every
 	// write grant anything).
 	Authorization string
+	// CEL evaluates the Common Expression Language (the host's: core/cel,
+	// or the browser's module); nil evaluates none.
+	CEL api.CEL
 	// Webhooks reaches the admission webhooks configured with a url; nil:
 	// none is reachable (core/admission).
 	Webhooks admission.Caller
@@ -117,7 +121,7 @@ func Open(cfg Config) (*Store, error) {
 	if cfg.FreshnessWait <= 0 {
 		cfg.FreshnessWait = defaultFreshnessWait
 	}
-	s := &Store{schema: cfg.Schema, clock: cfg.Clock, fields: cfg.Fields, freshnessWait: cfg.FreshnessWait}
+	s := &Store{schema: cfg.Schema, clock: cfg.Clock, fields: cfg.Fields, freshnessWait: cfg.FreshnessWait, cel: cfg.CEL}
 	s.authz = &authorizer{store: s, mode: cfg.Authorization}
 	if s.authz.mode == "" {
 		s.authz.mode = auth.ModeAlwaysAllow
@@ -144,7 +148,7 @@ func Open(cfg Config) (*Store, error) {
 	s.admission = append(s.admission, kindAdmission{}, priorityAdmission{s}, runtimeClassAdmission{s},
 		defaultStorageClass{s}, storageProtection{}, defaultIngressClass{s}, mutatingWebhooks{s.webhooks}, s.services, rbacEscalation{s})
 	s.validating = append(s.validating, policyParamAuthorization{s}, priorityClassDefault{priorityAdmission{s}}, runtimeClassOverhead{runtimeClassAdmission{s}},
-		csrSignerAuthorization{s}, csrSubjectRestriction{}, validatingWebhooks{s.webhooks})
+		csrSignerAuthorization{s}, csrSubjectRestriction{}, validatingPolicies{s.webhooks}, validatingWebhooks{s.webhooks})
 	if cfg.ServiceIPRange != "" {
 		if err := s.SetServiceIPRange(cfg.ServiceIPRange); err != nil {
 			st.Close()
@@ -277,7 +281,7 @@ func (s *Store) Create(t Target, obj object.Object) ([]byte, error) {
 	if v := t.Res.View; v != nil {
 		obj, t = v.ToStored(obj), t.stored()
 	}
-	st := strategyFor(t, s.clock)
+	st := strategyFor(t, s.clock, s.cel)
 	charges, err := s.prepareNew(st, t, obj)
 	if err != nil {
 		return nil, err
@@ -482,7 +486,7 @@ func (s *Store) update(t Target, info UpdatedObjectInfo) ([]byte, bool, error) {
 // updateCharged is one try of update, the write already charged charged:
 // it asks for more (a *pendingCharge) when it needs it.
 func (s *Store) updateCharged(t Target, info UpdatedObjectInfo, charged []quota.Charge) ([]byte, bool, error) {
-	st := strategyFor(t, s.clock)
+	st := strategyFor(t, s.clock, s.cel)
 	t.charged = charged
 	// needs asks for the charges not yet made.
 	needs := func(charges []quota.Charge, name string) error {

@@ -64,9 +64,9 @@ type Strategy interface {
 
 // strategyFor is the strategy of a resource's kind, on clk: a custom
 // resource's, or the one every built-in kind has, with its descriptor's hooks.
-func strategyFor(t Target, clk clock.Clock) Strategy {
+func strategyFor(t Target, clk clock.Clock, c api.CEL) Strategy {
 	res := t.Res
-	base := resourceStrategy{res: res, via: t.Via, clock: clk}
+	base := resourceStrategy{res: res, via: t.Via, clock: clk, cel: c, warn: t.warn}
 	if res.Custom != nil {
 		return customStrategy{base}
 	}
@@ -81,6 +81,8 @@ type resourceStrategy struct {
 	res   *api.Resource
 	via   *api.Resource // the view the write came through, if any
 	clock clock.Clock   // the time for the kinds whose strategy notes it
+	cel   api.CEL       // the host's CEL, nil if it has none
+	warn  func([]string)
 }
 
 // checks are the hooks that validate the write: the view's when it has its
@@ -158,18 +160,34 @@ func (s resourceStrategy) WarningsOnUpdate(obj, old object.Object) []string {
 
 // Validate is the kind's own check, when it has one.
 func (s resourceStrategy) Validate(obj object.Object) field.ErrorList {
+	var errs field.ErrorList
 	if h := s.checks().Validate; h != nil {
-		return h(obj)
+		errs = h(obj)
 	}
-	return nil
+	return append(errs, s.validateCEL(obj, nil)...)
 }
 
 // ValidateUpdate is the kind's own check of an update, else its Validate.
 func (s resourceStrategy) ValidateUpdate(obj, old object.Object, sub string) field.ErrorList {
 	if h := s.checks().ValidateUpdate; h != nil {
-		return h(obj, old, sub)
+		errs := h(obj, old, sub)
+		if sub == "" {
+			errs = append(errs, s.validateCEL(obj, old)...)
+		}
+		return errs
 	}
 	return s.Validate(obj)
+}
+
+// validateCEL is the kind's check of what the object says in CEL.
+func (s resourceStrategy) validateCEL(obj, old object.Object) field.ErrorList {
+	h := s.res.Hooks.ValidateCEL
+	if h == nil {
+		return nil
+	}
+	errs, warnings := h(s.cel, obj, old)
+	s.warn(warnings)
+	return errs
 }
 
 // PrepareForUpdate is the kind's hook's, else what every kind does

@@ -111,7 +111,7 @@ func (m mutatingWebhooks) Admit(op Operation, t Target, obj, old object.Object) 
 		return err
 	}
 	if obj != nil && !object.Equal(before, obj) {
-		strategyFor(t, m.w.store.clock).Canonicalize(obj)
+		strategyFor(t, m.w.store.clock, m.w.store.cel).Canonicalize(obj)
 	}
 	return nil
 }

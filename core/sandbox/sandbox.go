@@ -87,6 +87,10 @@ type Config struct {
 	// controllers but the API server's own (namespaces, APF). The browser's
 	// build always does (see cluster_js.go).
 	APIOnly bool
+	// CEL evaluates the Common Expression Language (CustomResourceDefinitions'
+	// rules); nil is core/cel's natively and in the edge's core (-tags cel),
+	// none in the browser's, whose host gives the CEL module's.
+	CEL api.CEL
 	// Cluster configures the simulated cluster (node count, speed); its clock
 	// is the API's.
 	Cluster sim.Config
@@ -229,6 +233,7 @@ func openRegistry(cfg Config) (*registry.Store, error) {
 		ServiceIPRange: cfg.ServiceIPRange,
 		FreshnessWait:  cfg.FreshnessWait,
 		Authorization:  cfg.Authorization,
+		CEL:            hostCEL(cfg.CEL),
 		Webhooks:       cfg.Webhooks,
 	})
 }

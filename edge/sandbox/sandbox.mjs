@@ -1,5 +1,6 @@
 // kubeplay sandbox Worker: one Durable Object per sandbox hosts the Go core
-// (kubeplay.wasm, the same build the service worker runs) through the long-lived
+// (kubeplay.wasm, the service worker's build but with CEL linked in: it
+// evaluates CustomResourceDefinitions' rules itself) through the long-lived
 // bridge of wasm/main.go (its JavaScript side, wasm/bridge/bridge.mjs, is the
 // service worker's too), and persists it to the object's SQLite storage:
 //

@@ -785,6 +785,53 @@ test('XDS-7 PLAY-6: in the browser, the xDS module checks Envoy resources for th
   await page.close();
 });
 
+test('CEL: in the browser, a CustomResourceDefinition\'s rules are checked and evaluated by the CEL module, loaded on first use: a custom resource breaking a rule is refused with kube\'s message', async () => {
+  const page = await openPlayground();
+  // The worker caches the module when it first fetches it (it is no install asset).
+  const celCached = () => page.evaluate(async () => {
+    for (const name of await caches.keys()) if (await (await caches.open(name)).match('/kubeplay-cel.wasm')) return true;
+    return false;
+  });
+  assert.equal(await celCached(), false, 'the CEL module is loaded before a rule needs it');
+  const crd = (rules) => ({
+    apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'widgets.cel.example.com' },
+    spec: {
+      group: 'cel.example.com', scope: 'Namespaced', names: { plural: 'widgets', singular: 'widget', kind: 'Widget' },
+      versions: [{
+        name: 'v1', served: true, storage: true,
+        schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object',
+          properties: { replicas: { type: 'integer' }, maxReplicas: { type: 'integer' }, name: { type: 'string', maxLength: 63 } },
+          'x-kubernetes-validations': rules } } } },
+      }],
+    },
+  });
+  const CRDS = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
+  // A rule that does not compile is refused as kube refuses it.
+  const bad = await api(page, 'POST', CRDS, crd([{ rule: 'self.replicas <= self.nope' }]));
+  assert.equal(bad.status, 422, bad.text);
+  assert.equal(await celCached(), true, 'the CEL module was not loaded');
+  assert.match(bad.json.message, /spec\.validation\.openAPIV3Schema\.properties\[spec\]\.x-kubernetes-validations\[0\]\.rule: Invalid value: apiextensions\.ValidationRule\{Rule:"self\.replicas <= self\.nope".*compilation failed: ERROR: <input>:1:22: undefined field 'nope'/s);
+  const created = await api(page, 'POST', CRDS, crd([
+    { rule: 'self.replicas <= self.maxReplicas', messageExpression: "'replicas must not exceed maxReplicas for ' + self.name", fieldPath: '.replicas' },
+    { rule: 'self.name.matches(\'^[a-z]+$\')', message: 'name must be lowercase letters', reason: 'FieldValueForbidden' },
+  ]));
+  assert.equal(created.status, 201, created.text);
+  const WIDGETS = '/apis/cel.example.com/v1/namespaces/default/widgets';
+  for (let i = 0; i < 100 && (await api(page, 'GET', WIDGETS)).status !== 200; i++) await page.waitForTimeout(50);
+  const widget = (spec) => ({ apiVersion: 'cel.example.com/v1', kind: 'Widget', metadata: { name: 'w1' }, spec });
+  const refused = await api(page, 'POST', WIDGETS, widget({ replicas: 5, maxReplicas: 3, name: 'Web' }));
+  assert.equal(refused.status, 422, refused.text);
+  assert.equal(refused.json.message, 'Widget.cel.example.com "w1" is invalid: [spec.replicas: Invalid value: "object": replicas must not exceed maxReplicas for Web, spec: Forbidden: name must be lowercase letters]');
+  assert.deepEqual(refused.json.details.causes, [
+    { reason: 'FieldValueInvalid', message: 'Invalid value: "object": replicas must not exceed maxReplicas for Web', field: 'spec.replicas' },
+    { reason: 'FieldValueForbidden', message: 'Forbidden: name must be lowercase letters', field: 'spec' },
+  ]);
+  assert.equal((await api(page, 'POST', WIDGETS, widget({ replicas: 2, maxReplicas: 3, name: 'web' }))).status, 201);
+  assert.equal(await page.evaluate(() => navigator.serviceWorker.controller !== null), true);
+  await page.screenshot({ path: join(artifacts, 'cel-refused.png') });
+  await page.close();
+});
+
 test('PLAY-6: the xDS panel subscribes in delta mode in the sandbox, auto-ACKs by default; a Cluster edit arrives, is NACKed by hand, and the NACK shows', async () => {
   const page = await openPlayground();
   const CLUSTERS = '/apis/xds.kubeplay.dev/v1/clusters';
