@@ -28,8 +28,8 @@ import (
 
 // tlsOptions are the command's TLS flags.
 type tlsOptions struct {
-	on               bool
-	dir              string // where the CA and the serving pair are kept
+	on                bool
+	dir               string // where the CA and the serving pair are kept
 	certFile, keyFile string // --tls-cert, --tls-key: used as they are
 }
 
