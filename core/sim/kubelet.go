@@ -372,6 +372,7 @@ func (p *podRun) containers(ctx context.Context, containers []controllers.Contai
 	}
 	return out
 }
+
 // waitKey is a container's key in the kubelet's memory.
 func (p *podRun) waitKey(c *controllers.Container) string { return p.pod.Metadata.Key() + "/" + c.Name }
 
