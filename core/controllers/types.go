@@ -500,8 +500,32 @@ type Job struct {
 		BackoffLimit *int64          `json:"backoffLimit,omitempty"`
 		Suspend      bool            `json:"suspend,omitempty"`
 		Template     json.RawMessage `json:"template"`
+		Selector     LabelSelector   `json:"selector"`
+		// CompletionMode is NonIndexed or Indexed.
+		CompletionMode       string            `json:"completionMode,omitempty"`
+		PodFailurePolicy     *PodFailurePolicy `json:"podFailurePolicy,omitempty"`
+		PodReplacementPolicy string            `json:"podReplacementPolicy,omitempty"`
 	} `json:"spec"`
 	Status JobStatus `json:"status"`
+}
+
+// PodFailurePolicy is batch/v1 PodFailurePolicy.
+type PodFailurePolicy struct {
+	Rules []struct {
+		Action      string `json:"action"`
+		OnExitCodes *struct {
+			ContainerName *string `json:"containerName,omitempty"`
+			Operator      string  `json:"operator"`
+			Values        []int64 `json:"values"`
+		} `json:"onExitCodes,omitempty"`
+		OnPodConditions []PodConditionPattern `json:"onPodConditions,omitempty"`
+	} `json:"rules"`
+}
+
+// PodConditionPattern is batch/v1 PodFailurePolicyOnPodConditionsPattern.
+type PodConditionPattern struct {
+	Type   string `json:"type"`
+	Status string `json:"status"`
 }
 
 // Uncounted is batch/v1 UncountedTerminatedPods: the UIDs of finished Pods
@@ -522,6 +546,7 @@ type JobStatus struct {
 	Terminating             *int64      `json:"terminating,omitempty"`
 	UncountedTerminatedPods *Uncounted  `json:"uncountedTerminatedPods,omitempty"`
 	Ready                   *int64      `json:"ready,omitempty"`
+	CompletedIndexes        string      `json:"completedIndexes,omitempty"`
 }
 
 // typed is what Codec reads: a pointer to a struct that starts with Object.
