@@ -84,6 +84,29 @@ func TestSIM_1_JobAdoptsAndReleases(t *testing.T) {
 	if _, err := e.c.Do(e.ctx, web.MethodPatch, pods+"/"+name, "application/merge-patch+json", []byte(`{"metadata":{"labels":null}}`)); err != nil {
 		t.Fatal(err)
 	}
-	e.until(time.Minute, "released", func() bool { return owner() == "" && object.Meta(e.get(pods+"/"+name))["finalizers"] == nil })
+	e.until(time.Minute, "released", func() bool { return owner() == "" && object.Meta(e.get(pods + "/" + name))["finalizers"] == nil })
 	e.until(time.Minute, "replaced", func() bool { return len(e.jobPods("ar")) == 2 })
+}
+
+// TestSIM_1_JobPodFailurePolicyIgnoresDisruption: the e2e test's Indexed Job
+// whose Pods mark their index in a hostPath file and then sleep; evicted
+// (the DisruptionTarget condition), each Pod Fails when its kubelet kills it,
+// the Job's pod failure policy ignores the failure, and the replacement of
+// each index finds its file and exits 0: the Job completes with nothing
+// counted failed.
+func TestSIM_1_JobPodFailurePolicyIgnoresDisruption(t *testing.T) {
+	e := newEnv(t, sim.Config{Nodes: 1})
+	script := `["/bin/sh","-c","\nif [[ -r /data/foo-$JOB_COMPLETION_INDEX ]]\nthen\n\texit 0\nelse\n\ttouch /data/foo-$JOB_COMPLETION_INDEX\n\tsleep 1000000\nfi\n"]`
+	e.create(jobs, jobDoc("pfp", "Never", `"parallelism":3,"completions":3,"backoffLimit":2,"completionMode":"Indexed",`+
+		`"podFailurePolicy":{"rules":[{"action":"Ignore","onPodConditions":[{"type":"DisruptionTarget","status":"True"}]}]},`, script))
+	e.until(time.Minute, "three ready", func() bool { return num(e.get(jobs+"/pfp"), "status", "ready") == 3 })
+	for _, p := range e.jobPods("pfp") {
+		if code, _ := e.evict(object.MetaString(p, "name")); code != 201 {
+			t.Fatalf("evict: %d", code)
+		}
+	}
+	e.until(2*time.Minute, "pfp complete", func() bool { return conditionOf(e.get(jobs+"/pfp"), "Complete")["status"] == "True" })
+	if j := e.get(jobs + "/pfp"); num(j, "status", "failed") != 0 || num(j, "status", "succeeded") != 3 {
+		t.Errorf("status %v", j["status"])
+	}
 }
