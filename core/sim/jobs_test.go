@@ -2,6 +2,8 @@ package sim_test
 
 import (
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -108,5 +110,43 @@ func TestSIM_1_JobPodFailurePolicyIgnoresDisruption(t *testing.T) {
 	e.until(2*time.Minute, "pfp complete", func() bool { return conditionOf(e.get(jobs+"/pfp"), "Complete")["status"] == "True" })
 	if j := e.get(jobs + "/pfp"); num(j, "status", "failed") != 0 || num(j, "status", "succeeded") != 3 {
 		t.Errorf("status %v", j["status"])
+	}
+}
+
+// cronDoc is the e2e test's CronJob: every minute, a Job whose Pod sleeps
+// five minutes, with concurrencyPolicy policy.
+func cronDoc(name, policy string) string {
+	return `{"apiVersion":"batch/v1","kind":"CronJob","metadata":{"name":"` + name + `"},"spec":{"schedule":"*/1 * * * ?","concurrencyPolicy":"` + policy + `",` +
+		`"jobTemplate":{"spec":{"parallelism":1,"completions":1,"backoffLimit":1,"template":{"spec":{"restartPolicy":"OnFailure",` +
+		`"containers":[{"name":"c","image":"busybox","command":["sleep","300"]}]}}}}}}`
+}
+
+// liveJobs are the Jobs not being deleted whose name starts with prefix.
+func (e *env) liveJobs(prefix string) []string {
+	var out []string
+	for _, j := range e.list(jobs) {
+		if name := object.MetaString(j, "name"); strings.HasPrefix(name, prefix+"-") && object.MetaString(j, "deletionTimestamp") == "" {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// TestSIM_1_CronJobConcurrency: a CronJob that allows concurrent Jobs has
+// two running at its second minute; one that replaces them has one, the
+// second minute's, the first deleted.
+func TestSIM_1_CronJobConcurrency(t *testing.T) {
+	e := newEnv(t, sim.Config{})
+	e.create("/apis/batch/v1/namespaces/default/cronjobs", cronDoc("concurrent", "Allow"))
+	e.create("/apis/batch/v1/namespaces/default/cronjobs", cronDoc("replace", "Replace"))
+	e.until(3*time.Minute, "two concurrent", func() bool {
+		return len(object.Objects(e.get("/apis/batch/v1/namespaces/default/cronjobs/concurrent")["status"].(map[string]any), "active")) == 2
+	})
+	e.until(time.Minute, "replaced", func() bool {
+		live := e.liveJobs("replace")
+		return len(live) == 1 && live[0] == "replace-"+strconv.FormatInt(start.Add(2*time.Minute).Unix()/60, 10)
+	})
+	if active := object.Objects(e.get("/apis/batch/v1/namespaces/default/cronjobs/replace")["status"].(map[string]any), "active"); len(active) != 1 {
+		t.Errorf("replace's active %v", active)
 	}
 }
