@@ -32,17 +32,17 @@ func job() *api.Resource {
 					}
 				}
 			},
-			PrepareForUpdate: prepareJobUpdate,
+			PrepareForUpdate: statusResetsSpecOnly,
 		},
 		Printer: table.Job,
 	}
 }
 
-// prepareJobUpdate is the Job's strategies' PrepareForUpdate: a write to
-// its status resets only the spec (jobStatusStrategy), so what it writes of
-// the metadata a client may change (labels, annotations, finalizers, owners)
-// is kept.
-func prepareJobUpdate(u api.Update) object.Object {
+// statusResetsSpecOnly is the PrepareForUpdate of the kinds whose status
+// strategy resets only the spec (a Job's, a CronJob's): what a write to
+// their status makes of the metadata a client may change (labels,
+// annotations, finalizers, owners) is kept.
+func statusResetsSpecOnly(u api.Update) object.Object {
 	out := u.Generic()
 	if u.Sub == "status" {
 		meta, written := object.Meta(out), object.Meta(u.Obj)
