@@ -188,7 +188,6 @@ type Container struct {
 		MountPath   string `json:"mountPath"`
 		SubPathExpr string `json:"subPathExpr,omitempty"`
 	} `json:"volumeMounts,omitempty"`
-	RestartPolicy string `json:"restartPolicy,omitempty"`
 }
 
 // EnvVar is core/v1 EnvVar: a value, or one of the Pod's fields.

@@ -35,21 +35,28 @@ const (
 // bound to its node and moves them through their lives as a kubelet reports
 // them, with its own identity (system:node:NAME) and events:
 //
-//   - admitted: Pending, containers waiting in ContainerCreating, "Pulling";
+//   - admitted: Pending, containers waiting in ContainerCreating (in
+//     PodInitializing while the Pod has init containers to run), "Pulling";
 //   - pulled (1.5s; 0.5s for an image the node has, none with IfNotPresent):
 //     Running, a pod IP from the node's pod CIDR, "Pulled", "Created",
 //     "Started"; ready at once, or after a readiness probe's
-//     initialDelaySeconds;
-//   - a container ends when its command says so (`sleep N` runs N seconds,
-//     `exit N` exits with N) or, where the Pod's restartPolicy is not Always,
-//     after a second; an image tagged "crash" (busybox:crash) exits with 1
-//     after a second. Ended containers restart as the restartPolicy says,
-//     after kubelet's back-off (CrashLoopBackOff); a Pod whose containers are
-//     done Succeeds or Fails;
+//     initialDelaySeconds; a volume mount's subPathExpr kubelet refuses
+//     keeps the container waiting in CreateContainerConfigError instead;
+//   - init containers run one at a time, each once the one before has
+//     succeeded, and the app containers once all have;
+//   - a container runs what its image and command say (program): until
+//     stopped, or until it exits with a code, Completed or Error. An ended
+//     container restarts as the restartPolicy says (an init container only
+//     when it failed), after kubelet's back-off (CrashLoopBackOff); the Pod's
+//     phase and conditions follow from its containers as kubelet derives
+//     them;
 //   - an image whose name says "notfound" or "doesnotexist" never pulls:
 //     ErrImagePull, then ImagePullBackOff, again and again;
-//   - deleted: its containers are stopped ("Killing") and the Pod is removed
-//     with a grace period of 0, as a kubelet finishes a graceful deletion.
+//   - past its activeDeadlineSeconds: its containers are killed and the Pod
+//     Fails (DeadlineExceeded);
+//   - deleted: its containers are stopped ("Killing"), the Pod is reported
+//     in its terminal phase and removed with a grace period of 0, as a
+//     kubelet finishes a graceful deletion.
 //
 // Durations are divided by the simulation's speed. Nothing is timed while no
 // Pod is on its way somewhere: the node's Lease is renewed (every 10 seconds
@@ -123,11 +130,9 @@ func (k *kubelet) forget(key string) {
 			delete(k.ips, ip)
 		}
 	}
-	for _, m := range []map[string]time.Time{k.waits} {
-		for c := range m {
-			if strings.HasPrefix(c, key+"/") {
-				delete(m, c)
-			}
+	for c := range k.waits {
+		if strings.HasPrefix(c, key+"/") {
+			delete(k.waits, c)
 		}
 	}
 	for c := range k.runs {
