@@ -60,7 +60,7 @@ func (s *scheduler) preempt(ctx context.Context, p *pod, want requests, nodes []
 	}
 	var candidates []preemption
 	for _, n := range nodes {
-		if _, resolvable := s.filter(p, want, n, s.usage[n.Metadata.Name]); !resolvable {
+		if _, resolvable := s.filter(p, want, n, s.withNominated(p, n.Metadata.Name, s.usage[n.Metadata.Name])); !resolvable {
 			continue
 		}
 		if c, ok := s.victims(p, prio, want, n); ok {
@@ -110,7 +110,7 @@ func (s *scheduler) victims(p *pod, prio int64, want requests, n *node) (preempt
 	if len(potential) == 0 {
 		return preemption{}, false
 	}
-	if why, _ := s.filter(p, want, n, used); len(why) > 0 {
+	if why, _ := s.filter(p, want, n, s.withNominated(p, n.Metadata.Name, used)); len(why) > 0 {
 		return preemption{}, false
 	}
 	// Give back the highest priority first (the earliest started first
@@ -121,7 +121,7 @@ func (s *scheduler) victims(p *pod, prio int64, want requests, n *node) (preempt
 	c := preemption{node: n.Metadata.Name}
 	for _, v := range potential {
 		used[v.key] = s.usage[n.Metadata.Name][v.key]
-		if why, _ := s.filter(p, want, n, used); len(why) > 0 {
+		if why, _ := s.filter(p, want, n, s.withNominated(p, n.Metadata.Name, used)); len(why) > 0 {
 			delete(used, v.key)
 			c.victims = append(c.victims, v)
 		}

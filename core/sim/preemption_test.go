@@ -15,7 +15,8 @@ import (
 // DefaultPreemption does: on the node the fewest of the lowest priority must
 // go (here the 200 and the 300 of 1000, the 450 staying for a 500), each gets
 // the DisruptionTarget condition and a Preempted event and is deleted, the
-// preemptor is nominated to the node and then bound there.
+// preemptor is nominated to the node and then bound there; a Pod of lower
+// priority created meanwhile does not take the room its victims leave.
 func TestSIM_2_SchedulerPreempts(t *testing.T) {
 	e := newEnv(t, sim.Config{Nodes: 1})
 	node := "/api/v1/nodes/" + sim.NodeName(0)
@@ -34,13 +35,14 @@ func TestSIM_2_SchedulerPreempts(t *testing.T) {
 		return e.phase("pod1") == "Running" && e.phase("pod2") == "Running" && e.phase("pod3") == "Running"
 	})
 	e.create(pods, pausePod("pod4", "p4", "500"))
+	e.create(pods, pausePod("pod5", "p1", "200"))
 	e.until(time.Minute, "pod4 running", func() bool { return e.phase("pod4") == "Running" })
 	var left []string
 	for _, p := range e.list(pods) {
 		left = append(left, object.MetaString(p, "name"))
 	}
-	if !slices.Equal(left, []string{"pod3", "pod4"}) {
-		t.Errorf("pods left %v, want pod3 and pod4", left)
+	if !slices.Equal(left, []string{"pod3", "pod4", "pod5"}) || e.scheduled("pod5") != "" {
+		t.Errorf("pods left %v (pod5 on %q), want pod3, pod4 and pod5 waiting", left, e.scheduled("pod5"))
 	}
 	if n := object.Path(e.get(pods+"/pod4"), "status", "nominatedNodeName"); n != sim.NodeName(0) {
 		t.Errorf("pod4 nominated to %v", n)

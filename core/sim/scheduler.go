@@ -174,7 +174,7 @@ func (s *scheduler) schedule(ctx context.Context, key string) error {
 		}
 	}
 	for _, n := range nodes {
-		why, resolvable := s.filter(p, want, n, s.usage[n.Metadata.Name])
+		why, resolvable := s.filter(p, want, n, s.withNominated(p, n.Metadata.Name, s.usage[n.Metadata.Name]))
 		switch {
 		case len(why) == 0:
 			fit = append(fit, s.score(want, n, siblings[n.Metadata.Name]))
@@ -213,6 +213,30 @@ func (s *scheduler) schedule(ctx context.Context, key string) error {
 	s.events.ActionfAt(ctx, decided, controllers.Ref(&p.Metadata, "v1", "Pod"), controllers.Normal, "Scheduled", "Binding",
 		"Successfully assigned %s/%s to %s", p.Metadata.Namespace, p.Metadata.Name, target)
 	return nil
+}
+
+// withNominated is used, the Pods on node, with the Pods of p's priority or
+// higher that wait for node, nominated there by a preemption: kube-scheduler
+// counts them there, so that no Pod of lower priority takes the room their
+// victims leave. Called with mu held.
+func (s *scheduler) withNominated(p *pod, node string, used map[string]requests) map[string]requests {
+	var out map[string]requests
+	for _, q := range s.pods.List() {
+		if q.Status.NominatedNodeName != node || q.Spec.NodeName != "" || q.Metadata.UID == p.Metadata.UID || priority(q) < priority(p) {
+			continue
+		}
+		if out == nil {
+			out = maps.Clone(used)
+			if out == nil {
+				out = map[string]requests{}
+			}
+		}
+		out[q.Metadata.Key()] = podRequests(q)
+	}
+	if out == nil {
+		return used
+	}
+	return out
 }
 
 // unschedulable records why a Pod fits no node, as kube's FitError and its
