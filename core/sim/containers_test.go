@@ -105,3 +105,22 @@ func TestSIM_3_ActiveDeadline(t *testing.T) {
 		t.Errorf("dl container: %v", term)
 	}
 }
+
+// TestSIM_3_KubeletRejectsHostPortConflict: a Pod given its node (past the
+// scheduler) whose host port a running Pod there binds is rejected by the
+// kubelet: Failed, reason NodePorts, as kubelet's admission words it.
+func TestSIM_3_KubeletRejectsHostPortConflict(t *testing.T) {
+	e := newEnv(t, sim.Config{Nodes: 1})
+	spec := `{"nodeName":"` + sim.NodeName(0) + `","containers":[{"name":"c","image":"httpd","ports":[{"name":"conflict","hostPort":21017,"containerPort":21017}]}]}`
+	e.create(pods, podDoc("first", spec))
+	e.until(time.Minute, "first running", func() bool { return e.phase("first") == "Running" })
+	e.create(pods, podDoc("second", spec))
+	e.until(time.Minute, "second rejected", func() bool { return e.phase("second") == "Failed" })
+	st := e.get(pods + "/second")["status"].(map[string]any)
+	if st["reason"] != "NodePorts" || st["message"] != "Pod was rejected: Predicate NodePorts failed: node(s) didn't have free ports for the requested pod ports" {
+		t.Errorf("second: %v", st)
+	}
+	if e.phase("first") != "Running" {
+		t.Errorf("first: %s", e.phase("first"))
+	}
+}

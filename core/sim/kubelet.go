@@ -219,7 +219,13 @@ func (k *kubelet) sync(ctx context.Context, key string) error {
 	next.Status.Conditions = slices.Clone(cur.Status.Conditions)
 	next.Status.ContainerStatuses = slices.Clone(cur.Status.ContainerStatuses)
 	p := &podRun{k: k, pod: &next, now: now}
-	p.step(ctx)
+	if reason, msg := k.admit(cur); reason != "" {
+		// Rejected: Failed before it starts, as kubelet's rejectPod says.
+		k.events.Eventf(ctx, controllers.Ref(&cur.Metadata, "v1", "Pod"), controllers.Warning, reason, "%s", msg)
+		next.Status.Phase, next.Status.Reason, next.Status.Message = "Failed", reason, "Pod was rejected: "+msg
+	} else {
+		p.step(ctx)
+	}
 	if before, after := controllers.MustJSON(cur.Status), controllers.MustJSON(next.Status); before != after {
 		data, err := controllers.Send(ctx, k.c, web.MethodPut, podPath(cur)+"/status", &next)
 		if err != nil {
@@ -267,6 +273,31 @@ func (k *kubelet) kill(ctx context.Context, cur *pod) error {
 		return nil
 	}
 	return err
+}
+
+// admit is kubelet's admission of a Pod it has not started yet, against the
+// Pods it runs: a host port one of them binds already rejects it (the
+// scheduler's NodePorts check, which a Pod given its nodeName skipped). It
+// answers the reason and message of a rejection, "" for none.
+func (k *kubelet) admit(p *pod) (reason, msg string) {
+	if p.Status.StartTime != "" {
+		return "", ""
+	}
+	want := podRequests(p).ports
+	if len(want) == 0 {
+		return "", ""
+	}
+	for _, q := range k.pods.List() {
+		if q.Metadata.UID == p.Metadata.UID || q.Status.StartTime == "" || q.Status.Phase == "Succeeded" || q.Status.Phase == "Failed" {
+			continue
+		}
+		for _, a := range podRequests(q).ports {
+			if slices.ContainsFunc(want, a.conflicts) {
+				return "NodePorts", "Predicate NodePorts failed: node(s) didn't have free ports for the requested pod ports"
+			}
+		}
+	}
+	return "", ""
 }
 
 func podPath(p *pod) string {
