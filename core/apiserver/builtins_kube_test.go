@@ -302,7 +302,8 @@ func mustJSON(v any) []byte {
 // uid, timestamps, resourceVersion and managedFields (of an object, of a
 // list's items, the uid of a Status's details), writes the time a status
 // phase changed as TIME, and writes a generated name
-// (wherever it shows, as in a namespace's name label) as NAME.
+// (wherever it shows, as in a namespace's name label) as NAME, and the
+// object's own uid wherever else it shows as UID.
 func ignoreUndecided(got, kube map[string]any) {
 	for _, obj := range []map[string]any{got, kube} {
 		if details, ok := obj["details"].(map[string]any); ok {
@@ -311,6 +312,9 @@ func ignoreUndecided(got, kube map[string]any) {
 		items, _ := obj["items"].([]any)
 		for _, o := range append(items, obj) {
 			meta, _ := object.Path(o, "metadata").(map[string]any)
+			if uid, ok := meta["uid"].(string); ok && uid != "" {
+				replaceString(o, uid, "UID") // wherever it shows, as in a Job's controller-uid labels
+			}
 			for _, f := range []string{"uid", "creationTimestamp", "deletionTimestamp", "resourceVersion", "managedFields"} {
 				delete(meta, f)
 			}

@@ -31,6 +31,7 @@ type ObjectMeta struct {
 	Generation        int64             `json:"generation,omitempty"`
 	CreationTimestamp string            `json:"creationTimestamp,omitempty"`
 	DeletionTimestamp string            `json:"deletionTimestamp,omitempty"`
+	DeletionGrace     *int64            `json:"deletionGracePeriodSeconds,omitempty"`
 	Labels            map[string]string `json:"labels,omitempty"`
 	Annotations       map[string]string `json:"annotations,omitempty"`
 	OwnerReferences   []OwnerReference  `json:"ownerReferences,omitempty"`
@@ -138,7 +139,13 @@ type PodSpec struct {
 		PersistentVolumeClaim *struct {
 			ClaimName string `json:"claimName"`
 		} `json:"persistentVolumeClaim,omitempty"`
+		HostPath *struct {
+			Path string `json:"path"`
+		} `json:"hostPath,omitempty"`
 	} `json:"volumes,omitempty"`
+	ActiveDeadlineSeconds *int64 `json:"activeDeadlineSeconds,omitempty"`
+	Priority              *int64 `json:"priority,omitempty"`
+	PreemptionPolicy      string `json:"preemptionPolicy,omitempty"`
 }
 
 // Toleration is core/v1 Toleration.
@@ -174,7 +181,24 @@ type Container struct {
 	ReadinessProbe *struct {
 		InitialDelaySeconds int64 `json:"initialDelaySeconds,omitempty"`
 	} `json:"readinessProbe,omitempty"`
-	Ports []ContainerPort `json:"ports,omitempty"`
+	Ports        []ContainerPort `json:"ports,omitempty"`
+	Env          []EnvVar        `json:"env,omitempty"`
+	VolumeMounts []struct {
+		Name        string `json:"name"`
+		MountPath   string `json:"mountPath"`
+		SubPathExpr string `json:"subPathExpr,omitempty"`
+	} `json:"volumeMounts,omitempty"`
+}
+
+// EnvVar is core/v1 EnvVar: a value, or one of the Pod's fields.
+type EnvVar struct {
+	Name      string `json:"name"`
+	Value     string `json:"value,omitempty"`
+	ValueFrom *struct {
+		FieldRef *struct {
+			FieldPath string `json:"fieldPath"`
+		} `json:"fieldRef,omitempty"`
+	} `json:"valueFrom,omitempty"`
 }
 
 // ContainerPort is core/v1 ContainerPort.
@@ -475,8 +499,32 @@ type Job struct {
 		BackoffLimit *int64          `json:"backoffLimit,omitempty"`
 		Suspend      bool            `json:"suspend,omitempty"`
 		Template     json.RawMessage `json:"template"`
+		Selector     LabelSelector   `json:"selector"`
+		// CompletionMode is NonIndexed or Indexed.
+		CompletionMode       string            `json:"completionMode,omitempty"`
+		PodFailurePolicy     *PodFailurePolicy `json:"podFailurePolicy,omitempty"`
+		PodReplacementPolicy string            `json:"podReplacementPolicy,omitempty"`
 	} `json:"spec"`
 	Status JobStatus `json:"status"`
+}
+
+// PodFailurePolicy is batch/v1 PodFailurePolicy.
+type PodFailurePolicy struct {
+	Rules []struct {
+		Action      string `json:"action"`
+		OnExitCodes *struct {
+			ContainerName *string `json:"containerName,omitempty"`
+			Operator      string  `json:"operator"`
+			Values        []int64 `json:"values"`
+		} `json:"onExitCodes,omitempty"`
+		OnPodConditions []PodConditionPattern `json:"onPodConditions,omitempty"`
+	} `json:"rules"`
+}
+
+// PodConditionPattern is batch/v1 PodFailurePolicyOnPodConditionsPattern.
+type PodConditionPattern struct {
+	Type   string `json:"type"`
+	Status string `json:"status"`
 }
 
 // Uncounted is batch/v1 UncountedTerminatedPods: the UIDs of finished Pods
@@ -497,6 +545,7 @@ type JobStatus struct {
 	Terminating             *int64      `json:"terminating,omitempty"`
 	UncountedTerminatedPods *Uncounted  `json:"uncountedTerminatedPods,omitempty"`
 	Ready                   *int64      `json:"ready,omitempty"`
+	CompletedIndexes        string      `json:"completedIndexes,omitempty"`
 }
 
 // typed is what Codec reads: a pointer to a struct that starts with Object.

@@ -20,6 +20,7 @@ func cronJob() *api.Resource {
 		Hooks: api.Hooks{
 			Canonicalize:     convertTemplate,
 			PrepareForCreate: func(obj object.Object, _ time.Time) { obj["status"] = map[string]any{} },
+			PrepareForUpdate: statusResetsSpecOnly,
 		},
 		Printer: table.CronJob,
 	}

@@ -23,10 +23,34 @@ func job() *api.Resource {
 			PrepareForCreate: func(obj object.Object, _ time.Time) {
 				obj["status"] = map[string]any{}
 				generateSelector(obj)
+				// What kube stores is read back through the defaults, which
+				// give a Job without labels its template's, now the
+				// selector's.
+				if meta := object.Child(obj, "metadata"); len(object.StringMap(meta, "labels")) == 0 {
+					if labels, ok := object.Path(obj, "spec", "template", "metadata", "labels").(map[string]any); ok {
+						meta["labels"] = object.DeepCopyValue(labels)
+					}
+				}
 			},
+			PrepareForUpdate: statusResetsSpecOnly,
 		},
 		Printer: table.Job,
 	}
+}
+
+// statusResetsSpecOnly is the PrepareForUpdate of the kinds whose status
+// strategy resets only the spec (a Job's, a CronJob's): what a write to
+// their status makes of the metadata a client may change (labels,
+// annotations, finalizers, owners) is kept.
+func statusResetsSpecOnly(u api.Update) object.Object {
+	out := u.Generic()
+	if u.Sub == "status" {
+		meta, written := object.Meta(out), object.Meta(u.Obj)
+		for _, f := range []string{"labels", "annotations", "finalizers", "ownerReferences"} {
+			api.SetOrDelete(meta, f, written)
+		}
+	}
+	return out
 }
 
 // defaultJob is SetDefaults_Job: one completion at a time, six retries, the

@@ -6,6 +6,8 @@ import (
 	"encoding/hex"
 	"fmt"
 	"kubeplay/core/object"
+	"maps"
+	"path"
 	"slices"
 	"strconv"
 	"strings"
@@ -33,21 +35,28 @@ const (
 // bound to its node and moves them through their lives as a kubelet reports
 // them, with its own identity (system:node:NAME) and events:
 //
-//   - admitted: Pending, containers waiting in ContainerCreating, "Pulling";
+//   - admitted: Pending, containers waiting in ContainerCreating (in
+//     PodInitializing while the Pod has init containers to run), "Pulling";
 //   - pulled (1.5s; 0.5s for an image the node has, none with IfNotPresent):
 //     Running, a pod IP from the node's pod CIDR, "Pulled", "Created",
 //     "Started"; ready at once, or after a readiness probe's
-//     initialDelaySeconds;
-//   - a container ends when its command says so (`sleep N` runs N seconds,
-//     `exit N` exits with N) or, where the Pod's restartPolicy is not Always,
-//     after a second; an image tagged "crash" (busybox:crash) exits with 1
-//     after a second. Ended containers restart as the restartPolicy says,
-//     after kubelet's back-off (CrashLoopBackOff); a Pod whose containers are
-//     done Succeeds or Fails;
+//     initialDelaySeconds; a volume mount's subPathExpr kubelet refuses
+//     keeps the container waiting in CreateContainerConfigError instead;
+//   - init containers run one at a time, each once the one before has
+//     succeeded, and the app containers once all have;
+//   - a container runs what its image and command say (program): until
+//     stopped, or until it exits with a code, Completed or Error. An ended
+//     container restarts as the restartPolicy says (an init container only
+//     when it failed), after kubelet's back-off (CrashLoopBackOff); the Pod's
+//     phase and conditions follow from its containers as kubelet derives
+//     them;
 //   - an image whose name says "notfound" or "doesnotexist" never pulls:
 //     ErrImagePull, then ImagePullBackOff, again and again;
-//   - deleted: its containers are stopped ("Killing") and the Pod is removed
-//     with a grace period of 0, as a kubelet finishes a graceful deletion.
+//   - past its activeDeadlineSeconds: its containers are killed and the Pod
+//     Fails (DeadlineExceeded);
+//   - deleted: its containers are stopped ("Killing"), the Pod is reported
+//     in its terminal phase and removed with a grace period of 0, as a
+//     kubelet finishes a graceful deletion.
 //
 // Durations are divided by the simulation's speed. Nothing is timed while no
 // Pod is on its way somewhere: the node's Lease is renewed (every 10 seconds
@@ -70,7 +79,9 @@ type kubelet struct {
 	images   map[string]bool      // images the node has pulled
 	ips      map[string]string    // pod IP → Pod key
 	lastIP   int                  // the last address given out
-	backoff  map[string]time.Time // Pod key/container → when its image pull back-off began
+	waits    map[string]time.Time // Pod key/container → since when it waits for its image (or its pull back-off)
+	runs     map[string]process   // Pod key/container → what its process does
+	files    files                // what the node's and its Pods' volumes hold
 	renewed  time.Time            // the Lease's last renewal
 	reported time.Time            // the node status's last report
 }
@@ -81,7 +92,8 @@ func newKubelet(h web.Handler, clk clock.Clock, index int, speed float64) *kubel
 	k := &kubelet{name: name, index: index, c: c, clock: clk, speed: speed,
 		events: controllers.NewRecorder(c, clk, "kubelet", name),
 		queue:  controllers.NewQueue(clk), expect: controllers.NewExpectations(),
-		images: map[string]bool{}, ips: map[string]string{}, lastIP: 1, backoff: map[string]time.Time{}}
+		images: map[string]bool{}, ips: map[string]string{}, lastIP: 1,
+		waits: map[string]time.Time{}, runs: map[string]process{}, files: files{}}
 	enqueue := func(p *pod) { k.queue.Add(p.Metadata.Key()) }
 	k.pods = client.NewTypedInformer(c, "/api/v1/pods?fieldSelector=spec.nodeName%3D"+name, controllers.Codec[pod](),
 		client.TypedHandler[*pod]{
@@ -118,11 +130,42 @@ func (k *kubelet) forget(key string) {
 			delete(k.ips, ip)
 		}
 	}
-	for c := range k.backoff {
+	for c := range k.waits {
 		if strings.HasPrefix(c, key+"/") {
-			delete(k.backoff, c)
+			delete(k.waits, c)
 		}
 	}
+	for c := range k.runs {
+		if strings.HasPrefix(c, key+"/") {
+			delete(k.runs, c)
+		}
+	}
+	for f := range k.files {
+		if strings.HasPrefix(f, "volume:"+key+"/") || strings.HasPrefix(f, "container:"+key+"/") {
+			delete(k.files, f)
+		}
+	}
+}
+
+// process is what a started container's process does.
+type process struct {
+	id  string // the container's ID
+	run run
+}
+
+// program is what c's process, started as cs says, does: what the kubelet
+// read from its command when it started it, or (the kubelet restarted since)
+// reads again, without changing any file.
+func (k *kubelet) program(p *pod, c *controllers.Container, cs *controllers.ContainerStatus) run {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	key := p.Metadata.Key() + "/" + c.Name
+	if pr, ok := k.runs[key]; ok && pr.id == cs.ContainerID {
+		return pr.run
+	}
+	r := program(p, c, cs.ContainerID, maps.Clone(k.files))
+	k.runs[key] = process{id: cs.ContainerID, run: r}
+	return r
 }
 
 // heartbeat renews the node's Lease, and reports its status, when due.
@@ -197,16 +240,33 @@ func (k *kubelet) sync(ctx context.Context, key string) error {
 	return nil
 }
 
-// kill stops a Pod being deleted and removes it, as the kubelet does once its
-// containers have stopped.
-func (k *kubelet) kill(ctx context.Context, p *pod) error {
-	for _, cs := range p.Status.ContainerStatuses {
-		if cs.State.Running != nil {
-			k.events.Eventf(ctx, containerRef(p, cs.Name), controllers.Normal, "Killing", "Stopping container %s", cs.Name)
+// kill stops a Pod being deleted, reports it in its terminal phase and
+// removes it, as the kubelet does once its containers have stopped.
+func (k *kubelet) kill(ctx context.Context, cur *pod) error {
+	if cur.Metadata.DeletionGrace != nil && *cur.Metadata.DeletionGrace == 0 {
+		return nil // removed already: finalizers hold it
+	}
+	if cur.Status.Phase != "Succeeded" && cur.Status.Phase != "Failed" {
+		next := *cur
+		next.Status.Conditions = slices.Clone(cur.Status.Conditions)
+		next.Status.ContainerStatuses = slices.Clone(cur.Status.ContainerStatuses)
+		next.Status.InitContainerStatuses = slices.Clone(cur.Status.InitContainerStatuses)
+		p := &podRun{k: k, pod: &next, now: k.clock.Now()}
+		p.stop(ctx)
+		next.Status.Phase = phase(&next.Spec, &next.Status, true)
+		if next.Status.Phase != "Succeeded" {
+			next.Status.Phase = "Failed"
+		}
+		p.conditions(object.Timestamp(p.now))
+		if _, err := controllers.Send(ctx, k.c, web.MethodPut, podPath(cur)+"/status", &next); err != nil {
+			if client.IsNotFound(err) || client.IsConflict(err) {
+				return nil // a newer Pod brings the key back
+			}
+			return err
 		}
 	}
-	body := fmt.Sprintf(`{"apiVersion":"v1","kind":"DeleteOptions","gracePeriodSeconds":0,"preconditions":{"uid":%q}}`, p.Metadata.UID)
-	_, err := k.c.Do(ctx, web.MethodDelete, podPath(p), "application/json", []byte(body))
+	body := fmt.Sprintf(`{"apiVersion":"v1","kind":"DeleteOptions","gracePeriodSeconds":0,"preconditions":{"uid":%q}}`, cur.Metadata.UID)
+	_, err := k.c.Do(ctx, web.MethodDelete, podPath(cur), "application/json", []byte(body))
 	if client.IsNotFound(err) || client.IsConflict(err) {
 		return nil
 	}
@@ -252,8 +312,9 @@ func (p *podRun) since(t string) time.Time {
 	return at
 }
 
-// step moves every container one step on and derives the Pod's phase,
-// address and conditions from them.
+// step moves the Pod's containers one step on, the init containers one after
+// the other before the others, and derives the Pod's phase, address and
+// conditions from them as kubelet does.
 func (p *podRun) step(ctx context.Context) {
 	spec, status := &p.pod.Spec, &p.pod.Status
 	now := object.Timestamp(p.now)
@@ -261,67 +322,80 @@ func (p *podRun) step(ctx context.Context) {
 		hostIP := nodeIP(p.k.index)
 		status.HostIP, status.HostIPs, status.StartTime = hostIP, []controllers.IP{{IP: hostIP}}, now
 	}
-	statuses := status.ContainerStatuses
-	status.ContainerStatuses = nil
-	var unready []string
-	running, done, failed, started := 0, 0, 0, false
-	for i := range spec.Containers {
-		c := &spec.Containers[i]
-		var cs controllers.ContainerStatus
-		if j := slices.IndexFunc(statuses, func(s controllers.ContainerStatus) bool { return s.Name == c.Name }); j >= 0 {
-			cs = statuses[j]
-		} else {
-			no := false
-			cs = controllers.ContainerStatus{Name: c.Name, Image: c.Image, Started: &no}
-			cs.State.Waiting = &controllers.Waiting{Reason: "ContainerCreating"}
-			if p.mustPull(c) {
-				p.event(ctx, c.Name, controllers.Normal, "Pulling", "Pulling image %q", c.Image)
-			}
-		}
-		p.container(ctx, c, &cs)
-		status.ContainerStatuses = append(status.ContainerStatuses, cs)
-		switch t := cs.State.Terminated; {
-		case cs.State.Running != nil:
-			running++
-		case t != nil && !restarts(spec.RestartPolicy, t.ExitCode):
-			done++
-			if t.ExitCode != 0 {
-				failed++
-			}
-		}
-		started = started || cs.State.Running != nil || cs.State.Terminated != nil || cs.LastState.Terminated != nil
-		if !cs.Ready {
-			unready = append(unready, c.Name)
-		}
+	if p.deadline(ctx) {
+		return
 	}
-	switch n := len(spec.Containers); {
-	case done == n && failed > 0:
-		status.Phase = "Failed"
-	case done == n:
-		status.Phase = "Succeeded"
-	case running > 0 || started:
-		status.Phase = "Running"
-	default:
-		status.Phase = "Pending"
+	// A container not created yet waits in ContainerCreating, or, in a Pod
+	// with init containers, PodInitializing.
+	waiting := "ContainerCreating"
+	if len(spec.InitContainers) > 0 {
+		waiting = "PodInitializing"
 	}
-	if status.Phase != "Pending" && status.PodIP == "" {
+	initialized := true
+	status.InitContainerStatuses = p.containers(ctx, spec.InitContainers, status.InitContainerStatuses, waiting, true, true, &initialized)
+	status.ContainerStatuses = p.containers(ctx, spec.Containers, status.ContainerStatuses, waiting, initialized, false, nil)
+	status.Phase = phase(spec, status, false)
+	if status.PodIP == "" && (status.Phase != "Pending" || anyStarted(status.InitContainerStatuses)) {
 		ip := p.k.allocateIP(p.pod.Metadata.Key(), spec.HostNetwork)
 		status.PodIP, status.PodIPs = ip, []controllers.IP{{IP: ip}}
 	}
-	finished := status.Phase == "Succeeded" || status.Phase == "Failed"
-	p.conditions(now, status.PodIP != "" && !finished, unready, finished)
+	p.conditions(now)
 }
 
-// mustPull says whether starting c pulls its image (and sends "Pulling").
-func (p *podRun) mustPull(c *controllers.Container) bool {
-	p.k.mu.Lock()
-	defer p.k.mu.Unlock()
-	return c.ImagePullPolicy != "Never" && !(c.ImagePullPolicy == "IfNotPresent" && p.k.images[c.Image])
+// anyStarted says whether any of the containers has run.
+func anyStarted(statuses []controllers.ContainerStatus) bool {
+	return slices.ContainsFunc(statuses, func(cs controllers.ContainerStatus) bool {
+		return cs.State.Running != nil || cs.State.Terminated != nil || cs.LastState.Terminated != nil
+	})
 }
 
-// container moves one container's status on, if its next step is due.
-func (p *podRun) container(ctx context.Context, c *controllers.Container, cs *controllers.ContainerStatus) {
+// containers moves the statuses of containers (init containers when init)
+// on, those whose turn it is: all of them once the Pod is initialized, an
+// init container once those before it have succeeded. For init containers,
+// *initialized says on return whether all have.
+func (p *podRun) containers(ctx context.Context, containers []controllers.Container, old []controllers.ContainerStatus,
+	waiting string, turn, init bool, initialized *bool) []controllers.ContainerStatus {
+	var out []controllers.ContainerStatus
+	for i := range containers {
+		c := &containers[i]
+		var cs controllers.ContainerStatus
+		if j := slices.IndexFunc(old, func(s controllers.ContainerStatus) bool { return s.Name == c.Name }); j >= 0 {
+			cs = old[j]
+		} else {
+			no := false
+			cs = controllers.ContainerStatus{Name: c.Name, Image: c.Image, Started: &no}
+			cs.State.Waiting = &controllers.Waiting{Reason: waiting}
+		}
+		if turn {
+			p.container(ctx, c, &cs, init)
+		}
+		if init {
+			t := cs.State.Terminated
+			cs.Ready = t != nil && t.ExitCode == 0
+			turn = turn && cs.Ready
+		}
+		out = append(out, cs)
+	}
+	if init {
+		*initialized = turn
+	}
+	return out
+}
+
+// waitKey is a container's key in the kubelet's memory.
+func (p *podRun) waitKey(c *controllers.Container) string { return p.pod.Metadata.Key() + "/" + c.Name }
+
+// container moves one container's status on, if its next step is due. An
+// init container restarts only when it failed, and not under restartPolicy
+// Never.
+func (p *podRun) container(ctx context.Context, c *controllers.Container, cs *controllers.ContainerStatus, init bool) {
 	policy := p.pod.Spec.RestartPolicy
+	restart := func(exit int64) bool {
+		if init {
+			return policy != "Never" && exit != 0
+		}
+		return restarts(policy, exit)
+	}
 	podName, ns, uid := p.pod.Metadata.Name, p.pod.Metadata.Namespace, p.pod.Metadata.UID
 	switch state := cs.State; {
 	case state.Waiting != nil && state.Waiting.Reason == "CrashLoopBackOff":
@@ -332,14 +406,20 @@ func (p *podRun) container(ctx context.Context, c *controllers.Container, cs *co
 		cs.RestartCount++
 		p.startContainer(ctx, c, cs)
 	case state.Waiting != nil:
+		key := p.waitKey(c)
+		p.k.mu.Lock()
+		since, waited := p.k.waits[key]
+		if !waited {
+			since = p.now
+			p.k.waits[key] = since
+		}
+		p.k.mu.Unlock()
+		if !waited && p.mustPull(c) {
+			p.event(ctx, c.Name, controllers.Normal, "Pulling", "Pulling image %q", c.Image)
+		}
 		pull, ok := p.pull(c)
-		since := p.since(p.pod.Status.StartTime)
-		if state.Waiting.Reason != "ContainerCreating" {
-			// Pulling again after the image pull back-off.
-			p.k.mu.Lock()
-			since = p.k.backoff[p.pod.Metadata.Key()+"/"+c.Name]
-			p.k.mu.Unlock()
-			pull = p.k.after(backoff(cs.RestartCount))
+		if r := state.Waiting.Reason; r == "ErrImagePull" || r == "ImagePullBackOff" {
+			pull = p.k.after(backoff(cs.RestartCount)) // pulling again after the image pull back-off
 		}
 		if at := since.Add(pull); at.After(p.now) {
 			p.due(at)
@@ -357,37 +437,39 @@ func (p *podRun) container(ctx context.Context, c *controllers.Container, cs *co
 		}
 		p.k.mu.Lock()
 		p.k.images[c.Image] = true
+		delete(p.k.waits, key)
 		p.k.mu.Unlock()
+		if msg := p.configError(c); msg != "" {
+			// Tried again after a back-off, or when the Pod changes.
+			cs.State.Waiting = &controllers.Waiting{Reason: "CreateContainerConfigError", Message: msg}
+			p.event(ctx, c.Name, controllers.Warning, "Failed", "Error: %s", msg)
+			p.due(p.now.Add(p.k.after(backoffBase)))
+			return
+		}
 		p.startContainer(ctx, c, cs)
 	case state.Running != nil:
 		started := p.since(state.Running.StartedAt)
-		if !cs.Ready {
+		if !cs.Ready && !init {
 			if at := started.Add(p.k.after(readinessDelay(c))); at.After(p.now) {
 				p.due(at)
 			} else {
 				cs.Ready = true
 			}
 		}
-		exit, after, ends := ending(c, policy)
-		if !ends {
+		r := p.k.program(p.pod, c, cs)
+		if r.forever {
 			return
 		}
-		if at := started.Add(p.k.after(after)); at.After(p.now) {
+		if at := started.Add(p.k.after(r.after)); at.After(p.now) {
 			p.due(at)
 			return
 		}
-		reason := "Completed"
-		if exit != 0 {
-			reason = "Error"
-		}
 		no := false
-		cs.State = controllers.ContainerState{Terminated: &controllers.Terminated{ExitCode: exit, Reason: reason,
+		cs.State = controllers.ContainerState{Terminated: &controllers.Terminated{ExitCode: r.exit, Reason: exitReason(r.exit),
 			StartedAt: state.Running.StartedAt, FinishedAt: object.Timestamp(p.now), ContainerID: cs.ContainerID}}
 		cs.Ready, cs.Started = false, &no
-		if restarts(policy, exit) {
-			p.due(p.now)
-		}
-	case state.Terminated != nil && restarts(policy, state.Terminated.ExitCode):
+		p.due(p.now) // the next container's turn, or a restart
+	case state.Terminated != nil && restart(state.Terminated.ExitCode):
 		// Back off, then start again.
 		cs.LastState = controllers.ContainerState{Terminated: state.Terminated}
 		cs.State = controllers.ContainerState{Waiting: &controllers.Waiting{Reason: "CrashLoopBackOff",
@@ -397,7 +479,52 @@ func (p *podRun) container(ctx context.Context, c *controllers.Container, cs *co
 	}
 }
 
-// startContainer runs c: "Created", "Started", a running state.
+// exitReason is the reason containerd gives a container that exited.
+func exitReason(exit int64) string {
+	if exit == 0 {
+		return "Completed"
+	}
+	return "Error"
+}
+
+// mustPull says whether starting c pulls its image (and sends "Pulling").
+func (p *podRun) mustPull(c *controllers.Container) bool {
+	p.k.mu.Lock()
+	defer p.k.mu.Unlock()
+	return c.ImagePullPolicy != "Never" && !(c.ImagePullPolicy == "IfNotPresent" && p.k.images[c.Image])
+}
+
+// configError is why kubelet cannot make c's configuration, as it words it,
+// or "": a volume mount's subPathExpr naming a variable with no value, or
+// expanding to an absolute path or to one that climbs out of the volume.
+func (p *podRun) configError(c *controllers.Container) string {
+	env := containerEnv(p.pod, c)
+	for _, m := range c.VolumeMounts {
+		if m.SubPathExpr == "" {
+			continue
+		}
+		var missing []string
+		sub := expand(m.SubPathExpr, func(name string) (string, bool) {
+			if env[name] == "" && !slices.Contains(missing, name) {
+				missing = append(missing, name)
+			}
+			return env[name], true
+		})
+		slices.Sort(missing)
+		switch {
+		case len(missing) > 0:
+			return "missing value for " + strings.Join(missing, ", ")
+		case path.IsAbs(sub):
+			return fmt.Sprintf("error SubPath `%s` must not be an absolute path", sub)
+		case slices.Contains(strings.Split(sub, "/"), ".."):
+			return fmt.Sprintf("unable to provision SubPath `%s`: must not contain '..'", sub)
+		}
+	}
+	return ""
+}
+
+// startContainer runs c: "Created", "Started", a running state, and what
+// its process does (program) from now on.
 func (p *podRun) startContainer(ctx context.Context, c *controllers.Container, cs *controllers.ContainerStatus) {
 	p.event(ctx, c.Name, controllers.Normal, "Created", "Created container: %s", c.Name)
 	p.event(ctx, c.Name, controllers.Normal, "Started", "Started container %s", c.Name)
@@ -415,8 +542,12 @@ func (p *podRun) startContainer(ctx context.Context, c *controllers.Container, c
 	if !cs.Ready {
 		p.due(p.now.Add(p.k.after(readinessDelay(c))))
 	}
-	if _, after, ends := ending(c, p.pod.Spec.RestartPolicy); ends {
-		p.due(p.now.Add(p.k.after(after)))
+	p.k.mu.Lock()
+	r := program(p.pod, c, cs.ContainerID, p.k.files)
+	p.k.runs[p.waitKey(c)] = process{id: cs.ContainerID, run: r}
+	p.k.mu.Unlock()
+	if !r.forever {
+		p.due(p.now.Add(p.k.after(r.after)))
 	}
 }
 
@@ -454,7 +585,7 @@ func (p *podRun) pull(c *controllers.Container) (time.Duration, bool) {
 // container waits in ErrImagePull, then ImagePullBackOff, and pulls again.
 func (p *podRun) pullFailed(ctx context.Context, c *controllers.Container, cs *controllers.ContainerStatus) {
 	p.k.mu.Lock()
-	p.k.backoff[p.pod.Metadata.Key()+"/"+c.Name] = p.now
+	p.k.waits[p.waitKey(c)] = p.now
 	p.k.mu.Unlock()
 	ref := normalizeImage(c.Image)
 	why := fmt.Sprintf("rpc error: code = NotFound desc = failed to pull and unpack image %q: failed to resolve reference %q: %s: not found", ref, ref, ref)
@@ -471,75 +602,221 @@ func (p *podRun) pullFailed(ctx context.Context, c *controllers.Container, cs *c
 	p.due(p.now.Add(p.k.after(backoff(cs.RestartCount))))
 }
 
-// ending says whether a running container ends by itself, after how long,
-// and with which exit code.
-func ending(c *controllers.Container, policy string) (exit int64, after time.Duration, ends bool) {
-	if strings.HasSuffix(c.Image, ":crash") {
-		return 1, runTime, true
-	}
-	words := strings.Fields(strings.Join(append(slices.Clone(c.Command), c.Args...), " "))
-	after = runTime
-	for i, w := range words {
-		if i+1 < len(words) && (w == "sleep" || w == "exit") {
-			n, _ := strconv.ParseInt(strings.Trim(words[i+1], ";&|\"'"), 10, 64)
-			if w == "sleep" {
-				after = time.Duration(n) * time.Second
-			} else {
-				exit = n
-			}
-			ends = true
-		}
-	}
-	return exit, after, ends || policy == "Never" || policy == "OnFailure"
-}
-
 // restarts says whether a container that exited with exit starts again.
 func restarts(policy string, exit int64) bool {
 	return policy == "" || policy == "Always" || policy == "OnFailure" && exit != 0
 }
 
-// conditions sets the Pod's conditions as a kubelet reports them, keeping
-// each one's transition time while its status holds, and the others' (the
-// scheduler's) as they are.
-func (p *podRun) conditions(now string, sandbox bool, unready []string, finished bool) {
-	reason, msg := "", ""
-	switch {
-	case finished:
-		reason = "PodCompleted"
-	case len(unready) > 0:
-		reason, msg = "ContainersNotReady", "containers with unready status: ["+strings.Join(unready, " ")+"]"
-	}
-	ready := reason == ""
-	want := []struct {
-		typ string
-		ok  bool
-	}{{"PodReadyToStartContainers", sandbox}, {"Initialized", true}, {"Ready", ready}, {"ContainersReady", ready}}
-	old := p.pod.Status.Conditions
-	var out []controllers.Condition
-	for _, w := range want {
-		c := controllers.Condition{Type: w.typ, Status: "True", LastProbeTime: controllers.Null, LastTransitionTime: now}
-		if !w.ok {
-			c.Status = "False"
-			if w.typ == "Ready" || w.typ == "ContainersReady" {
-				c.Reason, c.Message = reason, msg
-			}
+// phase is the Pod's phase as kubelet derives it from its containers'
+// statuses (getPhase); terminal says the Pod is being stopped for good.
+func phase(spec *controllers.PodSpec, status *controllers.PodStatus, terminal bool) string {
+	pendingInit, failedInit := 0, 0
+	for _, c := range spec.InitContainers {
+		j := slices.IndexFunc(status.InitContainerStatuses, func(s controllers.ContainerStatus) bool { return s.Name == c.Name })
+		if j < 0 {
+			pendingInit++
+			continue
 		}
-		if prev := controllers.FindCondition(old, w.typ); prev != nil && prev.Status == c.Status {
+		switch cs := status.InitContainerStatuses[j]; {
+		case cs.State.Terminated != nil:
+			if cs.State.Terminated.ExitCode != 0 {
+				failedInit++
+			}
+		case cs.State.Waiting != nil && cs.LastState.Terminated != nil:
+			if cs.LastState.Terminated.ExitCode != 0 {
+				failedInit++
+			}
+		default:
+			pendingInit++
+		}
+	}
+	unknown, running, waiting, stopped, succeeded := 0, 0, 0, 0, 0
+	for _, c := range spec.Containers {
+		j := slices.IndexFunc(status.ContainerStatuses, func(s controllers.ContainerStatus) bool { return s.Name == c.Name })
+		if j < 0 {
+			unknown++
+			continue
+		}
+		switch cs := status.ContainerStatuses[j]; {
+		case cs.State.Running != nil:
+			running++
+		case cs.State.Terminated != nil:
+			stopped++
+			if cs.State.Terminated.ExitCode == 0 {
+				succeeded++
+			}
+		case cs.State.Waiting != nil && cs.LastState.Terminated != nil:
+			stopped++
+		case cs.State.Waiting != nil:
+			waiting++
+		default:
+			unknown++
+		}
+	}
+	if failedInit > 0 && spec.RestartPolicy == "Never" {
+		return "Failed"
+	}
+	switch {
+	case pendingInit > 0, waiting > 0:
+		return "Pending"
+	case running > 0 && unknown == 0:
+		return "Running"
+	case running == 0 && stopped > 0 && unknown == 0:
+		switch {
+		case terminal && stopped == succeeded:
+			return "Succeeded"
+		case terminal:
+			return "Failed"
+		case spec.RestartPolicy == "" || spec.RestartPolicy == "Always":
+			return "Running"
+		case stopped == succeeded:
+			return "Succeeded"
+		case spec.RestartPolicy == "Never":
+			return "Failed"
+		}
+		return "Running"
+	}
+	return "Pending"
+}
+
+// conditions sets the Pod's conditions as kubelet generates them
+// (PodReadyToStartContainers, Initialized, Ready, ContainersReady), keeping
+// each one's transition time while its status holds, and the others' (the
+// scheduler's, a disruption's) as they are.
+func (p *podRun) conditions(now string) {
+	spec, status := &p.pod.Spec, &p.pod.Status
+	finished := status.Phase == "Succeeded" || status.Phase == "Failed"
+	want := []controllers.Condition{
+		{Type: "PodReadyToStartContainers", Status: condStatus(status.PodIP != "" && !finished)},
+		initializedCondition(spec, status),
+	}
+	ready := containersReadyCondition(spec, status)
+	want = append(want, controllers.Condition{Type: "Ready", Status: ready.Status, Reason: ready.Reason, Message: ready.Message}, ready)
+	old := status.Conditions
+	var out []controllers.Condition
+	for _, c := range want {
+		c.LastProbeTime, c.LastTransitionTime = controllers.Null, now
+		if prev := controllers.FindCondition(old, c.Type); prev != nil && prev.Status == c.Status {
 			c.LastTransitionTime = prev.LastTransitionTime
 		}
 		out = append(out, c)
 	}
 	for _, o := range old {
-		if !slices.ContainsFunc(want, func(w struct {
-			typ string
-			ok  bool
-		}) bool {
-			return w.typ == o.Type
-		}) {
+		if controllers.FindCondition(want, o.Type) == nil {
 			out = append(out, o)
 		}
 	}
-	p.pod.Status.Conditions = out
+	status.Conditions = out
+}
+
+func condStatus(ok bool) string {
+	if ok {
+		return "True"
+	}
+	return "False"
+}
+
+// initializedCondition is kubelet's Initialized condition: true once every
+// init container has succeeded (or an app container has started).
+func initializedCondition(spec *controllers.PodSpec, status *controllers.PodStatus) controllers.Condition {
+	var unknown, incomplete []string
+	for _, c := range spec.InitContainers {
+		j := slices.IndexFunc(status.InitContainerStatuses, func(s controllers.ContainerStatus) bool { return s.Name == c.Name })
+		switch {
+		case j < 0:
+			unknown = append(unknown, c.Name)
+		case !status.InitContainerStatuses[j].Ready:
+			incomplete = append(incomplete, c.Name)
+		}
+	}
+	switch {
+	case status.Phase == "Succeeded" && len(unknown) == 0:
+		return controllers.Condition{Type: "Initialized", Status: "True", Reason: "PodCompleted"}
+	case anyStarted(status.ContainerStatuses):
+		return controllers.Condition{Type: "Initialized", Status: "True"}
+	}
+	var msgs []string
+	if len(unknown) > 0 {
+		msgs = append(msgs, "containers with unknown status: ["+strings.Join(unknown, " ")+"]")
+	}
+	if len(incomplete) > 0 {
+		msgs = append(msgs, "containers with incomplete status: ["+strings.Join(incomplete, " ")+"]")
+	}
+	if len(msgs) > 0 {
+		return controllers.Condition{Type: "Initialized", Status: "False", Reason: "ContainersNotInitialized", Message: strings.Join(msgs, ", ")}
+	}
+	return controllers.Condition{Type: "Initialized", Status: "True"}
+}
+
+// containersReadyCondition is kubelet's ContainersReady condition, which its
+// Ready condition repeats (the simulation has no readiness gates).
+func containersReadyCondition(spec *controllers.PodSpec, status *controllers.PodStatus) controllers.Condition {
+	var unknown, unready []string
+	for _, c := range spec.Containers {
+		j := slices.IndexFunc(status.ContainerStatuses, func(s controllers.ContainerStatus) bool { return s.Name == c.Name })
+		switch {
+		case j < 0:
+			unknown = append(unknown, c.Name)
+		case !status.ContainerStatuses[j].Ready:
+			unready = append(unready, c.Name)
+		}
+	}
+	switch {
+	case status.Phase == "Succeeded" && len(unknown) == 0:
+		return controllers.Condition{Type: "ContainersReady", Status: "False", Reason: "PodCompleted"}
+	case status.Phase == "Failed":
+		return controllers.Condition{Type: "ContainersReady", Status: "False", Reason: "PodFailed"}
+	}
+	var msgs []string
+	if len(unknown) > 0 {
+		msgs = append(msgs, "containers with unknown status: ["+strings.Join(unknown, " ")+"]")
+	}
+	if len(unready) > 0 {
+		msgs = append(msgs, "containers with unready status: ["+strings.Join(unready, " ")+"]")
+	}
+	if len(msgs) > 0 {
+		return controllers.Condition{Type: "ContainersReady", Status: "False", Reason: "ContainersNotReady", Message: strings.Join(msgs, ", ")}
+	}
+	return controllers.Condition{Type: "ContainersReady", Status: "True"}
+}
+
+// deadline ends a Pod that has been active longer than its
+// activeDeadlineSeconds, as kubelet does: its running containers are
+// killed, and the Pod Fails with reason DeadlineExceeded. It says whether it
+// did; otherwise the step comes back at the deadline.
+func (p *podRun) deadline(ctx context.Context) bool {
+	ads := p.pod.Spec.ActiveDeadlineSeconds
+	if ads == nil {
+		return false
+	}
+	if at := p.since(p.pod.Status.StartTime).Add(time.Duration(*ads) * time.Second); at.After(p.now) {
+		p.due(at)
+		return false
+	}
+	const msg = "Pod was active on the node longer than the specified deadline"
+	p.k.events.Eventf(ctx, controllers.Ref(&p.pod.Metadata, "v1", "Pod"), controllers.Warning, "DeadlineExceeded", msg)
+	p.stop(ctx)
+	p.pod.Status.Phase, p.pod.Status.Reason, p.pod.Status.Message = "Failed", "DeadlineExceeded", msg
+	p.conditions(object.Timestamp(p.now))
+	return true
+}
+
+// stop kills the Pod's running containers ("Killing"): each ends as a
+// process killed after its grace period does, with 137.
+func (p *podRun) stop(ctx context.Context) {
+	for _, statuses := range [][]controllers.ContainerStatus{p.pod.Status.InitContainerStatuses, p.pod.Status.ContainerStatuses} {
+		for i := range statuses {
+			cs := &statuses[i]
+			if cs.State.Running == nil {
+				continue
+			}
+			p.event(ctx, cs.Name, controllers.Normal, "Killing", "Stopping container %s", cs.Name)
+			no := false
+			cs.State = controllers.ContainerState{Terminated: &controllers.Terminated{ExitCode: 137, Reason: "Error",
+				StartedAt: cs.State.Running.StartedAt, FinishedAt: object.Timestamp(p.now), ContainerID: cs.ContainerID}}
+			cs.Ready, cs.Started = false, &no
+		}
+	}
 }
 
 // allocateIP gives a Pod the next free address of the node's pod CIDR

@@ -50,9 +50,11 @@ type scheduler struct {
 }
 
 // requests is what a Pod asks of a node: cpu and memory in thousandths,
-// and the host ports its containers bind.
+// the other resources it requests (extended resources, ephemeral storage)
+// likewise, and the host ports its containers bind.
 type requests struct {
 	cpu, memory int64
+	other       map[string]int64
 	ports       []hostPort
 }
 
@@ -172,7 +174,7 @@ func (s *scheduler) schedule(ctx context.Context, key string) error {
 		}
 	}
 	for _, n := range nodes {
-		why, resolvable := s.filter(p, want, n)
+		why, resolvable := s.filter(p, want, n, s.withNominated(p, n.Metadata.Name, s.usage[n.Metadata.Name]))
 		switch {
 		case len(why) == 0:
 			fit = append(fit, s.score(want, n, siblings[n.Metadata.Name]))
@@ -185,7 +187,11 @@ func (s *scheduler) schedule(ctx context.Context, key string) error {
 	}
 	s.mu.Unlock()
 	if len(fit) == 0 {
-		return s.unschedulable(ctx, p, len(nodes), reasons, unresolvable)
+		nominated, err := s.preempt(ctx, p, want, nodes)
+		if err != nil {
+			return err
+		}
+		return s.unschedulable(ctx, p, len(nodes), reasons, unresolvable, nominated)
 	}
 	target := slices.MinFunc(fit, candidate.compare).name
 	decided := s.events.Stamp() // the event is dated when the Pod was placed
@@ -209,14 +215,42 @@ func (s *scheduler) schedule(ctx context.Context, key string) error {
 	return nil
 }
 
+// withNominated is used, the Pods on node, with the Pods of p's priority or
+// higher that wait for node, nominated there by a preemption: kube-scheduler
+// counts them there, so that no Pod of lower priority takes the room their
+// victims leave. Called with mu held.
+func (s *scheduler) withNominated(p *pod, node string, used map[string]requests) map[string]requests {
+	var out map[string]requests
+	for _, q := range s.pods.List() {
+		if q.Status.NominatedNodeName != node || q.Spec.NodeName != "" || q.Metadata.UID == p.Metadata.UID || priority(q) < priority(p) {
+			continue
+		}
+		if out == nil {
+			out = maps.Clone(used)
+			if out == nil {
+				out = map[string]requests{}
+			}
+		}
+		out[q.Metadata.Key()] = podRequests(q)
+	}
+	if out == nil {
+		return used
+	}
+	return out
+}
+
 // unschedulable records why a Pod fits no node, as kube's FitError and its
-// preemption attempt word it, and waits for the cluster to change.
-func (s *scheduler) unschedulable(ctx context.Context, p *pod, nodes int, reasons map[string]int, unresolvable int) error {
+// preemption attempt word it (nothing of the attempt when it nominated a
+// node), and waits for the cluster to change.
+func (s *scheduler) unschedulable(ctx context.Context, p *pod, nodes int, reasons map[string]int, unresolvable int, nominated string) error {
 	s.mu.Lock()
 	s.waiting[p.Metadata.Key()] = true
 	s.mu.Unlock()
 	msg := "no nodes available to schedule pods"
-	if nodes > 0 {
+	switch {
+	case nominated != "":
+		msg = fmt.Sprintf("0/%d nodes are available: %s.", nodes, histogram(reasons))
+	case nodes > 0:
 		preemption := map[string]int{}
 		if unresolvable > 0 {
 			preemption["Preemption is not helpful for scheduling"] = unresolvable
@@ -229,9 +263,14 @@ func (s *scheduler) unschedulable(ctx context.Context, p *pod, nodes int, reason
 	// The condition first, then the event (kube's recorder sends events
 	// asynchronously, in no fixed order with the status): whoever sees the
 	// event finds the Pod's condition already set.
-	if c := controllers.FindCondition(p.Status.Conditions, "PodScheduled"); c == nil || c.Status != "False" || c.Message != msg {
-		patch := fmt.Sprintf(`{"status":{"conditions":[{"type":"PodScheduled","status":"False","reason":"Unschedulable","message":%q,"lastProbeTime":null,"lastTransitionTime":%q}]}}`,
-			msg, object.Timestamp(s.clock.Now()))
+	if c := controllers.FindCondition(p.Status.Conditions, "PodScheduled"); c == nil || c.Status != "False" || c.Message != msg ||
+		nominated != "" && p.Status.NominatedNodeName != nominated {
+		nomination := ""
+		if nominated != "" {
+			nomination = fmt.Sprintf(`,"nominatedNodeName":%q`, nominated)
+		}
+		patch := fmt.Sprintf(`{"status":{"conditions":[{"type":"PodScheduled","status":"False","reason":"Unschedulable","message":%q,"lastProbeTime":null,"lastTransitionTime":%q}]%s}}`,
+			msg, object.Timestamp(s.clock.Now()), nomination)
 		_, err := s.c.Do(ctx, web.MethodPatch, podPath(p)+"/status", "application/strategic-merge-patch+json", []byte(patch))
 		if client.IsNotFound(err) {
 			return nil
@@ -256,8 +295,8 @@ func histogram(reasons map[string]int) string {
 
 // filter runs kube's filters on node n in order, and returns the first
 // failing filter's reasons and whether preempting Pods could help there.
-// Called with mu held.
-func (s *scheduler) filter(p *pod, want requests, n *node) (reasons []string, resolvable bool) {
+// used is what the Pods on n request. Called with mu held.
+func (s *scheduler) filter(p *pod, want requests, n *node, used map[string]requests) (reasons []string, resolvable bool) {
 	if n.Spec.Unschedulable && !controllers.Tolerates(p.Spec.Tolerations, controllers.Taint{Key: "node.kubernetes.io/unschedulable", Effect: "NoSchedule"}) {
 		return []string{"node(s) were unschedulable"}, false
 	}
@@ -269,7 +308,6 @@ func (s *scheduler) filter(p *pod, want requests, n *node) (reasons []string, re
 	if !controllers.MatchesNode(&p.Spec, n) {
 		return []string{"node(s) didn't match Pod's node affinity/selector"}, false
 	}
-	used := s.usage[n.Metadata.Name]
 	for _, want := range want.ports {
 		for _, r := range used {
 			for _, p := range r.ports {
@@ -293,6 +331,15 @@ func (s *scheduler) filter(p *pod, want requests, n *node) (reasons []string, re
 	}
 	if want.memory > 0 && want.memory > quantity.MilliValue(alloc["memory"])-memory {
 		reasons = append(reasons, "Insufficient memory")
+	}
+	for _, name := range slices.Sorted(maps.Keys(want.other)) {
+		taken := int64(0)
+		for _, r := range used {
+			taken += r.other[name]
+		}
+		if w := want.other[name]; w > 0 && w > quantity.MilliValue(alloc[name])-taken {
+			reasons = append(reasons, "Insufficient "+name)
+		}
 	}
 	return reasons, true
 }
@@ -337,6 +384,14 @@ func podRequests(p *pod) requests {
 	for _, c := range p.Spec.Containers {
 		out.cpu += quantity.MilliValue(c.Resources.Requests["cpu"])
 		out.memory += quantity.MilliValue(c.Resources.Requests["memory"])
+		for name, q := range c.Resources.Requests {
+			if name != "cpu" && name != "memory" {
+				if out.other == nil {
+					out.other = map[string]int64{}
+				}
+				out.other[name] += quantity.MilliValue(q)
+			}
+		}
 		for _, port := range c.Ports {
 			if port.HostPort > 0 {
 				out.ports = append(out.ports, hostPort{ip: cmp.Or(port.HostIP, "0.0.0.0"), protocol: cmp.Or(port.Protocol, "TCP"), port: port.HostPort})
@@ -346,6 +401,14 @@ func podRequests(p *pod) requests {
 	for _, c := range p.Spec.InitContainers {
 		init.cpu = max(init.cpu, quantity.MilliValue(c.Resources.Requests["cpu"]))
 		init.memory = max(init.memory, quantity.MilliValue(c.Resources.Requests["memory"]))
+		for name, q := range c.Resources.Requests {
+			if name != "cpu" && name != "memory" && quantity.MilliValue(q) > out.other[name] {
+				if out.other == nil {
+					out.other = map[string]int64{}
+				}
+				out.other[name] = quantity.MilliValue(q)
+			}
+		}
 	}
 	out.cpu = max(out.cpu, init.cpu) + quantity.MilliValue(p.Spec.Overhead["cpu"])
 	out.memory = max(out.memory, init.memory) + quantity.MilliValue(p.Spec.Overhead["memory"])

@@ -38,21 +38,23 @@ func main() {
 		list     = flag.Bool("list", false, "print the selection (and each exclusion with its reason) and exit")
 		phases   = flag.String("phases", "parallel,serial", "which phases to run: the tests that may run in parallel, the [Serial] ones")
 		report   = flag.Bool("report", false, "run nothing: print the table from the junit reports (junit-*.xml) already in -work")
+		speed    = flag.String("sim-speed", "1", "the simulated cluster's speed: 1, real time, as the tests time containers' commands "+
+			"against wall-clock schedules (a CronJob's Job sleeping 300s must outlast its next minute)")
 	)
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := run(ctx, config{e2e: *e2e, ginkgo: *ginkgo, server: *server, work: *work, exclude: *exclude,
-		procs: *procs, focus: *focusArg, phases: *phases, list: *list, report: *report}); err != nil {
+		procs: *procs, focus: *focusArg, phases: *phases, list: *list, report: *report, speed: *speed}); err != nil {
 		fmt.Fprintln(os.Stderr, "conformance:", err)
 		os.Exit(1)
 	}
 }
 
 type config struct {
-	e2e, ginkgo, server, work, exclude, focus, phases string
-	procs                                             int
-	list, report                                      bool
+	e2e, ginkgo, server, work, exclude, focus, phases, speed string
+	procs                                                    int
+	list, report                                             bool
 }
 
 func run(ctx context.Context, c config) error {
@@ -269,7 +271,7 @@ func startServer(ctx context.Context, c config, kubeconfig string) (*server, err
 		return nil, err
 	}
 	cmd := exec.Command(c.server, "--listen", addr, "--site", "", "--cluster", "simulated", "--nodes", "3",
-		"--sim-speed", "10", "--kubeconfig-out", kubeconfig, "--quiet")
+		"--sim-speed", c.speed, "--kubeconfig-out", kubeconfig, "--quiet")
 	cmd.Stdout, cmd.Stderr = logf, logf
 	if err := cmd.Start(); err != nil {
 		logf.Close()

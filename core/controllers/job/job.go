@@ -18,6 +18,7 @@ package job
 import (
 	"context"
 	"slices"
+	"strconv"
 	"strings"
 
 	"kubeplay/core/client"
@@ -55,12 +56,24 @@ func New(h web.Handler, clk clock.Clock) *Controller {
 	jc := &Controller{Base: controllers.NewBase(h, clk, "job-controller", "job-controller")}
 	jc.jobs = controllers.Owners[job](jc.Base, "/apis/batch/v1/jobs")
 	queueJob := controllers.QueueController[pod](jc.Queue, jc.jobs)
-	jc.pods = client.NewTypedInformer(jc.C, "/api/v1/pods", controllers.Codec[pod](), controllers.OnChange(func(p *pod) {
+	changed := func(p *pod) {
 		queueJob(p)
+		if p.Metadata.Controller() == "" { // an orphan the Jobs selecting it may adopt
+			for _, j := range jc.jobs.List() {
+				if j.Metadata.Namespace == p.Metadata.Namespace && j.Spec.Selector.Selects(p.Metadata.Labels) {
+					jc.Queue.Add(j.Metadata.Key())
+				}
+			}
+		}
 		if tracked(p) && len(jc.jobs.ByIndex("uid", p.Metadata.Controller())) == 0 {
 			jc.Queue.Add(orphanPrefix + p.Metadata.Key())
 		}
-	}), map[string]func(*pod) []string{"controller": controllers.ByController[pod]}, jc.Clock)
+	}
+	jc.pods = client.NewTypedInformer(jc.C, "/api/v1/pods", controllers.Codec[pod](), client.TypedHandler[*pod]{
+		Add:    changed,
+		Update: func(old, p *pod) { queueJob(old); changed(p) }, // a released Pod's Job too
+		Delete: changed,
+	}, map[string]func(*pod) []string{"controller": controllers.ByController[pod]}, jc.Clock)
 	return jc
 }
 
@@ -104,11 +117,20 @@ func (jc *Controller) sync(ctx context.Context, key string) error {
 	listed := func(uid string) bool {
 		return slices.Contains(uncounted.Succeeded, uid) || slices.Contains(uncounted.Failed, uid)
 	}
+	if claimed, err := jc.claim(ctx, key, j); claimed || err != nil {
+		return err // the informer brings the claimed Pods, and the key back
+	}
+	// With a pod failure policy, a Pod being deleted is judged (and
+	// replaced) once it has failed, not before (podReplacementPolicy Failed).
+	waitTerminal := j.Spec.PodFailurePolicy != nil || j.Spec.PodReplacementPolicy == "Failed"
 	var active, release []*pod
 	var newSucceeded, newFailed []string
 	var ready, terminating int64
+	var failJob string // why a pod failure policy's FailJob rule fails the Job
 	trackedUIDs := map[string]bool{}
+	byUID := map[string]*pod{}
 	for _, p := range jc.pods.ByIndex("controller", j.Metadata.UID) {
+		byUID[p.Metadata.UID] = p
 		done := p.Status.Phase == "Succeeded" || p.Status.Phase == "Failed"
 		if !done && p.Metadata.DeletionTimestamp == "" {
 			active = append(active, p)
@@ -119,13 +141,24 @@ func (jc *Controller) sync(ctx context.Context, key string) error {
 		}
 		if !done {
 			terminating++
+			if waitTerminal {
+				continue
+			}
+		}
+		count := true
+		if p.Status.Phase == "Failed" {
+			var action, msg string
+			action, msg, count = matchPolicy(j.Spec.PodFailurePolicy, p)
+			if action == "FailJob" && failJob == "" {
+				failJob = msg
+			}
 		}
 		if !tracked(p) {
 			continue
 		}
 		trackedUIDs[p.Metadata.UID] = true
 		switch uid := p.Metadata.UID; {
-		case listed(uid), finished, j.Spec.Suspend, j.Metadata.DeletionTimestamp != "":
+		case listed(uid), finished, j.Spec.Suspend, j.Metadata.DeletionTimestamp != "", !count:
 			release = append(release, p)
 		case p.Status.Phase == "Succeeded":
 			newSucceeded = append(newSucceeded, uid)
@@ -164,9 +197,24 @@ func (jc *Controller) sync(ctx context.Context, key string) error {
 		}
 		return n
 	}
-	status.Succeeded += counted(uncounted.Succeeded)
-	status.Failed += counted(uncounted.Failed)
+	indexed := j.Spec.CompletionMode == "Indexed"
 	completions := controllers.Replicas(j.Spec.Completions)
+	status.Failed += counted(uncounted.Failed)
+	var completed []int64 // an Indexed Job's succeeded indexes
+	if indexed {
+		completed = parseIndexes(status.CompletedIndexes, completions)
+		for _, uid := range uncounted.Succeeded {
+			if p := byUID[uid]; p != nil && !trackedUIDs[uid] {
+				if i, ok := index(p, completions); ok && !slices.Contains(completed, i) {
+					completed = append(completed, i)
+				}
+			}
+		}
+		slices.Sort(completed)
+		status.CompletedIndexes, status.Succeeded = formatIndexes(completed), int64(len(completed))
+	} else {
+		status.Succeeded += counted(uncounted.Succeeded)
+	}
 	ref := controllers.Ref(&j.Metadata, "batch/v1", "Job")
 	if !finished {
 		if status.StartTime == "" && !j.Spec.Suspend {
@@ -174,6 +222,8 @@ func (jc *Controller) sync(ctx context.Context, key string) error {
 		}
 		var done *controllers.Condition
 		switch {
+		case failJob != "":
+			done = &controllers.Condition{Type: "Failed", Reason: "PodFailurePolicy", Message: failJob}
 		case status.Failed > controllers.Replicas(j.Spec.BackoffLimit) && j.Spec.BackoffLimit != nil:
 			done = &controllers.Condition{Type: "Failed", Reason: "BackoffLimitExceeded", Message: "Job has reached the specified backoff limit"}
 		case j.Spec.Completions != nil && status.Succeeded >= completions || j.Spec.Completions == nil && status.Succeeded > 0 && len(active) == 0:
@@ -186,7 +236,11 @@ func (jc *Controller) sync(ctx context.Context, key string) error {
 				want = min(want, completions-status.Succeeded)
 			}
 		}
-		if err := jc.manage(ctx, key, j, active, want, ref); err != nil {
+		replacing := int64(0) // Pods being deleted that are not replaced yet
+		if waitTerminal {
+			replacing = terminating
+		}
+		if err := jc.manage(ctx, key, j, active, want, replacing, completed, ref); err != nil {
 			return err
 		}
 		switch {
@@ -274,14 +328,41 @@ func (jc *Controller) releaseOrphan(ctx context.Context, podKey string) error {
 
 func jsonTime(t string) []byte { return []byte(`"` + t + `"`) }
 
-// manage creates or deletes Pods until want of them are active.
-func (jc *Controller) manage(ctx context.Context, key string, j *job, active []*pod, want int64, ref controllers.Reference) error {
+// manage creates or deletes Pods until want of them are active (counting
+// replacing Pods being deleted among them); an Indexed Job's new Pods take
+// the lowest indexes neither completed nor active, each with its index
+// (annotation, label, hostname, JOB_COMPLETION_INDEX).
+func (jc *Controller) manage(ctx context.Context, key string, j *job, active []*pod, want, replacing int64, completed []int64, ref controllers.Reference) error {
 	ns := j.Metadata.Namespace
-	for n := int64(len(active)); n < want; n++ {
-		p := controllers.PodFromTemplate(j.Spec.Template, j.Metadata.Name+"-", controllers.OwnerRef(&j.Metadata, "batch/v1", "Job"))
+	var free []int64 // the indexes to give new Pods
+	if j.Spec.CompletionMode == "Indexed" {
+		completions := controllers.Replicas(j.Spec.Completions)
+		for i := int64(0); i < completions; i++ {
+			if !slices.Contains(completed, i) && !slices.ContainsFunc(active, func(p *pod) bool {
+				n, ok := index(p, completions)
+				return ok && n == i
+			}) {
+				free = append(free, i)
+			}
+		}
+	}
+	for n := int64(len(active)) + replacing; n < want; n++ {
+		generateName := j.Metadata.Name + "-"
+		ix := int64(-1)
+		if free != nil {
+			if len(free) == 0 {
+				break
+			}
+			ix, free = free[0], free[1:]
+			generateName = j.Metadata.Name + "-" + strconv.FormatInt(ix, 10) + "-"
+		}
+		p := controllers.PodFromTemplate(j.Spec.Template, generateName, controllers.OwnerRef(&j.Metadata, "batch/v1", "Job"))
 		meta := p["metadata"].(map[string]any)
 		if finalizers, _ := meta["finalizers"].([]any); !slices.Contains(finalizers, any(trackingFinalizer)) {
 			meta["finalizers"] = append(finalizers, trackingFinalizer)
+		}
+		if ix >= 0 {
+			withIndex(p, j.Metadata.Name, ix)
 		}
 		created, err := jc.C.Create(ctx, "/api/v1/namespaces/"+ns+"/pods", p)
 		if err != nil {

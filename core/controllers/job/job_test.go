@@ -56,7 +56,10 @@ func (h *harness) settle() []clienttest.Write {
 	return nil
 }
 
+// newJob is a Job with the given spec, its selector as the API would have
+// given it (a label of the template).
 func newJob(spec map[string]any) object.Object {
+	spec["selector"] = map[string]any{"matchLabels": map[string]any{"job": "pi"}}
 	spec["template"] = map[string]any{"metadata": map[string]any{"labels": map[string]any{"job": "pi"}},
 		"spec": map[string]any{"restartPolicy": "Never", "containers": []any{map[string]any{"name": "pi", "image": "perl"}}}}
 	return object.Object{"apiVersion": "batch/v1", "kind": "Job", "metadata": map[string]any{"name": "pi"}, "spec": spec}
