@@ -12,7 +12,6 @@ import "testing"
 const statusMetaKubeFile = "testdata/statusmeta-kube-1.32.13.json"
 
 const (
-	kubeCronJobs        = "/apis/batch/v1/namespaces/default/cronjobs"
 	kubeDefaultQuotas   = "/api/v1/namespaces/default/resourcequotas"
 	kubeFlowSchemas     = "/apis/flowcontrol.apiserver.k8s.io/v1/flowschemas"
 	kubeVolumeAttachs   = "/apis/storage.k8s.io/v1/volumeattachments"
