@@ -74,6 +74,9 @@ func (s *scheduler) preempt(ctx context.Context, p *pod, want requests, nodes []
 	best := slices.MinFunc(candidates, func(a, b preemption) int {
 		return cmp.Or(cmp.Compare(a.highest(), b.highest()), cmp.Compare(a.sum(), b.sum()), cmp.Compare(len(a.victims), len(b.victims)))
 	})
+	s.mu.Lock()
+	s.nominated[p.Metadata.Key()] = best.node
+	s.mu.Unlock()
 	now := object.Timestamp(s.clock.Now())
 	for _, v := range best.victims {
 		condition := fmt.Sprintf(`{"status":{"conditions":[{"type":"DisruptionTarget","status":"True","reason":"PreemptionByScheduler",`+

@@ -47,6 +47,10 @@ type scheduler struct {
 	mu      sync.Mutex
 	usage   map[string]map[string]requests // node → pod key → what it requests
 	waiting map[string]bool                // unschedulable Pods, retried when the cluster changes
+	// nominated are the nodes preemption chose for Pods (kube-scheduler's
+	// in-memory nominator), known before the informer sees the nomination
+	// written: the victims' room is held from their first deletion.
+	nominated map[string]string
 }
 
 // requests is what a Pod asks of a node: cpu and memory in thousandths,
@@ -77,7 +81,7 @@ func newScheduler(h web.Handler, clk clock.Clock) *scheduler {
 	s := &scheduler{c: c, queue: controllers.NewQueue(clk), clock: clk,
 		events:  controllers.NewRecorder(c, clk, schedulerName, schedulerName+"-"+NodeName(0)),
 		usage:   map[string]map[string]requests{},
-		waiting: map[string]bool{}}
+		waiting: map[string]bool{}, nominated: map[string]string{}}
 	s.pods = client.NewTypedInformer(c, "/api/v1/pods?fieldSelector=status.phase%21%3DSucceeded%2Cstatus.phase%21%3DFailed",
 		controllers.Codec[pod](), client.TypedHandler[*pod]{Add: s.podChanged, Update: func(old, cur *pod) {
 			// A change of status alone (the scheduler's own condition, a
@@ -151,6 +155,7 @@ func (s *scheduler) schedule(ctx context.Context, key string) error {
 	if !ok || p.Spec.NodeName != "" || p.Metadata.DeletionTimestamp != "" {
 		s.mu.Lock()
 		delete(s.waiting, key)
+		delete(s.nominated, key)
 		s.mu.Unlock()
 		return nil
 	}
@@ -209,6 +214,7 @@ func (s *scheduler) schedule(ctx context.Context, key string) error {
 		s.usage[target] = map[string]requests{}
 	}
 	s.usage[target][key] = want // assumed until the informer sees it bound
+	delete(s.nominated, key)
 	s.mu.Unlock()
 	s.events.ActionfAt(ctx, decided, controllers.Ref(&p.Metadata, "v1", "Pod"), controllers.Normal, "Scheduled", "Binding",
 		"Successfully assigned %s/%s to %s", p.Metadata.Namespace, p.Metadata.Name, target)
@@ -222,7 +228,11 @@ func (s *scheduler) schedule(ctx context.Context, key string) error {
 func (s *scheduler) withNominated(p *pod, node string, used map[string]requests) map[string]requests {
 	var out map[string]requests
 	for _, q := range s.pods.List() {
-		if q.Status.NominatedNodeName != node || q.Spec.NodeName != "" || q.Metadata.UID == p.Metadata.UID || priority(q) < priority(p) {
+		at := q.Status.NominatedNodeName
+		if n, ok := s.nominated[q.Metadata.Key()]; ok {
+			at = n
+		}
+		if at != node || q.Spec.NodeName != "" || q.Metadata.UID == p.Metadata.UID || priority(q) < priority(p) {
 			continue
 		}
 		if out == nil {

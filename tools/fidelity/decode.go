@@ -224,7 +224,7 @@ func decodeYAML(body []byte, stream bool) decoded {
 		doc := fromPlain(v)
 		if o, ok := doc.(*object); ok {
 			var keys []string
-			for _, m := range yamlKey.FindAllSubmatch(p, -1) {
+			for _, m := range yamlKey.FindAllSubmatch(withoutManagedFields(p), -1) {
 				keys = append(keys, string(m[1]))
 			}
 			o.set(yamlKeysNote, strings.Join(keys, " "))
@@ -232,6 +232,31 @@ func decodeYAML(body []byte, stream bool) decoded {
 		d.docs = append(d.docs, doc)
 	}
 	return d
+}
+
+// withoutManagedFields is a YAML document without its managedFields block,
+// whose entries two servers may order differently (sortManagedFields).
+func withoutManagedFields(doc []byte) []byte {
+	var out [][]byte
+	skipIndent := -1
+	for _, line := range bytes.Split(doc, []byte("\n")) {
+		indent := len(line) - len(bytes.TrimLeft(line, " "))
+		trimmed := bytes.TrimLeft(line, " ")
+		if skipIndent >= 0 {
+			// The block's entries ("- ") may sit at its own indentation.
+			if len(trimmed) > 0 && (indent < skipIndent || indent == skipIndent && !bytes.HasPrefix(trimmed, []byte("- "))) {
+				skipIndent = -1
+			} else {
+				continue
+			}
+		}
+		if bytes.HasPrefix(trimmed, []byte("managedFields:")) {
+			skipIndent = indent
+			continue
+		}
+		out = append(out, line)
+	}
+	return bytes.Join(out, []byte("\n"))
 }
 
 // scheme knows every kind kubeplay serves, for reading protobuf.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -26,7 +27,9 @@ import (
 //     do the names ServiceAccount admission gives a Pod's token volume;
 //   - the session's namespace becomes <ns> (its runs and replays use others);
 //   - APF's FlowSchema and PriorityLevel uids become their objects' names;
-//   - Audit-Id becomes whether it is there.
+//   - Audit-Id becomes whether it is there;
+//   - managedFields entries are ordered without their times (and a YAML
+//     document's key order leaves them out).
 
 var (
 	uidPattern  = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
@@ -201,11 +204,34 @@ func (n *normalizer) doc(v any, key string) any {
 		for i, x := range v {
 			v[i] = n.doc(x, key)
 		}
+		if key == "managedFields" {
+			sortManagedFields(v)
+		}
 		return v
 	case string:
 		return n.str(key, v)
 	}
 	return v
+}
+
+// sortManagedFields orders managedFields entries without their times: kube
+// orders them by operation, then time to the second, then manager, and two
+// servers writing in the same order may cross a second's boundary
+// differently.
+func sortManagedFields(entries []any) {
+	key := func(e any) string {
+		o, ok := e.(*object)
+		if !ok {
+			return ""
+		}
+		var parts []string
+		for _, k := range []string{"operation", "manager", "subresource", "apiVersion"} {
+			s, _ := o.get(k).(string)
+			parts = append(parts, s)
+		}
+		return strings.Join(parts, "\x00")
+	}
+	sort.SliceStable(entries, func(i, j int) bool { return key(entries[i]) < key(entries[j]) })
 }
 
 // tableAges replaces the cells of a Table's Age columns, which tell how long
