@@ -76,12 +76,12 @@ func validatingAdmissionPolicy() *api.Resource {
 		Categories: []string{"api-extensions"}, Verbs: allVerbs, Generation: true, UpdateNeedsVersion: true,
 		Subs: []api.Subresource{{Name: "status", Kind: "ValidatingAdmissionPolicy", Group: admissionGroup, Verbs: statusVerbs}},
 		Hooks: api.Hooks{
-			PrepareForCreate:     func(obj object.Object, _ time.Time) { delete(obj, "status") },
-			StatusResetsMetadata: []string{"labels", "annotations", "finalizers", "ownerReferences"},
-			Validate:             validation.ValidatingAdmissionPolicy,
-			ValidateUpdate:       validation.ValidatingAdmissionPolicyUpdate,
-			ValidateCEL:          validatePolicyExpressions,
-			LabelChecksOnUpdate:  3,
+			PrepareForCreate:    func(obj object.Object, _ time.Time) { delete(obj, "status") },
+			StatusOnly:          true, // its status strategy resets all the metadata
+			Validate:            validation.ValidatingAdmissionPolicy,
+			ValidateUpdate:      validation.ValidatingAdmissionPolicyUpdate,
+			ValidateCEL:         validatePolicyExpressions,
+			LabelChecksOnUpdate: 3,
 		},
 		Printer: table.NewPrinter([]table.Column{
 			table.NameColumn,
