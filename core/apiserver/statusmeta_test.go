@@ -7,7 +7,8 @@ import "testing"
 // testdata/statusmeta-kube-1.32.13.json (TestRecordStatusMetadataKube writes
 // it): most kinds' status strategies reset only the spec, so the labels and
 // annotations written are kept (a Deployment's labels aside); FlowSchemas
-// and VolumeAttachments keep none of the metadata written.
+// VolumeAttachments and ValidatingAdmissionPolicies keep none of the
+// metadata written.
 
 const statusMetaKubeFile = "testdata/statusmeta-kube-1.32.13.json"
 
@@ -51,6 +52,10 @@ var statusMetaCases = []kubeCase{
 	kcase("volumeattachment status keeps none of the metadata written",
 		kpost(kubeVolumeAttachs, `{"metadata":{"name":"status-meta"},"spec":{"attacher":"example.com","nodeName":"n1","source":{"persistentVolumeName":"pv"}}}`),
 		kpatch(kubeVolumeAttachs+"/status-meta/status", `{"metadata":{"annotations":{"a":"dropped"}},"status":{"attached":true}}`),
+	),
+	kcase("validatingadmissionpolicy status keeps none of the metadata written",
+		kpost(kubeVAPs, `{"metadata":{"name":"status-meta"},"spec":{`+quietPolicy+`,"validations":[{"expression":"true"}]}}`),
+		kpatch(kubeVAPs+"/status-meta/status", `{"metadata":{"annotations":{"a":"dropped"},"labels":{"l":"dropped"},"finalizers":["example.com/dropped"]},"status":{"observedGeneration":1}}`),
 	),
 }
 
