@@ -58,6 +58,7 @@ type Entry struct {
 	Bodies bool `json:"bodies,omitempty"`
 
 	requestBody, responseBody []byte
+	requestCut, responseCut   bool // the bodies kept were cut at BodyCap
 }
 
 // Event is a change of the log a follower hears of: an entry ADDED (a
@@ -102,7 +103,6 @@ type Log struct {
 	version   int64
 	bodyBytes int
 	followers map[*Follower]struct{}
-	truncated map[int64][2]bool // entry seq → request, response body cut
 }
 
 // New is a log of size entries and bodyBudget bytes of bodies (0: the
@@ -118,7 +118,7 @@ func New(clk clock.Clock, size, bodyBudget int, skip func(path string) bool) *Lo
 	if skip == nil {
 		skip = func(string) bool { return false }
 	}
-	return &Log{clock: clk, size: size, bodyBudget: bodyBudget, skip: skip, followers: map[*Follower]struct{}{}, truncated: map[int64][2]bool{}}
+	return &Log{clock: clk, size: size, bodyBudget: bodyBudget, skip: skip, followers: map[*Follower]struct{}{}}
 }
 
 type key struct{}
@@ -202,11 +202,8 @@ func (l *Log) add(e *Entry, reqBody, respBody []byte, reqCut, respCut bool) {
 // keepBodies gives e (in the ring) its bodies, the oldest entries' bodies
 // dropped past the budget (e's own too, when they alone exceed it).
 func (l *Log) keepBodies(e *Entry, reqBody, respBody []byte, reqCut, respCut bool) {
-	e.requestBody, e.responseBody, e.Bodies = reqBody, respBody, true
+	e.requestBody, e.responseBody, e.requestCut, e.responseCut, e.Bodies = reqBody, respBody, reqCut, respCut, true
 	l.bodyBytes += len(reqBody) + len(respBody)
-	if reqCut || respCut {
-		l.truncated[e.Seq] = [2]bool{reqCut, respCut}
-	}
 	for _, old := range l.ring {
 		if l.bodyBytes <= l.bodyBudget {
 			break
@@ -217,8 +214,7 @@ func (l *Log) keepBodies(e *Entry, reqBody, respBody []byte, reqCut, respCut boo
 
 func (l *Log) dropBodies(e *Entry) {
 	l.bodyBytes -= len(e.requestBody) + len(e.responseBody)
-	e.requestBody, e.responseBody, e.Bodies = nil, nil, false
-	delete(l.truncated, e.Seq)
+	e.requestBody, e.responseBody, e.requestCut, e.responseCut, e.Bodies = nil, nil, false, false, false
 }
 
 // ended records that a long-running entry's answer ended, with its bodies
@@ -271,8 +267,7 @@ func (l *Log) Get(seq int64) (Entry, Bodies, bool) {
 	defer l.mu.Unlock()
 	for _, e := range l.ring {
 		if e.Seq == seq {
-			cut := l.truncated[seq]
-			return *e, Bodies{Request: e.requestBody, Response: e.responseBody, RequestTruncated: cut[0], ResponseTruncated: cut[1]}, true
+			return *e, Bodies{Request: e.requestBody, Response: e.responseBody, RequestTruncated: e.requestCut, ResponseTruncated: e.responseCut}, true
 		}
 	}
 	return Entry{}, Bodies{}, false
