@@ -259,18 +259,28 @@ func NewUnauthorized() *Status {
 // Write answers with st as one line of JSON, setting Retry-After when it asks for
 // one: how the filters answer, before any content negotiation.
 func Write(w web.ResponseWriter, st *Status) {
-	if st.Details != nil && st.Details.RetryAfterSeconds > 0 {
+	writeJSON(w, st.Code, st)
+}
+
+// WriteJSON answers 200 with v as JSON (kubeplay's own endpoints: the APF
+// view, the request log), or kube's internal error Status when v does not
+// encode.
+func WriteJSON(w web.ResponseWriter, v any) { writeJSON(w, web.StatusOK, v) }
+
+func writeJSON(w web.ResponseWriter, code int, v any) {
+	if st, ok := v.(*Status); ok && st.Details != nil && st.Details.RetryAfterSeconds > 0 {
 		w.Header().Set("Retry-After", strconv.Itoa(int(st.Details.RetryAfterSeconds)))
 	}
-	b, err := json.Marshal(st)
+	b, err := json.Marshal(v)
 	if err != nil {
-		st = NewInternal(err)
+		st := NewInternal(err)
+		code = st.Code
 		b, _ = json.Marshal(st)
 	}
 	b = append(b, '\n')
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
 	h.Set("Content-Length", strconv.Itoa(len(b)))
-	w.WriteHeader(st.Code)
+	w.WriteHeader(code)
 	_, _ = w.Write(b)
 }

@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"kubeplay/core/apierrors"
 	"kubeplay/core/flowcontrol/fairqueuing"
 	"kubeplay/core/object"
 	"kubeplay/core/web"
@@ -308,5 +309,5 @@ func (c *Controller) serveState(w web.ResponseWriter, r *web.Request) {
 	if names := q["level"]; len(names) > 0 { // ?level=A&level=B: only those
 		st.Levels = slices.DeleteFunc(st.Levels, func(l LevelState) bool { return !slices.Contains(names, l.Name) })
 	}
-	writeJSON(w, st)
+	apierrors.WriteJSON(w, st)
 }

@@ -192,7 +192,7 @@ func (c *Controller) serveLoad(w web.ResponseWriter, r *web.Request) {
 		}
 		results[i].AllServed = results[i].OK == results[i].Sent
 	}
-	writeJSON(w, map[string]any{"flows": results})
+	apierrors.WriteJSON(w, map[string]any{"flows": results})
 }
 
 // loadRequest sends one request of a load and returns its status code.
@@ -215,15 +215,4 @@ func (c *Controller) serveAdjust(w web.ResponseWriter, r *web.Request) {
 	c.adjustBorrowingLocked()
 	c.mu.Unlock()
 	c.serveState(w, r)
-}
-
-func writeJSON(w web.ResponseWriter, v any) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		apierrors.Write(w, apierrors.NewInternal(err))
-		return
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(web.StatusOK)
-	_, _ = w.Write(append(b, '\n'))
 }

@@ -51,7 +51,7 @@ func (l *Log) ServeHTTP(w web.ResponseWriter, r *web.Request) {
 		out := map[string]any{"entry": e, "requestBodyTruncated": bodies.RequestTruncated, "responseBodyTruncated": bodies.ResponseTruncated}
 		putBody(out, "requestBody", bodies.Request)
 		putBody(out, "responseBody", bodies.Response)
-		writeJSON(w, out)
+		apierrors.WriteJSON(w, out)
 		return
 	}
 	q := r.URL.Query()
@@ -69,7 +69,7 @@ func (l *Log) ServeHTTP(w web.ResponseWriter, r *web.Request) {
 			}
 		}
 		items, version := l.List(match, since)
-		writeJSON(w, map[string]any{"version": version, "items": items})
+		apierrors.WriteJSON(w, map[string]any{"version": version, "items": items})
 		return
 	}
 	timeout := 30 * time.Minute
@@ -165,15 +165,4 @@ func requestFilter(q map[string][]string) (func(Entry) bool, error) {
 		}
 		return false
 	}, nil
-}
-
-func writeJSON(w web.ResponseWriter, v any) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		apierrors.Write(w, apierrors.NewInternal(err))
-		return
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(web.StatusOK)
-	_, _ = w.Write(append(b, '\n'))
 }
