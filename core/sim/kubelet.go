@@ -719,31 +719,15 @@ func condStatus(ok bool) string {
 // initializedCondition is kubelet's Initialized condition: true once every
 // init container has succeeded (or an app container has started).
 func initializedCondition(spec *controllers.PodSpec, status *controllers.PodStatus) controllers.Condition {
-	var unknown, incomplete []string
-	for _, c := range spec.InitContainers {
-		j := slices.IndexFunc(status.InitContainerStatuses, func(s controllers.ContainerStatus) bool { return s.Name == c.Name })
-		switch {
-		case j < 0:
-			unknown = append(unknown, c.Name)
-		case !status.InitContainerStatuses[j].Ready:
-			incomplete = append(incomplete, c.Name)
-		}
-	}
+	unknown, incomplete := notReady(spec.InitContainers, status.InitContainerStatuses)
 	switch {
 	case status.Phase == "Succeeded" && len(unknown) == 0:
 		return controllers.Condition{Type: "Initialized", Status: "True", Reason: "PodCompleted"}
 	case anyStarted(status.ContainerStatuses):
 		return controllers.Condition{Type: "Initialized", Status: "True"}
 	}
-	var msgs []string
-	if len(unknown) > 0 {
-		msgs = append(msgs, "containers with unknown status: ["+strings.Join(unknown, " ")+"]")
-	}
-	if len(incomplete) > 0 {
-		msgs = append(msgs, "containers with incomplete status: ["+strings.Join(incomplete, " ")+"]")
-	}
-	if len(msgs) > 0 {
-		return controllers.Condition{Type: "Initialized", Status: "False", Reason: "ContainersNotInitialized", Message: strings.Join(msgs, ", ")}
+	if msg := notReadyMessage(unknown, "incomplete", incomplete); msg != "" {
+		return controllers.Condition{Type: "Initialized", Status: "False", Reason: "ContainersNotInitialized", Message: msg}
 	}
 	return controllers.Condition{Type: "Initialized", Status: "True"}
 }
@@ -751,33 +735,46 @@ func initializedCondition(spec *controllers.PodSpec, status *controllers.PodStat
 // containersReadyCondition is kubelet's ContainersReady condition, which its
 // Ready condition repeats (the simulation has no readiness gates).
 func containersReadyCondition(spec *controllers.PodSpec, status *controllers.PodStatus) controllers.Condition {
-	var unknown, unready []string
-	for _, c := range spec.Containers {
-		j := slices.IndexFunc(status.ContainerStatuses, func(s controllers.ContainerStatus) bool { return s.Name == c.Name })
-		switch {
-		case j < 0:
-			unknown = append(unknown, c.Name)
-		case !status.ContainerStatuses[j].Ready:
-			unready = append(unready, c.Name)
-		}
-	}
+	unknown, unready := notReady(spec.Containers, status.ContainerStatuses)
 	switch {
 	case status.Phase == "Succeeded" && len(unknown) == 0:
 		return controllers.Condition{Type: "ContainersReady", Status: "False", Reason: "PodCompleted"}
 	case status.Phase == "Failed":
 		return controllers.Condition{Type: "ContainersReady", Status: "False", Reason: "PodFailed"}
 	}
+	if msg := notReadyMessage(unknown, "unready", unready); msg != "" {
+		return controllers.Condition{Type: "ContainersReady", Status: "False", Reason: "ContainersNotReady", Message: msg}
+	}
+	return controllers.Condition{Type: "ContainersReady", Status: "True"}
+}
+
+// notReady are the containers without a status, and those whose status is
+// not ready, in the spec's order.
+func notReady(containers []controllers.Container, statuses []controllers.ContainerStatus) (unknown, unready []string) {
+	for _, c := range containers {
+		j := slices.IndexFunc(statuses, func(s controllers.ContainerStatus) bool { return s.Name == c.Name })
+		switch {
+		case j < 0:
+			unknown = append(unknown, c.Name)
+		case !statuses[j].Ready:
+			unready = append(unready, c.Name)
+		}
+	}
+	return unknown, unready
+}
+
+// notReadyMessage is kubelet's message of a condition that is not met:
+// "containers with unknown status: [...]" and "containers with WHAT status:
+// [...]", those there are; "" for none.
+func notReadyMessage(unknown []string, what string, others []string) string {
 	var msgs []string
 	if len(unknown) > 0 {
 		msgs = append(msgs, "containers with unknown status: ["+strings.Join(unknown, " ")+"]")
 	}
-	if len(unready) > 0 {
-		msgs = append(msgs, "containers with unready status: ["+strings.Join(unready, " ")+"]")
+	if len(others) > 0 {
+		msgs = append(msgs, "containers with "+what+" status: ["+strings.Join(others, " ")+"]")
 	}
-	if len(msgs) > 0 {
-		return controllers.Condition{Type: "ContainersReady", Status: "False", Reason: "ContainersNotReady", Message: strings.Join(msgs, ", ")}
-	}
-	return controllers.Condition{Type: "ContainersReady", Status: "True"}
+	return strings.Join(msgs, ", ")
 }
 
 // deadline ends a Pod that has been active longer than its
