@@ -220,24 +220,6 @@ func (s *Store) endpointPod(namespace string, address map[string]any) (string, b
 	return "", false
 }
 
-// currentObject is the object of group/resource stored as namespace/name,
-// decoded, or kube's 404 for it.
-func (s *Store) currentObject(group, resource, namespace, name string) (object.Object, error) {
-	res := s.schema.ByGroupResource(group, resource)
-	if res == nil {
-		return nil, apierrors.NewNotFound(group, resource, name)
-	}
-	raw, ok := s.Current(res, namespace, name)
-	if !ok {
-		return nil, apierrors.NewNotFound(group, resource, name)
-	}
-	obj, err := object.Decode(raw)
-	if err != nil {
-		return nil, apierrors.NewInternal(err)
-	}
-	return obj, nil
-}
-
 // proxyable is kube's check of an address it would proxy to: a global
 // unicast IP (a host name is taken as it is).
 func proxyable(host string) bool {

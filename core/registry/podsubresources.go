@@ -142,15 +142,7 @@ func (s *Store) evict(t Target, eviction object.Object) (*apierrors.Status, erro
 
 // readPod is the Pod t names.
 func (s *Store) readPod(t Target) (object.Object, error) {
-	cur, ok := s.storage.Get(t.key())
-	if !ok {
-		return nil, apierrors.NewNotFound("", "pods", t.Name)
-	}
-	obj, err := object.Decode(cur)
-	if err != nil {
-		return nil, apierrors.NewInternal(err)
-	}
-	return obj, nil
+	return s.currentObject("", "pods", t.Namespace, t.Name)
 }
 
 // withVersion is opts with the resourceVersion precondition rv.

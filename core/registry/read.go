@@ -104,6 +104,24 @@ func (s *Store) Current(res *api.Resource, namespace, name string) ([]byte, bool
 	return s.storage.Get(objectKey(res, namespace, name))
 }
 
+// currentObject is the object of group/resource stored as namespace/name,
+// decoded, or kube's 404 for it (a 500 when it cannot be decoded).
+func (s *Store) currentObject(group, resource, namespace, name string) (object.Object, error) {
+	res := s.schema.ByGroupResource(group, resource)
+	if res == nil {
+		return nil, apierrors.NewNotFound(group, resource, name)
+	}
+	raw, ok := s.Current(res, namespace, name)
+	if !ok {
+		return nil, apierrors.NewNotFound(group, resource, name)
+	}
+	obj, err := object.Decode(raw)
+	if err != nil {
+		return nil, apierrors.NewInternal(err)
+	}
+	return obj, nil
+}
+
 // Decoded is every stored object of res that decodes, as they are now.
 func (s *Store) Decoded(res *api.Resource) []object.Object {
 	l, err := s.storage.List(storage.ListOptions{Prefix: collectionPrefix(res, "")})
