@@ -13,6 +13,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -292,6 +293,21 @@ func (s *Store) Revision() int64 {
 func (s *Store) CompactedRevision() int64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.horizonLocked()
+}
+
+// horizonLocked is the revision compacted to as of now: s.compacted, or
+// later where retained changes have passed the history window but no commit
+// has dropped them yet (a commit drops a few at a time, and a quiet store
+// none). So a continue token or a watch from before the window expires on
+// time, as etcd's periodic compaction expires it, with or without writes
+// since. Called with s.mu held.
+func (s *Store) horizonLocked() int64 {
+	cut := s.cfg.Clock.Now().Add(-s.cfg.HistoryWindow)
+	n := sort.Search(len(s.history), func(i int) bool { return !s.history[i].time.Before(cut) })
+	if n > 0 && s.history[n-1].rev > s.compacted {
+		return s.history[n-1].rev
+	}
 	return s.compacted
 }
 
