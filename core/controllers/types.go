@@ -154,6 +154,8 @@ type Toleration struct {
 	Operator string `json:"operator,omitempty"`
 	Value    string `json:"value,omitempty"`
 	Effect   string `json:"effect,omitempty"`
+	// TolerationSeconds: how long a Pod tolerates a NoExecute taint (nil: forever).
+	TolerationSeconds *int64 `json:"tolerationSeconds,omitempty"`
 }
 
 // Affinity is the node affinity a scheduler honours.
