@@ -157,7 +157,9 @@ spec:
 	for i, s := range ws.Sandboxes {
 		code, body := do("GET", s.Server+"/api/v1/configmaps", s.Token, "")
 		var list struct {
-			Items []struct{ Metadata struct{ Name, Namespace string } }
+			Items []struct {
+				Metadata struct{ Name, Namespace string }
+			}
 		}
 		if err := json.Unmarshal(body, &list); err != nil || code != 200 {
 			t.Fatalf("%s: list ConfigMaps: %d %s", s.Label, code, body)
