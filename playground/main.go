@@ -267,7 +267,7 @@ func start(o options) (*server, error) {
 		if o.workshop.instructorToken != "" && o.tokenFile == "" {
 			token = o.workshop.instructorToken
 		}
-		if err := os.WriteFile(o.kubeconfigOut, []byte(control.Kubeconfig("kubeplay", s.url, token, s.caPEM)), 0o600); err != nil {
+		if err := os.WriteFile(o.kubeconfigOut, []byte(control.Kubeconfig("kubeplay", localURL(s.url), token, s.caPEM)), 0o600); err != nil {
 			ln.Close()
 			if s.xds != nil {
 				s.xds.Stop()
@@ -340,6 +340,17 @@ func storeName(data string) string {
 		return "in memory"
 	}
 	return data
+}
+
+// localURL is serverURL as this machine reaches it: a server listening on
+// every address (0.0.0.0, ::) is reached at 127.0.0.1, which its
+// certificate names.
+func localURL(serverURL string) string {
+	scheme, hostport, _ := strings.Cut(serverURL, "://")
+	if host, port, err := net.SplitHostPort(hostport); err == nil && net.ParseIP(host).IsUnspecified() {
+		return scheme + "://" + net.JoinHostPort("127.0.0.1", port)
+	}
+	return serverURL
 }
 
 // loopback says whether the address to listen on is this machine's alone

@@ -22,31 +22,36 @@ const testInstructorToken = "instructor-token-for-tests"
 // unloaded after idle.
 func startWorkshop(t *testing.T, dir, data string, idle time.Duration) (*server, *http.Client) {
 	t.Helper()
-	s := startPlayground(t, options{data: data, tls: tlsOptions{on: true, dir: filepath.Join(dir, "tls")},
-		workshop: workshopOptions{instructorToken: testInstructorToken, maxSandboxes: 5, idle: idle}})
+	return clientFor(startPlayground(t, options{data: data, tls: tlsOptions{on: true, dir: filepath.Join(dir, "tls")},
+		workshop: workshopOptions{instructorToken: testInstructorToken, maxSandboxes: 5, idle: idle}}))
+}
+
+// clientFor is s and a client that trusts its CA.
+func clientFor(s *server) (*server, *http.Client) {
 	pool := x509.NewCertPool()
 	pool.AppendCertsFromPEM(s.caPEM)
 	return s, &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}, Timeout: 20 * time.Second}
 }
 
-// call sends a request with a bearer token and decodes a JSON answer into out.
-func call(t *testing.T, c *http.Client, method, url, token, body string, out any) int {
-	t.Helper()
+// call sends a request with a bearer token (and a body of contentType, JSON
+// unless given) and decodes a JSON answer into out; safe from any goroutine.
+func call(tb testing.TB, c *http.Client, method, url, token, body string, out any, contentType ...string) int {
 	req, _ := http.NewRequest(method, url, strings.NewReader(body))
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
 	}
 	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Content-Type", append(contentType, "application/json")[0])
 	}
 	res, err := c.Do(req)
 	if err != nil {
-		t.Fatal(err)
+		tb.Errorf("%s %s: %v", method, url, err)
+		return 0
 	}
 	defer res.Body.Close()
 	b, _ := io.ReadAll(res.Body)
 	if out != nil && json.Unmarshal(b, out) != nil {
-		t.Fatalf("%s %s: %d %s", method, url, res.StatusCode, b)
+		tb.Errorf("%s %s: %d %s", method, url, res.StatusCode, b)
 	}
 	return res.StatusCode
 }
@@ -125,6 +130,26 @@ func TestWORK_1_NativeWorkshop(t *testing.T) {
 	if code := call(t, c, "GET", s.url+"/s/"+control.NewID()+"/api", ann.Token, "", &st); code != 404 {
 		t.Errorf("an unknown sandbox: %d", code)
 	}
+	// Path tricks never cross sandboxes: ann's token reaches ann's sandbox
+	// or nothing.
+	for _, path := range []string{"/s/" + ann.ID + "/../" + bob.ID + "/api/v1/namespaces/default/configmaps",
+		"/s/" + ann.ID + "/../../s/" + bob.ID + "/api/v1/namespaces/default/configmaps",
+		"/s/" + ann.ID + "%2F..%2F" + bob.ID + "/api/v1/namespaces/default/configmaps",
+		"/s/" + ann.ID + "/s/" + bob.ID + "/api/v1/namespaces/default/configmaps",
+		"/s/" + strings.ToUpper(bob.ID) + "/api/v1/namespaces/default/configmaps", "/s//api/v1/namespaces/default/configmaps", "/s/"} {
+		req, _ := http.NewRequest("GET", s.url+"/", nil)
+		req.URL.Opaque = path // sent as it is, uncleaned
+		req.Header.Set("Authorization", "Bearer "+ann.Token)
+		res, err := c.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.StatusCode < 400 || bytes.Contains(b, []byte("of-bob")) {
+			t.Errorf("GET %s with ann's token: %d %s", path, res.StatusCode, b)
+		}
+	}
 	// The instructor reads a sandbox, its request log included, and writes nothing.
 	if got := configMaps(t, c, ann.Server, testInstructorToken); len(got) != 1 || got[0] != "of-ann" {
 		t.Errorf("the instructor sees %q in ann's sandbox", got)
@@ -148,8 +173,10 @@ func TestWORK_1_NativeWorkshop(t *testing.T) {
 	}
 	var info control.Info
 	call(t, c, "GET", s.url+"/sandboxes/"+ann.ID, testInstructorToken, "", &info)
-	if info.Label != "ann" || info.Mode != "api-only" || info.Objects == 0 || info.Workshop != ws.Workshop || len(info.RecentErrors) != 1 ||
-		info.RecentErrors[0].Code != 404 || info.RecentErrors[0].User != "ann" || !strings.Contains(info.RecentErrors[0].Message, `"missing" not found`) {
+	// The path tricks' 404s and the missing ConfigMap's: the last five.
+	if last := len(info.RecentErrors) - 1; info.Label != "ann" || info.Mode != "api-only" || info.Objects == 0 || info.Workshop != ws.Workshop ||
+		last != control.RecentErrors-1 || info.RecentErrors[last].Code != 404 || info.RecentErrors[last].User != "ann" ||
+		!strings.Contains(info.RecentErrors[last].Message, `configmaps "missing" not found`) || info.RecentErrors[last].Verb != "get" {
 		t.Errorf("info %+v", info)
 	}
 	// The command's own sandbox takes the instructor token, not the default table's.
@@ -210,13 +237,7 @@ func TestWORK_1_NativeWorkshopKept(t *testing.T) {
 	if code := call(t, c, "POST", a.Server+"/api/v1/namespaces/default/configmaps", a.Token, configMap("kept"), nil); code != 201 {
 		t.Fatalf("create: %d", code)
 	}
-	unloaded := func() bool {
-		at, _ := s.fleet.get(a.ID)
-		at.mu.Lock()
-		defer at.mu.Unlock()
-		return at.core == nil
-	}
-	for deadline := time.Now().Add(10 * time.Second); !unloaded(); time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(10 * time.Second); s.fleet.running() > 0; time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("the idle sandbox was not unloaded")
 		}
@@ -254,4 +275,17 @@ func TestWORK_1_NativeWorkshopKept(t *testing.T) {
 		after.Sandboxes[0].Label != a.Label {
 		t.Errorf("credentials after a restart %+v, before %+v", after.Sandboxes, before.Sandboxes)
 	}
+}
+
+// running is how many sandboxes are loaded.
+func (f *fleet) running() int {
+	n := 0
+	for _, a := range f.sorted() {
+		a.mu.Lock()
+		if a.core != nil {
+			n++
+		}
+		a.mu.Unlock()
+	}
+	return n
 }
