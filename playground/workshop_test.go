@@ -223,6 +223,42 @@ func TestWORK_1_NativeWorkshop(t *testing.T) {
 	}
 }
 
+// TestWORK_1_UnloadedInMemory: without --data, an unloaded sandbox keeps its
+// objects in memory (its snapshot) and its request log, and starts again
+// from them, more than once.
+func TestWORK_1_UnloadedInMemory(t *testing.T) {
+	s, c := startWorkshop(t, t.TempDir(), "", 20*time.Millisecond)
+	var ws control.WorkshopCreated
+	call(t, c, "POST", s.url+"/workshops", testInstructorToken, `{"attendees":1,"cluster":{"mode":"api-only"}}`, &ws)
+	a := ws.Sandboxes[0]
+	for i, name := range []string{"first", "second", "third"} {
+		if code := call(t, c, "POST", a.Server+"/api/v1/namespaces/default/configmaps", a.Token, configMap(name), nil); code != 201 {
+			t.Fatalf("create %s: %d", name, code)
+		}
+		for deadline := time.Now().Add(10 * time.Second); s.fleet.running() > 0; time.Sleep(10 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatal("the idle sandbox was not unloaded")
+			}
+		}
+		if got := configMaps(t, c, a.Server, a.Token); len(got) != i+1 {
+			t.Fatalf("after unload %d: %q", i+1, got)
+		}
+	}
+	var reqs struct {
+		Items []struct{ Method, URI string }
+	}
+	call(t, c, "GET", a.Server+"/debug/kubeplay/requests?client=Go-http-client", a.Token, "", &reqs)
+	posts := 0
+	for _, e := range reqs.Items {
+		if e.Method == "POST" && strings.HasSuffix(e.URI, "/configmaps") {
+			posts++
+		}
+	}
+	if posts != 3 {
+		t.Errorf("the request log kept %d of the 3 creates across unloads: %+v", posts, reqs.Items)
+	}
+}
+
 // TestWORK_1_NativeWorkshopKept: idle sandboxes are unloaded (nothing of
 // theirs runs) and start again from their objects on the next request; with
 // --data a restarted server keeps the workshop: its tokens, its objects, and
