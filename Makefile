@@ -112,7 +112,7 @@ bench: bench-browser bench-edge
 # The native workshop's figures (WORK-1): 30 and then 100 simulated sandboxes in
 # one process, each replaying the workshop script from its own client: RSS per
 # active and per idle sandbox, a GET's p50 and p99 with all active as a ratio to
-# one alone, the CPU of idle sandboxes (loaded, then unloaded). About 5 minutes.
+# one alone, the CPU of idle sandboxes (loaded, then unloaded). About 3 minutes.
 # Never part of make test.
 bench-workshop:
 	$(GO) test ./playground -run='^$$' -bench=BenchmarkWORK_1_Workshop -benchtime=1x -count=1 -timeout=30m

@@ -222,14 +222,9 @@ spec:
 func (k *kcEnv) try(stdin string, args ...string) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Second)
 	defer cancel()
-	cmd := k.command(ctx, args...)
-	if stdin != "" {
-		cmd.Stdin = strings.NewReader(stdin)
+	out, errOut, err := k.runIn(ctx, stdin, args...)
+	if err != nil {
+		return out, fmt.Errorf("%v: %s", err, errOut)
 	}
-	var out, errb strings.Builder
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		return out.String(), fmt.Errorf("%v: %s", err, errb.String())
-	}
-	return out.String(), nil
+	return out, nil
 }

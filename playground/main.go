@@ -262,39 +262,36 @@ func start(o options) (*server, error) {
 		s.xdsAddr, s.xds = xln.Addr().String(), g
 		go func() { _ = g.Serve(gln) }()
 	}
-	if o.kubeconfigOut != "" {
+	var ctl http.Handler
+	if o.workshop.instructorToken != "" {
+		if s.fleet, err = newFleet(o, o.logRequests); err == nil {
+			ctl = &control.Handler{Fleet: s.fleet, InstructorToken: func() string { return o.workshop.instructorToken }, CA: s.caPEM,
+				MaxAttendees: o.workshop.maxSandboxes}
+		}
+	}
+	if err == nil && o.kubeconfigOut != "" {
 		token := "kubeplay"
 		if o.workshop.instructorToken != "" && o.tokenFile == "" {
 			token = o.workshop.instructorToken
 		}
-		if err := os.WriteFile(o.kubeconfigOut, []byte(control.Kubeconfig("kubeplay", localURL(s.url), token, s.caPEM)), 0o600); err != nil {
-			ln.Close()
-			if s.xds != nil {
-				s.xds.Stop()
-			}
-			stopXDS()
-			api.Close()
-			return nil, err
+		err = os.WriteFile(o.kubeconfigOut, []byte(control.Kubeconfig("kubeplay", localURL(s.url), token, s.caPEM)), 0o600)
+	}
+	if err != nil {
+		if s.fleet != nil {
+			s.fleet.close()
 		}
+		ln.Close()
+		if s.xds != nil {
+			s.xds.Stop()
+		}
+		stopXDS()
+		api.Close()
+		return nil, err
 	}
 	if o.logRequests != nil {
 		stop := make(chan struct{})
 		s.stopLog = func() { close(stop) }
 		go printRequests(api.Requests, o.logRequests, stop)
-	}
-	var ctl http.Handler
-	if o.workshop.instructorToken != "" {
-		if s.fleet, err = newFleet(o, o.logRequests); err != nil {
-			ln.Close()
-			if s.xds != nil {
-				s.xds.Stop()
-			}
-			stopXDS()
-			api.Close()
-			return nil, err
-		}
-		ctl = &control.Handler{Fleet: s.fleet, InstructorToken: func() string { return o.workshop.instructorToken }, CA: s.caPEM,
-			MaxAttendees: o.workshop.maxSandboxes}
 	}
 	s.http = o.limits.httpServer(newHandler(withXDS(api, xs), ctl, o), conns)
 	if sv != nil {
