@@ -325,3 +325,23 @@ func (f *fleet) running() int {
 	}
 	return n
 }
+
+// TestWORK_1_URLsOfEveryAddress: a server listening on every address writes
+// kubeconfigs for 127.0.0.1 (which its certificate names, unlike 0.0.0.0)
+// and announces itself at each of this machine's addresses.
+func TestWORK_1_URLsOfEveryAddress(t *testing.T) {
+	for in, want := range map[string]string{"https://0.0.0.0:8080": "https://127.0.0.1:8080", "https://[::]:8443": "https://127.0.0.1:8443",
+		"https://192.0.2.1:8080": "https://192.0.2.1:8080", "http://127.0.0.1:1": "http://127.0.0.1:1"} {
+		if got := localURL(in); got != want {
+			t.Errorf("localURL(%s) = %s, want %s", in, got, want)
+		}
+	}
+	if got := reachableURLs("https://192.0.2.1:8080"); len(got) != 1 || got[0] != "https://192.0.2.1:8080" {
+		t.Errorf("reachableURLs of one address: %q", got)
+	}
+	for _, u := range reachableURLs("https://[::]:8080") {
+		if strings.Contains(u, "[::]") || strings.Contains(u, "127.0.0.1") || !strings.HasSuffix(u, ":8080") {
+			t.Errorf("reachableURLs of every address: %q", u)
+		}
+	}
+}
