@@ -13,10 +13,12 @@
 //         first use and then cached), a client of the core through
 //         kubeplay.handleModule: the discovery service's HTTP transports. The core
 //         serves the xds.kubeplay.dev objects and has the module check them.
-//   (CustomResourceDefinitions' x-kubernetes-validations rules)
+//   (CustomResourceDefinitions' x-kubernetes-validations rules,
+//    ValidatingAdmissionPolicies' expressions)
 //       → the CEL module (kubeplay-cel.wasm, a Go instance with cel-go, which
 //         does not fit the core's budget; loaded on the first definition or
-//         custom resource that has rules, then cached): the core's goroutine
+//         custom resource that has rules, or policy written or matched, then
+//         cached; a policy's authorizer checks come back to the core): the core's goroutine
 //         awaits its answer, one call a request, JSON both ways.
 //   /debug/kubeplay/cluster
 //       → this worker: the sandbox's cluster mode. GET answers {mode, nodes,
@@ -196,10 +198,7 @@ async function start(saved) {
     openapiDocuments,
     maxWatchSeconds: MAX_WATCH_SECONDS,
     validateXDS: (kind, json) => xds().then(() => self.kubeplayXDS.validate(kind, json)),
-    cel: {
-      checkRules: (json) => cel().then(() => self.kubeplayCEL.checkRules(json)),
-      validateCustom: (json) => cel().then(() => self.kubeplayCEL.validateCustom(json)),
-    },
+    cel: (fn, json, authorize) => cel().then(() => self.kubeplayCEL.call(fn, json, authorize)),
   });
   startup.started = now();
   state = { state: 'ready', revision: info.revision, restoreErrors: info.restoreErrors, startup };

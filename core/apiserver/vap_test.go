@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"kubeplay/core/cel/celmodule"
+	"kubeplay/core/cel/celremote"
 	"kubeplay/internal/refapi"
 )
 
@@ -144,8 +146,38 @@ func TestRecordVAPKube(t *testing.T) {
 // match conditions, failurePolicy Fail and Ignore, Warn, parameters and a
 // missing one's Deny, the authorizer library.
 func TestK8S_VAP_PoliciesJudgeWrites(t *testing.T) {
+	replayVAP(t, testConfig{})
+}
+
+// TestK8S_VAP_PoliciesJudgeWritesThroughTheModule replays vapCases with the
+// browser's CEL: the policies' expressions compiled and evaluated across
+// the CEL module's protocol (core/cel/celremote to core/cel/celmodule, JSON
+// both ways), the authorizer library's checks coming back across it.
+func TestK8S_VAP_PoliciesJudgeWritesThroughTheModule(t *testing.T) {
+	calls := map[string]int{}
+	module := celmodule.New()
+	call := func(fn string, req []byte, authorize func([]byte) ([]byte, error)) ([]byte, error) {
+		calls[fn]++
+		if authorize != nil {
+			ask := authorize
+			authorize = func(check []byte) ([]byte, error) {
+				calls["authorize"]++
+				return ask(check)
+			}
+		}
+		return module.Call(fn, req, authorize)
+	}
+	replayVAP(t, testConfig{CEL: celremote.New(call)})
+	for _, fn := range []string{"checkPolicy", "evaluatePolicy", "authorize"} {
+		if calls[fn] == 0 {
+			t.Errorf("no %s call crossed: %v", fn, calls)
+		}
+	}
+}
+
+func replayVAP(t *testing.T, cfg testConfig) {
 	answers := loadKube(t, vapKubeFile)
-	s := newTestServer(t, testConfig{})
+	s := newTestServer(t, cfg)
 	for _, c := range vapCases {
 		t.Run(c.id, func(t *testing.T) {
 			want := answers[c.id]

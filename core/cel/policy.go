@@ -13,6 +13,8 @@ import (
 	"github.com/google/cel-go/common/types/ref"
 	"github.com/google/cel-go/common/types/traits"
 	"github.com/google/cel-go/interpreter"
+
+	"kubeplay/core/field"
 )
 
 // PolicyRequest asks for a ValidatingAdmissionPolicy's verdict on a request
@@ -33,8 +35,8 @@ type PolicyRequest struct {
 	// Authorize answers the authorizer library's checks; User and Groups
 	// are who made the request (the authorizer variable's).
 	Authorize Authorize `json:"-"`
-	User      string    `json:"-"`
-	Groups    []string  `json:"-"`
+	User      string    `json:"user,omitempty"`
+	Groups    []string  `json:"groups,omitempty"`
 }
 
 // PolicyDecision is one validation's verdict, or the error that made it
@@ -446,17 +448,17 @@ func plain(v any) any {
 
 // CheckPolicy compiles a policy's expressions as kube's validation of a
 // ValidatingAdmissionPolicy does: for each that does not compile, or is of
-// the wrong type, where it is (spec.validations[0].expression), what it
-// says and why.
-func CheckPolicy(spec map[string]any) []PolicyIssue {
+// the wrong type, an error where it is (spec.validations[0].expression)
+// saying what it is and why.
+func CheckPolicy(spec map[string]any) field.ErrorList {
 	c, err := compilePolicy(spec)
 	if err != nil {
-		return []PolicyIssue{{Path: "spec", Detail: err.Error()}}
+		return field.ErrorList{field.Invalid(field.NewPath("spec"), "", err.Error())}
 	}
-	var out []PolicyIssue
+	var out field.ErrorList
 	add := func(path string, e policyExpr) {
 		if e.err != "" && strings.TrimSpace(e.text) != "" {
-			out = append(out, PolicyIssue{Path: path, Expression: e.text, Detail: e.err})
+			out = append(out, field.Invalid(field.NewPath(path), e.text, e.err))
 		}
 	}
 	for i, e := range c.conditions {
@@ -473,13 +475,6 @@ func CheckPolicy(spec map[string]any) []PolicyIssue {
 		add(fmt.Sprintf("spec.variables[%d].expression", i), e)
 	}
 	return out
-}
-
-// PolicyIssue is an expression of a policy that does not compile.
-type PolicyIssue struct {
-	Path       string `json:"path"`
-	Expression string `json:"expression"`
-	Detail     string `json:"detail"`
 }
 
 // namespaceValue is a namespace as kube's policies see it (its

@@ -50,9 +50,5 @@ func (v evaluator) EvaluatePolicy(ctx context.Context, req api.PolicyRequest) []
 }
 
 func (v evaluator) CheckPolicy(spec map[string]any) field.ErrorList {
-	var errs field.ErrorList
-	for _, i := range cel.CheckPolicy(spec) {
-		errs = append(errs, field.Invalid(field.NewPath(i.Path), i.Expression, i.Detail))
-	}
-	return errs
+	return cel.CheckPolicy(spec)
 }
