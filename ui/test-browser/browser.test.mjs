@@ -832,6 +832,56 @@ test('CEL: in the browser, a CustomResourceDefinition\'s rules are checked and e
   await page.close();
 });
 
+test('CEL: in the browser, a ValidatingAdmissionPolicy and its binding are enforced by the CEL module: a Deployment is denied with kube\'s message, the authorizer library asks the core', async () => {
+  const page = await openPlayground();
+  const NS = 'vap-browser';
+  assert.equal((await api(page, 'POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } })).status, 201);
+  const POLICIES = '/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies';
+  const BINDINGS = '/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicybindings';
+  const policy = (validations) => ({
+    apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingAdmissionPolicy', metadata: { name: 'replicas.example.com' },
+    spec: {
+      matchConstraints: {
+        namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': NS } },
+        resourceRules: [{ apiGroups: ['apps'], apiVersions: ['v1'], operations: ['CREATE', 'UPDATE'], resources: ['deployments'] }],
+      },
+      validations,
+    },
+  });
+  // An expression that does not compile is refused as kube refuses it (the module checks it).
+  const bad = await api(page, 'POST', POLICIES, policy([{ expression: 'object.spec.replicas > variables.nope' }]));
+  assert.equal(bad.status, 422, bad.text);
+  assert.match(bad.json.message, /spec\.validations\[0\]\.expression: Invalid value: "object\.spec\.replicas > variables\.nope": compilation failed: ERROR: <input>:1:33: undefined field 'nope'/);
+  const created = await api(page, 'POST', POLICIES, policy([
+    { expression: 'object.spec.replicas > 1', messageExpression: "'wants replicas > 1, got ' + string(object.spec.replicas)" },
+    { expression: "authorizer.group('apps').resource('deployments').namespace(request.namespace).check('delete').allowed()", message: 'the user may not delete deployments' },
+    { expression: "!authorizer.serviceAccount(request.namespace, 'builder').group('apps').resource('deployments').check('delete').allowed()", message: 'the builder service account may delete deployments' },
+  ]));
+  assert.equal(created.status, 201, created.text);
+  const binding = { apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingAdmissionPolicyBinding', metadata: { name: 'replicas-binding.example.com' },
+    spec: { policyName: 'replicas.example.com', validationActions: ['Deny'] } };
+  assert.equal((await api(page, 'POST', BINDINGS, binding)).status, 201);
+  const deployment = (name, replicas) => ({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name },
+    spec: { replicas, selector: { matchLabels: { app: name } },
+      template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } } } });
+  const DEPLOYMENTS = `/apis/apps/v1/namespaces/${NS}/deployments`;
+  // kube's answer, as recorded (core/apiserver/testdata/vap-kube-1.32.13.json, case deny)
+  const message = "ValidatingAdmissionPolicy 'replicas.example.com' with binding 'replicas-binding.example.com' denied request: wants replicas > 1, got 1";
+  const denied = await api(page, 'POST', DEPLOYMENTS, deployment('single', 1));
+  assert.equal(denied.status, 422, denied.text);
+  assert.deepEqual(denied.json, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'deployments.apps "single" is forbidden: ' + message,
+    reason: 'Invalid', details: { name: 'single', group: 'apps', kind: 'deployments', causes: [{ message }] }, code: 422 });
+  // the page's user may delete Deployments (the core's authorizer says so); the second passes
+  const allowed = await api(page, 'POST', DEPLOYMENTS, deployment('replicated', 2));
+  assert.equal(allowed.status, 201, allowed.text);
+  await page.screenshot({ path: join(artifacts, 'vap-denied.png') });
+  // The policy judges nothing once gone.
+  assert.equal((await api(page, 'DELETE', BINDINGS + '/replicas-binding.example.com')).status, 200);
+  assert.equal((await api(page, 'DELETE', POLICIES + '/replicas.example.com')).status, 200);
+  assert.equal((await api(page, 'POST', DEPLOYMENTS, deployment('single', 1))).status, 201);
+  await page.close();
+});
+
 test('PLAY-6: the xDS panel subscribes in delta mode in the sandbox, auto-ACKs by default; a Cluster edit arrives, is NACKed by hand, and the NACK shows', async () => {
   const page = await openPlayground();
   const CLUSTERS = '/apis/xds.kubeplay.dev/v1/clusters';
