@@ -15,7 +15,8 @@
 //         serves the xds.kubeplay.dev objects and has the module check them.
 //   (CustomResourceDefinitions' x-kubernetes-validations rules,
 //    ValidatingAdmissionPolicies' expressions)
-//       → the CEL module (kubeplay-cel.wasm, a Go instance with cel-go, which
+//       → a CEL module (kubeplay-cel.wasm for rules, kubeplay-vap.wasm for
+//         policies, each a Go instance with cel-go, which
 //         does not fit the core's budget; loaded on the first definition or
 //         custom resource that has rules, or policy written or matched, then
 //         cached; a policy's authorizer checks come back to the core): the core's goroutine
@@ -73,7 +74,6 @@ const CACHE = 'kubeplay-' + BUILD;
 const API = /^\/(api|apis|version|openapi|healthz|livez|readyz|metrics|debug)(\/|$)/;
 const XDS_WASM = '/kubeplay-xds.wasm';
 const SIM_WASM = '/kubeplay-sim.wasm';
-const CEL_WASM = '/kubeplay-cel.wasm';
 const CLUSTER = '/debug/kubeplay/cluster';
 // Chrome stops a worker about 5 minutes into an event even while it streams, so
 // watches end before that and clients resume from their last resourceVersion.
@@ -198,7 +198,7 @@ async function start(saved) {
     openapiDocuments,
     maxWatchSeconds: MAX_WATCH_SECONDS,
     validateXDS: (kind, json) => xds().then(() => self.kubeplayXDS.validate(kind, json)),
-    cel: (fn, json, authorize) => cel().then(() => self.kubeplayCEL.call(fn, json, authorize)),
+    cel: (fn, json, authorize) => celModule(fn).then((mod) => mod.call(fn, json, authorize)),
   });
   startup.started = now();
   state = { state: 'ready', revision: info.revision, restoreErrors: info.restoreErrors, startup };
@@ -269,19 +269,32 @@ async function startXDS() {
   await self.kubeplayXDS.start(self.kubeplay.handleModule);
 }
 
-// ---- the CEL module -------------------------------------------------------------
+// ---- the CEL modules -------------------------------------------------------------
 
-let celPromise = null;
+// The CEL modules by the functions the core calls: CustomResourceDefinitions'
+// rules and ValidatingAdmissionPolicies each have their own (cel-go is most
+// of each; the two do not fit one module's budget).
+const CEL_MODULES = {
+  checkRules: { path: '/kubeplay-cel.wasm', name: 'kubeplayCEL' },
+  validateCustom: { path: '/kubeplay-cel.wasm', name: 'kubeplayCEL' },
+  evaluatePolicy: { path: '/kubeplay-vap.wasm', name: 'kubeplayVAP' },
+  checkPolicy: { path: '/kubeplay-vap.wasm', name: 'kubeplayVAP' },
+};
+const celPromises = {};
 
-// cel loads the CEL module once per worker, when the core first asks it.
-function cel() {
-  if (!celPromise) {
-    celPromise = loadModule(CEL_WASM, 'kubeplayCEL', () => { celPromise = null; }).catch((err) => {
-      celPromise = null;
+// celModule loads the CEL module that answers fn once per worker, when the
+// core first asks it, and resolves to it.
+function celModule(fn) {
+  const m = CEL_MODULES[fn];
+  if (!m) return Promise.reject(new Error('no CEL module answers ' + fn));
+  if (!celPromises[m.name]) {
+    const forget = () => { delete celPromises[m.name]; };
+    celPromises[m.name] = loadModule(m.path, m.name, forget).then(() => self[m.name]).catch((err) => {
+      forget();
       throw err;
     });
   }
-  return celPromise;
+  return celPromises[m.name];
 }
 
 // loadModule runs a second Go module beside the core once per worker: from

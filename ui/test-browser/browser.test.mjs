@@ -832,8 +832,13 @@ test('CEL: in the browser, a CustomResourceDefinition\'s rules are checked and e
   await page.close();
 });
 
-test('CEL: in the browser, a ValidatingAdmissionPolicy and its binding are enforced by the CEL module: a Deployment is denied with kube\'s message, the authorizer library asks the core', async () => {
+test('CEL: in the browser, a ValidatingAdmissionPolicy and its binding are enforced by the policies\' CEL module, loaded on first use: a Deployment is denied with kube\'s message, the authorizer library asks the core', async () => {
   const page = await openPlayground();
+  const vapCached = () => page.evaluate(async () => {
+    for (const name of await caches.keys()) if (await (await caches.open(name)).match('/kubeplay-vap.wasm')) return true;
+    return false;
+  });
+  assert.equal(await vapCached(), false, 'the policies\' module is loaded before a policy needs it');
   const NS = 'vap-browser';
   assert.equal((await api(page, 'POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } })).status, 201);
   const POLICIES = '/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies';
@@ -851,6 +856,7 @@ test('CEL: in the browser, a ValidatingAdmissionPolicy and its binding are enfor
   // An expression that does not compile is refused as kube refuses it (the module checks it).
   const bad = await api(page, 'POST', POLICIES, policy([{ expression: 'object.spec.replicas > variables.nope' }]));
   assert.equal(bad.status, 422, bad.text);
+  assert.equal(await vapCached(), true, 'the policies\' module was not loaded');
   assert.match(bad.json.message, /spec\.validations\[0\]\.expression: Invalid value: "object\.spec\.replicas > variables\.nope": compilation failed: ERROR: <input>:1:33: undefined field 'nope'/);
   const created = await api(page, 'POST', POLICIES, policy([
     { expression: 'object.spec.replicas > 1', messageExpression: "'wants replicas > 1, got ' + string(object.spec.replicas)" },

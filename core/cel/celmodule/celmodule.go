@@ -1,9 +1,10 @@
-// Package celmodule is the CEL module's side of its protocol with the core
-// (core/cel/celremote is the core's): each request a call of a named
+// Package celmodule is the CEL modules' side of their protocol with the
+// core (core/cel/celremote is the core's): each request a call of a named
 // function with its JSON, answered with an Answer's JSON, evaluated by
 // core/cel, the code the native and edge cores call directly. The browser's
-// CEL module (wasm/cel) serves it to the core across the worker's
-// JavaScript; tests call it in one process.
+// CEL modules (wasm/cel for rules, wasm/vap for policies, through
+// wasm/celjs) serve it to the core across the worker's JavaScript; tests
+// call it in one process.
 //
 // It links core/cel alone of kubeplay (not core/api) to keep the module
 // within its download budget.
@@ -41,64 +42,94 @@ type AuthzAnswer struct {
 
 // Module answers the core's calls, its compiled rules and policies kept
 // between them.
-type Module struct{ evaluator *cel.Evaluator }
+type Module struct {
+	evaluator *cel.Evaluator
+	functions map[string]function
+}
 
-// New is a module with nothing compiled yet.
-func New() *Module { return &Module{cel.NewEvaluator()} }
+// function answers a call's request into a.
+type function func(m *Module, req []byte, authorize func([]byte) ([]byte, error), a *Answer) error
 
-// Call answers the call of fn with request req:
+// Rules is a module for CustomResourceDefinitions' rules (kubeplay-cel.wasm):
 //
 //	checkRules      a cel.CheckRequest: the errors of a definition's rules
 //	validateCustom  a cel.ValidateRequest: a custom resource's errors and
 //	                warnings, or Missing
+func Rules() *Module {
+	return &Module{cel.NewEvaluator(), map[string]function{"checkRules": checkRules, "validateCustom": validateCustom}}
+}
+
+// Policies is a module for ValidatingAdmissionPolicies (kubeplay-vap.wasm):
+//
 //	evaluatePolicy  a cel.PolicyRequest: the policy's decisions, its
 //	                authorizer's checks asked of authorize
 //	checkPolicy     a policy's spec: the errors of its expressions
 //
-// authorize answers a check's JSON with an AuthzAnswer's; it may be nil
-// but for evaluatePolicy.
+// Apart from Rules: the two together do not fit one module's download
+// budget, and each links only its own.
+func Policies() *Module {
+	return &Module{cel.NewEvaluator(), map[string]function{"evaluatePolicy": evaluatePolicy, "checkPolicy": checkPolicy}}
+}
+
+// Call answers the call of fn with request req. authorize answers a check's
+// JSON with an AuthzAnswer's; it may be nil but for evaluatePolicy.
 func (m *Module) Call(fn string, req []byte, authorize func(check []byte) ([]byte, error)) ([]byte, error) {
-	var a Answer
-	var err error
-	switch fn {
-	case "checkRules":
-		var r cel.CheckRequest
-		if err = decode(req, &r); err == nil {
-			a.Errors = m.evaluator.Check(r)
-		}
-	case "validateCustom":
-		var r cel.ValidateRequest
-		if err = decode(req, &r); err == nil {
-			switch {
-			case r.Rules == nil:
-				err = errors.New("no rules")
-			case r.Rules.Schema == nil && !m.evaluator.Compiled(r.Rules.Key):
-				a.Missing = true
-			default:
-				a.Errors, a.Warnings = m.evaluator.Validate(context.Background(), r)
-			}
-		}
-	case "evaluatePolicy":
-		var r cel.PolicyRequest
-		if err = decode(req, &r); err == nil {
-			if authorize != nil {
-				r.Authorize = askCore(authorize)
-			}
-			a.Decisions = m.evaluator.EvaluatePolicy(context.Background(), r)
-			a.Matched = a.Decisions != nil
-		}
-	case "checkPolicy":
-		var spec map[string]any
-		if err = decode(req, &spec); err == nil {
-			a.Errors = cel.CheckPolicy(spec)
-		}
-	default:
-		err = errors.New("no function " + fn)
+	f, ok := m.functions[fn]
+	if !ok {
+		return nil, errors.New("no function " + fn)
 	}
-	if err != nil {
+	var a Answer
+	if err := f(m, req, authorize, &a); err != nil {
 		return nil, err
 	}
 	return json.Marshal(a)
+}
+
+func checkRules(m *Module, req []byte, _ func([]byte) ([]byte, error), a *Answer) error {
+	var r cel.CheckRequest
+	if err := decode(req, &r); err != nil {
+		return err
+	}
+	a.Errors = m.evaluator.Check(r)
+	return nil
+}
+
+func validateCustom(m *Module, req []byte, _ func([]byte) ([]byte, error), a *Answer) error {
+	var r cel.ValidateRequest
+	if err := decode(req, &r); err != nil {
+		return err
+	}
+	switch {
+	case r.Rules == nil:
+		return errors.New("no rules")
+	case r.Rules.Schema == nil && !m.evaluator.Compiled(r.Rules.Key):
+		a.Missing = true
+	default:
+		a.Errors, a.Warnings = m.evaluator.Validate(context.Background(), r)
+	}
+	return nil
+}
+
+func evaluatePolicy(m *Module, req []byte, authorize func([]byte) ([]byte, error), a *Answer) error {
+	var r cel.PolicyRequest
+	if err := decode(req, &r); err != nil {
+		return err
+	}
+	if authorize != nil {
+		r.Authorize = askCore(authorize)
+	}
+	a.Decisions = m.evaluator.EvaluatePolicy(context.Background(), r)
+	a.Matched = a.Decisions != nil
+	return nil
+}
+
+func checkPolicy(_ *Module, req []byte, _ func([]byte) ([]byte, error), a *Answer) error {
+	var spec map[string]any
+	if err := decode(req, &spec); err != nil {
+		return err
+	}
+	a.Errors = cel.CheckPolicy(spec)
+	return nil
 }
 
 // askCore is the authorizer library's checks asked of the core.
