@@ -198,7 +198,7 @@ async function start(saved) {
     openapiDocuments,
     maxWatchSeconds: MAX_WATCH_SECONDS,
     validateXDS: (kind, json) => xds().then(() => self.kubeplayXDS.validate(kind, json)),
-    cel: (fn, json, authorize) => celModule(fn).then((mod) => mod.call(fn, json, authorize)),
+    cel: celCall,
   });
   startup.started = now();
   state = { state: 'ready', revision: info.revision, restoreErrors: info.restoreErrors, startup };
@@ -271,30 +271,30 @@ async function startXDS() {
 
 // ---- the CEL modules -------------------------------------------------------------
 
-// The CEL modules by the functions the core calls: CustomResourceDefinitions'
-// rules and ValidatingAdmissionPolicies each have their own (cel-go is most
-// of each; the two do not fit one module's budget).
-const CEL_MODULES = {
-  checkRules: { path: '/kubeplay-cel.wasm', name: 'kubeplayCEL' },
-  validateCustom: { path: '/kubeplay-cel.wasm', name: 'kubeplayCEL' },
-  evaluatePolicy: { path: '/kubeplay-vap.wasm', name: 'kubeplayVAP' },
-  checkPolicy: { path: '/kubeplay-vap.wasm', name: 'kubeplayVAP' },
-};
+// The CEL modules by the functions the core calls (core/cel/celremote):
+// CustomResourceDefinitions' rules and ValidatingAdmissionPolicies each have
+// their own (cel-go is most of each; the two do not fit one module's
+// budget). The rules' module has a function per call; the policies' one
+// call(fn, json, authorize), authorize being the core's, for the authorizer
+// library's checks.
+const RULES = { path: '/kubeplay-cel.wasm', name: 'kubeplayCEL', call: (m, fn, json) => m[fn](json) };
+const POLICIES = { path: '/kubeplay-vap.wasm', name: 'kubeplayVAP', call: (m, fn, json, authorize) => m.call(fn, json, authorize) };
+const CEL_MODULES = { checkRules: RULES, validateCustom: RULES, evaluatePolicy: POLICIES, checkPolicy: POLICIES };
 const celPromises = {};
 
-// celModule loads the CEL module that answers fn once per worker, when the
-// core first asks it, and resolves to it.
-function celModule(fn) {
+// celCall answers the core's call of fn with the CEL module that has it,
+// loaded once per worker when the core first asks it.
+function celCall(fn, json, authorize) {
   const m = CEL_MODULES[fn];
   if (!m) return Promise.reject(new Error('no CEL module answers ' + fn));
   if (!celPromises[m.name]) {
     const forget = () => { delete celPromises[m.name]; };
-    celPromises[m.name] = loadModule(m.path, m.name, forget).then(() => self[m.name]).catch((err) => {
+    celPromises[m.name] = loadModule(m.path, m.name, forget).catch((err) => {
       forget();
       throw err;
     });
   }
-  return celPromises[m.name];
+  return celPromises[m.name].then(() => m.call(self[m.name], fn, json, authorize));
 }
 
 // loadModule runs a second Go module beside the core once per worker: from

@@ -93,8 +93,8 @@ func start(_ js.Value, args []js.Value) any {
 			cfg.Resources = api.XDS(bridge.RemoteCheck(check))
 		}
 		// CustomResourceDefinitions' rules and ValidatingAdmissionPolicies
-		// are evaluated where the host has the CEL module (kubeplay-cel.wasm:
-		// cel(fn, requestJSON, authorize)).
+		// are evaluated where the host has the CEL modules (kubeplay-cel.wasm,
+		// kubeplay-vap.wasm: cel(fn, requestJSON, authorize)).
 		if c := host.Get("cel"); c.Type() == js.TypeFunction {
 			cfg.CEL = bridge.RemoteCEL(c)
 		}

@@ -155,7 +155,7 @@ func TestK8S_VAP_PoliciesJudgeWrites(t *testing.T) {
 // both ways), the authorizer library's checks coming back across it.
 func TestK8S_VAP_PoliciesJudgeWritesThroughTheModule(t *testing.T) {
 	calls := map[string]int{}
-	module := celmodule.Policies()
+	module := celmodule.New()
 	call := func(fn string, req []byte, authorize func([]byte) ([]byte, error)) ([]byte, error) {
 		calls[fn]++
 		if authorize != nil {

@@ -23,8 +23,8 @@ type AuthzCheck struct {
 // Authorize decides a check: allowed, and the authorizer's reason.
 type Authorize func(AuthzCheck) (allowed bool, reason string)
 
-// authzTypes are the authorizer library's types, made on first use (by
-// the first policy compiled).
+// authzTypes are the authorizer library's types, made on first use (the
+// browser's CEL module, which evaluates no policy, makes none).
 type authzTypes struct{ authorizer, pathCheck, groupCheck, resourceCheck, decision *cel.Type }
 
 var authz struct {

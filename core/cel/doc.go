@@ -16,7 +16,5 @@
 // The browser's core does not link this package (cel-go would not fit its
 // download budget): the core names what it asks of CEL in core/api (api.CEL),
 // with JSON across the boundary, and a host gives it this package directly
-// (natively, at the edge, celapi) or through a module of its own (the
-// browser: celremote in the core, celmodule in the module, both over this
-// package's one implementation).
+// (natively, at the edge) or through a module of its own (the browser).
 package cel

@@ -13,8 +13,6 @@ import (
 	"github.com/google/cel-go/common/types/ref"
 	"github.com/google/cel-go/common/types/traits"
 	"github.com/google/cel-go/interpreter"
-
-	"kubeplay/core/field"
 )
 
 // PolicyRequest asks for a ValidatingAdmissionPolicy's verdict on a request
@@ -35,8 +33,8 @@ type PolicyRequest struct {
 	// Authorize answers the authorizer library's checks; User and Groups
 	// are who made the request (the authorizer variable's).
 	Authorize Authorize `json:"-"`
-	User      string    `json:"user,omitempty"`
-	Groups    []string  `json:"groups,omitempty"`
+	User      string    `json:"-"`
+	Groups    []string  `json:"-"`
 }
 
 // PolicyDecision is one validation's verdict, or the error that made it
@@ -75,12 +73,10 @@ var policies struct {
 }
 
 // admissionDecls are kube's types of an admission request and of a
-// namespace, as its policies' expressions see them (made on first use).
+// namespace, as its policies' expressions see them (made on first use: the
+// browser's CEL module, which evaluates no policy, carries none of them).
 func admissionDecls() (request, namespace *declType) {
-	admission.Do(func() {
-		decls := parseDecls(admissionTypes)
-		admission.request, admission.namespace = decls["AdmissionRequest"], decls["Namespace"]
-	})
+	admission.Do(func() { admission.request, admission.namespace = makeAdmissionDecls() })
 	return admission.request, admission.namespace
 }
 
@@ -89,46 +85,37 @@ var admission struct {
 	request, namespace *declType
 }
 
-// admissionTypes are kube's object types of an admission request and of a
-// namespace (each kubernetes.NAME), one a line: NAME{FIELD:TYPE ...}, a TYPE
-// being string, bool, int, timestamp, dyn, a type named on a line before,
-// [TYPE] (a list) or {KEY:TYPE} (a map). Kept as text: the code that built
-// them field by field cost the CEL module's download 4.7 KB of its 2 MiB.
-const admissionTypes = `GroupVersionKind{group:string version:string kind:string}
-GroupVersionResource{group:string version:string resource:string}
-UserInfo{username:string uid:string groups:[string] extra:{string:[string]}}
-AdmissionRequest{kind:GroupVersionKind resource:GroupVersionResource subResource:string requestKind:GroupVersionKind requestResource:GroupVersionResource requestSubResource:string name:string namespace:string operation:string userInfo:UserInfo dryRun:bool options:dyn}
-NamespaceMetadata{name:string generateName:string namespace:string labels:{string:string} annotations:{string:string} UID:string creationTimestamp:timestamp deletionGracePeriodSeconds:int deletionTimestamp:timestamp generation:int resourceVersion:string finalizers:[string]}
-NamespaceSpec{finalizers:[string]}
-NamespaceCondition{status:string type:string lastTransitionTime:timestamp message:string reason:string}
-NamespaceStatus{conditions:[NamespaceCondition] phase:string}
-Namespace{metadata:NamespaceMetadata spec:NamespaceSpec status:NamespaceStatus}`
-
-// parseDecls reads types written as admissionTypes are, by name.
-func parseDecls(text string) map[string]*declType {
-	named := map[string]*declType{"string": stringDecl, "bool": boolDecl, "int": intDecl,
-		"timestamp": simple("timestamp", cel.TimestampType, jsonDateSize), "dyn": {name: "dyn", cel: cel.DynType}}
-	var parse func(string) *declType
-	parse = func(t string) *declType {
-		switch {
-		case strings.HasPrefix(t, "["):
-			return listDecl(parse(t[1:len(t)-1]), -1)
-		case strings.HasPrefix(t, "{"):
-			k, v, _ := strings.Cut(t[1:len(t)-1], ":")
-			return mapDecl(parse(k), parse(v), -1)
-		}
-		return named[t]
-	}
-	for _, line := range strings.Split(text, "\n") {
-		name, body, _ := strings.Cut(strings.TrimSuffix(line, "}"), "{")
-		fields := map[string]*declField{}
-		for _, f := range strings.Fields(body) {
-			n, t, _ := strings.Cut(f, ":")
-			fields[n] = &declField{name: n, typ: parse(t)}
-		}
-		named[name] = objectDecl("kubernetes."+name, fields)
-	}
-	return named
+func makeAdmissionDecls() (request, namespace *declType) {
+	gvkDecl := objectDecl("kubernetes.GroupVersionKind", map[string]*declField{
+		"group": {name: "group", typ: stringDecl}, "version": {name: "version", typ: stringDecl}, "kind": {name: "kind", typ: stringDecl}})
+	gvrDecl := objectDecl("kubernetes.GroupVersionResource", map[string]*declField{
+		"group": {name: "group", typ: stringDecl}, "version": {name: "version", typ: stringDecl}, "resource": {name: "resource", typ: stringDecl}})
+	stringList := listDecl(stringDecl, -1)
+	requestDecl := objectDecl("kubernetes.AdmissionRequest", map[string]*declField{
+		"kind": {name: "kind", typ: gvkDecl}, "resource": {name: "resource", typ: gvrDecl}, "subResource": {name: "subResource", typ: stringDecl},
+		"requestKind": {name: "requestKind", typ: gvkDecl}, "requestResource": {name: "requestResource", typ: gvrDecl},
+		"requestSubResource": {name: "requestSubResource", typ: stringDecl}, "name": {name: "name", typ: stringDecl},
+		"namespace": {name: "namespace", typ: stringDecl}, "operation": {name: "operation", typ: stringDecl},
+		"userInfo": {name: "userInfo", typ: objectDecl("kubernetes.UserInfo", map[string]*declField{
+			"username": {name: "username", typ: stringDecl}, "uid": {name: "uid", typ: stringDecl}, "groups": {name: "groups", typ: stringList},
+			"extra": {name: "extra", typ: mapDecl(stringDecl, stringList, -1)}})},
+		"dryRun": {name: "dryRun", typ: boolDecl}, "options": {name: "options", typ: &declType{name: "dyn", cel: cel.DynType}}})
+	timestampDecl := simple("timestamp", cel.TimestampType, jsonDateSize)
+	namespaceDecl := objectDecl("kubernetes.Namespace", map[string]*declField{
+		"metadata": {name: "metadata", typ: objectDecl("kubernetes.NamespaceMetadata", map[string]*declField{
+			"name": {name: "name", typ: stringDecl}, "generateName": {name: "generateName", typ: stringDecl}, "namespace": {name: "namespace", typ: stringDecl},
+			"labels": {name: "labels", typ: mapDecl(stringDecl, stringDecl, -1)}, "annotations": {name: "annotations", typ: mapDecl(stringDecl, stringDecl, -1)},
+			"UID": {name: "UID", typ: stringDecl}, "creationTimestamp": {name: "creationTimestamp", typ: timestampDecl},
+			"deletionGracePeriodSeconds": {name: "deletionGracePeriodSeconds", typ: intDecl}, "deletionTimestamp": {name: "deletionTimestamp", typ: timestampDecl},
+			"generation": {name: "generation", typ: intDecl}, "resourceVersion": {name: "resourceVersion", typ: stringDecl},
+			"finalizers": {name: "finalizers", typ: stringList}})},
+		"spec": {name: "spec", typ: objectDecl("kubernetes.NamespaceSpec", map[string]*declField{"finalizers": {name: "finalizers", typ: stringList}})},
+		"status": {name: "status", typ: objectDecl("kubernetes.NamespaceStatus", map[string]*declField{
+			"conditions": {name: "conditions", typ: listDecl(objectDecl("kubernetes.NamespaceCondition", map[string]*declField{
+				"status": {name: "status", typ: stringDecl}, "type": {name: "type", typ: stringDecl}, "lastTransitionTime": {name: "lastTransitionTime", typ: timestampDecl},
+				"message": {name: "message", typ: stringDecl}, "reason": {name: "reason", typ: stringDecl}}), -1)},
+			"phase": {name: "phase", typ: stringDecl}})}})
+	return requestDecl, namespaceDecl
 }
 
 // policyEnv is kube's environment of a policy's expressions: object,
@@ -448,17 +435,17 @@ func plain(v any) any {
 
 // CheckPolicy compiles a policy's expressions as kube's validation of a
 // ValidatingAdmissionPolicy does: for each that does not compile, or is of
-// the wrong type, an error where it is (spec.validations[0].expression)
-// saying what it is and why.
-func CheckPolicy(spec map[string]any) field.ErrorList {
+// the wrong type, where it is (spec.validations[0].expression), what it
+// says and why.
+func CheckPolicy(spec map[string]any) []PolicyIssue {
 	c, err := compilePolicy(spec)
 	if err != nil {
-		return field.ErrorList{field.Invalid(field.NewPath("spec"), "", err.Error())}
+		return []PolicyIssue{{Path: "spec", Detail: err.Error()}}
 	}
-	var out field.ErrorList
+	var out []PolicyIssue
 	add := func(path string, e policyExpr) {
 		if e.err != "" && strings.TrimSpace(e.text) != "" {
-			out = append(out, field.Invalid(field.NewPath(path), e.text, e.err))
+			out = append(out, PolicyIssue{Path: path, Expression: e.text, Detail: e.err})
 		}
 	}
 	for i, e := range c.conditions {
@@ -475,6 +462,13 @@ func CheckPolicy(spec map[string]any) field.ErrorList {
 		add(fmt.Sprintf("spec.variables[%d].expression", i), e)
 	}
 	return out
+}
+
+// PolicyIssue is an expression of a policy that does not compile.
+type PolicyIssue struct {
+	Path       string `json:"path"`
+	Expression string `json:"expression"`
+	Detail     string `json:"detail"`
 }
 
 // namespaceValue is a namespace as kube's policies see it (its

@@ -9,10 +9,11 @@ import (
 	"kubeplay/core/cel/celremote"
 )
 
-// RemoteCEL is api.CEL (and api.Policies) done by the CEL module
-// (kubeplay-cel.wasm, core/cel/celmodule's protocol) through the host's
-// function call(fn, requestJSON, authorize), a Promise of the answer's JSON,
-// the module loaded on its first call. authorize, a function of this
+// RemoteCEL is api.CEL (and api.Policies) done by the CEL modules
+// (kubeplay-cel.wasm for CustomResourceDefinitions' rules, kubeplay-vap.wasm
+// for ValidatingAdmissionPolicies; core/cel/celremote's calls) through the
+// host's function call(fn, requestJSON, authorize), a Promise of the
+// answer's JSON, the module that has fn loaded on its first call. authorize, a function of this
 // instance given with a policy's evaluation, answers each of the
 // authorizer library's checks (checkJSON) with a Promise of its answer's
 // JSON: the core's authorizer decides. Its methods must not run on the

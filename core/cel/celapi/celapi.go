@@ -1,5 +1,6 @@
 // Package celapi is core/cel as core/api's CEL: what hosts that link cel-go
-// (natively, tests) give the server. It is apart from core/cel so that the
+// (natively, tests) give the server. A policy's errors are worded as the
+// browser's policy module words them (core/cel/celmodule's CheckPolicy). It is apart from core/cel so that the
 // browser's CEL module, which speaks JSON, links none of core/api.
 package celapi
 
@@ -8,6 +9,7 @@ import (
 
 	"kubeplay/core/api"
 	"kubeplay/core/cel"
+	"kubeplay/core/cel/celmodule"
 	"kubeplay/core/field"
 )
 
@@ -50,5 +52,5 @@ func (v evaluator) EvaluatePolicy(ctx context.Context, req api.PolicyRequest) []
 }
 
 func (v evaluator) CheckPolicy(spec map[string]any) field.ErrorList {
-	return cel.CheckPolicy(spec)
+	return celmodule.CheckPolicy(spec)
 }

@@ -1,10 +1,12 @@
-// Package celmodule is the CEL modules' side of their protocol with the
-// core (core/cel/celremote is the core's): each request a call of a named
-// function with its JSON, answered with an Answer's JSON, evaluated by
-// core/cel, the code the native and edge cores call directly. The browser's
-// CEL modules (wasm/cel for rules, wasm/vap for policies, through
-// wasm/celjs) serve it to the core across the worker's JavaScript; tests
-// call it in one process.
+// Package celmodule is the policies' CEL module's side of its protocol with
+// the core (core/cel/celremote is the core's): each request a call of a
+// named function with its JSON, answered with an Answer's JSON, evaluated by
+// core/cel, the code the native and edge cores call directly (through
+// core/cel/celapi, which shares CheckPolicy from here). The browser's
+// kubeplay-vap.wasm (wasm/vap) serves it to the core across the worker's
+// JavaScript; tests call it in one process. (The rules' module,
+// kubeplay-cel.wasm, answers checkRules and validateCustom with the same
+// JSON in wasm/cel itself.)
 //
 // It links core/cel alone of kubeplay (not core/api) to keep the module
 // within its download budget.
@@ -22,13 +24,9 @@ import (
 
 // Answer is what the module answers (core/cel/celremote reads it).
 type Answer struct {
-	Errors   field.ErrorList `json:"errors,omitempty"`
-	Warnings []string        `json:"warnings,omitempty"`
-	// Missing: a custom resource's rules are not compiled here and the
-	// request left out their schema (the core sends it again with it).
-	Missing bool `json:"missing,omitempty"`
-	// Decisions are a policy's (evaluatePolicy), Matched when its match
-	// conditions let the request in.
+	Errors field.ErrorList `json:"errors,omitempty"`
+	// Decisions are a policy's, Matched when its match conditions let the
+	// request in.
 	Decisions []cel.PolicyDecision `json:"decisions,omitempty"`
 	Matched   bool                 `json:"matched,omitempty"`
 }
@@ -40,96 +38,60 @@ type AuthzAnswer struct {
 	Reason  string `json:"reason,omitempty"`
 }
 
-// Module answers the core's calls, its compiled rules and policies kept
-// between them.
-type Module struct {
-	evaluator *cel.Evaluator
-	functions map[string]function
-}
+// Module answers the core's calls, the policies it compiled kept between
+// them.
+type Module struct{ evaluator *cel.Evaluator }
 
-// function answers a call's request into a.
-type function func(m *Module, req []byte, authorize func([]byte) ([]byte, error), a *Answer) error
+// New is a module with nothing compiled yet.
+func New() *Module { return &Module{cel.NewEvaluator()} }
 
-// Rules is a module for CustomResourceDefinitions' rules (kubeplay-cel.wasm):
+// Call answers the call of fn with request req:
 //
-//	checkRules      a cel.CheckRequest: the errors of a definition's rules
-//	validateCustom  a cel.ValidateRequest: a custom resource's errors and
-//	                warnings, or Missing
-func Rules() *Module {
-	return &Module{cel.NewEvaluator(), map[string]function{"checkRules": checkRules, "validateCustom": validateCustom}}
-}
-
-// Policies is a module for ValidatingAdmissionPolicies (kubeplay-vap.wasm):
-//
-//	evaluatePolicy  a cel.PolicyRequest: the policy's decisions, its
-//	                authorizer's checks asked of authorize
+//	evaluatePolicy  a policy request (cel.PolicyRequest's JSON, with the
+//	                user and groups of who made it): the policy's
+//	                decisions, its authorizer's checks asked of authorize
 //	checkPolicy     a policy's spec: the errors of its expressions
 //
-// Apart from Rules: the two together do not fit one module's download
-// budget, and each links only its own.
-func Policies() *Module {
-	return &Module{cel.NewEvaluator(), map[string]function{"evaluatePolicy": evaluatePolicy, "checkPolicy": checkPolicy}}
-}
-
-// Call answers the call of fn with request req. authorize answers a check's
-// JSON with an AuthzAnswer's; it may be nil but for evaluatePolicy.
+// authorize answers a check's JSON with an AuthzAnswer's.
 func (m *Module) Call(fn string, req []byte, authorize func(check []byte) ([]byte, error)) ([]byte, error) {
-	f, ok := m.functions[fn]
-	if !ok {
-		return nil, errors.New("no function " + fn)
-	}
 	var a Answer
-	if err := f(m, req, authorize, &a); err != nil {
-		return nil, err
+	switch fn {
+	case "evaluatePolicy":
+		var r struct {
+			cel.PolicyRequest
+			User   string   `json:"user"`
+			Groups []string `json:"groups"`
+		}
+		if err := decode(req, &r); err != nil {
+			return nil, err
+		}
+		r.PolicyRequest.User, r.PolicyRequest.Groups = r.User, r.Groups
+		if authorize != nil {
+			r.Authorize = askCore(authorize)
+		}
+		a.Decisions = m.evaluator.EvaluatePolicy(context.Background(), r.PolicyRequest)
+		a.Matched = a.Decisions != nil
+	case "checkPolicy":
+		var spec map[string]any
+		if err := decode(req, &spec); err != nil {
+			return nil, err
+		}
+		a.Errors = CheckPolicy(spec)
+	default:
+		return nil, errors.New("no function " + fn)
 	}
 	return json.Marshal(a)
 }
 
-func checkRules(m *Module, req []byte, _ func([]byte) ([]byte, error), a *Answer) error {
-	var r cel.CheckRequest
-	if err := decode(req, &r); err != nil {
-		return err
+// CheckPolicy is kube's errors for a policy's expressions that do not
+// compile or are of the wrong type (core/cel's CheckPolicy), as the
+// validation of a ValidatingAdmissionPolicy answers them.
+func CheckPolicy(spec map[string]any) field.ErrorList {
+	var errs field.ErrorList
+	for _, i := range cel.CheckPolicy(spec) {
+		errs = append(errs, field.Invalid(field.NewPath(i.Path), i.Expression, i.Detail))
 	}
-	a.Errors = m.evaluator.Check(r)
-	return nil
-}
-
-func validateCustom(m *Module, req []byte, _ func([]byte) ([]byte, error), a *Answer) error {
-	var r cel.ValidateRequest
-	if err := decode(req, &r); err != nil {
-		return err
-	}
-	switch {
-	case r.Rules == nil:
-		return errors.New("no rules")
-	case r.Rules.Schema == nil && !m.evaluator.Compiled(r.Rules.Key):
-		a.Missing = true
-	default:
-		a.Errors, a.Warnings = m.evaluator.Validate(context.Background(), r)
-	}
-	return nil
-}
-
-func evaluatePolicy(m *Module, req []byte, authorize func([]byte) ([]byte, error), a *Answer) error {
-	var r cel.PolicyRequest
-	if err := decode(req, &r); err != nil {
-		return err
-	}
-	if authorize != nil {
-		r.Authorize = askCore(authorize)
-	}
-	a.Decisions = m.evaluator.EvaluatePolicy(context.Background(), r)
-	a.Matched = a.Decisions != nil
-	return nil
-}
-
-func checkPolicy(_ *Module, req []byte, _ func([]byte) ([]byte, error), a *Answer) error {
-	var spec map[string]any
-	if err := decode(req, &spec); err != nil {
-		return err
-	}
-	a.Errors = cel.CheckPolicy(spec)
-	return nil
+	return errs
 }
 
 // askCore is the authorizer library's checks asked of the core.
