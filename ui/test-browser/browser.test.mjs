@@ -107,6 +107,15 @@ function followLines(page, path, name, headers = {}) {
   }, { path, name, headers });
 }
 
+// moduleCached: the worker has cached the module at path, which it does when
+// it first fetches it (modules are no install assets).
+function moduleCached(page, path) {
+  return page.evaluate(async (path) => {
+    for (const name of await caches.keys()) if (await (await caches.open(name)).match(path)) return true;
+    return false;
+  }, path);
+}
+
 const cm = (name) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { k: name } });
 const CMS = '/api/v1/namespaces/default/configmaps';
 
@@ -787,11 +796,7 @@ test('XDS-7 PLAY-6: in the browser, the xDS module checks Envoy resources for th
 
 test('CEL: in the browser, a CustomResourceDefinition\'s rules are checked and evaluated by the CEL module, loaded on first use: a custom resource breaking a rule is refused with kube\'s message', async () => {
   const page = await openPlayground();
-  // The worker caches the module when it first fetches it (it is no install asset).
-  const celCached = () => page.evaluate(async () => {
-    for (const name of await caches.keys()) if (await (await caches.open(name)).match('/kubeplay-cel.wasm')) return true;
-    return false;
-  });
+  const celCached = () => moduleCached(page, '/kubeplay-cel.wasm');
   assert.equal(await celCached(), false, 'the CEL module is loaded before a rule needs it');
   const crd = (rules) => ({
     apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'widgets.cel.example.com' },
@@ -834,10 +839,7 @@ test('CEL: in the browser, a CustomResourceDefinition\'s rules are checked and e
 
 test('CEL: in the browser, a ValidatingAdmissionPolicy and its binding are enforced by the policies\' CEL module, loaded on first use: a Deployment is denied with kube\'s message, the authorizer library asks the core', async () => {
   const page = await openPlayground();
-  const vapCached = () => page.evaluate(async () => {
-    for (const name of await caches.keys()) if (await (await caches.open(name)).match('/kubeplay-vap.wasm')) return true;
-    return false;
-  });
+  const vapCached = () => moduleCached(page, '/kubeplay-vap.wasm');
   assert.equal(await vapCached(), false, 'the policies\' module is loaded before a policy needs it');
   const NS = 'vap-browser';
   assert.equal((await api(page, 'POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } })).status, 201);
