@@ -202,3 +202,34 @@ func replayVAP(t *testing.T, cfg testConfig) {
 		})
 	}
 }
+
+// BenchmarkVAPDeniedWrite: a Deployment denied by a policy (variables, a
+// messageExpression, the authorizer library), with core/cel linked in
+// (direct) and across the browser's protocol (module: JSON both ways, the
+// authorizer's checks coming back); the ratio is what the protocol costs.
+func BenchmarkVAPDeniedWrite(b *testing.B) {
+	for _, bc := range []struct {
+		name string
+		cfg  testConfig
+	}{{"direct", testConfig{}}, {"module", testConfig{CEL: celremote.New(celmodule.New().Call)}}} {
+		b.Run(bc.name, func(b *testing.B) {
+			s := newTestServer(b, bc.cfg)
+			for _, step := range []kubeStep{vapNamespace("bench"),
+				kpost(vapPolicies, vapPolicy("bench.example.com", "bench", `"variables":[{"name":"replicas","expression":"object.spec.replicas"}],"validations":[`+
+					`{"expression":"authorizer.group('apps').resource('deployments').namespace('bench').check('delete').allowed()"},`+
+					`{"expression":"variables.replicas > 1","messageExpression":"'wants replicas > 1, got ' + string(variables.replicas)"}]`)),
+				kpost(vapBindings, vapBinding("bench-binding.example.com", "bench.example.com", `"validationActions":["Deny"]`))} {
+				if r := s.do(step.method, step.path, step.body, "Content-Type", "application/json"); r.Code != 201 {
+					b.Fatalf("%s %s: %d %s", step.method, step.path, r.Code, r.Body)
+				}
+			}
+			denied := vapDeployment("bench", "single", 1)
+			b.ResetTimer()
+			for range b.N {
+				if r := s.do(denied.method, denied.path, denied.body, "Content-Type", "application/json"); r.Code != 422 {
+					b.Fatalf("%d %s", r.Code, r.Body)
+				}
+			}
+		})
+	}
+}
