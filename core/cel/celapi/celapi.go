@@ -1,7 +1,8 @@
 // Package celapi is core/cel as core/api's CEL: what hosts that link cel-go
-// (natively, tests) give the server. A policy's errors are worded as the
-// browser's policy module words them (core/cel/celmodule's CheckPolicy). It is apart from core/cel so that the
-// browser's CEL module, which speaks JSON, links none of core/api.
+// (natively, tests) give the server; a policy's errors worded as the
+// browser's policy module words them (core/cel/celmodule's CheckPolicy). It
+// is apart from core/cel so that the browser's CEL modules, which speak
+// JSON, link none of core/api.
 package celapi
 
 import (
