@@ -16,11 +16,12 @@
 //   (CustomResourceDefinitions' x-kubernetes-validations rules,
 //    ValidatingAdmissionPolicies' expressions)
 //       → a CEL module (kubeplay-cel.wasm for rules, kubeplay-vap.wasm for
-//         policies, each a Go instance with cel-go, which
-//         does not fit the core's budget; loaded on the first definition or
-//         custom resource that has rules, or policy written or matched, then
-//         cached; a policy's authorizer checks come back to the core): the core's goroutine
-//         awaits its answer, one call a request, JSON both ways.
+//         policies: each a Go instance with cel-go, which does not fit the
+//         core's budget; loaded on the first definition or custom resource
+//         that has rules, or the first policy written or matched, then
+//         cached): the core's goroutine awaits its answer, one call a
+//         request (or policy and binding matched), JSON both ways; a
+//         policy's authorizer checks come back to the core.
 //   /debug/kubeplay/cluster
 //       → this worker: the sandbox's cluster mode. GET answers {mode, nodes,
 //         speed}; PUT {mode: "simulated" | "api-only", nodes, speed} keeps it
