@@ -887,6 +887,7 @@ test('CEL: in the browser, a ValidatingAdmissionPolicy and its binding are enfor
   assert.equal((await api(page, 'DELETE', BINDINGS + '/replicas-binding.example.com')).status, 200);
   assert.equal((await api(page, 'DELETE', POLICIES + '/replicas.example.com')).status, 200);
   assert.equal((await api(page, 'POST', DEPLOYMENTS, deployment('single', 1))).status, 201);
+  assert.equal((await api(page, 'DELETE', '/api/v1/namespaces/' + NS)).status, 200);
   await page.close();
 });
 
