@@ -69,10 +69,11 @@ ui-deps: ui/node_modules/.package-lock.json
 BROWSER_GCFLAGS := $(foreach p,sigs.k8s.io/... github.com/fxamacker/... github.com/x448/... regexp/... math/big \
 	kubeplay/core/encoding/table kubeplay/core/validation kubeplay/core/registry kubeplay/core/admission kubeplay/core/crd kubeplay/core/controllers/...,-gcflags=$(p)=-l)
 
-# The CEL module (cel-go, loaded on the first CustomResourceDefinition rule)
-# is cold everywhere in a browser: built without inlining at all, and with the
-# saturating-conversion and sign-extension instructions every browser has, to
-# fit its 2 MiB.
+# The CEL modules (cel-go; kubeplay-cel.wasm loaded on the first
+# CustomResourceDefinition rule, kubeplay-vap.wasm on the first
+# ValidatingAdmissionPolicy) are cold everywhere in a browser: built without
+# inlining at all, and with the saturating-conversion and sign-extension
+# instructions every browser has, to fit their 2 MiB each.
 
 # The playground as the browser gets it: page, bundle, tutorials, wasm, worker.
 site: ui-deps
@@ -83,6 +84,7 @@ site: ui-deps
 	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags=-s $(BROWSER_GCFLAGS) -o $(SITE)/kubeplay-xds.wasm ./wasm/xds
 	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags=-s $(BROWSER_GCFLAGS) -o $(SITE)/kubeplay-sim.wasm ./wasm/sim
 	GOWASM=satconv,signext GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags="-s -buildid=" -gcflags=all=-l -o $(SITE)/kubeplay-cel.wasm ./wasm/cel
+	GOWASM=satconv,signext GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags="-s -buildid=" -gcflags=all=-l -o $(SITE)/kubeplay-vap.wasm ./wasm/vap
 	cp core/openapi/documents.bin $(SITE)/openapi-documents.bin
 	node serviceworker/build.mjs $(SITE)
 

@@ -92,10 +92,11 @@ func start(_ js.Value, args []js.Value) any {
 		if check := host.Get("validateXDS"); check.Type() == js.TypeFunction {
 			cfg.Resources = api.XDS(bridge.RemoteCheck(check))
 		}
-		// CustomResourceDefinitions' rules are evaluated where the host has
-		// the CEL module (kubeplay-cel.wasm: {checkRules, validateCustom}).
-		if c := host.Get("cel"); c.Type() == js.TypeObject {
-			cfg.CEL = bridge.RemoteCEL(c.Get("checkRules"), c.Get("validateCustom"))
+		// CustomResourceDefinitions' rules and ValidatingAdmissionPolicies
+		// are evaluated where the host has the CEL modules (kubeplay-cel.wasm,
+		// kubeplay-vap.wasm: cel(fn, requestJSON, authorize)).
+		if c := host.Get("cel"); c.Type() == js.TypeFunction {
+			cfg.CEL = bridge.RemoteCEL(c)
 		}
 		// What the sandbox may hold and open (core/budget): the browser's, or
 		// an edge Durable Object's (host.budget "edge").
