@@ -52,7 +52,7 @@ var evictTaint = map[string]any{"key": "kubernetes.io/e2e-evict-taint-key", "val
 // newPod is a Pod on n1 with tolerations.
 func newPod(name string, tolerations ...any) object.Object {
 	return object.Object{"apiVersion": "v1", "kind": "Pod", "metadata": map[string]any{"name": name},
-		"spec": map[string]any{"nodeName": "n1", "tolerations": tolerations, "containers": []any{map[string]any{"name": "c", "image": "pause"}}},
+		"spec":   map[string]any{"nodeName": "n1", "tolerations": tolerations, "containers": []any{map[string]any{"name": "c", "image": "pause"}}},
 		"status": map[string]any{"phase": "Running"}}
 }
 
