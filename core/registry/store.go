@@ -133,6 +133,7 @@ func Open(cfg Config) (*Store, error) {
 		return nil, err
 	}
 	s.storage = st
+	s.authz.changes = st.Changes(rbacCollections...)
 	s.services, _ = newServiceAllocation(s, DefaultServiceIPRange)
 	// In the order of kube's admission chain; then what the Service registry
 	// allocates before it validates. Validating admission (LimitRanger's
