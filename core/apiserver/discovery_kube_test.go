@@ -24,7 +24,6 @@ const discoveryKubeFile = "testdata/discovery-kube-1.32.13.json"
 // here that kubeplay serves fails the test: take it off the list.
 var notServedYet = map[string]string{
 	"v1 componentstatuses":        "deprecated; nothing here has components to report",
-	"v1 pods/ephemeralcontainers": "no containers run",
 }
 
 // TestRecordDiscoveryKube writes discoveryKubeFile from a running

@@ -50,7 +50,7 @@ func (s *Server) serveResource(w web.ResponseWriter, r *web.Request, info *reque
 		s.connect(w, r, t)
 		return
 	}
-	if t.sub != "" && t.sub != "status" && t.sub != "finalize" && t.sub != "scale" && t.sub != "binding" && t.sub != "eviction" && t.sub != "log" && t.sub != "token" && t.sub != "approval" {
+	if t.sub != "" && t.sub != "status" && t.sub != "finalize" && t.sub != "scale" && t.sub != "binding" && t.sub != "eviction" && t.sub != "log" && t.sub != "token" && t.sub != "approval" && t.sub != "ephemeralcontainers" {
 		writeEarlyStatus(w, r, apierrors.NewPathNotFound())
 		return
 	}
