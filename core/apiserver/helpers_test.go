@@ -58,6 +58,9 @@ type testConfig struct {
 	// answers here (NO_SA_ADMISSION=1: no controller makes the accounts
 	// it requires).
 	ServiceAccountAdmission bool
+	// ControlPlane says whether a scheduler and a controller manager run
+	// (registry.Config's).
+	ControlPlane func() bool
 }
 
 // testCore is the handler over the registry and storage, with the
@@ -78,7 +81,8 @@ func newCore(cfg testConfig) (*testCore, error) {
 	served := api.NewRegistry(kinds.All()...)
 	store, err := registry.Open(registry.Config{Storage: sc, Schema: served, Clock: cfg.Clock,
 		Fields: apply.FieldManager{Kinds: served}, Pods: cfg.Budget.Pods, ServiceIPRange: cfg.ServiceIPRange, FreshnessWait: cfg.FreshnessWait,
-		Authorization: cfg.Authorization, NoServiceAccountAdmission: !cfg.ServiceAccountAdmission, CEL: celapi.New()})
+		Authorization: cfg.Authorization, NoServiceAccountAdmission: !cfg.ServiceAccountAdmission, CEL: celapi.New(),
+		ControlPlane: cfg.ControlPlane})
 	if err != nil {
 		return nil, err
 	}

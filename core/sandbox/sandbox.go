@@ -150,7 +150,7 @@ func New(cfg Config) (*Sandbox, error) {
 	if cfg.Authorization == "" {
 		cfg.Authorization = auth.ModeRBAC
 	}
-	store, err := openRegistry(cfg)
+	store, err := openRegistry(cfg, !cfg.APIOnly)
 	if err != nil {
 		return nil, err
 	}
@@ -209,7 +209,7 @@ func NewServer(cfg Config) (*Server, error) {
 	if cfg.API.Clock == nil {
 		cfg.API.Clock = clock.Real
 	}
-	store, err := openRegistry(cfg)
+	store, err := openRegistry(cfg, false)
 	if err != nil {
 		return nil, err
 	}
@@ -219,8 +219,9 @@ func NewServer(cfg Config) (*Server, error) {
 }
 
 // openRegistry opens storage and the registry over it, serving the
-// built-in kinds and cfg.Resources.
-func openRegistry(cfg Config) (*registry.Store, error) {
+// built-in kinds and cfg.Resources; controlPlane: a simulated cluster's
+// scheduler and controllers run beside it (its componentstatuses say so).
+func openRegistry(cfg Config, controlPlane bool) (*registry.Store, error) {
 	sc := cfg.Storage
 	sc.Budget = storage.Budget{Objects: cfg.Budget.Objects, Bytes: cfg.Budget.Bytes, Watchers: cfg.Budget.Watches}
 	served := api.NewRegistry(append(kinds.All(), cfg.Resources...)...)
@@ -235,6 +236,7 @@ func openRegistry(cfg Config) (*registry.Store, error) {
 		Authorization:  cfg.Authorization,
 		CEL:            hostCEL(cfg.CEL),
 		Webhooks:       cfg.Webhooks,
+		ControlPlane:   func() bool { return controlPlane },
 	})
 }
 
