@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"kubeplay/core/auth"
 	"kubeplay/core/object"
@@ -27,6 +28,10 @@ type Policy struct {
 	heldMu   sync.RWMutex
 	held     map[heldKey][]*heldRules
 	heldSize int
+	// last is the entry the last decision read: a sandbox's requests come
+	// mostly from one user at a time, whose next one finds it without a
+	// lock or a hash.
+	last atomic.Pointer[heldRules]
 }
 
 // heldKey is a user's name and a namespace: the entries under it tell
@@ -37,9 +42,15 @@ type heldKey struct{ name, namespace string }
 // namespace, in the order kube visits them, and the errors met resolving
 // its bindings.
 type heldRules struct {
+	heldKey
 	groups []string
 	rules  []Rule
 	errs   []string
+}
+
+// of says whether h is what u holds in namespace.
+func (h *heldRules) of(u user.User, namespace string) bool {
+	return h.name == u.Name && h.namespace == namespace && slices.Equal(h.groups, u.Groups)
 }
 
 // maxHeld bounds the cache: past it, decisions walk the bindings.
@@ -47,23 +58,28 @@ const maxHeld = 4096
 
 // holds is what u holds in namespace, cached.
 func (p *Policy) holds(u user.User, namespace string) *heldRules {
+	if h := p.last.Load(); h != nil && h.of(u, namespace) {
+		return h
+	}
 	k := heldKey{u.Name, namespace}
 	p.heldMu.RLock()
 	for _, h := range p.held[k] {
-		if slices.Equal(h.groups, u.Groups) {
+		if h.of(u, namespace) {
 			p.heldMu.RUnlock()
+			p.last.Store(h)
 			return h
 		}
 	}
 	p.heldMu.RUnlock()
 	h := p.collect(u, namespace)
-	h.groups = slices.Clone(u.Groups)
+	h.heldKey, h.groups = k, slices.Clone(u.Groups)
 	p.heldMu.Lock()
 	if p.heldSize < maxHeld {
 		p.held[k] = append(p.held[k], h)
 		p.heldSize++
 	}
 	p.heldMu.Unlock()
+	p.last.Store(h)
 	return h
 }
 
