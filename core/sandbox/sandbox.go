@@ -220,7 +220,9 @@ func NewServer(cfg Config) (*Server, error) {
 
 // openRegistry opens storage and the registry over it, serving the
 // built-in kinds and cfg.Resources; controlPlane: a simulated cluster's
-// scheduler and controllers run beside it (its componentstatuses say so).
+// scheduler and controllers run beside it (its componentstatuses say so),
+// here or, in the browser and at the edge, in the module the host runs
+// beside the core.
 func openRegistry(cfg Config, controlPlane bool) (*registry.Store, error) {
 	sc := cfg.Storage
 	sc.Budget = storage.Budget{Objects: cfg.Budget.Objects, Bytes: cfg.Budget.Bytes, Watchers: cfg.Budget.Watches}
