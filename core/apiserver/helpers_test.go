@@ -60,6 +60,9 @@ type testConfig struct {
 	ServiceAccountAdmission bool
 	// CEL is the server's CEL: core/cel's, linked in, unless set.
 	CEL api.CEL
+	// ControlPlane says whether a scheduler and a controller manager run
+	// (registry.Config's).
+	ControlPlane func() bool
 }
 
 // testCore is the handler over the registry and storage, with the
@@ -83,7 +86,8 @@ func newCore(cfg testConfig) (*testCore, error) {
 	}
 	store, err := registry.Open(registry.Config{Storage: sc, Schema: served, Clock: cfg.Clock,
 		Fields: apply.FieldManager{Kinds: served}, Pods: cfg.Budget.Pods, ServiceIPRange: cfg.ServiceIPRange, FreshnessWait: cfg.FreshnessWait,
-		Authorization: cfg.Authorization, NoServiceAccountAdmission: !cfg.ServiceAccountAdmission, CEL: cfg.CEL})
+		Authorization: cfg.Authorization, NoServiceAccountAdmission: !cfg.ServiceAccountAdmission, CEL: cfg.CEL,
+		ControlPlane: cfg.ControlPlane})
 	if err != nil {
 		return nil, err
 	}

@@ -153,7 +153,7 @@ func New(cfg Config) (*Sandbox, error) {
 	if cfg.Authorization == "" {
 		cfg.Authorization = auth.ModeRBAC
 	}
-	store, err := openRegistry(cfg)
+	store, err := openRegistry(cfg, !cfg.APIOnly)
 	if err != nil {
 		return nil, err
 	}
@@ -215,7 +215,7 @@ func NewServer(cfg Config) (*Server, error) {
 	if cfg.API.Clock == nil {
 		cfg.API.Clock = clock.Real
 	}
-	store, err := openRegistry(cfg)
+	store, err := openRegistry(cfg, false)
 	if err != nil {
 		return nil, err
 	}
@@ -225,8 +225,11 @@ func NewServer(cfg Config) (*Server, error) {
 }
 
 // openRegistry opens storage and the registry over it, serving the
-// built-in kinds and cfg.Resources.
-func openRegistry(cfg Config) (*registry.Store, error) {
+// built-in kinds and cfg.Resources; controlPlane: a simulated cluster's
+// scheduler and controllers run beside it (its componentstatuses say so),
+// here or, in the browser and at the edge, in the module the host runs
+// beside the core.
+func openRegistry(cfg Config, controlPlane bool) (*registry.Store, error) {
 	sc := cfg.Storage
 	sc.Budget = storage.Budget{Objects: cfg.Budget.Objects, Bytes: cfg.Budget.Bytes, Watchers: cfg.Budget.Watches}
 	served := api.NewRegistry(append(kinds.All(), cfg.Resources...)...)
@@ -241,6 +244,7 @@ func openRegistry(cfg Config) (*registry.Store, error) {
 		Authorization:  cfg.Authorization,
 		CEL:            hostCEL(cfg.CEL),
 		Webhooks:       cfg.Webhooks,
+		ControlPlane:   func() bool { return controlPlane },
 	})
 }
 

@@ -134,7 +134,7 @@ type Store struct {
 	historyBytes  int64                 // the sum of their sizes; guarded by mu
 	journaled     int                   // records since the last snapshot; guarded by mu
 	usage         usage                 // the objects held; guarded by mu
-	changed       sync.Map              // collection → the revision of its last change applied since the store opened (LastChange)
+	changed       sync.Map              // collection → *atomic.Int64: the revision of its last change applied since the store opened (Changes)
 	restoreErrors []error               // written by Open only
 	openRev       int64                 // the revision at Open: every watch cache starts there
 	cacheMu       sync.Mutex
