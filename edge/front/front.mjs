@@ -26,6 +26,10 @@ const SANDBOX_ID = /^[0-9a-f]{32}$/;
 const SANDBOX_PATH = /^\/s\/([^/]*)(?:\/|$)/;
 const CONTROL_PATHS = new Set(['/sandboxes', '/workshops']);
 
+// The site's pages served at a path of their own (playground/site.go has the
+// same): the playground, and the instructor page (WORK-2).
+const PAGES = { '/': '/index.html', '/instructor': '/instructor.html' };
+
 // Workers static assets name a file's type; a local disk service does not.
 // Go's mime.TypeByExtension for the types a built site holds.
 const TYPES = {
@@ -65,7 +69,7 @@ async function serveAsset(request, env, url) {
   if (request.method !== 'GET' && request.method !== 'HEAD') return methodNotAllowed();
   let name;
   try {
-    name = url.pathname === '/' ? '/index.html' : decodeURIComponent(url.pathname);
+    name = PAGES[url.pathname] || decodeURIComponent(url.pathname);
   } catch {
     return notFound();
   }
