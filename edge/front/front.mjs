@@ -5,7 +5,9 @@
 //                      as it came (the object strips /s/{id} and gives the core
 //                      the client's host); unknown ids, missing tokens and
 //                      declared bodies over 3 MiB are answered here, with
-//                      kube-apiserver's Status, without waking an object
+//                      kube-apiserver's Status, without waking an object;
+//                      the instructor token (INSTRUCTOR_TOKEN) reads any
+//                      sandbox (WORK-2: the object allows it GET and HEAD)
 //   POST /sandboxes    the control plane, in Go (main.go beside this file, on
 //   POST /workshops    github.com/syumai/workers): one Go instance per
 //                      request, which suits requests this rare
@@ -19,7 +21,7 @@
 import controlPlane from './worker.mjs';
 import sitePolicy from './sitepolicy.json';
 import { errorText, unavailable } from './bridge.mjs';
-import { MAX_BODY_BYTES, bearerToken, methodNotAllowed, notFound, tooLarge, unauthorized } from './kube.mjs';
+import { INSTRUCTOR_HEADER, MAX_BODY_BYTES, bearerToken, methodNotAllowed, notFound, sha256, tooLarge, unauthorized } from './kube.mjs';
 
 // What the control plane's newSandbox (create.go) makes.
 const SANDBOX_ID = /^[0-9a-f]{32}$/;
@@ -53,15 +55,28 @@ export default {
 // toSandbox hands the request, body still streaming, to sandbox id's object.
 async function toSandbox(request, env, id) {
   if (!SANDBOX_ID.test(id)) return notFound();
-  if (bearerToken(request.headers.get('Authorization')) === null) return unauthorized();
+  const token = bearerToken(request.headers.get('Authorization'));
+  if (token === null) return unauthorized();
   if (Number(request.headers.get('Content-Length')) > MAX_BODY_BYTES) return tooLarge();
+  // Only this Worker says a request is the instructor's.
+  const headers = new Headers(request.headers);
+  headers.delete(INSTRUCTOR_HEADER);
+  if (await isInstructor(token, env)) headers.set(INSTRUCTOR_HEADER, 'read');
   try {
-    return await env.SANDBOX.get(env.SANDBOX.idFromName(id)).fetch(request);
+    return await env.SANDBOX.get(env.SANDBOX.idFromName(id)).fetch(new Request(request, { headers }));
   } catch (err) {
     // The object failed to start or was reset mid-request; the next request
     // starts it anew.
     return unavailable('the sandbox did not answer: ' + errorText(err));
   }
+}
+
+// isInstructor says whether token is the instructor's (compared in constant
+// time over SHA-256, so lengths do not leak either).
+async function isInstructor(token, env) {
+  if (!env.INSTRUCTOR_TOKEN) return false;
+  const [got, want] = await Promise.all([sha256(token), sha256(env.INSTRUCTOR_TOKEN)]);
+  return crypto.subtle.timingSafeEqual(got, want);
 }
 
 // serveAsset answers with a file of the built playground.
