@@ -7,7 +7,6 @@ package main
 
 import (
 	"context"
-	"encoding/base64"
 	"errors"
 	"flag"
 	"fmt"
@@ -33,6 +32,7 @@ import (
 	"kubeplay/core/storage"
 	"kubeplay/core/xds"
 	"kubeplay/core/xds/xdsgrpc"
+	"kubeplay/internal/control"
 )
 
 func main() {
@@ -246,7 +246,7 @@ func start(o options) (*server, error) {
 		go func() { _ = g.Serve(gln) }()
 	}
 	if o.kubeconfigOut != "" {
-		if err := os.WriteFile(o.kubeconfigOut, kubeconfig(s.url, s.caPEM), 0o600); err != nil {
+		if err := os.WriteFile(o.kubeconfigOut, []byte(control.Kubeconfig("kubeplay", s.url, "kubeplay", s.caPEM)), 0o600); err != nil {
 			ln.Close()
 			if s.xds != nil {
 				s.xds.Stop()
@@ -295,32 +295,6 @@ func storeName(data string) string {
 		return "in memory"
 	}
 	return data
-}
-
-// kubeconfig is a kubeconfig with one cluster, user and context for url.
-func kubeconfig(url string, caPEM []byte) []byte {
-	ca := ""
-	if len(caPEM) > 0 {
-		ca = "\n    certificate-authority-data: " + base64.StdEncoding.EncodeToString(caPEM)
-	}
-	return []byte(`apiVersion: v1
-kind: Config
-clusters:
-- name: kubeplay
-  cluster:
-    server: ` + url + ca + `
-users:
-- name: kubeplay
-  user:
-    token: kubeplay
-contexts:
-- name: kubeplay
-  context:
-    cluster: kubeplay
-    user: kubeplay
-    namespace: default
-current-context: kubeplay
-`)
 }
 
 // loopback says whether the address to listen on is this machine's alone
