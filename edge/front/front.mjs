@@ -8,9 +8,11 @@
 //                      kube-apiserver's Status, without waking an object;
 //                      the instructor token (INSTRUCTOR_TOKEN) reads any
 //                      sandbox (WORK-2: the object allows it GET and HEAD)
-//   POST /sandboxes    the control plane, in Go (main.go beside this file, on
-//   POST /workshops    github.com/syumai/workers): one Go instance per
-//                      request, which suits requests this rare
+//   /sandboxes[/...]   the control plane (internal/control's protocol), in Go
+//   /workshops         (main.go beside this file, on github.com/syumai/workers):
+//                      one Go instance per request, which suits requests this
+//                      rare (the instructor page's poll is one each 2 s)
+//   /instructor        the instructor page (instructor.html)
 //   everything else    the built playground from ASSETS, only the files
 //                      SITE_FILES lists, with the site's security headers
 //                      (sitepolicy.json, ui/sitepolicy's headers.json)
@@ -26,7 +28,8 @@ import { INSTRUCTOR_HEADER, MAX_BODY_BYTES, bearerToken, methodNotAllowed, notFo
 // What the control plane's newSandbox (create.go) makes.
 const SANDBOX_ID = /^[0-9a-f]{32}$/;
 const SANDBOX_PATH = /^\/s\/([^/]*)(?:\/|$)/;
-const CONTROL_PATHS = new Set(['/sandboxes', '/workshops']);
+// The workshop control protocol's (internal/control's Handles).
+const isControlPath = (p) => p === '/sandboxes' || p === '/workshops' || p.startsWith('/sandboxes/');
 
 // The site's pages served at a path of their own (playground/site.go has the
 // same): the playground, and the instructor page (WORK-2).
@@ -45,7 +48,7 @@ const TYPES = {
 export default {
   async fetch(request, env, ctx) {
     const url = new URL(request.url);
-    if (CONTROL_PATHS.has(url.pathname)) return controlPlane.fetch(request, env, ctx);
+    if (isControlPath(url.pathname)) return controlPlane.fetch(request, env, ctx);
     const sandbox = SANDBOX_PATH.exec(url.pathname);
     if (sandbox) return toSandbox(request, env, sandbox[1]);
     return serveAsset(request, env, url);
