@@ -169,7 +169,7 @@ function main() {
     let r = first;
     const action = (label, testid, fn, cls = 'small') => h('button', { type: 'button', class: cls, testid, on: { click: () => fn(r) } }, label);
     const cells = {
-      label: h('td'),
+      label: h('td', { class: 'label-cell' }),
       created: h('td'),
       lastActive: h('td', { testid: 'instructor-last-active' }),
       mode: h('td'),
