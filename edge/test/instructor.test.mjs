@@ -145,6 +145,24 @@ test('WORK-2: the instructor page at the edge lists sandboxes with activity and 
     assert.deepEqual((await call(dan, 'GET', CMS)).json.items.map((o) => o.metadata.name), ['dan-1']);
     // Once the fresh core runs again, the page shows one object fewer: the ConfigMap.
     await p.waitForFunction(({ sel, want }) => Number(document.querySelector(sel)?.dataset.objects) === want, { sel: row('cat'), want: catObjects - 1 });
+
+    // Open dan's sandbox read-only: the playground page on /s/{id} with the
+    // instructor token from the tab's storage; it reads, and sends no write.
+    const [view] = await Promise.all([p.waitForEvent('popup'), p.click(`${row('dan')} [data-testid="instructor-open"]`)]);
+    await view.waitForSelector('[data-testid="readonly-badge"]');
+    assert.ok(!view.url().includes(INSTRUCTOR));
+    assert.equal(new URL(view.url()).searchParams.get('readonly'), dan.id);
+    await view.waitForSelector('[data-testid="requests-panel"]', { state: 'visible' });
+    await view.waitForSelector('[data-testid="requests-status"][data-state="live"]');
+    await view.click('[data-testid="tab-request"]');
+    await view.selectOption('[data-testid="method"]', 'POST');
+    assert.equal(await view.isDisabled('[data-testid="send"]'), true, 'no writes from a read-only view');
+    await view.selectOption('[data-testid="method"]', 'GET');
+    await view.fill('[data-testid="path"]', CMS);
+    await view.click('[data-testid="send"]');
+    await view.waitForSelector('[data-testid="response-status"][data-status="200"]');
+    assert.match(await view.textContent('[data-testid="response-body"]'), /dan-1/);
+    assert.equal(await view.evaluate((t) => JSON.stringify(localStorage).includes(t), INSTRUCTOR), false, 'the token is not stored');
   } finally {
     await context.close();
   }

@@ -116,8 +116,11 @@ function main() {
   async function poll() {
     timer = null;
     if (!token) return;
+    const asked = token;
     try {
-      last = await call('GET', paths.list);
+      const list = await call('GET', paths.list);
+      if (token !== asked) return; // signed out meanwhile
+      last = list;
       lastAt = Date.now();
       status.dataset.state = 'live';
       status.textContent = `live · ${(last.sandboxes || []).length} sandboxes`;
