@@ -219,14 +219,6 @@ function main() {
   const apfPanel = createApfPanel();
   const xdsPanel = createXdsPanel();
   const requestsPanel = createRequestsPanel({ onDock: () => showTab() });
-  if (readOnly) {
-    // The instructor sees the sandbox's Cluster view with its requests beside it.
-    document.body.classList.add('readonly');
-    document.title = `kubeplay — read-only ${readOnly.slice(0, 8)}`;
-    disableWrites(app);
-    requestsPanel.setDocked(true);
-    clusterView.start();
-  }
   const views = {
     request: h('main', { class: 'view view-request' }, historyView.el, builder.el, responseView.el),
     watch: h('main', { class: 'view view-watch' }, watchPanel.el),
@@ -259,6 +251,14 @@ function main() {
   }
   window.addEventListener('hashchange', showTab);
   showTab();
+  if (readOnly) {
+    // The instructor sees the sandbox's Cluster view with its requests beside it.
+    document.body.classList.add('readonly');
+    document.title = `kubeplay — read-only ${readOnly.slice(0, 8)}`;
+    disableWrites(app);
+    requestsPanel.setDocked(true);
+    clusterView.start();
+  }
 
   // ---- target -----------------------------------------------------------------------
   function onTargetSelect() {
