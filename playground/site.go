@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"kubeplay/core/xds"
+	"kubeplay/internal/control"
 	"kubeplay/ui/sitepolicy"
 )
 
@@ -30,10 +31,22 @@ func withXDS(api http.Handler, xs *xds.Server) http.Handler {
 	})
 }
 
-// newHandler serves the API from the core and, when site is set, the built
+// newHandler serves the API from the core, the workshop's control protocol
+// (ctl, when there is a workshop) and, when site is set, the built
 // playground from that directory at every other path, all behind the guard.
-func newHandler(api http.Handler, o options) http.Handler {
-	return newGuard(withSite(api, o.site), o.listen, splitList(o.allowedHosts), splitList(o.cors))
+func newHandler(api, ctl http.Handler, o options) http.Handler {
+	h := withSite(api, o.site)
+	if ctl != nil {
+		site := h
+		h = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if control.Handles(r.URL.Path) {
+				ctl.ServeHTTP(w, r)
+				return
+			}
+			site.ServeHTTP(w, r)
+		})
+	}
+	return newGuard(h, o.listen, splitList(o.allowedHosts), splitList(o.cors))
 }
 
 // withSite serves the built playground in site at the paths that are not the API's.

@@ -97,6 +97,9 @@ type Config struct {
 	// Webhooks reaches the admission webhooks configured with a url
 	// (admission.HTTP natively); nil: none is reachable.
 	Webhooks admission.Caller
+	// Requests is the request log to write to: a host's that outlives the
+	// sandbox (the native workshop's, across its unloads); nil: a new one.
+	Requests *requestlog.Log
 }
 
 // Server is kube-apiserver as the core runs it: the handler, the registry
@@ -154,7 +157,10 @@ func New(cfg Config) (*Sandbox, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Sandbox{Requests: requestlog.New(cfg.API.Clock, 0, 0, requestlog.IsPath)}
+	s := &Sandbox{Requests: cfg.Requests}
+	if s.Requests == nil {
+		s.Requests = requestlog.New(cfg.API.Clock, 0, 0, requestlog.IsPath)
+	}
 	cfg.API.RequestLog = s.Requests
 	s.APF = flowcontrol.New(flowcontrol.Config{
 		ServerConcurrencyLimit: cfg.Seats,

@@ -6,18 +6,25 @@ import (
 	"crypto/subtle"
 	"encoding/base64"
 	"encoding/hex"
-	"regexp"
 	"strings"
 )
-
-// idPattern is a sandbox id: 16 random bytes in hex.
-var idPattern = regexp.MustCompile(`^[0-9a-f]{32}$`)
 
 // NewID is a fresh sandbox id.
 func NewID() string { return randomText(16, hex.EncodeToString) }
 
-// ValidID says whether id is one NewID could have made.
-func ValidID(id string) bool { return idPattern.MatchString(id) }
+// ValidID says whether id is one NewID could have made: 32 lower-case hex
+// digits.
+func ValidID(id string) bool {
+	if len(id) != 32 {
+		return false
+	}
+	for _, c := range []byte(id) {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}
 
 // NewWorkshopID is a fresh workshop id.
 func NewWorkshopID() string { return randomText(8, hex.EncodeToString) }
