@@ -554,26 +554,13 @@ func (a *attendee) info() control.Info {
 }
 
 // recentErrors are the log's last control.RecentErrors answers of 400 or
-// more to clients (the sandbox's own components' are left out), oldest
-// first, with the Status message when the answer's body is kept.
+// more to clients (core/requestlog's Failures, as the edge's sandboxes report
+// them), oldest first.
 func recentErrors(l *requestlog.Log) []control.RequestError {
-	failed, _ := l.List(func(e requestlog.Entry) bool { return !e.Internal && e.Code >= 400 }, 0)
-	if len(failed) > control.RecentErrors {
-		failed = failed[len(failed)-control.RecentErrors:]
-	}
-	out := make([]control.RequestError, 0, len(failed))
-	for _, e := range failed {
-		re := control.RequestError{Time: e.Time.UTC(), User: e.User, Verb: e.Verb, URI: e.URI, Code: e.Code}
-		if re.Verb == "" {
-			re.Verb = strings.ToLower(e.Method)
-		}
-		if _, bodies, ok := l.Get(e.Seq); ok {
-			var st struct{ Message string }
-			if json.Unmarshal(bodies.Response, &st) == nil {
-				re.Message = st.Message
-			}
-		}
-		out = append(out, re)
+	failed := l.Failures(control.RecentErrors)
+	out := make([]control.RequestError, len(failed))
+	for i, f := range failed {
+		out[i] = control.RequestError(f)
 	}
 	return out
 }

@@ -37,7 +37,7 @@ func (l *Log) Failures(n int) []Failure {
 			Message string `json:"message"`
 		}
 		_ = json.Unmarshal(e.responseBody, &status) // not JSON (protobuf, cut, dropped): no message
-		out = append(out, Failure{Time: e.Time, User: e.User, Verb: verb, URI: e.URI, Code: e.Code, Message: status.Message})
+		out = append(out, Failure{Time: e.Time.UTC(), User: e.User, Verb: verb, URI: e.URI, Code: e.Code, Message: status.Message})
 	}
 	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
 		out[i], out[j] = out[j], out[i]

@@ -15,7 +15,6 @@ import (
 
 	"github.com/syumai/workers/cloudflare"
 
-	"kubeplay/core/requestlog"
 	"kubeplay/internal/control"
 	"kubeplay/wasm/clustermode"
 )
@@ -38,15 +37,15 @@ type registered struct {
 
 // sandboxInfo is a sandbox object's https://control/info answer.
 type sandboxInfo struct {
-	CreatedAt    int64                `json:"createdAt"` // Unix ms, as the three times
-	LastActiveAt int64                `json:"lastActiveAt"`
-	ExpiresAt    int64                `json:"expiresAt"`
-	Cluster      control.Cluster      `json:"cluster"`
-	Objects      int64                `json:"objects"`
-	Bytes        int64                `json:"bytes"`
-	MaxObjects   int64                `json:"maxObjects"`
-	MaxBytes     int64                `json:"maxBytes"`
-	RecentErrors []requestlog.Failure `json:"recentErrors"`
+	CreatedAt    int64                  `json:"createdAt"` // Unix ms, as the three times
+	LastActiveAt int64                  `json:"lastActiveAt"`
+	ExpiresAt    int64                  `json:"expiresAt"`
+	Cluster      control.Cluster        `json:"cluster"`
+	Objects      int64                  `json:"objects"`
+	Bytes        int64                  `json:"bytes"`
+	MaxObjects   int64                  `json:"maxObjects"`
+	MaxBytes     int64                  `json:"maxBytes"`
+	RecentErrors []control.RequestError `json:"recentErrors"` // core/requestlog's Failures
 }
 
 // info is the protocol's Info of sandbox r from its object's answer.
@@ -62,9 +61,9 @@ func (s sandboxInfo) info(r registered) control.Info {
 	if s.Cluster.APIOnly() {
 		mode = "api-only"
 	}
-	errs := make([]control.RequestError, len(s.RecentErrors))
-	for i, f := range s.RecentErrors {
-		errs[i] = control.RequestError(f)
+	errs := s.RecentErrors
+	if errs == nil {
+		errs = []control.RequestError{}
 	}
 	return control.Info{
 		ID: r.ID, Label: r.Label, Workshop: r.Workshop,
