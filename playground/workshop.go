@@ -544,25 +544,13 @@ func (a *attendee) info() control.Info {
 		Mode: "simulated", Nodes: rec.Cluster.Nodes, Objects: objects,
 		Budget:       control.Budget{Bytes: bytes, MaxBytes: a.f.o.budget.Bytes, Objects: objects, MaxObjects: a.f.o.budget.Objects},
 		Progress:     control.Progress{Exercises: map[string]bool{}},
-		RecentErrors: recentErrors(requests)}
+		RecentErrors: requests.Failures(control.RecentErrors)}
 	if rec.Cluster.APIOnly() {
 		in.Mode, in.Nodes = "api-only", 0
 	} else if in.Nodes == 0 {
 		in.Nodes = sim.DefaultNodes
 	}
 	return in
-}
-
-// recentErrors are the log's last control.RecentErrors answers of 400 or
-// more to clients (core/requestlog's Failures, as the edge's sandboxes report
-// them), oldest first.
-func recentErrors(l *requestlog.Log) []control.RequestError {
-	failed := l.Failures(control.RecentErrors)
-	out := make([]control.RequestError, len(failed))
-	for i, f := range failed {
-		out[i] = control.RequestError(f)
-	}
-	return out
 }
 
 // instructorTokenEnv names the instructor token, as INSTRUCTOR_TOKEN does at the edge.
