@@ -175,7 +175,7 @@ function main() {
       label: h('td', { class: 'label-cell' }),
       created: h('td'),
       lastActive: h('td', { testid: 'instructor-last-active' }),
-      mode: h('td'),
+      mode: h('td', { class: 'label-cell' }),
       objects: h('td', { class: 'num', testid: 'instructor-objects' }),
       budget: h('td', { class: 'budget' }),
       progress: h('td', { testid: 'instructor-progress' }),
@@ -215,7 +215,7 @@ function main() {
           h('div', { class: `meter meter-${r.budget.level}` }, h('span', { style: { width: `${Math.min(100, Math.round(r.budget.fraction * 100))}%` } })),
           h('div', { class: 'muted' }, r.budget.text));
         mount(cells.progress, r.progress);
-        mount(cells.errors, r.errors.length ? r.errors.map((e) => h('div', { class: 'mono err-line' }, e)) : h('span', { class: 'muted' }, '—'));
+        mount(cells.errors, r.errors.length ? r.errors.map((e) => h('div', { class: 'mono err-line', title: e }, e)) : h('span', { class: 'muted' }, '—'));
       },
     };
   }
