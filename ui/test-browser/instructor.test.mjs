@@ -124,6 +124,27 @@ test('WORK-2: the instructor page lists the native server\'s sandboxes with acti
   assert.equal(await page.isVisible('[data-testid="sheet-attendee"][data-label="cid"]'), true);
   await page.emulateMedia({ media: 'screen' });
 
+  // Every kubeconfig in one zip, a file per attendee with their own token.
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid="instructor-download"]')]);
+  assert.equal(download.suggestedFilename(), 'kubeplay-kubeconfigs.zip');
+  const zipFile = join(scratch, 'kubeconfigs.zip');
+  await download.saveAs(zipFile);
+  const names = execFileSync('unzip', ['-Z1', zipFile], { encoding: 'utf8' }).trim().split('\n');
+  assert.deepEqual(names, ['kubeconfig-ann.yaml', 'kubeconfig-bob.yaml', 'kubeconfig-cid.yaml']);
+  const bobConfig = execFileSync('unzip', ['-p', zipFile, 'kubeconfig-bob.yaml'], { encoding: 'utf8' });
+  assert.ok(bobConfig.includes(`token: ${bob.token}`) && bobConfig.includes(`/s/${bob.id}`) && !bobConfig.includes(ann.token), bobConfig);
+
+  // Add two sandboxes, then remove one, confirming.
+  await page.fill('[data-testid="instructor-add-count"]', '2');
+  await page.selectOption('[data-testid="instructor-add-mode"]', 'api-only');
+  await page.click('[data-testid="instructor-add"]');
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid="instructor-row"]').length === 5);
+  const added = await page.$$eval('[data-testid="instructor-row"]', (rows) => rows.map((r) => r.dataset.label).filter((l) => !['ann', 'bob', 'cid'].includes(l)));
+  page.once('dialog', (d) => d.accept());
+  await page.click(`${row(added[0])} [data-testid="instructor-remove"]`);
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid="instructor-row"]').length === 4);
+  assert.equal((await call('GET', '/sandboxes')).json.sandboxes.length, 4);
+
   // Open bob's sandbox read-only.
   const [view] = await Promise.all([page.waitForEvent('popup'), page.click(`${row('bob')} [data-testid="instructor-open"]`)]);
   await view.waitForSelector('[data-testid="readonly-badge"]');
