@@ -69,6 +69,10 @@ func withSite(api http.Handler, site string) http.Handler {
 	})
 }
 
+// pages are the site's pages served at a path of their own (edge/front/front.mjs
+// has the same): the instructor page (WORK-2).
+var pages = map[string]string{"/instructor": "/instructor.html"}
+
 // siteFiles serves the files of the built site and nothing else: a directory
 // answers with its index.html or 404, never with a listing, and the os.Root
 // keeps every path, through symlinks too, inside the site.
@@ -81,6 +85,9 @@ func (s siteFiles) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	name := path.Clean(r.URL.Path)
 	file := name
+	if page, ok := pages[name]; ok {
+		file = page
+	}
 	f, st := s.open(file)
 	if st != nil && st.IsDir() {
 		f.Close()
@@ -103,7 +110,7 @@ func (s siteFiles) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	sitepolicy.SetHeaders(h)
 	// The worker script and the page must be revalidated so new builds take over.
-	if name == "/sw.js" || name == "/" || name == "/index.html" {
+	if name == "/sw.js" || name == "/" || name == "/index.html" || file == pages["/instructor"] {
 		h.Set("Cache-Control", "no-cache")
 	}
 	// The file's brotli copy (make site-br writes NAME.br) to a client that

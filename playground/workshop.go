@@ -544,38 +544,13 @@ func (a *attendee) info() control.Info {
 		Mode: "simulated", Nodes: rec.Cluster.Nodes, Objects: objects,
 		Budget:       control.Budget{Bytes: bytes, MaxBytes: a.f.o.budget.Bytes, Objects: objects, MaxObjects: a.f.o.budget.Objects},
 		Progress:     control.Progress{Exercises: map[string]bool{}},
-		RecentErrors: recentErrors(requests)}
+		RecentErrors: requests.Failures(control.RecentErrors)}
 	if rec.Cluster.APIOnly() {
 		in.Mode, in.Nodes = "api-only", 0
 	} else if in.Nodes == 0 {
 		in.Nodes = sim.DefaultNodes
 	}
 	return in
-}
-
-// recentErrors are the log's last control.RecentErrors answers of 400 or
-// more to clients (the sandbox's own components' are left out), oldest
-// first, with the Status message when the answer's body is kept.
-func recentErrors(l *requestlog.Log) []control.RequestError {
-	failed, _ := l.List(func(e requestlog.Entry) bool { return !e.Internal && e.Code >= 400 }, 0)
-	if len(failed) > control.RecentErrors {
-		failed = failed[len(failed)-control.RecentErrors:]
-	}
-	out := make([]control.RequestError, 0, len(failed))
-	for _, e := range failed {
-		re := control.RequestError{Time: e.Time.UTC(), User: e.User, Verb: e.Verb, URI: e.URI, Code: e.Code}
-		if re.Verb == "" {
-			re.Verb = strings.ToLower(e.Method)
-		}
-		if _, bodies, ok := l.Get(e.Seq); ok {
-			var st struct{ Message string }
-			if json.Unmarshal(bodies.Response, &st) == nil {
-				re.Message = st.Message
-			}
-		}
-		out = append(out, re)
-	}
-	return out
 }
 
 // instructorTokenEnv names the instructor token, as INSTRUCTOR_TOKEN does at the edge.

@@ -26,7 +26,8 @@ const (
 )
 
 // fleet is the edge's sandboxes: one Durable Object each (SANDBOX), which
-// keeps its token's hash and its cluster and checks requests itself.
+// keeps its token's hash and its cluster and checks requests itself, and the
+// Registry object (REGISTRY) listing the instructor's (fleet.go).
 type fleet struct{}
 
 // Create creates each sandbox's object, to expire after SANDBOX_TTL_SECONDS.
@@ -57,23 +58,7 @@ func (fleet) Create(ctx context.Context, specs []control.Spec) error {
 			return fmt.Errorf("the sandbox object answered %d to its creation", res.StatusCode)
 		}
 	}
-	return nil
-}
-
-// errNoIndex answers what needs a list of the sandboxes, which the edge does
-// not keep yet.
-var errNoIndex = apierrors.New(http.StatusMethodNotAllowed, "MethodNotAllowed", "the server does not allow this method on the requested resource", nil)
-
-func (fleet) List(context.Context) ([]control.Info, error)              { return nil, errNoIndex }
-func (fleet) Info(context.Context, string) (control.Info, error)        { return control.Info{}, errNoIndex }
-func (fleet) Credentials(context.Context) ([]control.Credential, error) { return nil, errNoIndex }
-func (fleet) Reset(context.Context, string) (control.Info, error)       { return control.Info{}, errNoIndex }
-func (fleet) NewToken(context.Context, string, string) error            { return errNoIndex }
-func (fleet) Delete(context.Context, string) error                      { return errNoIndex }
-func (fleet) TokenHash(string) (string, bool)                           { return "", false }
-func (fleet) Route(w http.ResponseWriter, _ *http.Request, _ string, _ control.Access) {
-	// front.mjs hands /s/{id}/... to the sandbox's object itself.
-	w.WriteHeader(http.StatusNotFound)
+	return register(ctx, specs)
 }
 
 // takeCreationAllowance counts one creation against the caller's hourly limit,

@@ -6,6 +6,8 @@
 //
 //	POST /sandboxes          create one sandbox (limited per caller; the instructor's are not)
 //	POST /workshops          create N sandboxes for the instructor token (INSTRUCTOR_TOKEN)
+//	GET  /sandboxes[/credentials], POST /sandboxes/{id}/reset|token, DELETE /sandboxes/{id}
+//	                         the instructor's view (WORK-2, fleet.go)
 //
 // It runs inside the front Worker, whose entry (front.mjs, beside it) hands it
 // only the protocol's paths: workers.Serve starts one Go instance per request,

@@ -30,6 +30,7 @@ import (
 	"unicode/utf8"
 
 	"kubeplay/core/apierrors"
+	"kubeplay/core/requestlog"
 	"kubeplay/wasm/clustermode"
 )
 
@@ -138,15 +139,10 @@ type Progress struct {
 	Exercises map[string]bool `json:"exercises"`
 }
 
-// RequestError is one failed request of a sandbox's request log.
-type RequestError struct {
-	Time    time.Time `json:"time"`
-	User    string    `json:"user"`
-	Verb    string    `json:"verb"`
-	URI     string    `json:"uri"`
-	Code    int       `json:"code"`
-	Message string    `json:"message"`
-}
+// RequestError is one failed request of a sandbox's request log: time,
+// user, verb, URI, code and its Status's message (core/requestlog's
+// Failure, which both hosts report).
+type RequestError = requestlog.Failure
 
 // Credential is one sandbox's access, for the instructor's download of all
 // kubeconfigs and the printable sheet of links.
