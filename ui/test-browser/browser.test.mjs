@@ -1126,7 +1126,9 @@ test('WORK-3: the Requests panel shows kubectl\'s PATCH for kubectl scale and th
     // Only kubectl's, then one as curl with its body and answer.
     await page.selectOption(sel('requests-filter-client'), 'kubectl');
     await page.waitForFunction(() => [...document.querySelectorAll('[data-testid="requests-row"]')].every((r) => r.dataset.client === 'kubectl'), null, { timeout: 5000 });
-    await (await page.waitForSelector(sel('requests-row', { client: 'kubectl', method: 'PATCH', code: 200 }))).click();
+    // A locator, not an element handle: the panel re-renders its rows as it
+    // polls, and a locator finds the row again if it was replaced.
+    await page.locator(sel('requests-row', { client: 'kubectl', method: 'PATCH', code: 200 })).first().click();
     const curl = await (await page.waitForSelector(sel('requests-curl'))).innerText();
     assert.match(curl, /^curl -sS -X PATCH .*Content-Type: application\/merge-patch\+json.*--data-binary '\{"spec":\{"replicas":3\}\}' .*\/apis\/apps\/v1\/namespaces\/default\/deployments\/logged\/scale/s);
     assert.match(await page.innerText(sel('requests-response-body')), /"kind": "Scale"/);
