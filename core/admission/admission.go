@@ -117,15 +117,15 @@ func Webhooks(configurations []object.Object) []*Webhook {
 	for _, c := range sorted {
 		for _, h := range object.Objects(c, "webhooks") {
 			out = append(out, &Webhook{Name: object.String(h["name"]), Spec: h,
-				namespaceSelector: parseSelector(h["namespaceSelector"]), objectSelector: parseSelector(h["objectSelector"])})
+				namespaceSelector: ParseSelector(h["namespaceSelector"]), objectSelector: ParseSelector(h["objectSelector"])})
 		}
 	}
 	return out
 }
 
-// parseSelector is a LabelSelector as a selector; a selector kube's
+// ParseSelector is a LabelSelector as a selector; a selector kube's
 // validation let through always parses.
-func parseSelector(v any) selector.Labels {
+func ParseSelector(v any) selector.Labels {
 	m, _ := v.(map[string]any)
 	s, ok := selector.FormatLabelSelector(m)
 	if !ok {
@@ -441,7 +441,7 @@ func hostPort(raw string) string {
 // rules (a binding's), any resource.
 func (d *Dispatcher) MatchResources(match map[string]any, a *Attributes) (bool, error) {
 	h := &Webhook{Spec: map[string]any{"rules": match["resourceRules"], "matchPolicy": match["matchPolicy"]},
-		namespaceSelector: parseSelector(match["namespaceSelector"]), objectSelector: parseSelector(match["objectSelector"])}
+		namespaceSelector: ParseSelector(match["namespaceSelector"]), objectSelector: ParseSelector(match["objectSelector"])}
 	nsMatch, err := d.matchNamespace(h, a)
 	if err != nil || !nsMatch || !matchObject(h, a) {
 		return false, err

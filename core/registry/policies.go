@@ -2,6 +2,7 @@ package registry
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -55,6 +56,14 @@ func (p validatingPolicies) Admit(op Operation, t Target, obj, old object.Object
 			continue
 		}
 		name := object.MetaString(policy, "name")
+		bound := slices.ContainsFunc(bindings, func(b object.Object) bool { return object.String(mapOf(b, "spec")["policyName"]) == name })
+		paramRes, err := p.paramResource(mapOf(spec, "paramKind"))
+		if err != nil && bound { // the policy's configuration error: its failure policy says
+			if object.String(spec["failurePolicy"]) != "Ignore" {
+				return policyDenial(t, name, "", "failed to configure policy: "+err.Error(), "")
+			}
+			continue
+		}
 		for _, binding := range bindings {
 			bspec := mapOf(binding, "spec")
 			if object.String(bspec["policyName"]) != name {
@@ -65,7 +74,7 @@ func (p validatingPolicies) Admit(op Operation, t Target, obj, old object.Object
 					continue
 				}
 			}
-			if err := p.judge(ev, policy, binding, t, a); err != nil {
+			if err := p.judge(ev, policy, binding, paramRes, t, a); err != nil {
 				return err
 			}
 		}
@@ -73,21 +82,37 @@ func (p validatingPolicies) Admit(op Operation, t Target, obj, old object.Object
 	return nil
 }
 
-// judge is one policy's verdict with one binding.
-func (p validatingPolicies) judge(ev api.Policies, policy, binding object.Object, t Target, a *admission.Attributes) error {
+// judge is one policy's verdict with one binding: with each parameter
+// object the binding's paramRef finds (kube's CollectParams), or none when
+// the policy has no paramKind or the binding no paramRef. A binding that
+// cannot be configured (its parameters' kind not served, a namespace it
+// cannot have, no parameters where it says Deny) is denied as the policy's
+// failurePolicy says.
+func (p validatingPolicies) judge(ev api.Policies, policy, binding object.Object, paramRes *api.Resource, t Target, a *admission.Attributes) error {
+	params, err := p.params(paramRes, mapOf(binding, "spec"), t)
+	if err != nil {
+		if object.String(mapOf(policy, "spec")["failurePolicy"]) != "Ignore" {
+			return policyDenial(t, object.MetaString(policy, "name"), object.MetaString(binding, "name"), "failed to configure binding: "+err.Error(), "")
+		}
+		return nil
+	}
+	for _, param := range params {
+		if err := p.evaluate(ev, policy, binding, param, t, a); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// evaluate is one policy's verdict with one binding and one of its
+// parameter objects (nil for none).
+func (p validatingPolicies) evaluate(ev api.Policies, policy, binding, params object.Object, t Target, a *admission.Attributes) error {
 	spec, bspec := mapOf(policy, "spec"), mapOf(binding, "spec")
 	policyName, bindingName := object.MetaString(policy, "name"), object.MetaString(binding, "name")
 	fail := object.String(spec["failurePolicy"]) != "Ignore"
 	actions := object.Strings(bspec, "validationActions")
-	params, found := p.params(spec, bspec, t)
 	deny := func(message, reason string) error {
 		return policyDenial(t, policyName, bindingName, message, reason)
-	}
-	if !found {
-		if object.String(mapOf(bspec, "paramRef")["parameterNotFoundAction"]) == "Deny" {
-			return deny("failed to configure binding: no params found for policy binding with `Deny` parameterNotFoundAction", "")
-		}
-		return nil
 	}
 	req := api.PolicyRequest{Key: object.MetaString(policy, "uid") + "/" + fmt.Sprint(object.Meta(policy)["generation"]), Policy: spec,
 		Object: a.Object, OldObject: a.OldObject, Params: params, Request: admissionRequest(a, t), User: t.User.Name, Groups: t.User.Groups,
@@ -116,38 +141,67 @@ func (p validatingPolicies) judge(ev api.Policies, policy, binding object.Object
 	return nil
 }
 
-// params are the binding's parameter object, when the policy has a
-// paramKind: the one its paramRef names (by name, in its namespace or the
-// request's); found is false when there is none to be had.
-func (p validatingPolicies) params(spec, bspec map[string]any, t Target) (map[string]any, bool) {
-	kind := mapOf(spec, "paramKind")
+// paramResource is the resource of a policy's paramKind (nil for none);
+// one not served is kube's configuration error of the policy.
+func (p validatingPolicies) paramResource(kind map[string]any) (*api.Resource, error) {
 	if kind == nil {
-		return nil, true
-	}
-	ref := mapOf(bspec, "paramRef")
-	name := object.String(ref["name"])
-	if ref == nil || name == "" {
-		return nil, false
+		return nil, nil
 	}
 	group, version := "", object.String(kind["apiVersion"])
 	if g, v, ok := cutLast(version, "/"); ok {
 		group, version = g, v
 	}
-	var res *api.Resource
 	for _, r := range p.w.store.schema.Resources(api.GroupVersion{Group: group, Version: version}) {
 		if r.Kind == object.String(kind["kind"]) && r.View == nil {
-			res = r
+			return r, nil
 		}
 	}
-	if res == nil {
-		return nil, false
+	return nil, fmt.Errorf("failed to find resource referenced by paramKind: '%s/%s, Kind=%s'", group, version, object.String(kind["kind"]))
+}
+
+// params are the parameter objects a binding's paramRef finds, as kube's
+// CollectParams finds them: one nil when the policy has no paramKind (res,
+// its resource, nil) or the binding no paramRef; else the object it names
+// or those its selector selects (in name order), in its namespace or, for a
+// namespaced kind, the request's; an error where kube's is a configuration
+// error of the binding.
+func (p validatingPolicies) params(res *api.Resource, bspec map[string]any, t Target) ([]object.Object, error) {
+	ref := mapOf(bspec, "paramRef")
+	if res == nil || ref == nil {
+		return []object.Object{nil}, nil
 	}
 	ns := object.String(ref["namespace"])
-	if ns == "" && res.Namespaced {
+	switch {
+	case res.Namespaced && ns == "" && t.Namespace == "":
+		return nil, errors.New("cannot use namespaced paramRef in policy binding that matches cluster-scoped resources")
+	case res.Namespaced && ns == "":
 		ns = t.Namespace
+	case !res.Namespaced && ns != "":
+		return nil, errors.New("paramRef.namespace must not be provided for a cluster-scoped `paramKind`")
 	}
-	obj, ok := (webhookCluster{p.w.store}).get(res, ns, name)
-	return obj, ok
+	var params []object.Object
+	name, sel := object.String(ref["name"]), ref["selector"]
+	switch {
+	case name != "" && sel != nil:
+		return nil, errors.New("paramRef.name and paramRef.selector are mutually exclusive")
+	case name != "":
+		if obj, ok := (webhookCluster{p.w.store}).get(res, ns, name); ok {
+			params = append(params, obj)
+		}
+	case sel != nil:
+		selects := admission.ParseSelector(sel)
+		for _, obj := range p.w.store.decodedIn(res, ns) {
+			if selects.Matches(object.Labels(obj)) {
+				params = append(params, obj)
+			}
+		}
+	default:
+		return nil, errors.New("one of name or selector must be provided")
+	}
+	if len(params) == 0 && object.String(ref["parameterNotFoundAction"]) == "Deny" {
+		return nil, errors.New("no params found for policy binding with `Deny` parameterNotFoundAction")
+	}
+	return params, nil
 }
 
 func cutLast(s, sep string) (string, string, bool) {
@@ -173,11 +227,15 @@ func admissionRequest(a *admission.Attributes, t Target) map[string]any {
 		"userInfo": map[string]any{"username": t.User.Name, "uid": t.User.UID, "groups": groups}, "dryRun": a.DryRun}
 }
 
-// policyDenial is kube's denial: admission's Forbidden for the write, with
+// policyDenial is kube's denial (binding "" for the policy's own): admission's Forbidden for the write, with
 // the validation's reason (Invalid unless it says) and its code, the
 // message also its cause.
 func policyDenial(t Target, policy, binding, message, reason string) error {
-	message = fmt.Sprintf("ValidatingAdmissionPolicy '%s' with binding '%s' denied request: %s", policy, binding, message)
+	if binding == "" { // the policy's own configuration error
+		message = fmt.Sprintf("ValidatingAdmissionPolicy '%s' denied request: %s", policy, message)
+	} else {
+		message = fmt.Sprintf("ValidatingAdmissionPolicy '%s' with binding '%s' denied request: %s", policy, binding, message)
+	}
 	res := t.Res
 	if t.Via != nil {
 		res = t.Via

@@ -123,8 +123,11 @@ func (s *Store) currentObject(group, resource, namespace, name string) (object.O
 }
 
 // Decoded is every stored object of res that decodes, as they are now.
-func (s *Store) Decoded(res *api.Resource) []object.Object {
-	l, err := s.storage.List(storage.ListOptions{Prefix: collectionPrefix(res, "")})
+func (s *Store) Decoded(res *api.Resource) []object.Object { return s.decodedIn(res, "") }
+
+// decodedIn is Decoded in one namespace ("" for all).
+func (s *Store) decodedIn(res *api.Resource, namespace string) []object.Object {
+	l, err := s.storage.List(storage.ListOptions{Prefix: collectionPrefix(res, namespace)})
 	if err != nil {
 		return nil
 	}
