@@ -17,6 +17,7 @@ import (
 	"kubeplay/core/encoding/table"
 	"kubeplay/core/field"
 	"kubeplay/core/object"
+	"kubeplay/core/web"
 )
 
 // NameRule is how a kind validates metadata.name.
@@ -107,6 +108,10 @@ type Resource struct {
 	// View, when set, serves another resource's objects in this kind's form
 	// (kube's events.k8s.io/v1 Event is the core/v1 Event, stored once).
 	View *View
+	// Remote, when set, answers every request for the resource: it is an
+	// aggregated API server's (an APIService naming a Service), to which
+	// kube-apiserver's aggregator proxies once the request is authorized.
+	Remote web.Handler
 }
 
 // View is a kind served as another resource's objects, converted both ways,

@@ -29,6 +29,7 @@ import (
 	"kubeplay/core/crd"
 	"kubeplay/core/flowcontrol"
 	"kubeplay/core/kinds"
+	"kubeplay/core/metricsserver"
 	"kubeplay/core/rbac"
 	"kubeplay/core/registry"
 	"kubeplay/core/sim"
@@ -260,7 +261,8 @@ func newServer(store *registry.Store, cfg Config) *Server {
 func (s *Server) startControllers(cfg Config) {
 	clk := s.Clock()
 	for _, run := range []func(context.Context){controllers.NewNamespace(s.Server, clk).Run, gc.New(s.Server, clk).Run, s.definitions.Run,
-		rbac.NewAggregationController(s.Server, clk).Run, aggregator.New(s.Server, s.Registry.Schema(), clk).Run,
+		rbac.NewAggregationController(s.Server, clk).Run, aggregator.New(s.Server, s.Registry.Schema(), clk,
+			map[string]aggregator.Backend{metricsserver.APIService: metricsserver.New(s.Server, clk)}).Run,
 		s.Registry.EventTTL(cfg.EventTTL).Run,
 		serviceaccount.NewServiceAccounts(s.Server, clk).Run} {
 		s.wg.Add(1)

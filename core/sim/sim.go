@@ -61,8 +61,8 @@ type part interface {
 	Pending() int
 }
 
-// Start registers the nodes and creates kind's default StorageClass through
-// h, and starts the scheduler, the kubelets and the controllers against it.
+// Start registers the nodes, creates kind's default StorageClass and
+// registers metrics-server through h, and starts the scheduler, the kubelets and the controllers against it.
 // Registration is done when Start returns.
 func Start(h web.Handler, cfg Config) (*Cluster, error) {
 	if cfg.Nodes <= 0 {
@@ -90,6 +90,10 @@ func Start(h web.Handler, cfg Config) (*Cluster, error) {
 		return nil, err
 	}
 	if err := createStandardClass(ctx, h); err != nil {
+		cancel()
+		return nil, err
+	}
+	if err := installMetricsServer(ctx, h); err != nil {
 		cancel()
 		return nil, err
 	}
