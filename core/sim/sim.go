@@ -20,6 +20,7 @@ import (
 	"kubeplay/core/controllers/disruption"
 	"kubeplay/core/controllers/endpoints"
 	"kubeplay/core/controllers/job"
+	"kubeplay/core/controllers/podautoscaler"
 	"kubeplay/core/controllers/replicaset"
 	"kubeplay/core/controllers/resourcequota"
 	"kubeplay/core/controllers/serviceaccount"
@@ -109,7 +110,8 @@ func Start(h web.Handler, cfg Config) (*Cluster, error) {
 		statefulset.New(kcm(), cfg.Clock),
 		serviceaccount.NewRootCAPublisher(kcm(), cfg.Clock),
 		resourcequota.New(kcm(), cfg.Clock),
-		disruption.New(kcm(), cfg.Clock))
+		disruption.New(kcm(), cfg.Clock),
+		podautoscaler.New(kcm(), cfg.Clock))
 	for _, p := range cl.parts {
 		cl.wg.Add(1)
 		go func() {
