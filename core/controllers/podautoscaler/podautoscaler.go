@@ -436,14 +436,14 @@ func (r *run) resourceMetric(ctx context.Context, current int32, resource string
 	}
 	pods := r.hc.podInfos(r.a.Metadata.Namespace, sel, resource)
 	if averageValue != "" {
-		replicas, _, average, err := resourceReplicas(current, pods, metrics, resource, nil, quantity.MilliValue(averageValue), r.now)
+		replicas, _, average, err := kcm.resourceReplicas(current, pods, metrics, resource, nil, quantity.MilliValue(averageValue), r.now)
 		if err != nil {
 			return 0, "", nil, fmt.Errorf("failed to get %s usage: %v", resource, err)
 		}
 		out.Current.AverageValue = milli(average)
 		return replicas, resource + " resource", out, nil
 	}
-	replicas, u, average, err := resourceReplicas(current, pods, metrics, resource, utilization, 0, r.now)
+	replicas, u, average, err := kcm.resourceReplicas(current, pods, metrics, resource, utilization, 0, r.now)
 	if err != nil {
 		return 0, "", nil, fmt.Errorf("failed to get %s utilization: %v", resource, err)
 	}
@@ -514,6 +514,7 @@ func (hc *Controller) podInfos(ns string, sel selector.Labels, resource string) 
 			info.readyChanged, _ = time.Parse(time.RFC3339, c.LastTransitionTime)
 		}
 		info.started, _ = time.Parse(time.RFC3339, p.Status.StartTime)
+		info.hasStarted = p.Status.StartTime != ""
 		for _, c := range p.Spec.Containers {
 			req, ok := c.Resources.Requests[resource]
 			if !ok {

@@ -10,14 +10,21 @@ import (
 // kube-controller-manager's defaults for the autoscaler
 // (--horizontal-pod-autoscaler-*).
 const (
-	syncPeriod              = 15 * time.Second
-	downscaleStabilization  = 5 * time.Minute
-	tolerance               = 0.1
-	cpuInitializationPeriod = 5 * time.Minute
-	initialReadinessDelay   = 30 * time.Second
-	scaleUpLimitFactor      = 2.0
-	scaleUpLimitMinimum     = 4.0
+	syncPeriod             = 15 * time.Second
+	downscaleStabilization = 5 * time.Minute
+	scaleUpLimitFactor     = 2.0
+	scaleUpLimitMinimum    = 4.0
 )
+
+// calculator is kube's ReplicaCalculator's configuration.
+type calculator struct {
+	tolerance               float64
+	cpuInitializationPeriod time.Duration
+	initialReadinessDelay   time.Duration
+}
+
+// kcm is kube-controller-manager's default calculator.
+var kcm = calculator{tolerance: 0.1, cpuInitializationPeriod: 5 * time.Minute, initialReadinessDelay: 30 * time.Second}
 
 // podInfo is what the replica calculation reads of a Pod the target's
 // selector selects.
@@ -26,10 +33,11 @@ type podInfo struct {
 	deleting bool
 	phase    string
 	// ready is the Ready condition's status ("" when it has none), changed
-	// when it last changed; started, the Pod's startTime (zero when unset).
+	// when it last changed; started, the Pod's startTime, when it has one.
 	ready            string
 	readyChanged     time.Time
 	started          time.Time
+	hasStarted       bool
 	request          int64 // the summed request of the resource, in milli-units
 	requestMissingIn string
 }
@@ -45,7 +53,7 @@ type podMetric struct {
 // groupPods is kube's groupPods: the Pods counted ready, and the names of
 // those unready (Pending, or for CPU not yet past their initialisation),
 // missing metrics, and ignored (deleting or Failed).
-func groupPods(pods []podInfo, metrics map[string]podMetric, cpu bool, now time.Time) (ready int, unready, missing, ignored map[string]bool) {
+func (c calculator) groupPods(pods []podInfo, metrics map[string]podMetric, cpu bool, now time.Time) (ready int, unready, missing, ignored map[string]bool) {
 	unready, missing, ignored = map[string]bool{}, map[string]bool{}, map[string]bool{}
 	for _, p := range pods {
 		if p.deleting || p.phase == "Failed" {
@@ -64,12 +72,12 @@ func groupPods(pods []podInfo, metrics map[string]podMetric, cpu bool, now time.
 		if cpu {
 			var isUnready bool
 			switch {
-			case p.ready == "" || p.started.IsZero():
+			case p.ready == "" || !p.hasStarted:
 				isUnready = true
-			case p.started.Add(cpuInitializationPeriod).After(now):
+			case p.started.Add(c.cpuInitializationPeriod).After(now):
 				isUnready = p.ready == "False" || m.timestamp.Before(p.readyChanged.Add(m.window))
 			default:
-				isUnready = p.ready == "False" && p.started.Add(initialReadinessDelay).After(p.readyChanged)
+				isUnready = p.ready == "False" && p.started.Add(c.initialReadinessDelay).After(p.readyChanged)
 			}
 			if isUnready {
 				unready[p.name] = true
@@ -119,11 +127,11 @@ func usageRatio(metrics map[string]podMetric, target int64) (float64, int64) {
 // held at current within the tolerance, with missing and unready Pods
 // counted as kube counts them. It returns the utilization (0 for an
 // average value target) and the average usage.
-func resourceReplicas(current int32, pods []podInfo, metrics map[string]podMetric, resource string, targetUtilization *int32, targetValue int64, now time.Time) (replicas, utilization int32, average int64, err error) {
+func (c calculator) resourceReplicas(current int32, pods []podInfo, metrics map[string]podMetric, resource string, targetUtilization *int32, targetValue int64, now time.Time) (replicas, utilization int32, average int64, err error) {
 	if len(pods) == 0 {
 		return 0, 0, 0, errors.New("no pods returned by selector while calculating replica count")
 	}
-	ready, unready, missing, ignored := groupPods(pods, metrics, resource == "cpu", now)
+	ready, unready, missing, ignored := c.groupPods(pods, metrics, resource == "cpu", now)
 	for name := range ignored {
 		delete(metrics, name)
 	}
@@ -159,7 +167,7 @@ func resourceReplicas(current int32, pods []podInfo, metrics map[string]podMetri
 	u0, avg0 := utilization, average
 	scaleUpWithUnready := len(unready) > 0 && ratio0 > 1.0
 	if !scaleUpWithUnready && len(missing) == 0 {
-		if math.Abs(1.0-ratio0) <= tolerance {
+		if math.Abs(1.0-ratio0) <= c.tolerance {
 			return current, u0, avg0, nil
 		}
 		return int32(math.Ceil(ratio0 * float64(ready))), u0, avg0, nil
@@ -186,7 +194,7 @@ func resourceReplicas(current int32, pods []podInfo, metrics map[string]podMetri
 	if err != nil {
 		return 0, u0, avg0, err
 	}
-	if math.Abs(1.0-ratio1) <= tolerance || (ratio0 < 1.0 && ratio1 > 1.0) || (ratio0 > 1.0 && ratio1 < 1.0) {
+	if math.Abs(1.0-ratio1) <= c.tolerance || (ratio0 < 1.0 && ratio1 > 1.0) || (ratio0 > 1.0 && ratio1 < 1.0) {
 		return current, u0, avg0, nil
 	}
 	replicas = int32(math.Ceil(ratio1 * float64(len(metrics))))
@@ -296,23 +304,7 @@ func (h *history) normalizeWithBehavior(up, down rules, current, desired, minRep
 		w := int32(downscaleStabilization.Seconds())
 		down.StabilizationWindowSeconds = &w
 	}
-	upCutoff := now.Add(-time.Duration(*up.StabilizationWindowSeconds) * time.Second)
-	downCutoff := now.Add(-time.Duration(*down.StabilizationWindowSeconds) * time.Second)
-	upRec, downRec, old := desired, desired, -1
-	for i, r := range h.recommendations {
-		if r.at.After(upCutoff) {
-			upRec = min(upRec, r.replicas)
-		}
-		if r.at.After(downCutoff) {
-			downRec = max(downRec, r.replicas)
-		}
-		if r.at.Before(upCutoff) && r.at.Before(downCutoff) {
-			old = i
-		}
-	}
-	stabilized := max(current, upRec)
-	stabilized = min(stabilized, downRec)
-	h.record(old, recommendation{desired, now})
+	stabilized := h.stabilize(*up.StabilizationWindowSeconds, *down.StabilizationWindowSeconds, current, desired, now)
 	l := limits{ableReason: "ReadyForNewScale", ableMessage: "recommended size matches current size"}
 	if stabilized != desired {
 		if desired >= current {
@@ -344,6 +336,28 @@ func (h *history) normalizeWithBehavior(up, down rules, current, desired, minRep
 	}
 	l.limited = l.replicas != stabilized
 	return l
+}
+
+// stabilize is kube's stabilizeRecommendationWithBehaviors: desired held
+// between the lowest recommendation of the scale-up window and the highest
+// of the scale-down window (seconds), and recorded.
+func (h *history) stabilize(upWindow, downWindow, current, desired int32, now time.Time) int32 {
+	upCutoff := now.Add(-time.Duration(upWindow) * time.Second)
+	downCutoff := now.Add(-time.Duration(downWindow) * time.Second)
+	upRec, downRec, old := desired, desired, -1
+	for i, r := range h.recommendations {
+		if r.at.After(upCutoff) {
+			upRec = min(upRec, r.replicas)
+		}
+		if r.at.After(downCutoff) {
+			downRec = max(downRec, r.replicas)
+		}
+		if r.at.Before(upCutoff) && r.at.Before(downCutoff) {
+			old = i
+		}
+	}
+	h.record(old, recommendation{desired, now})
+	return min(max(current, upRec), downRec)
 }
 
 // changedWithin is the replicas events added (or removed) in the last
