@@ -60,9 +60,13 @@ func TestCONF_1_MetricsServerServesTheModel(t *testing.T) {
 	name := object.MetaString(pod, "name")
 	// metrics-server sees the Service's annotation once its informer does.
 	e.patch("/api/v1/namespaces/default/services/php-apache", `{"metadata":{"annotations":{"kubeplay.dev/cpu-load":"300m"}}}`)
-	e.until(time.Second, "loaded", func() bool { return usage(e.get("/apis/metrics.k8s.io/v1beta1/namespaces/default/pods/"+name)) == "310m 4Mi" })
+	e.until(time.Second, "loaded", func() bool {
+		return usage(e.get("/apis/metrics.k8s.io/v1beta1/namespaces/default/pods/"+name)) == "310m 4Mi"
+	})
 	e.patch("/api/v1/namespaces/default/services/php-apache", `{"metadata":{"annotations":{"kubeplay.dev/cpu-load":"2"}}}`)
-	e.until(time.Second, "at the CPU limit", func() bool { return usage(e.get("/apis/metrics.k8s.io/v1beta1/namespaces/default/pods/"+name)) == "500m 4Mi" })
+	e.until(time.Second, "at the CPU limit", func() bool {
+		return usage(e.get("/apis/metrics.k8s.io/v1beta1/namespaces/default/pods/"+name)) == "500m 4Mi"
+	})
 	nodes := object.Objects(e.get("/apis/metrics.k8s.io/v1beta1/nodes"), "items")
 	var names []string
 	var total int64
