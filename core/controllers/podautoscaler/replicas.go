@@ -375,40 +375,42 @@ func changedWithin(period int32, events []scaleEvent, now time.Time) int32 {
 
 // scaleUpLimit is the most replicas the policies allow now.
 func (h *history) scaleUpLimit(current int32, r rules, now time.Time) int32 {
-	sel := selectPolicy(r)
-	if sel == "Disabled" {
-		return current
-	}
-	result, pick := int32(math.MinInt32), func(a, b int32) int32 { return max(a, b) }
-	if sel == "Min" {
-		result, pick = math.MaxInt32, func(a, b int32) int32 { return min(a, b) }
-	}
-	for _, p := range r.Policies {
-		start := current - changedWithin(p.PeriodSeconds, h.ups, now) + changedWithin(p.PeriodSeconds, h.downs, now)
-		proposed := start + p.Value
-		if p.Type == "Percent" {
-			proposed = int32(math.Ceil(float64(start) * (1 + float64(p.Value)/100)))
-		}
-		result = pick(result, proposed)
-	}
-	return result
+	return h.policyLimit(current, r, now, true)
 }
 
 // scaleDownLimit is the fewest replicas the policies allow now.
 func (h *history) scaleDownLimit(current int32, r rules, now time.Time) int32 {
+	return h.policyLimit(current, r, now, false)
+}
+
+// policyLimit is kube's calculateScaleUpLimitWithScalingRules (up) and
+// calculateScaleDownLimitWithBehaviors: each policy's bound from the count
+// its period started with, the one of the biggest change (Max) or the
+// smallest (Min); the current count when scaling is Disabled.
+func (h *history) policyLimit(current int32, r rules, now time.Time, up bool) int32 {
 	sel := selectPolicy(r)
 	if sel == "Disabled" {
 		return current
 	}
+	// A bigger change is a higher bound up, a lower one down.
+	bigger := up == (sel != "Min")
 	result, pick := int32(math.MaxInt32), func(a, b int32) int32 { return min(a, b) }
-	if sel == "Min" {
+	if bigger {
 		result, pick = math.MinInt32, func(a, b int32) int32 { return max(a, b) }
 	}
 	for _, p := range r.Policies {
 		start := current - changedWithin(p.PeriodSeconds, h.ups, now) + changedWithin(p.PeriodSeconds, h.downs, now)
-		proposed := start - p.Value
-		if p.Type == "Percent" {
+		var proposed int32
+		switch {
+		case up && p.Type == "Percent":
+			// rounded up, or a small count would never grow
+			proposed = int32(math.Ceil(float64(start) * (1 + float64(p.Value)/100)))
+		case up:
+			proposed = start + p.Value
+		case p.Type == "Percent":
 			proposed = int32(float64(start) * (1 - float64(p.Value)/100))
+		default:
+			proposed = start - p.Value
 		}
 		result = pick(result, proposed)
 	}
