@@ -144,11 +144,12 @@ type Controller struct {
 
 	mu      sync.Mutex
 	history map[string]*history // by the autoscaler's key
+	plurals map[string]string   // a kind's resource, by apiVersion and kind, once discovery named it
 }
 
 // New is the HorizontalPodAutoscaler controller, acting through h.
 func New(h web.Handler, clk clock.Clock) *Controller {
-	hc := &Controller{Base: controllers.NewBase(h, clk, "horizontal-pod-autoscaler", "horizontal-pod-autoscaler"), history: map[string]*history{}}
+	hc := &Controller{Base: controllers.NewBase(h, clk, "horizontal-pod-autoscaler", "horizontal-pod-autoscaler"), history: map[string]*history{}, plurals: map[string]string{}}
 	hc.hpas = controllers.Owners[hpa](hc.Base, "/apis/autoscaling/v2/horizontalpodautoscalers")
 	hc.pods = client.NewTypedInformer(controllers.SharedInformerClient(h), "/api/v1/pods", controllers.Codec[controllers.Pod](), client.TypedHandler[*controllers.Pod]{},
 		map[string]func(*controllers.Pod) []string{"namespace": func(p *controllers.Pod) []string { return []string{p.Metadata.Namespace} }}, clk)
@@ -218,7 +219,11 @@ func (hc *Controller) reconcile(ctx context.Context, a *hpa, h *history) error {
 	path, err := hc.scalePath(ctx, a.Metadata.Namespace, target.APIVersion, target.Kind, target.Name)
 	var sc *scale
 	if err == nil {
-		sc, err = hc.getScale(ctx, path)
+		if sc, err = hc.getScale(ctx, path); err != nil {
+			hc.mu.Lock()
+			delete(hc.plurals, target.APIVersion+" "+target.Kind) // found again next time: the kind may have changed
+			hc.mu.Unlock()
+		}
 	}
 	if err != nil {
 		msg := controllers.Message(err)
@@ -530,7 +535,7 @@ func (hc *Controller) podInfos(ns string, sel selector.Labels, resource string) 
 
 // scalePath is the scale subresource of the target an autoscaler names,
 // found as kube's REST mapper finds it: the resource of the kind in the
-// group's discovery.
+// group's discovery, remembered once found.
 func (hc *Controller) scalePath(ctx context.Context, ns, apiVersion, kind, name string) (string, error) {
 	group, version, grouped := strings.Cut(apiVersion, "/")
 	prefix := "/apis/" + apiVersion
@@ -540,22 +545,32 @@ func (hc *Controller) scalePath(ctx context.Context, ns, apiVersion, kind, name 
 	if strings.Count(apiVersion, "/") > 1 || version == "" {
 		return "", fmt.Errorf("unexpected GroupVersion string: %s", apiVersion)
 	}
-	body, err := hc.C.Do(ctx, web.MethodGet, prefix, "", nil)
-	if err == nil {
+	hc.mu.Lock()
+	plural, known := hc.plurals[apiVersion+" "+kind]
+	hc.mu.Unlock()
+	if !known {
+		body, err := hc.C.Do(ctx, web.MethodGet, prefix, "", nil)
 		var list struct {
 			Resources []struct {
 				Name string `json:"name"`
 				Kind string `json:"kind"`
 			} `json:"resources"`
 		}
-		_ = json.Unmarshal(body, &list)
-		for _, res := range list.Resources {
-			if res.Kind == kind && !strings.Contains(res.Name, "/") {
-				return prefix + "/namespaces/" + ns + "/" + res.Name + "/" + url.PathEscape(name) + "/scale", nil
+		if err == nil && json.Unmarshal(body, &list) == nil {
+			for _, res := range list.Resources {
+				if res.Kind == kind && !strings.Contains(res.Name, "/") {
+					plural, known = res.Name, true
+				}
 			}
 		}
+		if !known {
+			return "", fmt.Errorf("no matches for kind %q in group %q", kind, group)
+		}
+		hc.mu.Lock()
+		hc.plurals[apiVersion+" "+kind] = plural
+		hc.mu.Unlock()
 	}
-	return "", fmt.Errorf("no matches for kind %q in group %q", kind, group)
+	return prefix + "/namespaces/" + ns + "/" + plural + "/" + url.PathEscape(name) + "/scale", nil
 }
 
 func (hc *Controller) getScale(ctx context.Context, path string) (*scale, error) {
