@@ -167,3 +167,36 @@ func rescales(events []string) []string {
 	}
 	return out
 }
+
+// TestCONF_1_HorizontalPodAutoscalerFailures: what an autoscaler says when
+// it cannot scale, in kube's reasons and messages: a target that does not
+// exist; Pods that request no CPU; a target scaled to zero.
+func TestCONF_1_HorizontalPodAutoscalerFailures(t *testing.T) {
+	e := newEnv(t, sim.Config{Speed: 10})
+	const hpas = "/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers"
+	autoscaler := func(name, target string) {
+		e.create(hpas, `{"apiVersion":"autoscaling/v2","kind":"HorizontalPodAutoscaler","metadata":{"name":"`+name+`"},"spec":{
+			"scaleTargetRef":{"apiVersion":"apps/v1","kind":"Deployment","name":"`+target+`"},"maxReplicas":3}}`)
+	}
+	says := func(name, typ, want string) {
+		t.Helper()
+		e.until(time.Minute, name+" "+typ, func() bool { return condition(e.get(hpas+"/"+name), typ) == want })
+	}
+	autoscaler("missing", "nope")
+	says("missing", "AbleToScale", `False FailedGetScale: the HPA controller was unable to get the target's current scale: deployments.apps "nope" not found`)
+
+	e.create(deployments, webDeployment(1))
+	e.until(time.Minute, "web rolled out", func() bool { return e.deploymentDone("default", "web") })
+	autoscaler("web", "web")
+	e.until(time.Minute, "web's metrics", func() bool {
+		return len(object.Objects(e.get("/apis/metrics.k8s.io/v1beta1/namespaces/default/pods"), "items")) == 1
+	})
+	pod := object.MetaString(e.list("/api/v1/namespaces/default/pods")[0], "name")
+	says("web", "ScalingActive", "False FailedGetResourceMetric: the HPA was unable to compute the replica count: failed to get cpu utilization: missing request for cpu in container nginx of Pod "+pod)
+	if got := mustJSON(object.Path(e.get(hpas+"/web"), "status", "currentMetrics")); got != `[{"type":""}]` {
+		t.Errorf("current metrics of a failed metric: %s", got)
+	}
+
+	e.patch(deployments+"/web", `{"spec":{"replicas":0}}`)
+	says("web", "ScalingActive", "False ScalingDisabled: scaling is disabled since the replica count of the target is zero")
+}
