@@ -21,6 +21,7 @@ package metricsserver
 
 import (
 	"context"
+	"encoding/json"
 	"sort"
 	"strings"
 	"time"
@@ -117,7 +118,7 @@ func (s *Server) ServeHTTP(w web.ResponseWriter, r *web.Request) {
 	scraped := now.Truncate(resolution)
 	since := object.Timestamp(scraped.Add(-resolution))
 	nodes := info.Resource == "nodes"
-	var items []object.Object
+	var items []*metrics
 	switch {
 	case info.Name != "":
 		item, st := s.one(info, scraped, since, now)
@@ -125,7 +126,7 @@ func (s *Server) ServeHTTP(w web.ResponseWriter, r *web.Request) {
 			apierrors.Write(w, st)
 			return
 		}
-		items = []object.Object{item}
+		items = []*metrics{item}
 	case nodes:
 		items = s.nodeMetrics(scraped, since, now, func(n *controllers.Node) bool {
 			return labels.Matches(n.Metadata.Labels) && fields.Matches(metaFields(&n.Metadata))
@@ -152,8 +153,8 @@ func metaFields(m *controllers.ObjectMeta) map[string]string {
 }
 
 // one is the metrics of the node or Pod info names, or metrics-server's 404.
-func (s *Server) one(info *request.RequestInfo, scraped time.Time, since string, now time.Time) (object.Object, *apierrors.Status) {
-	var items []object.Object
+func (s *Server) one(info *request.RequestInfo, scraped time.Time, since string, now time.Time) (*metrics, *apierrors.Status) {
+	var items []*metrics
 	if info.Resource == "nodes" {
 		if _, ok := s.nodes.Get(info.Name); !ok {
 			return nil, apierrors.NewNotFound("", "node", info.Name) // the node lister's words
@@ -176,28 +177,28 @@ func (s *Server) one(info *request.RequestInfo, scraped time.Time, since string,
 
 // podMetrics are the PodMetrics of the measured Pods in namespace ns ("":
 // all) that match, by namespace and name.
-func (s *Server) podMetrics(ns string, scraped time.Time, since string, now time.Time, match func(*controllers.Pod) bool) []object.Object {
+func (s *Server) podMetrics(ns string, scraped time.Time, since string, now time.Time, match func(*controllers.Pod) bool) []*metrics {
 	pods := s.pods.List()
 	loads := podLoads(pods, s.services.List(), since)
 	sort.Slice(pods, func(i, j int) bool { return pods[i].Metadata.Key() < pods[j].Metadata.Key() })
-	var out []object.Object
+	var out []*metrics
 	for _, p := range pods {
 		l, ok := loads[p.Metadata.Key()]
 		if !ok || (ns != "" && p.Metadata.Namespace != ns) || !match(p) {
 			continue
 		}
 		names, use := containerUsage(p, l, since)
-		containers := make([]any, len(names))
+		m := newMetrics("PodMetrics", &p.Metadata, scraped, now)
 		for i, name := range names {
-			containers[i] = map[string]any{"name": name, "usage": use[i].quantities()}
+			m.Containers = append(m.Containers, containerMetrics{Name: name, Usage: use[i].quantities()})
 		}
-		out = append(out, metricsObject("PodMetrics", &p.Metadata, scraped, now, "containers", containers))
+		out = append(out, m)
 	}
 	return out
 }
 
 // nodeMetrics are the NodeMetrics of the nodes that match, by name.
-func (s *Server) nodeMetrics(scraped time.Time, since string, now time.Time, match func(*controllers.Node) bool) []object.Object {
+func (s *Server) nodeMetrics(scraped time.Time, since string, now time.Time, match func(*controllers.Node) bool) []*metrics {
 	pods := s.pods.List()
 	loads := podLoads(pods, s.services.List(), since)
 	perNode := map[string]usage{}
@@ -213,40 +214,56 @@ func (s *Server) nodeMetrics(scraped time.Time, since string, now time.Time, mat
 	}
 	nodes := s.nodes.List()
 	sort.Slice(nodes, func(i, j int) bool { return nodes[i].Metadata.Name < nodes[j].Metadata.Name })
-	var out []object.Object
+	var out []*metrics
 	for _, n := range nodes {
 		if !match(n) || n.Metadata.CreationTimestamp > object.Timestamp(scraped.Add(-resolution)) {
 			continue
 		}
 		total := nodeOverhead(n.Metadata.Name)
 		total.add(perNode[n.Metadata.Name])
-		out = append(out, metricsObject("NodeMetrics", &n.Metadata, scraped, now, "usage", total.quantities()))
+		m := newMetrics("NodeMetrics", &n.Metadata, scraped, now)
+		m.Usage = total.quantities()
+		out = append(out, m)
 	}
 	return out
 }
 
-// metricsObject is a NodeMetrics or PodMetrics of the object m describes:
-// named as it, with its labels, made now.
-func metricsObject(kind string, m *controllers.ObjectMeta, scraped, now time.Time, field string, value any) object.Object {
-	meta := map[string]any{"name": m.Name}
-	if m.Namespace != "" {
-		meta["namespace"] = m.Namespace
-	}
-	meta["creationTimestamp"] = object.Timestamp(now)
-	if len(m.Labels) > 0 {
-		labels := map[string]any{}
-		for k, v := range m.Labels {
-			labels[k] = v
-		}
-		meta["labels"] = labels
-	}
-	return object.Object{"kind": kind, "apiVersion": metricsKind, "metadata": meta,
-		"timestamp": object.Timestamp(scraped), "window": resolution.String(), field: value}
+// metrics is a NodeMetrics (with usage) or a PodMetrics (with
+// containers), its fields in metrics-server's order.
+type metrics struct {
+	Kind       string             `json:"kind,omitempty"`
+	APIVersion string             `json:"apiVersion,omitempty"`
+	Metadata   metricsMeta        `json:"metadata"`
+	Timestamp  string             `json:"timestamp"`
+	Window     string             `json:"window"`
+	Usage      map[string]string  `json:"usage,omitempty"`
+	Containers []containerMetrics `json:"containers,omitempty"`
+}
+
+// metricsMeta is the metadata metrics-server gives: the object's name,
+// namespace and labels, made now.
+type metricsMeta struct {
+	Name              string            `json:"name"`
+	Namespace         string            `json:"namespace,omitempty"`
+	CreationTimestamp string            `json:"creationTimestamp"`
+	Labels            map[string]string `json:"labels,omitempty"`
+}
+
+// containerMetrics is a PodMetrics' container.
+type containerMetrics struct {
+	Name  string            `json:"name"`
+	Usage map[string]string `json:"usage"`
+}
+
+// newMetrics is the metrics of kind of the object m describes.
+func newMetrics(kind string, m *controllers.ObjectMeta, scraped, now time.Time) *metrics {
+	return &metrics{Kind: kind, APIVersion: metricsKind, Timestamp: object.Timestamp(scraped), Window: resolution.String(),
+		Metadata: metricsMeta{Name: m.Name, Namespace: m.Namespace, CreationTimestamp: object.Timestamp(now), Labels: m.Labels}}
 }
 
 // write answers with items: the one asked for, or a list, in the form
 // negotiated (JSON, YAML or a Table).
-func (s *Server) write(w web.ResponseWriter, r *web.Request, kind string, single bool, items []object.Object, now time.Time) {
+func (s *Server) write(w web.ResponseWriter, r *web.Request, kind string, single bool, items []*metrics, now time.Time) {
 	out, err := encoding.NegotiateOutput(r.Header.Get("Accept"), encoding.Endpoint{Conversions: true})
 	if err != nil {
 		apierrors.Write(w, apierrors.New(web.StatusNotAcceptable, "NotAcceptable", err.Error(), nil))
@@ -262,15 +279,19 @@ func (s *Server) write(w web.ResponseWriter, r *web.Request, kind string, single
 		apierrors.Write(w, apierrors.New(web.StatusNotAcceptable, "NotAcceptable", "only the following media types are accepted: application/json, application/yaml, application/json;as=Table;v=v1;g=meta.k8s.io", nil))
 		return
 	case single:
-		body, err = object.Encode(items[0])
+		body, err = json.Marshal(items[0])
 	default:
-		list := make([]any, len(items))
-		for i, it := range items {
-			delete(it, "kind")
-			delete(it, "apiVersion")
-			list[i] = it
+		list := struct {
+			Kind       string     `json:"kind"`
+			APIVersion string     `json:"apiVersion"`
+			Metadata   struct{}   `json:"metadata"`
+			Items      []*metrics `json:"items"`
+		}{Kind: kind + "List", APIVersion: metricsKind, Items: []*metrics{}}
+		for _, it := range items {
+			it.Kind, it.APIVersion = "", "" // a list's items carry neither
+			list.Items = append(list.Items, it)
 		}
-		body, err = object.Encode(object.Object{"kind": kind + "List", "apiVersion": metricsKind, "metadata": map[string]any{}, "items": list})
+		body, err = json.Marshal(list)
 	}
 	if err == nil && out.Media == encoding.YAML && contentType != "application/json" {
 		body, err = encoding.JSONToYAML(body)
@@ -289,7 +310,7 @@ func (s *Server) write(w web.ResponseWriter, r *web.Request, kind string, single
 // tableOf is metrics-server's Table of items: the name, the summed usage of
 // each resource (sorted by name) and the window; an empty list has neither
 // columns nor rows.
-func tableOf(kind string, items []object.Object, version string, r *web.Request, now time.Time) ([]byte, error) {
+func tableOf(kind string, items []*metrics, version string, r *web.Request, now time.Time) ([]byte, error) {
 	include, err := table.ParseIncludeObject(r.URL.Query().Get("includeObject"))
 	if err != nil {
 		return nil, err
@@ -313,7 +334,15 @@ func tableOf(kind string, items []object.Object, version string, r *web.Request,
 	})
 	rows := make([]table.Item, len(items))
 	for i, it := range items {
-		rows[i] = table.Item{Object: it, Kind: kind, APIVersion: metricsKind}
+		b, err := json.Marshal(it)
+		if err != nil {
+			return nil, err
+		}
+		obj, err := object.Decode(b)
+		if err != nil {
+			return nil, err
+		}
+		rows[i] = table.Item{Object: obj, Kind: kind, APIVersion: metricsKind}
 	}
 	opts := table.Options{Version: version, Include: include, Now: now, NoHeaders: len(items) == 0}
 	body, err := table.Build(nil, p, rows, opts)

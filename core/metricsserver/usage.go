@@ -37,14 +37,14 @@ func (u *usage) add(o usage) { u.cpu += o.cpu; u.memory += o.memory }
 
 // quantities are u as metrics-server writes them: CPU in nanocores, memory in
 // bytes (Ki when whole), in canonical form.
-func (u usage) quantities() map[string]any {
+func (u usage) quantities() map[string]string {
 	cpu, _ := quantity.Canonical(fmt.Sprintf("%dn", u.cpu))
 	mem := fmt.Sprint(u.memory)
 	if u.memory%1024 == 0 {
 		mem = fmt.Sprintf("%dKi", u.memory/1024)
 	}
 	mem, _ = quantity.Canonical(mem)
-	return map[string]any{"cpu": cpu, "memory": mem}
+	return map[string]string{"cpu": cpu, "memory": mem}
 }
 
 // load is a demand of CPU (nanocores) and memory (bytes).

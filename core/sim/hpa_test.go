@@ -1,6 +1,7 @@
 package sim_test
 
 import (
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -9,6 +10,7 @@ import (
 	"kubeplay/core/object"
 	"kubeplay/core/quantity"
 	"kubeplay/core/sim"
+	"kubeplay/core/web"
 )
 
 const phpApache = `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"php-apache"},"spec":{"replicas":1,
@@ -58,6 +60,14 @@ func TestCONF_1_MetricsServerServesTheModel(t *testing.T) {
 		t.Errorf("idle pod metrics: %s %v", got, pod)
 	}
 	name := object.MetaString(pod, "name")
+	// metrics-server's JSON, its fields in its order.
+	raw, err := e.c.Do(e.ctx, web.MethodGet, "/apis/metrics.k8s.io/v1beta1/namespaces/default/pods/"+name, "", nil)
+	want := `{"kind":"PodMetrics","apiVersion":"metrics.k8s.io/v1beta1","metadata":{"name":"` + name + `","namespace":"default","creationTimestamp":"2026-03-01T09:0\d:\d\dZ",` +
+		`"labels":{"pod-template-hash":"[a-z0-9]+","run":"php-apache"}},"timestamp":"2026-03-01T09:0\d:\d[05]Z","window":"15s",` +
+		`"containers":\[{"name":"php-apache","usage":{"cpu":"10m","memory":"4Mi"}}\]}`
+	if err != nil || !regexp.MustCompile("^"+want+"$").Match(raw) {
+		t.Errorf("pod metrics: %v %s", err, raw)
+	}
 	// metrics-server sees the Service's annotation once its informer does.
 	e.patch("/api/v1/namespaces/default/services/php-apache", `{"metadata":{"annotations":{"kubeplay.dev/cpu-load":"300m"}}}`)
 	e.until(time.Second, "loaded", func() bool {
