@@ -295,6 +295,8 @@ func (s *Server) write(w web.ResponseWriter, r *web.Request, kind string, single
 	}
 	if err == nil && out.Media == encoding.YAML && contentType != "application/json" {
 		body, err = encoding.JSONToYAML(body)
+	} else if err == nil {
+		body = append(body, '\n') // as kube's JSON serializer ends a document
 	}
 	if err != nil {
 		apierrors.Write(w, apierrors.NewInternal(err))

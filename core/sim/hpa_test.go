@@ -65,7 +65,7 @@ func TestCONF_1_MetricsServerServesTheModel(t *testing.T) {
 	want := `{"kind":"PodMetrics","apiVersion":"metrics.k8s.io/v1beta1","metadata":{"name":"` + name + `","namespace":"default","creationTimestamp":"2026-03-01T09:0\d:\d\dZ",` +
 		`"labels":{"pod-template-hash":"[a-z0-9]+","run":"php-apache"}},"timestamp":"2026-03-01T09:0\d:\d[05]Z","window":"15s",` +
 		`"containers":\[{"name":"php-apache","usage":{"cpu":"10m","memory":"4Mi"}}\]}`
-	if err != nil || !regexp.MustCompile("^"+want+"$").Match(raw) {
+	if err != nil || !regexp.MustCompile("^"+want+"\n$").Match(raw) {
 		t.Errorf("pod metrics: %v %s", err, raw)
 	}
 	// metrics-server sees the Service's annotation once its informer does.
