@@ -96,8 +96,9 @@ func TestCONF_1_MetricsServerServesTheModel(t *testing.T) {
 // TestCONF_1_HorizontalPodAutoscalerScales: an autoscaler of a Deployment
 // at 50% of its CPU request scales it up as a Service's load rises (at
 // most to twice its size, 4 at least, per sync; at most to maxReplicas),
-// with kube's conditions, status and events, and back down once the load
-// is gone, only after the downscale stabilization window (300 s).
+// with kube's conditions, status and events, once every sync period
+// (15 s), and back down once the load is gone, only after the downscale
+// stabilization window (300 s).
 func TestCONF_1_HorizontalPodAutoscalerScales(t *testing.T) {
 	e := newEnv(t, sim.Config{Speed: 10})
 	e.create(deployments, phpApache)
@@ -129,7 +130,11 @@ func TestCONF_1_HorizontalPodAutoscalerScales(t *testing.T) {
 	// 4 at first (the scale-up limit), then 5 (maxReplicas).
 	e.patch("/api/v1/namespaces/default/services/php-apache", `{"metadata":{"annotations":{"kubeplay.dev/cpu-load":"600m"}}}`)
 	e.until(5*time.Minute, "scaled to 4", func() bool { return num(e.get(deployments+"/php-apache"), "spec", "replicas") == 4 })
+	four := e.clock.Now()
 	e.until(5*time.Minute, "scaled to 5", func() bool { return num(e.get(deployments+"/php-apache"), "spec", "replicas") == 5 })
+	if waited := e.clock.Now().Sub(four); waited < 15*time.Second {
+		t.Errorf("scaled again %v after; want the next sync, 15 s later", waited)
+	}
 	e.until(5*time.Minute, "limited", func() bool {
 		hpa = e.get(hpas + "/php-apache")
 		return condition(hpa, "ScalingLimited") == "True TooManyReplicas: the desired replica count is more than the maximum replica count"

@@ -150,7 +150,12 @@ type Controller struct {
 // New is the HorizontalPodAutoscaler controller, acting through h.
 func New(h web.Handler, clk clock.Clock) *Controller {
 	hc := &Controller{Base: controllers.NewBase(h, clk, "horizontal-pod-autoscaler", "horizontal-pod-autoscaler"), history: map[string]*history{}, plurals: map[string]string{}}
-	hc.hpas = controllers.Owners[hpa](hc.Base, "/apis/autoscaling/v2/horizontalpodautoscalers")
+	// As kube's queue (its rate limiter a fixed resync interval), every
+	// change to an autoscaler is seen at its next sync, the first 15 s
+	// after its creation, never at once: its own status writes do not make
+	// it sync again.
+	hc.hpas = client.NewTypedInformer(hc.C, "/apis/autoscaling/v2/horizontalpodautoscalers", controllers.Codec[hpa](),
+		controllers.OnChange(func(a *hpa) { hc.Queue.AddAfter(a.Metadata.Key(), syncPeriod) }), nil, clk)
 	hc.pods = client.NewTypedInformer(controllers.SharedInformerClient(h), "/api/v1/pods", controllers.Codec[controllers.Pod](), client.TypedHandler[*controllers.Pod]{},
 		map[string]func(*controllers.Pod) []string{"namespace": func(p *controllers.Pod) []string { return []string{p.Metadata.Namespace} }}, clk)
 	return hc
