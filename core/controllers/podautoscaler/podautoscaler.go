@@ -1,8 +1,9 @@
 // Package podautoscaler is kube-controller-manager's HorizontalPodAutoscaler
 // controller as an API client of the core
 // (system:serviceaccount:kube-system:horizontal-pod-autoscaler), on the
-// sandbox's clock, with autoscaling/v2's semantics: every 15 s (and on a
-// change to the autoscaler) it reads its target's scale subresource, the
+// sandbox's clock, with autoscaling/v2's semantics: every 15 s (a change
+// to an autoscaler waits for its next sync, as in kube's queue; the first
+// is 15 s after its creation) it reads its target's scale subresource, the
 // resource metrics of the Pods the scale's selector selects from
 // metrics.k8s.io (Resource metrics, Utilization of the request or an
 // AverageValue; the simulated metrics-server's model, core/metricsserver),
