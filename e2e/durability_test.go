@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -75,7 +77,7 @@ func (p *durProcess) log() string {
 	return p.stderr.String()
 }
 
-var durAPILine = regexp.MustCompile(`kubeplay API at (http://\S+)`)
+var durAPILine = regexp.MustCompile(`kubeplay API at (https?://\S+)`)
 
 // durStart runs the binary with flags on an ephemeral port, the API only (the
 // tests count what they wrote), and waits until it serves. The process is
@@ -121,8 +123,18 @@ func durStart(t *testing.T, bin string, flags ...string) *durProcess {
 	case <-time.After(30 * time.Second): // only so a hung start cannot hang the run
 		t.Fatalf("playground never announced its address:\n%s", p.log())
 	}
-	// The listener is open when the address is logged; wait for the handler.
-	probe := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+	// The listener is open when the address is logged; wait for the handler
+	// (over TLS, trusting the CA kept in --tls-dir).
+	transport := &http.Transport{DisableKeepAlives: true}
+	for i, f := range flags {
+		if f == "--tls-dir" && i+1 < len(flags) {
+			pool := x509.NewCertPool()
+			if ca, err := os.ReadFile(filepath.Join(flags[i+1], "ca.crt")); err == nil && pool.AppendCertsFromPEM(ca) {
+				transport.TLSClientConfig = &tls.Config{RootCAs: pool}
+			}
+		}
+	}
+	probe := &http.Client{Transport: transport}
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		resp, err := probe.Get(p.url + "/readyz")

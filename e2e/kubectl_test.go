@@ -134,6 +134,16 @@ func (k *kcEnv) run(stdin string, args ...string) (stdout, stderr string, err er
 	k.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), kcTimeout)
 	defer cancel()
+	stdout, stderr, err = k.runIn(ctx, stdin, args...)
+	if ctx.Err() != nil {
+		k.t.Fatalf("kubectl %s: timed out after %s\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), kcTimeout, stdout, stderr)
+	}
+	return stdout, stderr, err
+}
+
+// runIn runs kubectl to completion within ctx, with stdin when given; safe
+// from any goroutine.
+func (k *kcEnv) runIn(ctx context.Context, stdin string, args ...string) (stdout, stderr string, err error) {
 	cmd := k.command(ctx, args...)
 	if stdin != "" {
 		cmd.Stdin = strings.NewReader(stdin)
@@ -141,9 +151,6 @@ func (k *kcEnv) run(stdin string, args ...string) (stdout, stderr string, err er
 	var out, errb strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err = cmd.Run()
-	if ctx.Err() != nil {
-		k.t.Fatalf("kubectl %s: timed out after %s\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), kcTimeout, out.String(), errb.String())
-	}
 	return out.String(), errb.String(), err
 }
 

@@ -50,6 +50,7 @@ const front :Workerd.Worker = (
   bindings = [
     (name = "SANDBOX", durableObjectNamespace = (className = "Sandbox", serviceName = "sandbox")),
     (name = "LIMITER", durableObjectNamespace = (className = "CreationLimiter", serviceName = "sandbox")),
+    (name = "REGISTRY", durableObjectNamespace = (className = "Registry", serviceName = "sandbox")),
     (name = "ASSETS", service = "assets"),
 ${textBindings(vars)}
   ],
@@ -70,6 +71,7 @@ const sandbox :Workerd.Worker = (
   durableObjectNamespaces = [
     (className = "Sandbox", uniqueKey = "kubeplay-sandbox", enableSql = true),
     (className = "CreationLimiter", uniqueKey = "kubeplay-creation-limiter", enableSql = true),
+    (className = "Registry", uniqueKey = "kubeplay-registry", enableSql = true),
   ],
   durableObjectStorage = (localDisk = "storage"),
   bindings = [

@@ -11,7 +11,7 @@ import (
 
 // startPlayground serves a playground in memory on a loopback port for the
 // test: the API only, so that what the tests write is all there is.
-func startPlayground(t *testing.T, o options) *server {
+func startPlayground(t testing.TB, o options) *server {
 	t.Helper()
 	o.apiOnly = true
 	if o.listen == "" {

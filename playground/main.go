@@ -7,7 +7,6 @@ package main
 
 import (
 	"context"
-	"encoding/base64"
 	"errors"
 	"flag"
 	"fmt"
@@ -33,6 +32,7 @@ import (
 	"kubeplay/core/storage"
 	"kubeplay/core/xds"
 	"kubeplay/core/xds/xdsgrpc"
+	"kubeplay/internal/control"
 )
 
 func main() {
@@ -58,6 +58,10 @@ func main() {
 	tlsCert := flag.String("tls-cert", "", "serve this certificate (PEM, its chain after it) instead of one of the kept CA's; with --tls-key")
 	tlsKey := flag.String("tls-key", "", "the private key of --tls-cert (PEM)")
 	eventTTL := flag.Duration("event-ttl", registry.DefaultEventTTL, "how long an Event lives after its last write (kube-apiserver's --event-ttl)")
+	instructorTokenFile := flag.String("instructor-token-file", "", "run a workshop (many sandboxes, one per attendee, made at /workshops) for the instructor token in this file; the environment variable "+instructorTokenEnv+" gives it too")
+	w := workshopOptions{maxSandboxes: 100, idle: 2 * time.Minute}
+	flag.IntVar(&w.maxSandboxes, "max-sandboxes", w.maxSandboxes, "in a workshop, the attendees' sandboxes the server holds at most; a workshop past it is refused")
+	flag.DurationVar(&w.idle, "sandbox-idle", w.idle, "in a workshop, how long a sandbox runs unused before it is unloaded (its objects kept: the next request starts it again)")
 	b := budget.Native
 	flag.Int64Var(&b.Objects, "budget-objects", b.Objects, "objects the sandbox may store at once (0: no limit); past it a create is 403 exceeded quota")
 	flag.Int64Var(&b.Bytes, "budget-bytes", b.Bytes, "bytes of objects the sandbox may store (0: no limit)")
@@ -97,6 +101,10 @@ func main() {
 			o.tls.on = *useTLS
 		}
 	})
+	if o.workshop, err = readWorkshopOptions(w, *instructorTokenFile); err != nil {
+		fmt.Fprintln(os.Stderr, "playground:", err)
+		os.Exit(2)
+	}
 	if o.tls.dir == "" {
 		o.tls.dir = defaultTLSDir(*data)
 	}
@@ -122,6 +130,7 @@ type options struct {
 	limits                            limits
 	apiOnly                           bool       // no simulated cluster
 	cluster                           sim.Config // the simulated cluster's nodes and speed
+	workshop                          workshopOptions
 }
 
 // run serves until SIGINT or SIGTERM.
@@ -133,6 +142,11 @@ func run(o options) error {
 	log.Printf("kubeplay API at %s (store: %s)", s.url, storeName(o.data))
 	if s.xdsAddr != "" {
 		log.Printf("xDS over gRPC at %s", s.xdsAddr)
+	}
+	if s.fleet != nil {
+		for _, u := range reachableURLs(s.url) {
+			log.Printf("workshop: the instructor page is %s/instructor (it asks for the instructor token)", u)
+		}
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -160,11 +174,13 @@ type server struct {
 	stopXDS func()       // ends the discovery service
 	stopLog func()       // ends the terminal's request log; nil without one
 	caPEM   []byte       // the CA a kubeconfig embeds, when serving TLS
+	fleet   *fleet       // the workshop's sandboxes; nil without an instructor token
 }
 
 // start opens the store, listens and serves in the background.
 func start(o options) (*server, error) {
-	cfg := sandbox.Config{Seats: o.seats, APIOnly: o.apiOnly, Cluster: o.cluster, DenyAnonymous: o.tokenFile != "", Authorization: o.authorization}
+	cfg := sandboxConfig(o)
+	cfg.APIOnly, cfg.Cluster, cfg.DenyAnonymous = o.apiOnly, o.cluster, o.tokenFile != ""
 	// kubectl sends no token over plain HTTP: on a plain-HTTP loopback
 	// listener, which only this machine reaches, a request without one is
 	// the sandbox's own user, kubernetes-admin. With a token file, TLS (where
@@ -177,10 +193,11 @@ func start(o options) (*server, error) {
 	if o.anonymousAuth != nil {
 		cfg.DenyAnonymous = !*o.anonymousAuth
 	}
-	cfg.Resources = api.XDS(xds.Validate)
-	cfg.Webhooks = admission.HTTP
-	cfg.EventTTL = o.eventTTL
-	cfg.Budget = o.budget
+	if o.workshop.instructorToken != "" && o.tokenFile == "" {
+		// The server's own sandbox is the instructor's: the attendees know
+		// the default table's tokens.
+		cfg.Tokens = auth.Tokens{o.workshop.instructorToken: auth.Admin()}
+	}
 	if o.tokenFile != "" {
 		f, err := os.Open(o.tokenFile)
 		if err != nil {
@@ -245,23 +262,38 @@ func start(o options) (*server, error) {
 		s.xdsAddr, s.xds = xln.Addr().String(), g
 		go func() { _ = g.Serve(gln) }()
 	}
-	if o.kubeconfigOut != "" {
-		if err := os.WriteFile(o.kubeconfigOut, kubeconfig(s.url, s.caPEM), 0o600); err != nil {
-			ln.Close()
-			if s.xds != nil {
-				s.xds.Stop()
-			}
-			stopXDS()
-			api.Close()
-			return nil, err
+	var ctl http.Handler
+	if o.workshop.instructorToken != "" {
+		if s.fleet, err = newFleet(o, o.logRequests); err == nil {
+			ctl = &control.Handler{Fleet: s.fleet, InstructorToken: func() string { return o.workshop.instructorToken }, CA: s.caPEM,
+				MaxAttendees: o.workshop.maxSandboxes}
 		}
+	}
+	if err == nil && o.kubeconfigOut != "" {
+		token := "kubeplay"
+		if o.workshop.instructorToken != "" && o.tokenFile == "" {
+			token = o.workshop.instructorToken
+		}
+		err = os.WriteFile(o.kubeconfigOut, []byte(control.Kubeconfig("kubeplay", localURL(s.url), token, s.caPEM)), 0o600)
+	}
+	if err != nil {
+		if s.fleet != nil {
+			s.fleet.close()
+		}
+		ln.Close()
+		if s.xds != nil {
+			s.xds.Stop()
+		}
+		stopXDS()
+		api.Close()
+		return nil, err
 	}
 	if o.logRequests != nil {
 		stop := make(chan struct{})
 		s.stopLog = func() { close(stop) }
 		go printRequests(api.Requests, o.logRequests, stop)
 	}
-	s.http = o.limits.httpServer(newHandler(withXDS(api, xs), o), conns)
+	s.http = o.limits.httpServer(newHandler(withXDS(api, xs), ctl, o), conns)
 	if sv != nil {
 		s.http.TLSConfig = sv.config
 		go func() { s.errc <- s.http.ServeTLS(ln, "", "") }()
@@ -271,11 +303,21 @@ func start(o options) (*server, error) {
 	return s, nil
 }
 
+// sandboxConfig is what every sandbox of the command shares: its kinds,
+// webhooks, budgets, APF seats, authorization mode, Events' time to live.
+func sandboxConfig(o options) sandbox.Config {
+	return sandbox.Config{Seats: o.seats, Authorization: o.authorization, Resources: api.XDS(xds.Validate), Webhooks: admission.HTTP,
+		EventTTL: o.eventTTL, Budget: o.budget}
+}
+
 // shutdown stops serving and closes the store. Watches never finish on their
 // own: they end with the store after a grace.
 func (s *server) shutdown() error {
 	defer s.api.Close()
 	defer s.stopXDS()
+	if s.fleet != nil {
+		defer s.fleet.close()
+	}
 	if s.stopLog != nil {
 		defer s.stopLog()
 	}
@@ -297,30 +339,15 @@ func storeName(data string) string {
 	return data
 }
 
-// kubeconfig is a kubeconfig with one cluster, user and context for url.
-func kubeconfig(url string, caPEM []byte) []byte {
-	ca := ""
-	if len(caPEM) > 0 {
-		ca = "\n    certificate-authority-data: " + base64.StdEncoding.EncodeToString(caPEM)
+// localURL is serverURL as this machine reaches it: a server listening on
+// every address (0.0.0.0, ::) is reached at 127.0.0.1, which its
+// certificate names.
+func localURL(serverURL string) string {
+	scheme, hostport, _ := strings.Cut(serverURL, "://")
+	if host, port, err := net.SplitHostPort(hostport); err == nil && net.ParseIP(host).IsUnspecified() {
+		return scheme + "://" + net.JoinHostPort("127.0.0.1", port)
 	}
-	return []byte(`apiVersion: v1
-kind: Config
-clusters:
-- name: kubeplay
-  cluster:
-    server: ` + url + ca + `
-users:
-- name: kubeplay
-  user:
-    token: kubeplay
-contexts:
-- name: kubeplay
-  context:
-    cluster: kubeplay
-    user: kubeplay
-    namespace: default
-current-context: kubeplay
-`)
+	return serverURL
 }
 
 // loopback says whether the address to listen on is this machine's alone

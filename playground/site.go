@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"kubeplay/core/xds"
+	"kubeplay/internal/control"
 	"kubeplay/ui/sitepolicy"
 )
 
@@ -30,10 +31,22 @@ func withXDS(api http.Handler, xs *xds.Server) http.Handler {
 	})
 }
 
-// newHandler serves the API from the core and, when site is set, the built
+// newHandler serves the API from the core, the workshop's control protocol
+// (ctl, when there is a workshop) and, when site is set, the built
 // playground from that directory at every other path, all behind the guard.
-func newHandler(api http.Handler, o options) http.Handler {
-	return newGuard(withSite(api, o.site), o.listen, splitList(o.allowedHosts), splitList(o.cors))
+func newHandler(api, ctl http.Handler, o options) http.Handler {
+	h := withSite(api, o.site)
+	if ctl != nil {
+		site := h
+		h = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if control.Handles(r.URL.Path) {
+				ctl.ServeHTTP(w, r)
+				return
+			}
+			site.ServeHTTP(w, r)
+		})
+	}
+	return newGuard(h, o.listen, splitList(o.allowedHosts), splitList(o.cors))
 }
 
 // withSite serves the built playground in site at the paths that are not the API's.
@@ -56,6 +69,10 @@ func withSite(api http.Handler, site string) http.Handler {
 	})
 }
 
+// pages are the site's pages served at a path of their own (edge/front/front.mjs
+// has the same): the instructor page (WORK-2).
+var pages = map[string]string{"/instructor": "/instructor.html"}
+
 // siteFiles serves the files of the built site and nothing else: a directory
 // answers with its index.html or 404, never with a listing, and the os.Root
 // keeps every path, through symlinks too, inside the site.
@@ -68,6 +85,9 @@ func (s siteFiles) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	name := path.Clean(r.URL.Path)
 	file := name
+	if page, ok := pages[name]; ok {
+		file = page
+	}
 	f, st := s.open(file)
 	if st != nil && st.IsDir() {
 		f.Close()
@@ -90,7 +110,7 @@ func (s siteFiles) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	sitepolicy.SetHeaders(h)
 	// The worker script and the page must be revalidated so new builds take over.
-	if name == "/sw.js" || name == "/" || name == "/index.html" {
+	if name == "/sw.js" || name == "/" || name == "/index.html" || file == pages["/instructor"] {
 		h.Set("Cache-Control", "no-cache")
 	}
 	// The file's brotli copy (make site-br writes NAME.br) to a client that

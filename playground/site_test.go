@@ -20,6 +20,7 @@ func writeSite(t *testing.T) string {
 	outside := filepath.Join(dir, "outside")
 	for name, content := range map[string]string{
 		"site/index.html":           "<!doctype html><title>kubeplay</title>",
+		"site/instructor.html":      "<!doctype html><title>kubeplay — instructor</title>",
 		"site/ui/app.js":            "console.log('app')",
 		"site/tutorials/index.json": "[]",
 		"site/docs/index.html":      "<!doctype html><title>docs</title>",
@@ -74,6 +75,23 @@ func TestPLAY_8_SiteServesOnlyBuiltFiles(t *testing.T) {
 	// The API is the core's, site or not.
 	if code, _, body := send(t, s, "GET", "/version", "", nil, ""); code != http.StatusOK || !strings.Contains(body, "gitVersion") {
 		t.Errorf("GET /version: %d %s", code, body)
+	}
+}
+
+// The instructor page is served at /instructor, with the site's security
+// headers, revalidated like the playground's page.
+func TestWORK_2_InstructorPageAtItsPath(t *testing.T) {
+	s := startPlayground(t, options{site: writeSite(t)})
+	code, hdr, body := send(t, s, "GET", "/instructor", "", nil, "")
+	if code != http.StatusOK || !strings.Contains(body, "instructor</title>") {
+		t.Fatalf("GET /instructor: %d %q", code, body)
+	}
+	if !strings.HasPrefix(hdr.Get("Content-Type"), "text/html") || hdr.Get("Cache-Control") != "no-cache" || hdr.Get("X-Frame-Options") != "DENY" ||
+		!strings.Contains(hdr.Get("Content-Security-Policy"), "frame-ancestors 'none'") {
+		t.Errorf("GET /instructor: headers %v", hdr)
+	}
+	if code, _, _ := send(t, s, "POST", "/instructor", "", nil, ""); code != http.StatusMethodNotAllowed {
+		t.Errorf("POST /instructor: %d, want 405", code)
 	}
 }
 

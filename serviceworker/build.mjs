@@ -25,7 +25,7 @@ const hash = createHash('sha256');
 for (const f of files) hash.update(f).update(readFileSync(f));
 // The xDS and simulation modules are cached on first use, not at install:
 // most visitors never open the xDS panel or ask for a simulated cluster.
-const lazy = new Set(['/kubeplay-xds.wasm', '/kubeplay-sim.wasm', '/kubeplay-cel.wasm']);
+const lazy = new Set(['/kubeplay-xds.wasm', '/kubeplay-sim.wasm', '/kubeplay-cel.wasm', '/kubeplay-vap.wasm']);
 const assets = ['/', ...files.map((f) => '/' + relative(out, f).split('\\').join('/')).filter((a) => !lazy.has(a))];
 await esbuild.build({
   entryPoints: [new URL('./sw.js', import.meta.url).pathname],

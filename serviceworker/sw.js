@@ -13,11 +13,15 @@
 //         first use and then cached), a client of the core through
 //         kubeplay.handleModule: the discovery service's HTTP transports. The core
 //         serves the xds.kubeplay.dev objects and has the module check them.
-//   (CustomResourceDefinitions' x-kubernetes-validations rules)
-//       → the CEL module (kubeplay-cel.wasm, a Go instance with cel-go, which
-//         does not fit the core's budget; loaded on the first definition or
-//         custom resource that has rules, then cached): the core's goroutine
-//         awaits its answer, one call a request, JSON both ways.
+//   (CustomResourceDefinitions' x-kubernetes-validations rules,
+//    ValidatingAdmissionPolicies' expressions)
+//       → a CEL module (kubeplay-cel.wasm for rules, kubeplay-vap.wasm for
+//         policies: each a Go instance with cel-go, which does not fit the
+//         core's budget; loaded on the first definition or custom resource
+//         that has rules, or the first policy written or matched, then
+//         cached): the core's goroutine awaits its answer, one call a
+//         request (or policy and binding matched), JSON both ways; a
+//         policy's authorizer checks come back to the core.
 //   /debug/kubeplay/cluster
 //       → this worker: the sandbox's cluster mode. GET answers {mode, nodes,
 //         speed}; PUT {mode: "simulated" | "api-only", nodes, speed} keeps it
@@ -71,7 +75,6 @@ const CACHE = 'kubeplay-' + BUILD;
 const API = /^\/(api|apis|version|openapi|healthz|livez|readyz|metrics|debug)(\/|$)/;
 const XDS_WASM = '/kubeplay-xds.wasm';
 const SIM_WASM = '/kubeplay-sim.wasm';
-const CEL_WASM = '/kubeplay-cel.wasm';
 const CLUSTER = '/debug/kubeplay/cluster';
 // Chrome stops a worker about 5 minutes into an event even while it streams, so
 // watches end before that and clients resume from their last resourceVersion.
@@ -196,10 +199,7 @@ async function start(saved) {
     openapiDocuments,
     maxWatchSeconds: MAX_WATCH_SECONDS,
     validateXDS: (kind, json) => xds().then(() => self.kubeplayXDS.validate(kind, json)),
-    cel: {
-      checkRules: (json) => cel().then(() => self.kubeplayCEL.checkRules(json)),
-      validateCustom: (json) => cel().then(() => self.kubeplayCEL.validateCustom(json)),
-    },
+    cel: celCall,
   });
   startup.started = now();
   state = { state: 'ready', revision: info.revision, restoreErrors: info.restoreErrors, startup };
@@ -270,19 +270,32 @@ async function startXDS() {
   await self.kubeplayXDS.start(self.kubeplay.handleModule);
 }
 
-// ---- the CEL module -------------------------------------------------------------
+// ---- the CEL modules -------------------------------------------------------------
 
-let celPromise = null;
+// The CEL modules by the functions the core calls (core/cel/celremote):
+// CustomResourceDefinitions' rules and ValidatingAdmissionPolicies each have
+// their own (cel-go is most of each; the two do not fit one module's
+// budget). The rules' module has a function per call; the policies' one
+// call(fn, json, authorize), authorize being the core's, for the authorizer
+// library's checks.
+const RULES = { path: '/kubeplay-cel.wasm', name: 'kubeplayCEL', call: (m, fn, json) => m[fn](json) };
+const POLICIES = { path: '/kubeplay-vap.wasm', name: 'kubeplayVAP', call: (m, fn, json, authorize) => m.call(fn, json, authorize) };
+const CEL_MODULES = { checkRules: RULES, validateCustom: RULES, evaluatePolicy: POLICIES, checkPolicy: POLICIES };
+const celPromises = {};
 
-// cel loads the CEL module once per worker, when the core first asks it.
-function cel() {
-  if (!celPromise) {
-    celPromise = loadModule(CEL_WASM, 'kubeplayCEL', () => { celPromise = null; }).catch((err) => {
-      celPromise = null;
+// celCall answers the core's call of fn with the CEL module that has it,
+// loaded once per worker when the core first asks it.
+function celCall(fn, json, authorize) {
+  const m = CEL_MODULES[fn];
+  if (!m) return Promise.reject(new Error('no CEL module answers ' + fn));
+  if (!celPromises[m.name]) {
+    const forget = () => { delete celPromises[m.name]; };
+    celPromises[m.name] = loadModule(m.path, m.name, forget).catch((err) => {
+      forget();
       throw err;
     });
   }
-  return celPromise;
+  return celPromises[m.name].then(() => m.call(self[m.name], fn, json, authorize));
 }
 
 // loadModule runs a second Go module beside the core once per worker: from

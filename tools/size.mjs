@@ -1,15 +1,15 @@
 // Prints raw, gzip and brotli sizes of the built playground's .wasm modules and
 // UI bundle, and checks what browsers download of them, brotli (the .br files
 // make site writes, tools/precompress.mjs: quality 11), against the budgets:
-// 3 MiB for the core's .wasm, 2 MiB for the xDS, simulation and CEL modules
-// (each loaded on first use).
+// 3 MiB for the core's .wasm, 2 MiB for the xDS, simulation and CEL (rules,
+// policies) modules (each loaded on first use).
 import { readFileSync, statSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 
 const site = process.argv[2] || 'build/site';
-const budgets = { 'kubeplay.wasm': 3 * 1024 * 1024, 'kubeplay-xds.wasm': 2 * 1024 * 1024, 'kubeplay-sim.wasm': 2 * 1024 * 1024, 'kubeplay-cel.wasm': 2 * 1024 * 1024 };
+const budgets = { 'kubeplay.wasm': 3 * 1024 * 1024, 'kubeplay-xds.wasm': 2 * 1024 * 1024, 'kubeplay-sim.wasm': 2 * 1024 * 1024, 'kubeplay-cel.wasm': 2 * 1024 * 1024, 'kubeplay-vap.wasm': 2 * 1024 * 1024 };
 const over = [];
-for (const file of ['kubeplay.wasm', 'kubeplay-xds.wasm', 'kubeplay-sim.wasm', 'kubeplay-cel.wasm', 'ui/app.js', 'ui/app.css', 'sw.js']) {
+for (const file of ['kubeplay.wasm', 'kubeplay-xds.wasm', 'kubeplay-sim.wasm', 'kubeplay-cel.wasm', 'kubeplay-vap.wasm', 'ui/app.js', 'ui/app.css', 'sw.js']) {
   const path = `${site}/${file}`;
   try { statSync(path); } catch { console.log(`${file}: not built`); continue; }
   const data = readFileSync(path);

@@ -3,6 +3,9 @@
 //   index.html        the page (from ui/index.html), referencing
 //   ui/app.js         the bundle of ui/src/main.js (ES module, minified)
 //   ui/app.css        its CSS
+//   instructor.html   the instructor page (from ui/instructor.html; the hosts
+//                     serve it at /instructor), referencing
+//   ui/instructor.js  the bundle of ui/src/instructor.js, and ui/instructor.css
 //   ui/app.js.map     source map, with --sourcemap only (the worker caches every file)
 //   tutorials/*.json  copied from ../tutorials/ when that directory exists
 // Other files in OUT_DIR (sw.js, the .wasm, wasm_exec.js) are left alone.
@@ -26,7 +29,7 @@ const outDir = path.resolve(opt('--out') || process.env.OUT_DIR || path.join(rep
 const minify = !flag('--no-minify');
 
 const buildOptions = {
-  entryPoints: { app: path.join(here, 'src', 'main.js') },
+  entryPoints: { app: path.join(here, 'src', 'main.js'), instructor: path.join(here, 'src', 'instructor.js') },
   bundle: true,
   format: 'esm',
   target: ['chrome111', 'firefox115', 'safari16.4'],
@@ -53,12 +56,14 @@ async function exists(p) {
 }
 
 async function writeSite() {
-  const js = path.join(outDir, 'ui', 'app.js');
-  const css = path.join(outDir, 'ui', 'app.css');
-  const html = (await readFile(path.join(here, 'index.html'), 'utf8'))
-    .replace('%JS_VERSION%', await hashOf(js))
-    .replace('%CSS_VERSION%', await hashOf(css));
-  await writeFile(path.join(outDir, 'index.html'), html);
+  for (const [page, bundle] of [['index.html', 'app'], ['instructor.html', 'instructor']]) {
+    const js = path.join(outDir, 'ui', bundle + '.js');
+    const css = path.join(outDir, 'ui', bundle + '.css');
+    const html = (await readFile(path.join(here, page), 'utf8'))
+      .replace('%JS_VERSION%', await hashOf(js))
+      .replace('%CSS_VERSION%', await hashOf(css));
+    await writeFile(path.join(outDir, page), html);
+  }
   await copyTutorials();
 }
 

@@ -14,10 +14,15 @@
 //	kubeplay.handleModule: the same for the worker's other Go modules (xDS, the
 //	    simulated cluster), whose caller identity (bridge.Remote's impersonation
 //	    headers) is taken as the core's in-process callers' is: not authorized
+//	kubeplay.usage(n) → JSON text of {objects, bytes, maxObjects, maxBytes,
+//	    recentErrors}: what the sandbox holds against its budget and its
+//	    clients' last n failed requests (core/requestlog's Failures), for the
+//	    instructor's view (WORK-2); null before start
 //	kubeplay.stop() → Promise
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"sync"
 	"syscall/js"
@@ -36,12 +41,14 @@ import (
 var (
 	mu     sync.Mutex
 	server *sandbox.Sandbox
+	limits budget.Limits // server's
 )
 
 func main() {
 	api := js.Global().Get("Object").New()
 	api.Set("start", js.FuncOf(start))
 	api.Set("stop", js.FuncOf(stop))
+	api.Set("usage", js.FuncOf(usage))
 	api.Set("handle", bridge.Handler(web.HandlerFunc(serve)))
 	// The worker's own modules (xDS, the simulated cluster) call this one,
 	// as the core's in-process clients.
@@ -92,10 +99,11 @@ func start(_ js.Value, args []js.Value) any {
 		if check := host.Get("validateXDS"); check.Type() == js.TypeFunction {
 			cfg.Resources = api.XDS(bridge.RemoteCheck(check))
 		}
-		// CustomResourceDefinitions' rules are evaluated where the host has
-		// the CEL module (kubeplay-cel.wasm: {checkRules, validateCustom}).
-		if c := host.Get("cel"); c.Type() == js.TypeObject {
-			cfg.CEL = bridge.RemoteCEL(c.Get("checkRules"), c.Get("validateCustom"))
+		// CustomResourceDefinitions' rules and ValidatingAdmissionPolicies
+		// are evaluated where the host has the CEL modules (kubeplay-cel.wasm,
+		// kubeplay-vap.wasm: cel(fn, requestJSON, authorize)).
+		if c := host.Get("cel"); c.Type() == js.TypeFunction {
+			cfg.CEL = bridge.RemoteCEL(c)
 		}
 		// What the sandbox may hold and open (core/budget): the browser's, or
 		// an edge Durable Object's (host.budget "edge").
@@ -129,13 +137,26 @@ func start(_ js.Value, args []js.Value) any {
 		if err != nil {
 			return nil, err
 		}
-		server = s
+		server, limits = s, cfg.Budget
 		restoreErrors := []any{}
 		for _, e := range s.Storage().RestoreErrors() {
 			restoreErrors = append(restoreErrors, e.Error())
 		}
 		return map[string]any{"revision": int(s.Storage().Revision()), "restoreErrors": restoreErrors}, nil
 	})
+}
+
+func usage(_ js.Value, args []js.Value) any {
+	mu.Lock()
+	s, l := server, limits
+	mu.Unlock()
+	if s == nil || len(args) < 1 {
+		return nil
+	}
+	objects, bytes := s.Storage().Usage()
+	out, _ := json.Marshal(map[string]any{"objects": objects, "bytes": bytes, "maxObjects": l.Objects, "maxBytes": l.Bytes,
+		"recentErrors": s.Requests.Failures(args[0].Int())})
+	return string(out)
 }
 
 func stop(js.Value, []js.Value) any {

@@ -83,6 +83,15 @@ type Resource struct {
 	// Virtual: the kind is never stored; a create computes its answer from the
 	// request (the reviews: SelfSubjectReview, SelfSubjectAccessReview).
 	Virtual bool
+	// Computed: the kind's objects are never stored; each get and list
+	// computes them (kube's componentstatuses, probed at every read), given
+	// whether the rest of a control plane (a scheduler, a controller
+	// manager) runs beside the API server.
+	Computed func(controlPlane bool) []object.Object
+	// DeprecatedIn is the release that deprecated the kind, when it is: a
+	// request for it is warned ("v1 ComponentStatus is deprecated in
+	// v1.19+").
+	DeprecatedIn string
 	// Fields are the kind-specific field selector fields beyond metadata.name and
 	// metadata.namespace, and how to read them from an object.
 	Fields map[string]func(object.Object) string

@@ -55,8 +55,8 @@ type CustomRules struct {
 
 // Policies is what a host's CEL may do besides: evaluate a
 // ValidatingAdmissionPolicy's expressions on a request its constraints and
-// binding matched (core/cel natively and at the edge; the browser's CEL
-// module does not yet).
+// binding matched (core/cel natively and at the edge, the CEL module in the
+// browser, core/cel/celremote).
 type Policies interface {
 	EvaluatePolicy(ctx context.Context, req PolicyRequest) []PolicyDecision
 	// CheckPolicy compiles a policy's expressions (its spec's) as kube's
@@ -77,10 +77,11 @@ type PolicyRequest struct {
 	Namespace map[string]any `json:"namespaceObject,omitempty"`
 	Request   map[string]any `json:"request"`
 	// Authorize answers the authorizer library's checks of the request's
-	// user (User, Groups) or of a service account.
+	// user (User, Groups) or of a service account (in the browser, asked
+	// back across the CEL module's protocol).
 	Authorize func(c AuthzCheck) (allowed bool, reason string) `json:"-"`
-	User      string                                           `json:"-"`
-	Groups    []string                                         `json:"-"`
+	User      string                                           `json:"user,omitempty"`
+	Groups    []string                                         `json:"groups,omitempty"`
 }
 
 // AuthzCheck is one check of kube's CEL authorizer library.

@@ -169,10 +169,12 @@ func replayKubeSteps(t *testing.T, s *testServer, id string, want []kubeAnswer, 
 	}
 }
 
-// podUpdateDiff is how kube's message for a forbidden Pod update goes on: with
-// a go-cmp diff of its internal PodSpec, indented with spaces or non-breaking
-// spaces (go-cmp varies them on purpose). kubeplay's message leaves it out.
-var podUpdateDiff = regexp.MustCompile(`(?s)\n[\x{a0} ]{2}core\.PodSpec\{.*?\n[\x{a0} ]{2}\}\n`)
+// podUpdateDiff is how kube's message for a forbidden Pod update (or a
+// change of an ephemeral container) goes on: with a go-cmp diff of its
+// internal PodSpec (EphemeralContainer), indented with spaces or
+// non-breaking spaces (go-cmp varies them on purpose). kubeplay's message
+// leaves it out.
+var podUpdateDiff = regexp.MustCompile(`(?s)\n[\x{a0} ]{2}core\.(PodSpec|EphemeralContainer)\{.*?\n[\x{a0} ]{2}\}\n`)
 
 // compareKubeAnswer compares kubeplay's answer r with kube's.
 func compareKubeAnswer(id string, step kubeStep, r *response, want kubeAnswer) error {

@@ -4,9 +4,11 @@ import (
 	"encoding/base64"
 	"fmt"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 
+	"kubeplay/core/clock"
 	"kubeplay/core/object"
 	"kubeplay/core/storage"
 )
@@ -104,6 +106,28 @@ func TestK8S_CHUNK_2_ExpiredToken(t *testing.T) {
 	}
 	if !slices.Equal(rest, []string{"cm-2", "cm-3", "new-0", "new-1", "new-2", "new-3", "new-4", "new-5", "new-6", "new-7", "new-8", "new-9"}) {
 		t.Fatalf("after expiry: %v", rest)
+	}
+}
+
+// A token expires once the changes after its revision pass the history
+// window, as etcd's periodic compaction expires it, however many changes
+// wait to be dropped and whether or not anything was written since.
+func TestK8S_CHUNK_2_TokenExpiresWithTheWindow(t *testing.T) {
+	clk := clock.NewFake(time.Unix(1000, 0))
+	s := newTestServer(t, testConfig{Config: Config{Clock: clk}, Storage: storage.Config{HistoryWindow: 5 * time.Minute}})
+	const coll = "/api/v1/namespaces/default/configmaps"
+	for i := 0; i < 100; i++ {
+		s.createCM("default", fmt.Sprintf("cm-%03d", i), nil)
+	}
+	first := s.do("GET", coll+"?limit=10", nil).must(t, 200)
+	rv := first.str("metadata", "resourceVersion")
+	s.createCM("default", "later", nil)
+	clk.Step(4 * time.Minute)
+	s.do("GET", coll+"?limit=10&continue="+first.str("metadata", "continue"), nil).must(t, 200)
+	clk.Step(2 * time.Minute) // "later" is past the window; nothing written since
+	s.do("GET", coll+"?limit=10&continue="+first.str("metadata", "continue"), nil).wantStatus(t, 410, "Expired", inconsistentContinue)
+	if c := s.srv.Store().CompactedRevision(); strconv.FormatInt(c, 10) == rv || c < s.srv.Store().Revision()-1 {
+		t.Fatalf("compacted revision %d: want the revision of the last change past the window (the first page's was %s)", c, rv)
 	}
 }
 

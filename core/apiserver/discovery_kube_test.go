@@ -22,10 +22,7 @@ const discoveryKubeFile = "testdata/discovery-kube-1.32.13.json"
 // notServedYet are the group versions and resources kube serves that
 // kubeplay does not yet, and why (issue 28 tracks them). A resource listed
 // here that kubeplay serves fails the test: take it off the list.
-var notServedYet = map[string]string{
-	"v1 componentstatuses":        "deprecated; nothing here has components to report",
-	"v1 pods/ephemeralcontainers": "no containers run",
-}
+var notServedYet = map[string]string{}
 
 // TestRecordDiscoveryKube writes discoveryKubeFile from a running
 // kube-apiserver (see internal/refapi).

@@ -58,6 +58,11 @@ type testConfig struct {
 	// answers here (NO_SA_ADMISSION=1: no controller makes the accounts
 	// it requires).
 	ServiceAccountAdmission bool
+	// CEL is the server's CEL: core/cel's, linked in, unless set.
+	CEL api.CEL
+	// ControlPlane says whether a scheduler and a controller manager run
+	// (registry.Config's).
+	ControlPlane func() bool
 }
 
 // testCore is the handler over the registry and storage, with the
@@ -76,9 +81,13 @@ func newCore(cfg testConfig) (*testCore, error) {
 	sc := cfg.Storage
 	sc.Budget = storage.Budget{Objects: cfg.Budget.Objects, Bytes: cfg.Budget.Bytes, Watchers: cfg.Budget.Watches}
 	served := api.NewRegistry(kinds.All()...)
+	if cfg.CEL == nil {
+		cfg.CEL = celapi.New()
+	}
 	store, err := registry.Open(registry.Config{Storage: sc, Schema: served, Clock: cfg.Clock,
 		Fields: apply.FieldManager{Kinds: served}, Pods: cfg.Budget.Pods, ServiceIPRange: cfg.ServiceIPRange, FreshnessWait: cfg.FreshnessWait,
-		Authorization: cfg.Authorization, NoServiceAccountAdmission: !cfg.ServiceAccountAdmission, CEL: celapi.New()})
+		Authorization: cfg.Authorization, NoServiceAccountAdmission: !cfg.ServiceAccountAdmission, CEL: cfg.CEL,
+		ControlPlane: cfg.ControlPlane})
 	if err != nil {
 		return nil, err
 	}

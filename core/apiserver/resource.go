@@ -18,6 +18,7 @@ import (
 	"kubeplay/core/object"
 	"kubeplay/core/registry"
 	"kubeplay/core/request"
+	"kubeplay/core/warning"
 	"kubeplay/core/web"
 )
 
@@ -50,11 +51,14 @@ func (s *Server) serveResource(w web.ResponseWriter, r *web.Request, info *reque
 		writeRouterStatus(w, r, apierrors.NewMethodNotAllowed())
 		return
 	}
+	if v := t.res.DeprecatedIn; v != "" {
+		warning.Add(r.Context(), t.res.APIVersion()+" "+t.res.Kind+" is deprecated in "+v+"+")
+	}
 	if sub := t.res.Sub(t.sub); sub != nil && sub.Connect {
 		s.connect(w, r, t)
 		return
 	}
-	if t.sub != "" && t.sub != "status" && t.sub != "finalize" && t.sub != "scale" && t.sub != "binding" && t.sub != "eviction" && t.sub != "log" && t.sub != "token" && t.sub != "approval" {
+	if t.sub != "" && t.sub != "status" && t.sub != "finalize" && t.sub != "scale" && t.sub != "binding" && t.sub != "eviction" && t.sub != "log" && t.sub != "token" && t.sub != "approval" && t.sub != "ephemeralcontainers" {
 		writeEarlyStatus(w, r, apierrors.NewPathNotFound())
 		return
 	}
@@ -277,6 +281,8 @@ func (s *Server) resolve(info *request.RequestInfo) (target, []string, *apierror
 		return t, []string{web.MethodGet}, nil
 	case t.name == "" && res.Virtual: // a review: create only
 		return t, verbMethods(res.Verbs), nil
+	case res.Computed != nil: // read only
+		return t, []string{web.MethodGet}, nil
 	case t.name == "":
 		allow := []string{web.MethodGet, web.MethodPost}
 		if res.HasVerb("deletecollection") {

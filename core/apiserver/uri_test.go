@@ -255,10 +255,9 @@ func TestK8S_URI_4_AggregatedDiscoveryAsKube(t *testing.T) {
 }
 
 // TestK8S_URI_4_CoreResourcesInKubesOrder: /api/v1 lists its resources by
-// name, as kube-apiserver 1.32.13 does (its list, from the refapi kit, but
-// for componentstatuses, which kubeplay does not serve).
+// name, as kube-apiserver 1.32.13 does (its list, from the refapi kit).
 func TestK8S_URI_4_CoreResourcesInKubesOrder(t *testing.T) {
-	kube := []string{"bindings", "configmaps", "endpoints", "events", "limitranges", "namespaces", "nodes", "persistentvolumeclaims", "persistentvolumes",
+	kube := []string{"bindings", "componentstatuses", "configmaps", "endpoints", "events", "limitranges", "namespaces", "nodes", "persistentvolumeclaims", "persistentvolumes",
 		"pods", "podtemplates", "replicationcontrollers", "resourcequotas", "secrets", "serviceaccounts", "services"}
 	s := newTestServer(t, testConfig{})
 	var got []string

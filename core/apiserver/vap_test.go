@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"kubeplay/core/cel/celmodule"
+	"kubeplay/core/cel/celremote"
 	"kubeplay/internal/refapi"
 )
 
@@ -144,8 +146,38 @@ func TestRecordVAPKube(t *testing.T) {
 // match conditions, failurePolicy Fail and Ignore, Warn, parameters and a
 // missing one's Deny, the authorizer library.
 func TestK8S_VAP_PoliciesJudgeWrites(t *testing.T) {
+	replayVAP(t, testConfig{})
+}
+
+// TestK8S_VAP_PoliciesJudgeWritesThroughTheModule replays vapCases with the
+// browser's CEL: the policies' expressions compiled and evaluated across
+// the CEL module's protocol (core/cel/celremote to core/cel/celmodule, JSON
+// both ways), the authorizer library's checks coming back across it.
+func TestK8S_VAP_PoliciesJudgeWritesThroughTheModule(t *testing.T) {
+	calls := map[string]int{}
+	module := celmodule.New()
+	call := func(fn string, req []byte, authorize func([]byte) ([]byte, error)) ([]byte, error) {
+		calls[fn]++
+		if authorize != nil {
+			ask := authorize
+			authorize = func(check []byte) ([]byte, error) {
+				calls["authorize"]++
+				return ask(check)
+			}
+		}
+		return module.Call(fn, req, authorize)
+	}
+	replayVAP(t, testConfig{CEL: celremote.New(call)})
+	for _, fn := range []string{"checkPolicy", "evaluatePolicy", "authorize"} {
+		if calls[fn] == 0 {
+			t.Errorf("no %s call crossed: %v", fn, calls)
+		}
+	}
+}
+
+func replayVAP(t *testing.T, cfg testConfig) {
 	answers := loadKube(t, vapKubeFile)
-	s := newTestServer(t, testConfig{})
+	s := newTestServer(t, cfg)
 	for _, c := range vapCases {
 		t.Run(c.id, func(t *testing.T) {
 			want := answers[c.id]
@@ -165,6 +197,37 @@ func TestK8S_VAP_PoliciesJudgeWrites(t *testing.T) {
 				}
 				if err := compareKubeAnswer(c.id, step, r, want[i]); err != nil {
 					t.Errorf("step %d %s %s: %v", i, step.method, step.path, err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkVAPDeniedWrite: a Deployment denied by a policy (variables, a
+// messageExpression, the authorizer library), with core/cel linked in
+// (direct) and across the browser's protocol (module: JSON both ways, the
+// authorizer's checks coming back); the ratio is what the protocol costs.
+func BenchmarkVAPDeniedWrite(b *testing.B) {
+	for _, bc := range []struct {
+		name string
+		cfg  testConfig
+	}{{"direct", testConfig{}}, {"module", testConfig{CEL: celremote.New(celmodule.New().Call)}}} {
+		b.Run(bc.name, func(b *testing.B) {
+			s := newTestServer(b, bc.cfg)
+			for _, step := range []kubeStep{vapNamespace("bench"),
+				kpost(vapPolicies, vapPolicy("bench.example.com", "bench", `"variables":[{"name":"replicas","expression":"object.spec.replicas"}],"validations":[`+
+					`{"expression":"authorizer.group('apps').resource('deployments').namespace('bench').check('delete').allowed()"},`+
+					`{"expression":"variables.replicas > 1","messageExpression":"'wants replicas > 1, got ' + string(variables.replicas)"}]`)),
+				kpost(vapBindings, vapBinding("bench-binding.example.com", "bench.example.com", `"validationActions":["Deny"]`))} {
+				if r := s.do(step.method, step.path, step.body, "Content-Type", "application/json"); r.Code != 201 {
+					b.Fatalf("%s %s: %d %s", step.method, step.path, r.Code, r.Body)
+				}
+			}
+			denied := vapDeployment("bench", "single", 1)
+			b.ResetTimer()
+			for range b.N {
+				if r := s.do(denied.method, denied.path, denied.body, "Content-Type", "application/json"); r.Code != 422 {
+					b.Fatalf("%d %s", r.Code, r.Body)
 				}
 			}
 		})

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"kubeplay/core/api"
+	"kubeplay/core/apierrors"
 	"kubeplay/core/clock"
 	"kubeplay/core/encoding"
 	"kubeplay/core/encoding/protobuf"
@@ -32,6 +33,10 @@ const initialEventsEndAnnotation = "k8s.io/initial-events-end"
 // serveWatch streams changes as kube-apiserver's watch handler does: newline
 // separated JSON WatchEvents, each flushed as it happens.
 func (s *Server) serveWatch(w web.ResponseWriter, r *web.Request, t target) error {
+	if !t.res.HasVerb("watch") { // kube's componentstatuses
+		return apierrors.New(web.StatusMethodNotAllowed, "MethodNotAllowed", "watch is not supported on resources of kind "+strconv.Quote(t.res.Plural),
+			&apierrors.StatusDetails{Group: t.res.Group, Kind: t.res.Plural})
+	}
 	q := r.URL.Query()
 	if q.Get("watch") == "" {
 		q = maps.Clone(q)

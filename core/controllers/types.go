@@ -131,10 +131,12 @@ type PodSpec struct {
 	Affinity       *Affinity         `json:"affinity,omitempty"`
 	Containers     []Container       `json:"containers"`
 	InitContainers []Container       `json:"initContainers,omitempty"`
-	Overhead       map[string]string `json:"overhead,omitempty"`
-	Hostname       string            `json:"hostname,omitempty"`
-	Subdomain      string            `json:"subdomain,omitempty"`
-	Volumes        []struct {
+	// EphemeralContainers are kubectl debug's, added to a running Pod.
+	EphemeralContainers []EphemeralContainer `json:"ephemeralContainers,omitempty"`
+	Overhead            map[string]string    `json:"overhead,omitempty"`
+	Hostname            string               `json:"hostname,omitempty"`
+	Subdomain           string               `json:"subdomain,omitempty"`
+	Volumes             []struct {
 		Name                  string `json:"name"`
 		PersistentVolumeClaim *struct {
 			ClaimName string `json:"claimName"`
@@ -154,6 +156,8 @@ type Toleration struct {
 	Operator string `json:"operator,omitempty"`
 	Value    string `json:"value,omitempty"`
 	Effect   string `json:"effect,omitempty"`
+	// TolerationSeconds: how long a Pod tolerates a NoExecute taint (nil: forever).
+	TolerationSeconds *int64 `json:"tolerationSeconds,omitempty"`
 }
 
 // Affinity is the node affinity a scheduler honours.
@@ -189,6 +193,16 @@ type Container struct {
 		MountPath   string `json:"mountPath"`
 		SubPathExpr string `json:"subPathExpr,omitempty"`
 	} `json:"volumeMounts,omitempty"`
+	// Stdin: the container's standard input stays open (kubectl run -i,
+	// kubectl debug -i), so a shell waits on it.
+	Stdin bool `json:"stdin,omitempty"`
+}
+
+// EphemeralContainer is core/v1 EphemeralContainer: a container, and the
+// one whose namespaces it shares.
+type EphemeralContainer struct {
+	Container
+	TargetContainerName string `json:"targetContainerName,omitempty"`
 }
 
 // EnvVar is core/v1 EnvVar: a value, or one of the Pod's fields.
@@ -213,19 +227,20 @@ type ContainerPort struct {
 
 // PodStatus is core/v1 PodStatus: all of it that anything in kubeplay writes.
 type PodStatus struct {
-	Phase                 string            `json:"phase,omitempty"`
-	Conditions            []Condition       `json:"conditions,omitempty"`
-	Message               string            `json:"message,omitempty"`
-	Reason                string            `json:"reason,omitempty"`
-	NominatedNodeName     string            `json:"nominatedNodeName,omitempty"`
-	HostIP                string            `json:"hostIP,omitempty"`
-	HostIPs               []IP              `json:"hostIPs,omitempty"`
-	PodIP                 string            `json:"podIP,omitempty"`
-	PodIPs                []IP              `json:"podIPs,omitempty"`
-	StartTime             string            `json:"startTime,omitempty"`
-	InitContainerStatuses []ContainerStatus `json:"initContainerStatuses,omitempty"`
-	ContainerStatuses     []ContainerStatus `json:"containerStatuses,omitempty"`
-	QOSClass              string            `json:"qosClass,omitempty"`
+	Phase                      string            `json:"phase,omitempty"`
+	Conditions                 []Condition       `json:"conditions,omitempty"`
+	Message                    string            `json:"message,omitempty"`
+	Reason                     string            `json:"reason,omitempty"`
+	NominatedNodeName          string            `json:"nominatedNodeName,omitempty"`
+	HostIP                     string            `json:"hostIP,omitempty"`
+	HostIPs                    []IP              `json:"hostIPs,omitempty"`
+	PodIP                      string            `json:"podIP,omitempty"`
+	PodIPs                     []IP              `json:"podIPs,omitempty"`
+	StartTime                  string            `json:"startTime,omitempty"`
+	InitContainerStatuses      []ContainerStatus `json:"initContainerStatuses,omitempty"`
+	ContainerStatuses          []ContainerStatus `json:"containerStatuses,omitempty"`
+	EphemeralContainerStatuses []ContainerStatus `json:"ephemeralContainerStatuses,omitempty"`
+	QOSClass                   string            `json:"qosClass,omitempty"`
 }
 
 // IP is a PodIP or HostIP.

@@ -27,7 +27,7 @@ func All() []*api.Resource {
 	ev, hpa := event(), horizontalPodAutoscaler()
 	return []*api.Resource{
 		namespace(), binding(), pod(), configMap(), secret(), service(), endpoints(), node(),
-		persistentVolumeClaim(), persistentVolume(), resourceQuota(), limitRange(), ev, serviceAccount(), podTemplate(), replicationController(),
+		persistentVolumeClaim(), persistentVolume(), resourceQuota(), limitRange(), ev, serviceAccount(), podTemplate(), replicationController(), componentStatus(),
 		controllerRevision(), daemonSet(), deployment(), replicaSet(), statefulSet(),
 		hpa, horizontalPodAutoscalerV1(hpa),
 		ingressClass(), ingress(), networkPolicy(), podDisruptionBudget(), storageClass(), csiDriver(), csiNode(), volumeAttachment(), csiStorageCapacity(), customResourceDefinition(), priorityClass(), cronJob(), job(), runtimeClass(),

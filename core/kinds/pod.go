@@ -8,6 +8,7 @@ import (
 	"kubeplay/core/api"
 	"kubeplay/core/defaults"
 	"kubeplay/core/encoding/table"
+	"kubeplay/core/field"
 	"kubeplay/core/object"
 	"kubeplay/core/quantity"
 	"kubeplay/core/validation"
@@ -21,6 +22,7 @@ func pod() *api.Resource {
 		Subs: []api.Subresource{
 			{Name: "attach", Kind: "PodAttachOptions", Verbs: connectStream, Connect: true},
 			{Name: "binding", Kind: "Binding", Verbs: createOnly},
+			{Name: "ephemeralcontainers", Kind: "Pod", Verbs: []string{"get", "patch", "update"}},
 			{Name: "eviction", Kind: "Eviction", Group: "policy", Verbs: []string{"create"}},
 			{Name: "exec", Kind: "PodExecOptions", Verbs: connectStream, Connect: true},
 			{Name: "log", Kind: "Pod", Verbs: []string{"get"}},
@@ -48,15 +50,24 @@ func pod() *api.Resource {
 				spec, _ := obj["spec"].(map[string]any)
 				obj["status"] = map[string]any{"phase": "Pending", "qosClass": qosClass(spec)}
 			},
-			// A binding writes what it computed (node, condition).
+			// A binding writes what it computed (node, condition); a write
+			// to the ephemeral containers changes nothing else.
 			PrepareForUpdate: func(u api.Update) object.Object {
-				if u.Sub == "binding" {
+				switch u.Sub {
+				case "binding":
 					return u.Obj
+				case "ephemeralcontainers":
+					return withEphemeralContainers(u.Obj, u.Old)
 				}
 				return u.Generic()
 			},
-			Validate:       validation.Pod,
-			ValidateUpdate: specUpdate(validation.PodUpdate),
+			Validate: validation.Pod,
+			ValidateUpdate: func(obj, old object.Object, sub string) field.ErrorList {
+				if sub == "ephemeralcontainers" {
+					return validation.PodEphemeralContainersUpdate(obj, old)
+				}
+				return specUpdate(validation.PodUpdate)(obj, old, sub)
+			},
 			// A name that is no DNS label is warned of, as it is the Pod's
 			// hostname.
 			WarningsOnCreate: func(obj object.Object) []string { return dnsLabelWarning(obj, "the Pod's hostname") },
@@ -65,6 +76,22 @@ func pod() *api.Resource {
 		},
 		Printer: table.Pod,
 	}
+}
+
+// withEphemeralContainers is what a write to a Pod's ephemeralcontainers
+// subresource stores (kube's dropNonEphemeralContainerUpdates): the Pod as
+// it was, metadata and managedFields included, but for the ephemeral
+// containers written (and the name, namespace, resourceVersion and uid
+// sent).
+func withEphemeralContainers(obj, old object.Object) object.Object {
+	out := object.DeepCopy(old)
+	meta, sent := object.Meta(out), object.Meta(obj)
+	for _, f := range []string{"name", "namespace", "resourceVersion", "uid"} {
+		api.SetOrDelete(meta, f, sent)
+	}
+	spec, _ := obj["spec"].(map[string]any)
+	api.SetOrDelete(object.Child(out, "spec"), "ephemeralContainers", spec)
+	return out
 }
 
 // defaultPod is SetDefaults_Pod: what a Pod's spec gets and a template's does not.

@@ -22,24 +22,35 @@ type Policy struct {
 	roleBindings        map[string]*bindings // by namespace
 	// held caches what a subject holds in a namespace (the policy never
 	// changes: a change of RBAC's objects makes a new one), so that a
-	// decision scans a few rules instead of walking the bindings.
-	held     sync.Map // heldKey → *heldRules
-	heldSize atomic.Int64
+	// decision scans a few rules instead of walking the bindings. Keyed by
+	// name and namespace alone, as hashing every group would be most of a
+	// decision's cost.
+	heldMu   sync.RWMutex
+	held     map[heldKey][]*heldRules
+	heldSize int
+	// last is the entry the last decision read: a sandbox's requests come
+	// mostly from one user at a time, whose next one finds it without a
+	// lock or a hash.
+	last atomic.Pointer[heldRules]
 }
 
-// heldKey is a subject and a namespace: a user of at most four groups (one
-// of more is not cached).
-type heldKey struct {
-	name, namespace string
-	groups          [4]string
-	n               int
-}
+// heldKey is a user's name and a namespace: the entries under it tell
+// apart the group sets its requests came with.
+type heldKey struct{ name, namespace string }
 
-// heldRules are the rules a subject holds in a namespace, in the order kube
-// visits them, and the errors met resolving its bindings.
+// heldRules are the rules a subject (a user of some groups) holds in a
+// namespace, in the order kube visits them, and the errors met resolving
+// its bindings.
 type heldRules struct {
-	rules []Rule
-	errs  []string
+	heldKey
+	groups []string
+	rules  []Rule
+	errs   []string
+}
+
+// of says whether h is what u holds in namespace.
+func (h *heldRules) of(u user.User, namespace string) bool {
+	return h.name == u.Name && h.namespace == namespace && slices.Equal(h.groups, u.Groups)
 }
 
 // maxHeld bounds the cache: past it, decisions walk the bindings.
@@ -47,20 +58,28 @@ const maxHeld = 4096
 
 // holds is what u holds in namespace, cached.
 func (p *Policy) holds(u user.User, namespace string) *heldRules {
-	if len(u.Groups) > 4 {
-		return p.collect(u, namespace)
+	if h := p.last.Load(); h != nil && h.of(u, namespace) {
+		return h
 	}
-	k := heldKey{name: u.Name, namespace: namespace, n: len(u.Groups)}
-	copy(k.groups[:], u.Groups)
-	if h, ok := p.held.Load(k); ok {
-		return h.(*heldRules)
-	}
-	h := p.collect(u, namespace)
-	if p.heldSize.Load() < maxHeld {
-		if _, loaded := p.held.LoadOrStore(k, h); !loaded {
-			p.heldSize.Add(1)
+	k := heldKey{u.Name, namespace}
+	p.heldMu.RLock()
+	for _, h := range p.held[k] {
+		if h.of(u, namespace) {
+			p.heldMu.RUnlock()
+			p.last.Store(h)
+			return h
 		}
 	}
+	p.heldMu.RUnlock()
+	h := p.collect(u, namespace)
+	h.heldKey, h.groups = k, slices.Clone(u.Groups)
+	p.heldMu.Lock()
+	if p.heldSize < maxHeld {
+		p.held[k] = append(p.held[k], h)
+		p.heldSize++
+	}
+	p.heldMu.Unlock()
+	p.last.Store(h)
 	return h
 }
 
@@ -150,7 +169,7 @@ type subject struct{ kind, name, namespace string }
 // NewPolicy reads the stored ClusterRoles, Roles, ClusterRoleBindings and
 // RoleBindings.
 func NewPolicy(clusterRoles, roles, clusterRoleBindings, roleBindings []object.Object) *Policy {
-	p := &Policy{clusterRoles: map[string][]Rule{}, roles: map[string][]Rule{}, roleBindings: map[string]*bindings{}}
+	p := &Policy{clusterRoles: map[string][]Rule{}, roles: map[string][]Rule{}, roleBindings: map[string]*bindings{}, held: map[heldKey][]*heldRules{}}
 	for _, r := range clusterRoles {
 		p.clusterRoles[object.MetaString(r, "name")] = RulesOf(r)
 	}

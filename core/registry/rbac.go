@@ -2,12 +2,14 @@ package registry
 
 import (
 	"sync"
+	"sync/atomic"
 
 	"kubeplay/core/api"
 	"kubeplay/core/apierrors"
 	"kubeplay/core/auth"
 	"kubeplay/core/object"
 	"kubeplay/core/rbac"
+	"kubeplay/core/storage"
 	"kubeplay/core/user"
 )
 
@@ -21,15 +23,17 @@ import (
 type authorizer struct {
 	store *Store
 	mode  string
+	// changes follows the RBAC collections' last change.
+	changes storage.Changes
 
-	mu     sync.Mutex
-	policy *rbac.Policy // as of changed
-	// changed is the last change to the RBAC collections policy reflects.
+	mu     sync.Mutex // held while the policy is read again
+	policy atomic.Pointer[builtPolicy]
+}
+
+// builtPolicy is the policy as of the RBAC collections' change changed.
+type builtPolicy struct {
+	*rbac.Policy
 	changed int64
-	// checked is a revision of the store that policy reflects every
-	// change up to: while the store is there, nothing needs reading.
-	checked int64
-	built   bool
 }
 
 // rbacResources are the RBAC kinds' resources, in the order rbac.NewPolicy
@@ -46,28 +50,31 @@ var rbacCollections = func() []string {
 }()
 
 // current is the policy as stored now: read again only when an RBAC object
-// has changed since it was last read.
+// has changed since it was last read (a change is counted before its write
+// is answered, so the next request sees it).
 func (z *authorizer) current() *rbac.Policy {
-	s := z.store
-	rev := s.storage.Revision() // every change up to it is applied
+	last := z.changes.Last()
+	if p := z.policy.Load(); p != nil && p.changed == last {
+		return p.Policy
+	}
 	z.mu.Lock()
 	defer z.mu.Unlock()
-	if z.built && rev == z.checked {
-		return z.policy
+	// Counted before the objects are read: a change that lands meanwhile
+	// makes the next request read them again.
+	last = z.changes.Last()
+	if p := z.policy.Load(); p != nil && p.changed == last {
+		return p.Policy
 	}
-	last := s.storage.LastChange(rbacCollections...)
-	if z.built && last == z.changed {
-		z.checked = rev
-		return z.policy
-	}
+	s := z.store
 	var lists [4][]object.Object
 	for i, r := range rbacResources {
 		if res := s.schema.ByGroupResource(rbac.Group, r); res != nil {
 			lists[i] = s.Decoded(res)
 		}
 	}
-	z.policy, z.changed, z.checked, z.built = rbac.NewPolicy(lists[0], lists[1], lists[2], lists[3]), last, rev, true
-	return z.policy
+	p := &builtPolicy{Policy: rbac.NewPolicy(lists[0], lists[1], lists[2], lists[3]), changed: last}
+	z.policy.Store(p)
+	return p.Policy
 }
 
 // Authorize decides a.

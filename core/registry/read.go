@@ -165,6 +165,9 @@ func watchCached(res *api.Resource) bool {
 // Get reads one object of res as stored, not older than revision rv (0:
 // any): 404 when it is missing, kube's error for an object it cannot decode.
 func (s *Store) Get(ctx context.Context, res *api.Resource, namespace, name string, rv int64) ([]byte, error) {
+	if res.Computed != nil {
+		return s.getComputed(res, name)
+	}
 	if rv > 0 {
 		if err := s.waitFresh(ctx, rv, watchCached(res)); err != nil {
 			return nil, err
@@ -199,6 +202,9 @@ func DecodeContinue(res *api.Resource, namespace string, o *ListOptions) (rv int
 // no cache, a page at a time with a limit (continue tokens bound to the
 // list), one key when the field selector names one object.
 func (s *Store) List(ctx context.Context, res *api.Resource, namespace string, o *ListOptions) (*List, error) {
+	if res.Computed != nil {
+		return s.listComputed(res, o)
+	}
 	prefix := collectionPrefix(res, namespace)
 	lo := storage.ListOptions{Prefix: prefix, Filter: o.filter()}
 	if o.Limit > 0 {

@@ -57,6 +57,9 @@ type Store struct {
 	freshnessWait time.Duration
 	// authz is the authorizer chain over the stored RBAC objects (rbac.go).
 	authz *authorizer
+	// controlPlane says whether a scheduler and a controller manager run
+	// beside the API (computed.go); nil: they do not.
+	controlPlane func() bool
 	// tokens is the service account key (serviceaccounttoken.go).
 	tokens tokenKeys
 	// webhooks are the admission webhooks (webhooks.go).
@@ -105,6 +108,10 @@ type Config struct {
 	// Webhooks reaches the admission webhooks configured with a url; nil:
 	// none is reachable (core/admission).
 	Webhooks admission.Caller
+	// ControlPlane says whether the rest of a control plane (a scheduler, a
+	// controller manager: a simulated cluster's) runs beside the API, as
+	// the componentstatuses show; nil: none does.
+	ControlPlane func() bool
 	// NoServiceAccountAdmission is kube-apiserver's
 	// --disable-admission-plugins=ServiceAccount: Pods run as the account
 	// they name, or none, which need not exist, and mount no token.
@@ -121,7 +128,8 @@ func Open(cfg Config) (*Store, error) {
 	if cfg.FreshnessWait <= 0 {
 		cfg.FreshnessWait = defaultFreshnessWait
 	}
-	s := &Store{schema: cfg.Schema, clock: cfg.Clock, fields: cfg.Fields, freshnessWait: cfg.FreshnessWait, cel: cfg.CEL}
+	s := &Store{schema: cfg.Schema, clock: cfg.Clock, fields: cfg.Fields, freshnessWait: cfg.FreshnessWait, cel: cfg.CEL,
+		controlPlane: cfg.ControlPlane}
 	s.authz = &authorizer{store: s, mode: cfg.Authorization}
 	if s.authz.mode == "" {
 		s.authz.mode = auth.ModeAlwaysAllow
@@ -133,6 +141,7 @@ func Open(cfg Config) (*Store, error) {
 		return nil, err
 	}
 	s.storage = st
+	s.authz.changes = st.Changes(rbacCollections...)
 	s.services, _ = newServiceAllocation(s, DefaultServiceIPRange)
 	// In the order of kube's admission chain; then what the Service registry
 	// allocates before it validates. Validating admission (LimitRanger's

@@ -7,6 +7,7 @@ import (
 	"kubeplay/core/admission"
 	"kubeplay/core/api"
 	"kubeplay/core/object"
+	"kubeplay/core/storage"
 )
 
 // The admission webhooks (core/admission) where kube's chain calls them:
@@ -20,6 +21,9 @@ type webhooks struct {
 	store      *Store
 	dispatcher admission.Dispatcher
 
+	// changes follow each configuration kind's last change.
+	changes [2]storage.Changes
+
 	mu sync.Mutex
 	// byKind are the webhooks of each configuration kind, as of changed.
 	byKind  [2][]*admission.Webhook
@@ -32,6 +36,9 @@ var webhookKinds = [2]string{"validatingwebhookconfigurations", "mutatingwebhook
 
 func newWebhooks(s *Store, call admission.Caller) *webhooks {
 	w := &webhooks{store: s}
+	for i, kind := range webhookKinds {
+		w.changes[i] = s.storage.Changes(groupSegment(admission.Group) + "/" + kind)
+	}
 	w.dispatcher = admission.Dispatcher{Cluster: webhookCluster{s}, Call: call}
 	return w
 }
@@ -43,7 +50,7 @@ func (w *webhooks) current(i int) []*admission.Webhook {
 	if res == nil {
 		return nil
 	}
-	last := s.storage.LastChange(groupSegment(admission.Group) + "/" + webhookKinds[i])
+	last := w.changes[i].Last()
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if !w.built[i] || last != w.changed[i] {

@@ -177,3 +177,36 @@ func TestWORK_3_RequestLogPassesFlushes(t *testing.T) {
 		t.Errorf("flushed %v, %d %q", rec.Flushed, rec.Code, rec.Body)
 	}
 }
+
+// TestWORK_2_FailuresAreClientsLastErrors: the last n answers of 400 or more
+// from clients, oldest first, with their Status's message; the sandbox's own
+// components' failures and successes are not among them.
+func TestWORK_2_FailuresAreClientsLastErrors(t *testing.T) {
+	clk := clock.NewFake(time.Unix(1700000000, 0))
+	l := New(clk, 0, 0, nil)
+	forbidden := `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"pods is forbidden: no","reason":"Forbidden","code":403}`
+	serve(l, clk, "GET", "/api/v1/namespaces/default/pods/a", "kubectl/v1.32.13", "", 404, `{"kind":"Status","message":"pods \"a\" not found","code":404}`, 0)
+	serve(l, clk, "POST", "/api/v1/namespaces/default/pods", "kubectl/v1.32.13", "{}", 403, forbidden, 0)
+	serve(l, clk, "GET", "/api/v1/namespaces", "kubectl/v1.32.13", "", 200, `{}`, 0)
+	serve(l, clk, "DELETE", "/x", "curl/8", "", 500, "not json", 0)
+	h := l.Filter(web.HandlerFunc(func(w web.ResponseWriter, r *web.Request) {
+		From(r.Context()).Internal = true
+		w.WriteHeader(409)
+	}))
+	h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("PUT", "/apis/apps/v1/namespaces/default/replicasets/r", nil))
+
+	got := l.Failures(2)
+	if len(got) != 2 {
+		t.Fatalf("failures %+v", got)
+	}
+	if f := got[0]; f.Code != 403 || f.Verb != "post" || f.URI != "/api/v1/namespaces/default/pods" || f.User != "alice" || f.Message != "pods is forbidden: no" ||
+		!f.Time.Equal(time.Unix(1700000000, 0)) {
+		t.Errorf("first %+v", f)
+	}
+	if f := got[1]; f.Code != 500 || f.Verb != "delete" || f.Message != "" {
+		t.Errorf("second %+v", f)
+	}
+	if all := l.Failures(10); len(all) != 3 || all[0].Code != 404 || all[0].Message != `pods "a" not found` {
+		t.Errorf("all %+v", all)
+	}
+}

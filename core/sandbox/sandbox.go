@@ -98,6 +98,9 @@ type Config struct {
 	// Webhooks reaches the admission webhooks configured with a url
 	// (admission.HTTP natively); nil: none is reachable.
 	Webhooks admission.Caller
+	// Requests is the request log to write to: a host's that outlives the
+	// sandbox (the native workshop's, across its unloads); nil: a new one.
+	Requests *requestlog.Log
 }
 
 // Server is kube-apiserver as the core runs it: the handler, the registry
@@ -151,11 +154,14 @@ func New(cfg Config) (*Sandbox, error) {
 	if cfg.Authorization == "" {
 		cfg.Authorization = auth.ModeRBAC
 	}
-	store, err := openRegistry(cfg)
+	store, err := openRegistry(cfg, !cfg.APIOnly)
 	if err != nil {
 		return nil, err
 	}
-	s := &Sandbox{Requests: requestlog.New(cfg.API.Clock, 0, 0, requestlog.IsPath)}
+	s := &Sandbox{Requests: cfg.Requests}
+	if s.Requests == nil {
+		s.Requests = requestlog.New(cfg.API.Clock, 0, 0, requestlog.IsPath)
+	}
 	cfg.API.RequestLog = s.Requests
 	s.APF = flowcontrol.New(flowcontrol.Config{
 		ServerConcurrencyLimit: cfg.Seats,
@@ -210,7 +216,7 @@ func NewServer(cfg Config) (*Server, error) {
 	if cfg.API.Clock == nil {
 		cfg.API.Clock = clock.Real
 	}
-	store, err := openRegistry(cfg)
+	store, err := openRegistry(cfg, false)
 	if err != nil {
 		return nil, err
 	}
@@ -220,8 +226,11 @@ func NewServer(cfg Config) (*Server, error) {
 }
 
 // openRegistry opens storage and the registry over it, serving the
-// built-in kinds and cfg.Resources.
-func openRegistry(cfg Config) (*registry.Store, error) {
+// built-in kinds and cfg.Resources; controlPlane: a simulated cluster's
+// scheduler and controllers run beside it (its componentstatuses say so),
+// here or, in the browser and at the edge, in the module the host runs
+// beside the core.
+func openRegistry(cfg Config, controlPlane bool) (*registry.Store, error) {
 	sc := cfg.Storage
 	sc.Budget = storage.Budget{Objects: cfg.Budget.Objects, Bytes: cfg.Budget.Bytes, Watchers: cfg.Budget.Watches}
 	served := api.NewRegistry(append(kinds.All(), cfg.Resources...)...)
@@ -236,6 +245,7 @@ func openRegistry(cfg Config) (*registry.Store, error) {
 		Authorization:  cfg.Authorization,
 		CEL:            hostCEL(cfg.CEL),
 		Webhooks:       cfg.Webhooks,
+		ControlPlane:   func() bool { return controlPlane },
 	})
 }
 

@@ -124,3 +124,50 @@ func TestSIM_3_KubeletRejectsHostPortConflict(t *testing.T) {
 		t.Errorf("first: %s", e.phase("first"))
 	}
 }
+
+// ephemeralStatus is the status of a Pod's ephemeral container.
+func (e *env) ephemeralStatus(name, container string) map[string]any {
+	statuses, _ := object.Path(e.get(pods+"/"+name), "status", "ephemeralContainerStatuses").([]any)
+	for _, s := range statuses {
+		if m := s.(map[string]any); m["name"] == container {
+			return m
+		}
+	}
+	return nil
+}
+
+// TestCONF_1_EphemeralContainers: an ephemeral container added to a running
+// Pod (kubectl debug's strategic merge patch) is started by the Pod's
+// kubelet and reported in ephemeralContainerStatuses, neither started nor
+// ready, as kubelet reports it: a shell with its standard input open keeps
+// running; one with a command that ends stays terminated, never restarted,
+// whatever the Pod's restartPolicy; the Pod's phase and conditions are the
+// app containers' alone.
+func TestCONF_1_EphemeralContainers(t *testing.T) {
+	e := newEnv(t, sim.Config{Nodes: 1})
+	e.create(pods, podDoc("web", `{"containers":[{"name":"app","image":"nginx"}]}`))
+	e.until(time.Minute, "web running", func() bool { return e.phase("web") == "Running" })
+	e.patch(pods+"/web/ephemeralcontainers", `{"spec":{"ephemeralContainers":[{"name":"debugger","image":"busybox","targetContainerName":"app","stdin":true,"tty":true,"terminationMessagePolicy":"File"}]}}`)
+	e.until(time.Minute, "the debugger running", func() bool {
+		return object.Path(e.ephemeralStatus("web", "debugger"), "state", "running") != nil
+	})
+	e.patch(pods+"/web/ephemeralcontainers", `{"spec":{"ephemeralContainers":[{"name":"once","image":"busybox","command":["/bin/false"]}]}}`)
+	e.until(time.Minute, "once terminated", func() bool {
+		return object.Path(e.ephemeralStatus("web", "once"), "state", "terminated") != nil
+	})
+	for range 10 { // ten minutes: a terminated ephemeral container stays so
+		e.clock.Step(time.Minute)
+		time.Sleep(time.Millisecond)
+	}
+	e.until(time.Minute, "settled", func() bool { return e.cluster.Pending() == 0 })
+	debugger, once := e.ephemeralStatus("web", "debugger"), e.ephemeralStatus("web", "once")
+	if object.Path(debugger, "state", "running") == nil || debugger["ready"] != false || debugger["started"] != nil {
+		t.Errorf("debugger: %v", debugger)
+	}
+	if object.Int(object.Path(once, "state", "terminated", "exitCode")) != 1 || object.Int(once["restartCount"]) != 0 {
+		t.Errorf("once: %v", once)
+	}
+	if e.phase("web") != "Running" || conditionOf(e.get(pods+"/web"), "Ready")["status"] != "True" {
+		t.Errorf("web: %s, Ready %v", e.phase("web"), conditionOf(e.get(pods+"/web"), "Ready"))
+	}
+}

@@ -251,6 +251,7 @@ func (k *kubelet) kill(ctx context.Context, cur *pod) error {
 		next.Status.Conditions = slices.Clone(cur.Status.Conditions)
 		next.Status.ContainerStatuses = slices.Clone(cur.Status.ContainerStatuses)
 		next.Status.InitContainerStatuses = slices.Clone(cur.Status.InitContainerStatuses)
+		next.Status.EphemeralContainerStatuses = slices.Clone(cur.Status.EphemeralContainerStatuses)
 		p := &podRun{k: k, pod: &next, now: k.clock.Now()}
 		p.stop(ctx)
 		next.Status.Phase = phase(&next.Spec, &next.Status, true)
@@ -332,8 +333,10 @@ func (p *podRun) step(ctx context.Context) {
 		waiting = "PodInitializing"
 	}
 	initialized := true
-	status.InitContainerStatuses = p.containers(ctx, spec.InitContainers, status.InitContainerStatuses, waiting, true, true, &initialized)
-	status.ContainerStatuses = p.containers(ctx, spec.Containers, status.ContainerStatuses, waiting, initialized, false, nil)
+	status.InitContainerStatuses = p.containers(ctx, spec.InitContainers, status.InitContainerStatuses, waiting, true, initContainer, &initialized)
+	status.ContainerStatuses = p.containers(ctx, spec.Containers, status.ContainerStatuses, waiting, initialized, regularContainer, nil)
+	status.EphemeralContainerStatuses = p.containers(ctx, ephemeral(spec.EphemeralContainers), status.EphemeralContainerStatuses, "ContainerCreating",
+		initialized, ephemeralContainer, nil)
 	status.Phase = phase(spec, status, false)
 	if status.PodIP == "" && (status.Phase != "Pending" || anyStarted(status.InitContainerStatuses)) {
 		ip := p.k.allocateIP(p.pod.Metadata.Key(), spec.HostNetwork)
@@ -349,12 +352,34 @@ func anyStarted(statuses []controllers.ContainerStatus) bool {
 	})
 }
 
-// containers moves the statuses of containers (init containers when init)
-// on, those whose turn it is: all of them once the Pod is initialized, an
-// init container once those before it have succeeded. For init containers,
-// *initialized says on return whether all have.
+// containerRole is which of a Pod's lists a container is in.
+type containerRole int
+
+const (
+	regularContainer containerRole = iota
+	initContainer
+	// ephemeralContainer: kubectl debug's, started in a Pod already
+	// initialized and never restarted; kubelet reports it neither started
+	// nor ready.
+	ephemeralContainer
+)
+
+// ephemeral are the ephemeral containers as containers.
+func ephemeral(list []controllers.EphemeralContainer) []controllers.Container {
+	out := make([]controllers.Container, len(list))
+	for i := range list {
+		out[i] = list[i].Container
+	}
+	return out
+}
+
+// containers moves the statuses of containers (of role) on, those whose
+// turn it is: all of them once the Pod is initialized, an init container
+// once those before it have succeeded. For init containers, *initialized
+// says on return whether all have.
 func (p *podRun) containers(ctx context.Context, containers []controllers.Container, old []controllers.ContainerStatus,
-	waiting string, turn, init bool, initialized *bool) []controllers.ContainerStatus {
+	waiting string, turn bool, role containerRole, initialized *bool) []controllers.ContainerStatus {
+	init := role == initContainer
 	var out []controllers.ContainerStatus
 	for i := range containers {
 		c := &containers[i]
@@ -367,7 +392,10 @@ func (p *podRun) containers(ctx context.Context, containers []controllers.Contai
 			cs.State.Waiting = &controllers.Waiting{Reason: waiting}
 		}
 		if turn {
-			p.container(ctx, c, &cs, init)
+			p.container(ctx, c, &cs, role)
+		}
+		if role == ephemeralContainer {
+			cs.Started, cs.Ready = nil, false
 		}
 		if init {
 			t := cs.State.Terminated
@@ -387,12 +415,15 @@ func (p *podRun) waitKey(c *controllers.Container) string { return p.pod.Metadat
 
 // container moves one container's status on, if its next step is due. An
 // init container restarts only when it failed, and not under restartPolicy
-// Never.
-func (p *podRun) container(ctx context.Context, c *controllers.Container, cs *controllers.ContainerStatus, init bool) {
+// Never; an ephemeral one never does.
+func (p *podRun) container(ctx context.Context, c *controllers.Container, cs *controllers.ContainerStatus, role containerRole) {
 	policy := p.pod.Spec.RestartPolicy
 	restart := func(exit int64) bool {
-		if init {
+		switch role {
+		case initContainer:
 			return policy != "Never" && exit != 0
+		case ephemeralContainer:
+			return false
 		}
 		return restarts(policy, exit)
 	}
@@ -449,7 +480,7 @@ func (p *podRun) container(ctx context.Context, c *controllers.Container, cs *co
 		p.startContainer(ctx, c, cs)
 	case state.Running != nil:
 		started := p.since(state.Running.StartedAt)
-		if !cs.Ready && !init {
+		if !cs.Ready && role == regularContainer {
 			if at := started.Add(p.k.after(readinessDelay(c))); at.After(p.now) {
 				p.due(at)
 			} else {
@@ -801,7 +832,8 @@ func (p *podRun) deadline(ctx context.Context) bool {
 // stop kills the Pod's running containers ("Killing"): each ends as a
 // process killed after its grace period does, with 137.
 func (p *podRun) stop(ctx context.Context) {
-	for _, statuses := range [][]controllers.ContainerStatus{p.pod.Status.InitContainerStatuses, p.pod.Status.ContainerStatuses} {
+	status := &p.pod.Status
+	for _, statuses := range [][]controllers.ContainerStatus{status.InitContainerStatuses, status.ContainerStatuses, status.EphemeralContainerStatuses} {
 		for i := range statuses {
 			cs := &statuses[i]
 			if cs.State.Running == nil {
@@ -811,7 +843,10 @@ func (p *podRun) stop(ctx context.Context) {
 			no := false
 			cs.State = controllers.ContainerState{Terminated: &controllers.Terminated{ExitCode: 137, Reason: "Error",
 				StartedAt: cs.State.Running.StartedAt, FinishedAt: object.Timestamp(p.now), ContainerID: cs.ContainerID}}
-			cs.Ready, cs.Started = false, &no
+			cs.Ready = false
+			if cs.Started != nil { // an ephemeral container's is never reported
+				cs.Started = &no
+			}
 		}
 	}
 }

@@ -55,8 +55,8 @@ func program(p *pod, c *controllers.Container, id string, fs files) run {
 		}
 		words = append([]string{"agnhost"}, words...)
 	}
-	if len(words) == 0 { // busybox's sh, with nothing to read
-		return run{after: runTime}
+	if len(words) == 0 { // busybox's sh: it reads its standard input, if open
+		return run{after: runTime, forever: c.Stdin}
 	}
 	sh := &shell{pod: p, c: c, id: id, env: env, fs: fs}
 	if isShell(words[0]) && len(words) > 2 && words[1] == "-c" {

@@ -25,6 +25,7 @@ import (
 	"kubeplay/core/controllers/resourcequota"
 	"kubeplay/core/controllers/serviceaccount"
 	"kubeplay/core/controllers/statefulset"
+	"kubeplay/core/controllers/tainteviction"
 	"kubeplay/core/web"
 )
 
@@ -111,7 +112,8 @@ func Start(h web.Handler, cfg Config) (*Cluster, error) {
 		serviceaccount.NewRootCAPublisher(kcm(), cfg.Clock),
 		resourcequota.New(kcm(), cfg.Clock),
 		disruption.New(kcm(), cfg.Clock),
-		podautoscaler.New(kcm(), cfg.Clock))
+		podautoscaler.New(kcm(), cfg.Clock),
+		tainteviction.New(kcm(), cfg.Clock))
 	for _, p := range cl.parts {
 		cl.wg.Add(1)
 		go func() {

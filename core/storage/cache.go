@@ -1,5 +1,7 @@
 package storage
 
+import "sync/atomic"
+
 // The watch cache's revision. kube-apiserver serves most lists from a watch
 // cache per resource, and the revision such a list answers at is the cache's:
 // that of the last change to the resource it saw, or a later one an etcd
@@ -29,7 +31,7 @@ const legacyResourceRevPrefix = "m/res/"
 func (s *Store) cacheRevisionLocked(opts ListOptions, rev, compacted int64) int64 {
 	cached := max(s.progressRev, s.openRev, compacted)
 	if v, ok := s.changed.Load(s.cfg.Collection(opts.Prefix)); ok {
-		cached = max(cached, v.(int64))
+		cached = max(cached, v.(*atomic.Int64).Load())
 	}
 	if cached >= rev || cached <= 0 {
 		return rev
@@ -41,16 +43,37 @@ func (s *Store) cacheRevisionLocked(opts ListOptions, rev, compacted int64) int6
 	return cached
 }
 
-// LastChange is the revision of the last change applied to any of
-// collections since the store opened (0 when none has changed): what an
-// owner caching something it made of their objects compares. It reads no
-// database, so that the check costs a request nothing it notices.
-func (s *Store) LastChange(collections ...string) int64 {
+// Changes is the revision of the last change applied to any of some
+// collections since the store opened (0 when none has changed), for an
+// owner caching something it made of their objects to compare: Last reads
+// no database and takes no lock, so that the check costs a request nothing
+// it notices. A change is counted before the write that made it is
+// answered.
+type Changes []*atomic.Int64
+
+// Changes follows collections' last change.
+func (s *Store) Changes(collections ...string) Changes {
+	out := make(Changes, len(collections))
+	for i, c := range collections {
+		out[i] = s.changeOf(c)
+	}
+	return out
+}
+
+// Last is the revision of the last change to any of the collections.
+func (c Changes) Last() int64 {
 	var last int64
-	for _, c := range collections {
-		if v, ok := s.changed.Load(c); ok {
-			last = max(last, v.(int64))
-		}
+	for _, n := range c {
+		last = max(last, n.Load())
 	}
 	return last
+}
+
+// changeOf is the counter of collection's last change.
+func (s *Store) changeOf(collection string) *atomic.Int64 {
+	if v, ok := s.changed.Load(collection); ok {
+		return v.(*atomic.Int64)
+	}
+	v, _ := s.changed.LoadOrStore(collection, new(atomic.Int64))
+	return v.(*atomic.Int64)
 }

@@ -151,7 +151,7 @@ func (s *Store) applyChange(tx *buntdb.Tx, rec journalRecord, ev *Event, rev int
 	if err := rec.apply(tx); err != nil || ev == nil {
 		return err
 	}
-	s.changed.Store(s.cfg.Collection(ev.Key), rev)
+	s.changeOf(s.cfg.Collection(ev.Key)).Store(rev)
 	return nil
 }
 

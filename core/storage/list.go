@@ -92,7 +92,7 @@ func (s *Store) List(opts ListOptions) (ListResult, error) {
 		return res, nil
 	case opts.Rev > rev:
 		return ListResult{}, ErrFutureRevision
-	case opts.Rev < compacted:
+	case opts.Rev < compacted, opts.Rev < s.CompactedRevision():
 		return ListResult{}, ErrCompacted
 	}
 	return s.listAt(opts, rev)

@@ -13,6 +13,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -133,7 +134,7 @@ type Store struct {
 	historyBytes  int64                 // the sum of their sizes; guarded by mu
 	journaled     int                   // records since the last snapshot; guarded by mu
 	usage         usage                 // the objects held; guarded by mu
-	changed       sync.Map              // collection → the revision of its last change applied since the store opened (LastChange)
+	changed       sync.Map              // collection → *atomic.Int64: the revision of its last change applied since the store opened (Changes)
 	restoreErrors []error               // written by Open only
 	openRev       int64                 // the revision at Open: every watch cache starts there
 	cacheMu       sync.Mutex
@@ -292,6 +293,21 @@ func (s *Store) Revision() int64 {
 func (s *Store) CompactedRevision() int64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.horizonLocked()
+}
+
+// horizonLocked is the revision compacted to as of now: s.compacted, or
+// later where retained changes have passed the history window but no commit
+// has dropped them yet (a commit drops a few at a time, and a quiet store
+// none). So a continue token or a watch from before the window expires on
+// time, as etcd's periodic compaction expires it, with or without writes
+// since. Called with s.mu held.
+func (s *Store) horizonLocked() int64 {
+	cut := s.cfg.Clock.Now().Add(-s.cfg.HistoryWindow)
+	n := sort.Search(len(s.history), func(i int) bool { return !s.history[i].time.Before(cut) })
+	if n > 0 && s.history[n-1].rev > s.compacted {
+		return s.history[n-1].rev
+	}
 	return s.compacted
 }
 

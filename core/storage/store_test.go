@@ -133,6 +133,32 @@ func TestStore_HistoryBounds(t *testing.T) {
 	}
 }
 
+// Past the window, a watch from before it is refused at once, however many
+// old changes wait for commits to drop them, and with no commit since.
+func TestStore_WindowWithoutCommits(t *testing.T) {
+	clk := clock.NewFake(time.Unix(1000, 0))
+	s := open(t, Config{HistoryWindow: time.Minute, Clock: clk})
+	for i := 0; i < 100; i++ {
+		put(t, s, fmt.Sprintf("k/%d", i), "v")
+	}
+	from := s.Revision() - 50
+	clk.Step(2 * time.Minute)
+	if _, err := s.Watch(WatchOptions{Prefix: "k/", Since: from}); !errors.Is(err, ErrCompacted) {
+		t.Fatalf("watch from before the window: %v", err)
+	}
+	if _, err := s.List(ListOptions{Prefix: "k/", Rev: from}); !errors.Is(err, ErrCompacted) {
+		t.Fatalf("list at a revision before the window: %v", err)
+	}
+	if c := s.CompactedRevision(); c != s.Revision() {
+		t.Fatalf("compacted %d, want %d", c, s.Revision())
+	}
+	w, err := s.Watch(WatchOptions{Prefix: "k/", Since: s.Revision()})
+	if err != nil {
+		t.Fatalf("watch from now: %v", err)
+	}
+	w.Stop()
+}
+
 func TestStore_WatchDeliversInOrderAndFilters(t *testing.T) {
 	s := open(t, Config{Attrs: func(_ string, v []byte) Attrs { return Attrs{Labels: map[string]string{"v": string(v)}} }})
 	put(t, s, "a/1", "red")

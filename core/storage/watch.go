@@ -81,7 +81,7 @@ func (s *Store) Watch(opts WatchOptions) (*Watcher, error) {
 		})
 	} else {
 		w.after, w.start = opts.Since, opts.Since
-		if opts.Since < s.compacted {
+		if opts.Since < s.horizonLocked() {
 			return nil, ErrCompacted
 		}
 		if opts.Since < rev {

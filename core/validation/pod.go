@@ -227,6 +227,7 @@ func podSpec(spec fields, p *field.Path, inPod bool) field.ErrorList {
 	add(&errs, volErrs...)
 	add(&errs, containers(spec.list("containers"), vols, p.Child("containers"))...)
 	add(&errs, initContainers(spec.list("initContainers"), spec.list("containers"), vols, p.Child("initContainers"))...)
+	add(&errs, ephemeralContainers(spec.list("ephemeralContainers"), spec.list("containers"), spec.list("initContainers"), vols, p.Child("ephemeralContainers"))...)
 	add(&errs, hostNetworkPorts(spec, p, inPod)...)
 	add(&errs, oneOf(spec.str("restartPolicy"), p.Child("restartPolicy"), "Always", "OnFailure", "Never")...)
 	add(&errs, oneOf(spec.str("dnsPolicy"), p.Child("dnsPolicy"), "ClusterFirstWithHostNet", "ClusterFirst", "Default", "None")...)
@@ -495,6 +496,9 @@ func volumeMounts(mounts []fields, vols map[string]bool, p *field.Path) field.Er
 			add(&errs, field.Invalid(idx.Child("mountPath"), path, "must be unique"))
 		}
 		paths[path] = true
+		if expr := m.str("subPathExpr"); expr != "" && m.str("subPath") != "" {
+			add(&errs, field.Invalid(idx.Child("subPathExpr"), expr, "subPathExpr and subPath are mutually exclusive"))
+		}
 	}
 	return errs
 }

@@ -5,10 +5,14 @@
 //                      as it came (the object strips /s/{id} and gives the core
 //                      the client's host); unknown ids, missing tokens and
 //                      declared bodies over 3 MiB are answered here, with
-//                      kube-apiserver's Status, without waking an object
-//   POST /sandboxes    the control plane, in Go (main.go beside this file, on
-//   POST /workshops    github.com/syumai/workers): one Go instance per
-//                      request, which suits requests this rare
+//                      kube-apiserver's Status, without waking an object;
+//                      the instructor token (INSTRUCTOR_TOKEN) reads any
+//                      sandbox (WORK-2: the object allows it GET and HEAD)
+//   /sandboxes[/...]   the control plane (internal/control's protocol), in Go
+//   /workshops         (main.go beside this file, on github.com/syumai/workers):
+//                      one Go instance per request, which suits requests this
+//                      rare (the instructor page's poll is one each 2 s)
+//   /instructor        the instructor page (instructor.html)
 //   everything else    the built playground from ASSETS, only the files
 //                      SITE_FILES lists, with the site's security headers
 //                      (sitepolicy.json, ui/sitepolicy's headers.json)
@@ -19,12 +23,17 @@
 import controlPlane from './worker.mjs';
 import sitePolicy from './sitepolicy.json';
 import { errorText, unavailable } from './bridge.mjs';
-import { MAX_BODY_BYTES, bearerToken, methodNotAllowed, notFound, tooLarge, unauthorized } from './kube.mjs';
+import { INSTRUCTOR_HEADER, MAX_BODY_BYTES, bearerToken, methodNotAllowed, notFound, sha256, tooLarge, unauthorized } from './kube.mjs';
 
 // What the control plane's newSandbox (create.go) makes.
 const SANDBOX_ID = /^[0-9a-f]{32}$/;
 const SANDBOX_PATH = /^\/s\/([^/]*)(?:\/|$)/;
-const CONTROL_PATHS = new Set(['/sandboxes', '/workshops']);
+// The workshop control protocol's (internal/control's Handles).
+const isControlPath = (p) => p === '/sandboxes' || p === '/workshops' || p.startsWith('/sandboxes/');
+
+// The site's pages served at a path of their own (playground/site.go has the
+// same): the playground, and the instructor page (WORK-2).
+const PAGES = { '/': '/index.html', '/instructor': '/instructor.html' };
 
 // Workers static assets name a file's type; a local disk service does not.
 // Go's mime.TypeByExtension for the types a built site holds.
@@ -39,7 +48,7 @@ const TYPES = {
 export default {
   async fetch(request, env, ctx) {
     const url = new URL(request.url);
-    if (CONTROL_PATHS.has(url.pathname)) return controlPlane.fetch(request, env, ctx);
+    if (isControlPath(url.pathname)) return controlPlane.fetch(request, env, ctx);
     const sandbox = SANDBOX_PATH.exec(url.pathname);
     if (sandbox) return toSandbox(request, env, sandbox[1]);
     return serveAsset(request, env, url);
@@ -49,10 +58,15 @@ export default {
 // toSandbox hands the request, body still streaming, to sandbox id's object.
 async function toSandbox(request, env, id) {
   if (!SANDBOX_ID.test(id)) return notFound();
-  if (bearerToken(request.headers.get('Authorization')) === null) return unauthorized();
+  const token = bearerToken(request.headers.get('Authorization'));
+  if (token === null) return unauthorized();
   if (Number(request.headers.get('Content-Length')) > MAX_BODY_BYTES) return tooLarge();
+  // Only this Worker says a request is the instructor's.
+  const headers = new Headers(request.headers);
+  headers.delete(INSTRUCTOR_HEADER);
+  if (await isInstructor(token, env)) headers.set(INSTRUCTOR_HEADER, 'read');
   try {
-    return await env.SANDBOX.get(env.SANDBOX.idFromName(id)).fetch(request);
+    return await env.SANDBOX.get(env.SANDBOX.idFromName(id)).fetch(new Request(request, { headers }));
   } catch (err) {
     // The object failed to start or was reset mid-request; the next request
     // starts it anew.
@@ -60,12 +74,20 @@ async function toSandbox(request, env, id) {
   }
 }
 
+// isInstructor says whether token is the instructor's (compared in constant
+// time over SHA-256, so lengths do not leak either).
+async function isInstructor(token, env) {
+  if (!env.INSTRUCTOR_TOKEN) return false;
+  const [got, want] = await Promise.all([sha256(token), sha256(env.INSTRUCTOR_TOKEN)]);
+  return crypto.subtle.timingSafeEqual(got, want);
+}
+
 // serveAsset answers with a file of the built playground.
 async function serveAsset(request, env, url) {
   if (request.method !== 'GET' && request.method !== 'HEAD') return methodNotAllowed();
   let name;
   try {
-    name = url.pathname === '/' ? '/index.html' : decodeURIComponent(url.pathname);
+    name = PAGES[url.pathname] || decodeURIComponent(url.pathname);
   } catch {
     return notFound();
   }

@@ -6,7 +6,8 @@
 //
 //   journal(seq, entry)   one CRC-framed record per acknowledged write
 //   snapshot(part, data)  the latest snapshot, in parts under the 2 MB value limit
-//   meta(key, value)      token hash, expiry, idle limit, last activity
+//   meta(key, value)      token hash, expiry, idle limit, last activity, and
+//                         the last usage seen (stats) for when the core is unloaded
 //
 // Durable Objects hold every outgoing message until the storage writes made
 // before it are durable, so a write's response is released only once its journal
@@ -20,12 +21,32 @@
 //                           (kubeplay-xds.wasm, started on first use as in the
 //                           browser: REST polling and the page's streams)
 //   https://control/create  POST {tokenHash, expiresAt, idleSeconds} → 201 | 409
+//   https://control/info    GET → {createdAt, lastActiveAt, expiresAt, cluster,
+//                           objects, bytes, maxObjects, maxBytes, recentErrors}
+//                           (WORK-2; the core's usage while it runs, else the
+//                           last seen: asking never starts the core)
+//   https://control/reset   POST → the info: a fresh core, same token and cluster
+//   https://control/token   POST {tokenHash} → 204: the old token is refused from now on
+//   https://control/        DELETE → 204: the sandbox and its storage are gone
+//   (each 404 once the sandbox is gone)
+//
+// A request with the front's instructor header (kube.mjs) reads the sandbox
+// as the instructor: GET and HEAD only (403 otherwise), not counted as the
+// attendee's activity.
 //
 // A core that fails to start answers 503 ServiceUnavailable; the next request
 // starts it anew.
 //
 // CreationLimiter is a per-caller fixed-window counter for sandbox creation:
 //   https://control/take?limit=N&window=SECONDS → 200 | 429 {retryAfterSeconds}
+//
+// Registry (one object, "instructor") lists the instructor's sandboxes
+// (WORK-2): id, label, workshop, token (the instructor downloads them again),
+// created; the front's control plane keeps it:
+//   https://control/add     POST {sandboxes: [{id, label, workshop, token, createdAt}]} → 204
+//   https://control/list    GET → {sandboxes: [...]}, oldest first
+//   https://control/token   POST {id, token} → 204 | 404
+//   https://control/remove  POST {id} → 204 | 404
 
 import { DurableObject } from 'cloudflare:workers';
 import './wasm_exec.js';
@@ -36,7 +57,7 @@ import xdsModule from './kubeplay-xds.wasm';
 // client first asks (an ArrayBuffer: a Data module).
 import openapiDocuments from './openapi-documents.bin';
 import { XDS_PATH, errorText, headerLines, jsonResponse, relay, runGo, statusResponse, unavailable } from './bridge.mjs';
-import { MAX_BODY_BYTES, bearerToken, notFound, tooLarge, unauthorized } from './kube.mjs';
+import { INSTRUCTOR_HEADER, MAX_BODY_BYTES, bearerToken, instructorWrites, notFound, sha256, tooLarge, unauthorized } from './kube.mjs';
 
 const SNAPSHOT_PART_BYTES = 1 << 20;
 // Last activity is stored at most this often (or a quarter of the idle limit).
@@ -49,6 +70,9 @@ const DEFAULT_UNLOAD_IDLE_SECONDS = 120;
 const CLIENT_PATH = /^\/s\/[^/]+(\/.*)?$/;
 // Paths the object answers itself, not the core.
 const STATUS_PATH = '/kubeplay/status';
+// How many of its clients' last failed requests a sandbox's info shows
+// (internal/control's RecentErrors).
+const RECENT_ERRORS = 5;
 
 export class Sandbox extends DurableObject {
   constructor(ctx, env) {
@@ -59,6 +83,7 @@ export class Sandbox extends DurableObject {
     this.instanceStartedAt = Date.now();
     this.openWatches = 0;
     this.lastRequestAt = 0;
+    this.lastAttendeeAt = 0; // the attendee's last request (meta's lastActive is stored at most each minute)
     this.unloadIdleMs = (Number(env.UNLOAD_IDLE_SECONDS) || DEFAULT_UNLOAD_IDLE_SECONDS) * 1000;
     this.sql.exec(`CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
       CREATE TABLE IF NOT EXISTS journal (seq INTEGER PRIMARY KEY AUTOINCREMENT, entry BLOB NOT NULL);
@@ -79,7 +104,17 @@ export class Sandbox extends DurableObject {
   }
 
   async control(request, url) {
-    if (url.pathname !== '/create' || request.method !== 'POST') return notFound();
+    const route = `${request.method} ${url.pathname}`;
+    if (route !== 'POST /create') {
+      if (!this.meta) return notFound();
+      switch (route) {
+        case 'GET /info': return jsonResponse(200, await this.info());
+        case 'POST /reset': return jsonResponse(200, await this.reset());
+        case 'POST /token': return this.newToken(await request.json());
+        case 'DELETE /': return this.remove();
+        default: return notFound();
+      }
+    }
     if (this.meta) return statusResponse(409, 'AlreadyExists', 'sandbox already exists');
     const { tokenHash, expiresAt, idleSeconds, cluster } = await request.json();
     if (!/^[0-9a-f]{64}$/.test(tokenHash) || !(expiresAt > Date.now()) || !(idleSeconds > 0)) {
@@ -96,10 +131,76 @@ export class Sandbox extends DurableObject {
     return new Response(null, { status: 201 });
   }
 
+  // info is what the instructor sees of the sandbox: the core's usage while it
+  // runs (kept for when it is unloaded), else the last seen.
+  async info() {
+    const { api } = this.core ? await this.core.catch(() => ({})) : {};
+    const usage = api && api.usage(RECENT_ERRORS);
+    if (usage) this.stats = JSON.parse(usage);
+    const stats = this.stats ?? this.meta.stats ?? {};
+    return {
+      createdAt: this.meta.createdAt,
+      lastActiveAt: Math.max(this.meta.lastActive, this.lastAttendeeAt),
+      expiresAt: this.meta.expiresAt,
+      cluster: this.meta.cluster,
+      objects: stats.objects ?? 0,
+      bytes: stats.bytes ?? 0,
+      maxObjects: stats.maxObjects ?? 0,
+      maxBytes: stats.maxBytes ?? 0,
+      recentErrors: stats.recentErrors ?? [],
+    };
+  }
+
+  // keepStats stores the core's last usage, for the info while it is unloaded.
+  async keepStats() {
+    const { api } = this.core ? await this.core.catch(() => ({})) : {};
+    const usage = api && api.usage(RECENT_ERRORS);
+    if (!usage) return;
+    this.sql.exec("INSERT OR REPLACE INTO meta (key, value) VALUES ('stats', ?)", usage);
+  }
+
+  // reset replaces the sandbox's state with a fresh core's: the core stops,
+  // its snapshot, journal and last usage go; the token, cluster and times
+  // stay. The next request starts the core empty.
+  async reset() {
+    await this.stopCore();
+    this.ctx.storage.transactionSync(() => {
+      this.sql.exec('DELETE FROM snapshot');
+      this.sql.exec('DELETE FROM journal');
+      this.sql.exec("DELETE FROM meta WHERE key = 'stats'");
+    });
+    this.stats = null;
+    this.meta.stats = null;
+    return this.info();
+  }
+
+  // newToken makes tokenHash the sandbox's token's.
+  newToken({ tokenHash }) {
+    if (!/^[0-9a-f]{64}$/.test(tokenHash || '')) return statusResponse(400, 'BadRequest', 'invalid token hash');
+    this.sql.exec("UPDATE meta SET value = ? WHERE key = 'tokenHash'", tokenHash);
+    this.meta = readMeta(this.sql);
+    return new Response(null, { status: 204 });
+  }
+
+  // remove deletes the sandbox with its storage now.
+  async remove() {
+    await this.stopCore();
+    this.meta = null;
+    this.stats = null;
+    await this.ctx.storage.deleteAlarm();
+    await this.ctx.storage.deleteAll();
+    return new Response(null, { status: 204 });
+  }
+
   // serve answers a client's request for path (below /s/{id}).
   async serve(request, url, path) {
     if (!this.meta) return notFound();
-    if (!(await tokenMatches(request.headers.get('Authorization'), this.meta.tokenHash))) return unauthorized();
+    // The sandbox's token, or the instructor reading.
+    const attendee = await tokenMatches(request.headers.get('Authorization'), this.meta.tokenHash);
+    if (!attendee) {
+      if (request.headers.get(INSTRUCTOR_HEADER) !== 'read') return unauthorized();
+      if (request.method !== 'GET' && request.method !== 'HEAD') return instructorWrites();
+    }
     const declared = Number(request.headers.get('Content-Length') || 0);
     if (declared > MAX_BODY_BYTES) return tooLarge();
     let body = null;
@@ -107,7 +208,10 @@ export class Sandbox extends DurableObject {
       body = await readLimited(request.body, MAX_BODY_BYTES);
       if (!body) return tooLarge();
     }
-    this.touch();
+    if (attendee) {
+      this.touch();
+      this.lastAttendeeAt = Date.now();
+    }
     let core;
     try {
       core = await this.startCore();
@@ -139,7 +243,7 @@ export class Sandbox extends DurableObject {
     // The sandbox's token was checked above; the core knows its holder as the
     // sandbox's admin (the core's default token table: `kubeplay` is
     // kubernetes-admin), and impersonation headers pick anyone else.
-    const headers = 'authorization: Bearer kubeplay\r\n' + headerLines(request.headers, ['authorization']);
+    const headers = 'authorization: Bearer kubeplay\r\n' + headerLines(request.headers, ['authorization', INSTRUCTOR_HEADER]);
     // A watch, or a page reading an xDS stream, keeps the core loaded.
     const open = handle !== api.handle || /^(1|true)$/.test(url.searchParams.get('watch') || '');
     return relay(handle, { method: request.method, url: url.origin + path + url.search, headers, body }, {
@@ -307,6 +411,7 @@ export class Sandbox extends DurableObject {
   // unload stops the core and resets the object: the Go instance and everything
   // it holds are dropped; storage already has every acknowledged write.
   async unload() {
+    await this.keepStats();
     await this.stopCore();
     console.log('kubeplay sandbox idle: core unloaded');
     this.ctx.abort('idle: kubeplay core unloaded');
@@ -390,6 +495,49 @@ export class CreationLimiter extends DurableObject {
   }
 }
 
+export class Registry extends DurableObject {
+  constructor(ctx, env) {
+    super(ctx, env);
+    this.sql = ctx.storage.sql;
+    this.sql.exec(`CREATE TABLE IF NOT EXISTS sandboxes (id TEXT PRIMARY KEY, label TEXT NOT NULL, workshop TEXT NOT NULL,
+      token TEXT NOT NULL, created_at INTEGER NOT NULL)`);
+  }
+
+  async fetch(request) {
+    const url = new URL(request.url);
+    switch (`${request.method} ${url.pathname}`) {
+      case 'POST /add': {
+        const { sandboxes } = await request.json();
+        this.ctx.storage.transactionSync(() => {
+          for (const s of sandboxes) {
+            this.sql.exec('INSERT OR REPLACE INTO sandboxes (id, label, workshop, token, created_at) VALUES (?, ?, ?, ?, ?)',
+              s.id, s.label || '', s.workshop || '', s.token, s.createdAt);
+          }
+        });
+        return new Response(null, { status: 204 });
+      }
+      case 'GET /list': {
+        const rows = this.sql.exec('SELECT id, label, workshop, token, created_at FROM sandboxes ORDER BY created_at, rowid').toArray();
+        return jsonResponse(200, { sandboxes: rows.map((r) => ({ id: r.id, label: r.label, workshop: r.workshop, token: r.token, createdAt: r.created_at })) });
+      }
+      case 'POST /token': {
+        const { id, token } = await request.json();
+        return this.changed(this.sql.exec('UPDATE sandboxes SET token = ? WHERE id = ?', token, id));
+      }
+      case 'POST /remove': {
+        const { id } = await request.json();
+        return this.changed(this.sql.exec('DELETE FROM sandboxes WHERE id = ?', id));
+      }
+      default:
+        return notFound();
+    }
+  }
+
+  changed(cursor) {
+    return cursor.rowsWritten > 0 ? new Response(null, { status: 204 }) : notFound();
+  }
+}
+
 // The sandbox Worker has no public routes: only the front Worker reaches its
 // objects, through Durable Object bindings.
 export default {
@@ -409,6 +557,7 @@ function readMeta(sql) {
     createdAt: Number(m.createdAt),
     lastActive: Number(m.lastActive),
     cluster: JSON.parse(m.cluster ?? '{}'),
+    stats: m.stats ? JSON.parse(m.stats) : null,
   };
 }
 
@@ -417,8 +566,7 @@ function readMeta(sql) {
 async function tokenMatches(authorization, tokenHash) {
   const token = bearerToken(authorization);
   if (token === null) return false;
-  const presented = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(token)));
-  return crypto.subtle.timingSafeEqual(presented, tokenHash);
+  return crypto.subtle.timingSafeEqual(await sha256(token), tokenHash);
 }
 
 // readLimited reads a body of at most limit bytes, or returns null past it.

@@ -55,7 +55,7 @@ func TestServedPaths(t *testing.T) {
 		"/api/v1/namespaces/{namespace}/pods/{name}/log":                 true,
 		"/api/v1/namespaces/{namespace}/pods/{name}/exec":                true,
 		"/api/v1/namespaces/{namespace}/pods/{name}/proxy/{path}":        true,
-		"/api/v1/namespaces/{namespace}/pods/{name}/ephemeralcontainers": false,
+		"/api/v1/namespaces/{namespace}/pods/{name}/ephemeralcontainers": true,
 		"/api/v1/persistentvolumes":                                      true,
 		"/api/v1/replicationcontrollers":                                 true,
 		"/api/v1/podtemplates":                                           true,

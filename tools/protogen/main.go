@@ -90,6 +90,7 @@ func roots() []root {
 	add("events.k8s.io/v1", &eventsv1.Event{}, &eventsv1.EventList{})
 	add("v1", &corev1.ServiceAccount{}, &corev1.ServiceAccountList{})
 	add("v1", &corev1.PodTemplate{}, &corev1.PodTemplateList{})
+	add("v1", &corev1.ComponentStatus{}, &corev1.ComponentStatusList{})
 	add("v1", &corev1.ReplicationController{}, &corev1.ReplicationControllerList{})
 	add("apps/v1", &appsv1.Deployment{}, &appsv1.DeploymentList{})
 	add("apps/v1", &appsv1.ReplicaSet{}, &appsv1.ReplicaSetList{})

@@ -61,7 +61,7 @@ export function createApfPanel() {
     h('option', { value: 'demo' }, 'playground-demo (1 seat, 8 queues of 5, hand 2)'),
     h('option', { value: 'as-is' }, 'as classified (global-default for these users)'),
   );
-  const startBtn = h('button', { type: 'submit', class: 'primary', testid: 'apf-load-start' }, 'Start load');
+  const startBtn = h('button', { type: 'submit', class: 'primary', testid: 'apf-load-start', dataset: { write: '' } }, 'Start load');
   const stopBtn = h('button', { type: 'button', testid: 'apf-load-stop', disabled: true, on: { click: () => load && load.stop() } }, 'Stop');
   const results = h('tbody');
   const resultsTable = h(

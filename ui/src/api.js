@@ -19,6 +19,14 @@
 //     run, so sandbox requests fail at once instead of waiting for it
 //   TARGET_KINDS — [{kind, label}]
 //   linkOffer() → {url, token} | null, answerLinkOffer(accept)
+//   readOnlySandbox() → the sandbox id when the page is a read-only view, else ''
+//
+// Read-only (WORK-2): the instructor page opens this page as
+// /?readonly=<sandbox id>, in a tab that starts with a copy of the instructor
+// tab's sessionStorage; the target is then that sandbox at this origin
+// (/s/<id>) with the instructor token, which the hosts accept for reads only.
+// It is fixed for the page's life and never stored: the token stays in
+// sessionStorage, out of localStorage and of every URL.
 //
 // A link may offer a remote target in its fragment, which never reaches a
 // server: #target=remote&url=<base URL>&token=<bearer token> (what the edge's
@@ -27,6 +35,8 @@
 // be shown here, so a link from anyone must not choose it silently. Accepted,
 // it is stored like a choice made in the page; either way the fragment then
 // leaves the address bar.
+
+import { TOKEN_KEY, readOnlyTarget } from './instructormodel.js';
 
 const STORAGE_KEY = 'kubeplay.target';
 const EVENT = 'kubeplay-target-change';
@@ -41,6 +51,24 @@ const events = new EventTarget();
 
 // The last choice made on this page (also the fallback when storage is unusable).
 let memo = null;
+
+// The read-only view's target, when this page is one.
+const readOnly = typeof location === 'undefined' ? null : readOnlyTarget(location.href, instructorToken());
+
+// instructorToken is the instructor page's token from this tab's storage, or
+// from the instructor tab that opened this one (same origin).
+function instructorToken() {
+  try {
+    return sessionStorage.getItem(TOKEN_KEY) || (window.opener && window.opener.sessionStorage.getItem(TOKEN_KEY)) || '';
+  } catch {
+    return '';
+  }
+}
+
+/** The sandbox this page views read-only, or '' when it is not a read-only view. */
+export function readOnlySandbox() {
+  return readOnly ? readOnly.id : '';
+}
 
 /** The remote target the page's link offers, or null. */
 export function linkOffer() {
@@ -80,19 +108,22 @@ function describe(t) {
     kind: t.kind,
     url,
     token: t.token || '',
-    label: t.kind === 'remote' ? `Remote ${url || '(no URL)'}` : kind.label,
+    label: t.readOnly ? `Read-only ${url}` : t.kind === 'remote' ? `Remote ${url || '(no URL)'}` : kind.label,
     baseUrl: t.kind === 'remote' ? url : origin(),
+    readOnly: !!t.readOnly,
   };
 }
 
 /** The target requests go to now. */
 export function currentTarget() {
+  if (readOnly) return describe({ kind: 'remote', url: readOnly.url, token: readOnly.token, readOnly: true });
   return describe(memo || readStored());
 }
 
 /** Chooses and persists the target; listeners of onTargetChange are told. */
 export function setTarget({ kind, url = '', token = '' }) {
   if (!TARGET_KINDS.some((t) => t.kind === kind)) throw new Error(`unknown target ${kind}`);
+  if (readOnly) throw new Error('a read-only view keeps its sandbox as the target');
   const v = { kind, url: String(url).trim(), token: String(token).trim() };
   try {
     localStorage.setItem(STORAGE_KEY, JSON.stringify(v));

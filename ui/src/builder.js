@@ -19,6 +19,7 @@ import { TEMPLATES, instantiate } from './templates.js';
 import { resourceKey, commitPath } from './query.js';
 
 export const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'];
+const READ_METHODS = new Set(['GET', 'HEAD']);
 
 export const QUERY_KEYS = [
   'watch', 'labelSelector', 'fieldSelector', 'limit', 'continue', 'resourceVersion', 'resourceVersionMatch',
@@ -205,6 +206,14 @@ export function createBuilder({ responseView, onOpenWatch }) {
 
   function onMethodChange() {
     updateHints();
+    updateSendable();
+  }
+
+  // A read-only view (WORK-2) sends reads only: Send is disabled for the rest.
+  function updateSendable() {
+    const refused = currentTarget().readOnly && !READ_METHODS.has(method.value);
+    sendBtn.disabled = refused;
+    sendBtn.title = refused ? 'A read-only view sends GET and HEAD only' : '';
   }
 
   function setMode(mode, convert = true) {
@@ -324,9 +333,11 @@ export function createBuilder({ responseView, onOpenWatch }) {
     hidePrepError();
     moveQueryToRows();
     updateHints();
+    updateSendable();
   }
 
   async function send() {
+    if (sendBtn.disabled) return;
     moveQueryToRows();
     const req = prepare();
     if (req.error) {

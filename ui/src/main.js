@@ -20,6 +20,9 @@
 //     reset-sandbox          wipes the sandbox (asks to confirm first)
 //     cluster-mode           the sandbox's cluster <select>: api-only | simulated (the
 //                            service worker's /debug/kubeplay/cluster; shown for the sandbox)
+//     readonly-badge         shown instead of the target switch in a read-only view of a
+//                            sandbox (WORK-2: /?readonly=<id>, opened by the instructor page;
+//                            write controls, marked data-write, are disabled there)
 //     target-offer           a link's offer of a remote target (#target=remote&url=…),
 //                            with target-offer-url, target-offer-accept, target-offer-dismiss
 //     tab-request, tab-watch, tab-cluster, tab-apf, tab-xds, tab-requests, tab-tutorials   the tabs
@@ -106,7 +109,7 @@
 
 import './styles.css';
 import { h, mount } from './dom.js';
-import { apiFetch, currentTarget, setTarget, onTargetChange, linkOffer, answerLinkOffer, TARGET_KINDS } from './api.js';
+import { apiFetch, currentTarget, setTarget, onTargetChange, linkOffer, answerLinkOffer, readOnlySandbox, TARGET_KINDS } from './api.js';
 import { initSandbox, onSandboxStatus, resetSandbox, sandboxStatus, dismissRestoreErrors } from './sandbox.js';
 import { invalidateDiscovery, loadDiscovery } from './discovery.js';
 import { createResponseView } from './response.js';
@@ -127,6 +130,8 @@ function main() {
 
   // ---- header: target switch, sandbox status, reset ---------------------------
   const target = currentTarget();
+  // A read-only view of one sandbox (WORK-2) keeps that target: no switch.
+  const readOnly = readOnlySandbox();
   const targetSelect = h(
     'select',
     { testid: 'target-select', title: 'Where requests go', on: { change: onTargetSelect } },
@@ -172,7 +177,9 @@ function main() {
     h('div', { class: 'brand' }, h('span', { class: 'logo' }, '⎈'), ' kubeplay'),
     h('nav', { class: 'tabs' }, tabButtons),
     h('div', { class: 'grow' }),
-    h('div', { class: 'target' }, h('label', {}, 'Target ', targetSelect), remoteBox, targetInfo),
+    readOnly
+      ? h('span', { class: 'badge readonly-badge', testid: 'readonly-badge', title: 'Opened from the instructor page: reads only' }, `read-only · sandbox ${readOnly.slice(0, 8)}`)
+      : h('div', { class: 'target' }, h('label', {}, 'Target ', targetSelect), remoteBox, targetInfo),
     sandboxBox,
   );
 
@@ -244,6 +251,14 @@ function main() {
   }
   window.addEventListener('hashchange', showTab);
   showTab();
+  if (readOnly) {
+    // The instructor sees the sandbox's Cluster view with its requests beside it.
+    document.body.classList.add('readonly');
+    document.title = `kubeplay — read-only ${readOnly.slice(0, 8)}`;
+    disableWrites(app);
+    requestsPanel.setDocked(true);
+    clusterView.start();
+  }
 
   // ---- target -----------------------------------------------------------------------
   function onTargetSelect() {
@@ -392,6 +407,21 @@ function main() {
   if (currentTarget().kind !== 'sandbox') loadDiscovery().catch(() => {});
 
   window.kubeplayUI = { apiFetch, currentTarget, setTarget, builder, watch: watchPanel, cluster: clusterView, apf: apfPanel, xds: xdsPanel, requests: requestsPanel, tutorials, sandboxStatus };
+}
+
+// disableWrites keeps every control marked data-write in root disabled, those
+// rendered later included (a read-only view).
+function disableWrites(root) {
+  const apply = () => {
+    for (const el of root.querySelectorAll('[data-write]')) {
+      if (!el.disabled) {
+        el.disabled = true;
+        el.title = 'A read-only view sends no writes';
+      }
+    }
+  };
+  new MutationObserver(apply).observe(root, { subtree: true, childList: true, attributes: true, attributeFilter: ['disabled'] });
+  apply();
 }
 
 // renderLinkOffer asks whether to use the remote target a link offers (null

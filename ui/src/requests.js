@@ -204,5 +204,11 @@ export function createRequestsPanel({ onDock } = {}) {
     start();
   });
 
-  return { el, start, stop, log, isDocked: () => dock.checked };
+  // setDocked keeps the panel beside the other tabs (on) or not.
+  function setDocked(on) {
+    dock.checked = on;
+    if (onDock) onDock(on);
+  }
+
+  return { el, start, stop, log, isDocked: () => dock.checked, setDocked };
 }

@@ -227,7 +227,7 @@ export function createTutorialPlayer({ onOpenInBuilder }) {
       else bodyPre.innerHTML = highlightJson(bodyText);
     }
 
-    const runBtn = h('button', { type: 'button', class: 'primary', testid: 'tutorial-run-step', disabled: running, on: { click: run } }, running ? 'Running…' : res ? 'Run again' : 'Run step');
+    const runBtn = h('button', { type: 'button', class: 'primary', testid: 'tutorial-run-step', dataset: { write: '' }, disabled: running, on: { click: run } }, running ? 'Running…' : res ? 'Run again' : 'Run step');
     const nextBtn = h('button', { type: 'button', testid: 'tutorial-next', disabled: i >= n - 1, class: res && res.ok ? 'primary' : '', on: { click: () => go(i + 1) } }, 'Next →');
     const prevBtn = h('button', { type: 'button', testid: 'tutorial-prev', disabled: i === 0, on: { click: () => go(i - 1) } }, '← Previous');
     const restartBtn = h('button', { type: 'button', testid: 'tutorial-restart', on: { click: () => { if (confirm('Start this tutorial over (forgets saved variables and results)?')) restart(); } } }, 'Start over');

@@ -20,7 +20,7 @@ export function createWatchPanel({ getNamespace }) {
   const bookmarks = h('input', { type: 'checkbox', testid: 'watch-bookmarks', checked: true });
   const initial = h('input', { type: 'checkbox', testid: 'watch-initial-events' });
   const startBtn = h('button', { class: 'primary', testid: 'watch-start', type: 'submit' }, 'Start watch');
-  const compactBtn = h('button', { type: 'button', testid: 'watch-compact', title: 'POST /debug/kubeplay/compact: drops the change history, so resuming from an older resourceVersion answers 410 Gone (a kubeplay teaching aid, like etcd compaction)', on: { click: compact } }, 'Compact history');
+  const compactBtn = h('button', { type: 'button', testid: 'watch-compact', dataset: { write: '' }, title: 'POST /debug/kubeplay/compact: drops the change history, so resuming from an older resourceVersion answers 410 Gone (a kubeplay teaching aid, like etcd compaction)', on: { click: compact } }, 'Compact history');
   const note = h('span', { class: 'muted', testid: 'watch-note' });
   const list = h('div', { class: 'watch-list', testid: 'watch-list' });
   const sessions = new Set();

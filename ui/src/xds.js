@@ -45,7 +45,7 @@ export function createXdsPanel() {
   const nodeId = h('input', { value: 'envoy-1', size: 12, testid: 'xds-node-id' });
   const nodeCluster = h('input', { value: 'playground', size: 12, testid: 'xds-node-cluster' });
   const protocol = h('select', { testid: 'xds-protocol' }, h('option', { value: 'delta' }, 'delta'), h('option', { value: 'sotw' }, 'state of the world'));
-  const connectBtn = h('button', { type: 'button', class: 'primary', testid: 'xds-connect', on: { click: connect } }, 'Connect');
+  const connectBtn = h('button', { type: 'button', class: 'primary', testid: 'xds-connect', dataset: { write: '' }, on: { click: connect } }, 'Connect');
   const disconnectBtn = h('button', { type: 'button', testid: 'xds-disconnect', disabled: true, on: { click: disconnect } }, 'Disconnect');
   const streamState = h('span', { class: 'muted', testid: 'xds-stream-state' }, 'not connected');
 

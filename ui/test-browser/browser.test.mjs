@@ -107,6 +107,15 @@ function followLines(page, path, name, headers = {}) {
   }, { path, name, headers });
 }
 
+// moduleCached: the worker has cached the module at path, which it does when
+// it first fetches it (modules are no install assets).
+function moduleCached(page, path) {
+  return page.evaluate(async (path) => {
+    for (const name of await caches.keys()) if (await (await caches.open(name)).match(path)) return true;
+    return false;
+  }, path);
+}
+
 const cm = (name) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { k: name } });
 const CMS = '/api/v1/namespaces/default/configmaps';
 
@@ -787,11 +796,7 @@ test('XDS-7 PLAY-6: in the browser, the xDS module checks Envoy resources for th
 
 test('CEL: in the browser, a CustomResourceDefinition\'s rules are checked and evaluated by the CEL module, loaded on first use: a custom resource breaking a rule is refused with kube\'s message', async () => {
   const page = await openPlayground();
-  // The worker caches the module when it first fetches it (it is no install asset).
-  const celCached = () => page.evaluate(async () => {
-    for (const name of await caches.keys()) if (await (await caches.open(name)).match('/kubeplay-cel.wasm')) return true;
-    return false;
-  });
+  const celCached = () => moduleCached(page, '/kubeplay-cel.wasm');
   assert.equal(await celCached(), false, 'the CEL module is loaded before a rule needs it');
   const crd = (rules) => ({
     apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'widgets.cel.example.com' },
@@ -829,6 +834,60 @@ test('CEL: in the browser, a CustomResourceDefinition\'s rules are checked and e
   assert.equal((await api(page, 'POST', WIDGETS, widget({ replicas: 2, maxReplicas: 3, name: 'web' }))).status, 201);
   assert.equal(await page.evaluate(() => navigator.serviceWorker.controller !== null), true);
   await page.screenshot({ path: join(artifacts, 'cel-refused.png') });
+  await page.close();
+});
+
+test('CEL: in the browser, a ValidatingAdmissionPolicy and its binding are enforced by the policies\' CEL module, loaded on first use: a Deployment is denied with kube\'s message, the authorizer library asks the core', async () => {
+  const page = await openPlayground();
+  const vapCached = () => moduleCached(page, '/kubeplay-vap.wasm');
+  assert.equal(await vapCached(), false, 'the policies\' module is loaded before a policy needs it');
+  const NS = 'vap-browser';
+  assert.equal((await api(page, 'POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } })).status, 201);
+  const POLICIES = '/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies';
+  const BINDINGS = '/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicybindings';
+  const policy = (validations) => ({
+    apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingAdmissionPolicy', metadata: { name: 'replicas.example.com' },
+    spec: {
+      matchConstraints: {
+        namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': NS } },
+        resourceRules: [{ apiGroups: ['apps'], apiVersions: ['v1'], operations: ['CREATE', 'UPDATE'], resources: ['deployments'] }],
+      },
+      validations,
+    },
+  });
+  // An expression that does not compile is refused as kube refuses it (the module checks it).
+  const bad = await api(page, 'POST', POLICIES, policy([{ expression: 'object.spec.replicas > variables.nope' }]));
+  assert.equal(bad.status, 422, bad.text);
+  assert.equal(await vapCached(), true, 'the policies\' module was not loaded');
+  assert.match(bad.json.message, /spec\.validations\[0\]\.expression: Invalid value: "object\.spec\.replicas > variables\.nope": compilation failed: ERROR: <input>:1:33: undefined field 'nope'/);
+  const created = await api(page, 'POST', POLICIES, policy([
+    { expression: 'object.spec.replicas > 1', messageExpression: "'wants replicas > 1, got ' + string(object.spec.replicas)" },
+    { expression: "authorizer.group('apps').resource('deployments').namespace(request.namespace).check('delete').allowed()", message: 'the user may not delete deployments' },
+    { expression: "!authorizer.serviceAccount(request.namespace, 'builder').group('apps').resource('deployments').check('delete').allowed()", message: 'the builder service account may delete deployments' },
+  ]));
+  assert.equal(created.status, 201, created.text);
+  const binding = { apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingAdmissionPolicyBinding', metadata: { name: 'replicas-binding.example.com' },
+    spec: { policyName: 'replicas.example.com', validationActions: ['Deny'] } };
+  assert.equal((await api(page, 'POST', BINDINGS, binding)).status, 201);
+  const deployment = (name, replicas) => ({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name },
+    spec: { replicas, selector: { matchLabels: { app: name } },
+      template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } } } });
+  const DEPLOYMENTS = `/apis/apps/v1/namespaces/${NS}/deployments`;
+  // kube's answer, as recorded (core/apiserver/testdata/vap-kube-1.32.13.json, case deny)
+  const message = "ValidatingAdmissionPolicy 'replicas.example.com' with binding 'replicas-binding.example.com' denied request: wants replicas > 1, got 1";
+  const denied = await api(page, 'POST', DEPLOYMENTS, deployment('single', 1));
+  assert.equal(denied.status, 422, denied.text);
+  assert.deepEqual(denied.json, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'deployments.apps "single" is forbidden: ' + message,
+    reason: 'Invalid', details: { name: 'single', group: 'apps', kind: 'deployments', causes: [{ message }] }, code: 422 });
+  // the page's user may delete Deployments (the core's authorizer says so); the second passes
+  const allowed = await api(page, 'POST', DEPLOYMENTS, deployment('replicated', 2));
+  assert.equal(allowed.status, 201, allowed.text);
+  await page.screenshot({ path: join(artifacts, 'vap-denied.png') });
+  // The policy judges nothing once gone.
+  assert.equal((await api(page, 'DELETE', BINDINGS + '/replicas-binding.example.com')).status, 200);
+  assert.equal((await api(page, 'DELETE', POLICIES + '/replicas.example.com')).status, 200);
+  assert.equal((await api(page, 'POST', DEPLOYMENTS, deployment('single', 1))).status, 201);
+  assert.equal((await api(page, 'DELETE', '/api/v1/namespaces/' + NS)).status, 200);
   await page.close();
 });
 
@@ -1067,7 +1126,9 @@ test('WORK-3: the Requests panel shows kubectl\'s PATCH for kubectl scale and th
     // Only kubectl's, then one as curl with its body and answer.
     await page.selectOption(sel('requests-filter-client'), 'kubectl');
     await page.waitForFunction(() => [...document.querySelectorAll('[data-testid="requests-row"]')].every((r) => r.dataset.client === 'kubectl'), null, { timeout: 5000 });
-    await (await page.waitForSelector(sel('requests-row', { client: 'kubectl', method: 'PATCH', code: 200 }))).click();
+    // A locator, not an element handle: the panel re-renders its rows as it
+    // polls, and a locator finds the row again if it was replaced.
+    await page.locator(sel('requests-row', { client: 'kubectl', method: 'PATCH', code: 200 })).first().click();
     const curl = await (await page.waitForSelector(sel('requests-curl'))).innerText();
     assert.match(curl, /^curl -sS -X PATCH .*Content-Type: application\/merge-patch\+json.*--data-binary '\{"spec":\{"replicas":3\}\}' .*\/apis\/apps\/v1\/namespaces\/default\/deployments\/logged\/scale/s);
     assert.match(await page.innerText(sel('requests-response-body')), /"kind": "Scale"/);

@@ -1,6 +1,8 @@
 // Package celapi is core/cel as core/api's CEL: what hosts that link cel-go
-// (natively, tests) give the server. It is apart from core/cel so that the
-// browser's CEL module, which speaks JSON, links none of core/api.
+// (natively, tests) give the server; a policy's errors worded as the
+// browser's policy module words them (core/cel/celmodule's CheckPolicy). It
+// is apart from core/cel so that the browser's CEL modules, which speak
+// JSON, link none of core/api.
 package celapi
 
 import (
@@ -8,6 +10,7 @@ import (
 
 	"kubeplay/core/api"
 	"kubeplay/core/cel"
+	"kubeplay/core/cel/celmodule"
 	"kubeplay/core/field"
 )
 
@@ -50,9 +53,5 @@ func (v evaluator) EvaluatePolicy(ctx context.Context, req api.PolicyRequest) []
 }
 
 func (v evaluator) CheckPolicy(spec map[string]any) field.ErrorList {
-	var errs field.ErrorList
-	for _, i := range cel.CheckPolicy(spec) {
-		errs = append(errs, field.Invalid(field.NewPath(i.Path), i.Expression, i.Detail))
-	}
-	return errs
+	return celmodule.CheckPolicy(spec)
 }

@@ -421,3 +421,26 @@ func listWithMore(list []string) string {
 	}
 	return strings.Join(list, ",")
 }
+
+// ComponentStatus prints a ComponentStatus's Healthy condition: Healthy or
+// Unhealthy (Unknown without one), its message and error.
+var ComponentStatus = &Printer{
+	columns: []Column{nameColumn, {Name: "Status", Type: "string", Description: "Status of the component conditions"},
+		{Name: "Message", Type: "string", Description: "Message of the component conditions"},
+		{Name: "Error", Type: "string", Description: "Error of the component conditions"}},
+	cells: func(obj object.Object, _ time.Time) []any {
+		status, message, errText := "Unknown", "", ""
+		conds, _ := obj["conditions"].([]any)
+		for _, c := range conds {
+			if m, _ := c.(map[string]any); object.String(m["type"]) == "Healthy" {
+				status = "Unhealthy"
+				if m["status"] == "True" {
+					status = "Healthy"
+				}
+				message, errText = object.String(m["message"]), object.String(m["error"])
+				break
+			}
+		}
+		return []any{name(obj), status, message, errText}
+	},
+}

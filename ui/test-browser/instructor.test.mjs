@@ -1,0 +1,164 @@
+// WORK-2: the instructor page (/instructor) in headless Chromium against the
+// native server with an instructor token (KUBEPLAY_INSTRUCTOR_TOKEN): it
+// lists a workshop's sandboxes with their activity, resets one (the others
+// keep their objects), and opens one read-only. Screenshots go to
+// build/artifacts/.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, execFileSync } from 'node:child_process';
+import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { chromium } from 'playwright-core';
+
+const repo = resolve(import.meta.dirname, '..', '..');
+const site = join(repo, 'build', 'site');
+const artifacts = join(repo, 'build', 'artifacts');
+const chromiumPath = process.env.CHROMIUM || '/usr/bin/chromium';
+const INSTRUCTOR = 'instructor-' + Math.random().toString(36).slice(2);
+const CMS = '/api/v1/namespaces/default/configmaps';
+
+let server, base, context, scratch;
+
+before(async () => {
+  scratch = mkdtempSync(join(tmpdir(), 'kubeplay-instructor-'));
+  mkdirSync(artifacts, { recursive: true });
+  const bin = join(scratch, 'playground');
+  execFileSync('go', ['build', '-o', bin, './playground'], { cwd: repo, stdio: 'inherit' });
+  server = spawn(bin, ['--listen', '127.0.0.1:0', '--site', site, '--quiet'], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: { ...process.env, KUBEPLAY_INSTRUCTOR_TOKEN: INSTRUCTOR },
+  });
+  base = await new Promise((resolveURL, reject) => {
+    let buf = '';
+    server.stderr.on('data', (d) => {
+      buf += d;
+      const m = buf.match(/kubeplay API at (https?:\/\/\S+)/);
+      if (m) resolveURL(m[1].replace(/\/$/, ''));
+    });
+    server.on('exit', (code) => reject(new Error('playground exited ' + code + ': ' + buf)));
+  });
+  context = await chromium.launchPersistentContext(join(scratch, 'profile'), {
+    executablePath: chromiumPath,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync'],
+    viewport: { width: 1400, height: 900 },
+  });
+});
+
+after(async () => {
+  await context?.close();
+  server?.kill('SIGTERM');
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+/** fetch against the server; {status, json}. */
+async function call(method, path, { token = INSTRUCTOR, body } = {}) {
+  const init = { method, headers: { Authorization: `Bearer ${token}` } };
+  if (body !== undefined) {
+    init.body = JSON.stringify(body);
+    init.headers['Content-Type'] = 'application/json';
+  }
+  const r = await fetch(base + path, init);
+  const text = await r.text();
+  let json = null;
+  try { json = JSON.parse(text); } catch { /* not JSON */ }
+  return { status: r.status, json, text };
+}
+
+async function eventually(fn, what, timeoutMs = 15000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+test('WORK-2: the instructor page lists the native server\'s sandboxes with activity, resets one and opens one read-only', async () => {
+  const created = await call('POST', '/workshops', { body: { attendees: 3, cluster: { mode: 'api-only' }, labels: ['ann', 'bob', 'cid'] } });
+  assert.equal(created.status, 201, created.text);
+  const [ann, bob, cid] = created.json.sandboxes;
+  const s = (sb, path) => `/s/${sb.id}${path}`;
+  for (const sb of [ann, bob, cid]) {
+    const r = await call('POST', s(sb, CMS), { token: sb.token, body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `${sb.label}-1` } } });
+    assert.equal(r.status, 201, r.text);
+  }
+  assert.equal((await call('GET', s(bob, `${CMS}/missing`), { token: bob.token })).status, 404);
+
+  const page = await context.newPage();
+  await page.goto(base + '/instructor');
+  await page.fill('[data-testid="instructor-token"]', INSTRUCTOR);
+  await page.click('[data-testid="instructor-login-submit"]');
+  const row = (label) => `[data-testid="instructor-row"][data-label="${label}"]`;
+  for (const sb of [ann, bob, cid]) await page.waitForSelector(row(sb.label));
+  await page.waitForSelector('[data-testid="instructor-status"][data-state="live"]');
+  assert.ok(!page.url().includes(INSTRUCTOR), 'the token is in no URL');
+  assert.equal(await page.evaluate(() => localStorage.length), 0, 'nor in localStorage');
+  // Activity: objects, a last-active time, bob's 404 among his recent errors.
+  const annObjects = Number(await page.getAttribute(row('ann'), 'data-objects'));
+  assert.ok(annObjects > 1, String(annObjects));
+  assert.notEqual(await page.textContent(`${row('ann')} [data-testid="instructor-last-active"]`), '—');
+  await page.waitForFunction((sel) => /404 get .*missing/.test(document.querySelector(sel)?.textContent || ''), `${row('bob')} [data-testid="instructor-errors"]`);
+  assert.equal(await page.textContent(`${row('ann')} [data-testid="instructor-progress"]`), '—');
+  await page.screenshot({ path: join(artifacts, 'work-2-instructor.png'), fullPage: true });
+
+  // Reset ann's sandbox, confirming: hers is empty, the others keep theirs.
+  page.once('dialog', (d) => d.accept());
+  await page.click(`${row('ann')} [data-testid="instructor-reset"]`);
+  await eventually(async () => (await call('GET', s(ann, CMS), { token: ann.token })).json?.items?.length === 0, "ann's sandbox emptied");
+  for (const sb of [bob, cid]) {
+    assert.deepEqual((await call('GET', s(sb, CMS), { token: sb.token })).json.items.map((o) => o.metadata.name), [`${sb.label}-1`]);
+  }
+  await page.waitForFunction(({ sel, want }) => Number(document.querySelector(sel)?.dataset.objects) === want, { sel: row('ann'), want: annObjects - 1 });
+
+  // The attendee sheet: one block per attendee, with that attendee's token only.
+  await page.click('[data-testid="instructor-sheet-show"]');
+  await page.waitForSelector('[data-testid="sheet-attendee"][data-label="cid"]');
+  const cidBlock = await page.textContent('[data-testid="sheet-attendee"][data-label="cid"]');
+  assert.ok(cidBlock.includes(cid.token) && !cidBlock.includes(ann.token), cidBlock);
+  await page.emulateMedia({ media: 'print' });
+  assert.equal(await page.isVisible('[data-testid="instructor-table"]'), false, 'the table is not printed');
+  assert.equal(await page.isVisible('[data-testid="sheet-attendee"][data-label="cid"]'), true);
+  await page.emulateMedia({ media: 'screen' });
+
+  // Every kubeconfig in one zip, a file per attendee with their own token.
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid="instructor-download"]')]);
+  assert.equal(download.suggestedFilename(), 'kubeplay-kubeconfigs.zip');
+  const zipFile = join(scratch, 'kubeconfigs.zip');
+  await download.saveAs(zipFile);
+  const names = execFileSync('unzip', ['-Z1', zipFile], { encoding: 'utf8' }).trim().split('\n');
+  assert.deepEqual(names, ['kubeconfig-ann.yaml', 'kubeconfig-bob.yaml', 'kubeconfig-cid.yaml']);
+  const bobConfig = execFileSync('unzip', ['-p', zipFile, 'kubeconfig-bob.yaml'], { encoding: 'utf8' });
+  assert.ok(bobConfig.includes(`token: ${bob.token}`) && bobConfig.includes(`/s/${bob.id}`) && !bobConfig.includes(ann.token), bobConfig);
+
+  // Add two sandboxes, then remove one, confirming.
+  await page.fill('[data-testid="instructor-add-count"]', '2');
+  await page.selectOption('[data-testid="instructor-add-mode"]', 'api-only');
+  await page.click('[data-testid="instructor-add"]');
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid="instructor-row"]').length === 5);
+  const added = await page.$$eval('[data-testid="instructor-row"]', (rows) => rows.map((r) => r.dataset.label).filter((l) => !['ann', 'bob', 'cid'].includes(l)));
+  page.once('dialog', (d) => d.accept());
+  await page.click(`${row(added[0])} [data-testid="instructor-remove"]`);
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid="instructor-row"]').length === 4);
+  assert.equal((await call('GET', '/sandboxes')).json.sandboxes.length, 4);
+
+  // Open bob's sandbox read-only.
+  const [view] = await Promise.all([page.waitForEvent('popup'), page.click(`${row('bob')} [data-testid="instructor-open"]`)]);
+  await view.waitForSelector('[data-testid="readonly-badge"]');
+  await view.waitForSelector('[data-testid="requests-status"][data-state="live"]');
+  await view.click('[data-testid="tab-request"]');
+  await view.selectOption('[data-testid="method"]', 'DELETE');
+  assert.equal(await view.isDisabled('[data-testid="send"]'), true, 'no writes from a read-only view');
+  await view.selectOption('[data-testid="method"]', 'GET');
+  await view.fill('[data-testid="path"]', CMS);
+  await view.click('[data-testid="send"]');
+  await view.waitForSelector('[data-testid="response-status"][data-status="200"]');
+  assert.match(await view.textContent('[data-testid="response-body"]'), /bob-1/);
+  // The server refuses the instructor's writes too.
+  assert.equal((await call('POST', s(bob, CMS), { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x' } } })).status, 403);
+  await view.close();
+  await page.close();
+});
