@@ -275,9 +275,17 @@ func (s *Server) write(w web.ResponseWriter, r *web.Request, kind string, single
 	case out.Convert != nil && out.Convert.Kind == "Table" && out.Convert.MetaV1():
 		body, err = tableOf(kind, items, out.Convert.Version, r, now)
 		contentType = "application/json"
-	case out.Convert != nil:
-		apierrors.Write(w, apierrors.New(web.StatusNotAcceptable, "NotAcceptable", "only the following media types are accepted: application/json, application/yaml, application/json;as=Table;v=v1;g=meta.k8s.io", nil))
+	case out.Convert != nil && (out.Convert.Kind == "PartialObjectMetadataList") == single:
+		// kube's words for a conversion of an object to a list or back
+		is := "is not a list (*metrics." + kind + ")"
+		if !single {
+			is = "is a list (*metrics." + kind + "List)"
+		}
+		apierrors.Write(w, apierrors.New(web.StatusNotAcceptable, "NotAcceptable", "you requested "+out.Convert.Kind+", but the requested object "+is, nil))
 		return
+	case out.Convert != nil:
+		body, err = partialMetadata(out.Convert, single, items)
+		contentType = "application/json"
 	case single:
 		body, err = json.Marshal(items[0])
 	default:
@@ -352,6 +360,31 @@ func tableOf(kind string, items []*metrics, version string, r *web.Request, now 
 		body = []byte(strings.Replace(string(body), `"rows":[]`, `"rows":null`, 1))
 	}
 	return body, err
+}
+
+// partialMetadata is items as PartialObjectMetadata (single) or a
+// PartialObjectMetadataList of meta.k8s.io version c.Version (its items
+// null when there are none, as kube's).
+func partialMetadata(c *encoding.Conversion, single bool, items []*metrics) ([]byte, error) {
+	type partial struct {
+		Kind       string      `json:"kind,omitempty"`
+		APIVersion string      `json:"apiVersion,omitempty"`
+		Metadata   metricsMeta `json:"metadata"`
+	}
+	apiVersion := "meta.k8s.io/" + c.Version
+	if single {
+		return json.Marshal(partial{Kind: "PartialObjectMetadata", APIVersion: apiVersion, Metadata: items[0].Metadata})
+	}
+	list := struct {
+		Kind       string    `json:"kind"`
+		APIVersion string    `json:"apiVersion"`
+		Metadata   struct{}  `json:"metadata"`
+		Items      []partial `json:"items"`
+	}{Kind: "PartialObjectMetadataList", APIVersion: apiVersion}
+	for _, it := range items {
+		list.Items = append(list.Items, partial{Kind: "PartialObjectMetadata", APIVersion: apiVersion, Metadata: it.Metadata})
+	}
+	return json.Marshal(list)
 }
 
 // parsed reads back a usage that quantities wrote.

@@ -215,3 +215,39 @@ func TestCONF_1_HorizontalPodAutoscalerFailures(t *testing.T) {
 	e.patch(deployments+"/web", `{"spec":{"replicas":0}}`)
 	says("web", "ScalingActive", "False ScalingDisabled: scaling is disabled since the replica count of the target is zero")
 }
+
+// TestCONF_1_MetricsServerConversions: metrics-server's answers as Tables
+// (its columns: the name, each resource's usage, the window) and as
+// PartialObjectMetadata, and kube's 406 for a list asked of an object.
+func TestCONF_1_MetricsServerConversions(t *testing.T) {
+	e := newEnv(t, sim.Config{Speed: 10})
+	e.until(5*time.Minute, "node metrics", func() bool {
+		l, err := e.c.Get(e.ctx, "/apis/metrics.k8s.io/v1beta1/nodes") // 404 until the aggregator serves it
+		return err == nil && len(object.Objects(l, "items")) == 3
+	})
+	get := func(path, accept string) (string, error) {
+		b, err := e.c.WithHeader("Accept", accept).Do(e.ctx, web.MethodGet, path, "", nil)
+		return string(b), err
+	}
+	tbl, err := get("/apis/metrics.k8s.io/v1beta1/nodes?includeObject=None", "application/json;as=Table;v=v1;g=meta.k8s.io")
+	want := `{"kind":"Table","apiVersion":"meta.k8s.io/v1","metadata":{},"columnDefinitions":[{"name":"Name","type":"string","format":"name","description":"Name of the resource","priority":0},` +
+		`{"name":"cpu","type":"string","format":"quantity","description":"","priority":0},{"name":"memory","type":"string","format":"quantity","description":"","priority":0},` +
+		`{"name":"Window","type":"string","format":"duration","description":"","priority":0}],` +
+		`"rows":[{"cells":["kubeplay-control-plane","240m","960Mi","15s"],"object":null},{"cells":["kubeplay-worker","60m","480Mi","15s"],"object":null},` +
+		`{"cells":["kubeplay-worker2","60m","480Mi","15s"],"object":null}]}` + "\n"
+	if err != nil || tbl != want {
+		t.Errorf("nodes table: %v\n%s\nwant\n%s", err, tbl, want)
+	}
+	empty, err := get("/apis/metrics.k8s.io/v1beta1/namespaces/default/pods", "application/json;as=Table;v=v1;g=meta.k8s.io")
+	if err != nil || empty != `{"kind":"Table","apiVersion":"meta.k8s.io/v1","metadata":{},"columnDefinitions":null,"rows":null}`+"\n" {
+		t.Errorf("empty table: %v %s", err, empty)
+	}
+	partial, err := get("/apis/metrics.k8s.io/v1beta1/nodes/kubeplay-worker", "application/json;as=PartialObjectMetadata;v=v1;g=meta.k8s.io")
+	if err != nil || !strings.HasPrefix(partial, `{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1","metadata":{"name":"kubeplay-worker","creationTimestamp":`) {
+		t.Errorf("partial: %v %s", err, partial)
+	}
+	if _, err := get("/apis/metrics.k8s.io/v1beta1/nodes/kubeplay-worker", "application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io"); err == nil ||
+		err.Error() != "406 NotAcceptable: you requested PartialObjectMetadataList, but the requested object is not a list (*metrics.NodeMetrics)" {
+		t.Errorf("a list of an object: %v", err)
+	}
+}
