@@ -15,9 +15,10 @@
 //     Priority and Fairness, CustomResourceDefinitions, OpenAPI, and
 //     apiserver, the HTTP surface that composes them;
 //   - the clients of the API: the in-process client, the controllers, the
-//     simulated cluster and the xDS discovery service. They reach the server
-//     only through requests, as kube's do through client-go, so they import
-//     no server package (the server may run a client: APF's configuration
-//     controller, the CRD controller);
+//     simulated cluster, its metrics-server and the xDS discovery service.
+//     They reach the server only through requests, as kube's do through
+//     client-go, so they import no server package (the server may run a
+//     client: APF's configuration controller, the CRD controller, the
+//     aggregator's metrics-server);
 //   - sandbox, which assembles one of each for a host.
 package core

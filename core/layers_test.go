@@ -37,7 +37,7 @@ var layers = map[string]int{
 	"fieldvalidation": server, "auth": server, "rbac": server, "aggregator": server, "flowcontrol": server, "crd": server,
 	"openapi": server, "apiserver": server,
 
-	"client": clients, "client/clienttest": clients, "controllers": clients, "sim": clients,
+	"client": clients, "client/clienttest": clients, "metricsserver": clients, "controllers": clients, "sim": clients,
 	"xds": clients, "xds/xdsgrpc": clients,
 
 	"sandbox": assembly,

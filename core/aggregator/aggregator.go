@@ -8,8 +8,11 @@
 // local, so available at once (the kind's strategy, core/kinds), and kept
 // so; one that names a Service is judged as kube's availability controller
 // judges it: its Service, the port, the endpoints, and (no server behind
-// them answering here) the discovery check that fails. The controllers are
-// clients of the API, as kube's run on a loopback client.
+// them answering here) the discovery check that fails, unless the sandbox
+// runs the API server behind it in-process (a Backend: the simulated
+// metrics-server), whose resources are served while its APIService exists,
+// and which passes the check. The controllers are clients of the API, as
+// kube's run on a loopback client.
 package aggregator
 
 import (
@@ -72,11 +75,24 @@ type AutoRegistration struct {
 	c        *client.Client
 	clock    clock.Clock
 	builtins []api.GroupVersion
+	kinds    *api.Registry
+	backends map[string]Backend
+	running  map[string]context.CancelFunc // the backends serving, by APIService
+}
+
+// Backend is an aggregated API server the sandbox runs in-process, by the
+// name of the APIService that makes kube-apiserver proxy to it.
+type Backend interface {
+	// Resources are what it serves, each with Remote set.
+	Resources() []*api.Resource
+	// Run serves until ctx is done.
+	Run(ctx context.Context)
 }
 
 // New registers the built-in group versions kinds serves (those of custom
-// resources aside), acting through h as kube-apiserver.
-func New(h web.Handler, kinds *api.Registry, clk clock.Clock) *AutoRegistration {
+// resources aside), acting through h as kube-apiserver, and serves each of
+// backends while its APIService exists.
+func New(h web.Handler, kinds *api.Registry, clk clock.Clock, backends map[string]Backend) *AutoRegistration {
 	var builtins []api.GroupVersion
 	for _, gv := range kinds.GroupVersions() {
 		custom := false
@@ -87,7 +103,8 @@ func New(h web.Handler, kinds *api.Registry, clk clock.Clock) *AutoRegistration 
 			builtins = append(builtins, gv)
 		}
 	}
-	return &AutoRegistration{c: client.New(h, user.APIServer, "kube-apiserver/"+version.Kubernetes+" (kubeplay) autoregister"), clock: clk, builtins: builtins}
+	return &AutoRegistration{c: client.New(h, user.APIServer, "kube-apiserver/"+version.Kubernetes+" (kubeplay) autoregister"), clock: clk, builtins: builtins,
+		kinds: kinds, backends: backends, running: map[string]context.CancelFunc{}}
 }
 
 func apiVersion(group, v string) string {
@@ -130,6 +147,7 @@ func (a *AutoRegistration) Run(ctx context.Context) {
 		case <-wake:
 		}
 		a.sync(ctx, crds.List(), services.List())
+		a.serve(ctx, services.List())
 		for _, s := range services.List() {
 			a.judge(ctx, s, svcs, endpoints)
 		}
@@ -144,6 +162,9 @@ func (a *AutoRegistration) judge(ctx context.Context, s object.Object, svcs, end
 	status, reason, message := "True", "Local", "Local APIServices are always available"
 	if ref, ok := object.Path(s, "spec", "service").(map[string]any); ok {
 		status, reason, message = available(s, ref, svcs, endpoints)
+		if a.running[object.MetaString(s, "name")] != nil {
+			status, reason, message = "True", "Passed", "all checks passed"
+		}
 	}
 	conds := object.Objects(object.Child(s, "status"), "conditions")
 	var cur map[string]any
@@ -174,6 +195,35 @@ func (a *AutoRegistration) judge(ctx context.Context, s object.Object, svcs, end
 		return
 	}
 	_, _ = a.c.Do(ctx, web.MethodPut, apiServices+"/"+url.PathEscape(object.MetaString(s, "name"))+"/status", "application/json", body)
+}
+
+// serve starts the backends whose APIService (naming a Service) exists, and
+// serves their resources; it stops those whose APIService is gone.
+func (a *AutoRegistration) serve(ctx context.Context, have []object.Object) {
+	present := map[string]bool{}
+	for _, s := range have {
+		if _, remote := object.Path(s, "spec", "service").(map[string]any); remote {
+			present[object.MetaString(s, "name")] = true
+		}
+	}
+	for name, b := range a.backends {
+		cancel, running := a.running[name]
+		switch {
+		case present[name] && !running:
+			bctx, cancel := context.WithCancel(ctx)
+			a.running[name] = cancel
+			go b.Run(bctx)
+			for _, r := range b.Resources() {
+				a.kinds.Add(r)
+			}
+		case !present[name] && running:
+			cancel()
+			delete(a.running, name)
+			for _, r := range b.Resources() {
+				a.kinds.Remove(r.Group, r.Version, r.Plural)
+			}
+		}
+	}
 }
 
 // available is kube's remote availability check of an APIService served

@@ -17,6 +17,7 @@ import (
 	"kubeplay/core/encoding/table"
 	"kubeplay/core/field"
 	"kubeplay/core/object"
+	"kubeplay/core/web"
 )
 
 // NameRule is how a kind validates metadata.name.
@@ -116,6 +117,10 @@ type Resource struct {
 	// View, when set, serves another resource's objects in this kind's form
 	// (kube's events.k8s.io/v1 Event is the core/v1 Event, stored once).
 	View *View
+	// Remote, when set, answers every request for the resource: it is an
+	// aggregated API server's (an APIService naming a Service), to which
+	// kube-apiserver's aggregator proxies once the request is authorized.
+	Remote web.Handler
 }
 
 // View is a kind served as another resource's objects, converted both ways,
@@ -380,19 +385,28 @@ func (reg *Registry) Resources(gv GroupVersion) []*Resource {
 
 // GroupVersions returns the served group versions: the core group first, then the
 // others by group name in the order kube-apiserver lists them (its priority order
-// for built-ins, then alphabetical).
+// for built-ins, then alphabetical; the remote ones last, as their APIServices'
+// lower group priority puts them: metrics-server's 100, a custom resource's 1000).
 func (reg *Registry) GroupVersions() []GroupVersion {
 	seen := map[GroupVersion]bool{}
+	remote := map[string]bool{}
 	var out []GroupVersion
 	for _, r := range reg.snap.Load().resources {
 		gv := GroupVersion{r.Group, r.Version}
+		remote[r.Group] = remote[r.Group] || r.Remote != nil
 		if !seen[gv] {
 			seen[gv] = true
 			out = append(out, gv)
 		}
 	}
+	priority := func(group string) int {
+		if remote[group] {
+			return len(builtinGroupOrder) + 1
+		}
+		return groupPriority(group)
+	}
 	sort.SliceStable(out, func(i, j int) bool {
-		pi, pj := groupPriority(out[i].Group), groupPriority(out[j].Group)
+		pi, pj := priority(out[i].Group), priority(out[j].Group)
 		if pi != pj {
 			return pi < pj
 		}

@@ -8,6 +8,7 @@ import (
 
 	"kubeplay/core/field"
 	"kubeplay/core/object"
+	"kubeplay/core/web"
 )
 
 // TestK8S_URI_4_VersionOrderAsKube orders versions as kube's discovery does
@@ -32,7 +33,8 @@ func TestK8S_URI_4_VersionOrderAsKube(t *testing.T) {
 
 // TestK8S_URI_4_RegistryServesAndForgets: the served group versions are the
 // core group's first, then the built-in groups in kube-apiserver's order,
-// then the others by name, each group's versions in kube's order; a resource
+// then the others by name, an aggregated server's (remote) last, each
+// group's versions in kube's order; a resource
 // removed is no longer found, listed or counted in its group; a resource
 // added again under the same name replaces the first in place.
 func TestK8S_URI_4_RegistryServesAndForgets(t *testing.T) {
@@ -40,13 +42,16 @@ func TestK8S_URI_4_RegistryServesAndForgets(t *testing.T) {
 		return &Resource{Group: group, Version: version, Kind: "Thing", Plural: "things", Namespaced: true, Verbs: []string{"get", "list"},
 			Subs: []Subresource{{Name: "status"}}, Fields: map[string]func(object.Object) string{"spec.color": func(o object.Object) string { return object.String(object.Path(o, "spec", "color")) }}}
 	}
-	reg := NewRegistry(thing("zeta.example.com", "v1"), thing("apps", "v1"), thing("", "v1"), thing("alpha.example.com", "v1alpha1"),
+	metrics := thing("metrics.k8s.io", "v1beta1")
+	metrics.Remote = web.HandlerFunc(func(web.ResponseWriter, *web.Request) {})
+	reg := NewRegistry(thing("zeta.example.com", "v1"), thing("apps", "v1"), metrics, thing("", "v1"), thing("alpha.example.com", "v1alpha1"),
 		thing("alpha.example.com", "v1"), thing("alpha.example.com", "v2beta1"), thing("batch", "v1"))
 	var got []string
 	for _, gv := range reg.GroupVersions() {
 		got = append(got, gv.String())
 	}
-	want := []string{"v1", "apps/v1", "batch/v1", "alpha.example.com/v1", "alpha.example.com/v2beta1", "alpha.example.com/v1alpha1", "zeta.example.com/v1"}
+	want := []string{"v1", "apps/v1", "batch/v1", "alpha.example.com/v1", "alpha.example.com/v2beta1", "alpha.example.com/v1alpha1", "zeta.example.com/v1",
+		"metrics.k8s.io/v1beta1"}
 	if !slices.Equal(got, want) {
 		t.Errorf("group versions\n got %q\nwant %q", got, want)
 	}
@@ -65,12 +70,12 @@ func TestK8S_URI_4_RegistryServesAndForgets(t *testing.T) {
 	gen := reg.Generation()
 	replacement := thing("alpha.example.com", "v1")
 	reg.Add(replacement)
-	if reg.Lookup("alpha.example.com", "v1", "things") != replacement || len(reg.All()) != 7 || reg.All()[4] != replacement {
+	if reg.Lookup("alpha.example.com", "v1", "things") != replacement || len(reg.All()) != 8 || reg.All()[5] != replacement {
 		t.Error("a resource added again is not replaced in place")
 	}
 	reg.Remove("alpha.example.com", "v1", "things")
 	reg.Remove("alpha.example.com", "v1", "things") // gone already: no change
-	if reg.Lookup("alpha.example.com", "v1", "things") != nil || len(reg.Resources(GroupVersion{"alpha.example.com", "v1"})) != 0 || len(reg.All()) != 6 {
+	if reg.Lookup("alpha.example.com", "v1", "things") != nil || len(reg.Resources(GroupVersion{"alpha.example.com", "v1"})) != 0 || len(reg.All()) != 7 {
 		t.Error("a removed resource is still served")
 	}
 	if reg.Generation() != gen+2 || !reg.ServesGroup("alpha.example.com") || reg.ByGroupResource("alpha.example.com", "things") == nil {

@@ -105,7 +105,7 @@ func newCore(cfg testConfig) (*testCore, error) {
 	runs := []func(context.Context){controllers.NewNamespace(c.Server, cfg.Clock).Run, gc.New(c.Server, cfg.Clock).Run,
 		definitions.Run, store.EventTTL(cfg.EventTTL).Run}
 	if cfg.Aggregator {
-		runs = append(runs, aggregator.New(c.Server, kinds, cfg.Clock).Run)
+		runs = append(runs, aggregator.New(c.Server, kinds, cfg.Clock, nil).Run)
 	}
 	for _, run := range runs {
 		c.wg.Add(1)

@@ -42,6 +42,10 @@ func (s *Server) serveResource(w web.ResponseWriter, r *web.Request, info *reque
 		writeEarlyStatus(w, r, st)
 		return
 	}
+	if t.res.Remote != nil { // the aggregator's proxy
+		t.res.Remote.ServeHTTP(w, r)
+		return
+	}
 	if !methodAllowed(r.Method, allow) {
 		w.Header().Set("Allow", strings.Join(allow, ", "))
 		writeRouterStatus(w, r, apierrors.NewMethodNotAllowed())

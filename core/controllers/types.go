@@ -181,6 +181,7 @@ type Container struct {
 	Args            []string `json:"args,omitempty"`
 	Resources       struct {
 		Requests map[string]string `json:"requests,omitempty"`
+		Limits   map[string]string `json:"limits,omitempty"`
 	} `json:"resources"`
 	ReadinessProbe *struct {
 		InitialDelaySeconds int64 `json:"initialDelaySeconds,omitempty"`

@@ -15,8 +15,8 @@ import (
 )
 
 // horizontalPodAutoscaler is autoscaling/v2 HorizontalPodAutoscaler, the
-// version kube stores (the autoscaler itself, kube-controller-manager's,
-// is not simulated: nothing writes its status but its clients).
+// version kube stores (the autoscaler itself, kube-controller-manager's, is
+// the simulated cluster's: core/controllers/podautoscaler).
 func horizontalPodAutoscaler() *api.Resource {
 	return &api.Resource{
 		Group: "autoscaling", Version: "v2", Kind: "HorizontalPodAutoscaler", Plural: "horizontalpodautoscalers", Singular: "horizontalpodautoscaler",

@@ -11,9 +11,10 @@ import (
 // every built-in group version, with kube's priorities, available as
 // local ones are; a CustomResourceDefinition's served versions get theirs
 // while it exists; one served by a Service that does not exist is not
-// available, in kube's words.
+// available, in kube's words. (API-only: no simulated cluster registers
+// its own metrics-server.)
 func TestCONF_1_LocalAPIServices(t *testing.T) {
-	e := newEnv(t, Config{})
+	e := newEnv(t, Config{APIOnly: true})
 	const path = "/apis/apiregistration.k8s.io/v1/apiservices"
 	names := func() []string {
 		var out []string

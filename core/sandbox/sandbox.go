@@ -29,6 +29,7 @@ import (
 	"kubeplay/core/crd"
 	"kubeplay/core/flowcontrol"
 	"kubeplay/core/kinds"
+	"kubeplay/core/metricsserver"
 	"kubeplay/core/rbac"
 	"kubeplay/core/registry"
 	"kubeplay/core/sim"
@@ -262,15 +263,22 @@ func newServer(store *registry.Store, cfg Config) *Server {
 // startControllers starts the controllers that run inside kube-apiserver's
 // process: namespaces, the garbage collector, CustomResourceDefinitions, and
 // the Events' time to live, and the aggregator's registration of the local
-// APIServices; and those of kube-controller-manager's that every sandbox
+// APIServices (and, unless API-only, the simulated metrics-server it proxies
+// to once the simulated cluster registers it); and those of kube-controller-manager's that every sandbox
 // needs: the clusterrole aggregation (for admin, edit and view to mean
 // something) and the ServiceAccount controller (for the `default` account
 // ServiceAccount admission requires of a Pod). (The root CA publisher is the
 // simulated cluster's, as its kubelets are what reads the CA.)
 func (s *Server) startControllers(cfg Config) {
 	clk := s.Clock()
+	// The simulated cluster's metrics-server answers for its APIService,
+	// which only the simulated cluster registers.
+	backends := map[string]aggregator.Backend{metricsserver.APIService: metricsserver.New(s.Server, clk)}
+	if cfg.APIOnly {
+		backends = nil
+	}
 	for _, run := range []func(context.Context){controllers.NewNamespace(s.Server, clk).Run, gc.New(s.Server, clk).Run, s.definitions.Run,
-		rbac.NewAggregationController(s.Server, clk).Run, aggregator.New(s.Server, s.Registry.Schema(), clk).Run,
+		rbac.NewAggregationController(s.Server, clk).Run, aggregator.New(s.Server, s.Registry.Schema(), clk, backends).Run,
 		s.Registry.EventTTL(cfg.EventTTL).Run,
 		serviceaccount.NewServiceAccounts(s.Server, clk).Run} {
 		s.wg.Add(1)

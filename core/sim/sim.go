@@ -20,6 +20,7 @@ import (
 	"kubeplay/core/controllers/disruption"
 	"kubeplay/core/controllers/endpoints"
 	"kubeplay/core/controllers/job"
+	"kubeplay/core/controllers/podautoscaler"
 	"kubeplay/core/controllers/replicaset"
 	"kubeplay/core/controllers/resourcequota"
 	"kubeplay/core/controllers/serviceaccount"
@@ -62,8 +63,8 @@ type part interface {
 	Pending() int
 }
 
-// Start registers the nodes and creates kind's default StorageClass through
-// h, and starts the scheduler, the kubelets and the controllers against it.
+// Start registers the nodes, creates kind's default StorageClass and
+// registers metrics-server through h, and starts the scheduler, the kubelets and the controllers against it.
 // Registration is done when Start returns.
 func Start(h web.Handler, cfg Config) (*Cluster, error) {
 	if cfg.Nodes <= 0 {
@@ -94,6 +95,10 @@ func Start(h web.Handler, cfg Config) (*Cluster, error) {
 		cancel()
 		return nil, err
 	}
+	if err := installMetricsServer(ctx, h); err != nil {
+		cancel()
+		return nil, err
+	}
 	kcm := func() web.Handler { return throttled(h, controllerQPS, controllerBurst) } // each controller's own client
 	cl.parts = append(cl.parts, newScheduler(throttled(h, schedulerQPS, schedulerBurst), cfg.Clock), newVolumes(kcm(), cfg.Clock),
 		replicaset.New(kcm(), cfg.Clock),
@@ -107,6 +112,7 @@ func Start(h web.Handler, cfg Config) (*Cluster, error) {
 		serviceaccount.NewRootCAPublisher(kcm(), cfg.Clock),
 		resourcequota.New(kcm(), cfg.Clock),
 		disruption.New(kcm(), cfg.Clock),
+		podautoscaler.New(kcm(), cfg.Clock),
 		tainteviction.New(kcm(), cfg.Clock))
 	for _, p := range cl.parts {
 		cl.wg.Add(1)
