@@ -34,7 +34,7 @@ func TestExcludeRules(t *testing.T) {
 			Description: "Create a Pod with a ConfigMap volume."},
 		{Codename: "[sig-network] Services should be able to create a functioning NodePort service [Conformance]",
 			Description: "Create a TCP NodePort service, and test reachability from a client Pod."},
-		{Codename: "[sig-cli] Kubectl client Kubectl version should check is all data is printed [Conformance]"},
+		{Codename: "[sig-cli] Kubectl client Update Demo should scale a replication controller [Conformance]"},
 		{Codename: "[sig-apps] Deployment should run the lifecycle of a Deployment [Conformance]",
 			Description: "When a Deployment is created it MUST succeed with the required number of replicas."},
 		{Codename: "[sig-scheduling] SchedulerPreemption [Serial] validates basic preemption works [Conformance]",
