@@ -151,6 +151,14 @@ var fidelityCases = []fidelityCase{
 	// A namespace named from a generateName is labelled with its name after the write was recorded.
 	generated("NS-g-", fidelityCase{ID: "K8S-GEN-1 a namespace from a generateName", Steps: []fidelityStep{{Method: "POST", Path: "/api/v1/namespaces?dryRun=All",
 		ContentType: "application/json", Body: `{"apiVersion":"v1","kind":"Namespace","metadata":{"generateName":"{{ns}}-g-","labels":{"app":"x"}}}`}}}),
+	// A LimitRange created with neither a name nor a generateName is named by a new uid.
+	createCase("K8S-GEN-1 a LimitRange without a name", "/api/v1/namespaces/{{ns}}/limitranges",
+		`{"apiVersion":"v1","kind":"LimitRange","spec":{"limits":[{"type":"Container","max":{"cpu":"1"}}]}}`),
+	createCase("K8S-GEN-1 a LimitRange of null", "/api/v1/namespaces/{{ns}}/limitranges", `null`),
+	{ID: "K8S-GEN-1 a LimitRange without a name, dry run", Steps: []fidelityStep{{Method: "POST", Path: "/api/v1/namespaces/{{ns}}/limitranges?dryRun=All",
+		ContentType: "application/json", Body: `{"apiVersion":"v1","kind":"LimitRange","metadata":{"labels":{"a":"b"}}}`}}},
+	createCase("K8S-GEN-1 a LimitRange without a name, invalid", "/api/v1/namespaces/{{ns}}/limitranges",
+		`{"apiVersion":"v1","kind":"LimitRange","spec":{"limits":[{"type":"Bogus"}]}}`),
 	// An Event's name need only be a path segment.
 	createCase("K8S-NAME-1 an Event name in capitals", "/api/v1/namespaces/{{ns}}/events",
 		`{"metadata":{"name":"UpperCase_x"},"involvedObject":{"name":"a","namespace":"{{ns}}"}}`),
@@ -360,7 +368,14 @@ func TestK8S_FID_1_K8S_WRITE_3_DryRunUpdateCreates(t *testing.T) {
 // generateName gets its kubernetes.io/metadata.name label after its write was
 // recorded in managedFields.
 func TestK8S_FID_1_K8S_GEN_1_NamespaceLabelNotManaged(t *testing.T) {
-	replayFidelityCases(t, "K8S-GEN-1")
+	replayFidelityCases(t, "K8S-GEN-1 a namespace")
+}
+
+// TestK8S_FID_1_K8S_GEN_1_LimitRangeNamedByUID: a LimitRange created with no
+// name nor generateName is named by a new uid (kube's LimitRange strategy),
+// on a dry run too, and its validation errors name it so.
+func TestK8S_FID_1_K8S_GEN_1_LimitRangeNamedByUID(t *testing.T) {
+	replayFidelityCases(t, "K8S-GEN-1 a LimitRange")
 }
 
 // TestK8S_FID_1_K8S_NAME_1_DNSLabelWarnings: Pods, Deployments and

@@ -365,6 +365,7 @@ func (s *Store) prepareNew(st Strategy, t Target, obj object.Object) ([]quota.Ch
 	meta["uid"] = object.NewUID()
 	meta["creationTimestamp"] = object.Timestamp(s.clock.Now())
 	st.PrepareForCreate(obj)
+	name, _ = meta["name"].(string) // a LimitRange without one is given one
 	if h := t.Res.Hooks.SetRequester; h != nil {
 		h(obj, t.User)
 	}
