@@ -26,7 +26,8 @@ import (
 // SPEC ID.
 
 // A fidelityStep is one request; {{ns}} in Path and Body is the case's
-// namespace, {{continue}} in Path the continue token of the answer before.
+// namespace, {{continue}} in Path the continue token of the answer before,
+// {{rv}} its (first) resourceVersion.
 type fidelityStep struct {
 	Method, Path, ContentType, Accept, Body string
 }
@@ -261,6 +262,12 @@ var fidelityCases = []fidelityCase{
 	{ID: "K8S-CHUNK-1 a field selector naming one namespace", Steps: []fidelityStep{
 		{Method: "POST", Path: "/api/v1/namespaces", ContentType: "application/json", Body: `{"metadata":{"name":"{{ns}}-b"}}`},
 		{Method: "GET", Path: "/api/v1/namespaces?limit=1&fieldSelector=metadata.name%3D{{ns}}"}}},
+	// A field selector naming one namespace narrows a list across namespaces to its keys (unless it continues one).
+	narrowed("first page", "limit=2"),
+	narrowed("from storage", "limit=1&resourceVersion={{rv}}"),
+	{ID: "K8S-CHUNK-1 narrowed to a namespace: the next page", Steps: append(narrowed("", "").Steps[:4],
+		fidelityStep{Method: "GET", Path: "/api/v1/configmaps?fieldSelector=metadata.namespace%3D{{ns}}&limit=1"},
+		fidelityStep{Method: "GET", Path: "/api/v1/configmaps?fieldSelector=metadata.namespace%3D{{ns}}&limit=1&continue={{continue}}"})},
 	{ID: "K8S-CHUNK-3 a token that is no token", Steps: []fidelityStep{{Method: "GET", Path: "/api/v1/namespaces/{{ns}}/configmaps?continue=garbage-token"}}},
 	// A PUT's object must name what its URL does.
 	{ID: "K8S-VERB-1 a PUT without a name", Steps: []fidelityStep{{Method: "PUT", Path: "/api/v1/namespaces/{{ns}}/configmaps/d",
@@ -322,6 +329,19 @@ func servicePatchCase(what, contentType, patch string) fidelityCase {
 		{Method: "POST", Path: "/api/v1/namespaces/{{ns}}/services", ContentType: "application/json",
 			Body: `{"apiVersion":"v1","kind":"Service","metadata":{"name":"c"},"spec":{"clusterIP":"None","ports":[{"name":"http","port":80}],"selector":{"app":"w"}}}`},
 		{Method: "PATCH", Path: "/api/v1/namespaces/{{ns}}/services/c", ContentType: contentType, Body: patch}}}
+}
+
+// narrowed lists, with query, the ConfigMaps of every namespace that a field
+// selector narrows to the case's, after making two there and one in a
+// namespace whose keys follow; {{rv}} is the third's resourceVersion.
+func narrowed(what, query string) fidelityCase {
+	cm := func(ns, name string) fidelityStep {
+		return fidelityStep{Method: "POST", Path: "/api/v1/namespaces/" + ns + "/configmaps", ContentType: "application/json", Body: `{"metadata":{"name":"` + name + `"}}`}
+	}
+	return fidelityCase{ID: "K8S-CHUNK-1 narrowed to a namespace: " + what, Steps: []fidelityStep{
+		{Method: "POST", Path: "/api/v1/namespaces", ContentType: "application/json", Body: `{"metadata":{"name":"{{ns}}z"}}`},
+		cm("{{ns}}", "a"), cm("{{ns}}", "b"), cm("{{ns}}z", "c"),
+		{Method: "GET", Path: "/api/v1/configmaps?fieldSelector=metadata.namespace%3D{{ns}}&" + query}}}
 }
 
 // createCase is a case that creates one object from a JSON body.
@@ -441,6 +461,7 @@ var (
 	fidUID      = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
 	fidTime     = regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z`)
 	fidRV       = regexp.MustCompile(`"resourceVersion":"\d+"`)
+	fidRVValue  = regexp.MustCompile(`"resourceVersion":"(\d+)"`)
 	fidAge      = regexp.MustCompile(`"\d+s"`) // a Table's Age cell
 	fidContinue = regexp.MustCompile(`"continue":"([A-Za-z0-9_-]+)"`)
 )
@@ -478,6 +499,9 @@ func playFidelityCase(t *testing.T, c fidelityCase, ns string, send func(fidelit
 		s.Path = strings.ReplaceAll(s.Path, "{{ns}}", ns)
 		if m := fidContinue.FindStringSubmatch(string(body)); m != nil {
 			s.Path = strings.ReplaceAll(s.Path, "{{continue}}", m[1])
+		}
+		if m := fidRVValue.FindStringSubmatch(string(body)); m != nil {
+			s.Path = strings.ReplaceAll(s.Path, "{{rv}}", m[1])
 		}
 		s.Body = strings.ReplaceAll(s.Body, "{{ns}}", ns)
 		code, header, body = send(s)

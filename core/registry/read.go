@@ -200,6 +200,16 @@ func DecodeContinue(res *api.Resource, namespace string, o *ListOptions) (rv int
 // list), one key when the field selector names one object.
 func (s *Store) List(ctx context.Context, res *api.Resource, namespace string, o *ListOptions) (*List, error) {
 	prefix := collectionPrefix(res, namespace)
+	// A list across namespaces whose field selector names one namespace
+	// reads that namespace's keys, as kube's registry narrows it (unless it
+	// continues a list): its pages end with that namespace's objects, and its
+	// continue token names a key relative to them (which a continuation,
+	// across namespaces again, reads from the collection's first key, as
+	// kube's does).
+	if ns, ok := o.Fields.RequiresExactMatch("metadata.namespace"); ok && namespace == "" && res.Namespaced && o.Continue == "" &&
+		len(validation.DNS1123Label(ns)) == 0 {
+		prefix = collectionPrefix(res, ns)
+	}
 	lo := storage.ListOptions{Prefix: prefix, Filter: o.filter()}
 	if o.Limit > 0 {
 		lo.Limit = int(o.Limit)
