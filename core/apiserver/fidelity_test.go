@@ -262,6 +262,11 @@ var fidelityCases = []fidelityCase{
 	{ID: "K8S-CHUNK-1 a field selector naming one namespace", Steps: []fidelityStep{
 		{Method: "POST", Path: "/api/v1/namespaces", ContentType: "application/json", Body: `{"metadata":{"name":"{{ns}}-b"}}`},
 		{Method: "GET", Path: "/api/v1/namespaces?limit=1&fieldSelector=metadata.name%3D{{ns}}"}}},
+	// A name taken by an object being deleted: kube says so.
+	{ID: "K8S-NAME-1 a name whose object is being deleted", Steps: []fidelityStep{
+		{Method: "POST", Path: "/api/v1/namespaces/{{ns}}/configmaps", ContentType: "application/json", Body: `{"metadata":{"name":"a","finalizers":["example.com/f"]}}`},
+		{Method: "DELETE", Path: "/api/v1/namespaces/{{ns}}/configmaps/a"},
+		{Method: "POST", Path: "/api/v1/namespaces/{{ns}}/configmaps", ContentType: "application/json", Body: `{"metadata":{"name":"a"}}`}}},
 	// A field selector naming one namespace narrows a list across namespaces to its keys (unless it continues one).
 	narrowed("first page", "limit=2"),
 	narrowed("from storage", "limit=1&resourceVersion={{rv}}"),

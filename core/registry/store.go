@@ -292,7 +292,12 @@ func (s *Store) Create(t Target, obj object.Object) ([]byte, error) {
 	}
 	return s.mutate(t, func(cur []byte, rev int64) (storage.Change, error) {
 		if cur != nil {
-			return storage.Change{}, apierrors.NewAlreadyExists(t.served().Group, t.served().Plural, t.Name)
+			st := apierrors.NewAlreadyExists(t.served().Group, t.served().Plural, t.Name)
+			// kube says so when the object there is being deleted.
+			if old, err := object.Decode(cur); err == nil && object.Meta(old)["deletionTimestamp"] != nil {
+				st.Message = "object is being deleted: " + st.Message
+			}
+			return storage.Change{}, st
 		}
 		return s.put(t, obj, rev)
 	})
