@@ -125,6 +125,10 @@ func (p *player) settleDeletions(ctx context.Context, s Step, ns string) {
 	var list struct {
 		Items []map[string]any `json:"items"`
 	}
+	// A consistent list, which brings a server's watch caches to its newest
+	// revision: kubeplay is sent the same, so that the harness's reads move
+	// both servers' caches alike.
+	kubeplay.get(ctx, collection)
 	if json.Unmarshal(kube.get(ctx, collection), &list) != nil {
 		return
 	}
