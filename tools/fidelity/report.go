@@ -98,7 +98,7 @@ func (t *tally) add(s Session, results []stepResult) {
 			}
 			paths := make([]string, len(r.Diffs))
 			for j, d := range r.Diffs {
-				paths[j] = d.Path
+				paths[j] = fmt.Sprintf("%s (kubeplay %.60s, kube %.60s)", d.Path, d.Kubeplay, d.Kube)
 			}
 			t.explained = append(t.explained, fmt.Sprintf("session %d step %d: %s: %s @ %s",
 				s.Index, i, strings.Join(r.Known, ","), r.Step.Label(), strings.Join(paths, " ")))
