@@ -44,7 +44,7 @@ func TestK8S_RV_1_Get(t *testing.T) {
 // a consistent list; the items are those of the store, and a watch from that
 // revision misses nothing. (Which revision between those bounds depends on
 // the consistent lists of other clients, the server's own controllers among
-// them: core/storage's TestStore_CacheRevision pins it down.)
+// them: core/storage's TestK8S_RV_2_CacheRevision pins it down.)
 func TestK8S_RV_2_WatchCacheRevision(t *testing.T) {
 	f := newRVFixture(t)
 	const coll = "/api/v1/namespaces/default/configmaps"
