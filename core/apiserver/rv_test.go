@@ -84,6 +84,21 @@ func TestK8S_RV_2_WatchCacheRevision(t *testing.T) {
 	if ev := w.next(); ev.Type != "ADDED" || ev.name() != "d" || ev.rv() != d {
 		t.Fatalf("watch from %d: %+v, want d ADDED at %s", at0, ev, d)
 	}
+	// A watch from the newest revision (no resourceVersion) brings the
+	// cache there, as kube-apiserver 1.32.13's (a ReplicaSet list at 0 after
+	// one answered at the newest revision); one from 0 leaves it.
+	s3 := secret("s3")
+	at0List := func() int64 {
+		return num(f.s.do("GET", coll+"?resourceVersion=0", nil).must(t, 200).str("metadata", "resourceVersion"))
+	}
+	f.s.watch(coll + "?watch=1&resourceVersion=0").next()
+	if got := at0List(); got != num(d) {
+		t.Errorf("after a watch from 0: list at 0 answers at %d, want the last ConfigMap change %s", got, d)
+	}
+	f.s.watch(coll + "?watch=1").next()
+	if got := at0List(); got != s3 {
+		t.Errorf("after a watch from the newest revision: list at 0 answers at %d, want the store's %d", got, s3)
+	}
 }
 
 func TestK8S_RV_2_ListTable(t *testing.T) {

@@ -333,6 +333,12 @@ func (e *ExpiredWatch) Error() string { return e.Status.Error() }
 // kube's exceeded quota.
 func (s *Store) Watch(ctx context.Context, res *api.Resource, namespace string, o *ListOptions) (*Watcher, error) {
 	wo := storage.WatchOptions{Prefix: collectionPrefix(res, namespace), Filter: o.filter()}
+	if o.ResourceVersion == "" {
+		// A watch from the newest revision brings the resource's watch cache
+		// there first (kube-apiserver 1.32.13's does: a list at 0 after it
+		// answers at the newest revision).
+		s.storage.RequestProgress(wo.Prefix)
+	}
 	switch {
 	case o.SendInitialEvents != nil && *o.SendInitialEvents: // also a watch from "" or "0" (the handler's defaults)
 		if o.RV > 0 {

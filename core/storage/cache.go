@@ -56,3 +56,13 @@ func (s *Store) LastChange(collections ...string) int64 {
 	}
 	return last
 }
+
+// RequestProgress brings the watch cache of prefix's resource to the store's
+// revision when it is behind, as the progress notification kube's cache asks
+// for when a watch starts at the newest revision (no resourceVersion) does.
+func (s *Store) RequestProgress(prefix string) {
+	rev, compacted := s.Revision(), s.CompactedRevision()
+	s.cacheMu.Lock()
+	defer s.cacheMu.Unlock()
+	s.cacheRevisionLocked(ListOptions{Prefix: prefix, Cache: CacheConsistent}, rev, compacted)
+}
