@@ -91,6 +91,15 @@ func TestK8S_RV_2_WatchCacheRevision(t *testing.T) {
 	at0List := func() int64 {
 		return num(f.s.do("GET", coll+"?resourceVersion=0", nil).must(t, 200).str("metadata", "resourceVersion"))
 	}
+	// A watch's initial events from 0 are the cache's, at its revision.
+	w = f.s.watch(coll + "?watch=1&resourceVersion=0&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true")
+	ev := w.next()
+	for ev.Type != "BOOKMARK" {
+		ev = w.next()
+	}
+	if ev.rv() != d {
+		t.Errorf("a watch from 0 ended its initial events at %s, want the cache's revision %s (the store is at %d)", ev.rv(), d, s3)
+	}
 	f.s.watch(coll + "?watch=1&resourceVersion=0").next()
 	if got := at0List(); got != num(d) {
 		t.Errorf("after a watch from 0: list at 0 answers at %d, want the last ConfigMap change %s", got, d)

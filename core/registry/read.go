@@ -346,7 +346,8 @@ func (s *Store) Watch(ctx context.Context, res *api.Resource, namespace string, 
 				return nil, err
 			}
 		}
-		wo.Initial = true
+		// kube's watch cache sends the state it has, at its revision.
+		wo.Initial, wo.Cached, wo.NotOlderThan = true, watchCached(res), o.RV
 	case o.SendInitialEvents != nil: // false: changes only
 		wo.Since = o.RV
 		if o.ResourceVersion == "" || o.ResourceVersion == "0" {
