@@ -262,6 +262,15 @@ var fidelityCases = []fidelityCase{
 	{ID: "K8S-CHUNK-1 a field selector naming one namespace", Steps: []fidelityStep{
 		{Method: "POST", Path: "/api/v1/namespaces", ContentType: "application/json", Body: `{"metadata":{"name":"{{ns}}-b"}}`},
 		{Method: "GET", Path: "/api/v1/namespaces?limit=1&fieldSelector=metadata.name%3D{{ns}}"}}},
+	// An Event's times changed through events.k8s.io are refused as kube shows a time (Go's time.Time String).
+	{ID: "K8S-WRITE-2 immutable times: an Event's eventTime", Steps: []fidelityStep{
+		{Method: "POST", Path: "/api/v1/namespaces/{{ns}}/events", ContentType: "application/json",
+			Body: `{"metadata":{"name":"a"},"involvedObject":{"apiVersion":"v1","kind":"ConfigMap","name":"a","namespace":"{{ns}}"},"reason":"Updated","message":"m","type":"Warning","source":{"component":"fidelity"},"count":1,` +
+				`"firstTimestamp":"2026-01-01T00:00:00Z"}`},
+		{Method: "PATCH", Path: "/apis/events.k8s.io/v1/namespaces/{{ns}}/events/a?fieldManager=fid", ContentType: "application/apply-patch+yaml",
+			Body: `{"apiVersion":"events.k8s.io/v1","kind":"Event","metadata":{"name":"a"},"eventTime":"2026-01-02T03:04:05.123456Z","action":"Create","reason":"Updated","note":"m",` +
+				`"type":"Warning","regarding":{"apiVersion":"v1","kind":"ConfigMap","name":"a","namespace":"{{ns}}"},"reportingController":"example.com/f","reportingInstance":"i-1",` +
+				`"deprecatedFirstTimestamp":"2026-01-03T00:00:00Z","deprecatedSource":{"component":"fidelity"},"deprecatedCount":1}`}}},
 	// A name taken by an object being deleted: kube says so.
 	{ID: "K8S-NAME-1 a name whose object is being deleted", Steps: []fidelityStep{
 		{Method: "POST", Path: "/api/v1/namespaces/{{ns}}/configmaps", ContentType: "application/json", Body: `{"metadata":{"name":"a","finalizers":["example.com/f"]}}`},
@@ -394,6 +403,13 @@ func TestK8S_FID_1_K8S_WRITE_3_DryRunUpdateCreates(t *testing.T) {
 // recorded in managedFields.
 func TestK8S_FID_1_K8S_GEN_1_NamespaceLabelNotManaged(t *testing.T) {
 	replayFidelityCases(t, "K8S-GEN-1 a namespace")
+}
+
+// TestK8S_FID_1_K8S_WRITE_2_ImmutableTimes: an Event's times changed through
+// events.k8s.io are refused with the value as kube's field errors show a
+// time (Go's time.Time String, in UTC).
+func TestK8S_FID_1_K8S_WRITE_2_ImmutableTimes(t *testing.T) {
+	replayFidelityCases(t, "K8S-WRITE-2 immutable times")
 }
 
 // TestK8S_FID_1_K8S_GEN_1_LimitRangeNamedByUID: a LimitRange created with no
