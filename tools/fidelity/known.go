@@ -46,10 +46,11 @@ var knownDifferences = []knownDifference{
 	{
 		ID: "kube-watch-cache-revision",
 		Reason: "A list or watch at resourceVersion=0 (any revision), or a list not older than a revision, is served by " +
-			"kube-apiserver's watch cache, whose revision is that of the last event it saw for the resource or of etcd's last " +
-			"progress notification (which any client's consistent list may ask for); kubeplay's caches follow the same rules " +
-			"(K8S-RV-2), but which notifications came depends on each server's other clients (kube-apiserver's own lease and " +
-			"status writers, kubeplay's controllers), so the revisions may differ within what the rule allows.",
+			"kube-apiserver's watch cache, whose revision is that of the last event it saw for the resource or of the last " +
+			"etcd progress notification it asked for (when a consistent read of the resource, a watch from the newest revision " +
+			"or a read newer than the cache found it behind); kubeplay's caches follow the same rules (K8S-RV-2), but which " +
+			"reads came depends also on each server's other clients (kube-apiserver's own controllers, kubeplay's, the " +
+			"harness's settling of both), so the revisions may differ within what the rule allows.",
 		matches: func(s Step, d Diff, a [2]*object) bool {
 			rv, match := queryValue(s, "resourceVersion"), queryValue(s, "resourceVersionMatch")
 			if s.Verb == "list" && rv != "" && rv != "0" && match != "Exact" && (queryValue(s, "limit") == "" || match == "NotOlderThan") {
