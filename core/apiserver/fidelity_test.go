@@ -271,6 +271,9 @@ var fidelityCases = []fidelityCase{
 			Body: `{"apiVersion":"events.k8s.io/v1","kind":"Event","metadata":{"name":"a"},"eventTime":"2026-01-02T03:04:05.123456Z","action":"Create","reason":"Updated","note":"m",` +
 				`"type":"Warning","regarding":{"apiVersion":"v1","kind":"ConfigMap","name":"a","namespace":"{{ns}}"},"reportingController":"example.com/f","reportingInstance":"i-1",` +
 				`"deprecatedFirstTimestamp":"2026-01-03T00:00:00Z","deprecatedSource":{"component":"fidelity"},"deprecatedCount":1}`}}},
+	// A body of the other Event group's kind is read as its own kind, strictly, before the version check refuses it.
+	crossEvent("warned", "Warn"),
+	crossEvent("refused", "Strict"),
 	// A name taken by an object being deleted: kube says so.
 	{ID: "K8S-NAME-1 a name whose object is being deleted", Steps: []fidelityStep{
 		{Method: "POST", Path: "/api/v1/namespaces/{{ns}}/configmaps", ContentType: "application/json", Body: `{"metadata":{"name":"a","finalizers":["example.com/f"]}}`},
@@ -356,6 +359,15 @@ func narrowed(what, query string) fidelityCase {
 		{Method: "POST", Path: "/api/v1/namespaces", ContentType: "application/json", Body: `{"metadata":{"name":"{{ns}}z"}}`},
 		cm("{{ns}}", "a"), cm("{{ns}}", "b"), cm("{{ns}}z", "c"),
 		{Method: "GET", Path: "/api/v1/configmaps?fieldSelector=metadata.namespace%3D{{ns}}&" + query}}}
+}
+
+// crossEvent PUTs to a core/v1 Event an events.k8s.io/v1 body with fields
+// only the core kind has, with fieldValidation validation.
+func crossEvent(what, validation string) fidelityCase {
+	return fidelityCase{ID: "K8S-WRITE-5 an Event of the other group, " + what, Steps: []fidelityStep{
+		{Method: "PUT", Path: "/api/v1/namespaces/{{ns}}/events/c?fieldValidation=" + validation, ContentType: "application/json",
+			Body: `{"apiVersion":"events.k8s.io/v1","kind":"Event","metadata":{"name":"c"},"action":"Update","count":4,"message":"again","note":"n",` +
+				`"reason":"Tested","regarding":{"apiVersion":"v1","kind":"ConfigMap","name":"a","namespace":"{{ns}}"},"type":"Warning"}`}}}
 }
 
 // createCase is a case that creates one object from a JSON body.
