@@ -26,7 +26,8 @@ import (
 // SPEC ID.
 
 // A fidelityStep is one request; {{ns}} in Path and Body is the case's
-// namespace, {{continue}} in Path the continue token of the answer before.
+// namespace, {{continue}} in Path the continue token of the answer before,
+// {{rv}} its (first) resourceVersion.
 type fidelityStep struct {
 	Method, Path, ContentType, Accept, Body string
 }
@@ -151,6 +152,14 @@ var fidelityCases = []fidelityCase{
 	// A namespace named from a generateName is labelled with its name after the write was recorded.
 	generated("NS-g-", fidelityCase{ID: "K8S-GEN-1 a namespace from a generateName", Steps: []fidelityStep{{Method: "POST", Path: "/api/v1/namespaces?dryRun=All",
 		ContentType: "application/json", Body: `{"apiVersion":"v1","kind":"Namespace","metadata":{"generateName":"{{ns}}-g-","labels":{"app":"x"}}}`}}}),
+	// A LimitRange created with neither a name nor a generateName is named by a new uid.
+	createCase("K8S-GEN-1 a LimitRange without a name", "/api/v1/namespaces/{{ns}}/limitranges",
+		`{"apiVersion":"v1","kind":"LimitRange","spec":{"limits":[{"type":"Container","max":{"cpu":"1"}}]}}`),
+	createCase("K8S-GEN-1 a LimitRange of null", "/api/v1/namespaces/{{ns}}/limitranges", `null`),
+	{ID: "K8S-GEN-1 a LimitRange without a name, dry run", Steps: []fidelityStep{{Method: "POST", Path: "/api/v1/namespaces/{{ns}}/limitranges?dryRun=All",
+		ContentType: "application/json", Body: `{"apiVersion":"v1","kind":"LimitRange","metadata":{"labels":{"a":"b"}}}`}}},
+	createCase("K8S-GEN-1 a LimitRange without a name, invalid", "/api/v1/namespaces/{{ns}}/limitranges",
+		`{"apiVersion":"v1","kind":"LimitRange","spec":{"limits":[{"type":"Bogus"}]}}`),
 	// An Event's name need only be a path segment.
 	createCase("K8S-NAME-1 an Event name in capitals", "/api/v1/namespaces/{{ns}}/events",
 		`{"metadata":{"name":"UpperCase_x"},"involvedObject":{"name":"a","namespace":"{{ns}}"}}`),
@@ -253,6 +262,29 @@ var fidelityCases = []fidelityCase{
 	{ID: "K8S-CHUNK-1 a field selector naming one namespace", Steps: []fidelityStep{
 		{Method: "POST", Path: "/api/v1/namespaces", ContentType: "application/json", Body: `{"metadata":{"name":"{{ns}}-b"}}`},
 		{Method: "GET", Path: "/api/v1/namespaces?limit=1&fieldSelector=metadata.name%3D{{ns}}"}}},
+	// An Event's times changed through events.k8s.io are refused as kube shows a time (Go's time.Time String).
+	{ID: "K8S-WRITE-2 immutable times: an Event's eventTime", Steps: []fidelityStep{
+		{Method: "POST", Path: "/api/v1/namespaces/{{ns}}/events", ContentType: "application/json",
+			Body: `{"metadata":{"name":"a"},"involvedObject":{"apiVersion":"v1","kind":"ConfigMap","name":"a","namespace":"{{ns}}"},"reason":"Updated","message":"m","type":"Warning","source":{"component":"fidelity"},"count":1,` +
+				`"firstTimestamp":"2026-01-01T00:00:00Z"}`},
+		{Method: "PATCH", Path: "/apis/events.k8s.io/v1/namespaces/{{ns}}/events/a?fieldManager=fid", ContentType: "application/apply-patch+yaml",
+			Body: `{"apiVersion":"events.k8s.io/v1","kind":"Event","metadata":{"name":"a"},"eventTime":"2026-01-02T03:04:05.123456Z","action":"Create","reason":"Updated","note":"m",` +
+				`"type":"Warning","regarding":{"apiVersion":"v1","kind":"ConfigMap","name":"a","namespace":"{{ns}}"},"reportingController":"example.com/f","reportingInstance":"i-1",` +
+				`"deprecatedFirstTimestamp":"2026-01-03T00:00:00Z","deprecatedSource":{"component":"fidelity"},"deprecatedCount":1}`}}},
+	// A body of the other Event group's kind is read as its own kind, strictly, before the version check refuses it.
+	crossEvent("warned", "Warn"),
+	crossEvent("refused", "Strict"),
+	// A name taken by an object being deleted: kube says so.
+	{ID: "K8S-NAME-1 a name whose object is being deleted", Steps: []fidelityStep{
+		{Method: "POST", Path: "/api/v1/namespaces/{{ns}}/configmaps", ContentType: "application/json", Body: `{"metadata":{"name":"a","finalizers":["example.com/f"]}}`},
+		{Method: "DELETE", Path: "/api/v1/namespaces/{{ns}}/configmaps/a"},
+		{Method: "POST", Path: "/api/v1/namespaces/{{ns}}/configmaps", ContentType: "application/json", Body: `{"metadata":{"name":"a"}}`}}},
+	// A field selector naming one namespace narrows a list across namespaces to its keys (unless it continues one).
+	narrowed("first page", "limit=2"),
+	narrowed("from storage", "limit=1&resourceVersion={{rv}}"),
+	{ID: "K8S-CHUNK-1 narrowed to a namespace: the next page", Steps: append(narrowed("", "").Steps[:4],
+		fidelityStep{Method: "GET", Path: "/api/v1/configmaps?fieldSelector=metadata.namespace%3D{{ns}}&limit=1"},
+		fidelityStep{Method: "GET", Path: "/api/v1/configmaps?fieldSelector=metadata.namespace%3D{{ns}}&limit=1&continue={{continue}}"})},
 	{ID: "K8S-CHUNK-3 a token that is no token", Steps: []fidelityStep{{Method: "GET", Path: "/api/v1/namespaces/{{ns}}/configmaps?continue=garbage-token"}}},
 	// A PUT's object must name what its URL does.
 	{ID: "K8S-VERB-1 a PUT without a name", Steps: []fidelityStep{{Method: "PUT", Path: "/api/v1/namespaces/{{ns}}/configmaps/d",
@@ -316,6 +348,28 @@ func servicePatchCase(what, contentType, patch string) fidelityCase {
 		{Method: "PATCH", Path: "/api/v1/namespaces/{{ns}}/services/c", ContentType: contentType, Body: patch}}}
 }
 
+// narrowed lists, with query, the ConfigMaps of every namespace that a field
+// selector narrows to the case's, after making two there and one in a
+// namespace whose keys follow; {{rv}} is the third's resourceVersion.
+func narrowed(what, query string) fidelityCase {
+	cm := func(ns, name string) fidelityStep {
+		return fidelityStep{Method: "POST", Path: "/api/v1/namespaces/" + ns + "/configmaps", ContentType: "application/json", Body: `{"metadata":{"name":"` + name + `"}}`}
+	}
+	return fidelityCase{ID: "K8S-CHUNK-1 narrowed to a namespace: " + what, Steps: []fidelityStep{
+		{Method: "POST", Path: "/api/v1/namespaces", ContentType: "application/json", Body: `{"metadata":{"name":"{{ns}}z"}}`},
+		cm("{{ns}}", "a"), cm("{{ns}}", "b"), cm("{{ns}}z", "c"),
+		{Method: "GET", Path: "/api/v1/configmaps?fieldSelector=metadata.namespace%3D{{ns}}&" + query}}}
+}
+
+// crossEvent PUTs to a core/v1 Event an events.k8s.io/v1 body with fields
+// only the core kind has, with fieldValidation validation.
+func crossEvent(what, validation string) fidelityCase {
+	return fidelityCase{ID: "K8S-WRITE-5 an Event of the other group, " + what, Steps: []fidelityStep{
+		{Method: "PUT", Path: "/api/v1/namespaces/{{ns}}/events/c?fieldValidation=" + validation, ContentType: "application/json",
+			Body: `{"apiVersion":"events.k8s.io/v1","kind":"Event","metadata":{"name":"c"},"action":"Update","count":4,"message":"again","note":"n",` +
+				`"reason":"Tested","regarding":{"apiVersion":"v1","kind":"ConfigMap","name":"a","namespace":"{{ns}}"},"type":"Warning"}`}}}
+}
+
 // createCase is a case that creates one object from a JSON body.
 func createCase(id, path, body string) fidelityCase {
 	return fidelityCase{ID: id, Steps: []fidelityStep{{Method: "POST", Path: path, ContentType: "application/json", Body: body}}}
@@ -360,7 +414,21 @@ func TestK8S_FID_1_K8S_WRITE_3_DryRunUpdateCreates(t *testing.T) {
 // generateName gets its kubernetes.io/metadata.name label after its write was
 // recorded in managedFields.
 func TestK8S_FID_1_K8S_GEN_1_NamespaceLabelNotManaged(t *testing.T) {
-	replayFidelityCases(t, "K8S-GEN-1")
+	replayFidelityCases(t, "K8S-GEN-1 a namespace")
+}
+
+// TestK8S_FID_1_K8S_WRITE_2_ImmutableTimes: an Event's times changed through
+// events.k8s.io are refused with the value as kube's field errors show a
+// time (Go's time.Time String, in UTC).
+func TestK8S_FID_1_K8S_WRITE_2_ImmutableTimes(t *testing.T) {
+	replayFidelityCases(t, "K8S-WRITE-2 immutable times")
+}
+
+// TestK8S_FID_1_K8S_GEN_1_LimitRangeNamedByUID: a LimitRange created with no
+// name nor generateName is named by a new uid (kube's LimitRange strategy),
+// on a dry run too, and its validation errors name it so.
+func TestK8S_FID_1_K8S_GEN_1_LimitRangeNamedByUID(t *testing.T) {
+	replayFidelityCases(t, "K8S-GEN-1 a LimitRange")
 }
 
 // TestK8S_FID_1_K8S_NAME_1_DNSLabelWarnings: Pods, Deployments and
@@ -426,6 +494,7 @@ var (
 	fidUID      = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
 	fidTime     = regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z`)
 	fidRV       = regexp.MustCompile(`"resourceVersion":"\d+"`)
+	fidRVValue  = regexp.MustCompile(`"resourceVersion":"(\d+)"`)
 	fidAge      = regexp.MustCompile(`"\d+s"`) // a Table's Age cell
 	fidContinue = regexp.MustCompile(`"continue":"([A-Za-z0-9_-]+)"`)
 )
@@ -463,6 +532,9 @@ func playFidelityCase(t *testing.T, c fidelityCase, ns string, send func(fidelit
 		s.Path = strings.ReplaceAll(s.Path, "{{ns}}", ns)
 		if m := fidContinue.FindStringSubmatch(string(body)); m != nil {
 			s.Path = strings.ReplaceAll(s.Path, "{{continue}}", m[1])
+		}
+		if m := fidRVValue.FindStringSubmatch(string(body)); m != nil {
+			s.Path = strings.ReplaceAll(s.Path, "{{rv}}", m[1])
 		}
 		s.Body = strings.ReplaceAll(s.Body, "{{ns}}", ns)
 		code, header, body = send(s)

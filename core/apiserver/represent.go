@@ -382,7 +382,7 @@ func isJSONBody(r *web.Request) bool {
 // with the unknown and duplicate fields kube's strict decoding finds in it:
 // warnings, or (Strict) kube's 400.
 func decodeBody(r *web.Request, res *api.Resource, body []byte, validation fieldvalidation.Directive) (object.Object, error) {
-	if err := checkBodyKind(r, res, body); err != nil {
+	if err := checkBodyKind(r, res, body, validation); err != nil {
 		return nil, err
 	}
 	obj, err := decodeBodyAs(r, res, res.Version, res.APIVersion(), res.Kind, res.Kind, body)
@@ -397,8 +397,9 @@ func decodeBody(r *web.Request, res *api.Resource, body []byte, validation field
 
 // checkBodyKind answers, as kube-apiserver does, a body for a built-in kind
 // that names another kind or version (what it leaves out is res's): one kube
-// has no type for it cannot decode; another it decodes, then cannot convert.
-func checkBodyKind(r *web.Request, res *api.Resource, body []byte) error {
+// has no type for it cannot decode; another it decodes (strictly, as
+// validation says, as that kind), then cannot convert.
+func checkBodyKind(r *web.Request, res *api.Resource, body []byte, validation fieldvalidation.Directive) error {
 	if !types.Known(res.APIVersion(), res.Kind) {
 		return nil
 	}
@@ -415,8 +416,17 @@ func checkBodyKind(r *web.Request, res *api.Resource, body []byte) error {
 		return apierrors.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: no kind %q is registered for version %q in scheme %q",
 			kind, version, res.Kind, kind, apiVersion, "pkg/runtime/scheme.go:100"))
 	}
-	if _, err := decodeBodyAs(r, res, version, apiVersion, kind, res.Kind, body); err != nil || kind == res.Kind && types.SharedInternalType(apiVersion, res.APIVersion(), kind) {
-		return cmp.Or(err, error(apierrors.NewBadRequest(fmt.Sprintf("the API version in the data (%s) does not match the expected API version (%s)", apiVersion, res.APIVersion())))) // converted, refused by the handler's check
+	if _, err := decodeBodyAs(r, res, version, apiVersion, kind, res.Kind, body); err != nil {
+		return err
+	}
+	if kind == res.Kind && types.SharedInternalType(apiVersion, res.APIVersion(), kind) {
+		if validation.Checks() {
+			if err := validation.Apply(r.Context(), strictErrorsAs(r, res, apiVersion, kind, body)); err != nil {
+				return decodeError(version, kind, res.Kind, err, body)
+			}
+		}
+		// Converted, refused by the handler's check.
+		return apierrors.NewBadRequest(fmt.Sprintf("the API version in the data (%s) does not match the expected API version (%s)", apiVersion, res.APIVersion()))
 	}
 	return apierrors.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: converting (%s) to (%s): unknown conversion",
 		kind, version, res.Kind, types.GoType(apiVersion, kind), goType(res, false)[1:]))
@@ -455,10 +465,15 @@ func bodyKind(r *web.Request, res *api.Resource, body []byte) (apiVersion, kind 
 // protobuf decoding drops unknown fields in every mode), nor, until custom
 // resources have schemas, bodies of kinds without a Go type.
 func strictErrors(r *web.Request, res *api.Resource, body []byte) []error {
-	apiVersion, kind := res.APIVersion(), res.Kind
 	if res.Custom != nil {
 		return customStrictErrors(r, res, body)
 	}
+	return strictErrorsAs(r, res, res.APIVersion(), res.Kind, body)
+}
+
+// strictErrorsAs are strictErrors of a body read as kind in apiVersion (a
+// built-in kind) at res's endpoint.
+func strictErrorsAs(r *web.Request, res *api.Resource, apiVersion, kind string, body []byte) []error {
 	if !types.Known(apiVersion, kind) {
 		return nil
 	}

@@ -44,7 +44,7 @@ func TestK8S_RV_1_Get(t *testing.T) {
 // a consistent list; the items are those of the store, and a watch from that
 // revision misses nothing. (Which revision between those bounds depends on
 // the consistent lists of other clients, the server's own controllers among
-// them: core/storage's TestStore_CacheRevision pins it down.)
+// them: core/storage's TestK8S_RV_2_CacheRevision pins it down.)
 func TestK8S_RV_2_WatchCacheRevision(t *testing.T) {
 	f := newRVFixture(t)
 	const coll = "/api/v1/namespaces/default/configmaps"
@@ -83,6 +83,30 @@ func TestK8S_RV_2_WatchCacheRevision(t *testing.T) {
 	d := f.s.createCM("default", "d", nil).str("metadata", "resourceVersion")
 	if ev := w.next(); ev.Type != "ADDED" || ev.name() != "d" || ev.rv() != d {
 		t.Fatalf("watch from %d: %+v, want d ADDED at %s", at0, ev, d)
+	}
+	// A watch from the newest revision (no resourceVersion) brings the
+	// cache there, as kube-apiserver 1.32.13's (a ReplicaSet list at 0 after
+	// one answered at the newest revision); one from 0 leaves it.
+	s3 := secret("s3")
+	at0List := func() int64 {
+		return num(f.s.do("GET", coll+"?resourceVersion=0", nil).must(t, 200).str("metadata", "resourceVersion"))
+	}
+	// A watch's initial events from 0 are the cache's, at its revision.
+	w = f.s.watch(coll + "?watch=1&resourceVersion=0&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true")
+	ev := w.next()
+	for ev.Type != "BOOKMARK" {
+		ev = w.next()
+	}
+	if ev.rv() != d {
+		t.Errorf("a watch from 0 ended its initial events at %s, want the cache's revision %s (the store is at %d)", ev.rv(), d, s3)
+	}
+	f.s.watch(coll + "?watch=1&resourceVersion=0").next()
+	if got := at0List(); got != num(d) {
+		t.Errorf("after a watch from 0: list at 0 answers at %d, want the last ConfigMap change %s", got, d)
+	}
+	f.s.watch(coll + "?watch=1").next()
+	if got := at0List(); got != s3 {
+		t.Errorf("after a watch from the newest revision: list at 0 answers at %d, want the store's %d", got, s3)
 	}
 }
 

@@ -209,6 +209,16 @@ func (s *Store) List(ctx context.Context, res *api.Resource, namespace string, o
 		return s.listComputed(res, o)
 	}
 	prefix := collectionPrefix(res, namespace)
+	// A list across namespaces whose field selector names one namespace
+	// reads that namespace's keys, as kube's registry narrows it (unless it
+	// continues a list): its pages end with that namespace's objects, and its
+	// continue token names a key relative to them (which a continuation,
+	// across namespaces again, reads from the collection's first key, as
+	// kube's does).
+	if ns, ok := o.Fields.RequiresExactMatch("metadata.namespace"); ok && namespace == "" && res.Namespaced && o.Continue == "" &&
+		len(validation.DNS1123Label(ns)) == 0 {
+		prefix = collectionPrefix(res, ns)
+	}
 	lo := storage.ListOptions{Prefix: prefix, Filter: o.filter()}
 	if o.Limit > 0 {
 		lo.Limit = int(o.Limit)
@@ -332,6 +342,12 @@ func (e *ExpiredWatch) Error() string { return e.Status.Error() }
 // kube's exceeded quota.
 func (s *Store) Watch(ctx context.Context, res *api.Resource, namespace string, o *ListOptions) (*Watcher, error) {
 	wo := storage.WatchOptions{Prefix: collectionPrefix(res, namespace), Filter: o.filter()}
+	if o.ResourceVersion == "" {
+		// A watch from the newest revision brings the resource's watch cache
+		// there first (kube-apiserver 1.32.13's does: a list at 0 after it
+		// answers at the newest revision).
+		s.storage.RequestProgress(wo.Prefix)
+	}
 	switch {
 	case o.SendInitialEvents != nil && *o.SendInitialEvents: // also a watch from "" or "0" (the handler's defaults)
 		if o.RV > 0 {
@@ -339,7 +355,8 @@ func (s *Store) Watch(ctx context.Context, res *api.Resource, namespace string, 
 				return nil, err
 			}
 		}
-		wo.Initial = true
+		// kube's watch cache sends the state it has, at its revision.
+		wo.Initial, wo.Cached, wo.NotOlderThan = true, watchCached(res), o.RV
 	case o.SendInitialEvents != nil: // false: changes only
 		wo.Since = o.RV
 		if o.ResourceVersion == "" || o.ResourceVersion == "0" {

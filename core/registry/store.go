@@ -301,7 +301,12 @@ func (s *Store) Create(t Target, obj object.Object) ([]byte, error) {
 	}
 	return s.mutate(t, func(cur []byte, rev int64) (storage.Change, error) {
 		if cur != nil {
-			return storage.Change{}, apierrors.NewAlreadyExists(t.served().Group, t.served().Plural, t.Name)
+			st := apierrors.NewAlreadyExists(t.served().Group, t.served().Plural, t.Name)
+			// kube says so when the object there is being deleted.
+			if old, err := object.Decode(cur); err == nil && object.Meta(old)["deletionTimestamp"] != nil {
+				st.Message = "object is being deleted: " + st.Message
+			}
+			return storage.Change{}, st
 		}
 		return s.put(t, obj, rev)
 	})
@@ -374,6 +379,7 @@ func (s *Store) prepareNew(st Strategy, t Target, obj object.Object) ([]quota.Ch
 	meta["uid"] = object.NewUID()
 	meta["creationTimestamp"] = object.Timestamp(s.clock.Now())
 	st.PrepareForCreate(obj)
+	name, _ = meta["name"].(string) // a LimitRange without one is given one
 	if h := t.Res.Hooks.SetRequester; h != nil {
 		h(obj, t.User)
 	}

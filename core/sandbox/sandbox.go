@@ -189,7 +189,7 @@ func New(cfg Config) (*Sandbox, error) {
 	if serviceRange == "" {
 		serviceRange = registry.DefaultServiceIPRange
 	}
-	if err := controllers.EnsureKubernetesService(context.Background(), s.Server, registry.FirstServiceIP(serviceRange), sim.ControlPlaneIP); err != nil {
+	if err := controllers.EnsureKubernetesService(context.Background(), s.Server, registry.FirstServiceIP(serviceRange), sim.ControlPlaneIP, cfg.API.Clock.Now()); err != nil {
 		s.Close()
 		return nil, err
 	}

@@ -7,8 +7,9 @@ import "sync/atomic"
 // that of the last change to the resource it saw, or a later one an etcd
 // progress notification brought it to. A cache asks for one when a consistent
 // list, or one that must not be older than a revision the cache has not
-// reached, finds it behind; the notification reaches every cache, as they
-// share one etcd watch stream. A list of a quiet resource at resourceVersion=0
+// reached, finds it behind; the notification reaches that cache alone, as
+// kube-apiserver 1.32 gives each resource's storage an etcd client (and watch
+// stream) of its own. A list of a quiet resource at resourceVersion=0
 // therefore answers at an older revision than the store's, and clients see
 // it: the list's resourceVersion, the watch they start from it. The store
 // keeps what that needs: each resource's last change since it opened (in
@@ -29,15 +30,16 @@ const legacyResourceRevPrefix = "m/res/"
 // read transaction sees: no change is applied meanwhile). Every revision it
 // may answer shows the resource as it is at rev. Called with s.cacheMu held.
 func (s *Store) cacheRevisionLocked(opts ListOptions, rev, compacted int64) int64 {
-	cached := max(s.progressRev, s.openRev, compacted)
-	if v, ok := s.changed.Load(s.cfg.Collection(opts.Prefix)); ok {
+	collection := s.cfg.Collection(opts.Prefix)
+	cached := max(s.progress[collection], s.openRev, compacted)
+	if v, ok := s.changed.Load(collection); ok {
 		cached = max(cached, v.(*atomic.Int64).Load())
 	}
 	if cached >= rev || cached <= 0 {
 		return rev
 	}
 	if opts.Cache == CacheConsistent || cached < opts.NotOlderThan {
-		s.progressRev = rev // the cache is behind: a progress notification brings every cache to rev
+		s.progress[collection] = rev // the cache is behind: a progress notification brings it to rev
 		return rev
 	}
 	return cached
@@ -76,4 +78,14 @@ func (s *Store) changeOf(collection string) *atomic.Int64 {
 	}
 	v, _ := s.changed.LoadOrStore(collection, new(atomic.Int64))
 	return v.(*atomic.Int64)
+}
+
+// RequestProgress brings the watch cache of prefix's resource to the store's
+// revision when it is behind, as the progress notification kube's cache asks
+// for when a watch starts at the newest revision (no resourceVersion) does.
+func (s *Store) RequestProgress(prefix string) {
+	rev, compacted := s.Revision(), s.CompactedRevision()
+	s.cacheMu.Lock()
+	defer s.cacheMu.Unlock()
+	s.cacheRevisionLocked(ListOptions{Prefix: prefix, Cache: CacheConsistent}, rev, compacted)
 }

@@ -138,8 +138,8 @@ type Store struct {
 	restoreErrors []error               // written by Open only
 	openRev       int64                 // the revision at Open: every watch cache starts there
 	cacheMu       sync.Mutex
-	progressRev   int64       // the revision of the last progress notification to the watch caches; guarded by cacheMu
-	closed        atomic.Bool // set under mu
+	progress      map[string]int64 // collection → the revision of its watch cache's last progress notification; guarded by cacheMu
+	closed        atomic.Bool      // set under mu
 }
 
 // retained locates one change in history, so compaction needs no read.
@@ -196,7 +196,8 @@ func Open(cfg Config) (*Store, error) {
 	if err := db.SetConfig(buntdb.Config{SyncPolicy: buntdb.Never, AutoShrinkDisabled: true}); err != nil {
 		return nil, err
 	}
-	s := &Store{cfg: cfg, db: db, watchers: map[*Watcher]struct{}{}, overlay: map[string]overlaid{}, usage: usage{collections: map[string]int64{}}}
+	s := &Store{cfg: cfg, db: db, watchers: map[*Watcher]struct{}{}, overlay: map[string]overlaid{}, usage: usage{collections: map[string]int64{}},
+		progress: map[string]int64{}}
 	s.revCond = sync.NewCond(&s.revMu)
 	var d *damage
 	if cfg.Persister != nil {

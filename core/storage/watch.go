@@ -22,7 +22,12 @@ type WatchOptions struct {
 	// Initial starts with a synthetic ADDED event for every current object, then
 	// delivers every change after the revision that state was read at.
 	Initial bool
-	Filter  Filter
+	// Cached: the initial state is the watch cache's, at its revision (one
+	// not older than NotOlderThan), as StartRevision says; the same objects
+	// as the store's, the resource having changed since in no way.
+	Cached       bool
+	NotOlderThan int64
+	Filter       Filter
 }
 
 // Watcher receives the changes under a prefix, in revision order. A watcher that
@@ -68,6 +73,11 @@ func (s *Store) Watch(opts WatchOptions) (*Watcher, error) {
 	rev := s.Revision() // the database's: durable, applied
 	if opts.Initial {
 		w.after, w.start = rev, rev
+		if opts.Cached {
+			s.cacheMu.Lock()
+			w.start = s.cacheRevisionLocked(ListOptions{Prefix: opts.Prefix, Cache: CacheAny, NotOlderThan: opts.NotOlderThan}, rev, s.compacted)
+			s.cacheMu.Unlock()
+		}
 		err = s.db.View(func(tx *buntdb.Tx) error {
 			res := ListResult{}
 			if err := scan(tx, ListOptions{Prefix: opts.Prefix, Filter: opts.Filter}, &res, s.cfg.Attrs); err != nil {

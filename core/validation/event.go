@@ -2,6 +2,8 @@ package validation
 
 import (
 	"fmt"
+	"strconv"
+	"time"
 
 	"kubeplay/core/field"
 	"kubeplay/core/object"
@@ -120,8 +122,23 @@ func EventsV1Update(obj, old object.Object) field.ErrorList {
 			if f == "reportingComponent" {
 				name = "reportingController" // the internal type's name
 			}
-			errs = append(errs, field.Invalid(field.NewPath(name), obj[f], fieldImmutable))
+			var value any = obj[f]
+			if f == "eventTime" || f == "firstTimestamp" || f == "lastTimestamp" {
+				value = goTime(obj[f])
+			}
+			errs = append(errs, field.Invalid(field.NewPath(name), value, fieldImmutable))
 		}
 	}
 	return errs
+}
+
+// goTime shows a time as kube's field errors show a metav1.Time or
+// MicroTime: Go's time.Time String, in UTC (the zero time when unset).
+func goTime(v any) field.GoSyntax {
+	s, _ := v.(string)
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil && s != "" {
+		return field.GoSyntax(strconv.Quote(s))
+	}
+	return field.GoSyntax(t.UTC().String())
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
@@ -283,6 +284,71 @@ func TestK8S_FID_1_PodUpdateDiffExplained(t *testing.T) {
 		d := Diff{Path: "body.message", values: [2]any{c.kubeplay, c.kube}}
 		if got := explain(step, []Diff{d}, [2]*object{{}, {}}) != nil; got != c.known {
 			t.Errorf("%q against %q: known %v, want %v", c.kubeplay, c.kube, got, c.known)
+		}
+	}
+}
+
+// TestK8S_FID_1_WatchCacheLagExplained: a read kube's watch cache serves
+// that kube answers at an older revision than kubeplay is a known
+// difference; the same answer at the same revision, kube at a newer one, or
+// a read the cache does not serve is not. A watch whose initial events kube
+// ended before an event it sent next is known; other events are not.
+func TestK8S_FID_1_WatchCacheLagExplained(t *testing.T) {
+	answer := func(rv string, labels string) *object {
+		v, err := parseJSON(json.NewDecoder(strings.NewReader(`{"status":200,"body":{"metadata":{"resourceVersion":"` + rv +
+			`","labels":{` + labels + `}}}}`)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v.(*object)
+	}
+	get := Step{Verb: "get", Kind: "ConfigMap", Query: [][2]string{{"resourceVersion", "0"}}}
+	list := Step{Verb: "list", Kind: "ConfigMap", Query: [][2]string{{"resourceVersion", "{{write:-1}}"}, {"resourceVersionMatch", "NotOlderThan"}}}
+	exact := Step{Verb: "list", Kind: "ConfigMap", Query: [][2]string{{"resourceVersion", "{{write:-1}}"}, {"resourceVersionMatch", "Exact"}}}
+	consistent := Step{Verb: "get", Kind: "ConfigMap"}
+	for _, c := range []struct {
+		name           string
+		step           Step
+		kubeplay, kube *object
+		known          bool
+	}{
+		{"a get at 0, kube older", get, answer("rv@20", `"tier":"a"`), answer("rv@14", ""), true},
+		{"a list not older than, kube older", list, answer("rv@15", `"tier":"a"`), answer("rv@-", ""), true},
+		{"the same revision", get, answer("rv@14", `"tier":"a"`), answer("rv@14", ""), false},
+		{"kube newer", get, answer("rv@14", `"tier":"a"`), answer("rv@20", ""), false},
+		{"an exact list", exact, answer("rv@20", `"tier":"a"`), answer("rv@14", ""), false},
+		{"a consistent get", consistent, answer("rv@20", `"tier":"a"`), answer("rv@14", ""), false},
+	} {
+		a := [2]*object{c.kubeplay, c.kube}
+		if got := explain(c.step, compare(c.kubeplay, c.kube), a) != nil; got != c.known {
+			t.Errorf("%s: known %v, want %v", c.name, got, c.known)
+		}
+	}
+
+	watch := func(events string) *object {
+		v, err := parseJSON(json.NewDecoder(strings.NewReader(`{"status":200,"events":[` + events + `]}`)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v.(*object)
+	}
+	const added = `{"type":"ADDED","object":{"metadata":{"name":"d","resourceVersion":"rv@18"}}}`
+	end := func(rv string) string {
+		return `{"type":"BOOKMARK","object":{"metadata":{"resourceVersion":"` + rv + `","annotations":{"k8s.io/initial-events-end":"true"}}}}`
+	}
+	step := Step{Verb: "watch", Kind: "ConfigMap", Watch: true}
+	for _, c := range []struct {
+		name           string
+		kubeplay, kube *object
+		known          bool
+	}{
+		{"kube ended its initial events before d", watch(added + "," + end("rv@18")), watch(end("rv@17") + "," + added), true},
+		{"kube never sent d", watch(added + "," + end("rv@18")), watch(end("rv@17")), false},
+		{"kube ended them later", watch(end("rv@17") + "," + added), watch(added + "," + end("rv@18")), false},
+	} {
+		a := [2]*object{c.kubeplay, c.kube}
+		if got := explain(step, compare(c.kubeplay, c.kube), a) != nil; got != c.known {
+			t.Errorf("%s: known %v, want %v", c.name, got, c.known)
 		}
 	}
 }

@@ -21,6 +21,8 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -126,6 +128,10 @@ func run(ctx context.Context, cfg config) (err error) {
 	}
 	t.writeReport(f, info)
 	if err := f.Close(); err != nil {
+		return err
+	}
+	slices.Sort(t.explained)
+	if err := os.WriteFile(filepath.Join(cfg.workDir, "known.txt"), []byte(strings.Join(t.explained, "\n")+"\n"), 0o644); err != nil {
 		return err
 	}
 	t.printScore(os.Stdout)

@@ -41,6 +41,9 @@ type target struct {
 	client *http.Client
 	// apf maps APF FlowSchema and PriorityLevelConfiguration uids to names.
 	apf map[string]string
+	// collections are its namespaced collections (namespacedCollections).
+	discovery   sync.Once
+	collections []string
 }
 
 func newTarget(name, base, token string) *target {

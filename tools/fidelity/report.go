@@ -32,6 +32,9 @@ type tally struct {
 	by     map[string]map[string]*count // dimension → category → count
 	groups map[string]*group            // signature → its difference
 	known  map[string]int               // known difference id → answers
+	// explained lists every answer a known difference explained: where, which
+	// and what differed (known.txt, to check the rules hide nothing else).
+	explained []string
 }
 
 // A group is one difference (a signature) and where it was first seen.
@@ -93,6 +96,12 @@ func (t *tally) add(s Session, results []stepResult) {
 			for _, id := range r.Known {
 				t.known[id]++
 			}
+			paths := make([]string, len(r.Diffs))
+			for j, d := range r.Diffs {
+				paths[j] = fmt.Sprintf("%s (kubeplay %.60s, kube %.60s)", d.Path, d.Kubeplay, d.Kube)
+			}
+			t.explained = append(t.explained, fmt.Sprintf("session %d step %d: %s: %s @ %s",
+				s.Index, i, strings.Join(r.Known, ","), r.Step.Label(), strings.Join(paths, " ")))
 		default:
 			sig := signature(r)
 			g := t.groups[sig]
@@ -183,7 +192,7 @@ func (t *tally) writeReport(w io.Writer, info runInfo) {
 		fmt.Fprintf(w, "\n<details><summary>both answers, normalized</summary>\n\n```\nkubeplay: %s\n\nkube: %s\n```\n</details>\n\n",
 			cut(renderIndented(result.Answers[sideKubeplay]), 6000), cut(renderIndented(result.Answers[sideKube]), 6000))
 	}
-	fmt.Fprintf(w, "## Known differences\n\nExcluded by rule (tools/fidelity/known.go), each with its reason.\n\n| id | answers | reason |\n|---|--:|---|\n")
+	fmt.Fprintf(w, "## Known differences\n\nExcluded by rule (tools/fidelity/known.go), each with its reason; known.txt beside this report lists every answer each explained.\n\n| id | answers | reason |\n|---|--:|---|\n")
 	for _, k := range knownDifferences {
 		fmt.Fprintf(w, "| %s | %d | %s |\n", k.ID, t.known[k.ID], k.Reason)
 	}

@@ -51,6 +51,9 @@ func (p *player) play(ctx context.Context, s Session, ns string) []stepResult {
 			break
 		}
 		raws := sendBoth(ctx, p.targets, st, states)
+		if deletesOnBoth(st, raws) {
+			p.settleDeletions(ctx, st, ns)
+		}
 		if makesControllerWork(st, raws) {
 			p.settleControllers(ctx, ns)
 		}
