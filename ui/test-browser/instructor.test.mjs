@@ -77,7 +77,7 @@ async function eventually(fn, what, timeoutMs = 15000) {
   }
 }
 
-test('WORK-2: the instructor page lists the native server\'s sandboxes with activity, resets one and opens one read-only', async () => {
+test('WORK-2: the instructor page lists a workshop of 30 sandboxes on the native server with their activity, resets one and opens one read-only', async () => {
   const created = await call('POST', '/workshops', { body: { attendees: 3, cluster: { mode: 'api-only' }, labels: ['ann', 'bob', 'cid'] } });
   assert.equal(created.status, 201, created.text);
   const [ann, bob, cid] = created.json.sandboxes;
@@ -87,6 +87,13 @@ test('WORK-2: the instructor page lists the native server\'s sandboxes with acti
     assert.equal(r.status, 201, r.text);
   }
   assert.equal((await call('GET', s(bob, `${CMS}/missing`), { token: bob.token })).status, 404);
+  // 27 more attendees, each with something done in their sandbox: 30 in all.
+  const more = await call('POST', '/workshops', { body: { attendees: 27, cluster: { mode: 'api-only' } } });
+  assert.equal(more.status, 201, more.text);
+  for (const sb of more.json.sandboxes) {
+    const r = await call('POST', s(sb, CMS), { token: sb.token, body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'work' } } });
+    assert.equal(r.status, 201, r.text);
+  }
 
   const page = await context.newPage();
   await page.goto(base + '/instructor');
@@ -95,6 +102,9 @@ test('WORK-2: the instructor page lists the native server\'s sandboxes with acti
   const row = (label) => `[data-testid="instructor-row"][data-label="${label}"]`;
   for (const sb of [ann, bob, cid]) await page.waitForSelector(row(sb.label));
   await page.waitForSelector('[data-testid="instructor-status"][data-state="live"]');
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid="instructor-row"]').length === 30);
+  const lastActive = await page.$$eval('[data-testid="instructor-row"] [data-testid="instructor-last-active"]', (cells) => cells.map((c) => c.textContent));
+  assert.equal(lastActive.filter((t) => t !== '—').length, 30, `every attendee's activity shows: ${lastActive}`);
   assert.ok(!page.url().includes(INSTRUCTOR), 'the token is in no URL');
   assert.equal(await page.evaluate(() => localStorage.length), 0, 'nor in localStorage');
   // Activity: objects, a last-active time, bob's 404 among his recent errors.
@@ -130,7 +140,8 @@ test('WORK-2: the instructor page lists the native server\'s sandboxes with acti
   const zipFile = join(scratch, 'kubeconfigs.zip');
   await download.saveAs(zipFile);
   const names = execFileSync('unzip', ['-Z1', zipFile], { encoding: 'utf8' }).trim().split('\n');
-  assert.deepEqual(names, ['kubeconfig-ann.yaml', 'kubeconfig-bob.yaml', 'kubeconfig-cid.yaml']);
+  assert.equal(names.length, 30, names.join(' '));
+  for (const label of ['ann', 'bob', 'cid']) assert.ok(names.includes(`kubeconfig-${label}.yaml`), names.join(' '));
   const bobConfig = execFileSync('unzip', ['-p', zipFile, 'kubeconfig-bob.yaml'], { encoding: 'utf8' });
   assert.ok(bobConfig.includes(`token: ${bob.token}`) && bobConfig.includes(`/s/${bob.id}`) && !bobConfig.includes(ann.token), bobConfig);
 
@@ -138,12 +149,13 @@ test('WORK-2: the instructor page lists the native server\'s sandboxes with acti
   await page.fill('[data-testid="instructor-add-count"]', '2');
   await page.selectOption('[data-testid="instructor-add-mode"]', 'api-only');
   await page.click('[data-testid="instructor-add"]');
-  await page.waitForFunction(() => document.querySelectorAll('[data-testid="instructor-row"]').length === 5);
-  const added = await page.$$eval('[data-testid="instructor-row"]', (rows) => rows.map((r) => r.dataset.label).filter((l) => !['ann', 'bob', 'cid'].includes(l)));
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid="instructor-row"]').length === 32);
+  const before = new Set(['ann', 'bob', 'cid', ...more.json.sandboxes.map((sb) => sb.label)]);
+  const added = (await page.$$eval('[data-testid="instructor-row"]', (rows) => rows.map((r) => r.dataset.label))).filter((l) => !before.has(l));
   page.once('dialog', (d) => d.accept());
   await page.click(`${row(added[0])} [data-testid="instructor-remove"]`);
-  await page.waitForFunction(() => document.querySelectorAll('[data-testid="instructor-row"]').length === 4);
-  assert.equal((await call('GET', '/sandboxes')).json.sandboxes.length, 4);
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid="instructor-row"]').length === 31);
+  assert.equal((await call('GET', '/sandboxes')).json.sandboxes.length, 31);
 
   // Open bob's sandbox read-only.
   const [view] = await Promise.all([page.waitForEvent('popup'), page.click(`${row('bob')} [data-testid="instructor-open"]`)]);
