@@ -16,7 +16,7 @@ type rvFixture struct {
 }
 
 func newRVFixture(t *testing.T) *rvFixture {
-	s := newTestServer(t, testConfig{FreshnessWait: 50 * time.Millisecond})
+	s := newTestServer(t, testConfig{FreshnessWait: 50 * time.Millisecond, NoGarbageCollector: true})
 	f := &rvFixture{s: s}
 	a := s.createCM("default", "a", nil)
 	f.rv1 = a.str("metadata", "resourceVersion")
