@@ -27,8 +27,9 @@ type Answer struct {
 	Errors field.ErrorList `json:"errors,omitempty"`
 	// Decisions are a policy's, Matched when its match conditions let the
 	// request in.
-	Decisions []cel.PolicyDecision `json:"decisions,omitempty"`
-	Matched   bool                 `json:"matched,omitempty"`
+	Decisions    []cel.PolicyDecision    `json:"decisions,omitempty"`
+	Matched      bool                    `json:"matched,omitempty"`
+	TypeWarnings []cel.ExpressionWarning `json:"typeWarnings,omitempty"`
 }
 
 // AuthzAnswer is the core's answer to one of the authorizer library's
@@ -51,6 +52,8 @@ func New() *Module { return &Module{cel.NewEvaluator()} }
 //	                user and groups of who made it): the policy's
 //	                decisions, its authorizer's checks asked of authorize
 //	checkPolicy     a policy's spec: the errors of its expressions
+//	typeCheckPolicy a policy's spec and the schemas of its kinds
+//	                (cel.PolicyTypeCheck's JSON): its type warnings
 //
 // authorize answers a check's JSON with an AuthzAnswer's.
 func (m *Module) Call(fn string, req []byte, authorize func(check []byte) ([]byte, error)) ([]byte, error) {
@@ -77,6 +80,12 @@ func (m *Module) Call(fn string, req []byte, authorize func(check []byte) ([]byt
 			return nil, err
 		}
 		a.Errors = CheckPolicy(spec)
+	case "typeCheckPolicy":
+		var r cel.PolicyTypeCheck
+		if err := decode(req, &r); err != nil {
+			return nil, err
+		}
+		a.TypeWarnings = cel.TypeCheckPolicy(r)
 	default:
 		return nil, errors.New("no function " + fn)
 	}
