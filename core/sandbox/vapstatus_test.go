@@ -4,9 +4,12 @@ import (
 	"encoding/json"
 	"os"
 	"reflect"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"kubeplay/core/cel/celmodule"
+	"kubeplay/core/cel/celremote"
 	"kubeplay/core/object"
 	"kubeplay/internal/refapi"
 )
@@ -149,6 +152,27 @@ func TestRecordVAPStatusKube(t *testing.T) {
 // resources are not checked; nothing else (variables, match conditions,
 // audit annotations) is.
 func TestK8S_VAP_TypeCheckingStatus(t *testing.T) {
+	replayVAPStatus(t, Config{APIOnly: true})
+}
+
+// TestK8S_VAP_TypeCheckingStatusThroughTheModule replays vapStatusKubeFile
+// with the browser's CEL: the type checking asked across the CEL module's
+// protocol (core/cel/celremote to core/cel/celmodule, JSON both ways).
+func TestK8S_VAP_TypeCheckingStatusThroughTheModule(t *testing.T) {
+	var typeChecks atomic.Int64
+	module := celmodule.New()
+	replayVAPStatus(t, Config{APIOnly: true, CEL: celremote.New(func(fn string, req []byte, authorize func([]byte) ([]byte, error)) ([]byte, error) {
+		if fn == "typeCheckPolicy" {
+			typeChecks.Add(1)
+		}
+		return module.Call(fn, req, authorize)
+	})})
+	if typeChecks.Load() == 0 {
+		t.Error("no typeCheckPolicy call crossed")
+	}
+}
+
+func replayVAPStatus(t *testing.T, cfg Config) {
 	var want vapStatusRecord
 	b, err := os.ReadFile(vapStatusKubeFile)
 	if err != nil {
@@ -157,7 +181,7 @@ func TestK8S_VAP_TypeCheckingStatus(t *testing.T) {
 	if err := json.Unmarshal(b, &want); err != nil {
 		t.Fatal(err)
 	}
-	e := newEnv(t, Config{APIOnly: true})
+	e := newEnv(t, cfg)
 	post := func(path, body string) {
 		if r := e.do("POST", path, json.RawMessage(body), admin); r.Code != 201 {
 			t.Fatalf("POST %s: %d %s", path, r.Code, r.Body)

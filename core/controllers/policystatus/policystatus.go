@@ -117,14 +117,9 @@ func (c *Controller) sync(ctx context.Context, r *resolver, obj object.Object) b
 // gvk is a group, version and kind.
 type gvk struct{ group, version, kind string }
 
-// String is how kube prints a GroupVersionKind: "apps/v1, Kind=Deployment".
-func (k gvk) String() string {
-	gv := k.version
-	if k.group != "" {
-		gv = k.group + "/" + k.version
-	}
-	return gv + ", Kind=" + k.kind
-}
+// String is how kube prints a GroupVersionKind: "apps/v1, Kind=Deployment",
+// "/v1, Kind=Pod".
+func (k gvk) String() string { return k.group + "/" + k.version + ", Kind=" + k.kind }
 
 // resolver finds kinds through discovery and their schemas in the OpenAPI
 // v3 documents, each document read once a pass.
