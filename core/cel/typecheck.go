@@ -1,62 +1,38 @@
 package cel
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 
 	"github.com/google/cel-go/cel"
 )
 
-// PolicyTypeCheck asks for the type checking of a ValidatingAdmissionPolicy
-// (the JSON of core/api's PolicyTypeCheck), as kube-controller-manager's
-// policy status controller does it: its validations compiled with object
-// and oldObject of the type of each kind its constraints match, params of
-// its paramKind's.
-type PolicyTypeCheck struct {
-	Policy map[string]any `json:"policy"` // the policy's spec
-	// Kinds are the kinds to check against, in kube's order, each with its
-	// OpenAPI v3 schema (references resolved).
-	Kinds []TypedKind `json:"kinds"`
-	// Params is the paramKind's schema; absent, the expressions have no
-	// params.
-	Params json.RawMessage `json:"params,omitempty"`
-}
-
-// TypedKind is a kind ("apps/v1, Kind=Deployment", as kube prints a
-// GroupVersionKind) and its schema.
-type TypedKind struct {
-	Kind   string          `json:"kind"`
-	Schema json.RawMessage `json:"schema"`
-}
-
-// ExpressionWarning is one expression's type errors, for the policy's
-// status.typeChecking.
-type ExpressionWarning struct {
-	FieldRef string `json:"fieldRef"`
-	Warning  string `json:"warning"`
-}
-
-// TypeCheckPolicy is kube's TypeChecker.Check: for each validation's
-// expression and messageExpression that does not compile against some of
-// the kinds, a warning naming each such kind and its errors.
-func TypeCheckPolicy(req PolicyTypeCheck) []ExpressionWarning {
+// TypeCheckPolicy is kube-controller-manager's type checking of a
+// ValidatingAdmissionPolicy (kube's TypeChecker.Check), for the policy's
+// status: its validations (spec's) compiled with object and oldObject of
+// the type of each of the kinds its constraints match (named as kube
+// prints a GroupVersionKind, "apps/v1, Kind=Deployment", in kube's order,
+// each with its OpenAPI v3 schema, references resolved), params of its
+// paramKind's schema (none: no params). For each validation's expression
+// and messageExpression that does not compile against some of the kinds,
+// an issue (Path, Detail) naming each such kind and its errors.
+func TypeCheckPolicy(spec map[string]any, kindNames []string, schemas [][]byte, paramsSchema []byte) []PolicyIssue {
 	type kind struct {
 		name   string
 		object *declType
 	}
 	var kinds []kind
-	for _, k := range req.Kinds {
-		_, typeName, _ := strings.Cut(k.Kind, "Kind=")
-		if t := typeOfSchema(k.Schema, typeName); t != nil {
-			kinds = append(kinds, kind{k.Kind, t})
+	for i, name := range kindNames {
+		_, typeName, _ := strings.Cut(name, "Kind=")
+		if t := typeOfSchema(schemas[i], typeName); t != nil {
+			kinds = append(kinds, kind{name, t})
 		}
 	}
-	params := typeOfSchema(req.Params, "params")
+	params := typeOfSchema(paramsSchema, "params")
 	envs := make([]*cel.Env, len(kinds))
 	for i, k := range kinds {
 		declared := map[string]*declField{}
-		for _, v := range objects(req.Policy["variables"]) {
+		for _, v := range objects(spec["variables"]) {
 			env, err := policyEnv(params != nil, true, declared, k.object, params)
 			if err != nil {
 				return nil
@@ -73,7 +49,7 @@ func TypeCheckPolicy(req PolicyTypeCheck) []ExpressionWarning {
 		}
 		envs[i] = env
 	}
-	var out []ExpressionWarning
+	var out []PolicyIssue
 	check := func(path, text string) {
 		var found []string
 		for i, env := range envs {
@@ -82,10 +58,10 @@ func TypeCheckPolicy(req PolicyTypeCheck) []ExpressionWarning {
 			}
 		}
 		if found != nil {
-			out = append(out, ExpressionWarning{FieldRef: path, Warning: strings.Join(found, "\n")})
+			out = append(out, PolicyIssue{Path: path, Expression: text, Detail: strings.Join(found, "\n")})
 		}
 	}
-	for i, v := range objects(req.Policy["validations"]) {
+	for i, v := range objects(spec["validations"]) {
 		check(fmt.Sprintf("spec.validations[%d].expression", i), str(v["expression"]))
 		if m := str(v["messageExpression"]); m != "" {
 			check(fmt.Sprintf("spec.validations[%d].messageExpression", i), m)
@@ -96,7 +72,7 @@ func TypeCheckPolicy(req PolicyTypeCheck) []ExpressionWarning {
 
 // typeOfSchema is the CEL type of a kind's schema, its object types named
 // after name; nil for none.
-func typeOfSchema(schema json.RawMessage, name string) *declType {
+func typeOfSchema(schema []byte, name string) *declType {
 	if len(schema) == 0 {
 		return nil
 	}

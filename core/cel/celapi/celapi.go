@@ -57,12 +57,12 @@ func (v evaluator) CheckPolicy(spec map[string]any) field.ErrorList {
 }
 
 func (v evaluator) TypeCheckPolicy(req api.PolicyTypeCheck) []api.ExpressionWarning {
-	kinds := make([]cel.TypedKind, len(req.Kinds))
+	kinds := make([]celmodule.TypedKind, len(req.Kinds))
 	for i, k := range req.Kinds {
-		kinds[i] = cel.TypedKind(k)
+		kinds[i] = celmodule.TypedKind(k)
 	}
 	var out []api.ExpressionWarning
-	for _, w := range cel.TypeCheckPolicy(cel.PolicyTypeCheck{Policy: req.Policy, Kinds: kinds, Params: req.Params}) {
+	for _, w := range celmodule.TypeCheckPolicy(celmodule.TypeCheck{Policy: req.Policy, Kinds: kinds, Params: req.Params}) {
 		out = append(out, api.ExpressionWarning(w))
 	}
 	return out
