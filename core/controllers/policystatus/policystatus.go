@@ -10,6 +10,7 @@ package policystatus
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -246,7 +247,7 @@ func (r *resolver) schema(k gvk) json.RawMessage {
 		r.docs[gv] = doc
 	}
 	schemas, _ := object.Path(doc, "components", "schemas").(map[string]any)
-	for _, name := range sortedKeys(schemas) {
+	for _, name := range slices.Sorted(maps.Keys(schemas)) {
 		s, _ := schemas[name].(map[string]any)
 		for _, g := range object.Objects(s, "x-kubernetes-group-version-kind") {
 			if object.String(g["group"]) == k.group && object.String(g["version"]) == k.version && object.String(g["kind"]) == k.kind {
@@ -259,15 +260,6 @@ func (r *resolver) schema(k gvk) json.RawMessage {
 		}
 	}
 	return nil
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // resolve is schema s with its references ($ref, and allOf's single
