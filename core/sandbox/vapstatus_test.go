@@ -61,6 +61,8 @@ var vapTypedPolicies = []struct{ name, body string }{
 		`"validations":[{"expression":"object.spec.size > 1"},{"expression":"object.spec.sizee > 1"}]`)},
 	{"unknown.example.com", vapTyped("unknown.example.com", `{"apiGroups":["example.com"],"apiVersions":["v1"],"operations":["CREATE"],"resources":["widgets"]}`,
 		`"validations":[{"expression":"object.spec.replicass < 5"}]`)},
+	{"singular.example.com", vapTyped("singular.example.com", `{"apiGroups":["apps"],"apiVersions":["v1"],"operations":["CREATE"],"resources":["deployment"]}`,
+		`"validations":[{"expression":"object.spec.replicass < 5"}]`)},
 	{"wildcard.example.com", vapTyped("wildcard.example.com", `{"apiGroups":["*"],"apiVersions":["v1"],"operations":["CREATE"],"resources":["deployments"]}`,
 		`"validations":[{"expression":"object.spec.replicass < 5"}]`)},
 }
@@ -149,8 +151,8 @@ func TestRecordVAPStatusKube(t *testing.T) {
 // compile against a kind its constraints match (built-in or custom, params
 // of its paramKind), the kinds and the errors, in kube's words, applied by
 // the validatingadmissionpolicy-status manager; wildcards and unknown
-// resources are not checked; nothing else (variables, match conditions,
-// audit annotations) is.
+// resources are not checked, a resource named by its singular is;
+// nothing else (variables, match conditions, audit annotations) is.
 func TestK8S_VAP_TypeCheckingStatus(t *testing.T) {
 	replayVAPStatus(t, Config{APIOnly: true})
 }

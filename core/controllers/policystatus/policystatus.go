@@ -87,9 +87,9 @@ func (c *Controller) sync(ctx context.Context, r *resolver, obj object.Object) b
 	}
 	spec, _ := obj["spec"].(map[string]any)
 	req := api.PolicyTypeCheck{Policy: spec}
-	for _, gvk := range r.kindsOf(spec) {
-		if s := r.schema(gvk); s != nil {
-			req.Kinds = append(req.Kinds, api.TypedKind{Kind: gvk.String(), Schema: s})
+	for _, k := range r.kindsOf(spec) {
+		if s := r.schema(k); s != nil {
+			req.Kinds = append(req.Kinds, api.TypedKind{Kind: k.String(), Schema: s})
 		}
 	}
 	if pk, ok := spec["paramKind"].(map[string]any); ok {
@@ -221,7 +221,7 @@ func sortKinds(list []gvk) []gvk {
 }
 
 // kindOf is the kind of resource res of group g, version v, as discovery
-// serves it.
+// serves it (a RESTMapper's: by its plural or its singular name).
 func (r *resolver) kindOf(g, v, res string) (gvk, bool) {
 	gv := groupVersionPath(g, v)
 	resources, ok := r.discovery[gv]
@@ -230,7 +230,12 @@ func (r *resolver) kindOf(g, v, res string) (gvk, bool) {
 		r.discovery[gv] = resources
 	}
 	for _, it := range resources {
-		if m, ok := it.(map[string]any); ok && m["name"] == res {
+		m, _ := it.(map[string]any)
+		singular := object.String(m["singularName"])
+		if singular == "" {
+			singular = strings.ToLower(object.String(m["kind"]))
+		}
+		if m != nil && !strings.Contains(object.String(m["name"]), "/") && (m["name"] == res || singular == res) {
 			return gvk{g, v, object.String(m["kind"])}, true
 		}
 	}
