@@ -19,8 +19,8 @@ import (
 // testdata/vap-status-kube-1.32.13.json by TestRecordVAPStatusKube, from a
 // kube-apiserver (the refapi kit) with that controller running beside it
 // (upstream's validatingadmissionpolicystatus.Controller, wired as
-// cmd/kube-controller-manager wires it), and replayed by
-// TestK8S_VAP_TypeCheckingStatus.
+// cmd/kube-controller-manager wires it: internal/refapi/vapstatus), and
+// replayed by TestK8S_VAP_TypeCheckingStatus.
 
 const vapStatusKubeFile = "testdata/vap-status-kube-1.32.13.json"
 
