@@ -75,7 +75,7 @@ func vapTypedUpdate(policy object.Object) object.Object {
 }
 
 // typedStatus is what is recorded of a policy: its generation, its status
-// and who wrote the status.
+// and who wrote the status (its managed fields' entry).
 type typedStatus struct {
 	Generation    int64          `json:"generation"`
 	Status        map[string]any `json:"status"`
@@ -88,7 +88,7 @@ func typedStatusOf(policy object.Object) typedStatus {
 	s.Status, _ = policy["status"].(map[string]any)
 	for _, m := range object.Objects(object.Meta(policy), "managedFields") {
 		if m["subresource"] == "status" {
-			s.StatusManager = map[string]any{"manager": m["manager"], "operation": m["operation"], "subresource": m["subresource"]}
+			s.StatusManager = map[string]any{"manager": m["manager"], "operation": m["operation"], "subresource": m["subresource"], "fieldsV1": m["fieldsV1"]}
 		}
 	}
 	return s
