@@ -280,7 +280,7 @@ async function startXDS() {
 // library's checks.
 const RULES = { path: '/kubeplay-cel.wasm', name: 'kubeplayCEL', call: (m, fn, json) => m[fn](json) };
 const POLICIES = { path: '/kubeplay-vap.wasm', name: 'kubeplayVAP', call: (m, fn, json, authorize) => m.call(fn, json, authorize) };
-const CEL_MODULES = { checkRules: RULES, validateCustom: RULES, evaluatePolicy: POLICIES, checkPolicy: POLICIES };
+const CEL_MODULES = { checkRules: RULES, validateCustom: RULES, evaluatePolicy: POLICIES, checkPolicy: POLICIES, typeCheckPolicy: POLICIES };
 const celPromises = {};
 
 // celCall answers the core's call of fn with the CEL module that has it,

@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"encoding/json"
 
 	"kubeplay/core/field"
 )
@@ -62,6 +63,35 @@ type Policies interface {
 	// CheckPolicy compiles a policy's expressions (its spec's) as kube's
 	// validation of the policy does.
 	CheckPolicy(spec map[string]any) field.ErrorList
+	// TypeCheckPolicy is kube's type checking of a policy's validations
+	// against the kinds it matches (its status.typeChecking's warnings).
+	TypeCheckPolicy(req PolicyTypeCheck) []ExpressionWarning
+}
+
+// PolicyTypeCheck asks for the type checking of a policy.
+type PolicyTypeCheck struct {
+	// Policy is its spec.
+	Policy map[string]any `json:"policy"`
+	// Kinds are those its constraints match, in kube's order, each with
+	// its OpenAPI v3 schema, references resolved.
+	Kinds []TypedKind `json:"kinds"`
+	// Params is its paramKind's schema; absent, its expressions have no
+	// params.
+	Params json.RawMessage `json:"params,omitempty"`
+}
+
+// TypedKind is a kind as kube prints a GroupVersionKind ("apps/v1,
+// Kind=Deployment") and its schema.
+type TypedKind struct {
+	Kind   string          `json:"kind"`
+	Schema json.RawMessage `json:"schema"`
+}
+
+// ExpressionWarning is an expression's type errors: where it is
+// (spec.validations[0].expression) and, for each kind, its errors.
+type ExpressionWarning struct {
+	FieldRef string `json:"fieldRef"`
+	Warning  string `json:"warning"`
 }
 
 // PolicyRequest asks for a policy's verdict on a request.

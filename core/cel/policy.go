@@ -121,8 +121,10 @@ func makeAdmissionDecls() (request, namespace *declType) {
 // policyEnv is kube's environment of a policy's expressions: object,
 // oldObject, request, namespaceObject, params (with a paramKind),
 // authorizer (but in messages and audit annotations) and the variables
-// declared before, each of its expression's type.
-func policyEnv(params, authorizer bool, variables map[string]*declField) (*cel.Env, error) {
+// declared before, each of its expression's type. object and oldObject are
+// of type typed.object, params of typed.params, when known (the type
+// checker's), else dyn.
+func policyEnv(params, authorizer bool, variables map[string]*declField, typed ...*declType) (*cel.Env, error) {
 	base, err := baseEnv(storedEnv)
 	if err != nil {
 		return nil, err
@@ -130,11 +132,18 @@ func policyEnv(params, authorizer bool, variables map[string]*declField) (*cel.E
 	requestDecl, namespaceDecl := admissionDecls()
 	vars := objectDecl("kubernetes.variables", variables)
 	objects := vars.objects(requestDecl.objects(namespaceDecl.objects(map[string]*declType{})))
+	objectType, paramsType := cel.DynType, cel.DynType
+	if len(typed) == 2 {
+		objectType, objects = typed[0].cel, typed[0].objects(objects)
+		if typed[1] != nil {
+			paramsType, objects = typed[1].cel, typed[1].objects(objects)
+		}
+	}
 	opts := []cel.EnvOption{lib(authzLibrary()), cel.CustomTypeProvider(&provider{Provider: base.CELTypeProvider(), objects: objects}),
-		cel.Variable("object", cel.DynType), cel.Variable("oldObject", cel.DynType), cel.Variable("request", requestDecl.cel),
+		cel.Variable("object", objectType), cel.Variable("oldObject", objectType), cel.Variable("request", requestDecl.cel),
 		cel.Variable("namespaceObject", namespaceDecl.cel), cel.Variable("variables", vars.cel)}
 	if params {
-		opts = append(opts, cel.Variable("params", cel.DynType))
+		opts = append(opts, cel.Variable("params", paramsType))
 	}
 	if authorizer {
 		at := authzTypesOf()

@@ -68,8 +68,8 @@ func mutatingWebhookConfiguration() *api.Resource {
 }
 
 // validatingAdmissionPolicy: a new policy starts without a status (the
-// type checker, kube-apiserver's controller, writes it); the status
-// subresource changes nothing else.
+// type checker, kube-controller-manager's controller, core/controllers/
+// policystatus, writes it); the status subresource changes nothing else.
 func validatingAdmissionPolicy() *api.Resource {
 	return &api.Resource{
 		Group: admissionGroup, Version: "v1", Kind: "ValidatingAdmissionPolicy", Plural: "validatingadmissionpolicies", Singular: "validatingadmissionpolicy",

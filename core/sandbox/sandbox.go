@@ -25,6 +25,7 @@ import (
 	"kubeplay/core/clock"
 	"kubeplay/core/controllers"
 	"kubeplay/core/controllers/gc"
+	"kubeplay/core/controllers/policystatus"
 	"kubeplay/core/controllers/serviceaccount"
 	"kubeplay/core/crd"
 	"kubeplay/core/flowcontrol"
@@ -266,8 +267,9 @@ func newServer(store *registry.Store, cfg Config) *Server {
 // APIServices (and, unless API-only, the simulated metrics-server it proxies
 // to once the simulated cluster registers it); and those of kube-controller-manager's that every sandbox
 // needs: the clusterrole aggregation (for admin, edit and view to mean
-// something) and the ServiceAccount controller (for the `default` account
-// ServiceAccount admission requires of a Pod). (The root CA publisher is the
+// something), the ServiceAccount controller (for the `default` account
+// ServiceAccount admission requires of a Pod) and the
+// ValidatingAdmissionPolicies' status (their type checking). (The root CA publisher is the
 // simulated cluster's, as its kubelets are what reads the CA.)
 func (s *Server) startControllers(cfg Config) {
 	clk := s.Clock()
@@ -280,7 +282,7 @@ func (s *Server) startControllers(cfg Config) {
 	for _, run := range []func(context.Context){controllers.NewNamespace(s.Server, clk).Run, gc.New(s.Server, clk).Run, s.definitions.Run,
 		rbac.NewAggregationController(s.Server, clk).Run, aggregator.New(s.Server, s.Registry.Schema(), clk, backends).Run,
 		s.Registry.EventTTL(cfg.EventTTL).Run,
-		serviceaccount.NewServiceAccounts(s.Server, clk).Run} {
+		serviceaccount.NewServiceAccounts(s.Server, clk).Run, policystatus.New(s.Server, hostCEL(cfg.CEL), clk).Run} {
 		s.wg.Add(1)
 		go func() {
 			defer s.wg.Done()

@@ -837,7 +837,7 @@ test('CEL: in the browser, a CustomResourceDefinition\'s rules are checked and e
   await page.close();
 });
 
-test('CEL: in the browser, a ValidatingAdmissionPolicy and its binding are enforced by the policies\' CEL module, loaded on first use: a Deployment is denied with kube\'s message, the authorizer library asks the core', async () => {
+test('CEL: in the browser, a ValidatingAdmissionPolicy and its binding are enforced by the policies\' CEL module, loaded on first use: its status has its type checking, a Deployment is denied with kube\'s message, the authorizer library asks the core', async () => {
   const page = await openPlayground();
   const vapCached = () => moduleCached(page, '/kubeplay-vap.wasm');
   assert.equal(await vapCached(), false, 'the policies\' module is loaded before a policy needs it');
@@ -866,6 +866,22 @@ test('CEL: in the browser, a ValidatingAdmissionPolicy and its binding are enfor
     { expression: "!authorizer.serviceAccount(request.namespace, 'builder').group('apps').resource('deployments').check('delete').allowed()", message: 'the builder service account may delete deployments' },
   ]));
   assert.equal(created.status, 201, created.text);
+  // Its status: the type checking of its validations against Deployments' schema, by the module
+  // (core/controllers/policystatus), in kube-controller-manager's words (recorded in
+  // core/sandbox/testdata/vap-status-kube-1.32.13.json); a typo is warned of.
+  const statusOf = async (name) => {
+    for (let i = 0; i < 200; i++) {
+      const status = (await api(page, 'GET', POLICIES + '/' + name)).json.status;
+      if (status) return status;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  };
+  assert.deepEqual(await statusOf('replicas.example.com'), { observedGeneration: 1, typeChecking: {} });
+  const typo = { ...policy([{ expression: 'object.spec.replicass < 5' }]), metadata: { name: 'typo.example.com' } };
+  assert.equal((await api(page, 'POST', POLICIES, typo)).status, 201);
+  assert.deepEqual(await statusOf('typo.example.com'), { observedGeneration: 1, typeChecking: { expressionWarnings: [{ fieldRef: 'spec.validations[0].expression',
+    warning: "apps/v1, Kind=Deployment: ERROR: <input>:1:12: undefined field 'replicass'\n | object.spec.replicass < 5\n | ...........^\n" }] } });
+  assert.equal((await api(page, 'DELETE', POLICIES + '/typo.example.com')).status, 200);
   const binding = { apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingAdmissionPolicyBinding', metadata: { name: 'replicas-binding.example.com' },
     spec: { policyName: 'replicas.example.com', validationActions: ['Deny'] } };
   assert.equal((await api(page, 'POST', BINDINGS, binding)).status, 201);

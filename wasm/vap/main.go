@@ -11,7 +11,7 @@
 //
 //	kubeplayVAP.call(fn, requestJSON, authorize) → Promise<string>
 //
-// fn evaluatePolicy or checkPolicy; authorize(checkJSON) → Promise<string>
+// fn evaluatePolicy, checkPolicy or typeCheckPolicy; authorize(checkJSON) → Promise<string>
 // is the core's, for the authorizer library's checks. CustomResourceDefinitions'
 // rules are wasm/cel's: the two do not fit one module's budget.
 //

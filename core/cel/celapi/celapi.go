@@ -55,3 +55,15 @@ func (v evaluator) EvaluatePolicy(ctx context.Context, req api.PolicyRequest) []
 func (v evaluator) CheckPolicy(spec map[string]any) field.ErrorList {
 	return celmodule.CheckPolicy(spec)
 }
+
+func (v evaluator) TypeCheckPolicy(req api.PolicyTypeCheck) []api.ExpressionWarning {
+	kinds := make([]celmodule.TypedKind, len(req.Kinds))
+	for i, k := range req.Kinds {
+		kinds[i] = celmodule.TypedKind(k)
+	}
+	var out []api.ExpressionWarning
+	for _, w := range celmodule.TypeCheckPolicy(celmodule.TypeCheck{Policy: req.Policy, Kinds: kinds, Params: req.Params}) {
+		out = append(out, api.ExpressionWarning(w))
+	}
+	return out
+}

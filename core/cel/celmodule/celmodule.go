@@ -27,8 +27,9 @@ type Answer struct {
 	Errors field.ErrorList `json:"errors,omitempty"`
 	// Decisions are a policy's, Matched when its match conditions let the
 	// request in.
-	Decisions []cel.PolicyDecision `json:"decisions,omitempty"`
-	Matched   bool                 `json:"matched,omitempty"`
+	Decisions    []cel.PolicyDecision `json:"decisions,omitempty"`
+	Matched      bool                 `json:"matched,omitempty"`
+	TypeWarnings []TypeWarning        `json:"typeWarnings,omitempty"`
 }
 
 // AuthzAnswer is the core's answer to one of the authorizer library's
@@ -51,6 +52,8 @@ func New() *Module { return &Module{cel.NewEvaluator()} }
 //	                user and groups of who made it): the policy's
 //	                decisions, its authorizer's checks asked of authorize
 //	checkPolicy     a policy's spec: the errors of its expressions
+//	typeCheckPolicy a policy's spec and the schemas of its kinds
+//	                (a TypeCheck): its type warnings
 //
 // authorize answers a check's JSON with an AuthzAnswer's.
 func (m *Module) Call(fn string, req []byte, authorize func(check []byte) ([]byte, error)) ([]byte, error) {
@@ -77,6 +80,12 @@ func (m *Module) Call(fn string, req []byte, authorize func(check []byte) ([]byt
 			return nil, err
 		}
 		a.Errors = CheckPolicy(spec)
+	case "typeCheckPolicy":
+		var r TypeCheck
+		if err := decode(req, &r); err != nil {
+			return nil, err
+		}
+		a.TypeWarnings = TypeCheckPolicy(r)
 	default:
 		return nil, errors.New("no function " + fn)
 	}
@@ -92,6 +101,42 @@ func CheckPolicy(spec map[string]any) field.ErrorList {
 		errs = append(errs, field.Invalid(field.NewPath(i.Path), i.Expression, i.Detail))
 	}
 	return errs
+}
+
+// TypeCheck asks for the type checking of a policy (core/api's
+// PolicyTypeCheck's JSON): its spec, the kinds its constraints match with
+// their schemas, its paramKind's schema.
+type TypeCheck struct {
+	Policy map[string]any  `json:"policy"`
+	Kinds  []TypedKind     `json:"kinds"`
+	Params json.RawMessage `json:"params,omitempty"`
+}
+
+// TypedKind is a kind and its schema (core/api's TypedKind's JSON).
+type TypedKind struct {
+	Kind   string          `json:"kind"`
+	Schema json.RawMessage `json:"schema"`
+}
+
+// TypeWarning is an expression's type errors (core/api's
+// ExpressionWarning's JSON).
+type TypeWarning struct {
+	FieldRef string `json:"fieldRef"`
+	Warning  string `json:"warning"`
+}
+
+// TypeCheckPolicy is core/cel's type checking of a policy, as its status's
+// warnings.
+func TypeCheckPolicy(r TypeCheck) []TypeWarning {
+	names, schemas := make([]string, len(r.Kinds)), make([][]byte, len(r.Kinds))
+	for i, k := range r.Kinds {
+		names[i], schemas[i] = k.Kind, k.Schema
+	}
+	var out []TypeWarning
+	for _, i := range cel.TypeCheckPolicy(r.Policy, names, schemas, r.Params) {
+		out = append(out, TypeWarning{FieldRef: i.Path, Warning: i.Detail})
+	}
+	return out
 }
 
 // askCore is the authorizer library's checks asked of the core.

@@ -29,11 +29,12 @@ type remote struct{ call Call }
 
 // answer is what the module answers (core/cel/celmodule's Answer).
 type answer struct {
-	Errors    field.ErrorList      `json:"errors,omitempty"`
-	Warnings  []string             `json:"warnings,omitempty"`
-	Missing   bool                 `json:"missing,omitempty"`
-	Decisions []api.PolicyDecision `json:"decisions,omitempty"`
-	Matched   bool                 `json:"matched,omitempty"`
+	Errors       field.ErrorList         `json:"errors,omitempty"`
+	Warnings     []string                `json:"warnings,omitempty"`
+	Missing      bool                    `json:"missing,omitempty"`
+	Decisions    []api.PolicyDecision    `json:"decisions,omitempty"`
+	Matched      bool                    `json:"matched,omitempty"`
+	TypeWarnings []api.ExpressionWarning `json:"typeWarnings,omitempty"`
 }
 
 // ask calls fn with req's JSON and reads its answer.
@@ -117,4 +118,11 @@ func (r remote) CheckPolicy(spec map[string]any) field.ErrorList {
 		return field.ErrorList{field.InternalError(field.NewPath("spec"), "the CEL module could not compile the policy: "+err.Error())}
 	}
 	return a.Errors
+}
+
+// TypeCheckPolicy asks the module to type check a policy; a module that
+// cannot answer leaves it without warnings.
+func (r remote) TypeCheckPolicy(req api.PolicyTypeCheck) []api.ExpressionWarning {
+	a, _ := r.ask("typeCheckPolicy", req, nil)
+	return a.TypeWarnings
 }
