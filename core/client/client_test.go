@@ -109,12 +109,13 @@ func TestClientWatchStreams(t *testing.T) {
 		}
 	}
 	// The server's controllers keep watches of their own: the namespace,
-	// CustomResourceDefinition and clusterrole aggregation controllers and
-	// the Events' expiry one each, the aggregator's four (definitions,
+	// CustomResourceDefinition, clusterrole aggregation and
+	// ValidatingAdmissionPolicy status controllers and the Events' expiry
+	// one each, the aggregator's four (definitions,
 	// APIServices, Services, Endpoints), the ServiceAccount controller's two
 	// (namespaces, accounts), the garbage collector one per kind it can
 	// delete (in its group's preferred version).
-	controllers := 10
+	controllers := 11
 	seen := map[string]bool{}
 	for _, r := range kinds.All() {
 		if key := r.Group + "/" + r.Plural; r.HasVerb("delete") && r.HasVerb("list") && r.HasVerb("watch") && !seen[key] {
