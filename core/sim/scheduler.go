@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"kubeplay/core/client"
 	"kubeplay/core/clock"
@@ -51,6 +52,11 @@ type scheduler struct {
 	// in-memory nominator), known before the informer sees the nomination
 	// written: the victims' room is held from their first deletion.
 	nominated map[string]string
+	// moves counts the cluster changes that retried the waiting Pods
+	// (kube's moveRequestCycle): a Pod found unschedulable in a cycle during
+	// which the cluster changed is tried again, not left waiting for a
+	// change it has already missed.
+	moves int
 }
 
 // requests is what a Pod asks of a node: cpu and memory in thousandths,
@@ -144,6 +150,7 @@ func (s *scheduler) forget(key string) {
 func (s *scheduler) retryWaiting() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.moves++
 	for key := range s.waiting {
 		s.queue.Add(key)
 	}
@@ -165,6 +172,7 @@ func (s *scheduler) schedule(ctx context.Context, key string) error {
 	unresolvable := 0
 	var fit []candidate
 	s.mu.Lock()
+	cycle := s.moves
 	siblings := map[string]int{} // the Pods of p's controller, per node (bound, or assumed so)
 	if owner := p.Metadata.Controller(); owner != "" {
 		for _, sibling := range s.pods.ByIndex("controller", owner) {
@@ -196,7 +204,7 @@ func (s *scheduler) schedule(ctx context.Context, key string) error {
 		if err != nil {
 			return err
 		}
-		return s.unschedulable(ctx, p, len(nodes), reasons, unresolvable, nominated)
+		return s.unschedulable(ctx, p, cycle, len(nodes), reasons, unresolvable, nominated)
 	}
 	target := slices.MinFunc(fit, candidate.compare).name
 	decided := s.events.Stamp() // the event is dated when the Pod was placed
@@ -251,10 +259,15 @@ func (s *scheduler) withNominated(p *pod, node string, used map[string]requests)
 
 // unschedulable records why a Pod fits no node, as kube's FitError and its
 // preemption attempt word it (nothing of the attempt when it nominated a
-// node), and waits for the cluster to change.
-func (s *scheduler) unschedulable(ctx context.Context, p *pod, nodes int, reasons map[string]int, unresolvable int, nominated string) error {
+// node), and waits for the cluster to change, or, when it changed since
+// the scheduling cycle began (cycle is the count of changes then), is
+// tried again after kube's initial backoff.
+func (s *scheduler) unschedulable(ctx context.Context, p *pod, cycle, nodes int, reasons map[string]int, unresolvable int, nominated string) error {
 	s.mu.Lock()
 	s.waiting[p.Metadata.Key()] = true
+	if s.moves != cycle {
+		s.queue.AddAfter(p.Metadata.Key(), time.Second)
+	}
 	s.mu.Unlock()
 	msg := "no nodes available to schedule pods"
 	switch {
