@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"hash/fnv"
+	"slices"
 	"strconv"
 	"time"
 
@@ -188,15 +189,16 @@ func TemplateHash(template json.RawMessage, collisionCount *int64) string {
 
 // Tolerates is v1.Toleration.ToleratesTaint over a Pod's tolerations.
 func Tolerates(tolerations []Toleration, taint Taint) bool {
-	for _, t := range tolerations {
-		if t.Effect != "" && t.Effect != taint.Effect {
-			continue
-		}
-		if t.Operator == "Exists" && (t.Key == "" || t.Key == taint.Key) || t.Operator != "Exists" && t.Key == taint.Key && t.Value == taint.Value {
-			return true
-		}
+	return slices.ContainsFunc(tolerations, func(t Toleration) bool { return t.Tolerates(taint) })
+}
+
+// Tolerates is v1.Toleration.ToleratesTaint: the effect (any, when none is
+// given), then the key and, for Equal, the value.
+func (t Toleration) Tolerates(taint Taint) bool {
+	if t.Effect != "" && t.Effect != taint.Effect {
+		return false
 	}
-	return false
+	return t.Operator == "Exists" && (t.Key == "" || t.Key == taint.Key) || t.Operator != "Exists" && t.Key == taint.Key && t.Value == taint.Value
 }
 
 // MatchesNode is kube's NodeAffinity filter: a Pod's nodeSelector, and its

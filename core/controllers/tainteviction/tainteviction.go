@@ -26,7 +26,12 @@ import (
 	"kubeplay/core/web"
 )
 
-const reason = "TaintManagerEviction"
+const (
+	reason = "TaintManagerEviction" // of its events
+	// The DisruptionTarget condition kube's taint eviction gives a Pod it deletes.
+	disruptionReason  = "DeletionByTaintManager"
+	disruptionMessage = "Taint manager: deleting due to NoExecute taint"
+)
 
 // Controller is the taint eviction controller.
 type Controller struct {
@@ -142,12 +147,12 @@ func (tc *Controller) evict(ctx context.Context, p *controllers.Pod) error {
 	key := p.Metadata.Key()
 	tc.Events.Eventf(ctx, podRef(key), controllers.Normal, reason, "Marking for deletion Pod %s", key)
 	path := "/api/v1/namespaces/" + p.Metadata.Namespace + "/pods/" + p.Metadata.Name
-	if c := controllers.FindCondition(p.Status.Conditions, "DisruptionTarget"); c == nil || c.Status != "True" || c.Reason != disruption.Reason || c.Message != disruption.Message {
+	if c := controllers.FindCondition(p.Status.Conditions, "DisruptionTarget"); c == nil || c.Status != "True" || c.Reason != disruptionReason || c.Message != disruptionMessage {
 		patch, err := json.Marshal(map[string]any{
 			"metadata": map[string]any{"uid": p.Metadata.UID},
 			"status": map[string]any{"conditions": []any{map[string]any{"type": "DisruptionTarget", "status": "True",
 				"lastProbeTime": nil, "lastTransitionTime": object.Timestamp(tc.Clock.Now()),
-				"reason": disruption.Reason, "message": disruption.Message}}},
+				"reason": disruptionReason, "message": disruptionMessage}}},
 		})
 		if err != nil {
 			return err
@@ -172,9 +177,6 @@ func (tc *Controller) forget(key string) {
 	delete(tc.scheduled, key)
 	tc.mu.Unlock()
 }
-
-// disruption is the condition kube's taint eviction gives a Pod it deletes.
-var disruption = struct{ Reason, Message string }{"DeletionByTaintManager", "Taint manager: deleting due to NoExecute taint"}
 
 // podRef names the Pod at key, as kube's events of this controller name it
 // (no uid).
@@ -205,7 +207,7 @@ func noExecute(taints []controllers.Taint) []controllers.Taint {
 func matching(taints []controllers.Taint, tolerations []controllers.Toleration) (bool, []controllers.Toleration) {
 	var used []controllers.Toleration
 	for _, taint := range taints {
-		i := slices.IndexFunc(tolerations, func(t controllers.Toleration) bool { return controllers.Tolerates([]controllers.Toleration{t}, taint) })
+		i := slices.IndexFunc(tolerations, func(t controllers.Toleration) bool { return t.Tolerates(taint) })
 		if i < 0 {
 			return false, nil
 		}
