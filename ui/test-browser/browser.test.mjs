@@ -6,48 +6,26 @@
 // Screenshots go to build/artifacts/.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, execFileSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { createServer } from 'node:http';
-import { cpSync, mkdtempSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { launchBare } from './bare-chromium.mjs';
+import * as harness from './harness.mjs';
 
-const repo = resolve(import.meta.dirname, '..', '..');
-const site = join(repo, 'build', 'site');
-const artifacts = join(repo, 'build', 'artifacts');
-const chromiumPath = process.env.CHROMIUM || '/usr/bin/chromium';
+const { repo, site, artifacts, chromiumPath } = harness;
 
 let server, base, context, scratch;
 
-async function startServer(siteDir = site) {
-  const bin = join(scratch, 'playground');
-  try { statSync(bin); } catch { execFileSync('go', ['build', '-o', bin, './playground'], { cwd: repo, stdio: 'inherit' }); }
-  const proc = spawn(bin, ['--listen', '127.0.0.1:0', '--site', siteDir, '--quiet'], { stdio: ['ignore', 'ignore', 'pipe'] });
-  const url = await new Promise((resolveURL, reject) => {
-    let buf = '';
-    proc.stderr.on('data', (d) => {
-      buf += d;
-      const m = buf.match(/kubeplay API at (http:\/\/\S+)/);
-      if (m) resolveURL(m[1]);
-    });
-    proc.on('exit', (code) => reject(new Error('playground exited ' + code + ': ' + buf)));
-  });
-  return { proc, url };
-}
+const startServer = (siteDir = site) => harness.startServer(scratch, { siteDir });
 
 before(async () => {
   scratch = mkdtempSync(join(tmpdir(), 'kubeplay-browser-'));
   mkdirSync(artifacts, { recursive: true });
   ({ proc: server, url: base } = await startServer());
-  context = await chromium.launchPersistentContext(join(scratch, 'profile'), {
-    executablePath: chromiumPath,
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync'],
-    viewport: { width: 1400, height: 900 },
-  });
+  context = await harness.launchContext(scratch);
 });
 
 after(async () => {

@@ -5,16 +5,12 @@
 // build/artifacts/.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, execFileSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { chromium } from 'playwright-core';
+import { join } from 'node:path';
+import { artifacts, launchContext, startServer } from './harness.mjs';
 
-const repo = resolve(import.meta.dirname, '..', '..');
-const site = join(repo, 'build', 'site');
-const artifacts = join(repo, 'build', 'artifacts');
-const chromiumPath = process.env.CHROMIUM || '/usr/bin/chromium';
 const INSTRUCTOR = 'instructor-' + Math.random().toString(36).slice(2);
 const CMS = '/api/v1/namespaces/default/configmaps';
 
@@ -23,28 +19,8 @@ let server, base, context, scratch;
 before(async () => {
   scratch = mkdtempSync(join(tmpdir(), 'kubeplay-instructor-'));
   mkdirSync(artifacts, { recursive: true });
-  const bin = join(scratch, 'playground');
-  execFileSync('go', ['build', '-o', bin, './playground'], { cwd: repo, stdio: 'inherit' });
-  server = spawn(bin, ['--listen', '127.0.0.1:0', '--site', site, '--quiet'], {
-    stdio: ['ignore', 'ignore', 'pipe'],
-    env: { ...process.env, KUBEPLAY_INSTRUCTOR_TOKEN: INSTRUCTOR },
-  });
-  base = await new Promise((resolveURL, reject) => {
-    let buf = '';
-    server.stderr.on('data', (d) => {
-      buf += d;
-      const m = buf.match(/kubeplay API at (https?:\/\/\S+)/);
-      if (m) resolveURL(m[1].replace(/\/$/, ''));
-    });
-    server.on('exit', (code) => reject(new Error('playground exited ' + code + ': ' + buf)));
-  });
-  context = await chromium.launchPersistentContext(join(scratch, 'profile'), {
-    executablePath: chromiumPath,
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync'],
-    viewport: { width: 1400, height: 900 },
-  });
+  ({ proc: server, url: base } = await startServer(scratch, { env: { KUBEPLAY_INSTRUCTOR_TOKEN: INSTRUCTOR } }));
+  context = await launchContext(scratch);
 });
 
 after(async () => {
