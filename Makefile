@@ -200,10 +200,12 @@ edge/node_modules/.package-lock.json: edge/package-lock.json
 
 edge-deps: edge/node_modules/.package-lock.json
 
-# At the edge the core links CEL (-tags cel: core/cel in core/sandbox) in place
-# of the browser's core: the sandbox Worker could not also carry
-# kubeplay-cel.wasm within its 10 MB compressed. To fit beside the simulated
-# cluster and xDS modules, the edge's core is built without inlining (every
+# At the edge the core links CEL (-tags cel: core/cel in core/sandbox) and the
+# simulated cluster (-tags sim) in place of the browser's modules: one Go
+# binary costs the sandbox Worker's 10 MB compressed far less than a second
+# Go instance's module (kubeplay-sim.wasm was 2.2 MB of gzip, the simulation
+# in the core 0.2 MB). To fit beside the xDS module, the edge's core is
+# built without inlining (every
 # package, the standard library's included: 380 KB of the Worker's gzip),
 # but for the hot paths of a request, which keep it: the store, objects,
 # the handler, buntdb and protobuf's wire codec.
@@ -217,7 +219,7 @@ edge: site edge-deps
 	$(ASSETS_GEN) -o $(EDGE)/floor
 	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags=-s -o $(EDGE)/floor/app.wasm ./edge/floor
 	node edge/build.mjs
-	GOOS=js GOARCH=wasm $(GO) build -tags cel -trimpath -ldflags=-s $(EDGE_GCFLAGS) -o $(EDGE)/sandbox/kubeplay.wasm ./wasm
+	GOOS=js GOARCH=wasm $(GO) build -tags cel,sim -trimpath -ldflags=-s $(EDGE_GCFLAGS) -o $(EDGE)/sandbox/kubeplay.wasm ./wasm
 
 # The whole edge in a local workerd on EDGE_LISTEN (default 127.0.0.1:8787).
 edge-dev: edge

@@ -6,9 +6,9 @@
 //             + app.wasm, from edge/front's Go) + wrangler.jsonc
 //   sandbox/  the sandbox Worker: sandbox.mjs, kube.mjs, bridge.mjs, Go's
 //             wasm_exec.js, the browser's modules: the core's kubeplay.wasm
-//             (which `make edge` then replaces with the edge's, CEL linked
-//             in), the simulated cluster's kubeplay-sim.wasm and the xDS
-//             module's kubeplay-xds.wasm + wrangler.jsonc
+//             (which `make edge` then replaces with the edge's, CEL and the
+//             simulated cluster linked in) and the xDS module's
+//             kubeplay-xds.wasm + wrangler.jsonc
 //   floor/    the floor Worker for the benchmarks (edge/floor's Go)
 // The local workerd config is written per run by workerd.mjs.
 
@@ -31,7 +31,7 @@ fs.mkdirSync(sandbox, { recursive: true });
 fs.copyFileSync(path.join(ROOT, 'edge', 'sandbox', 'sandbox.mjs'), path.join(sandbox, 'sandbox.mjs'));
 fs.copyFileSync(path.join(ROOT, 'edge', 'kube.mjs'), path.join(sandbox, 'kube.mjs'));
 fs.copyFileSync(bridge, path.join(sandbox, 'bridge.mjs'));
-for (const f of ['wasm_exec.js', 'kubeplay.wasm', 'kubeplay-sim.wasm', 'kubeplay-xds.wasm']) fs.copyFileSync(path.join(SITE, f), path.join(sandbox, f));
+for (const f of ['wasm_exec.js', 'kubeplay.wasm', 'kubeplay-xds.wasm']) fs.copyFileSync(path.join(SITE, f), path.join(sandbox, f));
 fs.copyFileSync(path.join(SITE, 'openapi-documents.bin'), path.join(sandbox, 'openapi-documents.bin'));
 
 const durableObjects = [

@@ -63,7 +63,6 @@ const sandbox :Workerd.Worker = (
     (name = "bridge.mjs", esModule = embed "sandbox/bridge.mjs"),
     (name = "wasm_exec.js", esModule = embed "sandbox/wasm_exec.js"),
     (name = "kubeplay.wasm", wasm = embed "sandbox/kubeplay.wasm"),
-    (name = "kubeplay-sim.wasm", wasm = embed "sandbox/kubeplay-sim.wasm"),
     (name = "kubeplay-xds.wasm", wasm = embed "sandbox/kubeplay-xds.wasm"),
     (name = "openapi-documents.bin", data = embed "sandbox/openapi-documents.bin"),
   ],

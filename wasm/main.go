@@ -115,9 +115,10 @@ func start(_ js.Value, args []js.Value) any {
 			cfg.API.MaxWatchTimeout = time.Duration(v.Float() * float64(time.Second))
 		}
 		// What runs besides the API (SIM-5): {mode: "api-only"|"simulated",
-		// nodes, speed}. This module runs no simulation itself (the host runs
-		// kubeplay-sim.wasm beside it); the mode still decides what the
-		// sandbox starts with.
+		// nodes, speed}. The browser's module runs no simulation itself (the
+		// service worker runs kubeplay-sim.wasm beside it; the mode still
+		// decides what the sandbox starts with); the edge's, built with
+		// -tags sim, runs it in-process (core/sandbox's cluster.go).
 		if c := host.Get("cluster"); c.Type() == js.TypeObject {
 			cfg.APIOnly = c.Get("mode").Type() == js.TypeString && c.Get("mode").String() == "api-only"
 			if v := c.Get("nodes"); v.Type() == js.TypeNumber {

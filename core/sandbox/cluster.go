@@ -1,4 +1,4 @@
-//go:build !js
+//go:build !js || sim
 
 package sandbox
 
@@ -9,7 +9,9 @@ import (
 	"kubeplay/core/web"
 )
 
-// startCluster starts the simulated cluster against h.
+// startCluster starts the simulated cluster against h: natively, and in the
+// edge's core (built with -tags sim), where one binary costs the sandbox
+// Worker less than a second Go instance's module.
 func startCluster(h web.Handler, cfg sim.Config) (*sim.Cluster, error) { return sim.Start(h, cfg) }
 
 // podLogs are the simulated kubelets' logs.

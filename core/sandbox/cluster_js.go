@@ -1,4 +1,4 @@
-//go:build js
+//go:build js && !sim
 
 package sandbox
 
@@ -12,9 +12,9 @@ import (
 // startCluster leaves the simulated cluster out of the browser's
 // kubeplay.wasm, which serves the API only: the simulation's code (about
 // 140 KB of gzip in WebAssembly) does not fit the module's 3 MiB budget. The
-// browser and the edge run it in a module of its own (wasm/sim,
-// kubeplay-sim.wasm) as a client of the core, when the sandbox's cluster mode
-// asks for it; natively it is always included.
+// browser runs it in a module of its own (wasm/sim, kubeplay-sim.wasm) as a
+// client of the core, when the sandbox's cluster mode asks for it; natively,
+// and in the edge's core (-tags sim), it is linked in (cluster.go).
 func startCluster(web.Handler, sim.Config) (*sim.Cluster, error) { return nil, nil }
 
 // podLogs: no kubelets, no logs.

@@ -51,7 +51,6 @@
 import { DurableObject } from 'cloudflare:workers';
 import './wasm_exec.js';
 import coreModule from './kubeplay.wasm';
-import simModule from './kubeplay-sim.wasm';
 import xdsModule from './kubeplay-xds.wasm';
 // The OpenAPI documents, kept out of the core's module and given to it when a
 // client first asks (an ArrayBuffer: a Data module).
@@ -335,13 +334,8 @@ export class Sandbox extends DurableObject {
       validateXDS: async (kind, json) => (await this.startXDS(api)).validate(kind, json),
     });
     for (const e of info.restoreErrors) console.error('kubeplay sandbox restore:', e);
-    // The simulated cluster (the default) runs in its own Go instance, a
-    // client of this core through its handle, as in the browser.
-    const { mode, nodes, speed } = this.meta.cluster;
-    if (mode !== 'api-only') {
-      this.sim ??= this.instantiateModule(simModule, 'kubeplaySim', () => { this.sim = null; });
-      await (await this.sim).start(api.handleModule, { nodes, speed });
-    }
+    // The simulated cluster (the default, this.meta.cluster's mode) runs in
+    // the core's own Go instance: the edge's core links it (-tags sim).
     await this.ctx.storage.setAlarm(Math.min(this.deadline(), Date.now() + this.unloadIdleMs));
     return { api, info };
   }
@@ -417,16 +411,14 @@ export class Sandbox extends DurableObject {
     this.ctx.abort('idle: kubeplay core unloaded');
   }
 
-  // stopCore stops the core and its clients (the simulated cluster, the xDS
-  // module), if it runs.
+  // stopCore stops the core (the simulated cluster with it) and its client
+  // the xDS module, if it runs.
   async stopCore() {
     if (!this.core) return;
     const { api } = await this.core.catch(() => ({}));
     const xds = this.xds && await this.xds.catch(() => null);
     if (xds) await xds.stop().catch(() => {});
     this.xds = null;
-    const sim = this.sim && await this.sim.catch(() => null);
-    if (sim) await sim.stop().catch(() => {});
     if (api) await api.stop().catch(() => {});
     this.core = null;
   }
