@@ -11,6 +11,7 @@ require (
 	github.com/google/cel-go v0.22.0
 	github.com/google/gnostic-models v0.6.8
 	github.com/google/gofuzz v1.2.0
+	github.com/spf13/pflag v1.0.5
 	github.com/syumai/workers v0.32.0
 	github.com/tidwall/buntdb v1.3.0
 	golang.org/x/net v0.58.0
@@ -72,7 +73,6 @@ require (
 	github.com/prometheus/common v0.55.0 // indirect
 	github.com/prometheus/procfs v0.15.1 // indirect
 	github.com/spf13/cobra v1.8.1 // indirect
-	github.com/spf13/pflag v1.0.5 // indirect
 	github.com/spiffe/go-spiffe/v2 v2.8.1 // indirect
 	github.com/stoewer/go-strcase v1.3.0 // indirect
 	github.com/tidwall/btree v1.4.2 // indirect

@@ -15,7 +15,8 @@
 //     Priority and Fairness, CustomResourceDefinitions, OpenAPI, and
 //     apiserver, the HTTP surface that composes them;
 //   - the clients of the API: the in-process client, the controllers, the
-//     simulated cluster, its metrics-server and the xDS discovery service.
+//     simulated cluster, its metrics-server, the xDS discovery service and
+//     the page's kubectl.
 //     They reach the server only through requests, as kube's do through
 //     client-go, so they import no server package (the server may run a
 //     client: APF's configuration controller, the CRD controller, the

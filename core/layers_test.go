@@ -38,7 +38,7 @@ var layers = map[string]int{
 	"openapi": server, "apiserver": server,
 
 	"client": clients, "client/clienttest": clients, "metricsserver": clients, "controllers": clients, "sim": clients,
-	"xds": clients, "xds/xdsgrpc": clients,
+	"xds": clients, "xds/xdsgrpc": clients, "kubectl": clients,
 
 	"sandbox": assembly,
 }

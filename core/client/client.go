@@ -14,7 +14,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sync"
 
 	"kubeplay/core/object"
 	"kubeplay/core/request"
@@ -59,11 +58,7 @@ func (c *Client) MetadataOnly() *Client {
 }
 
 // Response is an answer whose body is still streaming: Body must be closed.
-type Response struct {
-	Code   int
-	Header web.Header
-	Body   io.ReadCloser
-}
+type Response = web.Response
 
 // Error is an answer that is not a success: the Status kube-apiserver sent.
 type Error struct {
@@ -112,22 +107,7 @@ func (c *Client) Stream(ctx context.Context, method, path, contentType string, b
 	if contentType != "" {
 		r.Header.Set("Content-Type", contentType)
 	}
-	pr, pw := io.Pipe()
-	w := &pipeWriter{header: web.Header{}, body: pw, started: make(chan struct{})}
-	go func() {
-		defer cancel()
-		defer func() {
-			if v := recover(); v != nil {
-				pw.CloseWithError(fmt.Errorf("client: handler panicked: %v", v))
-				w.WriteHeader(web.StatusInternalServerError)
-			}
-		}()
-		c.handler.ServeHTTP(w, r)
-		w.WriteHeader(web.StatusOK)
-		pw.Close()
-	}()
-	<-w.started
-	return &Response{Code: w.code, Header: w.sent, Body: &cancelOnClose{ReadCloser: pr, cancel: cancel}}, nil
+	return web.RoundTrip(c.handler, r, cancel), nil
 }
 
 // accept is what c accepts as the answer to r.
@@ -205,44 +185,4 @@ func decoded(data []byte, err error) (object.Object, error) {
 		return nil, err
 	}
 	return object.Decode(data)
-}
-
-// pipeWriter is the handler's side of a streamed answer.
-type pipeWriter struct {
-	header  web.Header
-	sent    web.Header // the header as it was when the status was written
-	code    int
-	body    *io.PipeWriter
-	once    sync.Once
-	started chan struct{}
-}
-
-func (w *pipeWriter) Header() web.Header { return w.header }
-
-func (w *pipeWriter) WriteHeader(code int) {
-	w.once.Do(func() {
-		w.code, w.sent = code, w.header.Clone()
-		close(w.started)
-	})
-}
-
-// Write hands b to the reader, waiting until it has taken it: a client that
-// stops reading holds its watch back, as a network client's would.
-func (w *pipeWriter) Write(b []byte) (int, error) {
-	w.WriteHeader(web.StatusOK)
-	return w.body.Write(b)
-}
-
-// Flush has nothing to do: every Write reaches the reader.
-func (w *pipeWriter) Flush() {}
-
-// cancelOnClose ends the request when its reader closes the body.
-type cancelOnClose struct {
-	io.ReadCloser
-	cancel context.CancelFunc
-}
-
-func (c *cancelOnClose) Close() error {
-	c.cancel()
-	return c.ReadCloser.Close()
 }
