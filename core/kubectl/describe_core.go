@@ -102,7 +102,6 @@ func describeService(c *Cmd, o *describeOptions, r Resource, namespace, name str
 	return w.String(), nil
 }
 
-
 // formatEndpointSlices is a Service port's ready endpoints, at most three
 // and how many more (kubectl's formatEndpointSlices for one port name).
 func formatEndpointSlices(slices []map[string]any, port string) string {
