@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"text/tabwriter"
+	"time"
 	"unicode"
 
 	"github.com/spf13/pflag"
@@ -405,30 +406,34 @@ func (w *describeWriter) events(events []map[string]any) {
 		return
 	}
 	w.flush()
-	sort.SliceStable(events, func(i, j int) bool {
-		a, _ := parseTime(str(events[i], "lastTimestamp"))
-		b, _ := parseTime(str(events[j], "lastTimestamp"))
-		return a.Before(b)
-	})
+	sort.Sort(eventsBy{events, func(e map[string]any) time.Time {
+		t, _ := parseTime(str(e, "lastTimestamp"))
+		return t
+	}})
 	w.write(0, "Events:\n  Type\tReason\tAge\tFrom\tMessage\n")
 	w.write(1, "----\t------\t----\t----\t-------\n")
 	for _, e := range events {
-		first := since(str(e, "eventTime"))
-		if _, ok := parseTime(str(e, "eventTime")); !ok {
-			first = since(str(e, "firstTimestamp"))
-		}
-		interval := first
-		if has(e, "series") {
-			interval = fmt.Sprintf("%s (x%d over %s)", since(str(e, "series", "lastObservedTime")), num(e, "series", "count"), first)
-		} else if num(e, "count") > 1 {
-			interval = fmt.Sprintf("%s (x%d over %s)", since(str(e, "lastTimestamp")), num(e, "count"), first)
-		}
 		source := str(e, "source", "component")
 		if source == "" {
 			source = str(e, "reportingComponent")
 		}
-		w.write(1, "%v\t%v\t%s\t%v\t%v\n", str(e, "type"), str(e, "reason"), interval, source, strings.TrimSpace(str(e, "message")))
+		w.write(1, "%v\t%v\t%s\t%v\t%v\n", str(e, "type"), str(e, "reason"), eventInterval(e), source, strings.TrimSpace(str(e, "message")))
 	}
+}
+
+// eventInterval is an event's age as describe and kubectl events print it:
+// since it was first seen, or "LAST (xCOUNT over FIRST)" for a repeated one.
+func eventInterval(e map[string]any) string {
+	first := since(str(e, "eventTime"))
+	if _, ok := parseTime(str(e, "eventTime")); !ok {
+		first = since(str(e, "firstTimestamp"))
+	}
+	if has(e, "series") {
+		return fmt.Sprintf("%s (x%d over %s)", since(str(e, "series", "lastObservedTime")), num(e, "series", "count"), first)
+	} else if num(e, "count") > 1 {
+		return fmt.Sprintf("%s (x%d over %s)", since(str(e, "lastTimestamp")), num(e, "count"), first)
+	}
+	return first
 }
 
 // describeGeneric is kubectl's describer of kinds it has none for: the
