@@ -75,10 +75,11 @@ func (o *eventsOptions) run(c *Cmd, _ []string) error {
 	if o.watch {
 		q.Set("limit", fmt.Sprint(o.chunkSize))
 		q.Set("watch", "true")
-		return c.watch(&Request{Method: "GET", Path: path, Query: q, Header: [][2]string{{"Accept", acceptTyped}}}, func(typ string, e map[string]any) {
+		return c.watch(&Request{Method: "GET", Path: path, Query: q, Header: [][2]string{{"Accept", acceptTyped}}}, func(typ string, e map[string]any) (bool, error) {
 			if typ != "DELETED" && keep(e) {
 				t.print([]map[string]any{e})
 			}
+			return false, nil
 		})
 	}
 	items, err := c.listAll(path, q, acceptTyped, o.chunkSize)
@@ -181,12 +182,18 @@ func (t *eventTable) print(events []map[string]any) {
 }
 
 // watch reads a JSON watch stream, calling fn with each event's type and
-// object, until it ends or the command is interrupted.
-func (c *Cmd) watch(req *Request, fn func(typ string, obj map[string]any)) error {
+// object, until fn says it is done, the stream ends or the command is
+// interrupted.
+func (c *Cmd) watch(req *Request, fn func(typ string, obj map[string]any) (bool, error)) error {
 	resp, err := c.Stream(req)
 	if err != nil {
 		return err
 	}
+	return c.readWatch(resp, fn)
+}
+
+// readWatch is watch over an answer already open; it closes it.
+func (c *Cmd) readWatch(resp *Response, fn func(typ string, obj map[string]any) (bool, error)) error {
 	defer resp.Body.Close()
 	if resp.Code/100 != 2 {
 		data, _ := io.ReadAll(resp.Body)
@@ -209,6 +216,8 @@ func (c *Cmd) watch(req *Request, fn func(typ string, obj map[string]any)) error
 			data, _ := json.Marshal(ev.Object)
 			return newStatusError(int(num(ev.Object, "code")), data)
 		}
-		fn(ev.Type, ev.Object)
+		if done, err := fn(ev.Type, ev.Object); done || err != nil {
+			return err
+		}
 	}
 }
