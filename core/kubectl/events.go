@@ -9,7 +9,6 @@ import (
 	"sort"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/spf13/pflag"
 )
@@ -71,7 +70,7 @@ func (o *eventsOptions) run(c *Cmd, _ []string) error {
 	if !o.allNamespaces {
 		path = "/api/v1/namespaces/" + ns + "/events"
 	}
-	t := &eventTable{out: c.Stdout, allNamespaces: o.allNamespaces, headers: !o.noHeaders}
+	t := &eventTable{table: table{out: c.Stdout}, allNamespaces: o.allNamespaces, headers: !o.noHeaders}
 	if o.watch {
 		q.Set("limit", fmt.Sprint(o.chunkSize))
 		q.Set("watch", "true")
@@ -132,14 +131,13 @@ func (s eventsBy) Swap(i, j int)      { s.items[i], s.items[j] = s.items[j], s.i
 func (s eventsBy) Less(i, j int) bool { return s.time(s.items[i]).Before(s.time(s.items[j])) }
 
 // eventTable prints events as kubectl's event printer does, through its
-// tabwriter (minwidth 6, tabwidth 4, padding 3, RememberWidths): each
-// flush lays out what it has with columns at least as wide as any before.
+// printers' tabwriter with RememberWidths: each flush lays out what it has
+// with columns at least as wide as any before.
 type eventTable struct {
-	out            io.Writer
+	table
 	allNamespaces  bool
 	headers        bool
 	headersPrinted bool
-	widths         []int
 }
 
 func (t *eventTable) print(events []map[string]any) {
@@ -161,24 +159,7 @@ func (t *eventTable) print(events []map[string]any) {
 		}
 		rows = append(rows, row)
 	}
-	for _, row := range rows {
-		for i, cell := range row[:len(row)-1] {
-			if i >= len(t.widths) {
-				t.widths = append(t.widths, 0)
-			}
-			t.widths[i] = max(t.widths[i], utf8.RuneCountInString(cell)+3, 6)
-		}
-	}
-	var b strings.Builder
-	for _, row := range rows {
-		for i, cell := range row[:len(row)-1] {
-			b.WriteString(cell)
-			b.WriteString(strings.Repeat(" ", t.widths[i]-utf8.RuneCountInString(cell)))
-		}
-		b.WriteString(row[len(row)-1])
-		b.WriteByte('\n')
-	}
-	io.WriteString(t.out, b.String())
+	t.table.print(rows)
 }
 
 // watch reads a JSON watch stream, calling fn with each event's type and
