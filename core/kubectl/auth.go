@@ -26,7 +26,7 @@ func init() {
 		output := fs.StringP("output", "o", "", "Output format. One of: (json, yaml).")
 		return func(c *Cmd, _ []string) error {
 			if *output != "" && *output != "json" && *output != "yaml" {
-				return fmt.Errorf("unable to match a printer suitable for the output format %q, allowed formats are: json,yaml", *output)
+				return fmt.Errorf("unable to match a printer suitable for the output format %q, allowed formats are: go-template,go-template-file,json,jsonpath,jsonpath-as-json,jsonpath-file,name,template,templatefile,yaml", *output)
 			}
 			body := []byte(`{"kind":"SelfSubjectReview","apiVersion":"authentication.k8s.io/v1","metadata":{"creationTimestamp":null},"status":{"userInfo":{}}}`)
 			raw, err := c.postRaw("/apis/authentication.k8s.io/v1/selfsubjectreviews", body)
@@ -42,7 +42,7 @@ func init() {
 				// kubectl prints the typed review: its fields in the
 				// order the server sent them.
 				var b bytes.Buffer
-				if err := json.Indent(&b, raw, "", "    "); err != nil {
+				if err := json.Indent(&b, bytes.TrimSpace(raw), "", "    "); err != nil {
 					return err
 				}
 				b.WriteByte('\n')
