@@ -50,13 +50,9 @@ func (o *eventsOptions) run(c *Cmd, _ []string) error {
 		}
 		r, err := c.Resolve(typ)
 		if err != nil {
-			return err
+			return c.printVerbatim(err)
 		}
-		gv := r.Version
-		if r.Group != "" {
-			gv = r.Group + "/" + r.Version
-		}
-		q.Set("fieldSelector", "involvedObject.kind="+r.Kind+",involvedObject.apiVersion="+gv+",involvedObject.name="+name)
+		q.Set("fieldSelector", "involvedObject.kind="+r.Kind+",involvedObject.apiVersion="+r.GroupVersion()+",involvedObject.name="+name)
 	}
 	types := map[string]bool{}
 	for _, t := range o.types {

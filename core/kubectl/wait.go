@@ -426,7 +426,7 @@ func (c *Cmd) waitFor(ctx context.Context, t waitTarget, timeout time.Duration, 
 	return c.informer(ctx, t, func(typ string, obj map[string]any) (bool, error) {
 		if typ == "" && obj == nil {
 			return false, &StatusError{Code: 404, Status: Status{Status: "Failure", Reason: "NotFound", Code: 404,
-				Message: fmt.Sprintf("%s %q not found", groupResource(t.r), t.name)}}
+				Message: fmt.Sprintf("%s %q not found", t.r.GroupResource(), t.name)}}
 		}
 		if typ == "DELETED" {
 			return false, nil
@@ -454,13 +454,4 @@ func (c *Cmd) waitDeleted(ctx context.Context, t waitTarget, timeout time.Durati
 	return c.informer(ctx, t, func(typ string, obj map[string]any) (bool, error) {
 		return (typ == "" && obj == nil) || typ == "DELETED", nil
 	})
-}
-
-// groupResource is "deployments.apps", "pods": how kube names a resource in
-// its errors.
-func groupResource(r Resource) string {
-	if r.Group == "" {
-		return r.Resource
-	}
-	return r.Resource + "." + r.Group
 }
