@@ -4,7 +4,6 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"net"
 	"net/url"
 	"sort"
 	"strings"
@@ -136,7 +135,7 @@ func formatEndpointSlices(slices []map[string]any, port string) string {
 				continue
 			}
 			for _, e := range list(s, "endpoints") {
-				add(e, net.JoinHostPort(strs(e, "addresses")[0], str(p, "port")))
+				add(e, joinHostPort(strs(e, "addresses")[0], str(p, "port")))
 			}
 		}
 	}

@@ -2,7 +2,6 @@ package kubectl
 
 import (
 	"fmt"
-	"net"
 	"net/url"
 	"sort"
 	"strings"
@@ -346,6 +345,14 @@ func (w *describeWriter) containers(label string, containers, statuses []any, re
 	}
 }
 
+// joinHostPort is net.JoinHostPort: an IPv6 host in brackets.
+func joinHostPort(host, port string) string {
+	if strings.Contains(host, ":") {
+		return "[" + host + "]:" + port
+	}
+	return host + ":" + port
+}
+
 func orNone(s string) string {
 	if s == "" {
 		return "<none>"
@@ -395,7 +402,7 @@ func describeProbe(p map[string]any) string {
 		g := obj(p, "httpGet")
 		u := &url.URL{Scheme: strings.ToLower(str(g, "scheme")), Path: str(g, "path")}
 		if port := str(g, "port"); port != "" {
-			u.Host = net.JoinHostPort(str(g, "host"), port)
+			u.Host = joinHostPort(str(g, "host"), port)
 		} else {
 			u.Host = str(g, "host")
 		}
