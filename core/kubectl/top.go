@@ -34,11 +34,11 @@ func init() {
 		fs.StringVarP(&o.selector, "selector", "l", "", "Selector (label query) to filter on.")
 		fs.StringVar(&o.fieldSelector, "field-selector", "", "Selector (field query) to filter on.")
 		fs.StringVar(&o.sortBy, "sort-by", "", "If non-empty, sort pods list using specified field. The field can be either 'cpu' or 'memory'.")
-		fs.BoolVar(&o.containers, "containers", false, "If present, print metricUsage of containers within a pod.")
+		fs.BoolVar(&o.containers, "containers", false, "If present, print usage of containers within a pod.")
 		fs.BoolVarP(&o.allNamespaces, "all-namespaces", "A", false, "If present, list the requested object(s) across all namespaces.")
 		fs.BoolVar(&o.noHeaders, "no-headers", false, "If present, print output without headers.")
 		fs.BoolVar(&o.protobuf, "use-protocol-buffers", true, "Enables using protocol-buffers to access Metrics API.")
-		fs.BoolVar(&o.sum, "sum", false, "Print the sum of the resource metricUsage")
+		fs.BoolVar(&o.sum, "sum", false, "Print the sum of the resource usage")
 		return o.runPods
 	})
 	register("top node", func(fs *pflag.FlagSet) runFunc {
