@@ -1,0 +1,110 @@
+package kubectl_test
+
+// This file owns the live differential test of the commands that need a
+// simulated cluster (LEARN-1): Pods that run, kubelets that serve logs,
+// metrics, the controllers' events. The real kubectl 1.32 and this package
+// run each command against the same sandbox, one after the other, and
+// their normalized transcripts must match. It needs /usr/bin/kubectl.
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"kubeplay/core/auth"
+	"kubeplay/core/sandbox"
+	"kubeplay/core/sim"
+)
+
+var liveCases = []string{
+	"describe deploy web",
+	"describe rs",
+	"describe pods",
+	"describe svc web",
+	"describe node kubeplay-worker",
+	"describe job hello",
+	"logs deploy/web",
+	"logs job/hello --timestamps",
+	"logs -l app=web --prefix --tail=2",
+	"logs deploy/web --all-containers --since=1h",
+	"logs deploy/web --previous",
+	"events --for deploy/web",
+	"top pod",
+	"top node --sort-by=cpu",
+	"wait --for=condition=Available deploy/web",
+	"wait --for=condition=Complete job/hello",
+}
+
+func TestLEARN_1_SimulatedClusterMatchesKubectl(t *testing.T) {
+	if _, err := os.Stat("/usr/bin/kubectl"); err != nil || testing.Short() {
+		t.Skip("needs /usr/bin/kubectl (kubectl 1.32)")
+	}
+	admin := auth.Admin()
+	sb, err := sandbox.New(sandbox.Config{Cluster: sim.Config{Speed: 10}, Tokenless: &admin})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(sb)
+	defer func() {
+		hs.CloseClientConnections()
+		hs.Close()
+		sb.Close()
+	}()
+	post := func(path, body string) {
+		resp, err := http.Post(hs.URL+path, "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 201 {
+			t.Fatalf("POST %s: %d", path, resp.StatusCode)
+		}
+	}
+	post("/apis/apps/v1/namespaces/default/deployments", `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","labels":{"app":"web"}},
+		"spec":{"replicas":2,"selector":{"matchLabels":{"app":"web"}},"template":{"metadata":{"labels":{"app":"web"}},"spec":{"containers":[{"name":"nginx","image":"nginx","resources":{"requests":{"cpu":"100m","memory":"64Mi"}}}]}}}}`)
+	post("/api/v1/namespaces/default/services", `{"apiVersion":"v1","kind":"Service","metadata":{"name":"web"},"spec":{"selector":{"app":"web"},"ports":[{"port":80}]}}`)
+	post("/apis/batch/v1/namespaces/default/jobs", `{"apiVersion":"batch/v1","kind":"Job","metadata":{"name":"hello"},
+		"spec":{"template":{"spec":{"restartPolicy":"Never","containers":[{"name":"hello","image":"busybox","command":["echo","hello"]}]}}}}`)
+	settled := func() bool {
+		resp, err := http.Get(hs.URL + "/apis/apps/v1/namespaces/default/deployments/web")
+		if err != nil {
+			return false
+		}
+		defer resp.Body.Close()
+		var d struct {
+			Status struct{ AvailableReplicas int } `json:"status"`
+		}
+		json.NewDecoder(resp.Body).Decode(&d)
+		jr, err := http.Get(hs.URL + "/apis/batch/v1/namespaces/default/jobs/hello")
+		if err != nil {
+			return false
+		}
+		defer jr.Body.Close()
+		var j struct {
+			Status struct{ Succeeded int } `json:"status"`
+		}
+		json.NewDecoder(jr.Body).Decode(&j)
+		return d.Status.AvailableReplicas == 2 && j.Status.Succeeded == 1
+	}
+	for deadline := time.Now().Add(60 * time.Second); !settled(); time.Sleep(200 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the deployment and the job did not settle")
+		}
+	}
+	// The controllers' last events and the metrics' first window.
+	time.Sleep(3 * time.Second)
+	for _, line := range liveCases {
+		args := strings.Fields(line)
+		t.Run(goldenName(line), func(t *testing.T) {
+			want := runReal(t, hs.URL, args)
+			got := runOurs(hs.URL, sb, args)
+			if got != want {
+				t.Errorf("kubectl %s differs from kubectl 1.32's:\n%s", line, lineDiff(want, got))
+			}
+		})
+	}
+}
