@@ -289,3 +289,30 @@ func loadFixture(t *testing.T, server string) {
 		}
 	}
 }
+
+// TestLEARN_1_ContainerCommandsSayWhy: exec, attach, port-forward, cp,
+// proxy and debug say in one sentence why a sandbox of simulated Pods
+// cannot, and what to use instead; exit 1; no request (never a NotFound).
+func TestLEARN_1_ContainerCommandsSayWhy(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"exec", "-it", "web-1", "-c", "nginx", "--", "sh"}, "error: kubectl exec cannot run a command here: the sandbox's Pods are simulated and run no processes; use `kubectl logs POD`"},
+		{[]string{"attach", "web-1"}, "use `kubectl logs -f POD`"},
+		{[]string{"port-forward", "svc/web", "8080:80"}, "error: kubectl port-forward cannot forward a port here"},
+		{[]string{"cp", "web-1:/etc/hosts", "hosts"}, "error: kubectl cp cannot copy files here"},
+		{[]string{"proxy", "--port=8001"}, "error: kubectl proxy cannot listen here"},
+		{[]string{"debug", "-it", "web-1", "--image=busybox"}, "error: kubectl debug cannot start a debugging container here"},
+	} {
+		var stdout, stderr bytes.Buffer
+		requests := 0
+		env := &kubectl.Env{Handler: http.NotFoundHandler(), Server: "http://127.0.0.1:1", Stdout: &stdout, Stderr: &stderr,
+			Exchange: func(kubectl.Exchange) { requests++ }}
+		code := kubectl.Run(context.Background(), env, c.args)
+		if code != 1 || stdout.Len() != 0 || !strings.HasPrefix(stderr.String(), c.want) && !strings.Contains(stderr.String(), c.want) ||
+			strings.Count(stderr.String(), "\n") != 1 || requests != 0 {
+			t.Errorf("kubectl %s: exit %d, %d requests, stdout %q, stderr %q; want exit 1 and %q", strings.Join(c.args, " "), code, requests, stdout.String(), stderr.String(), c.want)
+		}
+	}
+}
