@@ -167,7 +167,7 @@ func (o *canIOptions) run(c *Cmd, args []string) error {
 		if !o.noHeaders {
 			rows = append(rows, []string{"Resources", "Non-Resource URLs", "Resource Names", "Verbs"})
 		}
-		for _, r := range compactRules(obj(review, "status")) {
+		for _, r := range compactRules(append(list(review, "status", "resourceRules"), list(review, "status", "nonResourceRules")...)) {
 			rows = append(rows, []string{combineResourceGroup(r.resources, r.groups), fmt.Sprint(r.urls), fmt.Sprint(r.names), fmt.Sprint(r.verbs)})
 		}
 		(&table{out: c.Stdout}).print(rows)
@@ -296,13 +296,13 @@ func (r policyRule) String() string {
 	return fmt.Sprintf("&PolicyRule{Verbs:%v,APIGroups:%v,Resources:%v,ResourceNames:%v,NonResourceURLs:%v,}", r.verbs, r.groups, r.resources, r.names, r.urls)
 }
 
-// compactRules breaks a rules review's rules down to one verb, resource and
-// name each, joins again the verbs of rules on one group, resource and at
-// most one name, and sorts them (kubectl's BreakdownRule, CompactRules and
-// SortableRuleSlice).
-func compactRules(status map[string]any) []policyRule {
+// compactRules breaks RBAC rules down to one verb, resource and name
+// each, joins again the verbs of rules on one group, resource and at most
+// one name, and sorts them (kubectl's BreakdownRule, CompactRules and
+// SortableRuleSlice), for can-i --list and the roles' describers.
+func compactRules(rules []any) []policyRule {
 	var broken []policyRule
-	for _, r := range list(status, "resourceRules") {
+	for _, r := range rules {
 		for _, g := range strs(r, "apiGroups") {
 			for _, res := range strs(r, "resources") {
 				for _, v := range strs(r, "verbs") {
@@ -316,8 +316,6 @@ func compactRules(status map[string]any) []policyRule {
 				}
 			}
 		}
-	}
-	for _, r := range list(status, "nonResourceRules") {
 		for _, u := range strs(r, "nonResourceURLs") {
 			for _, v := range strs(r, "verbs") {
 				broken = append(broken, policyRule{verbs: []string{v}, urls: []string{u}})
