@@ -487,8 +487,7 @@ func (w *describeWriter) resourceQuotas(quotas []map[string]any) {
 	}
 }
 
-// limitRanges prints a namespace's limit ranges (DescribeLimitRanges); the
-// resources of an item in name order (kubectl's come in map order).
+// limitRanges prints a namespace's limit ranges (DescribeLimitRanges).
 func (w *describeWriter) limitRanges(lrs []map[string]any) {
 	if len(lrs) == 0 {
 		w.write(0, "No LimitRange resource.\n")
@@ -497,27 +496,32 @@ func (w *describeWriter) limitRanges(lrs []map[string]any) {
 	w.write(0, "Resource Limits\n Type\tResource\tMin\tMax\tDefault Request\tDefault Limit\tMax Limit/Request Ratio\n")
 	w.write(0, " ----\t--------\t---\t---\t---------------\t-------------\t-----------------------\n")
 	for _, lr := range lrs {
-		for _, item := range list(lr, "spec", "limits") {
-			cols := []string{"min", "max", "defaultRequest", "default", "maxLimitRequestRatio"}
-			names := map[string]bool{}
+		w.limitRangeItems(lr, " ")
+	}
+}
+
+// limitRangeItems prints a limit range's items, one line a resource
+// (describeLimitRangeSpec); an item's resources in name order (kubectl's
+// come in map order).
+func (w *describeWriter) limitRangeItems(lr map[string]any, prefix string) {
+	for _, item := range list(lr, "spec", "limits") {
+		cols := []string{"min", "max", "defaultRequest", "default", "maxLimitRequestRatio"}
+		names := map[string]bool{}
+		for _, col := range cols {
+			for k := range strMap(item, col) {
+				names[k] = true
+			}
+		}
+		for _, res := range sortedKeys(names) {
+			vals := []any{prefix, str(item, "type"), res}
 			for _, col := range cols {
-				for k := range strMap(item, col) {
-					names[k] = true
+				if v, ok := strMap(item, col)[res]; ok {
+					vals = append(vals, quantityString(v))
+				} else {
+					vals = append(vals, "-")
 				}
 			}
-			for _, res := range sortedKeys(names) {
-				vals := make([]any, 0, len(cols))
-				for _, col := range cols {
-					v, ok := strMap(item, col)[res]
-					if ok {
-						v = quantityString(v)
-					} else {
-						v = "-"
-					}
-					vals = append(vals, v)
-				}
-				w.write(0, "%s%s\t%v\t%v\t%v\t%v\t%v\t%v\n", append([]any{" ", str(item, "type"), res}, vals...)...)
-			}
+			w.write(0, "%s%s\t%v\t%v\t%v\t%v\t%v\t%v\n", vals...)
 		}
 	}
 }

@@ -1,0 +1,310 @@
+package kubectl
+
+import (
+	"fmt"
+	"net/url"
+	"sort"
+	"strings"
+)
+
+// This file owns describe's Ingress, Endpoints, PersistentVolumeClaim,
+// ResourceQuota and LimitRange.
+
+func init() {
+	describers["networking.k8s.io/Ingress"] = describeIngress
+	describers["/Endpoints"] = describeEndpoints
+	describers["/PersistentVolumeClaim"] = describePVC
+	describers["/ResourceQuota"] = describeResourceQuota
+	describers["/LimitRange"] = describeLimitRange
+}
+
+func describeIngress(c *Cmd, o *describeOptions, r Resource, namespace, name string) (string, error) {
+	ing, err := c.getTyped(r.Path(namespace, name))
+	if err != nil {
+		return "", err
+	}
+	events := c.objectEvents(o, ing, "Ingress")
+	spec := obj(ing, "spec")
+	w := newDescribeWriter()
+	w.write(0, "Name:\t%v\n", str(ing, "metadata", "name"))
+	w.labels("", "Labels", "\t", strMap(ing, "metadata", "labels"))
+	w.write(0, "Namespace:\t%v\n", namespace)
+	addrs := map[string]bool{}
+	for _, i := range list(ing, "status", "loadBalancer", "ingress") {
+		if ip := str(i, "ip"); ip != "" {
+			addrs[ip] = true
+		} else if h := str(i, "hostname"); h != "" {
+			addrs[h] = true
+		}
+	}
+	w.write(0, "Address:\t%v\n", strings.Join(sortedKeys(addrs), ","))
+	class := "<none>"
+	if has(spec, "ingressClassName") {
+		class = str(spec, "ingressClassName")
+	}
+	w.write(0, "Ingress Class:\t%v\n", class)
+	def := "<default>"
+	if b := obj(spec, "defaultBackend"); b != nil {
+		def = c.ingressBackend(namespace, b)
+	}
+	w.write(0, "Default backend:\t%s\n", def)
+	if tls := list(spec, "tls"); len(tls) > 0 {
+		w.write(0, "TLS:\n")
+		for _, t := range tls {
+			if s := str(t, "secretName"); s == "" {
+				w.write(1, "SNI routes %v\n", strings.Join(strs(t, "hosts"), ","))
+			} else {
+				w.write(1, "%v terminates %v\n", s, strings.Join(strs(t, "hosts"), ","))
+			}
+		}
+	}
+	w.write(0, "Rules:\n  Host\tPath\tBackends\n")
+	w.write(1, "----\t----\t--------\n")
+	count := 0
+	for _, rule := range list(spec, "rules") {
+		if !has(rule, "http") {
+			continue
+		}
+		count++
+		host := str(rule, "host")
+		if host == "" {
+			host = "*"
+		}
+		w.write(1, "%s\t\n", host)
+		for _, p := range list(rule, "http", "paths") {
+			w.write(2, "\t%s \t%s\n", str(p, "path"), c.ingressBackend(namespace, obj(p, "backend")))
+		}
+	}
+	if count == 0 {
+		w.write(1, "%s\t%s\t%s\n", "*", "*", def)
+	}
+	w.annotations("Annotations", strMap(ing, "metadata", "annotations"))
+	w.events(events)
+	return w.String(), nil
+}
+
+// ingressBackend is a backend as describe shows it: "svc:port (endpoints)"
+// from the Service's EndpointSlices, or a resource backend.
+func (c *Cmd) ingressBackend(namespace string, b map[string]any) string {
+	if svc := obj(b, "service"); svc != nil {
+		port := str(svc, "port", "name")
+		if n := num(svc, "port", "number"); n != 0 {
+			port = fmt.Sprint(n)
+		}
+		sb := str(svc, "name") + ":" + port
+		slices, err := c.listAll("/apis/discovery.k8s.io/v1/namespaces/"+namespace+"/endpointslices",
+			url.Values{"labelSelector": {"kubernetes.io/service-name=" + str(svc, "name")}}, acceptTyped, 0)
+		if err != nil {
+			return fmt.Sprintf("%v (<error: %v>)", sb, err)
+		}
+		s, err := c.getTyped("/api/v1/namespaces/" + namespace + "/services/" + str(svc, "name"))
+		if err != nil {
+			return fmt.Sprintf("%v (<error: %v>)", sb, err)
+		}
+		spName := ""
+		for _, sp := range list(s, "spec", "ports") {
+			if n := num(svc, "port", "number"); n != 0 && n == num(sp, "port") {
+				spName = str(sp, "name")
+			} else if pn := str(svc, "port", "name"); pn != "" && pn == str(sp, "name") {
+				spName = str(sp, "name")
+			}
+		}
+		return fmt.Sprintf("%s (%s)", sb, formatEndpointSlices(slices, spName))
+	}
+	if res := obj(b, "resource"); res != nil {
+		group := "<none>"
+		if has(res, "apiGroup") {
+			group = str(res, "apiGroup")
+		}
+		return fmt.Sprintf("APIGroup: %v, Kind: %v, Name: %v", group, str(res, "kind"), str(res, "name"))
+	}
+	return ""
+}
+
+
+func describeEndpoints(c *Cmd, o *describeOptions, r Resource, namespace, name string) (string, error) {
+	ep, err := c.getTyped(r.Path(namespace, name))
+	if err != nil {
+		return "", err
+	}
+	events := c.objectEvents(o, ep, "Endpoints")
+	w := newDescribeWriter()
+	w.objectMeta(ep)
+	w.write(0, "Subsets:\n")
+	ips := func(addrs []any) string {
+		var out []string
+		for _, a := range addrs {
+			out = append(out, str(a, "ip"))
+		}
+		if len(out) == 0 {
+			return "<none>"
+		}
+		return strings.Join(out, ",")
+	}
+	for _, s := range list(ep, "subsets") {
+		w.write(1, "Addresses:\t%s\n", ips(list(s, "addresses")))
+		w.write(1, "NotReadyAddresses:\t%s\n", ips(list(s, "notReadyAddresses")))
+		if ports := list(s, "ports"); len(ports) > 0 {
+			w.write(1, "Ports:\n")
+			w.write(2, "Name\tPort\tProtocol\n")
+			w.write(2, "----\t----\t--------\n")
+			for _, p := range ports {
+				n := str(p, "name")
+				if n == "" {
+					n = "<unset>"
+				}
+				w.write(2, "%s\t%d\t%s\n", n, num(p, "port"), str(p, "protocol"))
+			}
+		}
+		w.write(0, "\n")
+	}
+	w.events(events)
+	return w.String(), nil
+}
+
+func describePVC(c *Cmd, o *describeOptions, r Resource, namespace, name string) (string, error) {
+	pvc, err := c.getTyped(r.Path(namespace, name))
+	if err != nil {
+		return "", err
+	}
+	nsPods, err := c.listAll("/api/v1/namespaces/"+namespace+"/pods", url.Values{}, acceptTyped, o.chunkSize)
+	if err != nil {
+		return "", err
+	}
+	var users []map[string]any
+	for _, p := range nsPods {
+		for _, v := range list(p, "spec", "volumes") {
+			if has(v, "persistentVolumeClaim") && str(v, "persistentVolumeClaim", "claimName") == name {
+				users = append(users, p)
+			}
+		}
+	}
+owners:
+	for _, ref := range list(pvc, "metadata", "ownerReferences") {
+		if str(ref, "kind") != "Pod" {
+			continue
+		}
+		for _, p := range nsPods {
+			if str(p, "metadata", "uid") != str(ref, "uid") {
+				continue
+			}
+			for _, u := range users {
+				if str(u, "metadata", "uid") == str(p, "metadata", "uid") {
+					continue owners
+				}
+			}
+			users = append(users, p)
+			break
+		}
+	}
+	events := c.objectEvents(o, pvc, "PersistentVolumeClaim")
+	spec := obj(pvc, "spec")
+	w := newDescribeWriter()
+	w.write(0, "Name:\t%s\n", name)
+	w.write(0, "Namespace:\t%s\n", namespace)
+	class := str(spec, "storageClassName")
+	if a, ok := strMap(pvc, "metadata", "annotations")["volume.beta.kubernetes.io/storage-class"]; ok {
+		class = a
+	}
+	w.write(0, "StorageClass:\t%s\n", class)
+	if has(pvc, "metadata", "deletionTimestamp") {
+		w.write(0, "Status:\tTerminating (lasts %s)\n", since(str(pvc, "metadata", "deletionTimestamp")))
+	} else {
+		w.write(0, "Status:\t%v\n", str(pvc, "status", "phase"))
+	}
+	w.write(0, "Volume:\t%s\n", str(spec, "volumeName"))
+	w.labels("", "Labels", "\t", strMap(pvc, "metadata", "labels"))
+	w.annotations("Annotations", strMap(pvc, "metadata", "annotations"))
+	w.write(0, "Finalizers:\t%v\n", fmt.Sprint(strs(pvc, "metadata", "finalizers")))
+	capacity, modes := "", ""
+	if str(spec, "volumeName") != "" {
+		var short []string
+		got := map[string]bool{}
+		for _, m := range strs(pvc, "status", "accessModes") {
+			got[m] = true
+		}
+		for _, m := range [][2]string{{"ReadWriteOnce", "RWO"}, {"ReadOnlyMany", "ROX"}, {"ReadWriteMany", "RWX"}, {"ReadWriteOncePod", "RWOP"}} {
+			if got[m[0]] {
+				short = append(short, m[1])
+			}
+		}
+		modes = strings.Join(short, ",")
+		capacity = orZero(str(pvc, "status", "capacity", "storage"))
+	}
+	w.write(0, "Capacity:\t%s\n", capacity)
+	w.write(0, "Access Modes:\t%s\n", modes)
+	if has(spec, "volumeMode") {
+		w.write(0, "VolumeMode:\t%v\n", str(spec, "volumeMode"))
+	}
+	if ds := obj(spec, "dataSource"); ds != nil {
+		w.write(0, "DataSource:\n")
+		if has(ds, "apiGroup") {
+			w.write(1, "APIGroup:\t%v\n", str(ds, "apiGroup"))
+		}
+		w.write(1, "Kind:\t%v\n", str(ds, "kind"))
+		w.write(1, "Name:\t%v\n", str(ds, "name"))
+	}
+	w.write(0, "%s:%s", "Used By", "\t")
+	if len(users) == 0 {
+		w.line("<none>")
+	} else {
+		sort.SliceStable(users, func(i, j int) bool { return str(users[i], "metadata", "name") < str(users[j], "metadata", "name") })
+		for i, p := range users {
+			if i != 0 {
+				w.write(0, "\t")
+			}
+			w.write(0, "%s\n", str(p, "metadata", "name"))
+		}
+	}
+	if conds := list(pvc, "status", "conditions"); len(conds) > 0 {
+		w.write(0, "Conditions:\n")
+		w.write(1, "Type\tStatus\tLastProbeTime\tLastTransitionTime\tReason\tMessage\n")
+		w.write(1, "----\t------\t-----------------\t------------------\t------\t-------\n")
+		for _, cd := range conds {
+			w.write(1, "%v \t%v \t%s \t%s \t%v \t%v\n", str(cd, "type"), str(cd, "status"), rfc1123(str(cd, "lastProbeTime")),
+				rfc1123(str(cd, "lastTransitionTime")), str(cd, "reason"), str(cd, "message"))
+		}
+	}
+	w.events(events)
+	return w.String(), nil
+}
+
+func describeResourceQuota(c *Cmd, o *describeOptions, r Resource, namespace, name string) (string, error) {
+	q, err := c.getTyped(r.Path(namespace, name))
+	if err != nil {
+		return "", err
+	}
+	w := newDescribeWriter()
+	w.write(0, "Name:\t%s\n", str(q, "metadata", "name"))
+	w.write(0, "Namespace:\t%s\n", str(q, "metadata", "namespace"))
+	if scopes := strs(q, "spec", "scopes"); len(scopes) > 0 {
+		sort.Strings(scopes)
+		w.write(0, "Scopes:\t%s\n", strings.Join(scopes, ", "))
+		for _, s := range scopes {
+			if h := quotaScopeHelp[s]; h != "" {
+				w.write(0, " * %s\n", h)
+			}
+		}
+	}
+	w.write(0, "Resource\tUsed\tHard\n")
+	w.write(0, "--------\t----\t----\n")
+	hard, used := strMap(q, "status", "hard"), strMap(q, "status", "used")
+	for _, res := range sortedKeys(hard) {
+		w.write(0, "%v\t%v\t%v\n", res, orZero(used[res]), quantityString(hard[res]))
+	}
+	return w.String(), nil
+}
+
+func describeLimitRange(c *Cmd, o *describeOptions, r Resource, namespace, name string) (string, error) {
+	lr, err := c.getTyped(r.Path(namespace, name))
+	if err != nil {
+		return "", err
+	}
+	w := newDescribeWriter()
+	w.write(0, "Name:\t%s\n", str(lr, "metadata", "name"))
+	w.write(0, "Namespace:\t%s\n", str(lr, "metadata", "namespace"))
+	w.write(0, "Type\tResource\tMin\tMax\tDefault Request\tDefault Limit\tMax Limit/Request Ratio\n")
+	w.write(0, "----\t--------\t---\t---\t---------------\t-------------\t-----------------------\n")
+	w.limitRangeItems(lr, "")
+	return w.String(), nil
+}
