@@ -121,7 +121,6 @@ func (c *Cmd) ingressBackend(namespace string, b map[string]any) string {
 	return ""
 }
 
-
 func describeEndpoints(c *Cmd, o *describeOptions, r Resource, namespace, name string) (string, error) {
 	ep, err := c.getTyped(r.Path(namespace, name))
 	if err != nil {
