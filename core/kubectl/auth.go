@@ -57,12 +57,12 @@ func init() {
 				return err
 			}
 			ui := obj(review, "status", "userInfo")
-			t := &table{out: c.Stdout}
+			t := &plainTable{out: c.Stdout}
 			rows := [][]string{{"ATTRIBUTE", "VALUE"}}
-			if s := str(ui, "username"); s != "" {
+			if s := stringAt(ui, "username"); s != "" {
 				rows = append(rows, []string{"Username", s})
 			}
-			if s := str(ui, "uid"); s != "" {
+			if s := stringAt(ui, "uid"); s != "" {
 				rows = append(rows, []string{"UID", s})
 			}
 			if g := strs(ui, "groups"); len(g) > 0 {
@@ -102,15 +102,15 @@ func (c *Cmd) postRaw(path string, body []byte) ([]byte, error) {
 		Header: [][2]string{{"Accept", acceptReview}, {"Content-Type", "application/json"}}})
 }
 
-// table lays out rows as kubectl's printers' tabwriter does (minwidth 6,
+// plainTable lays out rows as kubectl's printers' tabwriter does (minwidth 6,
 // tabwidth 4, padding 3, RememberWidths: a column is as wide as its widest
 // cell so far, over every print); the last column is not padded.
-type table struct {
+type plainTable struct {
 	out    io.Writer
 	widths []int
 }
 
-func (t *table) print(rows [][]string) {
+func (t *plainTable) print(rows [][]string) {
 	for _, row := range rows {
 		for i, cell := range row[:len(row)-1] {
 			if i >= len(t.widths) {
@@ -161,7 +161,7 @@ func (o *canIOptions) run(c *Cmd, args []string) error {
 			return err
 		}
 		if boolean(review, "status", "incomplete") {
-			warn("the list may be incomplete: " + str(review, "status", "evaluationError"))
+			warn("the list may be incomplete: " + stringAt(review, "status", "evaluationError"))
 		}
 		rows := [][]string{}
 		if !o.noHeaders {
@@ -170,7 +170,7 @@ func (o *canIOptions) run(c *Cmd, args []string) error {
 		for _, r := range compactRules(append(list(review, "status", "resourceRules"), list(review, "status", "nonResourceRules")...)) {
 			rows = append(rows, []string{combineResourceGroup(r.resources, r.groups), fmt.Sprint(r.urls), fmt.Sprint(r.names), fmt.Sprint(r.verbs)})
 		}
-		(&table{out: c.Stdout}).print(rows)
+		(&plainTable{out: c.Stdout}).print(rows)
 		return nil
 	}
 	if len(args) != 2 {
@@ -252,10 +252,10 @@ func (o *canIOptions) run(c *Cmd, args []string) error {
 		return nil
 	}
 	fmt.Fprint(out, "no")
-	if s := str(review, "status", "reason"); s != "" {
+	if s := stringAt(review, "status", "reason"); s != "" {
 		fmt.Fprintf(out, " - %v", s)
 	}
-	if s := str(review, "status", "evaluationError"); s != "" {
+	if s := stringAt(review, "status", "evaluationError"); s != "" {
 		fmt.Fprintf(out, " - %v", s)
 	}
 	fmt.Fprintln(out)
@@ -278,7 +278,7 @@ func (c *Cmd) namespaced(r Resource) (bool, bool) {
 		return true, false
 	}
 	for _, res := range list(doc, "resources") {
-		if str(res, "name") == r.Resource {
+		if stringAt(res, "name") == r.Resource {
 			return boolean(res, "namespaced"), true
 		}
 	}

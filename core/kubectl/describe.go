@@ -99,7 +99,7 @@ func (o *describeOptions) run(c *Cmd, args []string) error {
 			fmt.Fprintf(c.Stderr, "No resources found in %s namespace.\n", ns)
 		}
 	}
-	return aggregate(errs)
+	return errorList(errs).reduce()
 }
 
 // find resolves the arguments to objects as kubectl's builder does: each
@@ -122,7 +122,7 @@ func (o *describeOptions) find(c *Cmd, args []string, ns string) ([]describeTarg
 			errs = append(errs, err)
 			return
 		}
-		targets = append(targets, describeTarget{r, str(m, "metadata", "namespace"), str(m, "metadata", "name")})
+		targets = append(targets, describeTarget{r, stringAt(m, "metadata", "namespace"), stringAt(m, "metadata", "name")})
 	}
 	if strings.Contains(args[0], "/") {
 		if o.selector != "" {
@@ -171,7 +171,7 @@ func (o *describeOptions) find(c *Cmd, args []string, ns string) ([]describeTarg
 			continue
 		}
 		for _, it := range items {
-			targets = append(targets, describeTarget{r, str(it, "metadata", "namespace"), str(it, "metadata", "name")})
+			targets = append(targets, describeTarget{r, stringAt(it, "metadata", "namespace"), stringAt(it, "metadata", "name")})
 		}
 	}
 	return targets, errs
@@ -191,12 +191,12 @@ func (o *describeOptions) describePrefix(c *Cmd, typ, prefix, ns string, notFoun
 	}
 	found := false
 	for _, it := range items {
-		name := str(it, "metadata", "name")
+		name := stringAt(it, "metadata", "name")
 		if !strings.HasPrefix(name, prefix) {
 			continue
 		}
 		found = true
-		s, err := o.describe(c, describeTarget{r, str(it, "metadata", "namespace"), name})
+		s, err := o.describe(c, describeTarget{r, stringAt(it, "metadata", "namespace"), name})
 		if err != nil {
 			return err
 		}
@@ -242,7 +242,7 @@ func (c *Cmd) listAll(path string, q url.Values, accept string, limit int64) ([]
 				items = append(items, im)
 			}
 		}
-		next := str(m, "metadata", "continue")
+		next := stringAt(m, "metadata", "continue")
 		if next == "" {
 			return items, nil
 		}
@@ -355,8 +355,8 @@ func (w *describeWriter) annotations(title string, m map[string]string) {
 // objectMeta prints the Name, Namespace, Labels and Annotations lines most
 // describers start with.
 func (w *describeWriter) objectMeta(o map[string]any) {
-	w.write(0, "Name:\t%s\n", str(o, "metadata", "name"))
-	w.write(0, "Namespace:\t%s\n", str(o, "metadata", "namespace"))
+	w.write(0, "Name:\t%s\n", stringAt(o, "metadata", "name"))
+	w.write(0, "Namespace:\t%s\n", stringAt(o, "metadata", "namespace"))
 	w.labels("", "Labels", "\t", strMap(o, "metadata", "labels"))
 	w.annotations("Annotations", strMap(o, "metadata", "annotations"))
 }
@@ -387,7 +387,7 @@ func (c *Cmd) objectEvents(o *describeOptions, obj map[string]any, kind string) 
 	if !o.showEvents {
 		return nil
 	}
-	ev, err := c.searchEvents(o, str(obj, "metadata", "namespace"), str(obj, "metadata", "name"), kind, str(obj, "metadata", "uid"))
+	ev, err := c.searchEvents(o, stringAt(obj, "metadata", "namespace"), stringAt(obj, "metadata", "name"), kind, stringAt(obj, "metadata", "uid"))
 	if err != nil || ev == nil {
 		return []map[string]any{}
 	}
@@ -407,31 +407,31 @@ func (w *describeWriter) events(events []map[string]any) {
 	}
 	w.flush()
 	sort.Sort(eventsBy{events, func(e map[string]any) time.Time {
-		t, _ := parseTime(str(e, "lastTimestamp"))
+		t, _ := parseTime(stringAt(e, "lastTimestamp"))
 		return t
 	}})
 	w.write(0, "Events:\n  Type\tReason\tAge\tFrom\tMessage\n")
 	w.write(1, "----\t------\t----\t----\t-------\n")
 	for _, e := range events {
-		source := str(e, "source", "component")
+		source := stringAt(e, "source", "component")
 		if source == "" {
-			source = str(e, "reportingComponent")
+			source = stringAt(e, "reportingComponent")
 		}
-		w.write(1, "%v\t%v\t%s\t%v\t%v\n", str(e, "type"), str(e, "reason"), eventInterval(e), source, strings.TrimSpace(str(e, "message")))
+		w.write(1, "%v\t%v\t%s\t%v\t%v\n", stringAt(e, "type"), stringAt(e, "reason"), eventInterval(e), source, strings.TrimSpace(stringAt(e, "message")))
 	}
 }
 
 // eventInterval is an event's age as describe and kubectl events print it:
 // since it was first seen, or "LAST (xCOUNT over FIRST)" for a repeated one.
 func eventInterval(e map[string]any) string {
-	first := since(str(e, "eventTime"))
-	if _, ok := parseTime(str(e, "eventTime")); !ok {
-		first = since(str(e, "firstTimestamp"))
+	first := since(stringAt(e, "eventTime"))
+	if _, ok := parseTime(stringAt(e, "eventTime")); !ok {
+		first = since(stringAt(e, "firstTimestamp"))
 	}
 	if has(e, "series") {
-		return fmt.Sprintf("%s (x%d over %s)", since(str(e, "series", "lastObservedTime")), num(e, "series", "count"), first)
+		return fmt.Sprintf("%s (x%d over %s)", since(stringAt(e, "series", "lastObservedTime")), num(e, "series", "count"), first)
 	} else if num(e, "count") > 1 {
-		return fmt.Sprintf("%s (x%d over %s)", since(str(e, "lastTimestamp")), num(e, "count"), first)
+		return fmt.Sprintf("%s (x%d over %s)", since(stringAt(e, "lastTimestamp")), num(e, "count"), first)
 	}
 	return first
 }
@@ -447,7 +447,7 @@ func describeGeneric(c *Cmd, o *describeOptions, r Resource, namespace, name str
 	if err != nil {
 		return "", err
 	}
-	events := c.objectEvents(o, obj, str(obj, "kind"))
+	events := c.objectEvents(o, obj, stringAt(obj, "kind"))
 	w := newDescribeWriter()
 	w.objectMeta(obj)
 	w.unstructured(0, obj, "", ".metadata.managedFields", ".metadata.name", ".metadata.namespace", ".metadata.labels", ".metadata.annotations")

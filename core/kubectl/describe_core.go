@@ -32,17 +32,17 @@ func describeService(c *Cmd, o *describeOptions, r Resource, namespace, name str
 	spec := obj(svc, "spec")
 	w := newDescribeWriter()
 	w.objectMeta(svc)
-	w.write(0, "Selector:\t%s\n", formatLabels(strMap(spec, "selector")))
-	w.write(0, "Type:\t%s\n", str(spec, "type"))
+	w.write(0, "Selector:\t%s\n", formatLabels(obj(spec, "selector")))
+	w.write(0, "Type:\t%s\n", stringAt(spec, "type"))
 	if has(spec, "ipFamilyPolicy") {
-		w.write(0, "IP Family Policy:\t%s\n", str(spec, "ipFamilyPolicy"))
+		w.write(0, "IP Family Policy:\t%s\n", stringAt(spec, "ipFamilyPolicy"))
 	}
 	if fams := strs(spec, "ipFamilies"); len(fams) > 0 {
 		w.write(0, "IP Families:\t%s\n", strings.Join(fams, ","))
 	} else {
 		w.write(0, "IP Families:\t%s\n", "<none>")
 	}
-	w.write(0, "IP:\t%s\n", str(spec, "clusterIP"))
+	w.write(0, "IP:\t%s\n", stringAt(spec, "clusterIP"))
 	if ips := strs(spec, "clusterIPs"); len(ips) > 0 {
 		w.write(0, "IPs:\t%s\n", strings.Join(ips, ","))
 	} else {
@@ -51,45 +51,45 @@ func describeService(c *Cmd, o *describeOptions, r Resource, namespace, name str
 	if ips := strs(spec, "externalIPs"); len(ips) > 0 {
 		w.write(0, "External IPs:\t%v\n", strings.Join(ips, ","))
 	}
-	if s := str(spec, "loadBalancerIP"); s != "" {
+	if s := stringAt(spec, "loadBalancerIP"); s != "" {
 		w.write(0, "Desired LoadBalancer IP:\t%s\n", s)
 	}
-	if s := str(spec, "externalName"); s != "" {
+	if s := stringAt(spec, "externalName"); s != "" {
 		w.write(0, "External Name:\t%s\n", s)
 	}
 	if ing := list(svc, "status", "loadBalancer", "ingress"); len(ing) > 0 {
 		var parts []string
 		for _, i := range ing {
-			if ip := str(i, "ip"); ip != "" {
-				if mode := str(i, "ipMode"); mode != "" {
+			if ip := stringAt(i, "ip"); ip != "" {
+				if mode := stringAt(i, "ipMode"); mode != "" {
 					ip += " (" + mode + ")"
 				}
 				parts = append(parts, ip)
 			} else {
-				parts = append(parts, str(i, "hostname"))
+				parts = append(parts, stringAt(i, "hostname"))
 			}
 		}
 		w.write(0, "LoadBalancer Ingress:\t%s\n", strings.Join(parts, ", "))
 	}
 	for _, p := range list(spec, "ports") {
-		pname := str(p, "name")
+		pname := stringAt(p, "name")
 		if pname == "" {
 			pname = "<unset>"
 		}
-		proto := str(p, "protocol")
+		proto := stringAt(p, "protocol")
 		w.write(0, "Port:\t%s\t%d/%s\n", pname, num(p, "port"), proto)
-		w.write(0, "TargetPort:\t%s/%s\n", str(p, "targetPort"), proto)
+		w.write(0, "TargetPort:\t%s/%s\n", stringAt(p, "targetPort"), proto)
 		if np := num(p, "nodePort"); np != 0 {
 			w.write(0, "NodePort:\t%s\t%d/%s\n", pname, np, proto)
 		}
-		w.write(0, "Endpoints:\t%s\n", formatEndpointSlices(slices, str(p, "name")))
+		w.write(0, "Endpoints:\t%s\n", formatEndpointSlices(slices, stringAt(p, "name")))
 	}
-	w.write(0, "Session Affinity:\t%s\n", str(spec, "sessionAffinity"))
-	if s := str(spec, "externalTrafficPolicy"); s != "" {
+	w.write(0, "Session Affinity:\t%s\n", stringAt(spec, "sessionAffinity"))
+	if s := stringAt(spec, "externalTrafficPolicy"); s != "" {
 		w.write(0, "External Traffic Policy:\t%s\n", s)
 	}
 	if has(spec, "internalTrafficPolicy") {
-		w.write(0, "Internal Traffic Policy:\t%s\n", str(spec, "internalTrafficPolicy"))
+		w.write(0, "Internal Traffic Policy:\t%s\n", stringAt(spec, "internalTrafficPolicy"))
 	}
 	if n := num(spec, "healthCheckNodePort"); n != 0 {
 		w.write(0, "HealthCheck NodePort:\t%d\n", n)
@@ -131,11 +131,11 @@ func formatEndpointSlices(slices []map[string]any, port string) string {
 			continue
 		}
 		for _, p := range ports {
-			if str(p, "name") != port {
+			if stringAt(p, "name") != port {
 				continue
 			}
 			for _, e := range list(s, "endpoints") {
-				add(e, joinHostPort(strs(e, "addresses")[0], str(p, "port")))
+				add(e, joinHostPort(strs(e, "addresses")[0], stringAt(p, "port")))
 			}
 		}
 	}
@@ -166,7 +166,7 @@ func describeNode(c *Cmd, o *describeOptions, r Resource, namespace, name string
 	}
 	var events []map[string]any
 	if o.showEvents {
-		events, _ = c.searchEvents(o, "", name, "Node", str(node, "metadata", "uid"))
+		events, _ = c.searchEvents(o, "", name, "Node", stringAt(node, "metadata", "uid"))
 		byName, _ := c.searchEvents(o, "", name, "Node", name)
 		events = append(append([]map[string]any{}, events...), byName...)
 	}
@@ -189,7 +189,7 @@ func describeNode(c *Cmd, o *describeOptions, r Resource, namespace, name string
 	}
 	w.labels("", "Labels", "\t", labels)
 	w.annotations("Annotations", strMap(node, "metadata", "annotations"))
-	w.write(0, "CreationTimestamp:\t%s\n", rfc1123(str(node, "metadata", "creationTimestamp")))
+	w.write(0, "CreationTimestamp:\t%s\n", rfc1123(stringAt(node, "metadata", "creationTimestamp")))
 	w.taints(list(spec, "taints"))
 	w.write(0, "Unschedulable:\t%v\n", boolean(spec, "unschedulable"))
 	if lease, err := c.getTyped("/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/" + name); err == nil {
@@ -197,7 +197,7 @@ func describeNode(c *Cmd, o *describeOptions, r Resource, namespace, name string
 		for _, f := range []struct{ key, title string }{{"holderIdentity", "HolderIdentity"}, {"acquireTime", "AcquireTime"}, {"renewTime", "RenewTime"}} {
 			v := "<unset>"
 			if has(lease, "spec", f.key) {
-				v = str(lease, "spec", f.key)
+				v = stringAt(lease, "spec", f.key)
 				if f.key != "holderIdentity" {
 					v = rfc1123(v)
 				}
@@ -211,13 +211,13 @@ func describeNode(c *Cmd, o *describeOptions, r Resource, namespace, name string
 		w.write(0, "Conditions:\n  Type\tStatus\tLastHeartbeatTime\tLastTransitionTime\tReason\tMessage\n")
 		w.write(1, "----\t------\t-----------------\t------------------\t------\t-------\n")
 		for _, cd := range conds {
-			w.write(1, "%v \t%v \t%s \t%s \t%v \t%v\n", str(cd, "type"), str(cd, "status"), rfc1123(str(cd, "lastHeartbeatTime")),
-				rfc1123(str(cd, "lastTransitionTime")), str(cd, "reason"), str(cd, "message"))
+			w.write(1, "%v \t%v \t%s \t%s \t%v \t%v\n", stringAt(cd, "type"), stringAt(cd, "status"), rfc1123(stringAt(cd, "lastHeartbeatTime")),
+				rfc1123(stringAt(cd, "lastTransitionTime")), stringAt(cd, "reason"), stringAt(cd, "message"))
 		}
 	}
 	w.write(0, "Addresses:\n")
 	for _, a := range list(st, "addresses") {
-		w.write(1, "%s:\t%s\n", str(a, "type"), str(a, "address"))
+		w.write(1, "%s:\t%s\n", stringAt(a, "type"), stringAt(a, "address"))
 	}
 	for _, f := range []struct{ key, title string }{{"capacity", "Capacity"}, {"allocatable", "Allocatable"}} {
 		if m := strMap(st, f.key); len(m) > 0 {
@@ -232,15 +232,15 @@ func describeNode(c *Cmd, o *describeOptions, r Resource, namespace, name string
 	for _, f := range []struct{ key, title string }{{"machineID", "Machine ID"}, {"systemUUID", "System UUID"}, {"bootID", "Boot ID"},
 		{"kernelVersion", "Kernel Version"}, {"osImage", "OS Image"}, {"operatingSystem", "Operating System"}, {"architecture", "Architecture"},
 		{"containerRuntimeVersion", "Container Runtime Version"}, {"kubeletVersion", "Kubelet Version"}, {"kubeProxyVersion", "Kube-Proxy Version"}} {
-		w.write(0, "  %s:\t%s\n", f.title, str(info, f.key))
+		w.write(0, "  %s:\t%s\n", f.title, stringAt(info, f.key))
 	}
-	if s := str(spec, "podCIDR"); s != "" {
+	if s := stringAt(spec, "podCIDR"); s != "" {
 		w.write(0, "PodCIDR:\t%s\n", s)
 	}
 	if s := strs(spec, "podCIDRs"); len(s) > 0 {
 		w.write(0, "PodCIDRs:\t%s\n", strings.Join(s, ","))
 	}
-	if s := str(spec, "providerID"); s != "" {
+	if s := stringAt(spec, "providerID"); s != "" {
 		w.write(0, "ProviderID:\t%s\n", s)
 	}
 	if canViewPods {
@@ -260,13 +260,13 @@ func (w *describeWriter) taints(taints []any) {
 		return
 	}
 	taints = append([]any(nil), taints...)
-	key := func(t any) string { return str(t, "effect") + "," + str(t, "key") }
+	key := func(t any) string { return stringAt(t, "effect") + "," + stringAt(t, "key") }
 	sort.SliceStable(taints, func(i, j int) bool { return key(taints[i]) < key(taints[j]) })
 	for i, t := range taints {
 		if i != 0 {
 			w.write(0, "\t")
 		}
-		k, v, e := str(t, "key"), str(t, "value"), str(t, "effect")
+		k, v, e := stringAt(t, "key"), stringAt(t, "value"), stringAt(t, "effect")
 		switch {
 		case e == "" && v == "":
 			w.write(0, "%s\n", k)
@@ -319,8 +319,8 @@ func podRequestsAndLimits(pod map[string]any) (reqs, limits map[string]string) {
 	return reqs, limits
 }
 
-// value is a quantity's Value (whole units, rounded up); 0 when empty.
-func value(q string) int64 {
+// quantityValue is a quantity's Value (whole units, rounded up); 0 when empty.
+func quantityValue(q string) int64 {
 	if q == "" {
 		return 0
 	}
@@ -328,8 +328,8 @@ func value(q string) int64 {
 	return n
 }
 
-// milli is a quantity's MilliValue; 0 when empty.
-func milli(q string) int64 {
+// quantityMilli is a quantity's MilliValue; 0 when empty.
+func quantityMilli(q string) int64 {
 	if q == "" {
 		return 0
 	}
@@ -364,10 +364,10 @@ func (w *describeWriter) nodeResources(node map[string]any, pods []map[string]an
 	}
 	for _, p := range pods {
 		req, lim := podRequestsAndLimits(p)
-		w.write(1, "%s\t%s\t\t%s (%d%%)\t%s (%d%%)\t%s (%d%%)\t%s (%d%%)\t%s\n", str(p, "metadata", "namespace"), str(p, "metadata", "name"),
-			orZero(req["cpu"]), percent(milli(req["cpu"]), milli(alloc["cpu"])), orZero(lim["cpu"]), percent(milli(lim["cpu"]), milli(alloc["cpu"])),
-			orZero(req["memory"]), percent(value(req["memory"]), value(alloc["memory"])), orZero(lim["memory"]), percent(value(lim["memory"]), value(alloc["memory"])),
-			since(str(p, "metadata", "creationTimestamp")))
+		w.write(1, "%s\t%s\t\t%s (%d%%)\t%s (%d%%)\t%s (%d%%)\t%s (%d%%)\t%s\n", stringAt(p, "metadata", "namespace"), stringAt(p, "metadata", "name"),
+			orZero(req["cpu"]), percent(quantityMilli(req["cpu"]), quantityMilli(alloc["cpu"])), orZero(lim["cpu"]), percent(quantityMilli(lim["cpu"]), quantityMilli(alloc["cpu"])),
+			orZero(req["memory"]), percent(quantityValue(req["memory"]), quantityValue(alloc["memory"])), orZero(lim["memory"]), percent(quantityValue(lim["memory"]), quantityValue(alloc["memory"])),
+			since(stringAt(p, "metadata", "creationTimestamp")))
 	}
 	w.write(0, "Allocated resources:\n  (Total limits may be over 100 percent, i.e., overcommitted.)\n")
 	w.write(1, "Resource\tRequests\tLimits\n")
@@ -382,11 +382,11 @@ func (w *describeWriter) nodeResources(node map[string]any, pods []map[string]an
 			limits[k] = quantity.Add(orZero(limits[k]), v)
 		}
 	}
-	w.write(1, "%s\t%s (%d%%)\t%s (%d%%)\n", "cpu", orZero(reqs["cpu"]), percent(milli(reqs["cpu"]), milli(alloc["cpu"])),
-		orZero(limits["cpu"]), percent(milli(limits["cpu"]), milli(alloc["cpu"])))
+	w.write(1, "%s\t%s (%d%%)\t%s (%d%%)\n", "cpu", orZero(reqs["cpu"]), percent(quantityMilli(reqs["cpu"]), quantityMilli(alloc["cpu"])),
+		orZero(limits["cpu"]), percent(quantityMilli(limits["cpu"]), quantityMilli(alloc["cpu"])))
 	for _, res := range []string{"memory", "ephemeral-storage"} {
-		w.write(1, "%s\t%s (%d%%)\t%s (%d%%)\n", res, orZero(reqs[res]), percent(value(reqs[res]), value(alloc[res])),
-			orZero(limits[res]), percent(value(limits[res]), value(alloc[res])))
+		w.write(1, "%s\t%s (%d%%)\t%s (%d%%)\n", res, orZero(reqs[res]), percent(quantityValue(reqs[res]), quantityValue(alloc[res])),
+			orZero(limits[res]), percent(quantityValue(limits[res]), quantityValue(alloc[res])))
 	}
 	var huge, ext []string
 	for _, res := range sortedKeys(alloc) {
@@ -398,8 +398,8 @@ func (w *describeWriter) nodeResources(node map[string]any, pods []map[string]an
 		}
 	}
 	for _, res := range huge {
-		w.write(1, "%s\t%s (%d%%)\t%s (%d%%)\n", res, orZero(reqs[res]), percent(value(reqs[res]), value(alloc[res])),
-			orZero(limits[res]), percent(value(limits[res]), value(alloc[res])))
+		w.write(1, "%s\t%s (%d%%)\t%s (%d%%)\n", res, orZero(reqs[res]), percent(quantityValue(reqs[res]), quantityValue(alloc[res])),
+			orZero(limits[res]), percent(quantityValue(limits[res]), quantityValue(alloc[res])))
 	}
 	for _, res := range ext {
 		w.write(1, "%s\t%s\t%s\n", res, orZero(reqs[res]), orZero(limits[res]))
@@ -431,13 +431,13 @@ func describeNamespace(c *Cmd, o *describeOptions, r Resource, _, name string) (
 	w.write(0, "Name:\t%s\n", name)
 	w.labels("", "Labels", "\t", strMap(ns, "metadata", "labels"))
 	w.annotations("Annotations", strMap(ns, "metadata", "annotations"))
-	w.write(0, "Status:\t%s\n", str(ns, "status", "phase"))
+	w.write(0, "Status:\t%s\n", stringAt(ns, "status", "phase"))
 	if conds := list(ns, "status", "conditions"); len(conds) > 0 {
 		w.write(0, "Conditions:\n")
 		w.write(1, "Type\tStatus\tLastTransitionTime\tReason\tMessage\n")
 		w.write(1, "----\t------\t------------------\t------\t-------\n")
 		for _, cd := range conds {
-			w.write(1, "%v\t%v\t%s\t%v\t%v\n", str(cd, "type"), str(cd, "status"), rfc1123(str(cd, "lastTransitionTime")), str(cd, "reason"), str(cd, "message"))
+			w.write(1, "%v\t%v\t%s\t%v\t%v\n", stringAt(cd, "type"), stringAt(cd, "status"), rfc1123(stringAt(cd, "lastTransitionTime")), stringAt(cd, "reason"), stringAt(cd, "message"))
 		}
 	}
 	if haveQuotas {
@@ -465,10 +465,12 @@ func (w *describeWriter) resourceQuotas(quotas []map[string]any) {
 		w.write(0, "No resource quota.\n")
 		return
 	}
-	sort.SliceStable(quotas, func(i, j int) bool { return str(quotas[i], "metadata", "name") < str(quotas[j], "metadata", "name") })
+	sort.SliceStable(quotas, func(i, j int) bool {
+		return stringAt(quotas[i], "metadata", "name") < stringAt(quotas[j], "metadata", "name")
+	})
 	w.write(0, "Resource Quotas\n")
 	for _, q := range quotas {
-		w.write(1, "Name:\t%s\n", str(q, "metadata", "name"))
+		w.write(1, "Name:\t%s\n", stringAt(q, "metadata", "name"))
 		if scopes := strs(q, "spec", "scopes"); len(scopes) > 0 {
 			sort.Strings(scopes)
 			w.write(1, "Scopes:\t%s\n", strings.Join(scopes, ", "))
@@ -513,7 +515,7 @@ func (w *describeWriter) limitRangeItems(lr map[string]any, prefix string) {
 			}
 		}
 		for _, res := range sortedKeys(names) {
-			vals := []any{prefix, str(item, "type"), res}
+			vals := []any{prefix, stringAt(item, "type"), res}
 			for _, col := range cols {
 				if v, ok := strMap(item, col)[res]; ok {
 					vals = append(vals, quantityString(v))
@@ -548,7 +550,7 @@ func describeConfigMap(c *Cmd, o *describeOptions, r Resource, namespace, name s
 	}
 	w.write(0, "\n")
 	if o.showEvents {
-		events, err := c.searchEvents(o, namespace, name, "ConfigMap", str(cm, "metadata", "uid"))
+		events, err := c.searchEvents(o, namespace, name, "ConfigMap", stringAt(cm, "metadata", "uid"))
 		if err != nil {
 			return "", err
 		}
@@ -564,7 +566,7 @@ func describeSecret(c *Cmd, o *describeOptions, r Resource, namespace, name stri
 	}
 	w := newDescribeWriter()
 	w.objectMeta(s)
-	typ := str(s, "type")
+	typ := stringAt(s, "type")
 	w.write(0, "\nType:\t%s\n", typ)
 	w.write(0, "\nData\n====\n")
 	data := strMap(s, "data")

@@ -31,15 +31,15 @@ func describeServiceAccount(c *Cmd, o *describeOptions, r Resource, namespace, n
 		existing := map[string]bool{}
 		for _, s := range secrets {
 			a := strMap(s, "metadata", "annotations")
-			if str(s, "type") == "kubernetes.io/service-account-token" && a["kubernetes.io/service-account.name"] == str(sa, "metadata", "name") &&
-				a["kubernetes.io/service-account.uid"] == str(sa, "metadata", "uid") {
-				tokens = append(tokens, str(s, "metadata", "name"))
+			if stringAt(s, "type") == "kubernetes.io/service-account-token" && a["kubernetes.io/service-account.name"] == stringAt(sa, "metadata", "name") &&
+				a["kubernetes.io/service-account.uid"] == stringAt(sa, "metadata", "uid") {
+				tokens = append(tokens, stringAt(s, "metadata", "name"))
 			}
-			existing[str(s, "metadata", "name")] = true
+			existing[stringAt(s, "metadata", "name")] = true
 		}
 		for _, s := range append(list(sa, "secrets"), list(sa, "imagePullSecrets")...) {
-			if !existing[str(s, "name")] {
-				missing[str(s, "name")] = true
+			if !existing[stringAt(s, "name")] {
+				missing[stringAt(s, "name")] = true
 			}
 		}
 	}
@@ -49,7 +49,7 @@ func describeServiceAccount(c *Cmd, o *describeOptions, r Resource, namespace, n
 	names := func(key string) []string {
 		var out []string
 		for _, s := range list(sa, key) {
-			out = append(out, str(s, "name"))
+			out = append(out, stringAt(s, "name"))
 		}
 		return out
 	}
@@ -81,7 +81,7 @@ func describeRole(c *Cmd, o *describeOptions, r Resource, namespace, name string
 		return "", err
 	}
 	w := newDescribeWriter()
-	w.write(0, "Name:\t%s\n", str(role, "metadata", "name"))
+	w.write(0, "Name:\t%s\n", stringAt(role, "metadata", "name"))
 	w.labels("", "Labels", "\t", strMap(role, "metadata", "labels"))
 	w.annotations("Annotations", strMap(role, "metadata", "annotations"))
 	w.write(0, "PolicyRule:\n")
@@ -99,17 +99,17 @@ func describeRoleBinding(c *Cmd, o *describeOptions, r Resource, namespace, name
 		return "", err
 	}
 	w := newDescribeWriter()
-	w.write(0, "Name:\t%s\n", str(b, "metadata", "name"))
+	w.write(0, "Name:\t%s\n", stringAt(b, "metadata", "name"))
 	w.labels("", "Labels", "\t", strMap(b, "metadata", "labels"))
 	w.annotations("Annotations", strMap(b, "metadata", "annotations"))
 	w.write(0, "Role:\n")
-	w.write(1, "Kind:\t%s\n", str(b, "roleRef", "kind"))
-	w.write(1, "Name:\t%s\n", str(b, "roleRef", "name"))
+	w.write(1, "Kind:\t%s\n", stringAt(b, "roleRef", "kind"))
+	w.write(1, "Name:\t%s\n", stringAt(b, "roleRef", "name"))
 	w.write(0, "Subjects:\n")
 	w.write(1, "Kind\tName\tNamespace\n")
 	w.write(1, "----\t----\t---------\n")
 	for _, s := range list(b, "subjects") {
-		w.write(1, "%s\t%s\t%s\n", str(s, "kind"), str(s, "name"), str(s, "namespace"))
+		w.write(1, "%s\t%s\t%s\n", stringAt(s, "kind"), stringAt(s, "name"), stringAt(s, "namespace"))
 	}
 	return w.String(), nil
 }
@@ -120,25 +120,25 @@ func describeStatefulSet(c *Cmd, o *describeOptions, r Resource, namespace, name
 		return "", err
 	}
 	selector := selectorString(obj(ss, "spec", "selector"))
-	running, waiting, succeeded, failed, err := c.podStatusForController(o, namespace, selector, str(ss, "metadata", "uid"))
+	running, waiting, succeeded, failed, err := c.podStatusForController(o, namespace, selector, stringAt(ss, "metadata", "uid"))
 	if err != nil {
 		return "", err
 	}
 	events := c.objectEvents(o, ss, "StatefulSet")
 	spec := obj(ss, "spec")
 	w := newDescribeWriter()
-	w.write(0, "Name:\t%s\n", str(ss, "metadata", "name"))
-	w.write(0, "Namespace:\t%s\n", str(ss, "metadata", "namespace"))
-	w.write(0, "CreationTimestamp:\t%s\n", rfc1123(str(ss, "metadata", "creationTimestamp")))
+	w.write(0, "Name:\t%s\n", stringAt(ss, "metadata", "name"))
+	w.write(0, "Namespace:\t%s\n", stringAt(ss, "metadata", "namespace"))
+	w.write(0, "CreationTimestamp:\t%s\n", rfc1123(stringAt(ss, "metadata", "creationTimestamp")))
 	w.write(0, "Selector:\t%s\n", selector)
 	w.labels("", "Labels", "\t", strMap(ss, "metadata", "labels"))
 	w.annotations("Annotations", strMap(ss, "metadata", "annotations"))
 	w.write(0, "Replicas:\t%d desired | %d total\n", num(spec, "replicas"), num(ss, "status", "replicas"))
-	w.write(0, "Update Strategy:\t%s\n", str(spec, "updateStrategy", "type"))
+	w.write(0, "Update Strategy:\t%s\n", stringAt(spec, "updateStrategy", "type"))
 	if ru := obj(spec, "updateStrategy", "rollingUpdate"); ru != nil && has(ru, "partition") {
 		w.write(1, "Partition:\t%d\n", num(ru, "partition"))
 		if has(ru, "maxUnavailable") {
-			w.write(1, "MaxUnavailable:\t%s\n", str(ru, "maxUnavailable"))
+			w.write(1, "MaxUnavailable:\t%s\n", stringAt(ru, "maxUnavailable"))
 		}
 	}
 	w.write(0, "Pods Status:\t%d Running / %d Waiting / %d Succeeded / %d Failed\n", running, waiting, succeeded, failed)
@@ -148,15 +148,15 @@ func describeStatefulSet(c *Cmd, o *describeOptions, r Resource, namespace, name
 	} else {
 		w.write(0, "Volume Claims:\n")
 		for _, pvc := range templates {
-			w.write(1, "Name:\t%s\n", str(pvc, "metadata", "name"))
-			class := str(pvc, "spec", "storageClassName")
+			w.write(1, "Name:\t%s\n", stringAt(pvc, "metadata", "name"))
+			class := stringAt(pvc, "spec", "storageClassName")
 			if a, ok := strMap(pvc, "metadata", "annotations")["volume.beta.kubernetes.io/storage-class"]; ok {
 				class = a
 			}
 			w.write(1, "StorageClass:\t%s\n", class)
 			w.labels("  ", "Labels", "\t", strMap(pvc, "metadata", "labels"))
 			w.labels("  ", "Annotations", "\t", strMap(pvc, "metadata", "annotations"))
-			if capacity := str(pvc, "spec", "resources", "requests", "storage"); capacity != "" {
+			if capacity := stringAt(pvc, "spec", "resources", "requests", "storage"); capacity != "" {
 				w.write(1, "Capacity:\t%s\n", quantityString(capacity))
 			} else {
 				w.write(1, "Capacity:\t%s\n", "<default>")
@@ -174,16 +174,16 @@ func describeDaemonSet(c *Cmd, o *describeOptions, r Resource, namespace, name s
 		return "", err
 	}
 	selector := selectorString(obj(ds, "spec", "selector"))
-	running, waiting, succeeded, failed, err := c.podStatusForController(o, namespace, selector, str(ds, "metadata", "uid"))
+	running, waiting, succeeded, failed, err := c.podStatusForController(o, namespace, selector, stringAt(ds, "metadata", "uid"))
 	if err != nil {
 		return "", err
 	}
 	events := c.objectEvents(o, ds, "DaemonSet")
 	st := obj(ds, "status")
 	w := newDescribeWriter()
-	w.write(0, "Name:\t%s\n", str(ds, "metadata", "name"))
+	w.write(0, "Name:\t%s\n", stringAt(ds, "metadata", "name"))
 	w.write(0, "Selector:\t%s\n", selector)
-	w.write(0, "Node-Selector:\t%s\n", formatLabels(strMap(ds, "spec", "template", "spec", "nodeSelector")))
+	w.write(0, "Node-Selector:\t%s\n", formatLabels(obj(ds, "spec", "template", "spec", "nodeSelector")))
 	w.labels("", "Labels", "\t", strMap(ds, "metadata", "labels"))
 	w.annotations("Annotations", strMap(ds, "metadata", "annotations"))
 	w.write(0, "Desired Number of Nodes Scheduled: %d\n", num(st, "desiredNumberScheduled"))
@@ -206,8 +206,8 @@ func describeCronJob(c *Cmd, o *describeOptions, r Resource, namespace, name str
 	spec := obj(cj, "spec")
 	w := newDescribeWriter()
 	w.objectMeta(cj)
-	w.write(0, "Schedule:\t%s\n", str(spec, "schedule"))
-	w.write(0, "Concurrency Policy:\t%s\n", str(spec, "concurrencyPolicy"))
+	w.write(0, "Schedule:\t%s\n", stringAt(spec, "schedule"))
+	w.write(0, "Concurrency Policy:\t%s\n", stringAt(spec, "concurrencyPolicy"))
 	suspend := "<unset>"
 	if has(spec, "suspend") {
 		suspend = "False"
@@ -242,7 +242,7 @@ func describeCronJob(c *Cmd, o *describeOptions, r Resource, namespace, name str
 	}
 	w.podTemplate(obj(jt, "template"))
 	if has(cj, "status", "lastScheduleTime") {
-		w.write(0, "Last Schedule Time:\t%s\n", rfc1123(str(cj, "status", "lastScheduleTime")))
+		w.write(0, "Last Schedule Time:\t%s\n", rfc1123(stringAt(cj, "status", "lastScheduleTime")))
 	} else {
 		w.write(0, "Last Schedule Time:\t<unset>\n")
 	}
@@ -253,7 +253,7 @@ func describeCronJob(c *Cmd, o *describeOptions, r Resource, namespace, name str
 	} else {
 		var names []string
 		for _, j := range active {
-			names = append(names, str(j, "name"))
+			names = append(names, stringAt(j, "name"))
 		}
 		w.write(0, "%s", strings.Join(names, ", "))
 		w.line("")

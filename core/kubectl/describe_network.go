@@ -26,21 +26,21 @@ func describeIngress(c *Cmd, o *describeOptions, r Resource, namespace, name str
 	events := c.objectEvents(o, ing, "Ingress")
 	spec := obj(ing, "spec")
 	w := newDescribeWriter()
-	w.write(0, "Name:\t%v\n", str(ing, "metadata", "name"))
+	w.write(0, "Name:\t%v\n", stringAt(ing, "metadata", "name"))
 	w.labels("", "Labels", "\t", strMap(ing, "metadata", "labels"))
 	w.write(0, "Namespace:\t%v\n", namespace)
 	addrs := map[string]bool{}
 	for _, i := range list(ing, "status", "loadBalancer", "ingress") {
-		if ip := str(i, "ip"); ip != "" {
+		if ip := stringAt(i, "ip"); ip != "" {
 			addrs[ip] = true
-		} else if h := str(i, "hostname"); h != "" {
+		} else if h := stringAt(i, "hostname"); h != "" {
 			addrs[h] = true
 		}
 	}
 	w.write(0, "Address:\t%v\n", strings.Join(sortedKeys(addrs), ","))
 	class := "<none>"
 	if has(spec, "ingressClassName") {
-		class = str(spec, "ingressClassName")
+		class = stringAt(spec, "ingressClassName")
 	}
 	w.write(0, "Ingress Class:\t%v\n", class)
 	def := "<default>"
@@ -51,7 +51,7 @@ func describeIngress(c *Cmd, o *describeOptions, r Resource, namespace, name str
 	if tls := list(spec, "tls"); len(tls) > 0 {
 		w.write(0, "TLS:\n")
 		for _, t := range tls {
-			if s := str(t, "secretName"); s == "" {
+			if s := stringAt(t, "secretName"); s == "" {
 				w.write(1, "SNI routes %v\n", strings.Join(strs(t, "hosts"), ","))
 			} else {
 				w.write(1, "%v terminates %v\n", s, strings.Join(strs(t, "hosts"), ","))
@@ -66,13 +66,13 @@ func describeIngress(c *Cmd, o *describeOptions, r Resource, namespace, name str
 			continue
 		}
 		count++
-		host := str(rule, "host")
+		host := stringAt(rule, "host")
 		if host == "" {
 			host = "*"
 		}
 		w.write(1, "%s\t\n", host)
 		for _, p := range list(rule, "http", "paths") {
-			w.write(2, "\t%s \t%s\n", str(p, "path"), c.ingressBackend(namespace, obj(p, "backend")))
+			w.write(2, "\t%s \t%s\n", stringAt(p, "path"), c.ingressBackend(namespace, obj(p, "backend")))
 		}
 	}
 	if count == 0 {
@@ -87,26 +87,26 @@ func describeIngress(c *Cmd, o *describeOptions, r Resource, namespace, name str
 // from the Service's EndpointSlices, or a resource backend.
 func (c *Cmd) ingressBackend(namespace string, b map[string]any) string {
 	if svc := obj(b, "service"); svc != nil {
-		port := str(svc, "port", "name")
+		port := stringAt(svc, "port", "name")
 		if n := num(svc, "port", "number"); n != 0 {
 			port = fmt.Sprint(n)
 		}
-		sb := str(svc, "name") + ":" + port
+		sb := stringAt(svc, "name") + ":" + port
 		slices, err := c.listAll("/apis/discovery.k8s.io/v1/namespaces/"+namespace+"/endpointslices",
-			url.Values{"labelSelector": {"kubernetes.io/service-name=" + str(svc, "name")}}, acceptTyped, 0)
+			url.Values{"labelSelector": {"kubernetes.io/service-name=" + stringAt(svc, "name")}}, acceptTyped, 0)
 		if err != nil {
 			return fmt.Sprintf("%v (<error: %v>)", sb, err)
 		}
-		s, err := c.getTyped("/api/v1/namespaces/" + namespace + "/services/" + str(svc, "name"))
+		s, err := c.getTyped("/api/v1/namespaces/" + namespace + "/services/" + stringAt(svc, "name"))
 		if err != nil {
 			return fmt.Sprintf("%v (<error: %v>)", sb, err)
 		}
 		spName := ""
 		for _, sp := range list(s, "spec", "ports") {
 			if n := num(svc, "port", "number"); n != 0 && n == num(sp, "port") {
-				spName = str(sp, "name")
-			} else if pn := str(svc, "port", "name"); pn != "" && pn == str(sp, "name") {
-				spName = str(sp, "name")
+				spName = stringAt(sp, "name")
+			} else if pn := stringAt(svc, "port", "name"); pn != "" && pn == stringAt(sp, "name") {
+				spName = stringAt(sp, "name")
 			}
 		}
 		return fmt.Sprintf("%s (%s)", sb, formatEndpointSlices(slices, spName))
@@ -114,9 +114,9 @@ func (c *Cmd) ingressBackend(namespace string, b map[string]any) string {
 	if res := obj(b, "resource"); res != nil {
 		group := "<none>"
 		if has(res, "apiGroup") {
-			group = str(res, "apiGroup")
+			group = stringAt(res, "apiGroup")
 		}
-		return fmt.Sprintf("APIGroup: %v, Kind: %v, Name: %v", group, str(res, "kind"), str(res, "name"))
+		return fmt.Sprintf("APIGroup: %v, Kind: %v, Name: %v", group, stringAt(res, "kind"), stringAt(res, "name"))
 	}
 	return ""
 }
@@ -133,7 +133,7 @@ func describeEndpoints(c *Cmd, o *describeOptions, r Resource, namespace, name s
 	ips := func(addrs []any) string {
 		var out []string
 		for _, a := range addrs {
-			out = append(out, str(a, "ip"))
+			out = append(out, stringAt(a, "ip"))
 		}
 		if len(out) == 0 {
 			return "<none>"
@@ -148,11 +148,11 @@ func describeEndpoints(c *Cmd, o *describeOptions, r Resource, namespace, name s
 			w.write(2, "Name\tPort\tProtocol\n")
 			w.write(2, "----\t----\t--------\n")
 			for _, p := range ports {
-				n := str(p, "name")
+				n := stringAt(p, "name")
 				if n == "" {
 					n = "<unset>"
 				}
-				w.write(2, "%s\t%d\t%s\n", n, num(p, "port"), str(p, "protocol"))
+				w.write(2, "%s\t%d\t%s\n", n, num(p, "port"), stringAt(p, "protocol"))
 			}
 		}
 		w.write(0, "\n")
@@ -173,22 +173,22 @@ func describePVC(c *Cmd, o *describeOptions, r Resource, namespace, name string)
 	var users []map[string]any
 	for _, p := range nsPods {
 		for _, v := range list(p, "spec", "volumes") {
-			if has(v, "persistentVolumeClaim") && str(v, "persistentVolumeClaim", "claimName") == name {
+			if has(v, "persistentVolumeClaim") && stringAt(v, "persistentVolumeClaim", "claimName") == name {
 				users = append(users, p)
 			}
 		}
 	}
 owners:
 	for _, ref := range list(pvc, "metadata", "ownerReferences") {
-		if str(ref, "kind") != "Pod" {
+		if stringAt(ref, "kind") != "Pod" {
 			continue
 		}
 		for _, p := range nsPods {
-			if str(p, "metadata", "uid") != str(ref, "uid") {
+			if stringAt(p, "metadata", "uid") != stringAt(ref, "uid") {
 				continue
 			}
 			for _, u := range users {
-				if str(u, "metadata", "uid") == str(p, "metadata", "uid") {
+				if stringAt(u, "metadata", "uid") == stringAt(p, "metadata", "uid") {
 					continue owners
 				}
 			}
@@ -201,22 +201,22 @@ owners:
 	w := newDescribeWriter()
 	w.write(0, "Name:\t%s\n", name)
 	w.write(0, "Namespace:\t%s\n", namespace)
-	class := str(spec, "storageClassName")
+	class := stringAt(spec, "storageClassName")
 	if a, ok := strMap(pvc, "metadata", "annotations")["volume.beta.kubernetes.io/storage-class"]; ok {
 		class = a
 	}
 	w.write(0, "StorageClass:\t%s\n", class)
 	if has(pvc, "metadata", "deletionTimestamp") {
-		w.write(0, "Status:\tTerminating (lasts %s)\n", since(str(pvc, "metadata", "deletionTimestamp")))
+		w.write(0, "Status:\tTerminating (lasts %s)\n", since(stringAt(pvc, "metadata", "deletionTimestamp")))
 	} else {
-		w.write(0, "Status:\t%v\n", str(pvc, "status", "phase"))
+		w.write(0, "Status:\t%v\n", stringAt(pvc, "status", "phase"))
 	}
-	w.write(0, "Volume:\t%s\n", str(spec, "volumeName"))
+	w.write(0, "Volume:\t%s\n", stringAt(spec, "volumeName"))
 	w.labels("", "Labels", "\t", strMap(pvc, "metadata", "labels"))
 	w.annotations("Annotations", strMap(pvc, "metadata", "annotations"))
 	w.write(0, "Finalizers:\t%v\n", fmt.Sprint(strs(pvc, "metadata", "finalizers")))
 	capacity, modes := "", ""
-	if str(spec, "volumeName") != "" {
+	if stringAt(spec, "volumeName") != "" {
 		var short []string
 		got := map[string]bool{}
 		for _, m := range strs(pvc, "status", "accessModes") {
@@ -228,31 +228,33 @@ owners:
 			}
 		}
 		modes = strings.Join(short, ",")
-		capacity = orZero(str(pvc, "status", "capacity", "storage"))
+		capacity = orZero(stringAt(pvc, "status", "capacity", "storage"))
 	}
 	w.write(0, "Capacity:\t%s\n", capacity)
 	w.write(0, "Access Modes:\t%s\n", modes)
 	if has(spec, "volumeMode") {
-		w.write(0, "VolumeMode:\t%v\n", str(spec, "volumeMode"))
+		w.write(0, "VolumeMode:\t%v\n", stringAt(spec, "volumeMode"))
 	}
 	if ds := obj(spec, "dataSource"); ds != nil {
 		w.write(0, "DataSource:\n")
 		if has(ds, "apiGroup") {
-			w.write(1, "APIGroup:\t%v\n", str(ds, "apiGroup"))
+			w.write(1, "APIGroup:\t%v\n", stringAt(ds, "apiGroup"))
 		}
-		w.write(1, "Kind:\t%v\n", str(ds, "kind"))
-		w.write(1, "Name:\t%v\n", str(ds, "name"))
+		w.write(1, "Kind:\t%v\n", stringAt(ds, "kind"))
+		w.write(1, "Name:\t%v\n", stringAt(ds, "name"))
 	}
 	w.write(0, "%s:%s", "Used By", "\t")
 	if len(users) == 0 {
 		w.line("<none>")
 	} else {
-		sort.SliceStable(users, func(i, j int) bool { return str(users[i], "metadata", "name") < str(users[j], "metadata", "name") })
+		sort.SliceStable(users, func(i, j int) bool {
+			return stringAt(users[i], "metadata", "name") < stringAt(users[j], "metadata", "name")
+		})
 		for i, p := range users {
 			if i != 0 {
 				w.write(0, "\t")
 			}
-			w.write(0, "%s\n", str(p, "metadata", "name"))
+			w.write(0, "%s\n", stringAt(p, "metadata", "name"))
 		}
 	}
 	if conds := list(pvc, "status", "conditions"); len(conds) > 0 {
@@ -260,8 +262,8 @@ owners:
 		w.write(1, "Type\tStatus\tLastProbeTime\tLastTransitionTime\tReason\tMessage\n")
 		w.write(1, "----\t------\t-----------------\t------------------\t------\t-------\n")
 		for _, cd := range conds {
-			w.write(1, "%v \t%v \t%s \t%s \t%v \t%v\n", str(cd, "type"), str(cd, "status"), rfc1123(str(cd, "lastProbeTime")),
-				rfc1123(str(cd, "lastTransitionTime")), str(cd, "reason"), str(cd, "message"))
+			w.write(1, "%v \t%v \t%s \t%s \t%v \t%v\n", stringAt(cd, "type"), stringAt(cd, "status"), rfc1123(stringAt(cd, "lastProbeTime")),
+				rfc1123(stringAt(cd, "lastTransitionTime")), stringAt(cd, "reason"), stringAt(cd, "message"))
 		}
 	}
 	w.events(events)
@@ -274,8 +276,8 @@ func describeResourceQuota(c *Cmd, o *describeOptions, r Resource, namespace, na
 		return "", err
 	}
 	w := newDescribeWriter()
-	w.write(0, "Name:\t%s\n", str(q, "metadata", "name"))
-	w.write(0, "Namespace:\t%s\n", str(q, "metadata", "namespace"))
+	w.write(0, "Name:\t%s\n", stringAt(q, "metadata", "name"))
+	w.write(0, "Namespace:\t%s\n", stringAt(q, "metadata", "namespace"))
 	if scopes := strs(q, "spec", "scopes"); len(scopes) > 0 {
 		sort.Strings(scopes)
 		w.write(0, "Scopes:\t%s\n", strings.Join(scopes, ", "))
@@ -300,8 +302,8 @@ func describeLimitRange(c *Cmd, o *describeOptions, r Resource, namespace, name 
 		return "", err
 	}
 	w := newDescribeWriter()
-	w.write(0, "Name:\t%s\n", str(lr, "metadata", "name"))
-	w.write(0, "Namespace:\t%s\n", str(lr, "metadata", "namespace"))
+	w.write(0, "Name:\t%s\n", stringAt(lr, "metadata", "name"))
+	w.write(0, "Namespace:\t%s\n", stringAt(lr, "metadata", "namespace"))
 	w.write(0, "Type\tResource\tMin\tMax\tDefault Request\tDefault Limit\tMax Limit/Request Ratio\n")
 	w.write(0, "----\t--------\t---\t---\t---------------\t-------------\t-----------------------\n")
 	w.limitRangeItems(lr, "")

@@ -30,7 +30,7 @@ func describePod(c *Cmd, o *describeOptions, r Resource, namespace, name string)
 	}
 	var events []map[string]any
 	if o.showEvents {
-		uid := str(pod, "metadata", "uid")
+		uid := stringAt(pod, "metadata", "uid")
 		if mirror, ok := strMap(pod, "metadata", "annotations")["kubernetes.io/config.mirror"]; ok {
 			uid = mirror
 		}
@@ -40,70 +40,70 @@ func describePod(c *Cmd, o *describeOptions, r Resource, namespace, name string)
 		}
 	}
 	w := newDescribeWriter()
-	w.write(0, "Name:\t%s\n", str(pod, "metadata", "name"))
-	w.write(0, "Namespace:\t%s\n", str(pod, "metadata", "namespace"))
+	w.write(0, "Name:\t%s\n", stringAt(pod, "metadata", "name"))
+	w.write(0, "Namespace:\t%s\n", stringAt(pod, "metadata", "namespace"))
 	spec, status := obj(pod, "spec"), obj(pod, "status")
 	if has(spec, "priority") {
 		w.write(0, "Priority:\t%d\n", num(spec, "priority"))
 	}
-	if s := str(spec, "priorityClassName"); s != "" {
+	if s := stringAt(spec, "priorityClassName"); s != "" {
 		w.write(0, "Priority Class Name:\t%s\n", s)
 	}
-	if s := str(spec, "runtimeClassName"); s != "" {
+	if s := stringAt(spec, "runtimeClassName"); s != "" {
 		w.write(0, "Runtime Class Name:\t%s\n", s)
 	}
-	if s := str(spec, "serviceAccountName"); s != "" {
+	if s := stringAt(spec, "serviceAccountName"); s != "" {
 		w.write(0, "Service Account:\t%s\n", s)
 	}
-	if node := str(spec, "nodeName"); node == "" {
+	if node := stringAt(spec, "nodeName"); node == "" {
 		w.write(0, "Node:\t<none>\n")
 	} else {
-		w.write(0, "Node:\t%s\n", node+"/"+str(status, "hostIP"))
+		w.write(0, "Node:\t%s\n", node+"/"+stringAt(status, "hostIP"))
 	}
 	if has(status, "startTime") {
-		w.write(0, "Start Time:\t%s\n", rfc1123(str(status, "startTime")))
+		w.write(0, "Start Time:\t%s\n", rfc1123(stringAt(status, "startTime")))
 	}
 	w.labels("", "Labels", "\t", strMap(pod, "metadata", "labels"))
 	w.annotations("Annotations", strMap(pod, "metadata", "annotations"))
-	phase := str(status, "phase")
+	phase := stringAt(status, "phase")
 	if has(pod, "metadata", "deletionTimestamp") && phase != "Failed" && phase != "Succeeded" {
-		w.write(0, "Status:\tTerminating (lasts %s)\n", since(str(pod, "metadata", "deletionTimestamp")))
+		w.write(0, "Status:\tTerminating (lasts %s)\n", since(stringAt(pod, "metadata", "deletionTimestamp")))
 		w.write(0, "Termination Grace Period:\t%ds\n", num(pod, "metadata", "deletionGracePeriodSeconds"))
 	} else {
 		w.write(0, "Status:\t%s\n", phase)
 	}
-	if s := str(status, "reason"); s != "" {
+	if s := stringAt(status, "reason"); s != "" {
 		w.write(0, "Reason:\t%s\n", s)
 	}
-	if s := str(status, "message"); s != "" {
+	if s := stringAt(status, "message"); s != "" {
 		w.write(0, "Message:\t%s\n", s)
 	}
 	if sp := obj(spec, "securityContext", "seccompProfile"); sp != nil {
-		w.write(0, "SeccompProfile:\t%s\n", str(sp, "type"))
-		if str(sp, "type") == "Localhost" {
-			w.write(0, "LocalhostProfile:\t%s\n", str(sp, "localhostProfile"))
+		w.write(0, "SeccompProfile:\t%s\n", stringAt(sp, "type"))
+		if stringAt(sp, "type") == "Localhost" {
+			w.write(0, "LocalhostProfile:\t%s\n", stringAt(sp, "localhostProfile"))
 		}
 	}
-	w.write(0, "IP:\t%s\n", str(status, "podIP"))
+	w.write(0, "IP:\t%s\n", stringAt(status, "podIP"))
 	if ips := list(status, "podIPs"); len(ips) == 0 {
 		w.write(0, "IPs:\t<none>\n")
 	} else {
 		w.write(0, "IPs:\n")
 		for _, ip := range ips {
-			w.write(1, "IP:\t%s\n", str(ip, "ip"))
+			w.write(1, "IP:\t%s\n", stringAt(ip, "ip"))
 		}
 	}
 	if ref := controllerOf(pod); ref != nil {
-		w.write(0, "Controlled By:\t%s/%s\n", str(ref, "kind"), str(ref, "name"))
+		w.write(0, "Controlled By:\t%s/%s\n", stringAt(ref, "kind"), stringAt(ref, "name"))
 	}
-	if s := str(status, "nominatedNodeName"); s != "" {
+	if s := stringAt(status, "nominatedNodeName"); s != "" {
 		w.write(0, "NominatedNodeName:\t%s\n", s)
 	}
 	if res := obj(spec, "resources"); res != nil {
 		w.write(0, "Resources:\n")
 		w.resources(res, 1)
 	}
-	resolve := func(e any) string { return podFieldValue(pod, str(e, "valueFrom", "fieldRef", "fieldPath")) }
+	resolve := func(e any) string { return podFieldValue(pod, stringAt(e, "valueFrom", "fieldRef", "fieldPath")) }
 	if init := list(spec, "initContainers"); len(init) > 0 {
 		w.containers("Init Containers", init, list(status, "initContainerStatuses"), resolve, "")
 	}
@@ -117,22 +117,22 @@ func describePod(c *Cmd, o *describeOptions, r Resource, namespace, name string)
 		for _, g := range gates {
 			st := "<none>"
 			for _, c := range conditions {
-				if str(c, "type") == str(g, "conditionType") {
-					st = str(c, "status")
+				if stringAt(c, "type") == stringAt(g, "conditionType") {
+					st = stringAt(c, "status")
 					break
 				}
 			}
-			w.write(1, "%v \t%v \n", str(g, "conditionType"), st)
+			w.write(1, "%v \t%v \n", stringAt(g, "conditionType"), st)
 		}
 	}
 	if len(conditions) > 0 {
 		w.write(0, "Conditions:\n  Type\tStatus\n")
 		for _, c := range conditions {
-			w.write(1, "%v \t%v \n", str(c, "type"), str(c, "status"))
+			w.write(1, "%v \t%v \n", stringAt(c, "type"), stringAt(c, "status"))
 		}
 	}
 	w.volumes(list(spec, "volumes"), "")
-	qos := str(status, "qosClass")
+	qos := stringAt(status, "qosClass")
 	if qos == "" {
 		qos = computeQOS(spec)
 	}
@@ -159,7 +159,7 @@ func podFieldValue(pod map[string]any, path string) string {
 	}
 	switch path {
 	case "metadata.name", "metadata.namespace", "metadata.uid":
-		return str(pod, "metadata", strings.TrimPrefix(path, "metadata."))
+		return stringAt(pod, "metadata", strings.TrimPrefix(path, "metadata."))
 	case "metadata.labels", "metadata.annotations":
 		m := strMap(pod, "metadata", strings.TrimPrefix(path, "metadata."))
 		var lines []string
@@ -255,7 +255,7 @@ func (w *describeWriter) resources(res map[string]any, level int) {
 func (w *describeWriter) containers(label string, containers, statuses []any, resolve func(any) string, space string) {
 	byName := map[string]any{}
 	for _, s := range statuses {
-		byName[str(s, "name")] = s
+		byName[stringAt(s, "name")] = s
 	}
 	none := ""
 	if len(containers) == 0 {
@@ -267,18 +267,18 @@ func (w *describeWriter) containers(label string, containers, statuses []any, re
 		nameIndent = " "
 	}
 	for _, ct := range containers {
-		st, ok := byName[str(ct, "name")]
-		w.write(1, "%s%v:\n", nameIndent, str(ct, "name"))
+		st, ok := byName[stringAt(ct, "name")]
+		w.write(1, "%s%v:\n", nameIndent, stringAt(ct, "name"))
 		if ok {
-			w.write(2, "Container ID:\t%s\n", str(st, "containerID"))
+			w.write(2, "Container ID:\t%s\n", stringAt(st, "containerID"))
 		}
-		w.write(2, "Image:\t%s\n", str(ct, "image"))
+		w.write(2, "Image:\t%s\n", stringAt(ct, "image"))
 		if ok {
-			w.write(2, "Image ID:\t%s\n", str(st, "imageID"))
+			w.write(2, "Image ID:\t%s\n", stringAt(st, "imageID"))
 		}
 		var ports, hostPorts []string
 		for _, p := range list(ct, "ports") {
-			proto := str(p, "protocol")
+			proto := stringAt(p, "protocol")
 			ports = append(ports, fmt.Sprintf("%d/%s", num(p, "containerPort"), proto))
 			hostPorts = append(hostPorts, fmt.Sprintf("%d/%s", num(p, "hostPort"), proto))
 		}
@@ -293,9 +293,9 @@ func (w *describeWriter) containers(label string, containers, statuses []any, re
 			w.write(2, "Host Port:\t%s\n", orNone(s))
 		}
 		if sp := obj(ct, "securityContext", "seccompProfile"); sp != nil {
-			w.write(2, "SeccompProfile:\t%s\n", str(sp, "type"))
-			if str(sp, "type") == "Localhost" {
-				w.write(3, "LocalhostProfile:\t%s\n", str(sp, "localhostProfile"))
+			w.write(2, "SeccompProfile:\t%s\n", stringAt(sp, "type"))
+			if stringAt(sp, "type") == "Localhost" {
+				w.write(3, "LocalhostProfile:\t%s\n", stringAt(sp, "localhostProfile"))
 			}
 		}
 		for _, part := range []struct{ key, title string }{{"command", "Command"}, {"args", "Args"}} {
@@ -333,10 +333,10 @@ func (w *describeWriter) containers(label string, containers, statuses []any, re
 				if ref == nil {
 					from, ref = "Secret", obj(e, "secretRef")
 				}
-				if p := str(e, "prefix"); p == "" {
-					w.write(3, "%s\t%s\tOptional: %t\n", str(ref, "name"), from, boolean(ref, "optional"))
+				if p := stringAt(e, "prefix"); p == "" {
+					w.write(3, "%s\t%s\tOptional: %t\n", stringAt(ref, "name"), from, boolean(ref, "optional"))
 				} else {
-					w.write(3, "%s\t%s with prefix '%s'\tOptional: %t\n", str(ref, "name"), from, p, boolean(ref, "optional"))
+					w.write(3, "%s\t%s with prefix '%s'\tOptional: %t\n", stringAt(ref, "name"), from, p, boolean(ref, "optional"))
 				}
 			}
 		}
@@ -365,27 +365,27 @@ func (w *describeWriter) containerState(title string, state map[string]any) {
 	switch {
 	case has(state, "running"):
 		w.write(2, "%s:\tRunning\n", title)
-		w.write(3, "Started:\t%v\n", rfc1123(str(state, "running", "startedAt")))
+		w.write(3, "Started:\t%v\n", rfc1123(stringAt(state, "running", "startedAt")))
 	case has(state, "waiting"):
 		w.write(2, "%s:\tWaiting\n", title)
-		if s := str(state, "waiting", "reason"); s != "" {
+		if s := stringAt(state, "waiting", "reason"); s != "" {
 			w.write(3, "Reason:\t%s\n", s)
 		}
 	case has(state, "terminated"):
 		t := obj(state, "terminated")
 		w.write(2, "%s:\tTerminated\n", title)
-		if s := str(t, "reason"); s != "" {
+		if s := stringAt(t, "reason"); s != "" {
 			w.write(3, "Reason:\t%s\n", s)
 		}
-		if s := str(t, "message"); s != "" {
+		if s := stringAt(t, "message"); s != "" {
 			w.write(3, "Message:\t%s\n", s)
 		}
 		w.write(3, "Exit Code:\t%d\n", num(t, "exitCode"))
 		if num(t, "signal") > 0 {
 			w.write(3, "Signal:\t%d\n", num(t, "signal"))
 		}
-		w.write(3, "Started:\t%s\n", rfc1123(str(t, "startedAt")))
-		w.write(3, "Finished:\t%s\n", rfc1123(str(t, "finishedAt")))
+		w.write(3, "Started:\t%s\n", rfc1123(stringAt(t, "startedAt")))
+		w.write(3, "Finished:\t%s\n", rfc1123(stringAt(t, "finishedAt")))
 	default:
 		w.write(2, "%s:\tWaiting\n", title)
 	}
@@ -400,17 +400,17 @@ func describeProbe(p map[string]any) string {
 		return fmt.Sprintf("exec [%s] %s", strings.Join(strs(p, "exec", "command"), " "), attrs)
 	case has(p, "httpGet"):
 		g := obj(p, "httpGet")
-		u := &url.URL{Scheme: strings.ToLower(str(g, "scheme")), Path: str(g, "path")}
-		if port := str(g, "port"); port != "" {
-			u.Host = joinHostPort(str(g, "host"), port)
+		u := &url.URL{Scheme: strings.ToLower(stringAt(g, "scheme")), Path: stringAt(g, "path")}
+		if port := stringAt(g, "port"); port != "" {
+			u.Host = joinHostPort(stringAt(g, "host"), port)
 		} else {
-			u.Host = str(g, "host")
+			u.Host = stringAt(g, "host")
 		}
 		return fmt.Sprintf("http-get %s %s", u.String(), attrs)
 	case has(p, "tcpSocket"):
-		return fmt.Sprintf("tcp-socket %s:%s %s", str(p, "tcpSocket", "host"), str(p, "tcpSocket", "port"), attrs)
+		return fmt.Sprintf("tcp-socket %s:%s %s", stringAt(p, "tcpSocket", "host"), stringAt(p, "tcpSocket", "port"), attrs)
 	case has(p, "grpc"):
-		return fmt.Sprintf("grpc <pod>:%d %s %s", num(p, "grpc", "port"), str(p, "grpc", "service"), attrs)
+		return fmt.Sprintf("grpc <pod>:%d %s %s", num(p, "grpc", "port"), stringAt(p, "grpc", "service"), attrs)
 	}
 	return "unknown " + attrs
 }
@@ -424,11 +424,11 @@ func (w *describeWriter) env(ct any, resolve func(any) string) {
 	}
 	w.write(2, "Environment:\n")
 	for _, e := range env {
-		name := str(e, "name")
+		name := stringAt(e, "name")
 		vf := obj(e, "valueFrom")
 		switch {
 		case vf == nil:
-			for i, s := range strings.Split(str(e, "value"), "\n") {
+			for i, s := range strings.Split(stringAt(e, "value"), "\n") {
 				if i == 0 {
 					w.write(3, "%s:\t%s\n", name, s)
 				} else {
@@ -440,9 +440,9 @@ func (w *describeWriter) env(ct any, resolve func(any) string) {
 			if resolve != nil {
 				v = resolve(e)
 			}
-			w.write(3, "%s:\t%s (%s:%s)\n", name, v, str(vf, "fieldRef", "apiVersion"), str(vf, "fieldRef", "fieldPath"))
+			w.write(3, "%s:\t%s (%s:%s)\n", name, v, stringAt(vf, "fieldRef", "apiVersion"), stringAt(vf, "fieldRef", "fieldPath"))
 		case has(vf, "resourceFieldRef"):
-			res := str(vf, "resourceFieldRef", "resource")
+			res := stringAt(vf, "resourceFieldRef", "resource")
 			v := containerResourceValue(ct, obj(vf, "resourceFieldRef"))
 			if v == "0" && (res == "limits.cpu" || res == "limits.memory") {
 				v = "node allocatable"
@@ -450,10 +450,10 @@ func (w *describeWriter) env(ct any, resolve func(any) string) {
 			w.write(3, "%s:\t%s (%s)\n", name, v, res)
 		case has(vf, "secretKeyRef"):
 			r := obj(vf, "secretKeyRef")
-			w.write(3, "%s:\t<set to the key '%s' in secret '%s'>\tOptional: %t\n", name, str(r, "key"), str(r, "name"), boolean(r, "optional"))
+			w.write(3, "%s:\t<set to the key '%s' in secret '%s'>\tOptional: %t\n", name, stringAt(r, "key"), stringAt(r, "name"), boolean(r, "optional"))
 		case has(vf, "configMapKeyRef"):
 			r := obj(vf, "configMapKeyRef")
-			w.write(3, "%s:\t<set to the key '%s' of config map '%s'>\tOptional: %t\n", name, str(r, "key"), str(r, "name"), boolean(r, "optional"))
+			w.write(3, "%s:\t<set to the key '%s' of config map '%s'>\tOptional: %t\n", name, stringAt(r, "key"), stringAt(r, "name"), boolean(r, "optional"))
 		}
 	}
 }
@@ -462,12 +462,12 @@ func (w *describeWriter) env(ct any, resolve func(any) string) {
 // own resources, in the divisor's units rounded up (kubectl's
 // ExtractContainerResourceValue); "0" when it has none.
 func containerResourceValue(ct any, ref map[string]any) string {
-	kind, res, _ := strings.Cut(str(ref, "resource"), ".")
-	v := str(ct, "resources", kind, res)
+	kind, res, _ := strings.Cut(stringAt(ref, "resource"), ".")
+	v := stringAt(ct, "resources", kind, res)
 	if v == "" {
 		return "0"
 	}
-	divisor := str(ref, "divisor")
+	divisor := stringAt(ref, "divisor")
 	if divisor == "" || quantity.Sign(divisor) == 0 {
 		divisor = "1"
 	}
@@ -491,22 +491,22 @@ func (w *describeWriter) mounts(ct any) {
 		none = "\t<none>"
 	}
 	w.write(2, "Mounts:%s\n", none)
-	sort.SliceStable(ms, func(i, j int) bool { return str(ms[i], "mountPath") < str(ms[j], "mountPath") })
+	sort.SliceStable(ms, func(i, j int) bool { return stringAt(ms[i], "mountPath") < stringAt(ms[j], "mountPath") })
 	for _, m := range ms {
 		flags := []string{"rw"}
 		if boolean(m, "readOnly") {
 			flags[0] = "ro"
 		}
-		if sp := str(m, "subPath"); sp != "" {
+		if sp := stringAt(m, "subPath"); sp != "" {
 			flags = append(flags, fmt.Sprintf("path=%q", sp))
 		}
-		w.write(3, "%s from %s (%s)\n", str(m, "mountPath"), str(m, "name"), strings.Join(flags, ","))
+		w.write(3, "%s from %s (%s)\n", stringAt(m, "mountPath"), stringAt(m, "name"), strings.Join(flags, ","))
 	}
 	if ds := list(ct, "volumeDevices"); len(ds) > 0 {
 		w.write(2, "Devices:%s\n", none)
-		sort.SliceStable(ds, func(i, j int) bool { return str(ds[i], "devicePath") < str(ds[j], "devicePath") })
+		sort.SliceStable(ds, func(i, j int) bool { return stringAt(ds[i], "devicePath") < stringAt(ds[j], "devicePath") })
 		for _, d := range ds {
-			w.write(3, "%s from %s\n", str(d, "devicePath"), str(d, "name"))
+			w.write(3, "%s from %s\n", stringAt(d, "devicePath"), stringAt(d, "name"))
 		}
 	}
 }
@@ -524,40 +524,40 @@ func (w *describeWriter) volumes(vols []any, space string) {
 		nameIndent = " "
 	}
 	for _, v := range vols {
-		w.write(1, "%s%v:\n", nameIndent, str(v, "name"))
+		w.write(1, "%s%v:\n", nameIndent, stringAt(v, "name"))
 		switch {
 		case has(v, "hostPath"):
-			t := str(v, "hostPath", "type")
+			t := stringAt(v, "hostPath", "type")
 			if !has(v, "hostPath", "type") {
 				t = "<none>"
 			}
-			w.write(2, "Type:\tHostPath (bare host directory volume)\n    Path:\t%v\n    HostPathType:\t%v\n", str(v, "hostPath", "path"), t)
+			w.write(2, "Type:\tHostPath (bare host directory volume)\n    Path:\t%v\n    HostPathType:\t%v\n", stringAt(v, "hostPath", "path"), t)
 		case has(v, "emptyDir"):
-			limit := str(v, "emptyDir", "sizeLimit")
+			limit := stringAt(v, "emptyDir", "sizeLimit")
 			if limit == "" || quantity.Sign(limit) <= 0 {
 				limit = "<unset>"
 			} else {
 				limit = quantityString(limit)
 			}
-			w.write(2, "Type:\tEmptyDir (a temporary directory that shares a pod's lifetime)\n    Medium:\t%v\n    SizeLimit:\t%v\n", str(v, "emptyDir", "medium"), limit)
+			w.write(2, "Type:\tEmptyDir (a temporary directory that shares a pod's lifetime)\n    Medium:\t%v\n    SizeLimit:\t%v\n", stringAt(v, "emptyDir", "medium"), limit)
 		case has(v, "secret"):
-			w.write(2, "Type:\tSecret (a volume populated by a Secret)\n    SecretName:\t%v\n    Optional:\t%v\n", str(v, "secret", "secretName"), boolean(v, "secret", "optional"))
+			w.write(2, "Type:\tSecret (a volume populated by a Secret)\n    SecretName:\t%v\n    Optional:\t%v\n", stringAt(v, "secret", "secretName"), boolean(v, "secret", "optional"))
 		case has(v, "configMap"):
-			w.write(2, "Type:\tConfigMap (a volume populated by a ConfigMap)\n    Name:\t%v\n    Optional:\t%v\n", str(v, "configMap", "name"), boolean(v, "configMap", "optional"))
+			w.write(2, "Type:\tConfigMap (a volume populated by a ConfigMap)\n    Name:\t%v\n    Optional:\t%v\n", stringAt(v, "configMap", "name"), boolean(v, "configMap", "optional"))
 		case has(v, "persistentVolumeClaim"):
 			w.write(2, "Type:\tPersistentVolumeClaim (a reference to a PersistentVolumeClaim in the same namespace)\n    ClaimName:\t%v\n    ReadOnly:\t%v\n",
-				str(v, "persistentVolumeClaim", "claimName"), boolean(v, "persistentVolumeClaim", "readOnly"))
+				stringAt(v, "persistentVolumeClaim", "claimName"), boolean(v, "persistentVolumeClaim", "readOnly"))
 		case has(v, "nfs"):
 			w.write(2, "Type:\tNFS (an NFS mount that lasts the lifetime of a pod)\n    Server:\t%v\n    Path:\t%v\n    ReadOnly:\t%v\n",
-				str(v, "nfs", "server"), str(v, "nfs", "path"), boolean(v, "nfs", "readOnly"))
+				stringAt(v, "nfs", "server"), stringAt(v, "nfs", "path"), boolean(v, "nfs", "readOnly"))
 		case has(v, "downwardAPI"):
 			w.write(2, "Type:\tDownwardAPI (a volume populated by information about the pod)\n    Items:\n")
 			for _, it := range list(v, "downwardAPI", "items") {
 				if has(it, "fieldRef") {
-					w.write(3, "%v -> %v\n", str(it, "fieldRef", "fieldPath"), str(it, "path"))
+					w.write(3, "%v -> %v\n", stringAt(it, "fieldRef", "fieldPath"), stringAt(it, "path"))
 				}
 				if has(it, "resourceFieldRef") {
-					w.write(3, "%v -> %v\n", str(it, "resourceFieldRef", "resource"), str(it, "path"))
+					w.write(3, "%v -> %v\n", stringAt(it, "resourceFieldRef", "resource"), stringAt(it, "path"))
 				}
 			}
 		case has(v, "projected"):
@@ -565,11 +565,11 @@ func (w *describeWriter) volumes(vols []any, space string) {
 			for _, s := range list(v, "projected", "sources") {
 				switch {
 				case has(s, "secret"):
-					w.write(2, "SecretName:\t%v\n    SecretOptionalName:\t%v\n", str(s, "secret", "name"), optionalBool(s, "secret"))
+					w.write(2, "SecretName:\t%v\n    SecretOptionalName:\t%v\n", stringAt(s, "secret", "name"), optionalBool(s, "secret"))
 				case has(s, "downwardAPI"):
 					w.write(2, "DownwardAPI:\ttrue\n")
 				case has(s, "configMap"):
-					w.write(2, "ConfigMapName:\t%v\n    ConfigMapOptional:\t%v\n", str(s, "configMap", "name"), optionalBool(s, "configMap"))
+					w.write(2, "ConfigMapName:\t%v\n    ConfigMapOptional:\t%v\n", stringAt(s, "configMap", "name"), optionalBool(s, "configMap"))
 				case has(s, "serviceAccountToken"):
 					w.write(2, "TokenExpirationSeconds:\t%d\n", num(s, "serviceAccountToken", "expirationSeconds"))
 				}
@@ -597,13 +597,13 @@ func (w *describeWriter) tolerations(initialIndent, title, innerIndent string, t
 		return
 	}
 	tols = append([]any(nil), tols...)
-	sort.SliceStable(tols, func(i, j int) bool { return str(tols[i], "key") < str(tols[j], "key") })
+	sort.SliceStable(tols, func(i, j int) bool { return stringAt(tols[i], "key") < stringAt(tols[j], "key") })
 	for i, t := range tols {
 		if i != 0 {
 			w.write(0, "%s", initialIndent)
 			w.write(0, "%s", innerIndent)
 		}
-		key, value, effect := str(t, "key"), str(t, "value"), str(t, "effect")
+		key, value, effect := stringAt(t, "key"), stringAt(t, "value"), stringAt(t, "effect")
 		w.write(0, "%s", key)
 		if value != "" {
 			w.write(0, "=%s", value)
@@ -611,7 +611,7 @@ func (w *describeWriter) tolerations(initialIndent, title, innerIndent string, t
 		if effect != "" {
 			w.write(0, ":%s", effect)
 		}
-		if str(t, "operator") == "Exists" && value == "" {
+		if stringAt(t, "operator") == "Exists" && value == "" {
 			if key != "" || effect != "" {
 				w.write(0, " op=Exists")
 			} else {
@@ -631,15 +631,15 @@ func (w *describeWriter) topologySpread(tscs []any, space string) {
 		return
 	}
 	tscs = append([]any(nil), tscs...)
-	sort.SliceStable(tscs, func(i, j int) bool { return str(tscs[i], "topologyKey") < str(tscs[j], "topologyKey") })
+	sort.SliceStable(tscs, func(i, j int) bool { return stringAt(tscs[i], "topologyKey") < stringAt(tscs[j], "topologyKey") })
 	w.write(0, "%sTopology Spread Constraints:\t", space)
 	for i, t := range tscs {
 		if i != 0 {
 			w.write(0, "%s", space)
 			w.write(0, "%s", "\t")
 		}
-		w.write(0, "%s:", str(t, "topologyKey"))
-		w.write(0, "%v", str(t, "whenUnsatisfiable"))
+		w.write(0, "%s:", stringAt(t, "topologyKey"))
+		w.write(0, "%v", stringAt(t, "whenUnsatisfiable"))
 		w.write(0, " when max skew %d is exceeded", num(t, "maxSkew"))
 		if sel := obj(t, "labelSelector"); sel != nil {
 			w.write(0, " for selector %s", formatLabelSelector(sel))
@@ -660,7 +660,7 @@ func (w *describeWriter) podTemplate(tpl map[string]any) {
 		w.annotations("  Annotations", a)
 	}
 	spec := obj(tpl, "spec")
-	if s := str(spec, "serviceAccountName"); s != "" {
+	if s := stringAt(spec, "serviceAccountName"); s != "" {
 		w.write(1, "Service Account:\t%s\n", s)
 	}
 	if init := list(spec, "initContainers"); len(init) > 0 {
@@ -669,7 +669,7 @@ func (w *describeWriter) podTemplate(tpl map[string]any) {
 	w.containers("Containers", list(spec, "containers"), nil, nil, "  ")
 	w.volumes(list(spec, "volumes"), "  ")
 	w.topologySpread(list(spec, "topologySpreadConstraints"), "  ")
-	if s := str(spec, "priorityClassName"); s != "" {
+	if s := stringAt(spec, "priorityClassName"); s != "" {
 		w.write(1, "Priority Class Name:\t%s\n", s)
 	}
 	w.labels("", "  Node-Selectors", "\t", strMap(spec, "nodeSelector"))

@@ -31,15 +31,15 @@ func describeDeployment(c *Cmd, o *describeOptions, r Resource, namespace, name 
 	if rss, err := c.listAll(Resource{Group: "apps", Version: "v1", Resource: "replicasets", Namespaced: true}.Path(namespace, ""), q, acceptTyped, o.chunkSize); err == nil {
 		var owned []map[string]any
 		for _, rs := range rss {
-			if ref := controllerOf(rs); ref != nil && str(ref, "uid") == str(d, "metadata", "uid") {
+			if ref := controllerOf(rs); ref != nil && stringAt(ref, "uid") == stringAt(d, "metadata", "uid") {
 				owned = append(owned, rs)
 			}
 		}
 		sort.SliceStable(owned, func(i, j int) bool {
-			a, _ := parseTime(str(owned[i], "metadata", "creationTimestamp"))
-			b, _ := parseTime(str(owned[j], "metadata", "creationTimestamp"))
+			a, _ := parseTime(stringAt(owned[i], "metadata", "creationTimestamp"))
+			b, _ := parseTime(stringAt(owned[j], "metadata", "creationTimestamp"))
 			if a.Equal(b) {
-				return str(owned[i], "metadata", "name") < str(owned[j], "metadata", "name")
+				return stringAt(owned[i], "metadata", "name") < stringAt(owned[j], "metadata", "name")
 			}
 			return a.Before(b)
 		})
@@ -51,7 +51,7 @@ func describeDeployment(c *Cmd, o *describeOptions, r Resource, namespace, name 
 			}
 		}
 		for _, rs := range owned {
-			if newRS != nil && str(rs, "metadata", "uid") == str(newRS, "metadata", "uid") {
+			if newRS != nil && stringAt(rs, "metadata", "uid") == stringAt(newRS, "metadata", "uid") {
 				continue
 			}
 			oldRSs = append(oldRSs, rs)
@@ -61,16 +61,16 @@ func describeDeployment(c *Cmd, o *describeOptions, r Resource, namespace, name 
 		}
 	}
 	w := newDescribeWriter()
-	w.write(0, "Name:\t%s\n", str(d, "metadata", "name"))
-	w.write(0, "Namespace:\t%s\n", str(d, "metadata", "namespace"))
-	w.write(0, "CreationTimestamp:\t%s\n", rfc1123(str(d, "metadata", "creationTimestamp")))
+	w.write(0, "Name:\t%s\n", stringAt(d, "metadata", "name"))
+	w.write(0, "Namespace:\t%s\n", stringAt(d, "metadata", "namespace"))
+	w.write(0, "CreationTimestamp:\t%s\n", rfc1123(stringAt(d, "metadata", "creationTimestamp")))
 	w.labels("", "Labels", "\t", strMap(d, "metadata", "labels"))
 	w.annotations("Annotations", strMap(d, "metadata", "annotations"))
 	w.write(0, "Selector:\t%s\n", selector)
 	st := obj(d, "status")
 	w.write(0, "Replicas:\t%d desired | %d updated | %d total | %d available | %d unavailable\n", num(d, "spec", "replicas"),
 		num(st, "updatedReplicas"), num(st, "replicas"), num(st, "availableReplicas"), num(st, "unavailableReplicas"))
-	w.write(0, "StrategyType:\t%s\n", str(d, "spec", "strategy", "type"))
+	w.write(0, "StrategyType:\t%s\n", stringAt(d, "spec", "strategy", "type"))
 	w.write(0, "MinReadySeconds:\t%d\n", num(d, "spec", "minReadySeconds"))
 	if ru := obj(d, "spec", "strategy", "rollingUpdate"); ru != nil {
 		w.write(0, "RollingUpdateStrategy:\t%s max unavailable, %s max surge\n", intOrString(ru, "maxUnavailable"), intOrString(ru, "maxSurge"))
@@ -90,7 +90,7 @@ func intOrString(m map[string]any, key string) string {
 	if !has(m, key) {
 		return "<nil>"
 	}
-	return str(m, key)
+	return stringAt(m, key)
 }
 
 // conditions prints a workload's Type/Status/Reason conditions.
@@ -101,7 +101,7 @@ func (w *describeWriter) conditions(conds []any) {
 	w.write(0, "Conditions:\n  Type\tStatus\tReason\n")
 	w.write(1, "----\t------\t------\n")
 	for _, c := range conds {
-		w.write(1, "%v \t%v\t%v\n", str(c, "type"), str(c, "status"), str(c, "reason"))
+		w.write(1, "%v \t%v\t%v\n", stringAt(c, "type"), stringAt(c, "status"), stringAt(c, "reason"))
 	}
 }
 
@@ -110,7 +110,7 @@ func (w *describeWriter) conditions(conds []any) {
 func replicaSetsCreated(rss []map[string]any) string {
 	var parts []string
 	for _, rs := range rss {
-		parts = append(parts, fmt.Sprintf("%s (%d/%d replicas created)", str(rs, "metadata", "name"), num(rs, "status", "replicas"), num(rs, "spec", "replicas")))
+		parts = append(parts, fmt.Sprintf("%s (%d/%d replicas created)", stringAt(rs, "metadata", "name"), num(rs, "status", "replicas"), num(rs, "spec", "replicas")))
 	}
 	if len(parts) == 0 {
 		return "<none>"
@@ -165,16 +165,16 @@ func describeReplicaSet(c *Cmd, o *describeOptions, r Resource, namespace, name 
 	if err != nil {
 		return "", err
 	}
-	running, waiting, succeeded, failed, podErr := c.podStatusForController(o, namespace, selectorString(obj(rs, "spec", "selector")), str(rs, "metadata", "uid"))
+	running, waiting, succeeded, failed, podErr := c.podStatusForController(o, namespace, selectorString(obj(rs, "spec", "selector")), stringAt(rs, "metadata", "uid"))
 	events := c.objectEvents(o, rs, "ReplicaSet")
 	w := newDescribeWriter()
-	w.write(0, "Name:\t%s\n", str(rs, "metadata", "name"))
-	w.write(0, "Namespace:\t%s\n", str(rs, "metadata", "namespace"))
+	w.write(0, "Name:\t%s\n", stringAt(rs, "metadata", "name"))
+	w.write(0, "Namespace:\t%s\n", stringAt(rs, "metadata", "namespace"))
 	w.write(0, "Selector:\t%s\n", formatLabelSelector(obj(rs, "spec", "selector")))
 	w.labels("", "Labels", "\t", strMap(rs, "metadata", "labels"))
 	w.annotations("Annotations", strMap(rs, "metadata", "annotations"))
 	if ref := controllerOf(rs); ref != nil {
-		w.write(0, "Controlled By:\t%s/%s\n", str(ref, "kind"), str(ref, "name"))
+		w.write(0, "Controlled By:\t%s/%s\n", stringAt(ref, "kind"), stringAt(ref, "name"))
 	}
 	w.write(0, "Replicas:\t%d current / %d desired\n", num(rs, "status", "replicas"), num(rs, "spec", "replicas"))
 	w.write(0, "Pods Status:\t")
@@ -201,10 +201,10 @@ func (c *Cmd) podStatusForController(o *describeOptions, namespace, selector, ui
 		return
 	}
 	for _, p := range pods {
-		if ref := controllerOf(p); ref == nil || str(ref, "uid") != uid {
+		if ref := controllerOf(p); ref == nil || stringAt(ref, "uid") != uid {
 			continue
 		}
-		switch str(p, "status", "phase") {
+		switch stringAt(p, "status", "phase") {
 		case "Running":
 			running++
 		case "Pending":
@@ -226,13 +226,13 @@ func describeJob(c *Cmd, o *describeOptions, r Resource, namespace, name string)
 	events := c.objectEvents(o, job, "Job")
 	spec, st := obj(job, "spec"), obj(job, "status")
 	w := newDescribeWriter()
-	w.write(0, "Name:\t%s\n", str(job, "metadata", "name"))
-	w.write(0, "Namespace:\t%s\n", str(job, "metadata", "namespace"))
+	w.write(0, "Name:\t%s\n", stringAt(job, "metadata", "name"))
+	w.write(0, "Namespace:\t%s\n", stringAt(job, "metadata", "namespace"))
 	w.write(0, "Selector:\t%s\n", selectorString(obj(spec, "selector")))
 	w.labels("", "Labels", "\t", strMap(job, "metadata", "labels"))
 	w.annotations("Annotations", strMap(job, "metadata", "annotations"))
 	if ref := controllerOf(job); ref != nil {
-		w.write(0, "Controlled By:\t%s/%s\n", str(ref, "kind"), str(ref, "name"))
+		w.write(0, "Controlled By:\t%s/%s\n", stringAt(ref, "kind"), stringAt(ref, "name"))
 	}
 	if has(spec, "parallelism") {
 		w.write(0, "Parallelism:\t%d\n", num(spec, "parallelism"))
@@ -245,17 +245,17 @@ func describeJob(c *Cmd, o *describeOptions, r Resource, namespace, name string)
 	for _, f := range []struct{ key, title string }{{"completionMode", "Completion Mode"}, {"suspend", "Suspend"}, {"backoffLimit", "Backoff Limit"},
 		{"ttlSecondsAfterFinished", "TTL Seconds After Finished"}} {
 		if has(spec, f.key) {
-			w.write(0, "%s:\t%v\n", f.title, str(spec, f.key))
+			w.write(0, "%s:\t%v\n", f.title, stringAt(spec, f.key))
 		}
 	}
 	if has(st, "startTime") {
-		w.write(0, "Start Time:\t%s\n", rfc1123(str(st, "startTime")))
+		w.write(0, "Start Time:\t%s\n", rfc1123(stringAt(st, "startTime")))
 	}
 	if has(st, "completionTime") {
-		w.write(0, "Completed At:\t%s\n", rfc1123(str(st, "completionTime")))
+		w.write(0, "Completed At:\t%s\n", rfc1123(stringAt(st, "completionTime")))
 	}
-	start, ok1 := parseTime(str(st, "startTime"))
-	end, ok2 := parseTime(str(st, "completionTime"))
+	start, ok1 := parseTime(stringAt(st, "startTime"))
+	end, ok2 := parseTime(stringAt(st, "completionTime"))
 	if ok1 && ok2 {
 		w.write(0, "Duration:\t%s\n", humanDuration(end.Sub(start)))
 	}
@@ -267,8 +267,8 @@ func describeJob(c *Cmd, o *describeOptions, r Resource, namespace, name string)
 	} else {
 		w.write(0, "Pods Statuses:\t%d Active (%d Ready) / %d Succeeded / %d Failed\n", num(st, "active"), num(st, "ready"), num(st, "succeeded"), num(st, "failed"))
 	}
-	if str(spec, "completionMode") == "Indexed" {
-		w.write(0, "Completed Indexes:\t%s\n", capIndexes(str(st, "completedIndexes"), 50))
+	if stringAt(spec, "completionMode") == "Indexed" {
+		w.write(0, "Completed Indexes:\t%s\n", capIndexes(stringAt(st, "completedIndexes"), 50))
 	}
 	w.podTemplate(obj(spec, "template"))
 	w.events(events)

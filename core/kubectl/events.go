@@ -61,12 +61,12 @@ func (o *eventsOptions) run(c *Cmd, _ []string) error {
 		}
 		types[strings.ToLower(t)] = true
 	}
-	keep := func(e map[string]any) bool { return len(types) == 0 || types[strings.ToLower(str(e, "type"))] }
+	keep := func(e map[string]any) bool { return len(types) == 0 || types[strings.ToLower(stringAt(e, "type"))] }
 	path := "/api/v1/events"
 	if !o.allNamespaces {
 		path = "/api/v1/namespaces/" + ns + "/events"
 	}
-	t := &eventTable{table: table{out: c.Stdout}, allNamespaces: o.allNamespaces, headers: !o.noHeaders}
+	t := &eventTable{plainTable: plainTable{out: c.Stdout}, allNamespaces: o.allNamespaces, headers: !o.noHeaders}
 	if o.watch {
 		q.Set("limit", fmt.Sprint(o.chunkSize))
 		q.Set("watch", "true")
@@ -104,13 +104,13 @@ func (o *eventsOptions) run(c *Cmd, _ []string) error {
 // its last timestamp, else its event time.
 func eventTime(e map[string]any) time.Time {
 	if has(e, "series") {
-		t, _ := parseTime(str(e, "series", "lastObservedTime"))
+		t, _ := parseTime(stringAt(e, "series", "lastObservedTime"))
 		return t
 	}
-	if t, ok := parseTime(str(e, "lastTimestamp")); ok {
+	if t, ok := parseTime(stringAt(e, "lastTimestamp")); ok {
 		return t
 	}
-	t, _ := parseTime(str(e, "eventTime"))
+	t, _ := parseTime(stringAt(e, "eventTime"))
 	return t
 }
 
@@ -130,7 +130,7 @@ func (s eventsBy) Less(i, j int) bool { return s.time(s.items[i]).Before(s.time(
 // printers' tabwriter with RememberWidths: each flush lays out what it has
 // with columns at least as wide as any before.
 type eventTable struct {
-	table
+	plainTable
 	allNamespaces  bool
 	headers        bool
 	headersPrinted bool
@@ -147,15 +147,15 @@ func (t *eventTable) print(events []map[string]any) {
 		rows = append(rows, h)
 	}
 	for _, e := range events {
-		row := []string{eventInterval(e), terminalEscaper.Replace(str(e, "type")), terminalEscaper.Replace(str(e, "reason")),
-			terminalEscaper.Replace(str(e, "involvedObject", "kind")) + "/" + terminalEscaper.Replace(str(e, "involvedObject", "name")),
-			terminalEscaper.Replace(strings.TrimSpace(str(e, "message")))}
+		row := []string{eventInterval(e), terminalEscaper.Replace(stringAt(e, "type")), terminalEscaper.Replace(stringAt(e, "reason")),
+			terminalEscaper.Replace(stringAt(e, "involvedObject", "kind")) + "/" + terminalEscaper.Replace(stringAt(e, "involvedObject", "name")),
+			terminalEscaper.Replace(strings.TrimSpace(stringAt(e, "message")))}
 		if t.allNamespaces {
-			row = append([]string{str(e, "metadata", "namespace")}, row...)
+			row = append([]string{stringAt(e, "metadata", "namespace")}, row...)
 		}
 		rows = append(rows, row)
 	}
-	t.table.print(rows)
+	t.plainTable.print(rows)
 }
 
 // watch reads a JSON watch stream, calling fn with each event's type and

@@ -77,7 +77,7 @@ func (c *Cmd) explain(arg, apiVersion string, recursive bool) error {
 	if err != nil {
 		return err
 	}
-	ref := str(index, "paths", gvPath, "serverRelativeURL")
+	ref := stringAt(index, "paths", gvPath, "serverRelativeURL")
 	if ref == "" {
 		return fmt.Errorf("couldn't find resource for \"%s/%s, Resource=%s\"", group, version, r.Resource)
 	}
@@ -140,11 +140,11 @@ func (e *explainer) render(group, version, resource string, fields []string) (st
 		return "", fmt.Errorf("error: GVR (%s/%s, Resource=%s) not found in OpenAPI schema", group, version, resource)
 	}
 	var b strings.Builder
-	if g := str(gvk, "group"); g != "" {
+	if g := stringAt(gvk, "group"); g != "" {
 		b.WriteString("GROUP:      " + g + "\n")
 	}
-	b.WriteString("KIND:       " + str(gvk, "kind") + "\n")
-	b.WriteString("VERSION:    " + str(gvk, "version") + "\n\n")
+	b.WriteString("KIND:       " + stringAt(gvk, "kind") + "\n")
+	b.WriteString("VERSION:    " + stringAt(gvk, "version") + "\n\n")
 	schemas := obj(e.doc, "components", "schemas")
 	found := false
 	for _, name := range sortedKeys(schemas) {
@@ -172,7 +172,7 @@ func gvkString(gvk any) string {
 	m, _ := gvk.(map[string]any)
 	var parts []string
 	for _, k := range sortedKeys(m) {
-		parts = append(parts, k+":"+str(m, k))
+		parts = append(parts, k+":"+stringAt(m, k))
 	}
 	return "map[" + strings.Join(parts, " ") + "]"
 }
@@ -246,7 +246,7 @@ func mapSchema(s map[string]any) map[string]any {
 // output follows fields down the schema, then prints the description and
 // the fields of where it ends (the template's "output").
 func (e *explainer) output(s map[string]any, history map[string]bool, fields []string) string {
-	ref := str(s, "$ref")
+	ref := stringAt(s, "$ref")
 	next := copyHistory(history, ref)
 	res := e.resolved(s)
 	switch {
@@ -304,7 +304,7 @@ func (e *explainer) description(s map[string]any) string {
 		return ""
 	}
 	var b strings.Builder
-	if d := str(res, "description"); d != "" {
+	if d := stringAt(res, "description"); d != "" {
 		b.WriteString(d + "\n")
 	}
 	for _, sub := range list(res, "allOf") {
@@ -324,7 +324,7 @@ func (e *explainer) description(s map[string]any) string {
 // fieldList prints a schema's fields in name order, and with --recursive
 // their fields below them, a reference met before on the way not again.
 func (e *explainer) fieldList(s map[string]any, level int, history map[string]bool) string {
-	ref := str(s, "$ref")
+	ref := stringAt(s, "$ref")
 	if ref != "" && history[ref] {
 		return ""
 	}
@@ -365,7 +365,7 @@ func (e *explainer) fieldDetail(name string, parent map[string]any, level int) s
 	b.WriteString(e.enum(fs, false, 4, n))
 	b.WriteString("\n")
 	if !e.recursive {
-		desc := str(fs, "description")
+		desc := stringAt(fs, "description")
 		if desc == "" {
 			desc = "<no description>"
 		}
@@ -385,19 +385,19 @@ func (e *explainer) typeGuess(s map[string]any) string {
 	case len(list(s, "allOf")) == 1 && len(obj(s, "properties")) == 0:
 		m, _ := list(s, "allOf")[0].(map[string]any)
 		return e.typeGuess(m)
-	case str(s, "$ref") != "":
-		ref := str(s, "$ref")
+	case stringAt(s, "$ref") != "":
+		ref := stringAt(s, "$ref")
 		rs := e.resolve(ref)
-		if len(rs) == 0 || str(rs, "type") == "" || str(rs, "type") == "object" {
+		if len(rs) == 0 || stringAt(rs, "type") == "" || stringAt(rs, "type") == "object" {
 			name := ref[strings.LastIndex(ref, "/")+1:]
 			if name = name[strings.LastIndex(name, ".")+1:]; name != "" {
 				return name
 			}
 			return "Object"
 		}
-		return str(rs, "type")
+		return stringAt(rs, "type")
 	}
-	if t := str(s, "type"); t != "" && t != "object" {
+	if t := stringAt(s, "type"); t != "" && t != "object" {
 		return t
 	}
 	return "Object"

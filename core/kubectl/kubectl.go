@@ -175,12 +175,18 @@ func (c *Cmd) fail(err error) int {
 		code, err = ee.code, ee.err
 	}
 	var se *StatusError
-	var agg aggregateError
+	var list errorList
 	switch {
+	case errors.As(err, &list):
+		for _, e := range list {
+			if errors.As(e, &se) {
+				fmt.Fprintln(c.Stderr, se.kubectlText())
+			} else {
+				fmt.Fprintln(c.Stderr, e.Error())
+			}
+		}
 	case errors.As(err, &se):
 		fmt.Fprintln(c.Stderr, se.kubectlText())
-	case errors.As(err, &agg):
-		fmt.Fprint(c.Stderr, agg.lines())
 	case errors.Is(err, errSilent):
 	default:
 		msg := err.Error()
@@ -194,39 +200,6 @@ func (c *Cmd) fail(err error) int {
 
 // errSilent ends a command whose output already said why.
 var errSilent = errors.New("")
-
-// aggregateError is kubectl's utilerrors.Aggregate of several errors (a
-// builder's ContinueOnError): CheckErr prints each on its line, a server's
-// as "Error from server", any other without the "error: " prefix.
-type aggregateError []error
-
-func (a aggregateError) Error() string { return a.lines() }
-
-func (a aggregateError) lines() string {
-	var b strings.Builder
-	for _, err := range a {
-		var se *StatusError
-		if errors.As(err, &se) {
-			b.WriteString(se.kubectlText())
-		} else {
-			b.WriteString(err.Error())
-		}
-		b.WriteByte('\n')
-	}
-	return b.String()
-}
-
-// aggregate is errs as kubectl's NewAggregate: nil for none, the error
-// itself for one.
-func aggregate(errs []error) error {
-	switch len(errs) {
-	case 0:
-		return nil
-	case 1:
-		return errs[0]
-	}
-	return aggregateError(errs)
-}
 
 // globalFlags are kubectl's persistent flags, accepted by every command.
 func (c *Cmd) globalFlags(fs *pflag.FlagSet) {

@@ -20,7 +20,7 @@ import (
 	"kubeplay/core/sim"
 )
 
-var liveCases = []string{
+var learn1LiveCases = []string{
 	"describe deploy web",
 	"describe rs",
 	"describe pods",
@@ -29,7 +29,7 @@ var liveCases = []string{
 	"describe job hello",
 	"logs deploy/web",
 	"logs job/hello --timestamps",
-	"logs -l app=web --prefix --tail=2",
+	"logs -l job-name=hello --prefix --tail=2",
 	"logs deploy/web --all-containers --since=1h",
 	"logs deploy/web --previous",
 	"events --for deploy/web",
@@ -97,13 +97,13 @@ func TestLEARN_1_SimulatedClusterMatchesKubectl(t *testing.T) {
 	}
 	// The controllers' last events and the metrics' first window.
 	time.Sleep(3 * time.Second)
-	for _, line := range liveCases {
+	for _, line := range learn1LiveCases {
 		args := strings.Fields(line)
-		t.Run(goldenName(line), func(t *testing.T) {
-			want := runReal(t, hs.URL, args)
-			got := runOurs(hs.URL, sb, args)
+		t.Run(learn1Name(line), func(t *testing.T) {
+			want := learn1Real(t, hs.URL, args)
+			got := learn1Ours(hs.URL, sb, args)
 			if got != want {
-				t.Errorf("kubectl %s differs from kubectl 1.32's:\n%s", line, lineDiff(want, got))
+				t.Errorf("kubectl %s differs from kubectl 1.32's:\n%s", line, learn1Diff(want, got))
 			}
 		})
 	}

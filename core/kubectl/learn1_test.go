@@ -4,7 +4,7 @@ package kubectl_test
 // auth (LEARN-1): a fixture of objects with fixed names, addresses and
 // times in an in-process API-only sandbox; each case's exit code, stdout,
 // stderr and requests recorded from the real kubectl 1.32 into
-// testdata/learn1 (go test -run TestLEARN_1_Goldens -args -record, with
+// testdata/learn1 (go test -run TestLEARN_1_Goldens -args -learn1-record, with
 // /usr/bin/kubectl) and compared with this package's, in-process, after
 // normalizing what two runs make differently (uids, server timestamps,
 // resourceVersions, ages and the columns they widen).
@@ -31,10 +31,10 @@ import (
 	"kubeplay/core/sandbox"
 )
 
-var record = flag.Bool("record", false, "record the goldens from /usr/bin/kubectl")
+var learn1Record = flag.Bool("learn1-record", false, "record the goldens from /usr/bin/kubectl")
 
-// goldenCases are the command lines, one golden file each.
-var goldenCases = []string{
+// learn1Cases are the command lines, one golden file each.
+var learn1Cases = []string{
 	"describe pod web-1",
 	"describe pods",
 	"describe pod/web-1 configmap/app-config",
@@ -75,20 +75,20 @@ var goldenCases = []string{
 }
 
 func TestLEARN_1_Goldens(t *testing.T) {
-	srv, err := sandbox.NewServer(sandbox.Config{APIOnly: true, Tokenless: ptr(auth.Admin())})
+	srv, err := sandbox.NewServer(sandbox.Config{APIOnly: true, Tokenless: learn1Ptr(auth.Admin())})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer srv.Close()
 	hs := httptest.NewServer(srv)
 	defer hs.Close()
-	loadFixture(t, hs.URL)
-	for i, line := range goldenCases {
+	learn1Fixture(t, hs.URL)
+	for i, line := range learn1Cases {
 		args := strings.Fields(line)
-		file := filepath.Join("testdata", "learn1", fmt.Sprintf("%02d-%s.golden", i, goldenName(line)))
-		t.Run(goldenName(line), func(t *testing.T) {
-			if *record {
-				got := runReal(t, hs.URL, args)
+		file := filepath.Join("testdata", "learn1", fmt.Sprintf("%02d-%s.golden", i, learn1Name(line)))
+		t.Run(learn1Name(line), func(t *testing.T) {
+			if *learn1Record {
+				got := learn1Real(t, hs.URL, args)
 				if err := os.WriteFile(file, []byte(got), 0o644); err != nil {
 					t.Fatal(err)
 				}
@@ -96,24 +96,24 @@ func TestLEARN_1_Goldens(t *testing.T) {
 			}
 			want, err := os.ReadFile(file)
 			if err != nil {
-				t.Fatalf("%v (record the goldens with -args -record)", err)
+				t.Fatalf("%v (record the goldens with -args -learn1-record)", err)
 			}
-			if got := runOurs(hs.URL, srv, args); got != string(want) {
-				t.Errorf("kubectl %s differs from kubectl 1.32's (%s):\n%s", line, file, lineDiff(string(want), got))
+			if got := learn1Ours(hs.URL, srv, args); got != string(want) {
+				t.Errorf("kubectl %s differs from kubectl 1.32's (%s):\n%s", line, file, learn1Diff(string(want), got))
 			}
 		})
 	}
 }
 
-func ptr[T any](v T) *T { return &v }
+func learn1Ptr[T any](v T) *T { return &v }
 
-func goldenName(line string) string {
+func learn1Name(line string) string {
 	return strings.Trim(regexp.MustCompile(`[^a-zA-Z0-9]+`).ReplaceAllString(line, "-"), "-")
 }
 
-// runReal runs /usr/bin/kubectl against the sandbox and returns its
-// normalized transcript.
-func runReal(t *testing.T, server string, args []string) string {
+// learn1Real runs /usr/bin/kubectl against the sandbox and returns its
+// normalized learn1Transcript.
+func learn1Real(t *testing.T, server string, args []string) string {
 	t.Helper()
 	home := t.TempDir()
 	cfg := filepath.Join(home, "kubeconfig")
@@ -142,85 +142,85 @@ func runReal(t *testing.T, server string, args []string) string {
 	for _, m := range request.FindAllStringSubmatch(log, -1) {
 		reqs = append(reqs, m[1]+" "+strings.TrimPrefix(m[2], server))
 	}
-	return transcript(code, stdout, stderr, reqs)
+	return learn1Transcript(code, stdout, stderr, reqs)
 }
 
-// runOurs runs this package's kubectl in-process and returns its
-// normalized transcript.
-func runOurs(server string, h http.Handler, args []string) string {
+// learn1Ours runs this package's kubectl in-process and returns its
+// normalized learn1Transcript.
+func learn1Ours(server string, h http.Handler, args []string) string {
 	var stdout, stderr bytes.Buffer
 	var reqs []string
 	env := &kubectl.Env{Handler: h, Server: server, Namespace: "default", Stdout: &stdout, Stderr: &stderr,
 		Exchange: func(ex kubectl.Exchange) { reqs = append(reqs, ex.Method+" "+strings.TrimPrefix(ex.URL, server)) }}
 	code := kubectl.Run(context.Background(), env, args)
-	return transcript(code, stdout.String(), stderr.String(), reqs)
+	return learn1Transcript(code, stdout.String(), stderr.String(), reqs)
 }
 
 var (
-	uidRE       = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
-	rfc3339RE   = regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z`)
-	rfc1123RE   = regexp.MustCompile(`[A-Z][a-z]{2}, \d\d [A-Z][a-z]{2} \d{4} \d\d:\d\d:\d\d [+-]\d{4}`)
-	rvRE        = regexp.MustCompile(`(Resource Version:\s+)\d+`)
-	ageRE       = regexp.MustCompile(`\b\d+[smhdy](\d+[smhd])?\b|<unknown>`)
-	spacesRE    = regexp.MustCompile(`(\S)  +`)
-	queryValRE  = regexp.MustCompile(`(resourceVersion|timeoutSeconds|hash)=[^&]+`)
-	fieldSelRE  = regexp.MustCompile(`fieldSelector=([^&]+)`)
-	serverTimes = regexp.MustCompile(`2026-|2025-|2027-`)
+	l1UID         = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
+	l1RFC3339     = regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z`)
+	l1RFC1123     = regexp.MustCompile(`[A-Z][a-z]{2}, \d\d [A-Z][a-z]{2} \d{4} \d\d:\d\d:\d\d [+-]\d{4}`)
+	l1RV          = regexp.MustCompile(`(Resource Version:\s+)\d+`)
+	l1Age         = regexp.MustCompile(`\b\d+[smhdy](\d+[smhd])?\b|<unknown>`)
+	l1Spaces      = regexp.MustCompile(`(\S)  +`)
+	l1QueryVal    = regexp.MustCompile(`(resourceVersion|timeoutSeconds|hash)=[^&]+`)
+	l1FieldSel    = regexp.MustCompile(`fieldSelector=([^&]+)`)
+	l1ServerTimes = regexp.MustCompile(`2026-|2025-|2027-`)
 )
 
-// transcript is a run as a golden file holds it: exit code, stdout,
+// learn1Transcript is a run as a golden file holds it: exit code, stdout,
 // stderr, requests (discovery's left out: it is cached between runs),
 // normalized.
-func transcript(code int, stdout, stderr string, reqs []string) string {
+func learn1Transcript(code int, stdout, stderr string, reqs []string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "exit %d\n--- stdout\n%s--- stderr\n%s--- requests\n", code, normalize(stdout), normalize(stderr))
+	fmt.Fprintf(&b, "exit %d\n--- stdout\n%s--- stderr\n%s--- requests\n", code, learn1Normalize(stdout), learn1Normalize(stderr))
 	for _, r := range reqs {
 		method, u, _ := strings.Cut(r, " ")
 		if path, _, _ := strings.Cut(u, "?"); path == "/api" || path == "/apis" {
 			continue
 		}
-		u = queryValRE.ReplaceAllString(u, "$1=N")
-		u = fieldSelRE.ReplaceAllStringFunc(u, func(s string) string {
+		u = l1QueryVal.ReplaceAllString(u, "$1=N")
+		u = l1FieldSel.ReplaceAllStringFunc(u, func(s string) string {
 			v, _ := url.QueryUnescape(strings.TrimPrefix(s, "fieldSelector="))
 			terms := strings.Split(v, ",")
 			sort.Strings(terms)
 			return "fieldSelector=" + url.QueryEscape(strings.Join(terms, ","))
 		})
-		b.WriteString(method + " " + uidRE.ReplaceAllString(u, "<uid>") + "\n")
+		b.WriteString(method + " " + l1UID.ReplaceAllString(u, "<uid>") + "\n")
 	}
 	return b.String()
 }
 
-// normalize replaces what differs between two runs; a line with an age
+// learn1Normalize replaces what differs between two runs; a line with an age
 // has its column spacing squeezed, the ages' widths being the run's.
-func normalize(s string) string {
-	s = uidRE.ReplaceAllString(s, "<uid>")
-	s = rvRE.ReplaceAllString(s, "${1}N")
+func learn1Normalize(s string) string {
+	s = l1UID.ReplaceAllString(s, "<uid>")
+	s = l1RV.ReplaceAllString(s, "${1}N")
 	lines := strings.SplitAfter(s, "\n")
 	for i, l := range lines {
-		if !ageRE.MatchString(l) && !rfc3339RE.MatchString(l) && !rfc1123RE.MatchString(l) {
+		if !l1Age.MatchString(l) && !l1RFC3339.MatchString(l) && !l1RFC1123.MatchString(l) {
 			continue
 		}
-		l = rfc3339RE.ReplaceAllStringFunc(l, func(ts string) string {
-			if serverTimes.MatchString(ts) {
+		l = l1RFC3339.ReplaceAllStringFunc(l, func(ts string) string {
+			if l1ServerTimes.MatchString(ts) {
 				return "<time>"
 			}
 			return ts
 		})
-		l = rfc1123RE.ReplaceAllStringFunc(l, func(ts string) string {
+		l = l1RFC1123.ReplaceAllStringFunc(l, func(ts string) string {
 			if strings.Contains(ts, " 2025 ") || strings.Contains(ts, " 2026 ") || strings.Contains(ts, " 2027 ") {
 				return "<date>"
 			}
 			return ts
 		})
-		l = ageRE.ReplaceAllString(l, "<age>")
-		lines[i] = spacesRE.ReplaceAllString(l, "$1  ")
+		l = l1Age.ReplaceAllString(l, "<age>")
+		lines[i] = l1Spaces.ReplaceAllString(l, "$1  ")
 	}
 	return strings.Join(lines, "")
 }
 
-// lineDiff shows the first lines where want and got differ.
-func lineDiff(want, got string) string {
+// learn1Diff shows the first lines where want and got differ.
+func learn1Diff(want, got string) string {
 	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
 	for i := 0; i < len(w) || i < len(g); i++ {
 		var wl, gl string
@@ -237,9 +237,9 @@ func lineDiff(want, got string) string {
 	return ""
 }
 
-// loadFixture creates the objects the goldens describe: fixed names,
+// learn1Fixture creates the objects the goldens describe: fixed names,
 // addresses and (past) times; owners' uids read back for their dependents.
-func loadFixture(t *testing.T, server string) {
+func learn1Fixture(t *testing.T, server string) {
 	t.Helper()
 	do := func(method, path string, body any) map[string]any {
 		data, _ := json.Marshal(body)

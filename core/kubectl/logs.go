@@ -174,7 +174,7 @@ func (o *logsOptions) run(c *Cmd, args []string) error {
 			return err
 		}
 		if n > 1 && !o.allPods {
-			fmt.Fprintf(c.Stderr, "Found %v pods, using pod/%v\n", n, str(p, "metadata", "name"))
+			fmt.Fprintf(c.Stderr, "Found %v pods, using pod/%v\n", n, stringAt(p, "metadata", "name"))
 		}
 		target = p
 	}
@@ -210,12 +210,12 @@ func (o *logsOptions) run(c *Cmd, args []string) error {
 // default-container annotation's, else the first) or, with
 // --all-containers, each of its init, regular and ephemeral containers.
 func (o *logsOptions) requests(c *Cmd, pod map[string]any, q url.Values, quiet bool) ([]logRequest, error) {
-	name := str(pod, "metadata", "name")
-	path := "/api/v1/namespaces/" + str(pod, "metadata", "namespace") + "/pods/" + name + "/log"
+	name := stringAt(pod, "metadata", "name")
+	path := "/api/v1/namespaces/" + stringAt(pod, "metadata", "namespace") + "/pods/" + name + "/log"
 	var names []string
 	for _, part := range []string{"initContainers", "containers", "ephemeralContainers"} {
 		for _, ct := range list(pod, "spec", part) {
-			names = append(names, str(ct, "name"))
+			names = append(names, stringAt(ct, "name"))
 		}
 	}
 	one := func(container string) logRequest {
@@ -248,7 +248,7 @@ func (o *logsOptions) requests(c *Cmd, pod map[string]any, q url.Values, quiet b
 		if len(containers) == 0 {
 			return nil, fmt.Errorf("pod %s has no containers", name)
 		}
-		container = str(containers[0], "name")
+		container = stringAt(containers[0], "name")
 		if len(names) > 1 && !quiet {
 			fmt.Fprintf(c.Stderr, "Defaulted container %q out of: %s\n", container, allContainerNames(pod))
 		}
@@ -272,13 +272,13 @@ func containsString(list []string, s string) bool {
 func allContainerNames(pod map[string]any) string {
 	var out []string
 	for _, ct := range list(pod, "spec", "containers") {
-		out = append(out, str(ct, "name"))
+		out = append(out, stringAt(ct, "name"))
 	}
 	for _, ct := range list(pod, "spec", "ephemeralContainers") {
-		out = append(out, str(ct, "name")+" (ephem)")
+		out = append(out, stringAt(ct, "name")+" (ephem)")
 	}
 	for _, ct := range list(pod, "spec", "initContainers") {
-		out = append(out, str(ct, "name")+" (init)")
+		out = append(out, stringAt(ct, "name")+" (init)")
 	}
 	return strings.Join(out, ", ")
 }
@@ -355,9 +355,9 @@ func (c *Cmd) firstPod(o map[string]any, kind string) (map[string]any, int, erro
 	var selector string
 	switch kind {
 	case "Service", "ReplicationController":
-		sel := strMap(o, "spec", "selector")
+		sel := obj(o, "spec", "selector")
 		if len(sel) == 0 {
-			return nil, 0, fmt.Errorf("cannot get the logs from *v1.%s: invalid service '%s': Service is defined without a selector", kind, str(o, "metadata", "name"))
+			return nil, 0, fmt.Errorf("cannot get the logs from *v1.%s: invalid service '%s': Service is defined without a selector", kind, stringAt(o, "metadata", "name"))
 		}
 		selector = formatLabels(sel)
 	case "Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "Job":
@@ -365,7 +365,7 @@ func (c *Cmd) firstPod(o map[string]any, kind string) (map[string]any, int, erro
 	default:
 		return nil, 0, fmt.Errorf("cannot get the logs from %s: selector for %s not implemented", kind, kind)
 	}
-	pods, err := c.listAll("/api/v1/namespaces/"+str(o, "metadata", "namespace")+"/pods", url.Values{"labelSelector": {selector}}, acceptTyped, 0)
+	pods, err := c.listAll("/api/v1/namespaces/"+stringAt(o, "metadata", "namespace")+"/pods", url.Values{"labelSelector": {selector}}, acceptTyped, 0)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -379,12 +379,12 @@ func (c *Cmd) firstPod(o map[string]any, kind string) (map[string]any, int, erro
 // byLogging is kubectl's ByLogging order: assigned, running, ready, ready
 // longest, most restarted, oldest first.
 func byLogging(a, b map[string]any) bool {
-	na, nb := str(a, "spec", "nodeName"), str(b, "spec", "nodeName")
+	na, nb := stringAt(a, "spec", "nodeName"), stringAt(b, "spec", "nodeName")
 	if na != nb && (na == "" || nb == "") {
 		return na != ""
 	}
 	rank := map[string]int{"Running": 0, "Unknown": 1, "Pending": 2}
-	if ra, rb := rank[str(a, "status", "phase")], rank[str(b, "status", "phase")]; ra != rb {
+	if ra, rb := rank[stringAt(a, "status", "phase")], rank[stringAt(b, "status", "phase")]; ra != rb {
 		return ra < rb
 	}
 	ta, readyA := readySince(a)
@@ -398,7 +398,7 @@ func byLogging(a, b map[string]any) bool {
 	if ra, rb := maxRestarts(a), maxRestarts(b); ra != rb {
 		return ra > rb
 	}
-	ca, cb := str(a, "metadata", "creationTimestamp"), str(b, "metadata", "creationTimestamp")
+	ca, cb := stringAt(a, "metadata", "creationTimestamp"), stringAt(b, "metadata", "creationTimestamp")
 	if ca != cb {
 		return afterOrZero(cb, ca)
 	}
@@ -408,9 +408,9 @@ func byLogging(a, b map[string]any) bool {
 // readySince is when a pod's Ready condition became True, if it is.
 func readySince(p map[string]any) (string, bool) {
 	for _, cd := range list(p, "status", "conditions") {
-		if str(cd, "type") == "Ready" {
-			if str(cd, "status") == "True" {
-				return str(cd, "lastTransitionTime"), true
+		if stringAt(cd, "type") == "Ready" {
+			if stringAt(cd, "status") == "True" {
+				return stringAt(cd, "lastTransitionTime"), true
 			}
 			return "", false
 		}

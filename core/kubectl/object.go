@@ -1,7 +1,6 @@
 package kubectl
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -11,18 +10,6 @@ import (
 // This file owns reading objects as encoding/json gives them (maps, slices,
 // strings, bools, json.Number): the accessors the describers and the other
 // commands use to walk a path without a typed client.
-
-// decodeObject parses an answer's JSON, keeping numbers as json.Number so
-// that integers print as the server sent them.
-func decodeObject(data []byte) (map[string]any, error) {
-	d := json.NewDecoder(bytes.NewReader(data))
-	d.UseNumber()
-	var obj map[string]any
-	if err := d.Decode(&obj); err != nil {
-		return nil, err
-	}
-	return obj, nil
-}
 
 // field walks path from v through maps; nil when something on the way is
 // missing or not a map.
@@ -37,14 +24,15 @@ func field(v any, path ...string) any {
 	return v
 }
 
-// str is the string at path; "" when absent. Numbers and bools print as JSON.
-func str(v any, path ...string) string {
+// stringAt is the string at path; "" when absent. Numbers and bools print
+// as JSON does.
+func stringAt(v any, path ...string) string {
 	switch x := field(v, path...).(type) {
 	case string:
 		return x
 	case json.Number:
 		return x.String()
-	case bool:
+	case int64, float64, bool:
 		return fmt.Sprint(x)
 	}
 	return ""
@@ -59,6 +47,8 @@ func num(v any, path ...string) int64 {
 		}
 		f, _ := x.Float64()
 		return int64(f)
+	case int64:
+		return x
 	case float64:
 		return int64(x)
 	}
@@ -90,7 +80,7 @@ func list(v any, path ...string) []any {
 func strs(v any, path ...string) []string {
 	var out []string
 	for _, x := range list(v, path...) {
-		out = append(out, str(x))
+		out = append(out, stringAt(x))
 	}
 	return out
 }
@@ -103,7 +93,7 @@ func strMap(v any, path ...string) map[string]string {
 	}
 	out := make(map[string]string, len(m))
 	for k, x := range m {
-		out[k] = str(x)
+		out[k] = stringAt(x)
 	}
 	return out
 }
@@ -118,15 +108,20 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
-// formatLabels is a label map as labels.FormatLabels prints it: k=v pairs in
-// key order, joined by commas, "<none>" when empty.
-func formatLabels(m map[string]string) string {
-	if len(m) == 0 {
+// formatLabels is labels.FormatLabels: k=v pairs sorted by key, or
+// "<none>".
+func formatLabels(labels map[string]any) string {
+	if len(labels) == 0 {
 		return "<none>"
 	}
-	parts := make([]string, 0, len(m))
-	for _, k := range sortedKeys(m) {
-		parts = append(parts, k+"="+m[k])
+	keys := make([]string, 0, len(labels))
+	for k := range labels {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = k + "=" + fmt.Sprint(labels[k])
 	}
 	return strings.Join(parts, ",")
 }
@@ -141,11 +136,11 @@ func selectorString(sel map[string]any) string {
 		reqs = append(reqs, req{k, k + "=" + v})
 	}
 	for _, e := range list(sel, "matchExpressions") {
-		k := str(e, "key")
+		k := stringAt(e, "key")
 		vals := strs(e, "values")
 		sort.Strings(vals)
 		var text string
-		switch str(e, "operator") {
+		switch stringAt(e, "operator") {
 		case "In":
 			text = k + " in (" + strings.Join(vals, ",") + ")"
 		case "NotIn":

@@ -98,20 +98,20 @@ func (u metricUsage) add(o metricUsage) metricUsage {
 }
 
 func usageOf(v any) metricUsage {
-	return metricUsage{str(v, "usage", "cpu"), str(v, "usage", "memory")}
+	return metricUsage{stringAt(v, "usage", "cpu"), stringAt(v, "usage", "memory")}
 }
 
 // cells are the printer's metricUsage columns: "12m", "40Mi".
 func (u metricUsage) cells() []string {
-	return []string{fmt.Sprintf("%vm", milli(u.cpu)), fmt.Sprintf("%vMi", value(u.memory)/(1024*1024))}
+	return []string{fmt.Sprintf("%vm", quantityMilli(u.cpu)), fmt.Sprintf("%vMi", quantityValue(u.memory)/(1024*1024))}
 }
 
 // less is the metrics sorters' order: by cpu or memory, largest first.
 func (u metricUsage) less(o metricUsage, sortBy string) bool {
 	if sortBy == "cpu" {
-		return milli(u.cpu) > milli(o.cpu)
+		return quantityMilli(u.cpu) > quantityMilli(o.cpu)
 	}
-	return value(u.memory) > value(o.memory)
+	return quantityValue(u.memory) > quantityValue(o.memory)
 }
 
 func (o *topOptions) metrics(c *Cmd, path string, q url.Values) (map[string]any, error) {
@@ -161,9 +161,9 @@ func (o *topOptions) runPods(c *Cmd, args []string) error {
 			return err
 		}
 		for _, p := range pods {
-			created, _ := parseTime(str(p, "metadata", "creationTimestamp"))
+			created, _ := parseTime(stringAt(p, "metadata", "creationTimestamp"))
 			if age := time.Since(created); age > 2*time.Minute {
-				return fmt.Errorf("Metrics not available for pod %s/%s, age: %s", str(p, "metadata", "namespace"), str(p, "metadata", "name"), age)
+				return fmt.Errorf("Metrics not available for pod %s/%s, age: %s", stringAt(p, "metadata", "namespace"), stringAt(p, "metadata", "name"), age)
 			}
 		}
 		if len(pods) > 0 {
@@ -201,29 +201,29 @@ func (o *topOptions) runPods(c *Cmd, args []string) error {
 		if o.sortBy != "" {
 			return podUsage(items[i]).less(podUsage(items[j]), o.sortBy)
 		}
-		if o.allNamespaces && str(items[i], "metadata", "namespace") != str(items[j], "metadata", "namespace") {
-			return str(items[i], "metadata", "namespace") < str(items[j], "metadata", "namespace")
+		if o.allNamespaces && stringAt(items[i], "metadata", "namespace") != stringAt(items[j], "metadata", "namespace") {
+			return stringAt(items[i], "metadata", "namespace") < stringAt(items[j], "metadata", "namespace")
 		}
-		return str(items[i], "metadata", "name") < str(items[j], "metadata", "name")
+		return stringAt(items[i], "metadata", "name") < stringAt(items[j], "metadata", "name")
 	})
 	total := metricUsage{"0", "0"}
 	for _, m := range items {
 		var prefix []string
 		if o.allNamespaces {
-			prefix = append(prefix, str(m, "metadata", "namespace"))
+			prefix = append(prefix, stringAt(m, "metadata", "namespace"))
 		}
 		if !o.containers {
-			writeRow(tw, append(append(prefix, str(m, "metadata", "name")), podUsage(m).cells()...))
+			writeRow(tw, append(append(prefix, stringAt(m, "metadata", "name")), podUsage(m).cells()...))
 		} else {
 			cts := list(m, "containers")
 			sort.SliceStable(cts, func(i, j int) bool {
 				if o.sortBy != "" {
 					return usageOf(cts[i]).less(usageOf(cts[j]), o.sortBy)
 				}
-				return str(cts[i], "name") < str(cts[j], "name")
+				return stringAt(cts[i], "name") < stringAt(cts[j], "name")
 			})
 			for _, ct := range cts {
-				writeRow(tw, append(append(prefix, str(m, "metadata", "name"), str(ct, "name")), usageOf(ct).cells()...))
+				writeRow(tw, append(append(prefix, stringAt(m, "metadata", "name"), stringAt(ct, "name")), usageOf(ct).cells()...))
 			}
 		}
 		total = total.add(podUsage(m))
@@ -296,8 +296,8 @@ func (o *topOptions) runNodes(c *Cmd, args []string) error {
 		if o.showCapacity {
 			field = "capacity"
 		}
-		available[str(n, "metadata", "name")] = strMap(n, "status", field)
-		order = append(order, str(n, "metadata", "name"))
+		available[stringAt(n, "metadata", "name")] = strMap(n, "status", field)
+		order = append(order, stringAt(n, "metadata", "name"))
 	}
 	tw := tabwriter.NewWriter(c.Stdout, 6, 4, 3, ' ', 0)
 	defer tw.Flush()
@@ -305,20 +305,20 @@ func (o *topOptions) runNodes(c *Cmd, args []string) error {
 		if o.sortBy != "" {
 			return usageOf(items[i]).less(usageOf(items[j]), o.sortBy)
 		}
-		return str(items[i], "metadata", "name") < str(items[j], "metadata", "name")
+		return stringAt(items[i], "metadata", "name") < stringAt(items[j], "metadata", "name")
 	})
 	if !o.noHeaders {
 		fmt.Fprint(tw, "NAME\tCPU(cores)\tCPU(%)\tMEMORY(bytes)\tMEMORY(%)\t\n")
 	}
 	for _, m := range items {
-		n := str(m, "metadata", "name")
+		n := stringAt(m, "metadata", "name")
 		u, avail := usageOf(m), available[n]
 		cells := []string{n}
 		for i, res := range []string{u.cpu, u.memory} {
 			cells = append(cells, u.cells()[i])
 			key := []string{"cpu", "memory"}[i]
 			if a, ok := avail[key]; ok {
-				cells = append(cells, fmt.Sprintf("%d%%", int64(float64(milli(res))/float64(milli(a))*100)))
+				cells = append(cells, fmt.Sprintf("%d%%", int64(float64(quantityMilli(res))/float64(quantityMilli(a))*100)))
 			}
 		}
 		writeRow(tw, cells)

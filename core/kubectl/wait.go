@@ -90,7 +90,7 @@ func (o *waitOptions) run(c *Cmd, args []string) error {
 		visited++
 		var err error
 		if lower == "delete" {
-			err = c.waitDeleted(ctx, t, o.timeout)
+			err = c.waitGone(ctx, t, o.timeout)
 		} else if lower != "create" {
 			err = c.waitFor(ctx, t, o.timeout, check)
 		}
@@ -98,10 +98,10 @@ func (o *waitOptions) run(c *Cmd, args []string) error {
 			errs = append(errs, err)
 			continue
 		}
-		fmt.Fprintf(c.Stdout, "%s condition met\n", objectName(t.r, t.name))
+		fmt.Fprintf(c.Stdout, "%s condition met\n", typedName(t.r, t.name))
 	}
 	if len(errs) > 0 {
-		return aggregate(errs)
+		return errorList(errs).reduce()
 	}
 	if visited == 0 && lower != "delete" {
 		return errors.New("no matching resources found")
@@ -109,9 +109,9 @@ func (o *waitOptions) run(c *Cmd, args []string) error {
 	return nil
 }
 
-// objectName is an object as kubectl's name printer prints it:
+// typedName is an object as kubectl's name printer prints it:
 // "deployment.apps/web", "pod/web".
-func objectName(r Resource, name string) string {
+func typedName(r Resource, name string) string {
 	kind := strings.ToLower(r.Kind)
 	if r.Group != "" {
 		kind += "." + r.Group
@@ -186,7 +186,7 @@ func (o *waitOptions) find(c *Cmd, args []string, create bool, ctx context.Conte
 				return nil, err
 			}
 			for _, it := range items {
-				out = append(out, waitTarget{r: r, namespace: str(it, "metadata", "namespace"), name: str(it, "metadata", "name")})
+				out = append(out, waitTarget{r: r, namespace: stringAt(it, "metadata", "namespace"), name: stringAt(it, "metadata", "name")})
 			}
 		}
 		if !create || !missing {
@@ -205,7 +205,7 @@ func (o *waitOptions) find(c *Cmd, args []string, create bool, ctx context.Conte
 func conditionCheck(name, value string) waitCheck {
 	return func(obj map[string]any) (bool, error) {
 		for _, cd := range list(obj, "status", "conditions") {
-			if !strings.EqualFold(str(cd, "type"), name) || !has(cd, "status") {
+			if !strings.EqualFold(stringAt(cd, "type"), name) || !has(cd, "status") {
 				continue
 			}
 			if has(obj, "metadata", "generation") {
@@ -217,7 +217,7 @@ func conditionCheck(name, value string) waitCheck {
 					return false, nil
 				}
 			}
-			return strings.EqualFold(str(cd, "status"), value), nil
+			return strings.EqualFold(stringAt(cd, "status"), value), nil
 		}
 		return false, nil
 	}
@@ -369,7 +369,7 @@ func (c *Cmd) informer(ctx context.Context, t waitTarget, fn func(typ string, ob
 	sub.Ctx, cancel = context.WithCancel(ctx)
 	defer cancel()
 	resp, err := sub.Stream(&Request{Method: "GET", Path: path, Query: url.Values{"allowWatchBookmarks": {"true"}, "fieldSelector": {sel},
-		"resourceVersion": {str(listed, "metadata", "resourceVersion")}, "timeoutSeconds": {fmt.Sprint(300 + rand.Intn(300))}, "watch": {"true"}},
+		"resourceVersion": {stringAt(listed, "metadata", "resourceVersion")}, "timeoutSeconds": {fmt.Sprint(300 + rand.Intn(300))}, "watch": {"true"}},
 		Header: [][2]string{{"Accept", acceptJSON}}})
 	if err != nil {
 		return err
@@ -435,8 +435,8 @@ func (c *Cmd) waitFor(ctx context.Context, t waitTarget, timeout time.Duration, 
 	})
 }
 
-// waitDeleted waits until the object is gone (or replaced: another uid).
-func (c *Cmd) waitDeleted(ctx context.Context, t waitTarget, timeout time.Duration) error {
+// waitGone waits until the object is gone (or replaced: another uid).
+func (c *Cmd) waitGone(ctx context.Context, t waitTarget, timeout time.Duration) error {
 	_, err := c.Do(&Request{Method: "GET", Path: t.r.Path(t.namespace, t.name), Header: [][2]string{{"Accept", acceptJSON}}})
 	var se *StatusError
 	if errors.As(err, &se) && se.Code == 404 {
