@@ -269,11 +269,7 @@ func (c *Cmd) namespaced(r Resource) (bool, bool) {
 	if r.Group != "" {
 		path = "/apis/" + r.Group + "/" + r.Version
 	}
-	data, err := c.Do(&Request{Method: "GET", Path: path, Header: [][2]string{{"Accept", "application/json, */*"}}})
-	if err != nil {
-		return true, false
-	}
-	doc, err := decodeObject(data)
+	doc, err := c.getObject(path, nil, "application/json, */*")
 	if err != nil {
 		return true, false
 	}

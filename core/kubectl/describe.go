@@ -112,12 +112,7 @@ func (o *describeOptions) find(c *Cmd, args []string, ns string) ([]describeTarg
 	var targets []describeTarget
 	var errs []error
 	get := func(r Resource, name string) {
-		data, err := c.Do(&Request{Method: "GET", Path: r.Path(ns, name), Header: [][2]string{{"Accept", acceptJSON}}})
-		if err != nil {
-			errs = append(errs, err)
-			return
-		}
-		m, err := decodeObject(data)
+		m, err := c.getObject(r.Path(ns, name), nil, acceptJSON)
 		if err != nil {
 			errs = append(errs, err)
 			return
@@ -229,11 +224,7 @@ func (c *Cmd) listAll(path string, q url.Values, accept string, limit int64) ([]
 		if limit > 0 {
 			query.Set("limit", fmt.Sprint(limit))
 		}
-		data, err := c.Do(&Request{Method: "GET", Path: path, Query: query, Header: [][2]string{{"Accept", accept}}})
-		if err != nil {
-			return nil, err
-		}
-		m, err := decodeObject(data)
+		m, err := c.getObject(path, query, accept)
 		if err != nil {
 			return nil, err
 		}
@@ -254,13 +245,19 @@ func (c *Cmd) listAll(path string, q url.Values, accept string, limit int64) ([]
 	}
 }
 
-// getTyped is a typed describer's GET of one object.
-func (c *Cmd) getTyped(path string) (map[string]any, error) {
-	data, err := c.Do(&Request{Method: "GET", Path: path, Header: [][2]string{{"Accept", acceptTyped}}})
+// getObject GETs path (with query q) accepting accept and decodes the
+// answer.
+func (c *Cmd) getObject(path string, q url.Values, accept string) (map[string]any, error) {
+	data, err := c.Do(&Request{Method: "GET", Path: path, Query: q, Header: [][2]string{{"Accept", accept}}})
 	if err != nil {
 		return nil, err
 	}
 	return decodeObject(data)
+}
+
+// getTyped is a typed describer's GET of one object.
+func (c *Cmd) getTyped(path string) (map[string]any, error) {
+	return c.getObject(path, nil, acceptTyped)
 }
 
 // describeWriter is kubectl's PrefixWriter over describe's tabwriter
@@ -439,11 +436,7 @@ func eventInterval(e map[string]any) string {
 // describeGeneric is kubectl's describer of kinds it has none for: the
 // object's fields, sorted, with smart labels, then its events.
 func describeGeneric(c *Cmd, o *describeOptions, r Resource, namespace, name string) (string, error) {
-	data, err := c.Do(&Request{Method: "GET", Path: r.Path(namespace, name), Header: [][2]string{{"Accept", acceptJSON}}})
-	if err != nil {
-		return "", err
-	}
-	obj, err := decodeObject(data)
+	obj, err := c.getObject(r.Path(namespace, name), nil, acceptJSON)
 	if err != nil {
 		return "", err
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"net/url"
 	"reflect"
 	"strings"
 	"unicode"
@@ -68,12 +69,7 @@ func (c *Cmd) explain(arg, apiVersion string, recursive bool) error {
 	if group != "" {
 		gvPath = "apis/" + group + "/" + version
 	}
-	data, err := c.Do(&Request{Method: "GET", Path: "/openapi/v3", Query: map[string][]string{"timeout": {"32s"}},
-		Header: [][2]string{{"Accept", "application/json, */*"}}})
-	if err != nil {
-		return err
-	}
-	index, err := decodeObject(data)
+	index, err := c.getObject("/openapi/v3", url.Values{"timeout": {"32s"}}, "application/json, */*")
 	if err != nil {
 		return err
 	}
@@ -82,18 +78,15 @@ func (c *Cmd) explain(arg, apiVersion string, recursive bool) error {
 		return fmt.Errorf("couldn't find resource for \"%s/%s, Resource=%s\"", group, version, r.Resource)
 	}
 	path, query, _ := strings.Cut(ref, "?")
-	q := map[string][]string{"timeout": {"32s"}}
+	q := url.Values{"timeout": {"32s"}}
 	for _, kv := range strings.Split(query, "&") {
 		if k, v, ok := strings.Cut(kv, "="); ok {
 			q[k] = append(q[k], v)
 		}
 	}
-	if data, err = c.Do(&Request{Method: "GET", Path: path, Query: q, Header: [][2]string{{"Accept", "application/json"}}}); err != nil {
-		return fmt.Errorf("failed to fetch openapi schema for %s: %w", gvPath, err)
-	}
-	doc, err := decodeObject(data)
+	doc, err := c.getObject(path, q, "application/json")
 	if err != nil {
-		return fmt.Errorf("failed to parse openapi schema for %s: %w", gvPath, err)
+		return fmt.Errorf("failed to fetch openapi schema for %s: %w", gvPath, err)
 	}
 	e := &explainer{doc: doc, recursive: recursive}
 	out, err := e.render(group, version, r.Resource, fields)
@@ -446,6 +439,13 @@ func indent(n int, s string) string {
 func wrap(lim int, s string) string {
 	var buf, word, space bytes.Buffer
 	current, wordLen, spaceLen := 0, 0, 0
+	// flush writes the pending spaces and word.
+	flush := func() {
+		space.WriteTo(&buf)
+		spaceLen = 0
+		word.WriteTo(&buf)
+		wordLen = 0
+	}
 	for _, r := range s {
 		switch {
 		case r == '\n':
@@ -458,24 +458,14 @@ func wrap(lim int, s string) string {
 				space.Reset()
 				spaceLen = 0
 			} else {
-				space.WriteTo(&buf)
-				space.Reset()
-				spaceLen = 0
-				word.WriteTo(&buf)
-				word.Reset()
-				wordLen = 0
+				flush()
 			}
 			buf.WriteRune(r)
 			current = 0
 		case unicode.IsSpace(r) && r != 0xA0:
 			if space.Len() == 0 || word.Len() > 0 {
 				current += spaceLen + wordLen
-				space.WriteTo(&buf)
-				space.Reset()
-				spaceLen = 0
-				word.WriteTo(&buf)
-				word.Reset()
-				wordLen = 0
+				flush()
 			}
 			space.WriteRune(r)
 			spaceLen++

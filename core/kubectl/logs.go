@@ -138,15 +138,12 @@ func (o *logsOptions) run(c *Cmd, args []string) error {
 		if err != nil {
 			return err
 		}
-		data, err := c.Do(&Request{Method: "GET", Path: r.Path(ns, name), Header: [][2]string{{"Accept", acceptLogs}}})
+		target, err = c.getObject(r.Path(ns, name), nil, acceptLogs)
 		if err != nil {
 			var se *StatusError
 			if errors.As(err, &se) && se.Code == 404 {
 				return fmt.Errorf("error from server (NotFound): %s in namespace %q", se.Status.Message, ns)
 			}
-			return err
-		}
-		if target, err = decodeObject(data); err != nil {
 			return err
 		}
 		targetKind = r.Kind

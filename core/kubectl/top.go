@@ -115,11 +115,7 @@ func (u metricUsage) less(o metricUsage, sortBy string) bool {
 }
 
 func (o *topOptions) metrics(c *Cmd, path string, q url.Values) (map[string]any, error) {
-	data, err := c.Do(&Request{Method: "GET", Path: path, Query: q, Header: [][2]string{{"Accept", acceptMetrics}}})
-	if err != nil {
-		return nil, err
-	}
-	return decodeObject(data)
+	return c.getObject(path, q, acceptMetrics)
 }
 
 func (o *topOptions) runPods(c *Cmd, args []string) error {

@@ -355,12 +355,7 @@ func (p fieldPath) get(v any) (any, bool) {
 func (c *Cmd) informer(ctx context.Context, t waitTarget, fn func(typ string, obj map[string]any) (bool, error)) error {
 	sel := "metadata.name=" + t.name
 	path := t.r.Path(t.namespace, "")
-	data, err := c.Do(&Request{Method: "GET", Path: path, Query: url.Values{"fieldSelector": {sel}, "limit": {"500"}, "resourceVersion": {"0"}},
-		Header: [][2]string{{"Accept", acceptJSON}}})
-	if err != nil {
-		return err
-	}
-	listed, err := decodeObject(data)
+	listed, err := c.getObject(path, url.Values{"fieldSelector": {sel}, "limit": {"500"}, "resourceVersion": {"0"}}, acceptJSON)
 	if err != nil {
 		return err
 	}
@@ -404,11 +399,7 @@ func (c *Cmd) informer(ctx context.Context, t waitTarget, fn func(typ string, ob
 // waitFor waits until the object meets check; a zero timeout checks once.
 func (c *Cmd) waitFor(ctx context.Context, t waitTarget, timeout time.Duration, check waitCheck) error {
 	if timeout == 0 {
-		data, err := c.Do(&Request{Method: "GET", Path: t.r.Path(t.namespace, t.name), Header: [][2]string{{"Accept", acceptJSON}}})
-		if err != nil {
-			return err
-		}
-		obj, err := decodeObject(data)
+		obj, err := c.getObject(t.r.Path(t.namespace, t.name), nil, acceptJSON)
 		if err != nil {
 			return err
 		}
