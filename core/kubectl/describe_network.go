@@ -217,17 +217,7 @@ owners:
 	w.write(0, "Finalizers:\t%v\n", fmt.Sprint(strs(pvc, "metadata", "finalizers")))
 	capacity, modes := "", ""
 	if stringAt(spec, "volumeName") != "" {
-		var short []string
-		got := map[string]bool{}
-		for _, m := range strs(pvc, "status", "accessModes") {
-			got[m] = true
-		}
-		for _, m := range [][2]string{{"ReadWriteOnce", "RWO"}, {"ReadOnlyMany", "ROX"}, {"ReadWriteMany", "RWX"}, {"ReadWriteOncePod", "RWOP"}} {
-			if got[m[0]] {
-				short = append(short, m[1])
-			}
-		}
-		modes = strings.Join(short, ",")
+		modes = accessModes(strs(pvc, "status", "accessModes"))
 		capacity = orZero(stringAt(pvc, "status", "capacity", "storage"))
 	}
 	w.write(0, "Capacity:\t%s\n", capacity)

@@ -525,58 +525,66 @@ func (w *describeWriter) volumes(vols []any, space string) {
 	}
 	for _, v := range vols {
 		w.write(1, "%s%v:\n", nameIndent, stringAt(v, "name"))
-		switch {
-		case has(v, "hostPath"):
-			t := stringAt(v, "hostPath", "type")
-			if !has(v, "hostPath", "type") {
-				t = "<none>"
-			}
-			w.write(2, "Type:\tHostPath (bare host directory volume)\n    Path:\t%v\n    HostPathType:\t%v\n", stringAt(v, "hostPath", "path"), t)
-		case has(v, "emptyDir"):
-			limit := stringAt(v, "emptyDir", "sizeLimit")
-			if limit == "" || quantity.Sign(limit) <= 0 {
-				limit = "<unset>"
-			} else {
-				limit = quantityString(limit)
-			}
-			w.write(2, "Type:\tEmptyDir (a temporary directory that shares a pod's lifetime)\n    Medium:\t%v\n    SizeLimit:\t%v\n", stringAt(v, "emptyDir", "medium"), limit)
-		case has(v, "secret"):
-			w.write(2, "Type:\tSecret (a volume populated by a Secret)\n    SecretName:\t%v\n    Optional:\t%v\n", stringAt(v, "secret", "secretName"), boolean(v, "secret", "optional"))
-		case has(v, "configMap"):
-			w.write(2, "Type:\tConfigMap (a volume populated by a ConfigMap)\n    Name:\t%v\n    Optional:\t%v\n", stringAt(v, "configMap", "name"), boolean(v, "configMap", "optional"))
-		case has(v, "persistentVolumeClaim"):
-			w.write(2, "Type:\tPersistentVolumeClaim (a reference to a PersistentVolumeClaim in the same namespace)\n    ClaimName:\t%v\n    ReadOnly:\t%v\n",
-				stringAt(v, "persistentVolumeClaim", "claimName"), boolean(v, "persistentVolumeClaim", "readOnly"))
-		case has(v, "nfs"):
-			w.write(2, "Type:\tNFS (an NFS mount that lasts the lifetime of a pod)\n    Server:\t%v\n    Path:\t%v\n    ReadOnly:\t%v\n",
-				stringAt(v, "nfs", "server"), stringAt(v, "nfs", "path"), boolean(v, "nfs", "readOnly"))
-		case has(v, "downwardAPI"):
-			w.write(2, "Type:\tDownwardAPI (a volume populated by information about the pod)\n    Items:\n")
-			for _, it := range list(v, "downwardAPI", "items") {
-				if has(it, "fieldRef") {
-					w.write(3, "%v -> %v\n", stringAt(it, "fieldRef", "fieldPath"), stringAt(it, "path"))
-				}
-				if has(it, "resourceFieldRef") {
-					w.write(3, "%v -> %v\n", stringAt(it, "resourceFieldRef", "resource"), stringAt(it, "path"))
-				}
-			}
-		case has(v, "projected"):
-			w.write(2, "Type:\tProjected (a volume that contains injected data from multiple sources)\n")
-			for _, s := range list(v, "projected", "sources") {
-				switch {
-				case has(s, "secret"):
-					w.write(2, "SecretName:\t%v\n    SecretOptionalName:\t%v\n", stringAt(s, "secret", "name"), optionalBool(s, "secret"))
-				case has(s, "downwardAPI"):
-					w.write(2, "DownwardAPI:\ttrue\n")
-				case has(s, "configMap"):
-					w.write(2, "ConfigMapName:\t%v\n    ConfigMapOptional:\t%v\n", stringAt(s, "configMap", "name"), optionalBool(s, "configMap"))
-				case has(s, "serviceAccountToken"):
-					w.write(2, "TokenExpirationSeconds:\t%d\n", num(s, "serviceAccountToken", "expirationSeconds"))
-				}
-			}
-		default:
-			w.write(1, "<unknown>\n")
+		w.volumeSource(v)
+	}
+}
+
+// volumeSource prints a volume's (or a PersistentVolume's) source: the
+// kinds workloads use; others print as "<unknown>".
+func (w *describeWriter) volumeSource(v any) {
+	switch {
+	case has(v, "hostPath"):
+		t := stringAt(v, "hostPath", "type")
+		if !has(v, "hostPath", "type") {
+			t = "<none>"
 		}
+		w.write(2, "Type:\tHostPath (bare host directory volume)\n    Path:\t%v\n    HostPathType:\t%v\n", stringAt(v, "hostPath", "path"), t)
+	case has(v, "emptyDir"):
+		limit := stringAt(v, "emptyDir", "sizeLimit")
+		if limit == "" || quantity.Sign(limit) <= 0 {
+			limit = "<unset>"
+		} else {
+			limit = quantityString(limit)
+		}
+		w.write(2, "Type:\tEmptyDir (a temporary directory that shares a pod's lifetime)\n    Medium:\t%v\n    SizeLimit:\t%v\n", stringAt(v, "emptyDir", "medium"), limit)
+	case has(v, "secret"):
+		w.write(2, "Type:\tSecret (a volume populated by a Secret)\n    SecretName:\t%v\n    Optional:\t%v\n", stringAt(v, "secret", "secretName"), boolean(v, "secret", "optional"))
+	case has(v, "configMap"):
+		w.write(2, "Type:\tConfigMap (a volume populated by a ConfigMap)\n    Name:\t%v\n    Optional:\t%v\n", stringAt(v, "configMap", "name"), boolean(v, "configMap", "optional"))
+	case has(v, "persistentVolumeClaim"):
+		w.write(2, "Type:\tPersistentVolumeClaim (a reference to a PersistentVolumeClaim in the same namespace)\n    ClaimName:\t%v\n    ReadOnly:\t%v\n",
+			stringAt(v, "persistentVolumeClaim", "claimName"), boolean(v, "persistentVolumeClaim", "readOnly"))
+	case has(v, "local"):
+		w.write(2, "Type:\tLocalVolume (a persistent volume backed by local storage on a node)\n    Path:\t%v\n", stringAt(v, "local", "path"))
+	case has(v, "nfs"):
+		w.write(2, "Type:\tNFS (an NFS mount that lasts the lifetime of a pod)\n    Server:\t%v\n    Path:\t%v\n    ReadOnly:\t%v\n",
+			stringAt(v, "nfs", "server"), stringAt(v, "nfs", "path"), boolean(v, "nfs", "readOnly"))
+	case has(v, "downwardAPI"):
+		w.write(2, "Type:\tDownwardAPI (a volume populated by information about the pod)\n    Items:\n")
+		for _, it := range list(v, "downwardAPI", "items") {
+			if has(it, "fieldRef") {
+				w.write(3, "%v -> %v\n", stringAt(it, "fieldRef", "fieldPath"), stringAt(it, "path"))
+			}
+			if has(it, "resourceFieldRef") {
+				w.write(3, "%v -> %v\n", stringAt(it, "resourceFieldRef", "resource"), stringAt(it, "path"))
+			}
+		}
+	case has(v, "projected"):
+		w.write(2, "Type:\tProjected (a volume that contains injected data from multiple sources)\n")
+		for _, s := range list(v, "projected", "sources") {
+			switch {
+			case has(s, "secret"):
+				w.write(2, "SecretName:\t%v\n    SecretOptionalName:\t%v\n", stringAt(s, "secret", "name"), optionalBool(s, "secret"))
+			case has(s, "downwardAPI"):
+				w.write(2, "DownwardAPI:\ttrue\n")
+			case has(s, "configMap"):
+				w.write(2, "ConfigMapName:\t%v\n    ConfigMapOptional:\t%v\n", stringAt(s, "configMap", "name"), optionalBool(s, "configMap"))
+			case has(s, "serviceAccountToken"):
+				w.write(2, "TokenExpirationSeconds:\t%d\n", num(s, "serviceAccountToken", "expirationSeconds"))
+			}
+		}
+	default:
+		w.write(1, "<unknown>\n")
 	}
 }
 
