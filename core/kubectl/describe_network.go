@@ -7,8 +7,9 @@ import (
 	"strings"
 )
 
-// This file owns describe's Ingress, Endpoints, PersistentVolumeClaim,
-// ResourceQuota and LimitRange.
+// This file owns describe's Ingress, Endpoints, EndpointSlice,
+// PersistentVolumeClaim, PodDisruptionBudget, ResourceQuota and
+// LimitRange.
 
 func init() {
 	describers["networking.k8s.io/Ingress"] = describeIngress
@@ -16,6 +17,8 @@ func init() {
 	describers["/PersistentVolumeClaim"] = describePVC
 	describers["/ResourceQuota"] = describeResourceQuota
 	describers["/LimitRange"] = describeLimitRange
+	describers["discovery.k8s.io/EndpointSlice"] = describeEndpointSlice
+	describers["policy/PodDisruptionBudget"] = describePDB
 }
 
 func describeIngress(c *Cmd, o *describeOptions, r Resource, namespace, name string) (string, error) {
@@ -297,5 +300,87 @@ func describeLimitRange(c *Cmd, o *describeOptions, r Resource, namespace, name 
 	w.write(0, "Type\tResource\tMin\tMax\tDefault Request\tDefault Limit\tMax Limit/Request Ratio\n")
 	w.write(0, "----\t--------\t---\t---\t---------------\t-------------\t-----------------------\n")
 	w.limitRangeItems(lr, "")
+	return w.String(), nil
+}
+
+func describeEndpointSlice(c *Cmd, o *describeOptions, _ Resource, namespace, name string) (string, error) {
+	eps, err := c.getTyped("/apis/discovery.k8s.io/v1/namespaces/" + namespace + "/endpointslices/" + name)
+	if err != nil {
+		return "", err
+	}
+	events := c.objectEvents(o, eps, "EndpointSlice")
+	orUnset := func(v any, path ...string) string {
+		if !has(v, path...) {
+			return "<unset>"
+		}
+		return stringAt(v, path...)
+	}
+	w := newDescribeWriter()
+	w.objectMeta(eps)
+	w.write(0, "AddressType:\t%s\n", stringAt(eps, "addressType"))
+	if ports := list(eps, "ports"); len(ports) == 0 {
+		w.write(0, "Ports: <unset>\n")
+	} else {
+		w.write(0, "Ports:\n")
+		w.write(1, "Name\tPort\tProtocol\n")
+		w.write(1, "----\t----\t--------\n")
+		for _, p := range ports {
+			pname := stringAt(p, "name")
+			if pname == "" {
+				pname = "<unset>"
+			}
+			w.write(1, "%s\t%s\t%s\n", pname, orUnset(p, "port"), stringAt(p, "protocol"))
+		}
+	}
+	if eps := list(eps, "endpoints"); len(eps) == 0 {
+		w.write(0, "Endpoints: <none>\n")
+	} else {
+		w.write(0, "Endpoints:\n")
+		for _, e := range eps {
+			addrs := strings.Join(strs(e, "addresses"), ", ")
+			if addrs == "" {
+				addrs = "<none>"
+			}
+			w.write(1, "- Addresses:\t%s\n", addrs)
+			w.write(2, "Conditions:\n")
+			w.write(3, "Ready:\t%s\n", orUnset(e, "conditions", "ready"))
+			w.write(2, "Hostname:\t%s\n", orUnset(e, "hostname"))
+			if ref := obj(e, "targetRef"); ref != nil {
+				w.write(2, "TargetRef:\t%s/%s\n", stringAt(ref, "kind"), stringAt(ref, "name"))
+			}
+			w.write(2, "NodeName:\t%s\n", orUnset(e, "nodeName"))
+			w.write(2, "Zone:\t%s\n", orUnset(e, "zone"))
+		}
+	}
+	w.events(events)
+	return w.String(), nil
+}
+
+func describePDB(c *Cmd, o *describeOptions, _ Resource, namespace, name string) (string, error) {
+	pdb, err := c.getTyped("/apis/policy/v1/namespaces/" + namespace + "/poddisruptionbudgets/" + name)
+	if err != nil {
+		return "", err
+	}
+	events := c.objectEvents(o, pdb, "PodDisruptionBudget")
+	spec, st := obj(pdb, "spec"), obj(pdb, "status")
+	w := newDescribeWriter()
+	w.write(0, "Name:\t%s\n", name)
+	w.write(0, "Namespace:\t%s\n", namespace)
+	if has(spec, "minAvailable") {
+		w.write(0, "Min available:\t%s\n", stringAt(spec, "minAvailable"))
+	} else if has(spec, "maxUnavailable") {
+		w.write(0, "Max unavailable:\t%s\n", stringAt(spec, "maxUnavailable"))
+	}
+	if sel := obj(spec, "selector"); sel != nil {
+		w.write(0, "Selector:\t%s\n", formatLabelSelector(sel))
+	} else {
+		w.write(0, "Selector:\t<unset>\n")
+	}
+	w.write(0, "Status:\n")
+	w.write(2, "Allowed disruptions:\t%d\n", num(st, "disruptionsAllowed"))
+	w.write(2, "Current:\t%d\n", num(st, "currentHealthy"))
+	w.write(2, "Desired:\t%d\n", num(st, "desiredHealthy"))
+	w.write(2, "Total:\t%d\n", num(st, "expectedPods"))
+	w.events(events)
 	return w.String(), nil
 }
