@@ -37,6 +37,26 @@ var learn1LiveCases = []string{
 	"top node --sort-by=cpu",
 	"wait --for=condition=Available deploy/web",
 	"wait --for=condition=Complete job/hello",
+	"describe sa default",
+	"describe role reader",
+	"describe rolebinding read-pods",
+	"describe clusterrole view",
+	"describe sts db",
+	"describe ds agent",
+	"describe cronjob tick",
+	"describe ingress web",
+	"describe pdb web",
+	"describe hpa web",
+	"describe pvc",
+	"describe pv",
+	"describe sc",
+	"describe priorityclass",
+	"describe endpointslices",
+	"describe endpoints web",
+	"describe quota",
+	"describe limitrange",
+	"describe ns default",
+	"describe nodes",
 }
 
 func TestLEARN_1_SimulatedClusterMatchesKubectl(t *testing.T) {
@@ -69,6 +89,30 @@ func TestLEARN_1_SimulatedClusterMatchesKubectl(t *testing.T) {
 	post("/api/v1/namespaces/default/services", `{"apiVersion":"v1","kind":"Service","metadata":{"name":"web"},"spec":{"selector":{"app":"web"},"ports":[{"port":80}]}}`)
 	post("/apis/batch/v1/namespaces/default/jobs", `{"apiVersion":"batch/v1","kind":"Job","metadata":{"name":"hello"},
 		"spec":{"template":{"spec":{"restartPolicy":"Never","containers":[{"name":"hello","image":"busybox","command":["echo","hello"]}]}}}}`)
+	for path, body := range map[string]string{
+		"/apis/rbac.authorization.k8s.io/v1/namespaces/default/roles": `{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"Role","metadata":{"name":"reader"},
+			"rules":[{"apiGroups":[""],"resources":["pods","pods/log"],"verbs":["get","list"]},{"apiGroups":["apps"],"resources":["deployments"],"resourceNames":["web"],"verbs":["get"]}]}`,
+		"/apis/rbac.authorization.k8s.io/v1/namespaces/default/rolebindings": `{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"RoleBinding","metadata":{"name":"read-pods"},
+			"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"Role","name":"reader"},"subjects":[{"kind":"User","name":"alice"},{"kind":"ServiceAccount","name":"default","namespace":"default"}]}`,
+		"/apis/apps/v1/namespaces/default/statefulsets": `{"apiVersion":"apps/v1","kind":"StatefulSet","metadata":{"name":"db"},"spec":{"serviceName":"db","replicas":1,
+			"selector":{"matchLabels":{"app":"db"}},"template":{"metadata":{"labels":{"app":"db"}},"spec":{"containers":[{"name":"db","image":"postgres"}]}},
+			"volumeClaimTemplates":[{"metadata":{"name":"data"},"spec":{"accessModes":["ReadWriteOnce"],"resources":{"requests":{"storage":"1Gi"}}}}]}}`,
+		"/apis/apps/v1/namespaces/default/daemonsets": `{"apiVersion":"apps/v1","kind":"DaemonSet","metadata":{"name":"agent"},"spec":{"selector":{"matchLabels":{"app":"agent"}},
+			"template":{"metadata":{"labels":{"app":"agent"}},"spec":{"containers":[{"name":"agent","image":"busybox"}]}}}}`,
+		"/apis/batch/v1/namespaces/default/cronjobs": `{"apiVersion":"batch/v1","kind":"CronJob","metadata":{"name":"tick"},"spec":{"schedule":"*/5 * * * *",
+			"jobTemplate":{"spec":{"template":{"spec":{"restartPolicy":"OnFailure","containers":[{"name":"tick","image":"busybox"}]}}}}}}`,
+		"/apis/networking.k8s.io/v1/namespaces/default/ingresses": `{"apiVersion":"networking.k8s.io/v1","kind":"Ingress","metadata":{"name":"web"},"spec":{
+			"tls":[{"hosts":["web.example"],"secretName":"web-tls"}],"rules":[{"host":"web.example","http":{"paths":[{"path":"/","pathType":"Prefix",
+			"backend":{"service":{"name":"web","port":{"number":80}}}}]}}]}}`,
+		"/apis/policy/v1/namespaces/default/poddisruptionbudgets": `{"apiVersion":"policy/v1","kind":"PodDisruptionBudget","metadata":{"name":"web"},"spec":{"minAvailable":1,"selector":{"matchLabels":{"app":"web"}}}}`,
+		"/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers": `{"apiVersion":"autoscaling/v2","kind":"HorizontalPodAutoscaler","metadata":{"name":"web"},"spec":{
+			"scaleTargetRef":{"apiVersion":"apps/v1","kind":"Deployment","name":"web"},"minReplicas":2,"maxReplicas":4,
+			"metrics":[{"type":"Resource","resource":{"name":"cpu","target":{"type":"Utilization","averageUtilization":80}}}]}}`,
+		"/api/v1/namespaces/default/resourcequotas": `{"apiVersion":"v1","kind":"ResourceQuota","metadata":{"name":"pods"},"spec":{"hard":{"pods":"20"}}}`,
+		"/api/v1/namespaces/default/limitranges":    `{"apiVersion":"v1","kind":"LimitRange","metadata":{"name":"mem"},"spec":{"limits":[{"type":"Container","default":{"memory":"256Mi"}}]}}`,
+	} {
+		post(path, body)
+	}
 	settled := func() bool {
 		resp, err := http.Get(hs.URL + "/apis/apps/v1/namespaces/default/deployments/web")
 		if err != nil {
