@@ -71,7 +71,10 @@ type printer struct {
 	noHeaders bool
 	// operation follows a name ("deployment.apps/web created").
 	operation string
-	printed   int
+	// stripManagedFields leaves metadata.managedFields out of json and
+	// yaml, as kubectl does unless --show-managed-fields.
+	stripManagedFields bool
+	printed            int
 }
 
 type customColumn struct {
@@ -105,7 +108,7 @@ func newPrinter(output string, table, noHeaders bool) (*printer, error) {
 	case output == "" || output == "wide" && table:
 		return nil, nil
 	case !hasArg && (output == "json" || output == "yaml" || output == "name"):
-		return &printer{format: output}, nil
+		return &printer{format: output, stripManagedFields: output != "name"}, nil
 	case name == "jsonpath" || name == "jsonpath-file" || name == "jsonpath-as-json":
 		if arg == "" {
 			return nil, errors.New("template format specified but no template given")
@@ -216,6 +219,9 @@ func (p *printer) addColumn(header, path string) error {
 // name print one by one).
 func (p *printer) print(w io.Writer, obj Object) error {
 	defer func() { p.printed++ }()
+	if p.stripManagedFields {
+		obj = withoutManagedFields(obj)
+	}
 	switch p.format {
 	case "json":
 		data, err := json.MarshalIndent(obj, "", "    ")
@@ -323,6 +329,26 @@ func listItems(obj Object) []Object {
 	return out
 }
 
+// listObjects are a list's items as kubectl's unstructured list decodes
+// them: each with the list's apiVersion and its kind (the list's without
+// "List") unless it has its own.
+func listObjects(list Object) []Object {
+	items := listItems(list)
+	kind := strings.TrimSuffix(str(list, "kind"), "List")
+	for i, it := range items {
+		if str(it, "kind") != "" {
+			continue
+		}
+		o := make(Object, len(it)+2)
+		for k, v := range it {
+			o[k] = v
+		}
+		o["apiVersion"], o["kind"] = list["apiVersion"], kind
+		items[i] = o
+	}
+	return items
+}
+
 // objectName is kubectl's name for obj: kind[.group]/name, the kind in
 // lower case.
 func objectName(obj Object) string {
@@ -345,4 +371,40 @@ func toYAML(obj any) ([]byte, error) {
 		return nil, err
 	}
 	return yaml.JSONToYAML(data)
+}
+
+// withoutManagedFields is obj (or a List's items) without
+// metadata.managedFields, obj itself unchanged.
+func withoutManagedFields(obj Object) Object {
+	if items, ok := obj["items"].([]any); ok {
+		out := make(Object, len(obj))
+		for k, v := range obj {
+			out[k] = v
+		}
+		list := make([]any, len(items))
+		for i, it := range items {
+			if m, ok := it.(map[string]any); ok {
+				it = withoutManagedFields(m)
+			}
+			list[i] = it
+		}
+		out["items"] = list
+		return out
+	}
+	meta, ok := obj["metadata"].(map[string]any)
+	if !ok || meta["managedFields"] == nil {
+		return obj
+	}
+	out := make(Object, len(obj))
+	for k, v := range obj {
+		out[k] = v
+	}
+	m := make(map[string]any, len(meta))
+	for k, v := range meta {
+		if k != "managedFields" {
+			m[k] = v
+		}
+	}
+	out["metadata"] = m
+	return out
 }

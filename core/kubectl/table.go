@@ -72,6 +72,8 @@ type tablePrinter struct {
 	labelColumns                               []string
 	// kind prefixes names ("deployment.apps") when several kinds print.
 	kind string
+	// eventType, if set, is the first column (--output-watch-events).
+	eventType string
 
 	printedHeaders bool
 	lastColumns    []tableColumn
@@ -106,6 +108,16 @@ func (p *tablePrinter) print(w io.Writer, t *table) {
 		p.printedHeaders = true
 	}
 	cols, rows := p.decorate(t)
+	if p.eventType != "" {
+		cols = append([]tableColumn{{Name: "Event", Type: "string"}}, cols...)
+		ev := p.eventType
+		if f, ok := watchEventColumn[ev]; ok {
+			ev = f
+		}
+		for i := range rows {
+			rows[i] = append([]any{ev}, rows[i]...)
+		}
+	}
 	var b strings.Builder
 	if !noHeaders {
 		if len(rows) == 0 {
@@ -153,6 +165,9 @@ func (p *tablePrinter) print(w io.Writer, t *table) {
 	}
 	io.WriteString(w, b.String())
 }
+
+// watchEventColumn is how kubectl prints a watch event's type.
+var watchEventColumn = map[string]string{"ADDED": "ADDED   ", "MODIFIED": "MODIFIED", "DELETED": "DELETED ", "ERROR": "ERROR   "}
 
 // decorate adds the namespace, label and kind decorations to t's columns
 // and rows.
