@@ -180,12 +180,14 @@ func (c *Cmd) fail(err error) int {
 	case errors.As(err, &list):
 		for _, e := range list {
 			if errors.As(e, &se) {
+				c.logStatusError(se)
 				fmt.Fprintln(c.Stderr, se.kubectlText())
 			} else {
 				fmt.Fprintln(c.Stderr, e.Error())
 			}
 		}
 	case errors.As(err, &se):
+		c.logStatusError(se)
 		fmt.Fprintln(c.Stderr, se.kubectlText())
 	case errors.Is(err, errSilent):
 	default:
