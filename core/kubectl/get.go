@@ -160,6 +160,9 @@ func (o *getOptions) targets(c *Cmd, args []string) ([]getTarget, error) {
 		resources = append(resources, res)
 	}
 	names := args[1:]
+	if len(names) > 0 && (o.selector != "" || o.fieldSelector != "") {
+		return nil, errors.New("name cannot be provided when a selector is specified")
+	}
 	for _, res := range resources {
 		if len(names) == 0 {
 			out = append(out, getTarget{res: res})
