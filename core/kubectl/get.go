@@ -219,6 +219,9 @@ func (o *getOptions) fetch(c *Cmd, t getTarget) ([][]byte, error) {
 	for {
 		data, err := c.Do(o.request(t, cont))
 		if err != nil {
+			if t.name == "" {
+				o.enhanceListError(err, t.res)
+			}
 			return pages, err
 		}
 		pages = append(pages, data)
@@ -235,6 +238,21 @@ func (o *getOptions) fetch(c *Cmd, t getTarget) ([][]byte, error) {
 			return pages, nil
 		}
 		cont = meta.Metadata.Continue
+	}
+}
+
+// enhanceListError says which list failed in a BadRequest or NotFound
+// answer's message, as kubectl's resource builder does.
+func (o *getOptions) enhanceListError(err error, r Resource) {
+	var se *StatusError
+	if !errors.As(err, &se) || se.Status.Reason != "BadRequest" && se.Status.Reason != "NotFound" {
+		return
+	}
+	subj := r.Group + "/" + r.Version + ", Resource=" + r.Resource
+	if o.selector == "" && o.fieldSelector == "" {
+		se.Status.Message = fmt.Sprintf("Unable to list %q: %v", subj, se.Status.Message)
+	} else {
+		se.Status.Message = fmt.Sprintf("Unable to find %q that match label selector %q, field selector %q: %v", subj, o.selector, o.fieldSelector, se.Status.Message)
 	}
 }
 
@@ -547,10 +565,25 @@ func (o *getOptions) runWatch(c *Cmd, targets []getTarget) error {
 func (o *getOptions) printWatched(c *Cmd, tp *tablePrinter, tw *tabWriter, eventType string, obj Object, data []byte) error {
 	if !o.human {
 		for _, it := range listObjects(obj) {
-			if o.outputWatchEvents {
-				it = Object{"type": eventType, "object": it}
+			var err error
+			switch {
+			case !o.outputWatchEvents || o.printer.format == "name":
+				err = o.printer.print(c.Stdout, it)
+			case o.printer.format == "json":
+				// kubectl prints a watch event's JSON on one line, its
+				// object's managedFields kept.
+				var data []byte
+				ev := struct {
+					Type   string `json:"type"`
+					Object Object `json:"object"`
+				}{eventType, it}
+				if data, err = json.Marshal(ev); err == nil {
+					_, err = c.Stdout.Write(append(data, '\n'))
+				}
+			default:
+				err = o.printer.print(c.Stdout, Object{"type": eventType, "object": it})
 			}
-			if err := o.printer.print(c.Stdout, it); err != nil {
+			if err != nil {
 				return err
 			}
 		}
