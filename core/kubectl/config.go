@@ -185,7 +185,7 @@ func init() {
 				for i, m := range missing {
 					errs[i] = fmt.Errorf("context %s not found", m)
 				}
-				return joinErrors(errs)
+				return errorList(errs).reduce()
 			}
 			return nil
 		}

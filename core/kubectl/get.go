@@ -347,7 +347,7 @@ func (o *getOptions) printTables(c *Cmd, targets []getTarget) error {
 			fmt.Fprintln(c.Stderr, "No resources found")
 		}
 	}
-	return joinErrors(errs)
+	return errorList(errs).reduce()
 }
 
 // printObjects is get's output with -o: one object as it is when one name
@@ -381,7 +381,7 @@ func (o *getOptions) printObjects(c *Cmd, targets []getTarget, single bool) erro
 		}
 	}
 	if len(items) == 0 && o.ignoreNotFound {
-		return joinErrors(errs)
+		return errorList(errs).reduce()
 	}
 	if o.sortBy != "" {
 		field, err := relaxedJSONPath(o.sortBy)
@@ -396,12 +396,12 @@ func (o *getOptions) printObjects(c *Cmd, targets []getTarget, single bool) erro
 		if err := o.printer.print(c.Stdout, items[0]); err != nil {
 			return err
 		}
-		return joinErrors(errs)
+		return errorList(errs).reduce()
 	}
 	if err := o.printer.print(c.Stdout, listOf(items)); err != nil {
 		errs = append(errs, err)
 	}
-	return joinErrors(errs)
+	return errorList(errs).reduce()
 }
 
 // sortObjects sorts objects by field as kubectl's RuntimeSort does.
@@ -443,29 +443,6 @@ type countingWriter struct {
 func (w *countingWriter) Write(p []byte) (int, error) {
 	w.n += len(p)
 	return w.w.Write(p)
-}
-
-// errorList is several errors kubectl prints one a line after a command's
-// output (its Aggregate).
-type errorList []error
-
-func (e errorList) Error() string {
-	msgs := make([]string, len(e))
-	for i, err := range e {
-		msgs[i] = err.Error()
-	}
-	return strings.Join(msgs, "\n")
-}
-
-// joinErrors is nil, the one error, or an errorList.
-func joinErrors(errs []error) error {
-	switch len(errs) {
-	case 0:
-		return nil
-	case 1:
-		return errs[0]
-	}
-	return errorList(errs)
 }
 
 // runWatch is -w and --watch-only: the object or list (printed unless

@@ -2,8 +2,8 @@ package kubectl
 
 // This file owns kubectl's JSONPath dialect (client-go's util/jsonpath, as
 // -o jsonpath, custom-columns and --sort-by use it), evaluated over objects
-// decoded from JSON (map[string]any, []any, string, json.Number, bool,
-// nil). It is written here rather than imported: client-go's evaluator walks
+// decoded from JSON (map[string]any, []any, string, int64, float64,
+// bool, nil). It is written here rather than imported: client-go's evaluator walks
 // values by reflection and costs the module ~330 KB gzip.
 
 import (
@@ -677,7 +677,7 @@ func (j *jsonPath) evalFilter(in []any, n *jpNode) ([]any, error) {
 	for _, v := range in {
 		s, ok := v.([]any)
 		if !ok {
-			return in, fmt.Errorf("%v is not array or slice and cannot be filtered", goValue(v))
+			return in, fmt.Errorf("%v is not array or slice and cannot be filtered", v)
 		}
 		for _, item := range s {
 			lefts, err := j.walk([]any{item}, n.left)
@@ -781,41 +781,11 @@ func jpBasic(v any) (string, any) {
 		return "int", int64(v)
 	case float64:
 		return "float", v
-	case json.Number:
-		if i, err := v.Int64(); err == nil {
-			return "int", i
-		}
-		f, _ := v.Float64()
-		return "float", f
+	case int64:
+		return "int", v
 	}
 	return "", nil
 }
 
-// goValue is v as kubectl holds it (unstructured: int64 and float64 for
-// numbers), for fmt's %v and %#v in kubectl's error texts.
-func goValue(v any) any {
-	switch v := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(v))
-		for k, x := range v {
-			out[k] = goValue(x)
-		}
-		return out
-	case []any:
-		out := make([]any, len(v))
-		for i, x := range v {
-			out[i] = goValue(x)
-		}
-		return out
-	case json.Number:
-		if i, err := v.Int64(); err == nil {
-			return i
-		}
-		f, _ := v.Float64()
-		return f
-	}
-	return v
-}
-
 // goTypeName is the Go type of v as kubectl holds it ("map[string]interface {}").
-func goTypeName(v any) string { return fmt.Sprintf("%T", goValue(v)) }
+func goTypeName(v any) string { return fmt.Sprintf("%T", v) }

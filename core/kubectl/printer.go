@@ -20,28 +20,17 @@ import (
 )
 
 // Object is an API object as kubectl's unstructured client holds it:
-// decoded from JSON with numbers kept as json.Number.
+// decoded from JSON with whole numbers as int64, others as float64.
 type Object = map[string]any
-
-// decodeObject decodes a JSON object, keeping numbers as written.
-func decodeObject(data []byte) (Object, error) {
-	d := json.NewDecoder(bytes.NewReader(data))
-	d.UseNumber()
-	var obj Object
-	if err := d.Decode(&obj); err != nil {
-		return nil, err
-	}
-	return obj, nil
-}
 
 // str is the string at path in obj ("" if absent or not a string).
 func str(obj Object, path ...string) string {
-	s, _ := field(obj, path...).(string)
+	s, _ := fieldAt(obj, path...).(string)
 	return s
 }
 
-// field is the value at path in obj, nil if absent.
-func field(obj Object, path ...string) any {
+// fieldAt is the value at path in obj, nil if absent.
+func fieldAt(obj Object, path ...string) any {
 	var v any = obj
 	for _, p := range path {
 		m, ok := v.(map[string]any)
@@ -251,7 +240,7 @@ func (p *printer) print(w io.Writer, obj Object) error {
 			var dbg bytes.Buffer
 			fmt.Fprintf(&dbg, "Error executing template: %v. Printing more information for debugging the template:\n", err)
 			fmt.Fprintf(&dbg, "\ttemplate was:\n\t\t%v\n", p.template)
-			fmt.Fprintf(&dbg, "\tobject given to jsonpath engine was:\n\t\t%#v\n\n", goValue(obj))
+			fmt.Fprintf(&dbg, "\tobject given to jsonpath engine was:\n\t\t%#v\n\n", obj)
 			return fmt.Errorf("error executing jsonpath %q: %v\n", p.template, dbg.String())
 		}
 		_, err := w.Write(buf.Bytes())
@@ -302,7 +291,7 @@ func (c customColumn) value(obj Object) (string, error) {
 	}
 	for _, rs := range results {
 		for _, r := range rs {
-			vals = append(vals, escapeTerminal(fmt.Sprint(goValue(r))))
+			vals = append(vals, escapeTerminal(fmt.Sprint(r)))
 		}
 	}
 	return strings.Join(vals, ","), nil

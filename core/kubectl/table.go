@@ -158,7 +158,7 @@ func (p *tablePrinter) print(w io.Writer, t *table) {
 					b.WriteString(escapeTerminal(v))
 				}
 			default:
-				b.WriteString(escapeTerminal(fmt.Sprint(goValue(v))))
+				b.WriteString(escapeTerminal(fmt.Sprint(v)))
 			}
 		}
 		b.WriteByte('\n')
@@ -200,7 +200,7 @@ func (p *tablePrinter) decorate(t *table) ([]tableColumn, [][]any) {
 	for i, r := range t.Rows {
 		cells := append([]any(nil), r.Cells...)
 		if nameColumn >= 0 && nameColumn < len(cells) {
-			cells[nameColumn] = p.kind + "/" + fmt.Sprint(goValue(cells[nameColumn]))
+			cells[nameColumn] = p.kind + "/" + fmt.Sprint(cells[nameColumn])
 		}
 		if r.Object == nil {
 			if p.withNamespace {
@@ -215,7 +215,7 @@ func (p *tablePrinter) decorate(t *table) ([]tableColumn, [][]any) {
 		if p.withNamespace {
 			cells = append([]any{str(r.Object, "metadata", "namespace")}, cells...)
 		}
-		labels, _ := field(r.Object, "metadata", "labels").(map[string]any)
+		labels, _ := fieldAt(r.Object, "metadata", "labels").(map[string]any)
 		for _, l := range p.labelColumns {
 			s, _ := labels[l].(string)
 			cells = append(cells, s)
@@ -310,20 +310,13 @@ func lessValue(a, b any) (bool, error) {
 	switch a := a.(type) {
 	case nil:
 		return false, nil
-	case json.Number:
-		bn, ok := b.(json.Number)
-		if !ok {
-			break
+	case int64:
+		if bi, ok := b.(int64); ok {
+			return a < bi, nil
 		}
-		ai, aerr := a.Int64()
-		bi, berr := bn.Int64()
-		if aerr == nil && berr == nil {
-			return ai < bi, nil
-		}
-		if aerr != nil && berr != nil {
-			af, _ := a.Float64()
-			bf, _ := bn.Float64()
-			return af < bf, nil
+	case float64:
+		if bf, ok := b.(float64); ok {
+			return a < bf, nil
 		}
 	case string:
 		bs, ok := b.(string)
