@@ -136,6 +136,9 @@ func (o *getOptions) targets(c *Cmd, args []string) ([]getTarget, error) {
 			if err != nil {
 				return nil, err
 			}
+			if o.allNamespaces && res.Namespaced {
+				return nil, errors.New("a resource cannot be retrieved by name across all namespaces")
+			}
 			out = append(out, getTarget{res: res, name: name})
 		}
 		return out, nil
@@ -160,6 +163,13 @@ func (o *getOptions) targets(c *Cmd, args []string) ([]getTarget, error) {
 		resources = append(resources, res)
 	}
 	names := args[1:]
+	if len(names) > 0 && o.allNamespaces {
+		for _, r := range resources {
+			if r.Namespaced {
+				return nil, errors.New("a resource cannot be retrieved by name across all namespaces")
+			}
+		}
+	}
 	if len(names) > 0 && (o.selector != "" || o.fieldSelector != "") {
 		return nil, errors.New("name cannot be provided when a selector is specified")
 	}
@@ -217,10 +227,18 @@ func (o *getOptions) fetch(c *Cmd, t getTarget) ([][]byte, error) {
 	var pages [][]byte
 	cont := ""
 	for {
-		data, err := c.Do(o.request(t, cont))
+		req := o.request(t, cont)
+		data, err := c.Do(req)
 		if err != nil {
 			if t.name == "" {
 				o.enhanceListError(err, t.res)
+			} else if ns := o.namespace; isNotFound(err) && t.res.Namespaced && ns != "default" {
+				// kubectl asks whether the namespace exists, and says so if
+				// it does not.
+				_, nsErr := c.Do(&Request{Method: "GET", Path: "/api/v1/namespaces/" + ns, Header: req.Header})
+				if isNotFound(nsErr) {
+					err = nsErr
+				}
 			}
 			return pages, err
 		}
