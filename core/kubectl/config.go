@@ -4,8 +4,9 @@ package kubectl
 // cluster, user and context, all named kubeplay as the playground's
 // kubeconfig names them, its server Env.Server, its namespace
 // Env.Namespace) shown as kubectl shows it (view, current-context,
-// get-contexts, get-clusters, get-users) and changed as kubectl changes it
-// (set-context --current --namespace sets Env.Namespace; use-context).
+// get-contexts, get-clusters, get-users; its user has no credentials) and
+// changed as kubectl changes it (set-context --current --namespace sets
+// Env.Namespace; use-context).
 
 import (
 	"encoding/json"
@@ -15,13 +16,9 @@ import (
 	"github.com/spf13/pflag"
 )
 
-const (
-	// kubeconfigName names the kubeconfig's cluster, user and context.
-	kubeconfigName = "kubeplay"
-	// kubeconfigToken is its user's token (the playground's), which
-	// config view shows as REDACTED unless --raw.
-	kubeconfigToken = "kubeplay"
-)
+// kubeconfigName names the kubeconfig's cluster, user and context. Its
+// user has no credentials: the Env's Handler is the sandbox's own.
+const kubeconfigName = "kubeplay"
 
 // configUsage is what `kubectl config` alone prints.
 const configUsage = `Modify kubeconfig files using subcommands like "kubectl config set current-context my-context".
@@ -76,9 +73,7 @@ type kubeconfigCluster struct {
 
 type kubeconfigUser struct {
 	Name string `json:"name"`
-	User struct {
-		Token string `json:"token,omitempty"`
-	} `json:"user"`
+	User struct{} `json:"user"`
 }
 
 type kubeconfigContext struct {
@@ -90,15 +85,12 @@ type kubeconfigContext struct {
 	} `json:"context"`
 }
 
-// kubeconfig is the Env's kubeconfig; raw shows the token.
-func (c *Cmd) kubeconfig(raw bool) kubeconfig {
+// kubeconfig is the Env's kubeconfig.
+func (c *Cmd) kubeconfig() kubeconfig {
 	k := kubeconfig{Kind: "Config", APIVersion: "v1", CurrentContext: kubeconfigName,
 		Clusters: make([]kubeconfigCluster, 1), Users: make([]kubeconfigUser, 1), Contexts: make([]kubeconfigContext, 1)}
 	k.Clusters[0].Name, k.Clusters[0].Cluster.Server = kubeconfigName, c.Env.Server
-	k.Users[0].Name, k.Users[0].User.Token = kubeconfigName, "REDACTED"
-	if raw {
-		k.Users[0].User.Token = kubeconfigToken
-	}
+	k.Users[0].Name = kubeconfigName
 	ctx := &k.Contexts[0]
 	ctx.Name, ctx.Context.Cluster, ctx.Context.User, ctx.Context.Namespace = kubeconfigName, kubeconfigName, kubeconfigName, c.Env.Namespace
 	return k
@@ -113,7 +105,7 @@ func init() {
 	})
 	register("config view", func(fs *pflag.FlagSet) runFunc {
 		output := fs.StringP("output", "o", "yaml", "Output format. One of: (json, yaml, name, go-template, go-template-file, template, templatefile, jsonpath, jsonpath-as-json, jsonpath-file).")
-		raw := fs.Bool("raw", false, "Display raw byte data and sensitive data")
+		fs.Bool("raw", false, "Display raw byte data and sensitive data")
 		fs.Bool("minify", false, "Remove all information not used by current-context from the output")
 		fs.Bool("flatten", false, "Flatten the resulting kubeconfig file into self-contained output (useful for creating portable kubeconfig files)")
 		return func(c *Cmd, args []string) error {
@@ -121,7 +113,7 @@ func init() {
 			if err != nil {
 				return err
 			}
-			k := c.kubeconfig(*raw)
+			k := c.kubeconfig()
 			data, err := json.Marshal(k)
 			if err != nil {
 				return err
