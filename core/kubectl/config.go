@@ -72,7 +72,7 @@ type kubeconfigCluster struct {
 }
 
 type kubeconfigUser struct {
-	Name string `json:"name"`
+	Name string   `json:"name"`
 	User struct{} `json:"user"`
 }
 
