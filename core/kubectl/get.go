@@ -60,7 +60,6 @@ func getFlags(fs *pflag.FlagSet) runFunc {
 	fs.BoolVar(&o.managed, "show-managed-fields", false, "If true, keep the managedFields when printing objects in JSON or YAML format.")
 	fs.BoolVar(&o.serverPrint, "server-print", true, "If true, have the server return the appropriate table output. Supports extension APIs and CRDs.")
 	fs.StringVar(&o.subresource, "subresource", "", "If specified, gets the subresource of the requested object.")
-	fs.StringSliceVarP(&o.filenames, "filename", "f", nil, "Filename, directory, or URL to files identifying the resource to get from a server.")
 	return o.run
 }
 

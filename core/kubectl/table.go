@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // tableAccept is the Accept header kubectl sends for human-readable output.
@@ -43,11 +44,15 @@ type tableRow struct {
 	Object Object `json:"object"`
 }
 
-// decodeTable decodes a Table, keeping numbers as written.
+// decodeTable decodes a Table; an answer of objects (--server-print=false)
+// becomes kubectl's own table of them: NAME and AGE.
 func decodeTable(data []byte) (*table, error) {
 	obj, err := decodeObject(data)
 	if err != nil {
 		return nil, err
+	}
+	if str(obj, "kind") != "Table" {
+		return objectsTable(obj), nil
 	}
 	t := &table{Kind: str(obj, "kind")}
 	t.Metadata.ResourceVersion = str(obj, "metadata", "resourceVersion")
@@ -64,6 +69,65 @@ func decodeTable(data []byte) (*table, error) {
 		t.Rows = append(t.Rows, tableRow{Cells: cells, Object: o})
 	}
 	return t, nil
+}
+
+// objectsTable is kubectl's default table of objects (or a list's): their
+// names and ages.
+func objectsTable(obj Object) *table {
+	t := &table{ColumnDefinitions: []tableColumn{{Name: "Name", Type: "string", Format: "name"}, {Name: "Age", Type: "string"}}}
+	t.Metadata.ResourceVersion = str(obj, "metadata", "resourceVersion")
+	now := time.Now()
+	for _, it := range listObjects(obj) {
+		age := "<unknown>"
+		if ts, err := time.Parse(time.RFC3339, str(it, "metadata", "creationTimestamp")); err == nil {
+			age = humanDuration(now.Sub(ts))
+		}
+		t.Rows = append(t.Rows, tableRow{Cells: []any{str(it, "metadata", "name"), age}, Object: it})
+	}
+	return t
+}
+
+// humanDuration is how kubectl prints an age: "45s", "3m20s", "5h", "2d3h".
+func humanDuration(d time.Duration) string {
+	if seconds := int(d.Seconds()); seconds < -1 {
+		return "<invalid>"
+	} else if seconds < 0 {
+		return "0s"
+	} else if seconds < 60*2 {
+		return fmt.Sprintf("%ds", seconds)
+	}
+	minutes := int(d / time.Minute)
+	if minutes < 10 {
+		if s := int(d/time.Second) % 60; s != 0 {
+			return fmt.Sprintf("%dm%ds", minutes, s)
+		}
+		return fmt.Sprintf("%dm", minutes)
+	} else if minutes < 60*3 {
+		return fmt.Sprintf("%dm", minutes)
+	}
+	hours := int(d / time.Hour)
+	switch {
+	case hours < 8:
+		if m := int(d/time.Minute) % 60; m != 0 {
+			return fmt.Sprintf("%dh%dm", hours, m)
+		}
+		return fmt.Sprintf("%dh", hours)
+	case hours < 48:
+		return fmt.Sprintf("%dh", hours)
+	case hours < 24*8:
+		if h := hours % 24; h != 0 {
+			return fmt.Sprintf("%dd%dh", hours/24, h)
+		}
+		return fmt.Sprintf("%dd", hours/24)
+	case hours < 24*365*2:
+		return fmt.Sprintf("%dd", hours/24)
+	case hours < 24*365*8:
+		if dy := hours / 24 % 365; dy != 0 {
+			return fmt.Sprintf("%dy%dd", hours/24/365, dy)
+		}
+		return fmt.Sprintf("%dy", hours/24/365)
+	}
+	return fmt.Sprintf("%dy", hours/24/365)
 }
 
 // tablePrinter prints Tables as kubectl's HumanReadablePrinter does.
