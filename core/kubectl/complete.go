@@ -1,8 +1,9 @@
 package kubectl
 
 // This file owns the terminal's tab completion: what may follow a partial
-// command line (command words, the command's flags, resource types from
-// discovery, and object names from one list request).
+// command line (command words, the command's flags, -o's formats, resource
+// types from discovery, and object or namespace names from one list
+// request).
 
 import (
 	"context"
@@ -37,6 +38,14 @@ func Complete(ctx context.Context, env *Env, line string) []string {
 		partial, words = words[len(words)-1], words[:len(words)-1]
 	}
 	c := &Cmd{Env: env, Ctx: ctx}
+	if len(words) > 0 {
+		switch words[len(words)-1] {
+		case "-o", "--output":
+			return withPrefix(append(append([]string(nil), printerFormats...), tableFormats...), partial)
+		case "-n", "--namespace":
+			return withPrefix(c.objectNames("namespaces"), partial)
+		}
+	}
 	var pos []string
 	for i := 0; i < len(words); i++ {
 		w := words[i]

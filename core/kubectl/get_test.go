@@ -191,6 +191,8 @@ func TestLEARN_1_CompleteWordsFlagsTypesAndNames(t *testing.T) {
 		"get -n golden deploy/w":   {"deploy/web"},
 		"get cm,deploy -n golden ": {"db-config", "web-config"},
 		"explain pods ":            nil,
+		"get cm -o js":             {"json", "jsonpath", "jsonpath-as-json", "jsonpath-file"},
+		"get cm -n gol":            {"golden"},
 	} {
 		if got := kubectl.Complete(ctx, env, line); !slices.Equal(got, want) {
 			t.Errorf("Complete(%q) = %q, want %q", line, got, want)
