@@ -71,6 +71,14 @@ type getTarget struct {
 
 func (o *getOptions) run(c *Cmd, args []string) error {
 	if o.raw != "" {
+		switch {
+		case len(args) > 0:
+			return errors.New("arguments may not be passed when --raw is specified")
+		case o.watch || o.watchOnly || o.selector != "":
+			return errors.New("--raw may not be specified with other flags that filter the server request or alter the output")
+		case o.output != "":
+			return errors.New("--raw and --output are mutually exclusive")
+		}
 		return o.getRaw(c)
 	}
 	p, err := newPrinter(o.output, true, o.noHeaders)
@@ -113,7 +121,7 @@ func (o *getOptions) run(c *Cmd, args []string) error {
 // targets resolves get's arguments to its requests, in kubectl's order.
 func (o *getOptions) targets(c *Cmd, args []string) ([]getTarget, error) {
 	if len(args) == 0 {
-		return nil, errors.New("you must provide one or more resources by argument or filename.\nExample resource specifications include:\n   '-f rsrc.yaml'\n   '--filename=rsrc.json'\n   '<resource> <name>'\n   '<resource>'")
+		return nil, errors.New("You must provide one or more resources by argument or filename.\nExample resource specifications include:\n   '-f rsrc.yaml'\n   '--filename=rsrc.json'\n   '<resource> <name>'\n   '<resource>'")
 	}
 	var slashed int
 	for _, a := range args {
@@ -470,7 +478,7 @@ func (w *countingWriter) Write(p []byte) (int, error) {
 func (o *getOptions) runWatch(c *Cmd, targets []getTarget) error {
 	for _, t := range targets[1:] {
 		if t.res.GroupResource() != targets[0].res.GroupResource() {
-			return errors.New("watch is only supported on individual resources and resource collections - more than 1 resource was found")
+			return errors.New("you may only specify a single resource type")
 		}
 	}
 	t := targets[0]
