@@ -57,6 +57,12 @@ var goldenCases = []struct{ name, line string }{
 	{"api-resources-apps", "api-resources --api-group=apps"},
 	{"api-resources-wide-cluster", "api-resources -o wide --namespaced=false --verbs=list"},
 	{"api-versions", "api-versions"},
+	{"cluster-info", "cluster-info"},
+	{"config-view", "config view"},
+	{"config-view-json", "config view -o json"},
+	{"config-get-contexts", "config get-contexts"},
+	{"config-current-context", "config current-context"},
+	{"version-bad-output", "version -o xml"},
 }
 
 // goldenTime is the sandbox's clock: objects' timestamps and ages are the
@@ -146,8 +152,10 @@ func recordGolden(t *testing.T) {
 	defer srv.Close()
 	home := t.TempDir()
 	kubeconfig := filepath.Join(home, "config")
-	cfg := "apiVersion: v1\nkind: Config\nclusters:\n- name: golden\n  cluster:\n    server: " + srv.URL +
-		"\ncontexts:\n- name: golden\n  context:\n    cluster: golden\n    user: golden\ncurrent-context: golden\nusers:\n- name: golden\n  user: {}\n"
+	// The Env's kubeconfig: one cluster, context and user named kubeplay,
+	// no namespace, no credentials.
+	cfg := "apiVersion: v1\nkind: Config\nclusters:\n- name: kubeplay\n  cluster:\n    server: " + srv.URL +
+		"\ncontexts:\n- name: kubeplay\n  context:\n    cluster: kubeplay\n    user: kubeplay\ncurrent-context: kubeplay\nusers:\n- name: kubeplay\n  user: {}\n"
 	if err := os.WriteFile(kubeconfig, []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}
