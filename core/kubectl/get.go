@@ -324,12 +324,24 @@ func (o *getOptions) printTables(c *Cmd, targets []getTarget) error {
 		if err != nil {
 			field = o.sortBy
 		}
-		for _, r := range results {
+		for i, r := range results {
+			var sorted []*table
 			for _, tbl := range r.pages {
-				if err := sortRows(tbl, field); err != nil {
-					return err
+				err := error(nil)
+				if len(tbl.Rows) > 1 {
+					err = sortRows(tbl, field)
+				}
+				var ue *unsortableError
+				if errors.As(err, &ue) {
+					return c.fatal("sorter.go:375", "Field %s in [][][]reflect.Value is an unsortable type: interface, err: %v", field, ue)
+				}
+				// kubectl's sorting printer fails, and get ignores what
+				// a printer returns: the page prints nothing.
+				if err == nil {
+					sorted = append(sorted, tbl)
 				}
 			}
+			results[i].pages = sorted
 		}
 	}
 	written := &countingWriter{w: c.Stdout}
@@ -413,8 +425,15 @@ func (o *getOptions) printObjects(c *Cmd, targets []getTarget, single bool) erro
 		if err != nil {
 			field = o.sortBy
 		}
-		if err := sortObjects(items, field); err != nil {
-			return err
+		if len(items) > 1 {
+			err := sortObjects(items, field)
+			var ue *unsortableError
+			if errors.As(err, &ue) {
+				return c.fatal("sorter.go:329", "Field %s in *unstructured.Unstructured is an unsortable type: interface, err: %v", field, ue)
+			}
+			if err != nil {
+				return err
+			}
 		}
 	}
 	if single && len(items) == 1 {

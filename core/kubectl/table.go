@@ -9,6 +9,7 @@ package kubectl
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"sort"
@@ -362,58 +363,51 @@ func (s *rowSorter) Less(i, j int) bool {
 	}
 	less, err := lessValue(s.values[i], s.values[j])
 	if err != nil && s.err == nil {
-		s.err = err
+		s.err = &unsortableError{err}
 	}
 	return less
 }
 
-// lessValue is kubectl's isLess for values decoded from JSON: numbers by
-// value, strings as quantities when both are, else by bytes; lists element
-// by element.
+// unsortableError is a --sort-by field whose values kubectl cannot order:
+// it exits at once, with a fatal log line.
+type unsortableError struct{ err error }
+
+func (e *unsortableError) Error() string { return e.err.Error() }
+
+// lessValue is kubectl's isLess for two values of an object (reflect's
+// Interface kind, as values in a map are): numbers of one type by value,
+// strings as quantities when both are, else by bytes; nothing else sorts.
 func lessValue(a, b any) (bool, error) {
-	switch a := a.(type) {
-	case nil:
+	switch {
+	case a == nil && b == nil:
 		return false, nil
+	case a == nil:
+		return true, nil
+	case b == nil:
+		return false, nil
+	}
+	switch a := a.(type) {
 	case int64:
-		if bi, ok := b.(int64); ok {
-			return a < bi, nil
+		if b, ok := b.(int64); ok {
+			return a < b, nil
 		}
 	case float64:
-		if bf, ok := b.(float64); ok {
-			return a < bf, nil
+		if b, ok := b.(float64); ok {
+			return a < b, nil
 		}
 	case string:
-		bs, ok := b.(string)
-		if !ok {
-			break
-		}
-		if qa, ok := parseQuantity(a); ok {
-			if qb, ok := parseQuantity(bs); ok {
-				return qa < qb, nil
+		if b, ok := b.(string); ok {
+			if qa, ok := parseQuantity(a); ok {
+				if qb, ok := parseQuantity(b); ok {
+					return qa < qb, nil
+				}
 			}
+			return a < b, nil
 		}
-		return a < bs, nil
-	case bool:
-		return false, fmt.Errorf("unsortable type: %T", a)
-	case []any:
-		bl, ok := b.([]any)
-		if !ok {
-			break
-		}
-		for i := 0; i < min(len(a), len(bl)); i++ {
-			less, err := lessValue(a[i], bl[i])
-			if err != nil || !less {
-				return less, err
-			}
-		}
-		return true, nil
-	case map[string]any:
+	default:
 		return false, fmt.Errorf("unsortable type: %T", a)
 	}
-	if b == nil {
-		return false, nil
-	}
-	return false, fmt.Errorf("unsortable interface: interface")
+	return false, errors.New("unsortable interface: interface")
 }
 
 // quantitySuffixes are resource.Quantity's suffixes and their factors.

@@ -20,10 +20,19 @@ import (
 )
 
 // logf writes one klog line from source ("round_trippers.go:560").
-func (c *Cmd) logf(source, format string, args ...any) {
+func (c *Cmd) logf(source, format string, args ...any) { c.klog('I', source, format, args...) }
+
+// fatal is klog.Exitf: kubectl's fatal line, and exit code 1.
+func (c *Cmd) fatal(source, format string, args ...any) error {
+	c.klog('F', source, format, args...)
+	return &exitError{code: 1, err: errSilent}
+}
+
+// klog writes a line in klog's format: severity, date, time, pid, source.
+func (c *Cmd) klog(severity byte, source, format string, args ...any) {
 	now := time.Now()
 	msg := fmt.Sprintf(format, args...)
-	fmt.Fprintf(c.Stderr, "I%s %7d %s] %s\n", now.Format("0102 15:04:05.000000"), os.Getpid(), source, msg)
+	fmt.Fprintf(c.Stderr, "%c%s %7d %s] %s\n", severity, now.Format("0102 15:04:05.000000"), os.Getpid(), source, msg)
 }
 
 // logRequest logs a request as it leaves, by -v's level.
