@@ -48,6 +48,10 @@ var goldenCases = []struct{ name, line string }{
 	{"jsonpath-recursive", "get deploy web -n golden -o jsonpath={..image}"},
 	{"jsonpath-error", "get cm web-config -n golden -o jsonpath={.data[0]}"},
 	{"jsonpath-parse-error", "get cm web-config -n golden -o jsonpath={.data"},
+	{"sort-missing-field", "get cm -n golden -l app --sort-by=.nope"},
+	{"sort-unsortable-table", "get cm -n golden -l app --sort-by=.metadata.labels"},
+	{"sort-unsortable-name", "get cm -n golden -l app --sort-by=.data -o name"},
+	{"sort-missing-field-name", "get cm -n golden -l app --sort-by=.nope -o name"},
 	{"custom-columns", "get cm -n golden -l app -o custom-columns=NAME:.metadata.name,APP:.metadata.labels.app,DATA:.data"},
 	{"bad-output", "get cm -n golden -o foo"},
 	{"unknown-type", "get foo"},
@@ -100,12 +104,15 @@ var (
 	goldenUID = regexp.MustCompile(`(uid"?:\s*"?)[0-9a-f-]{36}`)
 	goldenRV  = regexp.MustCompile(`(resourceVersion"?:\s*"?)[0-9]+`)
 	goldenURL = regexp.MustCompile(`http://127\.0\.0\.1:[0-9]+`)
+	// klog's line prefix: severity, date, time, pid.
+	goldenKlog = regexp.MustCompile(`(?m)^([IWEF])[0-9]{4} [0-9:.]{15} +[0-9]+ `)
 )
 
 // normalize hides what differs between two sandboxes seeded alike.
 func normalize(s string) string {
 	s = goldenUID.ReplaceAllString(s, "${1}UID")
 	s = goldenRV.ReplaceAllString(s, "${1}RV")
+	s = goldenKlog.ReplaceAllString(s, "${1}KLOG ")
 	return goldenURL.ReplaceAllString(s, "SERVER")
 }
 
