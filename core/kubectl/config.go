@@ -99,6 +99,9 @@ func (c *Cmd) kubeconfig() kubeconfig {
 func init() {
 	register("config", func(fs *pflag.FlagSet) runFunc {
 		return func(c *Cmd, args []string) error {
+			if len(args) > 0 {
+				return fmt.Errorf("unknown command %q\nSee 'kubectl config -h' for help and examples", args[0])
+			}
 			fmt.Fprint(c.Stderr, configUsage)
 			return &exitError{code: 1, err: errSilent}
 		}
@@ -109,6 +112,9 @@ func init() {
 		fs.Bool("minify", false, "Remove all information not used by current-context from the output")
 		fs.Bool("flatten", false, "Flatten the resulting kubeconfig file into self-contained output (useful for creating portable kubeconfig files)")
 		return func(c *Cmd, args []string) error {
+			if len(args) > 0 {
+				return fmt.Errorf("unexpected arguments: %v\nSee 'kubectl config view -h' for help and examples", args)
+			}
 			p, err := newPrinter(*output, false, false)
 			if err != nil {
 				return err
