@@ -109,6 +109,11 @@ func (o *getOptions) run(c *Cmd, args []string) error {
 	if err != nil {
 		return err
 	}
+	for _, t := range targets {
+		if t.name == "" && o.subresource != "" {
+			return errors.New("subresource cannot be used when bulk resources are specified")
+		}
+	}
 	if o.watch || o.watchOnly {
 		return o.runWatch(c, targets)
 	}
