@@ -1,7 +1,7 @@
 package kubectl
 
 // This file owns `kubectl get`: its arguments (TYPE[,TYPE...] [NAME...],
-// TYPE/NAME..., the "all" category), the requests kubectl 1.32 sends for
+// TYPE/NAME..., categories such as "all"), the requests kubectl 1.32 sends for
 // them (one GET per name, a list per type in chunks of --chunk-size
 // following continue, the server-side Table for human output, the watch of
 // -w after the list), and what it prints: tables per kind with kind/ prefixes
@@ -34,7 +34,6 @@ type getOptions struct {
 	chunkSize                            int64
 	serverPrint                          bool
 	subresource                          string
-	filenames                            []string
 	printer                              *printer
 	namespace                            string
 	human                                bool
@@ -160,12 +159,14 @@ func (o *getOptions) targets(c *Cmd, args []string) ([]getTarget, error) {
 		if typ == "" {
 			continue
 		}
-		if typ == "all" {
-			all, err := c.Category("all")
-			if err != nil {
-				return nil, err
-			}
-			resources = append(resources, all...)
+		// A category ("all", "api-extensions") is its resources, as
+		// kubectl's category expander makes it before anything else.
+		cat, err := c.Category(typ)
+		if err != nil {
+			return nil, err
+		}
+		if len(cat) > 0 {
+			resources = append(resources, cat...)
 			continue
 		}
 		res, err := c.Resolve(typ)
@@ -196,7 +197,7 @@ func (o *getOptions) targets(c *Cmd, args []string) ([]getTarget, error) {
 	return out, nil
 }
 
-// request is the GET kubectl sends for t; chunk is the continue token of a
+// request is the GET kubectl sends for t; cont is the continue token of a
 // list's next chunk.
 func (o *getOptions) request(t getTarget, cont string) *Request {
 	ns := o.namespace
