@@ -25,6 +25,9 @@ var resourceCommands = map[string]bool{
 	"rollout undo": true, "rollout pause": true, "rollout resume": true, "explain": true,
 }
 
+// podCommands take a pod's name first (or TYPE/NAME).
+var podCommands = map[string]bool{"logs": true, "exec": true, "attach": true, "port-forward": true}
+
 // Complete is the words that may complete line's last word (or follow it,
 // if line ends in a space), sorted. line is what the terminal holds, with
 // or without a leading "kubectl".
@@ -78,6 +81,15 @@ func Complete(ctx context.Context, env *Env, line string) []string {
 	var out []string
 	if len(args) == 0 {
 		out = append(out, nextWords(pos)...)
+	}
+	if cmd != nil && podCommands[cmd.path] && len(args) == 0 {
+		if typ, _, ok := strings.Cut(partial, "/"); ok {
+			for _, name := range c.objectNames(typ) {
+				out = append(out, typ+"/"+name)
+			}
+		} else {
+			out = append(out, c.objectNames("pods")...)
+		}
 	}
 	if cmd != nil && resourceCommands[cmd.path] {
 		switch {
