@@ -82,22 +82,17 @@ func Complete(ctx context.Context, env *Env, line string) []string {
 	if len(args) == 0 {
 		out = append(out, nextWords(pos)...)
 	}
-	if cmd != nil && podCommands[cmd.path] && len(args) == 0 {
-		if typ, _, ok := strings.Cut(partial, "/"); ok {
-			for _, name := range c.objectNames(typ) {
-				out = append(out, typ+"/"+name)
-			}
-		} else {
-			out = append(out, c.objectNames("pods")...)
+	switch {
+	case cmd == nil:
+	case len(args) == 0 && (podCommands[cmd.path] || resourceCommands[cmd.path]) && strings.Contains(partial, "/"):
+		typ, _, _ := strings.Cut(partial, "/")
+		for _, name := range c.objectNames(typ) {
+			out = append(out, typ+"/"+name)
 		}
-	}
-	if cmd != nil && resourceCommands[cmd.path] {
+	case podCommands[cmd.path] && len(args) == 0:
+		out = append(out, c.objectNames("pods")...)
+	case resourceCommands[cmd.path]:
 		switch {
-		case len(args) == 0 && strings.Contains(partial, "/"):
-			typ, _, _ := strings.Cut(partial, "/")
-			for _, name := range c.objectNames(typ) {
-				out = append(out, typ+"/"+name)
-			}
 		case len(args) == 0:
 			out = append(out, c.resourceNames()...)
 		case cmd.path != "explain" && !strings.Contains(args[0], "/"):
