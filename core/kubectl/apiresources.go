@@ -24,6 +24,9 @@ func init() {
 		cached := fs.Bool("cached", false, "Use the cached list of resources if available.")
 		categories := fs.StringSlice("categories", nil, "Limit to resources that belong to the specified categories.")
 		return func(c *Cmd, args []string) error {
+			if len(args) > 0 {
+				return fmt.Errorf("unexpected arguments: %v\nSee 'kubectl api-resources -h' for help and examples", args)
+			}
 			switch *output {
 			case "", "wide", "name":
 			default:
@@ -86,6 +89,9 @@ func init() {
 	})
 	register("api-versions", func(fs *pflag.FlagSet) runFunc {
 		return func(c *Cmd, args []string) error {
+			if len(args) > 0 {
+				return fmt.Errorf("unexpected arguments: %v\nSee 'kubectl api-versions -h' for help and examples", args)
+			}
 			c.session.discovery = nil
 			d, err := c.Discovery()
 			if err != nil {

@@ -6,6 +6,7 @@ package kubectl
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/url"
 	"strconv"
@@ -15,6 +16,11 @@ import (
 )
 
 func init() {
+	register("cluster-info dump", func(fs *pflag.FlagSet) runFunc {
+		return func(c *Cmd, args []string) error {
+			return errors.New("cluster-info dump is not available in this kubectl: it writes every object and Pod log of the cluster")
+		}
+	})
 	register("cluster-info", func(fs *pflag.FlagSet) runFunc {
 		return func(c *Cmd, args []string) error {
 			ns := c.Namespace

@@ -35,6 +35,9 @@ func init() {
 		client := fs.Bool("client", false, "If true, shows client version only (no server required).")
 		output := fs.StringP("output", "o", "", "One of 'yaml' or 'json'.")
 		return func(c *Cmd, args []string) error {
+			if len(args) > 0 {
+				return fmt.Errorf("extra arguments: %v", args)
+			}
 			if *output != "" && *output != "yaml" && *output != "json" {
 				return errors.New(`--output must be 'yaml' or 'json'`)
 			}
