@@ -107,7 +107,7 @@ func init() {
 		}
 	})
 	register("config view", func(fs *pflag.FlagSet) runFunc {
-		output := fs.StringP("output", "o", "yaml", "Output format. One of: (json, yaml, name, go-template, go-template-file, template, templatefile, jsonpath, jsonpath-as-json, jsonpath-file).")
+		pf := addPrintFlags(fs, false)
 		fs.Bool("raw", false, "Display raw byte data and sensitive data")
 		fs.Bool("minify", false, "Remove all information not used by current-context from the output")
 		fs.Bool("flatten", false, "Flatten the resulting kubeconfig file into self-contained output (useful for creating portable kubeconfig files)")
@@ -115,7 +115,10 @@ func init() {
 			if len(args) > 0 {
 				return fmt.Errorf("unexpected arguments: %v\nSee 'kubectl config view -h' for help and examples", args)
 			}
-			p, err := newPrinter(*output, false, false)
+			if pf.output == "" {
+				pf.output = "yaml" // config view's default
+			}
+			p, err := pf.printer()
 			if err != nil {
 				return err
 			}

@@ -25,10 +25,10 @@ func init() { register("get", getFlags) }
 
 // getOptions are get's flags.
 type getOptions struct {
-	output                               string
+	print                                *printFlags
 	noHeaders, showLabels, allNamespaces bool
 	watch, watchOnly, ignoreNotFound     bool
-	outputWatchEvents, showKind, managed bool
+	outputWatchEvents, showKind          bool
 	selector, fieldSelector, sortBy, raw string
 	labelColumns                         []string
 	chunkSize                            int64
@@ -41,7 +41,7 @@ type getOptions struct {
 
 func getFlags(fs *pflag.FlagSet) runFunc {
 	o := &getOptions{}
-	fs.StringVarP(&o.output, "output", "o", "", "Output format. One of: (json, yaml, name, go-template, go-template-file, template, templatefile, jsonpath, jsonpath-as-json, jsonpath-file, custom-columns, custom-columns-file, wide).")
+	o.print = addPrintFlags(fs, true)
 	fs.StringVar(&o.raw, "raw", "", "Raw URI to request from the server.  Uses the transport specified by the kubeconfig file.")
 	fs.BoolVarP(&o.watch, "watch", "w", false, "After listing/getting the requested object, watch for changes.")
 	fs.BoolVar(&o.watchOnly, "watch-only", false, "Watch for changes to the requested object(s), without listing/getting first.")
@@ -56,7 +56,6 @@ func getFlags(fs *pflag.FlagSet) runFunc {
 	fs.BoolVar(&o.showKind, "show-kind", false, "If present, list the resource type for the requested object(s).")
 	fs.StringSliceVarP(&o.labelColumns, "label-columns", "L", nil, "Accepts a comma separated list of labels that are going to be presented as columns. Names are case-sensitive. You can also use multiple flag options like -L label1 -L label2...")
 	fs.StringVar(&o.sortBy, "sort-by", "", "If non-empty, sort list types using this field specification.  The field specification is expressed as a JSONPath expression (e.g. '{.metadata.name}'). The field in the API resource specified by this JSONPath expression must be an integer or a string.")
-	fs.BoolVar(&o.managed, "show-managed-fields", false, "If true, keep the managedFields when printing objects in JSON or YAML format.")
 	fs.BoolVar(&o.serverPrint, "server-print", true, "If true, have the server return the appropriate table output. Supports extension APIs and CRDs.")
 	fs.StringVar(&o.subresource, "subresource", "", "If specified, gets the subresource of the requested object.")
 	return o.run
@@ -75,21 +74,19 @@ func (o *getOptions) run(c *Cmd, args []string) error {
 			return errors.New("arguments may not be passed when --raw is specified")
 		case o.watch || o.watchOnly || o.selector != "":
 			return errors.New("--raw may not be specified with other flags that filter the server request or alter the output")
-		case o.output != "":
+		case o.print.output != "":
 			return errors.New("--raw and --output are mutually exclusive")
 		}
 		return o.getRaw(c)
 	}
-	p, err := newPrinter(o.output, true, o.noHeaders)
+	o.print.noHeaders = o.noHeaders
+	p, err := o.print.printer()
 	if err != nil {
 		return err
 	}
-	if p != nil && o.managed {
-		p.stripManagedFields = false
-	}
 	o.printer, o.human = p, p == nil
-	if o.showLabels && o.output != "" && o.output != "wide" {
-		return fmt.Errorf("--show-labels option cannot be used with %s printer", o.output)
+	if o.showLabels && o.print.output != "" && o.print.output != "wide" {
+		return fmt.Errorf("--show-labels option cannot be used with %s printer", o.print.output)
 	}
 	if o.outputWatchEvents && !o.watch && !o.watchOnly {
 		return errors.New("--output-watch-events option can only be used with --watch or --watch-only")
@@ -361,7 +358,7 @@ func (o *getOptions) printTables(c *Cmd, targets []getTarget) error {
 			if i > 0 && !o.noHeaders && written.n > 0 {
 				ready = true
 			}
-			tp = &tablePrinter{wide: o.output == "wide", noHeaders: o.noHeaders, showLabels: o.showLabels,
+			tp = &tablePrinter{wide: o.print.output == "wide", noHeaders: o.noHeaders, showLabels: o.showLabels,
 				labelColumns: o.labelColumns, withNamespace: o.allNamespaces && r.t.res.Namespaced}
 			if withKind {
 				tp.kind = strings.ToLower(r.t.res.Kind)
@@ -512,7 +509,7 @@ func (o *getOptions) runWatch(c *Cmd, targets []getTarget) error {
 		return err
 	}
 	tw := newTabWriter(c.Stdout)
-	tp := &tablePrinter{wide: o.output == "wide", noHeaders: o.noHeaders, showLabels: o.showLabels,
+	tp := &tablePrinter{wide: o.print.output == "wide", noHeaders: o.noHeaders, showLabels: o.showLabels,
 		labelColumns: o.labelColumns, withNamespace: o.allNamespaces && t.res.Namespaced}
 	rv := "0"
 	for _, data := range pages {

@@ -16,6 +16,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/spf13/pflag"
 	"sigs.k8s.io/yaml"
 )
 
@@ -88,16 +89,49 @@ func errNoPrinter(output string, table bool) error {
 	return fmt.Errorf("unable to match a printer suitable for the output format %q, allowed formats are: %s", output, strings.Join(formats, ","))
 }
 
-// newPrinter is the printer for -o output; table says the command also has
-// the table's formats (get). It returns nil for the table itself ("" or
+// printFlags are -o and the flags that go with it.
+type printFlags struct {
+	output, template  string
+	noHeaders         bool
+	allowMissingKeys  bool
+	showManagedFields bool
+	// table: the command also prints tables (get): -o wide and
+	// custom-columns.
+	table bool
+}
+
+// addPrintFlags declares -o, --template, --allow-missing-template-keys and
+// --show-managed-fields.
+func addPrintFlags(fs *pflag.FlagSet, table bool) *printFlags {
+	f := &printFlags{table: table}
+	usage := "Output format. One of: (json, yaml, name, go-template, go-template-file, template, templatefile, jsonpath, jsonpath-as-json, jsonpath-file)."
+	if table {
+		usage = "Output format. One of: (json, yaml, name, go-template, go-template-file, template, templatefile, jsonpath, jsonpath-as-json, jsonpath-file, custom-columns, custom-columns-file, wide). See custom columns [https://kubernetes.io/docs/reference/kubectl/#custom-columns], golang template [http://golang.org/pkg/text/template/#pkg-overview] and jsonpath template [https://kubernetes.io/docs/reference/kubectl/jsonpath/]."
+	}
+	fs.StringVarP(&f.output, "output", "o", "", usage)
+	fs.StringVar(&f.template, "template", "", "Template string or path to template file to use when -o=go-template, -o=go-template-file. The template format is golang templates [http://golang.org/pkg/text/template/#pkg-overview].")
+	fs.BoolVar(&f.allowMissingKeys, "allow-missing-template-keys", true, "If true, ignore any errors in templates when a field or map key is missing in the template. Only applies to golang and jsonpath output formats.")
+	fs.BoolVar(&f.showManagedFields, "show-managed-fields", false, "If true, keep the managedFields when printing objects in JSON or YAML format.")
+	return f
+}
+
+// printer is the printer -o asks for; nil for the table itself ("" or
 // "wide").
-func newPrinter(output string, table, noHeaders bool) (*printer, error) {
+func (f *printFlags) printer() (*printer, error) {
+	output := f.output
+	if output == "" && f.template != "" {
+		output = "go-template"
+	}
 	name, arg, hasArg := strings.Cut(output, "=")
+	if f.template != "" && (name == "jsonpath" || name == "jsonpath-file" || name == "jsonpath-as-json" ||
+		name == "go-template" || name == "go-template-file" || name == "template" || name == "templatefile") {
+		arg, hasArg = f.template, true
+	}
 	switch {
-	case output == "" || output == "wide" && table:
+	case output == "" || output == "wide" && f.table:
 		return nil, nil
 	case !hasArg && (output == "json" || output == "yaml" || output == "name"):
-		return &printer{format: output, stripManagedFields: output != "name"}, nil
+		return &printer{format: output, stripManagedFields: output != "name" && !f.showManagedFields}, nil
 	case name == "jsonpath" || name == "jsonpath-file" || name == "jsonpath-as-json":
 		if arg == "" {
 			return nil, errors.New("template format specified but no template given")
@@ -113,11 +147,10 @@ func newPrinter(output string, table, noHeaders bool) (*printer, error) {
 		if err != nil {
 			return nil, fmt.Errorf("error parsing jsonpath %s, %v", arg, err)
 		}
-		jp.allowMissingKeys = true
+		jp.allowMissingKeys = f.allowMissingKeys
 		jp.outputJSON = name == "jsonpath-as-json"
 		return &printer{format: "jsonpath", jp: jp, template: arg}, nil
-	case table && (name == "custom-columns" || name == "custom-columns-file"):
-		spec := arg
+	case f.table && (name == "custom-columns" || name == "custom-columns-file"):
 		if name == "custom-columns-file" {
 			if arg == "" {
 				return nil, errors.New("custom-columns-file format specified but no custom columns file given")
@@ -126,13 +159,13 @@ func newPrinter(output string, table, noHeaders bool) (*printer, error) {
 			if err != nil {
 				return nil, fmt.Errorf("error reading template %s, %v\n", arg, err)
 			}
-			return customColumnsFromFile(string(data), noHeaders)
+			return customColumnsFromFile(string(data), f.noHeaders)
 		}
-		return customColumnsFromSpec(spec, noHeaders)
+		return customColumnsFromSpec(arg, f.noHeaders)
 	case name == "go-template" || name == "go-template-file" || name == "template" || name == "templatefile":
 		return nil, fmt.Errorf("%s output is not available in this kubectl: use -o jsonpath", name)
 	}
-	return nil, errNoPrinter(output, table)
+	return nil, errNoPrinter(output, f.table)
 }
 
 var relaxedJSONPathRe = regexp.MustCompile(`^\{\.?([^{}]+)\}$|^\.?([^{}]+)$`)
