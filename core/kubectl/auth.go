@@ -8,10 +8,8 @@ import (
 	"io"
 	"sort"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/spf13/pflag"
-	"sigs.k8s.io/yaml"
 )
 
 // This file owns `kubectl auth whoami` (a SelfSubjectReview) and `kubectl
@@ -49,7 +47,7 @@ func init() {
 				_, err = b.WriteTo(c.Stdout)
 				return err
 			case "yaml":
-				data, err := yaml.Marshal(review)
+				data, err := toYAML(review)
 				if err != nil {
 					return err
 				}
@@ -57,7 +55,6 @@ func init() {
 				return err
 			}
 			ui := obj(review, "status", "userInfo")
-			t := &plainTable{out: c.Stdout}
 			rows := [][]string{{"ATTRIBUTE", "VALUE"}}
 			if s := stringAt(ui, "username"); s != "" {
 				rows = append(rows, []string{"Username", s})
@@ -72,7 +69,7 @@ func init() {
 			for _, k := range sortedKeys(extra) {
 				rows = append(rows, []string{"Extra: " + k, fmt.Sprint(strs(extra, k))})
 			}
-			t.print(rows)
+			printRows(newTabWriter(c.Stdout), rows)
 			return nil
 		}
 	})
@@ -102,33 +99,12 @@ func (c *Cmd) postRaw(path string, body []byte) ([]byte, error) {
 		Header: [][2]string{{"Accept", acceptReview}, {"Content-Type", "application/json"}}})
 }
 
-// plainTable lays out rows as kubectl's printers' tabwriter does (minwidth 6,
-// tabwidth 4, padding 3, RememberWidths: a column is as wide as its widest
-// cell so far, over every print); the last column is not padded.
-type plainTable struct {
-	out    io.Writer
-	widths []int
-}
-
-func (t *plainTable) print(rows [][]string) {
+// printRows writes rows of cells through kubectl's printers' tab writer.
+func printRows(tw *tabWriter, rows [][]string) {
 	for _, row := range rows {
-		for i, cell := range row[:len(row)-1] {
-			if i >= len(t.widths) {
-				t.widths = append(t.widths, 0)
-			}
-			t.widths[i] = max(t.widths[i], utf8.RuneCountInString(cell)+3, 6)
-		}
+		tw.WriteString(strings.Join(row, "\t") + "\n")
 	}
-	var b strings.Builder
-	for _, row := range rows {
-		for i, cell := range row[:len(row)-1] {
-			b.WriteString(cell)
-			b.WriteString(strings.Repeat(" ", t.widths[i]-utf8.RuneCountInString(cell)))
-		}
-		b.WriteString(row[len(row)-1])
-		b.WriteByte('\n')
-	}
-	io.WriteString(t.out, b.String())
+	tw.Flush()
 }
 
 type canIOptions struct {
@@ -170,7 +146,7 @@ func (o *canIOptions) run(c *Cmd, args []string) error {
 		for _, r := range compactRules(append(list(review, "status", "resourceRules"), list(review, "status", "nonResourceRules")...)) {
 			rows = append(rows, []string{combineResourceGroup(r.resources, r.groups), fmt.Sprint(r.urls), fmt.Sprint(r.names), fmt.Sprint(r.verbs)})
 		}
-		(&plainTable{out: c.Stdout}).print(rows)
+		printRows(newTabWriter(c.Stdout), rows)
 		return nil
 	}
 	if len(args) != 2 {

@@ -274,8 +274,6 @@ func newDescribeWriter() *describeWriter {
 	return w
 }
 
-var terminalEscaper = strings.NewReplacer("\x1b", "^[", "\r", "\\r")
-
 // write is PrefixWriter.Write: format at level.
 func (w *describeWriter) write(level int, format string, a ...any) {
 	terminalEscaper.WriteString(w.tw, fmt.Sprintf(strings.Repeat("  ", level)+format, a...))

@@ -66,7 +66,7 @@ func (o *eventsOptions) run(c *Cmd, _ []string) error {
 	if !o.allNamespaces {
 		path = "/api/v1/namespaces/" + ns + "/events"
 	}
-	t := &eventTable{plainTable: plainTable{out: c.Stdout}, allNamespaces: o.allNamespaces, headers: !o.noHeaders}
+	t := &eventTable{tw: newTabWriter(c.Stdout), allNamespaces: o.allNamespaces, headers: !o.noHeaders}
 	if o.watch {
 		q.Set("limit", fmt.Sprint(o.chunkSize))
 		q.Set("watch", "true")
@@ -130,7 +130,7 @@ func (s eventsBy) Less(i, j int) bool { return s.time(s.items[i]).Before(s.time(
 // printers' tabwriter with RememberWidths: each flush lays out what it has
 // with columns at least as wide as any before.
 type eventTable struct {
-	plainTable
+	tw             *tabWriter
 	allNamespaces  bool
 	headers        bool
 	headersPrinted bool
@@ -147,15 +147,15 @@ func (t *eventTable) print(events []map[string]any) {
 		rows = append(rows, h)
 	}
 	for _, e := range events {
-		row := []string{eventInterval(e), terminalEscaper.Replace(stringAt(e, "type")), terminalEscaper.Replace(stringAt(e, "reason")),
-			terminalEscaper.Replace(stringAt(e, "involvedObject", "kind")) + "/" + terminalEscaper.Replace(stringAt(e, "involvedObject", "name")),
-			terminalEscaper.Replace(strings.TrimSpace(stringAt(e, "message")))}
+		row := []string{eventInterval(e), escapeTerminal(stringAt(e, "type")), escapeTerminal(stringAt(e, "reason")),
+			escapeTerminal(stringAt(e, "involvedObject", "kind")) + "/" + escapeTerminal(stringAt(e, "involvedObject", "name")),
+			escapeTerminal(strings.TrimSpace(stringAt(e, "message")))}
 		if t.allNamespaces {
 			row = append([]string{stringAt(e, "metadata", "namespace")}, row...)
 		}
 		rows = append(rows, row)
 	}
-	t.plainTable.print(rows)
+	printRows(t.tw, rows)
 }
 
 // watch reads a JSON watch stream, calling fn with each event's type and

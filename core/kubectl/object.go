@@ -108,24 +108,6 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
-// formatLabels is labels.FormatLabels: k=v pairs sorted by key, or
-// "<none>".
-func formatLabels(labels map[string]any) string {
-	if len(labels) == 0 {
-		return "<none>"
-	}
-	keys := make([]string, 0, len(labels))
-	for k := range labels {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		parts[i] = k + "=" + fmt.Sprint(labels[k])
-	}
-	return strings.Join(parts, ",")
-}
-
 // selectorString is a metav1.LabelSelector as a selector string (kubectl's
 // LabelSelectorAsSelector(...).String()): the matchLabels and the
 // expressions, sorted by key; "" selects everything.

@@ -6,7 +6,6 @@ import (
 	"io"
 	"net/url"
 	"sort"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -179,7 +178,7 @@ func (o *topOptions) runPods(c *Cmd, args []string) error {
 		}
 		return u
 	}
-	tw := tabwriter.NewWriter(c.Stdout, 6, 4, 3, ' ', 0)
+	tw := newTabWriter(c.Stdout)
 	defer tw.Flush()
 	width := 3
 	if !o.noHeaders {
@@ -295,7 +294,7 @@ func (o *topOptions) runNodes(c *Cmd, args []string) error {
 		available[stringAt(n, "metadata", "name")] = strMap(n, "status", field)
 		order = append(order, stringAt(n, "metadata", "name"))
 	}
-	tw := tabwriter.NewWriter(c.Stdout, 6, 4, 3, ' ', 0)
+	tw := newTabWriter(c.Stdout)
 	defer tw.Flush()
 	sort.SliceStable(items, func(i, j int) bool {
 		if o.sortBy != "" {

@@ -7,8 +7,6 @@ import (
 	"sort"
 	"strings"
 	"time"
-
-	"sigs.k8s.io/yaml"
 )
 
 // This file owns the text kubectl diff shows: kubectl writes the live and
@@ -50,7 +48,7 @@ func (c *Cmd) printDiff(objs []diffedObject, showManagedFields bool) error {
 	for _, o := range objs {
 		from, to := o.live, o.merged
 		if !showManagedFields {
-			from, to = withoutField(from, "metadata", "managedFields"), withoutField(to, "metadata", "managedFields")
+			from, to = withoutManagedFields(from), withoutManagedFields(to)
 		}
 		if stringAt(to, "apiVersion") == "v1" && stringAt(to, "kind") == "Secret" {
 			from, to = maskSecretData(from, to)
@@ -80,26 +78,8 @@ func yamlText(obj map[string]any) (string, error) {
 	if obj == nil {
 		return "", nil
 	}
-	data, err := yaml.Marshal(obj)
+	data, err := toYAML(obj)
 	return string(data), err
-}
-
-// withoutField is a copy of obj without the field at path (top-level maps
-// copied on the way).
-func withoutField(obj map[string]any, path ...string) map[string]any {
-	if obj == nil || !has(obj, path...) {
-		return obj
-	}
-	out := make(map[string]any, len(obj))
-	for k, v := range obj {
-		out[k] = v
-	}
-	if len(path) == 1 {
-		delete(out, path[0])
-		return out
-	}
-	out[path[0]] = withoutField(obj[path[0]].(map[string]any), path[1:]...)
-	return out
 }
 
 // maskSecretData replaces the Secret's data values as kubectl's Masker

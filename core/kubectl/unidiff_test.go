@@ -103,8 +103,8 @@ func TestLEARN_1_DiffPrintsAsKubectl(t *testing.T) {
 	write(live, "v1.Secret.default.s", "apiVersion: v1\ndata:\n  password: '*** (before)'\n  user: '***'\nkind: Secret\nmetadata:\n  name: s\n  namespace: default\n")
 	write(merged, "v1.Secret.default.s", "apiVersion: v1\ndata:\n  password: '*** (after)'\n  user: '***'\nkind: Secret\nmetadata:\n  name: s\n  namespace: default\n")
 	for _, o := range objs[1:] {
-		a, _ := yamlText(withoutField(o.live, "metadata", "managedFields"))
-		b, _ := yamlText(withoutField(o.merged, "metadata", "managedFields"))
+		a, _ := yamlText(withoutManagedFields(o.live))
+		b, _ := yamlText(withoutManagedFields(o.merged))
 		write(live, o.name, a)
 		write(merged, o.name, b)
 	}
