@@ -58,21 +58,9 @@ func describePV(c *Cmd, o *describeOptions, r Resource, _, name string) (string,
 		} else {
 			w.line("")
 			for i, term := range terms {
-				w.write(2, "%s:%s", fmt.Sprintf("Term %v", i), "\t")
-				exprs := list(term, "matchExpressions")
-				if len(exprs) == 0 {
-					w.line("<none>")
-				}
-				for j, e := range exprs {
-					if j != 0 {
-						w.write(2, "%s", "\t")
-					}
-					s := stringAt(e, "key") + " " + strings.ToLower(stringAt(e, "operator"))
-					if vals := strs(e, "values"); len(vals) > 0 {
-						s += " [" + strings.Join(vals, ", ") + "]"
-					}
-					w.write(0, "%s\n", s)
-				}
+				w.selectorTerm(2, fmt.Sprintf("Term %v", i), list(term, "matchExpressions"), func(e any) string {
+					return stringAt(e, "key") + " " + strings.ToLower(stringAt(e, "operator"))
+				})
 			}
 		}
 	}
@@ -81,6 +69,25 @@ func describePV(c *Cmd, o *describeOptions, r Resource, _, name string) (string,
 	w.volumeSource(spec)
 	w.events(events)
 	return w.String(), nil
+}
+
+// selectorTerm prints a node selector or topology term's expressions under
+// title, each as op prints its key and operator, then its values.
+func (w *describeWriter) selectorTerm(level int, title string, exprs []any, op func(any) string) {
+	w.write(level, "%s:%s", title, "\t")
+	if len(exprs) == 0 {
+		w.line("<none>")
+	}
+	for j, e := range exprs {
+		if j != 0 {
+			w.write(level, "%s", "\t")
+		}
+		s := op(e)
+		if vals := strs(e, "values"); len(vals) > 0 {
+			s += " [" + strings.Join(vals, ", ") + "]"
+		}
+		w.write(0, "%s\n", s)
+	}
 }
 
 // accessModes is GetAccessModesAsString: "RWO,ROX,RWX,RWOP" as present.
@@ -145,21 +152,7 @@ func describeStorageClass(c *Cmd, o *describeOptions, r Resource, _, name string
 		} else {
 			w.line("")
 			for i, term := range terms {
-				w.write(1, "%s:%s", fmt.Sprintf("Term %d", i), "\t")
-				exprs := list(term, "matchLabelExpressions")
-				if len(exprs) == 0 {
-					w.line("<none>")
-				}
-				for j, e := range exprs {
-					if j != 0 {
-						w.write(1, "%s", "\t")
-					}
-					s := stringAt(e, "key") + " in"
-					if vals := strs(e, "values"); len(vals) > 0 {
-						s += " [" + strings.Join(vals, ", ") + "]"
-					}
-					w.write(0, "%s\n", s)
-				}
+				w.selectorTerm(1, fmt.Sprintf("Term %d", i), list(term, "matchLabelExpressions"), func(e any) string { return stringAt(e, "key") + " in" })
 			}
 		}
 	}

@@ -162,20 +162,31 @@ func (t *eventTable) print(events []map[string]any) {
 // object, until fn says it is done, the stream ends or the command is
 // interrupted.
 func (c *Cmd) watch(req *Request, fn func(typ string, obj map[string]any) (bool, error)) error {
-	resp, err := c.Stream(req)
+	resp, err := c.streamOK(req)
 	if err != nil {
 		return err
 	}
 	return c.readWatch(resp, fn)
 }
 
-// readWatch is watch over an answer already open; it closes it.
+// streamOK is Stream for a success: an answer that is not one is read and
+// returned as its *StatusError.
+func (c *Cmd) streamOK(req *Request) (*Response, error) {
+	resp, err := c.Stream(req)
+	if err != nil {
+		return nil, err
+	}
+	if resp.Code/100 != 2 {
+		defer resp.Body.Close()
+		data, _ := io.ReadAll(resp.Body)
+		return nil, newStatusError(resp.Code, data)
+	}
+	return resp, nil
+}
+
+// readWatch is watch over a successful answer already open; it closes it.
 func (c *Cmd) readWatch(resp *Response, fn func(typ string, obj map[string]any) (bool, error)) error {
 	defer resp.Body.Close()
-	if resp.Code/100 != 2 {
-		data, _ := io.ReadAll(resp.Body)
-		return newStatusError(resp.Code, data)
-	}
 	d := json.NewDecoder(resp.Body)
 	d.UseNumber()
 	for {

@@ -283,15 +283,11 @@ func allContainerNames(pod map[string]any) string {
 // consume copies one log to out line by line, each with --prefix's prefix;
 // mu, if set, is held for each line (parallel follows).
 func (o *logsOptions) consume(c *Cmd, r logRequest, out io.Writer, mu *sync.Mutex) error {
-	resp, err := c.Stream(&Request{Method: "GET", Path: r.path, Query: r.query, Header: [][2]string{{"Accept", acceptLogs}}})
+	resp, err := c.streamOK(&Request{Method: "GET", Path: r.path, Query: r.query, Header: [][2]string{{"Accept", acceptLogs}}})
 	if err != nil {
 		return err
 	}
 	defer resp.Body.Close()
-	if resp.Code/100 != 2 {
-		data, _ := io.ReadAll(resp.Body)
-		return newStatusError(resp.Code, data)
-	}
 	prefix := ""
 	if o.prefix {
 		prefix = "[pod/" + r.pod + "/" + r.container + "] "

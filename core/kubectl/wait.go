@@ -363,7 +363,7 @@ func (c *Cmd) informer(ctx context.Context, t waitTarget, fn func(typ string, ob
 	var cancel context.CancelFunc
 	sub.Ctx, cancel = context.WithCancel(ctx)
 	defer cancel()
-	resp, err := sub.Stream(&Request{Method: "GET", Path: path, Query: url.Values{"allowWatchBookmarks": {"true"}, "fieldSelector": {sel},
+	resp, err := sub.streamOK(&Request{Method: "GET", Path: path, Query: url.Values{"allowWatchBookmarks": {"true"}, "fieldSelector": {sel},
 		"resourceVersion": {stringAt(listed, "metadata", "resourceVersion")}, "timeoutSeconds": {fmt.Sprint(300 + rand.Intn(300))}, "watch": {"true"}},
 		Header: [][2]string{{"Accept", acceptJSON}}})
 	if err != nil {
