@@ -60,8 +60,6 @@ type printer struct {
 	template  string
 	columns   []customColumn
 	noHeaders bool
-	// operation follows a name ("deployment.apps/web created").
-	operation string
 	// stripManagedFields leaves metadata.managedFields out of json and
 	// yaml, as kubectl does unless --show-managed-fields.
 	stripManagedFields bool
@@ -280,7 +278,7 @@ func (p *printer) print(w io.Writer, obj Object) error {
 		return err
 	case "name":
 		for _, o := range listItems(obj) {
-			io.WriteString(w, objectName(o)+p.suffix()+"\n")
+			io.WriteString(w, objectName(o)+"\n")
 		}
 		return nil
 	case "jsonpath":
@@ -330,13 +328,6 @@ func (p *printer) print(w io.Writer, obj Object) error {
 		return tw.Flush()
 	}
 	return nil
-}
-
-func (p *printer) suffix() string {
-	if p.operation == "" {
-		return ""
-	}
-	return " " + p.operation
 }
 
 // value is a custom column's cell for obj: its values joined by commas,
