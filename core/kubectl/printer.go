@@ -114,6 +114,13 @@ func addPrintFlags(fs *pflag.FlagSet, table bool) *printFlags {
 	return f
 }
 
+// serverPrint says whether kubectl keeps --server-print for -o: it turns
+// it off for yaml, json, jsonpath and custom-columns.
+func (f *printFlags) serverPrint() bool {
+	o := f.output
+	return !(strings.Contains(o, "custom-columns") || o == "yaml" || strings.Contains(o, "json"))
+}
+
 // printer is the printer -o asks for; nil for the table itself ("" or
 // "wide").
 func (f *printFlags) printer() (*printer, error) {
