@@ -1,8 +1,8 @@
 package kubectl
 
 // This file owns -o: kubectl's printers for objects (yaml, json, name,
-// jsonpath, jsonpath-as-json, jsonpath-file, custom-columns,
-// custom-columns-file), their error texts, and the List kubectl wraps
+// jsonpath, jsonpath-as-json, jsonpath-file, go-template and its file,
+// custom-columns, custom-columns-file), their error texts, and the List kubectl wraps
 // several objects in. The table printer (no -o, -o wide) is table.go's.
 
 import (
@@ -18,30 +18,16 @@ import (
 
 	"github.com/spf13/pflag"
 	"sigs.k8s.io/yaml"
+
+	"kubeplay/core/object"
 )
 
 // Object is an API object as kubectl's unstructured client holds it:
 // decoded from JSON with whole numbers as int64, others as float64.
-type Object = map[string]any
+type Object = object.Object
 
 // str is the string at path in obj ("" if absent or not a string).
-func str(obj Object, path ...string) string {
-	s, _ := fieldAt(obj, path...).(string)
-	return s
-}
-
-// fieldAt is the value at path in obj, nil if absent.
-func fieldAt(obj Object, path ...string) any {
-	var v any = obj
-	for _, p := range path {
-		m, ok := v.(map[string]any)
-		if !ok {
-			return nil
-		}
-		v = m[p]
-	}
-	return v
-}
+func str(obj Object, path ...string) string { return object.String(object.Path(obj, path...)) }
 
 // listOf is kubectl's List of objects, as -o yaml|json print several.
 func listOf(items []Object) Object {
@@ -56,11 +42,10 @@ func listOf(items []Object) Object {
 type printer struct {
 	format    string // json, yaml, name, jsonpath, custom-columns
 	jp        *jsonPath
+	tmpl      *goTemplate
 	template  string
 	columns   []customColumn
 	noHeaders bool
-	// operation follows a name ("deployment.apps/web created").
-	operation string
 	// stripManagedFields leaves metadata.managedFields out of json and
 	// yaml, as kubectl does unless --show-managed-fields.
 	stripManagedFields bool
@@ -115,6 +100,13 @@ func addPrintFlags(fs *pflag.FlagSet, table bool) *printFlags {
 	return f
 }
 
+// serverPrint says whether kubectl keeps --server-print for -o: it turns
+// it off for yaml, json, jsonpath and custom-columns.
+func (f *printFlags) serverPrint() bool {
+	o := f.output
+	return !(strings.Contains(o, "custom-columns") || o == "yaml" || strings.Contains(o, "json"))
+}
+
 // printer is the printer -o asks for; nil for the table itself ("" or
 // "wide").
 func (f *printFlags) printer() (*printer, error) {
@@ -163,7 +155,22 @@ func (f *printFlags) printer() (*printer, error) {
 		}
 		return customColumnsFromSpec(arg, f.noHeaders)
 	case name == "go-template" || name == "go-template-file" || name == "template" || name == "templatefile":
-		return nil, fmt.Errorf("%s output is not available in this kubectl: use -o jsonpath", name)
+		if arg == "" {
+			return nil, errors.New("template format specified but no template given")
+		}
+		if name == "go-template-file" || name == "templatefile" {
+			data, err := os.ReadFile(arg)
+			if err != nil {
+				return nil, fmt.Errorf("error reading --template %s, %v\n", arg, err)
+			}
+			arg = string(data)
+		}
+		t, err := parseGoTemplate(arg)
+		if err != nil {
+			return nil, fmt.Errorf("error parsing template %s, %v\n", arg, err)
+		}
+		t.missingKeyError = !f.allowMissingKeys
+		return &printer{format: "go-template", tmpl: t, template: arg}, nil
 	}
 	return nil, errNoPrinter(output, f.table)
 }
@@ -264,7 +271,7 @@ func (p *printer) print(w io.Writer, obj Object) error {
 		return err
 	case "name":
 		for _, o := range listItems(obj) {
-			io.WriteString(w, objectName(o)+p.suffix()+"\n")
+			io.WriteString(w, objectName(o)+"\n")
 		}
 		return nil
 	case "jsonpath":
@@ -278,6 +285,19 @@ func (p *printer) print(w io.Writer, obj Object) error {
 		}
 		_, err := w.Write(buf.Bytes())
 		return err
+	case "go-template":
+		var out strings.Builder
+		err := p.tmpl.execute(&out, obj)
+		io.WriteString(w, out.String())
+		if err != nil {
+			raw, _ := json.Marshal(obj)
+			fmt.Fprintf(w, "Error executing template: %v. Printing more information for debugging the template:\n", err)
+			fmt.Fprintf(w, "\ttemplate was:\n\t\t%v\n", p.template)
+			fmt.Fprintf(w, "\traw data was:\n\t\t%v\n", string(raw))
+			fmt.Fprintf(w, "\tobject given to template engine was:\n\t\t%+v\n\n", obj)
+			return fmt.Errorf("error executing template %q: %v", p.template, err)
+		}
+		return nil
 	case "custom-columns":
 		tw := newTabWriter(w)
 		if !p.noHeaders && p.printed == 0 {
@@ -301,13 +321,6 @@ func (p *printer) print(w io.Writer, obj Object) error {
 		return tw.Flush()
 	}
 	return nil
-}
-
-func (p *printer) suffix() string {
-	if p.operation == "" {
-		return ""
-	}
-	return " " + p.operation
 }
 
 // value is a custom column's cell for obj: its values joined by commas,
