@@ -60,6 +60,7 @@ export function expectationItems(step, vars) {
   for (const [p, v] of Object.entries(e.json || {})) items.push({ label: `${p} = ${JSON.stringify(substitute(v, vars))}`, prefixes: [`${p}:`] });
   for (const p of e.jsonPresent || []) items.push({ label: `${p} is present`, prefixes: [`${p}:`] });
   for (const p of e.jsonAbsent || []) items.push({ label: `${p} is absent`, prefixes: [`${p}:`] });
+  for (const [p, n] of Object.entries(e.atLeast || {})) items.push({ label: `${p} ≥ ${n}`, prefixes: [`${p}:`] });
   for (const s of e.contains || []) {
     const t = substitute(s, vars);
     items.push({ label: `body contains ${JSON.stringify(t)}`, prefixes: [`body does not contain ${JSON.stringify(t)}`] });
