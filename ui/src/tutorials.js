@@ -2,7 +2,8 @@
 // step's narration and request, runs it with runStep (tutorial-runner.js)
 // through apiFetch, and shows the response and every expectation passed or
 // failed. Progress (current step, saved variables, results) is kept per
-// tutorial in localStorage ("kubeplay.tutorial.<id>").
+// tutorial in localStorage ("kubeplay.tutorial.<id>"), with `done` once
+// every step has passed.
 
 import { h, mount } from './dom.js';
 import { apiFetch, currentTarget } from './api.js';
@@ -15,7 +16,7 @@ const STORE = 'kubeplay.tutorial.';
 function loadProgress(id) {
   try {
     const v = JSON.parse(localStorage.getItem(STORE + id) || 'null');
-    if (v && typeof v === 'object') return { index: v.index | 0, vars: v.vars || {}, results: v.results || {} };
+    if (v && typeof v === 'object') return { index: v.index | 0, vars: v.vars || {}, results: v.results || {}, done: !!v.done };
   } catch {
     // start afresh
   }
@@ -195,6 +196,8 @@ export function createTutorialPlayer({ onOpenInBuilder }) {
     if (current.tut !== tut) return;
     progress.vars = result.vars || progress.vars;
     progress.results[i] = !!result.ok;
+    // Finished once every step has passed (the start page's progress).
+    progress.done = progress.done || tut.steps.every((_, k) => progress.results[k] === true);
     saveProgress(current.meta.id, progress);
     current.lastResult = { index: i, result };
     renderList();
