@@ -266,8 +266,8 @@ function main() {
   // ---- tabs -----------------------------------------------------------------------
   function showTab() {
     // No hash: the last view, or the start page on a first visit.
-    if (!location.hash && !readOnly) history.replaceState(null, '', '#' + (lastView() || 'start'));
-    const [view, arg] = location.hash.replace('#', '').split('/');
+    const hash = location.hash.replace('#', '') || (readOnly ? 'request' : lastView() || 'start');
+    const [view, arg] = hash.split('/');
     const id = view in views ? view : 'request';
     if (id === 'exercise' && arg) exerciseView.open(arg);
     saveView(id === 'exercise' && arg ? `exercise/${arg}` : id);

@@ -37,7 +37,8 @@ after(async () => {
 // openPlayground loads the page and waits until the in-browser core is ready.
 async function openPlayground() {
   const page = await context.newPage();
-  await page.goto(base + '/');
+  // The builder's tab: a first visit would open on the start page.
+  await page.goto(base + '/#request');
   await page.waitForFunction(() => navigator.serviceWorker.controller !== null, null, { timeout: 30000 });
   await page.waitForSelector('[data-testid="sandbox-status"][data-state="ready"]', { timeout: 30000 });
   return page;
@@ -674,7 +675,7 @@ test('PLAY-3: the page and its worker carry a Content-Security-Policy and the pl
     window.__violations = [];
     document.addEventListener('securitypolicyviolation', (e) => window.__violations.push(`${e.violatedDirective} ${e.blockedURI}`));
   });
-  await page.goto(base + '/');
+  await page.goto(base + '/#request');
   await page.waitForSelector('[data-testid="sandbox-status"][data-state="ready"]', { timeout: 30000 });
   // The builder with CodeMirror, a request and its answer, a watch, the tutorials.
   await page.selectOption('[data-testid="method"]', 'POST');
