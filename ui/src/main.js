@@ -133,7 +133,7 @@ import { createClusterView } from './cluster.js';
 import { createRequestsPanel } from './requests.js';
 import { createStartPage } from './start.js';
 import { createExerciseView } from './exercises.js';
-import { lastView, saveView } from './progress.js';
+import { forgetProgress, lastView, saveView } from './progress.js';
 
 // CLUSTER_MODE is the service worker's own endpoint for the sandbox's cluster mode.
 const CLUSTER_MODE = '/debug/kubeplay/cluster';
@@ -392,6 +392,9 @@ function main() {
     try {
       const s = await resetSandbox();
       invalidateDiscovery();
+      // What was done in the sandbox is gone with it.
+      forgetProgress();
+      startPage.refresh();
       if (s.state === 'ready') {
         loadDiscovery().catch(() => {});
         watchPanel.restartAll();

@@ -6,6 +6,7 @@
 import { currentTarget } from './api.js';
 
 const EXERCISE = 'kubeplay.exercise.';
+const FINISHED = 'kubeplay.finished.';
 const VIEW = 'kubeplay.view';
 
 function targetKey(t = currentTarget()) {
@@ -41,10 +42,26 @@ export function saveExerciseTicks(id, ticks) {
   write(EXERCISE + targetKey(), all);
 }
 
-/** Whether the tutorial player recorded tutorial id as finished. */
+/** Whether tutorial id was played through (every step passed) on the current target. */
 export function tutorialFinished(id) {
-  const p = read('kubeplay.tutorial.' + id);
-  return !!(p && p.done);
+  return !!(read(FINISHED + targetKey()) || {})[id];
+}
+
+/** Records that tutorial id was played through on the current target. */
+export function markTutorialFinished(id) {
+  const all = read(FINISHED + targetKey()) || {};
+  all[id] = true;
+  write(FINISHED + targetKey(), all);
+}
+
+/** Forgets the progress on the current target (its sandbox was reset). */
+export function forgetProgress() {
+  try {
+    localStorage.removeItem(EXERCISE + targetKey());
+    localStorage.removeItem(FINISHED + targetKey());
+  } catch {
+    // a convenience
+  }
 }
 
 /** The last view shown ("request", "exercise/<id>", ...), or null on a first visit. */

@@ -2,21 +2,22 @@
 // step's narration and request, runs it with runStep (tutorial-runner.js)
 // through apiFetch, and shows the response and every expectation passed or
 // failed. Progress (current step, saved variables, results) is kept per
-// tutorial in localStorage ("kubeplay.tutorial.<id>"), with `done` once
-// every step has passed.
+// tutorial in localStorage ("kubeplay.tutorial.<id>"); a tutorial played
+// through is recorded for the start page (progress.js).
 
 import { h, mount } from './dom.js';
 import { apiFetch, currentTarget } from './api.js';
 import { runStep, substitute } from './tutorial-runner.js';
 import { highlightJson } from './highlight.js';
 import { statusLine } from './response.js';
+import { markTutorialFinished } from './progress.js';
 
 const STORE = 'kubeplay.tutorial.';
 
 function loadProgress(id) {
   try {
     const v = JSON.parse(localStorage.getItem(STORE + id) || 'null');
-    if (v && typeof v === 'object') return { index: v.index | 0, vars: v.vars || {}, results: v.results || {}, done: !!v.done };
+    if (v && typeof v === 'object') return { index: v.index | 0, vars: v.vars || {}, results: v.results || {} };
   } catch {
     // start afresh
   }
@@ -197,7 +198,7 @@ export function createTutorialPlayer({ onOpenInBuilder }) {
     progress.vars = result.vars || progress.vars;
     progress.results[i] = !!result.ok;
     // Finished once every step has passed (the start page's progress).
-    progress.done = progress.done || tut.steps.every((_, k) => progress.results[k] === true);
+    if (tut.steps.every((_, k) => progress.results[k] === true)) markTutorialFinished(current.meta.id);
     saveProgress(current.meta.id, progress);
     current.lastResult = { index: i, result };
     renderList();

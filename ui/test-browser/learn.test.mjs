@@ -46,15 +46,18 @@ const deployment = (image, replicas) => ({
   spec: { replicas, selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'nginx', image }] } } },
 });
 
-test('LEARN-3 LEARN-2: the start page, then the first basics exercise done with the builder, ticked, kept across a reload; a wrong attempt shows its hint', async () => {
+test('LEARN-3 LEARN-2: the start page, then the first basics exercise done with the builder, ticked, kept across a reload; a wrong attempt shows its hint', async (t) => {
   const page = await context.newPage();
   await page.goto(base + '/');
-  // The start page, before the sandbox is ready.
+  // The start page renders from static files, without waiting for the sandbox.
   await page.waitForSelector('[data-testid="track"][data-id="basics"] [data-testid="start-exercise"]');
+  const interactive = await page.evaluate(() => [performance.now(), document.querySelector('[data-testid="sandbox-status"]').dataset.state]);
   assert.match(await page.innerText('[data-testid="welcome"]'), /kubeplay is a Kubernetes API server/);
   const tracks = await page.$$eval('[data-testid="track"] h2', (els) => els.map((e) => e.textContent));
   assert.deepEqual(tracks, ['Kubernetes basics', 'The Kubernetes API in depth', 'API Priority and Fairness', 'xDS', 'Controllers at work']);
   await page.waitForSelector('[data-testid="sandbox-status"][data-state="ready"]', { timeout: 30000 });
+  const ready = await page.evaluate(() => performance.now());
+  t.diagnostic(`start page interactive at ${Math.round(interactive[0])} ms (sandbox ${interactive[1]}), sandbox ready at ${Math.round(ready)} ms`);
   await page.screenshot({ path: join(shots, 'learn-start.png'), fullPage: true });
 
   const first = await page.getAttribute('[data-testid="track"][data-id="basics"] [data-testid="start-exercise"]', 'data-id');
