@@ -383,6 +383,9 @@ function main() {
       invalidateDiscovery();
       loadDiscovery().catch(() => {});
       loadClusterMode();
+      // An exercise opened while the sandbox started follows it now, not
+      // after the checker's back-off.
+      exerciseView.refresh();
     }
     wasReady = s.state === 'ready';
   });
