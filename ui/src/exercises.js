@@ -12,7 +12,7 @@ import { saveExerciseTicks } from './progress.js';
 
 export function createExerciseView({ onOpenInBuilder, onProgress }) {
   const el = h('section', { class: 'exercise panel', testid: 'exercise-view' }, h('p', { class: 'muted' }, 'Choose an exercise on the start page.'));
-  let current = null; // {ex, checker, shown (hints revealed)}
+  let current = null; // {ex, checker, shown (hints revealed), solutionOpen}
 
   async function open(id) {
     if (current && current.ex.id === id) return;
@@ -28,7 +28,7 @@ export function createExerciseView({ onOpenInBuilder, onProgress }) {
       return;
     }
     const target = currentTarget();
-    current = { ex, shown: 0, checker: null };
+    current = { ex, shown: 0, solutionOpen: false, checker: null };
     const mine = current;
     current.checker = new ExerciseChecker(ex, (path, init) => apiFetch(path, init, target), {
       onChange: (s) => {
@@ -84,7 +84,8 @@ export function createExerciseView({ onOpenInBuilder, onProgress }) {
       ),
       h(
         'details',
-        { class: 'exercise-solution', testid: 'exercise-solution' },
+        // Open stays open across the re-renders of live ticks.
+        { class: 'exercise-solution', testid: 'exercise-solution', open: current.solutionOpen, on: { toggle: (e) => { current.solutionOpen = e.target.open; } } },
         h('summary', {}, 'Show the solution'),
         h('p', {}, 'With kubectl:'),
         h('pre', { class: 'code-view small', testid: 'exercise-solution-kubectl' }, ex.solution.kubectl.join('\n')),

@@ -15,7 +15,7 @@ export function createStartPage({ onOpenTutorial, onOpenExercise }) {
       'div',
       { class: 'welcome panel' },
       h('h1', {}, 'Welcome to kubeplay'),
-      h('p', { testid: 'welcome' }, 'kubeplay is a Kubernetes API server, with API Priority and Fairness, xDS and a simulated cluster, running entirely in your browser: nothing to install, nothing sent anywhere. Follow a track below to learn by doing: tutorials walk you through requests, exercises check what you build yourself.'),
+      h('p', { testid: 'welcome' }, 'kubeplay is a Kubernetes API server, with API Priority and Fairness, xDS and a simulated cluster, running entirely in your browser: nothing to install, and your objects stay on your machine. Follow a track below to learn by doing: tutorials walk you through the API request by request, and exercises check what you build yourself, whichever way you build it.'),
     ),
     tracksEl,
   );

@@ -74,6 +74,14 @@ test('LEARN-3 LEARN-2: the start page, then the first basics exercise done with 
   await page.waitForSelector('[data-testid="exercise-part"][data-id="namespace"][data-ok="true"]', { timeout: 20000 });
   await page.waitForFunction(() => (document.querySelector('[data-testid="exercise-part"][data-id="image"] [data-testid="exercise-missing"]') || {}).textContent === 'the Deployment web runs nginx:1.26, not nginx:1.27', null, { timeout: 20000 });
   assert.match(await page.innerText('[data-testid="exercise-suggested-hint"]'), /Its Pod template's only container has image nginx:1\.27/);
+  // Hints one at a time, in their order; the solution on demand.
+  assert.equal(await page.$$eval('[data-testid="exercise-hints"] li', (els) => els.length), 0);
+  await page.click('[data-testid="exercise-more-hint"]');
+  await page.click('[data-testid="exercise-more-hint"]');
+  assert.deepEqual(await page.$$eval('[data-testid="exercise-hints"] li', (els) => els.map((e) => e.textContent.slice(0, 22))), ['Objects live in namesp', 'A Deployment is in the']);
+  assert.equal(await page.isVisible('[data-testid="exercise-solution-kubectl"]'), false);
+  await page.click('[data-testid="exercise-solution"] summary');
+  assert.match(await page.innerText('[data-testid="exercise-solution-kubectl"]'), /kubectl create deployment web -n shop --image=nginx:1\.27 --replicas=3/);
   await page.screenshot({ path: join(shots, 'learn-exercise-in-progress.png'), fullPage: true });
 
   // Mend it with the builder: replace the Deployment with the right image.
