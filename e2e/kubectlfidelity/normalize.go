@@ -1,0 +1,156 @@
+package kubectlfidelity
+
+// This file owns what is normalized away before comparing, per side and in
+// order of first appearance over the session, so that equal behaviour gives
+// equal text. It follows tools/fidelity's rules (uids and generated names
+// labelled in order of appearance, times and resourceVersions hidden) over
+// kubectl's text rather than over API documents:
+//
+//   - the client's build (`version`'s client version, the user agent's
+//     version, platform and commit), the real kubectl's home directory;
+//   - klog's line prefix of -v output (I1203 11:30:06.408118   19694 file.go:123])
+//     becomes its severity letter, and "in 3 milliseconds" "in <n> milliseconds";
+//   - timestamps (RFC 3339, and describe's RFC 1123) become <time>;
+//   - uids become <uid#1>, <uid#2>, …;
+//   - resourceVersions (key: "N", key=N) become <rv>;
+//   - names made from a generateName (5 characters of kube's name alphabet
+//     after a dash) become the prefix and <gen#1>, …;
+//   - Service cluster IPs (allocated at random in 10.96.0.0/12, but for the
+//     kubernetes Service's 10.96.0.1) become <ip#1>, …;
+//   - in output, ages (5s, 2m3s, 4d) become <age>.
+//
+// Request bodies that are JSON are compared as JSON: normalized, then
+// printed indented with their keys sorted.
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+var (
+	userAgentPattern = regexp.MustCompile(`kubectl/\S+ \([^)]*\) kubernetes/\S+`)
+	klogPattern      = regexp.MustCompile(`(?m)^([IWEF])\d{4} \d{2}:\d{2}:\d{2}\.\d{6}\s+\d+ [\w.-]+:\d+\] `)
+	millisPattern    = regexp.MustCompile(`\bin \d+ milliseconds\b`)
+	rfc3339Pattern   = regexp.MustCompile(`\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})`)
+	rfc1123Pattern   = regexp.MustCompile(`\b(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d{2}:\d{2}:\d{2} [+-]\d{4}`)
+	uidPattern       = regexp.MustCompile(`\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b`)
+	rvPattern        = regexp.MustCompile(`(\\?"?resourceVersion\\?"?\s*[:=]\s*\\?"?)\d+`)
+	// kube's names.SimpleNameGenerator appends 5 characters of this alphabet.
+	genPattern       = regexp.MustCompile(`\b([a-z0-9](?:[-a-z0-9.]*[a-z0-9])?-)([bcdfghjklmnpqrstvwxz2456789]{5})\b`)
+	clusterIPPattern = regexp.MustCompile(`\b10\.(?:9[6-9]|10[0-9]|11[01])\.\d{1,3}\.\d{1,3}\b`)
+	agePattern       = regexp.MustCompile(`\b\d+[smhdy](?:\d+[smh])?\b`)
+)
+
+// normalizer normalizes one side's text over one session.
+type normalizer struct {
+	client    []string       // the client's build strings but its version: commit, build date, Go's version
+	clientVer *regexp.Regexp // where `version` prints the client's version (the server's, which may share its prefix, stays)
+	home      string         // a directory path to hide ("" for none)
+	labels  map[string]string
+	counter map[string]int
+}
+
+// newNormalizer normalizes the text of a client whose build strings are
+// client (its version first).
+func newNormalizer(client []string, home string) *normalizer {
+	return &normalizer{client: client[1:], home: home, labels: map[string]string{}, counter: map[string]int{},
+		clientVer: regexp.MustCompile(`(Client Version: |gitVersion: |"gitVersion": ")` + regexp.QuoteMeta(client[0]) + `(["\n]|$)`)}
+}
+
+// label is the placeholder of value, a thing of kind, numbered in order of
+// first appearance.
+func (n *normalizer) label(kind, value string) string {
+	key := kind + "\x00" + value
+	if l, ok := n.labels[key]; ok {
+		return l
+	}
+	n.counter[kind]++
+	l := fmt.Sprintf("<%s#%d>", kind, n.counter[kind])
+	n.labels[key] = l
+	return l
+}
+
+// output normalizes what a command printed: text, and ages.
+func (n *normalizer) output(s string) string {
+	return agePattern.ReplaceAllString(n.text(s), "<age>")
+}
+
+// text normalizes a request's text (whose durations, as timeout=32s, stay)
+// or output.
+func (n *normalizer) text(s string) string {
+	if n.home != "" {
+		s = strings.ReplaceAll(s, n.home, "<home>")
+	}
+	s = userAgentPattern.ReplaceAllString(s, "kubectl/<client>")
+	s = n.clientVer.ReplaceAllString(s, "${1}<client>${2}")
+	for _, c := range n.client {
+		if c != "" {
+			s = strings.ReplaceAll(s, c, "<client>")
+		}
+	}
+	s = klogPattern.ReplaceAllString(s, "$1 ")
+	s = millisPattern.ReplaceAllString(s, "in <n> milliseconds")
+	s = rfc3339Pattern.ReplaceAllString(s, "<time>")
+	s = rfc1123Pattern.ReplaceAllString(s, "<time>")
+	s = uidPattern.ReplaceAllStringFunc(s, func(u string) string { return n.label("uid", u) })
+	s = rvPattern.ReplaceAllString(s, "${1}<rv>")
+	s = genPattern.ReplaceAllStringFunc(s, func(name string) string {
+		m := genPattern.FindStringSubmatch(name)
+		return m[1] + n.label("gen", m[2])
+	})
+	s = clusterIPPattern.ReplaceAllStringFunc(s, func(ip string) string {
+		if ip == "10.96.0.1" {
+			return ip
+		}
+		return n.label("ip", ip)
+	})
+	return s
+}
+
+// requests renders a command's requests as lines to compare: the request
+// line, the headers compared, and the body (JSON indented with its keys
+// sorted; other text as it is; binary as its length and type).
+func (n *normalizer) requests(reqs []Request) string {
+	var b strings.Builder
+	for _, r := range reqs {
+		line := r.Method + " " + r.Path
+		if r.Query != "" {
+			line += "?" + r.Query
+		}
+		fmt.Fprintf(&b, "%s\n", n.text(line))
+		fmt.Fprintf(&b, "  Accept: %s\n", r.Accept)
+		if r.ContentType != "" {
+			fmt.Fprintf(&b, "  Content-Type: %s\n", r.ContentType)
+		}
+		fmt.Fprintf(&b, "  User-Agent: %s\n", n.text(r.UserAgent))
+		if len(r.Body) > 0 {
+			for _, l := range strings.Split(strings.TrimRight(n.body(r.Body), "\n"), "\n") {
+				b.WriteString("  | " + l + "\n")
+			}
+		}
+	}
+	return b.String()
+}
+
+// body is a request body as compared.
+func (n *normalizer) body(body []byte) string {
+	var v any
+	d := json.NewDecoder(bytes.NewReader(body))
+	d.UseNumber()
+	if err := d.Decode(&v); err == nil && !d.More() {
+		var out strings.Builder
+		e := json.NewEncoder(&out)
+		e.SetEscapeHTML(false)
+		e.SetIndent("", "  ")
+		if e.Encode(v) == nil {
+			return n.text(out.String())
+		}
+	}
+	if bytes.ContainsFunc(body, func(r rune) bool { return r < ' ' && r != '\n' && r != '\t' && r != '\r' || r == 0xFFFD }) {
+		return fmt.Sprintf("<%d bytes, not text>", len(body))
+	}
+	return n.text(string(body))
+}
