@@ -134,7 +134,8 @@ func isPart(p string) bool {
 
 // Compare compares each command of a played session.
 func Compare(p *Played, known []*KnownDifference) []CommandReport {
-	norm := [2]*normalizer{newNormalizer(p.Client[Kubectl], p.Home), newNormalizer(p.Client[Ours], "")}
+	norm := [2]*normalizer{newNormalizer(p.Client[Kubectl], p.Home[Kubectl], p.Server[Kubectl]),
+		newNormalizer(p.Client[Ours], p.Home[Ours], p.Server[Ours])}
 	var out []CommandReport
 	for _, pc := range p.Commands {
 		var texts [2]map[string]string

@@ -7,7 +7,8 @@ package kubectlfidelity
 // kubectl's text rather than over API documents:
 //
 //   - the client's build (`version`'s client version, the user agent's
-//     version, platform and commit), the real kubectl's home directory;
+//     version, platform and commit), the real kubectl's home directory, and
+//     its server's URL (in the self-check, where the sides' differ);
 //   - klog's line prefix of -v output (I1203 11:30:06.408118   19694 file.go:123])
 //     becomes its severity letter, and "in 3 milliseconds" "in <n> milliseconds";
 //   - timestamps (RFC 3339, and describe's RFC 1123) become <time>;
@@ -17,7 +18,10 @@ package kubectlfidelity
 //     after a dash) become the prefix and <gen#1>, …;
 //   - Service cluster IPs (allocated at random in 10.96.0.0/12, but for the
 //     kubernetes Service's 10.96.0.1) become <ip#1>, …;
-//   - in output, ages (5s, 2m3s, 4d) become <age>.
+//   - a watch's random timeoutSeconds, container ids, kubectl diff's
+//     temporary directories and file times;
+//   - in output, ages (5s, 2m3s, 4d) become <age>, and where a block of
+//     lines (a table) had a value normalized, runs of spaces become two.
 //
 // Request bodies that are JSON are compared as JSON: normalized, then
 // printed indented with their keys sorted.
@@ -26,7 +30,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -36,8 +42,15 @@ var (
 	millisPattern    = regexp.MustCompile(`\bin \d+ milliseconds\b`)
 	rfc3339Pattern   = regexp.MustCompile(`\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})`)
 	rfc1123Pattern   = regexp.MustCompile(`\b(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d{2}:\d{2}:\d{2} [+-]\d{4}`)
-	uidPattern       = regexp.MustCompile(`\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b`)
-	rvPattern        = regexp.MustCompile(`(\\?"?resourceVersion\\?"?\s*[:=]\s*\\?"?)\d+`)
+	uidPattern       = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
+	rvPattern        = regexp.MustCompile(`((?:\\?"?resourceVersion\\?"?\s*[:=]|Resource Version:)\s*\\?"?)\d+`)
+	// A watch's timeoutSeconds is client-go's random pick between 5 and 10 minutes.
+	watchTimeoutPattern = regexp.MustCompile(`\btimeoutSeconds=\d+(&watch=true)`)
+	containerIDPattern  = regexp.MustCompile(`\b(containerd|docker|cri-o)://[0-9a-f]{64}\b`)
+	// kubectl diff's temporary directories and the times diff prints of them.
+	diffDirPattern  = regexp.MustCompile(`\b(LIVE|MERGED)-\d+/`)
+	diffTimePattern = regexp.MustCompile(`\b\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d+ [+-]\d{4}\b`)
+	spacesPattern   = regexp.MustCompile(`  +`)
 	// kube's names.SimpleNameGenerator appends 5 characters of this alphabet.
 	genPattern       = regexp.MustCompile(`\b([a-z0-9](?:[-a-z0-9.]*[a-z0-9])?-)([bcdfghjklmnpqrstvwxz2456789]{5})\b`)
 	clusterIPPattern = regexp.MustCompile(`\b10\.(?:9[6-9]|10[0-9]|11[01])\.\d{1,3}\.\d{1,3}\b`)
@@ -49,14 +62,15 @@ type normalizer struct {
 	client    []string       // the client's build strings but its version: commit, build date, Go's version
 	clientVer *regexp.Regexp // where `version` prints the client's version (the server's, which may share its prefix, stays)
 	home      string         // a directory path to hide ("" for none)
-	labels  map[string]string
-	counter map[string]int
+	server    string         // the server's URL, when the sides' differ ("" for none)
+	labels    map[string]string
+	counter   map[string]int
 }
 
 // newNormalizer normalizes the text of a client whose build strings are
 // client (its version first).
-func newNormalizer(client []string, home string) *normalizer {
-	return &normalizer{client: client[1:], home: home, labels: map[string]string{}, counter: map[string]int{},
+func newNormalizer(client []string, home, server string) *normalizer {
+	return &normalizer{client: client[1:], home: home, server: server, labels: map[string]string{}, counter: map[string]int{},
 		clientVer: regexp.MustCompile(`(Client Version: |gitVersion: |"gitVersion": ")` + regexp.QuoteMeta(client[0]) + `(["\n]|$)`)}
 }
 
@@ -73,9 +87,32 @@ func (n *normalizer) label(kind, value string) string {
 	return l
 }
 
-// output normalizes what a command printed: text, and ages.
+// output normalizes what a command printed: text, and ages. In a block of
+// lines (a table, a describe section) where a value was normalized, runs of
+// spaces become two: the columns' widths depended on the values hidden.
 func (n *normalizer) output(s string) string {
-	return agePattern.ReplaceAllString(n.text(s), "<age>")
+	var out []string
+	block, changed := 0, false
+	flush := func() {
+		if changed {
+			for i := block; i < len(out); i++ {
+				out[i] = spacesPattern.ReplaceAllString(out[i], "  ")
+			}
+		}
+		block, changed = len(out)+1, false
+	}
+	for _, line := range strings.Split(s, "\n") {
+		if strings.TrimSpace(line) == "" {
+			flush()
+			out = append(out, line)
+			continue
+		}
+		norm := agePattern.ReplaceAllString(n.text(line), "<age>")
+		changed = changed || norm != line
+		out = append(out, norm)
+	}
+	flush()
+	return strings.Join(out, "\n")
 }
 
 // text normalizes a request's text (whose durations, as timeout=32s, stay)
@@ -83,6 +120,9 @@ func (n *normalizer) output(s string) string {
 func (n *normalizer) text(s string) string {
 	if n.home != "" {
 		s = strings.ReplaceAll(s, n.home, "<home>")
+	}
+	if n.server != "" {
+		s = strings.ReplaceAll(s, n.server, "<server>")
 	}
 	s = userAgentPattern.ReplaceAllString(s, "kubectl/<client>")
 	s = n.clientVer.ReplaceAllString(s, "${1}<client>${2}")
@@ -95,6 +135,10 @@ func (n *normalizer) text(s string) string {
 	s = millisPattern.ReplaceAllString(s, "in <n> milliseconds")
 	s = rfc3339Pattern.ReplaceAllString(s, "<time>")
 	s = rfc1123Pattern.ReplaceAllString(s, "<time>")
+	s = diffTimePattern.ReplaceAllString(s, "<time>")
+	s = diffDirPattern.ReplaceAllString(s, "$1-<n>/")
+	s = containerIDPattern.ReplaceAllString(s, "$1://<id>")
+	s = watchTimeoutPattern.ReplaceAllString(s, "timeoutSeconds=<n>$1")
 	s = uidPattern.ReplaceAllStringFunc(s, func(u string) string { return n.label("uid", u) })
 	s = rvPattern.ReplaceAllString(s, "${1}<rv>")
 	s = genPattern.ReplaceAllStringFunc(s, func(name string) string {
@@ -118,7 +162,7 @@ func (n *normalizer) requests(reqs []Request) string {
 	for _, r := range reqs {
 		line := r.Method + " " + r.Path
 		if r.Query != "" {
-			line += "?" + r.Query
+			line += "?" + sortFieldSelector(r.Query)
 		}
 		fmt.Fprintf(&b, "%s\n", n.text(line))
 		fmt.Fprintf(&b, "  Accept: %s\n", r.Accept)
@@ -153,4 +197,24 @@ func (n *normalizer) body(body []byte) string {
 		return fmt.Sprintf("<%d bytes, not text>", len(body))
 	}
 	return n.text(string(body))
+}
+
+// sortFieldSelector sorts the terms of a query's fieldSelector: kubectl
+// describe builds its Events' selector from a Go map, in random order.
+func sortFieldSelector(query string) string {
+	params := strings.Split(query, "&")
+	for i, p := range params {
+		v, ok := strings.CutPrefix(p, "fieldSelector=")
+		if !ok {
+			continue
+		}
+		sel, err := url.QueryUnescape(v)
+		if err != nil {
+			continue
+		}
+		terms := strings.Split(sel, ",")
+		slices.Sort(terms)
+		params[i] = "fieldSelector=" + url.QueryEscape(strings.Join(terms, ","))
+	}
+	return strings.Join(params, "&")
 }

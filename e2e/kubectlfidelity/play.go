@@ -45,13 +45,17 @@ type Options struct {
 	// Timeout bounds one command line on either side (default 30s); a
 	// command that runs longer is stopped and reported as timed out.
 	Timeout time.Duration
+	// Self plays the real kubectl on both sides, each with its sandbox,
+	// its server and its home: what differs then is what the normalization
+	// misses, or a session that does not play the same twice.
+	Self bool
 }
 
 // Request is one request a kubectl sent, as the sandbox received it.
 type Request struct {
-	Method, Path, Query              string
+	Method, Path, Query            string
 	Accept, ContentType, UserAgent string
-	Body                             []byte
+	Body                           []byte
 }
 
 // Result is what one side's command line did.
@@ -70,8 +74,10 @@ type Played struct {
 	// Client is each side's client build strings (its version, then its
 	// commit): what `version` and the user agent may show.
 	Client [2][]string
-	// Home is the real kubectl's home directory (its errors may name it).
-	Home string
+	// Home is each real kubectl's home directory (its errors may name it);
+	// Server the URL its kubeconfig names ("" for ours, which is given the
+	// real kubectl's).
+	Home, Server [2]string
 }
 
 // PlayedCommand is one command line's results on both sides.
@@ -140,38 +146,46 @@ func Play(ctx context.Context, s *Session, opt Options) (*Played, error) {
 	if opt.Timeout == 0 {
 		opt.Timeout = 30 * time.Second
 	}
-	var sbs [2]*sandbox.Sandbox
 	var recs [2]*recorder
-	for i := range sbs {
+	var servers [2]string
+	var reals [2]*realKubectl
+	p := &Played{Session: s}
+	for side := range recs {
 		sb, err := newSandbox(s.Simulated)
 		if err != nil {
 			return nil, err
 		}
 		defer sb.Close()
-		sbs[i], recs[i] = sb, &recorder{next: sb}
+		recs[side] = &recorder{next: sb}
+		if side == Ours && !opt.Self {
+			// Ours reaches its sandbox in-process, at the URL the real
+			// kubectl's kubeconfig names.
+			servers[Ours] = servers[Kubectl]
+			p.Client[Ours] = []string{kubectl.Version}
+			continue
+		}
+		hs := httptest.NewServer(recs[side])
+		defer hs.Close()
+		defer hs.CloseClientConnections()
+		servers[side] = hs.URL
+		home, err := os.MkdirTemp("", "kubectl-fidelity-")
+		if err != nil {
+			return nil, err
+		}
+		defer os.RemoveAll(home)
+		if err := os.MkdirAll(filepath.Join(home, ".kube"), 0o700); err != nil {
+			return nil, err
+		}
+		if err := os.WriteFile(filepath.Join(home, ".kube", "config"), []byte(kubeconfig(hs.URL)), 0o600); err != nil {
+			return nil, err
+		}
+		reals[side] = &realKubectl{bin: opt.Kubectl, home: home}
+		if p.Client[side], err = reals[side].clientStrings(ctx); err != nil {
+			return nil, err
+		}
+		p.Home[side], p.Server[side] = home, hs.URL
 	}
-	hs := httptest.NewServer(recs[Kubectl])
-	defer hs.Close()
-	defer hs.CloseClientConnections()
-
-	home, err := os.MkdirTemp("", "kubectl-fidelity-")
-	if err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(home)
-	if err := os.MkdirAll(filepath.Join(home, ".kube"), 0o700); err != nil {
-		return nil, err
-	}
-	if err := os.WriteFile(filepath.Join(home, ".kube", "config"), []byte(kubeconfig(hs.URL)), 0o600); err != nil {
-		return nil, err
-	}
-	real := &realKubectl{bin: opt.Kubectl, home: home}
-	client, err := real.clientStrings(ctx)
-	if err != nil {
-		return nil, err
-	}
-	p := &Played{Session: s, Home: home, Client: [2][]string{client, {kubectl.Version}}}
-	env := &kubectl.Env{Handler: recs[Ours], Server: hs.URL, Namespace: "default"}
+	env := &kubectl.Env{Handler: recs[Ours], Server: servers[Ours], Namespace: "default"}
 
 	for _, st := range s.Steps {
 		if st.Args == nil {
@@ -188,15 +202,17 @@ func Play(ctx context.Context, s *Session, opt Options) (*Played, error) {
 			marks[i] = rec.mark()
 		}
 		var wg sync.WaitGroup
-		wg.Add(2)
-		go func() {
-			defer wg.Done()
-			pc.Results[Kubectl] = real.run(ctx, st, opt.Timeout)
-		}()
-		go func() {
-			defer wg.Done()
-			pc.Results[Ours] = runOurs(ctx, env, st, opt.Timeout)
-		}()
+		for side := range recs {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if reals[side] != nil {
+					pc.Results[side] = reals[side].run(ctx, st, opt.Timeout)
+				} else {
+					pc.Results[side] = runOurs(ctx, env, st, opt.Timeout)
+				}
+			}()
+		}
 		wg.Wait()
 		if err := ctx.Err(); err != nil {
 			return nil, err

@@ -28,17 +28,18 @@ func main() {
 	parallel := flag.Int("parallel", 3, "sessions played at once")
 	maxLines := flag.Int("diff-lines", 30, "lines of each diff shown")
 	timeout := flag.Duration("timeout", 30*time.Second, "bound of one command line")
+	self := flag.Bool("self", false, "play the real kubectl on both sides: checks the normalization and the sessions' determinism")
 	flag.Parse()
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, *dir, *only, *bin, *parallel, *maxLines, *timeout); err != nil {
+	if err := run(ctx, *dir, *only, kubectlfidelity.Options{Kubectl: *bin, Timeout: *timeout, Self: *self}, *parallel, *maxLines); err != nil {
 		fmt.Fprintln(os.Stderr, "kubectl-fidelity:", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, dir, only, bin string, parallel, maxLines int, timeout time.Duration) error {
+func run(ctx context.Context, dir, only string, opt kubectlfidelity.Options, parallel, maxLines int) error {
 	sessions, err := kubectlfidelity.LoadSessions(filepath.Join(dir, "sessions"))
 	if err != nil {
 		return err
@@ -57,7 +58,7 @@ func run(ctx context.Context, dir, only, bin string, parallel, maxLines int, tim
 		return fmt.Errorf("no session matches %q", only)
 	}
 	start := time.Now()
-	reports, err := kubectlfidelity.PlayAndCompare(ctx, picked, kubectlfidelity.Options{Kubectl: bin, Timeout: timeout}, known, parallel)
+	reports, err := kubectlfidelity.PlayAndCompare(ctx, picked, opt, known, parallel)
 	kubectlfidelity.WriteReport(os.Stdout, reports, known, maxLines)
 	fmt.Printf("(%d sessions in %s)\n", len(picked), time.Since(start).Round(100*time.Millisecond))
 	return err
