@@ -1,0 +1,119 @@
+package kubectlfidelity
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// identicalSessions are the sessions every command of which the page's
+// kubectl already prints and sends as kubectl 1.32 does: `make test` keeps
+// them so. Add a session here once `make kubectl-fidelity` shows it
+// identical.
+var identicalSessions = []string{"client"}
+
+// TestLEARN_1_KubectlFidelity plays identicalSessions with the real kubectl
+// and with core/kubectl and fails on any difference the known differences do
+// not explain.
+func TestLEARN_1_KubectlFidelity(t *testing.T) {
+	const bin = "/usr/bin/kubectl"
+	if _, err := os.Stat(bin); err != nil {
+		t.Skip("!!! SKIPPED: kubectl is not installed at " + bin + "; the differential test of the page's kubectl did NOT run. !!!")
+	}
+	known, err := LoadKnown(filepath.Join("testdata", "known.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sessions []*Session
+	for _, name := range identicalSessions {
+		b, err := os.ReadFile(filepath.Join("testdata", "sessions", name+".txt"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := ParseSession(name, string(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sessions = append(sessions, s)
+	}
+	reports, err := PlayAndCompare(context.Background(), sessions, Options{Kubectl: bin}, known, len(sessions))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if score := Tally(reports); score.Different() > 0 {
+		var b strings.Builder
+		WriteReport(&b, reports, known, 40)
+		t.Errorf("the page's kubectl differs from kubectl 1.32:\n%s", b.String())
+	}
+}
+
+// TestLEARN_1_KubectlFidelitySessionsParse checks every session and the
+// known differences parse, and the session format's parts.
+func TestLEARN_1_KubectlFidelitySessionsParse(t *testing.T) {
+	sessions, err := LoadSessions(filepath.Join("testdata", "sessions"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadKnown(filepath.Join("testdata", "known.txt")); err != nil {
+		t.Fatal(err)
+	}
+	if len(sessions) < 2 {
+		t.Fatalf("%d sessions", len(sessions))
+	}
+	s, err := ParseSession("x", "# c\n@cluster simulated\nkubectl get cm -o jsonpath='{.a b}' \"x\\\"y\"\n@interrupt 1s\nkubectl apply -f - <<EOF\na: b\nEOF\n@sleep 2s\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.Simulated || len(s.Steps) != 3 || s.Commands() != 2 {
+		t.Fatalf("parsed %+v", s)
+	}
+	if got := strings.Join(s.Steps[0].Args, "|"); got != `get|cm|-o|jsonpath={.a b}|x"y` {
+		t.Errorf("args %q", got)
+	}
+	if st := s.Steps[1]; st.Stdin != "a: b\n" || st.Interrupt.Seconds() != 1 || st.Text != "kubectl apply -f -" {
+		t.Errorf("heredoc step %+v", st)
+	}
+	for _, bad := range []string{"kubectl get <<EOF\nx\n", "@cluster big\nkubectl get", "ls -l", "@interrupt 1s\n", "kubectl get 'x"} {
+		if _, err := ParseSession("bad", bad); err == nil {
+			t.Errorf("%q parsed", bad)
+		}
+	}
+}
+
+// TestLEARN_1_KubectlFidelityNormalize checks what the normalization hides
+// and what it keeps.
+func TestLEARN_1_KubectlFidelityNormalize(t *testing.T) {
+	n := newNormalizer([]string{"v1.32.4-x", "abc123"}, "/tmp/home", "")
+	in := "I1203 11:30:06.408118   19694 round_trippers.go:553] GET http://h/api 200 OK in 3 milliseconds\n" +
+		"NAME                    READY   AGE\n" +
+		"web-5756966654-x2b4q    1/1     5s\n" +
+		"web-5756966654-zz9kd    1/1     12m3s\n" +
+		"\n" +
+		"uid: 0b2f4a2e-1c3d-4e5f-8a9b-0c1d2e3f4a5b resourceVersion: \"42\" at 2026-12-03T11:30:06Z\n" +
+		"Client Version: v1.32.4-x\nServer Version: v1.32.4-x+kubeplay\n" +
+		"again web-5756966654-x2b4q in /tmp/home/.kube/config\n"
+	want := "I GET http://h/api 200 OK in <n> milliseconds\n" +
+		"NAME  READY  AGE\n" +
+		"web-5756966654-<gen#1>  1/1  <age>\n" +
+		"web-5756966654-<gen#2>  1/1  <age>\n" +
+		"\n" +
+		"uid: <uid#1> resourceVersion: \"<rv>\" at <time>\n" +
+		"Client Version: <client>\nServer Version: v1.32.4-x+kubeplay\n" +
+		"again web-5756966654-<gen#1> in <home>/.kube/config\n"
+	if got := n.output(in); got != want {
+		t.Errorf("output:\n%s\nwant:\n%s\ndiff:\n%s", got, want, unifiedDiff(want, got, 1))
+	}
+	reqs := n.requests([]Request{{Method: "GET", Path: "/api/v1/namespaces/d/events",
+		Query:  "fieldSelector=involvedObject.uid%3D0b2f4a2e-1c3d-4e5f-8a9b-0c1d2e3f4a5b%2CinvolvedObject.name%3Dx&limit=500",
+		Accept: "application/json", UserAgent: "kubectl/v1.32.4 (linux/amd64) kubernetes/abc123"},
+		{Method: "PATCH", Path: "/x", Query: "timeout=32s", ContentType: "application/merge-patch+json", Body: []byte(`{"b":1,"a":"<"}`)}})
+	wantReqs := "GET /api/v1/namespaces/d/events?fieldSelector=involvedObject.name%3Dx%2CinvolvedObject.uid%3D<uid#1>&limit=500\n" +
+		"  Accept: application/json\n  User-Agent: kubectl/<client>\n" +
+		"PATCH /x?timeout=32s\n  Accept: \n  Content-Type: application/merge-patch+json\n  User-Agent: \n" +
+		"  | {\n  |   \"a\": \"<\",\n  |   \"b\": 1\n  | }\n"
+	if reqs != wantReqs {
+		t.Errorf("requests:\n%s\nwant:\n%s", reqs, wantReqs)
+	}
+}
