@@ -147,8 +147,10 @@ func Play(ctx context.Context, s *Session, opt Options) (*Played, error) {
 		opt.Timeout = 30 * time.Second
 	}
 	var recs [2]*recorder
-	var servers [2]string
-	var reals [2]*realKubectl
+	// Each side's real kubectl: the one compared (on the kubectl side, and
+	// on both in the self-check), and the setups', with a home of its own
+	// so that the compared one's discovery cache starts as fresh as ours.
+	var reals, setups [2]*realKubectl
 	p := &Played{Session: s}
 	for side := range recs {
 		sb, err := newSandbox(s.Simulated)
@@ -157,35 +159,29 @@ func Play(ctx context.Context, s *Session, opt Options) (*Played, error) {
 		}
 		defer sb.Close()
 		recs[side] = &recorder{next: sb}
-		if side == Ours && !opt.Self {
-			// Ours reaches its sandbox in-process, at the URL the real
-			// kubectl's kubeconfig names.
-			servers[Ours] = servers[Kubectl]
-			p.Client[Ours] = []string{kubectl.Version}
-			continue
-		}
 		hs := httptest.NewServer(recs[side])
 		defer hs.Close()
 		defer hs.CloseClientConnections()
-		servers[side] = hs.URL
-		home, err := os.MkdirTemp("", "kubectl-fidelity-")
-		if err != nil {
+		if setups[side], err = newRealKubectl(opt.Kubectl, hs.URL); err != nil {
 			return nil, err
 		}
-		defer os.RemoveAll(home)
-		if err := os.MkdirAll(filepath.Join(home, ".kube"), 0o700); err != nil {
+		defer os.RemoveAll(setups[side].home)
+		if side == Ours && !opt.Self {
+			p.Client[Ours] = []string{kubectl.Version}
+			continue
+		}
+		if reals[side], err = newRealKubectl(opt.Kubectl, hs.URL); err != nil {
 			return nil, err
 		}
-		if err := os.WriteFile(filepath.Join(home, ".kube", "config"), []byte(kubeconfig(hs.URL)), 0o600); err != nil {
-			return nil, err
-		}
-		reals[side] = &realKubectl{bin: opt.Kubectl, home: home}
+		defer os.RemoveAll(reals[side].home)
 		if p.Client[side], err = reals[side].clientStrings(ctx); err != nil {
 			return nil, err
 		}
-		p.Home[side], p.Server[side] = home, hs.URL
+		p.Home[side], p.Server[side] = reals[side].home, hs.URL
 	}
-	env := &kubectl.Env{Handler: recs[Ours], Server: servers[Ours], Namespace: "default"}
+	// Ours reaches its sandbox in-process, at the URL the real kubectl's
+	// kubeconfig names.
+	env := &kubectl.Env{Handler: recs[Ours], Server: p.Server[Kubectl], Namespace: "default"}
 
 	for _, st := range s.Steps {
 		if st.Args == nil {
@@ -206,9 +202,12 @@ func Play(ctx context.Context, s *Session, opt Options) (*Played, error) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				if reals[side] != nil {
+				switch {
+				case st.Setup:
+					pc.Results[side] = setups[side].run(ctx, st, opt.Timeout)
+				case reals[side] != nil:
 					pc.Results[side] = reals[side].run(ctx, st, opt.Timeout)
-				} else {
+				default:
 					pc.Results[side] = runOurs(ctx, env, st, opt.Timeout)
 				}
 			}()
@@ -216,6 +215,14 @@ func Play(ctx context.Context, s *Session, opt Options) (*Played, error) {
 		wg.Wait()
 		if err := ctx.Err(); err != nil {
 			return nil, err
+		}
+		if st.Setup {
+			for _, r := range pc.Results {
+				if r.Code != 0 || r.TimedOut {
+					return nil, fmt.Errorf("line %d: setup %s: exit %d: %s", st.Line, st.Text, r.Code, r.Stderr)
+				}
+			}
+			continue
 		}
 		for i, rec := range recs {
 			pc.Results[i].Requests = rec.since(marks[i])
@@ -229,6 +236,24 @@ func Play(ctx context.Context, s *Session, opt Options) (*Played, error) {
 // and its discovery cache, fresh for the session as on a new machine.
 type realKubectl struct {
 	bin, home string
+}
+
+// newRealKubectl makes a home whose kubeconfig names server.
+func newRealKubectl(bin, server string) (*realKubectl, error) {
+	home, err := os.MkdirTemp("", "kubectl-fidelity-")
+	if err != nil {
+		return nil, err
+	}
+	k := &realKubectl{bin: bin, home: home}
+	if err := os.MkdirAll(filepath.Join(home, ".kube"), 0o700); err != nil {
+		os.RemoveAll(home)
+		return nil, err
+	}
+	if err := os.WriteFile(filepath.Join(home, ".kube", "config"), []byte(kubeconfig(server)), 0o600); err != nil {
+		os.RemoveAll(home)
+		return nil, err
+	}
+	return k, nil
 }
 
 func (k *realKubectl) command(ctx context.Context, args []string) *exec.Cmd {

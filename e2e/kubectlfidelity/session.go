@@ -16,6 +16,8 @@
 //	kubectl apply -f - <<EOF  a heredoc: the lines up to the terminator are the command's stdin
 //	...
 //	EOF
+//	@setup kubectl apply -f - <<EOF   a command the real kubectl runs on both sides, not compared:
+//	                          the state the commands under test read (heredocs as above)
 //	@sleep 2s                 both sandboxes settle (a simulated cluster's Pods start) before the next command
 //	@interrupt 1500ms         the next command is interrupted after that long: Ctrl-C (SIGINT
 //	                          to kubectl, ctx cancelled for ours), for -w and logs -f
@@ -44,6 +46,7 @@ type Step struct {
 	Stdin     string        // a heredoc's lines
 	Sleep     time.Duration // a pause: both sides wait this long
 	Interrupt time.Duration // Ctrl-C after this long (0: run to the end)
+	Setup     bool          // run by the real kubectl on both sides, not compared
 }
 
 // Mode is the sandboxes' kind as the report shows it.
@@ -54,11 +57,11 @@ func (s *Session) Mode() string {
 	return "api-only"
 }
 
-// Commands counts the session's command lines.
+// Commands counts the session's compared command lines.
 func (s *Session) Commands() int {
 	n := 0
 	for _, st := range s.Steps {
-		if st.Args != nil {
+		if st.Args != nil && !st.Setup {
 			n++
 		}
 	}
@@ -109,6 +112,13 @@ func ParseSession(name, text string) (*Session, error) {
 					return nil, fmt.Errorf("line %d: @cluster %q: want api-only or simulated", lineNo, arg)
 				}
 				s.Simulated = arg == "simulated"
+			case "setup":
+				st := Step{Line: lineNo, Setup: true}
+				var err error
+				if i, err = st.parseCommand(arg, lines, i); err != nil {
+					return nil, err
+				}
+				s.Steps = append(s.Steps, st)
 			case "sleep", "interrupt":
 				d, err := time.ParseDuration(arg)
 				if err != nil || d <= 0 {
@@ -125,30 +135,10 @@ func ParseSession(name, text string) (*Session, error) {
 		default:
 			st := Step{Line: lineNo, Interrupt: interrupt}
 			interrupt = 0
-			cmdText, marker, heredoc := strings.Cut(line, "<<")
-			if heredoc {
-				marker = strings.Trim(strings.TrimSpace(marker), `'"`)
-				if marker == "" {
-					return nil, fmt.Errorf("line %d: << without a terminator", lineNo)
-				}
-				var body []string
-				for i++; i < len(lines) && strings.TrimRight(lines[i], " \t\r") != marker; i++ {
-					body = append(body, lines[i])
-				}
-				if i == len(lines) {
-					return nil, fmt.Errorf("line %d: heredoc not ended by %s", lineNo, marker)
-				}
-				st.Stdin = strings.Join(body, "\n") + "\n"
+			var err error
+			if i, err = st.parseCommand(line, lines, i); err != nil {
+				return nil, err
 			}
-			words, err := splitWords(cmdText)
-			if err != nil {
-				return nil, fmt.Errorf("line %d: %w", lineNo, err)
-			}
-			if len(words) == 0 || words[0] != "kubectl" {
-				return nil, fmt.Errorf("line %d: a command line starts with kubectl", lineNo)
-			}
-			st.Args = append([]string{}, words[1:]...)
-			st.Text = strings.TrimSpace(cmdText)
 			s.Steps = append(s.Steps, st)
 		}
 	}
@@ -159,6 +149,36 @@ func ParseSession(name, text string) (*Session, error) {
 		return nil, fmt.Errorf("no command")
 	}
 	return s, nil
+}
+
+// parseCommand reads the command line at lines[i] (text, without a
+// directive) and its heredoc, and returns the index of its last line.
+func (st *Step) parseCommand(text string, lines []string, i int) (int, error) {
+	cmdText, marker, heredoc := strings.Cut(text, "<<")
+	if heredoc {
+		marker = strings.Trim(strings.TrimSpace(marker), `'"`)
+		if marker == "" {
+			return i, fmt.Errorf("line %d: << without a terminator", st.Line)
+		}
+		var body []string
+		for i++; i < len(lines) && strings.TrimRight(lines[i], " \t\r") != marker; i++ {
+			body = append(body, lines[i])
+		}
+		if i == len(lines) {
+			return i, fmt.Errorf("line %d: heredoc not ended by %s", st.Line, marker)
+		}
+		st.Stdin = strings.Join(body, "\n") + "\n"
+	}
+	words, err := splitWords(cmdText)
+	if err != nil {
+		return i, fmt.Errorf("line %d: %w", st.Line, err)
+	}
+	if len(words) == 0 || words[0] != "kubectl" {
+		return i, fmt.Errorf("line %d: a command line starts with kubectl", st.Line)
+	}
+	st.Args = append([]string{}, words[1:]...)
+	st.Text = strings.TrimSpace(cmdText)
+	return i, nil
 }
 
 // splitWords splits a command line as a POSIX shell does, quotes and
