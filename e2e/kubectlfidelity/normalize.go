@@ -17,7 +17,8 @@ package kubectlfidelity
 //   - names made from a generateName (5 characters of kube's name alphabet
 //     after a dash) become the prefix and <gen#1>, …;
 //   - Service cluster IPs (allocated at random in 10.96.0.0/12, but for the
-//     kubernetes Service's 10.96.0.1) become <ip#1>, …;
+//     kubernetes Service's 10.96.0.1) and Pod IPs (10.244.0.0/16, which
+//     follow the scheduler's choices) become <ip#1>, …;
 //   - a watch's random timeoutSeconds, container ids, kubectl diff's
 //     temporary directories and file times;
 //   - in output, ages (5s, 2m3s, 4d) become <age>, and where a block of
@@ -52,9 +53,10 @@ var (
 	diffTimePattern = regexp.MustCompile(`\b\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d+ [+-]\d{4}\b`)
 	spacesPattern   = regexp.MustCompile(`  +`)
 	// kube's names.SimpleNameGenerator appends 5 characters of this alphabet.
-	genPattern       = regexp.MustCompile(`\b([a-z0-9](?:[-a-z0-9.]*[a-z0-9])?-)([bcdfghjklmnpqrstvwxz2456789]{5})\b`)
-	clusterIPPattern = regexp.MustCompile(`\b10\.(?:9[6-9]|10[0-9]|11[01])\.\d{1,3}\.\d{1,3}\b`)
-	agePattern       = regexp.MustCompile(`\b\d+[smhdy](?:\d+[smh])?\b`)
+	genPattern = regexp.MustCompile(`\b([a-z0-9](?:[-a-z0-9.]*[a-z0-9])?-)([bcdfghjklmnpqrstvwxz2456789]{5})\b`)
+	// Service cluster IPs (10.96.0.0/12) and Pod IPs (10.244.0.0/16).
+	ipPattern  = regexp.MustCompile(`\b10\.(?:9[6-9]|10[0-9]|11[01]|244)\.\d{1,3}\.\d{1,3}\b`)
+	agePattern = regexp.MustCompile(`\b\d+[smhdy](?:\d+[smh])?\b`)
 )
 
 // normalizer normalizes one side's text over one session.
@@ -145,7 +147,7 @@ func (n *normalizer) text(s string) string {
 		m := genPattern.FindStringSubmatch(name)
 		return m[1] + n.label("gen", m[2])
 	})
-	s = clusterIPPattern.ReplaceAllStringFunc(s, func(ip string) string {
+	s = ipPattern.ReplaceAllStringFunc(s, func(ip string) string {
 		if ip == "10.96.0.1" {
 			return ip
 		}
