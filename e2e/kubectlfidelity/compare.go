@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -48,25 +49,34 @@ type KnownDifference struct {
 	Reason  string
 	Command *regexp.Regexp // matched against the command line as written
 	Parts   []string
-	Diff    *regexp.Regexp // nil: any difference; else must match the part's diff
+	Diff    *regexp.Regexp // nil: any difference; else every changed line of the part's diff must match
 }
 
 func (k *KnownDifference) explains(st Step, d PartDiff) bool {
 	if !k.Command.MatchString(st.Text) {
 		return false
 	}
-	for _, p := range k.Parts {
-		if p == d.Part {
-			return k.Diff == nil || k.Diff.MatchString(d.Diff)
+	if !slices.Contains(k.Parts, d.Part) {
+		return false
+	}
+	if k.Diff == nil {
+		return true
+	}
+	for _, line := range strings.Split(d.Diff, "\n") {
+		changed := (strings.HasPrefix(line, "-") || strings.HasPrefix(line, "+")) &&
+			!strings.HasPrefix(line, "--- ") && !strings.HasPrefix(line, "+++ ")
+		if changed && !k.Diff.MatchString(line[1:]) {
+			return false
 		}
 	}
-	return false
+	return true
 }
 
 // LoadKnown parses a known-differences file: blocks separated by blank
 // lines, each of "key: value" lines with keys id, command (a regexp over the
 // command line), parts (of exit, stdout, stderr, requests; space separated),
-// diff (optional: a regexp the part's diff must match) and reason; lines
+// diff (optional: a regexp every changed line of the part's diff must
+// match, without its - or +) and reason; lines
 // starting with # are comments.
 func LoadKnown(path string) ([]*KnownDifference, error) {
 	b, err := os.ReadFile(path)
@@ -104,7 +114,7 @@ func LoadKnown(path string) ([]*KnownDifference, error) {
 			case "parts":
 				k.Parts = strings.Fields(val)
 				for _, p := range k.Parts {
-					if !isPart(p) {
+					if !slices.Contains(Parts, p) {
 						return nil, fmt.Errorf("%s: block %d: unknown part %q", path, i+1, p)
 					}
 				}
@@ -121,15 +131,6 @@ func LoadKnown(path string) ([]*KnownDifference, error) {
 		out = append(out, k)
 	}
 	return out, nil
-}
-
-func isPart(p string) bool {
-	for _, q := range Parts {
-		if p == q {
-			return true
-		}
-	}
-	return false
 }
 
 // Compare compares each command of a played session.

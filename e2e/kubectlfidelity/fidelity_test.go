@@ -117,3 +117,30 @@ func TestLEARN_1_KubectlFidelityNormalize(t *testing.T) {
 		t.Errorf("requests:\n%s\nwant:\n%s", reqs, wantReqs)
 	}
 }
+
+// TestLEARN_1_KubectlFidelityKnown checks a known difference explains only
+// the diffs every changed line of which it matches.
+func TestLEARN_1_KubectlFidelityKnown(t *testing.T) {
+	known, err := LoadKnown(filepath.Join("testdata", "known.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var accept *KnownDifference
+	for _, k := range known {
+		if k.ID == "json-not-protobuf" {
+			accept = k
+		}
+	}
+	if accept == nil {
+		t.Fatal("no json-not-protobuf")
+	}
+	st := Step{Text: "kubectl describe cm x"}
+	only := unifiedDiff("GET /x\n  Accept: application/vnd.kubernetes.protobuf,application/json\n", "GET /x\n  Accept: application/json\n", 2)
+	more := unifiedDiff("GET /x\n  Accept: application/vnd.kubernetes.protobuf,application/json\n", "GET /y\n  Accept: application/json\n", 2)
+	if !accept.explains(st, PartDiff{Part: "requests", Diff: only}) {
+		t.Errorf("does not explain\n%s", only)
+	}
+	if accept.explains(st, PartDiff{Part: "requests", Diff: more}) || accept.explains(st, PartDiff{Part: "stdout", Diff: only}) {
+		t.Errorf("explains more than the Accept header:\n%s", more)
+	}
+}
