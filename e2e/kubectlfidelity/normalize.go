@@ -6,7 +6,8 @@ package kubectlfidelity
 // labelled in order of appearance, times and resourceVersions hidden) over
 // kubectl's text rather than over API documents:
 //
-//   - the client's build (`version`'s client version, the user agent's
+//   - the client's build (`version`'s client version and each field of
+//     its clientVersion with -o yaml|json, the user agent's
 //     version, platform and commit), the real kubectl's home directory, and
 //     its server's URL (in the self-check, where the sides' differ);
 //   - klog's line prefix of -v output (I1203 11:30:06.408118   19694 file.go:123])
@@ -52,6 +53,9 @@ var (
 	diffDirPattern  = regexp.MustCompile(`\b(LIVE|MERGED)-\d+/`)
 	diffTimePattern = regexp.MustCompile(`\b\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d+ [+-]\d{4}\b`)
 	spacesPattern   = regexp.MustCompile(`  +`)
+	// `version -o yaml|json`'s clientVersion, and each field's value in it.
+	clientBlockPattern = regexp.MustCompile(`(?m)^clientVersion:\n(?:  .*\n)*|(?s)"clientVersion": \{.*?\}`)
+	clientFieldPattern = regexp.MustCompile(`(?m)^(\s+"?\w+"?: ).*?(,?)$`)
 	// kube's names.SimpleNameGenerator appends 5 characters of this alphabet.
 	genPattern = regexp.MustCompile(`\b([a-z0-9](?:[-a-z0-9.]*[a-z0-9])?-)([bcdfghjklmnpqrstvwxz2456789]{5})\b`)
 	// Service cluster IPs (10.96.0.0/12) and Pod IPs (10.244.0.0/16).
@@ -128,6 +132,9 @@ func (n *normalizer) text(s string) string {
 	}
 	s = userAgentPattern.ReplaceAllString(s, "kubectl/<client>")
 	s = n.clientVer.ReplaceAllString(s, "${1}<client>${2}")
+	s = clientBlockPattern.ReplaceAllStringFunc(s, func(block string) string {
+		return clientFieldPattern.ReplaceAllString(block, "${1}<client>${2}")
+	})
 	for _, c := range n.client {
 		if c != "" {
 			s = strings.ReplaceAll(s, c, "<client>")
