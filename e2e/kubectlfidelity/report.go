@@ -84,6 +84,7 @@ func WriteReport(w io.Writer, reports []CommandReport, known []*KnownDifference,
 		name  string
 		score Score
 		parts map[string]int
+		sigs  map[string]int // a difference's first changed lines → commands
 	}
 	groups := map[string]*group{}
 	knownUse := map[string]int{}
@@ -101,7 +102,7 @@ func WriteReport(w io.Writer, reports []CommandReport, known []*KnownDifference,
 		}
 		g := groups[CommandGroup(r.Step.Args)]
 		if g == nil {
-			g = &group{name: CommandGroup(r.Step.Args), parts: map[string]int{}}
+			g = &group{name: CommandGroup(r.Step.Args), parts: map[string]int{}, sigs: map[string]int{}}
 			groups[g.name] = g
 		}
 		g.score.add(r.Verdict)
@@ -113,6 +114,7 @@ func WriteReport(w io.Writer, reports []CommandReport, known []*KnownDifference,
 			} else {
 				parts = append(parts, d.Part)
 				g.parts[d.Part]++
+				g.sigs[d.Part+": "+signature(d.Diff)]++
 			}
 		}
 		switch r.Verdict {
@@ -145,7 +147,8 @@ func WriteReport(w io.Writer, reports []CommandReport, known []*KnownDifference,
 	slices.SortFunc(list, func(a, b *group) int {
 		return cmp.Or(cmp.Compare(b.score.Different(), a.score.Different()), cmp.Compare(a.name, b.name))
 	})
-	fmt.Fprintf(w, "\nBy command (identical/total; parts that differ, most differing first):\n")
+	fmt.Fprintf(w, "\nBy command (identical/total; parts that differ, most differing first; under each, its\n"+
+		"most frequent differences by their first removed (kubectl's) and added (ours) lines):\n")
 	for _, g := range list {
 		var parts []string
 		for _, p := range Parts {
@@ -154,6 +157,14 @@ func WriteReport(w io.Writer, reports []CommandReport, known []*KnownDifference,
 			}
 		}
 		fmt.Fprintf(w, "  %-20s %3d/%-3d %s\n", g.name, g.score.Identical, g.score.Total, strings.Join(parts, ", "))
+		sigs := make([]string, 0, len(g.sigs))
+		for sig := range g.sigs {
+			sigs = append(sigs, sig)
+		}
+		slices.SortFunc(sigs, func(a, b string) int { return cmp.Or(cmp.Compare(g.sigs[b], g.sigs[a]), cmp.Compare(a, b)) })
+		for _, sig := range sigs[:min(len(sigs), 3)] {
+			fmt.Fprintf(w, "      %dx %s\n", g.sigs[sig], sig)
+		}
 	}
 	if len(knownUse) > 0 {
 		fmt.Fprintf(w, "\nKnown differences met:\n")
@@ -164,4 +175,26 @@ func WriteReport(w io.Writer, reports []CommandReport, known []*KnownDifference,
 		}
 	}
 	fmt.Fprintf(w, "\nScore: %s\n", Tally(reports))
+}
+
+// signature is a diff's first removed and first added lines, cut: what
+// groups the differences of a command in the summary.
+func signature(diff string) string {
+	var minus, plus string
+	for _, line := range strings.Split(diff, "\n") {
+		switch {
+		case strings.HasPrefix(line, "--- ") || strings.HasPrefix(line, "+++ "):
+		case minus == "" && strings.HasPrefix(line, "-"):
+			minus = line
+		case plus == "" && strings.HasPrefix(line, "+"):
+			plus = line
+		}
+	}
+	cut := func(s string) string {
+		if r := []rune(s); len(r) > 90 {
+			return string(r[:90]) + "…"
+		}
+		return s
+	}
+	return strings.TrimSpace(cut(minus) + "  " + cut(plus))
 }
