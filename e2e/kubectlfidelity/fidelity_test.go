@@ -158,3 +158,19 @@ func TestLEARN_1_KubectlFidelityClientVersion(t *testing.T) {
 		t.Errorf("json: %q, want %q", got, want)
 	}
 }
+
+// TestLEARN_1_KubectlFidelityVerbose checks -v's random orders are sorted.
+func TestLEARN_1_KubectlFidelityVerbose(t *testing.T) {
+	n := newNormalizer([]string{"v1.32.4"}, "", "")
+	in := "I1203 11:30:06.408118   19694 round_trippers.go:473] curl -v -XGET  -H \"User-Agent: kubectl/v1.32.4 (linux/amd64) kubernetes/abc\" -H \"Accept: application/json\" 'http://h/x'\n" +
+		"I1203 11:30:06.408118   19694 round_trippers.go:560] Response Headers:\n" +
+		"I1203 11:30:06.408118   19694 round_trippers.go:563]     Date: Thu, 03 Dec 2026 11:30:06 GMT\n" +
+		"I1203 11:30:06.408118   19694 round_trippers.go:563]     Audit-Id: 0b2f4a2e-1c3d-4e5f-8a9b-0c1d2e3f4a5b\n"
+	want := "I curl -v -XGET  -H \"Accept: application/json\" -H \"User-Agent: kubectl/<client>\" 'http://h/x'\n" +
+		"I Response Headers:\n" +
+		"I  Audit-Id: <uid#1>\n" +
+		"I  Date: <time>\n"
+	if got := n.output(in); got != want {
+		t.Errorf("got:\n%s\nwant:\n%s", got, want)
+	}
+}

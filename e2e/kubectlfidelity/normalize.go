@@ -11,7 +11,9 @@ package kubectlfidelity
 //     version, platform and commit), the real kubectl's home directory, and
 //     its server's URL (in the self-check, where the sides' differ);
 //   - klog's line prefix of -v output (I1203 11:30:06.408118   19694 file.go:123])
-//     becomes its severity letter, and "in 3 milliseconds" "in <n> milliseconds";
+//     becomes its severity letter, "in 3 milliseconds" "in <n> milliseconds"
+//     (and -v=9's "1 ms" "<n> ms"), and -v=8's header lines and -v=9's
+//     curl line's headers, which kubectl prints in a Go map's order, are sorted;
 //   - timestamps (RFC 3339, and describe's RFC 1123) become <time>;
 //   - uids become <uid#1>, <uid#2>, …;
 //   - resourceVersions (key: "N", key=N) become <rv>;
@@ -39,11 +41,11 @@ import (
 )
 
 var (
-	userAgentPattern = regexp.MustCompile(`kubectl/\S+ \([^)]*\) kubernetes/\S+`)
+	userAgentPattern = regexp.MustCompile(`kubectl/v[\w.+-]+ \([^)]*\) kubernetes/[\w.+-]+`)
 	klogPattern      = regexp.MustCompile(`(?m)^([IWEF])\d{4} \d{2}:\d{2}:\d{2}\.\d{6}\s+\d+ [\w.-]+:\d+\] `)
 	millisPattern    = regexp.MustCompile(`\bin \d+ milliseconds\b`)
 	rfc3339Pattern   = regexp.MustCompile(`\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})`)
-	rfc1123Pattern   = regexp.MustCompile(`\b(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d{2}:\d{2}:\d{2} [+-]\d{4}`)
+	rfc1123Pattern   = regexp.MustCompile(`\b(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d{2}:\d{2}:\d{2} (?:[+-]\d{4}|GMT)`)
 	uidPattern       = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
 	rvPattern        = regexp.MustCompile(`((?:\\?"?resourceVersion\\?"?\s*[:=]|Resource Version:)\s*\\?"?)\d+`)
 	// A watch's timeoutSeconds is client-go's random pick between 5 and 10 minutes.
@@ -53,6 +55,12 @@ var (
 	diffDirPattern  = regexp.MustCompile(`\b(LIVE|MERGED)-\d+/`)
 	diffTimePattern = regexp.MustCompile(`\b\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d+ [+-]\d{4}\b`)
 	spacesPattern   = regexp.MustCompile(`  +`)
+	// -v=9's connection statistics, in milliseconds.
+	statisticsPattern = regexp.MustCompile(`\b\d+ ms\b`)
+	// -v=9's curl line's headers, which kubectl prints in a Go map's order.
+	curlHeadersPattern = regexp.MustCompile(`(?: -H "[^"]*")+`)
+	// A header line of -v=8's request or response headers.
+	headerLinePattern = regexp.MustCompile(`^[IWEF]\s+[\w-]+: `)
 	// `version -o yaml|json`'s clientVersion, and each field's value in it.
 	clientBlockPattern = regexp.MustCompile(`(?m)^clientVersion:\n(?:  .*\n)*|(?s)"clientVersion": \{.*?\}`)
 	clientFieldPattern = regexp.MustCompile(`(?m)^(\s+"?\w+"?: ).*?(,?)$`)
@@ -118,7 +126,24 @@ func (n *normalizer) output(s string) string {
 		out = append(out, norm)
 	}
 	flush()
+	sortHeaderLines(out)
 	return strings.Join(out, "\n")
+}
+
+// sortHeaderLines sorts the lines of each block of headers -v=8 prints,
+// which kubectl prints in a Go map's random order.
+func sortHeaderLines(lines []string) {
+	for i := 0; i < len(lines); i++ {
+		if !strings.HasSuffix(lines[i], " Headers:") {
+			continue
+		}
+		j := i + 1
+		for j < len(lines) && headerLinePattern.MatchString(lines[j]) {
+			j++
+		}
+		slices.Sort(lines[i+1 : j])
+		i = j - 1
+	}
 }
 
 // text normalizes a request's text (whose durations, as timeout=32s, stay)
@@ -142,6 +167,19 @@ func (n *normalizer) text(s string) string {
 	}
 	s = klogPattern.ReplaceAllString(s, "$1 ")
 	s = millisPattern.ReplaceAllString(s, "in <n> milliseconds")
+	s = statisticsPattern.ReplaceAllString(s, "<n> ms")
+	if strings.Contains(s, "curl -v -X") {
+		s = curlHeadersPattern.ReplaceAllStringFunc(s, func(h string) string {
+			parts := strings.SplitAfter(h, `"`)
+			// " -H \"", "Name: value\"", … in pairs.
+			var hs []string
+			for i := 0; i+1 < len(parts); i += 2 {
+				hs = append(hs, parts[i]+parts[i+1])
+			}
+			slices.Sort(hs)
+			return strings.Join(hs, "")
+		})
+	}
 	s = rfc3339Pattern.ReplaceAllString(s, "<time>")
 	s = rfc1123Pattern.ReplaceAllString(s, "<time>")
 	s = diffTimePattern.ReplaceAllString(s, "<time>")

@@ -181,7 +181,9 @@ func Play(ctx context.Context, s *Session, opt Options) (*Played, error) {
 	}
 	// Ours reaches its sandbox in-process, at the URL the real kubectl's
 	// kubeconfig names.
-	env := &kubectl.Env{Handler: recs[Ours], Server: p.Server[Kubectl], Namespace: "default"}
+	env := &kubectl.Env{Handler: recs[Ours], Server: p.Server[Kubectl], Namespace: "default",
+		// As the real kubectl's KUBE_EDITOR=true: what was given is saved.
+		Edit: func(_ context.Context, _ string, content []byte) ([]byte, error) { return content, nil }}
 
 	for _, st := range s.Steps {
 		if st.Args == nil {
@@ -258,7 +260,8 @@ func newRealKubectl(bin, server string) (*realKubectl, error) {
 
 func (k *realKubectl) command(ctx context.Context, args []string) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, k.bin, args...)
-	cmd.Env = []string{"HOME=" + k.home, "PATH=" + os.Getenv("PATH")}
+	// kubectl edit's editor saves what it was given: "Edit cancelled".
+	cmd.Env = []string{"HOME=" + k.home, "PATH=" + os.Getenv("PATH"), "KUBE_EDITOR=true"}
 	cmd.Dir = k.home
 	cmd.Cancel = func() error { return cmd.Process.Kill() }
 	cmd.WaitDelay = 2 * time.Second
