@@ -60,7 +60,7 @@ var (
 	// -v=9's curl line's headers, which kubectl prints in a Go map's order.
 	curlHeadersPattern = regexp.MustCompile(`(?: -H "[^"]*")+`)
 	// A header line of -v=8's request or response headers.
-	headerLinePattern = regexp.MustCompile(`^[IWEF]\s+[\w-]+: `)
+	headerLinePattern = regexp.MustCompile(`^[IWEF]\d{4} [^\]]*\]\s+[\w-]+: `)
 	// `version -o yaml|json`'s clientVersion, and each field's value in it.
 	clientBlockPattern = regexp.MustCompile(`(?m)^clientVersion:\n(?:  .*\n)*|(?s)"clientVersion": \{.*?\}`)
 	clientFieldPattern = regexp.MustCompile(`(?m)^(\s+"?\w+"?: ).*?(,?)$`)
@@ -115,7 +115,9 @@ func (n *normalizer) output(s string) string {
 		}
 		block, changed = len(out)+1, false
 	}
-	for _, line := range strings.Split(s, "\n") {
+	lines := strings.Split(s, "\n")
+	sortHeaderLines(lines)
+	for _, line := range lines {
 		if strings.TrimSpace(line) == "" {
 			flush()
 			out = append(out, line)
@@ -126,12 +128,12 @@ func (n *normalizer) output(s string) string {
 		out = append(out, norm)
 	}
 	flush()
-	sortHeaderLines(out)
 	return strings.Join(out, "\n")
 }
 
 // sortHeaderLines sorts the lines of each block of headers -v=8 prints,
-// which kubectl prints in a Go map's random order.
+// which kubectl prints in a Go map's random order, by what follows klog's
+// prefix (before normalizing, which labels values in order).
 func sortHeaderLines(lines []string) {
 	for i := 0; i < len(lines); i++ {
 		if !strings.HasSuffix(lines[i], " Headers:") {
@@ -141,7 +143,9 @@ func sortHeaderLines(lines []string) {
 		for j < len(lines) && headerLinePattern.MatchString(lines[j]) {
 			j++
 		}
-		slices.Sort(lines[i+1 : j])
+		slices.SortFunc(lines[i+1:j], func(a, b string) int {
+			return strings.Compare(klogPattern.ReplaceAllString(a, ""), klogPattern.ReplaceAllString(b, ""))
+		})
 		i = j - 1
 	}
 }
