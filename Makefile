@@ -152,12 +152,13 @@ fidelity: $(REFAPI)/refapi
 # core/kubectl, each against its own fresh native sandbox; per command the exit
 # code, stdout, stderr and requests compared after normalizing what must differ.
 # Prints every difference, a score per command and "N/M commands identical"
-# last (known differences, testdata/known.txt, apart). About a minute. The
+# last (known differences, testdata/known.txt, apart), also written to
+# build/kubectl-fidelity/report.txt. About a minute. The
 # sessions already identical run in make test (TestLEARN_1_KubectlFidelity).
 # KUBECTL_FIDELITY_FLAGS passes flags (-only NAME, -self, -parallel N; -h).
 KUBECTL_FIDELITY_FLAGS ?=
 kubectl-fidelity:
-	$(GO) run ./tools/kubectlfidelity $(KUBECTL_FIDELITY_FLAGS)
+	$(GO) run ./tools/kubectlfidelity -out build/kubectl-fidelity/report.txt $(KUBECTL_FIDELITY_FLAGS)
 
 # Upstream's conformance tests (CONF-1) against the native server with a
 # simulated cluster: the [Conformance] tests of k8s.io/kubernetes v1.32.13 that

@@ -9,6 +9,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -28,18 +29,19 @@ func main() {
 	parallel := flag.Int("parallel", 3, "sessions played at once")
 	maxLines := flag.Int("diff-lines", 30, "lines of each diff shown")
 	timeout := flag.Duration("timeout", 30*time.Second, "bound of one command line")
+	out := flag.String("out", "", "also write the report to this file")
 	self := flag.Bool("self", false, "play the real kubectl on both sides: checks the normalization and the sessions' determinism")
 	flag.Parse()
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, *dir, *only, kubectlfidelity.Options{Kubectl: *bin, Timeout: *timeout, Self: *self}, *parallel, *maxLines); err != nil {
+	if err := run(ctx, *dir, *only, *out, kubectlfidelity.Options{Kubectl: *bin, Timeout: *timeout, Self: *self}, *parallel, *maxLines); err != nil {
 		fmt.Fprintln(os.Stderr, "kubectl-fidelity:", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, dir, only string, opt kubectlfidelity.Options, parallel, maxLines int) error {
+func run(ctx context.Context, dir, only, out string, opt kubectlfidelity.Options, parallel, maxLines int) error {
 	sessions, err := kubectlfidelity.LoadSessions(filepath.Join(dir, "sessions"))
 	if err != nil {
 		return err
@@ -59,7 +61,17 @@ func run(ctx context.Context, dir, only string, opt kubectlfidelity.Options, par
 	}
 	start := time.Now()
 	reports, err := kubectlfidelity.PlayAndCompare(ctx, picked, opt, known, parallel)
-	kubectlfidelity.WriteReport(os.Stdout, reports, known, maxLines)
-	fmt.Printf("(%d sessions in %s)\n", len(picked), time.Since(start).Round(100*time.Millisecond))
+	var report strings.Builder
+	kubectlfidelity.WriteReport(&report, reports, known, maxLines)
+	fmt.Fprintf(&report, "(%d sessions in %s)\n", len(picked), time.Since(start).Round(100*time.Millisecond))
+	fmt.Print(report.String())
+	if out != "" {
+		if werr := os.MkdirAll(filepath.Dir(out), 0o755); werr != nil {
+			return errors.Join(err, werr)
+		}
+		if werr := os.WriteFile(out, []byte(report.String()), 0o644); werr != nil {
+			return errors.Join(err, werr)
+		}
+	}
 	return err
 }
