@@ -150,11 +150,11 @@ func TestLEARN_1_KubectlFidelityKnown(t *testing.T) {
 func TestLEARN_1_KubectlFidelityClientVersion(t *testing.T) {
 	n := newNormalizer([]string{"v1.32.4-x", ""}, "", "")
 	yaml := "clientVersion:\n  goVersion: go1.23.8\n  minor: 32+\nkustomizeVersion: v5.5.0\nserverVersion:\n  goVersion: go1.26.8\n"
-	if got, want := n.text(yaml), "clientVersion:\n  goVersion: <client>\n  minor: <client>\nkustomizeVersion: v5.5.0\nserverVersion:\n  goVersion: go1.26.8\n"; got != want {
+	if got, want := n.output(yaml), "clientVersion:\n  goVersion: <client>\n  minor: <client>\nkustomizeVersion: v5.5.0\nserverVersion:\n  goVersion: go1.26.8\n"; got != want {
 		t.Errorf("yaml: %q, want %q", got, want)
 	}
 	json := "{\n  \"clientVersion\": {\n    \"major\": \"1\",\n    \"goVersion\": \"go1.23.8\"\n  },\n  \"serverVersion\": {\n    \"goVersion\": \"go1.26.8\"\n  }\n}\n"
-	if got, want := n.text(json), "{\n  \"clientVersion\": {\n    \"major\": <client>,\n    \"goVersion\": <client>\n  },\n  \"serverVersion\": {\n    \"goVersion\": \"go1.26.8\"\n  }\n}\n"; got != want {
+	if got, want := n.output(json), "{\n  \"clientVersion\": {\n    \"major\": <client>,\n    \"goVersion\": <client>\n  },\n  \"serverVersion\": {\n    \"goVersion\": \"go1.26.8\"\n  }\n}\n"; got != want {
 		t.Errorf("json: %q, want %q", got, want)
 	}
 }

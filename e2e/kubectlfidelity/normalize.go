@@ -101,7 +101,8 @@ func (n *normalizer) label(kind, value string) string {
 	return l
 }
 
-// output normalizes what a command printed: text, and ages. In a block of
+// output normalizes what a command printed: `version`'s clientVersion,
+// then line by line text and ages. In a block of
 // lines (a table, a describe section) where a value was normalized, runs of
 // spaces become two: the columns' widths depended on the values hidden.
 func (n *normalizer) output(s string) string {
@@ -115,6 +116,9 @@ func (n *normalizer) output(s string) string {
 		}
 		block, changed = len(out)+1, false
 	}
+	s = clientBlockPattern.ReplaceAllStringFunc(s, func(block string) string {
+		return clientFieldPattern.ReplaceAllString(block, "${1}<client>${2}")
+	})
 	lines := strings.Split(s, "\n")
 	sortHeaderLines(lines)
 	for _, line := range lines {
@@ -161,9 +165,6 @@ func (n *normalizer) text(s string) string {
 	}
 	s = userAgentPattern.ReplaceAllString(s, "kubectl/<client>")
 	s = n.clientVer.ReplaceAllString(s, "${1}<client>${2}")
-	s = clientBlockPattern.ReplaceAllStringFunc(s, func(block string) string {
-		return clientFieldPattern.ReplaceAllString(block, "${1}<client>${2}")
-	})
 	for _, c := range n.client {
 		if c != "" {
 			s = strings.ReplaceAll(s, c, "<client>")

@@ -74,8 +74,8 @@ type Played struct {
 	// Client is each side's client build strings (its version, then its
 	// commit): what `version` and the user agent may show.
 	Client [2][]string
-	// Home is each real kubectl's home directory (its errors may name it);
-	// Server the URL its kubeconfig names ("" for ours, which is given the
+	// Home is each real kubectl's home directory (its errors may name it;
+	// "" for ours); Server the URL its kubeconfig names (ours is given the
 	// real kubectl's).
 	Home, Server [2]string
 }
@@ -181,7 +181,10 @@ func Play(ctx context.Context, s *Session, opt Options) (*Played, error) {
 	}
 	// Ours reaches its sandbox in-process, at the URL the real kubectl's
 	// kubeconfig names.
-	env := &kubectl.Env{Handler: recs[Ours], Server: p.Server[Kubectl], Namespace: "default",
+	if !opt.Self {
+		p.Server[Ours] = p.Server[Kubectl]
+	}
+	env := &kubectl.Env{Handler: recs[Ours], Server: p.Server[Ours], Namespace: "default",
 		// As the real kubectl's KUBE_EDITOR=true: what was given is saved.
 		Edit: func(_ context.Context, _ string, content []byte) ([]byte, error) { return content, nil }}
 
