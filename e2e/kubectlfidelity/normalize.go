@@ -28,7 +28,8 @@ package kubectlfidelity
 //     lines (a table) had a value normalized, runs of spaces become two.
 //
 // Request bodies that are JSON are compared as JSON: normalized, then
-// printed indented with their keys sorted.
+// printed indented with their keys sorted; those in Kubernetes protobuf (what
+// kubectl's typed clients send) are decoded to JSON first.
 
 import (
 	"bytes"
@@ -38,6 +39,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"kubeplay/core/encoding/protobuf"
 )
 
 var (
@@ -223,7 +226,7 @@ func (n *normalizer) requests(reqs []Request) string {
 		}
 		fmt.Fprintf(&b, "  User-Agent: %s\n", n.text(r.UserAgent))
 		if len(r.Body) > 0 {
-			for _, l := range strings.Split(strings.TrimRight(n.body(r.Body), "\n"), "\n") {
+			for _, l := range strings.Split(strings.TrimRight(n.body(r.ContentType, r.Body), "\n"), "\n") {
 				b.WriteString("  | " + l + "\n")
 			}
 		}
@@ -231,12 +234,24 @@ func (n *normalizer) requests(reqs []Request) string {
 	return b.String()
 }
 
-// body is a request body as compared.
-func (n *normalizer) body(body []byte) string {
+// body is a request body as compared: JSON, and Kubernetes protobuf
+// decoded to JSON, indented with sorted keys; other text as it is.
+func (n *normalizer) body(contentType string, body []byte) string {
 	var v any
-	d := json.NewDecoder(bytes.NewReader(body))
-	d.UseNumber()
-	if err := d.Decode(&v); err == nil && !d.More() {
+	if strings.HasPrefix(contentType, "application/vnd.kubernetes.protobuf") {
+		doc, err := protobuf.DecodeForDisplay(contentType, body)
+		if err != nil {
+			return fmt.Sprintf("<%d bytes of protobuf: %v>", len(body), err)
+		}
+		v = doc
+	} else {
+		d := json.NewDecoder(bytes.NewReader(body))
+		d.UseNumber()
+		if err := d.Decode(&v); err != nil || d.More() {
+			v = nil
+		}
+	}
+	if v != nil {
 		var out strings.Builder
 		e := json.NewEncoder(&out)
 		e.SetEscapeHTML(false)
