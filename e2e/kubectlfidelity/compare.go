@@ -142,6 +142,7 @@ func Compare(p *Played, known []*KnownDifference) []CommandReport {
 		var texts [2]map[string]string
 		for side, r := range pc.Results {
 			n := norm[side]
+			n.forget()
 			// The requests first: what a command printed names what it sent.
 			texts[side] = map[string]string{"requests": n.requests(r.Requests)}
 			texts[side]["exit"] = fmt.Sprintf("exit code %d\n", r.Code)

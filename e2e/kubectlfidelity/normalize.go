@@ -1,7 +1,7 @@
 package kubectlfidelity
 
 // This file owns what is normalized away before comparing, per side and in
-// order of first appearance over the session, so that equal behaviour gives
+// order of first appearance in each command, so that equal behaviour gives
 // equal text. It follows tools/fidelity's rules (uids and generated names
 // labelled in order of appearance, times and resourceVersions hidden) over
 // kubectl's text rather than over API documents:
@@ -89,6 +89,13 @@ type normalizer struct {
 func newNormalizer(client []string, home, server string) *normalizer {
 	return &normalizer{client: client[1:], home: home, server: server, labels: map[string]string{}, counter: map[string]int{},
 		clientVer: regexp.MustCompile(`(Client Version: |gitVersion: |"gitVersion": ")` + regexp.QuoteMeta(client[0]) + `(["\n]|$)`)}
+}
+
+// forget starts the labels anew: each command's are numbered in order of
+// their first appearance in it, so that a command one side failed shifts no
+// later command's labels.
+func (n *normalizer) forget() {
+	n.labels, n.counter = map[string]string{}, map[string]int{}
 }
 
 // label is the placeholder of value, a thing of kind, numbered in order of
