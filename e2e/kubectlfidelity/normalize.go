@@ -14,7 +14,8 @@ package kubectlfidelity
 //     becomes its severity letter, "in 3 milliseconds" "in <n> milliseconds"
 //     (and -v=9's "1 ms" "<n> ms"), and -v=8's header lines and -v=9's
 //     curl line's headers, which kubectl prints in a Go map's order, are sorted;
-//   - timestamps (RFC 3339, and describe's RFC 1123) become <time>;
+//   - timestamps (RFC 3339, describe's RFC 1123, the simulated containers'
+//     log lines') become <time>;
 //   - uids become <uid#1>, <uid#2>, …;
 //   - resourceVersions (key: "N", key=N) become <rv>;
 //   - names made from a generateName (5 characters of kube's name alphabet
@@ -55,7 +56,9 @@ var (
 	watchTimeoutPattern = regexp.MustCompile(`\btimeoutSeconds=\d+(&watch=true)`)
 	containerIDPattern  = regexp.MustCompile(`\b(containerd|docker|cri-o)://[0-9a-f]{64}\b`)
 	// kubectl diff's temporary directories and the times diff prints of them.
-	diffDirPattern  = regexp.MustCompile(`\b(LIVE|MERGED)-\d+/`)
+	diffDirPattern = regexp.MustCompile(`\b(LIVE|MERGED)-\d+/`)
+	// The simulated containers' log lines (nginx's error log) start with the time.
+	logTimePattern  = regexp.MustCompile(`\b\d{4}/\d{2}/\d{2} \d{2}:\d{2}:\d{2}\b`)
 	diffTimePattern = regexp.MustCompile(`\b\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d+ [+-]\d{4}\b`)
 	spacesPattern   = regexp.MustCompile(`  +`)
 	// -v=9's connection statistics, in milliseconds.
@@ -198,6 +201,7 @@ func (n *normalizer) text(s string) string {
 	s = rfc3339Pattern.ReplaceAllString(s, "<time>")
 	s = rfc1123Pattern.ReplaceAllString(s, "<time>")
 	s = diffTimePattern.ReplaceAllString(s, "<time>")
+	s = logTimePattern.ReplaceAllString(s, "<time>")
 	s = diffDirPattern.ReplaceAllString(s, "$1-<n>/")
 	s = containerIDPattern.ReplaceAllString(s, "$1://<id>")
 	s = watchTimeoutPattern.ReplaceAllString(s, "timeoutSeconds=<n>$1")
