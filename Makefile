@@ -153,9 +153,11 @@ fidelity: $(REFAPI)/refapi
 # code, stdout, stderr and requests compared after normalizing what must differ.
 # Prints every difference, a score per command and "N/M commands identical"
 # last (known differences, testdata/known.txt, apart), also written to
-# build/kubectl-fidelity/report.txt. About a minute. The
-# sessions already identical run in make test (TestLEARN_1_KubectlFidelity).
-# KUBECTL_FIDELITY_FLAGS passes flags (-only NAME, -self, -parallel N; -h).
+# build/kubectl-fidelity/report.txt. About a minute. The commands already
+# identical (testdata/identical.txt, rewritten from a full run with
+# KUBECTL_FIDELITY_FLAGS=-write-gate) are kept so by make test
+# (TestLEARN_1_KubectlFidelity). KUBECTL_FIDELITY_FLAGS passes flags (-only
+# NAME, -self, -parallel N, -write-gate; -h).
 KUBECTL_FIDELITY_FLAGS ?=
 kubectl-fidelity:
 	$(GO) run ./tools/kubectlfidelity -out build/kubectl-fidelity/report.txt $(KUBECTL_FIDELITY_FLAGS)

@@ -8,15 +8,11 @@ import (
 	"testing"
 )
 
-// identicalSessions are the sessions every command of which the page's
-// kubectl already prints and sends as kubectl 1.32 does: `make test` keeps
-// them so. Add a session here once `make kubectl-fidelity` shows it
-// identical.
-var identicalSessions = []string{"client"}
-
-// TestLEARN_1_KubectlFidelity plays identicalSessions with the real kubectl
-// and with core/kubectl and fails on any difference the known differences do
-// not explain.
+// TestLEARN_1_KubectlFidelity plays the sessions of the gate
+// (testdata/identical.txt: the commands the page's kubectl already prints
+// and sends as kubectl 1.32 does) with the real kubectl and with
+// core/kubectl, and fails if any of them differs beyond the known
+// differences.
 func TestLEARN_1_KubectlFidelity(t *testing.T) {
 	const bin = "/usr/bin/kubectl"
 	if _, err := os.Stat(bin); err != nil {
@@ -26,8 +22,15 @@ func TestLEARN_1_KubectlFidelity(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	gate, err := LoadGate(filepath.Join("testdata", "identical.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(gate) == 0 {
+		t.Fatal("the gate is empty")
+	}
 	var sessions []*Session
-	for _, name := range identicalSessions {
+	for _, name := range GateSessions(gate) {
 		b, err := os.ReadFile(filepath.Join("testdata", "sessions", name+".txt"))
 		if err != nil {
 			t.Fatal(err)
@@ -42,10 +45,8 @@ func TestLEARN_1_KubectlFidelity(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if score := Tally(reports); score.Different() > 0 {
-		var b strings.Builder
-		WriteReport(&b, reports, known, 40)
-		t.Errorf("the page's kubectl differs from kubectl 1.32:\n%s", b.String())
+	for _, p := range CheckGate(gate, reports) {
+		t.Errorf("%s", p)
 	}
 }
 
@@ -172,5 +173,34 @@ func TestLEARN_1_KubectlFidelityVerbose(t *testing.T) {
 		"I  Date: <time>\n"
 	if got := n.output(in); got != want {
 		t.Errorf("got:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// TestLEARN_1_KubectlFidelityGate checks the gate's round trip and what it
+// reports.
+func TestLEARN_1_KubectlFidelityGate(t *testing.T) {
+	reports := []CommandReport{
+		{Session: "a", Mode: "api-only", Step: Step{Line: 2, Text: "kubectl version --client"}, Verdict: Identical},
+		{Session: "a", Mode: "api-only", Step: Step{Line: 3, Text: "kubectl get"}, Verdict: Different,
+			Diffs: []PartDiff{{Part: "stderr", Diff: "-x\n+y\n"}}},
+		{Session: "w", Mode: "simulated", Step: Step{Line: 2, Text: "kubectl get pods"}, Verdict: Identical},
+	}
+	path := filepath.Join(t.TempDir(), "identical.txt")
+	if err := WriteGate(path, reports); err != nil {
+		t.Fatal(err)
+	}
+	gate, err := LoadGate(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(gate) != 1 || gate[0] != (GateEntry{"a", 2, "kubectl version --client"}) {
+		t.Fatalf("gate %v", gate)
+	}
+	if p := CheckGate(gate, reports); len(p) != 0 {
+		t.Errorf("identical reported: %v", p)
+	}
+	gate = append(gate, GateEntry{"a", 3, "kubectl get"}, GateEntry{"a", 9, "kubectl gone"})
+	if p := CheckGate(gate, reports); len(p) != 2 || !strings.Contains(p[0], "no longer identical") || !strings.Contains(p[1], "no such command") {
+		t.Errorf("problems %q", p)
 	}
 }

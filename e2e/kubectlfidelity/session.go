@@ -5,8 +5,8 @@
 // the exit code, stdout and stderr byte for byte and the requests kubectl
 // sent, after normalizing only what two runs must make differently (ages,
 // generated names, uids, resourceVersions, times, the client's build). `make
-// kubectl-fidelity` plays every session (tools/kubectlfidelity); a subset of
-// sessions already identical runs in `make test`.
+// kubectl-fidelity` plays every session (tools/kubectlfidelity); the commands
+// already identical (the gate, gate.go) are kept so by `make test`.
 //
 // This file owns the session format:
 //

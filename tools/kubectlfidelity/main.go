@@ -30,18 +30,19 @@ func main() {
 	maxLines := flag.Int("diff-lines", 30, "lines of each diff shown")
 	timeout := flag.Duration("timeout", 30*time.Second, "bound of one command line")
 	out := flag.String("out", "", "also write the report to this file")
+	writeGate := flag.Bool("write-gate", false, "write DIR/identical.txt, the commands make test keeps identical, from this run's")
 	self := flag.Bool("self", false, "play the real kubectl on both sides: checks the normalization and the sessions' determinism")
 	flag.Parse()
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, *dir, *only, *out, kubectlfidelity.Options{Kubectl: *bin, Timeout: *timeout, Self: *self}, *parallel, *maxLines); err != nil {
+	if err := run(ctx, *dir, *only, *out, *writeGate, kubectlfidelity.Options{Kubectl: *bin, Timeout: *timeout, Self: *self}, *parallel, *maxLines); err != nil {
 		fmt.Fprintln(os.Stderr, "kubectl-fidelity:", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, dir, only, out string, opt kubectlfidelity.Options, parallel, maxLines int) error {
+func run(ctx context.Context, dir, only, out string, writeGate bool, opt kubectlfidelity.Options, parallel, maxLines int) error {
 	sessions, err := kubectlfidelity.LoadSessions(filepath.Join(dir, "sessions"))
 	if err != nil {
 		return err
@@ -65,6 +66,14 @@ func run(ctx context.Context, dir, only, out string, opt kubectlfidelity.Options
 	kubectlfidelity.WriteReport(&report, reports, known, maxLines)
 	fmt.Fprintf(&report, "(%d sessions in %s)\n", len(picked), time.Since(start).Round(100*time.Millisecond))
 	fmt.Print(report.String())
+	if writeGate {
+		if err != nil || only != "" || opt.Self {
+			return errors.Join(err, errors.New("-write-gate wants a full run (no -only, no -self) that played every session"))
+		}
+		if err := kubectlfidelity.WriteGate(filepath.Join(dir, "identical.txt"), reports); err != nil {
+			return err
+		}
+	}
 	if out != "" {
 		if werr := os.MkdirAll(filepath.Dir(out), 0o755); werr != nil {
 			return errors.Join(err, werr)
