@@ -35,9 +35,6 @@ const (
 	Ours    = 1 // core/kubectl
 )
 
-// SideNames name the sides in the report.
-var SideNames = [2]string{"kubectl", "ours"}
-
 // Options configure a play.
 type Options struct {
 	// Kubectl is the real kubectl's binary.
