@@ -23,6 +23,7 @@ package kubectlfidelity
 //   - Service cluster IPs (allocated at random in 10.96.0.0/12, but for the
 //     kubernetes Service's 10.96.0.1) and Pod IPs (10.244.0.0/16, which
 //     follow the scheduler's choices) become <ip#1>, …;
+//   - a list's continue tokens show only the key they go on after;
 //   - a watch's random timeoutSeconds, container ids, kubectl diff's
 //     temporary directories and file times;
 //   - in output, ages (5s, 2m3s, 4d) become <age>, and where a block of
@@ -34,6 +35,7 @@ package kubectlfidelity
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net/url"
@@ -61,6 +63,9 @@ var (
 	logTimePattern  = regexp.MustCompile(`\b\d{4}/\d{2}/\d{2} \d{2}:\d{2}:\d{2}\b`)
 	diffTimePattern = regexp.MustCompile(`\b\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d+ [+-]\d{4}\b`)
 	spacesPattern   = regexp.MustCompile(`  +`)
+	// A list's continue token: base64 JSON of the revision, the key to go on
+	// after, and the server's MAC.
+	continuePattern = regexp.MustCompile(`\bcontinue=([\w%=-]+)`)
 	// -v=9's connection statistics, in milliseconds.
 	statisticsPattern = regexp.MustCompile(`\b\d+ ms\b`)
 	// -v=9's curl line's headers, which kubectl prints in a Go map's order.
@@ -205,6 +210,7 @@ func (n *normalizer) text(s string) string {
 	s = diffDirPattern.ReplaceAllString(s, "$1-<n>/")
 	s = containerIDPattern.ReplaceAllString(s, "$1://<id>")
 	s = watchTimeoutPattern.ReplaceAllString(s, "timeoutSeconds=<n>$1")
+	s = continuePattern.ReplaceAllStringFunc(s, continueToken)
 	s = uidPattern.ReplaceAllStringFunc(s, func(u string) string { return n.label("uid", u) })
 	s = rvPattern.ReplaceAllString(s, "${1}<rv>")
 	s = genPattern.ReplaceAllStringFunc(s, func(name string) string {
@@ -275,6 +281,25 @@ func (n *normalizer) body(contentType string, body []byte) string {
 		return fmt.Sprintf("<%d bytes, not text>", len(body))
 	}
 	return n.text(string(body))
+}
+
+// continueToken shows a continue parameter by the key it goes on after,
+// what clients depend on (its revision and MAC are the server's).
+func continueToken(param string) string {
+	tok, _ := url.QueryUnescape(strings.TrimPrefix(param, "continue="))
+	for _, enc := range []*base64.Encoding{base64.RawURLEncoding, base64.URLEncoding, base64.RawStdEncoding, base64.StdEncoding} {
+		b, err := enc.DecodeString(tok)
+		if err != nil {
+			continue
+		}
+		var t struct {
+			Start string `json:"start"`
+		}
+		if json.Unmarshal(b, &t) == nil && t.Start != "" {
+			return fmt.Sprintf("continue=<after %q>", t.Start)
+		}
+	}
+	return "continue=<opaque>"
 }
 
 // sortFieldSelector sorts the terms of a query's fieldSelector: kubectl
