@@ -71,9 +71,9 @@ type Played struct {
 	// Client is each side's client build strings (its version, then its
 	// commit): what `version` and the user agent may show.
 	Client [2][]string
-	// Home is each real kubectl's home directory (its errors may name it;
-	// "" for ours); Server the URL its kubeconfig names (ours is given the
-	// real kubectl's).
+	// Home is each real kubectl's home directory (its errors and -v=6 name
+	// it), Server the URL its kubeconfig names (ours is given the real
+	// kubectl's of both).
 	Home, Server [2]string
 }
 
@@ -177,11 +177,12 @@ func Play(ctx context.Context, s *Session, opt Options) (*Played, error) {
 		p.Home[side], p.Server[side] = reals[side].home, hs.URL
 	}
 	// Ours reaches its sandbox in-process, at the URL the real kubectl's
-	// kubeconfig names.
+	// kubeconfig names, and says it read that kubeconfig.
 	if !opt.Self {
-		p.Server[Ours] = p.Server[Kubectl]
+		p.Server[Ours], p.Home[Ours] = p.Server[Kubectl], p.Home[Kubectl]
 	}
 	env := &kubectl.Env{Handler: recs[Ours], Server: p.Server[Ours], Namespace: "default",
+		Kubeconfig: filepath.Join(p.Home[Ours], ".kube", "config"),
 		// As the real kubectl's KUBE_EDITOR=true: what was given is saved.
 		Edit: func(_ context.Context, _ string, content []byte) ([]byte, error) { return content, nil }}
 
