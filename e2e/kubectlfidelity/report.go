@@ -147,8 +147,9 @@ func WriteReport(w io.Writer, reports []CommandReport, known []*KnownDifference,
 	slices.SortFunc(list, func(a, b *group) int {
 		return cmp.Or(cmp.Compare(b.score.Different(), a.score.Different()), cmp.Compare(a.name, b.name))
 	})
-	fmt.Fprintf(w, "\nBy command (identical/total; parts that differ, most differing first; under each, its\n"+
-		"most frequent differences by their first removed (kubectl's) and added (ours) lines):\n")
+	fmt.Fprintf(w, "\nBy command (identical/total, +those differing only by known differences; parts that differ,\n"+
+		"most differing first; under each, its most frequent differences by their first removed\n"+
+		"(kubectl's) and added (ours) lines):\n")
 	for _, g := range list {
 		var parts []string
 		for _, p := range Parts {
@@ -156,7 +157,11 @@ func WriteReport(w io.Writer, reports []CommandReport, known []*KnownDifference,
 				parts = append(parts, fmt.Sprintf("%s %d", p, n))
 			}
 		}
-		fmt.Fprintf(w, "  %-20s %3d/%-3d %s\n", g.name, g.score.Identical, g.score.Total, strings.Join(parts, ", "))
+		known := ""
+		if g.score.Known > 0 {
+			known = fmt.Sprintf(" +%d known", g.score.Known)
+		}
+		fmt.Fprintf(w, "  %-22s %3d/%-3d%-9s %s\n", g.name, g.score.Identical, g.score.Total, known, strings.Join(parts, ", "))
 		sigs := make([]string, 0, len(g.sigs))
 		for sig := range g.sigs {
 			sigs = append(sigs, sig)
