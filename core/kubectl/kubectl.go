@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"runtime"
 	"sort"
 	"strings"
@@ -51,6 +52,10 @@ type Env struct {
 	Namespace string
 	// Platform is the user agent's GOOS/GOARCH; "" is this program's.
 	Platform string
+
+	// Files, if set, is where -f reads files (the page's); nil is the
+	// machine's file system.
+	Files fs.FS
 
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
