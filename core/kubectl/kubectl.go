@@ -102,6 +102,7 @@ type Cmd struct {
 	AsGroups      []string
 	RequestTimout string
 	fs            *pflag.FlagSet
+	openapi       *openAPICache // the OpenAPI v3 documents read so far
 }
 
 // runFunc runs a command with its positional arguments.
@@ -179,17 +180,8 @@ func (c *Cmd) fail(err error) int {
 	if errors.As(err, &ee) {
 		code, err = ee.code, ee.err
 	}
-	var se *StatusError
-	switch {
-	case errors.As(err, &se):
-		fmt.Fprintln(c.Stderr, se.kubectlText())
-	case errors.Is(err, errSilent):
-	default:
-		msg := err.Error()
-		if !strings.HasPrefix(msg, "error: ") {
-			msg = "error: " + msg
-		}
-		fmt.Fprintln(c.Stderr, strings.TrimRight(msg, "\n"))
+	if !errors.Is(err, errSilent) {
+		fmt.Fprintln(c.Stderr, errorText(err))
 	}
 	return code
 }

@@ -1,0 +1,113 @@
+package kubectl
+
+// This file owns kubectl's reads of the server's OpenAPI v3 documents: the
+// index (/openapi/v3), then a group version's document at the address the
+// index gives (with its hash), each fetched once per command line as
+// kubectl's OpenAPIV3Root does. Every command that sends objects reads them
+// first, as kubectl's validation asks whether the server checks fields
+// itself (fieldValidation=Strict); apply reads patch strategies from them.
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"strings"
+)
+
+// openAPICache is one command line's OpenAPI v3 documents.
+type openAPICache struct {
+	index map[string]string // "apis/apps/v1" → its serverRelativeURL
+	raw   map[string][]byte  // by serverRelativeURL
+	docs  map[string]map[string]any
+}
+
+// openAPIPath is a group version's key in the OpenAPI v3 index.
+func openAPIPath(apiVersion string) string {
+	if strings.Contains(apiVersion, "/") {
+		return "apis/" + apiVersion
+	}
+	return "api/" + apiVersion
+}
+
+// openAPIDocument fetches the document of apiVersion's group version (the
+// index first, once), and returns its bytes, or nil if the server has none.
+func (c *Cmd) openAPIDocument(apiVersion string) ([]byte, error) {
+	if c.openapi == nil {
+		data, err := c.Do(&Request{Method: "GET", Path: "/openapi/v3", Query: url.Values{"timeout": {discoveryTimeout}},
+			Header: [][2]string{{"Accept", "application/json, */*"}}})
+		if err != nil {
+			return nil, err
+		}
+		var index struct {
+			Paths map[string]struct {
+				ServerRelativeURL string `json:"serverRelativeURL"`
+			} `json:"paths"`
+		}
+		if err := json.Unmarshal(data, &index); err != nil {
+			return nil, err
+		}
+		c.openapi = &openAPICache{index: map[string]string{}, raw: map[string][]byte{}, docs: map[string]map[string]any{}}
+		for p, v := range index.Paths {
+			c.openapi.index[p] = v.ServerRelativeURL
+		}
+	}
+	rel, ok := c.openapi.index[openAPIPath(apiVersion)]
+	if !ok {
+		return nil, nil
+	}
+	if data, ok := c.openapi.raw[rel]; ok {
+		return data, nil
+	}
+	u, err := url.Parse(rel)
+	if err != nil {
+		return nil, err
+	}
+	q := u.Query()
+	q.Set("timeout", discoveryTimeout)
+	data, err := c.Do(&Request{Method: "GET", Path: u.Path, Query: q, Header: [][2]string{{"Accept", "application/json"}}})
+	if err != nil {
+		return nil, err
+	}
+	c.openapi.raw[rel] = data
+	return data, nil
+}
+
+// patchSchemaFor is the schema apply's strategic merge patch reads for a
+// resource's kind, and whether the server takes a strategic merge patch of
+// it (kubectl's gvkSupportsPatchOpenAPIV3): a custom resource's does not.
+func (c *Cmd) patchSchemaFor(r Resource) (patchSchema, bool, error) {
+	data, err := c.openAPIDocument(r.GroupVersion())
+	if err != nil || data == nil {
+		return patchSchema{}, false, err
+	}
+	doc, ok := c.openapi.docs[r.GroupVersion()]
+	if !ok {
+		if err := json.Unmarshal(data, &doc); err != nil {
+			return patchSchema{}, false, fmt.Errorf("parsing OpenAPI v3 document of %s: %v", r.GroupVersion(), err)
+		}
+		c.openapi.docs[r.GroupVersion()] = doc
+	}
+	if !takesStrategicPatch(doc, r) {
+		return patchSchema{}, false, nil
+	}
+	s, ok := schemaForKind(doc, r.Group, r.Version, r.Kind)
+	return s, ok, nil
+}
+
+// takesStrategicPatch says whether a PATCH path of the kind accepts
+// application/strategic-merge-patch+json.
+func takesStrategicPatch(doc map[string]any, r Resource) bool {
+	paths, _ := doc["paths"].(map[string]any)
+	for _, p := range paths {
+		op, _ := p.(map[string]any)["patch"].(map[string]any)
+		gvk, _ := op["x-kubernetes-group-version-kind"].(map[string]any)
+		if op == nil || gvk["group"] != r.Group || gvk["version"] != r.Version || gvk["kind"] != r.Kind {
+			continue
+		}
+		body, _ := op["requestBody"].(map[string]any)
+		content, _ := body["content"].(map[string]any)
+		_, ok := content["application/strategic-merge-patch+json"]
+		return ok
+	}
+	return false
+}

@@ -1,0 +1,276 @@
+package kubectl
+
+// This file owns what kubectl's commands that change objects share: a
+// manifest mapped to its resource and namespace, the --dry-run and -o flags,
+// the line each object's outcome prints ("deployment.apps/web created"),
+// errors named by their file ("error when creating \"f.yaml\": ..."), and
+// the errors of many objects printed together, as kubectl's CheckErr prints
+// an aggregate and an Invalid Status.
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+
+	"github.com/spf13/pflag"
+	"sigs.k8s.io/yaml"
+)
+
+// object is a manifest mapped to its resource.
+type object struct {
+	manifest
+	Resource  Resource
+	Namespace string // "" for a cluster-scoped resource
+	Name      string
+}
+
+// mapManifest validates a manifest as kubectl does before sending it (the
+// OpenAPI document of its group version read), maps its kind to a resource,
+// and sets its namespace: the object's own, else -n's or the context's; an
+// object's namespace other than an explicit -n is an error.
+func (c *Cmd) mapManifest(m manifest) (object, error) {
+	apiVersion, _ := m.Object["apiVersion"].(string)
+	kind, _ := m.Object["kind"].(string)
+	if _, err := c.openAPIDocument(apiVersion); err != nil {
+		return object{}, err
+	}
+	meta, _ := m.Object["metadata"].(map[string]any)
+	name, _ := meta["name"].(string)
+	ns, _ := meta["namespace"].(string)
+	r, err := c.ResourceFor(apiVersion, kind)
+	if err != nil {
+		var nk *NoKindMatchError
+		if errors.As(err, &nk) {
+			return object{}, fmt.Errorf("resource mapping not found for name: %q namespace: %q from %q: %v\nensure CRDs are installed first", name, ns, m.Source, err)
+		}
+		return object{}, err
+	}
+	o := object{manifest: m, Resource: r, Name: name}
+	if r.Namespaced {
+		switch {
+		case ns == "":
+			ns = c.NamespaceOrDefault()
+			if meta == nil {
+				meta = map[string]any{}
+				m.Object["metadata"] = meta
+			}
+			meta["namespace"] = ns
+		case c.Namespace != "" && ns != c.Namespace:
+			return object{}, fmt.Errorf("the namespace from the provided object %q does not match the namespace %q. You must pass '--namespace=%s' to perform this operation.", ns, c.Namespace, ns)
+		}
+		o.Namespace = ns
+	}
+	return o, nil
+}
+
+// kindName is how kubectl names an object's type in its messages and -o
+// name: the kind in lower case, with its group ("deployment.apps").
+func (r Resource) kindName() string {
+	k := strings.ToLower(r.Kind)
+	if r.Group != "" {
+		k += "." + r.Group
+	}
+	return k
+}
+
+// dryRun is --dry-run's strategy.
+type dryRun string
+
+const (
+	dryRunNone   dryRun = "none"
+	dryRunClient dryRun = "client"
+	dryRunServer dryRun = "server"
+)
+
+// addDryRun declares --dry-run; the returned func reads it, as kubectl's
+// GetDryRunStrategy (a bare --dry-run is client, as is --dry-run=true).
+func addDryRun(fs *pflag.FlagSet) func() (dryRun, error) {
+	v := fs.String("dry-run", "none", `Must be "none", "server", or "client". If client strategy, only print the object that would be sent, without sending it. If server strategy, submit server-side request without persisting the resource.`)
+	fs.Lookup("dry-run").NoOptDefVal = "unchanged"
+	return func() (dryRun, error) {
+		switch *v {
+		case "unchanged", "client", "true":
+			return dryRunClient, nil
+		case "server":
+			return dryRunServer, nil
+		case "none", "false":
+			return dryRunNone, nil
+		}
+		return dryRunNone, fmt.Errorf(`Invalid dry-run value (%v). Must be "none", "server", or "client".`, *v)
+	}
+}
+
+// query is a write's query: dryRun=All on the server's dry run, the field
+// manager, and fieldValidation=Strict where kubectl validates.
+func (d dryRun) query(fieldManager string, validate bool) url.Values {
+	q := url.Values{}
+	if d == dryRunServer {
+		q.Set("dryRun", "All")
+	}
+	if fieldManager != "" {
+		q.Set("fieldManager", fieldManager)
+	}
+	if validate {
+		q.Set("fieldValidation", "Strict")
+	}
+	return q
+}
+
+// suffix is what the outcome line adds on a dry run.
+func (d dryRun) suffix() string {
+	switch d {
+	case dryRunClient:
+		return " (dry run)"
+	case dryRunServer:
+		return " (server dry run)"
+	}
+	return ""
+}
+
+// outputFormat is -o as the write commands take it: "" (the outcome line),
+// name, yaml or json.
+//
+// Until the get helper's printer.go lands, printResult prints these itself.
+func addOutput(fs *pflag.FlagSet) *string {
+	return fs.StringP("output", "o", "", "Output format. One of: (json, yaml, name, go-template, go-template-file, template, templatefile, jsonpath, jsonpath-as-json, jsonpath-file).")
+}
+
+// printResult prints one object's outcome: "kind.group/name verb", or the
+// object as -o asks.
+func (c *Cmd) printResult(output string, r Resource, obj map[string]any, name, verb string, dry dryRun) error {
+	switch output {
+	case "":
+		fmt.Fprintf(c.Stdout, "%s/%s %s%s\n", r.kindName(), name, verb, dry.suffix())
+	case "name":
+		fmt.Fprintf(c.Stdout, "%s/%s\n", r.kindName(), name)
+	case "json":
+		data, err := json.MarshalIndent(obj, "", "    ")
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(c.Stdout, "%s\n", data)
+	case "yaml":
+		data, err := json.Marshal(obj)
+		if err != nil {
+			return err
+		}
+		y, err := yaml.JSONToYAML(data)
+		if err != nil {
+			return err
+		}
+		c.Stdout.Write(y)
+	default:
+		return fmt.Errorf("unable to match a printer suitable for the output format %q, allowed formats are: json,name,yaml", output)
+	}
+	return nil
+}
+
+// withSource names the file an object came from in its error, as
+// kubectl's AddSourceToErr: "error when creating \"f.yaml\": ...".
+func withSource(verb, source string, err error) error {
+	if source == "" {
+		return err
+	}
+	var se *StatusError
+	if errors.As(err, &se) {
+		named := *se
+		named.Status.Message = fmt.Sprintf("error when %s %q: %v", verb, source, se.Status.Message)
+		return &named
+	}
+	return fmt.Errorf("error when %s %q: %v", verb, source, err)
+}
+
+// errorList is the errors of many objects, which kubectl prints one a line
+// after the others' outcomes (an aggregate); one error alone prints as
+// itself.
+type errorList []error
+
+func (l errorList) Error() string {
+	msgs := make([]string, len(l))
+	for i, e := range l {
+		msgs[i] = e.Error()
+	}
+	return "[" + strings.Join(msgs, ", ") + "]"
+}
+
+// reduce is nil, the one error, or the list.
+func (l errorList) reduce() error {
+	switch len(l) {
+	case 0:
+		return nil
+	case 1:
+		return l[0]
+	}
+	return l
+}
+
+// errorText is what kubectl's CheckErr prints for err (without the final
+// newline), and whether it printed it at all.
+func errorText(err error) string {
+	var list errorList
+	if errors.As(err, &list) {
+		lines := make([]string, len(list))
+		for i, e := range list {
+			lines[i] = messageFor(e)
+		}
+		return strings.Join(lines, "\n")
+	}
+	var se *StatusError
+	if errors.As(err, &se) && se.Status.Reason == "Invalid" {
+		return se.invalidText()
+	}
+	if errors.As(err, &se) {
+		return se.kubectlText()
+	}
+	msg := err.Error()
+	if !strings.HasPrefix(msg, "error: ") {
+		msg = "error: " + msg
+	}
+	return strings.TrimRight(msg, "\n")
+}
+
+// messageFor is an error's line within an aggregate: a Status as "Error
+// from server (Reason): ...", any other error as itself.
+func messageFor(err error) string {
+	var se *StatusError
+	if errors.As(err, &se) {
+		return se.kubectlText()
+	}
+	return err.Error()
+}
+
+// invalidText is how kubectl prints an Invalid Status alone: "The Kind
+// \"name\" is invalid: " and its causes, one a line when more than one.
+func (e *StatusError) invalidText() string {
+	d := e.Status.Details
+	s := "The request is invalid"
+	if d == nil {
+		if e.Status.Message != "" {
+			s += ": " + e.Status.Message
+		}
+		return s
+	}
+	if d.Kind != "" || d.Name != "" {
+		s = fmt.Sprintf("The %s %q is invalid", d.Kind, d.Name)
+	} else if e.Status.Message != "" && len(d.Causes) == 0 {
+		s += ": " + e.Status.Message
+	}
+	if len(d.Causes) == 0 {
+		return s
+	}
+	var causes []string
+	seen := map[string]bool{}
+	for _, c := range d.Causes {
+		msg := c.Field + ": " + c.Message
+		if !seen[msg] {
+			seen[msg] = true
+			causes = append(causes, msg)
+		}
+	}
+	if len(causes) == 1 {
+		return s + ": " + causes[0]
+	}
+	return s + ": \n* " + strings.Join(causes, "\n* ")
+}
