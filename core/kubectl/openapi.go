@@ -17,7 +17,7 @@ import (
 // openAPICache is one command line's OpenAPI v3 documents.
 type openAPICache struct {
 	index map[string]string // "apis/apps/v1" → its serverRelativeURL
-	raw   map[string][]byte  // by serverRelativeURL
+	raw   map[string][]byte // by serverRelativeURL
 	docs  map[string]map[string]any
 }
 

@@ -170,7 +170,7 @@ func (c *Cmd) printResult(output string, r Resource, obj map[string]any, name, v
 // withSource names the file an object came from in its error, as
 // kubectl's AddSourceToErr: "error when creating \"f.yaml\": ...".
 func withSource(verb, source string, err error) error {
-	if source == "" {
+	if err == nil || source == "" {
 		return err
 	}
 	var se *StatusError

@@ -1,0 +1,346 @@
+package kubectl
+
+// This file owns kubectl apply -f. Client-side (the default): every object
+// read and mapped first, then each fetched; a missing one created with its
+// kubectl.kubernetes.io/last-applied-configuration annotation, an existing
+// one patched with the three-way patch (threeway.go) from the annotation,
+// the file and the live object, "unchanged" when the patch is empty.
+// --server-side: each object sent whole as an apply patch
+// (application/apply-patch+yaml, fieldManager kubectl, force as
+// --force-conflicts says), kubectl's advice printed on a conflict.
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+
+	"github.com/spf13/pflag"
+)
+
+// lastApplied is the annotation client-side apply keeps its configuration in.
+const lastApplied = "kubectl.kubernetes.io/last-applied-configuration"
+
+// applyOptions are apply's flags.
+type applyOptions struct {
+	dry            dryRun
+	output         string
+	serverSide     bool
+	forceConflicts bool
+	fieldManager   string
+}
+
+func init() {
+	register("apply", func(fs *pflag.FlagSet) runFunc {
+		var files filenameFlags
+		files.add(fs, "The files that contain the configurations to apply.")
+		dry := addDryRun(fs)
+		output := addOutput(fs)
+		serverSide := fs.Bool("server-side", false, "If true, apply runs in the server instead of the client.")
+		force := fs.Bool("force-conflicts", false, "If true, server-side apply will force the changes against conflicts.")
+		fieldManager := fs.String("field-manager", "kubectl-client-side-apply", "Name of the manager used to track field ownership.")
+		return func(c *Cmd, args []string) error {
+			d, err := dry()
+			if err != nil {
+				return err
+			}
+			o := applyOptions{dry: d, output: *output, serverSide: *serverSide, forceConflicts: *force, fieldManager: *fieldManager}
+			if o.forceConflicts && !o.serverSide {
+				return errors.New("--force-conflicts only works with --server-side")
+			}
+			if o.serverSide && !c.fs.Changed("field-manager") {
+				o.fieldManager = "kubectl"
+			}
+			if len(files.Filenames) == 0 {
+				return errors.New("must specify one of -f and -k")
+			}
+			objs, streamErrs, err := c.readManifests(files)
+			if err != nil {
+				return err
+			}
+			var errs errorList
+			var mapped []object
+			for _, m := range objs {
+				obj, err := c.mapManifest(m)
+				if err != nil {
+					errs = append(errs, err)
+					continue
+				}
+				mapped = append(mapped, obj)
+			}
+			errs = append(errs, streamErrs...)
+			if len(objs) == 0 && len(errs) == 0 {
+				return errors.New("no objects passed to apply")
+			}
+			for _, obj := range mapped {
+				apply := c.applyClientSide
+				if o.serverSide {
+					apply = c.applyServerSide
+				}
+				if err := apply(obj, o); err != nil {
+					errs = append(errs, err)
+				}
+			}
+			return errs.reduce()
+		}
+	})
+}
+
+// encodeObject is an object as kubectl's unstructured encoder writes it:
+// JSON with sorted keys and a final newline.
+func encodeObject(obj map[string]any) ([]byte, error) {
+	var b bytes.Buffer
+	err := json.NewEncoder(&b).Encode(obj)
+	return b.Bytes(), err
+}
+
+// annotations is the object's annotations, the map made if it had none.
+func annotations(obj map[string]any) map[string]any {
+	meta, ok := obj["metadata"].(map[string]any)
+	if !ok {
+		meta = map[string]any{}
+		obj["metadata"] = meta
+	}
+	a, ok := meta["annotations"].(map[string]any)
+	if !ok {
+		a = map[string]any{}
+		meta["annotations"] = a
+	}
+	return a
+}
+
+// modifiedConfiguration is kubectl's GetModifiedConfiguration: the object
+// without its last-applied annotation, encoded, and set as that annotation
+// (when annotate). The object is left with the annotation set to what it
+// was ("" if none), as kubectl leaves it.
+func modifiedConfiguration(obj map[string]any, annotate bool) ([]byte, error) {
+	a := annotations(obj)
+	original, _ := a[lastApplied].(string)
+	delete(a, lastApplied)
+	modified, err := encodeObject(obj)
+	if err != nil {
+		return nil, err
+	}
+	if annotate {
+		a[lastApplied] = string(modified)
+		if modified, err = encodeObject(obj); err != nil {
+			return nil, err
+		}
+	}
+	a[lastApplied] = original
+	return modified, nil
+}
+
+func (c *Cmd) applyClientSide(o object, opt applyOptions) error {
+	modified, err := modifiedConfiguration(o.Object, true)
+	if err != nil {
+		return err
+	}
+	path := o.Resource.Path(o.Namespace, o.Name)
+	data, err := c.Do(&Request{Method: "GET", Path: path, Header: [][2]string{{"Accept", "application/json"}}})
+	var se *StatusError
+	if errors.As(err, &se) && se.Status.Reason == "NotFound" {
+		// kubectl's CreateApplyAnnotation, then its pruning of nulls.
+		annotation, err := modifiedConfiguration(o.Object, false)
+		if err != nil {
+			return err
+		}
+		annotations(o.Object)[lastApplied] = string(annotation)
+		pruneNulls(o.Object)
+		if opt.dry == dryRunClient {
+			return c.printResult(opt.output, o.Resource, o.Object, o.Name, "created", opt.dry)
+		}
+		return withSource("creating", o.Source, c.createObject(o, opt.dry, opt.fieldManager, opt.output))
+	}
+	if err != nil {
+		return err
+	}
+	if opt.dry == dryRunClient {
+		return c.printResult(opt.output, o.Resource, o.Object, o.Name, "configured", opt.dry)
+	}
+	live, err := decodeObject(data)
+	if err != nil {
+		return err
+	}
+	liveMeta, _ := live["metadata"].(map[string]any)
+	liveAnnotations, _ := liveMeta["annotations"].(map[string]any)
+	original, hasAnnotation := liveAnnotations[lastApplied].(string)
+	if !hasAnnotation {
+		fmt.Fprintf(c.Stderr, "Warning: resource %[1]s/%[2]s is missing the %[3]s annotation which is required by %[4]s apply. %[4]s apply should only be used on resources created declaratively by either %[4]s create --save-config or %[4]s apply. The missing annotation will be patched automatically.\n",
+			o.Resource.Resource, o.Name, lastApplied, "kubectl")
+	}
+	current, err := encodeObject(live)
+	if err != nil {
+		return err
+	}
+	schema, strategic, err := c.patchSchemaFor(o.Resource)
+	if err != nil {
+		return err
+	}
+	var patch []byte
+	contentType := "application/strategic-merge-patch+json"
+	if strategic {
+		patch, err = threeWayMergePatch([]byte(original), modified, current, schema)
+	} else {
+		contentType = "application/merge-patch+json"
+		patch, err = threeWayJSONMergePatch([]byte(original), modified, current)
+	}
+	if err != nil {
+		return withSource(fmt.Sprintf("applying patch:\n%s\nto:\n%s\nfor:", patch, o.describe()), o.Source, err)
+	}
+	result := live
+	if string(patch) != "{}" {
+		data, err := c.Do(&Request{Method: "PATCH", Path: path, Query: opt.dry.query(opt.fieldManager, true),
+			Header: [][2]string{{"Accept", "application/json"}, {"Content-Type", contentType}}, Body: patch})
+		if err != nil {
+			return withSource(fmt.Sprintf("applying patch:\n%s\nto:\n%s\nfor:", patch, o.describe()), o.Source, err)
+		}
+		if result, err = decodeObject(data); err != nil {
+			return err
+		}
+	} else if opt.output == "" {
+		return c.printResult("", o.Resource, result, o.Name, "unchanged", opt.dry)
+	}
+	return c.printResult(opt.output, o.Resource, result, o.Name, "configured", opt.dry)
+}
+
+// describe is how kubectl prints a resource.Info in errors.
+func (o object) describe() string {
+	gv := o.Resource.GroupVersion()
+	return fmt.Sprintf("Resource: %q, GroupVersionKind: %q\nName: %q, Namespace: %q",
+		gv+", Resource="+o.Resource.Resource, gv+", Kind="+o.Resource.Kind, o.Name, o.Namespace)
+}
+
+// pruneNulls removes null fields, in every object within.
+func pruneNulls(v any) {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, e := range v {
+			if e == nil {
+				delete(v, k)
+			} else {
+				pruneNulls(e)
+			}
+		}
+	case []any:
+		for _, e := range v {
+			pruneNulls(e)
+		}
+	}
+}
+
+// conflictAdvice is what kubectl adds to a server-side apply's conflict.
+const conflictAdvice = `
+Please review the fields above--they currently have other managers. Here
+are the ways you can resolve this warning:
+* If you intend to manage all of these fields, please re-run the apply
+  command with the ` + "`--force-conflicts`" + ` flag.
+* If you do not intend to manage all of the fields, please edit your
+  manifest to remove references to the fields that should keep their
+  current managers.
+* You may co-own fields by updating your manifest to match the existing
+  value; in this case, you'll become the manager if the other manager(s)
+  stop managing the field (remove it from their configuration).
+See https://kubernetes.io/docs/reference/using-api/server-side-apply/#conflicts`
+
+func (c *Cmd) applyServerSide(o object, opt applyOptions) error {
+	body, err := encodeObject(o.Object)
+	if err != nil {
+		return err
+	}
+	q := opt.dry.query(opt.fieldManager, true)
+	q.Set("force", fmt.Sprint(opt.forceConflicts))
+	data, err := c.Do(&Request{Method: "PATCH", Path: o.Resource.Path(o.Namespace, o.Name), Query: q,
+		Header: [][2]string{{"Accept", "application/json"}, {"Content-Type", "application/apply-patch+yaml"}}, Body: body})
+	var se *StatusError
+	if errors.As(err, &se) && se.Status.Reason == "Conflict" {
+		return errors.New(se.Error() + conflictAdvice)
+	}
+	if err != nil {
+		return err
+	}
+	if opt.output == "" {
+		return c.printResult("", o.Resource, nil, o.Name, "serverside-applied", opt.dry)
+	}
+	result, err := decodeObject(data)
+	if err != nil {
+		return err
+	}
+	return c.printResult(opt.output, o.Resource, result, o.Name, "serverside-applied", opt.dry)
+}
+
+// threeWayJSONMergePatch is apimachinery's CreateThreeWayJSONMergePatch,
+// for kinds the server takes no strategic merge patch of (custom
+// resources): the changes and additions from current to modified, and the
+// deletions (nulls) from original to modified.
+func threeWayJSONMergePatch(original, modified, current []byte) ([]byte, error) {
+	var maps [3]map[string]any
+	for i, b := range [][]byte{original, modified, current} {
+		maps[i] = map[string]any{}
+		if len(b) > 0 {
+			if err := json.Unmarshal(b, &maps[i]); err != nil {
+				return nil, errors.New("invalid JSON document")
+			}
+		}
+	}
+	changes := mergeDiff(maps[2], maps[1], false)
+	deletions := mergeDiff(maps[0], maps[1], true)
+	for _, k := range []string{"apiVersion", "kind"} {
+		if _, ok := changes[k]; ok {
+			return nil, errors.New("At least one of apiVersion, kind and name was changed")
+		}
+	}
+	if m, ok := changes["metadata"].(map[string]any); ok {
+		if _, ok := m["name"]; ok {
+			return nil, errors.New("At least one of apiVersion, kind and name was changed")
+		}
+	}
+	return json.Marshal(mergeInto(deletions, changes))
+}
+
+// mergeDiff is the JSON merge patch from a to b: with deletionsOnly, only
+// its nulls (and the objects holding them); else all but its nulls.
+func mergeDiff(a, b map[string]any, deletionsOnly bool) map[string]any {
+	out := map[string]any{}
+	for k, bv := range b {
+		av, ok := a[k]
+		am, aIsMap := av.(map[string]any)
+		bm, bIsMap := bv.(map[string]any)
+		switch {
+		case ok && aIsMap && bIsMap:
+			if d := mergeDiff(am, bm, deletionsOnly); len(d) > 0 {
+				out[k] = d
+			}
+		case deletionsOnly:
+			if ok && av != nil && bv == nil {
+				out[k] = nil
+			}
+		case bv == nil:
+		case !ok || !reflect.DeepEqual(av, bv):
+			out[k] = bv
+		}
+	}
+	if deletionsOnly {
+		for k := range a {
+			if _, ok := b[k]; !ok {
+				out[k] = nil
+			}
+		}
+	}
+	return out
+}
+
+// mergeInto applies a merge patch without nulls to another patch.
+func mergeInto(doc, patch map[string]any) map[string]any {
+	for k, pv := range patch {
+		dm, dIsMap := doc[k].(map[string]any)
+		pm, pIsMap := pv.(map[string]any)
+		if dIsMap && pIsMap {
+			doc[k] = mergeInto(dm, pm)
+		} else {
+			doc[k] = pv
+		}
+	}
+	return doc
+}
