@@ -32,10 +32,16 @@ type object struct {
 // object's namespace other than an explicit -n is an error.
 func (c *Cmd) mapManifest(m manifest) (object, error) {
 	apiVersion, _ := m.Object["apiVersion"].(string)
-	kind, _ := m.Object["kind"].(string)
 	if _, err := c.openAPIDocument(apiVersion); err != nil {
 		return object{}, err
 	}
+	return c.mapObject(m)
+}
+
+// mapObject maps a manifest without validating it (delete's).
+func (c *Cmd) mapObject(m manifest) (object, error) {
+	apiVersion, _ := m.Object["apiVersion"].(string)
+	kind, _ := m.Object["kind"].(string)
 	meta, _ := m.Object["metadata"].(map[string]any)
 	name, _ := meta["name"].(string)
 	ns, _ := meta["namespace"].(string)
