@@ -145,7 +145,7 @@ func addOutput(fs *pflag.FlagSet) *string {
 
 // printResult prints one object's outcome: "kind.group/name verb", or the
 // object as -o asks.
-func (c *Cmd) printResult(output string, r Resource, obj map[string]any, name, verb string, dry dryRun) error {
+func (c *Cmd) printResult(output string, r Resource, obj any, name, verb string, dry dryRun) error {
 	switch output {
 	case "":
 		fmt.Fprintf(c.Stdout, "%s/%s %s%s\n", r.kindName(), name, verb, dry.suffix())
