@@ -78,9 +78,9 @@ func objectMeta(name, namespace string, labels, annotations map[string]string, o
 // generator is one create subcommand: its flags, and the object it builds
 // from its NAME (with the namespace kubectl sets only under an explicit -n).
 type generator struct {
-	kind     string // the resource to Resolve
-	failure  string // the format of a failed create's error: "failed to create deployment: %v" ("" if unwrapped)
-	build    func(c *Cmd, name, namespace string) (any, error)
+	kind    string // the resource to Resolve
+	failure string // the format of a failed create's error: "failed to create deployment: %v" ("" if unwrapped)
+	build   func(c *Cmd, name, namespace string) (any, error)
 }
 
 // requireFlags is cobra's check of required flags, as kubectl reports it.
