@@ -284,8 +284,8 @@ func threeWayJSONMergePatch(original, modified, current []byte) ([]byte, error) 
 			}
 		}
 	}
-	changes := mergeDiff(maps[2], maps[1], false)
-	deletions := mergeDiff(maps[0], maps[1], true)
+	changes := mergeDiff(maps[2], maps[1], true, false)
+	deletions := mergeDiff(maps[0], maps[1], false, true)
 	for _, k := range []string{"apiVersion", "kind"} {
 		if _, ok := changes[k]; ok {
 			return nil, errors.New("At least one of apiVersion, kind and name was changed")
@@ -299,9 +299,10 @@ func threeWayJSONMergePatch(original, modified, current []byte) ([]byte, error) 
 	return json.Marshal(mergeInto(deletions, changes))
 }
 
-// mergeDiff is the JSON merge patch from a to b: with deletionsOnly, only
-// its nulls (and the objects holding them); else all but its nulls.
-func mergeDiff(a, b map[string]any, deletionsOnly bool) map[string]any {
+// mergeDiff is the JSON merge patch from a to b (evanphx/json-patch's
+// CreateMergePatch), keeping its changes and additions, its deletions
+// (nulls), or both.
+func mergeDiff(a, b map[string]any, changes, deletions bool) map[string]any {
 	out := map[string]any{}
 	for k, bv := range b {
 		av, ok := a[k]
@@ -309,19 +310,19 @@ func mergeDiff(a, b map[string]any, deletionsOnly bool) map[string]any {
 		bm, bIsMap := bv.(map[string]any)
 		switch {
 		case ok && aIsMap && bIsMap:
-			if d := mergeDiff(am, bm, deletionsOnly); len(d) > 0 {
+			if d := mergeDiff(am, bm, changes, deletions); len(d) > 0 {
 				out[k] = d
 			}
-		case deletionsOnly:
-			if ok && av != nil && bv == nil {
+		case ok && reflect.DeepEqual(av, bv):
+		case bv == nil:
+			if deletions {
 				out[k] = nil
 			}
-		case bv == nil:
-		case !ok || !reflect.DeepEqual(av, bv):
+		case changes:
 			out[k] = bv
 		}
 	}
-	if deletionsOnly {
+	if deletions {
 		for k := range a {
 			if _, ok := b[k]; !ok {
 				out[k] = nil

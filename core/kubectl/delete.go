@@ -34,15 +34,6 @@ type deleteOptions struct {
 	dry            dryRun
 }
 
-// deleteTarget is one object to delete.
-type deleteTarget struct {
-	Resource  Resource
-	Namespace string
-	Name      string
-	Source    string
-	UID       string // from the DELETE's answer
-}
-
 func init() {
 	register("delete", func(fs *pflag.FlagSet) runFunc {
 		var o deleteOptions
@@ -100,7 +91,10 @@ func (c *Cmd) runDelete(o *deleteOptions, args []string) error {
 	} else if o.force && o.gracePeriod > 0 {
 		return errors.New("--force and --grace-period greater than 0 cannot be specified together")
 	}
-	targets, errs, err := c.deleteTargets(o, args)
+	if len(o.files.Filenames) == 0 && len(args) == 0 {
+		return errors.New("You must provide one or more resources by argument or filename.\nExample resource specifications include:\n   '-f rsrc.yaml'\n   '--filename=rsrc.json'\n   '<resource> <name>'\n   '<resource>'")
+	}
+	targets, errs, err := c.selectTargets(selection{files: o.files, selector: o.selector, all: o.all}, args)
 	if err != nil {
 		return err
 	}
@@ -109,7 +103,7 @@ func (c *Cmd) runDelete(o *deleteOptions, args []string) error {
 		body["gracePeriodSeconds"] = o.gracePeriod
 	}
 	data, _ := json.Marshal(body)
-	var deleted []*deleteTarget
+	var deleted []*target
 	for _, t := range targets {
 		if o.dry == dryRunClient {
 			c.printDeleted(t, o)
@@ -181,7 +175,7 @@ func answerUID(data []byte) string {
 	return a.Metadata.UID
 }
 
-func (c *Cmd) printDeleted(t *deleteTarget, o *deleteOptions) {
+func (c *Cmd) printDeleted(t *target, o *deleteOptions) {
 	if o.output == "name" {
 		fmt.Fprintf(c.Stdout, "%s/%s\n", t.Resource.kindName(), t.Name)
 		return
@@ -193,110 +187,10 @@ func (c *Cmd) printDeleted(t *deleteTarget, o *deleteOptions) {
 	fmt.Fprintf(c.Stdout, "%s %q %s%s\n", t.Resource.kindName(), t.Name, verb, o.dry.suffix())
 }
 
-// deleteTargets is what the arguments name, with the errors of those that
-// could not be found or read (kubectl goes on without them).
-func (c *Cmd) deleteTargets(o *deleteOptions, args []string) ([]*deleteTarget, errorList, error) {
-	if len(o.files.Filenames) > 0 {
-		objs, streamErrs, err := c.readManifests(o.files)
-		if err != nil {
-			return nil, nil, err
-		}
-		var targets []*deleteTarget
-		var errs errorList
-		for _, m := range objs {
-			obj, err := c.mapObject(m)
-			if err != nil {
-				errs = append(errs, err)
-				continue
-			}
-			targets = append(targets, &deleteTarget{Resource: obj.Resource, Namespace: obj.Namespace, Name: obj.Name, Source: m.Source})
-		}
-		return targets, append(errs, streamErrs...), nil
-	}
-	if len(args) == 0 {
-		return nil, nil, errors.New("You must provide one or more resources by argument or filename.\nExample resource specifications include:\n   '-f rsrc.yaml'\n   '--filename=rsrc.json'\n   '<resource> <name>'\n   '<resource>'")
-	}
-	ns := c.NamespaceOrDefault()
-	// TYPE/NAME arguments.
-	if strings.Contains(args[0], "/") {
-		var targets []*deleteTarget
-		for _, a := range args {
-			typ, name, ok := strings.Cut(a, "/")
-			if !ok || name == "" {
-				return nil, nil, fmt.Errorf("arguments in resource/name form must have a single resource and name")
-			}
-			r, err := c.Resolve(typ)
-			if err != nil {
-				return nil, nil, err
-			}
-			targets = append(targets, &deleteTarget{Resource: r, Namespace: namespaceFor(r, ns), Name: name})
-		}
-		return targets, nil, nil
-	}
-	var resources []Resource
-	for _, typ := range strings.Split(args[0], ",") {
-		r, err := c.Resolve(typ)
-		if err != nil {
-			return nil, nil, err
-		}
-		resources = append(resources, r)
-	}
-	names := args[1:]
-	if len(names) > 0 {
-		if o.all || o.selector != "" {
-			return nil, nil, errors.New("name cannot be provided when a selector is specified")
-		}
-		var targets []*deleteTarget
-		for _, r := range resources {
-			for _, n := range names {
-				targets = append(targets, &deleteTarget{Resource: r, Namespace: namespaceFor(r, ns), Name: n})
-			}
-		}
-		return targets, nil, nil
-	}
-	if !o.all && o.selector == "" {
-		return nil, nil, errors.New("resource(s) were provided, but no name was specified")
-	}
-	var targets []*deleteTarget
-	for _, r := range resources {
-		q := url.Values{}
-		if o.selector != "" {
-			q.Set("labelSelector", o.selector)
-		}
-		data, err := c.Do(&Request{Method: "GET", Path: r.Path(ns, ""), Query: q, Header: [][2]string{{"Accept", "application/json"}}})
-		if err != nil {
-			return nil, nil, err
-		}
-		var list struct {
-			Items []struct {
-				Metadata struct {
-					Name      string `json:"name"`
-					Namespace string `json:"namespace"`
-				} `json:"metadata"`
-			} `json:"items"`
-		}
-		if err := json.Unmarshal(data, &list); err != nil {
-			return nil, nil, err
-		}
-		for _, it := range list.Items {
-			targets = append(targets, &deleteTarget{Resource: r, Namespace: it.Metadata.Namespace, Name: it.Metadata.Name})
-		}
-	}
-	return targets, nil, nil
-}
-
-// namespaceFor is ns for a namespaced resource, "" for another.
-func namespaceFor(r Resource, ns string) string {
-	if r.Namespaced {
-		return ns
-	}
-	return ""
-}
-
 // waitDeleted is kubectl's wait for a deleted object (its IsDeleted
 // condition): gone when a GET finds nothing or another object of its name,
 // else when a watch by its name (after a list) sees it deleted.
-func (c *Cmd) waitDeleted(t *deleteTarget) error {
+func (c *Cmd) waitDeleted(t *target) error {
 	accept := [][2]string{{"Accept", "application/json"}}
 	data, err := c.Do(&Request{Method: "GET", Path: t.Resource.Path(t.Namespace, t.Name), Header: accept})
 	var se *StatusError
