@@ -20,7 +20,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/spf13/pflag"
 )
@@ -81,22 +80,6 @@ type generator struct {
 	kind    string // the resource to Resolve
 	failure string // the format of a failed create's error: "failed to create deployment: %v" ("" if unwrapped)
 	build   func(c *Cmd, name, namespace string) (any, error)
-}
-
-// requireFlags is cobra's check of required flags, as kubectl reports it.
-func requireFlags(c *Cmd, names ...string) error {
-	var missing []string
-	for _, n := range names {
-		if !c.fs.Changed(n) {
-			missing = append(missing, `"`+n+`"`)
-		}
-	}
-	if len(missing) == 0 {
-		return nil
-	}
-	fmt.Fprintf(c.Stderr, "E%s %7d run.go:72] \"command failed\" err=%q\n", time.Now().Format("0102 15:04:05.000000"), os.Getpid(),
-		"required flag(s) "+strings.Join(missing, ", ")+" not set")
-	return &exitError{code: 1, err: errSilent}
 }
 
 // registerGenerator registers "create SUB" (and its aliases: "create ns")

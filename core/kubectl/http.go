@@ -66,6 +66,7 @@ func (c *Cmd) Stream(req *Request) (*Response, error) {
 	}
 	start := time.Now()
 	resp := web.RoundTrip(c.Handler, r, cancel)
+	c.printWarnings(resp.Header.Values("Warning"))
 	ex := &Exchange{Method: req.Method, URL: rawURL, RequestBody: req.Body, Status: resp.Code, ResponseStarted: true}
 	for k, vs := range r.Header {
 		for _, v := range vs {

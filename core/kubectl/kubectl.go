@@ -102,7 +102,8 @@ type Cmd struct {
 	AsGroups      []string
 	RequestTimout string
 	fs            *pflag.FlagSet
-	openapi       *openAPICache // the OpenAPI v3 documents read so far
+	openapi       *openAPICache   // the OpenAPI v3 documents read so far
+	warned        map[string]bool // the server's warnings printed so far
 }
 
 // runFunc runs a command with its positional arguments.

@@ -12,7 +12,9 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/pflag"
 	"sigs.k8s.io/yaml"
@@ -144,13 +146,24 @@ func addOutput(fs *pflag.FlagSet) *string {
 }
 
 // printResult prints one object's outcome: "kind.group/name verb", or the
-// object as -o asks.
+// object as -o asks. The kind is the object's own when it names one (a
+// subresource's: scale.autoscaling), else the resource's.
 func (c *Cmd) printResult(output string, r Resource, obj any, name, verb string, dry dryRun) error {
+	kind := r.kindName()
+	if m, ok := obj.(map[string]any); ok {
+		apiVersion, _ := m["apiVersion"].(string)
+		if k, _ := m["kind"].(string); k != "" {
+			kind = strings.ToLower(k)
+			if g, _, ok := strings.Cut(apiVersion, "/"); ok {
+				kind += "." + g
+			}
+		}
+	}
 	switch output {
 	case "":
-		fmt.Fprintf(c.Stdout, "%s/%s %s%s\n", r.kindName(), name, verb, dry.suffix())
+		fmt.Fprintf(c.Stdout, "%s/%s %s%s\n", kind, name, verb, dry.suffix())
 	case "name":
-		fmt.Fprintf(c.Stdout, "%s/%s\n", r.kindName(), name)
+		fmt.Fprintf(c.Stdout, "%s/%s\n", kind, name)
 	case "json":
 		data, err := json.MarshalIndent(obj, "", "    ")
 		if err != nil {
@@ -279,4 +292,20 @@ func (e *StatusError) invalidText() string {
 		return s + ": " + causes[0]
 	}
 	return s + ": \n* " + strings.Join(causes, "\n* ")
+}
+
+// requireFlags is cobra's check of required flags, as kubectl reports it.
+func requireFlags(c *Cmd, names ...string) error {
+	var missing []string
+	for _, n := range names {
+		if !c.fs.Changed(n) {
+			missing = append(missing, `"`+n+`"`)
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	fmt.Fprintf(c.Stderr, "E%s %7d run.go:72] \"command failed\" err=%q\n", time.Now().Format("0102 15:04:05.000000"), os.Getpid(),
+		"required flag(s) "+strings.Join(missing, ", ")+" not set")
+	return &exitError{code: 1, err: errSilent}
 }
