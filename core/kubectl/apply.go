@@ -87,9 +87,9 @@ func init() {
 	})
 }
 
-// encodeObject is an object as kubectl's unstructured encoder writes it:
-// JSON with sorted keys and a final newline.
-func encodeObject(obj map[string]any) ([]byte, error) {
+// encodeObject is an object as kubectl's encoders write it: JSON (a map's
+// keys sorted) and a final newline.
+func encodeObject(obj any) ([]byte, error) {
 	var b bytes.Buffer
 	err := json.NewEncoder(&b).Encode(obj)
 	return b.Bytes(), err

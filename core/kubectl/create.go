@@ -7,7 +7,6 @@ package kubectl
 // ContinueOnError visitor reports them.
 
 import (
-	"encoding/json"
 	"errors"
 
 	"github.com/spf13/pflag"
@@ -57,7 +56,7 @@ func init() {
 func (c *Cmd) createObject(o object, d dryRun, fieldManager, output string) error {
 	result := o.Object
 	if d != dryRunClient {
-		body, err := json.Marshal(o.Object)
+		body, err := encodeObject(o.Object)
 		if err != nil {
 			return err
 		}

@@ -98,23 +98,25 @@ func (c *Cmd) runDelete(o *deleteOptions, args []string) error {
 	if err != nil {
 		return err
 	}
-	body := map[string]any{"propagationPolicy": policy}
+	// metav1.DeleteOptions, in its fields' order.
+	body := ordered{}
 	if o.gracePeriod >= 0 {
-		body["gracePeriodSeconds"] = o.gracePeriod
+		body = append(body, field{"gracePeriodSeconds", o.gracePeriod})
 	}
-	data, _ := json.Marshal(body)
-	var deleted []*target
+	body = append(body, field{"propagationPolicy", policy})
+	if o.dry == dryRunServer {
+		body = append(body, field{"dryRun", []string{"All"}})
+	}
+	data, err := encodeObject(body)
+	if err != nil {
+		return err
+	}
 	for _, t := range targets {
 		if o.dry == dryRunClient {
 			c.printDeleted(t, o)
-			deleted = append(deleted, t)
 			continue
 		}
-		q := url.Values{}
-		if o.dry == dryRunServer {
-			q.Set("dryRun", "All")
-		}
-		answer, err := c.Do(&Request{Method: "DELETE", Path: t.Resource.Path(t.Namespace, t.Name), Query: q,
+		answer, err := c.Do(&Request{Method: "DELETE", Path: t.Resource.Path(t.Namespace, t.Name),
 			Header: [][2]string{{"Accept", "application/json"}, {"Content-Type", "application/json"}}, Body: data})
 		if err != nil {
 			var se *StatusError
@@ -126,21 +128,22 @@ func (c *Cmd) runDelete(o *deleteOptions, args []string) error {
 		}
 		c.printDeleted(t, o)
 		t.UID = answerUID(answer)
-		deleted = append(deleted, t)
 	}
 	if len(targets) == 0 && len(errs) == 0 {
 		fmt.Fprintln(c.Stdout, "No resources found")
 		return nil
 	}
-	if o.wait && o.dry == dryRunNone {
-		for _, t := range deleted {
-			if err := c.waitDeleted(t); err != nil {
-				errs = append(errs, err)
-				break
-			}
+	// kubectl waits for every object it tried (an ignored NotFound's too),
+	// and only when none failed.
+	if len(errs) > 0 || !o.wait || o.dry != dryRunNone {
+		return errs.reduce()
+	}
+	for _, t := range targets {
+		if err := c.waitDeleted(t); err != nil {
+			return err
 		}
 	}
-	return errs.reduce()
+	return nil
 }
 
 // cascadePolicy is --cascade's propagation policy.

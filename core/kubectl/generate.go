@@ -77,9 +77,9 @@ func objectMeta(name, namespace string, labels, annotations map[string]string, o
 // generator is one create subcommand: its flags, and the object it builds
 // from its NAME (with the namespace kubectl sets only under an explicit -n).
 type generator struct {
-	kind    string // the resource to Resolve
-	failure string // the format of a failed create's error: "failed to create deployment: %v" ("" if unwrapped)
-	build   func(c *Cmd, name, namespace string) (any, error)
+	resource Resource // kubectl's typed client knows it: no discovery
+	failure  string   // the format of a failed create's error: "failed to create deployment: %v" ("" if unwrapped)
+	build    func(c *Cmd, name, namespace string) (any, error)
 }
 
 // registerGenerator registers "create SUB" (and its aliases: "create ns")
@@ -111,10 +111,7 @@ func registerGeneratorAs(alias, path string, required []string, flags func(fs *p
 			if len(args) != 1 {
 				return fmt.Errorf("exactly one NAME is required, got %d\nSee 'kubectl %s -h' for help and examples", len(args), path)
 			}
-			r, err := c.Resolve(g.kind)
-			if err != nil {
-				return err
-			}
+			r := g.resource
 			obj, err := g.build(c, args[0], c.Namespace)
 			if err != nil {
 				return err
@@ -220,7 +217,7 @@ func literal(s string) (string, string, error) {
 
 func init() {
 	registerGenerator("create namespace", []string{"create ns"}, nil, func(fs *pflag.FlagSet) generator {
-		return generator{kind: "namespaces", build: func(c *Cmd, name, _ string) (any, error) {
+		return generator{resource: Resource{Version: "v1", Resource: "namespaces", Kind: "Namespace"}, build: func(c *Cmd, name, _ string) (any, error) {
 			return ordered{{"kind", "Namespace"}, {"apiVersion", "v1"}, {"metadata", objectMeta(name, "", nil, nil, nil)},
 				{"spec", ordered{}}, {"status", ordered{}}}, nil
 		}}
@@ -229,7 +226,7 @@ func init() {
 		images := fs.StringSlice("image", nil, "Image names to run. A deployment can have multiple images set for multi-container pod.")
 		replicas := fs.Int32P("replicas", "r", 1, "Number of replicas to create. Default is 1.")
 		port := fs.Int32("port", -1, "The containerPort that this deployment exposes.")
-		return generator{kind: "deployments.apps", failure: "failed to create deployment: %v", build: func(c *Cmd, name, ns string) (any, error) {
+		return generator{resource: Resource{Group: "apps", Version: "v1", Resource: "deployments", Kind: "Deployment", Namespaced: true}, failure: "failed to create deployment: %v", build: func(c *Cmd, name, ns string) (any, error) {
 			command := dashArgs(c)
 			if len(*images) > 1 && len(command) > 0 {
 				return nil, errors.New("cannot specify multiple --image options and command")
@@ -253,7 +250,7 @@ func init() {
 	registerGenerator("create configmap", []string{"create cm"}, nil, func(fs *pflag.FlagSet) generator {
 		files := fs.StringSlice("from-file", nil, "Key file can be specified using its file path, in which case file basename will be used as configmap key, or optionally with a key and file path, in which case the given key will be used.  Specifying a directory will iterate each named file in the directory whose basename is a valid configmap key.")
 		literals := fs.StringArray("from-literal", nil, "Specify a key and literal value to insert in configmap (i.e. mykey=somevalue)")
-		return generator{kind: "configmaps", failure: "failed to create configmap: %v", build: func(c *Cmd, name, ns string) (any, error) {
+		return generator{resource: Resource{Version: "v1", Resource: "configmaps", Kind: "ConfigMap", Namespaced: true}, failure: "failed to create configmap: %v", build: func(c *Cmd, name, ns string) (any, error) {
 			data := map[string]string{}
 			add := func(k string, v []byte) error {
 				if _, dup := data[k]; dup {
@@ -285,7 +282,7 @@ func init() {
 		files := fs.StringSlice("from-file", nil, "Key files can be specified using their file path, in which case a default name will be given to them, or optionally with a name and file path, in which case the given name will be used.  Specifying a directory will iterate each named file in the directory that is a valid secret key.")
 		literals := fs.StringArray("from-literal", nil, "Specify a key and literal value to insert in secret (i.e. mykey=somevalue)")
 		typ := fs.String("type", "", "The type of secret to create")
-		return generator{kind: "secrets", failure: "failed to create secret %v", build: func(c *Cmd, name, ns string) (any, error) {
+		return generator{resource: Resource{Version: "v1", Resource: "secrets", Kind: "Secret", Namespaced: true}, failure: "failed to create secret %v", build: func(c *Cmd, name, ns string) (any, error) {
 			data := map[string]string{}
 			add := func(k string, v []byte) error {
 				if _, dup := data[k]; dup {
@@ -319,7 +316,7 @@ func init() {
 	registerGenerator("create service clusterip", []string{"create svc clusterip"}, nil, func(fs *pflag.FlagSet) generator {
 		tcp := fs.StringSlice("tcp", nil, "Port pairs can be specified as '<port>:<targetPort>'.")
 		clusterIP := fs.String("clusterip", "", "Assign your own ClusterIP or set to 'None' for a 'headless' service (no loadbalancing).")
-		return generator{kind: "services", failure: "failed to create ClusterIP service: %v", build: func(c *Cmd, name, ns string) (any, error) {
+		return generator{resource: Resource{Version: "v1", Resource: "services", Kind: "Service", Namespaced: true}, failure: "failed to create ClusterIP service: %v", build: func(c *Cmd, name, ns string) (any, error) {
 			if len(*tcp) == 0 && *clusterIP != "None" {
 				return nil, errors.New("at least one tcp port specifier must be provided")
 			}
@@ -348,7 +345,7 @@ func init() {
 	registerGenerator("create job", nil, nil, func(fs *pflag.FlagSet) generator {
 		image := fs.String("image", "", "Image name to run.")
 		from := fs.String("from", "", "The name of the resource to create a Job from (only cronjob is supported).")
-		return generator{kind: "jobs.batch", failure: "failed to create job: %v", build: func(c *Cmd, name, ns string) (any, error) {
+		return generator{resource: Resource{Group: "batch", Version: "v1", Resource: "jobs", Kind: "Job", Namespaced: true}, failure: "failed to create job: %v", build: func(c *Cmd, name, ns string) (any, error) {
 			command := dashArgs(c)
 			switch {
 			case *image == "" && *from == "":
@@ -368,7 +365,7 @@ func init() {
 		image := fs.String("image", "", "Image name to run.")
 		schedule := fs.String("schedule", "", "A schedule in the Cron format the job should be run with.")
 		restart := fs.String("restart", "", "job's restart policy. supported values: OnFailure, Never")
-		return generator{kind: "cronjobs.batch", failure: "failed to create cronjob: %v", build: func(c *Cmd, name, ns string) (any, error) {
+		return generator{resource: Resource{Group: "batch", Version: "v1", Resource: "cronjobs", Kind: "CronJob", Namespaced: true}, failure: "failed to create cronjob: %v", build: func(c *Cmd, name, ns string) (any, error) {
 			policy := *restart
 			if policy == "" {
 				policy = "OnFailure"

@@ -104,6 +104,9 @@ type Cmd struct {
 	fs            *pflag.FlagSet
 	openapi       *openAPICache   // the OpenAPI v3 documents read so far
 	warned        map[string]bool // the server's warnings printed so far
+	// freshDiscovery: this command line fetched discovery (else it came
+	// from the session's cache).
+	freshDiscovery bool
 }
 
 // runFunc runs a command with its positional arguments.

@@ -8,6 +8,7 @@ package kubectl
 // itself (fieldValidation=Strict); apply reads patch strategies from them.
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/url"
@@ -19,6 +20,10 @@ type openAPICache struct {
 	index map[string]string // "apis/apps/v1" → its serverRelativeURL
 	raw   map[string][]byte // by serverRelativeURL
 	docs  map[string]map[string]any
+	// What kubectl's validation reads when a kind is not in its group
+	// version's document: the OpenAPI v2 document and the
+	// CustomResourceDefinitions, each once.
+	v2, crds bool
 }
 
 // openAPIPath is a group version's key in the OpenAPI v3 index.
@@ -110,4 +115,56 @@ func takesStrategicPatch(doc map[string]any, r Resource) bool {
 		return ok
 	}
 	return false
+}
+
+// validateKind is kubectl's check that the server validates a kind's
+// fields itself (its fieldValidation verifier): the kind's PATCH in its
+// group version's OpenAPI v3 document. For a kind that is not there it
+// reads, as kubectl does before validating on the client with the OpenAPI
+// v2 document (which knows no more of it), the v2 document and the
+// CustomResourceDefinitions: the CRDs first when the group version itself
+// is unknown.
+func (c *Cmd) validateKind(apiVersion, kind string) error {
+	doc, err := c.openAPIDocument(apiVersion)
+	if err != nil {
+		return err
+	}
+	group, version, ok := strings.Cut(apiVersion, "/")
+	if !ok {
+		group, version = "", apiVersion
+	}
+	needle := fmt.Sprintf(`{"group":%q,"kind":%q,"version":%q}`, group, kind, version)
+	if doc != nil && bytes.Contains(doc, []byte(needle)) {
+		return nil
+	}
+	steps := []func() error{c.readOpenAPIV2, c.listCRDs}
+	if doc == nil {
+		steps[0], steps[1] = steps[1], steps[0]
+	}
+	for _, step := range steps {
+		if err := step(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (c *Cmd) readOpenAPIV2() error {
+	if c.openapi.v2 {
+		return nil
+	}
+	c.openapi.v2 = true
+	_, err := c.Do(&Request{Method: "GET", Path: "/openapi/v2", Query: url.Values{"timeout": {discoveryTimeout}},
+		Header: [][2]string{{"Accept", "application/com.github.proto-openapi.spec.v2@v1.0+protobuf"}}})
+	return err
+}
+
+func (c *Cmd) listCRDs() error {
+	if c.openapi.crds {
+		return nil
+	}
+	c.openapi.crds = true
+	_, err := c.Do(&Request{Method: "GET", Path: "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+		Header: [][2]string{{"Accept", "application/json"}}})
+	return err
 }

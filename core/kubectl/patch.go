@@ -7,10 +7,12 @@ package kubectl
 // answer is the object as it was.
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"reflect"
 	"strings"
+	"unicode"
 
 	"github.com/spf13/pflag"
 	"sigs.k8s.io/yaml"
@@ -48,9 +50,12 @@ func init() {
 			if d == dryRunClient {
 				return errors.New("--dry-run=client is not supported by this kubectl's patch")
 			}
-			body, err := yaml.YAMLToJSON([]byte(*patch))
-			if err != nil {
-				return fmt.Errorf("unable to parse %q: %v", *patch, err)
+			// apimachinery's yaml.ToJSON: JSON objects as they are.
+			body := []byte(*patch)
+			if !bytes.HasPrefix(bytes.TrimLeftFunc(body, unicode.IsSpace), []byte("{")) {
+				if body, err = yaml.YAMLToJSON(body); err != nil {
+					return fmt.Errorf("unable to parse %q: %v", *patch, err)
+				}
 			}
 			if len(args) == 0 && len(files.Filenames) == 0 {
 				return errors.New("You must provide one or more resources by argument or filename.")

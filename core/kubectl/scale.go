@@ -7,7 +7,6 @@ package kubectl
 // "kind/name scaled".
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
@@ -82,10 +81,10 @@ func init() {
 func (c *Cmd) scaleObject(t *target, replicas, current int, d dryRun) error {
 	path := t.Resource.Path(t.Namespace, t.Name) + "/scale"
 	q := url.Values{}
-	if d == dryRunServer {
-		q.Set("dryRun", "All")
-	}
 	if current < 0 {
+		if d == dryRunServer {
+			q.Set("dryRun", "All")
+		}
 		body := fmt.Sprintf(`{"spec":{"replicas":%d}}`, replicas)
 		_, err := c.Do(&Request{Method: "PATCH", Path: path, Query: q,
 			Header: [][2]string{{"Accept", scaleAccept}, {"Content-Type", "application/merge-patch+json"}}, Body: []byte(body)})
@@ -107,12 +106,46 @@ func (c *Cmd) scaleObject(t *target, replicas, current int, d dryRun) error {
 	if have, _ := spec["replicas"].(int64); int(have) != current {
 		return fmt.Errorf("Expected replicas to be %d, was %d", current, have)
 	}
-	spec["replicas"] = replicas
-	body, err := json.Marshal(scale)
+	// autoscaling/v1's Scale as kubectl's scale client encodes it: in its
+	// Go type's order, with no Content-Type.
+	meta, _ := scale["metadata"].(map[string]any)
+	status, _ := scale["status"].(map[string]any)
+	st := ordered{{"replicas", numberOr(status["replicas"])}}
+	if sel, ok := status["selector"]; ok {
+		st = append(st, field{"selector", sel})
+	}
+	body, err := encodeObject(ordered{{"kind", scale["kind"]}, {"apiVersion", scale["apiVersion"]}, {"metadata", orderedMeta(meta)},
+		{"spec", ordered{{"replicas", replicas}}}, {"status", st}})
 	if err != nil {
 		return err
 	}
-	_, err = c.Do(&Request{Method: "PUT", Path: path, Query: q,
-		Header: [][2]string{{"Accept", scaleAccept}, {"Content-Type", "application/json"}}, Body: body})
+	if d == dryRunServer {
+		q.Set("dryRun", "All")
+	}
+	_, err = c.Do(&Request{Method: "PUT", Path: path, Query: q, Header: [][2]string{{"Accept", scaleAccept}}, Body: body})
 	return err
+}
+
+// numberOr is v, or 0 when it is absent.
+func numberOr(v any) any {
+	if v == nil {
+		return 0
+	}
+	return v
+}
+
+// objectMetaOrder is metav1.ObjectMeta's fields in its Go type's order.
+var objectMetaOrder = []string{"name", "generateName", "namespace", "selfLink", "uid", "resourceVersion", "generation",
+	"creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "labels", "annotations", "ownerReferences",
+	"finalizers", "managedFields"}
+
+// orderedMeta is an object's metadata in ObjectMeta's order.
+func orderedMeta(meta map[string]any) ordered {
+	out := ordered{}
+	for _, k := range objectMetaOrder {
+		if v, ok := meta[k]; ok {
+			out = append(out, field{k, v})
+		}
+	}
+	return out
 }

@@ -34,7 +34,8 @@ type object struct {
 // object's namespace other than an explicit -n is an error.
 func (c *Cmd) mapManifest(m manifest) (object, error) {
 	apiVersion, _ := m.Object["apiVersion"].(string)
-	if _, err := c.openAPIDocument(apiVersion); err != nil {
+	kind, _ := m.Object["kind"].(string)
+	if err := c.validateKind(apiVersion, kind); err != nil {
 		return object{}, err
 	}
 	return c.mapObject(m)
