@@ -284,8 +284,8 @@ func threeWayJSONMergePatch(original, modified, current []byte) ([]byte, error) 
 			}
 		}
 	}
-	changes := mergeDiff(maps[2], maps[1], true, false)
-	deletions := mergeDiff(maps[0], maps[1], false, true)
+	changes := keepNulls(mergeDiff(maps[2], maps[1]), false)
+	deletions := keepNulls(mergeDiff(maps[0], maps[1]), true)
 	for _, k := range []string{"apiVersion", "kind"} {
 		if _, ok := changes[k]; ok {
 			return nil, errors.New("At least one of apiVersion, kind and name was changed")
@@ -300,9 +300,9 @@ func threeWayJSONMergePatch(original, modified, current []byte) ([]byte, error) 
 }
 
 // mergeDiff is the JSON merge patch from a to b (evanphx/json-patch's
-// CreateMergePatch), keeping its changes and additions, its deletions
-// (nulls), or both.
-func mergeDiff(a, b map[string]any, changes, deletions bool) map[string]any {
+// CreateMergePatch): b's changed and added fields, and nulls for a's fields
+// b lacks.
+func mergeDiff(a, b map[string]any) map[string]any {
 	out := map[string]any{}
 	for k, bv := range b {
 		av, ok := a[k]
@@ -310,22 +310,43 @@ func mergeDiff(a, b map[string]any, changes, deletions bool) map[string]any {
 		bm, bIsMap := bv.(map[string]any)
 		switch {
 		case ok && aIsMap && bIsMap:
-			if d := mergeDiff(am, bm, changes, deletions); len(d) > 0 {
+			if d := mergeDiff(am, bm); len(d) > 0 {
 				out[k] = d
 			}
-		case ok && reflect.DeepEqual(av, bv):
-		case bv == nil:
-			if deletions {
-				out[k] = nil
-			}
-		case changes:
+		case !ok || !reflect.DeepEqual(av, bv):
 			out[k] = bv
 		}
 	}
-	if deletions {
-		for k := range a {
-			if _, ok := b[k]; !ok {
+	for k := range a {
+		if _, ok := b[k]; !ok {
+			out[k] = nil
+		}
+	}
+	return out
+}
+
+// keepNulls is apimachinery's keepOrDeleteNullInJsonPatch: a merge patch's
+// nulls alone (keep), or all but its nulls; an empty object is a value,
+// kept with the rest.
+func keepNulls(m map[string]any, keep bool) map[string]any {
+	out := map[string]any{}
+	for k, v := range m {
+		switch v := v.(type) {
+		case nil:
+			if keep {
 				out[k] = nil
+			}
+		case map[string]any:
+			if len(v) == 0 {
+				if !keep {
+					out[k] = v
+				}
+			} else if sub := keepNulls(v, keep); len(sub) > 0 {
+				out[k] = sub
+			}
+		default:
+			if !keep {
+				out[k] = v
 			}
 		}
 	}

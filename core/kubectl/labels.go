@@ -191,7 +191,7 @@ func (c *Cmd) updateMetadata(m metadataCommand, t *target, set map[string]string
 		var b, a map[string]any
 		json.Unmarshal(before, &b)
 		json.Unmarshal(after, &a)
-		patch, err := json.Marshal(mergeDiff(b, a, true, true))
+		patch, err := json.Marshal(mergeDiff(b, a))
 		if err != nil {
 			return err
 		}

@@ -10,6 +10,8 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/jsonmergepatch"
+	"k8s.io/apimachinery/pkg/util/mergepatch"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
 
 	"kubeplay/core/auth"
@@ -221,6 +223,52 @@ func TestLEARN_1_ApplyThreeWayPatchPod(t *testing.T) {
 		want, wantErr := strategicpatch.CreateThreeWayMergePatch(original, modified, current, meta, true)
 		got, gotErr := threeWayMergePatch(original, modified, current, schema)
 		if fmt.Sprint(wantErr) != fmt.Sprint(gotErr) || string(want) != string(got) {
+			t.Fatalf("case %d:\noriginal %s\nmodified %s\ncurrent  %s\nkube:  %s %v\nours:  %s %v", i, original, modified, current, want, wantErr, got, gotErr)
+		}
+	}
+}
+
+// TestLEARN_1_ApplyJSONMergePatchIsKubes checks apply's patch for kinds
+// with no strategic merge patch (custom resources) against apimachinery's
+// CreateThreeWayJSONMergePatch, over random nested objects.
+func TestLEARN_1_ApplyJSONMergePatchIsKubes(t *testing.T) {
+	r := rand.New(rand.NewSource(3))
+	var value func(depth int) any
+	value = func(depth int) any {
+		switch n := r.Intn(6); {
+		case n == 0 && depth < 3:
+			m := map[string]any{}
+			for _, k := range []string{"a", "b", "c", "d"} {
+				if r.Intn(2) == 0 {
+					m[k] = value(depth + 1)
+				}
+			}
+			return m
+		case n == 1:
+			return []any{r.Intn(3), "x"}
+		case n == 2:
+			return nil
+		case n == 3:
+			return r.Intn(3)
+		}
+		return []string{"p", "q"}[r.Intn(2)]
+	}
+	doc := func() []byte {
+		spec := map[string]any{}
+		for _, k := range []string{"a", "b", "c", "d", "e"} {
+			if r.Intn(3) > 0 {
+				spec[k] = value(0)
+			}
+		}
+		out, _ := json.Marshal(map[string]any{"apiVersion": "x.io/v1", "kind": "Thing", "metadata": map[string]any{"name": "t"}, "spec": spec})
+		return out
+	}
+	for i := 0; i < 3000; i++ {
+		original, modified, current := doc(), doc(), doc()
+		want, wantErr := jsonmergepatch.CreateThreeWayJSONMergePatch(original, modified, current,
+			mergepatch.RequireKeyUnchanged("apiVersion"), mergepatch.RequireKeyUnchanged("kind"), mergepatch.RequireMetadataKeyUnchanged("name"))
+		got, gotErr := threeWayJSONMergePatch(original, modified, current)
+		if (wantErr == nil) != (gotErr == nil) || string(want) != string(got) {
 			t.Fatalf("case %d:\noriginal %s\nmodified %s\ncurrent  %s\nkube:  %s %v\nours:  %s %v", i, original, modified, current, want, wantErr, got, gotErr)
 		}
 	}
