@@ -168,7 +168,7 @@ func Run(ctx context.Context, env *Env, args []string) int {
 			fmt.Fprintf(env.Stdout, "%s\n", strings.TrimSpace(fs.FlagUsages()))
 			return 0
 		}
-		fmt.Fprintf(env.Stderr, "error: %s\nSee 'kubectl %s --help' for usage.\n", err, cmd.path)
+		fmt.Fprintf(env.Stderr, "Error: %s\nSee 'kubectl %s --help' for usage.\n", err, cmd.path)
 		return 1
 	}
 	if err := run(c, fs.Args()); err != nil {
