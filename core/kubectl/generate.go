@@ -116,7 +116,7 @@ func registerGeneratorAs(alias, path string, required []string, flags func(fs *p
 			if err != nil {
 				return err
 			}
-			if err := c.createGenerated(r, obj, args[0], d, *fieldManager, *output); err != nil {
+			if err := c.createTyped(r, obj, args[0], d, *fieldManager, *output, "application/json", true); err != nil {
 				var se *StatusError
 				if g.failure != "" && errors.As(err, &se) {
 					return fmt.Errorf(g.failure, se.Error())
@@ -128,17 +128,17 @@ func registerGeneratorAs(alias, path string, required []string, flags func(fs *p
 	})
 }
 
-// createGenerated sends a generated object (unless the dry run is the
-// client's) and prints the outcome.
-func (c *Cmd) createGenerated(r Resource, obj any, name string, d dryRun, fieldManager, output string) error {
+// createTyped sends an object kubectl builds itself (unless the dry run is
+// the client's), encoded as its Go type is, and prints the outcome.
+func (c *Cmd) createTyped(r Resource, obj any, name string, d dryRun, fieldManager, output, accept string, validate bool) error {
 	var result any = obj
 	if d != dryRunClient {
-		body, err := json.Marshal(obj)
+		body, err := encodeObject(obj)
 		if err != nil {
 			return err
 		}
-		data, err := c.Do(&Request{Method: "POST", Path: r.Path(c.NamespaceOrDefault(), ""), Query: d.query(fieldManager, true),
-			Header: [][2]string{{"Accept", "application/json"}, {"Content-Type", "application/json"}}, Body: body})
+		data, err := c.Do(&Request{Method: "POST", Path: r.Path(c.NamespaceOrDefault(), ""), Query: d.query(fieldManager, validate),
+			Header: [][2]string{{"Accept", accept}, {"Content-Type", "application/json"}}, Body: body})
 		if err != nil {
 			return err
 		}
