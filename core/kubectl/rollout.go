@@ -1,0 +1,332 @@
+package kubectl
+
+// This file owns kubectl rollout status (Deployments, DaemonSets and
+// StatefulSets: the object fetched, then listed and watched by name, each
+// version's status line printed as kubectl's status viewers word it until
+// the rollout is done) and rollout history (a Deployment's ReplicaSets by
+// revision, with their change causes).
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/pflag"
+)
+
+func init() {
+	register("rollout status", func(fs *pflag.FlagSet) runFunc {
+		var sel selection
+		sel.files.add(fs, "Filename, directory, or URL to files identifying the resource to get from a server.")
+		fs.StringVarP(&sel.selector, "selector", "l", "", "Selector (label query) to filter on, supports '=', '==', '!=', 'in', 'notin'.(e.g. -l key1=value1,key2=value2,key3 in (value3)). Matching objects must satisfy all of the specified label constraints.")
+		watch := fs.BoolP("watch", "w", true, "Watch the status of the rollout until it's done.")
+		return func(c *Cmd, args []string) error {
+			if len(args) == 0 && len(sel.files.Filenames) == 0 {
+				return errors.New("required resource not specified")
+			}
+			targets, errs, err := c.selectTargets(sel, args)
+			if err != nil {
+				return err
+			}
+			if len(errs) > 0 {
+				return errs.reduce()
+			}
+			for _, t := range targets {
+				if _, err := c.latest(t, "application/json, */*"); err != nil {
+					return err
+				}
+				if err := c.rolloutStatus(t, *watch); err != nil {
+					return err
+				}
+			}
+			if len(targets) == 0 {
+				fmt.Fprintf(c.Stderr, "No resources found in %s namespace.\n", c.NamespaceOrDefault())
+			}
+			return nil
+		}
+	})
+	register("rollout history", func(fs *pflag.FlagSet) runFunc {
+		var sel selection
+		sel.files.add(fs, "Filename, directory, or URL to files identifying the resource to get from a server.")
+		fs.StringVarP(&sel.selector, "selector", "l", "", "Selector (label query) to filter on, supports '=', '==', '!=', 'in', 'notin'.(e.g. -l key1=value1,key2=value2,key3 in (value3)). Matching objects must satisfy all of the specified label constraints.")
+		return func(c *Cmd, args []string) error {
+			if len(args) == 0 && len(sel.files.Filenames) == 0 {
+				return errors.New("required resource not specified")
+			}
+			found, errs, err := c.fetchTargets(sel, args)
+			if err != nil {
+				return err
+			}
+			for _, t := range found {
+				history, err := c.deploymentHistory(t)
+				if err != nil {
+					errs = append(errs, err)
+					continue
+				}
+				fmt.Fprintf(c.Stdout, "%s/%s \n%s\n", t.Resource.kindName(), t.Name, history)
+			}
+			return errs.reduce()
+		}
+	})
+}
+
+// rolloutStatus lists and watches one object by name and prints its
+// status at each version until it is done (or once, without --watch).
+func (c *Cmd) rolloutStatus(t *target, watch bool) error {
+	viewer, err := statusViewer(t.Resource)
+	if err != nil {
+		return err
+	}
+	accept := [][2]string{{"Accept", "application/json"}}
+	field := "metadata.name=" + t.Name
+	data, err := c.Do(&Request{Method: "GET", Path: t.Resource.Path(t.Namespace, ""), Header: accept,
+		Query: url.Values{"fieldSelector": {field}, "limit": {"500"}, "resourceVersion": {"0"}}})
+	if err != nil {
+		return err
+	}
+	list, err := decodeObject(data)
+	if err != nil {
+		return err
+	}
+	meta, _ := list["metadata"].(map[string]any)
+	rv, _ := meta["resourceVersion"].(string)
+	// The reflector watches from the list as it hands the list's objects
+	// to the condition.
+	resp, err := c.Stream(&Request{Method: "GET", Path: t.Resource.Path(t.Namespace, ""), Header: accept,
+		Query: url.Values{"allowWatchBookmarks": {"true"}, "fieldSelector": {field}, "resourceVersion": {rv},
+			"timeoutSeconds": {strconv.Itoa(300 + rand.Intn(300))}, "watch": {"true"}}})
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	show := func(obj map[string]any) (bool, error) {
+		status, done, err := viewer(obj)
+		if err != nil {
+			return true, err
+		}
+		fmt.Fprint(c.Stdout, status)
+		return done || !watch, nil
+	}
+	items, _ := list["items"].([]any)
+	for _, it := range items {
+		if obj, ok := it.(map[string]any); ok {
+			if stop, err := show(obj); stop || err != nil {
+				return err
+			}
+		}
+	}
+	d := json.NewDecoder(bufio.NewReader(resp.Body))
+	for {
+		var ev struct {
+			Type   string         `json:"type"`
+			Object map[string]any `json:"object"`
+		}
+		if err := d.Decode(&ev); err != nil {
+			if c.Ctx.Err() != nil {
+				return c.Ctx.Err()
+			}
+			return errors.New("timed out waiting for the condition")
+		}
+		switch ev.Type {
+		case "ADDED", "MODIFIED":
+			data, _ := json.Marshal(ev.Object)
+			obj, _ := decodeObject(data)
+			if stop, err := show(obj); stop || err != nil {
+				return err
+			}
+		case "DELETED":
+			return errors.New("object has been deleted")
+		}
+	}
+}
+
+// num is an integer field of an object, 0 when absent.
+func num(m map[string]any, path ...string) int64 {
+	for _, p := range path[:len(path)-1] {
+		m, _ = m[p].(map[string]any)
+	}
+	n, _ := m[path[len(path)-1]].(int64)
+	return n
+}
+
+func str(m map[string]any, path ...string) string {
+	for _, p := range path[:len(path)-1] {
+		m, _ = m[p].(map[string]any)
+	}
+	s, _ := m[path[len(path)-1]].(string)
+	return s
+}
+
+func has(m map[string]any, path ...string) bool {
+	for _, p := range path[:len(path)-1] {
+		m, _ = m[p].(map[string]any)
+	}
+	_, ok := m[path[len(path)-1]]
+	return ok
+}
+
+// statusViewer is kubectl's status viewer of a kind: the line to print for
+// an object, and whether its rollout is done.
+func statusViewer(r Resource) (func(obj map[string]any) (string, bool, error), error) {
+	switch {
+	case r.Group == "apps" && r.Kind == "Deployment":
+		return deploymentStatus, nil
+	case r.Group == "apps" && r.Kind == "DaemonSet":
+		return daemonSetStatus, nil
+	case r.Group == "apps" && r.Kind == "StatefulSet":
+		return statefulSetStatus, nil
+	}
+	return nil, fmt.Errorf("no status viewer has been implemented for %s", strings.TrimSuffix(r.Kind+"."+r.Group, "."))
+}
+
+func deploymentStatus(d map[string]any) (string, bool, error) {
+	name := str(d, "metadata", "name")
+	if num(d, "metadata", "generation") > num(d, "status", "observedGeneration") {
+		return "Waiting for deployment spec update to be observed...\n", false, nil
+	}
+	conds, _ := d["status"].(map[string]any)["conditions"].([]any)
+	for _, c := range conds {
+		m, _ := c.(map[string]any)
+		if m["type"] == "Progressing" && m["reason"] == "ProgressDeadlineExceeded" {
+			return "", false, fmt.Errorf("deployment %q exceeded its progress deadline", name)
+		}
+	}
+	replicas, updated := num(d, "spec", "replicas"), num(d, "status", "updatedReplicas")
+	switch {
+	case has(d, "spec", "replicas") && updated < replicas:
+		return fmt.Sprintf("Waiting for deployment %q rollout to finish: %d out of %d new replicas have been updated...\n", name, updated, replicas), false, nil
+	case num(d, "status", "replicas") > updated:
+		return fmt.Sprintf("Waiting for deployment %q rollout to finish: %d old replicas are pending termination...\n", name, num(d, "status", "replicas")-updated), false, nil
+	case num(d, "status", "availableReplicas") < updated:
+		return fmt.Sprintf("Waiting for deployment %q rollout to finish: %d of %d updated replicas are available...\n", name, num(d, "status", "availableReplicas"), updated), false, nil
+	}
+	return fmt.Sprintf("deployment %q successfully rolled out\n", name), true, nil
+}
+
+func daemonSetStatus(d map[string]any) (string, bool, error) {
+	name := str(d, "metadata", "name")
+	if str(d, "spec", "updateStrategy", "type") != "RollingUpdate" {
+		return "", true, errors.New("rollout status is only available for RollingUpdate strategy type")
+	}
+	if num(d, "metadata", "generation") > num(d, "status", "observedGeneration") {
+		return "Waiting for daemon set spec update to be observed...\n", false, nil
+	}
+	desired := num(d, "status", "desiredNumberScheduled")
+	if updated := num(d, "status", "updatedNumberScheduled"); updated < desired {
+		return fmt.Sprintf("Waiting for daemon set %q rollout to finish: %d out of %d new pods have been updated...\n", name, updated, desired), false, nil
+	}
+	if available := num(d, "status", "numberAvailable"); available < desired {
+		return fmt.Sprintf("Waiting for daemon set %q rollout to finish: %d of %d updated pods are available...\n", name, available, desired), false, nil
+	}
+	return fmt.Sprintf("daemon set %q successfully rolled out\n", name), true, nil
+}
+
+func statefulSetStatus(s map[string]any) (string, bool, error) {
+	if str(s, "spec", "updateStrategy", "type") != "RollingUpdate" {
+		return "", true, errors.New("rollout status is only available for RollingUpdate strategy type")
+	}
+	observed := num(s, "status", "observedGeneration")
+	if observed == 0 || num(s, "metadata", "generation") > observed {
+		return "Waiting for statefulset spec update to be observed...\n", false, nil
+	}
+	replicas := num(s, "spec", "replicas")
+	if ready := num(s, "status", "readyReplicas"); has(s, "spec", "replicas") && ready < replicas {
+		return fmt.Sprintf("Waiting for %d pods to be ready...\n", replicas-ready), false, nil
+	}
+	updated := num(s, "status", "updatedReplicas")
+	if has(s, "spec", "updateStrategy", "rollingUpdate") {
+		if has(s, "spec", "replicas") && has(s, "spec", "updateStrategy", "rollingUpdate", "partition") {
+			want := replicas - num(s, "spec", "updateStrategy", "rollingUpdate", "partition")
+			if updated < want {
+				return fmt.Sprintf("Waiting for partitioned roll out to finish: %d out of %d new pods have been updated...\n", updated, want), false, nil
+			}
+		}
+		return fmt.Sprintf("partitioned roll out complete: %d new pods have been updated...\n", updated), true, nil
+	}
+	if update, current := str(s, "status", "updateRevision"), str(s, "status", "currentRevision"); update != current {
+		return fmt.Sprintf("waiting for statefulset rolling update to complete %d pods at revision %s...\n", updated, update), false, nil
+	}
+	return fmt.Sprintf("statefulset rolling update complete %d pods at revision %s...\n", num(s, "status", "currentReplicas"), str(s, "status", "currentRevision")), true, nil
+}
+
+// deploymentHistory is a Deployment's revisions and their change causes,
+// from the ReplicaSets it controls, as kubectl's history viewer tabulates
+// them.
+func (c *Cmd) deploymentHistory(t *target) (string, error) {
+	if t.Resource.Group != "apps" || t.Resource.Kind != "Deployment" {
+		return "", fmt.Errorf("error retrieving history for %q, no visitor method exists for {%s %s}", t.Resource.Kind, t.Resource.Group, t.Resource.Kind)
+	}
+	accept := [][2]string{{"Accept", "application/json"}}
+	data, err := c.Do(&Request{Method: "GET", Path: t.Resource.Path(t.Namespace, t.Name), Header: accept})
+	if err != nil {
+		return "", fmt.Errorf("failed to retrieve deployment %s: %v", t.Name, err)
+	}
+	deploy, err := decodeObject(data)
+	if err != nil {
+		return "", err
+	}
+	sel, _ := deploy["spec"].(map[string]any)["selector"].(map[string]any)
+	labels, _ := sel["matchLabels"].(map[string]any)
+	var terms []string
+	for k, v := range labels {
+		terms = append(terms, fmt.Sprintf("%s=%v", k, v))
+	}
+	sort.Strings(terms)
+	rs := Resource{Group: "apps", Version: "v1", Resource: "replicasets", Kind: "ReplicaSet", Namespaced: true}
+	data, err = c.Do(&Request{Method: "GET", Path: rs.Path(t.Namespace, ""), Header: accept,
+		Query: url.Values{"labelSelector": {strings.Join(terms, ",")}}})
+	if err != nil {
+		return "", fmt.Errorf("failed to retrieve replica sets from deployment %s: %v", t.Name, err)
+	}
+	list, err := decodeObject(data)
+	if err != nil {
+		return "", err
+	}
+	uid := str(deploy, "metadata", "uid")
+	causes := map[int64]string{}
+	items, _ := list["items"].([]any)
+	for _, it := range items {
+		item, _ := it.(map[string]any)
+		meta, _ := item["metadata"].(map[string]any)
+		owned := false
+		owners, _ := meta["ownerReferences"].([]any)
+		for _, o := range owners {
+			om, _ := o.(map[string]any)
+			owned = owned || om["controller"] == true && om["uid"] == uid
+		}
+		annotations, _ := meta["annotations"].(map[string]any)
+		rev, err := strconv.ParseInt(fmt.Sprint(annotations["deployment.kubernetes.io/revision"]), 10, 64)
+		if !owned || err != nil {
+			continue
+		}
+		cause, _ := annotations["kubernetes.io/change-cause"].(string)
+		causes[rev] = cause
+	}
+	if len(causes) == 0 {
+		return "No rollout history found.", nil
+	}
+	revs := make([]int64, 0, len(causes))
+	for r := range causes {
+		revs = append(revs, r)
+	}
+	sort.Slice(revs, func(i, j int) bool { return revs[i] < revs[j] })
+	var b strings.Builder
+	w := tabwriter.NewWriter(&b, 0, 8, 2, ' ', 0)
+	fmt.Fprintf(w, "REVISION\tCHANGE-CAUSE\n")
+	for _, r := range revs {
+		cause := causes[r]
+		if cause == "" {
+			cause = "<none>"
+		}
+		fmt.Fprintf(w, "%d\t%s\n", r, cause)
+	}
+	w.Flush()
+	return b.String(), nil
+}
