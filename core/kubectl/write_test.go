@@ -32,6 +32,7 @@ import (
 
 type writeCase struct {
 	name     string
+	editor   string // "FROM => TO": what the editor replaces; "empty": it empties the file
 	setup    [][]string
 	run      []string
 	stdin    string
@@ -45,6 +46,7 @@ type golden struct {
 	Stderr   string          `json:"stderr"`
 	Code     int             `json:"code"`
 	Requests []goldenRequest `json:"requests"`
+	Edits    []string        `json:"edits,omitempty"` // the files the editor was given
 }
 
 type goldenRequest struct {
@@ -83,6 +85,8 @@ func readCase(t *testing.T, path string) writeCase {
 			c.stdin = v
 		case "urls-only":
 			c.urlsOnly = true
+		case "editor":
+			c.editor = v
 		}
 	}
 	return c
@@ -128,14 +132,18 @@ func newTestSandbox(t *testing.T) *sandbox.Sandbox {
 }
 
 var klogTime = regexp.MustCompile(`(?m)^E\d{4} \d\d:\d\d:\d\d\.\d{6}\s+\d+ `)
+var editFile = regexp.MustCompile(`/tmp/kubectl-edit-\d+\.yaml`)
 var watchTimeout = regexp.MustCompile(`timeoutSeconds=\d+|resourceVersion=[1-9]\d*`)
 
 // volatile is what differs between two fresh sandboxes in a request's
 // body: UIDs, times, resource versions.
-var volatile = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ|"resourceVersion":"\d+"`)
+var volatile = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ|"resourceVersion":"\d+"|resourceVersion: "\d+"`)
 
-// normalize masks what differs between runs: klog's time and process.
-func normalize(s string) string { return klogTime.ReplaceAllString(s, "E0000 00:00:00.000000 1 ") }
+// normalize masks what differs between runs: klog's time and process,
+// edit's temporary file.
+func normalize(s string) string {
+	return editFile.ReplaceAllString(klogTime.ReplaceAllString(s, "E0000 00:00:00.000000 1 "), "/tmp/kubectl-edit-N.yaml")
+}
 
 // normalizeURL masks a watch's random timeout and the resource version it
 // starts from (background writes make it differ).
@@ -155,6 +163,14 @@ func runOurs(t *testing.T, c writeCase, dir string) golden {
 		Run(ctx, env, args)
 	}
 	env.Stdout, env.Stderr = &out, &errOut
+	env.Edit = func(_ context.Context, _ string, content []byte) ([]byte, error) {
+		g.Edits = append(g.Edits, string(content))
+		if c.editor == "empty" {
+			return nil, nil
+		}
+		from, to, _ := strings.Cut(c.editor, " => ")
+		return []byte(strings.ReplaceAll(string(content), from, to)), nil
+	}
 	if c.stdin != "" {
 		env.Stdin = strings.NewReader(c.files[c.stdin])
 	}
@@ -187,10 +203,20 @@ func runKubectl(t *testing.T, c writeCase, dir string) golden {
 		os.WriteFile(kubeconfig, []byte("apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster:\n    server: "+hs.URL+
 			"\ncontexts:\n- name: c\n  context:\n    cluster: c\n    namespace: default\ncurrent-context: c\n"), 0o600)
 		cache := t.TempDir()
+		// The editor keeps each file it is given and makes the case's
+		// change: sed, its FROM and TO free of sed's special characters.
+		editor := filepath.Join(t.TempDir(), "editor")
+		edits := filepath.Join(t.TempDir(), "edits")
+		os.Mkdir(edits, 0o755)
+		change := `: > "$1"`
+		if from, to, ok := strings.Cut(c.editor, " => "); ok {
+			change = `sed -i 's|` + from + `|` + to + `|g' "$1"`
+		}
+		os.WriteFile(editor, []byte("#!/bin/sh\ncp \"$1\" "+edits+"/$(ls "+edits+" | wc -l)\n"+change+"\n"), 0o755)
 		kubectl := func(args []string) *exec.Cmd {
 			cmd := exec.Command("/usr/bin/kubectl", append([]string{"--cache-dir", cache}, args...)...)
 			cmd.Dir = dir
-			cmd.Env = []string{"KUBECONFIG=" + kubeconfig, "HOME=" + dir}
+			cmd.Env = []string{"KUBECONFIG=" + kubeconfig, "HOME=" + dir, "KUBE_EDITOR=" + editor}
 			return cmd
 		}
 		for _, args := range c.setup {
@@ -209,6 +235,13 @@ func runKubectl(t *testing.T, c writeCase, dir string) golden {
 		err := cmd.Run()
 		if pass == 0 {
 			g.Stdout, g.Stderr = out.String(), normalize(errOut.String())
+			for i := 0; ; i++ {
+				data, err := os.ReadFile(filepath.Join(edits, strconv.Itoa(i)))
+				if err != nil {
+					break
+				}
+				g.Edits = append(g.Edits, string(data))
+			}
 			if ee, ok := err.(*exec.ExitError); ok {
 				g.Code = ee.ExitCode()
 			}
@@ -307,6 +340,14 @@ func TestLEARN_1_WriteCommandsMatchKubectl(t *testing.T) {
 					want.Code, want.Stdout, want.Stderr, got.Code, got.Stdout, got.Stderr)
 			}
 			compareRequests(t, c, want.Requests, got.Requests)
+			if len(want.Edits) != len(got.Edits) {
+				t.Errorf("kubectl opened the editor %d times, ours %d", len(want.Edits), len(got.Edits))
+			}
+			for i := 0; i < len(want.Edits) && i < len(got.Edits); i++ {
+				if w, g := volatile.ReplaceAllString(want.Edits[i], "X"), volatile.ReplaceAllString(got.Edits[i], "X"); w != g {
+					t.Errorf("the editor's file %d:\nkubectl:\n%s\nours:\n%s", i, w, g)
+				}
+			}
 		})
 	}
 }
