@@ -183,6 +183,11 @@ func (c *Cmd) applyClientSide(o object, opt applyOptions) error {
 	if strategic {
 		patch, err = threeWayMergePatch([]byte(original), modified, current, schema)
 	} else {
+		// kubectl asks the OpenAPI v2 document next, which knows no
+		// strategy for the kind either, and falls back to a merge patch.
+		if err := c.readOpenAPIV2(); err != nil {
+			return err
+		}
 		contentType = "application/merge-patch+json"
 		patch, err = threeWayJSONMergePatch([]byte(original), modified, current)
 	}

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"kubeplay/core/auth"
 	"kubeplay/core/sandbox"
@@ -158,9 +159,20 @@ func runOurs(t *testing.T, c writeCase, dir string) golden {
 	var out, errOut bytes.Buffer
 	env := &Env{Handler: sb, Server: "http://127.0.0.1", Namespace: "default", Platform: "linux/amd64", Files: os.DirFS(dir)}
 	ctx := context.Background()
+	// Setup is not under test: a command that fails is tried again for a
+	// while (what kubectl wait does in the recording, here a CRD being
+	// established), and wait itself is skipped.
 	for _, args := range c.setup {
-		env.Stdout, env.Stderr = &bytes.Buffer{}, &bytes.Buffer{}
-		Run(ctx, env, args)
+		if args[0] == "wait" {
+			continue
+		}
+		for try := 0; try < 200; try++ {
+			env.Stdout, env.Stderr = &bytes.Buffer{}, &bytes.Buffer{}
+			if Run(ctx, env, args) == 0 {
+				break
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
 	}
 	env.Stdout, env.Stderr = &out, &errOut
 	env.Edit = func(_ context.Context, _ string, content []byte) ([]byte, error) {
