@@ -17,6 +17,8 @@ import (
 	"reflect"
 
 	"github.com/spf13/pflag"
+
+	"kubeplay/core/patch/lists"
 )
 
 // lastApplied is the annotation client-side apply keeps its configuration in.
@@ -147,7 +149,7 @@ func (c *Cmd) applyClientSide(o object, opt applyOptions) error {
 			return err
 		}
 		annotations(o.Object)[lastApplied] = string(annotation)
-		pruneNulls(o.Object)
+		lists.DiscardNulls(o.Object)
 		if opt.dry == dryRunClient {
 			return c.printResult(opt.output, o.Resource, o.Object, o.Name, "created", opt.dry)
 		}
@@ -217,24 +219,6 @@ func (o object) describe() string {
 		gv+", Resource="+o.Resource.Resource, gv+", Kind="+o.Resource.Kind, o.Name, o.Namespace)
 }
 
-// pruneNulls removes null fields, in every object within.
-func pruneNulls(v any) {
-	switch v := v.(type) {
-	case map[string]any:
-		for k, e := range v {
-			if e == nil {
-				delete(v, k)
-			} else {
-				pruneNulls(e)
-			}
-		}
-	case []any:
-		for _, e := range v {
-			pruneNulls(e)
-		}
-	}
-}
-
 // conflictAdvice is what kubectl adds to a server-side apply's conflict.
 const conflictAdvice = `
 Please review the fields above--they currently have other managers. Here
@@ -280,14 +264,9 @@ func (c *Cmd) applyServerSide(o object, opt applyOptions) error {
 // resources): the changes and additions from current to modified, and the
 // deletions (nulls) from original to modified.
 func threeWayJSONMergePatch(original, modified, current []byte) ([]byte, error) {
-	var maps [3]map[string]any
-	for i, b := range [][]byte{original, modified, current} {
-		maps[i] = map[string]any{}
-		if len(b) > 0 {
-			if err := json.Unmarshal(b, &maps[i]); err != nil {
-				return nil, errors.New("invalid JSON document")
-			}
-		}
+	maps, err := unmarshalDocuments(original, modified, current)
+	if err != nil {
+		return nil, err
 	}
 	changes := keepNulls(mergeDiff(maps[2], maps[1]), false)
 	deletions := keepNulls(mergeDiff(maps[0], maps[1]), true)

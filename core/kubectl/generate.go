@@ -184,26 +184,45 @@ func container(name, image string, command []string, ports []any) ordered {
 	return append(c, field{"resources", ordered{}})
 }
 
-// readKeyFiles reads --from-file sources: "path" (a file, or a directory's
-// files) or "key=path", into data by key.
-func (c *Cmd) readKeyFiles(sources []string, add func(key string, value []byte) error) error {
-	for _, s := range sources {
+// keyedData is a ConfigMap's or Secret's data: the --from-literal values,
+// then the --from-file sources ("path" keyed by its base name, or
+// "key=path"), each value as encode writes it; dup is the error of a key
+// given twice.
+func (c *Cmd) keyedData(literals, files []string, dup func(key string) error, encode func([]byte) string) (map[string]string, error) {
+	data := map[string]string{}
+	add := func(k string, v []byte) error {
+		if _, ok := data[k]; ok {
+			return dup(k)
+		}
+		data[k] = encode(v)
+		return nil
+	}
+	for _, l := range literals {
+		k, v, err := literal(l)
+		if err != nil {
+			return nil, err
+		}
+		if err := add(k, []byte(v)); err != nil {
+			return nil, err
+		}
+	}
+	for _, s := range files {
 		key, path, ok := strings.Cut(s, "=")
 		if !ok {
 			key, path = filepath.Base(s), s
 		}
-		data, err := c.readFile(path)
+		v, err := c.readFile(path)
 		if err != nil {
 			if errors.Is(err, os.ErrNotExist) {
-				return fmt.Errorf("error reading %s: no such file or directory", path)
+				return nil, fmt.Errorf("error reading %s: no such file or directory", path)
 			}
-			return fmt.Errorf("error reading %s: %v", path, err)
+			return nil, fmt.Errorf("error reading %s: %v", path, err)
 		}
-		if err := add(key, data); err != nil {
-			return err
+		if err := add(key, v); err != nil {
+			return nil, err
 		}
 	}
-	return nil
+	return data, nil
 }
 
 // literal splits a --from-literal "key=value".
@@ -251,24 +270,10 @@ func init() {
 		files := fs.StringSlice("from-file", nil, "Key file can be specified using its file path, in which case file basename will be used as configmap key, or optionally with a key and file path, in which case the given key will be used.  Specifying a directory will iterate each named file in the directory whose basename is a valid configmap key.")
 		literals := fs.StringArray("from-literal", nil, "Specify a key and literal value to insert in configmap (i.e. mykey=somevalue)")
 		return generator{resource: Resource{Version: "v1", Resource: "configmaps", Kind: "ConfigMap", Namespaced: true}, failure: "failed to create configmap: %v", build: func(c *Cmd, name, ns string) (any, error) {
-			data := map[string]string{}
-			add := func(k string, v []byte) error {
-				if _, dup := data[k]; dup {
-					return fmt.Errorf("cannot add key %q, another key by that name already exists in Data for ConfigMap %q", k, name)
-				}
-				data[k] = string(v)
-				return nil
-			}
-			for _, l := range *literals {
-				k, v, err := literal(l)
-				if err != nil {
-					return nil, err
-				}
-				if err := add(k, []byte(v)); err != nil {
-					return nil, err
-				}
-			}
-			if err := c.readKeyFiles(*files, add); err != nil {
+			data, err := c.keyedData(*literals, *files, func(k string) error {
+				return fmt.Errorf("cannot add key %q, another key by that name already exists in Data for ConfigMap %q", k, name)
+			}, func(v []byte) string { return string(v) })
+			if err != nil {
 				return nil, err
 			}
 			obj := ordered{{"kind", "ConfigMap"}, {"apiVersion", "v1"}, {"metadata", objectMeta(name, ns, nil, nil, nil)}}
@@ -283,24 +288,10 @@ func init() {
 		literals := fs.StringArray("from-literal", nil, "Specify a key and literal value to insert in secret (i.e. mykey=somevalue)")
 		typ := fs.String("type", "", "The type of secret to create")
 		return generator{resource: Resource{Version: "v1", Resource: "secrets", Kind: "Secret", Namespaced: true}, failure: "failed to create secret %v", build: func(c *Cmd, name, ns string) (any, error) {
-			data := map[string]string{}
-			add := func(k string, v []byte) error {
-				if _, dup := data[k]; dup {
-					return fmt.Errorf("cannot add key %s, another key by that name already exists", k)
-				}
-				data[k] = base64.StdEncoding.EncodeToString(v)
-				return nil
-			}
-			for _, l := range *literals {
-				k, v, err := literal(l)
-				if err != nil {
-					return nil, err
-				}
-				if err := add(k, []byte(v)); err != nil {
-					return nil, err
-				}
-			}
-			if err := c.readKeyFiles(*files, add); err != nil {
+			data, err := c.keyedData(*literals, *files, func(k string) error {
+				return fmt.Errorf("cannot add key %s, another key by that name already exists", k)
+			}, base64.StdEncoding.EncodeToString)
+			if err != nil {
 				return nil, err
 			}
 			obj := ordered{{"kind", "Secret"}, {"apiVersion", "v1"}, {"metadata", objectMeta(name, ns, nil, nil, nil)}}

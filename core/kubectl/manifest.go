@@ -237,27 +237,12 @@ func jsonDocuments(data []byte) ([][]byte, error) {
 func decodeObject(data []byte) (map[string]any, error) {
 	d := json.NewDecoder(bytes.NewReader(data))
 	d.UseNumber()
-	var v any
-	if err := d.Decode(&v); err != nil {
+	var obj map[string]any
+	if err := d.Decode(&obj); err != nil {
 		return nil, err
 	}
-	obj, ok := numbers(v).(map[string]any)
-	if !ok {
-		return nil, fmt.Errorf("json: cannot unmarshal %s into Go value of type map[string]interface {}", jsonKind(v))
-	}
+	numbers(obj)
 	return obj, nil
-}
-
-func jsonKind(v any) string {
-	switch v.(type) {
-	case []any:
-		return "array"
-	case string:
-		return "string"
-	case bool:
-		return "bool"
-	}
-	return "number"
 }
 
 // numbers replaces json.Numbers with int64 or float64.

@@ -20,24 +20,15 @@ import (
 	"reflect"
 	"sort"
 	"strings"
+
+	"kubeplay/core/patch/lists"
 )
 
-const (
-	smpDirective       = "$patch"
-	smpDelete          = "delete"
-	smpReplace         = "replace"
-	smpMerge           = "merge"
-	smpRetainKeys      = "$retainKeys"
-	smpRetainKeysTag   = "retainKeys"
-	smpDeleteFromList  = "$deleteFromPrimitiveList"
-	smpSetElementOrder = "$setElementOrder"
-)
+// retainKeysStrategy is the patch strategy that builds $retainKeys.
+const retainKeysStrategy = "retainKeys"
 
-var (
-	errNoListOfLists       = errors.New("lists of lists are not supported")
-	errBadSetElementOrder  = errors.New("invalid patch format of setElementOrder list")
-	errBadPrimitiveListFmt = errors.New("invalid patch format of primitive list")
-)
+// errBadSetElementOrder is kube's ErrBadPatchFormatForSetElementOrderList.
+var errBadSetElementOrder = errors.New("invalid patch format of setElementOrder list")
 
 // patchSchema is a type in an OpenAPI v3 document: its schema object and
 // the document's schemas, to resolve references. A nil schema knows no
@@ -119,15 +110,15 @@ func (m patchMeta) strategy() (retainKeys bool, strategy string, err error) {
 	case 0:
 		return false, "", nil
 	case 1:
-		if m.strategies[0] == smpRetainKeysTag {
+		if m.strategies[0] == retainKeysStrategy {
 			return true, "", nil
 		}
 		return false, m.strategies[0], nil
 	case 2:
 		switch {
-		case m.strategies[0] == smpRetainKeysTag:
+		case m.strategies[0] == retainKeysStrategy:
 			return true, m.strategies[1], nil
-		case m.strategies[1] == smpRetainKeysTag:
+		case m.strategies[1] == retainKeysStrategy:
 			return true, m.strategies[0], nil
 		}
 	}
@@ -138,14 +129,9 @@ func (m patchMeta) strategy() (retainKeys bool, strategy string, err error) {
 // that takes current to modified and removes what original had and
 // modified has not.
 func threeWayMergePatch(original, modified, current []byte, schema patchSchema) ([]byte, error) {
-	var maps [3]map[string]any
-	for i, b := range [][]byte{original, modified, current} {
-		maps[i] = map[string]any{}
-		if len(b) > 0 {
-			if err := json.Unmarshal(b, &maps[i]); err != nil {
-				return nil, errors.New("invalid JSON document")
-			}
-		}
+	maps, err := unmarshalDocuments(original, modified, current)
+	if err != nil {
+		return nil, err
 	}
 	delta, err := diffObjects(maps[2], maps[1], schema, diffOptions{ignoreDeletions: true})
 	if err != nil {
@@ -160,6 +146,21 @@ func threeWayMergePatch(original, modified, current []byte, schema patchSchema) 
 		return nil, err
 	}
 	return json.Marshal(patch)
+}
+
+// unmarshalDocuments reads a patch's documents as kube does: JSON numbers
+// as float64, an empty document as an empty object.
+func unmarshalDocuments(docs ...[]byte) ([]map[string]any, error) {
+	maps := make([]map[string]any, len(docs))
+	for i, b := range docs {
+		maps[i] = map[string]any{}
+		if len(b) > 0 {
+			if err := json.Unmarshal(b, &maps[i]); err != nil {
+				return nil, errors.New("invalid JSON document")
+			}
+		}
+	}
+	return maps, nil
 }
 
 // diffOptions are DiffOptions with SetElementOrder, as apply diffs.
@@ -184,11 +185,11 @@ func diffObjects(original, modified map[string]any, schema patchSchema, o diffOp
 			}
 			continue
 		}
-		if key == smpDirective {
+		if key == lists.DirectiveMarker {
 			os, ok1 := ov.(string)
 			ms, ok2 := mv.(string)
 			if !ok1 || !ok2 {
-				return nil, fmt.Errorf("invalid value for special key: %s", smpDirective)
+				return nil, fmt.Errorf("invalid value for special key: %s", lists.DirectiveMarker)
 			}
 			if os != ms {
 				patch[key] = mv
@@ -224,7 +225,7 @@ func diffObjects(original, modified map[string]any, schema patchSchema, o diffOp
 		}
 	}
 	if len(retain) > 0 && (len(patch) > 0 || hasMoreFields(original, modified)) {
-		patch[smpRetainKeys] = sortScalars(retain)
+		patch[lists.RetainKeysDirective] = sortScalars(retain)
 	}
 	return patch, nil
 }
@@ -252,7 +253,7 @@ func diffObjectField(key string, ov, mv, patch map[string]any, schema patchSchem
 		return err
 	}
 	o.retainKeys = retain
-	if strategy == smpReplace {
+	if strategy == lists.ReplaceDirective {
 		if !o.ignoreChanges {
 			patch[key] = mv
 		}
@@ -280,7 +281,7 @@ func diffListField(key string, ov, mv []any, patch map[string]any, schema patchS
 	if err != nil {
 		return err
 	}
-	if strategy != smpMerge {
+	if strategy != lists.MergeDirective {
 		if !o.ignoreChanges && !reflect.DeepEqual(ov, mv) {
 			patch[key] = mv
 		}
@@ -295,10 +296,10 @@ func diffListField(key string, ov, mv []any, patch map[string]any, schema patchS
 		patch[key] = add
 	}
 	if len(del) > 0 {
-		patch[smpDeleteFromList+"/"+key] = del
+		patch[lists.DeleteFromListPrefix+"/"+key] = del
 	}
 	if len(order) > 0 {
-		patch[smpSetElementOrder+"/"+key] = order
+		patch[lists.SetElementOrderPrefix+"/"+key] = order
 	}
 	return nil
 }
@@ -312,7 +313,7 @@ func diffLists(original, modified []any, schema patchSchema, mergeKey string, o 
 		}
 		return modified, nil, nil, nil
 	}
-	kind, err := elementKind(original, modified)
+	kind, err := lists.ElementType(original, modified)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -322,7 +323,7 @@ func diffLists(original, modified []any, schema patchSchema, mergeKey string, o 
 		if err != nil {
 			return nil, nil, nil, err
 		}
-		if patch, err = sortByOrder(patch, modified, mergeKey, kind); err != nil {
+		if patch, err = lists.SortByOrder(patch, modified, mergeKey, kind); err != nil {
 			return nil, nil, nil, err
 		}
 		same, err := sameOrder(original, modified, mergeKey)
@@ -338,10 +339,10 @@ func diffLists(original, modified []any, schema patchSchema, mergeKey string, o 
 			}
 		}
 	case reflect.Slice:
-		return nil, nil, nil, errNoListOfLists
+		return nil, nil, nil, lists.ErrNoListOfLists
 	default:
 		patch, deletions = diffListsOfScalars(original, modified, o)
-		if patch, err = sortByOrder(patch, modified, mergeKey, kind); err != nil {
+		if patch, err = lists.SortByOrder(patch, modified, mergeKey, kind); err != nil {
 			return nil, nil, nil, err
 		}
 		if !o.ignoreDeletions && len(deletions) > 0 || !o.ignoreChanges && !reflect.DeepEqual(original, modified) {
@@ -349,54 +350,6 @@ func diffLists(original, modified []any, schema patchSchema, mergeKey string, o 
 		}
 	}
 	return patch, deletions, order, nil
-}
-
-func sameOrder(original, modified []any, mergeKey string) (bool, error) {
-	if len(original) != len(modified) {
-		return false, nil
-	}
-	for i := range modified {
-		eq, err := sameMergeKey(original[i], modified[i], mergeKey)
-		if err != nil || !eq {
-			return eq, err
-		}
-	}
-	return true, nil
-}
-
-func sameMergeKey(a, b any, mergeKey string) (bool, error) {
-	if mergeKey == "" {
-		return a == b, nil
-	}
-	am, ok := a.(map[string]any)
-	if !ok {
-		return false, badArgType(am, a)
-	}
-	bm, ok := b.(map[string]any)
-	if !ok {
-		return false, badArgType(bm, b)
-	}
-	av, ok := am[mergeKey]
-	if !ok {
-		return false, noMergeKey(am, mergeKey)
-	}
-	bv, ok := bm[mergeKey]
-	if !ok {
-		return false, noMergeKey(bm, mergeKey)
-	}
-	return av == bv, nil
-}
-
-func badArgType(expected, actual any) error {
-	return fmt.Errorf("expected a %s, but received a %s", reflect.TypeOf(expected), reflect.TypeOf(actual))
-}
-
-func badPatchType(t any, m map[string]any) error {
-	return fmt.Errorf("unknown patch type: %s in map: %v", t, m)
-}
-
-func noMergeKey(m map[string]any, key string) error {
-	return fmt.Errorf("map: %v does not contain declared merge key: %s", m, key)
 }
 
 // diffListsOfScalars compares the sorted scalars (as %v strings): what
@@ -430,7 +383,7 @@ func diffListsOfScalars(original, modified []any, o diffOptions) (add, del []any
 			i++
 		}
 	}
-	return add, dedupScalars(del)
+	return add, lists.DedupScalars(del)
 }
 
 // diffListsOfMaps walks both lists sorted by merge key: changed elements
@@ -478,7 +431,7 @@ func diffListsOfMaps(original, modified []any, schema patchSchema, mergeKey stri
 			j++
 		default:
 			if !o.ignoreDeletions {
-				deletions = append(deletions, map[string]any{mergeKey: ok, smpDirective: smpDelete})
+				deletions = append(deletions, map[string]any{mergeKey: ok, lists.DirectiveMarker: lists.DeleteDirective})
 			}
 			i++
 		}
@@ -486,19 +439,35 @@ func diffListsOfMaps(original, modified []any, schema patchSchema, mergeKey stri
 	return patch, deletions, nil
 }
 
+// sameOrder says whether two lists have the same elements in the same
+// order (kube's isOrderSame).
+func sameOrder(original, modified []any, mergeKey string) (bool, error) {
+	if len(original) != len(modified) {
+		return false, nil
+	}
+	for i := range modified {
+		eq, err := lists.SameMergeKey(original[i], modified[i], mergeKey)
+		if err != nil || !eq {
+			return eq, err
+		}
+	}
+	return true, nil
+}
+
+// elementAndKey is a list element and its merge key's value.
 func elementAndKey(v any, mergeKey string) (map[string]any, any, error) {
 	m, ok := v.(map[string]any)
 	if !ok {
-		return nil, nil, badArgType(m, v)
+		return nil, nil, lists.BadArgType("map[string]interface {}", v)
 	}
 	k, ok := m[mergeKey]
 	if !ok {
-		return nil, nil, noMergeKey(m, mergeKey)
+		return nil, nil, lists.NoMergeKey(m, mergeKey)
 	}
 	return m, k, nil
 }
 
-// lessOrEqual is kube's order of scalars and merge keys: their %v strings,
+// byString is kube's order of scalars and merge keys: their %v strings,
 // with equal ones "less" (sort.StringsAreSorted), under sort.Sort.
 type byString struct {
 	s   []any
@@ -524,168 +493,38 @@ func sortMapsByKey(s []any, key string) []any {
 	return out
 }
 
-// dedupScalars removes repeated scalars as kube does: a repeat is replaced
-// by the last element.
-func dedupScalars(s []any) []any {
-	n := len(s) - 1
-	for i := 0; i < n; i++ {
-		for j := i + 1; j <= n; j++ {
-			if s[i] == s[j] {
-				s[j] = s[n]
-				s = s[:n]
-				n--
-				j--
-			}
-		}
-	}
-	return s
-}
-
-// elementKind is the kind of the lists' elements, which must agree.
-func elementKind(lists ...[]any) (reflect.Kind, error) {
-	var t reflect.Type
-	for _, l := range lists {
-		for _, v := range l {
-			vt := reflect.TypeOf(v)
-			if t == nil {
-				t = vt
-				if t != nil && t.Kind() == reflect.Slice {
-					return 0, errNoListOfLists
-				}
-			} else if t != vt {
-				return 0, fmt.Errorf("list element types are not identical: %v", fmt.Sprint(lists))
-			}
-		}
-	}
-	if t == nil {
-		return 0, errors.New("no elements in any of the given slices")
-	}
-	return t.Kind(), nil
-}
-
-// indexIn is the position of v in l, by merge key for objects.
-func indexIn(l []any, v any, mergeKey string, kind reflect.Kind) int {
-	get := func(x any) any { return x }
-	if kind == reflect.Map {
-		get = func(x any) any {
-			m, _ := x.(map[string]any)
-			return m[mergeKey]
-		}
-	}
-	for i, e := range l {
-		if get(v) == get(e) {
-			return i
-		}
-	}
-	return -1
-}
-
-// sortByOrder orders toSort as order has them (a stable sort whose
-// elements not in order count as less), delete directives last.
-func sortByOrder(toSort, order []any, mergeKey string, kind reflect.Kind) ([]any, error) {
-	var deletes []any
-	if kind == reflect.Map {
-		for _, l := range [][]any{toSort, order} {
-			for _, v := range l {
-				if _, _, err := elementAndKey(v, mergeKey); err != nil {
-					return nil, err
-				}
-			}
-		}
-		var keep []any
-		for _, v := range toSort {
-			if v.(map[string]any)[smpDirective] == smpDelete {
-				deletes = append(deletes, v)
-			} else {
-				keep = append(keep, v)
-			}
-		}
-		toSort = keep
-	}
-	sort.SliceStable(toSort, func(i, j int) bool {
-		if ii := indexIn(order, toSort[i], mergeKey, kind); ii >= 0 {
-			if ij := indexIn(order, toSort[j], mergeKey, kind); ij >= 0 {
-				return ii < ij
-			}
-		}
-		return true
-	})
-	return append(toSort, deletes...), nil
-}
-
-// mergeOrdered interleaves the server's elements (left) into the patch's
-// (right) by their places in serverOrder, keeping each list's own order.
-func mergeOrdered(left, right, serverOrder []any, mergeKey string, kind reflect.Kind) []any {
-	out := make([]any, 0, len(left)+len(right))
-	i, j := 0, 0
-	for i < len(left) || j < len(right) {
-		switch {
-		case i >= len(left):
-			out = append(out, right[j])
-			j++
-		case j >= len(right):
-			out = append(out, left[i])
-			i++
-		default:
-			li := indexIn(serverOrder, left[i], mergeKey, kind)
-			ri := indexIn(serverOrder, right[j], mergeKey, kind)
-			if li >= 0 && ri >= 0 && li < ri {
-				out = append(out, left[i])
-				i++
-			} else {
-				out = append(out, right[j])
-				j++
-			}
-		}
-	}
-	return out
-}
-
-// normalizeOrder orders the patch's elements by patchOrder and the
-// server's by serverOrder, and interleaves them.
-func normalizeOrder(patch, server, patchOrder, serverOrder []any, mergeKey string, kind reflect.Kind) ([]any, error) {
-	patch, err := sortByOrder(patch, patchOrder, mergeKey, kind)
-	if err != nil {
-		return nil, err
-	}
-	if server, err = sortByOrder(server, serverOrder, mergeKey, kind); err != nil {
-		return nil, err
-	}
-	return mergeOrdered(server, patch, serverOrder, mergeKey, kind), nil
-}
-
 // mergePatches merges the delta into the deletions as kube's mergeMap does
 // with MergeOptions{} (directives kept, nulls kept, parallel lists not
 // merged).
 func mergePatches(original, patch map[string]any, schema patchSchema) (map[string]any, error) {
-	if d, ok := patch[smpDirective]; ok {
+	if d, ok := patch[lists.DirectiveMarker]; ok {
 		switch d {
-		case smpReplace:
-			delete(patch, smpDirective)
+		case lists.ReplaceDirective:
+			delete(patch, lists.DirectiveMarker)
 			return patch, nil
-		case smpDelete:
+		case lists.DeleteDirective:
 			return map[string]any{}, nil
 		}
-		return nil, badPatchType(d, patch)
+		return nil, fmt.Errorf("unknown patch type: %s in map: %v", d, patch)
 	}
 	if original == nil {
 		original = map[string]any{}
 	}
-	if rk, ok := patch[smpRetainKeys]; ok {
-		delete(patch, smpRetainKeys)
-		if ork, ok := original[smpRetainKeys]; ok {
+	if rk, ok := patch[lists.RetainKeysDirective]; ok {
+		delete(patch, lists.RetainKeysDirective)
+		if ork, ok := original[lists.RetainKeysDirective]; ok {
 			if !reflect.DeepEqual(ork, rk) {
 				return nil, fmt.Errorf("%v and %v are not deep equal: this may happen when calculating the 3-way diff patch", ork, rk)
 			}
 		} else {
-			original[smpRetainKeys] = rk
+			original[lists.RetainKeysDirective] = rk
 		}
 	}
 	if err := mergeElementOrders(original, patch, schema); err != nil {
 		return nil, err
 	}
 	for k, pv := range patch {
-		if strings.HasPrefix(k, smpDeleteFromList) {
+		if strings.HasPrefix(k, lists.DeleteFromListPrefix) {
 			original[k] = pv
 			continue
 		}
@@ -695,7 +534,7 @@ func mergePatches(original, patch map[string]any, schema patchSchema) (map[strin
 		}
 		ov, ok := original[k]
 		if !ok || reflect.TypeOf(ov) != reflect.TypeOf(pv) {
-			setWithoutDirectives(original, k, pv)
+			lists.SetWithoutDirectives(original, k, pv)
 			continue
 		}
 		var err error
@@ -709,7 +548,7 @@ func mergePatches(original, patch map[string]any, schema patchSchema) (map[strin
 			if err2 != nil {
 				return nil, err2
 			}
-			if strategy == smpReplace {
+			if strategy == lists.ReplaceDirective {
 				original[k] = pv
 			} else {
 				original[k], err = mergePatches(ov, pv.(map[string]any), sub)
@@ -723,13 +562,13 @@ func mergePatches(original, patch map[string]any, schema patchSchema) (map[strin
 			if err2 != nil {
 				return nil, err2
 			}
-			if strategy == smpMerge {
+			if strategy == lists.MergeDirective {
 				original[k], err = mergeLists(ov, pv.([]any), sub, meta.mergeKey)
 			} else {
 				original[k] = pv
 			}
 		default:
-			setWithoutDirectives(original, k, pv)
+			lists.SetWithoutDirectives(original, k, pv)
 		}
 		if err != nil {
 			return nil, err
@@ -738,46 +577,11 @@ func mergePatches(original, patch map[string]any, schema patchSchema) (map[strin
 	return original, nil
 }
 
-func setWithoutDirectives(m map[string]any, k string, v any) {
-	if v, keep := withoutDirectives(v); keep {
-		m[k] = v
-	} else {
-		delete(m, k)
-	}
-}
-
-// withoutDirectives drops the objects that carry a $patch directive.
-func withoutDirectives(v any) (any, bool) {
-	switch v := v.(type) {
-	case map[string]any:
-		if _, ok := v[smpDirective]; ok {
-			return nil, false
-		}
-		for k, e := range v {
-			if e2, keep := withoutDirectives(e); keep {
-				v[k] = e2
-			} else {
-				delete(v, k)
-			}
-		}
-		return v, true
-	case []any:
-		out := []any{}
-		for _, e := range v {
-			if e2, keep := withoutDirectives(e); keep {
-				out = append(out, e2)
-			}
-		}
-		return out, true
-	}
-	return v, true
-}
-
 // mergeElementOrders moves the patch's $setElementOrder lists into
 // original and merges the lists they order (mergePatchIntoOriginal).
 func mergeElementOrders(original, patch map[string]any, schema patchSchema) error {
 	for key, order := range patch {
-		if !strings.HasPrefix(key, smpSetElementOrder) {
+		if !strings.HasPrefix(key, lists.SetElementOrderPrefix) {
 			continue
 		}
 		if have, ok := original[key]; ok {
@@ -790,10 +594,10 @@ func mergeElementOrders(original, patch map[string]any, schema patchSchema) erro
 		delete(patch, key)
 		orderList, ok := order.([]any)
 		if !ok {
-			return badArgType(orderList, order)
+			return lists.BadArgType("[]interface {}", order)
 		}
 		parts := strings.SplitN(key, "/", 2)
-		if len(parts) < 2 || parts[0] != smpSetElementOrder {
+		if len(parts) < 2 || parts[0] != lists.SetElementOrderPrefix {
 			return errBadSetElementOrder
 		}
 		field := parts[1]
@@ -802,12 +606,12 @@ func mergeElementOrders(original, patch map[string]any, schema patchSchema) erro
 		var ol, pl []any
 		if inOriginal {
 			if ol, ok = ov.([]any); !ok {
-				return badArgType(ol, ov)
+				return lists.BadArgType("[]interface {}", ov)
 			}
 		}
 		if inPatch {
 			if pl, ok = pv.([]any); !ok {
-				return badArgType(pl, pv)
+				return lists.BadArgType("[]interface {}", pv)
 			}
 		}
 		sub, meta, err := schema.field(field, true)
@@ -818,7 +622,7 @@ func mergeElementOrders(original, patch map[string]any, schema patchSchema) erro
 		if err != nil {
 			return err
 		}
-		if err := checkOrderList(pl, orderList, meta.mergeKey); err != nil {
+		if err := lists.CheckOrder(pl, orderList, meta.mergeKey); err != nil {
 			return err
 		}
 		var merged []any
@@ -826,10 +630,10 @@ func mergeElementOrders(original, patch map[string]any, schema patchSchema) erro
 		case inOriginal && !inPatch:
 			merged = ol
 		case !inOriginal && inPatch:
-			v, _ := withoutDirectives(pl)
+			v, _ := lists.RemoveDirectives(pl)
 			merged = v.([]any)
 		case inOriginal && inPatch:
-			if strategy == smpMerge {
+			if strategy == lists.MergeDirective {
 				if merged, err = mergeLists(ol, pl, sub, meta.mergeKey); err != nil {
 					return err
 				}
@@ -839,15 +643,15 @@ func mergeElementOrders(original, patch map[string]any, schema patchSchema) erro
 		default:
 			continue
 		}
-		inOrder, serverOnly, err := partitionByPresence(merged, orderList, meta.mergeKey)
+		inOrder, serverOnly, err := lists.Partition(merged, orderList, meta.mergeKey)
 		if err != nil {
 			return err
 		}
-		kind, err := elementKind(ol, pl)
+		kind, err := lists.ElementType(ol, pl)
 		if err != nil {
 			return err
 		}
-		all, err := normalizeOrder(inOrder, serverOnly, orderList, ol, meta.mergeKey, kind)
+		all, err := lists.NormalizeOrder(inOrder, serverOnly, orderList, ol, meta.mergeKey, kind)
 		if err != nil {
 			return err
 		}
@@ -857,145 +661,26 @@ func mergeElementOrders(original, patch map[string]any, schema patchSchema) erro
 	return nil
 }
 
-// checkOrderList is validatePatchWithSetOrderList: the patch's elements
-// appear in the order list, in its order.
-func checkOrderList(patchList, orderList []any, mergeKey string) error {
-	if len(orderList) == 0 || len(patchList) == 0 {
-		return nil
-	}
-	items := patchList
-	if mergeKey != "" {
-		items = nil
-		for _, v := range patchList {
-			m, ok := v.(map[string]any)
-			if !ok {
-				return badArgType(m, v)
-			}
-			if m[smpDirective] != smpDelete {
-				items = append(items, v)
-			}
-		}
-	}
-	i, j := 0, 0
-	for i < len(items) && j < len(orderList) {
-		if m, ok := items[i].(map[string]any); ok {
-			if _, ok := m[smpDirective]; ok {
-				i++
-				continue
-			}
-		}
-		eq, err := sameMergeKey(items[i], orderList[j], mergeKey)
-		if err != nil {
-			return err
-		}
-		if eq {
-			i++
-		}
-		j++
-	}
-	if i < len(items) && j >= len(orderList) {
-		return fmt.Errorf("The order in patch list:\n%v\n doesn't match %s list:\n%v\n", patchList, smpSetElementOrder, orderList)
-	}
-	return nil
-}
-
-// partitionByPresence splits l into the elements present in by and the
-// others.
-func partitionByPresence(l, by []any, mergeKey string) (in, out []any, err error) {
-	in, out = make([]any, 0, len(l)), make([]any, 0, len(l))
-	for _, v := range l {
-		var found bool
-		if mergeKey == "" {
-			for _, b := range by {
-				if b == v {
-					found = true
-					break
-				}
-			}
-		} else {
-			_, k, err := elementAndKey(v, mergeKey)
-			if err != nil {
-				return nil, nil, err
-			}
-			if _, found, err = findByKey(by, mergeKey, k); err != nil {
-				return nil, nil, err
-			}
-		}
-		if found {
-			in = append(in, v)
-		} else {
-			out = append(out, v)
-		}
-	}
-	return in, out, nil
-}
-
-func findByKey(l []any, key string, value any) (int, bool, error) {
-	for i, v := range l {
-		m, ok := v.(map[string]any)
-		if !ok {
-			return 0, false, fmt.Errorf("value for key %v is not a map", i)
-		}
-		if kv, ok := m[key]; ok && kv == value {
-			return i, true, nil
-		}
-	}
-	return 0, false, nil
-}
-
 // mergeLists merges a patch's merged list into another's (mergeSlice).
 func mergeLists(original, patch []any, schema patchSchema, mergeKey string) ([]any, error) {
 	if len(original) == 0 && len(patch) == 0 {
 		return original, nil
 	}
-	kind, err := elementKind(original, patch)
+	kind, err := lists.ElementType(original, patch)
 	if err != nil {
 		return nil, err
 	}
 	var merged []any
 	if kind != reflect.Map {
-		merged = dedupScalars(append(original, patch...))
+		merged = lists.DedupScalars(append(original, patch...))
 	} else {
 		if mergeKey == "" {
 			return nil, fmt.Errorf("cannot merge lists without merge key for %s", schema.name())
 		}
-		var plain []any
-		replace := false
-		for _, v := range patch {
-			m := v.(map[string]any)
-			d, ok := m[smpDirective]
-			if !ok {
-				plain = append(plain, v)
-				continue
-			}
-			switch d {
-			case smpDelete:
-				k, ok := m[mergeKey]
-				if !ok {
-					return nil, noMergeKey(m, mergeKey)
-				}
-				for {
-					i, found, err := findByKey(original, mergeKey, k)
-					if err != nil {
-						return nil, err
-					}
-					if !found {
-						break
-					}
-					original = append(original[:i], original[i+1:]...)
-				}
-			case smpReplace:
-				replace = true
-			case smpMerge:
-				return nil, errors.New("merging lists cannot yet be specified in the patch")
-			default:
-				return nil, badPatchType(d, m)
-			}
+		var err error
+		if original, patch, err = lists.ApplyElementDirectives(original, patch, mergeKey); err != nil {
+			return nil, err
 		}
-		if replace {
-			original, plain = plain, nil
-		}
-		patch = plain
 		// merged shares original's elements, as kube's does: the server's
 		// order below is original's, before the patch's were appended.
 		merged = original
@@ -1003,14 +688,14 @@ func mergeLists(original, patch []any, schema patchSchema, mergeKey string) ([]a
 			m := v.(map[string]any)
 			k, ok := m[mergeKey]
 			if !ok {
-				return nil, noMergeKey(m, mergeKey)
+				return nil, lists.NoMergeKey(m, mergeKey)
 			}
-			i, found, err := findByKey(merged, mergeKey, k)
+			em, i, found, err := lists.FindByKey(merged, mergeKey, k)
 			if err != nil {
 				return nil, err
 			}
 			if found {
-				if merged[i], err = mergePatches(merged[i].(map[string]any), m, schema); err != nil {
+				if merged[i], err = mergePatches(em, m, schema); err != nil {
 					return nil, err
 				}
 			} else {
@@ -1018,9 +703,9 @@ func mergeLists(original, patch []any, schema patchSchema, mergeKey string) ([]a
 			}
 		}
 	}
-	inPatch, serverOnly, err := partitionByPresence(merged, patch, mergeKey)
+	inPatch, serverOnly, err := lists.Partition(merged, patch, mergeKey)
 	if err != nil {
 		return nil, err
 	}
-	return normalizeOrder(inPatch, serverOnly, patch, original, mergeKey, kind)
+	return lists.NormalizeOrder(inPatch, serverOnly, patch, original, mergeKey, kind)
 }
