@@ -140,7 +140,7 @@ func (c *Cmd) applyClientSide(o object, opt applyOptions) error {
 		return err
 	}
 	path := o.Resource.Path(o.Namespace, o.Name)
-	data, err := c.Do(&Request{Method: "GET", Path: path, Header: [][2]string{{"Accept", "application/json"}}})
+	data, err := c.getObject(o.Resource, o.Namespace, o.Name, "application/json")
 	var se *StatusError
 	if errors.As(err, &se) && se.Status.Reason == "NotFound" {
 		// kubectl's CreateApplyAnnotation, then its pruning of nulls.

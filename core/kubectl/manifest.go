@@ -31,6 +31,9 @@ import (
 type manifest struct {
 	Source string
 	Object map[string]any
+	// InList: the object came in a List, which kubectl validates on the
+	// client (the OpenAPI v2 document), not by asking for its kind.
+	InList bool
 }
 
 // stdinSource is what kubectl calls the standard input.
@@ -300,7 +303,10 @@ func flattenList(obj map[string]any, source string) []manifest {
 	var out []manifest
 	for _, it := range items {
 		if m, ok := it.(map[string]any); ok {
-			out = append(out, flattenList(m, source)...)
+			for _, item := range flattenList(m, source) {
+				item.InList = true
+				out = append(out, item)
+			}
 		}
 	}
 	return out

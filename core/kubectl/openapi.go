@@ -17,13 +17,21 @@ import (
 
 // openAPICache is one command line's OpenAPI v3 documents.
 type openAPICache struct {
-	index map[string]string // "apis/apps/v1" → its serverRelativeURL
+	index map[string]string // "apis/apps/v1" → its serverRelativeURL; nil until read
 	raw   map[string][]byte // by serverRelativeURL
 	docs  map[string]map[string]any
 	// What kubectl's validation reads when a kind is not in its group
 	// version's document: the OpenAPI v2 document and the
 	// CustomResourceDefinitions, each once.
 	v2, crds bool
+}
+
+// openAPI is the command line's cache of OpenAPI documents.
+func (c *Cmd) openAPI() *openAPICache {
+	if c.openapi == nil {
+		c.openapi = &openAPICache{raw: map[string][]byte{}, docs: map[string]map[string]any{}}
+	}
+	return c.openapi
 }
 
 // openAPIPath is a group version's key in the OpenAPI v3 index.
@@ -37,7 +45,8 @@ func openAPIPath(apiVersion string) string {
 // openAPIDocument fetches the document of apiVersion's group version (the
 // index first, once), and returns its bytes, or nil if the server has none.
 func (c *Cmd) openAPIDocument(apiVersion string) ([]byte, error) {
-	if c.openapi == nil {
+	cache := c.openAPI()
+	if cache.index == nil {
 		data, err := c.Do(&Request{Method: "GET", Path: "/openapi/v3", Query: url.Values{"timeout": {discoveryTimeout}},
 			Header: [][2]string{{"Accept", "application/json, */*"}}})
 		if err != nil {
@@ -51,7 +60,7 @@ func (c *Cmd) openAPIDocument(apiVersion string) ([]byte, error) {
 		if err := json.Unmarshal(data, &index); err != nil {
 			return nil, err
 		}
-		c.openapi = &openAPICache{index: map[string]string{}, raw: map[string][]byte{}, docs: map[string]map[string]any{}}
+		cache.index = map[string]string{}
 		for p, v := range index.Paths {
 			c.openapi.index[p] = v.ServerRelativeURL
 		}
@@ -150,7 +159,7 @@ func (c *Cmd) validateKind(apiVersion, kind string) error {
 }
 
 func (c *Cmd) readOpenAPIV2() error {
-	if c.openapi.v2 {
+	if c.openAPI().v2 {
 		return nil
 	}
 	c.openapi.v2 = true
@@ -160,7 +169,7 @@ func (c *Cmd) readOpenAPIV2() error {
 }
 
 func (c *Cmd) listCRDs() error {
-	if c.openapi.crds {
+	if c.openAPI().crds {
 		return nil
 	}
 	c.openapi.crds = true

@@ -78,11 +78,12 @@ func init() {
 }
 
 func (c *Cmd) patchObject(t *target, subresource, contentType string, body []byte, d dryRun, output, fieldManager string) error {
-	path := t.Resource.Path(t.Namespace, t.Name)
+	name := t.Name
 	if subresource != "" {
-		path += "/" + subresource
+		name += "/" + subresource
 	}
-	before, err := c.Do(&Request{Method: "GET", Path: path, Header: [][2]string{{"Accept", "application/json"}}})
+	path := t.Resource.Path(t.Namespace, name)
+	before, err := c.getObject(t.Resource, t.Namespace, name, "application/json")
 	if err != nil {
 		return err
 	}

@@ -134,7 +134,7 @@ func (c *Cmd) latest(t *target, accept string) (map[string]any, error) {
 	if t.Object != nil {
 		return t.Object, nil
 	}
-	data, err := c.Do(&Request{Method: "GET", Path: t.Resource.Path(t.Namespace, t.Name), Header: [][2]string{{"Accept", accept}}})
+	data, err := c.getObject(t.Resource, t.Namespace, t.Name, accept)
 	if err != nil {
 		return nil, err
 	}
@@ -143,4 +143,20 @@ func (c *Cmd) latest(t *target, accept string) (map[string]any, error) {
 		t.Object = obj
 	}
 	return obj, err
+}
+
+// getObject is kubectl's resource.Info Get: the object, and when it is not
+// found in a namespace other than default, its namespace, whose NotFound
+// then is the error.
+func (c *Cmd) getObject(r Resource, ns, name, accept string) ([]byte, error) {
+	data, err := c.Do(&Request{Method: "GET", Path: r.Path(ns, name), Header: [][2]string{{"Accept", accept}}})
+	var se *StatusError
+	if errors.As(err, &se) && se.Status.Reason == "NotFound" && ns != "" && ns != "default" {
+		_, nsErr := c.Do(&Request{Method: "GET", Path: "/api/v1/namespaces/" + ns, Header: [][2]string{{"Accept", "application/json"}}})
+		var nse *StatusError
+		if errors.As(nsErr, &nse) && nse.Status.Reason == "NotFound" {
+			return nil, nsErr
+		}
+	}
+	return data, err
 }

@@ -35,7 +35,11 @@ type object struct {
 func (c *Cmd) mapManifest(m manifest) (object, error) {
 	apiVersion, _ := m.Object["apiVersion"].(string)
 	kind, _ := m.Object["kind"].(string)
-	if err := c.validateKind(apiVersion, kind); err != nil {
+	validate := func() error { return c.validateKind(apiVersion, kind) }
+	if m.InList {
+		validate = c.readOpenAPIV2
+	}
+	if err := validate(); err != nil {
 		return object{}, err
 	}
 	return c.mapObject(m)
