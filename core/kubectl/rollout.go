@@ -3,8 +3,10 @@ package kubectl
 // This file owns kubectl rollout status (Deployments, DaemonSets and
 // StatefulSets: the object fetched, then listed and watched by name, each
 // version's status line printed as kubectl's status viewers word it until
-// the rollout is done) and rollout history (a Deployment's ReplicaSets by
-// revision, with their change causes).
+// the rollout is done), rollout history (a Deployment's ReplicaSets by
+// revision, with their change causes) and rollout undo (a Deployment's pod
+// template and annotations put back from a revision's ReplicaSet, as a
+// JSON patch).
 
 import (
 	"bufio"
@@ -13,6 +15,7 @@ import (
 	"fmt"
 	"math/rand"
 	"net/url"
+	"reflect"
 	"sort"
 	"strconv"
 	"strings"
@@ -50,6 +53,41 @@ func init() {
 				fmt.Fprintf(c.Stderr, "No resources found in %s namespace.\n", c.NamespaceOrDefault())
 			}
 			return nil
+		}
+	})
+	register("rollout undo", func(fs *pflag.FlagSet) runFunc {
+		var sel selection
+		sel.files.add(fs, "Filename, directory, or URL to files identifying the resource to get from a server.")
+		fs.StringVarP(&sel.selector, "selector", "l", "", "Selector (label query) to filter on, supports '=', '==', '!=', 'in', 'notin'.(e.g. -l key1=value1,key2=value2,key3 in (value3)). Matching objects must satisfy all of the specified label constraints.")
+		toRevision := fs.Int64("to-revision", 0, "The revision to rollback to. Default to 0 (last revision).")
+		output := addOutput(fs)
+		dry := addDryRun(fs)
+		return func(c *Cmd, args []string) error {
+			d, err := dry()
+			if err != nil {
+				return err
+			}
+			if d == dryRunClient {
+				return errors.New("--dry-run=client is not supported by this kubectl's rollout undo")
+			}
+			if len(args) == 0 && len(sel.files.Filenames) == 0 {
+				return errors.New("required resource not specified")
+			}
+			found, errs, err := c.fetchTargets(sel, args)
+			if err != nil {
+				return err
+			}
+			for _, t := range found {
+				result, err := c.undoDeployment(t, *toRevision, d)
+				if err != nil {
+					errs = append(errs, err)
+					continue
+				}
+				if err := c.printResult(*output, t.Resource, t.Object, t.Name, result, d); err != nil {
+					errs = append(errs, err)
+				}
+			}
+			return errs.reduce()
 		}
 	})
 	register("rollout history", func(fs *pflag.FlagSet) runFunc {
@@ -263,51 +301,15 @@ func (c *Cmd) deploymentHistory(t *target) (string, error) {
 	if t.Resource.Group != "apps" || t.Resource.Kind != "Deployment" {
 		return "", fmt.Errorf("error retrieving history for %q, no visitor method exists for {%s %s}", t.Resource.Kind, t.Resource.Group, t.Resource.Kind)
 	}
-	accept := [][2]string{{"Accept", "application/json"}}
-	data, err := c.Do(&Request{Method: "GET", Path: t.Resource.Path(t.Namespace, t.Name), Header: accept})
-	if err != nil {
-		return "", fmt.Errorf("failed to retrieve deployment %s: %v", t.Name, err)
-	}
-	deploy, err := decodeObject(data)
+	_, sets, err := c.deploymentReplicaSets(t)
 	if err != nil {
 		return "", err
 	}
-	sel, _ := deploy["spec"].(map[string]any)["selector"].(map[string]any)
-	labels, _ := sel["matchLabels"].(map[string]any)
-	var terms []string
-	for k, v := range labels {
-		terms = append(terms, fmt.Sprintf("%s=%v", k, v))
-	}
-	sort.Strings(terms)
-	rs := Resource{Group: "apps", Version: "v1", Resource: "replicasets", Kind: "ReplicaSet", Namespaced: true}
-	data, err = c.Do(&Request{Method: "GET", Path: rs.Path(t.Namespace, ""), Header: accept,
-		Query: url.Values{"labelSelector": {strings.Join(terms, ",")}}})
-	if err != nil {
-		return "", fmt.Errorf("failed to retrieve replica sets from deployment %s: %v", t.Name, err)
-	}
-	list, err := decodeObject(data)
-	if err != nil {
-		return "", err
-	}
-	uid := str(deploy, "metadata", "uid")
 	causes := map[int64]string{}
-	items, _ := list["items"].([]any)
-	for _, it := range items {
-		item, _ := it.(map[string]any)
-		meta, _ := item["metadata"].(map[string]any)
-		owned := false
-		owners, _ := meta["ownerReferences"].([]any)
-		for _, o := range owners {
-			om, _ := o.(map[string]any)
-			owned = owned || om["controller"] == true && om["uid"] == uid
-		}
-		annotations, _ := meta["annotations"].(map[string]any)
-		rev, err := strconv.ParseInt(fmt.Sprint(annotations["deployment.kubernetes.io/revision"]), 10, 64)
-		if !owned || err != nil {
-			continue
-		}
+	for _, rs := range sets {
+		annotations, _ := rs["metadata"].(map[string]any)["annotations"].(map[string]any)
 		cause, _ := annotations["kubernetes.io/change-cause"].(string)
-		causes[rev] = cause
+		causes[revisionOf(rs)] = cause
 	}
 	if len(causes) == 0 {
 		return "No rollout history found.", nil
@@ -329,4 +331,154 @@ func (c *Cmd) deploymentHistory(t *target) (string, error) {
 	}
 	w.Flush()
 	return b.String(), nil
+}
+
+// revisionOf is a ReplicaSet's deployment revision (0 without the
+// annotation); -1 when the annotation is not a number.
+func revisionOf(rs map[string]any) int64 {
+	annotations, _ := rs["metadata"].(map[string]any)["annotations"].(map[string]any)
+	v, ok := annotations["deployment.kubernetes.io/revision"]
+	if !ok {
+		return 0
+	}
+	n, err := strconv.ParseInt(fmt.Sprint(v), 10, 64)
+	if err != nil {
+		return -1
+	}
+	return n
+}
+
+// deploymentReplicaSets is a Deployment as its typed client reads it and
+// the ReplicaSets it controls whose revision reads, in the list's order
+// (kubectl's GetAllReplicaSets).
+func (c *Cmd) deploymentReplicaSets(t *target) (map[string]any, []map[string]any, error) {
+	accept := [][2]string{{"Accept", "application/json"}}
+	data, err := c.Do(&Request{Method: "GET", Path: t.Resource.Path(t.Namespace, t.Name), Header: accept})
+	if err != nil {
+		return nil, nil, fmt.Errorf("failed to retrieve deployment %s: %v", t.Name, err)
+	}
+	deploy, err := decodeObject(data)
+	if err != nil {
+		return nil, nil, err
+	}
+	sel, _ := deploy["spec"].(map[string]any)["selector"].(map[string]any)
+	labels, _ := sel["matchLabels"].(map[string]any)
+	var terms []string
+	for k, v := range labels {
+		terms = append(terms, fmt.Sprintf("%s=%v", k, v))
+	}
+	sort.Strings(terms)
+	rs := Resource{Group: "apps", Version: "v1", Resource: "replicasets", Kind: "ReplicaSet", Namespaced: true}
+	data, err = c.Do(&Request{Method: "GET", Path: rs.Path(t.Namespace, ""), Header: accept,
+		Query: url.Values{"labelSelector": {strings.Join(terms, ",")}}})
+	if err != nil {
+		return nil, nil, fmt.Errorf("failed to retrieve replica sets from deployment %s: %v", t.Name, err)
+	}
+	list, err := decodeObject(data)
+	if err != nil {
+		return nil, nil, err
+	}
+	uid := str(deploy, "metadata", "uid")
+	var sets []map[string]any
+	items, _ := list["items"].([]any)
+	for _, it := range items {
+		item, _ := it.(map[string]any)
+		owners, _ := item["metadata"].(map[string]any)["ownerReferences"].([]any)
+		for _, o := range owners {
+			if om, _ := o.(map[string]any); om["controller"] == true && om["uid"] == uid && revisionOf(item) >= 0 {
+				sets = append(sets, item)
+				break
+			}
+		}
+	}
+	return deploy, sets, nil
+}
+
+// rollbackKeep are the annotations a rollback keeps from the Deployment
+// rather than taking from the ReplicaSet.
+var rollbackKeep = map[string]bool{
+	lastApplied:                                 true,
+	"deployment.kubernetes.io/revision":         true,
+	"deployment.kubernetes.io/revision-history": true,
+	"deployment.kubernetes.io/desired-replicas": true,
+	"deployment.kubernetes.io/max-replicas":     true,
+	"deprecated.deployment.rollback.to":         true,
+}
+
+// undoDeployment rolls a Deployment back to a revision (0: the one before
+// the latest) and says what kubectl prints.
+func (c *Cmd) undoDeployment(t *target, toRevision int64, d dryRun) (string, error) {
+	if t.Resource.Group != "apps" || t.Resource.Kind != "Deployment" {
+		return "", fmt.Errorf("error retrieving rollbacker for %q, no visitor method exists for {%s %s}", t.Resource.Kind, t.Resource.Group, t.Resource.Kind)
+	}
+	if toRevision < 0 {
+		return "", fmt.Errorf("unable to find specified revision %v in history", toRevision)
+	}
+	deploy, sets, err := c.deploymentReplicaSets(t)
+	if err != nil {
+		return "", err
+	}
+	var latestRS map[string]any
+	latest, previous := int64(-1), int64(-1)
+	var previousRS map[string]any
+	for _, rs := range sets {
+		v := revisionOf(rs)
+		switch {
+		case toRevision == 0 && latest < v:
+			previous, previousRS = latest, latestRS
+			latest, latestRS = v, rs
+		case toRevision == 0 && previous < v:
+			previous, previousRS = v, rs
+		case toRevision != 0 && toRevision == v:
+			previousRS = rs
+		}
+	}
+	switch {
+	case toRevision > 0 && previousRS == nil:
+		return "", fmt.Errorf("unable to find specified revision %v in history", toRevision)
+	case previousRS == nil:
+		return "", fmt.Errorf("no rollout history found for deployment %q", t.Name)
+	}
+	spec, _ := deploy["spec"].(map[string]any)
+	if spec["paused"] == true {
+		return "", errors.New("you cannot rollback a paused deployment; resume it first with 'kubectl rollout resume' and try again")
+	}
+	template, _ := previousRS["spec"].(map[string]any)["template"].(map[string]any)
+	if meta, ok := template["metadata"].(map[string]any); ok {
+		if labels, ok := meta["labels"].(map[string]any); ok {
+			delete(labels, "pod-template-hash")
+		}
+	}
+	if reflect.DeepEqual(template, spec["template"]) {
+		return fmt.Sprintf("skipped rollback (current template already matches revision %d)", toRevision), nil
+	}
+	annotations := map[string]any{}
+	deployAnnotations, _ := deploy["metadata"].(map[string]any)["annotations"].(map[string]any)
+	for k := range rollbackKeep {
+		if v, ok := deployAnnotations[k]; ok {
+			annotations[k] = v
+		}
+	}
+	rsAnnotations, _ := previousRS["metadata"].(map[string]any)["annotations"].(map[string]any)
+	for k, v := range rsAnnotations {
+		if !rollbackKeep[k] {
+			annotations[k] = v
+		}
+	}
+	patch, err := json.Marshal([]any{
+		map[string]any{"op": "replace", "path": "/spec/template", "value": template},
+		map[string]any{"op": "replace", "path": "/metadata/annotations", "value": annotations},
+	})
+	if err != nil {
+		return "", err
+	}
+	q := url.Values{}
+	if d == dryRunServer {
+		q.Set("dryRun", "All")
+	}
+	if _, err := c.Do(&Request{Method: "PATCH", Path: t.Resource.Path(t.Namespace, t.Name), Query: q,
+		Header: [][2]string{{"Accept", "application/json"}, {"Content-Type", "application/json-patch+json"}}, Body: patch}); err != nil {
+		return "", fmt.Errorf("failed restoring revision %d: %v", toRevision, err)
+	}
+	return "rolled back", nil
 }
