@@ -27,7 +27,7 @@ const lastApplied = "kubectl.kubernetes.io/last-applied-configuration"
 // applyOptions are apply's flags.
 type applyOptions struct {
 	dry            dryRun
-	output         string
+	output         *printFlags
 	serverSide     bool
 	forceConflicts bool
 	fieldManager   string
@@ -38,7 +38,7 @@ func init() {
 		var files filenameFlags
 		files.add(fs, "The files that contain the configurations to apply.")
 		dry := addDryRun(fs)
-		output := addOutput(fs)
+		output := addPrintFlags(fs, false)
 		serverSide := fs.Bool("server-side", false, "If true, apply runs in the server instead of the client.")
 		force := fs.Bool("force-conflicts", false, "If true, server-side apply will force the changes against conflicts.")
 		fieldManager := fs.String("field-manager", "kubectl-client-side-apply", "Name of the manager used to track field ownership.")
@@ -47,7 +47,7 @@ func init() {
 			if err != nil {
 				return err
 			}
-			o := applyOptions{dry: d, output: *output, serverSide: *serverSide, forceConflicts: *force, fieldManager: *fieldManager}
+			o := applyOptions{dry: d, output: output, serverSide: *serverSide, forceConflicts: *force, fieldManager: *fieldManager}
 			if o.forceConflicts && !o.serverSide {
 				return errors.New("--force-conflicts only works with --server-side")
 			}
@@ -62,7 +62,7 @@ func init() {
 				return err
 			}
 			var errs errorList
-			var mapped []object
+			var mapped []mapped
 			for _, m := range objs {
 				obj, err := c.mapManifest(m)
 				if err != nil {
@@ -75,14 +75,37 @@ func init() {
 			if len(objs) == 0 && len(errs) == 0 {
 				return errors.New("no objects passed to apply")
 			}
+			// With -o (but name), apply prints the objects at the end: one,
+			// or a List of them.
+			var printed []any
+			collect := o.output.output != "" && o.output.output != "name"
 			for _, obj := range mapped {
 				apply := c.applyClientSide
 				if o.serverSide {
 					apply = c.applyServerSide
 				}
-				if err := apply(obj, o); err != nil {
+				result, verb, err := apply(obj, o)
+				switch {
+				case err != nil:
 					errs = append(errs, err)
+				case collect:
+					printed = append(printed, result)
+				default:
+					if err := c.printResult(o.output, obj.Resource, result, obj.Name, verb, o.dry); err != nil {
+						errs = append(errs, err)
+					}
 				}
+			}
+			switch {
+			case len(printed) == 1:
+				err = c.printResult(o.output, Resource{}, printed[0], "", "", o.dry)
+			case len(printed) > 1:
+				// corev1.List, as its Go type orders it.
+				list := ordered{{"kind", "List"}, {"apiVersion", "v1"}, {"metadata", ordered{}}, {"items", printed}}
+				err = c.printResult(o.output, Resource{}, list, "", "", o.dry)
+			}
+			if err != nil {
+				errs = append(errs, err)
 			}
 			return errs.reduce()
 		}
@@ -134,36 +157,39 @@ func modifiedConfiguration(obj map[string]any, annotate bool) ([]byte, error) {
 	return modified, nil
 }
 
-func (c *Cmd) applyClientSide(o object, opt applyOptions) error {
+// applyClientSide applies one object client-side: the object as the
+// server has it after, and the outcome's verb.
+func (c *Cmd) applyClientSide(o mapped, opt applyOptions) (map[string]any, string, error) {
 	modified, err := modifiedConfiguration(o.Object, true)
 	if err != nil {
-		return err
+		return nil, "", err
 	}
 	path := o.Resource.Path(o.Namespace, o.Name)
-	data, err := c.getObject(o.Resource, o.Namespace, o.Name, "application/json")
+	data, err := c.fetchObject(o.Resource, o.Namespace, o.Name, "application/json")
 	var se *StatusError
 	if errors.As(err, &se) && se.Status.Reason == "NotFound" {
 		// kubectl's CreateApplyAnnotation, then its pruning of nulls.
 		annotation, err := modifiedConfiguration(o.Object, false)
 		if err != nil {
-			return err
+			return nil, "", err
 		}
 		annotations(o.Object)[lastApplied] = string(annotation)
 		lists.DiscardNulls(o.Object)
 		if opt.dry == dryRunClient {
-			return c.printResult(opt.output, o.Resource, o.Object, o.Name, "created", opt.dry)
+			return o.Object, "created", nil
 		}
-		return withSource("creating", o.Source, c.createObject(o, opt.dry, opt.fieldManager, opt.output))
+		result, err := c.postObject(o, opt.dry, opt.fieldManager)
+		return result, "created", withSource("creating", o.Source, err)
 	}
 	if err != nil {
-		return err
+		return nil, "", err
 	}
 	if opt.dry == dryRunClient {
-		return c.printResult(opt.output, o.Resource, o.Object, o.Name, "configured", opt.dry)
+		return o.Object, "configured", nil
 	}
 	live, err := decodeObject(data)
 	if err != nil {
-		return err
+		return nil, "", err
 	}
 	liveMeta, _ := live["metadata"].(map[string]any)
 	liveAnnotations, _ := liveMeta["annotations"].(map[string]any)
@@ -174,11 +200,11 @@ func (c *Cmd) applyClientSide(o object, opt applyOptions) error {
 	}
 	current, err := encodeObject(live)
 	if err != nil {
-		return err
+		return nil, "", err
 	}
 	schema, strategic, err := c.patchSchemaFor(o.Resource)
 	if err != nil {
-		return err
+		return nil, "", err
 	}
 	var patch []byte
 	contentType := "application/strategic-merge-patch+json"
@@ -188,32 +214,31 @@ func (c *Cmd) applyClientSide(o object, opt applyOptions) error {
 		// kubectl asks the OpenAPI v2 document next, which knows no
 		// strategy for the kind either, and falls back to a merge patch.
 		if err := c.readOpenAPIV2(); err != nil {
-			return err
+			return nil, "", err
 		}
 		contentType = "application/merge-patch+json"
 		patch, err = threeWayJSONMergePatch([]byte(original), modified, current)
 	}
 	if err != nil {
-		return withSource(fmt.Sprintf("applying patch:\n%s\nto:\n%s\nfor:", patch, o.describe()), o.Source, err)
+		return nil, "", withSource(fmt.Sprintf("applying patch:\n%s\nto:\n%s\nfor:", patch, o.describe()), o.Source, err)
 	}
 	result := live
 	if string(patch) != "{}" {
 		data, err := c.Do(&Request{Method: "PATCH", Path: path, Query: opt.dry.query(opt.fieldManager, true),
 			Header: [][2]string{{"Accept", "application/json"}, {"Content-Type", contentType}}, Body: patch})
 		if err != nil {
-			return withSource(fmt.Sprintf("applying patch:\n%s\nto:\n%s\nfor:", patch, o.describe()), o.Source, err)
+			return nil, "", withSource(fmt.Sprintf("applying patch:\n%s\nto:\n%s\nfor:", patch, o.describe()), o.Source, err)
 		}
 		if result, err = decodeObject(data); err != nil {
-			return err
+			return nil, "", err
 		}
-	} else if opt.output == "" {
-		return c.printResult("", o.Resource, result, o.Name, "unchanged", opt.dry)
+		return result, "configured", nil
 	}
-	return c.printResult(opt.output, o.Resource, result, o.Name, "configured", opt.dry)
+	return result, "unchanged", nil
 }
 
 // describe is how kubectl prints a resource.Info in errors.
-func (o object) describe() string {
+func (o mapped) describe() string {
 	gv := o.Resource.GroupVersion()
 	return fmt.Sprintf("Resource: %q, GroupVersionKind: %q\nName: %q, Namespace: %q",
 		gv+", Resource="+o.Resource.Resource, gv+", Kind="+o.Resource.Kind, o.Name, o.Namespace)
@@ -233,10 +258,12 @@ are the ways you can resolve this warning:
   stop managing the field (remove it from their configuration).
 See https://kubernetes.io/docs/reference/using-api/server-side-apply/#conflicts`
 
-func (c *Cmd) applyServerSide(o object, opt applyOptions) error {
+// applyServerSide sends one object as an apply patch: the object as the
+// server has it after, and the outcome's verb.
+func (c *Cmd) applyServerSide(o mapped, opt applyOptions) (map[string]any, string, error) {
 	body, err := encodeObject(o.Object)
 	if err != nil {
-		return err
+		return nil, "", err
 	}
 	q := opt.dry.query(opt.fieldManager, true)
 	q.Set("force", fmt.Sprint(opt.forceConflicts))
@@ -244,19 +271,13 @@ func (c *Cmd) applyServerSide(o object, opt applyOptions) error {
 		Header: [][2]string{{"Accept", "application/json"}, {"Content-Type", "application/apply-patch+yaml"}}, Body: body})
 	var se *StatusError
 	if errors.As(err, &se) && se.Status.Reason == "Conflict" {
-		return errors.New(se.Error() + conflictAdvice)
+		return nil, "", errors.New(se.Error() + conflictAdvice)
 	}
 	if err != nil {
-		return err
-	}
-	if opt.output == "" {
-		return c.printResult("", o.Resource, nil, o.Name, "serverside-applied", opt.dry)
+		return nil, "", err
 	}
 	result, err := decodeObject(data)
-	if err != nil {
-		return err
-	}
-	return c.printResult(opt.output, o.Resource, result, o.Name, "serverside-applied", opt.dry)
+	return result, "serverside-applied", err
 }
 
 // threeWayJSONMergePatch is apimachinery's CreateThreeWayJSONMergePatch,

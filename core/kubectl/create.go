@@ -17,7 +17,7 @@ func init() {
 		var files filenameFlags
 		files.add(fs, "Filename, directory, or URL to files to use to create the resource")
 		dry := addDryRun(fs)
-		output := addOutput(fs)
+		output := addPrintFlags(fs, false)
 		fieldManager := fs.String("field-manager", "kubectl-create", "Name of the manager used to track field ownership.")
 		return func(c *Cmd, args []string) error {
 			if len(files.Filenames) == 0 {
@@ -38,7 +38,7 @@ func init() {
 					errs = append(errs, err)
 					continue
 				}
-				if err := c.createObject(o, d, *fieldManager, *output); err != nil {
+				if err := c.createObject(o, d, *fieldManager, output); err != nil {
 					errs = append(errs, withSource("creating", o.Source, err))
 				}
 			}
@@ -53,23 +53,29 @@ func init() {
 
 // createObject POSTs one object (unless the dry run is the client's) and
 // prints its outcome.
-func (c *Cmd) createObject(o object, d dryRun, fieldManager, output string) error {
+func (c *Cmd) createObject(o mapped, d dryRun, fieldManager string, output *printFlags) error {
 	result := o.Object
 	if d != dryRunClient {
-		body, err := encodeObject(o.Object)
-		if err != nil {
-			return err
-		}
-		data, err := c.Do(&Request{Method: "POST", Path: o.Resource.Path(o.Namespace, ""), Query: d.query(fieldManager, true),
-			Header: [][2]string{{"Accept", "application/json"}, {"Content-Type", "application/json"}}, Body: body})
-		if err != nil {
-			return err
-		}
-		if result, err = decodeObject(data); err != nil {
+		var err error
+		if result, err = c.postObject(o, d, fieldManager); err != nil {
 			return err
 		}
 	}
 	return c.printResult(output, o.Resource, result, nameOf(result, o.Name), "created", d)
+}
+
+// postObject creates one object: the server's answer.
+func (c *Cmd) postObject(o mapped, d dryRun, fieldManager string) (map[string]any, error) {
+	body, err := encodeObject(o.Object)
+	if err != nil {
+		return nil, err
+	}
+	data, err := c.Do(&Request{Method: "POST", Path: o.Resource.Path(o.Namespace, ""), Query: d.query(fieldManager, true),
+		Header: [][2]string{{"Accept", "application/json"}, {"Content-Type", "application/json"}}, Body: body})
+	if err != nil {
+		return nil, err
+	}
+	return decodeObject(data)
 }
 
 // nameOf is an object's metadata.name, else the fallback.

@@ -47,7 +47,7 @@ func init() {
 		fs.BoolVar(&o.force, "force", false, "If true, immediately remove resources from API and bypass graceful deletion. Note that immediate deletion of some resources may result in inconsistency or data loss and requires confirmation.")
 		fs.BoolVar(&o.ignoreNotFound, "ignore-not-found", false, "Treat \"resource not found\" as a successful delete. Defaults to \"true\" when --all is specified.")
 		fs.BoolVar(&o.wait, "wait", true, "If true, wait for resources to be gone before returning. This waits for finalizers.")
-		output := addOutput(fs)
+		output := fs.StringP("output", "o", "", "Output mode. Use \"-o name\" for shorter output (resource/name).")
 		dry := addDryRun(fs)
 		return func(c *Cmd, args []string) error {
 			var err error
@@ -101,11 +101,11 @@ func (c *Cmd) runDelete(o *deleteOptions, args []string) error {
 	// metav1.DeleteOptions, in its fields' order.
 	body := ordered{}
 	if o.gracePeriod >= 0 {
-		body = append(body, field{"gracePeriodSeconds", o.gracePeriod})
+		body = append(body, member{"gracePeriodSeconds", o.gracePeriod})
 	}
-	body = append(body, field{"propagationPolicy", policy})
+	body = append(body, member{"propagationPolicy", policy})
 	if o.dry == dryRunServer {
-		body = append(body, field{"dryRun", []string{"All"}})
+		body = append(body, member{"dryRun", []string{"All"}})
 	}
 	data, err := encodeObject(body)
 	if err != nil {

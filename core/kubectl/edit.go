@@ -39,7 +39,7 @@ func init() {
 	register("edit", func(fs *pflag.FlagSet) runFunc {
 		var files filenameFlags
 		files.add(fs, "Filename, directory, or URL to files to use to edit the resource")
-		output := addOutput(fs)
+		output := addPrintFlags(fs, false)
 		fieldManager := fs.String("field-manager", "kubectl-edit", "Name of the manager used to track field ownership.")
 		return func(c *Cmd, args []string) error {
 			if len(args) == 0 && len(files.Filenames) == 0 {
@@ -55,12 +55,12 @@ func init() {
 			if len(targets) != 1 {
 				return errors.New("this kubectl edits one object at a time")
 			}
-			return c.edit(targets[0], *fieldManager, *output)
+			return c.edit(targets[0], *fieldManager, output)
 		}
 	})
 }
 
-func (c *Cmd) edit(t *target, fieldManager, output string) error {
+func (c *Cmd) edit(t *target, fieldManager string, output *printFlags) error {
 	if c.Env.Edit == nil {
 		return errors.New("there is no editor here")
 	}
@@ -177,7 +177,7 @@ func editedObject(edited []byte) (map[string]any, error) {
 
 // sendEdit patches the object with the edit; done is false when there was
 // nothing to send.
-func (c *Cmd) sendEdit(t *target, original, edited map[string]any, fieldManager, output string) (bool, error) {
+func (c *Cmd) sendEdit(t *target, original, edited map[string]any, fieldManager string, output *printFlags) (bool, error) {
 	before, _ := json.Marshal(original)
 	after, _ := json.Marshal(edited)
 	var b, a map[string]any

@@ -37,7 +37,7 @@ func init() {
 		fs.StringVarP(&o.labels, "labels", "l", "", "Labels to apply to the service created by this call.")
 		fs.StringVar(&o.clusterIP, "cluster-ip", "", "ClusterIP to be assigned to the service. Leave empty to auto-allocate, or set to 'None' to create a headless service.")
 		fs.StringVar(&o.externalIP, "external-ip", "", "Additional external IP address (not managed by Kubernetes) to accept for the service.")
-		output := addOutput(fs)
+		output := addPrintFlags(fs, false)
 		dry := addDryRun(fs)
 		fieldManager := fs.String("field-manager", "kubectl-expose", "Name of the manager used to track field ownership.")
 		return func(c *Cmd, args []string) error {
@@ -53,7 +53,7 @@ func init() {
 				return err
 			}
 			for _, t := range targets {
-				if err := c.exposeObject(t, o, d, *output, *fieldManager); err != nil {
+				if err := c.exposeObject(t, o, d, output, *fieldManager); err != nil {
 					errs = append(errs, err)
 				}
 			}
@@ -63,7 +63,7 @@ func init() {
 }
 
 // exposeObject makes and sends the Service for one object.
-func (c *Cmd) exposeObject(t *target, o exposeOptions, d dryRun, output, fieldManager string) error {
+func (c *Cmd) exposeObject(t *target, o exposeOptions, d dryRun, output *printFlags, fieldManager string) error {
 	obj, err := c.latest(t, "application/json, */*")
 	if err != nil {
 		return err
@@ -142,7 +142,7 @@ func (c *Cmd) exposeObject(t *target, o exposeOptions, d dryRun, output, fieldMa
 		}
 		sp := ordered{}
 		if len(ports) > 1 {
-			sp = append(sp, field{"name", fmt.Sprintf("port-%d", i+1)})
+			sp = append(sp, member{"name", fmt.Sprintf("port-%d", i+1)})
 		}
 		protocol := o.protocol
 		if protocol == "" {
@@ -158,21 +158,21 @@ func (c *Cmd) exposeObject(t *target, o exposeOptions, d dryRun, output, fieldMa
 				target = tn
 			}
 		}
-		svcPorts = append(svcPorts, append(sp, field{"protocol", protocol}, field{"port", n}, field{"targetPort", target}))
+		svcPorts = append(svcPorts, append(sp, member{"protocol", protocol}, member{"port", n}, member{"targetPort", target}))
 	}
 	svcSpec := ordered{}
 	if len(svcPorts) > 0 {
-		svcSpec = append(svcSpec, field{"ports", svcPorts})
+		svcSpec = append(svcSpec, member{"ports", svcPorts})
 	}
-	svcSpec = append(svcSpec, field{"selector", selector})
+	svcSpec = append(svcSpec, member{"selector", selector})
 	if o.clusterIP != "" {
-		svcSpec = append(svcSpec, field{"clusterIP", o.clusterIP})
+		svcSpec = append(svcSpec, member{"clusterIP", o.clusterIP})
 	}
 	if o.typ != "" {
-		svcSpec = append(svcSpec, field{"type", o.typ})
+		svcSpec = append(svcSpec, member{"type", o.typ})
 	}
 	if o.externalIP != "" {
-		svcSpec = append(svcSpec, field{"externalIPs", []string{o.externalIP}})
+		svcSpec = append(svcSpec, member{"externalIPs", []string{o.externalIP}})
 	}
 	ns := ""
 	if d == dryRunClient {

@@ -25,9 +25,10 @@ import (
 )
 
 // ordered is a JSON object whose keys keep their order, as a Go struct's.
-type ordered []field
+type ordered []member
 
-type field struct {
+// member is one of an ordered object's keys and its value.
+type member struct {
 	k string
 	v any
 }
@@ -56,20 +57,20 @@ func (o ordered) MarshalJSON() ([]byte, error) {
 func objectMeta(name, namespace string, labels, annotations map[string]string, owners []any) ordered {
 	m := ordered{}
 	if name != "" {
-		m = append(m, field{"name", name})
+		m = append(m, member{"name", name})
 	}
 	if namespace != "" {
-		m = append(m, field{"namespace", namespace})
+		m = append(m, member{"namespace", namespace})
 	}
-	m = append(m, field{"creationTimestamp", nil})
+	m = append(m, member{"creationTimestamp", nil})
 	if len(labels) > 0 {
-		m = append(m, field{"labels", labels})
+		m = append(m, member{"labels", labels})
 	}
 	if len(annotations) > 0 {
-		m = append(m, field{"annotations", annotations})
+		m = append(m, member{"annotations", annotations})
 	}
 	if len(owners) > 0 {
-		m = append(m, field{"ownerReferences", owners})
+		m = append(m, member{"ownerReferences", owners})
 	}
 	return m
 }
@@ -95,7 +96,7 @@ func registerGeneratorAs(alias, path string, required []string, flags func(fs *p
 	register(alias, func(fs *pflag.FlagSet) runFunc {
 		g := flags(fs)
 		dry := addDryRun(fs)
-		output := addOutput(fs)
+		output := addPrintFlags(fs, false)
 		fieldManager := fs.String("field-manager", "kubectl-create", "Name of the manager used to track field ownership.")
 		return func(c *Cmd, args []string) error {
 			if err := requireFlags(c, required...); err != nil {
@@ -116,7 +117,7 @@ func registerGeneratorAs(alias, path string, required []string, flags func(fs *p
 			if err != nil {
 				return err
 			}
-			if err := c.createTyped(r, obj, args[0], d, *fieldManager, *output, "application/json", true); err != nil {
+			if err := c.createTyped(r, obj, args[0], d, *fieldManager, output, "application/json", true); err != nil {
 				var se *StatusError
 				if g.failure != "" && errors.As(err, &se) {
 					return fmt.Errorf(g.failure, se.Error())
@@ -130,7 +131,7 @@ func registerGeneratorAs(alias, path string, required []string, flags func(fs *p
 
 // createTyped sends an object kubectl builds itself (unless the dry run is
 // the client's), encoded as its Go type is, and prints the outcome.
-func (c *Cmd) createTyped(r Resource, obj any, name string, d dryRun, fieldManager, output, accept string, validate bool) error {
+func (c *Cmd) createTyped(r Resource, obj any, name string, d dryRun, fieldManager string, output *printFlags, accept string, validate bool) error {
 	var result any = obj
 	if d != dryRunClient {
 		body, err := encodeObject(obj)
@@ -176,12 +177,12 @@ func randomSuffix(n int) string {
 func container(name, image string, command []string, ports []any) ordered {
 	c := ordered{{"name", name}, {"image", image}}
 	if len(command) > 0 {
-		c = append(c, field{"command", command})
+		c = append(c, member{"command", command})
 	}
 	if len(ports) > 0 {
-		c = append(c, field{"ports", ports})
+		c = append(c, member{"ports", ports})
 	}
-	return append(c, field{"resources", ordered{}})
+	return append(c, member{"resources", ordered{}})
 }
 
 // keyedData is a ConfigMap's or Secret's data: the --from-literal values,
@@ -278,7 +279,7 @@ func init() {
 			}
 			obj := ordered{{"kind", "ConfigMap"}, {"apiVersion", "v1"}, {"metadata", objectMeta(name, ns, nil, nil, nil)}}
 			if len(data) > 0 {
-				obj = append(obj, field{"data", data})
+				obj = append(obj, member{"data", data})
 			}
 			return obj, nil
 		}}
@@ -296,10 +297,10 @@ func init() {
 			}
 			obj := ordered{{"kind", "Secret"}, {"apiVersion", "v1"}, {"metadata", objectMeta(name, ns, nil, nil, nil)}}
 			if len(data) > 0 {
-				obj = append(obj, field{"data", data})
+				obj = append(obj, member{"data", data})
 			}
 			if *typ != "" {
-				obj = append(obj, field{"type", *typ})
+				obj = append(obj, member{"type", *typ})
 			}
 			return obj, nil
 		}}
@@ -322,13 +323,13 @@ func init() {
 			labels := map[string]string{"app": name}
 			spec := ordered{}
 			if len(ports) > 0 {
-				spec = append(spec, field{"ports", ports})
+				spec = append(spec, member{"ports", ports})
 			}
-			spec = append(spec, field{"selector", labels})
+			spec = append(spec, member{"selector", labels})
 			if *clusterIP != "" {
-				spec = append(spec, field{"clusterIP", *clusterIP})
+				spec = append(spec, member{"clusterIP", *clusterIP})
 			}
-			spec = append(spec, field{"type", "ClusterIP"})
+			spec = append(spec, member{"type", "ClusterIP"})
 			return ordered{{"kind", "Service"}, {"apiVersion", "v1"}, {"metadata", objectMeta(name, ns, labels, nil, nil)},
 				{"spec", spec}, {"status", ordered{{"loadBalancer", ordered{}}}}}, nil
 		}}

@@ -52,6 +52,9 @@ type Env struct {
 	Namespace string
 	// Platform is the user agent's GOOS/GOARCH; "" is this program's.
 	Platform string
+	// Kubeconfig is the path -v=6 says the kubeconfig was loaded from
+	// ("" says nothing).
+	Kubeconfig string
 
 	// Files, if set, is where -f reads files (the page's); nil is the
 	// machine's file system.
@@ -102,8 +105,12 @@ type Cmd struct {
 	AsGroups      []string
 	RequestTimout string
 	fs            *pflag.FlagSet
+	configLogged  bool            // -v=6's kubeconfig line is written
 	openapi       *openAPICache   // the OpenAPI v3 documents read so far
 	warned        map[string]bool // the server's warnings printed so far
+	// resultPrinter is -o's printer for the objects a write command
+	// prints, one for the command line as kubectl's (yaml's "---").
+	resultPrinter *printer
 	// freshDiscovery: this command line fetched discovery (else it came
 	// from the session's cache).
 	freshDiscovery bool
@@ -184,9 +191,27 @@ func (c *Cmd) fail(err error) int {
 	if errors.As(err, &ee) {
 		code, err = ee.code, ee.err
 	}
-	if !errors.Is(err, errSilent) {
-		fmt.Fprintln(c.Stderr, errorText(err))
+	if errors.Is(err, errSilent) {
+		return code
 	}
+	var list errorList
+	var se *StatusError
+	switch {
+	case errors.As(err, &list):
+		for _, e := range list {
+			if errors.As(e, &se) {
+				c.logStatusError(se)
+			}
+		}
+	case errors.As(err, &se):
+		c.logStatusError(se)
+	}
+	// kubectl's fatal adds a newline only if the message has none.
+	msg := errorText(err)
+	if !strings.HasSuffix(msg, "\n") {
+		msg += "\n"
+	}
+	fmt.Fprint(c.Stderr, msg)
 	return code
 }
 

@@ -11,7 +11,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -31,7 +30,7 @@ func init() {
 			fs.StringVarP(&sel.selector, "selector", "l", "", "Selector (label query) to filter on, supports '=', '==', '!=', 'in', 'notin'.(e.g. -l key1=value1,key2=value2,key3 in (value3)). Matching objects must satisfy all of the specified label constraints.")
 			fs.BoolVar(&sel.all, "all", false, "Select all resources, in the namespace of the specified resource types")
 			overwrite := fs.Bool("overwrite", false, "If true, allow "+m.field+" to be overwritten, otherwise reject "+m.noun+" updates that overwrite existing "+m.field+".")
-			output := addOutput(fs)
+			output := addPrintFlags(fs, false)
 			dry := addDryRun(fs)
 			fieldManager := fs.String("field-manager", "kubectl-"+m.name, "Name of the manager used to track field ownership.")
 			return func(c *Cmd, args []string) error {
@@ -39,13 +38,13 @@ func init() {
 				if err != nil {
 					return err
 				}
-				return c.runMetadata(m, sel, args, *overwrite, d, *output, *fieldManager)
+				return c.runMetadata(m, sel, args, *overwrite, d, output, *fieldManager)
 			}
 		})
 	}
 }
 
-func (c *Cmd) runMetadata(m metadataCommand, sel selection, args []string, overwrite bool, d dryRun, output, fieldManager string) error {
+func (c *Cmd) runMetadata(m metadataCommand, sel selection, args []string, overwrite bool, d dryRun, output *printFlags, fieldManager string) error {
 	var resources, pairs []string
 	for _, a := range args {
 		pair := strings.Contains(a, "=") && a[0] != '=' || strings.HasSuffix(a, "-") && a != "-"
@@ -121,7 +120,7 @@ func parsePairs(m metadataCommand, pairs []string) (map[string]string, []string,
 }
 
 // updateMetadata changes one object's labels or annotations.
-func (c *Cmd) updateMetadata(m metadataCommand, t *target, set map[string]string, remove []string, overwrite bool, d dryRun, output, fieldManager string) error {
+func (c *Cmd) updateMetadata(m metadataCommand, t *target, set map[string]string, remove []string, overwrite bool, d dryRun, output *printFlags, fieldManager string) error {
 	obj, err := c.latest(t, "application/json")
 	if err != nil {
 		return err
@@ -206,13 +205,4 @@ func (c *Cmd) updateMetadata(m metadataCommand, t *target, set map[string]string
 		}
 	}
 	return c.printResult(output, t.Resource, result, t.Name, verb, d)
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

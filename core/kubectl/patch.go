@@ -32,7 +32,7 @@ func init() {
 		patch := fs.StringP("patch", "p", "", "The patch to be applied to the resource JSON file.")
 		typ := fs.String("type", "strategic", "The type of patch being provided; one of [json merge strategic]")
 		subresource := fs.String("subresource", "", "If specified, patch will operate on the subresource of the requested object. Must be one of [status scale]. This flag is beta and may change in the future.")
-		output := addOutput(fs)
+		output := addPrintFlags(fs, false)
 		dry := addDryRun(fs)
 		fieldManager := fs.String("field-manager", "kubectl-patch", "Name of the manager used to track field ownership.")
 		return func(c *Cmd, args []string) error {
@@ -65,7 +65,7 @@ func init() {
 				return err
 			}
 			for _, t := range targets {
-				if err := c.patchObject(t, *subresource, contentType, body, d, *output, *fieldManager); err != nil {
+				if err := c.patchObject(t, *subresource, contentType, body, d, output, *fieldManager); err != nil {
 					errs = append(errs, err)
 				}
 			}
@@ -77,13 +77,13 @@ func init() {
 	})
 }
 
-func (c *Cmd) patchObject(t *target, subresource, contentType string, body []byte, d dryRun, output, fieldManager string) error {
+func (c *Cmd) patchObject(t *target, subresource, contentType string, body []byte, d dryRun, output *printFlags, fieldManager string) error {
 	name := t.Name
 	if subresource != "" {
 		name += "/" + subresource
 	}
 	path := t.Resource.Path(t.Namespace, name)
-	before, err := c.getObject(t.Resource, t.Namespace, name, "application/json")
+	before, err := c.fetchObject(t.Resource, t.Namespace, name, "application/json")
 	if err != nil {
 		return err
 	}

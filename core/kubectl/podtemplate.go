@@ -80,7 +80,7 @@ func (c *Cmd) fetchTargets(sel selection, args []string) ([]*target, errorList, 
 // changeTemplates sends each fetched object's change, after errs (those
 // that could not be fetched); outcome says what to print for an object
 // patched, or unchanged (with changed false), and an error instead.
-func (c *Cmd) changeTemplates(found []*target, errs errorList, fieldManager string, d dryRun, output string,
+func (c *Cmd) changeTemplates(found []*target, errs errorList, fieldManager string, d dryRun, output *printFlags,
 	change templateChange, outcome func(t *target, changed bool) (string, error)) error {
 	for _, t := range found {
 		before, err := json.Marshal(t.Object)
@@ -136,7 +136,7 @@ func init() {
 		sel.files.add(fs, "Filename, directory, or URL to files identifying the resource to get from a server.")
 		fs.StringVarP(&sel.selector, "selector", "l", "", "Selector (label query) to filter on, supports '=', '==', '!=', 'in', 'notin'.(e.g. -l key1=value1,key2=value2,key3 in (value3)). Matching objects must satisfy all of the specified label constraints.")
 		fs.BoolVar(&sel.all, "all", false, "Select all resources, in the namespace of the specified resource types")
-		output := addOutput(fs)
+		output := addPrintFlags(fs, false)
 		dry := addDryRun(fs)
 		fieldManager := fs.String("field-manager", "kubectl-set", "Name of the manager used to track field ownership.")
 		return func(c *Cmd, args []string) error {
@@ -183,7 +183,7 @@ func init() {
 				}
 				return nil
 			}
-			err = c.changeTemplates(found, nil, *fieldManager, d, *output, change, func(t *target, changed bool) (string, error) {
+			err = c.changeTemplates(found, nil, *fieldManager, d, output, change, func(t *target, changed bool) (string, error) {
 				if !changed {
 					return "", nil
 				}
@@ -204,7 +204,7 @@ func init() {
 			var sel selection
 			sel.files.add(fs, "Filename, directory, or URL to files identifying the resource to get from a server.")
 			fs.StringVarP(&sel.selector, "selector", "l", "", "Selector (label query) to filter on, supports '=', '==', '!=', 'in', 'notin'.(e.g. -l key1=value1,key2=value2,key3 in (value3)). Matching objects must satisfy all of the specified label constraints.")
-			output := addOutput(fs)
+			output := addPrintFlags(fs, false)
 			fieldManager := fs.String("field-manager", "kubectl-rollout", "Name of the manager used to track field ownership.")
 			return func(c *Cmd, args []string) error {
 				if len(args) == 0 && len(sel.files.Filenames) == 0 {
@@ -214,7 +214,7 @@ func init() {
 				if err != nil {
 					return err
 				}
-				return c.changeTemplates(found, errs, *fieldManager, dryRunNone, *output, do, outcome)
+				return c.changeTemplates(found, errs, *fieldManager, dryRunNone, output, do, outcome)
 			}
 		})
 	}

@@ -60,7 +60,7 @@ func init() {
 		sel.files.add(fs, "Filename, directory, or URL to files identifying the resource to get from a server.")
 		fs.StringVarP(&sel.selector, "selector", "l", "", "Selector (label query) to filter on, supports '=', '==', '!=', 'in', 'notin'.(e.g. -l key1=value1,key2=value2,key3 in (value3)). Matching objects must satisfy all of the specified label constraints.")
 		toRevision := fs.Int64("to-revision", 0, "The revision to rollback to. Default to 0 (last revision).")
-		output := addOutput(fs)
+		output := addPrintFlags(fs, false)
 		dry := addDryRun(fs)
 		return func(c *Cmd, args []string) error {
 			d, err := dry()
@@ -83,7 +83,7 @@ func init() {
 					errs = append(errs, err)
 					continue
 				}
-				if err := c.printResult(*output, t.Resource, t.Object, t.Name, result, d); err != nil {
+				if err := c.printResult(output, t.Resource, t.Object, t.Name, result, d); err != nil {
 					errs = append(errs, err)
 				}
 			}
@@ -183,31 +183,6 @@ func (c *Cmd) rolloutStatus(t *target, watch bool) error {
 			return errors.New("object has been deleted")
 		}
 	}
-}
-
-// num is an integer field of an object, 0 when absent.
-func num(m map[string]any, path ...string) int64 {
-	for _, p := range path[:len(path)-1] {
-		m, _ = m[p].(map[string]any)
-	}
-	n, _ := m[path[len(path)-1]].(int64)
-	return n
-}
-
-func str(m map[string]any, path ...string) string {
-	for _, p := range path[:len(path)-1] {
-		m, _ = m[p].(map[string]any)
-	}
-	s, _ := m[path[len(path)-1]].(string)
-	return s
-}
-
-func has(m map[string]any, path ...string) bool {
-	for _, p := range path[:len(path)-1] {
-		m, _ = m[p].(map[string]any)
-	}
-	_, ok := m[path[len(path)-1]]
-	return ok
 }
 
 // statusViewer is kubectl's status viewer of a kind: the line to print for
@@ -361,16 +336,9 @@ func (c *Cmd) deploymentReplicaSets(t *target) (map[string]any, []map[string]any
 	if err != nil {
 		return nil, nil, err
 	}
-	sel, _ := deploy["spec"].(map[string]any)["selector"].(map[string]any)
-	labels, _ := sel["matchLabels"].(map[string]any)
-	var terms []string
-	for k, v := range labels {
-		terms = append(terms, fmt.Sprintf("%s=%v", k, v))
-	}
-	sort.Strings(terms)
 	rs := Resource{Group: "apps", Version: "v1", Resource: "replicasets", Kind: "ReplicaSet", Namespaced: true}
 	data, err = c.Do(&Request{Method: "GET", Path: rs.Path(t.Namespace, ""), Header: accept,
-		Query: url.Values{"labelSelector": {strings.Join(terms, ",")}}})
+		Query: url.Values{"labelSelector": {selectorString(obj(deploy, "spec", "selector"))}}})
 	if err != nil {
 		return nil, nil, fmt.Errorf("failed to retrieve replica sets from deployment %s: %v", t.Name, err)
 	}

@@ -24,7 +24,7 @@ func init() {
 		port := fs.String("port", "", "The port that this container exposes.")
 		command := fs.Bool("command", false, "If true and extra arguments are present, use them as the 'command' field in the container, rather than the 'args' field which is the default.")
 		pullPolicy := fs.String("image-pull-policy", "", "The image pull policy for the container.  If left empty, this value will not be specified by the client and defaulted by the server.")
-		output := addOutput(fs)
+		output := addPrintFlags(fs, false)
 		dry := addDryRun(fs)
 		fieldManager := fs.String("field-manager", "kubectl-run", "Name of the manager used to track field ownership.")
 		return func(c *Cmd, args []string) error {
@@ -61,7 +61,7 @@ func init() {
 				if *command {
 					key = "command"
 				}
-				ctr = append(ctr, field{key, rest})
+				ctr = append(ctr, member{key, rest})
 			}
 			if *port != "" {
 				p, err := strconv.Atoi(*port)
@@ -69,7 +69,7 @@ func init() {
 					return err
 				}
 				if p >= 0 {
-					ctr = append(ctr, field{"ports", []any{ordered{{"containerPort", p}}}})
+					ctr = append(ctr, member{"ports", []any{ordered{{"containerPort", p}}}})
 				}
 			}
 			if len(*env) > 0 {
@@ -81,11 +81,11 @@ func init() {
 					}
 					envs = append(envs, ordered{{"name", k}, {"value", v}})
 				}
-				ctr = append(ctr, field{"env", envs})
+				ctr = append(ctr, member{"env", envs})
 			}
-			ctr = append(ctr, field{"resources", ordered{}})
+			ctr = append(ctr, member{"resources", ordered{}})
 			if *pullPolicy != "" {
-				ctr = append(ctr, field{"imagePullPolicy", *pullPolicy})
+				ctr = append(ctr, member{"imagePullPolicy", *pullPolicy})
 			}
 			pod := ordered{{"kind", "Pod"}, {"apiVersion", "v1"}, {"metadata", objectMeta(name, c.Namespace, podLabels, nil, nil)},
 				{"spec", ordered{{"containers", []any{ctr}}, {"restartPolicy", *restart}, {"dnsPolicy", "ClusterFirst"}}},
@@ -95,7 +95,7 @@ func init() {
 			if err != nil {
 				return err
 			}
-			return c.createTyped(r, pod, name, d, *fieldManager, *output, "application/json, */*", false)
+			return c.createTyped(r, pod, name, d, *fieldManager, output, "application/json, */*", false)
 		}
 	})
 }

@@ -25,7 +25,7 @@ func init() {
 		fs.BoolVar(&sel.all, "all", false, "Select all resources in the namespace of the specified resource types")
 		replicas := fs.Int("replicas", -1, "The new desired number of replicas. Required.")
 		current := fs.Int("current-replicas", -1, "Precondition for current size. Requires that the current size of the resource match this value in order to scale. -1 (default) for no condition.")
-		output := addOutput(fs)
+		output := addPrintFlags(fs, false)
 		dry := addDryRun(fs)
 		return func(c *Cmd, args []string) error {
 			if err := requireFlags(c, "replicas"); err != nil {
@@ -68,7 +68,7 @@ func init() {
 						return err
 					}
 				}
-				if err := c.printResult(*output, t.Resource, t.Object, t.Name, "scaled", d); err != nil {
+				if err := c.printResult(output, t.Resource, t.Object, t.Name, "scaled", d); err != nil {
 					return err
 				}
 			}
@@ -112,7 +112,7 @@ func (c *Cmd) scaleObject(t *target, replicas, current int, d dryRun) error {
 	status, _ := scale["status"].(map[string]any)
 	st := ordered{{"replicas", numberOr(status["replicas"])}}
 	if sel, ok := status["selector"]; ok {
-		st = append(st, field{"selector", sel})
+		st = append(st, member{"selector", sel})
 	}
 	body, err := encodeObject(ordered{{"kind", scale["kind"]}, {"apiVersion", scale["apiVersion"]}, {"metadata", orderedMeta(meta)},
 		{"spec", ordered{{"replicas", replicas}}}, {"status", st}})
@@ -144,7 +144,7 @@ func orderedMeta(meta map[string]any) ordered {
 	out := ordered{}
 	for _, k := range objectMetaOrder {
 		if v, ok := meta[k]; ok {
-			out = append(out, field{k, v})
+			out = append(out, member{k, v})
 		}
 	}
 	return out

@@ -134,7 +134,7 @@ func (c *Cmd) latest(t *target, accept string) (map[string]any, error) {
 	if t.Object != nil {
 		return t.Object, nil
 	}
-	data, err := c.getObject(t.Resource, t.Namespace, t.Name, accept)
+	data, err := c.fetchObject(t.Resource, t.Namespace, t.Name, accept)
 	if err != nil {
 		return nil, err
 	}
@@ -145,10 +145,10 @@ func (c *Cmd) latest(t *target, accept string) (map[string]any, error) {
 	return obj, err
 }
 
-// getObject is kubectl's resource.Info Get: the object, and when it is not
+// fetchObject is kubectl's resource.Info Get: the object, and when it is not
 // found in a namespace other than default, its namespace, whose NotFound
 // then is the error.
-func (c *Cmd) getObject(r Resource, ns, name, accept string) ([]byte, error) {
+func (c *Cmd) fetchObject(r Resource, ns, name, accept string) ([]byte, error) {
 	data, err := c.Do(&Request{Method: "GET", Path: r.Path(ns, name), Header: [][2]string{{"Accept", accept}}})
 	var se *StatusError
 	if errors.As(err, &se) && se.Status.Reason == "NotFound" && ns != "" && ns != "default" {

@@ -17,11 +17,10 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
-	"sigs.k8s.io/yaml"
 )
 
-// object is a manifest mapped to its resource.
-type object struct {
+// mapped is a manifest mapped to its resource.
+type mapped struct {
 	manifest
 	Resource  Resource
 	Namespace string // "" for a cluster-scoped resource
@@ -32,7 +31,7 @@ type object struct {
 // OpenAPI document of its group version read), maps its kind to a resource,
 // and sets its namespace: the object's own, else -n's or the context's; an
 // object's namespace other than an explicit -n is an error.
-func (c *Cmd) mapManifest(m manifest) (object, error) {
+func (c *Cmd) mapManifest(m manifest) (mapped, error) {
 	apiVersion, _ := m.Object["apiVersion"].(string)
 	kind, _ := m.Object["kind"].(string)
 	validate := func() error { return c.validateKind(apiVersion, kind) }
@@ -40,13 +39,13 @@ func (c *Cmd) mapManifest(m manifest) (object, error) {
 		validate = c.readOpenAPIV2
 	}
 	if err := validate(); err != nil {
-		return object{}, err
+		return mapped{}, err
 	}
 	return c.mapObject(m)
 }
 
 // mapObject maps a manifest without validating it (delete's).
-func (c *Cmd) mapObject(m manifest) (object, error) {
+func (c *Cmd) mapObject(m manifest) (mapped, error) {
 	apiVersion, _ := m.Object["apiVersion"].(string)
 	kind, _ := m.Object["kind"].(string)
 	meta, _ := m.Object["metadata"].(map[string]any)
@@ -56,11 +55,11 @@ func (c *Cmd) mapObject(m manifest) (object, error) {
 	if err != nil {
 		var nk *NoKindMatchError
 		if errors.As(err, &nk) {
-			return object{}, fmt.Errorf("resource mapping not found for name: %q namespace: %q from %q: %v\nensure CRDs are installed first", name, ns, m.Source, err)
+			return mapped{}, fmt.Errorf("resource mapping not found for name: %q namespace: %q from %q: %v\nensure CRDs are installed first", name, ns, m.Source, err)
 		}
-		return object{}, err
+		return mapped{}, err
 	}
-	o := object{manifest: m, Resource: r, Name: name}
+	o := mapped{manifest: m, Resource: r, Name: name}
 	if r.Namespaced {
 		switch {
 		case ns == "":
@@ -71,7 +70,7 @@ func (c *Cmd) mapObject(m manifest) (object, error) {
 			}
 			meta["namespace"] = ns
 		case c.Namespace != "" && ns != c.Namespace:
-			return object{}, fmt.Errorf("the namespace from the provided object %q does not match the namespace %q. You must pass '--namespace=%s' to perform this operation.", ns, c.Namespace, ns)
+			return mapped{}, fmt.Errorf("the namespace from the provided object %q does not match the namespace %q. You must pass '--namespace=%s' to perform this operation.", ns, c.Namespace, ns)
 		}
 		o.Namespace = ns
 	}
@@ -142,53 +141,49 @@ func (d dryRun) suffix() string {
 	return ""
 }
 
-// outputFormat is -o as the write commands take it: "" (the outcome line),
-// name, yaml or json.
-//
-// Until the get helper's printer.go lands, printResult prints these itself.
-func addOutput(fs *pflag.FlagSet) *string {
-	return fs.StringP("output", "o", "", "Output format. One of: (json, yaml, name, go-template, go-template-file, template, templatefile, jsonpath, jsonpath-as-json, jsonpath-file).")
-}
-
 // printResult prints one object's outcome: "kind.group/name verb", or the
-// object as -o asks. The kind is the object's own when it names one (a
-// subresource's: scale.autoscaling), else the resource's.
-func (c *Cmd) printResult(output string, r Resource, obj any, name, verb string, dry dryRun) error {
-	kind := r.kindName()
-	if m, ok := obj.(map[string]any); ok {
-		apiVersion, _ := m["apiVersion"].(string)
-		if k, _ := m["kind"].(string); k != "" {
-			kind = strings.ToLower(k)
-			if g, _, ok := strings.Cut(apiVersion, "/"); ok {
-				kind += "." + g
+// object as -o asks (printer.go's printers). The kind is the object's own
+// when it names one (a subresource's: scale.autoscaling), else the
+// resource's. An object kubectl builds itself (ordered) prints as JSON in
+// its Go type's field order.
+func (c *Cmd) printResult(output *printFlags, r Resource, obj any, name, verb string, dry dryRun) error {
+	if c.resultPrinter == nil && output.output != "" {
+		var err error
+		if c.resultPrinter, err = output.printer(); err != nil {
+			return err
+		}
+	}
+	p := c.resultPrinter
+	if p == nil {
+		kind := r.kindName()
+		if m, ok := obj.(map[string]any); ok {
+			if k := str(m, "kind"); k != "" {
+				kind = strings.ToLower(k)
+				if g, _, ok := strings.Cut(str(m, "apiVersion"), "/"); ok {
+					kind += "." + g
+				}
 			}
 		}
-	}
-	switch output {
-	case "":
 		fmt.Fprintf(c.Stdout, "%s/%s %s%s\n", kind, name, verb, dry.suffix())
-	case "name":
-		fmt.Fprintf(c.Stdout, "%s/%s\n", kind, name)
-	case "json":
-		data, err := json.MarshalIndent(obj, "", "    ")
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(c.Stdout, "%s\n", data)
-	case "yaml":
-		data, err := json.Marshal(obj)
-		if err != nil {
-			return err
-		}
-		y, err := yaml.JSONToYAML(data)
-		if err != nil {
-			return err
-		}
-		c.Stdout.Write(y)
-	default:
-		return fmt.Errorf("unable to match a printer suitable for the output format %q, allowed formats are: json,name,yaml", output)
+		return nil
 	}
-	return nil
+	if typed, ok := obj.(ordered); ok && p.format == "json" {
+		data, err := json.MarshalIndent(typed, "", "    ")
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(c.Stdout, "%s\n", data)
+		return err
+	}
+	data, err := json.Marshal(obj)
+	if err != nil {
+		return err
+	}
+	m, err := decodeObject(data)
+	if err != nil {
+		return err
+	}
+	return p.print(c.Stdout, m)
 }
 
 // withSource names the file an object came from in its error, as
@@ -230,8 +225,8 @@ func (l errorList) reduce() error {
 	return l
 }
 
-// errorText is what kubectl's CheckErr prints for err (without the final
-// newline), and whether it printed it at all.
+// errorText is what kubectl's CheckErr prints for err (its final newline
+// left to the caller when it has none).
 func errorText(err error) string {
 	var list errorList
 	if errors.As(err, &list) {
@@ -252,7 +247,7 @@ func errorText(err error) string {
 	if !strings.HasPrefix(msg, "error: ") {
 		msg = "error: " + msg
 	}
-	return strings.TrimRight(msg, "\n")
+	return msg
 }
 
 // messageFor is an error's line within an aggregate: a Status as "Error
