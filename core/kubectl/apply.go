@@ -88,6 +88,8 @@ func init() {
 				switch {
 				case err != nil:
 					errs = append(errs, err)
+				case collect && !o.output.showManagedFields:
+					printed = append(printed, withoutManagedFields(result))
 				case collect:
 					printed = append(printed, result)
 				default:
