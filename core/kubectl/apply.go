@@ -27,6 +27,7 @@ const lastApplied = "kubectl.kubernetes.io/last-applied-configuration"
 // applyOptions are apply's flags.
 type applyOptions struct {
 	dry            dryRun
+	validation     validation
 	output         *printFlags
 	serverSide     bool
 	forceConflicts bool
@@ -38,6 +39,7 @@ func init() {
 		var files filenameFlags
 		files.add(fs, "The files that contain the configurations to apply.")
 		dry := addDryRun(fs)
+		validate := addValidate(fs)
 		output := addPrintFlags(fs, false)
 		serverSide := fs.Bool("server-side", false, "If true, apply runs in the server instead of the client.")
 		force := fs.Bool("force-conflicts", false, "If true, server-side apply will force the changes against conflicts.")
@@ -47,7 +49,11 @@ func init() {
 			if err != nil {
 				return err
 			}
-			o := applyOptions{dry: d, output: output, serverSide: *serverSide, forceConflicts: *force, fieldManager: *fieldManager}
+			v, err := validate()
+			if err != nil {
+				return err
+			}
+			o := applyOptions{dry: d, validation: v, output: output, serverSide: *serverSide, forceConflicts: *force, fieldManager: *fieldManager}
 			if o.forceConflicts && !o.serverSide {
 				return errors.New("--force-conflicts only works with --server-side")
 			}
@@ -64,7 +70,7 @@ func init() {
 			var errs errorList
 			var mapped []mapped
 			for _, m := range objs {
-				obj, err := c.mapManifest(m)
+				obj, err := c.mapManifest(m, o.validation)
 				if err != nil {
 					errs = append(errs, err)
 					continue
@@ -180,7 +186,7 @@ func (c *Cmd) applyClientSide(o mapped, opt applyOptions) (map[string]any, strin
 		if opt.dry == dryRunClient {
 			return o.Object, "created", nil
 		}
-		result, err := c.postObject(o, opt.dry, opt.fieldManager)
+		result, err := c.postObject(o, opt.dry, opt.validation, opt.fieldManager)
 		return result, "created", withSource("creating", o.Source, err)
 	}
 	if err != nil {
@@ -226,7 +232,7 @@ func (c *Cmd) applyClientSide(o mapped, opt applyOptions) (map[string]any, strin
 	}
 	result := live
 	if string(patch) != "{}" {
-		data, err := c.Do(&Request{Method: "PATCH", Path: path, Query: opt.dry.query(opt.fieldManager, true),
+		data, err := c.Do(&Request{Method: "PATCH", Path: path, Query: opt.dry.query(opt.fieldManager, opt.validation),
 			Header: [][2]string{{"Accept", "application/json"}, {"Content-Type", contentType}}, Body: patch})
 		if err != nil {
 			return nil, "", withSource(fmt.Sprintf("applying patch:\n%s\nto:\n%s\nfor:", patch, o.describe()), o.Source, err)
@@ -267,7 +273,7 @@ func (c *Cmd) applyServerSide(o mapped, opt applyOptions) (map[string]any, strin
 	if err != nil {
 		return nil, "", err
 	}
-	q := opt.dry.query(opt.fieldManager, true)
+	q := opt.dry.query(opt.fieldManager, opt.validation)
 	q.Set("force", fmt.Sprint(opt.forceConflicts))
 	data, err := c.Do(&Request{Method: "PATCH", Path: o.Resource.Path(o.Namespace, o.Name), Query: q,
 		Header: [][2]string{{"Accept", "application/json"}, {"Content-Type", "application/apply-patch+yaml"}}, Body: body})

@@ -17,6 +17,7 @@ func init() {
 		var files filenameFlags
 		files.add(fs, "Filename, directory, or URL to files to use to create the resource")
 		dry := addDryRun(fs)
+		validate := addValidate(fs)
 		output := addPrintFlags(fs, false)
 		fieldManager := fs.String("field-manager", "kubectl-create", "Name of the manager used to track field ownership.")
 		return func(c *Cmd, args []string) error {
@@ -27,18 +28,22 @@ func init() {
 			if err != nil {
 				return err
 			}
+			v, err := validate()
+			if err != nil {
+				return err
+			}
 			objs, streamErrs, err := c.readManifests(files)
 			if err != nil {
 				return err
 			}
 			var errs errorList
 			for _, m := range objs {
-				o, err := c.mapManifest(m)
+				o, err := c.mapManifest(m, v)
 				if err != nil {
 					errs = append(errs, err)
 					continue
 				}
-				if err := c.createObject(o, d, *fieldManager, output); err != nil {
+				if err := c.createObject(o, d, v, *fieldManager, output); err != nil {
 					errs = append(errs, withSource("creating", o.Source, err))
 				}
 			}
@@ -53,11 +58,11 @@ func init() {
 
 // createObject POSTs one object (unless the dry run is the client's) and
 // prints its outcome.
-func (c *Cmd) createObject(o mapped, d dryRun, fieldManager string, output *printFlags) error {
+func (c *Cmd) createObject(o mapped, d dryRun, v validation, fieldManager string, output *printFlags) error {
 	result := o.Object
 	if d != dryRunClient {
 		var err error
-		if result, err = c.postObject(o, d, fieldManager); err != nil {
+		if result, err = c.postObject(o, d, v, fieldManager); err != nil {
 			return err
 		}
 	}
@@ -65,12 +70,12 @@ func (c *Cmd) createObject(o mapped, d dryRun, fieldManager string, output *prin
 }
 
 // postObject creates one object: the server's answer.
-func (c *Cmd) postObject(o mapped, d dryRun, fieldManager string) (map[string]any, error) {
+func (c *Cmd) postObject(o mapped, d dryRun, v validation, fieldManager string) (map[string]any, error) {
 	body, err := encodeObject(o.Object)
 	if err != nil {
 		return nil, err
 	}
-	data, err := c.Do(&Request{Method: "POST", Path: o.Resource.Path(o.Namespace, ""), Query: d.query(fieldManager, true),
+	data, err := c.Do(&Request{Method: "POST", Path: o.Resource.Path(o.Namespace, ""), Query: d.query(fieldManager, v),
 		Header: [][2]string{{"Accept", "application/json"}, {"Content-Type", "application/json"}}, Body: body})
 	if err != nil {
 		return nil, err

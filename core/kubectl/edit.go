@@ -40,6 +40,7 @@ func init() {
 		var files filenameFlags
 		files.add(fs, "Filename, directory, or URL to files to use to edit the resource")
 		output := addPrintFlags(fs, false)
+		validate := addValidate(fs)
 		fieldManager := fs.String("field-manager", "kubectl-edit", "Name of the manager used to track field ownership.")
 		return func(c *Cmd, args []string) error {
 			if len(args) == 0 && len(files.Filenames) == 0 {
@@ -55,12 +56,16 @@ func init() {
 			if len(targets) != 1 {
 				return errors.New("this kubectl edits one object at a time")
 			}
-			return c.edit(targets[0], *fieldManager, output)
+			v, err := validate()
+			if err != nil {
+				return err
+			}
+			return c.edit(targets[0], v, *fieldManager, output)
 		}
 	})
 }
 
-func (c *Cmd) edit(t *target, fieldManager string, output *printFlags) error {
+func (c *Cmd) edit(t *target, v validation, fieldManager string, output *printFlags) error {
 	if c.Env.Edit == nil {
 		return errors.New("there is no editor here")
 	}
@@ -102,7 +107,7 @@ func (c *Cmd) edit(t *target, fieldManager string, output *printFlags) error {
 			fmt.Fprintf(c.Stderr, "error: %s %q is invalid\n", resource, t.Name)
 		}
 		edit, verr := editedObject(edited)
-		if verr == nil {
+		if verr == nil && v != validateIgnore {
 			apiVersion, _ := edit["apiVersion"].(string)
 			kind, _ := edit["kind"].(string)
 			verr = c.validateKind(apiVersion, kind)
@@ -115,7 +120,7 @@ func (c *Cmd) edit(t *target, fieldManager string, output *printFlags) error {
 			fmt.Fprintln(c.Stderr, "Edit cancelled, no changes made.")
 			return nil
 		default:
-			done, err := c.sendEdit(t, obj, edit, fieldManager, output)
+			done, err := c.sendEdit(t, obj, edit, v, fieldManager, output)
 			var se *StatusError
 			switch {
 			case errors.As(err, &se) && se.Status.Reason == "Invalid":
@@ -177,7 +182,7 @@ func editedObject(edited []byte) (map[string]any, error) {
 
 // sendEdit patches the object with the edit; done is false when there was
 // nothing to send.
-func (c *Cmd) sendEdit(t *target, original, edited map[string]any, fieldManager string, output *printFlags) (bool, error) {
+func (c *Cmd) sendEdit(t *target, original, edited map[string]any, v validation, fieldManager string, output *printFlags) (bool, error) {
 	before, _ := json.Marshal(original)
 	after, _ := json.Marshal(edited)
 	var b, a map[string]any
@@ -209,7 +214,7 @@ func (c *Cmd) sendEdit(t *target, original, edited map[string]any, fieldManager 
 		diff = mergeDiff(b, a)
 	}
 	patch, _ := json.Marshal(diff)
-	data, err := c.Do(&Request{Method: "PATCH", Path: t.Resource.Path(t.Namespace, t.Name), Query: dryRunNone.query(fieldManager, true),
+	data, err := c.Do(&Request{Method: "PATCH", Path: t.Resource.Path(t.Namespace, t.Name), Query: dryRunNone.query(fieldManager, v),
 		Header: [][2]string{{"Accept", "application/json"}, {"Content-Type", contentType}}, Body: patch})
 	if err != nil {
 		return false, err

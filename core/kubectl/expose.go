@@ -196,7 +196,7 @@ func (c *Cmd) exposeObject(t *target, o exposeOptions, d dryRun, output *printFl
 	if err != nil {
 		return err
 	}
-	answer, err := c.Do(&Request{Method: "POST", Path: serviceResource.Path(c.NamespaceOrDefault(), ""), Query: d.query(fieldManager, false),
+	answer, err := c.Do(&Request{Method: "POST", Path: serviceResource.Path(c.NamespaceOrDefault(), ""), Query: d.query(fieldManager, ""),
 		Header: [][2]string{{"Accept", "application/json, */*"}, {"Content-Type", "application/json"}}, Body: body})
 	if err != nil {
 		return err

@@ -96,6 +96,7 @@ func registerGeneratorAs(alias, path string, required []string, flags func(fs *p
 	register(alias, func(fs *pflag.FlagSet) runFunc {
 		g := flags(fs)
 		dry := addDryRun(fs)
+		validate := addValidate(fs)
 		output := addPrintFlags(fs, false)
 		fieldManager := fs.String("field-manager", "kubectl-create", "Name of the manager used to track field ownership.")
 		return func(c *Cmd, args []string) error {
@@ -103,6 +104,10 @@ func registerGeneratorAs(alias, path string, required []string, flags func(fs *p
 				return err
 			}
 			d, err := dry()
+			if err != nil {
+				return err
+			}
+			v, err := validate()
 			if err != nil {
 				return err
 			}
@@ -117,7 +122,7 @@ func registerGeneratorAs(alias, path string, required []string, flags func(fs *p
 			if err != nil {
 				return err
 			}
-			if err := c.createTyped(r, obj, args[0], d, *fieldManager, output, "application/json", true); err != nil {
+			if err := c.createTyped(r, obj, args[0], d, *fieldManager, output, "application/json", v); err != nil {
 				var se *StatusError
 				if g.failure != "" && errors.As(err, &se) {
 					return fmt.Errorf(g.failure, se.Error())
@@ -131,14 +136,14 @@ func registerGeneratorAs(alias, path string, required []string, flags func(fs *p
 
 // createTyped sends an object kubectl builds itself (unless the dry run is
 // the client's), encoded as its Go type is, and prints the outcome.
-func (c *Cmd) createTyped(r Resource, obj any, name string, d dryRun, fieldManager string, output *printFlags, accept string, validate bool) error {
+func (c *Cmd) createTyped(r Resource, obj any, name string, d dryRun, fieldManager string, output *printFlags, accept string, v validation) error {
 	var result any = obj
 	if d != dryRunClient {
 		body, err := encodeObject(obj)
 		if err != nil {
 			return err
 		}
-		data, err := c.Do(&Request{Method: "POST", Path: r.Path(c.NamespaceOrDefault(), ""), Query: d.query(fieldManager, validate),
+		data, err := c.Do(&Request{Method: "POST", Path: r.Path(c.NamespaceOrDefault(), ""), Query: d.query(fieldManager, v),
 			Header: [][2]string{{"Accept", accept}, {"Content-Type", "application/json"}}, Body: body})
 		if err != nil {
 			return err

@@ -194,7 +194,7 @@ func (c *Cmd) updateMetadata(m metadataCommand, t *target, set map[string]string
 		if err != nil {
 			return err
 		}
-		q := d.query(fieldManager, false)
+		q := d.query(fieldManager, "")
 		data, err := c.Do(&Request{Method: "PATCH", Path: t.Resource.Path(t.Namespace, t.Name), Query: q,
 			Header: [][2]string{{"Accept", "application/json"}, {"Content-Type", "application/merge-patch+json"}}, Body: patch})
 		if err != nil {

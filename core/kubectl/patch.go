@@ -87,7 +87,7 @@ func (c *Cmd) patchObject(t *target, subresource, contentType string, body []byt
 	if err != nil {
 		return err
 	}
-	data, err := c.Do(&Request{Method: "PATCH", Path: path, Query: d.query(fieldManager, false),
+	data, err := c.Do(&Request{Method: "PATCH", Path: path, Query: d.query(fieldManager, ""),
 		Header: [][2]string{{"Accept", "application/json"}, {"Content-Type", contentType}}, Body: body})
 	if err != nil {
 		return err

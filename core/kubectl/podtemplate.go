@@ -113,7 +113,7 @@ func (c *Cmd) changeTemplates(found []*target, errs errorList, fieldManager stri
 		result := t.Object
 		if len(diff) > 0 && d != dryRunClient {
 			patch, _ := json.Marshal(diff)
-			data, err := c.Do(&Request{Method: "PATCH", Path: t.Resource.Path(t.Namespace, t.Name), Query: d.query(fieldManager, false),
+			data, err := c.Do(&Request{Method: "PATCH", Path: t.Resource.Path(t.Namespace, t.Name), Query: d.query(fieldManager, ""),
 				Header: [][2]string{{"Accept", "application/json, */*"}, {"Content-Type", "application/strategic-merge-patch+json"}}, Body: patch})
 			if err != nil {
 				errs = append(errs, fmt.Errorf("failed to patch: %v", err))

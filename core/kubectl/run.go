@@ -95,7 +95,7 @@ func init() {
 			if err != nil {
 				return err
 			}
-			return c.createTyped(r, pod, name, d, *fieldManager, output, "application/json, */*", false)
+			return c.createTyped(r, pod, name, d, *fieldManager, output, "application/json, */*", "")
 		}
 	})
 }

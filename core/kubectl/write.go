@@ -28,14 +28,17 @@ type mapped struct {
 }
 
 // mapManifest validates a manifest as kubectl does before sending it (the
-// OpenAPI document of its group version read), maps its kind to a resource,
+// OpenAPI document of its group version read, unless --validate=ignore), maps its kind to a resource,
 // and sets its namespace: the object's own, else -n's or the context's; an
 // object's namespace other than an explicit -n is an error.
-func (c *Cmd) mapManifest(m manifest) (mapped, error) {
+func (c *Cmd) mapManifest(m manifest, v validation) (mapped, error) {
 	apiVersion, _ := m.Object["apiVersion"].(string)
 	kind, _ := m.Object["kind"].(string)
 	validate := func() error { return c.validateKind(apiVersion, kind) }
-	if m.InList {
+	switch {
+	case v == validateIgnore:
+		validate = func() error { return nil }
+	case m.InList:
 		validate = c.readOpenAPIV2
 	}
 	if err := validate(); err != nil {
@@ -114,9 +117,39 @@ func addDryRun(fs *pflag.FlagSet) func() (dryRun, error) {
 	}
 }
 
+// validation is --validate's field validation directive for the server
+// ("" where the request takes none).
+type validation string
+
+const (
+	validateStrict validation = "Strict"
+	validateWarn   validation = "Warn"
+	validateIgnore validation = "Ignore"
+)
+
+// addValidate declares --validate; the returned func reads it.
+func addValidate(fs *pflag.FlagSet) func() (validation, error) {
+	v := fs.String("validate", "strict", `Must be one of: strict (or true), warn, ignore (or false).
+		"true" or "strict" will use a schema to validate the input and fail the request if invalid. It will perform server side validation if ServerSideFieldValidation is enabled on the api-server, but will fall back to less reliable client-side validation if not.
+		"warn" will warn about unknown or duplicate fields without blocking the request if server-side field validation is enabled on the API server, and behave as "ignore" otherwise.
+		"false" or "ignore" will not perform any schema validation, silently dropping any unknown or duplicate fields.`)
+	fs.Lookup("validate").NoOptDefVal = "strict"
+	return func() (validation, error) {
+		switch strings.ToLower(*v) {
+		case "strict", "true":
+			return validateStrict, nil
+		case "warn":
+			return validateWarn, nil
+		case "ignore", "false":
+			return validateIgnore, nil
+		}
+		return "", fmt.Errorf("invalid - validate option %q; must be one of: strict (or true), warn, ignore (or false)", *v)
+	}
+}
+
 // query is a write's query: dryRun=All on the server's dry run, the field
-// manager, and fieldValidation=Strict where kubectl validates.
-func (d dryRun) query(fieldManager string, validate bool) url.Values {
+// manager, and the field validation directive where kubectl sends one.
+func (d dryRun) query(fieldManager string, v validation) url.Values {
 	q := url.Values{}
 	if d == dryRunServer {
 		q.Set("dryRun", "All")
@@ -124,8 +157,8 @@ func (d dryRun) query(fieldManager string, validate bool) url.Values {
 	if fieldManager != "" {
 		q.Set("fieldManager", fieldManager)
 	}
-	if validate {
-		q.Set("fieldValidation", "Strict")
+	if v != "" {
+		q.Set("fieldValidation", string(v))
 	}
 	return q
 }
