@@ -643,15 +643,7 @@ func mergeElementOrders(original, patch map[string]any, schema patchSchema) erro
 		default:
 			continue
 		}
-		inOrder, serverOnly, err := lists.Partition(merged, orderList, meta.mergeKey)
-		if err != nil {
-			return err
-		}
-		kind, err := lists.ElementType(ol, pl)
-		if err != nil {
-			return err
-		}
-		all, err := lists.NormalizeOrder(inOrder, serverOnly, orderList, ol, meta.mergeKey, kind)
+		all, err := lists.OrderedBy(merged, orderList, ol, pl, meta.mergeKey)
 		if err != nil {
 			return err
 		}

@@ -336,15 +336,7 @@ func applySetElementOrder(original, patch map[string]any, schema types.PatchSche
 		default:
 			continue
 		}
-		inOrder, others, err := lists.Partition(merged, orderList, meta.MergeKey)
-		if err != nil {
-			return err
-		}
-		elem, err := lists.ElementType(originalList, patchList)
-		if err != nil {
-			return err
-		}
-		all, err := lists.NormalizeOrder(inOrder, others, orderList, originalList, meta.MergeKey, elem)
+		all, err := lists.OrderedBy(merged, orderList, originalList, patchList, meta.MergeKey)
 		if err != nil {
 			return err
 		}

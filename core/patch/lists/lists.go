@@ -413,3 +413,18 @@ func RemoveDirectives(v any) (any, bool) {
 	}
 	return v, true
 }
+
+// OrderedBy is a list merged under a $setElementOrder list, in kube's
+// order: the elements the order list names first, in its order, the
+// others where they were in original; patch is the patch's list.
+func OrderedBy(merged, order, original, patch []any, mergeKey string) ([]any, error) {
+	inOrder, others, err := Partition(merged, order, mergeKey)
+	if err != nil {
+		return nil, err
+	}
+	kind, err := ElementType(original, patch)
+	if err != nil {
+		return nil, err
+	}
+	return NormalizeOrder(inOrder, others, order, original, mergeKey, kind)
+}
