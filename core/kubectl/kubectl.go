@@ -13,6 +13,7 @@ package kubectl
 
 import (
 	"context"
+	_ "embed"
 	"errors"
 	"fmt"
 	"io"
@@ -156,11 +157,17 @@ func Run(ctx context.Context, env *Env, args []string) int {
 	cmd, rest := findCommand(args)
 	if cmd == nil {
 		word := firstWord(args)
-		if word == "" {
-			fmt.Fprint(env.Stderr, usage())
+		switch {
+		case word == "":
+			fmt.Fprint(env.Stdout, rootHelp)
 			return 0
+		case strings.HasPrefix(args[0], "-"):
+			// An unknown word is a plugin's name to kubectl, which refuses
+			// flags before one.
+			fmt.Fprintf(env.Stderr, "Error: flags cannot be placed before plugin name: %s\n", args[0])
+		default:
+			fmt.Fprintf(env.Stderr, "Error: unknown command %q for %q\n", word, "kubectl")
 		}
-		fmt.Fprintf(env.Stderr, "error: unknown command %q for %q\n", word, "kubectl")
 		return 1
 	}
 	c := &Cmd{Env: env, Ctx: ctx, Path: cmd.path}
@@ -330,6 +337,7 @@ func Commands() []string {
 	return out
 }
 
-func usage() string {
-	return "kubectl controls the Kubernetes cluster manager.\n\n Find more information at: https://kubernetes.io/docs/reference/kubectl/\n"
-}
+// rootHelp is what kubectl prints when given no command: its command list.
+//
+//go:embed help.txt
+var rootHelp string
