@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"runtime"
 	"sort"
 	"strings"
@@ -55,6 +56,10 @@ type Env struct {
 	// Kubeconfig is the path -v=6 says the kubeconfig was loaded from
 	// ("" says nothing).
 	Kubeconfig string
+
+	// Files, if set, is where -f reads files (the page's); nil is the
+	// machine's file system.
+	Files fs.FS
 
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
@@ -101,7 +106,15 @@ type Cmd struct {
 	AsGroups      []string
 	RequestTimout string
 	fs            *pflag.FlagSet
-	configLogged  bool // -v=6's kubeconfig line is written
+	configLogged  bool            // -v=6's kubeconfig line is written
+	openapi       *openAPICache   // the OpenAPI v3 documents read so far
+	warned        map[string]bool // the server's warnings printed so far
+	// resultPrinter is -o's printer for the objects a write command
+	// prints, one for the command line as kubectl's (yaml's "---").
+	resultPrinter *printer
+	// freshDiscovery: this command line fetched discovery (else it came
+	// from the session's cache).
+	freshDiscovery bool
 }
 
 // runFunc runs a command with its positional arguments.
@@ -191,33 +204,27 @@ func (c *Cmd) fail(err error) int {
 	if errors.As(err, &ee) {
 		code, err = ee.code, ee.err
 	}
-	var se *StatusError
+	if errors.Is(err, errSilent) {
+		return code
+	}
 	var list errorList
+	var se *StatusError
 	switch {
 	case errors.As(err, &list):
 		for _, e := range list {
 			if errors.As(e, &se) {
 				c.logStatusError(se)
-				fmt.Fprintln(c.Stderr, se.kubectlText())
-			} else {
-				fmt.Fprintln(c.Stderr, e.Error())
 			}
 		}
 	case errors.As(err, &se):
 		c.logStatusError(se)
-		fmt.Fprintln(c.Stderr, se.kubectlText())
-	case errors.Is(err, errSilent):
-	default:
-		msg := err.Error()
-		if !strings.HasPrefix(msg, "error: ") {
-			msg = "error: " + msg
-		}
-		// kubectl's fatal adds a newline only if the message has none.
-		if !strings.HasSuffix(msg, "\n") {
-			msg += "\n"
-		}
-		fmt.Fprint(c.Stderr, msg)
 	}
+	// kubectl's fatal adds a newline only if the message has none.
+	msg := errorText(err)
+	if !strings.HasSuffix(msg, "\n") {
+		msg += "\n"
+	}
+	fmt.Fprint(c.Stderr, msg)
 	return code
 }
 
