@@ -15,7 +15,7 @@ func TestCONF_1_KubectlDebug(t *testing.T) {
 	k.must("run", "web", "--image=nginx")
 	k.must("wait", "--for=condition=Ready", "pod/web", "--timeout=60s")
 	out, errOut, err := k.run("", "debug", "-it", "web", "--image=busybox", "--target=web", "--container=debugger")
-	if err == nil || !strings.Contains(errOut, "its containers run no process to attach to") {
+	if err == nil || !strings.Contains(errOut, "a kubeplay sandbox runs no containers, so there is nothing to attach to") {
 		t.Errorf("kubectl debug -it: %v\nstdout:\n%s\nstderr:\n%s", err, out, errOut)
 	}
 	pod := k.getJSON("pod", "web")
