@@ -1,6 +1,6 @@
 // bodymodel.js — what the body editor knows about a YAML body, without the
 // DOM: its syntax errors at the line and column where the mistake is (any
-// document of a stream), the object path under the cursor (apiVersion, kind,
+// document of a stream; a JSON body's where JSON.parse stops), the object path under the cursor (apiVersion, kind,
 // the keys above it, the key being typed) read from the lines as typed, and
 // the fields an OpenAPI v3 document (the sandbox's /openapi/v3/<gv>) allows
 // there, with their types as kubectl explain writes them and descriptions.
@@ -52,6 +52,23 @@ export function yamlDiagnostics(text) {
     }
   }
   return out.sort((a, b) => a.from - b.from);
+}
+
+/**
+ * jsonDiagnostics(text) → [] or [{from, to, line, col, message}]: where
+ * JSON.parse stops on the body (an empty body is no problem).
+ */
+export function jsonDiagnostics(text) {
+  if (!text.trim()) return [];
+  try {
+    JSON.parse(text);
+    return [];
+  } catch (e) {
+    const m = e.message.match(/at position (\d+)/);
+    const from = m ? Math.min(+m[1], text.length) : text.length;
+    const message = e.message.replace(/ in JSON at position \d+.*$/, '').replace(/^JSON\.parse: /, '');
+    return [{ from, to: Math.min(text.length, from + 1), ...lineCol(text, from), message }];
+  }
 }
 
 // openingQuote is the quote that opens the quoted scalar still open at pos:

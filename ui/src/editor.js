@@ -1,7 +1,7 @@
 // editor.js — the request body editor: CodeMirror 6 with JSON or YAML
 // highlighting, switchable; converts between the two on request (yamljson.js).
-// In YAML, syntax errors are marked where they are (gutter, underline, the
-// message on hover and below the editor), field names are completed from the
+// Syntax errors are marked where they are (gutter, underline, the message on
+// hover and below the editor); in YAML, field names are completed from the
 // OpenAPI v3 document of the body's apiVersion, and a docs line says the type
 // and description of the field under the cursor (bodymodel.js).
 
@@ -12,7 +12,7 @@ import { json } from '@codemirror/lang-json';
 import { yaml } from '@codemirror/lang-yaml';
 import { linter, lintGutter, forceLinting } from '@codemirror/lint';
 import { convertText } from './yamljson.js';
-import { yamlDiagnostics, yamlContext, groupVersionPath, fieldsAt, fieldDoc } from './bodymodel.js';
+import { yamlDiagnostics, jsonDiagnostics, yamlContext, groupVersionPath, fieldsAt, fieldDoc } from './bodymodel.js';
 import { h } from './dom.js';
 
 /**
@@ -27,13 +27,13 @@ export function createBodyEditor(parent, { onChange, onSubmit, schema = async ()
   const problemLine = h('div', { class: 'editor-problem', testid: 'body-problem', hidden: true });
   const docsLine = h('div', { class: 'editor-docs', testid: 'body-docs', hidden: true });
 
-  const problems = () => (mode === 'yaml' ? yamlDiagnostics(view.state.doc.toString()) : []);
+  const problems = () => (mode === 'yaml' ? yamlDiagnostics : jsonDiagnostics)(view.state.doc.toString());
   const lint = linter(() => problems().map((d) => ({ from: d.from, to: d.to, severity: 'error', message: `line ${d.line}, column ${d.col}: ${d.message}` })), { delay: 250 });
 
   function showProblem() {
     const [d] = problems();
     problemLine.hidden = !d;
-    problemLine.textContent = d ? `YAML line ${d.line}, column ${d.col}: ${d.message}` : '';
+    problemLine.textContent = d ? `${mode.toUpperCase()} line ${d.line}, column ${d.col}: ${d.message}` : '';
     problemLine.dataset.line = d ? String(d.line) : '';
   }
 

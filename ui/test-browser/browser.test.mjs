@@ -1092,6 +1092,11 @@ test('issue 31 frictions 1 and 9: a long answer opens at its start; the identity
 
 test('issue 31 friction 8: a YAML mistake is marked on its own line (gutter, underline, hover, below), in any document; completion and docs from the OpenAPI v3 document', async () => {
   const page = await openPlayground();
+  // A JSON body: marked where JSON.parse stops.
+  await page.evaluate(() => window.kubeplayUI.builder.editor.setText('{\n  "a": 1\n  "b": 2\n}'));
+  await page.waitForFunction(() => document.querySelector('[data-testid="body-problem"]').dataset.line === '3');
+  assert.match(await page.textContent('[data-testid="body-problem"]'), /^JSON line 3, column 3: Expected ',' or '}' after property value/);
+  await page.evaluate(() => window.kubeplayUI.builder.editor.setText(''));
   await page.click('[data-testid="body-mode-yaml"]');
   const content = '[data-testid="body-editor"] .cm-content';
   await page.click(content);

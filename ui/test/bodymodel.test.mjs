@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { yamlDiagnostics, yamlContext, groupVersionPath, fieldsAt, fieldDoc, typeLabel } from '../src/bodymodel.js';
+import { yamlDiagnostics, jsonDiagnostics, yamlContext, groupVersionPath, fieldsAt, fieldDoc, typeLabel } from '../src/bodymodel.js';
 
 // at is where the problems are: [[line, col, message start]].
 const at = (text) => yamlDiagnostics(text).map((d) => [d.line, d.col, d.message]);
@@ -46,6 +46,14 @@ test('a duplicate key is marked at its second occurrence, named', () => {
   assert.deepEqual(at(bad), [[5, 3, 'Duplicate key name: map keys must be unique']]);
   assert.deepEqual(at(`${bad}---\n${second}---\n${third}`), [[5, 3, 'Duplicate key name: map keys must be unique']]);
   assert.deepEqual(at(`${second}---\n${third}---\n${bad}`).map(([l, c]) => [l, c]), [[15, 3]]);
+});
+
+test('a JSON body is marked where JSON.parse stops; an empty one is no problem', () => {
+  assert.deepEqual(jsonDiagnostics(''), []);
+  assert.deepEqual(jsonDiagnostics('{"a": 1}'), []);
+  const [d] = jsonDiagnostics('{\n  "a": 1\n  "b": 2\n}');
+  assert.deepEqual([d.line, d.col], [3, 3]);
+  assert.match(d.message, /^Expected ',' or '}' after property value/);
 });
 
 test('yamlContext reads apiVersion, kind and the path above the cursor as typed', () => {
