@@ -100,11 +100,12 @@ function parseLine(line) {
 }
 
 /**
- * yamlContext(text, pos) → {apiVersion, kind, path, key, inKey, prefix, from}:
+ * yamlContext(text, pos) → {apiVersion, kind, path, key, inKey, prefix, from, siblings}:
  * the document around pos (between "---" lines), its top-level apiVersion and
  * kind, the keys (and "[]" for a sequence item) from the document's root to
  * the mapping pos is in, the key on pos's line, and, when pos is where a key
- * is being typed, inKey with the typed prefix starting at from.
+ * is being typed, inKey with the typed prefix starting at from; siblings
+ * are the other keys of its mapping.
  */
 export function yamlContext(text, pos) {
   const lines = text.split('\n');
@@ -156,7 +157,30 @@ export function yamlContext(text, pos) {
     }
   }
   const prefix = inKey ? typing[3] : '';
-  return { apiVersion, kind, path, key: here.key !== null ? here.key : prefix, inKey, prefix, from: pos - prefix.length };
+  const startsItem = (inKey ? typing[2] : '') !== '' || here.dashes.length > 0;
+  return { apiVersion, kind, path, key: here.key !== null ? here.key : prefix, inKey, prefix, from: pos - prefix.length,
+    siblings: siblings(lines, L, start, end, keyCol, startsItem) };
+}
+
+// siblings are the other keys of the mapping line L is in (at keyCol), up to
+// the line that starts its sequence item or its parent, down to the next.
+function siblings(lines, L, start, end, keyCol, startsItem) {
+  const keys = [];
+  const scan = (from, step) => {
+    for (let i = from; i >= start && i <= end; i += step) {
+      if (/^\s*(#.*)?$/.test(lines[i])) continue;
+      const p = parseLine(lines[i]);
+      const col0 = p.dashes.length ? p.dashes[0] : p.keyCol;
+      const item = p.dashes.length > 0 && p.keyCol === keyCol;
+      if (col0 < keyCol && !item) return;
+      if (item && step > 0) return;
+      if (p.keyCol === keyCol && p.key !== null) keys.push(p.key);
+      if (item) return;
+    }
+  };
+  if (!startsItem) scan(L - 1, -1);
+  scan(L + 1, 1);
+  return keys;
 }
 
 /** groupVersionPath('apps/v1') → 'apis/apps/v1'; 'v1' → 'api/v1' (the /openapi/v3 index's keys). */

@@ -2,7 +2,8 @@
 // highlighting, switchable; converts between the two on request (yamljson.js).
 // Syntax errors are marked where they are (gutter, underline, the message on
 // hover and below the editor); in YAML, field names are completed from the
-// OpenAPI v3 document of the body's apiVersion, and a docs line says the type
+// OpenAPI v3 document of the body's apiVersion (those of the mapping not
+// offered again), and a docs line says the type
 // and description of the field under the cursor (bodymodel.js).
 
 import { EditorView, basicSetup } from 'codemirror';
@@ -42,7 +43,7 @@ export function createBodyEditor(parent, { onChange, onSubmit, schema = async ()
     const c = yamlContext(ctx.state.doc.toString(), ctx.pos);
     if (!c.inKey || !c.apiVersion || !c.kind || (!c.prefix && !ctx.explicit)) return null;
     const doc = await schema(groupVersionPath(c.apiVersion));
-    const fields = doc ? fieldsAt(doc, c.apiVersion, c.kind, c.path) : [];
+    const fields = doc ? fieldsAt(doc, c.apiVersion, c.kind, c.path).filter((f) => !c.siblings.includes(f.name)) : [];
     if (!fields.length) return null;
     return {
       from: c.from,

@@ -76,6 +76,16 @@ test('yamlContext reads apiVersion, kind and the path above the cursor as typed'
   assert.deepEqual([cs.apiVersion, cs.kind, cs.path], ['apps/v1', 'Deployment', ['spec']]);
 });
 
+test('yamlContext names the other keys of the mapping, not those of the next item or of the parent', () => {
+  const t = 'kind: Deployment\nspec:\n  replicas: 1\n  \n  selector: {}\nstatus: {}\n';
+  assert.deepEqual(yamlContext(t, t.indexOf('  \n') + 2).siblings, ['replicas', 'selector']);
+  const items = 'spec:\n  containers:\n  - name: a\n    image: x\n  - name: b\n    \n    ports: []\n  - name: c\n';
+  const at = items.indexOf('    \n') + 4;
+  assert.deepEqual([yamlContext(items, at).path, yamlContext(items, at).siblings], [['spec', 'containers', '[]'], ['name', 'ports']]);
+  const first = 'spec:\n  containers:\n  - \n    image: x\n  - name: b\n';
+  assert.deepEqual(yamlContext(first, first.indexOf('- ') + 2).siblings, ['image']);
+});
+
 test('groupVersionPath names the /openapi/v3 entry', () => {
   assert.equal(groupVersionPath('apps/v1'), 'apis/apps/v1');
   assert.equal(groupVersionPath('v1'), 'api/v1');
