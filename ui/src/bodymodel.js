@@ -249,6 +249,34 @@ export function fieldsAt(doc, apiVersion, kind, path) {
   return Object.keys(s.properties).sort().map((name) => describe(doc, s, name));
 }
 
+/**
+ * unknownFields(text, docFor) → [{from, to, line, col, message}]: keys of
+ * the stream's objects that their schema does not have (docFor(apiVersion)
+ * is the group-version's OpenAPI document or null); a mapping of free keys
+ * (labels, a preserve-unknown-fields object) or a kind not in its document
+ * has none.
+ */
+export function unknownFields(text, docFor) {
+  const out = [];
+  let offset = 0;
+  for (const line of text.split('\n')) {
+    const p = parseLine(line);
+    if (p.key !== null && !/^(---|\.\.\.)(\s|$)/.test(line)) {
+      const from = offset + p.keyCol;
+      const c = yamlContext(text, from);
+      const doc = c.apiVersion && c.kind ? docFor(c.apiVersion) : null;
+      const root = doc && rootSchema(doc, c.apiVersion, c.kind);
+      const s = root && schemaAt(doc, root, c.path);
+      if (s && s.properties && !s.additionalProperties && !s['x-kubernetes-preserve-unknown-fields'] && !Object.hasOwn(s.properties, p.key)) {
+        const field = [...c.path, p.key].join('.').replace(/\.\[\]/g, '[]');
+        out.push({ from, to: from + p.key.length, ...lineCol(text, from), message: `unknown field "${field}": ${c.kind} ${c.apiVersion} has no such field` });
+      }
+    }
+    offset += line.length + 1;
+  }
+  return out;
+}
+
 /** fieldDoc(doc, apiVersion, kind, path, key) → {name, type, required, description} of key in the mapping at path, or null. */
 export function fieldDoc(doc, apiVersion, kind, path, key) {
   const s = schemaAt(doc, rootSchema(doc, apiVersion, kind), path);

@@ -1,7 +1,8 @@
 // editor.js — the request body editor: CodeMirror 6 with JSON or YAML
 // highlighting, switchable; converts between the two on request (yamljson.js).
 // Syntax errors are marked where they are (gutter, underline, the message on
-// hover and below the editor); in YAML, field names are completed from the
+// hover and below the editor); in YAML, keys their schema does not have
+// are marked as warnings, field names are completed from the
 // OpenAPI v3 document of the body's apiVersion (those of the mapping not
 // offered again), and a docs line says the type
 // and description of the field under the cursor (bodymodel.js).
@@ -13,7 +14,7 @@ import { json } from '@codemirror/lang-json';
 import { yaml } from '@codemirror/lang-yaml';
 import { linter, lintGutter, forceLinting } from '@codemirror/lint';
 import { convertText } from './yamljson.js';
-import { yamlDiagnostics, jsonDiagnostics, yamlContext, groupVersionPath, fieldsAt, fieldDoc } from './bodymodel.js';
+import { yamlDiagnostics, jsonDiagnostics, yamlContext, groupVersionPath, fieldsAt, fieldDoc, unknownFields } from './bodymodel.js';
 import { h } from './dom.js';
 
 /**
@@ -29,7 +30,18 @@ export function createBodyEditor(parent, { onChange, onSubmit, schema = async ()
   const docsLine = h('div', { class: 'editor-docs', testid: 'body-docs', hidden: true });
 
   const problems = () => (mode === 'yaml' ? yamlDiagnostics : jsonDiagnostics)(view.state.doc.toString());
-  const lint = linter(() => problems().map((d) => ({ from: d.from, to: d.to, severity: 'error', message: `line ${d.line}, column ${d.col}: ${d.message}` })), { delay: 250 });
+  const lint = linter(async (v) => {
+    const errors = problems();
+    if (errors.length || mode !== 'yaml') return errors.map((d) => mark(d, 'error'));
+    // No syntax error: the keys the objects' schemas do not have.
+    const text = v.state.doc.toString();
+    const gvs = [...new Set([...text.matchAll(/^apiVersion:\s*["']?([^\s"'#]+)/gm)].map((m) => m[1]))];
+    const docs = new Map(await Promise.all(gvs.map(async (gv) => [gv, await schema(groupVersionPath(gv))])));
+    return unknownFields(text, (gv) => docs.get(gv) || null).map((d) => mark(d, 'warning'));
+  }, { delay: 250 });
+  function mark(d, severity) {
+    return { from: d.from, to: d.to, severity, message: `line ${d.line}, column ${d.col}: ${d.message}` };
+  }
 
   function showProblem() {
     const [d] = problems();

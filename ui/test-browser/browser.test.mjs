@@ -1090,7 +1090,7 @@ test('issue 31 frictions 1 and 9: a long answer opens at its start; the identity
   await page.close();
 });
 
-test('issue 31 friction 8: a YAML mistake is marked on its own line (gutter, underline, hover, below), in any document; completion and docs from the OpenAPI v3 document', async () => {
+test('issue 31 friction 8: a YAML mistake is marked on its own line (gutter, underline, hover, below), in any document; completion, docs and unknown fields from the OpenAPI v3 document', async () => {
   const page = await openPlayground();
   // A JSON body: marked where JSON.parse stops.
   await page.evaluate(() => window.kubeplayUI.builder.editor.setText('{\n  "a": 1\n  "b": 2\n}'));
@@ -1147,6 +1147,12 @@ test('issue 31 friction 8: a YAML mistake is marked on its own line (gutter, und
   assert.equal(await page.evaluate(() => window.kubeplayUI.builder.editor.getText()), 'apiVersion: apps/v1\nkind: Deployment\nspec:\n  replicas: 3');
   // The docs line: the field under the cursor, its type and description.
   await page.waitForFunction(() => /^replicas <integer> Number of desired pods\./.test(document.querySelector('[data-testid="body-docs"]').textContent));
+  // A key the schema does not have is a warning on its line.
+  await page.evaluate(() => window.kubeplayUI.builder.editor.setText('apiVersion: apps/v1\nkind: Deployment\nspec:\n  replicaz: 3\n'));
+  await page.waitForSelector('[data-testid="body-editor"] .cm-lintRange-warning');
+  await page.hover('[data-testid="body-editor"] .cm-lintRange-warning');
+  await page.waitForSelector('.cm-tooltip-lint');
+  assert.equal(await page.textContent('.cm-tooltip-lint'), 'line 4, column 3: unknown field "spec.replicaz": Deployment apps/v1 has no such field');
   await page.close();
 });
 

@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { yamlDiagnostics, jsonDiagnostics, yamlContext, groupVersionPath, fieldsAt, fieldDoc, typeLabel } from '../src/bodymodel.js';
+import { yamlDiagnostics, jsonDiagnostics, yamlContext, groupVersionPath, fieldsAt, fieldDoc, typeLabel, unknownFields } from '../src/bodymodel.js';
 
 // at is where the problems are: [[line, col, message start]].
 const at = (text) => yamlDiagnostics(text).map((d) => [d.line, d.col, d.message]);
@@ -137,4 +137,13 @@ test('fieldDoc gives the type and description of the key under the cursor', () =
   assert.deepEqual(fieldDoc(doc, c.apiVersion, c.kind, c.path, c.key), { name: 'replicas', type: 'integer', required: false, description: 'Number of desired pods.' });
   assert.equal(fieldDoc(doc, 'apps/v1', 'Deployment', ['spec'], 'replic'), null);
   assert.equal(fieldDoc(doc, 'apps/v1', 'Deployment', [], 'spec').description, 'Specification of the desired behavior of the Deployment.');
+});
+
+test('unknownFields names the keys the schema does not have, in any document; free maps and other kinds have none', () => {
+  const t = 'apiVersion: v1\nkind: ConfigMap\nfoo: 1\n---\napiVersion: apps/v1\nkind: Deployment\nspec:\n  replicaz: 3\n  selector:\n    matchLabels:\n      anything: x\n  template:\n    spec:\n      containers:\n      - name: a\n        imagez: b\n';
+  const got = unknownFields(t, (gv) => (gv === 'apps/v1' ? doc : null));
+  assert.deepEqual(got.map((d) => [d.line, d.col, d.message]), [
+    [8, 3, 'unknown field "spec.replicaz": Deployment apps/v1 has no such field'],
+    [16, 9, 'unknown field "spec.template.spec.containers[].imagez": Deployment apps/v1 has no such field'],
+  ]);
 });
