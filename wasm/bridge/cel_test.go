@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"kubeplay/core/api"
+	"kubeplay/wasm/jsio"
 )
 
 // TestRemoteCELAsksTheCoresAuthorizerBack: a policy's evaluation goes to the
@@ -22,9 +23,9 @@ func TestRemoteCELAsksTheCoresAuthorizerBack(t *testing.T) {
 		gotFn = args[0].String()
 		_ = json.Unmarshal([]byte(args[1].String()), &gotReq)
 		authorize := args[2]
-		promise, resolve, reject := newPromise()
+		promise, resolve, reject := jsio.NewPromise()
 		go func() {
-			res, err := await(authorize.Invoke(`{"User":"alice","Groups":["dev"],"ResourceRequest":true,"Group":"apps","Resource":"deployments","Verb":"delete"}`))
+			res, err := jsio.Await(authorize.Invoke(`{"User":"alice","Groups":["dev"],"ResourceRequest":true,"Group":"apps","Resource":"deployments","Verb":"delete"}`))
 			if err != nil {
 				reject.Invoke(jsError.New(err.Error()))
 				return
