@@ -35,7 +35,9 @@ async function typeCommand(page, line, { wait = true } = {}) {
   await page.keyboard.type(line);
   await page.keyboard.press('Enter');
   if (!wait) return '';
-  await page.waitForFunction(() => !document.querySelector('[data-testid="terminal-panel"]').dataset.running, null, { timeout: 60000 });
+  // Done: not running, and xterm has shown the next prompt (it writes asynchronously).
+  await page.waitForFunction((n) => !document.querySelector('[data-testid="terminal-panel"]').dataset.running &&
+    /\n\$ ?$/.test(window.kubeplayUI.terminal.transcript().slice(n)), before, { timeout: 60000 });
   // The lines after the prompt's, but the prompts' (a heredoc's "> " lines, the next "$ ").
   const lines = (await transcript(page)).slice(before).split('\n').slice(1);
   return lines.filter((l) => !/^[$>] |^\$$/.test(l)).join('\n');
@@ -47,20 +49,26 @@ function exchanges(page) {
     .map((e) => `${e.dataset.method} ${e.dataset.path.replace(/\?.*/, '')} ${e.dataset.status}`));
 }
 
-test('LEARN-1: the terminal loads on first open and runs kubectl against the in-browser sandbox, its exchanges beside it', async () => {
+// openTerminal opens the page, sets the sandbox's simulated cluster going
+// quickly, and opens the terminal; loaded lists the paths the page fetched.
+async function openTerminal(loaded = []) {
   const page = await context.newPage();
-  const loaded = [];
   page.on('request', (r) => loaded.push(new URL(r.url()).pathname));
   await page.goto(base + '/');
   await page.waitForFunction(() => navigator.serviceWorker.controller !== null, null, { timeout: 30000 });
   await page.waitForSelector('[data-testid="sandbox-status"][data-state="ready"]', { timeout: 30000 });
   await page.evaluate(() => fetch('/debug/kubeplay/cluster', { method: 'PUT', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ mode: 'simulated', nodes: 2, speed: 20 }) }));
   assert.ok(!loaded.some((p) => p === '/kubeplay-kubectl.wasm' || p.startsWith('/ui/xterm')), `the terminal is not loaded before it is opened: ${loaded}`);
-
   await page.click('[data-testid="tab-terminal"]');
   await page.waitForSelector('[data-testid="terminal-state"][data-state="ready"]', { state: 'attached', timeout: 30000 });
-  assert.ok(loaded.includes('/kubeplay-kubectl.wasm') && loaded.includes('/ui/xterm.js'), 'opened, it loads xterm and the module');
   await page.click('[data-testid="terminal-screen"]');
+  return page;
+}
+
+test('LEARN-1: the terminal loads on first open and runs kubectl against the in-browser sandbox, its exchanges beside it', async () => {
+  const loaded = [];
+  const page = await openTerminal(loaded);
+  assert.ok(loaded.includes('/kubeplay-kubectl.wasm') && loaded.includes('/ui/xterm.js'), 'opened, it loads xterm and the module');
 
   // What main has of kubectl: version, a hint for anything else.
   const version = await typeCommand(page, 'kubectl version');
@@ -77,14 +85,32 @@ test('LEARN-1: the terminal loads on first open and runs kubectl against the in-
   assert.match(detail, /User-Agent\s+kubectl\/v1\.32\.\d+/);
   assert.match(detail, /"gitVersion"/);
 
-  // History: Up brings back the last command.
+  // History: Up goes back through the commands, and it is kept for the target.
   await page.click('[data-testid="terminal-screen"]');
-  await page.keyboard.press('ArrowUp');
-  await page.keyboard.press('ArrowUp');
+  for (let i = 0; i < 3; i++) await page.keyboard.press('ArrowUp');
   const recalled = await typeCommand(page, '');
-  assert.match(recalled, /^Client Version/, 'Up Up Enter runs "kubectl version" again... ' + recalled);
+  assert.match(recalled, /^Client Version: v1\.32\.\d+\nKustomize Version: v5\.5\.0\nServer Version/, 'Up Up Up Enter runs "kubectl version" again');
+  assert.deepEqual(await page.evaluate(() => JSON.parse(localStorage.getItem('kubeplay.terminal.history.sandbox'))),
+    ['kubectl version', 'ls', 'k version --client', 'kubectl version']);
 
-  // The workshop's scenario.
+  // Ctrl-C drops the line being written; a line with an open quote asks for more.
+  await page.keyboard.type('kubectl frobnicate');
+  await page.keyboard.press('Control+C');
+  assert.equal(await typeCommand(page, `kubectl 'ver\nsion'`), 'error: unknown command "ver\\nsion" for "kubectl"');
+  assert.match(await transcript(page), /\$ kubectl frobnicate\^C\n\$ kubectl 'ver\n> sion'\n/);
+  await page.close();
+});
+
+test('LEARN-1: the workshop\'s commands in the terminal: create, a watch stopped with Ctrl-C, scale, rollout status, apply of a heredoc', async () => {
+  const page = await openTerminal();
+  assert.equal(await typeCommand(page, 'kubectl version --client'), 'Client Version: v1.32.13\nKustomize Version: v5.5.0');
+
+  // Tab completes a command.
+  await page.keyboard.type('kubectl rollo');
+  await page.keyboard.press('Tab');
+  await page.waitForFunction(() => /\$ kubectl rollout $/m.test(window.kubeplayUI.terminal.transcript()), null, { timeout: 10000 });
+  await page.keyboard.press('Control+C');
+
   const created = await typeCommand(page, 'kubectl create deployment web --image=nginx --replicas=2');
   assert.equal(created, 'deployment.apps/web created');
   assert.deepEqual((await exchanges(page)).at(-1), 'POST /apis/apps/v1/namespaces/default/deployments 201');
