@@ -32,6 +32,7 @@ export function createTerminalPanel({ onDock } = {}) {
   let queued = ''; // input typed or pasted while a command runs
   let lastOutput = '';
   let lineStart = true; // the output so far ends a line
+  let idle = []; // runLine's waiters for the running command's end
 
   const state = h('span', { class: 'muted', testid: 'terminal-state', dataset: { state: 'closed' } }, '');
   const copyBtn = h('button', { type: 'button', testid: 'terminal-copy', title: 'Copy the selection, or else the last command\'s output', on: { click: copyOutput } }, 'Copy');
@@ -233,6 +234,7 @@ export function createTerminalPanel({ onDock } = {}) {
       // As zsh does, a prompt after output that did not end its line starts its own.
       term.write((lineStart ? '' : '\r\n') + editor.redraw());
       lineStart = true;
+      for (const resolve of idle.splice(0)) resolve(cmd.exitCode);
       const rest = queued;
       queued = '';
       if (rest) feed(rest);
@@ -370,6 +372,21 @@ export function createTerminalPanel({ onDock } = {}) {
     if (onDock) onDock(on);
   }
 
+  // runLine enters line as if typed, opening the terminal first, and
+  // resolves with the command's exit code once it ends (null: nothing ran),
+  // for tests and benchmarks.
+  async function runLine(line) {
+    await open();
+    if (running) throw new Error('a command is running');
+    const done = new Promise((resolve) => idle.push(resolve));
+    feed(line + '\r');
+    if (!running) {
+      idle = [];
+      return null;
+    }
+    return done;
+  }
+
   // transcript is the terminal's text, line by line (tests, the console).
   function transcript() {
     if (!term) return '';
@@ -384,7 +401,7 @@ export function createTerminalPanel({ onDock } = {}) {
     return lines.join('\n').replace(/\n+$/, '');
   }
 
-  return { el, open, isDocked: () => dock.checked, setDocked, transcript, log, memStats: () => kubectl?.memStats() };
+  return { el, open, isDocked: () => dock.checked, setDocked, runLine, transcript, log, memStats: () => kubectl?.memStats() };
 }
 
 // pretty indents a JSON body; anything else is shown as it came.
