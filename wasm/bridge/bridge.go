@@ -26,14 +26,6 @@ import (
 	"kubeplay/wasm/jsio"
 )
 
-// JavaScript constructors used on every request, looked up once: each js.Value
-// Go receives costs a finalizer, a large part of what a crossing costs.
-var (
-	jsObject         = js.Global().Get("Object")
-	jsReadableStream = js.Global().Get("ReadableStream")
-	jsError          = js.Global().Get("Error")
-)
-
 // Persister is a storage.Persister over JavaScript functions:
 //
 //	append(Uint8Array[]) → Promise        durably journal entries, in order
@@ -167,7 +159,7 @@ func Handler(h web.Handler) js.Func {
 	return js.FuncOf(func(_ js.Value, args []js.Value) any {
 		promise, resolve, reject := jsio.NewPromise()
 		if len(args) < 4 || args[2].Type() != js.TypeString {
-			reject.Invoke(jsError.New("handle(method, url, headers, body)"))
+			reject.Invoke(jsio.Error.New("handle(method, url, headers, body)"))
 			return promise
 		}
 		r := request{h: h, method: args[0].String(), url: args[1].String(), headers: args[2].String(),
@@ -331,10 +323,10 @@ func (w *streamWriter) startLocked() {
 		return nil
 	})
 	w.release = append(w.release, start, cancel)
-	source := jsObject.New()
+	source := jsio.Object.New()
 	source.Set("start", start)
 	source.Set("cancel", cancel)
-	w.respondLocked(jsReadableStream.New(source))
+	w.respondLocked(jsio.ReadableStream.New(source))
 }
 
 // respondLocked resolves the promise with the status, the header and body.
@@ -347,7 +339,7 @@ func (w *streamWriter) respondLocked(body js.Value) {
 		}
 	}
 	headersJSON, _ := json.Marshal(headers) // strings and arrays always marshal
-	res := jsObject.New()
+	res := jsio.Object.New()
 	res.Set("status", w.status)
 	res.Set("headers", string(headersJSON))
 	res.Set("body", body)
@@ -372,7 +364,7 @@ func (w *streamWriter) finish() {
 	case w.aborted != nil:
 		// As a server cuts the connection: the reader sees an error, not an
 		// answer that merely looks complete.
-		w.controller.Call("error", jsError.New(w.aborted.Error()))
+		w.controller.Call("error", jsio.Error.New(w.aborted.Error()))
 	default:
 		w.controller.Call("close")
 	}

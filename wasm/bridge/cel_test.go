@@ -27,7 +27,7 @@ func TestRemoteCELAsksTheCoresAuthorizerBack(t *testing.T) {
 		go func() {
 			res, err := jsio.Await(authorize.Invoke(`{"User":"alice","Groups":["dev"],"ResourceRequest":true,"Group":"apps","Resource":"deployments","Verb":"delete"}`))
 			if err != nil {
-				reject.Invoke(jsError.New(err.Error()))
+				reject.Invoke(jsio.Error.New(err.Error()))
 				return
 			}
 			var a struct {
@@ -64,7 +64,7 @@ func TestRemoteCELAsksTheCoresAuthorizerBack(t *testing.T) {
 // an error decision, for the policy's failure policy.
 func TestRemoteCELFailsAPolicyItCannotAsk(t *testing.T) {
 	call := js.FuncOf(func(_ js.Value, args []js.Value) any {
-		return js.Global().Get("Promise").Call("reject", jsError.New("loading kubeplay-vap.wasm: HTTP 404"))
+		return js.Global().Get("Promise").Call("reject", jsio.Error.New("loading kubeplay-vap.wasm: HTTP 404"))
 	})
 	defer call.Release()
 	decisions := RemoteCEL(call.Value).(api.Policies).EvaluatePolicy(context.Background(), api.PolicyRequest{Key: "uid/1"})

@@ -20,10 +20,11 @@ import (
 // JavaScript constructors used on every request, looked up once: each js.Value
 // Go receives costs a finalizer, a large part of what a crossing costs.
 var (
+	Object            = js.Global().Get("Object")
+	ReadableStream    = js.Global().Get("ReadableStream")
+	Error             = js.Global().Get("Error")
 	jsUint8Array      = js.Global().Get("Uint8Array")
 	jsPromise         = js.Global().Get("Promise")
-	jsReadableStream  = js.Global().Get("ReadableStream")
-	jsError           = js.Global().Get("Error")
 	jsAbortController = js.Global().Get("AbortController")
 )
 
@@ -159,7 +160,7 @@ func Fetch(fn js.Value) web.Handler {
 		if b.IsNull() || b.IsUndefined() {
 			return
 		}
-		if !b.InstanceOf(jsReadableStream) {
+		if !b.InstanceOf(ReadableStream) {
 			_, _ = w.Write(BytesFromJS(b))
 			return
 		}
@@ -202,7 +203,7 @@ func Async(fn func() (any, error)) js.Value {
 	go func() {
 		v, err := fn()
 		if err != nil {
-			reject.Invoke(jsError.New(err.Error()))
+			reject.Invoke(Error.New(err.Error()))
 			return
 		}
 		resolve.Invoke(js.ValueOf(v))

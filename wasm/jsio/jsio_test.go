@@ -98,7 +98,7 @@ func TestLEARN_1_FetchStreamsAndAbortsTheJavaScriptSideWhenTheRequestEnds(t *tes
 
 func TestLEARN_1_FetchThatFailsIsA503Status(t *testing.T) {
 	fn := fetchFunc(t, func([]js.Value) js.Value {
-		return jsPromise.Call("reject", jsError.New("Failed to fetch"))
+		return jsPromise.Call("reject", Error.New("Failed to fetch"))
 	})
 	resp := roundTrip(t, Fetch(fn), context.Background(), nil, "")
 	data, _ := io.ReadAll(resp.Body)
