@@ -147,7 +147,7 @@ function main() {
     { testid: 'target-select', title: 'Where requests go', on: { change: onTargetSelect } },
     TARGET_KINDS.map((t) => h('option', { value: t.kind, selected: t.kind === target.kind }, t.label)),
   );
-  const remoteUrl = h('input', { type: 'url', testid: 'remote-url', placeholder: 'https://kubeplay.example:8080', value: target.url, size: 24, spellcheck: 'false' });
+  const remoteUrl = h('input', { type: 'url', testid: 'remote-url', placeholder: 'https://kubeplay.example:8080', value: target.url, size: 22, spellcheck: 'false' });
   const remoteToken = h('input', { type: 'password', testid: 'remote-token', placeholder: 'bearer token (optional)', value: target.token, size: 16, autocomplete: 'off' });
   const remoteApply = h('button', { type: 'submit', testid: 'remote-apply' }, 'Use');
   const remoteBox = h(

@@ -203,7 +203,8 @@ export function createTerminalPanel({ onDock } = {}) {
     if (!args || !kubectl) return;
     let candidates = [];
     try {
-      candidates = await kubectl.complete(before, io(currentTarget(), null));
+      // The words after "kubectl" (or "k"), which the module completes.
+      candidates = await kubectl.complete(before.replace(/^\s*\S+\s+/, ''), io(currentTarget(), null));
     } catch {
       return;
     }
