@@ -24,7 +24,7 @@
 //	kubeplayKubectl.complete(line, io) → Promise<string[]>
 //	    the completions of line (io as run's; fetch and terminal are used).
 //	kubeplayKubectl.memStats() → {heapAlloc, heapSys, heapObjects, numGC, sys}
-//	    the Go runtime's heap, for the page's benchmark.
+//	    the Go runtime's heap after a collection, for the page's benchmark.
 package main
 
 import (
@@ -184,8 +184,10 @@ func complete(_ js.Value, args []js.Value) any {
 	})
 }
 
-// memStats is the Go heap as runtime.MemStats counts it.
+// memStats is the Go heap as runtime.MemStats counts it after a collection:
+// what the commands so far left alive.
 func memStats(js.Value, []js.Value) any {
+	runtime.GC()
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
 	return map[string]any{"heapAlloc": m.HeapAlloc, "heapSys": m.HeapSys, "heapObjects": m.HeapObjects, "numGC": m.NumGC, "sys": m.Sys}
