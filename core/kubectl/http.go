@@ -64,8 +64,14 @@ func (c *Cmd) Stream(req *Request) (*Response, error) {
 	for _, g := range c.AsGroups {
 		r.Header.Add("Impersonate-Group", g)
 	}
+	if c.Verbosity >= 6 {
+		c.logRequest(req, r, rawURL)
+	}
 	start := time.Now()
 	resp := web.RoundTrip(c.Handler, r, cancel)
+	if c.Verbosity >= 6 {
+		c.logResponse(req, rawURL, resp.Code, resp.Header, time.Since(start))
+	}
 	ex := &Exchange{Method: req.Method, URL: rawURL, RequestBody: req.Body, Status: resp.Code, ResponseStarted: true}
 	for k, vs := range r.Header {
 		for _, v := range vs {
@@ -91,6 +97,9 @@ func (c *Cmd) Do(req *Request) ([]byte, error) {
 	data, err := io.ReadAll(resp.Body)
 	if err != nil {
 		return nil, err
+	}
+	if c.Verbosity >= 8 {
+		c.logBody(req, "Response Body", data)
 	}
 	if resp.Code/100 != 2 {
 		return nil, newStatusError(resp.Code, data)

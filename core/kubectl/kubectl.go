@@ -175,8 +175,19 @@ func (c *Cmd) fail(err error) int {
 		code, err = ee.code, ee.err
 	}
 	var se *StatusError
+	var list errorList
 	switch {
+	case errors.As(err, &list):
+		for _, e := range list {
+			if errors.As(e, &se) {
+				c.logStatusError(se)
+				fmt.Fprintln(c.Stderr, se.kubectlText())
+			} else {
+				fmt.Fprintln(c.Stderr, e.Error())
+			}
+		}
 	case errors.As(err, &se):
+		c.logStatusError(se)
 		fmt.Fprintln(c.Stderr, se.kubectlText())
 	case errors.Is(err, errSilent):
 	default:
@@ -184,7 +195,11 @@ func (c *Cmd) fail(err error) int {
 		if !strings.HasPrefix(msg, "error: ") {
 			msg = "error: " + msg
 		}
-		fmt.Fprintln(c.Stderr, strings.TrimRight(msg, "\n"))
+		// kubectl's fatal adds a newline only if the message has none.
+		if !strings.HasSuffix(msg, "\n") {
+			msg += "\n"
+		}
+		fmt.Fprint(c.Stderr, msg)
 	}
 	return code
 }
