@@ -29,7 +29,8 @@ export function createTerminalPanel({ onDock } = {}) {
   const editor = new LineEditor(PROMPT);
   let pending = ''; // the lines of a command not yet complete
   let running = null; // {cancel, cmd}
-  let queued = ''; // input typed or pasted while a command runs
+  let queued = ''; // input typed or pasted while a command runs or a completion is asked
+  let completing = false;
   let lastOutput = '';
   let lineStart = true; // the output so far ends a line
   let idle = []; // runLine's waiters for the running command's end
@@ -98,6 +99,10 @@ export function createTerminalPanel({ onDock } = {}) {
 
   // ---- input -----------------------------------------------------------------
   function onData(data) {
+    if (completing) {
+      queued += data;
+      return;
+    }
     if (running) {
       if (data.includes('\x03')) {
         term.write('^C\r\n');
@@ -116,7 +121,7 @@ export function createTerminalPanel({ onDock } = {}) {
   // and keeps the rest for after it.
   function feed(data) {
     for (let i = 0; i < data.length; i++) {
-      if (running) {
+      if (running || completing) {
         queued += data.slice(i);
         return;
       }
@@ -197,20 +202,27 @@ export function createTerminalPanel({ onDock } = {}) {
     run(text, args, parsed.stdin);
   }
 
+  // tab completes the word at the cursor; what is typed meanwhile waits for
+  // it, as in a shell.
   async function tab() {
     const before = editor.text.slice(0, editor.cursor);
     const { args } = kubectlArgs(parseLine(before + 'x').words);
     if (!args || !kubectl) return;
-    let candidates = [];
+    completing = true;
     try {
       // The words after "kubectl" (or "k"), which the module completes.
-      candidates = await kubectl.complete(before.replace(/^\s*\S+\s+/, ''), io(currentTarget(), null));
+      const candidates = await kubectl.complete(before.replace(/^\s*\S+\s+/, ''), io(currentTarget(), null));
+      const r = completeWord(editor.text, editor.cursor, candidates);
+      if (r.choices.length) term.write('\r\n' + r.choices.join('  ') + '\r\n');
+      term.write(editor.set(r.text, r.cursor));
     } catch {
-      return;
+      // no completions
+    } finally {
+      completing = false;
+      const rest = queued;
+      queued = '';
+      if (rest) feed(rest);
     }
-    const r = completeWord(editor.text, editor.cursor, candidates);
-    if (r.choices.length) term.write('\r\n' + r.choices.join('  ') + '\r\n');
-    term.write(editor.set(r.text, r.cursor));
   }
 
   // ---- running a command -------------------------------------------------------

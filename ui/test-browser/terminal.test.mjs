@@ -105,11 +105,17 @@ test('LEARN-1: the workshop\'s commands in the terminal: create, a watch stopped
   const page = await openTerminal();
   assert.equal(await typeCommand(page, 'kubectl version --client'), 'Client Version: v1.32.13\nKustomize Version: v5.5.0');
 
-  // Tab completes a command.
-  await page.keyboard.type('kubectl rollo');
+  // Tab completes a command, a resource type from discovery, an object's name.
+  await page.keyboard.type('k api-v');
   await page.keyboard.press('Tab');
-  await page.waitForFunction(() => /\$ kubectl rollout $/m.test(window.kubeplayUI.terminal.transcript()), null, { timeout: 10000 });
+  await page.waitForFunction(() => /\$ k api-versions $/m.test(window.kubeplayUI.terminal.transcript()), null, { timeout: 10000 });
   await page.keyboard.press('Control+C');
+  await page.keyboard.type('kubectl get configm');
+  await page.keyboard.press('Tab');
+  await page.keyboard.type('kube-root');
+  await page.keyboard.press('Tab');
+  await page.waitForFunction(() => /\$ kubectl get configmaps kube-root-ca\.crt $/m.test(window.kubeplayUI.terminal.transcript()), null, { timeout: 10000 });
+  assert.match(await typeCommand(page, ''), /^NAME\s+DATA\s+AGE\nkube-root-ca\.crt\s+1\s+\d+s$/);
 
   const created = await typeCommand(page, 'kubectl create deployment web --image=nginx --replicas=2');
   assert.equal(created, 'deployment.apps/web created');

@@ -22,7 +22,9 @@
 //	      namespace, server: the context's namespace and the cluster's URL
 //	      terminal: which terminal (its Env, and so its discovery cache)
 //	kubeplayKubectl.complete(line, io) → Promise<string[]>
-//	    the completions of line (io as run's; fetch and terminal are used).
+//	    kubectl.Complete: the words that may complete line's last word
+//	    (line: the words after "kubectl"; io as run's, of which fetch,
+//	    namespace, server and terminal are used).
 //	kubeplayKubectl.memStats() → {heapAlloc, heapSys, heapObjects, numGC, sys}
 //	    the Go runtime's heap after a collection, for the page's benchmark.
 package main
@@ -177,10 +179,12 @@ func complete(_ js.Value, args []js.Value) any {
 		if len(args) < 2 || args[0].Type() != js.TypeString {
 			return nil, errors.New("complete(line, io)")
 		}
-		// core/kubectl has no completion yet (kubectl.Complete, to come):
-		// there is nothing to offer.
-		_ = terminalEnv(args[1])
-		return []any{}, nil
+		words := kubectl.Complete(context.Background(), terminalEnv(args[1]), args[0].String())
+		out := make([]any, len(words))
+		for i, w := range words {
+			out[i] = w
+		}
+		return out, nil
 	})
 }
 
