@@ -260,7 +260,7 @@ function main() {
     const terminalDocked = terminalPanel.isDocked() && id !== 'terminal';
     views.terminal.hidden = !(id === 'terminal' || terminalDocked);
     document.body.classList.toggle('terminal-docked', terminalDocked);
-    if (!views.terminal.hidden) terminalPanel.open();
+    if (!views.terminal.hidden) terminalPanel.open({ focus: id === 'terminal' });
     tabs.forEach((t, i) => tabButtons[i].classList.toggle('active', t.id === id));
     if (id === 'apf') apfPanel.start();
     else apfPanel.stop();

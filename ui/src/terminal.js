@@ -64,8 +64,9 @@ export function createTerminalPanel({ onDock } = {}) {
     state.textContent = text;
   }
 
-  // open shows the terminal, loading xterm and the module the first time.
-  function open() {
+  // open shows the terminal, loading xterm and the module the first time;
+  // focus: the keys go to it (not when it is docked beside another tab).
+  function open({ focus = true } = {}) {
     if (!loading) {
       setState('loading', 'loading kubectl…');
       loading = Promise.all([loadXterm(), loadKubectl()]).then(([x, k]) => {
@@ -80,7 +81,7 @@ export function createTerminalPanel({ onDock } = {}) {
     loading.then(() => {
       requestAnimationFrame(() => {
         fit?.fit();
-        term?.focus();
+        if (focus) term?.focus();
       });
     });
     return loading;

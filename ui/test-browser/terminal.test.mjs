@@ -98,6 +98,19 @@ test('LEARN-1: the terminal loads on first open and runs kubectl against the in-
   await page.keyboard.press('Control+C');
   assert.equal(await typeCommand(page, `kubectl 'ver\nsion'`), 'error: unknown command "ver\\nsion" for "kubectl"');
   assert.match(await transcript(page), /\$ kubectl frobnicate\^C\n\$ kubectl 'ver\n> sion'\n/);
+
+  // Copy, with nothing selected, copies the last command's output.
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
+  await typeCommand(page, 'kubectl version --client');
+  await page.click('[data-testid="terminal-copy"]');
+  assert.equal(await page.evaluate(() => navigator.clipboard.readText()), 'Client Version: v1.32.13\nKustomize Version: v5.5.0\n');
+
+  // Docked, the terminal stays open beside the Cluster view.
+  await page.click('[data-testid="terminal-dock"]');
+  await page.click('[data-testid="tab-cluster"]');
+  assert.ok(await page.isVisible('[data-testid="terminal-screen"]'));
+  assert.ok(await page.isVisible('[data-testid="cluster-state"]'));
+  assert.ok(await page.evaluate(() => document.body.classList.contains('terminal-docked')));
   await page.close();
 });
 
