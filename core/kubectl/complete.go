@@ -132,7 +132,8 @@ func flagNames(c *Cmd, cmd *command) []string {
 	return out
 }
 
-// resourceNames are the resources discovery lists, by plural and short names.
+// resourceNames are the resources discovery lists, by plural and short
+// names, and their categories ("all").
 func (c *Cmd) resourceNames() []string {
 	d, err := c.Discovery()
 	if err != nil {
@@ -145,6 +146,7 @@ func (c *Cmd) resourceNames() []string {
 		}
 		out = append(out, r.Resource)
 		out = append(out, r.ShortNames...)
+		out = append(out, r.Categories...)
 	}
 	return out
 }

@@ -439,6 +439,7 @@ func (o *getOptions) printObjects(c *Cmd, targets []getTarget, single bool) erro
 			}
 		}
 	}
+	o.logNotTable(c)
 	if single && len(items) == 1 {
 		if err := o.printer.print(c.Stdout, items[0]); err != nil {
 			return err
@@ -584,11 +585,21 @@ func (o *getOptions) runWatch(c *Cmd, targets []getTarget) error {
 	}
 }
 
+// logNotTable is kubectl's -v=2 line as its Table printer passes an object
+// on to -o's printer: for the formats that leave --server-print on (name and
+// go-template; yaml, json, jsonpath and custom-columns turn it off).
+func (o *getOptions) logNotTable(c *Cmd) {
+	if c.Verbosity >= 2 && o.print.serverPrint() {
+		c.logf("table_printer.go:45", "Unable to decode server response into a Table. Falling back to hardcoded types: attempt to decode non-Table object")
+	}
+}
+
 // printWatched prints one object of a watch: a Table's rows, or the object
 // through -o's printer (as a watch event with --output-watch-events).
 func (o *getOptions) printWatched(c *Cmd, tp *tablePrinter, tw *tabWriter, eventType string, obj Object, data []byte) error {
 	if !o.human {
 		for _, it := range listObjects(obj) {
+			o.logNotTable(c)
 			var err error
 			switch {
 			case !o.outputWatchEvents || o.printer.format == "name":

@@ -187,6 +187,7 @@ func TestLEARN_1_CompleteWordsFlagsTypesAndNames(t *testing.T) {
 		"config v":                 {"view"},
 		"get --wat":                {"--watch", "--watch-only"},
 		"get deploym":              {"deployments"},
+		"get al":                   {"all"},
 		"get cm -n golden w":       {"web-config"},
 		"get -n golden deploy/w":   {"deploy/web"},
 		"get cm,deploy -n golden ": {"db-config", "web-config"},

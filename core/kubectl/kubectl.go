@@ -51,6 +51,9 @@ type Env struct {
 	Namespace string
 	// Platform is the user agent's GOOS/GOARCH; "" is this program's.
 	Platform string
+	// Kubeconfig is the path -v=6 says the kubeconfig was loaded from
+	// ("" says nothing).
+	Kubeconfig string
 
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
@@ -97,6 +100,7 @@ type Cmd struct {
 	AsGroups      []string
 	RequestTimout string
 	fs            *pflag.FlagSet
+	configLogged  bool // -v=6's kubeconfig line is written
 }
 
 // runFunc runs a command with its positional arguments.

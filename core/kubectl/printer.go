@@ -1,8 +1,8 @@
 package kubectl
 
 // This file owns -o: kubectl's printers for objects (yaml, json, name,
-// jsonpath, jsonpath-as-json, jsonpath-file, custom-columns,
-// custom-columns-file), their error texts, and the List kubectl wraps
+// jsonpath, jsonpath-as-json, jsonpath-file, go-template and its file,
+// custom-columns, custom-columns-file), their error texts, and the List kubectl wraps
 // several objects in. The table printer (no -o, -o wide) is table.go's.
 
 import (
@@ -56,11 +56,10 @@ func listOf(items []Object) Object {
 type printer struct {
 	format    string // json, yaml, name, jsonpath, custom-columns
 	jp        *jsonPath
+	tmpl      *goTemplate
 	template  string
 	columns   []customColumn
 	noHeaders bool
-	// operation follows a name ("deployment.apps/web created").
-	operation string
 	// stripManagedFields leaves metadata.managedFields out of json and
 	// yaml, as kubectl does unless --show-managed-fields.
 	stripManagedFields bool
@@ -115,6 +114,13 @@ func addPrintFlags(fs *pflag.FlagSet, table bool) *printFlags {
 	return f
 }
 
+// serverPrint says whether kubectl keeps --server-print for -o: it turns
+// it off for yaml, json, jsonpath and custom-columns.
+func (f *printFlags) serverPrint() bool {
+	o := f.output
+	return !(strings.Contains(o, "custom-columns") || o == "yaml" || strings.Contains(o, "json"))
+}
+
 // printer is the printer -o asks for; nil for the table itself ("" or
 // "wide").
 func (f *printFlags) printer() (*printer, error) {
@@ -163,7 +169,22 @@ func (f *printFlags) printer() (*printer, error) {
 		}
 		return customColumnsFromSpec(arg, f.noHeaders)
 	case name == "go-template" || name == "go-template-file" || name == "template" || name == "templatefile":
-		return nil, fmt.Errorf("%s output is not available in this kubectl: use -o jsonpath", name)
+		if arg == "" {
+			return nil, errors.New("template format specified but no template given")
+		}
+		if name == "go-template-file" || name == "templatefile" {
+			data, err := os.ReadFile(arg)
+			if err != nil {
+				return nil, fmt.Errorf("error reading --template %s, %v\n", arg, err)
+			}
+			arg = string(data)
+		}
+		t, err := parseGoTemplate(arg)
+		if err != nil {
+			return nil, fmt.Errorf("error parsing template %s, %v\n", arg, err)
+		}
+		t.missingKeyError = !f.allowMissingKeys
+		return &printer{format: "go-template", tmpl: t, template: arg}, nil
 	}
 	return nil, errNoPrinter(output, f.table)
 }
@@ -264,7 +285,7 @@ func (p *printer) print(w io.Writer, obj Object) error {
 		return err
 	case "name":
 		for _, o := range listItems(obj) {
-			io.WriteString(w, objectName(o)+p.suffix()+"\n")
+			io.WriteString(w, objectName(o)+"\n")
 		}
 		return nil
 	case "jsonpath":
@@ -278,6 +299,19 @@ func (p *printer) print(w io.Writer, obj Object) error {
 		}
 		_, err := w.Write(buf.Bytes())
 		return err
+	case "go-template":
+		var out strings.Builder
+		err := p.tmpl.execute(&out, obj)
+		io.WriteString(w, out.String())
+		if err != nil {
+			raw, _ := json.Marshal(obj)
+			fmt.Fprintf(w, "Error executing template: %v. Printing more information for debugging the template:\n", err)
+			fmt.Fprintf(w, "\ttemplate was:\n\t\t%v\n", p.template)
+			fmt.Fprintf(w, "\traw data was:\n\t\t%v\n", string(raw))
+			fmt.Fprintf(w, "\tobject given to template engine was:\n\t\t%+v\n\n", obj)
+			return fmt.Errorf("error executing template %q: %v", p.template, err)
+		}
+		return nil
 	case "custom-columns":
 		tw := newTabWriter(w)
 		if !p.noHeaders && p.printed == 0 {
@@ -301,13 +335,6 @@ func (p *printer) print(w io.Writer, obj Object) error {
 		return tw.Flush()
 	}
 	return nil
-}
-
-func (p *printer) suffix() string {
-	if p.operation == "" {
-		return ""
-	}
-	return " " + p.operation
 }
 
 // value is a custom column's cell for obj: its values joined by commas,

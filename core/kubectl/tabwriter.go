@@ -105,6 +105,3 @@ func (t *tabWriter) writeLines(lines [][]string, newline []bool, line0, line1 in
 		}
 	}
 }
-
-// forget drops the remembered widths: a new table starts.
-func (t *tabWriter) forget() { t.maxwidths = nil }

@@ -35,8 +35,13 @@ func (c *Cmd) klog(severity byte, source, format string, args ...any) {
 	fmt.Fprintf(c.Stderr, "%c%s %7d %s] %s\n", severity, now.Format("0102 15:04:05.000000"), os.Getpid(), source, msg)
 }
 
-// logRequest logs a request as it leaves, by -v's level.
+// logRequest logs a request as it leaves, by -v's level; before the
+// first, where kubectl loads its kubeconfig, the kubeconfig's path.
 func (c *Cmd) logRequest(req *Request, r *web.Request, rawURL string) {
+	if !c.configLogged && c.Env.Kubeconfig != "" {
+		c.configLogged = true
+		c.logf("loader.go:402", "Config loaded from file:  %s", c.Env.Kubeconfig)
+	}
 	if c.Verbosity >= 8 {
 		c.logBody(req, "Request Body", req.Body)
 	}
