@@ -99,6 +99,23 @@ test('LEARN-1: the terminal loads on first open and runs kubectl against the in-
   assert.equal(await typeCommand(page, `kubectl 'ver\nsion'`), 'error: unknown command "ver\\nsion" for "kubectl"');
   assert.match(await transcript(page), /\$ kubectl frobnicate\^C\n\$ kubectl 'ver\n> sion'\n/);
 
+  // A watch and a follow run until Ctrl-C, which aborts their requests.
+  await typeCommand(page, 'kubectl get configmaps -w', { wait: false });
+  await page.waitForFunction(() => /^kube-root-ca\.crt\s+1\s+\d+s$/m.test(window.kubeplayUI.terminal.transcript()), null, { timeout: 20000 });
+  assert.equal(await page.getAttribute('[data-testid="terminal-panel"]', 'data-running'), 'true', 'the watch goes on');
+  await page.keyboard.press('Control+C');
+  await page.waitForFunction(() => !document.querySelector('[data-testid="terminal-panel"]').dataset.running, null, { timeout: 10000 });
+  const watched = await page.evaluate(() => [...document.querySelector('[data-testid="terminal-command"]').querySelectorAll('[data-testid="terminal-exchange"]')].map((e) => e.dataset.path));
+  assert.ok(watched.some((p) => /^\/api\/v1\/namespaces\/default\/configmaps\?.*watch=true/.test(p)), `the watch is among the exchanges: ${watched}`);
+  const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'logger' }, spec: { containers: [{ name: 'c', image: 'busybox' }] } };
+  await page.evaluate((pod) => fetch('/api/v1/namespaces/default/pods', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(pod) }), pod);
+  await page.waitForFunction(() => fetch('/api/v1/namespaces/default/pods/logger').then((r) => r.json()).then((p) => p.status?.phase === 'Running'), null, { timeout: 30000, polling: 500 });
+  const beforeLogs = (await transcript(page)).length;
+  await typeCommand(page, 'kubectl logs -f logger', { wait: false });
+  await page.waitForFunction((n) => window.kubeplayUI.terminal.transcript().slice(n).split('\n').filter((l) => l.trim()).length >= 2, beforeLogs, { timeout: 30000 });
+  await page.keyboard.press('Control+C');
+  await page.waitForFunction(() => !document.querySelector('[data-testid="terminal-panel"]').dataset.running, null, { timeout: 10000 });
+
   // Copy, with nothing selected, copies the last command's output.
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
   await typeCommand(page, 'kubectl version --client');
