@@ -186,26 +186,41 @@ func (c *Cmd) Resolve(arg string) (Resource, error) {
 	if err != nil {
 		return Resource{}, err
 	}
+	// A short name expands to its resource (kubectl's shortcut expander)
+	// before anything else: the first group's, with a warning naming each
+	// other group's resource of that short name.
+	if short := d.shortNamed(strings.ToLower(arg)); len(short) > 0 {
+		for _, other := range short[1:] {
+			fmt.Fprintf(c.Stderr, "Warning: short name %q could also match lower priority resource %s\n", strings.ToLower(arg), other.GroupResource())
+		}
+		return short[0], nil
+	}
 	if r, ok := d.resolve(arg); ok {
 		return r, nil
 	}
 	return Resource{}, fmt.Errorf("the server doesn't have a resource type %q", arg)
 }
 
-func (d *discoveryCache) resolve(arg string) (Resource, bool) {
-	name := strings.ToLower(arg)
-	// A short name expands to its resource (kubectl's shortcut expander)
-	// before anything else.
+// shortNamed are the resources (preferred versions) with the short name, in
+// discovery's order.
+func (d *discoveryCache) shortNamed(name string) []Resource {
+	var out []Resource
 	for _, r := range d.resources {
 		if !d.preferred(r) {
 			continue
 		}
 		for _, s := range r.ShortNames {
 			if s == name {
-				return r, true
+				out = append(out, r)
+				break
 			}
 		}
 	}
+	return out
+}
+
+func (d *discoveryCache) resolve(arg string) (Resource, bool) {
+	name := strings.ToLower(arg)
 	resource, group, version := name, "", ""
 	qualified := false
 	if i := strings.Index(name, "."); i > 0 {

@@ -24,7 +24,7 @@ func apiOnly(t *testing.T) (*kubectl.Env, *bytes.Buffer, *bytes.Buffer) {
 }
 
 func TestLEARN_1_ResolveAsKubectl(t *testing.T) {
-	env, _, _ := apiOnly(t)
+	env, _, errOut := apiOnly(t)
 	c := &kubectl.Cmd{Env: env, Ctx: context.Background()}
 	for arg, want := range map[string]string{
 		"po": "/api/v1/namespaces/ns/pods", "pods": "/api/v1/namespaces/ns/pods", "pod": "/api/v1/namespaces/ns/pods",
@@ -38,6 +38,9 @@ func TestLEARN_1_ResolveAsKubectl(t *testing.T) {
 		if err != nil || r.Path("ns", "") != want {
 			t.Errorf("Resolve(%q) = %s, %v; want %s", arg, r.Path("ns", ""), err, want)
 		}
+	}
+	if got, want := errOut.String(), "Warning: short name \"ev\" could also match lower priority resource events.events.k8s.io\n"; got != want {
+		t.Errorf("ambiguous short name: stderr %q, want %q", got, want)
 	}
 	if _, err := c.Resolve("frobs"); err == nil || err.Error() != `the server doesn't have a resource type "frobs"` {
 		t.Errorf("unknown: %v", err)

@@ -107,14 +107,16 @@ func TestLEARN_1_GetWatchPrintsRowsAfterTheList(t *testing.T) {
 	}
 }
 
-func TestLEARN_1_GetWatchOnlyNamedObject(t *testing.T) {
+func TestLEARN_1_GetWatchNamedObjectSkipsItsFirstEvent(t *testing.T) {
 	env, out, _, urls := goldenEnv(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan int)
-	go func() { done <- kubectl.Run(ctx, env, strings.Fields("get cm web-config -n golden -w -o name")) }()
-	// The watch from "0" begins with the object as it is, which kubectl
-	// does not print: patch until a change comes after it.
-	for i := 0; strings.Count(out.String(), "\n") < 2; i++ {
+	go func() {
+		done <- kubectl.Run(ctx, env, strings.Fields("get cm web-config -n golden -w -o json --output-watch-events"))
+	}()
+	// The watch from "0" begins with the object as it is (ADDED), which
+	// kubectl does not print: patch until a change (MODIFIED) comes after.
+	for i := 0; !strings.Contains(out.String(), `"MODIFIED"`); i++ {
 		if i == 500 {
 			t.Fatalf("no change printed: %q", out.String())
 		}
@@ -129,10 +131,13 @@ func TestLEARN_1_GetWatchOnlyNamedObject(t *testing.T) {
 	}
 	cancel()
 	<-done
-	// The object, then the change; not the watch's first event, which is
-	// the object again.
-	if out.String() != "configmap/web-config\nconfigmap/web-config\n" {
-		t.Errorf("stdout %q", out.String())
+	// The object got first, as an ADDED event; then only changes: not the
+	// watch's first event, the object again.
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	for i, l := range lines {
+		if want := `{"type":"MODIFIED",`; i == 0 && !strings.HasPrefix(l, `{"type":"ADDED",`) || i > 0 && !strings.HasPrefix(l, want) {
+			t.Errorf("line %d: %.40s…", i, l)
+		}
 	}
 	u := urls()
 	if want := "GET http://127.0.0.1:8080/api/v1/namespaces/golden/configmaps?fieldSelector=metadata.name%3Dweb-config&resourceVersion=0&watch=true"; u[len(u)-1] != want {

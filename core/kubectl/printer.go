@@ -18,30 +18,16 @@ import (
 
 	"github.com/spf13/pflag"
 	"sigs.k8s.io/yaml"
+
+	"kubeplay/core/object"
 )
 
 // Object is an API object as kubectl's unstructured client holds it:
 // decoded from JSON with whole numbers as int64, others as float64.
-type Object = map[string]any
+type Object = object.Object
 
 // str is the string at path in obj ("" if absent or not a string).
-func str(obj Object, path ...string) string {
-	s, _ := fieldAt(obj, path...).(string)
-	return s
-}
-
-// fieldAt is the value at path in obj, nil if absent.
-func fieldAt(obj Object, path ...string) any {
-	var v any = obj
-	for _, p := range path {
-		m, ok := v.(map[string]any)
-		if !ok {
-			return nil
-		}
-		v = m[p]
-	}
-	return v
-}
+func str(obj Object, path ...string) string { return object.String(object.Path(obj, path...)) }
 
 // listOf is kubectl's List of objects, as -o yaml|json print several.
 func listOf(items []Object) Object {

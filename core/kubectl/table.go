@@ -16,6 +16,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"kubeplay/core/object"
 )
 
 // tableAccept is the Accept header kubectl sends for human-readable output.
@@ -280,7 +282,7 @@ func (p *tablePrinter) decorate(t *table) ([]tableColumn, [][]any) {
 		if p.withNamespace {
 			cells = append([]any{str(r.Object, "metadata", "namespace")}, cells...)
 		}
-		labels, _ := fieldAt(r.Object, "metadata", "labels").(map[string]any)
+		labels, _ := object.Path(r.Object, "metadata", "labels").(map[string]any)
 		for _, l := range p.labelColumns {
 			s, _ := labels[l].(string)
 			cells = append(cells, s)
