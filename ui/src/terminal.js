@@ -336,7 +336,7 @@ export function createTerminalPanel({ onDock } = {}) {
     return h(
       'details',
       { class: 'terminal-command', testid: 'terminal-command', open: newest || open.has(key) ? true : undefined, dataset: { key, exit: c.exitCode === null ? '' : String(c.exitCode) } },
-      h('summary', { class: 'mono' }, `$ ${c.line.split('\n')[0]}`, h('span', { class: 'muted' }, ` · ${c.exchanges.length} request${c.exchanges.length === 1 ? '' : 's'}${c.exitCode === null ? '' : ` · exit ${c.exitCode}`}`)),
+      h('summary', { class: 'mono' }, `$ ${c.line.split('\n')[0]}`, h('span', { class: 'muted' }, ` · ${c.exchanges.length + c.dropped} request${c.exchanges.length + c.dropped === 1 ? '' : 's'}${c.dropped ? ` (the first ${c.dropped} not kept)` : ''}${c.exitCode === null ? '' : ` · exit ${c.exitCode}`}`)),
       c.exchanges.map((ex, j) => exchange(ex, `${key}e${j}`, open)),
     );
   }

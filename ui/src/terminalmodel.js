@@ -13,8 +13,9 @@ export const CONTINUATION = '> ';
 /** The most commands a history keeps. */
 export const HISTORY_MAX = 500;
 
-/** The commands whose exchanges the list keeps. */
+/** The commands whose exchanges the list keeps, and a command's exchanges kept. */
 export const EXCHANGE_COMMANDS_MAX = 50;
+export const EXCHANGES_PER_COMMAND_MAX = 100;
 
 /**
  * parseLine splits text (one or more lines) into words as sh does, and reads
@@ -286,16 +287,23 @@ export class ExchangeLog {
 
   /** Starts a command's group; returns it. */
   begin(line) {
-    const cmd = { id: ++this.seq, line, exchanges: [], exitCode: null };
+    const cmd = { id: ++this.seq, line, exchanges: [], dropped: 0, exitCode: null };
     this.commands.push(cmd);
     if (this.commands.length > this.max) this.commands.shift();
     return cmd;
   }
 
-  /** Adds an exchange to cmd, with its path (the URL without the server). */
+  /**
+   * Adds an exchange to cmd, with its path (the URL without the server);
+   * past EXCHANGES_PER_COMMAND_MAX the oldest go, counted in cmd.dropped.
+   */
   add(cmd, ex) {
     const row = { ...ex, path: pathOf(ex.url) };
     cmd.exchanges.push(row);
+    if (cmd.exchanges.length > EXCHANGES_PER_COMMAND_MAX) {
+      cmd.exchanges.shift();
+      cmd.dropped++;
+    }
     return row;
   }
 

@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { ExchangeLog, History, LineEditor, completeWord, historyKey, kubectlArgs, parseLine, terminalText } from '../src/terminalmodel.js';
+import { EXCHANGES_PER_COMMAND_MAX, ExchangeLog, History, LineEditor, completeWord, historyKey, kubectlArgs, parseLine, terminalText } from '../src/terminalmodel.js';
 
 test('LEARN-1: words split as sh splits them: quotes, backslashes, tabs', () => {
   assert.deepEqual(parseLine('kubectl get pods -n  kube-system').words, ['kubectl', 'get', 'pods', '-n', 'kube-system']);
@@ -99,5 +99,9 @@ test('LEARN-1: exchanges are kept per command, with their paths, the oldest comm
   log.begin('k get po');
   log.begin('k get deploy');
   assert.deepEqual(log.commands.map((c) => c.line), ['k get po', 'k get deploy']);
+  const many = log.commands[1];
+  for (let i = 0; i < EXCHANGES_PER_COMMAND_MAX + 2; i++) log.add(many, { method: 'GET', url: `http://h/api?i=${i}`, status: 200, ms: 1 });
+  assert.equal(many.exchanges.length, EXCHANGES_PER_COMMAND_MAX);
+  assert.deepEqual([many.dropped, many.exchanges[0].path], [2, '/api?i=2'], 'the oldest go first');
   assert.equal(terminalText('a\nb\r\n'), 'a\r\nb\r\n');
 });
