@@ -7,8 +7,6 @@ import (
 	"net/url"
 	"sort"
 	"strings"
-
-	"kubeplay/core/quantity"
 )
 
 // This file owns describe's Service, Node, Namespace, ConfigMap and Secret.
@@ -287,7 +285,7 @@ func podRequestsAndLimits(pod map[string]any) (reqs, limits map[string]string) {
 	sum := func(dst map[string]string, add map[string]string) {
 		for k, v := range add {
 			if old, ok := dst[k]; ok {
-				dst[k] = quantity.Add(old, v)
+				dst[k] = quantityAdd(old, v)
 			} else {
 				dst[k] = v
 			}
@@ -295,7 +293,7 @@ func podRequestsAndLimits(pod map[string]any) (reqs, limits map[string]string) {
 	}
 	max := func(dst map[string]string, other map[string]string) {
 		for k, v := range other {
-			if old, ok := dst[k]; !ok || quantity.Compare(v, old) > 0 {
+			if old, ok := dst[k]; !ok || quantityMilli(v) > quantityMilli(old) {
 				dst[k] = v
 			}
 		}
@@ -312,28 +310,11 @@ func podRequestsAndLimits(pod map[string]any) (reqs, limits map[string]string) {
 		sum(reqs, oh)
 		for k, v := range oh {
 			if _, ok := limits[k]; ok {
-				limits[k] = quantity.Add(limits[k], v)
+				limits[k] = quantityAdd(limits[k], v)
 			}
 		}
 	}
 	return reqs, limits
-}
-
-// quantityValue is a quantity's Value (whole units, rounded up); 0 when empty.
-func quantityValue(q string) int64 {
-	if q == "" {
-		return 0
-	}
-	n, _ := quantity.Int64(quantity.RoundUp(q, 0))
-	return n
-}
-
-// quantityMilli is a quantity's MilliValue; 0 when empty.
-func quantityMilli(q string) int64 {
-	if q == "" {
-		return 0
-	}
-	return quantity.MilliValue(q)
 }
 
 // orZero is a quantity as Quantity.String prints it, "0" when empty.
@@ -376,10 +357,10 @@ func (w *describeWriter) nodeResources(node map[string]any, pods []map[string]an
 	for _, p := range pods {
 		r, l := podRequestsAndLimits(p)
 		for k, v := range r {
-			reqs[k] = quantity.Add(orZero(reqs[k]), v)
+			reqs[k] = quantityAdd(orZero(reqs[k]), v)
 		}
 		for k, v := range l {
-			limits[k] = quantity.Add(orZero(limits[k]), v)
+			limits[k] = quantityAdd(orZero(limits[k]), v)
 		}
 	}
 	w.write(1, "%s\t%s (%d%%)\t%s (%d%%)\n", "cpu", orZero(reqs["cpu"]), percent(quantityMilli(reqs["cpu"]), quantityMilli(alloc["cpu"])),

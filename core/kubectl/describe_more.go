@@ -7,7 +7,8 @@ import (
 )
 
 // This file owns describe's ServiceAccount, Role, ClusterRole,
-// RoleBinding, ClusterRoleBinding, StatefulSet, DaemonSet and CronJob.
+// RoleBinding, ClusterRoleBinding, StatefulSet, DaemonSet, CronJob,
+// ReplicationController and IngressClass.
 
 func init() {
 	describers["/ServiceAccount"] = describeServiceAccount
@@ -18,6 +19,8 @@ func init() {
 	describers["apps/StatefulSet"] = describeStatefulSet
 	describers["apps/DaemonSet"] = describeDaemonSet
 	describers["batch/CronJob"] = describeCronJob
+	describers["/ReplicationController"] = describeReplicationController
+	describers["networking.k8s.io/IngressClass"] = describeIngressClass
 }
 
 func describeServiceAccount(c *Cmd, o *describeOptions, r Resource, namespace, name string) (string, error) {
@@ -257,6 +260,54 @@ func describeCronJob(c *Cmd, o *describeOptions, r Resource, namespace, name str
 		}
 		w.write(0, "%s", strings.Join(names, ", "))
 		w.line("")
+	}
+	w.events(events)
+	return w.String(), nil
+}
+
+func describeReplicationController(c *Cmd, o *describeOptions, r Resource, namespace, name string) (string, error) {
+	rc, err := c.getTyped(r.Path(namespace, name))
+	if err != nil {
+		return "", err
+	}
+	selector := obj(rc, "spec", "selector")
+	running, waiting, succeeded, failed, err := c.podStatusForController(o, namespace, selectorString(map[string]any{"matchLabels": selector}), stringAt(rc, "metadata", "uid"))
+	if err != nil {
+		return "", err
+	}
+	events := c.objectEvents(o, rc, "ReplicationController")
+	w := newDescribeWriter()
+	w.write(0, "Name:\t%s\n", name)
+	w.write(0, "Namespace:\t%s\n", namespace)
+	w.write(0, "Selector:\t%s\n", formatLabels(selector))
+	w.labels("", "Labels", "\t", strMap(rc, "metadata", "labels"))
+	w.annotations("Annotations", strMap(rc, "metadata", "annotations"))
+	w.write(0, "Replicas:\t%d current / %d desired\n", num(rc, "status", "replicas"), num(rc, "spec", "replicas"))
+	w.write(0, "Pods Status:\t%d Running / %d Waiting / %d Succeeded / %d Failed\n", running, waiting, succeeded, failed)
+	w.podTemplate(obj(rc, "spec", "template"))
+	w.conditions(list(rc, "status", "conditions"))
+	w.events(events)
+	return w.String(), nil
+}
+
+func describeIngressClass(c *Cmd, o *describeOptions, r Resource, _, name string) (string, error) {
+	ic, err := c.getTyped("/apis/networking.k8s.io/v1/ingressclasses/" + name)
+	if err != nil {
+		return "", err
+	}
+	events := c.objectEvents(o, ic, "IngressClass")
+	w := newDescribeWriter()
+	w.write(0, "Name:\t%s\n", name)
+	w.labels("", "Labels", "\t", strMap(ic, "metadata", "labels"))
+	w.annotations("Annotations", strMap(ic, "metadata", "annotations"))
+	w.write(0, "Controller:\t%v\n", stringAt(ic, "spec", "controller"))
+	if p := obj(ic, "spec", "parameters"); p != nil {
+		w.write(0, "Parameters:\n")
+		if has(p, "apiGroup") {
+			w.write(1, "APIGroup:\t%v\n", stringAt(p, "apiGroup"))
+		}
+		w.write(1, "Kind:\t%v\n", stringAt(p, "kind"))
+		w.write(1, "Name:\t%v\n", stringAt(p, "name"))
 	}
 	w.events(events)
 	return w.String(), nil

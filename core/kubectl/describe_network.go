@@ -7,9 +7,9 @@ import (
 	"strings"
 )
 
-// This file owns describe's Ingress, Endpoints, EndpointSlice,
-// PersistentVolumeClaim, PodDisruptionBudget, ResourceQuota and
-// LimitRange.
+// This file owns describe's Ingress, NetworkPolicy, Endpoints,
+// EndpointSlice, PersistentVolumeClaim, PodDisruptionBudget, ResourceQuota
+// and LimitRange.
 
 func init() {
 	describers["networking.k8s.io/Ingress"] = describeIngress
@@ -19,6 +19,7 @@ func init() {
 	describers["/LimitRange"] = describeLimitRange
 	describers["discovery.k8s.io/EndpointSlice"] = describeEndpointSlice
 	describers["policy/PodDisruptionBudget"] = describePDB
+	describers["networking.k8s.io/NetworkPolicy"] = describeNetworkPolicy
 }
 
 func describeIngress(c *Cmd, o *describeOptions, r Resource, namespace, name string) (string, error) {
@@ -382,5 +383,93 @@ func describePDB(c *Cmd, o *describeOptions, _ Resource, namespace, name string)
 	w.write(2, "Desired:\t%d\n", num(st, "desiredHealthy"))
 	w.write(2, "Total:\t%d\n", num(st, "expectedPods"))
 	w.events(events)
+	return w.String(), nil
+}
+
+func describeNetworkPolicy(c *Cmd, o *describeOptions, r Resource, namespace, name string) (string, error) {
+	np, err := c.getTyped(r.Path(namespace, name))
+	if err != nil {
+		return "", err
+	}
+	spec := obj(np, "spec")
+	created := ""
+	if t, ok := parseTime(stringAt(np, "metadata", "creationTimestamp")); ok {
+		created = t.Local().String()
+	}
+	w := newDescribeWriter()
+	w.write(0, "Name:\t%s\n", name)
+	w.write(0, "Namespace:\t%s\n", namespace)
+	w.write(0, "Created on:\t%s\n", created)
+	w.labels("", "Labels", "\t", strMap(np, "metadata", "labels"))
+	w.annotations("Annotations", strMap(np, "metadata", "annotations"))
+	w.write(0, "Spec:\n")
+	w.write(1, "PodSelector: ")
+	if sel := obj(spec, "podSelector"); len(obj(sel, "matchLabels")) == 0 && len(list(sel, "matchExpressions")) == 0 {
+		w.write(2, "<none> (Allowing the specific traffic to all pods in this namespace)\n")
+	} else {
+		w.write(2, "%s\n", formatLabelSelector(sel))
+	}
+	types := strs(spec, "policyTypes")
+	for _, d := range []struct{ policy, key, peers, title, isolated, any string }{
+		{"Ingress", "ingress", "from", "From", "<none> (Selected pods are isolated for ingress connectivity)", "From: <any> (traffic not restricted by source)"},
+		{"Egress", "egress", "to", "To", "<none> (Selected pods are isolated for egress connectivity)", "To: <any> (traffic not restricted by destination)"},
+	} {
+		if !containsString(types, d.policy) {
+			w.write(1, "Not affecting %s traffic\n", d.key)
+			continue
+		}
+		w.write(1, "Allowing %s traffic:\n", d.key)
+		const indent = "    "
+		rules := list(spec, d.key)
+		if len(rules) == 0 {
+			w.write(0, "%s%s\n", indent, d.isolated)
+		}
+		for i, rule := range rules {
+			if ports := list(rule, "ports"); len(ports) == 0 {
+				w.write(0, "%s%s\n", indent, "To Port: <any> (traffic allowed to all ports)")
+			} else {
+				for _, p := range ports {
+					proto := stringAt(p, "protocol")
+					if proto == "" {
+						proto = "TCP"
+					}
+					port := "<nil>"
+					if has(p, "port") {
+						port = stringAt(p, "port")
+					}
+					if has(p, "endPort") {
+						w.write(0, "%s%s: %s-%d/%s\n", indent, "To Port Range", port, num(p, "endPort"), proto)
+					} else {
+						w.write(0, "%s%s: %s/%s\n", indent, "To Port", port, proto)
+					}
+				}
+			}
+			if peers := list(rule, d.peers); len(peers) == 0 {
+				w.write(0, "%s%s\n", indent, d.any)
+			} else {
+				for _, peer := range peers {
+					w.write(0, "%s%s:\n", indent, d.title)
+					pod, ns := obj(peer, "podSelector"), obj(peer, "namespaceSelector")
+					switch {
+					case has(peer, "podSelector") && has(peer, "namespaceSelector"):
+						w.write(1, "%s%s: %s\n", indent, "NamespaceSelector", formatLabelSelector(ns))
+						w.write(1, "%s%s: %s\n", indent, "PodSelector", formatLabelSelector(pod))
+					case has(peer, "podSelector"):
+						w.write(1, "%s%s: %s\n", indent, "PodSelector", formatLabelSelector(pod))
+					case has(peer, "namespaceSelector"):
+						w.write(1, "%s%s: %s\n", indent, "NamespaceSelector", formatLabelSelector(ns))
+					case has(peer, "ipBlock"):
+						w.write(1, "%sIPBlock:\n", indent)
+						w.write(2, "%sCIDR: %s\n", indent, stringAt(peer, "ipBlock", "cidr"))
+						w.write(2, "%sExcept: %v\n", indent, strings.Join(strs(peer, "ipBlock", "except"), ", "))
+					}
+				}
+			}
+			if i != len(rules)-1 {
+				w.write(0, "%s%s\n", indent, "----------")
+			}
+		}
+	}
+	w.write(1, "Policy Types: %v\n", orNone(strings.Join(types, ", ")))
 	return w.String(), nil
 }

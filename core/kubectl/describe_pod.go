@@ -5,8 +5,6 @@ import (
 	"net/url"
 	"sort"
 	"strings"
-
-	"kubeplay/core/quantity"
 )
 
 // This file owns describe's Pod: the Pod describer and the parts it shares
@@ -178,25 +176,23 @@ func computeQOS(spec map[string]any) string {
 	guaranteed := true
 	add := func(res map[string]any) {
 		for k, v := range strMap(res, "requests") {
-			if isQOSResource(k) && quantity.Sign(v) > 0 {
+			if isQOSResource(k) && quantityMilli(v) > 0 {
 				if old, ok := requests[k]; ok {
-					v = quantity.Add(old, v)
+					v = quantityAdd(old, v)
 				}
 				requests[k] = v
 			}
 		}
 		lim := strMap(res, "limits")
-		seen := 0
 		for k, v := range lim {
-			if isQOSResource(k) && quantity.Sign(v) > 0 {
-				seen++
+			if isQOSResource(k) && quantityMilli(v) > 0 {
 				if old, ok := limits[k]; ok {
-					v = quantity.Add(old, v)
+					v = quantityAdd(old, v)
 				}
 				limits[k] = v
 			}
 		}
-		if !(quantity.Sign(lim["cpu"]) > 0 && quantity.Sign(lim["memory"]) > 0) {
+		if !(quantityMilli(lim["cpu"]) > 0 && quantityMilli(lim["memory"]) > 0) {
 			guaranteed = false
 		}
 	}
@@ -212,7 +208,7 @@ func computeQOS(spec map[string]any) string {
 	}
 	if guaranteed {
 		for k, req := range requests {
-			if lim, ok := limits[k]; !ok || quantity.Compare(lim, req) != 0 {
+			if lim, ok := limits[k]; !ok || quantityMilli(lim) != quantityMilli(req) {
 				guaranteed = false
 				break
 			}
@@ -227,14 +223,6 @@ func computeQOS(spec map[string]any) string {
 // isQOSResource says whether a resource counts for QoS: cpu and memory (and
 // hugepages are not).
 func isQOSResource(name string) bool { return name == "cpu" || name == "memory" }
-
-// quantityString is a quantity as Quantity.String prints it: canonical.
-func quantityString(s string) string {
-	if q, err := quantity.Canonical(s); err == nil {
-		return q
-	}
-	return s
-}
 
 // resources prints limits and requests, each resource in name order.
 func (w *describeWriter) resources(res map[string]any, level int) {
@@ -468,15 +456,14 @@ func containerResourceValue(ct any, ref map[string]any) string {
 		return "0"
 	}
 	divisor := stringAt(ref, "divisor")
-	if divisor == "" || quantity.Sign(divisor) == 0 {
+	if divisor == "" || quantityMilli(divisor) == 0 {
 		divisor = "1"
 	}
 	if res == "cpu" {
-		m, d := quantity.MilliValue(v), quantity.MilliValue(divisor)
+		m, d := quantityMilli(v), quantityMilli(divisor)
 		return fmt.Sprint((m + d - 1) / d)
 	}
-	n, _ := quantity.Int64(quantity.RoundUp(v, 0))
-	d, _ := quantity.Int64(quantity.RoundUp(divisor, 0))
+	n, d := quantityValue(v), quantityValue(divisor)
 	if d == 0 {
 		d = 1
 	}
@@ -541,7 +528,7 @@ func (w *describeWriter) volumeSource(v any) {
 		w.write(2, "Type:\tHostPath (bare host directory volume)\n    Path:\t%v\n    HostPathType:\t%v\n", stringAt(v, "hostPath", "path"), t)
 	case has(v, "emptyDir"):
 		limit := stringAt(v, "emptyDir", "sizeLimit")
-		if limit == "" || quantity.Sign(limit) <= 0 {
+		if limit == "" || quantityMilli(limit) <= 0 {
 			limit = "<unset>"
 		} else {
 			limit = quantityString(limit)

@@ -57,6 +57,9 @@ var learn1LiveCases = []string{
 	"describe limitrange",
 	"describe ns default",
 	"describe nodes",
+	"describe netpol web",
+	"describe rc legacy",
+	"describe ingressclass",
 }
 
 func TestLEARN_1_SimulatedClusterMatchesKubectl(t *testing.T) {
@@ -110,6 +113,12 @@ func TestLEARN_1_SimulatedClusterMatchesKubectl(t *testing.T) {
 			"metrics":[{"type":"Resource","resource":{"name":"cpu","target":{"type":"Utilization","averageUtilization":80}}}]}}`,
 		"/api/v1/namespaces/default/resourcequotas": `{"apiVersion":"v1","kind":"ResourceQuota","metadata":{"name":"pods"},"spec":{"hard":{"pods":"20"}}}`,
 		"/api/v1/namespaces/default/limitranges":    `{"apiVersion":"v1","kind":"LimitRange","metadata":{"name":"mem"},"spec":{"limits":[{"type":"Container","default":{"memory":"256Mi"}}]}}`,
+		"/apis/networking.k8s.io/v1/namespaces/default/networkpolicies": `{"apiVersion":"networking.k8s.io/v1","kind":"NetworkPolicy","metadata":{"name":"web"},"spec":{
+			"podSelector":{"matchLabels":{"app":"web"}},"policyTypes":["Ingress"],"ingress":[{"from":[{"podSelector":{"matchLabels":{"role":"fe"}}},{"ipBlock":{"cidr":"10.0.0.0/8"}}],
+			"ports":[{"port":80}]}]}}`,
+		"/api/v1/namespaces/default/replicationcontrollers": `{"apiVersion":"v1","kind":"ReplicationController","metadata":{"name":"legacy"},"spec":{"replicas":1,
+			"selector":{"app":"legacy"},"template":{"metadata":{"labels":{"app":"legacy"}},"spec":{"containers":[{"name":"c","image":"nginx"}]}}}}`,
+		"/apis/networking.k8s.io/v1/ingressclasses": `{"apiVersion":"networking.k8s.io/v1","kind":"IngressClass","metadata":{"name":"nginx"},"spec":{"controller":"k8s.io/ingress-nginx"}}`,
 	} {
 		post(path, body)
 	}

@@ -9,8 +9,6 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
-
-	"kubeplay/core/quantity"
 )
 
 // This file owns `kubectl top pod` and `kubectl top node`: metrics.k8s.io's
@@ -93,7 +91,7 @@ func (o *topOptions) validate(c *Cmd, args []string) (string, error) {
 type metricUsage struct{ cpu, memory string }
 
 func (u metricUsage) add(o metricUsage) metricUsage {
-	return metricUsage{quantity.Add(orZero(u.cpu), orZero(o.cpu)), quantity.Add(orZero(u.memory), orZero(o.memory))}
+	return metricUsage{quantityAdd(orZero(u.cpu), orZero(o.cpu)), quantityAdd(orZero(u.memory), orZero(o.memory))}
 }
 
 func usageOf(v any) metricUsage {

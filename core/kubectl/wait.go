@@ -351,49 +351,66 @@ func (p fieldPath) get(v any) (any, bool) {
 // informer is kubectl's list-then-watch of one object by name: it calls
 // fn with the listed object (nil if none, type "") and then with each
 // watch event, until fn says it is done or fails, or ctx ends: then
-// kubectl's timeout error on the object.
+// kubectl's timeout error on the object. A watch the server ends is
+// started again from the last revision seen, as the reflector does; one
+// whose revision is gone (410) lists again.
 func (c *Cmd) informer(ctx context.Context, t waitTarget, fn func(typ string, obj map[string]any) (bool, error)) error {
 	sel := "metadata.name=" + t.name
 	path := t.r.Path(t.namespace, "")
-	listed, err := c.getObject(path, url.Values{"fieldSelector": {sel}, "limit": {"500"}, "resourceVersion": {"0"}}, acceptJSON)
-	if err != nil {
-		return err
-	}
 	sub := *c
 	var cancel context.CancelFunc
 	sub.Ctx, cancel = context.WithCancel(ctx)
 	defer cancel()
-	resp, err := sub.streamOK(&Request{Method: "GET", Path: path, Query: url.Values{"allowWatchBookmarks": {"true"}, "fieldSelector": {sel},
-		"resourceVersion": {stringAt(listed, "metadata", "resourceVersion")}, "timeoutSeconds": {fmt.Sprint(300 + rand.Intn(300))}, "watch": {"true"}},
-		Header: [][2]string{{"Accept", acceptJSON}}})
-	if err != nil {
-		return err
-	}
-	var first map[string]any
-	if items := list(listed, "items"); len(items) > 0 {
-		first, _ = items[0].(map[string]any)
-	}
-	done, err := fn("", first)
-	if !done && err == nil {
-		var met bool
+	rv := ""
+	for ctx.Err() == nil {
+		var first map[string]any
+		relist := rv == ""
+		if relist {
+			listed, err := c.getObject(path, url.Values{"fieldSelector": {sel}, "limit": {"500"}, "resourceVersion": {"0"}}, acceptJSON)
+			if err != nil {
+				return err
+			}
+			rv = stringAt(listed, "metadata", "resourceVersion")
+			if items := list(listed, "items"); len(items) > 0 {
+				first, _ = items[0].(map[string]any)
+			}
+		}
+		resp, err := sub.streamOK(&Request{Method: "GET", Path: path, Query: url.Values{"allowWatchBookmarks": {"true"}, "fieldSelector": {sel},
+			"resourceVersion": {rv}, "timeoutSeconds": {fmt.Sprint(300 + rand.Intn(300))}, "watch": {"true"}},
+			Header: [][2]string{{"Accept", acceptJSON}}})
+		if err != nil {
+			if ctx.Err() != nil {
+				break
+			}
+			return err
+		}
+		if relist {
+			if done, err := fn("", first); done || err != nil {
+				resp.Body.Close()
+				return err
+			}
+		}
+		done := false
 		err = sub.readWatch(resp, func(typ string, obj map[string]any) (bool, error) {
+			rv = stringAt(obj, "metadata", "resourceVersion")
 			if typ == "BOOKMARK" {
 				return false, nil
 			}
-			met, err = fn(typ, obj)
+			met, err := fn(typ, obj)
+			done = met
 			return met, err
 		})
-		done = met
-	} else {
-		resp.Body.Close()
+		var se *StatusError
+		switch {
+		case errors.As(err, &se) && se.Code == 410:
+			rv = ""
+		case err != nil:
+			return err
+		case done:
+			return nil
+		}
 	}
-	if err != nil {
-		return err
-	}
-	if !done {
-		return fmt.Errorf("timed out waiting for the condition on %s/%s", t.r.Resource, t.name)
-	}
-	return nil
+	return fmt.Errorf("timed out waiting for the condition on %s/%s", t.r.Resource, t.name)
 }
 
 // waitFor waits until the object meets check; a zero timeout checks once.
