@@ -1,9 +1,9 @@
 // Prints raw, gzip and brotli sizes of the built playground's .wasm modules and
-// UI bundle, and checks what browsers download of them, brotli (the .br files
-// make site writes, tools/precompress.mjs: quality 11), against the budgets:
-// 3 MiB for the core's .wasm, 2 MiB for the xDS, simulation, CEL (rules,
-// policies) and kubectl (the page's terminal) modules (each loaded on first
-// use), and for the terminal's xterm.js bundle.
+// UI bundles (the page's, and xterm.js, which the terminal loads), and checks
+// what browsers download of the modules, brotli (the .br files make site
+// writes, tools/precompress.mjs: quality 11), against the budgets: 3 MiB for
+// the core's .wasm, 2 MiB for the xDS, simulation, CEL (rules, policies) and
+// kubectl (the page's terminal) modules (each loaded on first use).
 import { readFileSync, statSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 
