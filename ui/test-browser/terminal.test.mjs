@@ -43,10 +43,14 @@ async function typeCommand(page, line, { wait = true } = {}) {
   return lines.filter((l) => !/^[$>] |^\$$/.test(l)).join('\n');
 }
 
-// exchanges are the listed exchanges of the newest command.
+// exchanges are the listed exchanges of the newest command, once the list
+// has been drawn (on the next animation frame).
 function exchanges(page) {
-  return page.evaluate(() => [...document.querySelector('[data-testid="terminal-command"]').querySelectorAll('[data-testid="terminal-exchange"]')]
-    .map((e) => `${e.dataset.method} ${e.dataset.path.replace(/\?.*/, '')} ${e.dataset.status}`));
+  return page.evaluate(async () => {
+    await new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)));
+    return [...document.querySelector('[data-testid="terminal-command"]').querySelectorAll('[data-testid="terminal-exchange"]')]
+      .map((e) => `${e.dataset.method} ${e.dataset.path.replace(/\?.*/, '')} ${e.dataset.status}`);
+  });
 }
 
 // openTerminal opens the page, sets the sandbox's simulated cluster going
@@ -105,8 +109,9 @@ test('LEARN-1: the terminal loads on first open and runs kubectl against the in-
   assert.equal(await page.getAttribute('[data-testid="terminal-panel"]', 'data-running'), 'true', 'the watch goes on');
   await page.keyboard.press('Control+C');
   await page.waitForFunction(() => !document.querySelector('[data-testid="terminal-panel"]').dataset.running, null, { timeout: 10000 });
-  const watched = await page.evaluate(() => [...document.querySelector('[data-testid="terminal-command"]').querySelectorAll('[data-testid="terminal-exchange"]')].map((e) => e.dataset.path));
-  assert.ok(watched.some((p) => /^\/api\/v1\/namespaces\/default\/configmaps\?.*watch=true/.test(p)), `the watch is among the exchanges: ${watched}`);
+  // The watch's exchange is listed once its stream has ended.
+  await page.waitForFunction(() => [...document.querySelector('[data-testid="terminal-command"]').querySelectorAll('[data-testid="terminal-exchange"]')]
+    .some((e) => /^\/api\/v1\/namespaces\/default\/configmaps\?.*watch=true/.test(e.dataset.path)), null, { timeout: 10000 });
   const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'logger' }, spec: { containers: [{ name: 'c', image: 'busybox' }] } };
   await page.evaluate((pod) => fetch('/api/v1/namespaces/default/pods', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(pod) }), pod);
   await page.waitForFunction(() => fetch('/api/v1/namespaces/default/pods/logger').then((r) => r.json()).then((p) => p.status?.phase === 'Running'), null, { timeout: 30000, polling: 500 });
