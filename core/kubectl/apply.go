@@ -206,28 +206,11 @@ func (c *Cmd) applyClientSide(o mapped, opt applyOptions) (map[string]any, strin
 		fmt.Fprintf(c.Stderr, "Warning: resource %[1]s/%[2]s is missing the %[3]s annotation which is required by %[4]s apply. %[4]s apply should only be used on resources created declaratively by either %[4]s create --save-config or %[4]s apply. The missing annotation will be patched automatically.\n",
 			o.Resource.Resource, o.Name, lastApplied, "kubectl")
 	}
-	current, err := encodeObject(live)
+	patch, contentType, err, patchErr := c.clientSidePatch(o, original, modified, live)
 	if err != nil {
 		return nil, "", err
 	}
-	schema, strategic, err := c.patchSchemaFor(o.Resource)
-	if err != nil {
-		return nil, "", err
-	}
-	var patch []byte
-	contentType := "application/strategic-merge-patch+json"
-	if strategic {
-		patch, err = threeWayMergePatch([]byte(original), modified, current, schema)
-	} else {
-		// kubectl asks the OpenAPI v2 document next, which knows no
-		// strategy for the kind either, and falls back to a merge patch.
-		if err := c.readOpenAPIV2(); err != nil {
-			return nil, "", err
-		}
-		contentType = "application/merge-patch+json"
-		patch, err = threeWayJSONMergePatch([]byte(original), modified, current)
-	}
-	if err != nil {
+	if err = patchErr; err != nil {
 		return nil, "", withSource(fmt.Sprintf("applying patch:\n%s\nto:\n%s\nfor:", patch, o.describe()), o.Source, err)
 	}
 	result := live
@@ -243,6 +226,34 @@ func (c *Cmd) applyClientSide(o mapped, opt applyOptions) (map[string]any, strin
 		return result, "configured", nil
 	}
 	return result, "unchanged", nil
+}
+
+// clientSidePatch is kubectl's apply Patcher's patch of live: the
+// three-way strategic merge patch from the last applied configuration
+// (original) to modified, or for kinds the server takes no strategic merge
+// patch of a three-way JSON merge patch, and its content type. err is a
+// failure to read what the patch needs, patchErr the patch's own (kubectl
+// prints the patch with it).
+func (c *Cmd) clientSidePatch(o mapped, original string, modified []byte, live map[string]any) (patch []byte, contentType string, err, patchErr error) {
+	current, err := encodeObject(live)
+	if err != nil {
+		return nil, "", err, nil
+	}
+	schema, strategic, err := c.patchSchemaFor(o.Resource)
+	if err != nil {
+		return nil, "", err, nil
+	}
+	if !strategic {
+		// kubectl asks the OpenAPI v2 document next, which knows no
+		// strategy for the kind either, and falls back to a merge patch.
+		if err := c.readOpenAPIV2(); err != nil {
+			return nil, "", err, nil
+		}
+		patch, patchErr = threeWayJSONMergePatch([]byte(original), modified, current)
+		return patch, "application/merge-patch+json", nil, patchErr
+	}
+	patch, patchErr = threeWayMergePatch([]byte(original), modified, current, schema)
+	return patch, "application/strategic-merge-patch+json", nil, patchErr
 }
 
 // describe is how kubectl prints a resource.Info in errors.
