@@ -112,9 +112,6 @@ type Cmd struct {
 	// resultPrinter is -o's printer for the objects a write command
 	// prints, one for the command line as kubectl's (yaml's "---").
 	resultPrinter *printer
-	// freshDiscovery: this command line fetched discovery (else it came
-	// from the session's cache).
-	freshDiscovery bool
 }
 
 // runFunc runs a command with its positional arguments.
@@ -185,7 +182,13 @@ func Run(ctx context.Context, env *Env, args []string) int {
 		fmt.Fprintf(env.Stderr, "Error: %s\nSee 'kubectl %s --help' for usage.\n", err, cmd.path)
 		return 1
 	}
-	if err := run(c, fs.Args()); err != nil {
+	err := run(c, fs.Args())
+	if ctx.Err() != nil {
+		// Ctrl-C: kubectl's interrupt handler exits 1, whatever was
+		// under way (a watch, a follow, a wait), and prints nothing.
+		return 1
+	}
+	if err != nil {
 		return c.fail(err)
 	}
 	return 0
