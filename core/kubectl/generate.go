@@ -369,7 +369,7 @@ func init() {
 			}
 			template := ordered{{"metadata", objectMeta("", "", nil, nil, nil)},
 				{"spec", ordered{{"containers", []any{container(name, *image, dashArgs(c), nil)}}, {"restartPolicy", policy}}}}
-			jobTemplate := ordered{{"metadata", objectMeta(name, ns, nil, nil, nil)}, {"spec", ordered{{"template", template}}}}
+			jobTemplate := ordered{{"metadata", objectMeta(name, "", nil, nil, nil)}, {"spec", ordered{{"template", template}}}}
 			return ordered{{"kind", "CronJob"}, {"apiVersion", "batch/v1"}, {"metadata", objectMeta(name, ns, nil, nil, nil)},
 				{"spec", ordered{{"schedule", *schedule}, {"jobTemplate", jobTemplate}}}, {"status", ordered{}}}, nil
 		}}

@@ -10,6 +10,7 @@ package kubectl
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -20,6 +21,7 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/pflag"
 )
@@ -30,6 +32,7 @@ func init() {
 		sel.files.add(fs, "Filename, directory, or URL to files identifying the resource to get from a server.")
 		fs.StringVarP(&sel.selector, "selector", "l", "", "Selector (label query) to filter on, supports '=', '==', '!=', 'in', 'notin'.(e.g. -l key1=value1,key2=value2,key3 in (value3)). Matching objects must satisfy all of the specified label constraints.")
 		watch := fs.BoolP("watch", "w", true, "Watch the status of the rollout until it's done.")
+		timeout := fs.Duration("timeout", 0, "The length of time to wait before ending watch, zero means never. Any other values should contain a corresponding time unit (e.g. 1s, 2m, 3h).")
 		return func(c *Cmd, args []string) error {
 			if len(args) == 0 && len(sel.files.Filenames) == 0 {
 				return errors.New("required resource not specified")
@@ -45,7 +48,7 @@ func init() {
 				if _, err := c.latest(t, "application/json, */*"); err != nil {
 					return err
 				}
-				if err := c.rolloutStatus(t, *watch); err != nil {
+				if err := c.rolloutStatus(t, *watch, *timeout); err != nil {
 					return err
 				}
 			}
@@ -117,7 +120,13 @@ func init() {
 
 // rolloutStatus lists and watches one object by name and prints its
 // status at each version until it is done (or once, without --watch).
-func (c *Cmd) rolloutStatus(t *target, watch bool) error {
+func (c *Cmd) rolloutStatus(t *target, watch bool, timeout time.Duration) error {
+	if timeout > 0 {
+		parent := c.Ctx
+		ctx, cancel := context.WithTimeout(parent, timeout)
+		defer func() { cancel(); c.Ctx = parent }()
+		c.Ctx = ctx
+	}
 	viewer, err := statusViewer(t.Resource)
 	if err != nil {
 		return err
@@ -167,7 +176,7 @@ func (c *Cmd) rolloutStatus(t *target, watch bool) error {
 			Object map[string]any `json:"object"`
 		}
 		if err := d.Decode(&ev); err != nil {
-			if c.Ctx.Err() != nil {
+			if errors.Is(c.Ctx.Err(), context.Canceled) {
 				return c.Ctx.Err()
 			}
 			return errors.New("timed out waiting for the condition")
