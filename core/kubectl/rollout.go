@@ -97,21 +97,29 @@ func init() {
 		var sel selection
 		sel.files.add(fs, "Filename, directory, or URL to files identifying the resource to get from a server.")
 		fs.StringVarP(&sel.selector, "selector", "l", "", "Selector (label query) to filter on, supports '=', '==', '!=', 'in', 'notin'.(e.g. -l key1=value1,key2=value2,key3 in (value3)). Matching objects must satisfy all of the specified label constraints.")
+		revision := fs.Int64("revision", 0, "See the details, including podTemplate of the revision specified")
 		return func(c *Cmd, args []string) error {
 			if len(args) == 0 && len(sel.files.Filenames) == 0 {
 				return errors.New("required resource not specified")
+			}
+			if *revision < 0 {
+				return fmt.Errorf("revision must be a positive integer: %v", *revision)
 			}
 			found, errs, err := c.fetchTargets(sel, args)
 			if err != nil {
 				return err
 			}
 			for _, t := range found {
-				history, err := c.deploymentHistory(t)
+				history, err := c.deploymentHistory(t, *revision)
 				if err != nil {
 					errs = append(errs, err)
 					continue
 				}
-				fmt.Fprintf(c.Stdout, "%s/%s \n%s\n", t.Resource.kindName(), t.Name, history)
+				with := ""
+				if *revision > 0 {
+					with = fmt.Sprintf("with revision #%d", *revision)
+				}
+				fmt.Fprintf(c.Stdout, "%s/%s %s\n%s\n", t.Resource.kindName(), t.Name, with, history)
 			}
 			return errs.reduce()
 		}
@@ -280,8 +288,9 @@ func statefulSetStatus(s map[string]any) (string, bool, error) {
 
 // deploymentHistory is a Deployment's revisions and their change causes,
 // from the ReplicaSets it controls, as kubectl's history viewer tabulates
-// them.
-func (c *Cmd) deploymentHistory(t *target) (string, error) {
+// them; with a revision, that revision's pod template as describe prints
+// one.
+func (c *Cmd) deploymentHistory(t *target, revision int64) (string, error) {
 	if t.Resource.Group != "apps" || t.Resource.Kind != "Deployment" {
 		return "", fmt.Errorf("error retrieving history for %q, no visitor method exists for {%s %s}", t.Resource.Kind, t.Resource.Group, t.Resource.Kind)
 	}
@@ -290,13 +299,35 @@ func (c *Cmd) deploymentHistory(t *target) (string, error) {
 		return "", err
 	}
 	causes := map[int64]string{}
+	templates := map[int64]map[string]any{}
 	for _, rs := range sets {
 		annotations, _ := rs["metadata"].(map[string]any)["annotations"].(map[string]any)
 		cause, _ := annotations["kubernetes.io/change-cause"].(string)
 		causes[revisionOf(rs)] = cause
+		tpl := obj(rs, "spec", "template")
+		if cause != "" {
+			if meta := obj(tpl, "metadata"); meta != nil {
+				a, _ := meta["annotations"].(map[string]any)
+				if a == nil {
+					a = map[string]any{}
+					meta["annotations"] = a
+				}
+				a["kubernetes.io/change-cause"] = cause
+			}
+		}
+		templates[revisionOf(rs)] = tpl
 	}
 	if len(causes) == 0 {
 		return "No rollout history found.", nil
+	}
+	if revision > 0 {
+		tpl, ok := templates[revision]
+		if !ok {
+			return "", errors.New("unable to find the specified revision")
+		}
+		w := &describeWriter{}
+		w.podTemplate(tpl)
+		return w.String(), nil
 	}
 	revs := make([]int64, 0, len(causes))
 	for r := range causes {
