@@ -113,7 +113,12 @@ func (o *describeOptions) find(c *Cmd, args []string, ns string) ([]describeTarg
 	var targets []describeTarget
 	var errs []error
 	get := func(r Resource, name string) {
-		m, err := c.getObject(r.Path(ns, name), nil, acceptJSON)
+		data, err := c.fetchObject(r, ns, name, acceptJSON)
+		if err != nil {
+			errs = append(errs, err)
+			return
+		}
+		m, err := decodeObject(data)
 		if err != nil {
 			errs = append(errs, err)
 			return
