@@ -84,7 +84,7 @@ func (c *Cmd) diffObject(o mapped, serverSide, force bool, fieldManager string) 
 	if err != nil {
 		return d, err
 	}
-	data, err := c.Do(&Request{Method: "GET", Path: o.Resource.Path(o.Namespace, o.Name), Header: [][2]string{{"Accept", "application/json"}}})
+	data, err := c.fetchObject(o.Resource, o.Namespace, o.Name, "application/json")
 	var se *StatusError
 	switch {
 	case errors.As(err, &se) && se.Status.Reason == "NotFound":

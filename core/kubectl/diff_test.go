@@ -1,0 +1,90 @@
+package kubectl
+
+import (
+	"bytes"
+	"context"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// diffStamp is what differs between two runs of kubectl diff: its
+// directories' random names and the files' times.
+var diffStamp = regexp.MustCompile(`(LIVE|MERGED)-\d+|\t\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{9} [+-]\d{4}`)
+
+// TestLEARN_1_DiffFile plays kubectl diff -f against a sandbox: a new
+// object is a dry-run create, a changed one apply's client-side patch
+// (with the live resourceVersion) sent as a dry run, an unchanged one no
+// write at all; exit 1 when different, 0 when the same, 2 on an error.
+// The outputs and requests are kubectl 1.32's, as it printed and sent
+// them against the playground.
+func TestLEARN_1_DiffFile(t *testing.T) {
+	sb := newTestSandbox(t)
+	var requests []string
+	env := &Env{Handler: sb, Server: "http://127.0.0.1", Namespace: "default", Platform: "linux/amd64",
+		Exchange: func(e Exchange) {
+			if !strings.Contains(e.URL, "/openapi/") && !strings.HasSuffix(e.URL, "/api?timeout=32s") && !strings.HasSuffix(e.URL, "/apis?timeout=32s") {
+				requests = append(requests, e.Method+" "+strings.TrimPrefix(e.URL, "http://127.0.0.1")+" "+volatile.ReplaceAllString(string(e.RequestBody), "X"))
+			}
+		}}
+	cm := func(data string) string {
+		return "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: d1\ndata:\n" + data
+	}
+	run := func(stdin string, args ...string) (string, string, int) {
+		var out, errOut bytes.Buffer
+		env.Stdin, env.Stdout, env.Stderr = strings.NewReader(stdin), &out, &errOut
+		requests = nil
+		code := Run(context.Background(), env, args)
+		return volatile.ReplaceAllString(diffStamp.ReplaceAllString(out.String(), "$1"), "X"), errOut.String(), code
+	}
+	cases := []struct {
+		name, stdin      string
+		args             []string
+		stdout, stderr   string
+		code             int
+		wantRequests     []string
+		setupApplyBefore bool
+	}{
+		{name: "new", stdin: cm("  a: \"1\"\n"), args: []string{"diff", "-f", "-"}, code: 1,
+			stdout: "diff -u -N /tmp/LIVE/v1.ConfigMap.default.d1 /tmp/MERGED/v1.ConfigMap.default.d1\n" +
+				"--- /tmp/LIVE/v1.ConfigMap.default.d1\n+++ /tmp/MERGED/v1.ConfigMap.default.d1\n@@ -0,0 +1,9 @@\n" +
+				"+apiVersion: v1\n+data:\n+  a: \"1\"\n+kind: ConfigMap\n+metadata:\n+  creationTimestamp: \"X\"\n+  name: d1\n+  namespace: default\n+  uid: X\n",
+			wantRequests: []string{
+				"GET /api/v1/namespaces/default/configmaps/d1 ",
+				`POST /api/v1/namespaces/default/configmaps?dryRun=All&fieldManager=kubectl-client-side-apply {"apiVersion":"v1","data":{"a":"1"},"kind":"ConfigMap","metadata":{"name":"d1","namespace":"default"}}` + "\n",
+			}},
+		{name: "same", stdin: cm("  a: \"1\"\n"), args: []string{"diff", "-f", "-"}, setupApplyBefore: true,
+			wantRequests: []string{"GET /api/v1/namespaces/default/configmaps/d1 "}},
+		{name: "changed", stdin: cm("  b: \"2\"\n"), args: []string{"diff", "-f", "-"}, code: 1,
+			stdout: "diff -u -N /tmp/LIVE/v1.ConfigMap.default.d1 /tmp/MERGED/v1.ConfigMap.default.d1\n" +
+				"--- /tmp/LIVE/v1.ConfigMap.default.d1\n+++ /tmp/MERGED/v1.ConfigMap.default.d1\n@@ -1,6 +1,6 @@\n" +
+				" apiVersion: v1\n data:\n-  a: \"1\"\n+  b: \"2\"\n kind: ConfigMap\n metadata:\n   annotations:\n",
+			wantRequests: []string{
+				"GET /api/v1/namespaces/default/configmaps/d1 ",
+				`PATCH /api/v1/namespaces/default/configmaps/d1?dryRun=All&fieldManager=kubectl-client-side-apply {"data":{"a":null,"b":"2"},"metadata":{X}}`,
+			}},
+		{name: "no file", args: []string{"diff"}, code: 2, stderr: "error: must specify one of -f and -k\n"},
+		{name: "force without server-side", stdin: cm(""), args: []string{"diff", "--force-conflicts", "-f", "-"}, code: 2,
+			stderr: "error: --force-conflicts only works with --server-side\n"},
+		{name: "unknown kind", stdin: "apiVersion: v1\nkind: Foo\nmetadata:\n  name: x\n", args: []string{"diff", "-f", "-"}, code: 2,
+			stderr: "error: resource mapping not found for name: \"x\" namespace: \"\" from \"STDIN\": no matches for kind \"Foo\" in version \"v1\"\nensure CRDs are installed first\n"},
+	}
+	for _, tc := range cases {
+		if tc.setupApplyBefore {
+			if _, errOut, code := run(tc.stdin, "apply", "-f", "-"); code != 0 {
+				t.Fatalf("%s: apply: %s", tc.name, errOut)
+			}
+		}
+		stdout, stderr, code := run(tc.stdin, tc.args...)
+		if tc.name == "changed" {
+			// The rest of the hunk is the annotation's, unchanged.
+			stdout = stdout[:min(len(stdout), len(tc.stdout))]
+		}
+		if stdout != tc.stdout || stderr != tc.stderr || code != tc.code {
+			t.Errorf("%s: got exit %d, stdout\n%s\nstderr\n%s\nwant exit %d, stdout\n%s\nstderr\n%s", tc.name, code, stdout, stderr, tc.code, tc.stdout, tc.stderr)
+		}
+		if tc.wantRequests != nil && strings.Join(requests, "\n") != strings.Join(tc.wantRequests, "\n") {
+			t.Errorf("%s: requests\n%s\nwant\n%s", tc.name, strings.Join(requests, "\n"), strings.Join(tc.wantRequests, "\n"))
+		}
+	}
+}
