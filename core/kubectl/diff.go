@@ -160,4 +160,3 @@ func (c *Cmd) diffPatch(o mapped, live map[string]any, header [][2]string) (*Req
 	header[1][1] = contentType
 	return &Request{Method: "PATCH", Path: o.Resource.Path(o.Namespace, o.Name), Body: patch}, nil
 }
-
