@@ -36,6 +36,7 @@ const chunkSize = 500
 func init() {
 	register("describe", func(fs *pflag.FlagSet) runFunc {
 		o := &describeOptions{}
+		o.files.add(fs, "Filename, directory, or URL to files containing the resource to describe")
 		fs.StringVarP(&o.selector, "selector", "l", "", "Selector (label query) to filter on.")
 		fs.BoolVarP(&o.allNamespaces, "all-namespaces", "A", false, "If present, list the requested object(s) across all namespaces.")
 		fs.BoolVar(&o.showEvents, "show-events", true, "If true, display events related to the described object.")
@@ -45,6 +46,7 @@ func init() {
 }
 
 type describeOptions struct {
+	files         filenameFlags
 	selector      string
 	allNamespaces bool
 	showEvents    bool
@@ -64,7 +66,7 @@ type describerFunc func(c *Cmd, o *describeOptions, r Resource, namespace, name 
 var describers = map[string]describerFunc{}
 
 func (o *describeOptions) run(c *Cmd, args []string) error {
-	if len(args) == 0 {
+	if len(args) == 0 && len(o.files.Filenames) == 0 {
 		return errors.New(`You must specify the type of resource to describe. Use "kubectl api-resources" for a complete list of supported resources.`)
 	}
 	ns := c.NamespaceOrDefault()
@@ -112,7 +114,7 @@ func (o *describeOptions) find(c *Cmd, args []string, ns string) ([]describeTarg
 	}
 	var targets []describeTarget
 	var errs []error
-	get := func(r Resource, name string) {
+	get := func(r Resource, ns, name string) {
 		data, err := c.fetchObject(r, ns, name, acceptJSON)
 		if err != nil {
 			errs = append(errs, err)
@@ -124,6 +126,23 @@ func (o *describeOptions) find(c *Cmd, args []string, ns string) ([]describeTarg
 			return
 		}
 		targets = append(targets, describeTarget{r, stringAt(m, "metadata", "namespace"), stringAt(m, "metadata", "name")})
+	}
+	if len(o.files.Filenames) > 0 {
+		// -f: each manifest's object, in its own namespace (or the
+		// command's), fetched by name.
+		objs, streamErrs, err := c.readManifests(o.files)
+		if err != nil {
+			return nil, []error{err}
+		}
+		for _, m := range objs {
+			obj, err := c.mapObject(m)
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			get(obj.Resource, obj.Namespace, obj.Name)
+		}
+		return targets, append(errs, streamErrs...)
 	}
 	if strings.Contains(args[0], "/") {
 		if o.selector != "" {
@@ -138,7 +157,7 @@ func (o *describeOptions) find(c *Cmd, args []string, ns string) ([]describeTarg
 			if err != nil {
 				return nil, []error{err}
 			}
-			get(r, name)
+			get(r, ns, name)
 		}
 		return targets, errs
 	}
@@ -156,7 +175,7 @@ func (o *describeOptions) find(c *Cmd, args []string, ns string) ([]describeTarg
 		}
 		for _, r := range types {
 			for _, name := range names {
-				get(r, name)
+				get(r, ns, name)
 			}
 		}
 		return targets, errs

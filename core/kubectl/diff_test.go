@@ -3,6 +3,8 @@ package kubectl
 import (
 	"bytes"
 	"context"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -86,5 +88,54 @@ func TestLEARN_1_DiffFile(t *testing.T) {
 		if tc.wantRequests != nil && strings.Join(requests, "\n") != strings.Join(tc.wantRequests, "\n") {
 			t.Errorf("%s: requests\n%s\nwant\n%s", tc.name, strings.Join(requests, "\n"), strings.Join(tc.wantRequests, "\n"))
 		}
+	}
+}
+
+// TestLEARN_1_GetDescribeFile plays get -f and describe -f: each
+// manifest's object fetched by name in its own namespace (a missing one's
+// namespace asked after), printed as get and describe print objects; one
+// file of one object is a single item to -o yaml, the standard input a
+// List, as kubectl's builder implies.
+func TestLEARN_1_GetDescribeFile(t *testing.T) {
+	sb := newTestSandbox(t)
+	dir := t.TempDir()
+	manifest := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c1\n  namespace: team\n"
+	if err := os.WriteFile(filepath.Join(dir, "c1.yaml"), []byte(manifest), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var requests []string
+	env := &Env{Handler: sb, Server: "http://127.0.0.1", Namespace: "default", Platform: "linux/amd64", Files: os.DirFS(dir),
+		Exchange: func(e Exchange) {
+			if !strings.Contains(e.URL, "/openapi/") && !strings.HasSuffix(e.URL, "api?timeout=32s") && !strings.HasSuffix(e.URL, "apis?timeout=32s") {
+				requests = append(requests, e.Method+" "+strings.TrimPrefix(e.URL, "http://127.0.0.1"))
+			}
+		}}
+	run := func(stdin string, args ...string) (string, string, int) {
+		var out, errOut bytes.Buffer
+		env.Stdin, env.Stdout, env.Stderr = strings.NewReader(stdin), &out, &errOut
+		requests = nil
+		code := Run(context.Background(), env, args)
+		return out.String(), errOut.String(), code
+	}
+	for _, args := range [][]string{{"create", "namespace", "team"}, {"create", "configmap", "c1", "-n", "team", "--from-literal=a=1"}} {
+		if _, errOut, code := run("", args...); code != 0 {
+			t.Fatal(errOut)
+		}
+	}
+	two := manifest + "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: gone\n  namespace: team\n"
+	out, errOut, code := run(two, "get", "-f", "-", "-o", "name")
+	wantReqs := "GET /api/v1/namespaces/team/configmaps/c1\nGET /api/v1/namespaces/team/configmaps/gone\nGET /api/v1/namespaces/team"
+	if out != "configmap/c1\n" || errOut != "Error from server (NotFound): configmaps \"gone\" not found\n" || code != 1 || strings.Join(requests, "\n") != wantReqs {
+		t.Errorf("get -f -: exit %d, stdout %q, stderr %q, requests\n%s", code, out, errOut, strings.Join(requests, "\n"))
+	}
+	if out, _, _ := run("", "get", "-f", "c1.yaml", "-o", "yaml"); !strings.HasPrefix(out, "apiVersion: v1\ndata:\n") {
+		t.Errorf("get -f c1.yaml -o yaml is not the single object:\n%s", out)
+	}
+	if out, _, _ := run(manifest, "get", "-f", "-", "-o", "yaml"); !strings.HasPrefix(out, "apiVersion: v1\nitems:\n") {
+		t.Errorf("get -f - -o yaml is not a List:\n%s", out)
+	}
+	out, errOut, code = run(two, "describe", "-f", "-")
+	if !strings.HasPrefix(out, "Name:         c1\nNamespace:    team\n") || errOut != "Error from server (NotFound): configmaps \"gone\" not found\n" || code != 1 {
+		t.Errorf("describe -f -: exit %d, stdout\n%s\nstderr %q", code, out, errOut)
 	}
 }

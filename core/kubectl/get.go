@@ -30,6 +30,7 @@ type getOptions struct {
 	watch, watchOnly, ignoreNotFound     bool
 	outputWatchEvents, showKind          bool
 	selector, fieldSelector, sortBy, raw string
+	files                                filenameFlags
 	labelColumns                         []string
 	chunkSize                            int64
 	serverPrint                          bool
@@ -42,6 +43,7 @@ type getOptions struct {
 func getFlags(fs *pflag.FlagSet) runFunc {
 	o := &getOptions{}
 	o.print = addPrintFlags(fs, true)
+	o.files.add(fs, "Filename, directory, or URL to files identifying the resource to get from a server.")
 	fs.StringVar(&o.raw, "raw", "", "Raw URI to request from the server.  Uses the transport specified by the kubeconfig file.")
 	fs.BoolVarP(&o.watch, "watch", "w", false, "After listing/getting the requested object, watch for changes.")
 	fs.BoolVar(&o.watchOnly, "watch-only", false, "Watch for changes to the requested object(s), without listing/getting first.")
@@ -65,6 +67,17 @@ func getFlags(fs *pflag.FlagSet) runFunc {
 type getTarget struct {
 	res  Resource
 	name string // "" lists
+	// namespace is a -f manifest's (its own, or the command's); ""
+	// for the command's.
+	namespace string
+}
+
+// ns is the namespace t is asked in.
+func (o *getOptions) ns(t getTarget) string {
+	if t.namespace != "" {
+		return t.namespace
+	}
+	return o.namespace
 }
 
 func (o *getOptions) run(c *Cmd, args []string) error {
@@ -96,7 +109,7 @@ func (o *getOptions) run(c *Cmd, args []string) error {
 		fmt.Fprintf(c.Stderr, "warning: --watch requested, --sort-by will be ignored for watch events received\n")
 	case o.watchOnly && o.sortBy != "":
 		fmt.Fprintf(c.Stderr, "warning: --watch-only requested, --sort-by will be ignored\n")
-	case !o.watch && !o.watchOnly && len(args) == 0:
+	case !o.watch && !o.watchOnly && len(args) == 0 && len(o.files.Filenames) == 0:
 		fmt.Fprintf(c.Stderr, "You must specify the type of resource to get. Use \"kubectl api-resources\" for a complete list of supported resources.\n\n")
 		return errors.New("Required resource not specified.\nUse \"kubectl explain <resource>\" for a detailed description of that resource (e.g. kubectl explain pods).\nSee 'kubectl get -h' for help and examples")
 	}
@@ -116,11 +129,22 @@ func (o *getOptions) run(c *Cmd, args []string) error {
 	if o.human {
 		return o.printTables(c, targets)
 	}
-	return o.printObjects(c, targets, len(targets) == 1 && targets[0].name != "")
+	single := len(targets) == 1 && targets[0].name != ""
+	if len(o.files.Filenames) > 0 {
+		// kubectl's builder implies a single item for one file (not the
+		// standard input, not a directory) that holds one object.
+		f := o.files.Filenames
+		paths, _ := c.expandPath(f[0], o.files.Recursive)
+		single = single && len(f) == 1 && f[0] != "-" && len(paths) == 1 && paths[0] == f[0]
+	}
+	return o.printObjects(c, targets, single)
 }
 
 // targets resolves get's arguments to its requests, in kubectl's order.
 func (o *getOptions) targets(c *Cmd, args []string) ([]getTarget, error) {
+	if len(o.files.Filenames) > 0 {
+		return o.fileTargets(c)
+	}
 	if len(args) == 0 {
 		return nil, errors.New("You must provide one or more resources by argument or filename.\nExample resource specifications include:\n   '-f rsrc.yaml'\n   '--filename=rsrc.json'\n   '<resource> <name>'\n   '<resource>'")
 	}
@@ -194,10 +218,31 @@ func (o *getOptions) targets(c *Cmd, args []string) ([]getTarget, error) {
 	return out, nil
 }
 
+// fileTargets are the objects of -f's manifests, each in its own
+// namespace (or the command's).
+func (o *getOptions) fileTargets(c *Cmd) ([]getTarget, error) {
+	objs, streamErrs, err := c.readManifests(o.files)
+	if err != nil {
+		return nil, err
+	}
+	var out []getTarget
+	for _, m := range objs {
+		obj, err := c.mapObject(m)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, getTarget{res: obj.Resource, name: obj.Name, namespace: obj.Namespace})
+	}
+	if len(streamErrs) > 0 {
+		return nil, streamErrs[0]
+	}
+	return out, nil
+}
+
 // request is the GET kubectl sends for t; cont is the continue token of a
 // list's next chunk.
 func (o *getOptions) request(t getTarget, cont string) *Request {
-	ns := o.namespace
+	ns := o.ns(t)
 	if o.allNamespaces && t.name == "" {
 		ns = ""
 	}
@@ -242,7 +287,7 @@ func (o *getOptions) fetch(c *Cmd, t getTarget) ([][]byte, error) {
 		if err != nil {
 			if t.name == "" {
 				o.enhanceListError(err, t.res)
-			} else if ns := o.namespace; isNotFound(err) && t.res.Namespaced && ns != "default" {
+			} else if ns := o.ns(t); isNotFound(err) && t.res.Namespaced && ns != "default" {
 				// kubectl asks whether the namespace exists, and says so if
 				// it does not.
 				_, nsErr := c.Do(&Request{Method: "GET", Path: "/api/v1/namespaces/" + ns, Header: req.Header})
