@@ -129,7 +129,8 @@ func (o *describeOptions) find(c *Cmd, args []string, ns string) ([]describeTarg
 	}
 	if len(o.files.Filenames) > 0 {
 		// -f: each manifest's object, in its own namespace (or the
-		// command's), fetched by name.
+		// command's), left to its describer to fetch (kubectl's builder
+		// reads files without asking the server).
 		objs, streamErrs, err := c.readManifests(o.files)
 		if err != nil {
 			return nil, []error{err}
@@ -140,7 +141,7 @@ func (o *describeOptions) find(c *Cmd, args []string, ns string) ([]describeTarg
 				errs = append(errs, err)
 				continue
 			}
-			get(obj.Resource, obj.Namespace, obj.Name)
+			targets = append(targets, describeTarget{obj.Resource, obj.Namespace, obj.Name})
 		}
 		return targets, append(errs, streamErrs...)
 	}
