@@ -133,6 +133,11 @@ func (c *Cmd) Discovery() (*discoveryCache, error) {
 	for _, path := range []string{"/api", "/apis"} {
 		data, err := c.Do(&Request{Method: "GET", Path: path, Query: url.Values{"timeout": {discoveryTimeout}},
 			Header: [][2]string{{"Accept", aggregatedAccept}}})
+		var te *TransportError
+		if errors.As(err, &te) {
+			c.logDiscoveryFailure(te, 1)
+			return nil, te
+		}
 		if err != nil {
 			return nil, fmt.Errorf("couldn't get current server API group list: %w", err)
 		}
@@ -191,6 +196,7 @@ func (c *Cmd) Resolve(arg string) (Resource, error) {
 	if c.staleMiss(err) {
 		return c.resolve(arg)
 	}
+	c.mapperRetries(err)
 	return r, err
 }
 
@@ -335,6 +341,7 @@ func (e *NoKindMatchError) Error() string {
 func (c *Cmd) Category(name string) ([]Resource, error) {
 	d, err := c.Discovery()
 	if err != nil {
+		c.mapperRetries(err)
 		return nil, err
 	}
 	var out []Resource

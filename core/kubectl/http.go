@@ -84,7 +84,11 @@ func (c *Cmd) Stream(req *Request) (*Response, error) {
 			ex.ResponseHeader = append(ex.ResponseHeader, [2]string{k, v})
 		}
 	}
-	return &Response{Code: resp.Code, Header: resp.Header, Body: &recordedBody{ReadCloser: resp.Body, c: c, ex: ex, start: start}}, nil
+	out := &Response{Code: resp.Code, Header: resp.Header, Body: &recordedBody{ReadCloser: resp.Body, c: c, ex: ex, start: start}}
+	if te := transportError(req.Method, rawURL, out); te != nil {
+		return nil, te
+	}
+	return out, nil
 }
 
 // Do sends req and reads the whole answer: the body of a success, or a

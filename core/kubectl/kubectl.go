@@ -220,6 +220,10 @@ func (c *Cmd) fail(err error) int {
 	case errors.As(err, &se):
 		c.logStatusError(se)
 	}
+	if msg, ok := transportText(err); ok {
+		fmt.Fprintln(c.Stderr, msg)
+		return code
+	}
 	// kubectl's fatal adds a newline only if the message has none.
 	msg := errorText(err)
 	if !strings.HasSuffix(msg, "\n") {

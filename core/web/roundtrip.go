@@ -16,6 +16,13 @@ type Response struct {
 	Body   io.ReadCloser
 }
 
+// HeaderTransportError marks an answer that no server gave: a handler over a
+// transport (the page's fetch) sets it on the 503 Status it answers with
+// when the transport failed (the Status's message is the failure's), so a
+// client can tell that from a server's own 503, as a network client tells a
+// failed connection from an answer.
+const HeaderTransportError = "X-Kubeplay-Transport-Error"
+
 // RoundTrip serves r with h in a goroutine of its own and returns as soon as
 // h has written its status: what a client of an in-process handler (the
 // core's own clients, the page's kubectl over the page's fetch) reads as a

@@ -189,9 +189,11 @@ func Fetch(fn js.Value) web.Handler {
 }
 
 // failed answers a request whose JavaScript side failed: 503
-// ServiceUnavailable, a Status with err's message.
+// ServiceUnavailable, a Status with err's message, marked as no server's
+// answer (web.HeaderTransportError).
 func failed(w web.ResponseWriter, err error) {
 	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set(web.HeaderTransportError, "1")
 	w.WriteHeader(web.StatusServiceUnavailable)
 	_, _ = w.Write(StatusBody(web.StatusServiceUnavailable, "ServiceUnavailable", err.Error()))
 }

@@ -107,4 +107,7 @@ func TestLEARN_1_FetchThatFailsIsA503Status(t *testing.T) {
 	if resp.Code != 503 || status.Reason != "ServiceUnavailable" || status.Message != "Failed to fetch" {
 		t.Errorf("a failed fetch: %d %s", resp.Code, data)
 	}
+	if resp.Header.Get(web.HeaderTransportError) == "" {
+		t.Errorf("a failed fetch's 503 is not marked as no server's answer (%s)", web.HeaderTransportError)
+	}
 }
