@@ -1,6 +1,7 @@
 package kubectl
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -22,6 +23,7 @@ type eventsOptions struct {
 	forObject                       string
 	types                           []string
 	chunkSize                       int64
+	output                          *printFlags
 }
 
 func init() {
@@ -33,12 +35,19 @@ func init() {
 		fs.StringSliceVar(&o.types, "types", nil, "Output only events of given types.")
 		fs.BoolVar(&o.noHeaders, "no-headers", false, "When using the default output format, don't print headers.")
 		fs.Int64Var(&o.chunkSize, "chunk-size", chunkSize, "Return large lists in chunks rather than all at once.")
+		o.output = addPrintFlags(fs, false)
 		return o.run
 	})
 }
 
 func (o *eventsOptions) run(c *Cmd, _ []string) error {
 	ns := c.NamespaceOrDefault()
+	// -o prints the events as objects (kubectl's typed EventList, sorted
+	// as the table is; one by one when watching), else the table.
+	p, err := o.output.printer()
+	if err != nil {
+		return err
+	}
 	q := url.Values{}
 	if o.forObject != "" {
 		typ, name, ok := strings.Cut(o.forObject, "/")
@@ -71,7 +80,11 @@ func (o *eventsOptions) run(c *Cmd, _ []string) error {
 		q.Set("limit", fmt.Sprint(o.chunkSize))
 		q.Set("watch", "true")
 		return c.watch(&Request{Method: "GET", Path: path, Query: q, Header: [][2]string{{"Accept", acceptTyped}}}, func(typ string, e map[string]any) (bool, error) {
-			if typ != "DELETED" && keep(e) {
+			switch {
+			case typ == "DELETED" || !keep(e):
+			case p != nil:
+				return false, p.print(c.Stdout, e)
+			default:
 				t.print([]map[string]any{e})
 			}
 			return false, nil
@@ -96,6 +109,9 @@ func (o *eventsOptions) run(c *Cmd, _ []string) error {
 		return nil
 	}
 	sort.Sort(eventsBy{events, eventTime})
+	if p != nil {
+		return printEventList(c, p, events)
+	}
 	t.print(events)
 	return nil
 }
@@ -208,4 +224,37 @@ func (c *Cmd) readWatch(resp *Response, fn func(typ string, obj map[string]any) 
 			return err
 		}
 	}
+}
+
+// printEventList prints events as kubectl events -o does: its typed
+// EventList, json in the types' field order; -o name prints nothing
+// (kubectl's name printer fails on the typed list, and events ignores the
+// error).
+func printEventList(c *Cmd, p *printer, events []map[string]any) error {
+	if p.format == "name" {
+		return nil
+	}
+	if p.stripManagedFields {
+		for i, e := range events {
+			events[i] = withoutManagedFields(e)
+		}
+	}
+	data, err := json.Marshal(typedEventList(events))
+	if err != nil {
+		return err
+	}
+	if p.format == "json" {
+		var b bytes.Buffer
+		if err := json.Indent(&b, data, "", "    "); err != nil {
+			return err
+		}
+		b.WriteByte('\n')
+		_, err = c.Stdout.Write(b.Bytes())
+		return err
+	}
+	list, err := decodeObject(data)
+	if err != nil {
+		return err
+	}
+	return p.print(c.Stdout, list)
 }
