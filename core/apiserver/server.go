@@ -112,7 +112,23 @@ func (s *Server) buildChain() web.Handler {
 		h = s.cfg.RequestLog.Filter(h)
 	}
 	h = withRequestInfo(h)
-	return withPanicRecovery(h)
+	return withPanicRecovery(withClientUserAgent(h))
+}
+
+// withClientUserAgent makes web.UserAgentHeader, when a request carries it,
+// the request's User-Agent and removes it: the request log, APF, field
+// managers and kube's handlers see the agent its client meant to send and
+// never the header.
+func withClientUserAgent(next web.Handler) web.Handler {
+	return web.HandlerFunc(func(w web.ResponseWriter, r *web.Request) {
+		if ua := r.Header.Get(web.UserAgentHeader); ua != "" {
+			r = r.WithContext(r.Context()) // a copy, its header the filter's own
+			r.Header = r.Header.Clone()
+			r.Header.Set("User-Agent", ua)
+			r.Header.Del(web.UserAgentHeader)
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 func withPanicRecovery(next web.Handler) web.Handler {
