@@ -55,10 +55,11 @@ function exchanges(page) {
   });
 }
 
-// openTerminal opens the page, sets the sandbox's simulated cluster going
-// quickly, and opens the terminal; loaded lists the paths the page fetched.
-async function openTerminal(loaded = []) {
-  const page = await context.newPage();
+// openTerminal opens the page (in browser, context by default), sets the
+// sandbox's simulated cluster going quickly, and opens the terminal; loaded
+// lists the paths the page fetched.
+async function openTerminal(loaded = [], browser = context) {
+  const page = await browser.newPage();
   page.on('request', (r) => loaded.push(new URL(r.url()).pathname));
   await page.goto(base + '/');
   await page.waitForFunction(() => navigator.serviceWorker.controller !== null, null, { timeout: 30000 });
@@ -179,10 +180,13 @@ test('LEARN-1: the workshop\'s commands in the terminal: create, a watch stopped
   await page.close();
 });
 
-test('LEARN-1: the sandbox and the native server see the terminal\'s requests with kubectl\'s User-Agent', async () => {
+test('LEARN-1: the sandbox and the native server see the terminal\'s requests with kubectl\'s User-Agent', async (t) => {
   const agent = 'kubectl/v1.32.13 (js/wasm) kubernetes/kubeplay';
   const podsList = (entries) => entries.items.find((e) => e.method === 'GET' && e.uri.startsWith('/api/v1/namespaces/default/pods'));
-  const page = await openTerminal();
+  // A browser of its own: the others leave the terminal open in theirs.
+  const browser = await harness.launchContext(scratch, 'profile-user-agent');
+  t.after(() => browser.close());
+  const page = await openTerminal([], browser);
   assert.match(await typeCommand(page, 'kubectl get pods'), /^No resources found in default namespace\.$|^NAME\s+READY/);
 
   // The in-browser sandbox's log, as the page reads it.
