@@ -356,11 +356,7 @@ func typeName(v any) string { return fmt.Sprintf("%T", v) }
 func children(v any) []any {
 	switch v := v.(type) {
 	case map[string]any:
-		keys := make([]string, 0, len(v))
-		for k := range v {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
+		keys := slices.Sorted(maps.Keys(v))
 		out := make([]any, len(keys))
 		for i, k := range keys {
 			out[i] = v[k]
