@@ -8,7 +8,7 @@ DATA    ?=
 SITE    := build/site
 export GONOSUMDB = github.com/syumai
 
-.PHONY: run test deps lint wasm-check site site-br site-floor ui-deps bench bench-browser bench-vs-kube fidelity size size-check go-test ui-test browser-test \
+.PHONY: run test deps lint wasm-check site site-br site-floor ui-deps bench bench-browser bench-vs-kube fidelity kubectl-fidelity size size-check go-test ui-test browser-test \
 	edge edge-deps edge-dev edge-test bench-edge bench-workshop conformance
 
 # `make run` needs Go and Node (npm installs the UI's build tools on first use).
@@ -62,8 +62,9 @@ ui-deps: ui/node_modules/.package-lock.json
 # The browser's modules are built without inlining in packages that are cold
 # or rarely hot in a browser (server-side apply and YAML, CBOR, regexp,
 # math/big, Tables and their JSONPath, validation, the registry's strategies
-# and admission, CRDs, controllers): inlined copies of their calls cost 140 KB of the gzipped
-# module, which every visitor downloads and compiles before the first answer.
+# and admission, CRDs, controllers): inlined copies of their calls cost 140 KB
+# of the gzipped module, which every visitor downloads and compiles before the
+# first answer.
 # The store, JSON and the handler keep inlining; natively and at the edge
 # nothing changes.
 BROWSER_GCFLAGS := $(foreach p,sigs.k8s.io/... github.com/fxamacker/... github.com/x448/... regexp/... math/big \
@@ -146,6 +147,21 @@ FIDELITY_FLAGS ?=
 fidelity: $(REFAPI)/refapi
 	$(GO) build -o build/fidelity/bin/fidelity ./tools/fidelity
 	build/fidelity/bin/fidelity -refapi $(REFAPI) -work build/fidelity -seed $(SEED) -n $(N) $(FIDELITY_FLAGS)
+
+# The page's kubectl against kubectl 1.32 (LEARN-1): each scripted session of
+# e2e/kubectlfidelity/testdata/sessions played by /usr/bin/kubectl and by
+# core/kubectl, each against its own fresh native sandbox; per command the exit
+# code, stdout, stderr and requests compared after normalizing what must differ.
+# Prints every difference, a score per command and "N/M commands identical"
+# last (known differences, testdata/known.txt, apart), also written to
+# build/kubectl-fidelity/report.txt. About a minute. The commands already
+# identical (testdata/identical.txt, rewritten from a full run with
+# KUBECTL_FIDELITY_FLAGS=-write-gate) are kept so by make test
+# (TestLEARN_1_KubectlFidelity). KUBECTL_FIDELITY_FLAGS passes flags (-only
+# NAME, -self, -parallel N, -write-gate; -h).
+KUBECTL_FIDELITY_FLAGS ?=
+kubectl-fidelity:
+	$(GO) run ./tools/kubectlfidelity -out build/kubectl-fidelity/report.txt $(KUBECTL_FIDELITY_FLAGS)
 
 # Upstream's conformance tests (CONF-1) against the native server with a
 # simulated cluster: the [Conformance] tests of k8s.io/kubernetes v1.32.13 that

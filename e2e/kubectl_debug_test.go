@@ -8,14 +8,19 @@ import (
 // TestCONF_1_KubectlDebug: kubectl debug -it adds an ephemeral container
 // aimed at the Pod's container (its strategic merge patch of the
 // ephemeralcontainers subresource), waits for the simulated kubelet to
-// report it running, and then, as no process runs to attach to, ends with
-// kube's dial error; the Pod keeps the container, running.
+// report it running, and then, as no process runs to attach to, warns with
+// kube's dial error and why (issue 31, friction 13) and falls back to the
+// debugging container's log, as kubectl does when it cannot attach (the
+// simulated kubelet serves ephemeral containers' logs); the Pod keeps the
+// container, running.
 func TestCONF_1_KubectlDebug(t *testing.T) {
 	k := newClusterKubectl(t)
 	k.must("run", "web", "--image=nginx")
 	k.must("wait", "--for=condition=Ready", "pod/web", "--timeout=60s")
 	out, errOut, err := k.run("", "debug", "-it", "web", "--image=busybox", "--target=web", "--container=debugger")
-	if err == nil || !strings.Contains(errOut, "its containers run no process to attach to") {
+	if err != nil || !strings.Contains(errOut, "warning: couldn't attach to pod/web, falling back to streaming logs: error dialing backend: ") ||
+		!strings.Contains(errOut, "a kubeplay sandbox runs no containers, so there is nothing to attach to; read the simulated output with kubectl logs") ||
+		!strings.Contains(out, "container debugger started from image busybox (kubeplay simulates it: no process runs)\n") {
 		t.Errorf("kubectl debug -it: %v\nstdout:\n%s\nstderr:\n%s", err, out, errOut)
 	}
 	pod := k.getJSON("pod", "web")

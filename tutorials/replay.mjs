@@ -8,10 +8,20 @@
 // answers each as it finishes with one line on stdout: {"id", "ok": true}, or
 // the first step that failed: {"id", "ok": false, "run", "step" (from 1),
 // "title", "failures", "status", "body"}. It exits when stdin ends.
+//
+// A request {"id", "base", "exercise", "attempt"} plays an exercise
+// instead: its solution (attempt -1) or its wrong attempt number attempt
+// (from 0), with the page's checker (ui/src/exercise.js) following the API,
+// and answers {"id", "ok"} once the checker reports what the attempt
+// expects (every part ticked for the solution; the attempt's ticked and
+// unticked parts, messages and hint for a wrong one), or {"id", "ok":
+// false, "failures", "state"} with the checker's last state when it does not
+// within EXERCISE_TIMEOUT_MS.
 import { readFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 
 import { runStep } from '../ui/src/tutorial-runner.js';
+import { ExerciseChecker } from '../ui/src/exercise.js';
 
 // A watch step that neither delivers its events nor ends fails after this
 // long (every tutorial's watch sets a shorter timeoutSeconds).
@@ -33,10 +43,58 @@ async function replay({ base, file, runs }) {
   return { ok: true };
 }
 
+// How long an exercise's checker may take to see what an attempt expects
+// (Pods becoming ready in the simulated cluster).
+const EXERCISE_TIMEOUT_MS = 60000;
+
+// attemptMet says whether the checker's state is what the attempt expects,
+// and if not, why.
+function attemptMet(state, attempt) {
+  const why = [];
+  const byId = Object.fromEntries(state.parts.map((p) => [p.id, p]));
+  if (!attempt) {
+    for (const p of state.parts) if (!p.ok) why.push(`part ${p.id} not ticked: ${p.message}`);
+    return why;
+  }
+  for (const id of attempt.ticked || []) if (!byId[id].ok) why.push(`part ${id} not ticked: ${byId[id].message}`);
+  for (const [id, msg] of Object.entries(attempt.unticked)) {
+    if (byId[id].ok) why.push(`part ${id} ticked, want unticked`);
+    else if (byId[id].message !== msg) why.push(`part ${id}: message ${JSON.stringify(byId[id].message)}, want ${JSON.stringify(msg)}`);
+  }
+  if (state.hint !== attempt.hint) why.push(`hint ${JSON.stringify(state.hint)}, want ${JSON.stringify(attempt.hint)}`);
+  return why;
+}
+
+async function playExercise({ base, exercise: file, attempt: n }) {
+  const exercise = JSON.parse(await readFile(file, 'utf8'));
+  const attempt = n < 0 ? null : exercise.wrong[n];
+  const steps = attempt ? attempt.steps : exercise.solution.steps;
+  const fetchFn = (path, init) => fetch(base + path, init);
+  const checker = new ExerciseChecker(exercise, fetchFn).start();
+  try {
+    await checker.until((s) => s.synced);
+    let vars = {};
+    for (const [i, step] of steps.entries()) {
+      const res = await runStep(step, vars, fetchFn);
+      if (!res.ok) return { ok: false, step: i + 1, title: step.title, failures: res.failures, status: res.status, body: res.bodyText.slice(0, 2000) };
+      vars = res.vars;
+    }
+    let timer;
+    const timeout = new Promise((resolve) => { timer = setTimeout(resolve, EXERCISE_TIMEOUT_MS); });
+    await Promise.race([checker.until((s) => s.synced && attemptMet(s, attempt).length === 0), timeout]);
+    clearTimeout(timer);
+    const state = checker.state();
+    const why = attemptMet(state, attempt);
+    return why.length ? { ok: false, failures: why, state } : { ok: true };
+  } finally {
+    checker.stop();
+  }
+}
+
 const answered = [];
 for await (const line of createInterface({ input: process.stdin })) {
   const request = JSON.parse(line);
-  answered.push(replay(request)
+  answered.push((request.exercise ? playExercise(request) : replay(request))
     .catch((err) => ({ ok: false, failures: [`replay.mjs: ${err && err.stack || err}`] }))
     .then((res) => process.stdout.write(JSON.stringify({ id: request.id, ...res }) + '\n')));
 }

@@ -70,8 +70,10 @@ type expect struct {
 	JSON        map[string]any `json:"json,omitempty"`
 	JSONPresent []string       `json:"jsonPresent,omitempty"`
 	JSONAbsent  []string       `json:"jsonAbsent,omitempty"`
-	Contains    []string       `json:"contains,omitempty"`
-	Warnings    *[]string      `json:"warnings,omitempty"`
+	// AtLeast: the number at the path is at least this (absent counts as 0).
+	AtLeast  map[string]float64 `json:"atLeast,omitempty"`
+	Contains []string           `json:"contains,omitempty"`
+	Warnings *[]string          `json:"warnings,omitempty"`
 	// Headers are response headers the answer must carry, by name (any case).
 	Headers    map[string]string `json:"headers,omitempty"`
 	Events     []eventExpect     `json:"events,omitempty"`
@@ -199,13 +201,19 @@ func TestPLAY_7_TutorialsIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, f := range files {
-		if f != "index.json" && !listed[f] {
+		if f != "index.json" && f != "tracks.json" && !listed[f] {
 			t.Errorf("%s is not listed in index.json", f)
 		}
 	}
 }
 
-func checkShape(t *testing.T, tut *tutorial) {
+// reporter is where checkShape reports: a test, or an exercise's validation.
+type reporter interface {
+	Helper()
+	Errorf(format string, args ...any)
+}
+
+func checkShape(t reporter, tut *tutorial) {
 	t.Helper()
 	if tut.Summary == "" || len(tut.Steps) == 0 {
 		t.Errorf("%s: summary and steps are required", tut.ID)
@@ -318,6 +326,21 @@ func TestPLAY_7_TutorialsReplay(t *testing.T) {
 // replayTutorial plays tutorial id (in file) twice on a new sandbox beside
 // the discovery service, as the native command serves them.
 func replayTutorial(t *testing.T, player *player, id, file string, apiOnly bool) {
+	hs := newSandbox(t, apiOnly)
+	res := player.play(map[string]any{"base": hs.URL, "file": file, "runs": 2})
+	if !res.OK && res.Step == 0 {
+		t.Fatalf("tutorial %s: %s", id, strings.Join(res.Failures, "\n  "))
+	}
+	if !res.OK {
+		t.Fatalf("tutorial %s, run %d, step %d (%q): %s\nstatus %d, body:\n%s", id, res.Run, res.Step, res.Title,
+			strings.Join(res.Failures, "\n  "), res.Status, res.Body)
+	}
+}
+
+// newSandbox starts a new sandbox (API-only, or with the simulated cluster
+// 5 times faster) beside the discovery service, as the native command serves
+// them, for t.
+func newSandbox(t *testing.T, apiOnly bool) *httptest.Server {
 	// As the page and the native command's loopback listener serve them, a
 	// request without a token is the sandbox's user, kubernetes-admin.
 	admin := auth.Admin()
@@ -347,14 +370,7 @@ func replayTutorial(t *testing.T, player *player, id, file string, apiOnly bool)
 		hs.Close()
 		srv.Close()
 	})
-	res := player.replay(hs.URL, file, 2)
-	if !res.OK && res.Step == 0 {
-		t.Fatalf("tutorial %s: %s", id, strings.Join(res.Failures, "\n  "))
-	}
-	if !res.OK {
-		t.Fatalf("tutorial %s, run %d, step %d (%q): %s\nstatus %d, body:\n%s", id, res.Run, res.Step, res.Title,
-			strings.Join(res.Failures, "\n  "), res.Status, res.Body)
-	}
+	return hs
 }
 
 // player is one Node process playing tutorials with the player's runner
@@ -377,6 +393,8 @@ type replayResult struct {
 	Failures []string `json:"failures"`
 	Status   int      `json:"status"`
 	Body     string   `json:"body"`
+	// State is an exercise checker's last state.
+	State json.RawMessage `json:"state"`
 }
 
 // startPlayer starts replay.mjs in Node for t and its subtests.
@@ -433,8 +451,9 @@ func startPlayer(t *testing.T) *player {
 	return p
 }
 
-// replay plays the tutorial in file runs times against the server at base.
-func (p *player) replay(base, file string, runs int) replayResult {
+// play sends replay.mjs one request (a tutorial's or an exercise's, see
+// there) and waits for its answer.
+func (p *player) play(req map[string]any) replayResult {
 	p.mu.Lock()
 	if p.exited != nil {
 		p.mu.Unlock()
@@ -444,7 +463,8 @@ func (p *player) replay(base, file string, runs int) replayResult {
 	id := p.next
 	c := make(chan replayResult, 1)
 	p.waiting[id] = c
-	line, _ := json.Marshal(map[string]any{"id": id, "base": base, "file": file, "runs": runs})
+	req["id"] = id
+	line, _ := json.Marshal(req)
 	_, err := p.stdin.Write(append(line, '\n'))
 	p.mu.Unlock()
 	if err != nil {

@@ -8,6 +8,7 @@
 //   ui/instructor.js  the bundle of ui/src/instructor.js, and ui/instructor.css
 //   ui/app.js.map     source map, with --sourcemap only (the worker caches every file)
 //   tutorials/*.json  copied from ../tutorials/ when that directory exists
+//   tutorials/exercises/*.json  copied from ../tutorials/exercises/
 // Other files in OUT_DIR (sw.js, the .wasm, wasm_exec.js) are left alone.
 //
 // Usage: node build.mjs [--out DIR] [--watch] [--no-minify] [--sourcemap]   (or OUT_DIR=DIR)
@@ -74,6 +75,11 @@ async function copyTutorials() {
   await mkdir(dst, { recursive: true });
   const files = (await readdir(src)).filter((f) => f.endsWith('.json')).sort();
   for (const f of files) await copyFile(path.join(src, f), path.join(dst, f));
+  const exSrc = path.join(src, 'exercises');
+  if (await exists(exSrc)) {
+    await mkdir(path.join(dst, 'exercises'), { recursive: true });
+    for (const f of (await readdir(exSrc)).filter((f) => f.endsWith('.json'))) await copyFile(path.join(exSrc, f), path.join(dst, 'exercises', f));
+  }
   // The player reads index.json; derive one if the tutorials do not have it yet.
   if (files.length && !files.includes('index.json')) {
     const index = [];

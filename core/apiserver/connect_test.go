@@ -101,11 +101,11 @@ func TestK8S_URI_3_ConnectUnreachable(t *testing.T) {
 		message      string
 	}{
 		{"POST", kubePods + "/conn-two/exec?command=ls&container=a", upgrade, 500, "",
-			`error dialing backend: dial tcp 192.0.2.10:10250: kubeplay simulates node "conn-node": its containers run no process to run a command in (kubectl logs shows the simulated logs)`},
+			`error dialing backend: dial tcp 192.0.2.10:10250: kubeplay simulates node "conn-node": a kubeplay sandbox runs no containers, so there is nothing to exec into; read the simulated output with kubectl logs and the Pod's state in its status (kubectl describe pod)`},
 		{"GET", kubePods + "/conn-two/attach?container=b", []string{"Connection", "keep-alive, Upgrade", "Upgrade", "websocket"}, 500, "",
-			`error dialing backend: dial tcp 192.0.2.10:10250: kubeplay simulates node "conn-node": its containers run no process to attach to (kubectl logs shows the simulated logs)`},
+			`error dialing backend: dial tcp 192.0.2.10:10250: kubeplay simulates node "conn-node": a kubeplay sandbox runs no containers, so there is nothing to attach to; read the simulated output with kubectl logs and the Pod's state in its status (kubectl describe pod)`},
 		{"POST", kubePods + "/conn-two/portforward?ports=8080", upgrade, 500, "",
-			`error dialing backend: dial tcp 192.0.2.10:10250: kubeplay simulates node "conn-node": its containers run no process to forward a port to (kubectl logs shows the simulated logs)`},
+			`error dialing backend: dial tcp 192.0.2.10:10250: kubeplay simulates node "conn-node": a kubeplay sandbox runs no containers, so there is nothing to forward a port to; read the simulated output with kubectl logs and the Pod's state in its status (kubectl describe pod)`},
 		{"GET", kubePods + "/conn-two/proxy/index.html", nil, 503, "ServiceUnavailable",
 			`error trying to reach service: dial tcp 10.244.0.7:8080: kubeplay simulates Pod "default/conn-two": nothing listens in it`},
 		{"GET", kubePods + "/conn-two:9000/proxy/", nil, 503, "ServiceUnavailable",

@@ -9,6 +9,7 @@ package kubectl
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/url"
 	"strings"
@@ -76,6 +77,10 @@ func (r Resource) HasVerb(verb string) bool {
 type discoveryCache struct {
 	groups    []apiGroup
 	resources []Resource // every version's, preferred versions first within a group
+	// fetchedBy is the command line that fetched it: for that one it is
+	// fresh (client-go's CachedDiscoveryClient.Fresh), for later ones a
+	// miss may mean it is stale.
+	fetchedBy *Cmd
 }
 
 type apiGroup struct {
@@ -124,7 +129,7 @@ func (c *Cmd) Discovery() (*discoveryCache, error) {
 	if d := c.session.discovery; d != nil {
 		return d, nil
 	}
-	d := &discoveryCache{}
+	d := &discoveryCache{fetchedBy: c}
 	for _, path := range []string{"/api", "/apis"} {
 		data, err := c.Do(&Request{Method: "GET", Path: path, Query: url.Values{"timeout": {discoveryTimeout}},
 			Header: [][2]string{{"Accept", aggregatedAccept}}})
@@ -156,6 +161,7 @@ func (c *Cmd) Discovery() (*discoveryCache, error) {
 		}
 	}
 	c.session.discovery = d
+	c.freshDiscovery = true
 	return d, nil
 }
 
@@ -182,6 +188,36 @@ func (d *discoveryCache) preferred(r Resource) bool {
 // core group's first, then the groups' in discovery's order, each at its
 // preferred version unless arg names one.
 func (c *Cmd) Resolve(arg string) (Resource, error) {
+	r, err := c.resolve(arg)
+	if c.staleMiss(err) {
+		return c.resolve(arg)
+	}
+	return r, err
+}
+
+// staleMiss says whether err is a resource discovery did not know of, from a
+// discovery an earlier command line fetched, which it then forgets: kubectl's
+// deferred RESTMapper resets a cache that was not fresh and asks again (a
+// CustomResourceDefinition made since, say).
+func (c *Cmd) staleMiss(err error) bool {
+	var unknown *unknownTypeError
+	var noKind *NoKindMatchError
+	d := c.session.discovery
+	if d == nil || d.fetchedBy == c || !errors.As(err, &unknown) && !errors.As(err, &noKind) {
+		return false
+	}
+	c.session.discovery = nil
+	return true
+}
+
+// unknownTypeError is a TYPE argument discovery does not know.
+type unknownTypeError struct{ arg string }
+
+func (e *unknownTypeError) Error() string {
+	return fmt.Sprintf("the server doesn't have a resource type %q", e.arg)
+}
+
+func (c *Cmd) resolve(arg string) (Resource, error) {
 	d, err := c.Discovery()
 	if err != nil {
 		return Resource{}, err
@@ -198,7 +234,7 @@ func (c *Cmd) Resolve(arg string) (Resource, error) {
 	if r, ok := d.resolve(arg); ok {
 		return r, nil
 	}
-	return Resource{}, fmt.Errorf("the server doesn't have a resource type %q", arg)
+	return Resource{}, &unknownTypeError{arg}
 }
 
 // shortNamed are the resources (preferred versions) with the short name, in
@@ -260,6 +296,14 @@ func (d *discoveryCache) find(resource, group, version string, qualified bool) (
 // ResourceFor is the resource of a manifest's apiVersion and kind, as
 // kubectl's RESTMapper maps them.
 func (c *Cmd) ResourceFor(apiVersion, kind string) (Resource, error) {
+	r, err := c.resourceFor(apiVersion, kind)
+	if c.staleMiss(err) {
+		return c.resourceFor(apiVersion, kind)
+	}
+	return r, err
+}
+
+func (c *Cmd) resourceFor(apiVersion, kind string) (Resource, error) {
 	d, err := c.Discovery()
 	if err != nil {
 		return Resource{}, err
@@ -272,6 +316,12 @@ func (c *Cmd) ResourceFor(apiVersion, kind string) (Resource, error) {
 		if r.Group == group && r.Version == version && r.Kind == kind {
 			return r, nil
 		}
+	}
+	// kubectl's DeferredDiscoveryRESTMapper: a kind it does not know in
+	// discovery cached by an earlier command line fetches discovery anew.
+	if !c.freshDiscovery {
+		c.session.discovery = nil
+		return c.ResourceFor(apiVersion, kind)
 	}
 	return Resource{}, &NoKindMatchError{APIVersion: apiVersion, Kind: kind}
 }

@@ -3,11 +3,15 @@ package kubectl_test
 import (
 	"bytes"
 	"context"
+	"net/http/httptest"
+	"strings"
 	"testing"
+	"time"
 
 	"kubeplay/core/auth"
 	"kubeplay/core/kubectl"
 	"kubeplay/core/sandbox"
+	"kubeplay/core/web"
 )
 
 // apiOnly is a fresh API-only sandbox and a kubectl Env over it.
@@ -54,5 +58,54 @@ func TestLEARN_1_ResolveAsKubectl(t *testing.T) {
 	all, err := c.Category("all")
 	if err != nil || len(all) == 0 || all[0].Resource != "pods" {
 		t.Errorf("all: %+v %v", all, err)
+	}
+}
+
+// A type missing from a discovery an earlier command line fetched (a CRD made
+// since) makes kubectl fetch discovery again, once; a miss in the command
+// that fetched it does not.
+func TestLEARN_1_StaleDiscoveryFetchedAgain(t *testing.T) {
+	env, out, errOut := apiOnly(t)
+	sb := env.Handler
+	var paths []string
+	env.Handler = web.HandlerFunc(func(w web.ResponseWriter, r *web.Request) {
+		paths = append(paths, r.URL.Path)
+		sb.ServeHTTP(w, r)
+	})
+	run := func(args ...string) int {
+		paths = nil
+		out.Reset()
+		errOut.Reset()
+		return kubectl.Run(context.Background(), env, args)
+	}
+	if code := run("get", "widgets"); code != 1 || errOut.String() != "error: the server doesn't have a resource type \"widgets\"\n" ||
+		strings.Join(paths, " ") != "/api /apis" {
+		t.Fatalf("fresh miss: %d %q %v", code, errOut.String(), paths)
+	}
+	crd := `{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":"widgets.example.com"},
+	"spec":{"group":"example.com","scope":"Namespaced","names":{"plural":"widgets","singular":"widget","kind":"Widget"},
+	"versions":[{"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object","x-kubernetes-preserve-unknown-fields":true}}}]}}`
+	r := httptest.NewRequest("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", strings.NewReader(crd))
+	r.Header.Set("Content-Type", "application/json")
+	w := httptest.NewRecorder()
+	sb.ServeHTTP(w, r)
+	if w.Code != 201 {
+		t.Fatalf("CRD: %d %s", w.Code, w.Body)
+	}
+	for i := 0; ; i++ {
+		code := run("get", "widgets")
+		if code == 0 {
+			break
+		}
+		if i == 200 {
+			t.Fatalf("widgets never served: %q", errOut.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if got := strings.Join(paths, " "); got != "/api /apis /apis/example.com/v1/namespaces/default/widgets" {
+		t.Errorf("stale miss: requests %s", got)
+	}
+	if errOut.String() != "No resources found in default namespace.\n" {
+		t.Errorf("stale miss: stderr %q", errOut.String())
 	}
 }

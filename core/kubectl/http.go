@@ -72,6 +72,7 @@ func (c *Cmd) Stream(req *Request) (*Response, error) {
 	if c.Verbosity >= 6 {
 		c.logResponse(req, rawURL, resp.Code, resp.Header, time.Since(start))
 	}
+	c.printWarnings(resp.Header.Values("Warning"))
 	ex := &Exchange{Method: req.Method, URL: rawURL, RequestBody: req.Body, Status: resp.Code, ResponseStarted: true}
 	for k, vs := range r.Header {
 		for _, v := range vs {

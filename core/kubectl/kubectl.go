@@ -13,9 +13,11 @@ package kubectl
 
 import (
 	"context"
+	_ "embed"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"runtime"
 	"sort"
 	"strings"
@@ -54,6 +56,10 @@ type Env struct {
 	// Kubeconfig is the path -v=6 says the kubeconfig was loaded from
 	// ("" says nothing).
 	Kubeconfig string
+
+	// Files, if set, is where -f reads files (the page's); nil is the
+	// machine's file system.
+	Files fs.FS
 
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
@@ -100,7 +106,15 @@ type Cmd struct {
 	AsGroups      []string
 	RequestTimout string
 	fs            *pflag.FlagSet
-	configLogged  bool // -v=6's kubeconfig line is written
+	configLogged  bool            // -v=6's kubeconfig line is written
+	openapi       *openAPICache   // the OpenAPI v3 documents read so far
+	warned        map[string]bool // the server's warnings printed so far
+	// resultPrinter is -o's printer for the objects a write command
+	// prints, one for the command line as kubectl's (yaml's "---").
+	resultPrinter *printer
+	// freshDiscovery: this command line fetched discovery (else it came
+	// from the session's cache).
+	freshDiscovery bool
 }
 
 // runFunc runs a command with its positional arguments.
@@ -143,11 +157,17 @@ func Run(ctx context.Context, env *Env, args []string) int {
 	cmd, rest := findCommand(args)
 	if cmd == nil {
 		word := firstWord(args)
-		if word == "" {
-			fmt.Fprint(env.Stderr, usage())
+		switch {
+		case word == "":
+			fmt.Fprint(env.Stdout, rootHelp)
 			return 0
+		case strings.HasPrefix(args[0], "-"):
+			// An unknown word is a plugin's name to kubectl, which refuses
+			// flags before one.
+			fmt.Fprintf(env.Stderr, "Error: flags cannot be placed before plugin name: %s\n", args[0])
+		default:
+			fmt.Fprintf(env.Stderr, "Error: unknown command %q for %q\n", word, "kubectl")
 		}
-		fmt.Fprintf(env.Stderr, "error: unknown command %q for %q\n", word, "kubectl")
 		return 1
 	}
 	c := &Cmd{Env: env, Ctx: ctx, Path: cmd.path}
@@ -162,10 +182,16 @@ func Run(ctx context.Context, env *Env, args []string) int {
 			fmt.Fprintf(env.Stdout, "%s\n", strings.TrimSpace(fs.FlagUsages()))
 			return 0
 		}
-		fmt.Fprintf(env.Stderr, "error: %s\nSee 'kubectl %s --help' for usage.\n", err, cmd.path)
+		fmt.Fprintf(env.Stderr, "Error: %s\nSee 'kubectl %s --help' for usage.\n", err, cmd.path)
 		return 1
 	}
-	if err := run(c, fs.Args()); err != nil {
+	err := run(c, fs.Args())
+	if ctx.Err() != nil {
+		// Ctrl-C: kubectl's interrupt handler exits 1, whatever was
+		// under way (a watch, a follow, a wait), and prints nothing.
+		return 1
+	}
+	if err != nil {
 		return c.fail(err)
 	}
 	return 0
@@ -178,33 +204,27 @@ func (c *Cmd) fail(err error) int {
 	if errors.As(err, &ee) {
 		code, err = ee.code, ee.err
 	}
-	var se *StatusError
+	if errors.Is(err, errSilent) {
+		return code
+	}
 	var list errorList
+	var se *StatusError
 	switch {
 	case errors.As(err, &list):
 		for _, e := range list {
 			if errors.As(e, &se) {
 				c.logStatusError(se)
-				fmt.Fprintln(c.Stderr, se.kubectlText())
-			} else {
-				fmt.Fprintln(c.Stderr, e.Error())
 			}
 		}
 	case errors.As(err, &se):
 		c.logStatusError(se)
-		fmt.Fprintln(c.Stderr, se.kubectlText())
-	case errors.Is(err, errSilent):
-	default:
-		msg := err.Error()
-		if !strings.HasPrefix(msg, "error: ") {
-			msg = "error: " + msg
-		}
-		// kubectl's fatal adds a newline only if the message has none.
-		if !strings.HasSuffix(msg, "\n") {
-			msg += "\n"
-		}
-		fmt.Fprint(c.Stderr, msg)
 	}
+	// kubectl's fatal adds a newline only if the message has none.
+	msg := errorText(err)
+	if !strings.HasSuffix(msg, "\n") {
+		msg += "\n"
+	}
+	fmt.Fprint(c.Stderr, msg)
 	return code
 }
 
@@ -323,6 +343,7 @@ func Commands() []string {
 	return out
 }
 
-func usage() string {
-	return "kubectl controls the Kubernetes cluster manager.\n\n Find more information at: https://kubernetes.io/docs/reference/kubectl/\n"
-}
+// rootHelp is what kubectl prints when given no command: its command list.
+//
+//go:embed help.txt
+var rootHelp string

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"net/http"
+	"strings"
 	"testing"
 )
 
@@ -20,7 +21,21 @@ func TestLEARN_1_VersionAndUnknownCommand(t *testing.T) {
 		t.Fatalf("version: %d %q %q", code, out.String(), errOut.String())
 	}
 	out.Reset()
-	if code := Run(context.Background(), env, []string{"-n", "x", "frobnicate"}); code != 1 || errOut.String() != "error: unknown command \"frobnicate\" for \"kubectl\"\n" {
-		t.Fatalf("unknown: %d %q", code, errOut.String())
+	for _, c := range []struct {
+		args []string
+		err  string
+	}{
+		{[]string{"frobnicate", "-n", "x"}, "Error: unknown command \"frobnicate\" for \"kubectl\"\n"},
+		{[]string{"-n", "x", "frobnicate"}, "Error: flags cannot be placed before plugin name: -n\n"},
+		{[]string{"get", "pods", "--frob"}, "Error: unknown flag: --frob\nSee 'kubectl get --help' for usage.\n"},
+	} {
+		errOut.Reset()
+		if code := Run(context.Background(), env, c.args); code != 1 || errOut.String() != c.err {
+			t.Errorf("%q: %d %q, want 1 %q", c.args, code, errOut.String(), c.err)
+		}
+	}
+	out.Reset()
+	if code := Run(context.Background(), env, nil); code != 0 || !strings.HasPrefix(out.String(), "kubectl controls the Kubernetes cluster manager.\n") {
+		t.Errorf("no command: %d %q", code, out.String())
 	}
 }

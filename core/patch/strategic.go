@@ -7,12 +7,12 @@ import (
 	"fmt"
 	"math"
 	"reflect"
-	"sort"
 	"strconv"
 	"strings"
 
 	"kubeplay/core/apierrors"
 	"kubeplay/core/object"
+	"kubeplay/core/patch/lists"
 	"kubeplay/core/types"
 )
 
@@ -38,24 +38,12 @@ import (
 // a patch makes of an object is what kube makes of it. Values are kube's
 // unstructured ones: objects, lists, strings, bools, int64 and float64.
 
-// The patch's directives.
-const (
-	directiveMarker       = "$patch"
-	deleteDirective       = "delete"
-	replaceDirective      = "replace"
-	mergeDirective        = "merge"
-	retainKeysDirective   = "$retainKeys"
-	deleteFromListPrefix  = "$deleteFromPrimitiveList"
-	setElementOrderPrefix = "$setElementOrder"
-)
-
 // kube's errors (k8s.io/apimachinery/pkg/util/mergepatch) that it answers
 // with their own code; every other error is a 500 with its message.
 var (
 	errBadPatchFormatForPrimitiveList       = errors.New("invalid patch format of primitive list")
 	errBadPatchFormatForRetainKeys          = errors.New("invalid patch format of retainKeys")
 	errBadPatchFormatForSetElementOrderList = errors.New("invalid patch format of setElementOrder list")
-	errNoListOfLists                        = errors.New("lists of lists are not supported")
 )
 
 // statusOf is the Status kube answers a strategic merge error with.
@@ -63,7 +51,7 @@ func statusOf(err error) error {
 	switch err {
 	case errBadPatchFormatForPrimitiveList, errBadPatchFormatForRetainKeys, errBadPatchFormatForSetElementOrderList:
 		return apierrors.NewBadRequest(err.Error())
-	case errNoListOfLists:
+	case lists.ErrNoListOfLists:
 		return apierrors.NewUnprocessable()
 	}
 	return apierrors.NewUnknown(err)
@@ -177,12 +165,12 @@ func unstructured(v any) any {
 // mergeMap merges patch into original (both may be changed) as the field's
 // struct says.
 func mergeMap(original, patch map[string]any, schema types.PatchSchema) (map[string]any, error) {
-	if d, ok := patch[directiveMarker]; ok {
+	if d, ok := patch[lists.DirectiveMarker]; ok {
 		switch d {
-		case replaceDirective:
-			delete(patch, directiveMarker)
+		case lists.ReplaceDirective:
+			delete(patch, lists.DirectiveMarker)
 			return patch, nil
-		case deleteDirective:
+		case lists.DeleteDirective:
 			return map[string]any{}, nil
 		}
 		return nil, fmt.Errorf("unknown patch type: %s in map: %v", d, patch)
@@ -198,8 +186,8 @@ func mergeMap(original, patch map[string]any, schema types.PatchSchema) (map[str
 	}
 	for k, pv := range patch {
 		deleteList := false
-		if strings.HasPrefix(k, deleteFromListPrefix) {
-			key, err := directiveKey(k, deleteFromListPrefix)
+		if strings.HasPrefix(k, lists.DeleteFromListPrefix) {
+			key, err := directiveKey(k, lists.DeleteFromListPrefix)
 			if err != nil {
 				return nil, err
 			}
@@ -212,8 +200,8 @@ func mergeMap(original, patch map[string]any, schema types.PatchSchema) (map[str
 		ov, found := original[k]
 		if !found || reflect.TypeOf(ov) != reflect.TypeOf(pv) {
 			if !deleteList {
-				discardNulls(pv)
-				setWithoutDirectives(original, k, pv)
+				lists.DiscardNulls(pv)
+				lists.SetWithoutDirectives(original, k, pv)
 			}
 			continue
 		}
@@ -240,7 +228,7 @@ func mergeMap(original, patch map[string]any, schema types.PatchSchema) (map[str
 				original[k] = pv
 			}
 		default:
-			setWithoutDirectives(original, k, pv)
+			lists.SetWithoutDirectives(original, k, pv)
 		}
 		if err != nil {
 			return nil, err
@@ -249,71 +237,11 @@ func mergeMap(original, patch map[string]any, schema types.PatchSchema) (map[str
 	return original, nil
 }
 
-// setWithoutDirectives sets original's key to the patch's value without its
-// directives; a value that is itself a directive removes the key.
-func setWithoutDirectives(original map[string]any, key string, pv any) {
-	if v, keep := removeDirectives(pv); keep {
-		original[key] = v
-	} else {
-		delete(original, key)
-	}
-}
-
-// discardNulls removes null fields from a patch value taken whole: they have
-// nothing to delete.
-func discardNulls(v any) {
-	switch v := v.(type) {
-	case map[string]any:
-		for k, e := range v {
-			if e == nil {
-				delete(v, k)
-			} else {
-				discardNulls(e)
-			}
-		}
-	case []any:
-		for _, e := range v {
-			discardNulls(e)
-		}
-	}
-}
-
-// removeDirectives strips directives from a patch value taken whole, and says
-// whether to keep it (an object with $patch is dropped).
-func removeDirectives(v any) (any, bool) {
-	switch v := v.(type) {
-	case map[string]any:
-		if _, ok := v[directiveMarker]; ok {
-			return nil, false
-		}
-		for k, e := range v {
-			if e2, keep := removeDirectives(e); keep {
-				v[k] = e2
-			} else {
-				delete(v, k)
-			}
-		}
-		return v, true
-	case []any:
-		if v == nil {
-			return v, true
-		}
-		out := []any{}
-		for _, e := range v {
-			if e2, keep := removeDirectives(e); keep {
-				out = append(out, e2)
-			}
-		}
-		return out, true
-	}
-	return v, true
-}
-
 // directiveKey is the field a "$prefix/field" key names.
 func directiveKey(key, prefix string) (string, error) {
 	p, field, ok := strings.Cut(key, "/")
 	if !ok || p != prefix {
-		if prefix == deleteFromListPrefix {
+		if prefix == lists.DeleteFromListPrefix {
 			return "", errBadPatchFormatForPrimitiveList
 		}
 		return "", errBadPatchFormatForSetElementOrderList
@@ -324,11 +252,11 @@ func directiveKey(key, prefix string) (string, error) {
 // applyRetainKeys applies a $retainKeys directive: the fields it does not name
 // go, and the patch may set no other.
 func applyRetainKeys(original, patch map[string]any) error {
-	rk, ok := patch[retainKeysDirective]
+	rk, ok := patch[lists.RetainKeysDirective]
 	if !ok {
 		return nil
 	}
-	delete(patch, retainKeysDirective)
+	delete(patch, lists.RetainKeysDirective)
 	list, ok := rk.([]any)
 	if !ok {
 		return errBadPatchFormatForRetainKeys
@@ -338,7 +266,7 @@ func applyRetainKeys(original, patch map[string]any) error {
 		keep[k] = true
 	}
 	for k, v := range patch {
-		if v == nil || strings.HasPrefix(k, deleteFromListPrefix) || strings.HasPrefix(k, setElementOrderPrefix) {
+		if v == nil || strings.HasPrefix(k, lists.DeleteFromListPrefix) || strings.HasPrefix(k, lists.SetElementOrderPrefix) {
 			continue
 		}
 		if !keep[k] {
@@ -358,15 +286,15 @@ func applyRetainKeys(original, patch map[string]any) error {
 // where they were. The merged list leaves the patch.
 func applySetElementOrder(original, patch map[string]any, schema types.PatchSchema) error {
 	for key, order := range patch {
-		if !strings.HasPrefix(key, setElementOrderPrefix) {
+		if !strings.HasPrefix(key, lists.SetElementOrderPrefix) {
 			continue
 		}
 		delete(patch, key)
 		orderList, ok := order.([]any)
 		if !ok {
-			return badArgType("[]interface {}", order)
+			return lists.BadArgType("[]interface {}", order)
 		}
-		field, err := directiveKey(key, setElementOrderPrefix)
+		field, err := directiveKey(key, lists.SetElementOrderPrefix)
 		if err != nil {
 			return err
 		}
@@ -375,19 +303,19 @@ func applySetElementOrder(original, patch map[string]any, schema types.PatchSche
 		var originalList, patchList []any
 		if inOriginal {
 			if originalList, ok = ov.([]any); !ok {
-				return badArgType("[]interface {}", ov)
+				return lists.BadArgType("[]interface {}", ov)
 			}
 		}
 		if inPatch {
 			if patchList, ok = pv.([]any); !ok {
-				return badArgType("[]interface {}", pv)
+				return lists.BadArgType("[]interface {}", pv)
 			}
 		}
 		sub, meta, err := schema.ListField(field)
 		if err != nil {
 			return err
 		}
-		if err := checkOrder(patchList, orderList, meta.MergeKey); err != nil {
+		if err := lists.CheckOrder(patchList, orderList, meta.MergeKey); err != nil {
 			return err
 		}
 		var merged []any
@@ -395,7 +323,7 @@ func applySetElementOrder(original, patch map[string]any, schema types.PatchSche
 		case inOriginal && !inPatch:
 			merged = originalList
 		case !inOriginal && inPatch:
-			v, _ := removeDirectives(patchList)
+			v, _ := lists.RemoveDirectives(patchList)
 			merged = v.([]any)
 		case inOriginal && inPatch:
 			if meta.Merge {
@@ -408,15 +336,7 @@ func applySetElementOrder(original, patch map[string]any, schema types.PatchSche
 		default:
 			continue
 		}
-		inOrder, others, err := partition(merged, orderList, meta.MergeKey)
-		if err != nil {
-			return err
-		}
-		elem, err := elementType(originalList, patchList)
-		if err != nil {
-			return err
-		}
-		all, err := normalizeOrder(inOrder, others, orderList, originalList, meta.MergeKey, elem)
+		all, err := lists.OrderedBy(merged, orderList, originalList, patchList, meta.MergeKey)
 		if err != nil {
 			return err
 		}
@@ -424,110 +344,6 @@ func applySetElementOrder(original, patch map[string]any, schema types.PatchSche
 		delete(patch, field)
 	}
 	return nil
-}
-
-// badArgType is kube's ErrBadArgType.
-func badArgType(want string, got any) error {
-	return fmt.Errorf("expected a %s, but received a %s", want, typeName(got))
-}
-
-// typeName is a value's Go type as kube's message prints it (fmt's "%s" of
-// reflect.TypeOf: "%!s(<nil>)" for nil).
-func typeName(v any) string {
-	if v == nil {
-		return "%!s(<nil>)"
-	}
-	return reflect.TypeOf(v).String()
-}
-
-// checkOrder checks a $setElementOrder list against the patch's list: the
-// patch's elements (but deletions) must be in it, in its order.
-func checkOrder(patchList, order []any, mergeKey string) error {
-	if len(order) == 0 || len(patchList) == 0 {
-		return nil
-	}
-	items := patchList
-	if mergeKey != "" {
-		var err error
-		if items, _, err = splitDeletions(patchList); err != nil {
-			return err
-		}
-	}
-	i, j := 0, 0
-	for i < len(items) && j < len(order) {
-		if hasDirective(items[i]) {
-			i++
-			continue
-		}
-		same, err := sameMergeKey(items[i], order[j], mergeKey)
-		if err != nil {
-			return err
-		}
-		if same {
-			i++
-		}
-		j++
-	}
-	if i < len(items) && j >= len(order) {
-		return fmt.Errorf("The order in patch list:\n%v\n doesn't match %s list:\n%v\n", patchList, setElementOrderPrefix, order)
-	}
-	return nil
-}
-
-func hasDirective(v any) bool {
-	m, ok := v.(map[string]any)
-	if !ok {
-		return false
-	}
-	_, found := m[directiveMarker]
-	return found
-}
-
-// sameMergeKey says whether two elements are one: equal scalars, or objects
-// with the same merge key value.
-func sameMergeKey(a, b any, mergeKey string) (bool, error) {
-	if mergeKey == "" {
-		return a == b, nil
-	}
-	ma, ok := a.(map[string]any)
-	if !ok {
-		return false, badArgType("map[string]interface {}", a)
-	}
-	mb, ok := b.(map[string]any)
-	if !ok {
-		return false, badArgType("map[string]interface {}", b)
-	}
-	va, ok := ma[mergeKey]
-	if !ok {
-		return false, noMergeKey(ma, mergeKey)
-	}
-	vb, ok := mb[mergeKey]
-	if !ok {
-		return false, noMergeKey(mb, mergeKey)
-	}
-	return va == vb, nil
-}
-
-// noMergeKey is kube's ErrNoMergeKey.
-func noMergeKey(m map[string]any, key string) error {
-	return fmt.Errorf("map: %v does not contain declared merge key: %s", m, key)
-}
-
-// splitDeletions splits a list of objects into the elements to keep and the
-// {"$patch": "delete"} ones.
-func splitDeletions(list []any) (keep, del []any, err error) {
-	for _, v := range list {
-		m, ok := v.(map[string]any)
-		if !ok {
-			return nil, nil, badArgType("map[string]interface {}", v)
-		}
-		if m[directiveMarker] == deleteDirective {
-			del = append(del, v)
-		} else {
-			keep = append(keep, v)
-		}
-	}
-	return keep, del, nil
 }
 
 // mergeSlice merges a patch list into a list with merge strategy: scalars are
@@ -538,7 +354,7 @@ func mergeSlice(original, patch []any, schema types.PatchSchema, mergeKey string
 	if len(original) == 0 && len(patch) == 0 {
 		return original, nil
 	}
-	elem, err := elementType(original, patch)
+	elem, err := lists.ElementType(original, patch)
 	if err != nil {
 		return nil, err
 	}
@@ -547,47 +363,23 @@ func mergeSlice(original, patch []any, schema types.PatchSchema, mergeKey string
 		if deleteList {
 			return deleteScalars(original, patch), nil
 		}
-		merged = dedupScalars(append(original, patch...))
+		merged = lists.DedupScalars(append(original, patch...))
 	} else {
 		if mergeKey == "" {
 			return nil, fmt.Errorf("cannot merge lists without merge key for %s", schema.Name())
 		}
-		if original, patch, err = applyElementDirectives(original, patch, mergeKey); err != nil {
+		if original, patch, err = lists.ApplyElementDirectives(original, patch, mergeKey); err != nil {
 			return nil, err
 		}
 		if merged, err = mergeByKey(original, patch, mergeKey, schema); err != nil {
 			return nil, err
 		}
 	}
-	inPatch, others, err := partition(merged, patch, mergeKey)
+	inPatch, others, err := lists.Partition(merged, patch, mergeKey)
 	if err != nil {
 		return nil, err
 	}
-	return normalizeOrder(inPatch, others, patch, original, mergeKey, elem)
-}
-
-// elementType is the kind of the lists' elements, which must all be of one Go
-// type and no list.
-func elementType(lists ...[]any) (reflect.Kind, error) {
-	var t reflect.Type
-	for _, l := range lists {
-		for _, v := range l {
-			vt := reflect.TypeOf(v)
-			switch {
-			case t == nil:
-				t = vt
-				if vt != nil && vt.Kind() == reflect.Slice {
-					return 0, errNoListOfLists
-				}
-			case t != vt:
-				return 0, fmt.Errorf("list element types are not identical: %v", fmt.Sprint(lists))
-			}
-		}
-	}
-	if t == nil {
-		return 0, errors.New("no elements in any of the given slices")
-	}
-	return t.Kind(), nil
+	return lists.NormalizeOrder(inPatch, others, patch, original, mergeKey, elem)
 }
 
 // deleteScalars removes the patch's values from a list of scalars.
@@ -605,66 +397,6 @@ func deleteScalars(list, del []any) []any {
 	return out
 }
 
-// dedupScalars drops repeated values as kube does: a repeat is overwritten by
-// the list's last element.
-func dedupScalars(s []any) []any {
-	last := len(s) - 1
-	for i := 0; i < last; i++ {
-		for j := i + 1; j <= last; j++ {
-			if s[i] == s[j] {
-				s[j] = s[last]
-				s = s[:last]
-				last--
-				j--
-			}
-		}
-	}
-	return s
-}
-
-// applyElementDirectives applies the $patch elements of a patch list of
-// objects: "delete" removes the elements with its merge key, "replace" makes
-// the patch's other elements the list.
-func applyElementDirectives(original, patch []any, mergeKey string) ([]any, []any, error) {
-	plain := []any{}
-	replace := false
-	for _, v := range patch {
-		m := v.(map[string]any)
-		d, ok := m[directiveMarker]
-		if !ok {
-			plain = append(plain, v)
-			continue
-		}
-		switch d {
-		case deleteDirective:
-			kv, ok := m[mergeKey]
-			if !ok {
-				return nil, nil, noMergeKey(m, mergeKey)
-			}
-			for {
-				_, i, found, err := findByKey(original, mergeKey, kv)
-				if err != nil {
-					return nil, nil, err
-				}
-				if !found {
-					break
-				}
-				original = append(original[:i], original[i+1:]...)
-			}
-		case replaceDirective:
-			replace = true
-		case mergeDirective:
-			return nil, nil, errors.New("merging lists cannot yet be specified in the patch")
-		default:
-			return nil, nil, fmt.Errorf("unknown patch type: %s in map: %v", d, m)
-		}
-	}
-	if replace {
-		return plain, nil, nil
-	}
-	return original, plain, nil
-}
-
 // mergeByKey merges each patch element into the element with its merge key,
 // or appends it.
 func mergeByKey(original, patch []any, mergeKey string, schema types.PatchSchema) ([]any, error) {
@@ -672,9 +404,9 @@ func mergeByKey(original, patch []any, mergeKey string, schema types.PatchSchema
 		m := v.(map[string]any)
 		kv, ok := m[mergeKey]
 		if !ok {
-			return nil, noMergeKey(m, mergeKey)
+			return nil, lists.NoMergeKey(m, mergeKey)
 		}
-		om, i, found, err := findByKey(original, mergeKey, kv)
+		om, i, found, err := lists.FindByKey(original, mergeKey, kv)
 		if err != nil {
 			return nil, err
 		}
@@ -687,142 +419,4 @@ func mergeByKey(original, patch []any, mergeKey string, schema types.PatchSchema
 		}
 	}
 	return original, nil
-}
-
-// findByKey finds the object whose merge key has value v.
-func findByKey(list []any, key string, v any) (map[string]any, int, bool, error) {
-	for i, e := range list {
-		m, ok := e.(map[string]any)
-		if !ok {
-			return nil, 0, false, fmt.Errorf("value for key %v is not a map", i)
-		}
-		if mv, ok := m[key]; ok && mv == v {
-			return m, i, true, nil
-		}
-	}
-	return nil, 0, false, nil
-}
-
-// partition splits list into the elements by is about and the others.
-func partition(list, by []any, mergeKey string) (in, out []any, err error) {
-	in, out = make([]any, 0, len(list)), make([]any, 0, len(list))
-	if mergeKey == "" {
-		inBy := map[any]bool{}
-		for _, v := range by {
-			inBy[v] = true
-		}
-		for _, v := range list {
-			if inBy[v] {
-				in = append(in, v)
-			} else {
-				out = append(out, v)
-			}
-		}
-		return in, out, nil
-	}
-	for _, v := range list {
-		m, ok := v.(map[string]any)
-		if !ok {
-			return nil, nil, badArgType("map[string]interface {}", v)
-		}
-		kv, ok := m[mergeKey]
-		if !ok {
-			return nil, nil, noMergeKey(m, mergeKey)
-		}
-		_, _, found, err := findByKey(by, mergeKey, kv)
-		if err != nil {
-			return nil, nil, err
-		}
-		if found {
-			in = append(in, v)
-		} else {
-			out = append(out, v)
-		}
-	}
-	return in, out, nil
-}
-
-// normalizeOrder orders the patch's elements by patchOrder and the server's
-// by serverOrder, then interleaves them: each server element goes before the
-// first patch element it came before in serverOrder.
-func normalizeOrder(patch, server, patchOrder, serverOrder []any, mergeKey string, kind reflect.Kind) ([]any, error) {
-	patch, err := sortByOrder(patch, patchOrder, mergeKey, kind)
-	if err != nil {
-		return nil, err
-	}
-	if server, err = sortByOrder(server, serverOrder, mergeKey, kind); err != nil {
-		return nil, err
-	}
-	out := make([]any, 0, len(patch)+len(server))
-	i, j := 0, 0
-	for i < len(server) || j < len(patch) {
-		switch {
-		case i >= len(server):
-			out = append(out, patch[j])
-			j++
-		case j >= len(patch):
-			out = append(out, server[i])
-			i++
-		default:
-			si, pj := indexOf(serverOrder, server[i], mergeKey, kind), indexOf(serverOrder, patch[j], mergeKey, kind)
-			if si >= 0 && pj >= 0 && si < pj {
-				out = append(out, server[i])
-				i++
-			} else {
-				out = append(out, patch[j])
-				j++
-			}
-		}
-	}
-	return out, nil
-}
-
-// sortByOrder sorts list (stably) by the positions of its elements in order;
-// for objects, deletions go last.
-func sortByOrder(list, order []any, mergeKey string, kind reflect.Kind) ([]any, error) {
-	var del []any
-	if kind == reflect.Map {
-		for _, l := range [][]any{list, order} {
-			for _, v := range l {
-				m, ok := v.(map[string]any)
-				if !ok {
-					return nil, badArgType("map[string]interface {}", v)
-				}
-				if _, ok := m[mergeKey]; !ok {
-					return nil, noMergeKey(m, mergeKey)
-				}
-			}
-		}
-		var err error
-		if list, del, err = splitDeletions(list); err != nil {
-			return nil, err
-		}
-	}
-	sort.SliceStable(list, func(a, b int) bool {
-		if ia := indexOf(order, list[a], mergeKey, kind); ia >= 0 {
-			if ib := indexOf(order, list[b], mergeKey, kind); ib >= 0 {
-				return ia < ib
-			}
-		}
-		return true
-	})
-	return append(list, del...), nil
-}
-
-// indexOf is the position of v in l (by merge key for objects), or -1.
-func indexOf(l []any, v any, mergeKey string, kind reflect.Kind) int {
-	key := func(e any) any { return e }
-	if kind == reflect.Map {
-		key = func(e any) any {
-			m, _ := e.(map[string]any)
-			return m[mergeKey]
-		}
-	}
-	want := key(v)
-	for i, e := range l {
-		if key(e) == want {
-			return i
-		}
-	}
-	return -1
 }

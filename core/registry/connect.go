@@ -279,11 +279,12 @@ func unreachable(loc Location, sub string) string {
 	case loc.Node != "" && sub == "proxy":
 		return fmt.Sprintf("kubeplay simulates node %q: no kubelet listens there", loc.Node)
 	case loc.Node != "":
-		return fmt.Sprintf("kubeplay simulates node %q: its containers run no process to %s (kubectl logs shows the simulated logs)", loc.Node, streamVerb[sub])
+		return fmt.Sprintf("kubeplay simulates node %q: a kubeplay sandbox runs no containers, so there is nothing to %s; read the simulated output with kubectl logs and the Pod's state in its status (kubectl describe pod)", loc.Node, streamVerb[sub])
 	case loc.Pod != "":
 		return fmt.Sprintf("kubeplay simulates Pod %q: nothing listens in it", loc.Pod)
 	}
 	return "kubeplay simulates this node: nothing listens there"
 }
 
-var streamVerb = map[string]string{"exec": "run a command in", "attach": "attach to", "portforward": "forward a port to"}
+// streamVerb is what a stream subresource would have done in a container.
+var streamVerb = map[string]string{"exec": "exec into", "attach": "attach to", "portforward": "forward a port to"}

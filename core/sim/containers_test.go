@@ -52,10 +52,11 @@ func TestSIM_3_ContainerCommands(t *testing.T) {
 // TestSIM_3_InitContainers: init containers run one after the other before
 // the app containers, which wait in PodInitializing; one that fails under
 // restartPolicy Never fails the Pod, under Always it restarts and the Pod
-// stays Pending, its Initialized condition saying which are incomplete.
+// stays Pending, its Initialized condition saying which are incomplete; an
+// init container's log is served.
 func TestSIM_3_InitContainers(t *testing.T) {
 	e := newEnv(t, sim.Config{Nodes: 1})
-	e.create(pods, podDoc("ok", `{"restartPolicy":"Never","initContainers":[{"name":"init1","image":"busybox","command":["/bin/true"]},`+
+	e.create(pods, podDoc("ok", `{"restartPolicy":"Never","initContainers":[{"name":"init1","image":"busybox","command":["sh","-c","echo setting up; true"]},`+
 		`{"name":"init2","image":"busybox","command":["/bin/true"]}],"containers":[{"name":"run1","image":"busybox","command":["/bin/true"]}]}`))
 	e.create(pods, podDoc("never", `{"restartPolicy":"Never","initContainers":[{"name":"init1","image":"busybox","command":["/bin/true"]},`+
 		`{"name":"init2","image":"busybox","command":["/bin/false"]}],"containers":[{"name":"run1","image":"busybox","command":["/bin/true"]}]}`))
@@ -68,6 +69,10 @@ func TestSIM_3_InitContainers(t *testing.T) {
 		if cs := e.initStatus("ok", i); cs["ready"] != true || object.Path(cs, "state", "terminated", "exitCode") != nil && object.Int(object.Path(cs, "state", "terminated", "exitCode")) != 0 {
 			t.Errorf("ok init %d: %v", i, cs)
 		}
+	}
+	// The kubelet serves an init container's log as a regular one's.
+	if b, err := e.c.Do(e.ctx, "GET", pods+"/ok/log?container=init1", "", nil); err != nil || string(b) != "setting up\n" {
+		t.Errorf("ok init1's log: %q, %v", b, err)
 	}
 	if c := conditionOf(e.get(pods+"/ok"), "Initialized"); c["status"] != "True" || c["reason"] != "PodCompleted" {
 		t.Errorf("ok Initialized: %v", c)

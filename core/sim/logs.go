@@ -60,19 +60,31 @@ func logLines(pod object.Object, container string, q url.Values) ([]string, erro
 	if err != nil {
 		return nil, apierrors.NewInternal(err)
 	}
+	// The kubelet serves every container of the Pod: init, regular and
+	// ephemeral (kubectl debug -it reads its container's log when it cannot
+	// attach).
 	var c *controllers.Container
-	for i := range p.Spec.Containers {
-		if p.Spec.Containers[i].Name == container {
-			c = &p.Spec.Containers[i]
+	for _, list := range [][]controllers.Container{p.Spec.InitContainers, p.Spec.Containers} {
+		for i := range list {
+			if list[i].Name == container {
+				c = &list[i]
+			}
+		}
+	}
+	for i := range p.Spec.EphemeralContainers {
+		if p.Spec.EphemeralContainers[i].Name == container {
+			c = &p.Spec.EphemeralContainers[i].Container
 		}
 	}
 	previous := q.Get("previous") == "true"
 	var state *controllers.ContainerState
-	for i := range p.Status.ContainerStatuses {
-		if cs := &p.Status.ContainerStatuses[i]; cs.Name == container {
-			state = &cs.State
-			if previous {
-				state = &cs.LastState
+	for _, statuses := range [][]controllers.ContainerStatus{p.Status.InitContainerStatuses, p.Status.ContainerStatuses, p.Status.EphemeralContainerStatuses} {
+		for i := range statuses {
+			if cs := &statuses[i]; cs.Name == container {
+				state = &cs.State
+				if previous {
+					state = &cs.LastState
+				}
 			}
 		}
 	}

@@ -13,6 +13,7 @@ import { attachCompletion } from './completion.js';
 import { completePath, listNamespaces } from './discovery.js';
 import { createBodyEditor } from './editor.js';
 import { yamlToJson } from './yamljson.js';
+import { openAPIDocument } from './openapi.js';
 import { toCurl, toKubectl } from './copyas.js';
 import { addHistory, updateHistory } from './history.js';
 import { TEMPLATES, instantiate } from './templates.js';
@@ -153,7 +154,7 @@ export function createBuilder({ responseView, onOpenWatch }) {
   const modeYaml = h('button', { type: 'button', class: 'seg', testid: 'body-mode-yaml', on: { click: () => setMode('yaml') } }, 'YAML');
   const bodyHint = h('span', { class: 'muted body-hint', testid: 'body-hint' });
   const editorHost = h('div', { class: 'editor', testid: 'body-editor' });
-  const editor = createBodyEditor(editorHost, { onChange: updateHints, onSubmit: () => send() });
+  const editor = createBodyEditor(editorHost, { onChange: updateHints, onSubmit: () => send(), schema: openAPIDocument });
 
   const sendBtn = h('button', { type: 'submit', class: 'primary', testid: 'send' }, 'Send');
   const stopBtn = h('button', { type: 'button', class: 'danger', testid: 'stop', hidden: true, on: { click: () => inflight && inflight.abort() } }, 'Stop');

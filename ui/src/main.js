@@ -5,10 +5,20 @@
 // history), #watch (watch panel), #cluster (Nodes, workloads, Pods and events,
 // live), #apf (API Priority and Fairness panel), #xds (a simulated Envoy
 // node), #requests (the sandbox's request log, which may also stay docked
-// beside the other tabs), #tutorials (tutorial player).
+// beside the other tabs), #tutorials (tutorial player), #start (the start
+// page: welcome and tracks; a first visit opens on it, later visits on the
+// last view), #exercise/<id> (an exercise, checked live).
 //
 // Stable data-testid attributes for browser tests:
 //   header:
+//     home                   the brand: back to the start page
+//   start page (#start):     start-page, welcome, tracks, track (data-id), track-progress,
+//                            start-tutorial / start-exercise (data-id),
+//                            start-exercise-progress (data-id: "ticked/parts")
+//   exercise (#exercise/<id>): exercise-view, exercise-title, exercise-parts,
+//                            exercise-part (data-id, data-ok), exercise-missing,
+//                            exercise-suggested-hint, exercise-hints, exercise-more-hint,
+//                            exercise-complete, exercise-solution, exercise-solution-kubectl
 //     target-select          the target <select>: sandbox | native | remote
 //     remote-url             remote kubeplay base URL (shown for "remote")
 //     remote-token           optional bearer token for the remote target
@@ -121,6 +131,9 @@ import { createApfPanel } from './apf.js';
 import { createXdsPanel } from './xds.js';
 import { createClusterView } from './cluster.js';
 import { createRequestsPanel } from './requests.js';
+import { createStartPage } from './start.js';
+import { createExerciseView } from './exercises.js';
+import { forgetProgress, lastView, saveView } from './progress.js';
 
 // CLUSTER_MODE is the service worker's own endpoint for the sandbox's cluster mode.
 const CLUSTER_MODE = '/debug/kubeplay/cluster';
@@ -174,7 +187,7 @@ function main() {
   const header = h(
     'header',
     { class: 'topbar' },
-    h('div', { class: 'brand' }, h('span', { class: 'logo' }, '⎈'), ' kubeplay'),
+    h('button', { type: 'button', class: 'brand', testid: 'home', title: 'The start page: tracks, tutorials and exercises', on: { click: () => { location.hash = 'start'; } } }, h('span', { class: 'logo' }, '⎈'), ' kubeplay'),
     h('nav', { class: 'tabs' }, tabButtons),
     h('div', { class: 'grow' }),
     readOnly
@@ -210,6 +223,21 @@ function main() {
     },
   });
 
+  const openInBuilder = (spec) => {
+    builder.setSpec(spec);
+    location.hash = 'request';
+  };
+  const exerciseView = createExerciseView({ onOpenInBuilder: openInBuilder, onProgress: () => startPage.refresh() });
+  const startPage = createStartPage({
+    onOpenTutorial: (id) => {
+      tutorials.open(id);
+      location.hash = 'tutorials';
+    },
+    onOpenExercise: (id) => {
+      location.hash = `exercise/${id}`;
+    },
+  });
+
   const clusterView = createClusterView({
     onOpenInBuilder: (spec) => {
       builder.setSpec(spec);
@@ -227,6 +255,8 @@ function main() {
     xds: h('main', { class: 'view view-xds' }, xdsPanel.el),
     requests: h('main', { class: 'view view-requests' }, requestsPanel.el),
     tutorials: h('main', { class: 'view view-tutorials' }, tutorials.el),
+    start: h('main', { class: 'view view-start' }, startPage.el),
+    exercise: h('main', { class: 'view view-exercise' }, exerciseView.el),
   };
 
   mount(app, header, targetOffer, pageError, sandboxError, startingPanel, restoreErrors, Object.values(views));
@@ -235,7 +265,13 @@ function main() {
 
   // ---- tabs -----------------------------------------------------------------------
   function showTab() {
-    const id = location.hash.replace('#', '') in views ? location.hash.replace('#', '') : 'request';
+    // No hash: the last view, or the start page on a first visit.
+    const hash = location.hash.replace('#', '') || (readOnly ? 'request' : lastView() || 'start');
+    const [view, arg] = hash.split('/');
+    const id = view in views ? view : 'request';
+    if (id === 'exercise' && arg) exerciseView.open(arg);
+    saveView(id === 'exercise' && arg ? `exercise/${arg}` : id);
+    if (id === 'start') startPage.refresh();
     for (const [k, v] of Object.entries(views)) v.hidden = k !== id;
     // Docked, the Requests panel stays open to the right of the other tabs.
     const docked = requestsPanel.isDocked() && id !== 'requests';
@@ -290,6 +326,8 @@ function main() {
     invalidateDiscovery();
     loadDiscovery().catch(() => {});
     tutorials.refresh();
+    exerciseView.refresh();
+    startPage.refresh();
   });
   renderTarget(target);
 
@@ -345,6 +383,9 @@ function main() {
       invalidateDiscovery();
       loadDiscovery().catch(() => {});
       loadClusterMode();
+      // An exercise opened while the sandbox started follows it now, not
+      // after the checker's back-off.
+      exerciseView.refresh();
     }
     wasReady = s.state === 'ready';
   });
@@ -354,11 +395,15 @@ function main() {
     try {
       const s = await resetSandbox();
       invalidateDiscovery();
+      // What was done in the sandbox is gone with it.
+      forgetProgress();
+      startPage.refresh();
       if (s.state === 'ready') {
         loadDiscovery().catch(() => {});
         watchPanel.restartAll();
         clusterView.restart();
         tutorials.refresh();
+        exerciseView.refresh();
         builder.refreshNamespaces();
       }
     } catch (e) {
@@ -406,7 +451,7 @@ function main() {
   initSandbox();
   if (currentTarget().kind !== 'sandbox') loadDiscovery().catch(() => {});
 
-  window.kubeplayUI = { apiFetch, currentTarget, setTarget, builder, watch: watchPanel, cluster: clusterView, apf: apfPanel, xds: xdsPanel, requests: requestsPanel, tutorials, sandboxStatus };
+  window.kubeplayUI = { apiFetch, currentTarget, setTarget, builder, watch: watchPanel, cluster: clusterView, apf: apfPanel, xds: xdsPanel, requests: requestsPanel, tutorials, exercise: exerciseView, sandboxStatus };
 }
 
 // disableWrites keeps every control marked data-write in root disabled, those

@@ -93,12 +93,34 @@ function show(v) {
   return v === undefined ? 'nothing' : JSON.stringify(v);
 }
 
-function checkJSON(root, expected, vars, prefix, failures) {
-  for (const [path, want0] of Object.entries(expected || {})) {
+/**
+ * Checks the object expectations of `expect` against root: `json` (equal),
+ * `jsonPresent`, `jsonAbsent` and `atLeast` (a number at least; an absent
+ * number counts as 0, as the API omits zero counts such as readyReplicas).
+ * Returns the unmet ones as [{path, got, text}], in that order; `text` is the
+ * failure as runStep reports it. `{{var}}` is substituted in expected values.
+ * The exercise checker (exercise.js) judges objects with it too.
+ */
+export function checkObject(root, expect, vars, prefix = '') {
+  const out = [];
+  for (const [path, want0] of Object.entries(expect.json || {})) {
     const want = substitute(want0, vars);
     const got = getPath(root, path);
-    if (!deepEqual(got, want)) failures.push(`${prefix}${path}: got ${show(got)}, want ${show(want)}`);
+    if (!deepEqual(got, want)) out.push({ path, got, text: `${prefix}${path}: got ${show(got)}, want ${show(want)}` });
   }
+  for (const path of expect.jsonPresent || []) {
+    if (getPath(root, path) === undefined) out.push({ path, got: undefined, text: `${prefix}${path}: missing, want present` });
+  }
+  for (const path of expect.jsonAbsent || []) {
+    const got = getPath(root, path);
+    if (got !== undefined) out.push({ path, got, text: `${prefix}${path}: got ${show(got)}, want absent` });
+  }
+  for (const [path, want] of Object.entries(expect.atLeast || {})) {
+    const v = getPath(root, path);
+    const got = v === undefined ? 0 : v;
+    if (typeof got !== 'number' || got < want) out.push({ path, got, text: `${prefix}${path}: got ${show(got)}, want at least ${want}` });
+  }
+  return out;
 }
 
 function parseJSON(text) {
@@ -267,14 +289,7 @@ export async function runStep(step, vars, fetchFn, options = {}) {
     const want = substitute(expect.warnings, outVars);
     if (!deepEqual(result.warnings, want)) failures.push(`warnings: got ${show(result.warnings)}, want ${show(want)}`);
   }
-  checkJSON(root, expect.json, outVars, '', failures);
-  for (const p of expect.jsonPresent || []) {
-    if (getPath(root, p) === undefined) failures.push(`${p}: missing, want present`);
-  }
-  for (const p of expect.jsonAbsent || []) {
-    const got = getPath(root, p);
-    if (got !== undefined) failures.push(`${p}: got ${show(got)}, want absent`);
-  }
+  for (const f of checkObject(root, expect, outVars)) failures.push(f.text);
   for (const [name, want0] of Object.entries(expect.headers || {})) {
     const want = substitute(String(want0), outVars);
     const got = result.headers[name.toLowerCase()];
@@ -300,7 +315,7 @@ export async function runStep(step, vars, fetchFn, options = {}) {
         const got = getPath(e, 'object.metadata.name');
         if (got !== name) failures.push(`events.${i}.object.metadata.name: got ${show(got)}, want ${show(name)}`);
       }
-      checkJSON(e, want.json, outVars, `events.${i}.`, failures);
+      for (const f of checkObject(e, { json: want.json }, outVars, `events.${i}.`)) failures.push(f.text);
     });
     if (expect.eventCount !== undefined && events.length !== expect.eventCount) {
       failures.push(`eventCount: got ${events.length}, want ${expect.eventCount}`);

@@ -2,13 +2,15 @@
 // step's narration and request, runs it with runStep (tutorial-runner.js)
 // through apiFetch, and shows the response and every expectation passed or
 // failed. Progress (current step, saved variables, results) is kept per
-// tutorial in localStorage ("kubeplay.tutorial.<id>").
+// tutorial in localStorage ("kubeplay.tutorial.<id>"); a tutorial played
+// through is recorded for the start page (progress.js).
 
 import { h, mount } from './dom.js';
 import { apiFetch, currentTarget } from './api.js';
 import { runStep, substitute } from './tutorial-runner.js';
 import { highlightJson } from './highlight.js';
 import { statusLine } from './response.js';
+import { markTutorialFinished } from './progress.js';
 
 const STORE = 'kubeplay.tutorial.';
 
@@ -60,6 +62,7 @@ export function expectationItems(step, vars) {
   for (const [p, v] of Object.entries(e.json || {})) items.push({ label: `${p} = ${JSON.stringify(substitute(v, vars))}`, prefixes: [`${p}:`] });
   for (const p of e.jsonPresent || []) items.push({ label: `${p} is present`, prefixes: [`${p}:`] });
   for (const p of e.jsonAbsent || []) items.push({ label: `${p} is absent`, prefixes: [`${p}:`] });
+  for (const [p, n] of Object.entries(e.atLeast || {})) items.push({ label: `${p} ≥ ${n}`, prefixes: [`${p}:`] });
   for (const s of e.contains || []) {
     const t = substitute(s, vars);
     items.push({ label: `body contains ${JSON.stringify(t)}`, prefixes: [`body does not contain ${JSON.stringify(t)}`] });
@@ -194,6 +197,8 @@ export function createTutorialPlayer({ onOpenInBuilder }) {
     if (current.tut !== tut) return;
     progress.vars = result.vars || progress.vars;
     progress.results[i] = !!result.ok;
+    // Finished once every step has passed (the start page's progress).
+    if (tut.steps.every((_, k) => progress.results[k] === true)) markTutorialFinished(current.meta.id);
     saveProgress(current.meta.id, progress);
     current.lastResult = { index: i, result };
     renderList();

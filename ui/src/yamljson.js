@@ -1,6 +1,7 @@
 // yamljson.js — YAML ↔ JSON text for the request body. Pure (no DOM).
 
 import YAML from 'yaml';
+import { yamlDiagnostics } from './bodymodel.js';
 
 /** Rewrites text from one language to the other: {ok, text} or {ok: false, error}. */
 export function convertText(text, from, to) {
@@ -19,11 +20,9 @@ export function convertText(text, from, to) {
  * only when asked (Kubernetes takes one object per request).
  */
 export function yamlToJson(text, indent = 0) {
-  const docs = YAML.parseAllDocuments(text);
-  const real = docs.filter((d) => d.contents !== null || d.errors.length);
-  for (const d of real) {
-    if (d.errors.length) throw new Error(`YAML: ${d.errors[0].message}`);
-  }
+  const [problem] = yamlDiagnostics(text);
+  if (problem) throw new Error(`YAML: line ${problem.line}, column ${problem.col}: ${problem.message}`);
+  const real = YAML.parseAllDocuments(text).filter((d) => d.contents !== null);
   if (real.length > 1) throw new Error(`YAML: ${real.length} documents; send one object per request`);
   const value = real.length ? real[0].toJSON() : null;
   return JSON.stringify(value, null, indent || undefined);

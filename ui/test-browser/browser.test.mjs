@@ -37,7 +37,8 @@ after(async () => {
 // openPlayground loads the page and waits until the in-browser core is ready.
 async function openPlayground() {
   const page = await context.newPage();
-  await page.goto(base + '/');
+  // The builder's tab: a first visit would open on the start page.
+  await page.goto(base + '/#request');
   await page.waitForFunction(() => navigator.serviceWorker.controller !== null, null, { timeout: 30000 });
   await page.waitForSelector('[data-testid="sandbox-status"][data-state="ready"]', { timeout: 30000 });
   return page;
@@ -674,7 +675,7 @@ test('PLAY-3: the page and its worker carry a Content-Security-Policy and the pl
     window.__violations = [];
     document.addEventListener('securitypolicyviolation', (e) => window.__violations.push(`${e.violatedDirective} ${e.blockedURI}`));
   });
-  await page.goto(base + '/');
+  await page.goto(base + '/#request');
   await page.waitForSelector('[data-testid="sandbox-status"][data-state="ready"]', { timeout: 30000 });
   // The builder with CodeMirror, a request and its answer, a watch, the tutorials.
   await page.selectOption('[data-testid="method"]', 'POST');
@@ -1087,6 +1088,72 @@ test('issue 31 frictions 1 and 9: a long answer opens at its start; the identity
     return { have: Math.round(s.getBoundingClientRect().width), need: Math.round(need) };
   });
   assert.ok(fits.have >= fits.need, `identity picker ${fits.have}px wide, its labels need ${fits.need}px`);
+  await page.close();
+});
+
+test('issue 31 friction 8: a YAML mistake is marked on its own line (gutter, underline, hover, below), in any document; completion, docs and unknown fields from the OpenAPI v3 document', async () => {
+  const page = await openPlayground();
+  // A JSON body: marked where JSON.parse stops.
+  await page.evaluate(() => window.kubeplayUI.builder.editor.setText('{\n  "a": 1\n  "b": 2\n}'));
+  await page.waitForFunction(() => document.querySelector('[data-testid="body-problem"]').dataset.line === '3');
+  assert.match(await page.textContent('[data-testid="body-problem"]'), /^JSON line 3, column 3: Expected ',' or '}' after property value/);
+  await page.evaluate(() => window.kubeplayUI.builder.editor.setText(''));
+  await page.click('[data-testid="body-mode-yaml"]');
+  const content = '[data-testid="body-editor"] .cm-content';
+  await page.click(content);
+  await page.keyboard.press('Control+A');
+  await page.keyboard.press('Delete');
+  const ok = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n';
+  await page.keyboard.insertText(`${ok}---\n${ok}---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  name: d\n`);
+  // markedLine is the line (from 1) of the gutter's error marker and of the
+  // underline, as drawn.
+  const markedLine = () => page.evaluate(() => {
+    const lines = [...document.querySelectorAll('[data-testid="body-editor"] .cm-line')];
+    const lineOf = (el) => lines.findIndex((l) => l.contains(el) || Math.abs(l.getBoundingClientRect().top - el.getBoundingClientRect().top) < 3) + 1;
+    const marker = document.querySelector('[data-testid="body-editor"] .cm-lint-marker-error');
+    const under = document.querySelector('[data-testid="body-editor"] .cm-lintRange-error');
+    return marker && under ? [lineOf(marker.closest('.cm-gutterElement')), lineOf(under)] : null;
+  });
+  await page.waitForFunction(() => document.querySelector('[data-testid="body-editor"] .cm-lint-marker-error'));
+  assert.deepEqual(await markedLine(), [15, 15]);
+  assert.equal(await page.textContent('[data-testid="body-problem"]'), 'YAML line 15, column 3: Duplicate key name: map keys must be unique');
+  await page.hover('[data-testid="body-editor"] .cm-lintRange-error');
+  await page.waitForSelector('.cm-tooltip-lint');
+  assert.match(await page.textContent('.cm-tooltip-lint'), /line 15, column 3: Duplicate key name/);
+  // A tab in the first document: the mark moves there.
+  await page.evaluate(() => window.kubeplayUI.builder.editor.setText('apiVersion: v1\nkind: ConfigMap\ndata:\n\tk: v\n---\napiVersion: v1\nkind: ConfigMap\n'));
+  await page.waitForFunction(() => document.querySelector('[data-testid="body-problem"]').dataset.line === '4');
+  await page.waitForFunction(() => document.querySelector('[data-testid="body-editor"] .cm-lintRange-error'));
+  assert.deepEqual(await markedLine(), [4, 4]);
+  assert.equal(await page.textContent('[data-testid="body-problem"]'), 'YAML line 4, column 1: Tabs are not allowed as indentation (use spaces)');
+  await page.screenshot({ path: join(artifacts, 'friction8-yaml-error.png') });
+
+  // Completion: spec's fields for a Deployment, from /openapi/v3/apis/apps/v1.
+  await page.evaluate(() => window.kubeplayUI.builder.editor.setText('apiVersion: apps/v1\nkind: Deployment\n'));
+  await page.click(content);
+  await page.keyboard.press('Control+End');
+  await page.keyboard.type('spec:');
+  await page.keyboard.press('Enter');
+  await page.keyboard.press('Shift+Home');
+  await page.keyboard.type('  rep');
+  await page.waitForSelector('.cm-tooltip-autocomplete li');
+  const offered = await page.$$eval('.cm-tooltip-autocomplete li', (els) => els.map((e) => e.querySelector('.cm-completionLabel').textContent));
+  assert.deepEqual(offered, ['replicas']);
+  await page.waitForSelector('.cm-completionInfo');
+  assert.match(await page.textContent('.cm-completionInfo'), /^Number of desired pods\./);
+  assert.match(await page.textContent('.cm-tooltip-autocomplete li'), /<integer>/);
+  await page.screenshot({ path: join(artifacts, 'friction8-completion.png') });
+  await page.keyboard.press('Enter');
+  await page.keyboard.type('3');
+  assert.equal(await page.evaluate(() => window.kubeplayUI.builder.editor.getText()), 'apiVersion: apps/v1\nkind: Deployment\nspec:\n  replicas: 3');
+  // The docs line: the field under the cursor, its type and description.
+  await page.waitForFunction(() => /^replicas <integer> Number of desired pods\./.test(document.querySelector('[data-testid="body-docs"]').textContent));
+  // A key the schema does not have is a warning on its line.
+  await page.evaluate(() => window.kubeplayUI.builder.editor.setText('apiVersion: apps/v1\nkind: Deployment\nspec:\n  replicaz: 3\n'));
+  await page.waitForSelector('[data-testid="body-editor"] .cm-lintRange-warning');
+  await page.hover('[data-testid="body-editor"] .cm-lintRange-warning');
+  await page.waitForSelector('.cm-tooltip-lint');
+  assert.equal(await page.textContent('.cm-tooltip-lint'), 'line 4, column 3: unknown field "spec.replicaz": Deployment apps/v1 has no such field');
   await page.close();
 });
 

@@ -83,6 +83,8 @@ test('parsePath', () => {
 test('yamlToJson', () => {
   assert.equal(yamlToJson('a: 1\nb: [x, y]\n'), '{"a":1,"b":["x","y"]}');
   assert.throws(() => yamlToJson('a: [1\n'), /YAML/);
+  // Where the mistake is, in whichever document (issue 31, friction 8).
+  assert.throws(() => yamlToJson('a: 1\n---\nb: "x\nc: 2\n'), { message: 'YAML: line 3, column 4: Missing closing "quote: the quoted string that starts here is never closed' });
   assert.throws(() => yamlToJson('a: 1\n---\nb: 2\n'), /2 documents/);
   assert.deepEqual(convertText('{"a":{"b":1}}', 'json', 'yaml'), { ok: true, text: 'a:\n  b: 1\n' });
 });
