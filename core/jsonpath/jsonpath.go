@@ -160,8 +160,8 @@ func PrintResults(w *bytes.Buffer, results []any, outputJSON bool) error {
 }
 
 // Normalize gives numbers the types kube's unstructured decoding gives
-// them: json.Number (and Go ints) become int64 when whole, float64
-// otherwise, recursively. A value without any comes back as it is.
+// them: json.Number becomes int64 when whole, float64 otherwise,
+// recursively. A value without any comes back as it is.
 func Normalize(v any) any {
 	n, _ := normalize(v)
 	return n
@@ -177,10 +177,6 @@ func normalize(v any) (any, bool) {
 		}
 		f, _ := strconv.ParseFloat(string(x), 64)
 		return f, true
-	case int:
-		return int64(x), true
-	case int32:
-		return int64(x), true
 	case map[string]any:
 		var out map[string]any
 		for k, e := range x {
@@ -494,6 +490,8 @@ func basic(v any) (string, any) {
 		return "string", v
 	case int64:
 		return "int", v
+	case int: // a template's integer literal
+		return "int", int64(v)
 	case uint8:
 		return "int", int64(v)
 	case float64:
