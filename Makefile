@@ -47,12 +47,12 @@ lint:
 	$(GO) vet ./...
 
 # The core and the hosts that run it as wasm (the browser's and the edge's)
-# must keep compiling for js/wasm; the web stand-in and the bridge are tested
+# must keep compiling for js/wasm; the web stand-in, the bridge and jsio are tested
 # there, in Node.
 wasm-check:
 	GOOS=js GOARCH=wasm $(GO) build ./core/... ./wasm/... ./edge/...
 	GOOS=js GOARCH=wasm $(GO) vet ./wasm/... ./edge/... ./core/web
-	GOOS=js GOARCH=wasm $(GO) test -count=1 -exec="$$($(GO) env GOROOT)/lib/wasm/go_js_wasm_exec" ./core/web ./wasm/bridge
+	GOOS=js GOARCH=wasm $(GO) test -count=1 -exec="$$($(GO) env GOROOT)/lib/wasm/go_js_wasm_exec" ./core/web ./wasm/bridge ./wasm/jsio
 
 ui/node_modules/.package-lock.json: ui/package-lock.json
 	cd ui && npm ci --no-audit --no-fund
@@ -76,6 +76,10 @@ BROWSER_GCFLAGS := $(foreach p,sigs.k8s.io/... github.com/fxamacker/... github.c
 # inlining at all, and with the saturating-conversion and sign-extension
 # instructions every browser has, to fit their 2 MiB each.
 
+# The page's kubectl (kubeplay-kubectl.wasm, loaded when the terminal is first
+# opened) waits on the network for every answer: it is built without inlining,
+# 9% less to download.
+
 # The playground as the browser gets it: page, bundle, tutorials, wasm, worker.
 site: ui-deps
 	if [ -d $(SITE) ]; then find $(SITE) -name '*.br' -delete; fi
@@ -84,6 +88,7 @@ site: ui-deps
 	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags=-s $(BROWSER_GCFLAGS) -o $(SITE)/kubeplay.wasm ./wasm
 	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags=-s $(BROWSER_GCFLAGS) -o $(SITE)/kubeplay-xds.wasm ./wasm/xds
 	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags=-s $(BROWSER_GCFLAGS) -o $(SITE)/kubeplay-sim.wasm ./wasm/sim
+	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags=-s -gcflags=all=-l -o $(SITE)/kubeplay-kubectl.wasm ./wasm/kubectl
 	GOWASM=satconv,signext GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags="-s -buildid=" -gcflags=all=-l -o $(SITE)/kubeplay-cel.wasm ./wasm/cel
 	GOWASM=satconv,signext GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags="-s -buildid=" -gcflags=all=-l -o $(SITE)/kubeplay-vap.wasm ./wasm/vap
 	cp core/openapi/documents.bin $(SITE)/openapi-documents.bin

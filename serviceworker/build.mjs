@@ -24,8 +24,12 @@ const files = [];
 const hash = createHash('sha256');
 for (const f of files) hash.update(f).update(readFileSync(f));
 // The xDS and simulation modules are cached on first use, not at install:
-// most visitors never open the xDS panel or ask for a simulated cluster.
+// most visitors never open the xDS panel or ask for a simulated cluster; nor
+// the page's terminal (its kubectl module and xterm.js), which the page
+// fetches (the worker caches them then: __KUBEPLAY_LAZY__).
 const lazy = new Set(['/kubeplay-xds.wasm', '/kubeplay-sim.wasm', '/kubeplay-cel.wasm', '/kubeplay-vap.wasm']);
+const lazyPage = ['/kubeplay-kubectl.wasm', '/ui/xterm.js', '/ui/xterm.css'];
+for (const a of lazyPage) lazy.add(a);
 const assets = ['/', ...files.map((f) => '/' + relative(out, f).split('\\').join('/')).filter((a) => !lazy.has(a))];
 await esbuild.build({
   entryPoints: [new URL('./sw.js', import.meta.url).pathname],
@@ -33,7 +37,7 @@ await esbuild.build({
   format: 'iife',
   target: ['chrome111', 'firefox115', 'safari16.4'],
   outfile: join(out, 'sw.js'),
-  define: { __KUBEPLAY_BUILD__: JSON.stringify(hash.digest('hex').slice(0, 16)), __KUBEPLAY_ASSETS__: JSON.stringify(assets) },
+  define: { __KUBEPLAY_BUILD__: JSON.stringify(hash.digest('hex').slice(0, 16)), __KUBEPLAY_ASSETS__: JSON.stringify(assets), __KUBEPLAY_LAZY__: JSON.stringify(lazyPage) },
   logLevel: 'warning',
 });
 console.log(`sw.js: ${assets.length} assets`);

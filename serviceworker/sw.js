@@ -33,7 +33,8 @@
 //         of the core; "api-only" serves the API alone. Lowering the node count
 //         deletes the nodes beyond it and their Pods, as kube's pod garbage
 //         collector does.
-//   other GET → cache first (the build's assets), then network.
+//   other GET → cache first (the build's assets), then network (the page's
+//               terminal, fetched on first use, cached then).
 // Messages: the page may post {type: 'kubeplay-status'} to ask for the state,
 // {type: 'kubeplay-reset'} to wipe the sandbox, and {type: 'kubeplay-keepalive'}
 // (every 20 s while it is open) to keep the worker from being stopped for
@@ -71,6 +72,8 @@ importScripts('/wasm_exec.js');
 // The build's id and assets, defined by serviceworker/build.mjs.
 const BUILD = __KUBEPLAY_BUILD__;
 const ASSETS = __KUBEPLAY_ASSETS__;
+// What the page fetches on first use (the terminal's), cached then.
+const LAZY = new Set(__KUBEPLAY_LAZY__);
 const CACHE = 'kubeplay-' + BUILD;
 const API = /^\/(api|apis|version|openapi|healthz|livez|readyz|metrics|debug)(\/|$)/;
 const XDS_WASM = '/kubeplay-xds.wasm';
@@ -130,7 +133,14 @@ async function serveAsset(request) {
   const cached = await caches.match(request, { ignoreSearch: true });
   if (cached) return cached;
   try {
-    return await fetch(request);
+    const response = await fetch(request);
+    const path = new URL(request.url).pathname;
+    if (response.ok && LAZY.has(path)) {
+      // Not awaited: the page reads (and compiles) while the cache fills.
+      const copy = response.clone();
+      caches.open(CACHE).then((c) => c.put(path, copy)).catch(() => {});
+    }
+    return response;
   } catch (err) {
     if (request.mode === 'navigate') {
       const index = await caches.match('/index.html');

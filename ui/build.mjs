@@ -3,6 +3,9 @@
 //   index.html        the page (from ui/index.html), referencing
 //   ui/app.js         the bundle of ui/src/main.js (ES module, minified)
 //   ui/app.css        its CSS
+//   ui/xterm.js       xterm.js for the terminal (ui/src/xtermbundle.js), loaded
+//   ui/xterm.css      when the terminal is first opened; the page's
+//                     %XTERM_VERSION% is their hash
 //   instructor.html   the instructor page (from ui/instructor.html; the hosts
 //                     serve it at /instructor), referencing
 //   ui/instructor.js  the bundle of ui/src/instructor.js, and ui/instructor.css
@@ -30,7 +33,7 @@ const outDir = path.resolve(opt('--out') || process.env.OUT_DIR || path.join(rep
 const minify = !flag('--no-minify');
 
 const buildOptions = {
-  entryPoints: { app: path.join(here, 'src', 'main.js'), instructor: path.join(here, 'src', 'instructor.js') },
+  entryPoints: { app: path.join(here, 'src', 'main.js'), instructor: path.join(here, 'src', 'instructor.js'), xterm: path.join(here, 'src', 'xtermbundle.js') },
   bundle: true,
   format: 'esm',
   target: ['chrome111', 'firefox115', 'safari16.4'],
@@ -57,12 +60,14 @@ async function exists(p) {
 }
 
 async function writeSite() {
+  const xtermVersion = (await hashOf(path.join(outDir, 'ui', 'xterm.js'))) + (await hashOf(path.join(outDir, 'ui', 'xterm.css'))).slice(0, 4);
   for (const [page, bundle] of [['index.html', 'app'], ['instructor.html', 'instructor']]) {
     const js = path.join(outDir, 'ui', bundle + '.js');
     const css = path.join(outDir, 'ui', bundle + '.css');
     const html = (await readFile(path.join(here, page), 'utf8'))
       .replace('%JS_VERSION%', await hashOf(js))
-      .replace('%CSS_VERSION%', await hashOf(css));
+      .replace('%CSS_VERSION%', await hashOf(css))
+      .replace('%XTERM_VERSION%', xtermVersion);
     await writeFile(path.join(outDir, page), html);
   }
   await copyTutorials();

@@ -36,6 +36,7 @@ import (
 	"kubeplay/core/storage"
 	"kubeplay/core/web"
 	"kubeplay/wasm/bridge"
+	"kubeplay/wasm/jsio"
 )
 
 var (
@@ -74,7 +75,7 @@ func serve(w web.ResponseWriter, r *web.Request) {
 }
 
 func start(_ js.Value, args []js.Value) any {
-	return bridge.Async(func() (any, error) {
+	return jsio.Async(func() (any, error) {
 		if len(args) < 1 {
 			return nil, errors.New("start(host)")
 		}
@@ -161,7 +162,7 @@ func usage(_ js.Value, args []js.Value) any {
 }
 
 func stop(js.Value, []js.Value) any {
-	return bridge.Async(func() (any, error) {
+	return jsio.Async(func() (any, error) {
 		mu.Lock()
 		defer mu.Unlock()
 		if server != nil {

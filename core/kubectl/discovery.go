@@ -161,7 +161,6 @@ func (c *Cmd) Discovery() (*discoveryCache, error) {
 		}
 	}
 	c.session.discovery = d
-	c.freshDiscovery = true
 	return d, nil
 }
 
@@ -316,12 +315,6 @@ func (c *Cmd) resourceFor(apiVersion, kind string) (Resource, error) {
 		if r.Group == group && r.Version == version && r.Kind == kind {
 			return r, nil
 		}
-	}
-	// kubectl's DeferredDiscoveryRESTMapper: a kind it does not know in
-	// discovery cached by an earlier command line fetches discovery anew.
-	if !c.freshDiscovery {
-		c.session.discovery = nil
-		return c.ResourceFor(apiVersion, kind)
 	}
 	return Resource{}, &NoKindMatchError{APIVersion: apiVersion, Kind: kind}
 }

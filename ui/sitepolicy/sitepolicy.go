@@ -8,7 +8,8 @@
 // the page cannot run as code), may call any http(s) API (the remote target is
 // the user's choice), and may not be framed; nothing is sniffed as another
 // type. 'wasm-unsafe-eval' lets the service worker, whose policy comes with
-// sw.js, compile the core's wasm. Inline styles are allowed: CodeMirror writes
+// sw.js, compile the core's wasm, and the page the terminal's kubectl
+// module (kubeplay-kubectl.wasm). Inline styles are allowed: CodeMirror writes
 // its own into a <style> element (a nonce would have to change per response,
 // and the worker caches the page); images and fonts only from the site keep a
 // style from sending data away.

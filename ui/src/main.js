@@ -5,9 +5,10 @@
 // history), #watch (watch panel), #cluster (Nodes, workloads, Pods and events,
 // live), #apf (API Priority and Fairness panel), #xds (a simulated Envoy
 // node), #requests (the sandbox's request log, which may also stay docked
-// beside the other tabs), #tutorials (tutorial player), #start (the start
-// page: welcome and tracks; a first visit opens on it, later visits on the
-// last view), #exercise/<id> (an exercise, checked live).
+// beside the other tabs), #terminal (kubectl in the page, which may also stay
+// docked beside the other tabs), #tutorials (tutorial player), #start (the
+// start page: welcome and tracks; a first visit opens on it, later visits on
+// the last view), #exercise/<id> (an exercise, checked live).
 //
 // Stable data-testid attributes for browser tests:
 //   header:
@@ -35,7 +36,8 @@
 //                            write controls, marked data-write, are disabled there)
 //     target-offer           a link's offer of a remote target (#target=remote&url=…),
 //                            with target-offer-url, target-offer-accept, target-offer-dismiss
-//     tab-request, tab-watch, tab-cluster, tab-apf, tab-xds, tab-requests, tab-tutorials   the tabs
+//     tab-request, tab-watch, tab-cluster, tab-apf, tab-xds, tab-requests, tab-terminal,
+//     tab-tutorials          the tabs
 //   request builder:
 //     template-select        example requests
 //     identity-select        who the request is from (sets Impersonate-User/-Group headers)
@@ -107,6 +109,13 @@
 //     requests-dock (keep it beside the other tabs), requests-table,
 //     requests-row (data-seq, data-client, data-verb, data-code, data-method),
 //     requests-detail, requests-curl, requests-copy-curl, requests-request-body, requests-response-body
+//   Terminal panel (terminal.js; xterm.js and kubeplay-kubectl.wasm load on first open):
+//     terminal-panel (data-running while a command runs), terminal-state (data-state =
+//     closed|loading|ready|running|failed), terminal-screen (xterm's; type into it),
+//     terminal-copy, terminal-clear, terminal-dock (keep it beside the other tabs),
+//     terminal-exchanges, terminal-command (one per command, newest first; data-exit),
+//     terminal-exchange (data-method, data-status, data-path), terminal-edit-text,
+//     terminal-edit-save, terminal-edit-cancel (kubectl edit's editor)
 //   tutorials:
 //     tutorial-list, tutorial-item (data-id), tutorial-progress, tutorial-steps,
 //     tutorial-step-title, tutorial-narration, tutorial-request, tutorial-run-step,
@@ -115,7 +124,7 @@
 //     tutorial-warnings (the step's answer's warnings), tutorial-complete
 //
 // window.kubeplayUI exposes {apiFetch, currentTarget, setTarget, builder, watch,
-// cluster, apf, xds, requests, tutorials, sandboxStatus} for tests and the console.
+// cluster, apf, xds, requests, terminal, tutorials, sandboxStatus} for tests and the console.
 
 import './styles.css';
 import { h, mount } from './dom.js';
@@ -134,6 +143,7 @@ import { createRequestsPanel } from './requests.js';
 import { createStartPage } from './start.js';
 import { createExerciseView } from './exercises.js';
 import { forgetProgress, lastView, saveView } from './progress.js';
+import { createTerminalPanel } from './terminal.js';
 
 // CLUSTER_MODE is the service worker's own endpoint for the sandbox's cluster mode.
 const CLUSTER_MODE = '/debug/kubeplay/cluster';
@@ -150,7 +160,7 @@ function main() {
     { testid: 'target-select', title: 'Where requests go', on: { change: onTargetSelect } },
     TARGET_KINDS.map((t) => h('option', { value: t.kind, selected: t.kind === target.kind }, t.label)),
   );
-  const remoteUrl = h('input', { type: 'url', testid: 'remote-url', placeholder: 'https://kubeplay.example:8080', value: target.url, size: 24, spellcheck: 'false' });
+  const remoteUrl = h('input', { type: 'url', testid: 'remote-url', placeholder: 'https://kubeplay.example:8080', value: target.url, size: 22, spellcheck: 'false' });
   const remoteToken = h('input', { type: 'password', testid: 'remote-token', placeholder: 'bearer token (optional)', value: target.token, size: 16, autocomplete: 'off' });
   const remoteApply = h('button', { type: 'submit', testid: 'remote-apply' }, 'Use');
   const remoteBox = h(
@@ -180,6 +190,7 @@ function main() {
     { id: 'apf', label: 'APF' },
     { id: 'xds', label: 'xDS' },
     { id: 'requests', label: 'Requests' },
+    { id: 'terminal', label: 'Terminal' },
     { id: 'tutorials', label: 'Tutorials' },
   ];
   const tabButtons = tabs.map((t) => h('button', { type: 'button', class: 'tab', testid: `tab-${t.id}`, on: { click: () => { location.hash = t.id; } } }, t.label));
@@ -247,6 +258,7 @@ function main() {
   const apfPanel = createApfPanel();
   const xdsPanel = createXdsPanel();
   const requestsPanel = createRequestsPanel({ onDock: () => showTab() });
+  const terminalPanel = createTerminalPanel({ onDock: () => showTab() });
   const views = {
     request: h('main', { class: 'view view-request' }, historyView.el, builder.el, responseView.el),
     watch: h('main', { class: 'view view-watch' }, watchPanel.el),
@@ -254,6 +266,7 @@ function main() {
     apf: h('main', { class: 'view view-apf' }, apfPanel.el),
     xds: h('main', { class: 'view view-xds' }, xdsPanel.el),
     requests: h('main', { class: 'view view-requests' }, requestsPanel.el),
+    terminal: h('main', { class: 'view view-terminal' }, terminalPanel.el),
     tutorials: h('main', { class: 'view view-tutorials' }, tutorials.el),
     start: h('main', { class: 'view view-start' }, startPage.el),
     exercise: h('main', { class: 'view view-exercise' }, exerciseView.el),
@@ -279,6 +292,11 @@ function main() {
     document.body.classList.toggle('requests-docked', docked);
     if (!views.requests.hidden) requestsPanel.start();
     else requestsPanel.stop();
+    // So does the terminal, loaded when first shown.
+    const terminalDocked = terminalPanel.isDocked() && id !== 'terminal';
+    views.terminal.hidden = !(id === 'terminal' || terminalDocked);
+    document.body.classList.toggle('terminal-docked', terminalDocked);
+    if (!views.terminal.hidden) terminalPanel.open({ focus: id === 'terminal' });
     tabs.forEach((t, i) => tabButtons[i].classList.toggle('active', t.id === id));
     if (id === 'apf') apfPanel.start();
     else apfPanel.stop();
@@ -451,7 +469,7 @@ function main() {
   initSandbox();
   if (currentTarget().kind !== 'sandbox') loadDiscovery().catch(() => {});
 
-  window.kubeplayUI = { apiFetch, currentTarget, setTarget, builder, watch: watchPanel, cluster: clusterView, apf: apfPanel, xds: xdsPanel, requests: requestsPanel, tutorials, exercise: exerciseView, sandboxStatus };
+  window.kubeplayUI = { apiFetch, currentTarget, setTarget, builder, watch: watchPanel, cluster: clusterView, apf: apfPanel, xds: xdsPanel, requests: requestsPanel, terminal: terminalPanel, tutorials, exercise: exerciseView, sandboxStatus };
 }
 
 // disableWrites keeps every control marked data-write in root disabled, those

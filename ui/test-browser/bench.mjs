@@ -21,7 +21,12 @@
 //    (not what browsers do), which separates compiling the core's start and
 //    first answer from running them;
 //  - small-object GET throughput in the service worker versus the native server
-//    through loopback, both fetched from the same page.
+//    through loopback, both fetched from the same page;
+//  - the page's kubectl (LEARN-1): the first command after the terminal is
+//    opened (its module loaded), time to its answer, as a ratio to a plain
+//    fetch of the same GET; a later `kubectl get` as a ratio to the page's
+//    own request for the same list (apiFetch); the module's Go heap after 200
+//    commands.
 // Chromium is driven without DevTools on its workers (bare-chromium.mjs): an
 // attached worker would start slower and never idle.
 // Usage: node test-browser/bench.mjs   (after `make site site-floor`)
@@ -165,6 +170,33 @@ try {
     return { sw, native };
   });
   console.log(`GET small object: service worker ${result.sw.toFixed(0)}/s, native via loopback ${result.native.toFixed(0)}/s, ratio ${(result.sw / result.native * 100).toFixed(0)}% (target >= 50%)`);
+
+  const k = await pages.kubeplay.evaluate(async () => {
+    const ui = window.kubeplayUI;
+    const time = async (fn) => { const t = performance.now(); const v = await fn(); return { ms: performance.now() - t, v }; };
+    const text = (path) => () => ui.apiFetch(path).then((r) => r.text());
+    await ui.terminal.open();
+    const first = await time(() => ui.terminal.runLine('kubectl version'));
+    const plain = await time(text('/version'));
+    const list = '/api/v1/namespaces/default/configmaps';
+    const gets = [];
+    const pageGets = [];
+    let code = 0;
+    for (let i = 0; i < 10; i++) {
+      const g = await time(() => ui.terminal.runLine('kubectl get configmaps'));
+      code = g.v;
+      gets.push(g.ms);
+      pageGets.push((await time(text(list))).ms);
+    }
+    for (let i = 0; i < 200; i++) await ui.terminal.runLine(i % 2 ? 'kubectl get configmaps' : 'kubectl version');
+    const mem = ui.terminal.memStats();
+    return { first: first.ms, firstCode: first.v, plain: plain.ms, gets, pageGets, code, mem };
+  });
+  const med = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  const mib = (n) => `${(n / 1048576).toFixed(1)} MiB`;
+  console.log(`kubectl in the page: first command (kubectl version, exit ${k.firstCode}) ${k.first.toFixed(1)} ms, a plain fetch of GET /version ${k.plain.toFixed(1)} ms, ratio ${(k.first / k.plain).toFixed(1)}x`);
+  console.log(`  a later kubectl get configmaps (exit ${k.code}; median of ${k.gets.length}) ${med(k.gets).toFixed(1)} ms, the page's GET of the list ${med(k.pageGets).toFixed(1)} ms, ratio ${(med(k.gets) / med(k.pageGets)).toFixed(1)}x`);
+  console.log(`  the module's Go heap after 200 more commands: HeapAlloc ${mib(k.mem.heapAlloc)}, HeapSys ${mib(k.mem.heapSys)}, Sys ${mib(k.mem.sys)}, ${k.mem.numGC} GCs`);
 } finally {
   await browser.close();
   for (const { proc } of Object.values(sites)) proc.kill();

@@ -23,94 +23,8 @@ import (
 
 	"kubeplay/core/storage"
 	"kubeplay/core/web"
+	"kubeplay/wasm/jsio"
 )
-
-// JavaScript constructors used on every request, looked up once: each js.Value
-// Go receives costs a finalizer, a large part of what a crossing costs.
-var (
-	jsObject         = js.Global().Get("Object")
-	jsUint8Array     = js.Global().Get("Uint8Array")
-	jsPromise        = js.Global().Get("Promise")
-	jsReadableStream = js.Global().Get("ReadableStream")
-	jsError          = js.Global().Get("Error")
-)
-
-// await blocks the calling goroutine until promise settles. It must not run on
-// the goroutine of a JavaScript callback.
-func await(promise js.Value) (js.Value, error) {
-	type result struct {
-		v   js.Value
-		err error
-	}
-	done := make(chan result, 1)
-	var onOK, onErr js.Func
-	onOK = js.FuncOf(func(_ js.Value, args []js.Value) any {
-		var v js.Value
-		if len(args) > 0 {
-			v = args[0]
-		}
-		done <- result{v: v}
-		return nil
-	})
-	onErr = js.FuncOf(func(_ js.Value, args []js.Value) any {
-		msg := "promise rejected"
-		if len(args) > 0 {
-			msg = jsString(args[0])
-		}
-		done <- result{err: errors.New(msg)}
-		return nil
-	})
-	promise.Call("then", onOK, onErr)
-	r := <-done
-	onOK.Release()
-	onErr.Release()
-	return r.v, r.err
-}
-
-func jsString(v js.Value) string {
-	if v.Type() == js.TypeString {
-		return v.String()
-	}
-	if s := v.Get("message"); s.Type() == js.TypeString {
-		return s.String()
-	}
-	return v.Call("toString").String()
-}
-
-// bytesFromJS copies a Uint8Array into Go.
-func bytesFromJS(v js.Value) []byte {
-	if v.IsUndefined() || v.IsNull() {
-		return nil
-	}
-	b := make([]byte, v.Get("byteLength").Int())
-	js.CopyBytesToGo(b, v)
-	return b
-}
-
-// bytesToJS copies b into a new Uint8Array.
-func bytesToJS(b []byte) js.Value {
-	a := jsUint8Array.New(len(b))
-	js.CopyBytesToJS(a, b)
-	return a
-}
-
-// executor is every promise's executor: the Promise constructor calls it
-// before it returns, so newPromise finds its functions here.
-var (
-	executor                        = js.FuncOf(takeResolvers)
-	executorResolve, executorReject js.Value
-)
-
-func takeResolvers(_ js.Value, args []js.Value) any {
-	executorResolve, executorReject = args[0], args[1]
-	return nil
-}
-
-// newPromise returns a JavaScript promise and its resolve and reject functions.
-func newPromise() (promise, resolve, reject js.Value) {
-	promise = jsPromise.New(executor)
-	return promise, executorResolve, executorReject
-}
 
 // Persister is a storage.Persister over JavaScript functions:
 //
@@ -134,10 +48,10 @@ type Persister struct {
 // {snapshot: Uint8Array|null, journal: Uint8Array[], append, writeSnapshot}.
 func NewPersister(host js.Value) *Persister {
 	p := &Persister{appendFn: host.Get("append"), snapFn: host.Get("writeSnapshot")}
-	p.snapshot = bytesFromJS(host.Get("snapshot"))
+	p.snapshot = jsio.BytesFromJS(host.Get("snapshot"))
 	if j := host.Get("journal"); !j.IsUndefined() && !j.IsNull() {
 		for i := 0; i < j.Length(); i++ {
-			p.journal = append(p.journal, legacyEntry(bytesFromJS(j.Index(i))))
+			p.journal = append(p.journal, legacyEntry(jsio.BytesFromJS(j.Index(i))))
 		}
 	}
 	return p
@@ -192,9 +106,9 @@ func (p *Persister) Sync() error {
 	}
 	entries := js.Global().Get("Array").New(len(batch))
 	for i, e := range batch {
-		entries.SetIndex(i, bytesToJS(e))
+		entries.SetIndex(i, jsio.BytesToJS(e))
 	}
-	_, err := await(p.appendFn.Invoke(entries))
+	_, err := jsio.Await(p.appendFn.Invoke(entries))
 	return err
 }
 
@@ -208,7 +122,7 @@ func (p *Persister) Snapshot(write func(io.Writer) error) error {
 	p.mu.Lock()
 	p.queued = nil
 	p.mu.Unlock()
-	_, err := await(p.snapFn.Invoke(bytesToJS(buf.Bytes())))
+	_, err := jsio.Await(p.snapFn.Invoke(jsio.BytesToJS(buf.Bytes())))
 	return err
 }
 
@@ -223,11 +137,11 @@ func Loader(fn js.Value) func() ([]byte, error) {
 		if fn.Type() != js.TypeFunction {
 			return nil, errors.New("the host gave no loader")
 		}
-		v, err := await(fn.Invoke())
+		v, err := jsio.Await(fn.Invoke())
 		if err != nil {
 			return nil, err
 		}
-		return bytesFromJS(v), nil
+		return jsio.BytesFromJS(v), nil
 	}
 }
 
@@ -243,13 +157,13 @@ func Loader(fn js.Value) func() ([]byte, error) {
 // cancels the request's context.
 func Handler(h web.Handler) js.Func {
 	return js.FuncOf(func(_ js.Value, args []js.Value) any {
-		promise, resolve, reject := newPromise()
+		promise, resolve, reject := jsio.NewPromise()
 		if len(args) < 4 || args[2].Type() != js.TypeString {
-			reject.Invoke(jsError.New("handle(method, url, headers, body)"))
+			reject.Invoke(jsio.Error.New("handle(method, url, headers, body)"))
 			return promise
 		}
 		r := request{h: h, method: args[0].String(), url: args[1].String(), headers: args[2].String(),
-			body: bytesFromJS(args[3]), resolve: resolve}
+			body: jsio.BytesFromJS(args[3]), resolve: resolve}
 		select {
 		case requests <- r:
 		default:
@@ -387,7 +301,7 @@ func (w *streamWriter) flushLocked() {
 		w.startLocked()
 	}
 	if w.buf.Len() > 0 {
-		w.controller.Call("enqueue", bytesToJS(w.buf.Bytes()))
+		w.controller.Call("enqueue", jsio.BytesToJS(w.buf.Bytes()))
 		w.buf.Reset()
 	}
 }
@@ -409,10 +323,10 @@ func (w *streamWriter) startLocked() {
 		return nil
 	})
 	w.release = append(w.release, start, cancel)
-	source := jsObject.New()
+	source := jsio.Object.New()
 	source.Set("start", start)
 	source.Set("cancel", cancel)
-	w.respondLocked(jsReadableStream.New(source))
+	w.respondLocked(jsio.ReadableStream.New(source))
 }
 
 // respondLocked resolves the promise with the status, the header and body.
@@ -425,7 +339,7 @@ func (w *streamWriter) respondLocked(body js.Value) {
 		}
 	}
 	headersJSON, _ := json.Marshal(headers) // strings and arrays always marshal
-	res := jsObject.New()
+	res := jsio.Object.New()
 	res.Set("status", w.status)
 	res.Set("headers", string(headersJSON))
 	res.Set("body", body)
@@ -439,7 +353,7 @@ func (w *streamWriter) finish() {
 	if !w.started {
 		body := js.Null()
 		if w.buf.Len() > 0 {
-			body = bytesToJS(w.buf.Bytes())
+			body = jsio.BytesToJS(w.buf.Bytes())
 		}
 		w.respondLocked(body)
 		return
@@ -450,7 +364,7 @@ func (w *streamWriter) finish() {
 	case w.aborted != nil:
 		// As a server cuts the connection: the reader sees an error, not an
 		// answer that merely looks complete.
-		w.controller.Call("error", jsError.New(w.aborted.Error()))
+		w.controller.Call("error", jsio.Error.New(w.aborted.Error()))
 	default:
 		w.controller.Call("close")
 	}
@@ -471,22 +385,5 @@ func (w *streamWriter) fail(err error) {
 	w.status = web.StatusInternalServerError
 	w.sent = web.Header{"Content-Type": {"application/json"}}
 	w.buf.Reset()
-	body, _ := json.Marshal(map[string]any{"kind": "Status", "apiVersion": "v1", "metadata": map[string]any{},
-		"status": "Failure", "message": err.Error(), "reason": "InternalError", "code": web.StatusInternalServerError})
-	w.buf.Write(body)
-}
-
-// Async runs fn on its own goroutine and returns a Promise of its result, which
-// must be a value js.ValueOf accepts.
-func Async(fn func() (any, error)) js.Value {
-	promise, resolve, reject := newPromise()
-	go func() {
-		v, err := fn()
-		if err != nil {
-			reject.Invoke(jsError.New(err.Error()))
-			return
-		}
-		resolve.Invoke(js.ValueOf(v))
-	}()
-	return promise
+	w.buf.Write(jsio.StatusBody(web.StatusInternalServerError, "InternalError", err.Error()))
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"kubeplay/core/web"
+	"kubeplay/wasm/jsio"
 )
 
 // These run under GOOS=js in Node (make wasm-check): the binding as a host
@@ -20,7 +21,7 @@ func handle(t *testing.T, h web.Handler, method, url, headers string) js.Value {
 	t.Helper()
 	f := Handler(h)
 	defer f.Release()
-	res, err := await(f.Invoke(method, url, headers, js.Null()))
+	res, err := jsio.Await(f.Invoke(method, url, headers, js.Null()))
 	if err != nil {
 		t.Fatalf("%s %s: %v", method, url, err)
 	}
@@ -66,7 +67,7 @@ func TestWholeAnswerComesAsBytesWithItsHeaders(t *testing.T) {
 		Host   string
 		Path   string
 	}
-	if err := json.Unmarshal(bytesFromJS(body), &seen); err != nil {
+	if err := json.Unmarshal(jsio.BytesFromJS(body), &seen); err != nil {
 		t.Fatal(err)
 	}
 	want := map[string][]string{"Content-Type": {"application/json"}, "X-Many": {"1", "2"}, "X-Colon": {"a: b"}, "X-Empty": {""}}
@@ -105,11 +106,11 @@ func TestFlushedAnswerStreamsAndCancelEndsTheRequest(t *testing.T) {
 		t.Fatalf("a flushed answer's body is %s, not a ReadableStream", body.Type())
 	}
 	reader := body.Call("getReader")
-	chunk, err := await(reader.Call("read"))
-	if err != nil || string(bytesFromJS(chunk.Get("value"))) != "first" {
+	chunk, err := jsio.Await(reader.Call("read"))
+	if err != nil || string(jsio.BytesFromJS(chunk.Get("value"))) != "first" {
 		t.Fatalf("first chunk %v, %v", chunk, err)
 	}
-	if _, err := await(reader.Call("cancel")); err != nil {
+	if _, err := jsio.Await(reader.Call("cancel")); err != nil {
 		t.Fatal(err)
 	}
 	<-ended
@@ -133,8 +134,8 @@ func TestOverlappingRequestsAllAnswered(t *testing.T) {
 			promise := f.Invoke("GET", fmt.Sprintf("https://h/?wait=1&n=%d", i), "", js.Null())
 			go func() {
 				defer wg.Done()
-				res, err := await(promise)
-				if err != nil || string(bytesFromJS(res.Get("body"))) != fmt.Sprint(i) {
+				res, err := jsio.Await(promise)
+				if err != nil || string(jsio.BytesFromJS(res.Get("body"))) != fmt.Sprint(i) {
 					t.Errorf("round %d request %d: %v %v", round, i, res, err)
 				}
 			}()
@@ -148,20 +149,20 @@ func TestOverlappingRequestsAllAnswered(t *testing.T) {
 func TestBadCallsAndPanicsAnswerAsAServerWould(t *testing.T) {
 	f := Handler(web.HandlerFunc(func(web.ResponseWriter, *web.Request) { panic("boom") }))
 	defer f.Release()
-	if _, err := await(f.Invoke("GET", "https://h/", js.ValueOf([]any{}), js.Null())); err == nil {
+	if _, err := jsio.Await(f.Invoke("GET", "https://h/", js.ValueOf([]any{}), js.Null())); err == nil {
 		t.Error("headers that are not a header block: want a rejection")
 	}
-	res, err := await(f.Invoke("GET", "https://h/", "", js.Null()))
+	res, err := jsio.Await(f.Invoke("GET", "https://h/", "", js.Null()))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var status map[string]any
-	_ = json.Unmarshal(bytesFromJS(res.Get("body")), &status)
+	_ = json.Unmarshal(jsio.BytesFromJS(res.Get("body")), &status)
 	if res.Get("status").Int() != 500 || status["reason"] != "InternalError" {
 		t.Errorf("a panic answered %d %v", res.Get("status").Int(), status)
 	}
-	res, err = await(f.Invoke("GET", "https://h/api/%zz", "", js.Null()))
-	if err != nil || res.Get("status").Int() != 400 || string(bytesFromJS(res.Get("body"))) != "400 Bad Request" {
+	res, err = jsio.Await(f.Invoke("GET", "https://h/api/%zz", "", js.Null()))
+	if err != nil || res.Get("status").Int() != 400 || string(jsio.BytesFromJS(res.Get("body"))) != "400 Bad Request" {
 		t.Errorf("an unparsable path answered %v %v", res, err)
 	}
 }

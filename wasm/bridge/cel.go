@@ -7,6 +7,7 @@ import (
 
 	"kubeplay/core/api"
 	"kubeplay/core/cel/celremote"
+	"kubeplay/wasm/jsio"
 )
 
 // RemoteCEL is api.CEL (and api.Policies) done by the CEL modules
@@ -25,10 +26,10 @@ func RemoteCEL(call js.Value) api.CEL {
 			f := js.FuncOf(func(_ js.Value, args []js.Value) any {
 				check := ""
 				if len(args) > 0 {
-					check = jsString(args[0])
+					check = jsio.String(args[0])
 				}
 				// the authorizer may wait (for a lock): not on this callback's goroutine
-				return Async(func() (any, error) {
+				return jsio.Async(func() (any, error) {
 					b, err := authorize([]byte(check))
 					return string(b), err
 				})
@@ -36,10 +37,10 @@ func RemoteCEL(call js.Value) api.CEL {
 			defer f.Release()
 			auth = f.Value
 		}
-		res, err := await(call.Invoke(fn, string(req), auth))
+		res, err := jsio.Await(call.Invoke(fn, string(req), auth))
 		if err != nil {
 			return nil, err
 		}
-		return []byte(jsString(res)), nil
+		return []byte(jsio.String(res)), nil
 	})
 }

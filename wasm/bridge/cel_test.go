@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"kubeplay/core/api"
+	"kubeplay/wasm/jsio"
 )
 
 // TestRemoteCELAsksTheCoresAuthorizerBack: a policy's evaluation goes to the
@@ -22,11 +23,11 @@ func TestRemoteCELAsksTheCoresAuthorizerBack(t *testing.T) {
 		gotFn = args[0].String()
 		_ = json.Unmarshal([]byte(args[1].String()), &gotReq)
 		authorize := args[2]
-		promise, resolve, reject := newPromise()
+		promise, resolve, reject := jsio.NewPromise()
 		go func() {
-			res, err := await(authorize.Invoke(`{"User":"alice","Groups":["dev"],"ResourceRequest":true,"Group":"apps","Resource":"deployments","Verb":"delete"}`))
+			res, err := jsio.Await(authorize.Invoke(`{"User":"alice","Groups":["dev"],"ResourceRequest":true,"Group":"apps","Resource":"deployments","Verb":"delete"}`))
 			if err != nil {
-				reject.Invoke(jsError.New(err.Error()))
+				reject.Invoke(jsio.Error.New(err.Error()))
 				return
 			}
 			var a struct {
@@ -63,7 +64,7 @@ func TestRemoteCELAsksTheCoresAuthorizerBack(t *testing.T) {
 // an error decision, for the policy's failure policy.
 func TestRemoteCELFailsAPolicyItCannotAsk(t *testing.T) {
 	call := js.FuncOf(func(_ js.Value, args []js.Value) any {
-		return js.Global().Get("Promise").Call("reject", jsError.New("loading kubeplay-vap.wasm: HTTP 404"))
+		return js.Global().Get("Promise").Call("reject", jsio.Error.New("loading kubeplay-vap.wasm: HTTP 404"))
 	})
 	defer call.Release()
 	decisions := RemoteCEL(call.Value).(api.Policies).EvaluatePolicy(context.Background(), api.PolicyRequest{Key: "uid/1"})

@@ -4,15 +4,13 @@ package bridge
 
 import (
 	"encoding/json"
-	"fmt"
-	"io"
-	"strings"
 	"syscall/js"
 
 	"kubeplay/core/field"
 	"kubeplay/core/object"
 	"kubeplay/core/user"
 	"kubeplay/core/web"
+	"kubeplay/wasm/jsio"
 )
 
 // Remote is a web.Handler over another Go instance's handle function (what
@@ -23,63 +21,16 @@ import (
 // authentication applies. ServeHTTP must not run on the goroutine of a
 // JavaScript callback.
 func Remote(handle js.Value) web.Handler {
+	fetch := jsio.Fetch(handle)
 	return web.HandlerFunc(func(w web.ResponseWriter, r *web.Request) {
-		var headers strings.Builder
-		for name, values := range r.Header {
-			for _, v := range values {
-				fmt.Fprintf(&headers, "%s: %s\r\n", name, v)
-			}
-		}
 		if u, ok := user.From(r.Context()); ok {
-			fmt.Fprintf(&headers, "Impersonate-User: %s\r\n", u.Name)
+			r.Header = r.Header.Clone()
+			r.Header.Set("Impersonate-User", u.Name)
 			for _, g := range u.Groups {
-				fmt.Fprintf(&headers, "Impersonate-Group: %s\r\n", g)
+				r.Header.Add("Impersonate-Group", g)
 			}
 		}
-		body := js.Null()
-		if data, err := io.ReadAll(r.Body); err == nil && len(data) > 0 {
-			body = bytesToJS(data)
-		}
-		res, err := await(handle.Invoke(r.Method, r.URL.String(), headers.String(), body))
-		if err != nil {
-			w.WriteHeader(web.StatusServiceUnavailable)
-			return
-		}
-		var pairs [][2]string
-		_ = json.Unmarshal([]byte(res.Get("headers").String()), &pairs)
-		for _, p := range pairs {
-			w.Header().Add(p[0], p[1])
-		}
-		w.WriteHeader(res.Get("status").Int())
-		b := res.Get("body")
-		if b.IsNull() || b.IsUndefined() {
-			return
-		}
-		if !b.InstanceOf(jsReadableStream) {
-			_, _ = w.Write(bytesFromJS(b))
-			return
-		}
-		reader := b.Call("getReader")
-		stop := make(chan struct{})
-		defer close(stop)
-		go func() {
-			select {
-			case <-r.Context().Done():
-				reader.Call("cancel")
-			case <-stop:
-			}
-		}()
-		for {
-			chunk, err := await(reader.Call("read"))
-			if err != nil || chunk.Get("done").Bool() {
-				return
-			}
-			if _, err := w.Write(bytesFromJS(chunk.Get("value"))); err != nil {
-				reader.Call("cancel")
-				return
-			}
-			_ = web.Flush(w)
-		}
+		fetch.ServeHTTP(w, r)
 	})
 }
 
@@ -92,7 +43,7 @@ func RemoteCheck(check js.Value) func(kind string, obj object.Object) field.Erro
 		doc, err := object.Encode(obj)
 		if err == nil {
 			var res js.Value
-			if res, err = await(check.Invoke(kind, string(doc))); err == nil {
+			if res, err = jsio.Await(check.Invoke(kind, string(doc))); err == nil {
 				return DecodeErrors(res.String())
 			}
 		}

@@ -22,6 +22,7 @@ import (
 
 	"kubeplay/core/sim"
 	"kubeplay/wasm/bridge"
+	"kubeplay/wasm/jsio"
 )
 
 var (
@@ -42,7 +43,7 @@ func main() {
 }
 
 func start(_ js.Value, args []js.Value) any {
-	return bridge.Async(func() (any, error) {
+	return jsio.Async(func() (any, error) {
 		if len(args) < 1 || args[0].Type() != js.TypeFunction {
 			return nil, errors.New("start(kubeplay.handle, {nodes, speed})")
 		}
@@ -74,7 +75,7 @@ func start(_ js.Value, args []js.Value) any {
 }
 
 func stop(js.Value, []js.Value) any {
-	return bridge.Async(func() (any, error) {
+	return jsio.Async(func() (any, error) {
 		mu.Lock()
 		defer mu.Unlock()
 		if cluster != nil {

@@ -27,6 +27,7 @@ import (
 	"kubeplay/core/web"
 	"kubeplay/core/xds"
 	"kubeplay/wasm/bridge"
+	"kubeplay/wasm/jsio"
 )
 
 var (
@@ -49,7 +50,7 @@ func main() {
 }
 
 func start(_ js.Value, args []js.Value) any {
-	return bridge.Async(func() (any, error) {
+	return jsio.Async(func() (any, error) {
 		if len(args) < 1 || args[0].Type() != js.TypeFunction {
 			return nil, errors.New("start(kubeplay.handle)")
 		}
@@ -63,7 +64,7 @@ func start(_ js.Value, args []js.Value) any {
 }
 
 func stop(js.Value, []js.Value) any {
-	return bridge.Async(func() (any, error) {
+	return jsio.Async(func() (any, error) {
 		mu.Lock()
 		defer mu.Unlock()
 		if server != nil {
@@ -86,7 +87,7 @@ func serve(w web.ResponseWriter, r *web.Request) {
 }
 
 func validate(_ js.Value, args []js.Value) any {
-	return bridge.Async(func() (any, error) {
+	return jsio.Async(func() (any, error) {
 		if len(args) < 2 {
 			return nil, errors.New("validate(kind, objectJSON)")
 		}

@@ -1,0 +1,178 @@
+// The page's kubectl terminal in headless Chromium (LEARN-1): the terminal
+// and kubeplay-kubectl.wasm load when it is first opened; commands typed
+// into xterm run against the in-browser sandbox (a simulated cluster), a
+// watch runs until Ctrl-C, a heredoc is stdin, and each command's HTTP
+// exchanges are listed beside the terminal.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as harness from './harness.mjs';
+
+let server, base, context, scratch;
+
+before(async () => {
+  scratch = mkdtempSync(join(tmpdir(), 'kubeplay-terminal-'));
+  mkdirSync(harness.artifacts, { recursive: true });
+  ({ proc: server, url: base } = await harness.startServer(scratch));
+  context = await harness.launchContext(scratch);
+});
+
+after(async () => {
+  await context?.close();
+  server?.kill('SIGTERM');
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+const transcript = (page) => page.evaluate(() => window.kubeplayUI.terminal.transcript());
+
+// typeCommand types line into the terminal and presses Enter; it waits until
+// the command has ended (the panel is not running) and returns what it
+// printed: the transcript after the line.
+async function typeCommand(page, line, { wait = true } = {}) {
+  const before = (await transcript(page)).length;
+  await page.keyboard.type(line);
+  await page.keyboard.press('Enter');
+  if (!wait) return '';
+  // Done: not running, and xterm has shown the next prompt (it writes asynchronously).
+  await page.waitForFunction((n) => !document.querySelector('[data-testid="terminal-panel"]').dataset.running &&
+    /\n\$ ?$/.test(window.kubeplayUI.terminal.transcript().slice(n)), before, { timeout: 60000 });
+  // The lines after the prompt's, but the prompts' (a heredoc's "> " lines, the next "$ ").
+  const lines = (await transcript(page)).slice(before).split('\n').slice(1);
+  return lines.filter((l) => !/^[$>] |^\$$/.test(l)).join('\n');
+}
+
+// exchanges are the listed exchanges of the newest command, once the list
+// has been drawn (on the next animation frame).
+function exchanges(page) {
+  return page.evaluate(async () => {
+    await new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)));
+    return [...document.querySelector('[data-testid="terminal-command"]').querySelectorAll('[data-testid="terminal-exchange"]')]
+      .map((e) => `${e.dataset.method} ${e.dataset.path.replace(/\?.*/, '')} ${e.dataset.status}`);
+  });
+}
+
+// openTerminal opens the page, sets the sandbox's simulated cluster going
+// quickly, and opens the terminal; loaded lists the paths the page fetched.
+async function openTerminal(loaded = []) {
+  const page = await context.newPage();
+  page.on('request', (r) => loaded.push(new URL(r.url()).pathname));
+  await page.goto(base + '/');
+  await page.waitForFunction(() => navigator.serviceWorker.controller !== null, null, { timeout: 30000 });
+  await page.waitForSelector('[data-testid="sandbox-status"][data-state="ready"]', { timeout: 30000 });
+  await page.evaluate(() => fetch('/debug/kubeplay/cluster', { method: 'PUT', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ mode: 'simulated', nodes: 2, speed: 20 }) }));
+  assert.ok(!loaded.some((p) => p === '/kubeplay-kubectl.wasm' || p.startsWith('/ui/xterm')), `the terminal is not loaded before it is opened: ${loaded}`);
+  await page.click('[data-testid="tab-terminal"]');
+  await page.waitForSelector('[data-testid="terminal-state"][data-state="ready"]', { state: 'attached', timeout: 30000 });
+  await page.click('[data-testid="terminal-screen"]');
+  return page;
+}
+
+test('LEARN-1: the terminal loads on first open and runs kubectl against the in-browser sandbox, its exchanges beside it', async () => {
+  const loaded = [];
+  const page = await openTerminal(loaded);
+  assert.ok(loaded.includes('/kubeplay-kubectl.wasm') && loaded.includes('/ui/xterm.js'), 'opened, it loads xterm and the module');
+
+  // What main has of kubectl: version, a hint for anything else.
+  const version = await typeCommand(page, 'kubectl version');
+  assert.match(version, /^Client Version: v1\.32\.\d+\nKustomize Version: v5\.5\.0\nServer Version: v1\.32\.\d+/);
+  assert.deepEqual(await exchanges(page), ['GET /version 200']);
+  assert.match(await typeCommand(page, 'ls'), /^ls: only kubectl runs here/);
+  assert.match(await typeCommand(page, 'k version --client'), /^Client Version: v1\.32\.\d+\nKustomize Version: v5\.5\.0$/);
+
+  // An exchange opens to its headers and bodies.
+  await page.click('[data-testid="tab-terminal"]');
+  const first = page.locator('[data-testid="terminal-command"]').last().locator('[data-testid="terminal-exchange"] > summary').first();
+  await first.click();
+  const detail = await page.locator('[data-testid="terminal-command"]').last().locator('[data-testid="terminal-exchange"]').first().innerText();
+  assert.match(detail, /User-Agent\s+kubectl\/v1\.32\.\d+/);
+  assert.match(detail, /"gitVersion"/);
+
+  // History: Up goes back through the commands, and it is kept for the target.
+  await page.click('[data-testid="terminal-screen"]');
+  for (let i = 0; i < 3; i++) await page.keyboard.press('ArrowUp');
+  const recalled = await typeCommand(page, '');
+  assert.match(recalled, /^Client Version: v1\.32\.\d+\nKustomize Version: v5\.5\.0\nServer Version/, 'Up Up Up Enter runs "kubectl version" again');
+  assert.deepEqual(await page.evaluate(() => JSON.parse(localStorage.getItem('kubeplay.terminal.history.sandbox'))),
+    ['kubectl version', 'ls', 'k version --client', 'kubectl version']);
+
+  // Ctrl-C drops the line being written; a line with an open quote asks for more.
+  await page.keyboard.type('kubectl frobnicate');
+  await page.keyboard.press('Control+C');
+  assert.equal(await typeCommand(page, `kubectl 'frob\nnicate'`), 'Error: unknown command "frob\\nnicate" for "kubectl"', 'as kubectl 1.32 prints it');
+  assert.match(await transcript(page), /\$ kubectl frobnicate\^C\n\$ kubectl 'frob\n> nicate'\n/);
+
+  // A watch and a follow run until Ctrl-C, which aborts their requests.
+  await typeCommand(page, 'kubectl get configmaps -w', { wait: false });
+  await page.waitForFunction(() => /^kube-root-ca\.crt\s+1\s+\d+s$/m.test(window.kubeplayUI.terminal.transcript()), null, { timeout: 20000 });
+  assert.equal(await page.getAttribute('[data-testid="terminal-panel"]', 'data-running'), 'true', 'the watch goes on');
+  await page.keyboard.press('Control+C');
+  await page.waitForFunction(() => !document.querySelector('[data-testid="terminal-panel"]').dataset.running, null, { timeout: 10000 });
+  // The watch's exchange is listed once its stream has ended.
+  await page.waitForFunction(() => [...document.querySelector('[data-testid="terminal-command"]').querySelectorAll('[data-testid="terminal-exchange"]')]
+    .some((e) => /^\/api\/v1\/namespaces\/default\/configmaps\?.*watch=true/.test(e.dataset.path)), null, { timeout: 10000 });
+  const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'logger' }, spec: { containers: [{ name: 'c', image: 'busybox' }] } };
+  await page.evaluate((pod) => fetch('/api/v1/namespaces/default/pods', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(pod) }), pod);
+  await page.waitForFunction(() => fetch('/api/v1/namespaces/default/pods/logger').then((r) => r.json()).then((p) => p.status?.phase === 'Running'), null, { timeout: 30000, polling: 500 });
+  const beforeLogs = (await transcript(page)).length;
+  await typeCommand(page, 'kubectl logs -f logger', { wait: false });
+  await page.waitForFunction((n) => window.kubeplayUI.terminal.transcript().slice(n).split('\n').filter((l) => l.trim()).length >= 2, beforeLogs, { timeout: 30000 });
+  await page.keyboard.press('Control+C');
+  await page.waitForFunction(() => !document.querySelector('[data-testid="terminal-panel"]').dataset.running, null, { timeout: 10000 });
+
+  // Copy, with nothing selected, copies the last command's output.
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
+  await typeCommand(page, 'kubectl version --client');
+  await page.click('[data-testid="terminal-copy"]');
+  assert.equal(await page.evaluate(() => navigator.clipboard.readText()), 'Client Version: v1.32.13\nKustomize Version: v5.5.0\n');
+
+  // Docked, the terminal stays open beside the Cluster view.
+  await page.click('[data-testid="terminal-dock"]');
+  await page.click('[data-testid="tab-cluster"]');
+  assert.ok(await page.isVisible('[data-testid="terminal-screen"]'));
+  assert.ok(await page.isVisible('[data-testid="cluster-state"]'));
+  assert.ok(await page.evaluate(() => document.body.classList.contains('terminal-docked')));
+  await page.close();
+});
+
+test('LEARN-1: the workshop\'s commands in the terminal: create, a watch stopped with Ctrl-C, scale, rollout status, apply of a heredoc', async () => {
+  const page = await openTerminal();
+  assert.equal(await typeCommand(page, 'kubectl version --client'), 'Client Version: v1.32.13\nKustomize Version: v5.5.0');
+
+  // Tab completes a command, a resource type from discovery, an object's name.
+  await page.keyboard.type('k api-v');
+  await page.keyboard.press('Tab');
+  await page.waitForFunction(() => /\$ k api-versions $/m.test(window.kubeplayUI.terminal.transcript()), null, { timeout: 10000 });
+  await page.keyboard.press('Control+C');
+  await page.keyboard.type('kubectl get configm');
+  await page.keyboard.press('Tab');
+  await page.keyboard.type('kube-root');
+  await page.keyboard.press('Tab');
+  await page.waitForFunction(() => /\$ kubectl get configmaps kube-root-ca\.crt $/m.test(window.kubeplayUI.terminal.transcript()), null, { timeout: 10000 });
+  assert.match(await typeCommand(page, ''), /^NAME\s+DATA\s+AGE\nkube-root-ca\.crt\s+1\s+\d+s$/);
+
+  const created = await typeCommand(page, 'kubectl create deployment web --image=nginx --replicas=2');
+  assert.equal(created, 'deployment.apps/web created');
+  assert.deepEqual((await exchanges(page)).at(-1), 'POST /apis/apps/v1/namespaces/default/deployments 201');
+
+  await typeCommand(page, 'kubectl get pods -w', { wait: false });
+  await page.waitForFunction(() => (window.kubeplayUI.terminal.transcript().match(/^web-\S+\s+\d\/1\s+Running/gm) || []).length >= 2, null, { timeout: 60000 });
+  await page.keyboard.press('Control+C');
+  await page.waitForFunction(() => !document.querySelector('[data-testid="terminal-panel"]').dataset.running, null, { timeout: 10000 });
+  const watched = await transcript(page);
+  assert.match(watched, /^NAME\s+READY\s+STATUS\s+RESTARTS\s+AGE$/m);
+  const watchEx = await exchanges(page);
+  assert.ok(watchEx.includes('GET /api/v1/namespaces/default/pods 200'), watchEx.join('\n'));
+
+  const scaled = await typeCommand(page, 'kubectl scale deploy/web --replicas=3');
+  assert.equal(scaled, 'deployment.apps/web scaled');
+  const status = await typeCommand(page, 'kubectl rollout status deploy/web');
+  assert.match(status, /deployment "web" successfully rolled out$/);
+
+  // A heredoc is stdin.
+  const applied = await typeCommand(page, 'kubectl apply -f - <<EOF\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: from-heredoc\nEOF');
+  assert.equal(applied, 'configmap/from-heredoc created');
+  await page.screenshot({ path: join(harness.artifacts, 'terminal.png') });
+  await page.close();
+});
