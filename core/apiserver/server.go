@@ -107,7 +107,7 @@ func (s *Server) buildChain() web.Handler {
 	}
 	h = withMaxBody(h, s.cfg.MaxRequestBytes)
 	h = warning.Filter(h)
-	h = withStandardHeaders(h)
+	h = withStandardHeaders(h, s.cfg.Clock)
 	if s.cfg.RequestLog != nil {
 		h = s.cfg.RequestLog.Filter(h)
 	}
@@ -152,11 +152,18 @@ func withRequestInfo(next web.Handler) web.Handler {
 }
 
 // withStandardHeaders sets the headers kube-apiserver puts on every response.
-func withStandardHeaders(next web.Handler) web.Handler {
+// dateFormat is HTTP's date (net/http's TimeFormat).
+const dateFormat = "Mon, 02 Jan 2006 15:04:05 GMT"
+
+func withStandardHeaders(next web.Handler, clk clock.Clock) web.Handler {
 	return web.HandlerFunc(func(w web.ResponseWriter, r *web.Request) {
 		h := w.Header()
 		h.Set("Cache-Control", "no-cache, private")
 		h.Set("Audit-Id", object.NewUID())
+		// net/http's server dates every answer; the in-process ones (the
+		// page's, the browser's and the edge's hosts) are dated here alike,
+		// by the sandbox's clock.
+		h.Set("Date", clk.Now().UTC().Format(dateFormat))
 		next.ServeHTTP(w, r)
 	})
 }

@@ -20,6 +20,7 @@ func init() {
 		validate := addValidate(fs)
 		output := addPrintFlags(fs, false)
 		fieldManager := fs.String("field-manager", "kubectl-create", "Name of the manager used to track field ownership.")
+		saveConfig := addSaveConfig(fs)
 		return func(c *Cmd, args []string) error {
 			if len(files.Filenames) == 0 {
 				return errors.New("must specify one of -f and -k")
@@ -40,6 +41,10 @@ func init() {
 			for _, m := range objs {
 				o, err := c.mapManifest(m, v)
 				if err != nil {
+					errs = append(errs, err)
+					continue
+				}
+				if err := saveLastApplied(o.Object, *saveConfig); err != nil {
 					errs = append(errs, err)
 					continue
 				}
@@ -81,6 +86,28 @@ func (c *Cmd) postObject(o mapped, d dryRun, v validation, fieldManager string) 
 		return nil, err
 	}
 	return decodeObject(data)
+}
+
+// addSaveConfig declares --save-config.
+func addSaveConfig(fs *pflag.FlagSet) *bool {
+	return fs.Bool("save-config", false, "If true, the configuration of current object will be saved in its annotation. Otherwise, the annotation will be unchanged. This flag is useful when you want to perform kubectl apply on this object in the future.")
+}
+
+// saveLastApplied is kubectl's CreateOrUpdateAnnotation: with
+// --save-config, or when the object already has one, its
+// last-applied-configuration annotation is set to the object as it is.
+func saveLastApplied(obj map[string]any, save bool) error {
+	meta, _ := obj["metadata"].(map[string]any)
+	a, _ := meta["annotations"].(map[string]any)
+	if _, has := a[lastApplied]; !save && !has {
+		return nil
+	}
+	value, err := modifiedConfiguration(obj, false)
+	if err != nil {
+		return err
+	}
+	annotations(obj)[lastApplied] = string(value)
+	return nil
 }
 
 // nameOf is an object's metadata.name, else the fallback.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"net/url"
 	"sort"
 	"strings"
@@ -112,7 +113,12 @@ func (o *describeOptions) find(c *Cmd, args []string, ns string) ([]describeTarg
 	var targets []describeTarget
 	var errs []error
 	get := func(r Resource, name string) {
-		m, err := c.getObject(r.Path(ns, name), nil, acceptJSON)
+		data, err := c.fetchObject(r, ns, name, acceptJSON)
+		if err != nil {
+			errs = append(errs, err)
+			return
+		}
+		m, err := decodeObject(data)
 		if err != nil {
 			errs = append(errs, err)
 			return
@@ -264,8 +270,16 @@ func (c *Cmd) getTyped(path string) (map[string]any, error) {
 // (minwidth 0, tabwidth 8, padding 2, spaces): each level indents two
 // spaces, and what it writes has the terminal's escape characters shown.
 type describeWriter struct {
-	tw  *tabwriter.Writer
+	tw  *tabwriter.Writer // nil: written as it comes (rollout history's template)
 	buf bytes.Buffer
+}
+
+// out is where the writer writes: its tabwriter, or its buffer.
+func (w *describeWriter) out() io.Writer {
+	if w.tw == nil {
+		return &w.buf
+	}
+	return w.tw
 }
 
 func newDescribeWriter() *describeWriter {
@@ -276,20 +290,24 @@ func newDescribeWriter() *describeWriter {
 
 // write is PrefixWriter.Write: format at level.
 func (w *describeWriter) write(level int, format string, a ...any) {
-	terminalEscaper.WriteString(w.tw, fmt.Sprintf(strings.Repeat("  ", level)+format, a...))
+	terminalEscaper.WriteString(w.out(), fmt.Sprintf(strings.Repeat("  ", level)+format, a...))
 }
 
 // line is PrefixWriter.WriteLine: its words, a newline.
 func (w *describeWriter) line(a ...any) {
-	terminalEscaper.WriteString(w.tw, fmt.Sprintln(a...))
+	terminalEscaper.WriteString(w.out(), fmt.Sprintln(a...))
 }
 
 // flush is PrefixWriter.Flush: the columns so far are laid out.
-func (w *describeWriter) flush() { w.tw.Flush() }
+func (w *describeWriter) flush() {
+	if w.tw != nil {
+		w.tw.Flush()
+	}
+}
 
 // String flushes and returns the description.
 func (w *describeWriter) String() string {
-	w.tw.Flush()
+	w.flush()
 	return w.buf.String()
 }
 

@@ -161,7 +161,6 @@ func (c *Cmd) Discovery() (*discoveryCache, error) {
 		}
 	}
 	c.session.discovery = d
-	c.freshDiscovery = true
 	return d, nil
 }
 
@@ -231,7 +230,30 @@ func (c *Cmd) resolve(arg string) (Resource, error) {
 		}
 		return short[0], nil
 	}
-	if r, ok := d.resolve(arg); ok {
+	name := strings.ToLower(arg)
+	// "resource.version.group" first, as kubectl's ParseResourceArg reads
+	// an argument with two dots or more; its miss on a discovery an earlier
+	// command line fetched fetches discovery again (kubectl's deferred
+	// RESTMapper), even when "resource.group" then finds it.
+	if parts := strings.SplitN(name, ".", 3); len(parts) == 3 {
+		if r, ok := d.find(parts[0], parts[2], parts[1], true); ok {
+			return r, nil
+		}
+		if d.fetchedBy != c {
+			c.session.discovery = nil
+			if d, err = c.Discovery(); err != nil {
+				return Resource{}, err
+			}
+			if r, ok := d.find(parts[0], parts[2], parts[1], true); ok {
+				return r, nil
+			}
+		}
+	}
+	resource, group, qualified := name, "", false
+	if i := strings.Index(name, "."); i > 0 {
+		resource, group, qualified = name[:i], name[i+1:], true
+	}
+	if r, ok := d.find(resource, group, "", qualified); ok {
 		return r, nil
 	}
 	return Resource{}, &unknownTypeError{arg}
@@ -253,27 +275,6 @@ func (d *discoveryCache) shortNamed(name string) []Resource {
 		}
 	}
 	return out
-}
-
-func (d *discoveryCache) resolve(arg string) (Resource, bool) {
-	name := strings.ToLower(arg)
-	resource, group, version := name, "", ""
-	qualified := false
-	if i := strings.Index(name, "."); i > 0 {
-		resource, group, qualified = name[:i], name[i+1:], true
-	}
-	if r, ok := d.find(resource, group, version, qualified); ok {
-		return r, true
-	}
-	// "resource.version.group"
-	if qualified {
-		if j := strings.Index(group, "."); j > 0 {
-			if r, ok := d.find(resource, group[j+1:], group[:j], true); ok {
-				return r, true
-			}
-		}
-	}
-	return Resource{}, false
 }
 
 // find is the resource named resource (plural, singular or kind) in group
@@ -316,12 +317,6 @@ func (c *Cmd) resourceFor(apiVersion, kind string) (Resource, error) {
 		if r.Group == group && r.Version == version && r.Kind == kind {
 			return r, nil
 		}
-	}
-	// kubectl's DeferredDiscoveryRESTMapper: a kind it does not know in
-	// discovery cached by an earlier command line fetches discovery anew.
-	if !c.freshDiscovery {
-		c.session.discovery = nil
-		return c.ResourceFor(apiVersion, kind)
 	}
 	return Resource{}, &NoKindMatchError{APIVersion: apiVersion, Kind: kind}
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"net/url"
 	"reflect"
 	"strings"
 	"unicode"
@@ -65,28 +64,22 @@ func (c *Cmd) explain(arg, apiVersion string, recursive bool) error {
 			group, version = "", group
 		}
 	}
-	gvPath := "api/" + version
+	apiV := version
 	if group != "" {
-		gvPath = "apis/" + group + "/" + version
+		apiV = group + "/" + version
 	}
-	index, err := c.getObject("/openapi/v3", url.Values{"timeout": {"32s"}}, "application/json, */*")
+	// openapi.go's read: the index, then the group version's document,
+	// which the session keeps as kubectl's HTTP cache does.
+	data, err := c.openAPIDocument(apiV)
 	if err != nil {
 		return err
 	}
-	ref := stringAt(index, "paths", gvPath, "serverRelativeURL")
-	if ref == "" {
+	if data == nil {
 		return fmt.Errorf("couldn't find resource for \"%s/%s, Resource=%s\"", group, version, r.Resource)
 	}
-	path, query, _ := strings.Cut(ref, "?")
-	q := url.Values{"timeout": {"32s"}}
-	for _, kv := range strings.Split(query, "&") {
-		if k, v, ok := strings.Cut(kv, "="); ok {
-			q[k] = append(q[k], v)
-		}
-	}
-	doc, err := c.getObject(path, q, "application/json")
+	doc, err := decodeObject(data)
 	if err != nil {
-		return fmt.Errorf("failed to fetch openapi schema for %s: %w", gvPath, err)
+		return fmt.Errorf("failed to fetch openapi schema for %s: %w", openAPIPath(apiV), err)
 	}
 	e := &explainer{doc: doc, recursive: recursive}
 	out, err := e.render(group, version, r.Resource, fields)

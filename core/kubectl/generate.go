@@ -99,6 +99,7 @@ func registerGeneratorAs(alias, path string, required []string, flags func(fs *p
 		validate := addValidate(fs)
 		output := addPrintFlags(fs, false)
 		fieldManager := fs.String("field-manager", "kubectl-create", "Name of the manager used to track field ownership.")
+		saveConfig := addSaveConfig(fs)
 		return func(c *Cmd, args []string) error {
 			if err := requireFlags(c, required...); err != nil {
 				return err
@@ -122,6 +123,11 @@ func registerGeneratorAs(alias, path string, required []string, flags func(fs *p
 			if err != nil {
 				return err
 			}
+			if *saveConfig {
+				if obj, err = withLastApplied(obj); err != nil {
+					return err
+				}
+			}
 			if err := c.createTyped(r, obj, args[0], d, *fieldManager, output, "application/json", v); err != nil {
 				var se *StatusError
 				if g.failure != "" && errors.As(err, &se) {
@@ -132,6 +138,37 @@ func registerGeneratorAs(alias, path string, required []string, flags func(fs *p
 			return nil
 		}
 	})
+}
+
+// withLastApplied is a built object with its last-applied-configuration
+// annotation: the object as its Go type encodes it, in ObjectMeta's place
+// for annotations.
+func withLastApplied(obj any) (any, error) {
+	typed, ok := obj.(ordered)
+	if !ok {
+		return obj, nil
+	}
+	value, err := encodeObject(typed)
+	if err != nil {
+		return nil, err
+	}
+	out := append(ordered{}, typed...)
+	for i, m := range out {
+		meta, ok := m.v.(ordered)
+		if m.k != "metadata" || !ok {
+			continue
+		}
+		// annotations follow labels (or creationTimestamp) in ObjectMeta.
+		at := len(meta)
+		for j, f := range meta {
+			if f.k == "labels" || f.k == "creationTimestamp" {
+				at = j + 1
+			}
+		}
+		annotated := append(append(append(ordered{}, meta[:at]...), member{"annotations", map[string]string{lastApplied: string(value)}}), meta[at:]...)
+		out[i] = member{"metadata", annotated}
+	}
+	return out, nil
 }
 
 // createTyped sends an object kubectl builds itself (unless the dry run is
@@ -369,7 +406,7 @@ func init() {
 			}
 			template := ordered{{"metadata", objectMeta("", "", nil, nil, nil)},
 				{"spec", ordered{{"containers", []any{container(name, *image, dashArgs(c), nil)}}, {"restartPolicy", policy}}}}
-			jobTemplate := ordered{{"metadata", objectMeta(name, ns, nil, nil, nil)}, {"spec", ordered{{"template", template}}}}
+			jobTemplate := ordered{{"metadata", objectMeta(name, "", nil, nil, nil)}, {"spec", ordered{{"template", template}}}}
 			return ordered{{"kind", "CronJob"}, {"apiVersion", "batch/v1"}, {"metadata", objectMeta(name, ns, nil, nil, nil)},
 				{"spec", ordered{{"schedule", *schedule}, {"jobTemplate", jobTemplate}}}, {"status", ordered{}}}, nil
 		}}

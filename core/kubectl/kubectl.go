@@ -90,6 +90,10 @@ type Exchange struct {
 // session is what kubectl keeps between command lines.
 type session struct {
 	discovery *discoveryCache
+	// openAPI is the OpenAPI v3 group version documents read, by their
+	// address (with its hash): immutable, so kubectl's HTTP cache keeps
+	// them on disk and asks for them once.
+	openAPI map[string][]byte
 }
 
 // Cmd is one command line being run: the Env, the global flags' values and
@@ -112,9 +116,6 @@ type Cmd struct {
 	// resultPrinter is -o's printer for the objects a write command
 	// prints, one for the command line as kubectl's (yaml's "---").
 	resultPrinter *printer
-	// freshDiscovery: this command line fetched discovery (else it came
-	// from the session's cache).
-	freshDiscovery bool
 }
 
 // runFunc runs a command with its positional arguments.

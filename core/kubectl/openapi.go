@@ -1,9 +1,9 @@
 package kubectl
 
 // This file owns kubectl's reads of the server's OpenAPI v3 documents: the
-// index (/openapi/v3), then a group version's document at the address the
-// index gives (with its hash), each fetched once per command line as
-// kubectl's OpenAPIV3Root does. Every command that sends objects reads them
+// index (/openapi/v3) once per command line, then a group version's
+// document at the address the index gives (with its hash), once per
+// session: immutable, kubectl's HTTP cache keeps it on disk. Every command that sends objects reads them
 // first, as kubectl's validation asks whether the server checks fields
 // itself (fieldValidation=Strict); apply reads patch strategies from them.
 
@@ -18,7 +18,6 @@ import (
 // openAPICache is one command line's OpenAPI v3 documents.
 type openAPICache struct {
 	index map[string]string // "apis/apps/v1" → its serverRelativeURL; nil until read
-	raw   map[string][]byte // by serverRelativeURL
 	docs  map[string]map[string]any
 	// What kubectl's validation reads when a kind is not in its group
 	// version's document: the OpenAPI v2 document and the
@@ -29,7 +28,7 @@ type openAPICache struct {
 // openAPI is the command line's cache of OpenAPI documents.
 func (c *Cmd) openAPI() *openAPICache {
 	if c.openapi == nil {
-		c.openapi = &openAPICache{raw: map[string][]byte{}, docs: map[string]map[string]any{}}
+		c.openapi = &openAPICache{docs: map[string]map[string]any{}}
 	}
 	return c.openapi
 }
@@ -69,7 +68,7 @@ func (c *Cmd) openAPIDocument(apiVersion string) ([]byte, error) {
 	if !ok {
 		return nil, nil
 	}
-	if data, ok := c.openapi.raw[rel]; ok {
+	if data, ok := c.session.openAPI[rel]; ok {
 		return data, nil
 	}
 	u, err := url.Parse(rel)
@@ -82,7 +81,10 @@ func (c *Cmd) openAPIDocument(apiVersion string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	c.openapi.raw[rel] = data
+	if c.session.openAPI == nil {
+		c.session.openAPI = map[string][]byte{}
+	}
+	c.session.openAPI[rel] = data
 	return data, nil
 }
 

@@ -10,6 +10,7 @@ package kubectl
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -20,6 +21,7 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/pflag"
 )
@@ -30,6 +32,7 @@ func init() {
 		sel.files.add(fs, "Filename, directory, or URL to files identifying the resource to get from a server.")
 		fs.StringVarP(&sel.selector, "selector", "l", "", "Selector (label query) to filter on, supports '=', '==', '!=', 'in', 'notin'.(e.g. -l key1=value1,key2=value2,key3 in (value3)). Matching objects must satisfy all of the specified label constraints.")
 		watch := fs.BoolP("watch", "w", true, "Watch the status of the rollout until it's done.")
+		timeout := fs.Duration("timeout", 0, "The length of time to wait before ending watch, zero means never. Any other values should contain a corresponding time unit (e.g. 1s, 2m, 3h).")
 		return func(c *Cmd, args []string) error {
 			if len(args) == 0 && len(sel.files.Filenames) == 0 {
 				return errors.New("required resource not specified")
@@ -45,7 +48,7 @@ func init() {
 				if _, err := c.latest(t, "application/json, */*"); err != nil {
 					return err
 				}
-				if err := c.rolloutStatus(t, *watch); err != nil {
+				if err := c.rolloutStatus(t, *watch, *timeout); err != nil {
 					return err
 				}
 			}
@@ -94,21 +97,29 @@ func init() {
 		var sel selection
 		sel.files.add(fs, "Filename, directory, or URL to files identifying the resource to get from a server.")
 		fs.StringVarP(&sel.selector, "selector", "l", "", "Selector (label query) to filter on, supports '=', '==', '!=', 'in', 'notin'.(e.g. -l key1=value1,key2=value2,key3 in (value3)). Matching objects must satisfy all of the specified label constraints.")
+		revision := fs.Int64("revision", 0, "See the details, including podTemplate of the revision specified")
 		return func(c *Cmd, args []string) error {
 			if len(args) == 0 && len(sel.files.Filenames) == 0 {
 				return errors.New("required resource not specified")
+			}
+			if *revision < 0 {
+				return fmt.Errorf("revision must be a positive integer: %v", *revision)
 			}
 			found, errs, err := c.fetchTargets(sel, args)
 			if err != nil {
 				return err
 			}
 			for _, t := range found {
-				history, err := c.deploymentHistory(t)
+				history, err := c.deploymentHistory(t, *revision)
 				if err != nil {
 					errs = append(errs, err)
 					continue
 				}
-				fmt.Fprintf(c.Stdout, "%s/%s \n%s\n", t.Resource.kindName(), t.Name, history)
+				with := ""
+				if *revision > 0 {
+					with = fmt.Sprintf("with revision #%d", *revision)
+				}
+				fmt.Fprintf(c.Stdout, "%s/%s %s\n%s\n", t.Resource.kindName(), t.Name, with, history)
 			}
 			return errs.reduce()
 		}
@@ -117,7 +128,13 @@ func init() {
 
 // rolloutStatus lists and watches one object by name and prints its
 // status at each version until it is done (or once, without --watch).
-func (c *Cmd) rolloutStatus(t *target, watch bool) error {
+func (c *Cmd) rolloutStatus(t *target, watch bool, timeout time.Duration) error {
+	if timeout > 0 {
+		parent := c.Ctx
+		ctx, cancel := context.WithTimeout(parent, timeout)
+		defer func() { cancel(); c.Ctx = parent }()
+		c.Ctx = ctx
+	}
 	viewer, err := statusViewer(t.Resource)
 	if err != nil {
 		return err
@@ -167,7 +184,7 @@ func (c *Cmd) rolloutStatus(t *target, watch bool) error {
 			Object map[string]any `json:"object"`
 		}
 		if err := d.Decode(&ev); err != nil {
-			if c.Ctx.Err() != nil {
+			if errors.Is(c.Ctx.Err(), context.Canceled) {
 				return c.Ctx.Err()
 			}
 			return errors.New("timed out waiting for the condition")
@@ -271,8 +288,9 @@ func statefulSetStatus(s map[string]any) (string, bool, error) {
 
 // deploymentHistory is a Deployment's revisions and their change causes,
 // from the ReplicaSets it controls, as kubectl's history viewer tabulates
-// them.
-func (c *Cmd) deploymentHistory(t *target) (string, error) {
+// them; with a revision, that revision's pod template as describe prints
+// one.
+func (c *Cmd) deploymentHistory(t *target, revision int64) (string, error) {
 	if t.Resource.Group != "apps" || t.Resource.Kind != "Deployment" {
 		return "", fmt.Errorf("error retrieving history for %q, no visitor method exists for {%s %s}", t.Resource.Kind, t.Resource.Group, t.Resource.Kind)
 	}
@@ -281,13 +299,35 @@ func (c *Cmd) deploymentHistory(t *target) (string, error) {
 		return "", err
 	}
 	causes := map[int64]string{}
+	templates := map[int64]map[string]any{}
 	for _, rs := range sets {
 		annotations, _ := rs["metadata"].(map[string]any)["annotations"].(map[string]any)
 		cause, _ := annotations["kubernetes.io/change-cause"].(string)
 		causes[revisionOf(rs)] = cause
+		tpl := obj(rs, "spec", "template")
+		if cause != "" {
+			if meta := obj(tpl, "metadata"); meta != nil {
+				a, _ := meta["annotations"].(map[string]any)
+				if a == nil {
+					a = map[string]any{}
+					meta["annotations"] = a
+				}
+				a["kubernetes.io/change-cause"] = cause
+			}
+		}
+		templates[revisionOf(rs)] = tpl
 	}
 	if len(causes) == 0 {
 		return "No rollout history found.", nil
+	}
+	if revision > 0 {
+		tpl, ok := templates[revision]
+		if !ok {
+			return "", errors.New("unable to find the specified revision")
+		}
+		w := &describeWriter{}
+		w.podTemplate(tpl)
+		return w.String(), nil
 	}
 	revs := make([]int64, 0, len(causes))
 	for r := range causes {

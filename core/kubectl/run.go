@@ -87,7 +87,12 @@ func init() {
 			if *pullPolicy != "" {
 				ctr = append(ctr, member{"imagePullPolicy", *pullPolicy})
 			}
-			pod := ordered{{"kind", "Pod"}, {"apiVersion", "v1"}, {"metadata", objectMeta(name, c.Namespace, podLabels, nil, nil)},
+			// The namespace is the object's only on a client dry run's print.
+			ns := ""
+			if d == dryRunClient {
+				ns = c.Namespace
+			}
+			pod := ordered{{"kind", "Pod"}, {"apiVersion", "v1"}, {"metadata", objectMeta(name, ns, podLabels, nil, nil)},
 				{"spec", ordered{{"containers", []any{ctr}}, {"restartPolicy", *restart}, {"dnsPolicy", "ClusterFirst"}}},
 				{"status", ordered{}}}
 			// kubectl maps the Pod's kind with discovery, even for a dry run.

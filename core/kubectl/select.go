@@ -145,13 +145,13 @@ func (c *Cmd) latest(t *target, accept string) (map[string]any, error) {
 	return obj, err
 }
 
-// fetchObject is kubectl's resource.Info Get: the object, and when it is not
-// found in a namespace other than default, its namespace, whose NotFound
-// then is the error.
+// fetchObject is kubectl's resource.Info Get: the object, and when a
+// namespaced one is not found in a namespace other than default, its
+// namespace, whose NotFound then is the error.
 func (c *Cmd) fetchObject(r Resource, ns, name, accept string) ([]byte, error) {
 	data, err := c.Do(&Request{Method: "GET", Path: r.Path(ns, name), Header: [][2]string{{"Accept", accept}}})
 	var se *StatusError
-	if errors.As(err, &se) && se.Status.Reason == "NotFound" && ns != "" && ns != "default" {
+	if errors.As(err, &se) && se.Status.Reason == "NotFound" && r.Namespaced && ns != "" && ns != "default" {
 		_, nsErr := c.Do(&Request{Method: "GET", Path: "/api/v1/namespaces/" + ns, Header: [][2]string{{"Accept", "application/json"}}})
 		var nse *StatusError
 		if errors.As(nsErr, &nse) && nse.Status.Reason == "NotFound" {

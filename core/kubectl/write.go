@@ -263,11 +263,12 @@ func (l errorList) reduce() error {
 func errorText(err error) string {
 	var list errorList
 	if errors.As(err, &list) {
-		lines := make([]string, len(list))
-		for i, e := range list {
-			lines[i] = messageFor(e)
+		// kubectl's MultipleErrors: each message and a newline.
+		var b strings.Builder
+		for _, e := range list {
+			b.WriteString(messageFor(e) + "\n")
 		}
-		return strings.Join(lines, "\n")
+		return b.String()
 	}
 	var se *StatusError
 	if errors.As(err, &se) && se.Status.Reason == "Invalid" {

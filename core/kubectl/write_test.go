@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -12,6 +14,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -21,9 +24,10 @@ import (
 
 // The write commands' cases (testdata/write/*.txt) are played by the real
 // kubectl into goldens (testdata/write/*.golden: its stdout, stderr, exit
-// code and requests), each against a fresh API-only sandbox, when
-// KUBECTL_RECORD=1 and /usr/bin/kubectl is there; the test plays them with
-// this package against a fresh sandbox in-process and wants the same.
+// code and the requests that reached the server), each against a fresh
+// API-only sandbox, when KUBECTL_RECORD=1 and /usr/bin/kubectl is there;
+// the test plays them with this package against a fresh sandbox in-process
+// and wants the same.
 //
 // A case file: lines "setup: ARGS" (commands run first, by the same
 // kubectl), "run: ARGS" (the command compared), "stdin: FILE", and
@@ -164,6 +168,18 @@ func runOurs(t *testing.T, c writeCase, dir string) golden {
 	// established), and wait itself is skipped.
 	for _, args := range c.setup {
 		if args[0] == "wait" {
+			// kubectl wait's condition, polled: the CRD Established.
+			if len(args) > 2 && args[1] == "--for=condition=Established" {
+				for try := 0; try < 200; try++ {
+					var out bytes.Buffer
+					env.Stdout, env.Stderr = &out, &bytes.Buffer{}
+					Run(ctx, env, []string{"get", args[2], "-o", `jsonpath={.status.conditions[?(@.type=="Established")].status}`})
+					if out.String() == "True" {
+						break
+					}
+					time.Sleep(10 * time.Millisecond)
+				}
+			}
 			continue
 		}
 		for try := 0; try < 200; try++ {
@@ -203,108 +219,76 @@ func runOurs(t *testing.T, c writeCase, dir string) golden {
 	return g
 }
 
-// runKubectl plays a case with the real kubectl: once for its output, and
-// once more against another fresh sandbox with -v=9 for its requests.
+// runKubectl plays a case with the real kubectl against a sandbox that
+// records the requests of the compared command as they reach it (kubectl's
+// caches answer the others: discovery, immutable OpenAPI documents).
 func runKubectl(t *testing.T, c writeCase, dir string) golden {
 	var g golden
-	for pass := 0; pass < 2; pass++ {
-		sb := newTestSandbox(t)
-		hs := httptest.NewServer(sb)
-		defer hs.Close()
-		kubeconfig := filepath.Join(t.TempDir(), "config")
-		os.WriteFile(kubeconfig, []byte("apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster:\n    server: "+hs.URL+
-			"\ncontexts:\n- name: c\n  context:\n    cluster: c\n    namespace: default\ncurrent-context: c\n"), 0o600)
-		cache := t.TempDir()
-		// The editor keeps each file it is given and makes the case's
-		// change: sed, its FROM and TO free of sed's special characters.
-		editor := filepath.Join(t.TempDir(), "editor")
-		edits := filepath.Join(t.TempDir(), "edits")
-		os.Mkdir(edits, 0o755)
-		change := `: > "$1"`
-		if from, to, ok := strings.Cut(c.editor, " => "); ok {
-			change = `sed -i 's|` + from + `|` + to + `|g' "$1"`
+	sb := newTestSandbox(t)
+	var mu sync.Mutex
+	recording := false
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		// /usr/bin/kubectl is gcloud's dispatcher, which asks the
+		// server's version (with a 5s timeout) to choose a kubectl.
+		if recording && r.URL.RequestURI() != "/version?timeout=5s" {
+			body, _ := io.ReadAll(r.Body)
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			g.Requests = append(g.Requests, goldenRequest{Method: r.Method, URL: normalizeURL(r.URL.RequestURI()),
+				Accept: r.Header.Get("Accept"), ContentType: r.Header.Get("Content-Type"), Body: string(body)})
 		}
-		os.WriteFile(editor, []byte("#!/bin/sh\ncp \"$1\" "+edits+"/$(ls "+edits+" | wc -l)\n"+change+"\n"), 0o755)
-		kubectl := func(args []string) *exec.Cmd {
-			cmd := exec.Command("/usr/bin/kubectl", append([]string{"--cache-dir", cache}, args...)...)
-			cmd.Dir = dir
-			cmd.Env = []string{"KUBECONFIG=" + kubeconfig, "HOME=" + dir, "KUBE_EDITOR=" + editor}
-			return cmd
+		mu.Unlock()
+		sb.ServeHTTP(w, r)
+	}))
+	defer hs.Close()
+	kubeconfig := filepath.Join(t.TempDir(), "config")
+	os.WriteFile(kubeconfig, []byte("apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster:\n    server: "+hs.URL+
+		"\ncontexts:\n- name: c\n  context:\n    cluster: c\n    namespace: default\ncurrent-context: c\n"), 0o600)
+	cache := t.TempDir()
+	// The editor keeps each file it is given and makes the case's
+	// change: sed, its FROM and TO free of sed's special characters.
+	editor := filepath.Join(t.TempDir(), "editor")
+	edits := filepath.Join(t.TempDir(), "edits")
+	os.Mkdir(edits, 0o755)
+	change := `: > "$1"`
+	if from, to, ok := strings.Cut(c.editor, " => "); ok {
+		change = `sed -i 's|` + from + `|` + to + `|g' "$1"`
+	}
+	os.WriteFile(editor, []byte("#!/bin/sh\ncp \"$1\" "+edits+"/$(ls "+edits+" | wc -l)\n"+change+"\n"), 0o755)
+	kubectl := func(args []string) *exec.Cmd {
+		cmd := exec.Command("/usr/bin/kubectl", append([]string{"--cache-dir", cache}, args...)...)
+		cmd.Dir = dir
+		cmd.Env = []string{"KUBECONFIG=" + kubeconfig, "HOME=" + dir, "KUBE_EDITOR=" + editor}
+		return cmd
+	}
+	for _, args := range c.setup {
+		kubectl(args).Run()
+	}
+	cmd := kubectl(c.run)
+	if c.stdin != "" {
+		cmd.Stdin = strings.NewReader(c.files[c.stdin])
+	}
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	mu.Lock()
+	recording = true
+	mu.Unlock()
+	err := cmd.Run()
+	mu.Lock()
+	recording = false
+	mu.Unlock()
+	g.Stdout, g.Stderr = out.String(), normalize(errOut.String())
+	if ee, ok := err.(*exec.ExitError); ok {
+		g.Code = ee.ExitCode()
+	}
+	for i := 0; ; i++ {
+		data, err := os.ReadFile(filepath.Join(edits, strconv.Itoa(i)))
+		if err != nil {
+			break
 		}
-		for _, args := range c.setup {
-			kubectl(args).Run()
-		}
-		args := c.run
-		if pass == 1 {
-			args = append([]string{"-v=9"}, args...)
-		}
-		cmd := kubectl(args)
-		if c.stdin != "" {
-			cmd.Stdin = strings.NewReader(c.files[c.stdin])
-		}
-		var out, errOut bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &errOut
-		err := cmd.Run()
-		if pass == 0 {
-			g.Stdout, g.Stderr = out.String(), normalize(errOut.String())
-			for i := 0; ; i++ {
-				data, err := os.ReadFile(filepath.Join(edits, strconv.Itoa(i)))
-				if err != nil {
-					break
-				}
-				g.Edits = append(g.Edits, string(data))
-			}
-			if ee, ok := err.(*exec.ExitError); ok {
-				g.Code = ee.ExitCode()
-			}
-			continue
-		}
-		g.Requests = parseRequests(t, errOut.String(), hs.URL)
+		g.Edits = append(g.Edits, string(data))
 	}
 	return g
-}
-
-var curlLine = regexp.MustCompile(`curl -v -X(\w+) (.*) '([^']*)'$`)
-var curlHeader = regexp.MustCompile(`-H "([^:]+): ([^"]*)"`)
-
-// parseRequests reads the requests from kubectl's -v=9 log: each "Request
-// Body" entry, then its curl line.
-func parseRequests(t *testing.T, log, server string) []goldenRequest {
-	var reqs []goldenRequest
-	var body string
-	lines := strings.Split(log, "\n")
-	for i := 0; i < len(lines); i++ {
-		line := lines[i]
-		if j := strings.Index(line, `"Request Body" body=`); j >= 0 {
-			v := line[j+len(`"Request Body" body=`):]
-			if v == "<" { // a multi-line value, each line after a tab, up to " >"
-				var parts []string
-				for i++; i < len(lines) && lines[i] != " >"; i++ {
-					parts = append(parts, strings.TrimPrefix(lines[i], "\t"))
-				}
-				body = strings.Join(parts, "\n") + "\n"
-			} else if s, err := strconv.Unquote(v); err == nil {
-				body = s
-			} else {
-				t.Fatalf("unreadable request body in %q", line)
-			}
-			continue
-		}
-		if m := curlLine.FindStringSubmatch(line); m != nil {
-			r := goldenRequest{Method: m[1], URL: normalizeURL(strings.TrimPrefix(m[3], server)), Body: body}
-			for _, h := range curlHeader.FindAllStringSubmatch(m[2], -1) {
-				switch h[1] {
-				case "Accept":
-					r.Accept = h[2]
-				case "Content-Type":
-					r.ContentType = h[2]
-				}
-			}
-			reqs = append(reqs, r)
-			body = ""
-		}
-	}
-	return reqs
 }
 
 // TestLEARN_1_WriteCommandsMatchKubectl plays every case of
