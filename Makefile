@@ -61,13 +61,14 @@ ui-deps: ui/node_modules/.package-lock.json
 
 # The browser's modules are built without inlining in packages that are cold
 # or rarely hot in a browser (server-side apply and YAML, CBOR, regexp,
-# math/big, Tables, validation, the registry's strategies and admission, CRDs,
-# controllers): inlined copies of their calls cost 140 KB of the gzipped
-# module, which every visitor downloads and compiles before the first answer.
+# math/big, Tables and their JSONPath, validation, the registry's strategies
+# and admission, CRDs, controllers): inlined copies of their calls cost 140 KB
+# of the gzipped module, which every visitor downloads and compiles before the
+# first answer.
 # The store, JSON and the handler keep inlining; natively and at the edge
 # nothing changes.
 BROWSER_GCFLAGS := $(foreach p,sigs.k8s.io/... github.com/fxamacker/... github.com/x448/... regexp/... math/big \
-	kubeplay/core/encoding/table kubeplay/core/validation kubeplay/core/registry kubeplay/core/admission kubeplay/core/crd kubeplay/core/controllers/...,-gcflags=$(p)=-l)
+	kubeplay/core/encoding/table kubeplay/core/jsonpath kubeplay/core/validation kubeplay/core/registry kubeplay/core/admission kubeplay/core/crd kubeplay/core/controllers/...,-gcflags=$(p)=-l)
 
 # The CEL modules (cel-go; kubeplay-cel.wasm loaded on the first
 # CustomResourceDefinition rule, kubeplay-vap.wasm on the first

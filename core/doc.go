@@ -9,7 +9,8 @@
 //     built-in kinds' Go types (types), their encodings and their rules
 //     (validation, conversion, quota's arithmetic), the list algebra of
 //     strategic merge patches that server and client share (patch/lists),
-//     and the request log;
+//     client-go's JSONPath (jsonpath: CRD printer columns and kubectl's -o
+//     jsonpath), and the request log;
 //   - storage: the revisioned store, its history, watches and persistence;
 //   - the server: the registry (reads and writes of every kind) and the
 //     admission it runs (kube's plugins, the admission webhooks), the

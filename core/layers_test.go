@@ -24,7 +24,7 @@ var layerNames = []string{"API machinery", "storage", "server", "clients", "sand
 
 var layers = map[string]int{
 	"apierrors": machinery, "budget": machinery, "clock": machinery, "conversion": machinery, "version": machinery,
-	"encoding": machinery, "encoding/protobuf": machinery, "encoding/table": machinery,
+	"encoding": machinery, "encoding/protobuf": machinery, "encoding/table": machinery, "jsonpath": machinery,
 	"field": machinery, "object": machinery, "podlogs": machinery, "quantity": machinery,
 	"quota": machinery, "request": machinery, "requestlog": machinery, "api": machinery, "selector": machinery,
 	"types": machinery, "user": machinery, "validation": machinery, "warning": machinery,

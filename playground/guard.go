@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"kubeplay/core/apierrors"
+	"kubeplay/core/web"
 	"kubeplay/core/xds"
 )
 
@@ -124,7 +125,7 @@ func (g *guard) allowCORS(h http.Header, origin string) {
 		h.Add("Vary", "Origin")
 	}
 	h.Set("Access-Control-Allow-Methods", "POST, GET, OPTIONS, PUT, DELETE, PATCH")
-	h.Set("Access-Control-Allow-Headers", "Content-Type, Content-Length, Accept-Encoding, X-CSRF-Token, Authorization, X-Requested-With, If-Modified-Since, Accept, X-Kubeplay-Target, Impersonate-User, Impersonate-Group, X-Kubeplay-Simulated-Work, "+xds.StreamTokenHeader)
+	h.Set("Access-Control-Allow-Headers", "Content-Type, Content-Length, Accept-Encoding, X-CSRF-Token, Authorization, X-Requested-With, If-Modified-Since, Accept, X-Kubeplay-Target, Impersonate-User, Impersonate-Group, X-Kubeplay-Simulated-Work, "+web.UserAgentHeader+", "+xds.StreamTokenHeader)
 	h.Set("Access-Control-Expose-Headers", "Date, Content-Type, Content-Length, Audit-Id, Retry-After, X-Kubernetes-PF-FlowSchema-UID, X-Kubernetes-PF-PriorityLevel-UID")
 }
 

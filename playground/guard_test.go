@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -201,6 +202,11 @@ func TestPLAY_8_CORSAllowedOrigins(t *testing.T) {
 	code, hdr, _ := send(t, s, "OPTIONS", cmPath, "", with(preflight, "Origin", "https://elsewhere.example"), "")
 	if code != http.StatusNoContent || hdr.Get("Access-Control-Allow-Origin") != "*" || hdr.Get("Access-Control-Allow-Credentials") != "" {
 		t.Errorf("'*' preflight: %d, Allow-Origin %q, Allow-Credentials %q", code, hdr.Get("Access-Control-Allow-Origin"), hdr.Get("Access-Control-Allow-Credentials"))
+	}
+	// The page's kubectl sends its User-Agent as X-Kubeplay-User-Agent
+	// (a page's fetch may not set User-Agent): a remote target allows it.
+	if allowed := strings.Split(hdr.Get("Access-Control-Allow-Headers"), ", "); !slices.Contains(allowed, "X-Kubeplay-User-Agent") {
+		t.Errorf("'*' preflight allows the headers %q, without X-Kubeplay-User-Agent", allowed)
 	}
 	code, hdr, body := send(t, s, "POST", cmPath, "", map[string]string{"Origin": "https://elsewhere.example", "Sec-Fetch-Site": "cross-site", "Content-Type": "application/json"}, configMapBody("from-elsewhere"))
 	if code != http.StatusCreated || hdr.Get("Access-Control-Allow-Origin") != "*" || hdr.Get("Access-Control-Allow-Credentials") != "" {

@@ -307,28 +307,12 @@ func (s *Server) writeAggregated(w web.ResponseWriter, mediaType string, core bo
 	writeBody(w, web.StatusOK, mediaType, b)
 }
 
-type versionInfo struct {
-	Major        string `json:"major"`
-	Minor        string `json:"minor"`
-	GitVersion   string `json:"gitVersion"`
-	GitCommit    string `json:"gitCommit"`
-	GitTreeState string `json:"gitTreeState"`
-	BuildDate    string `json:"buildDate"`
-	GoVersion    string `json:"goVersion"`
-	Compiler     string `json:"compiler"`
-	Platform     string `json:"platform"`
-}
-
 func (s *Server) serveVersion(w web.ResponseWriter, r *web.Request) {
 	if r.Method != web.MethodGet && r.Method != web.MethodHead {
 		writeStatus(w, apierrors.NewMethodNotAllowed())
 		return
 	}
-	writeJSON(w, web.StatusOK, versionInfo{
-		Major: version.Major, Minor: version.Minor, GitVersion: version.Server, GitCommit: "kubeplay",
-		GitTreeState: "clean", BuildDate: "1970-01-01T00:00:00Z", GoVersion: runtime.Version(),
-		Compiler: runtime.Compiler, Platform: runtime.GOOS + "/" + runtime.GOARCH,
-	})
+	writeJSON(w, web.StatusOK, version.NewInfo(version.Server, runtime.GOOS+"/"+runtime.GOARCH))
 }
 
 // healthChecks are the checks /healthz, /livez and /readyz report with ?verbose.

@@ -107,12 +107,28 @@ func (s *Server) buildChain() web.Handler {
 	}
 	h = withMaxBody(h, s.cfg.MaxRequestBytes)
 	h = warning.Filter(h)
-	h = withStandardHeaders(h)
+	h = withStandardHeaders(h, s.cfg.Clock)
 	if s.cfg.RequestLog != nil {
 		h = s.cfg.RequestLog.Filter(h)
 	}
 	h = withRequestInfo(h)
-	return withPanicRecovery(h)
+	return withPanicRecovery(withClientUserAgent(h))
+}
+
+// withClientUserAgent makes web.UserAgentHeader, when a request carries it,
+// the request's User-Agent and removes it: the request log, APF, field
+// managers and kube's handlers see the agent its client meant to send and
+// never the header.
+func withClientUserAgent(next web.Handler) web.Handler {
+	return web.HandlerFunc(func(w web.ResponseWriter, r *web.Request) {
+		if ua := r.Header.Get(web.UserAgentHeader); ua != "" {
+			r = r.WithContext(r.Context()) // a copy, its header the filter's own
+			r.Header = r.Header.Clone()
+			r.Header.Set("User-Agent", ua)
+			r.Header.Del(web.UserAgentHeader)
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 func withPanicRecovery(next web.Handler) web.Handler {
@@ -136,11 +152,18 @@ func withRequestInfo(next web.Handler) web.Handler {
 }
 
 // withStandardHeaders sets the headers kube-apiserver puts on every response.
-func withStandardHeaders(next web.Handler) web.Handler {
+// dateFormat is HTTP's date (net/http's TimeFormat).
+const dateFormat = "Mon, 02 Jan 2006 15:04:05 GMT"
+
+func withStandardHeaders(next web.Handler, clk clock.Clock) web.Handler {
 	return web.HandlerFunc(func(w web.ResponseWriter, r *web.Request) {
 		h := w.Header()
 		h.Set("Cache-Control", "no-cache, private")
 		h.Set("Audit-Id", object.NewUID())
+		// net/http's server dates every answer; the in-process ones (the
+		// page's, the browser's and the edge's hosts) are dated here alike,
+		// by the sandbox's clock.
+		h.Set("Date", clk.Now().UTC().Format(dateFormat))
 		next.ServeHTTP(w, r)
 	})
 }

@@ -93,11 +93,8 @@ func (o *getOptions) run(c *Cmd, args []string) error {
 		return o.getRaw(c)
 	}
 	o.print.noHeaders = o.noHeaders
-	p, err := o.print.printer()
-	if err != nil {
-		return err
-	}
-	o.printer, o.human = p, p == nil
+	p, printerErr := o.print.printer()
+	o.printer, o.human = p, p == nil && printerErr == nil
 	if o.showLabels && o.print.output != "" && o.print.output != "wide" {
 		return fmt.Errorf("--show-labels option cannot be used with %s printer", o.print.output)
 	}
@@ -122,6 +119,16 @@ func (o *getOptions) run(c *Cmd, args []string) error {
 		if t.name == "" && o.subresource != "" {
 			return errors.New("subresource cannot be used when bulk resources are specified")
 		}
+	}
+	if printerErr != nil {
+		// kubectl makes its printer for the objects it has read: a bad -o
+		// fails after the requests.
+		for _, t := range targets {
+			if _, err := o.fetch(c, t); err != nil {
+				return err
+			}
+		}
+		return printerErr
 	}
 	if o.watch || o.watchOnly {
 		return o.runWatch(c, targets)

@@ -9,6 +9,7 @@ package kubectl
 // and costs the module over a megabyte.
 
 import (
+	"cmp"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -852,12 +853,12 @@ func tmplCompare(a, b any) (int, error) {
 		}
 	case float64:
 		if y, ok := b.(float64); ok {
-			return cmpOrdered(x, y), nil
+			return cmp.Compare(x, y), nil
 		}
 	case int, int64:
 		if y, ok := tmplInt64(b); ok {
 			xi, _ := tmplInt64(x)
-			return cmpOrdered(xi, y), nil
+			return cmp.Compare(xi, y), nil
 		}
 	case bool:
 		if y, ok := b.(bool); ok {

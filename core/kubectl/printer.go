@@ -19,6 +19,7 @@ import (
 	"github.com/spf13/pflag"
 	"sigs.k8s.io/yaml"
 
+	"kubeplay/core/jsonpath"
 	"kubeplay/core/object"
 )
 
@@ -41,7 +42,8 @@ func listOf(items []Object) Object {
 // printer prints objects in one of -o's formats.
 type printer struct {
 	format    string // json, yaml, name, jsonpath, custom-columns
-	jp        *jsonPath
+	jp        *jsonpath.Template
+	jpOptions jsonpath.Options
 	tmpl      *goTemplate
 	template  string
 	columns   []customColumn
@@ -54,7 +56,7 @@ type printer struct {
 
 type customColumn struct {
 	header string
-	jp     *jsonPath
+	jp     *jsonpath.Template
 }
 
 // printerFormats are the formats every command that prints objects
@@ -135,13 +137,12 @@ func (f *printFlags) printer() (*printer, error) {
 			}
 			arg = string(data)
 		}
-		jp, err := parseJSONPath(arg)
+		jp, err := jsonpath.Parse(arg)
 		if err != nil {
 			return nil, fmt.Errorf("error parsing jsonpath %s, %v", arg, err)
 		}
-		jp.allowMissingKeys = f.allowMissingKeys
-		jp.outputJSON = name == "jsonpath-as-json"
-		return &printer{format: "jsonpath", jp: jp, template: arg}, nil
+		opts := jsonpath.Options{AllowMissingKeys: f.allowMissingKeys, OutputJSON: name == "jsonpath-as-json"}
+		return &printer{format: "jsonpath", jp: jp, jpOptions: opts, template: arg}, nil
 	case f.table && (name == "custom-columns" || name == "custom-columns-file"):
 		if name == "custom-columns-file" {
 			if arg == "" {
@@ -235,11 +236,10 @@ func (p *printer) addColumn(header, path string) error {
 	if err != nil {
 		return err
 	}
-	jp, err := parseJSONPath(spec)
+	jp, err := jsonpath.Parse(spec)
 	if err != nil {
 		return err
 	}
-	jp.allowMissingKeys = true
 	p.columns = append(p.columns, customColumn{header: header, jp: jp})
 	return nil
 }
@@ -276,7 +276,7 @@ func (p *printer) print(w io.Writer, obj Object) error {
 		return nil
 	case "jsonpath":
 		var buf bytes.Buffer
-		if err := p.jp.execute(&buf, obj); err != nil {
+		if err := p.jp.Execute(&buf, obj, p.jpOptions); err != nil {
 			var dbg bytes.Buffer
 			fmt.Fprintf(&dbg, "Error executing template: %v. Printing more information for debugging the template:\n", err)
 			fmt.Fprintf(&dbg, "\ttemplate was:\n\t\t%v\n", p.template)
@@ -326,8 +326,7 @@ func (p *printer) print(w io.Writer, obj Object) error {
 // value is a custom column's cell for obj: its values joined by commas,
 // "<none>" for none.
 func (c customColumn) value(obj Object) (string, error) {
-	c.jp.beginRange, c.jp.inRange, c.jp.endRange = 0, 0, 0
-	results, err := c.jp.findResults(obj, c.jp.root.nodes)
+	results, err := c.jp.FindResults(obj, true)
 	if err != nil {
 		return "", err
 	}

@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"kubeplay/core/jsonpath"
 	"kubeplay/core/object"
 )
 
@@ -316,16 +317,14 @@ func formatLabels(labels map[string]any) string {
 // sortRows sorts t's rows by the JSONPath field of their objects, as
 // kubectl's TableSorter does.
 func sortRows(t *table, field string) error {
-	jp, err := parseJSONPath(field)
+	jp, err := jsonpath.Parse(field)
 	if err != nil {
 		return fmt.Errorf("sorting error: %v", err)
 	}
-	jp.allowMissingKeys = true
 	s := &rowSorter{t: t, values: make([]any, len(t.Rows)), found: make([]bool, len(t.Rows))}
 	foundOnce := false
 	for i, r := range t.Rows {
-		jp.beginRange, jp.inRange, jp.endRange = 0, 0, 0
-		res, err := jp.findResults(r.Object, jp.root.nodes)
+		res, err := jp.FindResults(r.Object, true)
 		if err != nil {
 			return fmt.Errorf("Failed to get values for %#v using %s (%#v)", res, field, err)
 		}

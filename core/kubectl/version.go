@@ -9,23 +9,11 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"runtime"
 
 	"github.com/spf13/pflag"
-)
 
-// versionInfo is apimachinery's version.Info, in its field order.
-type versionInfo struct {
-	Major        string `json:"major"`
-	Minor        string `json:"minor"`
-	GitVersion   string `json:"gitVersion"`
-	GitCommit    string `json:"gitCommit"`
-	GitTreeState string `json:"gitTreeState"`
-	BuildDate    string `json:"buildDate"`
-	GoVersion    string `json:"goVersion"`
-	Compiler     string `json:"compiler"`
-	Platform     string `json:"platform"`
-}
+	"kubeplay/core/version"
+)
 
 // kustomizeVersion is the kustomize kubectl 1.32 embeds.
 const kustomizeVersion = "v5.5.0"
@@ -42,12 +30,12 @@ func init() {
 				return errors.New(`--output must be 'yaml' or 'json'`)
 			}
 			var v struct {
-				ClientVersion    *versionInfo `json:"clientVersion,omitempty"`
-				KustomizeVersion string       `json:"kustomizeVersion,omitempty"`
-				ServerVersion    *versionInfo `json:"serverVersion,omitempty"`
+				ClientVersion    *version.Info `json:"clientVersion,omitempty"`
+				KustomizeVersion string        `json:"kustomizeVersion,omitempty"`
+				ServerVersion    *version.Info `json:"serverVersion,omitempty"`
 			}
-			v.ClientVersion = &versionInfo{Major: "1", Minor: minorOf(Version), GitVersion: Version, GitCommit: "kubeplay",
-				GitTreeState: "clean", BuildDate: "1970-01-01T00:00:00Z", GoVersion: runtime.Version(), Compiler: "gc", Platform: c.Platform}
+			info := version.NewInfo(Version, c.Platform)
+			v.ClientVersion = &info
 			v.KustomizeVersion = kustomizeVersion
 			var serverErr error
 			if !*client {
@@ -55,7 +43,7 @@ func init() {
 				data, serverErr = c.Do(&Request{Method: "GET", Path: "/version", Query: url.Values{"timeout": {discoveryTimeout}},
 					Header: [][2]string{{"Accept", "application/json, */*"}}})
 				if serverErr == nil {
-					v.ServerVersion = &versionInfo{}
+					v.ServerVersion = &version.Info{}
 					serverErr = json.Unmarshal(data, v.ServerVersion)
 				}
 			}
@@ -81,11 +69,4 @@ func init() {
 			return serverErr
 		}
 	})
-}
-
-// minorOf is a version's minor number ("32" of "v1.32.13").
-func minorOf(v string) string {
-	var major, minor int
-	fmt.Sscanf(v, "v%d.%d", &major, &minor)
-	return fmt.Sprint(minor)
 }

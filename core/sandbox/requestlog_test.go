@@ -6,9 +6,12 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
+	"kubeplay/core/apiserver"
 	"kubeplay/core/requestlog"
+	"kubeplay/core/web"
 )
 
 // TestWORK_3_RequestLogOfTheSandbox: every request the sandbox answers is
@@ -101,5 +104,62 @@ func TestWORK_3_RequestLogOfTheSandbox(t *testing.T) {
 	var ev requestlog.Event
 	if err := json.Unmarshal(lines.Bytes(), &ev); err != nil || ev.Type != "ADDED" || ev.Object.Verb != "delete" || ev.Object.Code != 200 {
 		t.Errorf("the delete followed: %s", lines.Bytes())
+	}
+}
+
+// TestLEARN_1_PageKubectlsUserAgentIsTheRequests: the page's kubectl, whose
+// fetch may not set User-Agent, sends its agent as X-Kubeplay-User-Agent;
+// the sandbox logs the request with that agent (client kubectl, not the
+// browser), and its handlers see it as the User-Agent and never the header.
+// A request without the header keeps its own agent.
+func TestLEARN_1_PageKubectlsUserAgentIsTheRequests(t *testing.T) {
+	const kubectl = "kubectl/v1.32.13 (js/wasm) kubernetes/kubeplay"
+	const chromium = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36"
+	seen := map[string]http.Header{} // path → the headers a handler saw
+	var mu sync.Mutex
+	record := func(next web.Handler) web.Handler {
+		return web.HandlerFunc(func(w web.ResponseWriter, r *web.Request) {
+			mu.Lock()
+			seen[r.URL.Path] = r.Header.Clone()
+			mu.Unlock()
+			next.ServeHTTP(w, r)
+		})
+	}
+	e := newEnv(t, Config{APIOnly: true, API: apiserver.Config{Filters: []apiserver.Filter{record}}})
+	page := http.Header{"Authorization": {"Bearer kubeplay"}, "User-Agent": {chromium}, "X-Kubeplay-User-Agent": {kubectl}}
+	if r := e.doH("GET", "/api/v1/namespaces/default/pods", nil, page); r.Code != 200 {
+		t.Fatalf("kubectl's list: %d %s", r.Code, r.Body)
+	}
+	browser := http.Header{"Authorization": {"Bearer kubeplay"}, "User-Agent": {chromium}}
+	if r := e.doH("GET", "/api/v1/namespaces/default/configmaps", nil, browser); r.Code != 200 {
+		t.Fatalf("the page's own list: %d %s", r.Code, r.Body)
+	}
+
+	mu.Lock()
+	pods, configmaps := seen["/api/v1/namespaces/default/pods"], seen["/api/v1/namespaces/default/configmaps"]
+	mu.Unlock()
+	if pods.Get("User-Agent") != kubectl || pods.Values("X-Kubeplay-User-Agent") != nil {
+		t.Errorf("the handlers saw kubectl's request with %v", pods)
+	}
+	if configmaps.Get("User-Agent") != chromium {
+		t.Errorf("the handlers saw the page's request with %v", configmaps)
+	}
+
+	r := e.do("GET", requestlog.Path, nil, admin)
+	var list struct{ Items []requestlog.Entry }
+	if err := json.Unmarshal(r.Body, &list); err != nil {
+		t.Fatalf("the log: %d %s", r.Code, r.Body)
+	}
+	found := map[string]requestlog.Entry{}
+	for _, it := range list.Items {
+		if !it.Internal {
+			found[it.URI] = it
+		}
+	}
+	if it := found["/api/v1/namespaces/default/pods"]; it.UserAgent != kubectl || it.Client != "kubectl" {
+		t.Errorf("kubectl's request is logged as %+v", it)
+	}
+	if it := found["/api/v1/namespaces/default/configmaps"]; it.UserAgent != chromium || it.Client != "browser" {
+		t.Errorf("the page's own request is logged as %+v", it)
 	}
 }

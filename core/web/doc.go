@@ -46,6 +46,13 @@ const (
 	StatusGatewayTimeout        = 504
 )
 
+// UserAgentHeader carries the User-Agent of a client that cannot set its own:
+// a browser page's fetch may not set User-Agent (Chromium drops it and sends
+// its own), so the page's kubectl sends its agent in this header of
+// kubeplay's, and the core (apiserver's first filter) makes it the request's
+// User-Agent and removes it before anything else sees the request.
+const UserAgentHeader = "X-Kubeplay-User-Agent"
+
 // NotFound is net/http's NotFound: the plain 404 a mux answers for a path no
 // handler serves.
 func NotFound(w ResponseWriter) {

@@ -1,8 +1,10 @@
 // The page's kubectl terminal in headless Chromium (LEARN-1): the terminal
 // and kubeplay-kubectl.wasm load when it is first opened; commands typed
 // into xterm run against the in-browser sandbox (a simulated cluster), a
-// watch runs until Ctrl-C, a heredoc is stdin, and each command's HTTP
-// exchanges are listed beside the terminal.
+// watch runs until Ctrl-C, a heredoc is stdin, each command's HTTP
+// exchanges are listed beside the terminal, and the sandbox and the native
+// server see kubectl's User-Agent (which a page may not set: the terminal
+// sends it as X-Kubeplay-User-Agent).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
@@ -53,10 +55,11 @@ function exchanges(page) {
   });
 }
 
-// openTerminal opens the page, sets the sandbox's simulated cluster going
-// quickly, and opens the terminal; loaded lists the paths the page fetched.
-async function openTerminal(loaded = []) {
-  const page = await context.newPage();
+// openTerminal opens the page (in browser, context by default), sets the
+// sandbox's simulated cluster going quickly, and opens the terminal; loaded
+// lists the paths the page fetched.
+async function openTerminal(loaded = [], browser = context) {
+  const page = await browser.newPage();
   page.on('request', (r) => loaded.push(new URL(r.url()).pathname));
   await page.goto(base + '/');
   await page.waitForFunction(() => navigator.serviceWorker.controller !== null, null, { timeout: 30000 });
@@ -174,5 +177,35 @@ test('LEARN-1: the workshop\'s commands in the terminal: create, a watch stopped
   const applied = await typeCommand(page, 'kubectl apply -f - <<EOF\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: from-heredoc\nEOF');
   assert.equal(applied, 'configmap/from-heredoc created');
   await page.screenshot({ path: join(harness.artifacts, 'terminal.png') });
+  await page.close();
+});
+
+test('LEARN-1: the sandbox and the native server see the terminal\'s requests with kubectl\'s User-Agent', async (t) => {
+  const agent = 'kubectl/v1.32.13 (js/wasm) kubernetes/kubeplay';
+  const podsList = (entries) => entries.items.find((e) => e.method === 'GET' && e.uri.startsWith('/api/v1/namespaces/default/pods'));
+  // A browser of its own: the others leave the terminal open in theirs.
+  const browser = await harness.launchContext(scratch, 'profile-user-agent');
+  t.after(() => browser.close());
+  const page = await openTerminal([], browser);
+  assert.match(await typeCommand(page, 'kubectl get pods'), /^No resources found in default namespace\.$|^NAME\s+READY/);
+
+  // The in-browser sandbox's log, as the page reads it.
+  const logged = await page.evaluate(() => fetch('/debug/kubeplay/requests?client=kubectl').then((r) => r.json()));
+  const list = podsList(logged);
+  assert.equal(list?.userAgent, agent, JSON.stringify(logged.items.map((e) => [e.method, e.uri, e.userAgent])));
+  assert.equal(list.client, 'kubectl');
+  // The Requests panel lists it as kubectl's, with its agent.
+  await page.click('[data-testid="tab-requests"]');
+  const row = page.locator('[data-testid="requests-row"][data-client="kubectl"][data-method="GET"]', { hasText: '/api/v1/namespaces/default/pods' }).first();
+  await row.click({ timeout: 15000 });
+  assert.ok((await page.locator('[data-testid="requests-panel"]').innerText()).includes(agent), 'the panel shows kubectl\'s User-Agent');
+
+  // The native server, which the service worker passes the request on to.
+  await page.selectOption('[data-testid="target-select"]', 'native');
+  await page.click('[data-testid="tab-terminal"]');
+  await page.click('[data-testid="terminal-screen"]');
+  await typeCommand(page, 'kubectl get pods');
+  const native = await (await fetch(base + '/debug/kubeplay/requests?client=kubectl')).json();
+  assert.equal(podsList(native)?.userAgent, agent, JSON.stringify(native.items.map((e) => [e.method, e.uri, e.userAgent])));
   await page.close();
 });

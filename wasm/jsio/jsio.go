@@ -122,11 +122,17 @@ func StatusBody(code int, reason, message string) []byte {
 // gone): a fetch underneath ends with it, before or after its answer came.
 // A promise that fails is a 503 Status with its message, as the hosts answer
 // when a module cannot serve. ServeHTTP must not run on the goroutine of a
-// JavaScript callback.
+// JavaScript callback. The request's User-Agent goes as web.UserAgentHeader
+// (X-Kubeplay-User-Agent), which the core makes the User-Agent again: a
+// page's fetch may not set User-Agent (Chromium drops it and sends the
+// browser's), and the page's kubectl should be seen as kubectl.
 func Fetch(fn js.Value) web.Handler {
 	return web.HandlerFunc(func(w web.ResponseWriter, r *web.Request) {
 		var headers strings.Builder
 		for name, values := range r.Header {
+			if name == "User-Agent" {
+				name = web.UserAgentHeader // a page's fetch may not set User-Agent
+			}
 			for _, v := range values {
 				fmt.Fprintf(&headers, "%s: %s\r\n", name, v)
 			}

@@ -111,3 +111,19 @@ func TestLEARN_1_FetchThatFailsIsA503Status(t *testing.T) {
 		t.Errorf("a failed fetch's 503 is not marked as no server's answer (%s)", web.HeaderTransportError)
 	}
 }
+
+func TestLEARN_1_FetchSendsTheUserAgentAsKubeplaysHeader(t *testing.T) {
+	var headers string
+	fn := fetchFunc(t, func(args []js.Value) js.Value {
+		headers = args[2].String()
+		res := js.Global().Get("Object").New()
+		res.Set("status", 200)
+		res.Set("headers", `[]`)
+		return jsPromise.Call("resolve", res)
+	})
+	resp := roundTrip(t, Fetch(fn), context.Background(), [][2]string{{"User-Agent", "kubectl/v1.32.13 (js/wasm) kubernetes/kubeplay"}}, "")
+	resp.Body.Close()
+	if want := "X-Kubeplay-User-Agent: kubectl/v1.32.13 (js/wasm) kubernetes/kubeplay\r\n"; headers != want {
+		t.Errorf("the function was sent the headers %q, want %q", headers, want)
+	}
+}

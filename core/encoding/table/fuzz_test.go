@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/duration"
 	"k8s.io/client-go/util/jsonpath"
 
+	ourpath "kubeplay/core/jsonpath"
 	"kubeplay/core/object"
 )
 
@@ -74,71 +75,102 @@ func FuzzPrinters(f *testing.F) {
 	})
 }
 
-// FuzzJSONPath checks the CRD column paths against client-go's JSONPath, which
-// kube-apiserver uses: a path this package accepts parses there too, and both
-// find the same first value (or both find none). Seeds: testdata/fuzz/FuzzJSONPath.
-func FuzzJSONPath(f *testing.F) {
+// FuzzCustomColumn checks a CRD column's cells against kube-apiserver's
+// tableconvertor, which evaluates the path with client-go's JSONPath: the
+// path parses or fails alike, and each column type's cell of the first value
+// found is the same. Seeds: testdata/fuzz/FuzzCustomColumn.
+func FuzzCustomColumn(f *testing.F) {
 	f.Add(".spec.a[0].b", []byte(`{"spec":{"a":[{"b":1}]}}`))
+	types := []string{"string", "integer", "number", "boolean", "date"}
+	now := time.Date(2026, 11, 23, 11, 0, 0, 0, time.UTC)
 	f.Fuzz(func(t *testing.T, path string, data []byte) {
-		mine, err := parseJSONPath(path)
+		obj, err := object.Decode(data)
 		if err != nil {
 			return
 		}
-		input, ok := decodeAny(data)
-		if !ok || input == nil {
-			return // kube evaluates paths on objects, never on null
-		}
-		got, gotErr := mine.eval([]any{input})
-
 		jp := jsonpath.New("fuzz")
-		if err := jp.Parse("{" + path + "}"); err != nil {
-			t.Fatalf("client-go rejects %q: %v", path, err)
-		}
+		parseErr := jp.Parse("{" + path + "}")
 		jp.AllowMissingKeys(true)
-		var want []reflect.Value
-		results, wantErr := jp.FindResults(unstructured(input))
-		if wantErr == nil && len(results) > 0 {
-			want = results[0]
-		}
-		if (gotErr != nil || len(got) == 0) != (wantErr != nil || len(want) == 0) {
-			t.Fatalf("%q on %s: got %v (%v), client-go %v (%v)", path, data, got, gotErr, values(want), wantErr)
-		}
-		if len(got) == 0 || gotErr != nil {
-			return
-		}
-		if strings.Contains(strings.ReplaceAll(path, "[*]", ""), "*") {
-			// client-go's .* visits a map in random order: any of its values
-			// may come first.
-			for _, w := range want {
-				if reflect.DeepEqual(unstructured(got[0]), w.Interface()) {
-					return
+		for _, typ := range types {
+			p, err := ForCustom([]CustomColumn{{Name: "C", Type: typ, JSONPath: path}})
+			if (err != nil) != (parseErr != nil) {
+				t.Fatalf("%q: ours %v, client-go %v", path, err, parseErr)
+			}
+			if err != nil {
+				return
+			}
+			got := p.Cells(obj, now)[1]
+			results, err := jp.FindResults(unstructuredObject(obj))
+			if err != nil || len(results) == 0 || len(results[0]) == 0 {
+				if got != nil {
+					t.Fatalf("%q (%s) on %s: got %#v, kube nil", path, typ, data, got)
+				}
+				continue
+			}
+			// kube's cell is of the first value found; client-go's .* and
+			// .. visit a map in random order, so there any may come first.
+			candidates := results[0][:1]
+			if strings.Contains(strings.ReplaceAll(path, "[*]", ""), "*") || strings.Contains(path, "..") {
+				candidates = results[0]
+			}
+			var want []any
+			for _, v := range candidates {
+				if want = append(want, kubeCell(jp, typ, v.Interface(), now)); reflect.DeepEqual(got, want[len(want)-1]) {
+					break
 				}
 			}
-			t.Fatalf("%q on %s: got %#v, not among client-go's %v", path, data, unstructured(got[0]), values(want))
-		}
-		if !reflect.DeepEqual(unstructured(got[0]), want[0].Interface()) {
-			t.Fatalf("%q on %s: got %#v, client-go %#v", path, data, unstructured(got[0]), want[0].Interface())
+			if !reflect.DeepEqual(got, want[len(want)-1]) {
+				t.Fatalf("%q (%s) on %s: got %#v, kube %#v", path, typ, data, got, want)
+			}
 		}
 	})
 }
 
-// decodeAny decodes any JSON value with json.Number, as stored objects hold.
-func decodeAny(data []byte) (any, bool) {
-	var v any
-	d := json.NewDecoder(bytes.NewReader(data))
-	d.UseNumber()
-	if err := d.Decode(&v); err != nil || d.More() {
-		return nil, false
+// kubeCell is tableconvertor's cell of the value client-go's JSONPath found.
+func kubeCell(jp *jsonpath.JSONPath, typ string, value any, now time.Time) any {
+	switch typ {
+	case "string":
+		var b bytes.Buffer
+		if jp.PrintResults(&b, []reflect.Value{reflect.ValueOf(value)}) != nil {
+			return nil
+		}
+		return b.String()
+	case "integer":
+		switch n := value.(type) {
+		case int64:
+			return n
+		case float64:
+			return int64(n)
+		}
+	case "number":
+		switch n := value.(type) {
+		case int64:
+			return float64(n)
+		case float64:
+			return n
+		}
+	case "boolean":
+		if b, ok := value.(bool); ok {
+			return b
+		}
+	case "date":
+		if s, ok := value.(string); ok {
+			var ts metav1.Time
+			if ts.UnmarshalQueryParameter(s) != nil {
+				return "<invalid>"
+			}
+			if ts.IsZero() {
+				return "<unknown>"
+			}
+			return duration.HumanDuration(now.Sub(ts.Time))
+		}
 	}
-	return v, true
+	return nil
 }
 
-func values(vs []reflect.Value) []any {
-	out := make([]any, len(vs))
-	for i, v := range vs {
-		out[i] = v.Interface()
-	}
-	return out
+// unstructuredObject is obj with kube's unstructured number types.
+func unstructuredObject(obj object.Object) map[string]any {
+	return ourpath.Normalize(map[string]any(obj)).(map[string]any)
 }
 
 func TestK8S_ENC_5_HumanDurationMatchesApimachinery(t *testing.T) {
