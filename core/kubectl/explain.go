@@ -40,6 +40,10 @@ func init() {
 // printVerbatim prints msg as kubectl's CheckErr prints errors it knows
 // (a resource the server does not have): without "error: ".
 func (c *Cmd) printVerbatim(err error) error {
+	if msg, ok := transportText(err); ok {
+		fmt.Fprintln(c.Stderr, msg)
+		return &exitError{code: 1, err: errSilent}
+	}
 	fmt.Fprintln(c.Stderr, err.Error())
 	return &exitError{code: 1, err: errSilent}
 }

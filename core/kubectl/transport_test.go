@@ -46,10 +46,16 @@ func TestLEARN_1_TransportFailure(t *testing.T) {
 			"Unable to connect to the server: Failed to fetch\n"},
 		{failingTransport("no endpoints", false), []string{"get", "--raw", "/version"},
 			"Error from server (ServiceUnavailable): no endpoints\n"},
+		// A manifest's mapping: one E line, the builder's error with the
+		// cause's text and no refusal line.
+		{failingTransport("dial tcp 127.0.0.1:1: connect: connection refused", true), []string{"apply", "--validate=false", "-f", "-"},
+			discoveryLine + `dial tcp 127.0.0.1:1: connect: connection refused"` + "\n" +
+				`error: unable to recognize "STDIN": Get "http://127.0.0.1:1/api?timeout=32s": dial tcp 127.0.0.1:1: connect: connection refused` + "\n"},
 	}
 	for _, tc := range cases {
 		var out, errOut bytes.Buffer
-		env := &Env{Handler: tc.handler, Server: "http://127.0.0.1:1", Stdout: &out, Stderr: &errOut}
+		env := &Env{Handler: tc.handler, Server: "http://127.0.0.1:1", Stdout: &out, Stderr: &errOut,
+			Stdin: strings.NewReader("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n")}
 		code := Run(context.Background(), env, tc.args)
 		got := klogPrefix.ReplaceAllString(errOut.String(), "E ")
 		if code != 1 || got != tc.stderr || out.Len() != 0 {

@@ -57,6 +57,12 @@ func (c *Cmd) mapObject(m manifest) (mapped, error) {
 	r, err := c.ResourceFor(apiVersion, kind)
 	if err != nil {
 		var nk *NoKindMatchError
+		var te *TransportError
+		if errors.As(err, &te) {
+			// The builder's mapping error, its cause's text only (kubectl
+			// prints no refusal line for it).
+			return mapped{}, fmt.Errorf("unable to recognize %q: %s", m.Source, te)
+		}
 		if errors.As(err, &nk) {
 			return mapped{}, fmt.Errorf("resource mapping not found for name: %q namespace: %q from %q: %v\nensure CRDs are installed first", name, ns, m.Source, err)
 		}
