@@ -134,6 +134,12 @@ func TestLEARN_1_GetDescribeFile(t *testing.T) {
 	if out, _, _ := run(manifest, "get", "-f", "-", "-o", "yaml"); !strings.HasPrefix(out, "apiVersion: v1\nitems:\n") {
 		t.Errorf("get -f - -o yaml is not a List:\n%s", out)
 	}
+	// A document that cannot be mapped is reported after the others are
+	// printed, as kubectl's ContinueOnError builder reports it.
+	out, errOut, code = run("apiVersion: v1\nkind: Foo\nmetadata:\n  name: x\n---\n"+manifest, "get", "-f", "-", "-o", "name")
+	if out != "configmap/c1\n" || errOut != "resource mapping not found for name: \"x\" namespace: \"\" from \"STDIN\": no matches for kind \"Foo\" in version \"v1\"\nensure CRDs are installed first\n" || code != 1 {
+		t.Errorf("get -f - with an unknown kind: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
 	out, errOut, code = run(two, "describe", "-f", "-")
 	if !strings.HasPrefix(out, "Name:         c1\nNamespace:    team\n") || errOut != "Error from server (NotFound): configmaps \"gone\" not found\n" || code != 1 {
 		t.Errorf("describe -f -: exit %d, stdout\n%s\nstderr %q", code, out, errOut)

@@ -31,6 +31,7 @@ type getOptions struct {
 	outputWatchEvents, showKind          bool
 	selector, fieldSelector, sortBy, raw string
 	files                                filenameFlags
+	fileErrs                             errorList
 	labelColumns                         []string
 	chunkSize                            int64
 	serverPrint                          bool
@@ -134,7 +135,7 @@ func (o *getOptions) run(c *Cmd, args []string) error {
 		return o.runWatch(c, targets)
 	}
 	if o.human {
-		return o.printTables(c, targets)
+		return o.withFileErrors(o.printTables(c, targets))
 	}
 	single := len(targets) == 1 && targets[0].name != ""
 	if len(o.files.Filenames) > 0 {
@@ -144,7 +145,24 @@ func (o *getOptions) run(c *Cmd, args []string) error {
 		paths, _ := c.expandPath(f[0], o.files.Recursive)
 		single = single && len(f) == 1 && f[0] != "-" && len(paths) == 1 && paths[0] == f[0]
 	}
-	return o.printObjects(c, targets, single)
+	return o.withFileErrors(o.printObjects(c, targets, single))
+}
+
+// withFileErrors is err after the -f manifests' errors, which kubectl
+// reports after printing the objects it could read, each on its line.
+func (o *getOptions) withFileErrors(err error) error {
+	if len(o.fileErrs) == 0 {
+		return err
+	}
+	errs := append(errorList(nil), o.fileErrs...)
+	var list errorList
+	switch {
+	case errors.As(err, &list):
+		errs = append(errs, list...)
+	case err != nil:
+		errs = append(errs, err)
+	}
+	return errs
 }
 
 // targets resolves get's arguments to its requests, in kubectl's order.
@@ -226,7 +244,8 @@ func (o *getOptions) targets(c *Cmd, args []string) ([]getTarget, error) {
 }
 
 // fileTargets are the objects of -f's manifests, each in its own
-// namespace (or the command's).
+// namespace (or the command's); those that cannot be read or mapped are
+// left out, their errors kept for the end (kubectl's ContinueOnError).
 func (o *getOptions) fileTargets(c *Cmd) ([]getTarget, error) {
 	objs, streamErrs, err := c.readManifests(o.files)
 	if err != nil {
@@ -236,13 +255,12 @@ func (o *getOptions) fileTargets(c *Cmd) ([]getTarget, error) {
 	for _, m := range objs {
 		obj, err := c.mapObject(m)
 		if err != nil {
-			return nil, err
+			o.fileErrs = append(o.fileErrs, err)
+			continue
 		}
 		out = append(out, getTarget{res: obj.Resource, name: obj.Name, namespace: obj.Namespace})
 	}
-	if len(streamErrs) > 0 {
-		return nil, streamErrs[0]
-	}
+	o.fileErrs = append(o.fileErrs, streamErrs...)
 	return out, nil
 }
 
