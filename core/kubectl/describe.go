@@ -102,6 +102,10 @@ func (o *describeOptions) run(c *Cmd, args []string) error {
 			fmt.Fprintf(c.Stderr, "No resources found in %s namespace.\n", ns)
 		}
 	}
+	if len(o.files.Filenames) > 0 && len(errs) > 0 {
+		// The file builder's aggregate: each error on its line, even one.
+		return errorList(errs)
+	}
 	return errorList(errs).reduce()
 }
 

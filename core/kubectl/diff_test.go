@@ -140,6 +140,9 @@ func TestLEARN_1_GetDescribeFile(t *testing.T) {
 	if out != "configmap/c1\n" || errOut != "resource mapping not found for name: \"x\" namespace: \"\" from \"STDIN\": no matches for kind \"Foo\" in version \"v1\"\nensure CRDs are installed first\n" || code != 1 {
 		t.Errorf("get -f - with an unknown kind: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
+	if _, errOut, code := run("apiVersion: v1\nkind: Foo\nmetadata:\n  name: x\n", "describe", "-f", "-"); code != 1 || !strings.HasPrefix(errOut, "resource mapping not found") {
+		t.Errorf("describe -f - with an unknown kind: exit %d, stderr %q", code, errOut)
+	}
 	out, errOut, code = run(two, "describe", "-f", "-")
 	if !strings.HasPrefix(out, "Name:         c1\nNamespace:    team\n") || errOut != "Error from server (NotFound): configmaps \"gone\" not found\n" || code != 1 {
 		t.Errorf("describe -f -: exit %d, stdout\n%s\nstderr %q", code, out, errOut)
