@@ -83,7 +83,11 @@ func (o *eventsOptions) run(c *Cmd, _ []string) error {
 			switch {
 			case typ == "DELETED" || !keep(e):
 			case p != nil:
-				return false, p.print(c.Stdout, e)
+				// Each event as its typed object.
+				if p.stripManagedFields {
+					e = withoutManagedFields(e)
+				}
+				return false, printTyped(c, p, typed(e, eventFields).(ordered))
 			default:
 				t.print([]map[string]any{e})
 			}
@@ -227,9 +231,8 @@ func (c *Cmd) readWatch(resp *Response, fn func(typ string, obj map[string]any) 
 }
 
 // printEventList prints events as kubectl events -o does: its typed
-// EventList, json in the types' field order; -o name prints nothing
-// (kubectl's name printer fails on the typed list, and events ignores the
-// error).
+// EventList (-o name prints nothing: kubectl's name printer refuses a
+// typed list, and events ignores the error).
 func printEventList(c *Cmd, p *printer, events []map[string]any) error {
 	if p.format == "name" {
 		return nil
@@ -239,7 +242,12 @@ func printEventList(c *Cmd, p *printer, events []map[string]any) error {
 			events[i] = withoutManagedFields(e)
 		}
 	}
-	data, err := json.Marshal(typedEventList(events))
+	return printTyped(c, p, typedEventList(events))
+}
+
+// printTyped prints a typed object (json in its types' field order).
+func printTyped(c *Cmd, p *printer, v ordered) error {
+	data, err := json.Marshal(v)
 	if err != nil {
 		return err
 	}
@@ -252,9 +260,9 @@ func printEventList(c *Cmd, p *printer, events []map[string]any) error {
 		_, err = c.Stdout.Write(b.Bytes())
 		return err
 	}
-	list, err := decodeObject(data)
+	obj, err := decodeObject(data)
 	if err != nil {
 		return err
 	}
-	return p.print(c.Stdout, list)
+	return p.print(c.Stdout, obj)
 }
