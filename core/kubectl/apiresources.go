@@ -6,6 +6,7 @@ package kubectl
 // sorted as kubectl does, and every group version.
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -40,9 +41,14 @@ func init() {
 			if !*cached {
 				c.session.discovery = nil
 			}
-			d, err := c.Discovery()
-			if err != nil {
-				return err
+			d, discoveryErr := c.Discovery()
+			var te *TransportError
+			switch {
+			case errors.As(discoveryErr, &te):
+				// kubectl prints what it has (the header) before the error.
+				d = &discoveryCache{}
+			case discoveryErr != nil:
+				return discoveryErr
 			}
 			groupSet, nsSet := c.fs.Changed("api-group"), c.fs.Changed("namespaced")
 			var rs []Resource
@@ -84,7 +90,10 @@ func init() {
 					fmt.Fprintf(tw, "%s\t%s\t%s\t%v\t%s\n", r.Resource, strings.Join(r.ShortNames, ","), r.GroupVersion(), r.Namespaced, r.Kind)
 				}
 			}
-			return tw.Flush()
+			if err := tw.Flush(); err != nil {
+				return err
+			}
+			return discoveryErr
 		}
 	})
 	register("api-versions", func(fs *pflag.FlagSet) runFunc {
@@ -94,6 +103,10 @@ func init() {
 			}
 			c.session.discovery = nil
 			d, err := c.Discovery()
+			var te *TransportError
+			if errors.As(err, &te) {
+				return fmt.Errorf("couldn't get available api versions from server: %s", te)
+			}
 			if err != nil {
 				return err
 			}

@@ -46,6 +46,9 @@ func TestLEARN_1_TransportFailure(t *testing.T) {
 			"Unable to connect to the server: Failed to fetch\n"},
 		{failingTransport("no endpoints", false), []string{"get", "--raw", "/version"},
 			"Error from server (ServiceUnavailable): no endpoints\n"},
+		{failingTransport("dial tcp 127.0.0.1:1: connect: connection refused", true), []string{"api-versions"},
+			discoveryLine + `dial tcp 127.0.0.1:1: connect: connection refused"` + "\n" +
+				`error: couldn't get available api versions from server: Get "http://127.0.0.1:1/api?timeout=32s": dial tcp 127.0.0.1:1: connect: connection refused` + "\n"},
 		// A manifest's mapping: one E line, the builder's error with the
 		// cause's text and no refusal line.
 		{failingTransport("dial tcp 127.0.0.1:1: connect: connection refused", true), []string{"apply", "--validate=false", "-f", "-"},
@@ -61,5 +64,12 @@ func TestLEARN_1_TransportFailure(t *testing.T) {
 		if code != 1 || got != tc.stderr || out.Len() != 0 {
 			t.Errorf("kubectl %s: exit %d, stdout %q, stderr\n%s\nwant exit 1, stderr\n%s", strings.Join(tc.args, " "), code, out.String(), got, tc.stderr)
 		}
+	}
+	// api-resources prints its header before the error, as kubectl does.
+	var out, errOut bytes.Buffer
+	env := &Env{Handler: failingTransport("Failed to fetch", true), Server: "http://127.0.0.1:1", Stdout: &out, Stderr: &errOut}
+	code := Run(context.Background(), env, []string{"api-resources"})
+	if code != 1 || out.String() != "NAME   SHORTNAMES   APIVERSION   NAMESPACED   KIND\n" || !strings.HasSuffix(errOut.String(), "\nUnable to connect to the server: Failed to fetch\n") {
+		t.Errorf("api-resources: exit %d, stdout %q, stderr %q", code, out.String(), errOut.String())
 	}
 }
