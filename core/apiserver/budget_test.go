@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"kubeplay/core/budget"
 )
@@ -68,6 +69,20 @@ func TestROB_2_ByteBudget(t *testing.T) {
 func TestROB_2_WatchBudget(t *testing.T) {
 	s := newTestServer(t, testConfig{Budget: budget.Limits{Watches: 100}})
 	const path = "/api/v1/namespaces/default/configmaps?watch=true"
+	// The server's controllers open their watches as they start, after the
+	// server: under load (-race) they could otherwise still be starting,
+	// be refused, and take the room the test makes before its watch can.
+	settled, last := 0, -1
+	waitFor(t, nil, 0, "the server's own watches", func() bool {
+		n := s.srv.Store().Watchers()
+		if n == last {
+			settled++
+		} else {
+			settled, last = 0, n
+		}
+		time.Sleep(50 * time.Millisecond)
+		return n > 0 && settled >= 20
+	})
 	var open []*watchStream
 	for {
 		w := s.watch(path)
