@@ -133,8 +133,9 @@ test('LEARN-1: the terminal loads on first open and runs kubectl against the in-
   // Docked, the terminal stays open beside the Cluster view.
   await page.click('[data-testid="terminal-dock"]');
   await page.click('[data-testid="tab-cluster"]');
+  // The Cluster view renders as it switches in: wait for it, not a glance.
+  await page.waitForSelector('[data-testid="cluster-state"]', { state: 'visible', timeout: 15000 });
   assert.ok(await page.isVisible('[data-testid="terminal-screen"]'));
-  assert.ok(await page.isVisible('[data-testid="cluster-state"]'));
   assert.ok(await page.evaluate(() => document.body.classList.contains('terminal-docked')));
   await page.close();
 });
@@ -198,7 +199,9 @@ test('LEARN-1: the sandbox and the native server see the terminal\'s requests wi
   await page.click('[data-testid="tab-requests"]');
   const row = page.locator('[data-testid="requests-row"][data-client="kubectl"][data-method="GET"]', { hasText: '/api/v1/namespaces/default/pods' }).first();
   await row.click({ timeout: 15000 });
-  assert.ok((await page.locator('[data-testid="requests-panel"]').innerText()).includes(agent), 'the panel shows kubectl\'s User-Agent');
+  // The row's details load on demand ("loading…" first).
+  await page.waitForFunction((a) => document.querySelector('[data-testid="requests-panel"]').innerText.includes(a), agent, { timeout: 15000 })
+    .catch(() => assert.fail('the panel shows kubectl\'s User-Agent'));
 
   // The native server, which the service worker passes the request on to.
   await page.selectOption('[data-testid="target-select"]', 'native');
