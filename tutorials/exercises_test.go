@@ -329,20 +329,24 @@ func TestLEARN_3_Tracks(t *testing.T) {
 	}
 }
 
-// TestLEARN_2_ExercisesReplay plays every exercise's solution and each of its
-// wrong attempts, each on a fresh sandbox (with the simulated cluster when the
+// TestLEARN_2_ExercisesReplay plays every exercise's solution (its steps,
+// and its kubectl lines typed in a terminal) and each of its wrong attempts,
+// each on a fresh sandbox (with the simulated cluster when the
 // exercise says so), with the page's checker following the API.
 func TestLEARN_2_ExercisesReplay(t *testing.T) {
 	player := startPlayer(t)
 	for _, f := range exerciseFiles(t) {
 		ex := loadExercise(t, f)
-		attempts := []int{-1}
+		attempts := []int{-1, -2}
 		for i := range ex.Wrong {
 			attempts = append(attempts, i)
 		}
 		for _, n := range attempts {
 			name := "solution"
-			if n >= 0 {
+			switch {
+			case n == -2:
+				name = "solution-kubectl"
+			case n >= 0:
 				name = fmt.Sprintf("wrong-%d", n)
 			}
 			t.Run(ex.ID+"/"+name, func(t *testing.T) {

@@ -10,8 +10,8 @@
 // "title", "failures", "status", "body"}. It exits when stdin ends.
 //
 // A request {"id", "base", "exercise", "attempt"} plays an exercise
-// instead: its solution (attempt -1) or its wrong attempt number attempt
-// (from 0), with the page's checker (ui/src/exercise.js) following the API,
+// instead: its solution (attempt -1), the solution's kubectl lines (-2) or
+// its wrong attempt number attempt (from 0), with the page's checker (ui/src/exercise.js) following the API,
 // and answers {"id", "ok"} once the checker reports what the attempt
 // expects (every part ticked for the solution; the attempt's ticked and
 // unticked parts, messages and hint for a wrong one), or {"id", "ok":
@@ -22,6 +22,25 @@ import { createInterface } from 'node:readline';
 
 import { runStep } from '../ui/src/tutorial-runner.js';
 import { ExerciseChecker } from '../ui/src/exercise.js';
+import { kubectlArgs, parseLine } from '../ui/src/terminalmodel.js';
+
+// kubectlFor is a kubectl step's kubectl for the sandbox at base: the line
+// split into words as the page's terminal splits it, run by the page's
+// kubectl (core/kubectl) in tutorials_test.go, at KUBEPLAY_KUBECTL.
+function kubectlFor(base) {
+  return async (line) => {
+    const { words, pipe, stdin, incomplete } = parseLine(line);
+    if (incomplete) throw new Error(`the command line is not complete (an open quote, pipe or heredoc): ${line}`);
+    const commands = [words, ...pipe].map((w) => {
+      const { args, hint } = kubectlArgs(w);
+      if (!args) throw new Error(hint || 'an empty command');
+      return args;
+    });
+    const res = await fetch(process.env.KUBEPLAY_KUBECTL, { method: 'POST', body: JSON.stringify({ base, commands, stdin }) });
+    if (!res.ok) throw new Error(`kubectl service: HTTP ${res.status}: ${await res.text()}`);
+    return res.json();
+  };
+}
 
 // A watch step that neither delivers its events nor ends fails after this
 // long (every tutorial's watch sets a shorter timeoutSeconds).
@@ -30,10 +49,11 @@ const WATCH_TIMEOUT_MS = 20000;
 async function replay({ base, file, runs }) {
   const tutorial = JSON.parse(await readFile(file, 'utf8'));
   const fetchFn = (path, init) => fetch(base + path, init);
+  const kubectl = kubectlFor(base);
   for (let run = 1; run <= runs; run++) {
     let vars = {};
     for (const [i, step] of tutorial.steps.entries()) {
-      const res = await runStep(step, vars, fetchFn, { watchTimeoutMs: WATCH_TIMEOUT_MS });
+      const res = await runStep(step, vars, fetchFn, { watchTimeoutMs: WATCH_TIMEOUT_MS, kubectl });
       if (!res.ok) {
         return { ok: false, run, step: i + 1, title: step.title, failures: res.failures, status: res.status, body: res.bodyText.slice(0, 2000) };
       }
@@ -68,14 +88,17 @@ function attemptMet(state, attempt) {
 async function playExercise({ base, exercise: file, attempt: n }) {
   const exercise = JSON.parse(await readFile(file, 'utf8'));
   const attempt = n < 0 ? null : exercise.wrong[n];
-  const steps = attempt ? attempt.steps : exercise.solution.steps;
+  // Attempt -2 is the solution's kubectl lines, as typed in the terminal.
+  const typed = exercise.solution.kubectl.map((line) => ({ title: line, kubectl: line, expect: { exit: 0 } }));
+  const steps = attempt ? attempt.steps : n === -2 ? typed : exercise.solution.steps;
   const fetchFn = (path, init) => fetch(base + path, init);
+  const kubectl = kubectlFor(base);
   const checker = new ExerciseChecker(exercise, fetchFn).start();
   try {
     await checker.until((s) => s.synced);
     let vars = {};
     for (const [i, step] of steps.entries()) {
-      const res = await runStep(step, vars, fetchFn);
+      const res = await runStep(step, vars, fetchFn, { kubectl });
       if (!res.ok) return { ok: false, step: i + 1, title: step.title, failures: res.failures, status: res.status, body: res.bodyText.slice(0, 2000) };
       vars = res.vars;
     }

@@ -46,12 +46,15 @@ type tutorial struct {
 }
 
 type step struct {
-	Title     string            `json:"title"`
-	Narration string            `json:"narration"`
-	Request   request           `json:"request"`
-	Watch     *watchSpec        `json:"watch,omitempty"`
-	Expect    *expect           `json:"expect,omitempty"`
-	Save      map[string]string `json:"save,omitempty"`
+	Title     string `json:"title"`
+	Narration string `json:"narration"`
+	// A step sends a request, or runs Kubectl: a command line as typed in
+	// the page's terminal ("type this").
+	Request *request          `json:"request,omitempty"`
+	Kubectl string            `json:"kubectl,omitempty"`
+	Watch   *watchSpec        `json:"watch,omitempty"`
+	Expect  *expect           `json:"expect,omitempty"`
+	Save    map[string]string `json:"save,omitempty"`
 }
 
 type request struct {
@@ -78,6 +81,10 @@ type expect struct {
 	Headers    map[string]string `json:"headers,omitempty"`
 	Events     []eventExpect     `json:"events,omitempty"`
 	EventCount *int              `json:"eventCount,omitempty"`
+	// Exit and Requests are a kubectl step's: its exit code, and requests
+	// ("METHOD /path") it must send, in that order.
+	Exit     *int     `json:"exit,omitempty"`
+	Requests []string `json:"requests,omitempty"`
 }
 
 type eventExpect struct {
@@ -227,39 +234,22 @@ func checkShape(t reporter, tut *tutorial) {
 		if st.Title == "" || strings.TrimSpace(st.Narration) == "" {
 			t.Errorf("%s: title and narration are required", where)
 		}
-		if st.Request.Method == "" || !strings.HasPrefix(st.Request.Path, "/") {
-			t.Errorf("%s: request needs a method and an absolute path", where)
-		}
-		switch b := st.Request.Body.(type) {
-		case nil, string, map[string]any, []any:
-		default:
-			t.Errorf("%s: body must be an object or a string, got %T", where, b)
-		}
-		if st.Watch != nil {
-			if st.Watch.Events <= 0 {
-				t.Errorf("%s: watch.events must be positive", where)
-			}
-			if !isWatchPath(st.Request.Path) {
-				t.Errorf("%s: a watch step's path needs watch=1 or /watch/", where)
-			}
-			if !strings.Contains(st.Request.Path, "timeoutSeconds=") {
-				t.Errorf("%s: a watch step should set timeoutSeconds so it ends on its own", where)
-			}
-			if st.Expect == nil || (st.Expect.Events == nil && st.Expect.EventCount == nil) {
-				t.Errorf("%s: a watch step must expect events or an eventCount", where)
-			}
-		} else if st.Expect != nil && (st.Expect.Events != nil || st.Expect.EventCount != nil) {
-			t.Errorf("%s: events expectations need a watch step", where)
-		}
-		if st.Expect == nil || st.Expect.Status == nil {
-			t.Errorf("%s: every step should expect a status", where)
-		}
 		used := map[string]bool{}
-		varsIn(st.Request.Path, used)
-		for _, h := range st.Request.Headers {
-			varsIn(h, used)
+		if (st.Request == nil) == (st.Kubectl == "") {
+			t.Errorf("%s: a step has a request or a kubectl command line, not both", where)
+			continue
 		}
-		varsIn(st.Request.Body, used)
+		if st.Kubectl != "" {
+			checkKubectlStep(t, where, st)
+			varsIn(st.Kubectl, used)
+		} else {
+			checkRequestStep(t, where, st)
+			varsIn(st.Request.Path, used)
+			for _, h := range st.Request.Headers {
+				varsIn(h, used)
+			}
+			varsIn(st.Request.Body, used)
+		}
 		if st.Expect != nil {
 			varsIn(st.Expect.JSON, used)
 			for _, c := range st.Expect.Contains {
@@ -279,6 +269,9 @@ func checkShape(t reporter, tut *tutorial) {
 					varsIn(*e.Name, used)
 				}
 			}
+			for _, r := range st.Expect.Requests {
+				varsIn(r, used)
+			}
 		}
 		for v := range used {
 			if !saved[v] {
@@ -294,6 +287,70 @@ func checkShape(t reporter, tut *tutorial) {
 			}
 			saved[v] = true
 		}
+	}
+}
+
+// requestLineRE is a kubectl step's expected request: a method and a path.
+var requestLineRE = regexp.MustCompile(`^(GET|POST|PUT|PATCH|DELETE) /\S*$`)
+
+// checkKubectlStep checks a kubectl step: one kubectl command line (a
+// heredoc's lines after it), an exit code expected, requests named as
+// "METHOD /path", and nothing a request step expects of an HTTP answer.
+func checkKubectlStep(t reporter, where string, st step) {
+	t.Helper()
+	if first, _, _ := strings.Cut(st.Kubectl, "\n"); !strings.HasPrefix(first, "kubectl ") {
+		t.Errorf("%s: kubectl is a command line starting with \"kubectl \", got %q", where, first)
+	}
+	if st.Watch != nil {
+		t.Errorf("%s: a kubectl step cannot be a watch step", where)
+	}
+	e := st.Expect
+	if e == nil || e.Exit == nil {
+		t.Errorf("%s: a kubectl step should expect an exit code", where)
+		return
+	}
+	if e.Status != nil || e.Warnings != nil || e.Headers != nil || e.Events != nil || e.EventCount != nil {
+		t.Errorf("%s: a kubectl step expects exit, contains, requests and json of {exit, output, exchanges}, not status, warnings, headers or events", where)
+	}
+	for _, r := range e.Requests {
+		if !requestLineRE.MatchString(r) {
+			t.Errorf("%s: requests: %q is not \"METHOD /path\"", where, r)
+		}
+	}
+}
+
+// checkRequestStep checks a step that sends a request.
+func checkRequestStep(t reporter, where string, st step) {
+	t.Helper()
+	if st.Request.Method == "" || !strings.HasPrefix(st.Request.Path, "/") {
+		t.Errorf("%s: request needs a method and an absolute path", where)
+	}
+	switch b := st.Request.Body.(type) {
+	case nil, string, map[string]any, []any:
+	default:
+		t.Errorf("%s: body must be an object or a string, got %T", where, b)
+	}
+	if st.Watch != nil {
+		if st.Watch.Events <= 0 {
+			t.Errorf("%s: watch.events must be positive", where)
+		}
+		if !isWatchPath(st.Request.Path) {
+			t.Errorf("%s: a watch step's path needs watch=1 or /watch/", where)
+		}
+		if !strings.Contains(st.Request.Path, "timeoutSeconds=") {
+			t.Errorf("%s: a watch step should set timeoutSeconds so it ends on its own", where)
+		}
+		if st.Expect == nil || (st.Expect.Events == nil && st.Expect.EventCount == nil) {
+			t.Errorf("%s: a watch step must expect events or an eventCount", where)
+		}
+	} else if st.Expect != nil && (st.Expect.Events != nil || st.Expect.EventCount != nil) {
+		t.Errorf("%s: events expectations need a watch step", where)
+	}
+	if st.Expect == nil || st.Expect.Status == nil {
+		t.Errorf("%s: every step should expect a status", where)
+	}
+	if st.Expect != nil && (st.Expect.Exit != nil || st.Expect.Requests != nil) {
+		t.Errorf("%s: exit and requests are a kubectl step's expectations", where)
 	}
 }
 
@@ -359,6 +416,7 @@ func newSandbox(t *testing.T, apiOnly bool) *httptest.Server {
 		}
 		srv.ServeHTTP(w, r)
 	}))
+	registerKubectl(t, hs)
 	t.Cleanup(func() {
 		stopXDS()
 		// Let the namespace controller finish the namespaces the tutorial
@@ -404,6 +462,7 @@ func startPlayer(t *testing.T) *player {
 		t.Fatalf("the tutorials are replayed by the player's runner in Node: %v", err)
 	}
 	cmd := exec.Command(node, "replay.mjs")
+	cmd.Env = append(os.Environ(), "KUBEPLAY_KUBECTL="+startKubectlService(t))
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	stdin, err := cmd.StdinPipe()

@@ -245,7 +245,7 @@ func (c *Cmd) namespaced(r Resource) (bool, bool) {
 	if r.Group != "" {
 		path = "/apis/" + r.Group + "/" + r.Version
 	}
-	doc, err := c.getObject(path, nil, "application/json, */*")
+	doc, err := c.getObject(path, nil, acceptTypedAny)
 	if err != nil {
 		return true, false
 	}

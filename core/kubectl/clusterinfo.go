@@ -28,7 +28,7 @@ func init() {
 				ns = "kube-system"
 			}
 			data, err := c.Do(&Request{Method: "GET", Path: "/api/v1/namespaces/" + ns + "/services",
-				Query: url.Values{"labelSelector": {"kubernetes.io/cluster-service=true"}}, Header: [][2]string{{"Accept", "application/json, */*"}}})
+				Query: url.Values{"labelSelector": {"kubernetes.io/cluster-service=true"}}, Header: [][2]string{{"Accept", acceptTypedAny}}})
 			if err == nil {
 				err = c.printClusterInfo(data)
 			}

@@ -28,6 +28,9 @@ import (
 const (
 	acceptJSON  = "application/json"
 	acceptTyped = "application/json"
+	// acceptTypedAny is what kubectl's clients of its compiled-in scheme
+	// (set, rollout, scale's) accept.
+	acceptTypedAny = "application/json, */*"
 )
 
 // chunkSize is kubectl's --chunk-size default: the limit of every list.

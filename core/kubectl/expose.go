@@ -64,7 +64,7 @@ func init() {
 
 // exposeObject makes and sends the Service for one object.
 func (c *Cmd) exposeObject(t *target, o exposeOptions, d dryRun, output *printFlags, fieldManager string) error {
-	obj, err := c.latest(t, "application/json, */*")
+	obj, err := c.latest(t, acceptTypedAny)
 	if err != nil {
 		return err
 	}
@@ -197,7 +197,7 @@ func (c *Cmd) exposeObject(t *target, o exposeOptions, d dryRun, output *printFl
 		return err
 	}
 	answer, err := c.Do(&Request{Method: "POST", Path: serviceResource.Path(c.NamespaceOrDefault(), ""), Query: d.query(fieldManager, ""),
-		Header: [][2]string{{"Accept", "application/json, */*"}, {"Content-Type", "application/json"}}, Body: body})
+		Header: [][2]string{{"Accept", acceptTypedAny}, {"Content-Type", "application/json"}}, Body: body})
 	if err != nil {
 		return err
 	}

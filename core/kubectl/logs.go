@@ -21,7 +21,7 @@ import (
 // --previous, --limit-bytes) and --prefix's "[pod/NAME/CONTAINER] ".
 
 // acceptLogs is what kubectl's builder and its log requests accept.
-const acceptLogs = "application/json, */*"
+const acceptLogs = acceptTypedAny
 
 type logsOptions struct {
 	follow, timestamps, previous, allContainers, prefix, ignoreErrors, allPods bool

@@ -47,7 +47,7 @@ func (c *Cmd) openAPIDocument(apiVersion string) ([]byte, error) {
 	cache := c.openAPI()
 	if cache.index == nil {
 		data, err := c.Do(&Request{Method: "GET", Path: "/openapi/v3", Query: url.Values{"timeout": {discoveryTimeout}},
-			Header: [][2]string{{"Accept", "application/json, */*"}}})
+			Header: [][2]string{{"Accept", acceptTypedAny}}})
 		if err != nil {
 			return nil, err
 		}

@@ -1,7 +1,8 @@
 package kubectl
 
 // This file owns the commands that change a workload's pod template or
-// rollout in place (set image; rollout restart, pause, resume): every
+// rollout in place (set image, set env in setenv.go; rollout restart,
+// pause, resume): every
 // object fetched first, changed in memory as kubectl's polymorphic helpers
 // change its Go object, and sent as the two-way strategic merge patch from
 // before to after (kubectl's CalculatePatches), with each command's
@@ -20,9 +21,10 @@ import (
 
 // podTemplateSchema is the patch metadata of the fields a pod template's
 // changes touch, for every workload kind: a Pod's spec, a template's, a
-// CronJob's job template's.
+// CronJob's job template's. Containers and their env are merged by name.
 var podTemplateSchema = func() patchSchema {
-	const containers = `{"x-kubernetes-patch-strategy":"merge","x-kubernetes-patch-merge-key":"name","items":{}}`
+	const byName = `"x-kubernetes-patch-strategy":"merge","x-kubernetes-patch-merge-key":"name"`
+	const containers = `{` + byName + `,"items":{"properties":{"env":{` + byName + `,"items":{}}}}}`
 	const podSpec = `{"properties":{"containers":` + containers + `,"initContainers":` + containers + `}}`
 	const meta = `{"properties":{"annotations":{},"labels":{}}}`
 	const template = `{"properties":{"metadata":` + meta + `,"spec":` + podSpec + `}}`
@@ -59,6 +61,10 @@ func podSpecOf(obj map[string]any) map[string]any {
 // unchanged.
 type templateChange func(obj map[string]any) error
 
+// namedError is a change's error that names its object itself (set env's
+// "error: deployments/web …").
+type namedError struct{ error }
+
 // fetchTargets is the objects the arguments name, each fetched, and the
 // errors of those that could not be (kubectl's Infos()).
 func (c *Cmd) fetchTargets(sel selection, args []string) ([]*target, errorList, error) {
@@ -68,7 +74,7 @@ func (c *Cmd) fetchTargets(sel selection, args []string) ([]*target, errorList, 
 	}
 	var found []*target
 	for _, t := range targets {
-		if _, err := c.latest(t, "application/json, */*"); err != nil {
+		if _, err := c.latest(t, acceptTypedAny); err != nil {
 			errs = append(errs, err)
 			continue
 		}
@@ -88,7 +94,11 @@ func (c *Cmd) changeTemplates(found []*target, errs errorList, fieldManager stri
 			return err
 		}
 		if err := change(t.Object); err != nil {
-			errs = append(errs, fmt.Errorf("error: %s %q %v", t.Resource.GroupResource(), t.Name, err))
+			if ne, ok := err.(namedError); ok {
+				errs = append(errs, ne.error)
+			} else {
+				errs = append(errs, fmt.Errorf("error: %s %q %v", t.Resource.GroupResource(), t.Name, err))
+			}
 			continue
 		}
 		after, err := json.Marshal(t.Object)
@@ -114,7 +124,7 @@ func (c *Cmd) changeTemplates(found []*target, errs errorList, fieldManager stri
 		if len(diff) > 0 && d != dryRunClient {
 			patch, _ := json.Marshal(diff)
 			data, err := c.Do(&Request{Method: "PATCH", Path: t.Resource.Path(t.Namespace, t.Name), Query: d.query(fieldManager, ""),
-				Header: [][2]string{{"Accept", "application/json, */*"}, {"Content-Type", "application/strategic-merge-patch+json"}}, Body: patch})
+				Header: [][2]string{{"Accept", acceptTypedAny}, {"Content-Type", "application/strategic-merge-patch+json"}}, Body: patch})
 			if err != nil {
 				errs = append(errs, fmt.Errorf("failed to patch: %v", err))
 				continue

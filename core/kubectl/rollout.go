@@ -45,7 +45,7 @@ func init() {
 				return errs.reduce()
 			}
 			for _, t := range targets {
-				if _, err := c.latest(t, "application/json, */*"); err != nil {
+				if _, err := c.latest(t, acceptTypedAny); err != nil {
 					return err
 				}
 				if err := c.rolloutStatus(t, *watch, *timeout); err != nil {

@@ -100,7 +100,7 @@ func init() {
 			if err != nil {
 				return err
 			}
-			return c.createTyped(r, pod, name, d, *fieldManager, output, "application/json, */*", "")
+			return c.createTyped(r, pod, name, d, *fieldManager, output, acceptTypedAny, "")
 		}
 	})
 }

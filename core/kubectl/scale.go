@@ -15,7 +15,7 @@ import (
 )
 
 // scaleAccept is what kubectl's scale client accepts.
-const scaleAccept = "application/json, */*"
+const scaleAccept = acceptTypedAny
 
 func init() {
 	register("scale", func(fs *pflag.FlagSet) runFunc {

@@ -152,7 +152,14 @@ func (c *Cmd) fetchObject(r Resource, ns, name, accept string) ([]byte, error) {
 	data, err := c.Do(&Request{Method: "GET", Path: r.Path(ns, name), Header: [][2]string{{"Accept", accept}}})
 	var se *StatusError
 	if errors.As(err, &se) && se.Status.Reason == "NotFound" && r.Namespaced && ns != "" && ns != "default" {
-		_, nsErr := c.Do(&Request{Method: "GET", Path: "/api/v1/namespaces/" + ns, Header: [][2]string{{"Accept", "application/json"}}})
+		// The namespace is read with the client that read the object: a
+		// typed one (set, rollout) accepts acceptTypedAny, the
+		// others "application/json".
+		nsAccept := "application/json"
+		if accept == acceptTypedAny {
+			nsAccept = accept
+		}
+		_, nsErr := c.Do(&Request{Method: "GET", Path: "/api/v1/namespaces/" + ns, Header: [][2]string{{"Accept", nsAccept}}})
 		var nse *StatusError
 		if errors.As(nsErr, &nse) && nse.Status.Reason == "NotFound" {
 			return nil, nsErr

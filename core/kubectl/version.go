@@ -41,7 +41,7 @@ func init() {
 			if !*client {
 				var data []byte
 				data, serverErr = c.Do(&Request{Method: "GET", Path: "/version", Query: url.Values{"timeout": {discoveryTimeout}},
-					Header: [][2]string{{"Accept", "application/json, */*"}}})
+					Header: [][2]string{{"Accept", acceptTypedAny}}})
 				if serverErr == nil {
 					v.ServerVersion = &version.Info{}
 					serverErr = json.Unmarshal(data, v.ServerVersion)

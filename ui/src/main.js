@@ -227,10 +227,26 @@ function main() {
   });
   const historyView = createHistoryView({ onRestore: (spec) => builder.setSpec(spec) });
   watchPanel = createWatchPanel({ getNamespace: builder.getNamespace });
+  const terminalPanel = createTerminalPanel({ onDock: () => showTab() });
+  // A tutorial's kubectl step runs in the terminal, docked beside the player.
+  const terminalBeside = () => {
+    if (!terminalPanel.isDocked()) terminalPanel.setDocked(true);
+  };
   tutorials = createTutorialPlayer({
     onOpenInBuilder: (spec) => {
       builder.setSpec(spec);
       location.hash = 'request';
+    },
+    terminal: {
+      run: (line) => {
+        terminalBeside();
+        return terminalPanel.runCommand(line);
+      },
+      type: (line) => {
+        terminalBeside();
+        return terminalPanel.typeLine(line);
+      },
+      onCommand: terminalPanel.onCommand,
     },
   });
 
@@ -258,7 +274,6 @@ function main() {
   const apfPanel = createApfPanel();
   const xdsPanel = createXdsPanel();
   const requestsPanel = createRequestsPanel({ onDock: () => showTab() });
-  const terminalPanel = createTerminalPanel({ onDock: () => showTab() });
   const views = {
     request: h('main', { class: 'view view-request' }, historyView.el, builder.el, responseView.el),
     watch: h('main', { class: 'view view-watch' }, watchPanel.el),

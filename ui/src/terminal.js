@@ -194,13 +194,16 @@ export function createTerminalPanel({ onDock } = {}) {
       history.add(text);
       saveHistory();
     }
-    const { args, hint } = kubectlArgs(parsed.words);
-    if (hint) term.write(hint + '\r\n');
-    if (!args) {
-      term.write(editor.redraw());
-      return;
+    const commands = [];
+    for (const words of [parsed.words, ...parsed.pipe]) {
+      const { args, hint } = kubectlArgs(words);
+      if (!args) {
+        term.write((hint || 'a pipe needs a command on each side') + '\r\n' + editor.redraw());
+        return;
+      }
+      commands.push(args);
     }
-    run(text, args, parsed.stdin);
+    run(text, commands, parsed.stdin);
   }
 
   // tab completes the word at the cursor; what is typed meanwhile waits for
@@ -227,17 +230,34 @@ export function createTerminalPanel({ onDock } = {}) {
   }
 
   // ---- running a command -------------------------------------------------------
-  function run(line, args, stdin) {
+  // run runs a command line: one kubectl command, or a pipeline of them
+  // (commands: each one's words after "kubectl"), each one's stdout the
+  // next one's stdin as a shell pipes them (run one after the other: kubectl
+  // reads its stdin whole before it sends anything). Its exit code is the
+  // last command's; Ctrl-C stops the pipeline.
+  function run(line, commands, stdin) {
     const cmd = log.begin(line);
     renderExchanges();
     lastOutput = '';
     lineStart = true;
     const target = currentTarget();
-    const r = kubectl.run(args, io(target, cmd, stdin));
-    running = { cancel: () => r.cancel(), cmd };
+    let r = null;
+    let cancelled = false;
+    running = { cancel: () => { cancelled = true; r?.cancel(); }, cmd };
     setState('running', 'running');
     el.dataset.running = 'true';
-    r.done.then((code) => { cmd.exitCode = code; }, (err) => {
+    (async () => {
+      let input = stdin === null ? null : new TextEncoder().encode(stdin);
+      let code = 0;
+      for (const [i, args] of commands.entries()) {
+        if (cancelled) break;
+        const piped = i < commands.length - 1 ? [] : null;
+        r = kubectl.run(args, io(target, cmd, input, piped));
+        code = await r.done;
+        if (piped) input = concat(piped);
+      }
+      return code;
+    })().then((code) => { cmd.exitCode = code; }, (err) => {
       term.write(terminalText(`error: ${err.message || err}\n`));
       cmd.exitCode = -1;
     }).then(() => {
@@ -248,20 +268,27 @@ export function createTerminalPanel({ onDock } = {}) {
       // As zsh does, a prompt after output that did not end its line starts its own.
       term.write((lineStart ? '' : '\r\n') + editor.redraw());
       lineStart = true;
-      for (const resolve of idle.splice(0)) resolve(cmd.exitCode);
+      for (const resolve of idle.splice(0)) resolve(cmd);
+      for (const fn of listeners) fn(commandResult(cmd));
       const rest = queued;
       queued = '';
       if (rest) feed(rest);
     });
   }
 
-  // io is what the module's run and complete call: output to the terminal,
-  // each request through apiFetch at the target the command started with.
-  function io(target, cmd, stdin = null) {
+  // io is what the module's run and complete call: output to the terminal
+  // (stdout to piped instead, when a pipe takes it), each request through
+  // apiFetch at the target the command started with.
+  function io(target, cmd, stdin = null, piped = null) {
     const decoders = { out: new TextDecoder(), err: new TextDecoder() };
     const write = (which) => (bytes) => {
+      if (which === 'out' && piped) {
+        piped.push(bytes.slice());
+        return;
+      }
       const text = decoders[which].decode(bytes, { stream: true });
       if (lastOutput.length < OUTPUT_KEEP) lastOutput += text;
+      if (cmd && cmd.output.length < OUTPUT_KEEP) cmd.output += text;
       if (text) lineStart = text.endsWith('\n');
       term.write(terminalText(text));
     };
@@ -269,7 +296,7 @@ export function createTerminalPanel({ onDock } = {}) {
       terminal: historyKey(target),
       server: target.baseUrl,
       namespace: '',
-      stdin: stdin === null ? null : new TextEncoder().encode(stdin),
+      stdin,
       stdout: write('out'),
       stderr: write('err'),
       fetch: (method, url, headerLines, body, signal) => send(target, method, url, headerLines, body, signal),
@@ -390,15 +417,49 @@ export function createTerminalPanel({ onDock } = {}) {
   // resolves with the command's exit code once it ends (null: nothing ran),
   // for tests and benchmarks.
   async function runLine(line) {
+    const r = await runCommand(line);
+    return r ? r.exit : null;
+  }
+
+  // runCommand enters line as if typed (a tutorial's kubectl step, run from
+  // its player) and resolves with what it did once it ends: {line, exit,
+  // output (stdout and stderr as shown), exchanges}, or null when nothing
+  // ran (a blank line, not kubectl).
+  async function runCommand(line) {
     await open();
-    if (running) throw new Error('a command is running');
+    if (running || pending || editor.text) throw new Error('the terminal is busy: finish or clear the command being typed');
     const done = new Promise((resolve) => idle.push(resolve));
-    feed(line + '\r');
+    feed(line.replace(/\n/g, '\r') + '\r');
     if (!running) {
       idle = [];
       return null;
     }
-    return done;
+    return commandResult(await done);
+  }
+
+  // typeLine puts line at the prompt for the learner to read and run with
+  // Enter (a tutorial's "type this"); a heredoc's lines are entered up to
+  // the last, which waits at the continuation prompt.
+  async function typeLine(line) {
+    await open();
+    if (running) throw new Error('a command is running');
+    term.write(editor.set(''));
+    pending = '';
+    editor.prompt = PROMPT;
+    const lines = line.split('\n');
+    feed(lines.slice(0, -1).map((l) => l + '\r').join('') + lines[lines.length - 1]);
+  }
+
+  // Each command's end is told to the listeners (the tutorial player checks
+  // a step the learner typed).
+  const listeners = new Set();
+  function onCommand(fn) {
+    listeners.add(fn);
+    return () => listeners.delete(fn);
+  }
+
+  function commandResult(cmd) {
+    return { line: cmd.line, exit: cmd.exitCode, output: cmd.output, exchanges: cmd.exchanges.map((ex) => ({ method: ex.method, path: ex.path, status: ex.status })) };
   }
 
   // transcript is the terminal's text, line by line (tests, the console).
@@ -415,7 +476,18 @@ export function createTerminalPanel({ onDock } = {}) {
     return lines.join('\n').replace(/\n+$/, '');
   }
 
-  return { el, open, isDocked: () => dock.checked, setDocked, runLine, transcript, log, memStats: () => kubectl?.memStats() };
+  return { el, open, isDocked: () => dock.checked, setDocked, runLine, runCommand, typeLine, onCommand, transcript, log, memStats: () => kubectl?.memStats() };
+}
+
+// concat joins a command's stdout chunks: the next command's stdin.
+function concat(chunks) {
+  const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.length;
+  }
+  return out;
 }
 
 // pretty indents a JSON body; anything else is shown as it came.

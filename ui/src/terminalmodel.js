@@ -21,16 +21,18 @@ export const EXCHANGES_PER_COMMAND_MAX = 100;
  * parseLine splits text (one or more lines) into words as sh does, and reads
  * heredocs: `<<WORD` (or `<<'WORD'`, `<<"WORD"`, `<<-WORD`, which strips
  * leading tabs) takes the lines after the command up to a line that is WORD
- * as stdin. It returns {words, stdin (a string, or null), incomplete}:
- * incomplete is true while a quote, a trailing backslash or a heredoc is
- * still open, and the terminal then asks for another line. Text after the
- * heredoc's end is ignored.
+ * as stdin. It returns {words, pipe, stdin (a string, or null), incomplete}:
+ * words are the first command's; pipe the words of each command after a `|`
+ * (the terminal runs kubectl | kubectl, each command's output the next one's
+ * stdin; a heredoc is the first command's stdin). incomplete is true while a
+ * quote, a trailing backslash or pipe, or a heredoc is still open, and the
+ * terminal then asks for another line. Text after the heredoc's end is
+ * ignored.
  */
 export function parseLine(text) {
   const lines = text.split('\n');
-  const first = [];
   let i = 0;
-  // The command: lines joined while a quote or a backslash carries over.
+  // The command: lines joined while a quote, a backslash or a pipe carries over.
   let cmd = lines[0];
   let state = splitWords(cmd);
   while (state.open && i + 1 < lines.length) {
@@ -38,10 +40,12 @@ export function parseLine(text) {
     cmd = state.open === '\\' ? cmd.slice(0, -1) + lines[i] : cmd + '\n' + lines[i];
     state = splitWords(cmd);
   }
-  first.push(...state.words);
-  if (state.open) return { words: first, stdin: null, incomplete: true };
+  const commands = [...state.commands, state.words];
+  const first = commands[0];
+  const pipe = commands.slice(1);
+  if (state.open) return { words: first, pipe, stdin: null, incomplete: true };
   const heredocs = state.heredocs;
-  if (heredocs.length === 0) return { words: first, stdin: null, incomplete: false };
+  if (heredocs.length === 0) return { words: first, pipe, stdin: null, incomplete: false };
   // Every heredoc's body, in order; kubectl reads one stdin: the last's, as
   // a shell's later redirection wins.
   let stdin = null;
@@ -56,15 +60,16 @@ export function parseLine(text) {
       }
       body.push(line);
     }
-    if (!closed) return { words: first, stdin: null, incomplete: true };
+    if (!closed) return { words: first, pipe, stdin: null, incomplete: true };
     stdin = body.length ? body.join('\n') + '\n' : '';
   }
-  return { words: first, stdin, incomplete: false };
+  return { words: first, pipe, stdin, incomplete: false };
 }
 
 // splitWords splits one command into words: {words, heredocs, open}, open
 // being the quote (or '\\') still open at the end, '' when none.
 function splitWords(s) {
+  const commands = []; // the commands before a pipe
   const words = [];
   const heredocs = [];
   let word = null; // null: between words
@@ -94,13 +99,18 @@ function splitWords(s) {
       continue;
     }
     if (c === '\\') {
-      if (i + 1 === s.length) return { words, heredocs, open: '\\' };
+      if (i + 1 === s.length) return { words, commands, heredocs, open: '\\' };
       word = word || { text: '' };
       word.text += s[++i];
       continue;
     }
     if (c === ' ' || c === '\t' || c === '\n') {
       end();
+      continue;
+    }
+    if (c === '|') {
+      end();
+      commands.push(words.splice(0));
       continue;
     }
     if (c === '<' && s[i + 1] === '<' && word === null && !heredocNext) {
@@ -114,9 +124,10 @@ function splitWords(s) {
     if (c === "'" || c === '"') quote = c;
     else word.text += c;
   }
-  if (quote) return { words, heredocs, open: quote };
+  if (quote) return { words, commands, heredocs, open: quote };
   end();
-  return { words, heredocs, open: '' };
+  if (commands.length && words.length === 0) return { words, commands, heredocs, open: '|' };
+  return { words, commands, heredocs, open: '' };
 }
 
 /**
@@ -287,7 +298,7 @@ export class ExchangeLog {
 
   /** Starts a command's group; returns it. */
   begin(line) {
-    const cmd = { id: ++this.seq, line, exchanges: [], dropped: 0, exitCode: null };
+    const cmd = { id: ++this.seq, line, exchanges: [], dropped: 0, exitCode: null, output: '' };
     this.commands.push(cmd);
     if (this.commands.length > this.max) this.commands.shift();
     return cmd;

@@ -223,7 +223,11 @@ function headersObject(h) {
  * body and, for watch steps, an AbortSignal the runner aborts once it has read
  * `step.watch.events` events. options.watchTimeoutMs bounds a watch step (60s).
  *
- * Resolves to {ok, status, headers, warnings, bodyText, json, events, failures, vars}:
+ * A step with `kubectl` (a command line, as typed in the terminal) runs it
+ * with options.kubectl instead: see runKubectlStep.
+ *
+ * Resolves to {ok, ran, status, headers, warnings, bodyText, json, events, failures, vars}:
+ * `ran` is whether the request was answered (or the command ran);
  * `warnings` is the texts of the answer's Warning headers;
  * `json` is the parsed body (null if not JSON), or `{events}` for a watch step;
  * `events` is the watch events read (null for other steps); `vars` is a new object
@@ -231,10 +235,11 @@ function headersObject(h) {
  * errors are reported in `failures`.
  */
 export async function runStep(step, vars, fetchFn, options = {}) {
+  if (step.kubectl !== undefined) return runKubectlStep(step, vars, options.kubectl);
   const failures = [];
   const outVars = { ...(vars || {}) };
   const request = step.request || {};
-  const result = { ok: false, status: 0, headers: {}, warnings: [], bodyText: '', json: null, events: null, failures, vars: outVars };
+  const result = { ok: false, ran: false, status: 0, headers: {}, warnings: [], bodyText: '', json: null, events: null, failures, vars: outVars };
 
   const missing = unknownVars([request.path, request.headers || {}, request.body ?? null], outVars);
   if (missing.size > 0) {
@@ -281,6 +286,7 @@ export async function runStep(step, vars, fetchFn, options = {}) {
     }
   }
 
+  result.ran = true;
   const expect = step.expect || {};
   if (expect.status !== undefined && result.status !== expect.status) {
     failures.push(`status: got ${result.status}, want ${expect.status}`);
@@ -321,6 +327,99 @@ export async function runStep(step, vars, fetchFn, options = {}) {
       failures.push(`eventCount: got ${events.length}, want ${expect.eventCount}`);
     }
   }
+  for (const [name, p] of Object.entries(step.save || {})) {
+    const v = getPath(root, p);
+    if (v === undefined) failures.push(`save ${name}: ${p} not found`);
+    else outVars[name] = v;
+  }
+  result.ok = failures.length === 0;
+  return result;
+}
+
+/**
+ * kubectlLine is a kubectl step's command line with its variables filled in:
+ * what the learner types.
+ */
+export function kubectlLine(step, vars) {
+  return substitute(String(step.kubectl || ''), vars);
+}
+
+/**
+ * requestLine is an exchange as a kubectl step's `requests` names one:
+ * "METHOD /path?query".
+ */
+export function requestLine(ex) {
+  return `${ex.method} ${ex.path}`;
+}
+
+// requestMatches says whether an exchange is the request want names: the
+// method and the path, and the query too when want has one.
+function requestMatches(ex, want) {
+  const [method, target = ''] = want.split(' ');
+  if (ex.method !== method) return false;
+  return target.includes('?') ? ex.path === target : ex.path.split('?')[0] === target;
+}
+
+/**
+ * runKubectlStep runs a kubectl step (a "type this" step): its command line,
+ * variables filled in, with kubectl(line), which resolves to {exit, output,
+ * exchanges}: the exit code, what the command printed (stdout and stderr as
+ * the terminal shows them) and its HTTP exchanges in order, each {method,
+ * path (with its query), status}. The page runs it in its terminal; the
+ * tests run the page's kubectl (core/kubectl) or the real one.
+ *
+ * Its expectations are judged on {exit, output, exchanges}: `exit` (the exit
+ * code), `contains` (substrings of output), `requests` (["METHOD /path"],
+ * found among the exchanges in that order, others between them allowed: the
+ * discovery kubectl does first depends on its cache; a query in want must
+ * match exactly, else any query does), and `json`, `jsonPresent`,
+ * `jsonAbsent`, `atLeast` and `save` with dotted paths into that object
+ * (`output` for what -o jsonpath printed).
+ */
+async function runKubectlStep(step, vars, kubectl) {
+  const failures = [];
+  const outVars = { ...(vars || {}) };
+  const result = { ok: false, ran: false, status: 0, headers: {}, warnings: [], bodyText: '', json: null, events: null, exit: null, exchanges: [], failures, vars: outVars };
+  const expect = step.expect || {};
+  const missing = unknownVars([step.kubectl, expect.requests || []], outVars);
+  if (missing.size > 0) {
+    failures.push(`unknown variable(s): ${[...missing].map((m) => `{{${m}}}`).join(', ')} (did an earlier step fail?)`);
+    return result;
+  }
+  if (typeof kubectl !== 'function') {
+    failures.push('this step runs kubectl, and this runner has none');
+    return result;
+  }
+  let out;
+  try {
+    out = await kubectl(kubectlLine(step, outVars));
+  } catch (err) {
+    failures.push(`kubectl failed: ${err && err.message ? err.message : err}`);
+    return result;
+  }
+  result.ran = true;
+  result.exit = out.exit;
+  result.bodyText = String(out.output || '');
+  result.exchanges = (out.exchanges || []).map(({ method, path, status }) => ({ method, path, status }));
+  const root = { exit: out.exit, output: result.bodyText, exchanges: result.exchanges };
+  result.json = root;
+
+  if (expect.exit !== undefined && out.exit !== expect.exit) failures.push(`exit: got ${out.exit}, want ${expect.exit}`);
+  for (const s0 of expect.contains || []) {
+    const s = substitute(s0, outVars);
+    if (!result.bodyText.includes(s)) failures.push(`output does not contain ${JSON.stringify(s)}`);
+  }
+  let from = 0;
+  for (const want0 of expect.requests || []) {
+    const want = substitute(want0, outVars);
+    const i = result.exchanges.findIndex((ex, k) => k >= from && requestMatches(ex, want));
+    if (i < 0) {
+      failures.push(`requests: no ${want}${from ? ' after the requests before it' : ''} (sent: ${result.exchanges.map(requestLine).join(', ') || 'nothing'})`);
+      continue;
+    }
+    from = i + 1;
+  }
+  for (const f of checkObject(root, expect, outVars)) failures.push(f.text);
   for (const [name, p] of Object.entries(step.save || {})) {
     const v = getPath(root, p);
     if (v === undefined) failures.push(`save ${name}: ${p} not found`);

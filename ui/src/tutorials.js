@@ -1,13 +1,16 @@
 // tutorials.js — the tutorial player: lists /tutorials/index.json, shows each
 // step's narration and request, runs it with runStep (tutorial-runner.js)
 // through apiFetch, and shows the response and every expectation passed or
-// failed. Progress (current step, saved variables, results) is kept per
+// failed. A kubectl step ("type this") runs in the terminal, docked beside
+// the player: the learner types it (or the player enters it), and its
+// output and HTTP exchanges are judged as the step expects. Progress (current step, saved variables, results) is kept per
 // tutorial in localStorage ("kubeplay.tutorial.<id>"); a tutorial played
 // through is recorded for the start page (progress.js).
 
-import { h, mount } from './dom.js';
+import { h, mount, copyText } from './dom.js';
 import { apiFetch, currentTarget } from './api.js';
-import { runStep, substitute } from './tutorial-runner.js';
+import { kubectlLine, requestLine, runStep, substitute } from './tutorial-runner.js';
+import { kubectlArgs, parseLine } from './terminalmodel.js';
 import { highlightJson } from './highlight.js';
 import { statusLine } from './response.js';
 import { markTutorialFinished } from './progress.js';
@@ -54,6 +57,8 @@ export function renderNarration(text) {
 export function expectationItems(step, vars) {
   const e = step.expect || {};
   const items = [];
+  if (e.exit !== undefined) items.push({ label: `kubectl exits with ${e.exit}`, prefixes: ['exit:'] });
+  (e.requests || []).forEach((r, i) => items.push({ label: `${i ? 'then sends' : 'sends'} ${substitute(r, vars)}`, prefixes: [`requests: no ${substitute(r, vars)}`] }));
   if (e.status !== undefined) items.push({ label: `status is ${e.status}`, prefixes: ['status:'] });
   if (e.warnings !== undefined) {
     const w = substitute(e.warnings, vars);
@@ -65,7 +70,8 @@ export function expectationItems(step, vars) {
   for (const [p, n] of Object.entries(e.atLeast || {})) items.push({ label: `${p} ≥ ${n}`, prefixes: [`${p}:`] });
   for (const s of e.contains || []) {
     const t = substitute(s, vars);
-    items.push({ label: `body contains ${JSON.stringify(t)}`, prefixes: [`body does not contain ${JSON.stringify(t)}`] });
+    const what = step.kubectl !== undefined ? 'output' : 'body';
+    items.push({ label: `${what} contains ${JSON.stringify(t)}`, prefixes: [`${what} does not contain ${JSON.stringify(t)}`] });
   }
   (e.events || []).forEach((ev, i) => {
     const bits = [ev.type, ev.name !== undefined ? `named ${substitute(ev.name, vars)}` : '', ...Object.entries(ev.json || {}).map(([k, v]) => `${k} = ${JSON.stringify(substitute(v, vars))}`)].filter(Boolean);
@@ -74,6 +80,16 @@ export function expectationItems(step, vars) {
   if (e.eventCount !== undefined) items.push({ label: `${e.eventCount} events`, prefixes: ['eventCount:'] });
   for (const [name, p] of Object.entries(step.save || {})) items.push({ label: `save ${name} from ${p}`, prefixes: [`save ${name}:`] });
   return items;
+}
+
+// sameCommand says whether two command lines run the same kubectl commands
+// ("k" for "kubectl", spaces and quoting aside).
+function sameCommand(a, b) {
+  const norm = (line) => {
+    const p = parseLine(line);
+    return JSON.stringify([p.words, ...p.pipe].map((w) => kubectlArgs(w).args).concat([p.stdin]));
+  };
+  return norm(a) === norm(b);
 }
 
 /** The builder spec for a step's request with variables filled in. */
@@ -96,7 +112,12 @@ export function stepToSpec(step, vars, ns) {
   return { method: (r.method || 'GET').toUpperCase(), path: r.path || '/', namespace: vars.ns || ns, params: [], headers, body, bodyMode };
 }
 
-export function createTutorialPlayer({ onOpenInBuilder }) {
+/**
+ * createTutorialPlayer makes the Tutorials view. terminal, if given, runs
+ * kubectl steps: {run(line) → Promise<{exit, output, exchanges}>, type(line),
+ * onCommand(fn)}, the terminal panel shown beside the player.
+ */
+export function createTutorialPlayer({ onOpenInBuilder, terminal = null }) {
   const list = h('ul', { class: 'tutorial-list', testid: 'tutorial-list' }, h('li', { class: 'muted' }, 'Loading tutorials…'));
   const player = h('div', { class: 'tutorial-player', testid: 'tutorial-player' }, h('p', { class: 'muted' }, 'Choose a tutorial.'));
   const el = h('section', { class: 'tutorials' }, h('aside', { class: 'panel' }, h('strong', {}, 'Tutorials'), list), h('div', { class: 'panel tutorial-main' }, player));
@@ -188,13 +209,19 @@ export function createTutorialPlayer({ onOpenInBuilder }) {
     const t0 = performance.now();
     let result;
     try {
-      result = await runStep(step, progress.vars, (path, init) => apiFetch(path, init, target));
+      result = await runStep(step, progress.vars, (path, init) => apiFetch(path, init, target), { kubectl: terminal ? terminal.run : undefined });
     } catch (e) {
       result = { ok: false, status: 0, headers: {}, bodyText: '', json: null, events: null, failures: [`runner error: ${e.message}`], vars: progress.vars };
     }
     result.ms = performance.now() - t0;
     running = false;
     if (current.tut !== tut) return;
+    record(i, result);
+  }
+
+  // record keeps step i's result and shows it.
+  function record(i, result) {
+    const { tut, progress } = current;
     progress.vars = result.vars || progress.vars;
     progress.results[i] = !!result.ok;
     // Finished once every step has passed (the start page's progress).
@@ -203,6 +230,20 @@ export function createTutorialPlayer({ onOpenInBuilder }) {
     current.lastResult = { index: i, result };
     renderList();
     renderPlayer();
+  }
+
+  // A kubectl step the learner typed in the terminal themselves is judged
+  // as if the player had run it.
+  if (terminal) {
+    terminal.onCommand(async (typed) => {
+      if (!current || running) return;
+      const i = current.progress.index;
+      const step = current.tut.steps[i];
+      if (step.kubectl === undefined || !sameCommand(typed.line, kubectlLine(step, current.progress.vars))) return;
+      const tut = current.tut;
+      const result = await runStep(step, current.progress.vars, null, { kubectl: async () => typed });
+      if (current.tut === tut && current.progress.index === i) record(i, result);
+    });
   }
 
   function renderPlayer() {
@@ -232,11 +273,13 @@ export function createTutorialPlayer({ onOpenInBuilder }) {
       else bodyPre.innerHTML = highlightJson(bodyText);
     }
 
-    const runBtn = h('button', { type: 'button', class: 'primary', testid: 'tutorial-run-step', dataset: { write: '' }, disabled: running, on: { click: run } }, running ? 'Running…' : res ? 'Run again' : 'Run step');
+    const isKubectl = step.kubectl !== undefined;
+    const line = isKubectl ? kubectlLine(step, progress.vars) : '';
+    const runBtn = h('button', { type: 'button', class: 'primary', testid: 'tutorial-run-step', dataset: { write: '' }, disabled: running || (isKubectl && !terminal), title: isKubectl ? 'Enter the command in the terminal beside' : undefined, on: { click: run } }, running ? 'Running…' : res ? 'Run again' : 'Run step');
     const nextBtn = h('button', { type: 'button', testid: 'tutorial-next', disabled: i >= n - 1, class: res && res.ok ? 'primary' : '', on: { click: () => go(i + 1) } }, 'Next →');
     const prevBtn = h('button', { type: 'button', testid: 'tutorial-prev', disabled: i === 0, on: { click: () => go(i - 1) } }, '← Previous');
     const restartBtn = h('button', { type: 'button', testid: 'tutorial-restart', on: { click: () => { if (confirm('Start this tutorial over (forgets saved variables and results)?')) restart(); } } }, 'Start over');
-    const builderBtn = h('button', { type: 'button', testid: 'tutorial-open-builder', title: 'Load this request into the request builder to experiment', on: { click: () => onOpenInBuilder(stepToSpec(step, progress.vars, 'default')) } }, 'Open in builder');
+    const builderBtn = isKubectl ? null : h('button', { type: 'button', testid: 'tutorial-open-builder', title: 'Load this request into the request builder to experiment', on: { click: () => onOpenInBuilder(stepToSpec(step, progress.vars, 'default')) } }, 'Open in builder');
 
     const varsEntries = Object.entries(progress.vars);
     mount(
@@ -252,7 +295,17 @@ export function createTutorialPlayer({ onOpenInBuilder }) {
       ),
       h('h3', { testid: 'tutorial-step-title' }, step.title),
       h('div', { class: 'narration', testid: 'tutorial-narration' }, renderNarration(step.narration)),
-      h(
+      isKubectl
+        ? h(
+            'div',
+            { class: 'tut-request tut-kubectl', testid: 'tutorial-kubectl' },
+            h('div', { class: 'muted' }, 'Type this in the terminal:'),
+            h('pre', { class: 'mono', testid: 'tutorial-kubectl-line' }, `$ ${line}`),
+            h('div', { class: 'row' },
+              h('button', { type: 'button', testid: 'tutorial-type', disabled: running || !terminal, title: 'Put the command at the terminal\'s prompt; press Enter there to run it', on: { click: () => terminal.type(line) } }, 'Type it in the terminal'),
+              h('button', { type: 'button', testid: 'tutorial-copy', on: { click: () => copyText(line) } }, 'Copy')),
+          )
+        : h(
         'div',
         { class: 'tut-request', testid: 'tutorial-request' },
         h('div', { class: 'req-line' }, h('span', { class: `method m-${(req.method || 'GET').toLowerCase()}` }, (req.method || 'GET').toUpperCase()), h('code', {}, req.path)),
@@ -276,7 +329,7 @@ export function createTutorialPlayer({ onOpenInBuilder }) {
       const mine = res.failures.filter((f) => it.prefixes.some((p) => f.startsWith(p)));
       mine.forEach((f) => used.add(f));
       // An expectation cannot pass if the request itself never ran.
-      const ok = mine.length === 0 && res.status !== 0;
+      const ok = mine.length === 0 && !!res.ran;
       return h('li', { class: ok ? 'pass' : 'fail', dataset: { ok: String(ok) } }, h('span', { class: 'mark' }, ok ? '✔' : '✘'), ' ', it.label, mine.length ? h('div', { class: 'fail-detail' }, mine.join('; ')) : null);
     });
     const other = res.failures.filter((f) => !used.has(f));
@@ -293,7 +346,9 @@ export function createTutorialPlayer({ onOpenInBuilder }) {
         'div',
         { class: 'row' },
         h('strong', {}, res.ok ? 'Passed' : 'Failed'),
-        h('span', { class: 'status' }, res.status ? statusLine(res.status) : 'no response'),
+        step.kubectl !== undefined
+          ? h('span', { class: 'status' }, res.ran ? `exit ${res.exit}` : 'did not run')
+          : h('span', { class: 'status' }, res.status ? statusLine(res.status) : 'no response'),
         res.ms !== undefined ? h('span', { class: 'muted' }, `${Math.round(res.ms)} ms`) : null,
       ),
       rows.length ? h('ul', { class: 'expectations', testid: 'tutorial-expectations' }, rows) : h('p', { class: 'muted' }, 'This step has no expectations.'),
@@ -307,7 +362,13 @@ export function createTutorialPlayer({ onOpenInBuilder }) {
             h('tbody', {}, res.events.map((e, k) => h('tr', { class: `ev ev-${String(e.type || '').toLowerCase()}${e.object && e.object.code === 410 ? ' ev-gone' : ''}` }, h('td', {}, String(k)), h('td', {}, e.type), h('td', {}, (e.object && e.object.metadata && e.object.metadata.name) || (e.object && e.object.reason) || ''), h('td', { class: 'mono' }, (e.object && e.object.metadata && e.object.metadata.resourceVersion) || '')))),
           )
         : null,
-      bodyPre ? h('details', { class: 'tut-body', open: !res.ok }, h('summary', {}, 'Response body'), bodyPre) : null,
+      step.kubectl !== undefined && res.ran
+        ? [
+            h('pre', { class: 'code-view small', testid: 'tutorial-kubectl-output' }, res.bodyText || '(no output)'),
+            h('details', { class: 'tut-body', open: true }, h('summary', {}, `HTTP exchanges (${res.exchanges.length})`),
+              h('ul', { class: 'tut-exchanges mono', testid: 'tutorial-exchanges' }, res.exchanges.map((ex) => h('li', { class: ex.status >= 400 ? 'fail' : '' }, `${requestLine(ex)} → ${ex.status}`)))),
+          ]
+        : bodyPre ? h('details', { class: 'tut-body', open: !res.ok }, h('summary', {}, 'Response body'), bodyPre) : null,
     );
   }
 

@@ -17,7 +17,7 @@ test('LEARN-1: words split as sh splits them: quotes, backslashes, tabs', () => 
 
 test('LEARN-1: an open quote or a trailing backslash asks for another line', () => {
   assert.equal(parseLine(`k create cm x --from-literal='a=b`).incomplete, true);
-  assert.deepEqual(parseLine(`k create cm x --from-literal='a=b\nc'`), { words: ['k', 'create', 'cm', 'x', '--from-literal=a=b\nc'], stdin: null, incomplete: false });
+  assert.deepEqual(parseLine(`k create cm x --from-literal='a=b\nc'`), { words: ['k', 'create', 'cm', 'x', '--from-literal=a=b\nc'], pipe: [], stdin: null, incomplete: false });
   assert.equal(parseLine('kubectl get \\').incomplete, true);
   assert.deepEqual(parseLine('kubectl get \\\npods').words, ['kubectl', 'get', 'pods']);
 });
@@ -26,12 +26,23 @@ test('LEARN-1: a heredoc is the command\'s stdin, read to its end word', () => {
   const manifest = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n';
   const open = parseLine('kubectl apply -f - <<EOF\napiVersion: v1\nkind: ConfigMap');
   assert.equal(open.incomplete, true, 'no EOF line yet');
-  assert.deepEqual(parseLine(`kubectl apply -f - <<EOF\n${manifest}EOF`), { words: ['kubectl', 'apply', '-f', '-'], stdin: manifest, incomplete: false });
+  assert.deepEqual(parseLine(`kubectl apply -f - <<EOF\n${manifest}EOF`), { words: ['kubectl', 'apply', '-f', '-'], pipe: [], stdin: manifest, incomplete: false });
   assert.deepEqual(parseLine(`kubectl apply -f - <<'END'\n${manifest}END\n`).stdin, manifest);
   assert.deepEqual(parseLine(`kubectl apply -f - << "EOF"\n${manifest}EOF`).stdin, manifest);
   assert.deepEqual(parseLine('k apply -f - <<-EOF\n\tkind: x\n\tEOF').stdin, 'kind: x\n', '<<- strips leading tabs');
   assert.deepEqual(parseLine('k apply -f - <<EOF\nEOF').stdin, '');
   assert.equal(parseLine('k apply -f - <<EOF\n  EOF').incomplete, true, 'the end word alone on its line, not indented');
+});
+
+test('LEARN-1: a pipe splits the line into commands, each the next one\'s stdin', () => {
+  assert.deepEqual(parseLine(`k create cm x --from-literal=a=b --dry-run=client -o yaml | kubectl apply --server-side -f -`),
+    { words: ['k', 'create', 'cm', 'x', '--from-literal=a=b', '--dry-run=client', '-o', 'yaml'], pipe: [['kubectl', 'apply', '--server-side', '-f', '-']], stdin: null, incomplete: false });
+  assert.deepEqual(parseLine(`k get po -o name|k describe -f -`).pipe, [['k', 'describe', '-f', '-']], 'no spaces needed');
+  assert.deepEqual(parseLine(`k get po -l 'a in (x|y)'`).pipe, [], 'a quoted | is a character');
+  assert.equal(parseLine('k get cm -o yaml |').incomplete, true, 'a trailing pipe asks for the next command');
+  assert.deepEqual(parseLine('k get cm -o yaml |\nk apply -f -').pipe, [['k', 'apply', '-f', '-']]);
+  const heredoc = parseLine('k apply -f - --dry-run=client -o yaml <<EOF | k diff -f -\nkind: x\nEOF');
+  assert.deepEqual([heredoc.words, heredoc.pipe, heredoc.stdin], [['k', 'apply', '-f', '-', '--dry-run=client', '-o', 'yaml'], [['k', 'diff', '-f', '-']], 'kind: x\n']);
 });
 
 test('LEARN-1: kubectl and k are stripped; anything else gets a hint', () => {

@@ -1,9 +1,11 @@
 // Runs every tutorial in tutorials/ against the native server with the pure
 // runner, and checks the runner's helpers. `node --test test/` from ui/.
+// Its kubectl steps run the real kubectl 1.32 (/usr/bin/kubectl, or
+// $KUBECTL): what a tutorial teaches of kubectl holds for kubectl itself.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -82,6 +84,59 @@ after(async () => {
   if (buildDir) await rm(buildDir, { recursive: true, force: true });
 }, { timeout: 30000 });
 
+// realKubectl is a kubectl step's kubectl for the playground at base: the
+// real one, the step's line run by bash as typed (pipes and heredocs
+// included), with -v=6 added to each kubectl (and its alias k) so that
+// kubectl logs each request: "GET URL 200 OK in 3 milliseconds". Those log
+// lines are the exchanges, and the rest of stdout and stderr, as a terminal
+// shows them, is the output. Each playground has its own HOME, and so its
+// own kubeconfig and discovery cache, as a terminal has.
+const KUBECTL = process.env.KUBECTL || '/usr/bin/kubectl';
+const KLOG_RE = /^[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+\s+\d+ [\w.]+:\d+\] (.*)$/;
+const ROUND_TRIP_RE = /^(GET|POST|PUT|PATCH|DELETE|HEAD) (\S+) (\d{3})\b/;
+async function realKubectl(base) {
+  const home = await mkdtemp(path.join(buildDir, 'home-'));
+  await writeFile(path.join(home, 'kubeconfig'), `apiVersion: v1
+kind: Config
+clusters:
+- name: kubeplay
+  cluster:
+    server: ${base}
+contexts:
+- name: kubeplay
+  context:
+    cluster: kubeplay
+    user: kubeplay
+    namespace: default
+current-context: kubeplay
+users:
+- name: kubeplay
+  user: {}
+`);
+  const script = `exec 2>&1\nkubectl() { command ${JSON.stringify(KUBECTL)} -v=6 "$@"; }\nk() { kubectl "$@"; }\n`;
+  return (line) => new Promise((resolve, reject) => {
+    const proc = spawn('bash', ['-c', script + line + '\n'], { env: { PATH: process.env.PATH, HOME: home, KUBECONFIG: path.join(home, 'kubeconfig') }, stdio: ['ignore', 'pipe', 'inherit'] });
+    let text = '';
+    proc.stdout.setEncoding('utf8');
+    proc.stdout.on('data', (c) => { text += c; });
+    proc.on('error', reject);
+    proc.on('close', (exit) => {
+      const output = [];
+      const exchanges = [];
+      for (const l of text.split('\n')) {
+        const m = KLOG_RE.exec(l);
+        if (!m) {
+          output.push(l);
+          continue;
+        }
+        const rt = ROUND_TRIP_RE.exec(m[1]);
+        if (rt && rt[2].startsWith(base)) exchanges.push({ method: rt[1], path: rt[2].slice(base.length), status: Number(rt[3]) });
+      }
+      resolve({ exit, output: output.join('\n'), exchanges });
+    });
+  });
+}
+
 // fetchFor is the fetch of the playground a tutorial is written for.
 const fetchFor = (tut) => {
   const { base } = tut.cluster === 'simulated' ? servers.simulated : servers.apiOnly;
@@ -99,11 +154,12 @@ test('PLAY-7 every tutorial replays against the native server', async (t) => {
     const tut = JSON.parse(await readFile(path.join(tutorialsDir, entry.file), 'utf8'));
     assert.equal(tut.id, entry.id);
     await t.test(tut.id, async () => {
+      const kubectl = await realKubectl((tut.cluster === 'simulated' ? servers.simulated : servers.apiOnly).base);
       // Twice on the same server: a tutorial must replay where it already ran.
       for (let run = 1; run <= 2; run++) {
         let vars = {};
         for (const [i, step] of tut.steps.entries()) {
-          const res = await runStep(step, vars, fetchFor(tut));
+          const res = await runStep(step, vars, fetchFor(tut), { kubectl });
           assert.ok(res.ok, `tutorial ${tut.id}, run ${run}, step ${i + 1} (${JSON.stringify(step.title)}):\n  ` +
             `${res.failures.join('\n  ')}\nstatus ${res.status}, body:\n${res.bodyText.slice(0, 2000)}`);
           assert.notEqual(res.vars, vars, 'runStep must return a new vars object');
