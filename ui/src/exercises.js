@@ -2,7 +2,8 @@
 // ticked live by the checker (exercise.js) as the learner reaches them, by
 // any client (builder, YAML, terminal); what is missing under each open
 // part; hints revealed one at a time; a revealable solution (kubectl lines,
-// and requests the builder opens). Ticks are kept per target (progress.js).
+// each of which the terminal beside can take at its prompt, and requests the
+// builder opens). Ticks are kept per target (progress.js).
 
 import { h, mount } from './dom.js';
 import { apiFetch, currentTarget } from './api.js';
@@ -10,7 +11,7 @@ import { ExerciseChecker } from './exercise.js';
 import { renderNarration, stepToSpec } from './tutorials.js';
 import { saveExerciseTicks } from './progress.js';
 
-export function createExerciseView({ onOpenInBuilder, onProgress }) {
+export function createExerciseView({ onOpenInBuilder, onProgress, onTypeKubectl = null }) {
   const el = h('section', { class: 'exercise panel', testid: 'exercise-view' }, h('p', { class: 'muted' }, 'Choose an exercise on the start page.'));
   let current = null; // {ex, checker, shown (hints revealed), solutionOpen}
 
@@ -89,6 +90,10 @@ export function createExerciseView({ onOpenInBuilder, onProgress }) {
         h('summary', {}, 'Show the solution'),
         h('p', {}, 'With kubectl:'),
         h('pre', { class: 'code-view small', testid: 'exercise-solution-kubectl' }, ex.solution.kubectl.join('\n')),
+        onTypeKubectl
+          ? h('div', { class: 'row exercise-type' }, ex.solution.kubectl.map((line, i) =>
+              h('button', { type: 'button', testid: 'exercise-type', title: `Put this at the terminal's prompt:\n${line}`, on: { click: () => onTypeKubectl(line) } }, `Type line ${i + 1} in the terminal`)))
+          : null,
         h('p', {}, 'As requests:'),
         h(
           'ol',

@@ -254,7 +254,14 @@ function main() {
     builder.setSpec(spec);
     location.hash = 'request';
   };
-  const exerciseView = createExerciseView({ onOpenInBuilder: openInBuilder, onProgress: () => startPage.refresh() });
+  const exerciseView = createExerciseView({
+    onOpenInBuilder: openInBuilder,
+    onProgress: () => startPage.refresh(),
+    onTypeKubectl: (line) => {
+      terminalBeside();
+      return terminalPanel.typeLine(line);
+    },
+  });
   const startPage = createStartPage({
     onOpenTutorial: (id) => {
       tutorials.open(id);

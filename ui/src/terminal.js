@@ -94,6 +94,9 @@ export function createTerminalPanel({ onDock } = {}) {
     term.open(screen);
     new ResizeObserver(() => { if (!el.closest('[hidden]')) fit.fit(); }).observe(screen);
     term.onData(onData);
+    // The line editor wraps a long line at the terminal's width.
+    editor.cols = term.cols;
+    term.onResize(({ cols }) => { editor.cols = cols; });
     term.write('kubectl in the page: its requests go to the current target.\r\n');
     term.write(editor.redraw());
   }
@@ -141,7 +144,7 @@ export function createTerminalPanel({ onDock } = {}) {
         case '\x7f': case '\b': term.write(editor.backspace()); break;
         case '\t': tab(); break;
         case '\x03': // Ctrl-C: drop the line
-          term.write(editor.end() + '^C\r\n');
+          term.write(editor.end() + '^C\r\n' + editor.newLine());
           pending = '';
           editor.prompt = PROMPT;
           term.write(editor.set(''));
@@ -151,7 +154,7 @@ export function createTerminalPanel({ onDock } = {}) {
         case '\x15': term.write(editor.killBefore()); break;
         case '\x0b': term.write(editor.killAfter()); break;
         case '\x17': term.write(editor.killWord()); break;
-        case '\x0c': term.clear(); term.write(editor.redraw()); break;
+        case '\x0c': term.clear(); term.write('\x1b[H' + editor.newLine() + editor.redraw()); break;
         default: {
           // A run of printable text at once (a paste), up to the next control.
           let j = i;
@@ -178,7 +181,7 @@ export function createTerminalPanel({ onDock } = {}) {
   }
 
   function enter() {
-    term.write(editor.end() + '\r\n');
+    term.write(editor.end() + '\r\n' + editor.newLine());
     const text = pending + editor.text;
     const parsed = parseLine(text);
     if (parsed.incomplete) {
@@ -198,7 +201,7 @@ export function createTerminalPanel({ onDock } = {}) {
     for (const words of [parsed.words, ...parsed.pipe]) {
       const { args, hint } = kubectlArgs(words);
       if (!args) {
-        term.write((hint || 'a pipe needs a command on each side') + '\r\n' + editor.redraw());
+        term.write((hint || 'a pipe needs a command on each side') + '\r\n' + editor.newLine() + editor.redraw());
         return;
       }
       commands.push(args);
@@ -217,7 +220,7 @@ export function createTerminalPanel({ onDock } = {}) {
       // The words after "kubectl" (or "k"), which the module completes.
       const candidates = await kubectl.complete(before.replace(/^\s*\S+\s+/, ''), io(currentTarget(), null));
       const r = completeWord(editor.text, editor.cursor, candidates);
-      if (r.choices.length) term.write('\r\n' + r.choices.join('  ') + '\r\n');
+      if (r.choices.length) term.write(editor.end() + '\r\n' + r.choices.join('  ') + '\r\n' + editor.newLine());
       term.write(editor.set(r.text, r.cursor));
     } catch {
       // no completions
@@ -266,7 +269,7 @@ export function createTerminalPanel({ onDock } = {}) {
       setState('ready');
       renderExchanges();
       // As zsh does, a prompt after output that did not end its line starts its own.
-      term.write((lineStart ? '' : '\r\n') + editor.redraw());
+      term.write((lineStart ? '' : '\r\n') + editor.newLine() + editor.redraw());
       lineStart = true;
       for (const resolve of idle.splice(0)) resolve(cmd);
       for (const fn of listeners) fn(commandResult(cmd));

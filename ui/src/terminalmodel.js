@@ -190,10 +190,12 @@ export function historyKey(target) {
  * show it: the line again from the prompt's end, as xterm reads ANSI.
  */
 export class LineEditor {
-  constructor(prompt = PROMPT) {
+  constructor(prompt = PROMPT, cols = 0) {
     this.prompt = prompt;
     this.text = '';
     this.cursor = 0;
+    this.cols = cols; // the terminal's width; 0: unknown (no wrapping)
+    this.row = 0; // the cursor's row within the line, as last drawn
   }
 
   /** Replaces the text (a history entry, a completion); cursor at its end. */
@@ -253,13 +255,40 @@ export class LineEditor {
   }
 
   /**
+   * newLine says the terminal's cursor is at the start of a new row: the
+   * next redraw draws the prompt there (after output, or Enter).
+   */
+  newLine() {
+    this.row = 0;
+    return '';
+  }
+
+  /**
    * redraw is the ANSI text that shows the prompt and the line with the
    * cursor in place: back to the line's start, prompt, text, erase what was
-   * after, the cursor moved back from the end.
+   * after, the cursor moved back from the end. A line longer than the
+   * terminal's width (cols, which the terminal sets) wraps: the redraw goes
+   * up to the line's first row first, and places the cursor by row and
+   * column (a line that ends at a row's end begins the next row, where xterm
+   * would otherwise wait to wrap).
    */
   redraw() {
-    const back = this.text.length - this.cursor;
-    return `\r${this.prompt}${this.text}\x1b[K${back > 0 ? `\x1b[${back}D` : ''}`;
+    const cols = this.cols > 0 ? this.cols : Infinity;
+    const total = this.prompt.length + this.text.length;
+    if (!this.row && total < cols) {
+      const back = this.text.length - this.cursor;
+      return `\r${this.prompt}${this.text}\x1b[K${back > 0 ? `\x1b[${back}D` : ''}`;
+    }
+    let out = `${this.row ? `\x1b[${this.row}A` : ''}\r${this.prompt}${this.text}\x1b[J`;
+    const endRow = Math.floor(total / cols);
+    if (total % cols === 0) out += '\r\n';
+    const at = this.prompt.length + this.cursor;
+    const row = Math.floor(at / cols);
+    const col = at % cols;
+    if (endRow > row) out += `\x1b[${endRow - row}A`;
+    out += `\r${col ? `\x1b[${col}C` : ''}`;
+    this.row = row;
+    return out;
   }
 }
 

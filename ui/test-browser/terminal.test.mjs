@@ -212,3 +212,55 @@ test('LEARN-1: the sandbox and the native server see the terminal\'s requests wi
   assert.equal(podsList(native)?.userAgent, agent, JSON.stringify(native.items.map((e) => [e.method, e.uri, e.userAgent])));
   await page.close();
 });
+
+test('LEARN-1: a tutorial\'s kubectl steps run in the terminal beside the player: typed by the learner or entered by Run step, judged with their HTTP', async (t) => {
+  const browser = await harness.launchContext(scratch, 'profile-tutorial-kubectl');
+  t.after(() => browser.close());
+  const page = await browser.newPage();
+  await page.goto(base + '/#tutorials');
+  await page.waitForFunction(() => navigator.serviceWorker.controller !== null, null, { timeout: 30000 });
+  await page.waitForSelector('[data-testid="sandbox-status"][data-state="ready"]', { timeout: 30000 });
+  await page.click('[data-testid="tutorial-item"][data-id="what-kubectl-sends"]');
+  await page.waitForSelector('[data-testid="tutorial-steps"] > *');
+  const total = await page.$$eval('[data-testid="tutorial-steps"] > *', (els) => els.length);
+  const result = async (i) => {
+    const el = await page.waitForSelector('[data-testid="tutorial-step-result"]', { timeout: 60000 });
+    assert.equal(await el.getAttribute('data-ok'), 'true', `step ${i + 1}: ${await el.innerText()}`);
+    return el;
+  };
+
+  // Step 1 is a request: its namespace.
+  await page.click('[data-testid="tutorial-run-step"]');
+  await result(0);
+  await page.click('[data-testid="tutorial-next"]');
+
+  // Step 2, typed by the learner: "Type it" docks the terminal beside the
+  // player with the line at its prompt; Enter runs it, and the player
+  // judges what it did.
+  const line = (await page.textContent('[data-testid="tutorial-kubectl-line"]')).replace(/^\$ /, '');
+  assert.match(line, /^kubectl create configmap color -n tutorial-kubectl-\w+ --from-literal=color=blue$/);
+  await page.click('[data-testid="tutorial-type"]');
+  await page.waitForSelector('[data-testid="terminal-state"][data-state="ready"]', { state: 'attached', timeout: 30000 });
+  assert.equal(await page.isVisible('[data-testid="terminal-panel"]'), true, 'the terminal is beside the player');
+  assert.equal(await page.isVisible('[data-testid="tutorial-player"]'), true);
+  await page.waitForFunction((l) => window.kubeplayUI.terminal.transcript().endsWith('$ ' + l), line, { timeout: 10000 });
+  await page.keyboard.press('Enter');
+  const typed = await result(1);
+  const ns = line.split(' ')[5];
+  assert.ok((await typed.innerText()).includes(`POST /api/v1/namespaces/${ns}/configmaps?fieldManager=kubectl-create&fieldValidation=Strict → 201`), await typed.innerText());
+  assert.match(await page.textContent('[data-testid="tutorial-kubectl-output"]'), /^configmap\/color created\n?$/);
+
+  // The rest by Run step, which enters each line in the terminal: heredocs,
+  // a pipe, and a command that fails as the step expects.
+  for (let i = 2; i < total; i++) {
+    await page.click('[data-testid="tutorial-next"]');
+    await page.click('[data-testid="tutorial-run-step"]');
+    await result(i);
+  }
+  await page.waitForSelector('[data-testid="tutorial-complete"]');
+  const shown = await page.evaluate(() => window.kubeplayUI.terminal.transcript());
+  assert.ok(shown.includes('configmap/settings configured') && shown.includes('configmap/flags serverside-applied') &&
+    shown.includes('Error from server (NotFound): configmaps "color" not found'), shown);
+  await page.screenshot({ path: join(harness.artifacts, 'tutorial-kubectl.png'), fullPage: true });
+  await page.close();
+});

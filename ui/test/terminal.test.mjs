@@ -95,6 +95,25 @@ test('LEARN-1: the line editor\'s keys and what it writes to show the line', () 
   assert.equal(e.text, 'a');
 });
 
+test('LEARN-1: a line longer than the terminal wraps, and its redraw starts from its first row', () => {
+  const e = new LineEditor('$ ', 10);
+  // 2 + 12 = 14 characters: rows 0 and 1, the cursor at row 1, column 4.
+  assert.equal(e.insert('kubectl get '), '\r$ kubectl get \x1b[J\r\x1b[4C');
+  assert.equal(e.row, 1);
+  // Home: up one row to the start, the whole line again, then to column 2 of row 0.
+  assert.equal(e.home(), '\x1b[1A\r$ kubectl get \x1b[J\x1b[1A\r\x1b[2C');
+  assert.equal(e.row, 0);
+  // 2 + 18 = 20: the text ends at a row's end, so a new row is begun.
+  e.end();
+  assert.equal(e.insert('pods--'), '\x1b[1A\r$ kubectl get pods--\x1b[J\r\n\r');
+  assert.equal(e.row, 2);
+  // After Enter, a new prompt is drawn on its own row.
+  e.newLine();
+  e.text = '';
+  e.cursor = 0;
+  assert.equal(e.redraw(), '\r$ \x1b[K');
+});
+
 test('LEARN-1: tab completes the word at the cursor to the candidates\' common prefix', () => {
   assert.deepEqual(completeWord('k get dep', 9, ['deployments', 'deployments.apps', 'daemonsets']), { text: 'k get deployments', cursor: 17, choices: ['deployments', 'deployments.apps'] });
   assert.deepEqual(completeWord('k ro', 4, ['rollout', 'run']), { text: 'k rollout ', cursor: 10, choices: [] });
