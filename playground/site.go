@@ -70,7 +70,8 @@ func withSite(api http.Handler, site string) http.Handler {
 }
 
 // pages are the site's pages served at a path of their own (edge/front/front.mjs
-// has the same): the instructor page (WORK-2).
+// has the same): the instructor page (WORK-2). The embed page is the
+// directory /embed/'s index.html.
 var pages = map[string]string{"/instructor": "/instructor.html"}
 
 // siteFiles serves the files of the built site and nothing else: a directory
@@ -108,7 +109,7 @@ func (s siteFiles) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	defer f.Close()
 	h := w.Header()
-	sitepolicy.SetHeaders(h)
+	sitepolicy.SetHeaders(h, file)
 	// The worker script and the page must be revalidated so new builds take over.
 	if name == "/sw.js" || name == "/" || name == "/index.html" || file == pages["/instructor"] {
 		h.Set("Cache-Control", "no-cache")

@@ -21,6 +21,7 @@ func writeSite(t *testing.T) string {
 	for name, content := range map[string]string{
 		"site/index.html":           "<!doctype html><title>kubeplay</title>",
 		"site/instructor.html":      "<!doctype html><title>kubeplay — instructor</title>",
+		"site/embed/index.html":     "<!doctype html><title>kubeplay embed</title>",
 		"site/ui/app.js":            "console.log('app')",
 		"site/tutorials/index.json": "[]",
 		"site/docs/index.html":      "<!doctype html><title>docs</title>",
@@ -68,6 +69,13 @@ func TestPLAY_8_SiteServesOnlyBuiltFiles(t *testing.T) {
 		if hdr.Get("X-Content-Type-Options") != "nosniff" || hdr.Get("X-Frame-Options") != "DENY" {
 			t.Errorf("GET %s: X-Content-Type-Options %q, X-Frame-Options %q", path, hdr.Get("X-Content-Type-Options"), hdr.Get("X-Frame-Options"))
 		}
+	}
+	// The embed page (LEARN-4) alone may be framed, by any site.
+	code, hdr, body := send(t, s, "GET", "/embed/", "", nil, "")
+	if csp := hdr.Get("Content-Security-Policy"); code != http.StatusOK || !strings.Contains(body, "kubeplay embed") ||
+		!strings.Contains(csp, "script-src 'self'") || !strings.HasSuffix(csp, "frame-ancestors *") ||
+		hdr.Get("X-Frame-Options") != "" || hdr.Get("X-Content-Type-Options") != "nosniff" {
+		t.Errorf("GET /embed/: %d %q, headers %v", code, body, hdr)
 	}
 	if code, _, body := send(t, s, "POST", "/index.html", "", nil, ""); code != http.StatusMethodNotAllowed {
 		t.Errorf("POST /index.html: %d %s", code, body)

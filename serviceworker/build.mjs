@@ -30,7 +30,8 @@ for (const f of files) hash.update(f).update(readFileSync(f));
 const lazy = new Set(['/kubeplay-xds.wasm', '/kubeplay-sim.wasm', '/kubeplay-cel.wasm', '/kubeplay-vap.wasm']);
 const lazyPage = ['/kubeplay-kubectl.wasm', '/ui/xterm.js', '/ui/xterm.css'];
 for (const a of lazyPage) lazy.add(a);
-const assets = ['/', ...files.map((f) => '/' + relative(out, f).split('\\').join('/')).filter((a) => !lazy.has(a))];
+// The pages at a directory's address, as the hosts serve them.
+const assets = ['/', '/embed/', ...files.map((f) => '/' + relative(out, f).split('\\').join('/')).filter((a) => !lazy.has(a))];
 await esbuild.build({
   entryPoints: [new URL('./sw.js', import.meta.url).pathname],
   bundle: true,

@@ -74,7 +74,14 @@ const BUILD = __KUBEPLAY_BUILD__;
 const ASSETS = __KUBEPLAY_ASSETS__;
 // What the page fetches on first use (the terminal's), cached then.
 const LAZY = new Set(__KUBEPLAY_LAZY__);
-const CACHE = 'kubeplay-' + BUILD;
+// The sandbox this worker runs: the playground's (scope /), or another
+// scope's of its own (the embed page's, /embed/: LEARN-4), with its own
+// IndexedDB, cache and build channel, so that no site embedding kubeplay
+// shares (or presets) the sandbox of the playground's own tab.
+const SCOPE = new URL(self.registration.scope).pathname;
+const SANDBOX = SCOPE === '/' ? '' : SCOPE.replace(/^\/|\/$/g, '').replace(/[^A-Za-z0-9-]/g, '-');
+const CACHE_PREFIX = SANDBOX ? `kubeplay@${SANDBOX}-` : 'kubeplay-';
+const CACHE = CACHE_PREFIX + BUILD;
 const API = /^\/(api|apis|version|openapi|healthz|livez|readyz|metrics|debug)(\/|$)/;
 const XDS_WASM = '/kubeplay-xds.wasm';
 const SIM_WASM = '/kubeplay-sim.wasm';
@@ -86,7 +93,7 @@ const MAX_WATCH_SECONDS = 240;
 const now = () => performance.timeOrigin + performance.now();
 const startup = { worker: performance.timeOrigin, script: now() };
 
-const builds = new BroadcastChannel('kubeplay-build');
+const builds = new BroadcastChannel(SANDBOX ? `kubeplay-build@${SANDBOX}` : 'kubeplay-build');
 let retired = false;
 builds.onmessage = (e) => {
   if (e.data && e.data.build !== BUILD && !retired) retire();
@@ -104,7 +111,7 @@ self.addEventListener('install', (event) => {
 self.addEventListener('activate', (event) => {
   event.waitUntil((async () => {
     for (const key of await caches.keys()) {
-      if (key.startsWith('kubeplay-') && key !== CACHE) await caches.delete(key);
+      if (key.startsWith(CACHE_PREFIX) && key !== CACHE) await caches.delete(key);
     }
     await self.clients.claim();
   })());
@@ -129,8 +136,14 @@ self.addEventListener('message', (event) => {
   else if (msg.type === 'kubeplay-keepalive' && !retired) event.waitUntil(core().then(() => {}, () => {}));
 });
 
+// cached_ is what this build's cache holds for request (another scope's or
+// build's caches are not this worker's).
+async function cached_(request, options) {
+  return (await caches.open(CACHE)).match(request, options);
+}
+
 async function serveAsset(request) {
-  const cached = await caches.match(request, { ignoreSearch: true });
+  const cached = await cached_(request, { ignoreSearch: true });
   if (cached) return cached;
   try {
     const response = await fetch(request);
@@ -143,7 +156,7 @@ async function serveAsset(request) {
     return response;
   } catch (err) {
     if (request.mode === 'navigate') {
-      const index = await caches.match('/index.html');
+      const index = await cached_(SANDBOX ? SCOPE : '/index.html');
       if (index) return index;
     }
     return new Response('offline and not cached: ' + new URL(request.url).pathname, { status: 504 });
@@ -182,7 +195,7 @@ async function startCore() {
   const saved = loadState();
   saved.then(() => { startup.loaded = now(); }, () => {});
   if (!self.kubeplay) {
-    const response = (await caches.match('/kubeplay.wasm')) || (await fetch('/kubeplay.wasm'));
+    const response = (await cached_('/kubeplay.wasm')) || (await fetch('/kubeplay.wasm'));
     if (!response.ok) throw new Error('loading kubeplay.wasm: HTTP ' + response.status);
     startup.fetched = now();
     const module = await WebAssembly.compileStreaming(response);
@@ -418,7 +431,7 @@ async function reset() {
 
 async function broadcast() {
   for (const client of await self.clients.matchAll({ includeUncontrolled: true })) {
-    client.postMessage({ type: 'kubeplay-status', ...state, build: BUILD });
+    client.postMessage({ type: 'kubeplay-status', ...state, build: BUILD, scope: SCOPE });
   }
 }
 
@@ -429,7 +442,7 @@ let dbPromise = null;
 function openDB() {
   if (!dbPromise) {
     dbPromise = new Promise((resolve, reject) => {
-      const req = indexedDB.open('kubeplay', 1);
+      const req = indexedDB.open(SANDBOX ? `kubeplay@${SANDBOX}` : 'kubeplay', 1);
       req.onupgradeneeded = () => {
         req.result.createObjectStore('journal', { autoIncrement: true });
         req.result.createObjectStore('snapshot');
@@ -479,7 +492,7 @@ function asBytes(v) {
 // module (every visitor would download them): from the offline cache, as the
 // site built them.
 async function openapiDocuments() {
-  const response = (await caches.match('/openapi-documents.bin')) || (await fetch('/openapi-documents.bin'));
+  const response = (await cached_('/openapi-documents.bin')) || (await fetch('/openapi-documents.bin'));
   if (!response.ok) throw new Error('loading openapi-documents.bin: HTTP ' + response.status);
   return new Uint8Array(await response.arrayBuffer());
 }

@@ -9,6 +9,13 @@
 //   instructor.html   the instructor page (from ui/instructor.html; the hosts
 //                     serve it at /instructor), referencing
 //   ui/instructor.js  the bundle of ui/src/instructor.js, and ui/instructor.css
+//   embed/index.html  the embed page, at /embed/ (from ui/embed.html; LEARN-4;
+//                     its sandbox is the /embed/ scope's worker's), referencing
+//   ui/embedpage.js   the bundle of ui/src/embedpage.js, and ui/embedpage.css
+//   embed.js          ui/embed-loader.js: the script another site includes to
+//                     embed kubeplay
+//   _headers          the security headers for a static host (Cloudflare Pages,
+//                     Netlify), from ui/sitepolicy/headers.json
 //   ui/app.js.map     source map, with --sourcemap only (the worker caches every file)
 //   tutorials/*.json  copied from ../tutorials/ when that directory exists
 //   tutorials/exercises/*.json  copied from ../tutorials/exercises/
@@ -33,7 +40,7 @@ const outDir = path.resolve(opt('--out') || process.env.OUT_DIR || path.join(rep
 const minify = !flag('--no-minify');
 
 const buildOptions = {
-  entryPoints: { app: path.join(here, 'src', 'main.js'), instructor: path.join(here, 'src', 'instructor.js'), xterm: path.join(here, 'src', 'xtermbundle.js') },
+  entryPoints: { app: path.join(here, 'src', 'main.js'), instructor: path.join(here, 'src', 'instructor.js'), embedpage: path.join(here, 'src', 'embedpage.js'), xterm: path.join(here, 'src', 'xtermbundle.js') },
   bundle: true,
   format: 'esm',
   target: ['chrome111', 'firefox115', 'safari16.4'],
@@ -61,16 +68,36 @@ async function exists(p) {
 
 async function writeSite() {
   const xtermVersion = (await hashOf(path.join(outDir, 'ui', 'xterm.js'))) + (await hashOf(path.join(outDir, 'ui', 'xterm.css'))).slice(0, 4);
-  for (const [page, bundle] of [['index.html', 'app'], ['instructor.html', 'instructor']]) {
+  for (const [page, bundle, out = page] of [['index.html', 'app'], ['instructor.html', 'instructor'], ['embed.html', 'embedpage', 'embed/index.html']]) {
     const js = path.join(outDir, 'ui', bundle + '.js');
     const css = path.join(outDir, 'ui', bundle + '.css');
     const html = (await readFile(path.join(here, page), 'utf8'))
       .replace('%JS_VERSION%', await hashOf(js))
       .replace('%CSS_VERSION%', await hashOf(css))
       .replace('%XTERM_VERSION%', xtermVersion);
-    await writeFile(path.join(outDir, page), html);
+    await mkdir(path.dirname(path.join(outDir, out)), { recursive: true });
+    await writeFile(path.join(outDir, out), html);
   }
+  // The script another site includes to embed kubeplay (LEARN-4), at the root.
+  await esbuild.build({ entryPoints: [path.join(here, 'embed-loader.js')], outfile: path.join(outDir, 'embed.js'), minify, target: buildOptions.target, logLevel: 'warning' });
+  await writeFile(path.join(outDir, '_headers'), staticHostHeaders(JSON.parse(await readFile(path.join(here, 'sitepolicy', 'headers.json'), 'utf8'))));
   await copyTutorials();
+}
+
+// staticHostHeaders is the site's policy (sitepolicy/headers.json) as the
+// _headers file of a static host (Cloudflare Pages, Netlify): the site's
+// headers on the pages and the worker script (whose policy its own
+// requests follow), the embed policy on the embed pages, nosniff on
+// everything. A path's block must not repeat a header of /*: those hosts
+// join repeated values, and two policies would both apply.
+export function staticHostHeaders(policy) {
+  const { 'X-Content-Type-Options': nosniff, ...site } = policy.site;
+  const { 'X-Content-Type-Options': _, ...embed } = policy.embed;
+  const block = (p, headers) => [p, ...Object.entries(headers).map(([k, v]) => `  ${k}: ${v}`)].join('\n');
+  const blocks = [block('/*', { 'X-Content-Type-Options': nosniff })];
+  for (const p of ['/', '/index.html', '/instructor', '/instructor.html', '/sw.js']) blocks.push(block(p, site));
+  for (const p of policy.embedPaths) blocks.push(block(p, embed));
+  return '# Written by ui/build.mjs from ui/sitepolicy/headers.json: the playground\'s\n# security headers for a static host that reads _headers (docs/static-hosting.md).\n' + blocks.join('\n') + '\n';
 }
 
 async function copyTutorials() {

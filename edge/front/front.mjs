@@ -32,8 +32,9 @@ const SANDBOX_PATH = /^\/s\/([^/]*)(?:\/|$)/;
 const isControlPath = (p) => p === '/sandboxes' || p === '/workshops' || p.startsWith('/sandboxes/');
 
 // The site's pages served at a path of their own (playground/site.go has the
-// same): the playground, and the instructor page (WORK-2).
-const PAGES = { '/': '/index.html', '/instructor': '/instructor.html' };
+// same): the playground, the instructor page (WORK-2), and the embed page
+// (LEARN-4; playground/site.go serves it as the directory's index.html).
+const PAGES = { '/': '/index.html', '/instructor': '/instructor.html', '/embed/': '/embed/index.html' };
 
 // Workers static assets name a file's type; a local disk service does not.
 // Go's mime.TypeByExtension for the types a built site holds.
@@ -107,6 +108,8 @@ async function serveAsset(request, env, url) {
     const ext = /\.[^./]+$/.exec(name);
     if (ext && TYPES[ext[0]]) res.headers.set('Content-Type', TYPES[ext[0]]);
   }
-  for (const [header, value] of Object.entries(sitePolicy)) res.headers.set(header, value);
+  // The site's policy (ui/sitepolicy): the embed page's, which any site may frame, or the rest's.
+  const policy = sitePolicy.embedPaths.includes(name) ? sitePolicy.embed : sitePolicy.site;
+  for (const [header, value] of Object.entries(policy)) res.headers.set(header, value);
   return res;
 }

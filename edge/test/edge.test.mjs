@@ -420,6 +420,12 @@ test('PLAY-9: the front Worker serves only the built files: no directory listing
       assert.equal(r.headers.get('x-content-type-options'), 'nosniff', p);
       assert.equal(r.headers.get('x-frame-options'), 'DENY', p);
     }
+    // The embed page (LEARN-4) alone may be framed, by any site.
+    const r = await fetch(e.url + '/embed/');
+    assert.equal(r.status, 200, await r.text());
+    assert.match(r.headers.get('content-security-policy') || '', /script-src 'self' 'wasm-unsafe-eval';.*frame-ancestors \*$/);
+    assert.equal(r.headers.get('x-frame-options'), null);
+    assert.equal(r.headers.get('x-content-type-options'), 'nosniff');
   } finally {
     await e.stop();
     fs.rmSync(own, { recursive: true, force: true });

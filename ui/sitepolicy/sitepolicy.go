@@ -6,8 +6,11 @@
 //
 // The page runs only its own scripts (no inline script, so a response shown in
 // the page cannot run as code), may call any http(s) API (the remote target is
-// the user's choice), and may not be framed; nothing is sniffed as another
-// type. 'wasm-unsafe-eval' lets the service worker, whose policy comes with
+// the user's choice), and may not be framed, but for the embed page
+// (/embed/, LEARN-4), which any site may frame: it runs one tutorial,
+// exercise or sandbox, in its own origin's sandbox (which a browser
+// partitions by the embedding site), and cannot reach the page around it.
+// Nothing is sniffed as another type. 'wasm-unsafe-eval' lets the service worker, whose policy comes with
 // sw.js, compile the core's wasm, and the page the terminal's kubectl
 // module (kubeplay-kubectl.wasm). Inline styles are allowed: CodeMirror writes
 // its own into a <style> element (a nonce would have to change per response,
@@ -18,23 +21,34 @@ package sitepolicy
 import (
 	_ "embed"
 	"encoding/json"
+	"fmt"
 	"net/http"
+	"slices"
 )
 
 //go:embed headers.json
 var headersJSON []byte
 
-// headers is headers.json: header name → value.
-var headers = func() map[string]string {
-	var h map[string]string
-	if err := json.Unmarshal(headersJSON, &h); err != nil {
-		panic("sitepolicy: headers.json: " + err.Error())
+// policy is headers.json: the site's headers, the embed page's, and the
+// paths of the embed pages.
+var policy = func() (p struct {
+	Site       map[string]string `json:"site"`
+	Embed      map[string]string `json:"embed"`
+	EmbedPaths []string          `json:"embedPaths"`
+}) {
+	if err := json.Unmarshal(headersJSON, &p); err != nil || len(p.Site) == 0 || len(p.Embed) == 0 {
+		panic(fmt.Sprintf("sitepolicy: headers.json: %v", err))
 	}
-	return h
+	return p
 }()
 
-// SetHeaders sets the policy's headers on a site file's response.
-func SetHeaders(h http.Header) {
+// SetHeaders sets the policy's headers on the response of the site file at
+// path (as the site names it, "/embed.html").
+func SetHeaders(h http.Header, path string) {
+	headers := policy.Site
+	if slices.Contains(policy.EmbedPaths, path) {
+		headers = policy.Embed
+	}
 	for name, value := range headers {
 		h.Set(name, value)
 	}

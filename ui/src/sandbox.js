@@ -39,6 +39,7 @@ const status = {
 };
 
 let registration = null;
+let sandboxScope = '/'; // the scope of the worker whose sandbox this page uses
 let probing = false;
 let waiters = [];
 
@@ -82,6 +83,10 @@ export function whenSettled() {
 function onMessage(e) {
   const d = e.data;
   if (!d || d.type !== 'kubeplay-status') return;
+  // Only this page's sandbox (a page under another scope, the embed page's,
+  // hears the playground's worker too, which may control it until its own
+  // takes over).
+  if ((d.scope || '/') !== sandboxScope) return;
   if (d.build) status.build = String(d.build);
   if (d.state === 'ready') {
     set({
@@ -98,7 +103,7 @@ function onMessage(e) {
 }
 
 /** Registers /sw.js and starts following the sandbox. Safe to call once. */
-export function initSandbox() {
+export function initSandbox({ scope = '/' } = {}) {
   const sw = navigator.serviceWorker;
   if (!sw) {
     set({
@@ -113,7 +118,8 @@ export function initSandbox() {
   sw.addEventListener('controllerchange', () => askStatus());
   keepWorkerAlive(sw);
 
-  sw.register('/sw.js').then(
+  sandboxScope = scope;
+  sw.register('/sw.js', { scope }).then(
     (reg) => {
       registration = reg;
       if (sw.controller) askStatus();

@@ -27,6 +27,18 @@ function loadProgress(id) {
   return { index: 0, vars: {}, results: {} };
 }
 
+// sessionValue reads (or, given value, writes) a session value; a frame
+// that may keep no storage (third-party storage blocked) has none.
+function sessionValue(key, value) {
+  try {
+    if (value === undefined) return sessionStorage.getItem(key);
+    sessionStorage.setItem(key, value);
+  } catch {
+    // no session storage here
+  }
+  return null;
+}
+
 function saveProgress(id, p) {
   try {
     localStorage.setItem(STORE + id, JSON.stringify(p));
@@ -137,7 +149,7 @@ export function createTutorialPlayer({ onOpenInBuilder, terminal = null }) {
       return;
     }
     renderList();
-    const want = sessionStorage.getItem('kubeplay.tutorial.open');
+    const want = sessionValue('kubeplay.tutorial.open');
     if (want && index.some((t) => t.id === want)) open(want);
   }
 
@@ -173,7 +185,7 @@ export function createTutorialPlayer({ onOpenInBuilder, terminal = null }) {
       const progress = loadProgress(id);
       progress.index = Math.min(Math.max(0, progress.index), tut.steps.length - 1);
       current = { meta, tut, progress, lastResult: null };
-      sessionStorage.setItem('kubeplay.tutorial.open', id);
+      sessionValue('kubeplay.tutorial.open', id);
       renderList();
       renderPlayer();
     } catch (e) {

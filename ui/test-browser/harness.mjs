@@ -2,7 +2,7 @@
 // directory and started on a free port, and headless Chromium over
 // playwright-core.
 import { spawn, execFileSync } from 'node:child_process';
-import { statSync } from 'node:fs';
+import { mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { chromium } from 'playwright-core';
 
@@ -36,8 +36,17 @@ export async function startServer(scratch, { siteDir = site, env = {} } = {}) {
   return { proc, url };
 }
 
-/** launchContext is headless Chromium with a profile of its own under scratch. */
-export function launchContext(scratch, profile = 'profile') {
+/**
+ * launchContext is headless Chromium with a profile of its own under
+ * scratch. thirdPartyStorage: the profile allows third-party cookies, and so
+ * storage and service workers in a frame of another site (Chromium's
+ * default here blocks them, as a user's setting may).
+ */
+export function launchContext(scratch, profile = 'profile', { thirdPartyStorage = false } = {}) {
+  if (thirdPartyStorage) {
+    mkdirSync(join(scratch, profile, 'Default'), { recursive: true });
+    writeFileSync(join(scratch, profile, 'Default', 'Preferences'), JSON.stringify({ profile: { cookie_controls_mode: 0, block_third_party_cookies: false } }));
+  }
   return chromium.launchPersistentContext(join(scratch, profile), {
     executablePath: chromiumPath,
     headless: true,
