@@ -11,6 +11,7 @@ import { h, mount, copyText } from './dom.js';
 import { apiFetch, currentTarget } from './api.js';
 import { kubectlLine, requestLine, runStep, substitute } from './tutorial-runner.js';
 import { kubectlArgs, parseLine } from './terminalmodel.js';
+import { Glossary, loadGlossary } from './glossary.js';
 import { highlightJson } from './highlight.js';
 import { statusLine } from './response.js';
 import { markTutorialFinished } from './progress.js';
@@ -47,16 +48,31 @@ function saveProgress(id, p) {
   }
 }
 
-/** Narration: paragraphs split by blank lines, `code` in backticks. */
-export function renderNarration(text) {
+/**
+ * Narration: paragraphs split by blank lines, `code` in backticks. With a
+ * glossary, the first occurrence of each of terms (the glossary entries to
+ * explain here) is marked, its definition on hover and focus.
+ */
+export function renderNarration(text, glossary = null, terms = []) {
+  const left = new Map(terms.map((e) => [e.term, e]));
+  const mark = (entry, ...children) => {
+    left.delete(entry.term);
+    return h('abbr', { class: 'gloss', title: entry.text, tabindex: 0, dataset: { term: entry.term } }, ...children);
+  };
   return String(text || '')
     .split(/\n\s*\n/)
     .map((para) => {
       const p = h('p');
       const parts = para.split(/(`[^`]*`)/);
       for (const part of parts) {
-        if (part.startsWith('`') && part.endsWith('`') && part.length >= 2) p.appendChild(h('code', {}, part.slice(1, -1)));
-        else if (part) p.appendChild(document.createTextNode(part));
+        if (part.startsWith('`') && part.endsWith('`') && part.length >= 2) {
+          const code = part.slice(1, -1);
+          const entry = glossary && glossary.byForm.get(code);
+          p.appendChild(entry && left.has(entry.term) ? mark(entry, h('code', {}, code)) : h('code', {}, code));
+        } else if (part) {
+          const segments = glossary && left.size ? glossary.segments(part, [...left.values()]) : [{ text: part }];
+          for (const seg of segments) p.appendChild(seg.entry ? mark(seg.entry, seg.text) : document.createTextNode(seg.text));
+        }
       }
       return p;
     });
@@ -137,6 +153,12 @@ export function createTutorialPlayer({ onOpenInBuilder, terminal = null }) {
   let index = [];
   let current = null; // {meta, tut, progress}
   let running = false;
+  // The API vocabulary, each term explained at its first use in a tutorial.
+  let glossary = new Glossary([]);
+  loadGlossary().then((entries) => {
+    glossary = new Glossary(entries);
+    if (current) renderPlayer();
+  });
 
   async function load() {
     try {
@@ -285,6 +307,7 @@ export function createTutorialPlayer({ onOpenInBuilder, terminal = null }) {
       else bodyPre.innerHTML = highlightJson(bodyText);
     }
 
+    const terms = glossary.firstUses(tut.steps.map((s) => s.narration))[i];
     const isKubectl = step.kubectl !== undefined;
     const line = isKubectl ? kubectlLine(step, progress.vars) : '';
     const runBtn = h('button', { type: 'button', class: 'primary', testid: 'tutorial-run-step', dataset: { write: '' }, disabled: running || (isKubectl && !terminal), title: isKubectl ? 'Enter the command in the terminal beside' : undefined, on: { click: run } }, running ? 'Running…' : res ? 'Run again' : 'Run step');
@@ -306,7 +329,11 @@ export function createTutorialPlayer({ onOpenInBuilder, terminal = null }) {
         pills,
       ),
       h('h3', { testid: 'tutorial-step-title' }, step.title),
-      h('div', { class: 'narration', testid: 'tutorial-narration' }, renderNarration(step.narration)),
+      h('div', { class: 'narration', testid: 'tutorial-narration' }, renderNarration(step.narration, glossary, terms)),
+      terms.length
+        ? h('details', { class: 'tut-glossary', testid: 'tutorial-glossary', open: true }, h('summary', {}, `New here: ${terms.map((e) => e.term).join(', ')}`),
+            h('dl', {}, terms.map((e) => [h('dt', {}, e.term), h('dd', {}, e.text)])))
+        : null,
       isKubectl
         ? h(
             'div',

@@ -230,6 +230,15 @@ test('PLAY-7: a tutorial plays through the UI end to end', async () => {
   await page.waitForSelector('[data-testid="tutorial-steps"] > *');
   const total = await page.$$eval('[data-testid="tutorial-steps"] > *', (els) => els.length);
   assert.ok(total > 3, 'tutorial has steps');
+  // LEARN-3: the vocabulary explained where it first appears: the first
+  // step's new terms marked in its narration and listed below it.
+  const glossary = await page.waitForSelector('[data-testid="tutorial-glossary"]');
+  assert.match(await glossary.innerText(), /New here: namespace[\s\S]*namespace\s+A named scope for objects/);
+  const marked = await page.$$eval('[data-testid="tutorial-narration"] abbr.gloss', (els) => els.map((e) => [e.dataset.term, e.title.length > 20]));
+  assert.deepEqual(marked, [['namespace', true]], 'metadata.generateName is a path, not the term metadata');
+  await page.click('[data-testid="tutorial-next"]');
+  assert.equal(await page.$('[data-testid="tutorial-glossary"]'), null, 'a term is explained once');
+  await page.click('[data-testid="tutorial-prev"]');
   for (let i = 0; i < total; i++) {
     await page.click('[data-testid="tutorial-run-step"]');
     const result = await page.waitForSelector('[data-testid="tutorial-step-result"]', { timeout: 15000 });
