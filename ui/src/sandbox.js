@@ -57,6 +57,8 @@ function emit() {
 
 function set(patch) {
   Object.assign(status, patch);
+  // The first time the sandbox answers (make bench-browser reads the mark).
+  if (status.state === 'ready' && !performance.getEntriesByName('kubeplay:sandbox-ready').length) performance.mark('kubeplay:sandbox-ready');
   // Requests to a sandbox that cannot run fail at once (unless a reload may fix it).
   setSandboxUnavailable(status.state === 'error' && !navigator.serviceWorker?.controller ? status.error : null);
   emit();

@@ -7,10 +7,10 @@ import { spawn } from 'node:child_process';
 
 /**
  * launchBare starts headless Chromium; returns {newContext(), close()}. A
- * context has its own storage and service workers; context.newPage(url) opens
- * a tab, whose evaluate(fn, arg) runs fn(arg) in the page and resolves with its
- * (JSON) result, send(method, params) sends the tab a DevTools command, and
- * close() closes it.
+ * context has its own storage and service workers (context.close() disposes
+ * of it); context.newPage(url) opens a tab, whose evaluate(fn, arg) runs
+ * fn(arg) in the page and resolves with its (JSON) result, send(method,
+ * params) sends the tab a DevTools command, and close() closes it.
  */
 export async function launchBare({ executablePath, userDataDir, args = [] }) {
   const proc = spawn(executablePath, ['--headless', '--remote-debugging-pipe', `--user-data-dir=${userDataDir}`,
@@ -48,6 +48,7 @@ export async function launchBare({ executablePath, userDataDir, args = [] }) {
     async newContext() {
       const { browserContextId } = await send('Target.createBrowserContext');
       return {
+        close: () => send('Target.disposeBrowserContext', { browserContextId }),
         async newPage(url) {
           const { targetId } = await send('Target.createTarget', { url, browserContextId });
           const { sessionId } = await send('Target.attachToTarget', { targetId, flatten: true });

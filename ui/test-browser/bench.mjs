@@ -26,7 +26,10 @@
 //    opened (its module loaded), time to its answer, as a ratio to a plain
 //    fetch of the same GET; a later `kubectl get` as a ratio to the page's
 //    own request for the same list (apiFetch); the module's Go heap after 200
-//    commands.
+//    commands;
+//  - the start page on a fresh profile (LEARN-3): time from navigation to its
+//    tracks shown (usable) and to "sandbox ready" (the worker installed and its
+//    core started), from the page's marks, in new contexts.
 // Chromium is driven without DevTools on its workers (bare-chromium.mjs): an
 // attached worker would start slower and never idle.
 // Usage: node test-browser/bench.mjs   (after `make site site-floor`)
@@ -197,6 +200,25 @@ try {
   console.log(`kubectl in the page: first command (kubectl version, exit ${k.firstCode}) ${k.first.toFixed(1)} ms, a plain fetch of GET /version ${k.plain.toFixed(1)} ms, ratio ${(k.first / k.plain).toFixed(1)}x`);
   console.log(`  a later kubectl get configmaps (exit ${k.code}; median of ${k.gets.length}) ${med(k.gets).toFixed(1)} ms, the page's GET of the list ${med(k.pageGets).toFixed(1)} ms, ratio ${(med(k.gets) / med(k.pageGets)).toFixed(1)}x`);
   console.log(`  the module's Go heap after 200 more commands: HeapAlloc ${mib(k.mem.heapAlloc)}, HeapSys ${mib(k.mem.heapSys)}, Sys ${mib(k.mem.sys)}, ${k.mem.numGC} GCs`);
+
+  // The start page on a fresh profile: each round a new context (no worker,
+  // no cache), its marks read once the sandbox is ready.
+  const starts = [];
+  for (let i = 0; i < 5; i++) {
+    const ctx = await browser.newContext();
+    const page = await ctx.newPage(sites.kubeplay.url + '/#start');
+    for (let j = 0; ; j++) {
+      const m = await page.evaluate(() => Object.fromEntries(['kubeplay:start-interactive', 'kubeplay:sandbox-ready'].map((n) => [n, performance.getEntriesByName(n)[0]?.startTime])));
+      if (m['kubeplay:start-interactive'] !== undefined && m['kubeplay:sandbox-ready'] !== undefined) {
+        starts.push({ interactive: m['kubeplay:start-interactive'], ready: m['kubeplay:sandbox-ready'] });
+        break;
+      }
+      if (j > 600) throw new Error('the start page or the sandbox never became ready');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    await ctx.close();
+  }
+  console.log(`start page on a fresh profile (median of ${starts.length}): interactive ${med(starts.map((s) => s.interactive)).toFixed(0)} ms, sandbox ready ${med(starts.map((s) => s.ready)).toFixed(0)} ms after navigation (target: interactive before the sandbox is ready)`);
 } finally {
   await browser.close();
   for (const { proc } of Object.values(sites)) proc.kill();
