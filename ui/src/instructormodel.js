@@ -4,6 +4,8 @@
 // link that opens one read-only, the attendee sheet's kubectl lines and the
 // zip of every kubeconfig. Tested in test/instructor.test.mjs.
 
+import { concatBytes } from './bytes.js';
+
 // The instructor token lives in the instructor tab's sessionStorage only:
 // never in a URL, never in localStorage (which every tab of the origin, the
 // attendees' page included, reads).
@@ -283,14 +285,7 @@ export function zip(files, date = new Date()) {
   end.setUint16(10, files.length, true);
   end.setUint32(12, centralSize, true);
   end.setUint32(16, offset, true);
-  const parts = [...locals, ...centrals, new Uint8Array(end.buffer)];
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
+  return concatBytes([...locals, ...centrals, new Uint8Array(end.buffer)]);
 }
 
 /**

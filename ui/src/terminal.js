@@ -11,6 +11,7 @@
 // Its logic without the DOM is terminalmodel.js.
 
 import { h, mount, copyText } from './dom.js';
+import { concatBytes } from './bytes.js';
 import { apiFetch, currentTarget, onTargetChange } from './api.js';
 import { runGo } from '../../wasm/bridge/bridge.mjs';
 import { CONTINUATION, ExchangeLog, History, LineEditor, PROMPT, completeWord, historyKey, kubectlArgs, parseLine, terminalText } from './terminalmodel.js';
@@ -257,7 +258,7 @@ export function createTerminalPanel({ onDock } = {}) {
         const piped = i < commands.length - 1 ? [] : null;
         r = kubectl.run(args, io(target, cmd, input, piped));
         code = await r.done;
-        if (piped) input = concat(piped);
+        if (piped) input = concatBytes(piped);
       }
       return code;
     })().then((code) => { cmd.exitCode = code; }, (err) => {
@@ -480,17 +481,6 @@ export function createTerminalPanel({ onDock } = {}) {
   }
 
   return { el, open, isDocked: () => dock.checked, setDocked, runLine, runCommand, typeLine, onCommand, transcript, log, memStats: () => kubectl?.memStats() };
-}
-
-// concat joins a command's stdout chunks: the next command's stdin.
-function concat(chunks) {
-  const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.length;
-  }
-  return out;
 }
 
 // pretty indents a JSON body; anything else is shown as it came.

@@ -327,12 +327,18 @@ export async function runStep(step, vars, fetchFn, options = {}) {
       failures.push(`eventCount: got ${events.length}, want ${expect.eventCount}`);
     }
   }
+  return finish(result, step, root);
+}
+
+// finish saves what the step saves from root into the result's vars (a
+// missing path is a failure) and settles whether the step passed.
+function finish(result, step, root) {
   for (const [name, p] of Object.entries(step.save || {})) {
     const v = getPath(root, p);
-    if (v === undefined) failures.push(`save ${name}: ${p} not found`);
-    else outVars[name] = v;
+    if (v === undefined) result.failures.push(`save ${name}: ${p} not found`);
+    else result.vars[name] = v;
   }
-  result.ok = failures.length === 0;
+  result.ok = result.failures.length === 0;
   return result;
 }
 
@@ -420,11 +426,5 @@ async function runKubectlStep(step, vars, kubectl) {
     from = i + 1;
   }
   for (const f of checkObject(root, expect, outVars)) failures.push(f.text);
-  for (const [name, p] of Object.entries(step.save || {})) {
-    const v = getPath(root, p);
-    if (v === undefined) failures.push(`save ${name}: ${p} not found`);
-    else outVars[name] = v;
-  }
-  result.ok = failures.length === 0;
-  return result;
+  return finish(result, step, root);
 }
