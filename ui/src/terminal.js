@@ -241,7 +241,7 @@ export function createTerminalPanel({ onDock } = {}) {
   // last command's; Ctrl-C stops the pipeline.
   function run(line, commands, stdin) {
     const cmd = log.begin(line);
-    renderExchanges();
+    renderExchanges(cmd);
     lastOutput = '';
     lineStart = true;
     const target = currentTarget();
@@ -268,7 +268,7 @@ export function createTerminalPanel({ onDock } = {}) {
       running = null;
       delete el.dataset.running;
       setState('ready');
-      renderExchanges();
+      renderExchanges(cmd);
       // As zsh does, a prompt after output that did not end its line starts its own.
       term.write((lineStart ? '' : '\r\n') + editor.newLine() + editor.redraw());
       lineStart = true;
@@ -307,7 +307,7 @@ export function createTerminalPanel({ onDock } = {}) {
       exchange: (ex) => {
         if (!cmd) return;
         log.add(cmd, ex);
-        renderExchanges();
+        renderExchanges(cmd);
       },
       edit: editText,
     };
@@ -351,39 +351,88 @@ export function createTerminalPanel({ onDock } = {}) {
   }
 
   // ---- the exchanges beside -----------------------------------------------------
+  // Each command's group is drawn when it begins and again only while it
+  // changes (an exchange, its exit), not the whole list for every command;
+  // an exchange's headers and bodies are drawn when it is first opened.
+  const drawn = new Map(); // command id → its <details>
+  const dirty = new Set(); // ids of the commands to draw again
   let scheduled = false;
-  function renderExchanges() {
+  function renderExchanges(cmd = null) {
+    if (cmd) {
+      dirty.add(cmd.id);
+    } else {
+      drawn.clear();
+      mount(exchanges);
+      for (const c of log.commands) dirty.add(c.id);
+    }
     if (scheduled) return;
     scheduled = true;
     requestAnimationFrame(() => {
       scheduled = false;
-      const open = new Set([...exchanges.querySelectorAll('details[open]')].map((d) => d.dataset.key));
-      mount(exchanges, [...log.commands].reverse().map((c, i) => command(c, i === 0, open)));
+      const live = new Set(log.commands.map((c) => c.id));
+      for (const [id, el] of drawn) {
+        if (!live.has(id)) {
+          el.remove();
+          drawn.delete(id);
+        }
+      }
+      const newest = log.commands[log.commands.length - 1];
+      for (const c of log.commands) {
+        if (!dirty.has(c.id)) continue;
+        const old = drawn.get(c.id);
+        const el = command(c, c === newest || (old && old.open), old);
+        if (old) old.replaceWith(el);
+        else exchanges.prepend(el);
+        drawn.set(c.id, el);
+      }
+      dirty.clear();
     });
   }
 
-  function command(c, newest, open) {
+  // command draws a command's group (open: shown opened), keeping the
+  // exchanges already drawn in old as they are (opened or not).
+  function command(c, open, old) {
     const key = `c${c.id}`;
+    const kept = new Map(old ? [...old.querySelectorAll(':scope > [data-testid="terminal-exchange"]')].map((e) => [e.dataset.key, e]) : []);
     return h(
       'details',
-      { class: 'terminal-command', testid: 'terminal-command', open: newest || open.has(key) ? true : undefined, dataset: { key, exit: c.exitCode === null ? '' : String(c.exitCode) } },
+      { class: 'terminal-command', testid: 'terminal-command', open: open ? true : undefined, dataset: { key, exit: c.exitCode === null ? '' : String(c.exitCode) } },
       h('summary', { class: 'mono' }, `$ ${c.line.split('\n')[0]}`, h('span', { class: 'muted' }, ` · ${c.exchanges.length + c.dropped} request${c.exchanges.length + c.dropped === 1 ? '' : 's'}${c.dropped ? ` (the first ${c.dropped} not kept)` : ''}${c.exitCode === null ? '' : ` · exit ${c.exitCode}`}`)),
-      c.exchanges.map((ex, j) => exchange(ex, `${key}e${j}`, open)),
+      c.exchanges.map((ex) => kept.get(exchangeKey(c, ex)) || exchange(ex, exchangeKey(c, ex))),
     );
   }
 
-  function exchange(ex, key, open) {
+  const exchangeKeys = new WeakMap();
+  let exchangeSeq = 0;
+  function exchangeKey(c, ex) {
+    if (!exchangeKeys.has(ex)) exchangeKeys.set(ex, `c${c.id}e${++exchangeSeq}`);
+    return exchangeKeys.get(ex);
+  }
+
+  function exchange(ex, key) {
     const headerTable = (pairs) => h('table', { class: 'terminal-headers mono' }, (pairs || []).map(([k, v]) => h('tr', {}, h('td', {}, k), h('td', {}, v))));
     const bodyView = (text) => (text ? h('pre', { class: 'mono' }, pretty(text)) : h('p', { class: 'muted' }, '(no body)'));
-    return h(
+    const el = h(
       'details',
-      { class: `terminal-exchange${ex.status >= 400 ? ' error' : ''}`, testid: 'terminal-exchange', open: open.has(key) ? true : undefined, dataset: { key, method: ex.method, status: String(ex.status), path: ex.path } },
-      h('summary', { class: 'mono' }, h('span', { class: 'method' }, ex.method), ' ', h('span', { class: 'path', title: ex.url }, ex.path), ' ', h('span', { class: 'status' }, String(ex.status)), ' ', h('span', { class: 'muted' }, `${ex.ms.toFixed(1)} ms`)),
-      h('h4', {}, 'Request headers'), headerTable(ex.requestHeaders),
-      h('h4', {}, 'Request body'), bodyView(ex.requestBody),
-      h('h4', {}, 'Response headers'), headerTable(ex.responseHeaders),
-      h('h4', {}, 'Response body'), bodyView(ex.responseBody),
+      { class: `terminal-exchange${ex.status >= 400 ? ' error' : ''}`, testid: 'terminal-exchange', dataset: { key, method: ex.method, status: String(ex.status), path: ex.path } },
+      h('summary', {
+        class: 'mono',
+        on: {
+          // Its headers and bodies, drawn before it first opens.
+          click: () => {
+            if (el.dataset.filled) return;
+            el.dataset.filled = 'true';
+            el.append(
+              h('h4', {}, 'Request headers'), headerTable(ex.requestHeaders),
+              h('h4', {}, 'Request body'), bodyView(ex.requestBody),
+              h('h4', {}, 'Response headers'), headerTable(ex.responseHeaders),
+              h('h4', {}, 'Response body'), bodyView(ex.responseBody),
+            );
+          },
+        },
+      }, h('span', { class: 'method' }, ex.method), ' ', h('span', { class: 'path', title: ex.url }, ex.path), ' ', h('span', { class: 'status' }, String(ex.status)), ' ', h('span', { class: 'muted' }, `${ex.ms.toFixed(1)} ms`)),
     );
+    return el;
   }
 
   // ---- copy, history -------------------------------------------------------------
@@ -430,7 +479,8 @@ export function createTerminalPanel({ onDock } = {}) {
   // output (stdout and stderr as shown), exchanges}, or null when nothing
   // ran (a blank line, not kubectl).
   async function runCommand(line) {
-    await open();
+    // Opened once (open fits the terminal to its box, which takes a layout).
+    await (loading && kubectl ? loading : open());
     if (running || pending || editor.text) throw new Error('the terminal is busy: finish or clear the command being typed');
     const done = new Promise((resolve) => idle.push(resolve));
     feed(line.replace(/\n/g, '\r') + '\r');
