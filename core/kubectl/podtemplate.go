@@ -57,9 +57,9 @@ func podSpecOf(obj map[string]any) map[string]any {
 	return ps
 }
 
-// templateChange is one command's change of an object: an error leaves it
-// unchanged.
-type templateChange func(obj map[string]any) error
+// templateChange is one command's change of a fetched object (t.Object): an
+// error leaves it unchanged.
+type templateChange func(t *target) error
 
 // namedError is a change's error that names its object itself (set env's
 // "error: deployments/web …").
@@ -93,7 +93,7 @@ func (c *Cmd) changeTemplates(found []*target, errs errorList, fieldManager stri
 		if err != nil {
 			return err
 		}
-		if err := change(t.Object); err != nil {
+		if err := change(t); err != nil {
 			if ne, ok := err.(namedError); ok {
 				errs = append(errs, ne.error)
 			} else {
@@ -182,8 +182,8 @@ func init() {
 				return errors.New("all containers are already specified by *, but saw more than one container_name=container_image pairs")
 			}
 			var notFound errorList
-			change := func(obj map[string]any) error {
-				spec := podSpecOf(obj)
+			change := func(t *target) error {
+				spec := podSpecOf(t.Object)
 				for _, name := range names {
 					found := setImage(spec, "initContainers", name, images[name])
 					found = setImage(spec, "containers", name, images[name]) || found
@@ -224,7 +224,7 @@ func init() {
 				if err != nil {
 					return err
 				}
-				return c.changeTemplates(found, errs, *fieldManager, dryRunNone, output, do, outcome)
+				return c.changeTemplates(found, errs, *fieldManager, dryRunNone, output, func(t *target) error { return do(t.Object) }, outcome)
 			}
 		})
 	}

@@ -75,16 +75,18 @@ func init() {
 				}
 				env = append(env, refs...)
 			}
-			for _, e := range env {
-				e.set("name", *prefix+e.name())
+			if *prefix != "" {
+				for _, e := range env {
+					e["name"] = *prefix + e.name()
+				}
 			}
 
-			found, fetchErrs, err := c.fetchTargets(selection{files: sel.files, selector: sel.selector, all: sel.all}, resources)
+			found, fetchErrs, err := c.fetchTargets(sel, resources)
 			if err != nil {
 				return err
 			}
-			var warnings []string
-			change := func(obj map[string]any) error {
+			change := func(t *target) error {
+				obj := t.Object
 				spec := podSpecOf(obj)
 				cs, _ := spec["containers"].([]any)
 				matched := 0
@@ -97,7 +99,7 @@ func init() {
 					existing, _ := ctr["env"].([]any)
 					if !*overwrite {
 						if err := noOverwrites(existing, env); err != nil {
-							return namedError{fmt.Errorf("error: %s/%s %v", resourceOf(found, obj), stringAt(obj, "metadata", "name"), err)}
+							return namedError{fmt.Errorf("error: %s/%s %v", t.Resource.Resource, t.Name, err)}
 						}
 					}
 					if updated := updateEnv(existing, env, remove); len(updated) > 0 {
@@ -110,47 +112,26 @@ func init() {
 					}
 				}
 				if matched == 0 {
-					warnings = append(warnings, fmt.Sprintf("Warning: %s/%s does not have any containers matching %q", obj["kind"], stringAt(obj, "metadata", "name"), *containers))
+					fmt.Fprintf(c.Stderr, "Warning: %s/%s does not have any containers matching %q\n", obj["kind"], t.Name, *containers)
 				}
 				return nil
 			}
 			if *list {
 				for _, t := range found {
-					if err := change(t.Object); err != nil {
+					if err := change(t); err != nil {
 						return err
 					}
 				}
-				for _, w := range warnings {
-					fmt.Fprintln(c.Stderr, w)
-				}
 				return fetchErrs.reduce()
 			}
-			err = c.changeTemplates(found, fetchErrs, *fieldManager, d, output, func(obj map[string]any) error {
-				err := change(obj)
-				for _, w := range warnings {
-					fmt.Fprintln(c.Stderr, w)
-				}
-				warnings = nil
-				return err
-			}, func(t *target, changed bool) (string, error) {
+			return c.changeTemplates(found, fetchErrs, *fieldManager, d, output, change, func(t *target, changed bool) (string, error) {
 				if !changed {
 					return "", nil
 				}
 				return "env updated", nil
 			})
-			return err
 		}
 	})
-}
-
-// resourceOf is the resource (plural) of obj, one of found.
-func resourceOf(found []*target, obj map[string]any) string {
-	for _, t := range found {
-		if t.Name == stringAt(obj, "metadata", "name") && t.Namespace == stringAt(obj, "metadata", "namespace") && t.Object["kind"] == obj["kind"] {
-			return t.Resource.Resource
-		}
-	}
-	return ""
 }
 
 // splitEnvArgs splits set env's arguments into the resources, first, and
