@@ -136,14 +136,14 @@ self.addEventListener('message', (event) => {
   else if (msg.type === 'kubeplay-keepalive' && !retired) event.waitUntil(core().then(() => {}, () => {}));
 });
 
-// cached_ is what this build's cache holds for request (another scope's or
+// cachedHere is what this build's cache holds for request (another scope's or
 // build's caches are not this worker's).
-async function cached_(request, options) {
+async function cachedHere(request, options) {
   return (await caches.open(CACHE)).match(request, options);
 }
 
 async function serveAsset(request) {
-  const cached = await cached_(request, { ignoreSearch: true });
+  const cached = await cachedHere(request, { ignoreSearch: true });
   if (cached) return cached;
   try {
     const response = await fetch(request);
@@ -156,7 +156,7 @@ async function serveAsset(request) {
     return response;
   } catch (err) {
     if (request.mode === 'navigate') {
-      const index = await cached_(SANDBOX ? SCOPE : '/index.html');
+      const index = await cachedHere(SANDBOX ? SCOPE : '/index.html');
       if (index) return index;
     }
     return new Response('offline and not cached: ' + new URL(request.url).pathname, { status: 504 });
@@ -195,7 +195,7 @@ async function startCore() {
   const saved = loadState();
   saved.then(() => { startup.loaded = now(); }, () => {});
   if (!self.kubeplay) {
-    const response = (await cached_('/kubeplay.wasm')) || (await fetch('/kubeplay.wasm'));
+    const response = (await cachedHere('/kubeplay.wasm')) || (await fetch('/kubeplay.wasm'));
     if (!response.ok) throw new Error('loading kubeplay.wasm: HTTP ' + response.status);
     startup.fetched = now();
     const module = await WebAssembly.compileStreaming(response);
@@ -492,7 +492,7 @@ function asBytes(v) {
 // module (every visitor would download them): from the offline cache, as the
 // site built them.
 async function openapiDocuments() {
-  const response = (await cached_('/openapi-documents.bin')) || (await fetch('/openapi-documents.bin'));
+  const response = (await cachedHere('/openapi-documents.bin')) || (await fetch('/openapi-documents.bin'));
   if (!response.ok) throw new Error('loading openapi-documents.bin: HTTP ' + response.status);
   return new Uint8Array(await response.arrayBuffer());
 }

@@ -33,7 +33,7 @@ const CLUSTER_MODE = '/debug/kubeplay/cluster';
 const EMBED_SCOPE = '/embed/';
 
 /** What the query asks for: {kind: tutorial|exercise|terminal, id, manifest, cluster} or {error}. */
-export function embedRequest(search) {
+function embedRequest(search) {
   const q = new URLSearchParams(search);
   const manifest = q.get('manifest') || '';
   const cluster = q.get('cluster') === 'simulated' ? 'simulated' : '';

@@ -17,7 +17,7 @@ import { runGo } from '../../wasm/bridge/bridge.mjs';
 import { CONTINUATION, ExchangeLog, History, LineEditor, PROMPT, completeWord, historyKey, kubectlArgs, parseLine, terminalText } from './terminalmodel.js';
 
 const MODULE = '/kubeplay-kubectl.wasm';
-// The output of a command kept for the copy button.
+// The output of a command kept (the copy button, a tutorial step judged on it).
 const OUTPUT_KEEP = 1 << 20;
 
 export function createTerminalPanel({ onDock } = {}) {
@@ -32,7 +32,6 @@ export function createTerminalPanel({ onDock } = {}) {
   let running = null; // {cancel, cmd}
   let queued = ''; // input typed or pasted while a command runs or a completion is asked
   let completing = false;
-  let lastOutput = '';
   let lineStart = true; // the output so far ends a line
   let idle = []; // runLine's waiters for the running command's end
 
@@ -242,7 +241,6 @@ export function createTerminalPanel({ onDock } = {}) {
   function run(line, commands, stdin) {
     const cmd = log.begin(line);
     renderExchanges(cmd);
-    lastOutput = '';
     lineStart = true;
     const target = currentTarget();
     let r = null;
@@ -291,7 +289,6 @@ export function createTerminalPanel({ onDock } = {}) {
         return;
       }
       const text = decoders[which].decode(bytes, { stream: true });
-      if (lastOutput.length < OUTPUT_KEEP) lastOutput += text;
       if (cmd && cmd.output.length < OUTPUT_KEEP) cmd.output += text;
       if (text) lineStart = text.endsWith('\n');
       term.write(terminalText(text));
@@ -437,7 +434,7 @@ export function createTerminalPanel({ onDock } = {}) {
 
   // ---- copy, history -------------------------------------------------------------
   function copyOutput() {
-    copyText(term && term.hasSelection() ? term.getSelection() : lastOutput);
+    copyText(term && term.hasSelection() ? term.getSelection() : log.commands.at(-1)?.output ?? '');
   }
 
   function loadHistory() {
