@@ -283,14 +283,8 @@ func TestLEARN_2_MalformedExerciseNamed(t *testing.T) {
 // every exercise is in exactly one track, and each track says its level and
 // time.
 func TestLEARN_3_Tracks(t *testing.T) {
-	data, err := os.ReadFile("tracks.json")
-	if err != nil {
-		t.Fatal(err)
-	}
 	var tracks []track
-	if err := decodeStrict(data, &tracks); err != nil {
-		t.Fatalf("tracks.json: %v", err)
-	}
+	loadStrict(t, "tracks.json", &tracks)
 	tutorials := map[string]int{}
 	for _, e := range loadIndex(t) {
 		tutorials[e.ID] = 0

@@ -40,14 +40,8 @@ const coverageDoc = "../docs/seed-coverage.md"
 
 func loadSeeds(t *testing.T) []seedFile {
 	t.Helper()
-	data, err := os.ReadFile("seeds.json")
-	if err != nil {
-		t.Fatal(err)
-	}
 	var seeds []seedFile
-	if err := decodeStrict(data, &seeds); err != nil {
-		t.Fatalf("seeds.json: %v", err)
-	}
+	loadStrict(t, "seeds.json", &seeds)
 	return seeds
 }
 

@@ -110,16 +110,23 @@ func decodeStrict(data []byte, v any) error {
 	return nil
 }
 
-func loadIndex(t *testing.T) []indexEntry {
+// loadStrict reads file into v with decodeStrict, failing t with the
+// file's name and the mistake.
+func loadStrict(t *testing.T, file string, v any) {
 	t.Helper()
-	data, err := os.ReadFile("index.json")
+	data, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var idx []indexEntry
-	if err := decodeStrict(data, &idx); err != nil {
-		t.Fatalf("index.json: %v", err)
+	if err := decodeStrict(data, v); err != nil {
+		t.Fatalf("%s: %v", file, err)
 	}
+}
+
+func loadIndex(t *testing.T) []indexEntry {
+	t.Helper()
+	var idx []indexEntry
+	loadStrict(t, "index.json", &idx)
 	if len(idx) == 0 {
 		t.Fatal("index.json lists no tutorials")
 	}
@@ -128,14 +135,8 @@ func loadIndex(t *testing.T) []indexEntry {
 
 func loadTutorial(t *testing.T, file string) *tutorial {
 	t.Helper()
-	data, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var tut tutorial
-	if err := decodeStrict(data, &tut); err != nil {
-		t.Fatalf("%s: %v", file, err)
-	}
+	loadStrict(t, file, &tut)
 	return &tut
 }
 
