@@ -17,6 +17,8 @@ import { runGo } from '../../wasm/bridge/bridge.mjs';
 import { CONTINUATION, ExchangeLog, History, LineEditor, PROMPT, completeWord, historyKey, kubectlArgs, parseLine, terminalText } from './terminalmodel.js';
 
 const MODULE = '/kubeplay-kubectl.wasm';
+// The requests whose answers stream (kubectl get -w, rollout status, wait, logs -f).
+const STREAMED = /[?&](watch|follow)=(true|1)(&|$)/;
 // The output of a command kept (the copy button, a tutorial step judged on it).
 const OUTPUT_KEEP = 1 << 20;
 
@@ -92,6 +94,7 @@ export function createTerminalPanel({ onDock } = {}) {
     fit = new FitAddon();
     term.loadAddon(fit);
     term.open(screen);
+    skipIdleSelectionRedraws(term);
     new ResizeObserver(() => { if (!el.closest('[hidden]')) fit.fit(); }).observe(screen);
     term.onData(onData);
     // The line editor wraps a long line at the terminal's width.
@@ -301,9 +304,9 @@ export function createTerminalPanel({ onDock } = {}) {
       stdout: write('out'),
       stderr: write('err'),
       fetch: (method, url, headerLines, body, signal) => send(target, method, url, headerLines, body, signal),
-      exchange: (ex) => {
+      exchange: (text) => {
         if (!cmd) return;
-        log.add(cmd, ex);
+        log.add(cmd, JSON.parse(text));
         renderExchanges(cmd);
       },
       edit: editText,
@@ -320,7 +323,12 @@ export function createTerminalPanel({ onDock } = {}) {
       }
     }
     const res = await apiFetch(path || '/', { method, headers, body: body || undefined, signal }, target);
-    return { status: res.status, headers: JSON.stringify([...res.headers]), body: method === 'HEAD' ? null : res.body };
+    // A watch or a follow streams to the module as it comes; any other
+    // answer is read here and handed over whole, one crossing instead of one
+    // per chunk and one for its end.
+    let answer = null;
+    if (method !== 'HEAD') answer = STREAMED.test(url) ? res.body : new Uint8Array(await res.arrayBuffer());
+    return { status: res.status, headers: JSON.stringify([...res.headers]), body: answer };
   }
 
   // editText is kubectl edit's editor: the text in a box under the terminal,
@@ -551,6 +559,25 @@ async function loadXterm() {
   const url = `/ui/xterm.js?v=${v}`;
   const [mod] = await Promise.all([import(url), cssLoaded]);
   return mod;
+}
+
+// skipIdleSelectionRedraws stops xterm's DOM renderer drawing every row again
+// on each scroll when nothing is or was selected: xterm 6 refreshes the
+// selection whenever the buffer scrolls, which redraws all rows a second time
+// in the next frame (with a forced layout per row measured), the largest part
+// of a command's drawing in the profiler. A selection made, changed or cleared
+// still redraws. xterm's own object, pinned by the lock file; without it
+// (another version) nothing changes.
+function skipIdleSelectionRedraws(term) {
+  const selection = term._core?._selectionService;
+  if (!selection || typeof selection.refresh !== 'function') return;
+  const refresh = selection.refresh.bind(selection);
+  let had = false;
+  selection.refresh = (...args) => {
+    const has = selection.hasSelection;
+    if (has || had) refresh(...args);
+    had = has;
+  };
 }
 
 // loadKubectl runs kubeplay-kubectl.wasm in a Go instance of the page and

@@ -129,6 +129,19 @@ test('LEARN-1: the terminal loads on first open and runs kubectl against the in-
   await typeCommand(page, 'kubectl version --client');
   await page.click('[data-testid="terminal-copy"]');
   assert.equal(await page.evaluate(() => navigator.clipboard.readText()), 'Client Version: v1.32.13\nKustomize Version: v5.5.0\n');
+  // A selection made with the mouse is drawn and copied; typing clears it
+  // (drawn again though the terminal skips redraws while nothing is selected).
+  const box = await page.locator('[data-testid="terminal-screen"] .xterm-screen').boundingBox();
+  await page.mouse.move(box.x + 2, box.y + 6);
+  await page.mouse.down();
+  await page.mouse.move(box.x + 200, box.y + 6, { steps: 5 });
+  await page.mouse.up();
+  await page.waitForFunction(() => document.querySelector('[data-testid="terminal-screen"] .xterm-selection')?.children.length > 0, null, { timeout: 5000 });
+  await page.click('[data-testid="terminal-copy"]');
+  assert.match(await page.evaluate(() => navigator.clipboard.readText()), /^kubectl in the page/);
+  await page.click('[data-testid="terminal-screen"]');
+  await typeCommand(page, 'kubectl version --client');
+  await page.waitForFunction(() => document.querySelector('[data-testid="terminal-screen"] .xterm-selection')?.children.length === 0, null, { timeout: 5000 });
 
   // Docked, the terminal stays open beside the Cluster view.
   await page.click('[data-testid="terminal-dock"]');

@@ -16,8 +16,8 @@
 //	          jsio.Fetch calls it; signal aborts when the request ends
 //	      stdout(Uint8Array), stderr(Uint8Array)
 //	      stdin: Uint8Array | null (a heredoc's text)
-//	      exchange(obj): each HTTP exchange once its answer is read, as
-//	          kubectl.Exchange (JSON field names of exchangeJSON)
+//	      exchange(text): each HTTP exchange once its answer is read, as
+//	          JSON text of kubectl.Exchange (field names of exchangeJSON)
 //	      edit(filename, text) → Promise<text | null> (null: cancelled)
 //	      namespace, server: the context's namespace and the cluster's URL
 //	      terminal: which terminal (its Env, and so its discovery cache)
@@ -32,6 +32,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"runtime"
 	"sync"
@@ -151,26 +152,22 @@ func editor(fn js.Value) func(context.Context, string, []byte) ([]byte, error) {
 	}
 }
 
-// exchangeJSON is ex as the page's list reads it.
-func exchangeJSON(ex kubectl.Exchange) js.Value {
-	pairs := func(hs [][2]string) any {
-		out := make([]any, len(hs))
-		for i, h := range hs {
-			out[i] = []any{h[0], h[1]}
-		}
-		return out
-	}
-	o := js.Global().Get("Object").New()
-	o.Set("method", ex.Method)
-	o.Set("url", ex.URL)
-	o.Set("requestHeaders", pairs(ex.RequestHeader))
-	o.Set("requestBody", string(ex.RequestBody))
-	o.Set("status", ex.Status)
-	o.Set("responseHeaders", pairs(ex.ResponseHeader))
-	o.Set("responseBody", string(ex.ResponseBody))
-	o.Set("ms", ex.Milliseconds)
-	o.Set("error", ex.Err)
-	return o
+// exchangeJSON is ex as the page's list reads it, as JSON text: one string
+// handed over (the page parses it) costs far less than building the object
+// a property and a header at a time through syscall/js.
+func exchangeJSON(ex kubectl.Exchange) string {
+	b, _ := json.Marshal(struct {
+		Method          string      `json:"method"`
+		URL             string      `json:"url"`
+		RequestHeaders  [][2]string `json:"requestHeaders"`
+		RequestBody     string      `json:"requestBody"`
+		Status          int         `json:"status"`
+		ResponseHeaders [][2]string `json:"responseHeaders"`
+		ResponseBody    string      `json:"responseBody"`
+		Ms              float64     `json:"ms"`
+		Error           string      `json:"error"`
+	}{ex.Method, ex.URL, ex.RequestHeader, string(ex.RequestBody), ex.Status, ex.ResponseHeader, string(ex.ResponseBody), ex.Milliseconds, ex.Err})
+	return string(b)
 }
 
 // complete answers the completions of a line.
