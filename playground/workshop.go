@@ -82,6 +82,8 @@ type record struct {
 	Listed      bool            `json:"listed"`
 	TokenHash   string          `json:"tokenHash"`
 	SealedToken string          `json:"sealedToken,omitempty"` // Listed sandboxes': AES-GCM under the instructor token
+	// Progress is what the attendee's page last reported (nil: nothing yet).
+	Progress *control.Progress `json:"progress,omitempty"`
 }
 
 // attendee is one sandbox: its record, and its core while loaded.
@@ -308,8 +310,35 @@ func (f *fleet) Reset(_ context.Context, id string) (control.Info, error) {
 	if f.dir != "" {
 		_ = os.RemoveAll(filepath.Join(f.dir, id, "store"))
 	}
+	// A fresh sandbox: nothing done in it yet.
+	rec := a.rec
+	rec.Progress = nil
+	err = f.save(rec)
+	if err == nil {
+		a.rec = rec
+	}
 	a.mu.Unlock()
+	if err != nil {
+		return control.Info{}, err
+	}
 	return a.info(), nil
+}
+
+// SetProgress keeps what the attendee's page reported in sandbox.json.
+func (f *fleet) SetProgress(_ context.Context, id string, p control.Progress) error {
+	a, err := f.get(id)
+	if err != nil {
+		return err
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	rec := a.rec
+	rec.Progress = &p
+	if err := f.save(rec); err != nil {
+		return err
+	}
+	a.rec = rec
+	return nil
 }
 
 func (f *fleet) NewToken(_ context.Context, id, token string) error {
@@ -545,6 +574,9 @@ func (a *attendee) info() control.Info {
 		Budget:       control.Budget{Bytes: bytes, MaxBytes: a.f.o.budget.Bytes, Objects: objects, MaxObjects: a.f.o.budget.Objects},
 		Progress:     control.Progress{Exercises: map[string]bool{}},
 		RecentErrors: requests.Failures(control.RecentErrors)}
+	if rec.Progress != nil {
+		in.Progress = *rec.Progress
+	}
 	if rec.Cluster.APIOnly() {
 		in.Mode, in.Nodes = "api-only", 0
 	} else if in.Nodes == 0 {

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -291,6 +292,11 @@ func TestWORK_1_NativeWorkshopKept(t *testing.T) {
 	if bytes.Contains(b, []byte(a.Token)) || !bytes.Contains(b, []byte(control.TokenHash(a.Token))) {
 		t.Errorf("sandbox.json holds the token in the clear, or not its hash:\n%s", b)
 	}
+	// The attendee's page reports progress (WORK-2): kept with the sandbox.
+	progress := `{"tutorial":"pods","step":2,"steps":5,"exercises":{"first-pod":true}}`
+	if code := call(t, c, "PUT", a.Server+control.ProgressPath, a.Token, progress, nil); code != 200 {
+		t.Fatalf("PUT progress: %d", code)
+	}
 	var before struct{ Sandboxes []control.Credential }
 	call(t, c, "GET", s.url+"/sandboxes/credentials", testInstructorToken, "", &before)
 	if err := s.shutdown(); err != nil {
@@ -310,6 +316,20 @@ func TestWORK_1_NativeWorkshopKept(t *testing.T) {
 	if len(after.Sandboxes) != 2 || after.Sandboxes[0].Token != before.Sandboxes[0].Token || after.Sandboxes[1].Token != before.Sandboxes[1].Token ||
 		after.Sandboxes[0].Label != a.Label {
 		t.Errorf("credentials after a restart %+v, before %+v", after.Sandboxes, before.Sandboxes)
+	}
+	var in control.Info
+	call(t, c2, "GET", s2.url+"/sandboxes/"+a.ID, testInstructorToken, "", &in)
+	if want := (control.Progress{Tutorial: "pods", Step: 2, Steps: 5, Exercises: map[string]bool{"first-pod": true}}); !reflect.DeepEqual(in.Progress, want) {
+		t.Errorf("progress after a restart %+v, want %+v", in.Progress, want)
+	}
+	// A reset sandbox starts again: its progress is gone, on disk too.
+	var reset control.Info
+	call(t, c2, "POST", s2.url+"/sandboxes/"+a.ID+"/reset", testInstructorToken, "", &reset)
+	if reset.Progress.Tutorial != "" || len(reset.Progress.Exercises) != 0 {
+		t.Errorf("progress after a reset %+v", reset.Progress)
+	}
+	if b, _ := os.ReadFile(rec); bytes.Contains(b, []byte(`"progress"`)) {
+		t.Errorf("sandbox.json keeps the progress after a reset:\n%s", b)
 	}
 }
 

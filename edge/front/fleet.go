@@ -46,6 +46,7 @@ type sandboxInfo struct {
 	MaxObjects   int64                  `json:"maxObjects"`
 	MaxBytes     int64                  `json:"maxBytes"`
 	RecentErrors []control.RequestError `json:"recentErrors"` // core/requestlog's Failures
+	Progress     control.Progress       `json:"progress"`     // what the attendee's page last put
 }
 
 // info is the protocol's Info of sandbox r from its object's answer.
@@ -65,12 +66,16 @@ func (s sandboxInfo) info(r registered) control.Info {
 	if errs == nil {
 		errs = []control.RequestError{}
 	}
+	progress := s.Progress
+	if progress.Exercises == nil {
+		progress.Exercises = map[string]bool{}
+	}
 	return control.Info{
 		ID: r.ID, Label: r.Label, Workshop: r.Workshop,
 		CreatedAt: unixMilli(s.CreatedAt), LastActiveAt: unixMilli(s.LastActiveAt), ExpiresAt: unixMilli(s.ExpiresAt),
 		Mode: mode, Nodes: nodes, Objects: s.Objects,
 		Budget:       control.Budget{Bytes: s.Bytes, MaxBytes: s.MaxBytes, Objects: s.Objects, MaxObjects: s.MaxObjects},
-		Progress:     control.Progress{Exercises: map[string]bool{}},
+		Progress:     progress,
 		RecentErrors: errs,
 	}
 }
@@ -176,6 +181,12 @@ func (fleet) Delete(ctx context.Context, id string) error {
 // TokenHash is not asked at the edge: front.mjs hands /s/{id}/... to the
 // sandbox's object, which checks its token itself.
 func (fleet) TokenHash(string) (string, bool) { return "", false }
+
+// SetProgress is not asked at the edge either: the sandbox's object answers
+// /s/{id}/kubeplay/progress itself and tells it in its info.
+func (fleet) SetProgress(context.Context, string, control.Progress) error {
+	return errors.New("the edge's sandbox objects keep their own progress")
+}
 
 // Route is not asked at the edge either (see TokenHash).
 func (fleet) Route(w http.ResponseWriter, _ *http.Request, _ string, _ control.Access) {

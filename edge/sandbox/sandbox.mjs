@@ -19,13 +19,17 @@
 //                           the client's own host (discovery reports it);
 //                           /v3/discovery:* and /xds/v3/* go to the xDS module
 //                           (kubeplay-xds.wasm, started on first use as in the
-//                           browser: REST polling and the page's streams)
+//                           browser: REST polling and the page's streams);
+//                           /kubeplay/status and /kubeplay/progress (WORK-2:
+//                           what the attendee's page reports) it answers itself
 //   https://control/create  POST {tokenHash, expiresAt, idleSeconds} → 201 | 409
 //   https://control/info    GET → {createdAt, lastActiveAt, expiresAt, cluster,
-//                           objects, bytes, maxObjects, maxBytes, recentErrors}
+//                           objects, bytes, maxObjects, maxBytes, recentErrors,
+//                           progress}
 //                           (WORK-2; the core's usage while it runs, else the
 //                           last seen: asking never starts the core)
-//   https://control/reset   POST → the info: a fresh core, same token and cluster
+//   https://control/reset   POST → the info: a fresh core, same token and cluster,
+//                           no progress
 //   https://control/token   POST {tokenHash} → 204: the old token is refused from now on
 //   https://control/        DELETE → 204: the sandbox and its storage are gone
 //   (each 404 once the sandbox is gone)
@@ -56,7 +60,7 @@ import xdsModule from './kubeplay-xds.wasm';
 // client first asks (an ArrayBuffer: a Data module).
 import openapiDocuments from './openapi-documents.bin';
 import { XDS_PATH, errorText, headerLines, jsonResponse, relay, runGo, statusResponse, unavailable } from './bridge.mjs';
-import { INSTRUCTOR_HEADER, MAX_BODY_BYTES, bearerToken, instructorWrites, notFound, sha256, tooLarge, unauthorized } from './kube.mjs';
+import { INSTRUCTOR_HEADER, MAX_BODY_BYTES, bearerToken, instructorWrites, methodNotAllowed, notFound, sha256, tooLarge, unauthorized } from './kube.mjs';
 
 const SNAPSHOT_PART_BYTES = 1 << 20;
 // Last activity is stored at most this often (or a quarter of the idle limit).
@@ -69,6 +73,8 @@ const DEFAULT_UNLOAD_IDLE_SECONDS = 120;
 const CLIENT_PATH = /^\/s\/[^/]+(\/.*)?$/;
 // Paths the object answers itself, not the core.
 const STATUS_PATH = '/kubeplay/status';
+// The attendee's page puts its progress here (internal/control's ProgressPath).
+const PROGRESS_PATH = '/kubeplay/progress';
 // How many of its clients' last failed requests a sandbox's info shows
 // (internal/control's RecentErrors).
 const RECENT_ERRORS = 5;
@@ -147,7 +153,23 @@ export class Sandbox extends DurableObject {
       maxObjects: stats.maxObjects ?? 0,
       maxBytes: stats.maxBytes ?? 0,
       recentErrors: stats.recentErrors ?? [],
+      progress: this.meta.progress ?? EMPTY_PROGRESS,
     };
+  }
+
+  // progress answers PROGRESS_PATH without the core: GET (the attendee, or the
+  // instructor reading) and PUT (the attendee's page), as internal/control's
+  // handler answers it natively.
+  async progress(request) {
+    if (request.method === 'GET') return jsonResponse(200, this.meta.progress ?? EMPTY_PROGRESS);
+    if (request.method !== 'PUT') return methodNotAllowed();
+    const text = await readLimited(request.body ?? new Blob([]).stream(), MAX_PROGRESS_BYTES);
+    if (text === null) return statusResponse(413, 'RequestEntityTooLarge', `Request entity too large: limit is ${MAX_PROGRESS_BYTES}`);
+    const { progress, error } = checkProgress(new TextDecoder().decode(text));
+    if (error) return statusResponse(400, 'BadRequest', error);
+    this.sql.exec("INSERT OR REPLACE INTO meta (key, value) VALUES ('progress', ?)", JSON.stringify(progress));
+    this.meta.progress = progress;
+    return jsonResponse(200, progress);
   }
 
   // keepStats stores the core's last usage, for the info while it is unloaded.
@@ -166,10 +188,11 @@ export class Sandbox extends DurableObject {
     this.ctx.storage.transactionSync(() => {
       this.sql.exec('DELETE FROM snapshot');
       this.sql.exec('DELETE FROM journal');
-      this.sql.exec("DELETE FROM meta WHERE key = 'stats'");
+      this.sql.exec("DELETE FROM meta WHERE key IN ('stats', 'progress')");
     });
     this.stats = null;
     this.meta.stats = null;
+    this.meta.progress = null;
     return this.info();
   }
 
@@ -200,6 +223,7 @@ export class Sandbox extends DurableObject {
       if (request.headers.get(INSTRUCTOR_HEADER) !== 'read') return unauthorized();
       if (request.method !== 'GET' && request.method !== 'HEAD') return instructorWrites();
     }
+    if (path === PROGRESS_PATH) return this.progress(request);
     const declared = Number(request.headers.get('Content-Length') || 0);
     if (declared > MAX_BODY_BYTES) return tooLarge();
     let body = null;
@@ -550,7 +574,54 @@ function readMeta(sql) {
     lastActive: Number(m.lastActive),
     cluster: JSON.parse(m.cluster ?? '{}'),
     stats: m.stats ? JSON.parse(m.stats) : null,
+    progress: m.progress ? JSON.parse(m.progress) : null,
   };
+}
+
+// A progress record (internal/control's Progress): what the page reports and
+// its bounds, checked as Progress.Check checks it natively (the edge test
+// sends both the same bad records).
+const EMPTY_PROGRESS = Object.freeze({ tutorial: '', step: 0, steps: 0, exercises: {} });
+const MAX_PROGRESS_BYTES = 16 << 10; // control.MaxRequestBytes
+const MAX_PROGRESS_EXERCISES = 200;
+const MAX_PROGRESS_NAME = 253;
+const PROGRESS_FIELDS = new Set(['tutorial', 'step', 'steps', 'exercises']);
+
+// checkProgress reads a PUT's body: {progress} or {error}, a BadRequest's message.
+function checkProgress(text) {
+  let v;
+  try {
+    v = text.trim() === '' ? {} : JSON.parse(text);
+  } catch (err) {
+    return { error: `invalid sandbox request: ${err.message}` };
+  }
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) return { error: 'invalid sandbox request: the body must be a JSON object' };
+  for (const k of Object.keys(v)) {
+    if (!PROGRESS_FIELDS.has(k)) return { error: `invalid sandbox request: json: unknown field "${k}"` };
+  }
+  const p = { tutorial: v.tutorial ?? '', step: v.step ?? 0, steps: v.steps ?? 0, exercises: v.exercises ?? {} };
+  const name = (what, s) => {
+    if (typeof s !== 'string' || [...s].length > MAX_PROGRESS_NAME || s.isWellFormed?.() === false) return `${what} must be at most ${MAX_PROGRESS_NAME} characters of UTF-8`;
+    // Go's unicode.IsPrint: letters, marks, numbers, punctuation, symbols and the ASCII space.
+    if (!/^(?:[\p{L}\p{M}\p{N}\p{P}\p{S}]| )*$/u.test(s)) return `${what} must be printable characters`;
+    return null;
+  };
+  const isInt = (n) => Number.isInteger(n);
+  let error = name('progress.tutorial', p.tutorial);
+  if (error) return { error };
+  if (!isInt(p.step) || !isInt(p.steps)) return { error: 'invalid sandbox request: progress.step and progress.steps must be integers' };
+  if (p.steps < 0 || p.steps > 1000) return { error: 'progress.steps must be between 0 and 1000' };
+  if (p.step < 0 || p.step > p.steps) return { error: `progress.step must be between 0 and progress.steps (${p.steps})` };
+  if (p.tutorial === '' && p.steps !== 0) return { error: 'progress.steps needs progress.tutorial' };
+  if (p.exercises === null || typeof p.exercises !== 'object' || Array.isArray(p.exercises)) return { error: 'invalid sandbox request: progress.exercises must be an object' };
+  const ids = Object.keys(p.exercises);
+  if (ids.length > MAX_PROGRESS_EXERCISES) return { error: `progress.exercises must name at most ${MAX_PROGRESS_EXERCISES} exercises` };
+  for (const id of ids) {
+    if (id === '') return { error: "progress.exercises: an exercise's id must not be empty" };
+    if ((error = name("progress.exercises' ids", id))) return { error };
+    if (typeof p.exercises[id] !== 'boolean') return { error: `invalid sandbox request: progress.exercises.${id} must be true or false` };
+  }
+  return { progress: p };
 }
 
 // tokenMatches compares the SHA-256 of the presented bearer token with the stored

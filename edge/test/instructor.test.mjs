@@ -84,12 +84,35 @@ test('WORK-2: the edge lists the instructor\'s sandboxes with their activity, an
   const forged = await call(ann, 'GET', CMS, { token: 'wrong', headers: { 'X-Kubeplay-Instructor': 'read' } });
   assert.equal(forged.status, 401);
 
+  // The attendee's page puts its progress; the instructor sees it and may
+  // read it, not write it; bad records are 400 and change nothing (the same
+  // records internal/control's test sends natively).
+  const progress = { tutorial: 'pods', step: 3, steps: 7, exercises: { 'first-pod': true, 'scale-up': false } };
+  const put = await call(ann, 'PUT', '/kubeplay/progress', { body: progress });
+  assert.equal(put.status, 200, put.text);
+  assert.deepEqual(put.json, progress);
+  assert.deepEqual((await infoOf(ann.id)).progress, progress);
+  assert.deepEqual((await infoOf(bob.id)).progress, { tutorial: '', step: 0, steps: 0, exercises: {} });
+  assert.deepEqual((await call(ann, 'GET', '/kubeplay/progress', asInstructor)).json, progress);
+  assert.equal((await call(ann, 'PUT', '/kubeplay/progress', { ...asInstructor, body: {} })).status, 403);
+  assert.equal((await call(ann, 'PUT', '/kubeplay/progress', { token: bob.token, body: {} })).status, 401);
+  assert.equal((await call(ann, 'POST', '/kubeplay/progress', { body: {} })).status, 405);
+  const { bad } = JSON.parse(fs.readFileSync(new URL('../../internal/control/testdata/bad-progress.json', import.meta.url), 'utf8'));
+  for (const body of bad) {
+    const r = await call(ann, 'PUT', '/kubeplay/progress', { body });
+    assert.equal(r.status, 400, `${body.slice(0, 80)}: ${r.text}`);
+    assert.equal(r.json.reason, 'BadRequest');
+  }
+  assert.equal((await call(ann, 'PUT', '/kubeplay/progress', { body: ' '.repeat((16 << 10) + 1) })).status, 413);
+  assert.deepEqual((await call(ann, 'GET', '/kubeplay/progress')).json, progress);
+
   // Reset empties ann's sandbox and leaves bob's.
   const reset = await control('POST', `/sandboxes/${ann.id}/reset`);
   assert.equal(reset.status, 200, reset.text);
   assert.equal(reset.json.id, ann.id);
   assert.equal(reset.json.label, 'ann');
   assert.deepEqual((await call(ann, 'GET', CMS)).json.items, []);
+  assert.deepEqual(reset.json.progress, { tutorial: '', step: 0, steps: 0, exercises: {} }, 'a fresh sandbox, nothing done in it');
   assert.deepEqual((await call(bob, 'GET', CMS)).json.items.map((o) => o.metadata.name), ['bob-1']);
 
   // A new token: the old one is refused from then on.

@@ -15,6 +15,8 @@
 //	DELETE /sandboxes/{id}            the sandbox is gone
 //	*      /s/{id}/<path>             the sandbox's API, for its token (and
 //	                                  read-only for the instructor's)
+//	PUT    /s/{id}/kubeplay/progress  the attendee's page tells how far they got
+//	GET    /s/{id}/kubeplay/progress  (Progress; the host keeps it, the core never sees it)
 //
 // The contract is /work/notes/workshop-api.md's; answers to bad input are
 // kube-apiserver's Status bodies.
@@ -44,7 +46,15 @@ const (
 	MaxLabelRunes = 63
 	// RecentErrors is how many of a sandbox's last failed requests Info shows.
 	RecentErrors = 5
+	// MaxProgressExercises bounds the exercises a Progress names, and
+	// MaxProgressName the runes of a tutorial's or an exercise's id.
+	MaxProgressExercises = 200
+	MaxProgressName      = 253
 )
+
+// ProgressPath is the path below /s/{id} where the attendee's page puts its
+// Progress.
+const ProgressPath = "/kubeplay/progress"
 
 // Cluster is what a sandbox runs besides the API (SIM-5): "simulated" (the
 // default: nodes, kubelets, scheduler and controllers) or "api-only", the
@@ -129,14 +139,56 @@ type Budget struct {
 	MaxObjects int64 `json:"maxObjects"`
 }
 
-// Progress is how far the attendee got in a tutorial: the tutorial's name,
-// the step they are on of how many, and the exercises checked so far, by
-// name (true: passed). Empty until the page reports it.
+// Progress is how far the attendee got in a tutorial: the tutorial's id,
+// the step they are on of how many, and the exercises they began, by id
+// (true: every part checked). Empty until the page reports it (PUT
+// ProgressPath), and again after a reset.
 type Progress struct {
 	Tutorial  string          `json:"tutorial"`
 	Step      int             `json:"step"`
 	Steps     int             `json:"steps"`
 	Exercises map[string]bool `json:"exercises"`
+}
+
+// Check says what is wrong with p, if anything, and makes a missing
+// exercises map an empty one.
+func (p *Progress) Check() *apierrors.Status {
+	name := func(what, s string) *apierrors.Status {
+		if !utf8.ValidString(s) || utf8.RuneCountInString(s) > MaxProgressName {
+			return apierrors.NewBadRequest(fmt.Sprintf("%s must be at most %d characters of UTF-8", what, MaxProgressName))
+		}
+		for _, r := range s {
+			if !unicode.IsPrint(r) {
+				return apierrors.NewBadRequest(what + " must be printable characters")
+			}
+		}
+		return nil
+	}
+	if st := name("progress.tutorial", p.Tutorial); st != nil {
+		return st
+	}
+	switch {
+	case p.Steps < 0 || p.Steps > 1000:
+		return apierrors.NewBadRequest("progress.steps must be between 0 and 1000")
+	case p.Step < 0 || p.Step > p.Steps:
+		return apierrors.NewBadRequest(fmt.Sprintf("progress.step must be between 0 and progress.steps (%d)", p.Steps))
+	case p.Tutorial == "" && p.Steps != 0:
+		return apierrors.NewBadRequest("progress.steps needs progress.tutorial")
+	case len(p.Exercises) > MaxProgressExercises:
+		return apierrors.NewBadRequest(fmt.Sprintf("progress.exercises must name at most %d exercises", MaxProgressExercises))
+	}
+	for id := range p.Exercises {
+		if id == "" {
+			return apierrors.NewBadRequest("progress.exercises: an exercise's id must not be empty")
+		}
+		if st := name("progress.exercises' ids", id); st != nil {
+			return st
+		}
+	}
+	if p.Exercises == nil {
+		p.Exercises = map[string]bool{}
+	}
+	return nil
 }
 
 // RequestError is one failed request of a sandbox's request log: time,
@@ -210,6 +262,9 @@ type Fleet interface {
 	Delete(ctx context.Context, id string) error
 	// TokenHash is the SHA-256 (hex) of the sandbox's token, if it exists.
 	TokenHash(id string) (string, bool)
+	// SetProgress keeps the attendee's progress (checked) as the sandbox's
+	// until the next, or a reset.
+	SetProgress(ctx context.Context, id string, p Progress) error
 	// Route serves r, whose path is the one below /s/{id} and whose
 	// Authorization header the handler has checked and removed, from the
 	// sandbox as the caller: the sandbox's user, or the instructor reading.

@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -24,6 +26,8 @@ type fleet struct {
 	routed []string // "id as path"
 	limit  int      // sandboxes at most (0: none)
 	ttl    time.Duration
+	// progress is each sandbox's, by id.
+	progress map[string]Progress
 }
 
 func (f *fleet) find(id string) (int, error) {
@@ -51,7 +55,20 @@ func (f *fleet) Create(_ context.Context, specs []Spec) error {
 }
 
 func (f *fleet) info(s Spec) Info {
-	return Info{ID: s.ID, Label: s.Label, Workshop: s.Workshop, Mode: s.Cluster.Mode}
+	return Info{ID: s.ID, Label: s.Label, Workshop: s.Workshop, Mode: s.Cluster.Mode, Progress: f.progress[s.ID]}
+}
+
+func (f *fleet) SetProgress(_ context.Context, id string, p Progress) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if _, err := f.find(id); err != nil {
+		return err
+	}
+	if f.progress == nil {
+		f.progress = map[string]Progress{}
+	}
+	f.progress[id] = p
+	return nil
 }
 
 func (f *fleet) List(context.Context) ([]Info, error) {
@@ -425,5 +442,82 @@ current-context: kp
 	}
 	if got := Kubeconfig("kp", "https://h:1/s/x", "tok", nil); got != strings.Replace(want, "    certificate-authority-data: Q0E=\n", "", 1) {
 		t.Fatalf("got\n%s", got)
+	}
+}
+
+// TestWORK_2_Progress: the attendee's page puts how far they got at
+// /s/{id}/kubeplay/progress; the instructor sees it in the sandbox's Info
+// and may read it there, not write it; the core never sees the request;
+// bad records are 400 and change nothing.
+func TestWORK_2_Progress(t *testing.T) {
+	f := &fleet{}
+	h := newTestHandler(f)
+	var created WorkshopCreated
+	do(h, "POST", "/workshops", instructorToken, `{"attendees":2,"labels":["ann","bob"]}`).decode(t, &created)
+	ann, bob := created.Sandboxes[0], created.Sandboxes[1]
+	path := "/s/" + ann.ID + ProgressPath
+
+	a := do(h, "PUT", path, ann.Token, `{"tutorial":"pods","step":3,"steps":7,"exercises":{"first-pod":true,"scale-up":false}}`)
+	if a.code != http.StatusOK {
+		t.Fatalf("PUT: %d %s", a.code, a.body)
+	}
+	want := Progress{Tutorial: "pods", Step: 3, Steps: 7, Exercises: map[string]bool{"first-pod": true, "scale-up": false}}
+	var got Progress
+	a.decode(t, &got)
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("PUT answered %+v, want %+v", got, want)
+	}
+	var in Info
+	do(h, "GET", "/sandboxes/"+ann.ID, instructorToken, "").decode(t, &in)
+	if !reflect.DeepEqual(in.Progress, want) {
+		t.Fatalf("Info's progress %+v, want %+v", in.Progress, want)
+	}
+	var list struct{ Sandboxes []Info }
+	do(h, "GET", "/sandboxes", instructorToken, "").decode(t, &list)
+	if len(list.Sandboxes) != 2 || !reflect.DeepEqual(list.Sandboxes[0].Progress, want) || list.Sandboxes[1].Progress.Tutorial != "" {
+		t.Fatalf("GET /sandboxes: %+v", list.Sandboxes)
+	}
+	for _, token := range []string{ann.Token, instructorToken} {
+		got = Progress{}
+		if a := do(h, "GET", path, token, ""); a.code != http.StatusOK {
+			t.Fatalf("GET as %s: %d %s", token, a.code, a.body)
+		} else if a.decode(t, &got); !reflect.DeepEqual(got, want) {
+			t.Fatalf("GET: %+v", got)
+		}
+	}
+	if len(f.routed) != 0 {
+		t.Fatalf("the core saw %v", f.routed)
+	}
+
+	// An exercises map left out is an empty one.
+	got = Progress{}
+	do(h, "PUT", "/s/"+bob.ID+ProgressPath, bob.Token, `{"tutorial":"watch","step":1,"steps":2}`).decode(t, &got)
+	if got.Exercises == nil || len(got.Exercises) != 0 {
+		t.Fatalf("exercises %#v", got.Exercises)
+	}
+
+	// Who may not, and what is refused.
+	do(h, "PUT", path, instructorToken, `{}`).status(t, http.StatusForbidden, "Forbidden")
+	do(h, "PUT", path, bob.Token, `{}`).status(t, http.StatusUnauthorized, "Unauthorized")
+	do(h, "PUT", path, "", `{}`).status(t, http.StatusUnauthorized, "Unauthorized")
+	do(h, "POST", path, ann.Token, `{}`).status(t, http.StatusMethodNotAllowed, "MethodNotAllowed")
+	var bad struct{ Bad []string }
+	if b, err := os.ReadFile("testdata/bad-progress.json"); err != nil {
+		t.Fatal(err)
+	} else if err := json.Unmarshal(b, &bad); err != nil || len(bad.Bad) == 0 {
+		t.Fatalf("testdata/bad-progress.json: %v", err)
+	}
+	for _, body := range bad.Bad {
+		if a := do(h, "PUT", path, ann.Token, body); a.code != http.StatusBadRequest {
+			t.Errorf("PUT %.80s: %d %s", body, a.code, a.body)
+		} else {
+			a.status(t, http.StatusBadRequest, "BadRequest")
+		}
+	}
+	do(h, "PUT", path, ann.Token, strings.Repeat(" ", MaxRequestBytes+1)).status(t, http.StatusRequestEntityTooLarge, "RequestEntityTooLarge")
+	got = Progress{}
+	do(h, "GET", path, ann.Token, "").decode(t, &got)
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("bad input changed the progress: %+v", got)
 	}
 }

@@ -344,6 +344,10 @@ func (h *Handler) route(w http.ResponseWriter, r *http.Request, id, path string)
 		}
 		as = Instructor
 	}
+	if path == ProgressPath {
+		h.progress(w, r, id)
+		return
+	}
 	r2 := r.Clone(r.Context())
 	r2.Header.Del("Authorization")
 	r2.URL.Path, r2.URL.RawPath = path, ""
@@ -354,6 +358,38 @@ func (h *Handler) route(w http.ResponseWriter, r *http.Request, id, path string)
 	}
 	r2.RequestURI = r2.URL.RequestURI()
 	h.Fleet.Route(w, r2, id, as)
+}
+
+// progress answers /s/{id}/kubeplay/progress, which the host keeps beside
+// the sandbox: GET (the attendee, or the instructor reading) and PUT (the
+// attendee's page; the instructor's PUT was refused above).
+func (h *Handler) progress(w http.ResponseWriter, r *http.Request, id string) {
+	switch r.Method {
+	case http.MethodGet:
+		in, err := h.Fleet.Info(r.Context(), id)
+		if err != nil {
+			writeError(w, err, id)
+			return
+		}
+		writeJSON(w, http.StatusOK, in.Progress)
+	case http.MethodPut:
+		var p Progress
+		if st := decodeRequest(r, &p); st != nil {
+			writeStatus(w, st)
+			return
+		}
+		if st := p.Check(); st != nil {
+			writeStatus(w, st)
+			return
+		}
+		if err := h.Fleet.SetProgress(r.Context(), id, p); err != nil {
+			writeError(w, err, id)
+			return
+		}
+		writeJSON(w, http.StatusOK, p)
+	default:
+		writeStatus(w, apierrors.NewMethodNotAllowed())
+	}
 }
 
 // checkCluster checks a request's cluster, nil being the default.
@@ -376,6 +412,9 @@ func decodeRequest(r *http.Request, v any) *apierrors.Status {
 	}
 	if len(bytes.TrimSpace(body)) == 0 {
 		return nil
+	}
+	if string(bytes.TrimSpace(body)) == "null" {
+		return apierrors.NewBadRequest("invalid sandbox request: the body must be a JSON object")
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()

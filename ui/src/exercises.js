@@ -35,7 +35,7 @@ export function createExerciseView({ onOpenInBuilder, onProgress, onTypeKubectl 
       onChange: (s) => {
         if (current !== mine) return;
         if (s.synced) {
-          saveExerciseTicks(ex.id, Object.fromEntries(s.parts.filter((p) => p.ok).map((p) => [p.id, true])));
+          saveExerciseTicks(ex.id, Object.fromEntries(s.parts.filter((p) => p.ok).map((p) => [p.id, true])), s.parts.every((p) => p.ok));
           onProgress();
         }
         render();

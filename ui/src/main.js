@@ -142,7 +142,7 @@ import { createClusterView } from './cluster.js';
 import { createRequestsPanel } from './requests.js';
 import { createStartPage } from './start.js';
 import { createExerciseView } from './exercises.js';
-import { forgetProgress, lastView, saveView } from './progress.js';
+import { forgetProgress, lastView, reportProgress, saveView } from './progress.js';
 import { createTerminalPanel } from './terminal.js';
 
 // CLUSTER_MODE is the service worker's own endpoint for the sandbox's cluster mode.
@@ -368,8 +368,11 @@ function main() {
     tutorials.refresh();
     exerciseView.refresh();
     startPage.refresh();
+    // A workshop's host hears where this learner is on its sandbox.
+    reportProgress();
   });
   renderTarget(target);
+  reportProgress();
 
   // ---- sandbox ----------------------------------------------------------------------
   function renderSandbox(s) {

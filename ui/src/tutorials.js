@@ -14,7 +14,7 @@ import { kubectlArgs, parseLine } from './terminalmodel.js';
 import { Glossary, loadGlossary } from './glossary.js';
 import { highlightJson } from './highlight.js';
 import { statusLine } from './response.js';
-import { markTutorialFinished } from './progress.js';
+import { markTutorialFinished, saveTutorialStep } from './progress.js';
 
 const STORE = 'kubeplay.tutorial.';
 
@@ -208,6 +208,7 @@ export function createTutorialPlayer({ onOpenInBuilder, terminal = null }) {
       progress.index = Math.min(Math.max(0, progress.index), tut.steps.length - 1);
       current = { meta, tut, progress, lastResult: null };
       sessionValue('kubeplay.tutorial.open', id);
+      noteStep();
       renderList();
       renderPlayer();
     } catch (e) {
@@ -220,7 +221,14 @@ export function createTutorialPlayer({ onOpenInBuilder, terminal = null }) {
     current.progress.index = Math.min(Math.max(0, i), current.tut.steps.length - 1);
     current.lastResult = null;
     saveProgress(current.meta.id, current.progress);
+    noteStep();
     renderPlayer();
+  }
+
+  // noteStep records the step the learner is on (the start page, and a
+  // workshop's instructor).
+  function noteStep() {
+    saveTutorialStep(current.meta.id, current.progress.index + 1, current.tut.steps.length);
   }
 
   function restart() {
@@ -228,6 +236,7 @@ export function createTutorialPlayer({ onOpenInBuilder, terminal = null }) {
     current.progress = { index: 0, vars: {}, results: {} };
     current.lastResult = null;
     saveProgress(current.meta.id, current.progress);
+    noteStep();
     renderList();
     renderPlayer();
   }

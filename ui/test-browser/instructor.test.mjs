@@ -150,3 +150,47 @@ test('WORK-2: the instructor page lists a workshop of 30 sandboxes on the native
   await view.close();
   await page.close();
 });
+
+test('WORK-2 LEARN-3: an attendee\'s page tells the workshop host how far they got; the instructor page shows it', async () => {
+  const created = await call('POST', '/workshops', { body: { attendees: 1, cluster: { mode: 'api-only' }, labels: ['eve'] } });
+  assert.equal(created.status, 201, created.text);
+  const [eve] = created.json.sandboxes;
+  const progressOf = async () => (await call('GET', `/sandboxes/${eve.id}`)).json.progress;
+  const attendee = await context.newPage();
+  await attendee.goto(eve.playground);
+  await attendee.click('[data-testid="target-offer-accept"]');
+  await attendee.waitForFunction(() => window.kubeplayUI.currentTarget().kind === 'remote');
+
+  // A tutorial opened, then its second step: the host hears the step.
+  await attendee.evaluate(() => { location.hash = 'tutorials'; });
+  await attendee.evaluate(() => window.kubeplayUI.tutorials.open('who-am-i'));
+  await eventually(async () => (await progressOf()).tutorial === 'who-am-i', 'the tutorial reported');
+  assert.deepEqual(await progressOf(), { tutorial: 'who-am-i', step: 1, steps: 11, exercises: {} });
+  await attendee.click('[data-testid="tutorial-steps"] li:nth-child(2) button');
+  await eventually(async () => (await progressOf()).step === 2, 'step 2 reported');
+
+  // An exercise begun (one part of two done), then finished, whichever way.
+  const as = (path, body) => call('POST', `/s/${eve.id}${path}`, { token: eve.token, body });
+  assert.equal((await as('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shop' } })).status, 201);
+  assert.equal((await as('/api/v1/namespaces/shop/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'web-config' }, data: { greeting: 'hello' } })).status, 201);
+  await attendee.evaluate(() => { location.hash = 'exercise/configmap-env'; });
+  await attendee.waitForSelector('[data-testid="exercise-part"][data-id="configmap"][data-ok="true"]', { timeout: 20000 });
+  await eventually(async () => 'configmap-env' in (await progressOf()).exercises, 'the exercise reported');
+  assert.deepEqual((await progressOf()).exercises, { 'configmap-env': false });
+  const web = {
+    apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web' },
+    spec: { replicas: 3, selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'nginx', image: 'nginx:1.27', envFrom: [{ configMapRef: { name: 'web-config' } }] }] } } },
+  };
+  assert.equal((await as('/apis/apps/v1/namespaces/shop/deployments', web)).status, 201);
+  await attendee.waitForSelector('[data-testid="exercise-complete"]', { timeout: 20000 });
+  await eventually(async () => (await progressOf()).exercises['configmap-env'] === true, 'the exercise done reported');
+
+  // The instructor's row says it.
+  const page = await context.newPage();
+  await page.goto(base + '/instructor');
+  await page.fill('[data-testid="instructor-token"]', INSTRUCTOR);
+  await page.click('[data-testid="instructor-login-submit"]');
+  await page.waitForFunction(() => document.querySelector('[data-testid="instructor-row"][data-label="eve"] [data-testid="instructor-progress"]')?.textContent === 'who-am-i · step 2/11 · 1/1 exercises', null, { timeout: 15000 });
+  await page.close();
+  await attendee.close();
+});
