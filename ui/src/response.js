@@ -1,13 +1,16 @@
 // response.js — the response view: status line, timing, headers, the
 // server's warnings (as kubectl prints them), body (pretty and highlighted,
-// or raw), Status errors and Tables rendered visibly, an object's
-// managedFields folded out of its body and shown by manager. Bodies
+// or raw; its objects and lists foldable, block by block or to a level, a
+// long body opening folded: fold.js), Status errors and Tables rendered
+// visibly, an object's managedFields folded out of its body and shown by
+// manager. Bodies
 // are shown while they stream (watches). Binary bodies (Kubernetes protobuf,
 // CBOR, their watch streams) are shown as a hex dump and, decoded by the
 // target's POST /debug/kubeplay/decode, as JSON.
 
 import { apiFetch } from './api.js';
 import { h, mount } from './dom.js';
+import { renderFoldable } from './fold.js';
 import { highlightJson, highlightYaml, hexDump } from './highlight.js';
 import { managedFieldsOf, groupByManager, describeEntry, foldManagedFields } from './managedfields.js';
 import { parseWarnings } from './warnings.js';
@@ -25,6 +28,13 @@ export const STATUS_TEXT = {
 export function statusLine(status, statusText) {
   return `${status} ${statusText || STATUS_TEXT[status] || ''}`.trim();
 }
+
+// A body longer than FOLD_LONG_LINES opens folded at FOLD_LONG_LEVEL (a
+// list's items show their names and top fields); one longer than
+// FOLD_MAX_LINES is not made foldable (a line each in the DOM).
+const FOLD_LONG_LINES = 1000;
+const FOLD_LONG_LEVEL = 4;
+const FOLD_MAX_LINES = 50000;
 
 function isTexty(ct) {
   return !ct || /json|yaml|text\/|xml|javascript/i.test(ct);
@@ -52,6 +62,14 @@ export function createResponseView() {
   const timeEl = h('span', { class: 'timing', testid: 'response-time' });
   const sizeEl = h('span', { class: 'size' });
   const rawBox = h('input', { type: 'checkbox', testid: 'response-raw', on: { change: () => render() } });
+  // Fold a pretty body to a level (0: all open); a long one opens folded.
+  const foldSelect = h(
+    'select',
+    { testid: 'response-fold', title: 'Fold the body\'s objects and lists from this depth on', on: { change: () => { foldLevel = Number(foldSelect.value); foldable?.foldTo(foldLevel); } } },
+    h('option', { value: '0' }, 'unfolded'),
+    [1, 2, 3, 4, 5].map((n) => h('option', { value: String(n) }, `folded at level ${n}`)),
+  );
+  const foldLabel = h('label', { class: 'fold-choice', hidden: true }, foldSelect);
   const headersEl = h('table', { class: 'headers-table', testid: 'response-headers' });
   const headersDetails = h('details', { class: 'resp-headers' }, h('summary', {}, 'Headers'), headersEl);
   const warningsEl = h('ul', { class: 'warnings', testid: 'response-warnings', hidden: true });
@@ -63,7 +81,7 @@ export function createResponseView() {
   const root = h(
     'section',
     { class: 'panel response', testid: 'response' },
-    h('div', { class: 'resp-line' }, statusEl, timeEl, sizeEl, h('label', { class: 'raw-toggle' }, rawBox, ' Raw')),
+    h('div', { class: 'resp-line' }, statusEl, timeEl, sizeEl, foldLabel, h('label', { class: 'raw-toggle' }, rawBox, ' Raw')),
     headersDetails,
     warningsEl,
     errorEl,
@@ -80,6 +98,8 @@ export function createResponseView() {
   let decoder = null;
   let renderQueued = false;
   let generation = 0; // drops decodings of an earlier response
+  let foldable = null; // the body's blocks, when it is pretty JSON or YAML
+  let foldLevel = null; // the level chosen (null: the body's own default)
 
   function reset() {
     chunks = [];
@@ -92,6 +112,9 @@ export function createResponseView() {
     managedEl.hidden = true;
     decodedEl.hidden = true;
     mount(bodyEl);
+    bodyEl.classList.remove('foldable');
+    foldable = null;
+    foldLabel.hidden = true;
     sizeEl.textContent = '';
   }
 
@@ -184,17 +207,20 @@ export function createResponseView() {
     }
     const text = new TextDecoder().decode(all);
     let value;
+    foldable = null;
+    foldLabel.hidden = true;
+    bodyEl.classList.remove('foldable');
     if (/json/i.test(contentType)) {
       const p = prettyJson(text);
       value = p.value;
       if (rawBox.checked || !p.ok) bodyEl.textContent = text;
       else if (managedFieldsOf(value).length) {
         showManagedFields(managedFieldsOf(value));
-        bodyEl.innerHTML = highlightJson(JSON.stringify(foldManagedFields(value), null, 2));
-      } else bodyEl.innerHTML = highlightJson(p.text);
+        showFoldable(JSON.stringify(foldManagedFields(value), null, 2), 'json');
+      } else showFoldable(p.text, 'json');
     } else if (/yaml/i.test(contentType)) {
       if (rawBox.checked) bodyEl.textContent = text;
-      else bodyEl.innerHTML = highlightYaml(text);
+      else showFoldable(text, 'yaml');
     } else {
       bodyEl.textContent = text;
     }
@@ -202,6 +228,23 @@ export function createResponseView() {
       if (value.kind === 'Status' && value.status === 'Failure') showStatusError(value);
       if (value.kind === 'Table' && Array.isArray(value.columnDefinitions) && !rawBox.checked) showTable(value);
     }
+  }
+
+  // showFoldable shows pretty text highlighted, with its blocks foldable: at
+  // the level last chosen, else folded at level FOLD_LONG_LEVEL when longer
+  // than FOLD_LONG_LINES lines. A huge body is shown as it is.
+  function showFoldable(text, kind) {
+    const html = kind === 'json' ? highlightJson(text) : highlightYaml(text);
+    const lines = text.split('\n');
+    if (lines.length > FOLD_MAX_LINES) {
+      bodyEl.innerHTML = html;
+      return;
+    }
+    foldable = renderFoldable(bodyEl, html.split('\n'), lines, kind);
+    const level = foldLevel ?? (lines.length > FOLD_LONG_LINES ? FOLD_LONG_LEVEL : 0);
+    foldSelect.value = String(level);
+    foldable.foldTo(level);
+    foldLabel.hidden = false;
   }
 
   // showDecoded asks the target to decode a binary body and shows it as JSON

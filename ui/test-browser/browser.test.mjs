@@ -1079,13 +1079,56 @@ test('issue 31 frictions 4 and 6: a query typed with one path is not sent with t
 test('issue 31 frictions 1 and 9: a long answer opens at its start; the identity picker is never cut off', async () => {
   const page = await openPlayground();
   await page.setViewportSize({ width: 1024, height: 760 });
-  for (let i = 0; i < 40; i++) assert.equal((await api(page, 'POST', CMS, cm(`long-${i}`))).status, 201);
+  for (let i = 0; i < 30; i++) assert.equal((await api(page, 'POST', CMS, cm(`long-${i}`))).status, 201);
   await page.evaluate((path) => window.kubeplayUI.builder.setSpec({ method: 'GET', path }), CMS);
   await page.click('[data-testid="send"]');
   await page.waitForSelector('[data-testid="response-status"][data-status="200"]');
-  await page.waitForFunction(() => document.querySelector('[data-testid="response-body"]').textContent.includes('long-39'));
+  await page.waitForFunction(() => document.querySelector('[data-testid="response-body"]').textContent.includes('long-29'));
   const scroll = await page.$eval('[data-testid="response-body"]', (el) => ({ top: el.scrollTop, overflows: el.scrollHeight > el.clientHeight }));
   assert.deepEqual(scroll, { top: 0, overflows: true });
+
+  // Folded by level, and block by block; the body's text stays the answer's.
+  const body = '[data-testid="response-body"]';
+  const shown = () => page.$eval(body, (el) => ({ text: el.innerText, all: el.textContent }));
+  assert.equal(await page.inputValue('[data-testid="response-fold"]'), '0', 'a list of 30 (under 1000 lines) opens unfolded');
+  const full = await shown();
+  const names = JSON.parse(full.all).items.map((o) => o.metadata.name);
+  assert.equal(names.length, 31, 'the text is the list (30 and kube-root-ca.crt), no toggle or mark in it');
+  await page.selectOption('[data-testid="response-fold"]', '2');
+  let folded = await shown();
+  assert.ok(!folded.text.includes('long-0') && !folded.text.includes('kube-root-ca.crt'), folded.text.slice(0, 400));
+  assert.match(await page.getAttribute(`${body} .ln.folded .fold-mark >> nth=0`, 'data-fold'), /^ … \d+ lines },$/);
+  assert.equal(folded.all, full.all);
+  const shownFolded = `${body} .ln:not([hidden]) > [data-testid="fold-toggle"][aria-expanded="false"]`;
+  assert.equal(await page.$$eval(shownFolded, (els) => els.length), 31, 'each item folded');
+  // Opening an item shows its fields, theirs still folded; opening its
+  // metadata shows its name.
+  await page.click(`${shownFolded} >> nth=0`);
+  assert.equal(await page.$$eval(shownFolded, (els) => els.length), 30 + 2, 'its metadata and data folded, the 30 others too');
+  await page.click(`${shownFolded} >> nth=0`);
+  folded = await shown();
+  assert.ok(folded.text.includes(`"name": "${names[0]}"`) && !folded.text.includes(`"name": "${names[1]}"`), 'the first item\'s name shown, the others still folded');
+  await page.screenshot({ path: join(artifacts, 'friction1-fold.png') });
+  await page.focus(`${body} [data-testid="fold-toggle"][aria-expanded="true"] >> nth=0`);
+  await page.keyboard.press('Enter');
+  assert.equal(await page.$$eval(`${body} .ln:not([hidden])`, (els) => els.length), 1, 'the whole list folded into its first line');
+  await page.selectOption('[data-testid="response-fold"]', '0');
+  assert.equal((await shown()).text.trim(), full.text.trim());
+
+  // A long answer (over 1000 lines) opens folded at level 4: each item's
+  // name shows, its labels are folded; YAML folds too.
+  for (let i = 30; i < 70; i++) assert.equal((await api(page, 'POST', CMS, cm(`long-${i}`))).status, 201);
+  await page.selectOption('[data-testid="response-fold"]', '4');
+  await page.click('[data-testid="send"]');
+  await page.waitForFunction(() => document.querySelector('[data-testid="response-body"]').textContent.includes('long-69'));
+  const long = await shown();
+  assert.ok(long.all.split('\n').length > 1000, String(long.all.split('\n').length));
+  assert.equal(await page.inputValue('[data-testid="response-fold"]'), '4');
+  assert.ok(long.text.includes('"name": "long-69"') && long.text.split('\n').length < long.all.split('\n').length / 2, long.text.slice(0, 300));
+  await page.evaluate((path) => window.kubeplayUI.builder.setSpec({ method: 'GET', path, headers: [['Accept', 'application/yaml']] }), `${CMS}/long-0`);
+  await page.click('[data-testid="send"]');
+  await page.waitForFunction(() => document.querySelector('[data-testid="response-body"]').textContent.startsWith('apiVersion: v1'));
+  assert.ok(await page.$$eval(`${body} [data-testid="fold-toggle"]`, (els) => els.length) >= 2, 'metadata and data fold');
   // The picker is as wide as its longest label needs (measured on a copy
   // that nothing constrains).
   const fits = await page.$eval('[data-testid="identity-select"]', (s) => {
