@@ -239,6 +239,14 @@ test('PLAY-7: a tutorial plays through the UI end to end', async () => {
   await page.click('[data-testid="tutorial-next"]');
   assert.equal(await page.$('[data-testid="tutorial-glossary"]'), null, 'a term is explained once');
   await page.click('[data-testid="tutorial-prev"]');
+  await playSteps(page, total);
+  await page.screenshot({ path: join(artifacts, 'tutorial.png'), fullPage: true });
+  await page.close();
+});
+
+// playSteps runs the open tutorial's steps from the current one on with Run
+// step, each expected to pass, then its completion.
+async function playSteps(page, total) {
   for (let i = 0; i < total; i++) {
     await page.click('[data-testid="tutorial-run-step"]');
     const result = await page.waitForSelector('[data-testid="tutorial-step-result"]', { timeout: 15000 });
@@ -247,7 +255,14 @@ test('PLAY-7: a tutorial plays through the UI end to end', async () => {
     if (i < total - 1) await page.click('[data-testid="tutorial-next"]');
   }
   await page.waitForSelector('[data-testid="tutorial-complete"]');
-  await page.screenshot({ path: join(artifacts, 'tutorial.png'), fullPage: true });
+}
+
+test('PLAY-7: the seats tutorial reads the in-browser sandbox\'s APF metrics as a cluster\'s', async () => {
+  const page = await openPlayground();
+  await page.click('[data-testid="tab-tutorials"]');
+  await page.click('[data-testid="tutorial-item"][data-id="apf-seats"]');
+  await page.waitForSelector('[data-testid="tutorial-steps"] > *');
+  await playSteps(page, await page.$$eval('[data-testid="tutorial-steps"] > *', (els) => els.length));
   await page.close();
 });
 
