@@ -11,7 +11,8 @@
 //     strategic merge patches that server and client share (patch/lists),
 //     client-go's JSONPath (jsonpath: CRD printer columns and kubectl's -o
 //     jsonpath), and the request log;
-//   - storage: the revisioned store, its history, watches and persistence;
+//   - storage: the revisioned store, its history, watches and persistence,
+//     and a sandbox's export file of it (export);
 //   - the server: the registry (reads and writes of every kind) and the
 //     admission it runs (kube's plugins, the admission webhooks), the
 //     kinds' descriptors, defaults, patch and apply, authentication, API

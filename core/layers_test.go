@@ -31,7 +31,7 @@ var layers = map[string]int{
 	"web": machinery, "xds/envoypb": machinery, "flowcontrol/fairqueuing": machinery,
 	"flowcontrol/bootstrap": machinery, "openapi/bundle": machinery, "patch/lists": machinery, "cel": machinery, "cel/celapi": machinery, "cel/celmodule": machinery, "cel/celremote": machinery,
 
-	"storage": storage,
+	"storage": storage, "export": storage,
 
 	"registry": server, "admission": server, "kinds": server, "defaults": server, "patch": server, "apply": server,
 	"fieldvalidation": server, "auth": server, "rbac": server, "aggregator": server, "flowcontrol": server, "crd": server,

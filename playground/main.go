@@ -58,6 +58,7 @@ func main() {
 	tlsCert := flag.String("tls-cert", "", "serve this certificate (PEM, its chain after it) instead of one of the kept CA's; with --tls-key")
 	tlsKey := flag.String("tls-key", "", "the private key of --tls-cert (PEM)")
 	eventTTL := flag.Duration("event-ttl", registry.DefaultEventTTL, "how long an Event lives after its last write (kube-apiserver's --event-ttl)")
+	importFile := flag.String("import", "", "start from a kubeplay export (a .kubeplay file, as GET /debug/kubeplay/export of any host writes it): its objects with their uids, resourceVersions and managedFields, its revision, and its cluster kind unless --cluster is given; with --data, only into a directory that holds no sandbox yet")
 	instructorTokenFile := flag.String("instructor-token-file", "", "run a workshop (many sandboxes, one per attendee, made at /workshops) for the instructor token in this file; the environment variable "+instructorTokenEnv+" gives it too")
 	w := workshopOptions{maxSandboxes: 100, idle: 2 * time.Minute}
 	flag.IntVar(&w.maxSandboxes, "max-sandboxes", w.maxSandboxes, "in a workshop, the attendees' sandboxes the server holds at most; a workshop past it is refused")
@@ -91,7 +92,7 @@ func main() {
 	}
 	o := options{listen: *listen, data: *data, kubeconfigOut: *kubeconfigOut, logRequests: printed, site: *site, cors: *cors,
 		allowedHosts: *allowedHosts, tokenFile: *tokenFile, authorization: *authzMode, seats: *maxInflight + *maxMutating, limits: l, xdsListen: *xdsListen,
-		apiOnly: *cluster == "api-only", cluster: sim.Config{Nodes: *nodes, Speed: *speed}, eventTTL: *eventTTL, budget: b}
+		apiOnly: *cluster == "api-only", cluster: sim.Config{Nodes: *nodes, Speed: *speed}, eventTTL: *eventTTL, budget: b, importFile: *importFile}
 	o.tls = tlsOptions{on: !loopback(*listen) || *tlsCert != "", dir: *tlsDir, certFile: *tlsCert, keyFile: *tlsKey}
 	flag.Visit(func(f *flag.Flag) {
 		switch f.Name {
@@ -99,6 +100,8 @@ func main() {
 			o.anonymousAuth = anonymousAuth
 		case "tls":
 			o.tls.on = *useTLS
+		case "cluster", "nodes":
+			o.clusterGiven = true
 		}
 	})
 	if o.workshop, err = readWorkshopOptions(w, *instructorTokenFile); err != nil {
@@ -130,6 +133,8 @@ type options struct {
 	limits                            limits
 	apiOnly                           bool       // no simulated cluster
 	cluster                           sim.Config // the simulated cluster's nodes and speed
+	clusterGiven                      bool       // --cluster or --nodes given (over an import's)
+	importFile                        string     // --import: an export to start from
 	workshop                          workshopOptions
 }
 
@@ -215,6 +220,14 @@ func start(o options) (*server, error) {
 			return nil, err
 		}
 		cfg.Storage.Persister = p
+	}
+	if o.importFile != "" {
+		if err := importExport(&cfg, o); err != nil {
+			if cfg.Storage.Persister != nil {
+				cfg.Storage.Persister.Close()
+			}
+			return nil, fmt.Errorf("--import %s: %w", o.importFile, err)
+		}
 	}
 	api, err := sandbox.New(cfg)
 	if err != nil {

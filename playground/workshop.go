@@ -311,17 +311,24 @@ func (f *fleet) Reset(_ context.Context, id string) (control.Info, error) {
 		_ = os.RemoveAll(filepath.Join(f.dir, id, "store"))
 	}
 	// A fresh sandbox: nothing done in it yet.
-	rec := a.rec
-	rec.Progress = nil
-	err = f.save(rec)
-	if err == nil {
-		a.rec = rec
-	}
+	err = a.saveRecord(func(rec *record) { rec.Progress = nil })
 	a.mu.Unlock()
 	if err != nil {
 		return control.Info{}, err
 	}
 	return a.info(), nil
+}
+
+// saveRecord changes the sandbox's record as edit does, once its
+// sandbox.json has the change. Called with a.mu held.
+func (a *attendee) saveRecord(edit func(*record)) error {
+	rec := a.rec
+	edit(&rec)
+	if err := a.f.save(rec); err != nil {
+		return err
+	}
+	a.rec = rec
+	return nil
 }
 
 // SetProgress keeps what the attendee's page reported in sandbox.json.
@@ -332,13 +339,7 @@ func (f *fleet) SetProgress(_ context.Context, id string, p control.Progress) er
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	rec := a.rec
-	rec.Progress = &p
-	if err := f.save(rec); err != nil {
-		return err
-	}
-	a.rec = rec
-	return nil
+	return a.saveRecord(func(rec *record) { rec.Progress = &p })
 }
 
 func (f *fleet) NewToken(_ context.Context, id, token string) error {
@@ -348,16 +349,16 @@ func (f *fleet) NewToken(_ context.Context, id, token string) error {
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	rec := a.rec
-	rec.TokenHash = control.TokenHash(token)
-	if rec.Listed {
-		rec.SealedToken = f.sealToken(rec, token)
-	}
-	if err := f.save(rec); err != nil {
+	err = a.saveRecord(func(rec *record) {
+		rec.TokenHash = control.TokenHash(token)
+		if rec.Listed {
+			rec.SealedToken = f.sealToken(*rec, token)
+		}
+	})
+	if err != nil {
 		return err
 	}
-	a.rec = rec
-	if rec.Listed {
+	if a.rec.Listed {
 		a.token = token
 	}
 	return nil
@@ -496,7 +497,7 @@ func (a *attendee) start() error {
 		cfg.Storage.Persister = p
 	} else {
 		if a.persister == nil {
-			a.persister = &memPersister{}
+			a.persister = storage.NewMemoryPersister(nil)
 		}
 		cfg.Storage.Persister = a.persister
 	}

@@ -33,6 +33,9 @@
 //         of the core; "api-only" serves the API alone. Lowering the node count
 //         deletes the nodes beyond it and their Pods, as kube's pod garbage
 //         collector does.
+//   /debug/kubeplay/import
+//       → this worker: POST an export (GET /debug/kubeplay/export's file,
+//         from any host) to start the sandbox again from it (see serveImport).
 //   other GET → cache first (the build's assets), then network (the page's
 //               terminal, fetched on first use, cached then).
 // Messages: the page may post {type: 'kubeplay-status'} to ask for the state,
@@ -86,6 +89,9 @@ const API = /^\/(api|apis|version|openapi|healthz|livez|readyz|metrics|debug)(\/
 const XDS_WASM = '/kubeplay-xds.wasm';
 const SIM_WASM = '/kubeplay-sim.wasm';
 const CLUSTER = '/debug/kubeplay/cluster';
+const IMPORT = '/debug/kubeplay/import';
+// The largest export an import takes (the browser's sandbox holds far less).
+const MAX_IMPORT_BYTES = 256 << 20;
 // Chrome stops a worker about 5 minutes into an event even while it streams, so
 // watches end before that and clients resume from their last resourceVersion.
 const MAX_WATCH_SECONDS = 240;
@@ -123,6 +129,7 @@ self.addEventListener('fetch', (event) => {
   if (API.test(url.pathname) || XDS_PATH.test(url.pathname)) {
     if (event.request.headers.get('X-Kubeplay-Target') === 'network') return;
     if (url.pathname === CLUSTER) event.respondWith(serveCluster(event.request));
+    else if (url.pathname === IMPORT) event.respondWith(serveImport(event.request));
     else event.respondWith(API.test(url.pathname) ? serveAPI(event.request) : serveXDS(event.request));
     return;
   }
@@ -214,6 +221,11 @@ async function startCore() {
 }
 
 async function start(saved) {
+  if (!saved.snapshot && saved.journal.length === 0 && fresh === null) {
+    // A new sandbox: fresh until a client writes.
+    fresh = true;
+    await txDone(await openDB(), ['snapshot'], 'readwrite', (tx) => tx.objectStore('snapshot').put(true, 'fresh'));
+  }
   const info = await self.kubeplay.start({
     snapshot: saved.snapshot,
     journal: saved.journal,
@@ -223,6 +235,7 @@ async function start(saved) {
     maxWatchSeconds: MAX_WATCH_SECONDS,
     validateXDS: (kind, json) => xds().then(() => self.kubeplayXDS.validate(kind, json)),
     cel: celCall,
+    exportCluster: () => ({ mode: clusterNow.mode, nodes: clusterNow.mode === 'simulated' ? clusterNow.nodes : 0 }),
   });
   startup.started = now();
   state = { state: 'ready', revision: info.revision, restoreErrors: info.restoreErrors, startup };
@@ -237,6 +250,7 @@ async function serveAPI(request) {
   } catch (err) {
     return unavailable('the in-browser kubeplay core failed to start: ' + errorText(err));
   }
+  if (request.method !== 'GET' && request.method !== 'HEAD') noteClientWrite();
   return relayRequest(self.kubeplay.handle, request);
 }
 
@@ -360,10 +374,14 @@ async function clusterSettings() {
 }
 
 let clusterQueue = Promise.resolve();
+// The mode last applied, which the sandbox's export names (GET
+// /debug/kubeplay/export: the core asks through exportCluster).
+let clusterNow = DEFAULT_CLUSTER;
 
 // applyCluster starts, restarts or stops the simulated cluster as settings
 // say, one change at a time.
 function applyCluster(settings) {
+  clusterNow = settings;
   const next = clusterQueue.then(async () => {
     if (settings.mode !== 'simulated') {
       if (self.kubeplaySim) await self.kubeplaySim.stop();
@@ -416,17 +434,99 @@ async function retire() {
 }
 
 async function reset() {
+  await replaceState((snapshots) => {
+    snapshots.clear();
+    snapshots.put(true, 'fresh');
+  });
+}
+
+// replaceState stops the simulation and the core, rewrites IndexedDB's
+// state in one transaction (the journal emptied; edit changes the snapshot
+// store: the snapshot, the cluster mode, whether it is fresh), and starts
+// the core again from it.
+async function replaceState(edit) {
   await core().catch(() => {});
-  // The simulation starts again on the empty sandbox (its nodes first).
+  // A simulation still starting (a page just opened) comes up first: it
+  // is a client of the core about to stop.
+  await clusterQueue;
+  // The simulation starts again on the new sandbox (its nodes first).
   if (self.kubeplaySim) await self.kubeplaySim.stop();
   if (self.kubeplay) await self.kubeplay.stop();
   const db = await openDB();
   await txDone(db, ['journal', 'snapshot'], 'readwrite', (tx) => {
     tx.objectStore('journal').clear();
-    tx.objectStore('snapshot').clear();
+    edit(tx.objectStore('snapshot'));
   });
+  fresh = null;
   corePromise = null;
   await core();
+}
+
+// ---- import (LEARN-6) -----------------------------------------------------------
+// POST /debug/kubeplay/import with an export (core/export's file: GET
+// /debug/kubeplay/export of any host) starts the sandbox again from it: its
+// objects, revision, history and cluster mode. Into a fresh sandbox (no
+// client has written to it since it was made or reset); otherwise only with
+// ?replace=true, else 409 Conflict. The file is checked whole by the core
+// first: a damaged or foreign one is 400 and changes nothing.
+async function serveImport(request) {
+  if (retired) return retiredResponse();
+  if (request.method !== 'POST') return statusResponse(405, 'MethodNotAllowed', 'an export is imported with POST');
+  const declared = Number(request.headers.get('Content-Length') || 0);
+  if (declared > MAX_IMPORT_BYTES) return statusResponse(413, 'RequestEntityTooLarge', `Request entity too large: limit is ${MAX_IMPORT_BYTES}`);
+  const body = new Uint8Array(await request.arrayBuffer());
+  if (body.byteLength > MAX_IMPORT_BYTES) return statusResponse(413, 'RequestEntityTooLarge', `Request entity too large: limit is ${MAX_IMPORT_BYTES}`);
+  try {
+    await core();
+  } catch (err) {
+    return unavailable('the in-browser kubeplay core failed to start: ' + errorText(err));
+  }
+  const checked = self.kubeplay.readExport(body);
+  if (checked.error) return statusResponse(400, 'BadRequest', checked.error);
+  const header = JSON.parse(checked.header);
+  const replace = new URL(request.url).searchParams.get('replace') === 'true';
+  if (!replace && !(await isFresh())) {
+    return statusResponse(409, 'Conflict', 'the sandbox holds what its clients wrote: import with ?replace=true to replace it');
+  }
+  const cluster = { ...(await clusterSettings()), mode: header.cluster.mode };
+  if (header.cluster.nodes > 0) cluster.nodes = Math.min(header.cluster.nodes, MAX_NODES);
+  await replaceState((snapshots) => {
+    snapshots.clear();
+    snapshots.put(checked.snapshot, 'latest');
+    snapshots.put(cluster, 'cluster');
+    snapshots.put(false, 'fresh');
+  });
+  return jsonResponse(200, { kind: 'KubeplayImport', revision: header.revision, compacted: header.compacted, objects: header.objects, cluster: header.cluster, exportedAt: header.exportedAt, server: header.server });
+}
+
+// Whether no client has written to the sandbox since it was made or reset
+// (kept in IndexedDB beside the snapshot, key "fresh"): a new sandbox's
+// state is empty when the core first starts.
+let fresh = null;
+
+async function isFresh() {
+  if (fresh === null) {
+    const db = await openDB();
+    let saved;
+    let journal = 0;
+    let snapshot;
+    await txDone(db, ['journal', 'snapshot'], 'readonly', (tx) => {
+      tx.objectStore('snapshot').get('fresh').onsuccess = (e) => { saved = e.target.result; };
+      tx.objectStore('snapshot').get('latest').onsuccess = (e) => { snapshot = e.target.result; };
+      tx.objectStore('journal').count().onsuccess = (e) => { journal = e.target.result; };
+    });
+    // Kept by a build before this flag: fresh only if nothing is stored.
+    fresh = saved ?? (snapshot === undefined && journal === 0);
+  }
+  return fresh;
+}
+
+// noteClientWrite records that a client wrote (or tried to): the sandbox is
+// no longer fresh.
+function noteClientWrite() {
+  if (fresh === false) return;
+  fresh = false;
+  openDB().then((db) => txDone(db, ['snapshot'], 'readwrite', (tx) => tx.objectStore('snapshot').put(false, 'fresh'))).catch(() => {});
 }
 
 async function broadcast() {

@@ -7,7 +7,9 @@
 //
 //	kubeplay.start(host) → Promise<{revision, restoreErrors}>
 //	    host: {snapshot, journal, append, writeSnapshot, openapiDocuments, maxWatchSeconds, budget ("edge" or the browser's),
-//	           validateXDS(kind, objectJSON) → Promise<errors JSON>, optional: serves the xDS group}
+//	           validateXDS(kind, objectJSON) → Promise<errors JSON>, optional: serves the xDS group,
+//	           cluster: {mode, nodes, speed} when the core runs the simulation (the edge's),
+//	           exportCluster() → {mode, nodes} when the host does (the browser's): for the export's header}
 //	kubeplay.handle(method, url, headers, body) → Promise<{status, headers, body}>
 //	    headers: in, "name: value\r\n" lines; out, JSON text of [[name, value], ...];
 //	    body: Uint8Array|null for a whole answer, ReadableStream for a streamed one
@@ -18,10 +20,13 @@
 //	    recentErrors}: what the sandbox holds against its budget and its
 //	    clients' last n failed requests (core/requestlog's Failures), for the
 //	    instructor's view (WORK-2); null before start
+//	kubeplay.readExport(bytes) → {header: JSON text, snapshot: Uint8Array} | {error}:
+//	    an export file checked whole (core/export), for the host to start from
 //	kubeplay.stop() → Promise
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"sync"
@@ -32,6 +37,7 @@ import (
 	"kubeplay/core/apiserver"
 	"kubeplay/core/auth"
 	"kubeplay/core/budget"
+	"kubeplay/core/export"
 	"kubeplay/core/sandbox"
 	"kubeplay/core/storage"
 	"kubeplay/core/web"
@@ -50,6 +56,7 @@ func main() {
 	api.Set("start", js.FuncOf(start))
 	api.Set("stop", js.FuncOf(stop))
 	api.Set("usage", js.FuncOf(usage))
+	api.Set("readExport", js.FuncOf(readExport))
 	api.Set("handle", bridge.Handler(web.HandlerFunc(serve)))
 	// The worker's own modules (xDS, the simulated cluster) call this one,
 	// as the core's in-process clients.
@@ -129,6 +136,21 @@ func start(_ js.Value, args []js.Value) any {
 				cfg.Cluster.Speed = v.Float()
 			}
 		}
+		// The browser's simulation runs beside the core: its service worker
+		// says which mode is on, for the export's header.
+		if fn := host.Get("exportCluster"); fn.Type() == js.TypeFunction {
+			cfg.ExportCluster = func() export.Cluster {
+				v := fn.Invoke()
+				c := export.Cluster{Mode: "api-only"}
+				if m := v.Get("mode"); m.Type() == js.TypeString && m.String() == "simulated" {
+					c.Mode = "simulated"
+					if n := v.Get("nodes"); n.Type() == js.TypeNumber {
+						c.Nodes = n.Int()
+					}
+				}
+				return c
+			}
+		}
 		mu.Lock()
 		defer mu.Unlock()
 		if server != nil {
@@ -159,6 +181,22 @@ func usage(_ js.Value, args []js.Value) any {
 	out, _ := json.Marshal(map[string]any{"objects": objects, "bytes": bytes, "maxObjects": l.Objects, "maxBytes": l.Bytes,
 		"recentErrors": s.Requests.Failures(args[0].Int())})
 	return string(out)
+}
+
+// readExport checks an export file whole (core/export) for the host to
+// start a sandbox from: {header: JSON text, snapshot: Uint8Array}, or
+// {error: what is wrong with it}.
+func readExport(_ js.Value, args []js.Value) any {
+	if len(args) < 1 {
+		return map[string]any{"error": "readExport(bytes)"}
+	}
+	b := jsio.BytesFromJS(args[0])
+	h, snap, err := export.Read(bytes.NewReader(b), int64(len(b)))
+	if err != nil {
+		return map[string]any{"error": err.Error()}
+	}
+	head, _ := json.Marshal(h)
+	return map[string]any{"header": string(head), "snapshot": jsio.BytesToJS(snap)}
 }
 
 func stop(js.Value, []js.Value) any {

@@ -50,6 +50,9 @@ type Config struct {
 	// RequestLog, when set, logs every request (core/requestlog), and
 	// /debug/kubeplay/requests serves it.
 	RequestLog *requestlog.Log
+	// Debug are more /debug/kubeplay/ endpoints, by path, that other
+	// packages serve (core/export's), authorized as the rest.
+	Debug map[string]web.Handler
 	// OpenAPIDocuments gives the built-in OpenAPI documents (core/openapi's
 	// documents.bin) when they are first asked for; nil: the ones built into
 	// the program (natively). A WebAssembly host hands them over.
@@ -212,6 +215,8 @@ func (s *Server) route(w web.ResponseWriter, r *web.Request) {
 		s.serveCorrupt(w, r)
 	case requestlog.IsPath(p) && s.cfg.RequestLog != nil:
 		s.cfg.RequestLog.ServeHTTP(w, r)
+	case s.cfg.Debug[p] != nil:
+		s.cfg.Debug[p].ServeHTTP(w, r)
 	case p == "/openapi" || strings.HasPrefix(p, "/openapi/"):
 		s.openAPI.ServeHTTP(w, r)
 	default:

@@ -28,6 +28,7 @@ import (
 	"kubeplay/core/controllers/policystatus"
 	"kubeplay/core/controllers/serviceaccount"
 	"kubeplay/core/crd"
+	"kubeplay/core/export"
 	"kubeplay/core/flowcontrol"
 	"kubeplay/core/kinds"
 	"kubeplay/core/metricsserver"
@@ -36,6 +37,7 @@ import (
 	"kubeplay/core/sim"
 	"kubeplay/core/storage"
 	"kubeplay/core/user"
+	"kubeplay/core/web"
 )
 
 // DefaultSeats is the sandbox's server concurrency limit: 60 seats shared by the
@@ -102,6 +104,10 @@ type Config struct {
 	// Requests is the request log to write to: a host's that outlives the
 	// sandbox (the native workshop's, across its unloads); nil: a new one.
 	Requests *requestlog.Log
+	// ExportCluster says what the sandbox runs beside its API, for its
+	// export's header, where the host runs it outside the core (the
+	// browser's simulation module); nil: the core's own (APIOnly, Cluster).
+	ExportCluster func() export.Cluster
 }
 
 // Server is kube-apiserver as the core runs it: the handler, the registry
@@ -164,6 +170,7 @@ func New(cfg Config) (*Sandbox, error) {
 		s.Requests = requestlog.New(cfg.API.Clock, 0, 0, requestlog.IsPath)
 	}
 	cfg.API.RequestLog = s.Requests
+	cfg.API.Debug = map[string]web.Handler{export.Path: export.Handler(store.Storage(), exportCluster(cfg), cfg.API.Clock.Now)}
 	s.APF = flowcontrol.New(flowcontrol.Config{
 		ServerConcurrencyLimit: cfg.Seats,
 		Clock:                  cfg.API.Clock,
@@ -289,6 +296,21 @@ func (s *Server) startControllers(cfg Config) {
 			run(s.ctx)
 		}()
 	}
+}
+
+// exportCluster is what the sandbox's export says it runs beside its API.
+func exportCluster(cfg Config) func() export.Cluster {
+	if cfg.ExportCluster != nil {
+		return cfg.ExportCluster
+	}
+	c := export.Cluster{Mode: "api-only"}
+	if !cfg.APIOnly {
+		c = export.Cluster{Mode: "simulated", Nodes: cfg.Cluster.Nodes}
+		if c.Nodes == 0 {
+			c.Nodes = sim.DefaultNodes
+		}
+	}
+	return func() export.Cluster { return c }
 }
 
 // readyTimeout bounds how long New waits for APF's configuration; past it the

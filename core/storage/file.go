@@ -83,6 +83,21 @@ func lockedError(dir, path string) error {
 
 // Load reads the snapshot, then the journal; it leaves the journal open for
 // appending after its last byte, an unfinished last frame cut off.
+// Empty says whether the directory holds no store yet: no snapshot and no
+// journal entry.
+func (p *FilePersister) Empty() (bool, error) {
+	for _, name := range []string{snapshotFile, journalFile} {
+		st, err := os.Stat(filepath.Join(p.dir, name))
+		if err == nil && st.Size() > 0 {
+			return false, nil
+		}
+		if err != nil && !errors.Is(err, os.ErrNotExist) {
+			return false, err
+		}
+	}
+	return true, nil
+}
+
 func (p *FilePersister) Load(snapshot func(io.Reader) error, journal func(io.Reader) (int64, error)) error {
 	if f, err := os.Open(filepath.Join(p.dir, snapshotFile)); err == nil {
 		err = snapshot(f)
@@ -225,6 +240,11 @@ func (p *FilePersister) Snapshot(write func(io.Writer) error) error {
 		_ = d.Sync()
 		d.Close()
 	}
+	if p.journal == nil {
+		// Before Load (an import into an empty directory): no journal is
+		// open, and none may follow a snapshot written now.
+		return removeIfExists(filepath.Join(p.dir, journalFile))
+	}
 	if err := p.journal.Truncate(0); err != nil {
 		return err
 	}
@@ -233,6 +253,13 @@ func (p *FilePersister) Snapshot(write func(io.Writer) error) error {
 	}
 	p.size = 0
 	return p.journal.Sync()
+}
+
+func removeIfExists(path string) error {
+	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	return nil
 }
 
 // Close closes the journal and lets the directory's lock go. It may be called

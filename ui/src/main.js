@@ -127,7 +127,7 @@
 // cluster, apf, xds, requests, terminal, tutorials, sandboxStatus} for tests and the console.
 
 import './styles.css';
-import { h, mount } from './dom.js';
+import { copyText, h, mount } from './dom.js';
 import { apiFetch, currentTarget, setTarget, onTargetChange, linkOffer, answerLinkOffer, readOnlySandbox, TARGET_KINDS } from './api.js';
 import { initSandbox, onSandboxStatus, resetSandbox, sandboxStatus, dismissRestoreErrors } from './sandbox.js';
 import { invalidateDiscovery, loadDiscovery } from './discovery.js';
@@ -143,6 +143,7 @@ import { createRequestsPanel } from './requests.js';
 import { createStartPage } from './start.js';
 import { createExerciseView } from './exercises.js';
 import { forgetProgress, lastView, reportProgress, saveView } from './progress.js';
+import { exportState, importState, readHeader, readShareLink, shareLink, LINK_PREFIX } from './share.js';
 import { createTerminalPanel } from './terminal.js';
 
 // CLUSTER_MODE is the service worker's own endpoint for the sandbox's cluster mode.
@@ -179,8 +180,24 @@ function main() {
     h('option', { value: 'api-only' }, 'API only'),
     h('option', { value: 'simulated' }, 'Simulated cluster'),
   );
+  // Its state kept, handed over and started from (share.js, LEARN-6).
+  const importFile = h('input', { type: 'file', accept: '.kubeplay,application/vnd.kubeplay.export', hidden: true, testid: 'import-file', on: { change: onImportFile } });
+  const stateMenu = h(
+    'details',
+    { class: 'state-menu', testid: 'state-menu' },
+    h('summary', { title: 'Save this sandbox\'s state as a file, start it from one, or share it as a link' }, 'State'),
+    h(
+      'div',
+      { class: 'state-menu-body' },
+      h('button', { type: 'button', class: 'small', testid: 'export-sandbox', title: 'Download its objects, revisions and history as a .kubeplay file, which any kubeplay starts from (natively: --import FILE)', on: { click: onExport } }, 'Export to a file'),
+      h('button', { type: 'button', class: 'small', testid: 'import-sandbox', title: 'Start the sandbox again from a .kubeplay file: what it holds now is replaced', on: { click: () => importFile.click() } }, 'Import a file…'),
+      h('button', { type: 'button', class: 'small', testid: 'share-sandbox', title: 'A link that carries this state in its fragment (nothing is uploaded)', on: { click: onShare } }, 'Share as a link'),
+      importFile,
+    ),
+  );
+  const shareBox = h('div', { class: 'banner', testid: 'share-box', hidden: true });
   // What belongs to the in-browser sandbox, shown while it is the target.
-  const sandboxBox = h('div', { class: 'sandbox', testid: 'sandbox-controls' }, sandboxBadge, clusterSelect, resetBtn);
+  const sandboxBox = h('div', { class: 'sandbox', testid: 'sandbox-controls' }, sandboxBadge, clusterSelect, resetBtn, stateMenu);
   let clusterModeKnown = false; // the select shows a mode once the worker has said it
 
   const tabs = [
@@ -212,7 +229,16 @@ function main() {
   const restoreErrors = h('div', { class: 'banner warn', testid: 'restore-errors', hidden: true });
   const startingPanel = h('div', { class: 'banner info', testid: 'sandbox-starting', hidden: true }, h('span', { class: 'spinner' }), ' Starting the in-browser sandbox… (downloading and starting the Kubernetes API core)');
   const pageError = h('div', { class: 'banner error', testid: 'page-error', hidden: true });
+  const pageNotice = h('div', { class: 'banner info', testid: 'page-notice', hidden: true });
   const targetOffer = renderLinkOffer(linkOffer());
+  // A share link's state, offered when the page opens with one, or when one
+  // is opened in a tab already showing the playground (a hash change).
+  const stateOffer = h('div', { testid: 'import-offer-slot' });
+  const offerState = () => {
+    if (location.hash.startsWith('#' + LINK_PREFIX)) mount(stateOffer, renderStateOffer(location.hash));
+  };
+  window.addEventListener('hashchange', offerState);
+  offerState();
 
   // ---- views ----------------------------------------------------------------------
   const responseView = createResponseView();
@@ -294,7 +320,7 @@ function main() {
     exercise: h('main', { class: 'view view-exercise' }, exerciseView.el),
   };
 
-  mount(app, header, targetOffer, pageError, sandboxError, startingPanel, restoreErrors, Object.values(views));
+  mount(app, header, targetOffer, stateOffer, shareBox, pageNotice, pageError, sandboxError, startingPanel, restoreErrors, Object.values(views));
   const boot = document.getElementById('boot');
   if (boot) boot.remove();
 
@@ -437,21 +463,127 @@ function main() {
     if (!confirm('Reset the sandbox? Every object in the in-browser sandbox is deleted and it starts empty.')) return;
     try {
       const s = await resetSandbox();
-      invalidateDiscovery();
-      // What was done in the sandbox is gone with it.
-      forgetProgress();
-      startPage.refresh();
-      if (s.state === 'ready') {
-        loadDiscovery().catch(() => {});
-        watchPanel.restartAll();
-        clusterView.restart();
-        tutorials.refresh();
-        exerciseView.refresh();
-        builder.refreshNamespaces();
-      }
+      sandboxReplaced(s.state === 'ready');
     } catch (e) {
       showPageError(e.message);
     }
+  }
+
+  // sandboxReplaced refreshes what showed the sandbox's objects once it was
+  // reset or imported (ready: its core answers again).
+  function sandboxReplaced(ready) {
+    invalidateDiscovery();
+    // What was done in the sandbox is gone with it.
+    forgetProgress();
+    startPage.refresh();
+    if (ready) {
+      loadDiscovery().catch(() => {});
+      watchPanel.restartAll();
+      clusterView.restart();
+      tutorials.refresh();
+      exerciseView.refresh();
+      builder.refreshNamespaces();
+      loadClusterMode();
+    }
+  }
+
+  // ---- the sandbox's state: export, import, share (LEARN-6) ------------------------
+  async function onExport() {
+    stateMenu.open = false;
+    try {
+      const { bytes, filename } = await exportState(currentTarget());
+      const a = h('a', { href: URL.createObjectURL(new Blob([bytes], { type: 'application/vnd.kubeplay.export' })), download: filename, hidden: true });
+      document.body.appendChild(a);
+      a.click();
+      setTimeout(() => { URL.revokeObjectURL(a.href); a.remove(); }, 1000);
+    } catch (e) {
+      showPageError('the sandbox could not be exported: ' + e.message);
+    }
+  }
+
+  async function onImportFile() {
+    const file = importFile.files[0];
+    importFile.value = '';
+    stateMenu.open = false;
+    if (!file) return;
+    await importBytes(new Uint8Array(await file.arrayBuffer()), file.name);
+  }
+
+  // importBytes starts the in-browser sandbox from an export, after asking
+  // (it replaces what the sandbox holds).
+  async function importBytes(bytes, what) {
+    const head = readHeader(bytes);
+    const holds = head ? ` (revision ${head.revision}, ${head.objects} objects, ${head.cluster?.mode} cluster)` : '';
+    if (!confirm(`Start the in-browser sandbox from ${what}${holds}? What it holds now is replaced.`)) return false;
+    try {
+      // The worker answers once the core runs from the file.
+      const done = await importState(bytes, { replace: true });
+      sandboxReplaced(true);
+      showNotice(`Imported ${what}: revision ${done.revision}, ${done.objects} objects, ${done.cluster.mode} cluster.`);
+      return true;
+    } catch (e) {
+      showPageError('the sandbox could not be imported: ' + e.message);
+      return false;
+    }
+  }
+
+  async function onShare() {
+    stateMenu.open = false;
+    try {
+      const { bytes, filename } = await exportState(currentTarget());
+      const link = await shareLink(bytes, location.origin + location.pathname);
+      if (!link) {
+        showNotice(`This state is too large for a link: export it to a file (${filename}) and send that instead.`);
+        return;
+      }
+      const field = h('input', { class: 'mono grow', readonly: true, value: link, testid: 'share-link', on: { focus: (e) => e.target.select() } });
+      mount(shareBox, h('strong', {}, 'A link to this state: '), field,
+        h('button', { type: 'button', class: 'small', on: { click: () => copyText(link) } }, 'Copy'),
+        h('button', { type: 'button', class: 'small', on: { click: () => { shareBox.hidden = true; } } }, 'Close'),
+        h('div', { class: 'hint' }, `${Math.round(link.length / 1024)} KiB. The state travels in the link's fragment, which browsers never send: whoever opens it is asked before it replaces their sandbox.`));
+      shareBox.hidden = false;
+      await copyText(link);
+    } catch (e) {
+      showPageError('the sandbox could not be shared: ' + e.message);
+    }
+  }
+
+  // renderStateOffer asks whether to start the sandbox from the state a
+  // share link carries.
+  function renderStateOffer(hash) {
+    const drop = () => {
+      history.replaceState(null, '', location.pathname + location.search);
+      box.remove();
+    };
+    const detail = h('span', { testid: 'import-offer-detail' }, '');
+    const accept = h('button', { type: 'button', testid: 'import-offer-accept', disabled: true }, 'Start my sandbox from it');
+    const box = h(
+      'div',
+      { class: 'banner warn', testid: 'import-offer' },
+      h('strong', {}, 'This link carries a sandbox\'s state'), detail, '.',
+      h('div', { class: 'hint' }, 'Starting from it replaces what your in-browser sandbox holds now.'),
+      h('div', { class: 'row' }, accept, h('button', { type: 'button', testid: 'import-offer-dismiss', on: { click: drop } }, 'Keep my sandbox')),
+    );
+    readShareLink(hash).then((bytes) => {
+      const head = readHeader(bytes);
+      if (!head) throw new Error('it holds no kubeplay export');
+      detail.textContent = `: revision ${head.revision}, ${head.objects} objects, ${head.cluster?.mode} cluster, exported ${head.exportedAt}`;
+      accept.disabled = false;
+      accept.onclick = async () => {
+        if (currentTarget().kind !== 'sandbox') setTarget({ kind: 'sandbox' });
+        try {
+          const done = await importState(bytes, { replace: true });
+          drop();
+          sandboxReplaced(true);
+          showNotice(`Started from the link's state: revision ${done.revision}, ${done.objects} objects.`);
+        } catch (e) {
+          showPageError('the link\'s state could not be imported: ' + e.message);
+        }
+      };
+    }).catch((e) => {
+      detail.textContent = `, but it cannot be read (${e.message})`;
+    });
+    return box;
   }
 
   // The sandbox's cluster mode is the service worker's, not the core's: it is
@@ -478,6 +610,11 @@ function main() {
     } finally {
       clusterSelect.disabled = sandboxStatus().state !== 'ready';
     }
+  }
+
+  function showNotice(msg) {
+    mount(pageNotice, msg, h('button', { type: 'button', class: 'icon', on: { click: () => { pageNotice.hidden = true; } } }, '×'));
+    pageNotice.hidden = false;
   }
 
   function showPageError(msg) {

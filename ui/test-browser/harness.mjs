@@ -55,3 +55,23 @@ export function launchContext(scratch, profile = 'profile', { thirdPartyStorage 
     viewport: { width: 1400, height: 900 },
   });
 }
+
+/**
+ * api runs fetch in page (so its service worker answers): body is sent as
+ * JSON, or raw (an array of bytes) as it is; resolves {status, json, text}.
+ */
+export function api(page, method, path, body, headers = {}, raw = undefined) {
+  return page.evaluate(async ({ method, path, body, headers, raw }) => {
+    const init = { method, headers: { ...headers } };
+    if (raw !== undefined) init.body = new Uint8Array(raw);
+    else if (body !== undefined) {
+      init.body = JSON.stringify(body);
+      init.headers['Content-Type'] = 'application/json';
+    }
+    const r = await fetch(path, init);
+    const text = await r.text();
+    let json = null;
+    try { json = JSON.parse(text); } catch {}
+    return { status: r.status, json, text };
+  }, { method, path, body, headers, raw });
+}

@@ -1,0 +1,186 @@
+// Package export owns a sandbox's export file (LEARN-6): the whole state of
+// its store at one revision, which any host can start a sandbox from
+// (natively `--import FILE`), so that a state can be kept, handed to
+// another person or given to every attendee of a workshop.
+//
+// The file is a header line and the store's own snapshot:
+//
+//	{"kind":"KubeplayExport","version":1,...}\n    the Header, JSON, one line
+//	<snapshot frames>                              core/storage's framed snapshot
+//
+// The snapshot is storage's persisted format (frame.go: each frame carries
+// its kind, the store's identity and revision, and a CRC-32C), not a YAML
+// bundle: it keeps every object byte for byte as stored, with its uid,
+// resourceVersion and managedFields, the store's revision and the history
+// of changes it retains (bounded as every store's: HistoryWindow,
+// HistoryLimit, HistoryBytes), so that a sandbox started from it continues
+// the same sequence of revisions (a watch from any revision the history
+// holds goes on from there, an older one is 410 Gone), and damage anywhere
+// in it is found and named before anything is replaced. The header says
+// what the file holds without reading the rest: the revision, how far back
+// its history reaches, the objects and bytes, and the cluster the sandbox
+// ran (api-only or simulated, its nodes), so a host starts the same kind of
+// sandbox.
+//
+// GET /debug/kubeplay/export (Handler) answers the file on every host; the
+// native command starts from one with --import.
+package export
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"kubeplay/core/apierrors"
+	"kubeplay/core/storage"
+	"kubeplay/core/version"
+	"kubeplay/core/web"
+)
+
+// Path is where every host serves the export.
+const Path = "/debug/kubeplay/export"
+
+// MediaType is the file's Content-Type; its name ends in FileExtension.
+const (
+	MediaType     = "application/vnd.kubeplay.export"
+	FileExtension = ".kubeplay"
+	kind          = "KubeplayExport"
+	formatVersion = 1
+)
+
+// MaxHeaderBytes bounds the header line.
+const MaxHeaderBytes = 4 << 10
+
+// Cluster is what the exported sandbox ran beside its API, as the workshop
+// protocol says it: "api-only" or "simulated", and the simulated nodes.
+type Cluster struct {
+	Mode  string `json:"mode"`
+	Nodes int    `json:"nodes,omitempty"`
+}
+
+// Header is the file's first line.
+type Header struct {
+	Kind    string `json:"kind"`
+	Version int    `json:"version"`
+	// Server is the exporting kubeplay's gitVersion.
+	Server     string    `json:"server"`
+	ExportedAt time.Time `json:"exportedAt"`
+	// Revision is the store's revision the snapshot is at.
+	Revision int64 `json:"revision"`
+	// Compacted is where the history it keeps begins: changes after it are
+	// kept, a watch or exact list from it or an earlier revision is 410.
+	Compacted int64 `json:"compacted"`
+	// Objects and Bytes are what the store held.
+	Objects int64   `json:"objects"`
+	Bytes   int64   `json:"bytes"`
+	Cluster Cluster `json:"cluster"`
+}
+
+// Write writes the export of st: its header (cluster and time from the
+// caller) and its snapshot, consistent at the revision the header names,
+// which it returns.
+func Write(w io.Writer, st *storage.Store, cluster Cluster, now time.Time) (Header, error) {
+	var snap bytes.Buffer
+	rev, err := st.WriteSnapshot(&snap)
+	if err != nil {
+		return Header{}, err
+	}
+	// The usage read after the snapshot may count a write that followed it;
+	// what the header promises is read back from the snapshot itself.
+	info, err := storage.CheckSnapshot(snap.Bytes())
+	if err != nil {
+		return Header{}, fmt.Errorf("export: the snapshot just written does not read back: %w", err)
+	}
+	if info.Revision != rev {
+		return Header{}, fmt.Errorf("export: the snapshot reads back at revision %d, written at %d", info.Revision, rev)
+	}
+	h := Header{Kind: kind, Version: formatVersion, Server: version.Server, ExportedAt: now.UTC().Truncate(time.Second),
+		Revision: rev, Compacted: info.Compacted, Objects: info.Objects, Bytes: info.Bytes, Cluster: cluster}
+	line, _ := json.Marshal(h)
+	if _, err := w.Write(append(line, '\n')); err != nil {
+		return Header{}, err
+	}
+	_, err = w.Write(snap.Bytes())
+	return h, err
+}
+
+// Read reads an export of at most maxBytes from r and checks all of it: its
+// header, and its snapshot read whole into a store of its own (every frame,
+// the revision and the count of objects the header names). It returns the
+// header and the snapshot, which a host hands to its sandbox's persister.
+// Its errors are what the file's sender should be told.
+func Read(r io.Reader, maxBytes int64) (Header, []byte, error) {
+	br := bufio.NewReaderSize(io.LimitReader(r, maxBytes+1), MaxHeaderBytes)
+	line, err := br.ReadSlice('\n')
+	if err != nil {
+		if errors.Is(err, bufio.ErrBufferFull) {
+			return Header{}, nil, fmt.Errorf("not a kubeplay export: its first line is over %d bytes", MaxHeaderBytes)
+		}
+		return Header{}, nil, errors.New("not a kubeplay export: it has no header line")
+	}
+	var h Header
+	dec := json.NewDecoder(bytes.NewReader(line))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&h); err != nil || h.Kind != kind {
+		return Header{}, nil, errors.New(`not a kubeplay export: its first line is not a header of kind "KubeplayExport"`)
+	}
+	if h.Version != formatVersion {
+		return Header{}, nil, fmt.Errorf("an export of format version %d; this kubeplay reads version %d", h.Version, formatVersion)
+	}
+	if h.Cluster.Mode != "api-only" && h.Cluster.Mode != "simulated" {
+		return Header{}, nil, fmt.Errorf(`the export's cluster.mode is %q, not "api-only" or "simulated"`, h.Cluster.Mode)
+	}
+	if h.Cluster.Nodes < 0 || h.Cluster.Nodes > 100 {
+		return Header{}, nil, fmt.Errorf("the export's cluster.nodes is %d, not 0 to 100", h.Cluster.Nodes)
+	}
+	snap, err := io.ReadAll(br)
+	if err != nil {
+		return Header{}, nil, err
+	}
+	if int64(len(line)+len(snap)) > maxBytes {
+		return Header{}, nil, &TooLargeError{Limit: maxBytes}
+	}
+	info, err := storage.CheckSnapshot(snap)
+	if err != nil {
+		return Header{}, nil, fmt.Errorf("the export cannot be used: %w", err)
+	}
+	if info.Revision != h.Revision || info.Objects != h.Objects || info.Compacted != h.Compacted {
+		return Header{}, nil, fmt.Errorf("the export's header names revision %d (history from %d) and %d objects; its snapshot holds revision %d (history from %d) and %d objects",
+			h.Revision, h.Compacted, h.Objects, info.Revision, info.Compacted, info.Objects)
+	}
+	return h, snap, nil
+}
+
+// TooLargeError is an export over the bytes a host takes.
+type TooLargeError struct{ Limit int64 }
+
+func (e *TooLargeError) Error() string {
+	return fmt.Sprintf("the export is over %d bytes", e.Limit)
+}
+
+// Handler answers GET Path with the export of st (cluster says what the
+// sandbox runs beside its API), as an attachment named after its revision.
+func Handler(st *storage.Store, cluster func() Cluster, now func() time.Time) web.Handler {
+	return web.HandlerFunc(func(w web.ResponseWriter, r *web.Request) {
+		if r.Method != web.MethodGet {
+			apierrors.Write(w, apierrors.NewMethodNotAllowed())
+			return
+		}
+		var b bytes.Buffer
+		head, err := Write(&b, st, cluster(), now())
+		if err != nil {
+			apierrors.Write(w, apierrors.NewInternal(err))
+			return
+		}
+		h := w.Header()
+		h.Set("Content-Type", MediaType)
+		h.Set("Content-Disposition", fmt.Sprintf(`attachment; filename="kubeplay-%d%s"`, head.Revision, FileExtension))
+		h.Set("Cache-Control", "no-store")
+		w.WriteHeader(web.StatusOK)
+		_, _ = w.Write(b.Bytes())
+	})
+}
