@@ -75,6 +75,8 @@ const CLIENT_PATH = /^\/s\/[^/]+(\/.*)?$/;
 const STATUS_PATH = '/kubeplay/status';
 // The attendee's page puts its progress here (internal/control's ProgressPath).
 const PROGRESS_PATH = '/kubeplay/progress';
+// An export (core/export's file) posted here starts the sandbox again from it.
+const IMPORT_PATH = '/debug/kubeplay/import';
 // How many of its clients' last failed requests a sandbox's info shows
 // (internal/control's RecentErrors).
 const RECENT_ERRORS = 5;
@@ -127,7 +129,7 @@ export class Sandbox extends DurableObject {
     }
     const now = Date.now();
     // cluster: what the core runs besides the API (checked by the front).
-    const meta = { tokenHash, expiresAt, idleSeconds, createdAt: now, lastActive: now, cluster: JSON.stringify(cluster ?? {}) };
+    const meta = { tokenHash, expiresAt, idleSeconds, createdAt: now, lastActive: now, cluster: JSON.stringify(cluster ?? {}), fresh: 'true' };
     this.ctx.storage.transactionSync(() => {
       for (const [key, value] of Object.entries(meta)) this.sql.exec('INSERT INTO meta (key, value) VALUES (?, ?)', key, String(value));
     });
@@ -172,6 +174,50 @@ export class Sandbox extends DurableObject {
     return jsonResponse(200, progress);
   }
 
+  // import answers POST IMPORT_PATH (LEARN-6), as the browser's worker
+  // does: the export is checked whole by the core's module (without starting
+  // a core), then becomes the sandbox's snapshot, its cluster mode the
+  // sandbox's; into a fresh sandbox (no client has written to it since it was
+  // made or reset), else only with ?replace=true (409). The next request
+  // starts the core from it.
+  async import(request, body) {
+    if (request.method !== 'POST') return methodNotAllowed();
+    this.api ??= this.instantiate();
+    const api = await this.api;
+    const checked = api.readExport(body ?? new Uint8Array(0));
+    if (checked.error) return statusResponse(400, 'BadRequest', checked.error);
+    const header = JSON.parse(checked.header);
+    const replace = new URL(request.url).searchParams.get('replace') === 'true';
+    if (!replace && this.meta.fresh !== true) {
+      return statusResponse(409, 'Conflict', 'the sandbox holds what its clients wrote: import with ?replace=true to replace it');
+    }
+    await this.stopCore();
+    const cluster = { ...this.meta.cluster, mode: header.cluster.mode };
+    if (header.cluster.nodes > 0) cluster.nodes = header.cluster.nodes;
+    const snapshot = checked.snapshot;
+    this.ctx.storage.transactionSync(() => {
+      this.sql.exec('DELETE FROM snapshot');
+      for (let at = 0, part = 0; at < snapshot.byteLength; at += SNAPSHOT_PART_BYTES, part++) {
+        this.sql.exec('INSERT INTO snapshot (part, data) VALUES (?, ?)', part, copyBuffer(snapshot.subarray(at, at + SNAPSHOT_PART_BYTES)));
+      }
+      this.sql.exec('DELETE FROM journal');
+      this.sql.exec("DELETE FROM meta WHERE key IN ('stats', 'progress')");
+      this.sql.exec("INSERT OR REPLACE INTO meta (key, value) VALUES ('cluster', ?)", JSON.stringify(cluster));
+      this.sql.exec("INSERT OR REPLACE INTO meta (key, value) VALUES ('fresh', 'false')");
+    });
+    this.stats = null;
+    this.meta = readMeta(this.sql);
+    return jsonResponse(200, { kind: 'KubeplayImport', revision: header.revision, compacted: header.compacted, objects: header.objects, cluster: header.cluster, exportedAt: header.exportedAt, server: header.server });
+  }
+
+  // noteClientWrite records that a client wrote (or tried to): the sandbox
+  // is no longer fresh.
+  noteClientWrite() {
+    if (this.meta.fresh !== true) return;
+    this.meta.fresh = false;
+    this.sql.exec("INSERT OR REPLACE INTO meta (key, value) VALUES ('fresh', 'false')");
+  }
+
   // keepStats stores the core's last usage, for the info while it is unloaded.
   async keepStats() {
     const { api } = this.core ? await this.core.catch(() => ({})) : {};
@@ -189,10 +235,12 @@ export class Sandbox extends DurableObject {
       this.sql.exec('DELETE FROM snapshot');
       this.sql.exec('DELETE FROM journal');
       this.sql.exec("DELETE FROM meta WHERE key IN ('stats', 'progress')");
+      this.sql.exec("INSERT OR REPLACE INTO meta (key, value) VALUES ('fresh', 'true')");
     });
     this.stats = null;
     this.meta.stats = null;
     this.meta.progress = null;
+    this.meta.fresh = true;
     return this.info();
   }
 
@@ -235,6 +283,8 @@ export class Sandbox extends DurableObject {
       this.touch();
       this.lastAttendeeAt = Date.now();
     }
+    if (path === IMPORT_PATH) return this.import(request, body);
+    if (request.method !== 'GET' && request.method !== 'HEAD') this.noteClientWrite();
     let core;
     try {
       core = await this.startCore();
@@ -575,6 +625,9 @@ function readMeta(sql) {
     cluster: JSON.parse(m.cluster ?? '{}'),
     stats: m.stats ? JSON.parse(m.stats) : null,
     progress: m.progress ? JSON.parse(m.progress) : null,
+    // No client has written since it was made or reset (a sandbox made
+    // before this was kept is not).
+    fresh: m.fresh === 'true',
   };
 }
 

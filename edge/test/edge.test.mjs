@@ -431,3 +431,52 @@ test('PLAY-9: the front Worker serves only the built files: no directory listing
     fs.rmSync(own, { recursive: true, force: true });
   }
 });
+
+test('LEARN-6: a sandbox starts from another host\'s export: the native server\'s, then its own; a damaged file is 400; a sandbox written to is 409 unless replaced', async () => {
+  const { startServer } = await import('../../ui/test-browser/harness.mjs');
+  const scratch = scratchDir('import');
+  const native = await startServer(scratch);
+  try {
+    const h = { 'Content-Type': 'application/json' };
+    const made = await fetch(native.url + '/api/v1/namespaces', { method: 'POST', headers: h, body: JSON.stringify({ metadata: { name: 'moved' } }) });
+    assert.equal(made.status, 201);
+    for (const name of ['a', 'b']) {
+      const r = await fetch(native.url + '/api/v1/namespaces/moved/configmaps', { method: 'POST', headers: h, body: JSON.stringify(configMap(name)) });
+      assert.equal(r.status, 201);
+    }
+    const cm = (name) => `/api/v1/namespaces/moved/configmaps/${name}`;
+    const want = { a: await (await fetch(native.url + cm('a'))).text(), b: await (await fetch(native.url + cm('b'))).text() };
+    const file = new Uint8Array(await (await fetch(native.url + '/debug/kubeplay/export')).arrayBuffer());
+
+    const target = await createSandbox(edge, { cluster: API_ONLY });
+    const damaged = Uint8Array.from(file);
+    damaged[damaged.length - 60] ^= 0x40;
+    const bad = await call(target, 'POST', '/debug/kubeplay/import', { body: damaged, headers: { 'Content-Type': 'application/vnd.kubeplay.export' } });
+    assert.equal(bad.status, 400, bad.text);
+    assert.match(bad.json.message, /the snapshot is damaged/);
+
+    const imported = await call(target, 'POST', '/debug/kubeplay/import', { body: file, headers: { 'Content-Type': 'application/vnd.kubeplay.export' } });
+    assert.equal(imported.status, 200, imported.text);
+    assert.equal(imported.json.kind, 'KubeplayImport');
+    for (const name of ['a', 'b']) {
+      const got = await call(target, 'GET', cm(name));
+      assert.equal(got.text, want[name], `${name}: the native server's object, byte for byte`);
+    }
+    // Its own export starts another edge sandbox, the same objects again.
+    const again = await call(target, 'GET', '/debug/kubeplay/export');
+    assert.equal(again.headers.get('Content-Type'), 'application/vnd.kubeplay.export');
+    const second = await createSandbox(edge, { cluster: API_ONLY });
+    assert.equal((await call(second, 'POST', CMS, { body: configMap('mine') })).status, 201);
+    const exportBytes = new Uint8Array(await (await fetch(target.server + '/debug/kubeplay/export', { headers: { Authorization: `Bearer ${target.token}` } })).arrayBuffer());
+    const refused = await call(second, 'POST', '/debug/kubeplay/import', { body: exportBytes });
+    assert.equal(refused.status, 409, refused.text);
+    assert.equal((await call(second, 'GET', `${CMS}/mine`)).status, 200, 'nothing replaced');
+    const replaced = await call(second, 'POST', '/debug/kubeplay/import?replace=true', { body: exportBytes });
+    assert.equal(replaced.status, 200, replaced.text);
+    assert.equal((await call(second, 'GET', `${CMS}/mine`)).status, 404);
+    assert.equal((await call(second, 'GET', cm('a'))).text, want.a);
+  } finally {
+    native.proc.kill('SIGTERM');
+    fs.rmSync(scratch, { recursive: true, force: true });
+  }
+});
