@@ -1,0 +1,36 @@
+// Share links (LEARN-6): an export packed into a URL fragment (gzip, then
+// base64url) and read back byte for byte; too large a state gets no link.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+
+import { fromBase64Url, readHeader, readShareLink, shareLink, toBase64Url, LINK_PREFIX, MAX_LINK_CHARS } from '../src/share.js';
+
+const exportOf = (objects) => {
+  const header = JSON.stringify({ kind: 'KubeplayExport', version: 1, revision: 42, objects, cluster: { mode: 'api-only' } });
+  const body = new Uint8Array(objects * 64).map((_, i) => (i * 7 + (i >> 5)) & 0xff);
+  return new Uint8Array([...new TextEncoder().encode(header + '\n'), ...body]);
+};
+
+test('LEARN-6: base64url round-trips every byte, with no +, / or = in it', () => {
+  const bytes = Uint8Array.from({ length: 70000 }, (_, i) => (i * 131) & 0xff);
+  const text = toBase64Url(bytes);
+  assert.doesNotMatch(text, /[+/=]/);
+  assert.deepEqual(fromBase64Url(text), bytes);
+});
+
+test('LEARN-6: a share link carries an export in its fragment and reads back the same bytes', async () => {
+  const file = exportOf(50);
+  const link = await shareLink(file, 'https://kubeplay.example/');
+  assert.ok(link.startsWith('https://kubeplay.example/#' + LINK_PREFIX), link.slice(0, 60));
+  const back = await readShareLink(new URL(link).hash);
+  assert.deepEqual(back, file);
+  assert.deepEqual(readHeader(back), { kind: 'KubeplayExport', version: 1, revision: 42, objects: 50, cluster: { mode: 'api-only' } });
+  assert.equal(await readShareLink('#request'), null, 'not a share link');
+});
+
+test('LEARN-6: a state whose link would be too long gets none', async () => {
+  // Random bytes do not compress: their link would be longer than MAX_LINK_CHARS.
+  const noise = new Uint8Array(MAX_LINK_CHARS);
+  for (let at = 0; at < noise.length; at += 65536) crypto.getRandomValues(noise.subarray(at, at + 65536));
+  assert.equal(await shareLink(noise, 'https://kubeplay.example/'), null);
+});
