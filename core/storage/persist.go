@@ -205,9 +205,14 @@ func (e errDamaged) Error() string { return string(e) }
 func (s *Store) restore() (*damage, error) {
 	d, l := &damage{}, &lineage{}
 	err := s.cfg.Persister.Load(
-		func(r io.Reader) error { return s.loadSnapshot(r, d, l) },
+		func(r io.Reader) error {
+			return s.loadSnapshot(r, d, l, func(b []byte) error {
+				_, err := s.applyRecord(b)
+				return err
+			})
+		},
 		func(r io.Reader) (int64, error) {
-			sound, n, err := s.readFrames(r, d, "journal entry", true, l.damagedJournal, func(p piece) error {
+			sound, n, err := readFrames(r, d, "journal entry", true, l.damagedJournal, func(p piece) error {
 				if err := l.journalFrame(p, d); err != nil {
 					return err
 				}
@@ -253,7 +258,7 @@ func (s *Store) applyRecord(b []byte) (*journalRecord, error) {
 // torn, an unfinished write at the very end is not damage (it was never
 // acknowledged). It returns where such a write starts, or else the length of r,
 // and the number of pieces read.
-func (s *Store) readFrames(r io.Reader, d *damage, what string, torn bool, damaged func(piece) bool, apply func(piece) error) (int64, int, error) {
+func readFrames(r io.Reader, d *damage, what string, torn bool, damaged func(piece) bool, apply func(piece) error) (int64, int, error) {
 	type bad struct {
 		p    piece
 		what string // why, after "<what> N of M"
@@ -318,8 +323,8 @@ func (s *Store) readFrames(r io.Reader, d *damage, what string, torn bool, damag
 var buntdbSnapshot = []byte("*3\r\n$3\r\nset\r\n")
 
 // loadSnapshot reads a snapshot written by writeSnapshot, or by buntdb before
-// frames existed.
-func (s *Store) loadSnapshot(r io.Reader, d *damage, l *lineage) error {
+// frames existed, handing each part's encoded record to apply.
+func (s *Store) loadSnapshot(r io.Reader, d *damage, l *lineage, apply func([]byte) error) error {
 	br := bufio.NewReader(r)
 	if head, _ := br.Peek(len(buntdbSnapshot)); bytes.Equal(head, buntdbSnapshot) {
 		d.rewrite, l.snap, l.snapV1 = true, snapRead, true
@@ -333,7 +338,7 @@ func (s *Store) loadSnapshot(r io.Reader, d *damage, l *lineage) error {
 	}
 	parts, ended := 0, false
 	l.snap = snapUnreadable
-	size, n, err := s.readFrames(br, d, "snapshot part", false, l.damagedSnapshot, func(p piece) error {
+	size, n, err := readFrames(br, d, "snapshot part", false, l.damagedSnapshot, func(p piece) error {
 		if err := l.snapshotFrame(p); err != nil {
 			return err
 		}
@@ -342,8 +347,7 @@ func (s *Store) loadSnapshot(r io.Reader, d *damage, l *lineage) error {
 			return nil
 		case frameSnapshotPart:
 			parts++
-			_, err := s.applyRecord(p.payload)
-			return err
+			return apply(p.payload)
 		case frameSnapshotEnd:
 			want, k := binary.Uvarint(p.payload)
 			if k <= 0 || want != uint64(parts) {
@@ -407,9 +411,16 @@ const snapshotPartBytes = 64 << 10
 // store's identity, revision and the seq of its last journal frame. Called with
 // s.mu held.
 func (s *Store) writeSnapshot(w io.Writer) error {
+	_, err := s.writeCountedSnapshot(w)
+	return err
+}
+
+// writeCountedSnapshot is writeSnapshot, saying what it wrote.
+func (s *Store) writeCountedSnapshot(w io.Writer) (SnapshotInfo, error) {
+	var info SnapshotInfo
 	o := origin{store: s.id, seq: s.seq, rev: s.rev}
 	if _, err := w.Write(appendFrame(nil, frameSnapshotHead, o, nil)); err != nil {
-		return err
+		return info, err
 	}
 	var (
 		rec         journalRecord
@@ -426,6 +437,7 @@ func (s *Store) writeSnapshot(w io.Writer) error {
 	}
 	if verr := s.db.View(func(tx *buntdb.Tx) error {
 		return tx.Ascend("", func(k, v string) bool {
+			info.count(k, v)
 			rec.set(k, v)
 			if size += len(k) + len(v); size >= snapshotPartBytes {
 				flush()
@@ -433,14 +445,14 @@ func (s *Store) writeSnapshot(w io.Writer) error {
 			return err == nil
 		})
 	}); verr != nil {
-		return verr
+		return info, verr
 	}
 	flush()
 	if err != nil {
-		return err
+		return info, err
 	}
 	_, err = w.Write(appendFrame(nil, frameSnapshotEnd, o, binary.AppendUvarint(nil, uint64(parts))))
-	return err
+	return info, err
 }
 
 // snapshotLocked writes the whole database as the persister's new snapshot.
