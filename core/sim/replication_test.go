@@ -34,6 +34,10 @@ func TestSIM_1_ClaimsPods(t *testing.T) {
 		selector := fmt.Sprintf(k.selector, name)
 		e.create(pods, `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"`+name+`","labels":{"name":"`+name+`"}},`+
 			`"spec":{"containers":[{"name":"c","image":"httpd"}]}}`)
+		// The orphan runs before its controller exists, so the controller's
+		// first look sees it (else it may create a Pod first, then delete
+		// the surplus, the orphan among the candidates: kube's race too).
+		e.until(time.Minute, name+" running", func() bool { return object.Path(e.get(pods+"/"+name), "status", "phase") == "Running" })
 		apiVersion := map[string]string{"ReplicationController": "v1", "ReplicaSet": "apps/v1"}[k.kind]
 		e.create(k.path, `{"apiVersion":"`+apiVersion+`","kind":"`+k.kind+`","metadata":{"name":"`+name+`"},"spec":{"replicas":1,`+
 			`"selector":`+selector+`,"template":{"metadata":{"labels":{"name":"`+name+`"}},"spec":{"containers":[{"name":"c","image":"httpd"}]}}}}`)
