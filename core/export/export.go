@@ -22,8 +22,8 @@
 // ran (api-only or simulated, its nodes), so a host starts the same kind of
 // sandbox.
 //
-// GET /debug/kubeplay/export (Handler) answers the file on every host; the
-// native command starts from one with --import.
+// GET /debug/kubeplay/export (Handler) answers the file on every host, and
+// Read checks one for a host to start from (natively --import).
 package export
 
 import (
@@ -80,21 +80,6 @@ type Header struct {
 	Cluster Cluster `json:"cluster"`
 }
 
-// Write writes the export of st: its header (cluster and time from the
-// caller) and its snapshot, consistent at the revision the header names,
-// which it returns.
-func Write(w io.Writer, st *storage.Store, cluster Cluster, now time.Time) (Header, error) {
-	h, snap, err := snapshot(st, cluster, now)
-	if err != nil {
-		return Header{}, err
-	}
-	if _, err := w.Write(headerLine(h)); err != nil {
-		return Header{}, err
-	}
-	_, err = w.Write(snap)
-	return h, err
-}
-
 // snapshot is st's snapshot and the header that says what it holds.
 func snapshot(st *storage.Store, cluster Cluster, now time.Time) (Header, []byte, error) {
 	var snap bytes.Buffer
@@ -113,10 +98,11 @@ func headerLine(h Header) []byte {
 }
 
 // Read reads an export of at most maxBytes from r and checks all of it: its
-// header, and its snapshot read whole into a store of its own (every frame,
-// the revision and the count of objects the header names). It returns the
-// header and the snapshot, which a host hands to its sandbox's persister.
-// Its errors are what the file's sender should be told.
+// header, and its snapshot read whole as a restore reads it, storing nothing
+// (storage.CheckSnapshot: every frame, and the revision, history and objects
+// the header names). It returns the header and the snapshot, which a host
+// hands to its sandbox's persister. Its errors are what the file's sender
+// should be told.
 func Read(r io.Reader, maxBytes int64) (Header, []byte, error) {
 	br := bufio.NewReaderSize(io.LimitReader(r, maxBytes+1), MaxHeaderBytes)
 	line, err := br.ReadSlice('\n')
@@ -146,7 +132,7 @@ func Read(r io.Reader, maxBytes int64) (Header, []byte, error) {
 		return Header{}, nil, err
 	}
 	if int64(len(line)+len(snap)) > maxBytes {
-		return Header{}, nil, &TooLargeError{Limit: maxBytes}
+		return Header{}, nil, fmt.Errorf("the export is over %d bytes", maxBytes)
 	}
 	info, err := storage.CheckSnapshot(snap)
 	if err != nil {
@@ -157,13 +143,6 @@ func Read(r io.Reader, maxBytes int64) (Header, []byte, error) {
 			h.Revision, h.Compacted, h.Objects, info.Revision, info.Compacted, info.Objects)
 	}
 	return h, snap, nil
-}
-
-// TooLargeError is an export over the bytes a host takes.
-type TooLargeError struct{ Limit int64 }
-
-func (e *TooLargeError) Error() string {
-	return fmt.Sprintf("the export is over %d bytes", e.Limit)
 }
 
 // Handler answers GET Path with the export of st (cluster says what the

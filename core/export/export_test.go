@@ -27,14 +27,14 @@ func exportOf(t testing.TB, n int) []byte {
 			t.Fatal(err)
 		}
 	}
-	var b bytes.Buffer
-	if _, err := Write(&b, st, Cluster{Mode: "simulated", Nodes: 3}, time.Date(2026, 12, 4, 12, 0, 0, 0, time.UTC)); err != nil {
+	h, snap, err := snapshot(st, Cluster{Mode: "simulated", Nodes: 3}, time.Date(2026, 12, 4, 12, 0, 0, 0, time.UTC))
+	if err != nil {
 		t.Fatal(err)
 	}
-	return b.Bytes()
+	return append(headerLine(h), snap...)
 }
 
-// TestLEARN_6_ExportReadsBack: Read takes what Write wrote, header and
+// TestLEARN_6_ExportReadsBack: Read takes what Handler writes, header and
 // snapshot, and names what it holds.
 func TestLEARN_6_ExportReadsBack(t *testing.T) {
 	file := exportOf(t, 5)

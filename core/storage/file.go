@@ -81,8 +81,6 @@ func lockedError(dir, path string) error {
 		"one directory has one server: stop that one, or give this one another directory", dir, holder, path)
 }
 
-// Load reads the snapshot, then the journal; it leaves the journal open for
-// appending after its last byte, an unfinished last frame cut off.
 // Empty says whether the directory holds no store yet: no snapshot and no
 // journal entry.
 func (p *FilePersister) Empty() (bool, error) {
@@ -98,6 +96,8 @@ func (p *FilePersister) Empty() (bool, error) {
 	return true, nil
 }
 
+// Load reads the snapshot, then the journal; it leaves the journal open for
+// appending after its last byte, an unfinished last frame cut off.
 func (p *FilePersister) Load(snapshot func(io.Reader) error, journal func(io.Reader) (int64, error)) error {
 	if f, err := os.Open(filepath.Join(p.dir, snapshotFile)); err == nil {
 		err = snapshot(f)

@@ -468,6 +468,22 @@ func (s *Store) Snapshot() error {
 	}
 	// A snapshot replaces the journal: what is journaled must be durable and
 	// applied first.
+	err := s.settled(func() error {
+		err := s.snapshotLocked()
+		if err == nil {
+			s.journaled = 0
+		}
+		return err
+	})
+	if errors.Is(err, ErrClosed) {
+		return nil
+	}
+	return err
+}
+
+// settled runs fn with s.mu held once every commit queued so far is durable
+// and applied (none left queued), or is ErrClosed once the store is.
+func (s *Store) settled(fn func() error) error {
 	for {
 		if err := s.flush(); err != nil {
 			return err
@@ -475,15 +491,11 @@ func (s *Store) Snapshot() error {
 		s.mu.Lock()
 		if s.closed.Load() {
 			s.mu.Unlock()
-			return nil
+			return ErrClosed
 		}
 		if len(s.queue) == 0 {
-			err := s.snapshotLocked()
-			if err == nil {
-				s.journaled = 0
-			}
-			s.mu.Unlock()
-			return err
+			defer s.mu.Unlock()
+			return fn()
 		}
 		s.mu.Unlock()
 	}

@@ -14,22 +14,12 @@ import (
 // a sandbox's export: what is committed is applied first, and writes wait
 // while it is written. It says what it wrote, as CheckSnapshot reads it.
 func (s *Store) WriteSnapshot(w io.Writer) (SnapshotInfo, error) {
-	for {
-		if err := s.flush(); err != nil {
-			return SnapshotInfo{}, err
-		}
-		s.mu.Lock()
-		if s.closed.Load() {
-			s.mu.Unlock()
-			return SnapshotInfo{}, ErrClosed
-		}
-		if len(s.queue) == 0 {
-			info, err := s.writeCountedSnapshot(w)
-			s.mu.Unlock()
-			return info, err
-		}
-		s.mu.Unlock()
-	}
+	var info SnapshotInfo
+	err := s.settled(func() (err error) {
+		info, err = s.writeCountedSnapshot(w)
+		return err
+	})
+	return info, err
 }
 
 // SnapshotInfo is what CheckSnapshot found in a snapshot.
