@@ -65,7 +65,7 @@
 // bridge's JavaScript side, shared with the edge; the cluster mode's default
 // and bounds, generated from core/sim) and defines the build's id and assets.
 
-import { XDS_PATH, errorText, headerLines, jsonResponse, relay, runGo, statusResponse, unavailable } from '../wasm/bridge/bridge.mjs';
+import { XDS_PATH, checkImport, errorText, headerLines, jsonResponse, relay, runGo, statusResponse, unavailable } from '../wasm/bridge/bridge.mjs';
 import clusterMode from '../wasm/clustermode/clustermode.json';
 
 // The Go runtime's JavaScript support: workers may import scripts only while
@@ -471,7 +471,7 @@ async function replaceState(edit) {
 // first: a damaged or foreign one is 400 and changes nothing.
 async function serveImport(request) {
   if (retired) return retiredResponse();
-  if (request.method !== 'POST') return statusResponse(405, 'MethodNotAllowed', 'an export is imported with POST');
+  if (request.method !== 'POST') return statusResponse(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
   const declared = Number(request.headers.get('Content-Length') || 0);
   if (declared > MAX_IMPORT_BYTES) return statusResponse(413, 'RequestEntityTooLarge', `Request entity too large: limit is ${MAX_IMPORT_BYTES}`);
   const body = new Uint8Array(await request.arrayBuffer());
@@ -481,22 +481,15 @@ async function serveImport(request) {
   } catch (err) {
     return unavailable('the in-browser kubeplay core failed to start: ' + errorText(err));
   }
-  const checked = self.kubeplay.readExport(body);
-  if (checked.error) return statusResponse(400, 'BadRequest', checked.error);
-  const header = JSON.parse(checked.header);
-  const replace = new URL(request.url).searchParams.get('replace') === 'true';
-  if (!replace && !(await isFresh())) {
-    return statusResponse(409, 'Conflict', 'the sandbox holds what its clients wrote: import with ?replace=true to replace it');
-  }
-  const cluster = { ...(await clusterSettings()), mode: header.cluster.mode };
-  if (header.cluster.nodes > 0) cluster.nodes = Math.min(header.cluster.nodes, MAX_NODES);
+  const imported = checkImport(self.kubeplay, body, request.url, await isFresh(), await clusterSettings());
+  if (imported.refusal) return imported.refusal;
   await replaceState((snapshots) => {
     snapshots.clear();
-    snapshots.put(checked.snapshot, 'latest');
-    snapshots.put(cluster, 'cluster');
+    snapshots.put(imported.snapshot, 'latest');
+    snapshots.put(imported.cluster, 'cluster');
     snapshots.put(false, 'fresh');
   });
-  return jsonResponse(200, { kind: 'KubeplayImport', revision: header.revision, compacted: header.compacted, objects: header.objects, cluster: header.cluster, exportedAt: header.exportedAt, server: header.server });
+  return imported.answer;
 }
 
 // Whether no client has written to the sandbox since it was made or reset

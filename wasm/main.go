@@ -20,8 +20,13 @@
 //	    recentErrors}: what the sandbox holds against its budget and its
 //	    clients' last n failed requests (core/requestlog's Failures), for the
 //	    instructor's view (WORK-2); null before start
-//	kubeplay.readExport(bytes) → {header: JSON text, snapshot: Uint8Array} | {error}:
-//	    an export file checked whole (core/export), for the host to start from
+//	kubeplay.readExport(bytes) → {header: JSON text, snapshot: Uint8Array, cluster: {mode, nodes}} | {error}:
+//	    an export file checked whole (core/export), for the host to start
+//	    from, and the cluster mode to run it with (its nodes within
+//	    clustermode's bound); bridge.mjs's checkImport reads it
+//	kubeplay.parseProgress(bytes) → {progress: JSON text} | {status: {code, reason, message}}:
+//	    a workshop progress PUT's body read as the native host reads it
+//	    (internal/control/progress), for the edge's sandbox object
 //	kubeplay.stop() → Promise
 package main
 
@@ -41,7 +46,9 @@ import (
 	"kubeplay/core/sandbox"
 	"kubeplay/core/storage"
 	"kubeplay/core/web"
+	"kubeplay/internal/control/progress"
 	"kubeplay/wasm/bridge"
+	"kubeplay/wasm/clustermode"
 	"kubeplay/wasm/jsio"
 )
 
@@ -57,6 +64,7 @@ func main() {
 	api.Set("stop", js.FuncOf(stop))
 	api.Set("usage", js.FuncOf(usage))
 	api.Set("readExport", js.FuncOf(readExport))
+	api.Set("parseProgress", js.FuncOf(parseProgress))
 	api.Set("handle", bridge.Handler(web.HandlerFunc(serve)))
 	// The worker's own modules (xDS, the simulated cluster) call this one,
 	// as the core's in-process clients.
@@ -196,7 +204,28 @@ func readExport(_ js.Value, args []js.Value) any {
 		return map[string]any{"error": err.Error()}
 	}
 	head, _ := json.Marshal(h)
-	return map[string]any{"header": string(head), "snapshot": jsio.BytesToJS(snap)}
+	// The cluster a host runs it with: the export's, within what a host
+	// lets a sandbox ask for.
+	cluster := map[string]any{"mode": h.Cluster.Mode}
+	if h.Cluster.Nodes > 0 {
+		cluster["nodes"] = min(h.Cluster.Nodes, clustermode.MaxNodes)
+	}
+	return map[string]any{"header": string(head), "snapshot": jsio.BytesToJS(snap), "cluster": cluster}
+}
+
+// parseProgress reads a workshop progress PUT's body as the native host
+// does (internal/control/progress), for the edge's sandbox object:
+// {progress: JSON text}, or {status: the Status to answer}.
+func parseProgress(_ js.Value, args []js.Value) any {
+	if len(args) < 1 {
+		return map[string]any{"status": map[string]any{"code": 400, "reason": "BadRequest", "message": "parseProgress(bytes)"}}
+	}
+	p, st := progress.Parse(jsio.BytesFromJS(args[0]))
+	if st != nil {
+		return map[string]any{"status": map[string]any{"code": int(st.Code), "reason": string(st.Reason), "message": st.Message}}
+	}
+	text, _ := json.Marshal(p)
+	return map[string]any{"progress": string(text)}
 }
 
 func stop(js.Value, []js.Value) any {

@@ -59,7 +59,7 @@ import xdsModule from './kubeplay-xds.wasm';
 // The OpenAPI documents, kept out of the core's module and given to it when a
 // client first asks (an ArrayBuffer: a Data module).
 import openapiDocuments from './openapi-documents.bin';
-import { XDS_PATH, errorText, headerLines, jsonResponse, relay, runGo, statusResponse, unavailable } from './bridge.mjs';
+import { XDS_PATH, checkImport, errorText, headerLines, jsonResponse, relay, runGo, statusResponse, unavailable } from './bridge.mjs';
 import { INSTRUCTOR_HEADER, MAX_BODY_BYTES, bearerToken, instructorWrites, methodNotAllowed, notFound, sha256, tooLarge, unauthorized } from './kube.mjs';
 
 const SNAPSHOT_PART_BYTES = 1 << 20;
@@ -159,19 +159,20 @@ export class Sandbox extends DurableObject {
     };
   }
 
-  // progress answers PROGRESS_PATH without the core: GET (the attendee, or the
-  // instructor reading) and PUT (the attendee's page), as internal/control's
-  // handler answers it natively.
+  // progress answers PROGRESS_PATH without starting the core: GET (the
+  // attendee, or the instructor reading) and PUT (the attendee's page), whose
+  // body the core's module reads as internal/control's handler does natively.
   async progress(request) {
     if (request.method === 'GET') return jsonResponse(200, this.meta.progress ?? EMPTY_PROGRESS);
     if (request.method !== 'PUT') return methodNotAllowed();
-    const text = await readLimited(request.body ?? new Blob([]).stream(), MAX_PROGRESS_BYTES);
-    if (text === null) return statusResponse(413, 'RequestEntityTooLarge', `Request entity too large: limit is ${MAX_PROGRESS_BYTES}`);
-    const { progress, error } = checkProgress(new TextDecoder().decode(text));
-    if (error) return statusResponse(400, 'BadRequest', error);
-    this.sql.exec("INSERT OR REPLACE INTO meta (key, value) VALUES ('progress', ?)", JSON.stringify(progress));
-    this.meta.progress = progress;
-    return jsonResponse(200, progress);
+    // One byte over the bound is enough for the core's module to refuse it.
+    const body = await readLimited(request.body ?? new Blob([]).stream(), MAX_PROGRESS_BYTES + 1) ?? new Uint8Array(MAX_PROGRESS_BYTES + 1);
+    this.api ??= this.instantiate();
+    const parsed = (await this.api).parseProgress(body);
+    if (parsed.status) return statusResponse(parsed.status.code, parsed.status.reason, parsed.status.message);
+    this.sql.exec("INSERT OR REPLACE INTO meta (key, value) VALUES ('progress', ?)", parsed.progress);
+    this.meta.progress = JSON.parse(parsed.progress);
+    return jsonResponse(200, this.meta.progress);
   }
 
   // import answers POST IMPORT_PATH (LEARN-6), as the browser's worker
@@ -184,30 +185,18 @@ export class Sandbox extends DurableObject {
     if (request.method !== 'POST') return methodNotAllowed();
     this.api ??= this.instantiate();
     const api = await this.api;
-    const checked = api.readExport(body ?? new Uint8Array(0));
-    if (checked.error) return statusResponse(400, 'BadRequest', checked.error);
-    const header = JSON.parse(checked.header);
-    const replace = new URL(request.url).searchParams.get('replace') === 'true';
-    if (!replace && this.meta.fresh !== true) {
-      return statusResponse(409, 'Conflict', 'the sandbox holds what its clients wrote: import with ?replace=true to replace it');
-    }
+    const imported = checkImport(api, body, request.url, this.meta.fresh, this.meta.cluster);
+    if (imported.refusal) return imported.refusal;
     await this.stopCore();
-    const cluster = { ...this.meta.cluster, mode: header.cluster.mode };
-    if (header.cluster.nodes > 0) cluster.nodes = header.cluster.nodes;
-    const snapshot = checked.snapshot;
     this.ctx.storage.transactionSync(() => {
-      this.sql.exec('DELETE FROM snapshot');
-      for (let at = 0, part = 0; at < snapshot.byteLength; at += SNAPSHOT_PART_BYTES, part++) {
-        this.sql.exec('INSERT INTO snapshot (part, data) VALUES (?, ?)', part, copyBuffer(snapshot.subarray(at, at + SNAPSHOT_PART_BYTES)));
-      }
-      this.sql.exec('DELETE FROM journal');
+      this.replaceSnapshot(imported.snapshot);
       this.sql.exec("DELETE FROM meta WHERE key IN ('stats', 'progress')");
-      this.sql.exec("INSERT OR REPLACE INTO meta (key, value) VALUES ('cluster', ?)", JSON.stringify(cluster));
+      this.sql.exec("INSERT OR REPLACE INTO meta (key, value) VALUES ('cluster', ?)", JSON.stringify(imported.cluster));
       this.sql.exec("INSERT OR REPLACE INTO meta (key, value) VALUES ('fresh', 'false')");
     });
     this.stats = null;
     this.meta = readMeta(this.sql);
-    return jsonResponse(200, { kind: 'KubeplayImport', revision: header.revision, compacted: header.compacted, objects: header.objects, cluster: header.cluster, exportedAt: header.exportedAt, server: header.server });
+    return imported.answer;
   }
 
   // noteClientWrite records that a client wrote (or tried to): the sandbox
@@ -467,13 +456,17 @@ export class Sandbox extends DurableObject {
 
   // writeSnapshot replaces the snapshot and empties the journal in one transaction.
   async writeSnapshot(snapshot) {
-    this.ctx.storage.transactionSync(() => {
-      this.sql.exec('DELETE FROM snapshot');
-      for (let at = 0, part = 0; at < snapshot.byteLength; at += SNAPSHOT_PART_BYTES, part++) {
-        this.sql.exec('INSERT INTO snapshot (part, data) VALUES (?, ?)', part, copyBuffer(snapshot.subarray(at, at + SNAPSHOT_PART_BYTES)));
-      }
-      this.sql.exec('DELETE FROM journal');
-    });
+    this.ctx.storage.transactionSync(() => this.replaceSnapshot(snapshot));
+  }
+
+  // replaceSnapshot stores snapshot in parts in place of the snapshot and the
+  // journal; within the caller's transaction.
+  replaceSnapshot(snapshot) {
+    this.sql.exec('DELETE FROM snapshot');
+    for (let at = 0, part = 0; at < snapshot.byteLength; at += SNAPSHOT_PART_BYTES, part++) {
+      this.sql.exec('INSERT INTO snapshot (part, data) VALUES (?, ?)', part, copyBuffer(snapshot.subarray(at, at + SNAPSHOT_PART_BYTES)));
+    }
+    this.sql.exec('DELETE FROM journal');
   }
 
   // unload stops the core and resets the object: the Go instance and everything
@@ -631,51 +624,11 @@ function readMeta(sql) {
   };
 }
 
-// A progress record (internal/control's Progress): what the page reports and
-// its bounds, checked as Progress.Check checks it natively (the edge test
-// sends both the same bad records).
+// A progress record before the attendee's page reports one
+// (internal/control/progress's Progress), and the bound of a PUT's body
+// (its MaxRequestBytes).
 const EMPTY_PROGRESS = Object.freeze({ tutorial: '', step: 0, steps: 0, exercises: {} });
-const MAX_PROGRESS_BYTES = 16 << 10; // control.MaxRequestBytes
-const MAX_PROGRESS_EXERCISES = 200;
-const MAX_PROGRESS_NAME = 253;
-const PROGRESS_FIELDS = new Set(['tutorial', 'step', 'steps', 'exercises']);
-
-// checkProgress reads a PUT's body: {progress} or {error}, a BadRequest's message.
-function checkProgress(text) {
-  let v;
-  try {
-    v = text.trim() === '' ? {} : JSON.parse(text);
-  } catch (err) {
-    return { error: `invalid sandbox request: ${err.message}` };
-  }
-  if (v === null || typeof v !== 'object' || Array.isArray(v)) return { error: 'invalid sandbox request: the body must be a JSON object' };
-  for (const k of Object.keys(v)) {
-    if (!PROGRESS_FIELDS.has(k)) return { error: `invalid sandbox request: json: unknown field "${k}"` };
-  }
-  const p = { tutorial: v.tutorial ?? '', step: v.step ?? 0, steps: v.steps ?? 0, exercises: v.exercises ?? {} };
-  const name = (what, s) => {
-    if (typeof s !== 'string' || [...s].length > MAX_PROGRESS_NAME || s.isWellFormed?.() === false) return `${what} must be at most ${MAX_PROGRESS_NAME} characters of UTF-8`;
-    // Go's unicode.IsPrint: letters, marks, numbers, punctuation, symbols and the ASCII space.
-    if (!/^(?:[\p{L}\p{M}\p{N}\p{P}\p{S}]| )*$/u.test(s)) return `${what} must be printable characters`;
-    return null;
-  };
-  const isInt = (n) => Number.isInteger(n);
-  let error = name('progress.tutorial', p.tutorial);
-  if (error) return { error };
-  if (!isInt(p.step) || !isInt(p.steps)) return { error: 'invalid sandbox request: progress.step and progress.steps must be integers' };
-  if (p.steps < 0 || p.steps > 1000) return { error: 'progress.steps must be between 0 and 1000' };
-  if (p.step < 0 || p.step > p.steps) return { error: `progress.step must be between 0 and progress.steps (${p.steps})` };
-  if (p.tutorial === '' && p.steps !== 0) return { error: 'progress.steps needs progress.tutorial' };
-  if (p.exercises === null || typeof p.exercises !== 'object' || Array.isArray(p.exercises)) return { error: 'invalid sandbox request: progress.exercises must be an object' };
-  const ids = Object.keys(p.exercises);
-  if (ids.length > MAX_PROGRESS_EXERCISES) return { error: `progress.exercises must name at most ${MAX_PROGRESS_EXERCISES} exercises` };
-  for (const id of ids) {
-    if (id === '') return { error: "progress.exercises: an exercise's id must not be empty" };
-    if ((error = name("progress.exercises' ids", id))) return { error };
-    if (typeof p.exercises[id] !== 'boolean') return { error: `invalid sandbox request: progress.exercises.${id} must be true or false` };
-  }
-  return { progress: p };
-}
+const MAX_PROGRESS_BYTES = 16 << 10;
 
 // tokenMatches compares the SHA-256 of the presented bearer token with the stored
 // hash (bytes) in constant time.

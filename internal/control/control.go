@@ -33,6 +33,7 @@ import (
 
 	"kubeplay/core/apierrors"
 	"kubeplay/core/requestlog"
+	"kubeplay/internal/control/progress"
 	"kubeplay/wasm/clustermode"
 )
 
@@ -41,15 +42,11 @@ const (
 	// MaxAttendees bounds one workshop's sandboxes unless the host sets less.
 	MaxAttendees = 100
 	// MaxRequestBytes bounds a control request's body.
-	MaxRequestBytes = 16 << 10
+	MaxRequestBytes = progress.MaxRequestBytes
 	// MaxLabelRunes bounds a sandbox's label (an attendee's name).
 	MaxLabelRunes = 63
 	// RecentErrors is how many of a sandbox's last failed requests Info shows.
 	RecentErrors = 5
-	// MaxProgressExercises bounds the exercises a Progress names, and
-	// MaxProgressName the runes of a tutorial's or an exercise's id.
-	MaxProgressExercises = 200
-	MaxProgressName      = 253
 )
 
 // ProgressPath is the path below /s/{id} where the attendee's page puts its
@@ -139,57 +136,10 @@ type Budget struct {
 	MaxObjects int64 `json:"maxObjects"`
 }
 
-// Progress is how far the attendee got in a tutorial: the tutorial's id,
-// the step they are on of how many, and the exercises they began, by id
-// (true: every part checked). Empty until the page reports it (PUT
-// ProgressPath), and again after a reset.
-type Progress struct {
-	Tutorial  string          `json:"tutorial"`
-	Step      int             `json:"step"`
-	Steps     int             `json:"steps"`
-	Exercises map[string]bool `json:"exercises"`
-}
-
-// Check says what is wrong with p, if anything, and makes a missing
-// exercises map an empty one.
-func (p *Progress) Check() *apierrors.Status {
-	name := func(what, s string) *apierrors.Status {
-		if !utf8.ValidString(s) || utf8.RuneCountInString(s) > MaxProgressName {
-			return apierrors.NewBadRequest(fmt.Sprintf("%s must be at most %d characters of UTF-8", what, MaxProgressName))
-		}
-		for _, r := range s {
-			if !unicode.IsPrint(r) {
-				return apierrors.NewBadRequest(what + " must be printable characters")
-			}
-		}
-		return nil
-	}
-	if st := name("progress.tutorial", p.Tutorial); st != nil {
-		return st
-	}
-	switch {
-	case p.Steps < 0 || p.Steps > 1000:
-		return apierrors.NewBadRequest("progress.steps must be between 0 and 1000")
-	case p.Step < 0 || p.Step > p.Steps:
-		return apierrors.NewBadRequest(fmt.Sprintf("progress.step must be between 0 and progress.steps (%d)", p.Steps))
-	case p.Tutorial == "" && p.Steps != 0:
-		return apierrors.NewBadRequest("progress.steps needs progress.tutorial")
-	case len(p.Exercises) > MaxProgressExercises:
-		return apierrors.NewBadRequest(fmt.Sprintf("progress.exercises must name at most %d exercises", MaxProgressExercises))
-	}
-	for id := range p.Exercises {
-		if id == "" {
-			return apierrors.NewBadRequest("progress.exercises: an exercise's id must not be empty")
-		}
-		if st := name("progress.exercises' ids", id); st != nil {
-			return st
-		}
-	}
-	if p.Exercises == nil {
-		p.Exercises = map[string]bool{}
-	}
-	return nil
-}
+// Progress is how far the attendee got (package progress: its record, its
+// check and how a PUT's body is read, which the edge's sandbox object reads
+// through the core's module).
+type Progress = progress.Progress
 
 // RequestError is one failed request of a sandbox's request log: time,
 // user, verb, URI, code and its Status's message (core/requestlog's

@@ -1,7 +1,6 @@
 package control
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	"kubeplay/core/apierrors"
+	"kubeplay/internal/control/progress"
 )
 
 // Handler serves the protocol over a Fleet.
@@ -373,12 +373,13 @@ func (h *Handler) progress(w http.ResponseWriter, r *http.Request, id string) {
 		}
 		writeJSON(w, http.StatusOK, in.Progress)
 	case http.MethodPut:
-		var p Progress
-		if st := decodeRequest(r, &p); st != nil {
+		body, st := readBody(r)
+		if st != nil {
 			writeStatus(w, st)
 			return
 		}
-		if st := p.Check(); st != nil {
+		p, st := progress.Parse(body)
+		if st != nil {
 			writeStatus(w, st)
 			return
 		}
@@ -400,31 +401,23 @@ func checkCluster(c *Cluster) (Cluster, *apierrors.Status) {
 	return *c, c.Check()
 }
 
-// decodeRequest reads a small JSON object (an empty body counts as {})
-// into v, refusing unknown fields.
+// decodeRequest reads a control request's small JSON object into v
+// (progress.DecodeJSON's rules).
 func decodeRequest(r *http.Request, v any) *apierrors.Status {
+	body, st := readBody(r)
+	if st != nil {
+		return st
+	}
+	return progress.DecodeJSON(body, v)
+}
+
+// readBody is r's body, up to one byte more than a control request may have.
+func readBody(r *http.Request) ([]byte, *apierrors.Status) {
 	body, err := io.ReadAll(io.LimitReader(r.Body, MaxRequestBytes+1))
 	if err != nil {
-		return apierrors.NewBadRequest("reading the request body: " + err.Error())
+		return nil, apierrors.NewBadRequest("reading the request body: " + err.Error())
 	}
-	if len(body) > MaxRequestBytes {
-		return apierrors.NewRequestEntityTooLarge(MaxRequestBytes)
-	}
-	if len(bytes.TrimSpace(body)) == 0 {
-		return nil
-	}
-	if string(bytes.TrimSpace(body)) == "null" {
-		return apierrors.NewBadRequest("invalid sandbox request: the body must be a JSON object")
-	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return apierrors.NewBadRequest("invalid sandbox request: " + err.Error())
-	}
-	if dec.More() {
-		return apierrors.NewBadRequest("invalid sandbox request: trailing data after the JSON object")
-	}
-	return nil
+	return body, nil
 }
 
 // origin is scheme://host of the request as the caller addressed it.

@@ -103,3 +103,27 @@ export const unavailable = (message) => statusResponse(503, 'ServiceUnavailable'
 
 /** An error's message, for a Status: err.message, or err itself. */
 export const errorText = (err) => String(err && err.message || err);
+
+/**
+ * checkImport is a host's answer to POST /debug/kubeplay/import (LEARN-6)
+ * up to the point where it replaces its sandbox's state, the same at every
+ * host: the export checked whole by the core's module (api.readExport; a
+ * damaged or foreign file is 400), then refused unless the sandbox is fresh
+ * (no client has written to it since it was made or reset) or the request
+ * says ?replace=true (409). Else {snapshot, cluster: current settings with
+ * the export's mode and nodes, answer: the 200 to send once replaced};
+ * otherwise {refusal}.
+ */
+export function checkImport(api, body, url, fresh, current) {
+  const checked = api.readExport(body ?? new Uint8Array(0));
+  if (checked.error) return { refusal: statusResponse(400, 'BadRequest', checked.error) };
+  if (!fresh && new URL(url).searchParams.get('replace') !== 'true') {
+    return { refusal: statusResponse(409, 'Conflict', 'the sandbox holds what its clients wrote: import with ?replace=true to replace it') };
+  }
+  const h = JSON.parse(checked.header);
+  return {
+    snapshot: checked.snapshot,
+    cluster: { ...current, ...checked.cluster },
+    answer: jsonResponse(200, { kind: 'KubeplayImport', revision: h.revision, compacted: h.compacted, objects: h.objects, cluster: h.cluster, exportedAt: h.exportedAt, server: h.server }),
+  };
+}
