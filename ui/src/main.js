@@ -513,16 +513,21 @@ function main() {
   // (it replaces what the sandbox holds).
   async function importBytes(bytes, what) {
     const head = readHeader(bytes);
-    const holds = head ? ` (revision ${head.revision}, ${head.objects} objects, ${head.cluster?.mode} cluster)` : '';
-    if (!confirm(`Start the in-browser sandbox from ${what}${holds}? What it holds now is replaced.`)) return false;
+    if (!confirm(`Start the in-browser sandbox from ${what}${head ? ` (${stateSummary(head)})` : ''}? What it holds now is replaced.`)) return;
+    await startFrom(bytes, what);
+  }
+
+  // startFrom starts the in-browser sandbox from an export (what names it),
+  // says so, and whether it did.
+  async function startFrom(bytes, what) {
     try {
-      // The worker answers once the core runs from the file.
+      // The worker answers once the core runs from it.
       const done = await importState(bytes, { replace: true });
       sandboxReplaced(true);
-      showNotice(`Imported ${what}: revision ${done.revision}, ${done.objects} objects, ${done.cluster.mode} cluster.`);
+      showNotice(`Imported ${what}: ${stateSummary(done)}.`);
       return true;
     } catch (e) {
-      showPageError('the sandbox could not be imported: ' + e.message);
+      showPageError(`${what} could not be imported: ${e.message}`);
       return false;
     }
   }
@@ -567,18 +572,11 @@ function main() {
     readShareLink(hash).then((bytes) => {
       const head = readHeader(bytes);
       if (!head) throw new Error('it holds no kubeplay export');
-      detail.textContent = `: revision ${head.revision}, ${head.objects} objects, ${head.cluster?.mode} cluster, exported ${head.exportedAt}`;
+      detail.textContent = `: ${stateSummary(head)}, exported ${head.exportedAt}`;
       accept.disabled = false;
       accept.onclick = async () => {
         if (currentTarget().kind !== 'sandbox') setTarget({ kind: 'sandbox' });
-        try {
-          const done = await importState(bytes, { replace: true });
-          drop();
-          sandboxReplaced(true);
-          showNotice(`Started from the link's state: revision ${done.revision}, ${done.objects} objects.`);
-        } catch (e) {
-          showPageError('the link\'s state could not be imported: ' + e.message);
-        }
+        if (await startFrom(bytes, 'the link\'s state')) drop();
       };
     }).catch((e) => {
       detail.textContent = `, but it cannot be read (${e.message})`;
@@ -672,6 +670,11 @@ function renderLinkOffer(offer) {
     ),
   );
   return box;
+}
+
+// stateSummary is what an export holds, from its header or an import's answer.
+function stateSummary(h) {
+  return `revision ${h.revision}, ${h.objects} objects, ${h.cluster?.mode} cluster`;
 }
 
 function fatal(err) {

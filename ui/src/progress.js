@@ -16,7 +16,7 @@ const EXERCISE_DONE = 'kubeplay.exerciseDone.';
 const FINISHED = 'kubeplay.finished.';
 const TUTORIAL_AT = 'kubeplay.tutorialAt.';
 const VIEW = 'kubeplay.view';
-export const PROGRESS_PATH = '/kubeplay/progress';
+const PROGRESS_PATH = '/kubeplay/progress';
 // A workshop sandbox's API: its host's /s/{id} (internal/control's SandboxServer).
 const WORKSHOP_SANDBOX = /\/s\/[A-Za-z0-9]+\/?$/;
 

@@ -9,20 +9,19 @@
 
 import { apiFetch } from './api.js';
 
-export const EXPORT_PATH = '/debug/kubeplay/export';
-export const IMPORT_PATH = '/debug/kubeplay/import';
+const EXPORT_PATH = '/debug/kubeplay/export';
+const IMPORT_PATH = '/debug/kubeplay/import';
 // A share link's fragment: #import=<base64url of the gzip of the export>.
 export const LINK_PREFIX = 'import=';
 // Past this many characters of fragment a state goes as a file instead.
 export const MAX_LINK_CHARS = 512 * 1024;
 
-/** The target's export: {bytes, filename, header}. */
+/** The target's export: {bytes, filename}. */
 export async function exportState(target) {
   const res = await apiFetch(EXPORT_PATH, {}, target);
-  const bytes = new Uint8Array(await res.arrayBuffer());
-  if (!res.ok) throw new Error(statusMessage(bytes, res.status));
+  if (!res.ok) throw new Error(statusMessage(await res.text(), res.status));
   const m = /filename="([^"]+)"/.exec(res.headers.get('Content-Disposition') || '');
-  return { bytes, filename: m ? m[1] : 'kubeplay.kubeplay', header: readHeader(bytes) };
+  return { bytes: new Uint8Array(await res.arrayBuffer()), filename: m ? m[1] : 'kubeplay.kubeplay' };
 }
 
 /** The export's header line, parsed (null when it has none). */
@@ -44,17 +43,14 @@ export function readHeader(bytes) {
 export async function importState(bytes, { replace = false } = {}) {
   const res = await fetch(IMPORT_PATH + (replace ? '?replace=true' : ''), { method: 'POST', body: bytes, headers: { 'Content-Type': 'application/vnd.kubeplay.export' } });
   const text = await res.text();
-  if (!res.ok) {
-    const err = new Error(statusMessage(new TextEncoder().encode(text), res.status));
-    err.status = res.status;
-    throw err;
-  }
+  if (!res.ok) throw new Error(statusMessage(text, res.status));
   return JSON.parse(text);
 }
 
-function statusMessage(bytes, status) {
+// statusMessage is a refusal's Status message, else its HTTP status.
+function statusMessage(text, status) {
   try {
-    const s = JSON.parse(new TextDecoder().decode(bytes));
+    const s = JSON.parse(text);
     if (s && s.message) return s.message;
   } catch {
     // not a Status
