@@ -16,8 +16,9 @@
 //   - the server: the registry (reads and writes of every kind) and the
 //     admission it runs (kube's plugins, the admission webhooks), the
 //     kinds' descriptors, defaults, patch and apply, authentication, API
-//     Priority and Fairness, CustomResourceDefinitions, OpenAPI, and
-//     apiserver, the HTTP surface that composes them;
+//     Priority and Fairness, CustomResourceDefinitions, OpenAPI, the
+//     revision timeline (who changed what, from history and the request
+//     log), and apiserver, the HTTP surface that composes them;
 //   - the clients of the API: the in-process client, the controllers, the
 //     simulated cluster, its metrics-server, the xDS discovery service and
 //     the page's kubectl.

@@ -13,6 +13,7 @@ import (
 	"kubeplay/core/object"
 	"kubeplay/core/patch"
 	"kubeplay/core/registry"
+	"kubeplay/core/requestlog"
 	"kubeplay/core/types"
 	"kubeplay/core/user"
 	"kubeplay/core/warning"
@@ -41,7 +42,7 @@ func checkObjectNamespace(obj object.Object, t target) error {
 func (t target) registryTarget(r *web.Request) registry.Target {
 	u, _ := user.From(r.Context())
 	return registry.Target{Res: t.res, Namespace: t.namespace, Name: t.name, Sub: t.sub, DryRun: t.dryRun, Manager: t.manager,
-		User: u, Warn: func(text string) { warning.Add(r.Context(), text) }}
+		User: u, Warn: func(text string) { warning.Add(r.Context(), text) }, Committed: requestlog.From(r.Context()).Committed}
 }
 
 func (s *Server) create(w web.ResponseWriter, r *web.Request, t target) error {

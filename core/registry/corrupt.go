@@ -120,12 +120,15 @@ func (s *Store) forceDeleteCorrupt(t Target) (DeleteResult, error) {
 	if err := s.admit(Delete, t, nil, nil); err != nil {
 		return DeleteResult{}, err
 	}
-	_, _, err := s.storage.Mutate(t.key(), func(cur []byte, _ int64) (storage.Change, error) {
+	rev, _, err := s.storage.Mutate(t.key(), func(cur []byte, _ int64) (storage.Change, error) {
 		if cur == nil {
 			return storage.Change{}, apierrors.NewNotFound(t.served().Group, t.served().Plural, t.Name)
 		}
 		return storage.Change{Op: storage.Delete, Value: cur}, nil
 	})
+	if err == nil {
+		t.committed(rev, storage.Delete)
+	}
 	if apierrors.HasCode(err, 404) {
 		err = nil // deleted meanwhile: kube answers as if this delete did
 	}

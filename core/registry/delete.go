@@ -186,13 +186,16 @@ func (s *Store) Delete(t Target, opts DeleteOptions) (DeleteResult, error) {
 		// The mark is stored: remove what was marked, unless it was replaced.
 		mark, _ := object.Decode(marked)
 		uid := object.MetaString(mark, "uid")
-		_, gone, err := s.storage.Mutate(t.key(), func(cur []byte, rev int64) (storage.Change, error) {
+		rev, gone, err := s.storage.Mutate(t.key(), func(cur []byte, rev int64) (storage.Change, error) {
 			obj, err := object.Decode(cur)
 			if cur == nil || err != nil || object.MetaString(obj, "uid") != uid {
 				return storage.Change{}, apierrors.NewNotFound(t.served().Group, t.served().Plural, t.Name)
 			}
 			return deletion(cur, rev)
 		})
+		if err == nil {
+			t.committed(rev, storage.Delete)
+		}
 		if apierrors.HasCode(err, 404) {
 			return DeleteResult{Object: stored, Gone: true}, nil // deleted meanwhile
 		}

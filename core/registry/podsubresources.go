@@ -292,7 +292,7 @@ func (s *Store) useDisruption(t Target, pdb object.Object, dryRun bool) error {
 		_, err := decrement(pdb)
 		return err
 	}
-	_, _, err := s.update(Target{Res: s.schema.Lookup("policy", "v1", "poddisruptionbudgets"), Namespace: t.Namespace, Name: name, Sub: "status", Manager: "kube-apiserver", User: t.User}, decrement)
+	_, _, err := s.update(Target{Res: s.schema.Lookup("policy", "v1", "poddisruptionbudgets"), Namespace: t.Namespace, Name: name, Sub: "status", Manager: "kube-apiserver", User: t.User, Committed: t.Committed}, decrement)
 	return err
 }
 

@@ -66,7 +66,7 @@ func (a quotaAdmission) charge(t Target, name string, charges []quota.Charge) er
 	who := t.served()
 	o := quota.Object{Group: who.Group, Resource: who.Plural, Name: name}
 	for _, c := range charges {
-		status := Target{Res: a.store.quotaResource(), Namespace: t.Namespace, Name: c.Quota, Sub: "status", Manager: "kube-apiserver"}
+		status := Target{Res: a.store.quotaResource(), Namespace: t.Namespace, Name: c.Quota, Sub: "status", Manager: "kube-apiserver", Committed: t.Committed}
 		_, _, err := a.store.update(status, func(old object.Object) (object.Object, error) {
 			if old == nil {
 				return nil, errQuotaGone

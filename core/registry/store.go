@@ -217,6 +217,10 @@ type Target struct {
 	// Warn, when set, hears the warnings of the write (kube's Warning
 	// headers).
 	Warn func(text string)
+	// Committed, when set, hears the revision of every change the write
+	// commits (a deletecollection's, one per object): the request log ties
+	// each change history keeps to the request that made it (LEARN-5).
+	Committed func(rev int64)
 	// Via is the view the write came through (Res is then what it views):
 	// the kind's strategy validates by the request's version, as kube's do.
 	Via *api.Resource
@@ -228,6 +232,14 @@ type Target struct {
 	// update charges them, then tries again): their limits are judged
 	// without it.
 	charged []quota.Charge
+}
+
+// committed tells t.Committed of a change committed at rev (a Keep commits
+// none).
+func (t Target) committed(rev int64, op storage.Op) {
+	if t.Committed != nil && op != storage.Keep {
+		t.Committed(rev)
+	}
 }
 
 // served is the resource the request named: its objects are what a missing
@@ -318,7 +330,15 @@ func (s *Store) Create(t Target, obj object.Object) ([]byte, error) {
 // put left (none, or the one an update that creates was sent with).
 func (s *Store) mutate(t Target, fn storage.MutateFunc) ([]byte, error) {
 	if !t.DryRun {
-		_, stored, err := s.storage.Mutate(t.key(), fn)
+		var op storage.Op
+		rev, stored, err := s.storage.Mutate(t.key(), func(cur []byte, rev int64) (storage.Change, error) {
+			ch, err := fn(cur, rev)
+			op = ch.Op
+			return ch, err
+		})
+		if err == nil {
+			t.committed(rev, op)
+		}
 		return stored, overBudget(t, err)
 	}
 	var cur []byte

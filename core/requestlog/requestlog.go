@@ -52,6 +52,10 @@ type Entry struct {
 	ResponseBytes int64  `json:"responseBytes"`
 	PriorityLevel string `json:"priorityLevel,omitempty"`
 	FlowSchema    string `json:"flowSchema,omitempty"`
+	// Revisions are those of the changes the request committed, oldest
+	// first (a deletecollection's, one per object): the revision timeline
+	// names who made each change by them (LEARN-5).
+	Revisions []int64 `json:"revisions,omitempty"`
 	// Open: a long-running answer (a watch, a followed log) still going.
 	Open bool `json:"open,omitempty"`
 	// Bodies says the bodies are kept (Log.Get returns them).
@@ -129,6 +133,14 @@ type key struct{}
 func From(ctx context.Context) *Entry {
 	e, _ := ctx.Value(key{}).(*Entry)
 	return e
+}
+
+// Committed notes that the request committed a change at rev; nil-safe, for
+// a request the log does not keep.
+func (e *Entry) Committed(rev int64) {
+	if e != nil {
+		e.Revisions = append(e.Revisions, rev)
+	}
 }
 
 // Filter logs every request the handler answers.

@@ -14,6 +14,7 @@ import (
 	"kubeplay/core/admission"
 	"kubeplay/core/aggregator"
 	"kubeplay/core/requestlog"
+	"kubeplay/core/timeline"
 	"sync"
 	"time"
 
@@ -170,7 +171,10 @@ func New(cfg Config) (*Sandbox, error) {
 		s.Requests = requestlog.New(cfg.API.Clock, 0, 0, requestlog.IsPath)
 	}
 	cfg.API.RequestLog = s.Requests
-	cfg.API.Debug = map[string]web.Handler{export.Path: export.Handler(store.Storage(), exportCluster(cfg), cfg.API.Clock.Now)}
+	cfg.API.Debug = map[string]web.Handler{
+		export.Path:   export.Handler(store.Storage(), exportCluster(cfg), cfg.API.Clock.Now),
+		timeline.Path: timeline.Handler(timeline.New(store, s.Requests)),
+	}
 	s.APF = flowcontrol.New(flowcontrol.Config{
 		ServerConcurrencyLimit: cfg.Seats,
 		Clock:                  cfg.API.Clock,

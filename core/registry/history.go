@@ -1,0 +1,38 @@
+package registry
+
+import (
+	"strings"
+
+	"kubeplay/core/api"
+	"kubeplay/core/storage"
+)
+
+// Past is one change the store's history keeps, with the object it was made
+// to.
+type Past struct {
+	storage.HistoryEntry
+	// Res is the resource whose collection holds the object; nil for one
+	// no served resource owns any more (a CustomResourceDefinition's, since
+	// removed).
+	Res             *api.Resource
+	Namespace, Name string
+}
+
+// History hands fn the changes the store's history keeps, newest first, from
+// the one before revision before (0: the newest), until fn returns false; it
+// returns the store's revision and the oldest one still served (storage's
+// History).
+func (s *Store) History(before int64, fn func(Past) bool) (head, compacted int64, err error) {
+	return s.storage.History(before, func(e storage.HistoryEntry) bool {
+		p := Past{HistoryEntry: e, Res: resourceForKey(s.schema, e.Key)}
+		// GROUP/PLURAL/NAMESPACE/NAME, or GROUP/PLURAL/NAME.
+		parts := strings.SplitN(e.Key, "/", 4)
+		switch {
+		case len(parts) == 4:
+			p.Namespace, p.Name = parts[2], parts[3]
+		case len(parts) == 3:
+			p.Name = parts[2]
+		}
+		return fn(p)
+	})
+}
