@@ -228,3 +228,42 @@ func (r *reader) bytes() []byte {
 	r.b = r.b[n:]
 	return v
 }
+
+// peekHistory reads a history entry's type, key and previous value in place,
+// copying nothing: a list at an old revision undoes thousands of entries and
+// needs no more of them.
+func peekHistory(v string) (typ EventType, key, prev string, err error) {
+	if len(v) < 1 {
+		return "", "", "", errCorrupt
+	}
+	if typ = eventType(v[0]); typ == "" {
+		return "", "", "", errCorrupt
+	}
+	off := 1
+	field := func(varints int) (string, bool) {
+		// Varints are at most binary.MaxVarintLen64 bytes each.
+		hdr := []byte(v[off:min(len(v), off+varints*binary.MaxVarintLen64)])
+		r := reader{b: hdr}
+		for range varints - 1 {
+			r.varint()
+		}
+		n := r.uvarint()
+		if r.err != nil || n > uint64(len(v)) {
+			return "", false
+		}
+		start := off + len(hdr) - len(r.b)
+		if uint64(len(v)-start) < n {
+			return "", false
+		}
+		off = start + int(n)
+		return v[start:off], true
+	}
+	key, ok := field(3) // time, revision, key
+	var ok2, ok3 bool
+	_, ok2 = field(1) // object
+	prev, ok3 = field(1)
+	if !ok || !ok2 || !ok3 {
+		return "", "", "", errCorrupt
+	}
+	return typ, key, prev, nil
+}

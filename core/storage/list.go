@@ -148,18 +148,18 @@ func (s *Store) listAt(opts ListOptions, current int64) (ListResult, error) {
 			return true
 		})
 		return tx.DescendRange("", historyKey(head), historyKey(opts.Rev), func(_, v string) bool {
-			e, err := decodeHistory([]byte(v))
+			typ, key, prev, err := peekHistory(v)
 			if err != nil {
 				corrupt = err
 				return false
 			}
-			if !strings.HasPrefix(e.Key, opts.Prefix) {
+			if !strings.HasPrefix(key, opts.Prefix) {
 				return true
 			}
-			if e.Type == Added {
-				delete(state, e.Key)
+			if typ == Added {
+				delete(state, key)
 			} else {
-				state[e.Key] = string(e.Prev)
+				state[key] = prev
 			}
 			return true
 		})
