@@ -59,7 +59,7 @@ func TestLEARN_5_History(t *testing.T) {
 		t.Fatalf("history before %d: head %d compacted %d %v: %+v", revs[3], head, compacted, err, got)
 	}
 	for i, want := range []struct {
-		typ        EventType
+		typ       EventType
 		obj, prev string
 	}{{Modified, "3", "2"}, {Modified, "2", "1"}, {Added, "1", ""}} {
 		if g := got[i]; g.Type != want.typ || string(g.Object) != want.obj || string(g.Prev) != want.prev || g.Rev != revs[2-i] || g.Key != "k" || g.Time.IsZero() {
