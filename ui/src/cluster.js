@@ -32,6 +32,7 @@ export function createClusterView({ onOpenInBuilder }) {
   let frame = 0;
   let selected = null; // {kind, name}
   let lastError = '';
+  let atRev = 0; // showing the cluster as it was at this revision, not live
 
   const nsIn = h('input', { type: 'text', value: 'default', size: 16, spellcheck: 'false', testid: 'cluster-namespace' });
   const startBtn = h('button', { type: 'submit', class: 'primary', testid: 'cluster-start' }, 'Start');
@@ -39,6 +40,7 @@ export function createClusterView({ onOpenInBuilder }) {
   const stateEl = h('span', { class: 'badge state-stopped', testid: 'cluster-state', dataset: { state: 'stopped' } }, 'stopped');
   const errorEl = h('span', { class: 'muted' });
   const note = h('div', { class: 'banner info cl-note', testid: 'cluster-api-only', hidden: true });
+  const atBanner = h('div', { class: 'banner info', testid: 'cluster-at-revision', hidden: true });
   const nodesBox = h('div', { class: 'cl-nodes', testid: 'cluster-nodes' });
   const tree = h('div', { class: 'cl-tree', testid: 'cluster-workloads' });
   const eventsBody = h('tbody');
@@ -63,6 +65,7 @@ export function createClusterView({ onOpenInBuilder }) {
       h('p', { class: 'muted cl-help' }, 'Nodes with their Pods, the namespace\u2019s Deployments, ReplicaSets and Pods linked by their owner references, and its last events, live from watches. Create or scale a Deployment in the Request tab and watch the controllers, the scheduler and the kubelets at work.'),
     ),
     note,
+    atBanner,
     h(
       'div',
       { class: 'cl-grid' },
@@ -83,6 +86,8 @@ export function createClusterView({ onOpenInBuilder }) {
   // ---- lifecycle -------------------------------------------------------------------
   function start() {
     wanted = true;
+    atRev = 0;
+    atBanner.hidden = true;
     disconnect();
     if (visible) connect();
     renderState();
@@ -146,6 +151,41 @@ export function createClusterView({ onOpenInBuilder }) {
     }
   }
 
+  /**
+   * Shows the cluster as it was at revision rev in namespace (time travel,
+   * LEARN-5): every collection listed at it with resourceVersionMatch=Exact,
+   * no watches, until Start. Before the history, the API's 410 is explained.
+   */
+  async function showAt(rev, namespace) {
+    wanted = false;
+    disconnect();
+    atRev = rev;
+    if (namespace) nsIn.value = namespace;
+    const ns = nsIn.value.trim() || 'default';
+    const m = new ClusterModel({ namespace: ns });
+    model = m;
+    const target = currentTarget();
+    const answers = await Promise.all(WATCHED.map(async ({ kind }) => {
+      const q = new URLSearchParams({ resourceVersion: String(rev), resourceVersionMatch: 'Exact' });
+      const res = await apiFetch(`${collectionPath(kind, ns)}?${q}`, {}, target);
+      const json = await res.json().catch(() => ({}));
+      if (res.ok) m.replace(kind, json.items || []);
+      return { kind, status: res.status, json };
+    }));
+    if (model !== m) return;
+    const failed = answers.find((a) => a.status !== 200);
+    atBanner.hidden = false;
+    atBanner.dataset.revision = String(rev);
+    atBanner.dataset.state = failed ? (failed.status === 410 ? 'gone' : 'error') : 'ok';
+    atBanner.textContent = !failed
+      ? `The cluster as it was at revision ${rev}: every collection read with resourceVersion=${rev}&resourceVersionMatch=Exact. Start watches it live again.`
+      : failed.status === 410
+        ? `Revision ${rev} is no longer in the history: the API answers 410 Gone (${failed.json.message || 'Expired'}), as kube-apiserver does once etcd has compacted it.`
+        : `${failed.kind}s at revision ${rev}: ${failed.status} ${failed.json.message || ''}`;
+    renderState();
+    render();
+  }
+
   onTargetChange(restart);
 
   // ---- rendering ---------------------------------------------------------------------
@@ -157,7 +197,7 @@ export function createClusterView({ onOpenInBuilder }) {
     const state = overall(sessions.map((s) => s.session.state));
     stateEl.dataset.state = state;
     stateEl.className = `badge state-${state === 'watching' ? 'streaming' : state}`;
-    stateEl.textContent = state === 'watching' ? `watching ${sessions.length} collections` : state;
+    stateEl.textContent = state === 'watching' ? `watching ${sessions.length} collections` : atRev ? `at revision ${atRev}` : state;
     stateEl.title = sessions.map((s) => `${s.kind}s: ${s.session.state}${s.session.lastRV ? ` at ${s.session.lastRV}` : ''}`).join('\n');
     errorEl.textContent = state === 'failed' || state === 'backoff' ? lastError : '';
     startBtn.textContent = sessions.length ? 'Restart' : 'Start';
@@ -282,5 +322,5 @@ export function createClusterView({ onOpenInBuilder }) {
     if (selected) onOpenInBuilder({ method: 'GET', path: objectPath(selected.kind, model.namespace, selected.name) });
   }
 
-  return { el, start, stop, show, hide, restart, get model() { return model; } };
+  return { el, start, stop, show, hide, restart, showAt, get model() { return model; } };
 }

@@ -6,7 +6,9 @@
 // live), #apf (API Priority and Fairness panel), #xds (a simulated Envoy
 // node), #requests (the sandbox's request log, which may also stay docked
 // beside the other tabs), #terminal (kubectl in the page, which may also stay
-// docked beside the other tabs), #tutorials (tutorial player), #start (the
+// docked beside the other tabs), #timeline (every change history keeps: who
+// made it, the state at any revision, diffs, replay), #tutorials (tutorial
+// player), #start (the
 // start page: welcome and tracks; a first visit opens on it, later visits on
 // the last view), #exercise/<id> (an exercise, checked live).
 //
@@ -116,6 +118,18 @@
 //     terminal-exchanges, terminal-command (one per command, newest first; data-exit),
 //     terminal-exchange (data-method, data-status, data-path), terminal-edit-text,
 //     terminal-edit-save, terminal-edit-cancel (kubectl edit's editor)
+//   Timeline panel (timeline.js):
+//     timeline-kind, timeline-namespace, timeline-name, timeline-user, timeline-mine, timeline-refresh,
+//     timeline-reach (data-revision, data-compacted), timeline-error, timeline-table,
+//     timeline-row (data-revision, data-type, data-kind, data-name, data-namespace, data-user, data-manager),
+//     timeline-more, timeline-scrub, timeline-rev, timeline-go, timeline-cluster,
+//     timeline-gone (data-revision: the 410 explained), timeline-detail, timeline-detail-title,
+//     timeline-who, timeline-cause (data-seq), timeline-prev, timeline-next,
+//     timeline-event (data-type), timeline-diff-from, timeline-diff-to, timeline-diff-go,
+//     timeline-show-managed, timeline-show-status, timeline-diff (data-state; spans data-op),
+//     timeline-object (data-revision, data-state = exists|absent|gone|error),
+//     timeline-collection, timeline-collection-item (data-name, data-rv);
+//     the Cluster tab at a revision: cluster-at-revision (data-revision, data-state = ok|gone|error)
 //   tutorials:
 //     tutorial-list, tutorial-item (data-id), tutorial-progress, tutorial-steps,
 //     tutorial-step-title, tutorial-narration, tutorial-request, tutorial-run-step,
@@ -140,6 +154,7 @@ import { createApfPanel } from './apf.js';
 import { createXdsPanel } from './xds.js';
 import { createClusterView } from './cluster.js';
 import { createRequestsPanel } from './requests.js';
+import { createTimelinePanel } from './timeline.js';
 import { createStartPage } from './start.js';
 import { createExerciseView } from './exercises.js';
 import { forgetProgress, lastView, reportProgress, saveView } from './progress.js';
@@ -208,6 +223,7 @@ function main() {
     { id: 'xds', label: 'xDS' },
     { id: 'requests', label: 'Requests' },
     { id: 'terminal', label: 'Terminal' },
+    { id: 'timeline', label: 'Timeline' },
     { id: 'tutorials', label: 'Tutorials' },
   ];
   const tabButtons = tabs.map((t) => h('button', { type: 'button', class: 'tab', testid: `tab-${t.id}`, on: { click: () => { location.hash = t.id; } } }, t.label));
@@ -307,6 +323,16 @@ function main() {
   const apfPanel = createApfPanel();
   const xdsPanel = createXdsPanel();
   const requestsPanel = createRequestsPanel({ onDock: () => showTab() });
+  const timelinePanel = createTimelinePanel({
+    onOpenRequest: (seq) => {
+      location.hash = 'requests';
+      requestsPanel.open(seq);
+    },
+    onShowCluster: (rev, namespace) => {
+      clusterView.showAt(rev, namespace);
+      location.hash = 'cluster';
+    },
+  });
   const views = {
     request: h('main', { class: 'view view-request' }, historyView.el, builder.el, responseView.el),
     watch: h('main', { class: 'view view-watch' }, watchPanel.el),
@@ -315,6 +341,7 @@ function main() {
     xds: h('main', { class: 'view view-xds' }, xdsPanel.el),
     requests: h('main', { class: 'view view-requests' }, requestsPanel.el),
     terminal: h('main', { class: 'view view-terminal' }, terminalPanel.el),
+    timeline: h('main', { class: 'view view-timeline' }, timelinePanel.el),
     tutorials: h('main', { class: 'view view-tutorials' }, tutorials.el),
     start: h('main', { class: 'view view-start' }, startPage.el),
     exercise: h('main', { class: 'view view-exercise' }, exerciseView.el),
@@ -348,6 +375,7 @@ function main() {
     tabs.forEach((t, i) => tabButtons[i].classList.toggle('active', t.id === id));
     if (id === 'apf') apfPanel.start();
     else apfPanel.stop();
+    if (id === 'timeline') timelinePanel.show();
     if (id === 'cluster') clusterView.show();
     else clusterView.hide();
   }

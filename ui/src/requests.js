@@ -210,5 +210,5 @@ export function createRequestsPanel({ onDock } = {}) {
     if (onDock) onDock(on);
   }
 
-  return { el, start, stop, log, isDocked: () => dock.checked, setDocked };
+  return { el, start, stop, log, open, isDocked: () => dock.checked, setDocked };
 }
