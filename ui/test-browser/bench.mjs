@@ -29,6 +29,10 @@
 //    its shown tab, until the answer is in its view), and to the bare
 //    transport under both (apiFetch, nothing shown); the module's Go heap
 //    after 200 commands;
+//  - scrubbing (LEARN-5): in a history of 10,000 changes, the list of a
+//    collection at the oldest revision kept and at the middle one
+//    (resourceVersionMatch=Exact), and the timeline's first page, each as a
+//    ratio to a plain list of the same collection (target: at most 100 ms);
 //  - the start page on a fresh profile (LEARN-3): time from navigation to its
 //    tracks shown (usable) and to "sandbox ready" (the worker installed and its
 //    core started), from the page's marks, in new contexts.
@@ -213,6 +217,56 @@ try {
   console.log(`    the page's own request for the list (the builder's Send until its response view has it): ${med(k.sends).toFixed(1)} ms, ratio ${(med(k.gets) / med(k.sends)).toFixed(2)}x (target <= 1.5x)`);
   console.log(`    the bare transport under both (apiFetch and read, nothing shown): ${med(k.fetches).toFixed(1)} ms, ratio ${(med(k.gets) / med(k.fetches)).toFixed(1)}x`);
   console.log(`  the module's Go heap after 200 more commands: HeapAlloc ${mib(k.mem.heapAlloc)}, HeapSys ${mib(k.mem.heapSys)}, Sys ${mib(k.mem.sys)}, ${k.mem.numGC} GCs`);
+
+  // Scrubbing (LEARN-5): a history of 10,000 changes (100 ConfigMaps written
+  // 100 times each, in batches), then the collection read at the oldest
+  // revision kept and at the middle one (resourceVersionMatch=Exact, every
+  // later change undone), and the timeline's first page, each against a
+  // plain list of the same collection.
+  const sc = await pages.kubeplay.evaluate(async () => {
+    const ns = '/api/v1/namespaces/scrub';
+    const post = (path, body, type = 'application/json', method = 'POST') =>
+      fetch(path, { method, body: JSON.stringify(body), headers: { 'Content-Type': type } }).then(async (r) => {
+        if (r.status >= 300) throw new Error(`${method} ${path}: ${r.status} ${await r.text()}`);
+        return r.json();
+      });
+    await post('/api/v1/namespaces', { metadata: { name: 'scrub' } });
+    let middle = 0;
+    for (let round = 0; round < 100; round++) {
+      const writes = [];
+      for (let i = 0; i < 100; i++) {
+        const name = `cm-${String(i).padStart(3, '0')}`;
+        writes.push(round === 0
+          ? post(`${ns}/configmaps`, { metadata: { name }, data: { round: '0' } })
+          : post(`${ns}/configmaps/${name}`, { data: { round: String(round) } }, 'application/merge-patch+json', 'PATCH'));
+      }
+      const objs = await Promise.all(writes);
+      if (round === 50) middle = Number(objs[0].metadata.resourceVersion);
+    }
+    const tl = await (await fetch('/debug/kubeplay/timeline?limit=1')).json();
+    const time = async (path) => {
+      const ms = [];
+      for (let i = 0; i < 9; i++) {
+        const t = performance.now();
+        const r = await fetch(path);
+        await r.text();
+        if (r.status !== 200) throw new Error(`${path}: ${r.status}`);
+        ms.push(performance.now() - t);
+      }
+      return ms.sort((a, b) => a - b)[4];
+    };
+    const at = (rev) => `${ns}/configmaps?resourceVersionMatch=Exact&resourceVersion=${rev}`;
+    return {
+      changes: tl.revision - tl.compactedRevision,
+      list: await time(`${ns}/configmaps`),
+      oldest: await time(at(tl.compactedRevision)),
+      middle: await time(at(middle)),
+      timeline: await time('/debug/kubeplay/timeline'),
+    };
+  });
+  console.log(`scrubbing a history of ${sc.changes} changes (median of 9): a plain list of the 100 ConfigMaps ${sc.list.toFixed(1)} ms; ` +
+    `the list at the oldest revision kept ${sc.oldest.toFixed(1)} ms (${(sc.oldest / sc.list).toFixed(1)}x, target <= 100 ms), ` +
+    `at the middle one ${sc.middle.toFixed(1)} ms (${(sc.middle / sc.list).toFixed(1)}x); the timeline's first page ${sc.timeline.toFixed(1)} ms (${(sc.timeline / sc.list).toFixed(1)}x)`);
 
   // The start page on a fresh profile: each round a new context (no worker,
   // no cache), its marks read once the sandbox is ready.
