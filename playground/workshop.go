@@ -24,6 +24,7 @@ import (
 	"kubeplay/core/auth"
 	"kubeplay/core/clock"
 	"kubeplay/core/requestlog"
+	"kubeplay/core/export"
 	"kubeplay/core/sandbox"
 	"kubeplay/core/sim"
 	"kubeplay/core/storage"
@@ -84,6 +85,9 @@ type record struct {
 	SealedToken string          `json:"sealedToken,omitempty"` // Listed sandboxes': AES-GCM under the instructor token
 	// Progress is what the attendee's page last reported (nil: nothing yet).
 	Progress *control.Progress `json:"progress,omitempty"`
+	// Written: a client wrote (or tried to) since the sandbox was made or
+	// reset, or it holds an import; an import then needs ?replace=true.
+	Written bool `json:"written,omitempty"`
 }
 
 // attendee is one sandbox: its record, and its core while loaded.
@@ -228,7 +232,11 @@ func (f *fleet) Create(_ context.Context, specs []control.Spec) error {
 		if s.Listed {
 			a.token = s.Token
 		}
-		if err := f.save(rec); err != nil {
+		err := f.save(rec)
+		if err == nil && s.State != nil {
+			err = f.seed(a, s.State)
+		}
+		if err != nil {
 			for _, m := range append(made, a) {
 				close(m.stopLog)
 				f.remove(m.rec.ID)
@@ -311,7 +319,7 @@ func (f *fleet) Reset(_ context.Context, id string) (control.Info, error) {
 		_ = os.RemoveAll(filepath.Join(f.dir, id, "store"))
 	}
 	// A fresh sandbox: nothing done in it yet.
-	err = a.saveRecord(func(rec *record) { rec.Progress = nil })
+	err = a.saveRecord(func(rec *record) { rec.Progress, rec.Written = nil, false })
 	a.mu.Unlock()
 	if err != nil {
 		return control.Info{}, err
@@ -395,6 +403,13 @@ func (f *fleet) Route(w http.ResponseWriter, r *http.Request, id string, as cont
 		writeStatus(w, http.StatusNotFound, "NotFound", "the server could not find the requested resource")
 		return
 	}
+	if r.URL.Path == export.ImportPath {
+		f.importExport(w, r, a)
+		return
+	}
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		a.noteWrite()
+	}
 	h, token, err := a.acquire()
 	if err != nil {
 		if errors.Is(err, control.ErrNotFound) {
@@ -411,6 +426,18 @@ func (f *fleet) Route(w http.ResponseWriter, r *http.Request, id string, as cont
 	}
 	r.Header.Set("Authorization", "Bearer "+token)
 	h.ServeHTTP(w, r)
+}
+
+// noteWrite records that a client wrote, or tried to: the sandbox is no
+// longer fresh.
+func (a *attendee) noteWrite() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if !a.rec.Written {
+		if err := a.saveRecord(func(rec *record) { rec.Written = true }); err != nil {
+			log.Printf("workshop: sandbox %s (%s): %v", a.rec.ID, a.rec.Label, err)
+		}
+	}
 }
 
 // close stops every running sandbox (the server is shutting down).

@@ -41,8 +41,12 @@ import (
 	"kubeplay/core/web"
 )
 
-// Path is where every host serves the export.
-const Path = "/debug/kubeplay/export"
+// Path is where every host serves the export; a host takes one at
+// ImportPath (POST), for the sandbox to start from.
+const (
+	Path       = "/debug/kubeplay/export"
+	ImportPath = "/debug/kubeplay/import"
+)
 
 // MediaType is the file's Content-Type; its name ends in FileExtension.
 const (

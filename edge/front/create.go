@@ -15,6 +15,7 @@ import (
 	"github.com/syumai/workers/cloudflare"
 
 	"kubeplay/core/apierrors"
+	"kubeplay/core/export"
 	"kubeplay/internal/control"
 )
 
@@ -56,6 +57,22 @@ func (fleet) Create(ctx context.Context, specs []control.Spec) error {
 		res.Body.Close()
 		if res.StatusCode != http.StatusCreated {
 			return fmt.Errorf("the sandbox object answered %d to its creation", res.StatusCode)
+		}
+		if s.State != nil {
+			// The state (an export control checked whole) is imported as
+			// the attendee would import it: the object checks it again and
+			// keeps its snapshot; its core starts from it on first use.
+			req, _ := http.NewRequestWithContext(ctx, http.MethodPost, "https://control/s/"+s.ID+export.ImportPath, bytes.NewReader(s.State))
+			req.Header.Set("Authorization", "Bearer "+s.Token)
+			req.Header.Set("Content-Type", export.MediaType)
+			res, err := stub.Fetch(req)
+			if err != nil {
+				return err
+			}
+			res.Body.Close()
+			if res.StatusCode != http.StatusOK {
+				return fmt.Errorf("the sandbox object answered %d to its state's import", res.StatusCode)
+			}
 		}
 	}
 	return register(ctx, specs)

@@ -432,7 +432,7 @@ test('PLAY-9: the front Worker serves only the built files: no directory listing
   }
 });
 
-test('LEARN-6: a sandbox starts from another host\'s export: the native server\'s, then its own; a damaged file is 400; a sandbox written to is 409 unless replaced', async () => {
+test('LEARN-6: a sandbox starts from another host\'s export: the native server\'s, then its own; a damaged file is 400; a sandbox written to is 409 unless replaced; a workshop starts every sandbox from it', async () => {
   const { startServer } = await import('../../ui/test-browser/harness.mjs');
   const scratch = scratchDir('import');
   const native = await startServer(scratch);
@@ -475,6 +475,29 @@ test('LEARN-6: a sandbox starts from another host\'s export: the native server\'
     assert.equal(replaced.status, 200, replaced.text);
     assert.equal((await call(second, 'GET', `${CMS}/mine`)).status, 404);
     assert.equal((await call(second, 'GET', cm('a'))).text, want.a);
+
+    // A workshop whose every sandbox starts from the export (the state
+    // base64 in the request), the export's cluster kind theirs; a damaged
+    // state makes nothing.
+    const state = Buffer.from(file).toString('base64');
+    const ws = await fetch(edge.url + '/workshops', { method: 'POST', headers: { Authorization: 'Bearer instructor-secret' }, body: JSON.stringify({ labels: ['ann', 'bob'], state }) });
+    const made2 = await ws.json();
+    assert.equal(ws.status, 201, JSON.stringify(made2));
+    for (const sb of made2.sandboxes) {
+      for (const name of ['a', 'b']) {
+        const got = await call(sb, 'GET', cm(name));
+        assert.equal(got.text, want[name], `${sb.label}'s ${name}: the export's object, byte for byte`);
+      }
+      // The export came from a simulated cluster: so is the sandbox.
+      assert.equal((await call(sb, 'GET', '/api/v1/nodes')).json.items.length > 0, true, `${sb.label} runs the export's simulated cluster`);
+    }
+    const before = (await (await fetch(edge.url + '/sandboxes', { headers: { Authorization: 'Bearer instructor-secret' } })).json()).sandboxes.length;
+    const badState = await fetch(edge.url + '/workshops', { method: 'POST', headers: { Authorization: 'Bearer instructor-secret' }, body: JSON.stringify({ attendees: 2, state: Buffer.from(damaged).toString('base64') }) });
+    const refusal = await badState.json();
+    assert.equal(badState.status, 400, JSON.stringify(refusal));
+    assert.match(refusal.message, /^state: the export cannot be used/);
+    const after = (await (await fetch(edge.url + '/sandboxes', { headers: { Authorization: 'Bearer instructor-secret' } })).json()).sandboxes.length;
+    assert.equal(after, before, 'a refused state makes no sandbox');
   } finally {
     native.proc.kill('SIGTERM');
     fs.rmSync(scratch, { recursive: true, force: true });

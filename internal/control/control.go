@@ -43,6 +43,11 @@ const (
 	MaxAttendees = 100
 	// MaxRequestBytes bounds a control request's body.
 	MaxRequestBytes = progress.MaxRequestBytes
+	// MaxStateBytes bounds the export a creation may carry (the edge's
+	// bound on a request's body); in the JSON body, base64 makes it a
+	// third more.
+	MaxStateBytes  = 3 << 20
+	maxCreateBytes = MaxRequestBytes + (MaxStateBytes+2)/3*4
 	// MaxLabelRunes bounds a sandbox's label (an attendee's name).
 	MaxLabelRunes = 63
 	// RecentErrors is how many of a sandbox's last failed requests Info shows.
@@ -82,6 +87,10 @@ func (c Cluster) APIOnly() bool { return c.Mode == "api-only" }
 type SandboxRequest struct {
 	Cluster *Cluster `json:"cluster,omitempty"`
 	Label   string   `json:"label,omitempty"`
+	// State is an export (LEARN-6: a .kubeplay file, base64 in JSON) the
+	// sandbox starts from; its cluster kind the sandbox's unless Cluster
+	// says otherwise.
+	State []byte `json:"state,omitempty"`
 }
 
 // WorkshopRequest is the body of POST /workshops: Attendees sandboxes (or
@@ -90,6 +99,9 @@ type WorkshopRequest struct {
 	Attendees int      `json:"attendees"`
 	Cluster   *Cluster `json:"cluster,omitempty"`
 	Labels    []string `json:"labels,omitempty"`
+	// State is an export every attendee's sandbox starts from (as
+	// SandboxRequest's).
+	State []byte `json:"state,omitempty"`
 }
 
 // Created is what creating a sandbox answers: the only answer besides
@@ -178,6 +190,9 @@ type Spec struct {
 	// Listed: the instructor made it, so it is in GET /sandboxes and its
 	// credentials can be downloaded again.
 	Listed bool
+	// State is the export (checked whole) the sandbox starts from, as a
+	// host imports one (POST /debug/kubeplay/import); nil: a new sandbox.
+	State []byte
 }
 
 // Access is who a request routed to a sandbox comes from.

@@ -343,7 +343,12 @@ func TestWORK_1_BadInput(t *testing.T) {
 	for _, body := range []string{`{"cluster":{"size":1}}`, `{"label":"` + strings.Repeat("x", 64) + `"}`} {
 		do(h, "POST", "/sandboxes", instructorToken, body).status(t, 400, "BadRequest")
 	}
-	do(h, "POST", "/workshops", instructorToken, `{"attendees":1,"labels":["`+strings.Repeat("x", MaxRequestBytes)+`"]}`).status(t, 413, "RequestEntityTooLarge")
+	// A creation may carry a state (an export, base64): up to its bound.
+	do(h, "POST", "/workshops", instructorToken, `{"attendees":1,"labels":["`+strings.Repeat("x", maxCreateBytes)+`"]}`).status(t, 413, "RequestEntityTooLarge")
+	do(h, "POST", "/sandboxes", instructorToken, `{"state":"`+strings.Repeat("A", (MaxStateBytes+3)/3*4)+`"}`).status(t, 413, "RequestEntityTooLarge")
+	for _, body := range []string{`{"state":"AAAA"}`, `{"state":"not base64"}`, `{"state":""}`} {
+		do(h, "POST", "/sandboxes", instructorToken, body).status(t, 400, "BadRequest")
+	}
 	a := do(h, "POST", "/workshops", instructorToken, `{"attendees":5}`)
 	a.status(t, 403, "Forbidden")
 	if !strings.Contains(string(a.body), "at most 4 sandboxes") || len(f.specs) != 0 {

@@ -1,6 +1,7 @@
 package control
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,7 +13,9 @@ import (
 	"time"
 
 	"kubeplay/core/apierrors"
+	"kubeplay/core/export"
 	"kubeplay/internal/control/progress"
+	"kubeplay/wasm/clustermode"
 )
 
 // Handler serves the protocol over a Fleet.
@@ -199,11 +202,11 @@ func (h *Handler) createSandbox(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	var req SandboxRequest
-	if failure := decodeRequest(r, &req); failure != nil {
+	if failure := decodeCreation(r, &req); failure != nil {
 		writeStatus(w, failure)
 		return
 	}
-	cluster, failure := checkCluster(req.Cluster)
+	cluster, failure := checkCluster(req.Cluster, req.State)
 	if failure == nil {
 		failure = CheckLabel(req.Label)
 	}
@@ -217,7 +220,7 @@ func (h *Handler) createSandbox(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	specs := h.specs(1, cluster, listed, "")
+	specs := h.specs(1, cluster, listed, "", req.State)
 	if req.Label != "" {
 		specs[0].Label = req.Label
 	}
@@ -236,7 +239,7 @@ func (h *Handler) createWorkshop(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var req WorkshopRequest
-	if failure := decodeRequest(r, &req); failure != nil {
+	if failure := decodeCreation(r, &req); failure != nil {
 		writeStatus(w, failure)
 		return
 	}
@@ -267,12 +270,12 @@ func (h *Handler) createWorkshop(w http.ResponseWriter, r *http.Request) {
 		}
 		seen[l] = true
 	}
-	cluster, failure := checkCluster(req.Cluster)
+	cluster, failure := checkCluster(req.Cluster, req.State)
 	if failure != nil {
 		writeStatus(w, failure)
 		return
 	}
-	specs := h.specs(req.Attendees, cluster, true, NewWorkshopID())
+	specs := h.specs(req.Attendees, cluster, true, NewWorkshopID(), req.State)
 	for i := range specs {
 		if len(req.Labels) > 0 {
 			specs[i].Label = req.Labels[i]
@@ -292,7 +295,7 @@ func (h *Handler) createWorkshop(w http.ResponseWriter, r *http.Request) {
 }
 
 // specs are n new sandboxes, labelled by their id until the caller names them.
-func (h *Handler) specs(n int, cluster Cluster, listed bool, workshop string) []Spec {
+func (h *Handler) specs(n int, cluster Cluster, listed bool, workshop string, state []byte) []Spec {
 	now := time.Now
 	if h.Now != nil {
 		now = h.Now
@@ -302,7 +305,7 @@ func (h *Handler) specs(n int, cluster Cluster, listed bool, workshop string) []
 	for i := range specs {
 		id := NewID()
 		specs[i] = Spec{ID: id, Token: NewToken(), Label: "sandbox-" + id[:8], Workshop: workshop, Cluster: cluster,
-			CreatedAt: created, Listed: listed}
+			CreatedAt: created, Listed: listed, State: state}
 	}
 	return specs
 }
@@ -394,11 +397,34 @@ func (h *Handler) progress(w http.ResponseWriter, r *http.Request, id string) {
 }
 
 // checkCluster checks a request's cluster, nil being the default.
-func checkCluster(c *Cluster) (Cluster, *apierrors.Status) {
+// checkCluster is the cluster a creation asks for, checked: c, else the
+// state's (an export's, checked whole), else the host's default.
+func checkCluster(c *Cluster, state []byte) (Cluster, *apierrors.Status) {
+	var fromState Cluster
+	if state != nil {
+		if len(state) > MaxStateBytes {
+			return Cluster{}, apierrors.NewRequestEntityTooLarge(MaxStateBytes)
+		}
+		h, _, err := export.Read(bytes.NewReader(state), MaxStateBytes)
+		if err != nil {
+			return Cluster{}, apierrors.NewBadRequest("state: " + err.Error())
+		}
+		fromState = Cluster{Mode: h.Cluster.Mode, Nodes: min(h.Cluster.Nodes, clustermode.MaxNodes)}
+	}
 	if c == nil {
-		return Cluster{}, nil
+		return fromState, nil
 	}
 	return *c, c.Check()
+}
+
+// decodeCreation reads a creation's JSON object into v: it may carry a
+// state, so it may be larger than other control requests.
+func decodeCreation(r *http.Request, v any) *apierrors.Status {
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxCreateBytes+1))
+	if err != nil {
+		return apierrors.NewBadRequest("reading the request body: " + err.Error())
+	}
+	return progress.DecodeJSONUpTo(body, v, maxCreateBytes)
 }
 
 // decodeRequest reads a control request's small JSON object into v

@@ -256,16 +256,19 @@ try {
       return ms.sort((a, b) => a - b)[4];
     };
     const at = (rev) => `${ns}/configmaps?resourceVersionMatch=Exact&resourceVersion=${rev}`;
+    // The simulated cluster writes on (leases, events), and history keeps a
+    // bounded count: "oldest" stays a margin clear of the moving compaction.
+    const oldest = tl.compactedRevision + 200;
     return {
-      changes: tl.revision - tl.compactedRevision,
+      changes: tl.revision - oldest,
       list: await time(`${ns}/configmaps`),
-      oldest: await time(at(tl.compactedRevision)),
+      oldest: await time(at(oldest)),
       middle: await time(at(middle)),
       timeline: await time('/debug/kubeplay/timeline'),
     };
   });
   console.log(`scrubbing a history of ${sc.changes} changes (median of 9): a plain list of the 100 ConfigMaps ${sc.list.toFixed(1)} ms; ` +
-    `the list at the oldest revision kept ${sc.oldest.toFixed(1)} ms (${(sc.oldest / sc.list).toFixed(1)}x, target <= 100 ms), ` +
+    `the list at the oldest revision kept (200 past the compaction) ${sc.oldest.toFixed(1)} ms (${(sc.oldest / sc.list).toFixed(1)}x, target <= 100 ms), ` +
     `at the middle one ${sc.middle.toFixed(1)} ms (${(sc.middle / sc.list).toFixed(1)}x); the timeline's first page ${sc.timeline.toFixed(1)} ms (${(sc.timeline / sc.list).toFixed(1)}x)`);
 
   // The start page on a fresh profile: each round a new context (no worker,

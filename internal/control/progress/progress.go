@@ -94,8 +94,13 @@ func Parse(body []byte) (Progress, *apierrors.Status) {
 // counts as {}) into v, refusing a larger body, null, unknown fields and
 // anything after the object.
 func DecodeJSON(body []byte, v any) *apierrors.Status {
-	if len(body) > MaxRequestBytes {
-		return apierrors.NewRequestEntityTooLarge(MaxRequestBytes)
+	return DecodeJSONUpTo(body, v, MaxRequestBytes)
+}
+
+// DecodeJSONUpTo is DecodeJSON for a body of at most max bytes.
+func DecodeJSONUpTo(body []byte, v any, max int) *apierrors.Status {
+	if len(body) > max {
+		return apierrors.NewRequestEntityTooLarge(int64(max))
 	}
 	trimmed := bytes.TrimSpace(body)
 	if len(trimmed) == 0 {
