@@ -11,7 +11,9 @@
 // Stable data-testid attributes for browser tests:
 //   instructor-login, instructor-token, instructor-login-submit, instructor-login-error
 //   instructor-status (data-state = idle|live|error), instructor-signout
-//   instructor-add-count, instructor-add-mode, instructor-add-labels, instructor-add
+//   instructor-add-count, instructor-add-mode, instructor-add-labels, instructor-add,
+//     instructor-add-state (a .kubeplay file every new sandbox starts from), instructor-add-state-name,
+//     instructor-add-state-clear
 //   instructor-download, instructor-sheet-show, instructor-print
 //   instructor-table, instructor-row (data-id, data-label, data-objects),
 //     instructor-objects, instructor-last-active, instructor-progress, instructor-errors,
@@ -49,6 +51,24 @@ function main() {
   const addCount = h('input', { type: 'number', testid: 'instructor-add-count', min: 1, max: 100, value: '1', class: 'count-input' });
   const addMode = h('select', { testid: 'instructor-add-mode' }, h('option', { value: 'simulated' }, 'Simulated cluster'), h('option', { value: 'api-only' }, 'API only'));
   const addLabels = h('input', { type: 'text', testid: 'instructor-add-labels', placeholder: 'labels (optional): ann, bob, …', size: 28 });
+  // A starting state: an export (State → Export in the playground) every new sandbox starts from.
+  let addState = null;
+  const stateOption = h('option', { value: 'state', hidden: true }, 'The state\u2019s cluster');
+  addMode.append(stateOption);
+  const stateName = h('span', { class: 'muted', testid: 'instructor-add-state-name' }, 'new, empty sandboxes');
+  const stateClear = h('button', { type: 'button', class: 'small', testid: 'instructor-add-state-clear', hidden: true, on: { click: () => setState(null, '') } }, '×');
+  const stateInput = h('input', {
+    type: 'file', accept: '.kubeplay,application/vnd.kubeplay.export', testid: 'instructor-add-state', hidden: true,
+    on: { change: async () => { const f = stateInput.files[0]; if (f) setState(new Uint8Array(await f.arrayBuffer()), f.name); stateInput.value = ''; } },
+  });
+  const stateBtn = h('button', { type: 'button', title: 'Start every new sandbox from a kubeplay export (the playground\u2019s State → Export to a file)', on: { click: () => stateInput.click() } }, 'Starting state…');
+  function setState(bytes, name) {
+    addState = bytes;
+    stateName.textContent = bytes ? `from ${name}` : 'new, empty sandboxes';
+    stateClear.hidden = !bytes;
+    stateOption.hidden = !bytes;
+    addMode.value = bytes ? 'state' : 'simulated';
+  }
   const addBtn = h('button', { type: 'submit', testid: 'instructor-add' }, 'Add sandboxes');
   const pageError = h('div', { class: 'banner error', testid: 'instructor-error', hidden: true });
   const notice = h('div', { class: 'banner info', testid: 'instructor-notice', hidden: true });
@@ -68,7 +88,7 @@ function main() {
     h(
       'form',
       { class: 'panel row wrap instructor-bar', on: { submit: onAdd } },
-      addCount, addMode, addLabels, addBtn,
+      addCount, addMode, addLabels, stateBtn, stateInput, stateName, stateClear, addBtn,
       h('span', { class: 'grow' }),
       h('button', { type: 'button', testid: 'instructor-download', on: { click: onDownload } }, 'Download kubeconfigs (.zip)'),
       h('button', { type: 'button', testid: 'instructor-sheet-show', on: { click: onSheet } }, 'Attendee sheet'),
@@ -235,7 +255,7 @@ function main() {
     e.preventDefault();
     let req;
     try {
-      req = addRequest(addCount.value, addMode.value, addLabels.value);
+      req = addRequest(addCount.value, addMode.value, addLabels.value, addState);
     } catch (err) {
       showError(err.message);
       return;

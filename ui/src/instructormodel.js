@@ -146,15 +146,26 @@ export function parseLabels(text) {
 
 /**
  * The body of POST /workshops adding count sandboxes (labels, when given,
- * say how many) of mode; throws on a count out of range.
+ * say how many) of mode; with state (an export's bytes, LEARN-6) every one
+ * starts from it, and mode "state" runs the cluster the export ran. Throws
+ * on a count out of range.
  */
-export function addRequest(count, mode, labelsText) {
+export function addRequest(count, mode, labelsText, state) {
   const labels = parseLabels(labelsText);
   const attendees = labels.length || Number(count);
   if (!Number.isInteger(attendees) || attendees < 1 || attendees > 100) throw new Error('add between 1 and 100 sandboxes');
-  const body = { attendees, cluster: { mode: mode === 'api-only' ? 'api-only' : 'simulated' } };
+  const body = { attendees };
+  if (!(state && mode === 'state')) body.cluster = { mode: mode === 'api-only' ? 'api-only' : 'simulated' };
   if (labels.length) body.labels = labels;
+  if (state) body.state = base64(state);
   return body;
+}
+
+/** bytes (a Uint8Array) in base64, as JSON carries a Go []byte. */
+export function base64(bytes) {
+  let s = '';
+  for (let i = 0; i < bytes.length; i += 0x8000) s += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(s);
 }
 
 /** The certificate-authority-data a kubeconfig embeds, or ''. */

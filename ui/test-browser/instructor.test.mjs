@@ -6,7 +6,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { artifacts, launchContext, startServer } from './harness.mjs';
@@ -132,6 +132,30 @@ test('WORK-2: the instructor page lists a workshop of 30 sandboxes on the native
   await page.click(`${row(added[0])} [data-testid="instructor-remove"]`);
   await page.waitForFunction(() => document.querySelectorAll('[data-testid="instructor-row"]').length === 31);
   assert.equal((await call('GET', '/sandboxes')).json.sandboxes.length, 31);
+
+  // A starting state (LEARN-6): ann's sandbox exported, and a new sandbox
+  // added from the file holds her objects, byte for byte.
+  assert.equal((await call('POST', s(ann, CMS), { token: ann.token, body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'given' }, data: { from: 'ann' } } })).status, 201);
+  const exported = await fetch(base + s(ann, '/debug/kubeplay/export'), { headers: { Authorization: `Bearer ${ann.token}` } });
+  assert.equal(exported.status, 200);
+  const stateFile = join(scratch, 'ann.kubeplay');
+  writeFileSync(stateFile, Buffer.from(await exported.arrayBuffer()));
+  const annList = await call('GET', s(ann, CMS), { token: ann.token });
+  await page.setInputFiles('[data-testid="instructor-add-state"]', stateFile);
+  await page.waitForFunction(() => document.querySelector('[data-testid="instructor-add-state-name"]').textContent === 'from ann.kubeplay');
+  assert.equal(await page.inputValue('[data-testid="instructor-add-mode"]'), 'state');
+  await page.fill('[data-testid="instructor-add-labels"]', 'dee');
+  await page.click('[data-testid="instructor-add"]');
+  await page.waitForSelector(row('dee'));
+  const dee = (await call('GET', '/sandboxes/credentials')).json.sandboxes.find((sb) => sb.label === 'dee');
+  const deeList = await call('GET', s(dee, CMS), { token: dee.token });
+  assert.deepEqual(deeList.json.items.map((o) => JSON.stringify(o)), annList.json.items.map((o) => JSON.stringify(o)));
+  assert.ok(deeList.json.items.some((o) => o.metadata.name === 'given'));
+  await page.click('[data-testid="instructor-add-state-clear"]');
+  assert.equal(await page.textContent('[data-testid="instructor-add-state-name"]'), 'new, empty sandboxes');
+  page.once('dialog', (d) => d.accept());
+  await page.click(`${row('dee')} [data-testid="instructor-remove"]`);
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid="instructor-row"]').length === 31);
 
   // Open bob's sandbox read-only.
   const [view] = await Promise.all([page.waitForEvent('popup'), page.click(`${row('bob')} [data-testid="instructor-open"]`)]);

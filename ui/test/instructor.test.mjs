@@ -97,6 +97,12 @@ test('WORK-2: the read-only link names the sandbox, never a token; the target ta
 test('WORK-2: adding sandboxes asks POST /workshops for a count or for labels', () => {
   assert.deepEqual(addRequest('3', 'simulated', ''), { attendees: 3, cluster: { mode: 'simulated' } });
   assert.deepEqual(addRequest('1', 'api-only', 'ann, bob\ncarl'), { attendees: 3, cluster: { mode: 'api-only' }, labels: ['ann', 'bob', 'carl'] });
+  // A starting state (LEARN-6): base64 as JSON carries Go's []byte; its own cluster unless one is chosen.
+  const state = new Uint8Array(70000).map((_, i) => (i * 7) & 0xff);
+  const withState = addRequest('2', 'state', '', state);
+  assert.deepEqual(Object.keys(withState), ['attendees', 'state']);
+  assert.deepEqual(new Uint8Array(Buffer.from(withState.state, 'base64')), state);
+  assert.deepEqual(addRequest('2', 'api-only', '', state).cluster, { mode: 'api-only' });
   assert.throws(() => addRequest('0', 'simulated', ''), /between 1 and 100/);
   assert.throws(() => addRequest('101', 'simulated', ''), /between 1 and 100/);
 });
