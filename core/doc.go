@@ -18,7 +18,8 @@
 //     kinds' descriptors, defaults, patch and apply, authentication, API
 //     Priority and Fairness, CustomResourceDefinitions, OpenAPI, the
 //     revision timeline (who changed what, from history and the request
-//     log), and apiserver, the HTTP surface that composes them;
+//     log), the share document (the objects a sandbox's clients made), and
+//     apiserver, the HTTP surface that composes them;
 //   - the clients of the API: the in-process client, the controllers, the
 //     simulated cluster, its metrics-server, the xDS discovery service and
 //     the page's kubectl.

@@ -35,7 +35,7 @@ var layers = map[string]int{
 
 	"registry": server, "admission": server, "kinds": server, "defaults": server, "patch": server, "apply": server,
 	"fieldvalidation": server, "auth": server, "rbac": server, "aggregator": server, "flowcontrol": server, "crd": server,
-	"openapi": server, "apiserver": server, "timeline": server,
+	"openapi": server, "apiserver": server, "timeline": server, "share": server,
 
 	"client": clients, "client/clienttest": clients, "metricsserver": clients, "controllers": clients, "sim": clients,
 	"xds": clients, "xds/xdsgrpc": clients, "kubectl": clients,

@@ -24,15 +24,22 @@ type Past struct {
 // History).
 func (s *Store) History(before int64, fn func(Past) bool) (head, compacted int64, err error) {
 	return s.storage.History(before, func(e storage.HistoryEntry) bool {
-		p := Past{HistoryEntry: e, Res: resourceForKey(s.schema, e.Key)}
-		// GROUP/PLURAL/NAMESPACE/NAME, or GROUP/PLURAL/NAME.
-		parts := strings.SplitN(e.Key, "/", 4)
-		switch {
-		case len(parts) == 4:
-			p.Namespace, p.Name = parts[2], parts[3]
-		case len(parts) == 3:
-			p.Name = parts[2]
-		}
+		p := Past{HistoryEntry: e}
+		p.Res, p.Namespace, p.Name = s.ObjectOfKey(e.Key)
 		return fn(p)
 	})
+}
+
+// ObjectOfKey is the resource whose collection a store key is in (nil for
+// one no served resource owns) and the namespace and name it names.
+func (s *Store) ObjectOfKey(key string) (res *api.Resource, namespace, name string) {
+	// GROUP/PLURAL/NAMESPACE/NAME, or GROUP/PLURAL/NAME.
+	parts := strings.SplitN(key, "/", 4)
+	switch {
+	case len(parts) == 4:
+		namespace, name = parts[2], parts[3]
+	case len(parts) == 3:
+		name = parts[2]
+	}
+	return resourceForKey(s.schema, key), namespace, name
 }

@@ -14,6 +14,7 @@ import (
 	"kubeplay/core/admission"
 	"kubeplay/core/aggregator"
 	"kubeplay/core/requestlog"
+	"kubeplay/core/share"
 	"kubeplay/core/timeline"
 	"sync"
 	"time"
@@ -174,6 +175,7 @@ func New(cfg Config) (*Sandbox, error) {
 	cfg.API.Debug = map[string]web.Handler{
 		export.Path:   export.Handler(store.Storage(), exportCluster(cfg), cfg.API.Clock.Now),
 		timeline.Path: timeline.Handler(timeline.New(store, s.Requests)),
+		share.Path:    share.Handler(store),
 	}
 	s.APF = flowcontrol.New(flowcontrol.Config{
 		ServerConcurrencyLimit: cfg.Seats,

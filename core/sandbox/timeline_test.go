@@ -32,6 +32,15 @@ func (e *env) send(method, path, contentType, body string, h http.Header) resp {
 	return r
 }
 
+// header is a's headers as an http.Header.
+func (a as) header() http.Header {
+	h := http.Header{}
+	for k, v := range a {
+		h.Set(k, v)
+	}
+	return h
+}
+
 func (e *env) timeline(query string) timeline.Page {
 	e.t.Helper()
 	r := e.do("GET", timeline.Path+query, nil, admin)

@@ -26,6 +26,7 @@ import (
 	"kubeplay/core/apierrors"
 	"kubeplay/core/registry"
 	"kubeplay/core/requestlog"
+	"kubeplay/core/user"
 	"kubeplay/core/web"
 )
 
@@ -133,7 +134,7 @@ func (t *Timeline) Read(before int64, limit int, f Filter) (Page, error) {
 		if r, ok := requests[p.Rev]; ok {
 			e.Request, e.Verb, e.User, e.Client, e.Internal = r.Seq, r.Verb, r.User, r.Client, r.Internal
 		} else {
-			e.Internal = internalManagers[e.Manager]
+			e.Internal = user.SystemManager(e.Manager)
 		}
 		if f.match(&e) {
 			page.Items = append(page.Items, e)
@@ -141,12 +142,6 @@ func (t *Timeline) Read(before int64, limit int, f Filter) (Page, error) {
 		return true
 	})
 	return page, err
-}
-
-// internalManagers are the field managers of the sandbox's own components,
-// for changes the request log no longer names.
-var internalManagers = map[string]bool{
-	"kube-apiserver": true, "kube-controller-manager": true, "kube-scheduler": true, "kubelet": true,
 }
 
 // requests are the log's entries by the revisions they committed.

@@ -67,3 +67,18 @@ func From(ctx context.Context) (User, bool) {
 	u, ok := ctx.Value(userKey{}).(User)
 	return u, ok
 }
+
+// systemManagers are the field managers kube's own components write
+// managedFields as: the API server itself (its bootstrap objects, and API
+// Priority and Fairness's configuration producer and consumer), the
+// controller manager (and its ClusterRole aggregation), the scheduler and
+// the kubelets.
+var systemManagers = map[string]bool{
+	"kube-apiserver": true, "kube-controller-manager": true, "kube-scheduler": true, "kubelet": true,
+	"api-priority-and-fairness-config-producer-v1": true, "api-priority-and-fairness-config-consumer-v1": true,
+	"clusterrole-aggregation-controller": true,
+}
+
+// SystemManager says whether a managedFields entry's manager is one of the
+// cluster's own components (not a client's).
+func SystemManager(manager string) bool { return systemManagers[manager] }
