@@ -182,3 +182,33 @@ func mustJSON(t *testing.T, v any) []byte {
 	}
 	return b
 }
+
+// FuzzShareRead: whatever a link carries, reading it as a share never
+// panics, and what it accepts names, for every object, the namespace and
+// name its key does (what Take writes where).
+func FuzzShareRead(f *testing.F) {
+	e := newEnv(f, Config{APIOnly: true})
+	good := `{"kind":"KubeplayShare","version":1,"server":"v","revision":3,"objects":[{"key":"core/namespaces/shop","object":{"metadata":{"name":"shop","uid":"u1"}}},` +
+		`{"key":"core/configmaps/shop/a","object":{"metadata":{"name":"a","namespace":"shop","uid":"u2"},"data":{"k":"v"}}}]}`
+	for _, seed := range []string{good, `{"kind":"KubeplayShare","version":1,"objects":[]}`, `{}`, `null`, `[]`,
+		`{"kind":"KubeplayShare","version":1,"objects":[{"key":"example.com/widgets/shop/w","object":{"metadata":{"name":"w","namespace":"shop","uid":"u"}}},` +
+			`{"key":"apiextensions.k8s.io/customresourcedefinitions/widgets.example.com","object":{"metadata":{"name":"widgets.example.com","uid":"c"},"spec":{"group":"example.com","names":{"plural":"widgets"}}}}]}`} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		doc, err := share.Read(bytes.NewReader(b), e.sb.Server.Registry)
+		if err != nil {
+			return
+		}
+		for _, o := range doc.Objects {
+			obj, err := object.Decode(o.Object)
+			if err != nil {
+				t.Fatalf("accepted %s: %v", o.Key, err)
+			}
+			ns, name := object.MetaString(obj, "namespace"), object.MetaString(obj, "name")
+			if want := "/" + name; !strings.HasSuffix(o.Key, want) || ns != "" && !strings.HasSuffix(o.Key, "/"+ns+want) {
+				t.Fatalf("accepted %s for %s/%s", o.Key, ns, name)
+			}
+		}
+	})
+}

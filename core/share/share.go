@@ -3,7 +3,8 @@
 // sandbox takes in. An export (core/export) is the whole store, the
 // cluster's own objects and the history included; a share is what a person
 // made: every object whose managedFields name a manager that is not one of
-// the cluster's own components (user.SystemManager): namespaces first, then
+// the cluster's own components (user.SystemManager), or that has none (but
+// the "default" ServiceAccounts the cluster makes): namespaces first, then
 // CustomResourceDefinitions, then the rest in the order of their
 // resourceVersions, each as stored, with its storage key:
 //
@@ -93,12 +94,13 @@ func Made(st *storage.Store) (Document, error) {
 		if json.Unmarshal([]byte(it.Value), &o) != nil {
 			continue // a corrupt object (K8S-DEL-3) is no one's to share
 		}
-		for _, m := range o.Metadata.ManagedFields {
-			if !user.SystemManager(m.Manager) {
-				rev, _ := strconv.ParseInt(o.Metadata.ResourceVersion, 10, 64)
-				found = append(found, made{rev, Object{Key: it.Key, Object: json.RawMessage(it.Value)}})
-				break
-			}
+		managers := make([]string, len(o.Metadata.ManagedFields))
+		for i, m := range o.Metadata.ManagedFields {
+			managers[i] = m.Manager
+		}
+		if madeByClient(it.Key, managers) {
+			rev, _ := strconv.ParseInt(o.Metadata.ResourceVersion, 10, 64)
+			found = append(found, made{rev, Object{Key: it.Key, Object: json.RawMessage(it.Value)}})
 		}
 	}
 	// What holds others first (namespaces, then the definitions of custom
@@ -124,6 +126,36 @@ func Made(st *storage.Store) (Document, error) {
 		doc.Objects[i] = m.obj
 	}
 	return doc, nil
+}
+
+// madeByClient says whether the object at key, with the field managers
+// managers, is a client's: one of its managers is not the cluster's own.
+// An object with no managedFields (kube records none when a write set no
+// field but the name) is a client's too, but for the "default"
+// ServiceAccount the service account controller makes in every namespace.
+func madeByClient(key string, managers []string) bool {
+	if len(managers) == 0 {
+		_, _, name := splitKey(key)
+		return !(strings.HasPrefix(key, "core/serviceaccounts/") && name == "default")
+	}
+	for _, m := range managers {
+		if !user.SystemManager(m) {
+			return true
+		}
+	}
+	return false
+}
+
+// splitKey is a storage key's GROUP/PLURAL, namespace and name.
+func splitKey(key string) (collection, namespace, name string) {
+	parts := strings.Split(key, "/")
+	switch len(parts) {
+	case 3:
+		return parts[0] + "/" + parts[1], "", parts[2]
+	case 4:
+		return parts[0] + "/" + parts[1], parts[2], parts[3]
+	}
+	return "", "", ""
 }
 
 // Read reads a document of at most MaxBytes and checks every object in it:
@@ -183,14 +215,14 @@ func check(o Object, store *registry.Store, defined map[string]bool) error {
 	if err != nil || obj == nil {
 		return errors.New("not a JSON object")
 	}
-	res, namespace, name := store.ObjectOfKey(o.Key)
-	parts := strings.Split(o.Key, "/")
+	collection, namespace, name := splitKey(o.Key)
+	res, _, _ := store.ObjectOfKey(o.Key)
 	switch {
-	case len(parts) < 3 || len(parts) > 4 || name == "":
+	case name == "":
 		return errors.New("not a storage key (GROUP/PLURAL/[NAMESPACE/]NAME)")
-	case res == nil && !defined[parts[0]+"/"+parts[1]]:
+	case res == nil && !defined[collection]:
 		return errors.New("no resource of this sandbox, nor of a CustomResourceDefinition in the share, is stored there")
-	case res != nil && res.Namespaced != (len(parts) == 4):
+	case res != nil && res.Namespaced != (namespace != ""):
 		return errors.New("the key's namespace does not fit the resource's scope")
 	case object.MetaString(obj, "name") != name || object.MetaString(obj, "namespace") != namespace:
 		return fmt.Errorf("the object is %s/%s, its key names %s/%s", object.MetaString(obj, "namespace"), object.MetaString(obj, "name"), namespace, name)

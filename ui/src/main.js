@@ -158,7 +158,7 @@ import { createTimelinePanel } from './timeline.js';
 import { createStartPage } from './start.js';
 import { createExerciseView } from './exercises.js';
 import { forgetProgress, lastView, reportProgress, saveView } from './progress.js';
-import { exportState, importState, readHeader, readShareLink, shareLink, LINK_PREFIX } from './share.js';
+import { exportState, importState, isShareLink, readHeader, readShareLink, shareDocument, shareLink, shareSummary, takeShare } from './share.js';
 import { createTerminalPanel } from './terminal.js';
 
 // CLUSTER_MODE is the service worker's own endpoint for the sandbox's cluster mode.
@@ -251,7 +251,7 @@ function main() {
   // is opened in a tab already showing the playground (a hash change).
   const stateOffer = h('div', { testid: 'import-offer-slot' });
   const offerState = () => {
-    if (location.hash.startsWith('#' + LINK_PREFIX)) mount(stateOffer, renderStateOffer(location.hash));
+    if (isShareLink(location.hash)) mount(stateOffer, renderStateOffer(location.hash));
   };
   window.addEventListener('hashchange', offerState);
   offerState();
@@ -563,17 +563,19 @@ function main() {
   async function onShare() {
     stateMenu.open = false;
     try {
-      const { bytes, filename } = await exportState(currentTarget());
+      const bytes = await shareDocument(currentTarget());
+      const doc = JSON.parse(new TextDecoder().decode(bytes));
       const link = await shareLink(bytes, location.origin + location.pathname);
       if (!link) {
-        showNotice(`This state is too large for a link: export it to a file (${filename}) and send that instead.`);
+        showNotice('These objects are too many for a link: export the sandbox to a file (State → Export to a file) and send that instead.');
         return;
       }
       const field = h('input', { class: 'mono grow', readonly: true, value: link, testid: 'share-link', on: { focus: (e) => e.target.select() } });
-      mount(shareBox, h('strong', {}, 'A link to this state: '), field,
+      mount(shareBox, h('strong', {}, 'A link to what you made: '), field,
         h('button', { type: 'button', class: 'small', on: { click: () => copyText(link) } }, 'Copy'),
         h('button', { type: 'button', class: 'small', on: { click: () => { shareBox.hidden = true; } } }, 'Close'),
-        h('div', { class: 'hint' }, `${Math.round(link.length / 1024)} KiB. The state travels in the link's fragment, which browsers never send: whoever opens it is asked before it replaces their sandbox.`));
+        h('div', { class: 'hint', testid: 'share-link-summary', dataset: { bytes: String(link.length - link.indexOf('#') - 1), objects: String(doc.objects.length) } },
+          `${shareSummary(doc)}; ${(link.length / 1024).toFixed(1)} KiB of link. It carries the objects your clients made (not the cluster's own), in its fragment, which browsers never send: whoever opens it is asked before their sandbox starts again from them. For everything, with its history and resourceVersions, export to a file.`));
       shareBox.hidden = false;
       await copyText(link);
     } catch (e) {
@@ -582,7 +584,8 @@ function main() {
   }
 
   // renderStateOffer asks whether to start the sandbox from the state a
-  // share link carries.
+  // share link carries: the objects someone made (a share document), or
+  // (links made before those) a whole export.
   function renderStateOffer(hash) {
     const drop = () => {
       history.replaceState(null, '', location.pathname + location.search);
@@ -597,19 +600,50 @@ function main() {
       h('div', { class: 'hint' }, 'Starting from it replaces what your in-browser sandbox holds now.'),
       h('div', { class: 'row' }, accept, h('button', { type: 'button', testid: 'import-offer-dismiss', on: { click: drop } }, 'Keep my sandbox')),
     );
-    readShareLink(hash).then((bytes) => {
-      const head = readHeader(bytes);
-      if (!head) throw new Error('it holds no kubeplay export');
-      detail.textContent = `: ${stateSummary(head)}, exported ${head.exportedAt}`;
+    readShareLink(hash).then(({ kind, bytes }) => {
+      if (kind === 'export') {
+        const head = readHeader(bytes);
+        if (!head) throw new Error('it holds no kubeplay export');
+        detail.textContent = `: ${stateSummary(head)}, exported ${head.exportedAt}`;
+        accept.onclick = async () => {
+          if (currentTarget().kind !== 'sandbox') setTarget({ kind: 'sandbox' });
+          if (await startFrom(bytes, 'the link\'s state')) drop();
+        };
+      } else {
+        let doc;
+        try {
+          doc = JSON.parse(new TextDecoder().decode(bytes));
+        } catch {
+          throw new Error('it holds no kubeplay share');
+        }
+        if (doc.kind !== 'KubeplayShare' || !Array.isArray(doc.objects)) throw new Error('it holds no kubeplay share');
+        detail.textContent = `: ${shareSummary(doc)}, made with kubeplay ${doc.server || ''}`.trimEnd();
+        accept.onclick = async () => {
+          if (currentTarget().kind !== 'sandbox') setTarget({ kind: 'sandbox' });
+          if (await takeFrom(bytes, doc)) drop();
+        };
+      }
       accept.disabled = false;
-      accept.onclick = async () => {
-        if (currentTarget().kind !== 'sandbox') setTarget({ kind: 'sandbox' });
-        if (await startFrom(bytes, 'the link\'s state')) drop();
-      };
     }).catch((e) => {
       detail.textContent = `, but it cannot be read (${e.message})`;
     });
     return box;
+  }
+
+  // takeFrom starts the in-browser sandbox again (as Reset does), then takes
+  // a share document's objects into it; says so, and whether it did.
+  async function takeFrom(bytes, doc) {
+    try {
+      const s = await resetSandbox();
+      if (s.state !== 'ready') throw new Error(s.error || 'the sandbox did not start again');
+      const done = await takeShare(bytes, currentTarget());
+      sandboxReplaced(true);
+      showNotice(`Started from the link's state: ${shareSummary(doc)} (now at revision ${done.revision}).`);
+      return true;
+    } catch (e) {
+      showPageError(`the link's state could not be taken in: ${e.message}`);
+      return false;
+    }
   }
 
   // The sandbox's cluster mode is the service worker's, not the core's: it is
