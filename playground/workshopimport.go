@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -72,7 +71,7 @@ const errWritten = conflict("the sandbox holds what its clients wrote: import wi
 // seed makes a new sandbox start from state, an export its creation
 // carried (control checked it whole), as an import into it would.
 func (f *fleet) seed(a *attendee, state []byte) error {
-	_, snap, err := export.Read(bytes.NewReader(state), int64(len(state)))
+	_, snap, err := export.ReadBytes(state)
 	if err != nil {
 		return err
 	}

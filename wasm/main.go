@@ -31,7 +31,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"sync"
@@ -201,7 +200,7 @@ func readExport(_ js.Value, args []js.Value) any {
 		return map[string]any{"error": "readExport(bytes)"}
 	}
 	b := jsio.BytesFromJS(args[0])
-	h, snap, err := export.Read(bytes.NewReader(b), int64(len(b)))
+	h, snap, err := export.ReadBytes(b)
 	if err != nil {
 		return map[string]any{"error": err.Error()}
 	}

@@ -27,7 +27,6 @@
 package export
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -101,21 +100,37 @@ func headerLine(h Header) []byte {
 	return append(line, '\n')
 }
 
-// Read reads an export of at most maxBytes from r and checks all of it: its
-// header, and its snapshot read whole as a restore reads it, storing nothing
-// (storage.CheckSnapshot: every frame, and the revision, history and objects
-// the header names). It returns the header and the snapshot, which a host
-// hands to its sandbox's persister. Its errors are what the file's sender
-// should be told.
+// Read reads an export of at most maxBytes from r and checks all of it
+// (ReadBytes).
 func Read(r io.Reader, maxBytes int64) (Header, []byte, error) {
-	br := bufio.NewReaderSize(io.LimitReader(r, maxBytes+1), MaxHeaderBytes)
-	line, err := br.ReadSlice('\n')
-	if err != nil {
-		if errors.Is(err, bufio.ErrBufferFull) {
+	var buf bytes.Buffer
+	if n, ok := r.(interface{ Len() int }); ok {
+		buf.Grow(min(n.Len(), int(maxBytes)) + 1) // one read, one allocation
+	}
+	if _, err := buf.ReadFrom(io.LimitReader(r, maxBytes+1)); err != nil {
+		return Header{}, nil, err
+	}
+	if int64(buf.Len()) > maxBytes {
+		return Header{}, nil, fmt.Errorf("the export is over %d bytes", maxBytes)
+	}
+	return ReadBytes(buf.Bytes())
+}
+
+// ReadBytes checks an export held in memory, all of it: its header, and
+// its snapshot read whole as a restore reads it, storing nothing
+// (storage.CheckSnapshot: every frame, and the revision, history and
+// objects the header names). It returns the header and the snapshot (a part
+// of file, not a copy), which a host hands to its sandbox's persister. Its
+// errors are what the file's sender should be told.
+func ReadBytes(file []byte) (Header, []byte, error) {
+	nl := bytes.IndexByte(file[:min(len(file), MaxHeaderBytes)], '\n')
+	if nl < 0 {
+		if len(file) >= MaxHeaderBytes {
 			return Header{}, nil, fmt.Errorf("not a kubeplay export: its first line is over %d bytes", MaxHeaderBytes)
 		}
 		return Header{}, nil, errors.New("not a kubeplay export: it has no header line")
 	}
+	line, snap := file[:nl+1], file[nl+1:]
 	var h Header
 	dec := json.NewDecoder(bytes.NewReader(line))
 	dec.DisallowUnknownFields()
@@ -130,13 +145,6 @@ func Read(r io.Reader, maxBytes int64) (Header, []byte, error) {
 	}
 	if h.Cluster.Nodes < 0 || h.Cluster.Nodes > 100 {
 		return Header{}, nil, fmt.Errorf("the export's cluster.nodes is %d, not 0 to 100", h.Cluster.Nodes)
-	}
-	snap, err := io.ReadAll(br)
-	if err != nil {
-		return Header{}, nil, err
-	}
-	if int64(len(line)+len(snap)) > maxBytes {
-		return Header{}, nil, fmt.Errorf("the export is over %d bytes", maxBytes)
 	}
 	info, err := storage.CheckSnapshot(snap)
 	if err != nil {

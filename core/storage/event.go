@@ -229,6 +229,21 @@ func (r *reader) bytes() []byte {
 	return v
 }
 
+// peekHistoryTime reads a history entry's revision and time, copying
+// nothing: a store opening keeps them (and the entry's size) for each.
+func peekHistoryTime(v string) (rev int64, t time.Time, err error) {
+	if len(v) < 1 || eventType(v[0]) == "" {
+		return 0, time.Time{}, errCorrupt
+	}
+	r := reader{b: []byte(v[1:min(len(v), 1+2*binary.MaxVarintLen64)])}
+	nanos := r.varint()
+	rev = r.varint()
+	if r.err != nil {
+		return 0, time.Time{}, r.err
+	}
+	return rev, time.Unix(0, nanos), nil
+}
+
 // peekHistory reads a history entry's type, key and previous value in place,
 // copying nothing: a list at an old revision undoes thousands of entries and
 // needs no more of them.

@@ -180,7 +180,30 @@ type frameScanner struct {
 	err    error // a read error other than EOF, which ends the scan
 }
 
-func newFrameScanner(r io.Reader) *frameScanner { return &frameScanner{src: r} }
+func newFrameScanner(r io.Reader) *frameScanner {
+	if m, ok := r.(*inMemory); ok {
+		// Already in memory: scanned in place, nothing copied.
+		return &frameScanner{buf: m.b[m.at:], off: int64(m.at), eof: true}
+	}
+	return &frameScanner{src: r}
+}
+
+// inMemory is frames already in memory (a memory persister's, an export's),
+// which a frameScanner reads in place; as an io.Reader it reads as
+// bytes.Reader does.
+type inMemory struct {
+	b  []byte
+	at int
+}
+
+func (m *inMemory) Read(p []byte) (int, error) {
+	if m.at >= len(m.b) {
+		return 0, io.EOF
+	}
+	n := copy(p, m.b[m.at:])
+	m.at += n
+	return n, nil
+}
 
 // fill reads until buf holds n bytes or the stream ends; it reports whether it does.
 func (sc *frameScanner) fill(n int) bool {

@@ -6,8 +6,9 @@ import (
 )
 
 // FuzzPeekHistory: reading a history entry in place (peekHistory, what a
-// list at an old revision reads) agrees with decoding it whole, and refuses
-// what decodeHistory refuses.
+// list at an old revision reads; peekHistoryTime, what an opening store
+// reads) agrees with decoding it whole, and refuses what decodeHistory
+// refuses.
 func FuzzPeekHistory(f *testing.F) {
 	for _, e := range []*Event{
 		{Type: Added, Key: "core/configmaps/default/a", Rev: 7, Object: []byte(`{"a":1}`), time: time.Unix(0, 12345)},
@@ -29,6 +30,9 @@ func FuzzPeekHistory(f *testing.F) {
 		}
 		if typ != e.Type || key != e.Key || prev != string(e.Prev) {
 			t.Fatalf("peek %q %q %q, decode %q %q %q", typ, key, prev, e.Type, e.Key, e.Prev)
+		}
+		if rev, at, err := peekHistoryTime(string(b)); err != nil || rev != e.Rev || !at.Equal(e.time) {
+			t.Fatalf("peek time: %d %v %v, decode %d %v", rev, at, err, e.Rev, e.time)
 		}
 	})
 }

@@ -28,11 +28,11 @@ func (p *MemoryPersister) Load(snapshot func(io.Reader) error, journal func(io.R
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.snapshot != nil {
-		if err := snapshot(bytes.NewReader(p.snapshot)); err != nil {
+		if err := snapshot(&inMemory{b: p.snapshot}); err != nil {
 			return err
 		}
 	}
-	sound, err := journal(bytes.NewReader(p.journal))
+	sound, err := journal(&inMemory{b: p.journal})
 	if err != nil {
 		return err
 	}

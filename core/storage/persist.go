@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 
 	"github.com/tidwall/buntdb"
@@ -82,54 +83,81 @@ func (r *journalRecord) apply(tx *buntdb.Tx) error {
 }
 
 // frame encodes the record as one frame of kind from o.
-func (r *journalRecord) frame(kind byte, o origin) []byte {
+func (r *journalRecord) frame(kind byte, o origin) []byte { return r.appendFrame(nil, kind, o) }
+
+// appendFrame appends the record's frame to dst (whose room a snapshot
+// reuses from part to part).
+func (r *journalRecord) appendFrame(dst []byte, kind byte, o origin) []byte {
 	n := frameHeaderSize + 8
 	for _, op := range r.ops {
 		n += 12 + len(op.key) + len(op.value)
 	}
-	b := make([]byte, frameHeaderSize, n)
+	start := len(dst)
+	dst = slices.Grow(dst, n)
+	b := append(dst, make([]byte, frameHeaderSize)...)
 	b = binary.AppendUvarint(b, uint64(len(r.ops)))
 	for _, op := range r.ops {
 		if op.del {
 			b = append(b, 'D')
-			b = appendBytes(b, []byte(op.key))
+			b = appendString(b, op.key)
 		} else {
 			b = append(b, 'S')
-			b = appendBytes(b, []byte(op.key))
-			b = appendBytes(b, []byte(op.value))
+			b = appendString(b, op.key)
+			b = appendString(b, op.value)
 		}
 	}
-	sealFrame(b, kind, o)
+	sealFrame(b[start:], kind, o)
 	return b
 }
 
+// appendString is appendBytes of a string, copied once.
+func appendString(b []byte, v string) []byte {
+	b = binary.AppendUvarint(b, uint64(len(v)))
+	return append(b, v...)
+}
+
 func decodeJournalRecord(b []byte) (*journalRecord, error) {
+	var rec *journalRecord
+	err := walkJournalRecord(b, func(n int) { rec = &journalRecord{ops: make([]journalOp, 0, n)} }, func(del bool, k, v []byte) {
+		if del {
+			rec.del(string(k))
+		} else {
+			rec.set(string(k), string(v))
+		}
+	})
+	return rec, err
+}
+
+// walkJournalRecord hands op each operation of an encoded record, its key
+// and value in place (count first hears how many there are): a check of a
+// snapshot reads them without keeping them.
+func walkJournalRecord(b []byte, count func(n int), op func(del bool, key, value []byte)) error {
 	r := reader{b: b}
 	n := r.uvarint()
 	if r.err != nil || n > uint64(len(b)) {
-		return nil, errCorrupt
+		return errCorrupt
 	}
-	rec := &journalRecord{ops: make([]journalOp, 0, n)}
+	count(int(n))
 	for i := uint64(0); i < n; i++ {
 		if len(r.b) == 0 {
-			return nil, errCorrupt
+			return errCorrupt
 		}
 		code := r.b[0]
 		r.b = r.b[1:]
 		switch code {
 		case 'D':
-			rec.del(string(r.bytes()))
+			op(true, r.bytes(), nil)
 		case 'S':
-			k := string(r.bytes())
-			rec.set(k, string(r.bytes()))
+			k := r.bytes()
+			op(false, k, r.bytes())
 		default:
-			return nil, errCorrupt
+			return errCorrupt
 		}
 	}
 	if r.err != nil || len(r.b) != 0 {
-		return nil, errCorrupt
+		return errCorrupt
 	}
-	return rec, nil
+	return nil
 }
 
 // damage is what a restore found wrong in the persisted bytes, and the revisions it
@@ -322,10 +350,29 @@ func readFrames(r io.Reader, d *damage, what string, torn bool, damaged func(pie
 // set command. (One changed byte must not make a framed snapshot look like one.)
 var buntdbSnapshot = []byte("*3\r\n$3\r\nset\r\n")
 
+// peekable is frames in memory that can be peeked at, as a bufio.Reader can.
+type peekable struct{ *inMemory }
+
+func (p peekable) Peek(n int) ([]byte, error) {
+	rest := p.b[p.at:]
+	if len(rest) < n {
+		return rest, io.EOF
+	}
+	return rest[:n], nil
+}
+
 // loadSnapshot reads a snapshot written by writeSnapshot, or by buntdb before
 // frames existed, handing each part's encoded record to apply.
 func (s *Store) loadSnapshot(r io.Reader, d *damage, l *lineage, apply func([]byte) error) error {
-	br := bufio.NewReader(r)
+	var br interface {
+		io.Reader
+		Peek(int) ([]byte, error)
+	}
+	if m, ok := r.(*inMemory); ok {
+		br = peekable{m}
+	} else {
+		br = bufio.NewReader(r)
+	}
 	if head, _ := br.Peek(len(buntdbSnapshot)); bytes.Equal(head, buntdbSnapshot) {
 		d.rewrite, l.snap, l.snapV1 = true, snapRead, true
 		if err := s.db.Load(br); err != nil {
@@ -338,7 +385,11 @@ func (s *Store) loadSnapshot(r io.Reader, d *damage, l *lineage, apply func([]by
 	}
 	parts, ended := 0, false
 	l.snap = snapUnreadable
-	size, n, err := readFrames(br, d, "snapshot part", false, l.damagedSnapshot, func(p piece) error {
+	var frames io.Reader = br
+	if p, ok := br.(peekable); ok {
+		frames = p.inMemory // scanned in place
+	}
+	size, n, err := readFrames(frames, d, "snapshot part", false, l.damagedSnapshot, func(p piece) error {
 		if err := l.snapshotFrame(p); err != nil {
 			return err
 		}
@@ -426,12 +477,14 @@ func (s *Store) writeCountedSnapshot(w io.Writer) (SnapshotInfo, error) {
 		rec         journalRecord
 		size, parts int
 		err         error
+		scratch     []byte // a part's frame, its room reused
 	)
 	flush := func() {
 		if rec.empty() || err != nil {
 			return
 		}
-		_, err = w.Write(rec.frame(frameSnapshotPart, o))
+		scratch = rec.appendFrame(scratch[:0], frameSnapshotPart, o)
+		_, err = w.Write(scratch)
 		rec.ops, size = rec.ops[:0], 0
 		parts++
 	}

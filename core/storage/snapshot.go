@@ -4,19 +4,24 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"strconv"
 	"strings"
 )
 
 // WriteSnapshot writes the store's whole state at its revision in the framed
-// snapshot format a Persister keeps (frame.go: every frame checksummed), for
-// a sandbox's export: what is committed is applied first, and writes wait
-// while it is written. It says what it wrote, as CheckSnapshot reads it.
-func (s *Store) WriteSnapshot(w io.Writer) (SnapshotInfo, error) {
+// snapshot format a Persister keeps (frame.go: every frame checksummed) into
+// buf, for a sandbox's export: what is committed is applied first, and
+// writes wait while it is written, so it goes to memory (grown once to
+// about its size), never to a client that may read slowly. It says what it
+// wrote, as CheckSnapshot reads it.
+func (s *Store) WriteSnapshot(buf *bytes.Buffer) (SnapshotInfo, error) {
 	var info SnapshotInfo
 	err := s.settled(func() (err error) {
-		info, err = s.writeCountedSnapshot(w)
+		// The objects and history, their keys and lengths (under 96 bytes
+		// each), and a frame's header per part (frame.go).
+		size := s.usage.bytes + s.historyBytes
+		buf.Grow(int(size + (s.usage.objects+int64(len(s.history)))*96 + size/snapshotPartBytes*64 + 4096))
+		info, err = s.writeCountedSnapshot(buf)
 		return err
 	})
 	return info, err
@@ -29,6 +34,17 @@ type SnapshotInfo struct {
 	// from an earlier one is 410 Gone).
 	Compacted      int64
 	Objects, Bytes int64
+}
+
+// countBytes is count of a key and value read in place: only the
+// revision's and the compaction's values are made strings.
+func (info *SnapshotInfo) countBytes(k, v []byte) {
+	if bytes.HasPrefix(k, []byte(objectPrefix)) {
+		info.Objects++
+		info.Bytes += int64(len(v))
+	} else if string(k) == revKey || string(k) == compactedKey {
+		info.count(string(k), string(v))
+	}
 }
 
 // count adds a stored key to what a snapshot holds.
@@ -58,16 +74,16 @@ func CheckSnapshot(snapshot []byte) (SnapshotInfo, error) {
 	var info SnapshotInfo
 	d, l := &damage{}, &lineage{}
 	// A store of no state: only its reading of frames is used.
-	err := (&Store{}).loadSnapshot(bytes.NewReader(snapshot), d, l, func(b []byte) error {
-		rec, err := decodeJournalRecord(b)
-		if err != nil {
+	err := (&Store{}).loadSnapshot(&inMemory{b: snapshot}, d, l, func(b []byte) error {
+		deletes := false
+		if walkJournalRecord(b, func(int) {}, func(del bool, k, v []byte) {
+			deletes = deletes || del
+			info.countBytes(k, v)
+		}) != nil {
 			return errDamaged("the record does not decode")
 		}
-		for _, op := range rec.ops {
-			if op.del {
-				return errDamaged("a snapshot part deletes a key")
-			}
-			info.count(op.key, op.value)
+		if deletes {
+			return errDamaged("a snapshot part deletes a key")
 		}
 		return nil
 	})

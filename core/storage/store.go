@@ -200,7 +200,11 @@ func Open(cfg Config) (*Store, error) {
 		progress: map[string]int64{}}
 	s.revCond = sync.NewCond(&s.revMu)
 	var d *damage
-	if cfg.Persister != nil {
+	if cfg.Persister == nil {
+		// Its snapshots (an export's) carry an identity, so a store restored
+		// from one need not draw and anchor its own.
+		s.id = newStoreID()
+	} else {
 		if d, err = s.restore(); err != nil {
 			db.Close()
 			return nil, err
@@ -228,12 +232,12 @@ func Open(cfg Config) (*Store, error) {
 		}
 		var bad error
 		err = tx.AscendRange("", historyPrefix, historyKey(s.rev+1), func(_, v string) bool {
-			e, err := decodeHistory([]byte(v))
+			rev, t, err := peekHistoryTime(v)
 			if err != nil {
 				bad = err
 				return false
 			}
-			s.history = append(s.history, retained{rev: e.Rev, time: e.time, size: len(v)})
+			s.history = append(s.history, retained{rev: rev, time: t, size: len(v)})
 			s.historyBytes += int64(len(v))
 			return true
 		})

@@ -1,7 +1,6 @@
 package control
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -405,7 +404,7 @@ func checkCluster(c *Cluster, state []byte) (Cluster, *apierrors.Status) {
 		if len(state) > MaxStateBytes {
 			return Cluster{}, apierrors.NewRequestEntityTooLarge(MaxStateBytes)
 		}
-		h, _, err := export.Read(bytes.NewReader(state), MaxStateBytes)
+		h, _, err := export.ReadBytes(state)
 		if err != nil {
 			return Cluster{}, apierrors.NewBadRequest("state: " + err.Error())
 		}
