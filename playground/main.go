@@ -169,7 +169,7 @@ func run(o options) error {
 // server is a running playground: the core behind an HTTP server on a listener.
 type server struct {
 	url   string
-	api   *sandbox.Sandbox
+	api   *core // the server's own sandbox
 	http  *http.Server
 	conns *connLimiter // the budget of open connections, the API's and gRPC's
 	errc  chan error   // what Serve returned
@@ -229,7 +229,14 @@ func start(o options) (*server, error) {
 			return nil, fmt.Errorf("--import %s: %w", o.importFile, err)
 		}
 	}
-	api, err := sandbox.New(cfg)
+	// A sandbox of the --data directory holds what earlier runs wrote: an
+	// import then needs ?replace=true, as over what clients wrote since.
+	heldBefore := false
+	if p, ok := cfg.Storage.Persister.(*storage.FilePersister); ok && o.importFile == "" {
+		empty, err := p.Empty()
+		heldBefore = err != nil || !empty
+	}
+	first, err := sandbox.New(cfg)
 	if err != nil {
 		if cfg.Storage.Persister != nil {
 			cfg.Storage.Persister.Close() // and with it the data directory's lock
@@ -239,11 +246,14 @@ func start(o options) (*server, error) {
 		}
 		return nil, err
 	}
-	for _, e := range api.Storage().RestoreErrors() {
+	for _, e := range first.Storage().RestoreErrors() {
 		log.Printf("restore: %v", e)
 	}
+	// A sandbox an import starts keeps the same request log.
+	cfg.Requests = first.Requests
+	api := &core{o: o, cfg: cfg, api: first, written: heldBefore || o.importFile != ""}
 	// The discovery service is a client of the API, as control planes are.
-	xs, stopXDS := xds.Start(api, xds.Config{Logf: log.Printf, Limits: xds.Limits{Streams: int(o.budget.XDSStreams), Names: int(o.budget.XDSNames)}})
+	xs, stopXDS := xds.Start(api.inProcess(), xds.Config{Logf: log.Printf, Limits: xds.Limits{Streams: int(o.budget.XDSStreams), Names: int(o.budget.XDSNames)}})
 	var sv *serving
 	if o.tls.on {
 		if sv, err = loadTLS(o.tls, servingNames(o.listen, strings.Split(o.allowedHosts, ",")), time.Now()); err != nil {
@@ -304,7 +314,7 @@ func start(o options) (*server, error) {
 	if o.logRequests != nil {
 		stop := make(chan struct{})
 		s.stopLog = func() { close(stop) }
-		go printRequests(api.Requests, o.logRequests, stop)
+		go printRequests(first.Requests, o.logRequests, stop)
 	}
 	s.http = o.limits.httpServer(newHandler(withXDS(api, xs), ctl, o), conns)
 	if sv != nil {

@@ -55,6 +55,11 @@ func (f *fleet) importExport(w http.ResponseWriter, r *http.Request, a *attendee
 		writeStatus(w, http.StatusInternalServerError, "InternalError", err.Error())
 		return
 	}
+	writeImported(w, h)
+}
+
+// writeImported answers an import of the export h, as every host does.
+func writeImported(w http.ResponseWriter, h export.Header) {
 	body, _ := json.Marshal(imported{Kind: "KubeplayImport", Revision: h.Revision, Compacted: h.Compacted, Objects: h.Objects, Cluster: h.Cluster,
 		ExportedAt: h.ExportedAt.Format("2006-01-02T15:04:05Z07:00"), Server: h.Server})
 	w.Header().Set("Content-Type", "application/json")
