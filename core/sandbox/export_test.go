@@ -77,6 +77,11 @@ func TestLEARN_6_ExportImportRoundTrip(t *testing.T) {
 	if rev := b.sb.Storage().Revision(); rev < head.Revision {
 		t.Fatalf("imported at revision %d, exported at %d", rev, head.Revision)
 	}
+	// The imported definition served first (its controller establishes it
+	// as the sandbox starts), then everything compared.
+	b.eventually("the imported Widget kind served", func() bool {
+		return b.do("GET", "/apis/example.com/v1/namespaces/shop/widgets", nil, admin).Code == 200
+	})
 	for _, path := range []string{"/api/v1/namespaces/shop", "/api/v1/namespaces/shop/configmaps/cm-0", "/api/v1/namespaces/shop/configmaps/cm-2",
 		"/api/v1/namespaces/shop/configmaps/applied", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.example.com", "/apis/example.com/v1/namespaces/shop/widgets/w"} {
 		var want, got resp
