@@ -6,6 +6,7 @@ package tutorials
 // attempt leaves the parts it names unticked with their messages and hint.
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -16,15 +17,17 @@ import (
 )
 
 type exercise struct {
-	ID      string    `json:"id"`
-	Title   string    `json:"title"`
-	Summary string    `json:"summary"`
-	Cluster string    `json:"cluster,omitempty"`
-	Goal    string    `json:"goal"`
-	Parts   []part    `json:"parts"`
-	Hints   []hint    `json:"hints"`
-	Sol     solution  `json:"solution"`
-	Wrong   []attempt `json:"wrong"`
+	ID      string `json:"id"`
+	Title   string `json:"title"`
+	Summary string `json:"summary"`
+	Cluster string `json:"cluster,omitempty"`
+	// State names a share document in states/ the exercise starts from.
+	State string    `json:"state,omitempty"`
+	Goal  string    `json:"goal"`
+	Parts []part    `json:"parts"`
+	Hints []hint    `json:"hints"`
+	Sol   solution  `json:"solution"`
+	Wrong []attempt `json:"wrong"`
 }
 
 type part struct {
@@ -96,6 +99,23 @@ func validateExercise(file string, data []byte) (*exercise, []error) {
 	}
 	if ex.Cluster != "" && ex.Cluster != "simulated" {
 		bad("cluster", "%q, want \"simulated\" or absent", ex.Cluster)
+	}
+	if ex.State != "" {
+		var doc struct {
+			Kind    string `json:"kind"`
+			Version int    `json:"version"`
+			Objects []struct {
+				Key    string          `json:"key"`
+				Object json.RawMessage `json:"object"`
+			} `json:"objects"`
+		}
+		data, err := os.ReadFile(filepath.Join(filepath.Dir(file), "..", "states", ex.State))
+		switch {
+		case err != nil || filepath.Base(ex.State) != ex.State:
+			bad("state", "%q: a file of states/: %v", ex.State, err)
+		case json.Unmarshal(data, &doc) != nil || doc.Kind != "KubeplayShare" || doc.Version != 1 || len(doc.Objects) == 0:
+			bad("state", "%q: not a share document (GET /debug/kubeplay/share of a sandbox)", ex.State)
+		}
 	}
 	if len(ex.Parts) == 0 {
 		bad("parts", "required")

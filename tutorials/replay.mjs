@@ -18,6 +18,7 @@
 // false, "failures", "state"} with the checker's last state when it does not
 // within EXERCISE_TIMEOUT_MS.
 import { readFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 
 import { runStep } from '../ui/src/tutorial-runner.js';
@@ -92,6 +93,12 @@ async function playExercise({ base, exercise: file, attempt: n }) {
   const typed = exercise.solution.kubectl.map((line) => ({ title: line, kubectl: line, expect: { exit: 0 } }));
   const steps = attempt ? attempt.steps : n === -2 ? typed : exercise.solution.steps;
   const fetchFn = (path, init) => fetch(base + path, init);
+  if (exercise.state) {
+    // It starts from a shared state, as the page's "Start from it" does.
+    const state = await readFile(join(dirname(file), '..', 'states', exercise.state), 'utf8');
+    const res = await fetchFn('/debug/kubeplay/share', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: state });
+    if (!res.ok) return { ok: false, failures: [`the exercise's state: ${res.status} ${await res.text()}`] };
+  }
   const kubectl = kubectlFor(base);
   const checker = new ExerciseChecker(exercise, fetchFn).start();
   try {

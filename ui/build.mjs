@@ -19,6 +19,7 @@
 //   ui/app.js.map     source map, with --sourcemap only (the worker caches every file)
 //   tutorials/*.json  copied from ../tutorials/ when that directory exists
 //   tutorials/exercises/*.json  copied from ../tutorials/exercises/
+//   tutorials/states/*.json  copied from ../tutorials/states/ (exercises' starting states)
 // Other files in OUT_DIR (sw.js, the .wasm, wasm_exec.js) are left alone.
 //
 // Usage: node build.mjs [--out DIR] [--watch] [--no-minify] [--sourcemap]   (or OUT_DIR=DIR)
@@ -111,6 +112,11 @@ async function copyTutorials() {
   if (await exists(exSrc)) {
     await mkdir(path.join(dst, 'exercises'), { recursive: true });
     for (const f of (await readdir(exSrc)).filter((f) => f.endsWith('.json'))) await copyFile(path.join(exSrc, f), path.join(dst, 'exercises', f));
+  }
+  const stSrc = path.join(src, 'states');
+  if (await exists(stSrc)) {
+    await mkdir(path.join(dst, 'states'), { recursive: true });
+    for (const f of (await readdir(stSrc)).filter((f) => f.endsWith('.json'))) await copyFile(path.join(stSrc, f), path.join(dst, 'states', f));
   }
   // The player reads index.json; derive one if the tutorials do not have it yet.
   if (files.length && !files.includes('index.json')) {

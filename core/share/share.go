@@ -197,6 +197,14 @@ func Read(r io.Reader, store *registry.Store) (Document, error) {
 		}
 	}
 	seen := map[string]bool{}
+	for i := range doc.Objects {
+		// Stored as kube stores JSON: compact (a document written by hand
+		// may be indented).
+		var compact bytes.Buffer
+		if json.Compact(&compact, doc.Objects[i].Object) == nil {
+			doc.Objects[i].Object = compact.Bytes()
+		}
+	}
 	for i, o := range doc.Objects {
 		if err := check(o, store, defined); err != nil {
 			return Document{}, fmt.Errorf("objects[%d] (%s): %w", i, o.Key, err)

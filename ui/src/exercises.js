@@ -3,17 +3,22 @@
 // any client (builder, YAML, terminal); what is missing under each open
 // part; hints revealed one at a time; a revealable solution (kubectl lines,
 // each of which the terminal beside can take at its prompt, and requests the
-// builder opens). Ticks are kept per target (progress.js).
+// builder opens). Ticks are kept per target (progress.js). An exercise may
+// start from a shared state (LEARN-6: a share document in tutorials/states/):
+// "Start from it" starts the in-browser sandbox again and takes the state's
+// objects in (on another target it writes them over what has their names).
 
 import { h, mount } from './dom.js';
 import { apiFetch, currentTarget } from './api.js';
 import { ExerciseChecker } from './exercise.js';
 import { renderNarration, stepToSpec } from './tutorials.js';
 import { saveExerciseTicks } from './progress.js';
+import { shareSummary, takeShare } from './share.js';
 
-export function createExerciseView({ onOpenInBuilder, onProgress, onTypeKubectl = null }) {
+export function createExerciseView({ onOpenInBuilder, onProgress, onTypeKubectl = null, onResetSandbox = null, onStateTaken = null }) {
   const el = h('section', { class: 'exercise panel', testid: 'exercise-view' }, h('p', { class: 'muted' }, 'Choose an exercise on the start page.'));
-  let current = null; // {ex, checker, shown (hints revealed), solutionOpen}
+  let current = null; // {ex, checker, shown (hints revealed), solutionOpen, state, stateSummary, stateNote, stateDone}
+  let taken = null; // {id, message}: the state an exercise just started from, said once it opens again
 
   async function open(id) {
     if (current && current.ex.id === id) return;
@@ -29,7 +34,18 @@ export function createExerciseView({ onOpenInBuilder, onProgress, onTypeKubectl 
       return;
     }
     const target = currentTarget();
-    current = { ex, shown: 0, solutionOpen: false, checker: null };
+    current = { ex, shown: 0, solutionOpen: false, checker: null, state: null, stateNote: '', stateDone: taken && taken.id === id ? taken.message : '' };
+    taken = null;
+    if (ex.state) {
+      try {
+        const res = await fetch(`/tutorials/states/${encodeURIComponent(ex.state)}`, { cache: 'no-cache' });
+        if (!res.ok) throw new Error(`HTTP ${res.status}`);
+        current.state = new Uint8Array(await res.arrayBuffer());
+        current.stateSummary = shareSummary(JSON.parse(new TextDecoder().decode(current.state)));
+      } catch (e) {
+        current.stateNote = `its state could not be read: ${e.message}`;
+      }
+    }
     const mine = current;
     current.checker = new ExerciseChecker(ex, (path, init) => apiFetch(path, init, target), {
       onChange: (s) => {
@@ -58,6 +74,7 @@ export function createExerciseView({ onOpenInBuilder, onProgress, onTypeKubectl 
       h('header', { class: 'tut-head' }, h('h2', { testid: 'exercise-title' }, ex.title), h('p', { class: 'muted' }, ex.summary)),
       h('div', { class: 'narration exercise-goal' }, renderNarration(ex.goal)),
       ex.cluster === 'simulated' ? h('p', { class: 'muted small' }, 'This exercise needs the simulated cluster (the header\u2019s cluster mode) so that Pods run and become ready.') : null,
+      ex.state ? renderState() : null,
       h(
         'ul',
         { class: 'expectations exercise-parts', testid: 'exercise-parts' },
@@ -112,6 +129,41 @@ export function createExerciseView({ onOpenInBuilder, onProgress, onTypeKubectl 
         ),
       ),
     );
+  }
+
+  // renderState offers the exercise's starting state.
+  function renderState() {
+    const onSandbox = currentTarget().kind === 'sandbox';
+    return h(
+      'div',
+      { class: 'banner info exercise-state', testid: 'exercise-state', dataset: { state: current.stateNote ? 'error' : current.stateDone ? 'taken' : 'offered' } },
+      h('strong', {}, 'This exercise starts from a prepared state'),
+      current.stateSummary ? ` (${current.stateSummary})` : '',
+      '. ',
+      current.stateNote || (current.stateDone
+        ? h('span', { testid: 'exercise-state-done' }, current.stateDone)
+        : h('button', { type: 'button', class: 'primary small', testid: 'exercise-state-start', disabled: !current.state, on: { click: startFromState } },
+          onSandbox ? 'Start my sandbox from it' : 'Write its objects into this target')),
+    );
+  }
+
+  async function startFromState() {
+    const mine = current;
+    const onSandbox = currentTarget().kind === 'sandbox';
+    const what = onSandbox
+      ? 'Start the in-browser sandbox again from the exercise\u2019s state? What it holds now is replaced.'
+      : 'Write the exercise\u2019s objects into this target? Objects of the same names are replaced.';
+    if (!confirm(what)) return;
+    try {
+      if (onSandbox && onResetSandbox) await onResetSandbox();
+      const done = await takeShare(mine.state, currentTarget());
+      mine.stateDone = `Started from it: ${done.objects} objects written, at revision ${done.revision}.`;
+      taken = { id: mine.ex.id, message: mine.stateDone };
+      if (onStateTaken) onStateTaken(); // the views follow the sandbox again, this one too
+    } catch (e) {
+      mine.stateNote = `it could not be taken in: ${e.message}`;
+    }
+    if (current === mine) render();
   }
 
   /** After a reset or a change of target: follow the new state. */

@@ -21,7 +21,9 @@
 //   exercise (#exercise/<id>): exercise-view, exercise-title, exercise-parts,
 //                            exercise-part (data-id, data-ok), exercise-missing,
 //                            exercise-suggested-hint, exercise-hints, exercise-more-hint,
-//                            exercise-complete, exercise-solution, exercise-solution-kubectl
+//                            exercise-complete, exercise-solution, exercise-solution-kubectl,
+//                            exercise-state (data-state = offered|taken|error), exercise-state-start,
+//                            exercise-state-done (an exercise that starts from a shared state)
 //     target-select          the target <select>: sandbox | native | remote
 //     remote-url             remote kubeplay base URL (shown for "remote")
 //     remote-token           optional bearer token for the remote target
@@ -299,6 +301,12 @@ function main() {
   const exerciseView = createExerciseView({
     onOpenInBuilder: openInBuilder,
     onProgress: () => startPage.refresh(),
+    // An exercise's starting state: the in-browser sandbox starts again, then takes it in.
+    onResetSandbox: async () => {
+      const s = await resetSandbox();
+      if (s.state !== 'ready') throw new Error(s.error || 'the sandbox did not start again');
+    },
+    onStateTaken: () => sandboxReplaced(true),
     onTypeKubectl: (line) => {
       terminalBeside();
       return terminalPanel.typeLine(line);

@@ -109,3 +109,27 @@ test('LEARN-3 LEARN-2: the start page, then the first basics exercise done with 
   assert.equal((await page.innerText('[data-testid="start-exercise-progress"][data-id="deployment-replicas"]')).trim(), '3/3 ✔');
   await page.close();
 });
+
+test('LEARN-6 LEARN-2: an exercise that starts from a shared state: the sandbox starts again from it, the parts follow, the fix ticks them', async () => {
+  const page = await context.newPage();
+  await page.goto(base + '/#request');
+  await page.waitForSelector('[data-testid="sandbox-status"][data-state="ready"]', { timeout: 30000 });
+  // Something of the learner's, which starting from the state replaces.
+  assert.equal((await harness.api(page, 'POST', '/api/v1/namespaces', { metadata: { name: 'mine' } })).status, 201);
+  await page.evaluate(() => { location.hash = 'exercise/fix-the-selector'; });
+  await page.waitForSelector('[data-testid="exercise-state"][data-state="offered"]');
+  assert.match(await page.innerText('[data-testid="exercise-state"]'), /3 objects: 1 namespaces, 1 deployments, 1 services/);
+  page.once('dialog', (d) => d.accept());
+  await page.click('[data-testid="exercise-state-start"]');
+  await page.waitForSelector('[data-testid="exercise-state-done"]', { timeout: 30000 });
+  assert.equal((await harness.api(page, 'GET', '/api/v1/namespaces/mine')).status, 404, 'the sandbox started again');
+  // The state's Service selects app: wbe: the selector part is open, and says why.
+  await page.waitForSelector('[data-testid="exercise-part"][data-id="selector"][data-ok="false"] [data-testid="exercise-missing"]', { timeout: 15000 });
+  assert.match(await page.innerText('[data-testid="exercise-part"][data-id="selector"]'), /selects \{"app":"wbe"\}/);
+  // The state's Deployment runs its Pods here; the fix gives the Service its endpoints.
+  const fixed = await harness.api(page, 'PATCH', '/api/v1/namespaces/shop/services/web', undefined, { 'Content-Type': 'application/merge-patch+json' },
+    [...Buffer.from(JSON.stringify({ spec: { selector: { app: 'web' } } }))]);
+  assert.equal(fixed.status, 200, fixed.text);
+  await page.waitForSelector('[data-testid="exercise-complete"]', { timeout: 30000 });
+  await page.close();
+});
