@@ -152,6 +152,18 @@ func (c *Controller) Start(h web.Handler) {
 	}()
 }
 
+// Prime puts in effect the configuration a sandbox already stores (the
+// PriorityLevelConfigurations and FlowSchemas read from its store as it
+// opens), before Start's informers have listed anything: a sandbox started
+// again classifies its first request as it did before, without waiting
+// for its own controller's lists, and is Ready at once when the stored
+// configuration is complete. The controller's first digest, once its
+// informers synced, takes over (and writes what statuses the configuration
+// needs).
+func (c *Controller) Prime(priorityLevels, flowSchemas []object.Object) {
+	c.digest(priorityLevels, flowSchemas)
+}
+
 // Stop ends what Start began.
 func (c *Controller) Stop() {
 	if c.cancel != nil {

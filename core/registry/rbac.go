@@ -189,6 +189,17 @@ func onlyGCFieldsChanged(obj, old object.Object) bool {
 	return object.Equal(strip(obj), strip(old))
 }
 
+// holdsBootstrapPolicy says whether the store holds the bootstrap policy
+// (its cluster-admin ClusterRole, the first object it creates).
+func (s *Store) holdsBootstrapPolicy() bool {
+	res := s.schema.ByGroupResource(rbac.Group, "clusterroles")
+	if res == nil {
+		return false
+	}
+	_, ok := s.Current(res, "", "cluster-admin")
+	return ok
+}
+
 // CreateBootstrapPolicy creates what of the bootstrap policy (core/rbac's)
 // is missing, as kube-apiserver's RBAC post-start hook does: it leaves an
 // object that exists as it is.

@@ -77,6 +77,12 @@ type FieldManager interface {
 
 // Config configures a Store.
 type Config struct {
+	// LateBootstrapPolicy: when the store already holds the bootstrap RBAC
+	// policy (a sandbox started again), Open leaves what of it may be
+	// missing to a later CreateBootstrapPolicy (a sandbox's, once it has
+	// answered its first request); kube-apiserver too serves while its
+	// post-start hook reconciles it.
+	LateBootstrapPolicy bool
 	// Storage is what storage keeps and for how long (core/storage); Open
 	// sets what depends on the registry's keys and kinds (the labels and
 	// fields of an object, its collection, how it is restamped) and the clock.
@@ -172,9 +178,11 @@ func Open(cfg Config) (*Store, error) {
 		st.Close()
 		return nil, err
 	}
-	if err := s.CreateBootstrapPolicy(); err != nil {
-		st.Close()
-		return nil, err
+	if !cfg.LateBootstrapPolicy || !s.holdsBootstrapPolicy() {
+		if err := s.CreateBootstrapPolicy(); err != nil {
+			st.Close()
+			return nil, err
+		}
 	}
 	return s, nil
 }

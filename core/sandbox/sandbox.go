@@ -146,6 +146,14 @@ type Sandbox struct {
 	// /debug/kubeplay/requests.
 	Requests *requestlog.Log
 	cluster  *sim.Cluster // nil when API-only
+
+	// What a sandbox started again from its store does only once it has
+	// answered its first request (background): its controllers, APF's
+	// configuration controller, the kubernetes Service's check.
+	background     func()
+	backgroundOnce sync.Once
+	closeMu        sync.Mutex
+	closed         bool
 }
 
 // New starts a sandbox. Filters already in cfg.API run after authentication and
@@ -163,7 +171,7 @@ func New(cfg Config) (*Sandbox, error) {
 	if cfg.Authorization == "" {
 		cfg.Authorization = auth.ModeRBAC
 	}
-	store, err := openRegistry(cfg, !cfg.APIOnly)
+	store, err := openRegistry(cfg, !cfg.APIOnly, true)
 	if err != nil {
 		return nil, err
 	}
@@ -192,25 +200,46 @@ func New(cfg Config) (*Sandbox, error) {
 	// Priority and Fairness, then authorization.
 	cfg.API.Filters = append([]apiserver.Filter{authn.Filter, s.APF.Filter, auth.Authorization(authz)}, cfg.API.Filters...)
 	s.Server = newServer(store, cfg)
-	s.APF.Start(s.Server)
-	// As kube-apiserver becomes ready only once its APF configuration exists,
-	// the sandbox starts serving with it in effect (a few milliseconds).
-	select {
-	case <-s.APF.Ready():
-	case <-time.After(readyTimeout):
-	}
 	serviceRange := cfg.ServiceIPRange
 	if serviceRange == "" {
 		serviceRange = registry.DefaultServiceIPRange
 	}
-	if err := controllers.EnsureKubernetesService(context.Background(), s.Server, registry.FirstServiceIP(serviceRange), sim.ControlPlaneIP, cfg.API.Clock.Now()); err != nil {
-		s.Close()
-		return nil, err
+	ensureService := func() error {
+		return controllers.EnsureKubernetesService(context.Background(), s.Server, registry.FirstServiceIP(serviceRange), sim.ControlPlaneIP, cfg.API.Clock.Now())
 	}
-	// The controllers start once the sandbox is ready: on one thread
-	// (WebAssembly) their first lists (the garbage collector's dozens) would
-	// otherwise hold up APF's configuration and with it the first answer.
-	s.startControllers(cfg)
+	// A sandbox started again has its APF configuration in its store: in
+	// effect at once, as it was before.
+	kinds := store.Schema()
+	s.APF.Prime(store.Decoded(kinds.ByGroupResource("flowcontrol.apiserver.k8s.io", "prioritylevelconfigurations")),
+		store.Decoded(kinds.ByGroupResource("flowcontrol.apiserver.k8s.io", "flowschemas")))
+	select {
+	case <-s.APF.Ready():
+		// Everything else waits for the first answer (Sandbox.ServeHTTP): on
+		// one thread (WebAssembly) the controllers' first lists, APF's own and
+		// the checks would otherwise run before it.
+		s.background = func() {
+			_ = s.Registry.CreateBootstrapPolicy() // what of it was deleted, as kube's post-start hook
+			s.APF.Start(s.Server)
+			_ = ensureService() // it exists (the store held it); a check, as kube's controller's
+			s.startControllers(cfg)
+		}
+		// A sandbox nobody asks anything still runs its controllers.
+		time.AfterFunc(backgroundAtLatest, s.afterFirstAnswer)
+	default:
+		// A new sandbox: as kube-apiserver becomes ready only once its APF
+		// configuration exists, it starts serving with it in effect (a few
+		// milliseconds); then the controllers start, as above.
+		s.APF.Start(s.Server)
+		select {
+		case <-s.APF.Ready():
+		case <-time.After(readyTimeout):
+		}
+		if err := ensureService(); err != nil {
+			s.Close()
+			return nil, err
+		}
+		s.startControllers(cfg)
+	}
 	if !cfg.APIOnly {
 		cfg.Cluster.Clock = cfg.API.Clock
 		if s.cluster, err = startCluster(s.Server, cfg.Cluster); err != nil {
@@ -230,7 +259,7 @@ func NewServer(cfg Config) (*Server, error) {
 	if cfg.API.Clock == nil {
 		cfg.API.Clock = clock.Real
 	}
-	store, err := openRegistry(cfg, false)
+	store, err := openRegistry(cfg, false, false)
 	if err != nil {
 		return nil, err
 	}
@@ -243,23 +272,24 @@ func NewServer(cfg Config) (*Server, error) {
 // built-in kinds and cfg.Resources; controlPlane: a simulated cluster's
 // scheduler and controllers run beside it (its componentstatuses say so),
 // here or, in the browser and at the edge, in the module the host runs
-// beside the core.
-func openRegistry(cfg Config, controlPlane bool) (*registry.Store, error) {
+// beside the core; lateBootstrap: registry.Config.LateBootstrapPolicy.
+func openRegistry(cfg Config, controlPlane, lateBootstrap bool) (*registry.Store, error) {
 	sc := cfg.Storage
 	sc.Budget = storage.Budget{Objects: cfg.Budget.Objects, Bytes: cfg.Budget.Bytes, Watchers: cfg.Budget.Watches}
 	served := api.NewRegistry(append(kinds.All(), cfg.Resources...)...)
 	return registry.Open(registry.Config{
-		Storage:        sc,
-		Schema:         served,
-		Clock:          cfg.API.Clock,
-		Fields:         apply.FieldManager{Kinds: served},
-		Pods:           cfg.Budget.Pods,
-		ServiceIPRange: cfg.ServiceIPRange,
-		FreshnessWait:  cfg.FreshnessWait,
-		Authorization:  cfg.Authorization,
-		CEL:            hostCEL(cfg.CEL),
-		Webhooks:       cfg.Webhooks,
-		ControlPlane:   func() bool { return controlPlane },
+		LateBootstrapPolicy: lateBootstrap,
+		Storage:             sc,
+		Schema:              served,
+		Clock:               cfg.API.Clock,
+		Fields:              apply.FieldManager{Kinds: served},
+		Pods:                cfg.Budget.Pods,
+		ServiceIPRange:      cfg.ServiceIPRange,
+		FreshnessWait:       cfg.FreshnessWait,
+		Authorization:       cfg.Authorization,
+		CEL:                 hostCEL(cfg.CEL),
+		Webhooks:            cfg.Webhooks,
+		ControlPlane:        func() bool { return controlPlane },
 	})
 }
 
@@ -323,8 +353,45 @@ func exportCluster(cfg Config) func() export.Cluster {
 // sandbox serves with the mandatory levels until the rest arrives.
 const readyTimeout = 10 * time.Second
 
+// ServeHTTP answers r; the first answer starts what a sandbox started
+// again left for after it (its controllers), a moment later, so that a
+// single-threaded host (WebAssembly) hands the answer over first.
+func (s *Sandbox) ServeHTTP(w web.ResponseWriter, r *web.Request) {
+	s.Server.ServeHTTP(w, r)
+	if s.background != nil {
+		s.afterFirstAnswer()
+	}
+}
+
+// afterFirstAnswer starts, a moment later and once, what waited for the
+// first answer.
+func (s *Sandbox) afterFirstAnswer() {
+	s.backgroundOnce.Do(func() { time.AfterFunc(backgroundDelay, s.startBackground) })
+}
+
+// backgroundDelay is how long after its first answer a sandbox started
+// again starts its controllers: long enough for a host's event loop to
+// deliver the answer. backgroundAtLatest is when they start anyway.
+const (
+	backgroundDelay    = time.Millisecond
+	backgroundAtLatest = 500 * time.Millisecond
+)
+
+// startBackground starts what waited for the first answer, unless the
+// sandbox closed first.
+func (s *Sandbox) startBackground() {
+	s.closeMu.Lock()
+	defer s.closeMu.Unlock()
+	if !s.closed {
+		s.background()
+	}
+}
+
 // Close stops the simulated cluster and APF's controller, then the server.
 func (s *Sandbox) Close() error {
+	s.closeMu.Lock()
+	s.closed = true
+	s.closeMu.Unlock()
 	if s.cluster != nil {
 		s.cluster.Stop()
 	}
