@@ -27,14 +27,7 @@ func BenchmarkLEARN_6_ExportImport10k(b *testing.B) {
 	}
 	defer sb.Close()
 	serve := func(method, path string, body []byte) *httptest.ResponseRecorder {
-		r := httptest.NewRequest(method, path, bytes.NewReader(body))
-		r.Header.Set("Authorization", "Bearer kubeplay")
-		if body != nil {
-			r.Header.Set("Content-Type", "application/json")
-		}
-		w := httptest.NewRecorder()
-		sb.ServeHTTP(w, r)
-		return w
+		return serveInProcess(sb, method, path, "application/json", body)
 	}
 	for i := range n {
 		body := fmt.Appendf(nil, `{"metadata":{"name":"cm-%05d","labels":{"app":"bench"}},"data":{"key":"value %d"}}`, i, i)
@@ -106,4 +99,17 @@ func (c *counter) Write(b []byte) (int, error) {
 	c.WriteHeader(http.StatusOK)
 	c.n += int64(len(b))
 	return len(b), nil
+}
+
+// serveInProcess is sb's answer to a request as the sandbox's admin, with
+// a body (nil: none) of contentType, served in process.
+func serveInProcess(sb *Sandbox, method, path, contentType string, body []byte) *httptest.ResponseRecorder {
+	r := httptest.NewRequest(method, path, bytes.NewReader(body))
+	r.Header.Set("Authorization", "Bearer kubeplay")
+	if body != nil {
+		r.Header.Set("Content-Type", contentType)
+	}
+	w := httptest.NewRecorder()
+	sb.ServeHTTP(w, r)
+	return w
 }

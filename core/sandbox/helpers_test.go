@@ -82,13 +82,22 @@ func (e *env) do(method, path string, body any, who as) resp {
 
 func (e *env) doH(method, path string, body any, h http.Header) resp {
 	e.t.Helper()
+	if body == nil {
+		return e.raw(method, path, "", nil, h)
+	}
+	b, err := json.Marshal(body)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return e.raw(method, path, "application/json", b, h)
+}
+
+// raw sends body (nil: none) of contentType as it is.
+func (e *env) raw(method, path, contentType string, body []byte, h http.Header) resp {
+	e.t.Helper()
 	var rd io.Reader
 	if body != nil {
-		b, err := json.Marshal(body)
-		if err != nil {
-			e.t.Fatal(err)
-		}
-		rd = bytes.NewReader(b)
+		rd = bytes.NewReader(body)
 	}
 	req, err := http.NewRequest(method, e.hs.URL+path, rd)
 	if err != nil {
@@ -96,7 +105,7 @@ func (e *env) doH(method, path string, body any, h http.Header) resp {
 	}
 	req.Header = h.Clone()
 	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Content-Type", contentType)
 	}
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {

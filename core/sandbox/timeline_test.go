@@ -2,7 +2,6 @@ package sandbox
 
 import (
 	"encoding/json"
-	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -12,23 +11,13 @@ import (
 	"kubeplay/core/timeline"
 )
 
-// send is a request with a body of its own content type.
+// send is a request with a body of its own content type, sent as it is.
 func (e *env) send(method, path, contentType, body string, h http.Header) resp {
 	e.t.Helper()
-	req, err := http.NewRequest(method, e.hs.URL+path, strings.NewReader(body))
-	if err != nil {
-		e.t.Fatal(err)
+	r := e.raw(method, path, contentType, []byte(body), h)
+	if r.Obj == nil {
+		r.Obj, _ = object.Decode(r.Body)
 	}
-	req.Header = h.Clone()
-	req.Header.Set("Content-Type", contentType)
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	defer res.Body.Close()
-	b, _ := io.ReadAll(res.Body)
-	r := resp{Code: res.StatusCode, Header: res.Header, Body: b}
-	r.Obj, _ = object.Decode(b)
 	return r
 }
 
