@@ -22,6 +22,10 @@
 // ran (api-only or simulated, its nodes), so a host starts the same kind of
 // sandbox.
 //
+// With ?history=false the file holds no history (about half the bytes: a
+// state to hand out, a workshop's say, not one to watch on from): it is
+// compacted at its revision.
+//
 // GET /debug/kubeplay/export (Handler) answers the file on every host, and
 // Read checks one for a host to start from (natively --import).
 package export
@@ -32,6 +36,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"time"
 
 	"kubeplay/core/apierrors"
@@ -83,10 +88,11 @@ type Header struct {
 	Cluster Cluster `json:"cluster"`
 }
 
-// snapshot is st's snapshot and the header that says what it holds.
-func snapshot(st *storage.Store, cluster Cluster, now time.Time) (Header, []byte, error) {
+// snapshot is st's snapshot (with its history, or none) and the header that
+// says what it holds.
+func snapshot(st *storage.Store, cluster Cluster, now time.Time, history bool) (Header, []byte, error) {
 	var snap bytes.Buffer
-	info, err := st.WriteSnapshot(&snap)
+	info, err := st.WriteSnapshot(&snap, history)
 	if err != nil {
 		return Header{}, nil, err
 	}
@@ -158,14 +164,25 @@ func ReadBytes(file []byte) (Header, []byte, error) {
 }
 
 // Handler answers GET Path with the export of st (cluster says what the
-// sandbox runs beside its API), as an attachment named after its revision.
+// sandbox runs beside its API), as an attachment named after its revision;
+// with ?history=false, without the history (about half the file: a state to
+// hand out, not one to watch on from), compacted at its revision.
 func Handler(st *storage.Store, cluster func() Cluster, now func() time.Time) web.Handler {
 	return web.HandlerFunc(func(w web.ResponseWriter, r *web.Request) {
 		if r.Method != web.MethodGet {
 			apierrors.Write(w, apierrors.NewMethodNotAllowed())
 			return
 		}
-		head, snap, err := snapshot(st, cluster(), now())
+		history := true
+		switch v := r.URL.Query().Get("history"); v {
+		case "", "true":
+		case "false":
+			history = false
+		default:
+			apierrors.Write(w, apierrors.NewBadRequest(`history: "true" or "false", not `+strconv.Quote(v)))
+			return
+		}
+		head, snap, err := snapshot(st, cluster(), now(), history)
 		if err != nil {
 			apierrors.Write(w, apierrors.NewInternal(err))
 			return

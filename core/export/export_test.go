@@ -27,7 +27,7 @@ func exportOf(t testing.TB, n int) []byte {
 			t.Fatal(err)
 		}
 	}
-	h, snap, err := snapshot(st, Cluster{Mode: "simulated", Nodes: 3}, time.Date(2026, 12, 4, 12, 0, 0, 0, time.UTC))
+	h, snap, err := snapshot(st, Cluster{Mode: "simulated", Nodes: 3}, time.Date(2026, 12, 4, 12, 0, 0, 0, time.UTC), true)
 	if err != nil {
 		t.Fatal(err)
 	}

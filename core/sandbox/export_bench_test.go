@@ -47,8 +47,24 @@ func BenchmarkLEARN_6_ExportImport10k(b *testing.B) {
 		}
 		return w.n
 	}
-	var list, exp, imp time.Duration
+	var list, exp, imp, expShort, impShort time.Duration
 	file := serve("GET", export.Path, nil).Body.Bytes()
+	short := serve("GET", export.Path+"?history=false", nil).Body.Bytes()
+	importing := func(file []byte) time.Duration {
+		runtime.GC()
+		t := time.Now()
+		h, snap, err := export.Read(bytes.NewReader(file), int64(len(file)))
+		if err != nil {
+			b.Fatal(err)
+		}
+		st, err := storage.Open(storage.Config{Persister: storage.NewMemoryPersister(snap)})
+		if err != nil || st.Revision() != h.Revision {
+			b.Fatalf("import: %v", err)
+		}
+		d := time.Since(t)
+		st.Close()
+		return d
+	}
 	// Each phase starts on a collected heap, so none pays for another's garbage.
 	for b.Loop() {
 		runtime.GC()
@@ -63,21 +79,20 @@ func BenchmarkLEARN_6_ExportImport10k(b *testing.B) {
 		}
 		exp += time.Since(t)
 
+		imp += importing(file)
+
 		runtime.GC()
 		t = time.Now()
-		h, snap, err := export.Read(bytes.NewReader(file), int64(len(file)))
-		if err != nil {
-			b.Fatal(err)
+		if n := count(export.Path + "?history=false"); n != int64(len(short)) {
+			b.Fatalf("export without history: %d bytes, then %d", len(short), n)
 		}
-		st, err := storage.Open(storage.Config{Persister: storage.NewMemoryPersister(snap)})
-		if err != nil || st.Revision() != h.Revision {
-			b.Fatalf("import: %v", err)
-		}
-		imp += time.Since(t)
-		st.Close()
+		expShort += time.Since(t)
+		impShort += importing(short)
 	}
 	b.ReportMetric(float64(exp)/float64(list), "export/list")
 	b.ReportMetric(float64(imp)/float64(list), "import/list")
+	b.ReportMetric(float64(expShort)/float64(list), "export-nohistory/list")
+	b.ReportMetric(float64(impShort)/float64(list), "import-nohistory/list")
 	b.ReportMetric(float64(list.Milliseconds())/float64(b.N), "list-ms")
 	b.ReportMetric(float64(len(file))/(1<<20), "export-MiB")
 }

@@ -9,6 +9,7 @@ import (
 	"io"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/tidwall/buntdb"
 )
@@ -462,12 +463,13 @@ const snapshotPartBytes = 64 << 10
 // store's identity, revision and the seq of its last journal frame. Called with
 // s.mu held.
 func (s *Store) writeSnapshot(w io.Writer) error {
-	_, err := s.writeCountedSnapshot(w)
+	_, err := s.writeCountedSnapshot(w, true)
 	return err
 }
 
-// writeCountedSnapshot is writeSnapshot, saying what it wrote.
-func (s *Store) writeCountedSnapshot(w io.Writer) (SnapshotInfo, error) {
+// writeCountedSnapshot is writeSnapshot, saying what it wrote; without
+// history, the snapshot holds none and is compacted at its revision.
+func (s *Store) writeCountedSnapshot(w io.Writer, history bool) (SnapshotInfo, error) {
 	var info SnapshotInfo
 	o := origin{store: s.id, seq: s.seq, rev: s.rev}
 	if _, err := w.Write(appendFrame(nil, frameSnapshotHead, o, nil)); err != nil {
@@ -490,6 +492,14 @@ func (s *Store) writeCountedSnapshot(w io.Writer) (SnapshotInfo, error) {
 	}
 	if verr := s.db.View(func(tx *buntdb.Tx) error {
 		return tx.Ascend("", func(k, v string) bool {
+			if !history {
+				if strings.HasPrefix(k, historyPrefix) {
+					return true
+				}
+				if k == compactedKey {
+					return true // set below, at the revision
+				}
+			}
 			info.count(k, v)
 			rec.set(k, v)
 			if size += len(k) + len(v); size >= snapshotPartBytes {
@@ -499,6 +509,11 @@ func (s *Store) writeCountedSnapshot(w io.Writer) (SnapshotInfo, error) {
 		})
 	}); verr != nil {
 		return info, verr
+	}
+	if !history {
+		v := strconv.FormatInt(s.rev, 10)
+		info.count(compactedKey, v)
+		rec.set(compactedKey, v)
 	}
 	flush()
 	if err != nil {

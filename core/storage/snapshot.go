@@ -13,15 +13,20 @@ import (
 // buf, for a sandbox's export: what is committed is applied first, and
 // writes wait while it is written, so it goes to memory (grown once to
 // about its size), never to a client that may read slowly. It says what it
-// wrote, as CheckSnapshot reads it.
-func (s *Store) WriteSnapshot(buf *bytes.Buffer) (SnapshotInfo, error) {
+// wrote, as CheckSnapshot reads it. Without history it holds none, and is
+// compacted at its revision: a store restored from it answers a watch or an
+// exact list from an earlier revision with 410 Gone.
+func (s *Store) WriteSnapshot(buf *bytes.Buffer, history bool) (SnapshotInfo, error) {
 	var info SnapshotInfo
 	err := s.settled(func() (err error) {
 		// The objects and history, their keys and lengths (under 96 bytes
 		// each), and a frame's header per part (frame.go).
-		size := s.usage.bytes + s.historyBytes
-		buf.Grow(int(size + (s.usage.objects+int64(len(s.history)))*96 + size/snapshotPartBytes*64 + 4096))
-		info, err = s.writeCountedSnapshot(buf)
+		size, n := s.usage.bytes, s.usage.objects
+		if history {
+			size, n = size+s.historyBytes, n+int64(len(s.history))
+		}
+		buf.Grow(int(size + n*96 + size/snapshotPartBytes*64 + 4096))
+		info, err = s.writeCountedSnapshot(buf, history)
 		return err
 	})
 	return info, err
