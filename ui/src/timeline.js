@@ -277,8 +277,8 @@ export function createTimelinePanel({ onOpenRequest, onShowCluster }) {
     if (r.gone) {
       showGone(rev, r.json);
       objectPre.dataset.state = 'gone';
-      objectPre.textContent = '';
-      mount(collectionList);
+      objectPre.textContent = `Revision ${rev} is no longer in the history: the API answered 410 Gone (above).`;
+      mount(collectionList, h('li', { class: 'muted' }, 'not readable at that revision'));
       return;
     }
     if (r.error) {
