@@ -4,7 +4,7 @@
 // link that opens one read-only, the attendee sheet's kubectl lines and the
 // zip of every kubeconfig. Tested in test/instructor.test.mjs.
 
-import { concatBytes } from './bytes.js';
+import { base64, concatBytes } from './bytes.js';
 
 // The instructor token lives in the instructor tab's sessionStorage only:
 // never in a URL, never in localStorage (which every tab of the origin, the
@@ -161,12 +161,6 @@ export function addRequest(count, mode, labelsText, state) {
   return body;
 }
 
-/** bytes (a Uint8Array) in base64, as JSON carries a Go []byte. */
-export function base64(bytes) {
-  let s = '';
-  for (let i = 0; i < bytes.length; i += 0x8000) s += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  return btoa(s);
-}
 
 /** The certificate-authority-data a kubeconfig embeds, or ''. */
 export function kubeconfigCA(kubeconfig) {

@@ -11,6 +11,7 @@
 // Links made before share documents, carrying a whole export, still open.
 
 import { apiFetch } from './api.js';
+import { base64 } from './bytes.js';
 
 const EXPORT_PATH = '/debug/kubeplay/export';
 const IMPORT_PATH = '/debug/kubeplay/import';
@@ -120,9 +121,7 @@ async function gunzip(bytes) {
 }
 
 export function toBase64Url(bytes) {
-  let s = '';
-  for (let i = 0; i < bytes.length; i += 0x8000) s += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  return btoa(s).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+  return base64(bytes).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
 }
 
 export function fromBase64Url(text) {
