@@ -2,11 +2,11 @@ package main
 
 import (
 	"errors"
-	"io"
 	"log"
 	"net/http"
 	"os"
 	"sync"
+	"sync/atomic"
 
 	"kubeplay/core/export"
 	"kubeplay/core/sandbox"
@@ -23,9 +23,11 @@ type core struct {
 	o   options
 	cfg sandbox.Config // how the sandbox was started; an import starts another so
 
-	mu      sync.RWMutex
-	api     *sandbox.Sandbox
-	written bool // a client wrote (or tried to), or it holds an import or an earlier --data sandbox
+	mu  sync.RWMutex
+	api *sandbox.Sandbox
+	// written: a client wrote (or tried to), or the sandbox holds an import
+	// or an earlier --data sandbox.
+	written atomic.Bool
 }
 
 func (c *core) current() *sandbox.Sandbox {
@@ -39,17 +41,10 @@ func (c *core) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		c.importExport(w, r)
 		return
 	}
-	c.mu.RLock()
-	api := c.api
-	if r.Method != http.MethodGet && r.Method != http.MethodHead && !c.written {
-		c.mu.RUnlock()
-		c.mu.Lock()
-		c.written = true
-		c.mu.Unlock()
-	} else {
-		c.mu.RUnlock()
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		c.written.Store(true)
 	}
-	api.ServeHTTP(w, r)
+	c.current().ServeHTTP(w, r)
 }
 
 // inProcess is core for the server's own clients (the xDS discovery
@@ -68,35 +63,25 @@ func (c *core) Close() error { return c.current().Close() }
 // to, else only with ?replace=true (409). With --data, the directory then
 // holds the import.
 func (c *core) importExport(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodPost {
-		w.Header().Set("Allow", http.MethodPost)
-		writeStatus(w, http.StatusMethodNotAllowed, "MethodNotAllowed", "the server does not allow this method on the requested resource")
-		return
-	}
-	h, snap, err := export.Read(http.MaxBytesReader(w, r.Body, maxImportBytes), maxImportBytes)
-	if err != nil {
-		writeStatus(w, http.StatusBadRequest, "BadRequest", err.Error())
+	h, snap, ok := readImport(w, r)
+	if !ok {
 		return
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.written && r.URL.Query().Get("replace") != "true" {
+	if c.written.Load() && r.URL.Query().Get("replace") != "true" {
 		writeStatus(w, http.StatusConflict, "Conflict", errWritten.Error())
 		return
 	}
 	cfg := c.cfg
-	if !c.o.clusterGiven {
-		cfg.APIOnly = h.Cluster.Mode == "api-only"
-		if h.Cluster.Nodes > 0 {
-			cfg.Cluster.Nodes = h.Cluster.Nodes
-		}
-	}
+	clusterFromExport(&cfg, c.o, h)
 	next, err := c.replace(cfg, snap)
 	if err != nil {
 		writeStatus(w, http.StatusInternalServerError, "InternalError", "the import could not start a sandbox: "+err.Error())
 		return
 	}
-	c.api, c.written = next, true
+	c.api = next
+	c.written.Store(true)
 	log.Printf("import: revision %d, %d objects, %s cluster (exported %s by %s)", h.Revision, h.Objects, h.Cluster.Mode,
 		h.ExportedAt.Format("2006-01-02 15:04:05Z07:00"), h.Server)
 	writeImported(w, h)
@@ -117,20 +102,10 @@ func (c *core) replace(cfg sandbox.Config, snap []byte) (*sandbox.Sandbox, error
 		return next, nil
 	}
 	incoming, replaced := c.o.data+".import", c.o.data+".replaced"
-	for _, dir := range []string{incoming, replaced} {
-		if err := os.RemoveAll(dir); err != nil {
-			return nil, err
-		}
-	}
-	p, err := storage.OpenFilePersister(incoming)
-	if err != nil {
+	if err := os.RemoveAll(replaced); err != nil {
 		return nil, err
 	}
-	err = p.Snapshot(func(w io.Writer) error { _, err := w.Write(snap); return err })
-	if cerr := p.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
+	if err := writeStoreDir(incoming, snap); err != nil {
 		return nil, err
 	}
 	open := func(cfg sandbox.Config) (*sandbox.Sandbox, error) {

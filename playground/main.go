@@ -251,7 +251,8 @@ func start(o options) (*server, error) {
 	}
 	// A sandbox an import starts keeps the same request log.
 	cfg.Requests = first.Requests
-	api := &core{o: o, cfg: cfg, api: first, written: heldBefore || o.importFile != ""}
+	api := &core{o: o, cfg: cfg, api: first}
+	api.written.Store(heldBefore || o.importFile != "")
 	// The discovery service is a client of the API, as control planes are.
 	xs, stopXDS := xds.Start(api.inProcess(), xds.Config{Logf: log.Printf, Limits: xds.Limits{Streams: int(o.budget.XDSStreams), Names: int(o.budget.XDSNames)}})
 	var sv *serving

@@ -2,9 +2,7 @@ package main
 
 import (
 	"encoding/json"
-	"io"
 	"net/http"
-	"os"
 	"path/filepath"
 
 	"kubeplay/core/export"
@@ -13,7 +11,8 @@ import (
 	"kubeplay/wasm/clustermode"
 )
 
-// maxImportBodyBytes bounds an export POSTed to a workshop's sandbox.
+// maxImportBodyBytes bounds an export POSTed to a sandbox (the server's
+// own or a workshop's).
 const maxImportBodyBytes = 64 << 20
 
 // imported is the answer to an import, as every host words it.
@@ -34,14 +33,8 @@ type imported struct {
 // client has written to since it was made or reset, else only with
 // ?replace=true (409). The next request starts the core from it.
 func (f *fleet) importExport(w http.ResponseWriter, r *http.Request, a *attendee) {
-	if r.Method != http.MethodPost {
-		w.Header().Set("Allow", http.MethodPost)
-		writeStatus(w, http.StatusMethodNotAllowed, "MethodNotAllowed", "the server does not allow this method on the requested resource")
-		return
-	}
-	h, snap, err := export.Read(http.MaxBytesReader(w, r.Body, maxImportBodyBytes), maxImportBodyBytes)
-	if err != nil {
-		writeStatus(w, http.StatusBadRequest, "BadRequest", err.Error())
+	h, snap, ok := readImport(w, r)
+	if !ok {
 		return
 	}
 	a.mu.Lock()
@@ -95,19 +88,7 @@ func (f *fleet) replaceState(a *attendee, snap []byte, cluster control.Cluster, 
 	a.stop()
 	a.persister, a.usage = nil, [2]int64{}
 	if f.dir != "" {
-		dir := filepath.Join(f.dir, a.rec.ID, "store")
-		if err := os.RemoveAll(dir); err != nil {
-			return err
-		}
-		p, err := storage.OpenFilePersister(dir)
-		if err != nil {
-			return err
-		}
-		err = p.Snapshot(func(w io.Writer) error { _, err := w.Write(snap); return err })
-		if cerr := p.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
+		if err := writeStoreDir(filepath.Join(f.dir, a.rec.ID, "store"), snap); err != nil {
 			return err
 		}
 	} else {
