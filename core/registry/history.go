@@ -33,13 +33,20 @@ func (s *Store) History(before int64, fn func(Past) bool) (head, compacted int64
 // ObjectOfKey is the resource whose collection a store key is in (nil for
 // one no served resource owns) and the namespace and name it names.
 func (s *Store) ObjectOfKey(key string) (res *api.Resource, namespace, name string) {
-	// GROUP/PLURAL/NAMESPACE/NAME, or GROUP/PLURAL/NAME.
-	parts := strings.SplitN(key, "/", 4)
-	switch {
-	case len(parts) == 4:
-		namespace, name = parts[2], parts[3]
-	case len(parts) == 3:
-		name = parts[2]
-	}
+	_, namespace, name = SplitKey(key)
 	return resourceForKey(s.schema, key), namespace, name
+}
+
+// SplitKey is a store key's collection (GROUP/PLURAL), namespace ("" for a
+// cluster-scoped object) and name; all "" for what is not a key of the
+// registry's layout (keys.go).
+func SplitKey(key string) (collection, namespace, name string) {
+	parts := strings.Split(key, "/")
+	switch len(parts) {
+	case 3:
+		return parts[0] + "/" + parts[1], "", parts[2]
+	case 4:
+		return parts[0] + "/" + parts[1], parts[2], parts[3]
+	}
+	return "", "", ""
 }

@@ -135,7 +135,7 @@ func Made(st *storage.Store) (Document, error) {
 // ServiceAccount the service account controller makes in every namespace.
 func madeByClient(key string, managers []string) bool {
 	if len(managers) == 0 {
-		_, _, name := splitKey(key)
+		_, _, name := registry.SplitKey(key)
 		return !(strings.HasPrefix(key, "core/serviceaccounts/") && name == "default")
 	}
 	for _, m := range managers {
@@ -144,18 +144,6 @@ func madeByClient(key string, managers []string) bool {
 		}
 	}
 	return false
-}
-
-// splitKey is a storage key's GROUP/PLURAL, namespace and name.
-func splitKey(key string) (collection, namespace, name string) {
-	parts := strings.Split(key, "/")
-	switch len(parts) {
-	case 3:
-		return parts[0] + "/" + parts[1], "", parts[2]
-	case 4:
-		return parts[0] + "/" + parts[1], parts[2], parts[3]
-	}
-	return "", "", ""
 }
 
 // Read reads a document of at most MaxBytes and checks every object in it:
@@ -223,7 +211,7 @@ func check(o Object, store *registry.Store, defined map[string]bool) error {
 	if err != nil || obj == nil {
 		return errors.New("not a JSON object")
 	}
-	collection, namespace, name := splitKey(o.Key)
+	collection, namespace, name := registry.SplitKey(o.Key)
 	res, _, _ := store.ObjectOfKey(o.Key)
 	switch {
 	case name == "":
