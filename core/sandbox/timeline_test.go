@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"strconv"
-	"strings"
 	"testing"
 
 	"kubeplay/core/object"
@@ -98,7 +97,8 @@ func TestLEARN_5_Timeline(t *testing.T) {
 		t.Errorf("page: revision %d continue %d, want at least %d and 0", p.Revision, p.Continue, revs[3])
 	}
 	// "What caused this": the entry's request is the log's, with its bodies.
-	if r := e.do("GET", "/debug/kubeplay/requests/"+strconv.FormatInt(p.Items[2].Request, 10), nil, admin); r.Code != 200 || !strings.Contains(string(r.Body), `"color\":\"blue\"`) && !strings.Contains(string(r.Body), "blue") {
+	if r := e.do("GET", "/debug/kubeplay/requests/"+strconv.FormatInt(p.Items[2].Request, 10), nil, admin); r.Code != 200 ||
+		object.String(object.Path(r.Obj, "entry", "method")) != "PATCH" || object.String(r.Obj["requestBody"]) != `{"data":{"color":"blue"}}` {
 		t.Errorf("the patch's request: %d %s", r.Code, r.Body)
 	}
 
