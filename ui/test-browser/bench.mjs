@@ -285,7 +285,7 @@ async function others() {
 }
 
 async function freshVisits() {
-  const med = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  const med = median;
   // The start page on a fresh profile: each round a new context (no worker,
   // no cache), its marks read once the sandbox is ready.
   const starts = [];
