@@ -45,18 +45,7 @@ func TestLEARN_6_ExportImportRoundTrip(t *testing.T) {
 	} else {
 		res.Body.Close()
 	}
-	crd := map[string]any{"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition", "metadata": map[string]any{"name": "widgets.example.com"},
-		"spec": map[string]any{"group": "example.com", "scope": "Namespaced", "names": map[string]any{"plural": "widgets", "singular": "widget", "kind": "Widget"},
-			"versions": []any{map[string]any{"name": "v1", "served": true, "storage": true, "schema": map[string]any{"openAPIV3Schema": map[string]any{"type": "object", "x-kubernetes-preserve-unknown-fields": true}}}}}}
-	if r := a.do("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd, admin); r.Code != 201 {
-		t.Fatalf("crd: %d %s", r.Code, r.Body)
-	}
-	a.eventually("the Widget kind served", func() bool {
-		return a.do("GET", "/apis/example.com/v1/namespaces/shop/widgets", nil, admin).Code == 200
-	})
-	if r := a.do("POST", "/apis/example.com/v1/namespaces/shop/widgets", map[string]any{"apiVersion": "example.com/v1", "kind": "Widget", "metadata": map[string]any{"name": "w"}, "size": 3}, admin); r.Code != 201 {
-		t.Fatalf("widget: %d %s", r.Code, r.Body)
-	}
+	a.widget("shop")
 
 	r := a.do("GET", export.Path, nil, admin)
 	if r.Code != 200 || r.Header.Get("Content-Type") != export.MediaType || !strings.HasPrefix(r.Header.Get("Content-Disposition"), `attachment; filename="kubeplay-`) {

@@ -162,3 +162,20 @@ func (e *env) classifiedAs(r resp) (fs, pl string) {
 	return names("flowschemas", r.Header.Get("X-Kubernetes-PF-FlowSchema-UID")),
 		names("prioritylevelconfigurations", r.Header.Get("X-Kubernetes-PF-PriorityLevel-UID"))
 }
+
+// widget defines the custom resource Widget (example.com/v1, any fields) and
+// makes one, w, in namespace, once the kind is served.
+func (e *env) widget(namespace string) {
+	e.t.Helper()
+	crd := map[string]any{"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition", "metadata": map[string]any{"name": "widgets.example.com"},
+		"spec": map[string]any{"group": "example.com", "scope": "Namespaced", "names": map[string]any{"plural": "widgets", "singular": "widget", "kind": "Widget"},
+			"versions": []any{map[string]any{"name": "v1", "served": true, "storage": true, "schema": map[string]any{"openAPIV3Schema": map[string]any{"type": "object", "x-kubernetes-preserve-unknown-fields": true}}}}}}
+	if r := e.do("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd, admin); r.Code != 201 {
+		e.t.Fatalf("crd: %d %s", r.Code, r.Body)
+	}
+	widgets := "/apis/example.com/v1/namespaces/" + namespace + "/widgets"
+	e.eventually("the Widget kind served", func() bool { return e.do("GET", widgets, nil, admin).Code == 200 })
+	if r := e.do("POST", widgets, map[string]any{"apiVersion": "example.com/v1", "kind": "Widget", "metadata": map[string]any{"name": "w"}, "size": 3}, admin); r.Code != 201 {
+		e.t.Fatalf("widget: %d %s", r.Code, r.Body)
+	}
+}

@@ -22,18 +22,7 @@ func workshopState(t *testing.T, e *env) {
 	if r := e.do("POST", "/api/v1/namespaces", map[string]any{"metadata": map[string]any{"name": "shop"}}, admin); r.Code != 201 {
 		t.Fatalf("namespace: %d %s", r.Code, r.Body)
 	}
-	crd := map[string]any{"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition", "metadata": map[string]any{"name": "widgets.example.com"},
-		"spec": map[string]any{"group": "example.com", "scope": "Namespaced", "names": map[string]any{"plural": "widgets", "singular": "widget", "kind": "Widget"},
-			"versions": []any{map[string]any{"name": "v1", "served": true, "storage": true, "schema": map[string]any{"openAPIV3Schema": map[string]any{"type": "object", "x-kubernetes-preserve-unknown-fields": true}}}}}}
-	if r := e.do("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd, admin); r.Code != 201 {
-		t.Fatalf("crd: %d %s", r.Code, r.Body)
-	}
-	e.eventually("the Widget kind served", func() bool {
-		return e.do("GET", "/apis/example.com/v1/namespaces/shop/widgets", nil, admin).Code == 200
-	})
-	if r := e.do("POST", "/apis/example.com/v1/namespaces/shop/widgets", map[string]any{"apiVersion": "example.com/v1", "kind": "Widget", "metadata": map[string]any{"name": "w"}, "size": 3}, admin); r.Code != 201 {
-		t.Fatalf("widget: %d %s", r.Code, r.Body)
-	}
+	e.widget("shop")
 	for i := range 47 {
 		cm := map[string]any{"metadata": map[string]any{"name": fmt.Sprintf("settings-%02d", i), "labels": map[string]any{"app": "shop", "tier": []string{"web", "api", "db"}[i%3]}},
 			"data": map[string]any{"color": []string{"red", "green", "blue"}[i%3], "replicas": fmt.Sprint(i%5 + 1)}}
