@@ -69,6 +69,8 @@ type request struct {
 
 type watchSpec struct {
 	Events int `json:"events"`
+	// Until: read until an event has these values ({"dotted.path": value}).
+	Until map[string]any `json:"until,omitempty"`
 }
 
 type expect struct {
@@ -344,8 +346,8 @@ func checkRequestStep(t reporter, where string, st step) {
 		if !strings.Contains(st.Request.Path, "timeoutSeconds=") {
 			t.Errorf("%s: a watch step should set timeoutSeconds so it ends on its own", where)
 		}
-		if st.Expect == nil || (st.Expect.Events == nil && st.Expect.EventCount == nil) {
-			t.Errorf("%s: a watch step must expect events or an eventCount", where)
+		if st.Watch.Until == nil && (st.Expect == nil || (st.Expect.Events == nil && st.Expect.EventCount == nil)) {
+			t.Errorf("%s: a watch step must expect events or an eventCount, or read until an event matches", where)
 		}
 	} else if st.Expect != nil && (st.Expect.Events != nil || st.Expect.EventCount != nil) {
 		t.Errorf("%s: events expectations need a watch step", where)

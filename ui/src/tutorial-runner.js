@@ -148,9 +148,10 @@ function buildInit(request, vars) {
 
 /**
  * Reads newline-delimited JSON watch events from a Response until n events have
- * arrived or the stream ends. Returns the events and the text read.
+ * arrived, until done(event) says an event is the last one wanted, or until the
+ * stream ends. Returns the events and the text read.
  */
-async function readEvents(res, n, failures) {
+async function readEvents(res, n, failures, done = () => false) {
   const events = [];
   let text = '';
   if (!res.body) {
@@ -161,6 +162,7 @@ async function readEvents(res, n, failures) {
       const e = parseJSON(line);
       if (e === null) failures.push(`watch: line is not JSON: ${line.slice(0, 200)}`);
       else events.push(e);
+      if (e !== null && done(e)) break;
     }
     return { events, text };
   }
@@ -189,6 +191,7 @@ async function readEvents(res, n, failures) {
         const e = parseJSON(line);
         if (e === null) failures.push(`watch: line is not JSON: ${line.slice(0, 200)}`);
         else events.push(e);
+        if (e !== null && done(e)) n = events.length;
       }
       if (chunk.done) {
         if (events.length < n && pending.trim() !== '') {
@@ -221,7 +224,9 @@ function headersObject(h) {
  *
  * fetchFn(path, init) must return a fetch Response; init carries method, headers,
  * body and, for watch steps, an AbortSignal the runner aborts once it has read
- * `step.watch.events` events. options.watchTimeoutMs bounds a watch step (60s).
+ * `step.watch.events` events, or once an event matches `step.watch.until`
+ * ({"dotted.path": value} on the event, as `json` checks it; no event matching
+ * is a failure). options.watchTimeoutMs bounds a watch step (60s).
  *
  * A step with `kubectl` (a command line, as typed in the terminal) runs it
  * with options.kubectl instead: see runKubectlStep.
@@ -270,7 +275,12 @@ export async function runStep(step, vars, fetchFn, options = {}) {
     result.headers = headersObject(res.headers);
     result.warnings = parseWarnings(res.headers && res.headers.get ? res.headers.get('Warning') : null).map((w) => w.text);
     if (watchN >= 0) {
-      const { events, text } = await readEvents(res, watchN, failures);
+      const until = step.watch.until ? { json: step.watch.until } : null;
+      const matches = (e) => until !== null && checkObject(e, until, outVars).length === 0;
+      const { events, text } = await readEvents(res, watchN, failures, matches);
+      if (until !== null && !events.some(matches)) {
+        failures.push(`watch.until: none of the ${events.length} event(s) read has ${Object.entries(substitute(step.watch.until, outVars)).map(([k, v]) => `${k}=${show(v)}`).join(', ')}`);
+      }
       result.events = events;
       result.bodyText = text;
       result.json = { events };

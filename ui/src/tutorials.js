@@ -112,6 +112,14 @@ export function expectationItems(step, vars) {
 
 // sameCommand says whether two command lines run the same kubectl commands
 // ("k" for "kubectl", spaces and quoting aside).
+/** What a watch step reads, in words: N events, or until one matches. */
+function watchLine(watch) {
+  const n = `${watch.events} watch event${watch.events === 1 ? '' : 's'}`;
+  if (!watch.until) return `Reads ${n}, then closes the stream.`;
+  const cond = Object.entries(watch.until).map(([k, v]) => `${k} = ${JSON.stringify(v)}`).join(' and ');
+  return `Reads watch events until one has ${cond} (at most ${n}), then closes the stream.`;
+}
+
 function sameCommand(a, b) {
   const norm = (line) => {
     const p = parseLine(line);
@@ -358,7 +366,7 @@ export function createTutorialPlayer({ onOpenInBuilder, terminal = null }) {
         { class: 'tut-request', testid: 'tutorial-request' },
         h('div', { class: 'req-line' }, h('span', { class: `method m-${(req.method || 'GET').toLowerCase()}` }, (req.method || 'GET').toUpperCase()), h('code', {}, req.path)),
         Object.entries(req.headers || {}).map(([k, v]) => h('div', { class: 'req-header mono' }, `${k}: ${v}`)),
-        step.watch ? h('div', { class: 'muted' }, `Reads ${step.watch.events} watch event${step.watch.events === 1 ? '' : 's'}, then closes the stream.`) : null,
+        step.watch ? h('div', { class: 'muted' }, watchLine(step.watch)) : null,
         bodyPre,
       ),
       h('div', { class: 'row actions' }, prevBtn, runBtn, nextBtn, h('span', { class: 'grow' }), builderBtn, restartBtn),

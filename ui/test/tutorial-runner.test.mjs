@@ -272,3 +272,35 @@ test('runStep reads a watch stream line by line and aborts after N events', asyn
   const r2 = await runStep({ ...step, expect: { eventCount: 2, events: [{ type: 'ADDED' }, { type: 'DELETED' }] }, save: {} }, {}, short);
   assert.deepEqual(r2.failures, ['events.1: missing (got 1 events), want DELETED', 'eventCount: got 1, want 2']);
 });
+
+test('runStep with watch.until stops at the first event that matches, and fails when none does', async () => {
+  let aborted = false;
+  const enc = new TextEncoder();
+  const lines = [
+    '{"type":"MODIFIED","object":{"metadata":{"name":"fs"},"status":{"conditions":[{"type":"Dangling","status":"True"}]}}}',
+    '{"type":"MODIFIED","object":{"metadata":{"name":"fs"},"status":{"conditions":[{"type":"Dangling","status":"False"}]}}}',
+    '{"type":"MODIFIED","object":{"metadata":{"name":"fs"},"status":{"conditions":[{"type":"Dangling","status":"True"}]}}}',
+  ];
+  const stream = (ls, open) => async (p, init) => {
+    if (init.signal) init.signal.addEventListener('abort', () => { aborted = true; });
+    return new Response(new ReadableStream({
+      start(c) {
+        for (const l of ls) c.enqueue(enc.encode(l + '\n'));
+        if (!open) c.close();
+      },
+    }), { status: 200 });
+  };
+  const step = {
+    title: 'w', narration: 'n',
+    request: { method: 'GET', path: '/apis/x/flowschemas?watch=1&timeoutSeconds=5' },
+    watch: { events: 5, until: { 'object.status.conditions.0.status': '{{want}}' } },
+    expect: { status: 200, events: [{ type: 'MODIFIED', name: 'fs' }] },
+  };
+  const res = await runStep(step, { want: 'False' }, stream(lines, true));
+  assert.deepEqual(res.failures, []);
+  assert.equal(res.events.length, 2, 'the read stops at the matching event, not at watch.events');
+  assert.ok(aborted, 'the watch request was aborted');
+
+  const none = await runStep(step, { want: 'False' }, stream([lines[0]], false));
+  assert.deepEqual(none.failures, ['watch.until: none of the 1 event(s) read has object.status.conditions.0.status="False"']);
+});
