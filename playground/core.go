@@ -94,7 +94,7 @@ func (c *core) importExport(w http.ResponseWriter, r *http.Request) {
 // sandbox started again. Called with c.mu held.
 func (c *core) replace(cfg sandbox.Config, snap []byte) (*sandbox.Sandbox, error) {
 	if c.o.data == "" {
-		next, err := sandbox.New(withPersister(cfg, storage.NewMemoryPersister(snap)))
+		next, err := sandbox.New(withPersister(cfg, storage.NewCheckedMemoryPersister(snap)))
 		if err != nil {
 			return nil, err
 		}

@@ -39,7 +39,7 @@ func importExport(cfg *sandbox.Config, o options) error {
 			return err
 		}
 	} else {
-		cfg.Storage.Persister = storage.NewMemoryPersister(snap)
+		cfg.Storage.Persister = storage.NewCheckedMemoryPersister(snap)
 	}
 	clusterFromExport(cfg, o, h)
 	log.Printf("import: %s (exported %s by %s): revision %d, %d objects, %s cluster", o.importFile, h.ExportedAt.Format("2006-01-02 15:04:05Z07:00"),

@@ -92,7 +92,7 @@ func (f *fleet) replaceState(a *attendee, snap []byte, cluster control.Cluster, 
 			return err
 		}
 	} else {
-		a.persister = storage.NewMemoryPersister(snap)
+		a.persister = storage.NewCheckedMemoryPersister(snap)
 	}
 	return a.saveRecord(func(rec *record) {
 		rec.Cluster = cluster

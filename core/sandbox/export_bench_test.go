@@ -57,7 +57,7 @@ func BenchmarkLEARN_6_ExportImport10k(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		st, err := storage.Open(storage.Config{Persister: storage.NewMemoryPersister(snap)})
+		st, err := storage.Open(storage.Config{Persister: storage.NewCheckedMemoryPersister(snap)})
 		if err != nil || st.Revision() != h.Revision {
 			b.Fatalf("import: %v", err)
 		}

@@ -178,12 +178,15 @@ type frameScanner struct {
 	pieces int    // returned so far
 	eof    bool
 	err    error // a read error other than EOF, which ends the scan
+	// checked: the payloads' checksums were verified as the bytes were
+	// checked whole (NewCheckedMemoryPersister), and are not computed again.
+	checked bool
 }
 
 func newFrameScanner(r io.Reader) *frameScanner {
 	if m, ok := r.(*inMemory); ok {
 		// Already in memory: scanned in place, nothing copied.
-		return &frameScanner{buf: m.b[m.at:], off: int64(m.at), eof: true}
+		return &frameScanner{buf: m.b[m.at:], off: int64(m.at), eof: true, checked: m.checked}
 	}
 	return &frameScanner{src: r}
 }
@@ -194,6 +197,11 @@ func newFrameScanner(r io.Reader) *frameScanner {
 type inMemory struct {
 	b  []byte
 	at int
+	// stable: b never changes while a store restored from it lives, so the
+	// store may keep strings over it (a MemoryPersister's snapshot).
+	stable bool
+	// checked: CheckSnapshot has read b whole; its checksums hold.
+	checked bool
 }
 
 func (m *inMemory) Read(p []byte) (int, error) {
@@ -250,7 +258,7 @@ func (sc *frameScanner) next() (p piece, ok bool) {
 	case !sc.fill(h.size + h.length):
 		p.damage = fmt.Sprintf("the data ends inside a frame of %d bytes", h.size+h.length)
 		p.torn = true
-	case crc32.Checksum(sc.buf[h.size:h.size+h.length], castagnoli) != h.sum:
+	case !sc.checked && crc32.Checksum(sc.buf[h.size:h.size+h.length], castagnoli) != h.sum:
 		p.damage = "checksum mismatch"
 	default:
 		p.kind, p.v1, p.origin, p.payload = h.kind, h.v1, h.origin, sc.buf[h.size:h.size+h.length]

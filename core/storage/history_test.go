@@ -1,6 +1,9 @@
 package storage
 
 import (
+	"bytes"
+	"fmt"
+	"slices"
 	"testing"
 	"time"
 )
@@ -78,4 +81,96 @@ func TestLEARN_5_History(t *testing.T) {
 	if compacted != revs[1] || len(got) != 2 || got[0].Type != Deleted || got[1].Rev != revs[2] {
 		t.Errorf("after compacting to %d: compacted %d, %+v", revs[1], compacted, got)
 	}
+}
+
+// TestLEARN_6_RestoreFromMemory: a store restored from a snapshot in
+// memory, checked or not, holds what was written (objects, revision,
+// history); goes on writing and snapshots again; and an unchecked
+// snapshot's damage is still found.
+func TestLEARN_6_RestoreFromMemory(t *testing.T) {
+	src, err := Open(Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	for i, k := range []string{"a", "b", "c", "b", "a"} {
+		op := Put
+		if i == 4 {
+			op = Delete
+		}
+		if _, _, err := src.Mutate(k, func([]byte, int64) (Change, error) {
+			return Change{Op: op, Value: []byte(fmt.Sprintf(`{"v":%d}`, i))}, nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var snap bytes.Buffer
+	info, err := src.WriteSnapshot(&snap, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if checked, err := CheckSnapshot(snap.Bytes()); err != nil || checked != info {
+		t.Fatalf("check %+v %v, wrote %+v", checked, err, info)
+	}
+	history := func(s *Store) (out []string) {
+		if _, _, err := s.History(s.Revision()+1, func(e HistoryEntry) bool {
+			out = append(out, fmt.Sprintf("%s %d %s %s<-%s", e.Type, e.Rev, e.Key, e.Object, e.Prev))
+			return true
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	want := history(src)
+	for name, p := range map[string]*MemoryPersister{
+		"checked":   NewCheckedMemoryPersister(bytes.Clone(snap.Bytes())),
+		"unchecked": NewMemoryPersister(bytes.Clone(snap.Bytes())),
+	} {
+		t.Run(name, func(t *testing.T) {
+			s, err := Open(Config{Persister: p})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.Revision() != 5 || len(s.RestoreErrors()) > 0 {
+				t.Fatalf("revision %d, damage %v", s.Revision(), s.RestoreErrors())
+			}
+			for k, v := range map[string]string{"b": `{"v":3}`, "c": `{"v":2}`} {
+				if got, ok := s.Get(k); !ok || string(got) != v {
+					t.Errorf("%s: %q %v, want %q", k, got, ok, v)
+				}
+			}
+			if _, ok := s.Get("a"); ok {
+				t.Error("a was deleted")
+			}
+			if got := history(s); !slices.Equal(got, want) {
+				t.Errorf("history %q, want %q", got, want)
+			}
+			if _, _, err := s.Mutate("d", func([]byte, int64) (Change, error) { return Change{Op: Put, Value: []byte(`{}`)}, nil }); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Close(); err != nil {
+				t.Fatal(err)
+			}
+			again, err := Open(Config{Persister: p})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer again.Close()
+			if _, ok := again.Get("d"); !ok || again.Revision() != 6 || len(again.RestoreErrors()) > 0 {
+				t.Errorf("after a write and a close: revision %d, d there: %v, damage %v", again.Revision(), ok, again.RestoreErrors())
+			}
+		})
+	}
+	t.Run("unchecked damage", func(t *testing.T) {
+		b := bytes.Clone(snap.Bytes())
+		b[len(b)/2] ^= 0x40
+		s, err := Open(Config{Persister: NewMemoryPersister(b)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		if len(s.RestoreErrors()) == 0 {
+			t.Error("a flipped byte in an unchecked snapshot was not found")
+		}
+	})
 }

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/tidwall/buntdb"
 )
@@ -235,10 +236,35 @@ func (s *Store) restore() (*damage, error) {
 	d, l := &damage{}, &lineage{}
 	err := s.cfg.Persister.Load(
 		func(r io.Reader) error {
-			return s.loadSnapshot(r, d, l, func(b []byte) error {
-				_, err := s.applyRecord(b)
-				return err
+			// The snapshot goes into the empty database in one transaction
+			// that begins by emptying it, so buntdb keeps no undo entry per
+			// key; its parts are read in place, and the keys and values of
+			// one a MemoryPersister holds share its memory (stable).
+			var tx *buntdb.Tx
+			stable := false
+			if m, ok := r.(*inMemory); ok {
+				stable = m.stable
+			}
+			err := s.loadSnapshot(r, d, l, func(b []byte) error {
+				if tx == nil {
+					var err error
+					if tx, err = s.db.Begin(true); err != nil {
+						return err
+					}
+					if err := tx.DeleteAll(); err != nil {
+						return err
+					}
+				}
+				return setSnapshotPart(tx, b, stable)
 			})
+			if tx == nil {
+				return err
+			}
+			if err != nil {
+				_ = tx.Rollback()
+				return err
+			}
+			return tx.Commit()
 		},
 		func(r io.Reader) (int64, error) {
 			sound, n, err := readFrames(r, d, "journal entry", true, l.damagedJournal, func(p piece) error {
@@ -269,6 +295,33 @@ func (s *Store) restore() (*damage, error) {
 		s.id, d.rewrite = newStoreID(), true
 	}
 	return d, nil
+}
+
+// setSnapshotPart writes the operations of a snapshot part (an encoded
+// journal record) in tx, read in place: a part that does not decode whole
+// is damage and writes nothing. With stable, b's memory never changes while
+// the store lives, so the keys and values are strings over it, not copies.
+func setSnapshotPart(tx *buntdb.Tx, b []byte, stable bool) error {
+	if walkJournalRecord(b, func(int) {}, func(bool, []byte, []byte) {}) != nil {
+		return errDamaged("the record does not decode")
+	}
+	str := func(b []byte) string { return string(b) }
+	if stable {
+		str = func(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
+	}
+	var err error
+	_ = walkJournalRecord(b, func(int) {}, func(del bool, k, v []byte) {
+		switch {
+		case err != nil:
+		case del:
+			if _, e := tx.Delete(string(k)); e != nil && !errors.Is(e, buntdb.ErrNotFound) {
+				err = e
+			}
+		default:
+			_, _, err = tx.Set(str(k), str(v), nil)
+		}
+	})
+	return err
 }
 
 // applyRecord writes the operations of an encoded journal record into the database.
