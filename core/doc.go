@@ -6,7 +6,8 @@
 //   - API machinery, the leaves every other layer shares: objects and their
 //     fields, selectors, quantities, Status errors, identities, the clock, the
 //     HTTP surface (web), the served resources' definitions (api) and the
-//     built-in kinds' Go types (types), their encodings and their rules
+//     built-in kinds' Go types (types), their encodings (and gzip made of
+//     pieces compressed once, gzipjoin) and their rules
 //     (validation, conversion, quota's arithmetic), the list algebra of
 //     strategic merge patches that server and client share (patch/lists),
 //     client-go's JSONPath (jsonpath: CRD printer columns and kubectl's -o

@@ -8,6 +8,7 @@ import (
 	"kubeplay/core/apierrors"
 	"kubeplay/core/encoding"
 	"kubeplay/core/encoding/protobuf"
+	"kubeplay/core/gzipjoin"
 	"kubeplay/core/object"
 	"kubeplay/core/registry"
 	"kubeplay/core/web"
@@ -63,12 +64,10 @@ func (rep reply) writeBinaryList(w web.ResponseWriter, res *api.Resource, meta l
 	for _, b := range encoded {
 		total += len(itemHead(scratch[:0], len(b)))
 	}
-	if rep.gzip && total > gzipThreshold {
-		body := append(make([]byte, 0, total), head...)
-		for _, b := range encoded {
-			body = append(itemHead(body, len(b)), b...)
-		}
-		rep.send(w, web.StatusOK, media.ContentType(), append(body, tail...))
+	if rep.gzip && total > gzipjoin.Threshold {
+		rep.writeJoinedList(w, res, head, tail, items, func(i int, _ registry.Item) [][]byte {
+			return [][]byte{itemHead(nil, len(encoded[i])), encoded[i]}
+		})
 		return
 	}
 	h := w.Header()

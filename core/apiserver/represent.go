@@ -21,6 +21,7 @@ import (
 	"kubeplay/core/encoding/protobuf"
 	"kubeplay/core/encoding/table"
 	"kubeplay/core/fieldvalidation"
+	"kubeplay/core/gzipjoin"
 	"kubeplay/core/object"
 	"kubeplay/core/registry"
 	"kubeplay/core/types"
@@ -45,10 +46,6 @@ type reply struct {
 	store *registry.Store // the stored objects' binary encodings
 }
 
-// gzipThreshold is the size above which kube-apiserver compresses a response
-// for a client that accepts gzip.
-const gzipThreshold = 128 * 1024
-
 // endpointFor says what a resource can be served as (no Table if never stored).
 func endpointFor(res *api.Resource, watch bool) encoding.Endpoint {
 	return encoding.Endpoint{Protobuf: protobufServed(res), Conversions: true, Watch: watch, NoTable: res.Virtual}
@@ -62,7 +59,7 @@ func (s *Server) negotiateReply(r *web.Request, res *api.Resource, watch bool) (
 	if err != nil {
 		return reply{}, notAcceptable(err)
 	}
-	rep := reply{out: out, gzip: acceptsGzip(r), pretty: out.Media == encoding.JSON && (out.Pretty || prettyPrinted(r)),
+	rep := reply{out: out, gzip: gzipjoin.Accepts(r.Header.Get("Accept-Encoding")), pretty: out.Media == encoding.JSON && (out.Pretty || prettyPrinted(r)),
 		accept: accept, protobuf: protobufServed(res), now: s.cfg.Clock.Now, store: s.store}
 	if out.Convert != nil && out.Convert.Kind == "Table" {
 		if rep.include, err = table.ParseIncludeObject(r.URL.Query().Get("includeObject")); err != nil {
@@ -96,16 +93,6 @@ func notAcceptable(err error) *apierrors.Status {
 	return apierrors.New(web.StatusNotAcceptable, "NotAcceptable", err.Error(), nil)
 }
 
-// acceptsGzip reads Accept-Encoding as kube-apiserver does: a "gzip" token.
-func acceptsGzip(r *web.Request) bool {
-	for _, tok := range strings.Split(r.Header.Get("Accept-Encoding"), ",") {
-		if strings.TrimSpace(tok) == "gzip" {
-			return true
-		}
-	}
-	return false
-}
-
 // prettyPrinted: kube-apiserver indents JSON for ?pretty=true and for the user
 // agents of browsers, curl and wget.
 func prettyPrinted(r *web.Request) bool {
@@ -122,7 +109,7 @@ func prettyPrinted(r *web.Request) bool {
 // send writes a complete body, compressed when the client takes gzip and the
 // body is over the threshold.
 func (rep reply) send(w web.ResponseWriter, code int, contentType string, body []byte) {
-	if rep.gzip && len(body) > gzipThreshold {
+	if rep.gzip && len(body) > gzipjoin.Threshold {
 		h := w.Header()
 		h.Set("Content-Type", contentType)
 		h.Set("Content-Encoding", "gzip")
@@ -205,7 +192,14 @@ func (rep reply) writeList(w web.ResponseWriter, res *api.Resource, meta listMet
 			size++ // the comma
 		}
 	}
-	if rep.out.Convert != nil || rep.out.Media != encoding.JSON || rep.pretty || rep.gzip && size > gzipThreshold {
+	if rep.gzip && size > gzipjoin.Threshold && rep.out.Convert == nil && rep.out.Media == encoding.JSON && !rep.pretty {
+		comma := []byte{','}
+		rep.writeJoinedList(w, res, head, tail, items, func(i int, it registry.Item) [][]byte {
+			return [][]byte{comma[:min(i, 1)], unsafe.Slice(unsafe.StringData(it.Value), len(it.Value))}
+		})
+		return
+	}
+	if rep.out.Convert != nil || rep.out.Media != encoding.JSON || rep.pretty || rep.gzip && size > gzipjoin.Threshold {
 		doc, err := rep.listDocument(res, meta, items, head, tail, size)
 		if err == nil {
 			doc, err = rep.encodeDocument(rep.out.Media, doc)
@@ -236,6 +230,30 @@ func (rep reply) writeList(w web.ResponseWriter, res *api.Resource, meta listMet
 		}
 	}
 	_, _ = bw.Write(tail)
+	_ = bw.Flush()
+}
+
+// writeJoinedList answers a list with gzip as kube-apiserver does (best
+// speed, over the threshold), but compresses no item it compressed before:
+// one gzip member (gzipjoin) of the head and tail as they are and each
+// item's cached segment, which holds pieces(i, item) (the item's bytes
+// after its lead: a comma, a protobuf field's head). The first item of a
+// JSON list has no comma, unlike its cached segment: it is compressed afresh.
+func (rep reply) writeJoinedList(w web.ResponseWriter, res *api.Resource, head, tail []byte, items []registry.Item, pieces func(int, registry.Item) [][]byte) {
+	h := w.Header()
+	h.Set("Content-Type", rep.out.Media.ContentType())
+	h.Set("Content-Encoding", "gzip")
+	h.Add("Vary", "Accept-Encoding")
+	w.WriteHeader(web.StatusOK)
+	bw := newBodyWriter(w)
+	defer bw.release()
+	_ = gzipjoin.WriteList(bw, head, tail, len(items), func(i int) (gzipjoin.Segment, [][]byte) {
+		p := pieces(i, items[i])
+		if i == 0 && rep.out.Media == encoding.JSON {
+			return gzipjoin.Compress(p...), p
+		}
+		return rep.store.Segment(rep.out.Media, res, items[i], p...), p
+	})
 	_ = bw.Flush()
 }
 
@@ -343,7 +361,7 @@ func writeEarlyStatus(w web.ResponseWriter, r *web.Request, st *apierrors.Status
 		return
 	}
 	// out is a Status's representation already (protobuf allowed).
-	rep := reply{out: out, gzip: acceptsGzip(r), pretty: out.Media == encoding.JSON && (out.Pretty || prettyPrinted(r)), protobuf: true}
+	rep := reply{out: out, gzip: gzipjoin.Accepts(r.Header.Get("Accept-Encoding")), pretty: out.Media == encoding.JSON && (out.Pretty || prettyPrinted(r)), protobuf: true}
 	rep.sendStatus(w, st.Code, st)
 }
 

@@ -7,6 +7,7 @@ import (
 	"kubeplay/core/api"
 	"kubeplay/core/encoding"
 	"kubeplay/core/encoding/protobuf"
+	"kubeplay/core/gzipjoin"
 	"kubeplay/core/object"
 	"kubeplay/core/types"
 )
@@ -79,13 +80,16 @@ func ViewedItems(res *api.Resource, items []Item) []Item {
 
 // itemCache keeps stored objects encoded in the binary media (a protobuf
 // message, a CBOR map), so that a list in protobuf or CBOR costs about a copy
-// per item, as a list in JSON (the stored form) does. An entry is valid while
-// the stored value it was made from is the current one; the cache is emptied
-// when it outgrows its budget.
+// per item, as a list in JSON (the stored form) does; and each item's gzip
+// segment in every media (gzipjoin), so that a list sent with gzip costs
+// about a copy of compressed bytes per item, not a compression. An entry is
+// valid while the stored value it was made from is the current one; the
+// cache is emptied when it outgrows its budget.
 type itemCache struct {
-	mu      sync.Mutex
-	entries map[itemCacheKey]cachedItem
-	size    int
+	mu       sync.Mutex
+	entries  map[itemCacheKey]cachedItem
+	segments map[itemCacheKey]cachedSegment
+	size     int
 }
 
 type itemCacheKey struct {
@@ -99,13 +103,25 @@ type cachedItem struct {
 	encoded []byte
 }
 
-// itemCacheBudget bounds the bytes of cached encodings.
+type cachedSegment struct {
+	stored string // the stored JSON (as served) the segment was made from
+	seg    gzipjoin.Segment
+}
+
+// itemCacheBudget bounds the bytes of cached encodings and segments.
 const itemCacheBudget = 64 << 20
 
 // Encoded is a stored object of res in media (protobuf or CBOR), without
 // envelope or tag: as it sits inside a list.
 func (s *Store) Encoded(media encoding.Media, res *api.Resource, it Item) ([]byte, error) {
 	return s.items.encoded(media, res, it)
+}
+
+// Segment is the gzip segment of what a list in media writes for it
+// (pieces: its bytes there, after any lead such as a protobuf field's
+// head, all made from it.Value), compressed when first asked for.
+func (s *Store) Segment(media encoding.Media, res *api.Resource, it Item, pieces ...[]byte) gzipjoin.Segment {
+	return s.items.segment(media, res, it, pieces)
 }
 
 // encoded is Encoded through the cache.
@@ -132,10 +148,35 @@ func (c *itemCache) encoded(media encoding.Media, res *api.Resource, it Item) ([
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.entries == nil || c.size+len(b) > itemCacheBudget {
-		c.entries, c.size = map[itemCacheKey]cachedItem{}, 0
-	}
+	c.makeRoom(len(b))
 	c.size += len(b) - len(c.entries[k].encoded)
 	c.entries[k] = cachedItem{stored: it.Value, encoded: b}
 	return b, nil
+}
+
+// segment is Segment through the cache. A segment found damaged (its
+// checksum) is made again.
+func (c *itemCache) segment(media encoding.Media, res *api.Resource, it Item, pieces [][]byte) gzipjoin.Segment {
+	k := itemCacheKey{media, res.APIVersion(), it.Key}
+	c.mu.Lock()
+	e, ok := c.segments[k]
+	c.mu.Unlock()
+	if ok && e.stored == it.Value && e.seg.Intact() {
+		return e.seg
+	}
+	seg := gzipjoin.Compress(pieces...)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.makeRoom(seg.Size())
+	c.size += seg.Size() - c.segments[k].seg.Size()
+	c.segments[k] = cachedSegment{stored: it.Value, seg: seg}
+	return seg
+}
+
+// makeRoom empties the cache if n more bytes would outgrow its budget.
+// Called with c.mu held.
+func (c *itemCache) makeRoom(n int) {
+	if c.entries == nil || c.size+n > itemCacheBudget {
+		c.entries, c.segments, c.size = map[itemCacheKey]cachedItem{}, map[itemCacheKey]cachedSegment{}, 0
+	}
 }

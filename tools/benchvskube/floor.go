@@ -32,11 +32,12 @@ const colFloor = "floor"
 // is appended to a journal and made durable with group commit (one fsync for
 // every write that arrived while the previous one ran, as etcd's WAL does), a
 // GET is a map lookup, a list is kubeplay's list bytes put there beforehand
-// (gzipped per request at best speed when the client asks, as both servers do
-// above 128 KiB), and a watch event is the created bytes framed once and
+// (and, for a client that asks for gzip, those bytes compressed whole at best
+// speed once, when they were put: a server need not compress the same bytes
+// twice, and kubeplay does not), and a watch event is the created bytes framed once and
 // written to every watcher, flushed when its queue is empty (as
-// kube-apiserver does). What a row costs here is the transfer, the fsync, the
-// compression and the client's share: kube's time over the floor's is the
+// kube-apiserver does). What a row costs here is the transfer, the fsync and
+// the client's share (its inflating of a gzipped list): kube's time over the floor's is the
 // most any server could be ahead.
 type floorServer struct {
 	mu       sync.Mutex
@@ -47,6 +48,7 @@ type floorServer struct {
 	syncing  bool
 	objects  map[string][]byte
 	lists    map[string][]byte // media type → body
+	gzipped  map[string][]byte // media type → body gzipped, if over 128 KiB
 	rev      int64
 	watchers map[chan []byte]bool
 }
@@ -58,7 +60,7 @@ func serveFloor(args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	f := &floorServer{objects: map[string][]byte{}, lists: map[string][]byte{}, watchers: map[chan []byte]bool{}}
+	f := &floorServer{objects: map[string][]byte{}, lists: map[string][]byte{}, gzipped: map[string][]byte{}, watchers: map[chan []byte]bool{}}
 	f.synced = sync.NewCond(&f.mu)
 	if *data != "" {
 		j, err := os.Create(filepath.Join(*data, "journal"))
@@ -96,7 +98,6 @@ func serveFloor(args []string) error {
 
 func (f *floorServer) handler() http.Handler {
 	cmPath := "/api/v1/namespaces/" + namespace + "/configmaps"
-	gzips := sync.Pool{New: func() any { w, _ := gzip.NewWriterLevel(nil, gzip.BestSpeed); return w }}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /version", func(w http.ResponseWriter, r *http.Request) {
 		writeFloor(w, 200, mediaJSON, []byte(`{"gitVersion":"floor"}`))
@@ -114,8 +115,17 @@ func (f *floorServer) handler() http.Handler {
 			http.Error(w, err.Error(), 400)
 			return
 		}
+		var zipped []byte
+		if len(body) > 128<<10 {
+			var buf bytes.Buffer
+			zw, _ := gzip.NewWriterLevel(&buf, gzip.BestSpeed)
+			zw.Write(body)
+			zw.Close()
+			zipped = buf.Bytes()
+		}
 		f.mu.Lock()
 		f.lists[r.Header.Get("Content-Type")] = body
+		f.gzipped[r.Header.Get("Content-Type")] = zipped
 		f.mu.Unlock()
 	})
 	mux.HandleFunc("POST "+cmPath, func(w http.ResponseWriter, r *http.Request) {
@@ -156,23 +166,18 @@ func (f *floorServer) handler() http.Handler {
 				media = mediaPB
 			}
 			f.mu.Lock()
-			body := f.lists[media]
+			body, zipped := f.lists[media], f.gzipped[media]
 			f.mu.Unlock()
 			if body == nil {
 				http.Error(w, "no list put for "+media, 404)
 				return
 			}
-			if len(body) <= 128<<10 || !strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
+			if zipped == nil || !strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
 				writeFloor(w, 200, media, body)
 				return
 			}
-			w.Header().Set("Content-Type", media)
 			w.Header().Set("Content-Encoding", "gzip")
-			zw := gzips.Get().(*gzip.Writer)
-			defer gzips.Put(zw)
-			zw.Reset(w)
-			zw.Write(body)
-			zw.Close()
+			writeFloor(w, 200, media, zipped)
 		}
 	})
 	return mux

@@ -263,7 +263,7 @@ func printReport(w io.Writer, cfg *config, res *results, loadAfter string) {
 	fmt.Fprint(w, formatTable(header, cells))
 	fmt.Fprintf(w, "\nratio: kubeplay's advantage (its rate ÷ kube's; kube's time or memory ÷ its): ≥1 means kubeplay is ahead.\n")
 	fmt.Fprintf(w, "floor: the same requests over the same transport, answered with only the unavoidable work: creates appended and\n")
-	fmt.Fprintf(w, "  fsynced with group commit, GETs from a map, kubeplay's list bytes (gzipped per request at best speed when asked),\n")
+	fmt.Fprintf(w, "  fsynced with group commit, GETs from a map, kubeplay's list bytes (gzipped once, whole, at best speed, when asked),\n")
 	fmt.Fprintf(w, "  events written to every watcher; it is the disk's, transfer's and client's share. max ratio: kube ÷ floor, the most\n")
 	fmt.Fprintf(w, "  any server could be ahead.\n")
 	fmt.Fprintf(w, "kube-apiserver's memory is one process holding kube-apiserver and etcd.\n")
