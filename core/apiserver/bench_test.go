@@ -3,8 +3,8 @@ package apiserver
 import (
 	"bytes"
 	"compress/gzip"
-	"encoding/base64"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
