@@ -115,15 +115,17 @@ func (s *Server) serveWatch(w web.ResponseWriter, r *web.Request, t target) erro
 		if err != nil {
 			return nil // the deadline, a gone client, stopped, too slow, or the store closed
 		}
-		if e.Type == registry.Bookmark && !o.AllowBookmarks || e.Type != registry.Bookmark && registry.IsCorrupt(e.Object) {
-			// kube's watch cache cannot decode a corrupt object either: its
-			// watchers hear nothing of it.
-			continue
+		// kube's watch cache cannot decode a corrupt object either: its
+		// watchers hear nothing of it.
+		skip := e.Type == registry.Bookmark && !o.AllowBookmarks || e.Type != registry.Bookmark && registry.IsCorrupt(e.Object)
+		if !skip {
+			if _, err := w.Write(codec.event(e)); err != nil {
+				return nil
+			}
 		}
-		if _, err := w.Write(codec.event(e)); err != nil {
-			return nil
-		}
-		if !replaying {
+		// What is written goes out once no other event is queued, as kube's
+		// watch server flushes once its channel is empty.
+		if !replaying && !watcher.Pending() {
 			if err := web.Flush(w); err != nil {
 				return nil
 			}

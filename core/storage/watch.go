@@ -204,6 +204,11 @@ func (w *Watcher) Next(ctx context.Context) (*Event, error) {
 	}
 }
 
+// Pending says whether a live event is queued for the watcher already, so
+// its server may write it before flushing what it wrote (kube's watch
+// server flushes once its channel is empty).
+func (w *Watcher) Pending() bool { return len(w.ch) > 0 }
+
 // RequestBookmark queues a BOOKMARK at the store's current revision behind every
 // change already queued, so it promises only what has really been sent. A watcher
 // that is behind or waiting for a future revision gets none.

@@ -58,7 +58,7 @@ func main() {
 	flag.StringVar(&cfg.kubeplayTransports, "kubeplay", "tls,http", "kubeplay transports to measure: tls (same as kube-apiserver's, the compared column), http (the playground command as make run serves it)")
 	flag.BoolVar(&cfg.verbose, "v", false, "print every sample and each phase as it runs")
 	flag.BoolVar(&cfg.kubeplayInMemory, "kubeplay-in-memory", false, "diagnostic: run kubeplay (and the floor) without fsync, to see what durability costs")
-	flag.StringVar(&cfg.profileDir, "profile", "", "write a CPU profile of kubeplay (over TLS) per phase into this directory (PHASE.pprof) and a heap profile after the workload (heap.pprof); the last run's")
+	flag.StringVar(&cfg.profileDir, "profile", "", "write a CPU profile of kubeplay (over TLS) per phase into this directory (PHASE.pprof) and a heap profile after the workload (heap.pprof, with the runtime's memory accounting beside it: heap.pprof.memstats.txt); the last run's")
 	flag.Parse()
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

@@ -9,12 +9,14 @@ import (
 	"crypto/x509/pkix"
 	"errors"
 	"flag"
+	"fmt"
 	"log"
 	"math/big"
 	"net"
 	"net/http"
 	"os"
 	"os/signal"
+	"runtime"
 	"runtime/pprof"
 	"strings"
 	"sync"
@@ -170,6 +172,15 @@ func profileControl() http.Handler {
 		if err := pprof.Lookup("heap").WriteTo(f, 0); err != nil {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 		}
+		// Where the resident memory is, beside the profile (which sees only
+		// the live heap): the runtime's own accounting.
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		mb := func(n uint64) string { return fmt.Sprintf("%.1f MB", float64(n)/1e6) }
+		_ = os.WriteFile(r.URL.Query().Get("out")+".memstats.txt", fmt.Appendf(nil,
+			"heap in use %s (live after the last GC %s, goal %s), heap idle %s of which released %s, stacks %s, other runtime %s, goroutines %d, GCs %d\n",
+			mb(m.HeapInuse), mb(m.HeapAlloc), mb(m.NextGC), mb(m.HeapIdle), mb(m.HeapReleased), mb(m.StackSys),
+			mb(m.MSpanSys+m.MCacheSys+m.BuckHashSys+m.GCSys+m.OtherSys), runtime.NumGoroutine(), m.NumGC), 0o644)
 	})
 	return mux
 }
