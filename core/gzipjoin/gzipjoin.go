@@ -60,30 +60,33 @@ type Segment struct {
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
-// compressors are deflate writers at Level, reused: making one costs
-// hundreds of kilobytes.
+// compressor is a deflate writer at Level and the buffer it writes into,
+// reused: making a writer costs hundreds of kilobytes.
+type compressor struct {
+	w   *flate.Writer
+	buf bytes.Buffer
+}
+
 var compressors = sync.Pool{New: func() any {
-	w, _ := flate.NewWriter(nil, Level)
-	return w
+	c := &compressor{}
+	c.w, _ = flate.NewWriter(&c.buf, Level)
+	return c
 }}
 
-// Compress is the segment of the concatenation of pieces.
+// Compress is the segment of the concatenation of pieces. Its bytes are
+// held at their size, as a cache keeps them.
 func Compress(pieces ...[]byte) Segment {
-	var buf bytes.Buffer
+	c := compressors.Get().(*compressor)
+	defer compressors.Put(c)
+	c.buf.Reset()
+	c.w.Reset(&c.buf)
 	n := 0
 	for _, p := range pieces {
 		n += len(p)
+		_, _ = c.w.Write(p) // a bytes.Buffer does not fail
 	}
-	buf.Grow(n/2 + 64)
-	fw := compressors.Get().(*flate.Writer)
-	fw.Reset(&buf)
-	for _, p := range pieces {
-		_, _ = fw.Write(p) // a bytes.Buffer does not fail
-	}
-	_ = fw.Flush() // a sync flush: the blocks end byte-aligned, none final
-	fw.Reset(nil)
-	compressors.Put(fw)
-	b := buf.Bytes()
+	_ = c.w.Flush() // a sync flush: the blocks end byte-aligned, none final
+	b := bytes.Clone(c.buf.Bytes())
 	return Segment{deflate: b, sum: crc32.Checksum(b, castagnoli), n: n}
 }
 
