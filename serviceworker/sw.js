@@ -51,6 +51,10 @@
 // (kubeplay.start resolved). A page sees from it whether its worker restarted,
 // and the benchmarks where a cold start's time goes.
 //
+// A first visit's worker starts the core as it installs, once the core's
+// module is cached and while it caches the rest, so the page's first request
+// does not wait for the install and then for the start in turn.
+//
 // Updates: a new build has a new BUILD id (a hash of every asset), so the browser
 // installs it as a new worker; it caches its assets, skips waiting, deletes the
 // old build's cache and claims the open pages. The sandbox's data lives in
@@ -86,6 +90,7 @@ const SANDBOX = SCOPE === '/' ? '' : SCOPE.replace(/^\/|\/$/g, '').replace(/[^A-
 const CACHE_PREFIX = SANDBOX ? `kubeplay@${SANDBOX}-` : 'kubeplay-';
 const CACHE = CACHE_PREFIX + BUILD;
 const API = /^\/(api|apis|version|openapi|healthz|livez|readyz|metrics|debug)(\/|$)/;
+const CORE_WASM = '/kubeplay.wasm';
 const XDS_WASM = '/kubeplay-xds.wasm';
 const SIM_WASM = '/kubeplay-sim.wasm';
 const CLUSTER = '/debug/kubeplay/cluster';
@@ -108,7 +113,17 @@ builds.onmessage = (e) => {
 self.addEventListener('install', (event) => {
   event.waitUntil((async () => {
     const cache = await caches.open(CACHE);
-    await cache.addAll(ASSETS);
+    if (!self.registration.active) {
+      // A first visit (no worker runs this sandbox yet): the core is cached
+      // first and starts while the other assets are cached, so the page's
+      // first request finds it started. An update must not: the old build's
+      // worker still runs the sandbox's core on the same IndexedDB.
+      await cache.add(CORE_WASM);
+      core().catch(() => {}); // its failure is the state the page is told
+      await cache.addAll(ASSETS.filter((a) => a !== CORE_WASM));
+    } else {
+      await cache.addAll(ASSETS);
+    }
     builds.postMessage({ build: BUILD });
     await self.skipWaiting();
   })());
@@ -202,7 +217,7 @@ async function startCore() {
   const saved = loadState();
   saved.then(() => { startup.loaded = now(); }, () => {});
   if (!self.kubeplay) {
-    const response = (await cachedHere('/kubeplay.wasm')) || (await fetch('/kubeplay.wasm'));
+    const response = (await cachedHere(CORE_WASM)) || (await fetch(CORE_WASM));
     if (!response.ok) throw new Error('loading kubeplay.wasm: HTTP ' + response.status);
     startup.fetched = now();
     const module = await WebAssembly.compileStreaming(response);

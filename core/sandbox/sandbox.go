@@ -171,6 +171,10 @@ func New(cfg Config) (*Sandbox, error) {
 	if cfg.Authorization == "" {
 		cfg.Authorization = auth.ModeRBAC
 	}
+	// What the sandbox writes as it starts (its bootstrap objects, for a new
+	// one) is made durable at once before it answers anyone: one IndexedDB
+	// transaction or fsync, not one per object (Settle, below).
+	cfg.Storage.Settling = true
 	store, err := openRegistry(cfg, !cfg.APIOnly, true)
 	if err != nil {
 		return nil, err
@@ -246,6 +250,10 @@ func New(cfg Config) (*Sandbox, error) {
 			s.Close()
 			return nil, err
 		}
+	}
+	if err := store.Storage().Settle(); err != nil {
+		s.Close()
+		return nil, err
 	}
 	return s, nil
 }

@@ -72,6 +72,12 @@ func (s *Store) awaitDurable(seq uint64) error {
 	if s.cfg.Persister == nil || seq == 0 {
 		return nil
 	}
+	if s.settling.Load() {
+		// Applied now; durable at Settle.
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return s.applyQueued(len(s.queue))
+	}
 	s.syncMu.Lock()
 	defer s.syncMu.Unlock()
 	s.mu.Lock()
@@ -92,6 +98,31 @@ func (s *Store) awaitDurable(seq uint64) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.applyQueued(n)
+}
+
+// Settle ends Config.Settling: every commit applied so far is made durable,
+// in one Sync, before it returns; later commits wait for theirs again.
+func (s *Store) Settle() error {
+	if !s.settling.Swap(false) || s.cfg.Persister == nil {
+		return nil
+	}
+	s.syncMu.Lock()
+	defer s.syncMu.Unlock()
+	if err := s.syncFailure(); err != nil {
+		return err
+	}
+	// Commits already applied are appended: this Sync covers them. A commit
+	// still in the queue is a committer's between journaling and its wait,
+	// which syncs it itself.
+	if err := s.cfg.Persister.Sync(); err != nil {
+		err = fmt.Errorf("storage: journal sync failed: %w", err)
+		s.revMu.Lock()
+		s.failed = err
+		s.revCond.Broadcast()
+		s.revMu.Unlock()
+		return err
+	}
+	return nil
 }
 
 // applyQueued applies the first n queued records, now durable, to the database

@@ -559,3 +559,81 @@ func TestPLAY_2_GroupCommit(t *testing.T) {
 		t.Fatalf("%d syncs for %d commits journaled together", n, writers)
 	}
 }
+
+// syncedPersister keeps journal entries apart and loses, as a host that
+// stops does, every entry no Sync made durable; it counts the Syncs.
+type syncedPersister struct {
+	entryPersister
+	durable int // entries a Sync covered
+	syncs   int
+}
+
+func (p *syncedPersister) Sync() error {
+	p.durable, p.syncs = len(p.entries), p.syncs+1
+	return nil
+}
+
+// crash is what a host finds after stopping: the durable entries only.
+func (p *syncedPersister) crash() *entryPersister {
+	return &entryPersister{snapshot: p.snapshot, entries: p.entries[:p.durable]}
+}
+
+// TestPLAY_2_Settling: while a store settles (a sandbox's start), commits
+// are applied at once, seen by readers and watchers, without a Sync each;
+// Settle makes them all durable in one; afterwards each commit waits for
+// its own again. A host that stops before Settle starts without them.
+func TestPLAY_2_Settling(t *testing.T) {
+	p := &syncedPersister{}
+	s, err := Open(Config{Persister: p, SnapshotEvery: 1 << 30, Settling: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	opened := p.syncs
+	w, err := s.Watch(WatchOptions{Prefix: "k/", Since: s.Revision()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	put := func(k string) int64 {
+		rev, _, err := s.Mutate(k, func([]byte, int64) (Change, error) { return Change{Op: Put, Value: []byte(`{"k":"` + k + `"}`)}, nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rev
+	}
+	var last int64
+	for i := range 50 {
+		last = put(fmt.Sprintf("k/%02d", i))
+	}
+	if p.syncs != opened {
+		t.Fatalf("%d Syncs while settling, want none", p.syncs-opened)
+	}
+	if v, ok := s.Get("k/49"); !ok || string(v) != `{"k":"k/49"}` || s.Revision() != last {
+		t.Fatalf("a settling commit is not read back: %q %v, revision %d of %d", v, ok, s.Revision(), last)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	for i := range 50 {
+		if e, err := w.Next(ctx); err != nil || e.Key != fmt.Sprintf("k/%02d", i) {
+			t.Fatalf("watch event %d: %+v %v", i, e, err)
+		}
+	}
+	if lost, err := Open(Config{Persister: p.crash()}); err != nil || lost.Revision() >= last {
+		t.Fatalf("a host stopped before Settle kept revision %d of %d (%v)", lost.Revision(), last, err)
+	} else {
+		lost.Close()
+	}
+	if err := s.Settle(); err != nil || p.syncs != opened+1 {
+		t.Fatalf("Settle: %v, %d Syncs", err, p.syncs-opened)
+	}
+	kept, err := Open(Config{Persister: p.crash()})
+	if err != nil || kept.Revision() != last {
+		t.Fatalf("after Settle a stopped host keeps revision %d, want %d (%v)", kept.Revision(), last, err)
+	}
+	kept.Close()
+	put("k/after")
+	if p.syncs != opened+2 {
+		t.Fatalf("a commit after Settle made %d Syncs, want 1", p.syncs-opened-1)
+	}
+}

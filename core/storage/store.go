@@ -72,6 +72,14 @@ type Config struct {
 	Persister Persister
 	// SnapshotEvery is how many journal records trigger a snapshot (default 10,000).
 	SnapshotEvery int
+	// Settling: until Settle, a commit is applied as soon as it is journaled,
+	// without waiting for the persister to make it durable; Settle makes
+	// them all durable at once. For what a sandbox writes as it starts,
+	// before it answers anyone (its bootstrap objects): one IndexedDB
+	// transaction or fsync for all of them, not one each. Should the host
+	// stop before Settle, the store starts again without them, and nobody
+	// was told they were written.
+	Settling bool
 	// Clock is the store's time (the history window); nil is the wall clock.
 	Clock clock.Clock
 	// Budget bounds the objects held and their bytes.
@@ -140,6 +148,7 @@ type Store struct {
 	cacheMu       sync.Mutex
 	progress      map[string]int64 // collection → the revision of its watch cache's last progress notification; guarded by cacheMu
 	closed        atomic.Bool      // set under mu
+	settling      atomic.Bool      // Config.Settling, until Settle
 }
 
 // retained locates one change in history, so compaction needs no read.
@@ -253,6 +262,7 @@ func Open(cfg Config) (*Store, error) {
 			return nil, err
 		}
 	}
+	s.settling.Store(cfg.Settling)
 	return s, nil
 }
 

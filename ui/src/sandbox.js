@@ -90,6 +90,10 @@ function onMessage(e) {
   // takes over).
   if ((d.scope || '/') !== sandboxScope) return;
   if (d.build) status.build = String(d.build);
+  // A first visit's worker starts the core as it installs: ready once it
+  // controls this page too (controllerchange asks again), as only then do
+  // the page's requests reach it.
+  if (d.state === 'ready' && !navigator.serviceWorker.controller) return;
   if (d.state === 'ready') {
     set({
       state: 'ready',
