@@ -89,11 +89,11 @@ function onMessage(e) {
   // hears the playground's worker too, which may control it until its own
   // takes over).
   if ((d.scope || '/') !== sandboxScope) return;
+  // A first visit's worker starts the core as it installs: its state is
+  // this page's once it controls the page (controllerchange asks again), as
+  // only then do the page's requests reach it.
+  if (!navigator.serviceWorker.controller) return;
   if (d.build) status.build = String(d.build);
-  // A first visit's worker starts the core as it installs: ready once it
-  // controls this page too (controllerchange asks again), as only then do
-  // the page's requests reach it.
-  if (d.state === 'ready' && !navigator.serviceWorker.controller) return;
   if (d.state === 'ready') {
     set({
       state: 'ready',
