@@ -29,7 +29,7 @@ var layers = map[string]int{
 	"quota": machinery, "request": machinery, "requestlog": machinery, "api": machinery, "selector": machinery,
 	"types": machinery, "user": machinery, "validation": machinery, "warning": machinery,
 	"web": machinery, "xds/envoypb": machinery, "flowcontrol/fairqueuing": machinery,
-	"flowcontrol/bootstrap": machinery, "gzipjoin": machinery, "openapi/bundle": machinery, "patch/lists": machinery, "cel": machinery, "cel/celapi": machinery, "cel/celmodule": machinery, "cel/celremote": machinery,
+	"flowcontrol/bootstrap": machinery, "gzipjoin": machinery, "health": machinery, "openapi/bundle": machinery, "patch/lists": machinery, "cel": machinery, "cel/celapi": machinery, "cel/celmodule": machinery, "cel/celremote": machinery,
 
 	"storage": storage, "export": storage,
 

@@ -248,6 +248,9 @@ async function start(saved) {
     writeSnapshot,
     openapiDocuments,
     maxWatchSeconds: MAX_WATCH_SECONDS,
+    // A new sandbox answers first, then writes its bootstrap RBAC policy and
+    // starts its controllers (its /readyz says so meanwhile).
+    deferStart: true,
     validateXDS: (kind, json) => xds().then(() => self.kubeplayXDS.validate(kind, json)),
     cel: celCall,
     exportCluster: () => ({ mode: clusterNow.mode, nodes: clusterNow.mode === 'simulated' ? clusterNow.nodes : 0 }),

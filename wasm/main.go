@@ -9,7 +9,8 @@
 //	    host: {snapshot, journal, append, writeSnapshot, openapiDocuments, maxWatchSeconds, budget ("edge" or the browser's),
 //	           validateXDS(kind, objectJSON) → Promise<errors JSON>, optional: serves the xDS group,
 //	           cluster: {mode, nodes, speed} when the core runs the simulation (the edge's),
-//	           exportCluster() → {mode, nodes} when the host does (the browser's): for the export's header}
+//	           exportCluster() → {mode, nodes} when the host does (the browser's): for the export's header,
+//	           deferStart: a new sandbox answers before it writes its bootstrap policy (sandbox.Config.DeferStart)}
 //	kubeplay.handle(method, url, headers, body) → Promise<{status, headers, body}>
 //	    headers: in, "name: value\r\n" lines; out, JSON text of [[name, value], ...];
 //	    body: Uint8Array|null for a whole answer, ReadableStream for a streamed one
@@ -128,6 +129,9 @@ func start(_ js.Value, args []js.Value) any {
 		if v := host.Get("budget"); v.Type() == js.TypeString && v.String() == "edge" {
 			cfg.Budget = budget.Edge
 		}
+		// A new sandbox answers first and writes its bootstrap policy after
+		// (the browser's: its first start runs the core's code unoptimized).
+		cfg.DeferStart = host.Get("deferStart").Truthy()
 		if v := host.Get("maxWatchSeconds"); v.Type() == js.TypeNumber {
 			cfg.API.MaxWatchTimeout = time.Duration(v.Float() * float64(time.Second))
 		}

@@ -314,30 +314,3 @@ func (s *Server) serveVersion(w web.ResponseWriter, r *web.Request) {
 	}
 	writeJSON(w, web.StatusOK, version.NewInfo(version.Server, runtime.GOOS+"/"+runtime.GOARCH))
 }
-
-// healthChecks are the checks /healthz, /livez and /readyz report with ?verbose.
-var healthChecks = []string{"ping", "log", "etcd", "poststarthook/start-apiserver-admission-initializer"}
-
-func serveHealth(w web.ResponseWriter, r *web.Request) {
-	parts := request.SplitPath(r.URL.Path)
-	if len(parts) == 2 {
-		for _, c := range healthChecks {
-			if c == parts[1] {
-				writeBody(w, web.StatusOK, "text/plain; charset=utf-8", []byte("ok"))
-				return
-			}
-		}
-		writeStatus(w, apierrors.NewPathNotFound())
-		return
-	}
-	if _, verbose := r.URL.Query()["verbose"]; verbose {
-		var b strings.Builder
-		for _, c := range healthChecks {
-			b.WriteString("[+]" + c + " ok\n")
-		}
-		b.WriteString(parts[0] + " check passed\n")
-		writeBody(w, web.StatusOK, "text/plain; charset=utf-8", []byte(b.String()))
-		return
-	}
-	writeBody(w, web.StatusOK, "text/plain; charset=utf-8", []byte("ok"))
-}

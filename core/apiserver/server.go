@@ -21,6 +21,7 @@ import (
 	"kubeplay/core/apierrors"
 	"kubeplay/core/clock"
 	"kubeplay/core/crd"
+	"kubeplay/core/health"
 	"kubeplay/core/object"
 	"kubeplay/core/openapi"
 	"kubeplay/core/podlogs"
@@ -50,6 +51,9 @@ type Config struct {
 	// RequestLog, when set, logs every request (core/requestlog), and
 	// /debug/kubeplay/requests serves it.
 	RequestLog *requestlog.Log
+	// Unready names the post-start hooks not finished yet (core/health),
+	// which /readyz, /livez and /healthz report failing; nil: none.
+	Unready func() []string
 	// Debug are more /debug/kubeplay/ endpoints, by path, that other
 	// packages serve (core/export's), authorized as the rest.
 	Debug map[string]web.Handler
@@ -202,9 +206,12 @@ func (s *Server) route(w web.ResponseWriter, r *web.Request) {
 	switch {
 	case p == "/version":
 		s.serveVersion(w, r)
-	case p == "/healthz" || p == "/livez" || p == "/readyz" ||
-		strings.HasPrefix(p, "/healthz/") || strings.HasPrefix(p, "/livez/") || strings.HasPrefix(p, "/readyz/"):
-		serveHealth(w, r)
+	case health.IsPath(r.URL.Path):
+		var pending []string
+		if s.cfg.Unready != nil {
+			pending = s.cfg.Unready()
+		}
+		health.Serve(w, r, pending)
 	case p == "/api" || p == "/apis" || strings.HasPrefix(p, "/api/") || strings.HasPrefix(p, "/apis/"):
 		s.serveDiscovery(w, r)
 	case p == "/debug/kubeplay/compact":

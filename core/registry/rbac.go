@@ -204,6 +204,22 @@ func (s *Store) holdsBootstrapPolicy() bool {
 // is missing, as kube-apiserver's RBAC post-start hook does: it leaves an
 // object that exists as it is.
 func (s *Store) CreateBootstrapPolicy() error {
+	return s.createBootstrapPolicy(func(object.Object) bool { return true })
+}
+
+// adminPolicy is the part of the bootstrap policy the sandbox's
+// administrators need (the cluster-admin ClusterRole and kubeadm's binding
+// of its group to it): a store whose policy comes late (PolicyLate) holds it
+// from the start, so its owner's first requests are authorized.
+func adminPolicy(obj object.Object) bool {
+	name := object.MetaString(obj, "name")
+	return object.String(obj["kind"]) == "ClusterRole" && name == "cluster-admin" ||
+		object.String(obj["kind"]) == "ClusterRoleBinding" && name == rbac.ClusterAdminsGroup
+}
+
+// createBootstrapPolicy creates the objects of the bootstrap policy that
+// want selects and the store lacks.
+func (s *Store) createBootstrapPolicy(want func(object.Object) bool) error {
 	byKind := map[string]*api.Resource{}
 	for _, r := range rbacResources {
 		if res := s.schema.ByGroupResource(rbac.Group, r); res != nil {
@@ -212,7 +228,7 @@ func (s *Store) CreateBootstrapPolicy() error {
 	}
 	for _, obj := range rbac.Bootstrap() {
 		res := byKind[object.String(obj["kind"])]
-		if res == nil {
+		if res == nil || !want(obj) {
 			continue
 		}
 		ns := object.MetaString(obj, "namespace")

@@ -75,14 +75,26 @@ type FieldManager interface {
 	Update(res *api.Resource, sub, manager string, now time.Time, old, obj object.Object) object.Object
 }
 
+// BootstrapPolicy is when a Store's bootstrap RBAC policy is written
+// (Config.BootstrapPolicy).
+type BootstrapPolicy int
+
+const (
+	PolicyAtOpen BootstrapPolicy = iota
+	PolicyLateIfHeld
+	PolicyLate
+)
+
 // Config configures a Store.
 type Config struct {
-	// LateBootstrapPolicy: when the store already holds the bootstrap RBAC
-	// policy (a sandbox started again), Open leaves what of it may be
-	// missing to a later CreateBootstrapPolicy (a sandbox's, once it has
-	// answered its first request); kube-apiserver too serves while its
-	// post-start hook reconciles it.
-	LateBootstrapPolicy bool
+	// BootstrapPolicy is when the bootstrap RBAC policy is written: by Open
+	// (PolicyAtOpen), or by a later CreateBootstrapPolicy (a sandbox's, once
+	// it has answered its first request) when the store already holds it (a
+	// sandbox started again: PolicyLateIfHeld) or always (PolicyLate), Open
+	// writing only what the administrators need (cluster-admin and its
+	// binding); kube-apiserver too serves while its post-start hook writes
+	// it.
+	BootstrapPolicy BootstrapPolicy
 	// Storage is what storage keeps and for how long (core/storage); Open
 	// sets what depends on the registry's keys and kinds (the labels and
 	// fields of an object, its collection, how it is restamped) and the clock.
@@ -178,11 +190,14 @@ func Open(cfg Config) (*Store, error) {
 		st.Close()
 		return nil, err
 	}
-	if !cfg.LateBootstrapPolicy || !s.holdsBootstrapPolicy() {
-		if err := s.CreateBootstrapPolicy(); err != nil {
-			st.Close()
-			return nil, err
-		}
+	want := func(object.Object) bool { return true }
+	switch {
+	case cfg.BootstrapPolicy == PolicyLate, cfg.BootstrapPolicy == PolicyLateIfHeld && s.holdsBootstrapPolicy():
+		want = adminPolicy
+	}
+	if err := s.createBootstrapPolicy(want); err != nil {
+		st.Close()
+		return nil, err
 	}
 	return s, nil
 }

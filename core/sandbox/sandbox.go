@@ -17,6 +17,7 @@ import (
 	"kubeplay/core/share"
 	"kubeplay/core/timeline"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"kubeplay/core/api"
@@ -32,6 +33,7 @@ import (
 	"kubeplay/core/crd"
 	"kubeplay/core/export"
 	"kubeplay/core/flowcontrol"
+	"kubeplay/core/health"
 	"kubeplay/core/kinds"
 	"kubeplay/core/metricsserver"
 	"kubeplay/core/rbac"
@@ -106,6 +108,13 @@ type Config struct {
 	// Requests is the request log to write to: a host's that outlives the
 	// sandbox (the native workshop's, across its unloads); nil: a new one.
 	Requests *requestlog.Log
+	// DeferStart: a new sandbox too answers its first request before it
+	// writes its bootstrap RBAC policy and the kubernetes Service and starts
+	// its controllers (a sandbox started again always does), its /readyz
+	// failing those post-start hooks meanwhile, as kube-apiserver's does
+	// while they run. For the browser, where a first visit runs the core's
+	// code still unoptimized: half a second less before its first answer.
+	DeferStart bool
 	// ExportCluster says what the sandbox runs beside its API, for its
 	// export's header, where the host runs it outside the core (the
 	// browser's simulation module); nil: the core's own (APIOnly, Cluster).
@@ -152,8 +161,10 @@ type Sandbox struct {
 	// configuration controller, the kubernetes Service's check.
 	background     func()
 	backgroundOnce sync.Once
-	closeMu        sync.Mutex
-	closed         bool
+	// unready is the post-start hooks that wait for background (health).
+	unready atomic.Pointer[[]string]
+	closeMu sync.Mutex
+	closed  bool
 }
 
 // New starts a sandbox. Filters already in cfg.API run after authentication and
@@ -175,7 +186,11 @@ func New(cfg Config) (*Sandbox, error) {
 	// one) is made durable at once before it answers anyone: one IndexedDB
 	// transaction or fsync, not one per object (Settle, below).
 	cfg.Storage.Settling = true
-	store, err := openRegistry(cfg, !cfg.APIOnly, true)
+	policy := registry.PolicyLateIfHeld
+	if cfg.DeferStart {
+		policy = registry.PolicyLate
+	}
+	store, err := openRegistry(cfg, !cfg.APIOnly, policy)
 	if err != nil {
 		return nil, err
 	}
@@ -184,6 +199,12 @@ func New(cfg Config) (*Sandbox, error) {
 		s.Requests = requestlog.New(cfg.API.Clock, 0, 0, requestlog.IsPath)
 	}
 	cfg.API.RequestLog = s.Requests
+	cfg.API.Unready = func() []string {
+		if p := s.unready.Load(); p != nil {
+			return *p
+		}
+		return nil
+	}
 	cfg.API.Debug = map[string]web.Handler{
 		export.Path:   export.Handler(store.Storage(), exportCluster(cfg), cfg.API.Clock.Now),
 		timeline.Path: timeline.Handler(timeline.New(store, s.Requests)),
@@ -216,27 +237,43 @@ func New(cfg Config) (*Sandbox, error) {
 	kinds := store.Schema()
 	s.APF.Prime(store.Decoded(kinds.ByGroupResource("flowcontrol.apiserver.k8s.io", "prioritylevelconfigurations")),
 		store.Decoded(kinds.ByGroupResource("flowcontrol.apiserver.k8s.io", "flowschemas")))
-	select {
-	case <-s.APF.Ready():
-		// Everything else waits for the first answer (Sandbox.ServeHTTP): on
-		// one thread (WebAssembly) the controllers' first lists, APF's own and
-		// the checks would otherwise run before it.
+	// Everything else waits for the first answer (Sandbox.ServeHTTP): on
+	// one thread (WebAssembly) the controllers' first lists, APF's own and
+	// the checks would otherwise run before it. Until then /readyz names
+	// the post-start hooks that wait.
+	later := func(apf bool) {
+		hooks := []string{health.BootstrapRoles, health.BootstrapController}
+		if apf {
+			hooks = append(hooks, health.FlowControlBootstrap)
+		}
+		s.unready.Store(&hooks)
 		s.background = func() {
-			_ = s.Registry.CreateBootstrapPolicy() // what of it was deleted, as kube's post-start hook
-			s.APF.Start(s.Server)
-			_ = ensureService() // it exists (the store held it); a check, as kube's controller's
+			_ = s.Registry.CreateBootstrapPolicy() // what of it is missing, as kube's post-start hook
+			if apf {
+				s.APF.Start(s.Server)
+			}
+			_ = ensureService() // or a check, when the store holds it, as kube's controller's
 			s.startControllers(cfg)
+			s.unready.Store(nil)
 		}
 		// A sandbox nobody asks anything still runs its controllers.
 		time.AfterFunc(backgroundAtLatest, s.afterFirstAnswer)
+	}
+	select {
+	case <-s.APF.Ready():
+		later(true)
 	default:
 		// A new sandbox: as kube-apiserver becomes ready only once its APF
 		// configuration exists, it starts serving with it in effect (a few
-		// milliseconds); then the controllers start, as above.
+		// milliseconds); then the rest, as above (DeferStart) or at once.
 		s.APF.Start(s.Server)
 		select {
 		case <-s.APF.Ready():
 		case <-time.After(readyTimeout):
+		}
+		if cfg.DeferStart {
+			later(false)
+			break
 		}
 		if err := ensureService(); err != nil {
 			s.Close()
@@ -267,7 +304,7 @@ func NewServer(cfg Config) (*Server, error) {
 	if cfg.API.Clock == nil {
 		cfg.API.Clock = clock.Real
 	}
-	store, err := openRegistry(cfg, false, false)
+	store, err := openRegistry(cfg, false, registry.PolicyAtOpen)
 	if err != nil {
 		return nil, err
 	}
@@ -280,24 +317,24 @@ func NewServer(cfg Config) (*Server, error) {
 // built-in kinds and cfg.Resources; controlPlane: a simulated cluster's
 // scheduler and controllers run beside it (its componentstatuses say so),
 // here or, in the browser and at the edge, in the module the host runs
-// beside the core; lateBootstrap: registry.Config.LateBootstrapPolicy.
-func openRegistry(cfg Config, controlPlane, lateBootstrap bool) (*registry.Store, error) {
+// beside the core; policy: when the bootstrap RBAC policy is written.
+func openRegistry(cfg Config, controlPlane bool, policy registry.BootstrapPolicy) (*registry.Store, error) {
 	sc := cfg.Storage
 	sc.Budget = storage.Budget{Objects: cfg.Budget.Objects, Bytes: cfg.Budget.Bytes, Watchers: cfg.Budget.Watches}
 	served := api.NewRegistry(append(kinds.All(), cfg.Resources...)...)
 	return registry.Open(registry.Config{
-		LateBootstrapPolicy: lateBootstrap,
-		Storage:             sc,
-		Schema:              served,
-		Clock:               cfg.API.Clock,
-		Fields:              apply.FieldManager{Kinds: served},
-		Pods:                cfg.Budget.Pods,
-		ServiceIPRange:      cfg.ServiceIPRange,
-		FreshnessWait:       cfg.FreshnessWait,
-		Authorization:       cfg.Authorization,
-		CEL:                 hostCEL(cfg.CEL),
-		Webhooks:            cfg.Webhooks,
-		ControlPlane:        func() bool { return controlPlane },
+		BootstrapPolicy: policy,
+		Storage:         sc,
+		Schema:          served,
+		Clock:           cfg.API.Clock,
+		Fields:          apply.FieldManager{Kinds: served},
+		Pods:            cfg.Budget.Pods,
+		ServiceIPRange:  cfg.ServiceIPRange,
+		FreshnessWait:   cfg.FreshnessWait,
+		Authorization:   cfg.Authorization,
+		CEL:             hostCEL(cfg.CEL),
+		Webhooks:        cfg.Webhooks,
+		ControlPlane:    func() bool { return controlPlane },
 	})
 }
 
