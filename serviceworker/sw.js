@@ -48,7 +48,8 @@
 // begin (the core was first needed), fetched (the .wasm response was found),
 // compiled (reading streams into compiling), instantiated, initialized (the Go
 // runtime and package inits ran), loaded (IndexedDB's state was read), started
-// (kubeplay.start resolved). A page sees from it whether its worker restarted,
+// (kubeplay.start resolved), and for a new worker installed, activated (it
+// claimed the pages) and, a first one, cached (the assets it caches behind). A page sees from it whether its worker restarted,
 // and the benchmarks where a cold start's time goes.
 //
 // A first visit's worker starts the core as it installs, once the core's
@@ -114,18 +115,27 @@ self.addEventListener('install', (event) => {
   event.waitUntil((async () => {
     const cache = await caches.open(CACHE);
     if (!self.registration.active) {
-      // A first visit (no worker runs this sandbox yet): the core is cached
-      // first and starts while the other assets are cached, so the page's
-      // first request finds it started. An update must not: the old build's
-      // worker still runs the sandbox's core on the same IndexedDB.
-      await cache.add(CORE_WASM);
+      // A first visit (no worker runs this sandbox yet): the core starts at
+      // once, compiling as it downloads, and the worker takes the page
+      // while the assets, the core's module too, are cached behind it (the
+      // page already has them; restCached keeps the worker alive until they
+      // are, and what is not cached yet is fetched). An update must not start
+      // its core: the old build's worker still runs the sandbox's core on
+      // the same IndexedDB.
+      // The module compiles as it downloads, from a copy of the response
+      // the cache stores.
+      const response = await fetch(CORE_WASM);
+      if (!response.ok) throw new Error('loading kubeplay.wasm: HTTP ' + response.status);
+      const stored = cache.put(CORE_WASM, response.clone());
+      coreResponse = response;
       core().catch(() => {}); // its failure is the state the page is told
-      await cache.addAll(ASSETS.filter((a) => a !== CORE_WASM));
+      restCached = stored.then(() => cache.addAll(ASSETS.filter((a) => a !== CORE_WASM))).then(() => { startup.cached = now(); }, () => {});
     } else {
       await cache.addAll(ASSETS);
     }
     builds.postMessage({ build: BUILD });
     await self.skipWaiting();
+    startup.installed = now();
   })());
 });
 
@@ -135,6 +145,7 @@ self.addEventListener('activate', (event) => {
       if (key.startsWith(CACHE_PREFIX) && key !== CACHE) await caches.delete(key);
     }
     await self.clients.claim();
+    startup.activated = now();
   })());
 });
 
@@ -151,8 +162,14 @@ self.addEventListener('fetch', (event) => {
   if (event.request.method === 'GET') event.respondWith(serveAsset(event.request));
 });
 
+// restCached settles once a first install's other assets are cached;
+// coreResponse is the core module a first install is downloading.
+let restCached = Promise.resolve();
+let coreResponse = null;
+
 self.addEventListener('message', (event) => {
   const msg = event.data || {};
+  event.waitUntil(restCached);
   if (msg.type === 'kubeplay-reset') event.waitUntil(reset());
   else if (msg.type === 'kubeplay-status') event.waitUntil(core().then(() => {}, () => {}).then(broadcast));
   else if (msg.type === 'kubeplay-keepalive' && !retired) event.waitUntil(core().then(() => {}, () => {}));
@@ -217,7 +234,8 @@ async function startCore() {
   const saved = loadState();
   saved.then(() => { startup.loaded = now(); }, () => {});
   if (!self.kubeplay) {
-    const response = (await cachedHere(CORE_WASM)) || (await fetch(CORE_WASM));
+    const response = coreResponse || (await cachedHere(CORE_WASM)) || (await fetch(CORE_WASM));
+    coreResponse = null;
     if (!response.ok) throw new Error('loading kubeplay.wasm: HTTP ' + response.status);
     startup.fetched = now();
     const module = await WebAssembly.compileStreaming(response);

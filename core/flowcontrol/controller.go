@@ -85,6 +85,8 @@ type Controller struct {
 	digested    chan struct{}    // closed, and replaced, at every digest
 	adjusted    time.Time        // when borrowing was last adjusted, by the period or by hand
 	ready       chan struct{}    // closed once the bootstrap objects are all in effect
+	produced    chan struct{}    // closed once Start's first ensuring is in effect
+	produceOnce sync.Once
 
 	handler web.Handler    // what Start runs through; the load is sent there too
 	client  *client.Client // the controller's own, on handler
@@ -105,7 +107,7 @@ func New(cfg Config) *Controller {
 	if cfg.Clock == nil {
 		cfg.Clock = clock.Real
 	}
-	c := &Controller{cfg: cfg, clock: cfg.Clock, metrics: newMetricSet(cfg.Clock), levels: map[string]*level{}, digested: make(chan struct{}), ready: make(chan struct{}),
+	c := &Controller{cfg: cfg, clock: cfg.Clock, metrics: newMetricSet(cfg.Clock), levels: map[string]*level{}, digested: make(chan struct{}), ready: make(chan struct{}), produced: make(chan struct{}),
 		watches: watchTracker{counts: map[watchID]int{}}}
 	c.kinds = newRequestKinds(c.clock, c.metrics)
 	c.digest(nil, nil)
@@ -164,6 +166,16 @@ func (c *Controller) Prime(priorityLevels, flowSchemas []object.Object) {
 	c.digest(priorityLevels, flowSchemas)
 }
 
+// Produced is closed once Start's controller has written the bootstrap
+// configuration and put what the API holds in effect (or gave up waiting,
+// after producedLimit): kube-apiserver's priority-and-fairness-config-producer
+// post-start hook. Before, a configuration Prime put in effect may lack the
+// objects' uids.
+func (c *Controller) Produced() <-chan struct{} { return c.produced }
+
+// producedLimit bounds the wait for the first ensuring to be in effect.
+const producedLimit = 10 * time.Second
+
 // Stop ends what Start began.
 func (c *Controller) Stop() {
 	if c.cancel != nil {
@@ -188,6 +200,10 @@ func (c *Controller) run(ctx context.Context, cl *client.Client, fsInf, plInf *c
 	borrow := c.clock.NewTimer(borrowingAdjustmentPeriod)
 	defer func() { borrow.Stop() }()
 	c.ensure(ctx, cl, fsInf, plInf)
+	go func() {
+		c.waitDigested(ctx, producedLimit)
+		c.produceOnce.Do(func() { close(c.produced) })
+	}()
 	var due <-chan time.Time // after a status write that failed
 	digest := true
 	for {

@@ -33,6 +33,7 @@ import (
 	"kubeplay/core/crd"
 	"kubeplay/core/export"
 	"kubeplay/core/flowcontrol"
+	"kubeplay/core/flowcontrol/bootstrap"
 	"kubeplay/core/health"
 	"kubeplay/core/kinds"
 	"kubeplay/core/metricsserver"
@@ -233,10 +234,19 @@ func New(cfg Config) (*Sandbox, error) {
 		return controllers.EnsureKubernetesService(context.Background(), s.Server, registry.FirstServiceIP(serviceRange), sim.ControlPlaneIP, cfg.API.Clock.Now())
 	}
 	// A sandbox started again has its APF configuration in its store: in
-	// effect at once, as it was before.
+	// effect at once, as it was before. A new one that answers first
+	// (DeferStart) has kube's built-in configuration in effect at once, its
+	// ensurer writing it after the first answer (until then the answers'
+	// X-Kubernetes-PF-*-UID headers are empty, as kube-apiserver's are while
+	// its in-memory mandatory objects classify requests).
 	kinds := store.Schema()
-	s.APF.Prime(store.Decoded(kinds.ByGroupResource("flowcontrol.apiserver.k8s.io", "prioritylevelconfigurations")),
-		store.Decoded(kinds.ByGroupResource("flowcontrol.apiserver.k8s.io", "flowschemas")))
+	pls := store.Decoded(kinds.ByGroupResource("flowcontrol.apiserver.k8s.io", "prioritylevelconfigurations"))
+	fss := store.Decoded(kinds.ByGroupResource("flowcontrol.apiserver.k8s.io", "flowschemas"))
+	if len(pls) == 0 && len(fss) == 0 && cfg.DeferStart {
+		pls = append(bootstrap.Mandatory(bootstrap.PriorityLevelConfiguration), bootstrap.Suggested(bootstrap.PriorityLevelConfiguration)...)
+		fss = append(bootstrap.Mandatory(bootstrap.FlowSchema), bootstrap.Suggested(bootstrap.FlowSchema)...)
+	}
+	s.APF.Prime(pls, fss)
 	// Everything else waits for the first answer (Sandbox.ServeHTTP): on
 	// one thread (WebAssembly) the controllers' first lists, APF's own and
 	// the checks would otherwise run before it. Until then /readyz names
@@ -254,6 +264,9 @@ func New(cfg Config) (*Sandbox, error) {
 			}
 			_ = ensureService() // or a check, when the store holds it, as kube's controller's
 			s.startControllers(cfg)
+			if apf {
+				<-s.APF.Produced()
+			}
 			s.unready.Store(nil)
 		}
 		// A sandbox nobody asks anything still runs its controllers.

@@ -1,6 +1,8 @@
 package sandbox
 
 import (
+	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -87,8 +89,18 @@ func TestPLAY_1_AnswersFirst(t *testing.T) {
 		if code != 500 || !strings.HasSuffix(body, "readyz check failed\n") {
 			t.Fatalf("/readyz before the bootstrap: %d %q", code, body)
 		}
-		pending(t, body, health.BootstrapRoles, health.BootstrapController)
+		pending(t, body, health.BootstrapRoles, health.FlowControlBootstrap, health.BootstrapController)
 		waitReady(t, sb)
+		// Its configuration is written now: answers name its objects' uids.
+		list := serveInProcess(sb, "GET", "/apis/flowcontrol.apiserver.k8s.io/v1/flowschemas", "", nil)
+		var stored struct{ Items []struct{ Metadata struct{ UID string } } }
+		if err := json.Unmarshal(list.Body.Bytes(), &stored); err != nil || len(stored.Items) == 0 {
+			t.Fatalf("the FlowSchemas: %d %s", list.Code, list.Body)
+		}
+		got := serveInProcess(sb, "GET", "/version", "", nil).Header().Get("X-Kubernetes-PF-FlowSchema-UID")
+		if !slices.ContainsFunc(stored.Items, func(fs struct{ Metadata struct{ UID string } }) bool { return fs.Metadata.UID == got }) {
+			t.Errorf("an answer once ready names FlowSchema uid %q, not a stored one's", got)
+		}
 	})
 
 	t.Run("started again", func(t *testing.T) {
