@@ -74,8 +74,8 @@ func (rep reply) writeBinaryList(w web.ResponseWriter, res *api.Resource, meta l
 	h.Set("Content-Type", media.ContentType())
 	h.Set("Content-Length", strconv.Itoa(total))
 	w.WriteHeader(web.StatusOK)
-	bw := newBodyWriter(w)
-	defer bw.release()
+	bw := web.NewBuffered(w, web.ListBuffer)
+	defer bw.Release()
 	_, _ = bw.Write(head)
 	for _, b := range encoded {
 		_, _ = bw.Write(itemHead(scratch[:0], len(b)))

@@ -1,7 +1,6 @@
 package apiserver
 
 import (
-	"bufio"
 	"bytes"
 	"cmp"
 	"compress/gzip"
@@ -11,7 +10,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 	"unsafe"
 
@@ -215,8 +213,8 @@ func (rep reply) writeList(w web.ResponseWriter, res *api.Resource, meta listMet
 	h.Set("Content-Type", "application/json")
 	h.Set("Content-Length", strconv.Itoa(size))
 	w.WriteHeader(web.StatusOK)
-	bw := newBodyWriter(w)
-	defer bw.release()
+	bw := web.NewBuffered(w, web.ListBuffer)
+	defer bw.Release()
 	_, _ = bw.Write(head)
 	comma := []byte{','}
 	for i, it := range items {
@@ -245,8 +243,8 @@ func (rep reply) writeJoinedList(w web.ResponseWriter, res *api.Resource, head, 
 	h.Set("Content-Encoding", "gzip")
 	h.Add("Vary", "Accept-Encoding")
 	w.WriteHeader(web.StatusOK)
-	bw := newBodyWriter(w)
-	defer bw.release()
+	bw := web.NewBuffered(w, web.ListBuffer)
+	defer bw.Release()
 	_ = gzipjoin.WriteList(bw, head, tail, len(items), func(i int) (gzipjoin.Segment, [][]byte) {
 		p := pieces(i, items[i])
 		if i == 0 && rep.out.Media == encoding.JSON {
@@ -255,25 +253,6 @@ func (rep reply) writeJoinedList(w web.ResponseWriter, res *api.Resource, head, 
 		return rep.store.Segment(rep.out.Media, res, items[i], p...), p
 	})
 	_ = bw.Flush()
-}
-
-// bodyWriter gathers a list's pieces into writes of up to 64 KiB: handing the
-// transport one piece at a time costs it a TLS record and a system call per
-// item (half a list's time, measured by make bench-vs-kube).
-type bodyWriter struct{ *bufio.Writer }
-
-var bodyBuffers = sync.Pool{New: func() any { return bufio.NewWriterSize(nil, 64<<10) }}
-
-func newBodyWriter(w web.ResponseWriter) bodyWriter {
-	bw := bodyBuffers.Get().(*bufio.Writer)
-	bw.Reset(w)
-	return bodyWriter{bw}
-}
-
-// release returns the buffer once the answer is written.
-func (b bodyWriter) release() {
-	b.Reset(nil)
-	bodyBuffers.Put(b.Writer)
 }
 
 // listFrame is a JSON <Kind>List around its items: the head up to "items":[ and

@@ -97,17 +97,26 @@ func (s *Server) serveWatch(w web.ResponseWriter, r *web.Request, t target) erro
 	}
 
 	// Queued events (initial state or retained history) go out first, then the
-	// end-of-initial-events bookmark, then live changes.
+	// end-of-initial-events bookmark, then live changes. A burst is gathered
+	// in a buffer held while it is written and flushed once no other event
+	// is queued, as kube's watch server flushes once its channel is empty:
+	// one write per burst, not a TLS record and a system call per event.
+	var burst web.Buffered
+	defer func() { burst.Release() }()
+	flush := func() error {
+		if burst.Writer != nil {
+			if err := burst.Flush(); err != nil {
+				return err
+			}
+			burst.Release()
+		}
+		return web.Flush(w)
+	}
 	replaying := true
 	for {
 		if replaying && !watcher.Replaying() {
 			replaying = false
-			if initialEvents && o.AllowBookmarks {
-				if err := codec.writeInitialEnd(w, watcher.StartRevision()); err != nil {
-					return nil
-				}
-			}
-			if err := web.Flush(w); err != nil {
+			if flush() != nil || initialEvents && o.AllowBookmarks && codec.writeInitialEnd(w, watcher.StartRevision()) != nil {
 				return nil
 			}
 		}
@@ -119,16 +128,15 @@ func (s *Server) serveWatch(w web.ResponseWriter, r *web.Request, t target) erro
 		// watchers hear nothing of it.
 		skip := e.Type == registry.Bookmark && !o.AllowBookmarks || e.Type != registry.Bookmark && registry.IsCorrupt(e.Object)
 		if !skip {
-			if _, err := w.Write(codec.event(e)); err != nil {
+			if burst.Writer == nil {
+				burst = web.NewBuffered(w, web.WatchBuffer)
+			}
+			if _, err := burst.Write(codec.event(e)); err != nil {
 				return nil
 			}
 		}
-		// What is written goes out once no other event is queued, as kube's
-		// watch server flushes once its channel is empty.
-		if !replaying && !watcher.Pending() {
-			if err := web.Flush(w); err != nil {
-				return nil
-			}
+		if !replaying && !watcher.Pending() && flush() != nil {
+			return nil
 		}
 	}
 }
