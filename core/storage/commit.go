@@ -87,12 +87,7 @@ func (s *Store) awaitDurable(seq uint64) error {
 		return err
 	}
 	// Every record queued so far was appended before this Sync.
-	if err := s.cfg.Persister.Sync(); err != nil {
-		err = fmt.Errorf("storage: journal sync failed: %w", err)
-		s.revMu.Lock()
-		s.failed = err
-		s.revCond.Broadcast()
-		s.revMu.Unlock()
+	if err := s.sync(); err != nil {
 		return err
 	}
 	s.mu.Lock()
@@ -114,15 +109,22 @@ func (s *Store) Settle() error {
 	// Commits already applied are appended: this Sync covers them. A commit
 	// still in the queue is a committer's between journaling and its wait,
 	// which syncs it itself.
-	if err := s.cfg.Persister.Sync(); err != nil {
-		err = fmt.Errorf("storage: journal sync failed: %w", err)
-		s.revMu.Lock()
-		s.failed = err
-		s.revCond.Broadcast()
-		s.revMu.Unlock()
-		return err
+	return s.sync()
+}
+
+// sync makes what is appended durable; a failure fails the store (every
+// later commit and wait says so). Called with syncMu held.
+func (s *Store) sync() error {
+	err := s.cfg.Persister.Sync()
+	if err == nil {
+		return nil
 	}
-	return nil
+	err = fmt.Errorf("storage: journal sync failed: %w", err)
+	s.revMu.Lock()
+	s.failed = err
+	s.revCond.Broadcast()
+	s.revMu.Unlock()
+	return err
 }
 
 // applyQueued applies the first n queued records, now durable, to the database
