@@ -190,12 +190,15 @@ func Open(cfg Config) (*Store, error) {
 		st.Close()
 		return nil, err
 	}
-	want := func(object.Object) bool { return true }
 	switch {
-	case cfg.BootstrapPolicy == PolicyLate, cfg.BootstrapPolicy == PolicyLateIfHeld && s.holdsBootstrapPolicy():
-		want = adminPolicy
+	case cfg.BootstrapPolicy == PolicyLateIfHeld && s.holdsBootstrapPolicy():
+		// Its reconciling comes later.
+	case cfg.BootstrapPolicy == PolicyLate:
+		err = s.createBootstrapPolicy(adminPolicy)
+	default:
+		err = s.CreateBootstrapPolicy()
 	}
-	if err := s.createBootstrapPolicy(want); err != nil {
+	if err != nil {
 		st.Close()
 		return nil, err
 	}
