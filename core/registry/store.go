@@ -191,8 +191,8 @@ func Open(cfg Config) (*Store, error) {
 		return nil, err
 	}
 	switch {
-	case cfg.BootstrapPolicy == PolicyLateIfHeld && s.holdsBootstrapPolicy():
-		// Its reconciling comes later.
+	case cfg.BootstrapPolicy != PolicyAtOpen && s.holdsBootstrapPolicy():
+		// Held: its reconciling comes later.
 	case cfg.BootstrapPolicy == PolicyLate:
 		err = s.createBootstrapPolicy(adminPolicy)
 	default:
