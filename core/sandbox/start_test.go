@@ -93,7 +93,9 @@ func TestPLAY_1_AnswersFirst(t *testing.T) {
 		waitReady(t, sb)
 		// Its configuration is written now: answers name its objects' uids.
 		list := serveInProcess(sb, "GET", "/apis/flowcontrol.apiserver.k8s.io/v1/flowschemas", "", nil)
-		var stored struct{ Items []struct{ Metadata struct{ UID string } } }
+		var stored struct {
+			Items []struct{ Metadata struct{ UID string } }
+		}
 		if err := json.Unmarshal(list.Body.Bytes(), &stored); err != nil || len(stored.Items) == 0 {
 			t.Fatalf("the FlowSchemas: %d %s", list.Code, list.Body)
 		}
