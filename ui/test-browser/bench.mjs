@@ -316,6 +316,7 @@ async function freshVisits() {
   }
   console.log(`start page on a fresh profile (median of ${starts.length}): interactive ${med(starts.map((s) => s.interactive)).toFixed(0)} ms, sandbox ready ${med(starts.map((s) => s.ready)).toFixed(0)} ms after navigation (target: interactive before the sandbox is ready)`);
   console.log('  the worker on a fresh profile, ms after navigation (median): ' +
-    ['worker', 'begin', 'fetched', 'compiled', 'initialized', 'loaded', 'started', 'installed', 'activated', 'cached'].map((k) => `${k} ${med(starts.map((s) => s[k])).toFixed(0)}`).join(', ') +
+    ['worker', 'begin', 'fetched', 'compiled', 'initialized', 'loaded', 'started', 'installed', 'activated', 'cached']
+      .map((k) => [k, med(starts.map((s) => s[k]))]).map(([k, v]) => `${k} ${Number.isNaN(v) ? 'later' : v.toFixed(0)}`).join(', ') +
     ' (worker: its script ran; begin: the core was first needed, once its module was cached, during the install; started: the core started; installed: the install done; activated: it claimed the page; cached: the assets, which a first install caches behind)');
 }
