@@ -113,8 +113,7 @@ func (rep reply) send(w web.ResponseWriter, code int, contentType string, body [
 		h.Set("Content-Encoding", "gzip")
 		h.Add("Vary", "Accept-Encoding")
 		w.WriteHeader(code)
-		// kube-apiserver compresses at gzip's best speed (its level 1).
-		zw, _ := gzip.NewWriterLevel(w, gzip.BestSpeed)
+		zw, _ := gzip.NewWriterLevel(w, gzipjoin.Level) // kube's best speed
 		_, _ = zw.Write(body)
 		_ = zw.Close()
 		return

@@ -90,9 +90,6 @@ func Compress(pieces ...[]byte) Segment {
 	return Segment{deflate: b, sum: crc32.Checksum(b, castagnoli), n: n}
 }
 
-// Len is how many bytes the segment holds uncompressed.
-func (s Segment) Len() int { return s.n }
-
 // Size is how many bytes it takes compressed.
 func (s Segment) Size() int { return len(s.deflate) }
 

@@ -154,14 +154,14 @@ func (c *itemCache) encoded(media encoding.Media, res *api.Resource, it Item) ([
 	return b, nil
 }
 
-// segment is Segment through the cache. A segment found damaged (its
-// checksum) is made again.
+// segment is Segment through the cache. Whether a cached segment is still
+// intact is the gzipjoin.Writer's to check, once, as it writes it.
 func (c *itemCache) segment(media encoding.Media, res *api.Resource, it Item, pieces [][]byte) gzipjoin.Segment {
 	k := itemCacheKey{media, res.APIVersion(), it.Key}
 	c.mu.Lock()
 	e, ok := c.segments[k]
 	c.mu.Unlock()
-	if ok && e.stored == it.Value && e.seg.Intact() {
+	if ok && e.stored == it.Value {
 		return e.seg
 	}
 	seg := gzipjoin.Compress(pieces...)
