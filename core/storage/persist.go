@@ -297,30 +297,38 @@ func (s *Store) restore() (*damage, error) {
 	return d, nil
 }
 
-// setSnapshotPart writes the operations of a snapshot part (an encoded
-// journal record) in tx, read in place: a part that does not decode whole
-// is damage and writes nothing. With stable, b's memory never changes while
-// the store lives, so the keys and values are strings over it, not copies.
-func setSnapshotPart(tx *buntdb.Tx, b []byte, stable bool) error {
-	if walkJournalRecord(b, func(int) {}, func(bool, []byte, []byte) {}) != nil {
+// snapshotPart hands set each key and value of a snapshot part (an encoded
+// journal record that only sets keys), in place, once the whole part has
+// decoded: a part that does not decode, or deletes a key, is damage and
+// hands over nothing.
+func snapshotPart(b []byte, set func(k, v []byte)) error {
+	deletes := false
+	if walkJournalRecord(b, func(int) {}, func(del bool, _, _ []byte) { deletes = deletes || del }) != nil {
 		return errDamaged("the record does not decode")
 	}
+	if deletes {
+		return errDamaged("a snapshot part deletes a key")
+	}
+	_ = walkJournalRecord(b, func(int) {}, func(_ bool, k, v []byte) { set(k, v) })
+	return nil
+}
+
+// setSnapshotPart writes a snapshot part's keys in tx. With stable, b's
+// memory never changes while the store lives, so the keys and values are
+// strings over it, not copies.
+func setSnapshotPart(tx *buntdb.Tx, b []byte, stable bool) error {
 	str := func(b []byte) string { return string(b) }
 	if stable {
 		str = func(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 	}
 	var err error
-	_ = walkJournalRecord(b, func(int) {}, func(del bool, k, v []byte) {
-		switch {
-		case err != nil:
-		case del:
-			if _, e := tx.Delete(string(k)); e != nil && !errors.Is(e, buntdb.ErrNotFound) {
-				err = e
-			}
-		default:
+	if perr := snapshotPart(b, func(k, v []byte) {
+		if err == nil {
 			_, _, err = tx.Set(str(k), str(v), nil)
 		}
-	})
+	}); perr != nil {
+		return perr
+	}
 	return err
 }
 

@@ -671,3 +671,32 @@ func TestROB_4_SnapshotPartOfAnotherSnapshotSkipped(t *testing.T) {
 		wantReported(t, r.errs, "snapshot part 2 of 5 belongs to another snapshot", "snapshot part 4 of 5 belongs to another store")
 	})
 }
+
+// TestROB_4_SnapshotPartThatDeletes: a snapshot part only sets keys; one
+// that deletes a key is damage, on restore as in CheckSnapshot: it writes
+// nothing and is named, and the parts around it are read.
+func TestROB_4_SnapshotPartThatDeletes(t *testing.T) {
+	var rec journalRecord
+	rec.set(objectPrefix+"k/1", "1")
+	rec.del(objectPrefix + "k/0")
+	snapshot := func() []byte {
+		b := appendFrameV1(nil, frameSnapshotHead, 3, nil)
+		b = append(b, recordV1(frameSnapshotPart, 3, "k/0=0")...)
+		b = appendFrameV1(b, frameSnapshotPart, 3, rec.frame(frameSnapshotPart, origin{})[frameHeaderSize:])
+		b = append(b, recordV1(frameSnapshotPart, 3, "k/2=2")...)
+		return appendFrameV1(b, frameSnapshotEnd, 3, binary.AppendUvarint(nil, 3))
+	}
+	eachHost(t, func(t *testing.T, newHost func() replayHost) {
+		h := newHost()
+		h.setSnapshot(t, snapshot())
+		r := reopen(t, h.persister(t))
+		defer r.s.Close()
+		want := map[string]string{"k/0": "0", "k/2": "2"}
+		if fmt.Sprint(r.values) != fmt.Sprint(want) || !strings.Contains(fmt.Sprint(r.errs), "a snapshot part deletes a key") {
+			t.Fatalf("values %v, errors %v", r.values, r.errs)
+		}
+	})
+	if _, err := CheckSnapshot(snapshot()); err == nil || !strings.Contains(err.Error(), "a snapshot part deletes a key") {
+		t.Fatalf("CheckSnapshot: %v", err)
+	}
+}

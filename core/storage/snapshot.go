@@ -80,17 +80,7 @@ func CheckSnapshot(snapshot []byte) (SnapshotInfo, error) {
 	d, l := &damage{}, &lineage{}
 	// A store of no state: only its reading of frames is used.
 	err := (&Store{}).loadSnapshot(&inMemory{b: snapshot}, d, l, func(b []byte) error {
-		deletes := false
-		if walkJournalRecord(b, func(int) {}, func(del bool, k, v []byte) {
-			deletes = deletes || del
-			info.countBytes(k, v)
-		}) != nil {
-			return errDamaged("the record does not decode")
-		}
-		if deletes {
-			return errDamaged("a snapshot part deletes a key")
-		}
-		return nil
+		return snapshotPart(b, info.countBytes)
 	})
 	if err == nil {
 		err = l.finish(d)
