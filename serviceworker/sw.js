@@ -49,12 +49,14 @@
 // compiled (reading streams into compiling), instantiated, initialized (the Go
 // runtime and package inits ran), loaded (IndexedDB's state was read), started
 // (kubeplay.start resolved), and for a new worker installed, activated (it
-// claimed the pages) and, a first one, cached (the assets it caches behind). A page sees from it whether its worker restarted,
-// and the benchmarks where a cold start's time goes.
+// claimed the pages) and, a first one, cached (the assets it caches behind).
+// A page sees from it whether its worker restarted, and the benchmarks where
+// a cold start's time goes.
 //
-// A first visit's worker starts the core as it installs, once the core's
-// module is cached and while it caches the rest, so the page's first request
-// does not wait for the install and then for the start in turn.
+// A first visit's worker starts the core as it installs, compiling the module
+// as it downloads, and takes the page while it caches the assets behind it,
+// so the page's first request does not wait for the install and then for the
+// start in turn.
 //
 // Updates: a new build has a new BUILD id (a hash of every asset), so the browser
 // installs it as a new worker; it caches its assets, skips waiting, deletes the
@@ -116,14 +118,12 @@ self.addEventListener('install', (event) => {
     const cache = await caches.open(CACHE);
     if (!self.registration.active) {
       // A first visit (no worker runs this sandbox yet): the core starts at
-      // once, compiling as it downloads, and the worker takes the page
-      // while the assets, the core's module too, are cached behind it (the
-      // page already has them; restCached keeps the worker alive until they
-      // are, and what is not cached yet is fetched). An update must not start
-      // its core: the old build's worker still runs the sandbox's core on
-      // the same IndexedDB.
-      // The module compiles as it downloads, from a copy of the response
-      // the cache stores.
+      // once, compiling the module as it downloads while a copy of the
+      // response goes to the cache, and the worker takes the page while the
+      // other assets are cached behind it (the page already has them;
+      // restCached keeps the worker alive until they are, and what is not
+      // cached yet is fetched). An update must not start its core: the old
+      // build's worker still runs the sandbox's core on the same IndexedDB.
       const response = await fetch(CORE_WASM);
       if (!response.ok) throw new Error('loading kubeplay.wasm: HTTP ' + response.status);
       const stored = cache.put(CORE_WASM, response.clone());

@@ -102,7 +102,7 @@ func (s *Server) serveWatch(w web.ResponseWriter, r *web.Request, t target) erro
 	// is queued, as kube's watch server flushes once its channel is empty:
 	// one write per burst, not a TLS record and a system call per event.
 	var burst web.Buffered
-	defer func() { burst.Release() }()
+	defer burst.Release()
 	flush := func() error {
 		if burst.Writer != nil {
 			if err := burst.Flush(); err != nil {

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"encoding/json"
+	"net/http"
 	"slices"
 	"strings"
 	"testing"
@@ -85,9 +86,19 @@ func TestPLAY_1_AnswersFirst(t *testing.T) {
 		if policy(sb) || !clusterRole(sb, "cluster-admin") {
 			t.Fatal("the bootstrap policy was written before the first answer, or cluster-admin was not")
 		}
-		code, body := readyz(sb)
+		first := serveInProcess(sb, "GET", "/readyz", "", nil)
+		code, body := first.Code, first.Body.String()
 		if code != 500 || !strings.HasSuffix(body, "readyz check failed\n") {
 			t.Fatalf("/readyz before the bootstrap: %d %q", code, body)
+		}
+		// Classified by the configuration in effect before it is written: the
+		// uid headers are there, empty, as kube-apiserver 1.32.13 sends them
+		// until its priority-and-fairness-config-producer has run (recorded
+		// with the refapi kit).
+		for _, h := range []string{"X-Kubernetes-PF-FlowSchema-UID", "X-Kubernetes-PF-PriorityLevel-UID"} {
+			if v, ok := first.Header()[http.CanonicalHeaderKey(h)]; !ok || len(v) != 1 || v[0] != "" {
+				t.Errorf("%s before the configuration is written: %q (present %v), want empty", h, v, ok)
+			}
 		}
 		pending(t, body, health.BootstrapRoles, health.FlowControlBootstrap, health.BootstrapController)
 		waitReady(t, sb)

@@ -161,7 +161,6 @@ export function addRequest(count, mode, labelsText, state) {
   return body;
 }
 
-
 /** The certificate-authority-data a kubeconfig embeds, or ''. */
 export function kubeconfigCA(kubeconfig) {
   const m = /certificate-authority-data:\s*"?([A-Za-z0-9+/=]+)"?/.exec(kubeconfig || '');
