@@ -65,8 +65,8 @@ func (rep reply) writeBinaryList(w web.ResponseWriter, res *api.Resource, meta l
 		total += len(itemHead(scratch[:0], len(b)))
 	}
 	if rep.gzip && total > gzipjoin.Threshold {
-		rep.writeJoinedList(w, res, head, tail, items, func(i int, _ registry.Item) [][]byte {
-			return [][]byte{itemHead(nil, len(encoded[i])), encoded[i]}
+		rep.writeJoinedList(w, res, head, tail, items, func(i int, _ registry.Item) ([]byte, []byte) {
+			return itemHead(scratch[:0], len(encoded[i])), encoded[i] // used before the next item's
 		})
 		return
 	}

@@ -191,8 +191,8 @@ func (rep reply) writeList(w web.ResponseWriter, res *api.Resource, meta listMet
 	}
 	if rep.gzip && size > gzipjoin.Threshold && rep.out.Convert == nil && rep.out.Media == encoding.JSON && !rep.pretty {
 		comma := []byte{','}
-		rep.writeJoinedList(w, res, head, tail, items, func(i int, it registry.Item) [][]byte {
-			return [][]byte{comma[:min(i, 1)], unsafe.Slice(unsafe.StringData(it.Value), len(it.Value))}
+		rep.writeJoinedList(w, res, head, tail, items, func(i int, it registry.Item) ([]byte, []byte) {
+			return comma[:min(i, 1)], unsafe.Slice(unsafe.StringData(it.Value), len(it.Value))
 		})
 		return
 	}
@@ -233,10 +233,10 @@ func (rep reply) writeList(w web.ResponseWriter, res *api.Resource, meta listMet
 // writeJoinedList answers a list with gzip as kube-apiserver does (best
 // speed, over the threshold), but compresses no item it compressed before:
 // one gzip member (gzipjoin) of the head and tail as they are and each
-// item's cached segment, which holds pieces(i, item) (the item's bytes
-// after its lead: a comma, a protobuf field's head). The first item of a
-// JSON list has no comma, unlike its cached segment: it is compressed afresh.
-func (rep reply) writeJoinedList(w web.ResponseWriter, res *api.Resource, head, tail []byte, items []registry.Item, pieces func(int, registry.Item) [][]byte) {
+// item's cached segment of the lead and body item(i, it) gives (a comma, a
+// protobuf field's head; the item's bytes). The first item of a JSON list
+// has no comma, unlike its cached segment: it is compressed afresh.
+func (rep reply) writeJoinedList(w web.ResponseWriter, res *api.Resource, head, tail []byte, items []registry.Item, item func(int, registry.Item) (lead, body []byte)) {
 	h := w.Header()
 	h.Set("Content-Type", rep.out.Media.ContentType())
 	h.Set("Content-Encoding", "gzip")
@@ -244,12 +244,12 @@ func (rep reply) writeJoinedList(w web.ResponseWriter, res *api.Resource, head, 
 	w.WriteHeader(web.StatusOK)
 	bw := web.NewBuffered(w, web.ListBuffer)
 	defer bw.Release()
-	_ = gzipjoin.WriteList(bw, head, tail, len(items), func(i int) (gzipjoin.Segment, [][]byte) {
-		p := pieces(i, items[i])
+	_ = gzipjoin.WriteList(bw, head, tail, len(items), func(i int) (gzipjoin.Segment, []byte, []byte) {
+		lead, body := item(i, items[i])
 		if i == 0 && rep.out.Media == encoding.JSON {
-			return gzipjoin.Compress(p...), p
+			return gzipjoin.Compress(lead, body), lead, body
 		}
-		return rep.store.Segment(rep.out.Media, res, items[i], p...), p
+		return rep.store.Segment(rep.out.Media, res, items[i], lead, body), lead, body
 	})
 	_ = bw.Flush()
 }

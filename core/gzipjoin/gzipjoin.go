@@ -189,15 +189,16 @@ func (z *Writer) Close() error {
 	return z.err
 }
 
-// WriteList writes to w one member of head, n items and tail: item i is the
-// segment item(i) returns and the pieces it holds (head and tail go as
-// they are). It stops at w's first error.
-func WriteList(w io.Writer, head, tail []byte, n int, item func(i int) (Segment, [][]byte)) error {
+// WriteList writes to w one member of head, n items and tail (head and
+// tail as they are): item i is a lead and a body (a list's comma or a
+// protobuf field's head, then the item's bytes) and the segment that holds
+// the two. It stops at w's first error.
+func WriteList(w io.Writer, head, tail []byte, n int, item func(i int) (seg Segment, lead, body []byte)) error {
 	z := NewWriter(w)
 	_, _ = z.Write(head)
 	for i := range n {
-		seg, pieces := item(i)
-		if z.WriteSegment(seg, pieces...) != nil {
+		seg, lead, body := item(i)
+		if z.WriteSegment(seg, lead, body) != nil {
 			return z.err
 		}
 	}

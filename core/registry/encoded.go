@@ -117,11 +117,11 @@ func (s *Store) Encoded(media encoding.Media, res *api.Resource, it Item) ([]byt
 	return s.items.encoded(media, res, it)
 }
 
-// Segment is the gzip segment of what a list in media writes for it
-// (pieces: its bytes there, after any lead such as a protobuf field's
-// head, all made from it.Value), compressed when first asked for.
-func (s *Store) Segment(media encoding.Media, res *api.Resource, it Item, pieces ...[]byte) gzipjoin.Segment {
-	return s.items.segment(media, res, it, pieces)
+// Segment is the gzip segment of what a list in media writes for it (its
+// lead, such as a protobuf field's head, and its bytes there, both made
+// from it.Value), compressed when first asked for.
+func (s *Store) Segment(media encoding.Media, res *api.Resource, it Item, lead, body []byte) gzipjoin.Segment {
+	return s.items.segment(media, res, it, lead, body)
 }
 
 // encoded is Encoded through the cache.
@@ -156,7 +156,7 @@ func (c *itemCache) encoded(media encoding.Media, res *api.Resource, it Item) ([
 
 // segment is Segment through the cache. Whether a cached segment is still
 // intact is the gzipjoin.Writer's to check, once, as it writes it.
-func (c *itemCache) segment(media encoding.Media, res *api.Resource, it Item, pieces [][]byte) gzipjoin.Segment {
+func (c *itemCache) segment(media encoding.Media, res *api.Resource, it Item, lead, body []byte) gzipjoin.Segment {
 	k := itemCacheKey{media, res.APIVersion(), it.Key}
 	c.mu.Lock()
 	e, ok := c.segments[k]
@@ -164,7 +164,7 @@ func (c *itemCache) segment(media encoding.Media, res *api.Resource, it Item, pi
 	if ok && e.stored == it.Value {
 		return e.seg
 	}
-	seg := gzipjoin.Compress(pieces...)
+	seg := gzipjoin.Compress(lead, body)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.makeRoom(seg.Size())
